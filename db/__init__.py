@@ -1,0 +1,9 @@
+"""The qcstation store: SQLite (through sqlite-utils) with versioned migrations.
+
+Plain Python, no Textual. The default database file lives under ``db/`` in the
+working directory (git-ignored); ``--db`` or ``QCSTATION_DB`` override it.
+"""
+
+from db.store import Store, default_db_path, open_store, now, current_actor
+
+__all__ = ["Store", "default_db_path", "open_store", "now", "current_actor"]

@@ -1,0 +1,3 @@
+from qcstation.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,87 @@
+"""Command-line entry point: ``qcstation [--db PATH] <command> ...``.
+
+Each subcommand lives in its own module under ``qcstation/commands/`` and exposes
+``register(subparsers)``; modules are discovered, ordered by their ``ORDER``. With
+no subcommand the Textual workstation opens on the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from qcstation import __version__
+from qcstation.errors import QCStationError
+
+
+def _command_modules() -> list[object]:
+    import qcstation.commands as pkg
+
+    mods = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"qcstation.commands.{info.name}")
+        if hasattr(mod, "register"):
+            mods.append(mod)
+    mods.sort(key=lambda m: (getattr(m, "ORDER", 100), m.__name__))
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qcstation",
+        description=(
+            "Build and evaluate multi-dimensional math-reasoning benchmarks (SMART): "
+            "import seeds, generate and verify dimension artifacts, review QC samples, "
+            "release, evaluate. With no command, opens the terminal workstation."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"qcstation {__version__}")
+    parser.add_argument(
+        "--db", metavar="PATH",
+        help="database file (default: $QCSTATION_DB, else ./db/qcstation.db)",
+    )
+    parser.add_argument(
+        "--config", metavar="TOML",
+        help="configuration file (default: $QCSTATION_CONFIG, else ./qcstation.toml if present)",
+    )
+    parser.add_argument(
+        "--annotator", metavar="NAME",
+        help="who you are in the review log (default: $QCSTATION_USER, else the OS user)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _command_modules():
+        mod.register(sub)  # type: ignore[attr-defined]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.annotator:
+        import os
+
+        os.environ["QCSTATION_USER"] = args.annotator
+    func = getattr(args, "func", None)
+    try:
+        if func is None:
+            from qcstation.commands._common import open_app
+
+            return open_app(args)
+        return int(func(args) or 0)
+    except QCStationError as exc:
+        print(f"qcstation: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("qcstation: interrupted; work done so far is saved", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `qcstation status | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

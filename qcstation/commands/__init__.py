@@ -1,0 +1,1 @@
+"""Subcommands. Each module exposes ``register(subparsers)`` and an ``ORDER`` for --help."""

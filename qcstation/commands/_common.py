@@ -1,0 +1,44 @@
+"""Helpers shared by subcommands: opening the store, printing JSON or tables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from db import Store, default_db_path
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return Path(args.db) if getattr(args, "db", None) else default_db_path()
+
+
+def store_from_args(args: argparse.Namespace) -> Store:
+    return Store(db_path(args))
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=True, default=str, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def print_table(headers: list[str], rows: list[list[Any]]) -> None:
+    """Plain, pipe-friendly table: tab-free, padded columns, no colour."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for n, r in enumerate(cells):
+        print("  ".join(c.ljust(w) if i < len(r) - 1 else c for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def open_app(args: argparse.Namespace) -> int:
+    try:
+        from qcstation.app import run_app
+    except ImportError as exc:  # pragma: no cover - app not installed
+        print(f"qcstation: the workstation is unavailable ({exc}); see `qcstation --help`",
+              file=sys.stderr)
+        return 2
+    return run_app(db_path(args), config_path=getattr(args, "config", None))

@@ -1,0 +1,179 @@
+"""Exact answers: parse gold and model answers into rationals and compare them.
+
+A gold answer is kept as text and, where it is a single number, as an exact
+``Fraction`` together with how it was written (integer, fraction, decimal with
+``decimals`` places). Comparison is exact for integer and fraction golds; for a
+decimal gold written with ``d`` places the stated tolerance is half a unit in the
+last place (``|x - gold| <= 0.5 * 10**-d``), so ``0.33`` accepts ``1/3``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+__all__ = [
+    "ExactAnswer",
+    "parse_answer",
+    "parse_number",
+    "fraction_to_str",
+    "fraction_from_str",
+    "matches",
+    "count_numbers",
+]
+
+
+@dataclass(frozen=True)
+class ExactAnswer:
+    value: Fraction
+    kind: str  # integer | fraction | decimal
+    decimals: int = 0
+    percent: bool = False
+
+    @property
+    def text(self) -> str:
+        return fraction_to_str(self.value)
+
+    def tolerance(self) -> Fraction:
+        if self.kind == "decimal":
+            return Fraction(1, 2 * 10**self.decimals)
+        return Fraction(0)
+
+
+_NUM = r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+−]?\.\d+"
+_NUM_RE = re.compile(_NUM)
+_FRAC_LATEX = re.compile(r"^(-?)\\[dt]?frac\s*\{\s*(-?[\d.]+)\s*\}\s*\{\s*(-?[\d.]+)\s*\}$")
+_FRAC_LATEX_SHORT = re.compile(r"^(-?)\\[dt]?frac(\d)(\d)$")
+_SLASH = re.compile(rf"^({_NUM})\s*/\s*({_NUM})$")
+_MIXED = re.compile(r"^(-?\d+)\s+(\d+)\s*/\s*(\d+)$")
+_CURRENCY_PREFIX = re.compile(r"^(?:\\?\$|rs\.?|inr|usd|€|£|¥)\s*", re.IGNORECASE)
+_UNIT_SUFFIX = re.compile(
+    r"\s*(?:\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
+    r"[a-zA-Z][a-zA-Z./ ²³^0-9]*)$"
+)
+
+
+def fraction_to_str(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def fraction_from_str(text: str) -> Fraction:
+    return Fraction(text)
+
+
+def _strip_wrappers(text: str) -> str:
+    t = text.strip()
+    # \boxed{...} / \fbox{...} (take the innermost balanced content)
+    for wrapper in ("\\boxed", "\\fbox", "\\framebox"):
+        idx = t.find(wrapper + "{")
+        if idx != -1:
+            start = idx + len(wrapper) + 1
+            depth, j = 1, start
+            while j < len(t) and depth:
+                depth += {"{": 1, "}": -1}.get(t[j], 0)
+                j += 1
+            t = t[start : j - 1]
+    t = t.strip().strip("$").strip()
+    t = t.replace("\\!", "").replace("\\,", "").replace("{,}", ",").replace("\\ ", " ")
+    t = t.replace("−", "-").replace("–", "-")
+    t = re.sub(r"\\left|\\right", "", t)
+    t = t.rstrip(".").strip()
+    return t
+
+
+def _dec(text: str) -> tuple[Fraction, int]:
+    clean = text.replace(",", "").replace("−", "-").replace("+", "")
+    try:
+        d = Decimal(clean)
+    except InvalidOperation as exc:  # pragma: no cover - guarded by regex
+        raise ValueError(text) from exc
+    exp = d.as_tuple().exponent
+    places = -exp if isinstance(exp, int) and exp < 0 else 0
+    return Fraction(d), places
+
+
+def parse_number(text: str | float | int | None) -> ExactAnswer | None:
+    """Parse one number written as an integer, decimal, fraction (``a/b``, ``\\frac``),
+    mixed number, with optional currency prefix, percent sign or unit words.
+    Returns ``None`` when the text is not exactly one number."""
+    if text is None:
+        return None
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int):
+        return ExactAnswer(Fraction(text), "integer")
+    if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):
+            return None
+        if text.is_integer():
+            return ExactAnswer(Fraction(int(text)), "integer")
+        return parse_number(repr(text))
+    t = _strip_wrappers(str(text))
+    if not t:
+        return None
+    percent = bool(re.search(r"(\\?%|percent)\s*$", t))
+    t = _CURRENCY_PREFIX.sub("", t).strip()
+    # strip trailing units / \text{...} / degrees, repeatedly
+    for _ in range(3):
+        stripped = _UNIT_SUFFIX.sub("", t).strip()
+        if stripped == t or not stripped:
+            break
+        t = stripped
+    t = t.strip().rstrip(".").strip()
+    m = _FRAC_LATEX.match(t) or _FRAC_LATEX_SHORT.match(t)
+    if m:
+        sign, num, den = m.groups()
+        n, _ = _dec(num)
+        d, _ = _dec(den)
+        if d == 0:
+            return None
+        v = n / d
+        return ExactAnswer(-v if sign else v, "fraction", percent=percent)
+    m = _MIXED.match(t)
+    if m:
+        whole, num, den = (int(g) for g in m.groups())
+        if den == 0:
+            return None
+        frac = Fraction(num, den)
+        v = Fraction(whole) - frac if whole < 0 or t.startswith("-") else Fraction(whole) + frac
+        return ExactAnswer(v, "fraction", percent=percent)
+    m = _SLASH.match(t)
+    if m:
+        n, _ = _dec(m.group(1))
+        d, _ = _dec(m.group(2))
+        if d == 0:
+            return None
+        return ExactAnswer(n / d, "fraction", percent=percent)
+    m = _NUM_RE.fullmatch(t)
+    if m:
+        v, places = _dec(t)
+        if places and v.denominator == 1 and not re.search(r"\.\d*[1-9]", t):
+            # "18.00" is an integer written with zeros: keep exactness, remember places
+            return ExactAnswer(v, "decimal", places, percent)
+        return ExactAnswer(v, "decimal" if places else "integer", places, percent)
+    return None
+
+
+def count_numbers(text: str) -> int:
+    """How many separate numbers a text contains (for the single-number filter)."""
+    t = _strip_wrappers(text)
+    t = re.sub(r"\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}", " 1 ", t)
+    t = re.sub(r"(\d)\s*/\s*(\d)", r"\1\2", t)
+    return len(_NUM_RE.findall(t))
+
+
+def parse_answer(text: str | float | int | None) -> ExactAnswer | None:
+    """Parse a gold answer; alias of :func:`parse_number` kept for readability."""
+    return parse_number(text)
+
+
+def matches(value: Fraction, gold: ExactAnswer) -> bool:
+    """Does ``value`` equal the gold answer (exactly, or within a decimal gold's tolerance)?"""
+    if gold.kind == "decimal" and gold.decimals:
+        return abs(value - gold.value) <= gold.tolerance()
+    if value == gold.value:
+        return True
+    # a percent gold (e.g. "25%") also accepts the ratio 0.25
+    return gold.percent and value * 100 == gold.value

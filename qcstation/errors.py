@@ -1,0 +1,43 @@
+"""Domain errors. Every error a user must read derives from QCStationError."""
+
+from __future__ import annotations
+
+
+class QCStationError(Exception):
+    """Base class: ``str(err)`` is the message a user reads; ``title`` a short heading."""
+
+    def __init__(self, message: str, title: str = "") -> None:
+        super().__init__(message)
+        self.title = title or type(self).__name__
+
+
+class StoreError(QCStationError):
+    pass
+
+
+class ImportFormatError(QCStationError):
+    pass
+
+
+class ConfigError(QCStationError):
+    pass
+
+
+class VerificationError(QCStationError):
+    pass
+
+
+class GenerationError(QCStationError):
+    pass
+
+
+class ModelAccessError(QCStationError):
+    pass
+
+
+class ReviewError(QCStationError):
+    pass
+
+
+class ReleaseError(QCStationError):
+    pass

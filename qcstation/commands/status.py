@@ -1,0 +1,70 @@
+"""``qcstation status``: what is in the database, per source, stage and dimension."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation import DIMENSIONS
+from qcstation.commands._common import print_json, print_table, store_from_args
+
+ORDER = 20
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("status", help="counts per source, stage and dimension",
+                       description="Print seed counts per source and status (with filter reasons), "
+                                   "current artifacts per dimension and status, and the QC gates.")
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.core.status import status_counts
+
+    with store_from_args(args) as store:
+        data = status_counts(store)
+        gates = _gates(store, args)
+    if gates is not None:
+        data["gates"] = gates
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"database: {data['database']} (schema v{data['schema_version']})")
+    print()
+    print("seeds")
+    rows = []
+    for source in sorted(data["seeds"]):
+        st = data["seeds"][source]
+        reasons = data["filtered"].get(source, {})
+        why = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        rows.append([source, st.get("active", 0), st.get("filtered", 0), st.get("duplicate", 0), why])
+    print_table(["source", "active", "filtered", "duplicate", "left out because"], rows or [["(none)", 0, 0, 0, ""]])
+    print()
+    print("artifacts (current versions)")
+    statuses = ["generated", "verified", "failed", "accepted", "rejected"]
+    rows = []
+    for dim in DIMENSIONS:
+        c = data["artifacts"].get(dim, {})
+        rows.append([dim] + [c.get(s, 0) for s in statuses] + [data["not_generated"][dim]])
+    print_table(["dimension"] + statuses + ["not generated"], rows)
+    if gates:
+        print()
+        print("QC gates")
+        for dim, g in gates.items():
+            state = "PASSED" if g.get("passed") else "not passed"
+            print(f"  {dim}: {state} — {g.get('next_step') or ''}".rstrip(" —"))
+    return 0
+
+
+def _gates(store, args):  # type: ignore[no-untyped-def]
+    try:
+        from qcstation.core.config import load_config
+        from qcstation.core.qc import gate
+    except ImportError:
+        return None
+    cfg = load_config(args.config)
+    out = {}
+    for dim in cfg.qc.dimensions:
+        g = gate(store, dim, threshold=cfg.qc.defect_threshold, confidence=cfg.qc.confidence)
+        out[dim] = g.__dict__ if not hasattr(g, "to_dict") else g.to_dict()
+    return out

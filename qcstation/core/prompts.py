@@ -1,0 +1,157 @@
+"""Versioned prompts for model-based generation.
+
+The SMART paper shows its prompts only as figure captions; these are ours. Every
+artifact records the ``PROMPT_VERSION`` of the prompt that made it, so a change to a
+prompt text must bump its version.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+KEYINFO_FIELDS: tuple[str, ...] = (
+    "problem_scenario",
+    "goal",
+    "known_quantities",
+    "unknown_quantities",
+    "relationships_and_constraints",
+    "irrelevant_information",
+)
+KEYINFO_TITLES: dict[str, str] = {
+    "problem_scenario": "Problem Scenario",
+    "goal": "Goal",
+    "known_quantities": "Known Quantities",
+    "unknown_quantities": "Unknown Quantities",
+    "relationships_and_constraints": "Relationships and Constraints",
+    "irrelevant_information": "Irrelevant Information",
+}
+
+PROMPT_VERSIONS: dict[str, str] = {
+    "understanding": "keyinfo-v1",
+    "reasoning": "smtlib-v1",
+    "arithmetic": "notation-rephrase-v1",
+    "refinement": "cot-v1",
+}
+
+Message = dict[str, str]
+
+# ------------------------------------------------------------------ understanding
+KEYINFO_SYSTEM = """You extract structured key information from a math word problem.
+Return ONLY a JSON object with exactly these keys:
+  "problem_scenario": string, the overall context in one or two sentences;
+  "goal": string, what must be found;
+  "known_quantities": list of strings, each an explicitly given number or fact with what it measures;
+  "unknown_quantities": list of strings, the values to be determined (intermediate and final), without their values;
+  "relationships_and_constraints": list of strings, how the quantities relate (equations in words or symbols);
+  "irrelevant_information": list of strings, details not needed for the solution (empty list if none).
+Do not solve the problem. Do not add facts that are not in the problem."""
+
+
+def keyinfo_messages(question: str, feedback: str | None = None,
+                     previous: str | None = None) -> list[Message]:
+    msgs: list[Message] = [
+        {"role": "system", "content": KEYINFO_SYSTEM},
+        {"role": "user", "content": f"Problem:\n{question}"},
+    ]
+    return _with_feedback(msgs, feedback, previous)
+
+
+# ------------------------------------------------------------------ reasoning
+SMTLIB_SYSTEM = """You formalize math word problems in SMT-LIB 2 so that the Z3 solver computes the answer.
+Conventions (a checker relies on them):
+- Declare every quantity with (declare-const NAME Real) or (declare-const NAME Int) and relate them with (assert ...).
+- Declare a constant named exactly `answer` holding the final answer, and constrain it so it has exactly one value.
+- Write decimals as exact fractions, e.g. (/ 3 2) for 1.5; write negative numbers as (- 5).
+- Use only these commands: set-logic, declare-const, define-fun, assert, check-sat, get-value.
+- End with (check-sat) and (get-value (answer)).
+Return only the SMT-LIB program, no prose, no Markdown fences."""
+
+SMTLIB_SHOTS: list[tuple[str, str]] = [
+    (
+        "A baker makes 24 muffins and sells them in boxes of 4. Each box costs $3. "
+        "How much money does the baker make by selling all the boxes?",
+        "(set-logic QF_LRA)\n"
+        "(declare-const muffins Real)\n(assert (= muffins 24))\n"
+        "(declare-const per_box Real)\n(assert (= per_box 4))\n"
+        "(declare-const boxes Real)\n(assert (= boxes (/ muffins per_box)))\n"
+        "(declare-const answer Real)\n(assert (= answer (* boxes 3)))\n"
+        "(check-sat)\n(get-value (answer))",
+    ),
+    (
+        "Tom is 3 years older than twice Ann's age. Together they are 30 years old. How old is Tom?",
+        "(set-logic QF_LIA)\n"
+        "(declare-const ann Int)\n(declare-const answer Int)\n"
+        "(assert (= answer (+ (* 2 ann) 3)))\n(assert (= (+ ann answer) 30))\n"
+        "(check-sat)\n(get-value (answer))",
+    ),
+]
+
+
+def smtlib_messages(question: str, feedback: str | None = None,
+                    previous: str | None = None) -> list[Message]:
+    msgs: list[Message] = [{"role": "system", "content": SMTLIB_SYSTEM}]
+    for q, a in SMTLIB_SHOTS:
+        msgs.append({"role": "user", "content": f"Problem:\n{q}"})
+        msgs.append({"role": "assistant", "content": a})
+    msgs.append({"role": "user", "content": f"Problem:\n{question}"})
+    return _with_feedback(msgs, feedback, previous)
+
+
+# ------------------------------------------------------------------ arithmetic
+NOTATION_SYSTEM = """You rewrite a notation-only arithmetic question so it reads naturally.
+Keep every number and every variable name exactly as given, introduce no new numbers,
+add no story, and keep asking for the value of the same variable. Return only the question."""
+
+
+def notation_rephrase_messages(notation: str, feedback: str | None = None,
+                               previous: str | None = None) -> list[Message]:
+    msgs: list[Message] = [
+        {"role": "system", "content": NOTATION_SYSTEM},
+        {"role": "user", "content": notation},
+    ]
+    return _with_feedback(msgs, feedback, previous)
+
+
+# ------------------------------------------------------------------ refinement
+COT_SYSTEM = """Solve the math word problem step by step, one step per line, with every calculation
+written out. End with a line of the form: The answer is <number>."""
+
+
+def cot_messages(question: str, feedback: str | None = None,
+                 previous: str | None = None) -> list[Message]:
+    msgs: list[Message] = [
+        {"role": "system", "content": COT_SYSTEM},
+        {"role": "user", "content": question},
+    ]
+    return _with_feedback(msgs, feedback, previous)
+
+
+def _with_feedback(msgs: list[Message], feedback: str | None,
+                   previous: str | None) -> list[Message]:
+    if feedback:
+        if previous:
+            msgs.append({"role": "assistant", "content": previous})
+        msgs.append({
+            "role": "user",
+            "content": "Your previous answer was checked and rejected:\n"
+                       f"{feedback}\nFix the problem and answer again in the same format.",
+        })
+    return msgs
+
+
+def keyinfo_to_text(fields: dict[str, Any]) -> str:
+    """Render structured key information as the headed text block used in exports and review."""
+    out: list[str] = []
+    for key in KEYINFO_FIELDS:
+        value = fields.get(key)
+        out.append(f"{KEYINFO_TITLES[key]}:")
+        if isinstance(value, list):
+            out.extend(f"- {v}" for v in value) if value else out.append("- (none)")
+        else:
+            out.append(f"{value}" if value else "(none)")
+    return "\n".join(out)
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,55 @@
+"""Counts for ``qcstation status`` and the dashboard: per source, stage and dimension."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from db import Store
+from qcstation import DIMENSIONS
+
+CURRENT_ARTIFACTS = """
+SELECT a.* FROM artifacts a
+WHERE a.status != 'superseded' AND a.version = (
+    SELECT MAX(b.version) FROM artifacts b
+    WHERE b.seed_id = a.seed_id AND b.dimension = a.dimension AND b.status != 'superseded')
+"""
+
+
+def status_counts(store: Store) -> dict[str, Any]:
+    seeds: dict[str, dict[str, int]] = {}
+    for row in store.query("SELECT source, status, COUNT(*) AS n FROM seeds GROUP BY source, status"):
+        seeds.setdefault(row["source"], {})[row["status"]] = row["n"]
+    filtered: dict[str, dict[str, int]] = {}
+    for row in store.query(
+        "SELECT source, filter_reason, COUNT(*) AS n FROM seeds WHERE status != 'active' "
+        "GROUP BY source, filter_reason"
+    ):
+        filtered.setdefault(row["source"], {})[row["filter_reason"] or "?"] = row["n"]
+    artifacts: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
+    by_source: dict[str, dict[str, dict[str, int]]] = {}
+    for row in store.query(
+        f"SELECT s.source, c.dimension, c.status, COUNT(*) AS n FROM ({CURRENT_ARTIFACTS}) c "
+        "JOIN seeds s ON s.id = c.seed_id GROUP BY s.source, c.dimension, c.status"
+    ):
+        d = artifacts.setdefault(row["dimension"], {})
+        d[row["status"]] = d.get(row["status"], 0) + row["n"]
+        by_source.setdefault(row["source"], {}).setdefault(row["dimension"], {})[row["status"]] = row["n"]
+    active = store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") or 0
+    missing = {}
+    for dim in DIMENSIONS:
+        have = sum(artifacts.get(dim, {}).values())
+        missing[dim] = max(0, int(active) - have)
+    attempts = {r["dimension"]: r["n"] for r in store.query(
+        "SELECT dimension, COUNT(*) AS n FROM attempts GROUP BY dimension")}
+    return {
+        "database": str(store.path),
+        "schema_version": store.schema_version,
+        "seeds": seeds,
+        "filtered": filtered,
+        "active_seeds": int(active),
+        "artifacts": artifacts,
+        "artifacts_by_source": by_source,
+        "not_generated": missing,
+        "attempts": attempts,
+        "releases": store.scalar("SELECT COUNT(*) FROM releases") or 0,
+    }

@@ -113,6 +113,13 @@ def parse_number(text: str | float | int | None) -> ExactAnswer | None:
     t = _strip_wrappers(str(text))
     if not t:
         return None
+    m = _FRAC_LATEX_SHORT.match(t)
+    if m:
+        sign, num, den = m.groups()
+        if int(den) == 0:
+            return None
+        v = Fraction(int(num), int(den))
+        return ExactAnswer(-v if sign else v, "fraction")
     percent = bool(re.search(r"(\\?%|percent)\s*$", t))
     t = _CURRENCY_PREFIX.sub("", t).strip()
     # strip trailing units / \text{...} / degrees, repeatedly

@@ -398,7 +398,7 @@ class Pipeline:
 
                 try:
                     rule = rule_for_seed(seed)
-                    if rule.rule != "gsm8k-calculator":
+                    if rule.rule not in ("gsm8k-calculator", "inline-arithmetic"):
                         raise RuleError("key information rules need a calculator-annotated solution")
                     fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps)
                 except GenerationError as exc:
@@ -441,9 +441,10 @@ class Pipeline:
 
         g = self.cfg.generation
         rng_seed = int(g.rng_seed) * 1_000_003 + int(job.seed["id"])
-        injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed)
+        injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
+                                 question=job.seed["question"], answer=job.seed["answer_text"])
         content = {
-            "gt_cot": "\n".join(clean_cot(cot)),
+            "gt_cot": "\n".join(clean_cot(cot, answer=job.seed["answer_text"])),
             "w_cot": injected.text,
             "errors": [e.__dict__ if not hasattr(e, "to_dict") else e.to_dict() for e in injected.errors],
             "n_errors": len(injected.errors),

@@ -1,0 +1,242 @@
+"""Pure writers for released data sets: JSONL records, manifest, datasheet.
+
+Everything here turns plain Python data into bytes with a fixed layout (sorted keys,
+``\\n`` line ends, UTF-8, no timestamps of its own), so that writing the same release
+twice yields byte-identical files. Writing to disk is atomic (temporary file + rename),
+so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "KEYINFO_FIELDS",
+    "KEYINFO_TITLES",
+    "RECORD_FIELDS",
+    "render_key_information",
+    "dumps_canonical",
+    "jsonl_bytes",
+    "manifest_bytes",
+    "datasheet_markdown",
+    "sha256_bytes",
+    "sha256_file",
+    "write_atomic",
+]
+
+KEYINFO_FIELDS: tuple[str, ...] = (
+    "problem_scenario",
+    "goal",
+    "known_quantities",
+    "unknown_quantities",
+    "relationships_and_constraints",
+    "irrelevant_information",
+)
+KEYINFO_TITLES: dict[str, str] = {
+    "problem_scenario": "Problem Scenario",
+    "goal": "Goal",
+    "known_quantities": "Known Quantities",
+    "unknown_quantities": "Unknown Quantities",
+    "relationships_and_constraints": "Relationships and Constraints",
+    "irrelevant_information": "Irrelevant Information",
+}
+
+# Field order used in the datasheet (records themselves are written with sorted keys).
+RECORD_FIELDS: tuple[tuple[str, str], ...] = (
+    ("id", "stable record id: `<source>-<orig_id>`"),
+    ("seed_id", "row id of the seed in the qcstation database that built the release"),
+    ("source", "seed data set the question comes from"),
+    ("orig_id", "id (or line) of the question in its source data set"),
+    ("difficulty", "easy | medium | hard"),
+    ("question", "the seed question (Understanding and Reasoning tasks)"),
+    ("background", "structured key information rendered as text with six headed fields "
+                   "(ground truth of the Understanding task)"),
+    ("key_information", "the same key information as a structured object"),
+    ("smt-lib", "SMT-LIB formalisation of the question, verified with Z3 against the gold answer"),
+    ("answer", "exact value computed by Z3 from `smt-lib` (`p` or `p/q`)"),
+    ("notation", "notation-based arithmetic question (input of the Arithmetic task)"),
+    ("notation_smtlib", "SMT-LIB behind the notation question, verified with Z3"),
+    ("gt_answer", "gold answer text of the seed question"),
+    ("gt_cot", "gold chain of thought"),
+    ("w_cot", "chain of thought with injected errors (Reflection & Refinement task)"),
+    ("wrong", "types of the injected errors, in order"),
+    ("errors", "the injected errors in detail (type, step, original, modified, description)"),
+    ("provenance", "per dimension: artifact id, version, QC status, generator, model, prompt version"),
+)
+
+
+def render_key_information(info: Mapping[str, Any]) -> str:
+    """The six fields as headed text; lists become ``- item`` lines, empty ones ``(none)``."""
+    out: list[str] = []
+    for key in KEYINFO_FIELDS:
+        value = info.get(key)
+        out.append(f"{KEYINFO_TITLES[key]}:")
+        if isinstance(value, (list, tuple)):
+            if value:
+                out.extend(f"- {str(v).strip()}" for v in value)
+            else:
+                out.append("- (none)")
+        else:
+            text = "" if value is None else str(value).strip()
+            out.append(text or "(none)")
+    return "\n".join(out)
+
+
+def dumps_canonical(obj: Any, *, indent: int | None = None) -> str:
+    """JSON with sorted keys and fixed separators; non-ASCII kept as UTF-8."""
+    if indent is None:
+        return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(", ", ": "),
+                          allow_nan=False)
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def jsonl_bytes(records: Iterable[Mapping[str, Any]]) -> bytes:
+    """One canonical JSON object per line, in the order given, each line ending in ``\\n``."""
+    return "".join(dumps_canonical(dict(r)) + "\n" for r in records).encode("utf-8")
+
+
+def manifest_bytes(manifest: Mapping[str, Any]) -> bytes:
+    return (dumps_canonical(dict(manifest), indent=2) + "\n").encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory + rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _pct(x: Any) -> str:
+    if x is None:
+        return "n/a"
+    return f"{float(x) * 100:.2f}%"
+
+
+def _md_cell(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
+    """A datasheet (README.md) built only from the manifest, so it is reproducible too."""
+    name = manifest.get("name", "")
+    version = manifest.get("version", "")
+    counts = manifest.get("counts", {})
+    lines: list[str] = [
+        f"# {name} {version}",
+        "",
+        "A SMART-style multi-dimensional math-reasoning benchmark built with qcstation: each",
+        "record is one seed question with its four dimension tasks (Understanding, Reasoning,",
+        "Arithmetic, Reflection & Refinement) and their ground truths.",
+        "",
+        "## Release",
+        "",
+        f"- approved by: {manifest.get('approved_by', '')}",
+        f"- approved at: {manifest.get('approved_at', '')}",
+        f"- records: {counts.get('records', 0)}",
+        f"- schema version: {manifest.get('schema_version', '')}",
+        f"- record format version: {manifest.get('format_version', '')}",
+    ]
+    notes = manifest.get("notes")
+    if notes:
+        lines += [f"- notes: {notes}"]
+    lines += ["", "## Composition", "", "| source | records |", "|---|---|"]
+    for source, n in sorted((counts.get("by_source") or {}).items()):
+        lines.append(f"| {_md_cell(source)} | {n} |")
+    lines += ["", "| difficulty | records |", "|---|---|"]
+    for level, n in sorted((counts.get("by_difficulty") or {}).items()):
+        lines.append(f"| {_md_cell(level)} | {n} |")
+
+    excluded = manifest.get("excluded") or {}
+    lines += [
+        "",
+        "## Seeds left out",
+        "",
+        "A seed is released only when all four of its dimensions have a current artifact that",
+        "passed the automatic checks (`verified`) or human review (`accepted`). Seeds with a",
+        "missing, unverified, failed or rejected dimension are left out of this release and",
+        "counted here; filtered and duplicate seeds are never candidates.",
+        "",
+        f"- active seeds left out: {excluded.get('count', 0)}",
+    ]
+    for reason, n in sorted((excluded.get("by_reason") or {}).items()):
+        lines.append(f"  - {reason}: {n}")
+    for status, n in sorted((counts.get("inactive_seeds") or {}).items()):
+        lines.append(f"- seeds not active ({status}): {n}")
+
+    lines += [
+        "",
+        "## Quality control",
+        "",
+        "The notation questions (Arithmetic) and the structured key information (Understanding)",
+        "are model-generated and cannot be checked automatically; a seeded random sample,",
+        "stratified by source, was reviewed by human annotators. Rejected items were regenerated",
+        "and reviewed again. The release gate for each dimension:",
+        "",
+    ]
+    qc = manifest.get("qc") or {}
+    for dim in sorted(qc):
+        g = qc[dim] or {}
+        gate = g.get("gate") or {}
+        agree = g.get("agreement") or {}
+        lines += [
+            f"### {dim}",
+            "",
+            f"- rule: {gate.get('rule', '')}",
+            f"- reviewed (random draws): {gate.get('reviewed', 0)}, defects: {gate.get('defects', 0)}",
+            f"- upper confidence bound on the defect rate: {_pct(gate.get('upper_bound'))} "
+            f"(threshold {_pct(gate.get('threshold'))})",
+            f"- samples: {len(g.get('samples') or [])}, decisions recorded: {g.get('decisions', 0)}",
+            f"- annotators: {', '.join(g.get('annotators') or []) or 'n/a'}",
+            f"- agreement on overlap items: {agree.get('pairs', 0)} pairs, observed "
+            f"{_pct(agree.get('observed'))}, Cohen's kappa "
+            f"{'n/a' if agree.get('kappa') is None else format(agree.get('kappa'), '.3f')}",
+            "",
+        ]
+
+    lines += ["## Generators", "", "| dimension | generator | model | prompt version | records |",
+              "|---|---|---|---|---|"]
+    for row in manifest.get("generators") or []:
+        lines.append("| " + " | ".join(_md_cell(row.get(k) if row.get(k) is not None else "")
+                                          for k in ("dimension", "generator", "model",
+                                                    "prompt_version", "records")) + " |")
+    lines += ["", "## Record fields", "", "`data.jsonl` holds one JSON object per line (keys sorted):", ""]
+    for field, doc in RECORD_FIELDS:
+        lines.append(f"- `{field}`: {doc}")
+    lines += [
+        "",
+        "## Files",
+        "",
+        "`manifest.json` lists every other file of this directory with its sha256. The export",
+        "is reproducible: exporting the same release again gives byte-identical files.",
+        "",
+    ]
+    return "\n".join(lines)

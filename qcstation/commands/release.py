@@ -1,0 +1,183 @@
+"""``qcstation release``: curator-approved, immutable, reproducible releases.
+
+    qcstation release blockers [--json]         why a release cannot be approved now (exit 1 if any)
+    qcstation release approve NAME VERSION [--notes TEXT] [--export] [--out DIR]
+    qcstation release export NAME VERSION [--out DIR]
+    qcstation release list [--json]
+    qcstation release diff NAME OLD [NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
+
+Only a curator (``[qc] curators`` or $QCSTATION_CURATORS) may approve, as ``--annotator``
+or the OS user, and only when every QC gate passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from db.store import current_actor
+from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.core import release as rel
+from qcstation.errors import ReleaseError
+
+ORDER = 70
+
+
+def _policy(args: argparse.Namespace) -> rel.QCPolicy:
+    from qcstation.core.config import load_config
+
+    return rel.QCPolicy.from_config(load_config(getattr(args, "config", None)))
+
+
+def _blockers(args: argparse.Namespace) -> int:
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        blockers = rel.release_blockers(store, policy, actor=current_actor())
+        records, excluded = rel.release_candidates(store)
+    finally:
+        store.close()
+    if args.json:
+        print_json({"blockers": blockers, "records": len(records), "excluded": len(excluded)})
+    elif blockers:
+        print("A release cannot be approved yet:")
+        for b in blockers:
+            print(f"- {b}")
+    else:
+        print(f"Ready: {len(records)} records would be released ({len(excluded)} active seeds "
+              f"left out); a curator can approve now.")
+    return 1 if blockers else 0
+
+
+def _approve(args: argparse.Namespace) -> int:
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
+                                   cfg=policy, notes=args.notes or "")
+        out = rel.export_release(store, args.name, args.version, Path(args.out)) if args.export else None
+    finally:
+        store.close()
+    if args.json:
+        d = info.to_dict()
+        d["export_dir"] = str(out) if out else None
+        print_json(d)
+    else:
+        print(f"approved {info.name} {info.version}: {info.counts.get('records', 0)} records "
+              f"({info.counts.get('excluded', 0)} seeds left out) by {info.approved_by} "
+              f"at {info.approved_at}")
+        if out:
+            print(f"exported to {out}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        out = rel.export_release(store, args.name, args.version, Path(args.out))
+    finally:
+        store.close()
+    if args.json:
+        print_json({"export_dir": str(out)})
+    else:
+        print(out)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        infos = rel.list_releases(store)
+    finally:
+        store.close()
+    if args.json:
+        print_json([i.to_dict() for i in infos])
+    elif not infos:
+        print("no releases yet")
+    else:
+        print_table(["name", "version", "records", "approved by", "approved at", "exported to"],
+                    [[i.name, i.version, i.counts.get("records", 0), i.approved_by, i.approved_at,
+                      i.export_dir or ""] for i in infos])
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        new = args.new
+        if new is None:
+            versions = [i.version for i in rel.list_releases(store) if i.name == args.name]
+            if not versions:
+                raise ReleaseError(f"no release named {args.name}")
+            new = versions[-1]
+        old = args.old
+        if old == "previous":
+            old = rel.previous_version(store, args.name, new)
+            if old is None:
+                raise ReleaseError(f"{args.name} {new} is the first version; nothing to diff")
+        d = rel.diff_releases(store, args.name, old, new)
+    finally:
+        store.close()
+    if args.json:
+        print_json(d)
+    else:
+        c = d["counts"]
+        print(f"{args.name} {old} -> {new}: {c['added']} added, {c['removed']} removed, "
+              f"{c['changed']} changed, {d['unchanged']} unchanged")
+        for rid in d["added_ids"]:
+            print(f"+ {rid}")
+        for rid in d["removed_ids"]:
+            print(f"- {rid}")
+        for ch in d["changed"]:
+            print(f"~ {ch['id']}: {', '.join(ch['fields'])}")
+    return 0
+
+
+_ACTIONS = {"blockers": _blockers, "approve": _approve, "export": _export, "list": _list,
+            "diff": _diff}
+
+
+def run(args: argparse.Namespace) -> int:
+    action = getattr(args, "release_action", None)
+    if action is None:
+        args.release_parser.print_help(sys.stderr)
+        return 2
+    return _ACTIONS[action](args)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "release", help="approve, export, list and diff releases",
+        description="Releases are immutable, versioned snapshots approved by a curator once "
+                    "every QC gate passes, exported as exports/NAME/VERSION/{data.jsonl, "
+                    "manifest.json, README.md} (byte-identical on every export).")
+    p.set_defaults(func=run, release_parser=p)
+    sub = p.add_subparsers(dest="release_action", metavar="ACTION")
+
+    b = sub.add_parser("blockers", help="why a release cannot be approved now (exit 1 if any)")
+    b.add_argument("--json", action="store_true")
+
+    a = sub.add_parser("approve", help="approve a release (curators only)")
+    a.add_argument("name")
+    a.add_argument("version")
+    a.add_argument("--notes", help="free text stored with the release")
+    a.add_argument("--export", action="store_true", help="export right after approving")
+    a.add_argument("--out", default="exports", help="export root (default: ./exports)")
+    a.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("export", help="write exports/NAME/VERSION/ (reproducible bytes)")
+    e.add_argument("name")
+    e.add_argument("version")
+    e.add_argument("--out", default="exports", help="export root (default: ./exports)")
+    e.add_argument("--json", action="store_true")
+
+    ls = sub.add_parser("list", help="list approved releases")
+    ls.add_argument("--json", action="store_true")
+
+    d = sub.add_parser("diff", help="what changed between two versions of a release")
+    d.add_argument("name")
+    d.add_argument("old", help="old version, or 'previous' (the one approved before NEW)")
+    d.add_argument("new", nargs="?", help="new version (default: the latest)")
+    d.add_argument("--json", action="store_true")

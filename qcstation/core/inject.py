@@ -1,0 +1,593 @@
+"""Rule-based injection of SMART's six error types into a correct chain of thought.
+
+A clean CoT is a list of steps (:func:`clean_cot`: GSM8K annotations stripped,
+``#### 18`` turned into ``The answer is 18.``). Each injector changes the CoT in
+exactly the way its name says and returns a record a reviewer can check:
+
+* ``arithmetic_inaccuracy``: one written result of a computation is changed
+  (``16 - 3 - 4 = 9`` -> ``16 - 3 - 4 = 10``); nothing else in the step changes.
+* ``omitted_step``: one step is removed (preferably one whose result a later step uses).
+* ``hallucinated_content``: a step stating a fact the problem does not contain, with a
+  number that appears nowhere in the CoT, is inserted after a computation.
+* ``logical_disorder``: a step is moved before the step that derives a number it uses.
+* ``redundancy``: an earlier computation is restated as an extra step (no new numbers).
+* ``operator_misuse``: one operator of a computation is swapped (+ <-> −, × <-> ÷)
+  while the written result stays.
+
+Errors are independent (no propagation): the final line still states the correct
+answer unless the error itself touches it. :func:`inject_errors` applies n
+*distinct* types, sampled uniformly with a seeded RNG (same seed, same output);
+each injector raises :class:`InjectionError` when it cannot apply, and unforced
+sampling falls back to the other types.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from qcstation.core.rules import (
+    ANNOTATION_RE,
+    ExpressionError,
+    InlineComputation,
+    evaluate,
+    find_inline_computations,
+    normalize_visible,
+    parse_expression,
+)
+from qcstation.errors import GenerationError
+
+__all__ = [
+    "ERROR_TYPES",
+    "ERROR_DESCRIPTIONS",
+    "InjectionError",
+    "InjectedError",
+    "InjectedCoT",
+    "clean_cot",
+    "inject_errors",
+    "applicable_types",
+]
+
+ERROR_TYPES: tuple[str, ...] = (
+    "arithmetic_inaccuracy",
+    "omitted_step",
+    "hallucinated_content",
+    "logical_disorder",
+    "redundancy",
+    "operator_misuse",
+)
+
+ERROR_DESCRIPTIONS: dict[str, str] = {
+    "arithmetic_inaccuracy": "a computed result is wrong",
+    "omitted_step": "a necessary step is missing",
+    "hallucinated_content": "a fact or number that is not in the problem is used",
+    "logical_disorder": "a step uses a result before it is derived",
+    "redundancy": "an unnecessary, repeated step is included",
+    "operator_misuse": "a wrong operator is used in a computation",
+}
+
+
+class InjectionError(GenerationError):
+    """An error type cannot be injected into this CoT; ``str(err)`` says why."""
+
+    def __init__(self, message: str, title: str = "Cannot inject error") -> None:
+        super().__init__(message, title)
+
+
+@dataclass
+class InjectedError:
+    type: str
+    step: int  # 0-based index in the resulting CoT
+    original: str  # the step before the change ("" for an inserted step)
+    modified: str  # the step after the change ("" for a removed step)
+    description: str
+    related_step: int | None = None  # 0-based index of the step the change refers to, if any
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class InjectedCoT:
+    steps: list[str]
+    text: str
+    errors: list[InjectedError] = field(default_factory=list)
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": list(self.steps), "text": self.text, "seed": self.seed,
+                "errors": [e.to_dict() for e in self.errors]}
+
+
+# --------------------------------------------------------------------------- clean CoT
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\\(])")
+
+
+_FINAL_LINE = re.compile(r"(answer is|^####|^answer\s*:)", re.I)
+
+
+def clean_cot(solution: str, answer: str | None = None) -> list[str]:
+    """Split a solution into steps. GSM8K style (``<<...>>`` annotations and/or a
+    ``#### n`` line): one step per line, annotations removed, ``#### n`` becomes
+    ``The answer is n.``. Other text: one step per non-empty line; a single long
+    paragraph is split into sentences. With ``answer`` (the gold answer text), a
+    CoT whose last step does not state an answer gets ``The answer is <answer>.``."""
+    steps = _split_steps(solution)
+    if answer is not None and str(answer).strip() and steps and not _FINAL_LINE.search(steps[-1]):
+        steps.append(f"The answer is {str(answer).strip().rstrip('.')}.")
+    return steps
+
+
+def _split_steps(solution: str) -> list[str]:
+    text = (solution or "").replace("\r\n", "\n").replace("\r", "\n").strip()
+    if not text:
+        return []
+    gsm8k = bool(ANNOTATION_RE.search(text)) or bool(re.search(r"^\s*####", text, re.M))
+    steps: list[str] = []
+    if gsm8k:
+        for line in text.split("\n"):
+            line = ANNOTATION_RE.sub("", line).strip()
+            if not line:
+                continue
+            m = re.match(r"^####\s*(.*?)\s*$", line)
+            if m:
+                answer = m.group(1).rstrip(".")
+                steps.append(f"The answer is {answer}." if answer else line)
+            else:
+                steps.append(re.sub(r"[ \t]{2,}", " ", line))
+        return steps
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    if len(lines) == 1:
+        return [s.strip() for s in _SENTENCE_SPLIT.split(lines[0]) if s.strip()]
+    return lines
+
+
+# --------------------------------------------------------------------------- working state
+
+
+@dataclass
+class _Step:
+    id: int
+    text: str
+    final: bool = False
+    inserted: bool = False
+
+
+@dataclass
+class _State:
+    steps: list[_Step]
+    rng: random.Random
+    question_numbers: set[Fraction] = field(default_factory=set)  # numbers given in the problem
+    touched: set[int] = field(default_factory=set)  # ids changed, moved, removed or inserted
+    pinned: set[int] = field(default_factory=set)  # ids that anchor another change: not moved/removed
+    next_id: int = 0
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+    def index(self, step_id: int) -> int:
+        for i, s in enumerate(self.steps):
+            if s.id == step_id:
+                return i
+        raise KeyError(step_id)
+
+    def free(self, *, allow_pinned: bool = True) -> list[_Step]:
+        """Original, not yet touched, non-final steps."""
+        return [s for s in self.steps if not s.final and not s.inserted and s.id not in self.touched
+                and (allow_pinned or s.id not in self.pinned)]
+
+    def all_numbers(self) -> set[Fraction]:
+        out: set[Fraction] = set(self.question_numbers)
+        for s in self.steps:
+            out |= {v for _, v in _numbers(s.text)}
+        return out
+
+
+@dataclass
+class _Record:
+    type: str
+    step_id: int
+    original: str
+    modified: str
+    description: str  # may hold {step} / {related}: 1-based positions in the final CoT
+    related_id: int | None = None
+
+
+_NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
+
+
+def _numbers(text: str) -> list[tuple[str, Fraction]]:
+    return [(m.group(0), Fraction(m.group(0).replace(",", ""))) for m in _NUM_RE.finditer(text)]
+
+
+@lru_cache(maxsize=4096)
+def _computations(text: str) -> tuple[InlineComputation, ...]:
+    return tuple(find_inline_computations(text))
+
+
+def _result_number_span(text: str, comp: InlineComputation) -> tuple[int, int, str]:
+    """Span and text of the number inside a computation's written result ("$18" -> "18")."""
+    seg = text[comp.result_start : comp.result_end]
+    m = _NUM_RE.search(seg) or re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", seg)
+    if m is None:  # pragma: no cover - INLINE_RE guarantees a number
+        raise InjectionError("computation result has no number")
+    return comp.result_start + m.start(), comp.result_start + m.end(), m.group(0)
+
+
+def _places(number_text: str) -> int:
+    return len(number_text.split(".", 1)[1]) if "." in number_text else 0
+
+
+def _format_like(value: Fraction, template: str) -> str:
+    """Write ``value`` the way ``template`` writes numbers (decimal places, commas)."""
+    places = _places(template)
+    while places < 8 and (value * 10**places).denominator != 1:
+        places += 1
+    if (value * 10**places).denominator != 1:
+        return f"{value.numerator}/{value.denominator}"
+    negative = value < 0
+    scaled = abs(value * 10**places).numerator
+    digits = str(scaled).rjust(places + 1, "0")
+    whole, frac = (digits[:-places], digits[-places:]) if places else (digits, "")
+    if "," in template and len(whole) > 3:
+        whole = f"{int(whole):,}"
+    if template.startswith(".") and whole == "0":
+        whole = ""
+    out = f"{whole}.{frac}" if places else whole
+    return f"-{out}" if negative else out
+
+
+def _brace(text: str) -> str:
+    """Escape braces so a text survives ``str.format`` of a description."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _written(text: str, value: Fraction) -> str:
+    """``value`` as ``text`` writes it (``120,000``), else a plain rendering."""
+    for raw, v in _numbers(text):
+        if v == value:
+            return raw
+    return _format_like(value, "0")
+
+
+def _uses(step: _Step, value: Fraction) -> bool:
+    """Does ``step`` use ``value`` as an input (an operand of one of its computations,
+    or any number in it when it has no computation)?"""
+    comps = _computations(step.text)
+    if comps:
+        for c in comps:
+            operands = {v for _, v in _numbers(step.text[c.expr_start : c.expr_end])}
+            if value in operands:
+                return True
+        return False
+    return value in {v for _, v in _numbers(step.text)}
+
+
+def _results(step: _Step) -> list[Fraction]:
+    return [c.written for c in _computations(step.text)]
+
+
+# --------------------------------------------------------------------------- injectors
+
+
+def _arithmetic_inaccuracy(st: _State) -> _Record:
+    candidates = [(s, c) for s in st.free() for c in _computations(s.text)]
+    if not candidates:
+        raise InjectionError("no computation with a written result to falsify")
+    step, comp = candidates[st.rng.randrange(len(candidates))]
+    start, end, number_text = _result_number_span(step.text, comp)
+    written = Fraction(number_text.replace(",", ""))
+    unit = Fraction(1, 10 ** _places(number_text))
+    if written:
+        magnitude = Fraction(10) ** max(0, math.floor(math.log10(abs(written))) - 1)
+        unit = max(unit, magnitude)
+    options = [written + k * unit for k in (1, 2, 3, 10)] + [written - k * unit for k in (1, 2, 3, 10)]
+    options = [o for o in options if o != written and (o > 0 or written <= 0)]
+    wrong = options[st.rng.randrange(len(options))]
+    new_number = _format_like(wrong, number_text)
+    new_text = step.text[:start] + new_number + step.text[end:]
+    old = step.text
+    step.text = new_text
+    st.touched.add(step.id)
+    expr = step.text[comp.expr_start : comp.expr_end].strip()
+    return _Record("arithmetic_inaccuracy", step.id, old, new_text,
+                   f"in step {{step}} the result of {_brace(expr)} was changed from {number_text} to {new_number}")
+
+
+_SWAP = {"+": "-", "-": "+", "−": "+", "*": "/", "/": "*", "×": "÷", "÷": "×", "x": "/"}
+
+
+def _binary_operators(seg: str) -> list[int]:
+    """Positions of binary operators in a written expression (not a unit slash as in
+    ``miles/hour``, a hyphen in ``30-minute``, a unary minus or part of ``**``)."""
+    out: list[int] = []
+    for i, c in enumerate(seg):
+        if c not in _SWAP:
+            continue
+        before, after = seg[:i], seg[i + 1 :]
+        prev_char, next_char = before[-1:], after[:1]
+        prev_ns, next_ns = before.rstrip()[-1:], after.lstrip()[:1]
+        if c == "x" and not ((prev_char.isspace() and next_char.isspace())
+                             or (prev_char.isdigit() and next_char.isdigit())):
+            continue
+        if c == "*" and ("*" in (prev_char, next_char)):
+            continue
+        if c == "/" and next_char.isalpha():
+            continue  # a unit: GB/minute
+        if c in "-−" and prev_char.isalpha() and next_char.isalnum():
+            continue  # a hyphenated word
+        if not prev_ns or not (prev_ns.isalnum() or prev_ns in ")%’'"):
+            continue  # unary, or after another operator
+        if prev_ns.isalpha() and not prev_char.isspace() and c not in "×÷":
+            continue  # glued to a word
+        if not next_ns or not (next_ns.isdigit() or next_ns in "($.€£"):
+            continue
+        out.append(i)
+    return out
+
+
+def _operator_misuse(st: _State) -> _Record:
+    candidates: list[tuple[_Step, InlineComputation, int, str, str]] = []
+    for s in st.free():
+        for c in _computations(s.text):
+            seg = s.text[c.expr_start : c.expr_end]
+            if _value_of_visible(seg) is None:
+                continue
+            for i in _binary_operators(seg):
+                op = seg[i]
+                swapped = _SWAP[op]
+                new_seg = seg[:i] + swapped + seg[i + 1 :]
+                new_value = _value_of_visible(new_seg)
+                if new_value is None or new_value == _value_of_visible(seg):
+                    continue
+                candidates.append((s, c, c.expr_start + i, op, swapped))
+    if not candidates:
+        raise InjectionError("no operator whose swap changes a computation")
+    step, comp, pos, op, swapped = candidates[st.rng.randrange(len(candidates))]
+    old = step.text
+    step.text = old[:pos] + swapped + old[pos + 1 :]
+    st.touched.add(step.id)
+    expr_old = old[comp.expr_start : comp.expr_end].strip()
+    expr_new = step.text[comp.expr_start : comp.expr_end].strip()
+    return _Record("operator_misuse", step.id, old, step.text,
+                   f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {_brace(expr_old)} "
+                   f"became {_brace(expr_new)}; the written result {comp.result_text.strip()} was kept")
+
+
+def _value_of_visible(expr_text: str) -> Fraction | None:
+    try:
+        return evaluate(parse_expression(normalize_visible(expr_text).replace("%", "")))
+    except ExpressionError:
+        return None
+
+
+def _omitted_step(st: _State) -> _Record:
+    non_final = [s for s in st.steps if not s.final]
+    if len(non_final) < 2:
+        raise InjectionError("the CoT has fewer than two steps before the answer; nothing can be omitted")
+    free = st.free(allow_pinned=False)
+    if not free:
+        raise InjectionError("no step left that can be removed")
+    later_users: list[_Step] = []
+    for s in free:
+        idx = st.index(s.id)
+        results = _results(s)
+        if results and any(_uses(t, r) for t in st.steps[idx + 1 :] for r in results):
+            later_users.append(s)
+    pool = later_users or [s for s in free if _computations(s.text)] or free
+    step = pool[st.rng.randrange(len(pool))]
+    idx = st.index(step.id)
+    successor = st.steps[idx + 1]
+    del st.steps[idx]
+    st.touched.add(step.id)
+    st.pinned.add(successor.id)
+    used = " (a later step uses its result)" if step in later_users else ""
+    return _Record("omitted_step", successor.id, step.text, "",
+                   f"the step before step {{step}} was removed{used}: {_brace(step.text)!r}")
+
+
+_HALLUCINATIONS: tuple[tuple[str, str], ...] = (
+    ("+", "The problem also states that there are {h} more, so {r} + {h} = {v}."),
+    ("+", "We must also add the extra {h} mentioned in the problem: {r} + {h} = {v}."),
+    ("-", "The problem also says that {h} of them are lost, so {r} - {h} = {v}."),
+    ("*", "The problem also says this happens {h} times, so {r} * {h} = {v}."),
+)
+
+
+def _hallucinated_content(st: _State) -> _Record:
+    candidates = [(s, c) for s in st.free() for c in _computations(s.text)]
+    if not candidates:
+        raise InjectionError("no computation to attach a fabricated fact to")
+    step, comp = candidates[st.rng.randrange(len(candidates))]
+    _, _, r_text = _result_number_span(step.text, comp)
+    r = Fraction(r_text.replace(",", ""))
+    present = st.all_numbers()
+    unit = 10 ** max(0, math.floor(math.log10(abs(r))) - 1) if r else 1
+    fresh = [k * unit for k in range(2, 100) if Fraction(k * unit) not in present]
+    if not fresh:
+        raise InjectionError("no number is left that appears nowhere in the problem and the CoT")
+    h = fresh[st.rng.randrange(min(8, len(fresh)))]
+    templates = [t for t in _HALLUCINATIONS if not (t[0] == "-" and r <= h)]
+    op, template = templates[st.rng.randrange(len(templates))]
+    value = r + h if op == "+" else r - h if op == "-" else r * h
+    h_text = _format_like(Fraction(h), r_text.split(".")[0])
+    sentence = template.format(h=h_text, r=r_text, v=_format_like(value, r_text))
+    new = _Step(st.new_id(), sentence, inserted=True)
+    idx = st.index(step.id)
+    st.steps.insert(idx + 1, new)
+    st.touched.add(new.id)
+    st.pinned.add(step.id)
+    return _Record("hallucinated_content", new.id, "", sentence,
+                   f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
+                   f"with the made-up number {h_text}", step.id)
+
+
+_REDUNDANT = ("Recall that {e} = {r}.", "As computed before, {e} = {r}.", "Again, {e} = {r}.")
+
+
+def _redundancy(st: _State) -> _Record:
+    candidates = [(s, c) for s in st.free() for c in _computations(s.text)]
+    if candidates:
+        step, comp = candidates[st.rng.randrange(len(candidates))]
+        expr = step.text[comp.expr_start : comp.expr_end].strip()
+        sentence = _REDUNDANT[st.rng.randrange(len(_REDUNDANT))].format(e=expr, r=comp.result_text.strip())
+        what = f"restates the computation {expr} = {comp.result_text.strip()}"
+    else:
+        pool = st.free()
+        if not pool:
+            raise InjectionError("no step to repeat")
+        step = pool[st.rng.randrange(len(pool))]
+        sentence = step.text
+        what = "repeats it word for word"
+    idx = st.index(step.id)
+    last_allowed = len(st.steps) - 1  # insert before the final step
+    if st.steps[-1].final:
+        positions = list(range(idx + 1, last_allowed + 1))
+    else:
+        positions = list(range(idx + 1, len(st.steps) + 1))
+    pos = positions[st.rng.randrange(len(positions))]
+    new = _Step(st.new_id(), sentence, inserted=True)
+    st.steps.insert(pos, new)
+    st.touched.add(new.id)
+    st.pinned.add(step.id)
+    return _Record("redundancy", new.id, "", sentence,
+                   f"step {{step}} is unnecessary: it {_brace(what)} from step {{related}}", step.id)
+
+
+def _logical_disorder(st: _State) -> _Record:
+    movable = {s.id for s in st.free(allow_pinned=False)}
+    pairs: list[tuple[_Step, _Step, Fraction]] = []
+    for j, later in enumerate(st.steps):
+        if later.id not in movable:
+            continue
+        for earlier in st.steps[:j]:
+            if earlier.final or earlier.inserted:
+                continue
+            for r in _results(earlier):
+                if _uses(later, r):
+                    pairs.append((earlier, later, r))
+                    break
+    if not pairs:
+        raise InjectionError("no step uses the result of an earlier step; nothing to reorder")
+    # the clearest evidence of a dependency: a number that is not given in the problem
+    # and is not a small number that could come from anywhere
+    strong = [p for p in pairs if p[2] not in st.question_numbers and p[2] not in (0, 1, 2)]
+    pool = strong or pairs
+    earlier, later, r = pool[st.rng.randrange(len(pool))]
+    i, j = st.index(earlier.id), st.index(later.id)
+    st.steps.pop(j)
+    st.steps.insert(i, later)
+    st.touched.add(later.id)
+    st.pinned.add(earlier.id)
+    return _Record("logical_disorder", later.id, later.text, later.text,
+                   f"step {{step}} (step {later.id + 1} of the correct solution) was moved before step {{related}}, "
+                   f"but it uses {_brace(_written(later.text, r))}, "
+                   f"which step {{related}} derives", earlier.id)
+
+
+_INJECTORS: dict[str, Callable[[_State], _Record]] = {
+    "arithmetic_inaccuracy": _arithmetic_inaccuracy,
+    "omitted_step": _omitted_step,
+    "hallucinated_content": _hallucinated_content,
+    "logical_disorder": _logical_disorder,
+    "redundancy": _redundancy,
+    "operator_misuse": _operator_misuse,
+}
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def _initial_state(solution: str, rng_seed: int, question: str | None = None,
+                   answer: str | None = None) -> _State:
+    steps_text = clean_cot(solution, answer)
+    if not steps_text:
+        raise InjectionError("the solution is empty")
+    steps = [_Step(i, t) for i, t in enumerate(steps_text)]
+    steps[-1].final = True
+    given = {v for _, v in _numbers(question)} if question else set()
+    return _State(steps, random.Random(rng_seed), question_numbers=given, next_id=len(steps))
+
+
+def inject_errors(
+    solution: str,
+    n_errors: int = 1,
+    *,
+    rng_seed: int = 0,
+    types: Sequence[str] | None = None,
+    question: str | None = None,
+    answer: str | None = None,
+) -> InjectedCoT:
+    """Inject ``n_errors`` distinct error types into a correct solution.
+
+    Without ``types`` the types are sampled uniformly (seeded); a type that cannot
+    apply is replaced by another. With ``types`` exactly those are applied (when
+    ``len(types) > n_errors``, ``n_errors`` of them are sampled) and a type that
+    cannot apply raises InjectionError. Deterministic for a given ``rng_seed``.
+
+    ``question`` (optional, the seed problem) keeps made-up numbers out of the
+    problem's own numbers and makes dependency detection (logical disorder)
+    ignore numbers the problem gives. ``answer`` (optional, the gold answer text)
+    adds a final ``The answer is ...`` step when the solution has none (a seed
+    stored without its ``#### n`` line); the final step is never changed."""
+    if not 1 <= n_errors <= len(ERROR_TYPES):
+        raise InjectionError(f"n_errors must be between 1 and {len(ERROR_TYPES)}, got {n_errors}")
+    if types is not None:
+        unknown = [t for t in types if t not in ERROR_TYPES]
+        if unknown:
+            raise InjectionError(f"unknown error type(s) {unknown}; known: {', '.join(ERROR_TYPES)}")
+        if len(set(types)) != len(types):
+            raise InjectionError(f"error types must be distinct, got {list(types)}")
+        if len(types) < n_errors:
+            raise InjectionError(f"{n_errors} errors requested but only {len(types)} type(s) given")
+    st = _initial_state(solution, rng_seed, question, answer)
+    if types is not None:
+        forced = list(types)
+        order = forced if len(forced) == n_errors else st.rng.sample(forced, n_errors)
+    else:
+        order = st.rng.sample(list(ERROR_TYPES), len(ERROR_TYPES))
+    records: list[_Record] = []
+    failures: list[str] = []
+    for etype in order:
+        if len(records) == n_errors:
+            break
+        try:
+            records.append(_INJECTORS[etype](st))
+        except InjectionError as exc:
+            if types is not None:
+                raise InjectionError(f"cannot inject {etype}: {exc}") from exc
+            failures.append(f"{etype}: {exc}")
+    if len(records) < n_errors:
+        raise InjectionError(
+            f"only {len(records)} of {n_errors} error type(s) apply to this solution ("
+            + "; ".join(failures) + ")"
+        )
+    steps = [s.text for s in st.steps]
+    errors: list[InjectedError] = []
+    for r in records:
+        step = st.index(r.step_id)
+        related = st.index(r.related_id) if r.related_id is not None else None
+        description = r.description.format(step=step + 1, related=(related + 1) if related is not None else "?")
+        errors.append(InjectedError(r.type, step, r.original, r.modified, description, related))
+    return InjectedCoT(steps, "\n".join(steps), errors, rng_seed)
+
+
+def applicable_types(solution: str, question: str | None = None, answer: str | None = None) -> list[str]:
+    """The error types that can be injected (alone) into this solution."""
+    out = []
+    for etype in ERROR_TYPES:
+        try:
+            _INJECTORS[etype](_initial_state(solution, 0, question, answer))
+        except InjectionError:
+            continue
+        out.append(etype)
+    return out
+

@@ -1,0 +1,1225 @@
+"""Human quality control: seeded stratified samples, claims, decisions, the QC gate.
+
+Workflow (paper §3.3.3: "a randomly selected 10% subset is manually reviewed ... the
+low-quality portions are regenerated, then re-sampled and re-verified until they pass"):
+
+1. :func:`draw_sample` draws a seeded random sample of the *verified* current artifacts
+   of one dimension (normally ``arithmetic`` notation questions and ``understanding`` key
+   information), stratified by seed source; the RNG seed, rate, strata sizes and the
+   chosen artifacts are recorded in ``samples`` / ``sample_items``.
+2. Annotators, each in their own process (SSH session), call :func:`next_item`, which
+   atomically *claims* an item (claims expire after :data:`CLAIM_TTL_MINUTES`), and
+   :func:`decide` it: accept, reject (a reason is required) or skip. Every claim and
+   decision runs inside ``store.transaction()`` (``BEGIN IMMEDIATE``) and re-checks the
+   item's state there, so two processes can never both decide a non-overlap item.
+3. A reject sets the artifact to ``rejected``; the generation loop regenerates it with
+   :func:`reject_feedback` as feedback (a new row, ``version + 1``, ``replaces_id``).
+   :func:`requeue_replacements` (also run by :func:`next_item`) puts the re-verified
+   replacement back into the open sample, linked to the version it replaces.
+4. :func:`gate` states the rule and whether it holds: the sample is fully reviewed, no
+   rejected item is still waiting for an accepted replacement, the sample covers at
+   least its rate of the verified items, and the one-sided Clopper-Pearson upper bound
+   on the defect rate is below the threshold. If the bound is too high, the sample is
+   extended (:func:`extend_sample`) or re-drawn (``draw_sample(..., redraw=True)``).
+
+Statistics: the defect rate is estimated from the *random draws* only (draws and
+extensions of every round); a regenerated replacement that returns to review is not a
+random draw, so it must be accepted (it closes the open reject) but does not enter the
+estimate. An item counts as reviewed once it has one accept/reject decision; an
+*overlap* item additionally asks a second, different annotator for a decision, used for
+Cohen's kappa (:func:`agreement`). When two decisions disagree, the item counts as a
+defect (conservative).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import random
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from db.store import Store, now
+from qcstation.core.stats import (
+    clopper_pearson_upper,
+    cohen_kappa,
+    observed_agreement,
+    reviews_needed,
+)
+from qcstation.errors import ReviewError
+
+__all__ = [
+    "REJECT_REASONS",
+    "QC_DIMENSIONS",
+    "ALL_DIMENSIONS",
+    "CLAIM_TTL_MINUTES",
+    "DEFAULT_RATE",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_CONFIDENCE",
+    "SampleInfo",
+    "ReviewItem",
+    "Progress",
+    "GateStatus",
+    "Agreement",
+    "stratified_allocation",
+    "draw_sample",
+    "extend_sample",
+    "close_sample",
+    "open_sample",
+    "get_sample",
+    "list_samples",
+    "requeue_replacements",
+    "next_item",
+    "release_claim",
+    "get_item",
+    "list_items",
+    "decide",
+    "undo_last",
+    "progress",
+    "gate",
+    "agreement",
+    "dashboard_counts",
+    "reject_feedback",
+    "current_artifacts",
+    "current_artifact",
+]
+
+REJECT_REASONS: tuple[str, ...] = (
+    "changes the answer",
+    "story words left in",
+    "missing a quantity",
+    "wrong relationship",
+    "irrelevant info misfiled",
+    "unreadable / garbled",
+)
+QC_DIMENSIONS: tuple[str, ...] = ("arithmetic", "understanding")
+ALL_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
+CLAIM_TTL_MINUTES = 15
+DEFAULT_RATE = 0.10
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_CONFIDENCE = 0.95
+
+FINAL_VERDICTS = ("accept", "reject")
+_VERDICT_ALIASES = {
+    "a": "accept", "accept": "accept", "accepted": "accept", "ok": "accept",
+    "r": "reject", "reject": "reject", "rejected": "reject",
+    "s": "skip", "skip": "skip", "skipped": "skip",
+}
+# artifact statuses QC may set/restore; others (generated, failed, superseded) are never touched
+_QC_STATUSES = ("verified", "accepted", "rejected")
+
+
+# -- data classes -------------------------------------------------------------------------
+
+@dataclass
+class SampleInfo:
+    id: int
+    dimension: str
+    round: int
+    rng_seed: int
+    rate: float
+    status: str
+    size: int
+    created_at: str
+    created_by: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ReviewItem:
+    item_id: int
+    sample_id: int
+    seed_id: int
+    artifact_id: int
+    dimension: str
+    source: str
+    position: int
+    overlap: bool
+    question: str
+    gold_answer: str
+    content: dict[str, Any]
+    verify_result: dict[str, Any] | None
+    artifact_version: int
+    replaces_id: int | None
+    smtlib: str | None  # the verified SMT-LIB behind a notation question, if any
+    # additions (not in the original contract) -------------------------------------------
+    orig_id: str = ""
+    level: str = ""
+    artifact_status: str = ""
+    claimed_by: str | None = None
+    claimed_at: str | None = None
+    requeued: bool = False  # a regenerated replacement of a rejected item
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # active reviews, oldest first
+
+    @property
+    def decided(self) -> bool:
+        return any(d["verdict"] in FINAL_VERDICTS for d in self.decisions)
+
+    @property
+    def outcome(self) -> str | None:
+        """``reject`` if any active decision rejects, ``accept`` if any accepts, else None."""
+        verdicts = {d["verdict"] for d in self.decisions}
+        if "reject" in verdicts:
+            return "reject"
+        if "accept" in verdicts:
+            return "accept"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["decided"] = self.decided
+        d["outcome"] = self.outcome
+        return d
+
+
+@dataclass
+class Progress:
+    total: int
+    reviewed: int
+    accepted: int
+    rejected: int
+    skipped: int
+    remaining: int
+
+    def sentence(self) -> str:
+        s = f"{self.reviewed} of {self.total} reviewed, {self.rejected} rejected"
+        if self.skipped:
+            s += f", {self.skipped} skipped"
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["sentence"] = self.sentence()
+        return d
+
+
+@dataclass
+class GateStatus:
+    dimension: str
+    passed: bool
+    rule: str
+    reviewed: int
+    defects: int
+    upper_bound: float | None
+    threshold: float
+    open_rejects: int
+    blockers: list[str]
+    next_step: str
+    # additions ------------------------------------------------------------------------
+    confidence: float = DEFAULT_CONFIDENCE
+    pending: int = 0              # sampled items still waiting for a decision
+    population: int = 0           # current verified/accepted items of the dimension
+    covered: int = 0              # of which sampled (reviewed or waiting in the open sample)
+    required: int = 0             # sample size the recorded rate asks for
+    needed_reviews: int | None = None   # reviews (all accepted) for the bound to pass
+    extend_by: int = 0            # items to add to the sample (coverage first, then the bound)
+    open_reject_detail: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Agreement:
+    pairs: int
+    observed: float | None
+    kappa: float | None
+    annotators: list[str] = field(default_factory=list)
+    table: dict[str, int] = field(default_factory=dict)  # "accept/reject" -> count
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+def _loads(text: Any) -> Any:
+    if text is None or text == "":
+        return None
+    if isinstance(text, (dict, list)):
+        return text
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _claim_cutoff() -> str:
+    t = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(minutes=CLAIM_TTL_MINUTES)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _check_dimension(dimension: str) -> str:
+    if dimension not in ALL_DIMENSIONS:
+        raise ReviewError(f"unknown dimension {dimension!r}; expected one of "
+                          f"{', '.join(ALL_DIMENSIONS)}", title="Unknown dimension")
+    return dimension
+
+
+def _norm_verdict(verdict: str) -> str:
+    v = _VERDICT_ALIASES.get(str(verdict).strip().lower())
+    if v is None:
+        raise ReviewError(f"unknown verdict {verdict!r}; use accept, reject or skip",
+                          title="Unknown verdict")
+    return v
+
+
+def _rng(dimension: str, rng_seed: int, round_no: int, stage: str) -> random.Random:
+    # str seeds are hashed with SHA-512 by random.Random: stable across runs and platforms
+    return random.Random(f"qcstation-sample:{dimension}:{rng_seed}:{round_no}:{stage}")
+
+
+def _pct(x: float) -> str:
+    s = f"{x * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{s}%"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+# -- current artifacts --------------------------------------------------------------------
+
+_CURRENT_SQL = """
+    SELECT a.*, s.source AS source, s.orig_id AS orig_id, s.status AS seed_status
+    FROM artifacts a JOIN seeds s ON s.id = a.seed_id
+    WHERE a.dimension = ? AND a.status != 'superseded'
+      AND a.version = (SELECT MAX(b.version) FROM artifacts b
+                       WHERE b.seed_id = a.seed_id AND b.dimension = a.dimension
+                         AND b.status != 'superseded')
+"""
+
+
+def current_artifacts(store: Store, dimension: str) -> list[dict[str, Any]]:
+    """Current artifact (highest non-superseded version) of every seed for ``dimension``,
+    with the seed's ``source``, ``orig_id`` and ``seed_status``."""
+    return store.query(_CURRENT_SQL + " ORDER BY a.seed_id", (dimension,))
+
+
+def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
+    return store.one(
+        "SELECT * FROM artifacts WHERE seed_id = ? AND dimension = ? AND status != 'superseded' "
+        "ORDER BY version DESC LIMIT 1", (seed_id, dimension))
+
+
+# -- sampling -----------------------------------------------------------------------------
+
+def stratified_allocation(sizes: dict[str, int], total: int, *,
+                          at_least_one: bool = True) -> dict[str, int]:
+    """Split ``total`` draws over strata proportionally to ``sizes`` (largest remainder).
+
+    With ``at_least_one`` every non-empty stratum gets at least one draw (which may make the
+    total slightly larger than asked). Never more than a stratum holds. Deterministic: ties
+    break by stratum size, then name.
+    """
+    strata = sorted(s for s, n in sizes.items() if n > 0)
+    pop = sum(sizes[s] for s in strata)
+    if pop == 0:
+        return {}
+    total = min(max(total, 0), pop)
+    quota = {s: Fraction(total * sizes[s], pop) for s in strata}
+    alloc = {s: math.floor(quota[s]) for s in strata}
+    if at_least_one:
+        alloc = {s: max(1, alloc[s]) for s in strata}
+    remaining = total - sum(alloc.values())
+    order = sorted(strata, key=lambda s: (-(quota[s] - math.floor(quota[s])), -sizes[s], s))
+    while remaining > 0:
+        progressed = False
+        for s in order:
+            if remaining == 0:
+                break
+            if alloc[s] < sizes[s]:
+                alloc[s] += 1
+                remaining -= 1
+                progressed = True
+        if not progressed:
+            break
+    return alloc
+
+
+def _sample_row_to_info(store: Store, row: dict[str, Any]) -> SampleInfo:
+    size = int(store.scalar("SELECT COUNT(*) FROM sample_items WHERE sample_id = ?", (row["id"],)))
+    return SampleInfo(
+        id=int(row["id"]), dimension=row["dimension"], round=int(row["round"]),
+        rng_seed=int(row["rng_seed"]), rate=float(row["rate"]), status=row["status"],
+        size=size, created_at=row["created_at"], created_by=row.get("created_by"),
+        params=_loads(row.get("params")) or {},
+    )
+
+
+def get_sample(store: Store, sample_id: int) -> SampleInfo:
+    row = store.one("SELECT * FROM samples WHERE id = ?", (sample_id,))
+    if row is None:
+        raise ReviewError(f"no sample #{sample_id}", title="No such sample")
+    return _sample_row_to_info(store, row)
+
+
+def open_sample(store: Store, dimension: str) -> SampleInfo | None:
+    row = store.one("SELECT * FROM samples WHERE dimension = ? AND status = 'open' "
+                    "ORDER BY id DESC LIMIT 1", (dimension,))
+    return None if row is None else _sample_row_to_info(store, row)
+
+
+def list_samples(store: Store, dimension: str | None = None) -> list[SampleInfo]:
+    if dimension is None:
+        rows = store.query("SELECT * FROM samples ORDER BY id")
+    else:
+        rows = store.query("SELECT * FROM samples WHERE dimension = ? ORDER BY id", (dimension,))
+    return [_sample_row_to_info(store, r) for r in rows]
+
+
+def _active_reviews(store: Store, item_ids: list[int] | None = None,
+                    dimension: str | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Active (not undone) reviews per sample item, oldest first."""
+    sql = ("SELECT r.* FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+           "JOIN samples s ON s.id = si.sample_id WHERE r.undone_at IS NULL")
+    params: list[Any] = []
+    if dimension is not None:
+        sql += " AND s.dimension = ?"
+        params.append(dimension)
+    if item_ids is not None:
+        if not item_ids:
+            return {}
+        sql += f" AND r.sample_item_id IN ({','.join('?' * len(item_ids))})"
+        params.extend(item_ids)
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in store.query(sql + " ORDER BY r.id", params):
+        out[int(r["sample_item_id"])].append(r)
+    return out
+
+
+def _finals(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in reviews if r["verdict"] in FINAL_VERDICTS]
+
+
+def _sampled_seed_ids(store: Store, dimension: str) -> set[int]:
+    """Seeds already taken for this dimension: in the open sample, or with an active decision
+    in any sample. (Undecided items of a closed sample are released.)"""
+    rows = store.query(
+        """
+        SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id
+        WHERE s.dimension = ? AND (
+            s.status = 'open'
+            OR EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')))
+        """, (dimension,))
+    return {int(r["seed_id"]) for r in rows}
+
+
+def _pool(store: Store, dimension: str) -> dict[str, list[dict[str, Any]]]:
+    """Unsampled current verified artifacts of active seeds, by source, in a stable order."""
+    taken = _sampled_seed_ids(store, dimension)
+    pool: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in current_artifacts(store, dimension):
+        if a["status"] != "verified" or a["seed_status"] != "active" or int(a["seed_id"]) in taken:
+            continue
+        pool[a["source"]].append(a)
+    for rows in pool.values():
+        rows.sort(key=lambda a: (str(a["orig_id"]), int(a["seed_id"])))
+    return dict(pool)
+
+
+def _ceil_rate(rate: float, n: int) -> int:
+    return min(n, math.ceil(Fraction(rate).limit_denominator(10**9) * n))
+
+
+def _coverage(store: Store, dimension: str, rate: float) -> dict[str, dict[str, int]]:
+    """Per source: items of active seeds that are reviewable (current artifact verified,
+    accepted or rejected) or already sampled (``population``), how many of them are sampled
+    (``covered``) and how many the rate asks for (``required``). A sampled seed whose artifact
+    is being regenerated stays covered."""
+    taken = _sampled_seed_ids(store, dimension)
+    out: dict[str, dict[str, int]] = {}
+    for a in current_artifacts(store, dimension):
+        if a["seed_status"] != "active":
+            continue
+        if a["status"] not in ("verified", "accepted", "rejected") and int(a["seed_id"]) not in taken:
+            continue
+        c = out.setdefault(a["source"], {"population": 0, "covered": 0, "required": 0})
+        c["population"] += 1
+        if int(a["seed_id"]) in taken:
+            c["covered"] += 1
+    for c in out.values():
+        c["required"] = _ceil_rate(rate, c["population"])
+    return dict(sorted(out.items()))
+
+
+def _choose(rng: random.Random, pool: dict[str, list[dict[str, Any]]],
+            alloc: dict[str, int]) -> list[dict[str, Any]]:
+    chosen: list[dict[str, Any]] = []
+    for source in sorted(alloc):
+        n = alloc[source]
+        if n:
+            chosen.extend(rng.sample(pool[source], n))
+    rng.shuffle(chosen)  # interleave strata in review order
+    return chosen
+
+
+def _overlap_flags(rng: random.Random, n: int, overlap_rate: float) -> set[int]:
+    if overlap_rate <= 0 or n == 0:
+        return set()
+    k = min(n, max(1, round(overlap_rate * n)))
+    return set(rng.sample(range(n), k))
+
+
+def _insert_items(store: Store, sample_id: int, chosen: list[dict[str, Any]],
+                  overlap_idx: set[int], start: int) -> list[int]:
+    ids = []
+    for i, a in enumerate(chosen):
+        ids.append(store.insert("sample_items", {
+            "sample_id": sample_id, "seed_id": int(a["seed_id"]), "artifact_id": int(a["id"]),
+            "stratum": a["source"], "position": start + i, "overlap": 1 if i in overlap_idx else 0,
+        }))
+    return ids
+
+
+def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "failed") -> SampleInfo:
+    """Close an open sample (``failed`` or ``superseded``); its decisions keep counting in the
+    gate, its undecided items are released so a new draw may take those seeds again."""
+    if status not in ("failed", "superseded", "passed"):
+        raise ReviewError(f"cannot close a sample as {status!r}; use failed, superseded or passed")
+    with store.transaction():
+        row = store.one("SELECT * FROM samples WHERE id = ?", (sample_id,))
+        if row is None:
+            raise ReviewError(f"no sample #{sample_id}", title="No such sample")
+        if row["status"] != "open":
+            raise ReviewError(f"sample #{sample_id} is already {row['status']}")
+        store.execute("UPDATE samples SET status = ? WHERE id = ?", (status, sample_id))
+        store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                      "WHERE sample_id = ?", (sample_id,))
+        store.event(actor, "qc.sample.closed", "sample", sample_id,
+                    {"dimension": row["dimension"], "status": status})
+    return get_sample(store, sample_id)
+
+
+def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, actor: str,
+                min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False) -> SampleInfo:
+    """Draw a seeded random sample, stratified by source, of the current ``verified``
+    artifacts of ``dimension`` not sampled before; records RNG seed, rate and strata.
+
+    Size: ``ceil(rate * N_s)`` from every source ``s`` (so at least one per non-empty
+    source), topped up proportionally (largest remainder) to ``min_size`` when smaller. Raises :class:`ReviewError` while an open
+    sample exists for the dimension, unless ``redraw`` (the open one is closed as ``failed``
+    first and a new round is drawn).
+    """
+    _check_dimension(dimension)
+    if not 0.0 < rate <= 1.0:
+        raise ReviewError(f"sample rate must be in (0, 1], got {rate}")
+    if min_size < 0:
+        raise ReviewError(f"minimum sample size must be >= 0, got {min_size}")
+    if not 0.0 <= overlap_rate <= 1.0:
+        raise ReviewError(f"overlap rate must be in [0, 1], got {overlap_rate}")
+    with store.transaction():
+        existing = open_sample(store, dimension)
+        if existing is not None:
+            if not redraw:
+                raise ReviewError(
+                    f"sample #{existing.id} (round {existing.round}) for {dimension} is still open; "
+                    f"extend it, or re-draw with --redraw", title="Sample already open")
+            close_sample(store, existing.id, actor=actor, status="failed")
+        pool = _pool(store, dimension)
+        sizes = {s: len(rows) for s, rows in pool.items()}
+        population = sum(sizes.values())
+        if population == 0:
+            raise ReviewError(f"no verified {dimension} items left to sample; generate and verify "
+                              f"artifacts first", title="Nothing to sample")
+        # every source sampled at the rate (rounded up, so each non-empty source gets >= 1),
+        # topped up proportionally to reach min_size
+        alloc = {src: _ceil_rate(rate, n) for src, n in sizes.items()}
+        floor_size = min(population, min_size)
+        if sum(alloc.values()) < floor_size:
+            room = {src: sizes[src] - alloc[src] for src in sizes}
+            top = stratified_allocation(room, floor_size - sum(alloc.values()), at_least_one=False)
+            alloc = {src: alloc[src] + top.get(src, 0) for src in sizes}
+        round_no = int(store.scalar("SELECT COUNT(*) FROM samples WHERE dimension = ?",
+                                    (dimension,))) + 1
+        rng = _rng(dimension, rng_seed, round_no, "draw")
+        chosen = _choose(rng, pool, alloc)
+        overlap_idx = _overlap_flags(rng, len(chosen), overlap_rate)
+        params = {
+            "kind": "redraw" if existing is not None else "draw",
+            "min_size": min_size, "overlap_rate": overlap_rate,
+            "population": dict(sorted(sizes.items())), "allocation": dict(sorted(alloc.items())),
+            "artifact_ids": [int(a["id"]) for a in chosen],
+            "rng": f"random.Random('qcstation-sample:{dimension}:{rng_seed}:{round_no}:draw')",
+            "extensions": [],
+        }
+        created = now()
+        sample_id = store.insert("samples", {
+            "dimension": dimension, "round": round_no, "rng_seed": int(rng_seed), "rate": float(rate),
+            "status": "open", "params": params, "created_by": actor, "created_at": created,
+        })
+        _insert_items(store, sample_id, chosen, overlap_idx, 0)
+        store.event(actor, "qc.sample.drawn", "sample", sample_id, {
+            "dimension": dimension, "round": round_no, "rng_seed": int(rng_seed), "rate": rate,
+            "size": len(chosen), "population": population, "allocation": params["allocation"],
+            "overlap": len(overlap_idx),
+            "replaces_sample": existing.id if existing is not None else None,
+        })
+        return get_sample(store, sample_id)
+
+
+def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str) -> SampleInfo:
+    """Add ``extra`` more random draws to an open sample from the unsampled verified items,
+    stratified by source (proportional to what is left). Deterministic: the RNG is derived
+    from the sample's seed, round and extension number."""
+    if extra < 1:
+        raise ReviewError(f"extend by at least 1 item, got {extra}")
+    with store.transaction():
+        row = store.one("SELECT * FROM samples WHERE id = ?", (sample_id,))
+        if row is None:
+            raise ReviewError(f"no sample #{sample_id}", title="No such sample")
+        if row["status"] != "open":
+            raise ReviewError(f"sample #{sample_id} is {row['status']}; draw a new sample instead")
+        dimension = row["dimension"]
+        params = _loads(row["params"]) or {}
+        extensions = list(params.get("extensions") or [])
+        pool = _pool(store, dimension)
+        sizes = {s: len(rows) for s, rows in pool.items()}
+        left = sum(sizes.values())
+        if left == 0:
+            raise ReviewError(f"every verified {dimension} item is already sampled; nothing to "
+                              f"extend with", title="Nothing left to sample")
+        take = min(extra, left)
+        # first the sources sampled below the rate (new items arrived), then proportionally
+        cov = _coverage(store, dimension, float(row["rate"]))
+        deficit = {src: min(sizes.get(src, 0), max(0, c["required"] - c["covered"]))
+                   for src, c in cov.items()}
+        deficit = {src: n for src, n in deficit.items() if n > 0}
+        if sum(deficit.values()) >= take:
+            alloc = stratified_allocation(deficit, take, at_least_one=False)
+        else:
+            room = {src: sizes[src] - deficit.get(src, 0) for src in sizes}
+            rest = stratified_allocation(room, take - sum(deficit.values()), at_least_one=False)
+            alloc = {src: deficit.get(src, 0) + rest.get(src, 0) for src in sizes}
+        alloc = {src: n for src, n in sorted(alloc.items()) if n > 0}
+        stage = f"extend{len(extensions) + 1}"
+        rng = _rng(dimension, int(row["rng_seed"]), int(row["round"]), stage)
+        chosen = _choose(rng, pool, alloc)
+        overlap_idx = _overlap_flags(rng, len(chosen), float(params.get("overlap_rate") or 0.0))
+        start = int(store.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM sample_items "
+                                 "WHERE sample_id = ?", (sample_id,)))
+        _insert_items(store, sample_id, chosen, overlap_idx, start)
+        extensions.append({
+            "asked": extra, "added": len(chosen), "allocation": dict(sorted(alloc.items())),
+            "artifact_ids": [int(a["id"]) for a in chosen], "by": actor, "stage": stage,
+        })
+        params["extensions"] = extensions
+        store.execute("UPDATE samples SET params = ? WHERE id = ?",
+                      (json.dumps(params, sort_keys=True), sample_id))
+        store.event(actor, "qc.sample.extended", "sample", sample_id, {
+            "dimension": dimension, "asked": extra, "added": len(chosen),
+            "allocation": dict(sorted(alloc.items())), "overlap": len(overlap_idx),
+        })
+        return get_sample(store, sample_id)
+
+
+# -- items --------------------------------------------------------------------------------
+
+_ITEM_SQL = """
+    SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, si.position, si.overlap,
+           si.claimed_by, si.claimed_at, si.stratum,
+           s.dimension, s.status AS sample_status,
+           sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text,
+           a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
+    FROM sample_items si
+    JOIN samples s ON s.id = si.sample_id
+    JOIN seeds sd ON sd.id = si.seed_id
+    JOIN artifacts a ON a.id = si.artifact_id
+"""
+
+
+def _requeued_ids(store: Store, dimension: str) -> set[int]:
+    """Items that are regenerated replacements: their seed has an earlier item of this
+    dimension with an active reject."""
+    rows = store.query(
+        """
+        SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id
+        WHERE s.dimension = ? AND EXISTS (
+            SELECT 1 FROM sample_items e JOIN samples es ON es.id = e.sample_id
+            JOIN reviews r ON r.sample_item_id = e.id
+            WHERE es.dimension = s.dimension AND e.seed_id = si.seed_id AND e.id < si.id
+              AND r.undone_at IS NULL AND r.verdict = 'reject')
+        """, (dimension,))
+    return {int(r["id"]) for r in rows}
+
+
+def _smtlib_for(store: Store, dimension: str, content: dict[str, Any]) -> str | None:
+    if dimension not in ("arithmetic", "reasoning"):
+        return None
+    code = content.get("smtlib")
+    if isinstance(code, str) and code.strip():
+        return code
+    src = content.get("source_artifact_id")
+    if isinstance(src, int):
+        row = store.one("SELECT content FROM artifacts WHERE id = ?", (src,))
+        if row:
+            c = _loads(row["content"]) or {}
+            if isinstance(c.get("smtlib"), str):
+                return c["smtlib"]
+    return None
+
+
+def _build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
+    if not rows:
+        return []
+    reviews = _active_reviews(store, [int(r["item_id"]) for r in rows])
+    requeued: set[int] = set()
+    for dim in {r["dimension"] for r in rows}:
+        requeued |= _requeued_ids(store, dim)
+    out = []
+    for r in rows:
+        content = _loads(r["content"]) or {}
+        iid = int(r["item_id"])
+        out.append(ReviewItem(
+            item_id=iid, sample_id=int(r["sample_id"]), seed_id=int(r["seed_id"]),
+            artifact_id=int(r["artifact_id"]), dimension=r["dimension"], source=r["source"],
+            position=int(r["position"]), overlap=bool(r["overlap"]), question=r["question"],
+            gold_answer=r["answer_text"], content=content,
+            verify_result=_loads(r["verify_result"]), artifact_version=int(r["version"]),
+            replaces_id=r["replaces_id"], smtlib=_smtlib_for(store, r["dimension"], content),
+            orig_id=str(r["orig_id"]), level=r["level"], artifact_status=r["artifact_status"],
+            claimed_by=r["claimed_by"], claimed_at=r["claimed_at"], requeued=iid in requeued,
+            decisions=[{"review_id": int(v["id"]), "annotator": v["annotator"],
+                        "verdict": v["verdict"], "reason": v["reason"],
+                        "created_at": v["created_at"]} for v in reviews.get(iid, [])],
+        ))
+    return out
+
+
+def get_item(store: Store, item_id: int) -> ReviewItem:
+    rows = store.query(_ITEM_SQL + " WHERE si.id = ?", (item_id,))
+    if not rows:
+        raise ReviewError(f"no review item #{item_id}", title="No such item")
+    return _build_items(store, rows)[0]
+
+
+def list_items(store: Store, sample_id: int) -> list[ReviewItem]:
+    """Every item of a sample in review order (position)."""
+    rows = store.query(_ITEM_SQL + " WHERE si.sample_id = ? ORDER BY si.position, si.id",
+                       (sample_id,))
+    return _build_items(store, rows)
+
+
+# -- claims -------------------------------------------------------------------------------
+
+def _available(item: dict[str, Any], finals: list[dict[str, Any]], annotator: str,
+               cutoff: str) -> bool:
+    """Can ``annotator`` claim this item now? (Item row from the candidate query.)"""
+    if item["artifact_status"] == "superseded":
+        return False
+    deciders = {r["annotator"] for r in finals}
+    if annotator in deciders:
+        return False
+    needed = 2 if item["overlap"] else 1
+    if len(deciders) >= needed:
+        return False
+    holder = item["claimed_by"]
+    if holder and holder != annotator and (item["claimed_at"] or "") >= cutoff:
+        return False
+    return True
+
+
+def next_item(store: Store, annotator: str, dimension: str | None = None, *,
+              after_item_id: int | None = None) -> ReviewItem | None:
+    """Atomically claim the next item this annotator should review, or None when nothing is left.
+
+    Order: the item this annotator already holds (resuming after a crash), then undecided
+    items by sample and position, items this annotator skipped last. With ``after_item_id``
+    (moving on without deciding) the claim on that item is released and the search starts
+    after it, wrapping around. A non-overlap item is never handed to a second annotator
+    while claimed (claims expire after :data:`CLAIM_TTL_MINUTES` minutes) or once decided;
+    an overlap item is handed to a second, different annotator after the first decision.
+    Regenerated replacements are requeued first (:func:`requeue_replacements`).
+    """
+    if not annotator or not annotator.strip():
+        raise ReviewError("an annotator name is required (use --annotator NAME)")
+    if dimension is not None:
+        _check_dimension(dimension)
+    with store.transaction():
+        requeue_replacements(store, annotator)
+        sql = ("SELECT si.id, si.sample_id, si.position, si.overlap, si.claimed_by, si.claimed_at, "
+               "a.status AS artifact_status FROM sample_items si "
+               "JOIN samples s ON s.id = si.sample_id JOIN artifacts a ON a.id = si.artifact_id "
+               "WHERE s.status = 'open'")
+        params: list[Any] = []
+        if dimension is not None:
+            sql += " AND s.dimension = ?"
+            params.append(dimension)
+        rows = store.query(sql + " ORDER BY s.id, si.position, si.id", params)
+        reviews = _active_reviews(store, [int(r["id"]) for r in rows], dimension)
+        cutoff = _claim_cutoff()
+        cands = [r for r in rows if _available(r, _finals(reviews.get(int(r["id"]), [])),
+                                               annotator, cutoff)]
+        chosen: dict[str, Any] | None = None
+        if after_item_id is not None:
+            store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                          "WHERE id = ? AND claimed_by = ?", (after_item_id, annotator))
+            after = store.one("SELECT sample_id, position FROM sample_items WHERE id = ?",
+                              (after_item_id,))
+            if after is not None and cands:
+                key = (int(after["sample_id"]), int(after["position"]), int(after_item_id))
+                later = [r for r in cands
+                         if (int(r["sample_id"]), int(r["position"]), int(r["id"])) > key]
+                others = [r for r in cands if int(r["id"]) != after_item_id]
+                chosen = (later or others or cands)[0]
+        if chosen is None and cands:
+            mine = [r for r in cands if r["claimed_by"] == annotator
+                    and (r["claimed_at"] or "") >= cutoff]
+            if mine and after_item_id is None:
+                chosen = mine[0]
+            else:
+                def skipped_at(r: dict[str, Any]) -> str:
+                    own = [v["created_at"] for v in reviews.get(int(r["id"]), [])
+                           if v["annotator"] == annotator and v["verdict"] == "skip"]
+                    return max(own) if own else ""
+                fresh = [r for r in cands if not skipped_at(r)]
+                chosen = fresh[0] if fresh else min(cands, key=skipped_at)
+        if chosen is None:
+            return None
+        stamp = now()
+        # one claim per annotator: release any other item this annotator holds
+        store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                      "WHERE claimed_by = ? AND id != ?", (annotator, int(chosen["id"])))
+        store.execute("UPDATE sample_items SET claimed_by = ?, claimed_at = ? WHERE id = ?",
+                      (annotator, stamp, int(chosen["id"])))
+        return get_item(store, int(chosen["id"]))
+
+
+def release_claim(store: Store, item_id: int, annotator: str) -> bool:
+    """Give back an item this annotator holds without deciding it; True if a claim was released."""
+    with store.transaction():
+        cur = store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                            "WHERE id = ? AND claimed_by = ?", (item_id, annotator))
+        return cur.rowcount > 0
+
+
+# -- decisions ----------------------------------------------------------------------------
+
+def _sync_artifact_status(store: Store, artifact_id: int) -> str | None:
+    """Set the artifact's QC status from its active decisions (reject wins); returns it."""
+    art = store.one("SELECT status FROM artifacts WHERE id = ?", (artifact_id,))
+    if art is None or art["status"] not in _QC_STATUSES:
+        return None if art is None else art["status"]
+    verdicts = {r["verdict"] for r in store.query(
+        "SELECT verdict FROM reviews WHERE artifact_id = ? AND undone_at IS NULL "
+        "AND verdict IN ('accept', 'reject')", (artifact_id,))}
+    new = "rejected" if "reject" in verdicts else "accepted" if "accept" in verdicts else "verified"
+    if new != art["status"]:
+        store.execute("UPDATE artifacts SET status = ?, updated_at = ? WHERE id = ?",
+                      (new, now(), artifact_id))
+    return new
+
+
+def decide(store: Store, item_id: int, annotator: str, verdict: str,
+           reason: str | None = None) -> int:
+    """Record ``annotator``'s verdict (accept | reject | skip) on an item; returns the review id.
+
+    A reject needs a reason (it is the feedback for regeneration). Inside one write
+    transaction the item's state is re-checked: refused if this annotator already decided it,
+    if another annotator decided a non-overlap item (or two decided an overlap item), if
+    someone else holds an unexpired claim, if the sample is closed or the artifact replaced.
+    Accept/reject set the artifact to ``accepted`` / ``rejected``; the claim is released.
+    """
+    if not annotator or not annotator.strip():
+        raise ReviewError("an annotator name is required (use --annotator NAME)")
+    v = _norm_verdict(verdict)
+    reason = (reason or "").strip() or None
+    if v == "reject" and not reason:
+        raise ReviewError("a reject needs a reason: say what is wrong, e.g. one of: "
+                          + "; ".join(REJECT_REASONS), title="Reason required")
+    with store.transaction():
+        item = store.one(
+            "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status "
+            "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+            "JOIN artifacts a ON a.id = si.artifact_id WHERE si.id = ?", (item_id,))
+        if item is None:
+            raise ReviewError(f"no review item #{item_id}", title="No such item")
+        if item["sample_status"] != "open":
+            raise ReviewError(f"item #{item_id} belongs to sample #{item['sample_id']}, which is "
+                              f"{item['sample_status']}", title="Sample closed")
+        if item["artifact_status"] == "superseded":
+            raise ReviewError(f"item #{item_id} was regenerated since; review the new version",
+                              title="Item replaced")
+        finals = _finals(_active_reviews(store, [item_id]).get(item_id, []))
+        mine = [r for r in finals if r["annotator"] == annotator]
+        if mine:
+            raise ReviewError(f"you ({annotator}) already decided item #{item_id} "
+                              f"({mine[-1]['verdict']}); undo it first to change it",
+                              title="Already decided")
+        deciders = sorted({r["annotator"] for r in finals})
+        if not item["overlap"] and deciders:
+            raise ReviewError(f"item #{item_id} was already decided by {deciders[0]}",
+                              title="Already decided")
+        if item["overlap"] and len(deciders) >= 2:
+            raise ReviewError(f"item #{item_id} already has two decisions "
+                              f"({', '.join(deciders)})", title="Already decided")
+        holder = item["claimed_by"]
+        if holder and holder != annotator and (item["claimed_at"] or "") >= _claim_cutoff():
+            raise ReviewError(f"item #{item_id} is being reviewed by {holder} (claimed at "
+                              f"{item['claimed_at']}); take the next item instead",
+                              title="Claimed by someone else")
+        review_id = store.insert("reviews", {
+            "sample_item_id": item_id, "artifact_id": int(item["artifact_id"]),
+            "annotator": annotator, "verdict": v, "reason": reason, "created_at": now(),
+        })
+        store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL WHERE id = ?",
+                      (item_id,))
+        status = _sync_artifact_status(store, int(item["artifact_id"])) if v != "skip" else None
+        store.event(annotator, f"qc.review.{v}", "sample_item", item_id, {
+            "review_id": review_id, "sample_id": int(item["sample_id"]),
+            "artifact_id": int(item["artifact_id"]), "seed_id": int(item["seed_id"]),
+            "dimension": item["dimension"], "verdict": v, "reason": reason,
+            "artifact_status": status,
+        })
+        return review_id
+
+
+def undo_last(store: Store, annotator: str) -> int | None:
+    """Undo this annotator's most recent active decision (accept, reject or skip).
+
+    Marks the review ``undone_at`` (never deletes it), restores the artifact's status from
+    the remaining decisions and gives the item back to the annotator (claimed). Returns the
+    item id, or None when there is nothing to undo. Refused for a reject whose artifact was
+    already regenerated (the replacement exists).
+    """
+    with store.transaction():
+        r = store.one("SELECT * FROM reviews WHERE annotator = ? AND undone_at IS NULL "
+                      "ORDER BY id DESC LIMIT 1", (annotator,))
+        if r is None:
+            return None
+        item_id = int(r["sample_item_id"])
+        artifact_id = int(r["artifact_id"])
+        if r["verdict"] in FINAL_VERDICTS:
+            art = store.one("SELECT status FROM artifacts WHERE id = ?", (artifact_id,))
+            newer = store.one("SELECT id FROM artifacts WHERE replaces_id = ? ORDER BY id LIMIT 1",
+                              (artifact_id,))
+            if (art and art["status"] == "superseded") or newer:
+                raise ReviewError(
+                    f"cannot undo your {r['verdict']} of item #{item_id}: the artifact was "
+                    f"already regenerated" + (f" (artifact #{newer['id']})" if newer else "")
+                    + "; review the replacement instead", title="Cannot undo")
+        store.execute("UPDATE reviews SET undone_at = ? WHERE id = ?", (now(), int(r["id"])))
+        status = _sync_artifact_status(store, artifact_id) if r["verdict"] in FINAL_VERDICTS else None
+        cutoff = _claim_cutoff()
+        item = store.one("SELECT claimed_by, claimed_at FROM sample_items WHERE id = ?", (item_id,))
+        if item and (not item["claimed_by"] or item["claimed_by"] == annotator
+                     or (item["claimed_at"] or "") < cutoff):
+            store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                          "WHERE claimed_by = ?", (annotator,))
+            store.execute("UPDATE sample_items SET claimed_by = ?, claimed_at = ? WHERE id = ?",
+                          (annotator, now(), item_id))
+        store.event(annotator, "qc.review.undone", "sample_item", item_id, {
+            "review_id": int(r["id"]), "verdict": r["verdict"], "artifact_id": artifact_id,
+            "artifact_status": status,
+        })
+        return item_id
+
+
+def reject_feedback(store: Store, artifact_id: int) -> str | None:
+    """The reviewers' reason(s) for rejecting this artifact (newest first, distinct, joined by
+    "; "), for the generation loop to pass as feedback; None if it has no active reject."""
+    rows = store.query("SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "
+                       "AND undone_at IS NULL ORDER BY id DESC", (artifact_id,))
+    reasons: list[str] = []
+    for r in rows:
+        text = (r["reason"] or "").strip()
+        if text and text not in reasons:
+            reasons.append(text)
+    return "; ".join(reasons) if reasons else None
+
+
+# -- requeue ------------------------------------------------------------------------------
+
+def requeue_replacements(store: Store, actor: str) -> int:
+    """Put regenerated, re-verified replacements of rejected items back into review.
+
+    For every seed whose sampled artifact was rejected, if its current artifact is a newer
+    version in status ``verified`` and not in any sample yet, it joins the open sample of its
+    dimension (the sample of the rejected item is re-opened if none is open). The rejected
+    version is marked ``superseded`` if the generation loop has not done so. Returns how many
+    items were added.
+    """
+    added = 0
+    with store.transaction():
+        rejected = store.query(
+            """
+            SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
+                   a.version, sd.source
+            FROM sample_items si JOIN samples s ON s.id = si.sample_id
+            JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
+            WHERE EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                          AND r.undone_at IS NULL AND r.verdict = 'reject')
+            ORDER BY si.id
+            """)
+        latest: dict[tuple[int, str], dict[str, Any]] = {}
+        for r in rejected:
+            key = (int(r["seed_id"]), r["dimension"])
+            if key not in latest or int(r["version"]) >= int(latest[key]["version"]):
+                latest[key] = r
+        for (seed_id, dimension), r in sorted(latest.items()):
+            cur = current_artifact(store, seed_id, dimension)
+            if cur is None or int(cur["id"]) == int(r["artifact_id"]):
+                continue
+            if int(cur["version"]) <= int(r["version"]):
+                continue
+            store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? "
+                          "WHERE id = ? AND status = 'rejected'", (now(), int(r["artifact_id"])))
+            if cur["status"] != "verified":
+                continue
+            if store.scalar("SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),)):
+                continue
+            target = open_sample(store, dimension)
+            if target is None:
+                store.execute("UPDATE samples SET status = 'open' WHERE id = ?", (int(r["sample_id"]),))
+                store.event(actor, "qc.sample.reopened", "sample", int(r["sample_id"]),
+                            {"dimension": dimension, "why": "requeue of a regenerated item"})
+                target_id = int(r["sample_id"])
+            else:
+                target_id = target.id
+            pos = int(store.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM sample_items "
+                                   "WHERE sample_id = ?", (target_id,)))
+            new_item = store.insert("sample_items", {
+                "sample_id": target_id, "seed_id": seed_id, "artifact_id": int(cur["id"]),
+                "stratum": r["source"], "position": pos, "overlap": 0,
+            })
+            store.event(actor, "qc.requeued", "sample_item", new_item, {
+                "sample_id": target_id, "dimension": dimension, "seed_id": seed_id,
+                "artifact_id": int(cur["id"]), "version": int(cur["version"]),
+                "replaces_id": cur["replaces_id"], "rejected_item_id": int(r["item_id"]),
+                "rejected_artifact_id": int(r["artifact_id"]),
+            })
+            added += 1
+    return added
+
+
+# -- progress, gate, agreement ------------------------------------------------------------
+
+def progress(store: Store, sample_id: int) -> Progress:
+    items = store.query("SELECT si.id, a.status AS artifact_status FROM sample_items si "
+                        "JOIN artifacts a ON a.id = si.artifact_id WHERE si.sample_id = ?",
+                        (sample_id,))
+    reviews = _active_reviews(store, [int(i["id"]) for i in items])
+    reviewed = accepted = rejected = skipped = 0
+    for i in items:
+        rs = reviews.get(int(i["id"]), [])
+        verdicts = {r["verdict"] for r in rs}
+        if verdicts & set(FINAL_VERDICTS):
+            reviewed += 1
+            if "reject" in verdicts:
+                rejected += 1
+            else:
+                accepted += 1
+        elif "skip" in verdicts:
+            skipped += 1
+    total = len(items)
+    return Progress(total=total, reviewed=reviewed, accepted=accepted, rejected=rejected,
+                    skipped=skipped, remaining=total - reviewed)
+
+
+def _gate_rule(threshold: float, confidence: float, rate: float | None) -> str:
+    cov = f"at least {_pct(rate)} of the verified items are sampled, " if rate else ""
+    return (f"Passes when every sampled item has been reviewed, no rejected item is still "
+            f"waiting for an accepted replacement, {cov}and the {_pct(confidence)} upper "
+            f"confidence bound on the defect rate (Clopper-Pearson, rejects / reviewed random "
+            f"draws over all rounds) is below {_pct(threshold)}.")
+
+
+def gate(store: Store, dimension: str, *, threshold: float,
+         confidence: float = DEFAULT_CONFIDENCE) -> GateStatus:
+    """Evaluate the QC gate of one dimension (read-only). See the module docstring."""
+    _check_dimension(dimension)
+    if not 0.0 < threshold <= 1.0:
+        raise ReviewError(f"defect threshold must be in (0, 1], got {threshold}")
+    if not 0.0 < confidence < 1.0:
+        raise ReviewError(f"confidence must be in (0, 1), got {confidence}")
+    samples = store.query("SELECT * FROM samples WHERE dimension = ? ORDER BY id", (dimension,))
+    population_rows = [a for a in current_artifacts(store, dimension)
+                       if a["seed_status"] == "active" and a["status"] in ("verified", "accepted")]
+    population = len(population_rows)
+    if not samples:
+        rule = _gate_rule(threshold, confidence, None)
+        what = (f"draw a sample: qcstation qc sample {dimension}" if population else
+                f"generate and verify {dimension} artifacts, then draw a sample")
+        return GateStatus(dimension=dimension, passed=False, rule=rule, reviewed=0, defects=0,
+                          upper_bound=None, threshold=threshold, open_rejects=0,
+                          blockers=[f"no {dimension} sample has been drawn yet"], next_step=what,
+                          confidence=confidence, population=population)
+    rate = float(samples[-1]["rate"])
+    rule = _gate_rule(threshold, confidence, rate)
+    sample_status = {int(s["id"]): s["status"] for s in samples}
+    items = store.query(
+        "SELECT si.id, si.sample_id, si.seed_id, si.artifact_id, a.status AS artifact_status "
+        "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "JOIN artifacts a ON a.id = si.artifact_id WHERE s.dimension = ? ORDER BY si.id",
+        (dimension,))
+    reviews = _active_reviews(store, dimension=dimension)
+    requeued = _requeued_ids(store, dimension)
+
+    reviewed = defects = pending = 0
+    rejected_seeds: set[int] = set()
+    covered_seeds: set[int] = set()
+    for it in items:
+        iid = int(it["id"])
+        verdicts = {r["verdict"] for r in reviews.get(iid, [])}
+        decided = bool(verdicts & set(FINAL_VERDICTS))
+        if "reject" in verdicts:
+            rejected_seeds.add(int(it["seed_id"]))
+        if decided or sample_status[int(it["sample_id"])] == "open":
+            covered_seeds.add(int(it["seed_id"]))
+        if not decided and sample_status[int(it["sample_id"])] == "open" \
+                and it["artifact_status"] != "superseded":
+            pending += 1
+        if decided and iid not in requeued:
+            reviewed += 1
+            if "reject" in verdicts:
+                defects += 1
+
+    # open rejects: seeds with a reject whose current artifact is not yet accepted
+    in_sample = {int(it["artifact_id"]) for it in items}
+    detail: Counter[str] = Counter()
+    for seed_id in sorted(rejected_seeds):
+        cur = current_artifact(store, seed_id, dimension)
+        if cur is not None and cur["status"] == "accepted":
+            continue
+        if cur is None or cur["status"] == "rejected":
+            detail["awaiting regeneration"] += 1
+        elif cur["status"] == "generated":
+            detail["awaiting verification"] += 1
+        elif cur["status"] == "failed":
+            detail["regeneration failed"] += 1
+        elif cur["status"] == "verified" and int(cur["id"]) in in_sample:
+            detail["awaiting review"] += 1
+        elif cur["status"] == "verified":
+            detail["awaiting requeue"] += 1
+        else:  # pragma: no cover - unknown status
+            detail[f"status {cur['status']}"] += 1
+    open_rejects = sum(detail.values())
+
+    pop_seeds = {int(a["seed_id"]) for a in population_rows}
+    unsampled = len(pop_seeds - covered_seeds)
+    cov = _coverage(store, dimension, rate)
+    population = sum(c["population"] for c in cov.values())
+    covered = sum(c["covered"] for c in cov.values())
+    required = sum(c["required"] for c in cov.values())
+    short_by = {src: c["required"] - c["covered"] for src, c in cov.items()
+                if c["required"] > c["covered"]}
+    short = sum(short_by.values())
+
+    upper = clopper_pearson_upper(defects, reviewed, confidence) if reviewed else None
+    needed = reviews_needed(defects, threshold, confidence)
+    bound_ok = upper is not None and upper < threshold
+
+    blockers: list[str] = []
+    steps: list[str] = []
+    extend_by = short
+    if pending:
+        blockers.append(f"{_plural(pending, 'sampled item')} still to review")
+        steps.append(f"review {pending} more {'item' if pending == 1 else 'items'}")
+    if open_rejects:
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(detail.items()))
+        blockers.append(f"{_plural(open_rejects, 'rejected item')} without an accepted "
+                        f"replacement ({parts})")
+        if detail["awaiting regeneration"]:
+            n = detail["awaiting regeneration"]
+            steps.append(f"regenerate {n} rejected {'item' if n == 1 else 'items'} "
+                         f"(qcstation generate)")
+        if detail["awaiting verification"]:
+            steps.append(f"verify {detail['awaiting verification']} regenerated items")
+        if detail["awaiting requeue"]:
+            steps.append(f"requeue {detail['awaiting requeue']} regenerated items for review "
+                         f"(qcstation qc requeue)")
+        if detail["regeneration failed"]:
+            steps.append(f"{detail['regeneration failed']} rejected items failed regeneration: "
+                         f"fix them by hand or filter those seeds")
+    if short:
+        blockers.append(f"the sample covers {covered} of {population} verified items; the "
+                        f"{_pct(rate)} rate per source asks for {short} more ("
+                        + ", ".join(f"{src} {n}" for src, n in short_by.items()) + ")")
+        steps.append(f"extend the sample by {short} {'item' if short == 1 else 'items'} "
+                     f"(new verified items arrived)")
+    if not bound_ok:
+        if upper is None:
+            blockers.append("no sampled item has been reviewed yet")
+        else:
+            blockers.append(f"the {_pct(confidence)} upper bound on the defect rate is "
+                            f"{_pct(upper)} ({defects} of {reviewed} rejected), not below "
+                            f"{_pct(threshold)}")
+        if needed is None:
+            steps.append("the threshold cannot be reached by sampling; raise defect_threshold")
+        elif not pending:
+            more = max(needed - reviewed, 0)
+            if more > unsampled - short:
+                steps.append(f"the bound needs {needed} reviewed items with no new defects but "
+                             f"only {max(unsampled, 0)} unsampled items are left; regenerate the "
+                             f"dimension and re-draw the sample")
+            elif more:
+                extend_by = max(extend_by, more)
+                steps.append(f"extend the sample by {more} accepted items to bring the bound "
+                             f"below {_pct(threshold)}")
+    passed = not blockers
+    return GateStatus(
+        dimension=dimension, passed=passed, rule=rule, reviewed=reviewed, defects=defects,
+        upper_bound=upper, threshold=threshold, open_rejects=open_rejects, blockers=blockers,
+        next_step="nothing: the gate passes" if passed else "; then ".join(steps) or blockers[0],
+        confidence=confidence, pending=pending, population=population, covered=covered,
+        required=required, needed_reviews=needed, open_reject_detail=dict(sorted(detail.items())),
+        extend_by=0 if passed else extend_by,
+    )
+
+
+def agreement(store: Store, dimension: str) -> Agreement:
+    """Cohen's kappa over overlap items decided by two different annotators (their first
+    decisions; accept vs reject)."""
+    rows = store.query(
+        "SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND si.overlap = 1 ORDER BY si.id", (dimension,))
+    reviews = _active_reviews(store, [int(r["id"]) for r in rows])
+    a: list[str] = []
+    b: list[str] = []
+    people: set[str] = set()
+    table: Counter[str] = Counter()
+    for r in rows:
+        firsts: dict[str, str] = {}
+        for v in _finals(reviews.get(int(r["id"]), [])):
+            firsts.setdefault(v["annotator"], v["verdict"])
+        if len(firsts) < 2:
+            continue
+        (p1, v1), (p2, v2) = list(firsts.items())[:2]
+        a.append(v1)
+        b.append(v2)
+        people |= {p1, p2}
+        table[f"{v1}/{v2}"] += 1
+    return Agreement(pairs=len(a), observed=observed_agreement(a, b), kappa=cohen_kappa(a, b),
+                     annotators=sorted(people), table=dict(sorted(table.items())))
+
+
+def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
+                     confidence: float = DEFAULT_CONFIDENCE,
+                     dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS) -> dict[str, Any]:
+    """Counts for the dashboard: seeds by source and status, current artifacts by dimension
+    and status, every sample with its progress, and the gate of each QC dimension."""
+    seeds: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in store.query("SELECT source, status, COUNT(*) AS n FROM seeds GROUP BY source, status "
+                         "ORDER BY source, status"):
+        seeds[r["source"]][r["status"]] = int(r["n"])
+    artifacts: dict[str, dict[str, int]] = {}
+    for dim in ALL_DIMENSIONS:
+        c = Counter(a["status"] for a in current_artifacts(store, dim))
+        if c:
+            artifacts[dim] = dict(sorted(c.items()))
+    samples = []
+    for s in list_samples(store):
+        d = s.to_dict()
+        d.pop("params", None)
+        d["progress"] = progress(store, s.id).to_dict()
+        samples.append(d)
+    gates = {dim: gate(store, dim, threshold=threshold, confidence=confidence).to_dict()
+             for dim in dimensions}
+    return {"seeds": dict(seeds), "artifacts": artifacts, "samples": samples, "gates": gates}

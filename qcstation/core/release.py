@@ -1,0 +1,445 @@
+"""Curator-approved, immutable, reproducible releases.
+
+* :func:`release_blockers` lists in plain words why a release cannot be approved now.
+* :func:`approve_release` (curators only, every QC gate passing) freezes one JSON record per
+  releasable seed into ``release_items`` (the table refuses UPDATE and DELETE) together
+  with a manifest (counts, exclusions, QC statistics, generator configuration).
+* :func:`export_release` writes ``<out_root>/<name>/<version>/`` with ``data.jsonl``,
+  ``README.md`` (datasheet) and ``manifest.json`` (sha256 of the other files). Everything
+  is derived from the frozen rows, so exporting twice gives identical bytes.
+* :func:`diff_releases` compares two versions of a release record by record.
+
+Which seeds go in: active seeds whose four dimensions (understanding, reasoning,
+arithmetic, refinement) all have a current artifact in status ``verified`` or
+``accepted``. Every other active seed is left out and listed in the manifest with the
+reason per dimension (no artifact yet, not yet verified, failed verification, rejected in
+QC and awaiting regeneration); filtered and duplicate seeds are never candidates and are
+only counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db.store import Store, current_actor, now
+from exports.writers import (
+    KEYINFO_FIELDS,
+    datasheet_markdown,
+    dumps_canonical,
+    jsonl_bytes,
+    manifest_bytes,
+    render_key_information,
+    sha256_bytes,
+    write_atomic,
+)
+from qcstation.core import qc as qcmod
+from qcstation.errors import ReleaseError
+
+__all__ = [
+    "FORMAT_VERSION",
+    "RELEASE_DIMENSIONS",
+    "QCPolicy",
+    "qc_policy",
+    "ReleaseInfo",
+    "release_candidates",
+    "release_blockers",
+    "approve_release",
+    "export_release",
+    "release_records",
+    "diff_releases",
+    "previous_version",
+    "list_releases",
+    "get_release",
+]
+
+FORMAT_VERSION = 1
+RELEASE_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
+RELEASABLE = ("verified", "accepted")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+_EXCLUDE_REASONS = {
+    None: "no artifact yet",
+    "generated": "not yet verified",
+    "failed": "failed verification",
+    "rejected": "rejected in QC, awaiting regeneration",
+}
+
+
+@dataclass(frozen=True)
+class QCPolicy:
+    """The QC/release settings, from ``Config.qc`` or given directly (tests, scripts)."""
+
+    curators: tuple[str, ...] = ()
+    threshold: float = qcmod.DEFAULT_THRESHOLD
+    confidence: float = qcmod.DEFAULT_CONFIDENCE
+    dimensions: tuple[str, ...] = qcmod.QC_DIMENSIONS
+    sample_rate: float = qcmod.DEFAULT_RATE
+    rng_seed: int = 12345
+    overlap_rate: float = 0.0
+    min_sample: int = 5
+    generator: dict[str, Any] | None = None   # config fingerprint of the generator model
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> "QCPolicy":
+        q = cfg.qc
+        gen = None
+        if getattr(cfg, "generator", None) is not None:
+            from qcstation.core.config import config_fingerprint
+
+            gen = config_fingerprint(cfg.generator)
+        return cls(curators=tuple(q.curators), threshold=float(q.defect_threshold),
+                   confidence=float(q.confidence), dimensions=tuple(q.dimensions),
+                   sample_rate=float(q.sample_rate), rng_seed=int(q.rng_seed),
+                   overlap_rate=float(q.overlap_rate), min_sample=int(q.min_sample),
+                   generator=gen)
+
+
+def qc_policy(cfg: Any) -> QCPolicy:
+    """A :class:`QCPolicy` from a ``Config`` (or a policy, returned as is)."""
+    if isinstance(cfg, QCPolicy):
+        return cfg
+    if cfg is None or not hasattr(cfg, "qc"):
+        raise ReleaseError("a configuration with a [qc] section is required")
+    return QCPolicy.from_config(cfg)
+
+
+@dataclass
+class ReleaseInfo:
+    id: int
+    name: str
+    version: str
+    approved_by: str
+    approved_at: str
+    counts: dict[str, Any]
+    export_dir: Path | None
+    notes: str = ""
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["export_dir"] = str(self.export_dir) if self.export_dir else None
+        d.pop("manifest", None)
+        return d
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+def _exact_value(result: dict[str, Any] | None) -> str | None:
+    if not result:
+        return None
+    v = result.get("value")
+    if isinstance(v, bool):
+        v = None
+    if isinstance(v, (int, str)) and str(v).strip():
+        return str(v).strip()
+    t = result.get("value_text")
+    return str(t).strip() if t not in (None, "") else None
+
+
+def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def content(dim: str) -> dict[str, Any]:
+        return qcmod._loads(arts[dim]["content"]) or {}
+
+    und, rea, ari, ref = (content(d) for d in RELEASE_DIMENSIONS)
+    errors = ref.get("errors") if isinstance(ref.get("errors"), list) else []
+    answer = _exact_value(qcmod._loads(arts["reasoning"]["verify_result"]))
+    if answer is None:
+        answer = _exact_value(qcmod._loads(arts["arithmetic"]["verify_result"]))
+    return {
+        "id": f"{seed['source']}-{seed['orig_id']}",
+        "seed_id": int(seed["id"]),
+        "source": seed["source"],
+        "orig_id": str(seed["orig_id"]),
+        "difficulty": seed["level"],
+        "question": seed["question"],
+        "background": render_key_information(und),
+        "key_information": {k: und.get(k) for k in KEYINFO_FIELDS},
+        "smt-lib": rea.get("smtlib"),
+        "answer": answer,
+        "notation": ari.get("notation"),
+        "notation_smtlib": ari.get("smtlib"),
+        "gt_answer": seed["answer_text"],
+        "gt_cot": ref.get("gt_cot") or seed.get("solution"),
+        "w_cot": ref.get("w_cot"),
+        "wrong": [str(e.get("type")) for e in errors if isinstance(e, dict)],
+        "errors": errors,
+        "provenance": {
+            dim: {"artifact_id": int(a["id"]), "version": int(a["version"]), "status": a["status"],
+                  "generator": a["generator"], "model": a["model"],
+                  "prompt_version": a["prompt_version"]}
+            for dim, a in sorted(arts.items())
+        },
+    }
+
+
+def release_candidates(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(records that would be released now, active seeds left out with reasons per dimension)."""
+    current: dict[str, dict[int, dict[str, Any]]] = {
+        dim: {int(a["seed_id"]): a for a in qcmod.current_artifacts(store, dim)}
+        for dim in RELEASE_DIMENSIONS
+    }
+    records: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    for seed in store.query("SELECT * FROM seeds WHERE status = 'active' ORDER BY id"):
+        sid = int(seed["id"])
+        arts: dict[str, dict[str, Any]] = {}
+        missing: dict[str, str] = {}
+        for dim in RELEASE_DIMENSIONS:
+            a = current[dim].get(sid)
+            if a is not None and a["status"] in RELEASABLE:
+                arts[dim] = a
+            else:
+                status = None if a is None else a["status"]
+                missing[dim] = _EXCLUDE_REASONS.get(status, f"status {status}")
+        if missing:
+            excluded.append({"seed_id": sid, "source": seed["source"],
+                             "orig_id": str(seed["orig_id"]), "missing": missing})
+        else:
+            records.append(_build_record(seed, arts))
+    return records, excluded
+
+
+# -- blockers and approval ----------------------------------------------------------------
+
+def _check_name(kind: str, value: str) -> str:
+    if not isinstance(value, str) or not _NAME_RE.match(value) or value in (".", ".."):
+        raise ReleaseError(f"release {kind} {value!r} is not allowed: use letters, digits, '.', "
+                           f"'_', '+' or '-' (it becomes a directory name)", title="Bad name")
+    return value
+
+
+def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> list[str]:
+    """Why a release cannot be approved now, in plain words ([] means it can).
+
+    With ``actor``, also says so when that person is not a curator."""
+    policy = qc_policy(cfg)
+    blockers: list[str] = []
+    if not policy.curators:
+        blockers.append("no curators are configured: add curators = [\"name\"] under [qc] "
+                        "(or set QCSTATION_CURATORS)")
+    elif actor is not None and actor not in policy.curators:
+        blockers.append(f"{actor} is not a curator (curators: {', '.join(policy.curators)})")
+    for dim in policy.dimensions:
+        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        for b in g.blockers:
+            blockers.append(f"{dim} QC gate: {b}")
+    records, _ = release_candidates(store)
+    if not records:
+        blockers.append("no seed has all four dimensions verified or accepted yet")
+    return blockers
+
+
+def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for dim in policy.dimensions:
+        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        ag = qcmod.agreement(store, dim)
+        samples = []
+        for s in qcmod.list_samples(store, dim):
+            p = s.params
+            samples.append({
+                "id": s.id, "round": s.round, "rng_seed": s.rng_seed, "rate": s.rate,
+                "status": s.status, "size": s.size, "created_at": s.created_at,
+                "created_by": s.created_by, "population": p.get("population"),
+                "allocation": p.get("allocation"),
+                "extensions": [{k: e.get(k) for k in ("asked", "added", "allocation")}
+                               for e in p.get("extensions") or []],
+                "progress": qcmod.progress(store, s.id).to_dict(),
+            })
+        people = store.query(
+            "SELECT DISTINCT r.annotator FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
+            "AND r.verdict IN ('accept', 'reject') ORDER BY r.annotator", (dim,))
+        decisions = store.scalar(
+            "SELECT COUNT(*) FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
+            "AND r.verdict IN ('accept', 'reject')", (dim,))
+        out[dim] = {"gate": g.to_dict(), "agreement": ag.to_dict(), "samples": samples,
+                    "annotators": [r["annotator"] for r in people], "decisions": int(decisions)}
+    return out
+
+
+def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    c: Counter[tuple[str, str, str, str]] = Counter()
+    for r in records:
+        for dim, p in r["provenance"].items():
+            c[(dim, p["generator"] or "", p["model"] or "", p["prompt_version"] or "")] += 1
+    return [{"dimension": d, "generator": g, "model": m or None, "prompt_version": pv or None,
+             "records": n} for (d, g, m, pv), n in sorted(c.items())]
+
+
+def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: Any,
+                    notes: str = "") -> ReleaseInfo:
+    """Approve and freeze a release. Only a curator may; every QC gate must pass."""
+    _check_name("name", name)
+    _check_name("version", version)
+    policy = qc_policy(cfg)
+    if not policy.curators:
+        raise ReleaseError("no curators are configured; add curators = [\"name\"] under [qc]",
+                           title="Not allowed")
+    if actor not in policy.curators:
+        raise ReleaseError(f"only a curator can approve a release; {actor} is not one "
+                           f"(curators: {', '.join(policy.curators)})", title="Not allowed")
+    with store.transaction():
+        if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
+            raise ReleaseError(f"release {name} {version} already exists and releases are "
+                               f"immutable; choose a new version", title="Release exists")
+        blockers = release_blockers(store, policy, actor=actor)
+        if blockers:
+            raise ReleaseError("cannot approve the release yet:\n- " + "\n- ".join(blockers),
+                               title="Release blocked")
+        records, excluded = release_candidates(store)
+        approved_at = now()
+        by_reason: Counter[str] = Counter()
+        for e in excluded:
+            for dim, why in e["missing"].items():
+                by_reason[f"{dim}: {why}"] += 1
+        inactive = {r["status"]: int(r["n"]) for r in store.query(
+            "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
+        manifest = {
+            "name": name, "version": version, "approved_by": actor, "approved_at": approved_at,
+            "notes": notes or "", "format_version": FORMAT_VERSION,
+            "schema_version": store.schema_version,
+            "files_order": ["data.jsonl", "README.md", "manifest.json"],
+            "counts": {
+                "records": len(records),
+                "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
+                "by_difficulty": dict(sorted(Counter(r["difficulty"] for r in records).items())),
+                "excluded": len(excluded),
+                "inactive_seeds": dict(sorted(inactive.items())),
+            },
+            "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
+                         "seeds": excluded},
+            "qc": _qc_section(store, policy),
+            "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
+                          "dimensions": list(policy.dimensions), "curators": list(policy.curators),
+                          "sample_rate": policy.sample_rate},
+            "generators": _generators(records),
+            "generator_config": policy.generator,
+            "data_sha256": sha256_bytes(jsonl_bytes(records)),
+        }
+        rid = store.insert("releases", {
+            "name": name, "version": version, "status": "approved", "approved_by": actor,
+            "approved_at": approved_at, "manifest": dumps_canonical(manifest), "notes": notes or "",
+        })
+        for r in records:
+            store.insert("release_items", {"release_id": rid, "seed_id": r["seed_id"],
+                                           "record": dumps_canonical(r)})
+        store.event(actor, "release.approved", "release", rid, {
+            "name": name, "version": version, "records": len(records), "excluded": len(excluded),
+            "data_sha256": manifest["data_sha256"],
+        })
+    return get_release(store, name, version)
+
+
+# -- reading, export, diff ----------------------------------------------------------------
+
+def _release_row(store: Store, name: str, version: str) -> dict[str, Any]:
+    row = store.one("SELECT * FROM releases WHERE name = ? AND version = ?", (name, version))
+    if row is None:
+        known = [r["version"] for r in store.query(
+            "SELECT version FROM releases WHERE name = ? ORDER BY approved_at, id", (name,))]
+        hint = f"; versions of {name}: {', '.join(known)}" if known else ""
+        raise ReleaseError(f"no release {name} {version}{hint}", title="No such release")
+    return row
+
+
+def _export_dir(store: Store, release_id: int) -> Path | None:
+    ev = store.one("SELECT detail FROM events WHERE action = 'release.exported' AND entity = 'release' "
+                   "AND entity_id = ? ORDER BY id DESC LIMIT 1", (release_id,))
+    if ev is None:
+        return None
+    d = (qcmod._loads(ev["detail"]) or {}).get("dir")
+    return Path(d) if d and Path(d).is_dir() else None
+
+
+def _info(store: Store, row: dict[str, Any]) -> ReleaseInfo:
+    manifest = qcmod._loads(row["manifest"]) or {}
+    return ReleaseInfo(id=int(row["id"]), name=row["name"], version=row["version"],
+                       approved_by=row["approved_by"], approved_at=row["approved_at"],
+                       counts=manifest.get("counts", {}), export_dir=_export_dir(store, int(row["id"])),
+                       notes=row["notes"] or "", manifest=manifest)
+
+
+def get_release(store: Store, name: str, version: str) -> ReleaseInfo:
+    return _info(store, _release_row(store, name, version))
+
+
+def list_releases(store: Store) -> list[ReleaseInfo]:
+    return [_info(store, r) for r in store.query("SELECT * FROM releases ORDER BY name, approved_at, id")]
+
+
+def release_records(store: Store, name: str, version: str) -> list[dict[str, Any]]:
+    """The frozen records of a release, in seed order."""
+    row = _release_row(store, name, version)
+    return [json.loads(r["record"]) for r in store.query(
+        "SELECT record FROM release_items WHERE release_id = ? ORDER BY seed_id", (int(row["id"]),))]
+
+
+def export_release(store: Store, name: str, version: str, out_root: Path = Path("exports")) -> Path:
+    """Write ``<out_root>/<name>/<version>/{data.jsonl, README.md, manifest.json}``.
+
+    Built only from the frozen release rows: identical bytes on every export."""
+    row = _release_row(store, name, version)
+    _check_name("name", name)
+    _check_name("version", version)
+    manifest = qcmod._loads(row["manifest"]) or {}
+    records = release_records(store, name, version)
+    data = jsonl_bytes(records)
+    if manifest.get("data_sha256") and manifest["data_sha256"] != sha256_bytes(data):
+        raise ReleaseError(f"release {name} {version}: the stored records do not match the "
+                           f"checksum recorded at approval", title="Release corrupted")
+    readme = datasheet_markdown(manifest).encode("utf-8")
+    out = Path(out_root) / name / version
+    files = {
+        "data.jsonl": {"sha256": sha256_bytes(data), "bytes": len(data), "records": len(records)},
+        "README.md": {"sha256": sha256_bytes(readme), "bytes": len(readme)},
+    }
+    full = dict(manifest)
+    full["files"] = files
+    man = manifest_bytes(full)
+    try:
+        write_atomic(out / "data.jsonl", data)
+        write_atomic(out / "README.md", readme)
+        write_atomic(out / "manifest.json", man)
+    except OSError as exc:
+        raise ReleaseError(f"cannot write the export to {out}: {exc}", title="Export failed") from exc
+    store.event(current_actor(), "release.exported", "release", int(row["id"]), {
+        "name": name, "version": version, "dir": str(out.resolve()),
+        "files": {**files, "manifest.json": {"sha256": sha256_bytes(man), "bytes": len(man)}},
+    })
+    return out
+
+
+def previous_version(store: Store, name: str, version: str) -> str | None:
+    """The version of ``name`` approved just before ``version`` (None for the first)."""
+    row = _release_row(store, name, version)
+    prev = store.one("SELECT version FROM releases WHERE name = ? AND (approved_at < ? OR "
+                     "(approved_at = ? AND id < ?)) ORDER BY approved_at DESC, id DESC LIMIT 1",
+                     (name, row["approved_at"], row["approved_at"], int(row["id"])))
+    return None if prev is None else prev["version"]
+
+
+def diff_releases(store: Store, name: str, old: str, new: str) -> dict[str, Any]:
+    """Seeds added, removed and changed (with the changed fields) from ``old`` to ``new``."""
+    a = {int(r["seed_id"]): r for r in release_records(store, name, old)}
+    b = {int(r["seed_id"]): r for r in release_records(store, name, new)}
+    changed = []
+    for sid in sorted(a.keys() & b.keys()):
+        fields = sorted(k for k in a[sid].keys() | b[sid].keys() if a[sid].get(k) != b[sid].get(k))
+        if fields:
+            changed.append({"seed_id": sid, "id": b[sid]["id"], "fields": fields})
+    added = sorted(b.keys() - a.keys())
+    removed = sorted(a.keys() - b.keys())
+    return {
+        "name": name, "old": old, "new": new,
+        "added": added, "removed": removed, "changed": changed,
+        "added_ids": [b[s]["id"] for s in added], "removed_ids": [a[s]["id"] for s in removed],
+        "unchanged": len(a.keys() & b.keys()) - len(changed),
+        "counts": {"old": len(a), "new": len(b), "added": len(added), "removed": len(removed),
+                   "changed": len(changed)},
+    }

@@ -1,0 +1,233 @@
+"""The generate → verify → regenerate loop, end to end on real data, real Z3, real SQLite,
+and a real OpenAI-protocol server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.core.config import load_config
+from qcstation.core.pipeline import Pipeline, current_artifact
+from tests.conftest import ROOT, dataset
+from tests.fake_openai import FakeOpenAI
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _import(store: Store, path: Path, fmt: str = "auto", **kw) -> None:
+    from qcstation.core.importers import import_file
+
+    import_file(store, path, fmt, **kw)
+
+
+def _config(tmp_path: Path, body: str = "") -> object:
+    p = tmp_path / "qc.toml"
+    p.write_text(body)
+    return load_config(p, env={})
+
+
+def _model_toml(url: str, **extra: object) -> str:
+    lines = ["[generator]", 'model = "fake-model"', f'base_url = "{url}"', "retries = 1",
+             "backoff_s = 0.01", "timeout_s = 5"]
+    lines += [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in extra.items()]
+    return "\n".join(lines) + "\n[generation]\nmax_attempts = 3\n"
+
+
+def test_offline_loop_on_real_gsm8k(tmp_path: Path, db_file: Path) -> None:
+    src = dataset("gsm8k/test.jsonl")
+    sample = tmp_path / "gsm8k.jsonl"
+    sample.write_text("".join(src.read_text().splitlines(keepends=True)[:25]))
+    with Store(db_file) as store:
+        _import(store, sample, "gsm8k")
+        active = store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'")
+    cfg = _config(tmp_path)
+    with Pipeline(db_file, cfg) as p:
+        summary = p.generate()
+    counts = summary.to_dict()["dimensions"]
+    # exact rules: most active GSM8K seeds verify in every dimension, offline
+    for dim in ("reasoning", "arithmetic", "understanding", "refinement"):
+        assert counts[dim].get("verified", 0) >= 0.8 * active, (dim, counts)
+    with Store(db_file) as store:
+        arith = store.query("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND status = 'verified'")
+        for a in arith:
+            content = json.loads(a["content"])
+            src_art = store.one("SELECT * FROM artifacts WHERE id = ?", (content["source_artifact_id"],))
+            assert src_art["dimension"] == "reasoning" and src_art["status"] == "verified"
+            assert json.loads(a["verify_result"])["status"] == "verified"
+            assert not any(w in content["notation"].lower() for w in ("egg", "duck", "dollar"))
+        # every attempt is recorded, with its output
+        assert store.scalar("SELECT COUNT(*) FROM attempts WHERE finished_at IS NULL") == 0
+    # a second run does nothing new
+    with Pipeline(db_file, cfg) as p:
+        again = p.generate().to_dict()["dimensions"]
+    assert all("verified" not in c for c in again.values()), again
+    with Store(db_file) as store:
+        assert store.scalar("SELECT MAX(version) FROM artifacts") == 1
+
+
+def test_no_model_and_no_rule_says_so(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": f"Tom has {n} apples and buys {n + 2} more, then eats 1. How many now?",
+             "answer": str(2 * n + 1), "id": f"q{n}"} for n in range(3)]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with Pipeline(db_file, _config(tmp_path)) as p:
+        s = p.generate(dimensions=["reasoning"])
+    assert s.counts["reasoning"]["needs_model"] == 3
+    assert any("no model is configured" in n for n in s.notes)
+
+
+def _smt(value: int) -> str:
+    return ("(set-logic QF_LIA)\n(declare-const answer Int)\n"
+            f"(assert (= answer (+ {value - 1} 1)))\n(check-sat)\n(get-value (answer))")
+
+
+def test_model_loop_regenerates_with_verifier_feedback(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+             "answer": "7", "id": "a"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with FakeOpenAI() as server:
+        server.reply("I think the answer is seven.")     # no SMT-LIB at all
+        server.reply(_smt(8))                               # wrong value
+        server.reply("```smt2\n" + _smt(7) + "\n```")      # right, in a fence
+        cfg = _config(tmp_path, _model_toml(server.base_url))
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning"])
+        bodies = [r.body for r in server.chat_requests]
+    assert s.counts["reasoning"]["verified"] == 1
+    assert len(bodies) == 3
+    # the third request carried the verifier's message about the wrong value
+    last_user = bodies[2]["messages"][-1]["content"]
+    assert "8" in last_user and "7" in last_user and "rejected" in last_user
+    with Store(db_file) as store:
+        attempts = store.query("SELECT * FROM attempts ORDER BY id")
+        assert [a["attempt_no"] for a in attempts] == [1, 2, 3]
+        assert attempts[0]["parse_ok"] == 0 and attempts[0]["raw_output"].startswith("I think")
+        assert attempts[1]["verify_status"] == "wrong_value"
+        cur = current_artifact(store, 1, "reasoning")
+        assert cur["status"] == "verified" and cur["version"] == 2 and cur["model"] == "fake-model"
+        old = store.one("SELECT * FROM artifacts WHERE version = 1")
+        assert old["status"] == "superseded" and cur["replaces_id"] == old["id"]
+
+
+def test_attempts_exhausted_marks_failed_with_history(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+             "answer": "7", "id": "a"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with FakeOpenAI(responder=lambda req: _smt(9) + f"\n; {len(req['messages'])}") as server:
+        cfg = _config(tmp_path, _model_toml(server.base_url))
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning"])
+    assert s.counts["reasoning"]["failed:attempts_exhausted"] == 1
+    with Store(db_file) as store:
+        assert store.scalar("SELECT COUNT(*) FROM attempts") == 3
+        cur = current_artifact(store, 1, "reasoning")
+        assert cur["status"] == "failed"
+        assert "9" in json.loads(cur["verify_result"])["message"]
+
+
+def test_dead_server_fails_cleanly_and_keeps_attempts(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+             "answer": "7", "id": "a"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    cfg = _config(tmp_path, _model_toml("http://127.0.0.1:9/v1"))
+    with Pipeline(db_file, cfg) as p:
+        s = p.generate(dimensions=["reasoning"])
+    assert s.counts["reasoning"]["failed:attempts_exhausted"] == 1
+    with Store(db_file) as store:
+        errs = store.query("SELECT parse_error FROM attempts")
+        assert len(errs) == 3 and all("model call failed" in e["parse_error"] for e in errs)
+
+
+KEYINFO = {"problem_scenario": "Tom and apples.", "goal": "How many apples now?",
+           "known_quantities": ["3 apples", "5 more"], "unknown_quantities": ["apples now"],
+           "relationships_and_constraints": ["now = 3 + 5 - 1"], "irrelevant_information": []}
+
+
+def test_rejected_artifact_is_regenerated_with_reviewer_reason(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+             "answer": "7", "id": "a"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with FakeOpenAI(responder=lambda req: json.dumps(KEYINFO)) as server:
+        cfg = _config(tmp_path, _model_toml(server.base_url))
+        with Pipeline(db_file, cfg) as p:
+            p.generate(dimensions=["understanding"])
+        with Store(db_file) as store:
+            art = current_artifact(store, 1, "understanding")
+            assert art["status"] == "verified"
+            # a reviewer rejects it (written as the QC module writes decisions)
+            with store.transaction():
+                store.execute("UPDATE artifacts SET status = 'rejected' WHERE id = ?", (art["id"],))
+                sid = store.insert("samples", {"dimension": "understanding", "round": 1, "rng_seed": 1,
+                                               "rate": 1.0, "created_at": "t"})
+                iid = store.insert("sample_items", {"sample_id": sid, "seed_id": 1,
+                                                    "artifact_id": art["id"], "position": 0})
+                store.insert("reviews", {"sample_item_id": iid, "artifact_id": art["id"],
+                                         "annotator": "ann", "verdict": "reject",
+                                         "reason": "goal misses the unit", "created_at": "t"})
+        with Pipeline(db_file, cfg) as p:
+            s = p.regenerate_rejected()
+        last = server.chat_requests[-1].body["messages"][-1]["content"]
+    assert "goal misses the unit" in last
+    assert s.counts["understanding"]["verified"] == 1
+    with Store(db_file) as store:
+        new = current_artifact(store, 1, "understanding")
+        assert new["version"] == 2 and new["replaces_id"] == art["id"]
+        assert store.scalar("SELECT status FROM artifacts WHERE id = ?", (art["id"],)) == "superseded"
+
+
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": f"Tom has {n} apples and buys 5 more, then eats 1. How many now?",
+             "answer": str(n + 4), "id": f"q{n}"} for n in range(1, 13)]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+
+    def responder(req: dict) -> str:
+        q = req["messages"][-1]["content"]
+        n = int(q.split("has ")[1].split(" ")[0])
+        return _smt(n + 4)
+
+    with FakeOpenAI(responder=responder) as server:
+        server.default_delay = 0.4
+        cfg_path = tmp_path / "qc.toml"
+        cfg_path.write_text(_model_toml(server.base_url, concurrency=1))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "qcstation", "--db", str(db_file), "--config", str(cfg_path),
+               "generate", "-d", "reasoning", "-q"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.time() + 30
+        while time.time() < deadline and len(server.chat_requests) < 4:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        first_requests = len(server.chat_requests)
+        assert 0 < first_requests < 12
+        with Store(db_file) as store:
+            cached_before = store.scalar("SELECT COUNT(*) FROM llm_cache")
+        server.default_delay = 0
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    with Store(db_file) as store:
+        per_seed = store.query(
+            "SELECT seed_id, COUNT(*) AS n, MAX(status) AS st FROM artifacts "
+            "WHERE dimension = 'reasoning' AND status != 'superseded' GROUP BY seed_id")
+        assert len(per_seed) == 12 and all(r["n"] == 1 and r["st"] == "verified" for r in per_seed)
+        assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE dimension = 'reasoning'") == 12
+        # answers the killed run already received were cached, so they cost nothing now
+        assert store.scalar("SELECT COUNT(*) FROM llm_calls WHERE cached = 1") == cached_before
+    assert len(server.chat_requests) - first_requests == 12 - cached_before

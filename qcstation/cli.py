@@ -36,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="qcstation",
         description=(
             "Build and evaluate multi-dimensional math-reasoning benchmarks (SMART): "
-            "import seeds, generate and verify dimension artifacts, review QC samples, "
-            "release, evaluate. With no command, opens the terminal workstation."
+            "import seeds, generate and verify dimension artifacts, review QC samples "
+            "and approve releases. With no command, opens the terminal workstation."
         ),
     )
     parser.add_argument("--version", action="version", version=f"qcstation {__version__}")

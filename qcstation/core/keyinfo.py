@@ -32,8 +32,20 @@ class KeyInfoError(GenerationError):
     pass
 
 
+_WORDS = {w: Fraction(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_WORDS.update({w: Fraction(10 * i) for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), start=3)})
+_WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fraction(2),
+               "triple": Fraction(3), "dozen": Fraction(12), "hundred": Fraction(100),
+               "thousand": Fraction(1000), "quarter": Fraction(1, 4)})
+_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
+
+
 def _numbers(text: str) -> set[Fraction]:
-    out: set[Fraction] = set()
+    """Numbers a text states, in digits or (small) number words."""
+    out: set[Fraction] = {_WORDS[w.lower()] for w in _WORD_RE.findall(text)}
     for tok in _NUMBER.findall(text):
         parsed = parse_number(tok.rstrip(",").replace("$", ""))
         if parsed is not None:

@@ -52,3 +52,42 @@ def test_invented_numbers_are_caught() -> None:
 def test_empty_goal_is_caught() -> None:
     fields = parse_keyinfo(json.dumps({**GOOD, "Goal": ""}))
     assert "Goal is empty" in validate_keyinfo(fields, QUESTION)
+
+
+def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
+    from qcstation.core.keyinfo import keyinfo_from_annotations
+    from qcstation.core.rules import RuleError, rule_for_seed
+    from tests.conftest import dataset
+
+    lines = dataset("gsm8k/test.jsonl").read_text().splitlines()[:150]
+    passed = tried = 0
+    for line in lines:
+        rec = json.loads(line)
+        solution, gold = rec["answer"].split("####")
+        seed = {"question": rec["question"], "solution": solution, "answer_text": gold.strip()}
+        try:
+            rule = rule_for_seed(seed)
+        except RuleError:
+            continue
+        tried += 1
+        fields = keyinfo_from_annotations(rec["question"], solution, rule.steps)
+        if not validate_keyinfo(fields, rec["question"]):
+            passed += 1
+        # relationships are exactly the formalization's steps
+        assert len(fields["relationships_and_constraints"]) == len(rule.steps)
+        assert fields["goal"] in rec["question"]
+    assert tried > 130 and passed == tried
+
+
+def test_rule_draft_understands_number_words() -> None:
+    from qcstation.core.keyinfo import keyinfo_from_annotations
+    from qcstation.core.rules import rule_for_seed
+
+    q = ("Jan has three times the number of pets as Marcia. Marcia has two more pets than Cindy. "
+         "If Cindy has four pets, how many total pets do the three have?")
+    sol = ("Marcia has 4+2=<<4+2=6>>6 pets.\nJan has 3*6=<<3*6=18>>18 pets.\n"
+           "They have 4+6+18=<<4+6+18=28>>28 pets in total.")
+    rule = rule_for_seed({"question": q, "solution": sol, "answer_text": "28"})
+    fields = keyinfo_from_annotations(q, sol, rule.steps)
+    assert validate_keyinfo(fields, q) == []
+    assert any("Cindy has four pets" in k for k in fields["known_quantities"])

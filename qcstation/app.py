@@ -1,0 +1,362 @@
+"""The qcstation workstation: QC review over SSH, sampling gate, curator-approved releases.
+
+``qcstation`` with no subcommand calls :func:`run_app`. Tests and benchmarks build
+the app with :func:`make_app` and drive it headless with ``app.run_test()``.
+
+Threading model (STYLE.md §3): every database or generation call runs in a thread
+worker that opens its own :class:`db.Store` on ``app.db_path`` (a sqlite connection
+belongs to the thread that made it), calls a pure core function and posts a message
+from :mod:`qcstation.messages`; the screens' handlers own all UI state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen, Screen
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from db import Store, current_actor
+from qcstation.errors import QCStationError
+from screens.dashboard import DashboardScreen
+from screens.error_modal import ErrorModal
+from screens.help import HelpScreen
+
+if TYPE_CHECKING:
+    from qcstation.core.config import Config
+    from qcstation.core.qc import GateStatus
+
+
+@dataclass(frozen=True)
+class QCSettings:
+    """The ``[qc]`` settings the workstation needs, read once from the configuration."""
+
+    sample_rate: float = 0.10
+    rng_seed: int = 12345
+    defect_threshold: float = 0.05
+    confidence: float = 0.95
+    overlap_rate: float = 0.0
+    min_sample: int = 5
+    curators: tuple[str, ...] = ()
+    dimensions: tuple[str, ...] = ("arithmetic", "understanding")
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> QCSettings:
+        qc = getattr(cfg, "qc", None)
+        if qc is None:
+            return cls()
+        default = cls()
+        return cls(
+            sample_rate=float(getattr(qc, "sample_rate", default.sample_rate)),
+            rng_seed=int(getattr(qc, "rng_seed", default.rng_seed)),
+            defect_threshold=float(getattr(qc, "defect_threshold", default.defect_threshold)),
+            confidence=float(getattr(qc, "confidence", default.confidence)),
+            overlap_rate=float(getattr(qc, "overlap_rate", default.overlap_rate)),
+            min_sample=int(getattr(qc, "min_sample", default.min_sample)),
+            curators=tuple(getattr(qc, "curators", default.curators) or ()),
+            dimensions=tuple(getattr(qc, "dimensions", default.dimensions) or default.dimensions),
+        )
+
+
+#: From this many artifact rows up, heavy read-only work (QC gates, counts) runs in a
+#: child process: it is seconds of pure Python that would otherwise starve the UI thread.
+SUBPROCESS_READS_FROM_ARTIFACTS = 20_000
+
+_READ_SCRIPT = """
+import importlib, json, sys
+from db import Store
+module, name = sys.argv[1].split(":")
+func = getattr(importlib.import_module(module), name)
+with Store(sys.argv[2]) as store:
+    result = func(store, *json.loads(sys.argv[3]), **json.loads(sys.argv[4]))
+to_dict = getattr(result, "to_dict", None)
+json.dump(to_dict() if callable(to_dict) else result, sys.stdout, default=str)
+"""
+
+
+class ReadCancelled(Exception):
+    """The worker waiting for a child-process read was cancelled (the child was killed)."""
+
+
+def read_in_subprocess(target: str, db_path: Path, *args: Any,
+                       cancelled: Callable[[], bool] | None = None, **kwargs: Any) -> Any:
+    """Run ``target(store, *args, **kwargs)`` (``"package.module:function"``, one of ours)
+    on ``db_path`` in a fresh interpreter with its own GIL; return its result as JSON data
+    (``to_dict()`` for dataclasses). ``cancelled`` is polled while waiting; when it says so
+    the child is killed and :class:`ReadCancelled` raised."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    command = [sys.executable, "-c", _READ_SCRIPT, target, str(db_path), json.dumps(args),
+               json.dumps(kwargs)]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True, env=env)
+        while True:
+            try:
+                proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                if cancelled is not None and cancelled():
+                    proc.kill()
+                    proc.wait()
+                    raise ReadCancelled(target) from None
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if proc.returncode != 0:
+        lines = stderr.strip().splitlines()
+        last = lines[-1] if lines else f"exit code {proc.returncode}"
+        raise QCStationError(f"{target.split(':')[-1]} failed in a child process: {last}",
+                             title="Reading the database failed")
+    return json.loads(stdout)
+
+
+@dataclass
+class _ErrorRoute:
+    title: str
+    header: str
+    detail: str
+    modal: bool
+    extra: list[str] = field(default_factory=list)
+
+
+def describe_error(error: BaseException, context: str) -> _ErrorRoute:
+    """How to show an error: domain errors and unexpected ones in a modal (a user must
+    read them); a busy database as a transient notification."""
+    if isinstance(error, QCStationError):
+        return _ErrorRoute(error.title, context, str(error), modal=True)
+    if isinstance(error, sqlite3.OperationalError) and (
+            "locked" in str(error) or "busy" in str(error)):
+        return _ErrorRoute("Database busy", context,
+                           f"{error}: another session held the write lock for longer than the "
+                           "busy timeout; nothing was lost, try again.", modal=False)
+    detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return _ErrorRoute(f"Unexpected error: {type(error).__name__}", context,
+                       f"{error}\n\n{detail}", modal=True)
+
+
+class QCStationApp(App[int]):
+    """Review QC samples, watch the gates, approve releases."""
+
+    CSS_PATH = ["app.tcss"]
+    TITLE = "qcstation"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("q", "quit", "Quit", show=False, id="quit"),
+        Binding("ctrl+q", "force_quit", "Quit", show=False, priority=True, id="force-quit"),
+        Binding("f1", "help", "Help", id="help"),
+        Binding("question_mark", "help", "Help", show=False, id="help-alt"),
+        Binding("ctrl+p", "command_palette", "Menu",
+                tooltip="Command palette: every action by name", id="command-palette"),
+    ]
+
+    def __init__(self, db_path: Path, *, config: Config, annotator: str,
+                 settings: QCSettings, review: str | None = None) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.start_review = review
+        self.subprocess_reads_from = SUBPROCESS_READS_FROM_ARTIFACTS
+        self._large_db: bool | None = None
+        self.config = config
+        self.annotator = annotator
+        self.settings = settings
+        self.sub_title = f"{self.db_path.name} · {annotator}"
+
+    # -- lifecycle -----------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.push_screen(DashboardScreen())
+        if self.start_review is not None:
+            from screens.review import ReviewScreen
+
+            self.push_screen(ReviewScreen(self.start_review or None))
+
+    def open_store(self) -> Store:
+        """A new connection for the calling thread (call it inside a worker)."""
+        return Store(self.db_path)
+
+    def _offload(self, store: Store) -> bool:
+        """Is the database large enough for heavy reads to go to a child process?"""
+        if self._large_db is None:
+            count = int(store.scalar("SELECT COUNT(*) FROM artifacts") or 0)
+            self._large_db = count >= self.subprocess_reads_from
+        return self._large_db
+
+    def evaluate_gate(self, store: Store, dimension: str) -> GateStatus:
+        """``qc.gate`` with the configured threshold. Call it from a worker thread.
+
+        On a large database the gate is seconds of pure-Python work; in a thread it would
+        hold the GIL and starve the UI (keys and the next item wait), so from
+        :data:`SUBPROCESS_READS_FROM_ARTIFACTS` artifacts up it runs in a child process."""
+        import dataclasses
+
+        from qcstation.core import qc
+
+        settings = self.settings
+        if not self._offload(store):
+            return qc.gate(store, dimension, threshold=settings.defect_threshold,
+                           confidence=settings.confidence)
+        worker = get_current_worker()
+        data = read_in_subprocess("qcstation.core.qc:gate", self.db_path, dimension,
+                                  threshold=settings.defect_threshold,
+                                  confidence=settings.confidence,
+                                  cancelled=lambda: worker.is_cancelled)
+        names = {f.name for f in dataclasses.fields(qc.GateStatus)}
+        return qc.GateStatus(**{k: v for k, v in data.items() if k in names})
+
+    def read_counts(self, store: Store) -> dict[str, Any]:
+        """Seeds per source/status and current artifacts per dimension/status
+        (``status_counts``), in a child process on a large database. Worker threads only."""
+        from qcstation.core.status import status_counts
+
+        if not self._offload(store):
+            return status_counts(store)
+        worker = get_current_worker()
+        counts: dict[str, Any] = read_in_subprocess(
+            "qcstation.core.status:status_counts", self.db_path,
+            cancelled=lambda: worker.is_cancelled)
+        return counts
+
+    def release_claim_later(self, item_id: int) -> None:
+        """Give back an item the annotator held without deciding (leaving the review
+        screen), so a colleague need not wait for the claim to expire."""
+        self._release_claim(item_id)
+
+    @work(thread=True, exit_on_error=False, group="claims",
+          description="Giving back the item you held")
+    def _release_claim(self, item_id: int) -> None:
+        from qcstation.core import qc
+
+        with self.open_store() as store:
+            qc.release_claim(store, item_id, self.annotator)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Notifications carry reviewers' reasons, model text and error messages: never
+        parse them as console markup (a stray ``[`` must not garble or raise)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    # -- errors (STYLE.md §6) --------------------------------------------------------
+    @on(Worker.StateChanged)
+    def _route_worker_error(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None \
+                and not isinstance(event.worker.error, ReadCancelled):
+            self.show_error(event.worker.error, event.worker.description or event.worker.name)
+
+    def show_error(self, error: BaseException, context: str = "") -> None:
+        route = describe_error(error, context)
+        if route.modal:
+            self.push_screen(ErrorModal(route.title, route.header, route.detail))
+        else:
+            self.notify(route.detail, title=route.title, severity="error", timeout=8)
+
+    # -- actions -------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit" and isinstance(self.screen, ModalScreen):
+            return False  # a stray `q` in a dialog must not end the session (ctrl+q still does)
+        return True
+
+    async def action_quit(self) -> None:
+        await self._give_back_claims()
+        self.exit()
+
+    async def action_force_quit(self) -> None:
+        await self._give_back_claims()
+        self.exit()
+
+    async def _give_back_claims(self) -> None:
+        """Quitting mid-review: hand the held item back so a colleague need not wait for
+        the claim to expire. Best effort (at most two seconds); quitting never fails."""
+        from screens.review import ReviewScreen
+
+        held = [s.head_id for s in self.screen_stack
+                if isinstance(s, ReviewScreen) and s.head_id is not None]
+        if not held:
+            return
+
+        def give_back() -> None:
+            from qcstation.core import qc
+
+            with self.open_store() as store:
+                for item_id in held:
+                    qc.release_claim(store, item_id, self.annotator)
+
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.to_thread(give_back), timeout=2.0)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        self.push_screen(HelpScreen.for_screen(self.screen))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        from screens.dashboard import DashboardScreen as _Dashboard
+
+        dashboard = next((s for s in self.screen_stack if isinstance(s, _Dashboard)), None)
+        if dashboard is not None:
+            for dimension in self.settings.dimensions:
+                from qcstation.widgets.labels import noun
+
+                yield SystemCommand(f"Review {noun(dimension)}",
+                                    f"Open the review screen for the {dimension} sample",
+                                    lambda d=dimension: dashboard.open_review(d))
+            yield SystemCommand("Draw QC samples",
+                                "Sample every QC dimension without an open sample",
+                                dashboard.action_draw_samples)
+            yield SystemCommand("Regenerate rejected items",
+                                "Run the pipeline on rejected artifacts, then requeue them",
+                                dashboard.action_regenerate)
+            yield SystemCommand("Releases", "List, approve, export and compare releases",
+                                dashboard.action_releases)
+            yield SystemCommand("Refresh dashboard", "Re-read counts and gates",
+                                dashboard.action_refresh)
+        yield SystemCommand("Help", "Keys of the current screen and the review guidelines",
+                            self.action_help)
+        yield from super().get_system_commands(screen)
+
+
+def load_app_config(config_path: str | Path | None = None) -> Config:
+    from qcstation.core.config import load_config
+
+    return load_config(config_path)
+
+
+def make_app(db_path: str | Path, *, config: Config | None = None,
+             annotator: str | None = None, review: str | None = None) -> QCStationApp:
+    """Build the workstation on ``db_path``. ``config`` defaults to :func:`load_config`'s
+    lookup; ``annotator`` defaults to :func:`db.current_actor`; ``review`` (a dimension,
+    or ``""`` for any) opens the review screen straight away over the dashboard."""
+    if config is None:
+        config = load_app_config(None)
+    return QCStationApp(Path(db_path), config=config, annotator=annotator or current_actor(),
+                        settings=QCSettings.from_config(config), review=review)
+
+
+def run_app(db_path: Path, config_path: str | None = None) -> int:
+    """Open the workstation (the CLI's no-subcommand path). Returns the exit code."""
+    try:
+        config = load_app_config(config_path)
+        Store(db_path).close()  # open + migrate once up front: a bad file fails here, readably
+    except QCStationError as exc:
+        print(f"qcstation: error: {exc}", file=sys.stderr)
+        return 2
+    app = make_app(db_path, config=config)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,185 @@
+"""Messages shared by the workstation's screens.
+
+Thread workers never touch widgets: they post one of these (``post_message`` is
+thread-safe) and the screen's ``@on`` handlers own all UI state. Names are past-tense
+events (STYLE.md §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from qcstation.core.qc import GateStatus, Progress, ReviewItem, SampleInfo
+    from qcstation.core.release import ReleaseInfo
+
+
+@dataclass
+class DimensionQC:
+    """Everything the dashboard shows about one QC dimension (``gate`` None until evaluated:
+    on a large database the gate takes seconds, so it arrives after the rest)."""
+
+    dimension: str
+    sample: SampleInfo | None
+    progress: Progress | None
+    gate: GateStatus | None = None
+
+
+class SamplesLoaded(Message):
+    """The open sample and its progress for every QC dimension (fast; comes first)."""
+
+    def __init__(self, dimensions: list[DimensionQC]) -> None:
+        super().__init__()
+        self.dimensions = dimensions
+
+
+class CountsLoaded(Message):
+    """Seeds per source and status, current artifacts per dimension and status."""
+
+    def __init__(self, counts: dict[str, Any]) -> None:
+        super().__init__()
+        self.counts = counts
+
+
+class GateLoaded(Message):
+    """One QC dimension's gate was evaluated."""
+
+    def __init__(self, dimension: str, gate: GateStatus) -> None:
+        super().__init__()
+        self.dimension = dimension
+        self.gate = gate
+
+
+class SamplesDrawn(Message):
+    """``s`` finished: samples drawn, dimensions skipped (with why), replacements requeued."""
+
+    def __init__(self, drawn: list[SampleInfo], skipped: list[str], requeued: int) -> None:
+        super().__init__()
+        self.drawn = drawn
+        self.skipped = skipped
+        self.requeued = requeued
+
+
+class SamplesExtended(Message):
+    """``e`` finished: ``extended`` maps dimension to items added; ``skipped`` says why not."""
+
+    def __init__(self, extended: dict[str, int], skipped: list[str]) -> None:
+        super().__init__()
+        self.extended = extended
+        self.skipped = skipped
+
+
+class RegenerationFinished(Message):
+    """``g`` finished: a plain-words summary of what the pipeline regenerated."""
+
+    def __init__(self, summary: str, requeued: int) -> None:
+        super().__init__()
+        self.summary = summary
+        self.requeued = requeued
+
+
+class RunProgress(Message):
+    """A long run (regeneration) advanced: ``done`` of ``total``, with the pipeline's words.
+    Posted at most a few times a second, never once per item."""
+
+    def __init__(self, done: int, total: int, message: str) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.message = message
+
+
+class RegenerationUnavailable(Message):
+    """The pipeline does not offer ``regenerate_rejected`` (yet)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class ItemLoaded(Message):
+    """A review item is ready to show. ``current``: the item this annotator now holds
+    (claimed by ``next_item``/``undo_last``). ``editable``: it may be decided now (False for
+    an already-decided item viewed read-only; its verdicts are in ``item.decisions``)."""
+
+    def __init__(self, item: ReviewItem, *, editable: bool, current: bool,
+                 progress: Progress | None) -> None:
+        super().__init__()
+        self.item = item
+        self.editable = editable
+        self.current = current
+        self.progress = progress
+
+
+class GateUpdated(Message):
+    """The QC gate of the dimension under review was re-evaluated (posted after the item,
+    so a slow gate on a large database never delays showing the next item)."""
+
+    def __init__(self, dimension: str, gate: GateStatus) -> None:
+        super().__init__()
+        self.dimension = dimension
+        self.gate = gate
+
+
+class SampleFinished(Message):
+    """No undecided item is left for this annotator in the dimension's open sample."""
+
+    def __init__(self, dimension: str | None, progress: Progress | None) -> None:
+        super().__init__()
+        self.dimension = dimension
+        self.progress = progress
+
+
+class DecisionSaved(Message):
+    """A verdict was written to the reviews table."""
+
+    def __init__(self, item_id: int, verdict: str, reason: str | None) -> None:
+        super().__init__()
+        self.item_id = item_id
+        self.verdict = verdict
+        self.reason = reason
+
+
+class DecisionUndone(Message):
+    """``undo_last`` ran; ``item_id`` is the item whose decision was undone (None: nothing
+    to undo)."""
+
+    def __init__(self, item_id: int | None) -> None:
+        super().__init__()
+        self.item_id = item_id
+
+
+class ReleasesLoaded(Message):
+    """Releases and the reasons (if any) a new one cannot be approved now."""
+
+    def __init__(self, releases: list[ReleaseInfo], blockers: list[str]) -> None:
+        super().__init__()
+        self.releases = releases
+        self.blockers = blockers
+
+
+class ReleaseApproved(Message):
+    def __init__(self, release: ReleaseInfo) -> None:
+        super().__init__()
+        self.release = release
+
+
+class ReleaseExported(Message):
+    def __init__(self, name: str, version: str, path: Path) -> None:
+        super().__init__()
+        self.name = name
+        self.version = version
+        self.path = path
+
+
+class ReleaseDiffed(Message):
+    def __init__(self, name: str, old: str, new: str, diff: dict[str, Any]) -> None:
+        super().__init__()
+        self.name = name
+        self.old = old
+        self.new = new
+        self.diff = diff

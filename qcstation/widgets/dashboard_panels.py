@@ -1,0 +1,198 @@
+"""Dashboard panels: what needs attention, QC gates, counts per stage.
+
+The render functions are pure (data in, Rich renderable out) so the dashboard's
+layout can be checked without a database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from qcstation.widgets.labels import noun, percent, sentence_case, title
+
+if TYPE_CHECKING:
+    from qcstation.core.qc import GateStatus
+    from qcstation.messages import DimensionQC
+
+SEED_STATUSES = ("active", "filtered", "duplicate")
+ARTIFACT_STATUSES = ("generated", "verified", "failed", "accepted", "rejected")
+
+
+def extension_size(gate: GateStatus) -> int:
+    """How many more random draws the gate asks for (0: extending would not help now):
+    enough for the defect bound to pass if they are all accepted, and enough to cover the
+    sampling rate."""
+    extra = 0
+    needed = getattr(gate, "needed_reviews", None)
+    if needed is not None:
+        extra = max(extra, int(needed) - int(gate.reviewed))
+    extra = max(extra, int(getattr(gate, "required", 0)) - int(getattr(gate, "covered", 0)))
+    return extra
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One line of "what needs attention next": the words, and the action Enter runs."""
+
+    text: str
+    action: str | None  # "review", "draw_samples", "extend_samples", "regenerate", "releases"
+    dimension: str | None = None
+
+
+def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None) -> list[Attention]:
+    """What to do next, most useful first, in plain words with the key that does it."""
+    review: list[Attention] = []
+    regenerate: list[Attention] = []
+    draw: list[Attention] = []
+    other: list[Attention] = []
+    checking = False
+    for dim in dimensions:
+        gate = dim.gate
+        remaining = dim.progress.remaining if dim.progress is not None else 0
+        if dim.sample is not None and remaining > 0:
+            review.append(Attention(
+                f"Review {remaining} {noun(dim.dimension, remaining)} — press r",
+                "review", dim.dimension))
+        if gate is None:
+            checking = True
+            continue
+        if gate.passed:
+            continue
+        if gate.open_rejects > 0:
+            n = gate.open_rejects
+            verb = "awaits" if n == 1 else "await"
+            regenerate.append(Attention(
+                f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g",
+                "regenerate", dim.dimension))
+        if dim.sample is None and gate.open_rejects == 0:
+            draw.append(Attention(
+                f"Draw a QC sample of {noun(dim.dimension)} — press s",
+                "draw_samples", dim.dimension))
+        elif dim.sample is not None and remaining == 0 and gate.open_rejects == 0:
+            step = gate.next_step.strip().rstrip(".")
+            extra = extension_size(gate)
+            if extra > 0:
+                other.append(Attention(
+                    f"Extend the {noun(dim.dimension, 1)} sample by {extra} — press e "
+                    f"(the defect bound is {percent(gate.upper_bound)}, must be below "
+                    f"{percent(gate.threshold)})", "extend_samples", dim.dimension))
+            else:
+                other.append(Attention(
+                    f"{title(dim.dimension)}: {step}" if step else
+                    f"{title(dim.dimension)}: gate not passed", None, dim.dimension))
+    items = review + regenerate + draw + other
+    if busy:
+        items.insert(0, Attention(busy, None))
+    if checking:
+        items.append(Attention("Checking the QC gates…", None))
+    elif not items and dimensions:
+        items.append(Attention("All QC gates pass — press l to approve a release", "releases"))
+    if not items:
+        items.append(Attention("Nothing to review yet — import seeds and generate artifacts "
+                               "(qcstation --help)", None))
+    return items
+
+
+def _count_table(title_text: str, label: str, rows: dict[str, dict[str, int]],
+                 statuses: tuple[str, ...]) -> Table:
+    extra = sorted({s for by_status in rows.values() for s in by_status} - set(statuses))
+    columns = [s for s in statuses if any(s in r for r in rows.values())] + extra
+    if not columns:
+        columns = list(statuses[:3])
+    table = Table(title=title_text, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False, expand=False, padding=(0, 1))
+    table.add_column(label)
+    for status in columns:
+        table.add_column(status, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for key in sorted(rows):
+        by_status = rows[key]
+        table.add_row(key, *(str(by_status.get(s, 0)) for s in columns),
+                      str(sum(int(v) for v in by_status.values())))
+    if not rows:
+        table.add_row("(none)", *("" for _ in columns), "0")
+    return table
+
+
+def render_counts(counts: dict[str, Any]) -> RenderableType:
+    """Seeds per source and status; current artifacts per dimension and status."""
+    seeds = counts.get("seeds") or {}
+    artifacts = counts.get("artifacts") or {}
+    return Group(
+        _count_table("Seeds", "source", seeds, SEED_STATUSES),
+        Text(""),
+        _count_table("Artifacts (current versions)", "dimension", artifacts, ARTIFACT_STATUSES),
+    )
+
+
+def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
+    """Per QC dimension: passed or not, where the sample stands, the next step."""
+    if not dimensions:
+        return Text("No QC dimensions configured ([qc] dimensions).", style="dim")
+    parts: list[RenderableType] = []
+    for dim in dimensions:
+        gate = dim.gate
+        line = Text()
+        if gate is None:
+            line.append("CHECKING  ", style="bold dim")
+        else:
+            line.append("PASSED    " if gate.passed else "NOT PASSED",
+                        style="bold green" if gate.passed else "bold yellow")
+        line.append(f"  {title(dim.dimension)}", style="bold")
+        if dim.progress is not None:
+            line.append(f": {dim.progress.sentence()}")
+        elif dim.sample is None:
+            line.append(": no open sample")
+        if gate is not None and gate.upper_bound is not None:
+            line.append(f"; defect bound {percent(gate.upper_bound)} "
+                        f"(must be below {percent(gate.threshold)})", style="dim")
+        parts.append(line)
+        if gate is not None and not gate.passed and gate.next_step:
+            parts.append(Text.assemble(("            next: ", "dim"),
+                                       sentence_case(gate.next_step)))
+    return Group(*parts)
+
+
+def render_gate_rules(dimensions: list[DimensionQC]) -> RenderableType:
+    """Each gate's rule in plain words and what still blocks it."""
+    parts: list[RenderableType] = []
+    for n, dim in enumerate(dimensions):
+        gate = dim.gate
+        if n:
+            parts.append(Text(""))
+        parts.append(Text.assemble((f"{title(dim.dimension)} ", "bold"),
+                                   (f"({dim.dimension})", "dim")))
+        if gate is None:
+            parts.append(Text("Checking…", style="dim"))
+            continue
+        parts.append(Text(gate.rule))
+        for blocker in gate.blockers:
+            parts.append(Text.assemble(("  • ", "yellow"), blocker))
+    if not parts:
+        parts.append(Text("No QC dimensions configured.", style="dim"))
+    return Group(*parts)
+
+
+class AttentionList(OptionList):
+    """The "needs attention" list: Enter runs the action of the highlighted line."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list[Attention] = []
+
+    def show(self, items: list[Attention]) -> None:
+        highlighted = self.highlighted
+        self.clear_options()
+        self.add_options([Option(Text(item.text), id=f"attention-{n}") for n, item in
+                          enumerate(items)])
+        self.items = items
+        if items:
+            self.highlighted = min(highlighted or 0, len(items) - 1)

@@ -1,0 +1,64 @@
+"""Plain words for dimensions, verdicts and gates, shared by the screens."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from qcstation.core.qc import GateStatus
+
+#: What a reviewer looks at in each dimension: (singular, plural).
+DIMENSION_NOUNS: dict[str, tuple[str, str]] = {
+    "arithmetic": ("notation question", "notation questions"),
+    "understanding": ("key-information extraction", "key-information extractions"),
+    "reasoning": ("SMT-LIB formalisation", "SMT-LIB formalisations"),
+    "refinement": ("error-injected solution", "error-injected solutions"),
+}
+
+VERDICT_WORDS: dict[str, str] = {
+    "accept": "accepted",
+    "reject": "rejected",
+    "skip": "skipped",
+}
+
+
+def noun(dimension: str | None, count: int | None = None) -> str:
+    """``noun("arithmetic", 2) == "notation questions"``; unknown dimensions fall back to items."""
+    singular, plural = DIMENSION_NOUNS.get(dimension or "", (f"{dimension or 'review'} item",
+                                                             f"{dimension or 'review'} items"))
+    return singular if count == 1 else plural
+
+
+def title(dimension: str | None) -> str:
+    words = noun(dimension)
+    return words[:1].upper() + words[1:]
+
+
+def percent(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value * 100:.1f}%".replace(".0%", "%")
+
+
+def sentence_case(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] if text else text
+
+
+def gate_line(gate: GateStatus | None) -> str:
+    """One line for the review screen: whether the gate passes, the next step, the bound."""
+    if gate is None:
+        return "Gate: checking…"
+    bound = ""
+    if gate.upper_bound is not None:
+        bound = (f" · defect bound {percent(gate.upper_bound)} "
+                 f"(needs < {percent(gate.threshold)})")
+    if gate.passed:
+        return f"Gate: passed{bound}"
+    steps = [s.strip().rstrip(".") for s in gate.next_step.split("; then ") if s.strip()]
+    words = "Gate: not passed"
+    if steps:
+        words += f" — {steps[0]}"
+        if len(steps) > 1:
+            words += f", then {len(steps) - 1} more step{'s' if len(steps) > 2 else ''}"
+    return words + bound

@@ -1,0 +1,223 @@
+"""The two panes of the review screen: the seed problem and the artifact under review.
+
+Everything shown here came from a dataset or a model, so it is rendered as plain
+``rich.text.Text`` (never parsed as markup) and SMT-LIB through ``rich.syntax.Syntax``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.widgets import Static
+
+from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
+
+if TYPE_CHECKING:
+    from qcstation.core.qc import ReviewItem
+
+HEADING = "bold"
+DIM = "dim"
+
+
+def _heading(text: str) -> Text:
+    return Text(text, style=HEADING)
+
+
+def _plain(value: Any) -> Text:
+    if value is None or value == "" or value == []:
+        return Text("(none)", style=DIM)
+    if isinstance(value, str):
+        return Text(value)
+    return Text(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+def _bullets(values: Any) -> Text:
+    if isinstance(values, str):
+        values = [values]
+    if not values:
+        return Text("  (none)", style=DIM)
+    lines = Text()
+    for n, value in enumerate(values):
+        if n:
+            lines.append("\n")
+        lines.append("  • ")
+        lines.append_text(_plain(value))
+    return lines
+
+
+def render_seed(item: ReviewItem) -> RenderableType:
+    """The seed problem: question, gold answer, where it came from."""
+    where = " · ".join(str(p) for p in (item.source, getattr(item, "orig_id", ""),
+                                         getattr(item, "level", "")) if p)
+    parts: list[RenderableType] = [
+        Text(where, style=DIM),
+        Text(""),
+        _plain(item.question),
+        Text(""),
+        Text.assemble(("Gold answer: ", HEADING), _plain(item.gold_answer)),
+    ]
+    return Group(*parts)
+
+
+def _smtlib(code: str) -> Syntax:
+    return Syntax(code.rstrip(), "scheme", theme="ansi_dark", word_wrap=True,
+                  background_color="default")
+
+
+def _verify_lines(result: dict[str, Any] | None, *, solver: bool) -> Text:
+    if not result:
+        return Text("Not verified yet", style=DIM)
+    status = str(result.get("status", "?"))
+    ok = status in {"verified", "ok", "sat", "valid"}
+    text = Text.assemble(("Z3: " if solver else "Check: ", HEADING),
+                         (status, "bold green" if ok else "bold red"))
+    if solver:
+        value = result.get("value_text") or result.get("value")
+        expected = result.get("expected")
+        if value is not None or expected is not None:
+            text.append("\nValue ")
+            text.append_text(_plain(value))
+            text.append("  expected ")
+            text.append_text(_plain(expected))
+            if value is not None and expected is not None:
+                same = (bool(result.get("exact")) if "exact" in result
+                        else str(value) == str(expected))
+                text.append("  ")
+                text.append("match" if same else "MISMATCH", style="green" if same else "bold red")
+        if result.get("elapsed_ms") is not None:
+            try:
+                text.append(f"\n{float(result['elapsed_ms']):.0f} ms", style=DIM)
+            except (TypeError, ValueError):
+                pass
+    message = result.get("message")
+    if message:
+        text.append("\n")
+        text.append_text(_plain(message))
+    return text
+
+
+def _version_line(item: ReviewItem) -> Text:
+    line = Text(f"artifact #{item.artifact_id} · v{item.artifact_version}", style=DIM)
+    if item.replaces_id:
+        line.append(f" · replaces #{item.replaces_id}", style="yellow")
+    return line
+
+
+def _z3_summary(result: dict[str, Any] | None) -> Text:
+    """One line at the top of a notation question: did Z3 confirm the gold answer?"""
+    if not result:
+        return Text("Z3: not verified yet", style="bold yellow")
+    status = str(result.get("status", "?"))
+    ok = status in {"verified", "ok", "sat", "valid"}
+    text = Text.assemble(("Z3: ", HEADING), (status, "bold green" if ok else "bold red"))
+    value = result.get("value_text") or result.get("value")
+    expected = result.get("expected")
+    if value is not None:
+        text.append(" · value ")
+        text.append_text(_plain(value))
+    if expected is not None:
+        text.append(" · expected ")
+        text.append_text(_plain(expected))
+    return text
+
+
+def render_artifact(item: ReviewItem) -> RenderableType:
+    """The artifact under review, laid out by dimension."""
+    content = item.content if isinstance(item.content, dict) else {}
+    parts: list[RenderableType] = [_version_line(item)]
+    if item.dimension == "arithmetic":
+        parts += [_z3_summary(item.verify_result), Text("")]
+        parts += [_heading("Notation question"), _plain(content.get("notation")), Text("")]
+        variables = content.get("variables") or {}
+        if isinstance(variables, dict) and variables:
+            var_text = Text()
+            for n, (name, value) in enumerate(variables.items()):
+                if n:
+                    var_text.append("\n")
+                var_text.append(f"  {name} = ")
+                var_text.append_text(_plain(value))
+            parts += [_heading("Variables"), var_text]
+        if content.get("target"):
+            parts += [Text.assemble(("Asks for: ", HEADING), _plain(content.get("target")))]
+        parts.append(Text(""))
+        smtlib = item.smtlib or content.get("smtlib")
+        source = content.get("source_artifact_id")
+        parts.append(_heading("SMT-LIB it came from"
+                              + (f" (artifact #{source})" if source else "")))
+        parts.append(_smtlib(str(smtlib)) if smtlib else Text("(no SMT-LIB recorded)", style=DIM))
+        parts += [Text(""), _heading("Z3 result"), _verify_lines(item.verify_result, solver=True)]
+    elif item.dimension == "understanding":
+        parts.append(Text(""))
+        for key in KEYINFO_FIELDS:
+            value = content.get(key)
+            parts.append(_heading(KEYINFO_TITLES[key]))
+            parts.append(_bullets(value) if isinstance(value, list) else _plain(value))
+            parts.append(Text(""))
+        parts.append(_verify_lines(item.verify_result, solver=False))
+    elif item.dimension == "reasoning":
+        parts += [_z3_summary(item.verify_result), Text(""), _heading("SMT-LIB"),
+                  _smtlib(str(content.get("smtlib") or ""))]
+        if content.get("rule"):
+            parts += [Text.assemble(("Rule: ", HEADING), _plain(content.get("rule")))]
+        if content.get("notes"):
+            parts += [_heading("Notes"), _bullets(content.get("notes"))]
+        parts += [Text(""), _verify_lines(item.verify_result, solver=True)]
+    elif item.dimension == "refinement":
+        parts += [Text(""), _heading("Solution with injected errors"),
+                  _plain(content.get("w_cot")), Text("")]
+        errors = content.get("errors") or []
+        parts.append(_heading(f"Injected errors ({len(errors)})"))
+        parts.append(_bullets([
+            f"{e.get('type')} at step {e.get('step')}: {e.get('description')}"
+            if isinstance(e, dict) else e for e in errors]))
+    else:
+        parts.append(_plain(content))
+    return Group(*parts)
+
+
+def render_verdicts(decisions: list[dict[str, Any]], me: str) -> Text:
+    """The banner over an already-decided item: who decided what, and why."""
+    if not decisions:
+        return Text("Not decided yet", style=DIM)
+    text = Text()
+    for n, decision in enumerate(decisions):
+        if n:
+            text.append("; ")
+        who = "you" if decision.get("annotator") == me else str(decision.get("annotator"))
+        verdict = str(decision.get("verdict"))
+        word = VERDICT_WORDS.get(verdict, verdict)
+        text.append(f"{word.capitalize()} by {who}",
+                    style={"accept": "bold green", "reject": "bold red"}.get(verdict, "bold"))
+        if decision.get("reason"):
+            text.append(": ")
+            text.append_text(_plain(decision.get("reason")))
+    return text
+
+
+class SeedView(Static):
+    """Left pane content: the seed problem."""
+
+    def show_item(self, item: ReviewItem) -> None:
+        self.update(render_seed(item))
+
+
+class ArtifactView(Static):
+    """Right pane content: the artifact being judged."""
+
+    def show_item(self, item: ReviewItem) -> None:
+        self.update(render_artifact(item))
+
+
+def pane_title(item: ReviewItem | None) -> str:
+    if item is None:
+        return "Artifact"
+    return sentence_case(noun(item.dimension, 1))
+
+
+__all__ = ["SeedView", "ArtifactView", "render_seed", "render_artifact", "render_verdicts",
+           "pane_title", "noun"]

@@ -1,0 +1,398 @@
+"""The dashboard: counts per stage and dimension, QC gates, and what needs attention next."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.worker import Worker, get_current_worker
+
+from qcstation.core import qc
+from qcstation.errors import ReviewError
+from qcstation.messages import (
+    CountsLoaded,
+    DimensionQC,
+    GateLoaded,
+    RegenerationFinished,
+    RegenerationUnavailable,
+    RunProgress,
+    SamplesDrawn,
+    SamplesExtended,
+    SamplesLoaded,
+)
+from qcstation.widgets.dashboard_panels import (
+    Attention,
+    AttentionList,
+    attention_items,
+    extension_size,
+    render_counts,
+    render_gate_rules,
+    render_gate_summary,
+)
+from qcstation.widgets.labels import noun, percent
+from screens._base import QCScreen
+
+
+def describe_summary(result: Any) -> str:
+    """Plain words for whatever the pipeline returned (PipelineSummary, count, dict)."""
+    lines = getattr(result, "lines", None)
+    if callable(lines):
+        text = "; ".join(" ".join(str(line).split()) for line in lines())
+        notes = getattr(result, "notes", None) or []
+        if notes:
+            text = "; ".join([text, *map(str, notes)]) if text else "; ".join(map(str, notes))
+        return text or "nothing to regenerate"
+    if isinstance(result, int):
+        return f"regenerated {result} item{'s' if result != 1 else ''}"
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        result = dataclasses.asdict(result)
+    if isinstance(result, dict):
+        return ", ".join(f"{k} {v}" for k, v in result.items()) or "nothing to regenerate"
+    return str(result)
+
+
+class DashboardScreen(QCScreen):
+    """Where a session starts: ``r`` review, ``s`` sample, ``g`` regenerate, ``l`` releases."""
+
+    BINDING_GROUP_TITLE = "Dashboard"
+    BINDINGS = [
+        Binding("r", "review", "Review", tooltip="Review the next QC sample item", id="review"),
+        Binding("s", "draw_samples", "Sample",
+                tooltip="Draw a QC sample for each dimension without one", id="draw-samples"),
+        Binding("e", "extend_samples", "Extend",
+                tooltip="Extend fully reviewed samples whose defect bound is still too high",
+                id="extend-samples"),
+        Binding("g", "regenerate", "Regenerate", tooltip="Regenerate rejected items",
+                id="regenerate"),
+        Binding("l", "releases", "Releases", id="releases"),
+        Binding("f5", "refresh", "Refresh", show=False, id="refresh"),
+        Binding("q", "app.quit", "Quit", id="dashboard-quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dimensions: list[DimensionQC] = []
+        self.counts: dict[str, Any] = {}
+        self.busy_note: str | None = None
+        self.loaded = False
+        self.gates_checked: set[str] = set()
+        self.refresh_on_resume = True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="dashboard_body"):
+            yield AttentionList(id="attention")
+            yield Static(Text("Loading…", style="dim"), id="gates", classes="panel")
+            yield Static(Text("Loading…", style="dim"), id="counts", classes="panel")
+            yield Static(Text("Loading…", style="dim"), id="gate_rules", classes="panel")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#attention").border_title = "Needs attention (Enter runs it)"
+        self.query_one("#gates").border_title = "QC gates"
+        self.query_one("#counts").border_title = "Counts"
+        self.query_one("#gate_rules").border_title = "Gate rules"
+        self.query_one("#attention", AttentionList).show(
+            [Attention("Loading the database…", None)])
+        self.query_one("#attention").focus()
+
+    def on_screen_resume(self) -> None:
+        # first show, and back from review or releases; not after a dialog (closing an error
+        # about an unreadable database must not reopen it), not when another screen was
+        # pushed straight over this one
+        if self.refresh_on_resume and self.app.screen is self:
+            self.refresh_on_resume = False
+            self.action_refresh()
+
+    def help_notes(self) -> RenderableType:
+        settings = self.qc_app.settings
+        return Text(
+            "The gate of a QC dimension passes when every item of its sample is reviewed, "
+            "no rejected item is still waiting for an accepted replacement, and the "
+            f"{percent(settings.confidence)} upper bound on the defect rate is below "
+            f"{percent(settings.defect_threshold)}. Releases need every gate passed and a "
+            "curator's approval. Enter on a line of 'Needs attention' does what it says.")
+
+    # -- loading ---------------------------------------------------------------------
+    def action_refresh(self) -> None:
+        self.gates_checked = set()
+        self._load_dashboard()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Loading the dashboard")
+    def _load_dashboard(self) -> None:
+        """Fast parts first (open samples and their progress, then counts), then each gate:
+        on a large database a gate takes seconds and must not hold up the rest."""
+        settings = self.qc_app.settings
+        worker = get_current_worker()
+        with self.qc_app.open_store() as store:
+            dimensions = []
+            for dimension in settings.dimensions:
+                sample = qc.open_sample(store, dimension)
+                progress = qc.progress(store, sample.id) if sample is not None else None
+                dimensions.append(DimensionQC(dimension, sample, progress))
+            self.post_message(SamplesLoaded(dimensions))
+            if worker.is_cancelled:
+                return
+            self.post_message(CountsLoaded(self.qc_app.read_counts(store)))
+            for dimension in settings.dimensions:
+                if worker.is_cancelled:
+                    return
+                self.post_message(GateLoaded(dimension,
+                                             self.qc_app.evaluate_gate(store, dimension)))
+
+    def on_screen_suspend(self) -> None:
+        # a full screen (review, releases) on top: stop computing gates nobody is looking
+        # at, and read everything again on return; a dialog on top changes nothing
+        if not isinstance(self.app.screen, ModalScreen):
+            self.workers.cancel_group(self, "loaders")
+            self.refresh_on_resume = True
+
+    @on(SamplesLoaded)
+    def _samples_loaded(self, message: SamplesLoaded) -> None:
+        known = {d.dimension: d.gate for d in self.dimensions}
+        for dim in message.dimensions:
+            dim.gate = known.get(dim.dimension)  # keep the last gate until the new one arrives
+        self.dimensions = message.dimensions
+        self.loaded = True
+        self._show_qc()
+
+    @on(CountsLoaded)
+    def _counts_loaded(self, message: CountsLoaded) -> None:
+        self.counts = message.counts
+        self.query_one("#counts", Static).update(render_counts(message.counts))
+
+    @on(GateLoaded)
+    def _gate_loaded(self, message: GateLoaded) -> None:
+        for dim in self.dimensions:
+            if dim.dimension == message.dimension:
+                dim.gate = message.gate
+        self.gates_checked.add(message.dimension)
+        self._show_qc()
+
+    def _show_qc(self) -> None:
+        self._show_attention()
+        self.query_one("#gates", Static).update(render_gate_summary(self.dimensions))
+        self.query_one("#gate_rules", Static).update(render_gate_rules(self.dimensions))
+
+    def _show_attention(self) -> None:
+        self.query_one("#attention", AttentionList).show(
+            attention_items(self.dimensions, busy=self.busy_note))
+
+    @on(OptionList.OptionSelected, "#attention")
+    def _run_attention(self, event: OptionList.OptionSelected) -> None:
+        items = self.query_one("#attention", AttentionList).items
+        if not 0 <= event.option_index < len(items):
+            return
+        item = items[event.option_index]
+        if item.action == "review":
+            self.open_review(item.dimension)
+        elif item.action == "draw_samples":
+            self.action_draw_samples()
+        elif item.action == "extend_samples":
+            self.action_extend_samples()
+        elif item.action == "regenerate":
+            self.action_regenerate()
+        elif item.action == "releases":
+            self.action_releases()
+        else:
+            self.notify(item.text)
+
+    # -- review ----------------------------------------------------------------------
+    def review_dimension(self) -> str | None:
+        """The dimension ``r`` opens: the first with items left to review, else the first
+        with an open sample."""
+        for dim in self.dimensions:
+            if dim.sample is not None and dim.progress is not None and dim.progress.remaining:
+                return dim.dimension
+        for dim in self.dimensions:
+            if dim.sample is not None:
+                return dim.dimension
+        return None
+
+    def action_review(self) -> None:
+        if not self.loaded:
+            self.open_review(None)  # not loaded yet: review whatever open sample has items
+            return
+        dimension = self.review_dimension()
+        if dimension is None:
+            self.notify("There is no open QC sample to review. Press s to draw samples.",
+                        title="Nothing to review", severity="warning")
+            return
+        self.open_review(dimension)
+
+    def open_review(self, dimension: str | None) -> None:
+        from screens.review import ReviewScreen
+
+        self.refresh_on_resume = True
+        self.app.push_screen(ReviewScreen(dimension))
+
+    def action_releases(self) -> None:
+        from screens.releases import ReleasesScreen
+
+        self.refresh_on_resume = True
+        self.app.push_screen(ReleasesScreen())
+
+    # -- sampling --------------------------------------------------------------------
+    def action_draw_samples(self) -> None:
+        self._set_busy("Drawing QC samples…")
+        self._draw_samples()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
+          description="Drawing QC samples")
+    def _draw_samples(self) -> None:
+        settings = self.qc_app.settings
+        actor = self.qc_app.annotator
+        drawn: list[qc.SampleInfo] = []
+        skipped: list[str] = []
+        with self.qc_app.open_store() as store:
+            requeued = qc.requeue_replacements(store, actor)
+            for dimension in settings.dimensions:
+                if qc.open_sample(store, dimension) is not None:
+                    skipped.append(f"{noun(dimension)}: a sample is already open")
+                    continue
+                gate = qc.gate(store, dimension, threshold=settings.defect_threshold,
+                               confidence=settings.confidence)
+                if gate.passed:
+                    skipped.append(f"{noun(dimension)}: the gate already passes")
+                    continue
+                try:
+                    drawn.append(qc.draw_sample(
+                        store, dimension, rate=settings.sample_rate, rng_seed=settings.rng_seed,
+                        actor=actor, min_size=settings.min_sample,
+                        overlap_rate=settings.overlap_rate))
+                except ReviewError as exc:
+                    skipped.append(f"{noun(dimension)}: {exc}")
+        self.post_message(SamplesDrawn(drawn, skipped, requeued))
+
+    @on(SamplesDrawn)
+    def _samples_drawn(self, message: SamplesDrawn) -> None:
+        self._set_busy(None)
+        lines = [f"Drew {info.size} {noun(info.dimension, info.size)} (round {info.round}, "
+                 f"{info.rate:.0%} rate)" for info in message.drawn]
+        if message.requeued:
+            lines.append(f"{message.requeued} regenerated item(s) joined their open sample")
+        lines += message.skipped
+        self.notify("\n".join(lines) or "Nothing to sample.",
+                    title="QC samples", severity="information" if message.drawn else "warning")
+        self.action_refresh()
+
+    def action_extend_samples(self) -> None:
+        self._set_busy("Extending QC samples…")
+        self._extend_samples()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
+          description="Extending QC samples")
+    def _extend_samples(self) -> None:
+        settings = self.qc_app.settings
+        extended: dict[str, int] = {}
+        skipped: list[str] = []
+        with self.qc_app.open_store() as store:
+            for dimension in settings.dimensions:
+                sample = qc.open_sample(store, dimension)
+                gate = qc.gate(store, dimension, threshold=settings.defect_threshold,
+                               confidence=settings.confidence)
+                if gate.passed:
+                    continue
+                if sample is None:
+                    skipped.append(f"{noun(dimension)}: no open sample (press s to draw one)")
+                    continue
+                if gate.pending or gate.open_rejects:
+                    skipped.append(f"{noun(dimension)}: finish the open sample first "
+                                   f"({gate.next_step})")
+                    continue
+                extra = extension_size(gate)
+                if extra <= 0:
+                    skipped.append(f"{noun(dimension)}: {gate.next_step}")
+                    continue
+                try:
+                    info = qc.extend_sample(store, sample.id, extra=extra,
+                                            actor=self.qc_app.annotator)
+                except ReviewError as exc:
+                    skipped.append(f"{noun(dimension)}: {exc}")
+                    continue
+                extended[dimension] = info.size - sample.size
+        self.post_message(SamplesExtended(extended, skipped))
+
+    @on(SamplesExtended)
+    def _samples_extended(self, message: SamplesExtended) -> None:
+        self._set_busy(None)
+        lines = [f"Added {n} {noun(dim, n)} to the sample" for dim, n in message.extended.items()]
+        lines += message.skipped
+        self.notify("\n".join(lines) or "No sample needs extending.", title="QC samples",
+                    severity="information" if message.extended else "warning")
+        self.action_refresh()
+
+    # -- regeneration ----------------------------------------------------------------
+    def action_regenerate(self) -> None:
+        if self.busy_note and self.busy_note.startswith("Regenerating"):
+            self.notify("Regeneration is already running.")
+            return
+        self._set_busy("Regenerating rejected items… (runs in the background)")
+        self._regenerate()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="generators",
+          description="Regenerating rejected items")
+    def _regenerate(self) -> None:
+        try:
+            from qcstation.core.pipeline import regenerate_rejected
+        except ImportError as exc:
+            self.post_message(RegenerationUnavailable(
+                f"qcstation.core.pipeline.regenerate_rejected is not available ({exc})"))
+            return
+        last_post = 0.0
+
+        def progress(done: int, total: int, message: str) -> None:
+            nonlocal last_post
+            now = time.monotonic()
+            if now - last_post >= 0.25 or done >= total:
+                last_post = now
+                self.post_message(RunProgress(done, total, message))
+
+        result = regenerate_rejected(self.qc_app.db_path, self.qc_app.config,
+                                     actor=self.qc_app.annotator, progress=progress)
+        with self.qc_app.open_store() as store:
+            requeued = qc.requeue_replacements(store, self.qc_app.annotator)
+        self.post_message(RegenerationFinished(describe_summary(result), requeued))
+
+    @on(RegenerationFinished)
+    def _regenerated(self, message: RegenerationFinished) -> None:
+        self._set_busy(None)
+        text = message.summary
+        if message.requeued:
+            text += f"\n{message.requeued} replacement(s) joined the open sample for review"
+        self.notify(text, title="Regeneration finished", timeout=10)
+        self.action_refresh()
+
+    @on(RunProgress)
+    def _regeneration_progress(self, message: RunProgress) -> None:
+        if self.busy_note and self.busy_note.startswith("Regenerating"):
+            self._set_busy(f"Regenerating rejected items… {message.message} "
+                           f"({message.done} of {message.total})")
+
+    @on(RegenerationUnavailable)
+    def _regeneration_unavailable(self, message: RegenerationUnavailable) -> None:
+        self._set_busy(None)
+        self.notify(message.reason, title="Cannot regenerate", severity="error", timeout=10)
+
+    # -- helpers ---------------------------------------------------------------------
+    def _set_busy(self, note: str | None) -> None:
+        self.busy_note = note
+        if self.loaded:
+            self._show_attention()
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        if worker.group in ("samplers", "generators"):
+            self._set_busy(None)
+        elif worker.group == "loaders" and not self.loaded:
+            self.query_one("#attention", AttentionList).show(
+                [Attention("Could not read the database (see the error); F5 tries again", None)])

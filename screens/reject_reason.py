@@ -1,0 +1,66 @@
+"""Why is this item rejected? Number keys pick a common reason; or type one."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class RejectReasonModal(ModalScreen[str | None]):
+    """Dismisses with the reason (a picked one or the typed text), or None on Esc."""
+
+    BINDING_GROUP_TITLE = "Reject reason"
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="reject-cancel"),
+        *[Binding(str(n), f"pick({n})", f"Reason {n}", show=False, id=f"reject-reason-{n}")
+          for n in range(1, 10)],
+    ]
+
+    def __init__(self, reasons: tuple[str, ...] | list[str], *, subject: str = "this item") -> None:
+        super().__init__()
+        self.reasons = list(reasons)[:9]
+        self.subject = subject
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="reject_dialog", classes="dialog"):
+            yield Static(Text(f"Why reject {self.subject}? Press a number, or type a reason "
+                              "below and press Enter."), id="reject_prompt")
+            yield OptionList(*[Option(Text(f"{n}  {reason}"), id=f"reason-{n}")
+                               for n, reason in enumerate(self.reasons, start=1)],
+                             id="reject_reasons")
+            yield Input(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#reject_dialog")
+        dialog.border_title = "Reject"
+        dialog.border_subtitle = "1-9 pick · Tab types · Esc cancels"
+        self.query_one("#reject_reasons", OptionList).focus()
+
+    def action_pick(self, number: int) -> None:
+        if 1 <= number <= len(self.reasons):
+            self.dismiss(self.reasons[number - 1])
+        else:
+            self.notify(f"There is no reason {number}; pick 1-{len(self.reasons)} or type one.",
+                        severity="warning")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(OptionList.OptionSelected, "#reject_reasons")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.reasons[event.option_index])
+
+    @on(Input.Submitted, "#reject_typed")
+    def _typed(self, event: Input.Submitted) -> None:
+        reason = " ".join(event.value.split())
+        if not reason:
+            self.notify("Type a reason, or pick one with its number.", severity="warning")
+            return
+        self.dismiss(reason)

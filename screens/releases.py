@@ -1,0 +1,291 @@
+"""Releases: list them, see what blocks a new one, approve (curators only), export, diff."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
+
+from qcstation.core import release as rel
+from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
+from screens._base import QCScreen
+from screens.approve_release import ApproveReleaseModal
+
+DEFAULT_NAME = "smart"
+DEFAULT_VERSION = "1.0.0"
+
+
+def next_version(version: str | None) -> str:
+    """``1.0.0 -> 1.0.1``, ``v3 -> v4``; anything else gets the default."""
+    if not version:
+        return DEFAULT_VERSION
+    match = re.match(r"^(.*?)(\d+)$", version)
+    if not match:
+        return DEFAULT_VERSION
+    return f"{match.group(1)}{int(match.group(2)) + 1}"
+
+
+def render_release(info: rel.ReleaseInfo) -> RenderableType:
+    counts = info.counts or {}
+    lines = [Text.assemble((f"{info.name} {info.version}", "bold"),
+                           f"  approved by {info.approved_by} at {info.approved_at[:19]}")]
+    records = counts.get("records")
+    if records is not None:
+        by_source = counts.get("by_source") or {}
+        where = ", ".join(f"{k} {v}" for k, v in by_source.items())
+        lines.append(Text(f"{records} records" + (f" ({where})" if where else "")
+                          + (f"; {counts.get('excluded')} seeds left out"
+                             if counts.get("excluded") else "")))
+    if info.notes:
+        lines.append(Text.assemble(("Notes: ", "bold"), info.notes))
+    lines.append(Text(f"Exported to {info.export_dir}" if info.export_dir else
+                      "Not exported yet (press e)", style="dim"))
+    return Group(*lines)
+
+
+def render_diff(diff: dict[str, Any], *, limit: int = 30) -> RenderableType:
+    counts = diff.get("counts") or {}
+
+    def ids(values: list[Any]) -> str:
+        shown = ", ".join(str(v) for v in values[:limit])
+        return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+
+    lines = [
+        Text(f"{diff.get('name')} {diff.get('old')} → {diff.get('new')}", style="bold"),
+        Text(f"{counts.get('old', 0)} records before, {counts.get('new', 0)} after: "
+             f"{counts.get('added', 0)} added, {counts.get('removed', 0)} removed, "
+             f"{counts.get('changed', 0)} changed, {diff.get('unchanged', 0)} unchanged"),
+    ]
+    if diff.get("added"):
+        lines.append(Text.assemble(("Added seeds: ", "bold"), ids(list(diff["added"]))))
+    if diff.get("removed"):
+        lines.append(Text.assemble(("Removed seeds: ", "bold"), ids(list(diff["removed"]))))
+    changed = list(diff.get("changed") or [])
+    if changed:
+        lines.append(Text("Changed:", style="bold"))
+        for entry in changed[:limit]:
+            lines.append(Text(f"  seed {entry.get('seed_id')}: "
+                              f"{', '.join(map(str, entry.get('fields') or []))}"))
+        if len(changed) > limit:
+            lines.append(Text(f"  … {len(changed) - limit} more", style="dim"))
+    return Group(*lines)
+
+
+class ReleasesScreen(QCScreen):
+    """``a`` approve (curators), ``e`` export, ``d`` diff against the previous version."""
+
+    BINDING_GROUP_TITLE = "Releases"
+    BINDINGS = [
+        Binding("a", "approve", "Approve", tooltip="Approve a new release (curators only)",
+                id="release-approve"),
+        Binding("e", "export", "Export", tooltip="Write the selected release to exports/",
+                id="release-export"),
+        Binding("d", "diff", "Diff", tooltip="Compare with the previous version",
+                id="release-diff"),
+        Binding("f5", "refresh", "Refresh", show=False, id="release-refresh"),
+        Binding("escape", "back", "Back", id="release-back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.releases: list[rel.ReleaseInfo] = []
+        self.blockers: list[str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="releases_body"):
+            yield DataTable(id="release_table", cursor_type="row")
+            yield Static(Text("Loading…", style="dim"), id="blockers", classes="panel")
+            yield Static(Text("Select a release to see it here.", style="dim"),
+                         id="release_detail", classes="panel")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#release_table", DataTable)
+        table.border_title = "Releases"
+        table.add_columns("Name", "Version", "Records", "Approved by", "Approved at", "Exported")
+        self.query_one("#blockers").border_title = "New release"
+        self.query_one("#release_detail").border_title = "Details"
+        table.focus()
+        self.action_refresh()
+
+    def help_notes(self) -> RenderableType:
+        curators = ", ".join(self.qc_app.settings.curators) or "none configured"
+        return Text(f"Only curators can approve a release (curators: {curators}). A release "
+                    "freezes every seed whose four dimensions are verified or accepted; it never "
+                    "changes afterwards. Export writes data.jsonl, README.md and manifest.json "
+                    "under exports/<name>/<version>/ with identical bytes every time.")
+
+    # -- loading ---------------------------------------------------------------------
+    def action_refresh(self) -> None:
+        self._load_releases()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Loading releases")
+    def _load_releases(self) -> None:
+        with self.qc_app.open_store() as store:
+            releases = rel.list_releases(store)
+            blockers = rel.release_blockers(store, self.qc_app.config,
+                                            actor=self.qc_app.annotator)
+        self.post_message(ReleasesLoaded(releases, blockers))
+
+    @on(ReleasesLoaded)
+    def _show_releases(self, message: ReleasesLoaded) -> None:
+        self.releases = message.releases
+        self.blockers = message.blockers
+        table = self.query_one("#release_table", DataTable)
+        selected = table.cursor_row
+        table.clear()
+        for info in message.releases:
+            table.add_row(info.name, info.version, str((info.counts or {}).get("records", "")),
+                          info.approved_by, info.approved_at[:16].replace("T", " "),
+                          "yes" if info.export_dir else "no",
+                          key=f"{info.name}\x00{info.version}")
+        if message.releases:
+            table.move_cursor(row=min(selected, len(message.releases) - 1))
+        table.border_subtitle = "" if message.releases else "no releases yet"
+        self._show_blockers()
+        self._show_selected()
+
+    def _show_blockers(self) -> None:
+        panel = self.query_one("#blockers", Static)
+        if self.blockers is None:
+            return
+        if not self.blockers:
+            panel.update(Text("Ready: every QC gate passes and you are a curator. "
+                              "Press a to approve a release.", style="green"))
+            return
+        text = Text("A new release cannot be approved yet:", style="bold")
+        for blocker in self.blockers:
+            text.append("\n  • ")
+            text.append(blocker, style="")
+        panel.update(text)
+
+    def _selected(self) -> rel.ReleaseInfo | None:
+        table = self.query_one("#release_table", DataTable)
+        if not self.releases or not 0 <= table.cursor_row < len(self.releases):
+            return None
+        return self.releases[table.cursor_row]
+
+    def _show_selected(self) -> None:
+        info = self._selected()
+        detail = self.query_one("#release_detail", Static)
+        detail.border_title = "Details"
+        if info is None:
+            detail.update(Text("No releases yet. When every QC gate passes, a curator approves "
+                               "one with a.", style="dim"))
+        else:
+            detail.update(render_release(info))
+
+    @on(DataTable.RowHighlighted, "#release_table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_selected()
+
+    # -- approve ---------------------------------------------------------------------
+    def curator_problem(self) -> str | None:
+        """Why the current user may not approve (None when they are a curator)."""
+        settings = self.qc_app.settings
+        me = self.qc_app.annotator
+        if not settings.curators:
+            return ("No curators are configured, so nobody can approve a release. Add "
+                    "curators = [\"name\"] under [qc] in qcstation.toml (or set "
+                    "QCSTATION_CURATORS).")
+        if me not in settings.curators:
+            return (f"Only a curator can approve a release. You are {me}; the curators are "
+                    f"{', '.join(settings.curators)}. Ask one of them to approve it.")
+        return None
+
+    def action_approve(self) -> None:
+        problem = self.curator_problem()
+        if problem is not None:
+            self.query_one("#release_detail", Static).update(Text(problem, style="bold yellow"))
+            self.notify(problem, title="Not a curator", severity="warning", timeout=8)
+            return
+        if self.blockers is None:
+            self.notify("Still checking the QC gates; one moment.")
+            return
+        if self.blockers:
+            self.notify("A release cannot be approved yet; the reasons are listed under "
+                        "'New release'.", title="Blocked", severity="warning")
+            return
+        latest = self.releases[-1] if self.releases else None
+        name = latest.name if latest else DEFAULT_NAME
+        versions = [r.version for r in self.releases if r.name == name]
+        self.app.push_screen(
+            ApproveReleaseModal(name, next_version(versions[-1] if versions else None)),
+            callback=self._approve_chosen)
+
+    def _approve_chosen(self, choice: tuple[str, str, str] | None) -> None:
+        if choice is not None:
+            self._approve(*choice)
+
+    @work(thread=True, exit_on_error=False, group="releasers", description="Approving the release")
+    def _approve(self, name: str, version: str, notes: str) -> None:
+        with self.qc_app.open_store() as store:
+            info = rel.approve_release(store, name, version, actor=self.qc_app.annotator,
+                                       cfg=self.qc_app.config, notes=notes)
+        self.post_message(ReleaseApproved(info))
+
+    @on(ReleaseApproved)
+    def _approved(self, message: ReleaseApproved) -> None:
+        info = message.release
+        self.notify(f"Approved {info.name} {info.version} "
+                    f"({(info.counts or {}).get('records', '?')} records). Press e to export it.",
+                    title="Release approved")
+        self.action_refresh()
+
+    # -- export ----------------------------------------------------------------------
+    def action_export(self) -> None:
+        info = self._selected()
+        if info is None:
+            self.notify("No release to export yet.", severity="warning")
+            return
+        self._export(info.name, info.version)
+
+    @work(thread=True, exit_on_error=False, group="exporters", description="Exporting the release")
+    def _export(self, name: str, version: str) -> None:
+        with self.qc_app.open_store() as store:
+            path = rel.export_release(store, name, version)
+        self.post_message(ReleaseExported(name, version, path))
+
+    @on(ReleaseExported)
+    def _exported(self, message: ReleaseExported) -> None:
+        self.notify(f"Wrote {message.name} {message.version} to {message.path.resolve()}",
+                    title="Exported", timeout=8)
+        self.action_refresh()
+
+    # -- diff ------------------------------------------------------------------------
+    def action_diff(self) -> None:
+        info = self._selected()
+        if info is None:
+            self.notify("No release to compare yet.", severity="warning")
+            return
+        self._diff(info.name, info.version)
+
+    @work(thread=True, exit_on_error=False, group="loaders-diff", description="Comparing releases")
+    def _diff(self, name: str, version: str) -> None:
+        with self.qc_app.open_store() as store:
+            previous = rel.previous_version(store, name, version)
+            diff = (rel.diff_releases(store, name, previous, version)
+                    if previous is not None else {})
+        self.post_message(ReleaseDiffed(name, previous or "", version, diff))
+
+    @on(ReleaseDiffed)
+    def _diffed(self, message: ReleaseDiffed) -> None:
+        detail = self.query_one("#release_detail", Static)
+        if not message.old:
+            detail.update(Text(f"{message.name} {message.new} is the first version; there is "
+                               "nothing earlier to compare with."))
+            return
+        detail.update(render_diff(message.diff))
+        detail.border_title = "Diff"
+
+    def action_back(self) -> None:
+        self.dismiss(None)

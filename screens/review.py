@@ -1,0 +1,426 @@
+"""The review screen: one sampled item at a time, keyboard first.
+
+``a`` accept, ``x`` reject (with a reason), ``k`` skip, ``u`` undo, ``n``/``p`` next and
+previous, ``g`` guidelines. Items come from :func:`qcstation.core.qc.next_item`, which
+claims atomically, so annotators in separate SSH sessions never get the same item.
+Every database call runs in a thread worker with its own store; handlers own the UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker
+
+from qcstation.core import qc
+from qcstation.messages import (
+    DecisionSaved,
+    DecisionUndone,
+    GateUpdated,
+    ItemLoaded,
+    SampleFinished,
+)
+from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
+from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
+from qcstation.widgets.review_views import ArtifactView, SeedView, pane_title, render_verdicts
+from screens._base import QCScreen
+from screens.reject_reason import RejectReasonModal
+
+if TYPE_CHECKING:
+    from db import Store
+
+Op = Literal["next", "move_on", "decide", "undo", "show"]
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One unit of work for the review worker."""
+
+    op: Op
+    item_id: int | None = None
+    verdict: str | None = None
+    reason: str | None = None
+
+
+class ReviewScreen(QCScreen):
+    """Review the open QC sample of one dimension (or of any, when ``dimension`` is None)."""
+
+    BINDING_GROUP_TITLE = "Review"
+    BINDINGS = [
+        Binding("a", "accept", "Accept", tooltip="The artifact is right", id="review-accept"),
+        Binding("x", "reject", "Reject", tooltip="Reject with a reason", id="review-reject"),
+        Binding("k", "skip", "Skip", tooltip="Decide later; it comes back at the end",
+                id="review-skip"),
+        Binding("u", "undo", "Undo", tooltip="Undo your last decision", id="review-undo"),
+        Binding("n", "next", "Next",
+                tooltip="Next item (from your current one: move on without deciding)",
+                id="review-next"),
+        Binding("p", "previous", "Prev",
+                tooltip="Look back at items you saw (read-only; u changes your last decision)",
+                id="review-previous"),
+        Binding("g", "toggle_guidelines", "Guide", tooltip="Show or hide the guidelines",
+                id="review-guidelines"),
+        Binding("escape", "back", "Back", tooltip="Back to the dashboard", id="review-back"),
+    ]
+
+    def __init__(self, dimension: str | None) -> None:
+        super().__init__()
+        self.dimension = dimension
+        self.item: qc.ReviewItem | None = None      # what is on screen
+        self.editable = False                       # is it the item being decided?
+        self.head_id: int | None = None             # the item this annotator holds
+        self.history: list[int] = []                # items shown as current this session
+        self.cursor: int | None = None              # index into history while looking back
+        self.busy = False
+        self.finished = False
+        self.progress: qc.Progress | None = None
+        self.gate: qc.GateStatus | None = None
+        self.gate_running = False
+        self.gate_stale: str | None = None          # re-evaluate once the running one ends
+
+    # -- layout ----------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("Loading…", style="dim"), id="progress_line")
+        yield Static("", id="gate_line")
+        yield Static("", id="verdict_line")
+        with Horizontal(id="review_body"):
+            with VerticalScroll(id="seed_pane", classes="pane"):
+                yield SeedView(id="seed_view")
+            yield GuidelinesPanel(self.dimension, id="guidelines", classes="pane")
+            with VerticalScroll(id="artifact_pane", classes="pane"):
+                yield ArtifactView(id="artifact_view")
+        with VerticalScroll(id="done_panel", classes="pane"):
+            yield Static("", id="done_text")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#seed_pane").border_title = "Seed problem"
+        self.query_one("#artifact_pane").border_title = sentence(noun(self.dimension, 1))
+        self.query_one("#done_panel").border_title = "Sample done"
+        self.query_one("#review_body").loading = True
+        self.query_one("#artifact_pane").focus()
+        self._run(_Step("next"))
+
+    def help_notes(self) -> RenderableType:
+        return guidelines_text(self.dimension)
+
+    # -- actions ---------------------------------------------------------------------
+    def _can_decide(self) -> bool:
+        if self.busy:
+            self.notify("Saving… one moment.", timeout=2)
+            return False
+        if self.item is None or self.finished and not self.editable:
+            self.notify("Nothing to decide: the sample is done. Esc returns to the dashboard.",
+                        severity="warning")
+            return False
+        if not self.editable:
+            mine = [d for d in self.item.decisions if d.get("annotator") == self.qc_app.annotator]
+            what = VERDICT_WORDS.get(str(mine[-1]["verdict"]), "decided") if mine else "not yours"
+            self.notify(f"You are looking back at an earlier item ({what}). Press n to return "
+                        "to your current item, or u to undo your last decision.",
+                        title="Read-only", severity="warning")
+            return False
+        return True
+
+    def action_accept(self) -> None:
+        if self._can_decide() and self.item is not None:
+            self._run(_Step("decide", self.item.item_id, "accept"))
+
+    def action_skip(self) -> None:
+        if self._can_decide() and self.item is not None:
+            self._run(_Step("decide", self.item.item_id, "skip"))
+
+    def action_reject(self) -> None:
+        if not (self._can_decide() and self.item is not None):
+            return
+        item_id = self.item.item_id
+
+        def rejected(reason: str | None) -> None:
+            if reason and self.item is not None and self.item.item_id == item_id and self.editable:
+                self._run(_Step("decide", item_id, "reject", reason))
+
+        self.app.push_screen(RejectReasonModal(qc.REJECT_REASONS,
+                                               subject=f"this {noun(self.dimension, 1)}"),
+                             callback=rejected)
+
+    def action_undo(self) -> None:
+        if self.busy:
+            self.notify("Saving… one moment.", timeout=2)
+            return
+        self._run(_Step("undo"))
+
+    def action_next(self) -> None:
+        if self.busy:
+            return
+        if self.cursor is not None:
+            target = self.cursor + 1
+            if target >= len(self.history) or self.history[target] == self.head_id:
+                self.cursor = None
+                if self.head_id is not None:
+                    self._run(_Step("show", self.head_id))
+                else:
+                    self._run(_Step("next"))
+            else:
+                self.cursor = target
+                self._run(_Step("show", self.history[target]))
+            return
+        if self.finished or self.item is None:
+            self._run(_Step("next"))
+            return
+        # at the current item: move on without deciding (its claim is given back)
+        self._run(_Step("move_on", self.item.item_id))
+
+    def action_previous(self) -> None:
+        if self.busy:
+            return
+        if self.cursor is None:
+            if self.head_id is not None and self.head_id in self.history:
+                target = self.history.index(self.head_id) - 1
+            else:
+                target = len(self.history) - 1
+        else:
+            target = self.cursor - 1
+        if target < 0:
+            self.notify("No earlier item in this session." if not self.history else
+                        "This is the first item you saw in this session.")
+            return
+        self.cursor = target
+        self._run(_Step("show", self.history[target]))
+
+    def action_toggle_guidelines(self) -> None:
+        self.toggle_class("-show-guidelines")
+
+    def action_back(self) -> None:
+        if self.has_class("-show-guidelines"):
+            self.remove_class("-show-guidelines")
+            return
+        if self.head_id is not None:
+            self.qc_app.release_claim_later(self.head_id)
+        self.dismiss(None)
+
+    # -- the worker ------------------------------------------------------------------
+    def _run(self, step: _Step) -> None:
+        self.busy = True
+        self._review_step(step)
+
+    @work(thread=True, exit_on_error=False, group="reviews", description="Reviewing")
+    def _review_step(self, step: _Step) -> None:
+        annotator = self.qc_app.annotator
+        with self.qc_app.open_store() as store:
+            item: qc.ReviewItem | None
+            editable = current = True
+            if step.op == "decide":
+                assert step.item_id is not None and step.verdict is not None
+                qc.decide(store, step.item_id, annotator, step.verdict, step.reason)
+                self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
+                item = qc.next_item(store, annotator, self.dimension)
+            elif step.op == "move_on":
+                item = qc.next_item(store, annotator, self.dimension, after_item_id=step.item_id)
+            elif step.op == "undo":
+                undone = qc.undo_last(store, annotator)
+                self.post_message(DecisionUndone(undone))
+                if undone is None:
+                    item = qc.next_item(store, annotator, self.dimension)
+                else:
+                    item = qc.get_item(store, undone)
+            elif step.op == "show":
+                assert step.item_id is not None
+                item = qc.get_item(store, step.item_id)
+                editable = decidable_by(item, annotator)
+                current = editable and item.claimed_by == annotator
+            else:
+                item = qc.next_item(store, annotator, self.dimension)
+            dimension = item.dimension if item is not None else self.dimension
+            if item is not None:
+                self.post_message(ItemLoaded(item, editable=editable, current=current,
+                                             progress=qc.progress(store, item.sample_id)))
+            else:
+                self.post_message(SampleFinished(dimension, self._open_progress(store, dimension)))
+
+    # -- the gate (slow on a large database: one evaluation at a time, after the item) --
+    def _refresh_gate(self, dimension: str | None) -> None:
+        if dimension is None:
+            return
+        if self.gate_running:
+            self.gate_stale = dimension
+            return
+        self.gate_running = True
+        self.gate_stale = None
+        self._evaluate_gate(dimension)
+
+    @work(thread=True, exit_on_error=False, group="gates", description="Checking the QC gate")
+    def _evaluate_gate(self, dimension: str) -> None:
+        with self.qc_app.open_store() as store:
+            gate = self.qc_app.evaluate_gate(store, dimension)
+        self.post_message(GateUpdated(dimension, gate))
+
+    @staticmethod
+    def _open_progress(store: Store, dimension: str | None) -> qc.Progress | None:
+        if dimension is None:
+            return None
+        sample = qc.open_sample(store, dimension)
+        return qc.progress(store, sample.id) if sample is not None else None
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        if worker.group == "gates":
+            self.gate_running = False
+            return
+        self.busy = False
+        self.query_one("#review_body").loading = False
+        if self.cursor is not None and self.item is not None and self.item.item_id not in (
+                self.history[self.cursor:self.cursor + 1]):
+            self.cursor = None
+
+    # -- handlers --------------------------------------------------------------------
+    @on(ItemLoaded)
+    def _show_item(self, message: ItemLoaded) -> None:
+        self.busy = False
+        self.finished = False
+        item = message.item
+        self.item = item
+        self.editable = message.editable
+        if message.progress is not None:
+            self.progress = message.progress
+        if message.current:
+            self.head_id = item.item_id
+            self.cursor = None
+            if item.item_id in self.history:
+                self.history.remove(item.item_id)
+            self.history.append(item.item_id)
+        if self.dimension is None:
+            self.query_one(GuidelinesPanel).set_dimension(item.dimension)
+        self.query_one("#review_body").loading = False
+        self.remove_class("-finished")
+        self.set_class(not message.editable, "-read-only")
+        self.query_one("#seed_view", SeedView).show_item(item)
+        self.query_one("#artifact_view", ArtifactView).show_item(item)
+        self.query_one("#artifact_pane").border_title = pane_title(item)
+        self.query_one("#seed_pane").border_title = f"Seed problem #{item.seed_id}"
+        self.query_one("#seed_pane", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#artifact_pane", VerticalScroll).scroll_home(animate=False)
+        self._show_status()
+        if message.current or self.gate is None:
+            self.call_after_refresh(self._refresh_gate, item.dimension)
+
+    @on(SampleFinished)
+    def _sample_finished(self, message: SampleFinished) -> None:
+        self.busy = False
+        self.finished = True
+        self.item = None
+        self.editable = False
+        self.head_id = None
+        self.cursor = None
+        if message.progress is not None:
+            self.progress = message.progress
+        self.query_one("#review_body").loading = False
+        self.add_class("-finished")
+        self.remove_class("-read-only")
+        self.query_one("#done_panel").focus()
+        self._show_status()
+        self._show_done()
+        self.call_after_refresh(self._refresh_gate, message.dimension)
+
+    @on(GateUpdated)
+    def _gate_updated(self, message: GateUpdated) -> None:
+        self.gate_running = False
+        if self.gate_stale is not None:
+            self._refresh_gate(self.gate_stale)
+        self.gate = message.gate
+        self.query_one("#gate_line", Static).update(Text(gate_line(message.gate)))
+        if self.finished:
+            self._show_done()
+
+    @on(DecisionSaved)
+    def _decision_saved(self, message: DecisionSaved) -> None:
+        word = VERDICT_WORDS.get(message.verdict, message.verdict)
+        self.notify(f"Item {message.item_id} {word}" +
+                    (f": {message.reason}" if message.reason else ""), timeout=2)
+
+    @on(DecisionUndone)
+    def _decision_undone(self, message: DecisionUndone) -> None:
+        if message.item_id is None:
+            self.notify("Nothing to undo: you have no decision left to take back.",
+                        severity="warning")
+        else:
+            self.notify(f"Undid your decision on item {message.item_id}; decide it again.",
+                        timeout=3)
+
+    # -- rendering -------------------------------------------------------------------
+    def _show_status(self) -> None:
+        progress = self.progress
+        dimension = self.item.dimension if self.item is not None else self.dimension
+        line = Text.assemble((f"{title(dimension)}: ", "bold"),
+                             progress.sentence() if progress is not None else "no open sample")
+        if self.item is not None and progress is not None:
+            line.append(f"  ·  item {self.item.position + 1} of {progress.total}", style="dim")
+        self.query_one("#progress_line", Static).update(line)
+        banner_text = self._banner()
+        self.query_one("#verdict_line", Static).update(banner_text or "")
+        self.set_class(banner_text is not None, "-has-banner")
+
+    def _banner(self) -> Text | None:
+        """The line over the panes: a looked-back item's verdicts, or what is special here."""
+        item = self.item
+        if item is None:
+            return None
+        if not self.editable:
+            return Text.assemble(("Looking back: ", "bold"),
+                                 render_verdicts(item.decisions, self.qc_app.annotator),
+                                 ("  — n goes forward, u undoes your last decision", "dim"))
+        if item.item_id != self.head_id:
+            return Text.assemble(("Looking back: ", "bold"),
+                                 "you moved past this item; decide it now, or n to go forward")
+        notes = []
+        if item.requeued:
+            notes.append("A regenerated replacement of a rejected item")
+        if item.overlap:
+            notes.append("An overlap item: a second annotator reviews it too")
+        return Text("; ".join(notes) + ".", style="italic") if notes else None
+
+    def _show_done(self) -> None:
+        progress = self.progress
+        text = Text()
+        if progress is not None and progress.remaining > 0:
+            text.append("Nothing left for you right now.\n", style="bold")
+            text.append(f"{progress.sentence()}. {progress.remaining} still to be decided by "
+                        "others (claims expire after 15 minutes; skipped items come back to "
+                        "whoever skipped them).\n")
+        elif progress is not None:
+            text.append("The sample is done.\n", style="bold")
+            text.append(f"{progress.sentence()}.\n")
+        else:
+            text.append("There is no open sample for this dimension.\n", style="bold")
+            text.append("Press Esc, then s on the dashboard to draw one.\n")
+        text.append("\n")
+        text.append(gate_line(self.gate) if self.gate is not None else "Checking the gate…")
+        if self.gate is not None and not self.gate.passed:
+            for blocker in self.gate.blockers:
+                text.append("\n  • " + blocker)
+        text.append("\n\np looks back at your decisions; Esc returns to the dashboard.",
+                    style="dim")
+        self.query_one("#done_text", Static).update(text)
+
+
+def decidable_by(item: qc.ReviewItem, annotator: str) -> bool:
+    """Can ``annotator`` decide this item now? Not if they already decided (or skipped) it,
+    someone else holds it, or it already has the decisions it needs."""
+    if any(d.get("annotator") == annotator for d in item.decisions):
+        return False
+    if item.claimed_by not in (None, annotator):
+        return False
+    finals = {d.get("annotator") for d in item.decisions
+              if d.get("verdict") in ("accept", "reject")}
+    return len(finals) < (2 if item.overlap else 1) and item.artifact_status != "superseded"
+
+
+def sentence(words: str) -> str:
+    return words[:1].upper() + words[1:]

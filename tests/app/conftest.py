@@ -1,0 +1,116 @@
+"""Fixtures for the workstation's pilot and snapshot tests.
+
+Every test runs the real app on a real SQLite file filled by ``tests.factories`` (seeds
+with four verified artifacts each) and a QC sample drawn by ``qc.draw_sample``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from db import Store
+from qcstation.core import qc
+from qcstation.core.config import Config, parse_config
+from tests.factories import populate
+
+ANNOTATOR = "tester"
+SAMPLE_SEED = 7
+
+
+def make_config(curators: list[str] | None = None, **qc_settings: Any) -> Config:
+    """A real Config, validated like a qcstation.toml ``[qc]`` section."""
+    section: dict[str, Any] = {"curators": curators if curators is not None else ["alice"],
+                               "min_sample": 6}
+    section.update(qc_settings)
+    return parse_config({"qc": section}, "<test>")
+
+
+def build_db(path: Path, *, per_source: dict[str, int] | None = None,
+             sample_dimensions: tuple[str, ...] = ("arithmetic",), min_size: int = 6) -> Path:
+    """Seeds (+ four verified artifacts each) and a seeded QC sample per dimension."""
+    with Store(path) as store:
+        populate(store, per_source or {"gsm8k": 40, "mawps": 20})
+        for dimension in sample_dimensions:
+            qc.draw_sample(store, dimension, rate=0.1, rng_seed=SAMPLE_SEED, actor="curator",
+                           min_size=min_size)
+    return path
+
+
+@pytest.fixture
+def qc_db(tmp_path: Path) -> Path:
+    """60 seeds (40 gsm8k, 20 mawps); a 6-item arithmetic sample."""
+    return build_db(tmp_path / "qc.db")
+
+
+@pytest.fixture
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Snapshots must not depend on when the cursor blinked (H conftest::no_cursor_blink)."""
+    monkeypatch.setattr(Input, "cursor_blink", False)
+    yield
+
+
+def reviews(path: Path) -> list[dict[str, Any]]:
+    """Every row of the reviews table (read through a fresh connection)."""
+    with Store(path) as store:
+        return store.query("SELECT * FROM reviews ORDER BY id")
+
+
+def live_reviews(path: Path) -> list[dict[str, Any]]:
+    return [r for r in reviews(path) if r["undone_at"] is None]
+
+
+def artifact_status(path: Path, artifact_id: int) -> str:
+    with Store(path) as store:
+        return str(store.scalar("SELECT status FROM artifacts WHERE id = ?", (artifact_id,)))
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 50) -> None:
+    """Wait until no worker runs and every posted message is handled."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            busy = getattr(app.screen, "busy", False)
+            if not busy:
+                return
+    raise AssertionError("the app did not settle")
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, as plain text (for assertions and eyeballing layouts)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False,
+                      safe_box=False)
+    console.print(app.screen._compositor.render_update(
+        full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+def flat(text: str) -> str:
+    """Screen text without borders, scrollbars and line breaks (words wrap at 80 columns)."""
+    return " ".join(re.sub("[\u2500-\u259f]", " ", text).split())
+
+
+def static_text(widget: Any, width: int = 76) -> str:
+    """The plain text of a Static's content (also the parts scrolled out of view)."""
+    console = Console(width=width, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def notifications(app: App[Any]) -> list[str]:
+    """Messages of the notifications currently shown (toasts)."""
+    return [str(n.message) for n in app._notifications]

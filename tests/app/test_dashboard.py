@@ -1,0 +1,270 @@
+"""Pilot tests of the dashboard: counts, gates, attention, and the s / e / g / r keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.app import make_app
+from qcstation.core import qc
+from qcstation.core.prompts import KEYINFO_TITLES
+from screens.dashboard import DashboardScreen
+from screens.error_modal import ErrorModal
+from screens.review import ReviewScreen
+from tests.app.conftest import (
+    ANNOTATOR,
+    build_db,
+    flat,
+    make_config,
+    notifications,
+    screen_text,
+    settle,
+    static_text,
+)
+
+SIZE = (80, 24)
+
+
+def _dashboard(app) -> DashboardScreen:  # type: ignore[no-untyped-def]
+    assert isinstance(app.screen, DashboardScreen), type(app.screen).__name__
+    return app.screen
+
+
+async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _dashboard(app)
+        text = flat(screen_text(app))
+        assert "Review 6 notation questions — press r" in text
+        assert "Draw a QC sample of key-information extractions — press s" in text
+        assert "NOT PASSED Notation questions: 0 of 6 reviewed, 0 rejected" in text
+        # counts per stage and dimension, from the database
+        counts = flat(static_text(screen.query_one("#counts")))
+        assert "gsm8k 40 40" in counts and "mawps 20 20" in counts
+        for dimension in ("arithmetic", "understanding", "reasoning", "refinement"):
+            assert f"{dimension} 60 60" in counts
+        # each gate's rule in plain words, as the QC module states it
+        rules = flat(static_text(screen.query_one("#gate_rules")))
+        with Store(qc_db) as store:
+            for dimension in ("arithmetic", "understanding"):
+                gate = qc.gate(store, dimension, threshold=0.05)
+                assert " ".join(gate.rule.split()) in rules
+                for blocker in gate.blockers:
+                    assert blocker in rules
+        # the footer names the keys
+        for key in ("r Review", "s Sample", "g Regenerate", "l Releases", "q Quit", "f1 Help",
+                    "^p Menu"):
+            assert key in text
+
+
+async def test_counts_follow_reviews(qc_db: Path) -> None:
+    with Store(qc_db) as store:
+        for _ in range(2):
+            item = qc.next_item(store, "bob", "arithmetic")
+            assert item is not None
+            qc.decide(store, item.item_id, "bob", "accept")
+        item = qc.next_item(store, "bob", "arithmetic")
+        assert item is not None
+        qc.decide(store, item.item_id, "bob", "reject", "story words left in")
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "Review 3 notation questions — press r" in text
+        assert "1 rejected notation question awaits regeneration — press g" in text
+        assert "Notation questions: 3 of 6 reviewed, 1 rejected" in text
+        counts = flat(static_text(_dashboard(app).query_one("#counts")))
+        assert "arithmetic 57 2 1 60" in counts  # verified, accepted, rejected, total
+
+
+async def test_s_draws_samples_where_none_is_open(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        with Store(qc_db) as store:
+            samples = store.query("SELECT dimension, rng_seed, rate, created_by FROM samples "
+                                  "ORDER BY id")
+            understanding = qc.open_sample(store, "understanding")
+        assert samples == [
+            {"dimension": "arithmetic", "rng_seed": 7, "rate": 0.1, "created_by": "curator"},
+            {"dimension": "understanding", "rng_seed": 12345, "rate": 0.1, "created_by": ANNOTATOR},
+        ]
+        assert understanding is not None and understanding.size == 6
+        assert any("Drew 6 key-information extractions" in n for n in notifications(app))
+        assert any("a sample is already open" in n for n in notifications(app))
+        assert "Review 6 key-information extractions — press r" in flat(screen_text(app))
+
+
+async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) -> None:
+    with Store(qc_db) as store:
+        while (item := qc.next_item(store, "bob", "arithmetic")) is not None:
+            qc.decide(store, item.item_id, "bob", "accept")
+    config = make_config(dimensions=["arithmetic"], defect_threshold=0.3)
+    app = make_app(qc_db, config=config, annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        with Store(qc_db) as store:
+            gate = qc.gate(store, "arithmetic", threshold=0.3)
+        assert not gate.passed and gate.needed_reviews is not None
+        extra = gate.needed_reviews - gate.reviewed
+        assert extra > 0
+        assert f"Extend the notation question sample by {extra} — press e" in \
+            flat(screen_text(app))
+        await pilot.press("e")
+        await settle(pilot)
+        with Store(qc_db) as store:
+            sample = qc.open_sample(store, "arithmetic")
+        assert sample is not None and sample.size == 6 + extra
+        assert f"Review {extra} notation questions — press r" in flat(screen_text(app))
+
+
+async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "qc.db", sample_dimensions=("understanding",))
+    with Store(db) as store:
+        item = qc.next_item(store, "bob", "understanding")
+        assert item is not None
+        qc.decide(store, item.item_id, "bob", "reject", "missing a quantity")
+    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "1 rejected key-information extraction awaits regeneration — press g" in \
+            flat(screen_text(app))
+        await pilot.press("g")
+        await settle(pilot)
+        with Store(db) as store:
+            versions = store.query("SELECT version, status, replaces_id FROM artifacts "
+                                   "WHERE seed_id = ? AND dimension = 'understanding' "
+                                   "ORDER BY version", (item.seed_id,))
+            requeued = store.scalar("SELECT COUNT(*) FROM sample_items WHERE seed_id = ?",
+                                    (item.seed_id,))
+        assert versions == [
+            {"version": 1, "status": "superseded", "replaces_id": None},
+            {"version": 2, "status": "verified", "replaces_id": item.artifact_id},
+        ]
+        assert requeued == 2  # the rejected item and its replacement
+        assert any("understanding" in n and "verified 1" in n for n in notifications(app))
+        assert "Review 6 key-information extractions — press r" in flat(screen_text(app))
+        # the replacement is reviewed like any item, and says what it is
+        await pilot.press("r")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        while screen.item is not None and not screen.item.requeued:
+            await pilot.press("a")
+            await settle(pilot)
+        assert screen.item is not None and screen.item.replaces_id == item.artifact_id
+        text = flat(screen_text(app))
+        assert "A regenerated replacement of a rejected item." in text
+        assert f"replaces #{item.artifact_id}" in text
+
+
+async def test_g_without_the_pipeline_function_says_so(qc_db: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import qcstation.core.pipeline as pipeline
+
+    monkeypatch.delattr(pipeline, "regenerate_rejected")
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert any("regenerate_rejected is not available" in n for n in notifications(app))
+        assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_r_opens_the_dimension_with_items_left(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "qc.db", sample_dimensions=("understanding",))
+    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.dimension == "understanding"
+        assert screen.item is not None and screen.item.dimension == "understanding"
+        artifact = flat(static_text(screen.query_one("#artifact_view"), width=44))
+        for heading in KEYINFO_TITLES.values():  # key information laid out by its six fields
+            assert heading in artifact
+        for known in screen.item.content["known_quantities"]:
+            assert known in artifact
+        assert "Check: verified" in artifact
+
+
+async def test_r_without_any_sample_explains(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "qc.db", sample_dimensions=())
+    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen)
+        assert any("no open QC sample" in n for n in notifications(app))
+
+
+async def test_a_broken_database_shows_an_error_instead_of_crashing(tmp_path: Path) -> None:
+    db = tmp_path / "broken.db"
+    db.write_bytes(b"this is not a sqlite database at all" * 200)
+    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert app.screen.error_title == "StoreError"
+        assert "not a qcstation database" in flat(screen_text(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen) and app.is_running
+
+
+async def test_command_palette_lists_workstation_commands(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Review notation questions", "Draw QC samples", "Regenerate rejected items",
+                      "Releases", "Help"):
+            assert title in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Releases")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ReleasesScreen"
+
+
+async def test_heavy_reads_in_a_child_process_give_the_same_dashboard(qc_db: Path) -> None:
+    # large databases evaluate gates and counts in a child process (see QCStationApp._offload);
+    # force that path on the small database and compare with the in-process one
+    texts = []
+    for threshold in (10**9, 0):
+        app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+        app.subprocess_reads_from = threshold
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = _dashboard(app)
+            assert app._large_db is (threshold == 0)
+            texts.append([static_text(screen.query_one(f"#{name}"))
+                          for name in ("gates", "counts", "gate_rules")])
+    assert texts[0] == texts[1]
+    assert "NOT PASSED" in texts[1][0] and "gsm8k" in texts[1][1]
+
+
+def test_child_process_reads_return_cancel_and_fail_readably(qc_db: Path) -> None:
+    import time
+
+    from qcstation.app import ReadCancelled, read_in_subprocess
+    from qcstation.errors import QCStationError
+
+    assert read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 0) == 60
+    started = time.monotonic()
+    with pytest.raises(ReadCancelled):
+        read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 30,
+                           cancelled=lambda: time.monotonic() - started > 0.5)
+    assert time.monotonic() - started < 10  # killed, not waited for
+    with pytest.raises(QCStationError, match="the table is on fire"):
+        read_in_subprocess("tests.app.slow_read:broken", qc_db)

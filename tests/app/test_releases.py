@@ -1,0 +1,175 @@
+"""Pilot tests of the releases screen: curators only, blockers, approve, export, diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.app import make_app
+from qcstation.core import qc
+from qcstation.core import release as rel
+from screens.approve_release import ApproveReleaseModal
+from screens.releases import ReleasesScreen, next_version
+from tests.app.conftest import flat, make_config, notifications, screen_text, settle, static_text
+
+SIZE = (80, 24)
+
+
+def _releases(app) -> ReleasesScreen:  # type: ignore[no-untyped-def]
+    assert isinstance(app.screen, ReleasesScreen), type(app.screen).__name__
+    return app.screen
+
+
+def _release_rows(db: Path) -> list[dict[str, object]]:
+    with Store(db) as store:
+        return store.query("SELECT name, version, approved_by FROM releases ORDER BY id")
+
+
+def _pass_the_gate(db: Path) -> None:
+    with Store(db) as store:
+        while (item := qc.next_item(store, "bob", "arithmetic")) is not None:
+            qc.decide(store, item.item_id, "bob", "accept")
+
+
+def test_next_version() -> None:
+    assert next_version(None) == "1.0.0"
+    assert next_version("1.0.0") == "1.0.1"
+    assert next_version("v9") == "v10"
+    assert next_version("beta") == "1.0.0"
+
+
+async def test_a_non_curator_cannot_approve(qc_db: Path) -> None:
+    _pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    app = make_app(qc_db, config=config, annotator="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = _releases(app)
+        assert "tester is not a curator (curators: alice)" in \
+            flat(static_text(screen.query_one("#blockers")))
+        await pilot.press("a")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApproveReleaseModal)
+        text = flat(screen_text(app))
+        assert ("Only a curator can approve a release. You are tester; the curators are alice."
+                in text)
+        assert _release_rows(qc_db) == []
+
+
+async def test_no_curators_configured_is_explained(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(curators=[]), annotator="tester")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert "No curators are configured" in flat(screen_text(app))
+        assert _release_rows(qc_db) == []
+
+
+async def test_a_curator_is_told_what_blocks_the_release(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(curators=["alice"]), annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        blockers = flat(static_text(_releases(app).query_one("#blockers")))
+        with Store(qc_db) as store:
+            expected = rel.release_blockers(store, make_config(curators=["alice"]), actor="alice")
+        assert expected and blockers.startswith("A new release cannot be approved yet:")
+        for blocker in expected:
+            assert " ".join(blocker.split()) in blockers
+        await pilot.press("a")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApproveReleaseModal)
+        assert any("cannot be approved yet" in n for n in notifications(app))
+        assert _release_rows(qc_db) == []
+
+
+async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    app = make_app(qc_db, config=config, annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = _releases(app)
+        assert "Ready: every QC gate passes" in flat(static_text(screen.query_one("#blockers")))
+
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ApproveReleaseModal)
+        assert (modal.default_name, modal.default_version) == ("smart", "1.0.0")
+        await pilot.press("enter")           # version -> notes
+        await pilot.press(*"first cut", "enter")
+        await settle(pilot)
+        assert _release_rows(qc_db) == [{"name": "smart", "version": "1.0.0",
+                                         "approved_by": "alice"}]
+        assert screen.releases and screen.releases[0].notes == "first cut"
+        assert "smart 1.0.0" in flat(screen_text(app))
+
+        await pilot.press("e")
+        await settle(pilot)
+        out = tmp_path / "exports" / "smart" / "1.0.0"
+        lines = (out / "data.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(lines) == 60 and json.loads(lines[0])["seed_id"]
+        assert (out / "manifest.json").is_file() and (out / "README.md").is_file()
+        assert any(str(out.resolve()) in n for n in notifications(app))
+
+        await pilot.press("d")
+        await settle(pilot)
+        assert "smart 1.0.0 is the first version" in flat(screen_text(app))
+
+        # one seed (not in the QC sample) leaves the benchmark; a second release drops it
+        with Store(qc_db) as store:
+            gone = store.scalar("SELECT id FROM seeds WHERE id NOT IN "
+                                "(SELECT seed_id FROM sample_items) ORDER BY id LIMIT 1")
+            with store.transaction():
+                store.execute("UPDATE seeds SET status = 'filtered' WHERE id = ?", (gone,))
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ApproveReleaseModal) and modal.default_version == "1.0.1"
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert [r["version"] for r in _release_rows(qc_db)] == ["1.0.0", "1.0.1"]
+        await pilot.press("down")
+        await pilot.press("d")
+        await settle(pilot)
+        detail = flat(static_text(screen.query_one("#release_detail")))
+        assert "smart 1.0.0 → 1.0.1" in detail
+        assert "60 records before, 59 after: 0 added, 1 removed, 0 changed" in detail
+        assert f"Removed seeds: {gone}" in detail
+
+
+async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path) -> None:
+    _pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    app = make_app(qc_db, config=config, annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press(*"/evil")  # appended to the default version
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ErrorModal"
+        assert "is not allowed" in flat(screen_text(app))
+        assert _release_rows(qc_db) == []
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ReleasesScreen)

@@ -1,0 +1,386 @@
+"""Pilot tests of the review screen against a real SQLite file and the real qc module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db import Store
+from qcstation.app import make_app
+from qcstation.core import qc
+from qcstation.widgets.labels import gate_line
+from screens.help import HelpScreen
+from screens.reject_reason import RejectReasonModal
+from screens.review import ReviewScreen
+from tests.app.conftest import (
+    ANNOTATOR,
+    artifact_status,
+    flat,
+    live_reviews,
+    make_config,
+    notifications,
+    reviews,
+    screen_text,
+    settle,
+    static_text,
+)
+
+SIZE = (80, 24)
+
+
+def _review_app(db: Path, annotator: str = ANNOTATOR):  # type: ignore[no-untyped-def]
+    return make_app(db, config=make_config(), annotator=annotator, review="arithmetic")
+
+
+def _screen(app) -> ReviewScreen:  # type: ignore[no-untyped-def]
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen), type(screen).__name__
+    return screen
+
+
+def _first_position_item(db: Path) -> int:
+    with Store(db) as store:
+        sample = qc.open_sample(store, "arithmetic")
+        assert sample is not None
+        return qc.list_items(store, sample.id)[0].item_id
+
+
+async def test_opens_on_the_first_claimed_item_with_seed_and_artifact(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _screen(app)
+        assert screen.item is not None and screen.editable
+        assert screen.item.item_id == _first_position_item(qc_db)
+        with Store(qc_db) as store:
+            claimed = store.one("SELECT claimed_by FROM sample_items WHERE id = ?",
+                                (screen.item.item_id,))
+        assert claimed == {"claimed_by": ANNOTATOR}
+        text = flat(screen_text(app))
+        assert "Notation questions: 0 of 6 reviewed, 0 rejected" in text
+        assert f"Gold answer: {screen.item.gold_answer}" in text
+        assert screen.item.content["notation"].split(".")[0] in text
+        assert "Z3: verified" in text
+        assert "Gate: not passed — review 6 more items" in text
+        # the footer names the keys
+        for key in ("a Accept", "x Reject", "k Skip", "u Undo", "n Next", "p Prev"):
+            assert key in text
+
+
+async def test_accept_writes_a_review_and_moves_on(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("a")
+        await settle(pilot)
+        rows = reviews(qc_db)
+        assert [(r["sample_item_id"], r["annotator"], r["verdict"], r["reason"]) for r in rows] \
+            == [(first.item_id, ANNOTATOR, "accept", None)]
+        assert artifact_status(qc_db, first.artifact_id) == "accepted"
+        second = _screen(app).item
+        assert second is not None and second.item_id != first.item_id
+        assert "1 of 6 reviewed, 0 rejected" in flat(screen_text(app))
+
+
+async def test_reject_with_a_numbered_reason(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        modal_text = flat(screen_text(app))
+        for n, reason in enumerate(qc.REJECT_REASONS[:9], start=1):
+            assert f"{n} {reason}" in modal_text
+        await pilot.press("3")
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", qc.REJECT_REASONS[2])]
+        assert artifact_status(qc_db, first.artifact_id) == "rejected"
+        text = flat(screen_text(app))
+        assert "1 of 6 reviewed, 1 rejected" in text
+        with Store(qc_db) as store:
+            gate = qc.gate(store, "arithmetic", threshold=0.05)
+        assert gate.defects == 1 and not gate.passed
+        assert gate_line(gate) in text
+        assert gate_line(gate).startswith("Gate: not passed — review 5 more items")
+
+
+async def test_reject_with_a_typed_reason(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        await pilot.press(*"uses 7 [not 9] as the second number")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "uses 7 [not 9] as the second number")]
+        assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_reject_cancelled_records_nothing(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert reviews(qc_db) == []
+        assert _screen(app).item == first
+        # an empty typed reason is refused, not recorded
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        assert reviews(qc_db) == []
+
+
+async def test_skip_then_the_skipped_item_comes_back_last(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("k")
+        await settle(pilot)
+        assert [(r["sample_item_id"], r["verdict"]) for r in reviews(qc_db)] == \
+            [(first.item_id, "skip")]
+        assert artifact_status(qc_db, first.artifact_id) == "verified"
+        assert "0 of 6 reviewed, 0 rejected, 1 skipped" in flat(screen_text(app))
+        for _ in range(5):
+            await pilot.press("a")
+            await settle(pilot)
+        assert _screen(app).item is not None
+        assert _screen(app).item.item_id == first.item_id  # type: ignore[union-attr]
+
+
+async def test_undo_restores_the_item_and_its_status(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("x", "1")
+        await settle(pilot)
+        assert artifact_status(qc_db, first.artifact_id) == "rejected"
+        await pilot.press("u")
+        await settle(pilot)
+        rows = reviews(qc_db)
+        assert len(rows) == 1 and rows[0]["undone_at"] is not None
+        assert artifact_status(qc_db, first.artifact_id) == "verified"
+        screen = _screen(app)
+        assert screen.item is not None and screen.item.item_id == first.item_id
+        assert screen.editable
+        assert "0 of 6 reviewed, 0 rejected" in flat(screen_text(app))
+        await pilot.press("a")
+        await settle(pilot)
+        assert [(r["verdict"], r["undone_at"] is None) for r in reviews(qc_db)] == \
+            [("reject", False), ("accept", True)]
+        assert artifact_status(qc_db, first.artifact_id) == "accepted"
+        # nothing left to undo after undoing everything
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert live_reviews(qc_db) == []
+        assert any("Nothing to undo" in n for n in notifications(app))
+
+
+async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = _screen(app)
+        first = screen.item
+        await pilot.press("a")
+        await settle(pilot)
+        second = screen.item
+        await pilot.press("x", "2")
+        await settle(pilot)
+        current = screen.item
+        assert first and second and current
+        assert len({first.item_id, second.item_id, current.item_id}) == 3
+
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.item is not None and screen.item.item_id == second.item_id
+        assert not screen.editable
+        text = flat(screen_text(app))
+        assert f"Looking back: Rejected by you: {qc.REJECT_REASONS[1]}" in text
+        # deciding a looked-back item is refused and records nothing
+        await pilot.press("a")
+        await settle(pilot)
+        assert len(reviews(qc_db)) == 2
+        assert any("looking back" in n for n in notifications(app))
+
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.item is not None and screen.item.item_id == first.item_id
+        assert "Accepted by you" in flat(screen_text(app))
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.item.item_id == first.item_id  # first of the session: stays
+        assert any("first item you saw" in n for n in notifications(app))
+
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.item.item_id == second.item_id
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.item.item_id == current.item_id and screen.editable
+        assert "Looking back" not in screen_text(app)
+
+        # n on the current item moves on without deciding and gives the claim back
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.item.item_id != current.item_id and screen.editable
+        assert len(reviews(qc_db)) == 2
+        with Store(qc_db) as store:
+            assert store.scalar("SELECT claimed_by FROM sample_items WHERE id = ?",
+                                (current.item_id,)) is None
+        # ... and p then shows it again, still decidable
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.item.item_id == current.item_id and screen.editable
+        assert "you moved past this item" in flat(screen_text(app))
+        await pilot.press("a")
+        await settle(pilot)
+        assert [r["sample_item_id"] for r in reviews(qc_db)][-1] == current.item_id
+
+
+async def test_sample_done_shows_the_gate(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for n in range(6):
+            await pilot.press("a")
+            await settle(pilot)
+            if n < 5:
+                assert f"{n + 1} of 6 reviewed, 0 rejected" in flat(screen_text(app))
+        screen = _screen(app)
+        assert screen.finished and screen.item is None
+        text = flat(screen_text(app))
+        assert "The sample is done." in text
+        assert "6 of 6 reviewed, 0 rejected" in text
+        with Store(qc_db) as store:
+            gate = qc.gate(store, "arithmetic", threshold=0.05)
+        assert not gate.passed
+        assert "defect bound 39.3%" in text
+        assert gate.blockers[0] in text
+        assert len(live_reviews(qc_db)) == 6
+        # nothing to decide any more
+        await pilot.press("a")
+        await settle(pilot)
+        assert len(reviews(qc_db)) == 6
+
+
+async def test_two_annotators_never_get_the_same_item(qc_db: Path) -> None:
+    app = _review_app(qc_db, annotator="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = _screen(app).item
+        assert held is not None
+        with Store(qc_db) as store:  # another annotator's session, as its own process would
+            other = qc.next_item(store, "bob", "arithmetic")
+        assert other is not None and other.item_id != held.item_id
+        await pilot.press("a")
+        await settle(pilot)
+        after = _screen(app).item
+        assert after is not None and after.item_id not in (held.item_id, other.item_id)
+
+
+async def test_guidelines_and_help(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Guidelines (g closes)" in text and "Accept when all hold:" in text
+        assert "Seed problem" not in text  # the guidelines take the seed's place
+        await pilot.press("g")
+        await pilot.pause()
+        assert "Guidelines" not in screen_text(app) and "Seed problem" in screen_text(app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = flat(static_text(app.screen.query_one("#help_text")))
+        assert help_text.startswith("Review a Accept")
+        assert "Accept when all hold:" in help_text  # the guidelines follow the keys
+        for words in ("a Accept — The artifact is right", "x Reject — Reject with a reason",
+                      "u Undo — Undo your last decision", "f1, ? Help"):
+            assert words in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_escape_returns_to_the_dashboard_and_gives_the_claim_back(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        held = _screen(app).item
+        assert held is not None
+        await pilot.press("a")
+        await settle(pilot)
+        held = _screen(app).item
+        assert held is not None
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "DashboardScreen"
+        with Store(qc_db) as store:
+            held_now = store.scalar("SELECT COUNT(*) FROM sample_items "
+                                    "WHERE claimed_by IS NOT NULL")
+        assert held_now == 0
+        assert "Review 5 notation questions — press r" in flat(screen_text(app))
+
+
+async def test_quitting_mid_review_gives_the_item_back(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = _screen(app).item
+        assert held is not None
+        with Store(qc_db) as store:
+            assert store.scalar("SELECT claimed_by FROM sample_items WHERE id = ?",
+                                (held.item_id,)) == ANNOTATOR
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+    with Store(qc_db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM sample_items WHERE claimed_by IS NOT NULL") == 0
+
+
+async def test_a_busy_database_is_waited_for_not_an_error(qc_db: Path) -> None:
+    import sqlite3
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        blocker = sqlite3.connect(qc_db, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another session holds the write lock
+        try:
+            await pilot.press("a")
+            await pilot.pause(1.0)
+            assert _screen(app).busy  # still waiting for the lock
+            assert type(app.screen).__name__ == "ReviewScreen"  # no error shown
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        await settle(pilot)
+        assert [(r["sample_item_id"], r["verdict"]) for r in reviews(qc_db)] == \
+            [(first.item_id, "accept")]
+        assert "1 of 6 reviewed" in flat(screen_text(app))

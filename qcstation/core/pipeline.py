@@ -636,6 +636,14 @@ def _notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     rendered = content.get("rendered", content.get("notation"))
     if q.text != rendered:
         return "", "the notation question no longer matches the rendering of its SMT-LIB"
+    shown = str(content.get("notation", ""))
+    if shown != q.text:
+        # a model's rephrasing: checked again on every verification, not only when it was made
+        from qcstation.core.notation import check_rephrasing
+
+        problems = check_rephrasing(q, shown)
+        if problems:
+            return "", "the rephrased question drifted from its rendering: " + "; ".join(problems)
     return notation_to_smtlib(q), None
 
 

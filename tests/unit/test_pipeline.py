@@ -231,3 +231,37 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path, db_file
         # answers the killed run already received were cached, so they cost nothing now
         assert store.scalar("SELECT COUNT(*) FROM llm_calls WHERE cached = 1") == cached_before
     assert len(server.chat_requests) - first_requests == 12 - cached_before
+
+
+def test_model_rephrasing_of_notation_is_checked_and_retried(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Janet's ducks lay 16 eggs per day. She eats 3 and bakes with 4. She sells "
+                         "the rest for $2 each. How much does she make?",
+             "answer": "#### 18".replace("#### ", ""), "id": "j",
+             "solution": "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
+                         "She makes 9 * 2 = $<<9*2=18>>18 every day."}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    good = ("Given a = 16, b = 3, c = 4 and d = 2, let s1 = a − b − c and answer = s1 × d. "
+            "Find the value of answer.")
+    with FakeOpenAI() as server:
+        server.reply(good.replace("d = 2", "d = 7"))   # changes a number: must be refused
+        server.reply(good)
+        cfg = _config(tmp_path, _model_toml(server.base_url) + "rephrase_notation = true\n")
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning", "arithmetic"])
+        second = server.chat_requests[1].body["messages"][-1]["content"]
+    assert s.counts["reasoning"]["verified"] == 1
+    assert s.counts["arithmetic"]["verified"] == 1
+    assert "7" in second and "rejected" in second
+    with Store(db_file) as store:
+        art = current_artifact(store, 1, "arithmetic")
+        content = json.loads(art["content"])
+        assert content["notation"] == good and content["rendered"].startswith("Let a = 16")
+        assert art["generator"] == "llm" and art["status"] == "verified"
+        # a later drift of the stored text is caught by re-verification
+        with store.transaction():
+            content["notation"] = good.replace("d = 2", "d = 3")
+            store.execute("UPDATE artifacts SET content = ? WHERE id = ?", (json.dumps(content), art["id"]))
+    with Pipeline(db_file, _config(tmp_path)) as p:
+        v = p.verify(dimensions=["arithmetic"], reverify=True)
+    assert v.counts["arithmetic"]["failed:mismatch"] == 1

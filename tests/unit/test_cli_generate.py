@@ -1,0 +1,82 @@
+"""`qcstation import / generate / verify / status` as a user runs them (real files, real Z3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.cli import main
+from tests.conftest import dataset
+
+
+@pytest.fixture
+def gsm8k_small(tmp_path: Path) -> Path:
+    lines = dataset("gsm8k/test.jsonl").read_text().splitlines(keepends=True)[:12]
+    p = tmp_path / "gsm8k_small.jsonl"
+    p.write_text("".join(lines))
+    return p
+
+
+def test_import_generate_verify_status_json(tmp_path: Path, gsm8k_small: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "qc.db")
+    assert main(["--db", db, "import", str(gsm8k_small), "--format", "gsm8k"]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "generate", "--limit", "5", "-d", "reasoning", "-d", "arithmetic",
+                 "--json", "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dimensions"]["reasoning"]["verified"] == 5
+    assert out["dimensions"]["arithmetic"]["verified"] == 5
+    assert "understanding" not in out["dimensions"]
+    # status reflects exactly that
+    assert main(["--db", db, "status", "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert st["artifacts"]["reasoning"] == {"verified": 5}
+    assert st["artifacts"]["arithmetic"] == {"verified": 5}
+    assert st["seeds"]["gsm8k"]["active"] >= 10
+    # nothing left unverified, so verify has nothing to do; --all re-checks all ten with Z3
+    assert main(["--db", db, "verify", "-q"]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert main(["--db", db, "verify", "--all", "-q", "--json", "-d", "reasoning"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["dimensions"]["reasoning"]["verified"] == 5
+
+
+def test_verify_all_catches_a_tampered_artifact(tmp_path: Path, gsm8k_small: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "qc.db"
+    main(["--db", str(db), "import", str(gsm8k_small)])
+    main(["--db", str(db), "generate", "--limit", "2", "-d", "reasoning", "-q"])
+    with Store(db) as s, s.transaction():
+        art = s.one("SELECT id, content FROM artifacts WHERE dimension = 'reasoning' ORDER BY id LIMIT 1")
+        content = json.loads(art["content"])
+        content["smtlib"] = content["smtlib"].replace("(check-sat)", "(assert (= answer 0))\n(check-sat)")
+        s.execute("UPDATE artifacts SET content = ? WHERE id = ?", (json.dumps(content), art["id"]))
+    capsys.readouterr()
+    assert main(["--db", str(db), "verify", "--all", "-q", "-d", "reasoning"]) == 1
+    text = capsys.readouterr().out
+    assert "failed:unsat 1" in text and "verified 1" in text
+    with Store(db) as s:
+        assert s.scalar("SELECT status FROM artifacts WHERE id = ?", (art["id"],)) == "failed"
+
+
+def test_status_is_plain_text_for_pipes(tmp_path: Path, gsm8k_small: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "qc.db")
+    main(["--db", db, "import", str(gsm8k_small)])
+    capsys.readouterr()
+    assert main(["--db", db, "status"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out
+    assert "gsm8k" in out and "not generated" in out
+
+
+def test_unknown_config_key_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[generation]\nmax_attempt = 3\n")
+    assert main(["--db", str(tmp_path / "qc.db"), "--config", str(cfg), "generate", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "max_attempt" in err and "bad.toml" in err

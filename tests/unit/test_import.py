@@ -72,7 +72,7 @@ def test_gsm8k_real_file(store: Store) -> None:
     assert (first["level"], first["steps"], first["status"]) == ("medium", 2, "active")
     assert first["content_hash"] == hashlib.sha256(
         normalize_question(first["question"]).encode()).hexdigest()
-    assert first["import_file"] == str(path) and first["import_line"] == 1
+    assert first["import_file"] == str(path.resolve()) and first["import_line"] == 1
     assert first["imported_at"] and first["meta"]["steps_rule"].startswith("2 calculating solution lines")
     # every numeric gold is stored as its exact rational
     for row in store.query("SELECT answer_text, answer_value FROM seeds"):

@@ -262,4 +262,17 @@ migration(
     ],
 )
 
+# --- v3: indexes for the QC gate and dashboard aggregates at 100k+ items ---------------
+migration(
+    3,
+    "indexes for QC aggregates",
+    [
+        # current artifact of each (dimension, seed): index-only GROUP BY seed_id / MAX(version)
+        "CREATE INDEX artifacts_dim_seed_version ON artifacts (dimension, seed_id, version, status)",
+        "CREATE INDEX sample_items_artifact ON sample_items (artifact_id)",
+        "CREATE INDEX sample_items_seed ON sample_items (seed_id)",
+        "CREATE INDEX reviews_artifact ON reviews (artifact_id)",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

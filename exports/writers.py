@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+
 __all__ = [
     "KEYINFO_FIELDS",
     "KEYINFO_TITLES",
@@ -30,22 +32,6 @@ __all__ = [
     "write_atomic",
 ]
 
-KEYINFO_FIELDS: tuple[str, ...] = (
-    "problem_scenario",
-    "goal",
-    "known_quantities",
-    "unknown_quantities",
-    "relationships_and_constraints",
-    "irrelevant_information",
-)
-KEYINFO_TITLES: dict[str, str] = {
-    "problem_scenario": "Problem Scenario",
-    "goal": "Goal",
-    "known_quantities": "Known Quantities",
-    "unknown_quantities": "Unknown Quantities",
-    "relationships_and_constraints": "Relationships and Constraints",
-    "irrelevant_information": "Irrelevant Information",
-}
 
 # Field order used in the datasheet (records themselves are written with sorted keys).
 RECORD_FIELDS: tuple[tuple[str, str], ...] = (

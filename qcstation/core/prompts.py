@@ -7,8 +7,6 @@ prompt text must bump its version.
 
 from __future__ import annotations
 
-import json
-from typing import Any
 
 KEYINFO_FIELDS: tuple[str, ...] = (
     "problem_scenario",
@@ -138,20 +136,3 @@ def _with_feedback(msgs: list[Message], feedback: str | None,
                        f"{feedback}\nFix the problem and answer again in the same format.",
         })
     return msgs
-
-
-def keyinfo_to_text(fields: dict[str, Any]) -> str:
-    """Render structured key information as the headed text block used in exports and review."""
-    out: list[str] = []
-    for key in KEYINFO_FIELDS:
-        value = fields.get(key)
-        out.append(f"{KEYINFO_TITLES[key]}:")
-        if isinstance(value, list):
-            out.extend(f"- {v}" for v in value) if value else out.append("- (none)")
-        else:
-            out.append(f"{value}" if value else "(none)")
-    return "\n".join(out)
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)

@@ -23,6 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="try again items whose attempts were exhausted in an earlier run")
     p.add_argument("--rejected", action="store_true",
                    help="only regenerate artifacts rejected in QC review, with the reviewer's reason")
+    p.add_argument("--max-attempts", type=_positive, metavar="N",
+                   help="attempts per item before it is marked failed (default: generation.max_attempts)")
+    p.add_argument("--errors-per-cot", type=_error_count, metavar="N",
+                   help="errors injected into each R&R chain of thought, 1-6 (R&R difficulty; "
+                        "default: generation.errors_per_cot)")
     p.set_defaults(func=run_generate)
 
     v = sub.add_parser(
@@ -32,6 +37,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common_filters(v)
     v.add_argument("--all", action="store_true", help="re-verify every current artifact")
     v.set_defaults(func=run_verify)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _error_count(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 6:
+        raise argparse.ArgumentTypeError("must be between 1 and 6 (there are six error types)")
+    return value
 
 
 def _common_filters(p: argparse.ArgumentParser) -> None:
@@ -65,6 +84,10 @@ def run_generate(args: argparse.Namespace) -> int:
     from qcstation.core.pipeline import Pipeline
 
     cfg = load_config(args.config)
+    if args.max_attempts:
+        cfg.generation.max_attempts = args.max_attempts
+    if args.errors_per_cot:
+        cfg.generation.errors_per_cot = args.errors_per_cot
     with progress_bar(not args.quiet) as progress, Pipeline(db_path(args), cfg, progress=progress) as p:
         if args.rejected:
             summary = p.regenerate_rejected()

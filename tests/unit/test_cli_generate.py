@@ -80,3 +80,21 @@ def test_unknown_config_key_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
     assert main(["--db", str(tmp_path / "qc.db"), "--config", str(cfg), "generate", "-q"]) == 2
     err = capsys.readouterr().err
     assert "max_attempt" in err and "bad.toml" in err
+
+
+def test_errors_per_cot_sets_rr_difficulty(tmp_path: Path, gsm8k_small: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "qc.db"
+    main(["--db", str(db), "import", str(gsm8k_small)])
+    assert main(["--db", str(db), "generate", "-d", "refinement", "--limit", "4",
+                 "--errors-per-cot", "2", "-q"]) == 0
+    with Store(db) as s:
+        rows = s.query("SELECT content FROM artifacts WHERE dimension = 'refinement'")
+    assert len(rows) == 4
+    for r in rows:
+        errors = json.loads(r["content"])["errors"]
+        assert len(errors) == 2 and len({e["type"] for e in errors}) == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["--db", str(db), "generate", "--errors-per-cot", "7"])
+    assert "between 1 and 6" in capsys.readouterr().err

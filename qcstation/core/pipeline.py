@@ -20,8 +20,11 @@ Dimension order matters: arithmetic (notation) questions are derived from the
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import json
+import os
 import re
+import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -92,15 +95,64 @@ def _expected(seed: dict[str, Any]) -> ExactAnswer | str | None:
     return seed.get("answer_value")
 
 
+class _Taken(Exception):
+    """Another process is generating (or has generated) this item since it was selected."""
+
+
+_HOST = socket.gethostname()
+LEASE_SECONDS = 30 * 60
+
+
+def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
+    if owner.get("host") == _HOST:
+        pid = int(owner.get("pid") or 0)
+        if pid == os.getpid() or pid <= 0:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    # another machine sharing the file: trust its lease for a while
+    try:
+        started = _dt.datetime.strptime(started_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return False
+    return (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds() < LEASE_SECONDS
+
+
 def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
                    prompt_version: str | None, inputs: Any) -> int:
+    """Record an attempt; the unfinished attempt is this process's lease on the item.
+
+    Inside the write transaction the item's state is checked again, so two ``generate``
+    processes on one database never work on the same item: :class:`_Taken` is raised
+    when another live process holds it or has already produced what this job would.
+    """
     with store.transaction():
+        seed_id, dim = job.seed["id"], job.dimension
+        cur = current_artifact(store, seed_id, dim)
+        if cur is not None and cur["id"] != job.replaces_id and cur["status"] != "generated":
+            if job.replaces_id is not None or cur["status"] in ("verified", "accepted", "failed"):
+                raise _Taken(f"seed {seed_id} {dim}: already {cur['status']}")
+        for row in store.query(
+            "SELECT inputs, started_at FROM attempts WHERE seed_id = ? AND dimension = ? "
+            "AND finished_at IS NULL", (seed_id, dim)):
+            try:
+                owner = json.loads(row["inputs"] or "{}").get("owner") or {}
+            except ValueError:
+                owner = {}
+            if owner and _owner_alive(owner, row["started_at"]):
+                raise _Taken(f"seed {seed_id} {dim}: in progress in process {owner.get('pid')}")
         n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
-                         (job.seed["id"], job.dimension))
+                         (seed_id, dim))
+        record = {"owner": {"host": _HOST, "pid": os.getpid()}, "input": inputs}
         return store.insert("attempts", {
-            "seed_id": job.seed["id"], "dimension": job.dimension, "attempt_no": int(n) + 1,
+            "seed_id": seed_id, "dimension": dim, "attempt_no": int(n) + 1,
             "generator": generator, "model": model, "prompt_version": prompt_version,
-            "inputs": json.dumps(inputs, sort_keys=True, default=str, ensure_ascii=False),
+            "inputs": json.dumps(record, sort_keys=True, default=str, ensure_ascii=False),
             "feedback": job.feedback, "started_at": now(),
         })
 
@@ -458,7 +510,11 @@ class Pipeline:
                          raw: str | None, inputs: Any, attempt_id: int | None = None,
                          model: str | None = None, prompt_version: str | None = None) -> str:
         if attempt_id is None:
-            attempt_id = _start_attempt(self.store, job, generator, model, prompt_version, inputs)
+            try:
+                attempt_id = _start_attempt(self.store, job, generator, model, prompt_version, inputs)
+            except _Taken:
+                self.summary.add(job.dimension, "taken by another process")
+                return "done"
         art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
                                 model=model, prompt_version=prompt_version, raw_output=raw)
         ((ok, result),) = self._check(job.dimension, [(job.seed, content)])
@@ -504,12 +560,21 @@ class Pipeline:
         for round_no in range(1, max_attempts + 1):
             if not pending:
                 break
-            batch = [self._messages(j) for j in pending]
-            attempt_ids = [
-                _start_attempt(self.store, j, "llm", model_cfg.model, prompts.PROMPT_VERSIONS[dim],
-                               {"messages": m, "round": round_no})
-                for j, m in zip(pending, batch)
-            ]
+            batch, attempt_ids, mine = [], [], []
+            for j in pending:
+                m = self._messages(j)
+                try:
+                    aid = _start_attempt(self.store, j, "llm", model_cfg.model,
+                                         prompts.PROMPT_VERSIONS[dim], {"messages": m, "round": round_no})
+                except _Taken:
+                    self.summary.add(dim, "taken by another process")
+                    continue
+                batch.append(m)
+                attempt_ids.append(aid)
+                mine.append(j)
+            pending = mine
+            if not pending:
+                break
 
             async def _round() -> list[Any]:
                 client = LLMClient(model_cfg, store_path=self.db_path, purpose=f"generate:{dim}")

@@ -265,3 +265,36 @@ def test_model_rephrasing_of_notation_is_checked_and_retried(tmp_path: Path, db_
     with Pipeline(db_file, _config(tmp_path)) as p:
         v = p.verify(dimensions=["arithmetic"], reverify=True)
     assert v.counts["arithmetic"]["failed:mismatch"] == 1
+
+
+def test_two_generate_processes_share_the_work_without_duplicates(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": f"Tom has {n} apples and buys 5 more, then eats 1. How many now?",
+             "answer": str(n + 4), "id": f"q{n}"} for n in range(1, 9)]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+
+    def responder(req: dict) -> str:
+        n = int(req["messages"][-1]["content"].split("has ")[1].split(" ")[0])
+        return _smt(n + 4)
+
+    with FakeOpenAI(responder=responder) as server:
+        server.default_delay = 0.3
+        cfg_path = tmp_path / "qc.toml"
+        cfg_path.write_text(_model_toml(server.base_url, concurrency=2))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "qcstation", "--db", str(db_file), "--config", str(cfg_path),
+               "generate", "-d", "reasoning", "-q", "--json"]
+        procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert all(p.returncode == 0 for p in procs), outs
+        requests = len(server.chat_requests)
+    with Store(db_file) as store:
+        per_seed = store.query("SELECT seed_id, COUNT(*) AS n FROM artifacts "
+                               "WHERE dimension = 'reasoning' GROUP BY seed_id")
+        assert len(per_seed) == 8 and all(r["n"] == 1 for r in per_seed)
+        assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE status = 'verified'") == 8
+    # each item was asked for at most once across both processes (cache hits are free)
+    assert requests <= 8
+    verified = sum(json.loads(o[0])["dimensions"]["reasoning"].get("verified", 0) for o in outs)
+    assert verified == 8

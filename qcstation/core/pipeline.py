@@ -421,12 +421,13 @@ class Pipeline:
     def _rule_job(self, job: _Job) -> str:
         """Try the exact rule for this job; returns 'done' or 'llm' (needs the model path)."""
         dim, seed = job.dimension, job.seed
-        if job.feedback and job.replaces_id and dim != "reasoning":
-            # a reviewer rejected a rule-made artifact: the rule would make the same text again
+        if job.feedback and job.replaces_id and not (dim == "arithmetic" and self.has_model):
+            # a rule-made artifact failed or was rejected: the rule would make the same text again
+            # (a model rephrases notation questions from the rendering, see _arithmetic_rule)
             prev = self.store.one("SELECT generator FROM artifacts WHERE id = ?", (job.replaces_id,))
             if prev and str(prev["generator"]).startswith("rule:"):
                 return self._needs_model(job, "the rule generator would produce the same text again; "
-                                              "configure a generator model to act on the reviewer's feedback")
+                                              "configure a generator model to act on the feedback")
         try:
             if dim == "reasoning":
                 from qcstation.core.rules import RuleError, rule_for_seed
@@ -435,10 +436,6 @@ class Pipeline:
                     rule = rule_for_seed(seed)
                 except RuleError as exc:
                     return self._needs_model(job, f"no rule applies ({exc})")
-                if job.feedback and job.replaces_id:
-                    prev = self.store.one("SELECT generator FROM artifacts WHERE id = ?", (job.replaces_id,))
-                    if prev and str(prev["generator"]).startswith("rule:"):
-                        return self._needs_model(job, "the rule formalization failed; a model is needed")
                 content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes)}
                 return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
                                              inputs={"rule": rule.rule})
@@ -650,16 +647,17 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------- small helpers
+# arithmetic is derived from verified reasoning, so reasoning always runs first
+GENERATION_ORDER = ("reasoning", "arithmetic", "understanding", "refinement")
+
+
 def _ordered(dimensions: Iterable[str] | None) -> list[str]:
-    if dimensions is None:
-        return list(DIMENSIONS[1:2] + DIMENSIONS[2:3] + DIMENSIONS[0:1] + DIMENSIONS[3:])
-    wanted = set(dimensions)
+    wanted = set(DIMENSIONS if dimensions is None else dimensions)
     unknown = wanted - set(DIMENSIONS)
     if unknown:
         raise GenerationError(f"unknown dimension(s): {', '.join(sorted(unknown))}; "
                               f"choose from {', '.join(DIMENSIONS)}")
-    order = ["reasoning", "arithmetic", "understanding", "refinement"]
-    return [d for d in order if d in wanted]
+    return [d for d in GENERATION_ORDER if d in wanted]
 
 
 def _strip_fences(text: str) -> str:

@@ -298,3 +298,45 @@ def test_two_generate_processes_share_the_work_without_duplicates(tmp_path: Path
     assert requests <= 8
     verified = sum(json.loads(o[0])["dimensions"]["reasoning"].get("verified", 0) for o in outs)
     assert verified == 8
+
+
+def _reject(store: Store, art_id: int, seed_id: int, dim: str, reason: str) -> None:
+    with store.transaction():
+        store.execute("UPDATE artifacts SET status = 'rejected' WHERE id = ?", (art_id,))
+        sid = store.insert("samples", {"dimension": dim, "round": 1, "rng_seed": 1, "rate": 1.0,
+                                       "created_at": "t"})
+        iid = store.insert("sample_items", {"sample_id": sid, "seed_id": seed_id,
+                                            "artifact_id": art_id, "position": 0})
+        store.insert("reviews", {"sample_item_id": iid, "artifact_id": art_id, "annotator": "ann",
+                                 "verdict": "reject", "reason": reason, "created_at": "t"})
+
+
+def test_rejected_rule_notation_needs_a_model_offline_and_is_rephrased_with_one(
+        tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Janet's ducks lay 16 eggs per day. She eats 3 and bakes with 4. She sells "
+                         "the rest for $2 each. How much does she make?", "answer": "18", "id": "j",
+             "solution": "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
+                         "She makes 9 * 2 = $<<9*2=18>>18 every day."}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with Pipeline(db_file, _config(tmp_path)) as p:
+        p.generate(dimensions=["reasoning", "arithmetic"])
+    with Store(db_file) as store:
+        art = current_artifact(store, 1, "arithmetic")
+        assert art["generator"] == "rule:notation"
+        _reject(store, art["id"], 1, "arithmetic", "reads like a formula dump")
+    with Pipeline(db_file, _config(tmp_path)) as p:
+        offline = p.regenerate_rejected()
+    assert offline.counts["arithmetic"]["needs_model"] == 1
+    assert any("same text again" in n for n in offline.notes)
+    good = ("Given a = 16, b = 3, c = 4 and d = 2, let s1 = a − b − c and answer = s1 × d. "
+            "Find the value of answer.")
+    with FakeOpenAI(responder=lambda req: good) as server:
+        with Pipeline(db_file, _config(tmp_path, _model_toml(server.base_url))) as p:
+            s = p.regenerate_rejected()
+        prompt = server.chat_requests[-1].body["messages"]
+    assert s.counts["arithmetic"]["verified"] == 1
+    assert "reads like a formula dump" in prompt[-1]["content"]
+    with Store(db_file) as store:
+        new = current_artifact(store, 1, "arithmetic")
+        assert new["replaces_id"] == art["id"] and json.loads(new["content"])["notation"] == good

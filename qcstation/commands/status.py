@@ -45,8 +45,12 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for dim in DIMENSIONS:
         c = data["artifacts"].get(dim, {})
-        rows.append([dim] + [c.get(s, 0) for s in statuses] + [data["not_generated"][dim]])
-    print_table(["dimension"] + statuses + ["not generated"], rows)
+        rows.append([dim] + [c.get(s, 0) for s in statuses]
+                    + [data["not_generated"][dim], data["needs_model"][dim]])
+    print_table(["dimension"] + statuses + ["not generated", "needs a model"], rows)
+    if any(data["needs_model"].values()):
+        print("(needs a model: no exact rule applies to these items; configure [generator] "
+              "in qcstation.toml, see qcstation.example.toml)")
     if gates:
         print()
         print("QC gates")

@@ -157,6 +157,23 @@ def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
         })
 
 
+def _record_needs_model(store: Store, job: _Job, message: str) -> None:
+    """Leave the reason on the item (as a finished attempt with status ``needs_model``), once."""
+    with store.transaction():
+        last = store.one("SELECT verify_status, parse_error FROM attempts WHERE seed_id = ? AND "
+                         "dimension = ? ORDER BY id DESC LIMIT 1", (job.seed["id"], job.dimension))
+        if last and last["verify_status"] == "needs_model" and last["parse_error"] == message:
+            return
+        n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
+                         (job.seed["id"], job.dimension))
+        ts = now()
+        store.insert("attempts", {
+            "seed_id": job.seed["id"], "dimension": job.dimension, "attempt_no": int(n) + 1,
+            "generator": "none", "feedback": job.feedback, "parse_ok": 0, "parse_error": message,
+            "verify_status": "needs_model", "started_at": ts, "finished_at": ts,
+        })
+
+
 def _finish_attempt(store: Store, attempt_id: int, *, raw_output: str | None,
                     parse_error: str | None = None, verify_status: str | None = None,
                     verify_detail: Any = None) -> None:
@@ -529,8 +546,10 @@ class Pipeline:
         if self.has_model:
             return "llm"
         self.summary.add(job.dimension, "needs_model")
+        message = f"{reason}; no model is configured"
         if len(self.summary.notes) < 50:
-            self.summary.notes.append(f"seed {job.seed['id']} {job.dimension}: {reason}; no model is configured")
+            self.summary.notes.append(f"seed {job.seed['id']} {job.dimension}: {message}")
+        _record_needs_model(self.store, job, message)
         return "done"
 
     # -- model path ----------------------------------------------------------------

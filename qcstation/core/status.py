@@ -15,6 +15,19 @@ WHERE a.status != 'superseded' AND a.version = (
 """
 
 
+# items whose latest attempt says no rule applies and no model is configured, and that
+# have no current artifact (an artifact made later, e.g. by a model, takes precedence)
+NEEDS_MODEL = """
+SELECT t.dimension, COUNT(*) AS n FROM attempts t
+JOIN seeds s ON s.id = t.seed_id AND s.status = 'active'
+WHERE t.verify_status = 'needs_model'
+  AND t.id = (SELECT MAX(u.id) FROM attempts u WHERE u.seed_id = t.seed_id AND u.dimension = t.dimension)
+  AND NOT EXISTS (SELECT 1 FROM artifacts a WHERE a.seed_id = t.seed_id
+                  AND a.dimension = t.dimension AND a.status != 'superseded')
+GROUP BY t.dimension
+"""
+
+
 def status_counts(store: Store) -> dict[str, Any]:
     seeds: dict[str, dict[str, int]] = {}
     for row in store.query("SELECT source, status, COUNT(*) AS n FROM seeds GROUP BY source, status"):
@@ -39,6 +52,9 @@ def status_counts(store: Store) -> dict[str, Any]:
     for dim in DIMENSIONS:
         have = sum(artifacts.get(dim, {}).values())
         missing[dim] = max(0, int(active) - have)
+    needs_model: dict[str, int] = {d: 0 for d in DIMENSIONS}
+    for row in store.query(NEEDS_MODEL):
+        needs_model[row["dimension"]] = row["n"]
     attempts = {r["dimension"]: r["n"] for r in store.query(
         "SELECT dimension, COUNT(*) AS n FROM attempts GROUP BY dimension")}
     return {
@@ -50,6 +66,7 @@ def status_counts(store: Store) -> dict[str, Any]:
         "artifacts": artifacts,
         "artifacts_by_source": by_source,
         "not_generated": missing,
+        "needs_model": needs_model,
         "attempts": attempts,
         "releases": store.scalar("SELECT COUNT(*) FROM releases") or 0,
     }

@@ -98,3 +98,24 @@ def test_errors_per_cot_sets_rr_difficulty(tmp_path: Path, gsm8k_small: Path,
     with pytest.raises(SystemExit):
         main(["--db", str(db), "generate", "--errors-per-cot", "7"])
     assert "between 1 and 6" in capsys.readouterr().err
+
+
+def test_items_without_rule_or_model_say_so_in_status(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "plain.jsonl"
+    src.write_text("".join(json.dumps({"question": f"Ann has {n} pens and buys {n} more, then "
+                                                   f"gives away 1. How many pens?",
+                                       "answer": str(2 * n - 1), "id": str(n)}) + "\n"
+                           for n in range(2, 5)))
+    db = str(tmp_path / "qc.db")
+    main(["--db", db, "import", str(src), "--level", "easy"])
+    for _ in range(2):  # a second run records nothing new
+        main(["--db", db, "generate", "-d", "reasoning", "-q"])
+    capsys.readouterr()
+    main(["--db", db, "status", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["needs_model"]["reasoning"] == 3
+    with Store(Path(db)) as s:
+        assert s.scalar("SELECT COUNT(*) FROM attempts WHERE verify_status = 'needs_model'") == 3
+    main(["--db", db, "status"])
+    assert "needs a model" in capsys.readouterr().out

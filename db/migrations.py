@@ -272,6 +272,8 @@ migration(
         "CREATE INDEX sample_items_artifact ON sample_items (artifact_id)",
         "CREATE INDEX sample_items_seed ON sample_items (seed_id)",
         "CREATE INDEX reviews_artifact ON reviews (artifact_id)",
+        # seeds by source and status (dashboard counts) without reading the seed rows
+        "CREATE INDEX seeds_source_status ON seeds (source, status)",
     ],
 )
 

@@ -33,7 +33,6 @@ from qcstation.widgets.dashboard_panels import (
     Attention,
     AttentionList,
     attention_items,
-    extension_size,
     render_counts,
     render_gate_rules,
     render_gate_summary,
@@ -310,7 +309,7 @@ class DashboardScreen(QCScreen):
                     skipped.append(f"{noun(dimension)}: finish the open sample first "
                                    f"({gate.next_step})")
                     continue
-                extra = extension_size(gate)
+                extra = gate.extend_by  # the gate's own count: coverage, then the bound
                 if extra <= 0:
                     skipped.append(f"{noun(dimension)}: {gate.next_step}")
                     continue

@@ -1,7 +1,8 @@
 """The review screen: one sampled item at a time, keyboard first.
 
 ``a`` accept, ``x`` reject (with a reason), ``k`` skip, ``u`` undo, ``n``/``p`` next and
-previous, ``g`` guidelines. Items come from :func:`qcstation.core.qc.next_item`, which
+previous, ``g`` guidelines; ``X`` (curators only) excludes the shown item's seed from the
+dataset when its artifact cannot be fixed (:func:`qcstation.core.qc.exclude_seed`). Items come from :func:`qcstation.core.qc.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
 Every database call runs in a thread worker with its own store; handlers own the UI.
 """
@@ -16,8 +17,10 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker
 
 from qcstation.core import qc
@@ -37,7 +40,7 @@ from screens.reject_reason import RejectReasonModal
 if TYPE_CHECKING:
     from db import Store
 
-Op = Literal["next", "move_on", "decide", "undo", "show"]
+Op = Literal["next", "move_on", "decide", "undo", "show", "exclude"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,56 @@ class _Step:
     item_id: int | None = None
     verdict: str | None = None
     reason: str | None = None
+    seed_id: int | None = None
+    at_head: bool = True     # exclude: the shown item is the one being decided
+
+
+class SeedExcluded(Message):
+    """A curator excluded a seed (``result`` is what :func:`qc.exclude_seed` returned)."""
+
+    def __init__(self, result: dict[str, object]) -> None:
+        super().__init__()
+        self.result = result
+
+
+class ExcludeSeedModal(ModalScreen[str | None]):
+    """Confirm excluding a seed: dismisses with the typed reason, or None on Esc."""
+
+    BINDING_GROUP_TITLE = "Exclude seed"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="exclude-cancel")]
+
+    def __init__(self, seed_id: int, label: str) -> None:
+        super().__init__()
+        self.seed_id = seed_id
+        self.label = label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="exclude_dialog", classes="dialog"):
+            yield Static(Text(
+                f"Exclude seed #{self.seed_id} ({self.label}) from the dataset? Do this only "
+                "when its artifact cannot be fixed. Its rejected item then no longer blocks "
+                "the QC gate (the reject still counts as a defect) and releases leave the "
+                "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")
+            yield Input(placeholder="Why it cannot be fixed", id="exclude_reason")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#exclude_dialog")
+        dialog.border_title = "Exclude seed"
+        dialog.border_subtitle = "Enter excludes · Esc cancels"
+        self.query_one("#exclude_reason", Input).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#exclude_reason")
+    def _typed(self, event: Input.Submitted) -> None:
+        reason = " ".join(event.value.split())
+        if not reason:
+            self.notify("Type why the seed is excluded (it is recorded with your name).",
+                        severity="warning")
+            return
+        self.dismiss(reason)
 
 
 class ReviewScreen(QCScreen):
@@ -69,6 +122,9 @@ class ReviewScreen(QCScreen):
         Binding("g", "toggle_guidelines", "Guide", tooltip="Show or hide the guidelines",
                 id="review-guidelines"),
         Binding("escape", "back", "Back", tooltip="Back to the dashboard", id="review-back"),
+        Binding("X", "exclude_seed", "Exclude seed", show=False,
+                tooltip="Curators: take the shown item's seed out of the dataset (its artifact "
+                        "cannot be fixed)", id="review-exclude-seed"),
     ]
 
     def __init__(self, dimension: str | None) -> None:
@@ -151,6 +207,31 @@ class ReviewScreen(QCScreen):
         self.app.push_screen(RejectReasonModal(qc.REJECT_REASONS,
                                                subject=f"this {noun(self.dimension, 1)}"),
                              callback=rejected)
+
+    def action_exclude_seed(self) -> None:
+        if self.busy:
+            self.notify("Saving… one moment.", timeout=2)
+            return
+        curators = self.qc_app.settings.curators
+        if self.qc_app.annotator not in curators:
+            self.notify("Only a curator can exclude a seed"
+                        + (f" (curators: {', '.join(curators)})." if curators else
+                           "; no curators are configured ([qc] curators)."),
+                        title="Not allowed", severity="warning")
+            return
+        item = self.item
+        if item is None:
+            self.notify("No item is shown; there is no seed to exclude.", severity="warning")
+            return
+        at_head = item.item_id == self.head_id and self.editable and self.cursor is None
+
+        def confirmed(reason: str | None) -> None:
+            if reason and self.item is not None and self.item.item_id == item.item_id:
+                self._run(_Step("exclude", item.item_id, reason=reason, seed_id=item.seed_id,
+                                at_head=at_head))
+
+        self.app.push_screen(ExcludeSeedModal(item.seed_id, f"{item.source} {item.orig_id}"),
+                             callback=confirmed)
 
     def action_undo(self) -> None:
         if self.busy:
@@ -237,6 +318,17 @@ class ReviewScreen(QCScreen):
                 item = qc.get_item(store, step.item_id)
                 editable = decidable_by(item, annotator)
                 current = editable and item.claimed_by == annotator
+            elif step.op == "exclude":
+                assert step.seed_id is not None and step.reason is not None
+                result = qc.exclude_seed(store, step.seed_id, actor=annotator, reason=step.reason,
+                                         curators=list(self.qc_app.settings.curators))
+                self.post_message(SeedExcluded(result))
+                if step.at_head or step.item_id is None:
+                    item = qc.next_item(store, annotator, self.dimension)  # skips the seed now
+                else:  # looking back: show the same item again (its seed is now excluded)
+                    item = qc.get_item(store, step.item_id)
+                    editable = decidable_by(item, annotator)
+                    current = editable and item.claimed_by == annotator
             else:
                 item = qc.next_item(store, annotator, self.dimension)
             dimension = item.dimension if item is not None else self.dimension
@@ -345,6 +437,16 @@ class ReviewScreen(QCScreen):
         self.notify(f"Item {message.item_id} {word}" +
                     (f": {message.reason}" if message.reason else ""), timeout=2)
 
+    @on(SeedExcluded)
+    def _seed_excluded(self, message: SeedExcluded) -> None:
+        r = message.result
+        closed = r.get("open_rejects_closed") or {}
+        self.notify(f"Seed {r.get('seed_id')} excluded: {r.get('reason')}"
+                    + ("; it no longer blocks the gate" if closed else ""), timeout=4)
+        self.gate = None  # re-read: the open rejects changed
+        self.call_after_refresh(self._refresh_gate, self.item.dimension if self.item is not None
+                                else self.dimension)
+
     @on(DecisionUndone)
     def _decision_undone(self, message: DecisionUndone) -> None:
         if message.item_id is None:
@@ -415,6 +517,8 @@ def decidable_by(item: qc.ReviewItem, annotator: str) -> bool:
     someone else holds it, or it already has the decisions it needs."""
     if any(d.get("annotator") == annotator for d in item.decisions):
         return False
+    if item.seed_status not in ("", "active"):
+        return False  # the seed was excluded (or filtered): nothing to decide
     if item.claimed_by not in (None, annotator):
         return False
     finals = {d.get("annotator") for d in item.decisions

@@ -9,6 +9,7 @@
     qcstation qc requeue                              regenerated items back into review
     qcstation qc items DIMENSION|SAMPLE_ID            list a sample's items
     qcstation qc show ITEM
+    qcstation qc exclude SEED_ID --reason TEXT        curators: take an unfixable seed out
 
 The annotator is ``--annotator NAME`` (before the subcommand), else $QCSTATION_USER, else
 the OS user. Defaults for rate, RNG seed, threshold... come from the ``[qc]`` config section.
@@ -97,6 +98,8 @@ def _gate_text(g: qc.GateStatus) -> list[str]:
            f"  rule: {g.rule}"]
     out += [f"  blocker: {b}" for b in g.blockers]
     out.append(f"  next: {g.next_step}")
+    if g.cli_hint:
+        out.append(f"  run: {g.cli_hint}")
     return out
 
 
@@ -293,8 +296,30 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exclude(args: argparse.Namespace) -> int:
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        result = qc.exclude_seed(store, args.seed_id, actor=current_actor(), reason=args.reason,
+                                 curators=list(policy.curators))
+    finally:
+        store.close()
+    if args.json:
+        print_json(result)
+    else:
+        closed = result["open_rejects_closed"]
+        print(f"seed {result['seed_id']} ({result['source']} {result['orig_id']}) excluded by "
+              f"{result['excluded_by']}: {result['reason']}")
+        if closed:
+            print("it no longer blocks the QC gate of: "
+                  + ", ".join(f"{dim} ({why})" for dim, why in sorted(closed.items())))
+        print("releases leave it out (listed under excluded in the manifest)")
+    return 0
+
+
 _ACTIONS = {"sample": _sample, "extend": _extend, "status": _status, "next": _next,
-            "decide": _decide, "undo": _undo, "requeue": _requeue, "items": _items, "show": _show}
+            "decide": _decide, "undo": _undo, "requeue": _requeue, "items": _items, "show": _show,
+            "exclude": _exclude}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -362,3 +387,12 @@ def register(subparsers: Any) -> None:
     sh = sub.add_parser("show", help="show one item")
     sh.add_argument("item", type=int)
     sh.add_argument("--json", action="store_true")
+
+    x = sub.add_parser(
+        "exclude", help="curators: take a seed whose artifact cannot be fixed out of the dataset",
+        description="Set the seed's status to excluded (filter reason excluded_in_qc) so its "
+                    "rejected artifact no longer blocks the QC gate; the reject still counts as "
+                    "a defect, and releases leave the seed out. Only [qc] curators may do this.")
+    x.add_argument("seed_id", type=int, metavar="SEED_ID")
+    x.add_argument("--reason", required=True, help="why it cannot be fixed (recorded with your name)")
+    x.add_argument("--json", action="store_true")

@@ -311,7 +311,7 @@ class Pipeline:
     def regenerate_rejected(self) -> PipelineSummary:
         rows = self.store.query(
             "SELECT a.*, s.id AS sid FROM artifacts a JOIN seeds s ON s.id = a.seed_id "
-            "WHERE a.status = 'rejected' ORDER BY a.dimension, a.seed_id")
+            "WHERE a.status = 'rejected' AND s.status = 'active' ORDER BY a.dimension, a.seed_id")
         by_dim: dict[str, list[_Job]] = {}
         for row in rows:
             seed = self.store.one("SELECT * FROM seeds WHERE id = ?", (row["sid"],))

@@ -21,6 +21,12 @@ low-quality portions are regenerated, then re-sampled and re-verified until they
    least its rate of the verified items, and the one-sided Clopper-Pearson upper bound
    on the defect rate is below the threshold. If the bound is too high, the sample is
    extended (:func:`extend_sample`) or re-drawn (``draw_sample(..., redraw=True)``).
+5. A rejected artifact that cannot be fixed (offline, a rule makes the same text again) would
+   block the gate forever: a curator may :func:`exclude_seed` it. The seed leaves the dataset
+   (status ``excluded``), its reject is no longer open, the defect still counts.
+
+The gate and the dashboard counts are SQL aggregates over the covering indexes of
+migration 3 (well under a second at 100k seeds; see ``bench/qc_bench.py``).
 
 Statistics: the defect rate is estimated from the *random draws* only (draws and
 extensions of every round); a regenerated replacement that returns to review is not a
@@ -82,6 +88,8 @@ __all__ = [
     "gate",
     "agreement",
     "dashboard_counts",
+    "exclude_seed",
+    "excluded_seeds",
     "reject_feedback",
     "current_artifacts",
     "current_artifact",
@@ -156,6 +164,7 @@ class ReviewItem:
     claimed_at: str | None = None
     requeued: bool = False  # a regenerated replacement of a rejected item
     decisions: list[dict[str, Any]] = field(default_factory=list)  # active reviews, oldest first
+    seed_status: str = ""   # active, or excluded (see exclude_seed) / filtered / duplicate
 
     @property
     def decided(self) -> bool:
@@ -186,11 +195,14 @@ class Progress:
     rejected: int
     skipped: int
     remaining: int
+    excluded: int = 0   # undecided items of seeds no longer active (excluded in QC, filtered)
 
     def sentence(self) -> str:
         s = f"{self.reviewed} of {self.total} reviewed, {self.rejected} rejected"
         if self.skipped:
             s += f", {self.skipped} skipped"
+        if self.excluded:
+            s += f", {self.excluded} excluded"
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -220,6 +232,7 @@ class GateStatus:
     needed_reviews: int | None = None   # reviews (all accepted) for the bound to pass
     extend_by: int = 0            # items to add to the sample (coverage first, then the bound)
     open_reject_detail: dict[str, int] = field(default_factory=dict)
+    cli_hint: str = ""            # the commands for next_step ("; "-separated), for the CLI
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -286,26 +299,48 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 # -- current artifacts --------------------------------------------------------------------
 
-_CURRENT_SQL = """
-    SELECT a.*, s.source AS source, s.orig_id AS orig_id, s.status AS seed_status
-    FROM artifacts a JOIN seeds s ON s.id = a.seed_id
-    WHERE a.dimension = ? AND a.status != 'superseded'
-      AND a.version = (SELECT MAX(b.version) FROM artifacts b
-                       WHERE b.seed_id = a.seed_id AND b.dimension = a.dimension
-                         AND b.status != 'superseded')
+# The current artifact of every seed of one dimension (``:dim``), as (seed_id, id, status,
+# version). SQLite's documented min/max rule: with exactly one MAX() aggregate, the bare
+# columns come from the row holding the maximum; (seed_id, dimension, version) is unique, so
+# that row is the highest non-superseded version. Served from the covering index
+# artifacts_dim_seed_version (migration 3) without touching the table.
+_CUR_SQL = """
+    SELECT seed_id, id, status, MAX(version) AS version FROM artifacts
+    WHERE dimension = :dim AND status != 'superseded' GROUP BY seed_id
 """
+
+# Current artifacts of one dimension counted by seed source, seed status and artifact status
+# (CROSS JOIN keeps the index-ordered scan of artifacts as the outer loop).
+_CUR_COUNTS_SQL = f"""
+    SELECT sd.source AS source, sd.status AS seed_status, c.status AS status, COUNT(*) AS n
+    FROM ({_CUR_SQL}) c CROSS JOIN seeds sd ON sd.id = c.seed_id
+    GROUP BY sd.source, sd.status, c.status
+"""
+
+
+# Seeds no longer active (excluded in QC, filtered, duplicate): usually few, read from the
+# seeds_status index as two ranges (``!=`` would scan it).
+_INACTIVE_SEED_IDS = "SELECT id FROM seeds WHERE status < 'active' OR status > 'active'"
 
 
 def current_artifacts(store: Store, dimension: str) -> list[dict[str, Any]]:
     """Current artifact (highest non-superseded version) of every seed for ``dimension``,
     with the seed's ``source``, ``orig_id`` and ``seed_status``."""
-    return store.query(_CURRENT_SQL + " ORDER BY a.seed_id", (dimension,))
+    return store.query(
+        f"SELECT a.*, s.source AS source, s.orig_id AS orig_id, s.status AS seed_status "
+        f"FROM ({_CUR_SQL}) c CROSS JOIN artifacts a ON a.id = c.id "
+        f"JOIN seeds s ON s.id = a.seed_id ORDER BY a.seed_id", {"dim": dimension})
 
 
 def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
     return store.one(
         "SELECT * FROM artifacts WHERE seed_id = ? AND dimension = ? AND status != 'superseded' "
         "ORDER BY version DESC LIMIT 1", (seed_id, dimension))
+
+
+def _current_counts(store: Store, dimension: str) -> list[dict[str, Any]]:
+    """Current artifacts of ``dimension`` by (source, seed_status, status) -> n."""
+    return store.query(_CUR_COUNTS_SQL, {"dim": dimension})
 
 
 # -- sampling -----------------------------------------------------------------------------
@@ -429,25 +464,112 @@ def _ceil_rate(rate: float, n: int) -> int:
     return min(n, math.ceil(Fraction(rate).limit_denominator(10**9) * n))
 
 
+# Sample items of one dimension (``:dim``) with their decision state, the first item of every
+# seed with an active reject (later items of that seed are regenerated replacements, not
+# random draws), and the seeds already taken (decided, or in the open sample).
+_ITEMS_CTE = f"""
+    items AS (
+        SELECT si.id, si.seed_id, si.artifact_id, s.status AS sample_status,
+               a.status AS artifact_status, si.seed_id NOT IN ({_INACTIVE_SEED_IDS}) AS active,
+               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) AS decided,
+               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict = 'reject') AS rejected
+        FROM sample_items si JOIN samples s ON s.id = si.sample_id
+        JOIN artifacts a ON a.id = si.artifact_id
+        WHERE s.dimension = :dim),
+    first_reject AS (SELECT seed_id, MIN(id) AS item_id FROM items WHERE rejected GROUP BY seed_id),
+    taken AS (SELECT DISTINCT seed_id FROM items WHERE decided OR sample_status = 'open'),
+    taken_cur AS (
+        SELECT seed_id, status, MAX(version) AS version FROM artifacts
+        WHERE dimension = :dim AND status != 'superseded' AND seed_id IN (SELECT seed_id FROM taken)
+        GROUP BY seed_id)
+"""
+
+# Taken seeds of active status by source and current-artifact status.
+_TAKEN_COUNTS_SELECT = """
+    SELECT 'taken' AS kind, sd.source AS k1, tc.status AS k2, COUNT(*) AS n,
+           NULL AS a, NULL AS b, NULL AS c
+    FROM taken_cur tc CROSS JOIN seeds sd ON sd.id = tc.seed_id WHERE sd.status = 'active'
+    GROUP BY sd.source, tc.status
+"""
+
+# The gate in one statement (the items CTE is computed once): a 'summary' row (random draws
+# reviewed, their defects, items pending), 'taken' rows (see above) and 'reject' rows: seeds
+# of active status with an active reject, by the status of their current artifact and
+# whether that artifact is in a sample of the dimension.
+_GATE_SQL = f"""
+    WITH {_ITEMS_CTE},
+    reject_cur AS (
+        SELECT seed_id, id, status, MAX(version) AS version FROM artifacts
+        WHERE dimension = :dim AND status != 'superseded'
+          AND seed_id IN (SELECT seed_id FROM first_reject)
+        GROUP BY seed_id),
+    open_reject AS (
+        SELECT c.status AS status,
+               CASE WHEN c.id IS NULL THEN 0 ELSE EXISTS (
+                   SELECT 1 FROM sample_items x JOIN samples xs ON xs.id = x.sample_id
+                   WHERE x.artifact_id = c.id AND xs.dimension = :dim) END AS in_sample
+        FROM first_reject fr CROSS JOIN seeds sd ON sd.id = fr.seed_id
+        LEFT JOIN reject_cur c ON c.seed_id = fr.seed_id
+        WHERE sd.status = 'active')
+    SELECT 'summary' AS kind, NULL AS k1, NULL AS k2, COUNT(*) AS n,
+           COALESCE(SUM(i.decided AND (fr.item_id IS NULL OR i.id <= fr.item_id)), 0) AS a,
+           COALESCE(SUM(i.decided AND i.rejected
+                        AND (fr.item_id IS NULL OR i.id <= fr.item_id)), 0) AS b,
+           COALESCE(SUM(NOT i.decided AND i.sample_status = 'open'
+                        AND i.artifact_status != 'superseded' AND i.active), 0) AS c
+    FROM items i LEFT JOIN first_reject fr ON fr.seed_id = i.seed_id
+    UNION ALL
+    {_TAKEN_COUNTS_SELECT}
+    UNION ALL
+    SELECT 'reject', status, in_sample, COUNT(*), NULL, NULL, NULL
+    FROM open_reject GROUP BY status, in_sample
+"""
+
+_REVIEWABLE = ("verified", "accepted", "rejected")
+_POPULATION = ("verified", "accepted")
+
+
+def _coverage_from(current: list[dict[str, Any]], taken: list[dict[str, Any]],
+                   rate: float) -> dict[str, dict[str, int]]:
+    """Per-source coverage from :func:`_current_counts` rows and 'taken' rows (see
+    :func:`_coverage`), plus ``unsampled``: active verified/accepted items not yet taken."""
+    out: dict[str, dict[str, int]] = {}
+
+    def slot(source: str) -> dict[str, int]:
+        return out.setdefault(source, {"population": 0, "covered": 0, "required": 0,
+                                       "unsampled": 0})
+
+    for r in current:
+        if r["seed_status"] != "active":
+            continue
+        n = int(r["n"])
+        if r["status"] in _REVIEWABLE:
+            slot(r["source"])["population"] += n
+        if r["status"] in _POPULATION:
+            slot(r["source"])["unsampled"] += n
+    for r in taken:
+        n = int(r["n"])
+        c = slot(r["k1"])
+        c["covered"] += n
+        if r["k2"] not in _REVIEWABLE:      # being regenerated: a sampled seed stays covered
+            c["population"] += n
+        if r["k2"] in _POPULATION:
+            c["unsampled"] -= n
+    for c in out.values():
+        c["required"] = _ceil_rate(rate, c["population"])
+    return dict(sorted(out.items()))
+
+
 def _coverage(store: Store, dimension: str, rate: float) -> dict[str, dict[str, int]]:
     """Per source: items of active seeds that are reviewable (current artifact verified,
     accepted or rejected) or already sampled (``population``), how many of them are sampled
     (``covered``) and how many the rate asks for (``required``). A sampled seed whose artifact
     is being regenerated stays covered."""
-    taken = _sampled_seed_ids(store, dimension)
-    out: dict[str, dict[str, int]] = {}
-    for a in current_artifacts(store, dimension):
-        if a["seed_status"] != "active":
-            continue
-        if a["status"] not in ("verified", "accepted", "rejected") and int(a["seed_id"]) not in taken:
-            continue
-        c = out.setdefault(a["source"], {"population": 0, "covered": 0, "required": 0})
-        c["population"] += 1
-        if int(a["seed_id"]) in taken:
-            c["covered"] += 1
-    for c in out.values():
-        c["required"] = _ceil_rate(rate, c["population"])
-    return dict(sorted(out.items()))
+    taken = store.query(f"WITH {_ITEMS_CTE} {_TAKEN_COUNTS_SELECT}", {"dim": dimension})
+    cov = _coverage_from(_current_counts(store, dimension), taken, rate)
+    return {src: {k: v for k, v in c.items() if k != "unsampled"} for src, c in cov.items()}
 
 
 def _choose(rng: random.Random, pool: dict[str, list[dict[str, Any]]],
@@ -626,7 +748,7 @@ _ITEM_SQL = """
     SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, si.position, si.overlap,
            si.claimed_by, si.claimed_at, si.stratum,
            s.dimension, s.status AS sample_status,
-           sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text,
+           sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
            a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
     FROM sample_items si
     JOIN samples s ON s.id = si.sample_id
@@ -686,6 +808,7 @@ def _build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
             replaces_id=r["replaces_id"], smtlib=_smtlib_for(store, r["dimension"], content),
             orig_id=str(r["orig_id"]), level=r["level"], artifact_status=r["artifact_status"],
             claimed_by=r["claimed_by"], claimed_at=r["claimed_at"], requeued=iid in requeued,
+            seed_status=r["seed_status"],
             decisions=[{"review_id": int(v["id"]), "annotator": v["annotator"],
                         "verdict": v["verdict"], "reason": v["reason"],
                         "created_at": v["created_at"]} for v in reviews.get(iid, [])],
@@ -736,7 +859,8 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
     after it, wrapping around. A non-overlap item is never handed to a second annotator
     while claimed (claims expire after :data:`CLAIM_TTL_MINUTES` minutes) or once decided;
     an overlap item is handed to a second, different annotator after the first decision.
-    Regenerated replacements are requeued first (:func:`requeue_replacements`).
+    Regenerated replacements are requeued first (:func:`requeue_replacements`). Items of
+    seeds no longer active (excluded in QC, filtered) are not handed out.
     """
     if not annotator or not annotator.strip():
         raise ReviewError("an annotator name is required (use --annotator NAME)")
@@ -747,7 +871,7 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
         sql = ("SELECT si.id, si.sample_id, si.position, si.overlap, si.claimed_by, si.claimed_at, "
                "a.status AS artifact_status FROM sample_items si "
                "JOIN samples s ON s.id = si.sample_id JOIN artifacts a ON a.id = si.artifact_id "
-               "WHERE s.status = 'open'")
+               "WHERE s.status = 'open' AND si.seed_id NOT IN (" + _INACTIVE_SEED_IDS + ")")
         params: list[Any] = []
         if dimension is not None:
             sql += " AND s.dimension = ?"
@@ -943,15 +1067,15 @@ def requeue_replacements(store: Store, actor: str) -> int:
     For every seed whose sampled artifact was rejected, if its current artifact is a newer
     version in status ``verified`` and not in any sample yet, it joins the open sample of its
     dimension (the sample of the rejected item is re-opened if none is open). The rejected
-    version is marked ``superseded`` if the generation loop has not done so. Returns how many
-    items were added.
+    version is marked ``superseded`` if the generation loop has not done so. Replacements of
+    seeds no longer active (excluded) are not requeued. Returns how many items were added.
     """
     added = 0
     with store.transaction():
         rejected = store.query(
             """
             SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
-                   a.version, sd.source
+                   a.version, sd.source, sd.status AS seed_status
             FROM sample_items si JOIN samples s ON s.id = si.sample_id
             JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
             WHERE EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
@@ -971,8 +1095,8 @@ def requeue_replacements(store: Store, actor: str) -> int:
                 continue
             store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? "
                           "WHERE id = ? AND status = 'rejected'", (now(), int(r["artifact_id"])))
-            if cur["status"] != "verified":
-                continue
+            if cur["status"] != "verified" or r["seed_status"] != "active":
+                continue  # not verified yet, or the seed was excluded: nothing to review
             if store.scalar("SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),)):
                 continue
             target = open_sample(store, dimension)
@@ -1001,26 +1125,35 @@ def requeue_replacements(store: Store, actor: str) -> int:
 
 # -- progress, gate, agreement ------------------------------------------------------------
 
+_PROGRESS_SQL = f"""
+    SELECT COUNT(*) AS total,
+           COALESCE(SUM(fin), 0) AS reviewed,
+           COALESCE(SUM(fin AND rej), 0) AS rejected,
+           COALESCE(SUM(fin AND NOT rej), 0) AS accepted,
+           COALESCE(SUM(NOT fin AND skip AND active), 0) AS skipped,
+           COALESCE(SUM(NOT fin AND NOT active), 0) AS excluded
+    FROM (
+        SELECT EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) AS fin,
+               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict = 'reject') AS rej,
+               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict = 'skip') AS skip,
+               si.seed_id NOT IN ({_INACTIVE_SEED_IDS}) AS active
+        FROM sample_items si
+        WHERE si.sample_id = ?)
+"""
+
+
 def progress(store: Store, sample_id: int) -> Progress:
-    items = store.query("SELECT si.id, a.status AS artifact_status FROM sample_items si "
-                        "JOIN artifacts a ON a.id = si.artifact_id WHERE si.sample_id = ?",
-                        (sample_id,))
-    reviews = _active_reviews(store, [int(i["id"]) for i in items])
-    reviewed = accepted = rejected = skipped = 0
-    for i in items:
-        rs = reviews.get(int(i["id"]), [])
-        verdicts = {r["verdict"] for r in rs}
-        if verdicts & set(FINAL_VERDICTS):
-            reviewed += 1
-            if "reject" in verdicts:
-                rejected += 1
-            else:
-                accepted += 1
-        elif "skip" in verdicts:
-            skipped += 1
-    total = len(items)
-    return Progress(total=total, reviewed=reviewed, accepted=accepted, rejected=rejected,
-                    skipped=skipped, remaining=total - reviewed)
+    """Decisions on a sample's items. Undecided items of seeds no longer active (excluded in
+    QC, filtered) count as ``excluded``, not as remaining."""
+    r = store.one(_PROGRESS_SQL, (sample_id,)) or {}
+    total, reviewed = int(r.get("total") or 0), int(r.get("reviewed") or 0)
+    excluded = int(r.get("excluded") or 0)
+    return Progress(total=total, reviewed=reviewed, accepted=int(r.get("accepted") or 0),
+                    rejected=int(r.get("rejected") or 0), skipped=int(r.get("skipped") or 0),
+                    remaining=total - reviewed - excluded, excluded=excluded)
 
 
 def _gate_rule(threshold: float, confidence: float, rate: float | None) -> str:
@@ -1031,80 +1164,77 @@ def _gate_rule(threshold: float, confidence: float, rate: float | None) -> str:
             f"draws over all rounds) is below {_pct(threshold)}.")
 
 
+def _open_reject_kind(status: str | None, in_sample: bool) -> str | None:
+    """Why a rejected seed's current artifact (``status``) does not close the reject yet."""
+    if status == "accepted":
+        return None
+    if status is None or status == "rejected":
+        return "awaiting regeneration"
+    if status == "generated":
+        return "awaiting verification"
+    if status == "failed":
+        return "regeneration failed"
+    if status == "verified":
+        return "awaiting review" if in_sample else "awaiting requeue"
+    return f"status {status}"  # pragma: no cover - unknown status
+
+
 def gate(store: Store, dimension: str, *, threshold: float,
          confidence: float = DEFAULT_CONFIDENCE) -> GateStatus:
-    """Evaluate the QC gate of one dimension (read-only). See the module docstring."""
+    """Evaluate the QC gate of one dimension (read-only). See the module docstring.
+
+    Seeds no longer active (excluded in QC with :func:`exclude_seed`, filtered) do not block:
+    their rejects are not open and their undecided items are not pending; their decided
+    random draws still count in the defect estimate."""
     _check_dimension(dimension)
     if not 0.0 < threshold <= 1.0:
         raise ReviewError(f"defect threshold must be in (0, 1], got {threshold}")
     if not 0.0 < confidence < 1.0:
         raise ReviewError(f"confidence must be in (0, 1), got {confidence}")
-    samples = store.query("SELECT * FROM samples WHERE dimension = ? ORDER BY id", (dimension,))
-    population_rows = [a for a in current_artifacts(store, dimension)
-                       if a["seed_status"] == "active" and a["status"] in ("verified", "accepted")]
-    population = len(population_rows)
+    return _gate(store, dimension, threshold, confidence, None)
+
+
+def _gate(store: Store, dimension: str, threshold: float, confidence: float,
+          current: list[dict[str, Any]] | None) -> GateStatus:
+    """:func:`gate` without argument checks; ``current`` may pass :func:`_current_counts`
+    rows already read (the dashboard reads them once for counts and gate)."""
+    samples = store.query("SELECT id, rate FROM samples WHERE dimension = ? ORDER BY id",
+                          (dimension,))
+    if current is None:
+        current = _current_counts(store, dimension)
     if not samples:
+        population = sum(int(r["n"]) for r in current
+                         if r["seed_status"] == "active" and r["status"] in _POPULATION)
         rule = _gate_rule(threshold, confidence, None)
-        what = (f"draw a sample: qcstation qc sample {dimension}" if population else
-                f"generate and verify {dimension} artifacts, then draw a sample")
+        if population:
+            what, command = "draw a sample", f"qcstation qc sample {dimension}"
+        else:
+            what = f"generate and verify {dimension} artifacts, then draw a sample"
+            command = (f"qcstation generate --dimension {dimension}; "
+                       f"qcstation qc sample {dimension}")
         return GateStatus(dimension=dimension, passed=False, rule=rule, reviewed=0, defects=0,
                           upper_bound=None, threshold=threshold, open_rejects=0,
                           blockers=[f"no {dimension} sample has been drawn yet"], next_step=what,
-                          confidence=confidence, population=population)
+                          confidence=confidence, population=population, cli_hint=command)
     rate = float(samples[-1]["rate"])
     rule = _gate_rule(threshold, confidence, rate)
-    sample_status = {int(s["id"]): s["status"] for s in samples}
-    items = store.query(
-        "SELECT si.id, si.sample_id, si.seed_id, si.artifact_id, a.status AS artifact_status "
-        "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "JOIN artifacts a ON a.id = si.artifact_id WHERE s.dimension = ? ORDER BY si.id",
-        (dimension,))
-    reviews = _active_reviews(store, dimension=dimension)
-    requeued = _requeued_ids(store, dimension)
 
     reviewed = defects = pending = 0
-    rejected_seeds: set[int] = set()
-    covered_seeds: set[int] = set()
-    for it in items:
-        iid = int(it["id"])
-        verdicts = {r["verdict"] for r in reviews.get(iid, [])}
-        decided = bool(verdicts & set(FINAL_VERDICTS))
-        if "reject" in verdicts:
-            rejected_seeds.add(int(it["seed_id"]))
-        if decided or sample_status[int(it["sample_id"])] == "open":
-            covered_seeds.add(int(it["seed_id"]))
-        if not decided and sample_status[int(it["sample_id"])] == "open" \
-                and it["artifact_status"] != "superseded":
-            pending += 1
-        if decided and iid not in requeued:
-            reviewed += 1
-            if "reject" in verdicts:
-                defects += 1
-
-    # open rejects: seeds with a reject whose current artifact is not yet accepted
-    in_sample = {int(it["artifact_id"]) for it in items}
+    taken: list[dict[str, Any]] = []
     detail: Counter[str] = Counter()
-    for seed_id in sorted(rejected_seeds):
-        cur = current_artifact(store, seed_id, dimension)
-        if cur is not None and cur["status"] == "accepted":
-            continue
-        if cur is None or cur["status"] == "rejected":
-            detail["awaiting regeneration"] += 1
-        elif cur["status"] == "generated":
-            detail["awaiting verification"] += 1
-        elif cur["status"] == "failed":
-            detail["regeneration failed"] += 1
-        elif cur["status"] == "verified" and int(cur["id"]) in in_sample:
-            detail["awaiting review"] += 1
-        elif cur["status"] == "verified":
-            detail["awaiting requeue"] += 1
-        else:  # pragma: no cover - unknown status
-            detail[f"status {cur['status']}"] += 1
+    for r in store.query(_GATE_SQL, {"dim": dimension}):
+        if r["kind"] == "summary":
+            reviewed, defects, pending = int(r["a"]), int(r["b"]), int(r["c"])
+        elif r["kind"] == "taken":
+            taken.append(r)
+        else:
+            kind = _open_reject_kind(r["k1"], bool(r["k2"]))
+            if kind is not None:
+                detail[kind] += int(r["n"])
     open_rejects = sum(detail.values())
 
-    pop_seeds = {int(a["seed_id"]) for a in population_rows}
-    unsampled = len(pop_seeds - covered_seeds)
-    cov = _coverage(store, dimension, rate)
+    cov = _coverage_from(current, taken, rate)
+    unsampled = sum(c["unsampled"] for c in cov.values())
     population = sum(c["population"] for c in cov.values())
     covered = sum(c["covered"] for c in cov.values())
     required = sum(c["required"] for c in cov.values())
@@ -1118,32 +1248,42 @@ def gate(store: Store, dimension: str, *, threshold: float,
 
     blockers: list[str] = []
     steps: list[str] = []
+    hints: list[str] = []
+
+    def hint(command: str) -> None:
+        if command not in hints:
+            hints.append(command)
+
     extend_by = short
     if pending:
         blockers.append(f"{_plural(pending, 'sampled item')} still to review")
         steps.append(f"review {pending} more {'item' if pending == 1 else 'items'}")
+        hint(f"qcstation qc next --dimension {dimension}")
     if open_rejects:
         parts = ", ".join(f"{n} {k}" for k, n in sorted(detail.items()))
         blockers.append(f"{_plural(open_rejects, 'rejected item')} without an accepted "
                         f"replacement ({parts})")
         if detail["awaiting regeneration"]:
             n = detail["awaiting regeneration"]
-            steps.append(f"regenerate {n} rejected {'item' if n == 1 else 'items'} "
-                         f"(qcstation generate)")
+            steps.append(f"regenerate {n} rejected {'item' if n == 1 else 'items'}")
+            hint("qcstation generate --rejected")
         if detail["awaiting verification"]:
             steps.append(f"verify {detail['awaiting verification']} regenerated items")
+            hint("qcstation verify")
         if detail["awaiting requeue"]:
-            steps.append(f"requeue {detail['awaiting requeue']} regenerated items for review "
-                         f"(qcstation qc requeue)")
+            steps.append(f"requeue {detail['awaiting requeue']} regenerated items for review")
+            hint("qcstation qc requeue")
         if detail["regeneration failed"]:
             steps.append(f"{detail['regeneration failed']} rejected items failed regeneration: "
-                         f"fix them by hand or filter those seeds")
+                         f"fix them by hand or have a curator exclude those seeds")
+            hint("qcstation qc exclude SEED_ID --reason TEXT")
     if short:
         blockers.append(f"the sample covers {covered} of {population} verified items; the "
                         f"{_pct(rate)} rate per source asks for {short} more ("
                         + ", ".join(f"{src} {n}" for src, n in short_by.items()) + ")")
         steps.append(f"extend the sample by {short} {'item' if short == 1 else 'items'} "
                      f"(new verified items arrived)")
+        hint(f"qcstation qc extend {dimension} --to-gate")
     if not bound_ok:
         if upper is None:
             blockers.append("no sampled item has been reviewed yet")
@@ -1159,10 +1299,12 @@ def gate(store: Store, dimension: str, *, threshold: float,
                 steps.append(f"the bound needs {needed} reviewed items with no new defects but "
                              f"only {max(unsampled, 0)} unsampled items are left; regenerate the "
                              f"dimension and re-draw the sample")
+                hint(f"qcstation qc sample {dimension} --redraw")
             elif more:
                 extend_by = max(extend_by, more)
                 steps.append(f"extend the sample by {more} accepted items to bring the bound "
                              f"below {_pct(threshold)}")
+                hint(f"qcstation qc extend {dimension} --to-gate")
     passed = not blockers
     return GateStatus(
         dimension=dimension, passed=passed, rule=rule, reviewed=reviewed, defects=defects,
@@ -1170,7 +1312,7 @@ def gate(store: Store, dimension: str, *, threshold: float,
         next_step="nothing: the gate passes" if passed else "; then ".join(steps) or blockers[0],
         confidence=confidence, pending=pending, population=population, covered=covered,
         required=required, needed_reviews=needed, open_reject_detail=dict(sorted(detail.items())),
-        extend_by=0 if passed else extend_by,
+        extend_by=0 if passed else extend_by, cli_hint="" if passed else "; ".join(hints),
     )
 
 
@@ -1205,13 +1347,27 @@ def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
                      dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS) -> dict[str, Any]:
     """Counts for the dashboard: seeds by source and status, current artifacts by dimension
     and status, every sample with its progress, and the gate of each QC dimension."""
+    for dim in dimensions:
+        _check_dimension(dim)
+    if not 0.0 < threshold <= 1.0:
+        raise ReviewError(f"defect threshold must be in (0, 1], got {threshold}")
+    if not 0.0 < confidence < 1.0:
+        raise ReviewError(f"confidence must be in (0, 1), got {confidence}")
     seeds: dict[str, dict[str, int]] = defaultdict(dict)
     for r in store.query("SELECT source, status, COUNT(*) AS n FROM seeds GROUP BY source, status "
                          "ORDER BY source, status"):
         seeds[r["source"]][r["status"]] = int(r["n"])
+    current: dict[str, list[dict[str, Any]]] = {}
     artifacts: dict[str, dict[str, int]] = {}
     for dim in ALL_DIMENSIONS:
-        c = Counter(a["status"] for a in current_artifacts(store, dim))
+        if dim in dimensions:  # by source too: its gate needs them
+            current[dim] = rows = _current_counts(store, dim)
+        else:                  # status counts only (every artifact's seed exists: foreign key)
+            rows = store.query(f"SELECT status, COUNT(*) AS n FROM ({_CUR_SQL}) "
+                               f"GROUP BY status", {"dim": dim})
+        c: Counter[str] = Counter()
+        for r in rows:
+            c[r["status"]] += int(r["n"])
         if c:
             artifacts[dim] = dict(sorted(c.items()))
     samples = []
@@ -1220,6 +1376,102 @@ def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
         d.pop("params", None)
         d["progress"] = progress(store, s.id).to_dict()
         samples.append(d)
-    gates = {dim: gate(store, dim, threshold=threshold, confidence=confidence).to_dict()
+    gates = {dim: _gate(store, dim, threshold, confidence, current[dim]).to_dict()
              for dim in dimensions}
     return {"seeds": dict(seeds), "artifacts": artifacts, "samples": samples, "gates": gates}
+
+
+# -- excluding a seed ---------------------------------------------------------------------
+
+EXCLUDED_STATUS = "excluded"
+EXCLUDED_REASON = "excluded_in_qc"
+
+
+def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
+                 curators: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """A curator takes a seed out of the dataset because an artifact of it cannot be fixed
+    (e.g. a rejected rule-made artifact offline: the rule makes the same text again).
+
+    Sets the seed's status to ``excluded`` (``filter_reason`` ``excluded_in_qc``,
+    ``filter_detail`` the reason and who) and writes a ``qc.seed.excluded`` event. Its
+    rejected artifacts then no longer count as open rejects, and its undecided sample items
+    are no longer handed out or pending; its decided random draws (a reject is a defect that
+    happened) still count in the defect estimate. Releases take active seeds only and list it
+    under ``excluded``. Returns what was done (seed, reason, the rejects it no longer blocks).
+    """
+    who = (actor or "").strip()
+    if not who:
+        raise ReviewError("an actor name is required (use --annotator NAME)")
+    allowed = [c for c in (curators or ()) if c]
+    if not allowed:
+        raise ReviewError("no curators are configured; add curators = [\"name\"] under [qc] "
+                          "(or set QCSTATION_CURATORS)", title="Not allowed")
+    if who not in allowed:
+        raise ReviewError(f"only a curator can exclude a seed; {who} is not one "
+                          f"(curators: {', '.join(allowed)})", title="Not allowed")
+    why = " ".join((reason or "").split())
+    if not why:
+        raise ReviewError("say why the seed is excluded (e.g. --reason \"the rule makes the "
+                          "same text; no model configured\")", title="Reason required")
+    with store.transaction():
+        seed = store.one("SELECT id, source, orig_id, status, filter_reason, filter_detail "
+                         "FROM seeds WHERE id = ?", (int(seed_id),))
+        if seed is None:
+            raise ReviewError(f"no seed #{seed_id}", title="No such seed")
+        if seed["status"] == EXCLUDED_STATUS:
+            raise ReviewError(f"seed #{seed_id} is already excluded ({seed['filter_detail']})",
+                              title="Already excluded")
+        if seed["status"] != "active":
+            raise ReviewError(f"seed #{seed_id} is {seed['status']} "
+                              f"({seed['filter_reason'] or 'no reason recorded'}), not active; "
+                              f"it is not in any release already", title="Not active")
+        unblocked: dict[str, str] = {}
+        for dim in ALL_DIMENSIONS:
+            has_reject = store.scalar(
+                "SELECT 1 FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+                "JOIN reviews r ON r.sample_item_id = si.id WHERE si.seed_id = ? "
+                "AND s.dimension = ? AND r.undone_at IS NULL AND r.verdict = 'reject' LIMIT 1",
+                (int(seed_id), dim))
+            if not has_reject:
+                continue
+            cur = current_artifact(store, int(seed_id), dim)
+            kind = _open_reject_kind(None if cur is None else cur["status"], bool(
+                cur is not None and store.scalar(
+                    "SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),))))
+            if kind is not None:
+                unblocked[dim] = kind
+        detail = f"{why} (excluded by {who})"
+        store.execute("UPDATE seeds SET status = ?, filter_reason = ?, filter_detail = ? "
+                      "WHERE id = ?", (EXCLUDED_STATUS, EXCLUDED_REASON, detail, int(seed_id)))
+        released = store.execute(
+            "UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+            "WHERE seed_id = ? AND claimed_by IS NOT NULL", (int(seed_id),)).rowcount
+        result = {"seed_id": int(seed["id"]), "source": seed["source"],
+                  "orig_id": str(seed["orig_id"]), "status": EXCLUDED_STATUS,
+                  "previous_status": seed["status"], "filter_reason": EXCLUDED_REASON,
+                  "filter_detail": detail, "reason": why, "excluded_by": who,
+                  "open_rejects_closed": unblocked, "claims_released": int(released or 0)}
+        store.event(who, "qc.seed.excluded", "seed", int(seed_id), result)
+    return result
+
+
+def excluded_seeds(store: Store) -> list[dict[str, Any]]:
+    """Seeds a curator excluded in QC, with the reason, who and when (from the event log)."""
+    rows = store.query("SELECT id, source, orig_id, filter_detail FROM seeds "
+                       "WHERE status = ? ORDER BY id", (EXCLUDED_STATUS,))
+    if not rows:
+        return []
+    events: dict[int, dict[str, Any]] = {}
+    for ev in store.query("SELECT entity_id, at, actor, detail FROM events "
+                          "WHERE action = 'qc.seed.excluded' AND entity = 'seed' ORDER BY id"):
+        events[int(ev["entity_id"])] = ev
+    out = []
+    for r in rows:
+        e = events.get(int(r["id"]))
+        d = (_loads(e["detail"]) or {}) if e else {}
+        out.append({"seed_id": int(r["id"]), "source": r["source"], "orig_id": str(r["orig_id"]),
+                    "reason": d.get("reason") or r["filter_detail"],
+                    "excluded_by": e["actor"] if e else None,
+                    "excluded_at": e["at"] if e else None,
+                    "open_rejects_closed": d.get("open_rejects_closed") or {}})
+    return out

@@ -14,7 +14,9 @@ arithmetic, refinement) all have a current artifact in status ``verified`` or
 ``accepted``. Every other active seed is left out and listed in the manifest with the
 reason per dimension (no artifact yet, not yet verified, failed verification, rejected in
 QC and awaiting regeneration); filtered and duplicate seeds are never candidates and are
-only counted.
+only counted. Seeds a curator excluded in QC (:func:`qcstation.core.qc.exclude_seed`, status
+``excluded``) are not candidates either; the manifest lists each of them under
+``excluded.excluded_in_qc`` with the reason and who excluded it.
 """
 
 from __future__ import annotations
@@ -300,6 +302,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
                 by_reason[f"{dim}: {why}"] += 1
         inactive = {r["status"]: int(r["n"]) for r in store.query(
             "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
+        in_qc = qcmod.excluded_seeds(store)
         manifest = {
             "name": name, "version": version, "approved_by": actor, "approved_at": approved_at,
             "notes": notes or "", "format_version": FORMAT_VERSION,
@@ -310,10 +313,12 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
                 "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
                 "by_difficulty": dict(sorted(Counter(r["difficulty"] for r in records).items())),
                 "excluded": len(excluded),
+                "excluded_in_qc": len(in_qc),
                 "inactive_seeds": dict(sorted(inactive.items())),
             },
             "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
-                         "seeds": excluded},
+                         "seeds": excluded,
+                         "excluded_in_qc": {"count": len(in_qc), "seeds": in_qc}},
             "qc": _qc_section(store, policy),
             "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
                           "dimensions": list(policy.dimensions), "curators": list(policy.curators),

@@ -384,3 +384,81 @@ async def test_a_busy_database_is_waited_for_not_an_error(qc_db: Path) -> None:
         assert [(r["sample_item_id"], r["verdict"]) for r in reviews(qc_db)] == \
             [(first.item_id, "accept")]
         assert "1 of 6 reviewed" in flat(screen_text(app))
+
+
+async def test_exclude_seed_key_is_for_curators_only(qc_db: Path) -> None:
+    app = _review_app(qc_db)  # the tester is not a curator (alice is)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = _screen(app).item
+        assert shown is not None
+        await pilot.press("X")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)  # no dialog
+        assert any("Only a curator can exclude a seed (curators: alice)" in n
+                   for n in notifications(app))
+    with Store(qc_db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM seeds WHERE status != 'active'") == 0
+
+
+async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None:
+    from screens.review import ExcludeSeedModal
+
+    app = _review_app(qc_db, annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rejected = _screen(app).item
+        assert rejected is not None
+        await pilot.press("x", "2")
+        await settle(pilot)
+        with Store(qc_db) as store:
+            assert qc.gate(store, "arithmetic", threshold=0.05).open_rejects == 1
+        await pilot.press("p")                       # look back at the rejected item
+        await settle(pilot)
+        assert _screen(app).item is not None and _screen(app).item.item_id == rejected.item_id
+        await pilot.press("X")
+        await pilot.pause()
+        assert isinstance(app.screen, ExcludeSeedModal)
+        assert f"Exclude seed #{rejected.seed_id}" in flat(screen_text(app))
+        await pilot.press("enter")                   # no reason: refused, still asking
+        await pilot.pause()
+        assert isinstance(app.screen, ExcludeSeedModal)
+        await pilot.press(*"rule makes the same text")
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = _screen(app)
+        assert any(f"Seed {rejected.seed_id} excluded: rule makes the same text" in n
+                   for n in notifications(app))
+        assert screen.item is not None and screen.item.seed_status == "excluded"
+        assert not screen.editable
+        assert screen.gate is not None and screen.gate.open_rejects == 0
+    with Store(qc_db) as store:
+        seed = store.one("SELECT status, filter_reason, filter_detail FROM seeds WHERE id = ?",
+                         (rejected.seed_id,))
+        assert seed == {"status": "excluded", "filter_reason": "excluded_in_qc",
+                        "filter_detail": "rule makes the same text (excluded by alice)"}
+        g = qc.gate(store, "arithmetic", threshold=0.05)
+        assert g.open_rejects == 0 and g.defects == 1
+
+
+async def test_excluding_the_current_item_moves_on(qc_db: Path) -> None:
+    app = _review_app(qc_db, annotator="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("X")
+        await pilot.pause()
+        await pilot.press("escape")                  # cancelled: nothing happens
+        await settle(pilot)
+        with Store(qc_db) as store:
+            assert store.scalar("SELECT status FROM seeds WHERE id = ?",
+                                (first.seed_id,)) == "active"
+        await pilot.press("X")
+        await pilot.pause()
+        await pilot.press(*"garbled seed", "enter")
+        await settle(pilot)
+        screen = _screen(app)
+        assert screen.item is not None and screen.item.seed_id != first.seed_id
+        assert screen.editable
+        assert "0 of 6 reviewed, 0 rejected, 1 excluded" in flat(screen_text(app))

@@ -414,6 +414,211 @@ def test_dashboard_counts(store: Store) -> None:
     json.dumps(d)   # JSON-safe for --json output
 
 
+# -- gate at scale: SQL aggregates against the rule computed item by item ------------------
+
+def _gate_by_hand(store: Store, dimension: str, rate: float) -> dict[str, int]:
+    """The gate's counts recomputed in Python from plain rows (the pre-SQL algorithm)."""
+    cur: dict[int, dict] = {}
+    for a in store.query("SELECT a.*, s.source, s.status AS seed_status FROM artifacts a "
+                         "JOIN seeds s ON s.id = a.seed_id WHERE a.dimension = ? "
+                         "AND a.status != 'superseded' ORDER BY a.version", (dimension,)):
+        cur[int(a["seed_id"])] = a
+    items = store.query("SELECT si.*, s.status AS sample_status, a.status AS artifact_status, "
+                        "sd.status AS seed_status FROM sample_items si "
+                        "JOIN samples s ON s.id = si.sample_id JOIN artifacts a "
+                        "ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id "
+                        "WHERE s.dimension = ? ORDER BY si.id", (dimension,))
+    verdicts = {int(i["id"]): {r["verdict"] for r in store.query(
+        "SELECT verdict FROM reviews WHERE sample_item_id = ? AND undone_at IS NULL",
+        (i["id"],))} for i in items}
+    first_reject: dict[int, int] = {}
+    for i in items:
+        if "reject" in verdicts[int(i["id"])]:
+            first_reject.setdefault(int(i["seed_id"]), int(i["id"]))
+    reviewed = defects = pending = 0
+    taken: set[int] = set()
+    for i in items:
+        v = verdicts[int(i["id"])]
+        decided = bool(v & {"accept", "reject"})
+        if decided or i["sample_status"] == "open":
+            taken.add(int(i["seed_id"]))
+        if not decided and i["sample_status"] == "open" and i["artifact_status"] != "superseded" \
+                and i["seed_status"] == "active":
+            pending += 1
+        if decided and int(i["id"]) <= first_reject.get(int(i["seed_id"]), int(i["id"])):
+            reviewed += 1
+            defects += "reject" in v
+    open_rejects = sum(1 for sid in first_reject if cur[sid]["seed_status"] == "active"
+                       and cur[sid]["status"] != "accepted")
+    pop: Counter[str] = Counter()
+    cov: Counter[str] = Counter()
+    for sid, a in cur.items():
+        if a["seed_status"] == "active" and (a["status"] in ("verified", "accepted", "rejected")
+                                             or sid in taken):
+            pop[a["source"]] += 1
+            cov[a["source"]] += sid in taken
+    required = sum(min(n, -(-n * int(rate * 100) // 100)) for n in pop.values())
+    return {"reviewed": reviewed, "defects": defects, "pending": pending,
+            "open_rejects": open_rejects, "population": sum(pop.values()),
+            "covered": sum(cov.values()), "required": required}
+
+
+def test_gate_aggregates_match_an_item_by_item_count(store: Store) -> None:
+    f.populate(store, {"gsm8k": 40, "mawps": 20, "aqua": 7})
+    f.add_full_seed(store, 300, statuses={"arithmetic": "failed"})
+    info = qc.draw_sample(store, "arithmetic", rate=0.3, rng_seed=5, actor="lead")
+    items = qc.list_items(store, info.id)
+    rejected = {items[1].seed_id, items[4].seed_id, items[7].seed_id}
+    _decide_all(store, "ann1", "arithmetic", reject=rejected)
+    arts = {r["seed_id"]: r["id"] for r in store.query(
+        "SELECT seed_id, id FROM artifacts WHERE status = 'rejected'")}
+    f.regenerate(store, arts[items[1].seed_id], status="verified")   # requeued, then rejected
+    f.regenerate(store, arts[items[4].seed_id], status="failed")
+    qc.requeue_replacements(store, "lead")
+    back = qc.next_item(store, "ann2", "arithmetic")
+    assert back is not None and back.requeued
+    qc.decide(store, back.item_id, "ann2", "reject", "still wrong")
+    f.populate(store, {"mawps": 9}, start=500)                       # new items: coverage short
+    qc.exclude_seed(store, items[7].seed_id, actor="carol", reason="cannot be fixed",
+                    curators=["carol"])
+    g = qc.gate(store, "arithmetic", threshold=0.2)
+    want = _gate_by_hand(store, "arithmetic", 0.3)
+    assert {k: getattr(g, k) for k in want} == want
+    assert g.open_reject_detail == {"awaiting regeneration": 1, "regeneration failed": 1}
+    assert g.extend_by >= g.required - g.covered > 0
+    # the dashboard's gates are the same gates; its artifact counts are per current artifact
+    d = qc.dashboard_counts(store, threshold=0.2)
+    assert d["gates"]["arithmetic"] == g.to_dict()
+    assert d["artifacts"]["arithmetic"] == dict(sorted(Counter(
+        a["status"] for a in qc.current_artifacts(store, "arithmetic")).items()))
+
+
+def test_next_step_is_plain_words_and_the_cli_hint_is_separate(store: Store) -> None:
+    f.populate(store, {"gsm8k": 20})
+    g = qc.gate(store, "arithmetic", threshold=0.5)
+    assert g.next_step == "draw a sample" and g.cli_hint == "qcstation qc sample arithmetic"
+    info = qc.draw_sample(store, "arithmetic", rate=0.5, rng_seed=1, actor="lead")
+    bad = qc.list_items(store, info.id)[0]
+    _decide_all(store, "ann1", "arithmetic", reject={bad.seed_id})
+    g = qc.gate(store, "arithmetic", threshold=0.5)
+    assert g.next_step.startswith("regenerate 1 rejected item")
+    assert "qcstation" not in g.next_step and "(" not in g.next_step
+    assert "qcstation generate --rejected" in g.cli_hint
+    f.regenerate(store, bad.artifact_id, status="verified")
+    g = qc.gate(store, "arithmetic", threshold=0.5)
+    assert g.next_step.startswith("requeue 1 regenerated items for review")
+    assert g.cli_hint == "qcstation qc requeue"
+    qc.requeue_replacements(store, "lead")
+    _decide_all(store, "ann2", "arithmetic")
+    g = qc.gate(store, "arithmetic", threshold=0.5)
+    assert g.passed and g.cli_hint == ""
+
+
+# -- excluding a seed whose artifact cannot be fixed ---------------------------------------
+
+def test_exclude_seed_needs_a_curator_and_a_reason(store: Store) -> None:
+    f.populate(store, {"gsm8k": 5})
+    sid = 1
+    with pytest.raises(ReviewError, match="only a curator") as exc:
+        qc.exclude_seed(store, sid, actor="mallory", reason="broken", curators=["carol"])
+    assert exc.value.title == "Not allowed"
+    with pytest.raises(ReviewError, match="no curators are configured"):
+        qc.exclude_seed(store, sid, actor="carol", reason="broken", curators=[])
+    for reason in ("", "   "):
+        with pytest.raises(ReviewError, match="say why"):
+            qc.exclude_seed(store, sid, actor="carol", reason=reason, curators=["carol"])
+    with pytest.raises(ReviewError, match="no seed #999"):
+        qc.exclude_seed(store, 999, actor="carol", reason="broken", curators=["carol"])
+    assert store.scalar("SELECT COUNT(*) FROM seeds WHERE status != 'active'") == 0
+    assert f.events(store, "qc.seed.excluded") == []
+    store.execute("UPDATE seeds SET status = 'filtered', filter_reason = 'x' WHERE id = 2")
+    with pytest.raises(ReviewError, match="is filtered"):
+        qc.exclude_seed(store, 2, actor="carol", reason="broken", curators=["carol"])
+    qc.exclude_seed(store, sid, actor="carol", reason="broken", curators=["carol"])
+    with pytest.raises(ReviewError, match="already excluded"):
+        qc.exclude_seed(store, sid, actor="carol", reason="again", curators=["carol"])
+
+
+def test_excluding_an_unfixable_seed_unblocks_the_gate_but_the_defect_counts(store: Store) -> None:
+    f.populate(store, {"gsm8k": 40})
+    info = qc.draw_sample(store, "understanding", rate=1.0, rng_seed=1, actor="lead")
+    bad = qc.list_items(store, info.id)[0]
+    _decide_all(store, "ann1", "understanding", reject={bad.seed_id})
+    before = qc.gate(store, "understanding", threshold=0.2)
+    assert not before.passed and before.open_rejects == 1
+    assert (before.defects, before.reviewed) == (1, 40)
+
+    done = qc.exclude_seed(store, bad.seed_id, actor="carol", reason="  the rule makes the same "
+                           "text ", curators=["carol", "dave"])
+    assert done["open_rejects_closed"] == {"understanding": "awaiting regeneration"}
+    seed = store.one("SELECT * FROM seeds WHERE id = ?", (bad.seed_id,))
+    assert seed is not None and seed["status"] == "excluded"
+    assert seed["filter_reason"] == "excluded_in_qc"
+    assert "the rule makes the same text" in seed["filter_detail"] and "carol" in seed["filter_detail"]
+    ev = f.events(store, "qc.seed.excluded")
+    assert len(ev) == 1 and ev[0]["actor"] == "carol" and ev[0]["entity_id"] == bad.seed_id
+    assert ev[0]["detail"]["reason"] == "the rule makes the same text"
+    # the reject no longer blocks; the defect happened and still counts in the bound
+    g = qc.gate(store, "understanding", threshold=0.2)
+    assert g.open_rejects == 0 and g.open_reject_detail == {}
+    assert (g.defects, g.reviewed) == (1, 40)
+    assert g.upper_bound == pytest.approx(clopper_pearson_upper(1, 40, 0.95))
+    assert g.population == 39 and g.covered == 39
+    assert g.passed and g.blockers == []
+    # the rejected artifact stays as it was (nothing is lost), and is not requeued
+    assert f.artifact_status(store, bad.artifact_id) == "rejected"
+    f.regenerate(store, bad.artifact_id, status="verified")
+    assert qc.requeue_replacements(store, "lead") == 0
+    assert qc.excluded_seeds(store)[0]["excluded_by"] == "carol"
+
+
+def test_items_of_an_excluded_seed_are_not_handed_out_or_pending(store: Store) -> None:
+    f.populate(store, {"gsm8k": 30})
+    info = qc.draw_sample(store, "arithmetic", rate=0.2, rng_seed=2, actor="lead")
+    held = qc.next_item(store, "ann1", "arithmetic")
+    assert held is not None
+    assert qc.gate(store, "arithmetic", threshold=0.3).pending == 6
+    qc.exclude_seed(store, held.seed_id, actor="carol", reason="garbled seed", curators=["carol"])
+    assert qc.get_item(store, held.item_id).claimed_by is None      # the claim is given back
+    assert qc.get_item(store, held.item_id).seed_status == "excluded"
+    assert qc.gate(store, "arithmetic", threshold=0.3).pending == 5
+    p = qc.progress(store, info.id)
+    assert (p.total, p.excluded, p.remaining) == (6, 1, 5)
+    assert p.sentence() == "0 of 6 reviewed, 0 rejected, 1 excluded"
+    seen = set()
+    while (item := qc.next_item(store, "ann1", "arithmetic")) is not None:
+        seen.add(item.seed_id)
+        qc.decide(store, item.item_id, "ann1", "accept")
+    assert len(seen) == 5 and held.seed_id not in seen
+    assert qc.progress(store, info.id).remaining == 0
+
+
+def test_cli_exclude_is_for_curators_and_status_prints_the_hint(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    conf = tmp_path / "qcstation.toml"
+    conf.write_text('[qc]\ncurators = ["carol"]\ndefect_threshold = 0.3\n', encoding="utf-8")
+    with Store(db) as s:
+        f.populate(s, {"gsm8k": 10})
+        info = qc.draw_sample(s, "arithmetic", rate=1.0, rng_seed=1, actor="lead")
+        bad = qc.list_items(s, info.id)[0]
+        _decide_all(s, "ann1", "arithmetic", reject={bad.seed_id})
+    r = _cli(db, tmp_path, "--config", str(conf), "qc", "status", "arithmetic")
+    assert r.returncode == 1
+    assert "next: regenerate 1 rejected item" in r.stdout
+    assert "run: qcstation generate --rejected" in r.stdout
+    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "mallory", "qc", "exclude",
+             str(bad.seed_id), "--reason", "cannot be fixed")
+    assert r.returncode == 2 and "only a curator" in r.stderr
+    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "carol", "qc", "exclude",
+             str(bad.seed_id), "--reason", "cannot be fixed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["seed_id"] == bad.seed_id and out["excluded_by"] == "carol"
+    with Store(db) as s:
+        assert s.scalar("SELECT status FROM seeds WHERE id = ?", (bad.seed_id,)) == "excluded"
+        assert qc.gate(s, "arithmetic", threshold=0.3).open_rejects == 0
+
+
 # -- several processes on one database ----------------------------------------------------
 
 @pytest.mark.slow

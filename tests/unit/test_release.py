@@ -170,6 +170,43 @@ def test_records_have_the_smart_fields_and_exclusions_are_counted(store: Store, 
     assert qcd["samples"][0]["rng_seed"] == 7 and qcd["samples"][0]["rate"] == 0.5
 
 
+def test_a_seed_excluded_in_qc_is_left_out_and_listed(store: Store, cfg: Config) -> None:
+    f.populate(store, {"gsm8k": 12, "mawps": 8})
+    sample = qc.draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="lead", min_size=1)
+    bad_seed = qc.list_items(store, sample.id)[0].seed_id
+    _review_all(store, cfg, reject={bad_seed})
+    # offline the rule would make the same text: the reject would block forever
+    assert any("without an accepted replacement" in b for b in rel.release_blockers(store, cfg))
+    with pytest.raises(qc.ReviewError, match="only a curator"):
+        qc.exclude_seed(store, bad_seed, actor="mallory", reason="unfixable",
+                        curators=list(cfg.qc.curators))
+    qc.exclude_seed(store, bad_seed, actor="carol", reason="the rule makes the same text",
+                    curators=list(cfg.qc.curators))
+    blockers = rel.release_blockers(store, cfg)
+    assert not any("rejected item" in b for b in blockers)
+    # what is left: the defect still counts, so the sample must grow for the bound to pass
+    g = qc.gate(store, "arithmetic", threshold=0.3)
+    assert (g.defects, g.open_rejects) == (1, 0) and g.extend_by > 0
+    qc.extend_sample(store, sample.id, extra=g.extend_by, actor="lead")
+    _review_all(store, cfg)
+    assert rel.release_blockers(store, cfg) == []
+    info = rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg)
+    records = rel.release_records(store, "smart", "1.0")
+    assert bad_seed not in {r["seed_id"] for r in records}
+    assert len(records) == info.counts["records"] == 19
+    man = info.manifest
+    assert man["counts"]["inactive_seeds"] == {"excluded": 1}
+    assert man["counts"]["excluded_in_qc"] == 1
+    in_qc = man["excluded"]["excluded_in_qc"]
+    assert in_qc["count"] == 1
+    listed = in_qc["seeds"][0]
+    assert listed["seed_id"] == bad_seed and listed["excluded_by"] == "carol"
+    assert listed["reason"] == "the rule makes the same text"
+    assert listed["open_rejects_closed"] == {"arithmetic": "awaiting regeneration"}
+    # the defect still counts in the recorded gate
+    assert man["qc"]["arithmetic"]["gate"]["defects"] == 1
+
+
 def test_export_is_byte_identical_and_manifest_lists_every_file(
         store: Store, cfg: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_SECRET_KEY_VAR", "sk-very-secret-value")

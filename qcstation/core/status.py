@@ -6,13 +6,8 @@ from typing import Any
 
 from db import Store
 from qcstation import DIMENSIONS
+from qcstation.core.qc import _CUR_COUNTS_SQL
 
-CURRENT_ARTIFACTS = """
-SELECT a.* FROM artifacts a
-WHERE a.status != 'superseded' AND a.version = (
-    SELECT MAX(b.version) FROM artifacts b
-    WHERE b.seed_id = a.seed_id AND b.dimension = a.dimension AND b.status != 'superseded')
-"""
 
 
 # items whose latest attempt says no rule applies and no model is configured, and that
@@ -40,13 +35,13 @@ def status_counts(store: Store) -> dict[str, Any]:
         filtered.setdefault(row["source"], {})[row["filter_reason"] or "?"] = row["n"]
     artifacts: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
     by_source: dict[str, dict[str, dict[str, int]]] = {}
-    for row in store.query(
-        f"SELECT s.source, c.dimension, c.status, COUNT(*) AS n FROM ({CURRENT_ARTIFACTS}) c "
-        "JOIN seeds s ON s.id = c.seed_id GROUP BY s.source, c.dimension, c.status"
-    ):
-        d = artifacts.setdefault(row["dimension"], {})
-        d[row["status"]] = d.get(row["status"], 0) + row["n"]
-        by_source.setdefault(row["source"], {}).setdefault(row["dimension"], {})[row["status"]] = row["n"]
+    for dim in DIMENSIONS:
+        # the same current-version aggregate the QC gate uses (one indexed scan per dimension)
+        for row in store.query(_CUR_COUNTS_SQL, {"dim": dim}):
+            d = artifacts.setdefault(dim, {})
+            d[row["status"]] = d.get(row["status"], 0) + row["n"]
+            per = by_source.setdefault(row["source"], {}).setdefault(dim, {})
+            per[row["status"]] = per.get(row["status"], 0) + row["n"]
     active = store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") or 0
     missing = {}
     for dim in DIMENSIONS:

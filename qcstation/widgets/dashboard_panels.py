@@ -30,6 +30,9 @@ def extension_size(gate: GateStatus) -> int:
     """How many more random draws the gate asks for (0: extending would not help now):
     enough for the defect bound to pass if they are all accepted, and enough to cover the
     sampling rate."""
+    extend_by = getattr(gate, "extend_by", None)
+    if extend_by is not None:
+        return max(0, int(extend_by))
     extra = 0
     needed = getattr(gate, "needed_reviews", None)
     if needed is not None:
@@ -126,11 +129,17 @@ def render_counts(counts: dict[str, Any]) -> RenderableType:
     """Seeds per source and status; current artifacts per dimension and status."""
     seeds = counts.get("seeds") or {}
     artifacts = counts.get("artifacts") or {}
-    return Group(
+    parts: list[RenderableType] = [
         _count_table("Seeds", "source", seeds, SEED_STATUSES),
         Text(""),
         _count_table("Artifacts (current versions)", "dimension", artifacts, ARTIFACT_STATUSES),
-    )
+    ]
+    needs_model = {d: int(n) for d, n in (counts.get("needs_model") or {}).items() if n}
+    if needs_model:
+        listed = ", ".join(f"{d} {n}" for d, n in sorted(needs_model.items()))
+        parts.append(Text(f"\nNeed a model (no exact rule applies): {listed}. "
+                          "Configure [generator] in qcstation.toml.", style="dim"))
+    return Group(*parts)
 
 
 def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:

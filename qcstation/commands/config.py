@@ -1,0 +1,72 @@
+"""``qcstation config``: the configuration in force, where it came from, and a model check."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation.commands._common import print_json
+
+ORDER = 80
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "config", help="show the configuration in force (no secrets); --check pings the models",
+        description="Print the effective configuration (file + environment overrides) and the "
+                    "file it came from. API keys are never shown: only whether the variable "
+                    "each model names is set.")
+    p.add_argument("--json", action="store_true", help="print it as JSON")
+    p.add_argument("--check", action="store_true",
+                   help="ask each configured model server for its model list (GET /models)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.core.config import config_to_dict, load_config
+
+    cfg = load_config(args.config)
+    data = config_to_dict(cfg)
+    models = ([("generator", cfg.generator)] if cfg.generator else []) + \
+        [(f"judge {j.name or j.model}", j) for j in cfg.judges] + \
+        [(f"model {k}", m) for k, m in cfg.models.items()]
+    data["api_keys"] = {label: {"variable": m.api_key_env, "set": bool(m.api_key())}
+                        for label, m in models}
+    failures = 0
+    if args.check:
+        from qcstation.core.llm import list_models
+        from qcstation.errors import ModelAccessError
+
+        checks = {}
+        for label, m in models:
+            try:
+                served = list_models(m)
+                ok = m.model in served
+                checks[label] = {"ok": ok, "endpoint": m.endpoint,
+                                 "message": "serves " + m.model if ok else
+                                 f"reachable, but {m.model!r} is not among its {len(served)} model(s)"}
+            except ModelAccessError as exc:
+                checks[label] = {"ok": False, "endpoint": m.endpoint, "message": str(exc)}
+            failures += 0 if checks[label]["ok"] else 1
+        data["checks"] = checks
+    if args.json:
+        print_json(data)
+        return 1 if failures else 0
+    print(f"config file: {data['source_path'] or '(none: offline defaults)'}")
+    if not models:
+        print("models: none configured; generation uses exact rules only")
+    for label, m in models:
+        key = data["api_keys"][label]
+        print(f"{label}: {m.model} at {m.endpoint} (key ${key['variable']} "
+              f"{'set' if key['set'] else 'not set'}; temperature {m.temperature}, "
+              f"concurrency {m.concurrency}, retries {m.retries})")
+        if args.check:
+            c = data["checks"][label]
+            print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {c['message']}")
+    g, v, q = cfg.generation, cfg.verify, cfg.qc
+    print(f"generation: max_attempts {g.max_attempts}, errors_per_cot {g.errors_per_cot}, "
+          f"rephrase_notation {g.rephrase_notation}")
+    print(f"verify: {v.workers} workers, {v.timeout_s} s, {v.memory_mb} MB")
+    print(f"qc: sample {q.sample_rate:.0%} (seed {q.rng_seed}), defect threshold "
+          f"{q.defect_threshold:.0%} at {q.confidence:.0%}, overlap {q.overlap_rate:.0%}, "
+          f"curators {', '.join(q.curators) or '(none)'}, dimensions {', '.join(q.dimensions)}")
+    return 1 if failures else 0

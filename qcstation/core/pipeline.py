@@ -235,6 +235,7 @@ class Pipeline:
         self.store = Store(self.db_path)
         self.summary = PipelineSummary()
         self._pool: Any = None
+        self._deferred: list[tuple[_Job, int, int, dict[str, Any], str, str | None]] | None = None
 
     # -- resources ---------------------------------------------------------------
     def close(self) -> None:
@@ -419,20 +420,52 @@ class Pipeline:
                                        f"{len(content.get('errors', []))} error(s) injected and recorded"}))
         return res
 
+    CHECK_BATCH = 256
+
     def _run_jobs(self, dim: str, jobs: list[_Job]) -> None:
         if not jobs:
             return
         total, done = len(jobs), 0
         llm_jobs: list[_Job] = []
-        for job in jobs:
-            handled = self._rule_job(job)
-            if handled == "llm":
-                llm_jobs.append(job)
-            else:
-                done += 1
+        # rule-made artifacts are stored first and checked in batches, so the verifier
+        # pool's workers are all busy instead of one round-trip per item
+        self._deferred = []
+        try:
+            for start in range(0, total, self.CHECK_BATCH):
+                for job in jobs[start:start + self.CHECK_BATCH]:
+                    if self._rule_job(job) == "llm":
+                        llm_jobs.append(job)
+                llm_jobs.extend(self._flush_checks(dim))
+                done = min(total, start + self.CHECK_BATCH) - len(llm_jobs)
                 self.progress(done, total, f"{dim}: {done}/{total}")
+        finally:
+            self._deferred = None
         if llm_jobs:
             self._llm_jobs(dim, llm_jobs, lambda n: self.progress(done + n, total, f"{dim}: {done + n}/{total}"))
+
+    def _flush_checks(self, dim: str) -> list[_Job]:
+        """Check the deferred artifacts in one batch; returns rule failures a model should retry."""
+        pending, self._deferred = self._deferred or [], []
+        if not pending:
+            return []
+        results = self._check(dim, [(job.seed, content) for job, _, _, content, _, _ in pending])
+        retry = []
+        for (job, art_id, attempt_id, _content, generator, raw), (ok, result) in zip(pending, results):
+            if self._record_check(job, art_id, attempt_id, ok, result, generator, raw):
+                retry.append(job)
+        return retry
+
+    def _record_check(self, job: _Job, art_id: int, attempt_id: int, ok: bool,
+                      result: dict[str, Any], generator: str, raw: str | None) -> bool:
+        """Store a check's result; True when an exact rule failed and a model should take over."""
+        _set_verified(self.store, art_id, attempt_id, ok, result)
+        self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
+        if not ok and self.has_model and not generator.startswith("llm"):
+            job.feedback = str(result.get("message"))
+            job.previous_output = raw
+            job.replaces_id = art_id
+            return True
+        return False
 
     # -- rules -------------------------------------------------------------------
     def _rule_job(self, job: _Job) -> str:
@@ -452,7 +485,7 @@ class Pipeline:
                 try:
                     rule = rule_for_seed(seed)
                 except RuleError as exc:
-                    return self._needs_model(job, f"no rule applies ({exc})")
+                    return self._needs_model(job, _no_rule(exc))
                 content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes)}
                 return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
                                              inputs={"rule": rule.rule})
@@ -468,7 +501,7 @@ class Pipeline:
                         raise RuleError("key information rules need a calculator-annotated solution")
                     fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps)
                 except GenerationError as exc:
-                    return self._needs_model(job, f"no rule applies ({exc})")
+                    return self._needs_model(job, _no_rule(exc))
                 return self._store_and_check(job, fields, "rule:keyinfo", raw=None,
                                              inputs={"rule": "keyinfo-from-annotations"})
             if dim == "refinement":
@@ -531,16 +564,11 @@ class Pipeline:
                 return "done"
         art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
                                 model=model, prompt_version=prompt_version, raw_output=raw)
+        if self._deferred is not None and not generator.startswith("llm"):
+            self._deferred.append((job, art_id, attempt_id, content, generator, raw))
+            return "deferred"
         ((ok, result),) = self._check(job.dimension, [(job.seed, content)])
-        _set_verified(self.store, art_id, attempt_id, ok, result)
-        self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
-        if not ok and self.has_model and not generator.startswith("llm"):
-            # an exact rule failed its check: hand over to the model with the feedback
-            job.feedback = str(result.get("message"))
-            job.previous_output = raw
-            job.replaces_id = art_id
-            return "llm"
-        return "done"
+        return "llm" if self._record_check(job, art_id, attempt_id, ok, result, generator, raw) else "done"
 
     def _needs_model(self, job: _Job, reason: str) -> str:
         if self.has_model:
@@ -677,6 +705,11 @@ def _ordered(dimensions: Iterable[str] | None) -> list[str]:
         raise GenerationError(f"unknown dimension(s): {', '.join(sorted(unknown))}; "
                               f"choose from {', '.join(DIMENSIONS)}")
     return [d for d in GENERATION_ORDER if d in wanted]
+
+
+def _no_rule(exc: Exception) -> str:
+    text = str(exc)
+    return text if text.lower().startswith("no rule applies") else f"no rule applies: {text}"
 
 
 def _strip_fences(text: str) -> str:

@@ -523,9 +523,9 @@ class Pipeline:
         try:
             q = render_notation(smt)
         except NotationError as exc:
-            self.summary.add("arithmetic", "failed:unrenderable")
-            self.summary.notes.append(f"seed {job.seed['id']}: notation: {exc}")
-            return "done"
+            # a model writes the question in the canonical form instead; Z3 still checks it
+            job.source_artifact = {"notation": None, "smtlib": smt, "source_artifact_id": src["id"]}
+            return self._needs_model(job, f"the SMT-LIB cannot be rendered deterministically ({exc})")
         content = {"notation": q.text, "variables": {k: str(v) for k, v in q.variables.items()},
                    "target": q.target, "smtlib": smt, "source_artifact_id": src["id"]}
         if self.has_model and (self.cfg.generation.rephrase_notation or job.feedback):
@@ -589,6 +589,9 @@ class Pipeline:
             return prompts.smtlib_messages(q, job.feedback, job.previous_output)
         if job.dimension == "arithmetic":
             assert job.source_artifact is not None
+            if job.source_artifact.get("notation") is None:
+                return prompts.notation_from_smtlib_messages(job.source_artifact["smtlib"],
+                                                             job.feedback, job.previous_output)
             return prompts.notation_rephrase_messages(job.source_artifact["notation"], job.feedback,
                                                       job.previous_output)
         return prompts.cot_messages(q, job.feedback, job.previous_output)
@@ -608,8 +611,8 @@ class Pipeline:
             for j in pending:
                 m = self._messages(j)
                 try:
-                    aid = _start_attempt(self.store, j, "llm", model_cfg.model,
-                                         prompts.PROMPT_VERSIONS[dim], {"messages": m, "round": round_no})
+                    aid = _start_attempt(self.store, j, "llm", model_cfg.model, _prompt_version(j),
+                                     {"messages": m, "round": round_no})
                 except _Taken:
                     self.summary.add(dim, "taken by another process")
                     continue
@@ -646,7 +649,7 @@ class Pipeline:
             self.summary.add(dim, "failed:attempts_exhausted")
 
     def _accept_llm_output(self, job: _Job, attempt_id: int, text: str, model: str) -> bool:
-        dim, pv = job.dimension, prompts.PROMPT_VERSIONS[job.dimension]
+        dim, pv = job.dimension, _prompt_version(job)
         content: dict[str, Any]
         try:
             if dim == "reasoning":
@@ -658,6 +661,18 @@ class Pipeline:
                 from qcstation.core.keyinfo import parse_keyinfo
 
                 content = parse_keyinfo(text)
+            elif dim == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
+                from qcstation.core.notation import NotationError, parse_notation_text
+
+                base = job.source_artifact or {}
+                written = _strip_fences(text)
+                try:
+                    parsed = parse_notation_text(written)
+                except NotationError as exc:
+                    raise GenerationError(f"the question is not in the required form: {exc}") from exc
+                content = {"notation": written, "form": "model", "target": parsed.target,
+                           "variables": {k: str(v) for k, v in parsed.variables.items()},
+                           "smtlib": base["smtlib"], "source_artifact_id": base["source_artifact_id"]}
             elif dim == "arithmetic":
                 from qcstation.core.notation import NotationQuestion, check_rephrasing
 
@@ -707,6 +722,12 @@ def _ordered(dimensions: Iterable[str] | None) -> list[str]:
     return [d for d in GENERATION_ORDER if d in wanted]
 
 
+def _prompt_version(job: _Job) -> str:
+    if job.dimension == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
+        return prompts.PROMPT_VERSIONS["arithmetic-from-smtlib"]
+    return prompts.PROMPT_VERSIONS[job.dimension]
+
+
 def _no_rule(exc: Exception) -> str:
     text = str(exc)
     return text if text.lower().startswith("no rule applies") else f"no rule applies: {text}"
@@ -742,8 +763,17 @@ def _notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     """SMT-LIB rebuilt from the notation question's own structure, so Z3 checks the question
     itself; the stored text must still be the deterministic rendering of its source SMT-LIB
     (a model's rephrasing was checked against that rendering when it was accepted)."""
-    from qcstation.core.notation import NotationError, notation_to_smtlib, render_notation
+    from qcstation.core.notation import (NotationError, NotationQuestion, notation_to_smtlib,
+                                         render_notation)
 
+    if content.get("form") == "model":
+        # written by a model from SMT-LIB the renderer could not handle: the question's own
+        # text is parsed back and executed, so Z3 checks exactly what a solver will be shown
+        try:
+            return notation_to_smtlib(NotationQuestion(text=str(content.get("notation", "")),
+                                                       variables={}, target="answer")), None
+        except NotationError as exc:
+            return "", f"the question is not in the required form: {exc}"
     try:
         q = render_notation(str(content.get("smtlib", "")))
     except NotationError as exc:

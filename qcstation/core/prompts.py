@@ -29,6 +29,7 @@ PROMPT_VERSIONS: dict[str, str] = {
     "understanding": "keyinfo-v1",
     "reasoning": "smtlib-v1",
     "arithmetic": "notation-rephrase-v1",
+    "arithmetic-from-smtlib": "notation-from-smtlib-v1",
     "refinement": "cot-v1",
 }
 
@@ -107,6 +108,24 @@ def notation_rephrase_messages(notation: str, feedback: str | None = None,
     msgs: list[Message] = [
         {"role": "system", "content": NOTATION_SYSTEM},
         {"role": "user", "content": notation},
+    ]
+    return _with_feedback(msgs, feedback, previous)
+
+
+NOTATION_FROM_SMTLIB_SYSTEM = """You turn an SMT-LIB formalization into a notation-only arithmetic question:
+numbers and variables only, no story. Solve any equation in the SMT-LIB yourself so that every
+quantity is computed from earlier ones, and write the question in EXACTLY this form:
+Let a = 16, b = 3 and c = 2. Let s1 = a − b and answer = s1 × c. What is the value of answer?
+Rules: the first sentence gives the numbers (one letter each), the second defines each derived
+quantity from given or earlier ones with + − × ÷ and parentheses, the last quantity is `answer`,
+and the question ends with "What is the value of answer?". Return only the question."""
+
+
+def notation_from_smtlib_messages(smtlib: str, feedback: str | None = None,
+                                  previous: str | None = None) -> list[Message]:
+    msgs: list[Message] = [
+        {"role": "system", "content": NOTATION_FROM_SMTLIB_SYSTEM},
+        {"role": "user", "content": smtlib},
     ]
     return _with_feedback(msgs, feedback, previous)
 

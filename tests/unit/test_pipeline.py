@@ -340,3 +340,40 @@ def test_rejected_rule_notation_needs_a_model_offline_and_is_rephrased_with_one(
     with Store(db_file) as store:
         new = current_artifact(store, 1, "arithmetic")
         assert new["replaces_id"] == art["id"] and json.loads(new["content"])["notation"] == good
+
+
+def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path, db_file: Path) -> None:
+    rows = [{"question": "Tom is 3 years older than twice Ann's age. Together they are 30 years old. "
+                         "How old is Tom?", "answer": "21", "id": "t"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="hard")
+    solved_smt = ("(set-logic QF_LIA)\n(declare-const ann Int)\n(declare-const answer Int)\n"
+                  "(assert (= answer (+ (* 2 ann) 3)))\n(assert (= (+ ann answer) 30))\n"
+                  "(check-sat)\n(get-value (answer))")
+    wrong = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann. What is the value of answer?"
+    right = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann + b. What is the value of answer?"
+    with FakeOpenAI() as server:
+        server.reply(solved_smt)            # reasoning: verified (answer 21) but not renderable
+        server.reply("Tom is 21.")          # arithmetic: not in the form
+        server.reply(wrong)                 # in the form, Z3 says 18
+        server.reply(right)                 # verified
+        cfg = _config(tmp_path, _model_toml(server.base_url).replace("max_attempts = 3", "max_attempts = 4"))
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning", "arithmetic"])
+        msgs = [r.body["messages"] for r in server.chat_requests]
+    assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
+    assert "(assert (= (+ ann answer) 30))" in msgs[1][-1]["content"]
+    assert "required form" in msgs[2][-1]["content"]
+    assert "18" in msgs[3][-1]["content"] and "21" in msgs[3][-1]["content"]
+    with Store(db_file) as store:
+        art = current_artifact(store, 1, "arithmetic")
+        content = json.loads(art["content"])
+        assert content["notation"] == right and content["form"] == "model"
+        assert art["prompt_version"] == "notation-from-smtlib-v1"
+    # offline, the same seed says plainly that a model is needed
+    with Store(db_file) as store, store.transaction():
+        store.execute("UPDATE artifacts SET status = 'superseded' WHERE dimension = 'arithmetic'")
+    with Pipeline(db_file, _config(tmp_path)) as p:
+        off = p.generate(dimensions=["arithmetic"])
+    assert off.counts["arithmetic"]["needs_model"] == 1
+    assert any("cannot be rendered" in n for n in off.notes)

@@ -165,6 +165,7 @@ class ReviewItem:
     requeued: bool = False  # a regenerated replacement of a rejected item
     decisions: list[dict[str, Any]] = field(default_factory=list)  # active reviews, oldest first
     seed_status: str = ""   # active, or excluded (see exclude_seed) / filtered / duplicate
+    replaces_reason: str | None = None  # why the version this one replaces was rejected
 
     @property
     def decided(self) -> bool:
@@ -809,6 +810,7 @@ def _build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
             orig_id=str(r["orig_id"]), level=r["level"], artifact_status=r["artifact_status"],
             claimed_by=r["claimed_by"], claimed_at=r["claimed_at"], requeued=iid in requeued,
             seed_status=r["seed_status"],
+            replaces_reason=reject_feedback(store, int(r["replaces_id"])) if r["replaces_id"] else None,
             decisions=[{"review_id": int(v["id"]), "annotator": v["annotator"],
                         "verdict": v["verdict"], "reason": v["reason"],
                         "created_at": v["created_at"]} for v in reviews.get(iid, [])],

@@ -105,6 +105,10 @@ def _version_line(item: ReviewItem) -> Text:
     line = Text(f"artifact #{item.artifact_id} · v{item.artifact_version}", style=DIM)
     if item.replaces_id:
         line.append(f" · replaces #{item.replaces_id}", style="yellow")
+        reason = getattr(item, "replaces_reason", None)
+        if reason:
+            line.append("\nthe replaced version was rejected: ", style="yellow")
+            line.append_text(_plain(reason))
     return line
 
 

@@ -22,3 +22,15 @@ def test_counts_say_which_items_need_a_model() -> None:
 def test_no_model_line_when_rules_covered_everything() -> None:
     text = _text(render_counts({"seeds": {}, "artifacts": {}, "needs_model": {"reasoning": 0}}))
     assert "Need a model" not in text
+
+
+def test_a_replacement_shows_why_its_predecessor_was_rejected() -> None:
+    from qcstation.core.qc import ReviewItem
+    from qcstation.widgets.review_views import _version_line
+
+    item = ReviewItem(item_id=1, sample_id=1, seed_id=1, artifact_id=9, dimension="arithmetic",
+                      source="gsm8k", position=0, overlap=False, question="q", gold_answer="1",
+                      content={}, verify_result=None, artifact_version=2, replaces_id=5, smtlib=None,
+                      replaces_reason="story words [left] in")
+    text = _version_line(item).plain
+    assert "replaces #5" in text and "rejected: story words [left] in" in text

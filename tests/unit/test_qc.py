@@ -288,6 +288,7 @@ def test_reject_regenerate_requeue_accept_then_gate(store: Store) -> None:
     assert back is not None
     assert back.artifact_id == new_id and back.replaces_id == bad.artifact_id
     assert back.artifact_version == 2 and back.requeued and back.sample_id == info.id
+    assert back.replaces_reason == "story words left in"   # the reviewer sees why v1 failed
     assert back.position == info.size                       # appended at the end
     g = qc.gate(store, "arithmetic", threshold=0.5)
     assert g.open_reject_detail == {"awaiting review": 1} and g.pending == 1

@@ -138,6 +138,8 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
 # ------------------------------------------------------------------ rule-based draft
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z$0-9])")
 _ANNOT = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
+# the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"
+_ANNOT_WITH_RESULT = re.compile(r"<<[^<>]*>>\s*\$?-?[\d,]*\.?\d*")
 
 
 def _sentences(text: str) -> list[str]:
@@ -179,7 +181,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any]) -> 
         expr = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
         expr = re.sub(r"\s+", " ", expr.replace("+", " + ").replace("-", " − ")).strip()
         relations.append(f"{label} = {expr}")
-        desc = _ANNOT.sub("?", lines[i]) if i < len(lines) else ""
+        desc = _ANNOT_WITH_RESULT.sub("?", lines[i]) if i < len(lines) else ""
         desc = re.sub(r"\s+", " ", desc).strip()
         unknown.append(f"{label}: {desc}" if desc else label)
     if unknown:

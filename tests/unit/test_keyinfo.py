@@ -91,3 +91,16 @@ def test_rule_draft_understands_number_words() -> None:
     fields = keyinfo_from_annotations(q, sol, rule.steps)
     assert validate_keyinfo(fields, q) == []
     assert any("Cindy has four pets" in k for k in fields["known_quantities"])
+
+
+def test_rule_draft_unknowns_hide_the_step_results() -> None:
+    from qcstation.core.keyinfo import keyinfo_from_annotations
+    from qcstation.core.rules import rule_for_seed
+
+    q = ("Janet's ducks lay 16 eggs per day. She eats 3 and bakes with 4. She sells the rest "
+         "for $2 each. How much does she make?")
+    sol = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day."
+    rule = rule_for_seed({"question": q, "solution": sol, "answer_text": "18"})
+    unknown = keyinfo_from_annotations(q, sol, rule.steps)["unknown_quantities"]
+    assert unknown[0].endswith("Janet sells 16 - 3 - 4 = ? duck eggs a day.")
+    assert "18" not in unknown[-1] and "= $? every day" in unknown[-1]

@@ -350,3 +350,18 @@ def test_release_cli(store: Store, cfg: Config, tmp_path: Path) -> None:
     assert r.returncode == 0 and "smart" in r.stdout and "carol" in r.stdout
     r = _cli(db, tmp_path, "release", "diff", "smart", "2.0", "2.0", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["counts"]["changed"] == 0
+
+
+def test_exported_files_are_readable_by_others(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from exports.writers import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        target = tmp_path / "x" / "data.jsonl"
+        write_atomic(target, b"{}\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644

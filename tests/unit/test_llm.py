@@ -193,7 +193,7 @@ async def test_timeout_then_success(fake_openai: FakeOpenAI) -> None:
     async with LLMClient(mcfg(fake_openai, timeout_s=0.3)) as client:
         r = await client.chat(user("t"))
     assert r.text == "echo: t" and r.retries == 1
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 2.9  # did not wait out the 3 s delay
 
 
 @pytest.mark.parametrize("script", ["garbage", "empty_choices", "empty_content", "drop"])

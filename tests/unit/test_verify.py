@@ -268,7 +268,7 @@ def test_long_running_formula_times_out_within_the_wall_clock() -> None:
         out = p.verify(HARD)
         elapsed = time.perf_counter() - start
         assert out.status == "timeout", out.message
-        assert elapsed < limits.wall_clock_s() + 1.5
+        assert elapsed < limits.wall_clock_s() + 3.0  # ended by the limit, not by the formula
         assert p.verify(EGGS, "18").ok
 
 
@@ -282,7 +282,7 @@ def test_hung_worker_is_killed_at_the_wall_clock_and_replaced() -> None:
         out = p.verify(EGGS, "18")
         elapsed = time.perf_counter() - start
         assert out.status == "timeout" and "wall-clock" in out.message
-        assert limits.wall_clock_s() - 0.1 <= elapsed < limits.wall_clock_s() + 1.0
+        assert limits.wall_clock_s() - 0.1 <= elapsed < limits.wall_clock_s() + 3.0  # a stopped worker never answers: only the kill ends it
         assert p.worker_pids() != [pid]
         assert p.verify(EGGS, "18").ok
 

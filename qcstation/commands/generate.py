@@ -57,7 +57,7 @@ def _common_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dimension", "-d", action="append", choices=DIMENSIONS,
                    help="only this dimension (repeatable; default: all four)")
     p.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
-    p.add_argument("--limit", type=int, help="only the first N active seeds")
+    p.add_argument("--limit", type=_positive, metavar="N", help="only the first N active seeds")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 

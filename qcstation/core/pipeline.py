@@ -123,6 +123,20 @@ def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
     return (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds() < LEASE_SECONDS
 
 
+def _checked_elsewhere(store: Store, art: dict[str, Any]) -> bool:
+    """Is this ``generated`` artifact still being checked by another live run?"""
+    if art["status"] != "generated" or not art.get("attempt_id"):
+        return False
+    row = store.one("SELECT inputs, started_at FROM attempts WHERE id = ?", (art["attempt_id"],))
+    if row is None:
+        return False
+    try:
+        owner = json.loads(row["inputs"] or "{}").get("owner") or {}
+    except ValueError:
+        return False
+    return bool(owner) and _owner_alive(owner, row["started_at"])
+
+
 def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
                    prompt_version: str | None, inputs: Any) -> int:
     """Record an attempt; the unfinished attempt is this process's lease on the item.
@@ -134,9 +148,9 @@ def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
     with store.transaction():
         seed_id, dim = job.seed["id"], job.dimension
         cur = current_artifact(store, seed_id, dim)
-        if cur is not None and cur["id"] != job.replaces_id and cur["status"] != "generated":
-            if job.replaces_id is not None or cur["status"] in ("verified", "accepted", "failed"):
-                raise _Taken(f"seed {seed_id} {dim}: already {cur['status']}")
+        if cur is not None and cur["id"] != job.replaces_id:
+            # made (or being checked) by another run since this job was selected
+            raise _Taken(f"seed {seed_id} {dim}: already {cur['status']}")
         for row in store.query(
             "SELECT inputs, started_at FROM attempts WHERE seed_id = ? AND dimension = ? "
             "AND finished_at IS NULL", (seed_id, dim)):
@@ -189,26 +203,42 @@ def _finish_attempt(store: Store, attempt_id: int, *, raw_output: str | None,
 def _save_artifact(store: Store, job: _Job, attempt_id: int, content: dict[str, Any], *,
                    generator: str, model: str | None, prompt_version: str | None,
                    raw_output: str | None) -> int:
-    """Insert the next version (status ``generated``) and close the attempt, atomically."""
+    """Insert the next version (status ``generated``) and close the attempt, atomically.
+
+    Raises :class:`_Taken` (after recording the attempt as ``abandoned``) when the version
+    this job replaces is no longer rejected or failed, e.g. the reviewer undid the reject
+    while the model was answering: the output stays in the attempt's history only."""
+    seed_id, dim = job.seed["id"], job.dimension
+    art_id = 0
     with store.transaction():
-        seed_id, dim = job.seed["id"], job.dimension
         prev = current_artifact(store, seed_id, dim)
-        version = int(store.scalar(
-            "SELECT COALESCE(MAX(version), 0) FROM artifacts WHERE seed_id = ? AND dimension = ?",
-            (seed_id, dim))) + 1
+        abandoned = job.replaces_id is not None and (
+            prev is None or prev["id"] != job.replaces_id or prev["status"] not in ("failed", "rejected"))
         ts = now()
-        replaces = job.replaces_id or (prev["id"] if prev and prev["status"] in ("failed", "rejected") else None)
-        art_id = store.insert("artifacts", {
-            "seed_id": seed_id, "dimension": dim, "version": version, "status": "generated",
-            "content": json.dumps(content, sort_keys=True, ensure_ascii=False),
-            "generator": generator, "model": model, "prompt_version": prompt_version,
-            "attempt_id": attempt_id, "replaces_id": replaces, "created_at": ts, "updated_at": ts,
-        })
-        if prev is not None and prev["status"] in ("failed", "rejected", "generated"):
-            store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ?",
-                          (ts, prev["id"]))
-        store.execute("UPDATE attempts SET raw_output = ?, parse_ok = 1, artifact_id = ?, "
-                      "finished_at = ? WHERE id = ?", (raw_output, art_id, ts, attempt_id))
+        if abandoned:
+            store.execute("UPDATE attempts SET raw_output = ?, verify_status = 'abandoned', "
+                          "parse_error = ?, finished_at = ? WHERE id = ?",
+                          (raw_output, "the version it replaces is no longer rejected or failed",
+                           ts, attempt_id))
+        else:
+            version = int(store.scalar(
+                "SELECT COALESCE(MAX(version), 0) FROM artifacts WHERE seed_id = ? AND dimension = ?",
+                (seed_id, dim))) + 1
+            replaces = job.replaces_id or (
+                prev["id"] if prev and prev["status"] in ("failed", "rejected") else None)
+            art_id = store.insert("artifacts", {
+                "seed_id": seed_id, "dimension": dim, "version": version, "status": "generated",
+                "content": json.dumps(content, sort_keys=True, ensure_ascii=False),
+                "generator": generator, "model": model, "prompt_version": prompt_version,
+                "attempt_id": attempt_id, "replaces_id": replaces, "created_at": ts, "updated_at": ts,
+            })
+            if prev is not None and prev["status"] in ("failed", "rejected", "generated"):
+                store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ?",
+                              (ts, prev["id"]))
+            store.execute("UPDATE attempts SET raw_output = ?, parse_ok = 1, artifact_id = ?, "
+                          "finished_at = ? WHERE id = ?", (raw_output, art_id, ts, attempt_id))
+    if abandoned:
+        raise _Taken(f"seed {seed_id} {dim}: the replaced version changed")
     return art_id
 
 
@@ -216,7 +246,8 @@ def _set_verified(store: Store, artifact_id: int, attempt_id: int | None, ok: bo
                   result: dict[str, Any]) -> None:
     with store.transaction():
         status = "verified" if ok else "failed"
-        store.execute("UPDATE artifacts SET status = ?, verify_result = ?, updated_at = ? WHERE id = ?",
+        store.execute("UPDATE artifacts SET status = ?, verify_result = ?, updated_at = ? WHERE id = ? "
+                      "AND status IN ('generated', 'verified', 'failed')",
                       (status, json.dumps(result, sort_keys=True, default=str), now(), artifact_id))
         if attempt_id is not None:
             store.execute("UPDATE attempts SET verify_status = ?, verify_detail = ? WHERE id = ?",
@@ -276,6 +307,10 @@ class Pipeline:
             ids = list(seed_ids)
             sql += f" AND id IN ({','.join('?' * len(ids))})" if ids else " AND 0"
             params.extend(ids)
+        if source and not self.store.scalar("SELECT 1 FROM seeds WHERE source = ? LIMIT 1", (source,)):
+            known = [r["source"] for r in self.store.query("SELECT DISTINCT source FROM seeds ORDER BY 1")]
+            raise GenerationError(f"no seeds of source {source!r}; sources here: "
+                                  f"{', '.join(known) or '(none: import seeds first)'}")
         sql += " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -290,10 +325,12 @@ class Pipeline:
         seeds = self.seeds(source=source, limit=limit, seed_ids=seed_ids)
         started = now()
         for dim in dims:
-            self._resume_unverified(dim, seeds)
+            resumed = self._resume_unverified(dim, seeds)
             jobs: list[_Job] = []
             for seed in seeds:
                 cur = current_artifact(self.store, seed["id"], dim)
+                if seed["id"] in resumed:
+                    continue  # counted by the resume
                 if cur is None:
                     jobs.append(_Job(seed, dim))
                 elif cur["status"] == "rejected":
@@ -334,7 +371,7 @@ class Pipeline:
             arts = []
             for seed in seeds:
                 cur = current_artifact(self.store, seed["id"], dim)
-                if cur is not None and cur["status"] in statuses:
+                if cur is not None and cur["status"] in statuses and not _checked_elsewhere(self.store, cur):
                     arts.append((seed, cur))
             self._verify_artifacts(dim, arts, keep_review_status=True)
         return self.summary
@@ -355,15 +392,17 @@ class Pipeline:
         return _Job(seed, dim, feedback=f"A reviewer rejected it: {feedback or 'no reason given'}",
                     previous_output=_artifact_output(art), replaces_id=art["id"])
 
-    def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]]) -> None:
+    def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]]) -> set[int]:
+        """Verify artifacts a killed run left ``generated``; returns their seed ids."""
         arts = []
         for seed in seeds:
             cur = current_artifact(self.store, seed["id"], dim)
-            if cur is not None and cur["status"] == "generated":
+            if cur is not None and cur["status"] == "generated" and not _checked_elsewhere(self.store, cur):
                 arts.append((seed, cur))
         if arts:
             self.summary.notes.append(f"{dim}: resumed {len(arts)} unverified artifact(s)")
             self._verify_artifacts(dim, arts)
+        return {seed["id"] for seed, _ in arts}
 
     def _verify_artifacts(self, dim: str, arts: list[tuple[dict[str, Any], dict[str, Any]]],
                           keep_review_status: bool = False) -> None:
@@ -562,8 +601,12 @@ class Pipeline:
             except _Taken:
                 self.summary.add(job.dimension, "taken by another process")
                 return "done"
-        art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
-                                model=model, prompt_version=prompt_version, raw_output=raw)
+        try:
+            art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
+                                    model=model, prompt_version=prompt_version, raw_output=raw)
+        except _Taken:
+            self.summary.add(job.dimension, "abandoned (the replaced version changed)")
+            return "done"
         if self._deferred is not None and not generator.startswith("llm"):
             self._deferred.append((job, art_id, attempt_id, content, generator, raw))
             return "deferred"
@@ -697,8 +740,12 @@ class Pipeline:
                             verify_status="parse_error")
             job.feedback, job.previous_output = str(exc), text
             return False
-        art_id = _save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
-                                prompt_version=pv, raw_output=text)
+        try:
+            art_id = _save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
+                                    prompt_version=pv, raw_output=text)
+        except _Taken:
+            self.summary.add(dim, "abandoned (the replaced version changed)")
+            return True
         ((ok, result),) = self._check(dim, [(job.seed, content)])
         _set_verified(self.store, art_id, attempt_id, ok, result)
         if ok:

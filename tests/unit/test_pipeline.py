@@ -377,3 +377,63 @@ def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path
         off = p.generate(dimensions=["arithmetic"])
     assert off.counts["arithmetic"]["needs_model"] == 1
     assert any("cannot be rendered" in n for n in off.notes)
+
+
+def test_two_offline_runs_never_leave_two_current_versions(tmp_path: Path, db_file: Path) -> None:
+    src = dataset("gsm8k/test.jsonl")
+    sample = tmp_path / "gsm8k.jsonl"
+    sample.write_text("".join(src.read_text().splitlines(keepends=True)[:400]))
+    with Store(db_file) as store:
+        _import(store, sample, "gsm8k")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "qcstation", "--db", str(db_file), "generate", "-d", "reasoning", "-q"]
+    first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.8)
+    second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    first.communicate(timeout=300)
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    with Store(db_file) as store:
+        doubled = store.scalar(
+            "SELECT COUNT(*) FROM (SELECT seed_id FROM artifacts WHERE dimension = 'reasoning' "
+            "AND status != 'superseded' GROUP BY seed_id HAVING COUNT(*) > 1)")
+        assert doubled == 0
+        assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE status = 'generated'") == 0
+        assert store.scalar("SELECT MAX(version) FROM artifacts") == 1
+
+
+def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
+        tmp_path: Path, db_file: Path) -> None:
+    import threading
+
+    rows = [{"question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+             "answer": "7", "id": "a"}]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    with FakeOpenAI(responder=lambda req: json.dumps(KEYINFO)) as server:
+        cfg = _config(tmp_path, _model_toml(server.base_url))
+        with Pipeline(db_file, cfg) as p:
+            p.generate(dimensions=["understanding"])
+        with Store(db_file) as store:
+            art = current_artifact(store, 1, "understanding")
+            _reject(store, art["id"], 1, "understanding", "goal misses the unit")
+        server.default_delay = 1.0
+        result: dict = {}
+
+        def regenerate() -> None:
+            with Pipeline(db_file, cfg) as p:
+                result["summary"] = p.regenerate_rejected()
+
+        t = threading.Thread(target=regenerate)
+        t.start()
+        deadline = time.time() + 10
+        while time.time() < deadline and len(server.chat_requests) < 2:
+            time.sleep(0.02)
+        with Store(db_file) as store, store.transaction():   # what qc.undo_last does
+            store.execute("UPDATE reviews SET undone_at = 'now' WHERE artifact_id = ?", (art["id"],))
+            store.execute("UPDATE artifacts SET status = 'verified' WHERE id = ?", (art["id"],))
+        t.join(30)
+    assert result["summary"].counts["understanding"]["abandoned (the replaced version changed)"] == 1
+    with Store(db_file) as store:
+        assert current_artifact(store, 1, "understanding")["id"] == art["id"]
+        assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE dimension = 'understanding'") == 1
+        assert store.scalar("SELECT verify_status FROM attempts ORDER BY id DESC LIMIT 1") == "abandoned"

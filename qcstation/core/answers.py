@@ -50,8 +50,8 @@ _SLASH = re.compile(rf"^({_NUM})\s*/\s*({_NUM})$")
 _MIXED = re.compile(r"^(-?\d+)\s+(\d+)\s*/\s*(\d+)$")
 _CURRENCY_PREFIX = re.compile(r"^(?:\\?\$|rs\.?|inr|usd|€|£|¥)\s*", re.IGNORECASE)
 _UNIT_SUFFIX = re.compile(
-    r"\s*(?:\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
-    r"[a-zA-Z][a-zA-Z./ ²³^0-9]*)$"
+    r"\s*(?:\^\{?[23]\}?|\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
+    r"[a-zA-Z](?:[a-zA-Z./ ²³]|\^[23])*)$"
 )
 
 

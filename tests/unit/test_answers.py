@@ -57,3 +57,14 @@ def test_helpers() -> None:
     assert fraction_to_str(Fraction(4, 2)) == "2"
     assert count_numbers("(3, 4)") == 2
     assert count_numbers("\\frac{1}{2}") == 1
+
+
+@pytest.mark.parametrize("text", ["2 hours 20 minutes", "12 and 15", "6 ft 3 in", "1e3"])
+def test_a_second_number_is_never_cut_off_as_a_unit(text: str) -> None:
+    assert parse_number(text) is None
+
+
+@pytest.mark.parametrize("text, value", [("5 m^2", 5), ("3 \\text{ cm}^2", 3), ("10 sq. cm", 10)])
+def test_units_with_powers_are_still_units(text: str, value: int) -> None:
+    parsed = parse_number(text)
+    assert parsed is not None and parsed.value == value

@@ -54,9 +54,14 @@ class Store:
     """One connection to the database file. Not shared between threads: each
     thread or process opens its own ``Store`` on the same path."""
 
-    def __init__(self, path: str | Path, *, migrate: bool = True) -> None:
+    def __init__(self, path: str | Path, *, migrate: bool = True, create: bool = True) -> None:
         self.path = Path(path)
         if str(path) != ":memory:":
+            if not create and not self.path.exists():
+                raise StoreError(
+                    f"no database at {self.path}; create one with `qcstation import FILE` or "
+                    "`qcstation quickstart` (or pass the right --db / $QCSTATION_DB)",
+                    title="No database")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(

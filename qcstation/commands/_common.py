@@ -15,8 +15,10 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if getattr(args, "db", None) else default_db_path()
 
 
-def store_from_args(args: argparse.Namespace) -> Store:
-    return Store(db_path(args))
+def store_from_args(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The database named by --db / $QCSTATION_DB / the default. Only commands that add
+    data (import, quickstart) create a missing database; the others say it is missing."""
+    return Store(db_path(args), create=create)
 
 
 def print_json(data: Any) -> None:

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     actor = current_actor()
     results: list[dict[str, Any]] = []
     status = 0
-    with store_from_args(args) as store:
+    with store_from_args(args, create=True) as store:
         from qcstation.core.importers import import_file
 
         for path, fmt, own in jobs:

@@ -263,7 +263,7 @@ class Pipeline:
         self.cfg = cfg
         self.actor = actor or current_actor()
         self.progress = progress or (lambda done, total, msg: None)
-        self.store = Store(self.db_path)
+        self.store = Store(self.db_path, create=False)
         self.summary = PipelineSummary()
         self._pool: Any = None
         self._deferred: list[tuple[_Job, int, int, dict[str, Any], str, str | None]] | None = None

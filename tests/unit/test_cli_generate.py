@@ -119,3 +119,13 @@ def test_items_without_rule_or_model_say_so_in_status(tmp_path: Path,
         assert s.scalar("SELECT COUNT(*) FROM attempts WHERE verify_status = 'needs_model'") == 3
     main(["--db", db, "status"])
     assert "needs a model" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["status"], ["generate", "-q"], ["verify", "-q"], ["qc", "status"],
+                                  ["release", "list"]])
+def test_commands_that_only_read_never_create_a_database(tmp_path: Path, argv: list[str],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "typo" / "qc.db"
+    assert main(["--db", str(missing), *argv]) == 2
+    assert "no database at" in capsys.readouterr().err
+    assert not missing.exists() and not missing.parent.exists()

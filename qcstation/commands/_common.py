@@ -21,6 +21,16 @@ def store_from_args(args: argparse.Namespace, *, create: bool = False) -> Store:
     return Store(db_path(args), create=create)
 
 
+def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> int:
+    """Run the sub-action named by ``args.<dest>`` (``qc sample``, ``release approve``…);
+    with none given, print that command's help on stderr and exit 2."""
+    action = getattr(args, dest, None)
+    if action is None:
+        getattr(args, f"{dest}_parser").print_help(sys.stderr)
+        return 2
+    return int(actions[action](args))
+
+
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, sort_keys=True, default=str, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from db.store import current_actor
-from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
 from qcstation.core import qc
 from qcstation.errors import ReviewError
 
@@ -323,11 +323,7 @@ _ACTIONS = {"sample": _sample, "extend": _extend, "status": _status, "next": _ne
 
 
 def run(args: argparse.Namespace) -> int:
-    action = getattr(args, "qc_action", None)
-    if action is None:
-        args.qc_parser.print_help(sys.stderr)
-        return 2
-    return _ACTIONS[action](args)
+    return dispatch(args, _ACTIONS, "qc_action")
 
 
 def register(subparsers: Any) -> None:
@@ -336,7 +332,7 @@ def register(subparsers: Any) -> None:
         description="Human quality control of the model-generated dimensions: draw a seeded "
                     "stratified sample, claim and decide items (several annotators at once), "
                     "and check the gate that releases require.")
-    p.set_defaults(func=run, qc_parser=p)
+    p.set_defaults(func=run, qc_action_parser=p)
     sub = p.add_subparsers(dest="qc_action", metavar="ACTION")
     dim_help = "arithmetic, understanding, reasoning, refinement, or all (the [qc] dimensions)"
 

@@ -13,12 +13,11 @@ or the OS user, and only when every QC gate passes.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from db.store import current_actor
-from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
 from qcstation.core import release as rel
 from qcstation.errors import ReleaseError
 
@@ -140,11 +139,7 @@ _ACTIONS = {"blockers": _blockers, "approve": _approve, "export": _export, "list
 
 
 def run(args: argparse.Namespace) -> int:
-    action = getattr(args, "release_action", None)
-    if action is None:
-        args.release_parser.print_help(sys.stderr)
-        return 2
-    return _ACTIONS[action](args)
+    return dispatch(args, _ACTIONS, "release_action")
 
 
 def register(subparsers: Any) -> None:
@@ -153,7 +148,7 @@ def register(subparsers: Any) -> None:
         description="Releases are immutable, versioned snapshots approved by a curator once "
                     "every QC gate passes, exported as exports/NAME/VERSION/{data.jsonl, "
                     "manifest.json, README.md} (byte-identical on every export).")
-    p.set_defaults(func=run, release_parser=p)
+    p.set_defaults(func=run, release_action_parser=p)
     sub = p.add_subparsers(dest="release_action", metavar="ACTION")
 
     b = sub.add_parser("blockers", help="why a release cannot be approved now (exit 1 if any)")

@@ -152,6 +152,17 @@ def test_dead_server_fails_cleanly_and_keeps_attempts(tmp_path: Path, db_file: P
         assert len(errs) == 3 and all("model call failed" in e["parse_error"] for e in errs)
 
 
+def _reject(store: Store, art_id: int, seed_id: int, dim: str, reason: str) -> None:
+    with store.transaction():
+        store.execute("UPDATE artifacts SET status = 'rejected' WHERE id = ?", (art_id,))
+        sid = store.insert("samples", {"dimension": dim, "round": 1, "rng_seed": 1, "rate": 1.0,
+                                       "created_at": "t"})
+        iid = store.insert("sample_items", {"sample_id": sid, "seed_id": seed_id,
+                                            "artifact_id": art_id, "position": 0})
+        store.insert("reviews", {"sample_item_id": iid, "artifact_id": art_id, "annotator": "ann",
+                                 "verdict": "reject", "reason": reason, "created_at": "t"})
+
+
 KEYINFO = {"problem_scenario": "Tom and apples.", "goal": "How many apples now?",
            "known_quantities": ["3 apples", "5 more"], "unknown_quantities": ["apples now"],
            "relationships_and_constraints": ["now = 3 + 5 - 1"], "irrelevant_information": []}
@@ -170,15 +181,7 @@ def test_rejected_artifact_is_regenerated_with_reviewer_reason(tmp_path: Path, d
             art = current_artifact(store, 1, "understanding")
             assert art["status"] == "verified"
             # a reviewer rejects it (written as the QC module writes decisions)
-            with store.transaction():
-                store.execute("UPDATE artifacts SET status = 'rejected' WHERE id = ?", (art["id"],))
-                sid = store.insert("samples", {"dimension": "understanding", "round": 1, "rng_seed": 1,
-                                               "rate": 1.0, "created_at": "t"})
-                iid = store.insert("sample_items", {"sample_id": sid, "seed_id": 1,
-                                                    "artifact_id": art["id"], "position": 0})
-                store.insert("reviews", {"sample_item_id": iid, "artifact_id": art["id"],
-                                         "annotator": "ann", "verdict": "reject",
-                                         "reason": "goal misses the unit", "created_at": "t"})
+            _reject(store, art["id"], 1, "understanding", "goal misses the unit")
         with Pipeline(db_file, cfg) as p:
             s = p.regenerate_rejected()
         last = server.chat_requests[-1].body["messages"][-1]["content"]
@@ -298,17 +301,6 @@ def test_two_generate_processes_share_the_work_without_duplicates(tmp_path: Path
     assert requests <= 8
     verified = sum(json.loads(o[0])["dimensions"]["reasoning"].get("verified", 0) for o in outs)
     assert verified == 8
-
-
-def _reject(store: Store, art_id: int, seed_id: int, dim: str, reason: str) -> None:
-    with store.transaction():
-        store.execute("UPDATE artifacts SET status = 'rejected' WHERE id = ?", (art_id,))
-        sid = store.insert("samples", {"dimension": dim, "round": 1, "rng_seed": 1, "rate": 1.0,
-                                       "created_at": "t"})
-        iid = store.insert("sample_items", {"sample_id": sid, "seed_id": seed_id,
-                                            "artifact_id": art_id, "position": 0})
-        store.insert("reviews", {"sample_item_id": iid, "artifact_id": art_id, "annotator": "ann",
-                                 "verdict": "reject", "reason": reason, "created_at": "t"})
 
 
 def test_rejected_rule_notation_needs_a_model_offline_and_is_rephrased_with_one(

@@ -277,4 +277,82 @@ migration(
     ],
 )
 
+# --- v4: evaluation runs (qcstation.eval): frozen items, raw outputs, scores ------------
+# Raw model outputs and their scores live apart, so a run can be re-scored without a
+# model call. Prompts are not stored per output: they are rebuilt from the run's spec
+# (template texts, exemplar ids) and the frozen item record, and checked by hash.
+migration(
+    4,
+    "evaluation runs, outputs and scores",
+    [
+        "DROP TABLE eval_responses",          # v1 placeholder, never written
+        "ALTER TABLE eval_runs ADD COLUMN name TEXT",
+        "ALTER TABLE eval_runs ADD COLUMN spec TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE eval_runs ADD COLUMN backend TEXT",
+        "ALTER TABLE eval_runs ADD COLUMN created_by TEXT",
+        "ALTER TABLE eval_runs ADD COLUMN n_items INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE eval_runs ADD COLUMN n_requests INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE eval_runs ADD COLUMN owner TEXT",         # host:pid of the process running it
+        "ALTER TABLE eval_runs ADD COLUMN heartbeat_at TEXT",  # lease: stale after 60 s
+        "ALTER TABLE eval_runs ADD COLUMN error TEXT",
+        """
+        CREATE TABLE eval_items (
+            run_id INTEGER NOT NULL REFERENCES eval_runs(id),
+            seed_id INTEGER NOT NULL,
+            item_key TEXT NOT NULL,                -- '<source>-<orig_id>'
+            source TEXT NOT NULL,
+            difficulty TEXT,
+            role TEXT NOT NULL DEFAULT 'eval',     -- eval | exemplar
+            position INTEGER NOT NULL,
+            record TEXT NOT NULL,                  -- frozen JSON record (release record format)
+            PRIMARY KEY (run_id, seed_id)
+        )
+        """,
+        """
+        CREATE TABLE eval_outputs (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES eval_runs(id),
+            seed_id INTEGER NOT NULL,
+            task TEXT NOT NULL,                    -- understanding | reasoning | arithmetic | refinement | final
+            sample_idx INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL,                  -- ok | error
+            prompt_hash TEXT NOT NULL,             -- sha256 of the messages as sent
+            response TEXT,                         -- raw model text (ok)
+            finish_reason TEXT,
+            error TEXT,                            -- why the request failed (error)
+            endpoint TEXT,
+            cached INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            cost REAL,
+            latency_ms REAL,
+            created_at TEXT NOT NULL,
+            UNIQUE (run_id, seed_id, task, sample_idx)
+        )
+        """,
+        """
+        CREATE TABLE eval_scores (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES eval_runs(id),
+            seed_id INTEGER NOT NULL,
+            sample_idx INTEGER NOT NULL DEFAULT 0,
+            metric TEXT NOT NULL,                  -- un | re | ar | rt | rm | fi
+            task TEXT NOT NULL,
+            verdict TEXT NOT NULL,                 -- correct | wrong | unparseable | error | not_scored
+            score REAL,                            -- 1/0 for accuracy metrics; 1..100 for un
+            extracted TEXT,
+            detail TEXT NOT NULL DEFAULT '{}',
+            scorer_version TEXT NOT NULL,
+            source TEXT NOT NULL,                  -- denormalised for the results browser
+            difficulty TEXT,
+            scored_at TEXT NOT NULL,
+            UNIQUE (run_id, seed_id, sample_idx, metric)
+        )
+        """,
+        "CREATE INDEX eval_scores_browse ON eval_scores (run_id, metric, verdict, seed_id)",
+        "CREATE INDEX eval_scores_source ON eval_scores (run_id, source, difficulty, seed_id)",
+        "CREATE INDEX eval_outputs_status ON eval_outputs (run_id, status)",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

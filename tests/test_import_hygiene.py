@@ -34,8 +34,14 @@ def _core_modules() -> list[str]:
     return [f"qcstation.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)]
 
 
+def _eval_modules() -> list[str]:
+    import qcstation.eval as ev
+
+    return ["qcstation.eval", *(m.name for m in pkgutil.walk_packages(ev.__path__, "qcstation.eval."))]
+
+
 def test_domain_packages_do_not_import_textual() -> None:
-    modules = ["db", "db.store", "db.migrations", "exports", *_core_modules()]
+    modules = ["db", "db.store", "db.migrations", "exports", *_core_modules(), *_eval_modules()]
     exports_dir = ROOT / "exports"
     modules += [f"exports.{p.stem}" for p in sorted(exports_dir.glob("*.py"))
                 if p.stem != "__init__"]

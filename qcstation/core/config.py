@@ -73,6 +73,7 @@ class ModelConfig:
     name: str = ""                       # label; defaults to ``model``
     backoff_s: float = 1.0               # first retry wait; doubles each retry (+ jitter)
     max_backoff_s: float = 60.0          # cap on any single wait, including Retry-After
+    base_urls: list[str] = field(default_factory=list)   # several servers for one model (eval)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -86,6 +87,11 @@ class ModelConfig:
     @property
     def endpoint(self) -> str:
         return self.base_url or "https://api.openai.com/v1"
+
+    @property
+    def endpoints(self) -> list[str]:
+        """Every server of this model: ``base_urls`` when given, else ``[endpoint]``."""
+        return list(self.base_urls) if self.base_urls else [self.endpoint]
 
 
 @dataclass
@@ -116,6 +122,13 @@ class QCConfig:
 
 
 @dataclass
+class EvalConfig:
+    templates_dir: str | None = None     # overrides built-in prompt templates by file name
+    shots: int = 3
+    judge_concurrency: int = 8
+
+
+@dataclass
 class Config:
     generator: ModelConfig | None = None
     judges: list[ModelConfig] = field(default_factory=list)
@@ -123,6 +136,7 @@ class Config:
     generation: GenerationConfig = field(default_factory=GenerationConfig)
     verify: VerifyConfig = field(default_factory=VerifyConfig)
     qc: QCConfig = field(default_factory=QCConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
     source_path: Path | None = None
 
     def model(self, name: str) -> ModelConfig:
@@ -206,6 +220,12 @@ _MODEL_FIELDS: dict[str, tuple[str, Check | None]] = {
     "name": ("str", None),
     "backoff_s": ("float", _rng(0, 600)),
     "max_backoff_s": ("float", _rng(0, 3600)),
+    "base_urls": ("strlist", None),
+}
+_EVAL_FIELDS: dict[str, tuple[str, Check | None]] = {
+    "templates_dir": ("optstr", None),
+    "shots": ("int", _rng(0, 16)),
+    "judge_concurrency": ("int", _rng(1, 512)),
 }
 _GENERATION_FIELDS: dict[str, tuple[str, Check | None]] = {
     "max_attempts": ("int", _rng(1, 20)),
@@ -303,21 +323,29 @@ def _check_model(where: _Where, section: str, m: ModelConfig) -> None:
         raise where.err(section, "api_key_env", (
             "must be the NAME of an environment variable holding the key (e.g. "
             "OPENAI_API_KEY), not the key itself; letters, digits and _ only"))
+    for i, url in enumerate(m.base_urls):
+        m.base_urls[i] = _check_url(where, section, "base_urls", url)
+    if len(set(m.base_urls)) != len(m.base_urls):
+        raise where.err(section, "base_urls", "contains duplicate URLs")
     if m.base_url is not None:
-        parts = urlsplit(m.base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise where.err(section, "base_url",
-                            f"must be an http(s) URL such as http://localhost:8000/v1, got {m.base_url!r}")
-        if parts.username or parts.password:
-            raise where.err(section, "base_url", (
-                "must not contain credentials (user:password@); put the API key in an "
-                "environment variable named by api_key_env"))
-        if parts.query or parts.fragment:
-            raise where.err(section, "base_url", "must not contain a query string or fragment")
-        m.base_url = m.base_url.rstrip("/")
+        m.base_url = _check_url(where, section, "base_url", m.base_url)
     if m.max_backoff_s < m.backoff_s:
         raise where.err(section, "max_backoff_s",
                         f"must be >= backoff_s ({m.backoff_s:g}), got {m.max_backoff_s:g}")
+
+
+def _check_url(where: _Where, section: str, key: str, url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise where.err(section, key,
+                        f"must be an http(s) URL such as http://localhost:8000/v1, got {url!r}")
+    if parts.username or parts.password:
+        raise where.err(section, key, (
+            "must not contain credentials (user:password@); put the API key in an "
+            "environment variable named by api_key_env"))
+    if parts.query or parts.fragment:
+        raise where.err(section, key, "must not contain a query string or fragment")
+    return url.rstrip("/")
 
 
 def _check_qc(where: _Where, qc: QCConfig) -> None:
@@ -335,7 +363,7 @@ def _check_qc(where: _Where, qc: QCConfig) -> None:
         raise where.err("qc", "dimensions", "contains duplicates")
 
 
-_TOP = ("generator", "judges", "models", "generation", "verify", "qc")
+_TOP = ("generator", "judges", "models", "generation", "verify", "qc", "eval")
 
 
 def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
@@ -374,6 +402,8 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
     if "qc" in data:
         cfg.qc = QCConfig(**_fields(where, "qc", data["qc"], _QC_FIELDS))
         _check_qc(where, cfg.qc)
+    if "eval" in data:
+        cfg.eval = EvalConfig(**_fields(where, "eval", data["eval"], _EVAL_FIELDS))
     return cfg
 
 
@@ -514,4 +544,5 @@ def config_to_dict(cfg: Config) -> dict[str, Any]:
         "generation": dataclasses.asdict(cfg.generation),
         "verify": dataclasses.asdict(cfg.verify),
         "qc": dataclasses.asdict(cfg.qc),
+        "eval": dataclasses.asdict(cfg.eval),
     }

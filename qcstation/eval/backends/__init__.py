@@ -1,0 +1,42 @@
+"""Backends answer :class:`~qcstation.eval.types.EvalRequest` s; :func:`make_backend` picks one.
+
+* ``openai``    any OpenAI-compatible server (OpenAI, ``vllm serve``, llama.cpp, Ollama), one
+                or several base URLs for one model (``base_urls``), requests shared out to the
+                least busy server.
+* ``reference`` answers every task with the benchmark's own reference (self-test, offline).
+* ``vllm``      vLLM in-process on a GPU (optional extra ``.[gpu]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qcstation.errors import ConfigError
+from qcstation.eval.types import Backend
+
+REFERENCE = "reference"
+
+
+def backend_kind(model_cfg: Any) -> str:
+    return str(getattr(model_cfg, "backend", None) or "openai")
+
+
+def make_backend(kind: str, model_cfg: Any = None) -> Backend:
+    """A backend of ``kind`` for ``model_cfg`` (a :class:`~qcstation.core.config.ModelConfig`)."""
+    if kind == REFERENCE:
+        from qcstation.eval.backends.reference import ReferenceBackend
+
+        return ReferenceBackend()
+    if model_cfg is None:
+        raise ConfigError(f"backend {kind!r} needs a [models.NAME] configuration")
+    if kind == "openai":
+        from qcstation.eval.backends.openai_compat import OpenAIBackend
+
+        return OpenAIBackend(model_cfg)
+    if kind == "vllm":
+        try:
+            from qcstation.eval.backends.vllm import VLLMBackend  # type: ignore[import-not-found]
+        except ImportError as exc:  # pragma: no cover - module ships with the package
+            raise ConfigError(f"the vllm backend is unavailable: {exc}") from exc
+        return VLLMBackend(model_cfg)
+    raise ConfigError(f"unknown backend {kind!r}; known: openai, vllm, reference")

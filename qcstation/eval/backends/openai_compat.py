@@ -1,0 +1,218 @@
+"""Any OpenAI-compatible chat server (OpenAI, ``vllm serve``, llama.cpp, Ollama), over aiohttp.
+
+Evaluation sends many small requests, so the transport decides throughput: this backend
+speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (the
+``openai`` package's own aiohttp transport is ~70% as fast in ``bench/eval_bench.py``).
+
+* Several base URLs for one model (``base_urls``): each request goes to the server with
+  the fewest requests in flight; a connection failure moves the retry to another server.
+  ``concurrency`` is per server.
+* Retries with exponential backoff and jitter on 408/409/429/5xx, timeouts, connection
+  errors and unusable bodies, honouring ``Retry-After`` / ``retry-after-ms`` (capped by
+  ``max_backoff_s``); 400/401/403/404/422 are not retried.
+* A failed request becomes an error reply (never an exception): the runner stores it and
+  it stays in the metric's denominator.
+* The API key comes from ``$api_key_env``; it is sent as a header and scrubbed from every
+  message this module writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+from qcstation.core.config import ModelConfig
+from qcstation.core.llm import PLACEHOLDER_KEY, RETRY_AFTER_STATUSES, RETRY_STATUSES, parse_retry_after
+from qcstation.eval.types import Backend, EvalReply, EvalRequest
+
+MAX_BODY_BYTES = 16 * 1024 * 1024
+_EXCERPT = 300
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after: float | None = None, *, bad_server: bool = False):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.bad_server = bad_server
+
+
+class OpenAIBackend(Backend):
+    kind = "openai"
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        self.cfg = cfg
+        self.urls = cfg.endpoints
+        self.concurrency = max(1, cfg.concurrency) * len(self.urls)
+        self._key = cfg.api_key()
+        self._in_flight = {u: 0 for u in self.urls}
+        self.sent = {u: 0 for u in self.urls}       # HTTP attempts per server (diagnostics)
+        self._session: Any = None
+        self._headers = {"Content-Type": "application/json",
+                         "Authorization": f"Bearer {self._key or PLACEHOLDER_KEY}"}
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "model": self.cfg.model, "name": self.cfg.name,
+                "endpoints": list(self.urls)}
+
+    def check_ready(self) -> str | None:
+        """Why no request can succeed (None: go ahead)."""
+        if self._key is None and self.cfg.base_url is None and not self.cfg.base_urls:
+            return (f"no API key for {self.urls[0]}: set ${self.cfg.api_key_env} (or configure "
+                    f"base_url for a local server)")
+        return None
+
+    async def _get_session(self) -> Any:
+        if self._session is None or self._session.closed:
+            import aiohttp
+
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=aiohttp.ClientTimeout(total=self.cfg.timeout_s),
+                skip_auto_headers=("User-Agent",), headers=self._headers)
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    def _pick(self, avoid: set[str]) -> str:
+        candidates = [u for u in self.urls if u not in avoid] or self.urls
+        return min(candidates, key=lambda u: self._in_flight[u])
+
+    def _scrub(self, text: str) -> str:
+        if self._key:
+            text = text.replace(self._key, "[key]")
+        return text[:_EXCERPT]
+
+    def _body(self, req: EvalRequest) -> bytes:
+        body: dict[str, Any] = {"model": self.cfg.model, "messages": list(req.messages),
+                                "temperature": req.temperature, "max_tokens": req.max_tokens}
+        if req.temperature > 0:
+            body["seed"] = req.sample_idx   # reproducible, distinct samples where servers honour it
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+    async def complete(self, req: EvalRequest) -> EvalReply:
+        import aiohttp
+
+        t0 = time.perf_counter()
+        if self.check_ready() is not None:
+            return EvalReply(req.custom_id, "error", error=self.check_ready(), endpoint=self.urls[0])
+        payload = self._body(req)
+        session = await self._get_session()
+        avoid: set[str] = set()
+        last = "no attempt"
+        url = self.urls[0]
+        for attempt in range(self.cfg.retries + 1):
+            url = self._pick(avoid)
+            self._in_flight[url] += 1
+            self.sent[url] += 1
+            try:
+                async with session.post(url + "/chat/completions", data=payload) as resp:
+                    status = resp.status
+                    raw = await resp.content.read(MAX_BODY_BYTES + 1)
+                    headers = resp.headers
+                if status == 200:
+                    return self._ok(req, raw, url, t0, attempt)
+                message = _server_message(raw, status)
+                if status in RETRY_STATUSES or status >= 500:
+                    ra = parse_retry_after(headers) if status in RETRY_AFTER_STATUSES else None
+                    raise _Retryable(f"HTTP {status}: {message}", ra)
+                return EvalReply(req.custom_id, "error", endpoint=url,
+                                 error=self._scrub(f"HTTP {status} from {url}: {message} (not retried)"),
+                                 latency_ms=(time.perf_counter() - t0) * 1000)
+            except _Retryable as exc:
+                last = str(exc)
+                wait = exc.retry_after
+                if exc.bad_server and len(self.urls) > 1:
+                    avoid.add(url)
+            except asyncio.TimeoutError:
+                last, wait = f"timed out after {self.cfg.timeout_s:g} s", None
+            except aiohttp.ClientError as exc:
+                last, wait = f"connection failed: {exc.__class__.__name__}: {exc}", None
+                if len(self.urls) > 1:
+                    avoid.add(url)
+            finally:
+                self._in_flight[url] -= 1
+            if attempt < self.cfg.retries:
+                await asyncio.sleep(self._backoff(attempt, wait))
+        return EvalReply(req.custom_id, "error", endpoint=url,
+                         error=self._scrub(f"{last} (gave up after {self.cfg.retries + 1} attempts)"),
+                         latency_ms=(time.perf_counter() - t0) * 1000)
+
+    def _ok(self, req: EvalRequest, raw: bytes, url: str, t0: float, attempt: int) -> EvalReply:
+        if len(raw) > MAX_BODY_BYTES:
+            raise _Retryable(f"response body larger than {MAX_BODY_BYTES // 2**20} MiB")
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise _Retryable(f"response is not JSON: {raw[:80]!r}") from None
+        parsed = parse_chat_body(body)
+        if isinstance(parsed, str):
+            raise _Retryable(parsed)
+        text, finish, pt, ct = parsed
+        return EvalReply(req.custom_id, "ok", text=text, finish_reason=finish, prompt_tokens=pt,
+                         completion_tokens=ct, cost=self._cost(pt, ct), endpoint=url,
+                         latency_ms=(time.perf_counter() - t0) * 1000,
+                         extra={"retries": attempt} if attempt else {})
+
+    def _backoff(self, n: int, retry_after: float | None) -> float:
+        cap = self.cfg.max_backoff_s
+        if retry_after is not None:
+            return min(cap, retry_after)
+        return min(cap, self.cfg.backoff_s * (2 ** n) * (0.5 + random.random()))
+
+    def _cost(self, pt: int | None, ct: int | None) -> float | None:
+        pin, pout = self.cfg.price_in_per_mtok, self.cfg.price_out_per_mtok
+        if pin is None and pout is None:
+            return None
+        return ((pt or 0) * (pin or 0.0) + (ct or 0) * (pout or 0.0)) / 1e6
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def parse_chat_body(body: Any) -> tuple[str, str | None, int | None, int | None] | str:
+    """(text, finish_reason, prompt_tokens, completion_tokens) from a chat.completion body,
+    or a string saying why the body is unusable. Empty content is a valid (empty) answer."""
+    if not isinstance(body, dict):
+        return "response is JSON but not an object"
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return f"server returned an error object: {str(err.get('message'))[:_EXCERPT]}"
+        return "response has no choices"
+    first = choices[0]
+    msg = first.get("message")
+    if not isinstance(msg, dict):
+        return "response choice has no message"
+    content = msg.get("content")
+    if isinstance(content, list):
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    if content is None:
+        refusal = msg.get("refusal")
+        content = f"[refusal] {refusal}" if isinstance(refusal, str) and refusal else ""
+    if not isinstance(content, str):
+        return "response content is not text"
+    finish = first.get("finish_reason") if isinstance(first.get("finish_reason"), str) else None
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return content, finish, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+
+
+def _server_message(raw: bytes, status: int) -> str:
+    try:
+        body = json.loads(raw)
+        err = body.get("error") if isinstance(body, dict) else None
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])[:_EXCERPT]
+        if isinstance(err, str):
+            return err[:_EXCERPT]
+    except (ValueError, UnicodeDecodeError):
+        pass
+    text = raw[:_EXCERPT].decode("utf-8", "replace").strip()
+    return text or f"status {status}"

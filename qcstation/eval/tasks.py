@@ -1,0 +1,252 @@
+"""Tasks: prompt templates and the chat messages they build from frozen item records.
+
+A template is a plain text file per task (``qcstation/eval/templates/<task>.txt``), readable
+and editable: ``qcstation eval templates --export DIR`` copies them out, and a directory named
+by ``[eval] templates_dir`` or ``$QCSTATION_TEMPLATES`` overrides the built-in files by name.
+A template's identity is its declared ``version`` plus the sha256 of its text; a run stores
+both and the full text, so its prompts can be rebuilt exactly later.
+
+Sections: ``=== system ===`` (optional), ``=== user ===``, ``=== assistant ===``. The
+assistant section is the expected answer of an item: few-shot exemplars show it, and the
+``reference`` backend answers with it. Placeholders ``{name}`` are filled in one pass (a
+value is never re-scanned for placeholders), so untrusted text cannot inject into them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from exports.writers import render_key_information
+from qcstation.errors import ConfigError
+
+ENV_TEMPLATES = "QCSTATION_TEMPLATES"
+TEMPLATE_NAMES: tuple[str, ...] = (
+    "understanding", "reasoning", "arithmetic", "refinement", "final", "judge_understanding",
+)
+MAX_TEMPLATE_BYTES = 64 * 1024
+
+ERROR_TYPE_DEFINITIONS: dict[str, tuple[str, str]] = {
+    # id -> (name the model writes, definition)
+    "arithmetic_inaccuracy": ("arithmetic inaccuracy", "a calculation gives a wrong result"),
+    "omitted_step": ("omitted step", "a step the solution needs is missing"),
+    "hallucinated_content": ("hallucinated content",
+                             "a fact or number that is not in the problem is used"),
+    "logical_disorder": ("logical disorder",
+                         "a step uses a result before the step that derives it"),
+    "redundancy": ("redundancy", "a step repeats earlier work without adding anything"),
+    "operator_misuse": ("operator misuse", "a wrong operator is used (e.g. + instead of -)"),
+}
+
+_SECTION_RE = re.compile(r"^=== *(system|user|assistant) *===[ \t]*$", re.M)
+_VERSION_RE = re.compile(r"^version:[ \t]*([A-Za-z0-9._+-]{1,64})[ \t]*$", re.M)
+_PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
+PLACEHOLDERS: frozenset[str] = frozenset({
+    "question", "key_information", "smtlib", "notation", "answer", "solution", "w_cot",
+    "error_types", "error_type_definitions", "reference", "response",
+})
+_FINAL_LINE_RE = re.compile(r"^\s*(?:the (?:final )?answer is\b|####|final answer\s*:|answer\s*:)",
+                            re.I)
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    version: str
+    text: str
+    system: str | None
+    user: str
+    assistant: str
+    origin: str                    # "built-in" or the override file's path
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:12]
+
+    @property
+    def ident(self) -> str:
+        return f"{self.version}@{self.sha}"
+
+    def to_spec(self) -> dict[str, str]:
+        return {"name": self.name, "version": self.version, "sha": self.sha, "text": self.text,
+                "origin": self.origin}
+
+
+def parse_template(name: str, text: str, origin: str = "built-in") -> Template:
+    """Parse a template file's text; raises :class:`ConfigError` naming what is wrong."""
+    where = f"template {name} ({origin})"
+    if len(text.encode("utf-8")) > MAX_TEMPLATE_BYTES:
+        raise ConfigError(f"{where}: larger than {MAX_TEMPLATE_BYTES // 1024} KiB")
+    head_end = _SECTION_RE.search(text)
+    if head_end is None:
+        raise ConfigError(f"{where}: no '=== user ===' section")
+    vm = _VERSION_RE.search(text[: head_end.start()])
+    if vm is None:
+        raise ConfigError(f"{where}: no 'version: NAME' line before the first section")
+    parts: dict[str, str] = {}
+    marks = list(_SECTION_RE.finditer(text))
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        key = m.group(1)
+        if key in parts:
+            raise ConfigError(f"{where}: section '{key}' appears twice")
+        parts[key] = text[m.end():end].strip("\n")
+    if "user" not in parts or not parts["user"].strip():
+        raise ConfigError(f"{where}: the '=== user ===' section is missing or empty")
+    if "assistant" not in parts:
+        raise ConfigError(f"{where}: the '=== assistant ===' section is missing")
+    for key, body in parts.items():
+        unknown = sorted({p for p in _PLACEHOLDER_RE.findall(body)} - PLACEHOLDERS)
+        if unknown:
+            raise ConfigError(f"{where}: unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)} "
+                              f"in the {key} section; known: {', '.join(sorted(PLACEHOLDERS))}")
+    system = parts.get("system")
+    return Template(name=name, version=vm.group(1), text=text,
+                    system=system if system and system.strip() else None,
+                    user=parts["user"], assistant=parts["assistant"], origin=origin)
+
+
+def templates_dir(cfg: Any = None) -> Path | None:
+    env = os.environ.get(ENV_TEMPLATES, "").strip()
+    if env:
+        return Path(env)
+    d = getattr(getattr(cfg, "eval", None), "templates_dir", None) if cfg is not None else None
+    return Path(d) if d else None
+
+
+def builtin_text(name: str) -> str:
+    return resources.files("qcstation.eval").joinpath("templates", f"{name}.txt").read_text("utf-8")
+
+
+def load_template(name: str, cfg: Any = None) -> Template:
+    """The template named ``name``: the override directory's file when present, else built-in."""
+    if name not in TEMPLATE_NAMES:
+        raise ConfigError(f"unknown template {name!r}; known: {', '.join(TEMPLATE_NAMES)}")
+    d = templates_dir(cfg)
+    if d is not None:
+        p = d / f"{name}.txt"
+        if p.is_file():
+            try:
+                raw = p.read_bytes()[: MAX_TEMPLATE_BYTES + 1]
+                text = raw.decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"cannot read template {p}: {exc}") from exc
+            return parse_template(name, text, origin=str(p))
+    return parse_template(name, builtin_text(name))
+
+
+def template_from_spec(spec: Mapping[str, Any]) -> Template:
+    return parse_template(str(spec["name"]), str(spec["text"]), origin=str(spec.get("origin", "run")))
+
+
+# -- filling -------------------------------------------------------------------------------
+
+def fill(body: str, values: Mapping[str, str]) -> str:
+    """Replace ``{name}`` placeholders in one pass (values are never re-scanned)."""
+    return _PLACEHOLDER_RE.sub(lambda m: values.get(m.group(1), m.group(0)), body)
+
+
+def strip_final_line(cot: str) -> str:
+    """A chain of thought without its closing 'The answer is …' / '#### …' lines."""
+    lines = [ln for ln in (cot or "").rstrip().splitlines()]
+    while lines and (not lines[-1].strip() or _FINAL_LINE_RE.match(lines[-1])):
+        lines.pop()
+    return "\n".join(lines)
+
+
+def error_type_ids(record: Mapping[str, Any]) -> list[str]:
+    """The error types injected in the item's wrong chain of thought, as ids, sorted."""
+    out: set[str] = set()
+    for e in record.get("errors") or []:
+        if isinstance(e, Mapping) and e.get("type"):
+            out.add(canonical_error_type(str(e["type"])) or str(e["type"]))
+    if not out:
+        for t in record.get("wrong") or []:
+            out.add(canonical_error_type(str(t)) or str(t))
+    return sorted(out)
+
+
+def canonical_error_type(text: str) -> str | None:
+    """Map a written error type ('Operator misuse', 'operator_misuse', 'omitted-step') to its id."""
+    key = re.sub(r"[^a-z]+", "_", text.strip().lower()).strip("_")
+    if key in ERROR_TYPE_DEFINITIONS:
+        return key
+    for tid, (name, _) in ERROR_TYPE_DEFINITIONS.items():
+        if key == name.replace(" ", "_"):
+            return tid
+    aliases = {"arithmetic_error": "arithmetic_inaccuracy", "calculation_error": "arithmetic_inaccuracy",
+               "missing_step": "omitted_step", "omission": "omitted_step",
+               "hallucination": "hallucinated_content", "hallucinated_step": "hallucinated_content",
+               "logical_order": "logical_disorder", "disorder": "logical_disorder",
+               "redundant_step": "redundancy", "redundant": "redundancy",
+               "wrong_operator": "operator_misuse", "operator_error": "operator_misuse"}
+    return aliases.get(key)
+
+
+def gold_answer(record: Mapping[str, Any]) -> str:
+    """The gold answer as written for the model: the exact value, else the seed's text."""
+    a = record.get("answer")
+    if a not in (None, ""):
+        return str(a)
+    return str(record.get("gt_answer") or "")
+
+
+def record_values(record: Mapping[str, Any]) -> dict[str, str]:
+    ki = record.get("key_information")
+    key_info = render_key_information(ki) if isinstance(ki, Mapping) else str(record.get("background") or "")
+    types = error_type_ids(record)
+    return {
+        "question": str(record.get("question") or ""),
+        "key_information": key_info,
+        "smtlib": str(record.get("smt-lib") or "").strip(),
+        "notation": str(record.get("notation") or ""),
+        "answer": gold_answer(record),
+        "solution": strip_final_line(str(record.get("gt_cot") or "")),
+        "w_cot": str(record.get("w_cot") or ""),
+        "error_types": ", ".join(ERROR_TYPE_DEFINITIONS[t][0] if t in ERROR_TYPE_DEFINITIONS else t
+                                 for t in types),
+        "error_type_definitions": "\n".join(f"- {name}: {definition}"
+                                            for name, definition in ERROR_TYPE_DEFINITIONS.values()),
+    }
+
+
+def reference_answer(template: Template, record: Mapping[str, Any]) -> str:
+    """The item's expected answer in the template's format (what ``reference`` replies)."""
+    return fill(template.assistant, record_values(record)).strip()
+
+
+def build_messages(template: Template, record: Mapping[str, Any],
+                   exemplars: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, str]]:
+    """System prompt, then each exemplar as a user/assistant pair, then the item."""
+    msgs: list[dict[str, str]] = []
+    if template.system:
+        msgs.append({"role": "system", "content": template.system.strip()})
+    for ex in exemplars:
+        vals = record_values(ex)
+        msgs.append({"role": "user", "content": fill(template.user, vals).strip()})
+        msgs.append({"role": "assistant", "content": fill(template.assistant, vals).strip()})
+    msgs.append({"role": "user", "content": fill(template.user, record_values(record)).strip()})
+    return msgs
+
+
+def prompt_hash(messages: Sequence[Mapping[str, str]]) -> str:
+    blob = json.dumps(list(messages), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def task_ready(task: str, record: Mapping[str, Any]) -> str | None:
+    """Why an item cannot be asked this task (None: it can)."""
+    need = {"understanding": ("question",), "reasoning": ("question", "smt-lib"),
+            "arithmetic": ("notation",), "refinement": ("question", "w_cot"),
+            "final": ("question",)}[task]
+    missing = [k for k in need if not str(record.get(k) or "").strip()]
+    if missing:
+        return f"the item has no {', '.join(missing)}"
+    return None

@@ -24,11 +24,9 @@ With ``store_path=None`` nothing is cached or logged (pure in-memory client).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import json
 import logging
-import math
 import random
 import threading
 import time
@@ -43,14 +41,17 @@ import openai
 from db import Store, now
 from db.migrations import SCHEMA_VERSION
 from qcstation.core.config import ModelConfig
+from qcstation.core.http_retry import (  # noqa: F401  (re-exported)
+    PLACEHOLDER_KEY,
+    RETRY_AFTER_STATUSES,
+    RETRY_STATUSES,
+    parse_retry_after,
+)
 from qcstation.errors import ModelAccessError
 
 log = logging.getLogger(__name__)
 
-PLACEHOLDER_KEY = "sk-no-key"
 CACHE_KEY_VERSION = 1
-RETRY_STATUSES = frozenset({408, 409, 429})          # plus every 5xx
-RETRY_AFTER_STATUSES = frozenset({429, 503})
 _EXCERPT = 300
 
 
@@ -96,39 +97,6 @@ def cache_key(model: str, messages: list[dict], params: dict) -> str:
     canonical = json.dumps({"v": CACHE_KEY_VERSION, "model": model, "messages": messages, "params": p},
                            sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def parse_retry_after(headers: Mapping[str, str], now_ts: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (delta-seconds or an
-    HTTP date); ``None`` when absent or unparsable. Never negative."""
-    h = {str(k).lower(): str(v) for k, v in headers.items()}
-    ms = h.get("retry-after-ms", "").strip()
-    if ms:
-        try:
-            v = float(ms)
-            if math.isfinite(v) and v >= 0:
-                return v / 1000.0
-        except ValueError:
-            pass
-    ra = h.get("retry-after", "").strip()
-    if not ra:
-        return None
-    try:
-        v = float(ra)
-        return max(0.0, v) if math.isfinite(v) else None
-    except ValueError:
-        pass
-    try:
-        dt = email.utils.parsedate_to_datetime(ra)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if dt is None:
-        return None
-    if dt.tzinfo is None:
-        import datetime as _dt
-
-        dt = dt.replace(tzinfo=_dt.timezone.utc)
-    return max(0.0, dt.timestamp() - (time.time() if now_ts is None else now_ts))
 
 
 class _Retry(Exception):

@@ -322,6 +322,8 @@ class RunContext:
                          "ORDER BY position", (run_id,))
         self.exemplars = [json.loads(r["record"]) for r in ex]
         self._store = store
+        self._prefix = {t: T.prefix_messages(tpl, self.exemplars) for t, tpl in self.templates.items()}
+        self._values: tuple[int, dict[str, str]] | None = None
 
     def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
         """The evaluated items in order, read a page at a time (no cursor left open)."""
@@ -343,7 +345,10 @@ class RunContext:
 
     def request(self, record: Mapping[str, Any], task: str, sample_idx: int) -> EvalRequest:
         tpl = self.templates[task]
-        messages = T.build_messages(tpl, record, self.exemplars)
+        sid = int(record["seed_id"])
+        if self._values is None or self._values[0] != sid:
+            self._values = (sid, T.record_values(record))
+        messages = T.build_messages(tpl, record, prefix=self._prefix[task], values=self._values[1])
         return EvalRequest(
             run_id=self.run_id, seed_id=int(record["seed_id"]), task=task, sample_idx=sample_idx,
             messages=tuple(messages), temperature=self.temperature, max_tokens=self.max_tokens,

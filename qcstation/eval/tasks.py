@@ -222,9 +222,8 @@ def reference_answer(template: Template, record: Mapping[str, Any]) -> str:
     return fill(template.assistant, record_values(record)).strip()
 
 
-def build_messages(template: Template, record: Mapping[str, Any],
-                   exemplars: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, str]]:
-    """System prompt, then each exemplar as a user/assistant pair, then the item."""
+def prefix_messages(template: Template, exemplars: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, str]]:
+    """The messages every prompt of a task starts with: system, then the exemplar pairs."""
     msgs: list[dict[str, str]] = []
     if template.system:
         msgs.append({"role": "system", "content": template.system.strip()})
@@ -232,7 +231,18 @@ def build_messages(template: Template, record: Mapping[str, Any],
         vals = record_values(ex)
         msgs.append({"role": "user", "content": fill(template.user, vals).strip()})
         msgs.append({"role": "assistant", "content": fill(template.assistant, vals).strip()})
-    msgs.append({"role": "user", "content": fill(template.user, record_values(record)).strip()})
+    return msgs
+
+
+def build_messages(template: Template, record: Mapping[str, Any],
+                   exemplars: Sequence[Mapping[str, Any]] = (), *,
+                   prefix: Sequence[Mapping[str, str]] | None = None,
+                   values: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """System prompt, then each exemplar as a user/assistant pair, then the item.
+    ``prefix`` / ``values`` let a caller reuse what it already built."""
+    msgs = [dict(m) for m in prefix] if prefix is not None else prefix_messages(template, exemplars)
+    vals = values if values is not None else record_values(record)
+    msgs.append({"role": "user", "content": fill(template.user, vals).strip()})
     return msgs
 
 

@@ -1,0 +1,166 @@
+"""Whole-evaluation throughput against a loopback OpenAI-protocol server with a fixed latency.
+
+For each concurrency (1, 16, 64 by default) it measures, against the same server process:
+
+* **bare**: an aiohttp loop that only sends the run's request bodies and reads the replies;
+* **qcstation**: a whole evaluation of the same requests: building prompts, the request,
+  storing raw outputs, then scoring (answer extraction and checking) and storing scores.
+
+It prints both rates, their ratio (target: at least 0.85 at every concurrency) and the
+process's peak RSS, sampled along the way (target: flat over 20k requests).
+
+Run: python bench/eval_bench.py [--requests 20000] [--latency-ms 50] [--concurrency 1,16,64]
+(at concurrency 1 the request count is cut to what takes about 15 s, since one request at a
+time at 50 ms gives 20 requests per second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import resource
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from db import Store  # noqa: E402
+from tests.factories import add_full_seed  # noqa: E402
+
+
+def _serve(port: int, latency_s: float) -> None:
+    from aiohttp import web
+
+    reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "bench",
+             "choices": [{"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": "Step 1: add.\nThe answer is 42."}}],
+             "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
+    body = json.dumps(reply).encode()
+
+    async def chat(request: web.Request) -> web.Response:
+        await request.read()
+        await asyncio.sleep(latency_s)
+        return web.Response(body=body, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None,
+                handle_signals=True, backlog=1024)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+async def _bare(url: str, bodies: list[bytes], concurrency: int) -> float:
+    import aiohttp
+
+    t0 = time.perf_counter()
+    it = iter(bodies)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        async def worker() -> None:
+            for body in it:
+                async with session.post(url, data=body,
+                                        headers={"Content-Type": "application/json"}) as resp:
+                    await resp.read()
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return len(bodies) / (time.perf_counter() - t0)
+
+
+def _make_db(path: Path, n_items: int) -> None:
+    with Store(path) as store:
+        for i in range(n_items):
+            add_full_seed(store, i)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--requests", type=int, default=20000)
+    ap.add_argument("--latency-ms", type=float, default=50.0)
+    ap.add_argument("--concurrency", default="1,16,64")
+    args = ap.parse_args()
+    from qcstation.core.config import parse_config
+    from qcstation.eval.runner import RunContext, create_run, execute_run, pending_requests
+    from qcstation.eval.scorers import score_run
+
+    port = _free_port()
+    server = multiprocessing.get_context("spawn").Process(
+        target=_serve, args=(port, args.latency_ms / 1000.0), daemon=True)
+    server.start()
+    base = f"http://127.0.0.1:{port}/v1"
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    tasks = ["final", "arithmetic"]
+    print(f"loopback server: {args.latency_ms:g} ms latency; tasks {', '.join(tasks)}; "
+          f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    print(f"{'concurrency':>11} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
+          f"{'run s':>6} {'score s':>7} {'peak RSS MB (25/50/75/100%)':>28}")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for conc in [int(c) for c in args.concurrency.split(",")]:
+                n_req = args.requests if conc > 1 else min(args.requests, int(15 * 1000 / args.latency_ms))
+                n_items = (n_req + len(tasks) - 1) // len(tasks)
+                db = Path(tmp) / f"bench-{conc}.db"
+                _make_db(db, n_items + 1)
+                cfg = parse_config({"models": {"m": {"model": "bench", "base_url": base,
+                                                     "concurrency": conc, "max_tokens": 64}}})
+                with Store(db) as store:
+                    run_id = create_run(store, cfg, model="m", tasks=tasks, shots=1)
+                    # the factory's problems repeat; make every prompt unique so that no
+                    # reply comes from the response cache
+                    with store.transaction():
+                        store.execute(
+                            "UPDATE eval_items SET record = json_set(record, '$.question', "
+                            "json_extract(record, '$.question') || ' (item ' || seed_id || ')', "
+                            "'$.notation', json_extract(record, '$.notation') || ' (item ' || seed_id || ')') "
+                            "WHERE run_id = ? AND role = 'eval'", (run_id,))
+                    ctx = RunContext(store, run_id)
+                    bodies = [json.dumps({"model": "bench", "messages": list(r.messages), "temperature": 0.0,
+                                          "max_tokens": 64}).encode() for r in pending_requests(store, run_id)]
+                    del ctx
+                bare = asyncio.run(_bare(base + "/chat/completions", bodies, conc))
+                n = len(bodies)
+                del bodies
+                marks: dict[int, float] = {}
+
+                def progress(p, n=n, marks=marks) -> None:  # type: ignore[no-untyped-def]
+                    for q in (25, 50, 75):
+                        if q not in marks and p.done >= n * q / 100:
+                            marks[q] = _rss_mb()
+
+                t0 = time.perf_counter()
+                prog = execute_run(db, run_id, cfg, progress=progress)
+                t_run = time.perf_counter() - t0
+                score_run(db, run_id, cfg)
+                t_all = time.perf_counter() - t0
+                marks[100] = _rss_mb()
+                assert prog.done == n and prog.errors == 0, prog
+                rate = n / t_all
+                rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
+                print(f"{conc:>11} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} {t_run:>6.1f} "
+                      f"{t_all - t_run:>7.1f} {rss:>28}", flush=True)
+    finally:
+        server.terminate()
+        server.join(5)
+
+
+if __name__ == "__main__":
+    main()

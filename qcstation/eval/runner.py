@@ -398,12 +398,22 @@ def parse_custom_id(custom_id: str) -> tuple[int, int, str, int] | None:
     return int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))
 
 
+MAX_STORED_CHARS = 1_000_000
+
+
+def _bounded(text: str | None) -> str | None:
+    """A response as stored: at most :data:`MAX_STORED_CHARS`, marked when cut."""
+    if text is None or len(text) <= MAX_STORED_CHARS:
+        return text
+    return text[:MAX_STORED_CHARS] + f"\n[qcstation: response cut at {MAX_STORED_CHARS:,} characters]"
+
+
 def _output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
                 reply: EvalReply) -> tuple[Any, ...]:
     sid, task, k = req_key
     return (run_id, sid, task, k, reply.status if reply.status in ("ok", "error") else "error",
-            prompt_hash, reply.text if reply.status == "ok" else None, reply.finish_reason,
-            reply.error if reply.status != "ok" else None, reply.endpoint, int(bool(reply.cached)),
+            prompt_hash, _bounded(reply.text) if reply.status == "ok" else None, reply.finish_reason,
+            (reply.error or "request failed")[:2000] if reply.status != "ok" else None, reply.endpoint, int(bool(reply.cached)),
             reply.prompt_tokens, reply.completion_tokens, reply.cost, reply.latency_ms, now())
 
 

@@ -341,3 +341,56 @@ def test_a_release_is_required_unless_the_working_set_is_asked_for(qs_db: Path) 
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "run",
                            "--model", "reference"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no approved release yet" in proc.stderr and "--working-set" in proc.stderr
+
+
+def test_two_runs_at_once_while_an_annotator_reviews(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    from qcstation.core import qc
+
+    cfg = config(models={"m": local_model(fake_openai.base_url, concurrency=4)})
+    with Store(qs_db) as s:
+        r1 = create_run(s, cfg, model="m", tasks=["final", "arithmetic"], shots=1, limit=40, rng_seed=1)
+        r2 = create_run(s, cfg, model="m", tasks=["final", "arithmetic"], shots=1, limit=40, rng_seed=2)
+    ref = {"records": {**records_by_question(qs_db, r1), **records_by_question(qs_db, r2)}}
+    fake_openai.responder = scripted(ref, lambda t, r: reference_reply(t, r))
+    fake_openai.default_delay = 0.01
+    results: dict[int, runner.RunProgress] = {}
+    threads = [threading.Thread(target=lambda rid=rid: results.__setitem__(rid, execute_run(qs_db, rid, cfg)))
+               for rid in (r1, r2)]
+    for t in threads:
+        t.start()
+    decided = 0
+    with Store(qs_db) as s:
+        while any(t.is_alive() for t in threads) or decided == 0:
+            item = qc.next_item(s, "ann", "arithmetic")
+            if item is None:
+                break
+            qc.decide(s, item.item_id, "ann", "accept")
+            decided += 1
+    for t in threads:
+        t.join(60)
+    assert decided >= 1
+    assert results[r1].status == results[r2].status == "done"
+    assert results[r1].done == results[r2].done == 80 and results[r1].errors == results[r2].errors == 0
+
+
+def test_hostile_model_output_is_bounded_and_scored(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["reasoning", "final", "refinement"], shots=0, limit=2)
+    nasty = {
+        "reasoning": "```smt2\n" + "(assert " * 50_000 + ")" * 50_000 + "\n```",
+        "final": "\x1b]0;pwned\x07\x1b[2J" + "9" * 5000 + " " + "x" * 1_200_000 + "\nThe answer is " + "9" * 6000,
+        "refinement": "Error types: " + ", ".join(["operator misuse"] * 5000) + "\n" + "(" * 100_000,
+    }
+    fake_openai.responder = lambda req: nasty[
+        "reasoning" if "SMT-LIB" in str(req["messages"]) else
+        "refinement" if "contains one or more errors" in str(req["messages"]) else "final"]
+    prog = execute_run(qs_db, run_id, cfg)
+    assert prog.status == "done" and prog.errors == 0
+    summary = scorers.score_run(qs_db, run_id, cfg)
+    assert summary.counts["re"] == {"unparseable": 2}
+    assert set(summary.counts["fi"]) <= {"wrong", "unparseable"}
+    assert set(summary.counts["rm"]) <= {"wrong", "unparseable"}
+    with Store(qs_db) as s:
+        longest = s.scalar("SELECT MAX(LENGTH(response)) FROM eval_outputs WHERE run_id = ?", (run_id,))
+    assert longest <= runner.MAX_STORED_CHARS + 100

@@ -113,7 +113,7 @@ class OpenAIBackend(Backend):
             try:
                 async with session.post(url + "/chat/completions", data=payload) as resp:
                     status = resp.status
-                    raw = await resp.content.read(MAX_BODY_BYTES + 1)
+                    raw = await _read_limited(resp)
                     headers = resp.headers
                 if status == 200:
                     return self._ok(req, raw, url, t0, attempt)
@@ -170,6 +170,18 @@ class OpenAIBackend(Backend):
         if pin is None and pout is None:
             return None
         return ((pt or 0) * (pin or 0.0) + (ct or 0) * (pout or 0.0)) / 1e6
+
+
+async def _read_limited(resp: Any) -> bytes:
+    """The whole body, or its first MAX_BODY_BYTES + 1 bytes when it is larger."""
+    if resp.content_length is not None and resp.content_length <= MAX_BODY_BYTES:
+        return bytes(await resp.read())
+    buf = bytearray()
+    async for chunk in resp.content.iter_any():
+        buf += chunk
+        if len(buf) > MAX_BODY_BYTES:
+            break
+    return bytes(buf)
 
 
 def _int(v: Any) -> int | None:

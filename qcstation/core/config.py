@@ -125,7 +125,6 @@ class QCConfig:
 class EvalConfig:
     templates_dir: str | None = None     # overrides built-in prompt templates by file name
     shots: int = 3
-    judge_concurrency: int = 8
 
 
 @dataclass
@@ -225,7 +224,6 @@ _MODEL_FIELDS: dict[str, tuple[str, Check | None]] = {
 _EVAL_FIELDS: dict[str, tuple[str, Check | None]] = {
     "templates_dir": ("optstr", None),
     "shots": ("int", _rng(0, 16)),
-    "judge_concurrency": ("int", _rng(1, 512)),
 }
 _GENERATION_FIELDS: dict[str, tuple[str, Check | None]] = {
     "max_attempts": ("int", _rng(1, 20)),

@@ -301,3 +301,19 @@ def test_config_default_instances_are_independent() -> None:
     a, b = Config(), Config()
     a.qc.curators.append("x")
     assert b.qc.curators == []
+
+
+def test_eval_section_and_several_base_urls() -> None:
+    from qcstation.core.config import parse_config
+    from qcstation.errors import ConfigError
+
+    cfg = parse_config({"eval": {"shots": 5, "templates_dir": "t"},
+                        "models": {"m": {"model": "x", "base_urls": ["http://a:1/v1/", "http://b:2/v1"]}}})
+    assert cfg.eval.shots == 5 and cfg.eval.templates_dir == "t"
+    assert cfg.models["m"].endpoints == ["http://a:1/v1", "http://b:2/v1"]
+    for bad, msg in ([["ftp://a/v1"], "must be an http"], [["http://u:p@a/v1"], "credentials"],
+                     [["http://a/v1", "http://a/v1/"], "duplicate"]):
+        with pytest.raises(ConfigError, match=msg):
+            parse_config({"models": {"m": {"model": "x", "base_urls": bad}}})
+    with pytest.raises(ConfigError, match="shots"):
+        parse_config({"eval": {"shots": 99}})

@@ -112,7 +112,7 @@ def main() -> None:
     print(f"loopback server: {args.latency_ms:g} ms latency; tasks {', '.join(tasks)}; "
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     print(f"{'concurrency':>11} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
-          f"{'run s':>6} {'score s':>7} {'peak RSS MB (25/50/75/100%)':>28}")
+          f"{'run s':>6} {'score s':>7} {'CPU µs/req bare':>7} {'ours':>7} {'peak RSS MB (25/50/75/100%)':>28}")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for conc in [int(c) for c in args.concurrency.split(",")]:
@@ -136,7 +136,9 @@ def main() -> None:
                     bodies = [json.dumps({"model": "bench", "messages": list(r.messages), "temperature": 0.0,
                                           "max_tokens": 64}).encode() for r in pending_requests(store, run_id)]
                     del ctx
+                c0 = time.process_time()
                 bare = asyncio.run(_bare(base + "/chat/completions", bodies, conc))
+                bare_cpu = (time.process_time() - c0) / len(bodies) * 1e6
                 n = len(bodies)
                 del bodies
                 marks: dict[int, float] = {}
@@ -147,16 +149,18 @@ def main() -> None:
                             marks[q] = _rss_mb()
 
                 t0 = time.perf_counter()
+                c0 = time.process_time()
                 prog = execute_run(db, run_id, cfg, progress=progress)
                 t_run = time.perf_counter() - t0
                 score_run(db, run_id, cfg)
                 t_all = time.perf_counter() - t0
+                our_cpu = (time.process_time() - c0) / n * 1e6
                 marks[100] = _rss_mb()
                 assert prog.done == n and prog.errors == 0, prog
                 rate = n / t_all
                 rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
                 print(f"{conc:>11} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} {t_run:>6.1f} "
-                      f"{t_all - t_run:>7.1f} {rss:>28}", flush=True)
+                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {rss:>28}", flush=True)
     finally:
         server.terminate()
         server.join(5)

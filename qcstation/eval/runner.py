@@ -474,10 +474,10 @@ def store_replies(store: Store, run_id: int, replies: Iterable[EvalReply]) -> di
 # -- response cache ------------------------------------------------------------------------
 
 def cache_key_for(backend_desc: Mapping[str, Any], req: EvalRequest) -> str:
-    blob = json.dumps({"v": 1, "model": backend_desc.get("model"),
-                       "endpoints": sorted(backend_desc.get("endpoints") or []),
-                       "prompt": req.prompt_hash, "temperature": req.temperature,
-                       "max_tokens": req.max_tokens, "sample": req.sample_idx}, sort_keys=True)
+    """Response-cache key: model, endpoints, messages (by hash), sampling parameters, sample."""
+    blob = "\x1f".join(("eval-v1", str(backend_desc.get("model")),
+                        "\x1e".join(sorted(backend_desc.get("endpoints") or [])), req.prompt_hash,
+                        repr(float(req.temperature)), str(req.max_tokens), str(req.sample_idx)))
     return "eval:" + hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
 
         checks = {}
         for label, m in models:
+            if m.backend == "vllm":
+                checks[label] = _check_vllm(m)
+                failures += 0 if checks[label]["ok"] else 1
+                continue
             try:
                 served = list_models(m)
                 ok = m.model in served
@@ -56,6 +60,14 @@ def run(args: argparse.Namespace) -> int:
         print("models: none configured; generation uses exact rules only")
     for label, m in models:
         key = data["api_keys"][label]
+        if m.backend == "vllm":
+            args_text = ", ".join(f"{k}={v!r}" for k, v in m.vllm_args.items()) or "defaults"
+            print(f"{label}: {m.model} on in-process vLLM (engine args: {args_text}; "
+                  f"temperature {m.temperature}, batch size {m.batch_size})")
+            if args.check:
+                c = data["checks"][label]
+                print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {c['message']}")
+            continue
         print(f"{label}: {m.model} at {m.endpoint} (key ${key['variable']} "
               f"{'set' if key['set'] else 'not set'}; temperature {m.temperature}, "
               f"concurrency {m.concurrency}, retries {m.retries})")
@@ -70,3 +82,15 @@ def run(args: argparse.Namespace) -> int:
           f"{q.defect_threshold:.0%} at {q.confidence:.0%}, overlap {q.overlap_rate:.0%}, "
           f"curators {', '.join(q.curators) or '(none)'}, dimensions {', '.join(q.dimensions)}")
     return 1 if failures else 0
+
+
+def _check_vllm(m: object) -> dict[str, object]:
+    """Whether the in-process vLLM backend can start here, without loading the model."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        return {"ok": False, "endpoint": "in-process vLLM",
+                "message": "vLLM is not installed; on a machine with a CUDA GPU run "
+                           "pip install '.[gpu]'"}
+    return {"ok": True, "endpoint": "in-process vLLM",
+            "message": "vLLM is installed (the model loads when a run starts)"}

@@ -74,6 +74,9 @@ class ModelConfig:
     backoff_s: float = 1.0               # first retry wait; doubles each retry (+ jitter)
     max_backoff_s: float = 60.0          # cap on any single wait, including Retry-After
     base_urls: list[str] = field(default_factory=list)   # several servers for one model (eval)
+    backend: str = "openai"              # openai (any OpenAI-compatible server) | vllm (in-process)
+    vllm_args: dict[str, Any] = field(default_factory=dict)   # vllm: engine args for vllm.LLM(...)
+    batch_size: int = 256                # vllm: conversations per LLM.chat call
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -220,6 +223,9 @@ _MODEL_FIELDS: dict[str, tuple[str, Check | None]] = {
     "backoff_s": ("float", _rng(0, 600)),
     "max_backoff_s": ("float", _rng(0, 3600)),
     "base_urls": ("strlist", None),
+    "backend": ("str", None),
+    "vllm_args": ("table", None),
+    "batch_size": ("int", _rng(1, 100_000)),
 }
 _EVAL_FIELDS: dict[str, tuple[str, Check | None]] = {
     "templates_dir": ("optstr", None),
@@ -268,6 +274,10 @@ def _coerce(where: _Where, section: str, key: str, kind: str, v: Any) -> Any:
         if not isinstance(v, bool):
             raise wrong("true or false")
         return v
+    if kind == "table":
+        if not isinstance(v, dict):
+            raise wrong("a table (e.g. { tensor_parallel_size = 1 })")
+        return dict(v)
     if kind == "strlist":
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             raise wrong("an array of strings")
@@ -302,7 +312,8 @@ def _secret_refusal(where: _Where, section: str, key: str) -> ConfigError:
         "api_key_env = \"OPENAI_API_KEY\""))
 
 
-def _model(where: _Where, section: str, table: Any, default_name: str = "") -> ModelConfig:
+def _model(where: _Where, section: str, table: Any, default_name: str = "",
+           evaluated: bool = False) -> ModelConfig:
     values = _fields(where, section, table, _MODEL_FIELDS)
     if "model" not in values:
         raise where.err(section, "model", "missing: every model needs `model = \"<model name>\"`")
@@ -310,9 +321,118 @@ def _model(where: _Where, section: str, table: Any, default_name: str = "") -> M
         raise where.err(section, "model", "must not be empty")
     if default_name and not values.get("name"):
         values["name"] = default_name
+    _check_backend(where, section, values, evaluated)
     m = ModelConfig(**values)
     _check_model(where, section, m)
     return m
+
+
+BACKENDS = ("openai", "vllm")
+_VLLM_ONLY = ("vllm_args", "batch_size")
+_ENGINE_ARG_RE = re.compile(r"^[a-z_][a-z0-9_]{0,63}$")
+# engine args whose type and range qcstation checks; other names are passed through and
+# checked against vLLM's own EngineArgs when the backend is built
+_ENGINE_ARGS: dict[str, tuple[str, Check | None]] = {
+    "tensor_parallel_size": ("int", _rng(1, 1024)),
+    "pipeline_parallel_size": ("int", _rng(1, 1024)),
+    "data_parallel_size": ("int", _rng(1, 1024)),
+    "gpu_memory_utilization": ("float", _rng(0, 1, lo_open=True)),
+    "max_model_len": ("int", _rng(1, 100_000_000)),
+    "max_num_seqs": ("int", _rng(1, 1_000_000)),
+    "max_num_batched_tokens": ("int", _rng(1, 100_000_000)),
+    "swap_space": ("float", _rng(0)),
+    "cpu_offload_gb": ("float", _rng(0)),
+    "seed": ("int", _rng(0, 2**63 - 1)),
+    "enforce_eager": ("bool", None),
+    "trust_remote_code": ("bool", None),
+    "enable_prefix_caching": ("bool", None),
+    "dtype": ("str", None),
+    "quantization": ("str", None),
+    "kv_cache_dtype": ("str", None),
+    "tokenizer": ("str", None),
+    "revision": ("str", None),
+    "download_dir": ("str", None),
+    "distributed_executor_backend": ("str", None),
+}
+_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_MAX_ARG_DEPTH = 4
+_MAX_ARG_ITEMS = 1000
+_MAX_ARG_STR = 4096
+
+
+def _check_backend(where: _Where, section: str, values: dict[str, Any], evaluated: bool) -> None:
+    backend = values.get("backend", "openai")
+    if backend not in BACKENDS:
+        raise where.err(section, "backend", f"unknown backend {backend!r}; expected one of "
+                                            f"{', '.join(BACKENDS)}")
+    if backend == "vllm" and not evaluated:
+        raise where.err(section, "backend", (
+            'backend = "vllm" (in-process) is only for models to evaluate ([models.NAME]); '
+            "point this model at a `vllm serve` server with base_url instead"))
+    if backend != "vllm":
+        for key in _VLLM_ONLY:
+            if key in values:
+                raise where.err(section, key, f'only used with backend = "vllm", but this model\'s '
+                                              f"backend is {backend!r}")
+        return
+    for key in ("base_url", "base_urls"):
+        if key in values:
+            raise where.err(section, key, (
+                f'backend = "vllm" runs the model inside qcstation (no server); remove {key}, '
+                'or use the default backend = "openai" to talk to `vllm serve` servers'))
+    values["vllm_args"] = _engine_args(where, section, values.get("vllm_args", {}))
+
+
+def _engine_args(where: _Where, section: str, args: dict[str, Any]) -> dict[str, Any]:
+    items = [0]
+
+    def plain(key: str, v: Any, depth: int) -> Any:
+        items[0] += 1
+        if items[0] > _MAX_ARG_ITEMS:
+            raise where.err(section, "vllm_args", f"too many values (more than {_MAX_ARG_ITEMS})")
+        if isinstance(v, bool) or _is_int(v):
+            return v
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise where.err(section, f"vllm_args.{key}", f"must be a finite number, got {v!r}")
+            return v
+        if isinstance(v, str):
+            if len(v) > _MAX_ARG_STR:
+                raise where.err(section, f"vllm_args.{key}", f"string longer than {_MAX_ARG_STR} characters")
+            return v
+        if depth >= _MAX_ARG_DEPTH:
+            raise where.err(section, f"vllm_args.{key}", f"nested deeper than {_MAX_ARG_DEPTH} levels")
+        if isinstance(v, list):
+            return [plain(key, x, depth + 1) for x in v]
+        if isinstance(v, dict):
+            return {str(k): plain(f"{key}.{k}", x, depth + 1) for k, x in v.items()}
+        raise where.err(section, f"vllm_args.{key}", f"unsupported value {_type_name(v)}")
+
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if key.lower() in _SECRET_KEYS or key.lower() == "hf_token":
+            raise where.err(section, f"vllm_args.{key}", (
+                "secrets must not be written in a config file; vLLM reads a Hugging Face token "
+                "from the HF_TOKEN environment variable"))
+        if key == "model":
+            raise where.err(section, "vllm_args.model", (
+                'the model is set by `model = "..."` in this table, not in vllm_args'))
+        if not _ENGINE_ARG_RE.match(key):
+            raise where.err(section, "vllm_args", (
+                f"{key[:40]!r} is not a vLLM engine argument name (snake_case, e.g. "
+                "tensor_parallel_size)"))
+        if key in _ENGINE_ARGS:
+            kind, check = _ENGINE_ARGS[key]
+            v = _coerce(where, section, f"vllm_args.{key}", kind, value)
+            if check is not None and (problem := check(v)):
+                raise where.err(section, f"vllm_args.{key}", problem)
+            if key == "dtype" and v not in _DTYPES:
+                raise where.err(section, "vllm_args.dtype",
+                                f"unknown dtype {v!r}; expected one of {', '.join(_DTYPES)}")
+            out[key] = v
+        else:
+            out[key] = plain(key, value, 0)
+    return out
 
 
 def _check_model(where: _Where, section: str, m: ModelConfig) -> None:
@@ -392,7 +512,8 @@ def parse_config(data: Mapping[str, Any], source: str = "<config>") -> Config:
         for name, table in models.items():
             if not isinstance(table, dict):
                 raise where.err("models", name, "must be a table: write [models.NAME] with model = \"...\"")
-            cfg.models[name] = _model(where, f"models.{name}", table, default_name=name)
+            cfg.models[name] = _model(where, f"models.{name}", table, default_name=name,
+                                      evaluated=True)
     if "generation" in data:
         cfg.generation = GenerationConfig(**_fields(where, "generation", data["generation"], _GENERATION_FIELDS))
     if "verify" in data:
@@ -523,8 +644,14 @@ def config_fingerprint(cfg: ModelConfig) -> dict[str, Any]:
     variable name), plus ``sha256`` of it, for manifests and provenance."""
     fp: dict[str, Any] = {f: getattr(cfg, f) for f in _FINGERPRINT_FIELDS}
     fp["base_url"] = cfg.endpoint
+    keys = [k for k in _FINGERPRINT_FIELDS if k != "name"]
+    if cfg.backend != "openai":      # openai fingerprints stay as they were before backends
+        fp["base_url"] = None
+        fp["backend"] = cfg.backend
+        fp["vllm_args"] = json.loads(json.dumps(cfg.vllm_args, sort_keys=True))
+        keys += ["backend", "vllm_args"]
     fp["sha256"] = hashlib.sha256(
-        json.dumps({k: fp[k] for k in _FINGERPRINT_FIELDS if k != "name"}, sort_keys=True).encode()
+        json.dumps({k: fp[k] for k in keys}, sort_keys=True).encode()
     ).hexdigest()
     return fp
 

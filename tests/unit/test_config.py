@@ -317,3 +317,94 @@ def test_eval_section_and_several_base_urls() -> None:
             parse_config({"models": {"m": {"model": "x", "base_urls": bad}}})
     with pytest.raises(ConfigError, match="shots"):
         parse_config({"eval": {"shots": 99}})
+
+
+# -- [models.NAME] backend = "vllm" (in-process) ------------------------------------------
+
+VLLM_MODEL = """
+[models.local]
+model = "Qwen/Qwen2.5-0.5B-Instruct"
+backend = "vllm"
+batch_size = 64
+max_tokens = 256
+vllm_args = { tensor_parallel_size = 2, gpu_memory_utilization = 0.8, max_model_len = 4096, dtype = "bfloat16", enforce_eager = true, hf_overrides = { rope_scaling = { factor = 2.0 } } }
+"""
+
+
+def test_vllm_model_table_is_loaded(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, VLLM_MODEL), env={})
+    m = cfg.model("local")
+    assert (m.backend, m.batch_size, m.max_tokens) == ("vllm", 64, 256)
+    assert m.vllm_args == {"tensor_parallel_size": 2, "gpu_memory_utilization": 0.8,
+                           "max_model_len": 4096, "dtype": "bfloat16", "enforce_eager": True,
+                           "hf_overrides": {"rope_scaling": {"factor": 2.0}}}
+    assert isinstance(m.vllm_args["gpu_memory_utilization"], float)
+    json.dumps(config_to_dict(cfg))
+    fp = config_fingerprint(m)
+    assert fp["backend"] == "vllm" and fp["base_url"] is None
+    assert fp["vllm_args"]["tensor_parallel_size"] == 2
+    # engine args decide results: they change the fingerprint; the batch size does not
+    other = dataclasses.replace(m, vllm_args={**m.vllm_args, "max_model_len": 2048})
+    assert config_fingerprint(other)["sha256"] != fp["sha256"]
+    assert config_fingerprint(dataclasses.replace(m, batch_size=1))["sha256"] == fp["sha256"]
+
+
+def test_openai_models_keep_their_fingerprint_and_defaults(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, '[models.x]\nmodel = "m"\nbackend = "openai"\n'), env={})
+    m = cfg.model("x")
+    assert (m.backend, m.vllm_args) == ("openai", {})
+    fp = config_fingerprint(m)
+    assert "backend" not in fp and "vllm_args" not in fp
+    assert fp["sha256"] == config_fingerprint(ModelConfig(model="m"))["sha256"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ('[models.x]\nmodel = "m"\nbackend = "vlm"\n', ["[models.x] backend", "'vlm'", "openai, vllm"]),
+        ('[models.x]\nmodel = "m"\nbackend = 1\n', ["[models.x] backend", "must be a string"]),
+        ('[generator]\nmodel = "m"\nbackend = "vllm"\n', ["[generator] backend", "[models.NAME]"]),
+        ('[[judges]]\nmodel = "m"\nbackend = "vllm"\n', ["[judges #1] backend", "vllm serve"]),
+        ('[models.x]\nmodel = "m"\nvllm_args = { seed = 1 }\n', ["[models.x] vllm_args", 'backend = "vllm"']),
+        ('[models.x]\nmodel = "m"\nbatch_size = 8\n', ["[models.x] batch_size", 'backend = "vllm"']),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nbase_url = "http://h/v1"\n',
+         ["[models.x] base_url", "no server"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nbatch_size = 0\n', ["[models.x] batch_size", "[1, 100000]"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = 3\n', ["[models.x] vllm_args", "must be a table"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { tensor_parallel_size = 0 }\n',
+         ["[models.x] vllm_args.tensor_parallel_size", "[1, 1024]"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { tensor_parallel_size = "2" }\n',
+         ["vllm_args.tensor_parallel_size", "must be an integer"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { gpu_memory_utilization = 1.5 }\n',
+         ["vllm_args.gpu_memory_utilization", "(0, 1]"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { enforce_eager = "yes" }\n',
+         ["vllm_args.enforce_eager", "true or false"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { dtype = "fp7" }\n',
+         ["vllm_args.dtype", "'fp7'", "bfloat16"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { model = "other" }\n',
+         ["vllm_args.model", 'model = "..."']),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { "Tensor-Parallel" = 2 }\n',
+         ["[models.x] vllm_args", "'Tensor-Parallel'", "snake_case"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { max_loras = nan }\n',
+         ["vllm_args.max_loras", "finite"]),
+        ('[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = { a = { b = { c = { d = { e = { f = 1 } } } } } }\n',
+         ["vllm_args.a.b.c.d.e", "deeper than 4"]),
+    ],
+)
+def test_vllm_backend_validation(tmp_path: Path, text: str, fragments: list[str]) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(ConfigError) as ei:
+        load_config(p, env={})
+    msg = str(ei.value)
+    assert msg.startswith(str(p)), msg
+    for f in fragments:
+        assert f in msg, (f, msg)
+
+
+@pytest.mark.parametrize("key", ["hf_token", "api_key", "token"])
+def test_secrets_in_vllm_args_are_refused_without_echo(tmp_path: Path, key: str) -> None:
+    p = write(tmp_path, f'[models.x]\nmodel = "m"\nbackend = "vllm"\nvllm_args = {{ {key} = "hf_secretvalue" }}\n')
+    with pytest.raises(ConfigError) as ei:
+        load_config(p, env={})
+    assert f"vllm_args.{key}" in str(ei.value) and "HF_TOKEN" in str(ei.value)
+    assert "hf_secretvalue" not in str(ei.value)

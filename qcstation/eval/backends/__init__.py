@@ -4,7 +4,10 @@
                 or several base URLs for one model (``base_urls``), requests shared out to the
                 least busy server.
 * ``reference`` answers every task with the benchmark's own reference (self-test, offline).
-* ``vllm``      vLLM in-process on a GPU (optional extra ``.[gpu]``).
+* ``vllm``      vLLM in-process on a GPU (optional extra ``.[gpu]``; imported lazily).
+
+``batch`` is not a backend but its files: OpenAI Batch JSONL out (``write_batch``) and the
+results back in (``read_batch_output``), for the OpenAI Batch API, ``vllm run-batch`` or Ray.
 """
 
 from __future__ import annotations
@@ -34,9 +37,7 @@ def make_backend(kind: str, model_cfg: Any = None) -> Backend:
 
         return OpenAIBackend(model_cfg)
     if kind == "vllm":
-        try:
-            from qcstation.eval.backends.vllm import VLLMBackend  # type: ignore[import-not-found]
-        except ImportError as exc:  # pragma: no cover - module ships with the package
-            raise ConfigError(f"the vllm backend is unavailable: {exc}") from exc
-        return VLLMBackend(model_cfg)
+        from qcstation.eval.backends.vllm import VLLMBackend
+
+        return VLLMBackend.from_config(model_cfg)
     raise ConfigError(f"unknown backend {kind!r}; known: openai, vllm, reference")

@@ -69,7 +69,7 @@ def sample_seed(request: EvalRequest) -> int | None:
 
 def parse_custom_id(custom_id: str) -> tuple[int, int, str, int] | None:
     """``run3-seed17-final-s0`` -> ``(3, 17, "final", 0)``; ``None`` if it is not one of ours."""
-    m = _CUSTOM_ID_RE.match(custom_id)
+    m = _CUSTOM_ID_RE.fullmatch(custom_id)
     if m is None or m.group(3) not in TASKS:
         return None
     return int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))

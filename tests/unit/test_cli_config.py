@@ -33,3 +33,28 @@ def test_check_against_a_live_and_a_dead_server_never_prints_the_key(
     assert data["checks"]["model dead"]["ok"] is False and "cannot reach" in data["checks"]["model dead"]["message"]
     assert data["api_keys"]["generator"] == {"variable": "MY_KEY", "set": True}
     assert "sk-secret-123456" not in out
+
+
+def test_vllm_models_are_shown_and_checked_without_loading_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from tests.fake_vllm_fixture import FAKE_VLLM_PATH
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[models.gpu]\nmodel = "Qwen/Qwen2.5-0.5B-Instruct"\nbackend = "vllm"\n'
+                   'vllm_args = { max_model_len = 2048 }\n', encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "vllm", None)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(FAKE_VLLM_PATH)])
+    assert main(["--config", str(cfg), "config", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "model gpu: Qwen/Qwen2.5-0.5B-Instruct on in-process vLLM (engine args: max_model_len=2048" in out
+    assert "check: FAILED — vLLM is not installed" in out and "pip install '.[gpu]'" in out
+    monkeypatch.delitem(sys.modules, "vllm")
+    monkeypatch.syspath_prepend(str(FAKE_VLLM_PATH))
+    assert main(["--config", str(cfg), "config", "--check", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["checks"]["model gpu"] == {"ok": True, "endpoint": "in-process vLLM",
+                                           "message": "vLLM is installed (the model loads when a run starts)"}
+    assert data["models"]["gpu"]["backend"] == "vllm"
+    assert "vllm" not in sys.modules                     # checked, not imported

@@ -716,7 +716,8 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
             desc = backend.describe()
             use_cache = backend.kind != REFERENCE
             if backend.batched:
-                _drive_batched(backend, pending, writer, meter, cancel, store, desc, use_cache)
+                _drive_batched(backend, pending, writer, meter, cancel, store, desc, use_cache,
+                               size=int(getattr(backend, "batch_size", 0) or 256))
             else:
                 asyncio.run(_drive_async(backend, pending, writer, meter, cancel, store, desc, use_cache))
             if cancel is not None and cancel.is_set():

@@ -80,7 +80,9 @@ def test_llm_is_built_once_with_the_engine_args(fake_vllm: ModuleType) -> None:
     d = b.describe()
     assert d == {"backend": "vllm", "model": "tiny/model", "name": "tiny",
                  "engine_args": {"tensor_parallel_size": 2, "max_model_len": 512, "seed": 3},
-                 "vllm_version": "0.0.0+fake"}
+                 "vllm_version": "0.0.0+fake",
+                 "endpoints": ['vllm (in-process) {"max_model_len": 512, "seed": 3, '
+                               '"tensor_parallel_size": 2}']}
 
 
 def test_unknown_engine_argument_is_refused_with_a_suggestion(fake_vllm: ModuleType) -> None:

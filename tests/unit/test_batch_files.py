@@ -148,7 +148,8 @@ def test_round_trip_through_a_real_server(tmp_path: Path, fake_openai: FakeOpenA
     assert (first.status, first.text, first.finish_reason) == ("ok", "ok", "stop")
     assert first.prompt_tokens and first.completion_tokens == 1
     assert first.extra == {"batch_line_id": "batch_req_1", "request_id": "req_1",
-                           "served_model": "fake-model"}
+                           "served_model": "fake-model", "line": 1}
+    assert [r.extra["line"] for r in replies] == [1, 2, 3, 4, 5]
     assert failed.status == "error" and failed.text is None
     assert failed.error.startswith("HTTP 500: ") and "exploded" in failed.error
     assert "\x1b" not in failed.error and "\\x1b" in failed.error

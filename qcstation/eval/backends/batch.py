@@ -279,7 +279,7 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                       max_line_bytes: int = MAX_LINE_BYTES,
                       max_file_bytes: int = MAX_FILE_BYTES) -> Iterator[EvalReply]:
     """Yield one :class:`EvalReply` per result line of an OpenAI Batch output (or error)
-    file, in file order.
+    file, in file order (``extra["line"]`` is its line number).
 
     Lines that cannot be read are appended to ``problems`` as ``FILE:LINE: message`` and
     skipped; reading goes on. A ``custom_id`` seen earlier in the same file is reported
@@ -337,4 +337,5 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                             f"on line {first_line[reply.custom_id]}; skipped")
                 continue
             first_line[reply.custom_id] = lineno
+            reply.extra["line"] = lineno
             yield reply

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -92,8 +93,12 @@ class VLLMBackend(Backend):
                    name=cfg.name)
 
     def describe(self) -> dict[str, Any]:
+        """Model and engine arguments (``endpoints`` names this engine, so the response
+        cache keeps apart runs of one model with other engine arguments, e.g. quantized)."""
+        args = json.dumps(self.engine_args, sort_keys=True, default=str)
         return {"backend": self.kind, "model": self.model, "name": self.name,
-                "engine_args": dict(self.engine_args), "vllm_version": self.vllm_version}
+                "engine_args": dict(self.engine_args), "vllm_version": self.vllm_version,
+                "endpoints": [f"{ENDPOINT} {args}"]}
 
     # -- requests -> vLLM inputs ------------------------------------------------------------
 

@@ -195,3 +195,23 @@ def test_export_refuses_reference_runs_and_splits_large_ones(qs_db: Path, tmp_pa
     assert {x["body"]["model"] for f in report["files"] for x in lines(Path(f))} == {"org/served-name"}
     assert main(["--db", str(qs_db), "eval", "export-batch", "999"]) == 2
     assert "no evaluation run 999" in capsys.readouterr().err
+
+
+def test_export_refuses_a_run_another_live_process_is_running(
+        qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
+    import datetime
+    import os
+    import socket
+
+    run_id = _openai_run(qs_db, fake_openai, tasks=["final"])
+    beat = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    with Store(qs_db) as s, s.transaction():       # the parent of this test: alive, on this host
+        s.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ? WHERE id = ?",
+                  (f"{socket.gethostname()}:{os.getppid()}", beat, run_id))
+    out = tmp_path / "x.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out)]) == 2
+    assert "is being run by" in capsys.readouterr().err and not out.exists()
+    with Store(qs_db) as s, s.transaction():       # its process is gone: the lease is free
+        s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{socket.gethostname()}:999999999", run_id))
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out)]) == 0
+    assert len(lines(out)) == 5

@@ -251,7 +251,8 @@ def _reply(record: Any) -> EvalReply:
                          extra=extra)
     if isinstance(body.get("model"), str):
         extra["served_model"] = clean(body["model"], 200)
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    raw_usage = body.get("usage")
+    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     prompt_tokens = _count(usage.get("prompt_tokens"))
     completion_tokens = _count(usage.get("completion_tokens"))
     choices = body.get("choices")

@@ -225,6 +225,8 @@ def import_cmd(args: argparse.Namespace) -> int:
                     "responses": info.n_outputs, "requests": info.n_requests,
                     "pending": pending, "status": info.status})
         return status
+    if len(unreadable) == len(args.files):
+        return status
     new = totals["stored"] + totals["stored_error"]
     print(f"run {run_id}: {totals['read']} results read from {len(args.files) - len(unreadable)} "
           f"file(s)")

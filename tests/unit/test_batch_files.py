@@ -331,3 +331,21 @@ def test_ray_example_refuses_files_that_are_not_batch_requests(tmp_path: Path) -
     bad.write_text('{"custom_id": "a", "url": "/v1/embeddings", "body": {}}\n', encoding="utf-8")
     with pytest.raises(SystemExit, match="bad.jsonl:1: not an OpenAI Batch chat request"):
         list(ex.read_requests([str(bad)]))
+
+
+def test_a_file_that_is_not_batch_output_is_one_error_not_thousands(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("".join(f"line {i} of some other file\n" for i in range(5000)), encoding="utf-8")
+    problems: list[str] = []
+    with pytest.raises(BatchFileError) as ei:
+        list(read_batch_output(junk, problems=problems))
+    assert str(ei.value).startswith(f"{junk} does not look like an OpenAI Batch output file: "
+                                    "its first 20 lines are not results (line 1: not valid JSON")
+    assert not str(ei.value).endswith("skipped)")
+    assert problems == []
+    # a bad start followed by results is still read
+    good = json.dumps({"custom_id": "run3-seed1-final-s0", "response": None, "error": "x"})
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("{bad\n" * 19 + good + "\n" + "{bad\n" * 30, encoding="utf-8")
+    replies = list(read_batch_output(mixed, problems=problems))
+    assert [r.custom_id for r in replies] == ["run3-seed1-final-s0"] and len(problems) == 49

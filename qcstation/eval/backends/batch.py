@@ -46,6 +46,7 @@ MAX_BYTES_PER_FILE = 190 * 1024 * 1024      # OpenAI allows 200 MB; keep a margi
 MAX_LINE_BYTES = 16 * 1024 * 1024           # one output line (a chat.completion)
 MAX_FILE_BYTES = 8 * 1024 * 1024 * 1024     # one output file
 MAX_CUSTOM_ID = 200
+_GIVE_UP_AFTER = 20          # this many bad lines before any good one: not a batch output file
 _MESSAGE_LIMIT = 300
 
 _CUSTOM_ID_RE = re.compile(r"^run([0-9]{1,12})-seed([0-9]{1,12})-([a-z]{1,32})-s([0-9]{1,6})$")
@@ -285,7 +286,8 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
     Lines that cannot be read are appended to ``problems`` as ``FILE:LINE: message`` and
     skipped; reading goes on. A ``custom_id`` seen earlier in the same file is reported
     and its later line skipped. A missing, unreadable or oversized file raises
-    :class:`BatchFileError` before anything is yielded.
+    :class:`BatchFileError` before anything is yielded, and so does a file whose first
+    20 lines are all unreadable (not a batch output file at all).
     """
     path = Path(path)
     sink = problems if problems is not None else []
@@ -305,9 +307,15 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
     except OSError as exc:
         raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     first_line: dict[str, int] = {}
+    start = len(sink)
     with f:
         lineno = 0
         while True:
+            if not first_line and len(sink) - start >= _GIVE_UP_AFTER:
+                first = sink[start].split(": ", 1)[-1].removesuffix("; skipped")
+                del sink[start:]
+                raise BatchFileError(f"{path} does not look like an OpenAI Batch output file: its "
+                                     f"first {_GIVE_UP_AFTER} lines are not results (line 1: {first})")
             raw = f.readline(max_line_bytes + 1)
             if not raw:
                 break

@@ -266,6 +266,10 @@ def run_cmd(args: argparse.Namespace) -> int:
     if not args.model:
         raise EvalError("name the model to evaluate with --model NAME (a [models.NAME] of the "
                         "configuration) or --model reference for the offline self-test")
+    if args.model != "reference" and cfg.model(args.model).backend == "vllm":
+        from qcstation.eval.backends.vllm import require_vllm
+
+        require_vllm()   # before the run is created: no empty run left behind without vLLM
     with store_from_args(args) as store:
         release = None if args.working_set else _parse_release(args.release, store)
         shots = args.shots if args.shots is not None else cfg.eval.shots

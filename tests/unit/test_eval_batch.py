@@ -76,6 +76,8 @@ def test_a_vllm_run_without_vllm_says_how_to_install(qs_db: Path, tmp_path: Path
     assert proc.returncode == 2
     assert "vLLM is not installed" in proc.stderr and "pip install '.[gpu]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+    with Store(qs_db) as s:                        # checked before the run is created
+        assert s.scalar("SELECT COUNT(*) FROM eval_runs") == 0
 
 
 # -- export-batch / import-batch -------------------------------------------------------------

@@ -30,6 +30,11 @@ INSTALL_HINT = ("the vllm backend runs the model in this process and needs vLLM 
 ENDPOINT = "vllm (in-process)"
 
 
+def require_vllm() -> Any:
+    """The ``vllm`` module, or :class:`ModelAccessError` saying how to install it."""
+    return _import_vllm()
+
+
 def _import_vllm() -> Any:
     try:
         return importlib.import_module("vllm")

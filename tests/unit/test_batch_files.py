@@ -349,3 +349,22 @@ def test_a_file_that_is_not_batch_output_is_one_error_not_thousands(tmp_path: Pa
     mixed.write_text("{bad\n" * 19 + good + "\n" + "{bad\n" * 30, encoding="utf-8")
     replies = list(read_batch_output(mixed, problems=problems))
     assert [r.custom_id for r in replies] == ["run3-seed1-final-s0"] and len(problems) == 49
+
+
+async def test_exported_bodies_are_what_the_online_backend_sends(fake_openai: FakeOpenAI) -> None:
+    """A batch route and an online run of the same model send the same request (seed
+    included), so they draw the same samples."""
+    from qcstation.core.config import ModelConfig
+    from qcstation.eval.backends.batch import request_body
+    from qcstation.eval.backends.openai_compat import OpenAIBackend
+
+    requests = [req(4, sample=s, temperature=0.7) for s in range(3)] + [req(5)]
+    backend = OpenAIBackend(ModelConfig(model="fake-model", base_url=fake_openai.base_url))
+    try:
+        for r in requests:
+            assert (await backend.complete(r)).status == "ok"
+    finally:
+        await backend.aclose()
+    sent = [r.body for r in fake_openai.chat_requests]
+    assert sent == [request_body(r, model="fake-model") for r in requests]
+    assert [b.get("seed") for b in sent] == [0, 1, 2, None]

@@ -28,7 +28,6 @@ file is still read. Nothing here imports Textual or talks to a network.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -59,13 +58,12 @@ class BatchFileError(QCStationError):
 
 def sample_seed(request: EvalRequest) -> int | None:
     """The sampling seed of a request: ``None`` for greedy decoding (temperature 0), else
-    derived from the sample index alone, so every sample of an item differs from the
-    others and the same sample is drawn again on a re-run (by vLLM in-process, ``vllm
-    run-batch``, Ray or the OpenAI Batch API alike)."""
+    the sample index, so every sample of an item differs from the others and the same
+    sample is drawn again on a re-run. Every route uses it: the openai backend, vLLM
+    in-process, ``vllm run-batch``, Ray and the OpenAI Batch API."""
     if request.temperature <= 0:
         return None
-    digest = hashlib.sha256(f"qcstation-sample-{request.sample_idx}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFF_FFFF
+    return request.sample_idx
 
 
 def parse_custom_id(custom_id: str) -> tuple[int, int, str, int] | None:

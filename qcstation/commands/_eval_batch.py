@@ -12,6 +12,7 @@ read at all.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from qcstation.commands._common import print_json, store_from_args
 
 ORDER = 20
 _SHOWN_PROBLEMS = 20
+_IMPORT_CHUNK = 20_000
 
 
 def _positive_int(text: str) -> int:
@@ -185,8 +187,14 @@ def import_cmd(args: argparse.Namespace) -> int:
                     yield reply
 
             malformed: list[str] = []
+            counts: dict[str, int] = {}
+            stream = ours(read_batch_output(path, problems=malformed))
             try:
-                counts = store_replies(store, run_id, ours(read_batch_output(path, problems=malformed)))
+                # stored a slice at a time: memory stays bounded on large files, and a re-run
+                # after an interruption skips what was stored
+                while chunk := list(itertools.islice(stream, _IMPORT_CHUNK)):
+                    for key, n in store_replies(store, run_id, chunk).items():
+                        counts[key] = counts.get(key, 0) + n
             except BatchFileError as exc:
                 unreadable.append(str(exc))
                 continue

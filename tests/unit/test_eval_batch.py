@@ -217,3 +217,34 @@ def test_export_refuses_a_run_another_live_process_is_running(
         s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{socket.gethostname()}:999999999", run_id))
     assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out)]) == 0
     assert len(lines(out)) == 5
+
+
+def test_large_imports_are_stored_a_slice_at_a_time(qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import qcstation.commands._eval_batch as cmd
+
+    from qcstation.eval import runner
+
+    monkeypatch.setattr(cmd, "_IMPORT_CHUNK", 2)
+    sizes: list[int] = []
+    real_store_replies = runner.store_replies
+
+    def spy(store: object, run: int, replies: list[object]) -> dict[str, int]:
+        sizes.append(len(replies))
+        return real_store_replies(store, run, replies)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "store_replies", spy)
+    run_id = _openai_run(qs_db, fake_openai, tasks=["final"], limit=5)
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    run_batch_over_http(inp, out, fake_openai.url)
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8").splitlines()
+    out.write_text("\n".join([*text, text[0]]) + "\n", encoding="utf-8")   # a duplicate line at the end
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["read"], report["stored"], report["already"], report["pending"]) == (5, 5, 0, 0)
+    assert report["problems"] == [f"{out}:6: run{run_id}-" + text[0].split(f'"run{run_id}-', 1)[1].split('"')[0]
+                                  + " already appeared on line 1; skipped"]
+    assert len(outputs(qs_db, run_id)) == 5 and sizes == [2, 2, 1]

@@ -64,6 +64,16 @@ def test_vllm_backend_runs_a_whole_evaluation(qs_db: Path, fake_vllm: ModuleType
     assert sum(len(i.calls) for i in fake_vllm.LLM.instances) == 5
     assert {k: o["response"] for k, o in outputs(qs_db, again).items()} == \
         {k: o["response"] for k, o in out.items()}
+    # other engine arguments (say, a shorter context or a quantization) are another engine:
+    # the cache does not answer for it
+    other = config(models={"gpu": {"model": "tiny/model", "backend": "vllm", "batch_size": 8,
+                                   "vllm_args": {"max_model_len": 50_000}}})
+    with Store(qs_db) as s:
+        third = create_run(s, other, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
+                           samples=2, temperature=0.7)
+    prog3 = execute_run(qs_db, third, other)
+    assert (prog3.done, prog3.cached) == (40, 0)
+    assert fake_vllm.LLM.instances[-1].engine_args.max_model_len == 50_000
 
 
 def test_a_vllm_run_without_vllm_says_how_to_install(qs_db: Path, tmp_path: Path) -> None:

@@ -392,7 +392,7 @@ def prompt_messages(store: Store, run_id: int, seed_id: int, task: str,
 
 
 def parse_custom_id(custom_id: str) -> tuple[int, int, str, int] | None:
-    m = _CUSTOM_ID_RE.match(str(custom_id))
+    m = _CUSTOM_ID_RE.fullmatch(str(custom_id))
     if not m or m.group(3) not in TASKS:
         return None
     return int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))

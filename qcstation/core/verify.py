@@ -58,7 +58,6 @@ time (``VerifyLimits.wall_s`` overrides).
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -74,6 +73,12 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.answers import ExactAnswer, fraction_to_str, matches, parse_number
+from qcstation.core.isolation import apply_worker_limits as _apply_worker_limits
+from qcstation.core.isolation import current_vm_mb as _current_vm_mb
+from qcstation.core.isolation import mp_context
+from qcstation.core.isolation import set_cpu_budget as _set_cpu_budget
+from qcstation.core.isolation import signal_name as _signal_name
+from qcstation.core.isolation import silence_output as _silence_output
 from qcstation.core.smtlib import (
     MAX_BYTES,
     Command,
@@ -513,63 +518,7 @@ def verify_smtlib(text: str, expected: str | ExactAnswer | None = None,
 # --------------------------------------------------------------------------- worker
 
 
-def _apply_worker_limits(memory_mb: int) -> None:
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    try:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except (ValueError, OSError):  # pragma: no cover
-        pass
-    limit = int(memory_mb) * 1024 * 1024
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):  # pragma: no cover
-        pass
-
-
-def _current_vm_mb() -> float:
-    try:
-        with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[0])
-        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
-        return 200.0
-
-
-def _set_cpu_budget(seconds: float) -> None:
-    """Soft RLIMIT_CPU = CPU used so far + this job's budget (SIGXCPU ends a runaway job)."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover
-        return
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    spent = used.ru_utime + used.ru_stime
-    soft = int(math.ceil(spent + seconds))
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    except (ValueError, OSError):  # pragma: no cover
-        pass
-
-
 _RECYCLE_CONTEXT_EVERY = 2000
-
-
-def _silence_output() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os.close(devnull)
-    except OSError:  # pragma: no cover
-        pass
 
 
 def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) -> None:
@@ -617,21 +566,9 @@ def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) ->
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        # preloaded in the fork server, so a (re)started worker costs a fork, not an import
-        ctx.set_forkserver_preload(["z3", "qcstation.core.answers", "qcstation.core.smtlib",
-                                    "qcstation.core.verify"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _signal_name(sig: int) -> str:
-    try:
-        return signal.Signals(sig).name
-    except ValueError:
-        return f"signal {sig}"
+    # z3 and the verifier are preloaded in the (shared) fork server
+    return mp_context(["z3", "qcstation.core.answers", "qcstation.core.smtlib",
+                       "qcstation.core.verify"])
 
 
 class _Worker:

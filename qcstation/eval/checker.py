@@ -235,7 +235,7 @@ def _balanced(text: str, open_at: int, limit: int = 4 * MAX_ANSWER_CHARS) -> int
 
 def _unwrap_text(s: str) -> str:
     for _ in range(3):
-        new = _TEXT_CMD.sub(lambda m: " " + m.group(1) + " ", s)
+        new = _TEXT_CMD.sub(lambda m: m.group(1), s)
         if new == s:
             break
         s = new
@@ -461,7 +461,6 @@ def extract_answer(text: str | None) -> Extraction:
         if value is not None:
             return Extraction(inner, "bold", value)
 
-    last: tuple[str, ExactAnswer] | None = None
     last_text: str | None = None
     for m in _TOKEN_STRICT.finditer(tail):
         tok = m.group("tok").strip()
@@ -472,12 +471,12 @@ def extract_answer(text: str | None) -> Extraction:
         if _INSIDE_EXPR.search(tail, max(0, m.start() - 12), m.start()):
             continue  # the 2 of \sqrt{2} or x^{2} is not an answer
         last_text = tok
-        v = _exact(tok)
-        last = (tok, v) if v is not None else None
-    if last is not None:
-        return Extraction(last[0], "last-number", last[1])
     if last_text is not None:
-        return Extraction(last_text, "last-number", None, "the last number is too long to read")
+        value = _exact(last_text)
+        if value is None and not _digits_ok(last_text):
+            return Extraction(last_text[:MAX_ANSWER_CHARS], "last-number", None,
+                              f"the last number has more than {MAX_DIGITS} digits")
+        return Extraction(last_text, "last-number", value)
     return Extraction(None, None, None, "no answer found (no \\boxed{}, answer marker or number)")
 
 
@@ -587,6 +586,10 @@ def _decide_exact(ext: Extraction, gold: Gold, response: str | None) -> CheckRes
     if not ext.found and (gold.exact is not None or not (response or "").strip()):
         return CheckResult("unparseable", None, None, "none", ext.reason or "no answer found",
                            None, gold.shown)
+    if ext.text is not None and not _digits_ok(ext.text):
+        return CheckResult("unparseable", _shorten(ext.text), None, "none",
+                           f"the answer has a number with more than {MAX_DIGITS} digits",
+                           ext.source, gold.shown)
     if gold.exact is not None and ext.value is not None:
         how = _compare_exact(ext.value, gold.exact)
         value = _value_text(ext.value)

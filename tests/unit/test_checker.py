@@ -1,0 +1,339 @@
+"""The final-answer checker: real extraction, real math-verify in real worker processes,
+the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from qcstation.eval.checker import (
+    CHECKER_VERSION,
+    MAX_SCAN_CHARS,
+    AnswerChecker,
+    CheckLimits,
+    check_answer,
+    extract_answer,
+    parse_gold,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def checker() -> AnswerChecker:
+    with AnswerChecker(workers=2, limits=CheckLimits(timeout_s=3)) as c:
+        yield c
+
+
+# --------------------------------------------------------------------------- traps (exact path)
+
+# (response, gold_text, gold_value, verdict, extracted, method)
+TRAPS = [
+    # several boxed answers: the last non-empty one counts
+    ("First \\boxed{12}. Wait, I made an error: \\boxed{18}", "18", None, "correct", "18", "exact"),
+    ("\\boxed{18} ... on reflection \\boxed{20}", "18", None, "wrong", "20", "exact"),
+    ("\\boxed{18} and then \\boxed{}", "18", None, "correct", "18", "exact"),
+    # boxed text and nested braces
+    ("\\boxed{\\text{18 apples}}", "18", None, "correct", "18 apples", "exact"),
+    ("$\\boxed{\\dfrac{\\text{7}}{2}}$", "7/2", None, "correct", "\\dfrac{7}{2}", "exact"),
+    ("\\boxed{x = 18}", "18", None, "correct", "18", "exact"),
+    ("so \\boxed 5 is it", "5", None, "correct", "5", "exact"),
+    # a gold answer without delimiters, given as text or as the stored exact value
+    ("The answer is 3.5", "\\frac{7}{2}", None, "correct", "3.5", "exact"),
+    ("Thus the answer is 540 degrees.", "540°", "540", "correct", "540 degrees", "exact"),
+    ("The answer is 4 1/3 km/h", "4 1/3 km/h", "13/3", "correct", "4 1/3 km/h", "exact"),
+    # Markdown bold
+    ("Adding up, she has **73** stickers.", "73", None, "correct", "73", "exact"),
+    ("**Step 2**: add 3 and 4 to get 7.", "7", None, "correct", "7", "exact"),
+    ("**Final Answer:** 42", "42", None, "correct", "42", "exact"),
+    # answer markers, trailing sentences
+    ("The answer is 18.", "18", None, "correct", "18", "exact"),
+    ("The answer is 18. Then we double-check with 20 apples.", "18", None, "correct", "18",
+     "exact"),
+    ("The answer is 18 because 6 x 3 = 18, not 20.", "18", None, "correct", "18", "exact"),
+    ("Natalia sold 48/2 = 24 clips in May.\n#### 72", "72", None, "correct", "72", "exact"),
+    ("#### Step 1\nShe has 5 + 13 = 18 eggs.", "18", None, "correct", "18", "exact"),
+    ("Final answer: $18", "18", None, "correct", "$18", "exact"),
+    ("Final Answer: The final answer is $18$. I hope it is correct.", "18", None, "correct", "18",
+     "exact"),
+    ("The answer is:\n\n18", "18", None, "correct", "18", "exact"),
+    ("The answer is x = 18.", "18", None, "correct", "18", "exact"),
+    # percentages (p% matches a gold of p and of p/100; 0.25 matches a gold written 25%)
+    ("The answer is 25%.", "25", None, "correct", "25%", "exact"),
+    ("The answer is 25%.", "0.25", None, "correct", "25%", "exact"),
+    ("The answer is 25\\%.", "25", None, "correct", "25%", "exact"),
+    ("The answer is 0.25", "25%", None, "correct", "0.25", "exact"),
+    ("The answer is 0.25", "25", None, "wrong", "0.25", "exact"),
+    ("The answer is 20%.", "25", None, "wrong", "20%", "exact"),
+    # thousands separators
+    ("The answer is 1,000.", "1000", None, "correct", "1,000", "exact"),
+    ("The answer is 1 000.", "1000", None, "correct", "1 000", "exact"),
+    ("The answer is 1\u202f000.", "1000", None, "correct", "1 000", "exact"),
+    ("\\boxed{1{,}250{,}000}", "1250000", None, "correct", "1{,}250{,}000", "exact"),
+    ("It took 2 hours 20 minutes.", "140", None, "wrong", "20", "exact"),
+    # units and currency
+    ("The answer is 18 dollars.", "18", None, "correct", "18 dollars", "exact"),
+    ("She pays $18.00 in total.", "18", None, "correct", "$18.00", "exact"),
+    ("The answer is 18 meters", "18", None, "correct", "18 meters", "exact"),
+    ("\\boxed{18 \\text{ cm}^2}", "18", None, "correct", "18 cm^2", "exact"),
+    ("The answer is \\$18.", "18", None, "correct", "$18", "exact"),
+    ("It costs €1,250.50 now.", "1250.5", None, "correct", "€1,250.50", "exact"),
+    # negative numbers
+    ("The answer is -5.", "-5", None, "correct", "-5", "exact"),
+    ("The answer is −5.", "-5", None, "correct", "-5", "exact"),
+    ("The temperature is $-12$ degrees.", "-12", None, "correct", "$-12", "exact"),
+    ("The answer is 5.", "-5", None, "wrong", "5", "exact"),
+    # decimals vs fractions
+    ("The answer is 0.5", "1/2", None, "correct", "0.5", "exact"),
+    ("The answer is 1/2", "0.5", None, "correct", "1/2", "exact"),
+    ("The answer is \\frac{1}{2}.", "0.5", "1/2", "correct", "\\frac{1}{2}", "exact"),
+    ("The answer is $\\dfrac{7}{2}$.", "3.5", "7/2", "correct", "\\dfrac{7}{2}", "exact"),
+    ("\\boxed{\\tfrac12}", "0.5", None, "correct", "\\tfrac12", "exact"),
+    ("The answer is 0.33", "1/3", None, "correct", "0.33", "exact-rounded"),
+    ("The answer is 33.33%", "1/3", None, "correct", "33.33%", "exact-rounded"),
+    ("The answer is 0.3", "1/3", None, "wrong", "0.3", "exact"),
+    ("The answer is 0.13", "1/8", None, "wrong", "0.13", "exact"),
+    ("The answer is 18.00", "18", None, "correct", "18.00", "exact"),
+    # a decimal gold keeps its stated tolerance
+    ("The answer is 1/3", "0.33", "33/100", "correct", "1/3", "exact"),
+    # number words
+    ("The answer is eighteen.", "18", None, "correct", "eighteen", "exact"),
+    ("\\boxed{one hundred and five}", "105", None, "correct", "one hundred and five", "exact"),
+    ("The answer is twenty-one.", "18", None, "wrong", "twenty-one", "exact"),
+    ("The answer is eighteen dollars.", "18", None, "unparseable", "eighteen dollars", "none"),
+    # no answer at all, empty responses
+    ("I am not sure how to solve this problem.", "18", None, "unparseable", None, "none"),
+    ("", "18", None, "unparseable", None, "none"),
+    ("   \n  ", "18", None, "unparseable", None, "none"),
+    (None, "18", None, "unparseable", None, "none"),
+]
+
+
+@pytest.mark.parametrize("response,gold,gold_value,verdict,extracted,method", TRAPS)
+def test_traps(response: str | None, gold: str, gold_value: str | None, verdict: str,
+               extracted: str | None, method: str) -> None:
+    res = check_answer(response, gold, gold_value)
+    assert (res.verdict, res.extracted, res.method) == (verdict, extracted, method), res.detail
+    assert res.checker_version == CHECKER_VERSION
+
+
+def test_traps_never_need_a_worker_process() -> None:
+    with AnswerChecker(workers=1) as c:
+        out = c.check_many([(r, g, v) for r, g, v, *_ in TRAPS])
+        assert not c.started  # all decided in-process
+    assert [r.verdict for r in out] == [t[3] for t in TRAPS]
+
+
+def test_extraction_sources_and_values() -> None:
+    e = extract_answer("Step 1: 3 + 4 = 7.\n\\boxed{\\frac{1}{\\sqrt{4}}}")
+    assert (e.source, e.text, e.value) == ("boxed", "\\frac{1}{\\sqrt{4}}", None)
+    e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$ and \\boxed{7}")
+    assert (e.source, e.text, str(e.value.value)) == ("boxed", "7", "7")
+    e = extract_answer("We get **12**, then subtract 2. The answer is 10.")
+    assert (e.source, e.text) == ("marker", "10")
+    e = extract_answer("Total is 18 apples.")
+    assert (e.source, e.text) == ("last-number", "18")
+    e = extract_answer("The root is \\sqrt{2}")  # the 2 inside \sqrt is not an answer
+    assert not e.found
+    assert "no answer" in e.reason
+
+
+def test_gold_parsing() -> None:
+    assert parse_gold("18", "18").shown == "18"
+    assert parse_gold("0.33", "33/100").exact.decimals == 2  # tolerance of the text kept
+    assert parse_gold("something odd", "7/2").shown == "7/2"  # stored value wins
+    assert parse_gold("\\frac{\\sqrt{3}}{2}").exact is None  # symbolic: math-verify decides
+    assert parse_gold("25%").shown == "25%"
+
+
+# --------------------------------------------------------------------------- math-verify workers
+
+
+@pytest.mark.parametrize("response,gold,verdict", [
+    ("The answer is $\\frac{\\sqrt{3}}{2}$.", "\\frac{\\sqrt{3}}{2}", "correct"),
+    ("\\boxed{\\sqrt{3}/2}", "\\frac{\\sqrt{3}}{2}", "correct"),
+    ("\\boxed{2\\sqrt{3}}", "\\frac{\\sqrt{3}}{2}", "wrong"),
+    ("\\boxed{\\sqrt{324}}", "18", "correct"),
+    ("\\boxed{2^{3}}", "8", "correct"),  # not read as 2 with a unit ^3
+    ("\\boxed{2^{3}}", "6", "wrong"),
+    ("The interval is $(1, 2)$.", "(1,2)", "correct"),
+    ("\\boxed{x^2+1}", "1+x^2", "correct"),
+    ("\\boxed{3\\pi}", "3\\pi", "correct"),
+    ("Therefore $\\boxed{\\text{(C)}}$", "\\frac{1}{2}", "wrong"),  # an answer, not 1/2
+    ("\\boxed{\\frac{}{}}", "\\frac{1}{2}", "unparseable"),
+])
+def test_symbolic_answers_go_to_math_verify(checker: AnswerChecker, response: str, gold: str,
+                                            verdict: str) -> None:
+    res = checker.check(response, gold)
+    assert res.verdict == verdict, res
+    assert res.method in ("math-verify", "gold") and res.detail
+
+
+def test_check_many_keeps_order_and_mixes_paths(checker: AnswerChecker) -> None:
+    items = [
+        ("The answer is 18.", "18", "18"),
+        ("\\boxed{\\sqrt{2}}", "\\sqrt{2}", None),
+        ("No idea.", "18", "18"),
+        ("\\boxed{\\sqrt{8}}", "2\\sqrt{2}", None),
+        ("\\boxed{\\sqrt{8}}", "3", None),
+        ("#### 7", "8", "8"),
+    ]
+    out = checker.check_many(items)
+    assert [(r.verdict, r.method) for r in out] == [
+        ("correct", "exact"), ("correct", "math-verify"), ("unparseable", "none"),
+        ("correct", "math-verify"), ("wrong", "math-verify"), ("wrong", "exact")]
+    assert checker.started
+
+
+def test_math_verify_works_from_a_thread(checker: AnswerChecker) -> None:
+    # math-verify's signal.alarm fails outside a main thread; the workers make it safe
+    box: list[object] = []
+    t = threading.Thread(target=lambda: box.append(checker.check("\\boxed{\\sqrt{9}}", "3")))
+    t.start()
+    t.join(timeout=60)
+    assert box and box[0].verdict == "correct"  # type: ignore[attr-defined]
+
+
+def test_math_verify_timeout_is_unparseable_with_a_reason() -> None:
+    with AnswerChecker(workers=1, limits=CheckLimits(timeout_s=1)) as c:
+        start = time.perf_counter()
+        res = c.check("\\boxed{9^{9^{9}}}", "5")
+        assert time.perf_counter() - start < c.limits.wall_clock_s() + 10
+        assert res.verdict == "unparseable"
+        assert "longer than 1 s" in res.detail or "time limit" in res.detail
+
+
+def test_hung_worker_is_killed_at_the_wall_clock() -> None:
+    limits = CheckLimits(timeout_s=1, wall_s=1.5)
+    with AnswerChecker(workers=1, limits=limits) as c:
+        assert c.check("\\boxed{\\sqrt{4}}", "2").verdict == "correct"
+        [pid] = c.worker_pids()
+        os.kill(pid, signal.SIGSTOP)  # a stopped worker never answers: only the kill ends it
+        start = time.perf_counter()
+        res = c.check("\\boxed{\\sqrt{9}}", "3")
+        elapsed = time.perf_counter() - start
+        assert res.verdict == "unparseable" and "wall-clock" in res.detail, res
+        assert 1.4 <= elapsed < 1.5 + 5.0
+        assert c.worker_pids() != [pid]
+        assert c.check("\\boxed{\\sqrt{9}}", "3").verdict == "correct"
+
+
+def test_worker_killed_mid_job_gives_unparseable_and_is_replaced() -> None:
+    with AnswerChecker(workers=1, limits=CheckLimits(timeout_s=5)) as c:
+        assert c.check("\\boxed{\\sqrt{4}}", "2").verdict == "correct"
+        [pid] = c.worker_pids()
+        timer = threading.Timer(0.5, os.kill, (pid, signal.SIGKILL))
+        timer.start()
+        out = c.check_many([("\\boxed{9^{9^{9}}}", "5", None), ("\\boxed{\\sqrt{16}}", "4", None)])
+        timer.join()
+        assert out[0].verdict == "unparseable" and "SIGKILL" in out[0].detail, out[0]
+        assert out[1].verdict == "correct"  # the next item went to the replacement
+        assert c.worker_pids() != [pid]
+
+
+def test_unreadable_gold_is_reported_as_such(checker: AnswerChecker) -> None:
+    res = checker.check("\\boxed{18}", "\\text{}")
+    assert res.verdict == "unparseable" and res.method == "gold"
+    res = check_answer("\\boxed{18}", "")
+    assert res.verdict == "unparseable" and res.method == "gold"
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_only_the_tail_is_searched() -> None:
+    text = "The answer is 99.\n" + "x" * (MAX_SCAN_CHARS + 10) + "\nno number here"
+    assert check_answer(text, "99").verdict == "unparseable"
+    assert check_answer("The answer is 99.\n" + "x" * 1000, "99").verdict == "correct"
+
+
+def test_huge_numbers_never_hit_the_int_str_limit() -> None:
+    big = "9" * 5000
+    for text in (f"\\boxed{{{big}}}", f"The answer is {big}.", f"we get {big}", f"**{big}**"):
+        res = check_answer(text, "18")
+        assert res.verdict == "unparseable" and "digits" in res.detail
+    assert check_answer("The answer is 18.", big, big).verdict == "wrong"
+
+
+PATHOLOGICAL = {
+    "digits": "1" * 1_000_000,
+    "open boxes": "\\boxed{" * 150_000,
+    "braces": "{" * 1_000_000,
+    "bold markers": "**" * 500_000,
+    "unclosed bold": "**" + "a" * 1_000_000,
+    "markers": "The answer is " * 70_000,
+    "hashes": "#### " * 200_000,
+    "commas": "1," * 500_000,
+    "spaced groups": "1 000 " * 160_000,
+    "dollars": "$1" * 500_000,
+    "fracs": "\\frac{" * 160_000,
+    "number words": "one hundred and " * 60_000,
+    "percents": "5%" * 500_000,
+    "escapes": "\x1b[" * 500_000,
+    "backslashes": "\\" * 1_000_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_no_catastrophic_backtracking_on_1mb(name: str) -> None:
+    text = PATHOLOGICAL[name]
+    start = time.perf_counter()
+    extract_answer(text)
+    res = check_answer(text, "18", "18")
+    assert time.perf_counter() - start < 1.0, name
+    assert res.verdict in ("correct", "wrong", "unparseable")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "qcstation", "check-answer", *args],
+                          input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_cli_json() -> None:
+    proc = _cli("So the total is **73**.", "--gold", "73", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["extracted"] == "73" and data["verdict"] == "correct"
+    assert data["value"] == "73" and data["method"] == "exact"
+    assert data["checker_version"] == CHECKER_VERSION
+
+
+def test_cli_stdin_symbolic_and_exit_code_zero_for_any_verdict() -> None:
+    proc = _cli("-", "--gold", "\\frac{\\sqrt{3}}{2}", "--json",
+                stdin="We simplify.\n\nThe answer is $\\frac{\\sqrt{3}}{2}$.\n")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] == "correct" and data["method"] == "math-verify"
+    wrong = _cli("The answer is 17.", "--gold", "18")
+    assert wrong.returncode == 0 and "verdict:   wrong" in wrong.stdout
+    none = _cli("no idea", "--gold", "18", "--json")
+    assert none.returncode == 0 and json.loads(none.stdout)["verdict"] == "unparseable"
+
+
+def test_cli_escapes_control_characters() -> None:
+    proc = _cli("-", "--gold", "3", stdin="\\boxed{\x1b]0;owned\x07\u202e7}")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout and "\u202e" not in proc.stdout
+    assert "\\u202e" in proc.stdout and "verdict:" in proc.stdout
+    js = _cli("-", "--gold", "3", "--json", stdin="\\boxed{\u202e7}")
+    assert "\u202e" not in js.stdout and json.loads(js.stdout)["extracted"] == "\u202e7"
+
+
+def test_cli_usage_errors_exit_2() -> None:
+    assert _cli("18", "--gold", "  ").returncode == 2
+    assert _cli("18").returncode == 2  # --gold is required
+    bad = _cli("18", "--gold", "18", "--gold-value", "eighteen")
+    assert bad.returncode == 2 and "not an exact number" in bad.stderr
+    big = _cli("-", "--gold", "18", stdin="1" * 1_000_001)
+    assert big.returncode == 2 and "larger than" in big.stderr

@@ -175,6 +175,10 @@ _OPERATOR_AFTER = re.compile(r"\s*(?:[+*^×÷=<>]|-\s*\d|/|\\(?:sqrt|cdot|times|
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]{0,200})\}")
 _POWER = re.compile(r"\d\s*\^|\}\s*\^")
 _INSIDE_EXPR = re.compile(r"(?:\\sqrt|\^|_|\\log|\\ln)\s*[{\[]?\s*$")
+#: what may stand left of "=" in an answer "x = 18" (not an equation such as "2x + 1 = 0")
+_NAME = re.compile(r"[A-Za-z]{1,20}(?:_\{?\w{1,4}\}?)?|\\[a-zA-Z]{1,10}")
+#: one trailing lowercase letter that is not a unit symbol (m, g, s, h, l)
+_VARIABLE_SUFFIX = re.compile(r"\d\s?[a-fi-kn-rt-z]\s*$")
 _PROSE = re.compile(r"[A-Za-z][A-Za-z ,.'-]{0,300}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
@@ -246,6 +250,7 @@ def _clean(candidate: str) -> str:
     """An answer candidate without Markdown / LaTeX decoration around it."""
     s = candidate[:MAX_ANSWER_CHARS]
     s = _unwrap_text(s)
+    s = re.sub(r",\\!\s*", ",", s)  # 11,\! 111: a LaTeX thousands separator
     s = s.replace("\\$", "$").replace("\\%", "%").replace("\\!", "").replace("\\;", " ")
     s = s.replace("\\displaystyle", "").replace("−", "-").replace("–", "-")
     s = re.sub(r"\\(?:left|right)(?=[()\[\]|.])", "", s)
@@ -262,7 +267,7 @@ def _clean(candidate: str) -> str:
     elif s.startswith("$$") and s.endswith("$$") and len(s) >= 4:
         s = s[2:-2]
     s = " ".join(s.split())
-    return s.rstrip(".,;:!").strip()
+    return s.rstrip(".,;:").strip()  # "!" stays: 5! is a factorial
 
 
 def _digits_ok(text: str) -> bool:
@@ -275,6 +280,8 @@ def _exact(text: str) -> ExactAnswer | None:
         return None
     if _POWER.search(text):
         return None  # "2^{3}" is an expression (parse_number would read ^2/^3 as a unit)
+    if _VARIABLE_SUFFIX.search(text):
+        return None  # "18x", "3i", "2e": a variable or constant, not a unit
     t = re.sub(r"(?<=\d)[\u00a0\u202f\u2009 ](?=\d{3}(?!\d))", "", text)
     try:
         return parse_number(t)
@@ -392,8 +399,9 @@ def _read_whole(text: str) -> tuple[str, ExactAnswer | None]:
     whole = _exact(text)
     if whole is not None:
         return text, whole
-    if "=" in text:
-        right = _clean(text.rsplit("=", 1)[1])
+    left, eq, right = text.rpartition("=")
+    if eq and _NAME.fullmatch(left.strip()):
+        right = _clean(right)
         value = _exact(right)
         if value is not None:
             return right, value

@@ -78,6 +78,7 @@ TRAPS = [
     ("The answer is 1 000.", "1000", None, "correct", "1 000", "exact"),
     ("The answer is 1\u202f000.", "1000", None, "correct", "1 000", "exact"),
     ("\\boxed{1{,}250{,}000}", "1250000", None, "correct", "1{,}250{,}000", "exact"),
+    ("\\boxed{11,\\! 111,\\! 100}", "11,\\! 111,\\! 100", None, "correct", "11,111,100", "exact"),
     ("It took 2 hours 20 minutes.", "140", None, "wrong", "20", "exact"),
     # units and currency
     ("The answer is 18 dollars.", "18", None, "correct", "18 dollars", "exact"),
@@ -169,6 +170,14 @@ def test_gold_parsing() -> None:
     ("\\boxed{3\\pi}", "3\\pi", "correct"),
     ("Therefore $\\boxed{\\text{(C)}}$", "\\frac{1}{2}", "wrong"),  # an answer, not 1/2
     ("\\boxed{\\frac{}{}}", "\\frac{1}{2}", "unparseable"),
+    # a number with something after it that is not a unit is not a plain number
+    ("\\boxed{18x}", "18", "wrong"),
+    ("\\boxed{18!}", "18", "wrong"),
+    ("\\boxed{18\\pi}", "18", "wrong"),
+    ("The answer is 18\\pi.", "18", "wrong"),
+    ("\\boxed{18^\\circ}", "18", "correct"),
+    # an equation is kept whole; "x = 18" gives 18
+    ("\\boxed{5x - 7y + 4 = 0}", "5x - 7y + 4 = 0", "correct"),
 ])
 def test_symbolic_answers_go_to_math_verify(checker: AnswerChecker, response: str, gold: str,
                                             verdict: str) -> None:

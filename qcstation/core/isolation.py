@@ -154,11 +154,13 @@ def _resolve(target: str) -> Callable[[Any], Any]:
 
 
 def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
-                      memory_mb: int) -> None:
+                      memory_mb: int, imports: tuple[str, ...] = ()) -> None:
     """Worker loop: receive (job_id, payload, cpu_s), reply (job_id, status, value, message)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the parent, which kills us
     silence_output()
     apply_worker_limits(memory_mb)
+    for module in imports:
+        importlib.import_module(module)
     fn = _resolve(target)
     conn.send(("ready", os.getpid()))
     while True:
@@ -189,10 +191,11 @@ def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
 
 class _PoolWorker:
     def __init__(self, mpctx: multiprocessing.context.BaseContext, target: str,
-                 memory_mb: int, name: str) -> None:
+                 memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
         parent, child = mpctx.Pipe(duplex=True)
         self.conn = parent
-        self.proc = mpctx.Process(target=_pool_worker_main, args=(child, target, memory_mb),
+        self.proc = mpctx.Process(target=_pool_worker_main,
+                                  args=(child, target, memory_mb, imports),
                                   name=name, daemon=True)
         self.proc.start()
         child.close()
@@ -252,12 +255,17 @@ class IsolatedPool:
     Workers start lazily on the first job and are replaced when killed or dead. A
     job that passes ``wall_s`` seconds is reported as ``timeout`` and its worker
     killed. ``run_many`` is safe to call from several threads (calls are serialized).
+
+    ``worker_imports`` are imported by each worker before it takes jobs (outside the
+    jobs' time limit; a worker gets ``startup_s`` to start). ``preload`` modules go into
+    the fork server shared by every pool of the process, so every other pool's workers
+    carry them too: keep it for light modules.
     """
 
     def __init__(self, target: str, *, workers: int = 2, wall_s: float = 10.0,
                  cpu_s: float | None = None, memory_mb: int = 1024,
-                 preload: Sequence[str] = (), name: str = "qcstation-worker",
-                 startup_s: float = 60.0) -> None:
+                 preload: Sequence[str] = (), worker_imports: Sequence[str] = (),
+                 name: str = "qcstation-worker", startup_s: float = 60.0) -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.target = target
@@ -268,6 +276,7 @@ class IsolatedPool:
         self.name = name
         self.startup_s = float(startup_s)
         self._preload = tuple(preload)
+        self._imports = tuple(worker_imports)
         self._mp: multiprocessing.context.BaseContext | None = None
         self._workers: list[_PoolWorker] = []
         self._lock = threading.Lock()
@@ -277,7 +286,7 @@ class IsolatedPool:
     def _spawn(self) -> _PoolWorker:
         if self._mp is None:
             self._mp = mp_context(self._preload)
-        return _PoolWorker(self._mp, self.target, self.memory_mb, self.name)
+        return _PoolWorker(self._mp, self.target, self.memory_mb, self.name, self._imports)
 
     def _replace(self, w: _PoolWorker) -> _PoolWorker:
         if w.proc.is_alive():

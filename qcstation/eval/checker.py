@@ -756,7 +756,9 @@ class AnswerChecker:
                     "qcstation.eval.checker:math_verify_job", workers=self.workers,
                     wall_s=self.limits.wall_clock_s(), cpu_s=self.limits.wall_clock_s() + 1,
                     memory_mb=self.limits.memory_mb,
-                    preload=["math_verify", "qcstation.eval.checker"],
+                    # imported in each worker, not preloaded into the fork server that
+                    # the Z3 verifier's small-memory workers share
+                    worker_imports=["math_verify", "sympy"],
                     name="qcstation-checker")
             return self._pool
 

@@ -194,7 +194,7 @@ class _PoolWorker:
                  memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
         parent, child = mpctx.Pipe(duplex=True)
         self.conn = parent
-        self.proc = mpctx.Process(target=_pool_worker_main,
+        self.proc = mpctx.Process(target=_pool_worker_main,  # type: ignore[attr-defined]
                                   args=(child, target, memory_mb, imports),
                                   name=name, daemon=True)
         self.proc.start()
@@ -205,7 +205,8 @@ class _PoolWorker:
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid
+        pid: int | None = self.proc.pid
+        return pid
 
     def kill(self) -> None:
         try:

@@ -180,7 +180,7 @@ _NAME = re.compile(r"[A-Za-z]{1,20}(?:_\{?\w{1,4}\}?)?|\\[a-zA-Z]{1,10}")
 #: one trailing lowercase letter that is not a unit symbol (m, g, s, h, l)
 _VARIABLE_SUFFIX = re.compile(r"\d\s?[a-fi-kn-rt-z]\s*$")
 _PROSE = re.compile(r"[A-Za-z][A-Za-z ,.'-]{0,300}")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 _WORDS_UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -455,19 +455,23 @@ def extract_answer(text: str | None) -> Extraction:
         answer, value = _read_whole(cleaned)
         return Extraction(answer, "boxed", value)
 
+    bolds: list[tuple[int, str, ExactAnswer]] = []
+    for pos, bold in _bold_matches(tail):
+        inner = _clean(bold)
+        value = _exact(inner) if inner else None
+        if value is not None:
+            bolds.append((pos, inner, value))
+
     markers = list(_marker_positions(tail))
     for end in reversed(markers[-20:]):
-        answer, value = _from_segment(tail[end:])
-        if answer:
-            return Extraction(answer, "marker", value)
+        found, found_value = _from_segment(tail[end:])
+        if found:
+            if found_value is None and bolds and bolds[-1][0] >= end:
+                break  # "To answer: we compute 3+4 ... **18**": the bold number is the answer
+            return Extraction(found, "marker", found_value)
 
-    for m in reversed(list(_bold_matches(tail))):
-        inner = _clean(m)
-        if not inner:
-            continue
-        value = _exact(inner)
-        if value is not None:
-            return Extraction(inner, "bold", value)
+    if bolds:
+        return Extraction(bolds[-1][1], "bold", bolds[-1][2])
 
     last_text: str | None = None
     for m in _TOKEN_STRICT.finditer(tail):
@@ -503,9 +507,9 @@ def _marker_positions(tail: str) -> Iterable[int]:
         yield m.end()
 
 
-def _bold_matches(tail: str) -> Iterable[str]:
+def _bold_matches(tail: str) -> Iterable[tuple[int, str]]:
     for m in _BOLD.finditer(tail):
-        yield m.group(1)
+        yield m.start(), m.group(1)
 
 
 # --------------------------------------------------------------------------- gold

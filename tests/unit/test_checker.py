@@ -54,6 +54,8 @@ TRAPS = [
     ("Adding up, she has **73** stickers.", "73", None, "correct", "73", "exact"),
     ("**Step 2**: add 3 and 4 to get 7.", "7", None, "correct", "7", "exact"),
     ("**Final Answer:** 42", "42", None, "correct", "42", "exact"),
+    ("To answer: we compute 3+4 and so on.\nShe has **18** apples.", "18", None, "correct", "18",
+     "exact"),
     # answer markers, trailing sentences
     ("The answer is 18.", "18", None, "correct", "18", "exact"),
     ("The answer is 18. Then we double-check with 20 apples.", "18", None, "correct", "18",

@@ -537,7 +537,7 @@ def parse_gold(gold_text: str | None, gold_value: str | None = None) -> Gold:
     stored: Fraction | None = None
     if gold_value is not None and str(gold_value).strip():
         raw = str(gold_value).strip()
-        if len(raw) <= 2 * MAX_DIGITS + 1 and re.fullmatch(r"-?\d+(?:/\d+)?", raw):
+        if len(raw) <= 2 * MAX_DIGITS + 1 and re.fullmatch(r"-?\d+(?:\.\d+)?(?:/\d+)?", raw):
             try:
                 stored = Fraction(raw)
             except (ValueError, ZeroDivisionError):

@@ -26,7 +26,9 @@ Extraction rules (:func:`extract_answer`), in this order; only the last
    whole.
 3. Markdown bold holding one number: the last ``**73**`` (``**Step 2**`` is a heading,
    not an answer).
-4. Otherwise the last number in the response (source ``last-number``).
+4. Otherwise the last number in the response (source ``last-number``); when that number
+   sits in a LaTeX math span (``$3 \\times 6 = 18$``, ``\\(x = 7\\)``), the span is the
+   answer, its part after the last ``=`` when that is a number (source ``last-math``).
 
 A response with no number and no box or marker is ``unparseable``.
 
@@ -98,9 +100,9 @@ class Extraction:
     """What :func:`extract_answer` took from a response.
 
     ``text`` is the answer as written (``None`` when nothing was found), ``source`` how
-    it was found (``boxed`` | ``marker`` | ``bold`` | ``last-number``), ``value`` the exact
-    number when ``text`` is one plain number, ``reason`` why nothing (or nothing
-    numeric) was found."""
+    it was found (``boxed`` | ``marker`` | ``bold`` | ``last-math`` | ``last-number``),
+    ``value`` the exact number when ``text`` is one plain number, ``reason`` why nothing
+    (or nothing numeric) was found."""
 
     text: str | None
     source: str | None
@@ -119,7 +121,7 @@ class CheckResult:
     value: str | None            # exact rational "p/q" / "p" (or math-verify's reading)
     method: str                  # exact | exact-rounded | math-verify | none | gold
     detail: str
-    source: str | None = None    # boxed | marker | bold | last-number | math-verify
+    source: str | None = None    # boxed | marker | bold | last-math | last-number | math-verify
     gold: str | None = None      # the gold as compared ("p/q", or the gold text)
     checker_version: str = CHECKER_VERSION
 
@@ -473,17 +475,36 @@ def extract_answer(text: str | None) -> Extraction:
     if bolds:
         return Extraction(bolds[-1][1], "bold", bolds[-1][2])
 
-    last_text: str | None = None
+    last_any: re.Match[str] | None = None
+    last_plain: re.Match[str] | None = None
     for m in _TOKEN_STRICT.finditer(tail):
-        tok = m.group("tok").strip()
-        if not any(ch.isdigit() for ch in tok):
+        if not any(ch.isdigit() for ch in m.group("tok")):
             continue
+        last_any = m
         if m.start() > 0 and (tail[m.start() - 1].isalpha() or tail[m.start() - 1] in "_^"):
             continue
         if _INSIDE_EXPR.search(tail, max(0, m.start() - 12), m.start()):
             continue  # the 2 of \sqrt{2} or x^{2} is not an answer
-        last_text = tok
-    if last_text is not None:
+        last_plain = m
+    if last_any is not None:
+        first = last_any.start() + (1 if tail[last_any.start()] == "$" else 0)
+        span = _enclosing_math(tail, first, last_any.end())
+        if span is not None and (last_plain is None or last_plain.end() > span[0]):
+            content = _clean(tail[span[0]:span[1]])
+            if content and not _digits_ok(content):
+                return Extraction(content[:MAX_ANSWER_CHARS], "last-math", None,
+                                  f"the last number has more than {MAX_DIGITS} digits")
+            left, eq, right = content.rpartition("=")
+            if eq:  # "$3 \times 6 = 18$": the result is what follows the last "="
+                rhs = _clean(right)
+                value = _exact(rhs)
+                if value is not None:
+                    return Extraction(rhs, "last-math", value)
+            if content:
+                answer, value = _read_whole(content)
+                return Extraction(answer, "last-math", value)
+    if last_plain is not None:
+        last_text = last_plain.group("tok").strip()
         value = _exact(last_text)
         if value is None and not _digits_ok(last_text):
             return Extraction(last_text[:MAX_ANSWER_CHARS], "last-number", None,
@@ -492,9 +513,43 @@ def extract_answer(text: str | None) -> Extraction:
     return Extraction(None, None, None, "no answer found (no \\boxed{}, answer marker or number)")
 
 
-def _looks_symbolic(s: str) -> bool:
-    return bool(re.search(r"\\(?:sqrt|pi|frac|dfrac|tfrac|cdot|times|infty|log|ln|sin|cos)|[\^_]"
-                          r"|[a-zA-Z]\s*[+\-*/=]|[+*/=]\s*[a-zA-Z]|[(\[].*,.*[)\]]", s))
+def _enclosing_math(tail: str, a: int, b: int) -> tuple[int, int] | None:
+    """(start, end) of the content of the LaTeX math span around ``tail[a:b]``, if any:
+    ``\\(...\\)``, ``\\[...\\]``, ``$$...$$`` or ``$...$`` (single ``$`` paired on one line,
+    the opener followed and the closer preceded by a non-space, no digit after the
+    closer: "$5 and $6" is currency, not mathematics)."""
+    lo = max(0, a - 4 * MAX_ANSWER_CHARS)
+    hi = min(len(tail), b + 4 * MAX_ANSWER_CHARS)
+    for opener, closer in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$")):
+        i = tail.rfind(opener, lo, a)
+        if i == -1 or tail.find(closer, i + len(opener), a) != -1:
+            continue
+        j = tail.find(closer, b, hi)
+        if j != -1:
+            return i + len(opener), j
+    line_start = tail.rfind("\n", lo, a) + 1
+    line_end = tail.find("\n", b, hi)
+    line_end = hi if line_end == -1 else line_end
+    opener_at = -1
+    k = tail.find("$", line_start, line_end)
+    while k != -1:  # pair the single $ of the line from left to right
+        escaped = k > 0 and tail[k - 1] == "\\"
+        double = (k + 1 < len(tail) and tail[k + 1] == "$") or (k > 0 and tail[k - 1] == "$")
+        if escaped or double:
+            pass
+        elif opener_at == -1:
+            if k + 1 < line_end and not tail[k + 1].isspace():
+                opener_at = k
+        elif not tail[k - 1].isspace() and not (k + 1 < len(tail) and tail[k + 1].isdigit()):
+            if opener_at < a and k >= b:
+                return opener_at + 1, k
+            if k >= b:
+                return None
+            opener_at = -1
+        elif k + 1 < line_end and not tail[k + 1].isspace():
+            opener_at = k  # not a closer: may open the next span ("$5 and $x$")
+        k = tail.find("$", k + 1, line_end)
+    return None
 
 
 def _marker_positions(tail: str) -> Iterable[int]:

@@ -92,7 +92,7 @@ TRAPS = [
     # negative numbers
     ("The answer is -5.", "-5", None, "correct", "-5", "exact"),
     ("The answer is −5.", "-5", None, "correct", "-5", "exact"),
-    ("The temperature is $-12$ degrees.", "-12", None, "correct", "$-12", "exact"),
+    ("The temperature is $-12$ degrees.", "-12", None, "correct", "-12", "exact"),
     ("The answer is 5.", "-5", None, "wrong", "5", "exact"),
     # decimals vs fractions
     ("The answer is 0.5", "1/2", None, "correct", "0.5", "exact"),
@@ -147,6 +147,31 @@ def test_extraction_sources_and_values() -> None:
     e = extract_answer("The root is \\sqrt{2}")  # the 2 inside \sqrt is not an answer
     assert not e.found
     assert "no answer" in e.reason
+
+
+@pytest.mark.parametrize("text,source,answer", [
+    # no box, marker or bold: a last number inside a LaTeX math span gives the whole span
+    ("We get $3 \\times 6 = 18$ apples.", "last-math", "18"),
+    ("Thus \\(x = 7\\).", "last-math", "7"),
+    ("\\[ 2 + 3 = 5 \\]\nDone.", "last-math", "5"),
+    ("Therefore, the area is $\\frac{\\sqrt{36}}{2}$.", "last-math", "\\frac{\\sqrt{36}}{2}"),
+    ("So $x = \\sqrt{2}$", "last-math", "x = \\sqrt{2}"),
+    ("$10^{3}$", "last-math", "10^{3}"),
+    # a $ that is currency is not a math span
+    ("It costs $5 and $6 in total.", "last-number", "$6"),
+    ("costs $5 and $x$ is 3", "last-number", "3"),
+    ("So $a+b$ is 12.", "last-number", "12"),
+])
+def test_last_number_inside_math(text: str, source: str, answer: str) -> None:
+    e = extract_answer(text)
+    assert (e.source, e.text) == (source, answer)
+
+
+def test_math_span_answers_are_checked(checker: AnswerChecker) -> None:
+    out = checker.check_many([("Therefore, the area is $\\frac{\\sqrt{36}}{2}$.", "3", None),
+                              ("So $x = \\sqrt{2}$", "\\sqrt{2}", None),
+                              ("$10^{3}$", "1000", None)])
+    assert [r.verdict for r in out] == ["correct", "correct", "correct"]
 
 
 def test_gold_parsing() -> None:

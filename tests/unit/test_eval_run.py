@@ -132,12 +132,16 @@ def test_scripted_model_gets_exactly_the_verdicts_worked_out_by_hand(qs_db: Path
                            "fi": "correct", "un": "not_scored"}
         elif kind == "wrong":
             assert (got["re"], got["ar"], got["rm"], got["fi"]) == ("wrong",) * 4
-            assert got["rt"] in ("wrong", "correct")   # 'wrong' unless the item had exactly those two types
+            rec = next(r for r in ref["records"].values() if r["seed_id"] == sid)
+            from qcstation.eval.tasks import error_type_ids
+            expected_rt = "correct" if error_type_ids(rec) == ["operator_misuse", "redundancy"] else "wrong"
+            assert got["rt"] == expected_rt
         elif kind == "garbage":
             assert (got["re"], got["ar"], got["rt"], got["rm"], got["fi"]) == ("unparseable",) * 5
         else:
             assert got["re"] == "correct" and got["fi"] == "correct" and got["rt"] == "correct"
             assert got["rm"] == "wrong"
+            assert got["ar"] == "correct"          # '**540**' in Markdown is read as the answer
     with Store(qs_db) as s:
         row = s.one("SELECT detail, extracted FROM eval_scores WHERE run_id = ? AND metric = 're' "
                     "AND seed_id = ?", (run_id, order[1]))

@@ -276,8 +276,14 @@ def _digits_ok(text: str) -> bool:
     return max((len(m) for m in re.findall(r"\d+", text)), default=0) <= MAX_DIGITS
 
 
+_PLAIN_INT = re.compile(r"-?\d{1,60}")
+
+
 def _exact(text: str) -> ExactAnswer | None:
     """One plain number (project rules), guarded by the digit cap."""
+    if text and _PLAIN_INT.fullmatch(text):
+        # the common case, decided as parse_number would (an integer), without its rules
+        return ExactAnswer(Fraction(int(text)), "integer")
     if not text or len(text) > MAX_ANSWER_CHARS or not _digits_ok(text):
         return None
     if _POWER.search(text):

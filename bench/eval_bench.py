@@ -4,7 +4,8 @@ For each concurrency (1, 16, 64 by default) it measures, against the same server
 
 * **bare**: an aiohttp loop that only sends the run's request bodies and reads the replies;
 * **qcstation**: a whole evaluation of the same requests: building prompts, the request,
-  storing raw outputs, then scoring (answer extraction and checking) and storing scores.
+  storing raw outputs, scoring them (answer extraction and checking, as `eval run` does:
+  while the outputs are stored, then the pass for what is left) and storing scores.
 
 It prints both rates, their ratio (target: at least 0.85 at every concurrency) and the
 process's peak RSS, sampled along the way (target: flat over 20k requests).
@@ -150,9 +151,9 @@ def main() -> None:
 
                 t0 = time.perf_counter()
                 c0 = time.process_time()
-                prog = execute_run(db, run_id, cfg, progress=progress)
+                prog = execute_run(db, run_id, cfg, progress=progress, live_score=True)
                 t_run = time.perf_counter() - t0
-                score_run(db, run_id, cfg)
+                score_run(db, run_id, cfg, only_missing=True)
                 t_all = time.perf_counter() - t0
                 our_cpu = (time.process_time() - c0) / n * 1e6
                 marks[100] = _rss_mb()

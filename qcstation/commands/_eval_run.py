@@ -201,7 +201,8 @@ def _execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool
 
     printer = _Printer(args.quiet)
     try:
-        prog = execute_run(db_path(args), run_id, cfg, progress=printer, retry_errors=retry_errors)
+        prog = execute_run(db_path(args), run_id, cfg, progress=printer, retry_errors=retry_errors,
+                           live_score=not args.no_score)
     except KeyboardInterrupt:
         printer.end()
         print(f"qcstation: run {run_id} interrupted; what was answered is stored. "
@@ -212,8 +213,12 @@ def _execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool
     if not args.no_score:
         from qcstation.eval.scorers import score_run
 
+        from qcstation.eval.scorers import summarize_verdicts
+
         s = score_run(db_path(args), run_id, cfg, only_missing=not retry_errors)
-        summary["scores"] = s.to_dict()
+        with store_from_args(args) as store:
+            counts = summarize_verdicts(store, run_id)
+        summary["scores"] = {**s.to_dict(), "counts": counts}
     if args.json:
         print_json(summary)
         return 0

@@ -528,9 +528,11 @@ def _take_lease(store: Store, run_id: int) -> None:
 class _Writer(threading.Thread):
     """Stores outputs (and cache entries) in small batches from its own connection."""
 
-    def __init__(self, db_path: Path, run_id: int, model: str) -> None:
+    def __init__(self, db_path: Path, run_id: int, model: str, live: Any = None) -> None:
         super().__init__(name=f"eval-writer-{run_id}", daemon=True)
         self.db_path, self.run_id, self.model = db_path, run_id, model
+        self.live = live                   # scorers.LiveScorer: answer tasks scored as stored
+        self.live_failed: str | None = None
         self.q: queue.Queue[Any] = queue.Queue()
         self.error: BaseException | None = None
         self.written = 0
@@ -593,9 +595,21 @@ class _Writer(threading.Thread):
         rows = [r for r, _ in batch]
         cache = [(k, self.model, json.dumps({"eval": True, "model": self.model}), resp, now())
                  for _, c in batch if c is not None for k, resp in [c]]
+        score_rows: list[tuple[Any, ...]] = []
+        if self.live is not None and rows and self.live_failed is None:
+            from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE
+
+            try:
+                score_rows = self.live.rows(store, [(r[1], r[2], r[3], r[6]) for r in rows
+                                                    if r[4] == "ok" and r[2] in ANSWER_TASKS])
+            except Exception as exc:   # the scoring pass after the run scores these instead
+                self.live_failed = f"{exc.__class__.__name__}: {exc}"
+                score_rows = []
         with store.transaction():
             if rows:
                 store.conn.executemany(_INSERT_OUTPUT, rows)
+            if score_rows:
+                store.conn.executemany(INSERT_SCORE, score_rows)
             if cache:
                 store.conn.executemany(
                     "INSERT OR IGNORE INTO llm_cache (key, model, request, response, created_at) "
@@ -680,9 +694,12 @@ def _unready_outputs(ctx: RunContext, done: set[tuple[int, str, int]]) -> list[t
 def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
                 progress: Callable[[RunProgress], None] | None = None,
                 cancel: threading.Event | None = None, retry_errors: bool = False,
-                backend: Backend | None = None) -> RunProgress:
+                backend: Backend | None = None, live_score: bool = False) -> RunProgress:
     """Ask for everything the run lacks and store it; returns the final progress.
-    Safe to call again after a kill or a cancel: it resumes."""
+    Safe to call again after a kill or a cancel: it resumes. With ``live_score`` the answer
+    tasks (arithmetic, final, refinement) are scored as their outputs are stored, so the
+    scoring pass after the run (``score_run(only_missing=True)``) has only Reasoning and
+    Understanding left."""
     db_path = Path(db_path)
     store = Store(db_path, migrate=False, create=False)
     try:
@@ -709,7 +726,12 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
         meter = _Meter(prog, progress)
         meter.tick(force=True)
         pending = pending_requests(store, run_id, retry_errors=retry_errors)
-        writer = _Writer(db_path, run_id, str(ctx.spec.get("model", {}).get("model")))
+        live = None
+        if live_score:
+            from qcstation.eval.scorers import LiveScorer, scorer_versions
+
+            live = LiveScorer(run_id, scorer_versions(cfg))
+        writer = _Writer(db_path, run_id, str(ctx.spec.get("model", {}).get("model")), live)
         writer.start()
         status = "done"
         try:
@@ -733,6 +755,8 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
             try:
                 writer.close()
             finally:
+                if live is not None:
+                    live.close()
                 remaining = total - store.scalar(
                     "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (run_id,))
                 if status == "done" and remaining > 0:

@@ -190,28 +190,32 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         versions = scorer_versions(cfg, judge_tpl.ident if judge_tpl else None)
         summary = ScoreSummary(run_id=run_id, versions=versions,
                                judges=[j.name for j in getattr(cfg, "judges", []) or []])
-        previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
-            "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ?", (run_id,))}
-        outputs = store.query(
-            "SELECT id, seed_id, task, sample_idx, status, response, error FROM eval_outputs "
-            "WHERE run_id = ? ORDER BY seed_id, task, sample_idx", (run_id,))
         if only_missing:
-            outputs = [o for o in outputs if any(
-                (int(o["seed_id"]), int(o["sample_idx"]), m) not in previous
-                for m in TASK_METRICS[o["task"]])]
-        items = {int(r["seed_id"]): (json.loads(r["record"]), r["source"], r["difficulty"], r["item_key"])
-                 for r in store.query("SELECT seed_id, record, source, difficulty, item_key FROM eval_items "
-                                      "WHERE run_id = ? AND role = 'eval'", (run_id,))}
+            # outputs lacking any of their task's scores (the unique score index answers this)
+            previous: dict[tuple[int, int, str], str] = {}
+            outputs = store.query(
+                "SELECT o.id, o.seed_id, o.task, o.sample_idx, o.status, o.response, o.error "
+                "FROM eval_outputs o WHERE o.run_id = ? AND (SELECT COUNT(*) FROM eval_scores s "
+                "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
+                "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 2 ELSE 1 END) "
+                "ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
+        else:
+            previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
+                "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ?", (run_id,))}
+            outputs = store.query(
+                "SELECT id, seed_id, task, sample_idx, status, response, error FROM eval_outputs "
+                "WHERE run_id = ? ORDER BY seed_id, task, sample_idx", (run_id,))
+        items = _items_for(store, run_id, {int(o["seed_id"]) for o in outputs})
         total = len(outputs)
         done = 0
         rows: list[tuple[Any, ...]] = []
 
+        at = now()
+
         def emit(o: Mapping[str, Any], metric: str, s: Score) -> None:
-            record, source, difficulty, _ = items[int(o["seed_id"])]
-            rows.append((run_id, int(o["seed_id"]), int(o["sample_idx"]), metric, o["task"], s.verdict,
-                         s.score, None if s.extracted is None else str(s.extracted)[:2000],
-                         json.dumps(s.detail, sort_keys=True, ensure_ascii=False, default=str),
-                         versions[metric], source, difficulty, now()))
+            _record, source, difficulty, _ = items[int(o["seed_id"])]
+            rows.append(score_row(run_id, int(o["seed_id"]), int(o["sample_idx"]), metric, o["task"],
+                                  s, versions[metric], source, difficulty, at))
 
         by_task: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
         for o in outputs:
@@ -227,21 +231,15 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
             progress(done, total)
 
         with AnswerChecker() as checker:
-            for task in ("arithmetic", "final", "refinement"):
+            for task in ANSWER_TASKS:
                 group = by_task.get(task, [])
                 for i in range(0, len(group), 2000):
                     chunk = group[i:i + 2000]
-                    texts = [o["response"] if task != "refinement" else corrected_part(o["response"])
-                             for o in chunk]
-                    golds = [_gold(items[int(o["seed_id"])][0]) for o in chunk]
-                    results = checker.check_many([(t, g, v) for t, (g, v) in zip(texts, golds)])
-                    metric = {"arithmetic": "ar", "final": "fi", "refinement": "rm"}[task]
-                    for o, res, (g, _v) in zip(chunk, results, golds):
-                        ok = res.verdict == "correct"
-                        emit(o, metric, Score(res.verdict, 1.0 if ok else 0.0, res.extracted,
-                                              {"gold": g, "value": res.value, "method": res.method}))
-                        if task == "refinement":
-                            emit(o, "rt", _score_types(o["response"], items[int(o["seed_id"])][0]))
+                    scored = answer_scores(checker, task, [(o["response"], items[int(o["seed_id"])][0])
+                                                           for o in chunk])
+                    for o, pairs in zip(chunk, scored):
+                        for metric, sc in pairs:
+                            emit(o, metric, sc)
                     done += len(chunk)
                     if progress:
                         progress(done, total)
@@ -293,14 +291,7 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         summary.counts = {m: dict(c) for m, c in sorted(counts.items())}
         summary.scored = len(rows)
         with store.transaction():
-            store.conn.executemany(
-                "INSERT INTO eval_scores (run_id, seed_id, sample_idx, metric, task, verdict, score, "
-                "extracted, detail, scorer_version, source, difficulty, scored_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (run_id, seed_id, sample_idx, metric) DO UPDATE SET "
-                "task = excluded.task, verdict = excluded.verdict, score = excluded.score, "
-                "extracted = excluded.extracted, detail = excluded.detail, "
-                "scorer_version = excluded.scorer_version, scored_at = excluded.scored_at", rows)
+            store.conn.executemany(INSERT_SCORE, rows)
             spec = dict(ctx.spec)
             spec["scorer_versions"] = versions
             spec["judges"] = [{"name": j.name, "model": j.model} for j in getattr(cfg, "judges", []) or []]
@@ -311,6 +302,106 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         return summary
     finally:
         store.close()
+
+
+def _items_for(store: Store, run_id: int, seed_ids: set[int]) -> dict[int, tuple[Any, ...]]:
+    out: dict[int, tuple[Any, ...]] = {}
+    ids = sorted(seed_ids)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in store.conn.execute(
+                f"SELECT seed_id, record, source, difficulty, item_key FROM eval_items WHERE run_id = ? "
+                f"AND role = 'eval' AND seed_id IN ({marks})", [run_id, *chunk]):
+            out[int(r[0])] = (json.loads(r[1]), r[2], r[3], r[4])
+    return out
+
+
+ANSWER_TASKS = ("arithmetic", "final", "refinement")
+_ANSWER_METRIC = {"arithmetic": "ar", "final": "fi", "refinement": "rm"}
+
+
+def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mapping[str, Any]]]
+                  ) -> list[list[tuple[str, Score]]]:
+    """Scores of ok outputs of an answer task, as ``[(metric, Score), ...]`` per output:
+    ar / fi / rm by the answer checker, plus rt (error types) for refinement."""
+    texts = [r if task != "refinement" else corrected_part(r) for r, _ in outputs]
+    golds = [_gold(rec) for _, rec in outputs]
+    results = checker.check_many([(t, g, v) for t, (g, v) in zip(texts, golds)])
+    metric = _ANSWER_METRIC[task]
+    out: list[list[tuple[str, Score]]] = []
+    for (response, rec), res, (g, _v) in zip(outputs, results, golds):
+        ok = res.verdict == "correct"
+        pairs = [(metric, Score(res.verdict, 1.0 if ok else 0.0, res.extracted,
+                                {"gold": g, "value": res.value, "method": res.method}))]
+        if task == "refinement":
+            pairs.append(("rt", _score_types(response, rec)))
+        out.append(pairs)
+    return out
+
+
+def score_row(run_id: int, seed_id: int, sample_idx: int, metric: str, task: str, s: Score,
+              version: str, source: str, difficulty: str | None, at: str) -> tuple[Any, ...]:
+    return (run_id, seed_id, sample_idx, metric, task, s.verdict, s.score,
+            None if s.extracted is None else str(s.extracted)[:2000],
+            json.dumps(s.detail, sort_keys=True, ensure_ascii=False, default=str),
+            version, source, difficulty, at)
+
+
+INSERT_SCORE = (
+    "INSERT INTO eval_scores (run_id, seed_id, sample_idx, metric, task, verdict, score, "
+    "extracted, detail, scorer_version, source, difficulty, scored_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (run_id, seed_id, sample_idx, metric) DO UPDATE SET "
+    "task = excluded.task, verdict = excluded.verdict, score = excluded.score, "
+    "extracted = excluded.extracted, detail = excluded.detail, "
+    "scorer_version = excluded.scorer_version, scored_at = excluded.scored_at")
+
+
+class LiveScorer:
+    """Scores answer-task outputs as a run stores them (used by the runner's writer thread),
+    so that a run's own scoring pass only has Reasoning (Z3) and Understanding (judges) left.
+    The rows are exactly those :func:`score_run` writes."""
+
+    def __init__(self, run_id: int, versions: Mapping[str, str]) -> None:
+        from qcstation.eval.checker import AnswerChecker
+
+        self.run_id = run_id
+        self.versions = dict(versions)
+        self.checker = AnswerChecker()
+        self._items: dict[int, tuple[dict[str, Any], str, str | None]] = {}
+
+    def _load(self, store: Store, seed_ids: Iterable[int]) -> None:
+        missing = sorted({s for s in seed_ids if s not in self._items})
+        for i in range(0, len(missing), 500):
+            chunk = missing[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for sid, rec, source, diff in store.conn.execute(
+                    f"SELECT seed_id, record, source, difficulty FROM eval_items WHERE run_id = ? "
+                    f"AND seed_id IN ({marks})", [self.run_id, *chunk]):
+                r = json.loads(rec)
+                self._items[int(sid)] = ({k: r.get(k) for k in ("answer", "gt_answer", "errors", "wrong")},
+                                         source, diff)
+
+    def rows(self, store: Store, outputs: list[tuple[int, str, int, str]]) -> list[tuple[Any, ...]]:
+        """``outputs``: (seed_id, task, sample_idx, response) of ok answer-task outputs."""
+        self._load(store, (o[0] for o in outputs))
+        at = now()
+        rows: list[tuple[Any, ...]] = []
+        for task in ANSWER_TASKS:
+            group = [o for o in outputs if o[1] == task and o[0] in self._items]
+            if not group:
+                continue
+            scored = answer_scores(self.checker, task, [(o[3], self._items[o[0]][0]) for o in group])
+            for (sid, _t, k, _r), pairs in zip(group, scored):
+                _, source, diff = self._items[sid]
+                for metric, sc in pairs:
+                    rows.append(score_row(self.run_id, sid, k, metric, task, sc, self.versions[metric],
+                                          source, diff, at))
+        return rows
+
+    def close(self) -> None:
+        self.checker.close()
 
 
 def _score_types(response: str | None, record: Mapping[str, Any]) -> Score:

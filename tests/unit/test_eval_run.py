@@ -398,3 +398,33 @@ def test_hostile_model_output_is_bounded_and_scored(qs_db: Path, fake_openai: Fa
     with Store(qs_db) as s:
         longest = s.scalar("SELECT MAX(LENGTH(response)) FROM eval_outputs WHERE run_id = ?", (run_id,))
     assert longest <= runner.MAX_STORED_CHARS + 100
+
+
+def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) -> None:
+    cfg = config()
+    with Store(qs_db) as s:
+        r1 = create_run(s, cfg, model="reference", tasks=["final", "arithmetic", "refinement", "reasoning"],
+                        shots=1, limit=15, rng_seed=3)
+        r2 = create_run(s, cfg, model="reference", tasks=["final", "arithmetic", "refinement", "reasoning"],
+                        shots=1, limit=15, rng_seed=3)
+    execute_run(qs_db, r1, cfg, live_score=True)
+    with Store(qs_db) as s:
+        live_metrics = {r["metric"] for r in s.query("SELECT DISTINCT metric FROM eval_scores WHERE run_id = ?", (r1,))}
+    assert live_metrics == {"fi", "ar", "rm", "rt"}          # reasoning is left for the pass
+    rest = scorers.score_run(qs_db, r1, cfg, only_missing=True)
+    assert rest.scored == 15 and set(rest.counts) == {"re"}
+    execute_run(qs_db, r2, cfg)
+    scorers.score_run(qs_db, r2, cfg)
+
+    def rows(rid: int) -> list[tuple]:
+        def same(r: dict) -> tuple:
+            d = json.loads(r["detail"])
+            d.get("verifier", {}).pop("elapsed_ms", None)      # Z3's timing differs run to run
+            return tuple({**r, "detail": d}.values())
+
+        with Store(qs_db) as s:
+            return [same(r) for r in s.query(
+                "SELECT seed_id, sample_idx, metric, task, verdict, score, extracted, detail, scorer_version, "
+                "source, difficulty FROM eval_scores WHERE run_id = ? ORDER BY seed_id, metric", (rid,))]
+
+    assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 5

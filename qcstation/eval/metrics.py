@@ -1,0 +1,618 @@
+"""Metrics over a run's scores: leaderboard with bootstrap CIs, breakdowns, confusion
+matrices, paired comparison (exact McNemar) and Spearman correlation across runs.
+
+Everything here reads ``eval_scores`` (schema v4) and nothing else writes through it. No
+Textual import: the CLI, the report and the results screen call these functions.
+
+Per-item values
+---------------
+Scores are read once per run, aggregated in SQL to one row per (seed, sample):
+
+* ``un`` (LLM@Un, 1..100): the judges' mean the scorer stored. A row with verdict
+  ``not_scored`` (no judge configured) is left out; a failed or unparseable response with
+  no judge score counts 0 and stays in the denominator.
+* ``re``, ``ar``, ``rt``, ``rm``, ``fi`` (ACC@*): 1 when the verdict is ``correct``, else 0
+  (``wrong``, ``unparseable`` and ``error`` all count 0 and stay in the denominator);
+  ``not_scored`` rows are left out.
+* ``all`` (ACC@All, All-Pass) per (item, sample): un >= 90 and re, ar, rt, rm correct.
+  When Understanding is not scored (not run, or ``not_scored`` for any item-sample),
+  ``all`` is not scored (value ``None``, never a made-up number); ``all_no_un`` gives the
+  All-Pass over re, ar, rt and rm alone, labelled as such.
+* ``rm_given_rt``: ACC@R-m over the item-samples whose reflection (rt) is correct.
+
+With several samples per item the values are averaged over an item's samples first, then
+over items; ``n`` is the number of items. A metric whose task was not run (no score rows)
+has value ``None``, not 0.
+
+Confidence intervals
+--------------------
+Percentile bootstrap (95%) over items: resampling n items with replacement and taking the
+mean. The multiset drawn depends only on how many times each distinct value is drawn, so
+each resample is drawn as multinomial counts over the distinct per-item values (the same
+distribution as resampling indices, at a tiny fraction of the cost: 100k items cost the
+same as 100). Seeded per (seed, metric, group): the same call gives the same interval.
+"""
+
+from __future__ import annotations
+
+import math
+import re as _re
+import unicodedata
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from db.store import Store
+from qcstation.errors import QCStationError
+from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, VERDICTS
+
+# Codes reported for a run, in display order.
+CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
+LABELS: dict[str, str] = {
+    **METRIC_LABELS,
+    "rm_given_rt": "ACC@R-m|R-t",
+    "all_no_un": "ACC@All w/o Un",
+}
+DESCRIPTIONS: dict[str, str] = {
+    "un": "Understanding: judges' similarity to the reference key information (1..100)",
+    "re": "Reasoning: the model's SMT-LIB verifies to the gold answer",
+    "ar": "Arithmetic: the notation question answered correctly",
+    "rt": "Reflection: the set of error types named exactly",
+    "rm": "Refinement: the corrected chain's final answer is correct",
+    "rm_given_rt": "Refinement over the items whose reflection is correct",
+    "fi": "Final answer of the seed question",
+    "all": "All-Pass: Un >= 90 and Re, Ar, R-t, R-m correct",
+    "all_no_un": "All-Pass without Understanding (Re, Ar, R-t, R-m correct)",
+}
+# Metrics that compare() accepts (binary per item-sample; un counts as a pass at >= 90).
+COMPARABLE: tuple[str, ...] = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un", "un")
+DIFFICULTY_ORDER = ("easy", "medium", "hard")
+FINISHED_STATUSES = ("done",)
+_MAX_DISTINCT_MULTINOMIAL = 4096
+
+
+class MetricsError(QCStationError):
+    pass
+
+
+# --- result types -------------------------------------------------------------------------
+@dataclass
+class MetricValue:
+    """One metric of one run (or one group of a breakdown).
+
+    ``value`` is 0..1 for accuracies and 1..100 for ``un``; ``None`` when not scored.
+    ``lo``/``hi`` bound the bootstrap 95% interval; ``n`` counts items (``n_samples`` the
+    item-samples); ``counts`` are verdicts per item-sample (for ``all``/``all_no_un``:
+    ``correct`` = pass, ``wrong`` = fail)."""
+
+    code: str
+    value: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    n: int = 0
+    n_samples: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    note: str | None = None
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.code, self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["label"] = self.label
+        return d
+
+
+@dataclass
+class RunMetrics:
+    run_id: int
+    label: str                      # model name
+    name: str | None
+    status: str
+    values: dict[str, MetricValue]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "label": self.label, "name": self.name,
+                "status": self.status,
+                "values": {c: v.to_dict() for c, v in self.values.items()}}
+
+
+@dataclass
+class Confusion:
+    """Final answer (fi) against a dimension, over the item-samples both were scored on.
+
+    As in SMART fig. 21 and its appendix text: *positive* means correct. TP = the final
+    answer and the dimension are both correct; FN = the final answer is correct but the
+    dimension is not (the final answer overestimates what the model can do); FP = the
+    dimension is correct but the final answer is not; TN = both wrong. Rates are shares of
+    all ``n`` item-samples, so tp_rate + fn_rate = ACC@Fi and tp_rate + fp_rate = the
+    dimension's accuracy on the same item-samples."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+    def rate(self, cell: str) -> float | None:
+        return getattr(self, cell) / self.n if self.n else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn, "n": self.n,
+                "rates": {c: self.rate(c) for c in ("tp", "fp", "fn", "tn")}}
+
+
+@dataclass
+class Comparison:
+    """Paired item-level comparison of two runs on one metric (the items both runs have).
+
+    With several samples an item counts as correct when more than half of its samples are;
+    for ``un`` a sample passes at >= 90. ``p_value`` is the exact McNemar test: a two-sided
+    binomial test of ``a_only`` among the ``a_only + b_only`` discordant items (1.0 when
+    there is none)."""
+
+    run_a: int
+    run_b: int
+    metric: str
+    n: int                    # paired items
+    a_correct: int
+    b_correct: int
+    both_correct: int
+    both_wrong: int
+    a_only: int               # correct in A, not in B
+    b_only: int
+    p_value: float
+    a_only_ids: list[int]
+    b_only_ids: list[int]
+    only_in_a: int            # items A has and B has not (left out)
+    only_in_b: int
+    note: str | None = None
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.metric, self.metric)
+
+    @property
+    def a_value(self) -> float | None:
+        return self.a_correct / self.n if self.n else None
+
+    @property
+    def b_value(self) -> float | None:
+        return self.b_correct / self.n if self.n else None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(label=self.label, a_value=self.a_value, b_value=self.b_value)
+        return d
+
+
+@dataclass
+class Correlation:
+    """Spearman rho between metrics across runs (each run is one observation)."""
+
+    run_ids: list[int]
+    codes: list[str]
+    rho: dict[str, dict[str, float | None]]
+    p: dict[str, dict[str, float | None]]
+    n: dict[str, dict[str, int]]
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --- runs ---------------------------------------------------------------------------------
+def run_row(store: Store, run_id: int) -> dict[str, Any]:
+    row = store.one("SELECT id, model, name, status, spec, started_at, finished_at, n_items "
+                    "FROM eval_runs WHERE id = ?", (int(run_id),))
+    if row is None:
+        raise MetricsError(f"no evaluation run {run_id}; `qcstation eval leaderboard` lists them",
+                           title="No such run")
+    return row
+
+
+def resolve_run(store: Store, ref: str | int) -> int:
+    """A run by id, or by name when exactly one run has it."""
+    text = str(ref).strip()
+    if _re.fullmatch(r"\d{1,18}", text):
+        return int(run_row(store, int(text))["id"])
+    rows = store.query("SELECT id FROM eval_runs WHERE name = ? ORDER BY id", (text,))
+    if len(rows) == 1:
+        return int(rows[0]["id"])
+    shown = display_text(text, 60)
+    if not rows:
+        raise MetricsError(f"no evaluation run with id or name {shown!r}", title="No such run")
+    ids = ", ".join(str(r["id"]) for r in rows[:10])
+    raise MetricsError(f"{len(rows)} runs are named {shown!r} ({ids}); give the run id",
+                       title="Ambiguous run")
+
+
+def finished_runs(store: Store) -> list[int]:
+    marks = ",".join("?" for _ in FINISHED_STATUSES)
+    return [int(r["id"]) for r in store.query(
+        f"SELECT id FROM eval_runs WHERE status IN ({marks}) ORDER BY id", FINISHED_STATUSES)]
+
+
+def display_text(text: Any, limit: int = 80) -> str:
+    """Untrusted text made safe for one line of a terminal or table: control and format
+    characters become U+XXXX escapes, whitespace runs become one space, long text is cut."""
+    s = "" if text is None else str(text)
+    if len(s) > limit * 4:
+        s = s[: limit * 4]
+    out = []
+    for ch in s:
+        if ch in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    s = _re.sub(r" {2,}", " ", "".join(out)).strip()
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+# --- reading scores -----------------------------------------------------------------------
+_MISSING = -1.0
+_NOT_SCORED = -2.0
+
+
+def _pivot_sql() -> str:
+    cols = ["seed_id", "sample_idx",
+            "COALESCE(MAX(CASE WHEN metric = 'un' THEN CASE WHEN verdict = 'not_scored' "
+            "THEN -2.0 ELSE COALESCE(score, 0.0) END END), -1.0)"]
+    for m in METRICS:
+        if m == "un":
+            continue
+        cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN CASE WHEN verdict = "
+                    f"'not_scored' THEN -2.0 WHEN verdict = 'correct' THEN 1.0 ELSE 0.0 END END), -1.0)")
+    return (f"SELECT {', '.join(cols)} FROM eval_scores WHERE run_id = ? "
+            "GROUP BY seed_id, sample_idx ORDER BY seed_id, sample_idx")
+
+
+_PIVOT_SQL = _pivot_sql()
+
+
+@dataclass
+class RunTable:
+    """One run's scores as arrays: one row per (seed, sample)."""
+
+    run_id: int
+    seed: np.ndarray            # int64 per pair
+    sample: np.ndarray
+    raw: dict[str, np.ndarray]  # metric -> float per pair; -1 missing, -2 not_scored
+    items: np.ndarray           # distinct seed ids (sorted)
+    inverse: np.ndarray         # pair -> index into items
+    counts: dict[str, dict[str, int]]
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.seed.shape[0])
+
+    def pair_values(self, code: str) -> np.ndarray:
+        """Per item-sample value (NaN when it does not count) of any code."""
+        if code in self.raw:
+            v = self.raw[code].copy()
+            v[v < 0] = np.nan
+            return v
+        if code == "all_no_un":
+            return self._all_no_un()
+        if code == "all":
+            base = self._all_no_un()
+            un = self.raw["un"]
+            out = np.where(un >= 0, (un >= ALL_PASS_UNDERSTANDING) * 1.0, np.nan) * base
+            return out
+        if code == "rm_given_rt":
+            rt, rm = self.raw["rt"], self.raw["rm"]
+            return np.where((rt == 1.0) & (rm >= 0), rm, np.nan)
+        raise MetricsError(f"unknown metric {code!r}")
+
+    def _all_no_un(self) -> np.ndarray:
+        out = np.ones(self.n_pairs)
+        for m in ("re", "ar", "rt", "rm"):
+            v = self.raw[m]
+            out = np.where(v >= 0, out * v, np.nan)
+        return out
+
+    def item_values(self, code: str, pair_mask: np.ndarray | None = None) -> np.ndarray:
+        """Per item: the mean over its counted samples (NaN when none counts)."""
+        v = self.pair_values(code)
+        if pair_mask is not None:
+            v = np.where(pair_mask, v, np.nan)
+        ok = ~np.isnan(v)
+        k = self.items.shape[0]
+        if k == self.n_pairs:      # one sample per item: nothing to average
+            return v
+        sums = np.bincount(self.inverse, weights=np.where(ok, v, 0.0), minlength=k)
+        cnt = np.bincount(self.inverse, weights=ok.astype(float), minlength=k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
+
+
+def load_run(store: Store, run_id: int) -> RunTable:
+    run_row(store, run_id)
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    rows = cur.execute(_PIVOT_SQL, (int(run_id),)).fetchall()
+    arr = np.array(rows, dtype=float).reshape(len(rows), 2 + len(METRICS))
+    seed = arr[:, 0].astype(np.int64)
+    sample = arr[:, 1].astype(np.int64)
+    raw = {m: arr[:, 2 + i].copy() for i, m in enumerate(METRICS)}
+    items, inverse = np.unique(seed, return_inverse=True)
+    counts: dict[str, dict[str, int]] = {m: {} for m in METRICS}
+    for metric, verdict, c in cur.execute(
+            "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
+            "GROUP BY metric, verdict", (int(run_id),)):
+        counts.setdefault(str(metric), {})[str(verdict)] = int(c)
+    return RunTable(int(run_id), seed, sample, raw, items, inverse.reshape(-1), counts)
+
+
+# --- statistics ---------------------------------------------------------------------------
+def _rng(seed: int, *parts: object) -> np.random.Generator:
+    key = zlib.crc32("|".join(str(p) for p in parts).encode())
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, key])
+
+
+def bootstrap_mean(values: np.ndarray, *, n_boot: int, rng: np.random.Generator
+                   ) -> tuple[float, float | None, float | None]:
+    """Mean of ``values`` and its percentile-bootstrap 95% interval over the values."""
+    n = int(values.shape[0])
+    mean = float(values.mean())
+    if n_boot <= 0:
+        return mean, None, None
+    uniq, cnt = np.unique(values, return_counts=True)
+    if uniq.shape[0] == 1:
+        return mean, mean, mean
+    if uniq.shape[0] <= _MAX_DISTINCT_MULTINOMIAL:
+        draws = rng.multinomial(n, cnt / n, size=n_boot)
+        means = draws @ uniq / n
+    else:                         # many distinct values: resample indices in chunks
+        chunk = max(1, 4_000_000 // n)
+        parts = []
+        for start in range(0, n_boot, chunk):
+            idx = rng.integers(0, n, size=(min(chunk, n_boot - start), n))
+            parts.append(values[idx].mean(axis=1))
+        means = np.concatenate(parts)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    lo = float(min(max(lo, uniq[0]), mean))
+    hi = float(max(min(hi, uniq[-1]), mean))
+    return mean, lo, hi
+
+
+def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
+            pair_mask: np.ndarray | None = None, group: str = "",
+            counts: dict[str, dict[str, int]] | None = None) -> MetricValue:
+    mv = MetricValue(code)
+    pv = table.pair_values(code)
+    if pair_mask is not None:
+        pv = np.where(pair_mask, pv, np.nan)
+    counted = ~np.isnan(pv)
+    mv.n_samples = int(counted.sum())
+    if code in METRICS:
+        mv.counts = dict((counts if counts is not None else table.counts).get(code, {}))
+    else:
+        passed = int((pv[counted] >= 1.0).sum())
+        mv.counts = {"correct": passed, "wrong": mv.n_samples - passed} if mv.n_samples else {}
+    if code == "all":
+        reason = _all_pass_unavailable(table, pair_mask)
+        if reason:
+            mv.counts, mv.n_samples, mv.note = {}, 0, reason
+            return mv
+    iv = table.item_values(code, pair_mask)
+    iv = iv[~np.isnan(iv)]
+    mv.n = int(iv.shape[0])
+    if mv.n == 0:
+        mv.note = _why_empty(table, code, pair_mask)
+        return mv
+    mv.value, mv.lo, mv.hi = bootstrap_mean(iv, n_boot=n_boot,
+                                            rng=_rng(seed, table.run_id, code, group))
+    return mv
+
+
+def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
+    needs = {"all": ("un", "re", "ar", "rt", "rm"), "all_no_un": ("re", "ar", "rt", "rm"),
+             "rm_given_rt": ("rt", "rm")}.get(code, (code,))
+    raw = {m: (table.raw[m] if pair_mask is None else table.raw[m][pair_mask]) for m in needs}
+    missing = [m for m in needs if not (raw[m] != _MISSING).any()]
+    if missing:
+        return "not run: no scores for " + ", ".join(LABELS[m] for m in missing)
+    if code in METRICS:
+        return "not scored" + (" (no judge configured)" if code == "un" else "")
+    if code == "rm_given_rt":
+        return "no item has a correct reflection"
+    return "not scored"
+
+
+def _all_pass_unavailable(table: RunTable, pair_mask: np.ndarray | None) -> str | None:
+    un = table.raw["un"]
+    base = ~np.isnan(table.pair_values("all_no_un"))
+    if pair_mask is not None:
+        base &= pair_mask
+    if not base.any():
+        return None
+    if not (un[base] != _MISSING).any():
+        return "not scored: Understanding was not run (see ACC@All w/o Un)"
+    ns = int((un[base] == _NOT_SCORED).sum())
+    if ns:
+        return (f"not scored: Understanding not scored on {ns} of {int(base.sum())} "
+                "item-samples (see ACC@All w/o Un)")
+    return None
+
+
+# --- public API -----------------------------------------------------------------------------
+def run_metrics(store: Store, run_id: int, *, n_boot: int = 1000, seed: int = 0,
+                table: RunTable | None = None) -> RunMetrics:
+    row = run_row(store, run_id)
+    table = table if table is not None else load_run(store, run_id)
+    values = {c: _metric(table, c, n_boot=n_boot, seed=seed) for c in CODES}
+    return RunMetrics(int(row["id"]), str(row["model"]), row["name"], str(row["status"]), values)
+
+
+def leaderboard(store: Store, run_ids: Iterable[int] | None = None, *, n_boot: int = 1000,
+                seed: int = 0) -> list[RunMetrics]:
+    """Every metric of each run, with bootstrap 95% CIs over items (``None`` run_ids: every
+    finished run)."""
+    ids = finished_runs(store) if run_ids is None else [int(r) for r in run_ids]
+    return [run_metrics(store, r, n_boot=n_boot, seed=seed) for r in ids]
+
+
+def _groups(store: Store, table: RunTable, by: str) -> dict[int, str]:
+    if by not in ("source", "difficulty"):
+        raise MetricsError(f"cannot break down by {by!r}; use source or difficulty")
+    rows = store.conn.execute(
+        f"SELECT seed_id, MAX({by}) FROM eval_scores WHERE run_id = ? GROUP BY seed_id",
+        (table.run_id,)).fetchall()
+    return {int(r[0]): ("(none)" if r[1] is None or r[1] == "" else str(r[1])) for r in rows}
+
+
+def group_order(keys: Iterable[str], by: str) -> list[str]:
+    keys = list(keys)
+    if by == "difficulty":
+        rank = {d: i for i, d in enumerate(DIFFICULTY_ORDER)}
+        return sorted(keys, key=lambda k: (rank.get(k, len(rank)), k == "(none)", k))
+    return sorted(keys, key=lambda k: (k == "(none)", k))
+
+
+def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 1000,
+              seed: int = 0, table: RunTable | None = None) -> dict[str, dict[str, MetricValue]]:
+    """Every metric per group of items (``source`` or ``difficulty``), groups in order."""
+    table = table if table is not None else load_run(store, run_id)
+    groups = _groups(store, table, by)
+    names = np.array([groups.get(int(s), "(none)") for s in table.items], dtype=object)
+    pair_group = names[table.inverse] if table.n_pairs else names
+    gcounts: dict[str, dict[str, dict[str, int]]] = {}
+    for g, metric, verdict, c in store.conn.execute(
+            f"SELECT {by}, metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
+            "GROUP BY 1, 2, 3", (table.run_id,)):
+        key = "(none)" if g is None or g == "" else str(g)
+        gcounts.setdefault(key, {}).setdefault(str(metric), {})[str(verdict)] = int(c)
+    out: dict[str, dict[str, MetricValue]] = {}
+    for g in group_order(set(names.tolist()), by):
+        mask = pair_group == g
+        out[g] = {c: _metric(table, c, n_boot=n_boot, seed=seed, pair_mask=mask,
+                             group=f"{by}={g}", counts=gcounts.get(g, {}))
+                  for c in CODES}
+    return out
+
+
+def confusion(store: Store, run_id: int, *, table: RunTable | None = None) -> dict[str, Confusion]:
+    """The final answer (fi) against ``re``, ``ar`` and ``re+ar`` (both correct), counted
+    over the item-samples where both sides were scored. See :class:`Confusion` for P/N."""
+    table = table if table is not None else load_run(store, run_id)
+    fi = table.raw["fi"]
+    out: dict[str, Confusion] = {}
+    dims = {"re": table.raw["re"], "ar": table.raw["ar"]}
+    re_, ar_ = dims["re"], dims["ar"]
+    dims["re+ar"] = np.where((re_ >= 0) & (ar_ >= 0), ((re_ == 1) & (ar_ == 1)) * 1.0, _MISSING)
+    for key, d in dims.items():
+        ok = (fi >= 0) & (d >= 0)
+        f, v = fi[ok] == 1, d[ok] == 1
+        out[key] = Confusion(tp=int((f & v).sum()), fp=int((~f & v).sum()),
+                             fn=int((f & ~v).sum()), tn=int((~f & ~v).sum()))
+    return out
+
+
+def _binary_items(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """(seed ids, correct per item) for compare(): majority of an item's samples."""
+    pv = table.pair_values(metric)
+    if metric == "un":
+        pv = np.where(np.isnan(pv), np.nan, (pv >= ALL_PASS_UNDERSTANDING) * 1.0)
+    if metric == "all" and _all_pass_unavailable(table, None):
+        pv = np.full(table.n_pairs, np.nan)
+    ok = ~np.isnan(pv)
+    k = table.items.shape[0]
+    sums = np.bincount(table.inverse, weights=np.where(ok, pv, 0.0), minlength=k)
+    cnt = np.bincount(table.inverse, weights=ok.astype(float), minlength=k)
+    has = cnt > 0
+    return table.items[has], (sums[has] / cnt[has]) > 0.5
+
+
+def compare(store: Store, run_a: int, run_b: int, metric: str = "fi", *,
+            tables: tuple[RunTable, RunTable] | None = None) -> Comparison:
+    """Paired comparison of two runs on the items both have, exact McNemar test."""
+    from scipy.stats import binomtest
+
+    if metric not in COMPARABLE:
+        raise MetricsError(f"cannot compare on {metric!r}; use one of {', '.join(COMPARABLE)}")
+    ta, tb = tables if tables is not None else (load_run(store, run_a), load_run(store, run_b))
+    ia, ca = _binary_items(ta, metric)
+    ib, cb = _binary_items(tb, metric)
+    common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
+    a, b = ca[xa], cb[xb]
+    a_only = common[a & ~b]
+    b_only = common[~a & b]
+    disc = int(a_only.shape[0] + b_only.shape[0])
+    p = float(binomtest(int(a_only.shape[0]), disc, 0.5).pvalue) if disc else 1.0
+    note = None
+    if common.shape[0] == 0:
+        note = "no item scored on this metric in both runs"
+    return Comparison(
+        run_a=int(run_a), run_b=int(run_b), metric=metric, n=int(common.shape[0]),
+        a_correct=int(a.sum()), b_correct=int(b.sum()), both_correct=int((a & b).sum()),
+        both_wrong=int((~a & ~b).sum()), a_only=int(a_only.shape[0]),
+        b_only=int(b_only.shape[0]), p_value=min(1.0, p),
+        a_only_ids=[int(s) for s in a_only], b_only_ids=[int(s) for s in b_only],
+        only_in_a=int(ia.shape[0] - common.shape[0]), only_in_b=int(ib.shape[0] - common.shape[0]),
+        note=note)
+
+
+def correlation(store: Store, run_ids: Iterable[int], *,
+                codes: Iterable[str] = ("un", "re", "ar", "rt", "rm", "fi", "all")) -> Correlation:
+    """Spearman rho between metrics, each run one observation (runs with the metric scored)."""
+    from scipy.stats import spearmanr
+
+    ids = [int(r) for r in run_ids]
+    codes = list(codes)
+    rows = [run_metrics(store, r, n_boot=0) for r in ids]
+    vals = {c: [rm.values[c].value for rm in rows] for c in codes}
+    rho: dict[str, dict[str, float | None]] = {c: {} for c in codes}
+    pv: dict[str, dict[str, float | None]] = {c: {} for c in codes}
+    nn: dict[str, dict[str, int]] = {c: {} for c in codes}
+    for c1 in codes:
+        for c2 in codes:
+            pairs = [(x, y) for x, y in zip(vals[c1], vals[c2]) if x is not None and y is not None]
+            nn[c1][c2] = len(pairs)
+            r = p = None
+            if len(pairs) >= 3:
+                xs, ys = zip(*pairs)
+                if len(set(xs)) > 1 and len(set(ys)) > 1:
+                    res = spearmanr(xs, ys)
+                    r, p = float(res.statistic), float(res.pvalue)
+                    if math.isnan(r):
+                        r = p = None
+            rho[c1][c2], pv[c1][c2] = r, p
+    k = len(ids)
+    if k < 3:
+        note = (f"{k} run(s): Spearman correlation needs at least 3 runs; nothing is shown")
+    elif k < 10:
+        note = (f"{k} runs: with fewer than about 10 runs the correlations and p-values "
+                "mean little (each run is one observation)")
+    else:
+        note = f"{k} runs, each one observation; rho is None where a metric is constant or missing"
+    return Correlation(ids, codes, rho, pv, nn, note)
+
+
+# --- formatting -------------------------------------------------------------------------------
+def fmt_value(code: str, value: float | None, *, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if code == "un":
+        return f"{value:.{digits}f}"
+    return f"{100 * value:.{digits}f}%"
+
+
+def fmt_ci(mv: MetricValue, *, digits: int = 1) -> str:
+    if mv.value is None or mv.lo is None or mv.hi is None:
+        return ""
+    if mv.code == "un":
+        return f"[{mv.lo:.{digits}f}, {mv.hi:.{digits}f}]"
+    return f"[{100 * mv.lo:.{digits}f}, {100 * mv.hi:.{digits}f}]"
+
+
+def verdict_columns() -> tuple[str, ...]:
+    return VERDICTS

@@ -52,7 +52,7 @@ from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS,
 CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
 LABELS: dict[str, str] = {
     **METRIC_LABELS,
-    "rm_given_rt": "ACC@R-m|R-t",
+    "rm_given_rt": "ACC@R-m given R-t",
     "all_no_un": "ACC@All w/o Un",
 }
 DESCRIPTIONS: dict[str, str] = {
@@ -176,7 +176,7 @@ class Comparison:
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.metric, self.metric)
+        return "LLM@Un >= 90" if self.metric == "un" else LABELS.get(self.metric, self.metric)
 
     @property
     def a_value(self) -> float | None:

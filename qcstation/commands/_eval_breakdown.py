@@ -1,0 +1,52 @@
+"""``qcstation eval breakdown RUN --by source|difficulty [--json]``: every metric per group."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands._results import add_run_help, cell, notes, resolve
+from qcstation.eval import metrics as M
+
+ORDER = 62
+
+
+def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = actions.add_parser(
+        "breakdown", help="every metric of a run per source or per difficulty",
+        description="Every metric of one run per group of items (source or difficulty). "
+                    "'n/s' = not scored, '-' = not run or no item in the group.")
+    p.add_argument("run", metavar="RUN")
+    p.add_argument("--by", choices=("source", "difficulty"), default="source",
+                   help="group items by (default: source)")
+    p.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals")
+    p.add_argument("--json", action="store_true", help="print JSON (with intervals)")
+    add_run_help(p)
+    p.set_defaults(eval_func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        (run_id,) = resolve(store, [args.run])
+        n_boot = 1000 if (args.ci or args.json) else 0
+        groups = M.breakdown(store, run_id, args.by, n_boot=n_boot)
+    finally:
+        store.close()
+    if args.json:
+        print_json({"run_id": run_id, "by": args.by,
+                    "groups": {g: {c: v.to_dict() for c, v in vals.items()}
+                               for g, vals in groups.items()}})
+        return 0
+    if not groups:
+        print(f"run {run_id} has no scores yet")
+        return 0
+    rows = [[M.display_text(g, 24), max(v.n for v in vals.values())]
+            + [cell(vals[c], ci=args.ci) for c in M.CODES] for g, vals in groups.items()]
+    print_table([args.by, "items"] + [M.LABELS[c] for c in M.CODES], rows)
+    extra = notes([(M.display_text(g, 24), vals[c]) for g, vals in groups.items()
+                   for c in M.CODES])
+    if extra:
+        print("\nnot reported:")
+        print("\n".join(extra))
+    return 0

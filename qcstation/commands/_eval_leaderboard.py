@@ -1,0 +1,62 @@
+"""``qcstation eval leaderboard [RUN ...] [--json]``: every metric of each run with its
+bootstrap 95% interval over items (default: every finished run)."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands._results import add_run_help, cell, notes, resolve
+from qcstation.eval import metrics as M
+
+ORDER = 60
+
+
+def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = actions.add_parser(
+        "leaderboard", help="every metric per run with bootstrap 95%% intervals",
+        description="LLM@Un, ACC@Re, ACC@Ar, ACC@R-t, ACC@R-m (also over the items whose "
+                    "reflection is correct), ACC@Fi and All-Pass per run, each with its 95% "
+                    "bootstrap interval over items. Wrong, unparseable and failed requests count "
+                    "as not correct. 'n/s' = not scored (e.g. no judge: All-Pass then needs "
+                    "Understanding, see 'ACC@All w/o Un'); '-' = task not run.")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="runs to show (default: every finished run)")
+    p.add_argument("--json", action="store_true", help="print JSON (values 0..1; un on 1..100)")
+    p.add_argument("--no-ci", action="store_true", help="values only, without intervals")
+    p.add_argument("--sort", metavar="CODE", choices=M.CODES,
+                   help=f"sort by this metric, best first ({', '.join(M.CODES)})")
+    p.add_argument("--n-boot", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples (default 1000; 0 = no intervals)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_run_help(p)
+    p.set_defaults(eval_func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.n_boot <= 100_000:
+        raise M.MetricsError("--n-boot must be between 0 and 100000")
+    store = store_from_args(args)
+    try:
+        ids = resolve(store, args.runs) if args.runs else None
+        board = M.leaderboard(store, ids, n_boot=args.n_boot, seed=args.seed)
+    finally:
+        store.close()
+    if args.sort:
+        board.sort(key=lambda r: (r.values[args.sort].value is None,
+                                  -(r.values[args.sort].value or 0.0)))
+    if args.json:
+        print_json([r.to_dict() for r in board])
+        return 0
+    if not board:
+        print("no finished evaluation runs" if not args.runs else "no runs")
+        return 0
+    ci = not args.no_ci and args.n_boot > 0
+    headers = ["run", "model", "items"] + [M.LABELS[c] for c in M.CODES]
+    rows = [[r.run_id, M.display_text(r.label, 30), max(v.n for v in r.values.values())]
+            + [cell(r.values[c], ci=ci) for c in M.CODES] for r in board]
+    print_table(headers, rows)
+    extra = notes([(f"run {r.run_id}", r.values[c]) for r in board for c in M.CODES])
+    if extra:
+        print("\nnot reported:")
+        print("\n".join(extra))
+    return 0

@@ -52,6 +52,11 @@ def md(text: Any, limit: int = 80) -> str:
     return "".join(out)
 
 
+def _ours(text: Any) -> str:
+    """Our own notes (no outside text): one line, only table-breaking characters escaped."""
+    return M.display_text(text, 200).replace("|", "\\|").replace("<", "&lt;")
+
+
 def plain(text: Any, limit: int = 40) -> str:
     """Untrusted text for a matplotlib label: one line, no mathtext."""
     return M.display_text(text, limit).replace("$", r"\$")
@@ -137,7 +142,7 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int) -> list[str]:
                  f"seed {seed}). LLM@Un is the judges' mean on 1..100; the others are "
                  "accuracies. Wrong, unparseable and failed requests all count as not correct. "
                  "With several samples per item, samples are averaged per item first.")
-    notes = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: {md(r.values[c].note, 160)}"
+    notes = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: {_ours(r.values[c].note)}"
              for r in runs for c in TABLE_CODES if r.values[c].value is None and r.values[c].note]
     if notes:
         lines += ["", "Not reported:", ""] + notes
@@ -280,7 +285,7 @@ def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
 
     codes = [c for c in FIGURE_CODES if any(r.values[c].value is not None for r in runs)
              or c in ("un", "all")]
-    fig = _new_figure(max(6.5, 1.0 + 0.9 * len(codes) * max(1, len(runs)) ** 0.5), 4.2)
+    fig = _new_figure(max(6.5, 1.0 + 0.9 * len(codes) * max(1, len(runs)) ** 0.5), 4.5)
     ax = fig.add_subplot()
     x = np.arange(len(codes))
     width = 0.8 / len(runs)
@@ -304,13 +309,14 @@ def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
                 ax.text(px, min(v + (hi_err[codes.index(c)] or 0) + 1.5, 101), f"{v:.0f}",
                         ha="center", va="bottom", fontsize=7)
     ax.set_xticks(x, [M.LABELS[c].replace(" w/o ", "\nw/o ") for c in codes], fontsize=8)
-    ax.set_ylim(0, 112)
+    ax.set_ylim(0, 108)
     ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("score (%; LLM@Un on 1..100)")
     ax.set_title("Scores per dimension with 95% bootstrap intervals")
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(loc="upper right", fontsize=8, frameon=False, ncols=min(2, len(runs)))
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8,
+               frameon=False, ncols=min(2, len(runs)))
     return _save(fig, out_dir, "dimensions")
 
 
@@ -319,7 +325,7 @@ def _fig_confusion(runs: list[M.RunMetrics], confs: list[dict[str, M.Confusion]]
     import numpy as np
 
     names = {"re": "Reasoning", "ar": "Arithmetic", "re+ar": "Reasoning & Arithmetic"}
-    fig = _new_figure(9.0, 3.0 * len(runs) + 0.4)
+    fig = _new_figure(9.0, 3.3 * len(runs) + 0.5)
     axes = fig.subplots(len(runs), 3, squeeze=False)
     for row, (r, conf) in enumerate(zip(runs, confs)):
         for col, key in enumerate(("re", "ar", "re+ar")):

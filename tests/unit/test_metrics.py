@@ -1,0 +1,277 @@
+"""Metrics over real SQLite scores: hand-worked items, bootstrap intervals, confusion,
+McNemar, Spearman, and the CLI actions in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from db import Store
+from qcstation.eval import metrics as M
+from tests.eval_factory import add_item, make_run, row
+
+# Four hand-worked items (one sample each):
+#        un   re  ar  rt  rm  fi
+#   1    95   c   c   c   c   c     All-Pass
+#   2    80   c   c   c   c   u     All-Pass w/o Un only (un < 90)
+#   3    92   c   e   w   c   c
+#   4   100   w   c   c   w   w
+HAND = {
+    1: row(un=95, re="c", ar="c", rt="c", rm="c", fi="c"),
+    2: row(un=80, re="c", ar="c", rt="c", rm="c", fi="u"),
+    3: row(un=92, re="c", ar="e", rt="w", rm="c", fi="c"),
+    4: row(un=100, re="w", ar="c", rt="c", rm="w", fi="w"),
+}
+
+
+def hand_run(store: Store, model: str = "model-a", **kw) -> int:  # type: ignore[no-untyped-def]
+    run = make_run(store, model=model, **kw)
+    for seed, scores in HAND.items():
+        add_item(store, run, seed, source=("gsm8k" if seed % 2 else "math500"),
+                 difficulty=("easy", "hard", "easy", None)[seed - 1], scores=scores)
+    return run
+
+
+def test_hand_worked_values(store: Store) -> None:
+    run = hand_run(store)
+    (rm,) = M.leaderboard(store, [run], n_boot=200)
+    v = {c: mv.value for c, mv in rm.values.items()}
+    assert v["un"] == pytest.approx((95 + 80 + 92 + 100) / 4)
+    assert v["re"] == v["ar"] == v["rt"] == v["rm"] == pytest.approx(0.75)
+    assert v["fi"] == pytest.approx(0.5)                 # unparseable and wrong both count 0
+    assert v["rm_given_rt"] == pytest.approx(2 / 3)      # items 1, 2, 4 have rt correct
+    assert rm.values["rm_given_rt"].n == 3
+    assert v["all"] == pytest.approx(0.25)               # item 1 only: item 2 has un 80
+    assert v["all_no_un"] == pytest.approx(0.5)          # items 1 and 2
+    assert rm.values["fi"].counts == {"correct": 2, "unparseable": 1, "wrong": 1}
+    assert rm.values["ar"].counts == {"correct": 3, "error": 1}
+    assert rm.values["all"].counts == {"correct": 1, "wrong": 3}
+    assert all(mv.n == 4 for c, mv in rm.values.items() if c != "rm_given_rt")
+    assert rm.label == "model-a" and rm.run_id == run
+
+
+def test_samples_are_averaged_per_item_first(store: Store) -> None:
+    run = make_run(store, samples=2)
+    add_item(store, run, 1, samples=[row(fi="c"), row(fi="w")])   # item value 0.5
+    add_item(store, run, 2, samples=[row(fi="c")])                # item value 1.0
+    fi = M.leaderboard(store, [run], n_boot=0)[0].values["fi"]
+    assert fi.value == pytest.approx(0.75)      # pooled over samples it would be 2/3
+    assert fi.n == 2 and fi.n_samples == 3
+    assert fi.lo is None and fi.hi is None      # n_boot=0: no interval
+
+
+def test_understanding_not_scored_never_makes_up_all_pass(store: Store) -> None:
+    run = make_run(store)
+    add_item(store, run, 1, scores=row(un="n"))
+    add_item(store, run, 2, scores=row(un="n", rm="w"))
+    vals = M.leaderboard(store, [run], n_boot=100)[0].values
+    assert vals["un"].value is None and "no judge" in (vals["un"].note or "")
+    assert vals["all"].value is None and vals["all"].lo is None
+    assert "not scored" in (vals["all"].note or "")
+    assert vals["all_no_un"].value == pytest.approx(0.5)
+
+    # one item judged, the other not: still no All-Pass over a subset
+    run2 = make_run(store)
+    add_item(store, run2, 1, scores=row(un=99))
+    add_item(store, run2, 2, scores=row(un="n"))
+    vals2 = M.leaderboard(store, [run2], n_boot=0)[0].values
+    assert vals2["un"].value == pytest.approx(99) and vals2["un"].n == 1
+    assert vals2["all"].value is None and "1 of 2" in (vals2["all"].note or "")
+
+
+def test_task_not_run_is_absent_not_zero(store: Store) -> None:
+    run = make_run(store, tasks=("reasoning", "final"))
+    add_item(store, run, 1, scores=row(un=None, ar=None, rt=None, rm=None, re="c", fi="w"))
+    vals = M.leaderboard(store, [run], n_boot=0)[0].values
+    assert vals["re"].value == 1.0 and vals["fi"].value == 0.0
+    for code in ("un", "ar", "rt", "rm", "rm_given_rt", "all", "all_no_un"):
+        assert vals[code].value is None, code
+        assert vals[code].note and vals[code].note.startswith("not run"), (code, vals[code].note)
+    assert "ACC@Ar" in (vals["all_no_un"].note or "")
+
+
+def test_bootstrap_interval_matches_the_binomial_by_hand(store: Store) -> None:
+    # 70 of 100 correct: resampling items of a 0/1 metric draws Binomial(100, 0.7)/100,
+    # whose 2.5% and 97.5% quantiles are 61 and 79 (scipy.stats.binom.ppf).
+    run = make_run(store)
+    for i in range(100):
+        add_item(store, run, i, scores={"fi": "c" if i < 70 else "w"})
+    fi = M.leaderboard(store, [run], n_boot=4000, seed=3)[0].values["fi"]
+    assert fi.value == pytest.approx(0.70)
+    assert fi.lo is not None and fi.hi is not None
+    assert fi.lo == pytest.approx(0.61, abs=0.015) and fi.hi == pytest.approx(0.79, abs=0.015)
+    again = M.leaderboard(store, [run], n_boot=4000, seed=3)[0].values["fi"]
+    assert (again.lo, again.hi) == (fi.lo, fi.hi)        # deterministic with the seed
+
+
+def test_bootstrap_ordering_width_and_edge_cases() -> None:
+    rng = np.random.default_rng(7)
+    small = (rng.random(25) < 0.6).astype(float)
+    big = (rng.random(2500) < 0.6).astype(float)
+    m_s, lo_s, hi_s = M.bootstrap_mean(small, n_boot=1000, rng=np.random.default_rng(1))
+    m_b, lo_b, hi_b = M.bootstrap_mean(big, n_boot=1000, rng=np.random.default_rng(1))
+    assert lo_s is not None and hi_s is not None and lo_b is not None and hi_b is not None
+    assert lo_s <= m_s <= hi_s and lo_b <= m_b <= hi_b
+    assert (hi_b - lo_b) < (hi_s - lo_s) / 5            # width shrinks like 1/sqrt(n)
+    assert M.bootstrap_mean(np.ones(30), n_boot=500, rng=np.random.default_rng(1)) == (1.0, 1.0, 1.0)
+    # many distinct values (judge means): the index-resampling path, same ordering
+    scores = rng.uniform(1, 100, 5000)
+    m, lo, hi = M.bootstrap_mean(scores, n_boot=300, rng=np.random.default_rng(2))
+    se = scores.std() / np.sqrt(len(scores))
+    assert lo is not None and hi is not None and lo < m < hi
+    assert hi - lo == pytest.approx(2 * 1.96 * se, rel=0.25)
+
+
+def test_breakdown_by_source_and_difficulty(store: Store) -> None:
+    run = hand_run(store)
+    by_src = M.breakdown(store, run, "source", n_boot=0)
+    assert list(by_src) == ["gsm8k", "math500"]          # items 1, 3 | items 2, 4
+    assert by_src["gsm8k"]["fi"].value == 1.0 and by_src["gsm8k"]["fi"].n == 2
+    assert by_src["math500"]["fi"].value == 0.0
+    assert by_src["math500"]["fi"].counts == {"unparseable": 1, "wrong": 1}
+    assert by_src["gsm8k"]["all"].value == 0.5
+    by_diff = M.breakdown(store, run, "difficulty", n_boot=100)
+    assert list(by_diff) == ["easy", "hard", "(none)"]
+    assert by_diff["easy"]["un"].value == pytest.approx((95 + 92) / 2)
+    assert by_diff["(none)"]["re"].value == 0.0 and by_diff["(none)"]["re"].n == 1
+    with pytest.raises(M.MetricsError):
+        M.breakdown(store, run, "model")
+
+
+def test_confusion_counts_as_smart_fig21(store: Store) -> None:
+    run = hand_run(store)
+    conf = M.confusion(store, run)
+    # item 1: fi P re P -> TP; 2: fi N re P -> FP; 3: fi P re P -> TP; 4: fi N re N -> TN
+    assert (conf["re"].tp, conf["re"].fp, conf["re"].fn, conf["re"].tn) == (2, 1, 0, 1)
+    # ar: 1 TP; 2 FP; 3 fi P, ar error -> FN; 4 fi N ar P -> FP
+    assert (conf["ar"].tp, conf["ar"].fp, conf["ar"].fn, conf["ar"].tn) == (1, 2, 1, 0)
+    # re and ar both correct: 1 TP; 2 FP; 3 FN; 4 TN
+    assert (conf["re+ar"].tp, conf["re+ar"].fp, conf["re+ar"].fn, conf["re+ar"].tn) == (1, 1, 1, 1)
+    c = conf["ar"]
+    assert c.n == 4 and c.rate("fp") == 0.5
+    assert c.rate("tp") + c.rate("fn") == pytest.approx(0.5)     # = ACC@Fi
+    assert c.to_dict()["rates"]["fn"] == 0.25
+
+
+def test_compare_exact_mcnemar_by_hand(store: Store) -> None:
+    a, b = make_run(store, model="a"), make_run(store, model="b")
+    # fi per item for (A, B): 1 c/c, 2 c/w, 3 c/w, 4 c/w, 5 w/w, 6 w/c; 7 only in A
+    pattern = {1: "cc", 2: "cw", 3: "cw", 4: "cw", 5: "ww", 6: "wc"}
+    for seed, (va, vb) in pattern.items():
+        add_item(store, a, seed, scores={"fi": va})
+        add_item(store, b, seed, scores={"fi": vb})
+    add_item(store, a, 7, scores={"fi": "c"})
+    cmp_ = M.compare(store, a, b, "fi")
+    assert cmp_.n == 6 and cmp_.only_in_a == 1 and cmp_.only_in_b == 0
+    assert (cmp_.a_only, cmp_.b_only, cmp_.both_correct, cmp_.both_wrong) == (3, 1, 1, 1)
+    assert cmp_.a_only_ids == [2, 3, 4] and cmp_.b_only_ids == [6]
+    # exact McNemar: 2 * P(X <= 1), X ~ Bin(4, 1/2) = 2 * 5/16
+    assert cmp_.p_value == pytest.approx(10 / 16)
+    assert cmp_.a_value == pytest.approx(4 / 6) and cmp_.b_value == pytest.approx(2 / 6)
+    # one-sided pattern: 3 discordant all for A -> 2 * (1/8)
+    a2, b2 = make_run(store), make_run(store)
+    for seed in range(3):
+        add_item(store, a2, seed, scores={"re": "c"})
+        add_item(store, b2, seed, scores={"re": "u"})
+    assert M.compare(store, a2, b2, "re").p_value == pytest.approx(0.25)
+    assert M.compare(store, a2, a2, "re").p_value == 1.0
+    with pytest.raises(M.MetricsError):
+        M.compare(store, a, b, "rm_given_rt")
+
+
+def test_compare_majority_of_samples_and_understanding_threshold(store: Store) -> None:
+    a, b = make_run(store, samples=3), make_run(store, samples=3)
+    add_item(store, a, 1, samples=[row(fi="c", un=95), row(fi="c", un=91), row(fi="w", un=50)])
+    add_item(store, b, 1, samples=[row(fi="c", un=89), row(fi="w", un=89), row(fi="w", un=99)])
+    cmp_ = M.compare(store, a, b, "fi")
+    assert (cmp_.a_only, cmp_.b_only) == (1, 0)          # 2 of 3 vs 1 of 3
+    cmp_un = M.compare(store, a, b, "un")
+    assert (cmp_un.a_only, cmp_un.b_only) == (1, 0)      # 2 of 3 at >= 90 vs 1 of 3
+
+
+def test_spearman_across_runs_by_hand(store: Store) -> None:
+    # ACC@Re 0.2, 0.4, 0.6, 0.8 and ACC@Fi 0.1, 0.3, 0.2, 0.9 over 10 items each:
+    # ranks 1 2 3 4 vs 1 3 2 4, sum d^2 = 2, rho = 1 - 6*2/(4*15) = 0.8
+    runs = []
+    for re_k, fi_k in ((2, 1), (4, 3), (6, 2), (8, 9)):
+        run = make_run(store)
+        for i in range(10):
+            add_item(store, run, i, scores={"re": "c" if i < re_k else "w",
+                                            "fi": "c" if i < fi_k else "w"})
+        runs.append(run)
+    corr = M.correlation(store, runs, codes=("re", "fi", "ar"))
+    assert corr.rho["re"]["fi"] == pytest.approx(0.8)
+    assert corr.rho["fi"]["re"] == pytest.approx(0.8)
+    assert corr.rho["re"]["re"] == pytest.approx(1.0)
+    assert corr.rho["re"]["ar"] is None and corr.n["re"]["ar"] == 0   # ar not run
+    assert "4 runs" in corr.note and "mean little" in corr.note
+    few = M.correlation(store, runs[:2])
+    assert few.rho["re"]["fi"] is None and "at least 3 runs" in few.note
+
+
+def test_resolve_runs_and_finished(store: Store) -> None:
+    a = make_run(store, name="base")
+    b = make_run(store, name="dup")
+    c = make_run(store, name="dup", status="running")
+    assert M.resolve_run(store, str(a)) == a == M.resolve_run(store, "base")
+    with pytest.raises(M.MetricsError, match="2 runs are named"):
+        M.resolve_run(store, "dup")
+    with pytest.raises(M.MetricsError, match="no evaluation run"):
+        M.resolve_run(store, "999")
+    with pytest.raises(M.MetricsError, match="no evaluation run with"):
+        M.resolve_run(store, "nope\x1b[2J")
+    assert M.finished_runs(store) == [a, b]
+    assert c not in M.finished_runs(store)
+
+
+def test_display_text_escapes_control_characters() -> None:
+    assert M.display_text("a\x1b[31mred\x07\nx") == "a<U+001B>[31mred<U+0007> x"
+    assert M.display_text("\u202eevil") == "<U+202E>evil"
+    assert len(M.display_text("y" * 500, 20)) == 20
+
+
+def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
+    a = hand_run(store, model="evil\x1b[2Jmodel", name="first")
+    b = make_run(store, model="model-b", status="running")
+    for seed in HAND:
+        add_item(store, b, seed, scores=row(fi="w", re="c"))
+    store.close()
+
+    lb = _cli(db_file, "leaderboard", "--json", "--n-boot", "200")
+    assert lb.returncode == 0, lb.stderr
+    data = json.loads(lb.stdout)
+    assert [r["run_id"] for r in data] == [a]              # default: finished runs only
+    assert data[0]["values"]["fi"]["value"] == 0.5
+    assert data[0]["values"]["all"]["value"] == 0.25
+
+    text = _cli(db_file, "leaderboard", str(a), str(b), "--no-ci")
+    assert text.returncode == 0, text.stderr
+    assert "\x1b" not in text.stdout and "evil<U+001B>[2Jmodel" in text.stdout
+    assert "ACC@All w/o Un" in text.stdout and "50.0%" in text.stdout
+
+    cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")
+    assert cmp_.returncode == 0, cmp_.stderr
+    d = json.loads(cmp_.stdout)
+    assert (d["a_only"], d["b_only"], d["a_only_ids"]) == (2, 0, [1, 3])
+    assert d["p_value"] == pytest.approx(0.5) and d["item_keys"]["1"] == "gsm8k-1"
+    plain = _cli(db_file, "compare", str(a), str(b), "--metric", "fi")
+    assert "exact McNemar p = 0.5" in plain.stdout and "gsm8k-3" in plain.stdout
+
+    bd = _cli(db_file, "breakdown", str(a), "--by", "difficulty")
+    assert bd.returncode == 0, bd.stderr
+    lines = bd.stdout.splitlines()
+    assert lines[0].startswith("difficulty") and lines[2].startswith("easy")
+    assert lines[4].startswith("(none)")
+
+    bad = _cli(db_file, "compare", str(a), "nosuch")
+    assert bad.returncode == 2 and "no evaluation run with id or name 'nosuch'" in bad.stderr

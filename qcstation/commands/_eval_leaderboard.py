@@ -28,6 +28,9 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
                    help="bootstrap resamples (default 1000; 0 = no intervals)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--spearman", action="store_true",
+                   help="also print Spearman's rho between the metrics across these runs "
+                        "(with --json: an object with 'runs' and 'spearman')")
     add_run_help(p)
     p.set_defaults(eval_func=run)
 
@@ -39,13 +42,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         ids = resolve(store, args.runs) if args.runs else None
         board = M.leaderboard(store, ids, n_boot=args.n_boot, seed=args.seed)
+        corr = M.correlation(store, [r.run_id for r in board]) if args.spearman else None
     finally:
         store.close()
     if args.sort:
         board.sort(key=lambda r: (r.values[args.sort].value is None,
                                   -(r.values[args.sort].value or 0.0)))
     if args.json:
-        print_json([r.to_dict() for r in board])
+        runs = [r.to_dict() for r in board]
+        print_json({"runs": runs, "spearman": corr.to_dict()} if corr is not None else runs)
         return 0
     if not board:
         print("no finished evaluation runs" if not args.runs else "no runs")
@@ -59,4 +64,10 @@ def run(args: argparse.Namespace) -> int:
     if extra:
         print("\nnot reported:")
         print("\n".join(extra))
+    if corr is not None:
+        print("\nSpearman rho between metrics across runs")
+        print(corr.note)
+        print_table([""] + [M.LABELS[c] for c in corr.codes],
+                    [[M.LABELS[c1]] + ["-" if corr.rho[c1][c2] is None else f"{corr.rho[c1][c2]:+.2f}"
+                                       for c2 in corr.codes] for c1 in corr.codes])
     return 0

@@ -27,5 +27,5 @@ def cell(mv: M.MetricValue, *, ci: bool) -> str:
 
 def notes(rows: list[tuple[str, M.MetricValue]]) -> list[str]:
     """'n/s' and '-' explained, one line each."""
-    return [f"  {who}: {mv.label} {M.display_text(mv.note, 160)}"
+    return [f"  {who}: {mv.label}: {M.display_text(mv.note, 160)}"
             for who, mv in rows if mv.value is None and mv.note]

@@ -247,9 +247,10 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
         add_item(store, b, seed, scores=row(fi="w", re="c"))
     store.close()
 
-    lb = _cli(db_file, "leaderboard", "--json", "--n-boot", "200")
+    lb = _cli(db_file, "leaderboard", "--json", "--n-boot", "200", "--spearman")
     assert lb.returncode == 0, lb.stderr
-    data = json.loads(lb.stdout)
+    data = json.loads(lb.stdout)["runs"]
+    assert "at least 3 runs" in json.loads(lb.stdout)["spearman"]["note"]
     assert [r["run_id"] for r in data] == [a]              # default: finished runs only
     assert data[0]["values"]["fi"]["value"] == 0.5
     assert data[0]["values"]["all"]["value"] == 0.25

@@ -88,6 +88,10 @@ def main() -> int:
                                                                            n_boot=args.n_boot))
         timed("confusion", lambda: metrics.confusion(store, a))
         cmp_ = timed("compare on fi (McNemar)", lambda: metrics.compare(store, a, b, "fi"))
+        from qcstation.eval.report import write_report
+
+        timed("write_report with --compare (7 files)",
+              lambda: write_report(store, a, Path(tmp) / "report", compare=b))
         for code, mv in lb[0].values.items():
             print(f"  {mv.label:<16} {metrics.fmt_value(code, mv.value, digits=2):>8} "
                   f"{metrics.fmt_ci(mv, digits=2):<18} n={mv.n}")

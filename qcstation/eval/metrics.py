@@ -262,15 +262,18 @@ _MISSING = -1.0
 _NOT_SCORED = -2.0
 
 
+# verdict codes in the pivot (and RunTable.verdict); -1 = no score row
+_CODE_OF = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4}
+_VERDICT_OF = {v: k for k, v in _CODE_OF.items()} | {5: "other"}
+_CODE_SQL = ("CASE verdict WHEN 'correct' THEN 1 WHEN 'wrong' THEN 0 WHEN 'not_scored' THEN 2 "
+             "WHEN 'unparseable' THEN 3 WHEN 'error' THEN 4 ELSE 5 END")
+
+
 def _pivot_sql() -> str:
     cols = ["seed_id", "sample_idx",
-            "COALESCE(MAX(CASE WHEN metric = 'un' THEN CASE WHEN verdict = 'not_scored' "
-            "THEN -2.0 ELSE COALESCE(score, 0.0) END END), -1.0)"]
+            "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(score, 0.0) END), 0.0)"]
     for m in METRICS:
-        if m == "un":
-            continue
-        cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN CASE WHEN verdict = "
-                    f"'not_scored' THEN -2.0 WHEN verdict = 'correct' THEN 1.0 ELSE 0.0 END END), -1.0)")
+        cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE_SQL} END), -1)")
     return (f"SELECT {', '.join(cols)} FROM eval_scores WHERE run_id = ? "
             "GROUP BY seed_id, sample_idx ORDER BY seed_id, sample_idx")
 
@@ -286,9 +289,11 @@ class RunTable:
     seed: np.ndarray            # int64 per pair
     sample: np.ndarray
     raw: dict[str, np.ndarray]  # metric -> float per pair; -1 missing, -2 not_scored
+    verdict: dict[str, np.ndarray]  # metric -> verdict code per pair (see _CODE_OF; -1 none)
     items: np.ndarray           # distinct seed ids (sorted)
     inverse: np.ndarray         # pair -> index into items
     counts: dict[str, dict[str, int]]
+    _groups: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
     def n_pairs(self) -> int:
@@ -339,17 +344,22 @@ def load_run(store: Store, run_id: int) -> RunTable:
     cur = store.conn.cursor()
     cur.row_factory = None
     rows = cur.execute(_PIVOT_SQL, (int(run_id),)).fetchall()
-    arr = np.array(rows, dtype=float).reshape(len(rows), 2 + len(METRICS))
+    arr = np.array(rows, dtype=float).reshape(len(rows), 3 + len(METRICS))
     seed = arr[:, 0].astype(np.int64)
     sample = arr[:, 1].astype(np.int64)
-    raw = {m: arr[:, 2 + i].copy() for i, m in enumerate(METRICS)}
+    verdict = {m: arr[:, 3 + i].astype(np.int8) for i, m in enumerate(METRICS)}
+    raw: dict[str, np.ndarray] = {}
+    for m, code in verdict.items():
+        counted = (code >= 0) & (code != 2)
+        value = arr[:, 2] if m == "un" else (code == 1).astype(float)
+        raw[m] = np.where(counted, value, np.where(code == 2, _NOT_SCORED, _MISSING))
     items, inverse = np.unique(seed, return_inverse=True)
     counts: dict[str, dict[str, int]] = {m: {} for m in METRICS}
-    for metric, verdict, c in cur.execute(
+    for metric, name, c in cur.execute(
             "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
             "GROUP BY metric, verdict", (int(run_id),)):
-        counts.setdefault(str(metric), {})[str(verdict)] = int(c)
-    return RunTable(int(run_id), seed, sample, raw, items, inverse.reshape(-1), counts)
+        counts.setdefault(str(metric), {})[str(name)] = int(c)
+    return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts)
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -461,13 +471,34 @@ def leaderboard(store: Store, run_ids: Iterable[int] | None = None, *, n_boot: i
     return [run_metrics(store, r, n_boot=n_boot, seed=seed) for r in ids]
 
 
-def _groups(store: Store, table: RunTable, by: str) -> dict[int, str]:
+def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarray]:
+    """(group names, group index per item) for ``source`` or ``difficulty``; read once per
+    table through the covering index on (run_id, source, difficulty, seed_id)."""
     if by not in ("source", "difficulty"):
         raise MetricsError(f"cannot break down by {by!r}; use source or difficulty")
-    rows = store.conn.execute(
-        f"SELECT seed_id, MAX({by}) FROM eval_scores WHERE run_id = ? GROUP BY seed_id",
-        (table.run_id,)).fetchall()
-    return {int(r[0]): ("(none)" if r[1] is None or r[1] == "" else str(r[1])) for r in rows}
+    if by in table._groups:
+        return table._groups[by]
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    rows = cur.execute("SELECT seed_id, source, difficulty FROM eval_scores WHERE run_id = ? "
+                       "GROUP BY source, difficulty, seed_id", (table.run_id,)).fetchall()
+    k = table.items.shape[0]
+    seeds = np.array([r[0] for r in rows], dtype=np.int64)
+    pos = np.searchsorted(table.items, seeds) if k else np.zeros(len(rows), dtype=np.int64)
+    known = pos < k
+    known[known] = table.items[pos[known]] == seeds[known]
+    for key, col in (("source", 1), ("difficulty", 2)):
+        names: dict[str, int] = {}
+        codes = np.array([names.setdefault("(none)" if r[col] is None or r[col] == "" else str(r[col]),
+                                           len(names)) for r in rows], dtype=np.int64)
+        per_item = np.full(k, -1, dtype=np.int64)
+        # the first (source, difficulty) row of a seed wins (they agree unless the data is odd)
+        sel = np.flatnonzero(known)[::-1]
+        per_item[pos[sel]] = codes[sel]
+        if (per_item < 0).any():       # scores without a source row cannot happen; be safe
+            per_item[per_item < 0] = names.setdefault("(none)", len(names))
+        table._groups[key] = (list(names), per_item)
+    return table._groups[by]
 
 
 def group_order(keys: Iterable[str], by: str) -> list[str]:
@@ -482,22 +513,23 @@ def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 10
               seed: int = 0, table: RunTable | None = None) -> dict[str, dict[str, MetricValue]]:
     """Every metric per group of items (``source`` or ``difficulty``), groups in order."""
     table = table if table is not None else load_run(store, run_id)
-    groups = _groups(store, table, by)
-    names = np.array([groups.get(int(s), "(none)") for s in table.items], dtype=object)
-    pair_group = names[table.inverse] if table.n_pairs else names
-    gcounts: dict[str, dict[str, dict[str, int]]] = {}
-    for g, metric, verdict, c in store.conn.execute(
-            f"SELECT {by}, metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
-            "GROUP BY 1, 2, 3", (table.run_id,)):
-        key = "(none)" if g is None or g == "" else str(g)
-        gcounts.setdefault(key, {}).setdefault(str(metric), {})[str(verdict)] = int(c)
+    names, per_item = _groups(store, table, by)
+    pair_group = per_item[table.inverse]
     out: dict[str, dict[str, MetricValue]] = {}
-    for g in group_order(set(names.tolist()), by):
-        mask = pair_group == g
+    for g in group_order(names, by):
+        mask = pair_group == names.index(g)
+        if not mask.any():
+            continue
+        counts = {m: _code_counts(table.verdict[m][mask]) for m in METRICS}
         out[g] = {c: _metric(table, c, n_boot=n_boot, seed=seed, pair_mask=mask,
-                             group=f"{by}={g}", counts=gcounts.get(g, {}))
+                             group=f"{by}={g}", counts=counts)
                   for c in CODES}
     return out
+
+
+def _code_counts(codes: np.ndarray) -> dict[str, int]:
+    found = np.bincount(codes[codes >= 0].astype(np.int64), minlength=6)
+    return {_VERDICT_OF[i]: int(n) for i, n in enumerate(found) if n}
 
 
 def confusion(store: Store, run_id: int, *, table: RunTable | None = None) -> dict[str, Confusion]:

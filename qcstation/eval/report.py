@@ -236,7 +236,8 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
     lines += _table(["metric", "paired items", "A", "B", "A only", "B only", "both correct",
                      "both wrong", "McNemar p"], rows)
     lines.append("")
-    differing = sorted({s for c in comps for s in c.a_only_ids + c.b_only_ids})
+    differing = sorted({s for c in comps
+                        for s in c.a_only_ids[:MAX_LISTED_ITEMS] + c.b_only_ids[:MAX_LISTED_ITEMS]})
     keys = _item_keys(store, [a.run_id, b.run_id], differing)
     for c in comps:
         if c.a_only or c.b_only:

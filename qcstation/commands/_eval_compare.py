@@ -8,7 +8,6 @@ import argparse
 from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands._results import add_run_help, resolve
 from qcstation.eval import metrics as M
-from qcstation.eval.report import _item_keys
 
 ORDER = 64
 SHOWN = 50
@@ -40,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             raise M.MetricsError("RUN_A and RUN_B are the same run; give two different runs")
         ra, rb = M.run_row(store, a), M.run_row(store, b)
         cmp_ = M.compare(store, a, b, args.metric)
-        keys = _item_keys(store, [a, b], cmp_.a_only_ids + cmp_.b_only_ids)
+        keys = M.item_keys(store, [a, b], cmp_.a_only_ids + cmp_.b_only_ids)
     finally:
         store.close()
     if args.json:

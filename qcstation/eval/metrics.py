@@ -629,6 +629,19 @@ def correlation(store: Store, run_ids: Iterable[int], *,
     return Correlation(ids, codes, rho, pv, nn, note)
 
 
+def item_keys(store: Store, run_ids: list[int], seed_ids: list[int]) -> dict[int, str]:
+    """seed id -> item key ('<source>-<orig_id>') from the runs' frozen items."""
+    keys: dict[int, str] = {}
+    for rid in run_ids:
+        for start in range(0, len(seed_ids), 500):
+            chunk = seed_ids[start:start + 500]
+            marks = ",".join("?" for _ in chunk)
+            for r in store.query(f"SELECT seed_id, item_key FROM eval_items WHERE run_id = ? "
+                                 f"AND seed_id IN ({marks})", [rid, *chunk]):
+                keys.setdefault(int(r["seed_id"]), str(r["item_key"]))
+    return keys
+
+
 # --- formatting -------------------------------------------------------------------------------
 def fmt_value(code: str, value: float | None, *, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):

@@ -204,18 +204,6 @@ def _confusion_md(conf: dict[str, M.Confusion]) -> list[str]:
     return lines
 
 
-def _item_keys(store: Store, run_ids: list[int], seed_ids: list[int]) -> dict[int, str]:
-    keys: dict[int, str] = {}
-    for rid in run_ids:
-        for start in range(0, len(seed_ids), 500):
-            chunk = seed_ids[start:start + 500]
-            marks = ",".join("?" for _ in chunk)
-            for r in store.query(f"SELECT seed_id, item_key FROM eval_items WHERE run_id = ? "
-                                 f"AND seed_id IN ({marks})", [rid, *chunk]):
-                keys.setdefault(int(r["seed_id"]), str(r["item_key"]))
-    return keys
-
-
 def _listed(ids: list[int], keys: dict[int, str]) -> str:
     shown = [f"{s} ({md(keys[s], 40)})" if s in keys else str(s) for s in ids[:MAX_LISTED_ITEMS]]
     more = len(ids) - len(shown)
@@ -238,7 +226,7 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
     lines.append("")
     differing = sorted({s for c in comps
                         for s in c.a_only_ids[:MAX_LISTED_ITEMS] + c.b_only_ids[:MAX_LISTED_ITEMS]})
-    keys = _item_keys(store, [a.run_id, b.run_id], differing)
+    keys = M.item_keys(store, [a.run_id, b.run_id], differing)
     for c in comps:
         if c.a_only or c.b_only:
             lines += [f"*{c.label}*", ""]

@@ -60,7 +60,13 @@ def run(args: argparse.Namespace) -> int:
     rows = [[r.run_id, M.display_text(r.label, 30), max(v.n for v in r.values.values())]
             + [cell(r.values[c], ci=ci) for c in M.CODES] for r in board]
     print_table(headers, rows)
-    extra = notes([(f"run {r.run_id}", r.values[c]) for r in board for c in M.CODES])
+    extra = []
+    for r in board:
+        if all(v.n == 0 for v in r.values.values()):
+            extra.append(f"  run {r.run_id}: no scores yet (status {M.display_text(r.status, 20)}; "
+                         f"`qcstation eval score {r.run_id}` scores what is stored)")
+        else:
+            extra += notes([(f"run {r.run_id}", r.values[c]) for c in M.CODES])
     if extra:
         print("\nnot reported:")
         print("\n".join(extra))

@@ -35,6 +35,7 @@ same as 100). Seeded per (seed, metric, group): the same call gives the same int
 
 from __future__ import annotations
 
+import json
 import math
 import re as _re
 import unicodedata
@@ -46,8 +47,15 @@ import numpy as np
 
 from db.store import Store
 from qcstation.errors import QCStationError
-from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, VERDICTS
+from qcstation.eval.types import (
+    ALL_PASS_UNDERSTANDING,
+    METRIC_LABELS,
+    METRICS,
+    TASK_METRICS,
+    VERDICTS,
+)
 
+_TASK_OF = {m: t for t, ms in TASK_METRICS.items() for m in ms}
 # Codes reported for a run, in display order.
 CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
 LABELS: dict[str, str] = {
@@ -293,6 +301,7 @@ class RunTable:
     items: np.ndarray           # distinct seed ids (sorted)
     inverse: np.ndarray         # pair -> index into items
     counts: dict[str, dict[str, int]]
+    tasks: set[str] | None = None   # the tasks the run asked for (spec), None if unknown
     _groups: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -339,8 +348,23 @@ class RunTable:
             return np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
 
 
+def run_tasks(row: dict[str, Any]) -> set[str] | None:
+    """The tasks a run asked for, from its spec (None when the spec does not say)."""
+    raw = row.get("spec") or "{}"
+    if not isinstance(raw, str) or len(raw) > 5_000_000:
+        return None
+    try:
+        spec = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    tasks = spec.get("tasks") if isinstance(spec, dict) else None
+    if not isinstance(tasks, list):
+        return None
+    return {t for t in tasks if isinstance(t, str) and t in TASK_METRICS}
+
+
 def load_run(store: Store, run_id: int) -> RunTable:
-    run_row(store, run_id)
+    row = run_row(store, run_id)
     cur = store.conn.cursor()
     cur.row_factory = None
     rows = cur.execute(_PIVOT_SQL, (int(run_id),)).fetchall()
@@ -359,7 +383,8 @@ def load_run(store: Store, run_id: int) -> RunTable:
             "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
             "GROUP BY metric, verdict", (int(run_id),)):
         counts.setdefault(str(metric), {})[str(name)] = int(c)
-    return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts)
+    return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
+                    tasks=run_tasks(row))
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -430,7 +455,11 @@ def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
     raw = {m: (table.raw[m] if pair_mask is None else table.raw[m][pair_mask]) for m in needs}
     missing = [m for m in needs if not (raw[m] != _MISSING).any()]
     if missing:
-        return "not run: no scores for " + ", ".join(LABELS[m] for m in missing)
+        asked = table.tasks
+        not_asked = [m for m in missing if asked is None or _TASK_OF[m] not in asked]
+        if not_asked or pair_mask is not None:
+            return "not run: no scores for " + ", ".join(LABELS[m] for m in (not_asked or missing))
+        return "not scored yet: no scores for " + ", ".join(LABELS[m] for m in missing)
     if code in METRICS:
         return "not scored" + (" (no judge configured)" if code == "un" else "")
     if code == "rm_given_rt":

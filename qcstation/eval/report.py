@@ -173,7 +173,9 @@ def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
         else:
             lines.append("No scores yet.")
         lines.append("")
-    lines.append("Counts are item-samples. For LLM@Un, \"correct\" means a judge scored it.")
+    lines.append("Counts are item-samples. For LLM@Un, correct means the judges' mean is at least "
+                 "90; an item with no usable judge score (unparseable) or a failed request counts "
+                 "0 in LLM@Un.")
     return lines
 
 

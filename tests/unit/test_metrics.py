@@ -94,6 +94,13 @@ def test_task_not_run_is_absent_not_zero(store: Store) -> None:
         assert vals[code].note and vals[code].note.startswith("not run"), (code, vals[code].note)
     assert "ACC@Ar" in (vals["all_no_un"].note or "")
 
+    # asked for but not scored yet (the run's spec lists the task): said so, still None
+    pending = make_run(store, tasks=("reasoning", "final"))
+    add_item(store, pending, 1, scores={"re": "c"})
+    pv = M.leaderboard(store, [pending], n_boot=0)[0].values
+    assert pv["fi"].value is None and pv["fi"].note == "not scored yet: no scores for ACC@Fi"
+    assert pv["ar"].note == "not run: no scores for ACC@Ar"
+
 
 def test_bootstrap_interval_matches_the_binomial_by_hand(store: Store) -> None:
     # 70 of 100 correct: resampling items of a 0/1 metric draws Binomial(100, 0.7)/100,

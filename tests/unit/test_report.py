@@ -94,7 +94,8 @@ def test_report_without_compare_and_without_scores(store: Store, tmp_path: Path)
     path = write_report(store, run, tmp_path / "empty", n_boot=100)
     text = path.read_text()
     assert "## Comparison" not in text and "No scores yet." in text
-    assert "| ACC@Fi | — | 0 |" in text
+    assert "| ACC@Fi | not scored | 0 |" in text      # asked for, not scored yet
+    assert "ACC@Fi: not scored yet: no scores for ACC@Fi" in text
     with pytest.raises(M.MetricsError):
         write_report(store, run, tmp_path / "self", compare=run)
 

@@ -25,7 +25,7 @@ from typing import Any
 from db.store import Store
 from qcstation.eval import metrics as M
 
-FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "fi", "all", "all_no_un")
+FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
 TABLE_CODES = M.CODES
 GROUP_CODES = ("un", "re", "ar", "rt", "rm", "fi", "all", "all_no_un")
 DIFFICULTY_CODES = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un")
@@ -299,7 +299,8 @@ def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
             else:
                 ax.text(px, min(v + (hi_err[codes.index(c)] or 0) + 1.5, 101), f"{v:.0f}",
                         ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(x, [M.LABELS[c].replace(" w/o ", "\nw/o ") for c in codes], fontsize=8)
+    ax.set_xticks(x, [M.LABELS[c].replace(" w/o ", "\nw/o ").replace(" given ", "\ngiven ")
+                      for c in codes], fontsize=8)
     ax.set_ylim(0, 108)
     ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("score (%; LLM@Un on 1..100)")

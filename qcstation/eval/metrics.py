@@ -279,7 +279,7 @@ _CODE_SQL = ("CASE verdict WHEN 'correct' THEN 1 WHEN 'wrong' THEN 0 WHEN 'not_s
 
 def _pivot_sql() -> str:
     cols = ["seed_id", "sample_idx",
-            "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(score, 0.0) END), 0.0)"]
+            "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)"]
     for m in METRICS:
         cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE_SQL} END), -1)")
     return (f"SELECT {', '.join(cols)} FROM eval_scores WHERE run_id = ? "

@@ -375,7 +375,10 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
                  *, n_boot: int = 1000, seed: int = 0) -> Path:
     """Write ``report.md`` and its figures into ``out_dir`` (created); returns the report path."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise M.MetricsError(f"cannot write the report into {out}: {exc.strerror or exc}") from exc
     ids = [int(run_id)] + ([int(compare)] if compare is not None else [])
     if compare is not None and int(compare) == int(run_id):
         raise M.MetricsError("cannot compare a run with itself; give another run to --compare")
@@ -424,9 +427,12 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
         comps = [c for c in comps if c.n or c.only_in_a or c.only_in_b]
         lines += ["## Comparison", ""] + _comparison(store, runs[0], runs[1], comps) + [""]
 
-    _fig_dimensions(runs, out)
-    _fig_confusion(runs, confs, out)
-    _fig_difficulty(runs, by_diff, out)
     path = out / "report.md"
-    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    try:
+        _fig_dimensions(runs, out)
+        _fig_confusion(runs, confs, out)
+        _fig_difficulty(runs, by_diff, out)
+        path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise M.MetricsError(f"cannot write the report into {out}: {exc.strerror or exc}") from exc
     return path

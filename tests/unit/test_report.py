@@ -98,6 +98,9 @@ def test_report_without_compare_and_without_scores(store: Store, tmp_path: Path)
     assert "ACC@Fi: not scored yet: no scores for ACC@Fi" in text
     with pytest.raises(M.MetricsError):
         write_report(store, run, tmp_path / "self", compare=run)
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(M.MetricsError, match="cannot write the report into"):
+        write_report(store, run, tmp_path / "a_file" / "sub", n_boot=0)
 
 
 def test_md_escape() -> None:

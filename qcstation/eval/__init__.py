@@ -77,6 +77,9 @@ from qcstation.eval.types import (  # noqa: F401
 #   RunMetrics: run_id, label (model name), values: dict[code -> MetricValue]; codes are
 #   METRICS plus "all" and "rm_given_rt"; MetricValue: value (0..1, or 1..100 for un),
 #   lo, hi (bootstrap 95% CI), n, counts per verdict; value None when not scored.
+#   (also: code "all_no_un" = All-Pass without Understanding, MetricValue.note says why a
+#   value is None; run_ids=None means every finished run; load_run() reads a run once and
+#   every function takes it back as table= to avoid re-reading)
 # metrics.breakdown(store, run_id, by="source" | "difficulty") -> dict[group, dict[code, MetricValue]]
 # metrics.confusion(store, run_id) -> dict["re" | "ar" | "re+ar", Confusion(tp, fp, fn, tn)]
 #   (a dimension's verdict against the final answer's, as in SMART fig. 21)

@@ -11,7 +11,7 @@ from qcstation.eval import metrics as M
 
 def add_run_help(p: argparse.ArgumentParser) -> None:
     p.epilog = ("RUN is a run id, or a run name when exactly one run has it. "
-                "`qcstation eval leaderboard` lists the finished runs.")
+                "`qcstation eval list` lists the runs.")
 
 
 def resolve(store: Store, refs: list[str]) -> list[int]:

@@ -220,7 +220,7 @@ def run_row(store: Store, run_id: int) -> dict[str, Any]:
     row = store.one("SELECT id, model, name, status, spec, started_at, finished_at, n_items "
                     "FROM eval_runs WHERE id = ?", (int(run_id),))
     if row is None:
-        raise MetricsError(f"no evaluation run {run_id}; `qcstation eval leaderboard` lists them",
+        raise MetricsError(f"no evaluation run {run_id}; `qcstation eval list` lists them",
                            title="No such run")
     return row
 

@@ -4,7 +4,8 @@ For tests of everything that reads scores (metrics, report, browser) without run
 model or a scorer. Verdict shorthands for :func:`add_scores`::
 
     "c" correct · "w" wrong · "u" unparseable · "e" error · "n" not_scored
-    a number (for ``un``): a judged score 1..100, verdict correct
+    a number (for ``un``): the judges' mean 1..100, verdict correct at >= 90 else wrong
+    (as qcstation.eval.scorers sets it)
 
 Example::
 
@@ -19,7 +20,7 @@ import json
 from typing import Any
 
 from db.store import Store, now
-from qcstation.eval.types import METRICS, TASKS
+from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS, TASKS
 
 _TASK_OF = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rt": "refinement",
             "rm": "refinement", "fi": "final"}
@@ -43,7 +44,7 @@ def make_run(store: Store, *, model: str = "model-a", name: str | None = None,
 
 def _verdict_score(metric: str, v: Any) -> tuple[str, float | None]:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return "correct", float(v)
+        return ("correct" if v >= ALL_PASS_UNDERSTANDING else "wrong"), float(v)
     if isinstance(v, tuple):               # (verdict, score) given in full
         return _VERDICT.get(v[0], v[0]), v[1]
     verdict = _VERDICT.get(v, v)

@@ -50,6 +50,7 @@ def test_hand_worked_values(store: Store) -> None:
     assert v["all_no_un"] == pytest.approx(0.5)          # items 1 and 2
     assert rm.values["fi"].counts == {"correct": 2, "unparseable": 1, "wrong": 1}
     assert rm.values["ar"].counts == {"correct": 3, "error": 1}
+    assert rm.values["un"].counts == {"correct": 3, "wrong": 1}    # the scorer's >= 90 verdict
     assert rm.values["all"].counts == {"correct": 1, "wrong": 3}
     assert all(mv.n == 4 for c, mv in rm.values.items() if c != "rm_given_rt")
     assert rm.label == "model-a" and rm.run_id == run

@@ -85,6 +85,16 @@ def test_understanding_not_scored_never_makes_up_all_pass(store: Store) -> None:
     assert vals2["all"].value is None and "1 of 2" in (vals2["all"].note or "")
 
 
+def test_failed_or_unjudged_understanding_counts_zero(store: Store) -> None:
+    run = make_run(store)
+    add_item(store, run, 1, scores={"un": 100})
+    add_item(store, run, 2, scores={"un": "e"})       # the request failed
+    add_item(store, run, 3, scores={"un": "u"})       # no judge gave a usable score
+    un = M.leaderboard(store, [run], n_boot=0)[0].values["un"]
+    assert un.value == pytest.approx(100 / 3) and un.n == 3
+    assert un.counts == {"correct": 1, "error": 1, "unparseable": 1}
+
+
 def test_task_not_run_is_absent_not_zero(store: Store) -> None:
     run = make_run(store, tasks=("reasoning", "final"))
     add_item(store, run, 1, scores=row(un=None, ar=None, rt=None, rm=None, re="c", fi="w"))

@@ -52,7 +52,6 @@ from qcstation.eval.types import (
     METRIC_LABELS,
     METRICS,
     TASK_METRICS,
-    VERDICTS,
 )
 
 _TASK_OF = {m: t for t, ms in TASK_METRICS.items() for m in ms}
@@ -593,7 +592,7 @@ def _binary_items(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]
     return table.items[has], (sums[has] / cnt[has]) > 0.5
 
 
-def compare(store: Store, run_a: int, run_b: int, metric: str = "fi", *,
+def compare(store: Store, run_a: int, run_b: int, metric: str, *,
             tables: tuple[RunTable, RunTable] | None = None) -> Comparison:
     """Paired comparison of two runs on the items both have, exact McNemar test."""
     from scipy.stats import binomtest
@@ -686,7 +685,3 @@ def fmt_ci(mv: MetricValue, *, digits: int = 1) -> str:
     if mv.code == "un":
         return f"[{mv.lo:.{digits}f}, {mv.hi:.{digits}f}]"
     return f"[{100 * mv.lo:.{digits}f}, {100 * mv.hi:.{digits}f}]"
-
-
-def verdict_columns() -> tuple[str, ...]:
-    return VERDICTS

@@ -529,12 +529,19 @@ def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarr
     return table._groups[by]
 
 
+def _natural(text: str) -> tuple[Any, ...]:
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.lower())
+                 for p in _re.split(r"(\d+)", text) if p)
+
+
 def group_order(keys: Iterable[str], by: str) -> list[str]:
+    """easy, medium, hard first for difficulty; otherwise natural order ('level 2' before
+    'level 10'); '(none)' last."""
     keys = list(keys)
     if by == "difficulty":
         rank = {d: i for i, d in enumerate(DIFFICULTY_ORDER)}
-        return sorted(keys, key=lambda k: (rank.get(k, len(rank)), k == "(none)", k))
-    return sorted(keys, key=lambda k: (k == "(none)", k))
+        return sorted(keys, key=lambda k: (rank.get(k, len(rank)), k == "(none)", _natural(k), k))
+    return sorted(keys, key=lambda k: (k == "(none)", _natural(k), k))
 
 
 def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 1000,

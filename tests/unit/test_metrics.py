@@ -159,6 +159,9 @@ def test_breakdown_by_source_and_difficulty(store: Store) -> None:
     assert by_diff["(none)"]["re"].value == 0.0 and by_diff["(none)"]["re"].n == 1
     with pytest.raises(M.MetricsError):
         M.breakdown(store, run, "model")
+    assert M.group_order(["Level 10", "(none)", "Level 2", "hard", "easy"], "difficulty") == \
+        ["easy", "hard", "Level 2", "Level 10", "(none)"]
+    assert M.group_order(["b", "10", "a2", "9", "a10"], "source") == ["9", "10", "a2", "a10", "b"]
 
 
 def test_confusion_counts_as_smart_fig21(store: Store) -> None:

@@ -530,8 +530,8 @@ def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarr
 
 
 def _natural(text: str) -> tuple[Any, ...]:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.lower())
-                 for p in _re.split(r"(\d+)", text) if p)
+    return tuple((0, int(p), "") if p.isascii() and p.isdigit() and len(p) <= 30
+                 else (1, 0, p.lower()) for p in _re.split(r"([0-9]+)", text[:200]) if p)
 
 
 def group_order(keys: Iterable[str], by: str) -> list[str]:

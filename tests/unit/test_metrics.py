@@ -162,6 +162,7 @@ def test_breakdown_by_source_and_difficulty(store: Store) -> None:
     assert M.group_order(["Level 10", "(none)", "Level 2", "hard", "easy"], "difficulty") == \
         ["easy", "hard", "Level 2", "Level 10", "(none)"]
     assert M.group_order(["b", "10", "a2", "9", "a10"], "source") == ["9", "10", "a2", "a10", "b"]
+    assert M.group_order(["9" * 5000, "1"], "source") == ["1", "9" * 5000]   # no huge int()
 
 
 def test_confusion_counts_as_smart_fig21(store: Store) -> None:

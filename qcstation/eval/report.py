@@ -94,8 +94,11 @@ def _spec(store: Store, run_id: int) -> dict[str, Any]:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    if isinstance(value, (dict, list)):
-        value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, dict):
+        value = "; ".join(f"{k} = {v if not isinstance(v, (dict, list)) else json.dumps(v, sort_keys=True)}"
+                          for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
+    elif isinstance(value, list):
+        value = ", ".join(map(str, value))
     return md(value, limit)
 
 
@@ -125,7 +128,7 @@ def _details(store: Store, rm: M.RunMetrics) -> list[str]:
         if spec.get(key):
             fields.append(("scorer versions", spec[key]))
             break
-    return _table(["", ""], [[f, _short(v, 120)] for f, v in fields
+    return _table(["", ""], [[f, _short(v, 400)] for f, v in fields
                              if v is not None and v != "" and v != {}], ["l", "l"])
 
 

@@ -298,7 +298,8 @@ def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
                error_kw={"elinewidth": 1, "ecolor": "#333333"})
         for px, v, c in zip(pos, vals, codes):
             if np.isnan(v):
-                ax.text(px, 2, "not\nscored", ha="center", va="bottom", fontsize=7, color="#555555")
+                why = "not\nrun" if (r.values[c].note or "").startswith("not run") else "not\nscored"
+                ax.text(px, 2, why, ha="center", va="bottom", fontsize=7, color="#555555")
             else:
                 ax.text(px, min(v + (hi_err[codes.index(c)] or 0) + 1.5, 101), f"{v:.0f}",
                         ha="center", va="bottom", fontsize=7)

@@ -232,35 +232,21 @@ def _execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool
 
 
 def _print_scores(args: argparse.Namespace, run_id: int) -> None:
-    from qcstation.eval.types import METRIC_LABELS, METRICS
+    """The run's scores, one metric a line (fits 80 columns), with what is not reported."""
+    from qcstation.commands._results import cell, notes
+    from qcstation.eval import metrics as M
 
     with store_from_args(args) as store:
-        try:
-            from qcstation.eval import metrics
-
-            board = metrics.leaderboard(store, [run_id])[0]
-            rows = []
-            for code in (*METRICS, "all"):
-                mv = board.values.get(code)
-                if mv is None:
-                    continue
-                if mv.value is None:
-                    rows.append([METRIC_LABELS.get(code, code), "not scored", "", mv.n])
-                    continue
-                scale = 1.0 if code == "un" else 100.0
-                rows.append([METRIC_LABELS.get(code, code), f"{mv.value * scale:.1f}",
-                             f"[{mv.lo * scale:.1f}, {mv.hi * scale:.1f}]" if mv.lo is not None else "",
-                             mv.n])
-            print_table(["metric", "value", "95% CI", "items"], rows)
-            return
-        except (ImportError, AttributeError):
-            pass
-        from qcstation.eval.scorers import summarize_verdicts
-
-        counts = summarize_verdicts(store, run_id)
-    rows = [[m, *(c.get(v, 0) for v in ("correct", "wrong", "unparseable", "error", "not_scored"))]
-            for m, c in sorted(counts.items())]
-    print_table(["metric", "correct", "wrong", "unparseable", "error", "not scored"], rows)
+        board = M.leaderboard(store, [run_id])
+    if not board:
+        return
+    r = board[0]
+    print_table(["metric", "value [95% CI]", "items"],
+                [[M.LABELS[c], cell(r.values[c], ci=True), r.values[c].n] for c in M.CODES])
+    extra = notes([("", r.values[c]) for c in M.CODES])
+    if extra:
+        print("\nnot reported:")
+        print("\n".join(line.replace("  : ", "  ", 1) for line in extra))
 
 
 def run_cmd(args: argparse.Namespace) -> int:

@@ -208,7 +208,7 @@ def import_cmd(args: argparse.Namespace) -> int:
             for other, n in sorted(other_runs.items()):
                 exists = store.one("SELECT id FROM eval_runs WHERE id = ?", (other,)) is not None
                 hint = (f"; import them with `qcstation eval import-batch {other} {path}`"
-                        if exists else f" (no such run in this database)")
+                        if exists else " (no such run in this database)")
                 file_problems.append(f"{path}: {n} result(s) belong to run {other}{hint}")
             problems.extend(file_problems)
         info = get_run(store, run_id)

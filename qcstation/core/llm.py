@@ -31,7 +31,6 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

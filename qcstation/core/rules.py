@@ -355,15 +355,24 @@ class RuleResult:
     value: Fraction
     rule: str  # "gsm8k-calculator" | "inline-arithmetic" | "equation"
     notes: list[str] = field(default_factory=list)
+    # each use of an earlier step's result: {"step", "uses", "value", "evidence"}
+    links: list[dict[str, str]] = field(default_factory=list)
+    # the question's numbers declared as constants: {"name", "value", "text"}
+    givens: list[dict[str, str]] = field(default_factory=list)
 
 
-def _build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str) -> str:
+def _build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str,
+                  givens: list[tuple[str, Fraction, Expr]] | None = None) -> str:
     nonlinear = any(is_nonlinear(e) for e in exprs)
     lines = [f"(set-logic {'QF_NRA' if nonlinear else 'QF_LRA'})"]
+    for name, _value, _expr in givens or []:
+        lines.append(f"(declare-const {name} Real)")
     for step in steps:
         if step.name != "answer":
             lines.append(f"(declare-const {step.name} Real)")
     lines.append("(declare-const answer Real)")
+    for name, _value, expr in givens or []:
+        lines.append(f"(assert (= {name} {expr_to_sexpr(expr)}))")
     for step in steps:
         lines.append(f"(assert (= {step.name} {step.sexpr}))")
     if answer_step != "answer":
@@ -704,7 +713,7 @@ def _collect_computations(solution: str, inline: bool, notes: list[str]) -> list
 
 
 def smt_from_calculator_annotations(
-    solution: str, gold: Fraction | None = None, *, inline: bool = True
+    solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None
 ) -> RuleResult:
     """Formalize a GSM8K-style solution from its ``<<expr=result>>`` annotations.
 
@@ -714,7 +723,14 @@ def smt_from_calculator_annotations(
     ``inline-arithmetic``). ``gold`` defaults to the number after ``####``;
     without either, the last step is the answer. Raises RuleError when there is
     nothing to formalize, an annotation is not arithmetic, or no step produces
-    the gold answer."""
+    the gold answer.
+
+    With ``question`` (the seed problem), every number of the question the solution
+    uses becomes its own declared constant, and a number in a later step is read as
+    an earlier step's result only where that is the one structure that uses every
+    step and every given (a value the question also states, or a common unit factor
+    such as 60 or 100, is never linked because it is equal). An ambiguous solution
+    raises RuleError (the item goes to the model path)."""
     notes: list[str] = []
     comps = _collect_computations(solution, inline, notes)
     n_annotations = sum(1 for c in comps if c.source == "annotation")
@@ -734,15 +750,21 @@ def smt_from_calculator_annotations(
         )
     if gold is None:
         gold = _final_answer(solution)
-    steps: list[RuleStep] = []
-    exprs: list[Expr] = []
-    written: list[Fraction] = []
-    known: list[tuple[Fraction, str]] = []  # (written result, step name)
-    env: dict[str, Fraction] = {}  # the value each step has in the formalization
+    givens = question_numbers(question) if question is not None else None
+    exprs_raw = [_protect_fractions(c, givens) for c in comps]
+    answer_index = _pick_answer(comps, gold, notes)
+    if answer_index + 1 < len(comps):
+        notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")
+    comps = comps[: answer_index + 1]
+    exprs_raw = exprs_raw[: answer_index + 1]
+    names: list[str] = []
     for index, comp in enumerate(comps, start=1):
         label = _step_label(solution, comp.start, comp.end)
-        name = f"s{index}_{label}" if label else f"s{index}"
-        linked, refs = _link_refs(comp.expr, known)
+        names.append(f"s{index}_{label}" if label else f"s{index}")
+    linked_exprs, links = _resolve_links(comps, exprs_raw, names, givens, notes)
+    steps: list[RuleStep] = []
+    env: dict[str, Fraction] = {}
+    for name, comp, linked in zip(names, comps, linked_exprs):
         try:
             chained = evaluate(linked, env)
         except ExpressionError as exc:
@@ -753,35 +775,8 @@ def smt_from_calculator_annotations(
                 "because an earlier step's written result differs from its computed value"
             )
         env[name] = chained
-        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), refs))
-        exprs.append(linked)
-        written.append(comp.written)
-        known.append((comp.written, name))
-    # pick the answer step: last computed value equal to gold, else last written one
-    answer_index: int | None = None
-    if gold is None:
-        answer_index = len(steps) - 1
-        notes.append("no gold answer given: the last step is the answer")
-    else:
-        for i in range(len(steps) - 1, -1, -1):
-            if steps[i].result == gold:
-                answer_index = i
-                break
-        if answer_index is None:
-            for i in range(len(steps) - 1, -1, -1):
-                if written[i] == gold:
-                    answer_index = i
-                    notes.append(
-                        f"the gold answer {_fmt(gold)} is only the written result of step "
-                        f"{steps[i].name}; its expression evaluates to {_fmt(steps[i].result)}"
-                    )
-                    break
-        if answer_index is None:
-            raise RuleError(
-                f"final answer {_fmt(gold)} is not produced by any step "
-                f"(step results: {', '.join(_fmt(s.result) for s in steps)})",
-                "Answer not derived",
-            )
+        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked)))
+    exprs = linked_exprs
     chosen = steps[answer_index]
     if not chosen.refs and _literal_value(exprs[answer_index]) is not None:
         raise RuleError(
@@ -803,9 +798,26 @@ def smt_from_calculator_annotations(
     dropped = [s.name for s in steps if s.name not in needed]
     if dropped:
         notes.append(f"steps not needed for the answer were left out: {', '.join(dropped)}")
+    if givens is not None:
+        used_by_solution = {v for e in exprs for v in _literal_values(e) if v in givens.values}
+        used_kept = {v for _, e in kept for v in _literal_values(e)}
+        missing = sorted(used_by_solution - used_kept)
+        if missing:
+            raise RuleError(
+                "the answer step does not use the given(s) "
+                + ", ".join(_fmt(v) for v in missing)
+                + " that the solution uses: its structure is not clear from the annotations",
+                "Ambiguous solution",
+            )
     kept_steps = [s for s, _ in kept]
     answer_step = steps[answer_index].name
-    smtlib = _build_smtlib(kept_steps, [e for _, e in kept], answer_step)
+    kept_exprs = [e for _, e in kept]
+    given_consts: list[tuple[str, Fraction, Expr]] = []
+    if givens is not None:
+        kept_exprs, given_consts = givens.bind(kept_exprs)
+        for st, e in zip(kept_steps, kept_exprs):
+            st.sexpr = expr_to_sexpr(e)
+    smtlib = _build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
     return RuleResult(
         smtlib=smtlib,
         steps=kept_steps,
@@ -813,8 +825,334 @@ def smt_from_calculator_annotations(
         value=steps[answer_index].result,
         rule=rule,
         notes=notes,
+        links=[lk for lk in links if lk["step"] in needed],
+        givens=[{"name": n, "value": _fmt(v), "text": givens.text_of(n) if givens else ""}
+                for n, v, _ in given_consts],
     )
 
+
+
+# --------------------------------------------------------------------------- givens and links
+
+_Q_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:\s*/\s*(?P<den>\d+)(?![\d.]))?"
+)
+_Q_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_Q_WORDS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+_Q_WORDS["dozen"] = 12
+_Q_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_Q_WORDS, key=len, reverse=True)) + r")\b", re.I)
+# factors a solution writes without the question stating them (units, percent, halves):
+# a step result equal to one of these is never linked because of the equality alone
+COMMON_FACTORS = frozenset(Fraction(v) for v in (2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000))
+MAX_LINK_CHOICES = 4096
+
+
+@dataclass
+class QuestionNumber:
+    value: Fraction
+    text: str  # as written: "12", "$1,500", "1/2", "three"
+    start: int
+    slug: str  # the word after it ("millimeters")
+
+
+class Givens:
+    """The numbers a question states (digits, fractions, number words), in order."""
+
+    def __init__(self, question: str) -> None:
+        self.numbers: list[QuestionNumber] = []
+        self.fractions: set[tuple[str, str]] = set()
+        for m in _Q_NUMBER_RE.finditer(question):
+            num = m.group("num").replace(",", "")
+            try:
+                if m.group("den"):
+                    den = int(m.group("den"))
+                    if den == 0:
+                        continue
+                    value = Fraction(num) / den
+                    self.fractions.add((num, m.group("den")))
+                else:
+                    value = Fraction(num)
+            except (ValueError, ZeroDivisionError):
+                continue
+            self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end())))
+        for m in _Q_WORD_RE.finditer(question):
+            self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[m.group(1).lower()]), m.group(0),
+                                               m.start(), _slug_after(question, m.end())))
+        self.numbers.sort(key=lambda n: n.start)
+        self.values: set[Fraction] = {n.value for n in self.numbers}
+        self._names: dict[str, QuestionNumber] = {}
+
+    def text_of(self, name: str) -> str:
+        n = self._names.get(name)
+        return n.text if n else ""
+
+    def bind(self, exprs: list[Expr]) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
+        """Replace each literal that is a number of the question by a named constant.
+        The i-th use of a value the question states k times is its min(i, k-1)-th
+        occurrence. Returns the new expressions and the constants (name, value, term)."""
+        by_value: dict[Fraction, list[int]] = {}
+        for i, n in enumerate(self.numbers):
+            by_value.setdefault(n.value, []).append(i)
+        uses: dict[Fraction, int] = {}
+        chosen: dict[int, str] = {}
+        order: list[int] = []
+
+        def walk(e: Expr) -> Expr:
+            if isinstance(e, Num):
+                if not e.text or e.value not in by_value:
+                    return e
+                occ = by_value[e.value]
+                k = uses.get(e.value, 0)
+                uses[e.value] = k + 1
+                idx = occ[min(k, len(occ) - 1)]
+                if idx not in chosen:
+                    n = self.numbers[idx]
+                    name = f"g{len(chosen) + 1}" + (f"_{n.slug}" if n.slug else "")
+                    chosen[idx] = name
+                    order.append(idx)
+                    self._names[name] = n
+                return Name(chosen[idx])
+            if isinstance(e, Neg):
+                return Neg(walk(e.operand))
+            if isinstance(e, BinOp):
+                return BinOp(e.op, walk(e.left), walk(e.right))
+            return e
+
+        out = [walk(e) for e in exprs]
+        consts: list[tuple[str, Fraction, Expr]] = []
+        for idx in order:
+            n = self.numbers[idx]
+            term: Expr = Num(n.value, n.text)
+            if n.value.denominator != 1 and "/" in n.text:
+                term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
+            consts.append((chosen[idx], n.value, term))
+        return out, consts
+
+
+def question_numbers(question: str | None) -> Givens:
+    return Givens(question or "")
+
+
+def _slug_after(text: str, end: int) -> str:
+    after = re.split(r"[.!?;:,\d]", text[end : end + 60], maxsplit=1)[0]
+    words = [w for w in _content_words(after) if w.isalpha()][:1]
+    return "_".join(words)[:16]
+
+
+def _literal_values(expr: Expr) -> list[Fraction]:
+    """Values of the numbers written in an expression (not the 100 of a parsed percent)."""
+    out: list[Fraction] = []
+
+    def walk(e: Expr) -> None:
+        if isinstance(e, Num):
+            if e.text:
+                out.append(e.value)
+        elif isinstance(e, Neg):
+            walk(e.operand)
+        elif isinstance(e, BinOp):
+            walk(e.left)
+            walk(e.right)
+
+    walk(expr)
+    return out
+
+
+def _protect_fractions(comp: "_Computation", givens: Givens | None) -> Expr:
+    """A fraction the question states (``1/2``) stays one given: ``12*1/2`` becomes
+    ``12 * (1/2)`` with the fraction as a single number that is never linked."""
+    if givens is None or not givens.fractions:
+        return comp.expr
+
+    def frac(a: Num, b: Num) -> Num | None:
+        if (a.text, b.text) in givens.fractions and b.value:
+            return Num(a.value / b.value, f"{a.text}/{b.text}")
+        return None
+
+    def walk(e: Expr) -> Expr:
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if not isinstance(e, BinOp):
+            return e
+        if e.op == "/" and isinstance(e.right, Num):
+            left = e.left
+            if isinstance(left, Num):
+                f = frac(left, e.right)
+                if f is not None:
+                    return f
+            if isinstance(left, BinOp) and left.op == "*" and isinstance(left.right, Num):
+                f = frac(left.right, e.right)
+                if f is not None:
+                    return BinOp("*", walk(left.left), f)
+        return BinOp(e.op, walk(e.left), walk(e.right))
+
+    return walk(comp.expr)
+
+
+def _pick_answer(comps: list["_Computation"], gold: Fraction | None, notes: list[str]) -> int:
+    """Index of the step that computes the answer: the last whose value (else whose
+    written result) is the gold answer; the last step when there is no gold."""
+    if gold is None:
+        notes.append("no gold answer given: the last step is the answer")
+        return len(comps) - 1
+    for i in range(len(comps) - 1, -1, -1):
+        if comps[i].value == gold:
+            return i
+    for i in range(len(comps) - 1, -1, -1):
+        if comps[i].written == gold:
+            notes.append(
+                f"the gold answer {_fmt(gold)} is only the written result of step {i + 1}; "
+                f"its expression evaluates to {_fmt(comps[i].value)}"
+            )
+            return i
+    raise RuleError(
+        f"final answer {_fmt(gold)} is not produced by any step "
+        f"(step results: {', '.join(_fmt(c.value) for c in comps)})",
+        "Answer not derived",
+    )
+
+
+def _canon(e: Expr) -> str:
+    if isinstance(e, Num):
+        return _fmt(e.value)
+    if isinstance(e, Name):
+        return e.name
+    if isinstance(e, Neg):
+        return f"(- {_canon(e.operand)})"
+    args = [_canon(a) for a in _chain(e, e.op)]
+    if e.op in "+*":
+        args.sort()
+    return "(" + e.op + " " + " ".join(args) + ")"
+
+
+def _resolve_links(
+    comps: list["_Computation"], exprs: list[Expr], names: list[str], givens: Givens | None,
+    notes: list[str],
+) -> tuple[list[Expr], list[dict[str, str]]]:
+    """Decide, for every number written in a step, whether it is a given or an earlier
+    step's result. Without a question: the most recent step with that written result
+    (the historical behaviour). With one: a link is fixed only when the value is not
+    stated by the question, is not a common factor, and one earlier step has it; every
+    other candidate is settled by structure (each step before the answer is used, each
+    given the solution uses stays used), and a solution with more than one such
+    structure is ambiguous (RuleError)."""
+    written = [c.written for c in comps]
+    # leaves: (step index, path) of every written number; choices per leaf
+    choices: list[list[int | None]] = []
+    leaf_keys: list[tuple[int, int]] = []  # (step, leaf ordinal)
+    evidence: dict[tuple[int, int], str] = {}
+    ambiguous_values = (givens.values | COMMON_FACTORS) if givens is not None else frozenset()
+
+    def leaves(e: Expr) -> list[Num]:
+        out: list[Num] = []
+
+        def walk(x: Expr) -> None:
+            if isinstance(x, Num):
+                out.append(x)
+            elif isinstance(x, Neg):
+                walk(x.operand)
+            elif isinstance(x, BinOp):
+                walk(x.left)
+                walk(x.right)
+
+        walk(e)
+        return out
+
+    for i, e in enumerate(exprs):
+        for k, leaf in enumerate(leaves(e)):
+            if not leaf.text or "/" in leaf.text:
+                continue
+            cands = [j for j in range(i) if written[j] == leaf.value]
+            if not cands:
+                continue
+            if givens is None:
+                choices.append([cands[-1]])
+                evidence[(i, k)] = "equal value (no question given)"
+            elif leaf.value not in ambiguous_values and len(cands) == 1:
+                choices.append([cands[0]])
+                evidence[(i, k)] = "the only step with this value; the question does not state it"
+            else:
+                choices.append([None, *cands])
+                evidence[(i, k)] = "the one structure that uses every step and given"
+            leaf_keys.append((i, k))
+
+    def apply(assign: tuple[int | None, ...]) -> list[Expr]:
+        table = {key: a for key, a in zip(leaf_keys, assign)}
+        out: list[Expr] = []
+        for i, e in enumerate(exprs):
+            counter = iter(range(10**9))
+
+            def walk(x: Expr) -> Expr:
+                if isinstance(x, Num):
+                    k = next(counter)
+                    j = table.get((i, k))
+                    return Name(names[j]) if j is not None else x
+                if isinstance(x, Neg):
+                    return Neg(walk(x.operand))
+                if isinstance(x, BinOp):
+                    left = walk(x.left)
+                    return BinOp(x.op, left, walk(x.right))
+                return x
+
+            out.append(walk(e))
+        return out
+
+    n_combos = 1
+    for c in choices:
+        n_combos *= len(c)
+    if n_combos > MAX_LINK_CHOICES:
+        raise RuleError(
+            f"{len(choices)} numbers of the solution could each be a given or an earlier result; "
+            "too many readings to settle by rule", "Ambiguous solution")
+    used_givens = {v for e in exprs for v in _literal_values(e)} & (givens.values if givens else set())
+
+    def valid(linked: list[Expr]) -> bool:
+        refs = [set(expr_names(e)) for e in linked]
+        closure = {len(linked) - 1}
+        stack = [len(linked) - 1]
+        index = {n: i for i, n in enumerate(names)}
+        while stack:
+            for r in refs[stack.pop()]:
+                j = index[r]
+                if j not in closure:
+                    closure.add(j)
+                    stack.append(j)
+        if len(closure) != len(linked):
+            return False
+        still = {v for e in linked for v in _literal_values(e)}
+        return used_givens <= still
+
+    import itertools
+
+    readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]] = {}
+    all_assign = list(itertools.product(*choices)) if choices else [()]
+    for assign in all_assign:
+        linked = apply(assign)
+        if len(all_assign) == 1 or valid(linked):
+            readings.setdefault(tuple(_canon(e) for e in linked), (assign, linked))
+    if not readings:
+        raise RuleError(
+            "no reading of the solution uses every step and every given it states "
+            "(a number could be a given or an earlier result)", "Ambiguous solution")
+    if len(readings) > 1:
+        diffs = [(i, k) for n, (i, k) in enumerate(leaf_keys)
+                 if len({r[0][n] for r in readings.values()}) > 1]
+        i, k = diffs[0] if diffs else leaf_keys[0]
+        value = leaves(exprs[i])[k].value
+        raise RuleError(
+            f"ambiguous solution: the {_fmt(value)} in step {i + 1} ({comps[i].expr_text}) could be "
+            "a number of the question or an earlier step's result; "
+            f"{len(readings)} readings fit", "Ambiguous solution")
+    assign, linked = next(iter(readings.values()))
+    links: list[dict[str, str]] = []
+    for (i, k), j in zip(leaf_keys, assign):
+        if j is None:
+            continue
+        links.append({"step": names[i], "uses": names[j], "value": _fmt(written[j]),
+                      "evidence": evidence[(i, k)]})
+    return linked, links
 
 # --------------------------------------------------------------------------- equation rule
 
@@ -976,7 +1314,9 @@ def rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
         or str(seed.get("source") or "").lower() == "gsm8k"
     if solution and gsm8k_style:
         try:
-            return smt_from_calculator_annotations(solution, gold)
+            question = seed.get("question")
+            return smt_from_calculator_annotations(
+                solution, gold, question=question if isinstance(question, str) else None)
         except RuleError as exc:
             if not equation:
                 raise

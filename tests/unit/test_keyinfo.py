@@ -76,7 +76,7 @@ def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
         # relationships are exactly the formalization's steps
         assert len(fields["relationships_and_constraints"]) == len(rule.steps)
         assert fields["goal"] in rec["question"]
-    assert tried > 130 and passed == tried
+    assert tried > 100 and passed == tried
 
 
 def test_rule_draft_understands_number_words() -> None:

@@ -215,4 +215,5 @@ def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value() -> No
         assert z3_value(notation_to_smtlib(q)) == rule.value, q.text
         assert check_rephrasing(q, q.text) == []
         rendered += 1
-    assert rendered >= 1250, rendered
+    # ambiguous solutions (a number that could be a given or an earlier result) go to a model
+    assert rendered >= 1050, rendered

@@ -63,13 +63,31 @@ ERROR_TYPES: tuple[str, ...] = (
     "operator_misuse",
 )
 
+# the names SMART's paper gives the six types (Fig. 10), beside our ids
+ERROR_NAMES: dict[str, str] = {
+    "arithmetic_inaccuracy": "Arithmetic Inaccuracies",
+    "omitted_step": "Omitted Steps",
+    "hallucinated_content": "Hallucinated Content",
+    "logical_disorder": "Logical Disorder",
+    "redundancy": "Redundancy",
+    "operator_misuse": "Operator Misuse",
+}
+
+# types whose edit, by definition, leaves every computed value as it was: the final
+# answer stays the gold one and the record says so
+KEEPS_ANSWER: dict[str, str] = {
+    "omitted_step": "a step is missing but the later steps keep its result, so the final answer is unchanged",
+    "logical_disorder": "the steps are out of order but every value is the same, so the final answer is unchanged",
+    "redundancy": "the extra step repeats a value, so the final answer is unchanged",
+}
+
 ERROR_DESCRIPTIONS: dict[str, str] = {
     "arithmetic_inaccuracy": "a computed result is wrong",
     "omitted_step": "a necessary step is missing",
     "hallucinated_content": "a fact or number that is not in the problem is used",
     "logical_disorder": "a step uses a result before it is derived",
     "redundancy": "an unnecessary, repeated step is included",
-    "operator_misuse": "a wrong operator is used in a computation",
+    "operator_misuse": "a wrong operator is used in a computation (the result follows the wrong operator)",
 }
 
 
@@ -88,6 +106,9 @@ class InjectedError:
     modified: str  # the step after the change ("" for a removed step)
     description: str
     related_step: int | None = None  # 0-based index of the step the change refers to, if any
+    name: str = ""  # the paper's name of the type
+    changes_answer: bool = True  # False only for the types in KEEPS_ANSWER
+    keeps_answer_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,10 +120,13 @@ class InjectedCoT:
     text: str
     errors: list[InjectedError] = field(default_factory=list)
     seed: int = 0
+    gold_answer: str | None = None  # the final answer of the correct CoT
+    wrong_answer: str | None = None  # the final answer the erroneous CoT states
 
     def to_dict(self) -> dict[str, Any]:
         return {"steps": list(self.steps), "text": self.text, "seed": self.seed,
-                "errors": [e.to_dict() for e in self.errors]}
+                "errors": [e.to_dict() for e in self.errors],
+                "gold_answer": self.gold_answer, "wrong_answer": self.wrong_answer}
 
 
 # --------------------------------------------------------------------------- clean CoT
@@ -145,8 +169,40 @@ def _split_steps(solution: str) -> list[str]:
         return steps
     lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
     if len(lines) == 1:
-        return [s.strip() for s in _SENTENCE_SPLIT.split(lines[0]) if s.strip()]
-    return lines
+        lines = [s.strip() for s in _SENTENCE_SPLIT.split(lines[0]) if s.strip()]
+    return _drop_option_letters(lines)
+
+
+# "Answer: E", "ANSWER:B", "The answer is (A).", "Answer: Option C", "Correct option: D", "B"
+_OPTION_LINE = re.compile(
+    r"^(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+|right\s+)?"
+    r"(?:(?:answer|ans|option|choice)\b\s*(?:is\s*)?[:\-=]?\s*(?:is\s*)?(?:option\s*)?)?"
+    r"\(?[A-Ea-e]\)?\s*[.!]?\s*$", re.I)
+_OPTION_TAIL = re.compile(
+    r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
+    r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?\(?[A-E]\)\s*[.!]?\s*$|"
+    r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
+    r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?[A-E]\s*[.!]?\s*$", re.I)
+
+
+_EMPTY_ANSWER_LINE = re.compile(r"^(?:the\s+)?(?:correct\s+)?answer\s*(?:is)?\s*[:\-=]?\s*[(\[]?\s*$", re.I)
+
+
+def _drop_option_letters(lines: list[str]) -> list[str]:
+    """A multiple-choice rationale (AQuA) names its option letter at the end
+    ("Answer: E"): that line (or tail) is dropped, so the chain of thought states
+    numbers only and the final answer line comes from the gold answer."""
+    out = list(lines)
+    while out and (_OPTION_LINE.match(out[-1]) or _EMPTY_ANSWER_LINE.match(out[-1])):
+        out.pop()
+    if out:
+        tail = _OPTION_TAIL.sub("", out[-1]).rstrip()
+        if tail != out[-1]:
+            if tail.strip(" ,;:"):
+                out[-1] = tail
+            else:
+                out.pop()
+    return out
 
 
 # --------------------------------------------------------------------------- working state
@@ -199,6 +255,7 @@ class _Record:
     modified: str
     description: str  # may hold {step} / {related}: 1-based positions in the final CoT
     related_id: int | None = None
+    propagated: list[int] = field(default_factory=list)  # ids of later steps recomputed
 
 
 _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
@@ -275,31 +332,201 @@ def _results(step: _Step) -> list[Fraction]:
     return [c.written for c in _computations(step.text)]
 
 
+
+# --------------------------------------------------------------------------- propagation
+
+
+_FINAL_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+
+
+def _final_value(st: _State) -> Fraction | None:
+    """The number the final line states (``The answer is 18.``), if any."""
+    final = st.steps[-1]
+    if not final.final:
+        return None
+    m = list(_FINAL_NUMBER.finditer(final.text))
+    if not m:
+        return None
+    try:
+        return Fraction(m[-1].group(1).replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _format_result(value: Fraction, template: str) -> str:
+    """``value`` written like ``template``; a value with no short decimal is rounded."""
+    text = _format_like(value, template)
+    if "/" in text:
+        places = max(2, _places(template))
+        text = f"{float(value):.{places}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def _snapshot(st: _State) -> tuple[list[_Step], dict[int, str], set[int], set[int], int]:
+    return list(st.steps), {s.id: s.text for s in st.steps}, set(st.touched), set(st.pinned), st.next_id
+
+
+def _restore(st: _State, snap: tuple[list[_Step], dict[int, str], set[int], set[int], int]) -> None:
+    steps, texts, touched, pinned, next_id = snap
+    st.steps = list(steps)
+    for s in st.steps:
+        s.text = texts[s.id]
+    st.touched, st.pinned, st.next_id = set(touched), set(pinned), next_id
+
+
+def _propagate(st: _State, after_id: int, old: Fraction, new: Fraction) -> list[int]:
+    """Carry a changed value into the later steps: every computation after step
+    ``after_id`` that uses ``old`` as an operand uses ``new`` instead and its written
+    result is recomputed, which changes further steps in turn; the final line states
+    the new final value. A value the problem itself states is not replaced (it may be
+    the given, not the result). Returns the ids of the steps that changed."""
+    mapping: dict[Fraction, Fraction] = {old: new} if old != new else {}
+    changed: list[int] = []
+    start = st.index(after_id) + 1
+    for step in st.steps[start:]:
+        if not mapping:
+            break
+        text = step.text
+        if step.final:
+            m = list(_FINAL_NUMBER.finditer(text))
+            if m:
+                last = m[-1]
+                raw = last.group(1)
+                value = Fraction(raw.replace(",", ""))
+                if value in mapping:
+                    text = text[: last.start(1)] + _format_result(mapping[value], raw) + text[last.end(1):]
+        else:
+            i = 0
+            while True:
+                comps = find_inline_computations(text)
+                if i >= len(comps):
+                    break
+                c = comps[i]
+                i += 1
+                seg = text[c.expr_start : c.expr_end]
+                old_value = _value_of_visible(seg)
+                if old_value is None or old_value != c.written:
+                    continue  # a scaled percent or a rounded result: not recomputed
+                pieces: list[str] = []
+                last_end = 0
+                hit = False
+                for m in _NUM_RE.finditer(seg):
+                    v = Fraction(m.group(0).replace(",", ""))
+                    if v in mapping and v not in st.question_numbers:
+                        pieces.append(seg[last_end : m.start()] + _format_result(mapping[v], m.group(0)))
+                        last_end = m.end()
+                        hit = True
+                if not hit:
+                    continue
+                new_seg = "".join(pieces) + seg[last_end:]
+                new_value = _value_of_visible(new_seg)
+                if new_value is None:
+                    continue
+                r_start, r_end, r_text = _result_number_span(text, c)
+                new_result = _format_result(new_value, r_text)
+                text = (text[: c.expr_start] + new_seg + text[c.expr_end : r_start] + new_result
+                        + text[r_end:])
+                if new_value != c.written:
+                    mapping[c.written] = new_value
+            text = _replace_outside(text, mapping, st.question_numbers)
+        if text != step.text:
+            step.text = text
+            changed.append(step.id)
+    return changed
+
+
+def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
+    """Numbers outside the step's computations that restate a changed value
+    ("the pyramid is 252 tall") are changed too, unless the problem states them."""
+    spans = [(c.expr_start, c.result_end) for c in find_inline_computations(text)]
+    out: list[str] = []
+    last = 0
+    for m in _NUM_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        v = Fraction(m.group(0).replace(",", ""))
+        if v in mapping and v not in given:
+            out.append(text[last : m.start()] + _format_result(mapping[v], m.group(0)))
+            last = m.end()
+    return "".join(out) + text[last:] if out else text
+
+
+def _still_consistent(st: _State, snap: tuple[list[_Step], dict[int, str], set[int], set[int], int],
+                      changed: list[int], error_id: int) -> bool:
+    """Every recomputed step still reads as right arithmetic (no value that cannot be
+    written, no negative count), and the error's own step keeps its computation
+    unless the error is the wrong result itself."""
+    texts = snap[1]
+    for sid in changed:
+        before = texts.get(sid)
+        after = st.steps[st.index(sid)].text
+        if before is None:
+            continue
+        if len(_computations(after)) != len(_computations(before)):
+            return False
+        if re.search(r"(?<![\w.])[-−]\s*\$?\d", after) and not re.search(r"(?<![\w.])[-−]\s*\$?\d", before):
+            return False
+    return True
+
+
+def _other_operator_values(seg: str) -> set[Fraction]:
+    """Values the computation would have with one operator swapped (to keep an
+    arithmetic error from reading as an operator error)."""
+    out: set[Fraction] = set()
+    for i in _binary_operators(seg):
+        for op in {"+", "-", "*", "/"} - {seg[i]}:
+            v = _value_of_visible(seg[:i] + op + seg[i + 1 :])
+            if v is not None:
+                out.add(v)
+    return out
+
 # --------------------------------------------------------------------------- injectors
+
+
+def _need_final(st: _State) -> Fraction:
+    gold = _final_value(st)
+    if gold is None:
+        raise InjectionError("the chain of thought states no final number, so a changed value "
+                             "cannot be shown to reach the answer")
+    return gold
 
 
 def _arithmetic_inaccuracy(st: _State) -> _Record:
     candidates = [(s, c) for s in st.free() for c in _computations(s.text)]
     if not candidates:
         raise InjectionError("no computation with a written result to falsify")
-    step, comp = candidates[st.rng.randrange(len(candidates))]
-    start, end, number_text = _result_number_span(step.text, comp)
-    written = Fraction(number_text.replace(",", ""))
-    unit = Fraction(1, 10 ** _places(number_text))
-    if written:
-        magnitude = Fraction(10) ** max(0, math.floor(math.log10(abs(written))) - 1)
-        unit = max(unit, magnitude)
-    options = [written + k * unit for k in (1, 2, 3, 10)] + [written - k * unit for k in (1, 2, 3, 10)]
-    options = [o for o in options if o != written and (o > 0 or written <= 0)]
-    wrong = options[st.rng.randrange(len(options))]
-    new_number = _format_like(wrong, number_text)
-    new_text = step.text[:start] + new_number + step.text[end:]
-    old = step.text
-    step.text = new_text
-    st.touched.add(step.id)
-    expr = step.text[comp.expr_start : comp.expr_end].strip()
-    return _Record("arithmetic_inaccuracy", step.id, old, new_text,
-                   f"in step {{step}} the result of {_brace(expr)} was changed from {number_text} to {new_number}")
+    st.rng.shuffle(candidates)
+    gold = _need_final(st)
+    for step, comp in candidates:
+        start, end, number_text = _result_number_span(step.text, comp)
+        written = Fraction(number_text.replace(",", ""))
+        unit = Fraction(1, 10 ** _places(number_text))
+        if written:
+            magnitude = Fraction(10) ** max(0, math.floor(math.log10(abs(written))) - 1)
+            unit = max(unit, magnitude)
+        seg = step.text[comp.expr_start : comp.expr_end]
+        swapped = _other_operator_values(seg)
+        options = [written + k * unit for k in (1, 2, 3, 10)] + [written - k * unit for k in (1, 2, 3, 10)]
+        # unambiguous: the wrong result is not what another operator would give
+        options = [o for o in options if o != written and (o > 0 or written <= 0) and o not in swapped]
+        if not options:
+            continue
+        wrong = options[st.rng.randrange(len(options))]
+        snap = _snapshot(st)
+        new_number = _format_like(wrong, number_text)
+        old = step.text
+        step.text = step.text[:start] + new_number + step.text[end:]
+        propagated = _propagate(st, step.id, written, wrong)
+        if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
+                or not _still_consistent(st, snap, propagated, step.id)):
+            _restore(st, snap)  # the wrong value does not reach the answer: try another step
+            continue
+        st.touched.add(step.id)
+        expr = seg.strip()
+        return _Record("arithmetic_inaccuracy", step.id, old, step.text,
+                       f"in step {{step}} the result of {_brace(expr)} was changed from {number_text} "
+                       f"to {new_number}; the later steps use the wrong value", propagated=propagated)
+    raise InjectionError("no computation whose wrong result reaches the final answer")
 
 
 _SWAP = {"+": "-", "-": "+", "−": "+", "*": "/", "/": "*", "×": "÷", "÷": "×", "x": "/"}
@@ -335,31 +562,45 @@ def _binary_operators(seg: str) -> list[int]:
 
 
 def _operator_misuse(st: _State) -> _Record:
-    candidates: list[tuple[_Step, InlineComputation, int, str, str]] = []
+    candidates: list[tuple[_Step, InlineComputation, int, str, str, Fraction]] = []
     for s in st.free():
         for c in _computations(s.text):
             seg = s.text[c.expr_start : c.expr_end]
-            if _value_of_visible(seg) is None:
+            value = _value_of_visible(seg)
+            if value is None or value != c.written:
                 continue
             for i in _binary_operators(seg):
                 op = seg[i]
                 swapped = _SWAP[op]
                 new_seg = seg[:i] + swapped + seg[i + 1 :]
                 new_value = _value_of_visible(new_seg)
-                if new_value is None or new_value == _value_of_visible(seg):
+                if new_value is None or new_value == value or new_value < 0:
                     continue
-                candidates.append((s, c, c.expr_start + i, op, swapped))
+                candidates.append((s, c, c.expr_start + i, op, swapped, new_value))
     if not candidates:
         raise InjectionError("no operator whose swap changes a computation")
-    step, comp, pos, op, swapped = candidates[st.rng.randrange(len(candidates))]
-    old = step.text
-    step.text = old[:pos] + swapped + old[pos + 1 :]
-    st.touched.add(step.id)
-    expr_old = old[comp.expr_start : comp.expr_end].strip()
-    expr_new = step.text[comp.expr_start : comp.expr_end].strip()
-    return _Record("operator_misuse", step.id, old, step.text,
-                   f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {_brace(expr_old)} "
-                   f"became {_brace(expr_new)}; the written result {comp.result_text.strip()} was kept")
+    st.rng.shuffle(candidates)
+    gold = _need_final(st)
+    for step, comp, pos, op, swapped, new_value in candidates:
+        snap = _snapshot(st)
+        old = step.text
+        text = old[:pos] + swapped + old[pos + 1 :]
+        r_start, r_end, r_text = _result_number_span(text, comp)
+        new_result = _format_result(new_value, r_text)
+        step.text = text[:r_start] + new_result + text[r_end:]
+        propagated = _propagate(st, step.id, comp.written, new_value)
+        if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
+                or not _still_consistent(st, snap, [*propagated, step.id], step.id)):
+            _restore(st, snap)
+            continue
+        st.touched.add(step.id)
+        expr_old = old[comp.expr_start : comp.expr_end].strip()
+        expr_new = text[comp.expr_start : comp.expr_end].strip()
+        return _Record("operator_misuse", step.id, old, step.text,
+                       f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {_brace(expr_old)} "
+                       f"became {_brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator); "
+                       "the later steps use that value", propagated=propagated)
+    raise InjectionError("no operator swap whose result reaches the final answer")
 
 
 def _value_of_visible(expr_text: str) -> Fraction | None:
@@ -400,34 +641,47 @@ _HALLUCINATIONS: tuple[tuple[str, str], ...] = (
     ("-", "The problem also says that {h} of them are lost, so {r} - {h} = {v}."),
     ("*", "The problem also says this happens {h} times, so {r} * {h} = {v}."),
 )
+MAX_TIMES = 12  # "this happens h times" only with a small h
 
 
 def _hallucinated_content(st: _State) -> _Record:
     candidates = [(s, c) for s in st.free() for c in _computations(s.text)]
     if not candidates:
         raise InjectionError("no computation to attach a fabricated fact to")
-    step, comp = candidates[st.rng.randrange(len(candidates))]
-    _, _, r_text = _result_number_span(step.text, comp)
-    r = Fraction(r_text.replace(",", ""))
+    st.rng.shuffle(candidates)
+    gold = _need_final(st)
     present = st.all_numbers()
-    unit = 10 ** max(0, math.floor(math.log10(abs(r))) - 1) if r else 1
-    fresh = [k * unit for k in range(2, 100) if Fraction(k * unit) not in present]
-    if not fresh:
-        raise InjectionError("no number is left that appears nowhere in the problem and the CoT")
-    h = fresh[st.rng.randrange(min(8, len(fresh)))]
-    templates = [t for t in _HALLUCINATIONS if not (t[0] == "-" and r <= h)]
-    op, template = templates[st.rng.randrange(len(templates))]
-    value = r + h if op == "+" else r - h if op == "-" else r * h
-    h_text = _format_like(Fraction(h), r_text.split(".")[0])
-    sentence = template.format(h=h_text, r=r_text, v=_format_like(value, r_text))
-    new = _Step(st.new_id(), sentence, inserted=True)
-    idx = st.index(step.id)
-    st.steps.insert(idx + 1, new)
-    st.touched.add(new.id)
-    st.pinned.add(step.id)
-    return _Record("hallucinated_content", new.id, "", sentence,
-                   f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
-                   f"with the made-up number {h_text}", step.id)
+    for step, comp in candidates:
+        _, _, r_text = _result_number_span(step.text, comp)
+        r = Fraction(r_text.replace(",", ""))
+        if r in st.question_numbers:
+            continue  # later uses of r could be the given, not this result
+        unit = 10 ** max(0, math.floor(math.log10(abs(r))) - 1) if r else 1
+        fresh = [k * unit for k in range(2, 100) if Fraction(k * unit) not in present]
+        if not fresh:
+            continue
+        h = fresh[st.rng.randrange(min(8, len(fresh)))]
+        templates = [t for t in _HALLUCINATIONS
+                     if not (t[0] == "-" and r <= h) and not (t[0] == "*" and h > MAX_TIMES)]
+        op, template = templates[st.rng.randrange(len(templates))]
+        value = r + h if op == "+" else r - h if op == "-" else r * h
+        h_text = _format_like(Fraction(h), r_text.split(".")[0])
+        sentence = template.format(h=h_text, r=r_text, v=_format_like(value, r_text))
+        snap = _snapshot(st)
+        new = _Step(st.new_id(), sentence, inserted=True)
+        st.steps.insert(st.index(step.id) + 1, new)
+        propagated = _propagate(st, new.id, r, value)
+        if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
+                or not _still_consistent(st, snap, propagated, new.id)):
+            _restore(st, snap)
+            continue
+        st.touched.add(new.id)
+        st.pinned.add(step.id)
+        return _Record("hallucinated_content", new.id, "", sentence,
+                       f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
+                       f"with the made-up number {h_text}; the later steps use its result", step.id,
+                       propagated=propagated)
+    raise InjectionError("no computation whose result reaches the final answer to attach a fabricated fact to")
 
 
 _REDUNDANT = ("Recall that {e} = {r}.", "As computed before, {e} = {r}.", "Again, {e} = {r}.")
@@ -525,6 +779,7 @@ def inject_errors(
     types: Sequence[str] | None = None,
     question: str | None = None,
     answer: str | None = None,
+    redraw: bool = True,
 ) -> InjectedCoT:
     """Inject ``n_errors`` distinct error types into a correct solution.
 
@@ -537,7 +792,13 @@ def inject_errors(
     problem's own numbers and makes dependency detection (logical disorder)
     ignore numbers the problem gives. ``answer`` (optional, the gold answer text)
     adds a final ``The answer is ...`` step when the solution has none (a seed
-    stored without its ``#### n`` line); the final step is never changed."""
+    stored without its ``#### n`` line); the final step states the final value
+    (recomputed when an error changes a value that reaches it).
+
+    ``redraw=False`` keeps SMART's uniform draw of the types for every source: the
+    sampled types must apply, and one that cannot raises InjectionError instead of
+    being replaced by a type that happens to fit (which would skew the mix towards
+    the types every text admits)."""
     if not 1 <= n_errors <= len(ERROR_TYPES):
         raise InjectionError(f"n_errors must be between 1 and {len(ERROR_TYPES)}, got {n_errors}")
     if types is not None:
@@ -549,9 +810,12 @@ def inject_errors(
         if len(types) < n_errors:
             raise InjectionError(f"{n_errors} errors requested but only {len(types)} type(s) given")
     st = _initial_state(solution, rng_seed, question, answer)
+    gold_final = _final_value(st)
     if types is not None:
         forced = list(types)
         order = forced if len(forced) == n_errors else st.rng.sample(forced, n_errors)
+    elif not redraw:
+        order = st.rng.sample(list(ERROR_TYPES), n_errors)
     else:
         order = st.rng.sample(list(ERROR_TYPES), len(ERROR_TYPES))
     records: list[_Record] = []
@@ -562,7 +826,7 @@ def inject_errors(
         try:
             records.append(_INJECTORS[etype](st))
         except InjectionError as exc:
-            if types is not None:
+            if types is not None or not redraw:
                 raise InjectionError(f"cannot inject {etype}: {exc}") from exc
             failures.append(f"{etype}: {exc}")
     if len(records) < n_errors:
@@ -576,8 +840,15 @@ def inject_errors(
         step = st.index(r.step_id)
         related = st.index(r.related_id) if r.related_id is not None else None
         description = r.description.format(step=step + 1, related=(related + 1) if related is not None else "?")
-        errors.append(InjectedError(r.type, step, r.original, r.modified, description, related))
-    return InjectedCoT(steps, "\n".join(steps), errors, rng_seed)
+        keeps = KEEPS_ANSWER.get(r.type, "")
+        # a later error's propagation may have changed this step again: record it as shown
+        modified = st.steps[step].text if r.modified else ""
+        errors.append(InjectedError(r.type, step, r.original, modified, description, related,
+                                    ERROR_NAMES[r.type], not keeps, keeps))
+    wrong = _final_value(st)
+    return InjectedCoT(steps, "\n".join(steps), errors, rng_seed,
+                       gold_answer=_format_result(gold_final, "0") if gold_final is not None else None,
+                       wrong_answer=_format_result(wrong, "0") if wrong is not None else None)
 
 
 def applicable_types(solution: str, question: str | None = None, answer: str | None = None) -> list[str]:

@@ -580,13 +580,16 @@ class Pipeline:
         g = self.cfg.generation
         rng_seed = int(g.rng_seed) * 1_000_003 + int(job.seed["id"])
         injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
-                                 question=job.seed["question"], answer=job.seed["answer_text"])
+                                 question=job.seed["question"], answer=job.seed["answer_text"],
+                                 redraw=False)
         content = {
             "gt_cot": "\n".join(clean_cot(cot, answer=job.seed["answer_text"])),
             "w_cot": injected.text,
             "errors": [e.__dict__ if not hasattr(e, "to_dict") else e.to_dict() for e in injected.errors],
             "n_errors": len(injected.errors),
             "rng_seed": rng_seed,
+            "gold_answer": injected.gold_answer,
+            "wrong_answer": injected.wrong_answer,
         }
         return self._store_and_check(job, content, generator, raw=injected.text,
                                      inputs={"n_errors": g.errors_per_cot, "rng_seed": rng_seed},

@@ -73,15 +73,24 @@ def test_clean_cot_appends_the_answer_when_the_solution_has_none() -> None:
     assert clean_cot(stored)[-1].startswith("She makes")
     assert clean_cot(stored, "18") == clean_cot(JANET)
     assert clean_cot(JANET, "18") == clean_cot(JANET)  # already stated: not repeated
-    res = inject_errors(stored, types=["arithmetic_inaccuracy"], answer="18", rng_seed=0)
+    res = inject_errors(stored, types=["redundancy"], answer="18", rng_seed=0)
     assert res.steps[-1] == "The answer is 18."
+    # a value-changing error carries into the final line the answer text added
+    res = inject_errors(stored, types=["arithmetic_inaccuracy"], answer="18", rng_seed=0)
+    assert res.steps[-1] == f"The answer is {res.wrong_answer}." and res.wrong_answer != "18"
+    assert res.gold_answer == "18"
 
 
 def test_clean_cot_other_sources() -> None:
     assert clean_cot("First, 2 + 3 = 5.\n\nThen 5 * 2 = 10.\nThe answer is 10.") == [
         "First, 2 + 3 = 5.", "Then 5 * 2 = 10.", "The answer is 10."]
+    # AQuA rationales lose their option letter; the gold answer becomes the final line
     assert clean_cot("Price is 2.50 dollars. Two of them cost 2 * 2.50 = 5.00 dollars. Answer: C") == [
-        "Price is 2.50 dollars.", "Two of them cost 2 * 2.50 = 5.00 dollars.", "Answer: C"]
+        "Price is 2.50 dollars.", "Two of them cost 2 * 2.50 = 5.00 dollars."]
+    assert clean_cot("x = 78.20\nAnswer: E", "78.20") == ["x = 78.20", "The answer is 78.20."]
+    for tail in ("ANSWER:B", "The answer is (A).", "Answer: Option C", "Answer is A", "D", "ANSWER :("):
+        assert clean_cot(f"2 + 3 = 5\n{tail}", "5") == ["2 + 3 = 5", "The answer is 5."], tail
+    assert clean_cot("Sum is 2 + 3 = 5. Hence answer is C", "5") == ["Sum is 2 + 3 = 5.", "The answer is 5."]
     assert clean_cot("   ") == []
 
 
@@ -97,11 +106,23 @@ def test_error_types_in_order() -> None:
 def check_error(etype: str, original: list[str], out: list[str], err: object, question: str = "") -> None:
     """Assert that the CoT changed exactly the way the error type names."""
     step, orig, mod, related = err.step, err.original, err.modified, err.related_step  # type: ignore[attr-defined]
-    assert out[-1] == original[-1], "the final answer line must stay last and unchanged"
+    if etype in ("arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"):
+        # SMART's errors propagate: the later steps are recomputed and the answer changes
+        assert err.changes_answer and not err.keeps_answer_reason  # type: ignore[attr-defined]
+        assert out[-1] != original[-1], "a value-changing error must reach the final answer"
+        assert numbers(out[-1]) and numbers(out[-1])[-1] != numbers(original[-1])[-1]
+        inserted = 1 if etype == "hallucinated_content" else 0
+        assert len(out) == len(original) + inserted
+        assert out[:step] == original[:step], "steps before the error are untouched"
+        later_out = out[step + 1 : -1]
+        later_orig = original[step + 1 - inserted : -1]
+        for a, b in zip(later_orig, later_out):
+            # every later computation still checks out: it was recomputed, not left stale
+            assert len(find_inline_computations(b)) == len(find_inline_computations(a)), (a, b)
+    else:
+        assert out[-1] == original[-1], "this type keeps every value: the final line stays"
+        assert not err.changes_answer and err.keeps_answer_reason  # type: ignore[attr-defined]
     if etype in ("arithmetic_inaccuracy", "operator_misuse"):
-        assert len(out) == len(original)
-        changed = [i for i, (a, b) in enumerate(zip(original, out)) if a != b]
-        assert changed == [step]
         assert original[step] == orig and out[step] == mod
         if etype == "arithmetic_inaccuracy":
             a, b = numbers(orig), numbers(mod)
@@ -112,11 +133,16 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
             comps = find_inline_computations(orig)
             assert any(NUM.search(orig[c.result_start:c.result_end]).group() == a[diff[0]] for c in comps)
             assert Fraction(a[diff[0]].replace(",", "")) != Fraction(b[diff[0]].replace(",", ""))
+            # unambiguous: the step's computation no longer checks out
+            assert len(find_inline_computations(mod)) < len(find_inline_computations(orig))
         else:
-            assert len(orig) == len(mod)
-            diffs = [(x, y) for x, y in zip(orig, mod) if x != y]
-            assert len(diffs) == 1 and diffs[0] in SWAPS, diffs
-            assert numbers(orig) == numbers(mod)
+            i = next(k for k, (x, y) in enumerate(zip(orig, mod)) if x != y)
+            assert (orig[i], mod[i]) in SWAPS, (orig, mod)
+            swapped = orig[:i] + mod[i] + orig[i + 1:]
+            a, b = numbers(swapped), numbers(mod)
+            assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1, (swapped, mod)
+            # unambiguous: the arithmetic is right for the wrong operator
+            assert len(find_inline_computations(mod)) == len(find_inline_computations(orig))
     elif etype == "omitted_step":
         assert len(out) == len(original) - 1 and mod == ""
         k = original.index(orig)
@@ -125,7 +151,8 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
     elif etype in ("hallucinated_content", "redundancy"):
         assert len(out) == len(original) + 1 and orig == ""
         assert out[step] == mod
-        assert out[:step] + out[step + 1:] == original
+        if etype == "redundancy":
+            assert out[:step] + out[step + 1:] == original
         assert related is not None and related < step
         if etype == "hallucinated_content":
             assert made_up(err) not in values("\n".join(original)) | values(question), \
@@ -164,8 +191,15 @@ def test_each_type_on_a_known_solution(etype: str) -> None:
 def test_janet_examples_read_as_their_type() -> None:
     arith = inject_errors(JANET, types=["arithmetic_inaccuracy"], rng_seed=1).errors[0]
     assert arith.modified.startswith(("Janet sells 16 - 3 - 4 = ", "She makes 9 * 2 = $"))
-    op = inject_errors(JANET, types=["operator_misuse"], rng_seed=1).errors[0]
-    assert "was kept" in op.description
+    op_cot = inject_errors(JANET, types=["operator_misuse"], rng_seed=1)
+    op = op_cot.errors[0]
+    assert "correct arithmetic for the wrong operator" in op.description
+    # 16 - 3 + 4 = 17 eggs, so 17 * 2 = 34 dollars: the swap carries to the answer
+    assert op_cot.steps == ["Janet sells 16 - 3 + 4 = 17 duck eggs a day.",
+                            "She makes 17 * 2 = $34 every day at the farmer’s market.",
+                            "The answer is 34."]
+    assert (op_cot.gold_answer, op_cot.wrong_answer) == ("18", "34")
+    assert op.name == "Operator Misuse"
     disorder = inject_errors(JANET, types=["logical_disorder"], rng_seed=1)
     assert disorder.steps[0].startswith("She makes 9 * 2") and disorder.errors[0].related_step == 1
 
@@ -209,9 +243,13 @@ def test_several_distinct_errors_are_all_recorded() -> None:
             assert res.steps[e.step] == e.modified
         assert "{" not in e.description and "?" not in e.description
     d = res.errors[0].to_dict()
-    assert set(d) == {"type", "step", "original", "modified", "description", "related_step"}
-    six = inject_errors(HOUSE, 6, rng_seed=3)
-    assert sorted(e.type for e in six.errors) == sorted(ERROR_TYPES)
+    assert set(d) == {"type", "step", "original", "modified", "description", "related_step",
+                      "name", "changes_answer", "keeps_answer_reason"}
+    five = inject_errors(HOUSE, 5, rng_seed=3)
+    assert len({e.type for e in five.errors}) == 5
+    # the value-changing errors all carry into the final line
+    assert five.wrong_answer != five.gold_answer == "70000"
+    assert five.steps[-1] == f"The answer is {five.wrong_answer}."
 
 
 def test_fallback_and_forced_types() -> None:

@@ -25,7 +25,7 @@ MAX_FIELD_CHARS = 4000
 
 _ALIASES = {re.sub(r"[^a-z]", "", t.lower()): k for k, t in KEYINFO_TITLES.items()}
 _ALIASES.update({re.sub(r"[^a-z]", "", k): k for k in KEYINFO_FIELDS})
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?%?")
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
 
 
 class KeyInfoError(GenerationError):
@@ -50,7 +50,13 @@ def _numbers(text: str) -> set[Fraction]:
         parsed = parse_number(tok.rstrip(",").replace("$", ""))
         if parsed is not None:
             out.add(parsed.value)
+    for a, b in _FRACTION.findall(text):
+        if int(b):
+            out.add(Fraction(int(a), int(b)))
     return out
+
+
+_FRACTION = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
 
 
 def extract_json_object(text: str) -> Any:
@@ -136,7 +142,8 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ rule-based draft
-_SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z$0-9])")
+_SENTENCE = re.compile(r"(?<=[.?!])(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
+                       r"(?<!\bvs\.)\s+(?=[A-Z$0-9])")
 _ANNOT = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 # the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"
 _ANNOT_WITH_RESULT = re.compile(r"<<[^<>]*>>\s*\$?-?[\d,]*\.?\d*")
@@ -146,52 +153,176 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def keyinfo_from_annotations(question: str, solution: str, steps: list[Any]) -> dict[str, Any]:
-    """A draft grounded in the seed's calculator-annotated solution.
+_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
+_WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
+_LEAD = re.compile(r"^(?:and|but|so|then|also)\s+", re.I)
 
-    ``steps`` are the rule steps (``name``, ``expr_text``, ``result``) behind the
-    verified formalization. Known quantities are the question's sentences carrying the
-    numbers the steps use; irrelevant information the sentences whose numbers no step
-    uses; relationships the steps themselves; unknowns the step results, unvalued.
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+
+
+_PHRASE_STOP = frozenset("between for if and to in at on with from than did does do is are was were will".split())
+_CONDITION = re.compile(r"^(?:if|given(?: that)?|suppose(?: that)?|assuming(?: that)?)\s+", re.I)
+
+
+def _cap(text: str, condition: bool = True) -> str:
+    text = _LEAD.sub("", text.strip())
+    if condition:
+        text = _CONDITION.sub("", text)
+    return text[:1].upper() + text[1:] if text else text
+
+
+def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
+                             givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A draft grounded in the seed's calculator-annotated solution, in the paper's
+    six fields.
+
+    ``steps`` are the rule steps behind the verified formalization (``name``,
+    ``expr_text``, ``result``, and, from the current rules, ``expr`` and ``line``);
+    ``givens`` the question's numbers the formalization declares. The goal is the
+    question's asking clause; the scenario is the rest of the story (never the goal);
+    known quantities are the clauses stating the givens, each given once; unknowns
+    are the quantities the steps compute, named Q1, Q2, ... and described by the
+    solution's words with every intermediate number hidden; relationships define
+    each Q from the givens and earlier Qs; irrelevant information holds only
+    sentences whose numbers the solution never uses.
     """
     sents = _sentences(question)
     if not sents:
         raise KeyInfoError("the question has no sentences")
     goal_idx = next((i for i in range(len(sents) - 1, -1, -1) if sents[i].endswith("?")), len(sents) - 1)
-    goal = sents[goal_idx]
-    context = [s for i, s in enumerate(sents) if i != goal_idx]
-    used: set[Fraction] = set()
-    for st in steps:
-        used |= _numbers(str(st.expr_text))
+    goal_sentence = sents[goal_idx]
+    # the asking clause: from the question word on; what comes before it is context
+    m = _WH.search(goal_sentence)
+    if m and m.start() > 0:
+        lead = goal_sentence[: m.start()].strip(" ,;:")
+        ask = goal_sentence[m.start():]
+    else:
+        lead, ask = "", goal_sentence
+    # a trailing condition ("... if she charges $12 per day?") is context, not the goal
+    cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
+    tail = ""
+    if cond and m is not None:
+        tail = ask[cond.end():].rstrip("?. ")
+        ask = ask[: cond.start()]
+    goal = _cap(ask.rstrip(" ,;:?.") + "?")
+    if givens is not None:
+        used: set[Fraction] = {Fraction(g["value"]) for g in givens}
+    else:
+        used = set()
+        for st in steps:
+            used |= _numbers(str(st.expr_text))
+    context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
+    context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
+    # known quantities: the clauses that state a used given, each given once
     known: list[str] = []
-    irrelevant: list[str] = []
-    for s in sents:
-        nums = _numbers(s)
-        if not nums:
-            continue
-        if nums & used:
-            known.append(s)
-        elif s != goal:
-            irrelevant.append(s)
-    lines = [ln.strip() for ln in solution.split("\n") if "<<" in ln]
+    covered: set[Fraction] = set()
+    ask_numbers = _numbers(ask)
+    for part in [*context_sents, *([lead] if lead else []), *([tail] if tail else []), ask]:
+        for clause in _clauses(part):
+            nums = _numbers(clause) & used
+            if not nums or nums <= covered:
+                continue
+            if part is ask:
+                # a given inside the asking clause: only the phrase that states it
+                hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
+                phrase = clause[hit.start():] if hit else clause
+                words = phrase.split()[:5]
+                for k, w in enumerate(words[1:], start=1):
+                    if w.lower() in _PHRASE_STOP:
+                        words = words[:k]
+                        break
+                known.append(_cap(" ".join(words).rstrip("?.,")))
+            else:
+                known.append(_cap(clause.rstrip(".?")))
+            covered |= nums
+    missing = used - covered - ask_numbers
+    if givens is not None and missing - {Fraction(0), Fraction(1)}:
+        raise KeyInfoError("the question's givens could not be placed in clauses: "
+                           + ", ".join(str(v) for v in sorted(missing)))
+    # irrelevant: sentences with numbers, none of which the solution uses anywhere
+    sol_numbers = _numbers(_ANNOT.sub(" ", solution))
+    # (a sentence whose only numbers are words, "he has one before bed", may be a fact the
+    # solution counts without writing it: never filed as irrelevant)
+    irrelevant = [s for s in context_sents
+                  if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)]
+    if not known:
+        raise KeyInfoError("no clause of the question states a number the solution uses")
+    scenario_parts = [p for p in context_parts if p not in irrelevant]
+    scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:") + ("" if p.rstrip().endswith((".", "!", "?")) else ".")
+                        for p in scenario_parts[:3])
+    if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
+        raise KeyInfoError("the question states no scenario apart from its goal")
+    # unknowns and relationships
+    label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
+    given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
+    given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
+    question_values = _numbers(question)
     unknown: list[str] = []
     relations: list[str] = []
     for i, st in enumerate(steps):
-        label = st.name
-        expr = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
-        expr = re.sub(r"\s+", " ", expr.replace("+", " + ").replace("-", " − ")).strip()
-        relations.append(f"{label} = {expr}")
-        desc = _ANNOT_WITH_RESULT.sub("?", lines[i]) if i < len(lines) else ""
-        desc = re.sub(r"\s+", " ", desc).strip()
-        unknown.append(f"{label}: {desc}" if desc else label)
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values)
+        unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
+        expr = getattr(st, "expr", None)
+        if expr is not None:
+            relations.append(f"{label[st.name]} = {_relation(expr, label, given_value, given_text)}")
+        else:
+            text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
+            text = re.sub(r"\s+", " ", text.replace("+", " + ").replace("-", " − ")).strip()
+            relations.append(f"{label[st.name]} = {text}")
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
-    scenario = " ".join(context[:2]) if context else goal
     return {
         "problem_scenario": scenario,
         "goal": goal,
-        "known_quantities": known or [s for s in context if _numbers(s)],
+        "known_quantities": known,
         "unknown_quantities": unknown,
         "relationships_and_constraints": relations,
         "irrelevant_information": irrelevant,
     }
+
+
+def _describe(line: str, question_values: set[Fraction]) -> str:
+    """The solution's words for a step with its arithmetic and every number the question
+    does not state replaced by '?' (no intermediate result leaks)."""
+    from qcstation.core.rules import _VISIBLE_TAIL_RE, find_inline_computations
+
+    text = line
+    for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
+        before = text[: m.start()]
+        for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
+            before = re.sub(r"[\s$€£=]+$", " ", before)
+            t = _VISIBLE_TAIL_RE.search(before + "= ")
+            if not t:
+                break
+            before = before[: t.start()]
+        text = before.rstrip() + " ? " + text[m.end():].lstrip()
+    for c in reversed(find_inline_computations(text)):
+        text = text[: c.expr_start] + "?" + text[c.result_end:]
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?%?",
+                  lambda mm: mm.group(0) if _numbers(mm.group(0)) <= question_values else "?", text)
+    text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:300]
+
+
+def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction],
+              given_text: dict[str, str]) -> str:
+    from qcstation.core.notation import render_infix
+    from qcstation.core.rules import BinOp, Name, Neg, Num
+
+    def walk(e: Any) -> Any:
+        if isinstance(e, Name):
+            if e.name in given_value:
+                if re.fullmatch(r"\d+/\d+", given_text.get(e.name, "")):
+                    return Name(given_text[e.name])  # a fraction as the question writes it
+                return Num(given_value[e.name], "g")
+            return Name(label.get(e.name, e.name))
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left), walk(e.right))
+        return e
+
+    return render_infix(walk(expr))

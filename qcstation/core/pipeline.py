@@ -538,7 +538,8 @@ class Pipeline:
                     rule = rule_for_seed(seed)
                     if rule.rule not in ("gsm8k-calculator", "inline-arithmetic"):
                         raise RuleError("key information rules need a calculator-annotated solution")
-                    fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps)
+                    fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps,
+                                                      givens=rule.givens)
                 except GenerationError as exc:
                     return self._needs_model(job, _no_rule(exc))
                 return self._store_and_check(job, fields, "rule:keyinfo", raw=None,

@@ -345,6 +345,8 @@ class RuleStep:
     result: Fraction  # exact value of the step in the formalization (earlier steps substituted)
     sexpr: str  # SMT-LIB term defining the step (may reference earlier steps)
     refs: list[str] = field(default_factory=list)  # earlier steps this one uses
+    expr: Expr | None = None  # the defining term (names: givens and earlier steps)
+    line: str = ""  # the solution line the computation is written on
 
 
 @dataclass
@@ -775,7 +777,11 @@ def smt_from_calculator_annotations(
                 "because an earlier step's written result differs from its computed value"
             )
         env[name] = chained
-        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked)))
+        line_start = solution.rfind("\n", 0, comp.start) + 1
+        line_end = solution.find("\n", comp.start)
+        line = solution[line_start : line_end if line_end != -1 else len(solution)].strip()
+        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked),
+                              linked, line))
     exprs = linked_exprs
     chosen = steps[answer_index]
     if not chosen.refs and _literal_value(exprs[answer_index]) is not None:
@@ -817,6 +823,7 @@ def smt_from_calculator_annotations(
         kept_exprs, given_consts = givens.bind(kept_exprs)
         for st, e in zip(kept_steps, kept_exprs):
             st.sexpr = expr_to_sexpr(e)
+            st.expr = e
     smtlib = _build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
     return RuleResult(
         smtlib=smtlib,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -69,13 +70,30 @@ def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
             rule = rule_for_seed(seed)
         except RuleError:
             continue
+        try:
+            fields = keyinfo_from_annotations(rec["question"], solution, rule.steps, givens=rule.givens)
+        except KeyInfoError:
+            continue  # the model path drafts it
         tried += 1
-        fields = keyinfo_from_annotations(rec["question"], solution, rule.steps)
         if not validate_keyinfo(fields, rec["question"]):
             passed += 1
         # relationships are exactly the formalization's steps
         assert len(fields["relationships_and_constraints"]) == len(rule.steps)
-        assert fields["goal"] in rec["question"]
+        assert fields["goal"].rstrip("?").lower() in rec["question"].lower()
+        # the paper's fields: the scenario is not the goal, the goal is no known quantity
+        assert fields["problem_scenario"] != fields["goal"]
+        assert fields["goal"] not in fields["known_quantities"]
+        assert len(set(fields["known_quantities"])) == len(fields["known_quantities"])
+        # no reference leaks an intermediate result or a step name
+        given = _nums(rec["question"])
+        constants = set().union(*(_nums(s.expr_text) for s in rule.steps))
+        results = {s.result for s in rule.steps} - given - constants
+        for text in fields["unknown_quantities"] + fields["relationships_and_constraints"]:
+            assert not (_nums(text) & results), (text, results)
+            assert not re.search(r"\bs\d+_", text), text
+        label = {s.name: f"Q{i + 1}" for i, s in enumerate(rule.steps)}
+        for s, rel in zip(rule.steps, fields["relationships_and_constraints"]):
+            assert all(re.search(rf"\b{label[r]}\b", rel) for r in s.refs), (rel, s.refs)
     assert tried > 100 and passed == tried
 
 
@@ -101,6 +119,14 @@ def test_rule_draft_unknowns_hide_the_step_results() -> None:
          "for $2 each. How much does she make?")
     sol = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day."
     rule = rule_for_seed({"question": q, "solution": sol, "answer_text": "18"})
-    unknown = keyinfo_from_annotations(q, sol, rule.steps)["unknown_quantities"]
-    assert unknown[0].endswith("Janet sells 16 - 3 - 4 = ? duck eggs a day.")
-    assert "18" not in unknown[-1] and "= $? every day" in unknown[-1]
+    fields = keyinfo_from_annotations(q, sol, rule.steps, givens=rule.givens)
+    assert fields["unknown_quantities"] == ["Q1: Janet sells ? duck eggs a day.",
+                                            "Q2: She makes ? every day. (the value asked for)"]
+    # relationships name the step a value comes from, not its number (9)
+    assert fields["relationships_and_constraints"] == ["Q1 = 16 − 3 − 4", "Q2 = Q1 × 2"]
+
+
+def _nums(text: str) -> set:
+    from qcstation.core.keyinfo import _numbers
+
+    return _numbers(text)

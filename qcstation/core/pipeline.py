@@ -525,7 +525,8 @@ class Pipeline:
                     rule = rule_for_seed(seed)
                 except RuleError as exc:
                     return self._needs_model(job, _no_rule(exc))
-                content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes)}
+                content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes),
+                           "links": list(rule.links), "givens": list(rule.givens)}
                 return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
                                              inputs={"rule": rule.rule})
             if dim == "arithmetic":
@@ -568,6 +569,9 @@ class Pipeline:
             return self._needs_model(job, f"the SMT-LIB cannot be rendered deterministically ({exc})")
         content = {"notation": q.text, "variables": {k: str(v) for k, v in q.variables.items()},
                    "target": q.target, "smtlib": smt, "source_artifact_id": src["id"]}
+        links = json.loads(src["content"]).get("links")
+        if links:
+            content["links"] = links  # how the source formalization's links were settled (audit)
         if self.has_model and (self.cfg.generation.rephrase_notation or job.feedback):
             job.source_artifact = content
             return "llm"
@@ -855,6 +859,10 @@ def _check_refinement(content: dict[str, Any]) -> list[str]:
     bad = [e.get("type") for e in errors if e.get("type") not in ERROR_TYPES]
     if bad:
         problems.append(f"unknown error type(s): {bad}")
+    wrong, gold = content.get("wrong_answer"), content.get("gold_answer")
+    if wrong is not None and gold is not None and wrong == gold \
+            and any(e.get("changes_answer") for e in errors if isinstance(e, dict)):
+        problems.append("an error that changes a value left the final answer at the gold one")
     return problems
 
 

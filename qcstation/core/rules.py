@@ -806,7 +806,13 @@ def smt_from_calculator_annotations(
         notes.append(f"steps not needed for the answer were left out: {', '.join(dropped)}")
     if givens is not None:
         used_by_solution = {v for e in exprs for v in _literal_values(e) if v in givens.values}
+        # a number of the question the solution's text works with (digits, not words)
+        digits = {n.value for n in givens.numbers
+                  if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
+        mentioned = {v for v in _text_numbers(_mask_annotations(solution)) if v in digits}
+        used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
         used_kept = {v for _, e in kept for v in _literal_values(e)}
+        used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
         missing = sorted(used_by_solution - used_kept)
         if missing:
             raise RuleError(
@@ -863,6 +869,7 @@ class QuestionNumber:
     text: str  # as written: "12", "$1,500", "1/2", "three"
     start: int
     slug: str  # the word after it ("millimeters")
+    percent: bool = False  # the fraction p/100 of a "p%" the question states
 
 
 class Givens:
@@ -885,6 +892,10 @@ class Givens:
             except (ValueError, ZeroDivisionError):
                 continue
             self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end())))
+            if re.match(r"\s*(?:%|percent\b)", question[m.end():]) and not m.group("den"):
+                # "45%" is also the fraction 45/100 a solution may write as .45
+                self.numbers.append(QuestionNumber(value / 100, m.group(0) + "%", m.start(),
+                                                   _slug_after(question, m.end()), percent=True))
         for m in _Q_WORD_RE.finditer(question):
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[m.group(1).lower()]), m.group(0),
                                                m.start(), _slug_after(question, m.end())))
@@ -917,7 +928,7 @@ class Givens:
                 idx = occ[min(k, len(occ) - 1)]
                 if idx not in chosen:
                     n = self.numbers[idx]
-                    name = f"g{len(chosen) + 1}" + (f"_{n.slug}" if n.slug else "")
+                    name = f"g{len(chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent else "")
                     chosen[idx] = name
                     order.append(idx)
                     self._names[name] = n
@@ -933,7 +944,9 @@ class Givens:
         for idx in order:
             n = self.numbers[idx]
             term: Expr = Num(n.value, n.text)
-            if n.value.denominator != 1 and "/" in n.text:
+            if n.percent:
+                term = BinOp("/", Num(n.value * 100), Num(Fraction(100)))
+            elif n.value.denominator != 1 and "/" in n.text:
                 term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
             consts.append((chosen[idx], n.value, term))
         return out, consts
@@ -947,6 +960,17 @@ def _slug_after(text: str, end: int) -> str:
     after = re.split(r"[.!?;:,\d]", text[end : end + 60], maxsplit=1)[0]
     words = [w for w in _content_words(after) if w.isalpha()][:1]
     return "_".join(words)[:16]
+
+
+def _text_numbers(text: str) -> set[Fraction]:
+    out: set[Fraction] = set()
+    for m in _Q_NUMBER_RE.finditer(text):
+        try:
+            v = Fraction(m.group("num").replace(",", ""))
+            out.add(v / int(m.group("den")) if m.group("den") and int(m.group("den")) else v)
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
 
 
 def _literal_values(expr: Expr) -> list[Fraction]:

@@ -216,4 +216,4 @@ def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value() -> No
         assert check_rephrasing(q, q.text) == []
         rendered += 1
     # ambiguous solutions (a number that could be a given or an earlier result) go to a model
-    assert rendered >= 1050, rendered
+    assert rendered >= 950, rendered

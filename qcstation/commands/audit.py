@@ -1,0 +1,62 @@
+"""``qcstation audit``: flag references the rules cannot vouch for."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation import DIMENSIONS
+from qcstation.commands._common import print_json, print_table, store_from_args
+
+ORDER = 35
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "audit", help="flag suspicious artifacts (links by equal value, dropped givens, ...)",
+        description="Audit the current version of every artifact of the active seeds and count "
+                    "the flags per dimension. Flags: equal-value-link (a step uses an earlier "
+                    "result whose value the question also states), unused-given (a number the "
+                    "solution uses is missing from the formalization or notation question), "
+                    "repeated-field (a key-information field repeats another), "
+                    "wrong-cot-keeps-gold (a wrong chain of thought still ends with the gold "
+                    "answer and no error type explains it). A flag asks a reviewer to look; "
+                    "it does not change any artifact.\n\n"
+                    "Exit status: 0 no flags, 1 some artifacts are flagged.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
+    p.add_argument("--dimension", "-d", choices=DIMENSIONS, action="append",
+                   help="only this dimension (repeatable; default: all four)")
+    p.add_argument("--examples", type=int, default=5, metavar="N",
+                   help="flagged items listed per flag (default 5)")
+    p.add_argument("--json", action="store_true", help="print counts and examples as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.core.audit import FLAG_CODES, audit_database
+    from qcstation.core.audit import one_line
+
+    if args.examples < 0:
+        raise SystemExit("qcstation audit: error: --examples must be 0 or more")
+    with store_from_args(args) as store:
+        if args.source and not store.one("SELECT 1 FROM seeds WHERE source = ? LIMIT 1", (args.source,)):
+            raise SystemExit(f"qcstation audit: error: no seeds of source {one_line(args.source)!r}")
+        data = audit_database(store, source=args.source, dimensions=args.dimension, examples=args.examples)
+    total = sum(sum(c.values()) for c in data["flags"].values())
+    if args.json:
+        print_json(data)
+        return 1 if total else 0
+    dims = args.dimension or list(DIMENSIONS)
+    rows = []
+    for dim in dims:
+        c = data["flags"].get(dim, {})
+        rows.append([dim, data["audited"].get(dim, 0), data["flagged_artifacts"].get(dim, 0)]
+                    + [c.get(code, 0) for code in FLAG_CODES])
+    print_table(["dimension", "audited", "flagged"] + list(FLAG_CODES), rows)
+    for code, items in data["examples"].items():
+        print()
+        print(f"{code}: {FLAG_CODES[code]}")
+        for it in items:
+            print(f"  {one_line(it['source'])} {one_line(it['orig_id'])} (seed {it['seed_id']}, "
+                  f"{it['dimension']}, {one_line(it['generator'])}): {one_line(it['message'])}")
+    return 1 if total else 0

@@ -208,7 +208,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         ask = ask[: cond.start()]
     goal = _cap(ask.rstrip(" ,;:?.") + "?")
     if givens is not None:
-        used: set[Fraction] = {Fraction(g["value"]) for g in givens}
+        # a percent given ("45%") is declared as 45/100 but written as 45
+        used: set[Fraction] = {Fraction(g["value"]) * (100 if str(g.get("text", "")).endswith("%") else 1)
+                               for g in givens}
     else:
         used = set()
         for st in steps:
@@ -254,11 +256,23 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
                         for p in scenario_parts[:3])
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
         raise KeyInfoError("the question states no scenario apart from its goal")
+    # a one-sentence scenario that is also a known quantity: the known quantity keeps
+    # only the phrase from its number on ("3 egg omelet every morning for breakfast")
+    flat = re.sub(r"[^a-z0-9]+", " ", scenario.lower()).strip()
+    for i, item in enumerate(known):
+        if re.sub(r"[^a-z0-9]+", " ", item.lower()).strip() == flat:
+            hit = _NUMBER.search(item) or _WORD_RE.search(item)
+            if hit and hit.start() > 0:
+                known[i] = item[hit.start():].rstrip(".")
     # unknowns and relationships
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
     given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
-    question_values = _numbers(question)
+    # numbers a reader may see: the question's and the constants the steps write (7 days
+    # a week), never a step's result
+    results = {Fraction(st.result) for st in steps}
+    constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
+    question_values = _numbers(question) | constants
     unknown: list[str] = []
     relations: list[str] = []
     for i, st in enumerate(steps):
@@ -315,7 +329,7 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
     def walk(e: Any) -> Any:
         if isinstance(e, Name):
             if e.name in given_value:
-                if re.fullmatch(r"\d+/\d+", given_text.get(e.name, "")):
+                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")):
                     return Name(given_text[e.name])  # a fraction as the question writes it
                 return Num(given_value[e.name], "g")
             return Name(label.get(e.name, e.name))

@@ -348,9 +348,10 @@ def _final_value(st: _State) -> Fraction | None:
     if not m:
         return None
     try:
-        return Fraction(m[-1].group(1).replace(",", ""))
+        value = Fraction(m[-1].group(1).replace(",", ""))
     except (ValueError, ZeroDivisionError):
         return None
+    return -value if m[-1].group(0).lstrip()[:1] in "-−" else value
 
 
 def _format_result(value: Fraction, template: str) -> str:

@@ -215,6 +215,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         used = set()
         for st in steps:
             used |= _numbers(str(st.expr_text))
+    # "1/3 as many" computed as "÷ 3": the fraction is a given the solution uses
+    step_numbers = set().union(*(_numbers(str(st.expr_text)) for st in steps)) if steps else set()
+    used |= {q for q in _numbers(question) if q and q.denominator != 1 and q.numerator == 1
+             and 1 / q in step_numbers}
     context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
     context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
     # known quantities: the clauses that state a used given, each given once

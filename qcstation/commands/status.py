@@ -15,6 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        description="Print seed counts per source and status (with filter reasons), "
                                    "current artifacts per dimension and status, and the QC gates.")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.add_argument("--no-audit", action="store_true",
+                   help="skip the self-check flag counts (qcstation audit) on a very large database")
     p.set_defaults(func=run)
 
 
@@ -24,6 +26,11 @@ def run(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         data = status_counts(store)
         gates = _gates(store, args)
+        if not args.no_audit:
+            from qcstation.core.audit import audit_database
+
+            audit = audit_database(store, examples=0)
+            data["audit"] = {"flags": audit["flags"], "flagged_artifacts": audit["flagged_artifacts"]}
     if gates is not None:
         data["gates"] = gates
     if args.json:
@@ -51,6 +58,16 @@ def run(args: argparse.Namespace) -> int:
     if any(data["needs_model"].values()):
         print("(needs a model: no exact rule applies to these items; configure [generator] "
               "in qcstation.toml, see qcstation.example.toml)")
+    if "audit" in data:
+        from qcstation.core.audit import FLAG_CODES
+
+        print()
+        print("self-check flags (qcstation audit lists them; README: 'Self-checks')")
+        rows = []
+        for dim in DIMENSIONS:
+            c = data["audit"]["flags"].get(dim, {})
+            rows.append([dim, data["audit"]["flagged_artifacts"].get(dim, 0)] + [c.get(k, 0) for k in FLAG_CODES])
+        print_table(["dimension", "flagged"] + list(FLAG_CODES), rows)
     if gates:
         print()
         print("QC gates")

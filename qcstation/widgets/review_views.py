@@ -130,10 +130,28 @@ def _z3_summary(result: dict[str, Any] | None) -> Text:
     return text
 
 
+def _audit_line(item: ReviewItem, content: dict[str, Any]) -> Text | None:
+    """A warning line with the self-check flags (qcstation audit) of this artifact."""
+    from qcstation.core.audit import audit_artifact
+
+    seed = {"question": item.question, "answer_text": item.gold_answer,
+            "solution": getattr(item, "solution", "") or ""}
+    flags = audit_artifact(item.dimension, content, seed)
+    if not flags:
+        return None
+    text = Text("⚠ check: ", style="bold yellow")
+    text.append_text(_plain("; ".join(f"{f.code}: {f.message}" for f in flags[:3])
+                            + (f" (+{len(flags) - 3} more)" if len(flags) > 3 else "")))
+    return text
+
+
 def render_artifact(item: ReviewItem) -> RenderableType:
     """The artifact under review, laid out by dimension."""
     content = item.content if isinstance(item.content, dict) else {}
     parts: list[RenderableType] = [_version_line(item)]
+    warning = _audit_line(item, content)
+    if warning is not None:
+        parts.append(warning)
     if item.dimension == "arithmetic":
         parts += [_z3_summary(item.verify_result), Text("")]
         parts += [_heading("Notation question"), _plain(content.get("notation")), Text("")]

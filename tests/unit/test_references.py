@@ -215,3 +215,21 @@ def test_an_old_wrong_cot_that_ends_with_the_gold_is_flagged() -> None:
                "errors": [{"type": "arithmetic_inaccuracy", "step": 0}]}
     flags = audit_artifact("refinement", content, {"answer_text": "5"})
     assert [f.code for f in flags] == ["wrong-cot-keeps-gold"]
+
+
+def test_the_review_view_shows_the_self_check_flags() -> None:
+    from rich.console import Console
+
+    from qcstation.core.qc import ReviewItem
+    from qcstation.widgets.review_views import render_artifact
+
+    def shown(content: dict) -> str:
+        item = ReviewItem(1, 1, 1, 1, "refinement", "gsm8k", 0, False, "Q?", "5", content, None, 1, None, None)
+        console = Console(width=200, record=True)
+        console.print(render_artifact(item))
+        return console.export_text()
+
+    old = shown({"w_cot": "2 + 3 = 6\nThe answer is 5.", "errors": [{"type": "arithmetic_inaccuracy"}]})
+    assert "⚠ check: wrong-cot-keeps-gold" in old
+    new = shown({"w_cot": "2 + 3 = 6\nThe answer is 6.", "errors": [{"type": "arithmetic_inaccuracy"}]})
+    assert "⚠ check" not in new

@@ -268,20 +268,65 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+_TEXT_OPERATOR = re.compile(r"(?<=[\d)\s}])[+*/×÷^](?=[\s\d($\\{])|(?<=[\d)])\s*[-−]\s*(?=[\d($])")
+
+
+def _operations(expr_text: str) -> int | None:
+    """Arithmetic operations in one written computation (``3*(16.50+22.50+42)`` is 3);
+    None when it does not parse. A percent sign is not an operation."""
+    from qcstation.core.rules import BinOp, ExpressionError, Neg, Num, parse_expression
+
+    if len(expr_text) > 500:
+        return None
+    try:
+        expr = parse_expression(expr_text.replace(",", ""))
+    except (ExpressionError, RecursionError, ValueError):
+        return None
+
+    def count(e: object) -> int:
+        if isinstance(e, BinOp):
+            made_up = isinstance(e.right, Num) and not e.right.text  # the /100 of a percent
+            return (0 if made_up else 1) + count(e.left) + count(e.right)
+        if isinstance(e, Neg):
+            return count(e.operand)
+        return 0
+
+    return count(expr)
+
+
 def _steps_from_solution(solution: str, *, require_annotations: bool) -> tuple[int | None, str | None, list[str]]:
-    """Reasoning steps of a GSM8K-style worked solution: the larger of the number of
-    ``<<...>>`` calculator annotations and the number of lines that calculate (GSM8K
-    leaves some calculations unannotated, so the annotation count alone undercounts);
-    with neither, the number of non-empty lines. Returns (steps, rule, annotations)."""
+    """Reasoning steps of a worked solution, counted as arithmetic operations (SMART's
+    single-step filter: ``<<3*(16.50+22.50+42)=...>>`` is three operations, not one
+    line): the operations of the ``<<...>>`` calculator annotations, else of the
+    computations written as ``expression = number``; at least the number of lines that
+    calculate (GSM8K leaves some calculations unannotated); with none of these, the
+    number of non-empty lines. Returns (steps, rule, annotations)."""
+    from qcstation.core.rules import find_inline_computations
+
     calcs = _CALC.findall(solution)
     if require_annotations and not calcs:
         return None, None, []
     lines = [ln for ln in solution.splitlines() if ln.strip()]
     calc_lines = sum(1 for ln in lines if "<<" in ln or _CALC_LINE.search(ln))
-    steps = max(len(calcs), calc_lines)
+    ops = 0
+    counted = "calculator annotation"
+    exprs = [c.split("=", 1)[0] for c in calcs]
+    if not exprs:
+        counted = "written computation"
+        exprs = [c.expr_text for c in find_inline_computations(_CALC.sub(" ", solution[:100_000]))]
+        exprs = [re.sub(r"[$€£]|[A-Za-z][A-Za-z’'\-]*", " ", e) for e in exprs]
+    for e in exprs:
+        n = _operations(e)
+        ops += n if n is not None else 1
+    if not calcs and exprs:
+        # free text: computations chained or written in words parse only in part, so
+        # every operator written between numbers counts too
+        ops = max(ops, len(_TEXT_OPERATOR.findall(_CALC.sub(" ", solution[:100_000]))))
+    steps = max(ops, calc_lines) if exprs else calc_lines
     if steps:
         shown = ", ".join(f"<<{c}>>" for c in calcs[:3]) + (", …" if len(calcs) > 3 else "")
-        rule = f"{_plural(calc_lines, 'calculating solution line')}, {_plural(len(calcs), 'calculator annotation')}"
+        rule = (f"{_plural(ops, 'operation')} in {_plural(len(exprs), counted)}, "
+                f"{_plural(calc_lines, 'calculating solution line')}")
         return steps, rule + (f": {shown}" if calcs else ""), calcs
     if lines:
         return len(lines), f"{_plural(len(lines), 'solution line')}, no calculations found", calcs
@@ -916,6 +961,17 @@ class _Importer:
         if level is None:
             raise RecordError(f"no level: field {self.ctx.mapping['level']!r} is empty and no --level was given")
         value = _exact_value(d.answer_text)
+        if d.steps is None and d.solution:
+            # the single-step filter applies to every source: count the solution's operations
+            n, rule, _ = _steps_from_solution(d.solution, require_annotations=False)
+            if n is not None and rule and " in 0 " not in rule and "no calculations found" not in rule:
+                given = len(re.findall(r"(?<![\w.])\d+(?:[.,]\d+)*", d.question))
+                if n == 1 and "calculator annotation" not in rule and given > 2:
+                    # free text reasons in words too: one parsed computation with more than
+                    # two givens is not evidence of a single step
+                    n, rule = None, None
+                if n is not None:
+                    d.steps, d.steps_rule = n, rule
         hits = [(h.reason, h.detail) for h in
                 check_seed(d.question, d.solution, d.answer_text, value, d.steps, d.steps_rule)]
         meta = d.meta

@@ -69,11 +69,13 @@ def test_gsm8k_real_file(store: Store) -> None:
     assert first["solution"] == ("Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
                                  "She makes 9 * 2 = $<<9*2=18>>18 every day at the farmer\u2019s market.")
     assert first["equation"] == "16-3-4=9; 9*2=18"
-    assert (first["level"], first["steps"], first["status"]) == ("medium", 2, "active")
+    # steps are arithmetic operations (16 - 3 - 4 is two), not annotation lines
+    assert (first["level"], first["steps"], first["status"]) == ("medium", 3, "active")
     assert first["content_hash"] == hashlib.sha256(
         normalize_question(first["question"]).encode()).hexdigest()
     assert first["import_file"] == str(path.resolve()) and first["import_line"] == 1
-    assert first["imported_at"] and first["meta"]["steps_rule"].startswith("2 calculating solution lines")
+    assert first["imported_at"] and first["meta"]["steps_rule"].startswith(
+        "3 operations in 2 calculator annotations, 2 calculating solution lines")
     # every numeric gold is stored as its exact rational
     for row in store.query("SELECT answer_text, answer_value FROM seeds"):
         assert row["answer_value"] == exact(row["answer_text"]) is not None

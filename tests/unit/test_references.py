@@ -233,3 +233,38 @@ def test_the_review_view_shows_the_self_check_flags() -> None:
     assert "⚠ check: wrong-cot-keeps-gold" in old
     new = shown({"w_cot": "2 + 3 = 6\nThe answer is 6.", "errors": [{"type": "arithmetic_inaccuracy"}]})
     assert "⚠ check" not in new
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def test_single_step_counts_operations_not_annotation_lines() -> None:
+    from qcstation.core.filters import check_seed
+    from qcstation.core.importers import _steps_from_solution
+
+    steps, rule, _ = _steps_from_solution("He pays 3*(16.50+22.50+42)=<<3*(16.50+22.50+42)=243>>243",
+                                          require_annotations=False)
+    assert steps == 3 and rule.startswith("3 operations in 1 calculator annotation")
+    steps, rule, _ = _steps_from_solution("She has 5+3=<<5+3=8>>8 apples.", require_annotations=False)
+    hits = check_seed("q", "s", "8", "8", steps, rule)
+    assert [h.reason for h in hits] == ["single_step"] and "1 operation" in hits[0].detail
+
+
+def test_the_single_step_filter_applies_to_aqua_with_its_reason(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+    import subprocess
+    import sys
+
+    db = tmp_path / "f.db"
+    src = dataset("aqua/test.json")
+    subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "import", str(src)],
+                   check=True, capture_output=True)
+    con = sqlite3.connect(db)
+    rows = dict(con.execute("SELECT orig_id, filter_reason || ': ' || filter_detail FROM seeds "
+                            "WHERE filter_reason = 'single_step'").fetchall())
+    # "Add: +45 and -30" / "45 - 30 = 15": one operation
+    assert rows["14"] == "single_step: one reasoning step (1 operation in 1 written computation, " \
+                         "1 calculating solution line)"
+    # "2(8 cm) + 2(3 cm) = 16 cm + 6 cm = 22 cm": several operations, kept
+    assert "73" not in rows
+    assert 0 < len(rows) < 10

@@ -47,11 +47,16 @@ RECORD_FIELDS: tuple[tuple[str, str], ...] = (
     ("smt-lib", "SMT-LIB formalisation of the question, verified with Z3 against the gold answer"),
     ("answer", "exact value computed by Z3 from `smt-lib` (`p` or `p/q`)"),
     ("notation", "notation-based arithmetic question (input of the Arithmetic task)"),
-    ("notation_smtlib", "SMT-LIB behind the notation question, verified with Z3"),
+    ("notation_smtlib", "SMT-LIB of the notation question itself (rebuilt from its text; what Z3 "
+                        "checked for the Arithmetic task)"),
     ("gt_answer", "gold answer text of the seed question"),
     ("gt_cot", "gold chain of thought"),
     ("w_cot", "chain of thought with injected errors (Reflection & Refinement task)"),
-    ("wrong", "types of the injected errors, in order"),
+    ("wrong", "types of the injected errors, in order (ids)"),
+    ("wrong_names", "the same types by the paper's names (Arithmetic Inaccuracies, Omitted Steps, "
+                    "Hallucinated Content, Logical Disorder, Redundancy, Operator Misuse)"),
+    ("wrong_answer", "the final answer the erroneous chain of thought states (differs from the "
+                     "gold unless every error type keeps it, as its record says)"),
     ("errors", "the injected errors in detail (type, step, original, modified, description)"),
     ("provenance", "per dimension: artifact id, version, QC status, generator, model, prompt version"),
 )
@@ -158,9 +163,10 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     notes = manifest.get("notes")
     if notes:
         lines += [f"- notes: {notes}"]
-    lines += ["", "## Composition", "", "| source | records |", "|---|---|"]
+    licences = manifest.get("licences") or {}
+    lines += ["", "## Composition", "", "| source | records | licence of the seed data |", "|---|---|---|"]
     for source, n in sorted((counts.get("by_source") or {}).items()):
-        lines.append(f"| {_md_cell(source)} | {n} |")
+        lines.append(f"| {_md_cell(source)} | {n} | {_md_cell(licences.get(source, 'not recorded'))} |")
     lines += ["", "| difficulty | records |", "|---|---|"]
     for level, n in sorted((counts.get("by_difficulty") or {}).items()):
         lines.append(f"| {_md_cell(level)} | {n} |")

@@ -40,6 +40,7 @@ from exports.writers import (
     write_atomic,
 )
 from qcstation.core import qc as qcmod
+from qcstation.core.inject import ERROR_NAMES
 from qcstation.errors import ReleaseError
 
 __all__ = [
@@ -59,7 +60,11 @@ __all__ = [
     "get_release",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# 2: ``notation_smtlib`` is the SMT-LIB of the notation question itself (it held the
+#    Reasoning SMT-LIB it was rendered from, the same as ``smt-lib``); ``wrong_names``
+#    (the paper's names of the error types), ``wrong_answer`` (the final answer the
+#    erroneous chain of thought states) are new; the datasheet names each source's licence.
 RELEASE_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
 RELEASABLE = ("verified", "accepted")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
@@ -142,6 +147,34 @@ def _exact_value(result: dict[str, Any] | None) -> str | None:
     return str(t).strip() if t not in (None, "") else None
 
 
+# the licences of the public seed files qcstation imports (qcstation/data/SOURCES.md)
+SOURCE_LICENCES: dict[str, str] = {
+    "gsm8k": "MIT (openai/grade-school-math)",
+    "mawps": "MIT (ZubinGou/math-evaluation-harness; MAWPS, Koncel-Kedziorski et al. 2016)",
+    "aqua": "Apache-2.0 (google-deepmind/AQuA)",
+    "math500": "MIT (MATH-500 split of hendrycks/math via openai/prm800k)",
+    "aime2024": "MIT (QwenLM/Qwen2.5-Math evaluation data); problem text (c) MAA",
+}
+
+
+def source_licence(source: str) -> str:
+    return SOURCE_LICENCES.get(source, "not recorded: state the licence of this source before publishing")
+
+
+def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
+    """The SMT-LIB of the notation question itself (what Z3 checked for Arithmetic),
+    rebuilt from the question's text; None when it cannot be."""
+    from qcstation.core.notation import NotationError, notation_to_smtlib, parse_notation_text
+
+    text = content.get("notation")
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return notation_to_smtlib(parse_notation_text(text))
+    except (NotationError, ValueError, RecursionError):
+        return None
+
+
 def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     def content(dim: str) -> dict[str, Any]:
         return qcmod._loads(arts[dim]["content"]) or {}
@@ -163,11 +196,14 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
         "smt-lib": rea.get("smtlib"),
         "answer": answer,
         "notation": ari.get("notation"),
-        "notation_smtlib": ari.get("smtlib"),
+        "notation_smtlib": _notation_own_smtlib(ari),
         "gt_answer": seed["answer_text"],
         "gt_cot": ref.get("gt_cot") or seed.get("solution"),
         "w_cot": ref.get("w_cot"),
         "wrong": [str(e.get("type")) for e in errors if isinstance(e, dict)],
+        "wrong_names": [ERROR_NAMES.get(str(e.get("type")), str(e.get("type")))
+                        for e in errors if isinstance(e, dict)],
+        "wrong_answer": ref.get("wrong_answer"),
         "errors": errors,
         "provenance": {
             dim: {"artifact_id": int(a["id"]), "version": int(a["version"]), "status": a["status"],
@@ -324,6 +360,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
                           "dimensions": list(policy.dimensions), "curators": list(policy.curators),
                           "sample_rate": policy.sample_rate},
             "generators": _generators(records),
+            "licences": {src: source_licence(src) for src in sorted({r["source"] for r in records})},
             "generator_config": policy.generator,
             "data_sha256": sha256_bytes(jsonl_bytes(records)),
         }

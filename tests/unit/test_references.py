@@ -268,3 +268,36 @@ def test_the_single_step_filter_applies_to_aqua_with_its_reason(tmp_path) -> Non
     # "2(8 cm) + 2(3 cm) = 16 cm + 6 cm = 22 cm": several operations, kept
     assert "73" not in rows
     assert 0 < len(rows) < 10
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def test_release_fields_say_what_they_hold() -> None:
+    from exports.writers import datasheet_markdown
+    from qcstation.core.release import FORMAT_VERSION, _build_record, source_licence
+
+    rule = rule_for_seed({"question": "Janet has 16 eggs. She eats 3 and bakes 4. She sells the rest "
+                                      "for $2 each. How much does she make?",
+                          "solution": "16-3-4=<<16-3-4=9>>9\n9*2=<<9*2=18>>18", "answer_text": "18"})
+    q = render_notation(rule.smtlib)
+    arts = {
+        "understanding": {"content": json.dumps({"goal": "How much?"})},
+        "reasoning": {"content": json.dumps({"smtlib": rule.smtlib}), "verify_result": "{}"},
+        "arithmetic": {"content": json.dumps({"notation": q.text, "smtlib": rule.smtlib}),
+                       "verify_result": "{}"},
+        "refinement": {"content": json.dumps({"w_cot": "x", "wrong_answer": "20", "errors": [
+            {"type": "operator_misuse", "name": "Operator Misuse"}]})},
+    }
+    for dim, a in arts.items():
+        a.update(id=1, version=1, status="verified", generator="rule", model=None, prompt_version=None)
+    seed = {"id": 1, "source": "gsm8k", "orig_id": "1", "level": "medium", "question": "q",
+            "answer_text": "18", "solution": "s"}
+    r = _build_record(seed, arts)
+    assert FORMAT_VERSION == 2
+    # the notation question's own SMT-LIB, not the Reasoning one under another name
+    assert r["notation_smtlib"] != r["smt-lib"] and z3_answer(r["notation_smtlib"]) == 18
+    assert (r["wrong"], r["wrong_names"], r["wrong_answer"]) == (["operator_misuse"], ["Operator Misuse"], "20")
+    assert source_licence("aqua").startswith("Apache-2.0")
+    sheet = datasheet_markdown({"counts": {"by_source": {"aqua": 3}}, "licences": {"aqua": "Apache-2.0"}})
+    assert "| aqua | 3 | Apache-2.0 |" in sheet

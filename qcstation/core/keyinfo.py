@@ -268,6 +268,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
             hit = _NUMBER.search(item) or _WORD_RE.search(item)
             if hit and hit.start() > 0:
                 known[i] = item[hit.start():].rstrip(".")
+            else:
+                raise KeyInfoError("the question's only context is the known quantity itself; "
+                                   "a scenario cannot be told apart from it")
     # unknowns and relationships
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}

@@ -13,15 +13,17 @@ ORDER = 35
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "audit", help="flag suspicious artifacts (links by equal value, dropped givens, ...)",
-        description="Audit the current version of every artifact of the active seeds and count "
-                    "the flags per dimension. Flags: equal-value-link (a step uses an earlier "
-                    "result whose value the question also states), unused-given (a number the "
-                    "solution uses is missing from the formalization or notation question), "
-                    "repeated-field (a key-information field repeats another), "
-                    "wrong-cot-keeps-gold (a wrong chain of thought still ends with the gold "
-                    "answer and no error type explains it). A flag asks a reviewer to look; "
-                    "it does not change any artifact.\n\n"
-                    "Exit status: 0 no flags, 1 some artifacts are flagged.",
+        description=(
+            "Audit the current version of every artifact of the active seeds and count the\n"
+            "flags per dimension. A flag asks a reviewer to look; it changes no artifact.\n\n"
+            "  equal-value-link      a step uses an earlier result whose value the question\n"
+            "                        also states (reasoning, arithmetic)\n"
+            "  unused-given          a number the solution computes with is missing from the\n"
+            "                        formalization or notation question (reasoning, arithmetic)\n"
+            "  repeated-field        a key-information field repeats another (understanding)\n"
+            "  wrong-cot-keeps-gold  a wrong chain of thought still ends with the gold answer\n"
+            "                        and no error type explains it (refinement)\n\n"
+            "Exit status: 0 no flags, 1 some artifacts are flagged."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
     p.add_argument("--dimension", "-d", choices=DIMENSIONS, action="append",

@@ -90,7 +90,8 @@ def test_errors_per_cot_sets_rr_difficulty(tmp_path: Path, gsm8k_small: Path,
                  "--errors-per-cot", "2", "-q"]) == 0
     with Store(db) as s:
         rows = s.query("SELECT content FROM artifacts WHERE dimension = 'refinement'")
-    assert len(rows) == 4
+    # the types are drawn uniformly: a drawn pair that cannot apply goes to a model
+    assert 2 <= len(rows) <= 4
     for r in rows:
         errors = json.loads(r["content"])["errors"]
         assert len(errors) == 2 and len({e["type"] for e in errors}) == 2

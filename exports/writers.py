@@ -53,7 +53,7 @@ RECORD_FIELDS: tuple[tuple[str, str], ...] = (
     ("gt_cot", "gold chain of thought"),
     ("w_cot", "chain of thought with injected errors (Reflection & Refinement task)"),
     ("wrong", "types of the injected errors, in order (ids)"),
-    ("wrong_names", "the same types by the paper's names (Arithmetic Inaccuracies, Omitted Steps, "
+    ("wrong_names", "the same types by the paper's names (Arithmetic Inaccuracy, Omitted Step, "
                     "Hallucinated Content, Logical Disorder, Redundancy, Operator Misuse)"),
     ("wrong_answer", "the final answer the erroneous chain of thought states (differs from the "
                      "gold unless every error type keeps it, as its record says)"),

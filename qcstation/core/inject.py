@@ -63,10 +63,10 @@ ERROR_TYPES: tuple[str, ...] = (
     "operator_misuse",
 )
 
-# the names SMART's paper gives the six types (Fig. 10), beside our ids
+# the names SMART's paper gives the six types (§3.3.2, singular; the evaluation maps them back to ids)
 ERROR_NAMES: dict[str, str] = {
-    "arithmetic_inaccuracy": "Arithmetic Inaccuracies",
-    "omitted_step": "Omitted Steps",
+    "arithmetic_inaccuracy": "Arithmetic Inaccuracy",
+    "omitted_step": "Omitted Step",
     "hallucinated_content": "Hallucinated Content",
     "logical_disorder": "Logical Disorder",
     "redundancy": "Redundancy",

@@ -301,3 +301,9 @@ def test_release_fields_say_what_they_hold() -> None:
     assert source_licence("aqua").startswith("Apache-2.0")
     sheet = datasheet_markdown({"counts": {"by_source": {"aqua": 3}}, "licences": {"aqua": "Apache-2.0"}})
     assert "| aqua | 3 | Apache-2.0 |" in sheet
+
+
+def test_the_paper_names_map_back_to_the_ids_the_evaluation_scores() -> None:
+    from qcstation.eval.tasks import canonical_error_type
+
+    assert {canonical_error_type(n) for n in ERROR_NAMES.values()} == set(ERROR_NAMES)

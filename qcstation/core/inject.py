@@ -5,20 +5,25 @@ A clean CoT is a list of steps (:func:`clean_cot`: GSM8K annotations stripped,
 exactly the way its name says and returns a record a reviewer can check:
 
 * ``arithmetic_inaccuracy``: one written result of a computation is changed
-  (``16 - 3 - 4 = 9`` -> ``16 - 3 - 4 = 10``); nothing else in the step changes.
+  (``16 - 3 - 4 = 9`` -> ``16 - 3 - 4 = 10``), never to a value another operator
+  would give (that would read as operator misuse).
 * ``omitted_step``: one step is removed (preferably one whose result a later step uses).
 * ``hallucinated_content``: a step stating a fact the problem does not contain, with a
   number that appears nowhere in the CoT, is inserted after a computation.
 * ``logical_disorder``: a step is moved before the step that derives a number it uses.
 * ``redundancy``: an earlier computation is restated as an extra step (no new numbers).
 * ``operator_misuse``: one operator of a computation is swapped (+ <-> −, × <-> ÷)
-  while the written result stays.
+  and the result follows the wrong operator (its arithmetic is right, so it does not
+  read as an arithmetic inaccuracy).
 
-Errors are independent (no propagation): the final line still states the correct
-answer unless the error itself touches it. :func:`inject_errors` applies n
-*distinct* types, sampled uniformly with a seeded RNG (same seed, same output);
-each injector raises :class:`InjectionError` when it cannot apply, and unforced
-sampling falls back to the other types.
+As in SMART, an error that changes a value propagates: the later computations that
+use it are recomputed and the final line states the new answer (an injection whose
+change cannot reach the final answer is redrawn). Omitted step, logical disorder and
+redundancy keep every value by definition; their records say so (``changes_answer``,
+``keeps_answer_reason``). :func:`inject_errors` applies n *distinct* types, sampled
+uniformly with a seeded RNG (same seed, same output); each injector raises
+:class:`InjectionError` when it cannot apply; with ``redraw=False`` (the pipeline)
+a drawn type that cannot apply is an error rather than replaced by another.
 """
 
 from __future__ import annotations

@@ -4,10 +4,13 @@ Two rules:
 
 * ``gsm8k-calculator``: GSM8K solutions carry calculator annotations
   (``16 - 3 - 4 = <<16-3-4=9>>9``). Every annotation becomes one step constant
-  whose value is the annotated expression; a number in a later expression that
-  equals an earlier step's written result references that step, so the
-  formalization is a dependency chain. ``answer`` is the step whose value is the
-  gold answer (the last such step).
+  whose value is the annotated expression; given the question, each of its numbers
+  the solution uses is its own declared constant (``g1_eggs = 16``). A number in a
+  later expression is an earlier step's result only where the solution settles it:
+  the value is neither stated by the question nor a common factor and one earlier
+  step has it, or exactly one reading uses every step and every given
+  (:func:`_resolve_links`); otherwise the solution is ambiguous and no rule applies.
+  ``answer`` is the step whose value is the gold answer (the last such step).
 * ``equation``: an explicit equation field (``x = (70 - 27)``, ``X=((45.0*3.0))``,
   a bare expression, or a linear equation in one unknown such as ``x + 27 = 70``).
 
@@ -587,30 +590,6 @@ def _annotations(solution: str) -> list[_Annotation]:
         lhs, rhs = (part.strip() for part in body.split("="))
         out.append(_Annotation(i, raw, lhs, rhs, m.start(), m.end()))
     return out
-
-
-def _link_refs(expr: Expr, known: list[tuple[Fraction, str]]) -> tuple[Expr, list[str]]:
-    """Replace written literals equal to an earlier step's written result by a
-    reference to that step (the most recent such step)."""
-    refs: list[str] = []
-
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, Num):
-            if not e.text:
-                return e
-            for value, name in reversed(known):
-                if value == e.value:
-                    if name not in refs:
-                        refs.append(name)
-                    return Name(name)
-            return e
-        if isinstance(e, Neg):
-            return Neg(walk(e.operand))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, walk(e.left), walk(e.right))
-        return e
-
-    return walk(expr), refs
 
 
 def _final_answer(solution: str) -> Fraction | None:

@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "  unused-given          a number the solution computes with is missing from the\n"
             "                        formalization or notation question (reasoning, arithmetic)\n"
             "  repeated-field        a key-information field repeats another (understanding)\n"
+            "  uncertain             the rule recorded what it could not settle (a value the\n"
+            "                        question states twice, tied to its uses by order)\n"
             "  wrong-cot-keeps-gold  a wrong chain of thought still ends with the gold answer\n"
             "                        and no error type explains it (refinement)\n\n"
             "Exit status: 0 no flags, 1 some artifacts are flagged."),

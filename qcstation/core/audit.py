@@ -13,6 +13,8 @@ answer). The flags, per dimension:
 * ``repeated-field`` (understanding): one key-information field repeats another
   (the scenario is the goal, the goal is listed as a known quantity, an item is in
   two lists, a known quantity is listed twice).
+* ``uncertain`` (any): the generator recorded something it could not settle from the
+  solution (a value the question states twice, tied to its uses by order).
 * ``wrong-cot-keeps-gold`` (refinement): the erroneous chain of thought ends with the
   gold answer although no injected error type keeps it, so a model that copies the
   last line would pass Refinement.
@@ -45,6 +47,7 @@ FLAG_CODES: dict[str, str] = {
     "unused-given": "a number the solution uses is missing from the formalization",
     "repeated-field": "a key-information field repeats another",
     "wrong-cot-keeps-gold": "the wrong chain of thought still ends with the gold answer",
+    "uncertain": "the rule that made it recorded what it could not settle",
 }
 
 MAX_TEXT = 200_000  # characters of any one text examined
@@ -296,6 +299,13 @@ def audit_artifact(dimension: str, content: dict[str, Any] | str, seed: dict[str
         return []
     question = str(seed.get("question") or "")
     solution = str(seed.get("solution") or "")
+    flags = [Flag("uncertain", dimension, str(u)[:300]) for u in (content.get("uncertain") or [])
+             if isinstance(u, str)][:5]
+    return flags + _audit_dimension(dimension, content, seed, question, solution)
+
+
+def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, Any], question: str,
+                     solution: str) -> list[Flag]:
     try:
         if dimension == "reasoning":
             smt = content.get("smtlib")

@@ -527,6 +527,8 @@ class Pipeline:
                     return self._needs_model(job, _no_rule(exc))
                 content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes),
                            "links": list(rule.links), "givens": list(rule.givens)}
+                if rule.uncertain:
+                    content["uncertain"] = list(rule.uncertain)
                 return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
                                              inputs={"rule": rule.rule})
             if dim == "arithmetic":
@@ -569,9 +571,10 @@ class Pipeline:
             return self._needs_model(job, f"the SMT-LIB cannot be rendered deterministically ({exc})")
         content = {"notation": q.text, "variables": {k: str(v) for k, v in q.variables.items()},
                    "target": q.target, "smtlib": smt, "source_artifact_id": src["id"]}
-        links = json.loads(src["content"]).get("links")
-        if links:
-            content["links"] = links  # how the source formalization's links were settled (audit)
+        src_content = json.loads(src["content"])
+        for key in ("links", "uncertain"):  # how the source formalization was settled (audit)
+            if src_content.get(key):
+                content[key] = src_content[key]
         if self.has_model and (self.cfg.generation.rephrase_notation or job.feedback):
             job.source_artifact = content
             return "llm"

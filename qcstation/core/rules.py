@@ -364,6 +364,8 @@ class RuleResult:
     links: list[dict[str, str]] = field(default_factory=list)
     # the question's numbers declared as constants: {"name", "value", "text"}
     givens: list[dict[str, str]] = field(default_factory=list)
+    # what the rule could not settle from the solution (shown to reviewers, flagged by audit)
+    uncertain: list[str] = field(default_factory=list)
 
 
 def _build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str,
@@ -803,9 +805,13 @@ def smt_from_calculator_annotations(
     kept_steps = [s for s, _ in kept]
     answer_step = steps[answer_index].name
     kept_exprs = [e for _, e in kept]
+    uncertain: list[str] = []
     given_consts: list[tuple[str, Fraction, Expr]] = []
     if givens is not None:
         kept_exprs, given_consts = givens.bind(kept_exprs)
+        for v in givens.order_bound:
+            uncertain.append(f"the question states {_fmt(v)} more than once; the solution's uses of "
+                             f"{_fmt(v)} were tied to those places in order")
         for st, e in zip(kept_steps, kept_exprs):
             st.sexpr = expr_to_sexpr(e)
             st.expr = e
@@ -818,6 +824,7 @@ def smt_from_calculator_annotations(
         rule=rule,
         notes=notes,
         links=[lk for lk in links if lk["step"] in needed],
+        uncertain=uncertain,
         givens=[{"name": n, "value": _fmt(v), "text": givens.text_of(n) if givens else ""}
                 for n, v, _ in given_consts],
     )
@@ -839,6 +846,29 @@ _Q_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_Q_WORDS, key=len, reverse=True
 # factors a solution writes without the question stating them (units, percent, halves):
 # a step result equal to one of these is never linked because of the equality alone
 COMMON_FACTORS = frozenset(Fraction(v) for v in (2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000))
+# the words of a question that make a common factor a plausible constant of its solution
+# (60 minutes an hour, 100 cents a dollar, 2 for a half, ...): without them, a written 24
+# that an earlier step computed is that step's result
+_FACTOR_WORDS: dict[int, str] = {
+    2: r"half|halves|twice|double|pair|both|two|each|every|round|per|average|split|share",
+    3: r"third|triple|thrice|three|each|every|per|average|split|share",
+    4: r"quarter|four|week|month|each|every|per|average|split|share",
+    7: r"week|day|daily",
+    10: r"dime|ten|decade|cent|percent|%|tenth",
+    12: r"dozen|month|year|inch|foot|feet|hour|twelve",
+    24: r"day|hour|daily",
+    30: r"month|day|minute|half",
+    52: r"week|year",
+    60: r"minute|hour|second|mph|speed|per",
+    100: r"percent|%|cent|dollar|\$|century|hundred",
+    365: r"year|day|annual",
+    1000: r"thousand|kilo|gram|meter|metre|liter|litre|ml|\bkm|\bkg",
+}
+
+
+def _plausible_factors(question: str) -> frozenset[Fraction]:
+    q = question.lower()
+    return frozenset(Fraction(v) for v, words in _FACTOR_WORDS.items() if re.search(words, q))
 MAX_LINK_CHOICES = 4096
 
 
@@ -880,7 +910,9 @@ class Givens:
                                                m.start(), _slug_after(question, m.end())))
         self.numbers.sort(key=lambda n: n.start)
         self.values: set[Fraction] = {n.value for n in self.numbers}
+        self.factors = _plausible_factors(question)
         self._names: dict[str, QuestionNumber] = {}
+        self.order_bound: list[Fraction] = []
 
     def text_of(self, name: str) -> str:
         n = self._names.get(name)
@@ -919,6 +951,10 @@ class Givens:
             return e
 
         out = [walk(e) for e in exprs]
+        # a value the question states more than once, used more than once: which use is
+        # which occurrence is read from their order only (uncertain: say so)
+        self.order_bound = sorted(v for v, k in uses.items()
+                                  if k > 1 and len({self.numbers[i].start for i in by_value[v]}) > 1)
         consts: list[tuple[str, Fraction, Expr]] = []
         for idx in order:
             n = self.numbers[idx]
@@ -1053,7 +1089,10 @@ def _resolve_links(
     choices: list[list[int | None]] = []
     leaf_keys: list[tuple[int, int]] = []  # (step, leaf ordinal)
     evidence: dict[tuple[int, int], str] = {}
-    ambiguous_values = (givens.values | COMMON_FACTORS) if givens is not None else frozenset()
+    ambiguous_values = (givens.values | givens.factors) if givens is not None else frozenset()
+    # a bare restatement (<<8=8>>8) computes nothing: it is never what a later step uses,
+    # and nothing needs to use it
+    bare = {j for j, c in enumerate(comps) if _literal_value(c.expr) is not None}
 
     def leaves(e: Expr) -> list[Num]:
         out: list[Num] = []
@@ -1074,7 +1113,7 @@ def _resolve_links(
         for k, leaf in enumerate(leaves(e)):
             if not leaf.text or "/" in leaf.text:
                 continue
-            cands = [j for j in range(i) if written[j] == leaf.value]
+            cands = [j for j in range(i) if written[j] == leaf.value and j not in bare]
             if not cands:
                 continue
             if givens is None:
@@ -1116,7 +1155,12 @@ def _resolve_links(
         raise RuleError(
             f"{len(choices)} numbers of the solution could each be a given or an earlier result; "
             "too many readings to settle by rule", "Ambiguous solution")
-    used_givens = {v for e in exprs for v in _literal_values(e)} & (givens.values if givens else set())
+    def occurrences(values: set[Fraction]) -> set[int]:
+        """The question's numbers (by position) a set of literal values uses; a percent
+        given is used by its number (40) or its fraction (.4)."""
+        return {n.start for n in givens.numbers if n.value in values} if givens else set()
+
+    used_givens = occurrences({v for e in exprs for v in _literal_values(e)})
 
     def valid(linked: list[Expr]) -> bool:
         refs = [set(expr_names(e)) for e in linked]
@@ -1129,9 +1173,9 @@ def _resolve_links(
                 if j not in closure:
                     closure.add(j)
                     stack.append(j)
-        if len(closure) != len(linked):
+        if len(closure | bare) != len(linked):
             return False
-        still = {v for e in linked for v in _literal_values(e)}
+        still = occurrences({v for e in linked for v in _literal_values(e)})
         return used_givens <= still
 
     import itertools

@@ -307,3 +307,14 @@ def test_the_paper_names_map_back_to_the_ids_the_evaluation_scores() -> None:
     from qcstation.eval.tasks import canonical_error_type
 
     assert {canonical_error_type(n) for n in ERROR_NAMES.values()} == set(ERROR_NAMES)
+
+
+def test_a_value_stated_twice_is_tied_by_order_and_marked_uncertain(gsm8k: dict) -> None:
+    # 410: "40 employees" and "a 40-hour workweek": which 40 each use is, only order tells
+    rule = rule_for_seed(gsm8k["410"])
+    assert rule.uncertain == ["the question states 40 more than once; the solution's uses of 40 were "
+                              "tied to those places in order"]
+    content = {"smtlib": rule.smtlib, "links": rule.links, "uncertain": rule.uncertain}
+    assert [f.code for f in audit_artifact("reasoning", content, gsm8k["410"])] == ["uncertain"]
+    # 841 states each of its numbers once: nothing uncertain
+    assert rule_for_seed(gsm8k["841"]).uncertain == []

@@ -124,7 +124,7 @@ def _dashboard_complete(app: QCStationApp) -> bool:
 async def time_direct(path: Path, annotator: str) -> float:
     cfg = parse_config({"qc": {"curators": ["bench"]}}, "<bench>")
     t0 = time.perf_counter()
-    app = make_app(path, config=cfg, annotator=annotator, review="arithmetic")
+    app = make_app(path, config=cfg, account=annotator, review="arithmetic")
     async with app.run_test(size=(80, 24)):
         await _wait(lambda: _showing_item(app))
         elapsed = time.perf_counter() - t0
@@ -135,7 +135,7 @@ async def time_direct(path: Path, annotator: str) -> float:
 async def time_dashboard_then_review(path: Path, annotator: str) -> tuple[float, float, float]:
     cfg = parse_config({"qc": {"curators": ["bench"]}}, "<bench>")
     t0 = time.perf_counter()
-    app = make_app(path, config=cfg, annotator=annotator)
+    app = make_app(path, config=cfg, account=annotator)
     async with app.run_test(size=(80, 24)) as pilot:
         await _wait(lambda: _dashboard_ready(app))
         ready = time.perf_counter() - t0
@@ -152,7 +152,7 @@ async def time_dashboard_then_review(path: Path, annotator: str) -> tuple[float,
 async def time_review_during_dashboard_load(path: Path, annotator: str) -> float:
     """``r`` as soon as the dashboard shows the samples, while its gates are still computed."""
     cfg = parse_config({"qc": {"curators": ["bench"]}}, "<bench>")
-    app = make_app(path, config=cfg, annotator=annotator)
+    app = make_app(path, config=cfg, account=annotator)
     async with app.run_test(size=(80, 24)) as pilot:
         await _wait(lambda: _dashboard_ready(app))
         t0 = time.perf_counter()

@@ -4,6 +4,7 @@ Plain Python, no Textual. The default database file lives under ``db/`` in the
 working directory (git-ignored); ``--db`` or ``QCSTATION_DB`` override it.
 """
 
-from db.store import Store, default_db_path, open_store, now, current_actor
+from db.store import Store, current_actor, current_display_name, default_db_path, now, open_store
 
-__all__ = ["Store", "default_db_path", "open_store", "now", "current_actor"]
+__all__ = ["Store", "default_db_path", "open_store", "now", "current_actor",
+           "current_display_name"]

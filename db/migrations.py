@@ -355,4 +355,39 @@ migration(
     ],
 )
 
+# --- v5: the review team: identity in the logs, comments, curator resolutions, human fixes --
+# A person is the OS account (``annotator``/``actor``/``author``); the display name they
+# chose (--annotator) is kept beside it. A curator's override or settlement of an item is a
+# row of ``qc_resolutions`` (the latest active one is the item's outcome for the gate; the
+# annotators' own reviews stay untouched). A review changed later points at the review it
+# replaces (``changes_id``). A version fixed in place by a reviewer is an ordinary artifact
+# row (``generator`` 'human', ``author`` the account, ``replaces_id`` the version it fixes).
+migration(
+    5,
+    "review team: display names, comments, unsure flags, resolutions, human authors",
+    [
+        "ALTER TABLE events ADD COLUMN display_name TEXT",
+        "ALTER TABLE reviews ADD COLUMN display_name TEXT",
+        "ALTER TABLE reviews ADD COLUMN comment TEXT",
+        "ALTER TABLE reviews ADD COLUMN unsure INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE reviews ADD COLUMN changes_id INTEGER REFERENCES reviews(id)",
+        "CREATE INDEX reviews_annotator ON reviews (annotator, created_at)",
+        "ALTER TABLE artifacts ADD COLUMN author TEXT",
+        """
+        CREATE TABLE qc_resolutions (
+            id INTEGER PRIMARY KEY,
+            sample_item_id INTEGER NOT NULL REFERENCES sample_items(id),
+            kind TEXT NOT NULL,                    -- override | settle
+            verdict TEXT NOT NULL,                 -- accept | reject
+            reason TEXT NOT NULL,
+            curator TEXT NOT NULL,                 -- account
+            display_name TEXT,
+            created_at TEXT NOT NULL,
+            undone_at TEXT
+        )
+        """,
+        "CREATE INDEX qc_resolutions_item ON qc_resolutions (sample_item_id)",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

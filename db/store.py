@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import getpass
 import json
 import os
 import sqlite3
@@ -41,13 +40,18 @@ def now() -> str:
 
 
 def current_actor() -> str:
-    for var in ("QCSTATION_USER",):
-        if os.environ.get(var):
-            return os.environ[var]
-    try:
-        return getpass.getuser()
-    except Exception:  # pragma: no cover - no passwd entry
-        return f"uid{os.getuid()}"
+    """The person acting: the operating-system account (never an environment variable or
+    ``--annotator``, which only choose a display name; see qcstation/core/identity.py)."""
+    from qcstation.core.identity import os_account
+
+    return os_account()
+
+
+def current_display_name() -> str:
+    """The name shown beside the account: ``$QCSTATION_USER`` (``--annotator``), else the account."""
+    from qcstation.core.identity import current_identity
+
+    return current_identity().display
 
 
 class Store:
@@ -84,6 +88,9 @@ class Store:
         self.db = sqlite_utils.Database(self.conn)
         self._depth = 0
         self._lock = threading.RLock()
+        #: the display name written beside the acting account in the event log (set by the
+        #: CLI and the app for the session's account; see qcstation/core/identity.py)
+        self.display_name: str | None = None
         if migrate:
             self.migrate()
 
@@ -176,16 +183,24 @@ class Store:
 
     # -- event log -----------------------------------------------------------------
     def event(self, actor: str, action: str, entity: str | None = None,
-              entity_id: int | None = None, detail: dict[str, Any] | None = None) -> int:
+              entity_id: int | None = None, detail: dict[str, Any] | None = None, *,
+              display: str | None = None) -> int:
+        """Append to the event log: the acting account (``actor``) and, from schema 5 on,
+        the display name it used (``display``, else the store's :attr:`display_name`)."""
         with self.transaction():
-            return self._event_raw(actor, action, entity, entity_id, detail or {})
+            return self._event_raw(actor, action, entity, entity_id, detail or {},
+                                   display=display)
 
     def _event_raw(self, actor: str, action: str, entity: str | None,
-                   entity_id: int | None, detail: dict[str, Any]) -> int:
-        return self.insert("events", {
+                   entity_id: int | None, detail: dict[str, Any], *,
+                   display: str | None = None) -> int:
+        row: dict[str, Any] = {
             "at": now(), "actor": actor, "action": action, "entity": entity,
             "entity_id": entity_id, "detail": json.dumps(detail, sort_keys=True, default=str),
-        })
+        }
+        if self.schema_version >= 5:
+            row["display_name"] = display if display is not None else self.display_name
+        return self.insert("events", row)
 
 
 def _to_db(value: Any) -> Any:

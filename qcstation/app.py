@@ -28,7 +28,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from db import Store, current_actor
+from db import Store
 from qcstation.errors import QCStationError
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
@@ -170,7 +170,7 @@ class QCStationApp(App[int]):
                 tooltip="Command palette: every action by name", id="command-palette"),
     ]
 
-    def __init__(self, db_path: Path, *, config: Config, annotator: str,
+    def __init__(self, db_path: Path, *, config: Config, account: str, display_name: str,
                  settings: QCSettings, review: str | None = None) -> None:
         super().__init__()
         self.db_path = Path(db_path)
@@ -178,9 +178,21 @@ class QCStationApp(App[int]):
         self.subprocess_reads_from = SUBPROCESS_READS_FROM_ARTIFACTS
         self._large_db: bool | None = None
         self.config = config
-        self.annotator = annotator
+        #: the person: the OS account (claims, decisions and rights key on it)
+        self.annotator = account
+        #: the name shown beside the account (``--annotator``); grants nothing
+        self.display_name = display_name
         self.settings = settings
-        self.sub_title = f"{self.db_path.name} · {annotator}"
+        from qcstation.core.identity import Identity
+
+        who = Identity(account, display_name).label()
+        self.sub_title = f"{self.db_path.name} · {who}" + (" · curator" if self.is_curator else "")
+
+    @property
+    def is_curator(self) -> bool:
+        from qcstation.core.identity import is_curator
+
+        return is_curator(self.annotator, self.settings.curators)
 
     # -- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
@@ -192,7 +204,9 @@ class QCStationApp(App[int]):
 
     def open_store(self) -> Store:
         """A new connection for the calling thread (call it inside a worker)."""
-        return Store(self.db_path)
+        store = Store(self.db_path)
+        store.display_name = self.display_name
+        return store
 
     def _offload(self, store: Store) -> bool:
         """Is the database large enough for heavy reads to go to a child process?"""
@@ -248,6 +262,10 @@ class QCStationApp(App[int]):
 
         with self.open_store() as store:
             qc.release_claim(store, item_id, self.annotator)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C no longer quits: say how to, in plain words (notifications show no markup)."""
+        self.notify("Press q (or ctrl+q) to quit the app.", title="Do you want to quit?")
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -342,21 +360,30 @@ def load_app_config(config_path: str | Path | None = None) -> Config:
 
 
 def make_app(db_path: str | Path, *, config: Config | None = None,
-             annotator: str | None = None, review: str | None = None) -> QCStationApp:
+             account: str | None = None, display_name: str | None = None,
+             review: str | None = None) -> QCStationApp:
     """Build the workstation on ``db_path``. ``config`` defaults to :func:`load_config`'s
-    lookup; ``annotator`` defaults to :func:`db.current_actor`; ``review`` (a dimension,
+    lookup; ``account`` (the person acting, whose rights count) defaults to the OS account
+    and ``display_name`` to ``$QCSTATION_USER`` (``--annotator``), else the account. Tests
+    inject the account here; nothing a user types at run time can. ``review`` (a dimension,
     or ``""`` for any) opens the review screen straight away over the dashboard."""
+    from qcstation.core.identity import current_identity
+
     if config is None:
         config = load_app_config(None)
-    return QCStationApp(Path(db_path), config=config, annotator=annotator or current_actor(),
-                        settings=QCSettings.from_config(config), review=review)
+    who = current_identity(display_name, account)
+    return QCStationApp(Path(db_path), config=config, account=who.account,
+                        display_name=who.display, settings=QCSettings.from_config(config),
+                        review=review)
 
 
 def run_app(db_path: Path, config_path: str | None = None) -> int:
     """Open the workstation (the CLI's no-subcommand path). Returns the exit code."""
     try:
         config = load_app_config(config_path)
-        Store(db_path).close()  # open + migrate once up front: a bad file fails here, readably
+        # open + migrate once up front: a bad file fails here, readably; like the shell
+        # commands that read, a mistyped --db is an error, not a new empty database
+        Store(db_path, create=False).close()
     except QCStationError as exc:
         print(f"qcstation: error: {exc}", file=sys.stderr)
         return 2

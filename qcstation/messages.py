@@ -137,11 +137,13 @@ class SampleFinished(Message):
 class DecisionSaved(Message):
     """A verdict was written to the reviews table."""
 
-    def __init__(self, item_id: int, verdict: str, reason: str | None) -> None:
+    def __init__(self, item_id: int, verdict: str, reason: str | None, *,
+                 changed: bool = False) -> None:
         super().__init__()
         self.item_id = item_id
         self.verdict = verdict
         self.reason = reason
+        self.changed = changed  # an earlier decision was changed (qc.change_decision)
 
 
 class DecisionUndone(Message):
@@ -183,3 +185,11 @@ class ReleaseDiffed(Message):
         self.old = old
         self.new = new
         self.diff = diff
+
+
+class TeamLoaded(Message):
+    """The team panel's figures (:func:`qcstation.core.qc.team_stats`)."""
+
+    def __init__(self, stats: dict[str, Any]) -> None:
+        super().__init__()
+        self.stats = stats

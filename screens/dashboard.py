@@ -28,6 +28,7 @@ from qcstation.messages import (
     SamplesDrawn,
     SamplesExtended,
     SamplesLoaded,
+    TeamLoaded,
 )
 from qcstation.widgets.dashboard_panels import (
     Attention,
@@ -36,8 +37,9 @@ from qcstation.widgets.dashboard_panels import (
     render_counts,
     render_gate_rules,
     render_gate_summary,
+    render_team,
 )
-from qcstation.widgets.labels import noun, percent
+from qcstation.widgets.labels import noun, percent, title
 from screens._base import QCScreen
 
 
@@ -70,8 +72,11 @@ class DashboardScreen(QCScreen):
         Binding("e", "extend_samples", "Extend",
                 tooltip="Extend fully reviewed samples whose defect bound is still too high",
                 id="extend-samples"),
-        Binding("g", "regenerate", "Regenerate", tooltip="Regenerate rejected items",
+        Binding("g", "regenerate", "Regen", tooltip="Regenerate rejected items (needs a model)",
                 id="regenerate"),
+        Binding("c", "queue", "Queue",
+                tooltip="The curator queue: rejected, disagreed, excluded, skipped items; fix "
+                        "in place, exclude, override, settle", id="queue"),
         Binding("l", "releases", "Releases", id="releases"),
         Binding("f5", "refresh", "Refresh", show=False, id="refresh"),
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
@@ -85,12 +90,16 @@ class DashboardScreen(QCScreen):
         self.loaded = False
         self.gates_checked: set[str] = set()
         self.refresh_on_resume = True
+        self.team: dict[str, Any] | None = None
+        #: seconds between automatic refreshes while the dashboard is shown (0: never)
+        self.auto_refresh_s = 15.0
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="dashboard_body"):
             yield AttentionList(id="attention")
             yield Static(Text("Loading…", style="dim"), id="gates", classes="panel")
+            yield Static(Text("Loading…", style="dim"), id="team", classes="panel")
             yield Static(Text("Loading…", style="dim"), id="counts", classes="panel")
             yield Static(Text("Loading…", style="dim"), id="gate_rules", classes="panel")
         yield Footer(show_command_palette=False, compact=True)
@@ -98,6 +107,9 @@ class DashboardScreen(QCScreen):
     def on_mount(self) -> None:
         self.query_one("#attention").border_title = "Needs attention (Enter runs it)"
         self.query_one("#gates").border_title = "QC gates"
+        self.query_one("#team").border_title = "Team"
+        if self.auto_refresh_s > 0:
+            self.set_interval(self.auto_refresh_s, self._auto_refresh, name="auto-refresh")
         self.query_one("#counts").border_title = "Counts"
         self.query_one("#gate_rules").border_title = "Gate rules"
         self.query_one("#attention", AttentionList).show(
@@ -122,6 +134,15 @@ class DashboardScreen(QCScreen):
             "curator's approval. Enter on a line of 'Needs attention' does what it says.")
 
     # -- loading ---------------------------------------------------------------------
+    def _auto_refresh(self) -> None:
+        """Re-read everything now and then, while shown and not busy (colleagues decide in
+        their own sessions; the panel follows them)."""
+        if self.app.screen is not self or self.busy_note:
+            return
+        if any(w.is_running for w in self.workers if w.group == "loaders"):
+            return
+        self.action_refresh()
+
     def action_refresh(self) -> None:
         self.gates_checked = set()
         self._load_dashboard()
@@ -143,6 +164,9 @@ class DashboardScreen(QCScreen):
             if worker.is_cancelled:
                 return
             self.post_message(CountsLoaded(self.qc_app.read_counts(store)))
+            if worker.is_cancelled:
+                return
+            self.post_message(TeamLoaded(qc.team_stats(store, settings.dimensions)))
             for dimension in settings.dimensions:
                 if worker.is_cancelled:
                     return
@@ -170,6 +194,11 @@ class DashboardScreen(QCScreen):
         self.counts = message.counts
         self.query_one("#counts", Static).update(render_counts(message.counts))
 
+    @on(TeamLoaded)
+    def _team_loaded(self, message: TeamLoaded) -> None:
+        self.team = message.stats
+        self._show_qc()
+
     @on(GateLoaded)
     def _gate_loaded(self, message: GateLoaded) -> None:
         for dim in self.dimensions:
@@ -181,11 +210,16 @@ class DashboardScreen(QCScreen):
     def _show_qc(self) -> None:
         self._show_attention()
         self.query_one("#gates", Static).update(render_gate_summary(self.dimensions))
+        self.query_one("#team", Static).update(render_team(self.team, self.dimensions))
         self.query_one("#gate_rules", Static).update(render_gate_rules(self.dimensions))
 
     def _show_attention(self) -> None:
+        disagreements = {dim: int(a.get("disagreed") or 0)
+                         for dim, a in ((self.team or {}).get("agreement") or {}).items()}
         self.query_one("#attention", AttentionList).show(
-            attention_items(self.dimensions, busy=self.busy_note))
+            attention_items(self.dimensions, busy=self.busy_note,
+                            has_model=self.qc_app.config.generator is not None,
+                            disagreements=disagreements, curator=self.qc_app.is_curator))
 
     @on(OptionList.OptionSelected, "#attention")
     def _run_attention(self, event: OptionList.OptionSelected) -> None:
@@ -203,6 +237,8 @@ class DashboardScreen(QCScreen):
             self.action_regenerate()
         elif item.action == "releases":
             self.action_releases()
+        elif item.action == "queue":
+            self.open_queue(item.dimension)
         else:
             self.notify(item.text)
 
@@ -235,6 +271,15 @@ class DashboardScreen(QCScreen):
         self.refresh_on_resume = True
         self.app.push_screen(ReviewScreen(dimension))
 
+    def action_queue(self) -> None:
+        self.open_queue(None)
+
+    def open_queue(self, dimension: str | None) -> None:
+        from screens.queue import QueueScreen
+
+        self.refresh_on_resume = True
+        self.app.push_screen(QueueScreen(dimension))
+
     def action_releases(self) -> None:
         from screens.releases import ReleasesScreen
 
@@ -253,6 +298,7 @@ class DashboardScreen(QCScreen):
         actor = self.qc_app.annotator
         drawn: list[qc.SampleInfo] = []
         skipped: list[str] = []
+        plans: list[str] = []
         with self.qc_app.open_store() as store:
             requeued = qc.requeue_replacements(store, actor)
             for dimension in settings.dimensions:
@@ -265,13 +311,15 @@ class DashboardScreen(QCScreen):
                     skipped.append(f"{noun(dimension)}: the gate already passes")
                     continue
                 try:
+                    plans.append(f"{title(dimension)}: {gate.plan['sentence']}"
+                                 if gate.plan else "")
                     drawn.append(qc.draw_sample(
                         store, dimension, rate=settings.sample_rate, rng_seed=settings.rng_seed,
                         actor=actor, min_size=settings.min_sample,
                         overlap_rate=settings.overlap_rate))
                 except ReviewError as exc:
                     skipped.append(f"{noun(dimension)}: {exc}")
-        self.post_message(SamplesDrawn(drawn, skipped, requeued))
+        self.post_message(SamplesDrawn(drawn, skipped + [p for p in plans if p], requeued))
 
     @on(SamplesDrawn)
     def _samples_drawn(self, message: SamplesDrawn) -> None:
@@ -315,11 +363,15 @@ class DashboardScreen(QCScreen):
                     continue
                 try:
                     info = qc.extend_sample(store, sample.id, extra=extra,
-                                            actor=self.qc_app.annotator)
+                                            actor=self.qc_app.annotator,
+                                            curators=list(settings.curators),
+                                            reason=gate.extend_reason)
                 except ReviewError as exc:
                     skipped.append(f"{noun(dimension)}: {exc}")
                     continue
                 extended[dimension] = info.size - sample.size
+                if gate.extend_reason:
+                    skipped.append(f"{noun(dimension)}: because of {gate.extend_reason}")
         self.post_message(SamplesExtended(extended, skipped))
 
     @on(SamplesExtended)

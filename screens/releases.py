@@ -10,7 +10,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from qcstation.core import release as rel
@@ -195,11 +197,11 @@ class ReleasesScreen(QCScreen):
         me = self.qc_app.annotator
         if not settings.curators:
             return ("No curators are configured, so nobody can approve a release. Add "
-                    "curators = [\"name\"] under [qc] in qcstation.toml (or set "
-                    "QCSTATION_CURATORS).")
-        if me not in settings.curators:
-            return (f"Only a curator can approve a release. You are {me}; the curators are "
-                    f"{', '.join(settings.curators)}. Ask one of them to approve it.")
+                    "curators = [\"account\"] under [qc] in qcstation.toml.")
+        if not self.qc_app.is_curator:
+            return (f"Only a curator can approve a release. Your account is {me}; the "
+                    f"curators are {', '.join(settings.curators)}. Ask one of them to "
+                    f"approve it.")
         return None
 
     def action_approve(self) -> None:
@@ -227,11 +229,33 @@ class ReleasesScreen(QCScreen):
             self._approve(*choice)
 
     @work(thread=True, exit_on_error=False, group="releasers", description="Approving the release")
-    def _approve(self, name: str, version: str, notes: str) -> None:
+    def _approve(self, name: str, version: str, notes: str, allow_identical: bool = False) -> None:
         with self.qc_app.open_store() as store:
-            info = rel.approve_release(store, name, version, actor=self.qc_app.annotator,
-                                       cfg=self.qc_app.config, notes=notes)
+            try:
+                info = rel.approve_release(store, name, version, actor=self.qc_app.annotator,
+                                           cfg=self.qc_app.config, notes=notes,
+                                           allow_identical=allow_identical)
+            except rel.IdenticalReleaseError as exc:
+                self.post_message(self.Identical(name, version, notes, str(exc)))
+                return
         self.post_message(ReleaseApproved(info))
+
+    class Identical(Message):
+        """The release would repeat the last one: ask before approving it."""
+
+        def __init__(self, name: str, version: str, notes: str, text: str) -> None:
+            super().__init__()
+            self.name, self.version, self.notes, self.text = name, version, notes, text
+
+    @on(Identical)
+    def _identical(self, message: Identical) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._approve(message.name, message.version, message.notes, True)
+
+        self.app.push_screen(ConfirmModal("Identical release", message.text[:1].upper()
+                                          + message.text[1:] + "\n\nPress y to approve it "
+                                          "anyway, n or Esc to cancel."), callback=answered)
 
     @on(ReleaseApproved)
     def _approved(self, message: ReleaseApproved) -> None:
@@ -289,3 +313,27 @@ class ReleasesScreen(QCScreen):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """y confirms, n or Esc cancels."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm-yes"),
+                Binding("n", "answer(False)", "No", id="confirm-no"),
+                Binding("escape", "answer(False)", "Cancel", id="confirm-cancel")]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm_dialog", classes="dialog"):
+            yield Static(Text(self.text))
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm_dialog").border_title = self.title_text
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -1,7 +1,11 @@
 """The review screen: one sampled item at a time, keyboard first.
 
 ``a`` accept, ``x`` reject (with a reason), ``k`` skip, ``u`` undo, ``n``/``p`` next and
-previous, ``g`` guidelines; ``X`` (curators only) excludes the shown item's seed from the
+previous (``p`` also reaches decisions of earlier sessions; a/x/k on one of your earlier
+decisions changes it, logged), ``c`` a comment and ``!`` the unsure flag for the next
+decision, ``e`` fix the item in place, ``g`` guidelines. Keys pressed while a decision is
+saving are queued and run in order; notices go to a line of their own, never over the
+item. ``X`` (curators only) excludes the shown item's seed from the
 dataset when its artifact cannot be fixed (:func:`qcstation.core.qc.exclude_seed`). Items come from :func:`qcstation.core.qc.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
 Every database call runs in a thread worker with its own store; handlers own the UI.
@@ -9,8 +13,9 @@ Every database call runs in a thread worker with its own store; handlers own the
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -40,7 +45,7 @@ from screens.reject_reason import RejectReasonModal
 if TYPE_CHECKING:
     from db import Store
 
-Op = Literal["next", "move_on", "decide", "undo", "show", "exclude"]
+Op = Literal["next", "move_on", "decide", "undo", "show", "exclude", "change", "history"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,46 @@ class _Step:
     reason: str | None = None
     seed_id: int | None = None
     at_head: bool = True     # exclude: the shown item is the one being decided
+    comment: str | None = None
+    unsure: bool = False
+    review_id: int | None = None  # change: the earlier decision being changed
+
+
+class HistoryLoaded(Message):
+    """This annotator's earlier decisions (item ids, oldest first), so p reaches them."""
+
+    def __init__(self, item_ids: list[int]) -> None:
+        super().__init__()
+        self.item_ids = item_ids
+
+
+class CommentModal(ModalScreen[str | None]):
+    """A free-text note for the next decision: Enter keeps it, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment-cancel")]
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="comment_dialog", classes="dialog"):
+            yield Static(Text("A note that goes with your next decision on this item "
+                              "(seen by the curator). Enter keeps it; an empty note clears "
+                              "it; Esc cancels."))
+            yield Input(self.current, placeholder="Note", id="comment_text", max_length=2000)
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#comment_dialog").border_title = "Comment"
+        self.query_one("#comment_text", Input).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#comment_text")
+    def _typed(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
 
 
 class SeedExcluded(Message):
@@ -122,6 +167,12 @@ class ReviewScreen(QCScreen):
         Binding("g", "toggle_guidelines", "Guide", tooltip="Show or hide the guidelines",
                 id="review-guidelines"),
         Binding("escape", "back", "Back", tooltip="Back to the dashboard", id="review-back"),
+        Binding("e", "fix", "Fix", tooltip="Edit the item and accept your edit (a new version, "
+                "verified again)", id="review-fix"),
+        Binding("c", "comment", "Note", show=False,
+                tooltip="A comment to go with your next decision", id="review-comment"),
+        Binding("exclamation_mark", "toggle_unsure", "Unsure", show=False,
+                tooltip="Flag your next decision as unsure", id="review-unsure"),
         Binding("X", "exclude_seed", "Exclude seed", show=False,
                 tooltip="Curators: take the shown item's seed out of the dataset (its artifact "
                         "cannot be fixed)", id="review-exclude-seed"),
@@ -141,12 +192,16 @@ class ReviewScreen(QCScreen):
         self.gate: qc.GateStatus | None = None
         self.gate_running = False
         self.gate_stale: str | None = None          # re-evaluate once the running one ends
+        self.queued: deque[str] = deque()           # keys pressed while saving, run in order
+        self.comment: str = ""                      # goes with the next decision
+        self.unsure = False
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("Loading…", style="dim"), id="progress_line")
         yield Static("", id="gate_line")
+        yield Static("", id="notice_line")
         yield Static("", id="verdict_line")
         with Horizontal(id="review_body"):
             with VerticalScroll(id="seed_pane", classes="pane"):
@@ -165,63 +220,174 @@ class ReviewScreen(QCScreen):
         self.query_one("#review_body").loading = True
         self.query_one("#artifact_pane").focus()
         self._run(_Step("next"))
+        self._load_history()
+
+    @work(thread=True, exit_on_error=False, group="history",
+          description="Reading your earlier decisions")
+    def _load_history(self) -> None:
+        with self.qc_app.open_store() as store:
+            mine = qc.my_decisions(store, self.qc_app.annotator, limit=200)
+        ids = [int(r["item_id"]) for r in reversed(mine)
+               if self.dimension is None or r["dimension"] == self.dimension]
+        self.post_message(HistoryLoaded(list(dict.fromkeys(ids))))
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        earlier = [i for i in message.item_ids if i not in self.history]
+        self.history[:0] = earlier
+        if self.cursor is not None:
+            self.cursor += len(earlier)
+
+    def _notice(self, text: str, severity: str = "information") -> None:
+        """A notice on its own line under the gate, never over the item."""
+        style = {"warning": "yellow", "error": "bold red"}.get(severity, "")
+        self.query_one("#notice_line", Static).update(Text(" ".join(text.split()), style=style))
 
     def help_notes(self) -> RenderableType:
         return guidelines_text(self.dimension)
 
     # -- actions ---------------------------------------------------------------------
-    def _can_decide(self) -> bool:
-        if self.busy:
-            self.notify("Saving… one moment.", timeout=2)
+    def _queue_if_busy(self, action: str) -> bool:
+        """While a decision saves, keep the key for afterwards (in order) instead of
+        dropping it. True when it was queued."""
+        if not self.busy:
+            return False
+        if len(self.queued) < 50:
+            self.queued.append(action)
+        self._notice(f"Saving… {len(self.queued)} key(s) queued")
+        return True
+
+    def _run_queued(self) -> None:
+        while self.queued and not self.busy:
+            action = self.queued.popleft()
+            getattr(self, f"action_{action}")()
+            if self.app.screen is not self:   # a dialog opened (reject reason): wait for it
+                break
+
+    def _my_decision(self) -> dict[str, Any] | None:
+        if self.item is None:
+            return None
+        mine = [d for d in self.item.decisions if d.get("annotator") == self.qc_app.annotator]
+        return mine[-1] if mine else None
+
+    def _can_decide(self, action: str) -> bool | str:
+        """True to decide the shown item, "change" to change your earlier decision on it,
+        False when neither is possible (said on the notice line)."""
+        if self._queue_if_busy(action):
             return False
         if self.item is None or self.finished and not self.editable:
-            self.notify("Nothing to decide: the sample is done. Esc returns to the dashboard.",
-                        severity="warning")
+            self._notice("Nothing to decide: the sample is done. Esc returns to the "
+                         "dashboard.", "warning")
             return False
         if not self.editable:
-            mine = [d for d in self.item.decisions if d.get("annotator") == self.qc_app.annotator]
-            what = VERDICT_WORDS.get(str(mine[-1]["verdict"]), "decided") if mine else "not yours"
-            self.notify(f"You are looking back at an earlier item ({what}). Press n to return "
-                        "to your current item, or u to undo your last decision.",
-                        title="Read-only", severity="warning")
+            if self._my_decision() is not None:
+                return "change"
+            self._notice("You are looking back at an item that is not yours to decide. Press "
+                         "n to return to your current item.", "warning")
             return False
         return True
 
+    def _decide(self, verdict: str, reason: str | None = None,
+                mode: bool | str = True) -> None:
+        assert self.item is not None
+        comment, unsure = self.comment or None, self.unsure
+        self.comment, self.unsure = "", False
+        if mode == "change":
+            mine = self._my_decision()
+            assert mine is not None
+            self._run(_Step("change", self.item.item_id, verdict, reason, comment=comment,
+                            unsure=unsure, review_id=int(mine["review_id"])))
+        else:
+            self._run(_Step("decide", self.item.item_id, verdict, reason, comment=comment,
+                            unsure=unsure))
+
     def action_accept(self) -> None:
-        if self._can_decide() and self.item is not None:
-            self._run(_Step("decide", self.item.item_id, "accept"))
+        mode = self._can_decide("accept")
+        if mode and self.item is not None:
+            self._decide("accept", mode=mode)
 
     def action_skip(self) -> None:
-        if self._can_decide() and self.item is not None:
-            self._run(_Step("decide", self.item.item_id, "skip"))
+        mode = self._can_decide("skip")
+        if mode and self.item is not None:
+            self._decide("skip", mode=mode)
 
     def action_reject(self) -> None:
-        if not (self._can_decide() and self.item is not None):
+        mode = self._can_decide("reject")
+        if not (mode and self.item is not None):
             return
         item_id = self.item.item_id
 
         def rejected(reason: str | None) -> None:
-            if reason and self.item is not None and self.item.item_id == item_id and self.editable:
-                self._run(_Step("decide", item_id, "reject", reason))
+            if reason and self.item is not None and self.item.item_id == item_id:
+                self._decide("reject", reason, mode=mode)
+            else:
+                self._run_queued()
 
-        self.app.push_screen(RejectReasonModal(qc.REJECT_REASONS,
-                                               subject=f"this {noun(self.dimension, 1)}"),
+        dimension = self.item.dimension
+        self.app.push_screen(RejectReasonModal(qc.reject_reasons(dimension),
+                                               subject=f"this {noun(dimension, 1)}"),
                              callback=rejected)
 
-    def action_exclude_seed(self) -> None:
-        if self.busy:
-            self.notify("Saving… one moment.", timeout=2)
-            return
-        curators = self.qc_app.settings.curators
-        if self.qc_app.annotator not in curators:
-            self.notify("Only a curator can exclude a seed"
-                        + (f" (curators: {', '.join(curators)})." if curators else
-                           "; no curators are configured ([qc] curators)."),
-                        title="Not allowed", severity="warning")
+    def action_comment(self) -> None:
+        def typed(text: str | None) -> None:
+            if text is not None:
+                self.comment = text.strip()
+                self._show_pending()
+
+        self.app.push_screen(CommentModal(self.comment), callback=typed)
+
+    def action_toggle_unsure(self) -> None:
+        self.unsure = not self.unsure
+        self._show_pending()
+
+    def _show_pending(self) -> None:
+        bits = []
+        if self.unsure:
+            bits.append("unsure")
+        if self.comment:
+            bits.append(f"note: {self.comment}")
+        self._notice(("Goes with your next decision: " + "; ".join(bits)) if bits
+                     else "No note or unsure flag for the next decision.")
+
+    def action_fix(self) -> None:
+        if self._queue_if_busy("fix"):
             return
         item = self.item
         if item is None:
-            self.notify("No item is shown; there is no seed to exclude.", severity="warning")
+            self._notice("No item is shown to fix.", "warning")
+            return
+        from qcstation.core.fixes import FIXABLE, editable_text
+        from screens.fix_item import FixModal
+
+        if item.dimension not in FIXABLE:
+            self._notice(f"{item.dimension} items cannot be fixed in place.", "warning")
+            return
+        if not (self.editable or item.outcome == "reject"):
+            self._notice("Only an item you are deciding, or a rejected one, can be fixed.",
+                         "warning")
+            return
+
+        def fixed(result: dict[str, Any] | None) -> None:
+            if result:
+                self._notice(f"{result['item']}: fixed as version {result['version']}, "
+                             "verified and accepted by you")
+                self._run(_Step("next"))
+
+        self.app.push_screen(FixModal(item, editable_text(item)), callback=fixed)
+
+    def action_exclude_seed(self) -> None:
+        if self._queue_if_busy("exclude_seed"):
+            return
+        curators = self.qc_app.settings.curators
+        if not self.qc_app.is_curator:
+            self._notice(f"Only a curator can exclude a seed; the account "
+                         f"{self.qc_app.annotator} is not one"
+                         + (f" (curators: {', '.join(curators)})." if curators else
+                            "; no curators are configured ([qc] curators)."), "warning")
+            return
+        item = self.item
+        if item is None:
+            self._notice("No item is shown; there is no seed to exclude.", "warning")
             return
         at_head = item.item_id == self.head_id and self.editable and self.cursor is None
 
@@ -230,17 +396,15 @@ class ReviewScreen(QCScreen):
                 self._run(_Step("exclude", item.item_id, reason=reason, seed_id=item.seed_id,
                                 at_head=at_head))
 
-        self.app.push_screen(ExcludeSeedModal(item.seed_id, f"{item.source} {item.orig_id}"),
-                             callback=confirmed)
+        self.app.push_screen(ExcludeSeedModal(item.seed_id, item.key), callback=confirmed)
 
     def action_undo(self) -> None:
-        if self.busy:
-            self.notify("Saving… one moment.", timeout=2)
+        if self._queue_if_busy("undo"):
             return
         self._run(_Step("undo"))
 
     def action_next(self) -> None:
-        if self.busy:
+        if self._queue_if_busy("next"):
             return
         if self.cursor is not None:
             target = self.cursor + 1
@@ -261,7 +425,7 @@ class ReviewScreen(QCScreen):
         self._run(_Step("move_on", self.item.item_id))
 
     def action_previous(self) -> None:
-        if self.busy:
+        if self._queue_if_busy("previous"):
             return
         if self.cursor is None:
             if self.head_id is not None and self.head_id in self.history:
@@ -271,8 +435,8 @@ class ReviewScreen(QCScreen):
         else:
             target = self.cursor - 1
         if target < 0:
-            self.notify("No earlier item in this session." if not self.history else
-                        "This is the first item you saw in this session.")
+            self._notice("You have no earlier decision to look back at." if not self.history
+                         else "This is the first of your decisions.")
             return
         self.cursor = target
         self._run(_Step("show", self.history[target]))
@@ -301,9 +465,20 @@ class ReviewScreen(QCScreen):
             editable = current = True
             if step.op == "decide":
                 assert step.item_id is not None and step.verdict is not None
-                qc.decide(store, step.item_id, annotator, step.verdict, step.reason)
+                qc.decide(store, step.item_id, annotator, step.verdict, step.reason,
+                          comment=step.comment, unsure=step.unsure)
                 self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
                 item = qc.next_item(store, annotator, self.dimension)
+            elif step.op == "change":
+                assert step.item_id is not None and step.verdict is not None
+                assert step.review_id is not None
+                qc.change_decision(store, step.review_id, annotator, step.verdict, step.reason,
+                                   comment=step.comment, unsure=step.unsure)
+                self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason,
+                                                changed=True))
+                item = qc.get_item(store, step.item_id)
+                editable = False
+                current = False
             elif step.op == "move_on":
                 item = qc.next_item(store, annotator, self.dimension, after_item_id=step.item_id)
             elif step.op == "undo":
@@ -366,7 +541,10 @@ class ReviewScreen(QCScreen):
         if worker.group == "gates":
             self.gate_running = False
             return
+        if worker.group != "reviews":
+            return
         self.busy = False
+        self.queued.clear()  # what was typed after a failed step must not hit another item
         self.query_one("#review_body").loading = False
         if self.cursor is not None and self.item is not None and self.item.item_id not in (
                 self.history[self.cursor:self.cursor + 1]):
@@ -396,12 +574,13 @@ class ReviewScreen(QCScreen):
         self.query_one("#seed_view", SeedView).show_item(item)
         self.query_one("#artifact_view", ArtifactView).show_item(item)
         self.query_one("#artifact_pane").border_title = pane_title(item)
-        self.query_one("#seed_pane").border_title = f"Seed problem #{item.seed_id}"
+        self.query_one("#seed_pane").border_title = f"Seed problem · {item.key}"
         self.query_one("#seed_pane", VerticalScroll).scroll_home(animate=False)
         self.query_one("#artifact_pane", VerticalScroll).scroll_home(animate=False)
         self._show_status()
         if message.current or self.gate is None:
             self.call_after_refresh(self._refresh_gate, item.dimension)
+        self.call_after_refresh(self._run_queued)
 
     @on(SampleFinished)
     def _sample_finished(self, message: SampleFinished) -> None:
@@ -420,6 +599,7 @@ class ReviewScreen(QCScreen):
         self._show_status()
         self._show_done()
         self.call_after_refresh(self._refresh_gate, message.dimension)
+        self.call_after_refresh(self._run_queued)
 
     @on(GateUpdated)
     def _gate_updated(self, message: GateUpdated) -> None:
@@ -434,15 +614,17 @@ class ReviewScreen(QCScreen):
     @on(DecisionSaved)
     def _decision_saved(self, message: DecisionSaved) -> None:
         word = VERDICT_WORDS.get(message.verdict, message.verdict)
-        self.notify(f"Item {message.item_id} {word}" +
-                    (f": {message.reason}" if message.reason else ""), timeout=2)
+        key = self.item.key if self.item is not None and self.item.item_id == message.item_id \
+            else f"item {message.item_id}"
+        self._notice(("Changed: " if message.changed else "Saved: ") + f"{key} {word}"
+                     + (f": {message.reason}" if message.reason else ""))
 
     @on(SeedExcluded)
     def _seed_excluded(self, message: SeedExcluded) -> None:
         r = message.result
         closed = r.get("open_rejects_closed") or {}
-        self.notify(f"Seed {r.get('seed_id')} excluded: {r.get('reason')}"
-                    + ("; it no longer blocks the gate" if closed else ""), timeout=4)
+        self._notice(f"Seed {r.get('source')} {r.get('orig_id')} excluded: {r.get('reason')}"
+                     + ("; it no longer blocks the gate" if closed else ""))
         self.gate = None  # re-read: the open rejects changed
         self.call_after_refresh(self._refresh_gate, self.item.dimension if self.item is not None
                                 else self.dimension)
@@ -450,11 +632,9 @@ class ReviewScreen(QCScreen):
     @on(DecisionUndone)
     def _decision_undone(self, message: DecisionUndone) -> None:
         if message.item_id is None:
-            self.notify("Nothing to undo: you have no decision left to take back.",
-                        severity="warning")
+            self._notice("Nothing to undo: you have no decision left to take back.", "warning")
         else:
-            self.notify(f"Undid your decision on item {message.item_id}; decide it again.",
-                        timeout=3)
+            self._notice(f"Undid your decision on item {message.item_id}; decide it again.")
 
     # -- rendering -------------------------------------------------------------------
     def _show_status(self) -> None:
@@ -475,9 +655,11 @@ class ReviewScreen(QCScreen):
         if item is None:
             return None
         if not self.editable:
+            mine = self._my_decision() is not None
             return Text.assemble(("Looking back: ", "bold"),
                                  render_verdicts(item.decisions, self.qc_app.annotator),
-                                 ("  — n goes forward, u undoes your last decision", "dim"))
+                                 ("  — a/x/k change your decision, n goes forward" if mine
+                                  else "  — n goes forward", "dim"))
         if item.item_id != self.head_id:
             return Text.assemble(("Looking back: ", "bold"),
                                  "you moved past this item; decide it now, or n to go forward")
@@ -507,7 +689,8 @@ class ReviewScreen(QCScreen):
         if self.gate is not None and not self.gate.passed:
             for blocker in self.gate.blockers:
                 text.append("\n  • " + blocker)
-        text.append("\n\np looks back at your decisions; Esc returns to the dashboard.",
+        text.append("\n\n" + ("p looks back at your decisions (a/x/k there change them); "
+                              if self.history else "") + "Esc returns to the dashboard.",
                     style="dim")
         self.query_one("#done_text", Static).update(text)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from db import Store, default_db_path
+from db import Store, current_display_name, default_db_path
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -18,7 +18,9 @@ def db_path(args: argparse.Namespace) -> Path:
 def store_from_args(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The database named by --db / $QCSTATION_DB / the default. Only commands that add
     data (import, quickstart) create a missing database; the others say it is missing."""
-    return Store(db_path(args), create=create)
+    store = Store(db_path(args), create=create)
+    store.display_name = current_display_name()  # shown beside the OS account in the logs
+    return store
 
 
 def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> int:

@@ -10,9 +10,16 @@
     qcstation qc items DIMENSION|SAMPLE_ID            list a sample's items
     qcstation qc show ITEM
     qcstation qc exclude SEED_ID --reason TEXT        curators: take an unfixable seed out
+    qcstation qc queue [--state S] [--dimension D] [--annotator A] [--reason R] [--source S]
+    qcstation qc override ITEM accept|reject --reason TEXT     curators
+    qcstation qc settle ITEM accept|reject --reason TEXT       curators: a disagreement
+    qcstation qc fix ITEM --file PATH|- [--reason TEXT]        fix a notation question or key info
+    qcstation qc change REVIEW_ID VERDICT [--reason TEXT]      change an earlier decision of yours
+    qcstation qc team [--json]                                 per annotator and kappa
 
-The annotator is ``--annotator NAME`` (before the subcommand), else $QCSTATION_USER, else
-the OS user. Defaults for rate, RNG seed, threshold... come from the ``[qc]`` config section.
+You act as your operating-system account; ``--annotator NAME`` only chooses the name shown
+beside it in the logs. Curator rights come from ``[qc] curators`` matched to the account
+(case-insensitively). Defaults for rate, RNG seed, threshold... come from the ``[qc]`` config section.
 Exit codes: 0 done, 1 nothing left to review / gate not passing (``status``), 2 error.
 """
 
@@ -61,15 +68,19 @@ def _sample_ref(store: Any, ref: str) -> qc.SampleInfo:
 
 
 def _item_text(item: qc.ReviewItem) -> str:
+    from qcstation.core.identity import clean_display
+
     lines = [
-        f"item {item.item_id}  sample {item.sample_id}  position {item.position}  "
-        f"{item.dimension}  seed {item.seed_id} ({item.source} {item.orig_id})  "
-        f"artifact {item.artifact_id} v{item.artifact_version}"
+        f"{item.key}  {item.dimension}  (item {item.item_id}, seed {item.seed_id}, "
+        f"sample {item.sample_id}, position {item.position}, "
+        f"artifact {item.artifact_id} v{item.artifact_version})"
         + (f" replaces {item.replaces_id}" if item.replaces_id else "")
         + ("  [overlap]" if item.overlap else "") + ("  [requeued]" if item.requeued else ""),
         "",
         "Question:", item.question, "", f"Gold answer: {item.gold_answer}", "",
     ]
+    if item.dimension == "understanding" and item.solution:
+        lines += ["Gold solution:", item.solution, ""]
     if item.dimension == "arithmetic":
         lines += ["Notation question:", str(item.content.get("notation", "")), ""]
         if item.smtlib:
@@ -83,14 +94,21 @@ def _item_text(item: qc.ReviewItem) -> str:
     vr = item.verify_result or {}
     if vr:
         lines.append(f"Check: {vr.get('status')}  {vr.get('message') or ''}".rstrip())
+    if item.author:
+        lines.append(f"Fixed in place by {item.author}")
     for d in item.decisions:
-        lines.append(f"Decision: {d['annotator']} {d['verdict']}"
-                     + (f" ({d['reason']})" if d.get("reason") else ""))
+        lines.append(f"Decision #{d['review_id']}: {d['annotator']} {d['verdict']}"
+                     + (f" ({d['reason']})" if d.get("reason") else "")
+                     + (" [unsure]" if d.get("unsure") else "")
+                     + (f" — {clean_display(d['comment'])}" if d.get("comment") else ""))
+    if item.resolution:
+        r = item.resolution
+        lines.append(f"Curator {r['kind']}: {r['curator']} {r['verdict']} ({r['reason']})")
     return "\n".join(lines).rstrip()
 
 
 def _gate_text(g: qc.GateStatus) -> list[str]:
-    bound = "n/a" if g.upper_bound is None else f"{g.upper_bound * 100:.2f}%"
+    bound = "n/a" if g.upper_bound is None else qc.bound_text(g.upper_bound, g.threshold)
     out = [f"{g.dimension}: gate {'PASSES' if g.passed else 'does not pass'} "
            f"({g.defects} {'defect' if g.defects == 1 else 'defects'} in {g.reviewed} reviewed; "
            f"upper bound {bound}, "
@@ -100,6 +118,10 @@ def _gate_text(g: qc.GateStatus) -> list[str]:
     out.append(f"  next: {g.next_step}")
     if g.cli_hint:
         out.append(f"  run: {g.cli_hint}")
+    if g.extend_reason:
+        out.append(f"  extend because: {g.extend_reason}")
+    if g.plan:
+        out.append(f"  plan: {g.plan['sentence']}")
     return out
 
 
@@ -109,10 +131,13 @@ def _sample(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     out = []
+    plans = []
     try:
         for dim in _dims(args.dimension, policy):
+            g = qc.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+            plans.append((dim, g.plan))
             s = qc.draw_sample(
-                store, dim, actor=current_actor(),
+                store, dim, actor=current_actor(), curators=list(policy.curators),
                 rate=args.rate if args.rate is not None else policy.sample_rate,
                 rng_seed=args.seed if args.seed is not None else policy.rng_seed,
                 min_size=args.min_size if args.min_size is not None else policy.min_sample,
@@ -124,6 +149,9 @@ def _sample(args: argparse.Namespace) -> int:
     if args.json:
         print_json([s.to_dict() for s in out])
     else:
+        for dim, plan in plans:
+            if plan:
+                print(f"{dim}: {plan['sentence']}")
         for s in out:
             print(f"sample {s.id}: {s.dimension} round {s.round}, {s.size} items "
                   f"(rate {s.rate:g}, rng seed {s.rng_seed}); by source: "
@@ -136,23 +164,26 @@ def _extend(args: argparse.Namespace) -> int:
     try:
         s = _sample_ref(store, args.sample)
         extra = args.extra
+        policy = _policy(args)
+        why = "asked for by hand"
         if args.to_gate:
-            policy = _policy(args)
             g = qc.gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence)
             extra = g.extend_by
             if extra == 0:
                 print(f"{s.dimension}: no extension needed ({g.next_step})")
                 return 0
+            why = g.extend_reason
         if not extra:
             raise ReviewError("say how many items to add: --extra N, or --to-gate")
-        s = qc.extend_sample(store, s.id, extra=extra, actor=current_actor())
+        s = qc.extend_sample(store, s.id, extra=extra, actor=current_actor(),
+                             curators=list(policy.curators), reason=why)
     finally:
         store.close()
     if args.json:
         print_json(s.to_dict())
     else:
         last = (s.params.get("extensions") or [{}])[-1]
-        print(f"sample {s.id}: added {last.get('added')} items, now {s.size}")
+        print(f"sample {s.id}: added {last.get('added')} items, now {s.size} (why: {why})")
     return 0
 
 
@@ -186,9 +217,11 @@ def _status(args: argparse.Namespace) -> int:
                 print(line)
             ag = d["agreement"]
             if ag["pairs"]:
-                kappa = "n/a" if ag["kappa"] is None else f"{ag['kappa']:.3f}"
+                kappa = "n/a" if ag["kappa"] is None else f"{ag['kappa']:.2f}"
+                warn = (f" — only {ag['pairs']} pairs: too few to mean anything"
+                        if ag["pairs"] < qc.MIN_KAPPA_PAIRS else "")
                 print(f"  agreement: {ag['pairs']} overlap pairs, observed "
-                      f"{ag['observed'] * 100:.1f}%, Cohen's kappa {kappa}")
+                      f"{ag['observed'] * 100:.1f}%, Cohen's kappa {kappa}{warn}")
             print()
     return 0 if all(d["gate"]["passed"] for d in data.values()) else 1
 
@@ -223,14 +256,15 @@ def _decide(args: argparse.Namespace) -> int:
             item_id = int(args.item)
         else:
             raise ReviewError(f"ITEM must be an item id or 'next', got {args.item!r}")
-        review_id = qc.decide(store, item_id, who, args.verdict, args.reason)
+        review_id = qc.decide(store, item_id, who, args.verdict, args.reason,
+                              comment=args.comment, unsure=args.unsure)
         item = qc.get_item(store, item_id)
     finally:
         store.close()
     if args.json:
         print_json({"review_id": review_id, "item": item.to_dict()})
     else:
-        print(f"item {item.item_id} ({item.dimension}, seed {item.seed_id}): "
+        print(f"{item.key} {item.dimension} (item {item.item_id}): "
               f"{qc._norm_verdict(args.verdict)} by {who}; artifact now {item.artifact_status}")
     return 0
 
@@ -274,9 +308,9 @@ def _items(args: argparse.Namespace) -> int:
     if args.json:
         print_json([i.to_dict() for i in items])
     else:
-        print_table(["item", "pos", "seed", "source", "artifact", "status", "overlap", "claimed",
+        print_table(["item", "pos", "id", "source", "artifact", "status", "overlap", "claimed",
                      "decisions"],
-                    [[i.item_id, i.position, i.seed_id, i.source, f"{i.artifact_id} v{i.artifact_version}",
+                    [[i.item_id, i.position, i.key, i.source, f"{i.artifact_id} v{i.artifact_version}",
                       i.artifact_status, "yes" if i.overlap else "", i.claimed_by or "",
                       ", ".join(f"{d['annotator']}:{d['verdict']}" for d in i.decisions)]
                      for i in items])
@@ -317,9 +351,131 @@ def _exclude(args: argparse.Namespace) -> int:
     return 0
 
 
+def _queue(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        rows = qc.queue(store, state=args.state, dimension=args.dimension,
+                        annotator=args.by, reason=args.reason, source=args.source,
+                        limit=args.limit)
+    finally:
+        store.close()
+    if args.json:
+        print_json([r.to_dict() for r in rows])
+        return 0
+    from qcstation.core.identity import clean_display
+
+    print_table(["id", "dimension", "state", "by", "reasons / note", "item"],
+                [[r.key, r.dimension, r.state, ",".join(r.annotators),
+                  clean_display("; ".join(r.reasons) + (f" [{r.note}]" if r.note else ""))[:60],
+                  r.item_id] for r in rows])
+    if len(rows) >= args.limit:
+        print(f"(showing the first {args.limit}; narrow with --state/--dimension/--source)")
+    return 0
+
+
+def _resolve(kind: str) -> Any:
+    def run_(args: argparse.Namespace) -> int:
+        policy = _policy(args)
+        store = store_from_args(args)
+        try:
+            result = qc.resolve_item(store, args.item, kind=kind, verdict=args.verdict,
+                                     reason=args.reason, actor=current_actor(),
+                                     curators=list(policy.curators))
+        finally:
+            store.close()
+        if args.json:
+            print_json(result)
+        else:
+            print(f"{result['item']} {result['dimension']} (item {result['item_id']}): "
+                  f"{kind} {result['verdict']} by {result['curator']}: {result['reason']}; "
+                  f"artifact now {result['artifact_status']}")
+        return 0
+    return run_
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from qcstation.core.fixes import fix_in_place
+
+    if args.file == "-":
+        text = sys.stdin.read(100_000)
+    else:
+        from pathlib import Path
+
+        path = Path(args.file)
+        if not path.is_file():
+            raise ReviewError(f"no file {path}")
+        if path.stat().st_size > 100_000:
+            raise ReviewError(f"{path} is too large for a fix (over 100 kB)")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    store = store_from_args(args)
+    try:
+        result = fix_in_place(store, args.item, text, actor=current_actor(), reason=args.reason)
+    finally:
+        store.close()
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{result['item']} {result['dimension']}: fixed in place as version "
+              f"{result['version']} (artifact {result['artifact_id']}, verified, accepted by you)")
+    return 0
+
+
+def _edit_text(args: argparse.Namespace) -> int:
+    from qcstation.core.fixes import editable_text
+
+    store = store_from_args(args)
+    try:
+        item = qc.get_item(store, args.item)
+        text = editable_text(item)
+    finally:
+        store.close()
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _change(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    try:
+        new_id = qc.change_decision(store, args.review_id, current_actor(), args.verdict,
+                                    args.reason, comment=args.comment, unsure=args.unsure)
+    finally:
+        store.close()
+    if args.json:
+        print_json({"review_id": new_id, "changes": args.review_id})
+    else:
+        print(f"decision #{args.review_id} changed to {qc._norm_verdict(args.verdict)} "
+              f"(new decision #{new_id}; both are in the log)")
+    return 0
+
+
+def _team(args: argparse.Namespace) -> int:
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        data = qc.team_stats(store, list(policy.dimensions))
+    finally:
+        store.close()
+    if args.json:
+        print_json(data)
+        return 0
+    print_table(["annotator", "decided", "per hour", "reject rate", "skips", "unsure"],
+                [[p["annotator"], p["decided"],
+                  "n/a" if p["per_hour"] is None else p["per_hour"],
+                  "n/a" if p["reject_rate"] is None else f"{p['reject_rate'] * 100:.0f}%",
+                  p["skips"], p["unsure"]] for p in data["annotators"]])
+    for dim, a in data["agreement"].items():
+        kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
+        print(f"{dim}: kappa {kappa} from {a['pairs']} pairs"
+              + (f" ({a['note']})" if a["note"] else "")
+              + (f"; {a['disagreed']} disagreement(s) to settle" if a["disagreed"] else ""))
+    return 0
+
+
 _ACTIONS = {"sample": _sample, "extend": _extend, "status": _status, "next": _next,
             "decide": _decide, "undo": _undo, "requeue": _requeue, "items": _items, "show": _show,
-            "exclude": _exclude}
+            "exclude": _exclude, "queue": _queue, "override": _resolve("override"),
+            "settle": _resolve("settle"), "fix": _fix, "edit-text": _edit_text,
+            "change": _change, "team": _team}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -344,51 +500,113 @@ def register(subparsers: Any) -> None:
     s.add_argument("--overlap", type=float,
                    help="share of items reviewed by two annotators (default: [qc] overlap_rate)")
     s.add_argument("--redraw", action="store_true",
-                   help="close the open sample (its decisions still count) and draw a new round")
-    s.add_argument("--json", action="store_true")
+                   help="curators: close the open sample (its decisions, rejects included, "
+                        "still count) and draw a new round")
+    s.add_argument("--json", action="store_true", help="print JSON")
 
-    e = sub.add_parser("extend", help="add more random items to the open sample")
-    e.add_argument("sample", metavar="DIMENSION|SAMPLE_ID")
+    e = sub.add_parser("extend", help="curators: add more random items to the open sample")
+    e.add_argument("sample", metavar="DIMENSION|SAMPLE_ID",
+                   help="a dimension (its open sample) or a sample id")
     e.add_argument("--extra", type=int, help="how many items to add")
     e.add_argument("--to-gate", action="store_true",
                    help="add as many as the gate says are needed (assuming no new defects)")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help="print JSON")
 
     st = sub.add_parser("status", help="samples, progress, gate and agreement (exit 1 if a gate fails)")
     st.add_argument("dimension", nargs="?", help=dim_help)
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--json", action="store_true", help="print JSON")
 
     n = sub.add_parser("next", help="claim the next item to review and show it (exit 1: none left)")
-    n.add_argument("--dimension", choices=qc.ALL_DIMENSIONS)
-    n.add_argument("--json", action="store_true")
+    n.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="only this dimension")
+    n.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("decide", help="accept, reject (with --reason) or skip an item")
     d.add_argument("item", metavar="ITEM|next", help="item id, or 'next' to claim the next item")
-    d.add_argument("verdict", choices=["accept", "reject", "skip", "a", "r", "s"])
+    d.add_argument("verdict", choices=["accept", "reject", "skip", "a", "r", "s"],
+                   help="accept, reject or skip (a, r, s)")
     d.add_argument("--reason", help="why (required for reject); common reasons: "
-                   + "; ".join(qc.REJECT_REASONS))
+                   + " | ".join(f"{dim}: " + "; ".join(r)
+                                for dim, r in qc.REJECT_REASONS_BY_DIMENSION.items()))
     d.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="with 'next': only this dimension")
-    d.add_argument("--json", action="store_true")
+    d.add_argument("--comment", help="a free-text note to go with the decision")
+    d.add_argument("--unsure", action="store_true", help="flag the decision as unsure")
+    d.add_argument("--json", action="store_true", help="print JSON")
 
     u = sub.add_parser("undo", help="undo your most recent decision")
-    u.add_argument("--json", action="store_true")
+    u.add_argument("--json", action="store_true", help="print JSON")
 
     r = sub.add_parser("requeue", help="put regenerated, re-verified items back into review")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="print JSON")
 
     it = sub.add_parser("items", help="list the items of a sample")
-    it.add_argument("sample", metavar="DIMENSION|SAMPLE_ID")
-    it.add_argument("--json", action="store_true")
+    it.add_argument("sample", metavar="DIMENSION|SAMPLE_ID",
+                    help="a dimension (its open or latest sample) or a sample id")
+    it.add_argument("--json", action="store_true", help="print JSON")
 
     sh = sub.add_parser("show", help="show one item")
-    sh.add_argument("item", type=int)
-    sh.add_argument("--json", action="store_true")
+    sh.add_argument("item", type=int, help="item id")
+    sh.add_argument("--json", action="store_true", help="print JSON")
 
     x = sub.add_parser(
         "exclude", help="curators: take a seed whose artifact cannot be fixed out of the dataset",
         description="Set the seed's status to excluded (filter reason excluded_in_qc) so its "
                     "rejected artifact no longer blocks the QC gate; the reject still counts as "
                     "a defect, and releases leave the seed out. Only [qc] curators may do this.")
-    x.add_argument("seed_id", type=int, metavar="SEED_ID")
-    x.add_argument("--reason", required=True, help="why it cannot be fixed (recorded with your name)")
-    x.add_argument("--json", action="store_true")
+    x.add_argument("seed_id", type=int, metavar="SEED_ID", help="the seed's internal id (qc show prints it)")
+    x.add_argument("--reason", required=True,
+                   help="why it cannot be fixed (recorded with your account)")
+    x.add_argument("--json", action="store_true", help="print JSON")
+
+    q = sub.add_parser(
+        "queue", help="every sampled item with its state, filtered (the curator queue)",
+        description="Every sampled item with the state a curator acts on: rejected, awaiting "
+                    "replacement, disagreed, excluded, skipped, settled, overridden, accepted, "
+                    "pending. Items are named by source and original id.")
+    q.add_argument("--state", choices=qc.QUEUE_STATES,
+                   help="only items in this state ('rejected' includes awaiting replacement)")
+    q.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="only this dimension")
+    q.add_argument("--annotator", dest="by", metavar="ACCOUNT",
+                   help="only items this account decided (case-insensitive)")
+    q.add_argument("--reason", help="only items whose reasons contain this text")
+    q.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
+    q.add_argument("--limit", type=int, default=1000, help="at most this many rows (default 1000)")
+    q.add_argument("--json", action="store_true", help="print JSON")
+
+    for kind, what in (("override", "curators: set a decided item's outcome, with a reason "
+                                    "(the reviewers' decisions stay in the log)"),
+                       ("settle", "curators: settle a disagreement on an overlap item (what "
+                                  "the gate counts; both decisions stay in the log)")):
+        o = sub.add_parser(kind, help=what, description=what[0].upper() + what[1:] + ".")
+        o.add_argument("item", type=int, metavar="ITEM", help="item id (see qc queue)")
+        o.add_argument("verdict", choices=["accept", "reject"], help="the outcome that counts")
+        o.add_argument("--reason", required=True, help="why (recorded with your account)")
+        o.add_argument("--json", action="store_true", help="print JSON")
+
+    fx = sub.add_parser(
+        "fix", help="fix a notation question or key information in place and accept it",
+        description="Store an edited notation question or key information as a new version "
+                    "(author: your account), verified like a generated one (a notation question "
+                    "through Z3), linked to the version it replaces, and accepted by you. An "
+                    "undecided item is first rejected by you with --reason. Get the text to edit "
+                    "with: qcstation qc edit-text ITEM")
+    fx.add_argument("item", type=int, metavar="ITEM", help="item id (see qc queue / qc show)")
+    fx.add_argument("--file", required=True, metavar="PATH|-",
+                    help="the edited text (a file, or - for standard input)")
+    fx.add_argument("--reason", help="what was wrong (required when the item is undecided)")
+    fx.add_argument("--json", action="store_true", help="print JSON")
+
+    et = sub.add_parser("edit-text", help="print an item's text in the form qc fix reads")
+    et.add_argument("item", type=int, metavar="ITEM", help="item id")
+
+    ch = sub.add_parser("change", help="change one of your earlier decisions (logged)")
+    ch.add_argument("review_id", type=int, metavar="DECISION",
+                    help="the decision's number (shown by qc show as 'Decision #N')")
+    ch.add_argument("verdict", choices=["accept", "reject", "skip", "a", "r", "s"],
+                    help="the new verdict")
+    ch.add_argument("--reason", help="why (required for reject)")
+    ch.add_argument("--comment", help="a free-text note to go with the decision")
+    ch.add_argument("--unsure", action="store_true", help="flag the decision as unsure")
+    ch.add_argument("--json", action="store_true", help="print JSON")
+
+    tm = sub.add_parser("team", help="per annotator: decided, throughput, reject rate; kappa")
+    tm.add_argument("--json", action="store_true", help="print JSON")

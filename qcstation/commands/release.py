@@ -6,8 +6,8 @@
     qcstation release list [--json]
     qcstation release diff NAME OLD [NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
 
-Only a curator (``[qc] curators`` or $QCSTATION_CURATORS) may approve, as ``--annotator``
-or the OS user, and only when every QC gate passes.
+Only a curator may approve: the OS account, matched case-insensitively to ``[qc] curators``
+(``--annotator`` only changes the name shown), and only when every QC gate passes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from db.store import current_actor
+from db.store import current_actor  # the OS account (see qcstation/core/identity.py)
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
 from qcstation.core import release as rel
 from qcstation.errors import ReleaseError
@@ -55,7 +55,8 @@ def _approve(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
-                                   cfg=policy, notes=args.notes or "")
+                                   cfg=policy, notes=args.notes or "",
+                                   allow_identical=args.allow_identical)
         out = rel.export_release(store, args.name, args.version, Path(args.out)) if args.export else None
     finally:
         store.close()
@@ -152,27 +153,29 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="release_action", metavar="ACTION")
 
     b = sub.add_parser("blockers", help="why a release cannot be approved now (exit 1 if any)")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print JSON")
 
     a = sub.add_parser("approve", help="approve a release (curators only)")
-    a.add_argument("name")
-    a.add_argument("version")
+    a.add_argument("name", help="release name, e.g. smart")
+    a.add_argument("version", help="new version, e.g. 1.0 (never reused)")
     a.add_argument("--notes", help="free text stored with the release")
     a.add_argument("--export", action="store_true", help="export right after approving")
     a.add_argument("--out", default="exports", help="export root (default: ./exports)")
-    a.add_argument("--json", action="store_true")
+    a.add_argument("--allow-identical", action="store_true",
+                   help="approve even when the data is identical to the latest release")
+    a.add_argument("--json", action="store_true", help="print JSON")
 
     e = sub.add_parser("export", help="write exports/NAME/VERSION/ (reproducible bytes)")
-    e.add_argument("name")
-    e.add_argument("version")
+    e.add_argument("name", help="release name")
+    e.add_argument("version", help="an approved version of it")
     e.add_argument("--out", default="exports", help="export root (default: ./exports)")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help="print JSON")
 
     ls = sub.add_parser("list", help="list approved releases")
-    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("diff", help="what changed between two versions of a release")
-    d.add_argument("name")
+    d.add_argument("name", help="release name")
     d.add_argument("old", help="old version, or 'previous' (the one approved before NEW)")
     d.add_argument("new", nargs="?", help="new version (default: the latest)")
-    d.add_argument("--json", action="store_true")
+    d.add_argument("--json", action="store_true", help="print JSON")

@@ -21,7 +21,6 @@ Environment overrides (applied after the file; they change the *generator* model
 ``QCSTATION_CONCURRENCY``  int, requests in flight at once
 ``QCSTATION_TIMEOUT``      seconds per HTTP request
 ``QCSTATION_RETRIES``      retries after the first attempt
-``QCSTATION_CURATORS``     comma-separated curator names (``[qc] curators``)
 =========================  ==========================================================
 
 API keys are never part of the configuration: a model names the environment
@@ -470,8 +469,9 @@ def _check_qc(where: _Where, qc: QCConfig) -> None:
     for c in qc.curators:
         if not c.strip():
             raise where.err("qc", "curators", "names must not be empty")
-    if len(set(qc.curators)) != len(qc.curators):
-        raise where.err("qc", "curators", "contains duplicate names")
+    if len({" ".join(c.split()).casefold() for c in qc.curators}) != len(qc.curators):
+        raise where.err("qc", "curators", "contains duplicate names (names compare "
+                                          "case-insensitively)")
     if not qc.dimensions:
         raise where.err("qc", "dimensions", f"must name at least one of {', '.join(DIMENSIONS)}")
     for d in qc.dimensions:
@@ -538,7 +538,7 @@ _ENV_MODEL: dict[str, tuple[str, str]] = {   # env var -> (ModelConfig field, ki
     "QCSTATION_TIMEOUT": ("timeout_s", "float"),
     "QCSTATION_RETRIES": ("retries", "int"),
 }
-ENV_OVERRIDES: tuple[str, ...] = (*_ENV_MODEL, "QCSTATION_CURATORS")
+ENV_OVERRIDES: tuple[str, ...] = tuple(_ENV_MODEL)
 
 
 def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
@@ -579,10 +579,6 @@ def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
             gen.name = gen.model
         env_where = _EnvWhere()
         _check_model(env_where, "generator", gen)
-    curators = env.get("QCSTATION_CURATORS")
-    if curators is not None and curators.strip():
-        cfg.qc.curators = [c.strip() for c in curators.split(",") if c.strip()]
-        _check_qc(where, cfg.qc)
 
 
 class _EnvWhere(_Where):

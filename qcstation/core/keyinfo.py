@@ -347,3 +347,60 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
         return e
 
     return render_infix(walk(expr))
+
+
+# ------------------------------------------------------------------ editable text form
+MAX_EDIT_CHARS = 6 * MAX_FIELD_CHARS
+
+
+def keyinfo_to_text(fields: dict[str, Any]) -> str:
+    """The six fields as text a reviewer edits: ``Title: text`` for the two text fields,
+    ``Title:`` followed by ``- item`` lines for the lists (read back by :func:`keyinfo_from_text`)."""
+    out: list[str] = []
+    for key in KEYINFO_FIELDS:
+        value = fields.get(key)
+        if key in TEXT_FIELDS:
+            out.append(f"{KEYINFO_TITLES[key]}: {' '.join(str(value or '').split())}")
+        else:
+            out.append(f"{KEYINFO_TITLES[key]}:")
+            out.extend(f"- {' '.join(str(x).split())}" for x in (value or []))
+    return "\n".join(out) + "\n"
+
+
+def keyinfo_from_text(text: str) -> dict[str, Any]:
+    """Parse the edited text form (untrusted: size-limited, every field required once)."""
+    if len(text) > MAX_EDIT_CHARS:
+        raise KeyInfoError(f"the text is too long ({len(text)} characters; at most {MAX_EDIT_CHARS})")
+    titles = {re.sub(r"[^a-z]", "", t.lower()): k for k, t in KEYINFO_TITLES.items()}
+    fields: dict[str, Any] = {}
+    current: str | None = None
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(("- ", "* ")) or line in ("-", "*"):
+            if current is None or current in TEXT_FIELDS:
+                raise KeyInfoError(f"line {lineno}: a list item outside a list field")
+            item = line[1:].strip()
+            if item:
+                fields[current].append(item)
+            continue
+        head, sep, rest = line.partition(":")
+        key = titles.get(re.sub(r"[^a-z]", "", head.lower())) if sep else None
+        if key is None:
+            if current in TEXT_FIELDS:   # a text field continued on the next line
+                fields[current] = (fields[current] + " " + line).strip()
+                continue
+            raise KeyInfoError(f"line {lineno}: expected 'Title:' of one of the six fields or "
+                               f"'- item', got {line[:40]!r}")
+        if key in fields:
+            raise KeyInfoError(f"line {lineno}: {KEYINFO_TITLES[key]} appears twice")
+        current = key
+        if key in TEXT_FIELDS:
+            fields[key] = rest.strip()
+        else:
+            fields[key] = [rest.strip()] if rest.strip() else []
+    missing = [KEYINFO_TITLES[k] for k in KEYINFO_FIELDS if k not in fields]
+    if missing:
+        raise KeyInfoError("missing field(s): " + ", ".join(missing))
+    return {k: fields[k] for k in KEYINFO_FIELDS}

@@ -824,9 +824,10 @@ def _notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     from qcstation.core.notation import (NotationError, NotationQuestion, notation_to_smtlib,
                                          render_notation)
 
-    if content.get("form") == "model":
-        # written by a model from SMT-LIB the renderer could not handle: the question's own
-        # text is parsed back and executed, so Z3 checks exactly what a solver will be shown
+    if content.get("form") in ("model", "human"):
+        # written by a model from SMT-LIB the renderer could not handle, or edited by a
+        # reviewer (fixed in place): the question's own text is parsed back and executed,
+        # so Z3 checks exactly what a solver will be shown
         try:
             return notation_to_smtlib(NotationQuestion(text=str(content.get("notation", "")),
                                                        variables={}, target="answer")), None

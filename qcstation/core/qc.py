@@ -49,6 +49,7 @@ from fractions import Fraction
 from typing import Any
 
 from db.store import Store, now
+from qcstation.core.identity import norm, require_curator
 from qcstation.core.stats import (
     clopper_pearson_upper,
     cohen_kappa,
@@ -95,14 +96,33 @@ __all__ = [
     "current_artifact",
 ]
 
-REJECT_REASONS: tuple[str, ...] = (
-    "changes the answer",
-    "story words left in",
-    "missing a quantity",
-    "wrong relationship",
-    "irrelevant info misfiled",
-    "unreadable / garbled",
-)
+#: Common reasons to reject, per dimension (1-9 in the review screen); anything else is typed.
+REJECT_REASONS_BY_DIMENSION: dict[str, tuple[str, ...]] = {
+    "arithmetic": (
+        "changes the answer",
+        "story words left in",
+        "a quantity is missing",
+        "wrong operation or order",
+        "not a notation-only question",
+        "unreadable / garbled",
+    ),
+    "understanding": (
+        "a known quantity is missing",
+        "a number not in the problem",
+        "wrong goal",
+        "relationship missing or wrong",
+        "irrelevant info misfiled",
+        "reveals a step result",
+        "unreadable / garbled",
+    ),
+}
+REJECT_REASONS: tuple[str, ...] = tuple(dict.fromkeys(
+    r for reasons in REJECT_REASONS_BY_DIMENSION.values() for r in reasons))
+
+
+def reject_reasons(dimension: str | None) -> tuple[str, ...]:
+    """The common reject reasons of one dimension (all of them for an unknown one)."""
+    return REJECT_REASONS_BY_DIMENSION.get(dimension or "", REJECT_REASONS)
 QC_DIMENSIONS: tuple[str, ...] = ("arithmetic", "understanding")
 ALL_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
 CLAIM_TTL_MINUTES = 15
@@ -166,14 +186,32 @@ class ReviewItem:
     decisions: list[dict[str, Any]] = field(default_factory=list)  # active reviews, oldest first
     seed_status: str = ""   # active, or excluded (see exclude_seed) / filtered / duplicate
     replaces_reason: str | None = None  # why the version this one replaces was rejected
+    resolution: dict[str, Any] | None = None  # a curator's active override or settlement
+    solution: str = ""      # the seed's gold solution (key information is judged against it)
+    author: str | None = None  # the account that fixed this version in place (human-made)
+
+    @property
+    def key(self) -> str:
+        """The id people use: the source and its original id (``gsm8k 17``)."""
+        return item_key(self.source, self.orig_id)
 
     @property
     def decided(self) -> bool:
-        return any(d["verdict"] in FINAL_VERDICTS for d in self.decisions)
+        return self.resolution is not None or any(
+            d["verdict"] in FINAL_VERDICTS for d in self.decisions)
+
+    @property
+    def disagreed(self) -> bool:
+        """Two reviewers gave different verdicts and no curator settled it yet."""
+        verdicts = {d["verdict"] for d in self.decisions if d["verdict"] in FINAL_VERDICTS}
+        return self.resolution is None and verdicts == {"accept", "reject"}
 
     @property
     def outcome(self) -> str | None:
-        """``reject`` if any active decision rejects, ``accept`` if any accepts, else None."""
+        """A curator's resolution if any; else ``reject`` if any active decision rejects,
+        ``accept`` if any accepts, else None."""
+        if self.resolution is not None:
+            return str(self.resolution["verdict"])
         verdicts = {d["verdict"] for d in self.decisions}
         if "reject" in verdicts:
             return "reject"
@@ -234,6 +272,8 @@ class GateStatus:
     extend_by: int = 0            # items to add to the sample (coverage first, then the bound)
     open_reject_detail: dict[str, int] = field(default_factory=dict)
     cli_hint: str = ""            # the commands for next_step ("; "-separated), for the CLI
+    extend_reason: str = ""       # why the sample should grow by extend_by (coverage / bound)
+    plan: dict[str, Any] = field(default_factory=dict)  # see gate_plan()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -289,6 +329,23 @@ def _rng(dimension: str, rng_seed: int, round_no: int, stage: str) -> random.Ran
     return random.Random(f"qcstation-sample:{dimension}:{rng_seed}:{round_no}:{stage}")
 
 
+def item_key(source: str, orig_id: Any) -> str:
+    """One id scheme for people: the source and the seed's original id."""
+    return f"{source} {orig_id}"
+
+
+def bound_text(bound: float, threshold: float) -> str:
+    """The defect bound as a percentage, rounded up, with as many decimals (up to 4) as it
+    takes to stay on the same side of the threshold as the number (4.95% vs 5%)."""
+    for places in range(0, 5):
+        scale = 10 ** (places + 2)
+        shown = math.ceil(round(bound * scale, 9)) / scale
+        if (shown < threshold) == (bound < threshold):
+            break
+    s = f"{shown * 100:.{places}f}"
+    return f"{s}%"
+
+
 def _pct(x: float) -> str:
     s = f"{x * 100:.2f}".rstrip("0").rstrip(".")
     return f"{s}%"
@@ -322,6 +379,15 @@ _CUR_COUNTS_SQL = f"""
 # Seeds no longer active (excluded in QC, filtered, duplicate): usually few, read from the
 # seeds_status index as two ranges (``!=`` would scan it).
 _INACTIVE_SEED_IDS = "SELECT id FROM seeds WHERE status < 'active' OR status > 'active'"
+
+
+def _rejected_sql(item: str) -> str:
+    """SQL: is sample item ``item`` (an id expression) rejected? A curator's latest active
+    resolution (override or settlement) decides; else any active reject of a reviewer."""
+    return (f"COALESCE((SELECT q.verdict = 'reject' FROM qc_resolutions q "
+            f"WHERE q.sample_item_id = {item} AND q.undone_at IS NULL ORDER BY q.id DESC LIMIT 1), "
+            f"EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = {item} "
+            f"AND r.undone_at IS NULL AND r.verdict = 'reject'))")
 
 
 def current_artifacts(store: Store, dimension: str) -> list[dict[str, Any]]:
@@ -430,6 +496,20 @@ def _active_reviews(store: Store, item_ids: list[int] | None = None,
     return out
 
 
+def _active_resolutions(store: Store, item_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The latest active curator resolution (override or settlement) per sample item."""
+    if not item_ids:
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(item_ids), 900):
+        chunk = item_ids[start:start + 900]
+        for r in store.query(
+                f"SELECT * FROM qc_resolutions WHERE undone_at IS NULL AND sample_item_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY id", chunk):
+            out[int(r["sample_item_id"])] = r
+    return out
+
+
 def _finals(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in reviews if r["verdict"] in FINAL_VERDICTS]
 
@@ -474,8 +554,7 @@ _ITEMS_CTE = f"""
                a.status AS artifact_status, si.seed_id NOT IN ({_INACTIVE_SEED_IDS}) AS active,
                EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
                        AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) AS decided,
-               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
-                       AND r.undone_at IS NULL AND r.verdict = 'reject') AS rejected
+               {_rejected_sql("si.id")} AS rejected
         FROM sample_items si JOIN samples s ON s.id = si.sample_id
         JOIN artifacts a ON a.id = si.artifact_id
         WHERE s.dimension = :dim),
@@ -622,16 +701,20 @@ def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "fai
 
 
 def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, actor: str,
-                min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False) -> SampleInfo:
+                min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False,
+                curators: list[str] | tuple[str, ...] | None = None) -> SampleInfo:
     """Draw a seeded random sample, stratified by source, of the current ``verified``
     artifacts of ``dimension`` not sampled before; records RNG seed, rate and strata.
 
     Size: ``ceil(rate * N_s)`` from every source ``s`` (so at least one per non-empty
     source), topped up proportionally (largest remainder) to ``min_size`` when smaller. Raises :class:`ReviewError` while an open
     sample exists for the dimension, unless ``redraw`` (the open one is closed as ``failed``
-    first and a new round is drawn).
+    first and a new round is drawn; only a curator, one of ``curators``, may re-draw).
     """
     _check_dimension(dimension)
+    actor = norm(actor) or actor
+    if redraw:
+        require_curator(actor, curators, "re-draw a sample")
     if not 0.0 < rate <= 1.0:
         raise ReviewError(f"sample rate must be in (0, 1], got {rate}")
     if min_size < 0:
@@ -688,10 +771,14 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
         return get_sample(store, sample_id)
 
 
-def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str) -> SampleInfo:
+def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
+                  curators: list[str] | tuple[str, ...] | None,
+                  reason: str | None = None) -> SampleInfo:
     """Add ``extra`` more random draws to an open sample from the unsampled verified items,
     stratified by source (proportional to what is left). Deterministic: the RNG is derived
-    from the sample's seed, round and extension number."""
+    from the sample's seed, round and extension number. Only a curator (one of
+    ``curators``) may extend; ``reason`` (why, e.g. the gate's) is recorded."""
+    actor = require_curator(actor, curators, "extend a sample")
     if extra < 1:
         raise ReviewError(f"extend by at least 1 item, got {extra}")
     with store.transaction():
@@ -732,6 +819,7 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str) -> Sa
         extensions.append({
             "asked": extra, "added": len(chosen), "allocation": dict(sorted(alloc.items())),
             "artifact_ids": [int(a["id"]) for a in chosen], "by": actor, "stage": stage,
+            "reason": reason,
         })
         params["extensions"] = extensions
         store.execute("UPDATE samples SET params = ? WHERE id = ?",
@@ -739,6 +827,7 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str) -> Sa
         store.event(actor, "qc.sample.extended", "sample", sample_id, {
             "dimension": dimension, "asked": extra, "added": len(chosen),
             "allocation": dict(sorted(alloc.items())), "overlap": len(overlap_idx),
+            "reason": reason,
         })
         return get_sample(store, sample_id)
 
@@ -750,6 +839,7 @@ _ITEM_SQL = """
            si.claimed_by, si.claimed_at, si.stratum,
            s.dimension, s.status AS sample_status,
            sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
+           sd.solution, a.author,
            a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
     FROM sample_items si
     JOIN samples s ON s.id = si.sample_id
@@ -766,9 +856,8 @@ def _requeued_ids(store: Store, dimension: str) -> set[int]:
         SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id
         WHERE s.dimension = ? AND EXISTS (
             SELECT 1 FROM sample_items e JOIN samples es ON es.id = e.sample_id
-            JOIN reviews r ON r.sample_item_id = e.id
             WHERE es.dimension = s.dimension AND e.seed_id = si.seed_id AND e.id < si.id
-              AND r.undone_at IS NULL AND r.verdict = 'reject')
+              AND """ + _rejected_sql("e.id") + """)
         """, (dimension,))
     return {int(r["id"]) for r in rows}
 
@@ -793,6 +882,7 @@ def _build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
     if not rows:
         return []
     reviews = _active_reviews(store, [int(r["item_id"]) for r in rows])
+    resolutions = _active_resolutions(store, [int(r["item_id"]) for r in rows])
     requeued: set[int] = set()
     for dim in {r["dimension"] for r in rows}:
         requeued |= _requeued_ids(store, dim)
@@ -812,8 +902,12 @@ def _build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
             seed_status=r["seed_status"],
             replaces_reason=reject_feedback(store, int(r["replaces_id"])) if r["replaces_id"] else None,
             decisions=[{"review_id": int(v["id"]), "annotator": v["annotator"],
+                        "display_name": v.get("display_name") or v["annotator"],
                         "verdict": v["verdict"], "reason": v["reason"],
+                        "comment": v.get("comment"), "unsure": bool(v.get("unsure")),
                         "created_at": v["created_at"]} for v in reviews.get(iid, [])],
+            resolution=resolutions.get(iid), solution=r.get("solution") or "",
+            author=r.get("author"),
         ))
     return out
 
@@ -864,8 +958,9 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
     Regenerated replacements are requeued first (:func:`requeue_replacements`). Items of
     seeds no longer active (excluded in QC, filtered) are not handed out.
     """
-    if not annotator or not annotator.strip():
-        raise ReviewError("an annotator name is required (use --annotator NAME)")
+    annotator = norm(annotator)
+    if not annotator:
+        raise ReviewError("no account is known for this session")
     if dimension is not None:
         _check_dimension(dimension)
     with store.transaction():
@@ -920,6 +1015,7 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
 
 def release_claim(store: Store, item_id: int, annotator: str) -> bool:
     """Give back an item this annotator holds without deciding it; True if a claim was released."""
+    annotator = norm(annotator)
     with store.transaction():
         cur = store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
                             "WHERE id = ? AND claimed_by = ?", (item_id, annotator))
@@ -936,6 +1032,12 @@ def _sync_artifact_status(store: Store, artifact_id: int) -> str | None:
     verdicts = {r["verdict"] for r in store.query(
         "SELECT verdict FROM reviews WHERE artifact_id = ? AND undone_at IS NULL "
         "AND verdict IN ('accept', 'reject')", (artifact_id,))}
+    resolved = store.scalar(
+        "SELECT q.verdict FROM qc_resolutions q JOIN sample_items si ON si.id = q.sample_item_id "
+        "WHERE si.artifact_id = ? AND q.undone_at IS NULL ORDER BY q.id DESC LIMIT 1",
+        (artifact_id,))
+    if resolved:
+        verdicts = {str(resolved)}
     new = "rejected" if "reject" in verdicts else "accepted" if "accept" in verdicts else "verified"
     if new != art["status"]:
         store.execute("UPDATE artifacts SET status = ?, updated_at = ? WHERE id = ?",
@@ -943,8 +1045,32 @@ def _sync_artifact_status(store: Store, artifact_id: int) -> str | None:
     return new
 
 
+MAX_REASON_CHARS = 500
+MAX_COMMENT_CHARS = 2000
+
+
+def _clean_text(text: str | None, limit: int, *, lines: bool = False) -> str | None:
+    """A reason or comment as stored: printable characters only (newlines kept in a comment),
+    whitespace collapsed, at most ``limit`` characters; None when empty."""
+    if text is None:
+        return None
+    if len(text) > limit * 4:
+        text = text[:limit * 4]
+    keep = "\n" if lines else ""
+    cleaned = "".join(ch if (ch.isprintable() or ch in keep) else " " for ch in str(text))
+    if lines:
+        cleaned = "\n".join(" ".join(part.split()) for part in cleaned.split("\n")).strip()
+    else:
+        cleaned = " ".join(cleaned.split())
+    if len(cleaned) > limit:
+        raise ReviewError(f"the text is too long ({len(cleaned)} characters; at most {limit})",
+                          title="Too long")
+    return cleaned or None
+
+
 def decide(store: Store, item_id: int, annotator: str, verdict: str,
-           reason: str | None = None) -> int:
+           reason: str | None = None, *, comment: str | None = None, unsure: bool = False,
+           display: str | None = None, changes_id: int | None = None) -> int:
     """Record ``annotator``'s verdict (accept | reject | skip) on an item; returns the review id.
 
     A reject needs a reason (it is the feedback for regeneration). Inside one write
@@ -953,10 +1079,12 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
     someone else holds an unexpired claim, if the sample is closed or the artifact replaced.
     Accept/reject set the artifact to ``accepted`` / ``rejected``; the claim is released.
     """
-    if not annotator or not annotator.strip():
-        raise ReviewError("an annotator name is required (use --annotator NAME)")
+    annotator = norm(annotator)
+    if not annotator:
+        raise ReviewError("no account is known for this session")
     v = _norm_verdict(verdict)
-    reason = (reason or "").strip() or None
+    reason = _clean_text(reason, MAX_REASON_CHARS)
+    comment = _clean_text(comment, MAX_COMMENT_CHARS, lines=True)
     if v == "reject" and not reason:
         raise ReviewError("a reject needs a reason: say what is wrong, e.g. one of: "
                           + "; ".join(REJECT_REASONS), title="Reason required")
@@ -991,20 +1119,82 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
             raise ReviewError(f"item #{item_id} is being reviewed by {holder} (claimed at "
                               f"{item['claimed_at']}); take the next item instead",
                               title="Claimed by someone else")
+        shown = display if display is not None else store.display_name
         review_id = store.insert("reviews", {
             "sample_item_id": item_id, "artifact_id": int(item["artifact_id"]),
             "annotator": annotator, "verdict": v, "reason": reason, "created_at": now(),
+            "display_name": shown or annotator, "comment": comment, "unsure": 1 if unsure else 0,
+            "changes_id": changes_id,
         })
         store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL WHERE id = ?",
                       (item_id,))
         status = _sync_artifact_status(store, int(item["artifact_id"])) if v != "skip" else None
-        store.event(annotator, f"qc.review.{v}", "sample_item", item_id, {
+        detail = {
             "review_id": review_id, "sample_id": int(item["sample_id"]),
             "artifact_id": int(item["artifact_id"]), "seed_id": int(item["seed_id"]),
             "dimension": item["dimension"], "verdict": v, "reason": reason,
             "artifact_status": status,
-        })
+        }
+        if comment:
+            detail["comment"] = comment
+        if unsure:
+            detail["unsure"] = True
+        if changes_id is not None:
+            detail["changes_review_id"] = changes_id
+        store.event(annotator, f"qc.review.{v}", "sample_item", item_id, detail, display=shown)
         return review_id
+
+
+def change_decision(store: Store, review_id: int, annotator: str, verdict: str,
+                    reason: str | None = None, *, comment: str | None = None,
+                    unsure: bool = False, display: str | None = None) -> int:
+    """Change one of your own earlier decisions (not only the last): the old review is marked
+    undone, a new one records the new verdict and points at it (``changes_id``); both stay
+    in the log. Refused for someone else's decision, a closed sample, or an artifact that
+    was regenerated or fixed since. Returns the new review id."""
+    annotator = norm(annotator)
+    with store.transaction():
+        old = store.one("SELECT * FROM reviews WHERE id = ?", (int(review_id),))
+        if old is None:
+            raise ReviewError(f"no decision #{review_id}", title="No such decision")
+        if norm(old["annotator"]) != annotator:
+            raise ReviewError(f"decision #{review_id} is {old['annotator']}'s, not yours; only "
+                              f"its author can change it (a curator can override the item)",
+                              title="Not yours")
+        if old["undone_at"] is not None:
+            raise ReviewError(f"decision #{review_id} was already undone or changed",
+                              title="Already changed")
+        item_id = int(old["sample_item_id"])
+        _check_not_replaced(store, int(old["artifact_id"]), item_id, str(old["verdict"]))
+        store.execute("UPDATE reviews SET undone_at = ? WHERE id = ?", (now(), int(review_id)))
+        # the item is free for its author again (the claim checks in decide)
+        store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+                      "WHERE id = ? AND claimed_by = ?", (item_id, annotator))
+        return decide(store, item_id, annotator, verdict, reason, comment=comment,
+                      unsure=unsure, display=display, changes_id=int(review_id))
+
+
+def _check_not_replaced(store: Store, artifact_id: int, item_id: int, verdict: str) -> None:
+    if verdict not in FINAL_VERDICTS:
+        return
+    art = store.one("SELECT status FROM artifacts WHERE id = ?", (artifact_id,))
+    newer = store.one("SELECT id FROM artifacts WHERE replaces_id = ? ORDER BY id LIMIT 1",
+                      (artifact_id,))
+    if (art and art["status"] == "superseded") or newer:
+        raise ReviewError(
+            f"cannot change the {verdict} of item #{item_id}: the artifact was already "
+            f"regenerated or fixed" + (f" (artifact #{newer['id']})" if newer else "")
+            + "; review the replacement instead", title="Cannot change")
+
+
+def my_decisions(store: Store, annotator: str, *, limit: int = 200) -> list[dict[str, Any]]:
+    """This annotator's active decisions, newest first (to pick one to change)."""
+    return store.query(
+        "SELECT r.id AS review_id, r.sample_item_id AS item_id, r.verdict, r.reason, r.comment, "
+        "r.unsure, r.created_at, s.dimension, sd.source, sd.orig_id FROM reviews r "
+        "JOIN sample_items si ON si.id = r.sample_item_id JOIN samples s ON s.id = si.sample_id "
+        "JOIN seeds sd ON sd.id = si.seed_id WHERE r.annotator = ? AND r.undone_at IS NULL "
+        "ORDER BY r.id DESC LIMIT ?", (norm(annotator), int(limit)))
 
 
 def undo_last(store: Store, annotator: str) -> int | None:
@@ -1015,6 +1205,7 @@ def undo_last(store: Store, annotator: str) -> int | None:
     item id, or None when there is nothing to undo. Refused for a reject whose artifact was
     already regenerated (the replacement exists).
     """
+    annotator = norm(annotator)
     with store.transaction():
         r = store.one("SELECT * FROM reviews WHERE annotator = ? AND undone_at IS NULL "
                       "ORDER BY id DESC LIMIT 1", (annotator,))
@@ -1051,8 +1242,12 @@ def undo_last(store: Store, annotator: str) -> int | None:
 def reject_feedback(store: Store, artifact_id: int) -> str | None:
     """The reviewers' reason(s) for rejecting this artifact (newest first, distinct, joined by
     "; "), for the generation loop to pass as feedback; None if it has no active reject."""
-    rows = store.query("SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "
-                       "AND undone_at IS NULL ORDER BY id DESC", (artifact_id,))
+    rows = store.query(
+        "SELECT q.reason FROM qc_resolutions q JOIN sample_items si ON si.id = q.sample_item_id "
+        "WHERE si.artifact_id = ? AND q.undone_at IS NULL AND q.verdict = 'reject' "
+        "ORDER BY q.id DESC", (artifact_id,))
+    rows += store.query("SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "
+                        "AND undone_at IS NULL ORDER BY id DESC", (artifact_id,))
     reasons: list[str] = []
     for r in rows:
         text = (r["reason"] or "").strip()
@@ -1080,8 +1275,7 @@ def requeue_replacements(store: Store, actor: str) -> int:
                    a.version, sd.source, sd.status AS seed_status
             FROM sample_items si JOIN samples s ON s.id = si.sample_id
             JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
-            WHERE EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
-                          AND r.undone_at IS NULL AND r.verdict = 'reject')
+            WHERE """ + _rejected_sql("si.id") + """
             ORDER BY si.id
             """)
         latest: dict[tuple[int, str], dict[str, Any]] = {}
@@ -1125,6 +1319,56 @@ def requeue_replacements(store: Store, actor: str) -> int:
     return added
 
 
+# -- gate planning ------------------------------------------------------------------------
+
+def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_CONFIDENCE,
+              reviewed: int = 0, defects: int = 0, available: int | None = None) -> dict[str, Any]:
+    """How many reviews the gate needs, said plainly before and while sampling.
+
+    ``population`` verified items; ``reviewed``/``defects`` random draws so far; ``available``
+    how many more items could still be drawn (default: the population less those reviewed).
+    Returns ``clean`` (reviews needed with no defect at all), ``after_one`` (with one reject),
+    ``needed`` (with the defects so far), ``reachable`` and, when out of reach, the
+    ``ways_out`` and a ``sentence`` for people."""
+    clean = reviews_needed(0, threshold, confidence)
+    after_one = reviews_needed(1, threshold, confidence)
+    needed = reviews_needed(defects, threshold, confidence)
+    can_review = reviewed + (max(population - reviewed, 0) if available is None else available)
+    reachable = needed is not None and needed <= can_review
+    pct = _pct(threshold)
+    parts = [f"the gate ({pct} threshold) needs {clean} reviews with no defect"
+             if clean is not None else f"no number of reviews reaches the {pct} threshold"]
+    if after_one is not None:
+        parts.append(f"{after_one} after one reject")
+    text = ", ".join(parts) + f"; {population} verified items"
+    if defects and needed is not None:
+        text += f"; with the {defects} defect{'s' if defects != 1 else ''} so far it needs {needed}"
+    ways: list[str] = []
+    if not reachable:
+        ways = ["import more seeds", "configure a model so rejects are regenerated",
+                "fix rejected items in place (e in review)", "have a curator exclude seeds "
+                "that cannot be fixed", f"raise [qc] defect_threshold (now {pct}) in the config"]
+        text += (f": out of reach, since at most {can_review} items can be reviewed. Ways out: "
+                 + "; ".join(ways))
+    return {"population": population, "clean": clean, "after_one": after_one, "needed": needed,
+            "reachable": reachable, "can_review": can_review, "ways_out": ways,
+            "sentence": text[:1].upper() + text[1:] + "."}
+
+
+def _new_items_since_draw(store: Store, dimension: str) -> int:
+    """Current first versions of active, unsampled seeds made after the latest draw."""
+    latest = store.scalar("SELECT MAX(created_at) FROM samples WHERE dimension = ?", (dimension,))
+    if not latest:
+        return 0
+    return int(store.scalar(
+        f"SELECT COUNT(*) FROM ({_CUR_SQL}) c JOIN artifacts a ON a.id = c.id "
+        f"JOIN seeds sd ON sd.id = c.seed_id WHERE sd.status = 'active' "
+        f"AND c.status IN ('verified', 'accepted') AND a.replaces_id IS NULL "
+        f"AND a.created_at > :at AND c.seed_id NOT IN (SELECT seed_id FROM sample_items si "
+        f"JOIN samples s ON s.id = si.sample_id WHERE s.dimension = :dim)",
+        {"dim": dimension, "at": latest}) or 0)
+
+
 # -- progress, gate, agreement ------------------------------------------------------------
 
 _PROGRESS_SQL = f"""
@@ -1137,8 +1381,7 @@ _PROGRESS_SQL = f"""
     FROM (
         SELECT EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
                        AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) AS fin,
-               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
-                       AND r.undone_at IS NULL AND r.verdict = 'reject') AS rej,
+               {_rejected_sql("si.id")} AS rej,
                EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
                        AND r.undone_at IS NULL AND r.verdict = 'skip') AS skip,
                si.seed_id NOT IN ({_INACTIVE_SEED_IDS}) AS active
@@ -1217,7 +1460,9 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
         return GateStatus(dimension=dimension, passed=False, rule=rule, reviewed=0, defects=0,
                           upper_bound=None, threshold=threshold, open_rejects=0,
                           blockers=[f"no {dimension} sample has been drawn yet"], next_step=what,
-                          confidence=confidence, population=population, cli_hint=command)
+                          confidence=confidence, population=population, cli_hint=command,
+                          plan=gate_plan(population, threshold=threshold,
+                                         confidence=confidence))
     rate = float(samples[-1]["rate"])
     rule = _gate_rule(threshold, confidence, rate)
 
@@ -1279,30 +1524,39 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
             steps.append(f"{detail['regeneration failed']} rejected items failed regeneration: "
                          f"fix them by hand or have a curator exclude those seeds")
             hint("qcstation qc exclude SEED_ID --reason TEXT")
+    extend_reason = ""
     if short:
         blockers.append(f"the sample covers {covered} of {population} verified items; the "
                         f"{_pct(rate)} rate per source asks for {short} more ("
                         + ", ".join(f"{src} {n}" for src, n in short_by.items()) + ")")
-        steps.append(f"extend the sample by {short} {'item' if short == 1 else 'items'} "
-                     f"(new verified items arrived)")
+        arrived = _new_items_since_draw(store, dimension)
+        why = (f"{_plural(arrived, 'new verified item')} arrived since the draw" if arrived
+               else f"the sample is below the {_pct(rate)} rate per source")
+        extend_reason = f"coverage: {why}"
+        steps.append(f"extend the sample by {short} {'item' if short == 1 else 'items'} ({why})")
         hint(f"qcstation qc extend {dimension} --to-gate")
     if not bound_ok:
         if upper is None:
             blockers.append("no sampled item has been reviewed yet")
         else:
             blockers.append(f"the {_pct(confidence)} upper bound on the defect rate is "
-                            f"{_pct(upper)} ({defects} of {reviewed} rejected), not below "
-                            f"{_pct(threshold)}")
+                            f"{bound_text(upper, threshold)} ({defects} of {reviewed} rejected), "
+                            f"not below {_pct(threshold)}")
         if needed is None:
             steps.append("the threshold cannot be reached by sampling; raise defect_threshold")
         elif not pending:
             more = max(needed - reviewed, 0)
             if more > unsampled - short:
                 steps.append(f"the bound needs {needed} reviewed items with no new defects but "
-                             f"only {max(unsampled, 0)} unsampled items are left; regenerate the "
-                             f"dimension and re-draw the sample")
-                hint(f"qcstation qc sample {dimension} --redraw")
+                             f"only {max(unsampled, 0)} unsampled items are left: out of reach. "
+                             f"Ways out: import more seeds; configure a model; fix rejected "
+                             f"items in place; exclude seeds that cannot be fixed; or raise "
+                             f"[qc] defect_threshold")
+                hint("qcstation qc queue --state rejected")
             elif more:
+                if more > extend_by:
+                    extend_reason = (f"the defect bound: {needed} reviewed items with no new "
+                                     f"defect bring it below {_pct(threshold)} ({reviewed} so far)")
                 extend_by = max(extend_by, more)
                 steps.append(f"extend the sample by {more} accepted items to bring the bound "
                              f"below {_pct(threshold)}")
@@ -1315,6 +1569,10 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
         confidence=confidence, pending=pending, population=population, covered=covered,
         required=required, needed_reviews=needed, open_reject_detail=dict(sorted(detail.items())),
         extend_by=0 if passed else extend_by, cli_hint="" if passed else "; ".join(hints),
+        extend_reason="" if passed or not extend_by else extend_reason,
+        plan=gate_plan(population, threshold=threshold, confidence=confidence,
+                       reviewed=reviewed, defects=defects,
+                       available=pending + max(unsampled - short, 0) + short),
     )
 
 
@@ -1401,16 +1659,7 @@ def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
     happened) still count in the defect estimate. Releases take active seeds only and list it
     under ``excluded``. Returns what was done (seed, reason, the rejects it no longer blocks).
     """
-    who = (actor or "").strip()
-    if not who:
-        raise ReviewError("an actor name is required (use --annotator NAME)")
-    allowed = [c for c in (curators or ()) if c]
-    if not allowed:
-        raise ReviewError("no curators are configured; add curators = [\"name\"] under [qc] "
-                          "(or set QCSTATION_CURATORS)", title="Not allowed")
-    if who not in allowed:
-        raise ReviewError(f"only a curator can exclude a seed; {who} is not one "
-                          f"(curators: {', '.join(allowed)})", title="Not allowed")
+    who = require_curator(actor, curators, "exclude a seed")
     why = " ".join((reason or "").split())
     if not why:
         raise ReviewError("say why the seed is excluded (e.g. --reason \"the rule makes the "
@@ -1431,9 +1680,8 @@ def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
         for dim in ALL_DIMENSIONS:
             has_reject = store.scalar(
                 "SELECT 1 FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-                "JOIN reviews r ON r.sample_item_id = si.id WHERE si.seed_id = ? "
-                "AND s.dimension = ? AND r.undone_at IS NULL AND r.verdict = 'reject' LIMIT 1",
-                (int(seed_id), dim))
+                "WHERE si.seed_id = ? AND s.dimension = ? AND " + _rejected_sql("si.id")
+                + " LIMIT 1", (int(seed_id), dim))
             if not has_reject:
                 continue
             cur = current_artifact(store, int(seed_id), dim)
@@ -1477,3 +1725,240 @@ def excluded_seeds(store: Store) -> list[dict[str, Any]]:
                     "excluded_at": e["at"] if e else None,
                     "open_rejects_closed": d.get("open_rejects_closed") or {}})
     return out
+
+
+# -- curator resolutions: override and settle -------------------------------------------
+
+RESOLUTION_KINDS = ("override", "settle")
+
+
+def resolve_item(store: Store, item_id: int, *, kind: str, verdict: str, reason: str,
+                 actor: str, curators: list[str] | tuple[str, ...],
+                 display: str | None = None) -> dict[str, Any]:
+    """A curator decides what an item's outcome is: ``settle`` a disagreement on an overlap
+    item (both reviewers' decisions stay in the log and in kappa), or ``override`` any decided
+    item with a recorded reason. The latest active resolution is what the gate counts (a
+    settled accept is no defect; an override to accept closes an open reject). Returns what
+    was recorded."""
+    if kind not in RESOLUTION_KINDS:
+        raise ReviewError(f"unknown resolution {kind!r}; use override or settle")
+    who = require_curator(actor, curators, "override or settle a decision" if kind == "override"
+                          else "settle a disagreement")
+    v = _norm_verdict(verdict)
+    if v not in FINAL_VERDICTS:
+        raise ReviewError(f"a curator {kind}s with accept or reject, not {v}")
+    why = _clean_text(reason, MAX_REASON_CHARS)
+    if not why:
+        raise ReviewError(f"say why (the reason is recorded with the {kind})",
+                          title="Reason required")
+    with store.transaction():
+        item = get_item(store, int(item_id))
+        finals = [d for d in item.decisions if d["verdict"] in FINAL_VERDICTS]
+        if not finals:
+            raise ReviewError(f"item {item.key} (#{item_id}) has no decision yet; review it "
+                              f"instead", title="Nothing to " + kind)
+        if kind == "settle" and not item.disagreed:
+            raise ReviewError(f"item {item.key} (#{item_id}) has no open disagreement "
+                              f"({', '.join(d['annotator'] + ' ' + d['verdict'] for d in finals)})"
+                              f"; use override to change a decided outcome",
+                              title="Nothing to settle")
+        if item.artifact_status == "superseded" or store.scalar(
+                "SELECT 1 FROM artifacts WHERE replaces_id = ?", (item.artifact_id,)):
+            raise ReviewError(f"item {item.key} (#{item_id}) was regenerated or fixed since; "
+                              f"review the new version", title="Item replaced")
+        shown = display if display is not None else store.display_name
+        stamp = now()
+        store.execute("UPDATE qc_resolutions SET undone_at = ? WHERE sample_item_id = ? "
+                      "AND undone_at IS NULL", (stamp, int(item_id)))
+        rid = store.insert("qc_resolutions", {
+            "sample_item_id": int(item_id), "kind": kind, "verdict": v, "reason": why,
+            "curator": who, "display_name": shown or who, "created_at": stamp,
+        })
+        status = _sync_artifact_status(store, item.artifact_id)
+        result = {"resolution_id": rid, "item_id": int(item_id), "item": item.key,
+                  "seed_id": item.seed_id, "dimension": item.dimension, "kind": kind,
+                  "verdict": v, "reason": why, "curator": who,
+                  "decisions": [{"annotator": d["annotator"], "verdict": d["verdict"]}
+                                for d in finals],
+                  "previous": item.resolution["verdict"] if item.resolution else None,
+                  "artifact_status": status}
+        store.event(who, f"qc.{kind}", "sample_item", int(item_id), result, display=shown)
+    return result
+
+
+def override(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
+    return resolve_item(store, item_id, kind="override", **kw)
+
+
+def settle(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
+    return resolve_item(store, item_id, kind="settle", **kw)
+
+
+# -- the curator queue --------------------------------------------------------------------
+
+QUEUE_STATES = ("rejected", "awaiting replacement", "disagreed", "excluded", "skipped",
+                "settled", "overridden", "accepted", "pending")
+
+
+@dataclass
+class QueueRow:
+    item_id: int
+    key: str                 # "gsm8k 17": the source and its original id
+    seed_id: int
+    source: str
+    orig_id: str
+    dimension: str
+    state: str               # one of QUEUE_STATES
+    annotators: list[str]
+    reasons: list[str]
+    version: int
+    artifact_status: str
+    note: str = ""           # the curator's resolution, the exclusion reason...
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _queue_state(item: ReviewItem, open_reject: bool) -> str:
+    if item.seed_status == EXCLUDED_STATUS:
+        return "excluded"
+    if item.resolution is not None:
+        return "settled" if item.resolution["kind"] == "settle" else "overridden"
+    if item.disagreed:
+        return "disagreed"
+    if item.outcome == "reject":
+        return "awaiting replacement" if open_reject else "rejected"
+    if item.outcome == "accept":
+        return "accepted"
+    if any(d["verdict"] == "skip" for d in item.decisions):
+        return "skipped"
+    return "pending"
+
+
+def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
+          annotator: str | None = None, reason: str | None = None, source: str | None = None,
+          limit: int = 1000) -> list[QueueRow]:
+    """Every sampled item, newest versions last, with the state a curator acts on, filtered
+    by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
+    annotator (account, case-insensitive), reason (a substring, case-insensitive) and source.
+    """
+    if state is not None and state not in QUEUE_STATES:
+        raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
+    if dimension is not None:
+        _check_dimension(dimension)
+    sql = _ITEM_SQL + " WHERE 1=1"
+    params: list[Any] = []
+    if dimension is not None:
+        sql += " AND s.dimension = ?"
+        params.append(dimension)
+    if source is not None:
+        sql += " AND sd.source = ?"
+        params.append(source)
+    if annotator is not None:
+        sql += (" AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+                "AND r.undone_at IS NULL AND r.annotator = ?)")
+        params.append(norm(annotator))
+    if state in ("excluded",):
+        sql += " AND sd.status = 'excluded'"
+    elif state in ("rejected", "awaiting replacement", "disagreed", "settled", "overridden",
+                   "accepted", "skipped"):
+        sql += " AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id " \
+               "AND r.undone_at IS NULL)"
+    items = _build_items(store, store.query(sql + " ORDER BY s.dimension, si.id", params))
+    open_by_seed: dict[tuple[int, str], bool] = {}
+    latest_item: dict[tuple[int, str], int] = {}
+    for it in items:
+        latest_item[(it.seed_id, it.dimension)] = it.item_id
+    rows: list[QueueRow] = []
+    needle = (reason or "").casefold().strip()
+    for it in items:
+        key = (it.seed_id, it.dimension)
+        if key not in open_by_seed:
+            cur = current_artifact(store, it.seed_id, it.dimension)
+            open_by_seed[key] = cur is None or cur["status"] != "accepted"
+        # a rejected version with a later (accepted) replacement is history: "rejected"
+        is_open = open_by_seed[key] and latest_item[key] == it.item_id
+        st = _queue_state(it, is_open)
+        if state is not None and not (st == state or (state == "rejected" and st in (
+                "rejected", "awaiting replacement"))):
+            continue
+        reasons = [d["reason"] for d in it.decisions if d.get("reason")]
+        if it.resolution is not None:
+            reasons.append(str(it.resolution["reason"]))
+        if needle and not any(needle in r.casefold() for r in reasons):
+            continue
+        note = ""
+        if it.resolution is not None:
+            note = (f"{it.resolution['kind']} {it.resolution['verdict']} by "
+                    f"{it.resolution['curator']}: {it.resolution['reason']}")
+        elif st == "excluded":
+            note = "seed excluded"
+        rows.append(QueueRow(
+            item_id=it.item_id, key=it.key, seed_id=it.seed_id, source=it.source,
+            orig_id=it.orig_id, dimension=it.dimension, state=st,
+            annotators=[d["annotator"] for d in it.decisions],
+            reasons=reasons, version=it.artifact_version, artifact_status=it.artifact_status,
+            note=note))
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+# -- the team panel -----------------------------------------------------------------------
+
+#: below this many overlap pairs, kappa is shown with a warning that it means little
+MIN_KAPPA_PAIRS = 20
+
+
+def _hours_between(first: str, last: str) -> float:
+    def parse(t: str) -> _dt.datetime:
+        return _dt.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        return max((parse(last) - parse(first)).total_seconds() / 3600.0, 0.0)
+    except ValueError:
+        return 0.0
+
+
+def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS
+               ) -> dict[str, Any]:
+    """Per annotator (account): items decided, throughput (decisions per hour between their
+    first and last decision; None with fewer than two), reject rate, skips, unsure flags and
+    the display names used; per dimension: Cohen's kappa with its number of pairs and a note
+    when there are too few to mean anything."""
+    people: list[dict[str, Any]] = []
+    for r in store.query(
+            "SELECT annotator, COUNT(*) AS n, SUM(verdict = 'reject') AS rejects, "
+            "SUM(verdict = 'skip') AS skips, SUM(unsure) AS unsure, MIN(created_at) AS first, "
+            "MAX(created_at) AS last, GROUP_CONCAT(DISTINCT display_name) AS names "
+            "FROM reviews WHERE undone_at IS NULL GROUP BY annotator ORDER BY annotator"):
+        decided = int(r["n"]) - int(r["skips"] or 0)
+        hours = _hours_between(r["first"], r["last"])
+        rate = None if decided < 2 or hours <= 0 else round(decided / hours, 1)
+        people.append({"annotator": r["annotator"], "decided": decided,
+                       "rejects": int(r["rejects"] or 0), "skips": int(r["skips"] or 0),
+                       "unsure": int(r["unsure"] or 0),
+                       "reject_rate": (int(r["rejects"] or 0) / decided) if decided else None,
+                       "per_hour": rate, "last": r["last"],
+                       "names": sorted(set(filter(None, (r["names"] or "").split(","))))})
+    kappas: dict[str, Any] = {}
+    for dim in dimensions:
+        ag = agreement(store, dim)
+        note = ""
+        if ag.pairs == 0:
+            note = "no overlap pairs yet (set [qc] overlap_rate)"
+        elif ag.pairs < MIN_KAPPA_PAIRS:
+            note = f"only {ag.pairs} pair{'s' if ag.pairs != 1 else ''}: too few to mean anything"
+        elif ag.kappa is None:
+            note = "undefined: every decision was the same"
+        disagreed = int(store.scalar(
+            "SELECT COUNT(*) FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+            "WHERE s.dimension = ? AND si.overlap = 1 "
+            "AND NOT EXISTS (SELECT 1 FROM qc_resolutions q WHERE q.sample_item_id = si.id "
+            "AND q.undone_at IS NULL) "
+            "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+            "AND r.undone_at IS NULL AND r.verdict = 'accept') "
+            "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+            "AND r.undone_at IS NULL AND r.verdict = 'reject')", (dim,)) or 0)
+        kappas[dim] = {"pairs": ag.pairs, "kappa": ag.kappa, "observed": ag.observed,
+                       "note": note, "disagreed": disagreed}
+    return {"annotators": people, "agreement": kappas}

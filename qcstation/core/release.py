@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store, current_actor, now
+from qcstation.core.identity import is_curator, norm
 from exports.writers import (
     KEYINFO_FIELDS,
     datasheet_markdown,
@@ -250,6 +251,10 @@ def _check_name(kind: str, value: str) -> str:
     return value
 
 
+class IdenticalReleaseError(ReleaseError):
+    """The release would be byte-identical to the latest one of its name (ask to confirm)."""
+
+
 def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> list[str]:
     """Why a release cannot be approved now, in plain words ([] means it can).
 
@@ -257,10 +262,10 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> lis
     policy = qc_policy(cfg)
     blockers: list[str] = []
     if not policy.curators:
-        blockers.append("no curators are configured: add curators = [\"name\"] under [qc] "
-                        "(or set QCSTATION_CURATORS)")
-    elif actor is not None and actor not in policy.curators:
-        blockers.append(f"{actor} is not a curator (curators: {', '.join(policy.curators)})")
+        blockers.append("no curators are configured: add curators = [\"account\"] under [qc]")
+    elif actor is not None and not is_curator(actor, policy.curators):
+        blockers.append(f"the account {actor} is not a curator (curators: "
+                        f"{', '.join(policy.curators)})")
     for dim in policy.dimensions:
         g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
         for b in g.blockers:
@@ -311,17 +316,22 @@ def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: Any,
-                    notes: str = "") -> ReleaseInfo:
-    """Approve and freeze a release. Only a curator may; every QC gate must pass."""
+                    notes: str = "", allow_identical: bool = False) -> ReleaseInfo:
+    """Approve and freeze a release. Only a curator may (the account, matched
+    case-insensitively to ``[qc] curators``); every QC gate must pass. A release whose data
+    is identical to the latest release of the same name is refused unless
+    ``allow_identical`` (the curator confirmed it)."""
     _check_name("name", name)
     _check_name("version", version)
     policy = qc_policy(cfg)
     if not policy.curators:
         raise ReleaseError("no curators are configured; add curators = [\"name\"] under [qc]",
                            title="Not allowed")
-    if actor not in policy.curators:
-        raise ReleaseError(f"only a curator can approve a release; {actor} is not one "
-                           f"(curators: {', '.join(policy.curators)})", title="Not allowed")
+    if not is_curator(actor, policy.curators):
+        raise ReleaseError(f"only a curator can approve a release; the account {actor} is not "
+                           f"one (curators: {', '.join(policy.curators)}; --annotator only "
+                           f"changes the name shown)", title="Not allowed")
+    actor = norm(actor)
     with store.transaction():
         if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
             raise ReleaseError(f"release {name} {version} already exists and releases are "
@@ -339,6 +349,15 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
         inactive = {r["status"]: int(r["n"]) for r in store.query(
             "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
         in_qc = qcmod.excluded_seeds(store)
+        last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
+                         "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
+        if last is not None and not allow_identical:
+            old = (json.loads(last["manifest"]) or {}).get("data_sha256")
+            if old == sha256_bytes(jsonl_bytes(records)):
+                raise IdenticalReleaseError(
+                    f"the data is identical to {name} {last['version']}: nothing changed since. "
+                    f"Approve anyway only if you mean to (confirm in the app, or "
+                    f"--allow-identical)", title="Identical release")
         manifest = {
             "name": name, "version": version, "approved_by": actor, "approved_at": approved_at,
             "notes": notes or "", "format_version": FORMAT_VERSION,

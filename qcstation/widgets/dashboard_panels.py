@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from qcstation.widgets.labels import noun, percent, sentence_case, title
+from qcstation.widgets.labels import bound_percent, noun, percent, sentence_case, title
 
 if TYPE_CHECKING:
     from qcstation.core.qc import GateStatus
@@ -50,8 +50,12 @@ class Attention:
     dimension: str | None = None
 
 
-def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None) -> list[Attention]:
-    """What to do next, most useful first, in plain words with the key that does it."""
+def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
+                    has_model: bool = True, disagreements: dict[str, int] | None = None,
+                    curator: bool = False) -> list[Attention]:
+    """What to do next, most useful first, in plain words with the key that does it.
+    Without a model, rejects are sent to the curator queue (fix in place, exclude), not
+    to regeneration, which could only say that a model is needed."""
     review: list[Attention] = []
     regenerate: list[Attention] = []
     draw: list[Attention] = []
@@ -72,9 +76,21 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None) -
         if gate.open_rejects > 0:
             n = gate.open_rejects
             verb = "awaits" if n == 1 else "await"
+            if has_model:
+                regenerate.append(Attention(
+                    f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g "
+                    f"(or c to fix one in place)", "regenerate", dim.dimension))
+            else:
+                regenerate.append(Attention(
+                    f"{n} rejected {noun(dim.dimension, n)} {verb} a fix — press c to fix "
+                    f"in place{', exclude or override' if curator else ''}, or g to retry the "
+                    f"rules (no model is configured)", "queue", dim.dimension))
+        settle_n = (disagreements or {}).get(dim.dimension, 0)
+        if settle_n:
             regenerate.append(Attention(
-                f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g",
-                "regenerate", dim.dimension))
+                f"{settle_n} disagreement{'s' if settle_n != 1 else ''} on "
+                f"{noun(dim.dimension)} to settle — press c"
+                + ("" if curator else " (a curator settles)"), "queue", dim.dimension))
         if dim.sample is None and gate.open_rejects == 0:
             draw.append(Attention(
                 f"Draw a QC sample of {noun(dim.dimension)} — press s",
@@ -82,11 +98,17 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None) -
         elif dim.sample is not None and remaining == 0 and gate.open_rejects == 0:
             step = gate.next_step.strip().rstrip(".")
             extra = extension_size(gate)
+            plan = getattr(gate, "plan", None) or {}
             if extra > 0:
+                why = getattr(gate, "extend_reason", "") or (
+                    f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
+                    if gate.upper_bound is not None else "the gate asks for it")
                 other.append(Attention(
                     f"Extend the {noun(dim.dimension, 1)} sample by {extra} — press e "
-                    f"(the defect bound is {percent(gate.upper_bound)}, must be below "
-                    f"{percent(gate.threshold)})", "extend_samples", dim.dimension))
+                    f"({why})", "extend_samples", dim.dimension))
+            elif plan and not plan.get("reachable", True):
+                other.append(Attention(f"{title(dim.dimension)}: {plan['sentence']}",
+                                       "queue", dim.dimension))
             else:
                 other.append(Attention(
                     f"{title(dim.dimension)}: {step}" if step else
@@ -161,12 +183,61 @@ def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
         elif dim.sample is None:
             line.append(": no open sample")
         if gate is not None and gate.upper_bound is not None:
-            line.append(f"; defect bound {percent(gate.upper_bound)} "
+            line.append(f"; defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
                         f"(must be below {percent(gate.threshold)})", style="dim")
         parts.append(line)
         if gate is not None and not gate.passed and gate.next_step:
             parts.append(Text.assemble(("            next: ", "dim"),
                                        sentence_case(gate.next_step)))
+        plan = getattr(gate, "plan", None) if gate is not None else None
+        if plan and not gate.passed:  # type: ignore[union-attr]
+            parts.append(Text.assemble(("            plan: ", "dim"), plan["sentence"]))
+    return Group(*parts)
+
+
+def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = None
+                ) -> RenderableType:
+    """The team panel: per annotator (account) items decided, throughput and reject rate;
+    per dimension kappa with its number of pairs (and a note when too few); gate progress."""
+    if stats is None:
+        return Text("Loading…", style="dim")
+    people = stats.get("annotators") or []
+    parts: list[RenderableType] = []
+    if people:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+        for col, just in (("annotator", "left"), ("decided", "right"), ("per hour", "right"),
+                          ("rejects", "right"), ("unsure", "right")):
+            table.add_column(col, justify=just)  # type: ignore[arg-type]
+        for p in people:
+            rate = p.get("reject_rate")
+            table.add_row(Text(str(p["annotator"])), str(p["decided"]),
+                          "–" if p.get("per_hour") is None else f"{p['per_hour']:g}",
+                          "–" if rate is None else f"{rate * 100:.0f}%", str(p.get("unsure", 0)))
+        parts.append(table)
+    else:
+        parts.append(Text("No decisions yet.", style="dim"))
+    for dim, a in (stats.get("agreement") or {}).items():
+        kappa = "n/a" if a.get("kappa") is None else f"{a['kappa']:.2f}"
+        line = Text.assemble((f"{title(dim)}: ", "bold"), f"kappa {kappa} from {a['pairs']} "
+                             f"pair{'s' if a['pairs'] != 1 else ''}")
+        if a.get("note"):
+            line.append(f" ({a['note']})", style="yellow" if a["pairs"] else "dim")
+        if a.get("disagreed"):
+            line.append(f"; {a['disagreed']} to settle", style="yellow")
+        parts.append(line)
+    for dim in gates or []:
+        g = dim.gate
+        if g is None:
+            continue
+        need = g.needed_reviews if g.needed_reviews is not None else (g.plan or {}).get("needed")
+        if g.passed:
+            words = "passed"
+        elif need is None:
+            words = "the threshold cannot be reached by sampling"
+        else:
+            words = (f"{g.reviewed} of the {need} reviews it needs at {g.defects} defect"
+                     f"{'s' if g.defects != 1 else ''}")
+        parts.append(Text.assemble((f"{title(dim.dimension)} gate: ", "bold"), words))
     return Group(*parts)
 
 

@@ -40,6 +40,15 @@ def percent(value: float | None) -> str:
     return f"{value * 100:.1f}%".replace(".0%", "%")
 
 
+def bound_percent(bound: float, threshold: float) -> str:
+    """The defect bound as a percentage that compares with the threshold as the number does:
+    rounded up (conservative), with as many decimals as it takes for a bound below the
+    threshold never to read as the threshold (4.95% is "4.95%", not "5%")."""
+    from qcstation.core.qc import bound_text
+
+    return bound_text(bound, threshold)
+
+
 def sentence_case(text: str) -> str:
     text = text.strip()
     return text[:1].upper() + text[1:] if text else text
@@ -51,7 +60,7 @@ def gate_line(gate: GateStatus | None) -> str:
         return "Gate: checking…"
     bound = ""
     if gate.upper_bound is not None:
-        bound = (f" · defect bound {percent(gate.upper_bound)} "
+        bound = (f" · defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
                  f"(needs < {percent(gate.threshold)})")
     if gate.passed:
         return f"Gate: passed{bound}"

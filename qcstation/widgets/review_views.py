@@ -51,17 +51,28 @@ def _bullets(values: Any) -> Text:
 
 
 def render_seed(item: ReviewItem) -> RenderableType:
-    """The seed problem: question, gold answer, where it came from."""
+    """The seed problem: question, gold answer, where it came from; for key information
+    also the gold solution it is judged against."""
     where = " · ".join(str(p) for p in (item.source, getattr(item, "orig_id", ""),
                                          getattr(item, "level", "")) if p)
     parts: list[RenderableType] = [
-        Text(where, style=DIM),
+        Text(where + f"  (seed #{item.seed_id})", style=DIM),
         Text(""),
         _plain(item.question),
         Text(""),
         Text.assemble(("Gold answer: ", HEADING), _plain(item.gold_answer)),
     ]
+    solution = getattr(item, "solution", "")
+    if item.dimension == "understanding" and solution:
+        parts += [Text(""), _heading("Gold solution"), _plain(_readable_solution(solution))]
     return Group(*parts)
+
+
+def _readable_solution(text: str) -> str:
+    """A GSM8K solution without its calculator annotations (``<<3*4=12>>``)."""
+    import re
+
+    return re.sub(r"<<[^<>]*>>", "", text)
 
 
 def _smtlib(code: str) -> Syntax:
@@ -103,6 +114,9 @@ def _verify_lines(result: dict[str, Any] | None, *, solver: bool) -> Text:
 
 def _version_line(item: ReviewItem) -> Text:
     line = Text(f"artifact #{item.artifact_id} · v{item.artifact_version}", style=DIM)
+    author = getattr(item, "author", None)
+    if author:
+        line.append(f" · fixed in place by {author}", style="yellow")
     if item.replaces_id:
         line.append(f" · replaces #{item.replaces_id}", style="yellow")
         reason = getattr(item, "replaces_reason", None)
@@ -218,6 +232,11 @@ def render_verdicts(decisions: list[dict[str, Any]], me: str) -> Text:
         if decision.get("reason"):
             text.append(": ")
             text.append_text(_plain(decision.get("reason")))
+        if decision.get("unsure"):
+            text.append(" (unsure)", style="yellow")
+        if decision.get("comment"):
+            text.append(" — note: ", style=DIM)
+            text.append_text(_plain(" ".join(str(decision.get("comment")).split())))
     return text
 
 

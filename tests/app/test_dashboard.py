@@ -33,7 +33,7 @@ def _dashboard(app) -> DashboardScreen:  # type: ignore[no-untyped-def]
 
 
 async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = _dashboard(app)
@@ -55,7 +55,7 @@ async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
                 for blocker in gate.blockers:
                     assert blocker in rules
         # the footer names the keys
-        for key in ("r Review", "s Sample", "g Regenerate", "l Releases", "q Quit", "f1 Help",
+        for key in ("r Review", "s Sample", "g Regen", "c Queue", "l Releases", "q Quit", "f1 Help",
                     "^p Menu"):
             assert key in text
 
@@ -69,19 +69,21 @@ async def test_counts_follow_reviews(qc_db: Path) -> None:
         item = qc.next_item(store, "bob", "arithmetic")
         assert item is not None
         qc.decide(store, item.item_id, "bob", "reject", "story words left in")
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = flat(screen_text(app))
         assert "Review 3 notation questions — press r" in text
-        assert "1 rejected notation question awaits regeneration — press g" in text
+        # no model is configured: the way out is the curator queue, not g
+        assert ("1 rejected notation question awaits a fix — press c to fix in place, or g to "
+                "retry the rules (no model is configured)") in text
         assert "Notation questions: 3 of 6 reviewed, 1 rejected" in text
         counts = flat(static_text(_dashboard(app).query_one("#counts")))
         assert "arithmetic 57 2 1 60" in counts  # verified, accepted, rejected, total
 
 
 async def test_s_draws_samples_where_none_is_open(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("s")
@@ -105,7 +107,16 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         while (item := qc.next_item(store, "bob", "arithmetic")) is not None:
             qc.decide(store, item.item_id, "bob", "accept")
     config = make_config(dimensions=["arithmetic"], defect_threshold=0.3)
-    app = make_app(qc_db, config=config, annotator=ANNOTATOR)
+    # an annotator may not extend a sample: only a curator
+    app = make_app(qc_db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert any("only a curator can extend a sample" in n for n in notifications(app))
+    with Store(qc_db) as store:
+        assert qc.open_sample(store, "arithmetic").size == 6
+    app = make_app(qc_db, config=config, account="Alice")   # names compare case-insensitively
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         with Store(qc_db) as store:
@@ -113,7 +124,9 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         assert not gate.passed and gate.needed_reviews is not None
         extra = gate.needed_reviews - gate.reviewed
         assert extra > 0
-        assert f"Extend the notation question sample by {extra} — press e" in \
+        # the real reason: the bound, not coverage
+        assert f"Extend the notation question sample by {extra} — press e (the defect bound: " \
+            f"{gate.needed_reviews} reviewed items with no new defect bring it below 30%" in \
             flat(screen_text(app))
         await pilot.press("e")
         await settle(pilot)
@@ -129,11 +142,11 @@ async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) ->
         item = qc.next_item(store, "bob", "understanding")
         assert item is not None
         qc.decide(store, item.item_id, "bob", "reject", "missing a quantity")
-    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "1 rejected key-information extraction awaits regeneration — press g" in \
-            flat(screen_text(app))
+        assert "1 rejected key-information extraction awaits a fix — press c to fix in place, " \
+            "or g to retry the rules" in flat(screen_text(app))
         await pilot.press("g")
         await settle(pilot)
         with Store(db) as store:
@@ -168,7 +181,7 @@ async def test_g_without_the_pipeline_function_says_so(qc_db: Path,
     import qcstation.core.pipeline as pipeline
 
     monkeypatch.delattr(pipeline, "regenerate_rejected")
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")
@@ -179,7 +192,7 @@ async def test_g_without_the_pipeline_function_says_so(qc_db: Path,
 
 async def test_r_opens_the_dimension_with_items_left(tmp_path: Path) -> None:
     db = build_db(tmp_path / "qc.db", sample_dimensions=("understanding",))
-    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")
@@ -197,7 +210,7 @@ async def test_r_opens_the_dimension_with_items_left(tmp_path: Path) -> None:
 
 async def test_r_without_any_sample_explains(tmp_path: Path) -> None:
     db = build_db(tmp_path / "qc.db", sample_dimensions=())
-    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")
@@ -209,7 +222,7 @@ async def test_r_without_any_sample_explains(tmp_path: Path) -> None:
 async def test_a_broken_database_shows_an_error_instead_of_crashing(tmp_path: Path) -> None:
     db = tmp_path / "broken.db"
     db.write_bytes(b"this is not a sqlite database at all" * 200)
-    app = make_app(db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
@@ -221,7 +234,7 @@ async def test_a_broken_database_shows_an_error_instead_of_crashing(tmp_path: Pa
 
 
 async def test_command_palette_lists_workstation_commands(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -242,7 +255,7 @@ async def test_heavy_reads_in_a_child_process_give_the_same_dashboard(qc_db: Pat
     # force that path on the small database and compare with the in-process one
     texts = []
     for threshold in (10**9, 0):
-        app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+        app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
         app.subprocess_reads_from = threshold
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)

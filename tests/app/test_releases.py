@@ -44,7 +44,7 @@ def test_next_version() -> None:
 async def test_a_non_curator_cannot_approve(qc_db: Path) -> None:
     _pass_the_gate(qc_db)
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
-    app = make_app(qc_db, config=config, annotator="tester")
+    app = make_app(qc_db, config=config, account="tester")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("l")
@@ -62,7 +62,7 @@ async def test_a_non_curator_cannot_approve(qc_db: Path) -> None:
 
 
 async def test_no_curators_configured_is_explained(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(curators=[]), annotator="tester")
+    app = make_app(qc_db, config=make_config(curators=[]), account="tester")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("l")
@@ -74,7 +74,7 @@ async def test_no_curators_configured_is_explained(qc_db: Path) -> None:
 
 
 async def test_a_curator_is_told_what_blocks_the_release(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(curators=["alice"]), annotator="alice")
+    app = make_app(qc_db, config=make_config(curators=["alice"]), account="alice")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("l")
@@ -97,7 +97,7 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     _pass_the_gate(qc_db)
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
-    app = make_app(qc_db, config=config, annotator="alice")
+    app = make_app(qc_db, config=config, account="alice")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("l")
@@ -157,7 +157,7 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
 async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path) -> None:
     _pass_the_gate(qc_db)
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
-    app = make_app(qc_db, config=config, annotator="alice")
+    app = make_app(qc_db, config=config, account="alice")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("l")

@@ -28,7 +28,7 @@ SIZE = (80, 24)
 
 
 def _review_app(db: Path, annotator: str = ANNOTATOR):  # type: ignore[no-untyped-def]
-    return make_app(db, config=make_config(), annotator=annotator, review="arithmetic")
+    return make_app(db, config=make_config(), account=annotator, review="arithmetic")
 
 
 def _screen(app) -> ReviewScreen:  # type: ignore[no-untyped-def]
@@ -325,7 +325,7 @@ async def test_guidelines_and_help(qc_db: Path) -> None:
 
 
 async def test_escape_returns_to_the_dashboard_and_gives_the_claim_back(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")

@@ -25,12 +25,12 @@ async def _settled(pilot: Pilot[Any]) -> None:
 
 
 def test_dashboard(snap_compare: Any, qc_db: Path, no_cursor_blink: None) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=_settled)
 
 
 def test_review_first_item(snap_compare: Any, qc_db: Path, no_cursor_blink: None) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR, review="arithmetic")
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
     assert snap_compare(app, terminal_size=SIZE, run_before=_settled)
 
 
@@ -42,7 +42,7 @@ def test_review_looking_back(snap_compare: Any, qc_db: Path, no_cursor_blink: No
         await pilot.press("p")
         await _settled(pilot)
 
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR, review="arithmetic")
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
     assert snap_compare(app, terminal_size=SIZE, run_before=decide_then_look_back)
 
 
@@ -52,7 +52,7 @@ def test_reject_reason_modal(snap_compare: Any, qc_db: Path, no_cursor_blink: No
         await pilot.press("x")
         await _settled(pilot)
 
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR, review="arithmetic")
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
     assert snap_compare(app, terminal_size=SIZE, run_before=open_modal)
 
 
@@ -65,5 +65,5 @@ def test_releases_for_a_non_curator(snap_compare: Any, qc_db: Path,
         await pilot.press("a")
         await _settled(pilot)
 
-    app = make_app(qc_db, config=make_config(curators=["alice"]), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(curators=["alice"]), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_releases)

@@ -180,6 +180,7 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
         ('[qc]\ndefect_threshold = 1\n', ["[qc] defect_threshold"]),
         ('[qc]\ncurators = "alice"\n', ["[qc] curators", "array of strings"]),
         ('[qc]\ncurators = ["a", "a"]\n', ["[qc] curators", "duplicate"]),
+        ('[qc]\ncurators = ["Alice", "alice"]\n', ["[qc] curators", "case-insensitively"]),
         ('[qc]\ndimensions = ["algebra"]\n', ["[qc] dimensions", "'algebra'"]),
         ('[qc]\ndimensions = []\n', ["[qc] dimensions", "at least one"]),
         ('[qcc]\nsample_rate = 0.1\n', ["qcc", "unknown section"]),
@@ -255,7 +256,8 @@ def test_env_overrides_file_values(tmp_path: Path) -> None:
     assert (g.model, g.name, g.base_url, g.api_key_env) == ("other", "other", "https://example.org/v1", "OTHER_KEY")
     assert (g.temperature, g.max_tokens, g.concurrency, g.timeout_s, g.retries) == (0.7, 99, 2, 1.5, 0)
     assert g.price_in_per_mtok == 0.15     # untouched by env
-    assert cfg.qc.curators == ["carol", "dave"]
+    # curator rights are not for the environment to grant (identity.py): the file's list stays
+    assert cfg.qc.curators == ["alice", "bob"]
     assert cfg.judges[0].temperature == 0.0  # env overrides apply to the generator only
 
 

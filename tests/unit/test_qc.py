@@ -12,6 +12,7 @@ import pytest
 
 from db import Store
 from qcstation.core import qc
+from qcstation.core.identity import os_account
 from qcstation.core.stats import clopper_pearson_upper, cohen_kappa
 from qcstation.errors import ReviewError
 from tests import factories as f
@@ -108,11 +109,11 @@ def test_min_size_and_only_current_verified_artifacts_of_active_seeds(store: Sto
     assert info.size == 5                           # ceil(0.1 * 10) = 1 < min_size
     seeds = {i.seed_id for i in qc.list_items(store, info.id)}
     assert not seeds & {failed, pending, gone}
-    everything = qc.extend_sample(store, info.id, extra=50, actor="lead")
+    everything = qc.extend_sample(store, info.id, extra=50, actor="lead", curators=["lead"])
     seeds = {i.seed_id for i in qc.list_items(store, everything.id)}
     assert len(seeds) == 10 and not seeds & {failed, pending, gone}
     with pytest.raises(ReviewError, match="already sampled"):
-        qc.extend_sample(store, info.id, extra=1, actor="lead")
+        qc.extend_sample(store, info.id, extra=1, actor="lead", curators=["lead"])
 
 
 def test_second_draw_while_open_refused_and_redraw_starts_a_new_round(store: Store) -> None:
@@ -128,7 +129,8 @@ def test_second_draw_while_open_refused_and_redraw_starts_a_new_round(store: Sto
         assert item is not None
         qc.decide(store, item.item_id, "ann1", "accept")
         reviewed.add(item.seed_id)
-    second = qc.draw_sample(store, "arithmetic", rate=0.2, rng_seed=5, actor="lead", redraw=True)
+    second = qc.draw_sample(store, "arithmetic", rate=0.2, rng_seed=5, actor="lead", redraw=True,
+                             curators=["lead"])
     assert second.round == 2 and second.status == "open"
     assert qc.get_sample(store, first.id).status == "failed"
     new_seeds = {i.seed_id for i in qc.list_items(store, second.id)}
@@ -146,7 +148,7 @@ def test_extend_is_deterministic_and_stratified(tmp_path: Path) -> None:
         with Store(tmp_path / name) as s:
             f.populate(s, {"gsm8k": 30, "mawps": 30})
             info = qc.draw_sample(s, "arithmetic", rate=0.1, rng_seed=8, actor="lead")
-            ext = qc.extend_sample(s, info.id, extra=10, actor="lead")
+            ext = qc.extend_sample(s, info.id, extra=10, actor="lead", curators=["lead"])
             assert ext.size == info.size + 10
             items = qc.list_items(s, info.id)
             assert [i.position for i in items] == list(range(ext.size))
@@ -332,11 +334,11 @@ def test_gate_bound_drops_below_threshold_after_59_clean_reviews(store: Store) -
     assert g.upper_bound == pytest.approx(1 - 0.05 ** (1 / 10))
     assert g.needed_reviews == 59
     assert "extend the sample by 49 accepted items" in g.next_step
-    qc.extend_sample(store, info.id, extra=48, actor="lead")
+    qc.extend_sample(store, info.id, extra=48, actor="lead", curators=["lead"])
     _decide_all(store, "ann2", "arithmetic")
     g = qc.gate(store, "arithmetic", threshold=0.05)
     assert g.reviewed == 58 and not g.passed                  # 0/58 -> 5.03%
-    qc.extend_sample(store, info.id, extra=1, actor="lead")
+    qc.extend_sample(store, info.id, extra=1, actor="lead", curators=["lead"])
     _decide_all(store, "ann2", "arithmetic")
     g = qc.gate(store, "arithmetic", threshold=0.05)
     assert g.reviewed == 59 and g.upper_bound == pytest.approx(0.0495, abs=5e-5)
@@ -363,7 +365,7 @@ def test_gate_asks_for_coverage_when_new_items_arrive(store: Store) -> None:
     g = qc.gate(store, "arithmetic", threshold=0.3)
     assert not g.passed and g.required == 15 and g.covered == 10
     assert "extend the sample by 5" in g.next_step
-    ext = qc.extend_sample(store, info.id, extra=5, actor="lead")
+    ext = qc.extend_sample(store, info.id, extra=5, actor="lead", curators=["lead"])
     assert Counter(i.source for i in qc.list_items(store, ext.id)[10:]) == {"mawps": 5}
     _decide_all(store, "ann1", "arithmetic")
     assert qc.gate(store, "arithmetic", threshold=0.3).passed
@@ -607,15 +609,22 @@ def test_cli_exclude_is_for_curators_and_status_prints_the_hint(tmp_path: Path) 
     assert r.returncode == 1
     assert "next: regenerate 1 rejected item" in r.stdout
     assert "run: qcstation generate --rejected" in r.stdout
-    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "mallory", "qc", "exclude",
+    # the person is the OS account: typing a curator's name grants nothing
+    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "carol", "qc", "exclude",
              str(bad.seed_id), "--reason", "cannot be fixed")
     assert r.returncode == 2 and "only a curator" in r.stderr
-    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "carol", "qc", "exclude",
+    assert f"the account {os_account()} is not one" in r.stderr
+    # the account itself is a curator (matched case-insensitively); --annotator is the name shown
+    conf.write_text(f'[qc]\ncurators = ["carol", "{os_account().upper()}"]\n'
+                    'defect_threshold = 0.3\n', encoding="utf-8")
+    r = _cli(db, tmp_path, "--config", str(conf), "--annotator", "Carol D.", "qc", "exclude",
              str(bad.seed_id), "--reason", "cannot be fixed", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["seed_id"] == bad.seed_id and out["excluded_by"] == "carol"
+    assert out["seed_id"] == bad.seed_id and out["excluded_by"] == os_account()
     with Store(db) as s:
+        ev = s.one("SELECT actor, display_name FROM events WHERE action = 'qc.seed.excluded'")
+        assert ev == {"actor": os_account(), "display_name": "Carol D."}
         assert s.scalar("SELECT status FROM seeds WHERE id = ?", (bad.seed_id,)) == "excluded"
         assert qc.gate(s, "arithmetic", threshold=0.3).open_rejects == 0
 
@@ -700,7 +709,8 @@ def test_cli_annotators_in_parallel_processes(tmp_path: Path) -> None:
              "--seed", "5", "--json")
     assert r.returncode == 0, r.stderr
     sample = json.loads(r.stdout)[0]
-    assert sample["size"] == 8 and sample["rng_seed"] == 5 and sample["created_by"] == "lead"
+    assert sample["size"] == 8 and sample["rng_seed"] == 5
+    assert sample["created_by"] == os_account()              # the account, not the typed name
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = False
     rounds = 0
@@ -713,16 +723,21 @@ def test_cli_annotators_in_parallel_processes(tmp_path: Path) -> None:
             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for n in range(4)]
         outs = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
+        # four sessions of one OS account (one person, four terminals): the names typed
+        # are display names only; a session may be refused an item its twin just decided
         for code, out, err in outs:
-            assert code in (0, 1), err
+            assert code in (0, 1, 2), err
             assert "locked" not in err
             if code == 1:
                 assert "nothing left to review" in err
+            if code == 2:
+                assert "already decided" in err
         done = all(code == 1 for code, _, _ in outs)
     with Store(db) as s:
         per_item = Counter(r["sample_item_id"] for r in _active_finals(s))
         assert len(per_item) == 8 and set(per_item.values()) == {1}
-        assert {r["annotator"] for r in _active_finals(s)} <= {"ann0", "ann1", "ann2", "ann3"}
+        assert {r["annotator"] for r in _active_finals(s)} == {os_account()}
+        assert {r["display_name"] for r in _active_finals(s)} <= {"ann0", "ann1", "ann2", "ann3"}
     r = _cli(db, tmp_path, "--annotator", "ann0", "qc", "undo", "--json")
     assert r.returncode == 0, r.stderr
     r = _cli(db, tmp_path, "qc", "status", "arithmetic", "--json")

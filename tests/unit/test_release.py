@@ -15,6 +15,7 @@ from exports.writers import KEYINFO_TITLES
 from qcstation.core import qc
 from qcstation.core import release as rel
 from qcstation.core.config import Config, load_config
+from qcstation.core.identity import os_account
 from qcstation.errors import ReleaseError
 from tests import factories as f
 
@@ -108,7 +109,7 @@ def test_approval_refused_for_non_curator_and_while_a_gate_fails(store: Store, c
     _review_all(store, cfg)
     assert rel.release_blockers(store, cfg) == []
     assert rel.release_blockers(store, cfg, actor="mallory") == [
-        "mallory is not a curator (curators: carol)"]
+        "the account mallory is not a curator (curators: carol)"]
     with pytest.raises(ReleaseError, match="only a curator"):
         rel.approve_release(store, "smart", "1.0", actor="mallory", cfg=cfg)
     g = qc.gate(store, "arithmetic", threshold=0.3)
@@ -187,7 +188,7 @@ def test_a_seed_excluded_in_qc_is_left_out_and_listed(store: Store, cfg: Config)
     # what is left: the defect still counts, so the sample must grow for the bound to pass
     g = qc.gate(store, "arithmetic", threshold=0.3)
     assert (g.defects, g.open_rejects) == (1, 0) and g.extend_by > 0
-    qc.extend_sample(store, sample.id, extra=g.extend_by, actor="lead")
+    qc.extend_sample(store, sample.id, extra=g.extend_by, actor="lead", curators=["lead"])
     _review_all(store, cfg)
     assert rel.release_blockers(store, cfg) == []
     info = rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg)
@@ -291,7 +292,7 @@ def test_diff_against_the_previous_release(store: Store, cfg: Config) -> None:
         assert s is not None
         g = qc.gate(store, dim, threshold=0.3)
         assert g.extend_by > 0 and "extend the sample" in g.next_step
-        qc.extend_sample(store, s.id, extra=g.extend_by, actor="lead")
+        qc.extend_sample(store, s.id, extra=g.extend_by, actor="lead", curators=["lead"])
     _review_all(store, cfg)
     rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
     assert rel.previous_version(store, "smart", "1.1") == "1.0"
@@ -333,21 +334,31 @@ def test_release_cli(store: Store, cfg: Config, tmp_path: Path) -> None:
     r = _cli(db, tmp_path, "--config", conf, "release", "blockers")
     assert r.returncode == 1 and "no arithmetic sample" in r.stdout
     _review_all(store, cfg)
-    r = _cli(db, tmp_path, "--config", conf, "--annotator", "mallory", "release", "approve",
+    # typing a curator's name grants nothing: the OS account is who approves
+    r = _cli(db, tmp_path, "--config", conf, "--annotator", "carol", "release", "approve",
              "smart", "2.0")
     assert r.returncode == 2 and "only a curator" in r.stderr
-    r = _cli(db, tmp_path, "--config", conf, "--annotator", "carol", "release", "approve",
+    me = os_account()
+    Path(conf).write_text(Path(conf).read_text(encoding="utf-8").replace(
+        'curators = ["carol"]', f'curators = ["carol", "{me}"]'), encoding="utf-8")
+    r = _cli(db, tmp_path, "--config", conf, "--annotator", "Carol", "release", "approve",
              "smart", "2.0", "--export", "--out", str(tmp_path / "out"), "--json")
     assert r.returncode == 0, r.stderr
     info = json.loads(r.stdout)
-    assert info["counts"]["records"] == 20 and info["approved_by"] == "carol"
+    assert info["counts"]["records"] == 20 and info["approved_by"] == me
+    # the same data again is refused until confirmed
+    r = _cli(db, tmp_path, "--config", conf, "release", "approve", "smart", "2.1")
+    assert r.returncode == 2 and "identical to smart 2.0" in r.stderr
+    r = _cli(db, tmp_path, "--config", conf, "release", "approve", "smart", "2.1",
+             "--allow-identical", "--json")
+    assert r.returncode == 0, r.stderr
     out = tmp_path / "out" / "smart" / "2.0"
     first = _tree_hashes(out)
     r = _cli(db, tmp_path, "release", "export", "smart", "2.0", "--out", str(tmp_path / "out2"))
     assert r.returncode == 0, r.stderr
     assert _tree_hashes(tmp_path / "out2" / "smart" / "2.0") == first
     r = _cli(db, tmp_path, "release", "list")
-    assert r.returncode == 0 and "smart" in r.stdout and "carol" in r.stdout
+    assert r.returncode == 0 and "smart" in r.stdout and me in r.stdout
     r = _cli(db, tmp_path, "release", "diff", "smart", "2.0", "2.0", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["counts"]["changed"] == 0
 

@@ -1,0 +1,185 @@
+"""Fix an item in place: edit a notation question or key information, checked, accepted.
+
+The modal runs the check and the save itself (a thread worker with its own store): when the
+edit fails its check (Z3 for a notation question, the schema and grounding checks for key
+information) the error is shown under the editor and the text stays as typed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static, TextArea
+from textual.worker import Worker, WorkerState
+
+from qcstation.errors import QCStationError
+
+if TYPE_CHECKING:
+    from qcstation.app import QCStationApp
+    from qcstation.core.qc import ReviewItem
+
+
+class FixModal(ModalScreen[dict[str, Any] | None]):
+    """Dismisses with what :func:`qcstation.core.fixes.fix_in_place` returned, or None."""
+
+    BINDING_GROUP_TITLE = "Fix in place"
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Check and save", priority=True, id="fix-save"),
+        Binding("escape", "cancel", "Cancel", id="fix-cancel"),
+    ]
+
+    class Failed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    class Saved(Message):
+        def __init__(self, result: dict[str, Any]) -> None:
+            super().__init__()
+            self.result = result
+
+    def __init__(self, item: ReviewItem, text: str) -> None:
+        super().__init__()
+        self.item = item
+        self.text = text
+        self.saving = False
+        self.needs_reason = item.outcome != "reject"
+
+    @property
+    def qc_app(self) -> QCStationApp:
+        return cast("QCStationApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        what = "notation question" if self.item.dimension == "arithmetic" else "key information"
+        with Vertical(id="fix_dialog", classes="dialog"):
+            yield Static(Text(
+                f"Edit the {what} of {self.item.key}. Ctrl+S checks it"
+                + (" (Z3)" if self.item.dimension == "arithmetic" else "")
+                + ", stores it as a new version by you and accepts it."
+                + (" The shown version is recorded as rejected by you, with the reason below."
+                   if self.needs_reason else "")), id="fix_prompt")
+            yield TextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
+            if self.needs_reason:
+                yield Input(placeholder="What was wrong (required)", id="fix_reason",
+                            max_length=500)
+            yield Static("", id="fix_error")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#fix_dialog")
+        dialog.border_title = "Fix in place"
+        dialog.border_subtitle = "Ctrl+S check and save · Esc cancel"
+        self.query_one("#fix_text", TextArea).focus()
+
+    def action_cancel(self) -> None:
+        if not self.saving:
+            self.dismiss(None)
+
+    def action_save(self) -> None:
+        if self.saving:
+            return
+        reason = None
+        if self.needs_reason:
+            reason = self.query_one("#fix_reason", Input).value.strip()
+            if not reason:
+                self._show_error("Say what was wrong with the shown version (Tab to the "
+                                 "reason field).")
+                return
+        self.saving = True
+        self._show_error("Checking…", style="dim")
+        self._save(self.query_one("#fix_text", TextArea).text, reason)
+
+    @work(thread=True, exit_on_error=False, group="fixes", description="Fixing the item")
+    def _save(self, text: str, reason: str | None) -> None:
+        from qcstation.core.fixes import fix_in_place
+
+        try:
+            with self.qc_app.open_store() as store:
+                result = fix_in_place(store, self.item.item_id, text, actor=self.qc_app.annotator,
+                                      reason=reason)
+        except QCStationError as exc:
+            self.post_message(self.Failed(str(exc)))
+            return
+        self.post_message(self.Saved(result))
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        self.saving = False
+        self._show_error(message.error)
+
+    @on(Saved)
+    def _saved(self, message: Saved) -> None:
+        self.saving = False
+        self.dismiss(message.result)
+
+    @on(Worker.StateChanged)
+    def _worker_error(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.saving = False
+            self._show_error(f"Unexpected error: {event.worker.error}")
+
+    def _show_error(self, text: str, style: str = "bold red") -> None:
+        self.query_one("#fix_error", Static).update(Text(text, style=style))
+
+
+class ResolveModal(ModalScreen[tuple[str, str] | None]):
+    """A curator's override or settlement: the verdict (accept or reject) and the reason are
+    typed; dismisses with (verdict, reason), or None on Esc."""
+
+    BINDING_GROUP_TITLE = "Resolve"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="resolve-cancel")]
+
+    def __init__(self, kind: str, item: ReviewItem) -> None:
+        super().__init__()
+        self.kind = kind
+        self.item = item
+        self.verdict: str | None = None
+
+    def compose(self) -> ComposeResult:
+        decisions = "; ".join(f"{d['annotator']} {d['verdict']}"
+                              + (f" ({d['reason']})" if d.get("reason") else "")
+                              for d in self.item.decisions if d["verdict"] in ("accept", "reject"))
+        verb = "Settle the disagreement on" if self.kind == "settle" else "Override the outcome of"
+        with Vertical(id="resolve_dialog", classes="dialog"):
+            yield Static(Text(f"{verb} {self.item.key} ({self.item.dimension}). Decisions: "
+                              f"{decisions or 'none'}. Both stay in the log; yours is what the "
+                              f"gate counts."), id="resolve_prompt")
+            yield Input(placeholder="accept or reject", id="resolve_verdict", max_length=10)
+            yield Input(placeholder="Why (required; recorded with your account)",
+                        id="resolve_reason", max_length=500)
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#resolve_dialog")
+        dialog.border_title = self.kind.capitalize()
+        dialog.border_subtitle = "Enter saves · Esc cancels"
+        self.query_one("#resolve_verdict", Input).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#resolve_verdict")
+    def _verdict_typed(self) -> None:
+        self.query_one("#resolve_reason", Input).focus()
+
+    @on(Input.Submitted, "#resolve_reason")
+    def _submitted(self) -> None:
+        verdict = self.query_one("#resolve_verdict", Input).value.strip().lower()
+        verdict = {"a": "accept", "accept": "accept", "r": "reject", "x": "reject",
+                   "reject": "reject"}.get(verdict, "")
+        reason = " ".join(self.query_one("#resolve_reason", Input).value.split())
+        if not verdict:
+            self.notify("Type accept or reject in the first field.", severity="warning")
+            self.query_one("#resolve_verdict", Input).focus()
+            return
+        if not reason:
+            self.notify("Say why (it is recorded).", severity="warning")
+            return
+        self.dismiss((verdict, reason))

@@ -1,0 +1,337 @@
+"""The curator queue: every sampled item with its state, filtered; act on the highlighted one.
+
+Filters are typed in one line as ``key:value`` words (``state:rejected dim:arithmetic
+by:alice source:gsm8k``) and any other words match the reasons; ``f`` cycles the state.
+Keys on the highlighted item: ``e`` fix in place (anyone), ``x`` exclude its seed, ``o``
+override its outcome, ``s`` settle a disagreement (curators). Enter shows the whole item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.worker import Worker
+
+from qcstation.core import qc
+from screens._base import QCScreen
+
+FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
+               "annotator": "annotator", "source": "source", "reason": "reason"}
+STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped", "excluded")
+
+
+def parse_filter(text: str) -> dict[str, str]:
+    """``state:rejected dim:arithmetic garbled`` -> filters for :func:`qc.queue`. A state
+    with a space is written with a dash or quotes-free underscore (awaiting-replacement)."""
+    out: dict[str, str] = {}
+    free: list[str] = []
+    for word in text.split():
+        key, sep, value = word.partition(":")
+        name = FILTER_KEYS.get(key.lower()) if sep else None
+        if name and value:
+            value = value.replace("-", " ").replace("_", " ") if name == "state" else value
+            out[name] = value
+        else:
+            free.append(word)
+    if free and "reason" not in out:
+        out["reason"] = " ".join(free)
+    return out
+
+
+class QueueScreen(QCScreen):
+    """Rejected, awaiting replacement, disagreed, excluded and skipped items, and the rest."""
+
+    BINDING_GROUP_TITLE = "Curator queue"
+    BINDINGS = [
+        Binding("f", "cycle_state", "State", tooltip="Cycle the state filter", id="queue-state"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Type filters", id="queue-filter"),
+        Binding("e", "fix", "Fix", tooltip="Edit the item and accept the edit (a new version)",
+                id="queue-fix"),
+        Binding("x", "exclude", "Exclude", tooltip="Curators: take the seed out", id="queue-exclude"),
+        Binding("o", "override", "Override", tooltip="Curators: set the outcome, with a reason",
+                id="queue-override"),
+        Binding("s", "settle", "Settle", tooltip="Curators: settle a disagreement",
+                id="queue-settle"),
+        Binding("f5", "reload", "Refresh", show=False, id="queue-refresh"),
+        Binding("escape", "back", "Back", id="queue-back"),
+    ]
+
+    class RowsLoaded(Message):
+        def __init__(self, rows: list[qc.QueueRow], filters: dict[str, str]) -> None:
+            super().__init__()
+            self.rows = rows
+            self.filters = filters
+
+    class ItemShown(Message):
+        def __init__(self, item: qc.ReviewItem) -> None:
+            super().__init__()
+            self.item = item
+
+    class Done(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, dimension: str | None = None, state: str | None = None) -> None:
+        super().__init__()
+        words = []
+        if state:
+            words.append(f"state:{state.replace(' ', '-')}")
+        if dimension:
+            words.append(f"dim:{dimension}")
+        self.initial_filter = " ".join(words)
+        self.rows: list[qc.QueueRow] = []
+        self.item: qc.ReviewItem | None = None
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(self.initial_filter, placeholder="state:rejected dim:arithmetic by:alice "
+                    "source:gsm8k words-in-reasons", id="queue_filter")
+        table: DataTable[Any] = DataTable(id="queue_table", cursor_type="row", zebra_stripes=True)
+        yield table
+        with VerticalScroll(id="queue_detail", classes="panel"):
+            yield Static(Text("Loading…", style="dim"), id="queue_item")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#queue_filter").border_title = "Filter (Enter applies)"
+        table = self.query_one("#queue_table", DataTable)
+        table.border_title = "Items"
+        table.add_columns("id", "dimension", "state", "by", "reasons")
+        self.query_one("#queue_detail").border_title = "Item"
+        table.focus()
+        self.action_reload()
+
+    # -- loading -----------------------------------------------------------------------
+    def action_reload(self) -> None:
+        self.busy = True
+        self._load(parse_filter(self.query_one("#queue_filter", Input).value))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Reading the curator queue")
+    def _load(self, filters: dict[str, str]) -> None:
+        with self.qc_app.open_store() as store:
+            rows = qc.queue(store, limit=2000, **filters)  # type: ignore[arg-type]
+        self.post_message(self.RowsLoaded(rows, filters))
+
+    @on(RowsLoaded)
+    def _rows_loaded(self, message: RowsLoaded) -> None:
+        self.busy = False
+        self.rows = message.rows
+        table = self.query_one("#queue_table", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for r in message.rows:
+            table.add_row(Text(r.key), r.dimension, r.state, Text(",".join(r.annotators)),
+                          Text("; ".join(r.reasons)[:60]), key=str(r.item_id))
+        shown = ", ".join(f"{k} {v}" for k, v in message.filters.items()) or "all items"
+        table.border_title = f"Items: {len(message.rows)} ({shown})"
+        if message.rows:
+            table.move_cursor(row=min(keep, len(message.rows) - 1))
+            self._show(message.rows[table.cursor_row].item_id)
+        else:
+            self.item = None
+            self.query_one("#queue_item", Static).update(
+                Text("No item matches. f cycles the state filter; / edits the filter.",
+                     style="dim"))
+
+    @on(Input.Submitted, "#queue_filter")
+    def _filter_typed(self) -> None:
+        self.query_one("#queue_table", DataTable).focus()
+        self.action_reload()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#queue_filter", Input).focus()
+
+    def action_cycle_state(self) -> None:
+        box = self.query_one("#queue_filter", Input)
+        filters = parse_filter(box.value)
+        current = filters.get("state")
+        nxt = STATE_CYCLE[(STATE_CYCLE.index(current) + 1) % len(STATE_CYCLE)] \
+            if current in STATE_CYCLE else None
+        words = [w for w in box.value.split() if not w.lower().startswith("state:")]
+        if nxt:
+            words.insert(0, f"state:{nxt.replace(' ', '-')}")
+        box.value = " ".join(words)
+        self.action_reload()
+
+    @on(DataTable.RowHighlighted, "#queue_table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is not None and event.row_key.value is not None:
+            self._show(int(event.row_key.value))
+
+    @on(DataTable.RowSelected, "#queue_table")
+    def _selected(self) -> None:
+        self.query_one("#queue_detail").focus()
+
+    def _show(self, item_id: int) -> None:
+        self._load_item(item_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="items",
+          description="Reading the item")
+    def _load_item(self, item_id: int) -> None:
+        with self.qc_app.open_store() as store:
+            item = qc.get_item(store, item_id)
+        self.post_message(self.ItemShown(item))
+
+    @on(ItemShown)
+    def _item_shown(self, message: ItemShown) -> None:
+        self.item = message.item
+        self.query_one("#queue_item", Static).update(render_item(message.item))
+        self.query_one("#queue_detail").border_title = (
+            f"{message.item.key} · {message.item.dimension} · item {message.item.item_id}")
+
+    # -- actions -------------------------------------------------------------------------
+    def _target(self) -> qc.ReviewItem | None:
+        if self.busy:
+            self.notify("One moment…", timeout=2)
+            return None
+        if self.item is None:
+            self.notify("No item is highlighted.", severity="warning")
+            return None
+        return self.item
+
+    def _curator_only(self, what: str) -> bool:
+        if self.qc_app.is_curator:
+            return True
+        curators = self.qc_app.settings.curators
+        self.notify(f"Only a curator can {what}; the account {self.qc_app.annotator} is not one"
+                    + (f" (curators: {', '.join(curators)})." if curators else
+                       "; no curators are configured ([qc] curators)."),
+                    title="Not allowed", severity="warning")
+        return False
+
+    def action_fix(self) -> None:
+        item = self._target()
+        if item is None:
+            return
+        from qcstation.core.fixes import FIXABLE, editable_text
+        from screens.fix_item import FixModal
+
+        if item.dimension not in FIXABLE:
+            self.notify(f"{item.dimension} items cannot be fixed in place.", severity="warning")
+            return
+
+        def fixed(result: dict[str, Any] | None) -> None:
+            if result:
+                self.notify(f"{result['item']}: fixed as version {result['version']}, verified "
+                            f"and accepted", title="Fixed in place")
+                self.action_reload()
+
+        self.app.push_screen(FixModal(item, editable_text(item)), callback=fixed)
+
+    def action_exclude(self) -> None:
+        item = self._target()
+        if item is None or not self._curator_only("exclude a seed"):
+            return
+        from screens.review import ExcludeSeedModal
+
+        def confirmed(reason: str | None) -> None:
+            if reason:
+                self.busy = True
+                self._act("exclude", item, reason=reason)
+
+        self.app.push_screen(ExcludeSeedModal(item.seed_id, item.key), callback=confirmed)
+
+    def action_override(self) -> None:
+        self._resolve("override")
+
+    def action_settle(self) -> None:
+        item = self._target()
+        if item is not None and not item.disagreed:
+            self.notify(f"{item.key} has no open disagreement; o overrides a decided outcome.",
+                        severity="warning")
+            return
+        self._resolve("settle")
+
+    def _resolve(self, kind: str) -> None:
+        item = self._target()
+        if item is None or not self._curator_only(f"{kind} a decision"):
+            return
+        if not any(d["verdict"] in ("accept", "reject") for d in item.decisions):
+            self.notify(f"{item.key} has no decision yet to {kind}.", severity="warning")
+            return
+        from screens.fix_item import ResolveModal
+
+        def chosen(result: tuple[str, str] | None) -> None:
+            if result:
+                self.busy = True
+                self._act(kind, item, verdict=result[0], reason=result[1])
+
+        self.app.push_screen(ResolveModal(kind, item), callback=chosen)
+
+    @work(thread=True, exit_on_error=False, group="curators", description="Curator action")
+    def _act(self, kind: str, item: qc.ReviewItem, *, reason: str,
+             verdict: str | None = None) -> None:
+        curators = list(self.qc_app.settings.curators)
+        with self.qc_app.open_store() as store:
+            if kind == "exclude":
+                r = qc.exclude_seed(store, item.seed_id, actor=self.qc_app.annotator,
+                                    reason=reason, curators=curators)
+                text = f"{item.key}: seed excluded ({r['reason']})"
+            else:
+                assert verdict is not None
+                r = qc.resolve_item(store, item.item_id, kind=kind, verdict=verdict,
+                                    reason=reason, actor=self.qc_app.annotator, curators=curators)
+                text = f"{item.key}: {kind} {verdict} recorded"
+        self.post_message(self.Done(text))
+
+    @on(Done)
+    def _done(self, message: Done) -> None:
+        self.busy = False
+        self.notify(message.text, title="Curator queue")
+        self.action_reload()
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        self.busy = False
+
+    def action_back(self) -> None:
+        if self.focused is self.query_one("#queue_filter"):
+            self.query_one("#queue_table", DataTable).focus()
+            return
+        self.dismiss(None)
+
+
+def render_item(item: qc.ReviewItem) -> Text:
+    """The whole item as plain text (untrusted parts as Text, never markup)."""
+    t = Text()
+    t.append("Question: ", style="bold")
+    t.append(item.question + "\n")
+    t.append("Gold answer: ", style="bold")
+    t.append(str(item.gold_answer) + "\n")
+    if item.dimension == "arithmetic":
+        t.append("Notation question: ", style="bold")
+        t.append(str(item.content.get("notation", "")) + "\n")
+    elif item.dimension == "understanding":
+        from qcstation.core.keyinfo import keyinfo_to_text
+
+        t.append("Key information:\n", style="bold")
+        t.append(keyinfo_to_text(item.content))
+    t.append(f"Version {item.artifact_version} ({item.artifact_status})", style="dim")
+    if item.author:
+        t.append(f", fixed in place by {item.author}", style="dim")
+    t.append("\n")
+    for d in item.decisions:
+        t.append(f"{d['annotator']}: {d['verdict']}")
+        if d.get("reason"):
+            t.append(f" — {d['reason']}")
+        if d.get("unsure"):
+            t.append(" [unsure]", style="yellow")
+        if d.get("comment"):
+            t.append(f" (note: {d['comment']})", style="dim")
+        t.append("\n")
+    if item.resolution:
+        r = item.resolution
+        t.append(f"Curator {r['kind']}: {r['curator']} {r['verdict']} — {r['reason']}\n",
+                 style="bold")
+    if item.seed_status != "active":
+        t.append(f"Seed {item.seed_status}\n", style="yellow")
+    return t

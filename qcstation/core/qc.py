@@ -335,14 +335,17 @@ def item_key(source: str, orig_id: Any) -> str:
 
 
 def bound_text(bound: float, threshold: float) -> str:
-    """The defect bound as a percentage, rounded up, with as many decimals (up to 4) as it
-    takes to stay on the same side of the threshold as the number (4.95% vs 5%)."""
-    for places in range(0, 5):
+    """The defect bound as a percentage, rounded, with as many decimals (up to 4) as it
+    takes to stay on the same side of the threshold as the number: a pass never reads as a
+    fail (4.95% is "4.95%", not "5%")."""
+    for places in range(1, 5):
         scale = 10 ** (places + 2)
-        shown = math.ceil(round(bound * scale, 9)) / scale
+        shown = math.floor(bound * scale + 0.5) / scale
         if (shown < threshold) == (bound < threshold):
             break
     s = f"{shown * 100:.{places}f}"
+    if s.endswith(".0"):
+        s = s[:-2]
     return f"{s}%"
 
 
@@ -1555,8 +1558,10 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
                 hint("qcstation qc queue --state rejected")
             elif more:
                 if more > extend_by:
-                    extend_reason = (f"the defect bound: {needed} reviewed items with no new "
-                                     f"defect bring it below {_pct(threshold)} ({reviewed} so far)")
+                    bound_why = (f"the defect bound: {needed} reviewed items with no new "
+                                 f"defect bring it below {_pct(threshold)} ({reviewed} so far)")
+                    extend_reason = f"{extend_reason}; {bound_why}" if extend_reason \
+                        else bound_why
                 extend_by = max(extend_by, more)
                 steps.append(f"extend the sample by {more} accepted items to bring the bound "
                              f"below {_pct(threshold)}")

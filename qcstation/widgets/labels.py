@@ -42,8 +42,8 @@ def percent(value: float | None) -> str:
 
 def bound_percent(bound: float, threshold: float) -> str:
     """The defect bound as a percentage that compares with the threshold as the number does:
-    rounded up (conservative), with as many decimals as it takes for a bound below the
-    threshold never to read as the threshold (4.95% is "4.95%", not "5%")."""
+    as many decimals as it takes for a bound below the threshold never to read as the
+    threshold (4.95% is "4.95%", not "5%")."""
     from qcstation.core.qc import bound_text
 
     return bound_text(bound, threshold)

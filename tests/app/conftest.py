@@ -114,3 +114,10 @@ def static_text(widget: Any, width: int = 76) -> str:
 def notifications(app: App[Any]) -> list[str]:
     """Messages of the notifications currently shown (toasts)."""
     return [str(n.message) for n in app._notifications]
+
+
+def notice(app: App[Any]) -> str:
+    """The review screen's notice line (decisions saved, refusals: never a toast over the item)."""
+    from textual.widgets import Static
+
+    return static_text(app.screen.query_one("#notice_line", Static), width=200).strip()

@@ -56,7 +56,7 @@ async def test_a_non_curator_cannot_approve(qc_db: Path) -> None:
         await settle(pilot)
         assert not isinstance(app.screen, ApproveReleaseModal)
         text = flat(screen_text(app))
-        assert ("Only a curator can approve a release. You are tester; the curators are alice."
+        assert ("Only a curator can approve a release. Your account is tester; the curators are alice."
                 in text)
         assert _release_rows(qc_db) == []
 

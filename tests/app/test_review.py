@@ -17,6 +17,7 @@ from tests.app.conftest import (
     flat,
     live_reviews,
     make_config,
+    notice,
     notifications,
     reviews,
     screen_text,
@@ -93,12 +94,14 @@ async def test_reject_with_a_numbered_reason(qc_db: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, RejectReasonModal)
         modal_text = flat(screen_text(app))
-        for n, reason in enumerate(qc.REJECT_REASONS[:9], start=1):
+        reasons = qc.reject_reasons("arithmetic")   # the notation questions' own list
+        for n, reason in enumerate(reasons[:9], start=1):
             assert f"{n} {reason}" in modal_text
+        assert "irrelevant info misfiled" not in modal_text  # a key-information reason
         await pilot.press("3")
         await settle(pilot)
         assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
-            [("reject", qc.REJECT_REASONS[2])]
+            [("reject", reasons[2])]
         assert artifact_status(qc_db, first.artifact_id) == "rejected"
         text = flat(screen_text(app))
         assert "1 of 6 reviewed, 1 rejected" in text
@@ -192,7 +195,8 @@ async def test_undo_restores_the_item_and_its_status(qc_db: Path) -> None:
         await pilot.press("u")
         await settle(pilot)
         assert live_reviews(qc_db) == []
-        assert any("Nothing to undo" in n for n in notifications(app))
+        assert "Nothing to undo" in notice(app)
+        assert notifications(app) == []               # no toast over the item
 
 
 async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
@@ -215,12 +219,21 @@ async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
         assert screen.item is not None and screen.item.item_id == second.item_id
         assert not screen.editable
         text = flat(screen_text(app))
-        assert f"Looking back: Rejected by you: {qc.REJECT_REASONS[1]}" in text
-        # deciding a looked-back item is refused and records nothing
+        reason = qc.reject_reasons("arithmetic")[1]
+        assert f"Looking back: Rejected by you: {reason}" in text
+        assert "a/x/k change your decision" in text
+        # a decision of your own is changed there: the old one stays in the log, undone
         await pilot.press("a")
         await settle(pilot)
-        assert len(reviews(qc_db)) == 2
-        assert any("looking back" in n for n in notifications(app))
+        rows = reviews(qc_db)
+        assert len(rows) == 3
+        assert (rows[1]["verdict"], rows[1]["undone_at"] is not None) == ("reject", True)
+        assert (rows[2]["verdict"], rows[2]["changes_id"], rows[2]["undone_at"]) == \
+            ("accept", rows[1]["id"], None)
+        assert artifact_status(qc_db, second.artifact_id) == "accepted"
+        assert f"Changed: {second.key} accepted" in notice(app)
+        assert screen.item is not None and screen.item.item_id == second.item_id
+        assert "Looking back: Accepted by you" in flat(screen_text(app))
 
         await pilot.press("p")
         await settle(pilot)
@@ -229,7 +242,7 @@ async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
         await pilot.press("p")
         await settle(pilot)
         assert screen.item.item_id == first.item_id  # first of the session: stays
-        assert any("first item you saw" in n for n in notifications(app))
+        assert "This is the first of your decisions." in notice(app)
 
         await pilot.press("n")
         await settle(pilot)
@@ -243,7 +256,7 @@ async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
         await pilot.press("n")
         await settle(pilot)
         assert screen.item.item_id != current.item_id and screen.editable
-        assert len(reviews(qc_db)) == 2
+        assert len(reviews(qc_db)) == 3
         with Store(qc_db) as store:
             assert store.scalar("SELECT claimed_by FROM sample_items WHERE id = ?",
                                 (current.item_id,)) is None
@@ -395,8 +408,8 @@ async def test_exclude_seed_key_is_for_curators_only(qc_db: Path) -> None:
         await pilot.press("X")
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)  # no dialog
-        assert any("Only a curator can exclude a seed (curators: alice)" in n
-                   for n in notifications(app))
+        assert (f"Only a curator can exclude a seed; the account {ANNOTATOR} is not one "
+                "(curators: alice).") in notice(app)
     with Store(qc_db) as store:
         assert store.scalar("SELECT COUNT(*) FROM seeds WHERE status != 'active'") == 0
 
@@ -427,8 +440,7 @@ async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None
         await pilot.press("enter")
         await settle(pilot)
         screen = _screen(app)
-        assert any(f"Seed {rejected.seed_id} excluded: rule makes the same text" in n
-                   for n in notifications(app))
+        assert f"Seed {rejected.key} excluded: rule makes the same text" in notice(app)
         assert screen.item is not None and screen.item.seed_status == "excluded"
         assert not screen.editable
         assert screen.gate is not None and screen.gate.open_rejects == 0

@@ -435,8 +435,9 @@ class ReviewScreen(QCScreen):
         else:
             target = self.cursor - 1
         if target < 0:
-            self._notice("You have no earlier decision to look back at." if not self.history
-                         else "This is the first of your decisions.")
+            earlier = [i for i in self.history if i != self.head_id]
+            self._notice("This is the first of your decisions." if earlier
+                         else "You have no earlier decision to look back at.")
             return
         self.cursor = target
         self._run(_Step("show", self.history[target]))

@@ -10,16 +10,18 @@ its caller.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,6 +191,36 @@ def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
             return  # state may be damaged: the parent starts a fresh worker
 
 
+@contextlib.contextmanager
+def stderr_with_a_descriptor() -> Iterator[None]:
+    """Starting a worker passes ``sys.stderr.fileno()`` to the fork server / resource tracker;
+    inside the Textual app stderr is a capture object whose fileno is -1 ("bad value(s) in
+    fds_to_keep"). For the start only, use the process's real stderr (or /dev/null)."""
+    try:
+        ok = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        ok = False
+    if ok:
+        yield
+        return
+    saved = sys.stderr
+    real = sys.__stderr__
+    devnull = None
+    try:
+        if real is None or real.fileno() < 0:
+            raise ValueError
+    except (AttributeError, OSError, ValueError):
+        devnull = open(os.devnull, "w")  # noqa: SIM115 - closed below
+        real = devnull
+    sys.stderr = real
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+        if devnull is not None:
+            devnull.close()
+
+
 class _PoolWorker:
     def __init__(self, mpctx: multiprocessing.context.BaseContext, target: str,
                  memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
@@ -197,7 +229,8 @@ class _PoolWorker:
         self.proc = mpctx.Process(target=_pool_worker_main,  # type: ignore[attr-defined]
                                   args=(child, target, memory_mb, imports),
                                   name=name, daemon=True)
-        self.proc.start()
+        with stderr_with_a_descriptor():
+            self.proc.start()
         child.close()
         self.ready = False
         self.job: int | None = None      # index of the job in flight

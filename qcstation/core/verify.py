@@ -63,6 +63,7 @@ import multiprocessing.connection
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -79,6 +80,7 @@ from qcstation.core.isolation import mp_context
 from qcstation.core.isolation import set_cpu_budget as _set_cpu_budget
 from qcstation.core.isolation import signal_name as _signal_name
 from qcstation.core.isolation import silence_output as _silence_output
+from qcstation.core.isolation import stderr_with_a_descriptor
 from qcstation.core.smtlib import (
     MAX_BYTES,
     Command,
@@ -579,7 +581,8 @@ class _Worker:
         self.conn = parent
         self.proc = mpctx.Process(target=_worker_main, args=(child, memory_mb),
                                   name="qcstation-z3-worker", daemon=True)
-        self.proc.start()
+        with stderr_with_a_descriptor():
+            self.proc.start()
         child.close()
         self.ready = False
         self.inflight: deque[_Job] = deque()

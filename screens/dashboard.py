@@ -82,6 +82,9 @@ class DashboardScreen(QCScreen):
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
     ]
 
+    #: seconds between automatic refreshes while the dashboard is shown (0: never)
+    AUTO_REFRESH_S = 15.0
+
     def __init__(self) -> None:
         super().__init__()
         self.dimensions: list[DimensionQC] = []
@@ -91,8 +94,7 @@ class DashboardScreen(QCScreen):
         self.gates_checked: set[str] = set()
         self.refresh_on_resume = True
         self.team: dict[str, Any] | None = None
-        #: seconds between automatic refreshes while the dashboard is shown (0: never)
-        self.auto_refresh_s = 15.0
+        self.auto_refresh_s = self.AUTO_REFRESH_S
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -109,7 +111,8 @@ class DashboardScreen(QCScreen):
         self.query_one("#gates").border_title = "QC gates"
         self.query_one("#team").border_title = "Team"
         if self.auto_refresh_s > 0:
-            self.set_interval(self.auto_refresh_s, self._auto_refresh, name="auto-refresh")
+            self.set_interval(self.auto_refresh_s, self._refresh_by_itself,
+                              name="refresh-by-itself")
         self.query_one("#counts").border_title = "Counts"
         self.query_one("#gate_rules").border_title = "Gate rules"
         self.query_one("#attention", AttentionList).show(
@@ -134,7 +137,7 @@ class DashboardScreen(QCScreen):
             "curator's approval. Enter on a line of 'Needs attention' does what it says.")
 
     # -- loading ---------------------------------------------------------------------
-    def _auto_refresh(self) -> None:
+    def _refresh_by_itself(self) -> None:
         """Re-read everything now and then, while shown and not busy (colleagues decide in
         their own sessions; the panel follows them)."""
         if self.app.screen is not self or self.busy_note:

@@ -330,3 +330,25 @@ def test_snapshot_fix_in_place(snap_compare: Any, qc_db: Path, no_cursor_blink: 
 
     app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
     assert snap_compare(app, terminal_size=SIZE, run_before=open_fix)
+
+
+async def test_the_dashboard_refreshes_itself(qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(DashboardScreen, "AUTO_REFRESH_S", 0.3)
+    app = make_app(qc_db, config=make_config(), account="carol")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Review 6 notation questions — press r" in flat(screen_text(app))
+        with Store(qc_db) as store:                  # a colleague decides in their session
+            item = qc.next_item(store, "bob", "arithmetic")
+            assert item is not None
+            qc.decide(store, item.item_id, "bob", "accept")
+        for _ in range(40):
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+            if "Review 5 notation questions — press r" in flat(screen_text(app)):
+                break
+        assert "Review 5 notation questions — press r" in flat(screen_text(app))
+        team = flat(static_text(app.screen.query_one("#team")))
+        assert "bob 1" in team

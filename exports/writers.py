@@ -130,6 +130,28 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _outcome_sentence(outcomes: dict[str, Any] | None) -> str:
+    """What happened to rejected items, from the counts only (never a stock sentence)."""
+    if not outcomes:
+        return "rejected items: not recorded in this manifest"
+    n = int(outcomes.get("rejected_seeds") or 0)
+    if n == 0:
+        text = "no item was rejected"
+    else:
+        parts = []
+        for key, words in (("regenerated", "regenerated and reviewed again"),
+                           ("fixed_in_place", "fixed in place by a reviewer and accepted"),
+                           ("excluded_in_qc", "excluded by a curator (seed left out)")):
+            if outcomes.get(key):
+                parts.append(f"{outcomes[key]} {words}")
+        text = (f"{n} seed{'s' if n != 1 else ''} had a rejected item: "
+                + ("; ".join(parts) if parts else "none was replaced"))
+    extra = [f"{outcomes[k]} {w}" for k, w in (("settled", "disagreement(s) settled by a curator"),
+                                                ("overridden", "outcome(s) overridden by a curator"))
+             if outcomes.get(k)]
+    return text + ("; " + "; ".join(extra) if extra else "")
+
+
 def _pct(x: Any) -> str:
     if x is None:
         return "n/a"
@@ -194,8 +216,8 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         "",
         "The notation questions (Arithmetic) and the structured key information (Understanding)",
         "are model-generated and cannot be checked automatically; a seeded random sample,",
-        "stratified by source, was reviewed by human annotators. Rejected items were regenerated",
-        "and reviewed again. The release gate for each dimension:",
+        "stratified by source, was reviewed by human annotators. What happened to rejected",
+        "items is counted per dimension below. The release gate for each dimension:",
         "",
     ]
     qc = manifest.get("qc") or {}
@@ -206,6 +228,7 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         lines += [
             f"### {dim}",
             "",
+            f"- {_outcome_sentence(g.get('outcomes'))}",
             f"- rule: {gate.get('rule', '')}",
             f"- reviewed (random draws): {gate.get('reviewed', 0)}, defects: {gate.get('defects', 0)}",
             f"- upper confidence bound on the defect rate: {_pct(gate.get('upper_bound'))} "

@@ -65,6 +65,9 @@ def render_diff(diff: dict[str, Any], *, limit: int = 30) -> RenderableType:
              f"{counts.get('added', 0)} added, {counts.get('removed', 0)} removed, "
              f"{counts.get('changed', 0)} changed, {diff.get('unchanged', 0)} unchanged"),
     ]
+    by_field = diff.get("changed_by_field") or {}
+    if by_field:
+        lines.append(Text("Changed fields: " + ", ".join(f"{k} {n}" for k, n in by_field.items())))
     if diff.get("added"):
         lines.append(Text.assemble(("Added seeds: ", "bold"), ids(list(diff["added"]))))
     if diff.get("removed"):
@@ -73,8 +76,9 @@ def render_diff(diff: dict[str, Any], *, limit: int = 30) -> RenderableType:
     if changed:
         lines.append(Text("Changed:", style="bold"))
         for entry in changed[:limit]:
-            lines.append(Text(f"  seed {entry.get('seed_id')}: "
-                              f"{', '.join(map(str, entry.get('fields') or []))}"))
+            lines.append(Text(f"  {entry.get('id')} (seed {entry.get('seed_id')})"))
+            for line in (entry.get("changes") or entry.get("fields") or [])[:6]:
+                lines.append(Text(f"    {line}", style="dim"))
         if len(changed) > limit:
             lines.append(Text(f"  … {len(changed) - limit} more", style="dim"))
     return Group(*lines)

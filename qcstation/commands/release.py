@@ -124,14 +124,28 @@ def _diff(args: argparse.Namespace) -> int:
         print_json(d)
     else:
         c = d["counts"]
-        print(f"{args.name} {old} -> {new}: {c['added']} added, {c['removed']} removed, "
-              f"{c['changed']} changed, {d['unchanged']} unchanged")
-        for rid in d["added_ids"]:
+        limit = None if args.all else 20
+        print(f"{args.name} {old} -> {new}: {c['old']} records before, {c['new']} after; "
+              f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, "
+              f"{d['unchanged']} unchanged")
+        if d["changed_by_field"]:
+            print("changed fields: " + ", ".join(f"{k} {n}" for k, n in
+                                                 d["changed_by_field"].items()))
+
+        def capped(rows: list[Any]) -> list[Any]:
+            return rows if limit is None else rows[:limit]
+
+        for rid in capped(d["added_ids"]):
             print(f"+ {rid}")
-        for rid in d["removed_ids"]:
+        for rid in capped(d["removed_ids"]):
             print(f"- {rid}")
-        for ch in d["changed"]:
-            print(f"~ {ch['id']}: {', '.join(ch['fields'])}")
+        for ch in capped(d["changed"]):
+            print(f"~ {ch['id']}")
+            for line in ch.get("changes") or ch["fields"]:
+                print(f"    {line}")
+        hidden = sum(max(0, len(d[k]) - 20) for k in ("added_ids", "removed_ids", "changed"))
+        if limit is not None and hidden:
+            print(f"({hidden} more not shown; --all lists everything, --json gives it all)")
     return 0
 
 
@@ -178,4 +192,6 @@ def register(subparsers: Any) -> None:
     d.add_argument("name", help="release name")
     d.add_argument("old", help="old version, or 'previous' (the one approved before NEW)")
     d.add_argument("new", nargs="?", help="new version (default: the latest)")
+    d.add_argument("--all", action="store_true",
+                   help="list every added, removed and changed record (default: the first 20)")
     d.add_argument("--json", action="store_true", help="print JSON")

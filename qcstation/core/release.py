@@ -209,7 +209,9 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
         "provenance": {
             dim: {"artifact_id": int(a["id"]), "version": int(a["version"]), "status": a["status"],
                   "generator": a["generator"], "model": a["model"],
-                  "prompt_version": a["prompt_version"]}
+                  "prompt_version": a["prompt_version"],
+                  # fixed in place by a reviewer: the account that wrote this version
+                  **({"author": a["author"]} if a.get("author") else {})}
             for dim, a in sorted(arts.items())
         },
     }
@@ -302,8 +304,41 @@ def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
             "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
             "AND r.verdict IN ('accept', 'reject')", (dim,))
         out[dim] = {"gate": g.to_dict(), "agreement": ag.to_dict(), "samples": samples,
-                    "annotators": [r["annotator"] for r in people], "decisions": int(decisions)}
+                    "annotators": [r["annotator"] for r in people], "decisions": int(decisions),
+                    "outcomes": _qc_outcomes(store, dim)}
     return out
+
+
+def _qc_outcomes(store: Store, dim: str) -> dict[str, int]:
+    """What happened to the reviewed items of one dimension, counted from the records (so
+    the datasheet says only what happened): seeds with a reject, replacements regenerated
+    (by a rule or a model) and fixed in place (by a reviewer), seeds excluded in QC,
+    disagreements settled and outcomes overridden by a curator."""
+    rejected_seeds = {int(r["seed_id"]) for r in store.query(
+        "SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND " + qcmod._rejected_sql("si.id"), (dim,))}
+    regenerated = fixed = 0
+    if rejected_seeds:
+        marks = ",".join("?" * len(rejected_seeds))
+        for r in store.query(
+                f"SELECT generator, COUNT(*) AS n FROM artifacts WHERE dimension = ? "
+                f"AND replaces_id IS NOT NULL AND seed_id IN ({marks}) GROUP BY generator",
+                [dim, *sorted(rejected_seeds)]):
+            if r["generator"] == "human":
+                fixed += int(r["n"])
+            else:
+                regenerated += int(r["n"])
+    excluded = int(store.scalar(
+        "SELECT COUNT(DISTINCT si.seed_id) FROM sample_items si JOIN samples s "
+        "ON s.id = si.sample_id JOIN seeds sd ON sd.id = si.seed_id WHERE s.dimension = ? "
+        "AND sd.status = 'excluded'", (dim,)) or 0)
+    resolutions = {r["kind"]: int(r["n"]) for r in store.query(
+        "SELECT q.kind, COUNT(*) AS n FROM qc_resolutions q JOIN sample_items si "
+        "ON si.id = q.sample_item_id JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND q.undone_at IS NULL GROUP BY q.kind", (dim,))}
+    return {"rejected_seeds": len(rejected_seeds), "regenerated": regenerated,
+            "fixed_in_place": fixed, "excluded_in_qc": excluded,
+            "settled": resolutions.get("settle", 0), "overridden": resolutions.get("override", 0)}
 
 
 def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -485,20 +520,57 @@ def previous_version(store: Store, name: str, version: str) -> str | None:
     return None if prev is None else prev["version"]
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                           sort_keys=True, default=str)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def what_changed(path: str, old: Any, new: Any, depth: int = 0) -> list[str]:
+    """Plain lines saying what changed in one field of a record: nested objects by key
+    (``provenance.generator: rule:notation → human``), texts around their first difference."""
+    if isinstance(old, dict) and isinstance(new, dict) and depth < 3:
+        out: list[str] = []
+        for k in sorted(old.keys() | new.keys(), key=str):
+            if old.get(k) != new.get(k):
+                out.extend(what_changed(f"{path}.{k}", old.get(k), new.get(k), depth + 1))
+        return out
+    if old is None:
+        return [f"{path}: added {_short(new)}"]
+    if new is None:
+        return [f"{path}: removed (was {_short(old)})"]
+    if isinstance(old, str) and isinstance(new, str) and (len(old) > 60 or len(new) > 60):
+        start = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y),
+                     min(len(old), len(new)))
+        lo = max(0, start - 20)
+        cut_old, cut_new = old[lo:lo + 50], new[lo:lo + 50]
+        pre = "…" if lo else ""
+        return [f"{path}: {pre}{_short(cut_old)}… → {pre}{_short(cut_new)}…"]
+    return [f"{path}: {_short(old)} → {_short(new)}"]
+
+
 def diff_releases(store: Store, name: str, old: str, new: str) -> dict[str, Any]:
     """Seeds added, removed and changed (with the changed fields) from ``old`` to ``new``."""
     a = {int(r["seed_id"]): r for r in release_records(store, name, old)}
     b = {int(r["seed_id"]): r for r in release_records(store, name, new)}
     changed = []
+    by_field: Counter[str] = Counter()
     for sid in sorted(a.keys() & b.keys()):
         fields = sorted(k for k in a[sid].keys() | b[sid].keys() if a[sid].get(k) != b[sid].get(k))
         if fields:
-            changed.append({"seed_id": sid, "id": b[sid]["id"], "fields": fields})
+            by_field.update(fields)
+            changes: list[str] = []
+            for k in fields:
+                changes.extend(what_changed(k, a[sid].get(k), b[sid].get(k)))
+            changed.append({"seed_id": sid, "id": b[sid]["id"], "fields": fields,
+                            "changes": changes[:20]})
     added = sorted(b.keys() - a.keys())
     removed = sorted(a.keys() - b.keys())
     return {
         "name": name, "old": old, "new": new,
         "added": added, "removed": removed, "changed": changed,
+        "changed_by_field": dict(sorted(by_field.items())),
         "added_ids": [b[s]["id"] for s in added], "removed_ids": [a[s]["id"] for s in removed],
         "unchanged": len(a.keys() & b.keys()) - len(changed),
         "counts": {"old": len(a), "new": len(b), "added": len(added), "removed": len(removed),

@@ -401,3 +401,43 @@ def test_cli_queue_settle_fix_and_team(shipped: Store, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     people = {p["annotator"]: p for p in json.loads(r.stdout)["annotators"]}
     assert people[os_account()]["names"] == ["Fixer"] and people["ann"]["rejects"] == 1
+
+
+# -- releases ------------------------------------------------------------------------------------
+
+def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
+                                                                tmp_path: Path) -> None:
+    from exports.writers import datasheet_markdown as render_datasheet
+    from qcstation.core import release as rel
+    from qcstation.core.config import load_config
+    from tests.unit.test_release import TOML, _review_all
+
+    path = tmp_path / "qcstation.toml"
+    path.write_text(TOML.replace("defect_threshold = 0.3", "defect_threshold = 0.5"),
+                    encoding="utf-8")
+    cfg = load_config(path, env={})
+    f.populate(store, {"gsm8k": 20})
+    _review_all(store, cfg)
+    first = rel.approve_release(store, "smart", "1.0", actor="Carol", cfg=cfg)
+    assert first.approved_by == "carol"
+    sheet = render_datasheet(first.manifest)
+    assert "no item was rejected" in sheet and "regenerated" not in sheet
+    with pytest.raises(rel.IdenticalReleaseError, match="identical to smart 1.0"):
+        rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
+    # a reviewed key-information item is rejected and fixed in place
+    item = qc.queue(store, state="accepted", dimension="understanding")[0]
+    qc.override(store, item.item_id, verdict="reject", reason="wrong goal", actor="carol",
+                curators=["carol"])
+    text = editable_text(qc.get_item(store, item.item_id))
+    fix_in_place(store, item.item_id, re.sub(r"Goal: .*", "Goal: Count the second trip.", text),
+                 actor="bob")
+    second = rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
+    d = rel.diff_releases(store, "smart", "1.0", "1.1")
+    assert d["counts"]["changed"] == 1 and d["changed_by_field"]
+    changes = d["changed"][0]["changes"]
+    assert any("Count the second trip." in line and "→" in line for line in changes)
+    assert "provenance.understanding.author: added bob" in changes
+    assert "provenance.understanding.generator: llm → human" in changes
+    sheet = render_datasheet(second.manifest)
+    assert "1 seed had a rejected item: 1 fixed in place by a reviewer and accepted" in sheet
+    assert "1 outcome(s) overridden by a curator" in sheet

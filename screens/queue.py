@@ -110,6 +110,17 @@ class QueueScreen(QCScreen):
         table.focus()
         self.action_reload()
 
+    def help_notes(self) -> Text:
+        return Text(
+            "Every sampled item with its state. Type filters as key:value words — state: "
+            "(rejected, awaiting-replacement, disagreed, excluded, skipped, settled, overridden, "
+            "accepted, pending), dim:, by: (an account), source: — and any other words to find "
+            "in the reasons; Enter applies, f cycles the state. e fixes the highlighted item in "
+            "place (a new version by you, checked like a generated one, then accepted); "
+            "curators also exclude its seed (x), override its outcome (o) or settle a "
+            "disagreement (s), always with a recorded reason. The reviewers' own decisions "
+            "stay in the log.")
+
     # -- loading -----------------------------------------------------------------------
     def action_reload(self) -> None:
         self.busy = True

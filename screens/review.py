@@ -690,6 +690,9 @@ class ReviewScreen(QCScreen):
         if self.gate is not None and not self.gate.passed:
             for blocker in self.gate.blockers:
                 text.append("\n  • " + blocker)
+            if self.gate.open_rejects:
+                text.append("\n\nRejected items wait for a fix: Esc, then c opens the curator "
+                            "queue (e there fixes an item in place).")
         text.append("\n\n" + ("p looks back at your decisions (a/x/k there change them); "
                               if self.history else "") + "Esc returns to the dashboard.",
                     style="dim")

@@ -264,8 +264,11 @@ def _decide(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"review_id": review_id, "item": item.to_dict()})
     else:
+        from qcstation.core.identity import current_identity
+
         print(f"{item.key} {item.dimension} (item {item.item_id}): "
-              f"{qc._norm_verdict(args.verdict)} by {who}; artifact now {item.artifact_status}")
+              f"{qc._norm_verdict(args.verdict)} by {current_identity().label()}; "
+              f"artifact now {item.artifact_status}")
     return 0
 
 

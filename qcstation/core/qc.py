@@ -1927,7 +1927,7 @@ def _hours_between(first: str, last: str) -> float:
 def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS
                ) -> dict[str, Any]:
     """Per annotator (account): items decided, throughput (decisions per hour between their
-    first and last decision; None with fewer than two), reject rate, skips, unsure flags and
+    first and last decision; None below five decisions or ten minutes), reject rate, skips, unsure flags and
     the display names used; per dimension: Cohen's kappa with its number of pairs and a note
     when there are too few to mean anything."""
     people: list[dict[str, Any]] = []
@@ -1938,7 +1938,8 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
             "FROM reviews WHERE undone_at IS NULL GROUP BY annotator ORDER BY annotator"):
         decided = int(r["n"]) - int(r["skips"] or 0)
         hours = _hours_between(r["first"], r["last"])
-        rate = None if decided < 2 or hours <= 0 else round(decided / hours, 1)
+        # a rate over less than ten minutes or a handful of decisions means nothing
+        rate = None if decided < 5 or hours < 1 / 6 else round(decided / hours, 1)
         people.append({"annotator": r["annotator"], "decided": decided,
                        "rejects": int(r["rejects"] or 0), "skips": int(r["skips"] or 0),
                        "unsure": int(r["unsure"] or 0),
@@ -1950,7 +1951,7 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
         ag = agreement(store, dim)
         note = ""
         if ag.pairs == 0:
-            note = "no overlap pairs yet (set [qc] overlap_rate)"
+            note = "no overlap item has two decisions yet ([qc] overlap_rate sets how many)"
         elif ag.pairs < MIN_KAPPA_PAIRS:
             note = f"only {ag.pairs} pair{'s' if ag.pairs != 1 else ''}: too few to mean anything"
         elif ag.kappa is None:

@@ -343,6 +343,7 @@ def test_team_stats_per_annotator_and_kappa_with_a_note(store: Store) -> None:
     people = {p["annotator"]: p for p in stats["annotators"]}
     assert people["ann"]["decided"] == 20 and people["ann"]["rejects"] == 2
     assert people["bob"]["decided"] == 2 and people["bob"]["reject_rate"] == 0
+    assert people["ann"]["per_hour"] is None          # 20 decisions within seconds: no rate
     a = stats["agreement"]["arithmetic"]
     assert a["pairs"] == 2 and "too few to mean anything" in a["note"]
     assert a["disagreed"] == 2

@@ -158,6 +158,22 @@ def _pct(x: Any) -> str:
     return f"{float(x) * 100:.2f}%"
 
 
+def _bound(bound: Any, threshold: Any) -> str:
+    """The defect bound with two decimals, or more when two would make a pass read as the
+    threshold (4.995% against 5%)."""
+    if bound is None:
+        return "n/a"
+    if threshold is None:
+        return _pct(bound)
+    b, t = float(bound), float(threshold)
+    for places in range(2, 6):
+        scale = 10 ** (places + 2)
+        shown = int(b * scale + 0.5) / scale
+        if (shown < t) == (b < t):
+            break
+    return f"{shown * 100:.{places}f}%"
+
+
 def _md_cell(x: Any) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
 
@@ -231,7 +247,8 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
             f"- {_outcome_sentence(g.get('outcomes'))}",
             f"- rule: {gate.get('rule', '')}",
             f"- reviewed (random draws): {gate.get('reviewed', 0)}, defects: {gate.get('defects', 0)}",
-            f"- upper confidence bound on the defect rate: {_pct(gate.get('upper_bound'))} "
+            f"- upper confidence bound on the defect rate: "
+            f"{_bound(gate.get('upper_bound'), gate.get('threshold'))} "
             f"(threshold {_pct(gate.get('threshold'))})",
             f"- samples: {len(g.get('samples') or [])}, decisions recorded: {g.get('decisions', 0)}",
             f"- annotators: {', '.join(g.get('annotators') or []) or 'n/a'}",

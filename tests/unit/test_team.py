@@ -442,3 +442,11 @@ def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
     sheet = render_datasheet(second.manifest)
     assert "1 seed had a rejected item: 1 fixed in place by a reviewer and accepted" in sheet
     assert "1 outcome(s) overridden by a curator" in sheet
+
+
+def test_the_datasheet_bound_never_rounds_a_pass_to_the_threshold() -> None:
+    from exports.writers import _bound
+
+    assert _bound(0.04995, 0.05) == "4.995%"
+    assert _bound(0.2589, 0.5) == "25.89%"
+    assert _bound(0.05, 0.05) == "5.00%"

@@ -542,7 +542,6 @@ ENV_OVERRIDES: tuple[str, ...] = tuple(_ENV_MODEL)
 
 
 def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
-    where = _Where("environment")
     raw = {k: env[k] for k in _ENV_MODEL if env.get(k, "").strip() != ""}
     if raw:
         if cfg.generator is None and "QCSTATION_MODEL" not in raw:

@@ -352,3 +352,24 @@ async def test_the_dashboard_refreshes_itself(qc_db: Path, monkeypatch: pytest.M
         assert "Review 5 notation questions — press r" in flat(screen_text(app))
         team = flat(static_text(app.screen.query_one("#team")))
         assert "bob 1" in team
+
+
+def test_snapshot_override_dialog(snap_compare: Any, tmp_path: Path, no_cursor_blink: None) -> None:
+    from tests.app.conftest import build_db
+
+    db = build_db(tmp_path / "qc.db")
+    with Store(db) as store:
+        item = qc.next_item(store, "ann", "arithmetic")
+        assert item is not None
+        qc.decide(store, item.item_id, "ann", "reject", "story words left in")
+
+    async def open_override(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+
+    app = make_app(db, config=make_config(), account="alice")
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_override)

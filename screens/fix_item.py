@@ -149,8 +149,8 @@ class ResolveModal(ModalScreen[tuple[str, str] | None]):
         verb = "Settle the disagreement on" if self.kind == "settle" else "Override the outcome of"
         with Vertical(id="resolve_dialog", classes="dialog"):
             yield Static(Text(f"{verb} {self.item.key} ({self.item.dimension}). Decisions: "
-                              f"{decisions or 'none'}. The reviewers' decisions stay in the log; yours is what the "
-                              f"gate counts."), id="resolve_prompt")
+                              f"{decisions or 'none'}. The reviewers' decisions stay in the "
+                              f"log; yours is what the gate counts."), id="resolve_prompt")
             yield Input(placeholder="accept or reject", id="resolve_verdict", max_length=10)
             yield Input(placeholder="Why (required; recorded with your account)",
                         id="resolve_reason", max_length=500)

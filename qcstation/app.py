@@ -264,7 +264,12 @@ class QCStationApp(App[int]):
             qc.release_claim(store, item_id, self.annotator)
 
     def action_help_quit(self) -> None:
-        """Ctrl+C no longer quits: say how to, in plain words (notifications show no markup)."""
+        """Ctrl+C no longer quits: say how to, in plain words (notifications show no markup);
+        in review, on the notice line rather than over the item."""
+        notice = getattr(self.screen, "_notice", None)
+        if callable(notice):
+            notice("Press q (or ctrl+q) to quit the app.")
+            return
         self.notify("Press q (or ctrl+q) to quit the app.", title="Do you want to quit?")
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",

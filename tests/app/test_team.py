@@ -373,3 +373,13 @@ def test_snapshot_override_dialog(snap_compare: Any, tmp_path: Path, no_cursor_b
 
     app = make_app(db, config=make_config(), account="alice")
     assert snap_compare(app, terminal_size=SIZE, run_before=open_override)
+
+
+async def test_ctrl_c_in_review_uses_the_notice_line(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert notice(app) == "Press q (or ctrl+q) to quit the app."
+        assert notifications(app) == []

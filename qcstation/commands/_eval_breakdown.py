@@ -16,7 +16,7 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
         "breakdown", help="every metric of a run per source or per difficulty",
         description="Every metric of one run per group of items (source or difficulty). "
                     "'n/s' = not scored, '-' = not run or no item in the group.")
-    p.add_argument("run", metavar="RUN")
+    p.add_argument("run", metavar="RUN", help="run id or name")
     p.add_argument("--by", choices=("source", "difficulty"), default="source",
                    help="group items by (default: source)")
     p.add_argument("--ci", action="store_true", help="add bootstrap 95%% intervals")

@@ -20,8 +20,8 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
                     "items correct in only one of them, and the exact McNemar p-value (two-sided "
                     "binomial test on those discordant items). With several samples an item counts "
                     "as correct when more than half of its samples are; 'un' passes at 90 or more.")
-    p.add_argument("run_a", metavar="RUN_A")
-    p.add_argument("run_b", metavar="RUN_B")
+    p.add_argument("run_a", metavar="RUN_A", help="the first run (id or name)")
+    p.add_argument("run_b", metavar="RUN_B", help="the second run (id or name)")
     p.add_argument("--metric", choices=M.COMPARABLE, default="re",
                    help="metric to compare on (default: re)")
     p.add_argument("--all", action="store_true",

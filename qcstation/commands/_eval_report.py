@@ -21,7 +21,7 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
                     "Reasoning, Arithmetic and both, and with --compare the paired comparison "
                     "(exact McNemar) with the items that differ; figures dimensions, confusion "
                     "and difficulty as PNG and SVG. The same run gives byte-identical files.")
-    p.add_argument("run", metavar="RUN")
+    p.add_argument("run", metavar="RUN", help="run id or name")
     p.add_argument("--compare", metavar="RUN2", help="a second run to compare with, item by item")
     p.add_argument("--out", metavar="DIR",
                    help="output directory (default: ./eval-reports/run<ID>[-vs-<ID2>])")

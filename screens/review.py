@@ -624,7 +624,8 @@ class ReviewScreen(QCScreen):
     def _seed_excluded(self, message: SeedExcluded) -> None:
         r = message.result
         closed = r.get("open_rejects_closed") or {}
-        self._notice(f"Seed {r.get('source')} {r.get('orig_id')} excluded: {r.get('reason')}"
+        self._notice(f"Seed {qc.item_key(str(r.get('source')), r.get('orig_id'))} excluded: "
+                     f"{r.get('reason')}"
                      + ("; it no longer blocks the gate" if closed else ""))
         self.gate = None  # re-read: the open rejects changed
         self.call_after_refresh(self._refresh_gate, self.item.dimension if self.item is not None

@@ -192,7 +192,7 @@ class ReviewItem:
 
     @property
     def key(self) -> str:
-        """The id people use: the source and its original id (``gsm8k 17``)."""
+        """The id people use: the source and its original id (``gsm8k-17``), as in releases."""
         return item_key(self.source, self.orig_id)
 
     @property
@@ -330,8 +330,9 @@ def _rng(dimension: str, rng_seed: int, round_no: int, stage: str) -> random.Ran
 
 
 def item_key(source: str, orig_id: Any) -> str:
-    """One id scheme for people: the source and the seed's original id."""
-    return f"{source} {orig_id}"
+    """One id scheme for people, the same as a release record's ``id`` and an evaluation
+    item's key: the source and the seed's original id (``gsm8k-test-17``)."""
+    return f"{source}-{orig_id}"
 
 
 def bound_text(bound: float, threshold: float) -> str:
@@ -1808,7 +1809,7 @@ QUEUE_STATES = ("rejected", "awaiting replacement", "disagreed", "excluded", "sk
 @dataclass
 class QueueRow:
     item_id: int
-    key: str                 # "gsm8k 17": the source and its original id
+    key: str                 # "gsm8k-17": the source and its original id (as in releases)
     seed_id: int
     source: str
     orig_id: str

@@ -182,7 +182,7 @@ def test_override_closes_an_open_reject_and_is_logged(store: Store) -> None:
     assert ev["actor"] == "carol" and ev["detail"]["reason"] == \
         "no story words: misread"
     row = qc.queue(store, state="overridden")[0]
-    assert row.key == f"{item.source} {item.orig_id}" and "misread" in row.note
+    assert row.key == f"{item.source}-{item.orig_id}" and "misread" in row.note
 
 
 def test_queue_filters(store: Store) -> None:
@@ -387,7 +387,7 @@ def test_cli_queue_settle_fix_and_team(shipped: Store, tmp_path: Path) -> None:
     conf.write_text(f'[qc]\ncurators = ["{os_account()}"]\n', encoding="utf-8")
     r = _cli(db, tmp_path, "qc", "queue", "--state", "rejected")
     assert r.returncode == 0, r.stderr
-    assert f"{item.source} {item.orig_id}" in r.stdout and "awaiting replacement" in r.stdout
+    assert f"{item.source}-{item.orig_id}" in r.stdout and "awaiting replacement" in r.stdout
     r = _cli(db, tmp_path, "qc", "edit-text", str(item.item_id))
     assert r.returncode == 0 and r.stdout.strip() == item.content["notation"]
     name = re.match(r"Let (\w+) =", r.stdout).group(1)  # type: ignore[union-attr]

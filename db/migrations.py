@@ -390,4 +390,22 @@ migration(
     ],
 )
 
+# --- v6: results-browser indexes (qcstation/eval/browse.py) ------------------------------
+# Every browser page walks one of these in the page order (seed_id, sample_idx, metric)
+# after equality on its leading columns, and stops after a page: a page costs the same
+# on the first and the thousandth page of a million scores (bench/browse_bench.py).
+# source/difficulty/score ride along so a residual filter never reads the table.
+migration(
+    6,
+    "results browser indexes",
+    [
+        "CREATE INDEX eval_scores_page_mv ON eval_scores "
+        "(run_id, metric, verdict, seed_id, sample_idx, source, difficulty, score)",
+        "CREATE INDEX eval_scores_page_sd ON eval_scores "
+        "(run_id, source, difficulty, seed_id, sample_idx, metric)",
+        "DROP INDEX eval_scores_browse",      # a prefix of eval_scores_page_mv
+        "DROP INDEX eval_scores_source",      # a prefix of eval_scores_page_sd
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

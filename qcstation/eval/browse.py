@@ -1,0 +1,581 @@
+"""The results browser's queries: keyset pages over ``eval_scores``, one item in detail,
+two runs side by side, and the runs list with headline numbers.
+
+No Textual here: the Results and Runs screens call these from thread workers.
+
+A browser row is one score: (run, seed, sample, metric). Rows come in one stable order,
+``(run_id, seed_id, sample_idx, metric)``, and a page continues after the key of the
+previous page's last row (keyset paging: a deep page costs what the first one does).
+
+Every page stays fast on a million rows because every query walks an index in exactly
+that order and stops after ``limit`` rows:
+
+* runs are read one after another (``run_id = ?``), so no index needs ``run_id`` free;
+* a filter on metric and/or verdict uses ``eval_scores_page_mv (run_id, metric, verdict,
+  seed_id, sample_idx, ...)``; a set of metrics or verdicts (``failed`` means wrong,
+  unparseable or error; for Understanding a judged score under 90) is one index-ordered
+  query per (metric, verdict) pair, merged here (a k-way merge of sorted streams);
+* a source filter alone uses ``eval_scores_page_sd (run_id, source, ...)``; no filter the
+  table's unique key ``(run_id, seed_id, sample_idx, metric)``.
+
+Texts from outside (model output, names, SMT-LIB) are returned as stored; the screens
+render them with :func:`escape_control` and never as markup.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from db import Store
+from qcstation.errors import QCStationError
+from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
+
+#: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).
+FAILED_VERDICTS: tuple[str, ...] = ("wrong", "unparseable", "error")
+#: The longest text the detail view shows of one response / prompt message.
+MAX_SHOWN_CHARS = 20_000
+#: A page never holds more rows than this.
+MAX_PAGE = 500
+
+Key = tuple[int, int, int, str]          # (run_id, seed_id, sample_idx, metric)
+
+
+class BrowseError(QCStationError):
+    pass
+
+
+# -- untrusted text -------------------------------------------------------------------
+_BIDI_AND_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def escape_control(text: str | None, *, keep_newlines: bool = True,
+                   limit: int | None = MAX_SHOWN_CHARS) -> str:
+    """``text`` with control characters made visible (``\\x1b``, ``\\u202e``) so model output
+    can never move the cursor, recolour the terminal or reorder what is shown. Newlines
+    (and tabs, as two spaces) stay when ``keep_newlines``; longer texts are cut at ``limit``
+    characters with a note."""
+    if text is None:
+        return ""
+    text = str(text)
+    cut = 0
+    if limit is not None and len(text) > limit:
+        cut = len(text) - limit
+        text = text[:limit]
+    out: list[str] = []
+    for ch in text:
+        if ch == "\n" and keep_newlines:
+            out.append(ch)
+        elif ch == "\t":
+            out.append("  " if keep_newlines else " ")
+        elif ch == "\n":
+            out.append(" ")
+        elif ch == "\r":
+            continue  # CRLF line ends
+        elif unicodedata.category(ch) == "Cc" or _BIDI_AND_INVISIBLE.match(ch):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    shown = "".join(out)
+    if cut:
+        shown += f"\n… ({cut} more characters not shown)"
+    return shown
+
+
+def one_line(text: str | None, width: int = 60) -> str:
+    """A short single-line preview of untrusted text."""
+    flat = " ".join(escape_control(text, keep_newlines=False, limit=width * 4).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# -- filters and pages ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Filters:
+    """What the browser shows. Empty fields do not filter.
+
+    ``failed``: only rows whose metric failed (verdict wrong, unparseable or error; for
+    ``un`` also a judged score under 90). With ``metric`` set, that metric's failures."""
+
+    run_ids: tuple[int, ...] = ()
+    metric: str | None = None
+    failed: bool = False
+    verdict: str | None = None
+    source: str | None = None
+    difficulty: str | None = None
+
+    def check(self) -> None:
+        if self.metric is not None and self.metric not in METRICS:
+            raise BrowseError(f"unknown metric {self.metric!r}; one of {', '.join(METRICS)}",
+                              title="Bad filter")
+        if self.verdict is not None and self.verdict not in VERDICTS:
+            raise BrowseError(f"unknown verdict {self.verdict!r}; one of {', '.join(VERDICTS)}",
+                              title="Bad filter")
+
+    def describe(self) -> str:
+        parts = []
+        if self.run_ids:
+            parts.append("run " + ", ".join(f"#{r}" for r in self.run_ids))
+        if self.failed:
+            parts.append(f"failed {METRIC_LABELS.get(self.metric or '', 'any metric')}")
+        elif self.metric:
+            parts.append(METRIC_LABELS[self.metric])
+        if self.verdict:
+            parts.append(self.verdict)
+        if self.source:
+            parts.append(f"source {self.source}")
+        if self.difficulty:
+            parts.append(self.difficulty)
+        return " · ".join(parts) or "everything"
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    run_id: int
+    run_label: str
+    seed_id: int
+    item_key: str
+    sample_idx: int
+    metric: str
+    verdict: str
+    score: float | None
+    extracted: str | None
+    source: str
+    difficulty: str | None
+
+    @property
+    def key(self) -> Key:
+        return (self.run_id, self.seed_id, self.sample_idx, self.metric)
+
+    @property
+    def failed(self) -> bool:
+        return metric_failed(self.metric, self.verdict, self.score)
+
+
+@dataclass
+class Page:
+    rows: list[ResultRow]
+    has_more: bool
+    after: Key | None           # pass as ``after`` for the next page (None: no rows)
+
+
+def metric_failed(metric: str, verdict: str, score: float | None) -> bool:
+    if verdict in FAILED_VERDICTS:
+        return True
+    if metric == "un" and verdict == "correct":
+        return score is None or float(score) < ALL_PASS_UNDERSTANDING
+    return False
+
+
+_COLUMNS = "run_id, seed_id, sample_idx, metric, verdict, score, extracted, source, difficulty"
+
+
+def _branches(filters: Filters) -> list[tuple[str, list[Any]]]:
+    """(SQL condition, params) per index-ordered stream; an empty condition is the whole run."""
+    metrics = [filters.metric] if filters.metric else list(METRICS)
+    if not filters.failed and filters.verdict is None:
+        if filters.metric is None:
+            return [("", [])]
+        return [("metric = ?", [filters.metric])]
+    branches: list[tuple[str, list[Any]]] = []
+    for metric in metrics:
+        verdicts = [filters.verdict] if filters.verdict else list(VERDICTS)
+        for verdict in verdicts:
+            if not filters.failed:
+                branches.append(("metric = ? AND verdict = ?", [metric, verdict]))
+            elif verdict in FAILED_VERDICTS:
+                branches.append(("metric = ? AND verdict = ?", [metric, verdict]))
+            elif metric == "un" and verdict == "correct":
+                branches.append(("metric = ? AND verdict = ? AND (score IS NULL OR score < ?)",
+                                 [metric, verdict, ALL_PASS_UNDERSTANDING]))
+    return branches
+
+
+def _stream(store: Store, run_id: int, condition: str, params: list[Any], filters: Filters,
+            after: Key | None, limit: int) -> list[tuple[Any, ...]]:
+    where = ["run_id = ?"]
+    args: list[Any] = [run_id]
+    if condition:
+        where.append(condition)
+        args += params
+    if filters.source is not None:
+        where.append("source = ?")
+        args.append(filters.source)
+    if filters.difficulty is not None:
+        where.append("difficulty = ?")
+        args.append(filters.difficulty)
+    if after is not None and after[0] == run_id:
+        _, seed_id, sample_idx, metric = after
+        where.append("seed_id >= ? AND (seed_id > ? OR sample_idx > ? OR "
+                     "(sample_idx = ? AND metric > ?))")
+        args += [seed_id, seed_id, sample_idx, sample_idx, metric]
+    sql = (f"SELECT {_COLUMNS} FROM eval_scores WHERE {' AND '.join(where)} "
+           "ORDER BY seed_id, sample_idx, metric LIMIT ?")
+    args.append(limit)
+    return [tuple(r) for r in store.execute(sql, args).fetchall()]
+
+
+def run_label(row: dict[str, Any]) -> str:
+    """``#3 gpt-4o-mini`` (or the run's name when it has one)."""
+    name = row.get("name") or row.get("model") or "?"
+    return f"#{row['id']} {name}"
+
+
+def page(store: Store, filters: Filters, after: Key | None = None,
+         limit: int = 50) -> Page:
+    """Up to ``limit`` rows matching ``filters`` that come after the key ``after``."""
+    filters.check()
+    limit = max(1, min(int(limit), MAX_PAGE))
+    if filters.run_ids:
+        run_ids = sorted(set(int(r) for r in filters.run_ids))
+    else:
+        run_ids = [int(r[0]) for r in store.execute("SELECT id FROM eval_runs ORDER BY id")]
+    if after is not None:
+        run_ids = [r for r in run_ids if r >= after[0]]
+    branches = _branches(filters)
+    if not branches:                     # contradictory filters (failed and correct)
+        run_ids = []
+    raw: list[tuple[Any, ...]] = []
+    want = limit + 1
+    for run_id in run_ids:
+        streams = [_stream(store, run_id, cond, params, filters, after, want - len(raw))
+                   for cond, params in branches]
+        merged: Iterator[tuple[Any, ...]] = (heapq.merge(*streams, key=lambda r: r[:4])
+                                             if len(streams) > 1 else iter(streams[0]))
+        for row in merged:
+            raw.append(row)
+            if len(raw) >= want:
+                break
+        if len(raw) >= want:
+            break
+    has_more = len(raw) > limit
+    raw = raw[:limit]
+    rows = _decorate(store, raw)
+    return Page(rows, has_more, rows[-1].key if rows else None)
+
+
+def _decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
+    if not raw:
+        return []
+    run_ids = sorted({int(r[0]) for r in raw})
+    marks = ",".join("?" for _ in run_ids)
+    labels = {int(r["id"]): run_label(r) for r in store.query(
+        f"SELECT id, name, model FROM eval_runs WHERE id IN ({marks})", run_ids)}
+    keys: dict[tuple[int, int], str] = {}
+    for run_id in run_ids:
+        seeds = sorted({int(r[1]) for r in raw if int(r[0]) == run_id})
+        seed_marks = ",".join("?" for _ in seeds)
+        for r in store.execute(
+                f"SELECT seed_id, item_key FROM eval_items WHERE run_id = ? "
+                f"AND seed_id IN ({seed_marks})", [run_id, *seeds]):
+            keys[(run_id, int(r[0]))] = str(r[1])
+    return [ResultRow(run_id=int(r[0]), run_label=labels.get(int(r[0]), f"#{r[0]}"),
+                      seed_id=int(r[1]), item_key=keys.get((int(r[0]), int(r[1])), f"seed {r[1]}"),
+                      sample_idx=int(r[2]), metric=str(r[3]), verdict=str(r[4]),
+                      score=None if r[5] is None else float(r[5]),
+                      extracted=None if r[6] is None else str(r[6]),
+                      source=str(r[7]), difficulty=None if r[8] is None else str(r[8]))
+            for r in raw]
+
+
+def filter_choices(store: Store, run_ids: Iterable[int] = ()) -> dict[str, list[str]]:
+    """Sources and difficulties present in the runs' items (for the filter pickers)."""
+    ids = [int(r) for r in run_ids]
+    where, args = "", []
+    if ids:
+        where = f" WHERE run_id IN ({','.join('?' for _ in ids)})"
+        args = ids
+    sources = [str(r[0]) for r in store.execute(
+        f"SELECT DISTINCT source FROM eval_items{where} ORDER BY source", args)]
+    levels = [str(r[0]) for r in store.execute(
+        f"SELECT DISTINCT difficulty FROM eval_items{where} ORDER BY difficulty", args)
+        if r[0] is not None]
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    levels.sort(key=lambda d: (order.get(d, 9), d))
+    return {"source": sources, "difficulty": levels}
+
+
+# -- one item in detail ------------------------------------------------------------------
+@dataclass
+class ScoreDetail:
+    metric: str
+    verdict: str
+    score: float | None
+    extracted: str | None
+    gold: str | None
+    scorer_version: str
+    detail: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return METRIC_LABELS.get(self.metric, self.metric)
+
+    @property
+    def failed(self) -> bool:
+        return metric_failed(self.metric, self.verdict, self.score)
+
+
+@dataclass
+class TaskDetail:
+    task: str
+    status: str                          # ok | error | missing (not asked yet)
+    prompt: list[dict[str, str]] | None
+    prompt_note: str | None              # why the prompt cannot be shown
+    response: str | None
+    error: str | None
+    finish_reason: str | None
+    cached: bool
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    scores: list[ScoreDetail] = field(default_factory=list)
+
+    def smtlib(self) -> str | None:
+        """The model's SMT-LIB as the scorer recorded it (any ``smt``-named key of a score's
+        detail), else the fenced block of the raw response."""
+        for score in self.scores:
+            for key, value in sorted(score.detail.items()):
+                if "smt" in key.lower() and isinstance(value, str) and value.strip():
+                    return value
+        if self.task == "reasoning" and self.response:
+            match = re.search(r"```(?:smt2?|smtlib|smt-lib|lisp|scheme)?\s*\n(.*?)```",
+                              self.response, re.S | re.I)
+            if match:
+                return match.group(1)
+        return None
+
+
+@dataclass
+class ItemDetail:
+    run_id: int
+    run_label: str
+    seed_id: int
+    item_key: str
+    sample_idx: int
+    source: str
+    difficulty: str | None
+    question: str | None
+    tasks: list[TaskDetail]
+
+    def task(self, name: str) -> TaskDetail | None:
+        return next((t for t in self.tasks if t.task == name), None)
+
+
+def _loads(text: Any) -> Any:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def gold_for(metric: str, record: dict[str, Any], detail: dict[str, Any]) -> str | None:
+    """The reference a metric was judged against: what the scorer recorded (``gold``,
+    ``reference``, ``expected``), else the frozen record's field for that task."""
+    for key in ("gold", "reference", "expected", "gold_answer"):
+        if detail.get(key) not in (None, ""):
+            return _text(detail[key])
+    if metric == "un":
+        return _text(record.get("background"))
+    if metric == "rt":
+        return _text(record.get("wrong"))
+    if metric in ("re", "ar", "rm", "fi"):
+        value = record.get("answer")
+        gt = record.get("gt_answer")
+        if metric == "fi" and gt not in (None, ""):
+            return _text(gt)
+        return _text(value if value not in (None, "") else gt)
+    return None
+
+
+def _prompt(store: Store, run_id: int, seed_id: int, task: str,
+            sample_idx: int) -> tuple[list[dict[str, str]] | None, str | None]:
+    try:
+        from qcstation.eval.runner import prompt_messages  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "The prompt cannot be rebuilt: this qcstation has no evaluation runner."
+    try:
+        messages = prompt_messages(store, run_id, seed_id, task, sample_idx)
+    except QCStationError as exc:
+        return None, f"The prompt cannot be rebuilt: {exc}"
+    return [{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
+            for m in messages], None
+
+
+def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) -> ItemDetail | None:
+    """Everything stored about one (run, item, sample): per task the prompt, the raw
+    response (or the request's error), and per metric the verdict, score, what was
+    extracted, the gold and the scorer's detail. None when the run has no such item."""
+    run = store.one("SELECT id, name, model FROM eval_runs WHERE id = ?", (run_id,))
+    item = store.one("SELECT * FROM eval_items WHERE run_id = ? AND seed_id = ?",
+                     (run_id, seed_id))
+    if run is None or item is None:
+        return None
+    record = _loads(item["record"]) or {}
+    if not isinstance(record, dict):
+        record = {}
+    outputs = {str(o["task"]): o for o in store.query(
+        "SELECT * FROM eval_outputs WHERE run_id = ? AND seed_id = ? AND sample_idx = ?",
+        (run_id, seed_id, sample_idx))}
+    scores: dict[str, dict[str, Any]] = {str(s["metric"]): s for s in store.query(
+        "SELECT * FROM eval_scores WHERE run_id = ? AND seed_id = ? AND sample_idx = ?",
+        (run_id, seed_id, sample_idx))}
+    spec = _loads(store.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,))) or {}
+    run_tasks = spec.get("tasks") if isinstance(spec, dict) else None
+    tasks = [t for t in TASK_METRICS if not isinstance(run_tasks, list) or t in run_tasks
+             or t in outputs]
+    details: list[TaskDetail] = []
+    for task in tasks:
+        out = outputs.get(task)
+        prompt, note = _prompt(store, run_id, seed_id, task, sample_idx)
+        task_scores = []
+        for metric in TASK_METRICS[task]:
+            s = scores.get(metric)
+            if s is None:
+                continue
+            detail = _loads(s["detail"])
+            detail = detail if isinstance(detail, dict) else {}
+            task_scores.append(ScoreDetail(
+                metric=metric, verdict=str(s["verdict"]),
+                score=None if s["score"] is None else float(s["score"]),
+                extracted=s["extracted"], gold=gold_for(metric, record, detail),
+                scorer_version=str(s["scorer_version"]), detail=detail))
+        details.append(TaskDetail(
+            task=task, status=str(out["status"]) if out else "missing", prompt=prompt,
+            prompt_note=note, response=out["response"] if out else None,
+            error=out["error"] if out else None,
+            finish_reason=out["finish_reason"] if out else None,
+            cached=bool(out["cached"]) if out else False,
+            latency_ms=out["latency_ms"] if out else None,
+            prompt_tokens=out["prompt_tokens"] if out else None,
+            completion_tokens=out["completion_tokens"] if out else None,
+            scores=task_scores))
+    return ItemDetail(run_id=run_id, run_label=run_label(run), seed_id=seed_id,
+                      item_key=str(item["item_key"]), sample_idx=sample_idx,
+                      source=str(item["source"]), difficulty=item["difficulty"],
+                      question=_text(record.get("question")), tasks=details)
+
+
+def side_by_side(store: Store, run_a: int, run_b: int, seed_id: int,
+                 sample_idx: int = 0) -> tuple[ItemDetail | None, ItemDetail | None]:
+    """The same item in two runs (None for a run that did not evaluate it)."""
+    return (item_detail(store, run_a, seed_id, sample_idx),
+            item_detail(store, run_b, seed_id, sample_idx))
+
+
+# -- runs ------------------------------------------------------------------------------
+@dataclass
+class Headline:
+    """A metric's point estimate over stored scores: accuracy (0..1) for most metrics,
+    the mean judge score (1..100) for ``un``; None when nothing was scored."""
+
+    value: float | None
+    n: int                                 # rows in the denominator
+    counts: dict[str, int]
+
+
+@dataclass
+class RunSummary:
+    run_id: int
+    label: str
+    model: str
+    name: str | None
+    backend: str | None
+    release: str
+    status: str
+    n_items: int
+    n_requests: int
+    outputs_ok: int
+    outputs_error: int
+    started_at: str | None
+    finished_at: str | None
+    heartbeat_at: str | None
+    error: str | None
+    headline: dict[str, Headline]
+
+    @property
+    def outputs_done(self) -> int:
+        return self.outputs_ok + self.outputs_error
+
+    @property
+    def resumable(self) -> bool:
+        return self.status not in ("done",) and self.outputs_done < max(self.n_requests, 1)
+
+
+def release_label(spec: dict[str, Any]) -> str:
+    """``smart 1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
+    rel = spec.get("release")
+    if isinstance(rel, dict):
+        name, version = rel.get("name"), rel.get("version")
+        if name or version:
+            return " ".join(str(p) for p in (name, version) if p)
+    if isinstance(rel, (list, tuple)) and rel:
+        return " ".join(str(p) for p in rel)
+    if isinstance(rel, str) and rel:
+        return rel
+    if spec.get("release_name"):
+        return " ".join(str(p) for p in (spec.get("release_name"), spec.get("release_version"))
+                        if p)
+    return "working set"
+
+
+def headline(store: Store, run_id: int) -> dict[str, Headline]:
+    """Per metric: accuracy over every scored row (errors stay in the denominator,
+    ``not_scored`` rows do not count), or the mean Understanding score."""
+    rows = store.query(
+        "SELECT metric, verdict, COUNT(*) AS n, SUM(score) AS total FROM eval_scores "
+        "WHERE run_id = ? GROUP BY metric, verdict", (run_id,))
+    out: dict[str, Headline] = {}
+    for metric in METRICS:
+        mine = [r for r in rows if r["metric"] == metric]
+        counts = {str(r["verdict"]): int(r["n"]) for r in mine}
+        scored = [r for r in mine if r["verdict"] != "not_scored"]
+        n = sum(int(r["n"]) for r in scored)
+        if not n:
+            out[metric] = Headline(None, 0, counts)
+            continue
+        if metric == "un":
+            total = sum(float(r["total"] or 0) for r in scored)
+            out[metric] = Headline(total / n, n, counts)
+        else:
+            out[metric] = Headline(counts.get("correct", 0) / n, n, counts)
+    return out
+
+
+def list_runs(store: Store) -> list[RunSummary]:
+    """Every run, newest first, with progress and headline numbers."""
+    runs = store.query("SELECT * FROM eval_runs ORDER BY id DESC")
+    progress: dict[int, dict[str, int]] = {}
+    for r in store.query("SELECT run_id, status, COUNT(*) AS n FROM eval_outputs "
+                         "GROUP BY run_id, status"):
+        progress.setdefault(int(r["run_id"]), {})[str(r["status"])] = int(r["n"])
+    out = []
+    for run in runs:
+        spec = _loads(run.get("spec")) or {}
+        spec = spec if isinstance(spec, dict) else {}
+        done = progress.get(int(run["id"]), {})
+        out.append(RunSummary(
+            run_id=int(run["id"]), label=run_label(run), model=str(run["model"]),
+            name=run.get("name"), backend=run.get("backend"), release=release_label(spec),
+            status=str(run["status"]), n_items=int(run.get("n_items") or 0),
+            n_requests=int(run.get("n_requests") or 0), outputs_ok=done.get("ok", 0),
+            outputs_error=done.get("error", 0), started_at=run.get("started_at"),
+            finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),
+            error=run.get("error"), headline=headline(store, int(run["id"]))))
+    return out

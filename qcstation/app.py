@@ -351,6 +351,11 @@ class QCStationApp(App[int]):
                                 dashboard.action_regenerate)
             yield SystemCommand("Releases", "List, approve, export and compare releases",
                                 dashboard.action_releases)
+            yield SystemCommand("Evaluation runs", "Start, watch, stop and resume evaluation runs",
+                                dashboard.action_eval_runs)
+            yield SystemCommand("Evaluation results",
+                                "Browse scores by failed dimension, verdict, source, level, run",
+                                dashboard.action_results)
             yield SystemCommand("Refresh dashboard", "Re-read counts and gates",
                                 dashboard.action_refresh)
         yield SystemCommand("Help", "Keys of the current screen and the review guidelines",

@@ -193,3 +193,86 @@ class TeamLoaded(Message):
     def __init__(self, stats: dict[str, Any]) -> None:
         super().__init__()
         self.stats = stats
+
+
+# -- evaluation: runs, results browser, charts ---------------------------------------------
+class EvalRunsLoaded(Message):
+    """Every run with its progress and headline numbers (``browse.RunSummary``)."""
+
+    def __init__(self, runs: list[Any]) -> None:
+        super().__init__()
+        self.runs = runs
+
+
+class EvalRunStarted(Message):
+    """A run was created (or is being resumed) and its worker is asking the model."""
+
+    def __init__(self, run_id: int, resumed: bool) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.resumed = resumed
+
+
+class EvalProgressed(Message):
+    """The runner's ``RunProgress`` (done, total, errors, cached, rate_per_s, eta_s, tokens,
+    cost), posted at most a few times a second. ``phase``: asking | scoring."""
+
+    def __init__(self, run_id: int, progress: Any, phase: str = "asking") -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.progress = progress
+        self.phase = phase
+
+
+class EvalRunFinished(Message):
+    """The run's worker ended: finished, or ``cancelled`` by the user (resumable)."""
+
+    def __init__(self, run_id: int, progress: Any, *, cancelled: bool,
+                 scored: Any = None) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.progress = progress
+        self.cancelled = cancelled
+        self.scored = scored
+
+
+class ResultsPageLoaded(Message):
+    """One page of the results browser (``browse.Page``) for ``filters``; ``number`` counts
+    pages from 1; ``choices`` are the sources/difficulties/runs the filters can take."""
+
+    def __init__(self, filters: Any, page: Any, number: int,
+                 choices: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.filters = filters
+        self.page = page
+        self.number = number
+        self.choices = choices
+
+
+class ItemDetailLoaded(Message):
+    """One (run, item, sample) in detail (``browse.ItemDetail`` or None)."""
+
+    def __init__(self, key: tuple[int, int, int], detail: Any) -> None:
+        super().__init__()
+        self.key = key
+        self.detail = detail
+
+
+class SideBySideLoaded(Message):
+    def __init__(self, left: Any, right: Any, labels: tuple[str, str]) -> None:
+        super().__init__()
+        self.left = left
+        self.right = right
+        self.labels = labels
+
+
+class ChartDataLoaded(Message):
+    """Numbers for the charts screen (``charts.ChartData`` and the difficulty breakdown)."""
+
+    def __init__(self, scores: Any, levels: list[str], by_level: list[Any],
+                 metric: str) -> None:
+        super().__init__()
+        self.scores = scores
+        self.levels = levels
+        self.by_level = by_level
+        self.metric = metric

@@ -78,6 +78,11 @@ class DashboardScreen(QCScreen):
                 tooltip="The curator queue: rejected, disagreed, excluded, skipped items; fix "
                         "in place, exclude, override, settle", id="queue"),
         Binding("l", "releases", "Releases", id="releases"),
+        Binding("v", "eval_runs", "Runs", tooltip="Evaluation runs: start, watch, resume",
+                id="eval-runs"),
+        Binding("b", "results", "Results",
+                tooltip="Browse evaluation results by failed dimension, verdict, source, level",
+                id="eval-results"),
         Binding("f5", "refresh", "Refresh", show=False, id="refresh"),
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
     ]
@@ -288,6 +293,18 @@ class DashboardScreen(QCScreen):
 
         self.refresh_on_resume = True
         self.app.push_screen(ReleasesScreen())
+
+    def action_eval_runs(self) -> None:
+        from screens.runs import RunsScreen
+
+        self.refresh_on_resume = True
+        self.app.push_screen(RunsScreen())
+
+    def action_results(self) -> None:
+        from screens.results import ResultsScreen
+
+        self.refresh_on_resume = True
+        self.app.push_screen(ResultsScreen())
 
     # -- sampling --------------------------------------------------------------------
     def action_draw_samples(self) -> None:

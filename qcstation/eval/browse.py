@@ -24,6 +24,7 @@ render them with :func:`escape_control` and never as markup.
 
 from __future__ import annotations
 
+import datetime as _dt
 import heapq
 import json
 import re
@@ -515,7 +516,9 @@ class RunSummary:
 
     @property
     def resumable(self) -> bool:
-        return self.status not in ("done",) and self.outputs_done < max(self.n_requests, 1)
+        """Not finished and nobody is running it now (a stopped, failed or killed run)."""
+        return self.status not in ("done", "running") and \
+            self.outputs_done < max(self.n_requests, 1)
 
 
 def release_label(spec: dict[str, Any]) -> str:
@@ -558,8 +561,31 @@ def headline(store: Store, run_id: int) -> dict[str, Headline]:
     return out
 
 
+#: A run whose owner has not written a heartbeat for this long is not running any more
+#: (its process was killed); the runner's lease has the same length.
+STALE_AFTER_S = 60.0
+
+
+def _effective_status(run: dict[str, Any], now: _dt.datetime) -> str:
+    status = str(run["status"])
+    if status != "running":
+        return status
+    beat = run.get("heartbeat_at") or run.get("started_at")
+    try:
+        at = _dt.datetime.strptime(str(beat)[:26].rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f")
+    except ValueError:
+        try:
+            at = _dt.datetime.strptime(str(beat)[:19], "%Y-%m-%dT%H:%M:%S")
+        except ValueError:
+            return status
+    at = at.replace(tzinfo=_dt.timezone.utc)
+    return "stopped" if (now - at).total_seconds() > STALE_AFTER_S else status
+
+
 def list_runs(store: Store) -> list[RunSummary]:
-    """Every run, newest first, with progress and headline numbers."""
+    """Every run, newest first, with progress and headline numbers. A ``running`` run
+    whose heartbeat is older than :data:`STALE_AFTER_S` is reported ``stopped``."""
+    clock = _dt.datetime.now(_dt.timezone.utc)
     runs = store.query("SELECT * FROM eval_runs ORDER BY id DESC")
     progress: dict[int, dict[str, int]] = {}
     for r in store.query("SELECT run_id, status, COUNT(*) AS n FROM eval_outputs "
@@ -573,7 +599,7 @@ def list_runs(store: Store) -> list[RunSummary]:
         out.append(RunSummary(
             run_id=int(run["id"]), label=run_label(run), model=str(run["model"]),
             name=run.get("name"), backend=run.get("backend"), release=release_label(spec),
-            status=str(run["status"]), n_items=int(run.get("n_items") or 0),
+            status=_effective_status(run, clock), n_items=int(run.get("n_items") or 0),
             n_requests=int(run.get("n_requests") or 0), outputs_ok=done.get("ok", 0),
             outputs_error=done.get("error", 0), started_at=run.get("started_at"),
             finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),

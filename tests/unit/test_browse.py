@@ -193,7 +193,14 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
     assert r.headline["un"].value == pytest.approx((7 * 95 + 3 * 40) / 10)
     assert not r.resumable
     u = runs[running]
-    assert u.outputs_done == 12 and u.resumable and u.headline["fi"].value is None
+    assert u.status == "running" and u.outputs_done == 12 and u.headline["fi"].value is None
+    assert not u.resumable                       # its owner's heartbeat is fresh
+    with Store(path) as store, store.transaction():
+        store.execute("UPDATE eval_runs SET heartbeat_at = '2020-01-01T00:00:00.000000Z' "
+                      "WHERE id = ?", (running,))
+    with Store(path) as store:
+        u = next(r for r in browse.list_runs(store) if r.run_id == running)
+    assert u.status == "stopped" and u.resumable  # the process that ran it died
 
 
 def test_escape_control_makes_terminal_codes_visible() -> None:

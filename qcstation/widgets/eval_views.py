@@ -1,0 +1,245 @@
+"""Renderers for the Runs and Results screens.
+
+Everything here that came from a model, a dataset or a user (responses, SMT-LIB, names,
+error messages) goes through :func:`qcstation.eval.browse.escape_control` and into
+``rich.text.Text`` (never parsed as markup), so it can neither restyle nor move the
+terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from qcstation.eval.browse import (
+    Headline,
+    ItemDetail,
+    RunSummary,
+    ScoreDetail,
+    TaskDetail,
+    escape_control,
+    one_line,
+)
+from qcstation.eval.types import METRIC_LABELS, METRICS
+
+DIM = "dim"
+VERDICT_STYLES = {"correct": "green", "wrong": "red", "unparseable": "yellow",
+                  "error": "magenta", "not_scored": "dim"}
+TASK_TITLES = {"understanding": "Understanding", "reasoning": "Reasoning",
+               "arithmetic": "Arithmetic", "refinement": "Reflection & Refinement",
+               "final": "Final answer"}
+SHORT = {"un": "Un", "re": "Re", "ar": "Ar", "rt": "R-t", "rm": "R-m", "fi": "Fi"}
+
+
+def safe(text: Any, style: str = "") -> Text:
+    """Untrusted text, control characters made visible, never markup."""
+    return Text(escape_control(None if text is None else str(text)), style=style)
+
+
+def headline_cell(metric: str, h: Headline | None) -> str:
+    if h is None or h.value is None:
+        return "–"
+    if metric == "un":
+        return f"{h.value:.0f}"
+    return f"{h.value * 100:.0f}%"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds or seconds < 0:
+        return "–"
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def progress_cell(run: RunSummary) -> str:
+    total = run.n_requests
+    return f"{run.outputs_done}/{total}" if total else str(run.outputs_done)
+
+
+def render_run_detail(run: RunSummary) -> RenderableType:
+    lines = [
+        Text.assemble(safe(run.label, "bold"), "  ", (run.status, _status_style(run.status))),
+        Text.assemble(("Release ", DIM), safe(run.release), ("  Backend ", DIM),
+                      safe(run.backend or "?"), ("  Items ", DIM), str(run.n_items)),
+        Text.assemble(("Requests ", DIM),
+                      f"{run.outputs_done} of {run.n_requests} answered"
+                      + (f" ({run.outputs_error} failed)" if run.outputs_error else "")),
+    ]
+    if run.started_at:
+        when = Text.assemble(("Started ", DIM), run.started_at[:19].replace("T", " "))
+        if run.finished_at:
+            when.append_text(Text.assemble(("  finished ", DIM),
+                                           run.finished_at[:19].replace("T", " ")))
+        lines.append(when)
+    scored = Text()
+    for metric in METRICS:
+        h = run.headline.get(metric)
+        if h is None or not h.counts:
+            continue
+        if scored:
+            scored.append("  ")
+        scored.append(f"{METRIC_LABELS[metric]} ", style="bold")
+        scored.append(headline_cell(metric, h) if h.value is not None else "not scored")
+        if h.n:
+            scored.append(f" (n={h.n})", style=DIM)
+    lines.append(scored if scored else Text("No scores yet.", style=DIM))
+    if run.error:
+        lines.append(Text.assemble(("Error: ", "bold red"), safe(run.error)))
+    if run.resumable:
+        lines.append(Text("Unfinished: Enter resumes it (answered requests are kept).",
+                          style="yellow"))
+    return Group(*lines)
+
+
+def _status_style(status: str) -> str:
+    return {"done": "green", "running": "bold cyan", "failed": "red",
+            "cancelled": "yellow", "stopped": "yellow"}.get(status, "")
+
+
+def progress_line(done: int, total: int, *, rate: float | None, eta: float | None,
+                  errors: int, cached: int, tokens: int | None = None,
+                  cost: float | None = None) -> Text:
+    text = Text(f"{done} of {total} requests", style="bold")
+    if rate is not None:
+        text.append(f" · {rate:.1f}/s")
+    text.append(f" · ETA {duration(eta)}")
+    if errors:
+        text.append(f" · {errors} failed", style="red")
+    if cached:
+        text.append(f" · {cached} cached", style=DIM)
+    if tokens:
+        text.append(f" · {tokens:,} tokens", style=DIM)
+    if cost:
+        text.append(f" · ${cost:.4f}", style=DIM)
+    text.append(" · Esc cancels", style=DIM)
+    return text
+
+
+# -- results ------------------------------------------------------------------------------
+def verdict_text(verdict: str, score: float | None = None, metric: str = "") -> Text:
+    word = verdict.replace("_", " ")
+    if metric == "un" and score is not None and verdict == "correct":
+        word = f"{score:.0f}/100"
+    elif metric == "un" and score is not None:
+        word = f"{word} ({score:.0f})"
+    return Text(word, style=VERDICT_STYLES.get(verdict, ""))
+
+
+def _section(title: str) -> Text:
+    return Text(title, style="bold underline")
+
+
+def _kv(key: str, value: RenderableType | str) -> Text:
+    line = Text(f"{key}: ", style="bold")
+    if isinstance(value, Text):
+        line.append_text(value)
+    else:
+        line.append(str(value))
+    return line
+
+
+def render_verifier(score: ScoreDetail) -> Text:
+    """The scorer's detail without the SMT-LIB text itself, one ``key: value`` a line."""
+    text = Text()
+    for key, value in sorted(score.detail.items()):
+        if "smt" in key.lower() and isinstance(value, str):
+            continue
+        if text:
+            text.append("\n")
+        text.append(f"{escape_control(key, keep_newlines=False, limit=60)}: ", style="bold")
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                                 sort_keys=True, default=str)
+        text.append(escape_control(shown, limit=4000))
+    return text
+
+
+def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
+    title = Text(TASK_TITLES.get(task.task, task.task), style="bold reverse")
+    for s in task.scores:
+        title.append("  ")
+        title.append(f"{METRIC_LABELS.get(s.metric, s.metric)} ", style="bold")
+        title.append_text(verdict_text(s.verdict, s.score, s.metric))
+    parts: list[RenderableType] = [title]
+    if task.prompt is not None:
+        chars = sum(len(m["content"]) for m in task.prompt)
+        if show_prompt:
+            parts.append(_section(f"Prompt ({len(task.prompt)} messages)"))
+            for m in task.prompt:
+                parts.append(Text.assemble((f"[{escape_control(m['role'], limit=20)}] ", "bold cyan"),
+                                           safe(m["content"])))
+        else:
+            parts.append(Text(f"Prompt: {len(task.prompt)} messages, {chars:,} characters "
+                              "(p shows it)", style=DIM))
+    elif task.prompt_note:
+        parts.append(Text(task.prompt_note, style=DIM))
+    if task.status == "missing":
+        parts.append(Text("Not asked yet (the run has not reached this request).", style=DIM))
+    elif task.status == "error":
+        parts.append(_kv("Request failed", safe(task.error or "no reason recorded", "magenta")))
+    else:
+        meta = [f"finish {task.finish_reason}" if task.finish_reason else "",
+                "cached" if task.cached else "",
+                f"{task.completion_tokens} tokens" if task.completion_tokens else "",
+                f"{task.latency_ms:.0f} ms" if task.latency_ms else ""]
+        parts.append(_section("Response") + Text(
+            "  " + " · ".join(m for m in meta if m), style=DIM))
+        parts.append(safe(task.response) if task.response else Text("(empty)", style=DIM))
+    for s in task.scores:
+        label = METRIC_LABELS.get(s.metric, s.metric)
+        parts.append(_kv(f"{label} extracted",
+                         safe(s.extracted) if s.extracted not in (None, "")
+                         else Text("(nothing)", style=DIM)))
+        parts.append(_kv(f"{label} gold", safe(s.gold) if s.gold else Text("(none)", style=DIM)))
+        parts.append(_kv(f"{label} verdict", verdict_text(s.verdict, s.score, s.metric)
+                         + Text(f"  scorer {escape_control(s.scorer_version, limit=40)}",
+                                style=DIM)))
+    smt = task.smtlib() if task.task == "reasoning" else None
+    if smt:
+        parts.append(_section("Model's SMT-LIB"))
+        parts.append(safe(smt, "cyan"))
+    for s in task.scores:
+        verifier = render_verifier(s)
+        if verifier:
+            parts.append(_section("Verifier output" if task.task == "reasoning"
+                                  else f"{METRIC_LABELS.get(s.metric, s.metric)} scorer detail"))
+            parts.append(verifier)
+    if not task.scores and task.status != "missing":
+        parts.append(Text("Not scored yet.", style=DIM))
+    parts.append(Text(""))
+    return parts
+
+
+def render_item(detail: ItemDetail | None, *, show_prompt: bool = False,
+                missing: str = "This run did not evaluate the item.",
+                first_task: str | None = None) -> RenderableType:
+    """The item's question, then every task; ``first_task`` (the one the user is looking
+    at) comes first."""
+    if detail is None:
+        return Text(missing, style=DIM)
+    head = Text.assemble(safe(detail.item_key, "bold"),
+                         (f" · sample {detail.sample_idx} · ", DIM), safe(detail.run_label),
+                         (f" · {escape_control(detail.source, limit=40)}", DIM),
+                         (f" · {detail.difficulty}" if detail.difficulty else "", DIM))
+    parts: list[RenderableType] = [head]
+    if detail.question:
+        parts.append(safe(detail.question))
+    parts.append(Text(""))
+    tasks = sorted(detail.tasks, key=lambda t: t.task != first_task)
+    for task in tasks:
+        parts += render_task(task, show_prompt=show_prompt)
+    return Group(*parts)
+
+
+def row_cells(row: Any) -> tuple[Text, ...]:
+    """Cells of one results-table row (a :class:`browse.ResultRow`)."""
+    return (Text(one_line(row.run_label, 16)),
+            Text(one_line(row.item_key, 16)),
+            Text(str(row.sample_idx)),
+            Text(SHORT.get(row.metric, row.metric)),
+            verdict_text(row.verdict, row.score, row.metric),
+            Text(one_line(row.extracted, 14) if row.extracted else "–"))

@@ -1,0 +1,160 @@
+"""Charts in the terminal: dimension scores per run with their 95% intervals, and one
+metric's accuracy by difficulty (plotext through textual-plotext)."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Header, Static
+from textual_plotext import PlotextPlot
+
+from qcstation.eval import charts as chartdata
+from qcstation.eval.browse import one_line
+from qcstation.eval.types import METRICS
+from qcstation.messages import ChartDataLoaded
+from qcstation.widgets.eval_views import SHORT
+from screens._base import QCScreen
+
+#: One colour per run (plotext colour names; the legend uses the same).
+COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue", "white")
+RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow",
+               "magenta": "magenta", "blue": "blue", "white": "white"}
+MAX_RUNS = len(COLORS)
+CHARTS = ("dimensions", "difficulty")
+
+
+class ChartsScreen(QCScreen):
+    """``t`` switches chart, ``m`` the metric of the difficulty chart, Esc goes back."""
+
+    BINDING_GROUP_TITLE = "Charts"
+    BINDINGS = [
+        Binding("t", "next_chart", "Next chart",
+                tooltip="Dimension scores / accuracy by difficulty", id="charts-next"),
+        Binding("m", "cycle_metric", "Metric", tooltip="The difficulty chart's metric",
+                id="charts-metric"),
+        Binding("escape", "back", "Back", id="charts-back"),
+    ]
+
+    def __init__(self, run_ids: list[int]) -> None:
+        super().__init__()
+        # the most recent runs when there are more than colours
+        self.run_ids = sorted(set(run_ids))[-MAX_RUNS:]
+        self.dropped = max(0, len(set(run_ids)) - MAX_RUNS)
+        self.chart = CHARTS[0]
+        self.metric = "fi"
+        self.data: ChartDataLoaded | None = None
+        self.busy = True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield PlotextPlot(id="chart")
+        yield Static("", id="chart_legend")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self._load(self.metric)
+
+    def help_notes(self) -> RenderableType:
+        return Text(
+            "Scores are on one 0-100 scale: accuracies in percent, LLM@Un as the judges' mean "
+            "score. Vertical bars are bootstrap 95% intervals from the metrics module (the "
+            "same numbers as `qcstation eval report`). At most seven runs are drawn: the most "
+            "recent ones.")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Computing the charts")
+    def _load(self, metric: str) -> None:
+        with self.qc_app.open_store() as store:
+            scores = chartdata.dimension_scores(store, self.run_ids)
+            levels, by_level = chartdata.by_difficulty(store, self.run_ids, metric)
+        self.post_message(ChartDataLoaded(scores, levels, by_level, metric))
+
+    @on(ChartDataLoaded)
+    def _loaded(self, message: ChartDataLoaded) -> None:
+        self.data = message
+        self.busy = False
+        self._draw()
+
+    def action_next_chart(self) -> None:
+        self.chart = CHARTS[(CHARTS.index(self.chart) + 1) % len(CHARTS)]
+        self._draw()
+
+    def action_cycle_metric(self) -> None:
+        self.metric = METRICS[(METRICS.index(self.metric) + 1) % len(METRICS)]
+        self.chart = "difficulty"
+        self.busy = True
+        self._load(self.metric)
+
+    def _draw(self) -> None:
+        plot = self.query_one("#chart", PlotextPlot)
+        plt = plot.plt
+        plt.clear_figure()
+        data = self.data
+        legend = Text()
+        if data is None:
+            return
+        runs = data.scores.runs if self.chart == "dimensions" else data.by_level
+        for k, run in enumerate(runs):
+            if legend:
+                legend.append("   ")
+            legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
+            legend.append(one_line(run.label, 24))
+        if not runs:
+            legend = Text("No runs to chart yet.", style="dim")
+        if self.chart == "dimensions":
+            self._draw_dimensions(plt, data)
+            if runs and not data.scores.intervals:
+                legend.append("\nNo intervals: this qcstation has no metrics module; points "
+                              "are plain accuracies.", style="dim")
+        else:
+            self._draw_difficulty(plt, data)
+        if self.dropped:
+            legend.append(f"\n{self.dropped} older run(s) not drawn.", style="dim")
+        self.query_one("#chart_legend", Static).update(legend)
+        plot.refresh()
+
+    def _draw_dimensions(self, plt, data: ChartDataLoaded) -> None:  # type: ignore[no-untyped-def]
+        codes = list(chartdata.CODES)
+        xs = list(range(1, len(codes) + 1))
+        runs = data.scores.runs
+        width = 0.6 / max(len(runs), 1)
+        for k, run in enumerate(runs):
+            color = COLORS[k % len(COLORS)]
+            offset = -0.3 + width * (k + 0.5)
+            px, py = [], []
+            for x, code in zip(xs, codes):
+                point = run.points.get(code)
+                if point is None or point.value is None:
+                    continue
+                if point.lo is not None and point.hi is not None:
+                    plt.plot([x + offset, x + offset], [point.lo, point.hi], marker="│",
+                             color=color)
+                px.append(x + offset)
+                py.append(point.value)
+            if px:
+                plt.scatter(px, py, marker="●", color=color)
+        plt.xticks(xs, [SHORT.get(c, "All") for c in codes])
+        plt.xlim(0.5, len(codes) + 0.5)
+        plt.ylim(0, 100)
+        plt.title("Scores by dimension" + (" (95% intervals)" if data.scores.intervals else ""))
+
+    def _draw_difficulty(self, plt, data: ChartDataLoaded) -> None:  # type: ignore[no-untyped-def]
+        levels = data.levels
+        runs = data.by_level
+        if levels and runs:
+            values = [[(run.points.get(level).value or 0.0)  # type: ignore[union-attr]
+                       if run.points.get(level) is not None else 0.0 for level in levels]
+                      for run in runs]
+            plt.multiple_bar(levels, values,
+                             color=[COLORS[k % len(COLORS)] for k in range(len(runs))])
+        plt.ylim(0, 100)
+        plt.title(f"{chartdata.label(data.metric)} by difficulty")
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def worker_failed(self, worker: object) -> None:
+        self.busy = False

@@ -1,0 +1,309 @@
+"""The results browser: filter stored scores (failed dimension, verdict, source, difficulty,
+run), page through them, and read one item in full: prompt, raw response, what was
+extracted, verdict, gold, and for Reasoning the model's SMT-LIB with the verifier's output."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
+
+from qcstation.eval import browse
+from qcstation.eval.browse import Filters, one_line
+from qcstation.eval.types import METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
+from qcstation.messages import ItemDetailLoaded, ResultsPageLoaded
+from qcstation.widgets.eval_views import render_item, row_cells
+from screens._base import QCScreen
+
+PAGE_SIZE = 50
+TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
+
+
+def cycle(options: list[Any], current: Any) -> Any:
+    """The option after ``current`` (None = no filter comes first and after the last)."""
+    seq = [None, *options]
+    try:
+        return seq[(seq.index(current) + 1) % len(seq)]
+    except ValueError:
+        return None
+
+
+class ResultsScreen(QCScreen):
+    """Filters on single keys, ``]``/``[`` pages, Enter reads the item, ``s`` side by side."""
+
+    BINDING_GROUP_TITLE = "Results"
+    BINDINGS = [
+        Binding("f", "toggle_failed", "Failed", tooltip="Only rows whose metric failed",
+                id="results-failed"),
+        Binding("m", "cycle_metric", "Metric", tooltip="Filter by metric (cycles)",
+                id="results-metric"),
+        Binding("v", "cycle_verdict", "Verdict",
+                tooltip="Filter by verdict: wrong, unparseable, error… (cycles)",
+                id="results-verdict"),
+        Binding("o", "cycle_source", "Source", show=False, tooltip="Filter by source (cycles)",
+                id="results-source"),
+        Binding("d", "cycle_difficulty", "Level", show=False,
+                tooltip="Filter by difficulty (cycles)", id="results-difficulty"),
+        Binding("r", "cycle_run", "Run", show=False, tooltip="Filter by run / model (cycles)",
+                id="results-run"),
+        Binding("x", "clear_filters", "Clear", show=False, tooltip="Clear every filter",
+                id="results-clear"),
+        Binding("right_square_bracket", "next_page", "Next", id="results-next-page"),
+        Binding("left_square_bracket", "previous_page", "Prev", id="results-prev-page"),
+        Binding("p", "toggle_prompts", "Prompts", show=False,
+                tooltip="Show or hide the prompts in the item pane", id="results-prompts"),
+        Binding("s", "side_by_side", "Compare",
+                tooltip="The selected item in two runs", id="results-side-by-side"),
+        Binding("c", "charts", "Charts", show=False, tooltip="Charts of the filtered runs",
+                id="results-charts"),
+        Binding("escape", "back", "Back", id="results-back"),
+    ]
+
+    def __init__(self, run_ids: tuple[int, ...] = (), filters: Filters | None = None) -> None:
+        super().__init__()
+        self.filters = filters or Filters(run_ids=run_ids)
+        self.page_starts: list[browse.Key | None] = [None]   # cursor of each page shown so far
+        self.page: browse.Page | None = None
+        self.page_number = 1
+        self.choices: dict[str, Any] = {"source": [], "difficulty": [], "runs": []}
+        self.show_prompts = False
+        self.detail_key: tuple[int, int, int] | None = None
+        self.detail: browse.ItemDetail | None = None
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="filter_line")
+        yield DataTable(id="results_table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="item_pane", classes="pane"):
+            yield Static(Text("Select a row to read the item.", style="dim"), id="item_detail")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#results_table", DataTable)
+        for label, key in (("Run", "run"), ("Item", "item"), ("S", "sample"),
+                           ("Metric", "metric"), ("Verdict", "verdict"),
+                           ("Extracted", "extracted")):
+            table.add_column(label, key=key)
+        self.query_one("#item_pane").border_title = "Item"
+        table.focus()
+        self._show_filters()
+        self._reload()
+
+    def help_notes(self) -> RenderableType:
+        return Text(
+            "Rows are scores: one per run, item, sample and metric. f shows only failures "
+            "(wrong, unparseable or a failed request; for LLM@Un a judged score under 90). "
+            "m, v, o, d and r cycle the metric, verdict, source, difficulty and run filters; "
+            "x clears them. ] and [ turn pages. Tab moves to the item pane to scroll it; "
+            "p shows the prompts there. s puts the selected item of two runs side by side.")
+
+    # -- filters ---------------------------------------------------------------------------
+    def _set_filters(self, **changes: Any) -> None:
+        self.filters = dataclasses.replace(self.filters, **changes)
+        self._show_filters()
+        self._reload()
+
+    def action_toggle_failed(self) -> None:
+        self._set_filters(failed=not self.filters.failed)
+
+    def action_cycle_metric(self) -> None:
+        self._set_filters(metric=cycle(list(METRICS), self.filters.metric))
+
+    def action_cycle_verdict(self) -> None:
+        self._set_filters(verdict=cycle(list(VERDICTS), self.filters.verdict))
+
+    def action_cycle_source(self) -> None:
+        self._set_filters(source=cycle(self.choices["source"], self.filters.source))
+
+    def action_cycle_difficulty(self) -> None:
+        self._set_filters(difficulty=cycle(self.choices["difficulty"], self.filters.difficulty))
+
+    def action_cycle_run(self) -> None:
+        runs = [r for r, _ in self.choices["runs"]]
+        current = self.filters.run_ids[0] if len(self.filters.run_ids) == 1 else None
+        chosen = cycle(runs, current)
+        self._set_filters(run_ids=(chosen,) if chosen is not None else ())
+
+    def action_clear_filters(self) -> None:
+        self._set_filters(run_ids=(), metric=None, failed=False, verdict=None, source=None,
+                          difficulty=None)
+
+    def _show_filters(self) -> None:
+        f = self.filters
+        labels = dict(self.choices["runs"])
+        active = []
+        if f.run_ids:
+            active.append(", ".join(one_line(labels.get(r, f"#{r}"), 24) for r in f.run_ids))
+        if f.failed:
+            active.append(f"failed {METRIC_LABELS[f.metric]}" if f.metric else "failed only")
+        elif f.metric:
+            active.append(METRIC_LABELS[f.metric])
+        for value in (f.verdict, f.source, f.difficulty):
+            if value:
+                active.append(one_line(value, 16))
+        text = Text("Filters: ", style="bold")
+        text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
+        text.append("   (keys f m v o d r; x clears; F1 explains)", style="dim")
+        self.query_one("#filter_line", Static).update(text)
+
+    # -- pages -----------------------------------------------------------------------------
+    def _reload(self) -> None:
+        self.page_starts = [None]
+        self.page_number = 1
+        self._load_page(self.filters, None, 1, with_choices=not self.choices["runs"])
+
+    def action_next_page(self) -> None:
+        if self.page is None or not self.page.has_more:
+            self.notify("This is the last page.")
+            return
+        after = self.page.after
+        if len(self.page_starts) <= self.page_number:
+            self.page_starts.append(after)
+        self._load_page(self.filters, after, self.page_number + 1)
+
+    def action_previous_page(self) -> None:
+        if self.page_number <= 1:
+            self.notify("This is the first page.")
+            return
+        self._load_page(self.filters, self.page_starts[self.page_number - 2],
+                        self.page_number - 1)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Loading results")
+    def _load_page(self, filters: Filters, after: browse.Key | None, number: int,
+                   with_choices: bool = False) -> None:
+        with self.qc_app.open_store() as store:
+            choices = None
+            if with_choices:
+                choices = dict(browse.filter_choices(store))
+                choices["runs"] = [(int(r["id"]), browse.run_label(r)) for r in store.query(
+                    "SELECT id, name, model FROM eval_runs ORDER BY id")]
+            page = browse.page(store, filters, after=after, limit=PAGE_SIZE)
+        self.post_message(ResultsPageLoaded(filters, page, number, choices))
+
+    @on(ResultsPageLoaded)
+    def _page_loaded(self, message: ResultsPageLoaded) -> None:
+        if message.choices is not None:
+            self.choices = message.choices
+            self._show_filters()
+        if message.filters != self.filters:
+            return  # the filters changed while this page was loading
+        self.page = message.page
+        self.page_number = message.number
+        while len(self.page_starts) < message.number:
+            self.page_starts.append(None)
+        table = self.query_one("#results_table", DataTable)
+        table.clear()
+        for row in message.page.rows:
+            table.add_row(*row_cells(row), key="|".join(map(str, row.key)))
+        first = (message.number - 1) * PAGE_SIZE + 1
+        shown = len(message.page.rows)
+        if shown:
+            table.border_title = (f"Rows {first}–{first + shown - 1}"
+                                  + (" of more" if message.page.has_more else f" of {first + shown - 1}"))
+        else:
+            table.border_title = "No rows"
+        table.border_subtitle = f"page {message.number}" + (" · ] next" if message.page.has_more
+                                                            else "")
+        if shown:
+            table.move_cursor(row=0)
+            self._show_row()
+        else:
+            self.detail_key = None
+            self.query_one("#item_detail", Static).update(Text(
+                "No stored score matches these filters." if self.filters != Filters() else
+                "No scores stored yet: start a run from the Runs screen (v on the dashboard).",
+                style="dim"))
+
+    def selected_row(self) -> browse.ResultRow | None:
+        table = self.query_one("#results_table", DataTable)
+        if self.page is None or not 0 <= table.cursor_row < len(self.page.rows):
+            return None
+        return self.page.rows[table.cursor_row]
+
+    @on(DataTable.RowHighlighted, "#results_table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_row()
+
+    @on(DataTable.RowSelected, "#results_table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.query_one("#item_pane").focus()
+
+    # -- the item --------------------------------------------------------------------------
+    def _show_row(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            return
+        key = (row.run_id, row.seed_id, row.sample_idx)
+        if key == self.detail_key:
+            return
+        self.detail_key = key
+        self.query_one("#item_pane").border_title = f"Item {one_line(row.item_key, 30)}"
+        self._load_detail(key)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="details",
+          description="Loading the item")
+    def _load_detail(self, key: tuple[int, int, int]) -> None:
+        with self.qc_app.open_store() as store:
+            detail = browse.item_detail(store, *key)
+        self.post_message(ItemDetailLoaded(key, detail))
+
+    @on(ItemDetailLoaded)
+    def _detail_loaded(self, message: ItemDetailLoaded) -> None:
+        if message.key != self.detail_key:
+            return
+        self.detail = message.detail
+        self._render_detail()
+
+    def _render_detail(self) -> None:
+        row = self.selected_row()
+        first = TASK_OF.get(row.metric) if row is not None else None
+        self.query_one("#item_detail", Static).update(
+            render_item(self.detail, show_prompt=self.show_prompts, first_task=first))
+
+    def action_toggle_prompts(self) -> None:
+        self.show_prompts = not self.show_prompts
+        self._render_detail()
+
+    # -- elsewhere -------------------------------------------------------------------------
+    def action_side_by_side(self) -> None:
+        from screens.side_by_side import PickRunModal, SideBySideScreen
+
+        row = self.selected_row()
+        if row is None:
+            self.notify("Select a row first.", severity="warning")
+            return
+        others = [(r, label) for r, label in self.choices["runs"] if r != row.run_id]
+        if not others:
+            self.notify("There is only one run; side by side needs two.", severity="warning")
+            return
+
+        def chosen(run_b: int | None) -> None:
+            if run_b is not None:
+                self.app.push_screen(SideBySideScreen(row.run_id, run_b, row.seed_id,
+                                                      row.sample_idx))
+
+        if len(others) == 1:
+            chosen(others[0][0])
+        else:
+            self.app.push_screen(PickRunModal(others, row.item_key), callback=chosen)
+
+    def action_charts(self) -> None:
+        from screens.charts import ChartsScreen
+
+        runs = list(self.filters.run_ids) or [r for r, _ in self.choices["runs"]]
+        self.app.push_screen(ChartsScreen(runs))
+
+    def action_back(self) -> None:
+        if self.focused is not None and self.focused.id == "item_pane":
+            self.query_one("#results_table").focus()
+            return
+        self.dismiss(None)

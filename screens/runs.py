@@ -1,0 +1,335 @@
+"""Evaluation runs: list them with progress and headline numbers, start one, watch it
+live (throughput, ETA), cancel it with Esc and resume it later."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.worker import Worker, get_current_worker
+
+from qcstation.errors import QCStationError
+from qcstation.eval.browse import RunSummary, list_runs, one_line
+from qcstation.eval.types import METRICS
+from qcstation.messages import EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted
+from qcstation.widgets.eval_views import (
+    SHORT,
+    headline_cell,
+    progress_cell,
+    progress_line,
+    render_run_detail,
+)
+from screens._base import QCScreen
+from screens.start_run import RunRequest, StartRunModal
+
+#: Seconds between progress messages from the run's worker.
+PROGRESS_EVERY_S = 0.25
+#: Seconds between re-reading the runs list while a run (ours or another session's) goes on.
+POLL_RUNNING_S = 3.0
+
+
+class RunnerMissing(QCStationError):
+    pass
+
+
+def _runner() -> Any:
+    try:
+        from qcstation.eval import runner  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise RunnerMissing(f"this qcstation has no evaluation runner ({exc})",
+                            title="Cannot run an evaluation") from exc
+    return runner
+
+
+def _scorers() -> Any | None:
+    try:
+        from qcstation.eval import scorers  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return scorers
+
+
+class RunsScreen(QCScreen):
+    """``n`` new run · Enter resumes · ``b`` browse results · ``c`` charts · Esc cancels/back."""
+
+    BINDING_GROUP_TITLE = "Runs"
+    BINDINGS = [
+        Binding("n", "new_run", "New run", tooltip="Start an evaluation run", id="runs-new"),
+        Binding("enter", "resume", "Resume", tooltip="Continue the selected unfinished run",
+                id="runs-resume", show=False),
+        Binding("b", "browse", "Results", tooltip="Browse the selected run's results",
+                id="runs-browse"),
+        Binding("c", "charts", "Charts", tooltip="Dimension scores and accuracy by difficulty",
+                id="runs-charts"),
+        Binding("f5", "refresh", "Refresh", show=False, id="runs-refresh"),
+        Binding("escape", "back", "Back / cancel", tooltip="Cancel the running run, else go back",
+                id="runs-back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[RunSummary] = []
+        self.releases: list[tuple[str, str]] = []
+        self.active_run: int | None = None          # the run our worker is asking for
+        self.cancel_event: threading.Event | None = None
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="runs_body"):
+            yield DataTable(id="runs_table", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="run_progress", classes="panel"):
+                yield Static("", id="run_progress_text")
+                yield ProgressBar(id="run_progress_bar", show_eta=False)
+            yield Static(Text("Loading…", style="dim"), id="run_detail", classes="panel")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#runs_table", DataTable)
+        table.border_title = "Evaluation runs"
+        table.add_column("Run", key="run")
+        table.add_column("Status", key="status")
+        table.add_column("Done", key="progress")
+        for metric in METRICS:
+            table.add_column(SHORT[metric], key=metric)
+        self.query_one("#run_progress").border_title = "Running"
+        self.query_one("#run_detail").border_title = "Run"
+        table.focus()
+        self.set_interval(POLL_RUNNING_S, self._poll)
+        self.action_refresh()
+
+    def help_notes(self) -> RenderableType:
+        return Text(
+            "A run asks a model every task of every item of a release (or of the accepted "
+            "working set) and stores the raw answers; scoring is a separate pass over them. "
+            "Esc stops a run between requests: nothing answered is lost and Enter on the "
+            "run resumes it without asking twice. The numbers are accuracies (LLM@Un: the "
+            "judges' mean score, 1-100); errors count as failures.")
+
+    # -- loading ---------------------------------------------------------------------
+    def action_refresh(self) -> None:
+        self._load_runs()
+
+    def _poll(self) -> None:
+        if any(r.status == "running" for r in self.runs) or self.active_run is not None:
+            self._load_runs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Loading evaluation runs")
+    def _load_runs(self) -> None:
+        from qcstation.core import release as rel
+
+        with self.qc_app.open_store() as store:
+            runs = list_runs(store)
+            self.releases = [(r.name, r.version) for r in rel.list_releases(store)]
+        self.post_message(EvalRunsLoaded(runs))
+
+    @on(EvalRunsLoaded)
+    def _show_runs(self, message: EvalRunsLoaded) -> None:
+        self.runs = message.runs
+        table = self.query_one("#runs_table", DataTable)
+        selected = self._selected()
+        table.clear()
+        for run in self.runs:
+            table.add_row(*self._cells(run), key=str(run.run_id))
+        if self.runs:
+            rows = [r.run_id for r in self.runs]
+            keep = selected.run_id if selected is not None and selected.run_id in rows else None
+            table.move_cursor(row=rows.index(keep) if keep is not None else 0)
+        table.border_subtitle = (f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+                                 if self.runs else "no runs yet: n starts one")
+        self._show_selected()
+
+    def _cells(self, run: RunSummary) -> tuple[Text, ...]:
+        status = run.status
+        if run.run_id == self.active_run:
+            status = "running"
+        return (Text(one_line(run.label, 20)), Text(status),
+                Text(progress_cell(run)),
+                *(Text(headline_cell(m, run.headline.get(m)), justify="right") for m in METRICS))
+
+    def _selected(self) -> RunSummary | None:
+        table = self.query_one("#runs_table", DataTable)
+        if not self.runs or not 0 <= table.cursor_row < len(self.runs):
+            return None
+        return self.runs[table.cursor_row]
+
+    def _show_selected(self) -> None:
+        run = self._selected()
+        detail = self.query_one("#run_detail", Static)
+        if run is None:
+            detail.update(Text("No evaluation runs yet. Press n to start one: pick a model "
+                               "from [models.*] in qcstation.toml (or the reference self-test) "
+                               "and a release.", style="dim"))
+            return
+        detail.update(render_run_detail(run))
+
+    @on(DataTable.RowHighlighted, "#runs_table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_selected()
+
+    @on(DataTable.RowSelected, "#runs_table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_resume()
+
+    # -- starting and resuming ------------------------------------------------------------
+    def action_new_run(self) -> None:
+        if self.active_run is not None:
+            self.notify("A run is going on; wait for it or press Esc to stop it first.",
+                        severity="warning")
+            return
+        cfg = self.qc_app.config
+        models = [(name, getattr(m, "model", "")) for name, m in
+                  sorted((getattr(cfg, "models", None) or {}).items())]
+        self.app.push_screen(StartRunModal(models, self.releases), callback=self._start_chosen)
+
+    def _start_chosen(self, request: RunRequest | None) -> None:
+        if request is not None:
+            self._begin(None, request)
+
+    def action_resume(self) -> None:
+        run = self._selected()
+        if run is None:
+            return
+        if self.active_run is not None:
+            self.notify("A run is going on already.", severity="warning")
+            return
+        if run.status == "running":
+            self.notify(f"{run.label} is running in another session (its owner keeps a "
+                        "heartbeat); it can be resumed here once it stops.", severity="warning")
+            return
+        if not run.resumable:
+            self.notify(f"{run.label} is finished; b browses its results.")
+            return
+        self._begin(run.run_id, None)
+
+    def _begin(self, run_id: int | None, request: RunRequest | None) -> None:
+        self.cancel_event = threading.Event()
+        self.busy = True
+        self.active_run = run_id if run_id is not None else -1
+        self._show_progress(Text("Preparing the run…", style="dim"), None, None)
+        self._execute(run_id, request, self.cancel_event)
+
+    @work(thread=True, exit_on_error=False, group="eval_runs", description="Evaluation run")
+    def _execute(self, run_id: int | None, request: RunRequest | None,
+                 cancel: threading.Event) -> None:
+        runner = _runner()
+        app = self.qc_app
+        if run_id is None:
+            assert request is not None
+            with app.open_store() as store:
+                run_id = int(runner.create_run(
+                    store, app.config, model=request.model, release=request.release,
+                    tasks=request.tasks, shots=request.shots, temperature=request.temperature,
+                    samples=request.samples, limit=request.limit, backend=request.backend,
+                    name=request.name, actor=app.annotator))
+        self.post_message(EvalRunStarted(run_id, resumed=request is None))
+        last = 0.0
+
+        def progress(p: Any) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= PROGRESS_EVERY_S or p.done >= p.total:
+                last = now
+                self.post_message(EvalProgressed(run_id, p))
+
+        final = runner.execute_run(app.db_path, run_id, app.config, progress=progress,
+                                   cancel=cancel)
+        scored = None
+        scorers = _scorers()
+        if not cancel.is_set() and scorers is not None and \
+                not get_current_worker().is_cancelled:
+            self.post_message(EvalProgressed(run_id, final, phase="scoring"))
+            scored = scorers.score_run(app.db_path, run_id, app.config)
+        self.post_message(EvalRunFinished(run_id, final, cancelled=cancel.is_set(),
+                                          scored=scored))
+
+    @on(EvalRunStarted)
+    def _started(self, message: EvalRunStarted) -> None:
+        self.active_run = message.run_id
+        self.notify(f"{'Resuming' if message.resumed else 'Started'} run #{message.run_id}. "
+                    "Esc stops it; Enter on the run resumes it later.")
+        self._load_runs()
+
+    @on(EvalProgressed)
+    def _progressed(self, message: EvalProgressed) -> None:
+        p = message.progress
+        if message.phase == "scoring":
+            self._show_progress(Text(f"Scoring run #{message.run_id}…", style="bold"),
+                                None, None)
+            return
+        tokens = (getattr(p, "prompt_tokens", 0) or 0) + (getattr(p, "completion_tokens", 0) or 0)
+        line = progress_line(int(p.done), int(p.total), rate=getattr(p, "rate_per_s", None),
+                             eta=getattr(p, "eta_s", None), errors=int(getattr(p, "errors", 0)),
+                             cached=int(getattr(p, "cached", 0)), tokens=tokens,
+                             cost=getattr(p, "cost", None))
+        self._show_progress(line, int(p.done), int(p.total))
+        table = self.query_one("#runs_table", DataTable)
+        try:
+            table.update_cell(str(message.run_id), "progress", Text(f"{p.done}/{p.total}"))
+            table.update_cell(str(message.run_id), "status", Text("running"))
+        except Exception:  # the row is not listed yet (first refresh still loading)
+            pass
+
+    @on(EvalRunFinished)
+    def _finished(self, message: EvalRunFinished) -> None:
+        self._end_run()
+        p = message.progress
+        done = f"{getattr(p, 'done', '?')} of {getattr(p, 'total', '?')} requests answered"
+        errors = int(getattr(p, "errors", 0) or 0)
+        if errors:
+            done += f" ({errors} failed)"
+        if message.cancelled:
+            self.notify(f"Stopped run #{message.run_id}: {done}. Enter on it resumes.",
+                        title="Run stopped", severity="warning", timeout=8)
+        else:
+            scored = " and scored" if message.scored is not None else \
+                " (not scored: this qcstation has no scorers)"
+            self.notify(f"Run #{message.run_id} finished{scored}: {done}.",
+                        title="Run finished", timeout=8)
+        self._load_runs()
+
+    def _show_progress(self, line: Text, done: int | None, total: int | None) -> None:
+        self.add_class("-running")
+        self.query_one("#run_progress_text", Static).update(line)
+        bar = self.query_one("#run_progress_bar", ProgressBar)
+        bar.update(total=total if total else None, progress=done or 0)
+
+    def _end_run(self) -> None:
+        self.active_run = None
+        self.cancel_event = None
+        self.busy = False
+        self.remove_class("-running")
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        if worker.group == "eval_runs":
+            self._end_run()
+            self._load_runs()
+
+    # -- leaving -----------------------------------------------------------------------
+    def action_back(self) -> None:
+        if self.cancel_event is not None and self.active_run is not None:
+            self.cancel_event.set()
+            self._show_progress(Text("Stopping after the requests in flight…", style="yellow"),
+                                None, None)
+            return
+        self.dismiss(None)
+
+    def action_browse(self) -> None:
+        from screens.results import ResultsScreen
+
+        run = self._selected()
+        self.app.push_screen(ResultsScreen(run_ids=(run.run_id,) if run else ()))
+
+    def action_charts(self) -> None:
+        from screens.charts import ChartsScreen
+
+        self.app.push_screen(ChartsScreen([r.run_id for r in reversed(self.runs)]))

@@ -1,0 +1,129 @@
+"""One item in two runs, side by side (and the dialog that picks the second run)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from qcstation.eval import browse
+from qcstation.eval.browse import one_line
+from qcstation.messages import SideBySideLoaded
+from qcstation.widgets.eval_views import render_item
+from screens._base import QCScreen
+
+
+class PickRunModal(ModalScreen[int | None]):
+    """Choose the run to compare with; dismisses with its id or None."""
+
+    BINDING_GROUP_TITLE = "Compare with"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="pick-run-cancel")]
+
+    def __init__(self, runs: list[tuple[int, str]], item_key: str) -> None:
+        super().__init__()
+        self.runs = runs
+        self.item_key = item_key
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pick_run_dialog", classes="dialog"):
+            yield OptionList(*[Option(Text(one_line(label, 60)), id=str(run_id))
+                               for run_id, label in self.runs], id="pick_run_list")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#pick_run_dialog")
+        dialog.border_title = f"Compare {one_line(self.item_key, 30)} with"
+        dialog.border_subtitle = "Enter picks · Esc cancels"
+        self.query_one("#pick_run_list").focus()
+
+    @on(OptionList.OptionSelected, "#pick_run_list")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id or 0))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SideBySideScreen(QCScreen):
+    """Left: the first run; right: the second. Tab switches pane, ``p`` shows prompts."""
+
+    BINDING_GROUP_TITLE = "Side by side"
+    BINDINGS = [
+        Binding("p", "toggle_prompts", "Prompts", tooltip="Show or hide the prompts",
+                id="side-prompts"),
+        Binding("w", "swap", "Swap", tooltip="Swap the two runs", id="side-swap"),
+        Binding("escape", "back", "Back", id="side-back"),
+    ]
+
+    def __init__(self, run_a: int, run_b: int, seed_id: int, sample_idx: int = 0) -> None:
+        super().__init__()
+        self.run_a = run_a
+        self.run_b = run_b
+        self.seed_id = seed_id
+        self.sample_idx = sample_idx
+        self.left: browse.ItemDetail | None = None
+        self.right: browse.ItemDetail | None = None
+        self.labels = (f"#{run_a}", f"#{run_b}")
+        self.show_prompts = False
+        self.busy = True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="side_body"):
+            with VerticalScroll(id="side_left", classes="pane"):
+                yield Static(Text("Loading…", style="dim"), id="side_left_text")
+            with VerticalScroll(id="side_right", classes="pane"):
+                yield Static(Text("Loading…", style="dim"), id="side_right_text")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#side_left").focus()
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Loading the item in both runs")
+    def _load(self) -> None:
+        with self.qc_app.open_store() as store:
+            left, right = browse.side_by_side(store, self.run_a, self.run_b, self.seed_id,
+                                              self.sample_idx)
+            labels = {int(r["id"]): browse.run_label(r) for r in store.query(
+                "SELECT id, name, model FROM eval_runs WHERE id IN (?, ?)",
+                (self.run_a, self.run_b))}
+        self.post_message(SideBySideLoaded(left, right, (
+            labels.get(self.run_a, f"#{self.run_a}"), labels.get(self.run_b, f"#{self.run_b}"))))
+
+    @on(SideBySideLoaded)
+    def _loaded(self, message: SideBySideLoaded) -> None:
+        self.left, self.right = message.left, message.right
+        self.labels = message.labels
+        self.busy = False
+        self._render()
+
+    def _render(self) -> None:
+        for pane, detail, label in (("side_left", self.left, self.labels[0]),
+                                    ("side_right", self.right, self.labels[1])):
+            self.query_one(f"#{pane}").border_title = one_line(label, 34)
+            self.query_one(f"#{pane}_text", Static).update(render_item(
+                detail, show_prompt=self.show_prompts,
+                missing=f"{one_line(label, 40)} did not evaluate this item."))
+
+    def action_toggle_prompts(self) -> None:
+        self.show_prompts = not self.show_prompts
+        self._render()
+
+    def action_swap(self) -> None:
+        self.run_a, self.run_b = self.run_b, self.run_a
+        self.left, self.right = self.right, self.left
+        self.labels = (self.labels[1], self.labels[0])
+        self._render()
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def worker_failed(self, worker: object) -> None:
+        self.busy = False

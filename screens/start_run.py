@@ -1,0 +1,171 @@
+"""The form that starts an evaluation run: model, release, tasks, shots, temperature,
+samples, item limit, name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, Select, SelectionList, Static
+
+from qcstation.eval.browse import one_line
+from qcstation.eval.types import TASKS
+from qcstation.widgets.eval_views import TASK_TITLES
+
+#: The model choice that runs the ``reference`` backend (no model, no network).
+REFERENCE = "\x00reference"
+WORKING_SET = "\x00working-set"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the user asked for; ``release`` None means the accepted working set."""
+
+    model: str
+    backend: str | None
+    release: tuple[str, str] | None
+    tasks: tuple[str, ...]
+    shots: int
+    temperature: float
+    samples: int
+    limit: int | None
+    name: str | None
+
+
+class FormError(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def parse_run_form(*, model: str | None, release: str | None, tasks: list[str], shots: str,
+                   temperature: str, samples: str, limit: str, name: str) -> RunRequest:
+    """Check the form's raw values; :class:`FormError` names the field at fault."""
+    if not model:
+        raise FormError("run_model", "Choose a model (configure one under [models.NAME] in "
+                                     "qcstation.toml, or pick the reference self-test).")
+    chosen = [t for t in TASKS if t in tasks]
+    if not chosen:
+        raise FormError("run_tasks", "Choose at least one task.")
+
+    def integer(field: str, text: str, lo: int, hi: int, what: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise FormError(field, f"{what} must be a whole number from {lo} to {hi}.") from None
+        if not lo <= value <= hi:
+            raise FormError(field, f"{what} must be a whole number from {lo} to {hi}.")
+        return value
+
+    n_shots = integer("run_shots", shots, 0, 16, "Shots")
+    try:
+        temp = float(temperature.strip())
+    except ValueError:
+        raise FormError("run_temperature", "Temperature must be a number from 0 to 2.") from None
+    if not 0.0 <= temp <= 2.0 or temp != temp:
+        raise FormError("run_temperature", "Temperature must be a number from 0 to 2.")
+    n_samples = integer("run_samples", samples, 1, 100, "Samples per item")
+    n_limit = None
+    if limit.strip():
+        n_limit = integer("run_limit", limit, 1, 10_000_000, "The item limit")
+    rel: tuple[str, str] | None = None
+    if release and release != WORKING_SET:
+        name_part, _, version = release.partition("\x00")
+        rel = (name_part, version)
+    clean_name = " ".join(name.split())[:80] or None
+    if model == REFERENCE:
+        return RunRequest("reference", "reference", rel, tuple(chosen), n_shots, temp,
+                          n_samples, n_limit, clean_name)
+    return RunRequest(model, None, rel, tuple(chosen), n_shots, temp, n_samples, n_limit,
+                      clean_name)
+
+
+class StartRunModal(ModalScreen[RunRequest | None]):
+    """Dismisses with a :class:`RunRequest`, or None on Esc."""
+
+    BINDING_GROUP_TITLE = "Start a run"
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="start-run-cancel"),
+        Binding("ctrl+s", "submit", "Start", id="start-run-submit"),
+    ]
+
+    def __init__(self, models: list[tuple[str, str]], releases: list[tuple[str, str]]) -> None:
+        """``models``: (name, description); ``releases``: (name, version), newest last."""
+        super().__init__()
+        self.models = models
+        self.releases = releases
+
+    def compose(self) -> ComposeResult:
+        model_options = [(one_line(f"{name} ({desc})" if desc else name, 50), name)
+                         for name, desc in self.models]
+        model_options.append(("reference (self-test: the benchmark's own answers)", REFERENCE))
+        release_options = [(one_line(f"{n} {v}", 50), f"{n}\x00{v}")
+                           for n, v in reversed(self.releases)]
+        release_options.append(("working set (accepted items, no release)", WORKING_SET))
+        with Vertical(id="start_run_dialog", classes="dialog"):
+            with Horizontal(classes="form_row"):
+                yield Label("Model", classes="form_label")
+                yield Select(model_options, id="run_model", allow_blank=False, compact=True,
+                             value=model_options[0][1])
+            with Horizontal(classes="form_row"):
+                yield Label("Items from", classes="form_label")
+                yield Select(release_options, id="run_release", allow_blank=False,
+                             compact=True, value=release_options[0][1])
+            yield Label("Tasks (Space toggles)")
+            yield SelectionList[str](*[(TASK_TITLES[t], t, True) for t in TASKS],
+                                     id="run_tasks", compact=True)
+            with Horizontal(classes="form_row"):
+                yield Label("Shots", classes="form_label")
+                yield Input("3", id="run_shots", compact=True, classes="form_short")
+                yield Label("Temperature", classes="form_label")
+                yield Input("0", id="run_temperature", compact=True, classes="form_short")
+            with Horizontal(classes="form_row"):
+                yield Label("Samples", classes="form_label")
+                yield Input("1", id="run_samples", compact=True, classes="form_short")
+                yield Label("Item limit", classes="form_label")
+                yield Input("", placeholder="all", id="run_limit", compact=True,
+                            classes="form_short")
+            with Horizontal(classes="form_row"):
+                yield Label("Name", classes="form_label")
+                yield Input("", placeholder="optional", id="run_name", compact=True)
+            yield Static(Text("Exemplars for the shots come from items outside the run. "
+                              "An interrupted run resumes where it stopped.", style="dim"),
+                         id="start_run_note")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#start_run_dialog")
+        dialog.border_title = "Start an evaluation run"
+        dialog.border_subtitle = "ctrl+s starts · Esc cancels"
+        self.query_one("#run_model", Select).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_submit(self) -> None:
+        model = self.query_one("#run_model", Select).value
+        release = self.query_one("#run_release", Select).value
+        try:
+            request = parse_run_form(
+                model=model if isinstance(model, str) else None,
+                release=release if isinstance(release, str) else None,
+                tasks=list(self.query_one("#run_tasks", SelectionList).selected),
+                shots=self.query_one("#run_shots", Input).value,
+                temperature=self.query_one("#run_temperature", Input).value,
+                samples=self.query_one("#run_samples", Input).value,
+                limit=self.query_one("#run_limit", Input).value,
+                name=self.query_one("#run_name", Input).value)
+        except FormError as exc:
+            self.notify(str(exc), title="Cannot start the run", severity="warning")
+            self.query_one(f"#{exc.field}").focus()
+            return
+        self.dismiss(request)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.action_submit()

@@ -78,9 +78,9 @@ class DashboardScreen(QCScreen):
                 tooltip="The curator queue: rejected, disagreed, excluded, skipped items; fix "
                         "in place, exclude, override, settle", id="queue"),
         Binding("l", "releases", "Releases", id="releases"),
-        Binding("v", "eval_runs", "Runs", tooltip="Evaluation runs: start, watch, resume",
+        Binding("v", "eval_runs", "Eval", tooltip="Evaluation runs: start, watch, resume",
                 id="eval-runs"),
-        Binding("b", "results", "Results",
+        Binding("b", "results", "Results", show=False,
                 tooltip="Browse evaluation results by failed dimension, verdict, source, level",
                 id="eval-results"),
         Binding("f5", "refresh", "Refresh", show=False, id="refresh"),

@@ -228,12 +228,13 @@ class EvalRunFinished(Message):
     """The run's worker ended: finished, or ``cancelled`` by the user (resumable)."""
 
     def __init__(self, run_id: int, progress: Any, *, cancelled: bool,
-                 scored: Any = None) -> None:
+                 scored: Any = None, note: str | None = None) -> None:
         super().__init__()
         self.run_id = run_id
         self.progress = progress
         self.cancelled = cancelled
         self.scored = scored
+        self.note = note
 
 
 class ResultsPageLoaded(Message):

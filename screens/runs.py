@@ -243,14 +243,18 @@ class RunsScreen(QCScreen):
 
         final = runner.execute_run(app.db_path, run_id, app.config, progress=progress,
                                    cancel=cancel)
-        scored = None
+        scored, note = None, None
         scorers = _scorers()
-        if not cancel.is_set() and scorers is not None and \
-                not get_current_worker().is_cancelled:
+        if scorers is None:
+            note = "not scored: this qcstation has no scorers"
+        elif not cancel.is_set() and not get_current_worker().is_cancelled:
             self.post_message(EvalProgressed(run_id, final, phase="scoring"))
-            scored = scorers.score_run(app.db_path, run_id, app.config)
+            try:
+                scored = scorers.ensure_scored(app.db_path, run_id, app.config)
+            except ImportError as exc:   # a scorer's own dependency is missing
+                note = f"not scored ({exc}); score it later with `qcstation eval score`"
         self.post_message(EvalRunFinished(run_id, final, cancelled=cancel.is_set(),
-                                          scored=scored))
+                                          scored=scored, note=note))
 
     @on(EvalRunStarted)
     def _started(self, message: EvalRunStarted) -> None:
@@ -291,10 +295,11 @@ class RunsScreen(QCScreen):
             self.notify(f"Stopped run #{message.run_id}: {done}. Enter on it resumes.",
                         title="Run stopped", severity="warning", timeout=8)
         else:
-            scored = " and scored" if message.scored is not None else \
-                " (not scored: this qcstation has no scorers)"
-            self.notify(f"Run #{message.run_id} finished{scored}: {done}.",
-                        title="Run finished", timeout=8)
+            scored = " and scored" if message.scored is not None else ""
+            note = f"\n{message.note}" if message.note else ""
+            self.notify(f"Run #{message.run_id} finished{scored}: {done}.{note}",
+                        title="Run finished", severity="warning" if note else "information",
+                        timeout=8)
         self._load_runs()
 
     def _show_progress(self, line: Text, done: int | None, total: int | None) -> None:

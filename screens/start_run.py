@@ -116,7 +116,7 @@ class StartRunModal(ModalScreen[RunRequest | None]):
                 yield Label("Items from", classes="form_label")
                 yield Select(release_options, id="run_release", allow_blank=False,
                              compact=True, value=release_options[0][1])
-            yield Label("Tasks (Space toggles)")
+            yield Label("Tasks (Space toggles)", id="start_run_tasks_label")
             yield SelectionList[str](*[(TASK_TITLES[t], t, True) for t in TASKS],
                                      id="run_tasks", compact=True)
             with Horizontal(classes="form_row"):
@@ -124,13 +124,13 @@ class StartRunModal(ModalScreen[RunRequest | None]):
                 yield Input("3", id="run_shots", compact=True, classes="form_short")
                 yield Label("Temperature", classes="form_label")
                 yield Input("0", id="run_temperature", compact=True, classes="form_short")
-            with Horizontal(classes="form_row"):
+            with Horizontal(classes="form_row form_row_tight"):
                 yield Label("Samples", classes="form_label")
                 yield Input("1", id="run_samples", compact=True, classes="form_short")
                 yield Label("Item limit", classes="form_label")
                 yield Input("", placeholder="all", id="run_limit", compact=True,
                             classes="form_short")
-            with Horizontal(classes="form_row"):
+            with Horizontal(classes="form_row form_row_tight"):
                 yield Label("Name", classes="form_label")
                 yield Input("", placeholder="optional", id="run_name", compact=True)
             yield Static(Text("Exemplars for the shots come from items outside the run. "

@@ -9,6 +9,8 @@ scorers, so the browser and the screens can be tested on their own.
 from __future__ import annotations
 
 import json
+import os
+import socket
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -66,7 +68,10 @@ def add_run(store: Store, model: str, seeds: Iterable[int], *, name: str | None 
             "release_id": None, "model": model, "config": "{}", "status": status,
             "started_at": at, "finished_at": at if status == "done" else None, "name": name,
             "spec": json.dumps(spec), "backend": "openai", "created_by": "tester",
-            "n_items": len(seeds), "n_requests": len(seeds) * len(TASKS) * samples})
+            "n_items": len(seeds), "n_requests": len(seeds) * len(TASKS) * samples,
+            # a running run is held by a live process (this one) with a fresh heartbeat
+            "owner": f"{socket.gethostname()}:{os.getpid()}" if status == "running" else None,
+            "heartbeat_at": at if status == "running" else None})
         for pos, i in enumerate(seeds):
             rec = record(i)
             store.insert("eval_items", {

@@ -24,7 +24,6 @@ render them with :func:`escape_control` and never as markup.
 
 from __future__ import annotations
 
-import datetime as _dt
 import heapq
 import json
 import re
@@ -523,6 +522,12 @@ class RunSummary:
 
 def release_label(spec: dict[str, Any]) -> str:
     """``smart 1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
+    source = spec.get("source")
+    if isinstance(source, dict):
+        if source.get("release"):
+            return " ".join(str(p) for p in (source.get("release"), source.get("version")) if p)
+        if source.get("working_set"):
+            return "working set"
     rel = spec.get("release")
     if isinstance(rel, dict):
         name, version = rel.get("name"), rel.get("version")
@@ -561,31 +566,20 @@ def headline(store: Store, run_id: int) -> dict[str, Headline]:
     return out
 
 
-#: A run whose owner has not written a heartbeat for this long is not running any more
-#: (its process was killed); the runner's lease has the same length.
-STALE_AFTER_S = 60.0
-
-
-def _effective_status(run: dict[str, Any], now: _dt.datetime) -> str:
+def _effective_status(run: dict[str, Any]) -> str:
+    """``running`` only while its owner holds the runner's lease (alive, heartbeat fresh);
+    a run whose process was killed reads ``stopped``."""
     status = str(run["status"])
     if status != "running":
         return status
-    beat = run.get("heartbeat_at") or run.get("started_at")
-    try:
-        at = _dt.datetime.strptime(str(beat)[:26].rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f")
-    except ValueError:
-        try:
-            at = _dt.datetime.strptime(str(beat)[:19], "%Y-%m-%dT%H:%M:%S")
-        except ValueError:
-            return status
-    at = at.replace(tzinfo=_dt.timezone.utc)
-    return "stopped" if (now - at).total_seconds() > STALE_AFTER_S else status
+    from qcstation.eval.runner import _lease_free
+
+    return "stopped" if _lease_free(run) else status
 
 
 def list_runs(store: Store) -> list[RunSummary]:
     """Every run, newest first, with progress and headline numbers. A ``running`` run
-    whose heartbeat is older than :data:`STALE_AFTER_S` is reported ``stopped``."""
-    clock = _dt.datetime.now(_dt.timezone.utc)
+    whose owner lost the runner's lease (killed, or silent for a minute) is ``stopped``."""
     runs = store.query("SELECT * FROM eval_runs ORDER BY id DESC")
     progress: dict[int, dict[str, int]] = {}
     for r in store.query("SELECT run_id, status, COUNT(*) AS n FROM eval_outputs "
@@ -599,7 +593,7 @@ def list_runs(store: Store) -> list[RunSummary]:
         out.append(RunSummary(
             run_id=int(run["id"]), label=run_label(run), model=str(run["model"]),
             name=run.get("name"), backend=run.get("backend"), release=release_label(spec),
-            status=_effective_status(run, clock), n_items=int(run.get("n_items") or 0),
+            status=_effective_status(run), n_items=int(run.get("n_items") or 0),
             n_requests=int(run.get("n_requests") or 0), outputs_ok=done.get("ok", 0),
             outputs_error=done.get("error", 0), started_at=run.get("started_at"),
             finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),

@@ -98,7 +98,7 @@ def render_run_detail(run: RunSummary) -> RenderableType:
 
 def _status_style(status: str) -> str:
     return {"done": "green", "running": "bold cyan", "failed": "red",
-            "cancelled": "yellow", "stopped": "yellow"}.get(status, "")
+            "interrupted": "yellow", "stopped": "yellow", "created": "yellow"}.get(status, "")
 
 
 def progress_line(done: int, total: int, *, rate: float | None, eta: float | None,

@@ -151,7 +151,7 @@ class ResultsScreen(QCScreen):
                 active.append(one_line(value, 16))
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
-        text.append("   (keys f m v o d r; x clears; F1 explains)", style="dim")
+        text.append("  F1: filter keys", style="dim")
         self.query_one("#filter_line", Static).update(text)
 
     # -- pages -----------------------------------------------------------------------------
@@ -244,6 +244,7 @@ class ResultsScreen(QCScreen):
             return
         key = (row.run_id, row.seed_id, row.sample_idx)
         if key == self.detail_key:
+            self._render_detail()   # same item, maybe another metric: its task comes first
             return
         self.detail_key = key
         self.query_one("#item_pane").border_title = f"Item {one_line(row.item_key, 30)}"

@@ -102,9 +102,9 @@ class SideBySideScreen(QCScreen):
         self.left, self.right = message.left, message.right
         self.labels = message.labels
         self.busy = False
-        self._render()
+        self._show_panes()
 
-    def _render(self) -> None:
+    def _show_panes(self) -> None:
         for pane, detail, label in (("side_left", self.left, self.labels[0]),
                                     ("side_right", self.right, self.labels[1])):
             self.query_one(f"#{pane}").border_title = one_line(label, 34)
@@ -114,13 +114,13 @@ class SideBySideScreen(QCScreen):
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts
-        self._render()
+        self._show_panes()
 
     def action_swap(self) -> None:
         self.run_a, self.run_b = self.run_b, self.run_a
         self.left, self.right = self.right, self.left
         self.labels = (self.labels[1], self.labels[0])
-        self._render()
+        self._show_panes()
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,272 @@
+"""Pilot tests of the evaluation screens on real databases: start a run (reference backend,
+and the loopback OpenAI-protocol server), stop it with Esc and resume it, browse results
+with filters and pages, read an item, compare two runs, draw the charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from db import Store
+from qcstation.app import make_app
+from qcstation.core.config import parse_config
+from screens.charts import ChartsScreen
+from screens.results import ResultsScreen
+from screens.runs import RunsScreen
+from screens.side_by_side import PickRunModal, SideBySideScreen
+from screens.start_run import FormError, StartRunModal, parse_run_form
+from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, notifications, screen_text, settle
+from tests.eval_helpers import local_model
+from tests.eval_rows import add_run
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+SIZE = (80, 24)
+
+
+def _re_detail(i: int, metric: str, s: int) -> dict[str, Any]:
+    if metric == "re":
+        return {"smtlib": f"(declare-const answer Int)\n(assert (= answer {i}))",
+                "verifier": {"status": "wrong_value", "value_text": str(i)}, "gold": "7"}
+    return {}
+
+
+def _response(i: int, task: str, s: int) -> str:
+    return f"Working.\nSo the answer is [bold]{i}[/bold] \x1b[2J\x07 done"
+
+
+@pytest.fixture
+def eval_db(tmp_path: Path) -> Path:
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        add_run(store, "gpt-4o-mini", range(1, 61), detail=_re_detail, response=_response)
+        add_run(store, "qwen2.5-7b", range(1, 61),
+                verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
+    return path
+
+
+def _runs(db: Path) -> list[dict[str, Any]]:
+    with Store(db) as store:
+        return store.query("SELECT id, status, n_requests, backend, model FROM eval_runs ORDER BY id")
+
+
+def _outputs(db: Path, run_id: int) -> int:
+    with Store(db) as store:
+        return int(store.scalar("SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (run_id,)))
+
+
+async def _type_into(pilot: Pilot[Any], selector: str, text: str) -> None:
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    await pilot.pause()
+    await pilot.press("ctrl+a", *(["backspace"] * 4))
+    await pilot.press(*text)
+
+
+# -- the form --------------------------------------------------------------------------------
+def test_the_run_form_checks_every_field() -> None:
+    ok = dict(model="m", release=None, tasks=["final", "reasoning"], shots="3",
+              temperature="0", samples="1", limit="", name="  nightly   run ")
+    req = parse_run_form(**ok)  # type: ignore[arg-type]
+    assert req.tasks == ("reasoning", "final") and req.limit is None and req.release is None
+    assert req.name == "nightly run" and req.backend is None
+    assert parse_run_form(**{**ok, "release": "smart\x001.0.0"}).release == ("smart", "1.0.0")
+    ref = parse_run_form(**{**ok, "model": "\x00reference"})
+    assert (ref.model, ref.backend) == ("reference", "reference")
+    for field, value, where in (("shots", "x", "run_shots"), ("shots", "17", "run_shots"),
+                                ("temperature", "hot", "run_temperature"),
+                                ("temperature", "nan", "run_temperature"),
+                                ("samples", "0", "run_samples"), ("limit", "-3", "run_limit"),
+                                ("tasks", [], "run_tasks"), ("model", None, "run_model")):
+        with pytest.raises(FormError) as err:
+            parse_run_form(**{**ok, field: value})  # type: ignore[arg-type]
+        assert err.value.field == where
+
+
+# -- runs ------------------------------------------------------------------------------------
+async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        assert "No evaluation runs yet" in flat(screen_text(app))
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartRunModal)
+        await _type_into(pilot, "#run_limit", "8")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        runs = _runs(qc_db)
+        assert [(r["backend"], r["status"], r["n_requests"]) for r in runs] == \
+            [("reference", "done", 40)]
+        assert _outputs(qc_db, runs[0]["id"]) == 40
+        text = flat(screen_text(app))
+        assert "#1 reference done 40/40" in text
+        assert any("Run #1 finished" in n for n in notifications(app))
+        await pilot.press("enter")      # a finished run is not resumed
+        await settle(pilot)
+        assert any("is finished; b browses its results" in n for n in notifications(app))
+
+
+async def test_a_bad_form_value_says_why_and_keeps_the_dialog(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await _type_into(pilot, "#run_shots", "many")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, StartRunModal)
+        assert app.screen.focused is not None and app.screen.focused.id == "run_shots"
+        assert any("Shots must be a whole number from 0 to 16" in n for n in notifications(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen) and _runs(qc_db) == []
+
+
+async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    db = build_db(tmp_path / "slow.db")
+    fake_openai.default_delay = 0.05
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
+                          "<test>")
+    app = make_app(db, config=config, annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await _type_into(pilot, "#run_limit", "12")
+        await _type_into(pilot, "#run_shots", "0")
+        await pilot.press("ctrl+s")
+        screen = app.screen
+        for _ in range(400):                     # wait for live progress, then stop
+            await pilot.pause(0.02)
+            if isinstance(screen, RunsScreen) and screen.active_run and \
+                    "requests" in flat(screen_text(app)) and len(fake_openai.chat_requests) >= 4:
+                break
+        progress = flat(screen_text(app))
+        assert " of 60 requests · " in progress and "/s · ETA" in progress
+        assert "Esc cancels" in progress
+        await pilot.press("escape")
+        await settle(pilot, rounds=400)
+        assert isinstance(app.screen, RunsScreen)  # Esc stopped the run, it did not leave
+        [run] = _runs(db)
+        stored = _outputs(db, run["id"])
+        assert run["status"] == "interrupted" and 0 < stored < 60
+        assert any("Stopped run #1" in n for n in notifications(app))
+        assert "#1 slow interrupted" in flat(screen_text(app))
+        await pilot.press("enter")
+        await settle(pilot, rounds=400)
+        [run] = _runs(db)
+        assert run["status"] == "done" and _outputs(db, run["id"]) == 60
+    prompts = [str(r.messages) for r in fake_openai.chat_requests]
+    assert len(prompts) == 60 == len(set(prompts))   # every request asked exactly once
+
+
+# -- results -------------------------------------------------------------------------------
+async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
+    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        table = screen.query_one("#results_table", DataTable)
+        assert table.row_count == 50 and screen.page is not None and screen.page.has_more
+        await pilot.press("r")                      # run #1 only
+        await pilot.press("m", "m")                 # metric: un -> re
+        await pilot.press("f")                      # failed only
+        await settle(pilot)
+        assert screen.filters.run_ids == (1,) and screen.filters.metric == "re"
+        assert screen.filters.failed
+        rows = screen.page.rows
+        assert rows and all(r.metric == "re" and r.failed and r.run_id == 1 for r in rows)
+        assert "Filters: #1 gpt-4o-mini · failed ACC@Re" in flat(screen_text(app))
+        first = rows[0]
+        detail = flat(screen_text(app))
+        assert f"Item {first.item_key}" in detail and "Reasoning ACC@Re" in detail
+        # the item pane: raw response with control characters shown, markup not applied
+        pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
+                    .static_text(screen.query_one("#item_detail"), width=76))
+        assert f"So the answer is [bold]{first.seed_id}[/bold] \\x1b[2J\\x07 done" in pane
+        assert "Model's SMT-LIB" in pane and f"(assert (= answer {first.seed_id}))" in pane
+        assert "Verifier output" in pane and '"status": "wrong_value"' in pane
+        assert "ACC@Re gold: 7" in pane
+        assert "Prompt: 1 messages" in pane or "The prompt cannot be rebuilt" in pane
+        await pilot.press("x")                      # clear: 6 metrics x 60 items x 2 runs
+        await settle(pilot)
+        assert screen.filters.run_ids == () and screen.page.has_more
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert screen.page_number == 2
+        assert table.border_title == "Rows 51–100 of more"
+        second = screen.page.rows[0].key
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert screen.page_number == 1 and screen.page.rows[0].key < second
+
+
+async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
+    with Store(eval_db) as store:
+        add_run(store, "llama-3-8b", range(1, 11))
+    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        row = app.screen.selected_row()  # type: ignore[attr-defined]
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, PickRunModal)
+        await pilot.press("enter")              # the first other run: #2
+        await settle(pilot)
+        assert isinstance(app.screen, SideBySideScreen)
+        assert (app.screen.run_a, app.screen.run_b, app.screen.seed_id) == (1, 2, row.seed_id)
+        text = flat(screen_text(app))
+        assert "#1 gpt-4o-mini" in text and "#2 qwen2.5-7b" in text
+        assert app.screen.left is not None and app.screen.right is not None
+        assert app.screen.right.task("final").scores[0].verdict == "correct"  # 1 % 3 != 0
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+
+
+async def test_charts_of_the_runs(eval_db: Path) -> None:
+    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen) and screen.data is not None
+        text = screen_text(app)
+        assert "Scores by dimension" in text
+        for tick in ("Un", "Re", "Ar", "R-t", "R-m", "Fi", "All"):
+            assert f" {tick} " in text
+        assert "● #1 gpt-4o-mini" in text and "● #2 qwen2.5-7b" in text
+        runs = {r.run_id: r for r in screen.data.scores.runs}
+        # run 2: every metric correct exactly when i % 3 != 0 -> 40 of 60
+        assert runs[2].points["fi"].value == pytest.approx(100 * 40 / 60)
+        await pilot.press("t")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "ACC@Fi by difficulty" in text
+        assert "easy" in text and "medium" in text and "hard" in text
+        await pilot.press("m")                  # next metric after fi wraps to un
+        await settle(pilot)
+        assert "LLM@Un by difficulty" in screen_text(app)

@@ -290,7 +290,7 @@ class ResultsScreen(QCScreen):
         def chosen(run_b: int | None) -> None:
             if run_b is not None:
                 self.app.push_screen(SideBySideScreen(row.run_id, run_b, row.seed_id,
-                                                      row.sample_idx))
+                                                      row.sample_idx, TASK_OF.get(row.metric)))
 
         if len(others) == 1:
             chosen(others[0][0])

@@ -60,8 +60,10 @@ class SideBySideScreen(QCScreen):
         Binding("escape", "back", "Back", id="side-back"),
     ]
 
-    def __init__(self, run_a: int, run_b: int, seed_id: int, sample_idx: int = 0) -> None:
+    def __init__(self, run_a: int, run_b: int, seed_id: int, sample_idx: int = 0,
+                 first_task: str | None = None) -> None:
         super().__init__()
+        self.first_task = first_task
         self.run_a = run_a
         self.run_b = run_b
         self.seed_id = seed_id
@@ -110,7 +112,8 @@ class SideBySideScreen(QCScreen):
             self.query_one(f"#{pane}").border_title = one_line(label, 34)
             self.query_one(f"#{pane}_text", Static).update(render_item(
                 detail, show_prompt=self.show_prompts,
-                missing=f"{one_line(label, 40)} did not evaluate this item."))
+                missing=f"{one_line(label, 40)} did not evaluate this item.",
+                first_task=self.first_task))
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

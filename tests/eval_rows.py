@@ -78,9 +78,26 @@ def add_run(store: Store, model: str, seeds: Iterable[int], *, name: str | None 
                 "run_id": run_id, "seed_id": i, "item_key": rec["id"], "source": rec["source"],
                 "difficulty": rec["difficulty"], "role": "eval", "position": pos,
                 "record": json.dumps(rec)})
+    fill_run(store, run_id, samples=samples, verdict=verdict, response=response,
+             scores=scores, outputs_done=outputs_done, detail=detail)
+    return run_id
+
+
+def fill_run(store: Store, run_id: int, *, samples: int = 1,
+             verdict: Callable[[int, str, int], str] = default_verdict,
+             response: Callable[[int, str, int], str] | None = None,
+             scores: bool = True, outputs_done: int | None = None,
+             detail: Callable[[int, str, int], dict[str, Any]] | None = None) -> None:
+    """Outputs (and scores) for every evaluated item of an existing run, as if it had run."""
+    items = store.query("SELECT seed_id, record FROM eval_items WHERE run_id = ? AND role = 'eval' "
+                        "ORDER BY position", (run_id,))
+    seeds = [int(r["seed_id"]) for r in items]
+    records = {int(r["seed_id"]): json.loads(r["record"]) for r in items}
+    at = now()
+    with store.transaction():
         written = 0
         for i in seeds:
-            rec = record(i)
+            rec = records[i]
             for s in range(samples):
                 for task in TASKS:
                     if outputs_done is not None and written >= outputs_done:
@@ -113,8 +130,22 @@ def add_run(store: Store, model: str, seeds: Iterable[int], *, name: str | None 
                             "run_id": run_id, "seed_id": i, "sample_idx": s, "metric": metric,
                             "task": task, "verdict": v, "score": score,
                             "extracted": None if v in ("error", "unparseable") else
-                            (rec["answer"] if v == "correct" else str(int(rec["answer"]) + 1)),
+                            (str(rec["answer"]) if v == "correct" else f"{rec['answer']}1"),
                             "detail": json.dumps(detail(i, metric, s) if detail else {}),
                             "scorer_version": "test-1", "source": rec["source"],
                             "difficulty": rec["difficulty"], "scored_at": at})
+
+
+def add_real_run(store: Store, cfg: Any, label: str, *, limit: int, shots: int = 3,
+                 **fill: Any) -> int:
+    """A run made by the real runner's ``create_run`` on the database's working set (so
+    prompts are rebuilt exactly), answered and scored by :func:`fill_run`."""
+    from qcstation.eval.runner import create_run
+
+    run_id = create_run(store, cfg, model="reference", backend="reference", shots=shots,
+                        limit=limit, name=label, actor="tester")
+    fill_run(store, run_id, **fill)
+    with store.transaction():
+        store.execute("UPDATE eval_runs SET status = 'done', finished_at = started_at "
+                      "WHERE id = ?", (run_id,))
     return run_id

@@ -21,7 +21,7 @@ from screens.side_by_side import PickRunModal, SideBySideScreen
 from screens.start_run import FormError, StartRunModal, parse_run_form
 from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, notifications, screen_text, settle
 from tests.eval_helpers import local_model
-from tests.eval_rows import add_run
+from tests.eval_rows import add_real_run, add_run
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
 
 SIZE = (80, 24)
@@ -40,11 +40,14 @@ def _response(i: int, task: str, s: int) -> str:
 
 @pytest.fixture
 def eval_db(tmp_path: Path) -> Path:
+    """Two runs made by the real runner on the same 40 items (3 exemplars left out of 60),
+    answered and scored by the factory."""
     path = build_db(tmp_path / "eval.db")
     with Store(path) as store:
-        add_run(store, "gpt-4o-mini", range(1, 61), detail=_re_detail, response=_response)
-        add_run(store, "qwen2.5-7b", range(1, 61),
-                verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
+        add_real_run(store, make_config(), "gpt-4o-mini", limit=40, detail=_re_detail,
+                     response=_response)
+        add_real_run(store, make_config(), "qwen2.5-7b", limit=40,
+                     verdict=lambda i, m, s: "correct" if i % 3 else "wrong")
     return path
 
 
@@ -205,8 +208,16 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         assert "Model's SMT-LIB" in pane and f"(assert (= answer {first.seed_id}))" in pane
         assert "Verifier output" in pane and '"status": "wrong_value"' in pane
         assert "ACC@Re gold: 7" in pane
-        assert "Prompt: 1 messages" in pane or "The prompt cannot be rebuilt" in pane
-        await pilot.press("x")                      # clear: 6 metrics x 60 items x 2 runs
+        assert "Prompt: 1 messages" not in pane and "The prompt cannot be rebuilt" not in pane
+        assert "(p shows it)" in pane
+        await pilot.press("p")
+        pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
+                    .static_text(screen.query_one("#item_detail"), width=76))
+        with Store(eval_db) as store:
+            from qcstation.eval.runner import prompt_messages
+            sent = prompt_messages(store, 1, first.seed_id, "reasoning", 0)
+        assert "Prompt (" in pane and flat(sent[-1]["content"])[:200] in pane
+        await pilot.press("x")                      # clear: 6 metrics x 40 items x 2 runs
         await settle(pilot)
         assert screen.filters.run_ids == () and screen.page.has_more
         await pilot.press("right_square_bracket")
@@ -238,7 +249,8 @@ async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
         text = flat(screen_text(app))
         assert "#1 gpt-4o-mini" in text and "#2 qwen2.5-7b" in text
         assert app.screen.left is not None and app.screen.right is not None
-        assert app.screen.right.task("final").scores[0].verdict == "correct"  # 1 % 3 != 0
+        expected = "correct" if row.seed_id % 3 else "wrong"
+        assert app.screen.right.task("final").scores[0].verdict == expected
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ResultsScreen)
@@ -260,8 +272,13 @@ async def test_charts_of_the_runs(eval_db: Path) -> None:
             assert f" {tick} " in text
         assert "● #1 gpt-4o-mini" in text and "● #2 qwen2.5-7b" in text
         runs = {r.run_id: r for r in screen.data.scores.runs}
-        # run 2: every metric correct exactly when i % 3 != 0 -> 40 of 60
-        assert runs[2].points["fi"].value == pytest.approx(100 * 40 / 60)
+        # run 2: every metric correct exactly when the seed id % 3 != 0
+        with Store(eval_db) as store:
+            seeds = [int(r[0]) for r in store.execute(
+                "SELECT seed_id FROM eval_items WHERE run_id = 2 AND role = 'eval'")]
+        assert len(seeds) == 40
+        assert runs[2].points["fi"].value == pytest.approx(
+            100 * sum(1 for i in seeds if i % 3) / 40)
         await pilot.press("t")
         await settle(pilot)
         text = screen_text(app)

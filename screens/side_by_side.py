@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from qcstation.eval import browse
 from qcstation.eval.browse import one_line
 from qcstation.messages import SideBySideLoaded
-from qcstation.widgets.eval_views import render_item
+from qcstation.widgets.eval_views import render_item, render_item_header
 from screens._base import QCScreen
 
 
@@ -76,6 +76,7 @@ class SideBySideScreen(QCScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static("", id="side_item")
         with Horizontal(id="side_body"):
             with VerticalScroll(id="side_left", classes="pane"):
                 yield Static(Text("Loading…", style="dim"), id="side_left_text")
@@ -107,13 +108,14 @@ class SideBySideScreen(QCScreen):
         self._show_panes()
 
     def _show_panes(self) -> None:
+        self.query_one("#side_item", Static).update(render_item_header(self.left or self.right))
         for pane, detail, label in (("side_left", self.left, self.labels[0]),
                                     ("side_right", self.right, self.labels[1])):
             self.query_one(f"#{pane}").border_title = one_line(label, 34)
             self.query_one(f"#{pane}_text", Static).update(render_item(
                 detail, show_prompt=self.show_prompts,
                 missing=f"{one_line(label, 40)} did not evaluate this item.",
-                first_task=self.first_task))
+                first_task=self.first_task, header=False))
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

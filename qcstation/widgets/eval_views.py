@@ -144,18 +144,35 @@ def _kv(key: str, value: RenderableType | str) -> Text:
 
 
 def render_verifier(score: ScoreDetail) -> Text:
-    """The scorer's detail without the SMT-LIB text itself, one ``key: value`` a line."""
+    """The scorer's detail without the SMT-LIB text itself, one ``key: value`` a line
+    (a nested object one level deeper, indented)."""
     text = Text()
-    for key, value in sorted(score.detail.items()):
-        if "smt" in key.lower() and isinstance(value, str):
-            continue
+
+    def line(indent: str, key: str, value: Any) -> None:
         if text:
             text.append("\n")
-        text.append(f"{escape_control(key, keep_newlines=False, limit=60)}: ", style="bold")
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                                 sort_keys=True, default=str)
+        text.append(f"{indent}{escape_control(key, keep_newlines=False, limit=60)}: ",
+                    style="bold")
+        if isinstance(value, dict) and not indent:
+            for sub_key, sub_value in sorted(value.items()):
+                line("  ", str(sub_key), sub_value)
+            return
+        shown = value if isinstance(value, str) else json.dumps(
+            value, ensure_ascii=False, sort_keys=True, default=str)
         text.append(escape_control(shown, limit=4000))
+
+    for key, value in sorted(score.detail.items()):
+        if ("smt" in key.lower() and isinstance(value, str)) or \
+                (key == "gold" and _text_of(value) == score.gold):
+            continue   # shown above as the SMT-LIB and the gold line
+        line("", str(key), value)
     return text
+
+
+def _text_of(value: Any) -> str | None:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return None if value is None else str(value)
 
 
 def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
@@ -216,11 +233,16 @@ def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
 
 def render_item(detail: ItemDetail | None, *, show_prompt: bool = False,
                 missing: str = "This run did not evaluate the item.",
-                first_task: str | None = None) -> RenderableType:
+                first_task: str | None = None, header: bool = True) -> RenderableType:
     """The item's question, then every task; ``first_task`` (the one the user is looking
-    at) comes first."""
+    at) comes first. ``header=False`` leaves out the item line and the question (side by
+    side shows them once above both runs)."""
     if detail is None:
         return Text(missing, style=DIM)
+    if not header:
+        tasks = sorted(detail.tasks, key=lambda t: t.task != first_task)
+        return Group(*[part for task in tasks
+                       for part in render_task(task, show_prompt=show_prompt)])
     head = Text.assemble(safe(detail.item_key, "bold"),
                          (f" · sample {detail.sample_idx} · ", DIM), safe(detail.run_label),
                          (f" · {escape_control(detail.source, limit=40)}", DIM),
@@ -233,6 +255,20 @@ def render_item(detail: ItemDetail | None, *, show_prompt: bool = False,
     for task in tasks:
         parts += render_task(task, show_prompt=show_prompt)
     return Group(*parts)
+
+
+def render_item_header(detail: ItemDetail | None) -> RenderableType:
+    """The item line and its question (the part both runs share)."""
+    if detail is None:
+        return Text("Neither run evaluated this item.", style=DIM)
+    head = Text.assemble(safe(detail.item_key, "bold"),
+                         (f" · sample {detail.sample_idx} · ", DIM),
+                         (escape_control(detail.source, limit=40), DIM),
+                         (f" · {detail.difficulty}" if detail.difficulty else "", DIM))
+    if detail.question:
+        head.append("\n")
+        head.append_text(safe(detail.question))
+    return head
 
 
 def row_cells(row: Any) -> tuple[Text, ...]:

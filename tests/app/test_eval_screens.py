@@ -206,7 +206,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
                     .static_text(screen.query_one("#item_detail"), width=76))
         assert f"So the answer is [bold]{first.seed_id}[/bold] \\x1b[2J\\x07 done" in pane
         assert "Model's SMT-LIB" in pane and f"(assert (= answer {first.seed_id}))" in pane
-        assert "Verifier output" in pane and '"status": "wrong_value"' in pane
+        assert "Verifier output verifier: status: wrong_value value_text:" in pane
         assert "ACC@Re gold: 7" in pane
         assert "Prompt: 1 messages" not in pane and "The prompt cannot be rebuilt" not in pane
         assert "(p shows it)" in pane

@@ -189,7 +189,9 @@ class RunsScreen(QCScreen):
         cfg = self.qc_app.config
         models = [(name, getattr(m, "model", "")) for name, m in
                   sorted((getattr(cfg, "models", None) or {}).items())]
-        self.app.push_screen(StartRunModal(models, self.releases), callback=self._start_chosen)
+        shots = int(getattr(getattr(cfg, "eval", None), "shots", 3))
+        self.app.push_screen(StartRunModal(models, self.releases, shots),
+                             callback=self._start_chosen)
 
     def _start_chosen(self, request: RunRequest | None) -> None:
         if request is not None:

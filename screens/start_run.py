@@ -94,11 +94,14 @@ class StartRunModal(ModalScreen[RunRequest | None]):
         Binding("ctrl+s", "submit", "Start", id="start-run-submit"),
     ]
 
-    def __init__(self, models: list[tuple[str, str]], releases: list[tuple[str, str]]) -> None:
-        """``models``: (name, description); ``releases``: (name, version), newest last."""
+    def __init__(self, models: list[tuple[str, str]], releases: list[tuple[str, str]],
+                 shots: int = 3) -> None:
+        """``models``: (name, description); ``releases``: (name, version), newest last;
+        ``shots``: the default (``[eval] shots``)."""
         super().__init__()
         self.models = models
         self.releases = releases
+        self.default_shots = shots
 
     def compose(self) -> ComposeResult:
         model_options = [(one_line(f"{name} ({desc})" if desc else name, 50), name)
@@ -121,7 +124,7 @@ class StartRunModal(ModalScreen[RunRequest | None]):
                                      id="run_tasks", compact=True)
             with Horizontal(classes="form_row"):
                 yield Label("Shots", classes="form_label")
-                yield Input("3", id="run_shots", compact=True, classes="form_short")
+                yield Input(str(self.default_shots), id="run_shots", compact=True, classes="form_short")
                 yield Label("Temperature", classes="form_label")
                 yield Input("0", id="run_temperature", compact=True, classes="form_short")
             with Horizontal(classes="form_row form_row_tight"):

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker
 
 from qcstation.eval import browse
 from qcstation.eval.browse import Filters, one_line
@@ -55,15 +56,18 @@ class ResultsScreen(QCScreen):
                 id="results-run"),
         Binding("x", "clear_filters", "Clear", show=False, tooltip="Clear every filter",
                 id="results-clear"),
-        Binding("right_square_bracket", "next_page", "Next", id="results-next-page"),
-        Binding("left_square_bracket", "previous_page", "Prev", id="results-prev-page"),
+        Binding("right_square_bracket", "next_page", "Next",
+                tooltip="Next page of rows", id="results-next-page"),
+        Binding("left_square_bracket", "previous_page", "Prev",
+                tooltip="Previous page of rows", id="results-prev-page"),
         Binding("p", "toggle_prompts", "Prompts", show=False,
                 tooltip="Show or hide the prompts in the item pane", id="results-prompts"),
         Binding("s", "side_by_side", "Compare",
                 tooltip="The selected item in two runs", id="results-side-by-side"),
         Binding("c", "charts", "Charts", show=False, tooltip="Charts of the filtered runs",
                 id="results-charts"),
-        Binding("escape", "back", "Back", id="results-back"),
+        Binding("escape", "back", "Back", tooltip="From the item pane to the rows, else back",
+                id="results-back"),
     ]
 
     def __init__(self, run_ids: tuple[int, ...] = (), filters: Filters | None = None) -> None:
@@ -76,7 +80,12 @@ class ResultsScreen(QCScreen):
         self.show_prompts = False
         self.detail_key: tuple[int, int, int] | None = None
         self.detail: browse.ItemDetail | None = None
-        self.busy = False
+        self.page_pending = True      # a page is being read
+        self.detail_pending = False   # the selected item is being read
+
+    @property
+    def busy(self) -> bool:
+        return self.page_pending or self.detail_pending
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -176,9 +185,14 @@ class ResultsScreen(QCScreen):
         self._load_page(self.filters, self.page_starts[self.page_number - 2],
                         self.page_number - 1)
 
+    def _load_page(self, filters: Filters, after: browse.Key | None, number: int,
+                   with_choices: bool = False) -> None:
+        self.page_pending = True
+        self._read_page(filters, after, number, with_choices)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading results")
-    def _load_page(self, filters: Filters, after: browse.Key | None, number: int,
+    def _read_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False) -> None:
         with self.qc_app.open_store() as store:
             choices = None
@@ -196,6 +210,7 @@ class ResultsScreen(QCScreen):
             self._show_filters()
         if message.filters != self.filters:
             return  # the filters changed while this page was loading
+        self.page_pending = False
         self.page = message.page
         self.page_number = message.number
         while len(self.page_starts) < message.number:
@@ -248,6 +263,7 @@ class ResultsScreen(QCScreen):
             return
         self.detail_key = key
         self.query_one("#item_pane").border_title = f"Item {one_line(row.item_key, 30)}"
+        self.detail_pending = True
         self._load_detail(key)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="details",
@@ -261,6 +277,7 @@ class ResultsScreen(QCScreen):
     def _detail_loaded(self, message: ItemDetailLoaded) -> None:
         if message.key != self.detail_key:
             return
+        self.detail_pending = False
         self.detail = message.detail
         self._render_detail()
 
@@ -302,6 +319,12 @@ class ResultsScreen(QCScreen):
 
         runs = list(self.filters.run_ids) or [r for r, _ in self.choices["runs"]]
         self.app.push_screen(ChartsScreen(runs))
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        if worker.group == "loaders":
+            self.page_pending = False
+        elif worker.group == "details":
+            self.detail_pending = False
 
     def action_back(self) -> None:
         if self.focused is not None and self.focused.id == "item_pane":

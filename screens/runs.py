@@ -80,7 +80,12 @@ class RunsScreen(QCScreen):
         self.releases: list[tuple[str, str]] = []
         self.active_run: int | None = None          # the run our worker is asking for
         self.cancel_event: threading.Event | None = None
-        self.busy = False
+        self.first_load_pending = True
+
+    @property
+    def busy(self) -> bool:
+        """Still reading the runs for the first time, or a run of ours is going on."""
+        return self.first_load_pending or self.active_run is not None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,6 +139,7 @@ class RunsScreen(QCScreen):
 
     @on(EvalRunsLoaded)
     def _show_runs(self, message: EvalRunsLoaded) -> None:
+        self.first_load_pending = False
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
         selected = self._selected()
@@ -215,7 +221,6 @@ class RunsScreen(QCScreen):
 
     def _begin(self, run_id: int | None, request: RunRequest | None) -> None:
         self.cancel_event = threading.Event()
-        self.busy = True
         self.active_run = run_id if run_id is not None else -1
         self._show_progress(Text("Preparing the run…", style="dim"), None, None)
         self._execute(run_id, request, self.cancel_event)
@@ -313,10 +318,11 @@ class RunsScreen(QCScreen):
     def _end_run(self) -> None:
         self.active_run = None
         self.cancel_event = None
-        self.busy = False
         self.remove_class("-running")
 
     def worker_failed(self, worker: Worker[object]) -> None:
+        if worker.group == "loaders":
+            self.first_load_pending = False
         if worker.group == "eval_runs":
             self._end_run()
             self._load_runs()

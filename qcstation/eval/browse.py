@@ -172,6 +172,7 @@ def metric_failed(metric: str, verdict: str, score: float | None) -> bool:
     return False
 
 
+_METRIC_RANK = {metric: n for n, metric in enumerate(METRICS)}
 _COLUMNS = "run_id, seed_id, sample_idx, metric, verdict, score, extracted, source, difficulty"
 
 
@@ -255,8 +256,12 @@ def page(store: Store, filters: Filters, after: Key | None = None,
             break
     has_more = len(raw) > limit
     raw = raw[:limit]
-    rows = _decorate(store, raw)
-    return Page(rows, has_more, rows[-1].key if rows else None)
+    after: Key | None = (int(raw[-1][0]), int(raw[-1][1]), int(raw[-1][2]), str(raw[-1][3])) \
+        if raw else None
+    # shown in the dimension order (Un, Re, Ar, R-t, R-m, Fi) within an item; the keyset
+    # continues after the last row in index order, so no row is lost or shown twice
+    raw.sort(key=lambda r: (r[0], r[1], r[2], _METRIC_RANK.get(str(r[3]), 99)))
+    return Page(_decorate(store, raw), has_more, after)
 
 
 def _decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:

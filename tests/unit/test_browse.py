@@ -12,6 +12,7 @@ import pytest
 from db import Store
 from qcstation.eval import browse
 from qcstation.eval.browse import Filters, escape_control
+from qcstation.eval.types import METRICS
 from tests.eval_rows import add_run
 
 
@@ -51,12 +52,16 @@ def _expected(rows: list[dict[str, Any]], f: Filters) -> list[tuple[Any, ...]]:
 
 
 def _walk(store: Store, f: Filters, limit: int) -> list[tuple[Any, ...]]:
+    """Every page's keys (each page shown in dimension order within an item)."""
     seen: list[tuple[Any, ...]] = []
     after = None
+    rank = {m: n for n, m in enumerate(METRICS)}
     for _ in range(10_000):
         pg = browse.page(store, f, after=after, limit=limit)
         assert len(pg.rows) <= limit
-        seen += [r.key for r in pg.rows]
+        keys = [r.key for r in pg.rows]
+        assert keys == sorted(keys, key=lambda k: (k[0], k[1], k[2], rank[k[3]]))
+        seen += sorted(keys)
         if not pg.has_more:
             return seen
         assert len(pg.rows) == limit

@@ -283,6 +283,13 @@ class RunsScreen(QCScreen):
                              cached=int(getattr(p, "cached", 0)), tokens=tokens,
                              cost=getattr(p, "cost", None))
         self._show_progress(line, int(p.done), int(p.total))
+        for run in self.runs:       # the listed numbers follow the live ones
+            if run.run_id == message.run_id:
+                run.status = "running"
+                run.outputs_error = int(getattr(p, "errors", 0) or 0)
+                run.outputs_ok = int(p.done) - run.outputs_error
+                if run is self._selected():
+                    self._show_selected()
         table = self.query_one("#runs_table", DataTable)
         try:
             table.update_cell(str(message.run_id), "progress", Text(f"{p.done}/{p.total}"))

@@ -1,0 +1,46 @@
+"""Numbers behind the terminal charts, on a real database with hand-known verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.eval import charts
+from tests.eval_rows import LEVELS, add_run
+
+
+def test_dimension_scores_and_all_pass(tmp_path: Path) -> None:
+    # items 0..11: Reasoning wrong on odd items, everything else right (un judged 95)
+    with Store(tmp_path / "c.db") as store:
+        run = add_run(store, "m", range(12),
+                      verdict=lambda i, m, s: "wrong" if (m == "re" and i % 2) else "correct")
+        other = add_run(store, "n", range(12), verdict=lambda i, m, s: "wrong")
+        data = charts.dimension_scores(store, [run, other], n_boot=200)
+        levels, by_level = charts.by_difficulty(store, [run], "re")
+    series = {r.run_id: r for r in data.runs}
+    assert series[run].label == f"#{run} m"
+    points = series[run].points
+    assert points["re"].value == pytest.approx(50.0)
+    assert points["fi"].value == pytest.approx(100.0)
+    assert points["un"].value == pytest.approx(95.0)          # the judges' mean, 0..100 already
+    assert points["all"].value == pytest.approx(50.0)         # even items pass everything
+    assert series[other].points["all"].value == pytest.approx(0.0)
+    assert series[other].points["un"].value == pytest.approx(40.0)
+    if data.intervals:
+        assert points["re"].lo is not None and points["re"].lo <= 50.0 <= points["re"].hi
+    else:
+        assert points["re"].lo is None and data.source == "stored scores"
+    # difficulty of item i is LEVELS[i % 3]: odd items fail Re
+    assert levels == list(LEVELS)
+    expected = {lv: 100.0 * sum(1 for i in range(12) if LEVELS[i % 3] == lv and i % 2 == 0)
+                / sum(1 for i in range(12) if LEVELS[i % 3] == lv) for lv in LEVELS}
+    [only] = by_level
+    assert {lv: p.value for lv, p in only.points.items()} == pytest.approx(expected)
+
+
+def test_no_runs_no_points(tmp_path: Path) -> None:
+    with Store(tmp_path / "e.db") as store:
+        assert charts.dimension_scores(store, []).runs == []
+        assert charts.by_difficulty(store, [], "fi") == ([], [])

@@ -262,7 +262,7 @@ class ResultsScreen(QCScreen):
             self._render_detail()   # same item, maybe another metric: its task comes first
             return
         self.detail_key = key
-        self.query_one("#item_pane").border_title = f"Item {one_line(row.item_key, 30)}"
+        self.query_one("#item_pane").border_title = Text(f"Item {one_line(row.item_key, 30)}")
         self.detail_pending = True
         self._load_detail(key)
 

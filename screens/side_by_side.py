@@ -37,7 +37,7 @@ class PickRunModal(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         dialog = self.query_one("#pick_run_dialog")
-        dialog.border_title = f"Compare {one_line(self.item_key, 30)} with"
+        dialog.border_title = Text(f"Compare {one_line(self.item_key, 30)} with")
         dialog.border_subtitle = "Enter picks · Esc cancels"
         self.query_one("#pick_run_list").focus()
 
@@ -111,7 +111,7 @@ class SideBySideScreen(QCScreen):
         self.query_one("#side_item", Static).update(render_item_header(self.left or self.right))
         for pane, detail, label in (("side_left", self.left, self.labels[0]),
                                     ("side_right", self.right, self.labels[1])):
-            self.query_one(f"#{pane}").border_title = one_line(label, 34)
+            self.query_one(f"#{pane}").border_title = Text(one_line(label, 34))
             self.query_one(f"#{pane}_text", Static).update(render_item(
                 detail, show_prompt=self.show_prompts,
                 missing=f"{one_line(label, 40)} did not evaluate this item.",

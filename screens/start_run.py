@@ -104,12 +104,15 @@ class StartRunModal(ModalScreen[RunRequest | None]):
         self.default_shots = shots
 
     def compose(self) -> ComposeResult:
-        model_options = [(one_line(f"{name} ({desc})" if desc else name, 50), name)
-                         for name, desc in self.models]
-        model_options.append(("reference (self-test: the benchmark's own answers)", REFERENCE))
-        release_options = [(one_line(f"{n} {v}", 50), f"{n}\x00{v}")
-                           for n, v in reversed(self.releases)]
-        release_options.append(("working set (accepted items, no release)", WORKING_SET))
+        # names come from the config and the database: Text, so never read as markup
+        model_options: list[tuple[Text, str]] = [
+            (Text(one_line(f"{name} ({desc})" if desc else name, 50)), name)
+            for name, desc in self.models]
+        model_options.append((Text("reference (self-test: the benchmark's own answers)"),
+                              REFERENCE))
+        release_options: list[tuple[Text, str]] = [
+            (Text(one_line(f"{n} {v}", 50)), f"{n}\x00{v}") for n, v in reversed(self.releases)]
+        release_options.append((Text("working set (accepted items, no release)"), WORKING_SET))
         with Vertical(id="start_run_dialog", classes="dialog"):
             with Horizontal(classes="form_row"):
                 yield Label("Model", classes="form_label")

@@ -287,3 +287,46 @@ async def test_charts_of_the_runs(eval_db: Path) -> None:
         await pilot.press("m")                  # next metric after fi wraps to un
         await settle(pilot)
         assert "LLM@Un by difficulty" in screen_text(app)
+
+
+async def test_hostile_names_and_keys_are_shown_as_text(tmp_path: Path) -> None:
+    """Markup and terminal codes in model names, item keys and responses never style,
+    move or break anything: every screen shows them escaped, as typed."""
+    db = build_db(tmp_path / "hostile.db")
+    evil = "evil[/] [bold]x\x1b[2J"
+    with Store(db) as store:
+        a = add_run(store, evil, range(1, 6), response=lambda i, t, s: "[/]\x1b]0;title\x07")
+        add_run(store, "plain", range(1, 6))
+        add_run(store, "third[", range(1, 6))
+        with store.transaction():
+            store.execute("UPDATE eval_items SET item_key = '[/]key\x1b[1m' WHERE run_id = ? "
+                          "AND seed_id = 1", (a,))
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "models": {"m[/]": {"model": "x[bold]"}}}, "<test>")
+    app = make_app(db, config=config, annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("down", "down")     # the evil run (newest first)
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "#1 evil[/] [bold]x\\x1b[2J" in text
+        await pilot.press("n")
+        await settle(pilot)
+        assert "m[/] (x[bold])" in flat(screen_text(app))
+        await pilot.press("escape", "b")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+        text = flat(screen_text(app))
+        assert "Item [/]key\\x1b[1m" in text and "[/]\\x1b]0;title\\x07" in text
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, PickRunModal)
+        assert "Compare [/]key\\x1b[1m with" in flat(screen_text(app))
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SideBySideScreen)
+        text = flat(screen_text(app))
+        assert "#1 evil[/] [bold]x\\x1b[2J" in text and "#3 third[" in text
+        assert "\x1b" not in screen_text(app)

@@ -335,6 +335,12 @@ class RunsScreen(QCScreen):
             self._load_runs()
 
     # -- leaving -----------------------------------------------------------------------
+    def on_unmount(self) -> None:
+        # quitting the app mid-run: stop between requests (a thread cannot be killed);
+        # what was answered is stored and the run resumes later
+        if self.cancel_event is not None:
+            self.cancel_event.set()
+
     def action_back(self) -> None:
         if self.cancel_event is not None and self.active_run is not None:
             self.cancel_event.set()

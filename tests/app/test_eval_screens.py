@@ -330,3 +330,34 @@ async def test_hostile_names_and_keys_are_shown_as_text(tmp_path: Path) -> None:
         text = flat(screen_text(app))
         assert "#1 evil[/] [bold]x\\x1b[2J" in text and "#3 third[" in text
         assert "\x1b" not in screen_text(app)
+
+
+async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
+                                                   fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    db = build_db(tmp_path / "quit.db")
+    fake_openai.default_delay = 0.05
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
+                          "<test>")
+    app = make_app(db, config=config, annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await _type_into(pilot, "#run_shots", "0")
+        await pilot.press("ctrl+s")
+        for _ in range(400):
+            await pilot.pause(0.02)
+            if len(fake_openai.chat_requests) >= 4:
+                break
+        await pilot.press("ctrl+q")
+    # leaving the app stops the run between requests instead of finishing it (the worker
+    # thread writes the final status when its requests in flight come back)
+    import time
+    deadline = time.monotonic() + 30
+    while _runs(db)[0]["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [run] = _runs(db)
+    assert run["status"] == "interrupted" and 0 < _outputs(db, run["id"]) < run["n_requests"]

@@ -125,7 +125,7 @@ class ChartsScreen(QCScreen):
             color = COLORS[k % len(COLORS)]
             offset = -0.3 + width * (k + 0.5)
             px, py = [], []
-            for x, code in zip(xs, codes):
+            for x, code in zip(xs, codes, strict=True):
                 point = run.points.get(code)
                 if point is None or point.value is None:
                     continue

@@ -195,7 +195,7 @@ class ResultsScreen(QCScreen):
     def _read_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False) -> None:
         with self.qc_app.open_store() as store:
-            choices = None
+            choices: dict[str, Any] | None = None
             if with_choices:
                 choices = dict(browse.filter_choices(store))
                 choices["runs"] = [(int(r["id"]), browse.run_label(r)) for r in store.query(

@@ -256,12 +256,12 @@ def page(store: Store, filters: Filters, after: Key | None = None,
             break
     has_more = len(raw) > limit
     raw = raw[:limit]
-    after: Key | None = (int(raw[-1][0]), int(raw[-1][1]), int(raw[-1][2]), str(raw[-1][3])) \
-        if raw else None
+    next_after: Key | None = (
+        (int(raw[-1][0]), int(raw[-1][1]), int(raw[-1][2]), str(raw[-1][3])) if raw else None)
     # shown in the dimension order (Un, Re, Ar, R-t, R-m, Fi) within an item; the keyset
     # continues after the last row in index order, so no row is lost or shown twice
     raw.sort(key=lambda r: (r[0], r[1], r[2], _METRIC_RANK.get(str(r[3]), 99)))
-    return Page(_decorate(store, raw), has_more, after)
+    return Page(_decorate(store, raw), has_more, next_after)
 
 
 def _decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:

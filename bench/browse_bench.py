@@ -72,7 +72,7 @@ def fill(path: Path, rows: int, runs: int = 10) -> None:
                     "INSERT INTO eval_scores (run_id, seed_id, sample_idx, metric, task, verdict,"
                     " score, extracted, detail, scorer_version, source, difficulty, scored_at) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", scores())
-        store.execute("ANALYZE")
+        # no ANALYZE: a real database has no planner statistics either
 
 
 def timed(store: Store, f: Filters, after: browse.Key | None) -> tuple[float, int]:
@@ -126,9 +126,11 @@ def main() -> int:
             last, n3 = timed(store, f, (10, per_run - 100, 0, "ar"))
             worst = max(worst, first, deep, last)
             print(f"{label:34} {first:9.1f}ms {deep:9.1f}ms {last:8.1f}ms  {n1}/{n2}/{n3}")
-        t0 = time.perf_counter()
-        browse.item_detail(store, 3, per_run // 2, 0)
-        detail_ms = (time.perf_counter() - t0) * 1000
+        detail_ms = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            browse.item_detail(store, 3, per_run // 2, 0)
+            detail_ms = min(detail_ms, (time.perf_counter() - t0) * 1000)
         print(f"{'item detail':34} {detail_ms:9.1f}ms")
         worst = max(worst, detail_ms)
     ok = worst < TARGET_MS

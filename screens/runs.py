@@ -101,6 +101,7 @@ class RunsScreen(QCScreen):
         table = self.query_one("#runs_table", DataTable)
         table.border_title = "Evaluation runs"
         table.add_column("Run", key="run")
+        table.add_column("Items from", key="release")
         table.add_column("Status", key="status")
         table.add_column("Done", key="progress")
         for metric in METRICS:
@@ -158,7 +159,7 @@ class RunsScreen(QCScreen):
         status = run.status
         if run.run_id == self.active_run:
             status = "running"
-        return (Text(one_line(run.label, 20)), Text(status),
+        return (Text(one_line(run.label, 18)), Text(one_line(run.release, 12)), Text(status),
                 Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)), justify="right") for m in METRICS))
 

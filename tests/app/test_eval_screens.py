@@ -110,7 +110,7 @@ async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
             [("reference", "done", 40)]
         assert _outputs(qc_db, runs[0]["id"]) == 40
         text = flat(screen_text(app))
-        assert "#1 reference done 40/40" in text
+        assert "#1 reference working set done 40/40" in text
         assert any("Run #1 finished" in n for n in notifications(app))
         await pilot.press("enter")      # a finished run is not resumed
         await settle(pilot)
@@ -169,7 +169,7 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
         stored = _outputs(db, run["id"])
         assert run["status"] == "interrupted" and 0 < stored < 60
         assert any("Stopped run #1" in n for n in notifications(app))
-        assert "#1 slow interrupted" in flat(screen_text(app))
+        assert "#1 slow working set interrupted" in flat(screen_text(app))
         await pilot.press("enter")
         await settle(pilot, rounds=400)
         [run] = _runs(db)

@@ -131,6 +131,20 @@ def read_in_subprocess(target: str, db_path: Path, *args: Any,
     return json.loads(stdout)
 
 
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, while ``sys.stderr`` is the real one.
+
+    Worker processes (the Z3 verifier pool, the answer checker's pool) need it, and it
+    starts on first use by passing ``sys.stderr.fileno()`` to the new process. Inside a
+    running Textual app ``sys.stderr`` is Textual's capture, whose ``fileno()`` is -1, so
+    starting it there fails with "bad value(s) in fds_to_keep" (an evaluation run started
+    from the app could not be scored). Idempotent and best effort."""
+    with contextlib.suppress(Exception):
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+
+
 @dataclass
 class _ErrorRoute:
     title: str
@@ -187,6 +201,7 @@ class QCStationApp(App[int]):
 
         who = Identity(account, display_name).label()
         self.sub_title = f"{self.db_path.name} · {who}" + (" · curator" if self.is_curator else "")
+        start_resource_tracker()
 
     @property
     def is_curator(self) -> bool:

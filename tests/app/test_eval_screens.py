@@ -361,3 +361,43 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
         time.sleep(0.05)
     [run] = _runs(db)
     assert run["status"] == "interrupted" and 0 < _outputs(db, run["id"]) < run["n_requests"]
+
+
+_FRESH_INTERPRETER_RUN = r"""
+import asyncio, sys
+from pathlib import Path
+from qcstation.app import make_app
+from tests.app.conftest import settle, make_config
+from db import Store
+
+async def main(db):
+    app = make_app(db, config=make_config(), annotator="tester")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("v"); await settle(pilot)
+        await pilot.press("n"); await settle(pilot)
+        app.screen.query_one("#run_shots").value = "0"
+        app.screen.query_one("#run_limit").value = "3"
+        await pilot.press("ctrl+s"); await settle(pilot, rounds=400)
+        print(type(app.screen).__name__)
+    with Store(db) as store:
+        print(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict = 'correct'"))
+
+asyncio.run(main(Path(sys.argv[1])))
+"""
+
+
+def test_a_run_started_in_a_fresh_app_is_scored_with_worker_processes(qc_db: Path) -> None:
+    """Scoring starts worker processes (Z3, the answer checker) from inside the running
+    app, where sys.stderr is Textual's capture: the first pool of a fresh interpreter must
+    start there too (it once failed with 'bad value(s) in fds_to_keep')."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", _FRESH_INTERPRETER_RUN, str(qc_db)],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    screen, correct = proc.stdout.split()
+    assert screen == "RunsScreen"            # no error dialog
+    assert int(correct) == 3 * 5             # reference answers: re, ar, rt, rm, fi correct; un not scored

@@ -213,8 +213,7 @@ def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
                          else Text("(nothing)", style=DIM)))
         parts.append(_kv(f"{label} gold", safe(s.gold) if s.gold else Text("(none)", style=DIM)))
         parts.append(_kv(f"{label} verdict", verdict_text(s.verdict, s.score, s.metric)
-                         + Text(f"  scorer {escape_control(s.scorer_version, limit=40)}",
-                                style=DIM)))
+                         + Text(f"  scorer {one_line(s.scorer_version, 60)}", style=DIM)))
     smt = task.smtlib() if task.task == "reasoning" else None
     if smt:
         parts.append(_section("Model's SMT-LIB"))

@@ -197,11 +197,13 @@ class TeamLoaded(Message):
 
 # -- evaluation: runs, results browser, charts ---------------------------------------------
 class EvalRunsLoaded(Message):
-    """Every run with its progress and headline numbers (``browse.RunSummary``)."""
+    """Every run with its progress and headline numbers (``browse.RunSummary``);
+    ``partial``: only the runs that were moving have headline numbers."""
 
-    def __init__(self, runs: list[Any]) -> None:
+    def __init__(self, runs: list[Any], partial: bool = False) -> None:
         super().__init__()
         self.runs = runs
+        self.partial = partial
 
 
 class EvalRunStarted(Message):

@@ -125,22 +125,31 @@ class RunsScreen(QCScreen):
         self._load_runs()
 
     def _poll(self) -> None:
-        if any(r.status == "running" for r in self.runs) or self.active_run is not None:
-            self._load_runs()
+        moving = {r.run_id for r in self.runs if r.status == "running"}
+        if self.active_run is not None:
+            moving.add(self.active_run)
+        if moving:
+            # finished runs keep their numbers: only the moving ones are read again
+            self._load_runs(moving)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading evaluation runs")
-    def _load_runs(self) -> None:
+    def _load_runs(self, headline_for: set[int] | None = None) -> None:
         from qcstation.core import release as rel
 
         with self.qc_app.open_store() as store:
-            runs = list_runs(store)
+            runs = list_runs(store, headline_for=headline_for)
             self.releases = [(r.name, r.version) for r in rel.list_releases(store)]
-        self.post_message(EvalRunsLoaded(runs))
+        self.post_message(EvalRunsLoaded(runs, partial=headline_for is not None))
 
     @on(EvalRunsLoaded)
     def _show_runs(self, message: EvalRunsLoaded) -> None:
         self.first_load_pending = False
+        if message.partial:
+            known = {r.run_id: r.headline for r in self.runs}
+            for run in message.runs:
+                if not run.headline and run.run_id in known:
+                    run.headline = known[run.run_id]
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
         selected = self._selected()

@@ -582,9 +582,13 @@ def _effective_status(run: dict[str, Any]) -> str:
     return "stopped" if _lease_free(run) else status
 
 
-def list_runs(store: Store) -> list[RunSummary]:
+def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[RunSummary]:
     """Every run, newest first, with progress and headline numbers. A ``running`` run
-    whose owner lost the runner's lease (killed, or silent for a minute) is ``stopped``."""
+    whose owner lost the runner's lease (killed, or silent for a minute) is ``stopped``.
+
+    The headline numbers read every score of a run (about 40 ms per 100k scores); with
+    ``headline_for`` only those runs get them (the others an empty dict), so a screen
+    that polls while a run goes on re-reads only what can have changed."""
     runs = store.query("SELECT * FROM eval_runs ORDER BY id DESC")
     progress: dict[int, dict[str, int]] = {}
     for r in store.query("SELECT run_id, status, COUNT(*) AS n FROM eval_outputs "
@@ -602,5 +606,7 @@ def list_runs(store: Store) -> list[RunSummary]:
             n_requests=int(run.get("n_requests") or 0), outputs_ok=done.get("ok", 0),
             outputs_error=done.get("error", 0), started_at=run.get("started_at"),
             finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),
-            error=run.get("error"), headline=headline(store, int(run["id"]))))
+            error=run.get("error"),
+            headline=(headline(store, int(run["id"]))
+                      if headline_for is None or int(run["id"]) in headline_for else {})))
     return out

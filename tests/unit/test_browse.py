@@ -197,6 +197,10 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
     assert r.headline["fi"].value == pytest.approx(0.7) and r.headline["fi"].n == 10
     assert r.headline["un"].value == pytest.approx((7 * 95 + 3 * 40) / 10)
     assert not r.resumable
+    with Store(path) as store:
+        only = {x.run_id: x for x in browse.list_runs(store, headline_for={running})}
+    assert only[done].headline == {} and only[done].outputs_done == 50
+    assert set(only[running].headline) == set(r.headline)
     u = runs[running]
     assert u.status == "running" and u.outputs_done == 12 and u.headline["fi"].value is None
     assert not u.resumable                       # its owner's heartbeat is fresh

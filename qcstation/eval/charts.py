@@ -118,7 +118,9 @@ def by_difficulty(store: Store, run_ids: list[int], metric: str) -> tuple[list[s
         run_id = int(run["id"])
         points: dict[str, Point] = {}
         if metrics is not None and hasattr(metrics, "breakdown"):
-            for group, values in metrics.breakdown(store, run_id, by="difficulty").items():
+            # bars show values only, which do not depend on the bootstrap: few resamples
+            for group, values in metrics.breakdown(store, run_id, by="difficulty",
+                                                   n_boot=100).items():
                 mv = values.get(metric)
                 if mv is not None:
                     points[str(group)] = Point(_scale(metric, mv.value), _scale(metric, mv.lo),

@@ -78,7 +78,7 @@ def test_intervals_come_from_the_metrics_module_when_installed(
                                           "rm_given_rt": MetricValue(1.0, 1.0, 1.0, 3)})
                 for r in run_ids]
 
-    def breakdown(store, run_id, by="source"):  # type: ignore[no-untyped-def]
+    def breakdown(store, run_id, by="source", **kw):  # type: ignore[no-untyped-def]
         calls.append(("breakdown", (run_id, by)))
         return {"hard": {"fi": MetricValue(0.1, 0.0, 0.3, 4)},
                 "easy": {"fi": MetricValue(0.9, 0.7, 1.0, 4)}}

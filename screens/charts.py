@@ -60,9 +60,10 @@ class ChartsScreen(QCScreen):
     def help_notes(self) -> RenderableType:
         return Text(
             "Scores are on one 0-100 scale: accuracies in percent, LLM@Un as the judges' mean "
-            "score. Vertical bars are bootstrap 95% intervals from the metrics module (the "
-            "same numbers as `qcstation eval report`). At most seven runs are drawn: the most "
-            "recent ones.")
+            "score. Vertical bars are bootstrap 95% intervals over items (the same numbers "
+            "as `qcstation eval leaderboard` and the report). A metric that was not scored "
+            "(LLM@Un and All-Pass with no judge) has no point. At most seven runs are "
+            "drawn: the most recent ones.")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Computing the charts")
@@ -106,9 +107,6 @@ class ChartsScreen(QCScreen):
             legend = Text("No runs to chart yet.", style="dim")
         if self.chart == "dimensions":
             self._draw_dimensions(plt, data)
-            if runs and not data.scores.intervals:
-                legend.append("\nNo intervals: this qcstation has no metrics module; points "
-                              "are plain accuracies.", style="dim")
         else:
             self._draw_difficulty(plt, data)
         if self.dropped:
@@ -139,7 +137,7 @@ class ChartsScreen(QCScreen):
         plt.xticks(xs, [SHORT.get(c, "All") for c in codes])
         plt.xlim(0.5, len(codes) + 0.5)
         plt.ylim(0, 100)
-        plt.title("Scores by dimension" + (" (95% intervals)" if data.scores.intervals else ""))
+        plt.title("Scores by dimension (95% intervals)")
 
     def _draw_difficulty(self, plt, data: ChartDataLoaded) -> None:  # type: ignore[no-untyped-def]
         levels = data.levels

@@ -221,3 +221,19 @@ def test_escape_control_makes_terminal_codes_visible() -> None:
     assert escape_control("x" * 30, limit=10).startswith("x" * 10 + "\n… (20 more")
     assert browse.one_line("[bold]a\nb[/]", 6) == "[bold…"
     assert json.loads(json.dumps(escape_control("\x00"))) == "\\x00"
+
+
+def test_headline_numbers_are_the_metrics_modules_point_estimates(
+        runs_db: tuple[Path, int, int]) -> None:
+    """The runs list computes its numbers in SQL (fast); they must be what the leaderboard
+    and the report print for the same rows."""
+    from qcstation.eval import metrics
+
+    path, a, b = runs_db
+    with Store(path) as store:
+        board = {rm.run_id: rm for rm in metrics.leaderboard(store, [a, b], n_boot=10)}
+        for run in (a, b):
+            mine = browse.headline(store, run)
+            for metric in METRICS:
+                theirs = board[run].values[metric].value
+                assert mine[metric].value == pytest.approx(theirs), (run, metric)

@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Build and evaluate multi-dimensional math-reasoning benchmarks (SMART): "
             "import seeds, generate and verify dimension artifacts, review QC samples "
-            "and approve releases. With no command, opens the terminal workstation."
+            "and approve releases. With no command, opens the terminal workstation "
+            "(dashboard, review, releases, evaluation runs, results browser, charts)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"qcstation {__version__}")

@@ -233,10 +233,8 @@ class ResultsScreen(QCScreen):
             self._show_row()
         else:
             self.detail_key = None
-            self.query_one("#item_detail", Static).update(Text(
-                "No stored score matches these filters." if self.filters != Filters() else
-                "No scores stored yet: start a run from the Runs screen (v on the dashboard).",
-                style="dim"))
+            self.detail = None
+            self._render_detail()
 
     def selected_row(self) -> browse.ResultRow | None:
         table = self.query_one("#results_table", DataTable)
@@ -282,6 +280,12 @@ class ResultsScreen(QCScreen):
         self._render_detail()
 
     def _render_detail(self) -> None:
+        if self.detail_key is None:
+            self.query_one("#item_detail", Static).update(Text(
+                "No stored score matches these filters." if self.filters != Filters() else
+                "No scores stored yet: start a run from the Runs screen (v on the dashboard).",
+                style="dim"))
+            return
         row = self.selected_row()
         first = TASK_OF.get(row.metric) if row is not None else None
         self.query_one("#item_detail", Static).update(

@@ -401,3 +401,24 @@ def test_a_run_started_in_a_fresh_app_is_scored_with_worker_processes(qc_db: Pat
     screen, correct = proc.stdout.split()
     assert screen == "RunsScreen"            # no error dialog
     assert int(correct) == 3 * 5             # reference answers: re, ar, rt, rm, fi correct; un not scored
+
+
+async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:
+    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        for key in ("p", "s", "right_square_bracket", "f"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+        assert "No stored score matches these filters." in flat(screen_text(app))
+        await pilot.press("x")
+        await settle(pilot)
+        assert "No scores stored yet: start a run from the Runs screen" in flat(screen_text(app))
+        assert {"Select a row first.", "This is the last page."} <= set(notifications(app))
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ChartsScreen)
+        assert "No runs to chart yet." in screen_text(app)

@@ -69,7 +69,7 @@ class DashboardScreen(QCScreen):
         Binding("r", "review", "Review", tooltip="Review the next QC sample item", id="review"),
         Binding("s", "draw_samples", "Sample",
                 tooltip="Draw a QC sample for each dimension without one", id="draw-samples"),
-        Binding("e", "extend_samples", "Extend",
+        Binding("e", "extend_samples", "Extend", show=False,   # curators; in help and the menu
                 tooltip="Extend fully reviewed samples whose defect bound is still too high",
                 id="extend-samples"),
         Binding("g", "regenerate", "Regen", tooltip="Regenerate rejected items (needs a model)",

@@ -91,7 +91,7 @@ def test_the_run_form_checks_every_field() -> None:
 
 # -- runs ------------------------------------------------------------------------------------
 async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -118,7 +118,7 @@ async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
 
 
 async def test_a_bad_form_value_says_why_and_keeps_the_dialog(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -143,7 +143,7 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
     config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
                            "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
                           "<test>")
-    app = make_app(db, config=config, annotator=ANNOTATOR)
+    app = make_app(db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -180,7 +180,7 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
 
 # -- results -------------------------------------------------------------------------------
 async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
-    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("b")
@@ -233,7 +233,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
 async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
     with Store(eval_db) as store:
         add_run(store, "llama-3-8b", range(1, 11))
-    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("b")
@@ -257,7 +257,7 @@ async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
 
 
 async def test_charts_of_the_runs(eval_db: Path) -> None:
-    app = make_app(eval_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -303,7 +303,7 @@ async def test_hostile_names_and_keys_are_shown_as_text(tmp_path: Path) -> None:
                           "AND seed_id = 1", (a,))
     config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
                            "models": {"m[/]": {"model": "x[bold]"}}}, "<test>")
-    app = make_app(db, config=config, annotator=ANNOTATOR)
+    app = make_app(db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -339,7 +339,7 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
     config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
                            "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
                           "<test>")
-    app = make_app(db, config=config, annotator=ANNOTATOR)
+    app = make_app(db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("v")
@@ -371,7 +371,7 @@ from tests.app.conftest import settle, make_config
 from db import Store
 
 async def main(db):
-    app = make_app(db, config=make_config(), annotator="tester")
+    app = make_app(db, config=make_config(), account="tester")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("v"); await settle(pilot)
@@ -404,7 +404,7 @@ def test_a_run_started_in_a_fresh_app_is_scored_with_worker_processes(qc_db: Pat
 
 
 async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("b")

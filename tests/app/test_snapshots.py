@@ -101,7 +101,7 @@ def test_runs_screen(snap_compare: Any, tmp_path: Path, no_cursor_blink: None) -
         await pilot.press("v")
         await _settled(pilot)
 
-    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), annotator=ANNOTATOR)
+    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_runs)
 
 
@@ -113,7 +113,7 @@ def test_start_run_form(snap_compare: Any, qc_db: Path, no_cursor_blink: None) -
         await pilot.press("n")
         await _settled(pilot)
 
-    app = make_app(qc_db, config=make_config(), annotator=ANNOTATOR)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_form)
 
 
@@ -126,7 +126,7 @@ def test_results_failed_reasoning(snap_compare: Any, tmp_path: Path,
         await pilot.press("r", "m", "m", "f")
         await _settled(pilot)
 
-    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), annotator=ANNOTATOR)
+    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=browse_failures)
 
 
@@ -138,7 +138,7 @@ def test_side_by_side(snap_compare: Any, tmp_path: Path, no_cursor_blink: None) 
         await pilot.press("m", "m", "s")
         await _settled(pilot)
 
-    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), annotator=ANNOTATOR)
+    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=compare)
 
 
@@ -151,7 +151,7 @@ def test_charts_dimension_scores(snap_compare: Any, tmp_path: Path,
         await pilot.press("c")
         await _settled(pilot)
 
-    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), annotator=ANNOTATOR)
+    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=charts)
 
 
@@ -166,5 +166,5 @@ def test_charts_by_difficulty(snap_compare: Any, tmp_path: Path,
         await pilot.press("t")
         await _settled(pilot)
 
-    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), annotator=ANNOTATOR)
+    app = make_app(_eval_db(tmp_path / "e.db"), config=make_config(), account=ANNOTATOR)
     assert snap_compare(app, terminal_size=SIZE, run_before=charts)

@@ -455,8 +455,11 @@ def _conv_gsm8k(rec: dict[str, Any], raw: _Raw, ctx: _Ctx) -> _Draft:
     if not final:
         raise RecordError("empty final answer after '####'")
     steps, rule, calcs = _steps_from_solution(sol, require_annotations=False)
+    # the record is a worked solution ending in '#### n' (split off above): rules use
+    # this, not the source name the user chose
     return _Draft(str(raw.number), q, final, solution=sol or None,
-                  equation="; ".join(calcs) or None, steps=steps, steps_rule=rule)
+                  equation="; ".join(calcs) or None, steps=steps, steps_rule=rule,
+                  meta={"solution_format": "gsm8k"})
 
 
 _MAWPS_SUBSET_STEPS = {"singleop": (1, "MAWPS subset singleop (one operation)"),

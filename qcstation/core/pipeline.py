@@ -472,7 +472,7 @@ class Pipeline:
         try:
             for start in range(0, total, self.CHECK_BATCH):
                 for job in jobs[start:start + self.CHECK_BATCH]:
-                    if self._rule_job(job) == "llm":
+                    if self._guarded_rule_job(job) == "llm":
                         llm_jobs.append(job)
                 llm_jobs.extend(self._flush_checks(dim))
                 done = min(total, start + self.CHECK_BATCH) - len(llm_jobs)
@@ -507,6 +507,18 @@ class Pipeline:
         return False
 
     # -- rules -------------------------------------------------------------------
+    def _guarded_rule_job(self, job: _Job) -> str:
+        """:meth:`_rule_job`, but a seed whose text breaks a rule (too deep, too long, a
+        number too big) is recorded with that reason and the run goes on to the next one."""
+        try:
+            return self._rule_job(job)
+        except (RecursionError, ValueError, ArithmeticError, MemoryError, IndexError,
+                KeyError, TypeError, AttributeError) as exc:
+            text = str(exc) or type(exc).__name__
+            text = text if len(text) <= 200 else text[:199] + "…"
+            return self._needs_model(job, f"the seed's text cannot be processed by the rules "
+                                          f"({type(exc).__name__}: {text})")
+
     def _rule_job(self, job: _Job) -> str:
         """Try the exact rule for this job; returns 'done' or 'llm' (needs the model path)."""
         dim, seed = job.dimension, job.seed

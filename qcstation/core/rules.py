@@ -22,6 +22,7 @@ check-sat and get-value.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -103,6 +104,15 @@ Expr = Union[Num, Name, BinOp, Neg]
 
 MAX_EXPONENT = 12
 
+# Limits on untrusted expression text (seed solutions, equations): a seed beyond one of
+# them is refused with the limit named (ExpressionError → RuleError), never a crash or a
+# minutes-long computation.
+MAX_EXPRESSION_CHARS = 1_000  #: characters in one expression
+MAX_DEPTH = 100  #: nesting of parentheses and unary signs
+MAX_NUMBER_DIGITS = 50  #: digits in one written number
+MAX_EXPANDED_NODES = 5_000  #: size of the expression once powers are expanded
+MAX_VALUE_BITS = 4_000  #: bits in a numerator or denominator while evaluating
+
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>\s+)
@@ -132,6 +142,10 @@ def _tokenize(text: str, names: bool) -> list[tuple[str, str]]:
             raise ExpressionError(f"unexpected name {value!r} (only numbers are allowed)")
         if kind == "op":
             value = _OP_ALIASES.get(value, value)
+        elif kind == "num" and sum(c.isdigit() for c in value) > MAX_NUMBER_DIGITS:
+            raise ExpressionError(
+                f"a number has {sum(c.isdigit() for c in value)} digits "
+                f"(limit {MAX_NUMBER_DIGITS})")
         tokens.append((kind, value))
     return tokens
 
@@ -144,6 +158,25 @@ class _Parser:
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
+        self._sizes: dict[int, int] = {}
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExpressionError(f"the expression nests deeper than {MAX_DEPTH} levels")
+
+    def _size(self, node: Expr) -> int:
+        """Node count of ``node`` written out as a tree (powers share sub-trees)."""
+        key = id(node)
+        if key not in self._sizes:
+            if isinstance(node, BinOp):
+                self._sizes[key] = 1 + self._size(node.left) + self._size(node.right)
+            elif isinstance(node, Neg):
+                self._sizes[key] = 1 + self._size(node.operand)
+            else:
+                self._sizes[key] = 1
+        return self._sizes[key]
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -187,12 +220,14 @@ class _Parser:
                 return node
 
     def unary(self) -> Expr:
-        if self.at_op("-"):
-            self.take()
-            return Neg(self.unary())
-        if self.at_op("+"):
-            self.take()
-            return self.unary()
+        if self.at_op("-", "+"):
+            op = self.take()[1]
+            self._nest()
+            try:
+                operand = self.unary()
+            finally:
+                self.depth -= 1
+            return Neg(operand) if op == "-" else operand
         return self.power()
 
     def power(self) -> Expr:
@@ -211,6 +246,9 @@ class _Parser:
             n = int(exponent)
             if n == 0:
                 return Num(Fraction(1), "1")
+            if self._size(base) * abs(n) > MAX_EXPANDED_NODES:
+                raise ExpressionError(
+                    f"the powers expand to more than {MAX_EXPANDED_NODES} terms")
             node: Expr = base
             for _ in range(abs(n) - 1):
                 node = BinOp("*", node, base)
@@ -231,10 +269,12 @@ class _Parser:
         if kind == "name":
             return Name(value)
         if value == "(":
+            self._nest()
             node = self.expr()
             if not self.at_op(")"):
                 raise ExpressionError("missing ')'")
             self.take()
+            self.depth -= 1
             return node
         raise ExpressionError(f"unexpected {value!r}")
 
@@ -243,7 +283,11 @@ def parse_expression(text: str, *, names: bool = False) -> Expr:
     """Parse infix arithmetic (numbers with optional thousands commas and decimals,
     + - * / × ÷ −, parentheses, unary minus, ``^``/``**`` with a small integer
     exponent, postfix ``%`` = /100, implicit multiplication ``2(3)``).
-    With ``names=True`` identifiers are allowed as variables. Raises ExpressionError."""
+    With ``names=True`` identifiers are allowed as variables. Raises ExpressionError,
+    also when the text exceeds a limit (length, nesting, digits, expanded size)."""
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(
+            f"the expression has {len(text)} characters (limit {MAX_EXPRESSION_CHARS})")
     return _Parser(_tokenize(text, names)).parse()
 
 
@@ -261,14 +305,21 @@ def evaluate(expr: Expr, env: Mapping[str, Fraction] | None = None) -> Fraction:
     left = evaluate(expr.left, env)
     right = evaluate(expr.right, env)
     if expr.op == "+":
-        return left + right
+        return _bounded(left + right)
     if expr.op == "-":
-        return left - right
+        return _bounded(left - right)
     if expr.op == "*":
-        return left * right
+        return _bounded(left * right)
     if right == 0:
         raise ExpressionError("division by zero")
-    return left / right
+    return _bounded(left / right)
+
+
+def _bounded(value: Fraction) -> Fraction:
+    if value.numerator.bit_length() > MAX_VALUE_BITS or value.denominator.bit_length() > MAX_VALUE_BITS:
+        raise ExpressionError(f"a value grows beyond {MAX_VALUE_BITS} bits (about "
+                              f"{int(MAX_VALUE_BITS * 0.30103)} digits)")
+    return value
 
 
 def expr_names(expr: Expr) -> list[str]:
@@ -1358,14 +1409,57 @@ def _equation_of(seed: Mapping[str, object]) -> str:
 def rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
     """Apply the first rule the seed row supports: calculator annotations in
     ``solution`` (or a raw GSM8K ``answer``), else the ``equation`` field.
-    Raises RuleError with a plain reason when none applies."""
+    Raises RuleError with a plain reason when none applies, also when the seed's text
+    exceeds a parser limit (length, nesting, digits, size): one hostile seed never
+    stops a run."""
+    try:
+        return _rule_for_seed(seed)
+    except RuleError as exc:
+        if len(str(exc)) <= MAX_REASON_CHARS:
+            raise
+        # long quotes of the seed's text are cut first, so the reason itself stays readable
+        text = _LONG_QUOTE.sub(lambda m: m.group(1) + m.group(2)[:60] + "…" + m.group(1), str(exc))
+        raise RuleError(text if len(text) <= MAX_REASON_CHARS else _short(RuleError(text), MAX_REASON_CHARS),
+                        exc.title) from None
+    except (RecursionError, ValueError, ArithmeticError, MemoryError) as exc:
+        raise RuleError(f"the seed's text exceeds a parser limit: {_short(exc)}") from None
+
+
+MAX_REASON_CHARS = 400  #: a reason quotes the seed's text; keep it readable
+_LONG_QUOTE = re.compile(r"""(['"])((?:(?!\1).){80,}?)\1""")
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
+    """Is ``solution`` a GSM8K-style worked solution (computations ending in a final
+    answer)? Decided by what the data holds: calculator annotations, a ``####`` line, or
+    the importer's note that the record carried one (``meta.solution_format``), never
+    by the name the user gave the source. Seeds imported before that note existed fall
+    back to the source format name ``gsm8k``."""
+    if ANNOTATION_RE.search(solution) or "####" in solution:
+        return True
+    meta = seed.get("meta")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta) if len(meta) < 100_000 else {}
+        except ValueError:
+            meta = {}
+    if isinstance(meta, Mapping) and "solution_format" in meta:
+        return meta.get("solution_format") == "gsm8k"
+    return str(seed.get("source") or "").lower() == "gsm8k"
+
+
+def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
     solution = _solution_of(seed)
     equation = _equation_of(seed)
     gold = gold_from_seed(seed)
     reasons: list[str] = []
     # GSM8K-style solutions: annotations, or plain computations ending in "#### n"
-    gsm8k_style = bool(ANNOTATION_RE.search(solution)) or "####" in solution \
-        or str(seed.get("source") or "").lower() == "gsm8k"
+    gsm8k_style = _worked_solution(seed, solution)
     if solution and gsm8k_style:
         try:
             question = seed.get("question")

@@ -9,6 +9,33 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_display_name, default_db_path
+from qcstation.core.safe import json_safe, one_line, printable
+
+
+class SafeStream:
+    """A text stream that shows control characters visibly (``\\x1b``, ``\\r``…) instead of
+    passing them to the terminal. :func:`qcstation.cli.main` puts stdout and stderr behind
+    it, so no seed text, name or reason printed by a command can retitle, clear or
+    recolour the terminal or overwrite what was printed. Newlines and tabs pass."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    @property
+    def raw_stream(self) -> Any:
+        """The stream underneath, for output we make ourselves (a progress bar's codes)."""
+        return self._stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -34,13 +61,17 @@ def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> in
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, sort_keys=True, default=str, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """JSON on stdout. Characters JSON leaves raw (DEL, C1 controls, bidi overrides) are
+    written as ``\\uXXXX``: the same data, inert in a terminal."""
+    text = json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False)
+    sys.stdout.write(json_safe(text) + "\n")
 
 
 def print_table(headers: list[str], rows: list[list[Any]]) -> None:
-    """Plain, pipe-friendly table: tab-free, padded columns, no colour."""
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    """Plain, pipe-friendly table: tab-free, padded columns, no colour. Cells are shown on
+    one line with control characters escaped (names and reasons come from users)."""
+    cells = [[one_line(h) for h in headers]] + [["" if c is None else one_line(c) for c in r]
+                                                 for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     for n, r in enumerate(cells):
         print("  ".join(c.ljust(w) if i < len(r) - 1 else c for i, (c, w) in enumerate(zip(r, widths))).rstrip())

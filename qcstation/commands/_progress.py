@@ -16,7 +16,9 @@ def progress_bar(enabled: bool = True) -> Iterator[Callable[[int, int, str], Non
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     progress = Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+                        TimeElapsedColumn(), transient=True,
+                        # the bar's own escape codes go to the real stream, not the SafeStream
+                        console=Console(file=getattr(sys.stderr, "raw_stream", sys.stderr)))
     tasks: dict[str, int] = {}
 
     def update(done: int, total: int, message: str) -> None:

@@ -29,6 +29,7 @@ from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from db import Store
+from qcstation.core.safe import one_line, printable
 from qcstation.errors import QCStationError
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
@@ -200,7 +201,7 @@ class QCStationApp(App[int]):
         from qcstation.core.identity import Identity
 
         who = Identity(account, display_name).label()
-        self.sub_title = f"{self.db_path.name} · {who}" + (" · curator" if self.is_curator else "")
+        self.sub_title = f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}" + (" · curator" if self.is_curator else "")
         start_resource_tracker()
 
     @property
@@ -290,8 +291,10 @@ class QCStationApp(App[int]):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Notifications carry reviewers' reasons, model text and error messages: never
-        parse them as console markup (a stray ``[`` must not garble or raise)."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        parse them as console markup (a stray ``[`` must not garble or raise), and show their
+        control characters escaped (:mod:`qcstation.core.safe`)."""
+        super().notify(printable(message), title=one_line(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- errors (STYLE.md §6) --------------------------------------------------------
     @on(Worker.StateChanged)
@@ -303,7 +306,8 @@ class QCStationApp(App[int]):
     def show_error(self, error: BaseException, context: str = "") -> None:
         route = describe_error(error, context)
         if route.modal:
-            self.push_screen(ErrorModal(route.title, route.header, route.detail))
+            self.push_screen(ErrorModal(one_line(route.title), one_line(route.header),
+                                        printable(route.detail)))
         else:
             self.notify(route.detail, title=route.title, severity="error", timeout=8)
 

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from qcstation.core.safe import one_line, printable
+
 
 class ErrorModal(ModalScreen[None]):
     """``ErrorModal(title, header, error)``: the title names the error kind, the header
@@ -23,9 +25,10 @@ class ErrorModal(ModalScreen[None]):
 
     def __init__(self, title: str, header: str, error: str) -> None:
         super().__init__()
-        self.error_title = title
-        self.header = header
-        self.error = error
+        # messages quote seed text, names and paths: show their control characters escaped
+        self.error_title = one_line(title, 80)
+        self.header = one_line(header, 200)
+        self.error = printable(error)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error_dialog", classes="dialog"):

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from qcstation.core.safe import one_line
+
 
 class RejectReasonModal(ModalScreen[str | None]):
     """Dismisses with the reason (a picked one or the typed text), or None on Esc."""
@@ -29,9 +31,9 @@ class RejectReasonModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reject_dialog", classes="dialog"):
-            yield Static(Text(f"Why reject {self.subject}? Press a number, or type a reason "
+            yield Static(Text(f"Why reject {one_line(self.subject, 80)}? Press a number, or type a reason "
                               "below and press Enter."), id="reject_prompt")
-            yield OptionList(*[Option(Text(f"{n}  {reason}"), id=f"reason-{n}")
+            yield OptionList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
                                for n, reason in enumerate(self.reasons, start=1)],
                              id="reject_reasons")
             yield Input(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed")

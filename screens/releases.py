@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from qcstation.core import release as rel
+from qcstation.core.safe import one_line, printable
 from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
 from screens._base import QCScreen
 from screens.approve_release import ApproveReleaseModal
@@ -36,18 +37,18 @@ def next_version(version: str | None) -> str:
 
 def render_release(info: rel.ReleaseInfo) -> RenderableType:
     counts = info.counts or {}
-    lines = [Text.assemble((f"{info.name} {info.version}", "bold"),
-                           f"  approved by {info.approved_by} at {info.approved_at[:19]}")]
+    lines = [Text.assemble((one_line(f"{info.name} {info.version}"), "bold"),
+                           f"  approved by {one_line(info.approved_by, 60)} at {info.approved_at[:19]}")]
     records = counts.get("records")
     if records is not None:
         by_source = counts.get("by_source") or {}
-        where = ", ".join(f"{k} {v}" for k, v in by_source.items())
+        where = ", ".join(f"{one_line(k, 40)} {v}" for k, v in by_source.items())
         lines.append(Text(f"{records} records" + (f" ({where})" if where else "")
                           + (f"; {counts.get('excluded')} seeds left out"
                              if counts.get("excluded") else "")))
     if info.notes:
-        lines.append(Text.assemble(("Notes: ", "bold"), info.notes))
-    lines.append(Text(f"Exported to {info.export_dir}" if info.export_dir else
+        lines.append(Text.assemble(("Notes: ", "bold"), printable(info.notes)))
+    lines.append(Text(f"Exported to {printable(info.export_dir)}" if info.export_dir else
                       "Not exported yet (press e)", style="dim"))
     return Group(*lines)
 
@@ -60,7 +61,7 @@ def render_diff(diff: dict[str, Any], *, limit: int = 30) -> RenderableType:
         return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
     lines = [
-        Text(f"{diff.get('name')} {diff.get('old')} → {diff.get('new')}", style="bold"),
+        Text(one_line(f"{diff.get('name')} {diff.get('old')} → {diff.get('new')}"), style="bold"),
         Text(f"{counts.get('old', 0)} records before, {counts.get('new', 0)} after: "
              f"{counts.get('added', 0)} added, {counts.get('removed', 0)} removed, "
              f"{counts.get('changed', 0)} changed, {diff.get('unchanged', 0)} unchanged"),
@@ -150,8 +151,9 @@ class ReleasesScreen(QCScreen):
         selected = table.cursor_row
         table.clear()
         for info in message.releases:
-            table.add_row(info.name, info.version, str((info.counts or {}).get("records", "")),
-                          info.approved_by, info.approved_at[:16].replace("T", " "),
+            table.add_row(Text(one_line(info.name, 40)), Text(one_line(info.version, 20)),
+                          str((info.counts or {}).get("records", "")),
+                          Text(one_line(info.approved_by, 30)), info.approved_at[:16].replace("T", " "),
                           "yes" if info.export_dir else "no",
                           key=f"{info.name}\x00{info.version}")
         if message.releases:

@@ -29,6 +29,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker
 
 from qcstation.core import qc
+from qcstation.core.safe import one_line
 from qcstation.messages import (
     DecisionSaved,
     DecisionUndone,
@@ -122,7 +123,7 @@ class ExcludeSeedModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="exclude_dialog", classes="dialog"):
             yield Static(Text(
-                f"Exclude seed #{self.seed_id} ({self.label}) from the dataset? Do this only "
+                f"Exclude seed #{self.seed_id} ({one_line(self.label, 80)}) from the dataset? Do this only "
                 "when its artifact cannot be fixed. Its rejected item then no longer blocks "
                 "the QC gate (the reject still counts as a defect) and releases leave the "
                 "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")

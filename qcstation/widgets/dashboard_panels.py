@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from qcstation.core.safe import one_line, printable
 from qcstation.widgets.labels import bound_percent, noun, percent, sentence_case, title
 
 if TYPE_CHECKING:
@@ -140,7 +141,8 @@ def _count_table(title_text: str, label: str, rows: dict[str, dict[str, int]],
     table.add_column("total", justify="right", style="bold")
     for key in sorted(rows):
         by_status = rows[key]
-        table.add_row(key, *(str(by_status.get(s, 0)) for s in columns),
+        # source names are the user's: one line, controls escaped, never parsed as markup
+        table.add_row(Text(one_line(key, 40)), *(str(by_status.get(s, 0)) for s in columns),
                       str(sum(int(v) for v in by_status.values())))
     if not rows:
         table.add_row("(none)", *("" for _ in columns), "0")
@@ -271,7 +273,7 @@ class AttentionList(OptionList):
     def show(self, items: list[Attention]) -> None:
         highlighted = self.highlighted
         self.clear_options()
-        self.add_options([Option(Text(item.text), id=f"attention-{n}") for n, item in
+        self.add_options([Option(Text(printable(item.text)), id=f"attention-{n}") for n, item in
                           enumerate(items)])
         self.items = items
         if items:

@@ -1,7 +1,8 @@
 """The two panes of the review screen: the seed problem and the artifact under review.
 
 Everything shown here came from a dataset or a model, so it is rendered as plain
-``rich.text.Text`` (never parsed as markup) and SMT-LIB through ``rich.syntax.Syntax``.
+``rich.text.Text`` (never parsed as markup) and SMT-LIB through ``rich.syntax.Syntax``,
+with control characters shown escaped (:func:`qcstation.core.safe.printable`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.core.safe import one_line, printable
 from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
 
 if TYPE_CHECKING:
@@ -32,8 +34,8 @@ def _plain(value: Any) -> Text:
     if value is None or value == "" or value == []:
         return Text("(none)", style=DIM)
     if isinstance(value, str):
-        return Text(value)
-    return Text(json.dumps(value, ensure_ascii=False, sort_keys=True))
+        return Text(printable(value))
+    return Text(printable(json.dumps(value, ensure_ascii=False, sort_keys=True)))
 
 
 def _bullets(values: Any) -> Text:
@@ -53,7 +55,7 @@ def _bullets(values: Any) -> Text:
 def render_seed(item: ReviewItem) -> RenderableType:
     """The seed problem: question, gold answer, where it came from; for key information
     also the gold solution it is judged against."""
-    where = " · ".join(str(p) for p in (item.source, getattr(item, "orig_id", ""),
+    where = " · ".join(one_line(p, 80) for p in (item.source, getattr(item, "orig_id", ""),
                                          getattr(item, "level", "")) if p)
     parts: list[RenderableType] = [
         Text(where + f"  (seed #{item.seed_id})", style=DIM),
@@ -76,7 +78,7 @@ def _readable_solution(text: str) -> str:
 
 
 def _smtlib(code: str) -> Syntax:
-    return Syntax(code.rstrip(), "scheme", theme="ansi_dark", word_wrap=True,
+    return Syntax(printable(code.rstrip()), "scheme", theme="ansi_dark", word_wrap=True,
                   background_color="default")
 
 
@@ -175,7 +177,7 @@ def render_artifact(item: ReviewItem) -> RenderableType:
             for n, (name, value) in enumerate(variables.items()):
                 if n:
                     var_text.append("\n")
-                var_text.append(f"  {name} = ")
+                var_text.append(f"  {one_line(name, 60)} = ")
                 var_text.append_text(_plain(value))
             parts += [_heading("Variables"), var_text]
         if content.get("target"):
@@ -224,7 +226,7 @@ def render_verdicts(decisions: list[dict[str, Any]], me: str) -> Text:
     for n, decision in enumerate(decisions):
         if n:
             text.append("; ")
-        who = "you" if decision.get("annotator") == me else str(decision.get("annotator"))
+        who = "you" if decision.get("annotator") == me else one_line(decision.get("annotator"), 60)
         verdict = str(decision.get("verdict"))
         word = VERDICT_WORDS.get(verdict, verdict)
         text.append(f"{word.capitalize()} by {who}",

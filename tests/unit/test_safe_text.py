@@ -1,0 +1,84 @@
+"""Issue 10: nothing written by a user or a model reaches a terminal as control characters.
+``qcstation.core.safe`` unit tests, and the real CLI (``qc next``, ``qc show``, ``qc items``,
+``qc decide``, ``status``) run in subprocesses on a database full of control sequences."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.core import qc
+from qcstation.core.safe import has_unsafe, json_safe, markdown, markup, one_line, printable
+from tests import factories as f
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIL = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\bX\u202eabc\x9b31m\x7f"
+
+
+def test_printable_escapes_every_control_visibly() -> None:
+    out = printable("a" + EVIL + "\nnext\tcol")
+    assert not has_unsafe(out)
+    assert out == ("a\\x1b]0;pwned\\a\\x1b[2J\\x1b[31mred\\r\\bX\\u202eabc\\x9b31m\\x7f"
+                   "\nnext\tcol")
+    assert one_line("a\nb\tc") == "a\\nb\\tc"
+    assert one_line("x" * 50, 10) == "x" * 9 + "…"
+    assert printable("\ud800 lone surrogate") == "\\ud800 lone surrogate"
+
+
+def test_markdown_and_markup_variants_are_inert() -> None:
+    md = markdown("<script>x</script> *bold* [link](http://e) # h\n| t |" + EVIL)
+    assert "<" not in md and ">" not in md and "\n" not in md and not has_unsafe(md)
+    assert "\\*bold\\*" in md and "\\[link\\]" in md
+    from rich.text import Text
+
+    assert Text.from_markup(markup("[bold red]x[/] " + EVIL)).plain.startswith("[bold red]x[/]")
+
+
+def test_json_safe_keeps_valid_json_and_data() -> None:
+    data = {"q": EVIL, "name": "Zoë"}
+    text = json_safe(json.dumps(data, ensure_ascii=False, indent=2))
+    assert not has_unsafe(text) and "Zoë" in text
+    assert json.loads(text) == data
+
+
+def _cli(db: Path, *args: str, user: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QCSTATION_USER": user}
+    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
+                          cwd=db.parent, env=env, capture_output=True, text=True, timeout=120,
+                          errors="surrogateescape")
+
+
+@pytest.mark.slow
+def test_shell_output_never_carries_raw_control_characters(tmp_path: Path) -> None:
+    db = tmp_path / "hostile.db"
+    with Store(db) as store:
+        f.populate(store, {"gsm8k": 4})
+        with store.transaction():
+            store.execute("UPDATE seeds SET question = question || ?, source = ?",
+                          (EVIL, "src" + EVIL))
+        qc.draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor="lead", min_size=4)
+    user = "eve" + EVIL
+    runs = [
+        _cli(db, "qc", "next", user=user),
+        _cli(db, "qc", "decide", "next", "reject", "--reason", "bad" + EVIL, user=user),
+        _cli(db, "qc", "items", "arithmetic", user=user),
+        _cli(db, "qc", "show", "1", user=user),
+        _cli(db, "qc", "show", "1", "--json", user=user),
+        _cli(db, "status", user=user),
+        _cli(db, "status", "--json", user=user),
+    ]
+    for run in runs:
+        assert run.returncode in (0, 1), run.stderr
+        assert not has_unsafe(run.stdout), run.args
+        assert not has_unsafe(run.stderr), run.args
+    shown = "".join(r.stdout for r in runs)
+    assert "\\x1b]0;pwned\\a\\x1b[2J" in shown          # visibly escaped, not dropped
+    assert "eve\\x1b]0;pwned" in runs[2].stdout          # the annotator name in `qc items`
+    item = json.loads(runs[4].stdout)
+    assert item["question"].endswith(EVIL)             # --json keeps the data exactly

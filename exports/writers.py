@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.core.safe import markdown as _md
 
 __all__ = [
     "KEYINFO_FIELDS",
@@ -30,6 +31,8 @@ __all__ = [
     "sha256_bytes",
     "sha256_file",
     "write_atomic",
+    "write_release_dir",
+    "ExportPathError",
 ]
 
 
@@ -152,6 +155,124 @@ def _outcome_sentence(outcomes: dict[str, Any] | None) -> str:
     return text + ("; " + "; ".join(extra) if extra else "")
 
 
+class ExportPathError(OSError):
+    """The export folder cannot be used as it is (a symbolic link, not a folder)."""
+
+
+_STAGING = ".partial-"
+_RETIRED = ".old-"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _refuse_links(*paths: Path) -> None:
+    for p in paths:
+        if p.is_symlink():
+            raise ExportPathError(
+                f"{p} is a symbolic link (to {os.readlink(p)}); exports are not written through "
+                "links: remove it or pass the real folder with --out")
+        if p.exists() and not p.is_dir():
+            raise ExportPathError(f"{p} exists and is not a folder")
+
+
+def clean_leftovers(parent: Path, version: str) -> list[Path]:
+    """Remove what killed exports of ``version`` left in ``parent`` (``<name>/``): hidden
+    staging and retired folders of processes that no longer run, and hidden temporary
+    files of the older one-file-at-a-time writer inside the version folder."""
+    import shutil
+
+    removed: list[Path] = []
+    if not parent.is_dir() or parent.is_symlink():
+        return removed
+    for entry in parent.iterdir():
+        for marker in (_STAGING, _RETIRED):
+            prefix = f".{version}{marker}"
+            if entry.name.startswith(prefix) and not entry.is_symlink():
+                pid = entry.name[len(prefix):]
+                if not pid.isdigit() or not _pid_alive(int(pid)):
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed.append(entry)
+    target = parent / version
+    if target.is_dir() and not target.is_symlink():
+        for entry in target.iterdir():
+            if entry.name.startswith(".") and entry.name.endswith(".tmp") and entry.is_file():
+                entry.unlink(missing_ok=True)
+                removed.append(entry)
+    return removed
+
+
+def write_release_dir(root: Path, name: str, version: str, files: Mapping[str, bytes]) -> Path:
+    """All-or-nothing export of ``files`` to ``root/name/version/``.
+
+    The files are written to a hidden staging folder next to it, read back and checked
+    against their sha256, then the folder is renamed into place (a previous export of the
+    same version is replaced the same way). A reader, or a process killed at any moment,
+    sees either the complete checked set or no folder at all; what a killed export left
+    is removed by the next one. Symbolic links on the way are refused, not followed."""
+    import shutil
+
+    root = Path(root)
+    parent = root / name
+    target = parent / version
+    _refuse_links(root, parent, target)
+    parent.mkdir(parents=True, exist_ok=True)
+    _refuse_links(root, parent)
+    clean_leftovers(parent, version)
+    staging = parent / f".{version}{_STAGING}{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        for fname, data in files.items():
+            fd = os.open(staging / fname, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o666 & ~umask)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for fname, data in files.items():  # read back: the set on disk is the set we made
+            if sha256_file(staging / fname) != sha256_bytes(data):
+                raise OSError(f"{fname} reads back differently from what was written")
+        os.chmod(staging, 0o777 & ~umask)
+        retired = None
+        if target.exists():
+            retired = parent / f".{version}{_RETIRED}{os.getpid()}"
+            shutil.rmtree(retired, ignore_errors=True)
+            os.rename(target, retired)
+        os.rename(staging, target)
+        _fsync_dir(parent)
+        if retired is not None:
+            shutil.rmtree(retired, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _pct(x: Any) -> str:
     if x is None:
         return "n/a"
@@ -175,7 +296,8 @@ def _bound(bound: Any, threshold: Any) -> str:
 
 
 def _md_cell(x: Any) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    """A value from users or data (names, notes, sources) as inert one-line Markdown."""
+    return _md(x, 500)
 
 
 def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
@@ -184,7 +306,7 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     version = manifest.get("version", "")
     counts = manifest.get("counts", {})
     lines: list[str] = [
-        f"# {name} {version}",
+        f"# {_md_cell(name)} {_md_cell(version)}",
         "",
         "A SMART-style multi-dimensional math-reasoning benchmark built with qcstation: each",
         "record is one seed question with its four dimension tasks (Understanding, Reasoning,",
@@ -192,15 +314,15 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         "",
         "## Release",
         "",
-        f"- approved by: {manifest.get('approved_by', '')}",
-        f"- approved at: {manifest.get('approved_at', '')}",
+        f"- approved by: {_md_cell(manifest.get('approved_by', ''))}",
+        f"- approved at: {_md_cell(manifest.get('approved_at', ''))}",
         f"- records: {counts.get('records', 0)}",
         f"- schema version: {manifest.get('schema_version', '')}",
         f"- record format version: {manifest.get('format_version', '')}",
     ]
     notes = manifest.get("notes")
     if notes:
-        lines += [f"- notes: {notes}"]
+        lines += [f"- notes: {_md_cell(notes)}"]
     licences = manifest.get("licences") or {}
     lines += ["", "## Composition", "", "| source | records | licence of the seed data |", "|---|---|---|"]
     for source, n in sorted((counts.get("by_source") or {}).items()):
@@ -222,9 +344,9 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         f"- active seeds left out: {excluded.get('count', 0)}",
     ]
     for reason, n in sorted((excluded.get("by_reason") or {}).items()):
-        lines.append(f"  - {reason}: {n}")
+        lines.append(f"  - {_md_cell(reason)}: {n}")
     for status, n in sorted((counts.get("inactive_seeds") or {}).items()):
-        lines.append(f"- seeds not active ({status}): {n}")
+        lines.append(f"- seeds not active ({_md_cell(status)}): {n}")
 
     lines += [
         "",
@@ -242,16 +364,16 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         gate = g.get("gate") or {}
         agree = g.get("agreement") or {}
         lines += [
-            f"### {dim}",
+            f"### {_md_cell(dim)}",
             "",
             f"- {_outcome_sentence(g.get('outcomes'))}",
-            f"- rule: {gate.get('rule', '')}",
+            f"- rule: {_md_cell(gate.get('rule', ''))}",
             f"- reviewed (random draws): {gate.get('reviewed', 0)}, defects: {gate.get('defects', 0)}",
             f"- upper confidence bound on the defect rate: "
             f"{_bound(gate.get('upper_bound'), gate.get('threshold'))} "
             f"(threshold {_pct(gate.get('threshold'))})",
             f"- samples: {len(g.get('samples') or [])}, decisions recorded: {g.get('decisions', 0)}",
-            f"- annotators: {', '.join(g.get('annotators') or []) or 'n/a'}",
+            f"- annotators: {', '.join(_md_cell(a) for a in g.get('annotators') or []) or 'n/a'}",
             f"- agreement on overlap items: {agree.get('pairs', 0)} pairs, observed "
             f"{_pct(agree.get('observed'))}, Cohen's kappa "
             f"{'n/a' if agree.get('kappa') is None else format(agree.get('kappa'), '.3f')}",

@@ -38,10 +38,11 @@ from exports.writers import (
     manifest_bytes,
     render_key_information,
     sha256_bytes,
-    write_atomic,
+    write_release_dir,
 )
 from qcstation.core import qc as qcmod
 from qcstation.core.inject import ERROR_NAMES
+from qcstation.core.safe import printable
 from qcstation.errors import ReleaseError
 
 __all__ = [
@@ -247,8 +248,8 @@ def release_candidates(store: Store) -> tuple[list[dict[str, Any]], list[dict[st
 # -- blockers and approval ----------------------------------------------------------------
 
 def _check_name(kind: str, value: str) -> str:
-    if not isinstance(value, str) or not _NAME_RE.match(value) or value in (".", ".."):
-        raise ReleaseError(f"release {kind} {value!r} is not allowed: use letters, digits, '.', "
+    if not isinstance(value, str) or not _NAME_RE.fullmatch(value) or value in (".", ".."):
+        raise ReleaseError(f"release {kind} {printable(repr(value))[:80]} is not allowed: use letters, digits, '.', "
                            f"'_', '+' or '-' (it becomes a directory name)", title="Bad name")
     return value
 
@@ -499,11 +500,11 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
     full["files"] = files
     man = manifest_bytes(full)
     try:
-        write_atomic(out / "data.jsonl", data)
-        write_atomic(out / "README.md", readme)
-        write_atomic(out / "manifest.json", man)
+        out = write_release_dir(Path(out_root), name, version,
+                                {"data.jsonl": data, "README.md": readme, "manifest.json": man})
     except OSError as exc:
-        raise ReleaseError(f"cannot write the export to {out}: {exc}", title="Export failed") from exc
+        raise ReleaseError(f"cannot write the export to {out}: {exc.strerror or exc}; nothing "
+                           "was left half-written", title="Export failed") from exc
     store.event(current_actor(), "release.exported", "release", int(row["id"]), {
         "name": name, "version": version, "dir": str(out.resolve()),
         "files": {**files, "manifest.json": {"sha256": sha256_bytes(man), "bytes": len(man)}},

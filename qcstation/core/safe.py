@@ -65,15 +65,18 @@ def one_line(text: object, limit: int | None = None) -> str:
     return s
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+#: Characters that start emphasis, code, links or table cells anywhere in a line
+#: (``<`` ``>`` ``&`` become entities first; values never start a line in our writers).
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def markdown(text: object, limit: int | None = None) -> str:
-    """Untrusted text as inert Markdown on one line: controls escaped visibly, HTML made
-    text (``&`` ``<`` ``>`` as entities), Markdown punctuation backslash-escaped."""
+    """Untrusted text as inert Markdown inside a line: controls escaped visibly, HTML made
+    text (``&`` ``<`` ``>`` as entities), emphasis/code/link/table punctuation
+    backslash-escaped."""
     s = one_line(text, limit)
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def markup(text: object, *, keep_newlines: bool = True) -> str:

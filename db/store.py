@@ -13,18 +13,40 @@ import datetime as _dt
 import json
 import os
 import sqlite3
+import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from db.migrations import MIGRATIONS, SCHEMA_VERSION
+from qcstation.core.safe import one_line, printable
 from qcstation.errors import StoreError
 
 ENV_DB = "QCSTATION_DB"
 BUSY_TIMEOUT_MS = 60_000
+#: after this long waiting for the write lock, say who holds it (LOCK_WAIT_NOTICE)
+LOCK_NOTICE_AFTER_S = 2.0
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+#: Called with a one-line message when a write waits for a lock another process holds;
+#: the CLI prints it on stderr. None: wait silently.
+LOCK_WAIT_NOTICE: Callable[[str], None] | None = None
+
+
+def busy_timeout_ms() -> int:
+    """How long a write waits for another process's write lock: ``$QCSTATION_BUSY_TIMEOUT``
+    seconds (0.1 to 3600), else :data:`BUSY_TIMEOUT_MS`."""
+    raw = os.environ.get("QCSTATION_BUSY_TIMEOUT", "")
+    try:
+        seconds = float(raw) if raw.strip() else BUSY_TIMEOUT_MS / 1000
+    except ValueError:
+        seconds = BUSY_TIMEOUT_MS / 1000
+    if not 0.1 <= seconds <= 3600:  # also rejects nan
+        seconds = BUSY_TIMEOUT_MS / 1000
+    return int(seconds * 1000)
 
 
 def default_db_path() -> Path:
@@ -60,31 +82,35 @@ class Store:
 
     def __init__(self, path: str | Path, *, migrate: bool = True, create: bool = True) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            if not create and not self.path.exists():
-                raise StoreError(
-                    f"no database at {self.path}; create one with `qcstation import FILE` or "
-                    "`qcstation quickstart` (or pass the right --db / $QCSTATION_DB)",
-                    title="No database")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        memory = str(path) == ":memory:"
+        if not memory:
+            _check_database_file(self.path, create=create)
         try:
             conn = sqlite3.connect(
-                str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                str(path), timeout=busy_timeout_ms() / 1000, isolation_level=None,
                 check_same_thread=True,
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open database {path}: {exc}") from exc
+            raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         try:
-            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+            if not memory:
+                self._check_is_ours()  # before WAL: another program's file is left as it was
             mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not a qcstation database: {exc}") from exc
-        if str(path) != ":memory:" and mode.lower() != "wal":
-            raise StoreError(f"could not switch {path} to WAL mode (got {mode})")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute("PRAGMA foreign_keys = ON")
+            if not memory and mode.lower() != "wal":
+                raise StoreError(f"could not switch {path} to WAL mode (got {mode}); is the "
+                                 "file on a network or read-only filesystem?",
+                                 title="Cannot open the database")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            self.close()
+            raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
+        except StoreError:
+            self.close()
+            raise
         self.db = sqlite_utils.Database(self.conn)
         self._depth = 0
         self._lock = threading.RLock()
@@ -92,7 +118,28 @@ class Store:
         #: CLI and the app for the session's account; see qcstation/core/identity.py)
         self.display_name: str | None = None
         if migrate:
-            self.migrate()
+            try:
+                self.migrate()
+            except sqlite3.Error as exc:
+                self.close()
+                raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
+            except BaseException:
+                self.close()
+                raise
+
+    def _check_is_ours(self) -> None:
+        """An SQLite file another program made (no schema version, tables that are not
+        ours) is refused instead of being filled with qcstation tables."""
+        if self.schema_version != 0:
+            return
+        tables = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY name LIMIT 6")]
+        if tables and "seeds" not in tables:
+            shown = ", ".join(printable(t)[:40] for t in tables[:5])
+            raise StoreError(f"{self.path} is an SQLite database of another program (tables: "
+                             f"{shown}), not a qcstation database; pass the right --db / "
+                             "$QCSTATION_DB", title="Not a qcstation database")
 
     # -- lifecycle ---------------------------------------------------------------
     def close(self) -> None:
@@ -114,14 +161,17 @@ class Store:
         """Apply pending migrations (up to ``target``) in place; returns the versions applied."""
         target = SCHEMA_VERSION if target is None else target
         applied: list[int] = []
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {current}, newer than this qcstation "
+                f"understands ({SCHEMA_VERSION}); upgrade qcstation",
+                title="Database too new",
+            )
+        if current >= target:
+            return applied  # nothing due: no write lock taken (readers never wait here)
         with self.transaction():
             current = self.schema_version
-            if current > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} has schema version {current}, newer than this qcstation "
-                    f"understands ({SCHEMA_VERSION}); upgrade qcstation",
-                    title="Database too new",
-                )
             for version, title, statements in MIGRATIONS:
                 if current < version <= target:
                     for sql in statements:
@@ -145,17 +195,61 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.conn.execute("BEGIN IMMEDIATE")
+            self._begin_immediate()
             self._depth = 1
             try:
                 yield self.conn
             except BaseException:
                 self._depth = 0
-                self.conn.execute("ROLLBACK")
+                self._rollback()
                 raise
             else:
                 self._depth = 0
-                self.conn.execute("COMMIT")
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open. SQLite itself rolls back on some errors
+        (a full disk, SQLITE_FULL); the original error is what the user must see."""
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+
+    def _begin_immediate(self) -> None:
+        """Take the write lock. When another process holds it for more than
+        :data:`LOCK_NOTICE_AFTER_S`, tell the user who (``LOCK_WAIT_NOTICE``), keep waiting
+        up to the busy timeout, then fail with a message naming the holder."""
+        total_ms = busy_timeout_ms()
+        first_ms = min(int(LOCK_NOTICE_AFTER_S * 1000), total_ms)
+        self.conn.execute(f"PRAGMA busy_timeout = {first_ms}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {total_ms}")
+        who = describe_lock_holders(self.path)
+        notice = LOCK_WAIT_NOTICE
+        if notice is not None:
+            notice(f"waiting for the write lock on {self.path}, held by {who} "
+                   f"(up to {total_ms / 1000:g} s; Ctrl-C stops waiting, nothing is lost)")
+        self.conn.execute(f"PRAGMA busy_timeout = {max(total_ms - first_ms, 0)}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+            raise StoreError(
+                f"{self.path} is locked for writing by {describe_lock_holders(self.path)} for "
+                f"more than {total_ms / 1000:g} s; nothing was changed: wait for it to finish "
+                "(or stop it) and run this again", title="Database busy") from None
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {total_ms}")
 
     # -- queries -----------------------------------------------------------------
     def query(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
@@ -201,6 +295,141 @@ class Store:
         if self.schema_version >= 5:
             row["display_name"] = display if display is not None else self.display_name
         return self.insert("events", row)
+
+
+def _is_busy(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def lock_holders(path: Path) -> list[tuple[int, str]]:
+    """Processes holding a POSIX lock on the database or its ``-wal``/``-shm`` files
+    (Linux ``/proc/locks``), as ``(pid, command line)``; the current process excluded.
+    Empty where that cannot be known."""
+    inodes: set[int] = set()
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            inodes.add(os.stat(f"{path}{suffix}").st_ino)
+    holders: dict[int, str] = {}
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read(1_000_000).splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        parts = line.split()
+        if "->" in parts:  # a waiter, not a holder
+            continue
+        try:
+            pid = int(parts[4])
+            inode = int(parts[5].rsplit(":", 1)[1])
+        except (IndexError, ValueError):
+            continue
+        if inode in inodes and pid != os.getpid() and pid not in holders:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    raw = fh.read(400)
+                cmd = raw.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            except OSError:
+                cmd = ""
+            holders[pid] = one_line(cmd, 120)
+    return sorted(holders.items())
+
+
+def describe_lock_holders(path: Path) -> str:
+    holders = lock_holders(path)
+    if not holders:
+        return "another process (another qcstation run or an sqlite3 shell)"
+    return ", ".join(f"pid {pid} ({cmd or 'unknown command'})" for pid, cmd in holders[:3])
+
+
+def _folder_writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def _check_database_file(path: Path, *, create: bool) -> None:
+    """Refuse what cannot be a qcstation database before SQLite touches it: a missing file
+    (unless creating), a folder, FIFO or device, a 0-byte file (SQLite would silently make
+    it a new database), a file that is not SQLite."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if not create:
+            raise StoreError(
+                f"no database at {path}; create one with `qcstation import FILE` or "
+                "`qcstation quickstart` (or pass the right --db / $QCSTATION_DB)",
+                title="No database") from None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder {path.parent} for the database: "
+                             f"{exc.strerror}; pass a --db in a folder you can write",
+                             title="Cannot create the database") from None
+        if not _folder_writable(path.parent):
+            raise StoreError(f"cannot create {path}: the folder {path.parent} is read-only; "
+                             "pass a --db in a folder you can write (or chmod u+w it)",
+                             title="Cannot create the database")
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot open {path}: {exc.strerror}", title="Cannot open the database") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise StoreError(f"{path} is a folder, not a database file; pass the file with --db",
+                         title="Not a qcstation database")
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"{path} is not a regular file (a FIFO, socket or device), not a "
+                         "qcstation database; pass the right --db / $QCSTATION_DB",
+                         title="Not a qcstation database")
+    if st.st_size == 0:
+        raise StoreError(f"{path} is empty (0 bytes), not a qcstation database; delete it to "
+                         "start a new database there, or pass the right --db / $QCSTATION_DB",
+                         title="Not a qcstation database")
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}; check its permissions "
+                         "(chmod u+rw)", title="Cannot open the database") from None
+    if header != SQLITE_HEADER:
+        raise StoreError(f"{path} is not a qcstation database (not an SQLite file); pass the "
+                         "right --db / $QCSTATION_DB", title="Not a qcstation database")
+
+
+def storage_message(exc: BaseException, path: Path | str) -> str:
+    """One line saying what is wrong with the database ``path`` and what to do, for an
+    ``sqlite3`` error (read-only file or folder, full disk, corrupt page, lock, I/O)."""
+    path = Path(path)
+    text = str(exc)
+    low = text.lower()
+    folder = path.parent
+    if "readonly" in low or "read-only" in low:
+        if not _folder_writable(folder):
+            return (f"the folder {folder} is read-only, so {path.name} cannot be written "
+                    "(SQLite keeps its -wal and -shm files next to it); nothing was changed: "
+                    "make the folder writable (chmod u+w) or move the database")
+        return (f"{path} is read-only; nothing was changed: make it writable (chmod u+w) or "
+                "copy it somewhere writable and pass --db")
+    if "disk is full" in low or "database or disk is full" in low:
+        return (f"the disk holding {path} is full; the interrupted step was not stored and "
+                "everything stored before it is intact: free some space and run it again")
+    if "malformed" in low or "disk image" in low:
+        return (f"{path} is damaged ({text}); restore it from a backup, or save what is "
+                f"readable with `sqlite3 {path} .recover > recovered.sql`")
+    if "not a database" in low or "file is encrypted" in low:
+        return f"{path} is not a qcstation database ({text}); pass the right --db / $QCSTATION_DB"
+    if "unable to open" in low:
+        if not _folder_writable(folder):
+            return (f"cannot open {path}: the folder {folder} is read-only and SQLite must "
+                    "create its -wal and -shm files there: make the folder writable (chmod u+w) "
+                    "or move the database")
+        return (f"cannot open {path} ({text}); check that the file and its folder are readable "
+                "and writable")
+    if _is_busy(exc):
+        return (f"{path} is locked by {describe_lock_holders(path)}; nothing was changed: "
+                "wait for it to finish (or stop it) and run this again")
+    if "disk i/o error" in low or "i/o" in low:
+        return (f"reading or writing {path} failed ({text}); check the disk (free space, "
+                "dmesg) and run it again")
+    return f"database error on {path}: {text}"
 
 
 def _to_db(value: Any) -> Any:

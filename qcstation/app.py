@@ -29,8 +29,9 @@ from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from db import Store
+from db.store import storage_message
 from qcstation.core.safe import one_line, printable
-from qcstation.errors import QCStationError
+from qcstation.errors import QCStationError, StoreError
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
 from screens.help import HelpScreen
@@ -155,9 +156,13 @@ class _ErrorRoute:
     extra: list[str] = field(default_factory=list)
 
 
-def describe_error(error: BaseException, context: str) -> _ErrorRoute:
+def describe_error(error: BaseException, context: str, db_path: Path | None = None) -> _ErrorRoute:
     """How to show an error: domain errors and unexpected ones in a modal (a user must
-    read them); a busy database as a transient notification."""
+    read them); a busy database as a transient notification; a storage fault (read-only,
+    full disk, damaged file) as one line saying what is wrong and what to do, without a
+    traceback."""
+    if isinstance(error, StoreError) and error.title == "Database busy":
+        return _ErrorRoute("Database busy", context, str(error), modal=False)
     if isinstance(error, QCStationError):
         return _ErrorRoute(error.title, context, str(error), modal=True)
     if isinstance(error, sqlite3.OperationalError) and (
@@ -165,6 +170,9 @@ def describe_error(error: BaseException, context: str) -> _ErrorRoute:
         return _ErrorRoute("Database busy", context,
                            f"{error}: another session held the write lock for longer than the "
                            "busy timeout; nothing was lost, try again.", modal=False)
+    if isinstance(error, sqlite3.Error):
+        return _ErrorRoute("Database problem", context,
+                           storage_message(error, db_path or Path("the database")), modal=True)
     detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     return _ErrorRoute(f"Unexpected error: {type(error).__name__}", context,
                        f"{error}\n\n{detail}", modal=True)
@@ -304,7 +312,7 @@ class QCStationApp(App[int]):
             self.show_error(event.worker.error, event.worker.description or event.worker.name)
 
     def show_error(self, error: BaseException, context: str = "") -> None:
-        route = describe_error(error, context)
+        route = describe_error(error, context, self.db_path)
         if route.modal:
             self.push_screen(ErrorModal(one_line(route.title), one_line(route.header),
                                         printable(route.detail)))
@@ -417,5 +425,12 @@ def run_app(db_path: Path, config_path: str | None = None) -> int:
         print(f"qcstation: error: {exc}", file=sys.stderr)
         return 2
     app = make_app(db_path, config=config)
+    import db.store
+
+    def lock_notice(message: str) -> None:  # called from worker threads: never print here
+        with contextlib.suppress(Exception):
+            app.call_from_thread(app.notify, message, title="Database busy", timeout=6)
+
+    db.store.LOCK_WAIT_NOTICE = lock_notice
     app.run()
     return int(app.return_code or 0)

@@ -84,6 +84,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
         os.environ["QCSTATION_USER"] = args.annotator
     func = getattr(args, "func", None)
+    import sqlite3
+
+    import db.store
+
+    db.store.LOCK_WAIT_NOTICE = lambda message: print(f"qcstation: {message}", file=sys.stderr,
+                                                      flush=True)
     try:
         if func is None:
             from qcstation.commands._common import open_app
@@ -92,6 +98,15 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(func(args) or 0)
     except QCStationError as exc:
         print(f"qcstation: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # a storage fault met after opening: one line, no traceback
+        from qcstation.commands._common import db_path
+
+        print(f"qcstation: error: {db.store.storage_message(exc, db_path(args))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("qcstation: error: out of memory; nothing more was stored (what was stored "
+              "before is intact)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("qcstation: interrupted; work done so far is saved", file=sys.stderr)

@@ -383,6 +383,16 @@ class _Draft:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class _Counts:
+    """What one committed batch added to an import report."""
+
+    added: int = 0
+    skipped_existing: int = 0
+    duplicates: int = 0
+    filtered: dict[str, int] = field(default_factory=dict)
+
+
 def _type_name(v: Any) -> str:
     return {dict: "an object", list: "a list", bool: "a boolean", type(None): "null",
             int: "a number", float: "a number", str: "a string"}.get(type(v), type(v).__name__)
@@ -1044,7 +1054,10 @@ class _Importer:
         return self.report
 
     def flush(self, batch: list[_Row]) -> None:
-        store, source, rep = self.store, self.source, self.report
+        store, source = self.store, self.source
+        # counted apart and added to the report only once the batch is committed: a batch
+        # that fails (full disk, read-only file) must not be reported as imported
+        rep = _Counts()
         with store.transaction():
             existing: dict[str, tuple[str, str | None, int | None]] = {}
             for part in _chunks([r.orig_id for r in batch]):
@@ -1099,6 +1112,12 @@ class _Importer:
             if rows:
                 store.conn.executemany(_INSERT, rows)
             rep.added += len(rows)
+        total = self.report
+        total.added += rep.added
+        total.skipped_existing += rep.skipped_existing
+        total.duplicates += rep.duplicates
+        for reason, n in rep.filtered.items():
+            total.filtered[reason] = total.filtered.get(reason, 0) + n
 
     def finish(self) -> None:
         rep = self.report

@@ -57,15 +57,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _read(path: str) -> str | None:
+    """The SMT-LIB text, read in bounded form: at most the verifier's size limit plus one
+    byte, so /dev/zero or an endless pipe is refused instead of filling memory."""
+    from qcstation.core.smtlib import MAX_BYTES
+
     try:
         if path == "-":
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+            stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+            data = stream.read(MAX_BYTES + 1)
         else:
             with open(path, "rb") as fh:
-                data = fh.read()
+                data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         print(f"qcstation: error: cannot read {path}: {reason}", file=sys.stderr)
+        return None
+    if len(data) > MAX_BYTES:
+        print(f"qcstation: error: {path} is larger than {MAX_BYTES:,} bytes, the verifier's "
+              "limit for one SMT-LIB text; nothing was checked", file=sys.stderr)
         return None
     if isinstance(data, bytes):
         # undecodable bytes become U+FFFD, which the SMT-LIB reader reports with its line

@@ -56,6 +56,7 @@ import hashlib
 import io
 import itertools
 import json
+import os
 import re
 import time
 import unicodedata
@@ -103,6 +104,16 @@ SMART_LEVELS: dict[str, str] = {
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 BATCH_SIZE = 2000
 MAX_STORED_ERRORS = 1000
+
+# Limits on untrusted seed files (a record beyond one is reported as FILE:LINE and the
+# rest imports; a file beyond MAX_ARRAY_BYTES is refused as a whole).
+MAX_LINE_BYTES = 1_000_000  #: one JSON Lines record / one CSV line
+MAX_ARRAY_BYTES = 256_000_000  #: a single JSON array is read whole: use JSON Lines above this
+MAX_QUESTION_CHARS = 20_000
+MAX_SOLUTION_CHARS = 100_000
+MAX_ANSWER_CHARS = 1_000
+MAX_ANSWER_DIGITS = 200  #: digits in the gold answer (exact arithmetic stays cheap)
+MAX_JSON_DEPTH = 100
 _SQL_CHUNK = 500  # parameters per IN (...) query
 
 _SAMPLES: tuple[tuple[str, str], ...] = (
@@ -383,6 +394,20 @@ class _Draft:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def _check_sizes(d: _Draft) -> None:
+    """A record beyond a size limit is not importable (reported with its FILE:LINE)."""
+    for what, value, limit in (("question", d.question, MAX_QUESTION_CHARS),
+                               ("solution", d.solution, MAX_SOLUTION_CHARS),
+                               ("equation", d.equation, MAX_SOLUTION_CHARS),
+                               ("answer", d.answer_text, MAX_ANSWER_CHARS)):
+        if value is not None and len(value) > limit:
+            raise RecordError(f"the {what} has {len(value):,} characters (limit {limit:,}); "
+                              "not importable")
+    digits = sum(c.isdigit() for c in d.answer_text)
+    if digits > MAX_ANSWER_DIGITS:
+        raise RecordError(f"the answer has {digits:,} digits (limit {MAX_ANSWER_DIGITS}); not importable")
+
+
 @dataclass
 class _Counts:
     """What one committed batch added to an import report."""
@@ -642,16 +667,111 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any], _Raw, _Ctx], _Draft]] = {
 
 # --- readers ---------------------------------------------------------------------------
 def _check_readable(path: Path) -> None:
-    if not path.exists():
-        raise ImportFormatError(f"cannot read {path}: no such file", title="File not found")
-    if path.is_dir():
+    """Refuse what cannot be imported safely before reading any record: a missing file, a
+    folder, a FIFO or device (read more than once here, so data would be lost, or endless
+    like /dev/zero), and text that is not UTF-8 (UTF-16/32 are named)."""
+    import stat as _stat
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ImportFormatError(f"cannot read {path}: no such file", title="File not found") from None
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc.strerror or exc}",
+                                title="File not readable") from None
+    if _stat.S_ISDIR(st.st_mode):
         raise ImportFormatError(f"cannot read {path}: it is a directory, not a data file",
                                 title="Not a file")
+    if not _stat.S_ISREG(st.st_mode):
+        kind = "a FIFO (named pipe)" if _stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        raise ImportFormatError(
+            f"cannot import {path}: it is {kind}, not a regular file; save the data to a file "
+            "and import that (nothing was read from it)", title="Not a file")
     try:
-        with open(path, "rb") as fh:
-            fh.read(1)
-    except OSError as exc:
-        raise ImportFormatError(f"cannot read {path}: {exc.strerror or exc}", title="File not readable") from exc
+        with _open_binary(path) as fh:
+            head = fh.read(4096)
+    except (OSError, EOFError) as exc:
+        raise ImportFormatError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+                                title="File not readable") from exc
+    encoding = _foreign_encoding(head)
+    if encoding:
+        raise ImportFormatError(
+            f"{path} is {encoding} text; qcstation reads UTF-8 (with or without BOM): convert it, "
+            f"e.g. `iconv -f {encoding.split()[0]} -t UTF-8 {path} > converted{_plain_suffix(path) or '.txt'}`",
+            title="Not UTF-8")
+
+
+def _foreign_encoding(head: bytes) -> str | None:
+    """Name a UTF-16/UTF-32 encoding from its BOM or from its NUL-byte pattern."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith(b"\xff\xfe"):
+        return "UTF-16LE"
+    if head.startswith(b"\xfe\xff"):
+        return "UTF-16BE"
+    sample = head[:512]
+    if len(sample) >= 8 and sample.count(0) >= len(sample) // 3:
+        if sample[1::2].count(0) > len(sample) // 4 and sample[0::2].count(0) == 0:
+            return "UTF-16LE"
+        if sample[0::2].count(0) > len(sample) // 4 and sample[1::2].count(0) == 0:
+            return "UTF-16BE"
+        return "binary (not text)"
+    return None
+
+
+class _LineTooLong(Exception):
+    pass
+
+
+def _lines(fh: io.BufferedIOBase, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _LineTooLong]:
+    """Lines of a binary stream ending in ``\\n``, ``\\r\\n`` or a lone ``\\r`` (each yielded
+    with ``\\n``), read in bounded pieces: a line over ``limit`` bytes is skipped without
+    being held in memory and yielded as a :class:`_LineTooLong` marker."""
+    buf = b""
+    skipping = False
+    while True:
+        chunk = fh.read(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        start = 0
+        while True:
+            nl = _next_break(buf, start)
+            if nl is None:
+                break
+            end, nxt = nl
+            if nxt is None:  # a '\\r' at the end of the buffer: wait for the next byte
+                break
+            if skipping:
+                skipping = False
+            else:
+                yield buf[start:end] + b"\n"
+            start = nxt
+        buf = buf[start:]
+        if len(buf) > limit:
+            if not skipping:
+                yield _LineTooLong()
+            skipping = True
+            buf = buf[-1:] if buf.endswith(b"\r") else b""
+    if buf:
+        if buf.endswith(b"\r"):
+            buf = buf[:-1]
+        if not skipping and buf:
+            yield buf + b"\n"
+
+
+def _next_break(buf: bytes, start: int) -> tuple[int, int | None] | None:
+    """(end of the line, start of the next) for the first line break at or after
+    ``start``; the next start is None when a final ``\\r`` might be half of ``\\r\\n``."""
+    n = buf.find(b"\n", start)
+    r = buf.find(b"\r", start, n if n != -1 else len(buf))
+    if r != -1:
+        if r + 1 == len(buf):
+            return r, None
+        return r, r + 2 if buf[r + 1:r + 2] == b"\n" else r + 1
+    if n != -1:
+        return n, n + 1
+    return None
 
 
 def _open_binary(path: Path) -> io.BufferedIOBase:
@@ -670,17 +790,18 @@ def _plain_suffix(path: Path) -> str:
 def _iter_json(path: Path) -> Iterator[_Raw]:
     """JSON Lines (one object per line; blank lines skipped) or a single JSON array."""
     with _open_binary(path) as fh:
-        pre: list[bytes] = []
-        for line in fh:
-            pre.append(line)
-            if line.strip(b"\xef\xbb\xbf \t\r\n"):
-                break
-        if pre and pre[-1].lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-            data = b"".join(pre) + fh.read()
+        head = fh.read(1 << 16)
+        stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if stripped.startswith(b"["):
+            data = head + fh.read(MAX_ARRAY_BYTES + 1 - len(head))
+            if len(data) > MAX_ARRAY_BYTES:
+                raise ImportFormatError(
+                    f"{path}: a JSON array over {MAX_ARRAY_BYTES // 1_000_000} MB is not read whole; "
+                    "write it as JSON Lines (one object per line)", title="File too large")
             try:
                 items = json.loads(data.decode("utf-8-sig"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise ImportFormatError(f"{path}: not a valid JSON array: {exc}") from exc
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                raise ImportFormatError(f"{path}: not a valid JSON array: {_short(exc)}") from None
             if not isinstance(items, list):  # pragma: no cover - guarded by '['
                 raise ImportFormatError(f"{path}: expected a JSON array of objects")
             for i, item in enumerate(items, 1):
@@ -690,8 +811,12 @@ def _iter_json(path: Path) -> Iterator[_Raw]:
                     yield _Raw(i, i, None, f"record {i}: expected a JSON object, got {_type_name(item)}")
             return
         lineno = 0
-        for line in itertools.chain(pre, fh):
+        for line in _lines(_Prefixed(head, fh)):
             lineno += 1
+            if isinstance(line, _LineTooLong):
+                yield _Raw(lineno, lineno, None,
+                           f"line is longer than {MAX_LINE_BYTES // 1_000_000} MB; not imported")
+                continue
             if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
             if not line.strip():
@@ -700,6 +825,9 @@ def _iter_json(path: Path) -> Iterator[_Raw]:
                 obj = json.loads(line)
             except UnicodeDecodeError:
                 yield _Raw(lineno, lineno, None, "line is not valid UTF-8")
+                continue
+            except RecursionError:
+                yield _Raw(lineno, lineno, None, f"JSON nested too deeply (limit {MAX_JSON_DEPTH})")
                 continue
             except ValueError as exc:
                 if isinstance(exc, json.JSONDecodeError) and exc.lineno > 1:
@@ -716,18 +844,58 @@ def _iter_json(path: Path) -> Iterator[_Raw]:
             if not isinstance(obj, dict):
                 yield _Raw(lineno, lineno, None, f"expected a JSON object, got {_type_name(obj)}")
                 continue
+            if _json_depth(obj) > MAX_JSON_DEPTH:
+                yield _Raw(lineno, lineno, None, f"JSON nested too deeply (limit {MAX_JSON_DEPTH})")
+                continue
             yield _Raw(lineno, lineno, obj)
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (already read) followed by the rest of ``fh``."""
+
+    def __init__(self, head: bytes, fh: Any) -> None:
+        self._head, self._fh = head, fh
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        if self._head:
+            out, self._head = self._head, b""
+            return out
+        return bytes(self._fh.read(n))
+
+
+def _json_depth(obj: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    depth, level = 0, [obj]
+    while level and depth <= limit:
+        depth += 1
+        nxt: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                nxt.extend(v for v in item.values() if isinstance(v, (dict, list)))
+            elif isinstance(item, list):
+                nxt.extend(v for v in item if isinstance(v, (dict, list)))
+        level = nxt
+    return depth
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _iter_csv(path: Path) -> Iterator[_Raw]:
     delimiter = "\t" if _plain_suffix(path) == ".tsv" else ","
     bad_utf8: set[int] = set()
+    too_long: set[int] = set()
     counter = [0]
 
     def text_lines() -> Iterator[str]:
         with _open_binary(path) as fh:
-            for raw in fh:
+            for raw in _lines(fh):  # \n, \r\n and lone \r line ends; bounded length
                 counter[0] += 1
+                if isinstance(raw, _LineTooLong):
+                    too_long.add(counter[0])
+                    yield "\n"
+                    continue
                 if counter[0] == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
                 try:
@@ -752,6 +920,11 @@ def _iter_csv(path: Path) -> Iterator[_Raw]:
             yield _Raw(start, number, None, f"bad CSV row: {exc}")
             continue
         last_line = reader.line_num
+        if any(n in too_long for n in range(start, last_line + 1)):
+            number += 1
+            yield _Raw(start, number, None,
+                       f"line is longer than {MAX_LINE_BYTES // 1_000_000} MB; not imported")
+            continue
         if header is None:
             if not row or not any(c.strip() for c in row):
                 continue
@@ -932,7 +1105,9 @@ class _Importer:
             head = next(it, None)
             if head is None:
                 raise empty
-            assert head.data is not None
+            if head.data is None or "__header__" not in head.data:
+                raise ImportFormatError(f"{self.path}:{head.line}: cannot read the CSV header: "
+                                        f"{head.error or 'no header row'}", title="Bad CSV header")
             header = head.data["__header__"]
             col = self.ctx.mapping
             missing = [f"{f!r}" + (f" (column {col[f]!r})" if col[f] != f else "")
@@ -970,6 +1145,7 @@ class _Importer:
     def draft(self, raw: _Raw) -> _Row:
         assert raw.data is not None
         d = _CONVERTERS[self.fmt](raw.data, raw, self.ctx)
+        _check_sizes(d)
         level = d.level or self.default_level
         if level is None:
             raise RecordError(f"no level: field {self.ctx.mapping['level']!r} is empty and no --level was given")
@@ -1019,6 +1195,10 @@ class _Importer:
                     row = self.draft(raw)
                 except RecordError as exc:
                     self.issue(raw.line, str(exc))
+                    continue
+                except (ValueError, ArithmeticError, RecursionError, TypeError) as exc:
+                    # hostile content must cost one record, never the batch or the run
+                    self.issue(raw.line, f"not importable: {_short(exc)}")
                     continue
                 prev = self.seen_ids.get(row.orig_id)
                 if prev is not None:

@@ -118,7 +118,13 @@ def mp_context(preload: Iterable[str] = ()) -> multiprocessing.context.BaseConte
     ``preload`` modules are imported once in the fork server, so a (re)started worker
     costs a fork, not an import. The fork server is shared by every pool of the
     process: the modules asked for by all callers are preloaded together, as long as
-    the server has not started yet (after that a worker imports what it needs)."""
+    the server has not started yet (after that a worker imports what it needs).
+
+    The server's socket lives in qcstation's runtime folder, not the system temp folder,
+    so a killed run leaves nothing in /tmp (:mod:`qcstation.core.runtime`)."""
+    from qcstation.core.runtime import use_private_temp_dir_for_multiprocessing
+
+    use_private_temp_dir_for_multiprocessing()
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")

@@ -46,6 +46,7 @@ from qcstation.core.http_retry import (  # noqa: F401  (re-exported)
     RETRY_STATUSES,
     parse_retry_after,
 )
+from qcstation.core.safe import one_line
 from qcstation.errors import ModelAccessError
 
 log = logging.getLogger(__name__)
@@ -337,7 +338,7 @@ class LLMClient:
                     raise LLMCallError(self._final_message(r, attempts), kind=r.kind, url=self.url,
                                        status=r.status, retries=n) from None
                 wait = self._backoff(n, r.retry_after)
-                log.info("%s; retrying in %.2fs (attempt %d of %d)", self._scrub(str(r)), wait,
+                log.info("%s; retrying in %.2fs (attempt %d of %d)", one_line(self._scrub(str(r)), 300), wait,
                          n + 2, attempts)
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -54,3 +54,27 @@ def test_rule_does_not_depend_on_the_source_name() -> None:
     assert named.smtlib == renamed.smtlib
     with pytest.raises(RuleError):
         rule_for_seed({**base, "source": "my-apples", "meta": "{}"})
+
+
+def test_same_file_under_another_source_name_gets_the_same_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from db import Store
+    from qcstation.core.importers import import_file
+
+    from tests.conftest import dataset
+
+    # the GSM8K test set has solutions whose computations carry no annotation
+    sample = tmp_path / "gsm8k.jsonl"
+    sample.write_text("".join(dataset("gsm8k/test.jsonl").read_text().splitlines(keepends=True)))
+    with Store(tmp_path / "names.db") as store:
+        import_file(store, sample, "gsm8k", source="gsm8k")
+        import_file(store, sample, "gsm8k", source="my-benchmark")
+        ok: dict[str, int] = {}
+        for seed in store.query("SELECT * FROM seeds WHERE status = 'active'"):
+            try:
+                rule_for_seed(seed)
+            except RuleError:
+                continue
+            ok[seed["source"]] = ok.get(seed["source"], 0) + 1
+    assert ok["gsm8k"] == ok["my-benchmark"] > 0

@@ -276,3 +276,14 @@ async def test_held_lock_app_opens_and_shows_counts(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_app_start_on_a_bad_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from qcstation.app import run_app
+
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert run_app(empty) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "0 bytes" in err[0]
+    assert empty.read_bytes() == b""

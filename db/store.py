@@ -29,7 +29,6 @@ ENV_DB = "QCSTATION_DB"
 BUSY_TIMEOUT_MS = 60_000
 #: after this long waiting for the write lock, say who holds it (LOCK_WAIT_NOTICE)
 LOCK_NOTICE_AFTER_S = 2.0
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 #: Called with a one-line message when a write waits for a lock another process holds;
 #: the CLI prints it on stderr. None: wait silently.
@@ -350,7 +349,7 @@ def _folder_writable(folder: Path) -> bool:
 def _check_database_file(path: Path, *, create: bool) -> None:
     """Refuse what cannot be a qcstation database before SQLite touches it: a missing file
     (unless creating), a folder, FIFO or device, a 0-byte file (SQLite would silently make
-    it a new database), a file that is not SQLite."""
+    it a new database). Only ``stat`` is used, never ``open``."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -383,15 +382,9 @@ def _check_database_file(path: Path, *, create: bool) -> None:
         raise StoreError(f"{path} is empty (0 bytes), not a qcstation database; delete it to "
                          "start a new database there, or pass the right --db / $QCSTATION_DB",
                          title="Not a qcstation database")
-    try:
-        with open(path, "rb") as fh:
-            header = fh.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}; check its permissions "
-                         "(chmod u+rw)", title="Cannot open the database") from None
-    if header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a qcstation database (not an SQLite file); pass the "
-                         "right --db / $QCSTATION_DB", title="Not a qcstation database")
+    # The header is not read here: opening and closing our own descriptor on the file
+    # would drop the POSIX locks SQLite holds through other connections of this process.
+    # A file that is not SQLite fails on the first query ("file is not a database").
 
 
 def storage_message(exc: BaseException, path: Path | str) -> str:

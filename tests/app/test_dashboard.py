@@ -226,7 +226,7 @@ async def test_a_broken_database_shows_an_error_instead_of_crashing(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
-        assert app.screen.error_title == "StoreError"
+        assert app.screen.error_title == "Not a qcstation database"
         assert "not a qcstation database" in flat(screen_text(app))
         await pilot.press("escape")
         await settle(pilot)

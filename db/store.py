@@ -90,7 +90,7 @@ class Store:
                 check_same_thread=True,
             )
         except sqlite3.Error as exc:
-            raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
+            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
         try:
@@ -106,7 +106,7 @@ class Store:
             self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
             self.close()
-            raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
+            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
         except StoreError:
             self.close()
             raise
@@ -121,7 +121,7 @@ class Store:
                 self.migrate()
             except sqlite3.Error as exc:
                 self.close()
-                raise StoreError(storage_message(exc, self.path), title="Cannot open the database") from None
+                raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
             except BaseException:
                 self.close()
                 raise
@@ -385,6 +385,17 @@ def _check_database_file(path: Path, *, create: bool) -> None:
     # The header is not read here: opening and closing our own descriptor on the file
     # would drop the POSIX locks SQLite holds through other connections of this process.
     # A file that is not SQLite fails on the first query ("file is not a database").
+
+
+def _storage_title(exc: BaseException) -> str:
+    text = str(exc).lower()
+    if "not a database" in text or "encrypted" in text:
+        return "Not a qcstation database"
+    if "malformed" in text or "disk image" in text:
+        return "Database damaged"
+    if _is_busy(exc):
+        return "Database busy"
+    return "Cannot open the database"
 
 
 def storage_message(exc: BaseException, path: Path | str) -> str:

@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
             "and approve releases. With no command, opens the terminal workstation "
             "(dashboard, review, releases, evaluation runs, results browser, charts)."
         ),
+        epilog=(
+            "A write that waits for another process's lock names that process after 2 s and "
+            "gives up after $QCSTATION_BUSY_TIMEOUT seconds (default 60)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"qcstation {__version__}")
     parser.add_argument(

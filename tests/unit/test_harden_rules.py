@@ -4,6 +4,7 @@ digits, expanded size, value size) and a seed beyond a limit gets a reason."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -56,12 +57,9 @@ def test_rule_does_not_depend_on_the_source_name() -> None:
         rule_for_seed({**base, "source": "my-apples", "meta": "{}"})
 
 
-def test_same_file_under_another_source_name_gets_the_same_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from pathlib import Path
-
+def test_same_file_under_another_source_name_gets_the_same_rules(tmp_path: Path) -> None:
     from db import Store
     from qcstation.core.importers import import_file
-
     from tests.conftest import dataset
 
     # the GSM8K test set has solutions whose computations carry no annotation

@@ -209,7 +209,8 @@ class QCStationApp(App[int]):
         from qcstation.core.identity import Identity
 
         who = Identity(account, display_name).label()
-        self.sub_title = f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}" + (" · curator" if self.is_curator else "")
+        self.sub_title = (f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}"
+                          + (" · curator" if self.is_curator else ""))
         start_resource_tracker()
 
     @property

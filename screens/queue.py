@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker
 
 from qcstation.core import qc
+from qcstation.core.safe import one_line, printable
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
@@ -141,9 +142,11 @@ class QueueScreen(QCScreen):
         keep = table.cursor_row
         table.clear()
         for r in message.rows:
-            table.add_row(Text(r.key), r.dimension, r.state, Text(",".join(r.annotators)),
-                          Text("; ".join(r.reasons)[:60]), key=str(r.item_id))
-        shown = ", ".join(f"{k} {v}" for k, v in message.filters.items()) or "all items"
+            # keys, names and reasons come from data and users: one line, controls escaped
+            table.add_row(Text(one_line(r.key, 60)), r.dimension, r.state,
+                          Text(one_line(",".join(r.annotators), 60)),
+                          Text(one_line("; ".join(r.reasons), 60)), key=str(r.item_id))
+        shown = one_line(", ".join(f"{k} {v}" for k, v in message.filters.items()) or "all items", 80)
         table.border_title = f"Items: {len(message.rows)} ({shown})"
         if message.rows:
             table.move_cursor(row=min(keep, len(message.rows) - 1))
@@ -315,33 +318,34 @@ def render_item(item: qc.ReviewItem) -> Text:
     """The whole item as plain text (untrusted parts as Text, never markup)."""
     t = Text()
     t.append("Question: ", style="bold")
-    t.append(item.question + "\n")
+    t.append(printable(item.question) + "\n")
     t.append("Gold answer: ", style="bold")
-    t.append(str(item.gold_answer) + "\n")
+    t.append(printable(item.gold_answer) + "\n")
     if item.dimension == "arithmetic":
         t.append("Notation question: ", style="bold")
-        t.append(str(item.content.get("notation", "")) + "\n")
+        t.append(printable(item.content.get("notation", "")) + "\n")
     elif item.dimension == "understanding":
         from qcstation.core.keyinfo import keyinfo_to_text
 
         t.append("Key information:\n", style="bold")
-        t.append(keyinfo_to_text(item.content))
+        t.append(printable(keyinfo_to_text(item.content)))
     t.append(f"Version {item.artifact_version} ({item.artifact_status})", style="dim")
     if item.author:
-        t.append(f", fixed in place by {item.author}", style="dim")
+        t.append(f", fixed in place by {one_line(item.author, 60)}", style="dim")
     t.append("\n")
     for d in item.decisions:
-        t.append(f"{d['annotator']}: {d['verdict']}")
+        t.append(f"{one_line(d['annotator'], 60)}: {one_line(d['verdict'], 20)}")
         if d.get("reason"):
-            t.append(f" — {d['reason']}")
+            t.append(f" — {printable(d['reason'])}")
         if d.get("unsure"):
             t.append(" [unsure]", style="yellow")
         if d.get("comment"):
-            t.append(f" (note: {d['comment']})", style="dim")
+            t.append(f" (note: {printable(d['comment'])})", style="dim")
         t.append("\n")
     if item.resolution:
         r = item.resolution
-        t.append(f"Curator {r['kind']}: {r['curator']} {r['verdict']} — {r['reason']}\n",
+        t.append(printable(f"Curator {r['kind']}: {r['curator']} {r['verdict']} — {r['reason']}")
+                 + "\n",
                  style="bold")
     if item.seed_status != "active":
         t.append(f"Seed {item.seed_status}\n", style="yellow")

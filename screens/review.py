@@ -576,7 +576,7 @@ class ReviewScreen(QCScreen):
         self.query_one("#seed_view", SeedView).show_item(item)
         self.query_one("#artifact_view", ArtifactView).show_item(item)
         self.query_one("#artifact_pane").border_title = pane_title(item)
-        self.query_one("#seed_pane").border_title = f"Seed problem · {item.key}"
+        self.query_one("#seed_pane").border_title = f"Seed problem · {one_line(item.key, 60)}"
         self.query_one("#seed_pane", VerticalScroll).scroll_home(animate=False)
         self.query_one("#artifact_pane", VerticalScroll).scroll_home(animate=False)
         self._show_status()

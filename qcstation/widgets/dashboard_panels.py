@@ -212,7 +212,7 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
             table.add_column(col, justify=just)  # type: ignore[arg-type]
         for p in people:
             rate = p.get("reject_rate")
-            table.add_row(Text(str(p["annotator"])), str(p["decided"]),
+            table.add_row(Text(one_line(p["annotator"], 40)), str(p["decided"]),
                           "–" if p.get("per_hour") is None else f"{p['per_hour']:g}",
                           "–" if rate is None else f"{rate * 100:.0f}%", str(p.get("unsure", 0)))
         parts.append(table)

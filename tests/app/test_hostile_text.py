@@ -36,7 +36,7 @@ def _assert_inert(text: str) -> None:
 
 async def test_review_screen_shows_control_sequences_escaped(tmp_path: Path) -> None:
     db = _hostile_db(tmp_path)
-    app = make_app(db, config=make_config(), annotator="eve" + EVIL, review="arithmetic")
+    app = make_app(db, config=make_config(), account="tester", display_name="eve" + EVIL, review="arithmetic")
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         text = screen_text(app)
@@ -58,8 +58,8 @@ async def test_dashboard_shows_hostile_source_and_names_escaped(tmp_path: Path) 
     db = _hostile_db(tmp_path)
     with Store(db) as store, store.transaction():
         store.execute("UPDATE seeds SET source = ? WHERE id <= 3", ("evil" + EVIL,))
-    app = make_app(db, config=make_config(), annotator="eve" + EVIL)
-    async with app.run_test(size=(100, 40)) as pilot:
+    app = make_app(db, config=make_config(), account="tester", display_name="eve" + EVIL)
+    async with app.run_test(size=(100, 90)) as pilot:  # tall enough to show the counts
         await settle(pilot)
         text = screen_text(app)
         _assert_inert(text)

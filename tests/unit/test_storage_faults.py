@@ -186,9 +186,10 @@ def _corrupt(db: Path) -> None:
     page_size, pages = conn.execute("PRAGMA page_size").fetchone()[0], conn.execute(
         "PRAGMA page_count").fetchone()[0]
     conn.close()
-    with db.open("r+b") as fh:
-        fh.seek(page_size * (pages // 2))
-        fh.write(b"\xde\xad" * (page_size // 2))
+    with db.open("r+b") as fh:  # every third page after the schema page: any scan meets one
+        for page in range(2, pages, 3):
+            fh.seek(page_size * page)
+            fh.write(b"\xde\xad" * (page_size // 2))
 
 
 def test_corrupt_page_in_the_shell(tmp_path: Path) -> None:
@@ -205,7 +206,7 @@ async def test_corrupt_page_in_the_app(tmp_path: Path) -> None:
 
     db = build_db(tmp_path / "bad.db", per_source={"gsm8k": 200})
     _corrupt(db)
-    app = make_app(db, config=make_config(), annotator="tester")
+    app = make_app(db, config=make_config(), account="tester")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         modal = app.screen
@@ -268,8 +269,8 @@ async def test_held_lock_app_opens_and_shows_counts(tmp_path: Path) -> None:
     holder = _hold_lock(db, 30)
     try:
         t0 = time.monotonic()
-        app = make_app(db, config=make_config(), annotator="tester")
-        async with app.run_test(size=(100, 30)) as pilot:
+        app = make_app(db, config=make_config(), account="tester")
+        async with app.run_test(size=(100, 90)) as pilot:  # tall enough to show the counts
             await settle(pilot)
             assert "gsm8k" in flat(screen_text(app))
         assert time.monotonic() - t0 < 15

@@ -12,6 +12,7 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -263,7 +264,7 @@ class Store:
         return None if row is None else row[0]
 
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        return self.conn.execute(sql, params)
+        return self.conn.execute(sql, _clean_params(params))
 
     def insert(self, table: str, row: dict[str, Any]) -> int:
         cols = ", ".join(row)
@@ -436,9 +437,31 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
     return f"database error on {path}: {text}"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(value: str) -> str:
+    """``value`` with lone surrogates (which UTF-8 cannot hold, so SQLite refuses the
+    whole statement) replaced by U+FFFD; a valid surrogate pair becomes its character.
+    Model output and JSON ``\\ud800`` escapes can carry them."""
+    if _LONE_SURROGATE.search(value) is None:
+        return value
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _clean_params(params: Any) -> Any:
+    if isinstance(params, dict):
+        return {k: storable_text(v) if isinstance(v, str) else v for k, v in params.items()}
+    if isinstance(params, (list, tuple)):
+        return [storable_text(v) if isinstance(v, str) else v for v in params]
+    return params
+
+
 def _to_db(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, str):
+        return storable_text(value)
     return value
 
 

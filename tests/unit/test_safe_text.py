@@ -82,3 +82,14 @@ def test_shell_output_never_carries_raw_control_characters(tmp_path: Path) -> No
     assert "eve" in runs[1].stdout                      # the display name, without its controls
     item = json.loads(runs[4].stdout)
     assert item["question"].endswith(EVIL)             # --json keeps the data exactly
+
+
+def test_lone_surrogates_from_a_model_are_stored_not_a_crash(tmp_path: Path) -> None:
+    # found by the fuzz suite: a model reply holding "\ud800" made SQLite refuse the
+    # call-log insert and stopped generate
+    with Store(tmp_path / "s.db") as store, store.transaction():
+        eid = store.insert("events", {"at": "t", "actor": "model\ud800", "action": "x",
+                                      "detail": "{}"})
+        store.execute("UPDATE events SET entity = ? WHERE id = ?", ("ok\udfff", eid))
+        row = store.one("SELECT actor, entity FROM events WHERE id = ?", (eid,))
+    assert row == {"actor": "model\ufffd", "entity": "ok\ufffd"}

@@ -88,8 +88,9 @@ def test_lone_surrogates_from_a_model_are_stored_not_a_crash(tmp_path: Path) -> 
     # found by the fuzz suite: a model reply holding "\ud800" made SQLite refuse the
     # call-log insert and stopped generate
     with Store(tmp_path / "s.db") as store, store.transaction():
-        eid = store.insert("events", {"at": "t", "actor": "model\ud800", "action": "x",
-                                      "detail": "{}"})
-        store.execute("UPDATE events SET entity = ? WHERE id = ?", ("ok\udfff", eid))
-        row = store.one("SELECT actor, entity FROM events WHERE id = ?", (eid,))
-    assert row == {"actor": "model\ufffd", "entity": "ok\ufffd"}
+        store.execute("CREATE TEMP TABLE replies (text TEXT)")
+        store.insert("replies", {"text": "model\ud800"})
+        store.execute("INSERT INTO replies VALUES (?)", ("ok\udfff",))
+        store.execute("INSERT INTO replies VALUES (:t)", {"t": "pair \ud83d\ude00"})
+        rows = [r["text"] for r in store.query("SELECT text FROM replies")]
+    assert rows == ["model\ufffd", "ok\ufffd", "pair \U0001f600"]

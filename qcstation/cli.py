@@ -108,6 +108,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(f"qcstation: error: {db.store.storage_message(exc, db_path(args))}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an installation without a dependency
+        print(f"qcstation: error: the Python package {exc.name!r} is missing; reinstall qcstation "
+              f"with its dependencies (pip install .)", file=sys.stderr)
+        return 2
     except MemoryError:
         print("qcstation: error: out of memory; nothing more was stored (what was stored "
               "before is intact)", file=sys.stderr)

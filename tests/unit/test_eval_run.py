@@ -428,3 +428,22 @@ def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) ->
                 "source, difficulty FROM eval_scores WHERE run_id = ? ORDER BY seed_id, metric", (rid,))]
 
     assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 5
+
+
+def test_a_missing_dependency_is_one_line_not_a_traceback(qs_db: Path, tmp_path: Path) -> None:
+    cfg = config()
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="reference", tasks=["final"], shots=0, limit=3)
+        other = create_run(s, cfg, model="reference", tasks=["final"], shots=0, limit=3)
+    execute_run(qs_db, run_id, cfg, live_score=True)
+    execute_run(qs_db, other, cfg, live_score=True)
+    # a fake 'scipy' shadows the real one: the comparison (exact McNemar) cannot import it
+    (tmp_path / "scipy").mkdir()
+    (tmp_path / "scipy" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'scipy'\", name='scipy')\n")
+    db = qs_db
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", "compare",
+                           str(run_id), str(other), "--metric", "fi"],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "the Python package 'scipy' is missing" in proc.stderr and "Traceback" not in proc.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.core.runtime import pid_alive
 from qcstation.core.safe import markdown as _md
 
 __all__ = [
@@ -163,18 +164,6 @@ _STAGING = ".partial-"
 _RETIRED = ".old-"
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _refuse_links(*paths: Path) -> None:
     for p in paths:
         if p.is_symlink():
@@ -199,7 +188,7 @@ def clean_leftovers(parent: Path, version: str) -> list[Path]:
             prefix = f".{version}{marker}"
             if entry.name.startswith(prefix) and not entry.is_symlink():
                 pid = entry.name[len(prefix):]
-                if not pid.isdigit() or not _pid_alive(int(pid)):
+                if not pid.isdigit() or not pid_alive(int(pid)):
                     shutil.rmtree(entry, ignore_errors=True)
                     removed.append(entry)
     target = parent / version

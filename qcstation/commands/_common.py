@@ -60,6 +60,17 @@ def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> in
     return int(actions[action](args))
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return v
+
+
 def print_json(data: Any) -> None:
     """JSON on stdout. Characters JSON leaves raw (DEL, C1 controls, bidi overrides) are
     written as ``\\uXXXX``: the same data, inert in a terminal."""

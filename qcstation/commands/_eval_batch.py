@@ -18,21 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from qcstation.commands._common import positive_int as _positive_int
 from qcstation.commands._common import print_json, store_from_args
 
 ORDER = 20
 _SHOWN_PROBLEMS = 20
 _IMPORT_CHUNK = 20_000
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return v
 
 
 def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

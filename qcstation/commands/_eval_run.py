@@ -9,18 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.commands._common import db_path, print_json, print_table, store_from_args
+from qcstation.commands._common import positive_int as _positive_int
 
 ORDER = 10
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return v
 
 
 def _shots(text: str) -> int:

@@ -36,6 +36,7 @@ from qcstation import DIMENSIONS
 from qcstation.core import prompts
 from qcstation.core.answers import ExactAnswer, parse_number
 from qcstation.core.config import Config
+from qcstation.core.runtime import pid_alive
 from qcstation.errors import GenerationError, ModelAccessError
 
 ProgressFn = Callable[[int, int, str], None]
@@ -108,13 +109,7 @@ def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
         pid = int(owner.get("pid") or 0)
         if pid == os.getpid() or pid <= 0:
             return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return pid_alive(pid)
     # another machine sharing the file: trust its lease for a while
     try:
         started = _dt.datetime.strptime(started_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)

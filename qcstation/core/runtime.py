@@ -37,7 +37,8 @@ def runtime_base() -> Path:
     return base
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine (one we may not signal counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -52,7 +53,7 @@ def clean_stale(base: Path) -> list[Path]:
     removed: list[Path] = []
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
-            if entry.name.isdigit() and int(entry.name) != os.getpid() and not _alive(int(entry.name)):
+            if entry.name.isdigit() and int(entry.name) != os.getpid() and not pid_alive(int(entry.name)):
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry)
     return removed

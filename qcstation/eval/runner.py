@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store, current_actor, now
+from qcstation.core.runtime import pid_alive
 from qcstation.errors import QCStationError
 from qcstation.eval import tasks as T
 from qcstation.eval.backends import REFERENCE, backend_kind, make_backend
@@ -487,22 +488,12 @@ def _owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _lease_free(row: Mapping[str, Any]) -> bool:
     owner, beat = row.get("owner"), row.get("heartbeat_at")
     if row.get("status") != "running" or not owner or not beat:
         return True
     host, _, pid = str(owner).rpartition(":")
-    if host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid)):
+    if host == socket.gethostname() and pid.isdigit() and not pid_alive(int(pid)):
         return True
     import datetime as _dt
 

@@ -442,7 +442,9 @@ def _judge_all(db_path: Path, cfg: Any, tpl: T.Template | None, group: list[dict
     for o in group:
         record = items[int(o["seed_id"])][0]
         vals = T.record_values(record)
-        response = (o["response"] or "")[:MAX_JUDGED_CHARS]
+        # the candidate is fenced in the judge prompt; it cannot close the fence itself
+        response = re.sub(r"(?i)</?\s*candidate\s*>", "[candidate tag removed]",
+                          (o["response"] or "")[:MAX_JUDGED_CHARS])
         msgs = []
         if tpl.system:
             msgs.append({"role": "system", "content": tpl.system.strip()})

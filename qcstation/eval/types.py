@@ -79,11 +79,13 @@ class Backend(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """Everything about this backend that decides a result, without secrets."""
 
-    async def complete(self, request: EvalRequest) -> EvalReply:  # pragma: no cover - interface
-        raise NotImplementedError
+    async def complete(self, request: EvalRequest) -> EvalReply:
+        """One request (async backends override this)."""
+        raise TypeError(f"{type(self).__name__} answers in batches: call complete_batch()")
 
-    def complete_batch(self, requests: list[EvalRequest]) -> list[EvalReply]:  # pragma: no cover
-        raise NotImplementedError
+    def complete_batch(self, requests: list[EvalRequest]) -> list[EvalReply]:
+        """Many requests at once (backends with ``batched = True`` override this)."""
+        raise TypeError(f"{type(self).__name__} answers one request at a time: await complete()")
 
     async def aclose(self) -> None:
         return None

@@ -79,3 +79,22 @@ def test_smtlib_extraction_and_judge_scores() -> None:
     assert parse_judge_score("**Score:** 100/100") == 100
     assert parse_judge_score("Score: 0") is None and parse_judge_score("Score: 250") is None
     assert parse_judge_score("I'd say ninety") is None
+
+
+def test_a_backend_used_the_wrong_way_says_which_call_it_answers() -> None:
+    import asyncio
+
+    from qcstation.eval.backends.reference import ReferenceBackend
+
+    with pytest.raises(TypeError, match="one request at a time"):
+        ReferenceBackend().complete_batch([])
+    from qcstation.eval.types import Backend
+
+    class Batched(Backend):
+        batched = True
+
+        def describe(self) -> dict:
+            return {}
+
+    with pytest.raises(TypeError, match="answers in batches"):
+        asyncio.run(Batched().complete(None))  # type: ignore[arg-type]

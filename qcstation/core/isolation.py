@@ -227,25 +227,27 @@ def stderr_with_a_descriptor() -> Iterator[None]:
             devnull.close()
 
 
-class _PoolWorker:
-    def __init__(self, mpctx: multiprocessing.context.BaseContext, target: str,
-                 memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
+class WorkerProcess:
+    """One worker process and the parent's end of its pipe: start, stop, kill. The Z3
+    verifier's workers and :class:`IsolatedPool`'s share it."""
+
+    def __init__(self, mpctx: multiprocessing.context.BaseContext, target: Any,
+                 args: tuple[Any, ...], name: str) -> None:
         parent, child = mpctx.Pipe(duplex=True)
         self.conn = parent
-        self.proc = mpctx.Process(target=_pool_worker_main,  # type: ignore[attr-defined]
-                                  args=(child, target, memory_mb, imports),
-                                  name=name, daemon=True)
+        self.proc = mpctx.Process(target=target, args=(child, *args), name=name, daemon=True)
         with stderr_with_a_descriptor():
             self.proc.start()
         child.close()
         self.ready = False
-        self.job: int | None = None      # index of the job in flight
-        self.since = time.perf_counter()  # when it was sent (or when the worker started)
 
     @property
     def pid(self) -> int | None:
         pid: int | None = self.proc.pid
         return pid
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
 
     def kill(self) -> None:
         try:
@@ -270,6 +272,15 @@ class _PoolWorker:
             self.conn.close()
         except OSError:  # pragma: no cover
             pass
+
+
+
+class _PoolWorker(WorkerProcess):
+    def __init__(self, mpctx: multiprocessing.context.BaseContext, target: str,
+                 memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
+        super().__init__(mpctx, _pool_worker_main, (target, memory_mb, imports), name)
+        self.job: int | None = None      # index of the job in flight
+        self.since = time.perf_counter()  # when it was sent (or when the worker started)
 
     def death(self, elapsed_ms: float) -> JobResult:
         self.proc.join(timeout=5)

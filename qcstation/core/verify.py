@@ -80,7 +80,7 @@ from qcstation.core.isolation import mp_context
 from qcstation.core.isolation import set_cpu_budget as _set_cpu_budget
 from qcstation.core.isolation import signal_name as _signal_name
 from qcstation.core.isolation import silence_output as _silence_output
-from qcstation.core.isolation import stderr_with_a_descriptor
+from qcstation.core.isolation import WorkerProcess
 from qcstation.core.smtlib import (
     MAX_BYTES,
     Command,
@@ -573,51 +573,13 @@ def _mp_context() -> multiprocessing.context.BaseContext:
                        "qcstation.core.verify"])
 
 
-class _Worker:
-    """One worker process, the parent's end of its pipe and the jobs sent to it."""
+class _Worker(WorkerProcess):
+    """One Z3 worker process, the parent's end of its pipe and the jobs sent to it."""
 
     def __init__(self, mpctx: multiprocessing.context.BaseContext, memory_mb: int) -> None:
-        parent, child = mpctx.Pipe(duplex=True)
-        self.conn = parent
-        self.proc = mpctx.Process(target=_worker_main, args=(child, memory_mb),
-                                  name="qcstation-z3-worker", daemon=True)
-        with stderr_with_a_descriptor():
-            self.proc.start()
-        child.close()
-        self.ready = False
+        super().__init__(mpctx, _worker_main, (memory_mb,), "qcstation-z3-worker")
         self.inflight: deque[_Job] = deque()
         self.head_since = 0.0  # when the job at the head of ``inflight`` started (parent clock)
-
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid
-
-    def alive(self) -> bool:
-        return self.proc.is_alive()
-
-    def kill(self) -> None:
-        try:
-            self.proc.kill()
-        except (OSError, ValueError, AttributeError):
-            pass
-        self.proc.join(timeout=5)
-        self.close_conn()
-
-    def stop(self) -> None:
-        try:
-            self.conn.send(None)
-        except (OSError, ValueError):
-            pass
-        self.proc.join(timeout=1.0)
-        if self.proc.is_alive():
-            self.kill()
-        self.close_conn()
-
-    def close_conn(self) -> None:
-        try:
-            self.conn.close()
-        except OSError:  # pragma: no cover
-            pass
 
     def death_outcome(self, expected_text: str | None, elapsed_ms: float) -> VerifyOutcome:
         self.proc.join(timeout=5)

@@ -94,7 +94,7 @@ def main() -> None:
     ap.add_argument("--latency-ms", type=float, default=50.0)
     ap.add_argument("--concurrency", default="1,16,64")
     args = ap.parse_args()
-    from qcstation.core.config import parse_config
+    from qcstation.common.config import parse_config
     from qcstation.eval.runner import RunContext, create_run, execute_run, pending_requests
     from qcstation.eval.scorers import score_run
 

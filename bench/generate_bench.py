@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from db import Store  # noqa: E402
-from qcstation.core.config import load_config  # noqa: E402
-from qcstation.core.importers import import_file  # noqa: E402
-from qcstation.core.pipeline import Pipeline  # noqa: E402
+from qcstation.common.config import load_config  # noqa: E402
+from qcstation.core.ingest.importer import import_file  # noqa: E402
+from qcstation.core.construct.pipeline import Pipeline  # noqa: E402
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ def write_synthetic(path: Path, n: int, seed: int = 7) -> None:
 
 def run_case(path: Path, fmt: str, trace: bool) -> dict[str, float | int]:
     from db import Store
-    from qcstation.core.importers import import_file
+    from qcstation.core.ingest.importer import import_file
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.db")

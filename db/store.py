@@ -23,8 +23,8 @@ from typing import Any
 import sqlite_utils
 
 from db.migrations import MIGRATIONS, SCHEMA_VERSION
-from qcstation.core.safe import one_line, printable
-from qcstation.errors import StoreError
+from qcstation.common.safe import one_line, printable
+from qcstation.common.errors import StoreError
 
 ENV_DB = "QCSTATION_DB"
 BUSY_TIMEOUT_MS = 60_000
@@ -63,15 +63,15 @@ def now() -> str:
 
 def current_actor() -> str:
     """The person acting: the operating-system account (never an environment variable or
-    ``--annotator``, which only choose a display name; see qcstation/core/identity.py)."""
-    from qcstation.core.identity import os_account
+    ``--annotator``, which only choose a display name; see qcstation/common/identity.py)."""
+    from qcstation.common.identity import os_account
 
     return os_account()
 
 
 def current_display_name() -> str:
     """The name shown beside the account: ``$QCSTATION_USER`` (``--annotator``), else the account."""
-    from qcstation.core.identity import current_identity
+    from qcstation.common.identity import current_identity
 
     return current_identity().display
 
@@ -115,7 +115,7 @@ class Store:
         self._depth = 0
         self._lock = threading.RLock()
         #: the display name written beside the acting account in the event log (set by the
-        #: CLI and the app for the session's account; see qcstation/core/identity.py)
+        #: CLI and the app for the session's account; see qcstation/common/identity.py)
         self.display_name: str | None = None
         if migrate:
             try:

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
-from qcstation.core.runtime import pid_alive
-from qcstation.core.safe import markdown as _md
+from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.common.runtime import pid_alive
+from qcstation.common.safe import markdown as _md
 
 __all__ = [
     "KEYINFO_FIELDS",

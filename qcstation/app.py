@@ -30,15 +30,15 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from db import Store
 from db.store import storage_message
-from qcstation.core.safe import one_line, printable
-from qcstation.errors import QCStationError, StoreError
+from qcstation.common.safe import one_line, printable
+from qcstation.common.errors import QCStationError, StoreError
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
 from screens.help import HelpScreen
 
 if TYPE_CHECKING:
-    from qcstation.core.config import Config
-    from qcstation.core.qc import GateStatus
+    from qcstation.common.config import Config
+    from qcstation.core.review.qc import GateStatus
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ class QCStationApp(App[int]):
         #: the name shown beside the account (``--annotator``); grants nothing
         self.display_name = display_name
         self.settings = settings
-        from qcstation.core.identity import Identity
+        from qcstation.common.identity import Identity
 
         who = Identity(account, display_name).label()
         self.sub_title = (f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}"
@@ -215,7 +215,7 @@ class QCStationApp(App[int]):
 
     @property
     def is_curator(self) -> bool:
-        from qcstation.core.identity import is_curator
+        from qcstation.common.identity import is_curator
 
         return is_curator(self.annotator, self.settings.curators)
 
@@ -248,14 +248,14 @@ class QCStationApp(App[int]):
         runs in a child process so the UI never waits for it."""
         import dataclasses
 
-        from qcstation.core import qc
+        from qcstation.core.review import qc
 
         settings = self.settings
         if not self._offload(store):
             return qc.gate(store, dimension, threshold=settings.defect_threshold,
                            confidence=settings.confidence)
         worker = get_current_worker()
-        data = read_in_subprocess("qcstation.core.qc:gate", self.db_path, dimension,
+        data = read_in_subprocess("qcstation.core.review.qc:gate", self.db_path, dimension,
                                   threshold=settings.defect_threshold,
                                   confidence=settings.confidence,
                                   cancelled=lambda: worker.is_cancelled)
@@ -265,13 +265,13 @@ class QCStationApp(App[int]):
     def read_counts(self, store: Store) -> dict[str, Any]:
         """Seeds per source/status and current artifacts per dimension/status
         (``status_counts``), in a child process on a large database. Worker threads only."""
-        from qcstation.core.status import status_counts
+        from qcstation.core.review.status import status_counts
 
         if not self._offload(store):
             return status_counts(store)
         worker = get_current_worker()
         counts: dict[str, Any] = read_in_subprocess(
-            "qcstation.core.status:status_counts", self.db_path,
+            "qcstation.core.review.status:status_counts", self.db_path,
             cancelled=lambda: worker.is_cancelled)
         return counts
 
@@ -283,7 +283,7 @@ class QCStationApp(App[int]):
     @work(thread=True, exit_on_error=False, group="claims",
           description="Giving back the item you held")
     def _release_claim(self, item_id: int) -> None:
-        from qcstation.core import qc
+        from qcstation.core.review import qc
 
         with self.open_store() as store:
             qc.release_claim(store, item_id, self.annotator)
@@ -301,7 +301,7 @@ class QCStationApp(App[int]):
                timeout: float | None = None, markup: bool = True) -> None:
         """Notifications carry reviewers' reasons, model text and error messages: never
         parse them as console markup (a stray ``[`` must not garble or raise), and show their
-        control characters escaped (:mod:`qcstation.core.safe`)."""
+        control characters escaped (:mod:`qcstation.common.safe`)."""
         super().notify(printable(message), title=one_line(title), severity=severity,
                        timeout=timeout, markup=False)
 
@@ -345,7 +345,7 @@ class QCStationApp(App[int]):
             return
 
         def give_back() -> None:
-            from qcstation.core import qc
+            from qcstation.core.review import qc
 
             with self.open_store() as store:
                 for item_id in held:
@@ -392,7 +392,7 @@ class QCStationApp(App[int]):
 
 
 def load_app_config(config_path: str | Path | None = None) -> Config:
-    from qcstation.core.config import load_config
+    from qcstation.common.config import load_config
 
     return load_config(config_path)
 
@@ -405,7 +405,7 @@ def make_app(db_path: str | Path, *, config: Config | None = None,
     and ``display_name`` to ``$QCSTATION_USER`` (``--annotator``), else the account. Tests
     inject the account here; nothing a user types at run time can. ``review`` (a dimension,
     or ``""`` for any) opens the review screen straight away over the dashboard."""
-    from qcstation.core.identity import current_identity
+    from qcstation.common.identity import current_identity
 
     if config is None:
         config = load_app_config(None)

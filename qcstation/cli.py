@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from qcstation import __version__
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 
 
 def _command_modules() -> list[object]:

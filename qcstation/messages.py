@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from qcstation.core.qc import GateStatus, Progress, ReviewItem, SampleInfo
-    from qcstation.core.release import ReleaseInfo
+    from qcstation.core.review.qc import GateStatus, Progress, ReviewItem, SampleInfo
+    from qcstation.core.release.releases import ReleaseInfo
 
 
 @dataclass
@@ -188,7 +188,7 @@ class ReleaseDiffed(Message):
 
 
 class TeamLoaded(Message):
-    """The team panel's figures (:func:`qcstation.core.qc.team_stats`)."""
+    """The team panel's figures (:func:`qcstation.core.review.qc.team_stats`)."""
 
     def __init__(self, stats: dict[str, Any]) -> None:
         super().__init__()

@@ -16,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.core import qc
-from qcstation.errors import ReviewError
+from qcstation.core.review import qc
+from qcstation.common.errors import ReviewError
 from qcstation.messages import (
     CountsLoaded,
     DimensionQC,
@@ -415,10 +415,10 @@ class DashboardScreen(QCScreen):
           description="Regenerating rejected items")
     def _regenerate(self) -> None:
         try:
-            from qcstation.core.pipeline import regenerate_rejected
+            from qcstation.core.construct.pipeline import regenerate_rejected
         except ImportError as exc:
             self.post_message(RegenerationUnavailable(
-                f"qcstation.core.pipeline.regenerate_rejected is not available ({exc})"))
+                f"qcstation.core.construct.pipeline.regenerate_rejected is not available ({exc})"))
             return
         last_post = 0.0
 

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from qcstation.core.safe import one_line, printable
+from qcstation.common.safe import one_line, printable
 
 
 class ErrorModal(ModalScreen[None]):

@@ -19,15 +19,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 
 if TYPE_CHECKING:
     from qcstation.app import QCStationApp
-    from qcstation.core.qc import ReviewItem
+    from qcstation.core.review.qc import ReviewItem
 
 
 class FixModal(ModalScreen[dict[str, Any] | None]):
-    """Dismisses with what :func:`qcstation.core.fixes.fix_in_place` returned, or None."""
+    """Dismisses with what :func:`qcstation.core.review.fixes.fix_in_place` returned, or None."""
 
     BINDING_GROUP_TITLE = "Fix in place"
     BINDINGS = [
@@ -98,7 +98,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
 
     @work(thread=True, exit_on_error=False, group="fixes", description="Fixing the item")
     def _save(self, text: str, reason: str | None) -> None:
-        from qcstation.core.fixes import fix_in_place
+        from qcstation.core.review.fixes import fix_in_place
 
         try:
             with self.qc_app.open_store() as store:

@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker
 
-from qcstation.core import qc
-from qcstation.core.safe import one_line, printable
+from qcstation.core.review import qc
+from qcstation.common.safe import one_line, printable
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
@@ -227,7 +227,7 @@ class QueueScreen(QCScreen):
         item = self._target()
         if item is None:
             return
-        from qcstation.core.fixes import FIXABLE, editable_text
+        from qcstation.core.review.fixes import FIXABLE, editable_text
         from screens.fix_item import FixModal
 
         if item.dimension not in FIXABLE:
@@ -325,7 +325,7 @@ def render_item(item: qc.ReviewItem) -> Text:
         t.append("Notation question: ", style="bold")
         t.append(printable(item.content.get("notation", "")) + "\n")
     elif item.dimension == "understanding":
-        from qcstation.core.keyinfo import keyinfo_to_text
+        from qcstation.core.construct.keyinfo import keyinfo_to_text
 
         t.append("Key information:\n", style="bold")
         t.append(printable(keyinfo_to_text(item.content)))

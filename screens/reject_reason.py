@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from qcstation.core.safe import one_line
+from qcstation.common.safe import one_line
 
 
 class RejectReasonModal(ModalScreen[str | None]):

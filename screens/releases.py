@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from qcstation.core import release as rel
-from qcstation.core.safe import one_line, printable
+from qcstation.core.release import releases as rel
+from qcstation.common.safe import one_line, printable
 from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
 from screens._base import QCScreen
 from screens.approve_release import ApproveReleaseModal

@@ -6,7 +6,7 @@ decisions changes it, logged), ``c`` a comment and ``!`` the unsure flag for the
 decision, ``e`` fix the item in place, ``g`` guidelines. Keys pressed while a decision is
 saving are queued and run in order; notices go to a line of their own, never over the
 item. ``X`` (curators only) excludes the shown item's seed from the
-dataset when its artifact cannot be fixed (:func:`qcstation.core.qc.exclude_seed`). Items come from :func:`qcstation.core.qc.next_item`, which
+dataset when its artifact cannot be fixed (:func:`qcstation.core.review.qc.exclude_seed`). Items come from :func:`qcstation.core.review.qc.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
 Every database call runs in a thread worker with its own store; handlers own the UI.
 """
@@ -28,8 +28,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker
 
-from qcstation.core import qc
-from qcstation.core.safe import one_line
+from qcstation.core.review import qc
+from qcstation.common.safe import one_line
 from qcstation.messages import (
     DecisionSaved,
     DecisionUndone,
@@ -357,7 +357,7 @@ class ReviewScreen(QCScreen):
         if item is None:
             self._notice("No item is shown to fix.", "warning")
             return
-        from qcstation.core.fixes import FIXABLE, editable_text
+        from qcstation.core.review.fixes import FIXABLE, editable_text
         from screens.fix_item import FixModal
 
         if item.dimension not in FIXABLE:

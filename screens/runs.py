@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 from qcstation.eval.browse import RunSummary, list_runs, one_line
 from qcstation.eval.types import METRICS
 from qcstation.messages import EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted
@@ -135,7 +135,7 @@ class RunsScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading evaluation runs")
     def _load_runs(self, headline_for: set[int] | None = None) -> None:
-        from qcstation.core import release as rel
+        from qcstation.core.release import releases as rel
 
         with self.qc_app.open_store() as store:
             runs = list_runs(store, headline_for=headline_for)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qcstation.core.config import parse_config
+from qcstation.common.config import parse_config
 
 _BUILT: dict[str, Path] = {}
 

@@ -183,7 +183,7 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
     divisible by 5. Reports (annotator, decided item ids, skipped item ids, errors)."""
     import time
 
-    from qcstation.core import qc
+    from qcstation.core.review import qc
 
     decided: list[int] = []
     skipped: list[int] = []
@@ -214,8 +214,8 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
 
 def race_decide_worker(db_path: str, annotator: str, item_id: int, start: Any, results: Any) -> None:
     """Decide one given item without claiming it first, all workers at the same moment."""
-    from qcstation.core import qc
-    from qcstation.errors import ReviewError
+    from qcstation.core.review import qc
+    from qcstation.common.errors import ReviewError
 
     store = Store(db_path)
     outcome = "error"

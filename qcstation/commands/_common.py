@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_display_name, default_db_path
-from qcstation.core.safe import json_safe, one_line, printable
+from qcstation.common.safe import json_safe, one_line, printable
 
 
 class SafeStream:

@@ -139,7 +139,7 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from qcstation.core.config import load_config
+    from qcstation.common.config import load_config
 
     return load_config(getattr(args, "config", None))
 

@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.core.audit import FLAG_CODES, audit_database
-    from qcstation.core.audit import one_line
+    from qcstation.core.review.audit import FLAG_CODES, audit_database
+    from qcstation.core.review.audit import one_line
 
     if args.examples < 0:
         raise SystemExit("qcstation audit: error: --examples must be 0 or more")

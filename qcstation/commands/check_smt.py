@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _read(path: str) -> str | None:
     """The SMT-LIB text, read in bounded form: at most the verifier's size limit plus one
     byte, so /dev/zero or an endless pipe is refused instead of filling memory."""
-    from qcstation.core.smtlib import MAX_BYTES
+    from qcstation.core.verify.smtlib import MAX_BYTES
 
     try:
         if path == "-":
@@ -83,7 +83,7 @@ def _read(path: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.core.verify import VerifyLimits, verify_smtlib
+    from qcstation.core.verify.verifier import VerifyLimits, verify_smtlib
 
     text = _read(args.file)
     if text is None:

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.core.config import config_to_dict, load_config
+    from qcstation.common.config import config_to_dict, load_config
 
     cfg = load_config(args.config)
     data = config_to_dict(cfg)
@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
                         for label, m in models}
     failures = 0
     if args.check:
-        from qcstation.core.llm import list_models
-        from qcstation.errors import ModelAccessError
+        from qcstation.core.construct.llm import list_models
+        from qcstation.common.errors import ModelAccessError
 
         checks = {}
         for label, m in models:

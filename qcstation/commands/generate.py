@@ -80,8 +80,8 @@ def _print_summary(title: str, summary, as_json: bool) -> None:  # type: ignore[
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from qcstation.core.config import load_config
-    from qcstation.core.pipeline import Pipeline
+    from qcstation.common.config import load_config
+    from qcstation.core.construct.pipeline import Pipeline
 
     cfg = load_config(args.config)
     if args.max_attempts:
@@ -99,8 +99,8 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from qcstation.core.config import load_config
-    from qcstation.core.pipeline import Pipeline
+    from qcstation.common.config import load_config
+    from qcstation.core.construct.pipeline import Pipeline
 
     cfg = load_config(args.config)
     with progress_bar(not args.quiet) as progress, Pipeline(db_path(args), cfg, progress=progress) as p:

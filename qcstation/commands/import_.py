@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.commands._common import print_json, store_from_args
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 
 ORDER = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from qcstation.core.importers import FORMATS, LEVELS
+    from qcstation.core.ingest.importer import FORMATS, LEVELS
 
     p = sub.add_parser(
         "import", help="import seed questions from dataset files",
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from db import current_actor
-    from qcstation.core.importers import parse_mapping, shipped_samples
+    from qcstation.core.ingest.importer import parse_mapping, shipped_samples
 
     # (path, format, use --source/--level/--map): the shipped samples keep their defaults
     jobs: list[tuple[Path, str, bool]] = [(path, args.fmt, True) for path in args.paths]
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     results: list[dict[str, Any]] = []
     status = 0
     with store_from_args(args, create=True) as store:
-        from qcstation.core.importers import import_file
+        from qcstation.core.ingest.importer import import_file
 
         for path, fmt, own in jobs:
             try:

@@ -31,15 +31,15 @@ from typing import Any
 
 from db.store import current_actor
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
-from qcstation.core import qc
-from qcstation.errors import ReviewError
+from qcstation.core.review import qc
+from qcstation.common.errors import ReviewError
 
 ORDER = 60
 
 
 def _policy(args: argparse.Namespace) -> Any:
-    from qcstation.core.config import load_config
-    from qcstation.core.release import QCPolicy
+    from qcstation.common.config import load_config
+    from qcstation.core.release.releases import QCPolicy
 
     return QCPolicy.from_config(load_config(getattr(args, "config", None)))
 
@@ -68,7 +68,7 @@ def _sample_ref(store: Any, ref: str) -> qc.SampleInfo:
 
 
 def _item_text(item: qc.ReviewItem) -> str:
-    from qcstation.core.identity import clean_display
+    from qcstation.common.identity import clean_display
 
     lines = [
         f"{item.key}  {item.dimension}  (item {item.item_id}, seed {item.seed_id}, "
@@ -264,7 +264,7 @@ def _decide(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"review_id": review_id, "item": item.to_dict()})
     else:
-        from qcstation.core.identity import current_identity
+        from qcstation.common.identity import current_identity
 
         print(f"{item.key} {item.dimension} (item {item.item_id}): "
               f"{qc._norm_verdict(args.verdict)} by {current_identity().label()}; "
@@ -365,7 +365,7 @@ def _queue(args: argparse.Namespace) -> int:
     if args.json:
         print_json([r.to_dict() for r in rows])
         return 0
-    from qcstation.core.identity import clean_display
+    from qcstation.common.identity import clean_display
 
     print_table(["id", "dimension", "state", "by", "reasons / note", "item"],
                 [[r.key, r.dimension, r.state, ",".join(r.annotators),
@@ -397,7 +397,7 @@ def _resolve(kind: str) -> Any:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from qcstation.core.fixes import fix_in_place
+    from qcstation.core.review.fixes import fix_in_place
 
     if args.file == "-":
         text = sys.stdin.read(100_000)
@@ -424,7 +424,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _edit_text(args: argparse.Namespace) -> int:
-    from qcstation.core.fixes import editable_text
+    from qcstation.core.review.fixes import editable_text
 
     store = store_from_args(args)
     try:

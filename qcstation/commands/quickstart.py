@@ -28,10 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from db import Store, current_actor
-    from qcstation.core.config import load_config
-    from qcstation.core.importers import import_file, shipped_samples
-    from qcstation.core.pipeline import Pipeline
-    from qcstation.core.qc import draw_sample, open_sample
+    from qcstation.common.config import load_config
+    from qcstation.core.ingest.importer import import_file, shipped_samples
+    from qcstation.core.construct.pipeline import Pipeline
+    from qcstation.core.review.qc import draw_sample, open_sample
 
     cfg = load_config(args.config)
     path = db_path(args)

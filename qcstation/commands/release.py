@@ -16,16 +16,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from db.store import current_actor  # the OS account (see qcstation/core/identity.py)
+from db.store import current_actor  # the OS account (see qcstation/common/identity.py)
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
-from qcstation.core import release as rel
-from qcstation.errors import ReleaseError
+from qcstation.core.release import releases as rel
+from qcstation.common.errors import ReleaseError
 
 ORDER = 70
 
 
 def _policy(args: argparse.Namespace) -> rel.QCPolicy:
-    from qcstation.core.config import load_config
+    from qcstation.common.config import load_config
 
     return rel.QCPolicy.from_config(load_config(getattr(args, "config", None)))
 

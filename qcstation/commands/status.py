@@ -21,13 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.core.status import status_counts
+    from qcstation.core.review.status import status_counts
 
     with store_from_args(args) as store:
         data = status_counts(store)
         gates = _gates(store, args)
         if not args.no_audit:
-            from qcstation.core.audit import audit_database
+            from qcstation.core.review.audit import audit_database
 
             audit = audit_database(store, examples=0)
             data["audit"] = {"flags": audit["flags"], "flagged_artifacts": audit["flagged_artifacts"]}
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print("(needs a model: no exact rule applies to these items; configure [generator] "
               "in qcstation.toml, see qcstation.example.toml)")
     if "audit" in data:
-        from qcstation.core.audit import FLAG_CODES
+        from qcstation.core.review.audit import FLAG_CODES
 
         print()
         print("self-check flags (qcstation audit lists them; README: 'Self-checks')")
@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _gates(store, args):  # type: ignore[no-untyped-def]
     try:
-        from qcstation.core.config import load_config
-        from qcstation.core.qc import gate
+        from qcstation.common.config import load_config
+        from qcstation.core.review.qc import gate
     except ImportError:
         return None
     cfg = load_config(args.config)

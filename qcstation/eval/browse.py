@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from db import Store
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
 
 #: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).

@@ -1,10 +1,10 @@
 """Final-answer checker: take the answer out of a model's response and compare it with the gold.
 
 Two layers. Plain numbers are decided in-process with the project's exact rationals
-(:mod:`qcstation.core.answers`), thousands per second. Anything else (LaTeX
+(:mod:`qcstation.core.verify.answers`), thousands per second. Anything else (LaTeX
 expressions such as ``\\frac{\\sqrt{3}}{2}``, intervals, symbolic golds) goes to
 Hugging Face's ``math-verify`` in isolated worker processes
-(:class:`qcstation.core.isolation.IsolatedPool`: memory limit, CPU limit, wall-clock
+(:class:`qcstation.core.verify.isolation.IsolatedPool`: memory limit, CPU limit, wall-clock
 kill), because math-verify times itself out with ``signal.alarm``, which only works in
 a main thread. A worker that hangs or dies gives ``unparseable`` with the reason.
 
@@ -65,8 +65,8 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.answers import ExactAnswer, fraction_to_str, matches, parse_number
-from qcstation.core.isolation import IsolatedPool, JobResult
+from qcstation.core.verify.answers import ExactAnswer, fraction_to_str, matches, parse_number
+from qcstation.core.verify.isolation import IsolatedPool, JobResult
 
 __all__ = [
     "CHECKER_VERSION",

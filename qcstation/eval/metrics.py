@@ -46,7 +46,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from db.store import Store
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 from qcstation.eval.types import (
     ALL_PASS_UNDERSTANDING,
     METRIC_LABELS,

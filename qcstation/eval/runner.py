@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store, current_actor, now
-from qcstation.core.runtime import pid_alive
-from qcstation.errors import QCStationError
+from qcstation.common.runtime import pid_alive
+from qcstation.common.errors import QCStationError
 from qcstation.eval import tasks as T
 from qcstation.eval.backends import REFERENCE, backend_kind, make_backend
 from qcstation.eval.types import TASKS, Backend, EvalReply, EvalRequest
@@ -133,7 +133,7 @@ def _item_key(record: Mapping[str, Any]) -> str:
 
 
 def _records_for(store: Store, release: tuple[str, str] | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from qcstation.core import release as rel
+    from qcstation.core.release import releases as rel
 
     if release is None:
         records, _ = rel.release_candidates(store)
@@ -244,7 +244,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
 
 def _model_spec(m: Any) -> dict[str, Any]:
     """What about the model decides a result (no key, no key variable, no server list)."""
-    from qcstation.core.config import config_fingerprint
+    from qcstation.common.config import config_fingerprint
 
     fp = config_fingerprint(m)
     fp.pop("base_url", None)

@@ -177,7 +177,7 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
               only_missing: bool = False, verifier: Any = None) -> ScoreSummary:
     """(Re-)score every stored output of a run. With ``only_missing`` only outputs that have
     no score yet are scored. Returns counts and the items whose verdict flipped."""
-    from qcstation.core.verify import VerifierPool, VerifyLimits
+    from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
     from qcstation.eval.checker import AnswerChecker
 
     db_path = Path(db_path)
@@ -478,7 +478,7 @@ def _judge_all(db_path: Path, cfg: Any, tpl: T.Template | None, group: list[dict
 
 
 async def _ask_judge(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], cfg: Any) -> list[Any]:
-    from qcstation.core.llm import LLMClient
+    from qcstation.core.construct.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from exports.writers import render_key_information
-from qcstation.errors import ConfigError
+from qcstation.common.errors import ConfigError
 
 ENV_TEMPLATES = "QCSTATION_TEMPLATES"
 TEMPLATE_NAMES: tuple[str, ...] = (

@@ -16,11 +16,11 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from qcstation.core.safe import one_line, printable
+from qcstation.common.safe import one_line, printable
 from qcstation.widgets.labels import bound_percent, noun, percent, sentence_case, title
 
 if TYPE_CHECKING:
-    from qcstation.core.qc import GateStatus
+    from qcstation.core.review.qc import GateStatus
     from qcstation.messages import DimensionQC
 
 SEED_STATUSES = ("active", "filtered", "duplicate")

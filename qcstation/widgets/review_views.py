@@ -2,7 +2,7 @@
 
 Everything shown here came from a dataset or a model, so it is rendered as plain
 ``rich.text.Text`` (never parsed as markup) and SMT-LIB through ``rich.syntax.Syntax``,
-with control characters shown escaped (:func:`qcstation.core.safe.printable`).
+with control characters shown escaped (:func:`qcstation.common.safe.printable`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.widgets import Static
 
-from qcstation.core.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
-from qcstation.core.safe import one_line, printable
+from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.common.safe import one_line, printable
 from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
 
 if TYPE_CHECKING:
-    from qcstation.core.qc import ReviewItem
+    from qcstation.core.review.qc import ReviewItem
 
 HEADING = "bold"
 DIM = "dim"
@@ -148,7 +148,7 @@ def _z3_summary(result: dict[str, Any] | None) -> Text:
 
 def _audit_line(item: ReviewItem, content: dict[str, Any]) -> Text | None:
     """A warning line with the self-check flags (qcstation audit) of this artifact."""
-    from qcstation.core.audit import audit_artifact
+    from qcstation.core.review.audit import audit_artifact
 
     seed = {"question": item.question, "answer_text": item.gold_answer,
             "solution": getattr(item, "solution", "") or ""}

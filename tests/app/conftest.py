@@ -19,8 +19,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from db import Store
-from qcstation.core import qc
-from qcstation.core.config import Config, parse_config
+from qcstation.core.review import qc
+from qcstation.common.config import Config, parse_config
 from tests.factories import populate
 
 ANNOTATOR = "tester"

@@ -8,8 +8,8 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core import qc
-from qcstation.core.prompts import KEYINFO_TITLES
+from qcstation.core.review import qc
+from qcstation.core.construct.prompts import KEYINFO_TITLES
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
 from screens.review import ReviewScreen
@@ -178,7 +178,7 @@ async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) ->
 
 async def test_g_without_the_pipeline_function_says_so(qc_db: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import qcstation.core.pipeline as pipeline
+    import qcstation.core.construct.pipeline as pipeline
 
     monkeypatch.delattr(pipeline, "regenerate_rejected")
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
@@ -271,7 +271,7 @@ def test_child_process_reads_return_cancel_and_fail_readably(qc_db: Path) -> Non
     import time
 
     from qcstation.app import ReadCancelled, read_in_subprocess
-    from qcstation.errors import QCStationError
+    from qcstation.common.errors import QCStationError
 
     assert read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 0) == 60
     started = time.monotonic()

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.config import parse_config
+from qcstation.common.config import parse_config
 from screens.charts import ChartsScreen
 from screens.results import ResultsScreen
 from screens.runs import RunsScreen

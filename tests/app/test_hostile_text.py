@@ -9,8 +9,8 @@ from pathlib import Path
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core import qc
-from qcstation.core.safe import has_unsafe
+from qcstation.core.review import qc
+from qcstation.common.safe import has_unsafe
 from tests.app.conftest import build_db, flat, make_config, notifications, screen_text, settle
 
 #: retitle the window, clear it, colour, carriage return + backspace, bidi override, CSI (C1), DEL

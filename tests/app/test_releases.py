@@ -9,8 +9,8 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core import qc
-from qcstation.core import release as rel
+from qcstation.core.review import qc
+from qcstation.core.release import releases as rel
 from screens.approve_release import ApproveReleaseModal
 from screens.releases import ReleasesScreen, next_version
 from tests.app.conftest import flat, make_config, notifications, screen_text, settle, static_text

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core import qc
+from qcstation.core.review import qc
 from qcstation.widgets.labels import gate_line
 from screens.help import HelpScreen
 from screens.reject_reason import RejectReasonModal

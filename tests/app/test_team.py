@@ -22,8 +22,8 @@ from textual.widgets import TextArea
 
 from db import Store
 from qcstation.app import make_app, run_app
-from qcstation.core import qc
-from qcstation.core.identity import os_account
+from qcstation.core.review import qc
+from qcstation.common.identity import os_account
 from screens.dashboard import DashboardScreen
 from screens.fix_item import FixModal, ResolveModal
 from screens.queue import QueueScreen

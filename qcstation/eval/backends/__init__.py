@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from qcstation.errors import ConfigError
+from qcstation.common.errors import ConfigError
 from qcstation.eval.types import Backend
 
 REFERENCE = "reference"
@@ -25,7 +25,7 @@ def backend_kind(model_cfg: Any) -> str:
 
 
 def make_backend(kind: str, model_cfg: Any = None) -> Backend:
-    """A backend of ``kind`` for ``model_cfg`` (a :class:`~qcstation.core.config.ModelConfig`)."""
+    """A backend of ``kind`` for ``model_cfg`` (a :class:`~qcstation.common.config.ModelConfig`)."""
     if kind == REFERENCE:
         from qcstation.eval.backends.reference import ReferenceBackend
 

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from qcstation.errors import QCStationError
+from qcstation.common.errors import QCStationError
 from qcstation.eval.types import TASKS, EvalReply, EvalRequest
 
 BATCH_URL = "/v1/chat/completions"

@@ -24,8 +24,8 @@ import random
 import time
 from typing import Any
 
-from qcstation.core.config import ModelConfig
-from qcstation.core.http_retry import PLACEHOLDER_KEY, RETRY_AFTER_STATUSES, RETRY_STATUSES, parse_retry_after
+from qcstation.common.config import ModelConfig
+from qcstation.common.http_retry import PLACEHOLDER_KEY, RETRY_AFTER_STATUSES, RETRY_STATUSES, parse_retry_after
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 MAX_BODY_BYTES = 16 * 1024 * 1024

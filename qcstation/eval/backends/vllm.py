@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from qcstation.errors import ModelAccessError
+from qcstation.common.errors import ModelAccessError
 from qcstation.eval.backends.batch import clean, sample_seed
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
@@ -93,7 +93,7 @@ class VLLMBackend(Backend):
 
     @classmethod
     def from_config(cls, cfg: Any) -> VLLMBackend:
-        """Build from a ``[models.NAME]`` :class:`~qcstation.core.config.ModelConfig`."""
+        """Build from a ``[models.NAME]`` :class:`~qcstation.common.config.ModelConfig`."""
         return cls(cfg.model, engine_args=cfg.vllm_args, batch_size=cfg.batch_size,
                    name=cfg.name)
 

@@ -1,0 +1,406 @@
+"""Structured key information (the Understanding dimension).
+
+Two sources: a model's JSON answer, parsed and validated here (untrusted text), and a
+rule-based draft for seeds whose solution carries calculator annotations, grounded in
+those annotations so that every known quantity is a number of the question and every
+relationship an actual solution step. Either way, ``validate_keyinfo`` is the check an
+artifact must pass before it is ``verified`` (i.e. ready for human review).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.verify.answers import parse_number
+from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.common.errors import GenerationError
+
+LIST_FIELDS = ("known_quantities", "unknown_quantities", "relationships_and_constraints",
+               "irrelevant_information")
+TEXT_FIELDS = ("problem_scenario", "goal")
+MAX_FIELD_CHARS = 4000
+
+_ALIASES = {re.sub(r"[^a-z]", "", t.lower()): k for k, t in KEYINFO_TITLES.items()}
+_ALIASES.update({re.sub(r"[^a-z]", "", k): k for k in KEYINFO_FIELDS})
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
+
+
+class KeyInfoError(GenerationError):
+    pass
+
+
+_WORDS = {w: Fraction(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_WORDS.update({w: Fraction(10 * i) for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), start=3)})
+_WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fraction(2),
+               "triple": Fraction(3), "dozen": Fraction(12), "hundred": Fraction(100),
+               "thousand": Fraction(1000), "quarter": Fraction(1, 4)})
+_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
+
+
+def _numbers(text: str) -> set[Fraction]:
+    """Numbers a text states, in digits or (small) number words."""
+    out: set[Fraction] = {_WORDS[w.lower()] for w in _WORD_RE.findall(text)}
+    for tok in _NUMBER.findall(text):
+        parsed = parse_number(tok.rstrip(",").replace("$", ""))
+        if parsed is not None:
+            out.add(parsed.value)
+    for a, b in _FRACTION.findall(text):
+        if int(b):
+            out.add(Fraction(int(a), int(b)))
+    return out
+
+
+_FRACTION = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
+
+
+def extract_json_object(text: str) -> Any:
+    """The first JSON object in a model's answer (Markdown fences and prose around it allowed)."""
+    if not isinstance(text, str) or not text.strip():
+        raise KeyInfoError("the answer is empty")
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    candidate = fenced.group(1) if fenced else text
+    start = candidate.find("{")
+    if start == -1:
+        raise KeyInfoError("no JSON object found in the answer")
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(candidate[start:])
+    except json.JSONDecodeError as exc:
+        raise KeyInfoError(f"the JSON object is malformed: {exc.msg} at char {exc.pos}") from exc
+    return obj
+
+
+def parse_keyinfo(text: str) -> dict[str, Any]:
+    """Parse a model's answer into the six fields (normalised key names and types)."""
+    obj = extract_json_object(text)
+    if not isinstance(obj, dict):
+        raise KeyInfoError("the answer is not a JSON object")
+    fields: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, value in obj.items():
+        norm = _ALIASES.get(re.sub(r"[^a-z]", "", str(key).lower()))
+        if norm is None:
+            unknown.append(str(key))
+            continue
+        fields[norm] = value
+    missing = [k for k in KEYINFO_FIELDS if k not in fields]
+    if missing:
+        raise KeyInfoError("missing field(s): " + ", ".join(KEYINFO_TITLES[k] for k in missing))
+    if unknown:
+        raise KeyInfoError("unexpected field(s): " + ", ".join(sorted(unknown)[:6]))
+    for key in TEXT_FIELDS:
+        v = fields[key]
+        if isinstance(v, list):
+            v = " ".join(str(x) for x in v)
+        if not isinstance(v, str):
+            raise KeyInfoError(f"{KEYINFO_TITLES[key]} must be text")
+        fields[key] = v.strip()
+    for key in LIST_FIELDS:
+        v = fields[key]
+        if v is None or v == "":
+            v = []
+        if isinstance(v, str):
+            v = [v]
+        if isinstance(v, dict):
+            v = [f"{k}: {val}" for k, val in v.items()]
+        if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) for x in v):
+            raise KeyInfoError(f"{KEYINFO_TITLES[key]} must be a list of strings")
+        fields[key] = [str(x).strip() for x in v if str(x).strip()]
+    return {k: fields[k] for k in KEYINFO_FIELDS}
+
+
+def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
+    """Problems that keep key information from review; an empty list means it passes."""
+    problems: list[str] = []
+    for key in KEYINFO_FIELDS:
+        if key not in fields:
+            problems.append(f"missing field {KEYINFO_TITLES[key]}")
+    if problems:
+        return problems
+    if not fields["goal"]:
+        problems.append("Goal is empty")
+    if not fields["problem_scenario"]:
+        problems.append("Problem Scenario is empty")
+    if not fields["known_quantities"]:
+        problems.append("Known Quantities is empty")
+    for key in KEYINFO_FIELDS:
+        v = fields[key]
+        size = len(v) if isinstance(v, str) else sum(len(x) for x in v)
+        if size > MAX_FIELD_CHARS:
+            problems.append(f"{KEYINFO_TITLES[key]} is too long ({size} characters)")
+    in_question = _numbers(question)
+    invented = sorted({str(n) for item in fields["known_quantities"] for n in _numbers(item)
+                       if n not in in_question and n not in (0, 1)}, key=len)
+    if invented:
+        problems.append("Known Quantities mention number(s) not in the problem: " + ", ".join(invented[:5]))
+    return problems
+
+
+# ------------------------------------------------------------------ rule-based draft
+_SENTENCE = re.compile(r"(?<=[.?!])(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
+                       r"(?<!\bvs\.)\s+(?=[A-Z$0-9])")
+_ANNOT = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
+# the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"
+_ANNOT_WITH_RESULT = re.compile(r"<<[^<>]*>>\s*\$?-?[\d,]*\.?\d*")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
+_WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
+_LEAD = re.compile(r"^(?:and|but|so|then|also)\s+", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+
+
+_PHRASE_STOP = frozenset("between for if and to in at on with from than did does do is are was were will".split())
+_CONDITION = re.compile(r"^(?:if|given(?: that)?|suppose(?: that)?|assuming(?: that)?)\s+", re.I)
+
+
+def _cap(text: str, condition: bool = True) -> str:
+    text = _LEAD.sub("", text.strip())
+    if condition:
+        text = _CONDITION.sub("", text)
+    return text[:1].upper() + text[1:] if text else text
+
+
+def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
+                             givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A draft grounded in the seed's calculator-annotated solution, in the paper's
+    six fields.
+
+    ``steps`` are the rule steps behind the verified formalization (``name``,
+    ``expr_text``, ``result``, and, from the current rules, ``expr`` and ``line``);
+    ``givens`` the question's numbers the formalization declares. The goal is the
+    question's asking clause; the scenario is the rest of the story (never the goal);
+    known quantities are the clauses stating the givens, each given once; unknowns
+    are the quantities the steps compute, named Q1, Q2, ... and described by the
+    solution's words with every intermediate number hidden; relationships define
+    each Q from the givens and earlier Qs; irrelevant information holds only
+    sentences whose numbers the solution never uses.
+    """
+    sents = _sentences(question)
+    if not sents:
+        raise KeyInfoError("the question has no sentences")
+    goal_idx = next((i for i in range(len(sents) - 1, -1, -1) if sents[i].endswith("?")), len(sents) - 1)
+    goal_sentence = sents[goal_idx]
+    # the asking clause: from the question word on; what comes before it is context
+    m = _WH.search(goal_sentence)
+    if m and m.start() > 0:
+        lead = goal_sentence[: m.start()].strip(" ,;:")
+        ask = goal_sentence[m.start():]
+    else:
+        lead, ask = "", goal_sentence
+    # a trailing condition ("... if she charges $12 per day?") is context, not the goal
+    cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
+    tail = ""
+    if cond and m is not None:
+        tail = ask[cond.end():].rstrip("?. ")
+        ask = ask[: cond.start()]
+    goal = _cap(ask.rstrip(" ,;:?.") + "?")
+    if givens is not None:
+        # a percent given ("45%") is declared as 45/100 but written as 45
+        used: set[Fraction] = {Fraction(g["value"]) * (100 if str(g.get("text", "")).endswith("%") else 1)
+                               for g in givens}
+    else:
+        used = set()
+        for st in steps:
+            used |= _numbers(str(st.expr_text))
+    # "1/3 as many" computed as "÷ 3": the fraction is a given the solution uses
+    step_numbers = set().union(*(_numbers(str(st.expr_text)) for st in steps)) if steps else set()
+    used |= {q for q in _numbers(question) if q and q.denominator != 1 and q.numerator == 1
+             and 1 / q in step_numbers}
+    context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
+    context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
+    # known quantities: the clauses that state a used given, each given once
+    known: list[str] = []
+    covered: set[Fraction] = set()
+    ask_numbers = _numbers(ask)
+    for part in [*context_sents, *([lead] if lead else []), *([tail] if tail else []), ask]:
+        for clause in _clauses(part):
+            nums = _numbers(clause) & used
+            if not nums or nums <= covered:
+                continue
+            if part is ask:
+                # a given inside the asking clause: only the phrase that states it
+                hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
+                phrase = clause[hit.start():] if hit else clause
+                words = phrase.split()[:5]
+                for k, w in enumerate(words[1:], start=1):
+                    if w.lower() in _PHRASE_STOP:
+                        words = words[:k]
+                        break
+                known.append(_cap(" ".join(words).rstrip("?.,")))
+            else:
+                known.append(_cap(clause.rstrip(".?")))
+            covered |= nums
+    missing = used - covered - ask_numbers
+    if givens is not None and missing - {Fraction(0), Fraction(1)}:
+        raise KeyInfoError("the question's givens could not be placed in clauses: "
+                           + ", ".join(str(v) for v in sorted(missing)))
+    # irrelevant: sentences with numbers, none of which the solution uses anywhere
+    sol_numbers = _numbers(_ANNOT.sub(" ", solution))
+    # (a sentence whose only numbers are words, "he has one before bed", may be a fact the
+    # solution counts without writing it: never filed as irrelevant)
+    irrelevant = [s for s in context_sents
+                  if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)]
+    if not known:
+        raise KeyInfoError("no clause of the question states a number the solution uses")
+    scenario_parts = [p for p in context_parts if p not in irrelevant]
+    scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:") + ("" if p.rstrip().endswith((".", "!", "?")) else ".")
+                        for p in scenario_parts[:3])
+    if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
+        raise KeyInfoError("the question states no scenario apart from its goal")
+    # a one-sentence scenario that is also a known quantity: the known quantity keeps
+    # only the phrase from its number on ("3 egg omelet every morning for breakfast")
+    flat = re.sub(r"[^a-z0-9]+", " ", scenario.lower()).strip()
+    for i, item in enumerate(known):
+        if re.sub(r"[^a-z0-9]+", " ", item.lower()).strip() == flat:
+            hit = _NUMBER.search(item) or _WORD_RE.search(item)
+            if hit and hit.start() > 0:
+                known[i] = item[hit.start():].rstrip(".")
+            else:
+                raise KeyInfoError("the question's only context is the known quantity itself; "
+                                   "a scenario cannot be told apart from it")
+    # unknowns and relationships
+    label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
+    given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
+    given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
+    # numbers a reader may see: the question's and the constants the steps write (7 days
+    # a week), never a step's result
+    results = {Fraction(st.result) for st in steps}
+    constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
+    question_values = _numbers(question) | constants
+    unknown: list[str] = []
+    relations: list[str] = []
+    for i, st in enumerate(steps):
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values)
+        unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
+        expr = getattr(st, "expr", None)
+        if expr is not None:
+            relations.append(f"{label[st.name]} = {_relation(expr, label, given_value, given_text)}")
+        else:
+            text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
+            text = re.sub(r"\s+", " ", text.replace("+", " + ").replace("-", " − ")).strip()
+            relations.append(f"{label[st.name]} = {text}")
+    if unknown:
+        unknown[-1] = unknown[-1] + " (the value asked for)"
+    return {
+        "problem_scenario": scenario,
+        "goal": goal,
+        "known_quantities": known,
+        "unknown_quantities": unknown,
+        "relationships_and_constraints": relations,
+        "irrelevant_information": irrelevant,
+    }
+
+
+def _describe(line: str, question_values: set[Fraction]) -> str:
+    """The solution's words for a step with its arithmetic and every number the question
+    does not state replaced by '?' (no intermediate result leaks)."""
+    from qcstation.core.construct.rules import _VISIBLE_TAIL_RE, find_inline_computations
+
+    text = line
+    for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
+        before = text[: m.start()]
+        for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
+            before = re.sub(r"[\s$€£=]+$", " ", before)
+            t = _VISIBLE_TAIL_RE.search(before + "= ")
+            if not t:
+                break
+            before = before[: t.start()]
+        text = before.rstrip() + " ? " + text[m.end():].lstrip()
+    for c in reversed(find_inline_computations(text)):
+        text = text[: c.expr_start] + "?" + text[c.result_end:]
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?%?",
+                  lambda mm: mm.group(0) if _numbers(mm.group(0)) <= question_values else "?", text)
+    text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:300]
+
+
+def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction],
+              given_text: dict[str, str]) -> str:
+    from qcstation.core.construct.notation import render_infix
+    from qcstation.core.construct.rules import BinOp, Name, Neg, Num
+
+    def walk(e: Any) -> Any:
+        if isinstance(e, Name):
+            if e.name in given_value:
+                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")):
+                    return Name(given_text[e.name])  # a fraction as the question writes it
+                return Num(given_value[e.name], "g")
+            return Name(label.get(e.name, e.name))
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left), walk(e.right))
+        return e
+
+    return render_infix(walk(expr))
+
+
+# ------------------------------------------------------------------ editable text form
+MAX_EDIT_CHARS = 6 * MAX_FIELD_CHARS
+
+
+def keyinfo_to_text(fields: dict[str, Any]) -> str:
+    """The six fields as text a reviewer edits: ``Title: text`` for the two text fields,
+    ``Title:`` followed by ``- item`` lines for the lists (read back by :func:`keyinfo_from_text`)."""
+    out: list[str] = []
+    for key in KEYINFO_FIELDS:
+        value = fields.get(key)
+        if key in TEXT_FIELDS:
+            out.append(f"{KEYINFO_TITLES[key]}: {' '.join(str(value or '').split())}")
+        else:
+            out.append(f"{KEYINFO_TITLES[key]}:")
+            out.extend(f"- {' '.join(str(x).split())}" for x in (value or []))
+    return "\n".join(out) + "\n"
+
+
+def keyinfo_from_text(text: str) -> dict[str, Any]:
+    """Parse the edited text form (untrusted: size-limited, every field required once)."""
+    if len(text) > MAX_EDIT_CHARS:
+        raise KeyInfoError(f"the text is too long ({len(text)} characters; at most {MAX_EDIT_CHARS})")
+    titles = {re.sub(r"[^a-z]", "", t.lower()): k for k, t in KEYINFO_TITLES.items()}
+    fields: dict[str, Any] = {}
+    current: str | None = None
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(("- ", "* ")) or line in ("-", "*"):
+            if current is None or current in TEXT_FIELDS:
+                raise KeyInfoError(f"line {lineno}: a list item outside a list field")
+            item = line[1:].strip()
+            if item:
+                fields[current].append(item)
+            continue
+        head, sep, rest = line.partition(":")
+        key = titles.get(re.sub(r"[^a-z]", "", head.lower())) if sep else None
+        if key is None:
+            if current in TEXT_FIELDS:   # a text field continued on the next line
+                fields[current] = (fields[current] + " " + line).strip()
+                continue
+            raise KeyInfoError(f"line {lineno}: expected 'Title:' of one of the six fields or "
+                               f"'- item', got {line[:40]!r}")
+        if key in fields:
+            raise KeyInfoError(f"line {lineno}: {KEYINFO_TITLES[key]} appears twice")
+        current = key
+        if key in TEXT_FIELDS:
+            fields[key] = rest.strip()
+        else:
+            fields[key] = [rest.strip()] if rest.strip() else []
+    missing = [KEYINFO_TITLES[k] for k in KEYINFO_FIELDS if k not in fields]
+    if missing:
+        raise KeyInfoError("missing field(s): " + ", ".join(missing))
+    return {k: fields[k] for k in KEYINFO_FIELDS}

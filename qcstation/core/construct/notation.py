@@ -1,0 +1,756 @@
+"""Notation-only arithmetic questions rendered from a verified SMT-LIB formalization.
+
+SMART's Arithmetic task asks for the seed's answer from a question that holds only
+numbers and variables. :func:`render_notation` reads a formalization in
+definitional form (every constant the answer needs is defined by
+``(assert (= name TERM))`` or ``define-fun``) and renders, deterministically::
+
+    Let a = 16, b = 3, c = 4 and d = 2. Let s1 = a − b − c and answer = s1 × d.
+    What is the value of answer?
+
+Given numbers become the variables ``a, b, c, ...`` (a number written in a term is
+one variable per distinct value; a constant defined as a number keeps its own
+variable); derived quantities become ``s1, s2, ...`` in dependency order and the
+asked-for constant is always ``answer``. No name from the SMT-LIB reaches the text,
+so story words cannot leak through constant names.
+
+:func:`notation_to_smtlib` rebuilds an SMT-LIB script from the rendered *text*
+(it parses the question back), so Z3 checks the question a model actually sees.
+:func:`check_rephrasing` lists problems in a model's rephrasing of a question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from qcstation.core.construct.rules import (
+    BinOp,
+    Expr,
+    ExpressionError,
+    Name,
+    Neg,
+    Num,
+    evaluate,
+    expr_names,
+    expr_to_sexpr,
+    fraction_to_smt,
+    is_nonlinear,
+    parse_expression,
+)
+from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
+from qcstation.common.errors import GenerationError, VerificationError
+
+__all__ = [
+    "NotationError",
+    "NotationQuestion",
+    "render_notation",
+    "parse_notation_text",
+    "notation_to_smtlib",
+    "check_rephrasing",
+    "format_number",
+    "render_infix",
+]
+
+TARGET = "answer"
+_LETTERS = "abcdfghkmnpqrtuvwyz"  # no e, i, j, l, o, s, x: easily misread or used elsewhere
+_OP_SYMBOL = {"+": "+", "-": "−", "*": "×", "/": "÷"}
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
+MAX_DECIMALS = 6
+
+
+class NotationError(GenerationError):
+    """The SMT-LIB cannot be rendered as a notation question (the caller falls back
+    to a model); ``str(err)`` says why."""
+
+    def __init__(self, message: str, title: str = "Cannot render notation") -> None:
+        super().__init__(message, title)
+
+
+@dataclass
+class NotationQuestion:
+    text: str
+    variables: dict[str, Fraction]  # given numbers, in the order they are stated
+    target: str
+    definitions: list[tuple[str, Expr]] = field(default_factory=list)  # derived, in order
+    source_names: dict[str, str] = field(default_factory=dict)  # notation name -> SMT-LIB name
+
+    @property
+    def value(self) -> Fraction:
+        """The exact value of the target (computed from the question's own structure)."""
+        env = dict(self.variables)
+        for name, expr in self.definitions:
+            env[name] = evaluate(expr, env)
+        return env[self.target]
+
+
+# --------------------------------------------------------------------------- numbers and infix
+
+
+def format_number(value: Fraction) -> str:
+    """``16``, ``1.5``, ``0.125``, ``1/3``, ``−5`` (U+2212 minus)."""
+    sign = "−" if value < 0 else ""
+    v = abs(value)
+    if v.denominator == 1:
+        return f"{sign}{v.numerator}"
+    d = v.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    places = max(twos, fives)
+    if d == 1 and places <= MAX_DECIMALS:
+        scaled = v * 10**places
+        digits = str(scaled.numerator).rjust(places + 1, "0")
+        return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    return f"{sign}{v.numerator}/{v.denominator}"
+
+
+def _chain(expr: Expr, op: str) -> list[Expr]:
+    if isinstance(expr, BinOp) and expr.op == op:
+        return [*_chain(expr.left, op), expr.right]
+    return [expr]
+
+
+def render_infix(expr: Expr) -> str:
+    """Infix with × ÷ + − and only the parentheses the tree needs; parsing the text
+    back with :func:`qcstation.core.construct.rules.parse_expression` gives the same tree."""
+    if isinstance(expr, Name):
+        return expr.name
+    if isinstance(expr, Num):
+        return format_number(expr.value)
+    if isinstance(expr, Neg):
+        inner = expr.operand
+        body = render_infix(inner)
+        return f"−{body}" if isinstance(inner, (Name, Num)) else f"−({body})"
+    args = _chain(expr, expr.op)
+    prec = _PREC[expr.op]
+    parts: list[str] = []
+    for i, arg in enumerate(args):
+        text = render_infix(arg)
+        if isinstance(arg, Neg):
+            text = f"({text})"
+        elif isinstance(arg, BinOp):
+            child = _PREC[arg.op]
+            if child < prec or (i > 0 and child <= prec):
+                text = f"({text})"
+        parts.append(text)
+    return f" {_OP_SYMBOL[expr.op]} ".join(parts)
+
+
+def _join(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --------------------------------------------------------------------------- SMT-LIB -> definitions
+
+
+def _node_text(node: Node) -> str:
+    if isinstance(node, Token):
+        return node.text
+    return "(" + " ".join(_node_text(i) for i in node.items) + ")"
+
+
+def _literal(expr: Expr) -> Fraction | None:
+    if isinstance(expr, Num):
+        return expr.value
+    if isinstance(expr, Neg) and isinstance(expr.operand, Num):
+        return -expr.operand.value
+    return None
+
+
+def _term(node: Node, consts: dict[str, str]) -> Expr:
+    """SMT-LIB arithmetic term -> Expr (n-ary operators become left-nested chains)."""
+    if isinstance(node, Token):
+        if node.kind == "numeral":
+            return Num(Fraction(int(node.text)), node.text)
+        if node.kind == "decimal":
+            return Num(Fraction(node.text), node.text)
+        name = symbol_name(node)
+        if name is None:
+            raise NotationError(f"{node.text!r} is not an arithmetic term")
+        if name not in consts:
+            raise NotationError(f"{name!r} is not a declared constant")
+        return Name(name)
+    if not node.items:
+        raise NotationError("empty term '()'")
+    head = node.items[0]
+    op = symbol_name(head) if isinstance(head, Token) else None
+    args = node.items[1:]
+    if op == "to_real" and len(args) == 1:
+        return _term(args[0], consts)
+    if op not in ("+", "-", "*", "/"):
+        shown = op if op is not None else _node_text(head)
+        raise NotationError(
+            f"operator {shown!r} in {_node_text(node)[:80]} cannot be rendered "
+            "(only + - * / are supported)"
+        )
+    if not args:
+        raise NotationError(f"({op}) has no arguments")
+    parts = [_term(a, consts) for a in args]
+    if op == "-" and len(parts) == 1:
+        return Neg(parts[0])
+    if op == "/" and len(parts) == 2:
+        p, q = parts
+        if isinstance(p, Num) and isinstance(q, Num) and q.value != 0:
+            value = p.value / q.value
+            # an exact rational literal such as (/ 3 2) is one given number
+            if value.denominator == q.value and value.numerator == p.value and q.value > 1:
+                return Num(value, "")
+    expr = parts[0]
+    for part in parts[1:]:
+        expr = BinOp(op, expr, part)
+    return expr
+
+
+def _compare(op: str, values: list[Fraction]) -> bool:
+    pairs = list(zip(values, values[1:]))
+    if op == "=":
+        return all(a == b for a, b in pairs)
+    if op == "<":
+        return all(a < b for a, b in pairs)
+    if op == "<=":
+        return all(a <= b for a, b in pairs)
+    if op == ">":
+        return all(a > b for a, b in pairs)
+    if op == ">=":
+        return all(a >= b for a, b in pairs)
+    if op == "distinct":
+        return len(set(values)) == len(values)
+    raise NotationError(f"unsupported relation {op!r}")
+
+
+def _holds(node: Node, consts: dict[str, str], env: dict[str, Fraction]) -> bool:
+    """Evaluate a closed constraint over defined constants (redundant side conditions)."""
+    if isinstance(node, Token):
+        if node.text in ("true", "false"):
+            return node.text == "true"
+        raise NotationError(f"{node.text!r} is not a constraint")
+    head = symbol_name(node.items[0]) if node.items and isinstance(node.items[0], Token) else None
+    args = node.items[1:]
+    if head == "and":
+        return all(_holds(a, consts, env) for a in args)
+    if head == "or":
+        return any(_holds(a, consts, env) for a in args)
+    if head == "not" and len(args) == 1:
+        return not _holds(args[0], consts, env)
+    if head in ("=", "<", "<=", ">", ">=", "distinct") and len(args) >= 2:
+        try:
+            values = [evaluate(_term(a, consts), env) for a in args]
+        except ExpressionError as exc:
+            raise NotationError(f"constraint {_node_text(node)[:80]} cannot be evaluated: {exc}") from exc
+        return _compare(head, values)
+    raise NotationError(f"constraint {_node_text(node)[:80]} cannot be rendered")
+
+
+def _conjuncts(node: Node) -> list[Node]:
+    if isinstance(node, SList) and node.items and isinstance(node.items[0], Token) \
+            and node.items[0].text == "and":
+        return [c for a in node.items[1:] for c in _conjuncts(a)]
+    return [node]
+
+
+@dataclass
+class _Source:
+    consts: dict[str, str]  # name -> sort
+    defs: dict[str, Expr]  # name -> defining term (insertion order = definition order)
+    checks: list[Node]
+    target: str
+
+
+def _read_source(smtlib: str) -> _Source:
+    try:
+        script = parse_script(smtlib)
+    except VerificationError as exc:
+        raise NotationError(f"the SMT-LIB cannot be read: {exc}") from exc
+    consts: dict[str, str] = {}
+    defs: dict[str, Expr] = {}
+    pending: list[Node] = []
+    target: str | None = None
+    for cmd in script.commands:
+        if cmd.name == "get-value":
+            items = cmd.args[0].items if isinstance(cmd.args[0], SList) else []
+            if items and target is None:
+                target = symbol_name(items[0])
+    for cmd in script.active_commands():
+        args = cmd.args
+        if cmd.name in ("declare-const", "declare-fun"):
+            name = symbol_name(args[0]) or ""
+            if cmd.name == "declare-fun" and isinstance(args[1], SList) and args[1].items:
+                raise NotationError(f"function {name!r} takes arguments; only constants can be rendered")
+            sort_node = args[-1]
+            sort = sort_node.text if isinstance(sort_node, Token) else _node_text(sort_node)
+            if sort not in ("Real", "Int"):
+                raise NotationError(f"constant {name!r} has sort {sort}; only Int and Real can be rendered")
+            consts[name] = sort
+        elif cmd.name in ("define-fun", "define-const"):
+            name = symbol_name(args[0]) or ""
+            if cmd.name == "define-fun":
+                if isinstance(args[1], SList) and args[1].items:
+                    raise NotationError(f"function {name!r} takes arguments; only constants can be rendered")
+                sort_node, body = args[2], args[3]
+            else:
+                sort_node, body = args[1], args[2]
+            sort = sort_node.text if isinstance(sort_node, Token) else _node_text(sort_node)
+            if sort not in ("Real", "Int"):
+                raise NotationError(f"{name!r} has sort {sort}; only Int and Real can be rendered")
+            consts[name] = sort
+            defs[name] = _term(body, consts)
+        elif cmd.name == "assert":
+            pending.extend(_conjuncts(args[0]))
+        elif cmd.name in ("define-fun-rec", "define-funs-rec", "declare-sort", "define-sort"):
+            raise NotationError(f"({cmd.name} ...) cannot be rendered")
+    checks: list[Node] = []
+    # turn (= name TERM) into definitions, in order, until nothing changes
+    progress = True
+    while pending and progress:
+        progress = False
+        rest: list[Node] = []
+        for node in pending:
+            defined = _as_definition(node, consts, defs)
+            if defined is None:
+                rest.append(node)
+            else:
+                defs[defined[0]] = defined[1]
+                progress = True
+        pending = rest
+    checks.extend(pending)
+    if target is None:
+        if TARGET not in consts:
+            raise NotationError("no target: the SMT-LIB declares no 'answer' constant and has no (get-value (...))")
+        target = TARGET
+    if target not in consts:
+        raise NotationError(f"the asked-for term {target!r} is not a declared constant")
+    return _Source(consts, defs, checks, target)
+
+
+def _as_definition(node: Node, consts: dict[str, str], defs: dict[str, Expr]) -> tuple[str, Expr] | None:
+    if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
+            and node.items[0].text == "="):
+        return None
+    left, right = node.items[1], node.items[2]
+    for lhs, rhs in ((left, right), (right, left)):
+        name = symbol_name(lhs) if isinstance(lhs, Token) else None
+        if name is None or name not in consts or name in defs:
+            continue
+        term = _term(rhs, consts)  # an unsupported operator is reported as such
+        if name in expr_names(term):
+            continue
+        return name, term
+    return None
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
+    if isinstance(expr, Name):
+        return mapping.get(expr.name, expr)
+    if isinstance(expr, Neg):
+        return Neg(_substitute(expr.operand, mapping))
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, _substitute(expr.left, mapping), _substitute(expr.right, mapping))
+    return expr
+
+
+def _letter(i: int) -> str:
+    base = _LETTERS[i % len(_LETTERS)]
+    return base if i < len(_LETTERS) else f"{base}{i // len(_LETTERS) + 1}"
+
+
+def render_notation(smtlib: str) -> NotationQuestion:
+    """Render a definitional SMT-LIB formalization as a notation-only question.
+
+    Deterministic (same input, same bytes). Raises NotationError for anything it
+    cannot render faithfully: constraints that are not definitions (inequalities,
+    equations the answer must be solved from), operators other than + - * /,
+    non-Int/Real sorts, an Int constant whose definition is not an integer, or a
+    side condition that does not hold."""
+    src = _read_source(smtlib)
+    defs = src.defs
+    # evaluate every definition (dependency order), detecting cycles and free constants
+    env: dict[str, Fraction] = {}
+    visiting: set[str] = set()
+
+    def value_of(name: str) -> Fraction:
+        if name in env:
+            return env[name]
+        if name not in defs:
+            raise NotationError(
+                f"{name!r} is not defined by any (assert (= {name} ...)) or define-fun; "
+                "the SMT-LIB must be solved, not just computed"
+            )
+        if name in visiting:
+            raise NotationError(f"the definition of {name!r} depends on itself")
+        visiting.add(name)
+        for dep in expr_names(defs[name]):
+            value_of(dep)
+        try:
+            val = evaluate(defs[name], env)
+        except ExpressionError as exc:
+            raise NotationError(f"the definition of {name!r} cannot be computed: {exc}") from exc
+        visiting.discard(name)
+        if src.consts.get(name) == "Int" and val.denominator != 1:
+            raise NotationError(f"{name!r} is an Int but its definition evaluates to {val}")
+        env[name] = val
+        return val
+
+    value_of(src.target)
+    for check in src.checks:
+        names_in_check = _check_names(check)
+        for n in names_in_check:
+            if n not in defs:
+                raise NotationError(
+                    f"constraint {_node_text(check)[:80]} is not a definition "
+                    "(inequalities and implicit equations cannot be rendered)"
+                )
+            value_of(n)
+        if not _holds(check, src.consts, env):
+            raise NotationError(f"constraint {_node_text(check)[:80]} does not hold for the defined values")
+    # closure of the target, in definition order
+    needed: list[str] = []
+    stack = [src.target]
+    seen: set[str] = set()
+    while stack:
+        cur = stack.pop()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        stack.extend(expr_names(defs[cur]))
+    order = [n for n in defs if n in seen]
+    # topological order, stable by definition order
+    placed: list[str] = []
+    placed_set: set[str] = set()
+    while len(placed) < len(order):
+        for n in order:
+            if n not in placed_set and all(d in placed_set for d in expr_names(defs[n])):
+                placed.append(n)
+                placed_set.add(n)
+                break
+    needed = placed
+    given_named = [n for n in needed if _literal(defs[n]) is not None]
+    derived = [n for n in needed if _literal(defs[n]) is None]
+    if src.target in given_named:
+        raise NotationError(
+            f"{src.target!r} is stated directly as {format_number(env[src.target])}; there is nothing to compute"
+        )
+    # aliases: x = y (y a name) is substituted away; the target keeps its name
+    alias: dict[str, Expr] = {}
+    body: dict[str, Expr] = {n: defs[n] for n in derived}
+    rename_to_target: str | None = None
+    tgt_body = body[src.target]
+    if isinstance(tgt_body, Name) and tgt_body.name in body:
+        rename_to_target = tgt_body.name
+    for n in derived:
+        if n == src.target:
+            continue
+        if isinstance(body[n], Name):
+            alias[n] = body[n]
+    # resolve alias chains
+    def resolve(e: Expr) -> Expr:
+        for _ in range(len(alias) + 1):
+            new = _substitute(e, alias)
+            if new == e:
+                return e
+            e = new
+        return e
+
+    if rename_to_target is not None:
+        # the target is an alias of a derived step: that step becomes the target
+        real = resolve(Name(rename_to_target))
+        if isinstance(real, Name) and real.name in body and real.name not in alias:
+            body[src.target] = body[real.name]
+            del body[real.name]
+            alias[real.name] = Name(src.target)
+    steps = [n for n in derived if n in body and n not in alias]
+    # walk the steps in order, naming literals and named givens as they first appear
+    letters: dict[tuple[object, ...], str] = {}
+    variables: dict[str, Fraction] = {}
+    source_names: dict[str, str] = {}
+    step_names: dict[str, str] = {}
+    counter = 0
+
+    def given_var(key: tuple[object, ...], value: Fraction, source: str) -> str:
+        nonlocal counter
+        if key not in letters:
+            letter = _letter(counter)
+            counter += 1
+            letters[key] = letter
+            variables[letter] = value
+            source_names[letter] = source
+        return letters[key]
+
+    occurrences: dict[Fraction, int] = {}  # per definition: how often each value was seen
+
+    def convert(e: Expr) -> Expr:
+        lit = _literal(e)
+        if lit is not None:
+            # the same number used again in one definition (3 × 3) is a second given,
+            # the same number in another definition reuses its letter
+            k = occurrences.get(lit, 0)
+            occurrences[lit] = k + 1
+            return Name(given_var(("lit", lit, k), lit, ""))
+        if isinstance(e, Name):
+            target_name = resolve(e)
+            if isinstance(target_name, Name):
+                n = target_name.name
+                if n in step_names:
+                    return Name(step_names[n])
+                if n == src.target:
+                    return Name(TARGET)
+                if n in given_named:
+                    return Name(given_var(("name", n), env[n], n))
+                raise NotationError(f"internal: {n!r} used before it is defined")  # pragma: no cover
+            return convert(target_name)
+        if isinstance(e, Neg):
+            return Neg(convert(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, convert(e.left), convert(e.right))
+        raise NotationError(f"internal: unexpected term {e!r}")  # pragma: no cover
+
+    definitions: list[tuple[str, Expr]] = []
+    for n in steps:
+        if n == src.target:
+            continue
+        occurrences.clear()
+        converted = convert(body[n])
+        new_name = f"s{len(step_names) + 1}"
+        step_names[n] = new_name
+        source_names[new_name] = n
+        definitions.append((new_name, converted))
+    occurrences.clear()
+    target_expr = convert(body[src.target])
+    if isinstance(target_expr, Name) and not definitions:
+        raise NotationError(
+            f"{src.target!r} is just the given number {format_number(env[src.target])}; there is nothing to compute"
+        )
+    definitions.append((TARGET, target_expr))
+    source_names[TARGET] = src.target
+    if not variables:
+        raise NotationError("the formalization has no given numbers")
+    givens_text = _join([f"{k} = {format_number(v)}" for k, v in variables.items()])
+    derived_text = _join([f"{k} = {render_infix(e)}" for k, e in definitions])
+    text = f"Let {givens_text}. Let {derived_text}. What is the value of {TARGET}?"
+    q = NotationQuestion(text, variables, TARGET, definitions, source_names)
+    if q.value != env[src.target]:  # pragma: no cover - guarded by construction
+        raise NotationError("internal: the rendered question does not evaluate to the SMT-LIB value")
+    return q
+
+
+def _check_names(node: Node) -> list[str]:
+    out: list[str] = []
+    if isinstance(node, Token):
+        if node.kind in ("symbol", "qsymbol"):
+            n = symbol_name(node)
+            if n and n not in ("true", "false"):
+                out.append(n)
+        return out
+    for i, item in enumerate(node.items):
+        if i == 0 and isinstance(item, Token):
+            continue  # the operator
+        out.extend(_check_names(item))
+    return out
+
+
+# --------------------------------------------------------------------------- text -> structure -> SMT-LIB
+
+_TEXT_RE = re.compile(r"^Let (?P<givens>.+?)\. Let (?P<derived>.+)\. What is the value of (?P<target>\w+)\?$", re.S)
+_ITEM_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
+
+
+def _split_items(text: str) -> list[str]:
+    head, sep, last = text.rpartition(" and ")
+    if not sep:
+        return [text]
+    return [*head.split(", "), last]
+
+
+def parse_notation_text(text: str) -> NotationQuestion:
+    """Parse a question in the rendered form back into its structure (raises
+    NotationError when the text is not in that form)."""
+    m = _TEXT_RE.match(text.strip())
+    if not m:
+        raise NotationError("the text is not in the form 'Let ... . Let ... . What is the value of X?'")
+    variables: dict[str, Fraction] = {}
+    for item in _split_items(m.group("givens")):
+        im = _ITEM_RE.match(item)
+        if not im:
+            raise NotationError(f"cannot read the given {item!r}")
+        name, value_text = im.groups()
+        try:
+            value_expr = parse_expression(value_text)
+            value = evaluate(value_expr)
+        except ExpressionError as exc:
+            raise NotationError(f"the given {item!r} is not a number: {exc}") from exc
+        if not (_literal(value_expr) is not None or _is_fraction_literal(value_expr)):
+            raise NotationError(f"the given {item!r} is not a single number")
+        if name in variables:
+            raise NotationError(f"{name!r} is given twice")
+        variables[name] = value
+    definitions: list[tuple[str, Expr]] = []
+    known = set(variables)
+    for item in _split_items(m.group("derived")):
+        im = _ITEM_RE.match(item)
+        if not im:
+            raise NotationError(f"cannot read the definition {item!r}")
+        name, expr_text = im.groups()
+        try:
+            expr = parse_expression(expr_text, names=True)
+        except ExpressionError as exc:
+            raise NotationError(f"the definition {item!r} is not arithmetic: {exc}") from exc
+        unknown = [n for n in expr_names(expr) if n not in known]
+        if unknown:
+            raise NotationError(f"{item!r} uses {', '.join(unknown)} before it is defined")
+        if name in known:
+            raise NotationError(f"{name!r} is defined twice")
+        known.add(name)
+        definitions.append((name, expr))
+    target = m.group("target")
+    if target not in {n for n, _ in definitions}:
+        raise NotationError(f"the asked-for {target!r} is not defined")
+    return NotationQuestion(text, variables, target, definitions)
+
+
+def _is_fraction_literal(expr: Expr) -> bool:
+    if isinstance(expr, Neg):
+        return _is_fraction_literal(expr.operand)
+    return isinstance(expr, BinOp) and expr.op == "/" and isinstance(expr.left, Num) and isinstance(expr.right, Num)
+
+
+def notation_to_smtlib(q: NotationQuestion) -> str:
+    """SMT-LIB rebuilt from the question text itself (parsed back), following the
+    verifier's convention (a Real constant per variable, ``answer`` the target)."""
+    parsed = parse_notation_text(q.text)
+    if parsed.target != TARGET:
+        # keep the verifier's convention: the asked-for quantity is 'answer'
+        raise NotationError(f"the question asks for {parsed.target!r}, not {TARGET!r}")
+    exprs = [e for _, e in parsed.definitions]
+    logic = "QF_NRA" if any(is_nonlinear(e) for e in exprs) else "QF_LRA"
+    lines = [f"(set-logic {logic})"]
+    names = [*parsed.variables, *(n for n, _ in parsed.definitions)]
+    lines.extend(f"(declare-const {n} Real)" for n in names)
+    lines.extend(f"(assert (= {n} {fraction_to_smt(v)}))" for n, v in parsed.variables.items())
+    lines.extend(f"(assert (= {n} {expr_to_sexpr(e)}))" for n, e in parsed.definitions)
+    lines.append("(check-sat)")
+    lines.append(f"(get-value ({TARGET}))")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- rephrasing check
+
+_ALLOWED_WORDS = frozenset(
+    """let be is are was equal equals equal to the a an of and or with where given suppose assume
+    define defined denote denotes denoted set value values variable variables number numbers
+    quantity quantities expression expressions following what which find compute calculate
+    evaluate determine work out give state your final answer result results exact exactly
+    simplified simplify fraction decimal form if then so that this these those it its we you
+    have has obtain get first next then finally step steps using use in terms from by as
+    plus minus times multiplied divided subtract subtracted add added multiply divide product
+    sum difference quotient over into for each known unknown below above following: let's
+    also now here there all both is: are: value: please""".split()
+)
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million billion half halves twice thrice double triple quarter
+    quarters third thirds dozen percent""".split()
+)
+_NUMBER_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z_0-9.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+(?:\.\d+)?)?(?![A-Za-z_0-9])"
+    r"|(?<![A-Za-z_0-9.])[-−]?\.\d+"
+)
+
+
+def _numbers_in(text: str) -> list[tuple[str, Fraction]]:
+    out: list[tuple[str, Fraction]] = []
+    for m in _NUMBER_TOKEN_RE.finditer(text):
+        raw = m.group(0)
+        clean = raw.replace("−", "-").replace(",", "").replace(" ", "")
+        try:
+            if "/" in clean:
+                num, den = clean.split("/")
+                value = Fraction(num) / Fraction(den)
+            else:
+                value = Fraction(clean)
+        except (ValueError, ZeroDivisionError):
+            continue
+        out.append((raw, value))
+    return out
+
+
+def _names_of(q: NotationQuestion) -> set[str]:
+    names = set(q.variables) | {q.target}
+    names |= {n for n, _ in q.definitions}
+    try:
+        parsed = parse_notation_text(q.text)
+        names |= set(parsed.variables) | {n for n, _ in parsed.definitions}
+    except NotationError:
+        names |= set(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*=", q.text))
+    return names
+
+
+def check_rephrasing(original: NotationQuestion, rephrased: str) -> list[str]:
+    """Problems with a model's rephrasing of a notation question (empty list = OK):
+    every given number still present, no new numbers or number words, no words
+    outside a small notation vocabulary (no story), the same target asked for, and,
+    when the rephrasing keeps the rendered form, the same value."""
+    problems: list[str] = []
+    text = (rephrased or "").strip()
+    if not text:
+        return ["the rephrased question is empty"]
+    found = _numbers_in(text)
+    found_values = {abs(v) for _, v in found}
+    given_values = {abs(v) for v in original.variables.values()}
+    for name, value in original.variables.items():
+        if abs(value) not in found_values:
+            problems.append(f"the given number {format_number(value)} ({name}) is missing")
+    new = [raw for raw, v in found if abs(v) not in given_values]
+    if new:
+        problems.append("new number(s) not in the original question: " + ", ".join(dict.fromkeys(new)))
+    names = _names_of(original)
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_']*", text)
+    number_words = [w for w in words if w.lower() in _NUMBER_WORDS]
+    if number_words:
+        problems.append("number word(s) (write numbers as digits): " + ", ".join(dict.fromkeys(number_words)))
+    story = [
+        w for w in words
+        if w not in names and w.lower() not in _ALLOWED_WORDS and w.lower() not in _NUMBER_WORDS
+        and not re.fullmatch(r"[A-Za-z]\d*", w)
+    ]
+    if story:
+        shown = list(dict.fromkeys(story))
+        problems.append(
+            "word(s) outside the notation vocabulary (no story allowed): " + ", ".join(shown[:10])
+            + (" ..." if len(shown) > 10 else "")
+        )
+    target = original.target
+    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(target)}(?![A-Za-z0-9_])", text):
+        problems.append(f"the rephrasing does not mention the target {target!r}")
+    else:
+        sentences = [s for s in re.split(r"(?<=[.?!])\s+(?=[A-Z])", text) if s.strip()]
+        last = sentences[-1] if sentences else text
+        asks = "?" in last or re.search(r"\b(find|compute|calculate|evaluate|determine|give|state|what)\b", last, re.I)
+        if not (asks and re.search(rf"(?<![A-Za-z0-9_]){re.escape(target)}(?![A-Za-z0-9_])", last)):
+            problems.append(f"the last sentence does not ask for {target!r}")
+    # a rephrasing that keeps the rendered form can be checked exactly
+    try:
+        reparsed = parse_notation_text(text)
+    except NotationError:
+        reparsed = None
+    if reparsed is not None:
+        try:
+            base = original if original.definitions else parse_notation_text(original.text)
+            if reparsed.value != base.value:
+                problems.append(
+                    f"the rephrased question evaluates to {format_number(reparsed.value)}, "
+                    f"not {format_number(base.value)}"
+                )
+        except (NotationError, ExpressionError, KeyError):
+            pass
+    return problems

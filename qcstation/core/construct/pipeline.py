@@ -1,0 +1,914 @@
+"""The generate → verify → regenerate loop for the four SMART dimensions.
+
+For each active seed and dimension the loop makes an artifact, checks it, and on
+failure tries again with the checker's feedback, up to ``generation.max_attempts``;
+after that the artifact stays ``failed`` with its history. Exact rules are used
+wherever the data allows (calculator-annotated solutions, explicit equations, the
+seed's own chain of thought); a configured model (any OpenAI-compatible server)
+covers the rest. Where neither applies the item says so plainly (``needs_model``).
+
+Crash safety: an attempt row is written before the generator runs and the artifact
+is written in one transaction with the attempt's result; an artifact left
+``generated`` by a killed run is verified at the start of the next one. Nothing is
+generated twice: seeds that already have a current artifact are skipped, and model
+calls are cached by the LLM client.
+
+Dimension order matters: arithmetic (notation) questions are derived from the
+*verified* reasoning (SMT-LIB) artifact of the same seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import os
+import re
+import socket
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db import Store, current_actor, now
+from qcstation import DIMENSIONS
+from qcstation.core.construct import prompts
+from qcstation.core.verify.answers import ExactAnswer, parse_number
+from qcstation.common.config import Config
+from qcstation.common.runtime import pid_alive
+from qcstation.common.errors import GenerationError, ModelAccessError
+
+ProgressFn = Callable[[int, int, str], None]
+
+DONE_STATUSES = ("verified", "accepted")
+
+
+@dataclass
+class PipelineSummary:
+    """Outcome counts per dimension: verified, failed:<reason>, needs_model, skipped…"""
+
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, dimension: str, outcome: str, n: int = 1) -> None:
+        self.counts.setdefault(dimension, Counter())[outcome] += n
+
+    def total(self, outcome_prefix: str) -> int:
+        return sum(n for c in self.counts.values() for k, n in c.items() if k.startswith(outcome_prefix))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dimensions": {d: dict(sorted(c.items())) for d, c in self.counts.items()},
+                "notes": self.notes}
+
+    def lines(self) -> list[str]:
+        out = []
+        for dim in DIMENSIONS:
+            c = self.counts.get(dim)
+            if not c:
+                continue
+            parts = ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+            out.append(f"{dim:<14} {parts}")
+        return out
+
+
+@dataclass
+class _Job:
+    seed: dict[str, Any]
+    dimension: str
+    feedback: str | None = None
+    previous_output: str | None = None
+    replaces_id: int | None = None
+    source_artifact: dict[str, Any] | None = None
+
+
+# ---------------------------------------------------------------- store helpers
+def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
+    return store.one(
+        "SELECT * FROM artifacts WHERE seed_id = ? AND dimension = ? AND status != 'superseded' "
+        "ORDER BY version DESC LIMIT 1", (seed_id, dimension))
+
+
+def _expected(seed: dict[str, Any]) -> ExactAnswer | str | None:
+    parsed = parse_number(seed["answer_text"])
+    if parsed is not None:
+        return parsed
+    return seed.get("answer_value")
+
+
+class _Taken(Exception):
+    """Another process is generating (or has generated) this item since it was selected."""
+
+
+_HOST = socket.gethostname()
+LEASE_SECONDS = 30 * 60
+
+
+def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
+    if owner.get("host") == _HOST:
+        pid = int(owner.get("pid") or 0)
+        if pid == os.getpid() or pid <= 0:
+            return False
+        return pid_alive(pid)
+    # another machine sharing the file: trust its lease for a while
+    try:
+        started = _dt.datetime.strptime(started_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return False
+    return (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds() < LEASE_SECONDS
+
+
+def _checked_elsewhere(store: Store, art: dict[str, Any]) -> bool:
+    """Is this ``generated`` artifact still being checked by another live run?"""
+    if art["status"] != "generated" or not art.get("attempt_id"):
+        return False
+    row = store.one("SELECT inputs, started_at FROM attempts WHERE id = ?", (art["attempt_id"],))
+    if row is None:
+        return False
+    try:
+        owner = json.loads(row["inputs"] or "{}").get("owner") or {}
+    except ValueError:
+        return False
+    return bool(owner) and _owner_alive(owner, row["started_at"])
+
+
+def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
+                   prompt_version: str | None, inputs: Any) -> int:
+    """Record an attempt; the unfinished attempt is this process's lease on the item.
+
+    Inside the write transaction the item's state is checked again, so two ``generate``
+    processes on one database never work on the same item: :class:`_Taken` is raised
+    when another live process holds it or has already produced what this job would.
+    """
+    with store.transaction():
+        seed_id, dim = job.seed["id"], job.dimension
+        cur = current_artifact(store, seed_id, dim)
+        if cur is not None and cur["id"] != job.replaces_id:
+            # made (or being checked) by another run since this job was selected
+            raise _Taken(f"seed {seed_id} {dim}: already {cur['status']}")
+        for row in store.query(
+            "SELECT inputs, started_at FROM attempts WHERE seed_id = ? AND dimension = ? "
+            "AND finished_at IS NULL", (seed_id, dim)):
+            try:
+                owner = json.loads(row["inputs"] or "{}").get("owner") or {}
+            except ValueError:
+                owner = {}
+            if owner and _owner_alive(owner, row["started_at"]):
+                raise _Taken(f"seed {seed_id} {dim}: in progress in process {owner.get('pid')}")
+        n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
+                         (seed_id, dim))
+        record = {"owner": {"host": _HOST, "pid": os.getpid()}, "input": inputs}
+        return store.insert("attempts", {
+            "seed_id": seed_id, "dimension": dim, "attempt_no": int(n) + 1,
+            "generator": generator, "model": model, "prompt_version": prompt_version,
+            "inputs": json.dumps(record, sort_keys=True, default=str, ensure_ascii=False),
+            "feedback": job.feedback, "started_at": now(),
+        })
+
+
+def _record_needs_model(store: Store, job: _Job, message: str) -> None:
+    """Leave the reason on the item (as a finished attempt with status ``needs_model``), once."""
+    with store.transaction():
+        last = store.one("SELECT verify_status, parse_error FROM attempts WHERE seed_id = ? AND "
+                         "dimension = ? ORDER BY id DESC LIMIT 1", (job.seed["id"], job.dimension))
+        if last and last["verify_status"] == "needs_model" and last["parse_error"] == message:
+            return
+        n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
+                         (job.seed["id"], job.dimension))
+        ts = now()
+        store.insert("attempts", {
+            "seed_id": job.seed["id"], "dimension": job.dimension, "attempt_no": int(n) + 1,
+            "generator": "none", "feedback": job.feedback, "parse_ok": 0, "parse_error": message,
+            "verify_status": "needs_model", "started_at": ts, "finished_at": ts,
+        })
+
+
+def _finish_attempt(store: Store, attempt_id: int, *, raw_output: str | None,
+                    parse_error: str | None = None, verify_status: str | None = None,
+                    verify_detail: Any = None) -> None:
+    with store.transaction():
+        store.execute(
+            "UPDATE attempts SET raw_output = ?, parse_ok = ?, parse_error = ?, verify_status = ?, "
+            "verify_detail = ?, finished_at = ? WHERE id = ?",
+            (raw_output, 0 if parse_error else 1, parse_error, verify_status,
+             None if verify_detail is None else json.dumps(verify_detail, sort_keys=True, default=str),
+             now(), attempt_id))
+
+
+def _save_artifact(store: Store, job: _Job, attempt_id: int, content: dict[str, Any], *,
+                   generator: str, model: str | None, prompt_version: str | None,
+                   raw_output: str | None) -> int:
+    """Insert the next version (status ``generated``) and close the attempt, atomically.
+
+    Raises :class:`_Taken` (after recording the attempt as ``abandoned``) when the version
+    this job replaces is no longer rejected or failed, e.g. the reviewer undid the reject
+    while the model was answering: the output stays in the attempt's history only."""
+    seed_id, dim = job.seed["id"], job.dimension
+    art_id = 0
+    with store.transaction():
+        prev = current_artifact(store, seed_id, dim)
+        abandoned = job.replaces_id is not None and (
+            prev is None or prev["id"] != job.replaces_id or prev["status"] not in ("failed", "rejected"))
+        ts = now()
+        if abandoned:
+            store.execute("UPDATE attempts SET raw_output = ?, verify_status = 'abandoned', "
+                          "parse_error = ?, finished_at = ? WHERE id = ?",
+                          (raw_output, "the version it replaces is no longer rejected or failed",
+                           ts, attempt_id))
+        else:
+            version = int(store.scalar(
+                "SELECT COALESCE(MAX(version), 0) FROM artifacts WHERE seed_id = ? AND dimension = ?",
+                (seed_id, dim))) + 1
+            replaces = job.replaces_id or (
+                prev["id"] if prev and prev["status"] in ("failed", "rejected") else None)
+            art_id = store.insert("artifacts", {
+                "seed_id": seed_id, "dimension": dim, "version": version, "status": "generated",
+                "content": json.dumps(content, sort_keys=True, ensure_ascii=False),
+                "generator": generator, "model": model, "prompt_version": prompt_version,
+                "attempt_id": attempt_id, "replaces_id": replaces, "created_at": ts, "updated_at": ts,
+            })
+            if prev is not None and prev["status"] in ("failed", "rejected", "generated"):
+                store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ?",
+                              (ts, prev["id"]))
+            store.execute("UPDATE attempts SET raw_output = ?, parse_ok = 1, artifact_id = ?, "
+                          "finished_at = ? WHERE id = ?", (raw_output, art_id, ts, attempt_id))
+    if abandoned:
+        raise _Taken(f"seed {seed_id} {dim}: the replaced version changed")
+    return art_id
+
+
+def _set_verified(store: Store, artifact_id: int, attempt_id: int | None, ok: bool,
+                  result: dict[str, Any]) -> None:
+    with store.transaction():
+        status = "verified" if ok else "failed"
+        store.execute("UPDATE artifacts SET status = ?, verify_result = ?, updated_at = ? WHERE id = ? "
+                      "AND status IN ('generated', 'verified', 'failed')",
+                      (status, json.dumps(result, sort_keys=True, default=str), now(), artifact_id))
+        if attempt_id is not None:
+            store.execute("UPDATE attempts SET verify_status = ?, verify_detail = ? WHERE id = ?",
+                          (result.get("status"), json.dumps(result, sort_keys=True, default=str),
+                           attempt_id))
+
+
+# ---------------------------------------------------------------- the loop
+class Pipeline:
+    def __init__(self, db_path: str | Path, cfg: Config, *, actor: str | None = None,
+                 progress: ProgressFn | None = None) -> None:
+        self.db_path = Path(db_path)
+        self.cfg = cfg
+        self.actor = actor or current_actor()
+        self.progress = progress or (lambda done, total, msg: None)
+        self.store = Store(self.db_path, create=False)
+        self.summary = PipelineSummary()
+        self._pool: Any = None
+        self._deferred: list[tuple[_Job, int, int, dict[str, Any], str, str | None]] | None = None
+
+    # -- resources ---------------------------------------------------------------
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        self.store.close()
+
+    def __enter__(self) -> "Pipeline":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pool(self) -> Any:
+        if self._pool is None:
+            from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+
+            v = self.cfg.verify
+            self._pool = VerifierPool(workers=v.workers,
+                                      limits=VerifyLimits(timeout_s=v.timeout_s, memory_mb=v.memory_mb))
+        return self._pool
+
+    @property
+    def has_model(self) -> bool:
+        return self.cfg.generator is not None
+
+    # -- selection ---------------------------------------------------------------
+    def seeds(self, *, source: str | None, limit: int | None,
+              seed_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM seeds WHERE status = 'active'"
+        params: list[Any] = []
+        if source:
+            sql += " AND source = ?"
+            params.append(source)
+        if seed_ids is not None:
+            ids = list(seed_ids)
+            sql += f" AND id IN ({','.join('?' * len(ids))})" if ids else " AND 0"
+            params.extend(ids)
+        if source and not self.store.scalar("SELECT 1 FROM seeds WHERE source = ? LIMIT 1", (source,)):
+            known = [r["source"] for r in self.store.query("SELECT DISTINCT source FROM seeds ORDER BY 1")]
+            raise GenerationError(f"no seeds of source {source!r}; sources here: "
+                                  f"{', '.join(known) or '(none: import seeds first)'}")
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return self.store.query(sql, params)
+
+    # -- entry points ------------------------------------------------------------
+    def generate(self, *, dimensions: Iterable[str] | None = None, source: str | None = None,
+                 limit: int | None = None, seed_ids: Iterable[int] | None = None,
+                 retry_failed: bool = False) -> PipelineSummary:
+        dims = _ordered(dimensions)
+        seeds = self.seeds(source=source, limit=limit, seed_ids=seed_ids)
+        started = now()
+        for dim in dims:
+            resumed = self._resume_unverified(dim, seeds)
+            jobs: list[_Job] = []
+            for seed in seeds:
+                cur = current_artifact(self.store, seed["id"], dim)
+                if seed["id"] in resumed:
+                    continue  # counted by the resume
+                if cur is None:
+                    jobs.append(_Job(seed, dim))
+                elif cur["status"] == "rejected":
+                    jobs.append(self._reject_job(seed, dim, cur))
+                elif cur["status"] == "failed" and retry_failed:
+                    jobs.append(_Job(seed, dim, feedback=_failure_feedback(cur),
+                                     previous_output=_artifact_output(cur), replaces_id=cur["id"]))
+                else:
+                    self.summary.add(dim, "already " + cur["status"])
+            self._run_jobs(dim, jobs)
+        self.store.event(self.actor, "generation.run", "pipeline", None,
+                         {"started_at": started, "dimensions": dims, "source": source, "limit": limit,
+                          "summary": self.summary.to_dict()["dimensions"]})
+        return self.summary
+
+    def regenerate_rejected(self) -> PipelineSummary:
+        rows = self.store.query(
+            "SELECT a.*, s.id AS sid FROM artifacts a JOIN seeds s ON s.id = a.seed_id "
+            "WHERE a.status = 'rejected' AND s.status = 'active' ORDER BY a.dimension, a.seed_id")
+        by_dim: dict[str, list[_Job]] = {}
+        for row in rows:
+            seed = self.store.one("SELECT * FROM seeds WHERE id = ?", (row["sid"],))
+            assert seed is not None
+            by_dim.setdefault(row["dimension"], []).append(self._reject_job(seed, row["dimension"], row))
+        for dim in _ordered(by_dim):
+            self._run_jobs(dim, by_dim[dim])
+        self.store.event(self.actor, "generation.regenerate_rejected", "pipeline", None,
+                         {"summary": self.summary.to_dict()["dimensions"]})
+        return self.summary
+
+    def verify(self, *, dimensions: Iterable[str] | None = None, source: str | None = None,
+               limit: int | None = None, reverify: bool = False) -> PipelineSummary:
+        """Verify artifacts left ``generated`` (or, with ``reverify``, re-check every current one)."""
+        dims = _ordered(dimensions)
+        seeds = self.seeds(source=source, limit=limit)
+        for dim in dims:
+            statuses = ("generated", "verified", "failed", "accepted") if reverify else ("generated",)
+            arts = []
+            for seed in seeds:
+                cur = current_artifact(self.store, seed["id"], dim)
+                if cur is not None and cur["status"] in statuses and not _checked_elsewhere(self.store, cur):
+                    arts.append((seed, cur))
+            self._verify_artifacts(dim, arts, keep_review_status=True)
+        return self.summary
+
+    # -- internals ---------------------------------------------------------------
+    def _reject_job(self, seed: dict[str, Any], dim: str, art: dict[str, Any]) -> _Job:
+        feedback = None
+        try:
+            from qcstation.core.review.qc import reject_feedback
+
+            feedback = reject_feedback(self.store, art["id"])
+        except ImportError:  # pragma: no cover - qc module always present in releases
+            pass
+        if not feedback:
+            feedback = self.store.scalar(
+                "SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "
+                "AND undone_at IS NULL ORDER BY id DESC LIMIT 1", (art["id"],))
+        return _Job(seed, dim, feedback=f"A reviewer rejected it: {feedback or 'no reason given'}",
+                    previous_output=_artifact_output(art), replaces_id=art["id"])
+
+    def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]]) -> set[int]:
+        """Verify artifacts a killed run left ``generated``; returns their seed ids."""
+        arts = []
+        for seed in seeds:
+            cur = current_artifact(self.store, seed["id"], dim)
+            if cur is not None and cur["status"] == "generated" and not _checked_elsewhere(self.store, cur):
+                arts.append((seed, cur))
+        if arts:
+            self.summary.notes.append(f"{dim}: resumed {len(arts)} unverified artifact(s)")
+            self._verify_artifacts(dim, arts)
+        return {seed["id"] for seed, _ in arts}
+
+    def _verify_artifacts(self, dim: str, arts: list[tuple[dict[str, Any], dict[str, Any]]],
+                          keep_review_status: bool = False) -> None:
+        if not arts:
+            return
+        results = self._check(dim, [(seed, json.loads(a["content"])) for seed, a in arts])
+        for (seed, art), (ok, result) in zip(arts, results):
+            if keep_review_status and ok and art["status"] == "accepted":
+                with self.store.transaction():
+                    self.store.execute("UPDATE artifacts SET verify_result = ? WHERE id = ?",
+                                       (json.dumps(result, sort_keys=True, default=str), art["id"]))
+            else:
+                _set_verified(self.store, art["id"], art["attempt_id"], ok, result)
+            self.summary.add(dim, "verified" if ok else f"failed:{result.get('status')}")
+
+    def _check(self, dim: str, items: list[tuple[dict[str, Any], dict[str, Any]]]
+               ) -> list[tuple[bool, dict[str, Any]]]:
+        """Automatic checks of artifact contents, batched (Z3 runs in the isolated pool)."""
+        if dim in ("reasoning", "arithmetic"):
+            texts: list[tuple[str, Any]] = []
+            early: dict[int, tuple[bool, dict[str, Any]]] = {}
+            for i, (seed, content) in enumerate(items):
+                if dim == "reasoning":
+                    texts.append((str(content.get("smtlib", "")), _expected(seed)))
+                    continue
+                smt, problem = _notation_smtlib(content)
+                if problem:
+                    early[i] = (False, {"status": "mismatch", "message": problem})
+                else:
+                    texts.append((smt, _expected(seed)))
+            outs = iter(list(self.pool.verify_many(texts)) if texts else [])
+            res = []
+            for i in range(len(items)):
+                if i in early:
+                    res.append(early[i])
+                else:
+                    o = next(outs)
+                    res.append((o.ok, o.to_dict()))
+            return res
+        if dim == "understanding":
+            from qcstation.core.construct.keyinfo import validate_keyinfo
+
+            res = []
+            for seed, content in items:
+                problems = validate_keyinfo(content, seed["question"])
+                res.append((not problems, {"status": "verified" if not problems else "invalid",
+                                           "message": "; ".join(problems) or "six fields present and grounded"}))
+            return res
+        res = []
+        for seed, content in items:
+            problems = _check_refinement(content)
+            res.append((not problems, {"status": "verified" if not problems else "invalid",
+                                       "message": "; ".join(problems) or
+                                       f"{len(content.get('errors', []))} error(s) injected and recorded"}))
+        return res
+
+    CHECK_BATCH = 256
+
+    def _run_jobs(self, dim: str, jobs: list[_Job]) -> None:
+        if not jobs:
+            return
+        total, done = len(jobs), 0
+        llm_jobs: list[_Job] = []
+        # rule-made artifacts are stored first and checked in batches, so the verifier
+        # pool's workers are all busy instead of one round-trip per item
+        self._deferred = []
+        try:
+            for start in range(0, total, self.CHECK_BATCH):
+                for job in jobs[start:start + self.CHECK_BATCH]:
+                    if self._guarded_rule_job(job) == "llm":
+                        llm_jobs.append(job)
+                llm_jobs.extend(self._flush_checks(dim))
+                done = min(total, start + self.CHECK_BATCH) - len(llm_jobs)
+                self.progress(done, total, f"{dim}: {done}/{total}")
+        finally:
+            self._deferred = None
+        if llm_jobs:
+            self._llm_jobs(dim, llm_jobs, lambda n: self.progress(done + n, total, f"{dim}: {done + n}/{total}"))
+
+    def _flush_checks(self, dim: str) -> list[_Job]:
+        """Check the deferred artifacts in one batch; returns rule failures a model should retry."""
+        pending, self._deferred = self._deferred or [], []
+        if not pending:
+            return []
+        results = self._check(dim, [(job.seed, content) for job, _, _, content, _, _ in pending])
+        retry = []
+        for (job, art_id, attempt_id, _content, generator, raw), (ok, result) in zip(pending, results):
+            if self._record_check(job, art_id, attempt_id, ok, result, generator, raw):
+                retry.append(job)
+        return retry
+
+    def _record_check(self, job: _Job, art_id: int, attempt_id: int, ok: bool,
+                      result: dict[str, Any], generator: str, raw: str | None) -> bool:
+        """Store a check's result; True when an exact rule failed and a model should take over."""
+        _set_verified(self.store, art_id, attempt_id, ok, result)
+        self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
+        if not ok and self.has_model and not generator.startswith("llm"):
+            job.feedback = str(result.get("message"))
+            job.previous_output = raw
+            job.replaces_id = art_id
+            return True
+        return False
+
+    # -- rules -------------------------------------------------------------------
+    def _guarded_rule_job(self, job: _Job) -> str:
+        """:meth:`_rule_job`, but a seed whose text breaks a rule (too deep, too long, a
+        number too big) is recorded with that reason and the run goes on to the next one."""
+        try:
+            return self._rule_job(job)
+        except (RecursionError, ValueError, ArithmeticError, MemoryError, IndexError,
+                KeyError, TypeError, AttributeError) as exc:
+            text = str(exc) or type(exc).__name__
+            text = text if len(text) <= 200 else text[:199] + "…"
+            return self._needs_model(job, f"the seed's text cannot be processed by the rules "
+                                          f"({type(exc).__name__}: {text})")
+
+    def _rule_job(self, job: _Job) -> str:
+        """Try the exact rule for this job; returns 'done' or 'llm' (needs the model path)."""
+        dim, seed = job.dimension, job.seed
+        if job.feedback and job.replaces_id and not (dim == "arithmetic" and self.has_model):
+            # a rule-made artifact failed or was rejected: the rule would make the same text again
+            # (a model rephrases notation questions from the rendering, see _arithmetic_rule)
+            prev = self.store.one("SELECT generator FROM artifacts WHERE id = ?", (job.replaces_id,))
+            if prev and str(prev["generator"]).startswith("rule:"):
+                return self._needs_model(job, "the rule generator would produce the same text again; "
+                                              "configure a generator model to act on the feedback")
+        try:
+            if dim == "reasoning":
+                from qcstation.core.construct.rules import RuleError, rule_for_seed
+
+                try:
+                    rule = rule_for_seed(seed)
+                except RuleError as exc:
+                    return self._needs_model(job, _no_rule(exc))
+                content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes),
+                           "links": list(rule.links), "givens": list(rule.givens)}
+                if rule.uncertain:
+                    content["uncertain"] = list(rule.uncertain)
+                return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
+                                             inputs={"rule": rule.rule})
+            if dim == "arithmetic":
+                return self._arithmetic_rule(job)
+            if dim == "understanding":
+                from qcstation.core.construct.keyinfo import keyinfo_from_annotations
+                from qcstation.core.construct.rules import RuleError, rule_for_seed
+
+                try:
+                    rule = rule_for_seed(seed)
+                    if rule.rule not in ("gsm8k-calculator", "inline-arithmetic"):
+                        raise RuleError("key information rules need a calculator-annotated solution")
+                    fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps,
+                                                      givens=rule.givens)
+                except GenerationError as exc:
+                    return self._needs_model(job, _no_rule(exc))
+                return self._store_and_check(job, fields, "rule:keyinfo", raw=None,
+                                             inputs={"rule": "keyinfo-from-annotations"})
+            if dim == "refinement":
+                if not seed.get("solution"):
+                    return self._needs_model(job, "the seed has no gold chain of thought to inject errors into")
+                return self._refinement_from_cot(job, seed["solution"], "rule:inject")
+        except GenerationError as exc:
+            return self._needs_model(job, str(exc))
+        raise GenerationError(f"unknown dimension {dim!r}")
+
+    def _arithmetic_rule(self, job: _Job) -> str:
+        from qcstation.core.construct.notation import NotationError, render_notation
+
+        src = current_artifact(self.store, job.seed["id"], "reasoning")
+        if src is None or src["status"] not in DONE_STATUSES:
+            self.summary.add("arithmetic", "waiting for verified reasoning")
+            return "done"
+        smt = json.loads(src["content"])["smtlib"]
+        try:
+            q = render_notation(smt)
+        except NotationError as exc:
+            # a model writes the question in the canonical form instead; Z3 still checks it
+            job.source_artifact = {"notation": None, "smtlib": smt, "source_artifact_id": src["id"]}
+            return self._needs_model(job, f"the SMT-LIB cannot be rendered deterministically ({exc})")
+        content = {"notation": q.text, "variables": {k: str(v) for k, v in q.variables.items()},
+                   "target": q.target, "smtlib": smt, "source_artifact_id": src["id"]}
+        src_content = json.loads(src["content"])
+        for key in ("links", "uncertain"):  # how the source formalization was settled (audit)
+            if src_content.get(key):
+                content[key] = src_content[key]
+        if self.has_model and (self.cfg.generation.rephrase_notation or job.feedback):
+            job.source_artifact = content
+            return "llm"
+        return self._store_and_check(job, content, "rule:notation", raw=q.text,
+                                     inputs={"source_artifact_id": src["id"]})
+
+    def _refinement_from_cot(self, job: _Job, cot: str, generator: str,
+                             attempt_id: int | None = None, model: str | None = None) -> str:
+        from qcstation.core.construct.inject import clean_cot, inject_errors
+
+        g = self.cfg.generation
+        rng_seed = int(g.rng_seed) * 1_000_003 + int(job.seed["id"])
+        injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
+                                 question=job.seed["question"], answer=job.seed["answer_text"],
+                                 redraw=False)
+        content = {
+            "gt_cot": "\n".join(clean_cot(cot, answer=job.seed["answer_text"])),
+            "w_cot": injected.text,
+            "errors": [e.__dict__ if not hasattr(e, "to_dict") else e.to_dict() for e in injected.errors],
+            "n_errors": len(injected.errors),
+            "rng_seed": rng_seed,
+            "gold_answer": injected.gold_answer,
+            "wrong_answer": injected.wrong_answer,
+        }
+        return self._store_and_check(job, content, generator, raw=injected.text,
+                                     inputs={"n_errors": g.errors_per_cot, "rng_seed": rng_seed},
+                                     attempt_id=attempt_id, model=model)
+
+    def _store_and_check(self, job: _Job, content: dict[str, Any], generator: str, *,
+                         raw: str | None, inputs: Any, attempt_id: int | None = None,
+                         model: str | None = None, prompt_version: str | None = None) -> str:
+        if attempt_id is None:
+            try:
+                attempt_id = _start_attempt(self.store, job, generator, model, prompt_version, inputs)
+            except _Taken:
+                self.summary.add(job.dimension, "taken by another process")
+                return "done"
+        try:
+            art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
+                                    model=model, prompt_version=prompt_version, raw_output=raw)
+        except _Taken:
+            self.summary.add(job.dimension, "abandoned (the replaced version changed)")
+            return "done"
+        if self._deferred is not None and not generator.startswith("llm"):
+            self._deferred.append((job, art_id, attempt_id, content, generator, raw))
+            return "deferred"
+        ((ok, result),) = self._check(job.dimension, [(job.seed, content)])
+        return "llm" if self._record_check(job, art_id, attempt_id, ok, result, generator, raw) else "done"
+
+    def _needs_model(self, job: _Job, reason: str) -> str:
+        if self.has_model:
+            return "llm"
+        self.summary.add(job.dimension, "needs_model")
+        message = f"{reason}; no model is configured"
+        if len(self.summary.notes) < 50:
+            self.summary.notes.append(f"seed {job.seed['id']} {job.dimension}: {message}")
+        _record_needs_model(self.store, job, message)
+        return "done"
+
+    # -- model path ----------------------------------------------------------------
+    def _messages(self, job: _Job) -> list[dict[str, str]]:
+        q = job.seed["question"]
+        if job.dimension == "understanding":
+            return prompts.keyinfo_messages(q, job.feedback, job.previous_output)
+        if job.dimension == "reasoning":
+            return prompts.smtlib_messages(q, job.feedback, job.previous_output)
+        if job.dimension == "arithmetic":
+            assert job.source_artifact is not None
+            if job.source_artifact.get("notation") is None:
+                return prompts.notation_from_smtlib_messages(job.source_artifact["smtlib"],
+                                                             job.feedback, job.previous_output)
+            return prompts.notation_rephrase_messages(job.source_artifact["notation"], job.feedback,
+                                                      job.previous_output)
+        return prompts.cot_messages(q, job.feedback, job.previous_output)
+
+    def _llm_jobs(self, dim: str, jobs: list[_Job], advance: Callable[[int], None]) -> None:
+        from qcstation.core.construct.llm import LLMClient
+
+        model_cfg = self.cfg.generator
+        assert model_cfg is not None
+        pending = jobs
+        max_attempts = max(1, int(self.cfg.generation.max_attempts))
+        finished = 0
+        for round_no in range(1, max_attempts + 1):
+            if not pending:
+                break
+            batch, attempt_ids, mine = [], [], []
+            for j in pending:
+                m = self._messages(j)
+                try:
+                    aid = _start_attempt(self.store, j, "llm", model_cfg.model, _prompt_version(j),
+                                     {"messages": m, "round": round_no})
+                except _Taken:
+                    self.summary.add(dim, "taken by another process")
+                    continue
+                batch.append(m)
+                attempt_ids.append(aid)
+                mine.append(j)
+            pending = mine
+            if not pending:
+                break
+
+            async def _round() -> list[Any]:
+                client = LLMClient(model_cfg, store_path=self.db_path, purpose=f"generate:{dim}")
+                try:
+                    return await client.chat_many(batch)
+                finally:
+                    await client.aclose()
+
+            results = asyncio.run(_round())
+            retry: list[_Job] = []
+            for job, attempt_id, res in zip(pending, attempt_ids, results):
+                if isinstance(res, ModelAccessError) or isinstance(res, Exception):
+                    _finish_attempt(self.store, attempt_id, raw_output=None,
+                                    parse_error=f"model call failed: {res}", verify_status="model_error")
+                    job.feedback = None  # the model never saw it; ask again unchanged
+                    retry.append(job)
+                    continue
+                ok = self._accept_llm_output(job, attempt_id, res.text, model_cfg.model)
+                if not ok:
+                    retry.append(job)
+            finished += len(pending) - len(retry)
+            advance(finished)
+            pending = retry
+        for job in pending:
+            self.summary.add(dim, "failed:attempts_exhausted")
+
+    def _accept_llm_output(self, job: _Job, attempt_id: int, text: str, model: str) -> bool:
+        dim, pv = job.dimension, _prompt_version(job)
+        content: dict[str, Any]
+        try:
+            if dim == "reasoning":
+                smt = _strip_fences(text)
+                if "(" not in smt:
+                    raise GenerationError("the answer contains no SMT-LIB")
+                content = {"smtlib": smt, "rule": None, "notes": []}
+            elif dim == "understanding":
+                from qcstation.core.construct.keyinfo import parse_keyinfo
+
+                content = parse_keyinfo(text)
+            elif dim == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
+                from qcstation.core.construct.notation import NotationError, parse_notation_text
+
+                base = job.source_artifact or {}
+                written = _strip_fences(text)
+                try:
+                    parsed = parse_notation_text(written)
+                except NotationError as exc:
+                    raise GenerationError(f"the question is not in the required form: {exc}") from exc
+                content = {"notation": written, "form": "model", "target": parsed.target,
+                           "variables": {k: str(v) for k, v in parsed.variables.items()},
+                           "smtlib": base["smtlib"], "source_artifact_id": base["source_artifact_id"]}
+            elif dim == "arithmetic":
+                from qcstation.core.construct.notation import NotationQuestion, check_rephrasing
+
+                base = job.source_artifact or {}
+                original = NotationQuestion(text=base["notation"], variables={
+                    k: parse_number(v).value for k, v in base["variables"].items()  # type: ignore[union-attr]
+                }, target=base["target"])
+                rephrased = _strip_fences(text)
+                problems = check_rephrasing(original, rephrased)
+                if problems:
+                    raise GenerationError("; ".join(problems))
+                content = dict(base, notation=rephrased, rendered=base["notation"])
+            else:
+                answer_ok, problem = _cot_answer_ok(text, job.seed)
+                if not answer_ok:
+                    raise GenerationError(problem)
+                _finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
+                self._refinement_from_cot(job, text, "llm+inject", model=model)
+                return True
+        except GenerationError as exc:
+            _finish_attempt(self.store, attempt_id, raw_output=text, parse_error=str(exc),
+                            verify_status="parse_error")
+            job.feedback, job.previous_output = str(exc), text
+            return False
+        try:
+            art_id = _save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
+                                    prompt_version=pv, raw_output=text)
+        except _Taken:
+            self.summary.add(dim, "abandoned (the replaced version changed)")
+            return True
+        ((ok, result),) = self._check(dim, [(job.seed, content)])
+        _set_verified(self.store, art_id, attempt_id, ok, result)
+        if ok:
+            self.summary.add(dim, "verified")
+            return True
+        job.feedback, job.previous_output, job.replaces_id = str(result.get("message")), text, art_id
+        return False
+
+
+# ---------------------------------------------------------------- small helpers
+# arithmetic is derived from verified reasoning, so reasoning always runs first
+GENERATION_ORDER = ("reasoning", "arithmetic", "understanding", "refinement")
+
+
+def _ordered(dimensions: Iterable[str] | None) -> list[str]:
+    wanted = set(DIMENSIONS if dimensions is None else dimensions)
+    unknown = wanted - set(DIMENSIONS)
+    if unknown:
+        raise GenerationError(f"unknown dimension(s): {', '.join(sorted(unknown))}; "
+                              f"choose from {', '.join(DIMENSIONS)}")
+    return [d for d in GENERATION_ORDER if d in wanted]
+
+
+def _prompt_version(job: _Job) -> str:
+    if job.dimension == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
+        return prompts.PROMPT_VERSIONS["arithmetic-from-smtlib"]
+    return prompts.PROMPT_VERSIONS[job.dimension]
+
+
+def _no_rule(exc: Exception) -> str:
+    text = str(exc)
+    return text if text.lower().startswith("no rule applies") else f"no rule applies: {text}"
+
+
+def _strip_fences(text: str) -> str:
+    m = re.search(r"```[a-zA-Z0-9_-]*\s*\n(.*?)```", text, re.S)
+    return (m.group(1) if m else text).strip()
+
+
+def _artifact_output(art: dict[str, Any]) -> str | None:
+    """The text a model produced for this artifact, to show it alongside feedback."""
+    try:
+        content = json.loads(art["content"])
+    except (TypeError, ValueError):
+        return None
+    key = {"reasoning": "smtlib", "arithmetic": "notation", "refinement": "w_cot"}.get(art["dimension"])
+    if key is None:
+        return json.dumps(content, ensure_ascii=False)
+    value = content.get(key)
+    return None if value is None else str(value)
+
+
+def _failure_feedback(art: dict[str, Any]) -> str | None:
+    try:
+        res = json.loads(art["verify_result"] or "{}")
+    except ValueError:
+        return None
+    return res.get("message")
+
+
+def _notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
+    """SMT-LIB rebuilt from the notation question's own structure, so Z3 checks the question
+    itself; the stored text must still be the deterministic rendering of its source SMT-LIB
+    (a model's rephrasing was checked against that rendering when it was accepted)."""
+    from qcstation.core.construct.notation import (NotationError, NotationQuestion, notation_to_smtlib,
+                                         render_notation)
+
+    if content.get("form") in ("model", "human"):
+        # written by a model from SMT-LIB the renderer could not handle, or edited by a
+        # reviewer (fixed in place): the question's own text is parsed back and executed,
+        # so Z3 checks exactly what a solver will be shown
+        try:
+            return notation_to_smtlib(NotationQuestion(text=str(content.get("notation", "")),
+                                                       variables={}, target="answer")), None
+        except NotationError as exc:
+            return "", f"the question is not in the required form: {exc}"
+    try:
+        q = render_notation(str(content.get("smtlib", "")))
+    except NotationError as exc:
+        return "", f"the source SMT-LIB cannot be rendered: {exc}"
+    rendered = content.get("rendered", content.get("notation"))
+    if q.text != rendered:
+        return "", "the notation question no longer matches the rendering of its SMT-LIB"
+    shown = str(content.get("notation", ""))
+    if shown != q.text:
+        # a model's rephrasing: checked again on every verification, not only when it was made
+        from qcstation.core.construct.notation import check_rephrasing
+
+        problems = check_rephrasing(q, shown)
+        if problems:
+            return "", "the rephrased question drifted from its rendering: " + "; ".join(problems)
+    return notation_to_smtlib(q), None
+
+
+def _check_refinement(content: dict[str, Any]) -> list[str]:
+    problems = []
+    errors = content.get("errors") or []
+    if not errors:
+        problems.append("no error was injected")
+    if content.get("w_cot", "").strip() == content.get("gt_cot", "").strip():
+        problems.append("the erroneous chain of thought equals the correct one")
+    from qcstation.core.construct.inject import ERROR_TYPES
+
+    bad = [e.get("type") for e in errors if e.get("type") not in ERROR_TYPES]
+    if bad:
+        problems.append(f"unknown error type(s): {bad}")
+    wrong, gold = content.get("wrong_answer"), content.get("gold_answer")
+    if wrong is not None and gold is not None and wrong == gold \
+            and any(e.get("changes_answer") for e in errors if isinstance(e, dict)):
+        problems.append("an error that changes a value left the final answer at the gold one")
+    return problems
+
+
+_ANSWER_LINE = re.compile(r"(?:answer is|####)\s*:?\s*\$?\s*([-−]?[\d,]*\.?\d+(?:/\d+)?)", re.I)
+
+
+def _cot_answer_ok(text: str, seed: dict[str, Any]) -> tuple[bool, str]:
+    from qcstation.core.verify.answers import matches
+
+    m = list(_ANSWER_LINE.finditer(text or ""))
+    if not m:
+        return False, "no final line 'The answer is <number>' found"
+    got = parse_number(m[-1].group(1))
+    gold = parse_number(seed["answer_text"])
+    if got is None or gold is None:
+        return False, "the final answer is not a number"
+    if not matches(got.value, gold):
+        return False, f"the final answer {m[-1].group(1)} does not match the expected answer"
+    return True, ""
+
+
+def run_generate(db_path: str | Path, cfg: Config, **kw: Any) -> PipelineSummary:
+    progress = kw.pop("progress", None)
+    actor = kw.pop("actor", None)
+    with Pipeline(db_path, cfg, actor=actor, progress=progress) as p:
+        return p.generate(**kw)
+
+
+def run_verify(db_path: str | Path, cfg: Config, **kw: Any) -> PipelineSummary:
+    progress = kw.pop("progress", None)
+    with Pipeline(db_path, cfg, progress=progress) as p:
+        return p.verify(**kw)
+
+
+def regenerate_rejected(db_path: str | Path, cfg: Config, *, actor: str | None = None,
+                        progress: ProgressFn | None = None) -> PipelineSummary:
+    with Pipeline(db_path, cfg, actor=actor, progress=progress) as p:
+        return p.regenerate_rejected()

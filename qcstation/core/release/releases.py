@@ -1,0 +1,579 @@
+"""Curator-approved, immutable, reproducible releases.
+
+* :func:`release_blockers` lists in plain words why a release cannot be approved now.
+* :func:`approve_release` (curators only, every QC gate passing) freezes one JSON record per
+  releasable seed into ``release_items`` (the table refuses UPDATE and DELETE) together
+  with a manifest (counts, exclusions, QC statistics, generator configuration).
+* :func:`export_release` writes ``<out_root>/<name>/<version>/`` with ``data.jsonl``,
+  ``README.md`` (datasheet) and ``manifest.json`` (sha256 of the other files). Everything
+  is derived from the frozen rows, so exporting twice gives identical bytes.
+* :func:`diff_releases` compares two versions of a release record by record.
+
+Which seeds go in: active seeds whose four dimensions (understanding, reasoning,
+arithmetic, refinement) all have a current artifact in status ``verified`` or
+``accepted``. Every other active seed is left out and listed in the manifest with the
+reason per dimension (no artifact yet, not yet verified, failed verification, rejected in
+QC and awaiting regeneration); filtered and duplicate seeds are never candidates and are
+only counted. Seeds a curator excluded in QC (:func:`qcstation.core.review.qc.exclude_seed`, status
+``excluded``) are not candidates either; the manifest lists each of them under
+``excluded.excluded_in_qc`` with the reason and who excluded it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db.store import Store, current_actor, now
+from qcstation.common.identity import is_curator, norm
+from exports.writers import (
+    KEYINFO_FIELDS,
+    datasheet_markdown,
+    dumps_canonical,
+    jsonl_bytes,
+    manifest_bytes,
+    render_key_information,
+    sha256_bytes,
+    write_release_dir,
+)
+from qcstation.core.review import qc as qcmod
+from qcstation.core.construct.inject import ERROR_NAMES
+from qcstation.common.safe import printable
+from qcstation.common.errors import ReleaseError
+
+__all__ = [
+    "FORMAT_VERSION",
+    "RELEASE_DIMENSIONS",
+    "QCPolicy",
+    "qc_policy",
+    "ReleaseInfo",
+    "release_candidates",
+    "release_blockers",
+    "approve_release",
+    "export_release",
+    "release_records",
+    "diff_releases",
+    "previous_version",
+    "list_releases",
+    "get_release",
+]
+
+FORMAT_VERSION = 2
+# 2: ``notation_smtlib`` is the SMT-LIB of the notation question itself (it held the
+#    Reasoning SMT-LIB it was rendered from, the same as ``smt-lib``); ``wrong_names``
+#    (the paper's names of the error types), ``wrong_answer`` (the final answer the
+#    erroneous chain of thought states) are new; the datasheet names each source's licence.
+RELEASE_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
+RELEASABLE = ("verified", "accepted")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+_EXCLUDE_REASONS = {
+    None: "no artifact yet",
+    "generated": "not yet verified",
+    "failed": "failed verification",
+    "rejected": "rejected in QC, awaiting regeneration",
+}
+
+
+@dataclass(frozen=True)
+class QCPolicy:
+    """The QC/release settings, from ``Config.qc`` or given directly (tests, scripts)."""
+
+    curators: tuple[str, ...] = ()
+    threshold: float = qcmod.DEFAULT_THRESHOLD
+    confidence: float = qcmod.DEFAULT_CONFIDENCE
+    dimensions: tuple[str, ...] = qcmod.QC_DIMENSIONS
+    sample_rate: float = qcmod.DEFAULT_RATE
+    rng_seed: int = 12345
+    overlap_rate: float = 0.0
+    min_sample: int = 5
+    generator: dict[str, Any] | None = None   # config fingerprint of the generator model
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> "QCPolicy":
+        q = cfg.qc
+        gen = None
+        if getattr(cfg, "generator", None) is not None:
+            from qcstation.common.config import config_fingerprint
+
+            gen = config_fingerprint(cfg.generator)
+        return cls(curators=tuple(q.curators), threshold=float(q.defect_threshold),
+                   confidence=float(q.confidence), dimensions=tuple(q.dimensions),
+                   sample_rate=float(q.sample_rate), rng_seed=int(q.rng_seed),
+                   overlap_rate=float(q.overlap_rate), min_sample=int(q.min_sample),
+                   generator=gen)
+
+
+def qc_policy(cfg: Any) -> QCPolicy:
+    """A :class:`QCPolicy` from a ``Config`` (or a policy, returned as is)."""
+    if isinstance(cfg, QCPolicy):
+        return cfg
+    if cfg is None or not hasattr(cfg, "qc"):
+        raise ReleaseError("a configuration with a [qc] section is required")
+    return QCPolicy.from_config(cfg)
+
+
+@dataclass
+class ReleaseInfo:
+    id: int
+    name: str
+    version: str
+    approved_by: str
+    approved_at: str
+    counts: dict[str, Any]
+    export_dir: Path | None
+    notes: str = ""
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["export_dir"] = str(self.export_dir) if self.export_dir else None
+        d.pop("manifest", None)
+        return d
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+def _exact_value(result: dict[str, Any] | None) -> str | None:
+    if not result:
+        return None
+    v = result.get("value")
+    if isinstance(v, bool):
+        v = None
+    if isinstance(v, (int, str)) and str(v).strip():
+        return str(v).strip()
+    t = result.get("value_text")
+    return str(t).strip() if t not in (None, "") else None
+
+
+# the licences of the public seed files qcstation imports (qcstation/data/SOURCES.md)
+SOURCE_LICENCES: dict[str, str] = {
+    "gsm8k": "MIT (openai/grade-school-math)",
+    "mawps": "MIT (ZubinGou/math-evaluation-harness; MAWPS, Koncel-Kedziorski et al. 2016)",
+    "aqua": "Apache-2.0 (google-deepmind/AQuA)",
+    "math500": "MIT (MATH-500 split of hendrycks/math via openai/prm800k)",
+    "aime2024": "MIT (QwenLM/Qwen2.5-Math evaluation data); problem text (c) MAA",
+}
+
+
+def source_licence(source: str) -> str:
+    return SOURCE_LICENCES.get(source, "not recorded: state the licence of this source before publishing")
+
+
+def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
+    """The SMT-LIB of the notation question itself (what Z3 checked for Arithmetic),
+    rebuilt from the question's text; None when it cannot be."""
+    from qcstation.core.construct.notation import NotationError, notation_to_smtlib, parse_notation_text
+
+    text = content.get("notation")
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return notation_to_smtlib(parse_notation_text(text))
+    except (NotationError, ValueError, RecursionError):
+        return None
+
+
+def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def content(dim: str) -> dict[str, Any]:
+        return qcmod._loads(arts[dim]["content"]) or {}
+
+    und, rea, ari, ref = (content(d) for d in RELEASE_DIMENSIONS)
+    errors = ref.get("errors") if isinstance(ref.get("errors"), list) else []
+    answer = _exact_value(qcmod._loads(arts["reasoning"]["verify_result"]))
+    if answer is None:
+        answer = _exact_value(qcmod._loads(arts["arithmetic"]["verify_result"]))
+    return {
+        "id": f"{seed['source']}-{seed['orig_id']}",
+        "seed_id": int(seed["id"]),
+        "source": seed["source"],
+        "orig_id": str(seed["orig_id"]),
+        "difficulty": seed["level"],
+        "question": seed["question"],
+        "background": render_key_information(und),
+        "key_information": {k: und.get(k) for k in KEYINFO_FIELDS},
+        "smt-lib": rea.get("smtlib"),
+        "answer": answer,
+        "notation": ari.get("notation"),
+        "notation_smtlib": _notation_own_smtlib(ari),
+        "gt_answer": seed["answer_text"],
+        "gt_cot": ref.get("gt_cot") or seed.get("solution"),
+        "w_cot": ref.get("w_cot"),
+        "wrong": [str(e.get("type")) for e in errors if isinstance(e, dict)],
+        "wrong_names": [ERROR_NAMES.get(str(e.get("type")), str(e.get("type")))
+                        for e in errors if isinstance(e, dict)],
+        "wrong_answer": ref.get("wrong_answer"),
+        "errors": errors,
+        "provenance": {
+            dim: {"artifact_id": int(a["id"]), "version": int(a["version"]), "status": a["status"],
+                  "generator": a["generator"], "model": a["model"],
+                  "prompt_version": a["prompt_version"],
+                  # fixed in place by a reviewer: the account that wrote this version
+                  **({"author": a["author"]} if a.get("author") else {})}
+            for dim, a in sorted(arts.items())
+        },
+    }
+
+
+def release_candidates(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(records that would be released now, active seeds left out with reasons per dimension)."""
+    current: dict[str, dict[int, dict[str, Any]]] = {
+        dim: {int(a["seed_id"]): a for a in qcmod.current_artifacts(store, dim)}
+        for dim in RELEASE_DIMENSIONS
+    }
+    records: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    for seed in store.query("SELECT * FROM seeds WHERE status = 'active' ORDER BY id"):
+        sid = int(seed["id"])
+        arts: dict[str, dict[str, Any]] = {}
+        missing: dict[str, str] = {}
+        for dim in RELEASE_DIMENSIONS:
+            a = current[dim].get(sid)
+            if a is not None and a["status"] in RELEASABLE:
+                arts[dim] = a
+            else:
+                status = None if a is None else a["status"]
+                missing[dim] = _EXCLUDE_REASONS.get(status, f"status {status}")
+        if missing:
+            excluded.append({"seed_id": sid, "source": seed["source"],
+                             "orig_id": str(seed["orig_id"]), "missing": missing})
+        else:
+            records.append(_build_record(seed, arts))
+    return records, excluded
+
+
+# -- blockers and approval ----------------------------------------------------------------
+
+def _check_name(kind: str, value: str) -> str:
+    if not isinstance(value, str) or not _NAME_RE.fullmatch(value) or value in (".", ".."):
+        raise ReleaseError(f"release {kind} {printable(repr(value))[:80]} is not allowed: use letters, digits, '.', "
+                           f"'_', '+' or '-' (it becomes a directory name)", title="Bad name")
+    return value
+
+
+class IdenticalReleaseError(ReleaseError):
+    """The release would be byte-identical to the latest one of its name (ask to confirm)."""
+
+
+def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> list[str]:
+    """Why a release cannot be approved now, in plain words ([] means it can).
+
+    With ``actor``, also says so when that person is not a curator."""
+    policy = qc_policy(cfg)
+    blockers: list[str] = []
+    if not policy.curators:
+        blockers.append("no curators are configured: add curators = [\"account\"] under [qc]")
+    elif actor is not None and not is_curator(actor, policy.curators):
+        blockers.append(f"the account {actor} is not a curator (curators: "
+                        f"{', '.join(policy.curators)})")
+    for dim in policy.dimensions:
+        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        for b in g.blockers:
+            blockers.append(f"{dim} QC gate: {b}")
+    records, _ = release_candidates(store)
+    if not records:
+        blockers.append("no seed has all four dimensions verified or accepted yet")
+    return blockers
+
+
+def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for dim in policy.dimensions:
+        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        ag = qcmod.agreement(store, dim)
+        samples = []
+        for s in qcmod.list_samples(store, dim):
+            p = s.params
+            samples.append({
+                "id": s.id, "round": s.round, "rng_seed": s.rng_seed, "rate": s.rate,
+                "status": s.status, "size": s.size, "created_at": s.created_at,
+                "created_by": s.created_by, "population": p.get("population"),
+                "allocation": p.get("allocation"),
+                "extensions": [{k: e.get(k) for k in ("asked", "added", "allocation")}
+                               for e in p.get("extensions") or []],
+                "progress": qcmod.progress(store, s.id).to_dict(),
+            })
+        people = store.query(
+            "SELECT DISTINCT r.annotator FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
+            "AND r.verdict IN ('accept', 'reject') ORDER BY r.annotator", (dim,))
+        decisions = store.scalar(
+            "SELECT COUNT(*) FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
+            "AND r.verdict IN ('accept', 'reject')", (dim,))
+        out[dim] = {"gate": g.to_dict(), "agreement": ag.to_dict(), "samples": samples,
+                    "annotators": [r["annotator"] for r in people], "decisions": int(decisions),
+                    "outcomes": _qc_outcomes(store, dim)}
+    return out
+
+
+def _qc_outcomes(store: Store, dim: str) -> dict[str, int]:
+    """What happened to the reviewed items of one dimension, counted from the records (so
+    the datasheet says only what happened): seeds with a reject, replacements regenerated
+    (by a rule or a model) and fixed in place (by a reviewer), seeds excluded in QC,
+    disagreements settled and outcomes overridden by a curator."""
+    rejected_seeds = {int(r["seed_id"]) for r in store.query(
+        "SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND " + qcmod._rejected_sql("si.id"), (dim,))}
+    regenerated = fixed = 0
+    if rejected_seeds:
+        marks = ",".join("?" * len(rejected_seeds))
+        for r in store.query(
+                f"SELECT generator, COUNT(*) AS n FROM artifacts WHERE dimension = ? "
+                f"AND replaces_id IS NOT NULL AND seed_id IN ({marks}) GROUP BY generator",
+                [dim, *sorted(rejected_seeds)]):
+            if r["generator"] == "human":
+                fixed += int(r["n"])
+            else:
+                regenerated += int(r["n"])
+    excluded = int(store.scalar(
+        "SELECT COUNT(DISTINCT si.seed_id) FROM sample_items si JOIN samples s "
+        "ON s.id = si.sample_id JOIN seeds sd ON sd.id = si.seed_id WHERE s.dimension = ? "
+        "AND sd.status = 'excluded'", (dim,)) or 0)
+    resolutions = {r["kind"]: int(r["n"]) for r in store.query(
+        "SELECT q.kind, COUNT(*) AS n FROM qc_resolutions q JOIN sample_items si "
+        "ON si.id = q.sample_item_id JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND q.undone_at IS NULL GROUP BY q.kind", (dim,))}
+    return {"rejected_seeds": len(rejected_seeds), "regenerated": regenerated,
+            "fixed_in_place": fixed, "excluded_in_qc": excluded,
+            "settled": resolutions.get("settle", 0), "overridden": resolutions.get("override", 0)}
+
+
+def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    c: Counter[tuple[str, str, str, str]] = Counter()
+    for r in records:
+        for dim, p in r["provenance"].items():
+            c[(dim, p["generator"] or "", p["model"] or "", p["prompt_version"] or "")] += 1
+    return [{"dimension": d, "generator": g, "model": m or None, "prompt_version": pv or None,
+             "records": n} for (d, g, m, pv), n in sorted(c.items())]
+
+
+def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: Any,
+                    notes: str = "", allow_identical: bool = False) -> ReleaseInfo:
+    """Approve and freeze a release. Only a curator may (the account, matched
+    case-insensitively to ``[qc] curators``); every QC gate must pass. A release whose data
+    is identical to the latest release of the same name is refused unless
+    ``allow_identical`` (the curator confirmed it)."""
+    _check_name("name", name)
+    _check_name("version", version)
+    policy = qc_policy(cfg)
+    if not policy.curators:
+        raise ReleaseError("no curators are configured; add curators = [\"name\"] under [qc]",
+                           title="Not allowed")
+    if not is_curator(actor, policy.curators):
+        raise ReleaseError(f"only a curator can approve a release; the account {actor} is not "
+                           f"one (curators: {', '.join(policy.curators)}; --annotator only "
+                           f"changes the name shown)", title="Not allowed")
+    actor = norm(actor)
+    with store.transaction():
+        if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
+            raise ReleaseError(f"release {name} {version} already exists and releases are "
+                               f"immutable; choose a new version", title="Release exists")
+        blockers = release_blockers(store, policy, actor=actor)
+        if blockers:
+            raise ReleaseError("cannot approve the release yet:\n- " + "\n- ".join(blockers),
+                               title="Release blocked")
+        records, excluded = release_candidates(store)
+        approved_at = now()
+        by_reason: Counter[str] = Counter()
+        for e in excluded:
+            for dim, why in e["missing"].items():
+                by_reason[f"{dim}: {why}"] += 1
+        inactive = {r["status"]: int(r["n"]) for r in store.query(
+            "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
+        in_qc = qcmod.excluded_seeds(store)
+        last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
+                         "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
+        if last is not None and not allow_identical:
+            old = (json.loads(last["manifest"]) or {}).get("data_sha256")
+            if old == sha256_bytes(jsonl_bytes(records)):
+                raise IdenticalReleaseError(
+                    f"the data is identical to {name} {last['version']}: nothing changed since. "
+                    f"Approve anyway only if you mean to (confirm in the app, or "
+                    f"--allow-identical)", title="Identical release")
+        manifest = {
+            "name": name, "version": version, "approved_by": actor, "approved_at": approved_at,
+            "notes": notes or "", "format_version": FORMAT_VERSION,
+            "schema_version": store.schema_version,
+            "files_order": ["data.jsonl", "README.md", "manifest.json"],
+            "counts": {
+                "records": len(records),
+                "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
+                "by_difficulty": dict(sorted(Counter(r["difficulty"] for r in records).items())),
+                "excluded": len(excluded),
+                "excluded_in_qc": len(in_qc),
+                "inactive_seeds": dict(sorted(inactive.items())),
+            },
+            "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
+                         "seeds": excluded,
+                         "excluded_in_qc": {"count": len(in_qc), "seeds": in_qc}},
+            "qc": _qc_section(store, policy),
+            "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
+                          "dimensions": list(policy.dimensions), "curators": list(policy.curators),
+                          "sample_rate": policy.sample_rate},
+            "generators": _generators(records),
+            "licences": {src: source_licence(src) for src in sorted({r["source"] for r in records})},
+            "generator_config": policy.generator,
+            "data_sha256": sha256_bytes(jsonl_bytes(records)),
+        }
+        rid = store.insert("releases", {
+            "name": name, "version": version, "status": "approved", "approved_by": actor,
+            "approved_at": approved_at, "manifest": dumps_canonical(manifest), "notes": notes or "",
+        })
+        for r in records:
+            store.insert("release_items", {"release_id": rid, "seed_id": r["seed_id"],
+                                           "record": dumps_canonical(r)})
+        store.event(actor, "release.approved", "release", rid, {
+            "name": name, "version": version, "records": len(records), "excluded": len(excluded),
+            "data_sha256": manifest["data_sha256"],
+        })
+    return get_release(store, name, version)
+
+
+# -- reading, export, diff ----------------------------------------------------------------
+
+def _release_row(store: Store, name: str, version: str) -> dict[str, Any]:
+    row = store.one("SELECT * FROM releases WHERE name = ? AND version = ?", (name, version))
+    if row is None:
+        known = [r["version"] for r in store.query(
+            "SELECT version FROM releases WHERE name = ? ORDER BY approved_at, id", (name,))]
+        hint = f"; versions of {name}: {', '.join(known)}" if known else ""
+        raise ReleaseError(f"no release {name} {version}{hint}", title="No such release")
+    return row
+
+
+def _export_dir(store: Store, release_id: int) -> Path | None:
+    ev = store.one("SELECT detail FROM events WHERE action = 'release.exported' AND entity = 'release' "
+                   "AND entity_id = ? ORDER BY id DESC LIMIT 1", (release_id,))
+    if ev is None:
+        return None
+    d = (qcmod._loads(ev["detail"]) or {}).get("dir")
+    return Path(d) if d and Path(d).is_dir() else None
+
+
+def _info(store: Store, row: dict[str, Any]) -> ReleaseInfo:
+    manifest = qcmod._loads(row["manifest"]) or {}
+    return ReleaseInfo(id=int(row["id"]), name=row["name"], version=row["version"],
+                       approved_by=row["approved_by"], approved_at=row["approved_at"],
+                       counts=manifest.get("counts", {}), export_dir=_export_dir(store, int(row["id"])),
+                       notes=row["notes"] or "", manifest=manifest)
+
+
+def get_release(store: Store, name: str, version: str) -> ReleaseInfo:
+    return _info(store, _release_row(store, name, version))
+
+
+def list_releases(store: Store) -> list[ReleaseInfo]:
+    return [_info(store, r) for r in store.query("SELECT * FROM releases ORDER BY name, approved_at, id")]
+
+
+def release_records(store: Store, name: str, version: str) -> list[dict[str, Any]]:
+    """The frozen records of a release, in seed order."""
+    row = _release_row(store, name, version)
+    return [json.loads(r["record"]) for r in store.query(
+        "SELECT record FROM release_items WHERE release_id = ? ORDER BY seed_id", (int(row["id"]),))]
+
+
+def export_release(store: Store, name: str, version: str, out_root: Path = Path("exports")) -> Path:
+    """Write ``<out_root>/<name>/<version>/{data.jsonl, README.md, manifest.json}``.
+
+    Built only from the frozen release rows: identical bytes on every export."""
+    row = _release_row(store, name, version)
+    _check_name("name", name)
+    _check_name("version", version)
+    manifest = qcmod._loads(row["manifest"]) or {}
+    records = release_records(store, name, version)
+    data = jsonl_bytes(records)
+    if manifest.get("data_sha256") and manifest["data_sha256"] != sha256_bytes(data):
+        raise ReleaseError(f"release {name} {version}: the stored records do not match the "
+                           f"checksum recorded at approval", title="Release corrupted")
+    readme = datasheet_markdown(manifest).encode("utf-8")
+    out = Path(out_root) / name / version
+    files = {
+        "data.jsonl": {"sha256": sha256_bytes(data), "bytes": len(data), "records": len(records)},
+        "README.md": {"sha256": sha256_bytes(readme), "bytes": len(readme)},
+    }
+    full = dict(manifest)
+    full["files"] = files
+    man = manifest_bytes(full)
+    try:
+        out = write_release_dir(Path(out_root), name, version,
+                                {"data.jsonl": data, "README.md": readme, "manifest.json": man})
+    except OSError as exc:
+        raise ReleaseError(f"cannot write the export to {out}: {exc.strerror or exc}; nothing "
+                           "was left half-written", title="Export failed") from exc
+    store.event(current_actor(), "release.exported", "release", int(row["id"]), {
+        "name": name, "version": version, "dir": str(out.resolve()),
+        "files": {**files, "manifest.json": {"sha256": sha256_bytes(man), "bytes": len(man)}},
+    })
+    return out
+
+
+def previous_version(store: Store, name: str, version: str) -> str | None:
+    """The version of ``name`` approved just before ``version`` (None for the first)."""
+    row = _release_row(store, name, version)
+    prev = store.one("SELECT version FROM releases WHERE name = ? AND (approved_at < ? OR "
+                     "(approved_at = ? AND id < ?)) ORDER BY approved_at DESC, id DESC LIMIT 1",
+                     (name, row["approved_at"], row["approved_at"], int(row["id"])))
+    return None if prev is None else prev["version"]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                           sort_keys=True, default=str)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def what_changed(path: str, old: Any, new: Any, depth: int = 0) -> list[str]:
+    """Plain lines saying what changed in one field of a record: nested objects by key
+    (``provenance.generator: rule:notation → human``), texts around their first difference."""
+    if isinstance(old, dict) and isinstance(new, dict) and depth < 3:
+        out: list[str] = []
+        for k in sorted(old.keys() | new.keys(), key=str):
+            if old.get(k) != new.get(k):
+                out.extend(what_changed(f"{path}.{k}", old.get(k), new.get(k), depth + 1))
+        return out
+    if old is None:
+        return [f"{path}: added {_short(new)}"]
+    if new is None:
+        return [f"{path}: removed (was {_short(old)})"]
+    if isinstance(old, str) and isinstance(new, str) and (len(old) > 60 or len(new) > 60):
+        start = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y),
+                     min(len(old), len(new)))
+        lo = max(0, start - 20)
+        cut_old, cut_new = old[lo:lo + 50], new[lo:lo + 50]
+        pre = "…" if lo else ""
+        return [f"{path}: {pre}{_short(cut_old)}… → {pre}{_short(cut_new)}…"]
+    return [f"{path}: {_short(old)} → {_short(new)}"]
+
+
+def diff_releases(store: Store, name: str, old: str, new: str) -> dict[str, Any]:
+    """Seeds added, removed and changed (with the changed fields) from ``old`` to ``new``."""
+    a = {int(r["seed_id"]): r for r in release_records(store, name, old)}
+    b = {int(r["seed_id"]): r for r in release_records(store, name, new)}
+    changed = []
+    by_field: Counter[str] = Counter()
+    for sid in sorted(a.keys() & b.keys()):
+        fields = sorted(k for k in a[sid].keys() | b[sid].keys() if a[sid].get(k) != b[sid].get(k))
+        if fields:
+            by_field.update(fields)
+            changes: list[str] = []
+            for k in fields:
+                changes.extend(what_changed(k, a[sid].get(k), b[sid].get(k)))
+            changed.append({"seed_id": sid, "id": b[sid]["id"], "fields": fields,
+                            "changes": changes[:20]})
+    added = sorted(b.keys() - a.keys())
+    removed = sorted(a.keys() - b.keys())
+    return {
+        "name": name, "old": old, "new": new,
+        "added": added, "removed": removed, "changed": changed,
+        "changed_by_field": dict(sorted(by_field.items())),
+        "added_ids": [b[s]["id"] for s in added], "removed_ids": [a[s]["id"] for s in removed],
+        "unchanged": len(a.keys() & b.keys()) - len(changed),
+        "counts": {"old": len(a), "new": len(b), "added": len(added), "removed": len(removed),
+                   "changed": len(changed)},
+    }

@@ -1,0 +1,187 @@
+"""Fixing an item in place: a reviewer edits a notation question or key information.
+
+The edited text becomes a new artifact version (``generator`` 'human', ``author`` the
+reviewer's account, ``replaces_id`` the version it fixes), checked like a generated one
+before it is stored: a notation question through Z3 (its own text parsed back into
+SMT-LIB, or, for a rephrasing of a rule-made rendering, the rephrasing rules and the
+rendering's SMT-LIB), key information by the schema and grounding checks. It then joins
+the open sample as a replacement and is accepted by the person who fixed it, which closes
+the reject: an offline path from every reject to a passing gate.
+
+If the fixed item was still undecided, the fixer's reject (with their reason) is recorded
+first: the version they fixed was defective and still counts as a defect in the gate.
+Nothing is stored when a check fails; the error says why and the edit can be corrected.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from db.store import Store, now
+from qcstation.core.review import qc
+from qcstation.common.identity import norm
+from qcstation.common.errors import ReviewError
+
+FIXABLE = ("arithmetic", "understanding")
+MAX_NOTATION_CHARS = 4000
+
+
+def editable_text(item: qc.ReviewItem) -> str:
+    """The text a reviewer starts editing from."""
+    if item.dimension == "arithmetic":
+        return str(item.content.get("notation") or "")
+    if item.dimension == "understanding":
+        from qcstation.core.construct.keyinfo import keyinfo_to_text
+
+        return keyinfo_to_text(item.content)
+    raise ReviewError(f"{item.dimension} items cannot be fixed in place", title="Not editable")
+
+
+def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
+    from qcstation.core.construct.notation import NotationError, parse_notation_text
+
+    if len(text) > MAX_NOTATION_CHARS:
+        raise ReviewError(f"the question is too long ({len(text)} characters; at most "
+                          f"{MAX_NOTATION_CHARS})", title="Too long")
+    try:
+        parsed = parse_notation_text(text)
+    except NotationError as exc:
+        if base.get("form") not in ("model", "human") and base.get("smtlib") and (
+                base.get("rendered") or base.get("notation")):
+            # a rephrasing of the rule-made rendering: checked against it, like a model's
+            return dict(base, notation=text, rendered=base.get("rendered", base.get("notation")))
+        raise ReviewError(f"the question is not in the required form: {exc}",
+                          title="Cannot check the edit") from exc
+    return {"notation": text, "form": "human", "target": parsed.target,
+            "variables": {k: str(v) for k, v in parsed.variables.items()},
+            "smtlib": base.get("smtlib"), "source_artifact_id": base.get("source_artifact_id")}
+
+
+def check_edit(store: Store, item: qc.ReviewItem, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(new content, verify result) for an edit, or :class:`ReviewError` saying why it fails."""
+    from qcstation.core.construct.pipeline import _expected, _notation_smtlib
+
+    text = text.replace("\r\n", "\n").strip()
+    if not text:
+        raise ReviewError("the edit is empty", title="Nothing to save")
+    seed = store.one("SELECT * FROM seeds WHERE id = ?", (item.seed_id,)) or {}
+    if item.dimension == "arithmetic":
+        from qcstation.core.verify.verifier import verify_smtlib
+
+        content = _notation_content(dict(item.content), " ".join(text.split()))
+        smt, problem = _notation_smtlib(content)
+        if problem:
+            raise ReviewError(f"the edited question fails its check: {problem}",
+                              title="Edit not verified")
+        outcome = verify_smtlib(smt, _expected(seed))
+        if not outcome.ok:
+            raise ReviewError(f"Z3 does not verify the edited question: {outcome.message}",
+                              title="Edit not verified")
+        return content, outcome.to_dict()
+    if item.dimension == "understanding":
+        from qcstation.core.construct.keyinfo import KeyInfoError, keyinfo_from_text, validate_keyinfo
+
+        try:
+            fields = keyinfo_from_text(text)
+        except KeyInfoError as exc:
+            raise ReviewError(f"cannot read the edit: {exc}", title="Cannot check the edit") from exc
+        problems = validate_keyinfo(fields, str(seed.get("question") or ""))
+        if problems:
+            raise ReviewError("the edited key information fails its check: " + "; ".join(problems),
+                              title="Edit not verified")
+        return fields, {"status": "verified", "message": "six fields present and grounded "
+                                                         "(fixed in place)"}
+    raise ReviewError(f"{item.dimension} items cannot be fixed in place", title="Not editable")
+
+
+def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: str | None = None,
+                 display: str | None = None) -> dict[str, Any]:
+    """Store ``text`` as the fixed version of the item's artifact and accept it (see the
+    module docstring). ``reason`` (what was wrong) is required when the item is undecided;
+    it becomes the fixer's reject of the old version. Returns what was done."""
+    who = norm(actor)
+    if not who:
+        raise ReviewError("no account is known for this session")
+    item = qc.get_item(store, int(item_id))
+    if item.dimension not in FIXABLE:
+        raise ReviewError(f"{item.dimension} items cannot be fixed in place (notation questions "
+                          f"and key information can)", title="Not editable")
+    if item.seed_status != "active":
+        raise ReviewError(f"the seed of {item.key} is {item.seed_status}; nothing to fix",
+                          title="Not active")
+    cur = qc.current_artifact(store, item.seed_id, item.dimension)
+    if cur is None:
+        raise ReviewError(f"{item.key} has no current {item.dimension} artifact")
+    if cur["status"] == "accepted":
+        raise ReviewError(f"the current version of {item.key} is already accepted; nothing to fix",
+                          title="Already accepted")
+    if int(cur["id"]) != item.artifact_id and cur["status"] != "failed":
+        raise ReviewError(f"{item.key} has a newer version (#{cur['id']}, {cur['status']}); "
+                          f"open that one", title="Newer version")
+    base_item = item if int(cur["id"]) == item.artifact_id else None
+    content, result = check_edit(store, item if base_item else _with_content(item, cur), text)
+    if json.dumps(content, sort_keys=True) == json.dumps(
+            json.loads(cur["content"]) if isinstance(cur["content"], str) else cur["content"],
+            sort_keys=True):
+        raise ReviewError("the edit changes nothing; accept the item instead",
+                          title="Nothing changed")
+    why = qc._clean_text(reason, qc.MAX_REASON_CHARS)
+    shown = display if display is not None else store.display_name
+    with store.transaction():
+        again = qc.current_artifact(store, item.seed_id, item.dimension)
+        if again is None or int(again["id"]) != int(cur["id"]) or again["status"] != cur["status"]:
+            raise ReviewError(f"{item.key} changed while you edited it (someone decided, "
+                              f"regenerated or fixed it); reopen it", title="Changed meanwhile")
+        fixed_reject = False
+        if base_item is not None and item.outcome != "reject":
+            if not why:
+                raise ReviewError("say what was wrong with the version you fix (it is recorded "
+                                  "as your reject of it)", title="Reason required")
+            qc.decide(store, item.item_id, who, "reject", f"fixed in place: {why}",
+                      display=shown)
+            fixed_reject = True
+        stamp = now()
+        version = int(store.scalar("SELECT COALESCE(MAX(version), 0) FROM artifacts "
+                                   "WHERE seed_id = ? AND dimension = ?",
+                                   (item.seed_id, item.dimension))) + 1
+        new_id = store.insert("artifacts", {
+            "seed_id": item.seed_id, "dimension": item.dimension, "version": version,
+            "status": "verified", "content": content, "generator": "human", "model": None,
+            "prompt_version": None, "attempt_id": None, "replaces_id": int(cur["id"]),
+            "verify_result": result, "created_at": stamp, "updated_at": stamp, "author": who,
+        })
+        store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ? "
+                      "AND status IN ('rejected', 'failed')", (stamp, int(cur["id"])))
+        target = qc.open_sample(store, item.dimension)
+        if target is None:
+            store.execute("UPDATE samples SET status = 'open' WHERE id = ?", (item.sample_id,))
+            store.event(who, "qc.sample.reopened", "sample", item.sample_id,
+                        {"dimension": item.dimension, "why": "a fixed item joins it"},
+                        display=shown)
+            target_id = item.sample_id
+        else:
+            target_id = target.id
+        pos = int(store.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM sample_items "
+                               "WHERE sample_id = ?", (target_id,)))
+        new_item = store.insert("sample_items", {
+            "sample_id": target_id, "seed_id": item.seed_id, "artifact_id": new_id,
+            "stratum": item.source, "position": pos, "overlap": 0,
+        })
+        review_id = qc.decide(store, new_item, who, "accept", None,
+                              comment="fixed in place by this reviewer", display=shown)
+        detail = {"item": item.key, "item_id": item.item_id, "seed_id": item.seed_id,
+                  "dimension": item.dimension, "artifact_id": new_id, "version": version,
+                  "replaces_id": int(cur["id"]), "new_item_id": new_item,
+                  "review_id": review_id, "rejected_first": fixed_reject, "reason": why,
+                  "verify": result.get("status")}
+        store.event(who, "qc.fixed", "artifact", new_id, detail, display=shown)
+    return detail
+
+
+def _with_content(item: qc.ReviewItem, cur: dict[str, Any]) -> qc.ReviewItem:
+    """The item as seen through its current (failed, regenerated) artifact."""
+    import dataclasses
+
+    content = json.loads(cur["content"]) if isinstance(cur["content"], str) else cur["content"]
+    return dataclasses.replace(item, content=content or {}, artifact_id=int(cur["id"]))

@@ -1,0 +1,96 @@
+"""Issue 10: nothing written by a user or a model reaches a terminal as control characters.
+``qcstation.common.safe`` unit tests, and the real CLI (``qc next``, ``qc show``, ``qc items``,
+``qc decide``, ``status``) run in subprocesses on a database full of control sequences."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.core.review import qc
+from qcstation.common.safe import has_unsafe, json_safe, markdown, markup, one_line, printable
+from tests import factories as f
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIL = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\bX\u202eabc\x9b31m\x7f"
+
+
+def test_printable_escapes_every_control_visibly() -> None:
+    out = printable("a" + EVIL + "\nnext\tcol")
+    assert not has_unsafe(out)
+    assert out == ("a\\x1b]0;pwned\\a\\x1b[2J\\x1b[31mred\\r\\bX\\u202eabc\\x9b31m\\x7f"
+                   "\nnext\tcol")
+    assert one_line("a\nb\tc") == "a\\nb\\tc"
+    assert one_line("x" * 50, 10) == "x" * 9 + "…"
+    assert printable("\ud800 lone surrogate") == "\\ud800 lone surrogate"
+
+
+def test_markdown_and_markup_variants_are_inert() -> None:
+    md = markdown("<script>x</script> *bold* [link](http://e) # h\n| t |" + EVIL)
+    assert "<" not in md and ">" not in md and "\n" not in md and not has_unsafe(md)
+    assert "\\*bold\\*" in md and "\\[link\\]" in md
+    from rich.text import Text
+
+    assert Text.from_markup(markup("[bold red]x[/] " + EVIL)).plain.startswith("[bold red]x[/]")
+
+
+def test_json_safe_keeps_valid_json_and_data() -> None:
+    data = {"q": EVIL, "name": "Zoë"}
+    text = json_safe(json.dumps(data, ensure_ascii=False, indent=2))
+    assert not has_unsafe(text) and "Zoë" in text
+    assert json.loads(text) == data
+
+
+def _cli(db: Path, *args: str, user: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QCSTATION_USER": user}
+    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
+                          cwd=db.parent, env=env, capture_output=True, text=True, timeout=120,
+                          errors="surrogateescape")
+
+
+@pytest.mark.slow
+def test_shell_output_never_carries_raw_control_characters(tmp_path: Path) -> None:
+    db = tmp_path / "hostile.db"
+    with Store(db) as store:
+        f.populate(store, {"gsm8k": 4})
+        with store.transaction():
+            store.execute("UPDATE seeds SET question = question || ?, source = ?",
+                          (EVIL, "src" + EVIL))
+        qc.draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor="lead", min_size=4)
+    user = "eve" + EVIL
+    runs = [
+        _cli(db, "qc", "next", user=user),
+        _cli(db, "qc", "decide", "next", "reject", "--reason", "bad" + EVIL, user=user),
+        _cli(db, "qc", "items", "arithmetic", user=user),
+        _cli(db, "qc", "show", "1", user=user),
+        _cli(db, "qc", "show", "1", "--json", user=user),
+        _cli(db, "status", user=user),
+        _cli(db, "status", "--json", user=user),
+    ]
+    for run in runs:
+        assert run.returncode in (0, 1), run.stderr
+        assert not has_unsafe(run.stdout), run.args
+        assert not has_unsafe(run.stderr), run.args
+    shown = "".join(r.stdout for r in runs)
+    assert "\\x1b]0;pwned\\a\\x1b[2J" in shown          # visibly escaped, not dropped
+    assert "eve" in runs[1].stdout                      # the display name, without its controls
+    item = json.loads(runs[4].stdout)
+    assert item["question"].endswith(EVIL)             # --json keeps the data exactly
+
+
+def test_lone_surrogates_from_a_model_are_stored_not_a_crash(tmp_path: Path) -> None:
+    # found by the fuzz suite: a model reply holding "\ud800" made SQLite refuse the
+    # call-log insert and stopped generate
+    with Store(tmp_path / "s.db") as store, store.transaction():
+        store.execute("CREATE TEMP TABLE replies (text TEXT)")
+        store.insert("replies", {"text": "model\ud800"})
+        store.execute("INSERT INTO replies VALUES (?)", ("ok\udfff",))
+        store.execute("INSERT INTO replies VALUES (:t)", {"t": "pair \ud83d\ude00"})
+        rows = [r["text"] for r in store.query("SELECT text FROM replies")]
+    assert rows == ["model\ufffd", "ok\ufffd", "pair \U0001f600"]

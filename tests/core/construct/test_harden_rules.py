@@ -1,0 +1,78 @@
+"""Issue 10: no seed can stop the pipeline. The rule parser is bounded (length, depth,
+digits, expanded size, value size) and a seed beyond a limit gets a reason."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from qcstation.core.construct.rules import RuleError, rule_for_seed
+
+
+def _seed(annotation: str, **extra: object) -> dict[str, object]:
+    return {"question": "How many?", "solution": f"It is <<{annotation}=5>>5.", "answer_text": "5",
+            **extra}
+
+
+@pytest.mark.parametrize(("annotation", "words"), [
+    ("(" * 3000 + "2+3" + ")" * 3000, "characters"),          # RecursionError before
+    ("(" * 400 + "2+3" + ")" * 400, "nests deeper"),
+    ("-" * 500 + "5", "nests deeper"),
+    ("(((((2^12)^12)^12)^12)^12)^12", "expand to more than"),  # minutes of CPU before
+    ("1" * 5000 + "+1", "characters"),
+    ("1" * 400 + "+1", "digits"),                              # 'Exceeds the limit (4300 digits)'
+    ("((10^12)^12)^12", "bits"),
+], ids=["deep-3000", "deep-400", "signs-500", "powers", "long", "digits", "bits"])
+def test_hostile_annotation_is_refused_quickly_with_its_reason(annotation: str, words: str) -> None:
+    t0 = time.perf_counter()
+    with pytest.raises(RuleError) as info:
+        rule_for_seed(_seed(annotation))
+    assert time.perf_counter() - t0 < 2
+    assert words in str(info.value)
+    assert len(str(info.value)) <= 400
+
+
+def test_hostile_equation_is_refused() -> None:
+    with pytest.raises(RuleError, match="nests deeper|characters"):
+        rule_for_seed({"question": "q", "answer_text": "5",
+                       "equation": "x = " + "(" * 2000 + "5" + ")" * 2000})
+
+
+def test_a_good_seed_still_gets_its_rule() -> None:
+    result = rule_for_seed(_seed("2+3"))
+    assert result.value == 5
+
+
+def test_rule_does_not_depend_on_the_source_name() -> None:
+    # a worked solution without annotations (the '#### n' line split off at import):
+    # the importer notes its format in meta, whatever the source is called
+    solution = "She has 3 + 2 = 5 apples."
+    base = {"question": "How many apples?", "solution": solution, "answer_text": "5"}
+    named = rule_for_seed({**base, "source": "gsm8k", "meta": '{"solution_format": "gsm8k"}'})
+    renamed = rule_for_seed({**base, "source": "my-apples", "meta": '{"solution_format": "gsm8k"}'})
+    assert named.smtlib == renamed.smtlib
+    with pytest.raises(RuleError):
+        rule_for_seed({**base, "source": "my-apples", "meta": "{}"})
+
+
+def test_same_file_under_another_source_name_gets_the_same_rules(tmp_path: Path) -> None:
+    from db import Store
+    from qcstation.core.ingest.importer import import_file
+    from tests.conftest import dataset
+
+    # the GSM8K test set has solutions whose computations carry no annotation
+    sample = tmp_path / "gsm8k.jsonl"
+    sample.write_text("".join(dataset("gsm8k/test.jsonl").read_text().splitlines(keepends=True)))
+    with Store(tmp_path / "names.db") as store:
+        import_file(store, sample, "gsm8k", source="gsm8k")
+        import_file(store, sample, "gsm8k", source="my-benchmark")
+        ok: dict[str, int] = {}
+        for seed in store.query("SELECT * FROM seeds WHERE status = 'active'"):
+            try:
+                rule_for_seed(seed)
+            except RuleError:
+                continue
+            ok[seed["source"]] = ok.get(seed["source"], 0) + 1
+    assert ok["gsm8k"] == ok["my-benchmark"] > 0

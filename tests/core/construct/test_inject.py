@@ -1,0 +1,301 @@
+"""Rule-based injection of SMART's six error types, on hand-made and real GSM8K solutions."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.inject import (
+    ERROR_TYPES,
+    InjectionError,
+    applicable_types,
+    clean_cot,
+    inject_errors,
+)
+from qcstation.core.construct.rules import find_inline_computations
+from qcstation.common.errors import GenerationError
+from tests.conftest import dataset
+
+JANET = (
+    "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
+    "She makes 9 * 2 = $<<9*2=18>>18 every day at the farmer’s market.\n#### 18"
+)
+HOUSE = (
+    "The cost of the house and repairs came out to 80,000+50,000=$<<80000+50000=130000>>130,000\n"
+    "He increased the value of the house by 80,000*1.5=<<80000*1.5=120000>>120,000\n"
+    "So the new value of the house is 120,000+80,000=$<<120000+80000=200000>>200,000\n"
+    "So he made a profit of 200,000-130,000=$<<200000-130000=70000>>70,000\n#### 70000"
+)
+NUM = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+SWAPS = {("+", "-"), ("-", "+"), ("−", "+"), ("*", "/"), ("/", "*"), ("×", "÷"), ("÷", "×"), ("x", "/")}
+
+
+def numbers(text: str) -> list[str]:
+    return NUM.findall(text)
+
+
+def values(text: str) -> set[Fraction]:
+    return {Fraction(n.replace(",", "")) for n in numbers(text)}
+
+
+def made_up(err: object) -> Fraction:
+    """The made-up number a hallucination record names (it must be in the inserted step)."""
+    m = re.search(r"made-up number ([\d,.]+)", err.description)  # type: ignore[attr-defined]
+    assert m is not None
+    number = Fraction(m.group(1).replace(",", ""))
+    assert number in values(err.modified)  # type: ignore[attr-defined]
+    return number
+
+
+@pytest.fixture(scope="module")
+def gsm8k() -> list[dict[str, str]]:
+    return [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()]
+
+
+# --------------------------------------------------------------------------- clean CoT
+
+
+def test_clean_cot_gsm8k() -> None:
+    assert clean_cot(JANET) == [
+        "Janet sells 16 - 3 - 4 = 9 duck eggs a day.",
+        "She makes 9 * 2 = $18 every day at the farmer’s market.",
+        "The answer is 18.",
+    ]
+    assert clean_cot(HOUSE)[0] == "The cost of the house and repairs came out to 80,000+50,000=$130,000"
+
+
+def test_clean_cot_appends_the_answer_when_the_solution_has_none() -> None:
+    stored = JANET.rsplit("####", 1)[0].strip()  # a seed row keeps the solution without "#### 18"
+    assert clean_cot(stored)[-1].startswith("She makes")
+    assert clean_cot(stored, "18") == clean_cot(JANET)
+    assert clean_cot(JANET, "18") == clean_cot(JANET)  # already stated: not repeated
+    res = inject_errors(stored, types=["redundancy"], answer="18", rng_seed=0)
+    assert res.steps[-1] == "The answer is 18."
+    # a value-changing error carries into the final line the answer text added
+    res = inject_errors(stored, types=["arithmetic_inaccuracy"], answer="18", rng_seed=0)
+    assert res.steps[-1] == f"The answer is {res.wrong_answer}." and res.wrong_answer != "18"
+    assert res.gold_answer == "18"
+
+
+def test_clean_cot_other_sources() -> None:
+    assert clean_cot("First, 2 + 3 = 5.\n\nThen 5 * 2 = 10.\nThe answer is 10.") == [
+        "First, 2 + 3 = 5.", "Then 5 * 2 = 10.", "The answer is 10."]
+    # AQuA rationales lose their option letter; the gold answer becomes the final line
+    assert clean_cot("Price is 2.50 dollars. Two of them cost 2 * 2.50 = 5.00 dollars. Answer: C") == [
+        "Price is 2.50 dollars.", "Two of them cost 2 * 2.50 = 5.00 dollars."]
+    assert clean_cot("x = 78.20\nAnswer: E", "78.20") == ["x = 78.20", "The answer is 78.20."]
+    for tail in ("ANSWER:B", "The answer is (A).", "Answer: Option C", "Answer is A", "D", "ANSWER :("):
+        assert clean_cot(f"2 + 3 = 5\n{tail}", "5") == ["2 + 3 = 5", "The answer is 5."], tail
+    assert clean_cot("Sum is 2 + 3 = 5. Hence answer is C", "5") == ["Sum is 2 + 3 = 5.", "The answer is 5."]
+    assert clean_cot("   ") == []
+
+
+def test_error_types_in_order() -> None:
+    assert ERROR_TYPES == ("arithmetic_inaccuracy", "omitted_step", "hallucinated_content",
+                           "logical_disorder", "redundancy", "operator_misuse")
+    assert issubclass(InjectionError, GenerationError)
+
+
+# --------------------------------------------------------------------------- invariants per type
+
+
+def check_error(etype: str, original: list[str], out: list[str], err: object, question: str = "") -> None:
+    """Assert that the CoT changed exactly the way the error type names."""
+    step, orig, mod, related = err.step, err.original, err.modified, err.related_step  # type: ignore[attr-defined]
+    if etype in ("arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"):
+        # SMART's errors propagate: the later steps are recomputed and the answer changes
+        assert err.changes_answer and not err.keeps_answer_reason  # type: ignore[attr-defined]
+        assert out[-1] != original[-1], "a value-changing error must reach the final answer"
+        assert numbers(out[-1]) and numbers(out[-1])[-1] != numbers(original[-1])[-1]
+        inserted = 1 if etype == "hallucinated_content" else 0
+        assert len(out) == len(original) + inserted
+        assert out[:step] == original[:step], "steps before the error are untouched"
+        later_out = out[step + 1 : -1]
+        later_orig = original[step + 1 - inserted : -1]
+        for a, b in zip(later_orig, later_out):
+            # every later computation still checks out: it was recomputed, not left stale
+            assert len(find_inline_computations(b)) == len(find_inline_computations(a)), (a, b)
+    else:
+        assert out[-1] == original[-1], "this type keeps every value: the final line stays"
+        assert not err.changes_answer and err.keeps_answer_reason  # type: ignore[attr-defined]
+    if etype in ("arithmetic_inaccuracy", "operator_misuse"):
+        assert original[step] == orig and out[step] == mod
+        if etype == "arithmetic_inaccuracy":
+            a, b = numbers(orig), numbers(mod)
+            assert len(a) == len(b)
+            diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+            assert len(diff) == 1, (orig, mod)
+            # the changed number is the written result of a computation
+            comps = find_inline_computations(orig)
+            assert any(NUM.search(orig[c.result_start:c.result_end]).group() == a[diff[0]] for c in comps)
+            assert Fraction(a[diff[0]].replace(",", "")) != Fraction(b[diff[0]].replace(",", ""))
+            # unambiguous: the step's computation no longer checks out
+            assert len(find_inline_computations(mod)) < len(find_inline_computations(orig))
+        else:
+            i = next(k for k, (x, y) in enumerate(zip(orig, mod)) if x != y)
+            assert (orig[i], mod[i]) in SWAPS, (orig, mod)
+            swapped = orig[:i] + mod[i] + orig[i + 1:]
+            a, b = numbers(swapped), numbers(mod)
+            assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1, (swapped, mod)
+            # unambiguous: the arithmetic is right for the wrong operator
+            assert len(find_inline_computations(mod)) == len(find_inline_computations(orig))
+    elif etype == "omitted_step":
+        assert len(out) == len(original) - 1 and mod == ""
+        k = original.index(orig)
+        assert original[:k] + original[k + 1:] == out
+        assert step == k and out[step] == original[k + 1]
+    elif etype in ("hallucinated_content", "redundancy"):
+        assert len(out) == len(original) + 1 and orig == ""
+        assert out[step] == mod
+        if etype == "redundancy":
+            assert out[:step] + out[step + 1:] == original
+        assert related is not None and related < step
+        if etype == "hallucinated_content":
+            assert made_up(err) not in values("\n".join(original)) | values(question), \
+                "a hallucination must bring a number that is in neither the CoT nor the problem"
+            comps = find_inline_computations(mod)
+            assert comps and comps[0].value == comps[0].written, "its own arithmetic is right"
+        else:
+            assert values(mod) <= values("\n".join(original)), "a redundant step adds no new number"
+    elif etype == "logical_disorder":
+        assert sorted(out) == sorted(original) and out != original
+        assert orig == mod == out[step]
+        assert related is not None and related > step
+        # the moved step uses a result that the later step derives
+        derived = {c.written for c in find_inline_computations(out[related])}
+        assert derived & values(out[step]), (out[step], out[related])
+        # only that step moved, and it came from after the step it now precedes
+        moved = out[step]
+        assert [t for t in out if t != moved] == [t for t in original if t != moved]
+        assert original.index(moved) > original.index(out[related])
+        assert f"step {original.index(moved) + 1} of the correct solution" in err.description  # type: ignore[attr-defined]
+    else:  # pragma: no cover
+        raise AssertionError(etype)
+
+
+@pytest.mark.parametrize("etype", ERROR_TYPES)
+def test_each_type_on_a_known_solution(etype: str) -> None:
+    original = clean_cot(HOUSE)
+    for seed in range(5):
+        res = inject_errors(HOUSE, types=[etype], rng_seed=seed)
+        assert [e.type for e in res.errors] == [etype]
+        assert res.text == "\n".join(res.steps) and res.seed == seed
+        check_error(etype, original, res.steps, res.errors[0])
+        assert res.errors[0].description
+
+
+def test_janet_examples_read_as_their_type() -> None:
+    arith = inject_errors(JANET, types=["arithmetic_inaccuracy"], rng_seed=1).errors[0]
+    assert arith.modified.startswith(("Janet sells 16 - 3 - 4 = ", "She makes 9 * 2 = $"))
+    op_cot = inject_errors(JANET, types=["operator_misuse"], rng_seed=1)
+    op = op_cot.errors[0]
+    assert "correct arithmetic for the wrong operator" in op.description
+    # 16 - 3 + 4 = 17 eggs, so 17 * 2 = 34 dollars: the swap carries to the answer
+    assert op_cot.steps == ["Janet sells 16 - 3 + 4 = 17 duck eggs a day.",
+                            "She makes 17 * 2 = $34 every day at the farmer’s market.",
+                            "The answer is 34."]
+    assert (op_cot.gold_answer, op_cot.wrong_answer) == ("18", "34")
+    assert op.name == "Operator Misuse"
+    disorder = inject_errors(JANET, types=["logical_disorder"], rng_seed=1)
+    assert disorder.steps[0].startswith("She makes 9 * 2") and disorder.errors[0].related_step == 1
+
+
+@pytest.mark.parametrize("etype", ERROR_TYPES)
+def test_each_type_on_real_gsm8k(gsm8k: list[dict[str, str]], etype: str) -> None:
+    applied = 0
+    for i, row in enumerate(gsm8k[:150]):
+        original = clean_cot(row["answer"])
+        try:
+            res = inject_errors(row["answer"], types=[etype], rng_seed=i, question=row["question"])
+        except InjectionError:
+            continue
+        check_error(etype, original, res.steps, res.errors[0], row["question"])
+        applied += 1
+    assert applied >= 130, applied
+
+
+def test_deterministic_and_seed_dependent(gsm8k: list[dict[str, str]]) -> None:
+    sample = [row["answer"] for row in gsm8k[:40]]
+    first = [inject_errors(s, 2, rng_seed=11).to_dict() for s in sample]
+    again = [inject_errors(s, 2, rng_seed=11).to_dict() for s in sample]
+    assert first == again
+    other = [inject_errors(s, 2, rng_seed=12).to_dict() for s in sample]
+    assert sum(a != b for a, b in zip(first, other)) >= 20
+
+
+def test_types_are_sampled_uniformly(gsm8k: list[dict[str, str]]) -> None:
+    counts = Counter(inject_errors(row["answer"], 1, rng_seed=i).errors[0].type for i, row in enumerate(gsm8k[:600]))
+    assert set(counts) == set(ERROR_TYPES)
+    assert min(counts.values()) >= 60, counts  # 100 expected per type
+
+
+def test_several_distinct_errors_are_all_recorded() -> None:
+    res = inject_errors(HOUSE, 4, rng_seed=5)
+    types = [e.type for e in res.errors]
+    assert len(types) == 4 and len(set(types)) == 4
+    for e in res.errors:
+        assert 0 <= e.step < len(res.steps)
+        if e.modified:
+            assert res.steps[e.step] == e.modified
+        assert "{" not in e.description and "?" not in e.description
+    d = res.errors[0].to_dict()
+    assert set(d) == {"type", "step", "original", "modified", "description", "related_step",
+                      "name", "changes_answer", "keeps_answer_reason"}
+    five = inject_errors(HOUSE, 5, rng_seed=3)
+    assert len({e.type for e in five.errors}) == 5
+    # the value-changing errors all carry into the final line
+    assert five.wrong_answer != five.gold_answer == "70000"
+    assert five.steps[-1] == f"The answer is {five.wrong_answer}."
+
+
+def test_fallback_and_forced_types() -> None:
+    plain = "She has 5 apples.\nShe eats none of them.\nThe answer is 5."
+    seen = set()
+    for seed in range(20):
+        res = inject_errors(plain, 1, rng_seed=seed)
+        seen.add(res.errors[0].type)
+    assert seen == {"omitted_step", "redundancy"}
+    with pytest.raises(InjectionError, match="cannot inject operator_misuse"):
+        inject_errors(plain, types=["operator_misuse"])
+    with pytest.raises(InjectionError, match="only 2 of 3"):
+        inject_errors(plain, 3)
+    with pytest.raises(InjectionError, match="unknown error type"):
+        inject_errors(HOUSE, types=["typo"])
+    with pytest.raises(InjectionError, match="distinct"):
+        inject_errors(HOUSE, 2, types=["redundancy", "redundancy"])
+    with pytest.raises(InjectionError, match="between 1 and 6"):
+        inject_errors(HOUSE, 7)
+    with pytest.raises(InjectionError, match="empty"):
+        inject_errors("")
+    # more forced types than errors: n of them are sampled
+    res = inject_errors(HOUSE, 1, types=["redundancy", "omitted_step"], rng_seed=2)
+    assert res.errors[0].type in {"redundancy", "omitted_step"}
+
+
+def test_question_numbers_are_not_made_up_numbers() -> None:
+    question = "Janet's ducks lay 16 eggs. She eats 3 and bakes with 4, selling at $2 each; " + \
+        " ".join(str(n) for n in range(2, 100))
+    with pytest.raises(InjectionError):
+        # every small number is in the problem, but hallucination scales with the result
+        inject_errors(JANET, types=["hallucinated_content"], question=question + " 10 20 30 40 50 60 70 80 90")
+    in_problem = {Fraction(5), Fraction(6), Fraction(7)}  # in the problem, not in the CoT
+    without = set()
+    for seed in range(30):
+        without.add(made_up(inject_errors(JANET, types=["hallucinated_content"], rng_seed=seed).errors[0]))
+        told = inject_errors(JANET, types=["hallucinated_content"], rng_seed=seed,
+                             question="She has 5 hens, 6 cats and 7 dogs.").errors[0]
+        assert made_up(told) not in in_problem | values(JANET), told.modified
+    assert without & in_problem, "without the question these numbers are fair game"
+
+
+def test_coverage_per_type_on_gsm8k_test(gsm8k: list[dict[str, str]]) -> None:
+    counts: Counter[str] = Counter()
+    for row in gsm8k:
+        counts.update(applicable_types(row["answer"], row["question"]))
+    share = {t: counts[t] / len(gsm8k) for t in ERROR_TYPES}
+    # measured: arithmetic 97%, omitted 100%, hallucinated 97%, disorder ~94%, redundancy 100%, operator 97%
+    assert all(v >= 0.9 for v in share.values()), share

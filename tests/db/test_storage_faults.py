@@ -1,0 +1,290 @@
+"""Issue 10: every storage fault ends with one line saying what is wrong and what to do,
+in the shell and in the app, never a traceback; nothing already stored is lost.
+
+Read-only files and folders: the tests run as root, and root ignores file modes. So the
+command runs in a child process started with ``setpriv`` dropping the two capabilities
+that let root bypass them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the kernel then
+enforces ``chmod`` exactly as for a normal user. A full disk is a real 400 KiB tmpfs
+mounted in a private mount namespace (``unshare -m``); both are skipped where the machine
+does not allow them. The importer's own accounting under a full disk is also checked
+in-process with SQLite's ``PRAGMA max_page_count``, which makes SQLite fail with
+SQLITE_FULL exactly as a full disk does."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.core.ingest.importer import import_file
+from qcstation.common.errors import StoreError
+from tests import factories as f
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "qcstation" / "data" / "gsm8k_sample.jsonl"
+NOCAP = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+         "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def _cli(db: Path, *args: str, prefix: list[str] | None = None, env: dict[str, str] | None = None,
+         timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([*(prefix or []), sys.executable, "-m", "qcstation", "--db", str(db), *args],
+                          cwd=db.parent, env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+def _one_line_error(run: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def _seeded_db(path: Path, n: int = 5) -> Path:
+    with Store(path) as store:
+        f.populate(store, {"gsm8k": n})
+    return path
+
+
+def _can_drop_caps() -> bool:
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        return False
+    return subprocess.run([*NOCAP, "true"], capture_output=True).returncode == 0
+
+
+# -- files that are not a qcstation database --------------------------------------------
+
+@pytest.mark.parametrize("kind", ["empty", "text", "foreign-sqlite", "folder", "fifo"])
+def test_not_a_database_is_refused_and_left_untouched(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "x.db"
+    if kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "text":
+        path.write_text("name,score\nann,3\n")
+    elif kind == "foreign-sqlite":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE users (name TEXT)")
+        conn.commit()
+        conn.close()
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(StoreError, match="not a qcstation database|0 bytes|a folder|not a regular"):
+        Store(path)
+    run = _cli(path, "import", str(SAMPLE), timeout=30)    # import creates missing databases
+    _one_line_error(run, str(path.name))
+    if before is not None:
+        assert path.read_bytes() == before                # not silently made a new database
+    assert not Path(f"{path}-wal").exists()
+
+
+# -- read-only file and folder -------------------------------------------------------------
+
+@pytest.mark.skipif(not _can_drop_caps(), reason="needs root and setpriv to enforce file modes")
+def test_read_only_database_file(tmp_path: Path) -> None:
+    db = _seeded_db(tmp_path / "ro.db")
+    os.chmod(db, 0o444)
+    status = _cli(db, "status", "--json", prefix=NOCAP)
+    assert status.returncode == 0, status.stderr            # reading needs no write access
+    assert json.loads(status.stdout)["seeds"]["gsm8k"]["active"] == 5
+    run = _cli(db, "import", str(SAMPLE), "--source", "more", prefix=NOCAP)
+    _one_line_error(run, "read-only", "chmod u+w")
+    os.chmod(db, 0o644)
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM seeds") == 5
+
+
+@pytest.mark.skipif(not _can_drop_caps(), reason="needs root and setpriv to enforce file modes")
+def test_read_only_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = _seeded_db(folder / "q.db")
+    os.chmod(folder, 0o555)
+    try:
+        for args in (["status"], ["import", str(SAMPLE), "--source", "more"]):
+            run = _cli(db, *args, prefix=NOCAP)
+            _one_line_error(run, "folder", "read-only", "chmod u+w")
+            assert "is not a qcstation database" not in run.stderr
+        missing = _cli(folder / "new.db", "import", str(SAMPLE), prefix=NOCAP)
+        _one_line_error(missing, "read-only")
+    finally:
+        os.chmod(folder, 0o755)
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM seeds") == 5
+
+
+# -- full disk ------------------------------------------------------------------------------
+
+def test_full_disk_import_counts_only_what_was_stored(tmp_path: Path) -> None:
+    db = _seeded_db(tmp_path / "full.db", n=2)
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as fh:
+        for i in range(2000):
+            fh.write(json.dumps({"question": f"Tom has {i} apples {'and pears ' * 30}. How many?",
+                                 "answer": f"{i}+3=<<{i}+3={i + 3}>>{i + 3}\n#### {i + 3}"}) + "\n")
+    with Store(db) as store:
+        pages = int(store.scalar("PRAGMA page_count"))
+        store.execute(f"PRAGMA max_page_count = {pages + 60}")   # room for a few batches only
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            import_file(store, big, source="big")
+    with Store(db) as store:
+        stored = store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'big'")
+        runs = store.query("SELECT added, errors FROM import_runs WHERE source = 'big'")
+        assert store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'gsm8k'") == 2
+    assert len(runs) == 1 and runs[0]["added"] == stored < 2000
+    assert "import stopped" in runs[0]["errors"]
+
+
+def _tmpfs_works() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _tmpfs_works(), reason="cannot mount a small tmpfs here")
+def test_full_disk_in_the_shell(tmp_path: Path) -> None:
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as fh:
+        for i in range(3000):
+            fh.write(json.dumps({"question": f"Ann has {i} pens {'and inks ' * 40}. How many?",
+                                 "answer": f"{i}+1=<<{i}+1={i + 1}>>{i + 1}\n#### {i + 1}"}) + "\n")
+    py = sys.executable
+    script = (f"mount -t tmpfs -o size=400k tmpfs {mnt} && cd {mnt} && "
+              f"{py} -m qcstation --db q.db import {SAMPLE} >/dev/null && "
+              f"{py} -m qcstation --db q.db import {big} --source big; echo rc=$?; "
+              f"{py} -m qcstation --db q.db status --json")
+    run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "rc=2" in run.stdout, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "disk holding" in lines[0] and "full" in lines[0], run.stderr
+    status = json.loads(run.stdout.split("rc=2", 1)[1])
+    assert status["seeds"]["gsm8k"]["active"] > 100                 # what was stored is intact
+
+
+# -- corrupt page ------------------------------------------------------------------------------
+
+def _corrupt(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    page_size, pages = conn.execute("PRAGMA page_size").fetchone()[0], conn.execute(
+        "PRAGMA page_count").fetchone()[0]
+    conn.close()
+    with db.open("r+b") as fh:  # every third page after the schema page: any scan meets one
+        for page in range(2, pages, 3):
+            fh.seek(page_size * page)
+            fh.write(b"\xde\xad" * (page_size // 2))
+
+
+def test_corrupt_page_in_the_shell(tmp_path: Path) -> None:
+    db = _seeded_db(tmp_path / "bad.db", n=200)
+    _corrupt(db)
+    run = _cli(db, "status")
+    _one_line_error(run, "damaged", ".recover")
+
+
+async def test_corrupt_page_in_the_app(tmp_path: Path) -> None:
+    from qcstation.app import make_app
+    from screens.error_modal import ErrorModal
+    from tests.app.conftest import build_db, make_config, settle
+
+    db = build_db(tmp_path / "bad.db", per_source={"gsm8k": 200})
+    _corrupt(db)
+    app = make_app(db, config=make_config(), account="tester")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ErrorModal), type(modal).__name__
+        assert modal.error_title == "Database problem"
+        assert "damaged" in modal.error and ".recover" in modal.error
+        assert "Traceback" not in modal.error
+
+
+# -- a held lock -----------------------------------------------------------------------------
+
+_HOLD = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("INSERT INTO events (at, actor, action, detail) VALUES ('x', 'holder', 'hold', '{}')")
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("ROLLBACK")
+"""
+
+
+def _hold_lock(db: Path, seconds: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD, str(db), str(seconds)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+@pytest.mark.slow
+def test_held_lock_read_only_commands_do_not_wait_and_writers_name_the_holder(tmp_path: Path) -> None:
+    db = _seeded_db(tmp_path / "locked.db")
+    holder = _hold_lock(db, 30)
+    try:
+        t0 = time.monotonic()
+        status = _cli(db, "status", "--json")
+        assert status.returncode == 0, status.stderr
+        assert time.monotonic() - t0 < 10                            # not the 60 s busy timeout
+        t0 = time.monotonic()
+        run = _cli(db, "import", str(SAMPLE), env={"QCSTATION_BUSY_TIMEOUT": "3"})
+        took = time.monotonic() - t0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert took < 20
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert lines[0].startswith("qcstation: waiting for the write lock") and f"pid {holder.pid}" in lines[0]
+    assert "locked for writing by" in lines[-1] and f"pid {holder.pid}" in lines[-1]
+    assert "nothing was changed" in lines[-1]
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM seeds") == 5
+
+
+async def test_held_lock_app_opens_and_shows_counts(tmp_path: Path) -> None:
+    from qcstation.app import make_app
+    from tests.app.conftest import build_db, flat, make_config, screen_text, settle
+
+    db = build_db(tmp_path / "locked.db", per_source={"gsm8k": 10})
+    holder = _hold_lock(db, 30)
+    try:
+        t0 = time.monotonic()
+        app = make_app(db, config=make_config(), account="tester")
+        async with app.run_test(size=(100, 90)) as pilot:  # tall enough to show the counts
+            await settle(pilot)
+            assert "gsm8k" in flat(screen_text(app))
+        assert time.monotonic() - t0 < 15
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_app_start_on_a_bad_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from qcstation.app import run_app
+
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert run_app(empty) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "0 bytes" in err[0]
+    assert empty.read_bytes() == b""

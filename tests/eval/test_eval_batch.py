@@ -1,0 +1,260 @@
+"""The vLLM backend through the real runner, and `qcstation eval export-batch / import-batch`
+on a real database (the shipped sample generated offline), with the batch run through the
+loopback OpenAI-protocol server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from db import Store
+from qcstation.cli import main
+from qcstation.eval.runner import create_run, execute_run
+from tests.eval_helpers import config, copy_db, quickstart_db
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture
+from tests.fake_vllm_fixture import fake_vllm  # noqa: F401 - fixture
+from tests.eval.test_batch_files import lines, run_batch_over_http
+
+
+@pytest.fixture
+def qs_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_db(quickstart_db(tmp_path_factory.getbasetemp()), tmp_path / "eval.db")
+
+
+def outputs(db: Path, run_id: int) -> dict[tuple[int, str, int], dict[str, object]]:
+    with Store(db) as s:
+        return {(int(r["seed_id"]), r["task"], int(r["sample_idx"])): dict(r) for r in s.query(
+            "SELECT * FROM eval_outputs WHERE run_id = ?", (run_id,))}
+
+
+# -- vLLM in-process through the runner ------------------------------------------------------
+
+def test_vllm_backend_runs_a_whole_evaluation(qs_db: Path, fake_vllm: ModuleType) -> None:
+    cfg = config(models={"gpu": {"model": "tiny/model", "backend": "vllm", "batch_size": 8,
+                                 "vllm_args": {"max_model_len": 100_000}}})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
+                            samples=2, temperature=0.7)
+        spec = json.loads(s.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
+    assert spec["backend"] == "vllm" and spec["model"]["vllm_args"] == {"max_model_len": 100_000}
+    prog = execute_run(qs_db, run_id, cfg)
+    assert (prog.status, prog.done, prog.total, prog.errors) == ("done", 40, 40, 0)
+    (llm,) = fake_vllm.LLM.instances
+    assert llm.engine_args.max_model_len == 100_000
+    assert [len(c.messages) for c in llm.calls] == [8] * 5          # the model's batch_size
+    out = outputs(qs_db, run_id)
+    assert len(out) == 40 and {o["status"] for o in out.values()} == {"ok"}
+    assert {o["endpoint"] for o in out.values()} == {"vllm (in-process)"}
+    assert all(o["prompt_tokens"] and o["completion_tokens"] == 8 for o in out.values())
+    # two samples of an item differ; the prompts sent are the run's own (checked by hash)
+    for (sid, task, k), o in out.items():
+        if k == 0:
+            assert o["response"] != out[(sid, task, 1)]["response"]
+    # a second run of the same model on the same prompts is answered from the cache
+    with Store(qs_db) as s:
+        again = create_run(s, cfg, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
+                           samples=2, temperature=0.7)
+    prog2 = execute_run(qs_db, again, cfg)
+    assert (prog2.done, prog2.cached) == (40, 40)
+    assert sum(len(i.calls) for i in fake_vllm.LLM.instances) == 5
+    assert {k: o["response"] for k, o in outputs(qs_db, again).items()} == \
+        {k: o["response"] for k, o in out.items()}
+    # other engine arguments (say, a shorter context or a quantization) are another engine:
+    # the cache does not answer for it
+    other = config(models={"gpu": {"model": "tiny/model", "backend": "vllm", "batch_size": 8,
+                                   "vllm_args": {"max_model_len": 50_000}}})
+    with Store(qs_db) as s:
+        third = create_run(s, other, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
+                           samples=2, temperature=0.7)
+    prog3 = execute_run(qs_db, third, other)
+    assert (prog3.done, prog3.cached) == (40, 0)
+    assert fake_vllm.LLM.instances[-1].engine_args.max_model_len == 50_000
+
+
+def test_a_vllm_run_without_vllm_says_how_to_install(qs_db: Path, tmp_path: Path) -> None:
+    cfg_file = tmp_path / "c.toml"
+    cfg_file.write_text('[models.gpu]\nmodel = "tiny/model"\nbackend = "vllm"\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
+                           str(cfg_file), "eval", "run", "--model", "gpu", "--working-set",
+                           "--limit", "2", "--shots", "0", "--no-score", "-q"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "vLLM is not installed" in proc.stderr and "pip install '.[gpu]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    with Store(qs_db) as s:                        # checked before the run is created
+        assert s.scalar("SELECT COUNT(*) FROM eval_runs") == 0
+
+
+# -- export-batch / import-batch -------------------------------------------------------------
+
+def _openai_run(db: Path, fake: FakeOpenAI, **kw: object) -> int:
+    cfg = config(models={"m": {"model": "fake-model", "base_url": fake.base_url}})
+    with Store(db) as s:
+        return create_run(s, cfg, model="m", **{"tasks": ["final", "arithmetic"], "shots": 1,
+                                                "limit": 5, **kw})  # type: ignore[arg-type]
+
+
+def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    run_id = _openai_run(qs_db, fake_openai, samples=2, temperature=0.5)
+    inp = tmp_path / "batch" / "in.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    said = capsys.readouterr().out
+    assert f"run {run_id}: 20 requests for model fake-model written to {inp}" in said
+    assert f"qcstation eval import-batch {run_id}" in said
+    sent = lines(inp)
+    assert len(sent) == 20 and {x["body"]["model"] for x in sent} == {"fake-model"}
+    assert {x["custom_id"].split("-")[0] for x in sent} == {f"run{run_id}"}
+    assert len({x["body"]["seed"] for x in sent}) == 2                  # one seed per sample index
+    assert fake_openai.chat_requests == []                              # exporting asks nothing
+
+    fake_openai.status(500, message="overloaded")                        # the first request fails
+    out = tmp_path / "out.jsonl"
+    run_batch_over_http(inp, out, fake_openai.url)
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "stored           19 responses, 1 failed requests" in said
+    assert f"run {run_id}: 20/20 responses stored" in said and f"next: qcstation eval score {run_id}" in said
+    stored = outputs(qs_db, run_id)
+    first = sent[0]["custom_id"]
+    assert len(stored) == 20
+    failed = [o for o in stored.values() if o["status"] == "error"]
+    assert len(failed) == 1 and "HTTP 500" in str(failed[0]["error"]) and "overloaded" in str(failed[0]["error"])
+    assert all(o["endpoint"] == "batch file out.jsonl" for o in stored.values())
+    by_msg = {json.dumps(x["body"]["messages"]): x["custom_id"] for x in sent}
+    for r in fake_openai.chat_requests[1:]:                            # each answer stored where it belongs
+        cid = by_msg[json.dumps(r.body["messages"])]
+        _, seed, task, sample = cid.split("-")
+        row = stored[(int(seed[4:]), task, int(sample[1:]))]
+        assert row["response"] == "echo: " + r.messages[-1]["content"]
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "done"
+
+    # again, through the real entry point: nothing is stored twice, and it says so
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "import-batch",
+                           str(run_id), str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "already present  20  (nothing was stored twice)" in proc.stdout
+    assert "nothing new: every result was already stored" in proc.stdout
+    assert outputs(qs_db, run_id) == stored
+
+    # nothing pending now; --retry-errors exports the failed request, and its new result replaces the error
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    assert "has no pending requests; nothing written" in capsys.readouterr().out
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp),
+                 "--retry-errors", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 1
+    assert [x["custom_id"] for x in lines(inp)] == [first]
+    run_batch_over_http(inp, out, fake_openai.url)
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["stored"], report["pending"], report["status"]) == (1, 0, "done")
+    assert {o["status"] for o in outputs(qs_db, run_id).values()} == {"ok"}
+
+
+def test_import_refuses_another_runs_results_and_reports_bad_lines(
+        qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
+    run_a = _openai_run(qs_db, fake_openai, tasks=["final"])
+    run_b = _openai_run(qs_db, fake_openai, tasks=["final"])
+    inp = tmp_path / "a.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_a), "--out", str(inp)]) == 0
+    out = tmp_path / "a.out.jsonl"
+    run_batch_over_http(inp, out, fake_openai.url)
+    capsys.readouterr()
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_b), str(out)]) == 1
+    cap = capsys.readouterr()
+    assert f"{out}:1: run{run_a}-" in cap.err and f"belongs to run {run_a}, not run {run_b}; refused" in cap.err
+    assert f"5 result(s) belong to run {run_a}; import them with `qcstation eval import-batch {run_a} {out}`" in cap.err
+    assert "refused          5 of another run" in cap.out
+    assert outputs(qs_db, run_b) == {}
+
+    good = out.read_text(encoding="utf-8").splitlines()
+    messy = tmp_path / "messy.jsonl"
+    messy.write_text("\n".join([good[0], "{oops", good[1], json.dumps({"custom_id": "hello"}),
+                                good[2].replace(f"run{run_a}-seed", f"run{run_a}-seed9999"),
+                                *good[3:]]) + "\n", encoding="utf-8")
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_a), str(messy),
+                 str(tmp_path / "missing.jsonl")]) == 2
+    cap = capsys.readouterr()
+    assert f"{messy}:2: not valid JSON" in cap.err
+    assert f"{messy}:4: custom_id 'hello' is not a qcstation request id; skipped" in cap.err
+    assert f"1 result(s) name an item, task or sample that run {run_a} does not have" in cap.err
+    assert "missing.jsonl: no such file" in cap.err
+    assert "stored           4 responses" in cap.out and "malformed        1 lines skipped" in cap.out
+    assert len(outputs(qs_db, run_a)) == 4
+    assert f"run {run_a}: 4/5 responses stored; 1 still pending" in cap.out
+
+
+def test_export_refuses_reference_runs_and_splits_large_ones(qs_db: Path, tmp_path: Path,
+                                                             fake_openai: FakeOpenAI,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with Store(qs_db) as s:
+        ref = create_run(s, config(), model="reference", tasks=["final"], shots=0, limit=2)
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(ref)]) == 2
+    assert "uses the reference backend" in capsys.readouterr().err
+    run_id = _openai_run(qs_db, fake_openai, tasks=["final"], limit=7)
+    out = tmp_path / "r.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out),
+                 "--max-per-file", "3", "--served-model", "org/served-name", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"] == [str(tmp_path / f"r.part00{i}.jsonl") for i in (1, 2, 3)]
+    assert [len(lines(Path(f))) for f in report["files"]] == [3, 3, 1]
+    assert {x["body"]["model"] for f in report["files"] for x in lines(Path(f))} == {"org/served-name"}
+    assert main(["--db", str(qs_db), "eval", "export-batch", "999"]) == 2
+    assert "no evaluation run 999" in capsys.readouterr().err
+
+
+def test_export_refuses_a_run_another_live_process_is_running(
+        qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
+    import datetime
+    import os
+    import socket
+
+    run_id = _openai_run(qs_db, fake_openai, tasks=["final"])
+    beat = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    with Store(qs_db) as s, s.transaction():       # the parent of this test: alive, on this host
+        s.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ? WHERE id = ?",
+                  (f"{socket.gethostname()}:{os.getppid()}", beat, run_id))
+    out = tmp_path / "x.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out)]) == 2
+    assert "is being run by" in capsys.readouterr().err and not out.exists()
+    with Store(qs_db) as s, s.transaction():       # its process is gone: the lease is free
+        s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{socket.gethostname()}:999999999", run_id))
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(out)]) == 0
+    assert len(lines(out)) == 5
+
+
+def test_large_imports_are_stored_a_slice_at_a_time(qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import qcstation.commands._eval_batch as cmd
+
+    from qcstation.eval import runner
+
+    monkeypatch.setattr(cmd, "_IMPORT_CHUNK", 2)
+    sizes: list[int] = []
+    real_store_replies = runner.store_replies
+
+    def spy(store: object, run: int, replies: list[object]) -> dict[str, int]:
+        sizes.append(len(replies))
+        return real_store_replies(store, run, replies)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "store_replies", spy)
+    run_id = _openai_run(qs_db, fake_openai, tasks=["final"], limit=5)
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    run_batch_over_http(inp, out, fake_openai.url)
+    capsys.readouterr()
+    text = out.read_text(encoding="utf-8").splitlines()
+    out.write_text("\n".join([*text, text[0]]) + "\n", encoding="utf-8")   # a duplicate line at the end
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["read"], report["stored"], report["already"], report["pending"]) == (5, 5, 0, 0)
+    assert report["problems"] == [f"{out}:6: run{run_id}-" + text[0].split(f'"run{run_id}-', 1)[1].split('"')[0]
+                                  + " already appeared on line 1; skipped"]
+    assert len(outputs(qs_db, run_id)) == 5 and sizes == [2, 2, 1]

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 from bench.review_open_bench import build_database  # noqa: E402
 from db import Store, now  # noqa: E402
-from qcstation.core import qc  # noqa: E402
+from qcstation.core.review import qc  # noqa: E402
 from qcstation.core.review.status import status_counts  # noqa: E402
 
 GATE_LIMIT_S = 0.3

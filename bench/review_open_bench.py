@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 from db import Store, now  # noqa: E402
 from qcstation.app import QCStationApp, make_app  # noqa: E402
-from qcstation.core import qc  # noqa: E402
+from qcstation.core.review import qc  # noqa: E402
 from qcstation.common.config import parse_config  # noqa: E402
 from screens.dashboard import DashboardScreen  # noqa: E402
 from screens.review import ReviewScreen  # noqa: E402

@@ -1,0 +1,375 @@
+"""What a user waits for at scale: every read-only command and every screen's first frame at 1M seeds.
+
+The other benchmarks time one part in isolation; this one times the commands a user runs, on a
+database the size users have. It builds (once, then reuses with ``--db``) a database of N seeds
+(default 1,000,000) with their four artifacts, QC samples with decisions, an approved release and an
+evaluation run of about 1M scores, then times, each in a fresh process (median of ``--runs``):
+
+    status, qc status, audit --stored, release blockers, eval list, eval leaderboard, eval breakdown
+
+and, headless at 80x24, the first frame of every screen (pushed over the loaded dashboard; the time
+until its first data worker has finished). ``qcstation --help`` and ``qcstation qc decide --help`` are
+timed against ``python -c pass`` as the CLI's start-up cost. Each figure prints against its target:
+commands under 2 s (``status`` under 1 s), first frames under 1 s.
+
+How the database is made: a real template is built the way a user builds one — ``quickstart`` on the
+shipped sample (real rule-made artifacts, real QC samples), every sampled item decided, a curator
+release approved, and a ``reference`` evaluation run scored — and its rows are then replicated with
+SQL (ids offset, ``orig_id`` suffixed ``~k``) until there are N seeds. So row contents and shapes are
+the real ones; only their number is multiplied. Building 1M takes several minutes and ~10 GB of disk.
+
+Usage: ``python bench/scale.py [--seeds 1000000] [--db PATH] [--runs 3] [--only commands|screens]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+COMMANDS: list[tuple[str, list[str], float]] = [
+    ("status", ["status"], 1.0),
+    ("qc status", ["qc", "status"], 2.0),
+    ("audit (stored flags)", ["audit"], 2.0),
+    ("release blockers", ["release", "blockers"], 2.0),
+    ("eval list", ["eval", "list"], 2.0),
+    ("eval leaderboard", ["eval", "leaderboard"], 2.0),
+    ("eval breakdown", ["eval", "breakdown", "{run}"], 2.0),
+]
+
+TEMPLATE_TOML = """
+[qc]
+curators = ["{account}"]
+sample_rate = 0.5
+defect_threshold = 0.5
+min_sample = 5
+"""
+
+
+def _env(config: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
+    env["PYTHONPATH"] = str(ROOT)
+    if config is not None:
+        env["QCSTATION_CONFIG"] = str(config)
+    return env
+
+
+def _cli(db: Path, *args: str, config: Path | None = None, check: bool = True,
+         timeout: float = 3600) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
+                          env=_env(config), capture_output=True, text=True, timeout=timeout,
+                          cwd=db.parent)
+    if check and proc.returncode not in (0, 1):
+        raise SystemExit(f"`qcstation {' '.join(args)}` failed ({proc.returncode}):\n"
+                         f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return proc
+
+
+# --- the template: built the way a user builds a database ----------------------------------
+
+def build_template(folder: Path) -> tuple[Path, Path]:
+    """quickstart → decide every sampled item → approve a release → a scored reference run."""
+    import getpass
+
+    config = folder / "qcstation.toml"
+    config.write_text(TEMPLATE_TOML.format(account=getpass.getuser()), encoding="utf-8")
+    db = folder / "template.db"
+    _cli(db, "quickstart", "--no-app", config=config)
+    _decide_all(db, config)
+    _cli(db, "release", "approve", "smart", "1.0.0", config=config,
+         check=False)
+    _cli(db, "eval", "run", "--model", "reference", "--working-set", "--name", "scale",
+         "-q", config=config)
+    return db, config
+
+
+def _decide_all(db: Path, config: Path) -> None:
+    """Every open sample item decided by two annotators (one reject in ten), in-process."""
+    from db import Store
+    from qcstation.core.review import qc
+
+    store = Store(db)
+    try:
+        for n, annotator in enumerate(("ann", "bob")):
+            while True:
+                item = qc.next_item(store, annotator)
+                if item is None:
+                    break
+                verdict = "reject" if (item.item_id + n) % 10 == 0 else "accept"
+                reason = "unclear wording" if verdict == "reject" else None
+                qc.decide(store, item.item_id, annotator, verdict, reason=reason)
+    finally:
+        store.close()
+
+
+# --- replication -----------------------------------------------------------------------------
+
+def _max(conn: sqlite3.Connection, table: str, col: str = "id") -> int:
+    return int(conn.execute(f"SELECT COALESCE(MAX({col}), 0) FROM {table}").fetchone()[0])
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def _copy(conn: sqlite3.Connection, table: str, copies: int, exprs: dict[str, str],
+          where: str = "") -> int:
+    """INSERT every row of ``table`` ``copies`` more times; ``exprs`` rewrites columns per copy
+    (``k`` is the copy number 1..copies)."""
+    cols = _columns(conn, table)
+    select = ", ".join(exprs.get(c, c) for c in cols)
+    sql = (f"WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < {copies}) "
+           f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM {table}_t, k {where}")
+    conn.execute(f"CREATE TEMP TABLE {table}_t AS SELECT * FROM {table}")
+    cur = conn.execute(sql)
+    conn.execute(f"DROP TABLE {table}_t")
+    return cur.rowcount
+
+
+def replicate(db: Path, n_seeds: int, eval_scores: int) -> dict[str, int]:
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA cache_size = -1000000")
+    n_template = int(conn.execute("SELECT COUNT(*) FROM seeds").fetchone()[0])
+    copies = max(0, -(-n_seeds // n_template) - 1)
+    S, A, T = _max(conn, "seeds"), _max(conn, "artifacts"), _max(conn, "attempts")
+    I, R = _max(conn, "sample_items"), _max(conn, "reviews")
+    Q = _max(conn, "qc_resolutions")
+    P = _max(conn, "sample_items", "position") + 1
+    with conn:
+        _copy(conn, "seeds", copies, {
+            "id": f"id + k * {S}", "orig_id": "orig_id || '~' || k",
+            "content_hash": "content_hash || k",
+            "duplicate_of": f"duplicate_of + k * {S}"})
+        _copy(conn, "attempts", copies, {
+            "id": f"id + k * {T}", "seed_id": f"seed_id + k * {S}",
+            "artifact_id": f"artifact_id + k * {A}"})
+        _copy(conn, "artifacts", copies, {
+            "id": f"id + k * {A}", "seed_id": f"seed_id + k * {S}",
+            "attempt_id": f"attempt_id + k * {T}", "replaces_id": f"replaces_id + k * {A}"})
+        _copy(conn, "sample_items", copies, {
+            "id": f"id + k * {I}", "seed_id": f"seed_id + k * {S}",
+            "artifact_id": f"artifact_id + k * {A}", "position": f"position + k * {P}"})
+        _copy(conn, "reviews", copies, {
+            "id": f"id + k * {R}", "sample_item_id": f"sample_item_id + k * {I}",
+            "artifact_id": f"artifact_id + k * {A}", "changes_id": f"changes_id + k * {R}"})
+        _copy(conn, "qc_resolutions", copies, {
+            "id": f"id + k * {Q}", "sample_item_id": f"sample_item_id + k * {I}"})
+        per_copy = int(conn.execute("SELECT COUNT(*) FROM eval_scores").fetchone()[0]) or 1
+        ecopies = max(0, -(-eval_scores // per_copy) - 1)
+        O, E = _max(conn, "eval_outputs"), _max(conn, "eval_scores")
+        EP = _max(conn, "eval_items", "position") + 1
+        _copy(conn, "eval_items", ecopies, {
+            "seed_id": f"seed_id + k * {S}", "item_key": "item_key || '~' || k",
+            "position": f"position + k * {EP}"}, where="WHERE role = 'eval'")
+        _copy(conn, "eval_outputs", ecopies, {
+            "id": f"id + k * {O}", "seed_id": f"seed_id + k * {S}"})
+        _copy(conn, "eval_scores", ecopies, {
+            "id": f"id + k * {E}", "seed_id": f"seed_id + k * {S}"})
+        conn.execute("UPDATE eval_runs SET n_items = (SELECT COUNT(*) FROM eval_items "
+                     "WHERE eval_items.run_id = eval_runs.id)")
+    conn.execute("ANALYZE")
+    counts = {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+              for t in ("seeds", "artifacts", "sample_items", "reviews", "eval_items",
+                        "eval_outputs", "eval_scores")}
+    conn.close()
+    return counts
+
+
+def build(db: Path, n_seeds: int, eval_scores: int) -> Path:
+    work = db.parent
+    t0 = time.perf_counter()
+    template, config = build_template(Path(tempfile.mkdtemp(prefix="scale-template-",
+                                                            dir=work)))
+    print(f"template built in {time.perf_counter() - t0:.1f} s", flush=True)
+    t0 = time.perf_counter()
+    src = sqlite3.connect(template)
+    dst = sqlite3.connect(db)
+    src.backup(dst)
+    src.close()
+    dst.close()
+    counts = replicate(db, n_seeds, eval_scores)
+    (db.parent / "qcstation.toml").write_text(config.read_text(encoding="utf-8"),
+                                             encoding="utf-8")
+    print(f"replicated in {time.perf_counter() - t0:.1f} s: "
+          + ", ".join(f"{k} {v:,}" for k, v in counts.items()), flush=True)
+    return db
+
+
+# --- timing ------------------------------------------------------------------------------------
+
+def _time(fn: Callable[[], Any], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def time_commands(db: Path, runs: int) -> list[tuple[str, float, float, str]]:
+    config = db.parent / "qcstation.toml"
+    conn = sqlite3.connect(db)
+    run_id = str(conn.execute("SELECT COALESCE(MAX(id), 0) FROM eval_runs").fetchone()[0])
+    conn.close()
+    rows = []
+    for label, args, target in COMMANDS:
+        args = [run_id if a == "{run}" else a for a in args]
+        proc = _cli(db, *args, config=config, check=False)
+        note = "" if proc.returncode in (0, 1) else f"exit {proc.returncode}: " + \
+            (proc.stderr.strip().splitlines() or ["?"])[-1][:60]
+        secs = _time(lambda a=args: _cli(db, *a, config=config, check=False), runs)
+        rows.append((label, secs, target, note))
+    return rows
+
+
+def time_startup(runs: int) -> list[tuple[str, float, float, str]]:
+    def run(*args: str) -> None:
+        subprocess.run([sys.executable, *args], env=_env(None), capture_output=True,
+                       check=False, timeout=120)
+
+    bare = _time(lambda: run("-c", "pass"), runs)
+    rows = [("python -c pass", bare, 0.0, "")]
+    for label, args in (("qcstation --help", ["-m", "qcstation", "--help"]),
+                        ("qcstation qc decide --help", ["-m", "qcstation", "qc", "decide", "--help"])):
+        secs = _time(lambda a=args: run(*a), runs)
+        rows.append((label, secs, 0.0, f"+{secs - bare:.2f} s over bare python"))
+    return rows
+
+
+def _screens(db: Path) -> list[tuple[str, Callable[[], Any]]]:
+    from db import Store
+
+    store = Store(db, create=False)
+    try:
+        run_id = int(store.conn.execute("SELECT MAX(id) FROM eval_runs").fetchone()[0] or 0)
+        seed = store.conn.execute("SELECT seed_id FROM eval_items WHERE run_id = ? LIMIT 1",
+                                  (run_id,)).fetchone()
+    finally:
+        store.close()
+    from screens.charts import ChartsScreen
+    from screens.queue import QueueScreen
+    from screens.releases import ReleasesScreen
+    from screens.results import ResultsScreen
+    from screens.review import ReviewScreen
+    from screens.runs import RunsScreen
+    from screens.side_by_side import SideBySideScreen
+
+    out: list[tuple[str, Callable[[], Any]]] = [
+        ("review", lambda: ReviewScreen(None)),
+        ("queue", lambda: QueueScreen()),
+        ("releases", lambda: ReleasesScreen()),
+        ("runs", lambda: RunsScreen()),
+    ]
+    if run_id:
+        out += [("results", lambda: ResultsScreen((run_id,))),
+                ("charts", lambda: ChartsScreen([run_id]))]
+        if seed:
+            out.append(("side by side", lambda: SideBySideScreen(run_id, run_id, int(seed[0]))))
+    return out
+
+
+async def _wait_idle(app: Any, pilot: Any, limit: float = 120.0) -> None:
+    t0 = time.perf_counter()
+    await pilot.pause()
+    while time.perf_counter() - t0 < limit:
+        if not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            if not any(w.is_running for w in app.workers):
+                return
+        await asyncio.sleep(0.01)
+
+
+def time_screens(db: Path) -> list[tuple[str, float, float, str]]:
+    from qcstation.app import make_app
+    from qcstation.common.config import load_config
+
+    config = load_config(str(db.parent / "qcstation.toml"))
+    rows: list[tuple[str, float, float, str]] = []
+
+    async def dashboard() -> float:
+        app = make_app(db, config=config, account="ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            t0 = time.perf_counter()
+            await _wait_idle(app, pilot)
+            return time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    inside = asyncio.run(dashboard())
+    rows.append(("dashboard (app start → idle)", time.perf_counter() - t0, 1.0,
+                 f"{inside:.2f} s after mount"))
+    for label, factory in _screens(db):
+        async def one(factory: Callable[[], Any] = factory) -> float:
+            app = make_app(db, config=config, account="ann")
+            async with app.run_test(size=(80, 24)) as pilot:
+                await _wait_idle(app, pilot)
+                t0 = time.perf_counter()
+                app.push_screen(factory())
+                await _wait_idle(app, pilot)
+                return time.perf_counter() - t0
+
+        try:
+            rows.append((label, asyncio.run(one()), 1.0, ""))
+        except Exception as exc:  # a screen that cannot open is a figure too
+            rows.append((label, float("nan"), 1.0, f"{type(exc).__name__}: {exc}"[:60]))
+    return rows
+
+
+def _table(title: str, rows: list[tuple[str, float, float, str]]) -> None:
+    print(f"\n{title}")
+    print(f"  {'what':34} {'time':>8}  {'target':>7}  ")
+    for label, secs, target, note in rows:
+        verdict = "" if not target else ("ok" if secs < target else "SLOW")
+        tgt = f"< {target:g} s" if target else ""
+        print(f"  {label:34} {secs:7.2f}s  {tgt:>7}  {verdict:4} {note}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=1_000_000)
+    ap.add_argument("--eval-scores", type=int, default=1_000_000)
+    ap.add_argument("--db", type=Path, help="reuse (or build at) this database")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", choices=("commands", "screens", "startup"))
+    args = ap.parse_args()
+    db = args.db
+    if db is None:
+        db = Path(tempfile.mkdtemp(prefix="qcstation-scale-")) / "scale.db"
+    if not db.exists():
+        db.parent.mkdir(parents=True, exist_ok=True)
+        build(db, args.seeds, args.eval_scores)
+    conn = sqlite3.connect(db)
+    n = conn.execute("SELECT COUNT(*) FROM seeds").fetchone()[0]
+    k = conn.execute("SELECT COUNT(*) FROM eval_scores").fetchone()[0]
+    conn.close()
+    print(f"database {db}: {n:,} seeds, {k:,} eval scores, "
+          f"{db.stat().st_size / 2**30:.1f} GiB; {os.cpu_count()} cores")
+    if args.only in (None, "startup"):
+        _table("CLI start-up", time_startup(args.runs))
+    if args.only in (None, "commands"):
+        _table(f"read-only commands (median of {args.runs}, fresh process each)",
+               time_commands(db, args.runs))
+    if args.only in (None, "screens"):
+        _table("first frame of every screen (80x24, headless)", time_screens(db))
+    print(json.dumps({"seeds": n, "eval_scores": k}))
+
+
+if __name__ == "__main__":
+    main()

@@ -4,12 +4,12 @@ Builds the database of ``bench/review_open_bench.py`` (N seeds, default 100,000,
 verified ``arithmetic`` and ``understanding`` artifact, and a 10% QC sample of the notation
 questions), records decisions on the first ``--decided`` sampled items (every
 ``--reject-every``-th a reject; written straight into ``reviews``/``artifacts`` the way
-``qc.decide`` writes them, so building stays fast), then times on a fresh connection per
+``decide`` writes them, so building stays fast), then times on a fresh connection per
 call, as the workstation's workers do:
 
-* ``qc.gate`` for both QC dimensions (the requirement: well under 0.3 s),
-* ``qc.dashboard_counts`` (well under 0.5 s),
-* ``qc.progress`` of the open sample and ``qc.next_item`` (claim; the claim is given back),
+* ``gate`` for both QC dimensions (the requirement: well under 0.3 s),
+* ``dashboard_counts`` (well under 0.5 s),
+* ``progress`` of the open sample and ``next_item`` (claim; the claim is given back),
 * ``status_counts`` (the dashboard's counts panel), for reference.
 
 Usage: ``python bench/qc_bench.py [--seeds 100000] [--runs 5] [--decided 2000]
@@ -33,7 +33,9 @@ if str(ROOT) not in sys.path:
 
 from bench.review_open_bench import build_database  # noqa: E402
 from db import Store, now  # noqa: E402
-from qcstation.core.review import qc  # noqa: E402
+from qcstation.core.review.decisions import next_item, release_claim  # noqa: E402
+from qcstation.core.review.gate import dashboard_counts, gate, progress  # noqa: E402
+from qcstation.core.review.sampling import open_sample  # noqa: E402
 from qcstation.core.review.status import status_counts  # noqa: E402
 
 GATE_LIMIT_S = 0.3
@@ -49,7 +51,7 @@ def record_decisions(path: Path, decided: int, reject_every: int) -> tuple[int, 
             r = int(store.scalar("SELECT COUNT(*) FROM reviews WHERE verdict = 'reject' "
                                  "AND undone_at IS NULL"))
             return n, r
-        sample = qc.open_sample(store, "arithmetic")
+        sample = open_sample(store, "arithmetic")
         if sample is None or decided <= 0:
             return 0, 0
         items = store.query("SELECT id, artifact_id FROM sample_items WHERE sample_id = ? "
@@ -87,9 +89,9 @@ def timed(path: Path, runs: int, call: Callable[[Store], Any]) -> list[float]:
 
 
 def _next_item(store: Store) -> None:
-    item = qc.next_item(store, "bench-claim", "arithmetic")
+    item = next_item(store, "bench-claim", "arithmetic")
     if item is not None:
-        qc.release_claim(store, item.item_id, "bench-claim")
+        release_claim(store, item.item_id, "bench-claim")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,16 +119,16 @@ def main(argv: list[str] | None = None) -> int:
         decisions, rejects = record_decisions(path, args.decided, args.reject_every)
         print(f"decisions recorded: {decisions:,} ({rejects:,} rejects)")
         with Store(path) as store:
-            sample = qc.open_sample(store, "arithmetic")
+            sample = open_sample(store, "arithmetic")
             assert sample is not None, "the benchmark database has no open arithmetic sample"
             sample_id = sample.id
         cases: list[tuple[str, Callable[[Store], Any], float | None]] = [
-            ("qc.gate arithmetic", lambda s: qc.gate(s, "arithmetic", threshold=0.05),
+            ("qc.gate arithmetic", lambda s: gate(s, "arithmetic", threshold=0.05),
              GATE_LIMIT_S),
-            ("qc.gate understanding", lambda s: qc.gate(s, "understanding", threshold=0.05),
+            ("qc.gate understanding", lambda s: gate(s, "understanding", threshold=0.05),
              GATE_LIMIT_S),
-            ("qc.dashboard_counts", lambda s: qc.dashboard_counts(s), DASHBOARD_LIMIT_S),
-            ("qc.progress (open sample)", lambda s: qc.progress(s, sample_id), None),
+            ("qc.dashboard_counts", lambda s: dashboard_counts(s), DASHBOARD_LIMIT_S),
+            ("qc.progress (open sample)", lambda s: progress(s, sample_id), None),
             ("qc.next_item (claim)", _next_item, None),
             ("status_counts (counts panel)", status_counts, None),
         ]
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 verdict = f"  {'ok' if ok else 'TOO SLOW'} (< {limit} s)"
             print(f"{name:<30} {med:8.3f} {min(times):8.3f} {max(times):8.3f}{verdict}")
         with Store(path) as store:
-            g = qc.gate(store, "arithmetic", threshold=0.05)
+            g = gate(store, "arithmetic", threshold=0.05)
         print(f"gate arithmetic: {g.reviewed} reviewed, {g.defects} defects, {g.pending} pending, "
               f"{g.open_rejects} open rejects; next: {g.next_step}")
     return 1 if failed else 0

@@ -2,7 +2,7 @@
 
 Builds a database of N seeds (default 100,000) in a temporary directory, each with a
 verified ``arithmetic`` (notation question) and ``understanding`` (key information)
-artifact, draws a 10% QC sample of the notation questions with ``qc.draw_sample`` and
+artifact, draws a 10% QC sample of the notation questions with ``draw_sample`` and
 then, headless at 80x24, times:
 
 * ``direct``:    ``make_app(..., review="arithmetic")`` until the review screen shows its
@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 from db import Store, now  # noqa: E402
 from qcstation.app import QCStationApp, make_app  # noqa: E402
-from qcstation.core.review import qc  # noqa: E402
+from qcstation.core.review.sampling import draw_sample, open_sample  # noqa: E402
 from qcstation.common.config import parse_config  # noqa: E402
 from screens.dashboard import DashboardScreen  # noqa: E402
 from screens.review import ReviewScreen  # noqa: E402
@@ -89,7 +89,7 @@ def build_database(path: Path, n_seeds: int, *, rate: float = 0.10) -> dict[str,
                 "verify_result, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", artifacts)
         timings["insert_s"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        info = qc.draw_sample(store, "arithmetic", rate=rate, rng_seed=12345, actor="bench")
+        info = draw_sample(store, "arithmetic", rate=rate, rng_seed=12345, actor="bench")
         timings["draw_sample_s"] = time.perf_counter() - t1
         timings["sample_size"] = info.size
     return timings
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         if path.exists():
             print(f"using the existing {path}")
             with Store(path) as store:
-                sample = qc.open_sample(store, "arithmetic")
+                sample = open_sample(store, "arithmetic")
             build = {"sample_size": sample.size if sample else 0}
         else:
             build = build_database(path, args.seeds)

@@ -100,18 +100,18 @@ def build_template(folder: Path) -> tuple[Path, Path]:
 def _decide_all(db: Path, config: Path) -> None:
     """Every open sample item decided by two annotators (one reject in ten), in-process."""
     from db import Store
-    from qcstation.core.review import qc
+    from qcstation.core.review.decisions import decide, next_item
 
     store = Store(db)
     try:
         for n, annotator in enumerate(("ann", "bob")):
             while True:
-                item = qc.next_item(store, annotator)
+                item = next_item(store, annotator)
                 if item is None:
                     break
                 verdict = "reject" if (item.item_id + n) % 10 == 0 else "accept"
                 reason = "unclear wording" if verdict == "reject" else None
-                qc.decide(store, item.item_id, annotator, verdict, reason=reason)
+                decide(store, item.item_id, annotator, verdict, reason=reason)
     finally:
         store.close()
 

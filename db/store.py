@@ -457,6 +457,19 @@ def _clean_params(params: Any) -> Any:
     return params
 
 
+def from_json(text: Any) -> Any:
+    """A JSON column's value: the decoded document, the value itself when it is already a
+    dict or list, None for NULL, empty or undecodable text."""
+    if text is None or text == "":
+        return None
+    if isinstance(text, (dict, list)):
+        return text
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
 def _to_db(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)

@@ -38,7 +38,7 @@ from screens.help import HelpScreen
 
 if TYPE_CHECKING:
     from qcstation.common.config import Config
-    from qcstation.core.review.qc import GateStatus
+    from qcstation.core.review.gate import GateStatus
 
 
 @dataclass(frozen=True)
@@ -241,26 +241,26 @@ class QCStationApp(App[int]):
         return self._large_db
 
     def evaluate_gate(self, store: Store, dimension: str) -> GateStatus:
-        """``qc.gate`` with the configured threshold. Call it from a worker thread.
+        """The QC gate (``qcstation.core.review.gate.gate``) with the configured threshold. Call it from a worker thread.
 
         The gate is SQL aggregates (the GIL is released while SQLite works); on a very
         large database (from :data:`SUBPROCESS_READS_FROM_ARTIFACTS` artifacts up) it still
         runs in a child process so the UI never waits for it."""
         import dataclasses
 
-        from qcstation.core.review import qc
+        from qcstation.core.review import gate
 
         settings = self.settings
         if not self._offload(store):
-            return qc.gate(store, dimension, threshold=settings.defect_threshold,
-                           confidence=settings.confidence)
+            return gate.gate(store, dimension, threshold=settings.defect_threshold,
+                             confidence=settings.confidence)
         worker = get_current_worker()
-        data = read_in_subprocess("qcstation.core.review.qc:gate", self.db_path, dimension,
+        data = read_in_subprocess("qcstation.core.review.gate:gate", self.db_path, dimension,
                                   threshold=settings.defect_threshold,
                                   confidence=settings.confidence,
                                   cancelled=lambda: worker.is_cancelled)
-        names = {f.name for f in dataclasses.fields(qc.GateStatus)}
-        return qc.GateStatus(**{k: v for k, v in data.items() if k in names})
+        names = {f.name for f in dataclasses.fields(gate.GateStatus)}
+        return gate.GateStatus(**{k: v for k, v in data.items() if k in names})
 
     def read_counts(self, store: Store) -> dict[str, Any]:
         """Seeds per source/status and current artifacts per dimension/status
@@ -283,10 +283,10 @@ class QCStationApp(App[int]):
     @work(thread=True, exit_on_error=False, group="claims",
           description="Giving back the item you held")
     def _release_claim(self, item_id: int) -> None:
-        from qcstation.core.review import qc
+        from qcstation.core.review.decisions import release_claim
 
         with self.open_store() as store:
-            qc.release_claim(store, item_id, self.annotator)
+            release_claim(store, item_id, self.annotator)
 
     def action_help_quit(self) -> None:
         """Ctrl+C no longer quits: say how to, in plain words (notifications show no markup);
@@ -345,11 +345,11 @@ class QCStationApp(App[int]):
             return
 
         def give_back() -> None:
-            from qcstation.core.review import qc
+            from qcstation.core.review.decisions import release_claim
 
             with self.open_store() as store:
                 for item_id in held:
-                    qc.release_claim(store, item_id, self.annotator)
+                    release_claim(store, item_id, self.annotator)
 
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.to_thread(give_back), timeout=2.0)

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from qcstation.core.review.qc import GateStatus, Progress, ReviewItem, SampleInfo
+    from qcstation.core.review.gate import GateStatus, Progress
+    from qcstation.core.review.items import ReviewItem
+    from qcstation.core.review.sampling import SampleInfo
     from qcstation.core.release.releases import ReleaseInfo
 
 
@@ -143,7 +145,7 @@ class DecisionSaved(Message):
         self.item_id = item_id
         self.verdict = verdict
         self.reason = reason
-        self.changed = changed  # an earlier decision was changed (qc.change_decision)
+        self.changed = changed  # an earlier decision was changed (decisions.change_decision)
 
 
 class DecisionUndone(Message):
@@ -188,7 +190,7 @@ class ReleaseDiffed(Message):
 
 
 class TeamLoaded(Message):
-    """The team panel's figures (:func:`qcstation.core.review.qc.team_stats`)."""
+    """The team panel's figures (:func:`qcstation.core.review.team.team_stats`)."""
 
     def __init__(self, stats: dict[str, Any]) -> None:
         super().__init__()

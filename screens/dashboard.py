@@ -16,7 +16,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.core.review import qc
+from qcstation.core.review.gate import gate as qc_gate
+from qcstation.core.review.gate import progress as qc_progress
+from qcstation.core.review.sampling import (
+    SampleInfo,
+    draw_sample,
+    extend_sample,
+    open_sample,
+    requeue_replacements,
+)
+from qcstation.core.review.team import team_stats
 from qcstation.common.errors import ReviewError
 from qcstation.messages import (
     CountsLoaded,
@@ -165,8 +174,8 @@ class DashboardScreen(QCScreen):
         with self.qc_app.open_store() as store:
             dimensions = []
             for dimension in settings.dimensions:
-                sample = qc.open_sample(store, dimension)
-                progress = qc.progress(store, sample.id) if sample is not None else None
+                sample = open_sample(store, dimension)
+                progress = qc_progress(store, sample.id) if sample is not None else None
                 dimensions.append(DimensionQC(dimension, sample, progress))
             self.post_message(SamplesLoaded(dimensions))
             if worker.is_cancelled:
@@ -174,7 +183,7 @@ class DashboardScreen(QCScreen):
             self.post_message(CountsLoaded(self.qc_app.read_counts(store)))
             if worker.is_cancelled:
                 return
-            self.post_message(TeamLoaded(qc.team_stats(store, settings.dimensions)))
+            self.post_message(TeamLoaded(team_stats(store, settings.dimensions)))
             for dimension in settings.dimensions:
                 if worker.is_cancelled:
                     return
@@ -316,16 +325,16 @@ class DashboardScreen(QCScreen):
     def _draw_samples(self) -> None:
         settings = self.qc_app.settings
         actor = self.qc_app.annotator
-        drawn: list[qc.SampleInfo] = []
+        drawn: list[SampleInfo] = []
         skipped: list[str] = []
         plans: list[str] = []
         with self.qc_app.open_store() as store:
-            requeued = qc.requeue_replacements(store, actor)
+            requeued = requeue_replacements(store, actor)
             for dimension in settings.dimensions:
-                if qc.open_sample(store, dimension) is not None:
+                if open_sample(store, dimension) is not None:
                     skipped.append(f"{noun(dimension)}: a sample is already open")
                     continue
-                gate = qc.gate(store, dimension, threshold=settings.defect_threshold,
+                gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
                                confidence=settings.confidence)
                 if gate.passed:
                     skipped.append(f"{noun(dimension)}: the gate already passes")
@@ -333,7 +342,7 @@ class DashboardScreen(QCScreen):
                 try:
                     plans.append(f"{title(dimension)}: {gate.plan['sentence']}"
                                  if gate.plan else "")
-                    drawn.append(qc.draw_sample(
+                    drawn.append(draw_sample(
                         store, dimension, rate=settings.sample_rate, rng_seed=settings.rng_seed,
                         actor=actor, min_size=settings.min_sample,
                         overlap_rate=settings.overlap_rate))
@@ -365,8 +374,8 @@ class DashboardScreen(QCScreen):
         skipped: list[str] = []
         with self.qc_app.open_store() as store:
             for dimension in settings.dimensions:
-                sample = qc.open_sample(store, dimension)
-                gate = qc.gate(store, dimension, threshold=settings.defect_threshold,
+                sample = open_sample(store, dimension)
+                gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
                                confidence=settings.confidence)
                 if gate.passed:
                     continue
@@ -382,10 +391,10 @@ class DashboardScreen(QCScreen):
                     skipped.append(f"{noun(dimension)}: {gate.next_step}")
                     continue
                 try:
-                    info = qc.extend_sample(store, sample.id, extra=extra,
-                                            actor=self.qc_app.annotator,
-                                            curators=list(settings.curators),
-                                            reason=gate.extend_reason)
+                    info = extend_sample(store, sample.id, extra=extra,
+                                         actor=self.qc_app.annotator,
+                                         curators=list(settings.curators),
+                                         reason=gate.extend_reason)
                 except ReviewError as exc:
                     skipped.append(f"{noun(dimension)}: {exc}")
                     continue
@@ -432,7 +441,7 @@ class DashboardScreen(QCScreen):
         result = regenerate_rejected(self.qc_app.db_path, self.qc_app.config,
                                      actor=self.qc_app.annotator, progress=progress)
         with self.qc_app.open_store() as store:
-            requeued = qc.requeue_replacements(store, self.qc_app.annotator)
+            requeued = requeue_replacements(store, self.qc_app.annotator)
         self.post_message(RegenerationFinished(describe_summary(result), requeued))
 
     @on(RegenerationFinished)

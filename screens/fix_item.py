@@ -23,7 +23,7 @@ from qcstation.common.errors import QCStationError
 
 if TYPE_CHECKING:
     from qcstation.app import QCStationApp
-    from qcstation.core.review.qc import ReviewItem
+    from qcstation.core.review.items import ReviewItem
 
 
 class FixModal(ModalScreen[dict[str, Any] | None]):

@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker
 
-from qcstation.core.review import qc
+from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
+from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.safe import one_line, printable
 from screens._base import QCScreen
 
@@ -29,8 +30,9 @@ STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped",
 
 
 def parse_filter(text: str) -> dict[str, str]:
-    """``state:rejected dim:arithmetic garbled`` -> filters for :func:`qc.queue`. A state
-    with a space is written with a dash or quotes-free underscore (awaiting-replacement)."""
+    """``state:rejected dim:arithmetic garbled`` -> filters for
+    :func:`qcstation.core.review.curation.queue`. A state with a space is written with a dash
+    or quotes-free underscore (awaiting-replacement)."""
     out: dict[str, str] = {}
     free: list[str] = []
     for word in text.split():
@@ -65,13 +67,13 @@ class QueueScreen(QCScreen):
     ]
 
     class RowsLoaded(Message):
-        def __init__(self, rows: list[qc.QueueRow], filters: dict[str, str]) -> None:
+        def __init__(self, rows: list[QueueRow], filters: dict[str, str]) -> None:
             super().__init__()
             self.rows = rows
             self.filters = filters
 
     class ItemShown(Message):
-        def __init__(self, item: qc.ReviewItem) -> None:
+        def __init__(self, item: ReviewItem) -> None:
             super().__init__()
             self.item = item
 
@@ -88,8 +90,8 @@ class QueueScreen(QCScreen):
         if dimension:
             words.append(f"dim:{dimension}")
         self.initial_filter = " ".join(words)
-        self.rows: list[qc.QueueRow] = []
-        self.item: qc.ReviewItem | None = None
+        self.rows: list[QueueRow] = []
+        self.item: ReviewItem | None = None
         self.busy = False
 
     def compose(self) -> ComposeResult:
@@ -131,7 +133,7 @@ class QueueScreen(QCScreen):
           description="Reading the curator queue")
     def _load(self, filters: dict[str, str]) -> None:
         with self.qc_app.open_store() as store:
-            rows = qc.queue(store, limit=2000, **filters)  # type: ignore[arg-type]
+            rows = queue(store, limit=2000, **filters)  # type: ignore[arg-type]
         self.post_message(self.RowsLoaded(rows, filters))
 
     @on(RowsLoaded)
@@ -193,7 +195,7 @@ class QueueScreen(QCScreen):
           description="Reading the item")
     def _load_item(self, item_id: int) -> None:
         with self.qc_app.open_store() as store:
-            item = qc.get_item(store, item_id)
+            item = get_item(store, item_id)
         self.post_message(self.ItemShown(item))
 
     @on(ItemShown)
@@ -204,7 +206,7 @@ class QueueScreen(QCScreen):
             f"{message.item.key} · {message.item.dimension} · item {message.item.item_id}")
 
     # -- actions -------------------------------------------------------------------------
-    def _target(self) -> qc.ReviewItem | None:
+    def _target(self) -> ReviewItem | None:
         if self.busy:
             self.notify("One moment…", timeout=2)
             return None
@@ -283,18 +285,18 @@ class QueueScreen(QCScreen):
         self.app.push_screen(ResolveModal(kind, item), callback=chosen)
 
     @work(thread=True, exit_on_error=False, group="curators", description="Curator action")
-    def _act(self, kind: str, item: qc.ReviewItem, *, reason: str,
+    def _act(self, kind: str, item: ReviewItem, *, reason: str,
              verdict: str | None = None) -> None:
         curators = list(self.qc_app.settings.curators)
         with self.qc_app.open_store() as store:
             if kind == "exclude":
-                r = qc.exclude_seed(store, item.seed_id, actor=self.qc_app.annotator,
-                                    reason=reason, curators=curators)
+                r = exclude_seed(store, item.seed_id, actor=self.qc_app.annotator,
+                                 reason=reason, curators=curators)
                 text = f"{item.key}: seed excluded ({r['reason']})"
             else:
                 assert verdict is not None
-                r = qc.resolve_item(store, item.item_id, kind=kind, verdict=verdict,
-                                    reason=reason, actor=self.qc_app.annotator, curators=curators)
+                r = resolve_item(store, item.item_id, kind=kind, verdict=verdict,
+                                 reason=reason, actor=self.qc_app.annotator, curators=curators)
                 text = f"{item.key}: {kind} {verdict} recorded"
         self.post_message(self.Done(text))
 
@@ -314,7 +316,7 @@ class QueueScreen(QCScreen):
         self.dismiss(None)
 
 
-def render_item(item: qc.ReviewItem) -> Text:
+def render_item(item: ReviewItem) -> Text:
     """The whole item as plain text (untrusted parts as Text, never markup)."""
     t = Text()
     t.append("Question: ", style="bold")

@@ -6,7 +6,8 @@ decisions changes it, logged), ``c`` a comment and ``!`` the unsure flag for the
 decision, ``e`` fix the item in place, ``g`` guidelines. Keys pressed while a decision is
 saving are queued and run in order; notices go to a line of their own, never over the
 item. ``X`` (curators only) excludes the shown item's seed from the
-dataset when its artifact cannot be fixed (:func:`qcstation.core.review.qc.exclude_seed`). Items come from :func:`qcstation.core.review.qc.next_item`, which
+dataset when its artifact cannot be fixed (:func:`qcstation.core.review.curation.exclude_seed`). Items come from
+:func:`qcstation.core.review.decisions.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
 Every database call runs in a thread worker with its own store; handlers own the UI.
 """
@@ -28,7 +29,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker
 
-from qcstation.core.review import qc
+from qcstation.core.review.curation import exclude_seed
+from qcstation.core.review.decisions import (
+    change_decision,
+    decide,
+    my_decisions,
+    next_item,
+    reject_reasons,
+    undo_last,
+)
+from qcstation.core.review.gate import GateStatus, Progress
+from qcstation.core.review.gate import progress as qc_progress
+from qcstation.core.review.items import ReviewItem, get_item, item_key
+from qcstation.core.review.sampling import open_sample
 from qcstation.common.safe import one_line
 from qcstation.messages import (
     DecisionSaved,
@@ -102,7 +115,7 @@ class CommentModal(ModalScreen[str | None]):
 
 
 class SeedExcluded(Message):
-    """A curator excluded a seed (``result`` is what :func:`qc.exclude_seed` returned)."""
+    """A curator excluded a seed (``result`` is what :func:`exclude_seed` returned)."""
 
     def __init__(self, result: dict[str, object]) -> None:
         super().__init__()
@@ -182,15 +195,15 @@ class ReviewScreen(QCScreen):
     def __init__(self, dimension: str | None) -> None:
         super().__init__()
         self.dimension = dimension
-        self.item: qc.ReviewItem | None = None      # what is on screen
+        self.item: ReviewItem | None = None         # what is on screen
         self.editable = False                       # is it the item being decided?
         self.head_id: int | None = None             # the item this annotator holds
         self.history: list[int] = []                # items shown as current this session
         self.cursor: int | None = None              # index into history while looking back
         self.busy = False
         self.finished = False
-        self.progress: qc.Progress | None = None
-        self.gate: qc.GateStatus | None = None
+        self.progress: Progress | None = None
+        self.gate: GateStatus | None = None
         self.gate_running = False
         self.gate_stale: str | None = None          # re-evaluate once the running one ends
         self.queued: deque[str] = deque()           # keys pressed while saving, run in order
@@ -227,7 +240,7 @@ class ReviewScreen(QCScreen):
           description="Reading your earlier decisions")
     def _load_history(self) -> None:
         with self.qc_app.open_store() as store:
-            mine = qc.my_decisions(store, self.qc_app.annotator, limit=200)
+            mine = my_decisions(store, self.qc_app.annotator, limit=200)
         ids = [int(r["item_id"]) for r in reversed(mine)
                if self.dimension is None or r["dimension"] == self.dimension]
         self.post_message(HistoryLoaded(list(dict.fromkeys(ids))))
@@ -325,7 +338,7 @@ class ReviewScreen(QCScreen):
                 self._run_queued()
 
         dimension = self.item.dimension
-        self.app.push_screen(RejectReasonModal(qc.reject_reasons(dimension),
+        self.app.push_screen(RejectReasonModal(reject_reasons(dimension),
                                                subject=f"this {noun(dimension, 1)}"),
                              callback=rejected)
 
@@ -463,55 +476,55 @@ class ReviewScreen(QCScreen):
     def _review_step(self, step: _Step) -> None:
         annotator = self.qc_app.annotator
         with self.qc_app.open_store() as store:
-            item: qc.ReviewItem | None
+            item: ReviewItem | None
             editable = current = True
             if step.op == "decide":
                 assert step.item_id is not None and step.verdict is not None
-                qc.decide(store, step.item_id, annotator, step.verdict, step.reason,
-                          comment=step.comment, unsure=step.unsure)
+                decide(store, step.item_id, annotator, step.verdict, step.reason,
+                       comment=step.comment, unsure=step.unsure)
                 self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
-                item = qc.next_item(store, annotator, self.dimension)
+                item = next_item(store, annotator, self.dimension)
             elif step.op == "change":
                 assert step.item_id is not None and step.verdict is not None
                 assert step.review_id is not None
-                qc.change_decision(store, step.review_id, annotator, step.verdict, step.reason,
-                                   comment=step.comment, unsure=step.unsure)
+                change_decision(store, step.review_id, annotator, step.verdict, step.reason,
+                                comment=step.comment, unsure=step.unsure)
                 self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason,
                                                 changed=True))
-                item = qc.get_item(store, step.item_id)
+                item = get_item(store, step.item_id)
                 editable = False
                 current = False
             elif step.op == "move_on":
-                item = qc.next_item(store, annotator, self.dimension, after_item_id=step.item_id)
+                item = next_item(store, annotator, self.dimension, after_item_id=step.item_id)
             elif step.op == "undo":
-                undone = qc.undo_last(store, annotator)
+                undone = undo_last(store, annotator)
                 self.post_message(DecisionUndone(undone))
                 if undone is None:
-                    item = qc.next_item(store, annotator, self.dimension)
+                    item = next_item(store, annotator, self.dimension)
                 else:
-                    item = qc.get_item(store, undone)
+                    item = get_item(store, undone)
             elif step.op == "show":
                 assert step.item_id is not None
-                item = qc.get_item(store, step.item_id)
+                item = get_item(store, step.item_id)
                 editable = decidable_by(item, annotator)
                 current = editable and item.claimed_by == annotator
             elif step.op == "exclude":
                 assert step.seed_id is not None and step.reason is not None
-                result = qc.exclude_seed(store, step.seed_id, actor=annotator, reason=step.reason,
-                                         curators=list(self.qc_app.settings.curators))
+                result = exclude_seed(store, step.seed_id, actor=annotator, reason=step.reason,
+                                      curators=list(self.qc_app.settings.curators))
                 self.post_message(SeedExcluded(result))
                 if step.at_head or step.item_id is None:
-                    item = qc.next_item(store, annotator, self.dimension)  # skips the seed now
+                    item = next_item(store, annotator, self.dimension)  # skips the seed now
                 else:  # looking back: show the same item again (its seed is now excluded)
-                    item = qc.get_item(store, step.item_id)
+                    item = get_item(store, step.item_id)
                     editable = decidable_by(item, annotator)
                     current = editable and item.claimed_by == annotator
             else:
-                item = qc.next_item(store, annotator, self.dimension)
+                item = next_item(store, annotator, self.dimension)
             dimension = item.dimension if item is not None else self.dimension
             if item is not None:
                 self.post_message(ItemLoaded(item, editable=editable, current=current,
-                                             progress=qc.progress(store, item.sample_id)))
+                                             progress=qc_progress(store, item.sample_id)))
             else:
                 self.post_message(SampleFinished(dimension, self._open_progress(store, dimension)))
 
@@ -533,11 +546,11 @@ class ReviewScreen(QCScreen):
         self.post_message(GateUpdated(dimension, gate))
 
     @staticmethod
-    def _open_progress(store: Store, dimension: str | None) -> qc.Progress | None:
+    def _open_progress(store: Store, dimension: str | None) -> Progress | None:
         if dimension is None:
             return None
-        sample = qc.open_sample(store, dimension)
-        return qc.progress(store, sample.id) if sample is not None else None
+        sample = open_sample(store, dimension)
+        return qc_progress(store, sample.id) if sample is not None else None
 
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "gates":
@@ -625,7 +638,7 @@ class ReviewScreen(QCScreen):
     def _seed_excluded(self, message: SeedExcluded) -> None:
         r = message.result
         closed = r.get("open_rejects_closed") or {}
-        self._notice(f"Seed {qc.item_key(str(r.get('source')), r.get('orig_id'))} excluded: "
+        self._notice(f"Seed {item_key(str(r.get('source')), r.get('orig_id'))} excluded: "
                      f"{r.get('reason')}"
                      + ("; it no longer blocks the gate" if closed else ""))
         self.gate = None  # re-read: the open rejects changed
@@ -701,7 +714,7 @@ class ReviewScreen(QCScreen):
         self.query_one("#done_text", Static).update(text)
 
 
-def decidable_by(item: qc.ReviewItem, annotator: str) -> bool:
+def decidable_by(item: ReviewItem, annotator: str) -> bool:
     """Can ``annotator`` decide this item now? Not if they already decided (or skipped) it,
     someone else holds it, or it already has the decisions it needs."""
     if any(d.get("annotator") == annotator for d in item.decisions):

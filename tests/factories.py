@@ -183,7 +183,7 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
     divisible by 5. Reports (annotator, decided item ids, skipped item ids, errors)."""
     import time
 
-    from qcstation.core.review import qc
+    from qcstation.core.review.decisions import decide, next_item
 
     decided: list[int] = []
     skipped: list[int] = []
@@ -192,18 +192,18 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
     try:
         start.wait(timeout=60)
         while True:
-            item = qc.next_item(store, annotator, dimension)
+            item = next_item(store, annotator, dimension)
             if item is None:
                 break
             time.sleep(think_s)
             if item.item_id % 5 == 0 and item.item_id not in skipped:
-                qc.decide(store, item.item_id, annotator, "skip")
+                decide(store, item.item_id, annotator, "skip")
                 skipped.append(item.item_id)
                 continue
             if item.artifact_id % 4 == 0:
-                qc.decide(store, item.item_id, annotator, "reject", "changes the answer")
+                decide(store, item.item_id, annotator, "reject", "changes the answer")
             else:
-                qc.decide(store, item.item_id, annotator, "accept")
+                decide(store, item.item_id, annotator, "accept")
             decided.append(item.item_id)
     except Exception as exc:  # reported to the parent, which fails the test
         errors.append(f"{type(exc).__name__}: {exc}")
@@ -214,14 +214,14 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
 
 def race_decide_worker(db_path: str, annotator: str, item_id: int, start: Any, results: Any) -> None:
     """Decide one given item without claiming it first, all workers at the same moment."""
-    from qcstation.core.review import qc
+    from qcstation.core.review.decisions import decide
     from qcstation.common.errors import ReviewError
 
     store = Store(db_path)
     outcome = "error"
     try:
         start.wait(timeout=60)
-        qc.decide(store, item_id, annotator, "accept")
+        decide(store, item_id, annotator, "accept")
         outcome = "ok"
     except ReviewError as exc:
         outcome = f"refused: {exc}"

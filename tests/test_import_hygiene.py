@@ -50,7 +50,7 @@ def test_domain_packages_do_not_import_textual() -> None:
     exports_dir = ROOT / "exports"
     modules += [f"exports.{p.stem}" for p in sorted(exports_dir.glob("*.py"))
                 if p.stem != "__init__"]
-    assert "qcstation.core.review.qc" in modules and "qcstation.core.release.releases" in modules
+    assert "qcstation.core.review.gate" in modules and "qcstation.core.release.releases" in modules
     result = _imported_textual(modules)
     offenders = {m: mods for m, mods in result.items() if mods}
     assert offenders == {}, f"these imports pulled in Textual: {offenders}"

@@ -31,7 +31,28 @@ from typing import Any
 
 from db.store import current_actor
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
-from qcstation.core.review import qc
+from qcstation.common.vocab import DIMENSIONS
+from qcstation.core.review.curation import QUEUE_STATES, exclude_seed, queue, resolve_item
+from qcstation.core.review.decisions import (
+    REJECT_REASONS_BY_DIMENSION,
+    change_decision,
+    decide,
+    next_item,
+    norm_verdict,
+    undo_last,
+)
+from qcstation.core.review.gate import GateStatus, bound_text, gate, progress
+from qcstation.core.review.items import ReviewItem, get_item, list_items
+from qcstation.core.review.sampling import (
+    SampleInfo,
+    draw_sample,
+    extend_sample,
+    get_sample,
+    list_samples,
+    open_sample,
+    requeue_replacements,
+)
+from qcstation.core.review.team import MIN_KAPPA_PAIRS, agreement, team_stats
 from qcstation.common.errors import ReviewError
 
 ORDER = 60
@@ -47,27 +68,27 @@ def _policy(args: argparse.Namespace) -> Any:
 def _dims(value: str, policy: Any) -> list[str]:
     if value == "all":
         return list(policy.dimensions)
-    if value not in qc.ALL_DIMENSIONS:
+    if value not in DIMENSIONS:
         raise ReviewError(f"unknown dimension {value!r}; expected all or one of "
-                          f"{', '.join(qc.ALL_DIMENSIONS)}")
+                          f"{', '.join(DIMENSIONS)}")
     return [value]
 
 
-def _sample_ref(store: Any, ref: str) -> qc.SampleInfo:
+def _sample_ref(store: Any, ref: str) -> SampleInfo:
     if ref.isdigit():
-        return qc.get_sample(store, int(ref))
-    if ref not in qc.ALL_DIMENSIONS:
+        return get_sample(store, int(ref))
+    if ref not in DIMENSIONS:
         raise ReviewError(f"{ref!r} is neither a sample id nor a dimension")
-    s = qc.open_sample(store, ref)
+    s = open_sample(store, ref)
     if s is None:
-        samples = qc.list_samples(store, ref)
+        samples = list_samples(store, ref)
         if not samples:
             raise ReviewError(f"no {ref} sample yet; draw one with: qcstation qc sample {ref}")
         s = samples[-1]
     return s
 
 
-def _item_text(item: qc.ReviewItem) -> str:
+def _item_text(item: ReviewItem) -> str:
     from qcstation.common.identity import clean_display
 
     lines = [
@@ -107,8 +128,8 @@ def _item_text(item: qc.ReviewItem) -> str:
     return "\n".join(lines).rstrip()
 
 
-def _gate_text(g: qc.GateStatus) -> list[str]:
-    bound = "n/a" if g.upper_bound is None else qc.bound_text(g.upper_bound, g.threshold)
+def _gate_text(g: GateStatus) -> list[str]:
+    bound = "n/a" if g.upper_bound is None else bound_text(g.upper_bound, g.threshold)
     out = [f"{g.dimension}: gate {'PASSES' if g.passed else 'does not pass'} "
            f"({g.defects} {'defect' if g.defects == 1 else 'defects'} in {g.reviewed} reviewed; "
            f"upper bound {bound}, "
@@ -134,9 +155,9 @@ def _sample(args: argparse.Namespace) -> int:
     plans = []
     try:
         for dim in _dims(args.dimension, policy):
-            g = qc.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
             plans.append((dim, g.plan))
-            s = qc.draw_sample(
+            s = draw_sample(
                 store, dim, actor=current_actor(), curators=list(policy.curators),
                 rate=args.rate if args.rate is not None else policy.sample_rate,
                 rng_seed=args.seed if args.seed is not None else policy.rng_seed,
@@ -167,7 +188,7 @@ def _extend(args: argparse.Namespace) -> int:
         policy = _policy(args)
         why = "asked for by hand"
         if args.to_gate:
-            g = qc.gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence)
+            g = gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence)
             extra = g.extend_by
             if extra == 0:
                 print(f"{s.dimension}: no extension needed ({g.next_step})")
@@ -175,8 +196,8 @@ def _extend(args: argparse.Namespace) -> int:
             why = g.extend_reason
         if not extra:
             raise ReviewError("say how many items to add: --extra N, or --to-gate")
-        s = qc.extend_sample(store, s.id, extra=extra, actor=current_actor(),
-                             curators=list(policy.curators), reason=why)
+        s = extend_sample(store, s.id, extra=extra, actor=current_actor(),
+                          curators=list(policy.curators), reason=why)
     finally:
         store.close()
     if args.json:
@@ -194,13 +215,13 @@ def _status(args: argparse.Namespace) -> int:
         dims = _dims(args.dimension, policy) if args.dimension else list(policy.dimensions)
         data: dict[str, Any] = {}
         for dim in dims:
-            g = qc.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
-            samples = qc.list_samples(store, dim)
+            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+            samples = list_samples(store, dim)
             data[dim] = {
                 "gate": g.to_dict(),
-                "agreement": qc.agreement(store, dim).to_dict(),
+                "agreement": agreement(store, dim).to_dict(),
                 "samples": [{**{k: v for k, v in s.to_dict().items() if k != "params"},
-                             "progress": qc.progress(store, s.id).to_dict()} for s in samples],
+                             "progress": progress(store, s.id).to_dict()} for s in samples],
             }
     finally:
         store.close()
@@ -212,14 +233,14 @@ def _status(args: argparse.Namespace) -> int:
                      s["progress"]["sentence"]] for s in d["samples"]]
             if rows:
                 print_table(["sample", "round", "status", "rate", "seed", "items", "progress"], rows)
-            g = qc.GateStatus(**d["gate"])
+            g = GateStatus(**d["gate"])
             for line in _gate_text(g):
                 print(line)
             ag = d["agreement"]
             if ag["pairs"]:
                 kappa = "n/a" if ag["kappa"] is None else f"{ag['kappa']:.2f}"
                 warn = (f" — only {ag['pairs']} pairs: too few to mean anything"
-                        if ag["pairs"] < qc.MIN_KAPPA_PAIRS else "")
+                        if ag["pairs"] < MIN_KAPPA_PAIRS else "")
                 print(f"  agreement: {ag['pairs']} overlap pairs, observed "
                       f"{ag['observed'] * 100:.1f}%, Cohen's kappa {kappa}{warn}")
             print()
@@ -229,7 +250,7 @@ def _status(args: argparse.Namespace) -> int:
 def _next(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item = qc.next_item(store, current_actor(), args.dimension)
+        item = next_item(store, current_actor(), args.dimension)
     finally:
         store.close()
     if item is None:
@@ -247,7 +268,7 @@ def _decide(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         if args.item == "next":
-            item = qc.next_item(store, who, args.dimension)
+            item = next_item(store, who, args.dimension)
             if item is None:
                 print("nothing left to review", file=sys.stderr)
                 return 1
@@ -256,9 +277,9 @@ def _decide(args: argparse.Namespace) -> int:
             item_id = int(args.item)
         else:
             raise ReviewError(f"ITEM must be an item id or 'next', got {args.item!r}")
-        review_id = qc.decide(store, item_id, who, args.verdict, args.reason,
-                              comment=args.comment, unsure=args.unsure)
-        item = qc.get_item(store, item_id)
+        review_id = decide(store, item_id, who, args.verdict, args.reason,
+                           comment=args.comment, unsure=args.unsure)
+        item = get_item(store, item_id)
     finally:
         store.close()
     if args.json:
@@ -267,7 +288,7 @@ def _decide(args: argparse.Namespace) -> int:
         from qcstation.common.identity import current_identity
 
         print(f"{item.key} {item.dimension} (item {item.item_id}): "
-              f"{qc._norm_verdict(args.verdict)} by {current_identity().label()}; "
+              f"{norm_verdict(args.verdict)} by {current_identity().label()}; "
               f"artifact now {item.artifact_status}")
     return 0
 
@@ -275,7 +296,7 @@ def _decide(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item_id = qc.undo_last(store, current_actor())
+        item_id = undo_last(store, current_actor())
     finally:
         store.close()
     if item_id is None:
@@ -291,7 +312,7 @@ def _undo(args: argparse.Namespace) -> int:
 def _requeue(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        n = qc.requeue_replacements(store, current_actor())
+        n = requeue_replacements(store, current_actor())
     finally:
         store.close()
     if args.json:
@@ -305,7 +326,7 @@ def _items(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         s = _sample_ref(store, args.sample)
-        items = qc.list_items(store, s.id)
+        items = list_items(store, s.id)
     finally:
         store.close()
     if args.json:
@@ -323,7 +344,7 @@ def _items(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item = qc.get_item(store, args.item)
+        item = get_item(store, args.item)
     finally:
         store.close()
     if args.json:
@@ -337,8 +358,8 @@ def _exclude(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        result = qc.exclude_seed(store, args.seed_id, actor=current_actor(), reason=args.reason,
-                                 curators=list(policy.curators))
+        result = exclude_seed(store, args.seed_id, actor=current_actor(), reason=args.reason,
+                              curators=list(policy.curators))
     finally:
         store.close()
     if args.json:
@@ -357,9 +378,9 @@ def _exclude(args: argparse.Namespace) -> int:
 def _queue(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        rows = qc.queue(store, state=args.state, dimension=args.dimension,
-                        annotator=args.by, reason=args.reason, source=args.source,
-                        limit=args.limit)
+        rows = queue(store, state=args.state, dimension=args.dimension,
+                     annotator=args.by, reason=args.reason, source=args.source,
+                     limit=args.limit)
     finally:
         store.close()
     if args.json:
@@ -381,9 +402,9 @@ def _resolve(kind: str) -> Any:
         policy = _policy(args)
         store = store_from_args(args)
         try:
-            result = qc.resolve_item(store, args.item, kind=kind, verdict=args.verdict,
-                                     reason=args.reason, actor=current_actor(),
-                                     curators=list(policy.curators))
+            result = resolve_item(store, args.item, kind=kind, verdict=args.verdict,
+                                  reason=args.reason, actor=current_actor(),
+                                  curators=list(policy.curators))
         finally:
             store.close()
         if args.json:
@@ -428,7 +449,7 @@ def _edit_text(args: argparse.Namespace) -> int:
 
     store = store_from_args(args)
     try:
-        item = qc.get_item(store, args.item)
+        item = get_item(store, args.item)
         text = editable_text(item)
     finally:
         store.close()
@@ -439,14 +460,14 @@ def _edit_text(args: argparse.Namespace) -> int:
 def _change(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        new_id = qc.change_decision(store, args.review_id, current_actor(), args.verdict,
-                                    args.reason, comment=args.comment, unsure=args.unsure)
+        new_id = change_decision(store, args.review_id, current_actor(), args.verdict,
+                                 args.reason, comment=args.comment, unsure=args.unsure)
     finally:
         store.close()
     if args.json:
         print_json({"review_id": new_id, "changes": args.review_id})
     else:
-        print(f"decision #{args.review_id} changed to {qc._norm_verdict(args.verdict)} "
+        print(f"decision #{args.review_id} changed to {norm_verdict(args.verdict)} "
               f"(new decision #{new_id}; both are in the log)")
     return 0
 
@@ -455,7 +476,7 @@ def _team(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        data = qc.team_stats(store, list(policy.dimensions))
+        data = team_stats(store, list(policy.dimensions))
     finally:
         store.close()
     if args.json:
@@ -520,7 +541,7 @@ def register(subparsers: Any) -> None:
     st.add_argument("--json", action="store_true", help="print JSON")
 
     n = sub.add_parser("next", help="claim the next item to review and show it (exit 1: none left)")
-    n.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="only this dimension")
+    n.add_argument("--dimension", choices=DIMENSIONS, help="only this dimension")
     n.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("decide", help="accept, reject (with --reason) or skip an item")
@@ -529,8 +550,8 @@ def register(subparsers: Any) -> None:
                    help="accept, reject or skip (a, r, s)")
     d.add_argument("--reason", help="why (required for reject); common reasons: "
                    + " | ".join(f"{dim}: " + "; ".join(r)
-                                for dim, r in qc.REJECT_REASONS_BY_DIMENSION.items()))
-    d.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="with 'next': only this dimension")
+                                for dim, r in REJECT_REASONS_BY_DIMENSION.items()))
+    d.add_argument("--dimension", choices=DIMENSIONS, help="with 'next': only this dimension")
     d.add_argument("--comment", help="a free-text note to go with the decision")
     d.add_argument("--unsure", action="store_true", help="flag the decision as unsure")
     d.add_argument("--json", action="store_true", help="print JSON")
@@ -565,9 +586,9 @@ def register(subparsers: Any) -> None:
         description="Every sampled item with the state a curator acts on: rejected, awaiting "
                     "replacement, disagreed, excluded, skipped, settled, overridden, accepted, "
                     "pending. Items are named by source and original id.")
-    q.add_argument("--state", choices=qc.QUEUE_STATES,
+    q.add_argument("--state", choices=QUEUE_STATES,
                    help="only items in this state ('rejected' includes awaiting replacement)")
-    q.add_argument("--dimension", choices=qc.ALL_DIMENSIONS, help="only this dimension")
+    q.add_argument("--dimension", choices=DIMENSIONS, help="only this dimension")
     q.add_argument("--annotator", dest="by", metavar="ACCOUNT",
                    help="only items this account decided (case-insensitive)")
     q.add_argument("--reason", help="only items whose reasons contain this text")

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from qcstation.common.config import load_config
     from qcstation.core.ingest.importer import import_file, shipped_samples
     from qcstation.core.construct.pipeline import Pipeline
-    from qcstation.core.review.qc import draw_sample, open_sample
+    from qcstation.core.review.sampling import draw_sample, open_sample
 
     cfg = load_config(args.config)
     path = db_path(args)

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 def _gates(store, args):  # type: ignore[no-untyped-def]
     try:
         from qcstation.common.config import load_config
-        from qcstation.core.review.qc import gate
+        from qcstation.core.review.gate import gate
     except ImportError:
         return None
     cfg = load_config(args.config)

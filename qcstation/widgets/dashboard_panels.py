@@ -20,7 +20,7 @@ from qcstation.common.safe import one_line, printable
 from qcstation.widgets.labels import bound_percent, noun, percent, sentence_case, title
 
 if TYPE_CHECKING:
-    from qcstation.core.review.qc import GateStatus
+    from qcstation.core.review.gate import GateStatus
     from qcstation.messages import DimensionQC
 
 SEED_STATUSES = ("active", "filtered", "duplicate")

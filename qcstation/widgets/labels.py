@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from qcstation.core.review.qc import GateStatus
+    from qcstation.core.review.gate import GateStatus
 
 #: What a reviewer looks at in each dimension: (singular, plural).
 DIMENSION_NOUNS: dict[str, tuple[str, str]] = {
@@ -44,7 +44,7 @@ def bound_percent(bound: float, threshold: float) -> str:
     """The defect bound as a percentage that compares with the threshold as the number does:
     as many decimals as it takes for a bound below the threshold never to read as the
     threshold (4.95% is "4.95%", not "5%")."""
-    from qcstation.core.review.qc import bound_text
+    from qcstation.core.review.gate import bound_text
 
     return bound_text(bound, threshold)
 

@@ -20,7 +20,7 @@ from qcstation.common.safe import one_line, printable
 from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
 
 if TYPE_CHECKING:
-    from qcstation.core.review.qc import ReviewItem
+    from qcstation.core.review.items import ReviewItem
 
 HEADING = "bold"
 DIM = "dim"

@@ -1,7 +1,7 @@
 """Fixtures for the workstation's pilot and snapshot tests.
 
 Every test runs the real app on a real SQLite file filled by ``tests.factories`` (seeds
-with four verified artifacts each) and a QC sample drawn by ``qc.draw_sample``.
+with four verified artifacts each) and a QC sample drawn by ``sampling.draw_sample``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from db import Store
-from qcstation.core.review import qc
+from qcstation.core.review.sampling import draw_sample
 from qcstation.common.config import Config, parse_config
 from tests.factories import populate
 
@@ -41,8 +41,8 @@ def build_db(path: Path, *, per_source: dict[str, int] | None = None,
     with Store(path) as store:
         populate(store, per_source or {"gsm8k": 40, "mawps": 20})
         for dimension in sample_dimensions:
-            qc.draw_sample(store, dimension, rate=0.1, rng_seed=SAMPLE_SEED, actor="curator",
-                           min_size=min_size)
+            draw_sample(store, dimension, rate=0.1, rng_seed=SAMPLE_SEED, actor="curator",
+                        min_size=min_size)
     return path
 
 

@@ -8,7 +8,9 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.review import qc
+from qcstation.core.review.decisions import decide, next_item
+from qcstation.core.review.gate import gate as qc_gate
+from qcstation.core.review.sampling import open_sample
 from qcstation.core.construct.prompts import KEYINFO_TITLES
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
@@ -50,7 +52,7 @@ async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
         rules = flat(static_text(screen.query_one("#gate_rules")))
         with Store(qc_db) as store:
             for dimension in ("arithmetic", "understanding"):
-                gate = qc.gate(store, dimension, threshold=0.05)
+                gate = qc_gate(store, dimension, threshold=0.05)
                 assert " ".join(gate.rule.split()) in rules
                 for blocker in gate.blockers:
                     assert blocker in rules
@@ -63,12 +65,12 @@ async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
 async def test_counts_follow_reviews(qc_db: Path) -> None:
     with Store(qc_db) as store:
         for _ in range(2):
-            item = qc.next_item(store, "bob", "arithmetic")
+            item = next_item(store, "bob", "arithmetic")
             assert item is not None
-            qc.decide(store, item.item_id, "bob", "accept")
-        item = qc.next_item(store, "bob", "arithmetic")
+            decide(store, item.item_id, "bob", "accept")
+        item = next_item(store, "bob", "arithmetic")
         assert item is not None
-        qc.decide(store, item.item_id, "bob", "reject", "story words left in")
+        decide(store, item.item_id, "bob", "reject", "story words left in")
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -91,7 +93,7 @@ async def test_s_draws_samples_where_none_is_open(qc_db: Path) -> None:
         with Store(qc_db) as store:
             samples = store.query("SELECT dimension, rng_seed, rate, created_by FROM samples "
                                   "ORDER BY id")
-            understanding = qc.open_sample(store, "understanding")
+            understanding = open_sample(store, "understanding")
         assert samples == [
             {"dimension": "arithmetic", "rng_seed": 7, "rate": 0.1, "created_by": "curator"},
             {"dimension": "understanding", "rng_seed": 12345, "rate": 0.1, "created_by": ANNOTATOR},
@@ -104,8 +106,8 @@ async def test_s_draws_samples_where_none_is_open(qc_db: Path) -> None:
 
 async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) -> None:
     with Store(qc_db) as store:
-        while (item := qc.next_item(store, "bob", "arithmetic")) is not None:
-            qc.decide(store, item.item_id, "bob", "accept")
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "accept")
     config = make_config(dimensions=["arithmetic"], defect_threshold=0.3)
     # an annotator may not extend a sample: only a curator
     app = make_app(qc_db, config=config, account=ANNOTATOR)
@@ -115,12 +117,12 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         await settle(pilot)
         assert any("only a curator can extend a sample" in n for n in notifications(app))
     with Store(qc_db) as store:
-        assert qc.open_sample(store, "arithmetic").size == 6
+        assert open_sample(store, "arithmetic").size == 6
     app = make_app(qc_db, config=config, account="Alice")   # names compare case-insensitively
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         with Store(qc_db) as store:
-            gate = qc.gate(store, "arithmetic", threshold=0.3)
+            gate = qc_gate(store, "arithmetic", threshold=0.3)
         assert not gate.passed and gate.needed_reviews is not None
         extra = gate.needed_reviews - gate.reviewed
         assert extra > 0
@@ -131,7 +133,7 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         await pilot.press("e")
         await settle(pilot)
         with Store(qc_db) as store:
-            sample = qc.open_sample(store, "arithmetic")
+            sample = open_sample(store, "arithmetic")
         assert sample is not None and sample.size == 6 + extra
         assert f"Review {extra} notation questions — press r" in flat(screen_text(app))
 
@@ -139,9 +141,9 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
 async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) -> None:
     db = build_db(tmp_path / "qc.db", sample_dimensions=("understanding",))
     with Store(db) as store:
-        item = qc.next_item(store, "bob", "understanding")
+        item = next_item(store, "bob", "understanding")
         assert item is not None
-        qc.decide(store, item.item_id, "bob", "reject", "missing a quantity")
+        decide(store, item.item_id, "bob", "reject", "missing a quantity")
     app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

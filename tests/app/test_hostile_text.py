@@ -9,7 +9,9 @@ from pathlib import Path
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.review import qc
+from qcstation.core.review.decisions import decide
+from qcstation.core.review.items import list_items
+from qcstation.core.review.sampling import open_sample
 from qcstation.common.safe import has_unsafe
 from tests.app.conftest import build_db, flat, make_config, notifications, screen_text, settle
 
@@ -23,10 +25,10 @@ def _hostile_db(tmp_path: Path) -> Path:
         store.execute("UPDATE seeds SET question = question || ?, orig_id = orig_id || ?",
                       (EVIL, EVIL))
     with Store(db) as store:
-        sample = qc.open_sample(store, "arithmetic")
+        sample = open_sample(store, "arithmetic")
         assert sample is not None
-        first = qc.list_items(store, sample.id)[0]
-        qc.decide(store, first.item_id, "mallory" + EVIL, "reject", reason="bad " + EVIL)
+        first = list_items(store, sample.id)[0]
+        decide(store, first.item_id, "mallory" + EVIL, "reject", reason="bad " + EVIL)
     return db
 
 

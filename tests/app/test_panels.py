@@ -25,7 +25,7 @@ def test_no_model_line_when_rules_covered_everything() -> None:
 
 
 def test_a_replacement_shows_why_its_predecessor_was_rejected() -> None:
-    from qcstation.core.review.qc import ReviewItem
+    from qcstation.core.review.items import ReviewItem
     from qcstation.widgets.review_views import _version_line
 
     item = ReviewItem(item_id=1, sample_id=1, seed_id=1, artifact_id=9, dimension="arithmetic",

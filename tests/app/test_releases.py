@@ -9,7 +9,7 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.review import qc
+from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.release import releases as rel
 from screens.approve_release import ApproveReleaseModal
 from screens.releases import ReleasesScreen, next_version
@@ -30,8 +30,8 @@ def _release_rows(db: Path) -> list[dict[str, object]]:
 
 def _pass_the_gate(db: Path) -> None:
     with Store(db) as store:
-        while (item := qc.next_item(store, "bob", "arithmetic")) is not None:
-            qc.decide(store, item.item_id, "bob", "accept")
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "accept")
 
 
 def test_next_version() -> None:

@@ -6,7 +6,10 @@ from pathlib import Path
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.review import qc
+from qcstation.core.review.decisions import next_item, reject_reasons
+from qcstation.core.review.gate import gate as qc_gate
+from qcstation.core.review.items import list_items
+from qcstation.core.review.sampling import open_sample
 from qcstation.widgets.labels import gate_line
 from screens.help import HelpScreen
 from screens.reject_reason import RejectReasonModal
@@ -40,9 +43,9 @@ def _screen(app) -> ReviewScreen:  # type: ignore[no-untyped-def]
 
 def _first_position_item(db: Path) -> int:
     with Store(db) as store:
-        sample = qc.open_sample(store, "arithmetic")
+        sample = open_sample(store, "arithmetic")
         assert sample is not None
-        return qc.list_items(store, sample.id)[0].item_id
+        return list_items(store, sample.id)[0].item_id
 
 
 async def test_opens_on_the_first_claimed_item_with_seed_and_artifact(qc_db: Path) -> None:
@@ -94,7 +97,7 @@ async def test_reject_with_a_numbered_reason(qc_db: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, RejectReasonModal)
         modal_text = flat(screen_text(app))
-        reasons = qc.reject_reasons("arithmetic")   # the notation questions' own list
+        reasons = reject_reasons("arithmetic")   # the notation questions' own list
         for n, reason in enumerate(reasons[:9], start=1):
             assert f"{n} {reason}" in modal_text
         assert "irrelevant info misfiled" not in modal_text  # a key-information reason
@@ -106,7 +109,7 @@ async def test_reject_with_a_numbered_reason(qc_db: Path) -> None:
         text = flat(screen_text(app))
         assert "1 of 6 reviewed, 1 rejected" in text
         with Store(qc_db) as store:
-            gate = qc.gate(store, "arithmetic", threshold=0.05)
+            gate = qc_gate(store, "arithmetic", threshold=0.05)
         assert gate.defects == 1 and not gate.passed
         assert gate_line(gate) in text
         assert gate_line(gate).startswith("Gate: not passed — review 5 more items")
@@ -219,7 +222,7 @@ async def test_previous_is_read_only_and_next_returns(qc_db: Path) -> None:
         assert screen.item is not None and screen.item.item_id == second.item_id
         assert not screen.editable
         text = flat(screen_text(app))
-        reason = qc.reject_reasons("arithmetic")[1]
+        reason = reject_reasons("arithmetic")[1]
         assert f"Looking back: Rejected by you: {reason}" in text
         assert "a/x/k change your decision" in text
         # a decision of your own is changed there: the old one stays in the log, undone
@@ -285,7 +288,7 @@ async def test_sample_done_shows_the_gate(qc_db: Path) -> None:
         assert "The sample is done." in text
         assert "6 of 6 reviewed, 0 rejected" in text
         with Store(qc_db) as store:
-            gate = qc.gate(store, "arithmetic", threshold=0.05)
+            gate = qc_gate(store, "arithmetic", threshold=0.05)
         assert not gate.passed
         assert "defect bound 39.3%" in text
         assert gate.blockers[0] in text
@@ -303,7 +306,7 @@ async def test_two_annotators_never_get_the_same_item(qc_db: Path) -> None:
         held = _screen(app).item
         assert held is not None
         with Store(qc_db) as store:  # another annotator's session, as its own process would
-            other = qc.next_item(store, "bob", "arithmetic")
+            other = next_item(store, "bob", "arithmetic")
         assert other is not None and other.item_id != held.item_id
         await pilot.press("a")
         await settle(pilot)
@@ -425,7 +428,7 @@ async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None
         await pilot.press("x", "2")
         await settle(pilot)
         with Store(qc_db) as store:
-            assert qc.gate(store, "arithmetic", threshold=0.05).open_rejects == 1
+            assert qc_gate(store, "arithmetic", threshold=0.05).open_rejects == 1
         await pilot.press("p")                       # look back at the rejected item
         await settle(pilot)
         assert _screen(app).item is not None and _screen(app).item.item_id == rejected.item_id
@@ -449,7 +452,7 @@ async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None
                          (rejected.seed_id,))
         assert seed == {"status": "excluded", "filter_reason": "excluded_in_qc",
                         "filter_detail": "rule makes the same text (excluded by alice)"}
-        g = qc.gate(store, "arithmetic", threshold=0.05)
+        g = qc_gate(store, "arithmetic", threshold=0.05)
         assert g.open_rejects == 0 and g.defects == 1
 
 

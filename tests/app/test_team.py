@@ -22,7 +22,10 @@ from textual.widgets import TextArea
 
 from db import Store
 from qcstation.app import make_app, run_app
-from qcstation.core.review import qc
+from qcstation.core.review.curation import queue as qc_queue
+from qcstation.core.review.decisions import decide, next_item
+from qcstation.core.review.gate import gate
+from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.identity import os_account
 from screens.dashboard import DashboardScreen
 from screens.fix_item import FixModal, ResolveModal
@@ -98,7 +101,7 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
     rejected: list[int] = []
     disputed: list[int] = []
 
-    def ann(item: qc.ReviewItem) -> tuple[str, ...]:
+    def ann(item: ReviewItem) -> tuple[str, ...]:
         if item.overlap and not disputed:
             disputed.append(item.item_id)
             return ("x", "2")                      # story words left in
@@ -110,9 +113,9 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
     await _review_all(db, "ann", ann)
     await _review_all(db, "bob", lambda item: ("a",))   # bob gets the overlap items
     with Store(db) as store:
-        g = qc.gate(store, "arithmetic", threshold=0.3)
+        g = gate(store, "arithmetic", threshold=0.3)
         assert g.pending == 0 and g.open_rejects == 3 and g.defects == 3  # the disputed too
-        assert [r.item_id for r in qc.queue(store, state="disagreed")] == disputed
+        assert [r.item_id for r in qc_queue(store, state="disagreed")] == disputed
 
     app = make_app(db, config=_team_config(), account="carol", display_name="Carol C.")
     async with app.run_test(size=SIZE) as pilot:
@@ -188,7 +191,7 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         await settle(pilot)
         assert "All QC gates pass" in flat(screen_text(app))
         with Store(db) as store:
-            g = qc.gate(store, "arithmetic", threshold=0.3)
+            g = gate(store, "arithmetic", threshold=0.3)
             assert g.passed, g.blockers
             assert g.defects == 2                       # the fixed and the excluded
             fixed = store.one("SELECT author, generator FROM artifacts WHERE author IS NOT NULL")
@@ -196,7 +199,7 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
             ev = store.one("SELECT actor, display_name FROM events WHERE action = 'qc.settle'")
             assert ev == {"actor": "carol", "display_name": "Carol C."}
             # both original decisions of the settled item stay
-            assert [d["verdict"] for d in qc.get_item(store, disputed[0]).decisions] == \
+            assert [d["verdict"] for d in get_item(store, disputed[0]).decisions] == \
                 ["reject", "accept"]
         # approve and export
         await pilot.press("l")
@@ -245,9 +248,9 @@ async def test_keys_typed_while_saving_are_queued_not_dropped(qc_db: Path) -> No
 
 async def test_p_reaches_decisions_of_an_earlier_session(qc_db: Path) -> None:
     with Store(qc_db) as store:
-        item = qc.next_item(store, "ann", "arithmetic")
+        item = next_item(store, "ann", "arithmetic")
         assert item is not None
-        qc.decide(store, item.item_id, "ann", "reject", "story words left in")
+        decide(store, item.item_id, "ann", "reject", "story words left in")
     app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -306,10 +309,10 @@ def test_snapshot_curator_queue(snap_compare: Any, tmp_path: Path, no_cursor_bli
     db = build_db(tmp_path / "qc.db")
     with Store(db) as store:
         for verdict in ("reject", "skip", "accept"):
-            item = qc.next_item(store, "ann", "arithmetic")
+            item = next_item(store, "ann", "arithmetic")
             assert item is not None
-            qc.decide(store, item.item_id, "ann", verdict,
-                      "story words left in" if verdict == "reject" else None)
+            decide(store, item.item_id, "ann", verdict,
+                   "story words left in" if verdict == "reject" else None)
 
     async def open_queue(pilot: Any) -> None:
         await settle(pilot)
@@ -341,9 +344,9 @@ async def test_the_dashboard_refreshes_itself(qc_db: Path, monkeypatch: pytest.M
         await settle(pilot)
         assert "Review 6 notation questions — press r" in flat(screen_text(app))
         with Store(qc_db) as store:                  # a colleague decides in their session
-            item = qc.next_item(store, "bob", "arithmetic")
+            item = next_item(store, "bob", "arithmetic")
             assert item is not None
-            qc.decide(store, item.item_id, "bob", "accept")
+            decide(store, item.item_id, "bob", "accept")
         for _ in range(40):
             await asyncio.sleep(0.1)
             await pilot.pause()
@@ -359,9 +362,9 @@ def test_snapshot_override_dialog(snap_compare: Any, tmp_path: Path, no_cursor_b
 
     db = build_db(tmp_path / "qc.db")
     with Store(db) as store:
-        item = qc.next_item(store, "ann", "arithmetic")
+        item = next_item(store, "ann", "arithmetic")
         assert item is not None
-        qc.decide(store, item.item_id, "ann", "reject", "story words left in")
+        decide(store, item.item_id, "ann", "reject", "story words left in")
 
     async def open_override(pilot: Any) -> None:
         await settle(pilot)

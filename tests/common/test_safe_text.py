@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from db import Store
-from qcstation.core.review import qc
+from qcstation.core.review.sampling import draw_sample
 from qcstation.common.safe import has_unsafe, json_safe, markdown, markup, one_line, printable
 from tests import factories as f
 
@@ -62,7 +62,7 @@ def test_shell_output_never_carries_raw_control_characters(tmp_path: Path) -> No
         with store.transaction():
             store.execute("UPDATE seeds SET question = question || ?, source = ?",
                           (EVIL, "src" + EVIL))
-        qc.draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor="lead", min_size=4)
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor="lead", min_size=4)
     user = "eve" + EVIL
     runs = [
         _cli(db, "qc", "next", user=user),

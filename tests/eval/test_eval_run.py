@@ -348,7 +348,7 @@ def test_a_release_is_required_unless_the_working_set_is_asked_for(qs_db: Path) 
 
 
 def test_two_runs_at_once_while_an_annotator_reviews(qs_db: Path, fake_openai: FakeOpenAI) -> None:
-    from qcstation.core.review import qc
+    from qcstation.core.review.decisions import decide, next_item
 
     cfg = config(models={"m": local_model(fake_openai.base_url, concurrency=4)})
     with Store(qs_db) as s:
@@ -365,10 +365,10 @@ def test_two_runs_at_once_while_an_annotator_reviews(qs_db: Path, fake_openai: F
     decided = 0
     with Store(qs_db) as s:
         while any(t.is_alive() for t in threads) or decided == 0:
-            item = qc.next_item(s, "ann", "arithmetic")
+            item = next_item(s, "ann", "arithmetic")
             if item is None:
                 break
-            qc.decide(s, item.item_id, "ann", "accept")
+            decide(s, item.item_id, "ann", "accept")
             decided += 1
     for t in threads:
         t.join(60)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_actor, now
+from db.artifacts import current_artifact, reject_feedback
 from qcstation import DIMENSIONS
 from qcstation.core.construct import prompts
 from qcstation.core.verify.answers import ExactAnswer, parse_number
@@ -83,12 +84,6 @@ class _Job:
 
 
 # ---------------------------------------------------------------- store helpers
-def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
-    return store.one(
-        "SELECT * FROM artifacts WHERE seed_id = ? AND dimension = ? AND status != 'superseded' "
-        "ORDER BY version DESC LIMIT 1", (seed_id, dimension))
-
-
 def _expected(seed: dict[str, Any]) -> ExactAnswer | str | None:
     parsed = parse_number(seed["answer_text"])
     if parsed is not None:
@@ -373,13 +368,7 @@ class Pipeline:
 
     # -- internals ---------------------------------------------------------------
     def _reject_job(self, seed: dict[str, Any], dim: str, art: dict[str, Any]) -> _Job:
-        feedback = None
-        try:
-            from qcstation.core.review.qc import reject_feedback
-
-            feedback = reject_feedback(self.store, art["id"])
-        except ImportError:  # pragma: no cover - qc module always present in releases
-            pass
+        feedback = reject_feedback(self.store, art["id"])
         if not feedback:
             feedback = self.store.scalar(
                 "SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "

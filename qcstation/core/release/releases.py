@@ -14,8 +14,8 @@ arithmetic, refinement) all have a current artifact in status ``verified`` or
 ``accepted``. Every other active seed is left out and listed in the manifest with the
 reason per dimension (no artifact yet, not yet verified, failed verification, rejected in
 QC and awaiting regeneration); filtered and duplicate seeds are never candidates and are
-only counted. Seeds a curator excluded in QC (:func:`qcstation.core.review.qc.exclude_seed`, status
-``excluded``) are not candidates either; the manifest lists each of them under
+only counted. Seeds a curator excluded in QC (:func:`qcstation.core.review.curation.exclude_seed`,
+status ``excluded``) are not candidates either; the manifest lists each of them under
 ``excluded.excluded_in_qc`` with the reason and who excluded it.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from db.store import Store, current_actor, now
+from db.store import Store, current_actor, from_json, now
 from qcstation.common.identity import is_curator, norm
 from exports.writers import (
     KEYINFO_FIELDS,
@@ -40,7 +40,12 @@ from exports.writers import (
     sha256_bytes,
     write_release_dir,
 )
-from qcstation.core.review import qc as qcmod
+from qcstation.common.vocab import QC_DIMENSIONS
+from qcstation.core.review.curation import excluded_seeds
+from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
+from qcstation.core.review.queries import current_artifacts, rejected_sql
+from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
+from qcstation.core.review.team import agreement
 from qcstation.core.construct.inject import ERROR_NAMES
 from qcstation.common.safe import printable
 from qcstation.common.errors import ReleaseError
@@ -83,10 +88,10 @@ class QCPolicy:
     """The QC/release settings, from ``Config.qc`` or given directly (tests, scripts)."""
 
     curators: tuple[str, ...] = ()
-    threshold: float = qcmod.DEFAULT_THRESHOLD
-    confidence: float = qcmod.DEFAULT_CONFIDENCE
-    dimensions: tuple[str, ...] = qcmod.QC_DIMENSIONS
-    sample_rate: float = qcmod.DEFAULT_RATE
+    threshold: float = DEFAULT_THRESHOLD
+    confidence: float = DEFAULT_CONFIDENCE
+    dimensions: tuple[str, ...] = QC_DIMENSIONS
+    sample_rate: float = DEFAULT_RATE
     rng_seed: int = 12345
     overlap_rate: float = 0.0
     min_sample: int = 5
@@ -179,13 +184,13 @@ def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
 
 def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     def content(dim: str) -> dict[str, Any]:
-        return qcmod._loads(arts[dim]["content"]) or {}
+        return from_json(arts[dim]["content"]) or {}
 
     und, rea, ari, ref = (content(d) for d in RELEASE_DIMENSIONS)
     errors = ref.get("errors") if isinstance(ref.get("errors"), list) else []
-    answer = _exact_value(qcmod._loads(arts["reasoning"]["verify_result"]))
+    answer = _exact_value(from_json(arts["reasoning"]["verify_result"]))
     if answer is None:
-        answer = _exact_value(qcmod._loads(arts["arithmetic"]["verify_result"]))
+        answer = _exact_value(from_json(arts["arithmetic"]["verify_result"]))
     return {
         "id": f"{seed['source']}-{seed['orig_id']}",
         "seed_id": int(seed["id"]),
@@ -221,7 +226,7 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
 def release_candidates(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(records that would be released now, active seeds left out with reasons per dimension)."""
     current: dict[str, dict[int, dict[str, Any]]] = {
-        dim: {int(a["seed_id"]): a for a in qcmod.current_artifacts(store, dim)}
+        dim: {int(a["seed_id"]): a for a in current_artifacts(store, dim)}
         for dim in RELEASE_DIMENSIONS
     }
     records: list[dict[str, Any]] = []
@@ -270,7 +275,7 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> lis
         blockers.append(f"the account {actor} is not a curator (curators: "
                         f"{', '.join(policy.curators)})")
     for dim in policy.dimensions:
-        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
         for b in g.blockers:
             blockers.append(f"{dim} QC gate: {b}")
     records, _ = release_candidates(store)
@@ -282,10 +287,10 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> lis
 def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for dim in policy.dimensions:
-        g = qcmod.gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
-        ag = qcmod.agreement(store, dim)
+        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        ag = agreement(store, dim)
         samples = []
-        for s in qcmod.list_samples(store, dim):
+        for s in list_samples(store, dim):
             p = s.params
             samples.append({
                 "id": s.id, "round": s.round, "rng_seed": s.rng_seed, "rate": s.rate,
@@ -294,7 +299,7 @@ def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
                 "allocation": p.get("allocation"),
                 "extensions": [{k: e.get(k) for k in ("asked", "added", "allocation")}
                                for e in p.get("extensions") or []],
-                "progress": qcmod.progress(store, s.id).to_dict(),
+                "progress": progress(store, s.id).to_dict(),
             })
         people = store.query(
             "SELECT DISTINCT r.annotator FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
@@ -317,7 +322,7 @@ def _qc_outcomes(store: Store, dim: str) -> dict[str, int]:
     disagreements settled and outcomes overridden by a curator."""
     rejected_seeds = {int(r["seed_id"]) for r in store.query(
         "SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "WHERE s.dimension = ? AND " + qcmod._rejected_sql("si.id"), (dim,))}
+        "WHERE s.dimension = ? AND " + rejected_sql("si.id"), (dim,))}
     regenerated = fixed = 0
     if rejected_seeds:
         marks = ",".join("?" * len(rejected_seeds))
@@ -384,7 +389,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
                 by_reason[f"{dim}: {why}"] += 1
         inactive = {r["status"]: int(r["n"]) for r in store.query(
             "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
-        in_qc = qcmod.excluded_seeds(store)
+        in_qc = excluded_seeds(store)
         last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
                          "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
         if last is not None and not allow_identical:
@@ -450,12 +455,12 @@ def _export_dir(store: Store, release_id: int) -> Path | None:
                    "AND entity_id = ? ORDER BY id DESC LIMIT 1", (release_id,))
     if ev is None:
         return None
-    d = (qcmod._loads(ev["detail"]) or {}).get("dir")
+    d = (from_json(ev["detail"]) or {}).get("dir")
     return Path(d) if d and Path(d).is_dir() else None
 
 
 def _info(store: Store, row: dict[str, Any]) -> ReleaseInfo:
-    manifest = qcmod._loads(row["manifest"]) or {}
+    manifest = from_json(row["manifest"]) or {}
     return ReleaseInfo(id=int(row["id"]), name=row["name"], version=row["version"],
                        approved_by=row["approved_by"], approved_at=row["approved_at"],
                        counts=manifest.get("counts", {}), export_dir=_export_dir(store, int(row["id"])),
@@ -484,7 +489,7 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
     row = _release_row(store, name, version)
     _check_name("name", name)
     _check_name("version", version)
-    manifest = qcmod._loads(row["manifest"]) or {}
+    manifest = from_json(row["manifest"]) or {}
     records = release_records(store, name, version)
     data = jsonl_bytes(records)
     if manifest.get("data_sha256") and manifest["data_sha256"] != sha256_bytes(data):

@@ -18,16 +18,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from db.artifacts import current_artifact
 from db.store import Store, now
-from qcstation.core.review import qc
-from qcstation.common.identity import norm
 from qcstation.common.errors import ReviewError
+from qcstation.common.identity import norm
+from qcstation.core.review.decisions import MAX_REASON_CHARS, clean_text, decide
+from qcstation.core.review.items import ReviewItem, get_item
+from qcstation.core.review.sampling import join_open_sample
 
 FIXABLE = ("arithmetic", "understanding")
 MAX_NOTATION_CHARS = 4000
 
 
-def editable_text(item: qc.ReviewItem) -> str:
+def editable_text(item: ReviewItem) -> str:
     """The text a reviewer starts editing from."""
     if item.dimension == "arithmetic":
         return str(item.content.get("notation") or "")
@@ -58,7 +61,7 @@ def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
             "smtlib": base.get("smtlib"), "source_artifact_id": base.get("source_artifact_id")}
 
 
-def check_edit(store: Store, item: qc.ReviewItem, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new content, verify result) for an edit, or :class:`ReviewError` saying why it fails."""
     from qcstation.core.construct.pipeline import _expected, _notation_smtlib
 
@@ -103,14 +106,14 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
     who = norm(actor)
     if not who:
         raise ReviewError("no account is known for this session")
-    item = qc.get_item(store, int(item_id))
+    item = get_item(store, int(item_id))
     if item.dimension not in FIXABLE:
         raise ReviewError(f"{item.dimension} items cannot be fixed in place (notation questions "
                           f"and key information can)", title="Not editable")
     if item.seed_status != "active":
         raise ReviewError(f"the seed of {item.key} is {item.seed_status}; nothing to fix",
                           title="Not active")
-    cur = qc.current_artifact(store, item.seed_id, item.dimension)
+    cur = current_artifact(store, item.seed_id, item.dimension)
     if cur is None:
         raise ReviewError(f"{item.key} has no current {item.dimension} artifact")
     if cur["status"] == "accepted":
@@ -126,10 +129,10 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
             sort_keys=True):
         raise ReviewError("the edit changes nothing; accept the item instead",
                           title="Nothing changed")
-    why = qc._clean_text(reason, qc.MAX_REASON_CHARS)
+    why = clean_text(reason, MAX_REASON_CHARS)
     shown = display if display is not None else store.display_name
     with store.transaction():
-        again = qc.current_artifact(store, item.seed_id, item.dimension)
+        again = current_artifact(store, item.seed_id, item.dimension)
         if again is None or int(again["id"]) != int(cur["id"]) or again["status"] != cur["status"]:
             raise ReviewError(f"{item.key} changed while you edited it (someone decided, "
                               f"regenerated or fixed it); reopen it", title="Changed meanwhile")
@@ -138,8 +141,8 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
             if not why:
                 raise ReviewError("say what was wrong with the version you fix (it is recorded "
                                   "as your reject of it)", title="Reason required")
-            qc.decide(store, item.item_id, who, "reject", f"fixed in place: {why}",
-                      display=shown)
+            decide(store, item.item_id, who, "reject", f"fixed in place: {why}",
+                   display=shown)
             fixed_reject = True
         stamp = now()
         version = int(store.scalar("SELECT COALESCE(MAX(version), 0) FROM artifacts "
@@ -153,23 +156,12 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
         })
         store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ? "
                       "AND status IN ('rejected', 'failed')", (stamp, int(cur["id"])))
-        target = qc.open_sample(store, item.dimension)
-        if target is None:
-            store.execute("UPDATE samples SET status = 'open' WHERE id = ?", (item.sample_id,))
-            store.event(who, "qc.sample.reopened", "sample", item.sample_id,
-                        {"dimension": item.dimension, "why": "a fixed item joins it"},
-                        display=shown)
-            target_id = item.sample_id
-        else:
-            target_id = target.id
-        pos = int(store.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM sample_items "
-                               "WHERE sample_id = ?", (target_id,)))
-        new_item = store.insert("sample_items", {
-            "sample_id": target_id, "seed_id": item.seed_id, "artifact_id": new_id,
-            "stratum": item.source, "position": pos, "overlap": 0,
-        })
-        review_id = qc.decide(store, new_item, who, "accept", None,
-                              comment="fixed in place by this reviewer", display=shown)
+        _, new_item = join_open_sample(
+            store, dimension=item.dimension, seed_id=item.seed_id, artifact_id=new_id,
+            stratum=item.source, fallback_sample_id=item.sample_id, actor=who,
+            why="a fixed item joins it", display=shown)
+        review_id = decide(store, new_item, who, "accept", None,
+                           comment="fixed in place by this reviewer", display=shown)
         detail = {"item": item.key, "item_id": item.item_id, "seed_id": item.seed_id,
                   "dimension": item.dimension, "artifact_id": new_id, "version": version,
                   "replaces_id": int(cur["id"]), "new_item_id": new_item,
@@ -179,7 +171,7 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
     return detail
 
 
-def _with_content(item: qc.ReviewItem, cur: dict[str, Any]) -> qc.ReviewItem:
+def _with_content(item: ReviewItem, cur: dict[str, Any]) -> ReviewItem:
     """The item as seen through its current (failed, regenerated) artifact."""
     import dataclasses
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from db import Store
 from qcstation import DIMENSIONS
-from qcstation.core.review.qc import _CUR_COUNTS_SQL
+from qcstation.core.review.queries import CUR_COUNTS_SQL
 
 
 
@@ -37,7 +37,7 @@ def status_counts(store: Store) -> dict[str, Any]:
     by_source: dict[str, dict[str, dict[str, int]]] = {}
     for dim in DIMENSIONS:
         # the same current-version aggregate the QC gate uses (one indexed scan per dimension)
-        for row in store.query(_CUR_COUNTS_SQL, {"dim": dim}):
+        for row in store.query(CUR_COUNTS_SQL, {"dim": dim}):
             d = artifacts.setdefault(dim, {})
             d[row["status"]] = d.get(row["status"], 0) + row["n"]
             per = by_source.setdefault(row["source"], {}).setdefault(dim, {})

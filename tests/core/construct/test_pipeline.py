@@ -15,7 +15,8 @@ import pytest
 
 from db import Store
 from qcstation.common.config import load_config
-from qcstation.core.construct.pipeline import Pipeline, current_artifact
+from db.artifacts import current_artifact
+from qcstation.core.construct.pipeline import Pipeline
 from tests.conftest import ROOT, dataset
 from tests.fake_openai import FakeOpenAI
 
@@ -420,7 +421,7 @@ def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
         deadline = time.time() + 10
         while time.time() < deadline and len(server.chat_requests) < 2:
             time.sleep(0.02)
-        with Store(db_file) as store, store.transaction():   # what qc.undo_last does
+        with Store(db_file) as store, store.transaction():   # what decisions.undo_last does
             store.execute("UPDATE reviews SET undone_at = 'now' WHERE artifact_id = ?", (art["id"],))
             store.execute("UPDATE artifacts SET status = 'verified' WHERE id = ?", (art["id"],))
         t.join(30)

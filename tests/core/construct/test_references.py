@@ -220,7 +220,7 @@ def test_an_old_wrong_cot_that_ends_with_the_gold_is_flagged() -> None:
 def test_the_review_view_shows_the_self_check_flags() -> None:
     from rich.console import Console
 
-    from qcstation.core.review.qc import ReviewItem
+    from qcstation.core.review.items import ReviewItem
     from qcstation.widgets.review_views import render_artifact
 
     def shown(content: dict) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -12,7 +13,12 @@ import pytest
 
 from db import Store
 from exports.writers import KEYINFO_TITLES
-from qcstation.core.review import qc
+from qcstation.common.errors import ReviewError
+from qcstation.core.review.curation import exclude_seed
+from qcstation.core.review.decisions import decide, next_item
+from qcstation.core.review.gate import gate
+from qcstation.core.review.items import list_items
+from qcstation.core.review.sampling import draw_sample, extend_sample, open_sample
 from qcstation.core.release import releases as rel
 from qcstation.common.config import Config, load_config
 from qcstation.common.identity import os_account
@@ -47,14 +53,14 @@ def cfg(tmp_path: Path) -> Config:
 
 def _review_all(store: Store, cfg: Config, *, reject: set[int] | None = None) -> None:
     for dim in cfg.qc.dimensions:
-        if qc.open_sample(store, dim) is None:
-            qc.draw_sample(store, dim, rate=cfg.qc.sample_rate, rng_seed=cfg.qc.rng_seed,
-                           actor="lead", min_size=cfg.qc.min_sample)
-        while (item := qc.next_item(store, "ann1", dim)) is not None:
+        if open_sample(store, dim) is None:
+            draw_sample(store, dim, rate=cfg.qc.sample_rate, rng_seed=cfg.qc.rng_seed,
+                        actor="lead", min_size=cfg.qc.min_sample)
+        while (item := next_item(store, "ann1", dim)) is not None:
             if reject and item.seed_id in reject:
-                qc.decide(store, item.item_id, "ann1", "reject", "changes the answer")
+                decide(store, item.item_id, "ann1", "reject", "changes the answer")
             else:
-                qc.decide(store, item.item_id, "ann1", "accept")
+                decide(store, item.item_id, "ann1", "accept")
 
 
 def _tree_hashes(d: Path) -> dict[str, str]:
@@ -93,8 +99,8 @@ def test_approval_refused_for_non_curator_and_while_a_gate_fails(store: Store, c
         rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg)
     assert "QC gate" in str(exc.value)
     # one open reject keeps the gate shut
-    sample = qc.draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="lead", min_size=1)
-    bad_seed = qc.list_items(store, sample.id)[0].seed_id
+    sample = draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="lead", min_size=1)
+    bad_seed = list_items(store, sample.id)[0].seed_id
     _review_all(store, cfg, reject={bad_seed})
     blockers = rel.release_blockers(store, cfg)
     assert blockers and all("QC gate" in b for b in blockers)
@@ -112,7 +118,7 @@ def test_approval_refused_for_non_curator_and_while_a_gate_fails(store: Store, c
         "the account mallory is not a curator (curators: carol)"]
     with pytest.raises(ReleaseError, match="only a curator"):
         rel.approve_release(store, "smart", "1.0", actor="mallory", cfg=cfg)
-    g = qc.gate(store, "arithmetic", threshold=0.3)
+    g = gate(store, "arithmetic", threshold=0.3)
     assert (g.defects, g.reviewed) == (1, 15) and g.upper_bound is not None and g.upper_bound < 0.3
     info = rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg, notes="first cut")
     assert info.approved_by == "carol" and info.counts["records"] == 30
@@ -173,22 +179,22 @@ def test_records_have_the_smart_fields_and_exclusions_are_counted(store: Store, 
 
 def test_a_seed_excluded_in_qc_is_left_out_and_listed(store: Store, cfg: Config) -> None:
     f.populate(store, {"gsm8k": 12, "mawps": 8})
-    sample = qc.draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="lead", min_size=1)
-    bad_seed = qc.list_items(store, sample.id)[0].seed_id
+    sample = draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="lead", min_size=1)
+    bad_seed = list_items(store, sample.id)[0].seed_id
     _review_all(store, cfg, reject={bad_seed})
     # offline the rule would make the same text: the reject would block forever
     assert any("without an accepted replacement" in b for b in rel.release_blockers(store, cfg))
-    with pytest.raises(qc.ReviewError, match="only a curator"):
-        qc.exclude_seed(store, bad_seed, actor="mallory", reason="unfixable",
-                        curators=list(cfg.qc.curators))
-    qc.exclude_seed(store, bad_seed, actor="carol", reason="the rule makes the same text",
-                    curators=list(cfg.qc.curators))
+    with pytest.raises(ReviewError, match="only a curator"):
+        exclude_seed(store, bad_seed, actor="mallory", reason="unfixable",
+                     curators=list(cfg.qc.curators))
+    exclude_seed(store, bad_seed, actor="carol", reason="the rule makes the same text",
+                 curators=list(cfg.qc.curators))
     blockers = rel.release_blockers(store, cfg)
     assert not any("rejected item" in b for b in blockers)
     # what is left: the defect still counts, so the sample must grow for the bound to pass
-    g = qc.gate(store, "arithmetic", threshold=0.3)
+    g = gate(store, "arithmetic", threshold=0.3)
     assert (g.defects, g.open_rejects) == (1, 0) and g.extend_by > 0
-    qc.extend_sample(store, sample.id, extra=g.extend_by, actor="lead", curators=["lead"])
+    extend_sample(store, sample.id, extra=g.extend_by, actor="lead", curators=["lead"])
     _review_all(store, cfg)
     assert rel.release_blockers(store, cfg) == []
     info = rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg)
@@ -288,11 +294,11 @@ def test_diff_against_the_previous_release(store: Store, cfg: Config) -> None:
     f.regenerate(store, old_ref["id"])
     assert rel.release_blockers(store, cfg)                   # new items not yet sampled
     for dim in cfg.qc.dimensions:
-        s = qc.open_sample(store, dim)
+        s = open_sample(store, dim)
         assert s is not None
-        g = qc.gate(store, dim, threshold=0.3)
+        g = gate(store, dim, threshold=0.3)
         assert g.extend_by > 0 and "extend the sample" in g.next_step
-        qc.extend_sample(store, s.id, extra=g.extend_by, actor="lead", curators=["lead"])
+        extend_sample(store, s.id, extra=g.extend_by, actor="lead", curators=["lead"])
     _review_all(store, cfg)
     rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
     assert rel.previous_version(store, "smart", "1.1") == "1.0"
@@ -376,3 +382,41 @@ def test_exported_files_are_readable_by_others(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
+                                                                tmp_path: Path) -> None:
+    from exports.writers import datasheet_markdown as render_datasheet
+    from qcstation.core.review.curation import override, queue
+    from qcstation.core.review.fixes import editable_text, fix_in_place
+    from qcstation.core.review.items import get_item
+
+    path = tmp_path / "qcstation.toml"
+    path.write_text(TOML.replace("defect_threshold = 0.3", "defect_threshold = 0.5"),
+                    encoding="utf-8")
+    cfg = load_config(path, env={})
+    f.populate(store, {"gsm8k": 20})
+    _review_all(store, cfg)
+    first = rel.approve_release(store, "smart", "1.0", actor="Carol", cfg=cfg)
+    assert first.approved_by == "carol"
+    sheet = render_datasheet(first.manifest)
+    assert "no item was rejected" in sheet and "regenerated" not in sheet
+    with pytest.raises(rel.IdenticalReleaseError, match="identical to smart 1.0"):
+        rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
+    # a reviewed key-information item is rejected and fixed in place
+    item = queue(store, state="accepted", dimension="understanding")[0]
+    override(store, item.item_id, verdict="reject", reason="wrong goal", actor="carol",
+             curators=["carol"])
+    text = editable_text(get_item(store, item.item_id))
+    fix_in_place(store, item.item_id, re.sub(r"Goal: .*", "Goal: Count the second trip.", text),
+                 actor="bob")
+    second = rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
+    d = rel.diff_releases(store, "smart", "1.0", "1.1")
+    assert d["counts"]["changed"] == 1 and d["changed_by_field"]
+    changes = d["changed"][0]["changes"]
+    assert any("Count the second trip." in line and "→" in line for line in changes)
+    assert "provenance.understanding.author: added bob" in changes
+    assert "provenance.understanding.generator: llm → human" in changes
+    sheet = render_datasheet(second.manifest)
+    assert "1 seed had a rejected item: 1 fixed in place by a reviewer and accepted" in sheet
+    assert "1 outcome(s) overridden by a curator" in sheet

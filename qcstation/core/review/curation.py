@@ -1,0 +1,295 @@
+"""What curators act on: excluded seeds, resolutions (override, settle) and the queue.
+
+A rejected artifact that cannot be fixed (offline, a rule makes the same text again) would
+block the gate forever: a curator may :func:`exclude_seed` it. The seed leaves the dataset
+(status ``excluded``), its reject is no longer open, the defect still counts.
+:func:`resolve_item` records a curator's ``override`` or ``settle``, which the gate counts
+instead of the reviewers' decisions. :func:`queue` lists every sampled item with the state
+a curator acts on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from db.artifacts import current_artifact
+from db.store import Store, from_json, now
+from qcstation.common.errors import ReviewError
+from qcstation.common.identity import norm, require_curator
+from qcstation.common.vocab import DIMENSIONS
+from qcstation.core.review.decisions import (
+    MAX_REASON_CHARS,
+    clean_text,
+    norm_verdict,
+    sync_artifact_status,
+)
+from qcstation.core.review.gate import open_reject_kind
+from qcstation.core.review.items import ITEM_SQL, ReviewItem, build_items, get_item
+from qcstation.core.review.queries import FINAL_VERDICTS, check_dimension, rejected_sql
+
+__all__ = [
+    "EXCLUDED_STATUS", "EXCLUDED_REASON", "RESOLUTION_KINDS", "QUEUE_STATES", "QueueRow",
+    "exclude_seed", "excluded_seeds", "resolve_item", "override", "settle", "queue",
+]
+
+EXCLUDED_STATUS = "excluded"
+EXCLUDED_REASON = "excluded_in_qc"
+RESOLUTION_KINDS = ("override", "settle")
+QUEUE_STATES = ("rejected", "awaiting replacement", "disagreed", "excluded", "skipped",
+                "settled", "overridden", "accepted", "pending")
+
+
+# -- excluding a seed ---------------------------------------------------------------------
+
+
+def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
+                 curators: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """A curator takes a seed out of the dataset because an artifact of it cannot be fixed
+    (e.g. a rejected rule-made artifact offline: the rule makes the same text again).
+
+    Sets the seed's status to ``excluded`` (``filter_reason`` ``excluded_in_qc``,
+    ``filter_detail`` the reason and who) and writes a ``qc.seed.excluded`` event. Its
+    rejected artifacts then no longer count as open rejects, and its undecided sample items
+    are no longer handed out or pending; its decided random draws (a reject is a defect that
+    happened) still count in the defect estimate. Releases take active seeds only and list it
+    under ``excluded``. Returns what was done (seed, reason, the rejects it no longer blocks).
+    """
+    who = require_curator(actor, curators, "exclude a seed")
+    why = " ".join((reason or "").split())
+    if not why:
+        raise ReviewError("say why the seed is excluded (e.g. --reason \"the rule makes the "
+                          "same text; no model configured\")", title="Reason required")
+    with store.transaction():
+        seed = store.one("SELECT id, source, orig_id, status, filter_reason, filter_detail "
+                         "FROM seeds WHERE id = ?", (int(seed_id),))
+        if seed is None:
+            raise ReviewError(f"no seed #{seed_id}", title="No such seed")
+        if seed["status"] == EXCLUDED_STATUS:
+            raise ReviewError(f"seed #{seed_id} is already excluded ({seed['filter_detail']})",
+                              title="Already excluded")
+        if seed["status"] != "active":
+            raise ReviewError(f"seed #{seed_id} is {seed['status']} "
+                              f"({seed['filter_reason'] or 'no reason recorded'}), not active; "
+                              f"it is not in any release already", title="Not active")
+        unblocked: dict[str, str] = {}
+        for dim in DIMENSIONS:
+            has_reject = store.scalar(
+                "SELECT 1 FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+                "WHERE si.seed_id = ? AND s.dimension = ? AND " + rejected_sql("si.id")
+                + " LIMIT 1", (int(seed_id), dim))
+            if not has_reject:
+                continue
+            cur = current_artifact(store, int(seed_id), dim)
+            kind = open_reject_kind(None if cur is None else cur["status"], bool(
+                cur is not None and store.scalar(
+                    "SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),))))
+            if kind is not None:
+                unblocked[dim] = kind
+        detail = f"{why} (excluded by {who})"
+        store.execute("UPDATE seeds SET status = ?, filter_reason = ?, filter_detail = ? "
+                      "WHERE id = ?", (EXCLUDED_STATUS, EXCLUDED_REASON, detail, int(seed_id)))
+        released = store.execute(
+            "UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
+            "WHERE seed_id = ? AND claimed_by IS NOT NULL", (int(seed_id),)).rowcount
+        result = {"seed_id": int(seed["id"]), "source": seed["source"],
+                  "orig_id": str(seed["orig_id"]), "status": EXCLUDED_STATUS,
+                  "previous_status": seed["status"], "filter_reason": EXCLUDED_REASON,
+                  "filter_detail": detail, "reason": why, "excluded_by": who,
+                  "open_rejects_closed": unblocked, "claims_released": int(released or 0)}
+        store.event(who, "qc.seed.excluded", "seed", int(seed_id), result)
+    return result
+
+
+def excluded_seeds(store: Store) -> list[dict[str, Any]]:
+    """Seeds a curator excluded in QC, with the reason, who and when (from the event log)."""
+    rows = store.query("SELECT id, source, orig_id, filter_detail FROM seeds "
+                       "WHERE status = ? ORDER BY id", (EXCLUDED_STATUS,))
+    if not rows:
+        return []
+    events: dict[int, dict[str, Any]] = {}
+    for ev in store.query("SELECT entity_id, at, actor, detail FROM events "
+                          "WHERE action = 'qc.seed.excluded' AND entity = 'seed' ORDER BY id"):
+        events[int(ev["entity_id"])] = ev
+    out = []
+    for r in rows:
+        e = events.get(int(r["id"]))
+        d = (from_json(e["detail"]) or {}) if e else {}
+        out.append({"seed_id": int(r["id"]), "source": r["source"], "orig_id": str(r["orig_id"]),
+                    "reason": d.get("reason") or r["filter_detail"],
+                    "excluded_by": e["actor"] if e else None,
+                    "excluded_at": e["at"] if e else None,
+                    "open_rejects_closed": d.get("open_rejects_closed") or {}})
+    return out
+
+
+# -- curator resolutions: override and settle -------------------------------------------
+
+
+def resolve_item(store: Store, item_id: int, *, kind: str, verdict: str, reason: str,
+                 actor: str, curators: list[str] | tuple[str, ...],
+                 display: str | None = None) -> dict[str, Any]:
+    """A curator decides what an item's outcome is: ``settle`` a disagreement on an overlap
+    item (both reviewers' decisions stay in the log and in kappa), or ``override`` any decided
+    item with a recorded reason. The latest active resolution is what the gate counts (a
+    settled accept is no defect; an override to accept closes an open reject). Returns what
+    was recorded."""
+    if kind not in RESOLUTION_KINDS:
+        raise ReviewError(f"unknown resolution {kind!r}; use override or settle")
+    who = require_curator(actor, curators, "override or settle a decision" if kind == "override"
+                          else "settle a disagreement")
+    v = norm_verdict(verdict)
+    if v not in FINAL_VERDICTS:
+        raise ReviewError(f"a curator {kind}s with accept or reject, not {v}")
+    why = clean_text(reason, MAX_REASON_CHARS)
+    if not why:
+        raise ReviewError(f"say why (the reason is recorded with the {kind})",
+                          title="Reason required")
+    with store.transaction():
+        item = get_item(store, int(item_id))
+        finals = [d for d in item.decisions if d["verdict"] in FINAL_VERDICTS]
+        if not finals:
+            raise ReviewError(f"item {item.key} (#{item_id}) has no decision yet; review it "
+                              f"instead", title="Nothing to " + kind)
+        if kind == "settle" and not item.disagreed:
+            raise ReviewError(f"item {item.key} (#{item_id}) has no open disagreement "
+                              f"({', '.join(d['annotator'] + ' ' + d['verdict'] for d in finals)})"
+                              f"; use override to change a decided outcome",
+                              title="Nothing to settle")
+        if item.artifact_status == "superseded" or store.scalar(
+                "SELECT 1 FROM artifacts WHERE replaces_id = ?", (item.artifact_id,)):
+            raise ReviewError(f"item {item.key} (#{item_id}) was regenerated or fixed since; "
+                              f"review the new version", title="Item replaced")
+        shown = display if display is not None else store.display_name
+        stamp = now()
+        store.execute("UPDATE qc_resolutions SET undone_at = ? WHERE sample_item_id = ? "
+                      "AND undone_at IS NULL", (stamp, int(item_id)))
+        rid = store.insert("qc_resolutions", {
+            "sample_item_id": int(item_id), "kind": kind, "verdict": v, "reason": why,
+            "curator": who, "display_name": shown or who, "created_at": stamp,
+        })
+        status = sync_artifact_status(store, item.artifact_id)
+        result = {"resolution_id": rid, "item_id": int(item_id), "item": item.key,
+                  "seed_id": item.seed_id, "dimension": item.dimension, "kind": kind,
+                  "verdict": v, "reason": why, "curator": who,
+                  "decisions": [{"annotator": d["annotator"], "verdict": d["verdict"]}
+                                for d in finals],
+                  "previous": item.resolution["verdict"] if item.resolution else None,
+                  "artifact_status": status}
+        store.event(who, f"qc.{kind}", "sample_item", int(item_id), result, display=shown)
+    return result
+
+
+def override(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
+    return resolve_item(store, item_id, kind="override", **kw)
+
+
+def settle(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
+    return resolve_item(store, item_id, kind="settle", **kw)
+
+
+# -- the curator queue --------------------------------------------------------------------
+
+
+@dataclass
+class QueueRow:
+    item_id: int
+    key: str                 # "gsm8k-17": the source and its original id (as in releases)
+    seed_id: int
+    source: str
+    orig_id: str
+    dimension: str
+    state: str               # one of QUEUE_STATES
+    annotators: list[str]
+    reasons: list[str]
+    version: int
+    artifact_status: str
+    note: str = ""           # the curator's resolution, the exclusion reason...
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _queue_state(item: ReviewItem, open_reject: bool) -> str:
+    if item.seed_status == EXCLUDED_STATUS:
+        return "excluded"
+    if item.resolution is not None:
+        return "settled" if item.resolution["kind"] == "settle" else "overridden"
+    if item.disagreed:
+        return "disagreed"
+    if item.outcome == "reject":
+        return "awaiting replacement" if open_reject else "rejected"
+    if item.outcome == "accept":
+        return "accepted"
+    if any(d["verdict"] == "skip" for d in item.decisions):
+        return "skipped"
+    return "pending"
+
+
+def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
+          annotator: str | None = None, reason: str | None = None, source: str | None = None,
+          limit: int = 1000) -> list[QueueRow]:
+    """Every sampled item, newest versions last, with the state a curator acts on, filtered
+    by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
+    annotator (account, case-insensitive), reason (a substring, case-insensitive) and source.
+    """
+    if state is not None and state not in QUEUE_STATES:
+        raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
+    if dimension is not None:
+        check_dimension(dimension)
+    sql = ITEM_SQL + " WHERE 1=1"
+    params: list[Any] = []
+    if dimension is not None:
+        sql += " AND s.dimension = ?"
+        params.append(dimension)
+    if source is not None:
+        sql += " AND sd.source = ?"
+        params.append(source)
+    if annotator is not None:
+        sql += (" AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+                "AND r.undone_at IS NULL AND r.annotator = ?)")
+        params.append(norm(annotator))
+    if state in ("excluded",):
+        sql += " AND sd.status = 'excluded'"
+    elif state in ("rejected", "awaiting replacement", "disagreed", "settled", "overridden",
+                   "accepted", "skipped"):
+        sql += " AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id " \
+               "AND r.undone_at IS NULL)"
+    items = build_items(store, store.query(sql + " ORDER BY s.dimension, si.id", params))
+    open_by_seed: dict[tuple[int, str], bool] = {}
+    latest_item: dict[tuple[int, str], int] = {}
+    for it in items:
+        latest_item[(it.seed_id, it.dimension)] = it.item_id
+    rows: list[QueueRow] = []
+    needle = (reason or "").casefold().strip()
+    for it in items:
+        key = (it.seed_id, it.dimension)
+        if key not in open_by_seed:
+            cur = current_artifact(store, it.seed_id, it.dimension)
+            open_by_seed[key] = cur is None or cur["status"] != "accepted"
+        # a rejected version with a later (accepted) replacement is history: "rejected"
+        is_open = open_by_seed[key] and latest_item[key] == it.item_id
+        st = _queue_state(it, is_open)
+        if state is not None and not (st == state or (state == "rejected" and st in (
+                "rejected", "awaiting replacement"))):
+            continue
+        reasons = [d["reason"] for d in it.decisions if d.get("reason")]
+        if it.resolution is not None:
+            reasons.append(str(it.resolution["reason"]))
+        if needle and not any(needle in r.casefold() for r in reasons):
+            continue
+        note = ""
+        if it.resolution is not None:
+            note = (f"{it.resolution['kind']} {it.resolution['verdict']} by "
+                    f"{it.resolution['curator']}: {it.resolution['reason']}")
+        elif st == "excluded":
+            note = "seed excluded"
+        rows.append(QueueRow(
+            item_id=it.item_id, key=it.key, seed_id=it.seed_id, source=it.source,
+            orig_id=it.orig_id, dimension=it.dimension, state=st,
+            annotators=[d["annotator"] for d in it.decisions],
+            reasons=reasons, version=it.artifact_version, artifact_status=it.artifact_status,
+            note=note))
+        if len(rows) >= limit:
+            break
+    return rows

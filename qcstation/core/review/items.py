@@ -1,0 +1,194 @@
+"""A sampled item as people review it: :class:`ReviewItem`, read by :func:`get_item` and
+:func:`list_items` with its seed, artifact, active decisions and a curator's resolution.
+
+Items are named as in releases and evaluation runs (:func:`item_key`: ``gsm8k-17``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from db.artifacts import reject_feedback
+from db.store import Store, from_json
+from qcstation.common.errors import ReviewError
+from qcstation.core.review.queries import (
+    FINAL_VERDICTS,
+    active_resolutions,
+    active_reviews,
+    rejected_sql,
+)
+
+__all__ = ["ReviewItem", "item_key", "ITEM_SQL", "build_items", "get_item", "list_items"]
+
+
+@dataclass
+class ReviewItem:
+    """One sampled item with everything the review screen shows and the rooms decide on."""
+
+    item_id: int
+    sample_id: int
+    seed_id: int
+    artifact_id: int
+    dimension: str
+    source: str
+    position: int
+    overlap: bool
+    question: str
+    gold_answer: str
+    content: dict[str, Any]
+    verify_result: dict[str, Any] | None
+    artifact_version: int
+    replaces_id: int | None
+    smtlib: str | None  # the verified SMT-LIB behind a notation question, if any
+    # additions (not in the original contract) -------------------------------------------
+    orig_id: str = ""
+    level: str = ""
+    artifact_status: str = ""
+    claimed_by: str | None = None
+    claimed_at: str | None = None
+    requeued: bool = False  # a regenerated replacement of a rejected item
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # active reviews, oldest first
+    seed_status: str = ""   # active, or excluded (see exclude_seed) / filtered / duplicate
+    replaces_reason: str | None = None  # why the version this one replaces was rejected
+    resolution: dict[str, Any] | None = None  # a curator's active override or settlement
+    solution: str = ""      # the seed's gold solution (key information is judged against it)
+    author: str | None = None  # the account that fixed this version in place (human-made)
+
+    @property
+    def key(self) -> str:
+        """The id people use: the source and its original id (``gsm8k-17``), as in releases."""
+        return item_key(self.source, self.orig_id)
+
+    @property
+    def decided(self) -> bool:
+        return self.resolution is not None or any(
+            d["verdict"] in FINAL_VERDICTS for d in self.decisions)
+
+    @property
+    def disagreed(self) -> bool:
+        """Two reviewers gave different verdicts and no curator settled it yet."""
+        verdicts = {d["verdict"] for d in self.decisions if d["verdict"] in FINAL_VERDICTS}
+        return self.resolution is None and verdicts == {"accept", "reject"}
+
+    @property
+    def outcome(self) -> str | None:
+        """A curator's resolution if any; else ``reject`` if any active decision rejects,
+        ``accept`` if any accepts, else None."""
+        if self.resolution is not None:
+            return str(self.resolution["verdict"])
+        verdicts = {d["verdict"] for d in self.decisions}
+        if "reject" in verdicts:
+            return "reject"
+        if "accept" in verdicts:
+            return "accept"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["decided"] = self.decided
+        d["outcome"] = self.outcome
+        return d
+
+
+def item_key(source: str, orig_id: Any) -> str:
+    """One id scheme for people, the same as a release record's ``id`` and an evaluation
+    item's key: the source and the seed's original id (``gsm8k-test-17``)."""
+    return f"{source}-{orig_id}"
+
+
+# One row per sample item with its sample, seed and artifact; callers add WHERE / ORDER BY
+# and pass the rows to build_items.
+ITEM_SQL = """
+    SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, si.position, si.overlap,
+           si.claimed_by, si.claimed_at, si.stratum,
+           s.dimension, s.status AS sample_status,
+           sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
+           sd.solution, a.author,
+           a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
+    FROM sample_items si
+    JOIN samples s ON s.id = si.sample_id
+    JOIN seeds sd ON sd.id = si.seed_id
+    JOIN artifacts a ON a.id = si.artifact_id
+"""
+
+
+def _requeued_ids(store: Store, dimension: str) -> set[int]:
+    """Items that are regenerated replacements: their seed has an earlier item of this
+    dimension with an active reject."""
+    rows = store.query(
+        """
+        SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id
+        WHERE s.dimension = ? AND EXISTS (
+            SELECT 1 FROM sample_items e JOIN samples es ON es.id = e.sample_id
+            WHERE es.dimension = s.dimension AND e.seed_id = si.seed_id AND e.id < si.id
+              AND """ + rejected_sql("e.id") + """)
+        """, (dimension,))
+    return {int(r["id"]) for r in rows}
+
+
+def _smtlib_for(store: Store, dimension: str, content: dict[str, Any]) -> str | None:
+    if dimension not in ("arithmetic", "reasoning"):
+        return None
+    code = content.get("smtlib")
+    if isinstance(code, str) and code.strip():
+        return code
+    src = content.get("source_artifact_id")
+    if isinstance(src, int):
+        row = store.one("SELECT content FROM artifacts WHERE id = ?", (src,))
+        if row:
+            c = from_json(row["content"]) or {}
+            if isinstance(c.get("smtlib"), str):
+                return c["smtlib"]
+    return None
+
+
+def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
+    """:class:`ReviewItem` objects from :data:`ITEM_SQL` rows, with their active decisions,
+    resolutions and whether they are regenerated replacements (read in a few queries)."""
+    if not rows:
+        return []
+    reviews = active_reviews(store, [int(r["item_id"]) for r in rows])
+    resolutions = active_resolutions(store, [int(r["item_id"]) for r in rows])
+    requeued: set[int] = set()
+    for dim in {r["dimension"] for r in rows}:
+        requeued |= _requeued_ids(store, dim)
+    out = []
+    for r in rows:
+        content = from_json(r["content"]) or {}
+        iid = int(r["item_id"])
+        out.append(ReviewItem(
+            item_id=iid, sample_id=int(r["sample_id"]), seed_id=int(r["seed_id"]),
+            artifact_id=int(r["artifact_id"]), dimension=r["dimension"], source=r["source"],
+            position=int(r["position"]), overlap=bool(r["overlap"]), question=r["question"],
+            gold_answer=r["answer_text"], content=content,
+            verify_result=from_json(r["verify_result"]), artifact_version=int(r["version"]),
+            replaces_id=r["replaces_id"], smtlib=_smtlib_for(store, r["dimension"], content),
+            orig_id=str(r["orig_id"]), level=r["level"], artifact_status=r["artifact_status"],
+            claimed_by=r["claimed_by"], claimed_at=r["claimed_at"], requeued=iid in requeued,
+            seed_status=r["seed_status"],
+            replaces_reason=reject_feedback(store, int(r["replaces_id"])) if r["replaces_id"] else None,
+            decisions=[{"review_id": int(v["id"]), "annotator": v["annotator"],
+                        "display_name": v.get("display_name") or v["annotator"],
+                        "verdict": v["verdict"], "reason": v["reason"],
+                        "comment": v.get("comment"), "unsure": bool(v.get("unsure")),
+                        "created_at": v["created_at"]} for v in reviews.get(iid, [])],
+            resolution=resolutions.get(iid), solution=r.get("solution") or "",
+            author=r.get("author"),
+        ))
+    return out
+
+
+def get_item(store: Store, item_id: int) -> ReviewItem:
+    """One sample item, or :class:`ReviewError` when there is none."""
+    rows = store.query(ITEM_SQL + " WHERE si.id = ?", (item_id,))
+    if not rows:
+        raise ReviewError(f"no review item #{item_id}", title="No such item")
+    return build_items(store, rows)[0]
+
+
+def list_items(store: Store, sample_id: int) -> list[ReviewItem]:
+    """Every item of a sample in review order (position)."""
+    rows = store.query(ITEM_SQL + " WHERE si.sample_id = ? ORDER BY si.position, si.id",
+                       (sample_id,))
+    return build_items(store, rows)

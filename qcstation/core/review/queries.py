@@ -1,0 +1,158 @@
+"""The SQL and small readers the review rooms share.
+
+- :data:`CUR_SQL` / :data:`CUR_COUNTS_SQL`: the current artifact (highest version not
+  superseded) of every seed of one dimension, and those counted by source, seed status and
+  artifact status; ``qcstation status`` counts with the same aggregate.
+- :func:`rejected_sql`: is a sample item rejected (a curator's resolution first, else any
+  active reject)? Used by the gate, requeueing, exclusions and releases.
+- :data:`ITEMS_CTE`: a dimension's sample items with their decision state.
+- :func:`active_reviews` / :func:`active_resolutions`: the decisions that count.
+
+Pure SQL over :mod:`db`; no room imports another room from here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from db.store import Store
+from qcstation.common.errors import ReviewError
+from qcstation.common.vocab import DIMENSIONS
+
+__all__ = [
+    "FINAL_VERDICTS", "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE",
+    "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
+    "current_counts", "active_reviews", "active_resolutions", "final_decisions",
+]
+
+FINAL_VERDICTS = ("accept", "reject")
+
+
+def check_dimension(dimension: str) -> str:
+    """``dimension`` itself, or :class:`ReviewError` naming the dimensions there are."""
+    if dimension not in DIMENSIONS:
+        raise ReviewError(f"unknown dimension {dimension!r}; expected one of "
+                          f"{', '.join(DIMENSIONS)}", title="Unknown dimension")
+    return dimension
+
+
+# -- current artifacts --------------------------------------------------------------------
+
+# The current artifact of every seed of one dimension (``:dim``), as (seed_id, id, status,
+# version). SQLite's documented min/max rule: with exactly one MAX() aggregate, the bare
+# columns come from the row holding the maximum; (seed_id, dimension, version) is unique, so
+# that row is the highest non-superseded version. Served from the covering index
+# artifacts_dim_seed_version (migration 3) without touching the table.
+CUR_SQL = """
+    SELECT seed_id, id, status, MAX(version) AS version FROM artifacts
+    WHERE dimension = :dim AND status != 'superseded' GROUP BY seed_id
+"""
+
+# Current artifacts of one dimension counted by seed source, seed status and artifact status
+# (CROSS JOIN keeps the index-ordered scan of artifacts as the outer loop).
+CUR_COUNTS_SQL = f"""
+    SELECT sd.source AS source, sd.status AS seed_status, c.status AS status, COUNT(*) AS n
+    FROM ({CUR_SQL}) c CROSS JOIN seeds sd ON sd.id = c.seed_id
+    GROUP BY sd.source, sd.status, c.status
+"""
+
+# Seeds no longer active (excluded in QC, filtered, duplicate): usually few, read from the
+# seeds_status index as two ranges (``!=`` would scan it).
+INACTIVE_SEED_IDS = "SELECT id FROM seeds WHERE status < 'active' OR status > 'active'"
+
+
+def rejected_sql(item: str) -> str:
+    """SQL: is sample item ``item`` (an id expression) rejected? A curator's latest active
+    resolution (override or settlement) decides; else any active reject of a reviewer."""
+    return (f"COALESCE((SELECT q.verdict = 'reject' FROM qc_resolutions q "
+            f"WHERE q.sample_item_id = {item} AND q.undone_at IS NULL ORDER BY q.id DESC LIMIT 1), "
+            f"EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = {item} "
+            f"AND r.undone_at IS NULL AND r.verdict = 'reject'))")
+
+
+def current_artifacts(store: Store, dimension: str) -> list[dict[str, Any]]:
+    """Current artifact (highest non-superseded version) of every seed for ``dimension``,
+    with the seed's ``source``, ``orig_id`` and ``seed_status``."""
+    return store.query(
+        f"SELECT a.*, s.source AS source, s.orig_id AS orig_id, s.status AS seed_status "
+        f"FROM ({CUR_SQL}) c CROSS JOIN artifacts a ON a.id = c.id "
+        f"JOIN seeds s ON s.id = a.seed_id ORDER BY a.seed_id", {"dim": dimension})
+
+
+def current_counts(store: Store, dimension: str) -> list[dict[str, Any]]:
+    """Current artifacts of ``dimension`` by (source, seed_status, status) -> n."""
+    return store.query(CUR_COUNTS_SQL, {"dim": dimension})
+
+
+# -- the decisions that count ------------------------------------------------------------
+
+def active_reviews(store: Store, item_ids: list[int] | None = None,
+                   dimension: str | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Active (not undone) reviews per sample item, oldest first."""
+    sql = ("SELECT r.* FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
+           "JOIN samples s ON s.id = si.sample_id WHERE r.undone_at IS NULL")
+    params: list[Any] = []
+    if dimension is not None:
+        sql += " AND s.dimension = ?"
+        params.append(dimension)
+    if item_ids is not None:
+        if not item_ids:
+            return {}
+        sql += f" AND r.sample_item_id IN ({','.join('?' * len(item_ids))})"
+        params.extend(item_ids)
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in store.query(sql + " ORDER BY r.id", params):
+        out[int(r["sample_item_id"])].append(r)
+    return out
+
+
+def active_resolutions(store: Store, item_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The latest active curator resolution (override or settlement) per sample item."""
+    if not item_ids:
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(item_ids), 900):
+        chunk = item_ids[start:start + 900]
+        for r in store.query(
+                f"SELECT * FROM qc_resolutions WHERE undone_at IS NULL AND sample_item_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY id", chunk):
+            out[int(r["sample_item_id"])] = r
+    return out
+
+
+def final_decisions(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The accepts and rejects among ``reviews`` (skips left out)."""
+    return [r for r in reviews if r["verdict"] in FINAL_VERDICTS]
+
+
+# -- a dimension's sample items -----------------------------------------------------------
+
+# Sample items of one dimension (``:dim``) with their decision state, the first item of every
+# seed with an active reject (later items of that seed are regenerated replacements, not
+# random draws), and the seeds already taken (decided, or in the open sample).
+ITEMS_CTE = f"""
+    items AS (
+        SELECT si.id, si.seed_id, si.artifact_id, s.status AS sample_status,
+               a.status AS artifact_status, si.seed_id NOT IN ({INACTIVE_SEED_IDS}) AS active,
+               EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
+                       AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) AS decided,
+               {rejected_sql("si.id")} AS rejected
+        FROM sample_items si JOIN samples s ON s.id = si.sample_id
+        JOIN artifacts a ON a.id = si.artifact_id
+        WHERE s.dimension = :dim),
+    first_reject AS (SELECT seed_id, MIN(id) AS item_id FROM items WHERE rejected GROUP BY seed_id),
+    taken AS (SELECT DISTINCT seed_id FROM items WHERE decided OR sample_status = 'open'),
+    taken_cur AS (
+        SELECT seed_id, status, MAX(version) AS version FROM artifacts
+        WHERE dimension = :dim AND status != 'superseded' AND seed_id IN (SELECT seed_id FROM taken)
+        GROUP BY seed_id)
+"""
+
+# Taken seeds of active status by source and current-artifact status.
+TAKEN_COUNTS_SELECT = """
+    SELECT 'taken' AS kind, sd.source AS k1, tc.status AS k2, COUNT(*) AS n,
+           NULL AS a, NULL AS b, NULL AS c
+    FROM taken_cur tc CROSS JOIN seeds sd ON sd.id = tc.seed_id WHERE sd.status = 'active'
+    GROUP BY sd.source, tc.status
+"""

@@ -1,0 +1,121 @@
+"""The team's figures: agreement between reviewers (Cohen's kappa over overlap items) and,
+per annotator, items decided, decisions per hour and the reject rate.
+
+An *overlap* item asks a second, different annotator for a decision; :func:`agreement`
+compares the first decisions of the two.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from db.store import Store
+from qcstation.common.stats import cohen_kappa, observed_agreement
+from qcstation.common.vocab import QC_DIMENSIONS
+from qcstation.core.review.queries import active_reviews, final_decisions
+
+__all__ = ["MIN_KAPPA_PAIRS", "Agreement", "agreement", "team_stats"]
+
+#: below this many overlap pairs, kappa is shown with a warning that it means little
+MIN_KAPPA_PAIRS = 20
+
+
+@dataclass
+class Agreement:
+    """Agreement of two reviewers over one dimension's overlap items."""
+
+    pairs: int
+    observed: float | None
+    kappa: float | None
+    annotators: list[str] = field(default_factory=list)
+    table: dict[str, int] = field(default_factory=dict)  # "accept/reject" -> count
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def agreement(store: Store, dimension: str) -> Agreement:
+    """Cohen's kappa over overlap items decided by two different annotators (their first
+    decisions; accept vs reject)."""
+    rows = store.query(
+        "SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "WHERE s.dimension = ? AND si.overlap = 1 ORDER BY si.id", (dimension,))
+    reviews = active_reviews(store, [int(r["id"]) for r in rows])
+    a: list[str] = []
+    b: list[str] = []
+    people: set[str] = set()
+    table: Counter[str] = Counter()
+    for r in rows:
+        firsts: dict[str, str] = {}
+        for v in final_decisions(reviews.get(int(r["id"]), [])):
+            firsts.setdefault(v["annotator"], v["verdict"])
+        if len(firsts) < 2:
+            continue
+        (p1, v1), (p2, v2) = list(firsts.items())[:2]
+        a.append(v1)
+        b.append(v2)
+        people |= {p1, p2}
+        table[f"{v1}/{v2}"] += 1
+    return Agreement(pairs=len(a), observed=observed_agreement(a, b), kappa=cohen_kappa(a, b),
+                     annotators=sorted(people), table=dict(sorted(table.items())))
+
+
+# -- the team panel -----------------------------------------------------------------------
+
+
+def _hours_between(first: str, last: str) -> float:
+    def parse(t: str) -> _dt.datetime:
+        return _dt.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        return max((parse(last) - parse(first)).total_seconds() / 3600.0, 0.0)
+    except ValueError:
+        return 0.0
+
+
+def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS
+               ) -> dict[str, Any]:
+    """Per annotator (account): items decided, throughput (decisions per hour between their
+    first and last decision; None below five decisions or ten minutes), reject rate, skips, unsure flags and
+    the display names used; per dimension: Cohen's kappa with its number of pairs and a note
+    when there are too few to mean anything."""
+    people: list[dict[str, Any]] = []
+    for r in store.query(
+            "SELECT annotator, COUNT(*) AS n, SUM(verdict = 'reject') AS rejects, "
+            "SUM(verdict = 'skip') AS skips, SUM(unsure) AS unsure, MIN(created_at) AS first, "
+            "MAX(created_at) AS last, GROUP_CONCAT(DISTINCT display_name) AS names "
+            "FROM reviews WHERE undone_at IS NULL GROUP BY annotator ORDER BY annotator"):
+        decided = int(r["n"]) - int(r["skips"] or 0)
+        hours = _hours_between(r["first"], r["last"])
+        # a rate over less than ten minutes or a handful of decisions means nothing
+        rate = None if decided < 5 or hours < 1 / 6 else round(decided / hours, 1)
+        people.append({"annotator": r["annotator"], "decided": decided,
+                       "rejects": int(r["rejects"] or 0), "skips": int(r["skips"] or 0),
+                       "unsure": int(r["unsure"] or 0),
+                       "reject_rate": (int(r["rejects"] or 0) / decided) if decided else None,
+                       "per_hour": rate, "last": r["last"],
+                       "names": sorted(set(filter(None, (r["names"] or "").split(","))))})
+    kappas: dict[str, Any] = {}
+    for dim in dimensions:
+        ag = agreement(store, dim)
+        note = ""
+        if ag.pairs == 0:
+            note = "no overlap item has two decisions yet ([qc] overlap_rate sets how many)"
+        elif ag.pairs < MIN_KAPPA_PAIRS:
+            note = f"only {ag.pairs} pair{'s' if ag.pairs != 1 else ''}: too few to mean anything"
+        elif ag.kappa is None:
+            note = "undefined: every decision was the same"
+        disagreed = int(store.scalar(
+            "SELECT COUNT(*) FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+            "WHERE s.dimension = ? AND si.overlap = 1 "
+            "AND NOT EXISTS (SELECT 1 FROM qc_resolutions q WHERE q.sample_item_id = si.id "
+            "AND q.undone_at IS NULL) "
+            "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+            "AND r.undone_at IS NULL AND r.verdict = 'accept') "
+            "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+            "AND r.undone_at IS NULL AND r.verdict = 'reject')", (dim,)) or 0)
+        kappas[dim] = {"pairs": ag.pairs, "kappa": ag.kappa, "observed": ag.observed,
+                       "note": note, "disagreed": disagreed}
+    return {"annotators": people, "agreement": kappas}

@@ -1,0 +1,1 @@
+from tests.core.review.helpers import shipped, shipped_template  # noqa: F401  (fixtures)

@@ -16,13 +16,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.runtime import pid_alive
 from qcstation.common.safe import markdown as _md
+from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 
 __all__ = [
-    "KEYINFO_FIELDS",
-    "KEYINFO_TITLES",
     "RECORD_FIELDS",
     "render_key_information",
     "dumps_canonical",

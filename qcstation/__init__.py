@@ -1,5 +1,3 @@
 """qcstation: a terminal workstation for building and evaluating SMART-style benchmarks."""
 
 __version__ = "0.1.0"
-
-DIMENSIONS = ("understanding", "reasoning", "arithmetic", "refinement")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from qcstation import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import print_json, print_table, store_from_args
 
 ORDER = 35

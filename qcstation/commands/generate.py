@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from qcstation import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import db_path, print_json
 from qcstation.commands._progress import progress_bar
 

@@ -46,10 +46,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from qcstation.common.errors import ConfigError
+from qcstation.common.vocab import DIMENSIONS, QC_DIMENSIONS
 
 ENV_CONFIG = "QCSTATION_CONFIG"
 DEFAULT_CONFIG_NAME = "qcstation.toml"
-DIMENSIONS = ("understanding", "reasoning", "arithmetic", "refinement")
 
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SECRET_KEYS = {"api_key", "apikey", "key", "secret", "token", "password", "openai_api_key"}
@@ -120,7 +120,7 @@ class QCConfig:
     overlap_rate: float = 0.0
     min_sample: int = 5
     curators: list[str] = field(default_factory=list)
-    dimensions: list[str] = field(default_factory=lambda: ["arithmetic", "understanding"])
+    dimensions: list[str] = field(default_factory=lambda: list(QC_DIMENSIONS))
 
 
 @dataclass

@@ -6,7 +6,10 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any
 
-TASKS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement", "final")
+from qcstation.common.vocab import DIMENSIONS
+
+#: one task per SMART dimension, plus the seed question itself
+TASKS: tuple[str, ...] = (*DIMENSIONS, "final")
 METRICS: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "fi")
 TASK_METRICS: dict[str, tuple[str, ...]] = {
     "understanding": ("un",),

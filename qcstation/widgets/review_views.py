@@ -15,7 +15,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.widgets import Static
 
-from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.labels import VERDICT_WORDS, noun, sentence_case
 

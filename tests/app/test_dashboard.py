@@ -11,7 +11,7 @@ from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.sampling import open_sample
-from qcstation.core.construct.prompts import KEYINFO_TITLES
+from qcstation.common.vocab import KEYINFO_TITLES
 from screens.dashboard import DashboardScreen
 from screens.error_modal import ErrorModal
 from screens.review import ReviewScreen

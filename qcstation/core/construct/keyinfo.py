@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.verify.answers import parse_number
-from qcstation.core.construct.prompts import KEYINFO_FIELDS, KEYINFO_TITLES
+from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.errors import GenerationError
 
 LIST_FIELDS = ("known_quantities", "unknown_quantities", "relationships_and_constraints",

@@ -33,7 +33,7 @@ from typing import Any
 
 from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
-from qcstation import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct import prompts
 from qcstation.core.verify.answers import ExactAnswer, parse_number
 from qcstation.common.config import Config
@@ -42,7 +42,7 @@ from qcstation.common.errors import GenerationError, ModelAccessError
 
 ProgressFn = Callable[[int, int, str], None]
 
-DONE_STATUSES = ("verified", "accepted")
+DONE_STATUSES = USABLE_STATUSES
 
 
 @dataclass

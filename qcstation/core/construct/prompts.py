@@ -7,24 +7,6 @@ prompt text must bump its version.
 
 from __future__ import annotations
 
-
-KEYINFO_FIELDS: tuple[str, ...] = (
-    "problem_scenario",
-    "goal",
-    "known_quantities",
-    "unknown_quantities",
-    "relationships_and_constraints",
-    "irrelevant_information",
-)
-KEYINFO_TITLES: dict[str, str] = {
-    "problem_scenario": "Problem Scenario",
-    "goal": "Goal",
-    "known_quantities": "Known Quantities",
-    "unknown_quantities": "Unknown Quantities",
-    "relationships_and_constraints": "Relationships and Constraints",
-    "irrelevant_information": "Irrelevant Information",
-}
-
 PROMPT_VERSIONS: dict[str, str] = {
     "understanding": "keyinfo-v1",
     "reasoning": "smtlib-v1",

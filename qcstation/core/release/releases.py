@@ -31,7 +31,6 @@ from typing import Any
 from db.store import Store, current_actor, from_json, now
 from qcstation.common.identity import is_curator, norm
 from exports.writers import (
-    KEYINFO_FIELDS,
     datasheet_markdown,
     dumps_canonical,
     jsonl_bytes,
@@ -40,7 +39,7 @@ from exports.writers import (
     sha256_bytes,
     write_release_dir,
 )
-from qcstation.common.vocab import QC_DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS, KEYINFO_FIELDS, QC_DIMENSIONS, USABLE_STATUSES
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
 from qcstation.core.review.queries import current_artifacts, rejected_sql
@@ -72,8 +71,8 @@ FORMAT_VERSION = 2
 #    Reasoning SMT-LIB it was rendered from, the same as ``smt-lib``); ``wrong_names``
 #    (the paper's names of the error types), ``wrong_answer`` (the final answer the
 #    erroneous chain of thought states) are new; the datasheet names each source's licence.
-RELEASE_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
-RELEASABLE = ("verified", "accepted")
+RELEASE_DIMENSIONS: tuple[str, ...] = DIMENSIONS
+RELEASABLE = USABLE_STATUSES
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 _EXCLUDE_REASONS = {
     None: "no artifact yet",

@@ -17,7 +17,7 @@ from db.artifacts import current_artifact
 from db.store import Store, from_json, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm, require_curator
-from qcstation.common.vocab import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS, FINAL_VERDICTS
 from qcstation.core.review.decisions import (
     MAX_REASON_CHARS,
     clean_text,
@@ -26,7 +26,7 @@ from qcstation.core.review.decisions import (
 )
 from qcstation.core.review.gate import open_reject_kind
 from qcstation.core.review.items import ITEM_SQL, ReviewItem, build_items, get_item
-from qcstation.core.review.queries import FINAL_VERDICTS, check_dimension, rejected_sql
+from qcstation.core.review.queries import check_dimension, rejected_sql
 
 __all__ = [
     "EXCLUDED_STATUS", "EXCLUDED_REASON", "RESOLUTION_KINDS", "QUEUE_STATES", "QueueRow",

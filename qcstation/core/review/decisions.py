@@ -20,8 +20,8 @@ from db.store import Store, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm
 from qcstation.core.review.items import ReviewItem, get_item
+from qcstation.common.vocab import FINAL_VERDICTS
 from qcstation.core.review.queries import (
-    FINAL_VERDICTS,
     INACTIVE_SEED_IDS,
     active_reviews,
     check_dimension,

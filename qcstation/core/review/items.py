@@ -12,12 +12,8 @@ from typing import Any
 from db.artifacts import reject_feedback
 from db.store import Store, from_json
 from qcstation.common.errors import ReviewError
-from qcstation.core.review.queries import (
-    FINAL_VERDICTS,
-    active_resolutions,
-    active_reviews,
-    rejected_sql,
-)
+from qcstation.common.vocab import FINAL_VERDICTS
+from qcstation.core.review.queries import active_resolutions, active_reviews, rejected_sql
 
 __all__ = ["ReviewItem", "item_key", "ITEM_SQL", "build_items", "get_item", "list_items"]
 

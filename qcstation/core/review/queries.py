@@ -18,16 +18,13 @@ from typing import Any
 
 from db.store import Store
 from qcstation.common.errors import ReviewError
-from qcstation.common.vocab import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS, FINAL_VERDICTS
 
 __all__ = [
-    "FINAL_VERDICTS", "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE",
+    "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
     "current_counts", "active_reviews", "active_resolutions", "final_decisions",
 ]
-
-FINAL_VERDICTS = ("accept", "reject")
-
 
 def check_dimension(dimension: str) -> str:
     """``dimension`` itself, or :class:`ReviewError` naming the dimensions there are."""

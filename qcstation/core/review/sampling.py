@@ -25,6 +25,7 @@ from db.artifacts import current_artifact
 from db.store import Store, from_json, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm, require_curator
+from qcstation.common.vocab import SAMPLE_STATUSES, USABLE_STATUSES
 from qcstation.core.review.queries import (
     ITEMS_CTE,
     TAKEN_COUNTS_SELECT,
@@ -44,7 +45,7 @@ DEFAULT_RATE = 0.10
 #: current-artifact statuses of an item people can review (or have reviewed)
 REVIEWABLE = ("verified", "accepted", "rejected")
 #: current-artifact statuses of the population a sample is drawn from and measured against
-POPULATION = ("verified", "accepted")
+POPULATION = USABLE_STATUSES
 
 
 @dataclass
@@ -249,7 +250,7 @@ def _insert_items(store: Store, sample_id: int, chosen: list[dict[str, Any]],
 def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "failed") -> SampleInfo:
     """Close an open sample (``failed`` or ``superseded``); its decisions keep counting in the
     gate, its undecided items are released so a new draw may take those seeds again."""
-    if status not in ("failed", "superseded", "passed"):
+    if status not in SAMPLE_STATUSES[1:]:
         raise ReviewError(f"cannot close a sample as {status!r}; use failed, superseded or passed")
     with store.transaction():
         row = store.one("SELECT * FROM samples WHERE id = ?", (sample_id,))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from db import Store
-from qcstation import DIMENSIONS
+from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.review.queries import CUR_COUNTS_SQL
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from db import Store
-from exports.writers import KEYINFO_TITLES
+from qcstation.common.vocab import KEYINFO_TITLES
 from qcstation.common.errors import ReviewError
 from qcstation.core.review.curation import exclude_seed
 from qcstation.core.review.decisions import decide, next_item

@@ -27,6 +27,7 @@ __all__ = [
     "jsonl_bytes",
     "manifest_bytes",
     "datasheet_markdown",
+    "defect_bound_text",
     "sha256_bytes",
     "sha256_file",
     "write_atomic",
@@ -266,7 +267,7 @@ def _pct(x: Any) -> str:
     return f"{float(x) * 100:.2f}%"
 
 
-def _bound(bound: Any, threshold: Any) -> str:
+def defect_bound_text(bound: Any, threshold: Any) -> str:
     """The defect bound with two decimals, or more when two would make a pass read as the
     threshold (4.995% against 5%)."""
     if bound is None:
@@ -289,11 +290,15 @@ def _md_cell(x: Any) -> str:
 
 def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     """A datasheet (README.md) built only from the manifest, so it is reproducible too."""
-    name = manifest.get("name", "")
-    version = manifest.get("version", "")
+    lines = (_release_lines(manifest) + _composition_lines(manifest) + _left_out_lines(manifest)
+             + _quality_lines(manifest) + _generator_lines(manifest) + _field_lines())
+    return "\n".join(lines)
+
+
+def _release_lines(manifest: Mapping[str, Any]) -> list[str]:
     counts = manifest.get("counts", {})
     lines: list[str] = [
-        f"# {_md_cell(name)} {_md_cell(version)}",
+        f"# {_md_cell(manifest.get('name', ''))} {_md_cell(manifest.get('version', ''))}",
         "",
         "A SMART-style multi-dimensional math-reasoning benchmark built with qcstation: each",
         "record is one seed question with its four dimension tasks (Understanding, Reasoning,",
@@ -310,16 +315,27 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     notes = manifest.get("notes")
     if notes:
         lines += [f"- notes: {_md_cell(notes)}"]
+    return lines
+
+
+def _composition_lines(manifest: Mapping[str, Any]) -> list[str]:
+    counts = manifest.get("counts", {})
     licences = manifest.get("licences") or {}
-    lines += ["", "## Composition", "", "| source | records | licence of the seed data |", "|---|---|---|"]
+    lines = ["", "## Composition", "", "| source | records | licence of the seed data |",
+             "|---|---|---|"]
     for source, n in sorted((counts.get("by_source") or {}).items()):
-        lines.append(f"| {_md_cell(source)} | {n} | {_md_cell(licences.get(source, 'not recorded'))} |")
+        lines.append(f"| {_md_cell(source)} | {n} | "
+                     f"{_md_cell(licences.get(source, 'not recorded'))} |")
     lines += ["", "| difficulty | records |", "|---|---|"]
     for level, n in sorted((counts.get("by_difficulty") or {}).items()):
         lines.append(f"| {_md_cell(level)} | {n} |")
+    return lines
 
+
+def _left_out_lines(manifest: Mapping[str, Any]) -> list[str]:
+    counts = manifest.get("counts", {})
     excluded = manifest.get("excluded") or {}
-    lines += [
+    lines = [
         "",
         "## Seeds left out",
         "",
@@ -334,8 +350,11 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         lines.append(f"  - {_md_cell(reason)}: {n}")
     for status, n in sorted((counts.get("inactive_seeds") or {}).items()):
         lines.append(f"- seeds not active ({_md_cell(status)}): {n}")
+    return lines
 
-    lines += [
+
+def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
+    lines = [
         "",
         "## Quality control",
         "",
@@ -350,33 +369,44 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         g = qc[dim] or {}
         gate = g.get("gate") or {}
         agree = g.get("agreement") or {}
+        kappa = agree.get("kappa")
         lines += [
             f"### {_md_cell(dim)}",
             "",
             f"- {_outcome_sentence(g.get('outcomes'))}",
             f"- rule: {_md_cell(gate.get('rule', ''))}",
-            f"- reviewed (random draws): {gate.get('reviewed', 0)}, defects: {gate.get('defects', 0)}",
+            f"- reviewed (random draws): {gate.get('reviewed', 0)}, "
+            f"defects: {gate.get('defects', 0)}",
             f"- upper confidence bound on the defect rate: "
-            f"{_bound(gate.get('upper_bound'), gate.get('threshold'))} "
+            f"{defect_bound_text(gate.get('upper_bound'), gate.get('threshold'))} "
             f"(threshold {_pct(gate.get('threshold'))})",
-            f"- samples: {len(g.get('samples') or [])}, decisions recorded: {g.get('decisions', 0)}",
+            f"- samples: {len(g.get('samples') or [])}, "
+            f"decisions recorded: {g.get('decisions', 0)}",
             f"- annotators: {', '.join(_md_cell(a) for a in g.get('annotators') or []) or 'n/a'}",
             f"- agreement on overlap items: {agree.get('pairs', 0)} pairs, observed "
             f"{_pct(agree.get('observed'))}, Cohen's kappa "
-            f"{'n/a' if agree.get('kappa') is None else format(agree.get('kappa'), '.3f')}",
+            f"{'n/a' if kappa is None else format(kappa, '.3f')}",
             "",
         ]
+    return lines
 
-    lines += ["## Generators", "", "| dimension | generator | model | prompt version | records |",
-              "|---|---|---|---|---|"]
+
+def _generator_lines(manifest: Mapping[str, Any]) -> list[str]:
+    lines = ["## Generators", "", "| dimension | generator | model | prompt version | records |",
+             "|---|---|---|---|---|"]
     for row in manifest.get("generators") or []:
         lines.append("| " + " | ".join(_md_cell(row.get(k) if row.get(k) is not None else "")
                                           for k in ("dimension", "generator", "model",
                                                     "prompt_version", "records")) + " |")
-    lines += ["", "## Record fields", "", "`data.jsonl` holds one JSON object per line (keys sorted):", ""]
+    return lines
+
+
+def _field_lines() -> list[str]:
+    lines = ["", "## Record fields", "",
+             "`data.jsonl` holds one JSON object per line (keys sorted):", ""]
     for field, doc in RECORD_FIELDS:
         lines.append(f"- `{field}`: {doc}")
-    lines += [
+    return lines + [
         "",
         "## Files",
         "",
@@ -384,4 +414,3 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
         "is reproducible: exporting the same release again gives byte-identical files.",
         "",
     ]
-    return "\n".join(lines)

@@ -12,7 +12,7 @@ from textual.widgets import Footer, Header, Static
 from textual_plotext import PlotextPlot
 
 from qcstation.eval import charts as chartdata
-from qcstation.eval.browse import one_line
+from qcstation.common.safe import preview
 from qcstation.eval.types import METRICS
 from qcstation.messages import ChartDataLoaded
 from qcstation.widgets.eval_views import SHORT
@@ -102,7 +102,7 @@ class ChartsScreen(QCScreen):
             if legend:
                 legend.append("   ")
             legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
-            legend.append(one_line(run.label, 24))
+            legend.append(preview(run.label, 24))
         if not runs:
             legend = Text("No runs to chart yet.", style="dim")
         if self.chart == "dimensions":

@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker
 
 from qcstation.eval import browse
-from qcstation.eval.browse import Filters, one_line
+from qcstation.common.safe import preview
+from qcstation.eval.browse import Filters
 from qcstation.eval.types import METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsPageLoaded
 from qcstation.widgets.eval_views import render_item, row_cells
@@ -150,14 +151,14 @@ class ResultsScreen(QCScreen):
         labels = dict(self.choices["runs"])
         active = []
         if f.run_ids:
-            active.append(", ".join(one_line(labels.get(r, f"#{r}"), 24) for r in f.run_ids))
+            active.append(", ".join(preview(labels.get(r, f"#{r}"), 24) for r in f.run_ids))
         if f.failed:
             active.append(f"failed {METRIC_LABELS[f.metric]}" if f.metric else "failed only")
         elif f.metric:
             active.append(METRIC_LABELS[f.metric])
         for value in (f.verdict, f.source, f.difficulty):
             if value:
-                active.append(one_line(value, 16))
+                active.append(preview(value, 16))
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
         text.append("  F1: filter keys", style="dim")
@@ -260,7 +261,7 @@ class ResultsScreen(QCScreen):
             self._render_detail()   # same item, maybe another metric: its task comes first
             return
         self.detail_key = key
-        self.query_one("#item_pane").border_title = Text(f"Item {one_line(row.item_key, 30)}")
+        self.query_one("#item_pane").border_title = Text(f"Item {preview(row.item_key, 30)}")
         self.detail_pending = True
         self._load_detail(key)
 

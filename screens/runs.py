@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
 from qcstation.common.errors import QCStationError
-from qcstation.eval.browse import RunSummary, list_runs, one_line
+from qcstation.common.safe import preview
+from qcstation.eval.browse import RunSummary, list_runs
 from qcstation.eval.types import METRICS
 from qcstation.messages import EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted
 from qcstation.widgets.eval_views import (
@@ -168,7 +169,7 @@ class RunsScreen(QCScreen):
         status = run.status
         if run.run_id == self.active_run:
             status = "running"
-        return (Text(one_line(run.label, 18)), Text(one_line(run.release, 12)), Text(status),
+        return (Text(preview(run.label, 18)), Text(preview(run.release, 12)), Text(status),
                 Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)), justify="right") for m in METRICS))
 

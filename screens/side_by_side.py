@@ -12,7 +12,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from qcstation.eval import browse
-from qcstation.eval.browse import one_line
+from qcstation.common.safe import preview
 from qcstation.messages import SideBySideLoaded
 from qcstation.widgets.eval_views import render_item, render_item_header
 from screens._base import QCScreen
@@ -31,13 +31,13 @@ class PickRunModal(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pick_run_dialog", classes="dialog"):
-            yield OptionList(*[Option(Text(one_line(label, 60)), id=str(run_id))
+            yield OptionList(*[Option(Text(preview(label, 60)), id=str(run_id))
                                for run_id, label in self.runs], id="pick_run_list")
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:
         dialog = self.query_one("#pick_run_dialog")
-        dialog.border_title = Text(f"Compare {one_line(self.item_key, 30)} with")
+        dialog.border_title = Text(f"Compare {preview(self.item_key, 30)} with")
         dialog.border_subtitle = "Enter picks · Esc cancels"
         self.query_one("#pick_run_list").focus()
 
@@ -111,10 +111,10 @@ class SideBySideScreen(QCScreen):
         self.query_one("#side_item", Static).update(render_item_header(self.left or self.right))
         for pane, detail, label in (("side_left", self.left, self.labels[0]),
                                     ("side_right", self.right, self.labels[1])):
-            self.query_one(f"#{pane}").border_title = Text(one_line(label, 34))
+            self.query_one(f"#{pane}").border_title = Text(preview(label, 34))
             self.query_one(f"#{pane}_text", Static).update(render_item(
                 detail, show_prompt=self.show_prompts,
-                missing=f"{one_line(label, 40)} did not evaluate this item.",
+                missing=f"{preview(label, 40)} did not evaluate this item.",
                 first_task=self.first_task, header=False))
 
     def action_toggle_prompts(self) -> None:

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Select, SelectionList, Static
 
-from qcstation.eval.browse import one_line
+from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
 from qcstation.widgets.eval_views import TASK_TITLES
 
@@ -106,12 +106,12 @@ class StartRunModal(ModalScreen[RunRequest | None]):
     def compose(self) -> ComposeResult:
         # names come from the config and the database: Text, so never read as markup
         model_options: list[tuple[Text, str]] = [
-            (Text(one_line(f"{name} ({desc})" if desc else name, 50)), name)
+            (Text(preview(f"{name} ({desc})" if desc else name, 50)), name)
             for name, desc in self.models]
         model_options.append((Text("reference (self-test: the benchmark's own answers)"),
                               REFERENCE))
         release_options: list[tuple[Text, str]] = [
-            (Text(one_line(f"{n} {v}", 50)), f"{n}\x00{v}") for n, v in reversed(self.releases)]
+            (Text(preview(f"{n} {v}", 50)), f"{n}\x00{v}") for n, v in reversed(self.releases)]
         release_options.append((Text("working set (accepted items, no release)"), WORKING_SET))
         with Vertical(id="start_run_dialog", classes="dialog"):
             with Horizontal(classes="form_row"):

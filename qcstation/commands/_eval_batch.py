@@ -143,7 +143,8 @@ class _Counter:
 
 
 def import_cmd(args: argparse.Namespace) -> int:
-    from qcstation.eval.backends.batch import BatchFileError, clean, parse_custom_id, read_batch_output
+    from qcstation.common.safe import message_text
+    from qcstation.eval.backends.batch import BatchFileError, parse_custom_id, read_batch_output
     from qcstation.eval.runner import get_run, resolve_run, store_replies
     from qcstation.eval.types import EvalReply
 
@@ -165,7 +166,7 @@ def import_cmd(args: argparse.Namespace) -> int:
                     parsed = parse_custom_id(reply.custom_id)
                     if parsed is None:
                         totals["unknown_id"] += 1
-                        file_problems.append(f"{path}:{line}: custom_id {clean(reply.custom_id, 80)!r} "
+                        file_problems.append(f"{path}:{line}: custom_id {message_text(reply.custom_id, 80)!r} "
                                              f"is not a qcstation request id; skipped")
                         continue
                     if parsed[0] != run_id:
@@ -174,7 +175,7 @@ def import_cmd(args: argparse.Namespace) -> int:
                         file_problems.append(f"{path}:{line}: {reply.custom_id} belongs to run "
                                              f"{parsed[0]}, not run {run_id}; refused")
                         continue
-                    reply.endpoint = reply.endpoint or f"batch file {clean(path.name, 120)}"
+                    reply.endpoint = reply.endpoint or f"batch file {message_text(path.name, 120)}"
                     yield reply
 
             malformed: list[str] = []

@@ -38,13 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from qcstation.core.review.audit import FLAG_CODES, audit_database
-    from qcstation.core.review.audit import one_line
+    from qcstation.common.safe import nonprintable_escaped as shown
 
     if args.examples < 0:
         raise SystemExit("qcstation audit: error: --examples must be 0 or more")
     with store_from_args(args) as store:
         if args.source and not store.one("SELECT 1 FROM seeds WHERE source = ? LIMIT 1", (args.source,)):
-            raise SystemExit(f"qcstation audit: error: no seeds of source {one_line(args.source)!r}")
+            raise SystemExit(f"qcstation audit: error: no seeds of source {shown(args.source)!r}")
         data = audit_database(store, source=args.source, dimensions=args.dimension, examples=args.examples)
     total = sum(sum(c.values()) for c in data["flags"].values())
     if args.json:
@@ -61,6 +61,6 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(f"{code}: {FLAG_CODES[code]}")
         for it in items:
-            print(f"  {one_line(it['source'])} {one_line(it['orig_id'])} (seed {it['seed_id']}, "
-                  f"{it['dimension']}, {one_line(it['generator'])}): {one_line(it['message'])}")
+            print(f"  {shown(it['source'])} {shown(it['orig_id'])} (seed {it['seed_id']}, "
+                  f"{it['dimension']}, {shown(it['generator'])}): {shown(it['message'])}")
     return 1 if total else 0

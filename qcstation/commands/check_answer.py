@@ -65,14 +65,15 @@ def _read_stdin() -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.eval.checker import CheckLimits, check_answer, escape_control
+    from qcstation.common.safe import inline_value
+    from qcstation.eval.checker import CheckLimits, check_answer
 
     if not args.gold.strip():
         print("qcstation: error: --gold is empty", file=sys.stderr)
         return 2
     if args.gold_value is not None and not re.fullmatch(r"\s*-?\d{1,120}(?:/\d{1,120})?\s*",
                                                           args.gold_value):
-        print(f"qcstation: error: --gold-value {escape_control(args.gold_value[:40])!r} is not "
+        print(f"qcstation: error: --gold-value {inline_value(args.gold_value[:40])!r} is not "
               "an exact number such as 540, -3 or 7/2", file=sys.stderr)
         return 2
     if not 1 <= args.timeout <= 60:
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     def show(value: str | None) -> str:
-        return "(none)" if value is None else escape_control(value)
+        return "(none)" if value is None else inline_value(value)
 
     source = f"  (from {result.source})" if result.source else ""
     print(f"extracted: {show(result.extracted)}{source}")

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from qcstation.common.errors import ReviewError
+from qcstation.common.safe import spaced
 
 __all__ = ["Identity", "os_account", "norm", "same_person", "is_curator", "require_curator",
            "current_identity", "CURATOR_ACTIONS"]
@@ -55,7 +56,7 @@ def os_account() -> str:
 
 def clean_display(name: str | None) -> str:
     """A display name: printable, single-line, at most :data:`MAX_NAME_CHARS` characters."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(name or ""))
+    text = spaced(name or "")
     return " ".join(text.split())[:MAX_NAME_CHARS]
 
 

@@ -15,6 +15,21 @@ sees that the data holds it.
 - :func:`markup` — :func:`printable`, then Rich console markup escaped (``[`` …).
 - :func:`json_safe` — a JSON document whose dangerous characters are ``\\uXXXX`` escapes.
 
+Some outputs keep rules of their own, all made by the one escape here (:func:`escape`,
+``\\xNN`` / ``\\uNNNN`` / ``\\UNNNNNNNN``, a few characters by name), each over the character
+class its output needs:
+
+- :func:`pane_text` / :func:`preview` — model output in the evaluation screens: invisible
+  characters (zero-width, word joiners, BOM) shown too, tabs expanded, CR dropped, long
+  texts cut with a note.
+- :func:`inline_value` — a value on one line (``check-answer``): every control, zero-width
+  and bidi character, newlines included.
+- :func:`nonprintable_escaped` — every character Python does not call printable
+  (``qcstation audit`` lines).
+- :func:`message_text` — one line of an error message read from a file (batch outputs).
+- :func:`spaced` — text to *store* (a name, a reason): non-printable characters become
+  spaces instead of escapes.
+
 Domain code (no Textual import): usable from the CLI, the app, exports and logs.
 """
 
@@ -22,7 +37,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE"]
+__all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
+           "escape", "pane_text", "preview", "inline_value", "nonprintable_escaped",
+           "message_text", "spaced"]
 
 _NAMED = {"\r": "\\r", "\b": "\\b", "\x1b": "\\x1b", "\x07": "\\a", "\x0b": "\\v",
           "\x0c": "\\f", "\x00": "\\0", "\n": "\\n", "\t": "\\t"}
@@ -39,21 +56,30 @@ _UNSAFE_KEEP_LINES = re.compile(
 )
 
 
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group(0)
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
+def escape_code(ch: str, names: dict[str, str] | None = None) -> str:
+    """One character as a visible escape: its name in ``names`` if there, else ``\\xNN``,
+    ``\\uNNNN`` or ``\\UNNNNNNNN`` (as Python writes it)."""
+    if names is not None:
+        named = names.get(ch)
+        if named is not None:
+            return named
     code = ord(ch)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def escape(text: str, chars: re.Pattern[str], *, names: dict[str, str] | None = None) -> str:
+    """``text`` with every character ``chars`` matches shown as a visible escape
+    (:func:`escape_code`). The one sanitiser: every function here is this over a class."""
+    return chars.sub(lambda m: escape_code(m.group(0), names), text)
 
 
 def printable(text: object, *, keep_newlines: bool = True) -> str:
     """``text`` (any object, ``str()``-ed) with every control character shown as a visible
     escape. Newlines and tabs are kept unless ``keep_newlines`` is false."""
     s = text if isinstance(text, str) else str(text)
-    pattern = _UNSAFE_KEEP_LINES if keep_newlines else UNSAFE
-    return pattern.sub(_escape, s)
+    return escape(s, _UNSAFE_KEEP_LINES if keep_newlines else UNSAFE, names=_NAMED)
 
 
 def one_line(text: object, limit: int | None = None) -> str:
@@ -98,3 +124,85 @@ def has_unsafe(text: str, *, keep_newlines: bool = True) -> bool:
     """Does ``text`` hold a character :func:`printable` would escape?"""
     pattern = _UNSAFE_KEEP_LINES if keep_newlines else UNSAFE
     return pattern.search(text) is not None
+
+
+# -- outputs with rules of their own --------------------------------------------------------
+
+#: C0 and C1 controls but the newline (kept, or made a space, before escaping), DEL, and the
+#: characters that reorder or hide text: the Arabic letter mark, zero-width space/joiners and
+#: LRM/RLM, bidi embeddings and overrides, word joiner and invisible operators, bidi
+#: isolates, BOM (model output in the evaluation screens).
+_PANE = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff]")
+#: controls, zero-width characters, line/paragraph separators, bidi embeddings/overrides
+#: and isolates, BOM (a value printed on one line).
+_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+#: controls and line/paragraph separators (one line of a message).
+_MESSAGE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: what ``str.isprintable`` refuses (every category C and Z but the space), one character
+#: at a time; tab, newline and CR by name, as Python's ``unicode_escape`` writes them.
+_PY_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+#: the longest text :func:`pane_text` shows of one response / prompt message
+MAX_SHOWN_CHARS = 20_000
+
+
+def pane_text(text: object, *, keep_newlines: bool = True,
+              limit: int | None = MAX_SHOWN_CHARS) -> str:
+    """Untrusted text (model output) for a pane: controls and invisible characters shown as
+    escapes so it can never move the cursor, recolour the
+    terminal or reorder what is shown; newlines kept (``keep_newlines``; else spaces), tabs
+    as two spaces (one on one line), CR dropped (CRLF line ends). A text longer than
+    ``limit`` characters is cut, with a note saying how much was left out."""
+    if text is None:
+        return ""
+    s = text if isinstance(text, str) else str(text)
+    cut = 0
+    if limit is not None and len(s) > limit:
+        cut = len(s) - limit
+        s = s[:limit]
+    s = s.replace("\r", "").replace("\t", "  " if keep_newlines else " ")
+    if not keep_newlines:
+        s = s.replace("\n", " ")
+    shown = escape(s, _PANE)
+    if cut:
+        shown += f"\n… ({cut} more characters not shown)"
+    return shown
+
+
+def preview(text: object, width: int = 60) -> str:
+    """A short single-line preview of untrusted text (:func:`pane_text` on one line, runs
+    of whitespace collapsed), cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(pane_text(text, keep_newlines=False, limit=width * 4).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def inline_value(text: str) -> str:
+    """A value printed on one line: every control, zero-width and bidi character (newlines
+    too) shown as an escape."""
+    return escape(text, _INLINE)
+
+
+def nonprintable_escaped(text: object, limit: int = 300) -> str:
+    """Untrusted text for a terminal line: every character ``str.isprintable`` refuses shown
+    as Python would escape it (``\\n``, ``\\x1b``, ``\\u200b``), cut to ``limit`` characters."""
+    s = str(text)[: limit * 4]
+    s = "".join(ch if ch.isprintable() else escape_code(ch, _PY_NAMED) for ch in s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def message_text(text: object, limit: int = 300) -> str:
+    """Untrusted text for a one-line message: cut at ``limit`` characters (an ellipsis added),
+    then controls and line separators shown as escapes."""
+    s = str(text)
+    if len(s) > limit:
+        s = s[:limit] + "…"
+    return escape(s, _MESSAGE)
+
+
+def spaced(text: object, *, keep_newlines: bool = False) -> str:
+    """Text to store or compare, not to show: every character ``str.isprintable`` refuses
+    becomes a space (newlines kept with ``keep_newlines``). Nothing is collapsed or cut."""
+    keep = "\n" if keep_newlines else ""
+    return "".join(ch if (ch.isprintable() or ch in keep) else " " for ch in str(text))

@@ -19,7 +19,7 @@ that order and stops after ``limit`` rows:
   table's unique key ``(run_id, seed_id, sample_idx, metric)``.
 
 Texts from outside (model output, names, SMT-LIB) are returned as stored; the screens
-render them with :func:`escape_control` and never as markup.
+render them with :func:`qcstation.common.safe.pane_text` and never as markup.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 import heapq
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +37,6 @@ from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS,
 
 #: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).
 FAILED_VERDICTS: tuple[str, ...] = ("wrong", "unparseable", "error")
-#: The longest text the detail view shows of one response / prompt message.
-MAX_SHOWN_CHARS = 20_000
 #: A page never holds more rows than this.
 MAX_PAGE = 500
 
@@ -48,50 +45,6 @@ Key = tuple[int, int, int, str]          # (run_id, seed_id, sample_idx, metric)
 
 class BrowseError(QCStationError):
     pass
-
-
-# -- untrusted text -------------------------------------------------------------------
-_BIDI_AND_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def escape_control(text: str | None, *, keep_newlines: bool = True,
-                   limit: int | None = MAX_SHOWN_CHARS) -> str:
-    """``text`` with control characters made visible (``\\x1b``, ``\\u202e``) so model output
-    can never move the cursor, recolour the terminal or reorder what is shown. Newlines
-    (and tabs, as two spaces) stay when ``keep_newlines``; longer texts are cut at ``limit``
-    characters with a note."""
-    if text is None:
-        return ""
-    text = str(text)
-    cut = 0
-    if limit is not None and len(text) > limit:
-        cut = len(text) - limit
-        text = text[:limit]
-    out: list[str] = []
-    for ch in text:
-        if ch == "\n" and keep_newlines:
-            out.append(ch)
-        elif ch == "\t":
-            out.append("  " if keep_newlines else " ")
-        elif ch == "\n":
-            out.append(" ")
-        elif ch == "\r":
-            continue  # CRLF line ends
-        elif unicodedata.category(ch) == "Cc" or _BIDI_AND_INVISIBLE.match(ch):
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    shown = "".join(out)
-    if cut:
-        shown += f"\n… ({cut} more characters not shown)"
-    return shown
-
-
-def one_line(text: str | None, width: int = 60) -> str:
-    """A short single-line preview of untrusted text."""
-    flat = " ".join(escape_control(text, keep_newlines=False, limit=width * 4).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 # -- filters and pages ----------------------------------------------------------------

@@ -182,7 +182,6 @@ _NAME = re.compile(r"[A-Za-z]{1,20}(?:_\{?\w{1,4}\}?)?|\\[a-zA-Z]{1,10}")
 #: one trailing lowercase letter that is not a unit symbol (m, g, s, h, l)
 _VARIABLE_SUFFIX = re.compile(r"\d\s?[a-fi-kn-rt-z]\s*$")
 _PROSE = re.compile(r"[A-Za-z][A-Za-z ,.'-]{0,300}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 _WORDS_UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -209,14 +208,6 @@ def _strip_terminal(text: str) -> str:
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     return _CONTROL_SPACE.sub(" ", text)
-
-
-def escape_control(text: str) -> str:
-    """``text`` with control, zero-width and bidi characters shown as escapes (safe to print)."""
-    def esc(m: re.Match[str]) -> str:
-        c = ord(m.group(0))
-        return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-    return _CONTROL.sub(esc, text)
 
 
 def _balanced(text: str, open_at: int, limit: int = 4 * MAX_ANSWER_CHARS) -> int | None:

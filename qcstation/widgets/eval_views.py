@@ -1,7 +1,7 @@
 """Renderers for the Runs and Results screens.
 
 Everything here that came from a model, a dataset or a user (responses, SMT-LIB, names,
-error messages) goes through :func:`qcstation.eval.browse.escape_control` and into
+error messages) goes through :func:`qcstation.common.safe.pane_text` and into
 ``rich.text.Text`` (never parsed as markup), so it can neither restyle nor move the
 terminal.
 """
@@ -14,14 +14,13 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from qcstation.common.safe import pane_text, preview
 from qcstation.eval.browse import (
     Headline,
     ItemDetail,
     RunSummary,
     ScoreDetail,
     TaskDetail,
-    escape_control,
-    one_line,
 )
 from qcstation.eval.types import METRIC_LABELS, METRICS
 
@@ -36,7 +35,7 @@ SHORT = {"un": "Un", "re": "Re", "ar": "Ar", "rt": "R-t", "rm": "R-m", "fi": "Fi
 
 def safe(text: Any, style: str = "") -> Text:
     """Untrusted text, control characters made visible, never markup."""
-    return Text(escape_control(None if text is None else str(text)), style=style)
+    return Text(pane_text(None if text is None else str(text)), style=style)
 
 
 def headline_cell(metric: str, h: Headline | None) -> str:
@@ -151,7 +150,7 @@ def render_verifier(score: ScoreDetail) -> Text:
     def line(indent: str, key: str, value: Any) -> None:
         if text:
             text.append("\n")
-        text.append(f"{indent}{escape_control(key, keep_newlines=False, limit=60)}: ",
+        text.append(f"{indent}{pane_text(key, keep_newlines=False, limit=60)}: ",
                     style="bold")
         if isinstance(value, dict) and not indent:
             for sub_key, sub_value in sorted(value.items()):
@@ -159,7 +158,7 @@ def render_verifier(score: ScoreDetail) -> Text:
             return
         shown = value if isinstance(value, str) else json.dumps(
             value, ensure_ascii=False, sort_keys=True, default=str)
-        text.append(escape_control(shown, limit=4000))
+        text.append(pane_text(shown, limit=4000))
 
     for key, value in sorted(score.detail.items()):
         if ("smt" in key.lower() and isinstance(value, str)) or \
@@ -187,7 +186,7 @@ def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
         if show_prompt:
             parts.append(_section(f"Prompt ({len(task.prompt)} messages)"))
             for m in task.prompt:
-                parts.append(Text.assemble((f"[{escape_control(m['role'], limit=20)}] ", "bold cyan"),
+                parts.append(Text.assemble((f"[{pane_text(m['role'], limit=20)}] ", "bold cyan"),
                                            safe(m["content"])))
         else:
             parts.append(Text(f"Prompt: {len(task.prompt)} messages, {chars:,} characters "
@@ -213,7 +212,7 @@ def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
                          else Text("(nothing)", style=DIM)))
         parts.append(_kv(f"{label} gold", safe(s.gold) if s.gold else Text("(none)", style=DIM)))
         parts.append(_kv(f"{label} verdict", verdict_text(s.verdict, s.score, s.metric)
-                         + Text(f"  scorer {one_line(s.scorer_version, 60)}", style=DIM)))
+                         + Text(f"  scorer {preview(s.scorer_version, 60)}", style=DIM)))
     smt = task.smtlib() if task.task == "reasoning" else None
     if smt:
         parts.append(_section("Model's SMT-LIB"))
@@ -244,7 +243,7 @@ def render_item(detail: ItemDetail | None, *, show_prompt: bool = False,
                        for part in render_task(task, show_prompt=show_prompt)])
     head = Text.assemble(safe(detail.item_key, "bold"),
                          (f" · sample {detail.sample_idx} · ", DIM), safe(detail.run_label),
-                         (f" · {escape_control(detail.source, limit=40)}", DIM),
+                         (f" · {pane_text(detail.source, limit=40)}", DIM),
                          (f" · {detail.difficulty}" if detail.difficulty else "", DIM))
     parts: list[RenderableType] = [head]
     if detail.question:
@@ -262,7 +261,7 @@ def render_item_header(detail: ItemDetail | None) -> RenderableType:
         return Text("Neither run evaluated this item.", style=DIM)
     head = Text.assemble(safe(detail.item_key, "bold"),
                          (f" · sample {detail.sample_idx} · ", DIM),
-                         (escape_control(detail.source, limit=40), DIM),
+                         (pane_text(detail.source, limit=40), DIM),
                          (f" · {detail.difficulty}" if detail.difficulty else "", DIM))
     if detail.question:
         head.append("\n")
@@ -272,9 +271,9 @@ def render_item_header(detail: ItemDetail | None) -> RenderableType:
 
 def row_cells(row: Any) -> tuple[Text, ...]:
     """Cells of one results-table row (a :class:`browse.ResultRow`)."""
-    return (Text(one_line(row.run_label, 16)),
-            Text(one_line(row.item_key, 16)),
+    return (Text(preview(row.run_label, 16)),
+            Text(preview(row.item_key, 16)),
             Text(str(row.sample_idx)),
             Text(SHORT.get(row.metric, row.metric)),
             verdict_text(row.verdict, row.score, row.metric),
-            Text(one_line(row.extracted, 14) if row.extracted else "–"))
+            Text(preview(row.extracted, 14) if row.extracted else "–"))

@@ -14,7 +14,20 @@ import pytest
 
 from db import Store
 from qcstation.core.review.sampling import draw_sample
-from qcstation.common.safe import has_unsafe, json_safe, markdown, markup, one_line, printable
+from qcstation.common.safe import (
+    has_unsafe,
+    inline_value,
+    json_safe,
+    markdown,
+    markup,
+    message_text,
+    nonprintable_escaped,
+    one_line,
+    pane_text,
+    preview,
+    printable,
+    spaced,
+)
 from tests import factories as f
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +51,37 @@ def test_markdown_and_markup_variants_are_inert() -> None:
     from rich.text import Text
 
     assert Text.from_markup(markup("[bold red]x[/] " + EVIL)).plain.startswith("[bold red]x[/]")
+
+
+
+def test_pane_text_makes_terminal_codes_visible() -> None:
+    text = "ok\x1b[2J\x07 \u202egnp.exe\ttab\r\nnext"
+    shown = pane_text(text)
+    assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
+    assert shown == "ok\\x1b[2J\\x07 \\u202egnp.exe  tab\nnext"
+    assert pane_text("a\nb", keep_newlines=False) == "a b"
+    assert pane_text("x" * 30, limit=10).startswith("x" * 10 + "\n… (20 more")
+    assert preview("[bold]a\nb[/]", 6) == "[bold…"
+    assert json.loads(json.dumps(pane_text("\x00"))) == "\\x00"
+
+
+def test_the_other_outputs_escape_their_own_classes() -> None:
+    # a value on one line: newlines, zero-width and bidi characters too, never by name
+    assert inline_value("7\n\u200b3\u202e\x07") == "7\\x0a\\u200b3\\u202e\\x07"
+    # what str.isprintable refuses, as Python escapes it (tab, newline, CR by name), cut
+    assert nonprintable_escaped("a\tb\nc\x1b\u00a0\U000e0001") == \
+        "a\\tb\\nc\\x1b\\xa0\\U000e0001"
+    assert nonprintable_escaped("x" * 50, 10) == "x" * 9 + "…"
+    # a message line: cut first (ellipsis), then controls and separators escaped
+    assert message_text("bad\x1b[2J\u2028" + "y" * 400, 12) == "bad\\x1b[2J\\u2028yyyy…"
+    # text to store: non-printables become spaces, nothing escaped or collapsed
+    assert spaced("a\x1b\tb\nc") == "a  b c"
+    assert spaced("a\x1b\tb\nc", keep_newlines=True) == "a  b\nc"
+    for sanitise in (pane_text, preview, inline_value, nonprintable_escaped):
+        assert not has_unsafe(sanitise(EVIL))
+    # (message_text leaves bidi overrides as they are: what it makes is stored, and shown
+    # later through printable or pane_text)
+    assert not has_unsafe(printable(message_text(EVIL)))
 
 
 def test_json_safe_keeps_valid_json_and_data() -> None:

@@ -3,7 +3,6 @@ add up to exactly the rows a brute-force filter finds, item details, side by sid
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 
 from db import Store
 from qcstation.eval import browse
-from qcstation.eval.browse import Filters, escape_control
+from qcstation.eval.browse import Filters
 from qcstation.eval.types import METRICS
 from tests.eval_rows import add_run
 
@@ -210,17 +209,6 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
     with Store(path) as store:
         u = next(r for r in browse.list_runs(store) if r.run_id == running)
     assert u.status == "stopped" and u.resumable  # the process that ran it died
-
-
-def test_escape_control_makes_terminal_codes_visible() -> None:
-    text = "ok\x1b[2J\x07 \u202egnp.exe\ttab\r\nnext"
-    shown = escape_control(text)
-    assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
-    assert shown == "ok\\x1b[2J\\x07 \\u202egnp.exe  tab\nnext"
-    assert escape_control("a\nb", keep_newlines=False) == "a b"
-    assert escape_control("x" * 30, limit=10).startswith("x" * 10 + "\n… (20 more")
-    assert browse.one_line("[bold]a\nb[/]", 6) == "[bold…"
-    assert json.loads(json.dumps(escape_control("\x00"))) == "\\x00"
 
 
 def test_headline_numbers_are_the_metrics_modules_point_estimates(

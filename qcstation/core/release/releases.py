@@ -46,7 +46,7 @@ from qcstation.core.review.queries import current_artifacts, rejected_sql
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
 from qcstation.core.construct.inject import ERROR_NAMES
-from qcstation.common.safe import printable
+from qcstation.common.safe import printable, spaced
 from qcstation.common.errors import ReleaseError
 
 __all__ = [
@@ -528,7 +528,7 @@ def previous_version(store: Store, name: str, version: str) -> str | None:
 def _short(value: Any, limit: int = 60) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            sort_keys=True, default=str)
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = spaced(text)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 

@@ -33,14 +33,9 @@ from typing import Any
 
 from qcstation.common.errors import QCStationError
 
-__all__ = ["Flag", "FLAG_CODES", "audit_artifact", "audit_database", "one_line"]
+__all__ = ["Flag", "FLAG_CODES", "audit_artifact", "audit_database"]
 
 
-def one_line(text: object, limit: int = 300) -> str:
-    """Untrusted text for a terminal line: control characters shown as escapes, cut."""
-    s = str(text)[: limit * 4]
-    s = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 FLAG_CODES: dict[str, str] = {
     "equal-value-link": "a step uses an earlier result whose value the question also states",

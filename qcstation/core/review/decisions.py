@@ -19,6 +19,7 @@ from typing import Any
 from db.store import Store, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm
+from qcstation.common.safe import spaced
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.vocab import FINAL_VERDICTS
 from qcstation.core.review.queries import (
@@ -219,8 +220,7 @@ def clean_text(text: str | None, limit: int, *, lines: bool = False) -> str | No
         return None
     if len(text) > limit * 4:
         text = text[:limit * 4]
-    keep = "\n" if lines else ""
-    cleaned = "".join(ch if (ch.isprintable() or ch in keep) else " " for ch in str(text))
+    cleaned = spaced(text, keep_newlines=lines)
     if lines:
         cleaned = "\n".join(" ".join(part.split()) for part in cleaned.split("\n")).strip()
     else:

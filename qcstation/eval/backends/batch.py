@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from qcstation.common.errors import QCStationError
+from qcstation.common.safe import message_text
 from qcstation.eval.types import TASKS, EvalReply, EvalRequest
 
 BATCH_URL = "/v1/chat/completions"
@@ -46,10 +47,8 @@ MAX_LINE_BYTES = 16 * 1024 * 1024           # one output line (a chat.completion
 MAX_FILE_BYTES = 8 * 1024 * 1024 * 1024     # one output file
 MAX_CUSTOM_ID = 200
 _GIVE_UP_AFTER = 20          # this many bad lines before any good one: not a batch output file
-_MESSAGE_LIMIT = 300
 
 _CUSTOM_ID_RE = re.compile(r"^run([0-9]{1,12})-seed([0-9]{1,12})-([a-z]{1,32})-s([0-9]{1,6})$")
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class BatchFileError(QCStationError):
@@ -177,16 +176,6 @@ def _finish(handle: IO[bytes]) -> None:
 
 # -- reading --------------------------------------------------------------------------------
 
-def clean(text: object, limit: int = _MESSAGE_LIMIT) -> str:
-    """Untrusted text made safe for a one-line message: control characters shown as
-    ``\\xNN``, cut at ``limit`` characters."""
-    s = str(text)
-    if len(s) > limit:
-        s = s[:limit] + "…"
-    return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
-                           else f"\\u{ord(m.group()):04x}", s)
-
-
 def _count(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**12 else None
 
@@ -195,18 +184,18 @@ def _error_text(error: Any, depth: int = 0) -> str:
     """The message of an ``error`` field: OpenAI ``{code, message}``, vLLM's plain string
     or ``ErrorResponse`` (``{"error": {...}}`` or ``{"message", "type", "code"}``)."""
     if isinstance(error, str):
-        return clean(error)
+        return message_text(error)
     if isinstance(error, dict):
         if isinstance(error.get("error"), (dict, str)) and depth < 3:
             return _error_text(error["error"], depth + 1)
         message = error.get("message")
         code = error.get("code") or error.get("type")
-        parts = [clean(code, 60)] if isinstance(code, (str, int)) and not isinstance(code, bool) else []
+        parts = [message_text(code, 60)] if isinstance(code, (str, int)) and not isinstance(code, bool) else []
         if isinstance(message, str) and message:
-            parts.append(clean(message))
+            parts.append(message_text(message))
         if parts:
             return ": ".join(parts)
-    return clean(json.dumps(error, ensure_ascii=False, default=str))
+    return message_text(json.dumps(error, ensure_ascii=False, default=str))
 
 
 class _Skip(Exception):
@@ -223,16 +212,16 @@ def _reply(record: Any) -> EvalReply:
         raise _Skip(f"custom_id longer than {MAX_CUSTOM_ID} characters")
     response = record.get("response")
     if response is not None and not isinstance(response, dict):
-        raise _Skip(f"{clean(cid, 80)}: response must be an object or null")
+        raise _Skip(f"{message_text(cid, 80)}: response must be an object or null")
     extra: dict[str, Any] = {}
     if isinstance(record.get("id"), str):
-        extra["batch_line_id"] = clean(record["id"], 100)
+        extra["batch_line_id"] = message_text(record["id"], 100)
     status = None if response is None else response.get("status_code")
     if status is not None and (not isinstance(status, int) or isinstance(status, bool)):
-        raise _Skip(f"{clean(cid, 80)}: status_code must be an integer")
+        raise _Skip(f"{message_text(cid, 80)}: status_code must be an integer")
     body = None if response is None else response.get("body")
     if response is not None and isinstance(response.get("request_id"), str):
-        extra["request_id"] = clean(response["request_id"], 100)
+        extra["request_id"] = message_text(response["request_id"], 100)
     error = record.get("error")
     if error not in (None, {}, ""):
         prefix = f"HTTP {status}: " if isinstance(status, int) and status != 200 else ""
@@ -249,7 +238,7 @@ def _reply(record: Any) -> EvalReply:
         return EvalReply(custom_id=cid, status="error", error="the response has no body",
                          extra=extra)
     if isinstance(body.get("model"), str):
-        extra["served_model"] = clean(body["model"], 200)
+        extra["served_model"] = message_text(body["model"], 200)
     raw_usage = body.get("usage")
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     prompt_tokens = _count(usage.get("prompt_tokens"))
@@ -261,7 +250,7 @@ def _reply(record: Any) -> EvalReply:
                          prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                          extra=extra)
     finish = choice.get("finish_reason")
-    finish_reason = clean(finish, 40) if isinstance(finish, str) else None
+    finish_reason = message_text(finish, 40) if isinstance(finish, str) else None
     message = choice.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
@@ -333,14 +322,14 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                 continue
             except (ValueError, RecursionError) as exc:
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else \
-                    clean(exc, 120)
+                    message_text(exc, 120)
                 sink.append(f"{path}:{lineno}: not valid JSON ({reason}); skipped")
                 continue
             except _Skip as exc:
                 sink.append(f"{path}:{lineno}: {exc}; skipped")
                 continue
             if reply.custom_id in first_line:
-                sink.append(f"{path}:{lineno}: {clean(reply.custom_id, 80)} already appeared "
+                sink.append(f"{path}:{lineno}: {message_text(reply.custom_id, 80)} already appeared "
                             f"on line {first_line[reply.custom_id]}; skipped")
                 continue
             first_line[reply.custom_id] = lineno

@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from qcstation.common.errors import ModelAccessError
-from qcstation.eval.backends.batch import clean, sample_seed
+from qcstation.common.safe import message_text
+from qcstation.eval.backends.batch import sample_seed
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 INSTALL_HINT = ("the vllm backend runs the model in this process and needs vLLM and a CUDA "
@@ -39,7 +40,7 @@ def _import_vllm() -> Any:
     try:
         return importlib.import_module("vllm")
     except ImportError as exc:
-        raise ModelAccessError(f"vLLM is not installed ({clean(exc, 120)}); {INSTALL_HINT}",
+        raise ModelAccessError(f"vLLM is not installed ({message_text(exc, 120)}); {INSTALL_HINT}",
                                title="vLLM not available") from None
 
 
@@ -86,7 +87,7 @@ class VLLMBackend(Backend):
                 llm = vllm.LLM(model=model, **self.engine_args)
             except Exception as exc:  # noqa: BLE001 - vLLM raises many kinds; all mean "cannot start"
                 raise ModelAccessError(
-                    f"vLLM could not load {model}: {type(exc).__name__}: {clean(exc)} "
+                    f"vLLM could not load {model}: {type(exc).__name__}: {message_text(exc)} "
                     f"(a CUDA GPU is needed; check vllm_args such as max_model_len and "
                     f"gpu_memory_utilization)", title="vLLM failed to start") from None
         self.llm = llm
@@ -137,7 +138,7 @@ class VLLMBackend(Backend):
                 half = len(chunk) // 2
                 return self._run(chunk[:half]) + self._run(chunk[half:])
             return [self._error(chunk[0], f"vLLM refused the request: {type(exc).__name__}: "
-                                          f"{clean(exc)}")]
+                                          f"{message_text(exc)}")]
         replies = []
         for i, request in enumerate(chunk):
             output = outputs[i] if i < len(outputs) else None

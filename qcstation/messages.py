@@ -95,14 +95,6 @@ class RunProgress(Message):
         self.message = message
 
 
-class RegenerationUnavailable(Message):
-    """The pipeline does not offer ``regenerate_rejected`` (yet)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
 class ItemLoaded(Message):
     """A review item is ready to show. ``current``: the item this annotator now holds
     (claimed by ``next_item``/``undo_last``). ``editable``: it may be decided now (False for

@@ -32,7 +32,6 @@ from qcstation.messages import (
     DimensionQC,
     GateLoaded,
     RegenerationFinished,
-    RegenerationUnavailable,
     RunProgress,
     SamplesDrawn,
     SamplesExtended,
@@ -423,12 +422,8 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="generators",
           description="Regenerating rejected items")
     def _regenerate(self) -> None:
-        try:
-            from qcstation.core.construct.pipeline import regenerate_rejected
-        except ImportError as exc:
-            self.post_message(RegenerationUnavailable(
-                f"qcstation.core.construct.pipeline.regenerate_rejected is not available ({exc})"))
-            return
+        from qcstation.core.construct.pipeline import regenerate_rejected
+
         last_post = 0.0
 
         def progress(done: int, total: int, message: str) -> None:
@@ -458,11 +453,6 @@ class DashboardScreen(QCScreen):
         if self.busy_note and self.busy_note.startswith("Regenerating"):
             self._set_busy(f"Regenerating rejected items… {message.message} "
                            f"({message.done} of {message.total})")
-
-    @on(RegenerationUnavailable)
-    def _regeneration_unavailable(self, message: RegenerationUnavailable) -> None:
-        self._set_busy(None)
-        self.notify(message.reason, title="Cannot regenerate", severity="error", timeout=10)
 
     # -- helpers ---------------------------------------------------------------------
     def _set_busy(self, note: str | None) -> None:

@@ -16,7 +16,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.common.errors import QCStationError
 from qcstation.common.safe import preview
 from qcstation.eval.browse import RunSummary, list_runs
 from qcstation.eval.types import METRICS
@@ -35,27 +34,6 @@ from screens.start_run import RunRequest, StartRunModal
 PROGRESS_EVERY_S = 0.25
 #: Seconds between re-reading the runs list while a run (ours or another session's) goes on.
 POLL_RUNNING_S = 3.0
-
-
-class RunnerMissing(QCStationError):
-    pass
-
-
-def _runner() -> Any:
-    try:
-        from qcstation.eval import runner  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise RunnerMissing(f"this qcstation has no evaluation runner ({exc})",
-                            title="Cannot run an evaluation") from exc
-    return runner
-
-
-def _scorers() -> Any | None:
-    try:
-        from qcstation.eval import scorers  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return scorers
 
 
 class RunsScreen(QCScreen):
@@ -239,7 +217,8 @@ class RunsScreen(QCScreen):
     @work(thread=True, exit_on_error=False, group="eval_runs", description="Evaluation run")
     def _execute(self, run_id: int | None, request: RunRequest | None,
                  cancel: threading.Event) -> None:
-        runner = _runner()
+        from qcstation.eval import runner, scorers
+
         app = self.qc_app
         if run_id is None:
             assert request is not None
@@ -262,10 +241,7 @@ class RunsScreen(QCScreen):
         final = runner.execute_run(app.db_path, run_id, app.config, progress=progress,
                                    cancel=cancel)
         scored, note = None, None
-        scorers = _scorers()
-        if scorers is None:
-            note = "not scored: this qcstation has no scorers"
-        elif not cancel.is_set() and not get_current_worker().is_cancelled:
+        if not cancel.is_set() and not get_current_worker().is_cancelled:
             self.post_message(EvalProgressed(run_id, final, phase="scoring"))
             try:
                 scored = scorers.ensure_scored(app.db_path, run_id, app.config)

@@ -91,10 +91,6 @@ def print_table(headers: list[str], rows: list[list[Any]]) -> None:
 
 
 def open_app(args: argparse.Namespace) -> int:
-    try:
-        from qcstation.app import run_app
-    except ImportError as exc:  # pragma: no cover - app not installed
-        print(f"qcstation: the workstation is unavailable ({exc}); see `qcstation --help`",
-              file=sys.stderr)
-        return 2
+    from qcstation.app import run_app
+
     return run_app(db_path(args), config_path=getattr(args, "config", None))

@@ -78,11 +78,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _gates(store, args):  # type: ignore[no-untyped-def]
-    try:
-        from qcstation.common.config import load_config
-        from qcstation.core.review.gate import gate
-    except ImportError:
-        return None
+    from qcstation.common.config import load_config
+    from qcstation.core.review.gate import gate
+
     cfg = load_config(args.config)
     out = {}
     for dim in cfg.qc.dimensions:

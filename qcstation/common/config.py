@@ -538,7 +538,6 @@ _ENV_MODEL: dict[str, tuple[str, str]] = {   # env var -> (ModelConfig field, ki
     "QCSTATION_TIMEOUT": ("timeout_s", "float"),
     "QCSTATION_RETRIES": ("retries", "int"),
 }
-ENV_OVERRIDES: tuple[str, ...] = tuple(_ENV_MODEL)
 
 
 def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:

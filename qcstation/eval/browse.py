@@ -364,10 +364,8 @@ def gold_for(metric: str, record: dict[str, Any], detail: dict[str, Any]) -> str
 
 def _prompt(store: Store, run_id: int, seed_id: int, task: str,
             sample_idx: int) -> tuple[list[dict[str, str]] | None, str | None]:
-    try:
-        from qcstation.eval.runner import prompt_messages  # type: ignore[attr-defined]
-    except ImportError:
-        return None, "The prompt cannot be rebuilt: this qcstation has no evaluation runner."
+    from qcstation.eval.runner import prompt_messages
+
     try:
         messages = prompt_messages(store, run_id, seed_id, task, sample_idx)
     except QCStationError as exc:

@@ -178,18 +178,26 @@ async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) ->
         assert f"replaces #{item.artifact_id}" in text
 
 
-async def test_g_without_the_pipeline_function_says_so(qc_db: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_g_when_regeneration_fails_says_so_and_the_dashboard_stays_usable(
+        qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import qcstation.core.construct.pipeline as pipeline
+    from qcstation.common.errors import GenerationError
 
-    monkeypatch.delattr(pipeline, "regenerate_rejected")
+    def broken(*args: object, **kwargs: object) -> None:
+        raise GenerationError("the generator model is unreachable", title="Cannot regenerate")
+
+    monkeypatch.setattr(pipeline, "regenerate_rejected", broken)
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
-        assert any("regenerate_rejected is not available" in n for n in notifications(app))
+        assert isinstance(app.screen, ErrorModal)
+        assert "the generator model is unreachable" in flat(screen_text(app))
+        await pilot.press("escape")
+        await settle(pilot)
         assert isinstance(app.screen, DashboardScreen)
+        assert app.screen.busy_note is None        # the busy note is cleared
 
 
 async def test_r_opens_the_dimension_with_items_left(tmp_path: Path) -> None:

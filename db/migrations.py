@@ -1,17 +1,26 @@
 """Versioned schema migrations for the qcstation store.
 
-Each migration is a list of SQL statements applied in one transaction; the schema
-version lives in ``PRAGMA user_version``. A database made by an older version of
-qcstation is upgraded in place, keeping its data. Migrations are append-only: never
-edit a released one, add a new one.
+Each migration is a list of steps applied in one transaction: SQL statements, or a
+function given the ``sqlite_utils.Database`` on the store's connection (for what
+sqlite-utils does well: full-text indexes, introspection). The schema version lives in
+``PRAGMA user_version``. A database made by an older version of qcstation is upgraded in
+place, keeping its data. Migrations are append-only: never edit a released one, add a
+new one. (One edit was made, with the same end state: migration 1 no longer creates the
+``eval_responses`` placeholder that migration 4 drops, ``IF EXISTS``, for databases made
+before; ``tests/db/v1_schema.sql`` keeps those statements.)
 """
 
 from __future__ import annotations
 
-MIGRATIONS: list[tuple[int, str, list[str]]] = []
+from collections.abc import Callable
+from typing import Any
+
+Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
+
+MIGRATIONS: list[tuple[int, str, list[Step]]] = []
 
 
-def migration(version: int, title: str, statements: list[str]) -> None:
+def migration(version: int, title: str, statements: list[Step]) -> None:
     MIGRATIONS.append((version, title, statements))
 
 
@@ -204,21 +213,6 @@ migration(
         )
         """,
         """
-        CREATE TABLE eval_responses (
-            id INTEGER PRIMARY KEY,
-            run_id INTEGER NOT NULL REFERENCES eval_runs(id),
-            seed_id INTEGER NOT NULL REFERENCES seeds(id),
-            dimension TEXT NOT NULL,
-            prompt TEXT,
-            response TEXT,
-            parsed TEXT,
-            score REAL,
-            passed INTEGER,
-            created_at TEXT NOT NULL,
-            UNIQUE (run_id, seed_id, dimension)
-        )
-        """,
-        """
         CREATE TABLE events (
             id INTEGER PRIMARY KEY,
             at TEXT NOT NULL,
@@ -285,7 +279,7 @@ migration(
     4,
     "evaluation runs, outputs and scores",
     [
-        "DROP TABLE eval_responses",          # v1 placeholder, never written
+        "DROP TABLE IF EXISTS eval_responses",  # v1 placeholder of databases made before 0.1
         "ALTER TABLE eval_runs ADD COLUMN name TEXT",
         "ALTER TABLE eval_runs ADD COLUMN spec TEXT NOT NULL DEFAULT '{}'",
         "ALTER TABLE eval_runs ADD COLUMN backend TEXT",
@@ -410,5 +404,38 @@ migration(
         "DROP INDEX eval_scores_source",      # a prefix of eval_scores_page_sd
     ],
 )
+
+# --- v7: full-text search (FTS5) over seed questions, review reasons, model responses ----
+# External-content indexes (the text stays in its table; the index holds tokens only),
+# made and filled by sqlite-utils, kept in step by triggers on insert, delete and an update
+# of the indexed columns only (a status change does not re-index). ``db/search.py`` queries
+# them.
+_FTS_V7 = {
+    "seeds": ("question",),
+    "reviews": ("reason", "comment"),
+    "qc_resolutions": ("reason",),
+    "eval_outputs": ("response",),
+}
+
+
+def _full_text_indexes(db: Any) -> None:
+    for table, columns in _FTS_V7.items():
+        db[table].enable_fts(list(columns), fts_version="FTS5", create_triggers=False)
+        cols = ", ".join(columns)
+        new = ", ".join(f"new.{c}" for c in columns)
+        old = ", ".join(f"old.{c}" for c in columns)
+        fts = f"{table}_fts"
+        db.execute(f"CREATE TRIGGER {fts}_ai AFTER INSERT ON {table} BEGIN "
+                   f"INSERT INTO {fts} (rowid, {cols}) VALUES (new.rowid, {new}); END")
+        db.execute(f"CREATE TRIGGER {fts}_ad AFTER DELETE ON {table} BEGIN "
+                   f"INSERT INTO {fts} ({fts}, rowid, {cols}) VALUES ('delete', old.rowid, {old}); "
+                   f"END")
+        db.execute(f"CREATE TRIGGER {fts}_au AFTER UPDATE OF {cols} ON {table} BEGIN "
+                   f"INSERT INTO {fts} ({fts}, rowid, {cols}) VALUES ('delete', old.rowid, {old}); "
+                   f"INSERT INTO {fts} (rowid, {cols}) VALUES (new.rowid, {new}); END")
+
+
+migration(7, "full-text search: seed questions, review reasons, model responses",
+          [_full_text_indexes])
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

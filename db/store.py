@@ -16,7 +16,7 @@ import re
 import sqlite3
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,8 +174,11 @@ class Store:
             current = self.schema_version
             for version, title, statements in MIGRATIONS:
                 if current < version <= target:
-                    for sql in statements:
-                        self.conn.execute(sql)
+                    for step in statements:
+                        if callable(step):
+                            step(self.db)
+                        else:
+                            self.conn.execute(step)
                     self.conn.execute(f"PRAGMA user_version = {version}")
                     applied.append(version)
             if applied:
@@ -274,6 +277,23 @@ class Store:
             [_to_db(v) for v in row.values()],
         )
         return int(cur.lastrowid or 0)
+
+    def insert_many(self, table: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Insert ``rows`` (dicts with the same keys) in batches of multi-row INSERTs through
+        sqlite-utils, values stored as :meth:`insert` stores them (JSON for dicts and lists,
+        text made storable), in one write transaction (joining an open one). Returns how
+        many rows were inserted."""
+        count = 0
+
+        def stored() -> Iterator[dict[str, Any]]:
+            nonlocal count
+            for row in rows:
+                count += 1
+                yield {k: _to_db(v) for k, v in row.items()}
+
+        with self.transaction():
+            self.db[table].insert_all(stored(), batch_size=500)
+        return count
 
     # -- event log -----------------------------------------------------------------
     def event(self, actor: str, action: str, entity: str | None = None,

@@ -32,7 +32,8 @@ STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped",
 def parse_filter(text: str) -> dict[str, str]:
     """``state:rejected dim:arithmetic garbled`` -> filters for
     :func:`qcstation.core.review.curation.queue`. A state with a space is written with a dash
-    or quotes-free underscore (awaiting-replacement)."""
+    or quotes-free underscore (awaiting-replacement). The other words are a full-text search
+    over the questions and the reasons (``reason:`` a substring of a reason)."""
     out: dict[str, str] = {}
     free: list[str] = []
     for word in text.split():
@@ -43,8 +44,8 @@ def parse_filter(text: str) -> dict[str, str]:
             out[name] = value
         else:
             free.append(word)
-    if free and "reason" not in out:
-        out["reason"] = " ".join(free)
+    if free:
+        out["text"] = " ".join(free)
     return out
 
 
@@ -97,7 +98,7 @@ class QueueScreen(QCScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(self.initial_filter, placeholder="state:rejected dim:arithmetic by:alice "
-                    "source:gsm8k words-in-reasons", id="queue_filter")
+                    "source:gsm8k search words", id="queue_filter")
         table: DataTable[Any] = DataTable(id="queue_table", cursor_type="row", zebra_stripes=True)
         yield table
         with VerticalScroll(id="queue_detail", classes="panel"):
@@ -118,8 +119,9 @@ class QueueScreen(QCScreen):
             "Every sampled item with its state. Type filters as key:value words — state: "
             "(rejected, awaiting-replacement, disagreed, excluded, skipped, settled, overridden, "
             "accepted, pending), dim:, by: (an account), source: — and any other words to find "
-            "in the reasons; Enter applies, f cycles the state. e fixes the highlighted item in "
-            "place (a new version by you, checked like a generated one, then accepted); "
+            "in the questions and the reasons (\"a phrase\", prefix*, OR, NOT); Enter applies, "
+            "f cycles the state. e fixes the highlighted item in place (a new version by you, "
+            "checked like a generated one, then accepted); "
             "curators also exclude its seed (x), override its outcome (o) or settle a "
             "disagreement (s), always with a recorded reason. The reviewers' own decisions "
             "stay in the log.")

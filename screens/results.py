@@ -13,18 +13,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker
 
 from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.eval.browse import Filters
+from qcstation.eval.search import search_results
 from qcstation.eval.types import METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsPageLoaded
 from qcstation.widgets.eval_views import render_item, row_cells
 from screens._base import QCScreen
 
 PAGE_SIZE = 50
+SEARCH_LIMIT = 200
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
 
@@ -57,6 +59,8 @@ class ResultsScreen(QCScreen):
                 id="results-run"),
         Binding("x", "clear_filters", "Clear", show=False, tooltip="Clear every filter",
                 id="results-clear"),
+        Binding("slash", "search", "Search", show=False,
+                tooltip="Rows whose model response has these words", id="results-search"),
         Binding("right_square_bracket", "next_page", "Next",
                 tooltip="Next page of rows", id="results-next-page"),
         Binding("left_square_bracket", "previous_page", "Prev",
@@ -76,6 +80,7 @@ class ResultsScreen(QCScreen):
         self.filters = filters or Filters(run_ids=run_ids)
         self.page_starts: list[browse.Key | None] = [None]   # cursor of each page shown so far
         self.page: browse.Page | None = None
+        self.page_text = ""             # the search the page shown answers
         self.page_number = 1
         self.choices: dict[str, Any] = {"source": [], "difficulty": [], "runs": []}
         self.show_prompts = False
@@ -91,6 +96,8 @@ class ResultsScreen(QCScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="filter_line")
+        yield Input(placeholder='words in the responses ("a phrase", prefix*, OR, NOT); Enter',
+                    id="results_search")
         yield DataTable(id="results_table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="item_pane", classes="pane"):
             yield Static(Text("Select a row to read the item.", style="dim"), id="item_detail")
@@ -103,6 +110,7 @@ class ResultsScreen(QCScreen):
                            ("Extracted", "extracted")):
             table.add_column(label, key=key)
         self.query_one("#item_pane").border_title = "Item"
+        self.query_one("#results_search").display = False
         table.focus()
         self._show_filters()
         self._reload()
@@ -112,7 +120,8 @@ class ResultsScreen(QCScreen):
             "Rows are scores: one per run, item, sample and metric. f shows only failures "
             "(wrong, unparseable or a failed request; for LLM@Un a judged score under 90). "
             "m, v, o, d and r cycle the metric, verdict, source, difficulty and run filters; "
-            "x clears them. ] and [ turn pages. Tab moves to the item pane to scroll it; "
+            "x clears them. / finds the rows whose model response has some words (the first "
+            f"{SEARCH_LIMIT} matches). ] and [ turn pages. Tab moves to the item pane to scroll it; "
             "p shows the prompts there. s puts the selected item of two runs side by side.")
 
     # -- filters ---------------------------------------------------------------------------
@@ -144,7 +153,19 @@ class ResultsScreen(QCScreen):
 
     def action_clear_filters(self) -> None:
         self._set_filters(run_ids=(), metric=None, failed=False, verdict=None, source=None,
-                          difficulty=None)
+                          difficulty=None, text="")
+
+    def action_search(self) -> None:
+        box = self.query_one("#results_search", Input)
+        box.value = self.filters.text
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#results_search")
+    def _search_typed(self, event: Input.Submitted) -> None:
+        event.input.display = False
+        self.query_one("#results_table").focus()
+        self._set_filters(text=" ".join(event.value.split()))
 
     def _show_filters(self) -> None:
         f = self.filters
@@ -159,6 +180,8 @@ class ResultsScreen(QCScreen):
         for value in (f.verdict, f.source, f.difficulty):
             if value:
                 active.append(preview(value, 16))
+        if f.text:
+            active.append(f"/{preview(f.text, 24)}")
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
         text.append("  F1: filter keys", style="dim")
@@ -171,6 +194,9 @@ class ResultsScreen(QCScreen):
         self._load_page(self.filters, None, 1, with_choices=not self.choices["runs"])
 
     def action_next_page(self) -> None:
+        if self.filters.text and self.page is not None and self.page.has_more:
+            self.notify(f"A search shows its first {SEARCH_LIMIT} matches: add words to narrow it.")
+            return
         if self.page is None or not self.page.has_more:
             self.notify("This is the last page.")
             return
@@ -201,7 +227,8 @@ class ResultsScreen(QCScreen):
                 choices = dict(browse.filter_choices(store))
                 choices["runs"] = [(int(r["id"]), browse.run_label(r)) for r in store.query(
                     "SELECT id, name, model FROM eval_runs ORDER BY id")]
-            page = browse.page(store, filters, after=after, limit=PAGE_SIZE)
+            page = (search_results(store, filters, limit=SEARCH_LIMIT) if filters.text
+                    else browse.page(store, filters, after=after, limit=PAGE_SIZE))
         self.post_message(ResultsPageLoaded(filters, page, number, choices))
 
     @on(ResultsPageLoaded)
@@ -213,6 +240,7 @@ class ResultsScreen(QCScreen):
             return  # the filters changed while this page was loading
         self.page_pending = False
         self.page = message.page
+        self.page_text = message.filters.text
         self.page_number = message.number
         while len(self.page_starts) < message.number:
             self.page_starts.append(None)
@@ -227,8 +255,9 @@ class ResultsScreen(QCScreen):
                                   + (" of more" if message.page.has_more else f" of {first + shown - 1}"))
         else:
             table.border_title = "No rows"
-        table.border_subtitle = f"page {message.number}" + (" · ] next" if message.page.has_more
-                                                            else "")
+        table.border_subtitle = (f"the first {shown} matches" if message.filters.text else
+                                 f"page {message.number}" + (" · ] next" if message.page.has_more
+                                                             else ""))
         if shown:
             table.move_cursor(row=0)
             self._show_row()
@@ -328,10 +357,18 @@ class ResultsScreen(QCScreen):
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "loaders":
             self.page_pending = False
+            shown = self.page_text if self.page is not None else ""
+            if self.filters.text != shown:    # a search that failed: back to what is shown
+                self.filters = dataclasses.replace(self.filters, text=shown)
+                self._show_filters()
         elif worker.group == "details":
             self.detail_pending = False
 
     def action_back(self) -> None:
+        if self.focused is not None and self.focused.id == "results_search":
+            self.focused.display = False
+            self.query_one("#results_table").focus()
+            return
         if self.focused is not None and self.focused.id == "item_pane":
             self.query_one("#results_table").focus()
             return

@@ -380,7 +380,7 @@ def _queue(args: argparse.Namespace) -> int:
     try:
         rows = queue(store, state=args.state, dimension=args.dimension,
                      annotator=args.by, reason=args.reason, source=args.source,
-                     limit=args.limit)
+                     text=args.search, limit=args.limit)
     finally:
         store.close()
     if args.json:
@@ -592,6 +592,9 @@ def register(subparsers: Any) -> None:
     q.add_argument("--annotator", dest="by", metavar="ACCOUNT",
                    help="only items this account decided (case-insensitive)")
     q.add_argument("--reason", help="only items whose reasons contain this text")
+    q.add_argument("--search", metavar="WORDS",
+                   help='full-text search over the questions and the reasons and notes: words, '
+                        '"a phrase", prefix*, OR, NOT')
     q.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
     q.add_argument("--limit", type=int, default=1000, help="at most this many rows (default 1000)")
     q.add_argument("--json", action="store_true", help="print JSON")

@@ -41,3 +41,7 @@ class ReviewError(QCStationError):
 
 class ReleaseError(QCStationError):
     pass
+
+
+class SearchError(QCStationError):
+    """A full-text search that cannot run (empty, or not valid FTS5 query syntax)."""

@@ -53,7 +53,9 @@ class Filters:
     """What the browser shows. Empty fields do not filter.
 
     ``failed``: only rows whose metric failed (verdict wrong, unparseable or error; for
-    ``un`` also a judged score under 90). With ``metric`` set, that metric's failures."""
+    ``un`` also a judged score under 90). With ``metric`` set, that metric's failures.
+    ``text``: words in the model's response (a full-text search, :mod:`qcstation.eval.search`;
+    :func:`page` does not read it)."""
 
     run_ids: tuple[int, ...] = ()
     metric: str | None = None
@@ -61,6 +63,7 @@ class Filters:
     verdict: str | None = None
     source: str | None = None
     difficulty: str | None = None
+    text: str = ""
 
     def check(self) -> None:
         if self.metric is not None and self.metric not in METRICS:
@@ -84,6 +87,8 @@ class Filters:
             parts.append(f"source {self.source}")
         if self.difficulty:
             parts.append(self.difficulty)
+        if self.text:
+            parts.append(f"responses with {self.text!r}")
         return " · ".join(parts) or "everything"
 
 
@@ -214,10 +219,12 @@ def page(store: Store, filters: Filters, after: Key | None = None,
     # shown in the dimension order (Un, Re, Ar, R-t, R-m, Fi) within an item; the keyset
     # continues after the last row in index order, so no row is lost or shown twice
     raw.sort(key=lambda r: (r[0], r[1], r[2], _METRIC_RANK.get(str(r[3]), 99)))
-    return Page(_decorate(store, raw), has_more, next_after)
+    return Page(decorate(store, raw), has_more, next_after)
 
 
-def _decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
+def decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
+    """Rows of eval_scores columns (run_id, seed_id, sample_idx, metric, verdict, score,
+    extracted, source, difficulty) as :class:`ResultRow`, with run labels and item keys."""
     if not raw:
         return []
     run_ids = sorted({int(r[0]) for r in raw})

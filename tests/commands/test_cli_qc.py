@@ -165,3 +165,19 @@ def test_cli_queue_settle_fix_and_team(shipped: Store, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     people = {p["annotator"]: p for p in json.loads(r.stdout)["annotators"]}
     assert people[os_account()]["names"] == ["Fixer"] and people["ann"]["rejects"] == 1
+
+
+def test_cli_queue_search_finds_words_and_explains_a_bad_query(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    with Store(db) as s:
+        f.populate(s, {"gsm8k": 6})
+        info = draw_sample(s, "arithmetic", rate=1.0, rng_seed=1, actor="lead")
+        bad = list_items(s, info.id)[0]
+        decide_all(s, "ann1", "arithmetic", reject={bad.seed_id})
+    r = _cli(db, tmp_path, "qc", "queue", "--search", "story words", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [row["item_id"] for row in json.loads(r.stdout)] == [bad.item_id]
+    r = _cli(db, tmp_path, "qc", "queue", "--search", 'story "words')
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("qcstation: error: cannot search for")
+    assert "unterminated string" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -166,7 +166,8 @@ def test_full_disk_in_the_shell(tmp_path: Path) -> None:
             fh.write(json.dumps({"question": f"Ann has {i} pens {'and inks ' * 40}. How many?",
                                  "answer": f"{i}+1=<<{i}+1={i + 1}>>{i + 1}\n#### {i + 1}"}) + "\n")
     py = sys.executable
-    script = (f"mount -t tmpfs -o size=400k tmpfs {mnt} && cd {mnt} && "
+    # room for the shipped sample and its full-text index, not for the big file
+    script = (f"mount -t tmpfs -o size=900k tmpfs {mnt} && cd {mnt} && "
               f"{py} -m qcstation --db q.db import {SAMPLE} >/dev/null && "
               f"{py} -m qcstation --db q.db import {big} --source big; echo rc=$?; "
               f"{py} -m qcstation --db q.db status --json")
@@ -211,7 +212,9 @@ async def test_corrupt_page_in_the_app(tmp_path: Path) -> None:
         await settle(pilot)
         modal = app.screen
         assert isinstance(modal, ErrorModal), type(modal).__name__
-        assert modal.error_title == "Database problem"
+        # met on opening (the schema spans several pages since the full-text indexes of
+        # migration 7) or by the first query: either way one modal saying what to do
+        assert modal.error_title in ("Database damaged", "Database problem")
         assert "damaged" in modal.error and ".recover" in modal.error
         assert "Traceback" not in modal.error
 

@@ -7,18 +7,18 @@ from pathlib import Path
 import pytest
 
 from db import Store
-from db.migrations import MIGRATIONS, SCHEMA_VERSION
+from db.migrations import SCHEMA_VERSION
 from qcstation.common.errors import StoreError
 
 
+V1_SCHEMA = Path(__file__).with_name("v1_schema.sql")
+
+
 def _v1_database(path: Path) -> None:
-    """A database exactly as version 1 of the schema made it, with data in it."""
+    """A database exactly as version 1 of the schema made it (the frozen statements of the
+    time, ``eval_responses`` included), with data in it."""
     conn = sqlite3.connect(path, isolation_level=None)
-    for version, _title, statements in MIGRATIONS:
-        if version > 1:
-            break
-        for sql in statements:
-            conn.execute(sql)
+    conn.executescript(V1_SCHEMA.read_text(encoding="utf-8"))
     conn.execute("PRAGMA user_version = 1")
     conn.execute(
         "INSERT INTO seeds (source, orig_id, question, answer_text, answer_value, level, "
@@ -39,9 +39,18 @@ def test_fresh_database_is_wal_and_current(db_file: Path) -> None:
             r["name"] for r in s.query("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
+def _schema(store: Store) -> set[tuple[str, str, str]]:
+    return {(r["type"], r["name"], r["sql"] or "") for r in store.query(
+        "SELECT type, name, sql FROM sqlite_master")}
+
+
 def test_migration_from_v1_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     _v1_database(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'eval_responses'"
+                        ).fetchone() == (1,)            # the v1 placeholder is there
+    conn.close()
     with Store(path) as s:
         assert s.schema_version == SCHEMA_VERSION
         seed = s.one("SELECT * FROM seeds WHERE orig_id = 'L1'")
@@ -50,8 +59,23 @@ def test_migration_from_v1_keeps_data(tmp_path: Path) -> None:
         assert s.scalar("SELECT status FROM artifacts WHERE seed_id = 1") == "verified"
         actions = [r["action"] for r in s.query("SELECT action FROM events ORDER BY id")]
         assert actions == ["seeds.imported", "schema.migrated"]
+        assert not s.db["eval_responses"].exists()        # dropped by migration 4
+        # migration 7 indexed the question already stored
+        assert s.query("SELECT rowid FROM seeds_fts WHERE seeds_fts MATCH 'Q'") == [{"rowid": 1}]
+        migrated = _schema(s)
     with Store(path) as s:  # idempotent: nothing more to apply
         assert s.migrate() == []
+    with Store(tmp_path / "new.db") as fresh:   # the same schema as a database made today
+        assert _schema(fresh) == migrated
+
+
+def test_a_new_database_never_has_the_v1_placeholder(tmp_path: Path) -> None:
+    with Store(tmp_path / "new.db", migrate=False) as s:
+        assert s.migrate(target=1) == [1]
+        assert "eval_responses" not in s.db.table_names()
+        assert {"seeds", "artifacts", "reviews", "eval_runs", "events"} <= set(s.db.table_names())
+        assert s.migrate() == list(range(2, SCHEMA_VERSION + 1))
+        assert s.db["seeds"].detect_fts() == "seeds_fts"
 
 
 def test_database_newer_than_code_is_refused(db_file: Path) -> None:
@@ -116,3 +140,16 @@ def test_two_processes_write_concurrently_nothing_lost(db_file: Path) -> None:
         # each write saw every earlier write: serialised, no lost update
         seen = [int(r["detail"].split(":")[1].strip(" }")) for r in rows]
         assert seen == list(range(300))
+
+
+def test_insert_many_stores_like_insert_and_joins_the_open_transaction(store: Store) -> None:
+    rows = [{"at": "t", "actor": "a", "action": f"x{i}", "entity": None, "entity_id": i,
+             "detail": {"b": 2, "a": "lone \ud800 surrogate"}} for i in range(1200)]
+    assert store.insert_many("events", rows) == 1200
+    got = store.one("SELECT * FROM events WHERE action = 'x7'")
+    assert got is not None and got["entity_id"] == 7
+    assert got["detail"] == '{"a": "lone \\ud800 surrogate", "b": 2}'   # sorted, storable
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert_many("events", [{"at": "t", "actor": "a", "action": "rolled back"}])
+        raise RuntimeError("the outer transaction fails")
+    assert store.scalar("SELECT COUNT(*) FROM events WHERE action = 'rolled back'") == 0

@@ -427,9 +427,8 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
             "name": name, "version": version, "status": "approved", "approved_by": actor,
             "approved_at": approved_at, "manifest": dumps_canonical(manifest), "notes": notes or "",
         })
-        for r in records:
-            store.insert("release_items", {"release_id": rid, "seed_id": r["seed_id"],
-                                           "record": dumps_canonical(r)})
+        store.insert_many("release_items", ({"release_id": rid, "seed_id": r["seed_id"],
+                                             "record": dumps_canonical(r)} for r in records))
         store.event(actor, "release.approved", "release", rid, {
             "name": name, "version": version, "records": len(records), "excluded": len(excluded),
             "data_sha256": manifest["data_sha256"],

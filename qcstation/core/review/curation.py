@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from db.artifacts import current_artifact
+from db.search import match_sql, run_search
 from db.store import Store, from_json, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm, require_curator
@@ -228,34 +229,18 @@ def _queue_state(item: ReviewItem, open_reject: bool) -> str:
 
 def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
           annotator: str | None = None, reason: str | None = None, source: str | None = None,
-          limit: int = 1000) -> list[QueueRow]:
+          text: str | None = None, limit: int = 1000) -> list[QueueRow]:
     """Every sampled item, newest versions last, with the state a curator acts on, filtered
     by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
-    annotator (account, case-insensitive), reason (a substring, case-insensitive) and source.
+    annotator (account, case-insensitive), reason (a substring, case-insensitive), source
+    and ``text``: a full-text search (:mod:`db.search`) over the seed's question and the
+    active decisions' reasons and comments (a curator's reason too).
     """
     if state is not None and state not in QUEUE_STATES:
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
     if dimension is not None:
         check_dimension(dimension)
-    sql = ITEM_SQL + " WHERE 1=1"
-    params: list[Any] = []
-    if dimension is not None:
-        sql += " AND s.dimension = ?"
-        params.append(dimension)
-    if source is not None:
-        sql += " AND sd.source = ?"
-        params.append(source)
-    if annotator is not None:
-        sql += (" AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
-                "AND r.undone_at IS NULL AND r.annotator = ?)")
-        params.append(norm(annotator))
-    if state in ("excluded",):
-        sql += " AND sd.status = 'excluded'"
-    elif state in ("rejected", "awaiting replacement", "disagreed", "settled", "overridden",
-                   "accepted", "skipped"):
-        sql += " AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id " \
-               "AND r.undone_at IS NULL)"
-    items = build_items(store, store.query(sql + " ORDER BY s.dimension, si.id", params))
+    items = _queue_items(store, state, dimension, annotator, source, text)
     open_by_seed: dict[tuple[int, str], bool] = {}
     latest_item: dict[tuple[int, str], int] = {}
     for it in items:
@@ -278,18 +263,61 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
             reasons.append(str(it.resolution["reason"]))
         if needle and not any(needle in r.casefold() for r in reasons):
             continue
-        note = ""
-        if it.resolution is not None:
-            note = (f"{it.resolution['kind']} {it.resolution['verdict']} by "
-                    f"{it.resolution['curator']}: {it.resolution['reason']}")
-        elif st == "excluded":
-            note = "seed excluded"
-        rows.append(QueueRow(
-            item_id=it.item_id, key=it.key, seed_id=it.seed_id, source=it.source,
-            orig_id=it.orig_id, dimension=it.dimension, state=st,
-            annotators=[d["annotator"] for d in it.decisions],
-            reasons=reasons, version=it.artifact_version, artifact_status=it.artifact_status,
-            note=note))
+        rows.append(_queue_row(it, st, reasons))
         if len(rows) >= limit:
             break
     return rows
+
+
+# The sample items a full-text query finds: by the seed's question, an active decision's
+# reason or comment, or an active curator's reason (one FTS query parameter each).
+_TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
+             f" OR si.id IN (SELECT r.sample_item_id FROM reviews r WHERE r.undone_at IS NULL"
+             f" AND r.id IN ({match_sql('reviews')}))"
+             f" OR si.id IN (SELECT q.sample_item_id FROM qc_resolutions q"
+             f" WHERE q.undone_at IS NULL AND q.id IN ({match_sql('qc_resolutions')})))")
+
+
+def _queue_items(store: Store, state: str | None, dimension: str | None,
+                 annotator: str | None, source: str | None,
+                 text: str | None) -> list[ReviewItem]:
+    """The queue's candidate items, filtered in SQL where the filter allows."""
+    sql = ITEM_SQL + " WHERE 1=1"
+    params: list[Any] = []
+    if dimension is not None:
+        sql += " AND s.dimension = ?"
+        params.append(dimension)
+    if source is not None:
+        sql += " AND sd.source = ?"
+        params.append(source)
+    if annotator is not None:
+        sql += (" AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+                "AND r.undone_at IS NULL AND r.annotator = ?)")
+        params.append(norm(annotator))
+    if state in ("excluded",):
+        sql += " AND sd.status = 'excluded'"
+    elif state in ("rejected", "awaiting replacement", "disagreed", "settled", "overridden",
+                   "accepted", "skipped"):
+        sql += " AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id " \
+               "AND r.undone_at IS NULL)"
+    order = " ORDER BY s.dimension, si.id"
+    if text is None:
+        return build_items(store, store.query(sql + order, params))
+    rows = run_search(store, text, lambda q: store.query(sql + _TEXT_SQL + order,
+                                                         [*params, q, q, q]))
+    return build_items(store, rows)
+
+
+def _queue_row(it: ReviewItem, state: str, reasons: list[str]) -> QueueRow:
+    note = ""
+    if it.resolution is not None:
+        note = (f"{it.resolution['kind']} {it.resolution['verdict']} by "
+                f"{it.resolution['curator']}: {it.resolution['reason']}")
+    elif state == "excluded":
+        note = "seed excluded"
+    return QueueRow(
+        item_id=it.item_id, key=it.key, seed_id=it.seed_id, source=it.source,
+        orig_id=it.orig_id, dimension=it.dimension, state=state,
+        annotators=[d["annotator"] for d in it.decisions],
+        reasons=reasons, version=it.artifact_version, artifact_status=it.artifact_status,
+        note=note)

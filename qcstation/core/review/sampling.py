@@ -237,14 +237,11 @@ def _overlap_flags(rng: random.Random, n: int, overlap_rate: float) -> set[int]:
 
 
 def _insert_items(store: Store, sample_id: int, chosen: list[dict[str, Any]],
-                  overlap_idx: set[int], start: int) -> list[int]:
-    ids = []
-    for i, a in enumerate(chosen):
-        ids.append(store.insert("sample_items", {
-            "sample_id": sample_id, "seed_id": int(a["seed_id"]), "artifact_id": int(a["id"]),
-            "stratum": a["source"], "position": start + i, "overlap": 1 if i in overlap_idx else 0,
-        }))
-    return ids
+                  overlap_idx: set[int], start: int) -> None:
+    store.insert_many("sample_items", ({
+        "sample_id": sample_id, "seed_id": int(a["seed_id"]), "artifact_id": int(a["id"]),
+        "stratum": a["source"], "position": start + i, "overlap": 1 if i in overlap_idx else 0,
+    } for i, a in enumerate(chosen)))
 
 
 def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "failed") -> SampleInfo:

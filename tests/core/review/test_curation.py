@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from db import Store
-from qcstation.common.errors import ReviewError
+from qcstation.common.errors import ReviewError, SearchError
 from qcstation.common.stats import clopper_pearson_upper
 from qcstation.core.review.curation import (
     exclude_seed,
@@ -178,3 +178,40 @@ def test_queue_filters(store: Store) -> None:
     assert len(queue(store, state="pending")) == 12 - 4
     with pytest.raises(ReviewError, match="unknown state"):
         queue(store, state="lost")
+
+
+def test_queue_text_searches_questions_reasons_comments_and_curators(store: Store) -> None:
+    f.populate(store, {"gsm8k": 8})
+    with store.transaction():
+        store.execute("UPDATE seeds SET question = 'A baker sells 3.5 loaves of rye bread.' "
+                      "WHERE id = (SELECT MIN(id) FROM seeds)")
+    draw_sample(store, "arithmetic", rate=1.0, rng_seed=2, actor="lead")
+    items = {}
+    while (item := next_item(store, "ann", "arithmetic")) is not None:
+        items[item.seed_id] = item
+        decide(store, item.item_id, "ann", "accept")
+    bread = min(items)
+    ids = sorted(items)
+    rejected = items[ids[1]]
+    override(store, rejected.item_id, verdict="reject", reason="the duration is wrong",
+             actor="carol", curators=["carol"])
+    noted = items[ids[2]]
+    undone = items[ids[3]]
+    with store.transaction():   # a comment, and a reason of a decision since undone
+        store.execute("UPDATE reviews SET comment = 'ticket price unclear' "
+                      "WHERE sample_item_id = ?", (noted.item_id,))
+        store.execute("UPDATE reviews SET reason = 'ticket', undone_at = 'x' "
+                      "WHERE sample_item_id = ?", (undone.item_id,))
+
+    def found(text: str, **kw: object) -> list[int]:
+        return [r.seed_id for r in queue(store, text=text, **kw)]  # type: ignore[arg-type]
+
+    assert found("rye bread") == [bread]                    # the question
+    assert found("3.5 loaves") == [bread]                   # plain words, as typed
+    assert found("duration") == [rejected.seed_id]          # a curator's reason
+    assert found("ticket") == [noted.seed_id]               # a comment; not an undone review
+    assert found("bread OR duration") == sorted([bread, rejected.seed_id])
+    assert found("bread", state="rejected") == []           # with the other filters
+    assert found("duration", state="overridden") == [rejected.seed_id]
+    with pytest.raises(SearchError, match="cannot search for 'bread\\)'"):
+        queue(store, text="bread)")

@@ -153,3 +153,10 @@ def test_insert_many_stores_like_insert_and_joins_the_open_transaction(store: St
         store.insert_many("events", [{"at": "t", "actor": "a", "action": "rolled back"}])
         raise RuntimeError("the outer transaction fails")
     assert store.scalar("SELECT COUNT(*) FROM events WHERE action = 'rolled back'") == 0
+    # tuples with their columns; a chunk larger than one statement; nothing to insert
+    rows = [("t", "b", f"y{i}") for i in range(2345)]
+    assert store.insert_many("events", rows, columns=("at", "actor", "action")) == 2345
+    assert store.scalar("SELECT COUNT(*) FROM events WHERE actor = 'b'") == 2345
+    assert store.insert_many("events", []) == 0
+    with pytest.raises(ValueError, match="columns"):
+        store.insert_many("events", rows)

@@ -1045,12 +1045,12 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
 
 
 # --- import ------------------------------------------------------------------------------
-_INSERT = (
-    "INSERT INTO seeds (id, source, orig_id, question, answer_text, answer_value, solution, "
-    "equation, level, status, filter_reason, filter_detail, duplicate_of, content_hash, meta, "
-    "import_file, import_line, imported_at, steps) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+# the columns of a stored seed, in the order of the tuples a batch builds; a batch is
+# written as multi-row INSERTs (Store.insert_many), which also lets the full-text index of
+# the questions take the batch at once
+_COLUMNS = ("id", "source", "orig_id", "question", "answer_text", "answer_value", "solution",
+            "equation", "level", "status", "filter_reason", "filter_detail", "duplicate_of",
+            "content_hash", "meta", "import_file", "import_line", "imported_at", "steps")
 
 
 _META_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str).encode
@@ -1290,7 +1290,7 @@ class _Importer:
                              _META_JSON(r.meta),
                              path, r.line, stamp, r.steps))
             if rows:
-                store.conn.executemany(_INSERT, rows)
+                store.insert_many("seeds", rows, columns=_COLUMNS)
             rep.added += len(rows)
         total = self.report
         total.added += rep.added

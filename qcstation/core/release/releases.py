@@ -364,14 +364,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
     _check_name("name", name)
     _check_name("version", version)
     policy = qc_policy(cfg)
-    if not policy.curators:
-        raise ReleaseError("no curators are configured; add curators = [\"name\"] under [qc]",
-                           title="Not allowed")
-    if not is_curator(actor, policy.curators):
-        raise ReleaseError(f"only a curator can approve a release; the account {actor} is not "
-                           f"one (curators: {', '.join(policy.curators)}; --annotator only "
-                           f"changes the name shown)", title="Not allowed")
-    actor = norm(actor)
+    actor = _approver(policy, actor)
     with store.transaction():
         if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
             raise ReleaseError(f"release {name} {version} already exists and releases are "
@@ -381,51 +374,14 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
             raise ReleaseError("cannot approve the release yet:\n- " + "\n- ".join(blockers),
                                title="Release blocked")
         records, excluded = release_candidates(store)
-        approved_at = now()
-        by_reason: Counter[str] = Counter()
-        for e in excluded:
-            for dim, why in e["missing"].items():
-                by_reason[f"{dim}: {why}"] += 1
-        inactive = {r["status"]: int(r["n"]) for r in store.query(
-            "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
-        in_qc = excluded_seeds(store)
-        last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
-                         "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
-        if last is not None and not allow_identical:
-            old = (json.loads(last["manifest"]) or {}).get("data_sha256")
-            if old == sha256_bytes(jsonl_bytes(records)):
-                raise IdenticalReleaseError(
-                    f"the data is identical to {name} {last['version']}: nothing changed since. "
-                    f"Approve anyway only if you mean to (confirm in the app, or "
-                    f"--allow-identical)", title="Identical release")
-        manifest = {
-            "name": name, "version": version, "approved_by": actor, "approved_at": approved_at,
-            "notes": notes or "", "format_version": FORMAT_VERSION,
-            "schema_version": store.schema_version,
-            "files_order": ["data.jsonl", "README.md", "manifest.json"],
-            "counts": {
-                "records": len(records),
-                "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
-                "by_difficulty": dict(sorted(Counter(r["difficulty"] for r in records).items())),
-                "excluded": len(excluded),
-                "excluded_in_qc": len(in_qc),
-                "inactive_seeds": dict(sorted(inactive.items())),
-            },
-            "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
-                         "seeds": excluded,
-                         "excluded_in_qc": {"count": len(in_qc), "seeds": in_qc}},
-            "qc": _qc_section(store, policy),
-            "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
-                          "dimensions": list(policy.dimensions), "curators": list(policy.curators),
-                          "sample_rate": policy.sample_rate},
-            "generators": _generators(records),
-            "licences": {src: source_licence(src) for src in sorted({r["source"] for r in records})},
-            "generator_config": policy.generator,
-            "data_sha256": sha256_bytes(jsonl_bytes(records)),
-        }
+        if not allow_identical:
+            _refuse_identical(store, name, records)
+        manifest = _manifest(store, policy, records, excluded, name=name, version=version,
+                             actor=actor, notes=notes)
         rid = store.insert("releases", {
             "name": name, "version": version, "status": "approved", "approved_by": actor,
-            "approved_at": approved_at, "manifest": dumps_canonical(manifest), "notes": notes or "",
+            "approved_at": manifest["approved_at"], "manifest": dumps_canonical(manifest),
+            "notes": notes or "",
         })
         store.insert_many("release_items", ({"release_id": rid, "seed_id": r["seed_id"],
                                              "record": dumps_canonical(r)} for r in records))
@@ -434,6 +390,70 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
             "data_sha256": manifest["data_sha256"],
         })
     return get_release(store, name, version)
+
+
+def _approver(policy: QCPolicy, actor: str) -> str:
+    """The curator approving (normalised), or :class:`ReleaseError`."""
+    if not policy.curators:
+        raise ReleaseError("no curators are configured; add curators = [\"name\"] under [qc]",
+                           title="Not allowed")
+    if not is_curator(actor, policy.curators):
+        raise ReleaseError(f"only a curator can approve a release; the account {actor} is not "
+                           f"one (curators: {', '.join(policy.curators)}; --annotator only "
+                           f"changes the name shown)", title="Not allowed")
+    return norm(actor)
+
+
+def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]]) -> None:
+    last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
+                     "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
+    if last is None:
+        return
+    old = (json.loads(last["manifest"]) or {}).get("data_sha256")
+    if old == sha256_bytes(jsonl_bytes(records)):
+        raise IdenticalReleaseError(
+            f"the data is identical to {name} {last['version']}: nothing changed since. "
+            f"Approve anyway only if you mean to (confirm in the app, or "
+            f"--allow-identical)", title="Identical release")
+
+
+def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
+              excluded: list[dict[str, Any]], *, name: str, version: str, actor: str,
+              notes: str) -> dict[str, Any]:
+    """The manifest frozen with a release: counts, exclusions, QC statistics, policy,
+    generators, licences and the data's sha256."""
+    by_reason: Counter[str] = Counter()
+    for e in excluded:
+        for dim, why in e["missing"].items():
+            by_reason[f"{dim}: {why}"] += 1
+    inactive = {r["status"]: int(r["n"]) for r in store.query(
+        "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
+    in_qc = excluded_seeds(store)
+    return {
+        "name": name, "version": version, "approved_by": actor, "approved_at": now(),
+        "notes": notes or "", "format_version": FORMAT_VERSION,
+        "schema_version": store.schema_version,
+        "files_order": ["data.jsonl", "README.md", "manifest.json"],
+        "counts": {
+            "records": len(records),
+            "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
+            "by_difficulty": dict(sorted(Counter(r["difficulty"] for r in records).items())),
+            "excluded": len(excluded),
+            "excluded_in_qc": len(in_qc),
+            "inactive_seeds": dict(sorted(inactive.items())),
+        },
+        "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
+                     "seeds": excluded,
+                     "excluded_in_qc": {"count": len(in_qc), "seeds": in_qc}},
+        "qc": _qc_section(store, policy),
+        "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
+                      "dimensions": list(policy.dimensions), "curators": list(policy.curators),
+                      "sample_rate": policy.sample_rate},
+        "generators": _generators(records),
+        "licences": {src: source_licence(src) for src in sorted({r["source"] for r in records})},
+        "generator_config": policy.generator,
+        "data_sha256": sha256_bytes(jsonl_bytes(records)),
+    }
 
 
 # -- reading, export, diff ----------------------------------------------------------------

@@ -252,36 +252,7 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
         raise ReviewError("a reject needs a reason: say what is wrong, e.g. one of: "
                           + "; ".join(REJECT_REASONS), title="Reason required")
     with store.transaction():
-        item = store.one(
-            "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status "
-            "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-            "JOIN artifacts a ON a.id = si.artifact_id WHERE si.id = ?", (item_id,))
-        if item is None:
-            raise ReviewError(f"no review item #{item_id}", title="No such item")
-        if item["sample_status"] != "open":
-            raise ReviewError(f"item #{item_id} belongs to sample #{item['sample_id']}, which is "
-                              f"{item['sample_status']}", title="Sample closed")
-        if item["artifact_status"] == "superseded":
-            raise ReviewError(f"item #{item_id} was regenerated since; review the new version",
-                              title="Item replaced")
-        finals = final_decisions(active_reviews(store, [item_id]).get(item_id, []))
-        mine = [r for r in finals if r["annotator"] == annotator]
-        if mine:
-            raise ReviewError(f"you ({annotator}) already decided item #{item_id} "
-                              f"({mine[-1]['verdict']}); undo it first to change it",
-                              title="Already decided")
-        deciders = sorted({r["annotator"] for r in finals})
-        if not item["overlap"] and deciders:
-            raise ReviewError(f"item #{item_id} was already decided by {deciders[0]}",
-                              title="Already decided")
-        if item["overlap"] and len(deciders) >= 2:
-            raise ReviewError(f"item #{item_id} already has two decisions "
-                              f"({', '.join(deciders)})", title="Already decided")
-        holder = item["claimed_by"]
-        if holder and holder != annotator and (item["claimed_at"] or "") >= _claim_cutoff():
-            raise ReviewError(f"item #{item_id} is being reviewed by {holder} (claimed at "
-                              f"{item['claimed_at']}); take the next item instead",
-                              title="Claimed by someone else")
+        item = _decidable(store, item_id, annotator)
         shown = display if display is not None else store.display_name
         review_id = store.insert("reviews", {
             "sample_item_id": item_id, "artifact_id": int(item["artifact_id"]),
@@ -306,6 +277,42 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
             detail["changes_review_id"] = changes_id
         store.event(annotator, f"qc.review.{v}", "sample_item", item_id, detail, display=shown)
         return review_id
+
+
+def _decidable(store: Store, item_id: int, annotator: str) -> dict[str, Any]:
+    """The sample item ``annotator`` may decide now (inside the write transaction), or
+    :class:`ReviewError` saying why not."""
+    item = store.one(
+        "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status "
+        "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "JOIN artifacts a ON a.id = si.artifact_id WHERE si.id = ?", (item_id,))
+    if item is None:
+        raise ReviewError(f"no review item #{item_id}", title="No such item")
+    if item["sample_status"] != "open":
+        raise ReviewError(f"item #{item_id} belongs to sample #{item['sample_id']}, which is "
+                          f"{item['sample_status']}", title="Sample closed")
+    if item["artifact_status"] == "superseded":
+        raise ReviewError(f"item #{item_id} was regenerated since; review the new version",
+                          title="Item replaced")
+    finals = final_decisions(active_reviews(store, [item_id]).get(item_id, []))
+    mine = [r for r in finals if r["annotator"] == annotator]
+    if mine:
+        raise ReviewError(f"you ({annotator}) already decided item #{item_id} "
+                          f"({mine[-1]['verdict']}); undo it first to change it",
+                          title="Already decided")
+    deciders = sorted({r["annotator"] for r in finals})
+    if not item["overlap"] and deciders:
+        raise ReviewError(f"item #{item_id} was already decided by {deciders[0]}",
+                          title="Already decided")
+    if item["overlap"] and len(deciders) >= 2:
+        raise ReviewError(f"item #{item_id} already has two decisions "
+                          f"({', '.join(deciders)})", title="Already decided")
+    holder = item["claimed_by"]
+    if holder and holder != annotator and (item["claimed_at"] or "") >= _claim_cutoff():
+        raise ReviewError(f"item #{item_id} is being reviewed by {holder} (claimed at "
+                          f"{item['claimed_at']}); take the next item instead",
+                          title="Claimed by someone else")
+    return item
 
 
 def change_decision(store: Store, review_id: int, annotator: str, verdict: str,

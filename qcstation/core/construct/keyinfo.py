@@ -307,14 +307,14 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
 def _describe(line: str, question_values: set[Fraction]) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks)."""
-    from qcstation.core.construct.rules import _VISIBLE_TAIL_RE, find_inline_computations
+    from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     text = line
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
             before = re.sub(r"[\s$€£=]+$", " ", before)
-            t = _VISIBLE_TAIL_RE.search(before + "= ")
+            t = VISIBLE_TAIL_RE.search(before + "= ")
             if not t:
                 break
             before = before[: t.start()]

@@ -264,7 +264,7 @@ class _Source:
     target: str
 
 
-def _read_source(smtlib: str) -> _Source:
+def read_source(smtlib: str) -> _Source:
     try:
         script = parse_script(smtlib)
     except VerificationError as exc:
@@ -372,7 +372,7 @@ def render_notation(smtlib: str) -> NotationQuestion:
     equations the answer must be solved from), operators other than + - * /,
     non-Int/Real sorts, an Int constant whose definition is not an integer, or a
     side condition that does not hold."""
-    src = _read_source(smtlib)
+    src = read_source(smtlib)
     defs = src.defs
     # evaluate every definition (dependency order), detecting cycles and free constants
     env: dict[str, Fraction] = {}

@@ -35,7 +35,8 @@ from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct import prompts
-from qcstation.core.verify.answers import ExactAnswer, parse_number
+from qcstation.core.construct.checks import check_refinement, cot_answer_ok, expected_answer, notation_smtlib
+from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
 from qcstation.common.runtime import pid_alive
 from qcstation.common.errors import GenerationError, ModelAccessError
@@ -84,12 +85,6 @@ class _Job:
 
 
 # ---------------------------------------------------------------- store helpers
-def _expected(seed: dict[str, Any]) -> ExactAnswer | str | None:
-    parsed = parse_number(seed["answer_text"])
-    if parsed is not None:
-        return parsed
-    return seed.get("answer_value")
-
 
 class _Taken(Exception):
     """Another process is generating (or has generated) this item since it was selected."""
@@ -410,13 +405,13 @@ class Pipeline:
             early: dict[int, tuple[bool, dict[str, Any]]] = {}
             for i, (seed, content) in enumerate(items):
                 if dim == "reasoning":
-                    texts.append((str(content.get("smtlib", "")), _expected(seed)))
+                    texts.append((str(content.get("smtlib", "")), expected_answer(seed)))
                     continue
-                smt, problem = _notation_smtlib(content)
+                smt, problem = notation_smtlib(content)
                 if problem:
                     early[i] = (False, {"status": "mismatch", "message": problem})
                 else:
-                    texts.append((smt, _expected(seed)))
+                    texts.append((smt, expected_answer(seed)))
             outs = iter(list(self.pool.verify_many(texts)) if texts else [])
             res = []
             for i in range(len(items)):
@@ -437,7 +432,7 @@ class Pipeline:
             return res
         res = []
         for seed, content in items:
-            problems = _check_refinement(content)
+            problems = check_refinement(content)
             res.append((not problems, {"status": "verified" if not problems else "invalid",
                                        "message": "; ".join(problems) or
                                        f"{len(content.get('errors', []))} error(s) injected and recorded"}))
@@ -736,7 +731,7 @@ class Pipeline:
                     raise GenerationError("; ".join(problems))
                 content = dict(base, notation=rephrased, rendered=base["notation"])
             else:
-                answer_ok, problem = _cot_answer_ok(text, job.seed)
+                answer_ok, problem = cot_answer_ok(text, job.seed)
                 if not answer_ok:
                     raise GenerationError(problem)
                 _finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
@@ -811,77 +806,6 @@ def _failure_feedback(art: dict[str, Any]) -> str | None:
     except ValueError:
         return None
     return res.get("message")
-
-
-def _notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
-    """SMT-LIB rebuilt from the notation question's own structure, so Z3 checks the question
-    itself; the stored text must still be the deterministic rendering of its source SMT-LIB
-    (a model's rephrasing was checked against that rendering when it was accepted)."""
-    from qcstation.core.construct.notation import (NotationError, NotationQuestion, notation_to_smtlib,
-                                         render_notation)
-
-    if content.get("form") in ("model", "human"):
-        # written by a model from SMT-LIB the renderer could not handle, or edited by a
-        # reviewer (fixed in place): the question's own text is parsed back and executed,
-        # so Z3 checks exactly what a solver will be shown
-        try:
-            return notation_to_smtlib(NotationQuestion(text=str(content.get("notation", "")),
-                                                       variables={}, target="answer")), None
-        except NotationError as exc:
-            return "", f"the question is not in the required form: {exc}"
-    try:
-        q = render_notation(str(content.get("smtlib", "")))
-    except NotationError as exc:
-        return "", f"the source SMT-LIB cannot be rendered: {exc}"
-    rendered = content.get("rendered", content.get("notation"))
-    if q.text != rendered:
-        return "", "the notation question no longer matches the rendering of its SMT-LIB"
-    shown = str(content.get("notation", ""))
-    if shown != q.text:
-        # a model's rephrasing: checked again on every verification, not only when it was made
-        from qcstation.core.construct.notation import check_rephrasing
-
-        problems = check_rephrasing(q, shown)
-        if problems:
-            return "", "the rephrased question drifted from its rendering: " + "; ".join(problems)
-    return notation_to_smtlib(q), None
-
-
-def _check_refinement(content: dict[str, Any]) -> list[str]:
-    problems = []
-    errors = content.get("errors") or []
-    if not errors:
-        problems.append("no error was injected")
-    if content.get("w_cot", "").strip() == content.get("gt_cot", "").strip():
-        problems.append("the erroneous chain of thought equals the correct one")
-    from qcstation.core.construct.inject import ERROR_TYPES
-
-    bad = [e.get("type") for e in errors if e.get("type") not in ERROR_TYPES]
-    if bad:
-        problems.append(f"unknown error type(s): {bad}")
-    wrong, gold = content.get("wrong_answer"), content.get("gold_answer")
-    if wrong is not None and gold is not None and wrong == gold \
-            and any(e.get("changes_answer") for e in errors if isinstance(e, dict)):
-        problems.append("an error that changes a value left the final answer at the gold one")
-    return problems
-
-
-_ANSWER_LINE = re.compile(r"(?:answer is|####)\s*:?\s*\$?\s*([-−]?[\d,]*\.?\d+(?:/\d+)?)", re.I)
-
-
-def _cot_answer_ok(text: str, seed: dict[str, Any]) -> tuple[bool, str]:
-    from qcstation.core.verify.answers import matches
-
-    m = list(_ANSWER_LINE.finditer(text or ""))
-    if not m:
-        return False, "no final line 'The answer is <number>' found"
-    got = parse_number(m[-1].group(1))
-    gold = parse_number(seed["answer_text"])
-    if got is None or gold is None:
-        return False, "the final answer is not a number"
-    if not matches(got.value, gold):
-        return False, f"the final answer {m[-1].group(1)} does not match the expected answer"
-    return True, ""
 
 
 def run_generate(db_path: str | Path, cfg: Config, **kw: Any) -> PipelineSummary:

@@ -110,11 +110,11 @@ def _solution_numbers(solution: str) -> set[Fraction]:
 
 def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
     """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
-    from qcstation.core.construct.notation import NotationError, _read_source
+    from qcstation.core.construct.notation import NotationError, read_source
     from qcstation.core.construct.rules import ExpressionError, Num, evaluate, expr_names
 
     try:
-        src = _read_source(smtlib[:MAX_TEXT])
+        src = read_source(smtlib[:MAX_TEXT])
     except (NotationError, QCStationError, ValueError, RecursionError):
         return None
     defs = src.defs

@@ -63,7 +63,7 @@ def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
 
 def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new content, verify result) for an edit, or :class:`ReviewError` saying why it fails."""
-    from qcstation.core.construct.pipeline import _expected, _notation_smtlib
+    from qcstation.core.construct.checks import expected_answer, notation_smtlib
 
     text = text.replace("\r\n", "\n").strip()
     if not text:
@@ -73,11 +73,11 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
         from qcstation.core.verify.verifier import verify_smtlib
 
         content = _notation_content(dict(item.content), " ".join(text.split()))
-        smt, problem = _notation_smtlib(content)
+        smt, problem = notation_smtlib(content)
         if problem:
             raise ReviewError(f"the edited question fails its check: {problem}",
                               title="Edit not verified")
-        outcome = verify_smtlib(smt, _expected(seed))
+        outcome = verify_smtlib(smt, expected_answer(seed))
         if not outcome.ok:
             raise ReviewError(f"Z3 does not verify the edited question: {outcome.message}",
                               title="Edit not verified")

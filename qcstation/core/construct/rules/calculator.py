@@ -1,0 +1,285 @@
+"""The ``gsm8k-calculator`` and ``inline-arithmetic`` rules: a worked solution's
+computations (``<<16-3-4=9>>`` annotations, else ``expression = number`` in its text)
+become one step constant each; with the question, its numbers are declared givens and
+the links between steps are resolved (:mod:`.links`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleError, evaluate, expr_names,
+                                                 expr_to_sexpr, fmt, literal_value, literal_values,
+                                                 parse_expression)
+from qcstation.core.construct.rules.givens import content_words, protect_fractions, question_numbers, text_numbers
+from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
+from qcstation.core.construct.rules.links import pick_answer, resolve_links
+from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
+from qcstation.core.verify.answers import parse_number
+
+
+# --------------------------------------------------------------------------- calculator rule
+
+ANNOTATION_RE = re.compile(r"<<([^<>]*)>>")
+_RESULT_PREFIX_RE = re.compile(r"^\s*[$€£]?\s*[-\d.,/]*\s*%?")
+
+
+
+def _step_label(solution: str, start: int, end: int) -> str:
+    """Short deterministic slug from the words around an annotation: up to two
+    content words right after the written result (usually the unit, "duck eggs"),
+    else the last two content words of the clause before the expression."""
+    line_end = solution.find("\n", end)
+    after = solution[end : line_end if line_end != -1 else len(solution)]
+    after = _RESULT_PREFIX_RE.sub("", after, count=1)
+    after = re.split(r"[.!?;:=\d]", after, maxsplit=1)[0]
+    words = content_words(after)[:2]
+    if not words:
+        line_start = solution.rfind("\n", 0, start) + 1
+        before = solution[line_start:start]
+        before = re.split(r"[.!?;:](?:\s|$)", before)[-1]
+        before = re.sub(r"[\d\s.,+\-*/()=$x×÷%]+$", "", before)
+        words = content_words(before)[-2:]
+    slug = "_".join(words)[:24].strip("_")
+    return slug
+
+
+@dataclass
+class _Annotation:
+    index: int  # 1-based
+    raw: str
+    lhs: str
+    rhs: str
+    start: int
+    end: int
+
+
+def _annotations(solution: str) -> list[_Annotation]:
+    out: list[_Annotation] = []
+    for i, m in enumerate(ANNOTATION_RE.finditer(solution), start=1):
+        raw = m.group(0)
+        body = m.group(1)
+        if body.count("=") != 1:
+            raise RuleError(
+                f"annotation {i} {raw!r} is not of the form <<expression=result>>",
+                "Annotation not arithmetic",
+            )
+        lhs, rhs = (part.strip() for part in body.split("="))
+        out.append(_Annotation(i, raw, lhs, rhs, m.start(), m.end()))
+    return out
+
+
+def final_answer(solution: str) -> Fraction | None:
+    m = re.search(r"####\s*(.+?)\s*$", solution.strip())
+    if not m:
+        return None
+    parsed = parse_number(m.group(1))
+    return parsed.value if parsed else None
+
+
+@dataclass
+class Computation:
+    start: int
+    end: int
+    raw: str  # how the computation reads in the solution
+    expr_text: str
+    expr: Expr
+    value: Fraction
+    written: Fraction
+    source: str  # "annotation" | "inline"
+
+
+def mask_annotations(solution: str) -> str:
+    """Blank out each annotation and the written result right after it, so the
+    visible copy of an annotated computation is not found again as inline text."""
+
+    def blank(m: re.Match[str]) -> str:
+        return "\u00a7" * len(m.group(0))
+
+    return re.sub(r"<<[^<>]*>>[\d.,]*", blank, solution)
+
+
+
+
+def _collect_computations(solution: str, inline: bool, notes: list[str]) -> list[Computation]:
+    comps: list[Computation] = []
+    for ann in _annotations(solution):
+        try:
+            lhs = parse_expression(ann.lhs)
+        except ExpressionError as exc:
+            raise RuleError(
+                f"annotation {ann.index} {ann.raw!r} is not arithmetic: {exc}",
+                "Annotation not arithmetic",
+            ) from exc
+        try:
+            value = evaluate(lhs)
+        except ExpressionError as exc:
+            raise RuleError(f"annotation {ann.index} {ann.raw!r} cannot be computed: {exc}") from exc
+        try:
+            written_value = evaluate(parse_expression(ann.rhs)) if ann.rhs else value
+        except ExpressionError:
+            notes.append(f"annotation {ann.index} {ann.raw!r}: written result {ann.rhs!r} is not a number")
+            written_value = value
+        if written_value != value:
+            notes.append(
+                f"annotation {ann.index} {ann.raw!r}: the expression evaluates to {fmt(value)}, "
+                f"not the written {ann.rhs}; using the computed value"
+            )
+        expr_text = ann.lhs
+        if literal_value(lhs) is not None:
+            # <<15=15>>: the computation is only in the visible text ("7.5 / .5 = <<15=15>>15")
+            visible = visible_before(solution, ann.start, ann.rhs)
+            if visible is not None:
+                expr_text, lhs, value = visible
+                notes.append(
+                    f"annotation {ann.index} {ann.raw!r} is a bare number; "
+                    f"used the computation written before it: {expr_text} = {ann.rhs}"
+                )
+        comps.append(
+            Computation(ann.start, ann.end, ann.raw, expr_text, lhs, value, written_value, "annotation")
+        )
+    if inline:
+        masked = mask_annotations(solution)
+        for c in find_inline_computations(masked):
+            raw = solution[c.expr_start : c.result_end]
+            comps.append(
+                Computation(c.expr_start, c.result_end, raw, c.expr_text.strip(), c.expr, c.value, c.written, "inline")
+            )
+    comps.sort(key=lambda c: c.start)
+    return comps
+
+
+def smt_from_calculator_annotations(
+    solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None
+) -> RuleResult:
+    """Formalize a GSM8K-style solution from its ``<<expr=result>>`` annotations.
+
+    With ``inline=True`` (default) visible computations the annotator missed
+    (``54 − 37 = 17`` with no ``<<...>>``) are steps too, and a solution with no
+    annotations but such computations is formalized from them alone (rule
+    ``inline-arithmetic``). ``gold`` defaults to the number after ``####``;
+    without either, the last step is the answer. Raises RuleError when there is
+    nothing to formalize, an annotation is not arithmetic, or no step produces
+    the gold answer.
+
+    With ``question`` (the seed problem), every number of the question the solution
+    uses becomes its own declared constant, and a number in a later step is read as
+    an earlier step's result only where that is the one structure that uses every
+    step and every given (a value the question also states, or a common unit factor
+    such as 60 or 100, is never linked because it is equal). An ambiguous solution
+    raises RuleError (the item goes to the model path)."""
+    notes: list[str] = []
+    comps = _collect_computations(solution, inline, notes)
+    n_annotations = sum(1 for c in comps if c.source == "annotation")
+    if not comps:
+        raise RuleError(
+            "no calculator annotations (<<expression=result>>)"
+            + (" and no computation written as 'expression = number'" if inline else "")
+            + " in the solution"
+        )
+    rule = "gsm8k-calculator" if n_annotations else "inline-arithmetic"
+    if n_annotations and len(comps) > n_annotations:
+        extra = [c.raw for c in comps if c.source == "inline"]
+        notes.append(f"{len(extra)} unannotated computation(s) from the text used: " + "; ".join(extra))
+    elif not n_annotations:
+        notes.append(
+            f"no calculator annotations: {len(comps)} computation(s) written in the text used"
+        )
+    if gold is None:
+        gold = final_answer(solution)
+    givens = question_numbers(question) if question is not None else None
+    exprs_raw = [protect_fractions(c.expr, givens) for c in comps]
+    answer_index = pick_answer(comps, gold, notes)
+    if answer_index + 1 < len(comps):
+        notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")
+    comps = comps[: answer_index + 1]
+    exprs_raw = exprs_raw[: answer_index + 1]
+    names: list[str] = []
+    for index, comp in enumerate(comps, start=1):
+        label = _step_label(solution, comp.start, comp.end)
+        names.append(f"s{index}_{label}" if label else f"s{index}")
+    linked_exprs, links = resolve_links(comps, exprs_raw, names, givens, notes)
+    steps: list[RuleStep] = []
+    env: dict[str, Fraction] = {}
+    for name, comp, linked in zip(names, comps, linked_exprs):
+        try:
+            chained = evaluate(linked, env)
+        except ExpressionError as exc:
+            raise RuleError(f"step {name} ({comp.raw}) cannot be computed: {exc}") from exc
+        if chained != comp.value:
+            notes.append(
+                f"step {name} ({comp.expr_text}) is {fmt(chained)} in the chain, not {fmt(comp.value)}, "
+                "because an earlier step's written result differs from its computed value"
+            )
+        env[name] = chained
+        line_start = solution.rfind("\n", 0, comp.start) + 1
+        line_end = solution.find("\n", comp.start)
+        line = solution[line_start : line_end if line_end != -1 else len(solution)].strip()
+        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked),
+                              linked, line))
+    exprs = linked_exprs
+    chosen = steps[answer_index]
+    if not chosen.refs and literal_value(exprs[answer_index]) is not None:
+        raise RuleError(
+            f"the answer {fmt(chosen.result)} is written as a bare number ({comps[answer_index].raw}); "
+            "the solution's computation of it is not in its arithmetic",
+            "Answer not derived",
+        )
+    # keep only the steps the answer depends on
+    needed: set[str] = set()
+    by_name = {s.name: s for s in steps}
+    stack = [steps[answer_index].name]
+    while stack:
+        current = stack.pop()
+        if current in needed:
+            continue
+        needed.add(current)
+        stack.extend(by_name[current].refs)
+    kept = [(s, e) for s, e in zip(steps, exprs) if s.name in needed]
+    dropped = [s.name for s in steps if s.name not in needed]
+    if dropped:
+        notes.append(f"steps not needed for the answer were left out: {', '.join(dropped)}")
+    if givens is not None:
+        used_by_solution = {v for e in exprs for v in literal_values(e) if v in givens.values}
+        # a number of the question the solution's text works with (digits, not words)
+        digits = {n.value for n in givens.numbers
+                  if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
+        mentioned = {v for v in text_numbers(mask_annotations(solution)) if v in digits}
+        used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
+        used_kept = {v for _, e in kept for v in literal_values(e)}
+        used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
+        missing = sorted(used_by_solution - used_kept)
+        if missing:
+            raise RuleError(
+                "the answer step does not use the given(s) "
+                + ", ".join(fmt(v) for v in missing)
+                + " that the solution uses: its structure is not clear from the annotations",
+                "Ambiguous solution",
+            )
+    kept_steps = [s for s, _ in kept]
+    answer_step = steps[answer_index].name
+    kept_exprs = [e for _, e in kept]
+    uncertain: list[str] = []
+    given_consts: list[tuple[str, Fraction, Expr]] = []
+    if givens is not None:
+        kept_exprs, given_consts = givens.bind(kept_exprs)
+        for v in givens.order_bound:
+            uncertain.append(f"the question states {fmt(v)} more than once; the solution's uses of "
+                             f"{fmt(v)} were tied to those places in order")
+        for st, e in zip(kept_steps, kept_exprs):
+            st.sexpr = expr_to_sexpr(e)
+            st.expr = e
+    smtlib = build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
+    return RuleResult(
+        smtlib=smtlib,
+        steps=kept_steps,
+        answer_step=answer_step,
+        value=steps[answer_index].result,
+        rule=rule,
+        notes=notes,
+        links=[lk for lk in links if lk["step"] in needed],
+        uncertain=uncertain,
+        givens=[{"name": n, "value": fmt(v), "text": givens.text_of(n) if givens else ""}
+                for n, v, _ in given_consts],
+    )

@@ -1,0 +1,130 @@
+"""Which rule a seed gets (:func:`rule_for_seed`) and its exact gold (:func:`gold_from_seed`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+
+from qcstation.core.construct.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
+from qcstation.core.construct.rules.equation import smt_from_equation
+from qcstation.core.construct.rules.expr import RuleError
+from qcstation.core.construct.rules.result import RuleResult
+from qcstation.core.verify.answers import parse_number
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def gold_from_seed(seed: Mapping[str, object]) -> Fraction | None:
+    """The seed's exact gold: ``answer_value`` ('p/q'), else ``answer_text``/``target``,
+    else the number after ``####`` in the solution."""
+    raw = seed.get("answer_value")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            return Fraction(raw.strip())
+        except (ValueError, ZeroDivisionError):
+            pass
+    for key in ("answer_text", "target"):
+        val = seed.get(key)
+        if isinstance(val, (str, int, float)) and not isinstance(val, bool):
+            parsed = parse_number(val)
+            if parsed is not None:
+                return parsed.value
+    solution = solution_of(seed)
+    return final_answer(solution) if solution else None
+
+
+def solution_of(seed: Mapping[str, object]) -> str:
+    sol = seed.get("solution")
+    if isinstance(sol, str) and sol.strip():
+        return sol
+    raw = seed.get("answer")  # a raw GSM8K record keeps the solution under "answer"
+    if isinstance(raw, str) and ("<<" in raw or "####" in raw):
+        return raw
+    return ""
+
+
+def equation_of(seed: Mapping[str, object]) -> str:
+    for key in ("equation", "Equation", "lEquations"):
+        val = seed.get(key)
+        if isinstance(val, list) and len(val) == 1 and isinstance(val[0], str):
+            val = val[0]
+        if isinstance(val, str) and val.strip():
+            return val
+    return ""
+
+
+def rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
+    """Apply the first rule the seed row supports: calculator annotations in
+    ``solution`` (or a raw GSM8K ``answer``), else the ``equation`` field.
+    Raises RuleError with a plain reason when none applies, also when the seed's text
+    exceeds a parser limit (length, nesting, digits, size): one hostile seed never
+    stops a run."""
+    try:
+        return _rule_for_seed(seed)
+    except RuleError as exc:
+        if len(str(exc)) <= MAX_REASON_CHARS:
+            raise
+        # long quotes of the seed's text are cut first, so the reason itself stays readable
+        text = _LONG_QUOTE.sub(lambda m: m.group(1) + m.group(2)[:60] + "…" + m.group(1), str(exc))
+        raise RuleError(text if len(text) <= MAX_REASON_CHARS else _short(RuleError(text), MAX_REASON_CHARS),
+                        exc.title) from None
+    except (RecursionError, ValueError, ArithmeticError, MemoryError) as exc:
+        raise RuleError(f"the seed's text exceeds a parser limit: {_short(exc)}") from None
+
+
+MAX_REASON_CHARS = 400  #: a reason quotes the seed's text; keep it readable
+_LONG_QUOTE = re.compile(r"""(['"])((?:(?!\1).){80,}?)\1""")
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
+    """Is ``solution`` a GSM8K-style worked solution (computations ending in a final
+    answer)? Decided by what the data holds: calculator annotations, a ``####`` line, or
+    the importer's note that the record carried one (``meta.solution_format``), never
+    by the name the user gave the source. Seeds imported before that note existed fall
+    back to the source format name ``gsm8k``."""
+    if ANNOTATION_RE.search(solution) or "####" in solution:
+        return True
+    meta = seed.get("meta")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta) if len(meta) < 100_000 else {}
+        except ValueError:
+            meta = {}
+    if isinstance(meta, Mapping) and "solution_format" in meta:
+        return meta.get("solution_format") == "gsm8k"
+    return str(seed.get("source") or "").lower() == "gsm8k"
+
+
+def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
+    solution = solution_of(seed)
+    equation = equation_of(seed)
+    gold = gold_from_seed(seed)
+    reasons: list[str] = []
+    # GSM8K-style solutions: annotations, or plain computations ending in "#### n"
+    gsm8k_style = _worked_solution(seed, solution)
+    if solution and gsm8k_style:
+        try:
+            question = seed.get("question")
+            return smt_from_calculator_annotations(
+                solution, gold, question=question if isinstance(question, str) else None)
+        except RuleError as exc:
+            if not equation:
+                raise
+            reasons.append(f"calculator rule: {exc}")
+    if equation:
+        try:
+            return smt_from_equation(equation, gold)
+        except RuleError as exc:
+            reasons.append(f"equation rule: {exc}")
+            raise RuleError("no rule applies: " + "; ".join(reasons)) from exc
+    if reasons:
+        raise RuleError("no rule applies: " + "; ".join(reasons))
+    raise RuleError("no rule applies: no calculator annotations and no equation field")

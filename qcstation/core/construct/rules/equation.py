@@ -1,0 +1,116 @@
+"""The ``equation`` rule: an explicit equation field (``x = (70 - 27)``, a bare
+expression, or a linear equation in one unknown such as ``x + 27 = 70``)."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.construct.rules.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, RuleError,
+                                                 evaluate, expr_names, expr_to_sexpr, fmt, parse_expression)
+from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
+
+
+# --------------------------------------------------------------------------- equation rule
+
+
+def _linear_form(expr: Expr, unknown: str) -> tuple[Fraction, Fraction]:
+    """(a, b) with expr == a*unknown + b; raises ExpressionError when not linear."""
+    if isinstance(expr, Num):
+        return Fraction(0), expr.value
+    if isinstance(expr, Name):
+        if expr.name != unknown:
+            raise ExpressionError(f"more than one unknown ({unknown!r} and {expr.name!r})")
+        return Fraction(1), Fraction(0)
+    if isinstance(expr, Neg):
+        a, b = _linear_form(expr.operand, unknown)
+        return -a, -b
+    la, lb = _linear_form(expr.left, unknown)
+    ra, rb = _linear_form(expr.right, unknown)
+    if expr.op == "+":
+        return la + ra, lb + rb
+    if expr.op == "-":
+        return la - ra, lb - rb
+    if expr.op == "*":
+        if la and ra:
+            raise ExpressionError("the equation is not linear in the unknown")
+        return la * rb + ra * lb, lb * rb
+    if ra:
+        raise ExpressionError("the unknown appears in a divisor")
+    if rb == 0:
+        raise ExpressionError("division by zero")
+    return la / rb, lb / rb
+
+
+_UNKNOWN_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult:
+    """Formalize an explicit equation field: ``x = (70 - 27)``, ``X=((45.0*3.0))``,
+    a bare expression ``(70 - 27)``, or a linear equation in one unknown
+    (``x + 27 = 70``, ``0.5*x = 3``). Raises RuleError otherwise."""
+    text = equation.strip()
+    if not text:
+        raise RuleError("the equation field is empty")
+    pieces = [p.strip() for p in text.split(";") if p.strip()]
+    if len(pieces) > 1:
+        raise RuleError(
+            f"the equation field holds {len(pieces)} equations ({text[:80]!r}); the rule handles one"
+        )
+    text = pieces[0]
+    parts = text.split("=")
+    notes: list[str] = []
+    if len(parts) > 2:
+        raise RuleError(f"equation {text!r} has more than one '='")
+    try:
+        if len(parts) == 1 or _UNKNOWN_RE.match(parts[0]) or _UNKNOWN_RE.match(parts[1]):
+            if len(parts) == 1:
+                expr_text = parts[0].strip()
+            elif _UNKNOWN_RE.match(parts[0]):
+                expr_text = parts[1].strip()
+            else:
+                expr_text = parts[0].strip()
+            expr = parse_expression(expr_text)
+            value = evaluate(expr)
+            sexpr = expr_to_sexpr(expr)
+            step = RuleStep("answer", expr_text, value, sexpr, [])
+            smtlib = build_smtlib([step], [expr], "answer")
+        else:
+            left = parse_expression(parts[0], names=True)
+            right = parse_expression(parts[1], names=True)
+            unknowns = sorted(set(expr_names(left)) | set(expr_names(right)))
+            if len(unknowns) != 1:
+                raise RuleError(
+                    f"equation {text!r} has {len(unknowns)} unknowns ({', '.join(unknowns) or 'none'}); "
+                    "the rule needs exactly one"
+                )
+            unknown = unknowns[0]
+            la, lb = _linear_form(left, unknown)
+            ra, rb = _linear_form(right, unknown)
+            if la == ra:
+                raise RuleError(f"equation {text!r} does not determine {unknown} (coefficient 0)")
+            value = (rb - lb) / (la - ra)
+            renamed = {unknown: Name("answer")}
+
+            def rename(e: Expr) -> Expr:
+                if isinstance(e, Name):
+                    return renamed.get(e.name, e)
+                if isinstance(e, Neg):
+                    return Neg(rename(e.operand))
+                if isinstance(e, BinOp):
+                    return BinOp(e.op, rename(e.left), rename(e.right))
+                return e
+
+            lhs_s = expr_to_sexpr(rename(left))
+            rhs_s = expr_to_sexpr(rename(right))
+            step = RuleStep("answer", text, value, f"(= {lhs_s} {rhs_s})", [])
+            smtlib = (
+                "(set-logic QF_LRA)\n(declare-const answer Real)\n"
+                f"(assert (= {lhs_s} {rhs_s}))\n(check-sat)\n(get-value (answer))\n"
+            )
+            notes.append(f"linear equation in {unknown}: solved as answer = {fmt(value)}")
+    except ExpressionError as exc:
+        raise RuleError(f"equation {text!r} is not arithmetic: {exc}", "Equation not arithmetic") from exc
+    if gold is not None and value != gold:
+        notes.append(f"the equation evaluates to {fmt(value)}, not the gold {fmt(gold)}")
+    return RuleResult(smtlib, [step], "answer", value, "equation", notes)

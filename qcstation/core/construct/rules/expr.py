@@ -1,0 +1,392 @@
+"""The bounded arithmetic expression language every rule shares.
+
+A small recursive-descent parser (never ``eval``) reads infix arithmetic into an
+``Expr`` tree (:class:`Num`, :class:`Name`, :class:`BinOp`, :class:`Neg`) and
+:func:`evaluate` computes it in exact ``Fraction`` arithmetic. Untrusted text is held
+to the limits below (length, nesting, digits, expanded size, value bits): beyond one,
+:class:`ExpressionError` names the limit. Also here: the errors rules raise, the
+SMT-LIB rendering of terms, and small tree helpers (literal values, a canonical form).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+from qcstation.common.errors import GenerationError
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class RuleError(GenerationError):
+    """No exact rule could formalize this seed; ``str(err)`` says why."""
+
+    def __init__(self, message: str, title: str = "No rule applies") -> None:
+        super().__init__(message, title)
+
+
+class ExpressionError(ValueError):
+    """Text is not an arithmetic expression the parser accepts."""
+
+
+# --------------------------------------------------------------------------- AST
+
+
+@dataclass(frozen=True)
+class Num:
+    value: Fraction  # always >= 0; negation is a Neg node
+    text: str = ""  # as written; "" for numbers the parser made up (the 100 of a percent)
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # + - * /
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: Expr
+
+
+Expr = Union[Num, Name, BinOp, Neg]
+
+MAX_EXPONENT = 12
+
+# Limits on untrusted expression text (seed solutions, equations): a seed beyond one of
+# them is refused with the limit named (ExpressionError → RuleError), never a crash or a
+# minutes-long computation.
+MAX_EXPRESSION_CHARS = 1_000  #: characters in one expression
+MAX_DEPTH = 100  #: nesting of parentheses and unary signs
+MAX_NUMBER_DIGITS = 50  #: digits in one written number
+MAX_EXPANDED_NODES = 5_000  #: size of the expression once powers are expanded
+MAX_VALUE_BITS = 4_000  #: bits in a numerator or denominator while evaluating
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>\*\*|[-+*/^%()×·÷−–])
+    """,
+    re.VERBOSE,
+)
+
+_OP_ALIASES = {"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-"}
+
+
+def _tokenize(text: str, names: bool) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        if not m:
+            raise ExpressionError(f"unexpected character {text[pos]!r} at position {pos}")
+        pos = m.end()
+        kind = m.lastgroup or ""
+        if kind == "ws":
+            continue
+        value = m.group()
+        if kind == "name" and not names:
+            raise ExpressionError(f"unexpected name {value!r} (only numbers are allowed)")
+        if kind == "op":
+            value = _OP_ALIASES.get(value, value)
+        elif kind == "num" and sum(c.isdigit() for c in value) > MAX_NUMBER_DIGITS:
+            raise ExpressionError(
+                f"a number has {sum(c.isdigit() for c in value)} digits "
+                f"(limit {MAX_NUMBER_DIGITS})")
+        tokens.append((kind, value))
+    return tokens
+
+
+class _Parser:
+    """expr := term (('+'|'-') term)* ; term := unary (('*'|'/'|implicit) unary)* ;
+    unary := ('+'|'-') unary | power ; power := postfix (('^'|'**') unary)? ;
+    postfix := primary '%'? ; primary := NUMBER | NAME | '(' expr ')'."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+        self._sizes: dict[int, int] = {}
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExpressionError(f"the expression nests deeper than {MAX_DEPTH} levels")
+
+    def _size(self, node: Expr) -> int:
+        """Node count of ``node`` written out as a tree (powers share sub-trees)."""
+        key = id(node)
+        if key not in self._sizes:
+            if isinstance(node, BinOp):
+                self._sizes[key] = 1 + self._size(node.left) + self._size(node.right)
+            elif isinstance(node, Neg):
+                self._sizes[key] = 1 + self._size(node.operand)
+            else:
+                self._sizes[key] = 1
+        return self._sizes[key]
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None:
+            raise ExpressionError("unexpected end of expression")
+        self.pos += 1
+        return tok
+
+    def at_op(self, *ops: str) -> bool:
+        tok = self.peek()
+        return tok is not None and tok[0] == "op" and tok[1] in ops
+
+    def parse(self) -> Expr:
+        if not self.tokens:
+            raise ExpressionError("empty expression")
+        node = self.expr()
+        if self.peek() is not None:
+            raise ExpressionError(f"unexpected {self.peek()[1]!r} after a complete expression")  # type: ignore[index]
+        return node
+
+    def expr(self) -> Expr:
+        node = self.term()
+        while self.at_op("+", "-"):
+            op = self.take()[1]
+            node = BinOp(op, node, self.term())
+        return node
+
+    def term(self) -> Expr:
+        node = self.unary()
+        while True:
+            if self.at_op("*", "/"):
+                op = self.take()[1]
+                node = BinOp(op, node, self.unary())
+            elif self.at_op("(") or (self.peek() is not None and self.peek()[0] == "name"):  # type: ignore[index]
+                # implicit multiplication: 2(60), 50(.50), 2x
+                node = BinOp("*", node, self.unary())
+            else:
+                return node
+
+    def unary(self) -> Expr:
+        if self.at_op("-", "+"):
+            op = self.take()[1]
+            self._nest()
+            try:
+                operand = self.unary()
+            finally:
+                self.depth -= 1
+            return Neg(operand) if op == "-" else operand
+        return self.power()
+
+    def power(self) -> Expr:
+        base = self.postfix()
+        if self.at_op("^", "**"):
+            self.take()
+            exponent_node = self.unary()
+            try:
+                exponent = evaluate(exponent_node)
+            except ExpressionError as exc:
+                raise ExpressionError(f"exponent must be a number: {exc}") from exc
+            if exponent.denominator != 1 or abs(exponent) > MAX_EXPONENT:
+                raise ExpressionError(
+                    f"exponent {exponent} is not a small integer (|n| <= {MAX_EXPONENT})"
+                )
+            n = int(exponent)
+            if n == 0:
+                return Num(Fraction(1), "1")
+            if self._size(base) * abs(n) > MAX_EXPANDED_NODES:
+                raise ExpressionError(
+                    f"the powers expand to more than {MAX_EXPANDED_NODES} terms")
+            node: Expr = base
+            for _ in range(abs(n) - 1):
+                node = BinOp("*", node, base)
+            return BinOp("/", Num(Fraction(1), ""), node) if n < 0 else node
+        return base
+
+    def postfix(self) -> Expr:
+        node = self.primary()
+        while self.at_op("%"):
+            self.take()
+            node = BinOp("/", node, Num(Fraction(100), ""))
+        return node
+
+    def primary(self) -> Expr:
+        kind, value = self.take()
+        if kind == "num":
+            return Num(Fraction(value.replace(",", "")), value)
+        if kind == "name":
+            return Name(value)
+        if value == "(":
+            self._nest()
+            node = self.expr()
+            if not self.at_op(")"):
+                raise ExpressionError("missing ')'")
+            self.take()
+            self.depth -= 1
+            return node
+        raise ExpressionError(f"unexpected {value!r}")
+
+
+def parse_expression(text: str, *, names: bool = False) -> Expr:
+    """Parse infix arithmetic (numbers with optional thousands commas and decimals,
+    + - * / × ÷ −, parentheses, unary minus, ``^``/``**`` with a small integer
+    exponent, postfix ``%`` = /100, implicit multiplication ``2(3)``).
+    With ``names=True`` identifiers are allowed as variables. Raises ExpressionError,
+    also when the text exceeds a limit (length, nesting, digits, expanded size)."""
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(
+            f"the expression has {len(text)} characters (limit {MAX_EXPRESSION_CHARS})")
+    return _Parser(_tokenize(text, names)).parse()
+
+
+def evaluate(expr: Expr, env: Mapping[str, Fraction] | None = None) -> Fraction:
+    """Exact value of an expression; raises ExpressionError on division by zero or
+    an unknown name."""
+    if isinstance(expr, Num):
+        return expr.value
+    if isinstance(expr, Name):
+        if env is None or expr.name not in env:
+            raise ExpressionError(f"unknown name {expr.name!r}")
+        return env[expr.name]
+    if isinstance(expr, Neg):
+        return -evaluate(expr.operand, env)
+    left = evaluate(expr.left, env)
+    right = evaluate(expr.right, env)
+    if expr.op == "+":
+        return bounded(left + right)
+    if expr.op == "-":
+        return bounded(left - right)
+    if expr.op == "*":
+        return bounded(left * right)
+    if right == 0:
+        raise ExpressionError("division by zero")
+    return bounded(left / right)
+
+
+def bounded(value: Fraction) -> Fraction:
+    if value.numerator.bit_length() > MAX_VALUE_BITS or value.denominator.bit_length() > MAX_VALUE_BITS:
+        raise ExpressionError(f"a value grows beyond {MAX_VALUE_BITS} bits (about "
+                              f"{int(MAX_VALUE_BITS * 0.30103)} digits)")
+    return value
+
+
+def expr_names(expr: Expr) -> list[str]:
+    """Names used in an expression, in first-use order, without duplicates."""
+    out: list[str] = []
+
+    def walk(e: Expr) -> None:
+        if isinstance(e, Name):
+            if e.name not in out:
+                out.append(e.name)
+        elif isinstance(e, Neg):
+            walk(e.operand)
+        elif isinstance(e, BinOp):
+            walk(e.left)
+            walk(e.right)
+
+    walk(expr)
+    return out
+
+
+# --------------------------------------------------------------------------- SMT-LIB text
+
+
+def fraction_to_smt(value: Fraction) -> str:
+    """Exact SMT-LIB Real literal: ``16``, ``(- 5)``, ``(/ 3 2)``, ``(- (/ 3 2))``."""
+    magnitude = abs(value)
+    if magnitude.denominator == 1:
+        text = str(magnitude.numerator)
+    else:
+        text = f"(/ {magnitude.numerator} {magnitude.denominator})"
+    return f"(- {text})" if value < 0 else text
+
+
+def chain(expr: Expr, op: str) -> list[Expr]:
+    """Flatten a left-associative chain of one operator: ((a-b)-c) -> [a, b, c]."""
+    if isinstance(expr, BinOp) and expr.op == op:
+        return [*chain(expr.left, op), expr.right]
+    return [expr]
+
+
+def expr_to_sexpr(expr: Expr) -> str:
+    if isinstance(expr, Num):
+        return fraction_to_smt(expr.value)
+    if isinstance(expr, Name):
+        return expr.name
+    if isinstance(expr, Neg):
+        if isinstance(expr.operand, Num):
+            return fraction_to_smt(-expr.operand.value)
+        return f"(- {expr_to_sexpr(expr.operand)})"
+    args = chain(expr, expr.op)
+    return "(" + expr.op + " " + " ".join(expr_to_sexpr(a) for a in args) + ")"
+
+
+def is_nonlinear(expr: Expr) -> bool:
+    """True when a product has two factors with names, or a divisor has a name."""
+    if isinstance(expr, (Num, Name)):
+        return False
+    if isinstance(expr, Neg):
+        return is_nonlinear(expr.operand)
+    args = chain(expr, expr.op)
+    if any(is_nonlinear(a) for a in args):
+        return True
+    if expr.op == "*":
+        return sum(1 for a in args if expr_names(a)) >= 2
+    if expr.op == "/":
+        return any(expr_names(a) for a in args[1:])
+    return False
+
+
+
+def fmt(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def literal_value(expr: Expr) -> Fraction | None:
+    if isinstance(expr, Num):
+        return expr.value
+    if isinstance(expr, Neg) and isinstance(expr.operand, Num):
+        return -expr.operand.value
+    return None
+
+
+def literal_values(expr: Expr) -> list[Fraction]:
+    """Values of the numbers written in an expression (not the 100 of a parsed percent)."""
+    out: list[Fraction] = []
+
+    def walk(e: Expr) -> None:
+        if isinstance(e, Num):
+            if e.text:
+                out.append(e.value)
+        elif isinstance(e, Neg):
+            walk(e.operand)
+        elif isinstance(e, BinOp):
+            walk(e.left)
+            walk(e.right)
+
+    walk(expr)
+    return out
+
+
+def canon(e: Expr) -> str:
+    if isinstance(e, Num):
+        return fmt(e.value)
+    if isinstance(e, Name):
+        return e.name
+    if isinstance(e, Neg):
+        return f"(- {canon(e.operand)})"
+    args = [canon(a) for a in chain(e, e.op)]
+    if e.op in "+*":
+        args.sort()
+    return "(" + e.op + " " + " ".join(args) + ")"

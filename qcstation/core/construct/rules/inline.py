@@ -1,0 +1,163 @@
+"""Computations written in running text (``54 − 37 = 17``, ``$4 x 3 = $12``).
+
+:func:`find_inline_computations` finds every ``expression = number`` whose arithmetic
+checks out; :func:`normalize_visible` turns written arithmetic into parser input
+(currency and unit words dropped, a standalone ``x`` read as ×); :data:`VISIBLE_TAIL_RE`
+matches such an expression at the end of a text (``... 7.5 / .5 = ``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from qcstation.core.construct.rules.expr import BinOp, Expr, ExpressionError, Num, evaluate, parse_expression
+
+
+# --------------------------------------------------------------------------- inline computations
+
+NUM_TXT = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+# a unit after a number: "/hour", " sheep", " miles per gallon" (up to three words)
+_UNIT_TXT = r"(?:/[A-Za-z][A-Za-z’']*|\s+(?!x(?:\s|$))[A-Za-z][A-Za-z’'\-]*(?:/[A-Za-z][A-Za-z’']*)*)"
+_OPERAND_TXT = rf"(?:\(\s*)*[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0,3}}(?:\s*\))*"
+_OPSYM_TXT = r"(?:\*\*|[-+*/×÷−^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d))"
+EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT})+"
+INLINE_RE = re.compile(
+    rf"(?<![\w.,$/^*+\-×÷−])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
+)
+
+
+@dataclass
+class InlineComputation:
+    """A visible ``expression = result`` in running text (``54 − 37 = 17``)."""
+
+    expr_start: int
+    expr_end: int
+    result_start: int
+    result_end: int
+    expr_text: str  # as written, e.g. "$4 x 3"
+    result_text: str  # as written, e.g. "$12"
+    expr: Expr  # parsed (x -> *, currency dropped); scaled by 100 for a percent result
+    value: Fraction  # exact value of ``expr``
+    written: Fraction  # the written result (the number shown, without % scaling)
+
+
+def _strip_currency(text: str) -> str:
+    return re.sub(r"[$€£]", "", text)
+
+
+def _balance(text: str) -> tuple[int, int]:
+    """Offsets (lead, trail) of unmatched parentheses to drop from the ends."""
+    lead = 0
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                lead = -1  # a ')' before any '(' : cannot balance by trimming the left
+            else:
+                depth -= 1
+    if lead == -1:
+        return (0, len(text) - len(text.rstrip(")")))
+    # drop `depth` unmatched '(' from the left
+    i = 0
+    remaining = depth
+    while remaining and i < len(text):
+        if text[i] == "(":
+            remaining -= 1
+        elif not text[i].isspace():
+            break
+        i += 1
+    return (i, 0)
+
+
+def _within(value: Fraction, written: Fraction, written_text: str) -> bool:
+    if value == written:
+        return True
+    m = re.search(r"\.(\d+)", written_text)
+    if not m:
+        return False
+    return abs(value - written) <= Fraction(1, 2 * 10 ** len(m.group(1)))
+
+
+def normalize_visible(expr_text: str) -> str:
+    """Written arithmetic -> parser input: currency signs and unit words dropped,
+    a standalone ``x`` read as ×. ``$20/hour * 35 hours/week`` -> ``20 * 35``."""
+    text = re.sub(r"(?<=[\s\d])x(?=[\s\d])", "*", _strip_currency(expr_text))
+    text = re.sub(r"/[A-Za-z][A-Za-z’']*", " ", text)
+    text = re.sub(r"[A-Za-z][A-Za-z’'\-]*", " ", text)
+    return text
+
+
+def parse_visible(expr_text: str, result_text: str) -> tuple[Expr, Fraction, Fraction] | None:
+    """Parse a written ``expression = result`` pair; None unless the arithmetic checks out."""
+    normalized = normalize_visible(expr_text)
+    res_clean = _strip_currency(result_text).strip()
+    res_percent = res_clean.endswith("%")
+    try:
+        written = Fraction(res_clean.rstrip("%").strip().replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+    candidates: list[Expr] = []
+    try:
+        if "%" in normalized:
+            candidates.append(parse_expression(normalized.replace("%", "")))
+            scaled = parse_expression(normalized)
+            if res_percent:
+                scaled = BinOp("*", scaled, Num(Fraction(100), ""))
+            candidates.append(scaled)
+        else:
+            candidates.append(parse_expression(normalized))
+    except ExpressionError:
+        return None
+    for cand in candidates:
+        try:
+            value = evaluate(cand)
+        except ExpressionError:
+            continue
+        if _within(value, written, res_clean):
+            return cand, value, written
+    return None
+
+
+def find_inline_computations(text: str) -> list[InlineComputation]:
+    """Every ``expression = number`` in ``text`` whose arithmetic checks out (exactly,
+    or within the rounding of a written decimal). A ``%`` is read either as a unit
+    mark on both sides (``100% - 80% = 20%``) or as /100 with the percent result
+    scaled back (``50% * 50% = 25%``)."""
+    found: list[InlineComputation] = []
+    for m in INLINE_RE.finditer(text):
+        expr_text = m.group("expr")
+        lead, trail = _balance(expr_text)
+        expr_start = m.start("expr") + lead
+        expr_end = m.end("expr") - trail
+        expr_text = text[expr_start:expr_end]
+        result_text = m.group("res")
+        parsed = parse_visible(expr_text, result_text)
+        if parsed is None:
+            continue
+        cand, value, written = parsed
+        found.append(
+            InlineComputation(
+                expr_start, expr_end, m.start("res"), m.end("res"),
+                expr_text, result_text, cand, value, written,
+            )
+        )
+    return found
+
+
+VISIBLE_TAIL_RE = re.compile(rf"(?<![\w.,$/^*+\-×÷−])({EXPR_TXT})\s*=\s*[$€£]?\s*$")
+
+
+def visible_before(solution: str, start: int, rhs: str) -> tuple[str, Expr, Fraction] | None:
+    line_start = solution.rfind("\n", 0, start) + 1
+    m = VISIBLE_TAIL_RE.search(solution[line_start:start])
+    if not m:
+        return None
+    parsed = parse_visible(m.group(1), rhs)
+    if parsed is None:
+        return None
+    expr, value, _written = parsed
+    return m.group(1).strip(), expr, value

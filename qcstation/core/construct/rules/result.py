@@ -1,0 +1,59 @@
+"""What a rule returns: its steps, the SMT-LIB it builds, and what it recorded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from qcstation.core.construct.rules.expr import Expr, expr_to_sexpr, is_nonlinear
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class RuleStep:
+    name: str
+    expr_text: str  # the original infix, e.g. "16-3-4"
+    result: Fraction  # exact value of the step in the formalization (earlier steps substituted)
+    sexpr: str  # SMT-LIB term defining the step (may reference earlier steps)
+    refs: list[str] = field(default_factory=list)  # earlier steps this one uses
+    expr: Expr | None = None  # the defining term (names: givens and earlier steps)
+    line: str = ""  # the solution line the computation is written on
+
+
+@dataclass
+class RuleResult:
+    smtlib: str
+    steps: list[RuleStep]
+    answer_step: str
+    value: Fraction
+    rule: str  # "gsm8k-calculator" | "inline-arithmetic" | "equation"
+    notes: list[str] = field(default_factory=list)
+    # each use of an earlier step's result: {"step", "uses", "value", "evidence"}
+    links: list[dict[str, str]] = field(default_factory=list)
+    # the question's numbers declared as constants: {"name", "value", "text"}
+    givens: list[dict[str, str]] = field(default_factory=list)
+    # what the rule could not settle from the solution (shown to reviewers, flagged by audit)
+    uncertain: list[str] = field(default_factory=list)
+
+
+def build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str,
+                  givens: list[tuple[str, Fraction, Expr]] | None = None) -> str:
+    nonlinear = any(is_nonlinear(e) for e in exprs)
+    lines = [f"(set-logic {'QF_NRA' if nonlinear else 'QF_LRA'})"]
+    for name, _value, _expr in givens or []:
+        lines.append(f"(declare-const {name} Real)")
+    for step in steps:
+        if step.name != "answer":
+            lines.append(f"(declare-const {step.name} Real)")
+    lines.append("(declare-const answer Real)")
+    for name, _value, expr in givens or []:
+        lines.append(f"(assert (= {name} {expr_to_sexpr(expr)}))")
+    for step in steps:
+        lines.append(f"(assert (= {step.name} {step.sexpr}))")
+    if answer_step != "answer":
+        lines.append(f"(assert (= answer {answer_step}))")
+    lines.append("(check-sat)")
+    lines.append("(get-value (answer))")
+    return "\n".join(lines) + "\n"

@@ -168,17 +168,15 @@ def source_licence(source: str) -> str:
 
 
 def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
-    """The SMT-LIB of the notation question itself (what Z3 checked for Arithmetic),
-    rebuilt from the question's text; None when it cannot be."""
-    from qcstation.core.construct.notation import NotationError, notation_to_smtlib, parse_notation_text
+    """The SMT-LIB of the notation question itself, by the one rule verification uses
+    (what Z3 checked for Arithmetic); None when it cannot be built."""
+    from qcstation.core.construct.checks import notation_smtlib
 
-    text = content.get("notation")
-    if not isinstance(text, str) or not text:
-        return None
     try:
-        return notation_to_smtlib(parse_notation_text(text))
-    except (NotationError, ValueError, RecursionError):
+        smt, problem = notation_smtlib(content)
+    except (ValueError, RecursionError):
         return None
+    return None if problem or not smt else smt
 
 
 def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -303,6 +303,27 @@ def test_release_fields_say_what_they_hold() -> None:
     assert "| aqua | 3 | Apache-2.0 |" in sheet
 
 
+def test_export_and_verification_build_the_notation_smtlib_by_one_rule() -> None:
+    # a model's rephrasing of the rule-made rendering: verification checks the rendering's
+    # SMT-LIB (the rephrasing was checked against it); the export publishes that same text
+    from qcstation.core.construct.checks import notation_smtlib
+    from qcstation.core.release.releases import _notation_own_smtlib
+
+    rule = rule_for_seed({"question": "Janet has 16 eggs. She eats 3 and bakes 4. She sells the rest "
+                                      "for $2 each. How much does she make?",
+                          "solution": "16-3-4=<<16-3-4=9>>9\n9*2=<<9*2=18>>18", "answer_text": "18"})
+    q = render_notation(rule.smtlib)
+    rephrased = q.text.replace("What is the value of answer?", "Find answer.")
+    content = {"notation": rephrased, "rendered": q.text, "smtlib": rule.smtlib,
+               "variables": {k: str(v) for k, v in q.variables.items()}, "target": "answer"}
+    smt, problem = notation_smtlib(content)
+    assert problem is None and z3_answer(smt) == 18
+    assert _notation_own_smtlib(content) == smt
+    # a rendering that drifted from its SMT-LIB is refused by both
+    drifted = dict(content, rendered=q.text.replace("= 16", "= 17"))
+    assert notation_smtlib(drifted)[1] and _notation_own_smtlib(drifted) is None
+
+
 def test_the_paper_names_map_back_to_the_ids_the_evaluation_scores() -> None:
     from qcstation.eval.tasks import canonical_error_type
 

@@ -25,7 +25,7 @@ ORDER = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from qcstation.core.ingest.importer import FORMATS, LEVELS
+    from qcstation.core.ingest.formats import FORMATS, LEVELS
 
     p = sub.add_parser(
         "import", help="import seed questions from dataset files",
@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from db import current_actor
-    from qcstation.core.ingest.importer import parse_mapping, shipped_samples
+    from qcstation.core.ingest.formats import parse_mapping
+    from qcstation.core.ingest.importer import shipped_samples
 
     # (path, format, use --source/--level/--map): the shipped samples keep their defaults
     jobs: list[tuple[Path, str, bool]] = [(path, args.fmt, True) for path in args.paths]

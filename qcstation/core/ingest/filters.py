@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from qcstation.core.verify.answers import count_numbers
 
 __all__ = [
-    "FilterHit",
     "FILTER_REASONS",
+    "FilterHit",
     "check_seed",
     "find_gcd_lcm",
     "find_min_max",
@@ -156,10 +156,10 @@ def find_min_max(question: str, solution: str | None = None) -> str | None:
         return (f"question asks for an extreme value ('{_short(m.group(0))}'): "
                 f"{_snippet(question, m.start(), m.end())}")
     if solution and _has_any(solution, _MIN_MAX_KEYS):
-        m = _MIN_MAX_SOLUTION.search(solution)
-        if m:
-            return (f"solution takes a max/min ('{_short(m.group(0))}'): "
-                    f"{_snippet(solution, m.start(), m.end())}")
+        found = _MIN_MAX_SOLUTION.search(solution)
+        if found:
+            return (f"solution takes a max/min ('{_short(found.group(0))}'): "
+                    f"{_snippet(solution, found.start(), found.end())}")
     return None
 
 

@@ -240,12 +240,12 @@ def test_the_review_view_shows_the_self_check_flags() -> None:
 
 def test_single_step_counts_operations_not_annotation_lines() -> None:
     from qcstation.core.ingest.filters import check_seed
-    from qcstation.core.ingest.importer import _steps_from_solution
+    from qcstation.core.ingest.steps import steps_from_solution
 
-    steps, rule, _ = _steps_from_solution("He pays 3*(16.50+22.50+42)=<<3*(16.50+22.50+42)=243>>243",
+    steps, rule, _ = steps_from_solution("He pays 3*(16.50+22.50+42)=<<3*(16.50+22.50+42)=243>>243",
                                           require_annotations=False)
     assert steps == 3 and rule.startswith("3 operations in 1 calculator annotation")
-    steps, rule, _ = _steps_from_solution("She has 5+3=<<5+3=8>>8 apples.", require_annotations=False)
+    steps, rule, _ = steps_from_solution("She has 5+3=<<5+3=8>>8 apples.", require_annotations=False)
     hits = check_seed("q", "s", "8", "8", steps, rule)
     assert [h.reason for h in hits] == ["single_step"] and "1 operation" in hits[0].detail
 

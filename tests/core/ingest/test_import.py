@@ -16,19 +16,18 @@ import pytest
 
 from db import Store
 from qcstation.cli import main
-from qcstation.core.verify.answers import fraction_to_str, parse_number
+from qcstation.common.errors import ImportFormatError
+from qcstation.core.ingest.formats import detect_format, parse_mapping
 from qcstation.core.ingest.importer import (
     DATA_DIR,
     ImportIssue,
     content_hash,
-    count_equation_ops,
-    detect_format,
     import_file,
     normalize_question,
-    parse_mapping,
     shipped_samples,
 )
-from qcstation.common.errors import ImportFormatError
+from qcstation.core.ingest.steps import count_equation_ops
+from qcstation.core.verify.answers import fraction_to_str, parse_number
 from tests.conftest import ROOT, dataset
 
 

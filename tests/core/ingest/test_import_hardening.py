@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from db import Store
-from qcstation.core.ingest.importer import MAX_ANSWER_DIGITS, import_file
 from qcstation.common.errors import ImportFormatError
+from qcstation.core.ingest.importer import import_file
+from qcstation.core.ingest.readers import MAX_ANSWER_DIGITS
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -95,7 +95,9 @@ def main() -> None:
     ap.add_argument("--concurrency", default="1,16,64")
     args = ap.parse_args()
     from qcstation.common.config import parse_config
-    from qcstation.eval.runner import RunContext, create_run, execute_run, pending_requests
+    from qcstation.eval.outputs import pending_requests
+    from qcstation.eval.runner import execute_run
+    from qcstation.eval.runs import RunContext, create_run
     from qcstation.eval.scorers import score_run
 
     port = _free_port()

@@ -217,38 +217,37 @@ class RunsScreen(QCScreen):
     @work(thread=True, exit_on_error=False, group="eval_runs", description="Evaluation run")
     def _execute(self, run_id: int | None, request: RunRequest | None,
                  cancel: threading.Event) -> None:
-        from qcstation.eval import runner, scorers
+        from qcstation.eval.evaluate import run_and_score
+        from qcstation.eval.runs import create_run
 
         app = self.qc_app
         if run_id is None:
             assert request is not None
             with app.open_store() as store:
-                run_id = int(runner.create_run(
+                run_id = int(create_run(
                     store, app.config, model=request.model, release=request.release,
                     tasks=request.tasks, shots=request.shots, temperature=request.temperature,
                     samples=request.samples, limit=request.limit, backend=request.backend,
                     name=request.name, actor=app.annotator))
         self.post_message(EvalRunStarted(run_id, resumed=request is None))
+        worker = get_current_worker()
         last = 0.0
 
         def progress(p: Any) -> None:
             nonlocal last
+            if worker.is_cancelled:    # the screen went away: stop between requests
+                cancel.set()
             now = time.monotonic()
             if now - last >= PROGRESS_EVERY_S or p.done >= p.total:
                 last = now
                 self.post_message(EvalProgressed(run_id, p))
 
-        final = runner.execute_run(app.db_path, run_id, app.config, progress=progress,
-                                   cancel=cancel)
-        scored, note = None, None
-        if not cancel.is_set() and not get_current_worker().is_cancelled:
-            self.post_message(EvalProgressed(run_id, final, phase="scoring"))
-            try:
-                scored = scorers.ensure_scored(app.db_path, run_id, app.config)
-            except ImportError as exc:   # a scorer's own dependency is missing
-                note = f"not scored ({exc}); score it later with `qcstation eval score`"
-        self.post_message(EvalRunFinished(run_id, final, cancelled=cancel.is_set(),
-                                          scored=scored, note=note))
+        outcome = run_and_score(
+            app.db_path, run_id, app.config, progress=progress, cancel=cancel,
+            on_scoring=lambda final: self.post_message(EvalProgressed(run_id, final, phase="scoring")),
+            missing_scorer_ok=True)
+        self.post_message(EvalRunFinished(run_id, outcome.progress, cancelled=cancel.is_set(),
+                                          scored=outcome.scores, note=outcome.note))
 
     @on(EvalRunStarted)
     def _started(self, message: EvalRunStarted) -> None:

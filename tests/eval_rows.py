@@ -138,9 +138,9 @@ def fill_run(store: Store, run_id: int, *, samples: int = 1,
 
 def add_real_run(store: Store, cfg: Any, label: str, *, limit: int, shots: int = 3,
                  **fill: Any) -> int:
-    """A run made by the real runner's ``create_run`` on the database's working set (so
+    """A run made by the real ``create_run`` on the database's working set (so
     prompts are rebuilt exactly), answered and scored by :func:`fill_run`."""
-    from qcstation.eval.runner import create_run
+    from qcstation.eval.runs import create_run
 
     run_id = create_run(store, cfg, model="reference", backend="reference", shots=shots,
                         limit=limit, name=label, actor="tester")

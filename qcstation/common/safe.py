@@ -27,6 +27,8 @@ class its output needs:
 - :func:`nonprintable_escaped` — every character Python does not call printable
   (``qcstation audit`` lines).
 - :func:`message_text` — one line of an error message read from a file (batch outputs).
+- :func:`display_text` — one line of a results table (``eval`` actions, reports):
+  controls and format characters as ``<U+XXXX>``, whitespace runs collapsed.
 - :func:`spaced` — text to *store* (a name, a reason): non-printable characters become
   spaces instead of escapes.
 
@@ -39,7 +41,7 @@ import re
 
 __all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
            "escape", "pane_text", "preview", "inline_value", "nonprintable_escaped",
-           "message_text", "spaced"]
+           "message_text", "spaced", "display_text"]
 
 _NAMED = {"\r": "\\r", "\b": "\\b", "\x1b": "\\x1b", "\x07": "\\a", "\x0b": "\\v",
           "\x0c": "\\f", "\x00": "\\0", "\n": "\\n", "\t": "\\t"}
@@ -206,3 +208,24 @@ def spaced(text: object, *, keep_newlines: bool = False) -> str:
     becomes a space (newlines kept with ``keep_newlines``). Nothing is collapsed or cut."""
     keep = "\n" if keep_newlines else ""
     return "".join(ch if (ch.isprintable() or ch in keep) else " " for ch in str(text))
+
+
+def display_text(text: object, limit: int = 80) -> str:
+    """Untrusted text for one line of a table of results (the ``eval`` actions and reports):
+    control and format characters become ``<U+XXXX>``, tabs and line ends spaces, runs of
+    spaces one space, long text cut with an ellipsis."""
+    import unicodedata
+
+    s = "" if text is None else str(text)
+    if len(s) > limit * 4:
+        s = s[: limit * 4]
+    out = []
+    for ch in s:
+        if ch in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    s = re.sub(r" {2,}", " ", "".join(out)).strip()
+    return s if len(s) <= limit else s[: limit - 1] + "…"

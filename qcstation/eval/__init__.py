@@ -4,23 +4,41 @@ Shaped like inspect_ai: *tasks* build prompts from frozen item records, *backend
 them, *scorers* judge the stored responses, *metrics* aggregate the scores. Nothing here
 imports Textual; screens call these functions from workers.
 
-Modules
--------
-``types``       EvalRequest / EvalReply / Backend: the one interface every backend speaks.
+Modules, bottom up (a module imports only those above it in this list)
+-------------------------------------------------------------------------
+``types``       the vocabulary (tasks, metric codes and labels, verdicts) and the one
+                interface every backend speaks: EvalRequest / EvalReply / Backend.
 ``templates/``  prompt templates, one versioned file per task (users may override them).
 ``tasks``       item records + exemplars -> chat messages, per task.
 ``backends/``   ``openai`` (any OpenAI-compatible server, several base URLs), ``vllm``
                 (in-process, GPU), ``reference`` (the benchmark's own references: self-test),
-                ``batch`` (OpenAI Batch JSONL out and back in).
-``runner``      creates runs, asks for what is missing (resumable, bounded concurrency),
-                stores raw outputs in ``eval_outputs``.
+                ``batch`` (OpenAI Batch JSONL out and back in; ``parse_custom_id``).
+``runs``        the run record, the one place that reads and names runs: ``create_run``
+                (freezes the spec and the items), ``get_run`` / ``list_runs`` / ``run_row``,
+                ``resolve_run`` (every RUN argument: an id, or a name exactly one run has),
+                ``resolve_release`` (NAME[@VERSION], default the latest approved), the lease
+                (``take_lease``, ``lease_free``, ``effective_status``: a killed run reads
+                ``stopped``), and ``RunContext`` (rebuilds any request of a run).
+``outputs``     the stored raw outputs (``eval_outputs``): pending requests, the exact
+                prompt of one request, the row format, replies stored by ``custom_id``.
 ``checker``     final-answer extraction and comparison (math-verify in worker processes,
                 on top of the project's exact rationals); verdict correct | wrong | unparseable.
-``scorers``     stored outputs -> ``eval_scores`` rows, each with its scorer version.
+``scorers``     stored outputs -> ``eval_scores`` rows, each with its scorer version
+                (``score_run``; ``LiveScorer`` scores answer tasks as a run stores them).
+``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is
+                missing (resumable, bounded concurrency, response cache), stores the outputs.
+``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
+                ``eval resume`` and of the workstation's runs screen.
 ``metrics``     leaderboard with bootstrap CIs, breakdowns, confusion matrices, McNemar,
-                Spearman (scipy).
+                Spearman (numpy, scipy).
 ``report``      Markdown report with matplotlib figures (PNG and SVG).
-``browse``      keyset-paged queries for the results browser.
+``browse``      keyset-paged queries for the results browser, the runs list with headlines.
+``search``      full-text search over responses for the results browser.
+``charts``      the numbers the terminal charts draw.
+
+``runs`` and ``outputs`` sit below both ``runner`` and ``scorers``: the scorers read a run
+through ``RunContext``, the runner hands outputs to the scorers' ``LiveScorer``, and
+neither imports the other back (``tests/eval/test_eval_layers.py`` checks it).
 
 Storage (schema v4, ``db/migrations.py``)
 -----------------------------------------
@@ -64,14 +82,21 @@ from qcstation.eval.types import (  # noqa: F401
 
 # Contract between the modules (signatures the screens and commands rely on):
 #
-# runner.create_run(store, cfg, *, model, release=None | (name, version), tasks=TASKS,
-#                   shots=3, temperature=0.0, samples=1, limit=None, backend=None,
-#                   name=None, actor) -> run_id
+# runs.create_run(store, cfg, *, model, release=None | (name, version), tasks=TASKS,
+#                 shots=3, temperature=0.0, samples=1, limit=None, backend=None,
+#                 name=None, actor) -> run_id
+# runs.resolve_run(store, ref) -> run_id   (EvalError "no evaluation run ..." otherwise)
+# runs.resolve_release(store, "NAME[@VERSION]" | None) -> (name, version)
+# runs.get_run(store, run_id) -> RunInfo;  runs.list_runs(store) -> [RunInfo]
+# evaluate.run_and_score(db_path, run_id, cfg, *, progress=None, cancel=None,
+#                        retry_errors=False, score=True, on_scoring=None,
+#                        missing_scorer_ok=False) -> RunOutcome(progress, scores, note)
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
-#                    cancel=None | threading.Event) -> RunProgress (final)
+#                    cancel=None | threading.Event, retry_errors=False, live_score=False)
+#                    -> RunProgress (final)
 # runner.RunProgress: run_id, done, total, errors, cached, rate_per_s, eta_s,
-#                     prompt_tokens, completion_tokens, cost
-# scorers.score_run(db_path, run_id, cfg, *, progress=None) -> ScoreSummary
+#                     prompt_tokens, completion_tokens, cost, status
+# scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False) -> ScoreSummary
 #                   (counts per metric and verdict; `flipped`: items whose verdict changed)
 # metrics.leaderboard(store, run_ids, *, n_boot=1000, seed=0) -> list[RunMetrics]
 #   RunMetrics: run_id, label (model name), values: dict[code -> MetricValue]; codes are

@@ -33,6 +33,8 @@ from typing import Any
 
 from db import Store
 from qcstation.common.errors import QCStationError
+from qcstation.eval.outputs import prompt_messages
+from qcstation.eval.runs import effective_status, load_spec, release_label, run_label
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
 
 #: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).
@@ -177,12 +179,6 @@ def _stream(store: Store, run_id: int, condition: str, params: list[Any], filter
            "ORDER BY seed_id, sample_idx, metric LIMIT ?")
     args.append(limit)
     return [tuple(r) for r in store.execute(sql, args).fetchall()]
-
-
-def run_label(row: dict[str, Any]) -> str:
-    """``#3 gpt-4o-mini`` (or the run's name when it has one)."""
-    name = row.get("name") or row.get("model") or "?"
-    return f"#{row['id']} {name}"
 
 
 def page(store: Store, filters: Filters, after: Key | None = None,
@@ -371,8 +367,6 @@ def gold_for(metric: str, record: dict[str, Any], detail: dict[str, Any]) -> str
 
 def _prompt(store: Store, run_id: int, seed_id: int, task: str,
             sample_idx: int) -> tuple[list[dict[str, str]] | None, str | None]:
-    from qcstation.eval.runner import prompt_messages
-
     try:
         messages = prompt_messages(store, run_id, seed_id, task, sample_idx)
     except QCStationError as exc:
@@ -399,7 +393,7 @@ def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) ->
     scores: dict[str, dict[str, Any]] = {str(s["metric"]): s for s in store.query(
         "SELECT * FROM eval_scores WHERE run_id = ? AND seed_id = ? AND sample_idx = ?",
         (run_id, seed_id, sample_idx))}
-    spec = _loads(store.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,))) or {}
+    spec = load_spec(store.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
     run_tasks = spec.get("tasks") if isinstance(spec, dict) else None
     tasks = [t for t in TASK_METRICS if not isinstance(run_tasks, list) or t in run_tasks
              or t in outputs]
@@ -483,29 +477,6 @@ class RunSummary:
             self.outputs_done < max(self.n_requests, 1)
 
 
-def release_label(spec: dict[str, Any]) -> str:
-    """``smart 1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
-    source = spec.get("source")
-    if isinstance(source, dict):
-        if source.get("release"):
-            return " ".join(str(p) for p in (source.get("release"), source.get("version")) if p)
-        if source.get("working_set"):
-            return "working set"
-    rel = spec.get("release")
-    if isinstance(rel, dict):
-        name, version = rel.get("name"), rel.get("version")
-        if name or version:
-            return " ".join(str(p) for p in (name, version) if p)
-    if isinstance(rel, (list, tuple)) and rel:
-        return " ".join(str(p) for p in rel)
-    if isinstance(rel, str) and rel:
-        return rel
-    if spec.get("release_name"):
-        return " ".join(str(p) for p in (spec.get("release_name"), spec.get("release_version"))
-                        if p)
-    return "working set"
-
-
 def headline(store: Store, run_id: int) -> dict[str, Headline]:
     """Per metric: accuracy over every scored row (errors stay in the denominator,
     ``not_scored`` rows do not count), or the mean Understanding score."""
@@ -529,17 +500,6 @@ def headline(store: Store, run_id: int) -> dict[str, Headline]:
     return out
 
 
-def _effective_status(run: dict[str, Any]) -> str:
-    """``running`` only while its owner holds the runner's lease (alive, heartbeat fresh);
-    a run whose process was killed reads ``stopped``."""
-    status = str(run["status"])
-    if status != "running":
-        return status
-    from qcstation.eval.runner import _lease_free
-
-    return "stopped" if _lease_free(run) else status
-
-
 def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[RunSummary]:
     """Every run, newest first, with progress and headline numbers. A ``running`` run
     whose owner lost the runner's lease (killed, or silent for a minute) is ``stopped``.
@@ -554,13 +514,12 @@ def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[Run
         progress.setdefault(int(r["run_id"]), {})[str(r["status"])] = int(r["n"])
     out = []
     for run in runs:
-        spec = _loads(run.get("spec")) or {}
-        spec = spec if isinstance(spec, dict) else {}
+        spec = load_spec(run.get("spec"))
         done = progress.get(int(run["id"]), {})
         out.append(RunSummary(
             run_id=int(run["id"]), label=run_label(run), model=str(run["model"]),
             name=run.get("name"), backend=run.get("backend"), release=release_label(spec),
-            status=_effective_status(run), n_items=int(run.get("n_items") or 0),
+            status=effective_status(run), n_items=int(run.get("n_items") or 0),
             n_requests=int(run.get("n_requests") or 0), outputs_ok=done.get("ok", 0),
             outputs_error=done.get("error", 0), started_at=run.get("started_at"),
             finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from db import Store
 from qcstation.eval import metrics
-from qcstation.eval.browse import run_label
+from qcstation.eval.runs import run_label
 from qcstation.eval.types import METRIC_LABELS, METRICS
 
 #: Chart order of the codes (metrics, then All-Pass).

@@ -35,10 +35,8 @@ same as 100). Seeded per (seed, metric, group): the same call gives the same int
 
 from __future__ import annotations
 
-import json
 import math
 import re as _re
-import unicodedata
 import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
@@ -47,36 +45,18 @@ import numpy as np
 
 from db.store import Store
 from qcstation.common.errors import QCStationError
+from qcstation.eval.runs import finished_runs, load_spec, run_row, spec_tasks
 from qcstation.eval.types import (
     ALL_PASS_UNDERSTANDING,
-    METRIC_LABELS,
+    CODES,
+    COMPARABLE,
+    LABELS,
     METRICS,
     TASK_METRICS,
 )
 
 _TASK_OF = {m: t for t, ms in TASK_METRICS.items() for m in ms}
-# Codes reported for a run, in display order.
-CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
-LABELS: dict[str, str] = {
-    **METRIC_LABELS,
-    "rm_given_rt": "ACC@R-m given R-t",
-    "all_no_un": "ACC@All w/o Un",
-}
-DESCRIPTIONS: dict[str, str] = {
-    "un": "Understanding: judges' similarity to the reference key information (1..100)",
-    "re": "Reasoning: the model's SMT-LIB verifies to the gold answer",
-    "ar": "Arithmetic: the notation question answered correctly",
-    "rt": "Reflection: the set of error types named exactly",
-    "rm": "Refinement: the corrected chain's final answer is correct",
-    "rm_given_rt": "Refinement over the items whose reflection is correct",
-    "fi": "Final answer of the seed question",
-    "all": "All-Pass: Un >= 90 and Re, Ar, R-t, R-m correct",
-    "all_no_un": "All-Pass without Understanding (Re, Ar, R-t, R-m correct)",
-}
-# Metrics that compare() accepts (binary per item-sample; un counts as a pass at >= 90).
-COMPARABLE: tuple[str, ...] = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un", "un")
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
-FINISHED_STATUSES = ("done",)
 _MAX_DISTINCT_MULTINOMIAL = 4096
 
 
@@ -214,56 +194,6 @@ class Correlation:
         return asdict(self)
 
 
-# --- runs ---------------------------------------------------------------------------------
-def run_row(store: Store, run_id: int) -> dict[str, Any]:
-    row = store.one("SELECT id, model, name, status, spec, started_at, finished_at, n_items "
-                    "FROM eval_runs WHERE id = ?", (int(run_id),))
-    if row is None:
-        raise MetricsError(f"no evaluation run {run_id}; `qcstation eval list` lists them",
-                           title="No such run")
-    return row
-
-
-def resolve_run(store: Store, ref: str | int) -> int:
-    """A run by id, or by name when exactly one run has it."""
-    text = str(ref).strip()
-    if _re.fullmatch(r"\d{1,18}", text):
-        return int(run_row(store, int(text))["id"])
-    rows = store.query("SELECT id FROM eval_runs WHERE name = ? ORDER BY id", (text,))
-    if len(rows) == 1:
-        return int(rows[0]["id"])
-    shown = display_text(text, 60)
-    if not rows:
-        raise MetricsError(f"no evaluation run with id or name {shown!r}", title="No such run")
-    ids = ", ".join(str(r["id"]) for r in rows[:10])
-    raise MetricsError(f"{len(rows)} runs are named {shown!r} ({ids}); give the run id",
-                       title="Ambiguous run")
-
-
-def finished_runs(store: Store) -> list[int]:
-    marks = ",".join("?" for _ in FINISHED_STATUSES)
-    return [int(r["id"]) for r in store.query(
-        f"SELECT id FROM eval_runs WHERE status IN ({marks}) ORDER BY id", FINISHED_STATUSES)]
-
-
-def display_text(text: Any, limit: int = 80) -> str:
-    """Untrusted text made safe for one line of a terminal or table: control and format
-    characters become U+XXXX escapes, whitespace runs become one space, long text is cut."""
-    s = "" if text is None else str(text)
-    if len(s) > limit * 4:
-        s = s[: limit * 4]
-    out = []
-    for ch in s:
-        if ch in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
-            out.append(f"<U+{ord(ch):04X}>")
-        else:
-            out.append(ch)
-    s = _re.sub(r" {2,}", " ", "".join(out)).strip()
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
 # --- reading scores -----------------------------------------------------------------------
 _MISSING = -1.0
 _NOT_SCORED = -2.0
@@ -347,21 +277,6 @@ class RunTable:
             return np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
 
 
-def run_tasks(row: dict[str, Any]) -> set[str] | None:
-    """The tasks a run asked for, from its spec (None when the spec does not say)."""
-    raw = row.get("spec") or "{}"
-    if not isinstance(raw, str) or len(raw) > 5_000_000:
-        return None
-    try:
-        spec = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    tasks = spec.get("tasks") if isinstance(spec, dict) else None
-    if not isinstance(tasks, list):
-        return None
-    return {t for t in tasks if isinstance(t, str) and t in TASK_METRICS}
-
-
 def load_run(store: Store, run_id: int) -> RunTable:
     row = run_row(store, run_id)
     cur = store.conn.cursor()
@@ -383,7 +298,7 @@ def load_run(store: Store, run_id: int) -> RunTable:
             "GROUP BY metric, verdict", (int(run_id),)):
         counts.setdefault(str(metric), {})[str(name)] = int(c)
     return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
-                    tasks=run_tasks(row))
+                    tasks=spec_tasks(load_spec(row.get("spec"))))
 
 
 # --- statistics ---------------------------------------------------------------------------

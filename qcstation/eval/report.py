@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store
+from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
+from qcstation.eval.runs import load_spec, run_row
+from qcstation.eval.types import DESCRIPTIONS
 
 FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
 TABLE_CODES = M.CODES
@@ -38,7 +41,7 @@ _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 def md(text: Any, limit: int = 80) -> str:
     """Untrusted text for Markdown (inline or in a table cell): one line, escaped."""
     out = []
-    for ch in M.display_text(text, limit):
+    for ch in display_text(text, limit):
         if ch == "<":
             out.append("&lt;")
         elif ch == ">":
@@ -54,17 +57,17 @@ def md(text: Any, limit: int = 80) -> str:
 
 def _ours(text: Any) -> str:
     """Our own notes (no outside text): one line, only table-breaking characters escaped."""
-    return M.display_text(text, 200).replace("|", "\\|").replace("<", "&lt;")
+    return display_text(text, 200).replace("|", "\\|").replace("<", "&lt;")
 
 
 def plain(text: Any, limit: int = 40) -> str:
     """Untrusted text for a matplotlib label: one line, no mathtext."""
-    return M.display_text(text, limit).replace("$", r"\$")
+    return display_text(text, limit).replace("$", r"\$")
 
 
 def run_title(rm: M.RunMetrics, *, limit: int = 60) -> str:
-    name = f" “{M.display_text(rm.name, limit)}”" if rm.name else ""
-    return f"run {rm.run_id}: {M.display_text(rm.label, limit)}{name}"
+    name = f" “{display_text(rm.name, limit)}”" if rm.name else ""
+    return f"run {rm.run_id}: {display_text(rm.label, limit)}{name}"
 
 
 def _table(headers: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
@@ -83,14 +86,7 @@ def _cell(mv: M.MetricValue, *, ci: bool = True) -> str:
 
 
 def _spec(store: Store, run_id: int) -> dict[str, Any]:
-    raw = store.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)) or "{}"
-    if len(raw) > 2_000_000:
-        return {}
-    try:
-        spec = json.loads(raw)
-    except (ValueError, RecursionError):
-        return {}
-    return spec if isinstance(spec, dict) else {}
+    return load_spec(store.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)) or "{}")
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -103,7 +99,7 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def _details(store: Store, rm: M.RunMetrics) -> list[str]:
-    row = M.run_row(store, rm.run_id)
+    row = run_row(store, rm.run_id)
     spec = _spec(store, rm.run_id)
     rel = spec.get("release")
     if isinstance(rel, dict):
@@ -150,7 +146,7 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int) -> list[str]:
     if notes:
         lines += ["", "Not reported:", ""] + notes
     lines += ["", "| code | meaning |", "| --- | --- |"]
-    lines += [f"| {M.LABELS[c]} | {M.DESCRIPTIONS[c]} |" for c in TABLE_CODES]
+    lines += [f"| {M.LABELS[c]} | {DESCRIPTIONS[c]} |" for c in TABLE_CODES]
     return lines
 
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from db.store import Store, now
 from qcstation.eval import tasks as T
-from qcstation.eval.runner import EvalError, RunContext
+from qcstation.eval.runs import EvalError, RunContext
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, TASK_METRICS
 
 RT_VERSION = "types-v1"
@@ -177,12 +177,8 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
               only_missing: bool = False, verifier: Any = None) -> ScoreSummary:
     """(Re-)score every stored output of a run. With ``only_missing`` only outputs that have
     no score yet are scored. Returns counts and the items whose verdict flipped."""
-    from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
-    from qcstation.eval.checker import AnswerChecker
-
     db_path = Path(db_path)
     store = Store(db_path, migrate=False, create=False)
-    own_pool = verifier is None
     try:
         ctx = RunContext(store, run_id)
         judge_tpl = (T.template_from_spec(ctx.spec["judge_template"])
@@ -190,118 +186,151 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         versions = scorer_versions(cfg, judge_tpl.ident if judge_tpl else None)
         summary = ScoreSummary(run_id=run_id, versions=versions,
                                judges=[j.name for j in getattr(cfg, "judges", []) or []])
-        if only_missing:
-            # outputs lacking any of their task's scores (the unique score index answers this)
-            previous: dict[tuple[int, int, str], str] = {}
-            outputs = store.query(
-                "SELECT o.id, o.seed_id, o.task, o.sample_idx, o.status, o.response, o.error "
-                "FROM eval_outputs o WHERE o.run_id = ? AND (SELECT COUNT(*) FROM eval_scores s "
-                "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
-                "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 2 ELSE 1 END) "
-                "ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
-        else:
-            previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
-                "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ?", (run_id,))}
-            outputs = store.query(
-                "SELECT id, seed_id, task, sample_idx, status, response, error FROM eval_outputs "
-                "WHERE run_id = ? ORDER BY seed_id, task, sample_idx", (run_id,))
+        previous, outputs = _outputs_to_score(store, run_id, only_missing)
         items = _items_for(store, run_id, {int(o["seed_id"]) for o in outputs})
-        total = len(outputs)
-        done = 0
-        rows: list[tuple[Any, ...]] = []
-
-        at = now()
-
-        def emit(o: Mapping[str, Any], metric: str, s: Score) -> None:
-            _record, source, difficulty, _ = items[int(o["seed_id"])]
-            rows.append(score_row(run_id, int(o["seed_id"]), int(o["sample_idx"]), metric, o["task"],
-                                  s, versions[metric], source, difficulty, at))
-
+        sp = _Pass(run_id, items, versions, len(outputs), progress)
         by_task: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
         for o in outputs:
             if int(o["seed_id"]) not in items:
                 continue
             if o["status"] != "ok":
                 for metric in TASK_METRICS[o["task"]]:
-                    emit(o, metric, Score("error", 0.0, None, {"error": str(o["error"] or "")[:500]}))
-                done += 1
+                    sp.emit(o, metric, Score("error", 0.0, None, {"error": str(o["error"] or "")[:500]}))
+                sp.advance(1, report=False)
                 continue
             by_task[o["task"]].append(o)
-        if progress:
-            progress(done, total)
-
-        with AnswerChecker() as checker:
-            for task in ANSWER_TASKS:
-                group = by_task.get(task, [])
-                for i in range(0, len(group), 2000):
-                    chunk = group[i:i + 2000]
-                    scored = answer_scores(checker, task, [(o["response"], items[int(o["seed_id"])][0])
-                                                           for o in chunk])
-                    for o, pairs in zip(chunk, scored):
-                        for metric, sc in pairs:
-                            emit(o, metric, sc)
-                    done += len(chunk)
-                    if progress:
-                        progress(done, total)
-
-        group = by_task.get("reasoning", [])
-        if group:
-            pool = verifier
-            if pool is None:
-                vc = getattr(cfg, "verify", None)
-                pool = VerifierPool(workers=getattr(vc, "workers", 2),
-                                    limits=VerifyLimits(timeout_s=getattr(vc, "timeout_s", 5.0),
-                                                        memory_mb=getattr(vc, "memory_mb", 512)))
-            try:
-                for i in range(0, len(group), 500):
-                    chunk = group[i:i + 500]
-                    scripts = [extract_smtlib(o["response"]) for o in chunk]
-                    golds = [_gold(items[int(o["seed_id"])][0]) for o in chunk]
-                    jobs = [(s, v or g) for s, (g, v) in zip(scripts, golds) if s is not None]
-                    outcomes = iter(list(pool.verify_many(jobs)) if jobs else [])
-                    for o, script, (g, v) in zip(chunk, scripts, golds):
-                        if script is None:
-                            emit(o, "re", Score("unparseable", 0.0, None,
-                                                {"reason": "no SMT-LIB block in the response", "gold": g}))
-                            continue
-                        emit(o, "re", _score_outcome(next(outcomes), script, g))
-                    done += len(chunk)
-                    if progress:
-                        progress(done, total)
-            finally:
-                if own_pool:
-                    pool.close()
-
+        sp.advance(0)
+        _score_answers(sp, by_task)
+        _score_reasoning(sp, by_task.get("reasoning", []), cfg, verifier)
         group = by_task.get("understanding", [])
         if group:
             for o, s in zip(group, _judge_all(db_path, cfg, judge_tpl, group, items)):
-                emit(o, "un", s)
-            done += len(group)
-            if progress:
-                progress(done, total)
-
-        counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-        for r in rows:
-            counts[r[3]][r[5]] += 1
-            key = (r[1], r[2], r[3])
-            old = previous.get(key)
-            if old is not None and old != r[5]:
-                summary.flipped.append({"seed_id": r[1], "item": items[r[1]][3], "sample": r[2],
-                                        "metric": r[3], "before": old, "after": r[5]})
-        summary.counts = {m: dict(c) for m, c in sorted(counts.items())}
-        summary.scored = len(rows)
-        with store.transaction():
-            store.conn.executemany(INSERT_SCORE, rows)
-            spec = dict(ctx.spec)
-            spec["scorer_versions"] = versions
-            spec["judges"] = [{"name": j.name, "model": j.model} for j in getattr(cfg, "judges", []) or []]
-            store.execute("UPDATE eval_runs SET spec = ? WHERE id = ?",
-                          (json.dumps(spec, sort_keys=True, ensure_ascii=False), run_id))
-            store._event_raw("system", "eval.scored", "eval_run", run_id,
-                             {"scored": len(rows), "flipped": len(summary.flipped), "versions": versions})
+                sp.emit(o, "un", s)
+            sp.advance(len(group))
+        _tally(summary, sp.rows, previous, items)
+        _save(store, ctx, summary, sp.rows, cfg)
         return summary
     finally:
         store.close()
+
+
+class _Pass:
+    """One scoring pass: the score rows it makes and how far it got."""
+
+    def __init__(self, run_id: int, items: Mapping[int, tuple[Any, ...]], versions: Mapping[str, str],
+                 total: int, progress: Callable[[int, int], None] | None) -> None:
+        self.run_id, self.items, self.versions = run_id, items, versions
+        self.total, self.progress = total, progress
+        self.done = 0
+        self.rows: list[tuple[Any, ...]] = []
+        self.at = now()
+
+    def emit(self, o: Mapping[str, Any], metric: str, s: Score) -> None:
+        _record, source, difficulty, _ = self.items[int(o["seed_id"])]
+        self.rows.append(score_row(self.run_id, int(o["seed_id"]), int(o["sample_idx"]), metric,
+                                   o["task"], s, self.versions[metric], source, difficulty, self.at))
+
+    def advance(self, n: int, *, report: bool = True) -> None:
+        self.done += n
+        if report and self.progress:
+            self.progress(self.done, self.total)
+
+
+def _outputs_to_score(store: Store, run_id: int, only_missing: bool
+                      ) -> tuple[dict[tuple[int, int, str], str], list[dict[str, Any]]]:
+    """(verdicts stored before, by (seed, sample, metric); the outputs to score)."""
+    if only_missing:
+        # outputs lacking any of their task's scores (the unique score index answers this)
+        return {}, store.query(
+            "SELECT o.id, o.seed_id, o.task, o.sample_idx, o.status, o.response, o.error "
+            "FROM eval_outputs o WHERE o.run_id = ? AND (SELECT COUNT(*) FROM eval_scores s "
+            "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
+            "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 2 ELSE 1 END) "
+            "ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
+    previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
+        "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ?", (run_id,))}
+    return previous, store.query(
+        "SELECT id, seed_id, task, sample_idx, status, response, error FROM eval_outputs "
+        "WHERE run_id = ? ORDER BY seed_id, task, sample_idx", (run_id,))
+
+
+def _score_answers(sp: _Pass, by_task: Mapping[str, list[dict[str, Any]]]) -> None:
+    """Arithmetic, final and refinement outputs through the answer checker (and R-t)."""
+    from qcstation.eval.checker import AnswerChecker
+
+    with AnswerChecker() as checker:
+        for task in ANSWER_TASKS:
+            group = by_task.get(task, [])
+            for i in range(0, len(group), 2000):
+                chunk = group[i:i + 2000]
+                scored = answer_scores(checker, task, [(o["response"], sp.items[int(o["seed_id"])][0])
+                                                       for o in chunk])
+                for o, pairs in zip(chunk, scored):
+                    for metric, sc in pairs:
+                        sp.emit(o, metric, sc)
+                sp.advance(len(chunk))
+
+
+def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier: Any) -> None:
+    """Reasoning outputs: the last SMT-LIB block through the isolated Z3 verifier (a pool of
+    its own unless ``verifier`` is given)."""
+    if not group:
+        return
+    from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+
+    pool = verifier
+    if pool is None:
+        vc = getattr(cfg, "verify", None)
+        pool = VerifierPool(workers=getattr(vc, "workers", 2),
+                            limits=VerifyLimits(timeout_s=getattr(vc, "timeout_s", 5.0),
+                                                memory_mb=getattr(vc, "memory_mb", 512)))
+    try:
+        for i in range(0, len(group), 500):
+            chunk = group[i:i + 500]
+            scripts = [extract_smtlib(o["response"]) for o in chunk]
+            golds = [_gold(sp.items[int(o["seed_id"])][0]) for o in chunk]
+            jobs = [(s, v or g) for s, (g, v) in zip(scripts, golds) if s is not None]
+            outcomes = iter(list(pool.verify_many(jobs)) if jobs else [])
+            for o, script, (g, v) in zip(chunk, scripts, golds):
+                if script is None:
+                    sp.emit(o, "re", Score("unparseable", 0.0, None,
+                                           {"reason": "no SMT-LIB block in the response", "gold": g}))
+                    continue
+                sp.emit(o, "re", _score_outcome(next(outcomes), script, g))
+            sp.advance(len(chunk))
+    finally:
+        if verifier is None:
+            pool.close()
+
+
+def _tally(summary: ScoreSummary, rows: list[tuple[Any, ...]],
+           previous: Mapping[tuple[int, int, str], str], items: Mapping[int, tuple[Any, ...]]) -> None:
+    """Counts per metric and verdict, and the verdicts that flipped since the last pass."""
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for r in rows:
+        counts[r[3]][r[5]] += 1
+        key = (r[1], r[2], r[3])
+        old = previous.get(key)
+        if old is not None and old != r[5]:
+            summary.flipped.append({"seed_id": r[1], "item": items[r[1]][3], "sample": r[2],
+                                    "metric": r[3], "before": old, "after": r[5]})
+    summary.counts = {m: dict(c) for m, c in sorted(counts.items())}
+    summary.scored = len(rows)
+
+
+def _save(store: Store, ctx: RunContext, summary: ScoreSummary, rows: list[tuple[Any, ...]],
+          cfg: Any) -> None:
+    """The score rows, and the scorer versions and judges recorded in the run's spec."""
+    with store.transaction():
+        store.conn.executemany(INSERT_SCORE, rows)
+        spec = dict(ctx.spec)
+        spec["scorer_versions"] = summary.versions
+        spec["judges"] = [{"name": j.name, "model": j.model} for j in getattr(cfg, "judges", []) or []]
+        store.execute("UPDATE eval_runs SET spec = ? WHERE id = ?",
+                      (json.dumps(spec, sort_keys=True, ensure_ascii=False), ctx.run_id))
+        store._event_raw("system", "eval.scored", "eval_run", ctx.run_id,
+                         {"scored": len(rows), "flipped": len(summary.flipped),
+                          "versions": summary.versions})
 
 
 def _items_for(store: Store, run_id: int, seed_ids: set[int]) -> dict[int, tuple[Any, ...]]:
@@ -496,11 +525,6 @@ def summarize_verdicts(store: Store, run_id: int) -> dict[str, dict[str, int]]:
     return dict(out)
 
 
-def ensure_scored(db_path: str | Path, run_id: int, cfg: Any) -> ScoreSummary:
-    """Score what has not been scored yet (after a run or a batch import)."""
-    return score_run(db_path, run_id, cfg, only_missing=True)
-
-
-__all__ = ["EvalError", "Score", "ScoreSummary", "score_run", "ensure_scored", "extract_smtlib",
+__all__ = ["EvalError", "Score", "ScoreSummary", "score_run", "extract_smtlib",
            "parse_error_types", "parse_judge_score", "corrected_part", "summarize_verdicts",
            "scorer_versions"]

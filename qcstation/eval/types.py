@@ -22,6 +22,26 @@ METRIC_LABELS: dict[str, str] = {
     "un": "LLM@Un", "re": "ACC@Re", "ar": "ACC@Ar", "rt": "ACC@R-t", "rm": "ACC@R-m",
     "fi": "ACC@Fi", "all": "ACC@All",
 }
+# Codes reported for a run, in display order.
+CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
+LABELS: dict[str, str] = {
+    **METRIC_LABELS,
+    "rm_given_rt": "ACC@R-m given R-t",
+    "all_no_un": "ACC@All w/o Un",
+}
+DESCRIPTIONS: dict[str, str] = {
+    "un": "Understanding: judges' similarity to the reference key information (1..100)",
+    "re": "Reasoning: the model's SMT-LIB verifies to the gold answer",
+    "ar": "Arithmetic: the notation question answered correctly",
+    "rt": "Reflection: the set of error types named exactly",
+    "rm": "Refinement: the corrected chain's final answer is correct",
+    "rm_given_rt": "Refinement over the items whose reflection is correct",
+    "fi": "Final answer of the seed question",
+    "all": "All-Pass: Un >= 90 and Re, Ar, R-t, R-m correct",
+    "all_no_un": "All-Pass without Understanding (Re, Ar, R-t, R-m correct)",
+}
+# Metrics that compare() accepts (binary per item-sample; un counts as a pass at >= 90).
+COMPARABLE: tuple[str, ...] = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un", "un")
 VERDICTS: tuple[str, ...] = ("correct", "wrong", "unparseable", "error", "not_scored")
 ALL_PASS_UNDERSTANDING = 90.0
 

@@ -214,7 +214,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
                     .static_text(screen.query_one("#item_detail"), width=76))
         with Store(eval_db) as store:
-            from qcstation.eval.runner import prompt_messages
+            from qcstation.eval.outputs import prompt_messages
             sent = prompt_messages(store, 1, first.seed_id, "reasoning", 0)
         assert "Prompt (" in pane and flat(sent[-1]["content"])[:200] in pane
         await pilot.press("x")                      # clear: 6 metrics x 40 items x 2 runs

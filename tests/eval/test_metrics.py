@@ -3,15 +3,12 @@ McNemar, Spearman, and the CLI actions in a subprocess."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from db import Store
+from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from tests.eval_factory import add_item, make_run, row
 
@@ -236,65 +233,7 @@ def test_spearman_across_runs_by_hand(store: Store) -> None:
     assert few.rho["re"]["fi"] is None and "at least 3 runs" in few.note
 
 
-def test_resolve_runs_and_finished(store: Store) -> None:
-    a = make_run(store, name="base")
-    b = make_run(store, name="dup")
-    c = make_run(store, name="dup", status="running")
-    assert M.resolve_run(store, str(a)) == a == M.resolve_run(store, "base")
-    with pytest.raises(M.MetricsError, match="2 runs are named"):
-        M.resolve_run(store, "dup")
-    with pytest.raises(M.MetricsError, match="no evaluation run"):
-        M.resolve_run(store, "999")
-    with pytest.raises(M.MetricsError, match="no evaluation run with"):
-        M.resolve_run(store, "nope\x1b[2J")
-    assert M.finished_runs(store) == [a, b]
-    assert c not in M.finished_runs(store)
-
-
 def test_display_text_escapes_control_characters() -> None:
-    assert M.display_text("a\x1b[31mred\x07\nx") == "a<U+001B>[31mred<U+0007> x"
-    assert M.display_text("\u202eevil") == "<U+202E>evil"
-    assert len(M.display_text("y" * 500, 20)) == 20
-
-
-def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", *args],
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
-    a = hand_run(store, model="evil\x1b[2Jmodel", name="first")
-    b = make_run(store, model="model-b", status="running")
-    for seed in HAND:
-        add_item(store, b, seed, scores=row(fi="w", re="c"))
-    store.close()
-
-    lb = _cli(db_file, "leaderboard", "--json", "--n-boot", "200", "--spearman")
-    assert lb.returncode == 0, lb.stderr
-    data = json.loads(lb.stdout)["runs"]
-    assert "at least 3 runs" in json.loads(lb.stdout)["spearman"]["note"]
-    assert [r["run_id"] for r in data] == [a]              # default: finished runs only
-    assert data[0]["values"]["fi"]["value"] == 0.5
-    assert data[0]["values"]["all"]["value"] == 0.25
-
-    text = _cli(db_file, "leaderboard", str(a), str(b), "--no-ci")
-    assert text.returncode == 0, text.stderr
-    assert "\x1b" not in text.stdout and "evil<U+001B>[2Jmodel" in text.stdout
-    assert "ACC@All w/o Un" in text.stdout and "50.0%" in text.stdout
-
-    cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")
-    assert cmp_.returncode == 0, cmp_.stderr
-    d = json.loads(cmp_.stdout)
-    assert (d["a_only"], d["b_only"], d["a_only_ids"]) == (2, 0, [1, 3])
-    assert d["p_value"] == pytest.approx(0.5) and d["item_keys"]["1"] == "gsm8k-1"
-    plain = _cli(db_file, "compare", str(a), str(b), "--metric", "fi")
-    assert "exact McNemar p = 0.5" in plain.stdout and "gsm8k-3" in plain.stdout
-
-    bd = _cli(db_file, "breakdown", str(a), "--by", "difficulty")
-    assert bd.returncode == 0, bd.stderr
-    lines = bd.stdout.splitlines()
-    assert lines[0].startswith("difficulty") and lines[2].startswith("easy")
-    assert lines[4].startswith("(none)")
-
-    bad = _cli(db_file, "compare", str(a), "nosuch")
-    assert bad.returncode == 2 and "no evaluation run with id or name 'nosuch'" in bad.stderr
+    assert display_text("a\x1b[31mred\x07\nx") == "a<U+001B>[31mred<U+0007> x"
+    assert display_text("\u202eevil") == "<U+202E>evil"
+    assert len(display_text("y" * 500, 20)) == 20

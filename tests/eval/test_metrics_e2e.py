@@ -12,7 +12,8 @@ from db import Store
 from qcstation.eval import metrics as M
 from qcstation.eval import scorers
 from qcstation.eval.report import write_report
-from qcstation.eval.runner import create_run, execute_run
+from qcstation.eval.runner import execute_run
+from qcstation.eval.runs import create_run
 from tests.eval_helpers import config, copy_db, quickstart_db
 
 

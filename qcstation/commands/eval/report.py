@@ -6,13 +6,10 @@ import argparse
 from pathlib import Path
 
 from qcstation.commands._common import print_json, store_from_args
-from qcstation.commands._results import add_run_help, resolve
-from qcstation.eval import metrics as M
-
-ORDER = 66
+from qcstation.commands.eval._shared import add_run_help, resolve
 
 
-def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
         "report", help="write a Markdown report with figures (PNG and SVG)",
         description="Write DIR/report.md: run details, the leaderboard with 95% bootstrap "
@@ -31,6 +28,7 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.eval import metrics as M
     from qcstation.eval.report import write_report
 
     store = store_from_args(args)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 
 from qcstation.commands._common import print_json, print_table, store_from_args
-from qcstation.commands._results import add_run_help, cell, notes, resolve
-from qcstation.eval import metrics as M
+from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
+from qcstation.common.safe import display_text
+from qcstation.eval.types import CODES
 
-ORDER = 60
 
-
-def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
         "leaderboard", help="every metric per run with bootstrap 95%% intervals",
         description="LLM@Un, ACC@Re, ACC@Ar, ACC@R-t, ACC@R-m (also over the items whose "
@@ -23,8 +22,8 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("runs", nargs="*", metavar="RUN", help="runs to show (default: every finished run)")
     p.add_argument("--json", action="store_true", help="print JSON (values 0..1; un on 1..100)")
     p.add_argument("--no-ci", action="store_true", help="values only, without intervals")
-    p.add_argument("--sort", metavar="CODE", choices=M.CODES,
-                   help=f"sort by this metric, best first ({', '.join(M.CODES)})")
+    p.add_argument("--sort", metavar="CODE", choices=CODES,
+                   help=f"sort by this metric, best first ({', '.join(CODES)})")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
                    help="bootstrap resamples (default 1000; 0 = no intervals)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -36,6 +35,8 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.eval import metrics as M
+
     if not 0 <= args.n_boot <= 100_000:
         raise M.MetricsError("--n-boot must be between 0 and 100000")
     store = store_from_args(args)
@@ -57,13 +58,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     ci = not args.no_ci and args.n_boot > 0
     headers = ["run", "model", "items"] + [M.LABELS[c] for c in M.CODES]
-    rows = [[r.run_id, M.display_text(r.label, 30), max(v.n for v in r.values.values())]
+    rows = [[r.run_id, display_text(r.label, 30), max(v.n for v in r.values.values())]
             + [cell(r.values[c], ci=ci) for c in M.CODES] for r in board]
     print_table(headers, rows)
     extra = []
     for r in board:
         if all(v.n == 0 for v in r.values.values()):
-            extra.append(f"  run {r.run_id}: no scores yet (status {M.display_text(r.status, 20)}; "
+            extra.append(f"  run {r.run_id}: no scores yet (status {display_text(r.status, 20)}; "
                          f"`qcstation eval score {r.run_id}` scores what is stored)")
         else:
             extra += notes([(f"run {r.run_id}", r.values[c]) for c in M.CODES])

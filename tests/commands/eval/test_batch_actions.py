@@ -1,6 +1,5 @@
-"""The vLLM backend through the real runner, and `qcstation eval export-batch / import-batch`
-on a real database (the shipped sample generated offline), with the batch run through the
-loopback OpenAI-protocol server."""
+"""`qcstation eval export-batch / import-batch` on a real database (the shipped sample
+generated offline), with the batch run through the loopback OpenAI-protocol server."""
 
 from __future__ import annotations
 
@@ -8,17 +7,15 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from db import Store
 from qcstation.cli import main
-from qcstation.eval.runner import create_run, execute_run
+from qcstation.eval.runs import create_run
+from tests.eval.test_batch_files import lines, run_batch_over_http
 from tests.eval_helpers import config, copy_db, quickstart_db
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture
-from tests.fake_vllm_fixture import fake_vllm  # noqa: F401 - fixture
-from tests.eval.test_batch_files import lines, run_batch_over_http
 
 
 @pytest.fixture
@@ -31,66 +28,6 @@ def outputs(db: Path, run_id: int) -> dict[tuple[int, str, int], dict[str, objec
         return {(int(r["seed_id"]), r["task"], int(r["sample_idx"])): dict(r) for r in s.query(
             "SELECT * FROM eval_outputs WHERE run_id = ?", (run_id,))}
 
-
-# -- vLLM in-process through the runner ------------------------------------------------------
-
-def test_vllm_backend_runs_a_whole_evaluation(qs_db: Path, fake_vllm: ModuleType) -> None:
-    cfg = config(models={"gpu": {"model": "tiny/model", "backend": "vllm", "batch_size": 8,
-                                 "vllm_args": {"max_model_len": 100_000}}})
-    with Store(qs_db) as s:
-        run_id = create_run(s, cfg, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
-                            samples=2, temperature=0.7)
-        spec = json.loads(s.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
-    assert spec["backend"] == "vllm" and spec["model"]["vllm_args"] == {"max_model_len": 100_000}
-    prog = execute_run(qs_db, run_id, cfg)
-    assert (prog.status, prog.done, prog.total, prog.errors) == ("done", 40, 40, 0)
-    (llm,) = fake_vllm.LLM.instances
-    assert llm.engine_args.max_model_len == 100_000
-    assert [len(c.messages) for c in llm.calls] == [8] * 5          # the model's batch_size
-    out = outputs(qs_db, run_id)
-    assert len(out) == 40 and {o["status"] for o in out.values()} == {"ok"}
-    assert {o["endpoint"] for o in out.values()} == {"vllm (in-process)"}
-    assert all(o["prompt_tokens"] and o["completion_tokens"] == 8 for o in out.values())
-    # two samples of an item differ; the prompts sent are the run's own (checked by hash)
-    for (sid, task, k), o in out.items():
-        if k == 0:
-            assert o["response"] != out[(sid, task, 1)]["response"]
-    # a second run of the same model on the same prompts is answered from the cache
-    with Store(qs_db) as s:
-        again = create_run(s, cfg, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
-                           samples=2, temperature=0.7)
-    prog2 = execute_run(qs_db, again, cfg)
-    assert (prog2.done, prog2.cached) == (40, 40)
-    assert sum(len(i.calls) for i in fake_vllm.LLM.instances) == 5
-    assert {k: o["response"] for k, o in outputs(qs_db, again).items()} == \
-        {k: o["response"] for k, o in out.items()}
-    # other engine arguments (say, a shorter context or a quantization) are another engine:
-    # the cache does not answer for it
-    other = config(models={"gpu": {"model": "tiny/model", "backend": "vllm", "batch_size": 8,
-                                   "vllm_args": {"max_model_len": 50_000}}})
-    with Store(qs_db) as s:
-        third = create_run(s, other, model="gpu", tasks=["final", "arithmetic"], shots=1, limit=10,
-                           samples=2, temperature=0.7)
-    prog3 = execute_run(qs_db, third, other)
-    assert (prog3.done, prog3.cached) == (40, 0)
-    assert fake_vllm.LLM.instances[-1].engine_args.max_model_len == 50_000
-
-
-def test_a_vllm_run_without_vllm_says_how_to_install(qs_db: Path, tmp_path: Path) -> None:
-    cfg_file = tmp_path / "c.toml"
-    cfg_file.write_text('[models.gpu]\nmodel = "tiny/model"\nbackend = "vllm"\n', encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
-                           str(cfg_file), "eval", "run", "--model", "gpu", "--working-set",
-                           "--limit", "2", "--shots", "0", "--no-score", "-q"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert "vLLM is not installed" in proc.stderr and "pip install '.[gpu]'" in proc.stderr
-    assert "Traceback" not in proc.stderr
-    with Store(qs_db) as s:                        # checked before the run is created
-        assert s.scalar("SELECT COUNT(*) FROM eval_runs") == 0
-
-
-# -- export-batch / import-batch -------------------------------------------------------------
 
 def _openai_run(db: Path, fake: FakeOpenAI, **kw: object) -> int:
     cfg = config(models={"m": {"model": "fake-model", "base_url": fake.base_url}})
@@ -232,19 +169,18 @@ def test_export_refuses_a_run_another_live_process_is_running(
 def test_large_imports_are_stored_a_slice_at_a_time(qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI,
                                                     capsys: pytest.CaptureFixture[str],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import qcstation.commands._eval_batch as cmd
-
-    from qcstation.eval import runner
+    import qcstation.commands.eval.import_batch as cmd
+    from qcstation.eval import outputs as stored
 
     monkeypatch.setattr(cmd, "_IMPORT_CHUNK", 2)
     sizes: list[int] = []
-    real_store_replies = runner.store_replies
+    real_store_replies = stored.store_replies
 
     def spy(store: object, run: int, replies: list[object]) -> dict[str, int]:
         sizes.append(len(replies))
         return real_store_replies(store, run, replies)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner, "store_replies", spy)
+    monkeypatch.setattr(stored, "store_replies", spy)
     run_id = _openai_run(qs_db, fake_openai, tasks=["final"], limit=5)
     inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 
 from qcstation.commands._common import print_json, print_table, store_from_args
-from qcstation.commands._results import add_run_help, cell, notes, resolve
-from qcstation.eval import metrics as M
-
-ORDER = 62
+from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
+from qcstation.common.safe import display_text
 
 
-def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
         "breakdown", help="every metric of a run per source or per difficulty",
         description="Every metric of one run per group of items (source or difficulty). "
@@ -26,6 +24,8 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.eval import metrics as M
+
     store = store_from_args(args)
     try:
         (run_id,) = resolve(store, [args.run])
@@ -41,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
     if not groups:
         print(f"run {run_id} has no scores yet")
         return 0
-    rows = [[M.display_text(g, 24), max(v.n for v in vals.values())]
+    rows = [[display_text(g, 24), max(v.n for v in vals.values())]
             + [cell(vals[c], ci=args.ci) for c in M.CODES] for g, vals in groups.items()]
     print_table([args.by, "items"] + [M.LABELS[c] for c in M.CODES], rows)
-    extra = notes([(M.display_text(g, 24), vals[c]) for g, vals in groups.items()
+    extra = notes([(display_text(g, 24), vals[c]) for g, vals in groups.items()
                    for c in M.CODES])
     if extra:
         print("\nnot reported:")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 
 from qcstation.commands._common import print_json, store_from_args
-from qcstation.commands._results import add_run_help, resolve
-from qcstation.eval import metrics as M
+from qcstation.commands.eval._shared import add_run_help, resolve
+from qcstation.common.safe import display_text
+from qcstation.eval.types import COMPARABLE
 
-ORDER = 64
 SHOWN = 50
 
 
-def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
         "compare", help="two runs item by item on one metric (exact McNemar test)",
         description="Compare two runs on the items both scored: how many each got right, the "
@@ -22,7 +22,7 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
                     "as correct when more than half of its samples are; 'un' passes at 90 or more.")
     p.add_argument("run_a", metavar="RUN_A", help="the first run (id or name)")
     p.add_argument("run_b", metavar="RUN_B", help="the second run (id or name)")
-    p.add_argument("--metric", choices=M.COMPARABLE, default="re",
+    p.add_argument("--metric", choices=COMPARABLE, default="re",
                    help="metric to compare on (default: re)")
     p.add_argument("--all", action="store_true",
                    help=f"list every differing item (default: the first {SHOWN} per side)")
@@ -32,12 +32,15 @@ def register_eval(actions: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.eval import metrics as M
+    from qcstation.eval.runs import run_row
+
     store = store_from_args(args)
     try:
         a, b = resolve(store, [args.run_a, args.run_b])
         if a == b:
             raise M.MetricsError("RUN_A and RUN_B are the same run; give two different runs")
-        ra, rb = M.run_row(store, a), M.run_row(store, b)
+        ra, rb = run_row(store, a), run_row(store, b)
         cmp_ = M.compare(store, a, b, args.metric)
         keys = M.item_keys(store, [a, b], cmp_.a_only_ids + cmp_.b_only_ids)
     finally:
@@ -47,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
         d["item_keys"] = {str(k): v for k, v in sorted(keys.items())}
         print_json(d)
         return 0
-    label_a = f"run {a} ({M.display_text(ra['model'], 40)})"
-    label_b = f"run {b} ({M.display_text(rb['model'], 40)})"
+    label_a = f"run {a} ({display_text(ra['model'], 40)})"
+    label_b = f"run {b} ({display_text(rb['model'], 40)})"
     print(f"A = {label_a}")
     print(f"B = {label_b}")
     print(f"{cmp_.label} on {cmp_.n} items both runs scored")
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         shown = ids if args.all else ids[:SHOWN]
         print(f"\ncorrect in {side} only ({len(ids)}):")
         for s in shown:
-            print(f"  {s}  {M.display_text(keys.get(s, ''), 60)}".rstrip())
+            print(f"  {s}  {display_text(keys.get(s, ''), 60)}".rstrip())
         if len(shown) < len(ids):
             print(f"  … and {len(ids) - len(shown)} more (--all lists them)")
     return 0

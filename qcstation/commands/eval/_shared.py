@@ -1,0 +1,135 @@
+"""What the ``eval`` verbs share: the configuration, RUN arguments, the progress line of a
+run, running and scoring it, and metric cells. Light at import (argparse and the
+command helpers); the evaluation packages are imported by the functions that use them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from qcstation.commands._common import db_path, print_json, print_table, store_from_args
+from qcstation.common.safe import display_text
+
+if TYPE_CHECKING:
+    from db import Store
+    from qcstation.eval.metrics import MetricValue
+
+
+def config(args: argparse.Namespace) -> Any:
+    from qcstation.common.config import load_config
+
+    return load_config(getattr(args, "config", None))
+
+
+def add_run_help(p: argparse.ArgumentParser) -> None:
+    p.epilog = ("RUN is a run id, or a run name when exactly one run has it. "
+                "`qcstation eval list` lists the runs.")
+
+
+def resolve(store: Store, refs: list[str]) -> list[int]:
+    from qcstation.eval.runs import resolve_run
+
+    return [resolve_run(store, r) for r in refs]
+
+
+def cell(mv: MetricValue, *, ci: bool) -> str:
+    from qcstation.eval import metrics as M
+
+    if mv.value is None:
+        return "n/s" if mv.note and mv.note.startswith("not scored") else "-"
+    v = M.fmt_value(mv.code, mv.value)
+    return f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v
+
+
+def notes(rows: list[tuple[str, MetricValue]]) -> list[str]:
+    """'n/s' and '-' explained, one line each."""
+    return [f"  {who}: {mv.label}: {display_text(mv.note, 160)}"
+            for who, mv in rows if mv.value is None and mv.note]
+
+
+class Printer:
+    """One progress line on stderr: rewritten in place on a terminal, every 5 s otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, p: Any) -> None:
+        if self.quiet:
+            return
+        t = time.monotonic()
+        if self.tty:
+            sys.stderr.write("\r\x1b[2K" + p.line())
+            sys.stderr.flush()
+        elif t - self.last >= 5.0 or p.done >= p.total:
+            self.last = t
+            sys.stderr.write(p.line() + "\n")
+
+    def end(self) -> None:
+        if self.tty and not self.quiet:
+            sys.stderr.write("\n")
+
+
+def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool = False) -> int:
+    """Run and score (``eval run`` / ``eval resume``), then print what happened."""
+    from qcstation.eval.evaluate import run_and_score
+
+    printer = Printer(args.quiet)
+    scoring = False
+
+    def start_scoring(_final: Any) -> None:
+        nonlocal scoring
+        scoring = True
+        printer.end()
+
+    try:
+        outcome = run_and_score(db_path(args), run_id, cfg, progress=printer,
+                                retry_errors=retry_errors, score=not args.no_score,
+                                on_scoring=start_scoring)
+    except KeyboardInterrupt:
+        if scoring:
+            raise
+        printer.end()
+        print(f"qcstation: run {run_id} interrupted; what was answered is stored. "
+              f"Continue with `qcstation eval resume {run_id}`", file=sys.stderr)
+        return 130
+    if not scoring:
+        printer.end()
+    prog = outcome.progress
+    summary: dict[str, Any] = {"run": run_id, "progress": prog.to_dict()}
+    if outcome.scores is not None:
+        from qcstation.eval.scorers import summarize_verdicts
+
+        with store_from_args(args) as store:
+            counts = summarize_verdicts(store, run_id)
+        summary["scores"] = {**outcome.scores.to_dict(), "counts": counts}
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"run {run_id}: {prog.status}; {prog.done}/{prog.total} responses stored "
+          f"({prog.errors} failed requests, {prog.cached} from cache)")
+    if prog.status != "done":
+        print(f"continue with `qcstation eval resume {run_id}`")
+    if not args.no_score:
+        print_scores(args, run_id)
+    return 0
+
+
+def print_scores(args: argparse.Namespace, run_id: int) -> None:
+    """The run's scores, one metric a line (fits 80 columns), with what is not reported."""
+    from qcstation.eval import metrics as M
+
+    with store_from_args(args) as store:
+        board = M.leaderboard(store, [run_id])
+    if not board:
+        return
+    r = board[0]
+    print_table(["metric", "value [95% CI]", "items"],
+                [[M.LABELS[c], cell(r.values[c], ci=True), r.values[c].n] for c in M.CODES])
+    extra = notes([("", r.values[c]) for c in M.CODES])
+    if extra:
+        print("\nnot reported:")
+        print("\n".join(line.replace("  : ", "  ", 1) for line in extra))

@@ -1,0 +1,175 @@
+"""``qcstation eval import-batch RUN FILE...``: store the results of the OpenAI Batch API,
+``vllm run-batch`` or ``examples/ray_batch.py`` by ``custom_id``. Importing twice stores
+nothing twice. Exit status: 0 every line stored or already present, 1 some lines were
+skipped (malformed, another run's, or not a request of this run; listed on stderr as
+FILE:LINE: message), 2 a file could not be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from qcstation.commands._common import print_json, store_from_args
+from qcstation.commands.eval._shared import resolve
+
+if TYPE_CHECKING:
+    from db import Store
+    from qcstation.eval.runs import RunInfo
+    from qcstation.eval.types import EvalReply
+
+_SHOWN_PROBLEMS = 20
+_IMPORT_CHUNK = 20_000
+
+
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    im = actions.add_parser(
+        "import-batch", help="store the results of a batch by custom_id",
+        description="Read OpenAI Batch output files (also written by `vllm run-batch` and "
+                    "examples/ray_batch.py) and store each result as the response of its "
+                    "request in RUN. A result with an error or a non-200 status is stored as a "
+                    "failed request. Results already stored are kept and counted, so importing "
+                    "again is safe; results of another run are refused. Then score the run with "
+                    "`qcstation eval score RUN`. Exit status: 0 all lines stored or already "
+                    "present, 1 some lines skipped (see stderr), 2 a file could not be read.")
+    im.add_argument("run", metavar="RUN", help="run id or name")
+    im.add_argument("files", metavar="FILE", nargs="+",
+                    help="batch output (and error) JSONL files")
+    im.add_argument("--json", action="store_true", help="print the result as JSON")
+    im.set_defaults(eval_func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.eval.runs import get_run
+
+    totals: dict[str, int] = {"read": 0, "stored": 0, "stored_error": 0, "already": 0,
+                              "other_run": 0, "unknown_id": 0, "skipped": 0}
+    problems: list[str] = []
+    unreadable: list[str] = []
+    with store_from_args(args) as store:
+        (run_id,) = resolve(store, [args.run])
+        for name in args.files:
+            _import_file(store, run_id, Path(name), totals, problems, unreadable)
+        info = get_run(store, run_id)
+        complete = info.n_outputs >= info.n_requests > 0
+        if complete and info.status in ("created", "interrupted", "failed"):
+            with store.transaction():
+                store.execute("UPDATE eval_runs SET status = 'done', finished_at = COALESCE("
+                              "finished_at, ?) WHERE id = ?", (_now(), run_id))
+            info = get_run(store, run_id)
+        store.event(_actor(), "eval.batch_imported", "eval_run", run_id,
+                    {"files": [str(f) for f in args.files], **totals})
+    status = 2 if unreadable else (1 if problems else 0)
+    for msg in unreadable:
+        print(f"qcstation: error: {msg}", file=sys.stderr)
+    for p in problems[:_SHOWN_PROBLEMS]:
+        print(p, file=sys.stderr)
+    if len(problems) > _SHOWN_PROBLEMS:
+        print(f"... and {len(problems) - _SHOWN_PROBLEMS} more", file=sys.stderr)
+    pending = max(0, info.n_requests - info.n_outputs)
+    if args.json:
+        print_json({"run": run_id, **totals, "problems": problems, "unreadable": unreadable,
+                    "responses": info.n_outputs, "requests": info.n_requests,
+                    "pending": pending, "status": info.status})
+        return status
+    if len(unreadable) == len(args.files):
+        return status
+    _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems), info)
+    return status
+
+
+def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
+                 problems: list[str], unreadable: list[str]) -> None:
+    """Store one batch output file's results of ``run_id``, a slice at a time; what cannot
+    be stored is added to ``problems`` (or the file to ``unreadable``)."""
+    from qcstation.common.safe import message_text
+    from qcstation.eval.backends.batch import BatchFileError, parse_custom_id, read_batch_output
+    from qcstation.eval.outputs import store_replies
+
+    file_problems: list[str] = []
+    other_runs: dict[int, int] = {}
+
+    def ours(replies: Iterator[EvalReply]) -> Iterator[EvalReply]:
+        for reply in replies:
+            totals["read"] += 1
+            line = reply.extra.get("line", "?")
+            parsed = parse_custom_id(reply.custom_id)
+            if parsed is None:
+                totals["unknown_id"] += 1
+                file_problems.append(f"{path}:{line}: custom_id {message_text(reply.custom_id, 80)!r} "
+                                     f"is not a qcstation request id; skipped")
+                continue
+            if parsed[0] != run_id:
+                totals["other_run"] += 1
+                other_runs[parsed[0]] = other_runs.get(parsed[0], 0) + 1
+                file_problems.append(f"{path}:{line}: {reply.custom_id} belongs to run "
+                                     f"{parsed[0]}, not run {run_id}; refused")
+                continue
+            reply.endpoint = reply.endpoint or f"batch file {message_text(path.name, 120)}"
+            yield reply
+
+    malformed: list[str] = []
+    counts: dict[str, int] = {}
+    stream = ours(read_batch_output(path, problems=malformed))
+    try:
+        # stored a slice at a time: memory stays bounded on large files, and a re-run
+        # after an interruption skips what was stored
+        while chunk := list(itertools.islice(stream, _IMPORT_CHUNK)):
+            for key, n in store_replies(store, run_id, chunk).items():
+                counts[key] = counts.get(key, 0) + n
+    except BatchFileError as exc:
+        unreadable.append(str(exc))
+        return
+    totals["skipped"] += len(malformed)
+    file_problems[:0] = malformed
+    for key, n in counts.items():
+        if key == "unknown_id":   # a well-formed id of this run that names no request of it
+            file_problems.append(f"{path}: {n} result(s) name an item, task or sample "
+                                 f"that run {run_id} does not have; skipped")
+        totals[key] = totals.get(key, 0) + n
+    for other, n in sorted(other_runs.items()):
+        exists = store.one("SELECT id FROM eval_runs WHERE id = ?", (other,)) is not None
+        hint = (f"; import them with `qcstation eval import-batch {other} {path}`"
+                if exists else " (no such run in this database)")
+        file_problems.append(f"{path}: {n} result(s) belong to run {other}{hint}")
+    problems.extend(file_problems)
+
+
+def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: bool,
+                   info: RunInfo) -> None:
+    pending = max(0, info.n_requests - info.n_outputs)
+    new = totals["stored"] + totals["stored_error"]
+    print(f"run {run_id}: {totals['read']} results read from {n_files} file(s)")
+    print(f"  stored           {totals['stored']} responses, {totals['stored_error']} failed requests")
+    print(f"  already present  {totals['already']}" +
+          ("  (nothing was stored twice)" if totals["already"] else ""))
+    if totals["other_run"]:
+        print(f"  refused          {totals['other_run']} of another run")
+    if totals["unknown_id"]:
+        print(f"  unknown          {totals['unknown_id']} not requests of run {run_id}")
+    if totals["skipped"]:
+        print(f"  malformed        {totals['skipped']} lines skipped")
+    if problems:
+        print("  (details on stderr)")
+    if new == 0 and totals["read"] and not problems:
+        print(f"nothing new: every result was already stored in run {run_id}")
+    print(f"run {run_id}: {info.n_outputs}/{info.n_requests} responses stored"
+          + (f"; {pending} still pending (`qcstation eval export-batch {run_id}` writes them)"
+             if pending else ""))
+    print(f"next: qcstation eval score {run_id}")
+
+
+def _now() -> str:
+    from db.store import now
+
+    return now()
+
+
+def _actor() -> str:
+    from db.store import current_actor
+
+    return current_actor()

@@ -1,0 +1,110 @@
+"""``qcstation eval run``: start an evaluation run, then score it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from qcstation.commands._common import positive_int, store_from_args
+from qcstation.commands.eval._shared import config, execute
+
+
+def _shots(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= v <= 16:
+        raise argparse.ArgumentTypeError("must be between 0 and 16")
+    return v
+
+
+def _temperature(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= v <= 2.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 2")
+    return v
+
+
+def _tasks(text: str) -> list[str]:
+    from qcstation.eval.types import TASKS
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    aliases = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rr": "refinement",
+               "r&r": "refinement", "fi": "final"}
+    out = []
+    for n in names:
+        n = aliases.get(n.lower(), n.lower())
+        if n not in TASKS:
+            raise argparse.ArgumentTypeError(f"unknown task {n!r}; known: {', '.join(TASKS)}")
+        out.append(n)
+    if not out:
+        raise argparse.ArgumentTypeError("name at least one task")
+    return out
+
+
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = actions.add_parser(
+        "run", help="start an evaluation run and score it",
+        description="Run a model on an approved release (default: the latest) or on the current "
+                    "working set, ask every task of every item, store the raw responses, then score "
+                    "them. Interrupted runs resume with `qcstation eval resume RUN`.")
+    p.add_argument("--model", "-m", metavar="NAME",
+                   help="a [models.NAME] of the configuration, or `reference` (the benchmark's own "
+                        "answers: the offline self-test of the scoring chain, every metric 100%%)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--release", metavar="NAME[@VERSION]",
+                     help="approved release to evaluate (default: the latest approved release)")
+    src.add_argument("--working-set", action="store_true",
+                     help="evaluate the current working set (seeds with all four artifacts verified "
+                          "or accepted) instead of a release")
+    p.add_argument("--tasks", type=_tasks, metavar="LIST",
+                   help="comma-separated tasks (default all): understanding, reasoning, arithmetic, "
+                        "refinement, final")
+    p.add_argument("--shots", type=_shots, default=None, metavar="K",
+                   help="few-shot exemplars per prompt, drawn from items left out of the evaluation "
+                        "(default 3, or [eval] shots)")
+    p.add_argument("--temperature", type=_temperature, default=0.0, metavar="T",
+                   help="sampling temperature (default 0)")
+    p.add_argument("--samples", type=positive_int, default=1, metavar="N",
+                   help="responses per item and task (default 1)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="evaluate a seeded random subset of N items")
+    p.add_argument("--max-tokens", type=positive_int, metavar="N",
+                   help="completion budget per request (default: the model's max_tokens)")
+    p.add_argument("--name", metavar="NAME", help="a name for the run (shown in lists and reports)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed for choosing exemplars and the --limit subset (default 0)")
+    p.add_argument("--no-score", action="store_true", help="store responses only; score later "
+                                                           "with `qcstation eval score RUN`")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(eval_func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.eval.runs import EvalError, create_run, resolve_release
+    from qcstation.eval.types import TASKS
+
+    cfg = config(args)
+    if not args.model:
+        raise EvalError("name the model to evaluate with --model NAME (a [models.NAME] of the "
+                        "configuration) or --model reference for the offline self-test")
+    if args.model != "reference" and cfg.model(args.model).backend == "vllm":
+        from qcstation.eval.backends.vllm import require_vllm
+
+        require_vllm()   # before the run is created: no empty run left behind without vLLM
+    with store_from_args(args) as store:
+        release = None if args.working_set else resolve_release(store, args.release)
+        shots = args.shots if args.shots is not None else cfg.eval.shots
+        run_id = create_run(store, cfg, model=args.model, release=release,
+                            tasks=args.tasks or list(TASKS), shots=shots,
+                            temperature=args.temperature, samples=args.samples, limit=args.limit,
+                            max_tokens=args.max_tokens, name=args.name, rng_seed=args.seed)
+    if not args.quiet and not args.json:
+        where = f"release {release[0]} {release[1]}" if release else "the working set"
+        print(f"run {run_id}: {args.model} on {where}", file=sys.stderr)
+    return execute(args, run_id, cfg)

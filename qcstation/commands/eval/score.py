@@ -1,0 +1,42 @@
+"""``qcstation eval score RUN``: score the stored responses that have no score yet (also the
+action of ``eval rescore``, which scores every response again)."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation.commands._common import db_path, print_json, print_table, store_from_args
+from qcstation.commands.eval._shared import config, print_scores, resolve
+
+
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sc = actions.add_parser("score", help="score stored responses that have no score yet",
+                            description="Score the outputs of a run that have no score yet "
+                                        "(e.g. after `eval import-batch`). No model is called; "
+                                        "judges are called for Understanding.")
+    sc.add_argument("run", metavar="RUN", help="run id or name")
+    sc.add_argument("--json", action="store_true", help="print as JSON")
+    sc.set_defaults(eval_func=run, only_missing=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.eval.scorers import score_run
+
+    cfg = config(args)
+    with store_from_args(args) as store:
+        (run_id,) = resolve(store, [args.run])
+    summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing)
+    if args.json:
+        print_json(summary.to_dict())
+        return 0
+    print(f"run {run_id}: {summary.scored} scores written")
+    if not args.only_missing:
+        if summary.flipped:
+            print(f"{len(summary.flipped)} verdicts flipped:")
+            print_table(["item", "sample", "metric", "before", "after"],
+                        [[f["item"], f["sample"], f["metric"], f["before"], f["after"]]
+                         for f in summary.flipped])
+        else:
+            print("no verdict flipped")
+    print_scores(args, run_id)
+    return 0

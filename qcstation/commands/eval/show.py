@@ -1,0 +1,48 @@
+"""``qcstation eval show RUN``: what decides a run's results, and its verdict counts."""
+
+from __future__ import annotations
+
+import argparse
+
+from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands.eval._shared import resolve
+
+
+def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sh = actions.add_parser("show", help="what decides a run's results, and its verdict counts",
+                            description="Print a run's spec (release, model without secrets, tasks, "
+                                        "shots and exemplars, templates, scorer versions) and its "
+                                        "verdict counts per metric.")
+    sh.add_argument("run", metavar="RUN", help="run id or name")
+    sh.add_argument("--json", action="store_true", help="print as JSON (with template texts)")
+    sh.set_defaults(eval_func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from qcstation.eval.runs import get_run
+    from qcstation.eval.scorers import summarize_verdicts
+
+    with store_from_args(args) as store:
+        info = get_run(store, resolve(store, [args.run])[0])
+        counts = summarize_verdicts(store, info.id)
+    if args.json:
+        print_json({**info.to_dict(), "spec": info.spec, "verdicts": counts})
+        return 0
+    spec = info.spec
+    print(f"run {info.id}{' (' + info.name + ')' if info.name else ''}: {info.model} "
+          f"[{info.backend}] on {info.source}; {info.status}")
+    print(f"  items {info.n_items}, tasks {', '.join(spec.get('tasks', []))}, samples "
+          f"{spec.get('samples')}, temperature {spec.get('temperature')}, max tokens {spec.get('max_tokens')}")
+    ex = ", ".join(e["id"] for e in spec.get("exemplars", [])) or "none"
+    print(f"  shots {spec.get('shots')} (exemplars: {ex})")
+    print("  templates: " + ", ".join(f"{t}={s['version']}@{s['sha']}" for t, s in
+                                      sorted(spec.get("templates", {}).items())))
+    if spec.get("scorer_versions"):
+        print("  scorers: " + ", ".join(f"{k}={v}" for k, v in sorted(spec["scorer_versions"].items())))
+    print(f"  responses {info.n_outputs}/{info.n_requests} ({info.n_errors} failed requests)")
+    if counts:
+        print()
+        rows = [[m, *(c.get(v, 0) for v in ("correct", "wrong", "unparseable", "error", "not_scored"))]
+                for m, c in sorted(counts.items())]
+        print_table(["metric", "correct", "wrong", "unparseable", "error", "not scored"], rows)
+    return 0

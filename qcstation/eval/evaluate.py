@@ -1,0 +1,53 @@
+"""Run and score: the one sequence behind ``qcstation eval run`` / ``eval resume`` and the
+workstation's evaluation runs.
+
+:func:`run_and_score` executes a run (:func:`~qcstation.eval.runner.execute_run`, the
+answer tasks scored live as their outputs are stored), then, unless the run was
+cancelled, scores what has no score yet (:func:`~qcstation.eval.scorers.score_run`:
+Reasoning through Z3, Understanding through the judges). With ``retry_errors`` the scoring
+pass scores every output again, since failed requests were replaced.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qcstation.eval.runner import RunProgress, execute_run
+from qcstation.eval.scorers import ScoreSummary, score_run
+
+
+@dataclass
+class RunOutcome:
+    progress: RunProgress            # the run's final progress (status done | interrupted | failed)
+    scores: ScoreSummary | None      # None when not scored (score=False, cancelled, scorer missing)
+    note: str | None = None          # why it was not scored, when a scorer's package is missing
+
+
+def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
+                  progress: Callable[[RunProgress], None] | None = None,
+                  cancel: threading.Event | None = None, retry_errors: bool = False,
+                  score: bool = True, on_scoring: Callable[[RunProgress], None] | None = None,
+                  missing_scorer_ok: bool = False) -> RunOutcome:
+    """Ask what the run lacks, then score it. ``on_scoring`` is called with the final
+    progress as the scoring pass starts. A scorer whose package is missing ends the call
+    with that ImportError, or, with ``missing_scorer_ok`` (the workstation), leaves the
+    run unscored with a note saying so. Ctrl+C during the run propagates (what was
+    answered is stored; the run resumes later)."""
+    final = execute_run(db_path, run_id, cfg, progress=progress, cancel=cancel,
+                        retry_errors=retry_errors, live_score=score)
+    if not score or (cancel is not None and cancel.is_set()):
+        return RunOutcome(final, None)
+    if on_scoring is not None:
+        on_scoring(final)
+    try:
+        summary = score_run(db_path, run_id, cfg, only_missing=not retry_errors)
+    except ImportError as exc:
+        if not missing_scorer_ok:
+            raise
+        return RunOutcome(final, None, f"not scored ({exc}); score it later with "
+                                       f"`qcstation eval score`")
+    return RunOutcome(final, summary)

@@ -1,0 +1,450 @@
+"""The run record: one evaluation run as stored, and the one place that reads it.
+
+A run is a row of ``eval_runs`` (its ``spec`` JSON freezes everything that decides a
+result), the frozen item records in ``eval_items``, and, while a process works on it,
+a lease (``owner`` + ``heartbeat_at``). This module creates runs, reads them back
+(:func:`get_run`, :func:`list_runs`, :func:`run_row`, :class:`RunContext`), resolves what
+a user types to name a run (:func:`resolve_run`: an id, or a name exactly one run has)
+or the release to run on (:func:`resolve_release`: NAME[@VERSION], default the latest
+approved), and says whether a run's lease is held (:func:`lease_free`,
+:func:`effective_status`). It asks no model and scores nothing: :mod:`~qcstation.eval.runner`
+executes runs, :mod:`~qcstation.eval.scorers` scores them, and both build on this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import socket
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from db.store import Store, current_actor, now
+from qcstation.common.errors import QCStationError
+from qcstation.common.runtime import pid_alive
+from qcstation.common.safe import display_text
+from qcstation.eval import tasks as T
+from qcstation.eval.backends import REFERENCE, backend_kind
+from qcstation.eval.types import TASK_METRICS, TASKS, EvalRequest
+
+SPEC_FORMAT = 1
+#: seconds without a heartbeat after which a run's lease may be taken over
+LEASE_S = 60.0
+#: statuses whose runs count as finished (the leaderboard's default)
+FINISHED_STATUSES = ("done",)
+#: a spec larger than this is not read (specs are a few kB: templates are capped at 64 kB)
+MAX_SPEC_CHARS = 5_000_000
+
+
+class EvalError(QCStationError):
+    pass
+
+
+# -- the spec ------------------------------------------------------------------------------
+
+def load_spec(raw: Any) -> dict[str, Any]:
+    """A run's ``spec`` column as a dict ({} when missing, malformed or oversized)."""
+    if not isinstance(raw, str) or not raw or len(raw) > MAX_SPEC_CHARS:
+        return {}
+    try:
+        spec = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    return spec if isinstance(spec, dict) else {}
+
+
+def spec_tasks(spec: Mapping[str, Any]) -> set[str] | None:
+    """The tasks a run asked for, from its spec (None when the spec does not say)."""
+    tasks = spec.get("tasks")
+    if not isinstance(tasks, list):
+        return None
+    return {t for t in tasks if isinstance(t, str) and t in TASK_METRICS}
+
+
+def source_label(spec: Mapping[str, Any]) -> str:
+    """``release smart 1.0.0`` / ``working set (2025-01-02T03:04:05)``: what ``eval list``
+    and ``eval show`` print."""
+    src = spec.get("source") or {}
+    if src.get("release"):
+        return f"release {src['release']} {src['version']}"
+    return f"working set ({str(src.get('at', ''))[:19]})"
+
+
+def release_label(spec: dict[str, Any]) -> str:
+    """``smart 1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
+    source = spec.get("source")
+    if isinstance(source, dict):
+        if source.get("release"):
+            return " ".join(str(p) for p in (source.get("release"), source.get("version")) if p)
+        if source.get("working_set"):
+            return "working set"
+    rel = spec.get("release")
+    if isinstance(rel, dict):
+        name, version = rel.get("name"), rel.get("version")
+        if name or version:
+            return " ".join(str(p) for p in (name, version) if p)
+    if isinstance(rel, (list, tuple)) and rel:
+        return " ".join(str(p) for p in rel)
+    if isinstance(rel, str) and rel:
+        return rel
+    if spec.get("release_name"):
+        return " ".join(str(p) for p in (spec.get("release_name"), spec.get("release_version"))
+                        if p)
+    return "working set"
+
+
+def run_label(row: Mapping[str, Any]) -> str:
+    """``#3 gpt-4o-mini`` (or the run's name when it has one)."""
+    name = row.get("name") or row.get("model") or "?"
+    return f"#{row['id']} {name}"
+
+
+def item_key(record: Mapping[str, Any]) -> str:
+    """The id people use for an item of a run (``gsm8k-17``), as in releases."""
+    return str(record.get("id") or f"{record.get('source')}-{record.get('orig_id')}")
+
+
+# -- naming runs and releases --------------------------------------------------------------
+
+def run_row(store: Store, run_id: int) -> dict[str, Any]:
+    """The ``eval_runs`` columns people read (id, model, name, status, spec, times, items)."""
+    row = store.one("SELECT id, model, name, status, spec, started_at, finished_at, n_items "
+                    "FROM eval_runs WHERE id = ?", (int(run_id),))
+    if row is None:
+        raise EvalError(f"no evaluation run {run_id}; `qcstation eval list` lists them",
+                        title="No such run")
+    return row
+
+
+def resolve_run(store: Store, ref: str | int) -> int:
+    """A run by id, or by name when exactly one run has it: the one rule for every RUN
+    argument (CLI actions, reports, batch files)."""
+    text = str(ref).strip()
+    if re.fullmatch(r"\d{1,18}", text):
+        return int(run_row(store, int(text))["id"])
+    rows = store.query("SELECT id FROM eval_runs WHERE name = ? ORDER BY id", (text,))
+    if len(rows) == 1:
+        return int(rows[0]["id"])
+    shown = display_text(text, 60)
+    if not rows:
+        raise EvalError(f"no evaluation run with id or name {shown!r}", title="No such run")
+    ids = ", ".join(str(r["id"]) for r in rows[:10])
+    raise EvalError(f"{len(rows)} runs are named {shown!r} ({ids}); give the run id",
+                    title="Ambiguous run")
+
+
+def finished_runs(store: Store) -> list[int]:
+    marks = ",".join("?" for _ in FINISHED_STATUSES)
+    return [int(r["id"]) for r in store.query(
+        f"SELECT id FROM eval_runs WHERE status IN ({marks}) ORDER BY id", FINISHED_STATUSES)]
+
+
+def latest_release(store: Store) -> tuple[str, str] | None:
+    row = store.one("SELECT name, version FROM releases ORDER BY approved_at DESC, id DESC LIMIT 1")
+    return (row["name"], row["version"]) if row else None
+
+
+def resolve_release(store: Store, text: str | None) -> tuple[str, str]:
+    """``NAME@VERSION``, ``NAME`` (its latest version) or None (the latest approved release)."""
+    if text is None:
+        rel = latest_release(store)
+        if rel is None:
+            raise EvalError("no approved release yet: approve one (`qcstation release approve`) or "
+                            "evaluate the working set with --working-set")
+        return rel
+    name, _, version = text.partition("@")
+    if not version:
+        row = store.one("SELECT version FROM releases WHERE name = ? ORDER BY approved_at DESC, id DESC "
+                        "LIMIT 1", (name,))
+        if row is None:
+            raise EvalError(f"no approved release named {name!r} (see `qcstation release list`)")
+        version = row["version"]
+    return name, version
+
+
+# -- reading runs --------------------------------------------------------------------------
+
+@dataclass
+class RunInfo:
+    id: int
+    name: str | None
+    model: str
+    backend: str
+    status: str
+    source: str                  # "release NAME VERSION" or "working set"
+    n_items: int
+    n_requests: int
+    n_outputs: int
+    n_errors: int
+    started_at: str
+    finished_at: str | None
+    spec: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("spec", None)
+        return d
+
+
+def get_run(store: Store, run_id: int) -> RunInfo:
+    row = store.one("SELECT * FROM eval_runs WHERE id = ?", (run_id,))
+    if row is None:
+        raise EvalError(f"no evaluation run {run_id}")
+    counts = store.one(
+        "SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e FROM eval_outputs WHERE run_id = ?",
+        (run_id,)) or {"n": 0, "e": 0}
+    spec = load_spec(row["spec"])
+    return RunInfo(id=int(row["id"]), name=row["name"], model=row["model"], backend=row["backend"] or "",
+                   status=row["status"], source=source_label(spec), n_items=int(row["n_items"] or 0),
+                   n_requests=int(row["n_requests"] or 0), n_outputs=int(counts["n"]),
+                   n_errors=int(counts["e"]), started_at=row["started_at"],
+                   finished_at=row["finished_at"], spec=spec)
+
+
+def list_runs(store: Store) -> list[RunInfo]:
+    return [get_run(store, int(r["id"])) for r in store.query("SELECT id FROM eval_runs ORDER BY id")]
+
+
+# -- the lease -----------------------------------------------------------------------------
+
+def owner_id() -> str:
+    """This process as a run's lease owner: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def lease_free(row: Mapping[str, Any]) -> bool:
+    """Whether a run (its ``status``, ``owner``, ``heartbeat_at``) may be taken: it is not
+    running, or its owner is gone (same host) or silent for :data:`LEASE_S` seconds."""
+    owner, beat = row.get("owner"), row.get("heartbeat_at")
+    if row.get("status") != "running" or not owner or not beat:
+        return True
+    host, _, pid = str(owner).rpartition(":")
+    if host == socket.gethostname() and pid.isdigit() and not pid_alive(int(pid)):
+        return True
+    import datetime as _dt
+
+    try:
+        t = _dt.datetime.strptime(str(beat), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return True
+    return (_dt.datetime.now(_dt.timezone.utc) - t).total_seconds() > LEASE_S
+
+
+def held_elsewhere(row: Mapping[str, Any]) -> bool:
+    """Another live process holds this run's lease now."""
+    return not lease_free(row) and row["owner"] != owner_id()
+
+
+def take_lease(store: Store, run_id: int) -> None:
+    """Mark the run ``running`` by this process, unless another live process holds it."""
+    with store.transaction():
+        row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (run_id,))
+        if row is None:
+            raise EvalError(f"no evaluation run {run_id}")
+        if held_elsewhere(row):
+            raise EvalError(f"run {run_id} is being run by {row['owner']} (last sign of life "
+                            f"{row['heartbeat_at']}); wait for it, or stop that process first")
+        store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ?, "
+                      "error = NULL WHERE id = ?", (owner_id(), now(), run_id))
+
+
+def effective_status(run: Mapping[str, Any]) -> str:
+    """``running`` only while its owner holds the lease (alive, heartbeat fresh); a run
+    whose process was killed reads ``stopped``."""
+    status = str(run["status"])
+    if status != "running":
+        return status
+    return "stopped" if lease_free(run) else status
+
+
+# -- creating runs -------------------------------------------------------------------------
+
+def _records_for(store: Store, release: tuple[str, str] | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from qcstation.core.release import releases as rel
+
+    if release is None:
+        records, _ = rel.release_candidates(store)
+        return records, {"working_set": True, "at": now(), "n": len(records)}
+    name, version = release
+    info = rel.get_release(store, name, version)
+    return rel.release_records(store, name, version), {
+        "release": name, "version": version, "release_id": info.id}
+
+
+def _check_settings(tasks: list[str], shots: int, temperature: float, samples: int,
+                    limit: int | None, name: str | None) -> None:
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown or not tasks:
+        raise EvalError(f"unknown task(s) {', '.join(unknown) or '(none)'}; known: {', '.join(TASKS)}")
+    if not 0 <= shots <= 16:
+        raise EvalError(f"shots must be between 0 and 16, got {shots}")
+    if not 1 <= samples <= 64:
+        raise EvalError(f"samples must be between 1 and 64, got {samples}")
+    if not 0.0 <= temperature <= 2.0:
+        raise EvalError(f"temperature must be between 0 and 2, got {temperature}")
+    if limit is not None and limit < 1:
+        raise EvalError(f"limit must be at least 1, got {limit}")
+    if name is not None and (not name.strip() or len(name) > 80 or not name.isprintable()):
+        raise EvalError("a run name must be 1-80 printable characters")
+
+
+def _model_spec(m: Any) -> dict[str, Any]:
+    """What about the model decides a result (no key, no key variable, no server list)."""
+    from qcstation.common.config import config_fingerprint
+
+    fp = config_fingerprint(m)
+    fp.pop("base_url", None)
+    fp["servers"] = len(m.endpoints)
+    extra = getattr(m, "vllm_args", None)
+    if extra:
+        fp["vllm_args"] = extra
+    return fp
+
+
+def _draw_items(records: list[dict[str, Any]], tasks: list[str], shots: int, limit: int | None,
+                rng_seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(exemplars, evaluated items): exemplars are complete items left out of the evaluation;
+    ``limit`` draws a seeded subset of the rest. Both in seed order."""
+    records.sort(key=lambda r: int(r["seed_id"]))
+    rng = random.Random(rng_seed)
+    exemplars: list[dict[str, Any]] = []
+    if shots:
+        ready = [r for r in records if all(T.task_ready(t, r) is None for t in tasks)]
+        if len(ready) <= shots:
+            raise EvalError(f"{shots} exemplars need more than {shots} complete items; "
+                            f"{len(ready)} available (use --shots 0)")
+        exemplars = sorted(rng.sample(ready, shots), key=lambda r: int(r["seed_id"]))
+    ex_ids = {int(r["seed_id"]) for r in exemplars}
+    pool = [r for r in records if int(r["seed_id"]) not in ex_ids]
+    if limit is not None and limit < len(pool):
+        pool = sorted(rng.sample(pool, limit), key=lambda r: int(r["seed_id"]))
+    return exemplars, pool
+
+
+def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] | None = None,
+               tasks: Sequence[str] = TASKS, shots: int = 3, temperature: float = 0.0,
+               samples: int = 1, limit: int | None = None, max_tokens: int | None = None,
+               backend: str | None = None, name: str | None = None, actor: str | None = None,
+               rng_seed: int = 0) -> int:
+    """Create a run (nothing is asked yet) and return its id. ``release=None`` evaluates the
+    current working set (active seeds whose four artifacts are verified or accepted)."""
+    tasks = list(dict.fromkeys(tasks))
+    _check_settings(tasks, shots, temperature, samples, limit, name)
+    if backend == REFERENCE or model == REFERENCE:
+        kind, model_cfg, label = REFERENCE, None, REFERENCE
+        model_spec: dict[str, Any] = {"name": REFERENCE, "model": REFERENCE}
+    else:
+        model_cfg = cfg.model(model)
+        kind = backend or backend_kind(model_cfg)
+        label = model_cfg.name
+        model_spec = _model_spec(model_cfg)
+    mtok = int(max_tokens if max_tokens is not None else (model_cfg.max_tokens if model_cfg else 1024))
+
+    records, source = _records_for(store, release)
+    if not records:
+        where = (f"release {release[0]} {release[1]}" if release else
+                 "the working set (no seed has all four dimensions verified or accepted yet)")
+        raise EvalError(f"nothing to evaluate in {where}")
+    exemplars, pool = _draw_items(records, tasks, shots, limit, rng_seed)
+    templates = {t: T.load_template(t, cfg) for t in tasks}
+    judge = T.load_template("judge_understanding", cfg) if "understanding" in tasks else None
+    spec = {
+        "format": SPEC_FORMAT,
+        "source": source,
+        "model": model_spec,
+        "backend": kind,
+        "tasks": tasks,
+        "shots": shots,
+        "exemplars": [{"seed_id": int(r["seed_id"]), "id": item_key(r)} for r in exemplars],
+        "temperature": float(temperature),
+        "max_tokens": mtok,
+        "samples": int(samples),
+        "limit": limit,
+        "rng_seed": rng_seed,
+        "templates": {t: tpl.to_spec() for t, tpl in templates.items()},
+        "judge_template": judge.to_spec() if judge else None,
+        "n_items": len(pool),
+    }
+    actor = actor or current_actor()
+    with store.transaction():
+        run_id = store.insert("eval_runs", {
+            "release_id": source.get("release_id"), "model": label,
+            "config": json.dumps(model_spec, sort_keys=True), "status": "created",
+            "started_at": now(), "finished_at": None, "name": name,
+            "spec": json.dumps(spec, sort_keys=True, ensure_ascii=False), "backend": kind,
+            "created_by": actor, "n_items": len(pool),
+            "n_requests": len(pool) * len(tasks) * samples,
+        })
+        rows = [(run_id, int(r["seed_id"]), item_key(r), str(r.get("source") or ""),
+                 r.get("difficulty"), role, pos, json.dumps(r, sort_keys=True, ensure_ascii=False))
+                for role, group in (("exemplar", exemplars), ("eval", pool))
+                for pos, r in enumerate(group)]
+        store.conn.executemany(
+            "INSERT INTO eval_items (run_id, seed_id, item_key, source, difficulty, role, position, record) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        store._event_raw(actor, "eval.run_created", "eval_run", run_id,
+                         {"model": label, "backend": kind, "tasks": tasks, "items": len(pool),
+                          "source": source})
+    return run_id
+
+
+# -- a run's requests ----------------------------------------------------------------------
+
+class RunContext:
+    """Everything needed to rebuild a run's requests: spec, templates, exemplars, items."""
+
+    def __init__(self, store: Store, run_id: int) -> None:
+        row = store.one("SELECT * FROM eval_runs WHERE id = ?", (run_id,))
+        if row is None:
+            raise EvalError(f"no evaluation run {run_id}")
+        self.run_id = run_id
+        self.row = row
+        self.spec: dict[str, Any] = load_spec(row["spec"])
+        if self.spec.get("format") != SPEC_FORMAT:
+            raise EvalError(f"run {run_id} was made by another version of qcstation (spec format "
+                            f"{self.spec.get('format')!r})")
+        self.tasks: list[str] = list(self.spec["tasks"])
+        self.templates = {t: T.template_from_spec(s) for t, s in self.spec["templates"].items()}
+        self.samples = int(self.spec["samples"])
+        self.temperature = float(self.spec["temperature"])
+        self.max_tokens = int(self.spec["max_tokens"])
+        self.reference = self.spec.get("backend") == REFERENCE
+        ex = store.query("SELECT record FROM eval_items WHERE run_id = ? AND role = 'exemplar' "
+                         "ORDER BY position", (run_id,))
+        self.exemplars = [json.loads(r["record"]) for r in ex]
+        self._store = store
+        self._prefix = {t: T.prefix_messages(tpl, self.exemplars) for t, tpl in self.templates.items()}
+        self._values: tuple[int, dict[str, str]] | None = None
+
+    def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
+        """The evaluated items in order, read a page at a time (no cursor left open)."""
+        after = -1
+        while True:
+            rows = self._store.conn.execute(
+                "SELECT position, record FROM eval_items WHERE run_id = ? AND role = 'eval' "
+                "AND position > ? ORDER BY position LIMIT ?", (self.run_id, after, page)).fetchall()
+            if not rows:
+                return
+            for pos, text in rows:
+                yield json.loads(text)
+            after = int(rows[-1][0])
+
+    def record(self, seed_id: int) -> dict[str, Any] | None:
+        row = self._store.one("SELECT record FROM eval_items WHERE run_id = ? AND seed_id = ?",
+                              (self.run_id, seed_id))
+        return json.loads(row["record"]) if row else None
+
+    def request(self, record: Mapping[str, Any], task: str, sample_idx: int) -> EvalRequest:
+        tpl = self.templates[task]
+        sid = int(record["seed_id"])
+        if self._values is None or self._values[0] != sid:
+            self._values = (sid, T.record_values(record))
+        messages = T.build_messages(tpl, record, prefix=self._prefix[task], values=self._values[1])
+        return EvalRequest(
+            run_id=self.run_id, seed_id=int(record["seed_id"]), task=task, sample_idx=sample_idx,
+            messages=tuple(messages), temperature=self.temperature, max_tokens=self.max_tokens,
+            prompt_hash=T.prompt_hash(messages),
+            reference=T.reference_answer(tpl, record) if self.reference else None)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from qcstation.common.runtime import pid_alive
+from qcstation.common.leases import pid_alive
 from qcstation.common.safe import markdown as _md
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 

@@ -21,6 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from qcstation.common.leases import pid_alive
+
 #: the forkserver socket is ``<dir>/listener-xxxxxxxx``; AF_UNIX paths hold 107 bytes
 _MAX_BASE_LEN = 80
 
@@ -35,17 +37,6 @@ def runtime_base() -> Path:
     if len(str(base)) > _MAX_BASE_LEN:
         base = Path(tempfile.gettempdir()) / f"qcstation-{os.getuid()}"
     return base
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this machine (one we may not signal counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def clean_stale(base: Path) -> list[Path]:

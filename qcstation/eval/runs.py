@@ -14,17 +14,16 @@ executes runs, :mod:`~qcstation.eval.scorers` scores them, and both build on thi
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import socket
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from db.store import Store, current_actor, now
 from qcstation.common.errors import QCStationError
-from qcstation.common.runtime import pid_alive
+from qcstation.common import leases
+from qcstation.common.leases import Owner
 from qcstation.common.safe import display_text
 from qcstation.eval import tasks as T
 from qcstation.eval.backends import REFERENCE, backend_kind
@@ -212,30 +211,22 @@ def list_runs(store: Store) -> list[RunInfo]:
 
 def owner_id() -> str:
     """This process as a run's lease owner: ``host:pid``."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return str(Owner.me())
 
 
 def lease_free(row: Mapping[str, Any]) -> bool:
     """Whether a run (its ``status``, ``owner``, ``heartbeat_at``) may be taken: it is not
     running, or its owner is gone (same host) or silent for :data:`LEASE_S` seconds."""
-    owner, beat = row.get("owner"), row.get("heartbeat_at")
-    if row.get("status") != "running" or not owner or not beat:
+    if row.get("status") != "running":
         return True
-    host, _, pid = str(owner).rpartition(":")
-    if host == socket.gethostname() and pid.isdigit() and not pid_alive(int(pid)):
-        return True
-    import datetime as _dt
-
-    try:
-        t = _dt.datetime.strptime(str(beat), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)
-    except ValueError:
-        return True
-    return (_dt.datetime.now(_dt.timezone.utc) - t).total_seconds() > LEASE_S
+    return not leases.held(Owner.parse(row.get("owner")), row.get("heartbeat_at"),
+                           stale_after_s=LEASE_S)
 
 
 def held_elsewhere(row: Mapping[str, Any]) -> bool:
     """Another live process holds this run's lease now."""
-    return not lease_free(row) and row["owner"] != owner_id()
+    owner = Owner.parse(row.get("owner"))
+    return not lease_free(row) and owner is not None and not owner.is_me
 
 
 def take_lease(store: Store, run_id: int) -> None:

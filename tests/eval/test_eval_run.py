@@ -4,6 +4,7 @@ real SQLite file, the loopback OpenAI-protocol server as model and judge, real Z
 from __future__ import annotations
 
 import json
+import socket
 import os
 import threading
 from pathlib import Path
@@ -237,7 +238,7 @@ def test_a_run_held_by_a_live_process_is_refused(qs_db: Path) -> None:
         execute_run(qs_db, run_id, cfg)
     # a lease of a dead local process is taken over at once
     with Store(qs_db) as s:
-        s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{runs.socket.gethostname()}:999999", run_id))
+        s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{socket.gethostname()}:999999", run_id))
     assert execute_run(qs_db, run_id, cfg).status == "done"
 
 

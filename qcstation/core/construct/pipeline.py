@@ -20,11 +20,8 @@ Dimension order matters: arithmetic (notation) questions are derived from the
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import json
-import os
 import re
-import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -38,7 +35,7 @@ from qcstation.core.construct import prompts
 from qcstation.core.construct.checks import check_refinement, cot_answer_ok, expected_answer, notation_smtlib
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
-from qcstation.common.runtime import pid_alive
+from qcstation.common import leases
 from qcstation.common.errors import GenerationError, ModelAccessError
 
 ProgressFn = Callable[[int, int, str], None]
@@ -90,22 +87,14 @@ class _Taken(Exception):
     """Another process is generating (or has generated) this item since it was selected."""
 
 
-_HOST = socket.gethostname()
 LEASE_SECONDS = 30 * 60
 
 
 def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
-    if owner.get("host") == _HOST:
-        pid = int(owner.get("pid") or 0)
-        if pid == os.getpid() or pid <= 0:
-            return False
-        return pid_alive(pid)
-    # another machine sharing the file: trust its lease for a while
-    try:
-        started = _dt.datetime.strptime(started_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=_dt.timezone.utc)
-    except ValueError:
-        return False
-    return (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds() < LEASE_SECONDS
+    """Another process holds this item: one of this machine that still runs, or one of
+    another machine sharing the file that started less than LEASE_SECONDS ago."""
+    return leases.held_by_another(leases.Owner.from_record(owner), started_at,
+                                  stale_after_s=LEASE_SECONDS, local_pid_decides=True)
 
 
 def _checked_elsewhere(store: Store, art: dict[str, Any]) -> bool:
@@ -147,7 +136,7 @@ def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
                 raise _Taken(f"seed {seed_id} {dim}: in progress in process {owner.get('pid')}")
         n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
                          (seed_id, dim))
-        record = {"owner": {"host": _HOST, "pid": os.getpid()}, "input": inputs}
+        record = {"owner": leases.Owner.me().record(), "input": inputs}
         return store.insert("attempts", {
             "seed_id": seed_id, "dimension": dim, "attempt_no": int(n) + 1,
             "generator": generator, "model": model, "prompt_version": prompt_version,

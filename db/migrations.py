@@ -438,4 +438,68 @@ def _full_text_indexes(db: Any) -> None:
 migration(7, "full-text search: seed questions, review reasons, model responses",
           [_full_text_indexes])
 
+# --- v8: derived item sets (qcstation/core/derive): variants, ladders, perturbations,
+# counterfactual and inverse problems. A derived item is a seed of its own (status
+# ``derived``, so the working set's queries never see it) with a ``derived_items`` row naming
+# its parent, transformation, parameters and exact answer; its artifacts are ordinary
+# artifact rows. ``derive_jobs`` holds one row per (set, parent): its lease while a process
+# builds it, then its outcome (made / refused, with the reasons). QC samples and releases
+# get a ``scope``: '' for the working set, else the name of the derived set they are about.
+migration(
+    8,
+    "derived item sets; QC and release scopes",
+    [
+        """
+        CREATE TABLE derive_sets (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,                    -- variants | ladder | perturb | counterfactual | inverse
+            spec TEXT NOT NULL,                    -- JSON: options, sources, limit, rng seed
+            created_by TEXT,
+            created_at TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE derive_jobs (
+            id INTEGER PRIMARY KEY,
+            set_id INTEGER NOT NULL REFERENCES derive_sets(id),
+            parent_id INTEGER NOT NULL REFERENCES seeds(id),
+            status TEXT NOT NULL DEFAULT 'pending',  -- pending | done | refused
+            owner TEXT,                            -- lease: {"host", "pid"} of the process building it
+            leased_at TEXT,
+            made INTEGER NOT NULL DEFAULT 0,
+            refused INTEGER NOT NULL DEFAULT 0,
+            reason TEXT,                           -- why the parent cannot be transformed at all
+            detail TEXT NOT NULL DEFAULT '[]',     -- JSON: refused items {transform, code, reason, idx}
+            finished_at TEXT,
+            UNIQUE (set_id, parent_id)
+        )
+        """,
+        "CREATE INDEX derive_jobs_status ON derive_jobs (set_id, status)",
+        """
+        CREATE TABLE derived_items (
+            seed_id INTEGER PRIMARY KEY REFERENCES seeds(id),
+            set_id INTEGER NOT NULL REFERENCES derive_sets(id),
+            parent_id INTEGER NOT NULL REFERENCES seeds(id),
+            transform TEXT NOT NULL,               -- variant | noise | digits | errors | add-operation
+                                                   -- | changed-numbers | counterfactual | inverse
+            family TEXT NOT NULL,                  -- what it is compared within (see core/derive)
+            level INTEGER,                         -- k noise sentences, d digits, n errors, shift %
+            idx INTEGER NOT NULL,                  -- its number among the parent's items of the transform
+            tag TEXT NOT NULL,                     -- "v3", "noise2", "cf+20", "inv-g2_apples", ...
+            params TEXT NOT NULL,                  -- JSON: what was changed, from what to what
+            answer_value TEXT NOT NULL,            -- exact 'p' or 'p/q'
+            dimensions TEXT NOT NULL,              -- JSON: the SMART dimensions it carries
+            ops INTEGER,                           -- arithmetic operations of its formalization
+            created_at TEXT NOT NULL,
+            UNIQUE (set_id, parent_id, transform, idx)
+        )
+        """,
+        "CREATE INDEX derived_items_set ON derived_items (set_id, family, level)",
+        "CREATE INDEX derived_items_parent ON derived_items (parent_id)",
+        "ALTER TABLE samples ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE releases ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

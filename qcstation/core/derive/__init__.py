@@ -1,0 +1,115 @@
+"""Derived item sets: variants, difficulty ladders, perturbations, counterfactual and inverse
+problems, each with its exact answer from Z3, reviewed and released like everything else.
+
+Every verified seed whose givens the references work ties to their words (``bound``, a
+``span`` per given: :mod:`.bindings`) can be transformed. A transformation never guesses:
+what it cannot rewrite faithfully is refused with the reason, and the reasons are stored.
+
+Modules, lowest first; a module imports only modules above it in this list
+---------------------------------------------------------------------------
+``numbers``     how a number is written (``$1,500``, ``2.50``, ``three``, ``45%``, ``3/4``) and
+                another value written the same way, or :class:`~.numbers.Unwritable`.
+``bindings``    the contract with the references work: the givens of a rule-made Reasoning
+                artifact with their places and styles; :class:`~.bindings.Refusal`.
+``model``       :class:`~.model.DerivedItem` (an item in memory), :class:`~.model.Refused`,
+                :class:`~.model.Check` (a Z3 check still to run), the transform vocabulary
+                (``TRANSFORMS``, ``FAMILIES``, ``KINDS``).
+``rebuild``     the one door to the construction rules (``core/construct``): a derived seed
+                goes through the *same* rules as an imported one (calculator rule, notation
+                renderer, key-information draft, error injection) and the same checks; the
+                SMT-LIB given-assert helpers; ``operation_count``.
+``solution``    rewriting a worked solution for new values (each number given a meaning
+                first: an operand of a step, a result, a constant, or read by value).
+``parent``      :func:`~.parent.load_parent` (may this seed be transformed?) and
+                :func:`~.parent.with_values` (the derived seed for new given values, rebuilt
+                by the rules and checked against the parent: same formalization but the
+                values, every quantity keeping its kind, the givens their order).
+``draws``       seeded value draws: variant domains, same-digit changes, percentage shifts,
+                d significant digits.
+``transforms``  variants, changed numbers, counterfactuals, the arithmetic (digits) and
+                refinement (errors) ladders, inverse problems; ``Options``.
+``story``       noise sentences (Understanding ladder, noise perturbation) and the added
+                operation.
+``store``       sets, jobs (leases, outcomes) and items in the database.
+``runner``      :func:`~.runner.run_derive`: lease, build (optionally in worker processes),
+                Z3 in the isolated verifier pool, store in one transaction per batch.
+``report``      per-source shares of parents for which each transformation could be made,
+                with the leading refusal reasons; the listing of a set's items.
+
+What ``qcstation derive KIND`` builds (``KINDS``)
+-----------------------------------------------
+==============  ==================  ===============================================  ==========
+kind            transform           the item                                         carries
+==============  ==================  ===============================================  ==========
+variants        ``variant``         every movable given resampled (M per parent,     all four
+                                    default 10), re-solved (DynaMath)
+ladder          ``noise``           k = 1..4 distractor sentences from other seeds;  all four
+                                    irrelevant information extended (SMART A.10)
+                ``digits``          the notation question's givens at d = 1..7       arithmetic
+                                    significant digits, re-solved
+                ``errors``          n = 1..6 distinct error types in the CoT         refinement
+                (Reasoning ladder)  not items: group any item by its operation count
+                                    (``seeds.steps`` / ``derived_items.ops``)
+perturb         ``noise``           one distractor sentence (SMART Table 3)          all four
+                ``add-operation``   one more given and step (+ N) in story and       all four
+                                    formalization, re-solved
+                ``changed-numbers`` one given changed to a number of as many digits  all four
+counterfactual  ``counterfactual``  one given shifted by -30/-20/-10/+10/+20/+30 %   all four
+inverse         ``inverse``         the answer stated, one given hidden as X (FOBAR  reasoning
+                                    template); Z3 solves X and proves it unique
+==============  ==================  ===============================================  ==========
+
+Every item also has its question and exact answer, so the final-answer task applies to all.
+
+Data model (schema v8, ``db/migrations.py``): what evaluation reads
+-------------------------------------------------------------------
+A derived item is a **seed of its own** (``seeds`` row, status ``derived``, so nothing that
+works on the working set sees it) whose four dimension artifacts are ordinary ``artifacts``
+rows (version 1, status ``verified``, generator ``rule:...`` as for a seed). Its
+``orig_id`` is ``<parent orig_id>~<set>.<tag>`` (item key ``gsm8k-17~dyn.v3``), its source
+and level those of its parent, ``answer_value`` its exact answer, ``steps`` its operations.
+
+``derive_sets``   ``id``, ``name`` (unique; the QC/release scope), ``kind``, ``spec`` (JSON:
+                  options, sources, limit, ``max_seed_id``), ``created_by``, ``created_at``.
+``derive_jobs``   one per (set, parent): ``status`` pending | done | refused, the lease
+                  (``owner``, ``leased_at``), ``made``, ``refused``, ``reason`` (why the parent
+                  itself cannot be transformed, ``code: message``), ``detail`` (JSON list of
+                  refused items ``{transform, code, reason, idx}``).
+``derived_items`` one per item: ``seed_id`` (its seed), ``set_id``, ``parent_id`` (the parent's
+                  seed id), ``transform``, ``family``, ``level`` (k noise sentences, d digits,
+                  n errors, the counterfactual shift in %), ``idx`` (its number among the
+                  parent's items of that transform), ``tag``, ``params`` (JSON, below),
+                  ``answer_value``, ``dimensions`` (JSON list of the dimensions it carries),
+                  ``ops`` (arithmetic operations of its formalization).
+
+Groups the metrics need: a **variant family** is (``set_id``, ``parent_id``, ``transform`` =
+``variant``) — A_avg is the mean over parents of the mean over the family, A_wst of its
+minimum; a **ladder curve** is (``set_id``, ``transform``, ``level``); a **perturbation drop**
+compares an item with its parent's release record (``parent_id``); a **counterfactual** item
+has ``params.parent_answer`` (a model repeating it shows memorisation) and its own answer;
+an **inverse** item hides ``params.hidden`` (given name; ``scale`` 100 for a percent) and
+:func:`.transforms.inverse_smtlib` (parent SMT-LIB, hidden, scale, any forward answer)
+gives the backward formalization for the round trip: Z3 on it says which X a forward answer
+implies.
+
+``params`` by transform: ``variant``, ``changed-numbers``: ``givens`` {name: {old, new, words,
+new_words}}; ``counterfactual``: ``given``, ``shift_percent``, ``actual_shift_percent``,
+``rounded``, ``givens``, ``parent_answer``; ``noise``: ``k``, ``sentences`` [{text, from}];
+``digits``: ``digits``, ``givens`` {name: {old, new}}; ``errors``: ``n_errors``, ``types``;
+``add-operation``: ``sentence``, ``added``, ``operation``, ``parent_answer``; ``inverse``:
+``hidden``, ``hidden_words``, ``hidden_value``, ``scale``, ``parent_answer``, ``answer_written``.
+
+QC and releases: samples and releases have a ``scope`` ('' the working set, else a set's
+name); ``qcstation qc sample DIM --set NAME``, the gate per scope, and ``qcstation release
+approve NAME --set SET`` freeze a *derived release* whose records carry the SMART fields of
+every dimension the item has, plus ``parent``, ``transform``, ``params`` (and ``family``,
+``level``, ``set``, ``dimensions``).
+
+Contract (what commands and screens call)
+-----------------------------------------
+runner.run_derive(db_path, cfg, *, kind, name=None, opts=None, sources=None, limit=None,
+                  workers=1, actor=None, progress=None) -> DeriveSummary
+report.set_report(store, name) -> SetReport (shares per source and transform, reasons)
+report.list_items(store, name, *, transform=None, limit=50) -> list[dict]
+store.list_sets(store) -> list[SetInfo]; store.get_set(store, name) -> SetInfo
+"""

@@ -1,0 +1,192 @@
+"""Which givens of a parent may be rewritten: the bindings the references work vouches for.
+
+A rule-made Reasoning artifact (``content`` of the verified reasoning version) lists its
+givens; the references work (issue 14) adds to each given its exact place in the seed
+question and says whether every given is tied to its words with no ambiguity:
+
+* per given: ``name``, ``value`` (``p`` or ``p/q``), ``span`` ([start, end] character
+  offsets of the occurrence in the question), ``words`` (the text at that span), ``kind``
+  (``number`` | ``word`` | ``percent`` | ``fraction``);
+* on the content: ``bound: true`` when every given is tied to its words with no ambiguity;
+  named factors (1/100, 60 min/h) are listed under ``factors``, not as givens.
+
+:func:`read_bindings` checks that contract against the question and returns the givens
+with the :class:`~qcstation.core.derive.numbers.Style` each is written in, or raises
+:class:`Refusal` with the reason an item cannot be derived faithfully: no vouched
+bindings, a span that does not hold the words, two givens read from one place (a given
+used twice), a value the question states again outside every given's place (rewriting one
+would contradict the other), or words it cannot write again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
+
+__all__ = ["Refusal", "Given", "Bindings", "read_bindings", "question_numbers", "NumberAt"]
+
+
+class Refusal(Exception):
+    """An item that cannot be derived faithfully: ``code`` (short, for counting) and the
+    reason in plain words (``str()``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Given:
+    """One given of a formalization and where the question states it. ``fixed`` says why
+    its value may not move (a clock time, a calendar year), else ""."""
+
+    name: str
+    value: Fraction
+    start: int
+    end: int
+    words: str
+    kind: str
+    style: Style
+    fixed: str = ""
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """The parent's givens, in the order the formalization declares them."""
+
+    givens: tuple[Given, ...]
+    factors: tuple[str, ...] = ()
+
+    def by_name(self) -> dict[str, Given]:
+        return {g.name: g for g in self.givens}
+
+
+@dataclass(frozen=True)
+class NumberAt:
+    """A number written in a text: its place, its words and the value they show."""
+
+    start: int
+    end: int
+    text: str
+    value: Fraction
+
+
+_NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+                     r"(?:\s*/\s*\d+(?![\d.]))?(?![\d])")
+_WORDS_RE = re.compile(r"\b(?:" + "|".join(sorted(WORDS, key=len, reverse=True))
+                       + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?\b", re.I)
+
+
+def question_numbers(text: str) -> list[NumberAt]:
+    """Every number a text writes, in digits (``1,500``, ``2.5``, ``1/2``) or as a word
+    (``three``, ``twenty-one``), with its place."""
+    out: list[NumberAt] = []
+    for m in _NUM_RE.finditer(text):
+        raw = m.group(0)
+        try:
+            if "/" in raw:
+                a, b = (p.strip() for p in raw.split("/"))
+                if int(b) == 0:
+                    continue
+                value = Fraction(a.replace(",", "")) / int(b)
+            else:
+                value = Fraction(raw.replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        out.append(NumberAt(m.start(), m.end(), raw, value))
+    for m in _WORDS_RE.finditer(text):
+        word = m.group(0).lower()
+        if "-" in word:
+            a, b = word.split("-", 1)
+            value = Fraction(WORDS[a] + WORDS[b]) if a in WORDS and WORDS[a] >= 20 else None
+        else:
+            value = Fraction(WORDS[word])
+        if value is not None:
+            out.append(NumberAt(m.start(), m.end(), m.group(0), value))
+    out.sort(key=lambda n: n.start)
+    return out
+
+
+def _span(g: dict[str, Any], question: str) -> tuple[int, int]:
+    span = g.get("span")
+    if (not isinstance(span, (list, tuple)) or len(span) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+        raise Refusal("no-span", f"given {g.get('name')} has no place in the question (span)")
+    start, end = int(span[0]), int(span[1])
+    if not 0 <= start < end <= len(question):
+        raise Refusal("bad-span", f"given {g.get('name')}'s span {span} is outside the question")
+    return start, end
+
+
+def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
+    """The givens of a rule-made Reasoning artifact ``content`` for the seed ``question``,
+    each with its place and number style; :class:`Refusal` when they are not vouched for
+    or cannot be rewritten faithfully (see the module docstring)."""
+    if content.get("bound") is not True:
+        raise Refusal("not-bound", "the references work does not vouch for this item's "
+                                   "bindings (no 'bound: true': a given may be tied to "
+                                   "another number of the same value)")
+    raw = content.get("givens")
+    if not isinstance(raw, list) or not raw:
+        raise Refusal("no-givens", "the formalization declares no givens of the question")
+    givens: list[Given] = []
+    for g in raw:
+        if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+            raise Refusal("bad-given", "a given of the formalization is malformed")
+        start, end = _span(g, question)
+        words = question[start:end]
+        if g.get("words") is not None and g.get("words") != words:
+            raise Refusal("bad-span", f"given {g['name']}: the question holds {words!r} at its "
+                                      f"span, not {g.get('words')!r}")
+        try:
+            value = Fraction(str(g.get("value")))
+        except (ValueError, ZeroDivisionError):
+            raise Refusal("bad-given", f"given {g['name']} has no exact value") from None
+        kind = str(g.get("kind") or "number")
+        try:
+            style = read_style(words, value, kind)
+        except Unwritable as exc:
+            raise Refusal("unwritable-words", f"given {g['name']}: {exc}") from None
+        givens.append(Given(g["name"], value, start, end, words, kind, style,
+                            _fixed(question, start, end, value)))
+    _check_places(question, givens)
+    factors = tuple(str(f.get("value") if isinstance(f, dict) else f)
+                    for f in content.get("factors") or [])
+    return Bindings(tuple(givens), factors)
+
+
+_CLOCK_BEFORE = re.compile(r"\d:\s*$")
+_CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.I)
+
+
+def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
+    """Why a given's value may not move: part of a clock time (``5:00 PM``, ``7 am``) or a
+    calendar year (``2015``): other values would not read as the same kind of thing."""
+    if _CLOCK_AFTER.match(question[end:end + 12]) or _CLOCK_BEFORE.search(question[max(0, start - 3):start]):
+        return "a clock time"
+    if value.denominator == 1 and 1800 <= value <= 2100 and question[start:end].isdigit():
+        return "a calendar year"
+    return ""
+
+
+def _check_places(question: str, givens: list[Given]) -> None:
+    """Two givens read from one place; a given's value stated again outside every place."""
+    ordered = sorted(givens, key=lambda g: g.start)
+    for a, b in zip(ordered, ordered[1:]):
+        if b.start < a.end:
+            raise Refusal("given-used-twice", f"givens {a.name} and {b.name} are both read from "
+                                              f"the words {a.words!r}: one place in the text, "
+                                              f"two quantities of the formalization")
+    places = [(g.start, g.end) for g in givens]
+    values = {g.value * g.style.scale for g in givens} | {g.value for g in givens}
+    for n in question_numbers(question):
+        if any(s <= n.start < e or s < n.end <= e for s, e in places):
+            continue
+        if n.value in values:
+            raise Refusal("restated-value", f"the question writes {n.text!r} again outside the "
+                                            f"given's place: rewriting one would contradict the "
+                                            f"other if they are the same quantity")

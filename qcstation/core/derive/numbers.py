@@ -1,0 +1,174 @@
+"""How a number is written, and the same number-style for another value.
+
+A given's words in a question (``"$1,500"``, ``"2.50"``, ``"three"``, ``"45%"``, ``"1/2"``)
+are read into a :class:`Style`; :func:`render` writes another value the way the original
+was written (``"$2,250"``, ``"3.75"``, ``"seven"``, ``"30%"``, ``"3/4"``), or raises
+:class:`Unwritable` with the reason when it cannot (a count of 3.3 in a whole-number style,
+a number word past ninety-nine, a value of one where the text says "apples"). Nothing here
+guesses: a style it does not know is refused by :func:`read_style`.
+
+The value of a style is the value of the *given* in the formalization: a percent's given
+is p/100 (``"45%"`` is 9/20), its words show p.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = ["Style", "Unwritable", "read_style", "render", "written_value", "decimal_places",
+           "word_of", "WORDS"]
+
+
+class Unwritable(ValueError):
+    """A value cannot be written in a style (``str()`` says why)."""
+
+
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+#: number words read and written (0-99); "dozen", "half" and the like are not numbers here
+WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS)}
+WORDS.update({w: 10 * i for i, w in enumerate(_TENS, 2)})
+
+_DIGITS_RE = re.compile(
+    r"^(?P<pre>[$€£]?\s?)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<post>\s?%|\s?percent)?$")
+_FRACTION_RE = re.compile(r"^(?P<n>\d+)\s*/\s*(?P<d>\d+)$")
+_WORD_RE = re.compile(r"^(?P<w>[A-Za-z]+(?:-[A-Za-z]+)?)(?P<post>\s?%|\s?percent)?$")
+
+
+def word_of(n: int) -> str:
+    """``21`` -> ``"twenty-one"`` (0..99)."""
+    if not 0 <= n <= 99:
+        raise Unwritable(f"{n} has no number word here (0 to 99 only)")
+    if n < 20:
+        return _UNITS[n]
+    tens, unit = divmod(n, 10)
+    return _TENS[tens - 2] + ("" if unit == 0 else "-" + _UNITS[unit])
+
+
+def _word_value(text: str) -> int | None:
+    t = text.lower()
+    if t in WORDS:
+        return WORDS[t]
+    if "-" in t:
+        a, b = t.split("-", 1)
+        if a in _TENS and b in _UNITS[1:10]:
+            return WORDS[a] + WORDS[b]
+    return None
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a number is written: ``kind`` is ``number`` (digits), ``word``, ``percent`` or
+    ``fraction``; ``prefix`` a currency sign, ``suffix`` the percent mark as written;
+    ``commas`` thousands separators; ``places`` decimals written (``2.50`` -> 2);
+    ``capital`` a number word starting with a capital; ``lead_dot`` ``.5`` rather than
+    ``0.5``. ``percent`` (a percent given's value is p/100, its words show p)."""
+
+    kind: str
+    prefix: str = ""
+    suffix: str = ""
+    commas: bool = False
+    places: int = 0
+    capital: bool = False
+    lead_dot: bool = False
+    percent: bool = False
+
+    @property
+    def scale(self) -> int:
+        """What the written number is times the given's value (100 for a percent)."""
+        return 100 if self.percent else 1
+
+    @property
+    def whole(self) -> bool:
+        """Only whole written numbers fit this style (digits without decimals, words)."""
+        return self.kind in ("word",) or (self.kind in ("number", "percent") and self.places == 0)
+
+
+def decimal_places(value: Fraction) -> int | None:
+    """Decimal places needed to write ``value`` exactly (None: not a finite decimal)."""
+    d = value.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    return max(twos, fives) if d == 1 else None
+
+
+def read_style(words: str, value: Fraction, kind: str | None = None) -> Style:
+    """The style of ``words`` (a given's exact text in the question), checked against the
+    given's ``value``; raises :class:`Unwritable` for text it does not know how to write
+    again, or whose number is not the given's value."""
+    text = words.strip()
+    m = _DIGITS_RE.match(text)
+    if m:
+        num = m.group("num")
+        percent = bool(m.group("post")) or kind == "percent"
+        written = Fraction(num.replace(",", ""))
+        if written != value * (100 if percent else 1):
+            raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+        places = len(num.split(".", 1)[1]) if "." in num else 0
+        return Style("percent" if percent else "number", prefix=m.group("pre") or "",
+                     suffix=m.group("post") or "", commas="," in num, places=places,
+                     lead_dot=num.startswith("."), percent=percent)
+    m = _FRACTION_RE.match(text)
+    if m:
+        n, d = int(m.group("n")), int(m.group("d"))
+        if d == 0 or Fraction(n, d) != value:
+            raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+        return Style("fraction")
+    m = _WORD_RE.match(text)
+    if m:
+        n = _word_value(m.group("w"))
+        if n is None:
+            raise Unwritable(f"{words!r} is not a number word that can be written again")
+        percent = bool(m.group("post")) or kind == "percent"
+        if Fraction(n) != value * (100 if percent else 1):
+            raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+        return Style("word", suffix=m.group("post") or "", capital=m.group("w")[0].isupper(),
+                     percent=percent)
+    raise Unwritable(f"{words!r} is not a number style the rewriter knows")
+
+
+def written_value(style: Style, value: Fraction) -> Fraction:
+    """The number the words show for a given of ``value`` (p for a percent)."""
+    return value * style.scale
+
+
+def render(style: Style, value: Fraction) -> str:
+    """``value`` (a given's value) written in ``style``; :class:`Unwritable` when it cannot be
+    written that way exactly."""
+    shown = written_value(style, value)
+    if shown < 0:
+        raise Unwritable(f"{shown} is negative; the question writes no sign")
+    if style.kind == "fraction":
+        if shown.denominator == 1:
+            raise Unwritable(f"{shown} is whole; the question writes a fraction there")
+        return f"{shown.numerator}/{shown.denominator}"
+    if style.kind == "word":
+        if shown.denominator != 1:
+            raise Unwritable(f"{shown} is not whole; the question writes a number word there")
+        word = word_of(int(shown))
+        return (word[:1].upper() + word[1:] if style.capital else word) + style.suffix
+    places = decimal_places(shown)
+    if places is None or places > style.places:
+        raise Unwritable(f"{_plain(shown)} needs more decimals than the {style.places} "
+                         f"the question writes there")
+    scaled = shown * 10 ** style.places
+    digits = str(int(scaled)).rjust(style.places + 1, "0")
+    whole, frac = (digits[:-style.places], digits[-style.places:]) if style.places else (digits, "")
+    if style.commas:
+        whole = f"{int(whole):,}"
+    if style.lead_dot and whole == "0":
+        whole = ""
+    return style.prefix + whole + ("." + frac if frac else "") + style.suffix
+
+
+def _plain(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"

@@ -1,0 +1,239 @@
+"""A parent seed, ready to derive from, and the one construction every value-changing
+transformation shares (:func:`with_values`).
+
+:func:`load_parent` takes a seed and its current artifacts and checks that it may be
+transformed: its Reasoning artifact is verified and made by the calculator rule, the
+references work vouches for its bindings (:func:`~.bindings.read_bindings`), and the rules
+still make that very formalization from the seed today. It keeps the rule's steps, the old
+value of every quantity (givens and steps) and the constants of the formalization.
+
+:func:`with_values` builds the derived seed for new values of some givens: every step is
+recomputed exactly, each keeps its kind (a whole number stays whole, the sign stays, a
+decimal stays a short decimal, a value of one appears only where there was one, no two
+quantities become equal that were not), the question is rewritten at the givens' places and
+the worked solution with them (:mod:`.solution`); then the *same rules* formalize the
+derived seed, and their formalization must be the parent's with only those values changed,
+its answer the recomputed one, and each given read from its new place.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.construct.rules import ExpressionError, Num, RuleResult, evaluate
+from qcstation.core.derive.bindings import Bindings, Given, Refusal, question_numbers, read_bindings
+from qcstation.core.derive.model import fmt
+from qcstation.core.derive.numbers import Unwritable, decimal_places, render
+from qcstation.core.derive.rebuild import rule_of, skeleton
+from qcstation.core.derive.solution import Quantities, _leaves, format_value, rewrite_solution
+
+__all__ = ["Parent", "Derived", "load_parent", "precheck", "check_order", "with_values", "check_kinds", "MAX_MAGNITUDE"]
+
+MAX_MAGNITUDE = Fraction(10**9)
+_MAX_PLACES = 4
+
+
+@dataclass
+class Parent:
+    """A seed that may be transformed, with what every transformation needs."""
+
+    seed: dict[str, Any]
+    content: dict[str, Any]                 # its verified Reasoning artifact's content
+    bindings: Bindings
+    rule: RuleResult                        # the rules' formalization of it (same SMT-LIB)
+    old: dict[str, Fraction]                # givens and steps by name
+    constants: frozenset[Fraction]
+    skeleton: str
+    artifacts: dict[str, dict[str, Any]]    # dimension -> current usable artifact row
+
+    @property
+    def id(self) -> int:
+        return int(self.seed["id"])
+
+    @property
+    def answer(self) -> Fraction:
+        return self.rule.value
+
+    @property
+    def givens(self) -> tuple[Given, ...]:
+        return self.bindings.givens
+
+    def content_of(self, dimension: str) -> dict[str, Any] | None:
+        art = self.artifacts.get(dimension)
+        if art is None:
+            return None
+        c = art.get("content")
+        return json.loads(c) if isinstance(c, str) else c
+
+
+@dataclass
+class Derived:
+    """A derived seed (as :func:`rules.rule_for_seed` reads one) and its formalization."""
+
+    seed: dict[str, Any]
+    rule: RuleResult
+    values: dict[str, Fraction]             # every quantity's new value
+    changed: dict[str, tuple[Fraction, Fraction]]   # given name -> (old, new)
+
+
+def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> Parent:
+    """The parent context of ``seed`` (its row) and its current artifacts by dimension
+    (rows with ``content``, ``status``, ``generator``); :class:`Refusal` says why not."""
+    rea = artifacts.get("reasoning")
+    if rea is None or rea.get("status") not in ("verified", "accepted"):
+        raise Refusal("not-verified", "its Reasoning artifact is not verified")
+    if not str(rea.get("generator") or "").startswith("rule:"):
+        raise Refusal("not-rule-made", f"its formalization was written by "
+                                       f"{rea.get('generator')}, not by the rules: its givens "
+                                       f"are not tied to the question's words")
+    content = rea["content"]
+    content = json.loads(content) if isinstance(content, str) else dict(content)
+    bindings = read_bindings(str(seed["question"]), content)
+    rule = rule_of(seed)
+    if rule.smtlib != content.get("smtlib"):
+        raise Refusal("rules-changed", "the rules make another formalization of it today than "
+                                       "the verified one (regenerate it first)")
+    names = [g["name"] for g in rule.givens]
+    if names != [g.name for g in bindings.givens]:
+        raise Refusal("rules-changed", "the rules declare other givens than the verified "
+                                       "formalization")
+    old: dict[str, Fraction] = {g.name: g.value for g in bindings.givens}
+    constants: set[Fraction] = set()
+    for st in rule.steps:
+        old[st.name] = Fraction(st.result)
+        for leaf in _leaves(st.expr):
+            if isinstance(leaf, Num) and leaf.text:
+                constants.add(leaf.value)
+    return Parent(seed, content, bindings, rule, old, frozenset(constants),
+                  skeleton(rule.smtlib, names), artifacts)
+
+
+def check_kinds(old: dict[str, Fraction], new: dict[str, Fraction],
+                constants: frozenset[Fraction] = frozenset()) -> None:
+    """Every quantity keeps its kind (see the module docstring); :class:`Refusal` names the
+    first that does not."""
+    for name, a in old.items():
+        b = new[name]
+        if a.denominator == 1 and b.denominator != 1:
+            raise Refusal("kind", f"{name} = {format_value(b)} is not whole (it was {format_value(a)})")
+        if (a > 0) != (b > 0) or (a < 0) != (b < 0) or (a == 0) != (b == 0):
+            raise Refusal("kind", f"{name} = {format_value(b)} changes sign (it was {format_value(a)})")
+        if abs(b) > MAX_MAGNITUDE:
+            raise Refusal("kind", f"{name} = {format_value(b)} is too large")
+        if a.denominator != 1:
+            pa, pb = decimal_places(a), decimal_places(b)
+            if pa is not None and (pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1))):
+                raise Refusal("kind", f"{name} = {format_value(b)} is not a short decimal "
+                                      f"(it was {format_value(a)})")
+        if b == 1 and a != 1:
+            raise Refusal("kind", f"{name} becomes 1 (singular where the text says a plural)")
+    names = list(old)
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            if new[x] == new[y] and old[x] != old[y]:
+                raise Refusal("collision", f"{x} and {y} would both be {format_value(new[x])}")
+        if new[x] in constants and old[x] not in constants:
+            raise Refusal("collision", f"{x} would be {format_value(new[x])}, a constant of the "
+                                       f"formalization")
+
+
+def _recompute(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+    env = {g.name: givens.get(g.name, g.value) for g in parent.givens}
+    for st in parent.rule.steps:
+        try:
+            env[st.name] = evaluate(st.expr, env)
+        except (ExpressionError, ZeroDivisionError) as exc:
+            raise Refusal("undefined", f"step {st.name} cannot be computed: {exc}") from None
+    return env
+
+
+def rewrite_question(parent: Parent, givens: dict[str, Fraction]) -> tuple[str, dict[str, tuple[int, int]]]:
+    """The question with each changed given written at its place; the new places."""
+    q = str(parent.seed["question"])
+    out: list[str] = []
+    pos = 0
+    places: dict[str, tuple[int, int]] = {}
+    shift = 0
+    for g in sorted(parent.givens, key=lambda g: g.start):
+        text = g.words
+        if g.name in givens and givens[g.name] != g.value:
+            try:
+                text = render(g.style, givens[g.name])
+            except Unwritable as exc:
+                raise Refusal("unwritable", f"given {g.name}: {exc}") from None
+        out.append(q[pos:g.start])
+        out.append(text)
+        start = g.start + shift
+        places[g.name] = (start, start + len(text))
+        shift += len(text) - (g.end - g.start)
+        pos = g.end
+    out.append(q[pos:])
+    return "".join(out), places
+
+
+def check_order(parent: Parent, givens: dict[str, Fraction]) -> None:
+    """The story's givens keep their order: one that was smaller than another stays smaller
+    (the dearer item stays dearer, the later hour later). Givens that were equal may part."""
+    gs = parent.givens
+    for i, a in enumerate(gs):
+        va = givens.get(a.name, a.value) * a.style.scale
+        for b in gs[i + 1:]:
+            vb = givens.get(b.name, b.value) * b.style.scale
+            wa, wb = a.value * a.style.scale, b.value * b.style.scale
+            if wa != wb and (wa < wb) != (va < vb):
+                raise Refusal("order", f"{a.name} and {b.name} would swap order "
+                                       f"({format_value(va)} vs {format_value(vb)})")
+
+
+def precheck(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+    """The cheap part of :func:`with_values`: the givens keep their order, every quantity is
+    recomputed and keeps its kind."""
+    check_order(parent, givens)
+    values = _recompute(parent, givens)
+    check_kinds(parent.old, values, parent.constants)
+    return values
+
+
+def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
+    """The derived seed with ``givens`` (name -> new value) changed, formalized by the same
+    rules and checked against the parent (see the module docstring)."""
+    values = precheck(parent, givens)
+    question, places = rewrite_question(parent, givens)
+    new_written = {values[g.name] * g.style.scale for g in parent.givens
+                   if values[g.name] != g.value}
+    for n in question_numbers(question):
+        if n.value in new_written and not any(s <= n.start < e for s, e in places.values()):
+            raise Refusal("collision", f"the question already writes {n.text!r}, a new value")
+    q = Quantities(old=parent.old, new=values, givens=frozenset(g.name for g in parent.givens),
+                   constants=parent.constants)
+    solution = rewrite_solution(str(parent.seed.get("solution") or ""), parent.rule.steps, q)
+    answer = values[parent.rule.answer_step]
+    seed = {"question": question, "solution": solution, "answer_text": format_value(answer),
+            "answer_value": fmt(answer), "source": parent.seed.get("source"),
+            "meta": parent.seed.get("meta")}
+    rule = rule_of(seed)
+    _check_same_reading(parent, rule, answer, places)
+    changed = {g.name: (g.value, values[g.name]) for g in parent.givens
+               if values[g.name] != g.value}
+    return Derived(seed, rule, values, changed)
+
+
+def _check_same_reading(parent: Parent, rule: RuleResult, answer: Fraction,
+                        places: dict[str, tuple[int, int]]) -> None:
+    names = [g.name for g in parent.givens]
+    if [g["name"] for g in rule.givens] != names:
+        raise Refusal("reads-differently", "the rules declare other givens for the derived seed")
+    if skeleton(rule.smtlib, names) != parent.skeleton:
+        raise Refusal("reads-differently", "the rules formalize the derived seed differently "
+                                           "from its parent (not only new values)")
+    if rule.value != answer:
+        raise Refusal("reads-differently", f"the rules' answer {format_value(rule.value)} is not "
+                                           f"the recomputed {format_value(answer)}")
+    for g in rule.givens:
+        span = g.get("span")
+        if span is not None and tuple(span) != places[g["name"]]:
+            raise Refusal("reads-differently", f"the rules read {g['name']} from another place "
+                                               f"of the derived question")

@@ -1,0 +1,286 @@
+"""A derive run: lease parents, build their items, check them with Z3, store them.
+
+:func:`run_derive` opens (or resumes) a set, queues every parent, and then, batch by batch,
+leases jobs (:func:`.store.claim`), builds each parent's items (:func:`build_job`, pure: no
+database, so it can run in worker processes), runs every item's Z3 checks in the isolated
+verifier pool (the same pool and limits as ``generate``), turns a failed check into a
+refusal with the verifier's reason (an inverse problem whose X is not unique is refused
+here), and stores the batch in one transaction (:func:`.store.write_batch`).
+
+Workers: with ``workers > 1`` the rules run in that many processes while the main process
+verifies and stores; the output does not depend on the number of workers (every draw is
+seeded by the item's key).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db import Store, current_actor
+from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
+from qcstation.core.derive.bindings import Refusal
+from qcstation.core.derive.model import KINDS, DerivedItem, Refused
+from qcstation.core.derive.parent import load_parent
+from qcstation.core.derive.store import (
+    JobOutcome,
+    SetInfo,
+    claim,
+    enqueue,
+    open_set,
+    release_leases,
+    write_batch,
+)
+from qcstation.core.derive.story import NoisePool, add_operation, noise, sentences
+from qcstation.core.derive.transforms import (
+    Options,
+    changed_numbers,
+    counterfactuals,
+    digits,
+    errors,
+    inverses,
+    variants,
+)
+
+__all__ = ["DeriveSummary", "run_derive", "build_job", "noise_rows", "recipe_for"]
+
+ProgressFn = Callable[[int, int, str], None]
+BATCH = 64
+
+
+@dataclass
+class DeriveSummary:
+    """What a run did: jobs finished, items made and refused per transform, the leading
+    refusal reasons, and the Z3 checks run."""
+
+    set_name: str
+    jobs: int = 0
+    made: Counter[str] = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[tuple[str, str]] = field(default_factory=Counter)
+    parents_refused: Counter[str] = field(default_factory=Counter)
+    checks: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"set": self.set_name, "jobs": self.jobs, "made": dict(self.made),
+                "refused": dict(self.refused), "checks": self.checks,
+                "parents_refused": dict(self.parents_refused),
+                "reasons": [{"transform": t, "code": c, "n": n}
+                            for (t, c), n in self.reasons.most_common(20)],
+                "seconds": round(self.seconds, 3)}
+
+
+def recipe_for(kind: str, opts: Options, sources: list[str] | None, limit: int | None) -> dict[str, Any]:
+    return {"kind": kind, "options": opts.to_dict(), "sources": sorted(sources or []),
+            "limit": limit}
+
+
+def options_from(spec: dict[str, Any]) -> Options:
+    o = dict(spec.get("options") or {})
+    for k in ("noise_levels", "digit_levels", "error_levels", "shifts"):
+        if k in o:
+            o[k] = tuple(o[k])
+    known = set(Options.__dataclass_fields__)
+    return Options(**{k: v for k, v in o.items() if k in known})
+
+
+def noise_rows(store: Store, max_seed_id: int) -> list[tuple[str, str]]:
+    """(item key, first sentence) of every active seed made before the set: the noise pool's
+    source (a first sentence introduces what it talks about; later ones refer back)."""
+    rows = store.query("SELECT source, orig_id, question FROM seeds WHERE status = 'active' "
+                       "AND id <= ? ORDER BY id", (max_seed_id,))
+    out = []
+    for r in rows:
+        sents = sentences(str(r["question"]))
+        if len(sents) > 1:
+            out.append((f"{r['source']}-{r['orig_id']}", sents[0][2]))
+    return out
+
+
+def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
+              artifacts: dict[str, dict[str, Any]], pool: NoisePool | None) -> tuple[list[DerivedItem], list[Refused], str | None]:
+    """Every item of ``kind`` for one parent (no database): (items, refusals, the reason the
+    parent cannot be transformed at all, or None)."""
+    try:
+        parent = load_parent(seed, artifacts)
+    except Refusal as exc:
+        return [], [], f"{exc.code}: {exc}"
+    key = f"{set_name}:{seed['source']}-{seed['orig_id']}"
+    out: list[DerivedItem | Refused] = []
+    for transform in KINDS[kind]:
+        try:
+            out.extend(_one(transform, parent, opts, key, pool))
+        except Refusal as exc:
+            out.append(Refused(transform, exc.code, str(exc)))
+    items = [o for o in out if isinstance(o, DerivedItem)]
+    return items, [o for o in out if isinstance(o, Refused)], None
+
+
+def _one(transform: str, parent: Any, opts: Options, key: str, pool: NoisePool | None
+         ) -> list[DerivedItem | Refused]:
+    if transform == "variant":
+        return variants(parent, opts, key)
+    if transform == "changed-numbers":
+        return changed_numbers(parent, opts, key)
+    if transform == "counterfactual":
+        return counterfactuals(parent, opts, key)
+    if transform == "digits":
+        return digits(parent, opts, key)
+    if transform == "errors":
+        return errors(parent, opts, key)
+    if transform == "inverse":
+        return inverses(parent, opts, key)
+    if transform == "add-operation":
+        return add_operation(parent, opts, key)
+    if transform == "noise":
+        assert pool is not None
+        levels = opts.noise_levels if opts.extra.get("ladder", True) else (opts.perturb_noise,)
+        return noise(parent, opts, key, pool, levels)
+    raise ValueError(f"unknown transform {transform!r}")
+
+
+# -- worker processes -----------------------------------------------------------------------
+
+_W: dict[str, Any] = {}
+
+
+def _init_worker(kind: str, opts: Options, set_name: str, pool_rows: list[tuple[str, str]]) -> None:
+    _W.update(kind=kind, opts=opts, set_name=set_name,
+              pool=NoisePool.from_sentences(pool_rows) if pool_rows else None)
+
+
+def _work(args: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> tuple[list[DerivedItem], list[Refused], str | None]:
+    seed, arts = args
+    return build_job(_W["kind"], _W["opts"], _W["set_name"], seed, arts, _W["pool"])
+
+
+# -- the run --------------------------------------------------------------------------------
+
+def _parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
+    out = []
+    for job in jobs:
+        seed = store.one("SELECT * FROM seeds WHERE id = ?", (int(job["parent_id"]),))
+        arts: dict[str, dict[str, Any]] = {}
+        for dim in DIMENSIONS:
+            a = store.one("SELECT id, status, generator, content FROM artifacts WHERE seed_id = ? "
+                          "AND dimension = ? AND status != 'superseded' ORDER BY version DESC "
+                          "LIMIT 1", (int(job["parent_id"]), dim))
+            if a is not None and a["status"] in USABLE_STATUSES:
+                arts[dim] = a
+        out.append((seed or {}, arts))
+    return out
+
+
+def _verify(pool: Any, outcomes: list[JobOutcome], summary: DeriveSummary) -> dict[int, dict[str, dict[str, Any]]]:
+    """Run every item's Z3 checks; a failed check turns the item into a refusal."""
+    texts, owners = [], []
+    for out in outcomes:
+        for item in out.items:
+            for chk in item.checks:
+                texts.append((chk.smtlib, str(chk.expected.numerator) if chk.expected.denominator == 1
+                              else f"{chk.expected.numerator}/{chk.expected.denominator}"))
+                owners.append((out, item, chk.dimension))
+    results = list(pool.verify_many(texts)) if texts else []
+    summary.checks += len(texts)
+    verified: dict[int, dict[str, dict[str, Any]]] = {}
+    failed: dict[int, tuple[DerivedItem, str, Any]] = {}
+    for (out, item, dim), res in zip(owners, results):
+        if res.ok:
+            verified.setdefault(id(item), {})[dim] = res.to_dict()
+        elif id(item) not in failed:
+            failed[id(item)] = (item, dim, res)
+    for out in outcomes:
+        keep = []
+        for item in out.items:
+            if id(item) in failed:
+                _, dim, res = failed[id(item)]
+                code = "not-unique" if res.status == "ambiguous" else f"z3-{res.status}"
+                out.refused.append(Refused(item.transform, code, f"{dim}: {res.message}", item.idx))
+            else:
+                keep.append(item)
+        out.items = keep
+    return verified
+
+
+def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = None,
+               opts: Options | None = None, sources: list[str] | None = None,
+               limit: int | None = None, workers: int = 1, actor: str | None = None,
+               progress: ProgressFn | None = None, pool: Any = None) -> DeriveSummary:
+    """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    opts = opts or Options(errors_per_cot=int(cfg.generation.errors_per_cot),
+                           rng_seed=int(cfg.generation.rng_seed))
+    if kind == "perturb":
+        opts = Options(**{**opts.__dict__, "extra": {**opts.extra, "ladder": False}})
+    name = name or kind
+    actor = actor or current_actor()
+    progress = progress or (lambda done, total, msg: None)
+    summary = DeriveSummary(name)
+    t0 = time.perf_counter()
+    with Store(db_path, create=False) as store:
+        info = open_set(store, name, kind, recipe_for(kind, opts, sources, limit), actor)
+        enqueue(store, info)
+        total = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ?", (info.id,)))
+        rows = noise_rows(store, int(info.spec.get("max_seed_id") or 0)) if "noise" in KINDS[kind] else []
+        own_pool = pool is None
+        if own_pool:
+            from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+
+            v = cfg.verify
+            pool = VerifierPool(workers=v.workers, limits=VerifyLimits(timeout_s=v.timeout_s,
+                                                                       memory_mb=v.memory_mb))
+        executor: Executor | None = None
+        try:
+            if workers > 1:
+                from qcstation.core.verify.isolation import mp_context
+
+                executor = ProcessPoolExecutor(workers, mp_context=mp_context(),
+                                               initializer=_init_worker,
+                                               initargs=(kind, opts, info.name, rows))
+            else:
+                _init_worker(kind, opts, info.name, rows)
+            _loop(store, info, pool, executor, summary, total, progress)
+        finally:
+            release_leases(store, info.id)
+            if executor is not None:
+                executor.shutdown(cancel_futures=True)
+            if own_pool:
+                pool.close()
+        summary.seconds = time.perf_counter() - t0
+        store.event(actor, "derive.run", "derive_set", info.id, summary.to_dict())
+    return summary
+
+
+def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
+          summary: DeriveSummary, total: int, progress: ProgressFn) -> None:
+    done = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND status != 'pending'",
+                            (info.id,)))
+    while True:
+        jobs = claim(store, info.id, BATCH)
+        if not jobs:
+            break
+        rows = _parent_rows(store, jobs)
+        built = list(executor.map(_work, rows, chunksize=4)) if executor else [_work(r) for r in rows]
+        outcomes = [JobOutcome(int(j["id"]), seed, items, refused, reason)
+                    for j, (seed, _), (items, refused, reason) in zip(jobs, rows, built)]
+        verified = _verify(pool, outcomes, summary)
+        write_batch(store, info, outcomes, verified)
+        for out in outcomes:
+            summary.jobs += 1
+            if out.reason:
+                summary.parents_refused[out.reason.split(":", 1)[0]] += 1
+            for item in out.items:
+                summary.made[item.transform] += 1
+            for r in out.refused:
+                summary.refused[r.transform] += 1
+                summary.reasons[(r.transform, r.code)] += 1
+        done += len(outcomes)
+        progress(done, total, f"{info.name}: {done}/{total} parents")

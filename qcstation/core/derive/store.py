@@ -1,0 +1,242 @@
+"""Derived sets in the database: sets, jobs (one per parent, the lease and the outcome) and
+the derived items themselves (schema: ``db/migrations.py``, version 8).
+
+* :func:`open_set` creates a set or reopens one with the same specification (a different
+  one is refused: the set would mix two recipes).
+* :func:`enqueue` adds a ``pending`` job for every active seed of the set's sources.
+* :func:`claim` leases up to ``n`` pending jobs to this process (a lease held by a process
+  that is gone, or older than :data:`LEASE_SECONDS`, is taken over), inside one
+  ``BEGIN IMMEDIATE`` transaction, so two processes never build the same parent.
+* :func:`write_batch` stores the outcome of a batch of jobs in one transaction: each made
+  item becomes a seed of status ``derived`` (source and level of its parent, ``orig_id``
+  ``<parent orig_id>~<set>.<tag>``), a ``derived_items`` row and one verified artifact per
+  dimension it carries; the job becomes ``done`` (at least one item) or ``refused``, with
+  the item-level refusals in ``detail``. A process killed before the commit leaves its
+  jobs pending under a dead lease; the next run builds them again, from the same seeded
+  draws, so nothing is lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from db.store import Store, from_json, now
+from qcstation.common.errors import QCStationError
+from qcstation.common.runtime import pid_alive
+from qcstation.core.derive.model import DerivedItem, Refused, fmt
+
+__all__ = ["DeriveError", "SetInfo", "open_set", "get_set", "list_sets", "enqueue", "claim",
+           "write_batch", "release_leases", "LEASE_SECONDS", "owner_tag", "JobOutcome"]
+
+LEASE_SECONDS = 30 * 60
+_HOST = socket.gethostname()
+
+
+class DeriveError(QCStationError):
+    """A derive request that cannot be carried out (unknown set, another recipe...)."""
+
+
+@dataclass
+class SetInfo:
+    id: int
+    name: str
+    kind: str
+    spec: dict[str, Any]
+    created_by: str | None
+    created_at: str
+
+
+@dataclass
+class JobOutcome:
+    """What building one parent gave: items (Z3-checked) and refusals."""
+
+    job_id: int
+    parent: dict[str, Any]
+    items: list[DerivedItem]
+    refused: list[Refused]
+    reason: str | None = None      # the parent itself cannot be transformed
+
+
+def owner_tag() -> str:
+    return json.dumps({"host": _HOST, "pid": os.getpid()}, sort_keys=True)
+
+
+def _row_to_set(row: dict[str, Any]) -> SetInfo:
+    return SetInfo(int(row["id"]), row["name"], row["kind"], from_json(row["spec"]) or {},
+                   row.get("created_by"), row["created_at"])
+
+
+def get_set(store: Store, name: str) -> SetInfo:
+    row = store.one("SELECT * FROM derive_sets WHERE name = ?", (name,))
+    if row is None:
+        names = [r["name"] for r in store.query("SELECT name FROM derive_sets ORDER BY id")]
+        raise DeriveError(f"no derived set named {name!r}; sets here: {', '.join(names) or '(none)'}",
+                          title="No such set")
+    return _row_to_set(row)
+
+
+def list_sets(store: Store) -> list[SetInfo]:
+    return [_row_to_set(r) for r in store.query("SELECT * FROM derive_sets ORDER BY id")]
+
+
+def open_set(store: Store, name: str, kind: str, recipe: dict[str, Any], actor: str) -> SetInfo:
+    """The set ``name``: created with ``recipe`` (what to build, from which seeds; the newest
+    seed id is added, so seeds imported later do not join it), or reopened when its recipe is
+    the same."""
+    with store.transaction():
+        row = store.one("SELECT * FROM derive_sets WHERE name = ?", (name,))
+        if row is not None:
+            info = _row_to_set(row)
+            old = {k: v for k, v in info.spec.items() if k != "max_seed_id"}
+            if info.kind != kind or old != recipe:
+                diff = sorted(k for k in set(recipe) | set(old) if recipe.get(k) != old.get(k))
+                raise DeriveError(
+                    f"the set {name!r} was made as {info.kind} with other settings "
+                    f"({', '.join(diff) or 'kind'}); resume it with the same settings or choose "
+                    f"another --name", title="Another recipe")
+            return info
+        spec = {**recipe, "max_seed_id": int(store.scalar("SELECT COALESCE(MAX(id), 0) FROM seeds"))}
+        set_id = store.insert("derive_sets", {"name": name, "kind": kind, "spec": spec,
+                                              "created_by": actor, "created_at": now()})
+        store.event(actor, "derive.set.created", "derive_set", set_id, {"name": name, "kind": kind,
+                                                                      "spec": spec})
+    return get_set(store, name)
+
+
+def enqueue(store: Store, info: SetInfo) -> int:
+    """A pending job for every active seed of the set's sources (up to its limit, and only
+    seeds imported when the set was made); returns how many were added."""
+    spec = info.spec
+    sql = "SELECT id FROM seeds WHERE status = 'active' AND id <= ?"
+    params: list[Any] = [int(spec.get("max_seed_id") or 0)]
+    if spec.get("sources"):
+        sql += f" AND source IN ({','.join('?' * len(spec['sources']))})"
+        params.extend(spec["sources"])
+    sql += " ORDER BY id"
+    if spec.get("limit"):
+        sql += " LIMIT ?"
+        params.append(int(spec["limit"]))
+    with store.transaction():
+        before = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ?", (info.id,)))
+        store.execute(f"INSERT OR IGNORE INTO derive_jobs (set_id, parent_id, status) "
+                      f"SELECT ?, id, 'pending' FROM ({sql})", [info.id, *params])
+        after = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ?", (info.id,)))
+    return after - before
+
+
+def _lease_free(owner: str | None, leased_at: str | None, me: str) -> bool:
+    if not owner or owner == me:
+        return True
+    try:
+        o = json.loads(owner)
+    except ValueError:
+        return True
+    if o.get("host") == _HOST:
+        pid = int(o.get("pid") or 0)
+        return pid <= 0 or not pid_alive(pid)
+    import datetime as dt
+
+    try:
+        at = dt.datetime.strptime(leased_at or "", "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        return True
+    return (dt.datetime.now(dt.timezone.utc) - at).total_seconds() > LEASE_SECONDS
+
+
+def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
+    """Lease up to ``n`` pending jobs of the set to this process: rows with ``id``,
+    ``parent_id``."""
+    me = owner_tag()
+    with store.transaction():
+        rows = store.query("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
+                           "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
+        free = [r for r in rows if _lease_free(r["owner"], r["leased_at"], me)][:n]
+        if free:
+            stamp = now()
+            ids = [int(r["id"]) for r in free]
+            store.execute(f"UPDATE derive_jobs SET owner = ?, leased_at = ? "
+                          f"WHERE id IN ({','.join('?' * len(ids))})", [me, stamp, *ids])
+    return free
+
+
+def release_leases(store: Store, set_id: int) -> None:
+    """Give back this process's leases on jobs it did not finish (a clean stop)."""
+    with store.transaction():
+        store.execute("UPDATE derive_jobs SET owner = NULL, leased_at = NULL WHERE set_id = ? "
+                      "AND status = 'pending' AND owner = ?", (set_id, owner_tag()))
+
+
+def _orig_id(parent: dict[str, Any], set_name: str, tag: str) -> str:
+    return f"{parent['orig_id']}~{set_name}.{tag}"
+
+
+def _seed_row(info: SetInfo, parent: dict[str, Any], item: DerivedItem, stamp: str) -> dict[str, Any]:
+    meta = from_json(parent.get("meta")) or {}
+    meta = {k: v for k, v in meta.items() if k == "solution_format"}
+    meta["derived"] = {"set": info.name, "parent": f"{parent['source']}-{parent['orig_id']}",
+                       "transform": item.transform}
+    text = f"{item.question}\x00{item.answer_text}"
+    return {"source": parent["source"], "orig_id": _orig_id(parent, info.name, item.tag),
+            "question": item.question, "answer_text": item.answer_text,
+            "answer_value": fmt(item.answer), "solution": item.solution, "equation": None,
+            "level": parent["level"], "status": "derived", "content_hash":
+            hashlib.sha256(text.encode()).hexdigest(), "meta": meta, "import_file": None,
+            "import_line": None, "imported_at": stamp, "steps": item.ops}
+
+
+def _write_item(store: Store, info: SetInfo, parent: dict[str, Any], item: DerivedItem,
+                stamp: str, verified: dict[str, dict[str, Any]]) -> int:
+    seed_id = store.insert("seeds", _seed_row(info, parent, item, stamp))
+    store.insert("derived_items", {
+        "seed_id": seed_id, "set_id": info.id, "parent_id": int(parent["id"]),
+        "transform": item.transform, "family": item.family, "level": item.level,
+        "idx": item.idx, "tag": item.tag, "params": item.params,
+        "answer_value": fmt(item.answer), "dimensions": item.dimensions, "ops": item.ops,
+        "created_at": stamp})
+    ids: dict[str, int] = {}
+    for dim in ("reasoning", "understanding", "refinement", "arithmetic"):
+        content = item.contents.get(dim)
+        if content is None:
+            continue
+        if dim == "arithmetic" and "reasoning" in ids:
+            content = {**content, "source_artifact_id": ids["reasoning"]}
+        result = verified.get(dim) or item.results.get(dim) or {"status": "verified"}
+        ids[dim] = store.insert("artifacts", {
+            "seed_id": seed_id, "dimension": dim, "version": 1, "status": "verified",
+            "content": content, "generator": item.generators.get(dim, "rule:derive"),
+            "model": None, "prompt_version": None, "verify_result": result,
+            "created_at": stamp, "updated_at": stamp})
+    return seed_id
+
+
+def write_batch(store: Store, info: SetInfo, outcomes: list[JobOutcome],
+                verified: dict[int, dict[str, dict[str, Any]]]) -> tuple[int, int]:
+    """Store the outcomes of leased jobs (see the module docstring); ``verified`` maps
+    ``id(item)`` to the Z3 results per dimension. Jobs another process finished meanwhile
+    are skipped. Returns (items stored, jobs finished)."""
+    me = owner_tag()
+    stored = finished = 0
+    with store.transaction():
+        stamp = now()
+        for out in outcomes:
+            job = store.one("SELECT status, owner FROM derive_jobs WHERE id = ?", (out.job_id,))
+            if job is None or job["status"] != "pending" or (job["owner"] and job["owner"] != me):
+                continue
+            for item in out.items:
+                _write_item(store, info, out.parent, item, stamp, verified.get(id(item), {}))
+                stored += 1
+            detail = [{"transform": r.transform, "code": r.code, "reason": r.reason, "idx": r.idx}
+                      for r in out.refused]
+            status = "done" if out.items else "refused"
+            store.execute(
+                "UPDATE derive_jobs SET status = ?, owner = NULL, leased_at = NULL, made = ?, "
+                "refused = ?, reason = ?, detail = ?, finished_at = ? WHERE id = ?",
+                (status, len(out.items), len(out.refused), out.reason,
+                 json.dumps(detail, sort_keys=True), stamp, out.job_id))
+            finished += 1
+    return stored, finished

@@ -1,0 +1,320 @@
+"""The transformations that add to the story: noise sentences (SMART's Understanding ladder
+and the noise perturbation) and an added operation (SMART Table 3).
+
+* :func:`noise` inserts ``k`` sentences taken from other seeds (:class:`NoisePool`): each a
+  plain statement with a number, no pronoun that could take another referent, no name the
+  parent uses, and no number any quantity of the parent has. They go at sentence starts
+  where the next sentence has no pronoun to mislead (the start of the question always
+  qualifies). The same rules then formalize the noisy question: the formalization must be
+  the parent's exactly, and the key information must list every noise sentence as
+  irrelevant information (SMART A.10: "incorporating these noise sentences into the
+  Irrelevant Information category").
+* :func:`add_operation` appends one sentence and one step: for a goal "How many UNIT does
+  SUBJECT VERB REST?", the sentence "SUBJECT also VERBs N more UNIT REST." goes before the
+  goal and the solution gains "OLD + N = NEW"; the rules must formalize it as the parent
+  with one more given and one more step, answering OLD + N.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.derive.bindings import Refusal, question_numbers
+from qcstation.core.derive.draws import item_rng
+from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
+from qcstation.core.derive.parent import Derived, Parent
+from qcstation.core.derive.rebuild import (
+    keyinfo_content,
+    notation_content,
+    operation_count,
+    reasoning_content,
+    refinement_content,
+    rule_of,
+)
+from qcstation.core.derive.solution import format_value
+from qcstation.core.derive.transforms import Options, _refinement_seed, full_item, refusal
+
+__all__ = ["NoisePool", "noise", "add_operation", "sentences"]
+
+_PRONOUNS = re.compile(r"\b(?:he|she|they|him|her|hers|his|their|theirs|them|it|its|this|that|"
+                       r"these|those|we|us|our|you|your|i|me|my|one another|each other)\b", re.I)
+_SENT_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z$0-9])")
+_CAPS = re.compile(r"\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset("""The A An In On At Each Every If After Before Then There It For When
+    Some All Of To By With From During Last This That How What Which Who Its His Her Their
+    One Two Three Four Five Six Seven Eight Nine Ten Half Both Most Many Much""".split())
+
+
+def sentences(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, sentence) of each sentence of ``text`` (ends at . ! ? and a space)."""
+    starts = [m.end() for m in _SENT_START.finditer(text)]
+    starts = sorted(set(s for s in starts if s < len(text)))
+    out = []
+    for i, s in enumerate(starts):
+        e = starts[i + 1] if i + 1 < len(starts) else len(text)
+        seg = text[s:e].rstrip()
+        if seg:
+            out.append((s, s + len(seg), seg))
+    return out
+
+
+def _names(text: str) -> set[str]:
+    """Capitalized words that are not common sentence openers: names of people and places."""
+    return {m.group(0) for m in _CAPS.finditer(text)} - _NOT_NAMES
+
+
+@dataclass(frozen=True)
+class NoiseSentence:
+    text: str
+    origin: str                      # the item key of the seed it comes from ("gsm8k-17")
+    values: frozenset[Fraction]
+    names: frozenset[str]
+
+
+class NoisePool:
+    """Statements from other seeds' questions that can serve as noise."""
+
+    def __init__(self, items: list[NoiseSentence]) -> None:
+        self.items = items
+
+    @classmethod
+    def from_sentences(cls, rows: list[tuple[str, str]]) -> "NoisePool":
+        """``rows``: (item key, sentence). Keeps plain statements of 5 to 25 words with a
+        number and no pronoun, quote or question mark, each once."""
+        seen: set[str] = set()
+        items: list[NoiseSentence] = []
+        for origin, sent in rows:
+            words = sent.split()
+            if (not sent.endswith(".") or not 5 <= len(words) <= 25 or _PRONOUNS.search(sent)
+                    or '"' in sent or "?" in sent or not re.search(r"\d", sent) or sent in seen):
+                continue
+            seen.add(sent)
+            nums = frozenset(n.value for n in question_numbers(sent))
+            items.append(NoiseSentence(sent, origin, nums, frozenset(_names(sent))))
+        return cls(items)
+
+    def pick(self, parent: Parent, k: int, rng: Any, origin: str) -> list[NoiseSentence]:
+        """``k`` sentences fitting ``parent`` (see the module docstring), seeded."""
+        q, sol = str(parent.seed["question"]), str(parent.seed.get("solution") or "")
+        taken = {n.value for n in question_numbers(q + "\n" + sol)}
+        taken |= set(parent.old.values()) | set(parent.constants)
+        taken |= {v * 100 for v in parent.old.values()}
+        names = _names(q)
+        chosen: list[NoiseSentence] = []
+        order = list(range(len(self.items)))
+        rng.shuffle(order)
+        for i in order:
+            s = self.items[i]
+            if s.origin == origin or s.values & taken or s.names & names:
+                continue
+            if any(c.origin == s.origin for c in chosen):
+                continue
+            chosen.append(s)
+            if len(chosen) == k:
+                break
+        return chosen
+
+
+def _insertion_points(question: str) -> list[int]:
+    sents = sentences(question)
+    return [s for i, (s, _, text) in enumerate(sents) if i == 0 or not _PRONOUNS.search(text)]
+
+
+def _insert(question: str, picks: list[tuple[int, str]]) -> str:
+    out, pos = [], 0
+    for at, text in sorted(picks, key=lambda p: p[0]):
+        out.append(question[pos:at])
+        out.append(text + " ")
+        pos = at
+    out.append(question[pos:])
+    return "".join(out)
+
+
+def noise(parent: Parent, opts: Options, key: str, pool: NoisePool, levels: tuple[int, ...],
+          *, transform: str = "noise", tag: str = "noise") -> list[DerivedItem | Refused]:
+    """``k`` noise sentences for each ``k`` of ``levels``."""
+    out: list[DerivedItem | Refused] = []
+    question = str(parent.seed["question"])
+    points = _insertion_points(question)
+    origin = str(parent.seed.get("source")) + "-" + str(parent.seed.get("orig_id"))
+    for idx, k in enumerate(levels):
+        rng = item_rng(opts.rng_seed, key, transform, k)
+        picks = pool.pick(parent, k, rng, origin)
+        if len(picks) < k:
+            out.append(Refused(transform, "no-noise", f"only {len(picks)} of {k} noise "
+                                                      f"sentences fit this seed", idx))
+            continue
+        placed = [(rng.choice(points), s.text) for s in picks]
+        try:
+            out.append(_noise_item(parent, opts, key, _insert(question, placed), picks, k, idx,
+                                   transform, tag))
+        except Refusal as exc:
+            out.append(refusal(transform, exc, idx))
+    return out
+
+
+def _noise_item(parent: Parent, opts: Options, key: str, question: str, picks: list[Any],
+                k: int, idx: int, transform: str, tag: str) -> DerivedItem:
+    seed = {**parent.seed, "question": question}
+    rule = rule_of(seed)
+    if rule.smtlib != parent.rule.smtlib:
+        raise Refusal("reads-differently", "the rules formalize the noisy question differently")
+    keyinfo = keyinfo_content(question, str(seed.get("solution") or ""), rule)
+    irrelevant = set(keyinfo["irrelevant_information"])
+    missing = [s.text for s in picks if s.text not in irrelevant]
+    if missing:
+        raise Refusal("noise-not-irrelevant", f"the key information does not list the noise "
+                                              f"sentence {missing[0]!r} as irrelevant")
+    reasoning = reasoning_content(rule)
+    notation, nota_check = notation_content(rule.smtlib, rule.value, reasoning)
+    refinement = refinement_content(str(seed.get("solution") or ""), question,
+                                    str(seed["answer_text"]), n_errors=opts.errors_per_cot,
+                                    rng_seed=_refinement_seed(parent, key))
+    return DerivedItem(
+        transform=transform, idx=idx, level=k, tag=f"{tag}{k}",
+        params={"k": k, "sentences": [{"text": s.text, "from": s.origin} for s in picks]},
+        question=question, solution=seed.get("solution"), answer=rule.value,
+        answer_text=str(seed["answer_text"]),
+        contents={"understanding": keyinfo, "reasoning": reasoning, "arithmetic": notation,
+                  "refinement": refinement},
+        generators={"understanding": "rule:keyinfo", "reasoning": f"rule:{rule.rule}",
+                    "arithmetic": "rule:notation", "refinement": "rule:inject"},
+        checks=[Check("reasoning", rule.smtlib, rule.value), nota_check],
+        ops=operation_count(rule.smtlib))
+
+
+# -- an added operation ---------------------------------------------------------------------
+
+_GOAL_RE = re.compile(
+    r"[Hh]ow (?:many (?P<unit>[a-z][a-z -]*?)|much (?P<money>money |in dollars )?)"
+    r"(?P<aux>does|do|did|will|can) (?P<subj>he|she|they|[A-Z][a-z]+) (?P<verb>[a-z]+)"
+    r"(?P<rest>[a-z0-9 ,'-]*)\?\s*$")
+_THERE_RE = re.compile(r"[Hh]ow many (?P<unit>[a-z][a-z -]*?) (?P<aux>are|were) there"
+                       r"(?P<rest>[a-z0-9 ,'-]*)\?\s*$")
+_SKIP_UNIT = re.compile(r"^(?:total |more |in total |in all |fewer |less )+")
+_SKIP_VERBS = {"be", "need", "take", "lose", "owe", "remain", "left"}
+# asking clauses where "N more" would not simply add to what is asked
+_NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|less than|fewer than|"
+                           r"each|per|average|percent\w*|fraction|ratio|old|longer|faster|"
+                           r"farther|further|still|start|originally|before|last year)\b|%", re.I)
+_PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": "had",
+         "get": "got", "read": "read", "run": "ran", "spend": "spent", "give": "gave",
+         "drink": "drank", "see": "saw", "find": "found", "catch": "caught", "win": "won",
+         "write": "wrote", "drive": "drove", "ride": "rode", "bring": "brought", "earn": "earned",
+         "pick": "picked", "collect": "collected", "bake": "baked", "score": "scored",
+         "sell ": "sold", "use": "used", "receive": "received", "pay": "paid", "save": "saved",
+         "walk": "walked", "travel": "traveled", "order": "ordered", "plant": "planted",
+         "cook": "cooked", "play": "played", "watch": "watched", "fill": "filled",
+         "grow": "grew", "throw": "threw", "swim": "swam", "fly": "flew", "build": "built",
+         "send": "sent", "keep": "kept", "put": "put", "cut": "cut", "do": "did"}
+_REGULAR = set(v for v in _PAST if _PAST[v].endswith("ed"))
+
+
+def _third_person(verb: str) -> str:
+    if verb == "have":
+        return "has"
+    if verb == "do":
+        return "does"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _added_sentence(last: str) -> tuple[str, str, str] | None:
+    """(sentence template with {n}, the solution's unit words, money "$" or "") for the
+    asking clause of the question's last sentence, when a template fits. The clause's tail
+    ("... between his stops", "in total") is not copied: the new sentence says only that
+    there is N more of what is asked."""
+    if _NOT_ADDITIVE.search(last):
+        return None
+    m = _THERE_RE.search(last)
+    if m:
+        unit = _SKIP_UNIT.sub("", m.group("unit")).strip()
+        if not unit or len(unit.split()) > 4:
+            return None
+        return f"There {m.group('aux')} also {{n}} more {unit}.", unit, ""
+    m = _GOAL_RE.search(last)
+    if m is None:
+        return None
+    money = m.group("unit") is None
+    unit = "" if money else _SKIP_UNIT.sub("", m.group("unit")).strip()
+    if money and m.group("money") is None and "dollar" not in last and "$" not in last:
+        return None
+    verb, aux, subj = m.group("verb"), m.group("aux"), m.group("subj")
+    if (not money and (not unit or len(unit.split()) > 4)) or verb in _SKIP_VERBS:
+        return None
+    subject = subj[:1].upper() + subj[1:]
+    amount = "${n} more" if money else f"{{n}} more {unit}"
+    if aux in ("will", "can"):
+        return f"{subject} {aux} also {verb} {amount}.", unit, "$" if money else ""
+    if aux == "did":
+        if verb not in _PAST:
+            return None
+        form = _PAST[verb]
+    else:
+        form = verb if (aux == "do" or subj == "they") else _third_person(verb)
+    return f"{subject} also {form} {amount}.", unit, "$" if money else ""
+
+
+def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """One more given and step (see the module docstring)."""
+    question = str(parent.seed["question"])
+    sents = sentences(question)
+    made = _added_sentence(sents[-1][2]) if sents else None
+    if made is None:
+        return [Refused("add-operation", "no-template", "the question's asking clause is not one "
+                        "the added-operation templates fit ('How many UNIT does SUBJECT VERB ...?', "
+                        "'How much money did SUBJECT VERB ...?', 'How many UNIT are there?')")]
+    template, unit, money = made
+    old = parent.answer
+    if old.denominator != 1 or old <= 0:
+        return [Refused("add-operation", "kind", "the answer is not a positive whole number")]
+    taken = {n.value for n in question_numbers(question + "\n" + str(parent.seed.get("solution")))}
+    taken |= set(parent.old.values()) | set(parent.constants)
+    rng = item_rng(opts.rng_seed, key, "add-operation")
+    choices = [n for n in range(2, max(3, int(old) // 2) + 1) if Fraction(n) not in taken
+               and Fraction(n) + old not in taken]
+    if not choices:
+        return [Refused("add-operation", "collision", "no added number avoids the story's numbers")]
+    n = rng.choice(choices)
+    sentence = template.format(n=n)
+    at = sents[-1][0]   # the new sentence goes right before the question's last sentence
+    new_q = question[:at] + sentence + " " + question[at:]
+    new_answer = old + n
+    what = f"the {money}{n} more" + (f" {unit}" if unit else "")
+    line = f"Adding {what}: {money}{format_value(old)} + {money}{n} = {money}" \
+           f"<<{format_value(old)}+{n}={format_value(new_answer)}>>{format_value(new_answer)}" \
+           + (f" {unit}." if unit else ".")
+    solution = str(parent.seed.get("solution") or "").rstrip()
+    solution = re.sub(r"\n####.*$", "", solution) + "\n" + line
+    seed = {**parent.seed, "question": new_q, "solution": solution,
+            "answer_text": format_value(new_answer), "answer_value": fmt(new_answer)}
+    try:
+        rule = rule_of(seed)
+        _check_one_more(parent, rule, new_answer)
+        derived = Derived(seed, rule, {}, {})
+        item = full_item(parent, derived, opts, transform="add-operation", idx=0, level=None,
+                         tag="addop", key=key, params={
+                             "sentence": sentence, "added": fmt(Fraction(n)), "operation": "+",
+                             "parent_answer": fmt(old)})
+    except Refusal as exc:
+        return [refusal("add-operation", exc)]
+    return [item]
+
+
+def _check_one_more(parent: Parent, rule: Any, answer: Fraction) -> None:
+    if rule.value != answer:
+        raise Refusal("reads-differently", f"the rules' answer {format_value(rule.value)} is not "
+                                           f"{format_value(answer)}")
+    if len(rule.givens) != len(parent.rule.givens) + 1 or len(rule.steps) != len(parent.rule.steps) + 1:
+        raise Refusal("reads-differently", "the rules do not read one more given and one more step")
+    lines = set(rule.smtlib.splitlines())
+    kept = [ln for ln in parent.rule.smtlib.splitlines()
+            if ln.startswith(("(assert", "(declare-const")) and not ln.startswith("(assert (= answer ")]
+    if any(ln not in lines for ln in kept):
+        raise Refusal("reads-differently", "the rules change the parent's part of the formalization")

@@ -1,0 +1,337 @@
+"""The transformations that change values: variants, changed numbers, counterfactuals, the
+arithmetic and refinement ladders, and inverse (backward) problems.
+
+Each takes a :class:`~.parent.Parent`, the run's :class:`Options` and the parent's item key
+(``set:parent``) and returns :class:`~.model.DerivedItem` s and :class:`~.model.Refused` s.
+Draws are seeded per item (:func:`~.draws.item_rng`), so the same key always gives the same
+items. Items whose story changes carry all four dimensions, rebuilt by the same rules
+(:func:`full_item`); an arithmetic-ladder item carries the notation question only, a
+refinement-ladder item the wrong chain of thought only, an inverse problem its question and
+formalization (SMART's Reasoning task and the final answer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.construct.rules import fraction_to_smt
+from qcstation.core.derive.bindings import Given, Refusal
+from qcstation.core.derive.draws import domain, item_rng, same_digits, shifted, with_digits
+from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
+from qcstation.core.derive.numbers import render
+from qcstation.core.derive.parent import Derived, Parent, _recompute, precheck, with_values
+from qcstation.core.derive.rebuild import (
+    given_term,
+    keyinfo_content,
+    notation_content,
+    operation_count,
+    reasoning_content,
+    refinement_content,
+    substitute_givens,
+)
+from qcstation.core.derive.solution import format_value
+
+__all__ = ["Options", "full_item", "variants", "changed_numbers", "counterfactuals", "digits",
+           "errors", "inverses", "inverse_smtlib", "INVERSE_SENTENCE", "refusal"]
+
+#: the backward question (FOBAR's template): the hidden given is X, the answer is stated
+_COSTLY_TRIES = 6   # draws that pass the cheap checks and go through the rules, per item
+INVERSE_SENTENCE = ("If we know the answer to the above question is {answer}, what is the value "
+                    "of unknown variable X?")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a derive run builds (recorded with the set, so a resumed run builds the same)."""
+
+    rng_seed: int = 0
+    variants: int = 10
+    tries: int = 300
+    noise_levels: tuple[int, ...] = (1, 2, 3, 4)
+    digit_levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
+    error_levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+    shifts: tuple[int, ...] = (-30, -20, -10, 10, 20, 30)
+    errors_per_cot: int = 1
+    perturb_noise: int = 1
+    inverse_per_seed: int = 3
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
+                if k != "extra"} | dict(self.extra)
+
+
+def refusal(transform: str, exc: Refusal, idx: int | None = None) -> Refused:
+    return Refused(transform, exc.code, str(exc), idx)
+
+
+def _refinement_seed(parent: Parent, key: str) -> int:
+    """The parent's injection seed when rules made its wrong CoT (paired comparisons), else
+    one from the item key."""
+    ref = parent.content_of("refinement")
+    if ref and isinstance(ref.get("rng_seed"), int):
+        return int(ref["rng_seed"])
+    return item_rng(key, "refinement").getrandbits(48)
+
+
+def full_item(parent: Parent, derived: Derived, opts: Options, *, transform: str, idx: int,
+              level: int | None, tag: str, params: dict[str, Any], key: str) -> DerivedItem:
+    """A derived seed with all four dimensions made by the rules (Refusal if one cannot be)."""
+    seed, rule = derived.seed, derived.rule
+    reasoning = reasoning_content(rule)
+    notation, nota_check = notation_content(rule.smtlib, rule.value, reasoning)
+    keyinfo = keyinfo_content(seed["question"], seed["solution"], rule)
+    refinement = refinement_content(seed["solution"], seed["question"], seed["answer_text"],
+                                    n_errors=opts.errors_per_cot,
+                                    rng_seed=_refinement_seed(parent, key))
+    return DerivedItem(
+        transform=transform, idx=idx, level=level, tag=tag, params=params,
+        question=seed["question"], solution=seed["solution"], answer=rule.value,
+        answer_text=seed["answer_text"],
+        contents={"understanding": keyinfo, "reasoning": reasoning, "arithmetic": notation,
+                  "refinement": refinement},
+        generators={"understanding": "rule:keyinfo", "reasoning": f"rule:{rule.rule}",
+                    "arithmetic": "rule:notation", "refinement": "rule:inject"},
+        checks=[Check("reasoning", rule.smtlib, rule.value), nota_check],
+        ops=operation_count(rule.smtlib))
+
+
+def _changes(parent: Parent, derived: Derived) -> dict[str, Any]:
+    by = {g.name: g for g in parent.givens}
+    return {n: {"old": fmt(a), "new": fmt(b), "words": by[n].words,
+                "new_words": render(by[n].style, b)} for n, (a, b) in derived.changed.items()}
+
+
+def _first(build: Callable[[], DerivedItem], tries: int) -> DerivedItem | Refusal:
+    last: Refusal | None = None
+    for _ in range(tries):
+        try:
+            return build()
+        except Refusal as exc:
+            last = exc
+    assert last is not None
+    return last
+
+
+def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """DynaMath: ``opts.variants`` variants, every movable given resampled (distinct draws)."""
+    doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+    if not doms:
+        return [Refused("variant", "nothing-to-vary", "no given can move (0, 1, fractions, "
+                                                      "100% are kept as they are)")]
+    seen = {tuple(g.value for g in parent.givens)}
+    out: list[DerivedItem | Refused] = []
+    for idx in range(opts.variants):
+        rng = item_rng(opts.rng_seed, key, "variant", idx)
+        last: Refusal = Refusal("no-draw", "every draw repeated an earlier one")
+        made = None
+        costly = 0
+        for _ in range(opts.tries):
+            values = {n: d.draw(rng) for n, d in doms.items()}
+            tup = tuple(values.get(g.name, g.value) for g in parent.givens)
+            if tup in seen:
+                continue
+            try:
+                precheck(parent, values)
+            except Refusal as exc:
+                last = exc
+                continue
+            if costly == _COSTLY_TRIES:
+                break
+            costly += 1
+            try:
+                derived = with_values(parent, values)
+                made = full_item(parent, derived, opts, transform="variant", idx=idx, level=None,
+                                 tag=f"v{idx + 1}", params={"givens": _changes(parent, derived)},
+                                 key=key)
+                seen.add(tup)
+                break
+            except Refusal as exc:
+                last = exc
+        out.append(made if made is not None else Refused(
+            "variant", last.code, f"no draw of {opts.tries} kept every value's kind and the "
+                                  f"same reading; the last: {last}", idx))
+        if made is None and costly == 0 and last.code != "no-draw":
+            # the cheap checks fail for every draw: more variants will not do better
+            out.extend(Refused("variant", last.code, out[-1].reason, i)  # type: ignore[union-attr]
+                       for i in range(idx + 1, opts.variants))
+            break
+    return out
+
+
+def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """SMART's "changed numbers": one given becomes another number with as many digits."""
+    rng = item_rng(opts.rng_seed, key, "changed-numbers")
+    order = list(parent.givens)
+    rng.shuffle(order)
+    last: Refusal = Refusal("nothing-to-vary", "no given can change (only 0, 1, fractions, words)")
+    for g in order:
+        for _ in range(max(1, opts.tries // max(1, len(order)))):
+            v = same_digits(g, rng)
+            if v is None:
+                break
+            try:
+                derived = with_values(parent, {g.name: v})
+                return [full_item(parent, derived, opts, transform="changed-numbers", idx=0,
+                                  level=None, tag="numbers", key=key,
+                                  params={"givens": _changes(parent, derived)})]
+            except Refusal as exc:
+                last = exc
+    return [refusal("changed-numbers", last)]
+
+
+def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """Catch Me If You Can: one given shifted by each of ``opts.shifts`` percent."""
+    out: list[DerivedItem | Refused] = []
+    for idx, shift in enumerate(opts.shifts):
+        rng = item_rng(opts.rng_seed, key, "counterfactual", shift)
+        order = list(parent.givens)
+        rng.shuffle(order)
+        last: Refusal = Refusal("unwritable", f"no given can be shifted by {shift:+d}% and "
+                                              f"written as the question writes it")
+        made = None
+        candidates = [(g, v, False) for g in order if (v := shifted(g, shift)) is not None]
+        candidates += [(g, v, True) for g in order if shifted(g, shift) is None
+                       and (v := shifted(g, shift, rounded=True)) is not None]
+        for g, v, rounded in candidates:
+            try:
+                derived = with_values(parent, {g.name: v})
+            except Refusal as exc:
+                last = exc
+                continue
+            actual = (v - g.value) / g.value * 100
+            params = {"given": g.name, "shift_percent": shift, "givens": _changes(parent, derived),
+                      "parent_answer": fmt(parent.answer), "rounded": rounded,
+                      "actual_shift_percent": format_value(actual)}
+            try:
+                made = full_item(parent, derived, opts, transform="counterfactual", idx=idx,
+                                 level=shift, tag=f"cf{shift:+d}", params=params, key=key)
+                break
+            except Refusal as exc:
+                last = exc
+        out.append(made if made is not None else refusal("counterfactual", last, idx))
+    return out
+
+
+def digits(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """SMART's arithmetic ladder: every given rewritten to d significant digits in the
+    notation question (no story: only the Arithmetic task), re-solved."""
+    out: list[DerivedItem | Refused] = []
+    movable = [g for g in parent.givens if g.value != 0]
+    for idx, d in enumerate(opts.digit_levels):
+        rng = item_rng(opts.rng_seed, key, "digits", d)
+        made: DerivedItem | Refusal = Refusal("undefined", "every draw divides by zero")
+        for _ in range(5):
+            values = {g.name: with_digits(g, d, rng) for g in movable}
+            try:
+                made = _digits_item(parent, values, d, idx)
+                break
+            except Refusal as exc:
+                made = exc
+        out.append(made if isinstance(made, DerivedItem) else refusal("digits", made, idx))
+    return out
+
+
+def _digits_item(parent: Parent, values: dict[str, Fraction], d: int, idx: int) -> DerivedItem:
+    env = _recompute(parent, values)
+    answer = env[parent.rule.answer_step]
+    by = {g.name: g for g in parent.givens}
+    smtlib = substitute_givens(parent.rule.smtlib, {n: given_term(by[n], v) for n, v in values.items()})
+    content, check = notation_content(smtlib, answer)
+    params = {"digits": d, "givens": {n: {"old": fmt(by[n].value), "new": fmt(v)}
+                                      for n, v in values.items()}}
+    return DerivedItem(transform="digits", idx=idx, level=d, tag=f"digits{d}", params=params,
+                       question=content["notation"], solution=None, answer=answer,
+                       answer_text=format_value(answer), contents={"arithmetic": content},
+                       generators={"arithmetic": "rule:notation"}, checks=[check],
+                       ops=operation_count(smtlib))
+
+
+def errors(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """SMART's refinement ladder: n distinct error types (uniform draw, as the pipeline)."""
+    out: list[DerivedItem | Refused] = []
+    seed = parent.seed
+    for idx, n in enumerate(opts.error_levels):
+        rng_seed = item_rng(opts.rng_seed, key, "errors", n).getrandbits(48)
+        try:
+            content = refinement_content(str(seed.get("solution") or ""), seed["question"],
+                                         seed["answer_text"], n_errors=n, rng_seed=rng_seed,
+                                         redraw=True)
+        except Refusal as exc:
+            out.append(refusal("errors", exc, idx))
+            continue
+        out.append(DerivedItem(
+            transform="errors", idx=idx, level=n, tag=f"errors{n}",
+            params={"n_errors": n, "types": [e["type"] for e in content["errors"]]},
+            question=seed["question"], solution=seed.get("solution"), answer=parent.answer,
+            answer_text=seed["answer_text"], contents={"refinement": content},
+            generators={"refinement": "rule:inject"},
+            results={"refinement": {"status": "verified", "message":
+                                    f"{n} error(s) injected and recorded"}},
+            ops=operation_count(parent.rule.smtlib)))
+    return out
+
+
+_ANSWER_RE = re.compile(r"(?<![\w.])answer(?![\w.])")
+
+
+def inverse_smtlib(smtlib: str, hidden: str, scale: int | Fraction, answer: Fraction) -> str:
+    """The backward formalization of a rule-made ``smtlib``: the forward answer is ``answer``,
+    given ``hidden`` is unknown (and positive, a quantity of the story), and ``answer`` is
+    X, the number the question writes for it (``hidden`` times ``scale``: 100 for a percent).
+    The verifier's uniqueness check (``answer != v`` unsat) is the inverse's uniqueness."""
+    lines = smtlib.strip().splitlines()
+    assert_hidden = re.compile(rf"^\(assert \(= {re.escape(hidden)} .+\)\)$")
+    if sum(1 for ln in lines if assert_hidden.match(ln)) != 1:
+        raise Refusal("no-given-assert", f"the formalization has no single assert of {hidden}")
+    body = [_ANSWER_RE.sub("forward", ln) for ln in lines
+            if not assert_hidden.match(ln) and not ln.startswith(("(set-logic", "(check-sat",
+                                                                  "(get-value"))]
+    target = hidden if Fraction(scale) == 1 else f"(* {hidden} {fraction_to_smt(Fraction(scale))})"
+    answer_term = fraction_to_smt(answer)
+    return "\n".join(["(set-logic QF_NRA)", *body, "(declare-const answer Real)",
+                      f"(assert (= forward {answer_term}))", f"(assert (> {hidden} 0))",
+                      f"(assert (= answer {target}))", "(check-sat)", "(get-value (answer))"]) + "\n"
+
+
+def _hide(g: Given) -> str:
+    s = g.style
+    return f"{s.prefix}X{s.suffix}"
+
+
+def inverses(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """Backward problems: the forward answer stated, one given hidden as X (FOBAR's
+    template); Z3 solves X on the same formalization and the verifier checks that it is the
+    only solution (an item whose X is not unique is refused at the check)."""
+    question = str(parent.seed["question"])
+    if re.search(r"(?<![\w])X(?![\w])", question):
+        return [Refused("inverse", "x-in-question", "the question already writes an X")]
+    out: list[DerivedItem | Refused] = []
+    rng = item_rng(opts.rng_seed, key, "inverse")
+    order = [g for g in parent.givens if g.value > 0]
+    rng.shuffle(order)
+    for idx, g in enumerate(order[:opts.inverse_per_seed]):
+        written = g.value * g.style.scale
+        text = (question[:g.start] + _hide(g) + question[g.end:]).rstrip() + " " + \
+            INVERSE_SENTENCE.format(answer=format_value(parent.answer))
+        try:
+            smtlib = inverse_smtlib(parent.rule.smtlib, g.name, g.style.scale, parent.answer)
+        except Refusal as exc:
+            out.append(refusal("inverse", exc, idx))
+            continue
+        content = {"smtlib": smtlib, "rule": "inverse", "hidden": g.name,
+                   "forward_smtlib": parent.rule.smtlib, "givens": [
+                       x for x in parent.content.get("givens", []) if x.get("name") != g.name]}
+        out.append(DerivedItem(
+            transform="inverse", idx=idx, level=None, tag=f"inv-{g.name}",
+            params={"hidden": g.name, "hidden_words": g.words, "hidden_value": fmt(g.value),
+                    "scale": g.style.scale, "parent_answer": fmt(parent.answer),
+                    "answer_written": format_value(written)},
+            question=text, solution=None, answer=written, answer_text=format_value(written),
+            contents={"reasoning": content}, generators={"reasoning": "rule:inverse"},
+            checks=[Check("reasoning", smtlib, written)], ops=operation_count(parent.rule.smtlib)))
+    return out

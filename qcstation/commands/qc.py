@@ -65,8 +65,12 @@ def _policy(args: argparse.Namespace) -> Any:
     return QCPolicy.from_config(load_config(getattr(args, "config", None)))
 
 
-def _dims(value: str, policy: Any) -> list[str]:
+def _dims(value: str, policy: Any, store: Any = None, scope: str = "") -> list[str]:
     if value == "all":
+        if scope and store is not None:  # a derived set: the QC dimensions its items carry
+            from qcstation.core.release.derived import scope_dimensions
+
+            return list(scope_dimensions(store, scope, tuple(policy.dimensions)))
         return list(policy.dimensions)
     if value not in DIMENSIONS:
         raise ReviewError(f"unknown dimension {value!r}; expected all or one of "
@@ -74,16 +78,17 @@ def _dims(value: str, policy: Any) -> list[str]:
     return [value]
 
 
-def _sample_ref(store: Any, ref: str) -> SampleInfo:
+def _sample_ref(store: Any, ref: str, scope: str = "") -> SampleInfo:
     if ref.isdigit():
         return get_sample(store, int(ref))
     if ref not in DIMENSIONS:
         raise ReviewError(f"{ref!r} is neither a sample id nor a dimension")
-    s = open_sample(store, ref)
+    s = open_sample(store, ref, scope)
     if s is None:
-        samples = list_samples(store, ref)
+        samples = list_samples(store, ref, scope)
         if not samples:
-            raise ReviewError(f"no {ref} sample yet; draw one with: qcstation qc sample {ref}")
+            opt = f" --set {scope}" if scope else ""
+            raise ReviewError(f"no {ref} sample yet; draw one with: qcstation qc sample {ref}{opt}")
         s = samples[-1]
     return s
 
@@ -153,9 +158,11 @@ def _sample(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     out = []
     plans = []
+    scope = args.set or ""
     try:
-        for dim in _dims(args.dimension, policy):
-            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+        for dim in _dims(args.dimension, policy, store, scope):
+            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence,
+                     scope=scope)
             plans.append((dim, g.plan))
             s = draw_sample(
                 store, dim, actor=current_actor(), curators=list(policy.curators),
@@ -163,7 +170,7 @@ def _sample(args: argparse.Namespace) -> int:
                 rng_seed=args.seed if args.seed is not None else policy.rng_seed,
                 min_size=args.min_size if args.min_size is not None else policy.min_sample,
                 overlap_rate=args.overlap if args.overlap is not None else policy.overlap_rate,
-                redraw=args.redraw)
+                redraw=args.redraw, scope=scope)
             out.append(s)
     finally:
         store.close()
@@ -174,7 +181,8 @@ def _sample(args: argparse.Namespace) -> int:
             if plan:
                 print(f"{dim}: {plan['sentence']}")
         for s in out:
-            print(f"sample {s.id}: {s.dimension} round {s.round}, {s.size} items "
+            print(f"sample {s.id}: {s.dimension}" + (f" of {s.scope}" if s.scope else "")
+                  + f" round {s.round}, {s.size} items "
                   f"(rate {s.rate:g}, rng seed {s.rng_seed}); by source: "
                   + ", ".join(f"{k} {v}" for k, v in s.params.get("allocation", {}).items()))
     return 0
@@ -183,12 +191,13 @@ def _sample(args: argparse.Namespace) -> int:
 def _extend(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        s = _sample_ref(store, args.sample)
+        s = _sample_ref(store, args.sample, args.set or "")
         extra = args.extra
         policy = _policy(args)
         why = "asked for by hand"
         if args.to_gate:
-            g = gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence)
+            g = gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence,
+                     scope=s.scope)
             extra = g.extend_by
             if extra == 0:
                 print(f"{s.dimension}: no extension needed ({g.next_step})")
@@ -212,11 +221,13 @@ def _status(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        dims = _dims(args.dimension, policy) if args.dimension else list(policy.dimensions)
+        scope = args.set or ""
+        dims = _dims(args.dimension or "all", policy, store, scope)
         data: dict[str, Any] = {}
         for dim in dims:
-            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
-            samples = list_samples(store, dim)
+            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence,
+                     scope=scope)
+            samples = list_samples(store, dim, scope)
             data[dim] = {
                 "gate": g.to_dict(),
                 "agreement": agreement(store, dim).to_dict(),
@@ -250,7 +261,7 @@ def _status(args: argparse.Namespace) -> int:
 def _next(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item = next_item(store, current_actor(), args.dimension)
+        item = next_item(store, current_actor(), args.dimension, scope=args.set)
     finally:
         store.close()
     if item is None:
@@ -526,6 +537,9 @@ def register(subparsers: Any) -> None:
     s.add_argument("--redraw", action="store_true",
                    help="curators: close the open sample (its decisions, rejects included, "
                         "still count) and draw a new round")
+    s.add_argument("--set", metavar="NAME",
+                   help="sample the items of this derived set (qcstation derive) instead of "
+                        "the working set; 'all' is then the QC dimensions its items carry")
     s.add_argument("--json", action="store_true", help="print JSON")
 
     e = sub.add_parser("extend", help="curators: add more random items to the open sample")
@@ -534,14 +548,18 @@ def register(subparsers: Any) -> None:
     e.add_argument("--extra", type=int, help="how many items to add")
     e.add_argument("--to-gate", action="store_true",
                    help="add as many as the gate says are needed (assuming no new defects)")
+    e.add_argument("--set", metavar="NAME", help="with DIMENSION: the open sample of this derived set")
     e.add_argument("--json", action="store_true", help="print JSON")
 
     st = sub.add_parser("status", help="samples, progress, gate and agreement (exit 1 if a gate fails)")
     st.add_argument("dimension", nargs="?", help=dim_help)
+    st.add_argument("--set", metavar="NAME", help="the gates of this derived set")
     st.add_argument("--json", action="store_true", help="print JSON")
 
     n = sub.add_parser("next", help="claim the next item to review and show it (exit 1: none left)")
     n.add_argument("--dimension", choices=DIMENSIONS, help="only this dimension")
+    n.add_argument("--set", metavar="NAME",
+                   help="only items of this derived set ('' for the working set; default: any)")
     n.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("decide", help="accept, reject (with --reason) or skip an item")

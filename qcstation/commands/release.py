@@ -1,13 +1,14 @@
 """``qcstation release``: curator-approved, immutable, reproducible releases.
 
-    qcstation release blockers [--json]         why a release cannot be approved now (exit 1 if any)
-    qcstation release approve NAME VERSION [--notes TEXT] [--export] [--out DIR]
+    qcstation release blockers [--set SET] [--json]   why a release cannot be approved now (exit 1 if any)
+    qcstation release approve NAME VERSION [--set SET] [--notes TEXT] [--export] [--out DIR]
     qcstation release export NAME VERSION [--out DIR]
     qcstation release list [--json]
     qcstation release diff NAME OLD [NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
 
 Only a curator may approve: the OS account, matched case-insensitively to ``[qc] curators``
 (``--annotator`` only changes the name shown), and only when every QC gate passes.
+``--set SET`` makes a *derived release* of a derived set's items (``qcstation derive``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def _blockers(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        blockers = rel.release_blockers(store, policy, actor=current_actor())
-        records, excluded = rel.release_candidates(store)
+        blockers = rel.release_blockers(store, policy, actor=current_actor(), scope=args.set or "")
+        records, excluded = rel.release_candidates(store, args.set or "")
     finally:
         store.close()
     if args.json:
@@ -45,7 +46,8 @@ def _blockers(args: argparse.Namespace) -> int:
         for b in blockers:
             print(f"- {b}")
     else:
-        print(f"Ready: {len(records)} records would be released ({len(excluded)} active seeds "
+        what = f"items of {args.set}" if args.set else "active seeds"
+        print(f"Ready: {len(records)} records would be released ({len(excluded)} {what} "
               f"left out); a curator can approve now.")
     return 1 if blockers else 0
 
@@ -56,7 +58,7 @@ def _approve(args: argparse.Namespace) -> int:
     try:
         info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
                                    cfg=policy, notes=args.notes or "",
-                                   allow_identical=args.allow_identical)
+                                   allow_identical=args.allow_identical, scope=args.set or "")
         out = rel.export_release(store, args.name, args.version, Path(args.out)) if args.export else None
     finally:
         store.close()
@@ -167,6 +169,7 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="release_action", metavar="ACTION")
 
     b = sub.add_parser("blockers", help="why a release cannot be approved now (exit 1 if any)")
+    b.add_argument("--set", metavar="SET", help="of a derived release of this derived set")
     b.add_argument("--json", action="store_true", help="print JSON")
 
     a = sub.add_parser("approve", help="approve a release (curators only)")
@@ -177,6 +180,9 @@ def register(subparsers: Any) -> None:
     a.add_argument("--out", default="exports", help="export root (default: ./exports)")
     a.add_argument("--allow-identical", action="store_true",
                    help="approve even when the data is identical to the latest release")
+    a.add_argument("--set", metavar="SET",
+                   help="a derived release: the items of this derived set (qcstation derive), "
+                        "with its own QC gates (qcstation qc sample DIM --set SET)")
     a.add_argument("--json", action="store_true", help="print JSON")
 
     e = sub.add_parser("export", help="write exports/NAME/VERSION/ (reproducible bytes)")

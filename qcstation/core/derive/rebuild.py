@@ -27,7 +27,8 @@ from typing import Any
 from qcstation.common.errors import GenerationError
 from qcstation.core.construct.inject import ERROR_TYPES, clean_cot, inject_errors
 from qcstation.core.construct.keyinfo import keyinfo_from_annotations, validate_keyinfo
-from qcstation.core.construct.notation import NotationError, notation_to_smtlib, render_notation
+from qcstation.core.construct.checks import check_refinement, notation_smtlib
+from qcstation.core.construct.notation import NotationError, render_notation
 from qcstation.core.construct.rules import RuleError, RuleResult, fraction_to_smt, rule_for_seed
 from qcstation.core.derive.bindings import Given, Refusal
 from qcstation.core.derive.model import Check
@@ -72,7 +73,6 @@ def notation_content(smtlib: str, expected: Fraction, source: dict[str, Any] | N
     from the notation question's own text must give ``expected``)."""
     try:
         q = render_notation(smtlib)
-        own = notation_to_smtlib(q)
     except (NotationError, GenerationError, ValueError) as exc:
         raise Refusal("no-notation", f"the notation question cannot be rendered: {exc}") from None
     if q.value != expected:
@@ -83,6 +83,9 @@ def notation_content(smtlib: str, expected: Fraction, source: dict[str, Any] | N
     for key in ("links", "uncertain"):
         if source and source.get(key):
             content[key] = source[key]
+    own, problem = notation_smtlib(content)   # what verification checks with Z3
+    if problem:
+        raise Refusal("no-notation", f"the notation question cannot be checked: {problem}")
     return content, Check("arithmetic", own, expected)
 
 
@@ -127,10 +130,7 @@ def refinement_content(solution: str, question: str, answer_text: str, *, n_erro
 
 
 def _refinement_problems(content: dict[str, Any]) -> list[str]:
-    # the generate pipeline's checks of a refinement artifact (pipeline._check_refinement)
-    from qcstation.core.construct.pipeline import _check_refinement
-
-    return list(_check_refinement(content))
+    return list(check_refinement(content))
 
 
 def given_term(g: Given, value: Fraction) -> str:

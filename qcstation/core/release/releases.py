@@ -40,6 +40,14 @@ from exports.writers import (
     write_release_dir,
 )
 from qcstation.common.vocab import DIMENSIONS, KEYINFO_FIELDS, QC_DIMENSIONS, USABLE_STATUSES
+from qcstation.core.release.derived import (
+    check_scope,
+    derived_fields,
+    required_dimensions,
+    scope_dimensions,
+    scope_seeds,
+    set_summary,
+)
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
 from qcstation.core.review.queries import current_artifacts, rejected_sql
@@ -180,14 +188,18 @@ def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
 
 
 def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    # a derived item may carry fewer than four dimensions: the others' fields are empty
     def content(dim: str) -> dict[str, Any]:
-        return from_json(arts[dim]["content"]) or {}
+        return (from_json(arts[dim]["content"]) or {}) if dim in arts else {}
 
     und, rea, ari, ref = (content(d) for d in RELEASE_DIMENSIONS)
     errors = ref.get("errors") if isinstance(ref.get("errors"), list) else []
-    answer = _exact_value(from_json(arts["reasoning"]["verify_result"]))
-    if answer is None:
-        answer = _exact_value(from_json(arts["arithmetic"]["verify_result"]))
+    answer = None
+    for dim in ("reasoning", "arithmetic"):
+        if answer is None and dim in arts:
+            answer = _exact_value(from_json(arts[dim]["verify_result"]))
+    if answer is None and seed.get("derive_set"):
+        answer = seed.get("answer_value")
     return {
         "id": f"{seed['source']}-{seed['orig_id']}",
         "seed_id": int(seed["id"]),
@@ -195,8 +207,8 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
         "orig_id": str(seed["orig_id"]),
         "difficulty": seed["level"],
         "question": seed["question"],
-        "background": render_key_information(und),
-        "key_information": {k: und.get(k) for k in KEYINFO_FIELDS},
+        "background": render_key_information(und) if und else None,
+        "key_information": {k: und.get(k) for k in KEYINFO_FIELDS} if und else None,
         "smt-lib": rea.get("smtlib"),
         "answer": answer,
         "notation": ari.get("notation"),
@@ -217,22 +229,24 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
                   **({"author": a["author"]} if a.get("author") else {})}
             for dim, a in sorted(arts.items())
         },
+        **derived_fields(seed),
     }
 
 
-def release_candidates(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(records that would be released now, active seeds left out with reasons per dimension)."""
+def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(records that would be released now, seeds left out with reasons per dimension):
+    active seeds, or the items of the derived set ``scope`` (:mod:`.derived`)."""
     current: dict[str, dict[int, dict[str, Any]]] = {
-        dim: {int(a["seed_id"]): a for a in current_artifacts(store, dim)}
+        dim: {int(a["seed_id"]): a for a in current_artifacts(store, dim, scope)}
         for dim in RELEASE_DIMENSIONS
     }
     records: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
-    for seed in store.query("SELECT * FROM seeds WHERE status = 'active' ORDER BY id"):
+    for seed in scope_seeds(store, scope):
         sid = int(seed["id"])
         arts: dict[str, dict[str, Any]] = {}
         missing: dict[str, str] = {}
-        for dim in RELEASE_DIMENSIONS:
+        for dim in required_dimensions(seed):
             a = current[dim].get(sid)
             if a is not None and a["status"] in RELEASABLE:
                 arts[dim] = a
@@ -260,10 +274,12 @@ class IdenticalReleaseError(ReleaseError):
     """The release would be byte-identical to the latest one of its name (ask to confirm)."""
 
 
-def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> list[str]:
+def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
+                     scope: str = "") -> list[str]:
     """Why a release cannot be approved now, in plain words ([] means it can).
 
-    With ``actor``, also says so when that person is not a curator."""
+    With ``actor``, also says so when that person is not a curator. ``scope`` names a
+    derived set (a derived release; default: the working set)."""
     policy = qc_policy(cfg)
     blockers: list[str] = []
     if not policy.curators:
@@ -271,23 +287,25 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None) -> lis
     elif actor is not None and not is_curator(actor, policy.curators):
         blockers.append(f"the account {actor} is not a curator (curators: "
                         f"{', '.join(policy.curators)})")
-    for dim in policy.dimensions:
-        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+    where = f" of the derived set {scope}" if scope else ""
+    for dim in scope_dimensions(store, scope, policy.dimensions):
+        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         for b in g.blockers:
-            blockers.append(f"{dim} QC gate: {b}")
-    records, _ = release_candidates(store)
+            blockers.append(f"{dim} QC gate{where}: {b}")
+    records, _ = release_candidates(store, scope)
     if not records:
-        blockers.append("no seed has all four dimensions verified or accepted yet")
+        blockers.append(f"no item of the derived set {scope} is verified or accepted" if scope
+                        else "no seed has all four dimensions verified or accepted yet")
     return blockers
 
 
-def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
+def _qc_section(store: Store, policy: QCPolicy, scope: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for dim in policy.dimensions:
-        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+    for dim in scope_dimensions(store, scope, policy.dimensions):
+        g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         ag = agreement(store, dim)
         samples = []
-        for s in list_samples(store, dim):
+        for s in list_samples(store, dim, scope):
             p = s.params
             samples.append({
                 "id": s.id, "round": s.round, "rng_seed": s.rng_seed, "rate": s.rate,
@@ -300,26 +318,27 @@ def _qc_section(store: Store, policy: QCPolicy) -> dict[str, Any]:
             })
         people = store.query(
             "SELECT DISTINCT r.annotator FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
-            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
-            "AND r.verdict IN ('accept', 'reject') ORDER BY r.annotator", (dim,))
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND s.scope = ? "
+            "AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject') ORDER BY r.annotator",
+            (dim, scope))
         decisions = store.scalar(
             "SELECT COUNT(*) FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
-            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND r.undone_at IS NULL "
-            "AND r.verdict IN ('accept', 'reject')", (dim,))
+            "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND s.scope = ? "
+            "AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')", (dim, scope))
         out[dim] = {"gate": g.to_dict(), "agreement": ag.to_dict(), "samples": samples,
                     "annotators": [r["annotator"] for r in people], "decisions": int(decisions),
-                    "outcomes": _qc_outcomes(store, dim)}
+                    "outcomes": _qc_outcomes(store, dim, scope)}
     return out
 
 
-def _qc_outcomes(store: Store, dim: str) -> dict[str, int]:
+def _qc_outcomes(store: Store, dim: str, scope: str = "") -> dict[str, int]:
     """What happened to the reviewed items of one dimension, counted from the records (so
     the datasheet says only what happened): seeds with a reject, replacements regenerated
     (by a rule or a model) and fixed in place (by a reviewer), seeds excluded in QC,
     disagreements settled and outcomes overridden by a curator."""
     rejected_seeds = {int(r["seed_id"]) for r in store.query(
         "SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "WHERE s.dimension = ? AND " + rejected_sql("si.id"), (dim,))}
+        "WHERE s.dimension = ? AND s.scope = ? AND " + rejected_sql("si.id"), (dim, scope))}
     regenerated = fixed = 0
     if rejected_seeds:
         marks = ",".join("?" * len(rejected_seeds))
@@ -334,11 +353,12 @@ def _qc_outcomes(store: Store, dim: str) -> dict[str, int]:
     excluded = int(store.scalar(
         "SELECT COUNT(DISTINCT si.seed_id) FROM sample_items si JOIN samples s "
         "ON s.id = si.sample_id JOIN seeds sd ON sd.id = si.seed_id WHERE s.dimension = ? "
-        "AND sd.status = 'excluded'", (dim,)) or 0)
+        "AND s.scope = ? AND sd.status = 'excluded'", (dim, scope)) or 0)
     resolutions = {r["kind"]: int(r["n"]) for r in store.query(
         "SELECT q.kind, COUNT(*) AS n FROM qc_resolutions q JOIN sample_items si "
         "ON si.id = q.sample_item_id JOIN samples s ON s.id = si.sample_id "
-        "WHERE s.dimension = ? AND q.undone_at IS NULL GROUP BY q.kind", (dim,))}
+        "WHERE s.dimension = ? AND s.scope = ? AND q.undone_at IS NULL GROUP BY q.kind",
+        (dim, scope))}
     return {"rejected_seeds": len(rejected_seeds), "regenerated": regenerated,
             "fixed_in_place": fixed, "excluded_in_qc": excluded,
             "settled": resolutions.get("settle", 0), "overridden": resolutions.get("override", 0)}
@@ -354,32 +374,35 @@ def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: Any,
-                    notes: str = "", allow_identical: bool = False) -> ReleaseInfo:
+                    notes: str = "", allow_identical: bool = False,
+                    scope: str = "") -> ReleaseInfo:
     """Approve and freeze a release. Only a curator may (the account, matched
     case-insensitively to ``[qc] curators``); every QC gate must pass. A release whose data
     is identical to the latest release of the same name is refused unless
-    ``allow_identical`` (the curator confirmed it)."""
+    ``allow_identical`` (the curator confirmed it). ``scope`` names a derived set: a
+    *derived release* of its items (:mod:`.derived`)."""
     _check_name("name", name)
     _check_name("version", version)
     policy = qc_policy(cfg)
     actor = _approver(policy, actor)
     with store.transaction():
+        check_scope(store, name, scope)
         if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
             raise ReleaseError(f"release {name} {version} already exists and releases are "
                                f"immutable; choose a new version", title="Release exists")
-        blockers = release_blockers(store, policy, actor=actor)
+        blockers = release_blockers(store, policy, actor=actor, scope=scope)
         if blockers:
             raise ReleaseError("cannot approve the release yet:\n- " + "\n- ".join(blockers),
                                title="Release blocked")
-        records, excluded = release_candidates(store)
+        records, excluded = release_candidates(store, scope)
         if not allow_identical:
             _refuse_identical(store, name, records)
         manifest = _manifest(store, policy, records, excluded, name=name, version=version,
-                             actor=actor, notes=notes)
+                             actor=actor, notes=notes, scope=scope)
         rid = store.insert("releases", {
             "name": name, "version": version, "status": "approved", "approved_by": actor,
             "approved_at": manifest["approved_at"], "manifest": dumps_canonical(manifest),
-            "notes": notes or "",
+            "notes": notes or "", "scope": scope,
         })
         store.insert_many("release_items", ({"release_id": rid, "seed_id": r["seed_id"],
                                              "record": dumps_canonical(r)} for r in records))
@@ -417,7 +440,7 @@ def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]]) ->
 
 def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
               excluded: list[dict[str, Any]], *, name: str, version: str, actor: str,
-              notes: str) -> dict[str, Any]:
+              notes: str, scope: str = "") -> dict[str, Any]:
     """The manifest frozen with a release: counts, exclusions, QC statistics, policy,
     generators, licences and the data's sha256."""
     by_reason: Counter[str] = Counter()
@@ -425,9 +448,12 @@ def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
         for dim, why in e["missing"].items():
             by_reason[f"{dim}: {why}"] += 1
     inactive = {r["status"]: int(r["n"]) for r in store.query(
-        "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' GROUP BY status")}
-    in_qc = excluded_seeds(store)
+        "SELECT status, COUNT(*) AS n FROM seeds WHERE status != 'active' AND status != 'derived' "
+        "AND id NOT IN (SELECT seed_id FROM derived_items) GROUP BY status")} if not scope else {}
+    in_qc = excluded_seeds(store, scope)
+    derived = {"derived": set_summary(store, scope)} if scope else {}
     return {
+        **derived,
         "name": name, "version": version, "approved_by": actor, "approved_at": now(),
         "notes": notes or "", "format_version": FORMAT_VERSION,
         "schema_version": store.schema_version,
@@ -443,7 +469,7 @@ def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
         "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
                      "seeds": excluded,
                      "excluded_in_qc": {"count": len(in_qc), "seeds": in_qc}},
-        "qc": _qc_section(store, policy),
+        "qc": _qc_section(store, policy, scope),
         "qc_policy": {"threshold": policy.threshold, "confidence": policy.confidence,
                       "dimensions": list(policy.dimensions), "curators": list(policy.curators),
                       "sample_rate": policy.sample_rate},

@@ -27,7 +27,7 @@ from qcstation.core.review.decisions import (
 )
 from qcstation.core.review.gate import open_reject_kind
 from qcstation.core.review.items import ITEM_SQL, ReviewItem, build_items, get_item
-from qcstation.core.review.queries import check_dimension, rejected_sql
+from qcstation.core.review.queries import LIVE_SEED_STATUSES, check_dimension, rejected_sql
 
 __all__ = [
     "EXCLUDED_STATUS", "EXCLUDED_REASON", "RESOLUTION_KINDS", "QUEUE_STATES", "QueueRow",
@@ -69,7 +69,7 @@ def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
         if seed["status"] == EXCLUDED_STATUS:
             raise ReviewError(f"seed #{seed_id} is already excluded ({seed['filter_detail']})",
                               title="Already excluded")
-        if seed["status"] != "active":
+        if seed["status"] not in LIVE_SEED_STATUSES:
             raise ReviewError(f"seed #{seed_id} is {seed['status']} "
                               f"({seed['filter_reason'] or 'no reason recorded'}), not active; "
                               f"it is not in any release already", title="Not active")
@@ -102,10 +102,18 @@ def exclude_seed(store: Store, seed_id: int, *, actor: str, reason: str,
     return result
 
 
-def excluded_seeds(store: Store) -> list[dict[str, Any]]:
-    """Seeds a curator excluded in QC, with the reason, who and when (from the event log)."""
-    rows = store.query("SELECT id, source, orig_id, filter_detail FROM seeds "
-                       "WHERE status = ? ORDER BY id", (EXCLUDED_STATUS,))
+def excluded_seeds(store: Store, scope: str = "") -> list[dict[str, Any]]:
+    """Seeds a curator excluded in QC, with the reason, who and when (from the event log):
+    imported seeds, or the items of the derived set ``scope``."""
+    if scope:
+        rows = store.query("SELECT id, source, orig_id, filter_detail FROM seeds WHERE status = ? "
+                           "AND id IN (SELECT di.seed_id FROM derived_items di JOIN derive_sets ds "
+                           "ON ds.id = di.set_id WHERE ds.name = ?) ORDER BY id",
+                           (EXCLUDED_STATUS, scope))
+    else:
+        rows = store.query("SELECT id, source, orig_id, filter_detail FROM seeds WHERE status = ? "
+                           "AND id NOT IN (SELECT seed_id FROM derived_items) ORDER BY id",
+                           (EXCLUDED_STATUS,))
     if not rows:
         return []
     events: dict[int, dict[str, Any]] = {}

@@ -114,7 +114,7 @@ def _available(item: dict[str, Any], finals: list[dict[str, Any]], annotator: st
 
 
 def next_item(store: Store, annotator: str, dimension: str | None = None, *,
-              after_item_id: int | None = None) -> ReviewItem | None:
+              after_item_id: int | None = None, scope: str | None = None) -> ReviewItem | None:
     """Atomically claim the next item this annotator should review, or None when nothing is left.
 
     Order: the item this annotator already holds (resuming after a crash), then undecided
@@ -124,7 +124,8 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
     while claimed (claims expire after :data:`CLAIM_TTL_MINUTES` minutes) or once decided;
     an overlap item is handed to a second, different annotator after the first decision.
     Regenerated replacements are requeued first (:func:`requeue_replacements`). Items of
-    seeds no longer active (excluded in QC, filtered) are not handed out.
+    seeds no longer active (excluded in QC, filtered) are not handed out. ``scope`` keeps to
+    the samples of the working set ('') or of one derived set (default: any).
     """
     annotator = norm(annotator)
     if not annotator:
@@ -141,6 +142,9 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
         if dimension is not None:
             sql += " AND s.dimension = ?"
             params.append(dimension)
+        if scope is not None:
+            sql += " AND s.scope = ?"
+            params.append(scope)
         rows = store.query(sql + " ORDER BY s.id, si.position, si.id", params)
         reviews = active_reviews(store, [int(r["id"]) for r in rows], dimension)
         cutoff = _claim_cutoff()

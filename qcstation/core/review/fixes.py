@@ -24,6 +24,7 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm
 from qcstation.core.review.decisions import MAX_REASON_CHARS, clean_text, decide
 from qcstation.core.review.items import ReviewItem, get_item
+from qcstation.core.review.queries import LIVE_SEED_STATUSES
 from qcstation.core.review.sampling import join_open_sample
 
 FIXABLE = ("arithmetic", "understanding")
@@ -110,7 +111,7 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
     if item.dimension not in FIXABLE:
         raise ReviewError(f"{item.dimension} items cannot be fixed in place (notation questions "
                           f"and key information can)", title="Not editable")
-    if item.seed_status != "active":
+    if item.seed_status not in LIVE_SEED_STATUSES:
         raise ReviewError(f"the seed of {item.key} is {item.seed_status}; nothing to fix",
                           title="Not active")
     cur = current_artifact(store, item.seed_id, item.dimension)
@@ -159,7 +160,9 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
         _, new_item = join_open_sample(
             store, dimension=item.dimension, seed_id=item.seed_id, artifact_id=new_id,
             stratum=item.source, fallback_sample_id=item.sample_id, actor=who,
-            why="a fixed item joins it", display=shown)
+            why="a fixed item joins it", display=shown,
+            scope=str(store.scalar("SELECT scope FROM samples WHERE id = ?", (item.sample_id,))
+                      or ""))
         review_id = decide(store, new_item, who, "accept", None,
                            comment="fixed in place by this reviewer", display=shown)
         detail = {"item": item.key, "item_id": item.item_id, "seed_id": item.seed_id,

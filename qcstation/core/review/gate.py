@@ -34,7 +34,9 @@ from qcstation.core.review.queries import (
     ITEMS_CTE,
     TAKEN_COUNTS_SELECT,
     check_dimension,
+    cur_sql,
     current_counts,
+    live_status,
     rejected_sql,
 )
 from qcstation.core.review.sampling import POPULATION, coverage_from, list_samples
@@ -145,10 +147,11 @@ _GATE_SQL = f"""
         SELECT c.status AS status,
                CASE WHEN c.id IS NULL THEN 0 ELSE EXISTS (
                    SELECT 1 FROM sample_items x JOIN samples xs ON xs.id = x.sample_id
-                   WHERE x.artifact_id = c.id AND xs.dimension = :dim) END AS in_sample
+                   WHERE x.artifact_id = c.id AND xs.dimension = :dim AND xs.scope = :scope) END
+               AS in_sample
         FROM first_reject fr CROSS JOIN seeds sd ON sd.id = fr.seed_id
         LEFT JOIN reject_cur c ON c.seed_id = fr.seed_id
-        WHERE sd.status = 'active')
+        WHERE sd.status = :live)
     SELECT 'summary' AS kind, NULL AS k1, NULL AS k2, COUNT(*) AS n,
            COALESCE(SUM(i.decided AND (fr.item_id IS NULL OR i.id <= fr.item_id)), 0) AS a,
            COALESCE(SUM(i.decided AND i.rejected
@@ -200,18 +203,19 @@ def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_
             "sentence": text[:1].upper() + text[1:] + "."}
 
 
-def _new_items_since_draw(store: Store, dimension: str) -> int:
-    """Current first versions of active, unsampled seeds made after the latest draw."""
-    latest = store.scalar("SELECT MAX(created_at) FROM samples WHERE dimension = ?", (dimension,))
+def _new_items_since_draw(store: Store, dimension: str, scope: str = "") -> int:
+    """Current first versions of unsampled seeds in play made after the latest draw."""
+    latest = store.scalar("SELECT MAX(created_at) FROM samples WHERE dimension = ? AND scope = ?",
+                          (dimension, scope))
     if not latest:
         return 0
     return int(store.scalar(
-        f"SELECT COUNT(*) FROM ({CUR_SQL}) c JOIN artifacts a ON a.id = c.id "
-        f"JOIN seeds sd ON sd.id = c.seed_id WHERE sd.status = 'active' "
+        f"SELECT COUNT(*) FROM ({cur_sql(scope)}) c JOIN artifacts a ON a.id = c.id "
+        f"JOIN seeds sd ON sd.id = c.seed_id WHERE sd.status = :live "
         f"AND c.status IN ('verified', 'accepted') AND a.replaces_id IS NULL "
         f"AND a.created_at > :at AND c.seed_id NOT IN (SELECT seed_id FROM sample_items si "
-        f"JOIN samples s ON s.id = si.sample_id WHERE s.dimension = :dim)",
-        {"dim": dimension, "at": latest}) or 0)
+        f"JOIN samples s ON s.id = si.sample_id WHERE s.dimension = :dim AND s.scope = :scope)",
+        {"dim": dimension, "at": latest, "scope": scope, "live": live_status(scope)}) or 0)
 
 
 # -- progress and the gate ----------------------------------------------------------------
@@ -277,35 +281,37 @@ def _check_gate_args(threshold: float, confidence: float) -> None:
 
 
 def gate(store: Store, dimension: str, *, threshold: float,
-         confidence: float = DEFAULT_CONFIDENCE) -> GateStatus:
+         confidence: float = DEFAULT_CONFIDENCE, scope: str = "") -> GateStatus:
     """Evaluate the QC gate of one dimension (read-only). See the module docstring.
 
     Seeds no longer active (excluded in QC with
     :func:`qcstation.core.review.curation.exclude_seed`, filtered) do not block:
     their rejects are not open and their undecided items are not pending; their decided
-    random draws still count in the defect estimate."""
+    random draws still count in the defect estimate. ``scope`` names a derived set (its own
+    samples and items; default: the working set)."""
     check_dimension(dimension)
     _check_gate_args(threshold, confidence)
-    return _gate(store, dimension, threshold, confidence, None)
+    return _gate(store, dimension, threshold, confidence, None, scope)
 
 
 def _gate(store: Store, dimension: str, threshold: float, confidence: float,
-          current: list[dict[str, Any]] | None) -> GateStatus:
+          current: list[dict[str, Any]] | None, scope: str = "") -> GateStatus:
     """:func:`gate` without argument checks; ``current`` may pass :func:`current_counts`
     rows already read (the dashboard reads them once for counts and gate)."""
-    samples = store.query("SELECT id, rate FROM samples WHERE dimension = ? ORDER BY id",
-                          (dimension,))
+    samples = store.query("SELECT id, rate FROM samples WHERE dimension = ? AND scope = ? "
+                          "ORDER BY id", (dimension, scope))
     if current is None:
-        current = current_counts(store, dimension)
+        current = current_counts(store, dimension, scope)
+    live = live_status(scope)
     if not samples:
-        return _gate_before_sampling(dimension, threshold, confidence, current)
+        return _gate_before_sampling(dimension, threshold, confidence, current, scope)
     rate = float(samples[-1]["rate"])
     rule = _gate_rule(threshold, confidence, rate)
 
     reviewed = defects = pending = 0
     taken: list[dict[str, Any]] = []
     detail: Counter[str] = Counter()
-    for r in store.query(_GATE_SQL, {"dim": dimension}):
+    for r in store.query(_GATE_SQL, {"dim": dimension, "scope": scope, "live": live}):
         if r["kind"] == "summary":
             reviewed, defects, pending = int(r["a"]), int(r["b"]), int(r["c"])
         elif r["kind"] == "taken":
@@ -316,7 +322,7 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
                 detail[kind] += int(r["n"])
     open_rejects = sum(detail.values())
 
-    cov = coverage_from(current, taken, rate)
+    cov = coverage_from(current, taken, rate, live)
     unsampled = sum(c["unsampled"] for c in cov.values())
     population = sum(c["population"] for c in cov.values())
     covered = sum(c["covered"] for c in cov.values())
@@ -328,7 +334,7 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
     upper = clopper_pearson_upper(defects, reviewed, confidence) if reviewed else None
     needed = reviews_needed(defects, threshold, confidence)
 
-    advice = _Advice(extend_by=short)
+    advice = _Advice(extend_by=short, scope=scope)
     advice.pending(dimension, pending)
     advice.open_rejects(detail)
     if short:
@@ -356,13 +362,17 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
 
 
 def _gate_before_sampling(dimension: str, threshold: float, confidence: float,
-                          current: list[dict[str, Any]]) -> GateStatus:
+                          current: list[dict[str, Any]], scope: str = "") -> GateStatus:
     """The gate of a dimension no sample was drawn for: what to do first, and the plan."""
     population = sum(int(r["n"]) for r in current
-                     if r["seed_status"] == "active" and r["status"] in POPULATION)
+                     if r["seed_status"] == live_status(scope) and r["status"] in POPULATION)
     rule = _gate_rule(threshold, confidence, None)
+    opt = f" --set {scope}" if scope else ""
     if population:
-        what, command = "draw a sample", f"qcstation qc sample {dimension}"
+        what, command = "draw a sample", f"qcstation qc sample {dimension}{opt}"
+    elif scope:
+        what = f"derive the set {scope}, then draw a sample"
+        command = f"qcstation derive status {scope}; qcstation qc sample {dimension}{opt}"
     else:
         what = f"generate and verify {dimension} artifacts, then draw a sample"
         command = (f"qcstation generate --dimension {dimension}; "
@@ -383,11 +393,15 @@ class _Advice:
 
     extend_by: int = 0
     extend_reason: str = ""
+    scope: str = ""                # a derived set: its commands name it (--set)
     blockers: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
 
     def hint(self, command: str) -> None:
+        if self.scope and command.startswith(("qcstation qc sample", "qcstation qc extend",
+                                              "qcstation qc next")):
+            command += f" --set {self.scope}"
         if command not in self.hints:
             self.hints.append(command)
 
@@ -426,7 +440,7 @@ class _Advice:
         self.blockers.append(f"the sample covers {covered} of {population} verified items; the "
                              f"{_pct(rate)} rate per source asks for {short} more ("
                              + ", ".join(f"{src} {n}" for src, n in short_by.items()) + ")")
-        arrived = _new_items_since_draw(store, dimension)
+        arrived = _new_items_since_draw(store, dimension, self.scope)
         why = (f"{_plural(arrived, 'new verified item')} arrived since the draw" if arrived
                else f"the sample is below the {_pct(rate)} rate per source")
         self.extend_reason = f"coverage: {why}"
@@ -492,14 +506,16 @@ def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
             current[dim] = rows = current_counts(store, dim)
         else:                  # status counts only (every artifact's seed exists: foreign key)
             rows = store.query(f"SELECT status, COUNT(*) AS n FROM ({CUR_SQL}) "
+                               f"WHERE seed_id NOT IN (SELECT seed_id FROM derived_items) "
                                f"GROUP BY status", {"dim": dim})
         c: Counter[str] = Counter()
-        for r in rows:
-            c[r["status"]] += int(r["n"])
+        for r in rows:   # the working set's (derived items are counted by their set)
+            if r.get("seed_status") != "derived":
+                c[r["status"]] += int(r["n"])
         if c:
             artifacts[dim] = dict(sorted(c.items()))
     samples = []
-    for s in list_samples(store):
+    for s in list_samples(store, scope=""):
         d = s.to_dict()
         d.pop("params", None)
         d["progress"] = progress(store, s.id).to_dict()

@@ -21,10 +21,38 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import DIMENSIONS, FINAL_VERDICTS
 
 __all__ = [
-    "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE",
+    "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE", "LIVE_SEED_STATUSES",
+    "live_status", "cur_sql",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
     "current_counts", "active_reviews", "active_resolutions", "final_decisions",
 ]
+
+# -- scopes --------------------------------------------------------------------------------
+# A QC sample, gate or release is about one *scope*: the working set (scope '', imported
+# seeds of status 'active') or one derived set (scope = the set's name; its items are seeds
+# of status 'derived' listed in derived_items, see qcstation.core.derive). Every function
+# here and in the rooms takes ``scope`` (default: the working set).
+
+#: seed statuses of items that are in play (review hands them out, they count as pending)
+LIVE_SEED_STATUSES: tuple[str, ...] = ("active", "derived")
+
+
+def live_status(scope: str = "") -> str:
+    """The status of a seed that is in play in ``scope``."""
+    return "derived" if scope else "active"
+
+
+_SCOPE_SEEDS = ("SELECT di.seed_id FROM derived_items di JOIN derive_sets ds ON ds.id = di.set_id "
+                "WHERE ds.name = :scope")
+
+
+def cur_sql(scope: str = "") -> str:
+    """:data:`CUR_SQL` for ``scope``: a derived set's seeds only (the working set's query
+    also sees derived seeds; they are told apart by their status)."""
+    if not scope:
+        return CUR_SQL
+    return CUR_SQL.replace("GROUP BY seed_id", f"AND seed_id IN ({_SCOPE_SEEDS}) GROUP BY seed_id")
+
 
 def check_dimension(dimension: str) -> str:
     """``dimension`` itself, or :class:`ReviewError` naming the dimensions there are."""
@@ -54,9 +82,12 @@ CUR_COUNTS_SQL = f"""
     GROUP BY sd.source, sd.status, c.status
 """
 
-# Seeds no longer active (excluded in QC, filtered, duplicate): usually few, read from the
-# seeds_status index as two ranges (``!=`` would scan it).
-INACTIVE_SEED_IDS = "SELECT id FROM seeds WHERE status < 'active' OR status > 'active'"
+# Seeds no longer in play (excluded in QC, filtered, duplicate): usually few, read from the
+# seeds_status index as ranges around the live statuses 'active' and 'derived' (``NOT IN``
+# would scan it). Sample items of either scope are judged by it: a working-set sample holds
+# no derived seed, a derived set's sample no imported one.
+INACTIVE_SEED_IDS = ("SELECT id FROM seeds WHERE status < 'active' OR "
+                     "(status > 'active' AND status < 'derived') OR status > 'derived'")
 
 
 def rejected_sql(item: str) -> str:
@@ -68,18 +99,22 @@ def rejected_sql(item: str) -> str:
             f"AND r.undone_at IS NULL AND r.verdict = 'reject'))")
 
 
-def current_artifacts(store: Store, dimension: str) -> list[dict[str, Any]]:
+def current_artifacts(store: Store, dimension: str, scope: str = "") -> list[dict[str, Any]]:
     """Current artifact (highest non-superseded version) of every seed for ``dimension``,
-    with the seed's ``source``, ``orig_id`` and ``seed_status``."""
+    with the seed's ``source``, ``orig_id`` and ``seed_status`` (a derived set's seeds only
+    when ``scope`` names one)."""
     return store.query(
         f"SELECT a.*, s.source AS source, s.orig_id AS orig_id, s.status AS seed_status "
-        f"FROM ({CUR_SQL}) c CROSS JOIN artifacts a ON a.id = c.id "
-        f"JOIN seeds s ON s.id = a.seed_id ORDER BY a.seed_id", {"dim": dimension})
+        f"FROM ({cur_sql(scope)}) c CROSS JOIN artifacts a ON a.id = c.id "
+        f"JOIN seeds s ON s.id = a.seed_id ORDER BY a.seed_id", {"dim": dimension, "scope": scope})
 
 
-def current_counts(store: Store, dimension: str) -> list[dict[str, Any]]:
+def current_counts(store: Store, dimension: str, scope: str = "") -> list[dict[str, Any]]:
     """Current artifacts of ``dimension`` by (source, seed_status, status) -> n."""
-    return store.query(CUR_COUNTS_SQL, {"dim": dimension})
+    if not scope:
+        return store.query(CUR_COUNTS_SQL, {"dim": dimension})
+    return store.query(CUR_COUNTS_SQL.replace(CUR_SQL, cur_sql(scope)),
+                       {"dim": dimension, "scope": scope})
 
 
 # -- the decisions that count ------------------------------------------------------------
@@ -125,7 +160,7 @@ def final_decisions(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # -- a dimension's sample items -----------------------------------------------------------
 
-# Sample items of one dimension (``:dim``) with their decision state, the first item of every
+# Sample items of one dimension (``:dim``) and scope (``:scope``) with their decision state, the first item of every
 # seed with an active reject (later items of that seed are regenerated replacements, not
 # random draws), and the seeds already taken (decided, or in the open sample).
 ITEMS_CTE = f"""
@@ -137,7 +172,7 @@ ITEMS_CTE = f"""
                {rejected_sql("si.id")} AS rejected
         FROM sample_items si JOIN samples s ON s.id = si.sample_id
         JOIN artifacts a ON a.id = si.artifact_id
-        WHERE s.dimension = :dim),
+        WHERE s.dimension = :dim AND s.scope = :scope),
     first_reject AS (SELECT seed_id, MIN(id) AS item_id FROM items WHERE rejected GROUP BY seed_id),
     taken AS (SELECT DISTINCT seed_id FROM items WHERE decided OR sample_status = 'open'),
     taken_cur AS (
@@ -146,10 +181,10 @@ ITEMS_CTE = f"""
         GROUP BY seed_id)
 """
 
-# Taken seeds of active status by source and current-artifact status.
+# Taken seeds in play (status ``:live``) by source and current-artifact status.
 TAKEN_COUNTS_SELECT = """
     SELECT 'taken' AS kind, sd.source AS k1, tc.status AS k2, COUNT(*) AS n,
            NULL AS a, NULL AS b, NULL AS c
-    FROM taken_cur tc CROSS JOIN seeds sd ON sd.id = tc.seed_id WHERE sd.status = 'active'
+    FROM taken_cur tc CROSS JOIN seeds sd ON sd.id = tc.seed_id WHERE sd.status = :live
     GROUP BY sd.source, tc.status
 """

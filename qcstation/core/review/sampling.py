@@ -28,10 +28,12 @@ from qcstation.common.identity import norm, require_curator
 from qcstation.common.vocab import SAMPLE_STATUSES, USABLE_STATUSES
 from qcstation.core.review.queries import (
     ITEMS_CTE,
+    LIVE_SEED_STATUSES,
     TAKEN_COUNTS_SELECT,
     check_dimension,
     current_artifacts,
     current_counts,
+    live_status,
     rejected_sql,
 )
 
@@ -63,6 +65,7 @@ class SampleInfo:
     created_at: str
     created_by: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    scope: str = ""               # '' the working set, else the derived set it samples
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,9 +73,14 @@ class SampleInfo:
 
 # -- reading samples ----------------------------------------------------------------------
 
-def _rng(dimension: str, rng_seed: int, round_no: int, stage: str) -> random.Random:
+def _rng_text(dimension: str, rng_seed: int, round_no: int, stage: str, scope: str = "") -> str:
+    where = f"{dimension}@{scope}" if scope else dimension
+    return f"qcstation-sample:{where}:{rng_seed}:{round_no}:{stage}"
+
+
+def _rng(dimension: str, rng_seed: int, round_no: int, stage: str, scope: str = "") -> random.Random:
     # str seeds are hashed with SHA-512 by random.Random: stable across runs and platforms
-    return random.Random(f"qcstation-sample:{dimension}:{rng_seed}:{round_no}:{stage}")
+    return random.Random(_rng_text(dimension, rng_seed, round_no, stage, scope))
 
 
 def stratified_allocation(sizes: dict[str, int], total: int, *,
@@ -114,7 +122,7 @@ def _sample_row_to_info(store: Store, row: dict[str, Any]) -> SampleInfo:
         id=int(row["id"]), dimension=row["dimension"], round=int(row["round"]),
         rng_seed=int(row["rng_seed"]), rate=float(row["rate"]), status=row["status"],
         size=size, created_at=row["created_at"], created_by=row.get("created_by"),
-        params=from_json(row.get("params")) or {},
+        params=from_json(row.get("params")) or {}, scope=row.get("scope") or "",
     )
 
 
@@ -126,44 +134,50 @@ def get_sample(store: Store, sample_id: int) -> SampleInfo:
     return _sample_row_to_info(store, row)
 
 
-def open_sample(store: Store, dimension: str) -> SampleInfo | None:
-    """The open sample of ``dimension`` (the newest), or None."""
-    row = store.one("SELECT * FROM samples WHERE dimension = ? AND status = 'open' "
-                    "ORDER BY id DESC LIMIT 1", (dimension,))
+def open_sample(store: Store, dimension: str, scope: str = "") -> SampleInfo | None:
+    """The open sample of ``dimension`` in ``scope`` (the newest), or None."""
+    row = store.one("SELECT * FROM samples WHERE dimension = ? AND scope = ? AND status = 'open' "
+                    "ORDER BY id DESC LIMIT 1", (dimension, scope))
     return None if row is None else _sample_row_to_info(store, row)
 
 
-def list_samples(store: Store, dimension: str | None = None) -> list[SampleInfo]:
-    """Every sample (of ``dimension``), oldest first."""
-    if dimension is None:
-        rows = store.query("SELECT * FROM samples ORDER BY id")
-    else:
-        rows = store.query("SELECT * FROM samples WHERE dimension = ? ORDER BY id", (dimension,))
-    return [_sample_row_to_info(store, r) for r in rows]
+def list_samples(store: Store, dimension: str | None = None, scope: str | None = None
+                 ) -> list[SampleInfo]:
+    """Every sample (of ``dimension``; of ``scope``, None: of every scope), oldest first."""
+    sql, params = "SELECT * FROM samples WHERE 1", []
+    if dimension is not None:
+        sql += " AND dimension = ?"
+        params.append(dimension)
+    if scope is not None:
+        sql += " AND scope = ?"
+        params.append(scope)
+    return [_sample_row_to_info(store, r) for r in store.query(sql + " ORDER BY id", params)]
 
 
 # -- the pool and its coverage ------------------------------------------------------------
 
-def _sampled_seed_ids(store: Store, dimension: str) -> set[int]:
+def _sampled_seed_ids(store: Store, dimension: str, scope: str = "") -> set[int]:
     """Seeds already taken for this dimension: in the open sample, or with an active decision
     in any sample. (Undecided items of a closed sample are released.)"""
     rows = store.query(
         """
         SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id
-        WHERE s.dimension = ? AND (
+        WHERE s.dimension = ? AND s.scope = ? AND (
             s.status = 'open'
             OR EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
                        AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')))
-        """, (dimension,))
+        """, (dimension, scope))
     return {int(r["seed_id"]) for r in rows}
 
 
-def _pool(store: Store, dimension: str) -> dict[str, list[dict[str, Any]]]:
-    """Unsampled current verified artifacts of active seeds, by source, in a stable order."""
-    taken = _sampled_seed_ids(store, dimension)
+def _pool(store: Store, dimension: str, scope: str = "") -> dict[str, list[dict[str, Any]]]:
+    """Unsampled current verified artifacts of the scope's seeds in play, by source, in a
+    stable order."""
+    taken = _sampled_seed_ids(store, dimension, scope)
+    live = live_status(scope)
     pool: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for a in current_artifacts(store, dimension):
-        if a["status"] != "verified" or a["seed_status"] != "active" or int(a["seed_id"]) in taken:
+    for a in current_artifacts(store, dimension, scope):
+        if a["status"] != "verified" or a["seed_status"] != live or int(a["seed_id"]) in taken:
             continue
         pool[a["source"]].append(a)
     for rows in pool.values():
@@ -176,7 +190,7 @@ def _ceil_rate(rate: float, n: int) -> int:
 
 
 def coverage_from(current: list[dict[str, Any]], taken: list[dict[str, Any]],
-                  rate: float) -> dict[str, dict[str, int]]:
+                  rate: float, live: str = "active") -> dict[str, dict[str, int]]:
     """Per-source coverage from :func:`current_counts` rows and 'taken' rows (see
     :func:`coverage`), plus ``unsampled``: active verified/accepted items not yet taken."""
     out: dict[str, dict[str, int]] = {}
@@ -186,7 +200,7 @@ def coverage_from(current: list[dict[str, Any]], taken: list[dict[str, Any]],
                                        "unsampled": 0})
 
     for r in current:
-        if r["seed_status"] != "active":
+        if r["seed_status"] != live:
             continue
         n = int(r["n"])
         if r["status"] in REVIEWABLE:
@@ -206,13 +220,15 @@ def coverage_from(current: list[dict[str, Any]], taken: list[dict[str, Any]],
     return dict(sorted(out.items()))
 
 
-def coverage(store: Store, dimension: str, rate: float) -> dict[str, dict[str, int]]:
+def coverage(store: Store, dimension: str, rate: float, scope: str = "") -> dict[str, dict[str, int]]:
     """Per source: items of active seeds that are reviewable (current artifact verified,
     accepted or rejected) or already sampled (``population``), how many of them are sampled
     (``covered``) and how many the rate asks for (``required``). A sampled seed whose artifact
     is being regenerated stays covered."""
-    taken = store.query(f"WITH {ITEMS_CTE} {TAKEN_COUNTS_SELECT}", {"dim": dimension})
-    cov = coverage_from(current_counts(store, dimension), taken, rate)
+    live = live_status(scope)
+    taken = store.query(f"WITH {ITEMS_CTE} {TAKEN_COUNTS_SELECT}",
+                        {"dim": dimension, "scope": scope, "live": live})
+    cov = coverage_from(current_counts(store, dimension, scope), taken, rate, live)
     return {src: {k: v for k, v in c.items() if k != "unsampled"} for src, c in cov.items()}
 
 
@@ -265,13 +281,16 @@ def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "fai
 
 def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, actor: str,
                 min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False,
-                curators: list[str] | tuple[str, ...] | None = None) -> SampleInfo:
+                curators: list[str] | tuple[str, ...] | None = None,
+                scope: str = "") -> SampleInfo:
     """Draw a seeded random sample, stratified by source, of the current ``verified``
     artifacts of ``dimension`` not sampled before; records RNG seed, rate and strata.
 
     Size: ``ceil(rate * N_s)`` from every source ``s`` (so at least one per non-empty
-    source), topped up proportionally (largest remainder) to ``min_size`` when smaller. Raises :class:`ReviewError` while an open
-    sample exists for the dimension, unless ``redraw`` (the open one is closed as ``failed``
+    source), topped up proportionally (largest remainder) to ``min_size`` when smaller.
+    ``scope`` names a derived set to sample (default: the working set). Raises
+    :class:`ReviewError` while an open sample exists for the dimension, unless ``redraw``
+    (the open one is closed as ``failed``
     first and a new round is drawn; only a curator, one of ``curators``, may re-draw).
     """
     check_dimension(dimension)
@@ -285,19 +304,21 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
     if not 0.0 <= overlap_rate <= 1.0:
         raise ReviewError(f"overlap rate must be in [0, 1], got {overlap_rate}")
     with store.transaction():
-        existing = open_sample(store, dimension)
+        existing = open_sample(store, dimension, scope)
+        where = f"{dimension} items of the derived set {scope}" if scope else f"{dimension} items"
         if existing is not None:
             if not redraw:
                 raise ReviewError(
-                    f"sample #{existing.id} (round {existing.round}) for {dimension} is still open; "
+                    f"sample #{existing.id} (round {existing.round}) for {where} is still open; "
                     f"extend it, or re-draw with --redraw", title="Sample already open")
             close_sample(store, existing.id, actor=actor, status="failed")
-        pool = _pool(store, dimension)
+        pool = _pool(store, dimension, scope)
         sizes = {s: len(rows) for s, rows in pool.items()}
         population = sum(sizes.values())
         if population == 0:
-            raise ReviewError(f"no verified {dimension} items left to sample; generate and verify "
-                              f"artifacts first", title="Nothing to sample")
+            raise ReviewError(f"no verified {where} left to sample; "
+                              + ("derive the set first" if scope else
+                                 "generate and verify artifacts first"), title="Nothing to sample")
         # every source sampled at the rate (rounded up, so each non-empty source gets >= 1),
         # topped up proportionally to reach min_size
         alloc = {src: _ceil_rate(rate, n) for src, n in sizes.items()}
@@ -306,9 +327,9 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
             room = {src: sizes[src] - alloc[src] for src in sizes}
             top = stratified_allocation(room, floor_size - sum(alloc.values()), at_least_one=False)
             alloc = {src: alloc[src] + top.get(src, 0) for src in sizes}
-        round_no = int(store.scalar("SELECT COUNT(*) FROM samples WHERE dimension = ?",
-                                    (dimension,))) + 1
-        rng = _rng(dimension, rng_seed, round_no, "draw")
+        round_no = int(store.scalar("SELECT COUNT(*) FROM samples WHERE dimension = ? AND scope = ?",
+                                    (dimension, scope))) + 1
+        rng = _rng(dimension, rng_seed, round_no, "draw", scope)
         chosen = _choose(rng, pool, alloc)
         overlap_idx = _overlap_flags(rng, len(chosen), overlap_rate)
         params = {
@@ -316,13 +337,14 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
             "min_size": min_size, "overlap_rate": overlap_rate,
             "population": dict(sorted(sizes.items())), "allocation": dict(sorted(alloc.items())),
             "artifact_ids": [int(a["id"]) for a in chosen],
-            "rng": f"random.Random('qcstation-sample:{dimension}:{rng_seed}:{round_no}:draw')",
+            "rng": f"random.Random('{_rng_text(dimension, rng_seed, round_no, 'draw', scope)}')",
             "extensions": [],
         }
         created = now()
         sample_id = store.insert("samples", {
             "dimension": dimension, "round": round_no, "rng_seed": int(rng_seed), "rate": float(rate),
             "status": "open", "params": params, "created_by": actor, "created_at": created,
+            "scope": scope,
         })
         _insert_items(store, sample_id, chosen, overlap_idx, 0)
         store.event(actor, "qc.sample.drawn", "sample", sample_id, {
@@ -330,6 +352,7 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
             "size": len(chosen), "population": population, "allocation": params["allocation"],
             "overlap": len(overlap_idx),
             "replaces_sample": existing.id if existing is not None else None,
+            **({"scope": scope} if scope else {}),
         })
         return get_sample(store, sample_id)
 
@@ -351,9 +374,10 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
         if row["status"] != "open":
             raise ReviewError(f"sample #{sample_id} is {row['status']}; draw a new sample instead")
         dimension = row["dimension"]
+        scope = row.get("scope") or ""
         params = from_json(row["params"]) or {}
         extensions = list(params.get("extensions") or [])
-        pool = _pool(store, dimension)
+        pool = _pool(store, dimension, scope)
         sizes = {s: len(rows) for s, rows in pool.items()}
         left = sum(sizes.values())
         if left == 0:
@@ -361,7 +385,7 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
                               f"extend with", title="Nothing left to sample")
         take = min(extra, left)
         # first the sources sampled below the rate (new items arrived), then proportionally
-        cov = coverage(store, dimension, float(row["rate"]))
+        cov = coverage(store, dimension, float(row["rate"]), scope)
         deficit = {src: min(sizes.get(src, 0), max(0, c["required"] - c["covered"]))
                    for src, c in cov.items()}
         deficit = {src: n for src, n in deficit.items() if n > 0}
@@ -373,7 +397,7 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
             alloc = {src: deficit.get(src, 0) + rest.get(src, 0) for src in sizes}
         alloc = {src: n for src, n in sorted(alloc.items()) if n > 0}
         stage = f"extend{len(extensions) + 1}"
-        rng = _rng(dimension, int(row["rng_seed"]), int(row["round"]), stage)
+        rng = _rng(dimension, int(row["rng_seed"]), int(row["round"]), stage, scope)
         chosen = _choose(rng, pool, alloc)
         overlap_idx = _overlap_flags(rng, len(chosen), float(params.get("overlap_rate") or 0.0))
         start = int(store.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM sample_items "
@@ -399,12 +423,12 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
 
 def join_open_sample(store: Store, *, dimension: str, seed_id: int, artifact_id: int,
                      stratum: str, fallback_sample_id: int, actor: str, why: str,
-                     display: str | None = None) -> tuple[int, int]:
+                     display: str | None = None, scope: str = "") -> tuple[int, int]:
     """Append a replacement (a regenerated or fixed version) to the open sample of
     ``dimension``; with none open, sample ``fallback_sample_id`` (the replaced item's) is
     re-opened (a ``qc.sample.reopened`` event says ``why``). Inside the caller's
     transaction. Returns (sample id, new item id)."""
-    target = open_sample(store, dimension)
+    target = open_sample(store, dimension, scope)
     if target is None:
         store.execute("UPDATE samples SET status = 'open' WHERE id = ?", (fallback_sample_id,))
         store.event(actor, "qc.sample.reopened", "sample", fallback_sample_id,
@@ -435,7 +459,7 @@ def requeue_replacements(store: Store, actor: str) -> int:
         rejected = store.query(
             """
             SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
-                   a.version, sd.source, sd.status AS seed_status
+                   s.scope, a.version, sd.source, sd.status AS seed_status
             FROM sample_items si JOIN samples s ON s.id = si.sample_id
             JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
             WHERE """ + rejected_sql("si.id") + """
@@ -454,14 +478,14 @@ def requeue_replacements(store: Store, actor: str) -> int:
                 continue
             store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? "
                           "WHERE id = ? AND status = 'rejected'", (now(), int(r["artifact_id"])))
-            if cur["status"] != "verified" or r["seed_status"] != "active":
+            if cur["status"] != "verified" or r["seed_status"] not in LIVE_SEED_STATUSES:
                 continue  # not verified yet, or the seed was excluded: nothing to review
             if store.scalar("SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),)):
                 continue
             target_id, new_item = join_open_sample(
                 store, dimension=dimension, seed_id=seed_id, artifact_id=int(cur["id"]),
                 stratum=r["source"], fallback_sample_id=int(r["sample_id"]), actor=actor,
-                why="requeue of a regenerated item")
+                why="requeue of a regenerated item", scope=r["scope"] or "")
             store.event(actor, "qc.requeued", "sample_item", new_item, {
                 "sample_id": target_id, "dimension": dimension, "seed_id": seed_id,
                 "artifact_id": int(cur["id"]), "version": int(cur["version"]),

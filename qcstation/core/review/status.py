@@ -30,7 +30,7 @@ def status_counts(store: Store) -> dict[str, Any]:
     filtered: dict[str, dict[str, int]] = {}
     for row in store.query(
         "SELECT source, filter_reason, COUNT(*) AS n FROM seeds WHERE status != 'active' "
-        "GROUP BY source, filter_reason"
+        "AND status != 'derived' GROUP BY source, filter_reason"
     ):
         filtered.setdefault(row["source"], {})[row["filter_reason"] or "?"] = row["n"]
     artifacts: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
@@ -38,6 +38,8 @@ def status_counts(store: Store) -> dict[str, Any]:
     for dim in DIMENSIONS:
         # the same current-version aggregate the QC gate uses (one indexed scan per dimension)
         for row in store.query(CUR_COUNTS_SQL, {"dim": dim}):
+            if row["seed_status"] == "derived":
+                continue  # derived items: counted per set (qcstation derive status)
             d = artifacts.setdefault(dim, {})
             d[row["status"]] = d.get(row["status"], 0) + row["n"]
             per = by_source.setdefault(row["source"], {}).setdefault(dim, {})
@@ -64,4 +66,5 @@ def status_counts(store: Store) -> dict[str, Any]:
         "needs_model": needs_model,
         "attempts": attempts,
         "releases": store.scalar("SELECT COUNT(*) FROM releases") or 0,
+        "derived_items": int(store.scalar("SELECT COUNT(*) FROM derived_items") or 0),
     }

@@ -1,0 +1,208 @@
+"""``qcstation derive``: derived item sets with exact answers (variants, ladders,
+perturbations, counterfactual and inverse problems).
+
+    qcstation derive variants [--per-seed M] [--name NAME] [--source S] [--limit N] [--seed N] [--workers W]
+    qcstation derive ladder | perturb | counterfactual | inverse [same options]
+    qcstation derive status [NAME] [--json]     shares per source and transform, refusal reasons
+    qcstation derive list [--json]               the sets
+    qcstation derive show NAME [--transform T] [--limit N] [--json]
+
+Building is resumable (run the same command again after an interruption) and several
+processes may build one set at once; the items then go through QC (``qcstation qc sample
+DIM --set NAME``) and a curator approves a derived release (``qcstation release approve
+REL VERSION --set NAME``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from qcstation.commands._common import db_path, dispatch, positive_int, print_json, print_table, store_from_args
+from qcstation.commands._progress import progress_bar
+
+ORDER = 35
+
+_KIND_HELP = {
+    "variants": "DynaMath variants: every movable given resampled (M per seed), all four "
+                "dimensions rebuilt, re-solved by Z3",
+    "ladder": "SMART A.10 difficulty ladders: k noise sentences (Understanding), d-digit "
+              "givens (Arithmetic), n error types (R&R); Reasoning is grouped by operations",
+    "perturb": "SMART Table 3 perturbations: a noise sentence, an added operation, changed numbers",
+    "counterfactual": "one given shifted by -30..+30 %, new answer from Z3",
+    "inverse": "backward problems: the answer stated, one given hidden as X; Z3 solves X and "
+               "checks it is unique",
+}
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        out = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
+    if not out:
+        raise argparse.ArgumentTypeError("give at least one level")
+    return out
+
+
+def _build(args: argparse.Namespace) -> int:
+    from qcstation.common.config import load_config
+    from qcstation.core.derive.runner import run_derive
+    from qcstation.core.derive.transforms import Options
+
+    cfg = load_config(getattr(args, "config", None))
+    base = Options(errors_per_cot=int(cfg.generation.errors_per_cot),
+                   rng_seed=args.seed if args.seed is not None else int(cfg.generation.rng_seed))
+    over: dict[str, Any] = {}
+    for key in ("per_seed", "noise_levels", "digit_levels", "error_levels", "shifts",
+                "inverse_per_seed"):
+        value = getattr(args, key, None)
+        if value is not None:
+            over["variants" if key == "per_seed" else key] = value
+    opts = Options(**{**base.__dict__, **over})
+    with progress_bar(not args.quiet) as progress:
+        summary = run_derive(db_path(args), cfg, kind=args.kind, name=args.name, opts=opts,
+                             sources=args.source, limit=args.limit, workers=args.workers,
+                             progress=progress)
+    if args.json:
+        print_json(summary.to_dict())
+        return 0
+    print(f"derived set {summary.set_name}: {summary.jobs} parents built this run in "
+          f"{summary.seconds:.1f} s ({summary.checks} Z3 checks)")
+    for t in sorted(set(summary.made) | set(summary.refused)):
+        print(f"  {t:<16} {summary.made[t]:>6} made, {summary.refused[t]:>6} refused")
+    if summary.parents_refused:
+        print("  parents left out: " + ", ".join(f"{c} {n}" for c, n in
+                                                 summary.parents_refused.most_common(5)))
+    if summary.reasons:
+        print("  leading refusals: " + ", ".join(f"{t} {c} {n}" for (t, c), n in
+                                                  summary.reasons.most_common(5)))
+    print(f"next: qcstation derive status {summary.set_name}; qcstation qc sample all "
+          f"--set {summary.set_name}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from qcstation.core.derive.report import set_report
+    from qcstation.core.derive.store import list_sets
+
+    store = store_from_args(args)
+    try:
+        names = [args.name] if args.name else [s.name for s in list_sets(store)]
+        reports = [set_report(store, n) for n in names]
+    finally:
+        store.close()
+    if args.json:
+        print_json([r.to_dict() for r in reports])
+        return 0
+    if not reports:
+        print("no derived sets yet; build one with: qcstation derive variants")
+    for r in reports:
+        print(f"{r.name} ({r.kind}): jobs " + ", ".join(f"{k} {v}" for k, v in r.jobs.items()))
+        print_table(["source", "transform", "made for", "share", "items", "refused",
+                     "why not (parents)"],
+                    [[x.source, x.transform, f"{x.made_for}/{x.parents}", f"{x.share * 100:.1f}%",
+                      x.items, x.refused_items, ", ".join(f"{c} {n}" for c, n in x.reasons)]
+                     for x in r.lines])
+        print()
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from qcstation.core.derive.store import list_sets
+
+    store = store_from_args(args)
+    try:
+        sets = list_sets(store)
+        counts = {int(r["set_id"]): int(r["n"]) for r in store.query(
+            "SELECT set_id, COUNT(*) AS n FROM derived_items GROUP BY set_id")}
+    finally:
+        store.close()
+    if args.json:
+        print_json([{**s.__dict__, "items": counts.get(s.id, 0)} for s in sets])
+    elif not sets:
+        print("no derived sets yet")
+    else:
+        print_table(["set", "kind", "items", "created by", "created at"],
+                    [[s.name, s.kind, counts.get(s.id, 0), s.created_by or "", s.created_at]
+                     for s in sets])
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from qcstation.core.derive.report import list_items
+
+    store = store_from_args(args)
+    try:
+        rows = list_items(store, args.name, transform=args.transform, limit=args.limit)
+    finally:
+        store.close()
+    if args.json:
+        print_json(rows)
+        return 0
+    for r in rows:
+        lvl = f" level {r['level']}" if r["level"] is not None else ""
+        print(f"{r['id']}  ({r['transform']}{lvl}, from {r['parent']}; answer {r['answer']}; "
+              f"carries {', '.join(r['dimensions'])})")
+        print(f"  {r['question']}")
+    return 0
+
+
+_ACTIONS = {"status": _status, "list": _list, "show": _show}
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "derive_action", None) in _KIND_HELP:
+        args.kind = args.derive_action
+        return _build(args)
+    return dispatch(args, _ACTIONS, "derive_action")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "derive", help="derived item sets: variants, ladders, perturbations, counterfactual and "
+                       "inverse problems (exact answers from Z3; resumable)",
+        description="Build derived items from verified seeds whose givens are tied to their "
+                    "words: each item is a seed of its own with its parent, transformation, "
+                    "parameters and exact answer, its dimension tasks rebuilt by the same rules. "
+                    "Whatever cannot be rewritten faithfully is refused with the reason "
+                    "(qcstation derive status). Run it again to resume.")
+    p.set_defaults(func=run, derive_action_parser=p)
+    sub = p.add_subparsers(dest="derive_action", metavar="ACTION")
+    for kind, what in _KIND_HELP.items():
+        k = sub.add_parser(kind, help=what, description=what[:1].upper() + what[1:] + ".")
+        k.add_argument("--name", help=f"the set's name (default: {kind}); it is the QC and "
+                                      f"release scope")
+        k.add_argument("--source", action="append", help="only seeds of this source (repeatable)")
+        k.add_argument("--limit", type=positive_int, metavar="N", help="only the first N seeds")
+        k.add_argument("--seed", type=int, help="RNG seed (default: generation.rng_seed)")
+        k.add_argument("--workers", type=positive_int, default=1, metavar="W",
+                       help="processes running the rules (default 1; Z3 runs in the verifier pool)")
+        if kind == "variants":
+            k.add_argument("--per-seed", type=positive_int, metavar="M",
+                           help="variants per seed (default 10)")
+        if kind == "ladder":
+            k.add_argument("--noise-levels", type=_levels, metavar="K,..",
+                           help="noise sentences per level (default 1,2,3,4)")
+            k.add_argument("--digit-levels", type=_levels, metavar="D,..",
+                           help="significant digits per level (default 1..7)")
+            k.add_argument("--error-levels", type=_levels, metavar="N,..",
+                           help="error types per level (default 1..6)")
+        if kind == "counterfactual":
+            k.add_argument("--shifts", type=_levels, metavar="P,..",
+                           help="shifts in percent (default -30,-20,-10,10,20,30)")
+        if kind == "inverse":
+            k.add_argument("--per-seed", dest="inverse_per_seed", type=positive_int, metavar="G",
+                           help="givens hidden per seed, one item each (default 3)")
+        k.add_argument("--json", action="store_true", help="print the summary as JSON")
+        k.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    st = sub.add_parser("status", help="per source and transform: share of seeds made, refusals")
+    st.add_argument("name", nargs="?", help="the set (default: every set)")
+    st.add_argument("--json", action="store_true", help="print JSON")
+    ls = sub.add_parser("list", help="the derived sets")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    sh = sub.add_parser("show", help="a set's items (question, parent, transform, answer)")
+    sh.add_argument("name", help="the set")
+    sh.add_argument("--transform", help="only this transform (variant, noise, digits, ...)")
+    sh.add_argument("--limit", type=positive_int, default=20, help="at most this many (default 20)")
+    sh.add_argument("--json", action="store_true", help="print JSON")

@@ -18,7 +18,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from qcstation.commands._common import db_path, dispatch, positive_int, print_json, print_table, store_from_args
+from qcstation.commands._common import (
+    db_path,
+    dispatch,
+    positive_int,
+    print_json,
+    print_table,
+    store_from_args,
+)
 from qcstation.commands._progress import progress_bar
 
 ORDER = 35
@@ -63,7 +70,7 @@ def _build(args: argparse.Namespace) -> int:
     with progress_bar(not args.quiet) as progress:
         summary = run_derive(db_path(args), cfg, kind=args.kind, name=args.name, opts=opts,
                              sources=args.source, limit=args.limit, workers=args.workers,
-                             progress=progress)
+                             progress=progress, batch=args.batch)
     if args.json:
         print_json(summary.to_dict())
         return 0
@@ -178,6 +185,9 @@ def register(subparsers: Any) -> None:
         k.add_argument("--seed", type=int, help="RNG seed (default: generation.rng_seed)")
         k.add_argument("--workers", type=positive_int, default=1, metavar="W",
                        help="processes running the rules (default 1; Z3 runs in the verifier pool)")
+        k.add_argument("--batch", type=positive_int, default=64, metavar="N",
+                       help="parents stored per transaction (default 64): an interruption "
+                            "loses at most the batch in progress, which the next run builds again")
         if kind == "variants":
             k.add_argument("--per-seed", type=positive_int, metavar="M",
                            help="variants per seed (default 10)")

@@ -20,6 +20,7 @@ would contradict the other), or words it cannot write again.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +28,7 @@ from typing import Any
 
 from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
 
-__all__ = ["Refusal", "Given", "Bindings", "read_bindings", "question_numbers", "NumberAt"]
+__all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings"]
 
 
 class Refusal(Exception):
@@ -78,7 +79,7 @@ class NumberAt:
 _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
                      r"(?:\s*/\s*\d+(?![\d.]))?(?![\d])")
 _WORDS_RE = re.compile(r"\b(?:" + "|".join(sorted(WORDS, key=len, reverse=True))
-                       + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?\b", re.I)
+                       + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?\b", re.IGNORECASE)
 
 
 def question_numbers(text: str) -> list[NumberAt]:
@@ -148,7 +149,8 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
             raise Refusal("bad-given", f"given {g['name']} has no exact value") from None
         kind = str(g.get("kind") or "number")
         try:
-            style = read_style(words, value, kind)
+            style = read_style(words, value, kind,
+                               percent=bool(_PERCENT_AFTER.match(question[end:end + 9])))
         except Unwritable as exc:
             raise Refusal("unwritable-words", f"given {g['name']}: {exc}") from None
         givens.append(Given(g["name"], value, start, end, words, kind, style,
@@ -159,8 +161,9 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
     return Bindings(tuple(givens), factors)
 
 
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
 _CLOCK_BEFORE = re.compile(r"\d:\s*$")
-_CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.I)
+_CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.IGNORECASE)
 
 
 def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
@@ -176,7 +179,7 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
 def _check_places(question: str, givens: list[Given]) -> None:
     """Two givens read from one place; a given's value stated again outside every place."""
     ordered = sorted(givens, key=lambda g: g.start)
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in itertools.pairwise(ordered):
         if b.start < a.end:
             raise Refusal("given-used-twice", f"givens {a.name} and {b.name} are both read from "
                                               f"the words {a.words!r}: one place in the text, "

@@ -24,7 +24,7 @@ from fractions import Fraction
 from qcstation.core.derive.bindings import Given
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
 
-__all__ = ["Domain", "domain", "same_digits", "shifted", "with_digits", "item_rng"]
+__all__ = ["Domain", "domain", "item_rng", "same_digits", "shifted", "with_digits"]
 
 _MIN_CHOICES = 4
 

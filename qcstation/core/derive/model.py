@@ -15,19 +15,19 @@ from typing import Any
 
 from qcstation.common.vocab import DIMENSIONS
 
-__all__ = ["TRANSFORMS", "FAMILIES", "KINDS", "Check", "DerivedItem", "Refused", "fmt"]
+__all__ = ["FAMILIES", "KINDS", "TRANSFORMS", "Check", "DerivedItem", "Refused", "fmt"]
 
 #: transform -> (family, what it is)
 TRANSFORMS: dict[str, tuple[str, str]] = {
     "variant": ("variants", "every given resampled under the original's constraints, re-solved"),
     "noise": ("noise", "k distractor sentences from other seeds; irrelevant information extended"),
-    "digits": ("arithmetic-ladder", "the notation question's givens rewritten to d significant "
-                                    "digits, re-solved"),
+    "digits": ("arithmetic-ladder", ("the notation question's givens rewritten to d significant "
+                                    "digits, re-solved")),
     "errors": ("refinement-ladder", "n distinct error types injected into the chain of thought"),
-    "add-operation": ("perturbation", "one more given and step appended to the story and the "
-                                      "formalization, re-solved"),
-    "changed-numbers": ("perturbation", "one given changed to another number of as many digits, "
-                                        "re-solved"),
+    "add-operation": ("perturbation", ("one more given and step appended to the story and the "
+                                      "formalization, re-solved")),
+    "changed-numbers": ("perturbation", ("one given changed to another number of as many digits, "
+                                        "re-solved")),
     "counterfactual": ("counterfactual", "one given shifted by a percentage, re-solved"),
     "inverse": ("inverse", "the answer given and one given hidden (X); X solved by Z3, unique"),
 }

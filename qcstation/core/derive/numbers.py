@@ -7,8 +7,9 @@ was written (``"$2,250"``, ``"3.75"``, ``"seven"``, ``"30%"``, ``"3/4"``), or ra
 a number word past ninety-nine, a value of one where the text says "apples"). Nothing here
 guesses: a style it does not know is refused by :func:`read_style`.
 
-The value of a style is the value of the *given* in the formalization: a percent's given
-is p/100 (``"45%"`` is 9/20), its words show p.
+The value of a style is the value of the *given* in the formalization. A percent's given
+is p (when the solution divides by 100 itself) or p/100 (when it writes ``.45``); the
+words show p either way: ``scale`` is what the written number is times the value (1 or 100).
 """
 
 from __future__ import annotations
@@ -17,17 +18,24 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Style", "Unwritable", "read_style", "render", "written_value", "decimal_places",
-           "word_of", "WORDS"]
+__all__ = [
+    "WORDS",
+    "Style",
+    "Unwritable",
+    "decimal_places",
+    "read_style",
+    "render",
+    "word_of",
+    "written_value",
+]
 
 
 class Unwritable(ValueError):
     """A value cannot be written in a style (``str()`` says why)."""
 
 
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 #: number words read and written (0-99); "dozen", "half" and the like are not numbers here
 WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS)}
 WORDS.update({w: 10 * i for i, w in enumerate(_TENS, 2)})
@@ -66,7 +74,8 @@ class Style:
     ``fraction``; ``prefix`` a currency sign, ``suffix`` the percent mark as written;
     ``commas`` thousands separators; ``places`` decimals written (``2.50`` -> 2);
     ``capital`` a number word starting with a capital; ``lead_dot`` ``.5`` rather than
-    ``0.5``. ``percent`` (a percent given's value is p/100, its words show p)."""
+    ``0.5``; ``percent`` the text states a percent (``45%``, ``45 percent``); ``scale`` what
+    the written number is times the given's value (100 for a percent given stored as p/100)."""
 
     kind: str
     prefix: str = ""
@@ -76,11 +85,7 @@ class Style:
     capital: bool = False
     lead_dot: bool = False
     percent: bool = False
-
-    @property
-    def scale(self) -> int:
-        """What the written number is times the given's value (100 for a percent)."""
-        return 100 if self.percent else 1
+    scale: int = 1
 
     @property
     def whole(self) -> bool:
@@ -101,22 +106,31 @@ def decimal_places(value: Fraction) -> int | None:
     return max(twos, fives) if d == 1 else None
 
 
-def read_style(words: str, value: Fraction, kind: str | None = None) -> Style:
+def _scale(written: Fraction, value: Fraction, percent: bool, words: str) -> int:
+    if written == value:
+        return 1
+    if percent and written == value * 100:
+        return 100
+    raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+
+
+def read_style(words: str, value: Fraction, kind: str | None = None, *,
+               percent: bool = False) -> Style:
     """The style of ``words`` (a given's exact text in the question), checked against the
-    given's ``value``; raises :class:`Unwritable` for text it does not know how to write
-    again, or whose number is not the given's value."""
+    given's ``value``; ``percent``: the text goes on with a percent sign or word. Raises
+    :class:`Unwritable` for text it does not know how to write again, or whose number is
+    not the given's value."""
     text = words.strip()
     m = _DIGITS_RE.match(text)
     if m:
         num = m.group("num")
-        percent = bool(m.group("post")) or kind == "percent"
+        percent = percent or bool(m.group("post")) or kind == "percent"
         written = Fraction(num.replace(",", ""))
-        if written != value * (100 if percent else 1):
-            raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+        scale = _scale(written, value, percent, words)
         places = len(num.split(".", 1)[1]) if "." in num else 0
         return Style("percent" if percent else "number", prefix=m.group("pre") or "",
                      suffix=m.group("post") or "", commas="," in num, places=places,
-                     lead_dot=num.startswith("."), percent=percent)
+                     lead_dot=num.startswith("."), percent=percent, scale=scale)
     m = _FRACTION_RE.match(text)
     if m:
         n, d = int(m.group("n")), int(m.group("d"))
@@ -128,11 +142,10 @@ def read_style(words: str, value: Fraction, kind: str | None = None) -> Style:
         n = _word_value(m.group("w"))
         if n is None:
             raise Unwritable(f"{words!r} is not a number word that can be written again")
-        percent = bool(m.group("post")) or kind == "percent"
-        if Fraction(n) != value * (100 if percent else 1):
-            raise Unwritable(f"the words {words!r} do not state the given's value {value}")
+        percent = percent or bool(m.group("post")) or kind == "percent"
+        scale = _scale(Fraction(n), value, percent, words)
         return Style("word", suffix=m.group("post") or "", capital=m.group("w")[0].isupper(),
-                     percent=percent)
+                     percent=percent, scale=scale)
     raise Unwritable(f"{words!r} is not a number style the rewriter knows")
 
 

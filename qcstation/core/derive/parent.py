@@ -24,13 +24,24 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.rules import ExpressionError, Num, RuleResult, evaluate
-from qcstation.core.derive.bindings import Bindings, Given, Refusal, question_numbers, read_bindings
+from qcstation.core.derive.bindings import (
+    Bindings,
+    Given,
+    Refusal,
+    question_numbers,
+    read_bindings,
+)
 from qcstation.core.derive.model import fmt
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
 from qcstation.core.derive.rebuild import rule_of, skeleton
-from qcstation.core.derive.solution import Quantities, _leaves, format_value, rewrite_solution
+from qcstation.core.derive.solution import (
+    Quantities,
+    _leaves,
+    format_value,
+    rewrite_solution,
+)
 
-__all__ = ["Parent", "Derived", "load_parent", "precheck", "check_order", "with_values", "check_kinds", "MAX_MAGNITUDE"]
+__all__ = ["MAX_MAGNITUDE", "Derived", "Parent", "check_kinds", "check_order", "load_parent", "precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
 _MAX_PLACES = 4

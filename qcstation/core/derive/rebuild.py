@@ -25,20 +25,36 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.errors import GenerationError
+from qcstation.core.construct.checks import check_refinement, notation_smtlib
 from qcstation.core.construct.inject import ERROR_TYPES, clean_cot, inject_errors
 from qcstation.core.construct.keyinfo import keyinfo_from_annotations, validate_keyinfo
-from qcstation.core.construct.checks import check_refinement, notation_smtlib
 from qcstation.core.construct.notation import NotationError, render_notation
-from qcstation.core.construct.rules import RuleError, RuleResult, fraction_to_smt, rule_for_seed
+from qcstation.core.construct.rules import (
+    RuleError,
+    RuleResult,
+    fraction_to_smt,
+    rule_for_seed,
+)
 from qcstation.core.derive.bindings import Given, Refusal
 from qcstation.core.derive.model import Check
 
-__all__ = ["GIVEN_ASSERT_RE", "rule_of", "reasoning_content", "notation_content",
-           "keyinfo_content", "refinement_content", "given_term", "given_terms",
-           "substitute_givens", "skeleton", "operation_count", "KEYINFO_RULES"]
+__all__ = [
+    "GIVEN_ASSERT_RE",
+    "KEYINFO_RULES",
+    "given_term",
+    "given_terms",
+    "keyinfo_content",
+    "notation_content",
+    "operation_count",
+    "reasoning_content",
+    "refinement_content",
+    "rule_of",
+    "skeleton",
+    "substitute_givens",
+]
 
-GIVEN_ASSERT_RE = re.compile(r"^\(assert \(= (?P<name>[A-Za-z_][\w]*) (?P<term>.+)\)\)$", re.M)
-_STEP_ASSERT_RE = re.compile(r"^\(assert \(= (?P<name>s\d+\w*) (?P<term>.+)\)\)$", re.M)
+GIVEN_ASSERT_RE = re.compile(r"^\(assert \(= (?P<name>[A-Za-z_][\w]*) (?P<term>.+)\)\)$", re.MULTILINE)
+_STEP_ASSERT_RE = re.compile(r"^\(assert \(= (?P<name>s\d+\w*) (?P<term>.+)\)\)$", re.MULTILINE)
 #: rules whose steps key information is drafted from (as in the pipeline)
 KEYINFO_RULES = ("gsm8k-calculator", "inline-arithmetic")
 
@@ -134,9 +150,9 @@ def _refinement_problems(content: dict[str, Any]) -> list[str]:
 
 
 def given_term(g: Given, value: Fraction) -> str:
-    """The SMT-LIB term a rule writes for given ``g`` with ``value`` (a percent as p/100,
-    a fraction as n/d)."""
-    if g.style.percent:
+    """The SMT-LIB term a rule writes for given ``g`` with ``value`` (a percent stored as
+    p/100 as ``(/ p 100)``, a fraction as n/d)."""
+    if g.style.scale == 100:
         p = value * 100
         if p.denominator == 1:
             return f"(/ {p.numerator} 100)"

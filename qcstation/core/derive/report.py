@@ -18,7 +18,7 @@ from db.store import Store, from_json
 from qcstation.core.derive.model import KINDS
 from qcstation.core.derive.store import get_set
 
-__all__ = ["SetReport", "TransformShare", "set_report", "list_items"]
+__all__ = ["SetReport", "TransformShare", "list_items", "set_report"]
 
 
 @dataclass

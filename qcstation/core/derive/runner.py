@@ -14,7 +14,6 @@ seeded by the item's key).
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -48,7 +47,7 @@ from qcstation.core.derive.transforms import (
     variants,
 )
 
-__all__ = ["DeriveSummary", "run_derive", "build_job", "noise_rows", "recipe_for"]
+__all__ = ["DeriveSummary", "build_job", "noise_rows", "recipe_for", "run_derive"]
 
 ProgressFn = Callable[[int, int, str], None]
 BATCH = 64
@@ -212,7 +211,8 @@ def _verify(pool: Any, outcomes: list[JobOutcome], summary: DeriveSummary) -> di
 def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = None,
                opts: Options | None = None, sources: list[str] | None = None,
                limit: int | None = None, workers: int = 1, actor: str | None = None,
-               progress: ProgressFn | None = None, pool: Any = None) -> DeriveSummary:
+               progress: ProgressFn | None = None, pool: Any = None,
+               batch: int = BATCH) -> DeriveSummary:
     """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -247,7 +247,7 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
                                                initargs=(kind, opts, info.name, rows))
             else:
                 _init_worker(kind, opts, info.name, rows)
-            _loop(store, info, pool, executor, summary, total, progress)
+            _loop(store, info, pool, executor, summary, total, progress, max(1, batch))
         finally:
             release_leases(store, info.id)
             if executor is not None:
@@ -260,11 +260,11 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
 
 
 def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
-          summary: DeriveSummary, total: int, progress: ProgressFn) -> None:
+          summary: DeriveSummary, total: int, progress: ProgressFn, batch: int) -> None:
     done = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND status != 'pending'",
                             (info.id,)))
     while True:
-        jobs = claim(store, info.id, BATCH)
+        jobs = claim(store, info.id, batch)
         if not jobs:
             break
         rows = _parent_rows(store, jobs)

@@ -21,6 +21,7 @@ construction rules on the derived seed, which checks the result independently.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,7 +38,7 @@ from qcstation.core.construct.rules import (
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.numbers import Unwritable, decimal_places, read_style, render
 
-__all__ = ["Quantities", "rewrite_solution", "format_value", "step_index"]
+__all__ = ["Quantities", "format_value", "rewrite_solution", "step_index"]
 
 # a number token: not inside a word ("x" may stand for times: "3x3"), not an ordinal ("3rd")
 _TOKEN_RE = re.compile(r"(?<![A-Za-wyzA-WYZ_\d.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -273,8 +274,7 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities) -> str:
         if name in q.givens or places is None or places > _MAX_PLACES:
             raise Refusal("unwritable-number", f"the solution's {tok.text} cannot be written "
                                                f"as {format_value(new)} in its style") from None
-        return render(type(style)(style.kind, style.prefix, style.suffix, style.commas, places,
-                                  style.capital, style.lead_dot, style.percent), new)
+        return render(dataclasses.replace(style, places=places), new)
 
 
 def rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:

@@ -30,8 +30,20 @@ from qcstation.common.errors import QCStationError
 from qcstation.common.runtime import pid_alive
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
 
-__all__ = ["DeriveError", "SetInfo", "open_set", "get_set", "list_sets", "enqueue", "claim",
-           "write_batch", "release_leases", "LEASE_SECONDS", "owner_tag", "JobOutcome"]
+__all__ = [
+    "LEASE_SECONDS",
+    "DeriveError",
+    "JobOutcome",
+    "SetInfo",
+    "claim",
+    "enqueue",
+    "get_set",
+    "list_sets",
+    "open_set",
+    "owner_tag",
+    "release_leases",
+    "write_batch",
+]
 
 LEASE_SECONDS = 30 * 60
 _HOST = socket.gethostname()
@@ -142,10 +154,10 @@ def _lease_free(owner: str | None, leased_at: str | None, me: str) -> bool:
     import datetime as dt
 
     try:
-        at = dt.datetime.strptime(leased_at or "", "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.timezone.utc)
+        at = dt.datetime.strptime(leased_at or "", "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
     except ValueError:
         return True
-    return (dt.datetime.now(dt.timezone.utc) - at).total_seconds() > LEASE_SECONDS
+    return (dt.datetime.now(dt.UTC) - at).total_seconds() > LEASE_SECONDS
 
 
 def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:

@@ -35,23 +35,26 @@ from qcstation.core.derive.rebuild import (
     rule_of,
 )
 from qcstation.core.derive.solution import format_value
-from qcstation.core.derive.transforms import Options, _refinement_seed, full_item, refusal
+from qcstation.core.derive.transforms import (
+    Options,
+    _refinement_seed,
+    full_item,
+    refusal,
+)
 
-__all__ = ["NoisePool", "noise", "add_operation", "sentences"]
+__all__ = ["NoisePool", "add_operation", "noise", "sentences"]
 
 _PRONOUNS = re.compile(r"\b(?:he|she|they|him|her|hers|his|their|theirs|them|it|its|this|that|"
-                       r"these|those|we|us|our|you|your|i|me|my|one another|each other)\b", re.I)
+                       r"these|those|we|us|our|you|your|i|me|my|one another|each other)\b", re.IGNORECASE)
 _SENT_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z$0-9])")
 _CAPS = re.compile(r"\b[A-Z][a-z]+")
-_NOT_NAMES = frozenset("""The A An In On At Each Every If After Before Then There It For When
-    Some All Of To By With From During Last This That How What Which Who Its His Her Their
-    One Two Three Four Five Six Seven Eight Nine Ten Half Both Most Many Much""".split())
+_NOT_NAMES = frozenset(["The", "A", "An", "In", "On", "At", "Each", "Every", "If", "After", "Before", "Then", "There", "It", "For", "When", "Some", "All", "Of", "To", "By", "With", "From", "During", "Last", "This", "That", "How", "What", "Which", "Who", "Its", "His", "Her", "Their", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Half", "Both", "Most", "Many", "Much"])
 
 
 def sentences(text: str) -> list[tuple[int, int, str]]:
     """(start, end, sentence) of each sentence of ``text`` (ends at . ! ? and a space)."""
     starts = [m.end() for m in _SENT_START.finditer(text)]
-    starts = sorted(set(s for s in starts if s < len(text)))
+    starts = sorted({s for s in starts if s < len(text)})
     out = []
     for i, s in enumerate(starts):
         e = starts[i + 1] if i + 1 < len(starts) else len(text)
@@ -81,7 +84,7 @@ class NoisePool:
         self.items = items
 
     @classmethod
-    def from_sentences(cls, rows: list[tuple[str, str]]) -> "NoisePool":
+    def from_sentences(cls, rows: list[tuple[str, str]]) -> NoisePool:
         """``rows``: (item key, sentence). Keeps plain statements of 5 to 25 words with a
         number and no pronoun, quote or question mark, each once."""
         seen: set[str] = set()
@@ -199,7 +202,7 @@ _SKIP_VERBS = {"be", "need", "take", "lose", "owe", "remain", "left"}
 # asking clauses where "N more" would not simply add to what is asked
 _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|less than|fewer than|"
                            r"each|per|average|percent\w*|fraction|ratio|old|longer|faster|"
-                           r"farther|further|still|start|originally|before|last year)\b|%", re.I)
+                           r"farther|further|still|start|originally|before|last year)\b|%", re.IGNORECASE)
 _PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": "had",
          "get": "got", "read": "read", "run": "ran", "spend": "spent", "give": "gave",
          "drink": "drank", "see": "saw", "find": "found", "catch": "caught", "win": "won",
@@ -210,7 +213,7 @@ _PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": 
          "cook": "cooked", "play": "played", "watch": "watched", "fill": "filled",
          "grow": "grew", "throw": "threw", "swim": "swam", "fly": "flew", "build": "built",
          "send": "sent", "keep": "kept", "put": "put", "cut": "cut", "do": "did"}
-_REGULAR = set(v for v in _PAST if _PAST[v].endswith("ed"))
+_REGULAR = {v for v in _PAST if _PAST[v].endswith("ed")}
 
 
 def _third_person(verb: str) -> str:

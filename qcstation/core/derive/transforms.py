@@ -20,10 +20,22 @@ from typing import Any
 
 from qcstation.core.construct.rules import fraction_to_smt
 from qcstation.core.derive.bindings import Given, Refusal
-from qcstation.core.derive.draws import domain, item_rng, same_digits, shifted, with_digits
+from qcstation.core.derive.draws import (
+    domain,
+    item_rng,
+    same_digits,
+    shifted,
+    with_digits,
+)
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
 from qcstation.core.derive.numbers import render
-from qcstation.core.derive.parent import Derived, Parent, _recompute, precheck, with_values
+from qcstation.core.derive.parent import (
+    Derived,
+    Parent,
+    _recompute,
+    precheck,
+    with_values,
+)
 from qcstation.core.derive.rebuild import (
     given_term,
     keyinfo_content,
@@ -35,8 +47,19 @@ from qcstation.core.derive.rebuild import (
 )
 from qcstation.core.derive.solution import format_value
 
-__all__ = ["Options", "full_item", "variants", "changed_numbers", "counterfactuals", "digits",
-           "errors", "inverses", "inverse_smtlib", "INVERSE_SENTENCE", "refusal"]
+__all__ = [
+    "INVERSE_SENTENCE",
+    "Options",
+    "changed_numbers",
+    "counterfactuals",
+    "digits",
+    "errors",
+    "full_item",
+    "inverse_smtlib",
+    "inverses",
+    "refusal",
+    "variants",
+]
 
 #: the backward question (FOBAR's template): the hidden given is X, the answer is stated
 _COSTLY_TRIES = 6   # draws that pass the cheap checks and go through the rules, per item

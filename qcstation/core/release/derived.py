@@ -23,8 +23,14 @@ from db.store import Store, from_json
 from qcstation.common.errors import ReleaseError
 from qcstation.common.vocab import DIMENSIONS
 
-__all__ = ["scope_seeds", "required_dimensions", "scope_dimensions", "derived_fields",
-           "check_scope", "set_summary"]
+__all__ = [
+    "check_scope",
+    "derived_fields",
+    "required_dimensions",
+    "scope_dimensions",
+    "scope_seeds",
+    "set_summary",
+]
 
 
 def scope_seeds(store: Store, scope: str) -> list[dict[str, Any]]:

@@ -1,0 +1,150 @@
+"""Hand-worked seeds for the derive tests, and a real database made from them.
+
+Each seed is imported from a GSM8K-style JSON Lines file (the real importer), its four
+artifacts are made by the real generate pipeline (rules, Z3), and then its Reasoning
+artifact gets, *by hand*, the fields the references work (issue 14) adds to every rule-made
+formalization: per given ``span``/``words``/``kind``, and ``bound: true``. The spans are
+written here from the words of each question, not computed by any rule.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from db import Store
+
+JAMES = {
+    "question": "James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. "
+                "How many total meters does he run a week?",
+    "answer": "He sprints 3*3=<<3*3=9>>9 times\nSo he runs 9*60=<<9*60=540>>540 meters\n#### 540",
+    # given -> (a phrase of the question that holds it, its words in that phrase, kind)
+    "givens": {"g1_sprints": ("run 3 sprints", "3", "number"),
+               "g2_times": ("3 times a week", "3", "number"),
+               "g3_meters": ("60 meters", "60", "number")},
+}
+JANET = {
+    "question": "Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and "
+                "bakes muffins for her friends every day with four. She sells the remainder at the "
+                "farmers' market daily for $2 per fresh duck egg. How much in dollars does she make "
+                "every day at the farmers' market?",
+    "answer": "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = "
+              "$<<9*2=18>>18 every day at the farmer’s market.\n#### 18",
+    "givens": {"g1_eggs": ("16 eggs", "16", "number"), "g2_breakfast": ("eats three", "three", "word"),
+               "g3": ("with four", "four", "word"), "g4_fresh": ("$2 per", "2", "number")},
+}
+JACKET = {
+    "question": "A jacket costs $80. The store gives a 25% discount on it. How much does the jacket "
+                "cost after the discount?",
+    "answer": "The discount is 80 * 25/100 = $<<80*25/100=20>>20.\nThe jacket costs 80 - 20 = "
+              "$<<80-20=60>>60.\n#### 60",
+    "givens": {"g1": ("costs $80", "80", "number"), "g2_discount": ("25% discount", "25", "percent")},
+}
+RUG = {
+    "question": "A square rug is 6 feet wide. A 4 foot strip is cut off one side, and the rest is "
+                "trimmed into a square. What is the area of the square in square feet?",
+    "answer": "The square is 6-4=<<6-4=2>>2 feet wide.\nIts area is 2*2=<<2*2=4>>4 square feet.\n#### 4",
+    "givens": {"g1_feet": ("is 6 feet", "6", "number"), "g2_foot": ("A 4 foot", "4", "number")},
+}
+# the same value stated again outside the given's place: rewriting one would contradict it
+TOM = {
+    "question": "Tom has 5 apples. He buys 7 more apples and eats 2 of them. Tom started with 5 "
+                "red apples. How many apples does he have?",
+    "answer": "Tom has 5+7=<<5+7=12>>12 apples.\nHe keeps 12-2=<<12-2=10>>10 apples.\n#### 10",
+    "givens": {"g1_apples": ("has 5 apples", "5", "number"),
+               "g2_apples": ("buys 7 more", "7", "number"),
+               "g3": ("eats 2", "2", "number")},
+}
+SEEDS = {"james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM}
+
+
+def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:
+    """name -> (start, end, words, kind), from a phrase that occurs once in the question."""
+    out = {}
+    for name, (phrase, words, kind) in givens.items():
+        assert question.count(phrase) == 1, phrase
+        start = question.index(phrase) + phrase.index(words)
+        out[name] = (start, start + len(words), words, kind)
+    return out
+
+
+def bind_by_hand(content: dict[str, Any], question: str,
+                 givens: dict[str, tuple[str, str, str]]) -> dict[str, Any]:
+    """``content`` with the references work's fields added from the hand-written places."""
+    places = spans(question, givens)
+    out = dict(content)
+    out["givens"] = [{**g, "span": [places[g["name"]][0], places[g["name"]][1]],
+                      "words": places[g["name"]][2], "kind": places[g["name"]][3]}
+                     for g in content["givens"]]
+    out["bound"] = True
+    return out
+
+
+def stories(names: list[str], copies: int = 1) -> list[tuple[str, str, str]]:
+    """(seed name, question, GSM8K answer) of the named seeds; with ``copies``, each again
+    with another name in the story, so the copies are distinct seeds."""
+    out = []
+    for c in range(copies):
+        for n in names:
+            q, a = SEEDS[n]["question"], SEEDS[n]["answer"]
+            if c:
+                for word in ("James", "Janet", "Tom", "jacket", "rug"):
+                    q = q.replace(word, f"{word}{c}")
+            out.append((n, q, a))
+    return out
+
+
+def write_jsonl(path: Path, names: list[str], copies: int = 1) -> Path:
+    rows = [{"question": q, "answer": a} for _, q, a in stories(names, copies)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def make_db(tmp: Path, names: list[str], *, copies: int = 1, bind: bool = True) -> Path:
+    """A real database: the seeds imported, generated by the rules, bound by hand."""
+    from qcstation.common.config import load_config
+    from qcstation.core.construct.pipeline import Pipeline
+    from qcstation.core.ingest.importer import import_file
+
+    db = tmp / "derive.db"
+    with Store(db) as store:
+        import_file(store, write_jsonl(tmp / "seeds.jsonl", names, copies), "gsm8k")
+    cfg = load_config(None, env={})
+    with Pipeline(db, cfg) as p:
+        p.generate()
+    if bind:
+        which = {q: n for n, q, _ in stories(names, copies)}
+        with Store(db) as store, store.transaction():
+            for row in store.query("SELECT a.id, a.content, s.question FROM artifacts a JOIN seeds s "
+                                   "ON s.id = a.seed_id WHERE a.dimension = 'reasoning' "
+                                   "AND a.status = 'verified'"):
+                spec = SEEDS[which[row["question"]]]
+                content = bind_by_hand(json.loads(row["content"]), row["question"], spec["givens"])
+                store.execute("UPDATE artifacts SET content = ? WHERE id = ?",
+                              (json.dumps(content, sort_keys=True), int(row["id"])))
+    return db
+
+
+def parent_of(db: Path, name: str) -> Any:
+    """The :class:`~qcstation.core.derive.parent.Parent` of the first seed named ``name``."""
+    from qcstation.core.derive.parent import load_parent
+
+    with Store(db) as store:
+        seed = store.one("SELECT * FROM seeds WHERE question = ?", (SEEDS[name]["question"],))
+        assert seed is not None
+        arts = {r["dimension"]: r for r in store.query(
+            "SELECT dimension, status, generator, content FROM artifacts WHERE seed_id = ? "
+            "AND status IN ('verified', 'accepted')", (seed["id"],))}
+    return load_parent(seed, arts)
+
+
+def z3_value(smtlib: str) -> Fraction:
+    """The unique value Z3 gives ``answer`` (the real verifier, in this process)."""
+    from qcstation.core.verify.verifier import verify_in_process
+
+    out = verify_in_process(smtlib)
+    assert out.status == "verified", out.message
+    assert out.value is not None
+    return Fraction(out.value)

@@ -1,0 +1,126 @@
+"""Number styles and the bindings contract: what can be written again, what is refused."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.derive.bindings import Refusal, question_numbers, read_bindings
+from qcstation.core.derive.numbers import Unwritable, read_style, render, word_of
+
+
+@pytest.mark.parametrize(("words", "value", "new", "expected"), [
+    ("60", 60, 72, "72"),
+    ("$1,500", 1500, 2250, "$2,250"),
+    ("2.50", Fraction(5, 2), Fraction(15, 4), "3.75"),
+    (".20", Fraction(1, 5), Fraction(2, 5), ".40"),
+    ("three", 3, 7, "seven"),
+    ("Three", 3, 21, "Twenty-one"),
+    ("45%", Fraction(9, 20), Fraction(3, 10), "30%"),     # a percent stored as p/100
+    ("45%", 45, 30, "30%"),                               # ... or as p
+    ("1/2", Fraction(1, 2), Fraction(3, 4), "3/4"),
+])
+def test_render_like_the_original(words: str, value: object, new: object, expected: str) -> None:
+    style = read_style(words, Fraction(value))
+    assert render(style, Fraction(new)) == expected
+
+
+@pytest.mark.parametrize(("words", "value", "new", "why"), [
+    ("3", 3, Fraction(33, 10), "decimals"),       # a count of 3.3
+    ("three", 3, 120, "0 to 99"),                 # no word for it
+    ("three", 3, Fraction(7, 2), "not whole"),
+    ("2.5", Fraction(5, 2), Fraction(11, 4), "decimals"),
+    ("1/2", Fraction(1, 2), 2, "whole"),
+    ("5", 5, -2, "negative"),
+])
+def test_refused_rather_than_written_wrongly(words: str, value: object, new: object, why: str) -> None:
+    with pytest.raises(Unwritable, match=why):
+        render(read_style(words, Fraction(value)), Fraction(new))
+
+
+def test_words_it_cannot_write_again() -> None:
+    with pytest.raises(Unwritable):
+        read_style("dozen", Fraction(12))
+    with pytest.raises(Unwritable):
+        read_style("60", Fraction(61))          # not the given's value
+    assert word_of(42) == "forty-two"
+
+
+def test_question_numbers_finds_digits_fractions_and_words() -> None:
+    found = [(n.text, n.value) for n in question_numbers("He ate 1/2 of the 12 pies, then "
+                                                         "twenty-one more and 3.5 kg.")]
+    assert found == [("1/2", Fraction(1, 2)), ("12", 12), ("twenty-one", 21), ("3.5", Fraction(7, 2))]
+
+
+Q = "Sam buys 3 pens and 4 pads. Each pen costs 3 dollars."
+
+
+def _at(text: str, phrase: str, words: str) -> list[int]:
+    start = text.index(phrase) + phrase.index(words)
+    return [start, start + len(words)]
+
+
+def _content(**over: object) -> dict:
+    givens = [{"name": "g1_pens", "value": "3", "span": _at(Q, "buys 3", "3"), "words": "3",
+               "kind": "number"},
+              {"name": "g2_pads", "value": "4", "span": _at(Q, "4 pads", "4"), "words": "4",
+               "kind": "number"},
+              {"name": "g3_dollars", "value": "3", "span": _at(Q, "3 dollars", "3"), "words": "3",
+               "kind": "number"}]
+    return {"bound": True, "givens": givens, **over}
+
+
+def test_bound_givens_with_their_places() -> None:
+    b = read_bindings(Q, _content())
+    assert [(g.name, Q[g.start:g.end]) for g in b.givens] == [("g1_pens", "3"), ("g2_pads", "4"),
+                                                               ("g3_dollars", "3")]
+
+
+def test_not_vouched_for() -> None:
+    with pytest.raises(Refusal) as exc:
+        read_bindings(Q, _content(bound=False))
+    assert exc.value.code == "not-bound"
+    c = _content()
+    del c["givens"][0]["span"]
+    with pytest.raises(Refusal) as exc:
+        read_bindings(Q, c)
+    assert exc.value.code == "no-span"
+
+
+def test_span_must_hold_the_words() -> None:
+    c = _content()
+    c["givens"][1]["span"] = [Q.index("4 pads") - 1, Q.index("4 pads") + 1]
+    with pytest.raises(Refusal) as exc:
+        read_bindings(Q, c)
+    assert exc.value.code == "bad-span"
+
+
+def test_a_given_used_twice() -> None:
+    # two givens of the formalization read from one place of the text
+    c = _content()
+    c["givens"][2]["span"] = _at(Q, "buys 3", "3")
+    with pytest.raises(Refusal) as exc:
+        read_bindings(Q, c)
+    assert exc.value.code == "given-used-twice"
+
+
+def test_a_value_stated_again_outside_the_givens() -> None:
+    c = _content()
+    c["givens"] = c["givens"][:2]       # the second 3 is not a given: it may be the same quantity
+    with pytest.raises(Refusal) as exc:
+        read_bindings(Q, c)
+    assert exc.value.code == "restated-value"
+
+
+def test_clock_times_and_years_stay_put() -> None:
+    q = "From 1:00 PM to 5:00 PM in 2015 she sold 30 cups. How many per hour?"
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "1", "span": _at(q, "1:00", "1"), "words": "1", "kind": "number"},
+        {"name": "g2", "value": "5", "span": _at(q, "5:00", "5"), "words": "5", "kind": "number"},
+        {"name": "g3", "value": "2015", "span": _at(q, "2015", "2015"), "words": "2015",
+         "kind": "number"},
+        {"name": "g4", "value": "30", "span": _at(q, "30 cups", "30"), "words": "30",
+         "kind": "number"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed == {"g1": "a clock time", "g2": "a clock time", "g3": "a calendar year", "g4": ""}

@@ -1,0 +1,154 @@
+"""A derive run on a real database: what is stored, resuming, two processes at once, kill -9,
+the same items whatever the number of workers. Real SQLite, real Z3 (the verifier pool)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.common.config import load_config
+from qcstation.core.derive.report import set_report
+from qcstation.core.derive.runner import run_derive
+from qcstation.core.derive.store import DeriveError
+from qcstation.core.derive.transforms import Options
+from tests.conftest import ROOT
+from tests.core.derive.helpers import make_db, z3_value
+
+CFG = load_config(None, env={})
+NAMES = ["james", "janet", "jacket", "rug"]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_db(tmp_path_factory.mktemp("tpl"), NAMES, copies=3)
+
+
+@pytest.fixture
+def db(template: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "d.db"
+    shutil.copy(template, out)
+    return out
+
+
+def _items(db: Path, name: str) -> list[tuple]:
+    """What a set holds, independent of seed ids: (orig_id, question, answer, params, dims)."""
+    with Store(db) as s:
+        return [(r["orig_id"], r["question"], r["answer_value"], r["params"], r["dimensions"])
+                for r in s.query("SELECT s.orig_id, s.question, s.answer_value, di.params, "
+                                 "di.dimensions FROM derived_items di JOIN seeds s ON s.id = di.seed_id "
+                                 "JOIN derive_sets ds ON ds.id = di.set_id WHERE ds.name = ? "
+                                 "ORDER BY s.orig_id", (name,))]
+
+
+def test_variants_are_stored_as_verified_items(db: Path) -> None:
+    summary = run_derive(db, CFG, kind="variants", opts=Options(rng_seed=1, variants=4))
+    assert summary.made["variant"] == 4 * 12                # 12 parents, 4 variants each
+    with Store(db) as s:
+        rows = s.query("SELECT s.*, di.parent_id, di.transform, di.family, di.idx, di.dimensions "
+                       "FROM derived_items di JOIN seeds s ON s.id = di.seed_id")
+        assert {r["status"] for r in rows} == {"derived"}
+        for r in rows:
+            parent = s.one("SELECT * FROM seeds WHERE id = ?", (r["parent_id"],))
+            assert r["orig_id"].startswith(f"{parent['orig_id']}~variants.v")
+            assert (r["source"], r["level"]) == (parent["source"], parent["level"])
+            arts = {a["dimension"]: a for a in s.query(
+                "SELECT * FROM artifacts WHERE seed_id = ?", (r["id"],))}
+            assert set(arts) == set(json.loads(r["dimensions"])) == {
+                "understanding", "reasoning", "arithmetic", "refinement"}
+            assert {a["status"] for a in arts.values()} == {"verified"}
+            # the stored answer is the one Z3 gives on the stored formalization
+            smt = json.loads(arts["reasoning"]["content"])["smtlib"]
+            assert z3_value(smt) == Fraction(r["answer_value"])
+            assert json.loads(arts["arithmetic"]["content"])["source_artifact_id"] == arts["reasoning"]["id"]
+        # the working set does not see them
+        assert s.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") == 12
+
+
+def test_inverse_refusals_are_recorded_with_their_reason(db: Path) -> None:
+    run_derive(db, CFG, kind="inverse", opts=Options(inverse_per_seed=2))
+    with Store(db) as s:
+        rep = set_report(s, "inverse")
+        rug = [json.loads(r["detail"]) for r in s.query(
+            "SELECT j.detail FROM derive_jobs j JOIN seeds p ON p.id = j.parent_id "
+            "WHERE p.question LIKE 'A square rug%'")]
+    assert rug and all({d["code"] for d in detail} == {"not-unique"} for detail in rug)
+    (line,) = rep.lines
+    assert (line.parents, line.made_for) == (12, 9)      # the three rugs have no unique inverse
+    assert line.reasons == [("not-unique", 3)]
+
+
+def test_rerun_adds_nothing_and_another_recipe_is_refused(db: Path) -> None:
+    run_derive(db, CFG, kind="variants", opts=Options(variants=2))
+    before = _items(db, "variants")
+    again = run_derive(db, CFG, kind="variants", opts=Options(variants=2))
+    assert again.jobs == 0 and _items(db, "variants") == before
+    with pytest.raises(DeriveError, match="other settings"):
+        run_derive(db, CFG, kind="variants", opts=Options(variants=3))
+
+
+def test_same_items_with_one_or_two_workers(template: Path, tmp_path: Path) -> None:
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    shutil.copy(template, a)
+    shutil.copy(template, b)
+    run_derive(a, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=1)
+    run_derive(b, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=2, batch=3)
+    assert _items(a, "counterfactual") == _items(b, "counterfactual") != []
+
+
+def _cli(db: Path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(db), "derive", *args,
+                             "--quiet"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_two_processes_build_one_set_without_duplicates(template: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one.db", tmp_path / "two.db"
+    shutil.copy(template, one)
+    shutil.copy(template, two)
+    run_derive(one, CFG, kind="variants", opts=Options(variants=3, rng_seed=2))
+    procs = [_cli(two, "variants", "--per-seed", "3", "--seed", "2", "--batch", "2") for _ in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    assert _items(two, "variants") == _items(one, "variants")
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_loses_and_duplicates_nothing(template: Path, tmp_path: Path) -> None:
+    clean, killed = tmp_path / "clean.db", tmp_path / "killed.db"
+    shutil.copy(template, clean)
+    shutil.copy(template, killed)
+    run_derive(clean, CFG, kind="ladder", opts=Options(rng_seed=3))
+    proc = _cli(killed, "ladder", "--seed", "3", "--batch", "1")
+    deadline = time.monotonic() + 120
+    done = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with Store(killed) as s:
+                done = int(s.scalar("SELECT COUNT(*) FROM derive_jobs WHERE status != 'pending'") or 0)
+        except Exception:
+            done = 0
+        if done >= 3:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.wait(timeout=30)
+    assert done >= 3
+    with Store(killed) as s:
+        assert s.scalar("SELECT COUNT(*) FROM derive_jobs WHERE status = 'pending'") > 0
+    resumed = _cli(killed, "ladder", "--seed", "3")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert _items(killed, "ladder") == _items(clean, "ladder")

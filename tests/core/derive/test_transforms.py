@@ -1,0 +1,225 @@
+"""Transformations on hand-worked seeds: the answers are the ones worked out by hand and the
+ones Z3 gives, and the text changes only where it should. Real rules, real Z3, real SQLite."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.derive.bindings import Refusal
+from qcstation.core.derive.model import DerivedItem, Refused
+from qcstation.core.derive.numbers import word_of
+from qcstation.core.derive.story import NoisePool, add_operation, noise
+from qcstation.core.derive.transforms import (
+    Options,
+    changed_numbers,
+    counterfactuals,
+    digits,
+    errors,
+    inverses,
+    variants,
+)
+from qcstation.core.verify.verifier import verify_in_process
+from tests.core.derive.helpers import JAMES, make_db, parent_of, z3_value
+
+OPTS = Options(rng_seed=7, variants=6)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory):
+    return make_db(tmp_path_factory.mktemp("derive"), ["james", "janet", "jacket", "rug", "tom"])
+
+
+def _made(out: list[DerivedItem | Refused]) -> list[DerivedItem]:
+    return [x for x in out if isinstance(x, DerivedItem)]
+
+
+def _new(item: DerivedItem, name: str) -> Fraction:
+    return Fraction(item.params["givens"][name]["new"]) if name in item.params["givens"] \
+        else None  # type: ignore[return-value]
+
+
+def _checks_hold(item: DerivedItem) -> None:
+    """Every Z3 check of the item gives its exact answer, uniquely (the real verifier)."""
+    assert item.checks
+    for chk in item.checks:
+        assert z3_value(chk.smtlib) == chk.expected == item.answer
+
+
+def test_james_variants_have_the_hand_computed_answers(db) -> None:
+    parent = parent_of(db, "james")
+    items = _made(variants(parent, OPTS, "t:james"))
+    assert len(items) == OPTS.variants
+    seen = set()
+    for item in items:
+        vals = {n: Fraction(item.params["givens"].get(n, {"new": str(g.value)})["new"])
+                for n, g in parent.bindings.by_name().items()}
+        a, b, c = vals["g1_sprints"], vals["g2_times"], vals["g3_meters"]
+        assert item.answer == a * b * c                      # worked by hand: sprints x times x meters
+        _checks_hold(item)
+        # the text changes only at the three places, to the new numbers written as digits
+        new_q = f"James decides to run {a} sprints {b} times a week. He runs {c} meters each " \
+                f"sprint. How many total meters does he run a week?"
+        assert item.question == new_q
+        # the story keeps its sense: whole numbers, at least 2, sprints below meters
+        assert all(v.denominator == 1 and v >= 2 for v in (a, b, c)) and max(a, b) < c
+        # the worked solution and every dimension follow
+        assert f"{a}*{b}=<<{a}*{b}={a * b}>>{a * b}" in item.solution
+        assert f"{a * b}*{c}=<<{a * b}*{c}={a * b * c}>>{a * b * c}" in item.solution
+        assert item.contents["refinement"]["gold_answer"] == str(a * b * c)
+        assert f"Let a = {a}, b = {b} and c = {c}." in item.contents["arithmetic"]["notation"]
+        assert item.contents["understanding"]["relationships_and_constraints"] == [
+            f"Q1 = {a} × {b}", f"Q2 = Q1 × {c}"]
+        seen.add((a, b, c))
+    assert len(seen) == len(items) and (3, 3, 60) not in seen      # distinct, none the original
+
+
+def test_number_words_are_written_as_words(db) -> None:
+    parent = parent_of(db, "janet")
+    items = _made(variants(parent, OPTS, "t:janet"))
+    assert items
+    for item in items:
+        g = item.params["givens"]
+        eggs = Fraction(g.get("g1_eggs", {"new": "16"})["new"])
+        eats = Fraction(g.get("g2_breakfast", {"new": "3"})["new"])
+        bakes = Fraction(g.get("g3", {"new": "4"})["new"])
+        price = Fraction(g.get("g4_fresh", {"new": "2"})["new"])
+        assert item.answer == (eggs - eats - bakes) * price > 0
+        assert f"She eats {word_of(int(eats))} for breakfast" in item.question
+        assert f"every day with {word_of(int(bakes))}." in item.question
+        assert f"${price} per fresh duck egg" in item.question
+        _checks_hold(item)
+
+
+def test_percent_stays_a_percent_below_100(db) -> None:
+    parent = parent_of(db, "jacket")
+    items = _made(variants(parent, OPTS, "t:jacket"))
+    assert items
+    for item in items:
+        price = Fraction(item.params["givens"].get("g1", {"new": "80"})["new"])
+        pct = Fraction(item.params["givens"].get("g2_discount", {"new": "25"})["new"])
+        assert 0 < pct < 100
+        assert item.answer == price - price * pct / 100           # by hand
+        assert item.answer.denominator == 1                       # dollars stay whole (kind)
+        assert f"${price}." in item.question and f"a {pct}% discount" in item.question
+        _checks_hold(item)
+
+
+def test_repeated_value_outside_the_givens_is_refused(db) -> None:
+    with pytest.raises(Refusal) as exc:
+        parent_of(db, "tom")
+    assert exc.value.code == "restated-value"
+
+
+def test_counterfactual_shifts_one_given(db) -> None:
+    parent = parent_of(db, "james")
+    items = _made(counterfactuals(parent, OPTS, "t:james"))
+    shifts = {i.level for i in items}
+    assert {-20, 20} <= shifts                  # 60 m -> 48 / 72 m are exact shifts
+    for item in items:
+        (name, change), = item.params["givens"].items()
+        old, new = Fraction(change["old"]), Fraction(change["new"])
+        if not item.params["rounded"]:
+            assert new == old * (100 + item.level) / 100
+        vals = {"g1_sprints": Fraction(3), "g2_times": Fraction(3), "g3_meters": Fraction(60)}
+        vals[name] = new
+        assert item.answer == vals["g1_sprints"] * vals["g2_times"] * vals["g3_meters"]
+        assert item.params["parent_answer"] == "540"
+        _checks_hold(item)
+
+
+def test_inverse_solves_the_hidden_given_uniquely(db) -> None:
+    parent = parent_of(db, "james")
+    items = _made(inverses(parent, Options(inverse_per_seed=3), "t:james"))
+    assert {i.params["hidden"] for i in items} == {"g1_sprints", "g2_times", "g3_meters"}
+    for item in items:
+        hidden = item.params["hidden"]
+        assert item.answer == parent.bindings.by_name()[hidden].value   # 3, 3 or 60
+        assert item.question.count("X") == 2   # the hidden number, and the closing question
+        assert item.question.endswith("If we know the answer to the above question is 540, what "
+                                      "is the value of unknown variable X?")
+        _checks_hold(item)
+
+
+def test_inverse_that_is_not_unique_fails_its_check(db) -> None:
+    # (6 - 4)^2 = 4: hiding 6 leaves (X - 4)^2 = 4, so X = 2 or X = 6
+    parent = parent_of(db, "rug")
+    items = _made(inverses(parent, Options(inverse_per_seed=2), "t:rug"))
+    assert len(items) == 2
+    for item in items:
+        out = verify_in_process(item.checks[0].smtlib, str(item.answer))
+        assert out.status == "ambiguous", out.message
+
+
+def test_digits_ladder_rewrites_the_notation_question(db) -> None:
+    parent = parent_of(db, "james")
+    items = _made(digits(parent, Options(digit_levels=(1, 3, 5)), "t:james"))
+    assert [i.level for i in items] == [1, 3, 5]
+    for item in items:
+        vals = [Fraction(v["new"]) for v in item.params["givens"].values()]
+        assert item.answer == vals[0] * vals[1] * vals[2]
+        for v in vals:                       # d significant digits
+            digits_ = str(v.numerator * 10**12 // v.denominator).rstrip("0")
+            assert len(digits_) == item.level
+        assert list(item.contents) == ["arithmetic"]
+        _checks_hold(item)
+
+
+def test_errors_ladder_injects_n_distinct_types(db) -> None:
+    parent = parent_of(db, "janet")
+    out = errors(parent, Options(error_levels=(1, 2, 3)), "t:janet")
+    made = _made(out)
+    assert made, [x.reason for x in out if isinstance(x, Refused)]
+    for item in made:
+        types = [e["type"] for e in item.contents["refinement"]["errors"]]
+        assert len(types) == len(set(types)) == item.level
+        assert item.answer == Fraction(18)
+
+
+def test_noise_sentences_are_irrelevant_information(db) -> None:
+    parent = parent_of(db, "james")
+    pool = NoisePool.from_sentences([("other-1", "A football team played 22 games."),
+                                     ("other-2", "Carla is downloading a 200 GB file."),
+                                     ("other-3", "A bakery sold 41 loaves on Monday.")])
+    items = _made(noise(parent, OPTS, "t:james", pool, (1, 2)))
+    assert [i.level for i in items] == [1, 2]
+    for item in items:
+        added = [s["text"] for s in item.params["sentences"]]
+        assert all(s in item.question for s in added)
+        restored = item.question
+        for s in added:
+            restored = restored.replace(s + " ", "", 1)
+        assert restored == JAMES["question"]      # only the sentences were added
+        assert set(added) <= set(item.contents["understanding"]["irrelevant_information"])
+        assert item.contents["reasoning"]["smtlib"] == parent.rule.smtlib
+        assert item.answer == 540
+        _checks_hold(item)
+
+
+def test_added_operation(db) -> None:
+    parent = parent_of(db, "james")
+    (item,) = add_operation(parent, OPTS, "t:james")
+    assert isinstance(item, DerivedItem), item
+    n = Fraction(item.params["added"])
+    assert item.answer == 540 + n
+    assert f"He also runs {n} more meters. How many total meters" in item.question
+    assert len(item.contents["reasoning"]["givens"]) == 4
+    _checks_hold(item)
+
+
+def test_changed_numbers_keep_the_digit_count(db) -> None:
+    parent = parent_of(db, "james")
+    (item,) = changed_numbers(parent, OPTS, "t:james")
+    assert isinstance(item, DerivedItem)
+    (_name, change), = item.params["givens"].items()
+    assert len(change["new_words"]) == len(change["words"]) and change["new"] != change["old"]
+    _checks_hold(item)
+
+
+def test_same_key_same_items(db) -> None:
+    parent = parent_of(db, "janet")
+    a = [(i.question, i.answer) for i in _made(variants(parent, OPTS, "t:x"))]
+    b = [(i.question, i.answer) for i in _made(variants(parent, OPTS, "t:x"))]
+    c = [(i.question, i.answer) for i in _made(variants(parent, OPTS, "t:y"))]
+    assert a == b and a != c

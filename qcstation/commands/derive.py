@@ -36,7 +36,7 @@ _KIND_HELP = {
     "ladder": "SMART A.10 difficulty ladders: k noise sentences (Understanding), d-digit "
               "givens (Arithmetic), n error types (R&R); Reasoning is grouped by operations",
     "perturb": "SMART Table 3 perturbations: a noise sentence, an added operation, changed numbers",
-    "counterfactual": "one given shifted by -30..+30 %, new answer from Z3",
+    "counterfactual": "one given shifted by -30 to +30 percent, new answer from Z3",
     "inverse": "backward problems: the answer stated, one given hidden as X; Z3 solves X and "
                "checks it is unique",
 }

@@ -51,3 +51,11 @@ def test_bad_levels_are_a_usage_error(db: str, capsys: pytest.CaptureFixture[str
 def test_unknown_set(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--db", db, "derive", "status", "nope"]) == 2
     assert "no derived set named 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("action", ["", "variants", "ladder", "perturb", "counterfactual",
+                                    "inverse", "status", "list", "show"])
+def test_help(action: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["derive", *([action] if action else []), "--help"])
+    assert exc.value.code == 0 and "usage: qcstation derive" in capsys.readouterr().out

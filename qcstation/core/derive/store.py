@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import socket
 from dataclasses import dataclass
 from typing import Any
 
 from db.store import Store, from_json, now
 from qcstation.common.errors import QCStationError
-from qcstation.common.runtime import pid_alive
+from qcstation.common.leases import Owner, held_by_another
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
 
 __all__ = [
@@ -46,7 +44,6 @@ __all__ = [
 ]
 
 LEASE_SECONDS = 30 * 60
-_HOST = socket.gethostname()
 
 
 class DeriveError(QCStationError):
@@ -75,7 +72,8 @@ class JobOutcome:
 
 
 def owner_tag() -> str:
-    return json.dumps({"host": _HOST, "pid": os.getpid()}, sort_keys=True)
+    """This process as a job's lease holder (``{"host", "pid"}``, as the generate leases)."""
+    return json.dumps(Owner.me().record(), sort_keys=True)
 
 
 def _row_to_set(row: dict[str, Any]) -> SetInfo:
@@ -141,23 +139,15 @@ def enqueue(store: Store, info: SetInfo) -> int:
     return after - before
 
 
-def _lease_free(owner: str | None, leased_at: str | None, me: str) -> bool:
-    if not owner or owner == me:
-        return True
+def _lease_free(owner: str | None, leased_at: str | None) -> bool:
+    """No other process holds this job: a local holder while it runs, a holder on another
+    machine for :data:`LEASE_SECONDS` (:mod:`qcstation.common.leases`)."""
     try:
-        o = json.loads(owner)
-    except ValueError:
-        return True
-    if o.get("host") == _HOST:
-        pid = int(o.get("pid") or 0)
-        return pid <= 0 or not pid_alive(pid)
-    import datetime as dt
-
-    try:
-        at = dt.datetime.strptime(leased_at or "", "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
-    except ValueError:
-        return True
-    return (dt.datetime.now(dt.UTC) - at).total_seconds() > LEASE_SECONDS
+        holder = Owner.from_record(json.loads(owner)) if owner else None
+    except (ValueError, AttributeError):
+        holder = None
+    return not held_by_another(holder, leased_at, stale_after_s=LEASE_SECONDS,
+                               local_pid_decides=True)
 
 
 def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
@@ -167,7 +157,7 @@ def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
     with store.transaction():
         rows = store.query("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
                            "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
-        free = [r for r in rows if _lease_free(r["owner"], r["leased_at"], me)][:n]
+        free = [r for r in rows if _lease_free(r["owner"], r["leased_at"])][:n]
         if free:
             stamp = now()
             ids = [int(r["id"]) for r in free]

@@ -3,11 +3,14 @@ against ``python -c pass`` (the floor no command can go under).
 
     python bench/cli_start.py            # 7 runs per command, median and spread
     python bench/cli_start.py --runs 15
+    python bench/cli_start.py --tree ../old-checkout    # the same figures for another checkout
 
 Commands timed: ``qcstation --help``, ``qcstation qc decide --help``, ``qcstation status``
 on a small database (the shipped sample after ``quickstart --no-app``, built once in a
-temporary folder). Each figure is the median wall time of ``--runs`` fresh processes; the
-"over python" column is what qcstation itself costs. The modules a command must not load
+temporary folder). Each command runs as ``python -m qcstation`` with this checkout (or
+``--tree``) first on ``PYTHONPATH``. Each figure is the median wall time of ``--runs`` fresh
+processes; the "over python" column is what qcstation itself costs. The machine's other
+load shows in the spread (min and max): compare checkouts in one session, one after the other. The modules a command must not load
 (Textual, matplotlib, scipy, math-verify, numpy, z3, openai, aiohttp) are asserted by
 ``tests/commands/test_cli_start.py``; this file only prints figures.
 """
@@ -41,12 +44,13 @@ def _time(cmd: list[str], env: dict[str, str], runs: int, cwd: str) -> list[floa
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=7, help="fresh processes per command (default 7)")
+    ap.add_argument("--tree", type=Path, default=ROOT,
+                    help="the checkout to time (default: this one)")
     args = ap.parse_args()
     py = sys.executable
-    script = Path(py).parent / "qcstation"     # the console script, as users run it
-    qc = [str(script)] if script.exists() else [py, "-m", "qcstation"]
+    qc = [py, "-m", "qcstation"]
     with tempfile.TemporaryDirectory(prefix="qcstation-clistart-") as tmp:
-        env = dict(os.environ, QCSTATION_DB=str(Path(tmp) / "small.db"), PYTHONPATH=str(ROOT),
+        env = dict(os.environ, QCSTATION_DB=str(Path(tmp) / "small.db"), PYTHONPATH=str(args.tree.resolve()),
                    QCSTATION_CONFIG="")
         env.pop("QCSTATION_USER", None)
         subprocess.run(qc + ["quickstart", "--no-app"], env=env, cwd=tmp, check=True,
@@ -63,8 +67,8 @@ def main() -> int:
             times = _time(cmd, env, args.runs, tmp)
             rows.append((label, statistics.median(times), min(times), max(times)))
     floor = rows[0][1]
-    print(f"CLI start, median of {args.runs} fresh processes (python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores)")
+    print(f"CLI start of {args.tree.resolve()}, median of {args.runs} fresh processes "
+          f"(python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     print(f"{'command':<30} {'median':>8} {'min':>8} {'max':>8} {'over python':>12}")
     for label, med, lo, hi in rows:
         over = "" if label.startswith("python") else f"{(med - floor) * 1000:+.0f} ms"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import itertools
 import json
 import os
@@ -19,13 +20,14 @@ import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from db.migrations import MIGRATIONS, SCHEMA_VERSION
 from qcstation.common.safe import one_line, printable
 from qcstation.common.errors import StoreError
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 ENV_DB = "QCSTATION_DB"
 BUSY_TIMEOUT_MS = 60_000
@@ -117,7 +119,6 @@ class Store:
         except StoreError:
             self.close()
             raise
-        self.db = sqlite_utils.Database(self.conn)
         self._depth = 0
         self._lock = threading.RLock()
         #: the display name written beside the acting account in the event log (set by the
@@ -132,6 +133,14 @@ class Store:
             except BaseException:
                 self.close()
                 raise
+
+    @functools.cached_property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils on this connection (schema changes, full-text search), made on first
+        use: importing sqlite-utils costs a command that never needs it a tenth of a second."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def _check_is_ours(self) -> None:
         """An SQLite file another program made (no schema version, tables that are not

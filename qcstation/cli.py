@@ -1,8 +1,10 @@
 """Command-line entry point: ``qcstation [--db PATH] <command> ...``.
 
-Each subcommand lives in its own module under ``qcstation/commands/`` and exposes
-``register(subparsers)``; modules are discovered, ordered by their ``ORDER``. With
-no subcommand the Textual workstation opens on the database.
+Each command lives in its own module under ``qcstation/commands/`` (listed, with its
+one-line help, in :data:`qcstation.commands.COMMANDS`) and exposes ``register(subparsers)``.
+Only the command being run is registered in full: the others are listed by name and help,
+so ``qcstation --help`` imports no command module and ``qcstation qc decide`` only
+``qcstation.commands.qc``. With no command the Textual workstation opens on the database.
 """
 
 from __future__ import annotations
@@ -10,29 +12,55 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
 from qcstation import __version__
+from qcstation.commands import COMMANDS
 from qcstation.common.errors import QCStationError
 
 
-def _command_modules() -> list[object]:
-    import qcstation.commands as pkg
+def _add_global_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", metavar="PATH",
+        help="database file (default: $QCSTATION_DB, else ./db/qcstation.db)",
+    )
+    parser.add_argument(
+        "--config", metavar="TOML",
+        help="configuration file (default: $QCSTATION_CONFIG, else ./qcstation.toml if present)",
+    )
+    parser.add_argument(
+        "--annotator", metavar="NAME",
+        help="who you are in the review log (default: $QCSTATION_USER, else the OS user)",
+    )
 
-    mods = []
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"qcstation.commands.{info.name}")
-        if hasattr(mod, "register"):
-            mods.append(mod)
-    mods.sort(key=lambda m: (getattr(m, "ORDER", 100), m.__name__))
-    return mods
+
+class _NotParsed(Exception):
+    pass
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _QuietParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _NotParsed(message)
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs (read past the global options as the real parser reads
+    them); None when it names none, or cannot be read (the real parser then says why)."""
+    pre = _QuietParser(add_help=False)
+    _add_global_options(pre)
+    pre.add_argument("command", nargs="?")
+    pre.add_argument("rest", nargs=argparse.REMAINDER)
+    try:
+        known, _ = pre.parse_known_args(list(argv))
+    except _NotParsed:
+        return None
+    return known.command
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (``argv`` None), or, given ``argv``, the parser whose only
+    full subparser is the command ``argv`` runs (the same help, errors and results)."""
     parser = argparse.ArgumentParser(
         prog="qcstation",
         description=(
@@ -47,21 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"qcstation {__version__}")
-    parser.add_argument(
-        "--db", metavar="PATH",
-        help="database file (default: $QCSTATION_DB, else ./db/qcstation.db)",
-    )
-    parser.add_argument(
-        "--config", metavar="TOML",
-        help="configuration file (default: $QCSTATION_CONFIG, else ./qcstation.toml if present)",
-    )
-    parser.add_argument(
-        "--annotator", metavar="NAME",
-        help="who you are in the review log (default: $QCSTATION_USER, else the OS user)",
-    )
+    _add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _command_modules():
-        mod.register(sub)  # type: ignore[attr-defined]
+    wanted = None if argv is None else command_named(argv)
+    full = {c.module for c in COMMANDS if argv is None or c.name == wanted}
+    registered: set[str] = set()
+    for cmd in COMMANDS:
+        if cmd.module not in full:
+            sub.add_parser(cmd.name, help=cmd.help)
+        elif cmd.module not in registered:     # a module may register several commands
+            registered.add(cmd.module)
+            importlib.import_module(f"qcstation.commands.{cmd.module}").register(sub)
     return parser
 
 
@@ -81,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.annotator:
         import os

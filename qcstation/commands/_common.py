@@ -6,10 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from db import Store, current_display_name, default_db_path
 from qcstation.common.safe import json_safe, one_line, printable
+
+if TYPE_CHECKING:
+    from db import Store
 
 
 class SafeStream:
@@ -39,12 +41,16 @@ class SafeStream:
 
 
 def db_path(args: argparse.Namespace) -> Path:
+    from db import default_db_path
+
     return Path(args.db) if getattr(args, "db", None) else default_db_path()
 
 
 def store_from_args(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The database named by --db / $QCSTATION_DB / the default. Only commands that add
     data (import, quickstart) create a missing database; the others say it is missing."""
+    from db import Store, current_display_name
+
     store = Store(db_path(args), create=create)
     store.display_name = current_display_name()  # shown beside the OS account in the logs
     return store

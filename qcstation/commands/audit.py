@@ -6,13 +6,12 @@ import argparse
 
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import print_json, print_table, store_from_args
-
-ORDER = 35
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "audit", help="flag suspicious artifacts (links by equal value, dropped givens, ...)",
+        "audit", help=HELP["audit"],
         description=(
             "Audit the current version of every artifact of the active seeds and count the\n"
             "flags per dimension. A flag asks a reviewer to look; it changes no artifact.\n\n"

@@ -12,7 +12,8 @@ import json
 import re
 import sys
 
-ORDER = 41
+from qcstation.commands import HELP
+
 
 #: the most read from standard input (a response longer than this is an error, not cut)
 MAX_STDIN_BYTES = 1_000_000
@@ -21,7 +22,7 @@ MAX_STDIN_BYTES = 1_000_000
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "check-answer",
-        help="show the answer the checker extracts from a response and its verdict",
+        help=HELP["check-answer"],
         description=(
             "Extract the final answer from a model response (last \\boxed{}, else the last "
             "answer marker such as 'The answer is' or '####', else a bold number, else the "

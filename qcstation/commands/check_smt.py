@@ -10,8 +10,7 @@ import argparse
 import sys
 
 from qcstation.commands._common import print_json
-
-ORDER = 40
+from qcstation.commands import HELP
 
 
 def _positive_float(text: str) -> float:
@@ -38,7 +37,7 @@ def _memory_mb(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "check-smt",
-        help="verify one SMT-LIB formalization with the isolated Z3 verifier",
+        help=HELP["check-smt"],
         description=(
             "Run an SMT-LIB formalization (which must declare a constant `answer` of sort Int or "
             "Real) through the same isolated Z3 verifier the pipeline uses, and print the "

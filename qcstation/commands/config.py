@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 
 from qcstation.commands._common import print_json
-
-ORDER = 80
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "config", help="show the configuration in force (no secrets); --check pings the models",
+        "config", help=HELP["config"],
         description="Print the effective configuration (file + environment overrides) and the "
                     "file it came from. API keys are never shown: only whether the variable "
                     "each model names is set.")

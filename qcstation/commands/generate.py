@@ -7,13 +7,12 @@ import argparse
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import db_path, print_json
 from qcstation.commands._progress import progress_bar
-
-ORDER = 30
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "generate", help="generate and verify dimension artifacts (rules offline, or a model)",
+        "generate", help=HELP["generate"],
         description="For every active seed, generate the artifacts of each dimension, verify them "
                     "(Z3 for SMT-LIB and notation questions), and regenerate failures with the "
                     "verifier's feedback up to generation.max_attempts. Resumable: run it again "
@@ -31,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run_generate)
 
     v = sub.add_parser(
-        "verify", help="verify artifacts left unverified (or re-verify all with --all)",
+        "verify", help=HELP["verify"],
         description="Run the automatic checks (isolated Z3 for reasoning and arithmetic; schema "
                     "and grounding for key information; recorded injections for R&R).")
     _common_filters(v)

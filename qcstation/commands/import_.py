@@ -20,15 +20,14 @@ from typing import Any
 
 from qcstation.commands._common import print_json, store_from_args
 from qcstation.common.errors import QCStationError
-
-ORDER = 10
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from qcstation.core.ingest.formats import FORMATS, LEVELS
 
     p = sub.add_parser(
-        "import", help="import seed questions from dataset files",
+        "import", help=HELP["import"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", type=Path,

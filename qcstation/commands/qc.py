@@ -54,8 +54,7 @@ from qcstation.core.review.sampling import (
 )
 from qcstation.core.review.team import MIN_KAPPA_PAIRS, agreement, team_stats
 from qcstation.common.errors import ReviewError
-
-ORDER = 60
+from qcstation.commands import HELP
 
 
 def _policy(args: argparse.Namespace) -> Any:
@@ -519,7 +518,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "qc", help="human QC: samples, review decisions, the QC gate",
+        "qc", help=HELP["qc"],
         description="Human quality control of the model-generated dimensions: draw a seeded "
                     "stratified sample, claim and decide items (several annotators at once), "
                     "and check the gate that releases require.")

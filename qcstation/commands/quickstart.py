@@ -13,13 +13,12 @@ import sys
 
 from qcstation.commands._common import db_path, open_app
 from qcstation.commands._progress import progress_bar
-
-ORDER = 5
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "quickstart", help="import the shipped sample, generate, verify, sample for QC, open the app",
+        "quickstart", help=HELP["quickstart"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None)
     p.add_argument("--no-app", action="store_true",
                    help="stop after preparing the review sample (do not open the workstation)")

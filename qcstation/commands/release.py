@@ -21,8 +21,7 @@ from db.store import current_actor  # the OS account (see qcstation/common/ident
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
 from qcstation.core.release import releases as rel
 from qcstation.common.errors import ReleaseError
-
-ORDER = 70
+from qcstation.commands import HELP
 
 
 def _policy(args: argparse.Namespace) -> rel.QCPolicy:
@@ -161,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "release", help="approve, export, list and diff releases",
+        "release", help=HELP["release"],
         description="Releases are immutable, versioned snapshots approved by a curator once "
                     "every QC gate passes, exported as exports/NAME/VERSION/{data.jsonl, "
                     "manifest.json, README.md} (byte-identical on every export).")

@@ -6,12 +6,11 @@ import argparse
 
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import print_json, print_table, store_from_args
-
-ORDER = 20
+from qcstation.commands import HELP
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("status", help="counts per source, stage and dimension",
+    p = sub.add_parser("status", help=HELP["status"],
                        description="Print seed counts per source and status (with filter reasons), "
                                    "current artifacts per dimension and status, and the QC gates.")
     p.add_argument("--json", action="store_true", help="print everything as JSON")

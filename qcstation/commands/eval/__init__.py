@@ -15,7 +15,8 @@ import argparse
 import importlib
 import sys
 
-ORDER = 70
+from qcstation.commands import HELP
+
 
 #: the verbs, in the order of ``qcstation eval --help`` (module name: verb with ``-`` as ``_``)
 VERBS: tuple[str, ...] = (
@@ -27,7 +28,7 @@ VERBS: tuple[str, ...] = (
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "eval", help="evaluate models on a release, per SMART dimension",
+        "eval", help=HELP["eval"],
         description="Run models on an approved release (or the accepted working set), score "
                     "their stored responses per dimension (LLM@Un, ACC@Re, ACC@Ar, ACC@R-t, "
                     "ACC@R-m, ACC@Fi, All-Pass), compare runs and write reports.")

@@ -33,6 +33,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("verify", "generate", "verify artifacts left unverified (or re-verify all with --all)"),
     Command("audit", "audit",
             "flag suspicious artifacts (links by equal value, dropped givens, ...)"),
+    Command("derive", "derive",
+            "derived item sets: variants, ladders, perturbations, counterfactual and "
+            "inverse problems (exact answers from Z3; resumable)"),
     Command("check-smt", "check_smt", "verify one SMT-LIB formalization with the isolated Z3 verifier"),
     Command("check-answer", "check_answer",
             "show the answer the checker extracts from a response and its verdict"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from qcstation.commands import HELP
 from qcstation.commands._common import (
     db_path,
     dispatch,
@@ -27,8 +28,6 @@ from qcstation.commands._common import (
     store_from_args,
 )
 from qcstation.commands._progress import progress_bar
-
-ORDER = 35
 
 _KIND_HELP = {
     "variants": "DynaMath variants: every movable given resampled (M per seed), all four "
@@ -167,8 +166,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "derive", help="derived item sets: variants, ladders, perturbations, counterfactual and "
-                       "inverse problems (exact answers from Z3; resumable)",
+        "derive", help=HELP["derive"],
         description="Build derived items from verified seeds whose givens are tied to their "
                     "words: each item is a seed of its own with its parent, transformation, "
                     "parameters and exact answer, its dimension tasks rebuilt by the same rules. "

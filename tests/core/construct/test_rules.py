@@ -229,6 +229,9 @@ def test_inline_finder_reads_units_percent_and_checks_arithmetic() -> None:
         ("2x+60=100", Fraction(20)),
         ("x = 10 / 4", Fraction(5, 2)),
         ("x=-5+2", Fraction(-3)),
+        ("7+2=9", Fraction(9)),  # ASDiv's Formula: a computation with the result it states
+        ("27 = (7+2)*3", Fraction(27)),
+        ("1,200/4=300", Fraction(300)),
     ],
 )
 def test_equation_rule(equation: str, value: Fraction) -> None:
@@ -249,6 +252,8 @@ def test_equation_rule_errors() -> None:
         smt_from_equation("x + 1 = x + 2")
     with pytest.raises(RuleError, match="not arithmetic"):
         smt_from_equation("x = 5 apples")
+    with pytest.raises(RuleError, match="'7\\+2=10' is false: 7\\+2 is 9, not 10"):
+        smt_from_equation("7+2=10")
     noted = smt_from_equation("x = 70 - 27", Fraction(44))
     assert any("not the gold 44" in n for n in noted.notes)
 

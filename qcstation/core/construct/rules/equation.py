@@ -1,5 +1,6 @@
 """The ``equation`` rule: an explicit equation field (``x = (70 - 27)``, a bare
-expression, or a linear equation in one unknown such as ``x + 27 = 70``)."""
+expression, a computation with its result such as ``7+2=9``, or a linear equation in one
+unknown such as ``x + 27 = 70``)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,29 @@ def _linear_form(expr: Expr, unknown: str) -> tuple[Fraction, Fraction]:
 _UNKNOWN_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
+def _stated_result(parts: list[str]) -> tuple[int, Fraction] | None:
+    """(side, value) when an equation of two sides without unknowns writes its result as a
+    plain number on one side and a computation on the other (``7+2=9``, ``9 = 7+2``)."""
+    if len(parts) != 2:
+        return None
+    plain = []
+    for part in parts:
+        try:
+            e = parse_expression(part)
+        except ExpressionError:
+            return None
+        plain.append(isinstance(e, Num) or isinstance(e, Neg) and isinstance(e.operand, Num))
+    if plain[0] == plain[1]:
+        return None
+    side = 0 if plain[0] else 1
+    return side, evaluate(parse_expression(parts[side]))
+
+
 def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult:
     """Formalize an explicit equation field: ``x = (70 - 27)``, ``X=((45.0*3.0))``,
-    a bare expression ``(70 - 27)``, or a linear equation in one unknown
-    (``x + 27 = 70``, ``0.5*x = 3``). Raises RuleError otherwise."""
+    a bare expression ``(70 - 27)``, a computation with the result it states (``7+2=9``,
+    refused when false), or a linear equation in one unknown (``x + 27 = 70``,
+    ``0.5*x = 3``). Raises RuleError otherwise."""
     text = equation.strip()
     if not text:
         raise RuleError("the equation field is empty")
@@ -63,15 +83,20 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
     if len(parts) > 2:
         raise RuleError(f"equation {text!r} has more than one '='")
     try:
-        if len(parts) == 1 or _UNKNOWN_RE.match(parts[0]) or _UNKNOWN_RE.match(parts[1]):
+        stated = _stated_result(parts)
+        if len(parts) == 1 or _UNKNOWN_RE.match(parts[0]) or _UNKNOWN_RE.match(parts[1]) or stated:
             if len(parts) == 1:
                 expr_text = parts[0].strip()
+            elif stated:  # "7+2=9": the computation and the result it states
+                expr_text = parts[1 - stated[0]].strip()
             elif _UNKNOWN_RE.match(parts[0]):
                 expr_text = parts[1].strip()
             else:
                 expr_text = parts[0].strip()
             expr = parse_expression(expr_text)
             value = evaluate(expr)
+            if stated and value != stated[1]:
+                raise RuleError(f"equation {text!r} is false: {expr_text} is {fmt(value)}, not {fmt(stated[1])}")
             sexpr = expr_to_sexpr(expr)
             step = RuleStep("answer", expr_text, value, sexpr, [])
             smtlib = build_smtlib([step], [expr], "answer")

@@ -1,19 +1,29 @@
 """``qcstation import``: load seed questions from dataset files into the database.
 
-Formats: gsm8k, mawps, aqua, math500, aime2024 (the public files), or generic jsonl / csv
-with columns question, answer (required) and solution, equation, id, level, steps
-(optional); --map FIELD=COLUMN reads a field from another column. SMART's seed filters
-are applied on import (answer not a single number, single reasoning step, GCD/LCM,
-min/max over a set): filtered and duplicate seeds are stored too, with the reason.
-Importing the same file again adds nothing.
+Formats: gsm8k, mawps, aqua, math500, aime2024, svamp, asdiv (the public sets; SVAMP and
+ASDiv as JSON or CSV with their Body, Question, Equation/Formula and Answer columns), or
+generic jsonl / json (one array) / csv with columns question, answer (required) and
+solution, equation, id, level, steps (optional). --map FIELD=COLUMN reads a field from
+another column; --map question=Body+Question joins two columns into one question (a space
+after a full sentence, ", how ..." after an open "If ..." clause, else ". "). Files may be
+compressed (.gz, .bz2, .xz); a compressed file is checked whole against its limits (see
+PATH) before anything is stored.
+
+SMART's seed filters are applied on import (answer not a single number, single reasoning
+step, GCD/LCM, min/max over a set): filtered and duplicate seeds are stored too, with the
+reason. An answer with its unit in parentheses ("9 (apples)") keeps its number. Importing
+the same file again adds nothing. An import warns when many of its questions state no
+number or repeat one already stored (often a question split over two columns).
 
 Exit status: 0 all records imported, 1 some records had errors (the others were
-imported; errors go to stderr as FILE:LINE: message), 2 a file could not be imported.
+imported; errors go to stderr as FILE:LINE: message, each kind shown a few times with
+its count), 2 a file could not be imported.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,13 +35,19 @@ from qcstation.commands import HELP
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from qcstation.core.ingest.formats import FORMATS, LEVELS
+    from qcstation.core.ingest.readers import (
+        MAX_DECOMPRESSED_BYTES,
+        MAX_DECOMPRESSED_LINES,
+    )
 
     p = sub.add_parser(
         "import", help=HELP["import"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="PATH", type=Path,
-                   help="seed file(s): .jsonl / .json / .csv / .tsv (optionally .gz)")
+                   help=f"seed file(s): .jsonl / .json / .csv / .tsv, optionally compressed (.gz, .bz2, "
+                        f".xz: at most {MAX_DECOMPRESSED_BYTES:,} bytes and {MAX_DECOMPRESSED_LINES:,} "
+                        "lines once decompressed)")
     p.add_argument("--format", "-f", dest="fmt", default="auto", choices=("auto",) + FORMATS,
                    metavar="FORMAT",
                    help=f"auto (default: detected from the first record and the file name), "
@@ -45,8 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "AQuA/MATH/AIME)")
     p.add_argument("--map", "-m", dest="mapping", action="append", default=[],
                    metavar="FIELD=COLUMN",
-                   help="read a seed field from another column, e.g. --map question=problem "
-                        "(repeatable; generic jsonl/csv only)")
+                   help="read a seed field from another column, e.g. --map question=problem; "
+                        "question, solution and equation may join columns: --map question=Body+Question "
+                        "(repeatable; generic jsonl/json/csv, svamp, asdiv)")
     p.add_argument("--samples", action="store_true",
                    help="import the small real samples shipped with qcstation (offline)")
     p.add_argument("--list-filtered", action="store_true",
@@ -86,9 +103,8 @@ def run(args: argparse.Namespace) -> int:
                 results.append({"path": str(path), "error": str(exc)})
                 status = 2
                 continue
-            for issue in rep.errors:
-                print(str(issue), file=sys.stderr)
-            if rep.errors:
+            _print_issues(rep, warnings=args.json)  # else the summary shows them
+            if rep.error_count:
                 status = max(status, 1)
             data = rep.to_dict()
             listed = _filtered_seeds(store, rep) if args.list_filtered else []
@@ -122,9 +138,43 @@ def _print_summary(rep: Any, listed: list[dict[str, Any]] | None) -> None:
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(rep.filtered.items(), key=lambda kv: -kv[1]))
     print(f"  filtered         {rep.filtered_total}" + (f"  ({reasons})" if reasons else ""))
     print(f"  duplicates       {rep.duplicates}")
-    print(f"  errors           {len(rep.errors)}" + ("  (see stderr)" if rep.errors else ""))
+    print(f"  errors           {rep.error_count}" + ("  (see stderr)" if rep.error_count else ""))
+    for warning in rep.warnings:
+        print(f"  warning: {warning}")
     if listed:
         print("  left out:")
         for row in listed:
             print(f"    {rep.source}:{row['orig_id']} (line {row['import_line']})  "
                   f"{row['filter_reason']}  {row['filter_detail']}")
+
+
+SHOWN_PER_KIND = 3  #: errors printed per distinct message
+_RECORD_NUMBER = re.compile(r"^record \d+: ")  # a JSON array's element number: not part of the kind
+SHOWN_KINDS = 20  #: distinct messages printed
+
+
+def _print_issues(rep: Any, *, warnings: bool) -> None:
+    """Errors on stderr as FILE:LINE: message, each distinct message a few times with the
+    count of the others (1,000 records missing one field are one kind of error), then the
+    warnings (with ``warnings``)."""
+    kinds: dict[str, list[Any]] = {}
+    for issue in rep.errors:
+        kinds.setdefault(_RECORD_NUMBER.sub("", issue.message), []).append(issue)
+    for n, (message, issues) in enumerate(kinds.items()):
+        if n == SHOWN_KINDS:
+            rest = sum(len(i) for i in list(kinds.values())[n:])
+            print(f"{rep.path}: ... and {rest} more errors of {len(kinds) - n} other kinds "
+                  "(--json lists them)", file=sys.stderr)
+            break
+        for issue in issues[:SHOWN_PER_KIND]:
+            print(str(issue), file=sys.stderr)
+        if len(issues) > SHOWN_PER_KIND:
+            lines = ", ".join(str(i.line) for i in issues[SHOWN_PER_KIND:SHOWN_PER_KIND + 5])
+            more = "" if len(issues) <= SHOWN_PER_KIND + 5 else ", …"
+            print(f"{rep.path}: ... and {len(issues) - SHOWN_PER_KIND} more with the same error "
+                  f"(lines {lines}{more})", file=sys.stderr)
+    if rep.error_count > len(rep.errors):
+        print(f"{rep.path}: ... and {rep.error_count - len(rep.errors)} more errors not kept "
+              f"(the first {len(rep.errors)} are listed)", file=sys.stderr)
+    for warning in rep.warnings if warnings else ():
+        print(f"{rep.path}: warning: {warning}", file=sys.stderr)

@@ -3,7 +3,8 @@
 A seed question is left out of the benchmark when
 
 * ``not_single_number`` - its gold answer is not one (rational) number;
-* ``single_step``       - it can be solved in a single reasoning step;
+* ``single_step``       - it can be solved in a single reasoning step (or none: an
+  equation that only states the answer);
 * ``gcd_lcm``           - its solution relies on a greatest common divisor or a least
   common multiple (not readily expressible / checkable in SMT-LIB);
 * ``min_max``           - its solution needs the maximum or minimum over a set
@@ -191,8 +192,9 @@ def check_seed(
     issue = single_number_issue(answer_text, answer_value)
     if issue:
         hits.append(FilterHit(NOT_SINGLE_NUMBER, issue))
-    if steps == 1:
-        hits.append(FilterHit(SINGLE_STEP, "one reasoning step" + (f" ({steps_detail})" if steps_detail else "")))
+    if steps is not None and steps <= 1:
+        what = "one reasoning step" if steps == 1 else "no reasoning step"
+        hits.append(FilterHit(SINGLE_STEP, what + (f" ({steps_detail})" if steps_detail else "")))
     detail = find_gcd_lcm(question, solution)
     if detail:
         hits.append(FilterHit(GCD_LCM, detail))

@@ -23,18 +23,21 @@ from typing import Any
 
 from qcstation.common.errors import ImportFormatError
 from qcstation.core.ingest.readers import (
+    COMPRESSED_SUFFIXES,
     Raw,
     check_readable,
+    csv_header,
     first_json_record,
+    json_file_shape,
     plain_suffix,
     type_name,
 )
 from qcstation.core.ingest.steps import (
-    count_equation_ops,
+    equation_steps,
     one_op_on_two_numbers,
     steps_from_solution,
 )
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.verify.answers import count_numbers, parse_number
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 GENERIC_FIELDS: tuple[str, ...] = ("question", "answer", "solution", "equation", "id", "level", "steps")
@@ -121,15 +124,68 @@ def _boxed(text: str) -> str | None:
 
 
 # --- per-format converters -------------------------------------------------------------
+JOINABLE_FIELDS: tuple[str, ...] = ("question", "solution", "equation")  #: may join columns: A+B
+
+
 @dataclass
 class Ctx:
-    """What a converter needs besides the record: the generic files' column mapping."""
+    """What a converter needs besides the record: the column mapping of the formats that
+    read columns (seed field -> column, or columns joined with ``+``)."""
 
-    mapping: dict[str, str]      # seed field -> column name
+    mapping: dict[str, str]
     used_columns: frozenset[str] = frozenset()
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.used_columns = frozenset(self.mapping.values())
+        self.parts = {f: tuple(c.strip() for c in spec.split("+")) if "+" in spec else (spec,)
+                      for f, spec in self.mapping.items()}
+        self.used_columns = frozenset(self.mapping.values()) | {c for p in self.parts.values() for c in p}
+
+    def columns(self, keys: Any, fld: str) -> tuple[str, ...]:
+        """The columns ``fld`` reads in a record with these keys (a column literally named
+        ``A+B`` wins over joining A and B)."""
+        spec = self.mapping[fld]
+        return (spec,) if spec in keys else self.parts[fld]
+
+
+_CLAUSE_OPENING = re.compile(
+    r"(?:^|[.!?]\s+)(?:if|when|after|since|suppose|supposing|given|once|because|while|before|"
+    r"assuming)\b[^.!?]*$", re.IGNORECASE)
+_ASKING = re.compile(r"(?:how|what|which|who|whom|whose|when|where|why|find)\b", re.IGNORECASE)
+_ENDS_SENTENCE = re.compile(r"[.!?:;,][\"')\]]*$")
+
+
+def join_sentences(pieces: list[str]) -> str:
+    """Question parts (SVAMP's Body and Question) as one text: a space after a part that
+    ends a sentence; a comma before a question that completes an open "If ..." clause
+    ("If he had $ 4 at the start, how much did the candy bar cost?"); else a full stop."""
+    text = pieces[0]
+    for nxt in pieces[1:]:
+        if _ENDS_SENTENCE.search(text):
+            text = f"{text} {nxt}"
+        elif _CLAUSE_OPENING.search(text) and _ASKING.match(nxt):
+            text = f"{text}, {nxt[0].lower()}{nxt[1:]}"
+        else:
+            text = f"{text}. {nxt}"
+    return text
+
+
+def _joined(rec: dict[str, Any], ctx: Ctx, fld: str) -> str | None:
+    """A field read through the mapping: one column, or several joined (the question's
+    parts are each required; a solution's or equation's may be missing)."""
+    cols = ctx.columns(rec, fld)
+    if len(cols) == 1:
+        return _question(rec, cols[0]) if fld == "question" else _opt_text(rec, cols[0])
+    pieces = []
+    for col in cols:
+        v = _text(rec, col, required=fld == "question", what=f"part of the {fld}")
+        if v is not None and v.strip():
+            pieces.append(v.strip())
+    if fld == "question":
+        if not pieces:
+            raise RecordError(f"empty question (fields {' + '.join(map(repr, cols))})")
+        return join_sentences(pieces)
+    return "\n".join(pieces) or None
 
 
 def _conv_gsm8k(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
@@ -174,8 +230,8 @@ def _conv_mawps(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
             break
     steps: int | None = None
     rule: str | None = None
-    if equation and (n := count_equation_ops(equation)):
-        steps, rule = n, f"{n} operation{'s' if n != 1 else ''} in equation {equation!r}"
+    if equation and (counted := equation_steps(equation)):
+        steps, rule = counted
     elif subset in _MAWPS_SUBSET_STEPS:
         steps, rule = _MAWPS_SUBSET_STEPS[subset]
     else:
@@ -268,15 +324,16 @@ def _conv_aime2024(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
 
 def _conv_generic(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
     col = ctx.mapping
-    q = _question(rec, col["question"])
+    q = _joined(rec, ctx, "question")
+    assert q is not None
     answer = _answer_text(rec, col["answer"])
-    solution = _opt_text(rec, col["solution"])
+    solution = _joined(rec, ctx, "solution")
     if "####" in answer and solution is None:
         # a GSM8K-style answer ("worked solution ... #### 18") in a generic file
         sol, _, final = answer.rpartition("####")
         if final.strip():
             answer, solution = final.strip(), sol.strip() or None
-    equation = _opt_text(rec, col["equation"])
+    equation = _joined(rec, ctx, "equation")
     rid = rec.get(col["id"])
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (int, str))):
         raise RecordError(f"field {col['id']!r} (id) must be a string or integer, got {type_name(rid)}")
@@ -300,8 +357,8 @@ def _conv_generic(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
         except ValueError:
             raise RecordError(f"field {col['steps']!r} (steps) must be a whole number, got {sv!r}") from None
         rule = f"given in column {col['steps']!r}"
-    elif equation and (n := count_equation_ops(equation)):
-        steps, rule = n, f"{n} operation{'s' if n != 1 else ''} in equation {equation!r}"
+    elif equation and (counted := equation_steps(equation)):
+        steps, rule = counted
     elif solution:
         steps, rule, _ = steps_from_solution(solution, require_annotations=True)
     used = ctx.used_columns
@@ -321,18 +378,33 @@ class Format:
     name: str
     convert: Converter
     level: str | None        #: SMART level of the dataset; None: per row, --level or the source name
-    reader: str = "json"     #: "json" (JSON Lines or one array) or "csv"
-    generic: bool = False    #: columns read through the mapping (--map)
+    reader: str | None = "json"   #: "json" (JSON Lines or one array), "csv", None: by the file's suffix
+    generic: bool = False    #: a generic file: columns named by the user (--map), level per row or given
+    columns: dict[str, str] = field(default_factory=dict)  #: a public set's columns (--map may change them)
+    required: tuple[str, ...] = ()  #: fields the first record must have (besides mapped ones)
 
+    @property
+    def mapped(self) -> bool:
+        """Does this format read its fields through a column mapping?"""
+        return self.generic or bool(self.columns)
+
+
+# SVAMP and ASDiv split the problem into Body and Question; ASDiv writes its equation as a
+# Formula with its result ("7+2=9") and its answer with a unit ("9 (apples)").
+_SVAMP = {"question": "Body+Question", "answer": "Answer", "equation": "Equation", "id": "ID"}
+_ASDIV = {"question": "Body+Question", "answer": "Answer", "equation": "Formula", "id": "ID"}
 
 # The one table of formats (SMART appendix A.2 gives the levels).
 TABLE: dict[str, Format] = {f.name: f for f in (
-    Format("gsm8k", _conv_gsm8k, "medium"),
-    Format("mawps", _conv_mawps, "easy"),
-    Format("aqua", _conv_aqua, "hard"),
-    Format("math500", _conv_math500, "hard"),
-    Format("aime2024", _conv_aime2024, "hard"),
+    Format("gsm8k", _conv_gsm8k, "medium", required=("question", "answer")),
+    Format("mawps", _conv_mawps, "easy", required=("input", "target")),
+    Format("aqua", _conv_aqua, "hard", required=("question", "options", "correct")),
+    Format("math500", _conv_math500, "hard", required=("problem",)),
+    Format("aime2024", _conv_aime2024, "hard", required=("answer",)),
+    Format("svamp", _conv_generic, "medium", reader=None, columns=_SVAMP),
+    Format("asdiv", _conv_generic, "easy", reader=None, columns=_ASDIV),
     Format("jsonl", _conv_generic, None, generic=True),
+    Format("json", _conv_generic, None, generic=True),
     Format("csv", _conv_generic, None, reader="csv", generic=True),
 )}
 KNOWN_FORMATS: tuple[str, ...] = tuple(n for n, f in TABLE.items() if not f.generic)
@@ -341,8 +413,78 @@ FORMATS: tuple[str, ...] = tuple(TABLE)
 # (a generic file's source name "svamp_test" gives medium)
 SMART_LEVELS: dict[str, str] = {
     **{n: f.level for n, f in TABLE.items() if f.level},
-    "asdiv": "easy", "svamp": "medium", "math": "hard", "aime": "hard",
+    "math": "hard", "aime": "hard",
 }
+
+
+def reader_of(fmt: Format, path: Path) -> str:
+    """The reader a format's file takes: its own, or by the file's suffix."""
+    return fmt.reader or ("csv" if plain_suffix(path) in (".csv", ".tsv") else "json")
+
+
+# --- answers written with a unit --------------------------------------------------------
+_UNIT_NOTE = re.compile(r"\s*\(([^()\d]*(?:\^?[23²³])?[^()\d]*)\)")  # "(apples)", "(cm^2)", "(ft.)"
+_NOT_EXACT = re.compile(r"approx|about|around|nearly|roughly|almost|estimat|round|~|≈", re.IGNORECASE)
+
+
+def answer_without_unit(text: str) -> tuple[str, str] | None:
+    """(number, unit) for an answer whose unit is written in parentheses, ASDiv-style:
+    ``"9 (apples)"`` -> ``("9", "apples")``; None unless what is left is exactly one number
+    (``"3 (boxes) r 2"`` and ``"7 (red); 5 (green)"`` stay unread) and the note is a unit,
+    not a hedge (``"25 (approx.)"`` is not exact)."""
+    notes = _UNIT_NOTE.findall(text)
+    if not notes or any(_NOT_EXACT.search(n) for n in notes):
+        return None
+    rest = _UNIT_NOTE.sub("", text).strip()
+    if not rest or count_numbers(rest) != 1 or parse_number(rest) is None:
+        return None
+    return rest, "; ".join(n.strip() for n in notes if n.strip())
+
+
+# --- a first record without the fields a format needs -----------------------------------
+_LIKELY: dict[str, tuple[str, ...]] = {
+    "question": ("question", "problem", "input", "text", "prompt", "body"),
+    "answer": ("answer", "final_answer", "final", "target", "label", "result", "ans"),
+    "equation": ("equation", "formula", "equations", "lequations", "expression"),
+    "solution": ("solution", "rationale", "explanation", "reasoning", "steps_text"),
+    "id": ("id", "idx", "uid", "unique_id", "index"),
+}
+
+
+def suggest_mapping(keys: list[str]) -> dict[str, str]:
+    """A likely ``--map`` for a record with these keys (field -> column or ``A+B``)."""
+    lower = {k.lower(): k for k in reversed(keys)}
+    out: dict[str, str] = {}
+    if "body" in lower and "question" in lower:
+        out["question"] = f"{lower['body']}+{lower['question']}"
+    for fld, names in _LIKELY.items():
+        if fld not in out:
+            hit = next((lower[n] for n in names if n in lower), None)
+            if hit is not None and hit != fld:
+                out[fld] = hit
+    return out
+
+
+def missing_columns(fmt: Format, ctx: Ctx, keys: list[str]) -> list[str]:
+    """The fields (columns) a record with these keys lacks to be read as ``fmt``."""
+    if fmt.mapped:
+        return [c for f in REQUIRED_FIELDS for c in ctx.columns(keys, f) if c not in keys]
+    return [k for k in fmt.required if k not in keys]
+
+
+def missing_columns_message(fmt: Format, missing: list[str], keys: list[str]) -> str:
+    """Which columns are missing, which the record has, and the ``--map`` that reads it."""
+    shown = ", ".join(repr(k if len(k) <= 40 else k[:39] + "…") for k in keys[:20])
+    shown += f" and {len(keys) - 20} more" if len(keys) > 20 else ""
+    have = f"its fields are {shown}" if keys else "it has no fields"
+    hint = suggest_mapping(keys)
+    example = " ".join(f"--map {f}={c}" for f, c in hint.items()) or "--map question=COLUMN --map answer=COLUMN"
+    names = " or ".join(map(repr, missing))
+    if fmt.mapped:
+        return (f"the first record has no {names}; {have}. Say which columns "
+                f"to read with --map FIELD=COLUMN (join columns with '+'), e.g. {example}")
+    return (f"this is not a {fmt.name} file: the first record has no {names}; "
+            f"{have}. Pass the right --format, or --format jsonl/csv with --map, e.g. {example}")
 
 
 # --- detection, names, mapping ---------------------------------------------------------
@@ -359,6 +501,8 @@ def format_from_keys(rec: dict[str, Any], hint: str) -> str:
         return "aime2024"
     if {"question", "answer"} <= keys and isinstance(rec["answer"], str) and "####" in rec["answer"]:
         return "gsm8k"
+    if {"Body", "Question", "Answer"} <= keys and ("Equation" in keys) != ("Formula" in keys):
+        return "svamp" if "Equation" in keys else "asdiv"
     return "jsonl"
 
 
@@ -368,10 +512,14 @@ def detect_format(path: Path | str) -> str:
     file cannot be read or holds no record."""
     p = Path(path)
     check_readable(p)
-    suffix = plain_suffix(p)
-    if suffix in (".csv", ".tsv"):
-        return "csv"
     hint = " ".join(part.lower() for part in p.parts[-2:])
+    if plain_suffix(p) in (".csv", ".tsv"):
+        try:
+            header = csv_header(p)
+        except (OSError, EOFError) as exc:
+            raise ImportFormatError(f"cannot read {p}: {exc}", title="File not readable") from exc
+        named = format_from_keys(dict.fromkeys(header or (), ""), hint)
+        return named if named in TABLE and TABLE[named].reader is None else "csv"
     try:
         first, nonempty = first_json_record(p)
     except (OSError, EOFError) as exc:  # e.g. a .gz file that is not gzip
@@ -382,7 +530,10 @@ def detect_format(path: Path | str) -> str:
         raise ImportFormatError(
             f"cannot detect the format of {p}: no JSON record found near the start; "
             f"pass --format ({', '.join(FORMATS)})", title="Unknown format")
-    return format_from_keys(first, hint)
+    named = format_from_keys(first, hint)
+    if named == "jsonl" and json_file_shape(p) == "array":
+        return "json"
+    return named
 
 
 def default_source(fmt: str, path: Path | str) -> str:
@@ -390,7 +541,7 @@ def default_source(fmt: str, path: Path | str) -> str:
     if fmt in KNOWN_FORMATS:
         return fmt
     name = Path(path).name
-    for suffix in (".gz", ".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt"):
+    for suffix in (*COMPRESSED_SUFFIXES, ".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name or "seeds"
@@ -406,7 +557,8 @@ def level_for_source(source: str) -> str | None:
 def parse_mapping(pairs: list[str]) -> dict[str, str]:
     """``["question=problem", "answer=final"]`` -> ``{"question": "problem", ...}``.
     FIELD=COLUMN; COLUMN=FIELD is accepted too when only the right side is a field name.
-    Comma-separated pairs in one string are split."""
+    Comma-separated pairs in one string are split. ``question=Body+Question`` joins two
+    columns (question, solution and equation only; see :func:`join_sentences`)."""
     mapping: dict[str, str] = {}
     for item in pairs:
         for pair in item.split(","):
@@ -424,6 +576,11 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
             else:
                 raise ImportFormatError(
                     f"--map {pair!r}: neither side is a seed field ({', '.join(GENERIC_FIELDS)})")
+            if "+" in column and fld not in JOINABLE_FIELDS:
+                raise ImportFormatError(
+                    f"--map {pair!r}: only {', '.join(JOINABLE_FIELDS)} can join columns with '+'")
+            if "+" in column and not all(c.strip() for c in column.split("+")):
+                raise ImportFormatError(f"--map {pair!r}: an empty column name around '+'")
             if fld in mapping and mapping[fld] != column:
                 raise ImportFormatError(f"--map: field {fld!r} mapped twice ({mapping[fld]!r}, {column!r})")
             mapping[fld] = column

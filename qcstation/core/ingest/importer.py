@@ -59,14 +59,17 @@ from qcstation.core.ingest.filters import check_seed
 from qcstation.core.ingest.formats import (
     GENERIC_FIELDS,
     LEVELS,
-    REQUIRED_FIELDS,
     TABLE,
     Ctx,
     Draft,
     RecordError,
+    answer_without_unit,
     default_source,
     detect_format,
     level_for_source,
+    missing_columns,
+    missing_columns_message,
+    reader_of,
 )
 from qcstation.core.ingest.readers import (
     MAX_ANSWER_CHARS,
@@ -74,12 +77,13 @@ from qcstation.core.ingest.readers import (
     MAX_QUESTION_CHARS,
     MAX_SOLUTION_CHARS,
     Raw,
+    check_decompressed,
     check_readable,
     iter_csv,
     iter_json,
     short,
 )
-from qcstation.core.ingest.steps import free_text_steps
+from qcstation.core.ingest.steps import free_text_steps, states_a_number
 from qcstation.core.verify.answers import fraction_to_str, parse_number
 
 __all__ = [
@@ -94,7 +98,12 @@ __all__ = [
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 BATCH_SIZE = 2000
-MAX_STORED_ERRORS = 1000
+MAX_STORED_ERRORS = 1000  #: errors kept in import_runs.errors
+MAX_KEPT_ERRORS = 1000  #: errors kept in memory for the report (all are counted)
+# an import warns when this share of its new seeds (not duplicates) states no number, or
+# this share of its records duplicates a question already stored
+NO_NUMBER_WARN_SHARE = 0.05
+DUPLICATE_WARN_SHARE = 0.20
 _SQL_CHUNK = 500  # parameters per IN (...) query
 
 _SAMPLES: tuple[tuple[str, str], ...] = (
@@ -135,10 +144,14 @@ class ImportReport:
     skipped_existing: int = 0
     filtered: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0
-    errors: list[ImportIssue] = field(default_factory=list)
+    errors: list[ImportIssue] = field(default_factory=list)  #: the first MAX_KEPT_ERRORS
     run_id: int | None = None
     records: int = 0
     seconds: float = 0.0
+    error_count: int = 0  #: every error, also those past MAX_KEPT_ERRORS
+    no_number: int = 0  #: new seeds (not duplicates) whose question writes no number
+    no_number_lines: list[int] = field(default_factory=list)  #: the first few of them
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def filtered_total(self) -> int:
@@ -150,7 +163,12 @@ class ImportReport:
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return not self.error_count
+
+    def add_issue(self, issue: ImportIssue) -> None:
+        self.error_count += 1
+        if len(self.errors) < MAX_KEPT_ERRORS:
+            self.errors.append(issue)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -158,7 +176,8 @@ class ImportReport:
             "records": self.records, "added": self.added, "active": self.active,
             "skipped_existing": self.skipped_existing, "filtered": dict(self.filtered),
             "filtered_total": self.filtered_total, "duplicates": self.duplicates,
-            "errors": [e.to_dict() for e in self.errors], "seconds": round(self.seconds, 3),
+            "errors": [e.to_dict() for e in self.errors], "error_count": self.error_count,
+            "warnings": list(self.warnings), "seconds": round(self.seconds, 3),
         }
 
 
@@ -219,6 +238,7 @@ class _Counts:
     skipped_existing: int = 0
     duplicates: int = 0
     filtered: dict[str, int] = field(default_factory=dict)
+    no_number: list[int] = field(default_factory=list)  # lines of questions that state no number
 
 
 # --- import ------------------------------------------------------------------------------
@@ -272,46 +292,50 @@ class _Importer:
         self.stored_path = str(path.resolve())
 
     def issue(self, line: int | None, message: str) -> None:
-        self.report.errors.append(ImportIssue(str(self.path), line, message))
+        self.report.add_issue(ImportIssue(str(self.path), line, message))
 
     def open_records(self) -> Iterator[Raw]:
         """Start reading; checks that need the header / first record run here, before
         anything is written, so a hopeless file fails without leaving a run behind."""
-        empty = ImportFormatError(f"{self.path} is empty: nothing to import", title="Empty file")
-        if self.format.reader == "csv":
-            it = iter_csv(self.path)
-            head = next(it, None)
-            if head is None:
-                raise empty
-            if head.data is None or "__header__" not in head.data:
-                raise ImportFormatError(f"{self.path}:{head.line}: cannot read the CSV header: "
-                                        f"{head.error or 'no header row'}", title="Bad CSV header")
-            header = head.data["__header__"]
-            col = self.ctx.mapping
-            missing = [f"{f!r}" + (f" (column {col[f]!r})" if col[f] != f else "")
-                       for f in REQUIRED_FIELDS if col[f] not in header]
-            if missing:
-                raise ImportFormatError(
-                    f"{self.path}: no column for {', '.join(missing)}; the header has "
-                    f"{', '.join(repr(h) for h in header)}. Use --map FIELD=COLUMN, e.g. "
-                    f"--map question={header[0]}", title="Missing columns")
-            if self.default_level is None and col["level"] not in header:
-                raise self._no_level_error()
-            return it
+        if reader_of(self.format, self.path) == "csv":
+            return self._open_csv()
+        return self._open_json()
+
+    def _empty(self) -> ImportFormatError:
+        return ImportFormatError(f"{self.path} is empty: nothing to import", title="Empty file")
+
+    def _check_columns(self, line: int, keys: list[str]) -> None:
+        missing = missing_columns(self.format, self.ctx, keys)
+        if missing:
+            raise ImportFormatError(f"{self.path}:{line}: {missing_columns_message(self.format, missing, keys)}",
+                                    title="Missing columns")
+        if self.format.generic and self.default_level is None and self.ctx.mapping["level"] not in keys:
+            # a generic file without --level must carry levels
+            raise self._no_level_error()
+
+    def _open_csv(self) -> Iterator[Raw]:
+        it = iter_csv(self.path)
+        head = next(it, None)
+        if head is None:
+            raise self._empty()
+        if head.data is None or "__header__" not in head.data:
+            raise ImportFormatError(f"{self.path}:{head.line}: cannot read the CSV header: "
+                                    f"{head.error or 'no header row'}", title="Bad CSV header")
+        self._check_columns(head.line, head.data["__header__"])
+        return it
+
+    def _open_json(self) -> Iterator[Raw]:
         it = iter_json(self.path)
         buffered: list[Raw] = []
-        first: Raw | None = None
         for raw in it:
             buffered.append(raw)
             if raw.data is not None:
-                first = raw
+                self._check_columns(raw.line, list(raw.data))
                 break
         if not buffered:
-            raise empty
-        if (self.format.generic and self.default_level is None and first is not None
-                and first.data is not None and self.ctx.mapping["level"] not in first.data):
-            # a generic file without --level must carry levels
-            raise self._no_level_error()
+            raise self._empty()
+        if self.format.generic:  # name the file's shape: one array, or JSON Lines
+            self.report.fmt = "json" if buffered[0].in_array else "jsonl"
         return itertools.chain(buffered, it)
 
     def _no_level_error(self) -> ImportFormatError:
@@ -328,6 +352,11 @@ class _Importer:
         if level is None:
             raise RecordError(f"no level: field {self.ctx.mapping['level']!r} is empty and no --level was given")
         value = _exact_value(d.answer_text)
+        if value is None and (read := answer_without_unit(d.answer_text)):
+            # "9 (apples)": the number is the answer, the unit goes to meta
+            d.meta["answer_as_written"], d.meta["answer_unit"] = d.answer_text, read[1]
+            d.answer_text = read[0]
+            value = _exact_value(d.answer_text)
         if d.steps is None and d.solution:
             # the single-step filter applies to every source: count the solution's operations
             d.steps, d.steps_rule = free_text_steps(d.question, d.solution)
@@ -350,7 +379,7 @@ class _Importer:
         started = now()
         with self.store.transaction():
             self.report.run_id = self.store.insert("import_runs", {
-                "path": self.stored_path, "format": self.fmt, "source": self.source,
+                "path": self.stored_path, "format": self.report.fmt, "source": self.source,
                 "started_at": started, "actor": self.actor,
             })
         batch: list[_Row] = []
@@ -361,19 +390,20 @@ class _Importer:
                     self.issue(raw.line, raw.error or "unreadable record")
                     continue
                 self.report.records += 1
+                where = f"record {raw.number}: " if raw.in_array else ""
                 try:
                     row = self.draft(raw)
                 except RecordError as exc:
-                    self.issue(raw.line, str(exc))
+                    self.issue(raw.line, f"{where}{exc}")
                     continue
                 except (ValueError, ArithmeticError, RecursionError, TypeError) as exc:
                     # hostile content must cost one record, never the batch or the run
-                    self.issue(raw.line, f"not importable: {short(exc)}")
+                    self.issue(raw.line, f"{where}not importable: {short(exc)}")
                     continue
                 prev = self.seen_ids.get(row.orig_id)
                 if prev is not None:
-                    self.issue(raw.line, f"id {row.orig_id!r} was already used on line {prev} of this file; "
-                                         "record not imported")
+                    self.issue(raw.line, f"{where}id {row.orig_id!r} was already used on line {prev} of "
+                                         "this file; record not imported")
                     continue
                 self.seen_ids[row.orig_id] = raw.line
                 batch.append(row)
@@ -455,6 +485,8 @@ class _Importer:
                 else:
                     status, reason, detail, dup_of = "active", None, None, None
                     firsts[r.chash] = (sid, r.orig_id, r.answer_text)
+                if status != "duplicate" and not states_a_number(r.question):
+                    rep.no_number.append(r.line)
                 rows.append((sid, source, r.orig_id, r.question, r.answer_text, r.answer_value,
                              r.solution, r.equation, r.level, status, reason, detail, dup_of, r.chash,
                              _META_JSON(r.meta),
@@ -466,16 +498,36 @@ class _Importer:
         total.added += rep.added
         total.skipped_existing += rep.skipped_existing
         total.duplicates += rep.duplicates
+        total.no_number += len(rep.no_number)
+        total.no_number_lines.extend(rep.no_number[:3 - len(total.no_number_lines)])
         for reason, n in rep.filtered.items():
             total.filtered[reason] = total.filtered.get(reason, 0) + n
 
+    def warn(self) -> None:
+        """Warnings about what was stored: many questions with no number (a column of the
+        question left out?), many duplicates (only part of the question read?)."""
+        rep = self.report
+        fresh = rep.added - rep.duplicates
+        if rep.no_number and rep.no_number >= NO_NUMBER_WARN_SHARE * fresh:
+            lines = ", ".join(map(str, rep.no_number_lines))
+            rep.warnings.append(
+                f"{rep.no_number:,} of {fresh:,} new questions state no number (line {lines}"
+                f"{', …' if rep.no_number > len(rep.no_number_lines) else ''}): is part of the question "
+                "in another column? --map question=COLUMN1+COLUMN2 joins columns")
+        if rep.duplicates and rep.duplicates >= DUPLICATE_WARN_SHARE * rep.added:
+            rep.warnings.append(
+                f"{rep.duplicates:,} of {rep.added:,} new records repeat a question already stored for "
+                f"source {rep.source!r}: is part of the question in another column? (qcstation import "
+                "--list-filtered lists them)")
+
     def finish(self) -> None:
+        self.warn()
         rep = self.report
         errors: list[dict[str, Any]] = [{"line": e.line, "message": e.message}
                                         for e in rep.errors[:MAX_STORED_ERRORS]]
-        if len(rep.errors) > MAX_STORED_ERRORS:
+        if rep.error_count > len(errors):
             errors.append({"line": None,
-                           "message": f"... and {len(rep.errors) - MAX_STORED_ERRORS} more errors not stored"})
+                           "message": f"... and {rep.error_count - len(errors)} more errors not stored"})
         with self.store.transaction():
             self.store.execute(
                 "UPDATE import_runs SET finished_at = ?, added = ?, skipped_existing = ?, filtered = ?, "
@@ -486,7 +538,7 @@ class _Importer:
                 "path": self.stored_path, "format": rep.fmt, "source": rep.source, "records": rep.records,
                 "added": rep.added, "skipped_existing": rep.skipped_existing,
                 "filtered": dict(rep.filtered), "duplicates": rep.duplicates,
-                "errors": len(rep.errors),
+                "errors": rep.error_count, "warnings": list(rep.warnings),
             })
 
 
@@ -508,6 +560,7 @@ def import_file(
     format, an invalid level/mapping, or a generic file whose level cannot be told."""
     p = Path(path)
     check_readable(p)
+    check_decompressed(p)  # a compressed file is checked whole before anything is stored
     fmt = (fmt or "auto").strip().lower()
     if fmt == "auto":
         fmt = detect_format(p)
@@ -521,15 +574,17 @@ def import_file(
         level = lv
     mapping = dict(mapping or {})
     if mapping:
-        if not TABLE[fmt].generic:
+        if not TABLE[fmt].mapped:
+            mapped = ", ".join(n for n, f in TABLE.items() if f.mapped)
             raise ImportFormatError(
-                f"column mapping applies to generic jsonl/csv files, not to the {fmt} format; "
-                f"pass --format jsonl or --format csv to read this file with your own columns")
+                f"column mapping applies to files read by columns ({mapped}), not to the {fmt} "
+                f"format; pass --format jsonl or --format csv to read this file with your own columns")
         bad = sorted(set(mapping) - set(GENERIC_FIELDS))
         if bad:
             raise ImportFormatError(f"cannot map {', '.join(map(repr, bad))}: seed fields are "
                                     f"{', '.join(GENERIC_FIELDS)}")
-    full_mapping = {f: mapping.get(f, f) for f in GENERIC_FIELDS}
+    preset = TABLE[fmt].columns
+    full_mapping = {f: mapping.get(f, preset.get(f, f)) for f in GENERIC_FIELDS}
     src = (source or "").strip() or default_source(fmt, p)
     if level is None:
         level = TABLE[fmt].level or level_for_source(src)

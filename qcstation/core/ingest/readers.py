@@ -2,27 +2,34 @@
 
 A seed file is untrusted. This module refuses what cannot be read safely before any
 record is read (:func:`check_readable`: a missing file, a folder, a FIFO or device,
-UTF-16/32 or binary text), then yields one :class:`Raw` per record: JSON Lines (one
+UTF-16/32 or binary text; for a compressed file, one that decompresses beyond
+:data:`MAX_DECOMPRESSED_BYTES` or :data:`MAX_DECOMPRESSED_LINES`, or is damaged:
+:func:`check_decompressed`), then yields one :class:`Raw` per record: JSON Lines (one
 object per line, blank lines skipped), one JSON array, or CSV/TSV (header row first).
-``.gz`` files are decompressed on the fly. Every record carries the line where it starts;
-a record that cannot be read carries ``data=None`` and an ``error`` (reported as
-``FILE:LINE``), so the rest of the file still imports.
+``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly, through a stream that
+counts what it inflates. Every record carries the line where it starts; a record that
+cannot be read (bad JSON, a duplicate key, not an object) carries ``data=None`` and an
+``error`` (reported as ``FILE:LINE``), so the rest of the file still imports.
 
 Nothing here knows a dataset format; :mod:`.formats` turns a record's fields into a seed.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
 import gzip
 import io
 import json
+import lzma
 import os
+import re
 import stat
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 from qcstation.common.errors import ImportFormatError
 
@@ -35,6 +42,10 @@ MAX_SOLUTION_CHARS = 100_000
 MAX_ANSWER_CHARS = 1_000
 MAX_ANSWER_DIGITS = 200  #: digits in the gold answer (exact arithmetic stays cheap)
 MAX_JSON_DEPTH = 100
+# A compressed file is read through a counting stream and checked whole before anything
+# is stored: a gzip bomb or a file of blank lines ends in seconds, with nothing imported.
+MAX_DECOMPRESSED_BYTES = 1_000_000_000  #: bytes a compressed file may inflate to
+MAX_DECOMPRESSED_LINES = 5_000_000  #: lines (blank lines included) in a compressed file
 
 
 @dataclass
@@ -45,6 +56,7 @@ class Raw:
     number: int                  # 1-based record number (array index / CSV data row / JSONL line)
     data: dict[str, Any] | None
     error: str | None = None
+    in_array: bool = False       # an element of a JSON array (``number`` is its index)
 
 
 def type_name(v: Any) -> str:
@@ -82,7 +94,8 @@ def check_readable(path: Path) -> None:
         with open_binary(path) as fh:
             head = fh.read(4096)
     except (OSError, EOFError) as exc:
-        raise ImportFormatError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+        done = "; nothing was imported" if isinstance(exc, DamagedFile) else ""
+        raise ImportFormatError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}{done}",
                                 title="File not readable") from exc
     encoding = foreign_encoding(head)
     if encoding:
@@ -129,20 +142,16 @@ def _lines(fh: _ByteSource, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _Li
         if not chunk:
             break
         buf += chunk
-        start = 0
-        while True:
-            nl = _next_break(buf, start)
-            if nl is None:
-                break
-            end, nxt = nl
-            if nxt is None:  # a '\\r' at the end of the buffer: wait for the next byte
-                break
-            if skipping:
+        if b"\r" in buf:
+            lines, buf = _split_any(buf)
+        else:  # the common case: '\n' only, split in C
+            lines = buf.split(b"\n")
+            buf = lines.pop()
+        for line in lines:
+            if skipping:  # the end of a line that was too long
                 skipping = False
             else:
-                yield buf[start:end] + b"\n"
-            start = nxt
-        buf = buf[start:]
+                yield line + b"\n"
         if len(buf) > limit:
             if not skipping:
                 yield _LineTooLong()
@@ -153,6 +162,23 @@ def _lines(fh: _ByteSource, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _Li
             buf = buf[:-1]
         if not skipping and buf:
             yield buf + b"\n"
+
+
+def _split_any(buf: bytes) -> tuple[list[bytes], bytes]:
+    """(complete lines, the rest) of ``buf`` with any line ends; a final ``\\r`` stays in
+    the rest (it may be half of ``\\r\\n``)."""
+    lines: list[bytes] = []
+    start = 0
+    while True:
+        nl = _next_break(buf, start)
+        if nl is None:
+            break
+        end, nxt = nl
+        if nxt is None:  # a '\\r' at the end of the buffer: wait for the next byte
+            break
+        lines.append(buf[start:end])
+        start = nxt
+    return lines, buf[start:]
 
 
 def _next_break(buf: bytes, start: int) -> tuple[int, int | None] | None:
@@ -169,80 +195,254 @@ def _next_break(buf: bytes, start: int) -> tuple[int, int | None] | None:
     return None
 
 
-def open_binary(path: Path) -> io.BufferedIOBase:
-    if path.suffix.lower() == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+_CODECS: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+COMPRESSED_SUFFIXES: tuple[str, ...] = tuple(_CODECS)
+# what a damaged or truncated compressed stream raises, besides OSError
+_CODEC_ERRORS = (EOFError, zlib.error, lzma.LZMAError)
+
+
+class DamagedFile(OSError):
+    """A compressed file that cannot be decompressed (damaged, truncated, not that codec)."""
+
+
+class _Inflated(io.RawIOBase):
+    """The decompressed bytes of a compressed file, counted: reading past
+    :data:`MAX_DECOMPRESSED_BYTES` raises ImportFormatError; codec errors become
+    :class:`DamagedFile`."""
+
+    def __init__(self, path: Path, codec: Any) -> None:
+        self._path = path
+        self._fh: IO[bytes] = codec(path, "rb")
+        self.total = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        want = MAX_DECOMPRESSED_BYTES + 1 - self.total
+        try:
+            data = self._fh.read(min(n, want) if n is not None and n >= 0 else want)
+        except (OSError, *_CODEC_ERRORS) as exc:
+            raise DamagedFile(f"damaged, truncated or not {self._path.suffix} data ({short(exc)})") from None
+        self.total += len(data)
+        if self.total > MAX_DECOMPRESSED_BYTES:
+            raise too_large(self._path, f"decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes")
+        return data
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def too_large(path: Path, what: str) -> ImportFormatError:
+    """The error for a compressed file beyond a limit."""
+    return ImportFormatError(
+        f"{path}: {what}; nothing was imported. A compressed seed file may hold at most "
+        f"{MAX_DECOMPRESSED_BYTES:,} bytes and {MAX_DECOMPRESSED_LINES:,} lines once "
+        "decompressed: decompress it yourself and import the plain file", title="File too large")
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    """The file's bytes, decompressed (and counted) for ``.gz``, ``.bz2`` and ``.xz``."""
+    codec = _CODECS.get(path.suffix.lower())
+    if codec is not None:
+        return cast(IO[bytes], _Inflated(path, codec))  # read(n) and close(): all callers use
     return open(path, "rb")
 
 
+def check_decompressed(path: Path) -> None:
+    """Read a compressed file whole, counting bytes and lines (blank ones included), before
+    anything is stored: beyond :data:`MAX_DECOMPRESSED_BYTES` or
+    :data:`MAX_DECOMPRESSED_LINES`, or damaged, it is refused (ImportFormatError).
+    Plain files pass at once."""
+    if path.suffix.lower() not in _CODECS:
+        return
+    lines = 0
+    try:
+        with open_binary(path) as fh:
+            while chunk := fh.read(1 << 20):
+                # '\n', '\r\n' and lone '\r' line ends (a pair split between two chunks
+                # counts twice: harmless for a limit)
+                lines += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+                if lines > MAX_DECOMPRESSED_LINES:
+                    raise too_large(path, f"holds more than {MAX_DECOMPRESSED_LINES:,} lines once "
+                                          "decompressed (blank lines count)")
+    except DamagedFile as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc}; nothing was imported",
+                                title="File not readable") from None
+
+
 def plain_suffix(path: Path) -> str:
+    """The suffix that names the data (``.csv`` for ``seeds.csv.gz``)."""
     suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
+    if suffixes and suffixes[-1] in _CODECS:
         suffixes = suffixes[:-1]
     return suffixes[-1] if suffixes else ""
 
 
-def iter_json(path: Path) -> Iterator[Raw]:
-    """JSON Lines (one object per line; blank lines skipped) or a single JSON array."""
+class _KeyCheck:
+    """``object_pairs_hook`` that builds each object and notes the first key an object
+    repeats (JSON allows it; Python would keep the last value silently)."""
+
+    def __init__(self) -> None:
+        self.duplicate: str | None = None
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs) and self.duplicate is None:
+            seen: dict[str, Any] = {}
+            for key, value in pairs:
+                if key in seen:
+                    self.duplicate = (f"duplicate key {key!r} in the record ({_shown(seen[key])} "
+                                      f"and {_shown(value)}): which one is meant is unclear; "
+                                      "not imported")
+                    break
+                seen[key] = value
+        return obj
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _checked(line: int, number: int, obj: Any, keys: _KeyCheck, in_array: bool) -> Raw:
+    """The record read at ``line``, or why it cannot be one."""
+    where = f"record {number}: " if in_array else ""
+    if keys.duplicate is not None:
+        message, keys.duplicate = keys.duplicate, None
+        return Raw(line, number, None, where + message, in_array)
+    if not isinstance(obj, dict):
+        return Raw(line, number, None, f"{where}expected a JSON object, got {type_name(obj)}", in_array)
+    if _json_depth(obj) > MAX_JSON_DEPTH:
+        return Raw(line, number, None, f"{where}JSON nested too deeply (limit {MAX_JSON_DEPTH})", in_array)
+    return Raw(line, number, obj, None, in_array)
+
+
+def json_shape(head: bytes) -> str:
+    """``array`` when a JSON file's first bytes open an array, else ``lines``."""
+    return "array" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "lines"
+
+
+def iter_json(path: Path, *, whole: bool = True) -> Iterator[Raw]:
+    """JSON Lines (one object per line; blank lines skipped) or a single JSON array (checked
+    whole before its first element is returned, unless ``whole`` is False: a look at the
+    first records)."""
     with open_binary(path) as fh:
         head = fh.read(1 << 16)
-        stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-        if stripped.startswith(b"["):
+        if json_shape(head) == "array":
             data = head + fh.read(MAX_ARRAY_BYTES + 1 - len(head))
             if len(data) > MAX_ARRAY_BYTES:
                 raise ImportFormatError(
                     f"{path}: a JSON array over {MAX_ARRAY_BYTES // 1_000_000} MB is not read whole; "
                     "write it as JSON Lines (one object per line)", title="File too large")
-            try:
-                items = json.loads(data.decode("utf-8-sig"))
-            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                raise ImportFormatError(f"{path}: not a valid JSON array: {short(exc)}") from None
-            if not isinstance(items, list):  # pragma: no cover - guarded by '['
-                raise ImportFormatError(f"{path}: expected a JSON array of objects")
-            for i, item in enumerate(items, 1):
-                if isinstance(item, dict):
-                    yield Raw(i, i, item)
-                else:
-                    yield Raw(i, i, None, f"record {i}: expected a JSON object, got {type_name(item)}")
+            yield from _array_records(path, data, whole)
             return
-        lineno = 0
-        for line in _lines(_Prefixed(head, fh)):
-            lineno += 1
-            if isinstance(line, _LineTooLong):
-                yield Raw(lineno, lineno, None,
-                           f"line is longer than {MAX_LINE_BYTES // 1_000_000} MB; not imported")
-                continue
-            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
-                line = line[3:]
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except UnicodeDecodeError:
-                yield Raw(lineno, lineno, None, "line is not valid UTF-8")
-                continue
-            except RecursionError:
-                yield Raw(lineno, lineno, None, f"JSON nested too deeply (limit {MAX_JSON_DEPTH})")
-                continue
-            except ValueError as exc:
-                if isinstance(exc, json.JSONDecodeError) and exc.lineno > 1:
-                    try:  # error at the line end: report the column within the line
-                        json.loads(line.rstrip(b"\r\n"))
-                    except json.JSONDecodeError as exc2:
-                        exc = exc2
-                if isinstance(exc, json.JSONDecodeError):
-                    msg = f"invalid JSON: {exc.msg}: column {exc.colno}"
-                else:
-                    msg = f"invalid JSON: {exc}"
-                yield Raw(lineno, lineno, None, msg)
-                continue
-            if not isinstance(obj, dict):
-                yield Raw(lineno, lineno, None, f"expected a JSON object, got {type_name(obj)}")
-                continue
-            if _json_depth(obj) > MAX_JSON_DEPTH:
-                yield Raw(lineno, lineno, None, f"JSON nested too deeply (limit {MAX_JSON_DEPTH})")
-                continue
-            yield Raw(lineno, lineno, obj)
+        yield from _json_lines(_Prefixed(head, fh))
+
+
+def _json_lines(fh: _ByteSource) -> Iterator[Raw]:
+    keys = _KeyCheck()
+    decode = json.JSONDecoder(object_pairs_hook=keys).decode
+    lineno = 0
+    for line in _lines(fh):
+        lineno += 1
+        if isinstance(line, _LineTooLong):
+            yield Raw(lineno, lineno, None, f"line is longer than {MAX_LINE_BYTES // 1_000_000} MB; not imported")
+            continue
+        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line.strip():
+            continue
+        try:
+            obj = decode(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            yield Raw(lineno, lineno, None, "line is not valid UTF-8")
+            continue
+        except RecursionError:
+            keys.duplicate = None
+            yield Raw(lineno, lineno, None, f"JSON nested too deeply (limit {MAX_JSON_DEPTH})")
+            continue
+        except ValueError as exc:
+            keys.duplicate = None
+            yield Raw(lineno, lineno, None, _json_error(exc, line))
+            continue
+        yield _checked(lineno, lineno, obj, keys, False)
+
+
+def _json_error(exc: ValueError, line: bytes) -> str:
+    if isinstance(exc, json.JSONDecodeError) and exc.lineno > 1:
+        try:  # error at the line end: report the column within the line
+            json.loads(line.rstrip(b"\r\n"))
+        except json.JSONDecodeError as exc2:
+            exc = exc2
+        except ValueError:
+            pass
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON: {exc.msg}: column {exc.colno}"
+    return f"invalid JSON: {exc}"
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    m = _WS.match(text, pos)
+    return m.end() if m else pos
+
+
+def _array_records(path: Path, data: bytes, whole: bool) -> Iterator[Raw]:
+    """The elements of one JSON array, each with the line where it starts. The whole array
+    is checked before the first element is returned, so a syntax error anywhere stops the
+    file before anything is stored (elements are parsed twice rather than all held at once);
+    an element with a duplicate key, or not an object, is one bad record."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(f"{path}: not a valid JSON array: {short(exc)}") from None
+    keys = _KeyCheck()
+    for _ in _array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys)) if whole else ():
+        keys.duplicate = None
+    for number, (line, obj) in enumerate(_array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys)), 1):
+        yield _checked(line, number, obj, keys, True)
+
+
+def _array_elements(path: Path, text: str, decoder: json.JSONDecoder) -> Iterator[tuple[int, Any]]:
+    """(line, value) of each element of the JSON array ``text``; ImportFormatError with
+    FILE:LINE at the first syntax error."""
+    pos = _skip_blanks(text, _skip_blanks(text, 0) + 1)  # past '[' and blanks
+    line, counted, number = 1, 0, 0
+    closed = text.startswith("]", pos)
+    while not closed:
+        line += _line_breaks(text, counted, pos)
+        counted = pos
+        number += 1
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except RecursionError:
+            raise ImportFormatError(f"{path}:{line}: record {number} is nested more than "
+                                    f"{MAX_JSON_DEPTH} levels deep; the array cannot be read") from None
+        except json.JSONDecodeError as exc:
+            raise ImportFormatError(f"{path}:{exc.lineno}: not a valid JSON array: {exc.msg}: "
+                                    f"column {exc.colno}") from None
+        yield line, obj
+        pos = _skip_blanks(text, end)
+        if text.startswith(",", pos):
+            pos = _skip_blanks(text, pos + 1)
+        elif text.startswith("]", pos):
+            closed = True
+        else:
+            line += _line_breaks(text, counted, pos)
+            raise ImportFormatError(f"{path}:{line}: not a valid JSON array: expected ',' or ']' "
+                                    f"after record {number}")
+    if _skip_blanks(text, pos + 1) != len(text):
+        line += _line_breaks(text, counted, pos)
+        raise ImportFormatError(f"{path}:{line}: not a valid JSON array: extra data after its closing ']'")
+
+
+def _line_breaks(text: str, start: int, end: int) -> int:
+    """Line ends (``\n``, ``\r\n``, lone ``\r``) in ``text[start:end]``."""
+    return text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
 
 
 class _Prefixed(io.RawIOBase):
@@ -319,6 +519,10 @@ def iter_csv(path: Path) -> Iterator[Raw]:
             if not row or not any(c.strip() for c in row):
                 continue
             header = [c.strip() for c in row]
+            twice = sorted({c for c in header if header.count(c) > 1})
+            if twice:  # a row would keep only the last of the two values
+                yield Raw(start, 0, None, f"the header names column {', '.join(map(repr, twice))} twice")
+                return
             yield Raw(start, 0, {"__header__": header})
             continue
         if not row or (len(row) == 1 and not row[0].strip()):
@@ -335,16 +539,26 @@ def iter_csv(path: Path) -> Iterator[Raw]:
 
 
 def first_json_record(path: Path, max_lines: int = 50) -> tuple[dict[str, Any] | None, bool]:
-    """(first parseable object, file has any non-blank content)."""
+    """(first parseable object, file has any non-blank content); ImportFormatError when a
+    JSON array cannot be read up to its first object."""
     seen = False
-    try:
-        for i, raw in enumerate(iter_json(path)):
-            seen = True
-            if raw.data is not None:
-                return raw.data, True
-            if i >= max_lines:
-                break
-    except ImportFormatError:
-        return None, True
+    for i, raw in enumerate(iter_json(path, whole=False)):
+        seen = True
+        if raw.data is not None:
+            return raw.data, True
+        if i >= max_lines:
+            break
     return None, seen
 
+
+def csv_header(path: Path) -> list[str] | None:
+    """The column names of a CSV/TSV file (None when it has no readable header)."""
+    for raw in iter_csv(path):
+        return raw.data["__header__"] if raw.data is not None else None
+    return None
+
+
+def json_file_shape(path: Path) -> str:
+    """``array`` for a file holding one JSON array, else ``lines`` (JSON Lines)."""
+    with open_binary(path) as fh:
+        return json_shape(fh.read(1 << 16))

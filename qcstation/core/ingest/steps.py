@@ -14,8 +14,10 @@ Pure functions on text; the expression parser is the construct rules' bounded on
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
+from types import ModuleType
 
 _EQ_OPS = frozenset("+-*/×÷^")
 
@@ -23,12 +25,15 @@ _EQ_OPS = frozenset("+-*/×÷^")
 def count_equation_ops(equation: str) -> int | None:
     """Number of arithmetic operations in an equation string (several equations may be
     separated by ``;`` or newlines). A side that is just a variable or a number (``x =``,
-    ``= 14``) is not counted; unary minus is not an operation. ``None`` when nothing
-    countable is found."""
+    ``= 14``) is not counted; unary minus is not an operation. An equation that writes a
+    number but no operation (``8.0``, ``x = 8``) has 0: it states the answer. ``None``
+    when nothing countable is found."""
     total = 0
+    numbers = False
     for eq in re.split(r"[;\n]", equation):
         for side in eq.split("="):
             s = side.strip()
+            numbers = numbers or any(c.isdigit() for c in s)
             if not s or re.fullmatch(r"[A-Za-z_]\w*|[-+]?\d+(?:\.\d+)?", s):
                 continue
             prev = ""
@@ -40,7 +45,17 @@ def count_equation_ops(equation: str) -> int | None:
                     if not unary:
                         total += 1
                 prev = ch
-    return total or None
+    return total if total or numbers else None
+
+
+def equation_steps(equation: str) -> tuple[int, str] | None:
+    """(steps, rule) read from an equation field, or None when it has nothing to count."""
+    n = count_equation_ops(equation)
+    if n is None:
+        return None
+    if n == 0:
+        return 0, f"no operation in equation {equation!r}: it states the answer"
+    return n, f"{plural(n, 'operation')} in equation {equation!r}"
 
 
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?|(?<![\w.])\.\d+")
@@ -95,22 +110,71 @@ def plural(n: int, word: str) -> str:
 _TEXT_OPERATOR = re.compile(r"(?<=[\d)\s}])[+*/×÷^](?=[\s\d($\\{])|(?<=[\d)])\s*[-−]\s*(?=[\d($])")
 
 
+@functools.cache
+def _rules() -> ModuleType:
+    """The construct rules' bounded expression parser, imported on first use (the CLI's
+    start does not pay for it) and once."""
+    from qcstation.core.construct import rules
+
+    return rules
+
+
+_SIMPLE_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/()]))")
+
+
+def _simple_operations(text: str) -> int | None:
+    """Operations of a computation made only of numbers, ``+ - * /`` and parentheses,
+    counted as :func:`parse_expression` would build them (implicit products such as
+    ``2(3)`` included, unary signs not) without building the tree; None for anything else
+    (the parser decides it). Most calculator annotations take this path."""
+    if text.count("(") + text.count("-") + text.count("+") > 90:  # the parser's nesting limit
+        return None
+    pos, end = 0, len(text)
+    ops = depth = 0
+    operand = True  # an operand is expected next
+    while pos < end:
+        m = _SIMPLE_TOKEN.match(text, pos)
+        if m is None:
+            if text[pos:].isspace():
+                break
+            return None
+        pos = m.end()
+        number, op = m.groups()
+        if number is not None:
+            if not operand or len(number) > 50:
+                return None
+            operand = False
+        elif operand:
+            if op == "(":
+                depth += 1
+            elif op not in "+-":  # a unary sign is no operation
+                return None
+        elif op == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        else:  # a binary operator, or '(' after an operand (implicit product)
+            ops += 1
+            depth += op == "("
+            operand = True
+    return ops if not operand and depth == 0 else None
+
+
 def _operations(expr_text: str) -> int | None:
     """Arithmetic operations in one written computation (``3*(16.50+22.50+42)`` is 3);
     None when it does not parse. A percent sign is not an operation."""
-    from qcstation.core.construct.rules import (
-        BinOp,
-        ExpressionError,
-        Neg,
-        Num,
-        parse_expression,
-    )
+    rules = _rules()
+    BinOp, Neg, Num = rules.BinOp, rules.Neg, rules.Num  # noqa: N806
 
     if len(expr_text) > 500:
         return None
+    text = expr_text.replace(",", "")
+    simple = _simple_operations(text)
+    if simple is not None:
+        return simple
     try:
-        expr = parse_expression(expr_text.replace(",", ""))
-    except (ExpressionError, RecursionError, ValueError):
+        expr = rules.parse_expression(text)
+    except (rules.ExpressionError, RecursionError, ValueError):
         return None
 
     def count(e: object) -> int:
@@ -131,7 +195,7 @@ def steps_from_solution(solution: str, *, require_annotations: bool) -> tuple[in
     computations written as ``expression = number``; at least the number of lines that
     calculate (GSM8K leaves some calculations unannotated); with none of these, the
     number of non-empty lines. Returns (steps, rule, annotations)."""
-    from qcstation.core.construct.rules import find_inline_computations
+    find_inline_computations = _rules().find_inline_computations
 
     calcs = _CALC.findall(solution)
     if require_annotations and not calcs:
@@ -175,3 +239,8 @@ def free_text_steps(question: str, solution: str) -> tuple[int | None, str | Non
     if n == 1 and "calculator annotation" not in rule and given > 2:
         return None, None
     return n, rule
+
+
+def states_a_number(question: str) -> bool:
+    """Does the question write any number, in digits or in words ("seven", "half")?"""
+    return any(c.isdigit() for c in question) or _NUMBER_WORDS.search(question) is not None

@@ -51,7 +51,10 @@ def test_single_step_only_when_exactly_one_step() -> None:
         ("single_step", "one reasoning step (MAWPS subset singleop (one operation))")]
     assert reasons("How many?", steps=2) == []
     assert reasons("How many?", steps=None) == []  # unknown step count is not filtered
-    assert reasons("How many?", steps=0) == []
+    # an equation that only states the answer ("8.0") takes no step: single-step too
+    hits = check_seed("How many?", None, "8", "8", 0, "no operation in equation '8.0': it states the answer")
+    assert [(h.reason, h.detail) for h in hits] == [
+        ("single_step", "no reasoning step (no operation in equation '8.0': it states the answer)")]
 
 
 # --- gcd_lcm ------------------------------------------------------------------------------

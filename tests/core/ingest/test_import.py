@@ -257,7 +257,8 @@ def test_count_equation_ops() -> None:
     assert count_equation_ops("8+6=14") == 1
     assert count_equation_ops("x = -3 * -4") == 1
     assert count_equation_ops("a = 2 * 3; b = a + 1") == 2
-    assert count_equation_ops("x = 5") is None
+    assert count_equation_ops("x = 5") == count_equation_ops("8.0") == 0  # states the answer
+    assert count_equation_ops("x") is count_equation_ops("") is None
 
 
 # --- malformed input ----------------------------------------------------------------------
@@ -333,11 +334,14 @@ def test_generic_csv_with_map(store: Store, tmp_path: Path) -> None:
         "Jack had 8 pens, gave away 3 and bought 5.", "10", None, 2, "hard")
     # no level in the row: SMART's level for a source named after SVAMP (medium)
     assert (a2["level"], a2["steps"], a2["status"], a2["filter_reason"]) == ("medium", 1, "filtered", "single_step")
-    with pytest.raises(ImportFormatError, match="no column for 'question'"):
+    # no mapping: one error for the file, naming its columns and a mapping that reads them
+    with pytest.raises(ImportFormatError, match=r"svamp_extra.csv:1: the first record has no 'question' or "
+                                                r"'answer'; its fields are 'uid', 'Body', .*--map question=Body "
+                                                r"--map answer=Final"):
         import_file(store, path)
     with pytest.raises(ImportFormatError, match="neither side is a seed field"):
         parse_mapping(["Body=Text"])
-    with pytest.raises(ImportFormatError, match="generic jsonl/csv"):
+    with pytest.raises(ImportFormatError, match="files read by columns"):
         import_file(store, dataset("gsm8k/test.jsonl"), "gsm8k", mapping={"question": "q"})
 
 
@@ -370,11 +374,36 @@ def test_generic_gsm8k_style_answer(store: Store, tmp_path: Path) -> None:
 def test_json_array_file(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "arr.json"
     path.write_text(json.dumps([{"question": "Q1: 2 bags of 3, minus 1?", "answer": 5}, "junk",
-                                {"question": "Q3: 4 rows of 5, plus 2?", "answer": "22"}]))
+                                {"question": "Q3: 4 rows of 5, plus 2?", "answer": "22"},
+                                {"question": "Q4: no answer"}], indent=2))
+    assert detect_format(path) == "json"
     rep = import_file(store, path, level="easy")
-    assert rep.added == 2 and [(e.line, e.message) for e in rep.errors] == [
-        (2, "record 2: expected a JSON object, got a string")]
+    # reported as a JSON array; errors name the line where the element starts and its index
+    assert (rep.fmt, rep.added) == ("json", 2)
+    assert [(e.line, e.message) for e in rep.errors] == [
+        (6, "record 2: expected a JSON object, got a string"),
+        (11, "record 4: missing required field 'answer' (the answer)")]
     assert sorted(r["orig_id"] for r in store.query("SELECT orig_id FROM seeds")) == ["1", "3"]
+    assert store.scalar("SELECT format FROM import_runs") == "json"
+    # the same records as JSON Lines are reported as such, also when --format json is given
+    lines = jsonl(tmp_path, "arr2.jsonl", json.loads(path.read_text())[::2])
+    assert import_file(store, lines, "json", level="easy").fmt == "jsonl"
+
+
+def test_json_array_syntax_error_stores_nothing(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('[\n  {"question": "Q1: 2 bags of 3?", "answer": 6},\n  {"question": "Q2", "answer": 1}\n'
+                    '  {"question": "Q3: 4 rows of 5?", "answer": 20}\n]')
+    with pytest.raises(ImportFormatError, match=r"broken.json:4: not a valid JSON array: expected ',' or "
+                                                r"'\]' after record 2"):
+        import_file(store, path, level="easy")
+    assert store.scalar("SELECT COUNT(*) FROM import_runs") == store.scalar("SELECT COUNT(*) FROM seeds") == 0
+    path.write_text('[{"question": "Q1: 2 bags of 3?", "answer": 6}] trailing')
+    with pytest.raises(ImportFormatError, match="extra data after its closing"):
+        import_file(store, path, level="easy")
+    path.write_text('\n\n[{"question": "Q1: 2 bags of 3?",\n "answer": }]')
+    with pytest.raises(ImportFormatError, match=r"broken.json:4: not a valid JSON array: Expecting value"):
+        import_file(store, path, level="easy")
 
 
 def test_fatal_errors(store: Store, tmp_path: Path) -> None:
@@ -519,12 +548,11 @@ def test_gzip_files(store: Store, tmp_path: Path) -> None:
     with pytest.raises(ImportFormatError, match="Not a gzipped file"):
         import_file(store, fake)
 
-    # a truncated download: what could be read is kept, the run records why it stopped
+    # a truncated download: refused whole before anything is stored, saying so
     trunc = tmp_path / "trunc.jsonl.gz"
     trunc.write_bytes(gzip.compress(dataset("gsm8k/test.jsonl").read_bytes())[:60_000])
-    with pytest.raises(ImportFormatError, match="the records before were imported"):
+    with pytest.raises(ImportFormatError, match=r"trunc.jsonl.gz: damaged, truncated or not .gz data \(.*\); "
+                                                "nothing was imported"):
         import_file(store, trunc, batch_size=10)
-    run = store.one("SELECT * FROM import_runs WHERE source = 'gsm8k'")
-    assert run is not None and run["finished_at"] and run["added"] > 0
-    assert run["added"] == store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'gsm8k'")
-    assert "import stopped" in json.loads(run["errors"])[-1]["message"]
+    assert store.scalar("SELECT COUNT(*) FROM import_runs WHERE source = 'gsm8k'") == 0
+    assert store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'gsm8k'") == 0

@@ -1,0 +1,145 @@
+"""Reading untrusted seed files: duplicate keys (issue 18 item 13), compressed files capped on
+decompressed bytes and lines (issue 18 item 8), JSON arrays read element by element. Real
+files, a real SQLite store."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.common.errors import ImportFormatError
+from qcstation.core.ingest import readers
+from qcstation.core.ingest.importer import import_file
+from tests.conftest import dataset
+
+GOOD = {"question": "Ann has 2 bags of 3 apples and eats 1. How many are left?", "answer": "5"}
+
+
+def nothing_stored(store: Store) -> bool:
+    return store.scalar("SELECT COUNT(*) FROM import_runs") == store.scalar("SELECT COUNT(*) FROM seeds") == 0
+
+
+# --- duplicate keys ----------------------------------------------------------------------------
+def test_duplicate_keys_in_json_lines_are_file_line_errors(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_text(
+        json.dumps(GOOD) + "\n"
+        '{"question": "Bo has 4 boxes of 5 pens and loses 2. How many?", "answer": "5", "answer": "18"}\n'
+        '{"question": "Cy has 6 rows of 7 and adds 3. How many?", "answer": "45", "meta": {"a": 1, "a": 2}}\n'
+        + json.dumps(dict(GOOD, question="Di has 3 bags of 4 and eats 2. How many?", answer="10")) + "\n")
+    rep = import_file(store, path, level="easy")
+    assert rep.added == 2
+    assert [(e.line, e.message) for e in rep.errors] == [
+        (2, "duplicate key 'answer' in the record ('5' and '18'): which one is meant is unclear; not imported"),
+        (3, "duplicate key 'a' in the record (1 and 2): which one is meant is unclear; not imported")]
+    assert store.scalar("SELECT COUNT(*) FROM seeds WHERE answer_text = '18'") == 0
+
+
+def test_duplicate_keys_in_a_json_array(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "dup.json"
+    path.write_text('[\n  {"question": "Ann has 2 bags of 3. Eats 1. Left?", "answer": 5},\n'
+                    '  {"question": "Bo has 4 boxes of 5. Loses 2. Left?",\n'
+                    '   "answer": 5, "answer": 18},\n'
+                    '  {"question": "Cy has 6 rows of 7. Adds 3. Total?", "answer": 45}\n]\n')
+    rep = import_file(store, path, level="easy")
+    assert (rep.fmt, rep.added) == ("json", 2)
+    assert [(e.line, e.message) for e in rep.errors] == [
+        (3, "record 2: duplicate key 'answer' in the record (5 and 18): which one is meant is unclear; "
+            "not imported")]
+
+
+def test_duplicate_csv_columns_refuse_the_file(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "dup.csv"
+    path.write_text("question,answer,answer\nAnn has 2 bags of 3. Eats 1. Left?,5,18\n")
+    with pytest.raises(ImportFormatError, match=r"dup.csv:1: cannot read the CSV header: the header names "
+                                                r"column 'answer' twice"):
+        import_file(store, path, level="easy")
+    assert nothing_stored(store)
+
+
+# --- compressed files ------------------------------------------------------------------------
+def test_blank_lines_gz_is_refused_before_anything_is_stored(store: Store, tmp_path: Path) -> None:
+    # 1 MB of gzip that inflates to a billion blank lines (the attack of issue 18, item 8)
+    path = tmp_path / "blank.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n" * (10 << 20), 9) * 100)  # 100 gzip members, 10 MiB each
+    assert 900_000 < path.stat().st_size < 1_200_000
+    with pytest.raises(ImportFormatError) as err:
+        import_file(store, path, level="easy")
+    assert str(err.value) == (
+        f"{path}: holds more than {readers.MAX_DECOMPRESSED_LINES:,} lines once decompressed (blank lines "
+        f"count); nothing was imported. A compressed seed file may hold at most "
+        f"{readers.MAX_DECOMPRESSED_BYTES:,} bytes and {readers.MAX_DECOMPRESSED_LINES:,} lines once "
+        "decompressed: decompress it yourself and import the plain file")
+    assert err.value.title == "File too large"
+    assert nothing_stored(store)
+
+
+def test_gzip_bomb_is_refused_on_decompressed_bytes(store: Store, tmp_path: Path) -> None:
+    # ~1 MB of gzip members, each 10 MiB of spaces: 1.05 GB once decompressed, no line end
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b" " * (10 << 20), 9) * 100)
+    with pytest.raises(ImportFormatError, match=r"bomb.jsonl.gz: decompresses to more than 1,000,000,000 bytes; "
+                                                "nothing was imported"):
+        import_file(store, path, level="easy")
+    # zeros are not text: refused from the first 4 KB
+    zeros = tmp_path / "zeros.jsonl.gz"
+    zeros.write_bytes(gzip.compress(b"\0" * (10 << 20), 9) * 100)
+    with pytest.raises(ImportFormatError, match=r"zeros.jsonl.gz is binary \(not text\)"):
+        import_file(store, zeros, level="easy")
+    assert nothing_stored(store)
+
+
+@pytest.mark.parametrize(("suffix", "compress"), [(".gz", gzip.compress), (".bz2", bz2.compress),
+                                                  (".xz", lzma.compress)])
+def test_every_codec_is_read_and_capped(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        suffix: str, compress: object) -> None:
+    raw = dataset("gsm8k/test.jsonl").read_bytes()[:200_000].rsplit(b"\n", 1)[0] + b"\n"
+    good = tmp_path / f"gsm8k_part.jsonl{suffix}"
+    good.write_bytes(compress(raw))  # type: ignore[operator]
+    rep = import_file(store, good, source=f"gsm{suffix}")
+    assert (rep.fmt, rep.added, rep.error_count) == ("gsm8k", raw.count(b"\n"), 0)
+    # the same file past smaller caps: refused whole, with what it broke
+    monkeypatch.setattr(readers, "MAX_DECOMPRESSED_BYTES", 100_000)
+    with pytest.raises(ImportFormatError, match="decompresses to more than 100,000 bytes"):
+        import_file(store, good, source=f"capped{suffix}")
+    monkeypatch.setattr(readers, "MAX_DECOMPRESSED_BYTES", 10**9)
+    monkeypatch.setattr(readers, "MAX_DECOMPRESSED_LINES", 50)
+    with pytest.raises(ImportFormatError, match="holds more than 50 lines once decompressed"):
+        import_file(store, good, source=f"capped{suffix}")
+    # damaged: one clear error, nothing stored
+    broken = tmp_path / f"broken.jsonl{suffix}"
+    broken.write_bytes(compress(raw)[:5_000])  # type: ignore[operator]
+    with pytest.raises(ImportFormatError, match=rf"broken.jsonl\{suffix}: damaged, truncated or not "
+                                                rf"\{suffix} data \(.+\); nothing was imported"):
+        import_file(store, broken, source=f"broken{suffix}")
+    assert store.scalar("SELECT COUNT(*) FROM seeds WHERE source != ?", (f"gsm{suffix}",)) == 0
+
+
+def test_compressed_csv_keeps_its_reader(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "mine.csv.xz"
+    path.write_bytes(lzma.compress(b"question,answer,level\nAnn has 2 bags of 3. Eats 1. Left?,5,easy\n"))
+    rep = import_file(store, path)
+    assert (rep.fmt, rep.source, rep.added) == ("csv", "mine", 1)
+
+
+# --- the line reader -------------------------------------------------------------------------
+def test_line_ends_and_long_lines_across_chunks(store: Store, tmp_path: Path) -> None:
+    recs = [dict(GOOD, question=f"Q{i}: {i} bags of 3 apples and eats 1. How many?") for i in range(3000)]
+    body = [json.dumps(r).encode() for r in recs]
+    ends = [b"\n", b"\r\n", b"\r"]
+    data = b"".join(line + ends[i % 3] for i, line in enumerate(body))
+    # a line over the 1 MB limit in the middle, and a last line without an end
+    data += b'{"question": "' + b"x" * 1_100_000 + b'", "answer": "1"}\n' + body[0].replace(b"Q0", b"Q-last")
+    path = tmp_path / "mixed_ends.jsonl"
+    path.write_bytes(data)
+    rep = import_file(store, path, level="easy")
+    assert (rep.added, rep.records) == (3001, 3002)
+    assert [(e.line, e.message) for e in rep.errors] == [(3001, "line is longer than 1 MB; not imported")]
+    last = store.one("SELECT import_line, orig_id FROM seeds WHERE question LIKE 'Q-last%'")
+    assert last == {"import_line": 3002, "orig_id": "3002"}

@@ -7,7 +7,8 @@ Cases, each imported into a fresh temporary database:
                    (question / answer / solution with calculator annotations / id)
 
 Each case runs in its own process so ``ru_maxrss`` (peak resident set) belongs to that
-import alone; a second pass under ``tracemalloc`` gives the peak Python heap of the import
+import alone; ``cpu s`` is the process's CPU time during the import (steadier than the
+wall clock on a shared machine); a second pass under ``tracemalloc`` gives the peak Python heap of the import
 (tracemalloc slows Python down, so the seeds/second figure comes from the first pass).
 
     python bench/import_bench.py             # both cases
@@ -60,16 +61,16 @@ def run_case(path: Path, fmt: str, trace: bool) -> dict[str, float | int]:
         store = Store(Path(tmp) / "bench.db")
         if trace:
             tracemalloc.start()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         rep = import_file(store, path, fmt, actor="bench")
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         peak = tracemalloc.get_traced_memory()[1] if trace else 0
         if trace:
             tracemalloc.stop()
         stored = store.scalar("SELECT COUNT(*) FROM seeds")
         store.close()
     rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seeds": rep.added, "stored": stored, "errors": len(rep.errors), "seconds": elapsed,
+    return {"seeds": rep.added, "stored": stored, "errors": len(rep.errors), "seconds": elapsed, "cpu": cpu,
             "seeds_per_s": rep.added / elapsed if elapsed else 0.0,
             "maxrss_mb": rss_kb / 1024, "tracemalloc_peak_mb": peak / 2**20}
 
@@ -104,14 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"skipping GSM8K: {GSM8K} not found")
         cases.append((f"synthetic {args.n}", synth, "jsonl"))
-        print(f"{'case':<18} {'seeds':>7} {'seconds':>8} {'seeds/s':>9} {'maxrss MiB':>11} "
+        print(f"{'case':<18} {'seeds':>7} {'seconds':>8} {'cpu s':>6} {'seeds/s':>9} {'maxrss MiB':>11} "
               f"{'tracemalloc peak MiB':>21}")
         ok = True
         for name, path, fmt in cases:
             timed = _child(str(path), fmt, trace=False)
             traced = _child(str(path), fmt, trace=True)
             ok = ok and timed["errors"] == 0 and timed["stored"] == timed["seeds"]
-            print(f"{name:<18} {timed['seeds']:>7} {timed['seconds']:>8.2f} "
+            print(f"{name:<18} {timed['seeds']:>7} {timed['seconds']:>8.2f} {timed['cpu']:>6.2f} "
                   f"{timed['seeds_per_s']:>9.0f} {timed['maxrss_mb']:>11.1f} "
                   f"{traced['tracemalloc_peak_mb']:>21.1f}")
             if fmt == "jsonl":

@@ -524,10 +524,20 @@ def register(subparsers: Any) -> None:
                     "and check the gate that releases require.")
     p.set_defaults(func=run, qc_action_parser=p)
     sub = p.add_subparsers(dest="qc_action", metavar="ACTION")
-    dim_help = "arithmetic, understanding, reasoning, refinement, or all (the [qc] dimensions)"
+    _register_sampling(sub)
+    _register_deciding(sub)
+    _register_curation(sub)
+
+
+#: what a DIMENSION argument of qc sample / qc status accepts
+_DIM_HELP = "arithmetic, understanding, reasoning, refinement, or all (the [qc] dimensions)"
+
+
+def _register_sampling(sub: Any) -> None:
+    """qc sample, extend, status."""
 
     s = sub.add_parser("sample", help="draw a seeded random sample stratified by source")
-    s.add_argument("dimension", help=dim_help)
+    s.add_argument("dimension", help=_DIM_HELP)
     s.add_argument("--rate", type=float, help="fraction to sample (default: [qc] sample_rate)")
     s.add_argument("--seed", type=int, help="RNG seed (default: [qc] rng_seed)")
     s.add_argument("--min-size", type=int, help="minimum sample size (default: [qc] min_sample)")
@@ -551,10 +561,13 @@ def register(subparsers: Any) -> None:
     e.add_argument("--json", action="store_true", help="print JSON")
 
     st = sub.add_parser("status", help="samples, progress, gate and agreement (exit 1 if a gate fails)")
-    st.add_argument("dimension", nargs="?", help=dim_help)
+    st.add_argument("dimension", nargs="?", help=_DIM_HELP)
     st.add_argument("--set", metavar="NAME", help="the gates of this derived set")
     st.add_argument("--json", action="store_true", help="print JSON")
 
+
+def _register_deciding(sub: Any) -> None:
+    """qc next, decide, undo, requeue, items, show."""
     n = sub.add_parser("next", help="claim the next item to review and show it (exit 1: none left)")
     n.add_argument("--dimension", choices=DIMENSIONS, help="only this dimension")
     n.add_argument("--set", metavar="NAME",
@@ -588,6 +601,9 @@ def register(subparsers: Any) -> None:
     sh.add_argument("item", type=int, help="item id")
     sh.add_argument("--json", action="store_true", help="print JSON")
 
+
+def _register_curation(sub: Any) -> None:
+    """qc exclude, queue, override, settle, fix, edit-text, change, team."""
     x = sub.add_parser(
         "exclude", help="curators: take a seed whose artifact cannot be fixed out of the dataset",
         description="Set the seed's status to excluded (filter reason excluded_in_qc) so its "

@@ -21,8 +21,11 @@ Modules, bottom up (a module imports only those above it in this list)
                 ``stopped``), and ``RunContext`` (rebuilds any request of a run).
 ``outputs``     the stored raw outputs (``eval_outputs``): pending requests, the exact
                 prompt of one request, the row format, replies stored by ``custom_id``.
-``checker``     final-answer extraction and comparison (math-verify in worker processes,
+``checker/``    final-answer extraction and comparison (math-verify in worker processes,
                 on top of the project's exact rationals); verdict correct | wrong | unparseable.
+                ``extract`` (the answer out of a response), ``compare`` (the gold, the exact
+                verdict), ``symbolic`` (the math-verify worker), ``AnswerChecker`` in
+                ``__init__``.
 ``scorers``     stored outputs -> ``eval_scores`` rows, each with its scorer version
                 (``score_run``; ``LiveScorer`` scores answer tasks as a run stores them).
 ``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is

@@ -27,7 +27,7 @@ from tests.eval_helpers import (
 )
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
 
-# scoring needs the answer checker (qcstation/eval/checker.py), which lands separately
+# scoring needs the answer checker (qcstation/eval/checker/), which lands separately
 pytest.importorskip("qcstation.eval.checker")
 
 

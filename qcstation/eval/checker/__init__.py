@@ -1,0 +1,194 @@
+"""Final-answer checker: take the answer out of a model's response and compare it with the gold.
+
+Two layers. Plain numbers are decided in-process with the project's exact rationals
+(:mod:`qcstation.core.verify.answers`), thousands per second. Anything else (LaTeX
+expressions such as ``\\frac{\\sqrt{3}}{2}``, intervals, symbolic golds) goes to
+Hugging Face's ``math-verify`` in isolated worker processes
+(:class:`qcstation.core.verify.isolation.IsolatedPool`: memory limit, CPU limit, wall-clock
+kill), because math-verify times itself out with ``signal.alarm``, which only works in
+a main thread. A worker that hangs or dies gives ``unparseable`` with the reason.
+
+Verdicts: ``correct`` | ``wrong`` | ``unparseable`` (no usable answer in the response,
+or the checker could not read or compare it).
+
+Extraction rules (:func:`extract_answer`), in this order; only the last
+:data:`MAX_SCAN_CHARS` characters of a response are searched:
+
+1. ``\\boxed{...}`` (or ``\\fbox{...}``): the **last** non-empty box wins, whatever came
+   before it (a model that boxes several values is judged on its last one). Nested
+   braces are balanced; ``\\boxed{\\text{18 apples}}`` gives ``18 apples``.
+2. An answer marker, the last one in the text: ``#### 18`` (GSM8K; a Markdown heading
+   such as ``#### Step 2`` is not a marker), ``The answer is 18.``, ``Final answer:
+   $18``, ``**Answer:** 18``. The answer is the text after the marker up to the end of
+   its sentence (``The answer is 18. Next, ...`` gives ``18``); when that sentence has a
+   number, the first number is taken (``The answer is 18 because 6 x 3 = 18`` gives
+   ``18``); a LaTeX math span (``$...$``, ``\\(...\\)``) right after the marker is taken
+   whole.
+3. Markdown bold holding one number: the last ``**73**`` (``**Step 2**`` is a heading,
+   not an answer).
+4. Otherwise the last number in the response (source ``last-number``); when that number
+   sits in a LaTeX math span (``$3 \\times 6 = 18$``, ``\\(x = 7\\)``), the span is the
+   answer, its part after the last ``=`` when that is a number (source ``last-math``).
+
+A response with no number and no box or marker is ``unparseable``.
+
+Comparison rules for numbers (:func:`check_answer`):
+
+* Exact rationals: ``0.5`` = ``1/2`` = ``\\frac{1}{2}`` = ``\\dfrac12``; ``18.00`` = 18.
+* Thousands separators ``1,000``, ``1 000`` (thin or plain space, in an answer after a
+  box, marker or bold only), ``1{,}000`` are read as 1000.
+* Units and currency are ignored: ``18 dollars``, ``$18.00``, ``\\$18``, ``18 meters``,
+  ``18 \\text{ cm}^2``.
+* Percentages: a response ``25%`` matches a gold of ``25`` **and** a gold of ``0.25``
+  (the sign says which scale the number is on); a plain response ``0.25`` matches a gold
+  of 25 only when the gold itself is written ``25%``.
+* A decimal gold written with d places accepts half a unit in its last place
+  (``0.33`` accepts ``1/3``), as everywhere in the project.
+* A response rounded to at least 2 decimal places matches a gold whose decimal
+  expansion does not end (``0.33`` or ``0.333`` match ``1/3``; ``0.3`` does not; ``0.13``
+  does not match ``1/8``, which can be written exactly). Method ``exact-rounded``.
+* Number words: an answer given as English words (``eighteen``, ``one hundred and
+  five``) right after a marker or in a box is read as that number.
+
+Limits: responses are searched in their last :data:`MAX_SCAN_CHARS` characters; an
+answer candidate longer than :data:`MAX_ANSWER_CHARS` characters is cut; a number with
+more than :data:`MAX_DIGITS` digits is not read (Python's int/str limit is never
+reached); every regular expression is linear on its input.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qcstation.core.verify.isolation import IsolatedPool
+from qcstation.eval.checker.compare import (
+    CHECKER_VERSION,
+    CheckResult,
+    Gold,
+    decide_exact,
+    from_job,
+    parse_gold,
+    symbolic_job,
+)
+from qcstation.eval.checker.extract import MAX_SCAN_CHARS, Extraction, extract_answer
+
+__all__ = [
+    "CHECKER_VERSION",
+    "MAX_SCAN_CHARS",
+    "Extraction",
+    "CheckResult",
+    "CheckLimits",
+    "AnswerChecker",
+    "extract_answer",
+    "check_answer",
+    "parse_gold",
+]
+
+
+@dataclass(frozen=True)
+class CheckLimits:
+    """Limits of the math-verify workers: math-verify's own (alarm) timeout per parse or
+    comparison, the parent's wall-clock kill per item (``None``: ``3*timeout_s + 2``),
+    and the worker's address-space limit."""
+
+    timeout_s: int = 3
+    memory_mb: int = 1536
+    wall_s: float | None = None
+
+    def wall_clock_s(self) -> float:
+        return float(self.wall_s) if self.wall_s is not None else 3.0 * self.timeout_s + 2.0
+
+
+class AnswerChecker:
+    """Checks many answers: the exact path in-process, the rest in math-verify workers.
+
+    A context manager; the worker pool starts on the first item that needs it::
+
+        with AnswerChecker() as checker:
+            results = checker.check_many([(response, gold_text, gold_value), ...])
+    """
+
+    def __init__(self, workers: int = 2, limits: CheckLimits = CheckLimits()) -> None:
+        self.workers = max(1, int(workers))
+        self.limits = limits
+        self._pool: IsolatedPool | None = None
+        self._lock = threading.Lock()
+
+    def _get_pool(self) -> IsolatedPool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = IsolatedPool(
+                    "qcstation.eval.checker.symbolic:math_verify_job", workers=self.workers,
+                    wall_s=self.limits.wall_clock_s(), cpu_s=self.limits.wall_clock_s() + 1,
+                    memory_mb=self.limits.memory_mb,
+                    # imported in each worker, not preloaded into the fork server that
+                    # the Z3 verifier's small-memory workers share
+                    worker_imports=["math_verify", "sympy"],
+                    name="qcstation-checker")
+            return self._pool
+
+    def worker_pids(self) -> list[int]:
+        return self._pool.worker_pids() if self._pool is not None else []
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None and self._pool.started
+
+    def check(self, response_text: str | None, gold_text: str | None,
+              gold_value: str | None = None) -> CheckResult:
+        return self.check_many([(response_text, gold_text, gold_value)])[0]
+
+    def check_many(self, items: Sequence[tuple[str | None, str | None, str | None]]
+                   ) -> list[CheckResult]:
+        """Verdicts in input order. Plain numbers are decided here; the rest go to the
+        math-verify workers in one batch."""
+        results: list[CheckResult | None] = [None] * len(items)
+        pending: list[tuple[int, Extraction, Gold, dict[str, Any]]] = []
+        golds: dict[tuple[str | None, str | None], Gold] = {}
+        for i, (response, gold_text, gold_value) in enumerate(items):
+            key = (gold_text, gold_value)
+            gold = golds.get(key)
+            if gold is None:
+                gold = golds[key] = parse_gold(gold_text, gold_value)
+            ext = extract_answer(response)
+            decided = decide_exact(ext, gold, response)
+            if decided is not None:
+                results[i] = decided
+                continue
+            job = symbolic_job(ext, response, gold)
+            job["timeout"] = self.limits.timeout_s
+            pending.append((i, ext, gold, job))
+        if pending:
+            outs = self._get_pool().run_many([job for _, _, _, job in pending])
+            for (i, ext, gold, job), res in zip(pending, outs):
+                results[i] = from_job(ext, gold, job, res)
+        return [r for r in results if r is not None]
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    def __enter__(self) -> AnswerChecker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check_answer(response_text: str | None, gold_text: str | None,
+                 gold_value: str | None = None, limits: CheckLimits = CheckLimits()
+                 ) -> CheckResult:
+    """Check one response. Plain numbers never start a process; anything math-verify has
+    to decide runs in a one-off isolated worker (use :class:`AnswerChecker` for many)."""
+    gold = parse_gold(gold_text, gold_value)
+    ext = extract_answer(response_text)
+    decided = decide_exact(ext, gold, response_text)
+    if decided is not None:
+        return decided
+    with AnswerChecker(workers=1, limits=limits) as checker:
+        return checker.check(response_text, gold_text, gold_value)

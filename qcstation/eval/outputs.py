@@ -69,6 +69,8 @@ def unready_outputs(ctx: RunContext, done: set[tuple[int, str, int]]) -> list[tu
     for record in ctx.items():
         sid = int(record["seed_id"])
         for task in ctx.tasks:
+            if not T.task_applies(task, record):
+                continue
             why = T.task_ready(task, record)
             if why is None:
                 continue
@@ -98,7 +100,7 @@ def pending_requests(store: Store, run_id: int, *, retry_errors: bool = False) -
         sid = int(record["seed_id"])
         for task in ctx.tasks:
             for k in range(ctx.samples):
-                if (sid, task, k) in done:
+                if (sid, task, k) in done or not T.task_applies(task, record):
                     continue
                 if T.task_ready(task, record) is not None:
                     continue   # stored as an error by store_unready

@@ -303,7 +303,8 @@ def _draw_items(records: list[dict[str, Any]], tasks: list[str], shots: int, lim
     rng = random.Random(rng_seed)
     exemplars: list[dict[str, Any]] = []
     if shots:
-        ready = [r for r in records if all(T.task_ready(t, r) is None for t in tasks)]
+        ready = [r for r in records if all(T.task_applies(t, r) and T.task_ready(t, r) is None
+                                           for t in tasks)]
         if len(ready) <= shots:
             raise EvalError(f"{shots} exemplars need more than {shots} complete items; "
                             f"{len(ready)} available (use --shots 0)")
@@ -367,7 +368,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
             "started_at": now(), "finished_at": None, "name": name,
             "spec": json.dumps(spec, sort_keys=True, ensure_ascii=False), "backend": kind,
             "created_by": actor, "n_items": len(pool),
-            "n_requests": len(pool) * len(tasks) * samples,
+            "n_requests": samples * sum(T.task_applies(t, r) for r in pool for t in tasks),
         })
         rows = [(run_id, int(r["seed_id"]), item_key(r), str(r.get("source") or ""),
                  r.get("difficulty"), role, pos, json.dumps(r, sort_keys=True, ensure_ascii=False))

@@ -251,6 +251,16 @@ def prompt_hash(messages: Sequence[Mapping[str, str]]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def task_applies(task: str, record: Mapping[str, Any]) -> bool:
+    """Whether a run asks this item this task at all: a derived item (its record lists the
+    ``dimensions`` it carries) is asked only those, and the final answer; a task it does not
+    carry is no request, no output and no score (not an error in the denominator)."""
+    dims = record.get("dimensions")
+    if task == "final" or not isinstance(dims, list) or not dims:
+        return True
+    return task in dims
+
+
 def task_ready(task: str, record: Mapping[str, Any]) -> str | None:
     """Why an item cannot be asked this task (None: it can)."""
     need = {"understanding": ("question",), "reasoning": ("question", "smt-lib"),

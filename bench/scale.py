@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
 COMMANDS: list[tuple[str, list[str], float]] = [
     ("status", ["status"], 1.0),
     ("qc status", ["qc", "status"], 2.0),
-    ("audit (stored flags)", ["audit"], 2.0),
+    ("audit (stored flags)", ["audit", "--stored"], 2.0),
     ("release blockers", ["release", "blockers"], 2.0),
     ("eval list", ["eval", "list"], 2.0),
     ("eval leaderboard", ["eval", "leaderboard"], 2.0),

@@ -502,4 +502,23 @@ migration(
     ],
 )
 
+# --- v9: self-check flags stored with each artifact (qcstation/core/review/audit.py) -------
+# Flags are computed when an artifact is made (and refreshed by ``qcstation audit``), so
+# ``qcstation status`` and ``audit --stored`` count them without reading any artifact:
+# ``flag_codes`` ("code:n ...", '' none) and ``audit_version`` join the covering index of the
+# current-version scan, which replaces migration 3's (a prefix of it). Artifacts made before
+# have NULL flags and count as "not audited" until ``qcstation audit`` stores theirs.
+migration(
+    9,
+    "self-check flags stored with artifacts",
+    [
+        "ALTER TABLE artifacts ADD COLUMN flags TEXT",          # JSON [{code, message}]; NULL: not audited
+        "ALTER TABLE artifacts ADD COLUMN flag_codes TEXT",     # "code:n code:n" sorted; '' none
+        "ALTER TABLE artifacts ADD COLUMN audit_version INTEGER",
+        "CREATE INDEX artifacts_dim_seed_flags ON artifacts "
+        "(dimension, seed_id, version, status, audit_version, flag_codes)",
+        "DROP INDEX artifacts_dim_seed_version",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

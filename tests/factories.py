@@ -12,6 +12,8 @@ import hashlib
 import json
 from typing import Any
 
+from qcstation.core.construct.selfcheck import stored_flags
+
 from db.store import Store, now
 
 DIMENSIONS = ("understanding", "reasoning", "arithmetic", "refinement")
@@ -107,9 +109,13 @@ def add_artifact(store: Store, seed_id: int, dimension: str, *, i: int | None = 
             version = int(store.scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM artifacts "
                                        "WHERE seed_id = ? AND dimension = ?", (seed_id, dimension)))
         stamp = now()
+        content = content if content is not None else content_for(dimension, i, revision=version)
+        seed = store.one("SELECT question, solution, answer_text, answer_value FROM seeds WHERE id = ?",
+                         (seed_id,)) or {}
         return store.insert("artifacts", {
             "seed_id": seed_id, "dimension": dimension, "version": version, "status": status,
-            "content": content if content is not None else content_for(dimension, i, revision=version),
+            "content": content,
+            **stored_flags(dimension, content, dict(seed)),  # as the generation loop stores them
             "generator": generator or {"understanding": "llm", "reasoning": "rule:gsm8k-calculator",
                                        "arithmetic": "rule:notation",
                                        "refinement": "rule:inject"}[dimension],

@@ -147,16 +147,15 @@ def _z3_summary(result: dict[str, Any] | None) -> Text:
 
 
 def _audit_line(item: ReviewItem, content: dict[str, Any]) -> Text | None:
-    """A warning line with the self-check flags (qcstation audit) of this artifact."""
-    from qcstation.core.review.audit import audit_artifact
-
-    seed = {"question": item.question, "answer_text": item.gold_answer,
-            "solution": getattr(item, "solution", "") or ""}
-    flags = audit_artifact(item.dimension, content, seed)
+    """A warning line with the self-check flags (qcstation audit) stored with this artifact
+    (nothing is audited while the pane draws)."""
+    flags = item.flags
+    if flags is None:
+        return Text("self-checks: not audited yet (qcstation audit stores the flags)", style="dim")
     if not flags:
         return None
     text = Text("⚠ check: ", style="bold yellow")
-    text.append_text(_plain("; ".join(f"{f.code}: {f.message}" for f in flags[:3])
+    text.append_text(_plain("; ".join(f"{f.get('code')}: {f.get('message')}" for f in flags[:3])
                             + (f" (+{len(flags) - 3} more)" if len(flags) > 3 else "")))
     return text
 

@@ -41,6 +41,9 @@ def test_audit_of_rule_made_gsm8k_references_and_of_a_planted_defect(tmp_path: P
     con.execute("UPDATE artifacts SET content = ? WHERE id = ?", (json.dumps(c), art_id))
     con.commit()
     con.close()
+    # --stored counts what was stored when the artifact was made: the edit is not seen yet
+    stored = qcs(db, "audit", "--stored", "--json")
+    assert stored.returncode == 0 and json.loads(stored.stdout)["flags"] == {}
     res = qcs(db, "audit")
     assert res.returncode == 1
     assert "wrong-cot-keeps-gold" in res.stdout and "gsm8k 1 (seed 1, refinement" in res.stdout
@@ -48,4 +51,6 @@ def test_audit_of_rule_made_gsm8k_references_and_of_a_planted_defect(tmp_path: P
     assert status.returncode == 0
     assert json.loads(status.stdout)["audit"]["flags"] == {"refinement": {"wrong-cot-keeps-gold": 1}}
     assert "self-check flags" in qcs(db, "status").stdout
+    stored = qcs(db, "audit", "--stored")
+    assert stored.returncode == 1 and "gsm8k 1 (seed 1, refinement" in stored.stdout
     assert qcs(db, "audit", "--source", "nope").returncode != 0

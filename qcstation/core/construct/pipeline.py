@@ -32,6 +32,7 @@ from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct import prompts
+from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.construct.checks import check_refinement, cot_answer_ok, expected_answer, notation_smtlib
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
@@ -205,6 +206,7 @@ def _save_artifact(store: Store, job: _Job, attempt_id: int, content: dict[str, 
                 "content": json.dumps(content, sort_keys=True, ensure_ascii=False),
                 "generator": generator, "model": model, "prompt_version": prompt_version,
                 "attempt_id": attempt_id, "replaces_id": replaces, "created_at": ts, "updated_at": ts,
+                **stored_flags(dim, content, job.seed),
             })
             if prev is not None and prev["status"] in ("failed", "rejected", "generated"):
                 store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ?",

@@ -26,6 +26,7 @@ from typing import Any
 from db.store import Store, from_json, now
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
+from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
 
 __all__ = [
@@ -212,7 +213,9 @@ def _write_item(store: Store, info: SetInfo, parent: dict[str, Any], item: Deriv
             "seed_id": seed_id, "dimension": dim, "version": 1, "status": "verified",
             "content": content, "generator": item.generators.get(dim, "rule:derive"),
             "model": None, "prompt_version": None, "verify_result": result,
-            "created_at": stamp, "updated_at": stamp})
+            "created_at": stamp, "updated_at": stamp,
+            **stored_flags(dim, content, {"question": item.question, "solution": item.solution or "",
+                                          "answer_value": fmt(item.answer)})})
     return seed_id
 
 

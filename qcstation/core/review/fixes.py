@@ -22,6 +22,7 @@ from db.artifacts import current_artifact
 from db.store import Store, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import norm
+from qcstation.core.review.audit import stored_flags
 from qcstation.core.review.decisions import MAX_REASON_CHARS, clean_text, decide
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.core.review.queries import LIVE_SEED_STATUSES
@@ -154,6 +155,9 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
             "status": "verified", "content": content, "generator": "human", "model": None,
             "prompt_version": None, "attempt_id": None, "replaces_id": int(cur["id"]),
             "verify_result": result, "created_at": stamp, "updated_at": stamp, "author": who,
+            **stored_flags(item.dimension, content, {"question": item.question,
+                                                     "solution": item.solution,
+                                                     "answer_text": item.gold_answer}),
         })
         store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ? "
                       "AND status IN ('rejected', 'failed')", (stamp, int(cur["id"])))

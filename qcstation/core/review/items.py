@@ -50,6 +50,7 @@ class ReviewItem:
     resolution: dict[str, Any] | None = None  # a curator's active override or settlement
     solution: str = ""      # the seed's gold solution (key information is judged against it)
     author: str | None = None  # the account that fixed this version in place (human-made)
+    flags: list[dict[str, Any]] | None = None  # self-check flags stored with it (None: not audited)
 
     @property
     def key(self) -> str:
@@ -100,13 +101,21 @@ ITEM_SQL = """
            si.claimed_by, si.claimed_at, si.stratum,
            s.dimension, s.status AS sample_status,
            sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
-           sd.solution, a.author,
+           sd.solution, a.author, a.flags,
            a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
     FROM sample_items si
     JOIN samples s ON s.id = si.sample_id
     JOIN seeds sd ON sd.id = si.seed_id
     JOIN artifacts a ON a.id = si.artifact_id
 """
+
+
+def _flags(raw: Any) -> list[dict[str, Any]] | None:
+    """The stored self-check flags of an artifact (JSON list), None if it has none stored."""
+    if raw is None:
+        return None
+    flags = from_json(raw)
+    return [f for f in flags if isinstance(f, dict)] if isinstance(flags, list) else None
 
 
 def _requeued_ids(store: Store, dimension: str) -> set[int]:
@@ -170,7 +179,7 @@ def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
                         "comment": v.get("comment"), "unsure": bool(v.get("unsure")),
                         "created_at": v["created_at"]} for v in reviews.get(iid, [])],
             resolution=resolutions.get(iid), solution=r.get("solution") or "",
-            author=r.get("author"),
+            author=r.get("author"), flags=_flags(r.get("flags")),
         ))
     return out
 

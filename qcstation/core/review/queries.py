@@ -68,7 +68,7 @@ def check_dimension(dimension: str) -> str:
 # version). SQLite's documented min/max rule: with exactly one MAX() aggregate, the bare
 # columns come from the row holding the maximum; (seed_id, dimension, version) is unique, so
 # that row is the highest non-superseded version. Served from the covering index
-# artifacts_dim_seed_version (migration 3) without touching the table.
+# artifacts_dim_seed_flags (migration 9, which extends migration 3's) without touching the table.
 CUR_SQL = """
     SELECT seed_id, id, status, MAX(version) AS version FROM artifacts
     WHERE dimension = :dim AND status != 'superseded' GROUP BY seed_id

@@ -6,7 +6,7 @@ from typing import Any
 
 from db import Store
 from qcstation.common.vocab import DIMENSIONS
-from qcstation.core.review.queries import CUR_COUNTS_SQL
+from qcstation.core.review.audit import count_rows, stored_counts
 
 
 
@@ -35,9 +35,12 @@ def status_counts(store: Store) -> dict[str, Any]:
         filtered.setdefault(row["source"], {})[row["filter_reason"] or "?"] = row["n"]
     artifacts: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
     by_source: dict[str, dict[str, dict[str, int]]] = {}
+    rows = {}
     for dim in DIMENSIONS:
-        # the same current-version aggregate the QC gate uses (one indexed scan per dimension)
-        for row in store.query(CUR_COUNTS_SQL, {"dim": dim}):
+        # the current-version aggregate the QC gate uses, with the stored self-check flags
+        # (one index-only scan per dimension; audit.FLAG_COUNTS_SQL)
+        rows[dim] = count_rows(store, dim)
+        for row in rows[dim]:
             if row["seed_status"] == "derived":
                 continue  # derived items: counted per set (qcstation derive status)
             d = artifacts.setdefault(dim, {})
@@ -54,7 +57,10 @@ def status_counts(store: Store) -> dict[str, Any]:
         needs_model[row["dimension"]] = row["n"]
     attempts = {r["dimension"]: r["n"] for r in store.query(
         "SELECT dimension, COUNT(*) AS n FROM attempts GROUP BY dimension")}
+    flags = stored_counts(store, examples=0, rows=rows)
     return {
+        "audit": {"flags": flags["flags"], "flagged_artifacts": flags["flagged_artifacts"],
+                  "not_audited": flags["not_audited"]},
         "database": str(store.path),
         "schema_version": store.schema_version,
         "seeds": seeds,

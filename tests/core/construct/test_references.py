@@ -217,22 +217,28 @@ def test_an_old_wrong_cot_that_ends_with_the_gold_is_flagged() -> None:
     assert [f.code for f in flags] == ["wrong-cot-keeps-gold"]
 
 
-def test_the_review_view_shows_the_self_check_flags() -> None:
+def test_the_review_view_shows_the_stored_self_check_flags() -> None:
     from rich.console import Console
 
-    from qcstation.core.review.items import ReviewItem
+    from qcstation.core.construct.selfcheck import stored_flags
+    from qcstation.core.review.items import ReviewItem, _flags
     from qcstation.widgets.review_views import render_artifact
 
-    def shown(content: dict) -> str:
-        item = ReviewItem(1, 1, 1, 1, "refinement", "gsm8k", 0, False, "Q?", "5", content, None, 1, None, None)
+    def shown(content: dict, stored: bool = True) -> str:
+        flags = _flags(stored_flags("refinement", content, {"answer_text": "5"})["flags"]) if stored else None
+        item = ReviewItem(1, 1, 1, 1, "refinement", "gsm8k", 0, False, "Q?", "5", content, None, 1, None, None,
+                          flags=flags)
         console = Console(width=200, record=True)
         console.print(render_artifact(item))
         return console.export_text()
 
-    old = shown({"w_cot": "2 + 3 = 6\nThe answer is 5.", "errors": [{"type": "arithmetic_inaccuracy"}]})
-    assert "⚠ check: wrong-cot-keeps-gold" in old
+    old = {"w_cot": "2 + 3 = 6\nThe answer is 5.", "errors": [{"type": "arithmetic_inaccuracy"}]}
+    assert "⚠ check: wrong-cot-keeps-gold" in shown(old)
     new = shown({"w_cot": "2 + 3 = 6\nThe answer is 6.", "errors": [{"type": "arithmetic_inaccuracy"}]})
     assert "⚠ check" not in new
+    # nothing is audited while the pane draws: an artifact with no stored flags says so
+    unaudited = shown(old, stored=False)
+    assert "⚠ check" not in unaudited and "not audited yet" in unaudited
 
 
 # --------------------------------------------------------------------------- filters

@@ -1,0 +1,376 @@
+"""Self-checks that flag what the rules cannot settle, computed when an artifact is made
+(stored with it) and again by ``qcstation audit`` (:mod:`qcstation.core.review.audit`).
+
+A flag is not a verdict: it points a reviewer at an artifact whose reference may be
+wrong in a way Z3 cannot see (Z3 only checks that the formalization computes the gold
+answer). The flags, per dimension:
+
+* ``equal-value-link`` (reasoning, arithmetic): a step uses an earlier step's result
+  whose value the question also states as a number: the link may have been made
+  because two values are equal, not because the solution computes it that way.
+* ``unused-given`` (reasoning, arithmetic): a number of the question that the gold
+  solution computes with does not appear in the formalization (or the notation
+  question): a given was dropped.
+* ``repeated-field`` (understanding): one key-information field repeats another
+  (the scenario is the goal, the goal is listed as a known quantity, an item is in
+  two lists, a known quantity is listed twice).
+* ``uncertain`` (any): the generator recorded something it could not settle from the
+  solution (a value the question states twice, tied to its uses by order).
+* ``wrong-cot-keeps-gold`` (refinement): the erroneous chain of thought ends with the
+  gold answer although no injected error type keeps it, so a model that copies the
+  last line would pass Refinement.
+
+Pure domain code (no Textual); every input is untrusted text parsed with limits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any
+
+from qcstation.common.errors import QCStationError
+
+__all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_columns", "stored_flags",
+           "parse_flag_codes"]
+
+#: the version of the flag rules; stored flags of an older version count as not audited
+AUDIT_VERSION = 1
+
+
+FLAG_CODES: dict[str, str] = {
+    "equal-value-link": "a step uses an earlier result whose value the question also states",
+    "unused-given": "a number the solution uses is missing from the formalization",
+    "repeated-field": "a key-information field repeats another",
+    "wrong-cot-keeps-gold": "the wrong chain of thought still ends with the gold answer",
+    "uncertain": "the rule that made it recorded what it could not settle",
+}
+
+MAX_TEXT = 200_000  # characters of any one text examined
+
+
+@dataclass(frozen=True)
+class Flag:
+    code: str
+    dimension: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- numbers
+
+_NUM = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
+
+
+def _question_numbers(text: str) -> set[Fraction]:
+    """Digits written in a text (fractions both as a/b and as their parts)."""
+    out: set[Fraction] = set()
+    for m in _NUM.finditer(text[:MAX_TEXT]):
+        raw = m.group(0)
+        head = raw.split("/")[0].strip().replace(",", "")
+        if len(head) > 30:
+            continue
+        try:
+            v = Fraction(head)
+        except (ValueError, ZeroDivisionError):
+            continue
+        if m.group(1):
+            den = int(m.group(1)[:30])
+            if den:
+                out.add(v / den)  # "3/4" is the given 3/4, not the givens 3 and 4
+        else:
+            out.add(v)
+    return out
+
+
+def _fmt(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    return f"{v.numerator}/{v.denominator}"
+
+
+def _solution_numbers(solution: str) -> set[Fraction]:
+    """Numbers the gold solution computes with: the left sides of its calculator
+    annotations, else the operands of its visible computations."""
+    from qcstation.core.construct.rules import find_inline_computations
+
+    solution = solution[:MAX_TEXT]
+    anns = re.findall(r"<<([^<>=]{1,400})=", solution)
+    if anns:
+        out: set[Fraction] = set()
+        for lhs in anns:
+            out |= _question_numbers(lhs)
+        return out
+    out = set()
+    for c in find_inline_computations(solution):
+        out |= _question_numbers(c.expr_text)
+    return out
+
+
+def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
+    """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
+    from qcstation.core.construct.notation import NotationError, read_source
+    from qcstation.core.construct.rules import ExpressionError, Num, evaluate, expr_names
+
+    try:
+        src = read_source(smtlib[:MAX_TEXT])
+    except (NotationError, QCStationError, ValueError, RecursionError):
+        return None
+    defs = src.defs
+    values: dict[str, Fraction] = {}
+
+    def value(name: str, depth: int = 0) -> Fraction | None:
+        if name in values:
+            return values[name]
+        if name not in defs or depth > 200:
+            return None
+        env: dict[str, Fraction] = {}
+        for dep in expr_names(defs[name]):
+            v = value(dep, depth + 1)
+            if v is None:
+                return None
+            env[dep] = v
+        try:
+            values[name] = evaluate(defs[name], env)
+        except (ExpressionError, ZeroDivisionError, RecursionError):
+            return None
+        return values[name]
+
+    for n in defs:
+        value(n)
+    literals: set[Fraction] = set()
+
+    def walk(e: Any) -> None:
+        if isinstance(e, Num):
+            literals.add(e.value)
+        elif getattr(e, "op", None) == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) \
+                and e.right.value:
+            literals.add(e.left.value / e.right.value)  # (/ 3 4): the fraction 3/4
+        for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+            if child is not None:
+                walk(child)
+
+    for e in defs.values():
+        walk(e)
+    return defs, values, literals
+
+
+def _is_given_constant(defs: dict[str, Any], name: str) -> bool:
+    from qcstation.core.construct.rules import Neg, Num
+
+    e = defs.get(name)
+    if isinstance(e, Num):
+        return True
+    if isinstance(e, Neg) and isinstance(e.operand, Num):
+        return True
+    # (/ 1 2): a fraction given
+    return bool(getattr(e, "op", None) == "/" and isinstance(getattr(e, "left", None), Num)
+                and isinstance(getattr(e, "right", None), Num))
+
+
+# --------------------------------------------------------------------------- per dimension
+
+
+def _audit_smt(dim: str, smtlib: str, question: str, solution: str,
+               settled: set[tuple[str, str]] | None = None) -> list[Flag]:
+    from qcstation.core.construct.rules import Name, expr_names
+
+    settled = settled or set()
+    parsed = _smt_definitions(smtlib)
+    if parsed is None:
+        return []
+    defs, values, literals = parsed
+    q_numbers = _question_numbers(question)
+    flags: list[Flag] = []
+    seen: set[tuple[str, str]] = set()
+    for name, e in defs.items():
+        if isinstance(e, Name):
+            continue  # answer = s3: naming the result, not using it
+        for dep in expr_names(e):
+            if dep not in defs or _is_given_constant(defs, dep) or (name, dep) in seen:
+                continue
+            if (name, dep) in settled:
+                continue  # the rule recorded the structure that makes this link
+            v = values.get(dep)
+            if v is not None and v in q_numbers:
+                seen.add((name, dep))
+                flags.append(Flag("equal-value-link", dim,
+                                  f"{name} uses {dep} = {_fmt(v)}, a value the question also states"))
+    if solution:
+        used = _solution_numbers(solution) & q_numbers
+        missing = sorted(v for v in used - literals if v not in (0, 1))
+        if missing:
+            flags.append(Flag("unused-given", dim,
+                              "the solution uses " + ", ".join(_fmt(v) for v in missing[:8])
+                              + " from the question, the formalization does not"))
+    return flags
+
+
+def _audit_notation(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
+    flags: list[Flag] = []
+    smt = content.get("smtlib")
+    if isinstance(smt, str) and smt:
+        flags = [f for f in _audit_smt("arithmetic", smt, question, solution, _settled(content))
+                 if f.code == "equal-value-link"]
+    if solution:
+        shown = _question_numbers(str(content.get("notation", "")))
+        for v in (content.get("variables") or {}).values():
+            try:
+                shown.add(Fraction(str(v)))
+            except (ValueError, ZeroDivisionError):
+                continue
+        used = _solution_numbers(solution) & _question_numbers(question)
+        missing = sorted(v for v in used - shown if v not in (0, 1))
+        if missing:
+            flags.append(Flag("unused-given", "arithmetic",
+                              "the notation question leaves out " + ", ".join(_fmt(v) for v in missing[:8])
+                              + ", which the solution uses"))
+    return flags
+
+
+def _norm(text: Any) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
+
+
+def _audit_keyinfo(content: dict[str, Any]) -> list[Flag]:
+    flags: list[Flag] = []
+    titles = {"problem_scenario": "scenario", "goal": "goal", "known_quantities": "known quantities",
+              "unknown_quantities": "unknown quantities",
+              "relationships_and_constraints": "relationships", "irrelevant_information": "irrelevant information"}
+    where: dict[str, list[str]] = {}
+    for key, title in titles.items():
+        v = content.get(key)
+        items = v if isinstance(v, list) else [v]
+        for item in items:
+            n = _norm(item)
+            if len(n) < 3:
+                continue
+            where.setdefault(n, []).append(title)
+    goal, scenario = _norm(content.get("goal", "")), _norm(content.get("problem_scenario", ""))
+    reported: set[str] = set()
+    for n, fields in where.items():
+        if len(fields) > 1:
+            pair = " and ".join(sorted(set(fields))) if len(set(fields)) > 1 else f"{fields[0]} (twice)"
+            flags.append(Flag("repeated-field", "understanding", f"the same text is in {pair}: {n[:60]!r}"))
+            reported.add(n)
+    if goal and scenario and goal not in reported and goal != scenario and goal in scenario \
+            and len(goal) > 0.8 * len(scenario):
+        flags.append(Flag("repeated-field", "understanding", "the scenario is the goal"))
+    return flags
+
+
+_FINAL = re.compile(r"(?:answer is|####)\s*:?\s*\$?\s*([-−]?[\d,]*\.?\d+(?:/\d+)?)", re.I)
+
+
+def _audit_refinement(content: dict[str, Any], gold: Fraction | None) -> list[Flag]:
+    from qcstation.core.verify.answers import parse_number
+
+    text = str(content.get("w_cot", ""))[:MAX_TEXT]
+    m = list(_FINAL.finditer(text))
+    if not m or gold is None:
+        return []
+    got = parse_number(m[-1].group(1).replace("−", "-"))
+    if got is None or got.value != gold:
+        return []
+    errors = [e for e in content.get("errors") or [] if isinstance(e, dict)]
+    if errors and any(e.get("changes_answer") is False for e in errors) \
+            and not any(e.get("changes_answer") for e in errors):
+        return []  # every error type keeps the answer by definition, and the label says so
+    return [Flag("wrong-cot-keeps-gold", "refinement",
+                 f"the erroneous chain of thought ends with the gold answer {_fmt(gold)}"
+                 + ("" if errors and "changes_answer" in errors[0] else " and its labels do not say why"))]
+
+
+def audit_artifact(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
+    """Flags for one artifact. ``content`` is the stored JSON (text or parsed);
+    ``seed`` the seed row (``question``, ``solution``, ``answer_value``/``answer_text``)."""
+    if isinstance(content, str):
+        try:
+            content = json.loads(content[:MAX_TEXT * 5])
+        except ValueError:
+            return []
+    if not isinstance(content, dict):
+        return []
+    question = str(seed.get("question") or "")
+    solution = str(seed.get("solution") or "")
+    flags = [Flag("uncertain", dimension, str(u)[:300]) for u in (content.get("uncertain") or [])
+             if isinstance(u, str)][:5]
+    return flags + _audit_dimension(dimension, content, seed, question, solution)
+
+
+def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, Any], question: str,
+                     solution: str) -> list[Flag]:
+    try:
+        if dimension == "reasoning":
+            smt = content.get("smtlib")
+            return _audit_smt("reasoning", smt, question, solution, _settled(content)) \
+                if isinstance(smt, str) else []
+        if dimension == "arithmetic":
+            return _audit_notation(content, question, solution)
+        if dimension == "understanding":
+            return _audit_keyinfo(content)
+        if dimension == "refinement":
+            return _audit_refinement(content, _gold(seed))
+    except RecursionError:
+        return []
+    return []
+
+
+def _settled(content: dict[str, Any]) -> set[tuple[str, str]]:
+    """Links a rule made because the solution's structure admits no other reading
+    (recorded with the artifact), as opposed to links made by equal value."""
+    out: set[tuple[str, str]] = set()
+    for link in content.get("links") or []:
+        if isinstance(link, dict) and str(link.get("evidence", "")).startswith("the one structure"):
+            out.add((str(link.get("step")), str(link.get("uses"))))
+    return out
+
+
+def _gold(seed: dict[str, Any]) -> Fraction | None:
+    from qcstation.core.verify.answers import parse_number
+
+    raw = seed.get("answer_value")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            return Fraction(raw.strip())
+        except (ValueError, ZeroDivisionError):
+            pass
+    parsed = parse_number(str(seed.get("answer_text") or ""))
+    return parsed.value if parsed else None
+
+
+# --------------------------------------------------------------------------- stored flags
+# Flags are stored with each artifact when it is made (and refreshed by ``qcstation audit``):
+#   flags          JSON list of {"code", "message"}; NULL: never audited
+#   flag_codes     the codes with their counts, "code:n" sorted and joined by spaces ('' none)
+#   audit_version  AUDIT_VERSION of the rules that stored them
+# ``flag_codes`` and ``audit_version`` sit in the covering index of the current-version scan
+# (migration 9), so counting them costs what counting artifacts costs.
+
+
+def flag_columns(flags: list[Flag]) -> dict[str, Any]:
+    """The stored columns for ``flags`` (see above)."""
+    per = Counter(f.code for f in flags)
+    return {"flags": json.dumps([{"code": f.code, "message": f.message} for f in flags],
+                                ensure_ascii=False),
+            "flag_codes": " ".join(f"{c}:{n}" for c, n in sorted(per.items())),
+            "audit_version": AUDIT_VERSION}
+
+
+def stored_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> dict[str, Any]:
+    """The flag columns of an artifact about to be stored (its make-time audit)."""
+    return flag_columns(audit_artifact(dimension, content, seed))
+
+
+def parse_flag_codes(codes: str | None) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for part in (codes or "").split():
+        code, _, n = part.rpartition(":")
+        if code and n.isdigit():
+            out[code] += int(n)
+    return out

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 ENV_DB = "QCSTATION_DB"
 BUSY_TIMEOUT_MS = 60_000
-#: after this long waiting for the write lock, say who holds it (LOCK_WAIT_NOTICE)
+#: after this long waiting for the write lock, say who holds it (lock_notices)
 LOCK_NOTICE_AFTER_S = 2.0
 
 #: rows per statement of Store.insert_many (fewer when the columns would pass SQLite's limit
@@ -39,9 +39,21 @@ LOCK_NOTICE_AFTER_S = 2.0
 ROWS_PER_INSERT = 500
 _MAX_VARIABLES = 32766 if sqlite3.sqlite_version_info >= (3, 32, 0) else 999
 
-#: Called with a one-line message when a write waits for a lock another process holds;
-#: the CLI prints it on stderr. None: wait silently.
-LOCK_WAIT_NOTICE: Callable[[str], None] | None = None
+#: Who is told (with a one-line message) that a write waits for a lock another process
+#: holds: the innermost :func:`lock_notices` block. None open: wait silently.
+_lock_listeners: list[Callable[[str], None]] = []
+
+
+@contextlib.contextmanager
+def lock_notices(listener: Callable[[str], None]) -> Iterator[None]:
+    """While the block runs, a write that waits for another process's lock calls
+    ``listener`` with a line saying who holds it (the CLI prints it on stderr, the app shows a
+    notification). Blocks nest: the innermost listener is the one told."""
+    _lock_listeners.append(listener)
+    try:
+        yield
+    finally:
+        _lock_listeners.remove(listener)
 
 
 def busy_timeout_ms() -> int:
@@ -238,7 +250,7 @@ class Store:
 
     def _begin_immediate(self) -> None:
         """Take the write lock. When another process holds it for more than
-        :data:`LOCK_NOTICE_AFTER_S`, tell the user who (``LOCK_WAIT_NOTICE``), keep waiting
+        :data:`LOCK_NOTICE_AFTER_S`, tell the user who (:func:`lock_notices`), keep waiting
         up to the busy timeout, then fail with a message naming the holder."""
         total_ms = busy_timeout_ms()
         first_ms = min(int(LOCK_NOTICE_AFTER_S * 1000), total_ms)
@@ -252,7 +264,7 @@ class Store:
         finally:
             self.conn.execute(f"PRAGMA busy_timeout = {total_ms}")
         who = describe_lock_holders(self.path)
-        notice = LOCK_WAIT_NOTICE
+        notice = _lock_listeners[-1] if _lock_listeners else None
         if notice is not None:
             notice(f"waiting for the write lock on {self.path}, held by {who} "
                    f"(up to {total_ms / 1000:g} s; Ctrl-C stops waiting, nothing is lost)")

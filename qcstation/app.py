@@ -32,44 +32,14 @@ from db import Store
 from db.store import storage_message
 from qcstation.common.safe import one_line, printable
 from qcstation.common.errors import QCStationError, StoreError
+from screens._base import SCREEN_NAMES, ReadCancelled
 from screens.dashboard import DashboardScreen
-from screens.error_modal import ErrorModal
-from screens.help import HelpScreen
+from screens.dialogs.error import ErrorModal
+from screens.dialogs.help import HelpScreen
 
 if TYPE_CHECKING:
-    from qcstation.common.config import Config
+    from qcstation.common.config import Config, QCConfig
     from qcstation.core.review.gate import GateStatus
-
-
-@dataclass(frozen=True)
-class QCSettings:
-    """The ``[qc]`` settings the workstation needs, read once from the configuration."""
-
-    sample_rate: float = 0.10
-    rng_seed: int = 12345
-    defect_threshold: float = 0.05
-    confidence: float = 0.95
-    overlap_rate: float = 0.0
-    min_sample: int = 5
-    curators: tuple[str, ...] = ()
-    dimensions: tuple[str, ...] = ("arithmetic", "understanding")
-
-    @classmethod
-    def from_config(cls, cfg: Any) -> QCSettings:
-        qc = getattr(cfg, "qc", None)
-        if qc is None:
-            return cls()
-        default = cls()
-        return cls(
-            sample_rate=float(getattr(qc, "sample_rate", default.sample_rate)),
-            rng_seed=int(getattr(qc, "rng_seed", default.rng_seed)),
-            defect_threshold=float(getattr(qc, "defect_threshold", default.defect_threshold)),
-            confidence=float(getattr(qc, "confidence", default.confidence)),
-            overlap_rate=float(getattr(qc, "overlap_rate", default.overlap_rate)),
-            min_sample=int(getattr(qc, "min_sample", default.min_sample)),
-            curators=tuple(getattr(qc, "curators", default.curators) or ()),
-            dimensions=tuple(getattr(qc, "dimensions", default.dimensions) or default.dimensions),
-        )
 
 
 #: From this many artifact rows up, heavy read-only work (QC gates, counts) runs in a
@@ -89,10 +59,6 @@ with Store(sys.argv[2]) as store:
 to_dict = getattr(result, "to_dict", None)
 json.dump(to_dict() if callable(to_dict) else result, sys.stdout, default=str)
 """
-
-
-class ReadCancelled(Exception):
-    """The worker waiting for a child-process read was cancelled (the child was killed)."""
 
 
 def read_in_subprocess(target: str, db_path: Path, *args: Any,
@@ -193,8 +159,21 @@ class QCStationApp(App[int]):
                 tooltip="Command palette: every action by name", id="command-palette"),
     ]
 
+    #: where each screen name (:data:`screens._base.SCREEN_NAMES`) is built from; imported
+    #: when first opened, so starting the app loads only the dashboard
+    SCREEN_CLASSES: dict[str, str] = {
+        "dashboard": "screens.dashboard:DashboardScreen",
+        "review": "screens.review:ReviewScreen",
+        "queue": "screens.queue:QueueScreen",
+        "releases": "screens.releases:ReleasesScreen",
+        "runs": "screens.runs:RunsScreen",
+        "results": "screens.results:ResultsScreen",
+        "charts": "screens.charts:ChartsScreen",
+        "side_by_side": "screens.side_by_side:SideBySideScreen",
+    }
+
     def __init__(self, db_path: Path, *, config: Config, account: str, display_name: str,
-                 settings: QCSettings, review: str | None = None) -> None:
+                 review: str | None = None) -> None:
         super().__init__()
         self.db_path = Path(db_path)
         self.start_review = review
@@ -205,13 +184,17 @@ class QCStationApp(App[int]):
         self.annotator = account
         #: the name shown beside the account (``--annotator``); grants nothing
         self.display_name = display_name
-        self.settings = settings
         from qcstation.common.identity import Identity
 
         who = Identity(account, display_name).label()
         self.sub_title = (f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}"
                           + (" · curator" if self.is_curator else ""))
         start_resource_tracker()
+
+    @property
+    def settings(self) -> QCConfig:
+        """The ``[qc]`` section of the configuration."""
+        return self.config.qc
 
     @property
     def is_curator(self) -> bool:
@@ -221,11 +204,18 @@ class QCStationApp(App[int]):
 
     # -- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
-        self.push_screen(DashboardScreen())
+        self.open_screen("dashboard")
         if self.start_review is not None:
-            from screens.review import ReviewScreen
+            self.open_screen("review", self.start_review or None)
 
-            self.push_screen(ReviewScreen(self.start_review or None))
+    def open_screen(self, name: str, *args: Any, **kwargs: Any) -> None:
+        """Push a new instance of the screen registered as ``name``, built with ``args``."""
+        import importlib
+
+        if name not in SCREEN_NAMES or name not in self.SCREEN_CLASSES:
+            raise KeyError(f"no screen named {name!r}")
+        module, cls = self.SCREEN_CLASSES[name].split(":")
+        self.push_screen(getattr(importlib.import_module(module), cls)(*args, **kwargs))
 
     def open_store(self) -> Store:
         """A new connection for the calling thread (call it inside a worker)."""
@@ -361,9 +351,7 @@ class QCStationApp(App[int]):
         self.push_screen(HelpScreen.for_screen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        from screens.dashboard import DashboardScreen as _Dashboard
-
-        dashboard = next((s for s in self.screen_stack if isinstance(s, _Dashboard)), None)
+        dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
         if dashboard is not None:
             for dimension in self.settings.dimensions:
                 from qcstation.widgets.labels import noun
@@ -411,8 +399,7 @@ def make_app(db_path: str | Path, *, config: Config | None = None,
         config = load_app_config(None)
     who = current_identity(display_name, account)
     return QCStationApp(Path(db_path), config=config, account=who.account,
-                        display_name=who.display, settings=QCSettings.from_config(config),
-                        review=review)
+                        display_name=who.display, review=review)
 
 
 def run_app(db_path: Path, config_path: str | None = None) -> int:
@@ -426,12 +413,12 @@ def run_app(db_path: Path, config_path: str | None = None) -> int:
         print(f"qcstation: error: {exc}", file=sys.stderr)
         return 2
     app = make_app(db_path, config=config)
-    import db.store
+    from db.store import lock_notices
 
     def lock_notice(message: str) -> None:  # called from worker threads: never print here
         with contextlib.suppress(Exception):
             app.call_from_thread(app.notify, message, title="Database busy", timeout=6)
 
-    db.store.LOCK_WAIT_NOTICE = lock_notice
-    app.run()
+    with lock_notices(lock_notice):
+        app.run()
     return int(app.return_code or 0)

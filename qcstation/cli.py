@@ -117,14 +117,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
     import db.store
 
-    db.store.LOCK_WAIT_NOTICE = lambda message: print(f"qcstation: {message}", file=sys.stderr,
-                                                      flush=True)
-    try:
-        if func is None:
-            from qcstation.commands._common import open_app
+    def lock_notice(message: str) -> None:
+        print(f"qcstation: {message}", file=sys.stderr, flush=True)
 
-            return open_app(args)
-        return int(func(args) or 0)
+    try:
+        with db.store.lock_notices(lock_notice):
+            if func is None:
+                from qcstation.commands._common import open_app
+
+                return open_app(args)
+            return int(func(args) or 0)
     except QCStationError as exc:
         print(f"qcstation: error: {exc}", file=sys.stderr)
         return 2

@@ -1,15 +1,75 @@
-"""What every workstation screen shares: access to the app's context, worker error routing."""
+"""What the screens may use of the workstation app, and what every screen shares.
+
+The contract between ``screens/`` and ``qcstation/app.py``: screens import this module
+(and ``screens.dialogs``), never the app and never one another. What they need of the app
+is :class:`Workstation`, a narrow interface the app implements: the database path and a
+store opener for worker threads, the configuration and its ``[qc]`` settings, the acting
+account and its rights, the QC gate and status counts (which the app may run in a child
+process on a very large database), error reporting, and navigation by screen name
+(:meth:`Workstation.open_screen`; the names are :data:`SCREEN_NAMES`, registered by the
+app). Dialogs (every ``ModalScreen``) live in ``screens/dialogs`` and are imported where
+they are shown: they are leaves that import nothing of the screens.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import on
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
-    from qcstation.app import QCStationApp
+    from db import Store
+    from qcstation.common.config import Config, QCConfig
+    from qcstation.core.review.gate import GateStatus
+
+#: the full screens, by the name a screen opens them with (``qc_app.open_screen(name, ...)``)
+SCREEN_NAMES = ("dashboard", "review", "queue", "releases", "runs", "results", "charts",
+                "side_by_side")
+
+
+class ReadCancelled(Exception):
+    """The worker waiting for a child-process read was cancelled (the child was killed)."""
+
+
+class Workstation(Protocol):
+    """What a screen may use of the app (``QCScreen.qc_app``); the app implements it."""
+
+    db_path: Path
+    config: Config
+    #: the person acting: the OS account (claims, decisions and rights key on it)
+    annotator: str
+    #: the name shown beside the account; grants nothing
+    display_name: str
+
+    @property
+    def settings(self) -> QCConfig:
+        """The ``[qc]`` section of the configuration."""
+
+    @property
+    def is_curator(self) -> bool:
+        """May the acting account approve releases and settle items?"""
+
+    def open_store(self) -> Store:
+        """A new connection for the calling thread (call it inside a worker)."""
+
+    def evaluate_gate(self, store: Store, dimension: str) -> GateStatus:
+        """The QC gate of ``dimension`` with the configured threshold (worker threads only)."""
+
+    def read_counts(self, store: Store) -> dict[str, Any]:
+        """Seeds per source/status and current artifacts per dimension/status."""
+
+    def release_claim_later(self, item_id: int) -> None:
+        """Give back an item held without deciding (in the background)."""
+
+    def show_error(self, error: BaseException, context: str = "") -> None:
+        """Show an error as a dialog or a notification, as its kind calls for."""
+
+    def open_screen(self, name: str, *args: Any, **kwargs: Any) -> None:
+        """Push a new instance of the screen registered as ``name`` (one of
+        :data:`SCREEN_NAMES`), built with ``args`` and ``kwargs``."""
 
 
 class QCScreen(Screen[None]):
@@ -17,16 +77,14 @@ class QCScreen(Screen[None]):
     own store (``self.qc_app.open_store()``) and post messages; errors end up here."""
 
     @property
-    def qc_app(self) -> QCStationApp:
-        return cast("QCStationApp", self.app)
+    def qc_app(self) -> Workstation:
+        return cast("Workstation", self.app)
 
     @on(Worker.StateChanged)
     def _route_worker_error(self, event: Worker.StateChanged) -> None:
         """One place for worker failures (H ``app.py::handle_worker_error``)."""
         if event.state != WorkerState.ERROR or event.worker.error is None:
             return
-        from qcstation.app import ReadCancelled
-
         self.worker_failed(event.worker)
         if isinstance(event.worker.error, ReadCancelled):
             return  # we cancelled it on purpose (the screen was left)

@@ -282,37 +282,27 @@ class DashboardScreen(QCScreen):
         self.open_review(dimension)
 
     def open_review(self, dimension: str | None) -> None:
-        from screens.review import ReviewScreen
-
         self.refresh_on_resume = True
-        self.app.push_screen(ReviewScreen(dimension))
+        self.qc_app.open_screen("review", dimension)
 
     def action_queue(self) -> None:
         self.open_queue(None)
 
     def open_queue(self, dimension: str | None) -> None:
-        from screens.queue import QueueScreen
-
         self.refresh_on_resume = True
-        self.app.push_screen(QueueScreen(dimension))
+        self.qc_app.open_screen("queue", dimension)
 
     def action_releases(self) -> None:
-        from screens.releases import ReleasesScreen
-
         self.refresh_on_resume = True
-        self.app.push_screen(ReleasesScreen())
+        self.qc_app.open_screen("releases")
 
     def action_eval_runs(self) -> None:
-        from screens.runs import RunsScreen
-
         self.refresh_on_resume = True
-        self.app.push_screen(RunsScreen())
+        self.qc_app.open_screen("runs")
 
     def action_results(self) -> None:
-        from screens.results import ResultsScreen
-
         self.refresh_on_resume = True
-        self.app.push_screen(ResultsScreen())
+        self.qc_app.open_screen("results")
 
     # -- sampling --------------------------------------------------------------------
     def action_draw_samples(self) -> None:

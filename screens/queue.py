@@ -232,7 +232,7 @@ class QueueScreen(QCScreen):
         if item is None:
             return
         from qcstation.core.review.fixes import FIXABLE, editable_text
-        from screens.fix_item import FixModal
+        from screens.dialogs.fix_item import FixModal
 
         if item.dimension not in FIXABLE:
             self.notify(f"{item.dimension} items cannot be fixed in place.", severity="warning")
@@ -250,7 +250,7 @@ class QueueScreen(QCScreen):
         item = self._target()
         if item is None or not self._curator_only("exclude a seed"):
             return
-        from screens.review import ExcludeSeedModal
+        from screens.dialogs.exclude_seed import ExcludeSeedModal
 
         def confirmed(reason: str | None) -> None:
             if reason:
@@ -277,7 +277,7 @@ class QueueScreen(QCScreen):
         if not any(d["verdict"] in ("accept", "reject") for d in item.decisions):
             self.notify(f"{item.key} has no decision yet to {kind}.", severity="warning")
             return
-        from screens.fix_item import ResolveModal
+        from screens.dialogs.fix_item import ResolveModal
 
         def chosen(result: tuple[str, str] | None) -> None:
             if result:

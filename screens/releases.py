@@ -10,16 +10,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from qcstation.core.release import releases as rel
 from qcstation.common.safe import one_line, printable
 from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
 from screens._base import QCScreen
-from screens.approve_release import ApproveReleaseModal
+from screens.dialogs.approve_release import ApproveReleaseModal
+from screens.dialogs.confirm import ConfirmModal
 
 DEFAULT_NAME = "smart"
 DEFAULT_VERSION = "1.0.0"
@@ -319,27 +319,3 @@ class ReleasesScreen(QCScreen):
 
     def action_back(self) -> None:
         self.dismiss(None)
-
-
-class ConfirmModal(ModalScreen[bool]):
-    """y confirms, n or Esc cancels."""
-
-    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm-yes"),
-                Binding("n", "answer(False)", "No", id="confirm-no"),
-                Binding("escape", "answer(False)", "Cancel", id="confirm-cancel")]
-
-    def __init__(self, title: str, text: str) -> None:
-        super().__init__()
-        self.title_text = title
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm_dialog", classes="dialog"):
-            yield Static(Text(self.text))
-        yield Footer(show_command_palette=False, compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm_dialog").border_title = self.title_text
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)

@@ -327,7 +327,7 @@ class ResultsScreen(QCScreen):
 
     # -- elsewhere -------------------------------------------------------------------------
     def action_side_by_side(self) -> None:
-        from screens.side_by_side import PickRunModal, SideBySideScreen
+        from screens.dialogs.pick_run import PickRunModal
 
         row = self.selected_row()
         if row is None:
@@ -340,8 +340,8 @@ class ResultsScreen(QCScreen):
 
         def chosen(run_b: int | None) -> None:
             if run_b is not None:
-                self.app.push_screen(SideBySideScreen(row.run_id, run_b, row.seed_id,
-                                                      row.sample_idx, TASK_OF.get(row.metric)))
+                self.qc_app.open_screen("side_by_side", row.run_id, run_b, row.seed_id,
+                                        row.sample_idx, TASK_OF.get(row.metric))
 
         if len(others) == 1:
             chosen(others[0][0])
@@ -349,10 +349,8 @@ class ResultsScreen(QCScreen):
             self.app.push_screen(PickRunModal(others, row.item_key), callback=chosen)
 
     def action_charts(self) -> None:
-        from screens.charts import ChartsScreen
-
         runs = list(self.filters.run_ids) or [r for r, _ in self.choices["runs"]]
-        self.app.push_screen(ChartsScreen(runs))
+        self.qc_app.open_screen("charts", runs)
 
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "loaders":

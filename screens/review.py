@@ -23,10 +23,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
 from qcstation.core.review.curation import exclude_seed
@@ -54,7 +53,9 @@ from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
 from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
 from qcstation.widgets.review_views import ArtifactView, SeedView, pane_title, render_verdicts
 from screens._base import QCScreen
-from screens.reject_reason import RejectReasonModal
+from screens.dialogs.comment import CommentModal
+from screens.dialogs.exclude_seed import ExcludeSeedModal
+from screens.dialogs.reject_reason import RejectReasonModal
 
 if TYPE_CHECKING:
     from db import Store
@@ -85,81 +86,12 @@ class HistoryLoaded(Message):
         self.item_ids = item_ids
 
 
-class CommentModal(ModalScreen[str | None]):
-    """A free-text note for the next decision: Enter keeps it, Esc cancels."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment-cancel")]
-
-    def __init__(self, current: str) -> None:
-        super().__init__()
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="comment_dialog", classes="dialog"):
-            yield Static(Text("A note that goes with your next decision on this item "
-                              "(seen by the curator). Enter keeps it; an empty note clears "
-                              "it; Esc cancels."))
-            yield Input(self.current, placeholder="Note", id="comment_text", max_length=2000)
-        yield Footer(show_command_palette=False, compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#comment_dialog").border_title = "Comment"
-        self.query_one("#comment_text", Input).focus()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Input.Submitted, "#comment_text")
-    def _typed(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
-
-
 class SeedExcluded(Message):
     """A curator excluded a seed (``result`` is what :func:`exclude_seed` returned)."""
 
     def __init__(self, result: dict[str, object]) -> None:
         super().__init__()
         self.result = result
-
-
-class ExcludeSeedModal(ModalScreen[str | None]):
-    """Confirm excluding a seed: dismisses with the typed reason, or None on Esc."""
-
-    BINDING_GROUP_TITLE = "Exclude seed"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="exclude-cancel")]
-
-    def __init__(self, seed_id: int, label: str) -> None:
-        super().__init__()
-        self.seed_id = seed_id
-        self.label = label
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="exclude_dialog", classes="dialog"):
-            yield Static(Text(
-                f"Exclude seed #{self.seed_id} ({one_line(self.label, 80)}) from the dataset? Do this only "
-                "when its artifact cannot be fixed. Its rejected item then no longer blocks "
-                "the QC gate (the reject still counts as a defect) and releases leave the "
-                "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")
-            yield Input(placeholder="Why it cannot be fixed", id="exclude_reason")
-        yield Footer(show_command_palette=False, compact=True)
-
-    def on_mount(self) -> None:
-        dialog = self.query_one("#exclude_dialog")
-        dialog.border_title = "Exclude seed"
-        dialog.border_subtitle = "Enter excludes · Esc cancels"
-        self.query_one("#exclude_reason", Input).focus()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Input.Submitted, "#exclude_reason")
-    def _typed(self, event: Input.Submitted) -> None:
-        reason = " ".join(event.value.split())
-        if not reason:
-            self.notify("Type why the seed is excluded (it is recorded with your name).",
-                        severity="warning")
-            return
-        self.dismiss(reason)
 
 
 class ReviewScreen(QCScreen):
@@ -371,7 +303,7 @@ class ReviewScreen(QCScreen):
             self._notice("No item is shown to fix.", "warning")
             return
         from qcstation.core.review.fixes import FIXABLE, editable_text
-        from screens.fix_item import FixModal
+        from screens.dialogs.fix_item import FixModal
 
         if item.dimension not in FIXABLE:
             self._notice(f"{item.dimension} items cannot be fixed in place.", "warning")

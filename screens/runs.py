@@ -28,7 +28,7 @@ from qcstation.widgets.eval_views import (
     render_run_detail,
 )
 from screens._base import QCScreen
-from screens.start_run import RunRequest, StartRunModal
+from screens.dialogs.start_run import RunRequest, StartRunModal
 
 #: Seconds between progress messages from the run's worker.
 PROGRESS_EVERY_S = 0.25
@@ -336,12 +336,8 @@ class RunsScreen(QCScreen):
         self.dismiss(None)
 
     def action_browse(self) -> None:
-        from screens.results import ResultsScreen
-
         run = self._selected()
-        self.app.push_screen(ResultsScreen(run_ids=(run.run_id,) if run else ()))
+        self.qc_app.open_screen("results", run_ids=(run.run_id,) if run else ())
 
     def action_charts(self) -> None:
-        from screens.charts import ChartsScreen
-
-        self.app.push_screen(ChartsScreen([r.run_id for r in reversed(self.runs)]))
+        self.qc_app.open_screen("charts", [r.run_id for r in reversed(self.runs)])

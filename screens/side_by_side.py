@@ -1,4 +1,5 @@
-"""One item in two runs, side by side (and the dialog that picks the second run)."""
+"""One item in two runs, side by side (the dialog that picks the second run is
+``screens.dialogs.pick_run``)."""
 
 from __future__ import annotations
 
@@ -6,47 +7,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Header, Static
 
 from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.messages import SideBySideLoaded
 from qcstation.widgets.eval_views import render_item, render_item_header
 from screens._base import QCScreen
-
-
-class PickRunModal(ModalScreen[int | None]):
-    """Choose the run to compare with; dismisses with its id or None."""
-
-    BINDING_GROUP_TITLE = "Compare with"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="pick-run-cancel")]
-
-    def __init__(self, runs: list[tuple[int, str]], item_key: str) -> None:
-        super().__init__()
-        self.runs = runs
-        self.item_key = item_key
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="pick_run_dialog", classes="dialog"):
-            yield OptionList(*[Option(Text(preview(label, 60)), id=str(run_id))
-                               for run_id, label in self.runs], id="pick_run_list")
-        yield Footer(show_command_palette=False, compact=True)
-
-    def on_mount(self) -> None:
-        dialog = self.query_one("#pick_run_dialog")
-        dialog.border_title = Text(f"Compare {preview(self.item_key, 30)} with")
-        dialog.border_subtitle = "Enter picks · Esc cancels"
-        self.query_one("#pick_run_list").focus()
-
-    @on(OptionList.OptionSelected, "#pick_run_list")
-    def _picked(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id or 0))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class SideBySideScreen(QCScreen):

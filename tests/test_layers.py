@@ -1,10 +1,21 @@
 """The layers import downwards only: ``qcstation.common`` imports nothing of ours outside
 itself; ``db`` and ``exports`` import only ``qcstation.common`` (and themselves); the
-construction stage never imports review. Every import counts, also one inside a function."""
+construction stage never imports review; screens use the app only through
+``screens._base`` and never import one another; and there is no import loop anywhere in
+``qcstation/``, ``screens/``, ``db/`` and ``exports/``.
+
+Every import counts: at module level, inside a function and under ``TYPE_CHECKING``. A
+function-level import only defers a dependency (it is how the screens↔app loop through 11
+files stayed hidden), and a type-only import is still a dependency a reader must follow.
+An import of ``a.b.c`` is an edge to the module it names (``a/b/c.py``, or the package
+``a.b`` when ``c`` is a name in its ``__init__``), not to the parent packages Python also
+initialises: a package whose ``__init__`` re-exports its own modules is not a loop.
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = ("qcstation", "db", "exports", "screens")
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
+def _imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """(line, module) of every import in a file that names one of our packages."""
     out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -23,8 +34,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             out.append((node.lineno, node.module))
             # "from qcstation import x" names the module qcstation.x when x is one
             out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names
-                    if (ROOT / node.module.replace(".", "/") / a.name).exists()
-                    or (ROOT / node.module.replace(".", "/") / f"{a.name}.py").exists()]
+                    if (root / node.module.replace(".", "/") / a.name).exists()
+                    or (root / node.module.replace(".", "/") / f"{a.name}.py").exists()]
     return [(n, m) for n, m in out if m.split(".")[0] in OURS]
 
 
@@ -63,3 +74,147 @@ def test_the_check_itself_sees_a_function_level_import(tmp_path: Path) -> None:
     assert sorted(_imports(sample)) == [(2, "qcstation.core.review"),
                                         (2, "qcstation.core.review.gate"),
                                         (3, "qcstation"), (3, "qcstation.common")]
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports (every import; see the module docstring)."""
+    files = {_module_name(p, root): p for top in OURS for p in sorted((root / top).rglob("*.py"))}
+
+    def owner(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        targets = {owner(name) for _, name in _imports(path, root)}
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every loop: one cycle (``[a, b, ..., a]``) through each strongly connected component
+    of the graph (Tarjan), the largest component first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(component)
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph) + 100))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return [_cycle_in(graph, c) for c in sorted(components, key=lambda c: (-len(c), min(c)))]
+
+
+def _cycle_in(graph: dict[str, set[str]], component: set[str]) -> list[str]:
+    """One cycle inside a strongly connected component: from its first module, the shortest
+    way back to it (breadth first, staying inside the component)."""
+    start = min(component)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(graph[v] & component):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if w not in came_from:
+                    came_from[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    raise AssertionError(f"not a loop: {sorted(component)}")
+
+
+def test_no_import_loop_anywhere() -> None:
+    loops = import_loops(import_graph())
+    assert not loops, "import loops:\n" + "\n".join(" -> ".join(c) for c in loops)
+
+
+def test_the_loop_check_finds_a_loop_through_a_function_level_import(tmp_path: Path) -> None:
+    (tmp_path / "qcstation").mkdir()
+    for top in OURS[1:]:
+        (tmp_path / top).mkdir()
+    (tmp_path / "qcstation" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "qcstation" / "a.py").write_text("from qcstation import b\n", encoding="utf-8")
+    (tmp_path / "qcstation" / "b.py").write_text(
+        "def f():\n    from qcstation.c import x\n", encoding="utf-8")
+    (tmp_path / "qcstation" / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import qcstation.a\n",
+        encoding="utf-8")
+    (tmp_path / "qcstation" / "d.py").write_text("import qcstation.a\n", encoding="utf-8")
+    graph = import_graph(tmp_path)
+    assert import_loops(graph) == [["qcstation.a", "qcstation.b", "qcstation.c", "qcstation.a"]]
+
+
+def test_screens_use_the_app_only_through_the_interface_and_open_one_another_by_name() -> None:
+    """A screen imports ``screens._base`` and dialogs, never ``qcstation.app`` nor another
+    full screen; dialogs import no screen."""
+    bad = []
+    for path in sorted((ROOT / "screens").rglob("*.py")):
+        for line, module in _imports(path):
+            if module == "qcstation.app" or (
+                    module.startswith("screens.") and module != "screens._base"
+                    and not module.startswith("screens.dialogs")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert bad == []
+
+
+def test_every_screen_name_opens_a_screen() -> None:
+    import importlib
+
+    from qcstation.app import QCStationApp
+    from screens._base import SCREEN_NAMES, QCScreen
+
+    assert set(QCStationApp.SCREEN_CLASSES) == set(SCREEN_NAMES)
+    for name, where in QCStationApp.SCREEN_CLASSES.items():
+        module, cls = where.split(":")
+        assert issubclass(getattr(importlib.import_module(module), cls), QCScreen), name
+
+
+def test_every_dialog_lives_in_screens_dialogs() -> None:
+    """Every ``ModalScreen`` subclass is defined under ``screens/dialogs``."""
+    bad = []
+    for top in OURS:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path.is_relative_to(ROOT / "screens" / "dialogs"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and any(
+                        "ModalScreen" in ast.unparse(b) for b in node.bases):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert bad == []

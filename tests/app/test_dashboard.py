@@ -13,7 +13,7 @@ from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.sampling import open_sample
 from qcstation.common.vocab import KEYINFO_TITLES
 from screens.dashboard import DashboardScreen
-from screens.error_modal import ErrorModal
+from screens.dialogs.error import ErrorModal
 from screens.review import ReviewScreen
 from tests.app.conftest import (
     ANNOTATOR,

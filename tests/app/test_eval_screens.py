@@ -17,8 +17,9 @@ from qcstation.common.config import parse_config
 from screens.charts import ChartsScreen
 from screens.results import ResultsScreen
 from screens.runs import RunsScreen
-from screens.side_by_side import PickRunModal, SideBySideScreen
-from screens.start_run import FormError, StartRunModal, parse_run_form
+from screens.dialogs.pick_run import PickRunModal
+from screens.side_by_side import SideBySideScreen
+from screens.dialogs.start_run import FormError, StartRunModal, parse_run_form
 from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, notifications, screen_text, settle
 from tests.eval_helpers import local_model
 from tests.eval_rows import add_real_run, add_run

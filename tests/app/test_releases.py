@@ -11,7 +11,7 @@ from db import Store
 from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.release import releases as rel
-from screens.approve_release import ApproveReleaseModal
+from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.releases import ReleasesScreen, next_version
 from tests.app.conftest import flat, make_config, notifications, screen_text, settle, static_text
 

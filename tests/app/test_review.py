@@ -11,8 +11,8 @@ from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.items import list_items
 from qcstation.core.review.sampling import open_sample
 from qcstation.widgets.labels import gate_line
-from screens.help import HelpScreen
-from screens.reject_reason import RejectReasonModal
+from screens.dialogs.help import HelpScreen
+from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
 from tests.app.conftest import (
     ANNOTATOR,
@@ -418,7 +418,7 @@ async def test_exclude_seed_key_is_for_curators_only(qc_db: Path) -> None:
 
 
 async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None:
-    from screens.review import ExcludeSeedModal
+    from screens.dialogs.exclude_seed import ExcludeSeedModal
 
     app = _review_app(qc_db, annotator="alice")
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,7 @@ from textual.widgets import Input
 from db import Store
 from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
-from screens.error_modal import ErrorModal
+from screens.dialogs.error import ErrorModal
 from screens.queue import QueueScreen, parse_filter
 from screens.results import SEARCH_LIMIT, ResultsScreen
 from tests.app.conftest import (

@@ -28,7 +28,7 @@ from qcstation.core.review.gate import gate
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.identity import os_account
 from screens.dashboard import DashboardScreen
-from screens.fix_item import FixModal, ResolveModal
+from screens.dialogs.fix_item import FixModal, ResolveModal
 from screens.queue import QueueScreen
 from screens.review import ReviewScreen
 from tests.app.conftest import (

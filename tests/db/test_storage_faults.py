@@ -202,7 +202,7 @@ def test_corrupt_page_in_the_shell(tmp_path: Path) -> None:
 
 async def test_corrupt_page_in_the_app(tmp_path: Path) -> None:
     from qcstation.app import make_app
-    from screens.error_modal import ErrorModal
+    from screens.dialogs.error import ErrorModal
     from tests.app.conftest import build_db, make_config, settle
 
     db = build_db(tmp_path / "bad.db", per_source={"gsm8k": 200})

@@ -14,7 +14,7 @@ from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleErro
                                                  parse_expression)
 from qcstation.core.construct.rules.givens import content_words, protect_fractions, question_numbers, text_numbers
 from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
-from qcstation.core.construct.rules.links import pick_answer, resolve_links
+from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
 from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
 from qcstation.core.verify.answers import parse_number
 
@@ -76,18 +76,6 @@ def final_answer(solution: str) -> Fraction | None:
         return None
     parsed = parse_number(m.group(1))
     return parsed.value if parsed else None
-
-
-@dataclass
-class Computation:
-    start: int
-    end: int
-    raw: str  # how the computation reads in the solution
-    expr_text: str
-    expr: Expr
-    value: Fraction
-    written: Fraction
-    source: str  # "annotation" | "inline"
 
 
 def mask_annotations(solution: str) -> str:

@@ -9,20 +9,31 @@ solution with more than one reading is refused (:class:`RuleError`).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from qcstation.core.construct.rules.expr import (Expr, Name, Neg, Num, BinOp, RuleError, canon, expr_names,
                                                  fmt, literal_value, literal_values)
 from qcstation.core.construct.rules.givens import Givens
 
-if TYPE_CHECKING:
-    from qcstation.core.construct.rules.calculator import Computation
-
 MAX_LINK_CHOICES = 4096
 
 
-def pick_answer(comps: list["Computation"], gold: Fraction | None, notes: list[str]) -> int:
+@dataclass
+class Computation:
+    """One step of a solution: where it is, what it computes and the result it writes."""
+
+    start: int
+    end: int
+    raw: str  # how the computation reads in the solution
+    expr_text: str
+    expr: Expr
+    value: Fraction
+    written: Fraction
+    source: str  # "annotation" | "inline"
+
+
+def pick_answer(comps: list[Computation], gold: Fraction | None, notes: list[str]) -> int:
     """Index of the step that computes the answer: the last whose value (else whose
     written result) is the gold answer; the last step when there is no gold."""
     if gold is None:
@@ -47,7 +58,7 @@ def pick_answer(comps: list["Computation"], gold: Fraction | None, notes: list[s
 
 
 def resolve_links(
-    comps: list["Computation"], exprs: list[Expr], names: list[str], givens: Givens | None,
+    comps: list[Computation], exprs: list[Expr], names: list[str], givens: Givens | None,
     notes: list[str],
 ) -> tuple[list[Expr], list[dict[str, str]]]:
     """Decide, for every number written in a step, whether it is a given or an earlier

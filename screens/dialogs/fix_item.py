@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from qcstation.common.errors import QCStationError
 
 if TYPE_CHECKING:
-    from qcstation.app import QCStationApp
+    from screens._base import Workstation
     from qcstation.core.review.items import ReviewItem
 
 
@@ -53,8 +53,8 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         self.needs_reason = item.outcome != "reject"
 
     @property
-    def qc_app(self) -> QCStationApp:
-        return cast("QCStationApp", self.app)
+    def qc_app(self) -> Workstation:
+        return cast("Workstation", self.app)
 
     def compose(self) -> ComposeResult:
         what = "notation question" if self.item.dimension == "arithmetic" else "key information"

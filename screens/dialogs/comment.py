@@ -1,0 +1,40 @@
+"""A free-text note for the next review decision."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static
+
+
+class CommentModal(ModalScreen[str | None]):
+    """A free-text note for the next decision: Enter keeps it, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment-cancel")]
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="comment_dialog", classes="dialog"):
+            yield Static(Text("A note that goes with your next decision on this item "
+                              "(seen by the curator). Enter keeps it; an empty note clears "
+                              "it; Esc cancels."))
+            yield Input(self.current, placeholder="Note", id="comment_text", max_length=2000)
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#comment_dialog").border_title = "Comment"
+        self.query_one("#comment_text", Input).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#comment_text")
+    def _typed(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)

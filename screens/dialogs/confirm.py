@@ -1,0 +1,34 @@
+"""A yes/no question."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """y confirms, n or Esc cancels."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm-yes"),
+                Binding("n", "answer(False)", "No", id="confirm-no"),
+                Binding("escape", "answer(False)", "Cancel", id="confirm-cancel")]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm_dialog", classes="dialog"):
+            yield Static(Text(self.text))
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm_dialog").border_title = self.title_text
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -29,7 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "last number) and compare it with the gold answer: exact rationals for plain "
             "numbers, math-verify (in an isolated worker) for LaTeX and symbolic answers. "
             "The verdict is correct, wrong or unparseable. Exit code 0 whatever the "
-            "verdict, 2 on a usage error."
+            "verdict, 2 on a usage error. Two verdicts are printed, as lm-evaluation-harness "
+            "reports them: flexible (the answer found as above) and strict (only the reply's "
+            "last line 'The answer is N.', the line the prompts ask for). An answer giving "
+            "several values (\\pm 5, '16 or 18', '5 and 7') is wrong against a single gold; "
+            "a last \\boxed{} whose braces do not close is unparseable, never its last number."
         ),
     )
     p.add_argument("text", metavar="TEXT",
@@ -45,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "the worker is killed after 3*S+2 s")
     p.add_argument("--json", action="store_true",
                    help="print a JSON object: extracted, verdict, value, method, detail, "
-                        "source, gold, checker_version")
+                        "source, gold, checker_version, and strict (the same fields)")
     p.set_defaults(func=run)
 
 
@@ -83,10 +87,14 @@ def run(args: argparse.Namespace) -> int:
     text = _read_stdin() if args.text == "-" else args.text
     if text is None:
         return 2
-    result = check_answer(text, args.gold, args.gold_value, CheckLimits(timeout_s=args.timeout))
+    limits = CheckLimits(timeout_s=args.timeout)
+    result = check_answer(text, args.gold, args.gold_value, limits)
+    strict = check_answer(text, args.gold, args.gold_value, limits, strict=True)
     if args.json:
         # ensure_ascii: every control or non-ASCII character of the response is escaped
-        json.dump(result.to_dict(), sys.stdout, indent=2, sort_keys=True, ensure_ascii=True)
+        out = result.to_dict()
+        out["strict"] = strict.to_dict()
+        json.dump(out, sys.stdout, indent=2, sort_keys=True, ensure_ascii=True)
         sys.stdout.write("\n")
         return 0
 
@@ -99,4 +107,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"gold:      {show(result.gold if result.gold is not None else args.gold)}")
     print(f"verdict:   {result.verdict}  ({result.method})")
     print(f"detail:    {show(result.detail)}")
+    print(f"flexible:  {result.verdict}  (the final answer anywhere, as above)")
+    print(f"strict:    {strict.verdict}  (the last line 'The answer is N.'"
+          + (f": {show(strict.extracted)}" if strict.extracted is not None else "")
+          + f"; {show(strict.detail)})")
     return 0

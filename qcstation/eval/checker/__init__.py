@@ -32,6 +32,17 @@ Extraction rules (:func:`extract_answer`), in this order; only the last
 
 A response with no number and no box or marker is ``unparseable``.
 
+The checker never guesses:
+
+* a last ``\\boxed{`` whose braces do not close within 1,200 characters is
+  ``unparseable`` (neither an earlier box nor the last number stands in for it);
+* an answer giving several values (``\\pm 5``, ``16 or 18``, ``5 and 7``, ``x = 5, x = -5``)
+  is ``wrong`` against a single-valued gold (method ``hedged``).
+
+*Strict* answers (``strict=True``, :func:`extract_strict`): only the reply's last non-empty
+line, of the form the prompts ask for (``The answer is N.``, N one number), counts; a
+reply without it is ``unparseable``. The default (*flexible*) reading is the rules above.
+
 Comparison rules for numbers (:func:`check_answer`):
 
 * Exact rationals: ``0.5`` = ``1/2`` = ``\\frac{1}{2}`` = ``\\dfrac12``; ``18.00`` = 18.
@@ -73,7 +84,7 @@ from qcstation.eval.checker.compare import (
     parse_gold,
     symbolic_job,
 )
-from qcstation.eval.checker.extract import MAX_SCAN_CHARS, Extraction, extract_answer
+from qcstation.eval.checker.extract import MAX_SCAN_CHARS, Extraction, extract_answer, extract_strict
 
 __all__ = [
     "CHECKER_VERSION",
@@ -83,6 +94,7 @@ __all__ = [
     "CheckLimits",
     "AnswerChecker",
     "extract_answer",
+    "extract_strict",
     "check_answer",
     "parse_gold",
 ]
@@ -141,10 +153,11 @@ class AnswerChecker:
               gold_value: str | None = None) -> CheckResult:
         return self.check_many([(response_text, gold_text, gold_value)])[0]
 
-    def check_many(self, items: Sequence[tuple[str | None, str | None, str | None]]
-                   ) -> list[CheckResult]:
+    def check_many(self, items: Sequence[tuple[str | None, str | None, str | None]], *,
+                   strict: bool = False) -> list[CheckResult]:
         """Verdicts in input order. Plain numbers are decided here; the rest go to the
-        math-verify workers in one batch."""
+        math-verify workers in one batch. ``strict``: the answer on the asked line only
+        (:func:`extract_strict`); a strict answer that is not there is ``unparseable``."""
         results: list[CheckResult | None] = [None] * len(items)
         pending: list[tuple[int, Extraction, Gold, dict[str, Any]]] = []
         golds: dict[tuple[str | None, str | None], Gold] = {}
@@ -153,10 +166,14 @@ class AnswerChecker:
             gold = golds.get(key)
             if gold is None:
                 gold = golds[key] = parse_gold(gold_text, gold_value)
-            ext = extract_answer(response)
+            ext = extract_strict(response) if strict else extract_answer(response)
             decided = decide_exact(ext, gold, response)
             if decided is not None:
                 results[i] = decided
+                continue
+            if strict and not ext.found:
+                results[i] = CheckResult("unparseable", None, None, "none", ext.reason,
+                                         ext.source, gold.shown)
                 continue
             job = symbolic_job(ext, response, gold)
             job["timeout"] = self.limits.timeout_s
@@ -181,14 +198,17 @@ class AnswerChecker:
 
 
 def check_answer(response_text: str | None, gold_text: str | None,
-                 gold_value: str | None = None, limits: CheckLimits = CheckLimits()
-                 ) -> CheckResult:
-    """Check one response. Plain numbers never start a process; anything math-verify has
-    to decide runs in a one-off isolated worker (use :class:`AnswerChecker` for many)."""
+                 gold_value: str | None = None, limits: CheckLimits = CheckLimits(), *,
+                 strict: bool = False) -> CheckResult:
+    """Check one response (``strict``: the answer on the asked line only). Plain numbers
+    never start a process; anything math-verify has to decide runs in a one-off isolated
+    worker (use :class:`AnswerChecker` for many)."""
     gold = parse_gold(gold_text, gold_value)
-    ext = extract_answer(response_text)
+    ext = extract_strict(response_text) if strict else extract_answer(response_text)
     decided = decide_exact(ext, gold, response_text)
     if decided is not None:
         return decided
+    if strict and not ext.found:
+        return CheckResult("unparseable", None, None, "none", ext.reason, ext.source, gold.shown)
     with AnswerChecker(workers=1, limits=limits) as checker:
-        return checker.check(response_text, gold_text, gold_value)
+        return checker.check_many([(response_text, gold_text, gold_value)], strict=strict)[0]

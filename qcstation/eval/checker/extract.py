@@ -31,6 +31,8 @@ class Extraction:
     source: str | None
     value: ExactAnswer | None = None
     reason: str = ""
+    #: the answer gives several values (``±5``, ``16 or 18``, ``5 and 7``): never correct
+    hedged: bool = False
 
     @property
     def found(self) -> bool:
@@ -213,6 +215,42 @@ def words_value(text: str) -> Fraction | None:
     return -v if negative else v
 
 
+HEDGED_REASON = "the answer gives several values; it is never correct against a single gold"
+_PLUS_MINUS = re.compile(r"\\pm\b|\\mp\b|[±∓]|\+\s*/\s*-|\+-(?=\s*\d)")
+_HEDGE_JOIN = re.compile(r"\s*(?:,|;|\bor\b|\band\b|\bto\b|\bvs\.?|\\text\s*\{\s*(?:or|and)\s*\}|\\(?:lor|vee)\b)\s*"
+                         r"(?:(?:either|maybe|possibly|perhaps)\s+)?(?:[A-Za-z]\s*=\s*)?(?:\\?\$\s*)?[-+−]?\s*\d")
+
+
+#: the last number follows another value and a join ("16 or 18", "x = 5 or x = -5") or a ±
+_HEDGED_BEFORE = re.compile(r"(?:\d\s*\bor\b\s*(?:[A-Za-z]\s*=\s*)?(?:\\?\$\s*)?[-+−]?\s*"
+                            r"|\\pm\s*|[±∓]\s*|\+\s*/\s*-\s*)$")
+
+
+def hedged(answer: str) -> bool:
+    """Whether an answer gives several values: a plus-minus (``±5``, ``\\pm 5``) or two
+    numbers joined by a comma, "or", "and" or "to" right after the first number (``16 or
+    18``, ``5 and 7``, ``x = 5, x = -5``). "18 because 6 x 3 = 18" is one answer."""
+    text = answer[: 4 * MAX_ANSWER_CHARS]
+    if _PLUS_MINUS.search(text):
+        return True
+    text = re.sub(r"^\s*(?:either|maybe|possibly|perhaps|approximately|about)\s+", "", text,
+                  flags=re.I)
+    for m in _TOKEN_LOOSE.finditer(text):
+        tok = m.group("tok")
+        if not any(ch.isdigit() for ch in tok):
+            continue
+        return _HEDGE_JOIN.match(text, m.end()) is not None
+    return False
+
+
+def _answer_sentence(seg: str) -> str:
+    """The text after an answer marker up to the end of its sentence, cleaned."""
+    seg = seg[: 4 * MAX_ANSWER_CHARS].lstrip().lstrip("*_`:= \t").lstrip()
+    if _math_span(seg) is not None:
+        return clean_candidate(_math_span(seg) or "")
+    return clean_candidate(_first_sentence(seg))
+
+
 def _first_sentence(seg: str) -> str:
     m = _SENTENCE_END.search(seg)
     return seg[: m.start()] if m else seg
@@ -266,7 +304,10 @@ def _from_segment(seg: str) -> tuple[str | None, ExactAnswer | None]:
     seg = seg.lstrip("*_`:= \t").lstrip()
     seg = re.sub(r"^\\(?:text|textbf|mathbf)\s*\{\s*\}\s*", "", seg)
     if seg.startswith("\\boxed") or seg.startswith("\\fbox"):
-        box = _last_box(seg)
+        try:
+            box = _last_box(seg)
+        except UnbalancedBox:
+            return None, None
         if box is not None:
             return box, exact_value(clean_candidate(box))
     span = _math_span(seg)
@@ -303,8 +344,14 @@ def _read_whole(text: str) -> tuple[str, ExactAnswer | None]:
     return text, None
 
 
+class UnbalancedBox(ValueError):
+    """The last ``\\boxed{`` does not close within the checker's limit: never guessed at."""
+
+
 def _last_box(text: str) -> str | None:
-    """Content of the last non-empty ``\\boxed{...}`` / ``\\fbox{...}`` (``\\boxed 5`` too)."""
+    """Content of the last non-empty ``\\boxed{...}`` / ``\\fbox{...}`` (``\\boxed 5`` too).
+    Raises :class:`UnbalancedBox` when the last box's braces do not close within
+    ``4 * MAX_ANSWER_CHARS`` characters (its last number is not taken as the answer)."""
     pos = len(text)
     for _ in range(64):
         b = text.rfind("\\boxed", 0, pos)
@@ -318,10 +365,12 @@ def _last_box(text: str) -> str | None:
             j += 1
         if j < len(text) and text[j] == "{":
             close = _balanced(text, j)
-            if close is not None:
-                inner = text[j + 1: close].strip()
-                if inner:
-                    return inner[: 4 * MAX_ANSWER_CHARS]
+            if close is None:
+                raise UnbalancedBox(f"the last \\boxed{{}} does not close within "
+                                    f"{4 * MAX_ANSWER_CHARS} characters")
+            inner = text[j + 1: close].strip()
+            if inner:
+                return inner[: 4 * MAX_ANSWER_CHARS]
         elif j > start and j < len(text):
             m = re.match(r"[^\s$]{1,60}", text[j:])
             if m:
@@ -338,9 +387,14 @@ def extract_answer(text: str | None) -> Extraction:
         return Extraction(None, None, None, "empty response")
     tail = _strip_terminal(text[-MAX_SCAN_CHARS:])
 
-    box = _last_box(tail)
+    try:
+        box = _last_box(tail)
+    except UnbalancedBox as exc:
+        return Extraction(None, "boxed", None, str(exc))
     if box is not None:
         cleaned = clean_candidate(box) or box.strip()
+        if hedged(cleaned):
+            return Extraction(cleaned, "boxed", None, HEDGED_REASON, hedged=True)
         answer, value = _read_whole(cleaned)
         return Extraction(answer, "boxed", value)
 
@@ -353,6 +407,9 @@ def extract_answer(text: str | None) -> Extraction:
 
     markers = list(_marker_positions(tail))
     for end in reversed(markers[-20:]):
+        sentence = _answer_sentence(tail[end:])
+        if sentence and hedged(sentence):
+            return Extraction(sentence, "marker", None, HEDGED_REASON, hedged=True)
         found, found_value = _from_segment(tail[end:])
         if found:
             if found_value is None and bolds and bolds[-1][0] >= end:
@@ -391,6 +448,13 @@ def extract_answer(text: str | None) -> Extraction:
                 answer, value = _read_whole(content)
                 return Extraction(answer, "last-math", value)
     if last_plain is not None:
+        before = tail[max(0, tail.rfind("\n", 0, last_plain.start()) + 1,
+                          last_plain.start() - 80): last_plain.start()]
+        line = before + tail[last_plain.start():last_plain.end() + 40].split("\n", 1)[0]
+        if _HEDGED_BEFORE.search(before) or (re.match(r"\s*(?:[A-Za-z]\s*=\s*)?[-+−$]?\s*\d", before)
+                                             and hedged(line)):
+            shown = clean_candidate(before[-40:] + last_plain.group("tok"))
+            return Extraction(shown, "last-number", None, HEDGED_REASON, hedged=True)
         last_text = last_plain.group("tok").strip()
         value = exact_value(last_text)
         if value is None and not digits_ok(last_text):
@@ -398,6 +462,33 @@ def extract_answer(text: str | None) -> Extraction:
                               f"the last number has more than {MAX_DIGITS} digits")
         return Extraction(last_text, "last-number", value)
     return Extraction(None, None, None, "no answer found (no \\boxed{}, answer marker or number)")
+
+
+_STRICT_LINE = re.compile(r"^[ \t>*_#]*the[ \t]+answer[ \t]+is[ \t:*_]*(?P<a>[^\n]{0,300}?)[ \t*_]*$",
+                          re.I)
+
+
+def extract_strict(text: str | None) -> Extraction:
+    """The *strict* answer: the response's last non-empty line must be the line the
+    templates ask for, ``The answer is N.``, with N one number (as lm-evaluation-harness's
+    strict match); anything else is ``unparseable`` with the reason (source ``strict``)."""
+    if text is None or not isinstance(text, str) or not text.strip():
+        return Extraction(None, "strict", None, "empty response")
+    tail = _strip_terminal(text[-MAX_SCAN_CHARS:]).rstrip()
+    last = tail[tail.rfind("\n") + 1:][: 4 * MAX_ANSWER_CHARS]
+    m = _STRICT_LINE.match(last)
+    if m is None:
+        return Extraction(None, "strict", None,
+                          "the reply does not end with a line 'The answer is N.'")
+    answer = clean_candidate(m.group("a"))
+    if not answer:
+        return Extraction(None, "strict", None, "the line 'The answer is N.' has no N")
+    if hedged(answer):
+        return Extraction(answer, "strict", None, HEDGED_REASON, hedged=True)
+    read, value = _read_whole(answer)
+    if value is None:
+        return Extraction(answer, "strict", None, "N on the line 'The answer is N.' is not one number")
+    return Extraction(read, "strict", value)
 
 
 def _enclosing_math(tail: str, a: int, b: int) -> tuple[int, int] | None:

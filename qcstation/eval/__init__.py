@@ -26,13 +26,18 @@ Modules, bottom up (a module imports only those above it in this list)
                 ``extract`` (the answer out of a response), ``compare`` (the gold, the exact
                 verdict), ``symbolic`` (the math-verify worker), ``AnswerChecker`` in
                 ``__init__``.
+``judging``     Understanding: judges' replies read as scores (1..100, conventional forms
+                only), every configured judge required (else ``judge_error``), asked,
+                re-read from the stored replies (re-scoring calls no model) or retried.
 ``scorers``     stored outputs -> ``eval_scores`` rows, each with its scorer version
                 (``score_run``; ``LiveScorer`` scores answer tasks as a run stores them).
 ``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is
                 missing (resumable, bounded concurrency, response cache), stores the outputs.
 ``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
                 ``eval resume`` and of the workstation's runs screen.
-``metrics``     leaderboard with bootstrap CIs, breakdowns, confusion matrices, McNemar,
+``provenance``  what a run measured: release, model, refinement protocol, judges, templates,
+                replies stopped by length; differences between two runs' ways of measuring.
+``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
                 Spearman (numpy, scipy).
 ``report``      Markdown report with matplotlib figures (PNG and SVG).
 ``browse``      keyset-paged queries for the results browser, the runs list with headlines.
@@ -70,6 +75,14 @@ final           answer the seed question               ``fi`` (ACC@Fi)
 All-Pass (ACC@All) holds for an (item, sample) when un >= 90 and re, ar, rt, rm are correct.
 Verdicts: ``correct`` | ``wrong`` | ``unparseable`` (the response had no usable answer) |
 ``error`` (the request failed; stays in the denominator) | ``not_scored`` (e.g. no judge).
+Not the model's failures, left out of every denominator, counted apart and retryable:
+``judge_error`` | ``invalid_item`` | ``checker_error``.
+
+Answer tasks are read twice: *flexible* (``ar``, ``fi``, ``rm``: the final answer anywhere)
+and *strict* (``ar_s``, ``fi_s``, ``rm_s``: the asked last line ``The answer is N.``).
+ACC@R-m is the SMART paper's: refinement counts only where the reflection named every
+error (``rm_ungated`` keeps the ungated figure; ``rm_keep`` / ``rm_change`` split it by
+whether the injected errors keep the gold answer).
 """
 
 from qcstation.eval.types import (  # noqa: F401

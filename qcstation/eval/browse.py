@@ -35,7 +35,8 @@ from db import Store
 from qcstation.common.errors import QCStationError
 from qcstation.eval.outputs import prompt_messages
 from qcstation.eval.runs import effective_status, load_spec, release_label, run_label
-from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
+from qcstation.eval.types import (ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, NOT_MODEL_VERDICTS,
+                                   TASK_METRICS, VERDICTS)
 
 #: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).
 FAILED_VERDICTS: tuple[str, ...] = ("wrong", "unparseable", "error")
@@ -478,25 +479,29 @@ class RunSummary:
 
 
 def headline(store: Store, run_id: int) -> dict[str, Headline]:
-    """Per metric: accuracy over every scored row (errors stay in the denominator,
-    ``not_scored`` rows do not count), or the mean Understanding score."""
-    rows = store.query(
-        "SELECT metric, verdict, COUNT(*) AS n, SUM(score) AS total FROM eval_scores "
-        "WHERE run_id = ? GROUP BY metric, verdict", (run_id,))
+    """Per metric, as the leaderboard computes it: each item's mean over its counted
+    samples, then the mean over items (errors count 0; ``not_scored`` rows and failures that
+    are not the model's — ``judge_error``, ``invalid_item``, ``checker_error`` — are left
+    out); Understanding as the mean score. ``rm`` is the paper's gated ACC@R-m: only rows
+    whose reflection (rt) is correct. ``n`` counts items; ``counts`` are verdicts per row."""
+    left_out = ", ".join(f"'{v}'" for v in ("not_scored", *NOT_MODEL_VERDICTS))
+    counts_rows = store.query(
+        "SELECT metric, verdict, COUNT(*) AS n FROM eval_scores WHERE run_id = ? "
+        "GROUP BY metric, verdict", (run_id,))
+    value = ("CASE WHEN s.metric = 'un' THEN COALESCE(s.score, 0.0) "
+             "WHEN s.verdict = 'correct' THEN 1.0 ELSE 0.0 END")
+    gate = ("(s.metric != 'rm' OR EXISTS (SELECT 1 FROM eval_scores t WHERE t.run_id = s.run_id "
+            "AND t.seed_id = s.seed_id AND t.sample_idx = s.sample_idx AND t.metric = 'rt' "
+            "AND t.verdict = 'correct'))")
+    means = {str(r["metric"]): (r["v"], int(r["n"])) for r in store.query(
+        f"SELECT metric, AVG(v) AS v, COUNT(*) AS n FROM (SELECT s.metric AS metric, "
+        f"AVG({value}) AS v FROM eval_scores s WHERE s.run_id = ? AND s.verdict NOT IN ({left_out}) "
+        f"AND {gate} GROUP BY s.metric, s.seed_id) GROUP BY metric", (run_id,))}
     out: dict[str, Headline] = {}
     for metric in METRICS:
-        mine = [r for r in rows if r["metric"] == metric]
-        counts = {str(r["verdict"]): int(r["n"]) for r in mine}
-        scored = [r for r in mine if r["verdict"] != "not_scored"]
-        n = sum(int(r["n"]) for r in scored)
-        if not n:
-            out[metric] = Headline(None, 0, counts)
-            continue
-        if metric == "un":
-            total = sum(float(r["total"] or 0) for r in scored)
-            out[metric] = Headline(total / n, n, counts)
-        else:
-            out[metric] = Headline(counts.get("correct", 0) / n, n, counts)
+        counts = {str(r["verdict"]): int(r["n"]) for r in counts_rows if r["metric"] == metric}
+        v, n = means.get(metric, (None, 0))
+        out[metric] = Headline(None if not n else float(v), n, counts)
     return out
 
 

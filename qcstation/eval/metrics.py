@@ -52,10 +52,21 @@ from qcstation.eval.types import (
     COMPARABLE,
     LABELS,
     METRICS,
+    NOT_MODEL_VERDICTS,
+    STORED_METRICS,
+    STRICT,
     TASK_METRICS,
 )
 
 _TASK_OF = {m: t for t, ms in TASK_METRICS.items() for m in ms}
+_TASK_OF.update({s: _TASK_OF[m] for m, s in STRICT.items()})
+#: what each reported code is computed from (for the counts left out as not the model's)
+NEEDS: dict[str, tuple[str, ...]] = {
+    "all": ("un", "re", "ar", "rt", "rm"), "all_no_un": ("re", "ar", "rt", "rm"),
+    "rm": ("rt", "rm"), "rm_s": ("rt", "rm_s"), "rm_ungated": ("rm",), "rm_keep": ("rt", "rm"),
+    "rm_change": ("rt", "rm")}
+#: codes whose per-item-sample values are 0/1 (Wilson intervals); ``un`` is 1..100
+BINARY = tuple(c for c in CODES if c != "un")
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 _MAX_DISTINCT_MULTINOMIAL = 4096
 
@@ -82,10 +93,16 @@ class MetricValue:
     n_samples: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     note: str | None = None
+    #: item-samples left out as not the model's failure, per verdict (judge_error, ...)
+    not_model: dict[str, int] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         return LABELS.get(self.code, self.code)
+
+    @property
+    def left_out(self) -> int:
+        return sum(self.not_model.values())
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -139,10 +156,12 @@ class Confusion:
 class Comparison:
     """Paired item-level comparison of two runs on one metric (the items both runs have).
 
-    With several samples an item counts as correct when more than half of its samples are;
-    for ``un`` a sample passes at >= 90. ``p_value`` is the exact McNemar test: a two-sided
-    binomial test of ``a_only`` among the ``a_only + b_only`` discordant items (1.0 when
-    there is none)."""
+    Each item's value is the mean over its samples, as on the leaderboard (for ``un`` a
+    sample passes at >= 90); ``a_value``/``b_value`` average them over the common items.
+    ``a_only``/``b_only`` count the items where A's mean is higher / B's is. ``p_value`` is
+    the exact two-sided sign test on those items (with one sample per item, the exact
+    McNemar test; 1.0 when there is none). ``a_correct``/``b_correct`` are the sums of the
+    per-item means (correct item-equivalents); ``both_*`` count items at 1 / 0 in both."""
 
     run_a: int
     run_b: int
@@ -160,6 +179,8 @@ class Comparison:
     only_in_a: int            # items A has and B has not (left out)
     only_in_b: int
     note: str | None = None
+    a_mean: float | None = None
+    b_mean: float | None = None
 
     @property
     def label(self) -> str:
@@ -167,11 +188,11 @@ class Comparison:
 
     @property
     def a_value(self) -> float | None:
-        return self.a_correct / self.n if self.n else None
+        return self.a_mean if self.n else None
 
     @property
     def b_value(self) -> float | None:
-        return self.b_correct / self.n if self.n else None
+        return self.b_mean if self.n else None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -200,16 +221,22 @@ _NOT_SCORED = -2.0
 
 
 # verdict codes in the pivot (and RunTable.verdict); -1 = no score row
-_CODE_OF = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4}
+_CODE_OF = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4,
+            "judge_error": 6, "invalid_item": 7, "checker_error": 8}
 _VERDICT_OF = {v: k for k, v in _CODE_OF.items()} | {5: "other"}
-_CODE_SQL = ("CASE verdict WHEN 'correct' THEN 1 WHEN 'wrong' THEN 0 WHEN 'not_scored' THEN 2 "
-             "WHEN 'unparseable' THEN 3 WHEN 'error' THEN 4 ELSE 5 END")
+_CODE_SQL = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in _CODE_OF.items())
+             + " ELSE 5 END")
+_NOT_MODEL_CODES = tuple(_CODE_OF[v] for v in NOT_MODEL_VERDICTS)
+_EXCLUDED = -3.0          # a failure that is not the model's: left out, counted apart
 
 
 def _pivot_sql() -> str:
     cols = ["seed_id", "sample_idx",
-            "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)"]
-    for m in METRICS:
+            "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)",
+            # whether the injected errors keep the gold answer (1), change it (0), unknown (-1)
+            "COALESCE(MAX(CASE WHEN metric = 'rm' THEN json_extract(CASE WHEN json_valid(detail) "
+            "THEN detail END, '$.keeps_answer') END), -1)"]
+    for m in STORED_METRICS:
         cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE_SQL} END), -1)")
     return (f"SELECT {', '.join(cols)} FROM eval_scores WHERE run_id = ? "
             "GROUP BY seed_id, sample_idx ORDER BY seed_id, sample_idx")
@@ -225,12 +252,13 @@ class RunTable:
     run_id: int
     seed: np.ndarray            # int64 per pair
     sample: np.ndarray
-    raw: dict[str, np.ndarray]  # metric -> float per pair; -1 missing, -2 not_scored
+    raw: dict[str, np.ndarray]  # metric -> float per pair; -1 missing, -2 not_scored, -3 not the model's
     verdict: dict[str, np.ndarray]  # metric -> verdict code per pair (see _CODE_OF; -1 none)
     items: np.ndarray           # distinct seed ids (sorted)
     inverse: np.ndarray         # pair -> index into items
     counts: dict[str, dict[str, int]]
     tasks: set[str] | None = None   # the tasks the run asked for (spec), None if unknown
+    keeps: np.ndarray | None = None  # per pair: 1 the injected errors keep the answer, 0 change it
     _groups: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -239,6 +267,16 @@ class RunTable:
 
     def pair_values(self, code: str) -> np.ndarray:
         """Per item-sample value (NaN when it does not count) of any code."""
+        if code in ("rm", "rm_s", "rm_keep", "rm_change"):
+            # the paper's ACC@R-m: refinement counts only where reflection named every error
+            rt, rm = self.raw["rt"], self.raw["rm_s" if code == "rm_s" else "rm"]
+            keep = np.ones(self.n_pairs, dtype=bool)
+            if code != "rm" and code != "rm_s":
+                k = self.keeps if self.keeps is not None else np.full(self.n_pairs, -1.0)
+                keep = k == (1.0 if code == "rm_keep" else 0.0)
+            return np.where((rt == 1.0) & (rm >= 0) & keep, rm, np.nan)
+        if code == "rm_ungated":
+            code = "rm"
         if code in self.raw:
             v = self.raw[code].copy()
             v[v < 0] = np.nan
@@ -250,9 +288,6 @@ class RunTable:
             un = self.raw["un"]
             out = np.where(un >= 0, (un >= ALL_PASS_UNDERSTANDING) * 1.0, np.nan) * base
             return out
-        if code == "rm_given_rt":
-            rt, rm = self.raw["rt"], self.raw["rm"]
-            return np.where((rt == 1.0) & (rm >= 0), rm, np.nan)
         raise MetricsError(f"unknown metric {code!r}")
 
     def _all_no_un(self) -> np.ndarray:
@@ -282,23 +317,25 @@ def load_run(store: Store, run_id: int) -> RunTable:
     cur = store.conn.cursor()
     cur.row_factory = None
     rows = cur.execute(_PIVOT_SQL, (int(run_id),)).fetchall()
-    arr = np.array(rows, dtype=float).reshape(len(rows), 3 + len(METRICS))
+    arr = np.array(rows, dtype=float).reshape(len(rows), 4 + len(STORED_METRICS))
     seed = arr[:, 0].astype(np.int64)
     sample = arr[:, 1].astype(np.int64)
-    verdict = {m: arr[:, 3 + i].astype(np.int8) for i, m in enumerate(METRICS)}
+    verdict = {m: arr[:, 4 + i].astype(np.int8) for i, m in enumerate(STORED_METRICS)}
     raw: dict[str, np.ndarray] = {}
     for m, code in verdict.items():
-        counted = (code >= 0) & (code != 2)
+        excluded = np.isin(code, _NOT_MODEL_CODES)
+        counted = (code >= 0) & (code != 2) & ~excluded
         value = arr[:, 2] if m == "un" else (code == 1).astype(float)
-        raw[m] = np.where(counted, value, np.where(code == 2, _NOT_SCORED, _MISSING))
+        raw[m] = np.where(counted, value, np.where(
+            code == 2, _NOT_SCORED, np.where(excluded, _EXCLUDED, _MISSING)))
     items, inverse = np.unique(seed, return_inverse=True)
-    counts: dict[str, dict[str, int]] = {m: {} for m in METRICS}
+    counts: dict[str, dict[str, int]] = {m: {} for m in STORED_METRICS}
     for metric, name, c in cur.execute(
             "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
             "GROUP BY metric, verdict", (int(run_id),)):
         counts.setdefault(str(metric), {})[str(name)] = int(c)
     return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
-                    tasks=spec_tasks(load_spec(row.get("spec"))))
+                    tasks=spec_tasks(load_spec(row.get("spec"))), keeps=arr[:, 3].copy())
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -333,6 +370,40 @@ def bootstrap_mean(values: np.ndarray, *, n_boot: int, rng: np.random.Generator
     return mean, lo, hi
 
 
+def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score 95% interval of a proportion ``p`` over ``n`` items (``p`` may be a mean
+    of per-item means with several samples). Never zero width on a non-empty sample: at 0%
+    and 100% it still reaches into (0, 1)."""
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval(code: str, values: np.ndarray, *, n_boot: int, seed: int
+             ) -> tuple[float, float | None, float | None]:
+    """(mean, lo, hi) of per-item values. Accuracies: Wilson. LLM@Un (1..100): percentile
+    bootstrap, seeded by the values themselves (the same items give the same interval in
+    the leaderboard, a breakdown and the report); when every item has the same score it
+    is the Wilson interval of the mean on the 1..100 scale (a bounded variable's variance
+    is at most p(1-p), so this is conservative), never zero width. ``n_boot`` 0: no interval."""
+    n = int(values.shape[0])
+    mean = float(values.mean())
+    if n_boot <= 0:
+        return mean, None, None
+    if code != "un":
+        lo, hi = wilson(mean, n)
+        return mean, lo, hi
+    if np.unique(values).shape[0] > 1:
+        key = zlib.crc32(np.ascontiguousarray(np.sort(values)).tobytes())
+        return bootstrap_mean(values, n_boot=n_boot, rng=_rng(seed, "un", key))
+    lo, hi = wilson((mean - 1.0) / 99.0, n)
+    return mean, 1.0 + 99.0 * lo, 1.0 + 99.0 * hi
+
+
 def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
             pair_mask: np.ndarray | None = None, group: str = "",
             counts: dict[str, dict[str, int]] | None = None) -> MetricValue:
@@ -342,11 +413,12 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         pv = np.where(pair_mask, pv, np.nan)
     counted = ~np.isnan(pv)
     mv.n_samples = int(counted.sum())
-    if code in METRICS:
+    if code in STORED_METRICS and code not in ("rm", "rm_s"):
         mv.counts = dict((counts if counts is not None else table.counts).get(code, {}))
     else:
         passed = int((pv[counted] >= 1.0).sum())
         mv.counts = {"correct": passed, "wrong": mv.n_samples - passed} if mv.n_samples else {}
+    mv.not_model = _not_model(table, code, pair_mask)
     if code == "all":
         reason = _all_pass_unavailable(table, pair_mask)
         if reason:
@@ -357,15 +429,34 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
     mv.n = int(iv.shape[0])
     if mv.n == 0:
         mv.note = _why_empty(table, code, pair_mask)
+        if mv.left_out:
+            mv.note += f" ({mv.left_out} left out as not the model's failure)"
         return mv
-    mv.value, mv.lo, mv.hi = bootstrap_mean(iv, n_boot=n_boot,
-                                            rng=_rng(seed, table.run_id, code, group))
+    mv.value, mv.lo, mv.hi = interval(code, iv, n_boot=n_boot, seed=seed)
     return mv
 
 
+def _not_model(table: RunTable, code: str, pair_mask: np.ndarray | None) -> dict[str, int]:
+    """Item-samples of ``code`` left out because one of its inputs failed not by the model's
+    doing, by the first such verdict."""
+    needs = NEEDS.get(code, ("rm",) if code == "rm_ungated" else (code,))
+    out: dict[str, int] = {}
+    taken = np.zeros(table.n_pairs, dtype=bool)
+    for m in needs:
+        v = table.verdict[m]
+        for name in NOT_MODEL_VERDICTS:
+            hit = (v == _CODE_OF[name]) & ~taken
+            if pair_mask is not None:
+                hit &= pair_mask
+            k = int(hit.sum())
+            if k:
+                out[name] = out.get(name, 0) + k
+                taken |= hit
+    return out
+
+
 def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
-    needs = {"all": ("un", "re", "ar", "rt", "rm"), "all_no_un": ("re", "ar", "rt", "rm"),
-             "rm_given_rt": ("rt", "rm")}.get(code, (code,))
+    needs = NEEDS.get(code, ("rm",) if code == "rm_ungated" else (code,))
     raw = {m: (table.raw[m] if pair_mask is None else table.raw[m][pair_mask]) for m in needs}
     missing = [m for m in needs if not (raw[m] != _MISSING).any()]
     if missing:
@@ -374,10 +465,13 @@ def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
         if not_asked or pair_mask is not None:
             return "not run: no scores for " + ", ".join(LABELS[m] for m in (not_asked or missing))
         return "not scored yet: no scores for " + ", ".join(LABELS[m] for m in missing)
-    if code in METRICS:
+    if code in ("rm", "rm_s"):
+        return "no item has a correct reflection (R-m counts only after one)"
+    if code in ("rm_keep", "rm_change"):
+        return ("no item with a correct reflection whose errors "
+                + ("keep" if code == "rm_keep" else "change") + " the answer")
+    if code in STORED_METRICS:
         return "not scored" + (" (no judge configured)" if code == "un" else "")
-    if code == "rm_given_rt":
-        return "no item has a correct reflection"
     return "not scored"
 
 
@@ -470,7 +564,7 @@ def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 10
         mask = pair_group == names.index(g)
         if not mask.any():
             continue
-        counts = {m: _code_counts(table.verdict[m][mask]) for m in METRICS}
+        counts = {m: _code_counts(table.verdict[m][mask]) for m in STORED_METRICS}
         out[g] = {c: _metric(table, c, n_boot=n_boot, seed=seed, pair_mask=mask,
                              group=f"{by}={g}", counts=counts)
                   for c in CODES}
@@ -478,7 +572,7 @@ def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 10
 
 
 def _code_counts(codes: np.ndarray) -> dict[str, int]:
-    found = np.bincount(codes[codes >= 0].astype(np.int64), minlength=6)
+    found = np.bincount(codes[codes >= 0].astype(np.int64), minlength=9)
     return {_VERDICT_OF[i]: int(n) for i, n in enumerate(found) if n}
 
 
@@ -499,8 +593,9 @@ def confusion(store: Store, run_id: int, *, table: RunTable | None = None) -> di
     return out
 
 
-def _binary_items(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]:
-    """(seed ids, correct per item) for compare(): majority of an item's samples."""
+def _item_means(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """(seed ids, per-item mean over the item's counted samples) for compare(): the values
+    the leaderboard averages (``un`` as the share of samples >= 90)."""
     pv = table.pair_values(metric)
     if metric == "un":
         pv = np.where(np.isnan(pv), np.nan, (pv >= ALL_PASS_UNDERSTANDING) * 1.0)
@@ -511,36 +606,41 @@ def _binary_items(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]
     sums = np.bincount(table.inverse, weights=np.where(ok, pv, 0.0), minlength=k)
     cnt = np.bincount(table.inverse, weights=ok.astype(float), minlength=k)
     has = cnt > 0
-    return table.items[has], (sums[has] / cnt[has]) > 0.5
+    return table.items[has], sums[has] / cnt[has]
 
 
 def compare(store: Store, run_a: int, run_b: int, metric: str, *,
             tables: tuple[RunTable, RunTable] | None = None) -> Comparison:
-    """Paired comparison of two runs on the items both have, exact McNemar test."""
+    """Paired comparison of two runs on the items both have: per-item means (over an item's
+    samples, as the leaderboard), and an exact two-sided sign test on the items where they
+    differ (with one sample per item this is the exact McNemar test)."""
     from scipy.stats import binomtest
 
     if metric not in COMPARABLE:
         raise MetricsError(f"cannot compare on {metric!r}; use one of {', '.join(COMPARABLE)}")
     ta, tb = tables if tables is not None else (load_run(store, run_a), load_run(store, run_b))
-    ia, ca = _binary_items(ta, metric)
-    ib, cb = _binary_items(tb, metric)
+    ia, ma = _item_means(ta, metric)
+    ib, mb = _item_means(tb, metric)
     common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-    a, b = ca[xa], cb[xb]
-    a_only = common[a & ~b]
-    b_only = common[~a & b]
+    a, b = ma[xa], mb[xb]
+    a_only = common[a > b]
+    b_only = common[b > a]
     disc = int(a_only.shape[0] + b_only.shape[0])
     p = float(binomtest(int(a_only.shape[0]), disc, 0.5).pvalue) if disc else 1.0
     note = None
     if common.shape[0] == 0:
         note = "no item scored on this metric in both runs"
+    one = (a == 1.0) & (b == 1.0)
+    zero = (a == 0.0) & (b == 0.0)
     return Comparison(
         run_a=int(run_a), run_b=int(run_b), metric=metric, n=int(common.shape[0]),
-        a_correct=int(a.sum()), b_correct=int(b.sum()), both_correct=int((a & b).sum()),
-        both_wrong=int((~a & ~b).sum()), a_only=int(a_only.shape[0]),
+        a_correct=int(round(float(a.sum()))), b_correct=int(round(float(b.sum()))),
+        both_correct=int(one.sum()), both_wrong=int(zero.sum()), a_only=int(a_only.shape[0]),
         b_only=int(b_only.shape[0]), p_value=min(1.0, p),
         a_only_ids=[int(s) for s in a_only], b_only_ids=[int(s) for s in b_only],
         only_in_a=int(ia.shape[0] - common.shape[0]), only_in_b=int(ib.shape[0] - common.shape[0]),
-        note=note)
+        note=note, a_mean=float(a.mean()) if a.size else None,
+        b_mean=float(b.mean()) if b.size else None)
 
 
 def correlation(store: Store, run_ids: Iterable[int], *,
@@ -572,8 +672,8 @@ def correlation(store: Store, run_ids: Iterable[int], *,
     if k < 3:
         note = (f"{k} run(s): Spearman correlation needs at least 3 runs; nothing is shown")
     elif k < 10:
-        note = (f"{k} runs: with fewer than about 10 runs the correlations and p-values "
-                "mean little (each run is one observation)")
+        note = (f"{k} runs: with fewer than 10 runs the p-values are not reliable and the "
+                "correlations mean little (each run is one observation)")
     else:
         note = f"{k} runs, each one observation; rho is None where a metric is constant or missing"
     return Correlation(ids, codes, rho, pv, nn, note)

@@ -25,12 +25,13 @@ from typing import Any
 from db.store import Store
 from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
+from qcstation.eval import provenance as P
 from qcstation.eval.runs import load_spec, run_row
 from qcstation.eval.types import DESCRIPTIONS
 
-FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
+FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_ungated", "fi", "all", "all_no_un")
 TABLE_CODES = M.CODES
-GROUP_CODES = ("un", "re", "ar", "rt", "rm", "fi", "all", "all_no_un")
+GROUP_CODES = ("un", "re", "ar", "ar_s", "rt", "rm", "fi", "fi_s", "all", "all_no_un")
 DIFFICULTY_CODES = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un")
 MAX_LISTED_ITEMS = 100
 _MD_SPECIAL = set("\\`*_[]()<>|~!#&${}")
@@ -101,17 +102,26 @@ def _short(value: Any, limit: int = 80) -> str:
 def _details(store: Store, rm: M.RunMetrics) -> list[str]:
     row = run_row(store, rm.run_id)
     spec = _spec(store, rm.run_id)
-    rel = spec.get("release")
-    if isinstance(rel, dict):
-        release = " ".join(str(rel.get(k)) for k in ("name", "version") if rel.get(k) is not None)
-    else:
-        release = rel if rel is not None else "working set"
+    prov = P.describe(store, rm.run_id)
+    release = prov.release
     model = spec.get("model")
     fields: list[tuple[str, Any]] = [
         ("run", rm.run_id), ("name", rm.name or "—"), ("model", rm.label),
         ("status", rm.status), ("backend", spec.get("backend") if not isinstance(
             spec.get("backend"), dict) else spec["backend"].get("kind", spec["backend"])),
         ("release", release or "—"),
+        ("refinement protocol", prov.protocol + (" (reflect, then refine only after a correct "
+                                                 "reflection)" if prov.protocol == P.TWO_STEP
+                                                 else " (error types and correction in one reply)")),
+        ("R-m", "gated as in SMART (refinement counts only where reflection named every "
+                "error); the ungated figure is ACC@R-m ungated"),
+        ("answers", "flexible (the final answer anywhere) and strict (the asked last line "
+                    "'The answer is N.')"),
+        ("judges", ", ".join(prov.judges) or "none"),
+        ("templates", prov.templates or None),
+        ("max tokens", prov.max_tokens),
+        ("stopped by the length limit", f"{prov.stopped_by_length} of {prov.replies} replies"
+         + (f" ({100 * prov.length_share:.1f}%)" if prov.length_share is not None else "")),
         ("tasks", ", ".join(map(str, spec["tasks"])) if isinstance(spec.get("tasks"), list) else None),
         ("shots", spec.get("shots")), ("temperature", spec.get("temperature")),
         ("samples per item", spec.get("samples")), ("item limit", spec.get("limit")),
@@ -128,7 +138,8 @@ def _details(store: Store, rm: M.RunMetrics) -> list[str]:
                              if v is not None and v != "" and v != {}], ["l", "l"])
 
 
-def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int) -> list[str]:
+def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
+                 store_ref: tuple[Store, ...] = ()) -> list[str]:
     headers = ["metric"] + [md(run_title(r, limit=40)) for r in runs] + ["items"]
     rows = []
     for code in TABLE_CODES:
@@ -137,10 +148,23 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int) -> list[str]:
                     + [" / ".join(str(v.n) for v in mvs)])
     lines = _table(headers, rows)
     lines.append("")
-    lines.append(f"Values with their 95% bootstrap interval over items ({n_boot} resamples, "
-                 f"seed {seed}). LLM@Un is the judges' mean on 1..100; the others are "
-                 "accuracies. Wrong, unparseable and failed requests all count as not correct. "
-                 "With several samples per item, samples are averaged per item first.")
+    lines.append("Values with their 95% interval over items: Wilson for accuracies, percentile "
+                 f"bootstrap for LLM@Un ({n_boot} resamples, seed {seed}). LLM@Un is the mean of "
+                 "every configured judge on 1..100; the others are accuracies. Wrong, "
+                 "unparseable and failed requests all count as not correct; failures that are "
+                 "not the model's (judge_error, invalid_item, checker_error) are left out of the "
+                 "denominators and counted below. With several samples per item, samples are "
+                 "averaged per item first.")
+    left = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(r.values[c].not_model.items()))
+            for r in runs for c in M.METRICS if r.values[c].left_out]
+    if left:
+        lines += ["", "Left out as not the model's failure (item-samples):", ""] + left
+    warns = [w for r in runs for w in P.describe(store_ref[0], r.run_id, judge_error=(
+        r.values["un"].not_model.get("judge_error", 0),
+        r.values["un"].n_samples + r.values["un"].left_out)).warnings] if store_ref else []
+    if warns:
+        lines += ["", "Warnings:", ""] + [f"- {_ours(w)}" for w in warns]
     notes = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: {_ours(r.values[c].note)}"
              for r in runs for c in TABLE_CODES if r.values[c].value is None and r.values[c].note]
     if notes:
@@ -151,13 +175,14 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int) -> list[str]:
 
 
 def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
-    verdicts = ["correct", "wrong", "unparseable", "error", "not_scored"]
+    verdicts = ["correct", "wrong", "unparseable", "error", "not_scored", "judge_error",
+                "invalid_item", "checker_error"]
     lines: list[str] = []
     for r in runs:
         if len(runs) > 1:
             lines += [f"**{md(run_title(r))}**", ""]
         rows = []
-        for code in M.METRICS:
+        for code in M.STORED_METRICS:
             counts = r.values[code].counts
             if not counts:
                 continue
@@ -172,9 +197,10 @@ def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
         else:
             lines.append("No scores yet.")
         lines.append("")
-    lines.append("Counts are item-samples. For LLM@Un, correct means the judges' mean is at least "
-                 "90; an item with no usable judge score (unparseable) or a failed request counts "
-                 "0 in LLM@Un.")
+    lines.append("Counts are item-samples. For LLM@Un, correct means the mean of every configured "
+                 "judge is at least 90; an item where a judge failed or replied unusably is "
+                 "judge_error (left out of LLM@Un and All-Pass, not the model's failure); a "
+                 "failed request of the model counts 0.")
     return lines
 
 
@@ -214,16 +240,21 @@ def _listed(ids: list[int], keys: dict[int, str]) -> str:
 def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
                 comps: list[M.Comparison]) -> list[str]:
     lines = [f"A = {md(run_title(a))}; B = {md(run_title(b))}. Paired over the items both "
-             "runs scored on the metric; with several samples an item counts as correct when "
-             "more than half of its samples are; LLM@Un counts as passed at 90 or more. "
-             "McNemar: exact two-sided binomial test on the discordant items.", ""]
+             "runs scored on the metric; each item's value is the mean over its samples (as on "
+             "the leaderboard); LLM@Un counts as passed at 90 or more. 'A only' / 'B only': "
+             "items where A's / B's mean is higher. p: exact two-sided sign test on those items "
+             "(with one sample per item, the exact McNemar test).", ""]
+    diffs = P.differences(store, a.run_id, b.run_id)
+    if diffs:
+        lines += ["**Warning: the two runs were not measured the same way**; differences: "
+                  + "; ".join(md(d, 200) for d in diffs) + ".", ""]
     rows = []
     for c in comps:
         rows.append([c.label, str(c.n), M.fmt_value("fi", c.a_value), M.fmt_value("fi", c.b_value),
                      str(c.a_only), str(c.b_only), str(c.both_correct), str(c.both_wrong),
                      f"{c.p_value:.3g}" if c.n else "—"])
     lines += _table(["metric", "paired items", "A", "B", "A only", "B only", "both correct",
-                     "both wrong", "McNemar p"], rows)
+                     "both wrong", "sign-test p"], rows)
     lines.append("")
     differing = sorted({s for c in comps
                         for s in c.a_only_ids[:MAX_LISTED_ITEMS] + c.b_only_ids[:MAX_LISTED_ITEMS]})
@@ -231,8 +262,8 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
     for c in comps:
         if c.a_only or c.b_only:
             lines += [f"*{c.label}*", ""]
-            lines.append(f"- correct in A only ({c.a_only}): {_listed(c.a_only_ids, keys) or '—'}")
-            lines.append(f"- correct in B only ({c.b_only}): {_listed(c.b_only_ids, keys) or '—'}")
+            lines.append(f"- higher in A ({c.a_only}): {_listed(c.a_only_ids, keys) or '—'}")
+            lines.append(f"- higher in B ({c.b_only}): {_listed(c.b_only_ids, keys) or '—'}")
             lines.append("")
         if c.only_in_a or c.only_in_b:
             lines.append(f"{c.label}: {c.only_in_a} item(s) only in A and {c.only_in_b} only in B "
@@ -396,7 +427,7 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
     lines += ["## Run", ""] + _details(store, main) + [""]
     if compare is not None:
         lines += [f"Compared with {md(run_title(runs[1]))}:", ""] + _details(store, runs[1]) + [""]
-    lines += ["## Leaderboard", ""] + _leaderboard(runs, n_boot, seed) + [""]
+    lines += ["## Leaderboard", ""] + _leaderboard(runs, n_boot, seed, (store,)) + [""]
     lines += ["![Scores per dimension with 95% intervals](dimensions.png)", "",
               "Vector version: [dimensions.svg](dimensions.svg).", ""]
     lines += ["## Verdicts", ""] + _verdicts(runs) + [""]

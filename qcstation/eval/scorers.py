@@ -4,7 +4,8 @@
 metric          how an output is judged                                           verdicts
 =============== ================================================================= ========
 un (LLM@Un)     every configured judge scores the key information against the    correct >= 90,
-                reference from 1 to 100; the item's score is the judges' mean     wrong < 90
+                reference from 1 to 100; the item's score is the mean of all      wrong < 90,
+                configured judges (:mod:`~qcstation.eval.judging`)                judge_error
 re (ACC@Re)     the last SMT-LIB block runs through the isolated Z3 verifier;     correct iff
                 correct when its unique ``answer`` equals the gold answer          verified
 ar (ACC@Ar)     the final answer (answer checker) equals the gold answer
@@ -16,17 +17,21 @@ fi (ACC@Fi)     the final answer of the seed question equals the gold answer
 
 Verdicts: ``correct`` · ``wrong`` · ``unparseable`` (nothing usable to judge: no SMT-LIB
 block, SMT-LIB that does not parse or defines no ``answer``, no final answer, no error-type
-line, no judge score) · ``error`` (the request failed; counts as not passed) ·
-``not_scored`` (Understanding with no judge configured: never a made-up number).
+line) · ``error`` (the request failed; counts as not passed) · ``not_scored``
+(Understanding with no judge configured: never a made-up number). Failures that are not
+the model's are left out of every denominator, counted apart and retryable:
+``judge_error`` (a configured judge failed or replied unusably; ``eval score
+--retry-judges``), ``invalid_item`` (the item lacks an input the task needs, or its gold
+cannot be read), ``checker_error`` (the answer checker's or Z3 verifier's worker crashed;
+``eval rescore`` tries again).
 
 Every row records its scorer version; :func:`score_run` re-scores a whole run and returns
-the items whose verdict flipped. Judge calls go through the response cache, so re-scoring
-repeats no request that was answered before.
+the items whose verdict flipped. Re-scoring calls no model: it re-reads the judges'
+stored replies; only ``retry_judges`` asks the judges again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
 import re
@@ -37,18 +42,16 @@ from typing import Any
 
 from db.store import Store, now
 from qcstation.eval import tasks as T
+from qcstation.eval.judging import JUDGE_MODES, JUDGE_VERSION, judge_outputs, parse_judge_score
 from qcstation.eval.runs import EvalError, RunContext
-from qcstation.eval.types import ALL_PASS_UNDERSTANDING, TASK_METRICS
+from qcstation.eval.types import STRICT, TASK_SCORES
 
-RT_VERSION = "types-v1"
+RT_VERSION = "types-v2"
 SMT_VERSION = "smt-v1"
-JUDGE_VERSION = "judge-v1"
 MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response are read
-MAX_JUDGED_CHARS = 8_000           # the judge sees at most this much of the key information
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _ERROR_TYPES_RE = re.compile(r"^[ \t>*_#-]*error[ \t]+types?[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M)
 _CORRECTED_RE = re.compile(r"^[ \t>*_#-]*corrected[ \t]+solution[ \t*_]*:?", re.I | re.M)
-_SCORE_RE = re.compile(r"score[ \t*_]*[:=][ \t*_]*(\d{1,3})(?:\s*/\s*100)?", re.I)
 _NONE_WORDS = {"none", "no errors", "no error", "(none)", "n/a"}
 
 
@@ -93,23 +96,36 @@ def extract_smtlib(text: str | None) -> str | None:
     return None
 
 
+_LIST_ITEM_RE = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+(.{1,200})$")
+
+
 def parse_error_types(text: str | None) -> tuple[set[str] | None, list[str]]:
-    """(set of error-type ids on the last 'Error types:' line, unrecognised names);
-    (None, []) when the response has no such line."""
+    """(set of error-type ids of the first 'Error types:' line, unrecognised names);
+    (None, []) when the response has no such line. The names may be on the line (separated
+    by commas, semicolons, slashes or 'and') or listed on the following lines as bullets or
+    numbers; an item's description after ':', ' - ' or '(' is ignored. Plurals, the
+    paper's names and close synonyms are read (:func:`tasks.canonical_error_type`)."""
     if not text:
         return None, []
     text = text[-MAX_SCORED_CHARS:]
-    lines = _ERROR_TYPES_RE.findall(text)
-    if not lines:
+    m = _ERROR_TYPES_RE.search(text)
+    if m is None:
         return None, []
     # the first 'Error types:' line is the answer (later ones may quote the instructions)
-    raw = lines[0]
+    raw = m.group(1)
     corrected = _CORRECTED_RE.search(raw)
     if corrected:
         raw = raw[: corrected.start()]
+    parts = [p for p in re.split(r"[,;/]|\band\b", raw)]
+    if not raw.strip(" \t*_.:"):
+        for line in text[m.end():].lstrip("\n").splitlines()[:12]:
+            item = _LIST_ITEM_RE.match(line)
+            if item is None:
+                break
+            parts.append(re.split(r":|\s[-–—]\s|\(", item.group(1), maxsplit=1)[0])
     found: set[str] = set()
     unknown: list[str] = []
-    for part in re.split(r"[,;/]|\band\b", raw):
+    for part in parts:
         name = part.strip().strip(".*_`'\" ")
         if not name:
             continue
@@ -135,16 +151,6 @@ def corrected_part(text: str | None) -> str | None:
     return text[m2.end():] if m2 else text
 
 
-def parse_judge_score(text: str | None) -> int | None:
-    if not text:
-        return None
-    found = _SCORE_RE.findall(text[-4000:])
-    if not found:
-        return None
-    v = int(found[-1])
-    return v if 1 <= v <= 100 else None
-
-
 # -- the scoring pass ----------------------------------------------------------------------
 
 def scorer_versions(cfg: Any, judge_ident: str | None = None) -> dict[str, str]:
@@ -156,13 +162,16 @@ def scorer_versions(cfg: Any, judge_ident: str | None = None) -> dict[str, str]:
         z3v = z3.get_version_string()
     except Exception:  # pragma: no cover
         z3v = "?"
-    judges = [f"{j.name}={j.model}" for j in getattr(cfg, "judges", []) or []]
+    judges = [f"{j.name}={j.model}" for j in getattr(cfg, "judges", []) or []]  # every one counts
     return {
         "un": f"{JUDGE_VERSION}:{judge_ident or '-'}:{','.join(judges) or 'no-judge'}",
         "re": f"{SMT_VERSION}:z3-{z3v}",
         "ar": f"answer:{CHECKER_VERSION}",
-        "rm": f"answer:{CHECKER_VERSION}",
+        "rm": f"answer:{CHECKER_VERSION}:gated-copy",
         "fi": f"answer:{CHECKER_VERSION}",
+        "ar_s": f"strict:{CHECKER_VERSION}",
+        "rm_s": f"strict:{CHECKER_VERSION}:gated-copy",
+        "fi_s": f"strict:{CHECKER_VERSION}",
         "rt": RT_VERSION,
     }
 
@@ -174,10 +183,20 @@ def _gold(record: Mapping[str, Any]) -> tuple[str, str | None]:
 
 def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
               progress: Callable[[int, int], None] | None = None,
-              only_missing: bool = False, verifier: Any = None) -> ScoreSummary:
+              only_missing: bool = False, verifier: Any = None,
+              judges: str | None = None, retry_judges: bool = False) -> ScoreSummary:
     """(Re-)score every stored output of a run. With ``only_missing`` only outputs that have
-    no score yet are scored. Returns counts and the items whose verdict flipped."""
+    no score yet are scored (and, with ``retry_judges``, the Understanding outputs whose
+    verdict is ``judge_error``). Returns counts and the items whose verdict flipped.
+
+    ``judges`` (see :mod:`qcstation.eval.judging`): ``ask`` (the default when scoring what
+    has no score) asks every judge; ``reuse`` (the default of a full re-score) asks nobody
+    and re-reads the stored replies; ``retry_judges`` asks again, bypassing the response
+    cache, only the judges whose reply was missing or unusable."""
     db_path = Path(db_path)
+    mode = "retry" if retry_judges else (judges or ("ask" if only_missing else "reuse"))
+    if mode not in JUDGE_MODES:
+        raise EvalError(f"unknown judge mode {mode!r}")
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)
@@ -186,7 +205,7 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         versions = scorer_versions(cfg, judge_tpl.ident if judge_tpl else None)
         summary = ScoreSummary(run_id=run_id, versions=versions,
                                judges=[j.name for j in getattr(cfg, "judges", []) or []])
-        previous, outputs = _outputs_to_score(store, run_id, only_missing)
+        previous, outputs = _outputs_to_score(store, run_id, only_missing, retry_judges)
         items = _items_for(store, run_id, {int(o["seed_id"]) for o in outputs})
         sp = _Pass(run_id, items, versions, len(outputs), progress)
         by_task: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -194,8 +213,13 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
             if int(o["seed_id"]) not in items:
                 continue
             if o["status"] != "ok":
-                for metric in TASK_METRICS[o["task"]]:
-                    sp.emit(o, metric, Score("error", 0.0, None, {"error": str(o["error"] or "")[:500]}))
+                err = str(o["error"] or "")
+                for metric in TASK_SCORES[o["task"]]:
+                    if err.startswith("not asked:"):   # the item lacks an input: not the model's
+                        sp.emit(o, metric, Score("invalid_item", None, None,
+                                                 {"error": err[:500], "reason": err[:500]}))
+                    else:
+                        sp.emit(o, metric, Score("error", 0.0, None, {"error": err[:500]}))
                 sp.advance(1, report=False)
                 continue
             by_task[o["task"]].append(o)
@@ -204,8 +228,13 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
         _score_reasoning(sp, by_task.get("reasoning", []), cfg, verifier)
         group = by_task.get("understanding", [])
         if group:
-            for o, s in zip(group, _judge_all(db_path, cfg, judge_tpl, group, items)):
-                sp.emit(o, "un", s)
+            old = _judge_details(store, run_id) if mode != "ask" else {}
+            judged = judge_outputs(
+                db_path, cfg, judge_tpl, [items[int(o["seed_id"])][0] for o in group],
+                [o["response"] for o in group],
+                [old.get((int(o["seed_id"]), int(o["sample_idx"]))) for o in group], mode=mode)
+            for o, (verdict, score, extracted, detail) in zip(group, judged):
+                sp.emit(o, "un", Score(verdict, score, extracted, detail))
             sp.advance(len(group))
         _tally(summary, sp.rows, previous, items)
         _save(store, ctx, summary, sp.rows, cfg)
@@ -236,17 +265,40 @@ class _Pass:
             self.progress(self.done, self.total)
 
 
-def _outputs_to_score(store: Store, run_id: int, only_missing: bool
+def _judge_details(store: Store, run_id: int) -> dict[tuple[int, int], dict[str, Any]]:
+    """The stored Understanding verdicts' details (the judges' replies), by (seed, sample)."""
+    out: dict[tuple[int, int], dict[str, Any]] = {}
+    for sid, k, detail in store.conn.execute(
+            "SELECT seed_id, sample_idx, detail FROM eval_scores WHERE run_id = ? AND metric = 'un'",
+            (run_id,)):
+        try:
+            d = json.loads(detail or "{}")
+        except ValueError:
+            continue
+        if isinstance(d, dict):
+            out[(int(sid), int(k))] = d
+    return out
+
+
+def _outputs_to_score(store: Store, run_id: int, only_missing: bool, retry_judges: bool = False
                       ) -> tuple[dict[tuple[int, int, str], str], list[dict[str, Any]]]:
     """(verdicts stored before, by (seed, sample, metric); the outputs to score)."""
     if only_missing:
-        # outputs lacking any of their task's scores (the unique score index answers this)
-        return {}, store.query(
+        # outputs lacking any of their task's scores (the unique score index answers this),
+        # and with retry_judges the Understanding outputs whose judges failed
+        retry = ("OR (o.task = 'understanding' AND EXISTS (SELECT 1 FROM eval_scores s "
+                 "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
+                 "AND s.metric = 'un' AND s.verdict = 'judge_error')) " if retry_judges else "")
+        previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
+            "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ? "
+            "AND verdict = 'judge_error'", (run_id,))} if retry_judges else {}
+        return previous, store.query(
             "SELECT o.id, o.seed_id, o.task, o.sample_idx, o.status, o.response, o.error "
-            "FROM eval_outputs o WHERE o.run_id = ? AND (SELECT COUNT(*) FROM eval_scores s "
+            "FROM eval_outputs o WHERE o.run_id = ? AND ((SELECT COUNT(*) FROM eval_scores s "
             "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
-            "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 2 ELSE 1 END) "
-            "ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
+            "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 3 WHEN 'arithmetic' THEN 2 "
+            "WHEN 'final' THEN 2 ELSE 1 END) "
+            f"{retry}) ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
     previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
         "SELECT seed_id, sample_idx, metric, verdict FROM eval_scores WHERE run_id = ?", (run_id,))}
     return previous, store.query(
@@ -353,20 +405,68 @@ _ANSWER_METRIC = {"arithmetic": "ar", "final": "fi", "refinement": "rm"}
 def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mapping[str, Any]]]
                   ) -> list[list[tuple[str, Score]]]:
     """Scores of ok outputs of an answer task, as ``[(metric, Score), ...]`` per output:
-    ar / fi / rm by the answer checker, plus rt (error types) for refinement."""
+    ar / fi / rm by the answer checker (flexible: the final answer anywhere) and ar_s / fi_s
+    / rm_s (strict: the asked last line), plus rt (error types) for refinement. A corrected
+    solution that repeats the wrong chain is ``wrong`` on rm and rm_s whatever its answer,
+    and the rm row records whether the injected errors keep the gold answer
+    (``keeps_answer``: the wrong chain's own final answer is correct)."""
     texts = [r if task != "refinement" else corrected_part(r) for r, _ in outputs]
     golds = [_gold(rec) for _, rec in outputs]
-    results = checker.check_many([(t, g, v) for t, (g, v) in zip(texts, golds)])
+    jobs = [(t, g, v) for t, (g, v) in zip(texts, golds)]
+    results = checker.check_many(jobs)
+    strict = checker.check_many(jobs, strict=True)
+    keeps: list[bool | None] = [None] * len(outputs)
+    if task == "refinement":
+        wrong = checker.check_many([(str(rec.get("w_cot") or ""), g, v)
+                                    for (_, rec), (g, v) in zip(outputs, golds)])
+        keeps = [None if w.verdict == "unparseable" else w.verdict == "correct" for w in wrong]
     metric = _ANSWER_METRIC[task]
     out: list[list[tuple[str, Score]]] = []
-    for (response, rec), res, (g, _v) in zip(outputs, results, golds):
-        ok = res.verdict == "correct"
-        pairs = [(metric, Score(res.verdict, 1.0 if ok else 0.0, res.extracted,
-                                {"gold": g, "value": res.value, "method": res.method}))]
+    for (response, rec), text, res, st, keep, (g, _v) in zip(outputs, texts, results, strict,
+                                                              keeps, golds):
+        copied = task == "refinement" and repeats_wrong_chain(text, rec)
+        pairs = []
+        for code, r in ((metric, res), (STRICT[metric], st)):
+            verdict = _not_model_verdict(r) or r.verdict
+            detail: dict[str, Any] = {"gold": g, "value": r.value, "method": r.method,
+                                      "reason": r.detail, "source": r.source}
+            if copied:
+                verdict = "wrong"
+                detail["reason"] = ("the corrected solution repeats the wrong chain of thought "
+                                    "unchanged: nothing was corrected")
+                detail["copied"] = True
+            if keep is not None and code == "rm":
+                detail["keeps_answer"] = keep
+            pairs.append((code, Score(verdict, 1.0 if verdict == "correct" else 0.0, r.extracted,
+                                      detail)))
         if task == "refinement":
             pairs.append(("rt", _score_types(response, rec)))
         out.append(pairs)
     return out
+
+
+def _normalised_chain(text: str) -> str:
+    body = T.strip_final_line(text or "")
+    return " ".join(re.sub(r"[*_`#>]", " ", body).lower().split())
+
+
+def repeats_wrong_chain(corrected: str | None, record: Mapping[str, Any]) -> bool:
+    """Whether a corrected solution is the item's wrong chain of thought again (compared
+    without its final-answer line, Markdown, case and spacing)."""
+    w = _normalised_chain(str(record.get("w_cot") or ""))
+    return bool(w) and _normalised_chain(corrected or "") == w
+
+
+def _not_model_verdict(res: Any) -> str | None:
+    """``invalid_item`` when the gold cannot be read, ``checker_error`` when the checker's
+    worker crashed (not a time limit: a reply too slow to read is ``unparseable``)."""
+    if res.verdict != "unparseable":
+        return None
+    if res.method == "gold":
+        return "invalid_item"
+    if res.method == "math-verify" and str(res.detail).startswith("math-verify failed"):
+        return "checker_error"
+    return None
 
 
 def score_row(run_id: int, seed_id: int, sample_idx: int, metric: str, task: str, s: Score,
@@ -409,7 +509,7 @@ class LiveScorer:
                     f"SELECT seed_id, record, source, difficulty FROM eval_items WHERE run_id = ? "
                     f"AND seed_id IN ({marks})", [self.run_id, *chunk]):
                 r = json.loads(rec)
-                self._items[int(sid)] = ({k: r.get(k) for k in ("answer", "gt_answer", "errors", "wrong")},
+                self._items[int(sid)] = ({k: r.get(k) for k in ("answer", "gt_answer", "errors", "wrong", "w_cot")},
                                          source, diff)
 
     def rows(self, store: Store, outputs: list[tuple[int, str, int, str]]) -> list[tuple[Any, ...]]:
@@ -457,63 +557,9 @@ def _score_outcome(outcome: Any, script: str, gold: str) -> Score:
     detail = {"verifier": d, "smtlib": script[:20_000], "gold": gold}
     if outcome.status == "verified":
         return Score("correct", 1.0, d.get("value_text") or d.get("value"), detail)
-    verdict = "unparseable" if outcome.status in _UNPARSEABLE_STATUSES else "wrong"
+    verdict = ("unparseable" if outcome.status in _UNPARSEABLE_STATUSES
+               else "checker_error" if outcome.status == "crash" else "wrong")
     return Score(verdict, 0.0, d.get("value_text") or d.get("value"), detail)
-
-
-def _judge_all(db_path: Path, cfg: Any, tpl: T.Template | None, group: list[dict[str, Any]],
-               items: Mapping[int, Any]) -> list[Score]:
-    judges = list(getattr(cfg, "judges", []) or [])
-    if not judges or tpl is None:
-        return [Score("not_scored", None, None, {"reason": "no judge configured ([[judges]] in "
-                                                            "qcstation.toml)"}) for _ in group]
-    batches = []
-    for o in group:
-        record = items[int(o["seed_id"])][0]
-        vals = T.record_values(record)
-        # the candidate is fenced in the judge prompt; it cannot close the fence itself
-        response = re.sub(r"(?i)</?\s*candidate\s*>", "[candidate tag removed]",
-                          (o["response"] or "")[:MAX_JUDGED_CHARS])
-        msgs = []
-        if tpl.system:
-            msgs.append({"role": "system", "content": tpl.system.strip()})
-        msgs.append({"role": "user", "content": T.fill(tpl.user, {
-            "question": vals["question"], "reference": vals["key_information"],
-            "response": response}).strip()})
-        batches.append(msgs)
-    per_judge: list[list[Any]] = []
-    for j in judges:
-        per_judge.append(asyncio.run(_ask_judge(db_path, j, batches, cfg)))
-    out: list[Score] = []
-    for idx in range(len(group)):
-        scores: dict[str, Any] = {}
-        for j, answers in zip(judges, per_judge):
-            a = answers[idx]
-            if isinstance(a, Exception):
-                scores[j.name] = {"error": str(a)[:300]}
-            else:
-                s = parse_judge_score(a.text)
-                scores[j.name] = {"score": s, "raw": a.text[:500]} if s is not None else {
-                    "error": "no 'Score: N' (1-100) in the judge's reply", "raw": a.text[:500]}
-        valid = [v["score"] for v in scores.values() if v.get("score") is not None]
-        if not valid:
-            out.append(Score("unparseable", None, None, {"judges": scores,
-                                                          "reason": "no judge gave a usable score"}))
-            continue
-        mean = sum(valid) / len(valid)
-        out.append(Score("correct" if mean >= ALL_PASS_UNDERSTANDING else "wrong", mean,
-                         f"{mean:.1f}", {"judges": scores, "n_judges": len(valid)}))
-    return out
-
-
-async def _ask_judge(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], cfg: Any) -> list[Any]:
-    from qcstation.core.construct.llm import LLMClient
-
-    client = LLMClient(judge, db_path, purpose="eval-judge")
-    try:
-        return await client.chat_many(list(batches), temperature=0.0)
-    finally:
-        await client.aclose()
 
 
 def summarize_verdicts(store: Store, run_id: int) -> dict[str, dict[str, int]]:

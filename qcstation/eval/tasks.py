@@ -173,21 +173,60 @@ def error_type_ids(record: Mapping[str, Any]) -> list[str]:
     return sorted(out)
 
 
+#: close synonyms and the SMART paper's own names (fig. 10: "arithmetic number error",
+#: "skipped step"), after :func:`_error_key` (lower case, singular, underscores)
+ERROR_TYPE_ALIASES: dict[str, str] = {
+    "arithmetic_error": "arithmetic_inaccuracy", "calculation_error": "arithmetic_inaccuracy",
+    "arithmetic_number_error": "arithmetic_inaccuracy", "computational_error": "arithmetic_inaccuracy",
+    "computation_error": "arithmetic_inaccuracy", "arithmetic_mistake": "arithmetic_inaccuracy",
+    "calculation_mistake": "arithmetic_inaccuracy", "numerical_error": "arithmetic_inaccuracy",
+    "miscalculation": "arithmetic_inaccuracy", "arithmetic": "arithmetic_inaccuracy",
+    "missing_step": "omitted_step", "omission": "omitted_step", "skipped_step": "omitted_step",
+    "step_omission": "omitted_step", "omitted": "omitted_step", "missing": "omitted_step",
+    "hallucination": "hallucinated_content", "hallucinated_step": "hallucinated_content",
+    "hallucinated_information": "hallucinated_content", "hallucinated_fact": "hallucinated_content",
+    "hallucinated_number": "hallucinated_content", "fabricated_content": "hallucinated_content",
+    "hallucinated": "hallucinated_content",
+    "logical_order": "logical_disorder", "disorder": "logical_disorder",
+    "logical_order_error": "logical_disorder", "wrong_order": "logical_disorder",
+    "step_order_error": "logical_disorder", "ordering_error": "logical_disorder",
+    "out_of_order_step": "logical_disorder",
+    "redundant_step": "redundancy", "redundant": "redundancy", "repetition": "redundancy",
+    "redundant_content": "redundancy", "unnecessary_step": "redundancy", "repeated_step": "redundancy",
+    "wrong_operator": "operator_misuse", "operator_error": "operator_misuse",
+    "incorrect_operator": "operator_misuse", "operator_mistake": "operator_misuse",
+    "misused_operator": "operator_misuse", "wrong_operation": "operator_misuse",
+    "operation_error": "operator_misuse", "incorrect_operation": "operator_misuse",
+}
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _error_key(text: str) -> str:
+    words = re.sub(r"[^a-z]+", " ", text.strip().lower()).split()
+    return "_".join(_singular(w) for w in words if w not in ("a", "an", "the", "type", "error_type"))
+
+
 def canonical_error_type(text: str) -> str | None:
-    """Map a written error type ('Operator misuse', 'operator_misuse', 'omitted-step') to its id."""
-    key = re.sub(r"[^a-z]+", "_", text.strip().lower()).strip("_")
+    """Map a written error type to its id: the id or name ('Operator misuse',
+    'operator_misuse', 'omitted-step'), plurals ('arithmetic inaccuracies', 'omitted
+    steps'), the paper's names ('skipped step', 'arithmetic number error') and close
+    synonyms (:data:`ERROR_TYPE_ALIASES`)."""
+    key = _error_key(text)
+    if not key:
+        return None
     if key in ERROR_TYPE_DEFINITIONS:
         return key
     for tid, (name, _) in ERROR_TYPE_DEFINITIONS.items():
-        if key == name.replace(" ", "_"):
+        if key == _error_key(name):
             return tid
-    aliases = {"arithmetic_error": "arithmetic_inaccuracy", "calculation_error": "arithmetic_inaccuracy",
-               "missing_step": "omitted_step", "omission": "omitted_step",
-               "hallucination": "hallucinated_content", "hallucinated_step": "hallucinated_content",
-               "logical_order": "logical_disorder", "disorder": "logical_disorder",
-               "redundant_step": "redundancy", "redundant": "redundancy",
-               "wrong_operator": "operator_misuse", "operator_error": "operator_misuse"}
-    return aliases.get(key)
+    return ERROR_TYPE_ALIASES.get(key)
 
 
 def gold_answer(record: Mapping[str, Any]) -> str:

@@ -22,27 +22,49 @@ METRIC_LABELS: dict[str, str] = {
     "un": "LLM@Un", "re": "ACC@Re", "ar": "ACC@Ar", "rt": "ACC@R-t", "rm": "ACC@R-m",
     "fi": "ACC@Fi", "all": "ACC@All",
 }
-# Codes reported for a run, in display order.
-CODES: tuple[str, ...] = ("un", "re", "ar", "rt", "rm", "rm_given_rt", "fi", "all", "all_no_un")
+#: the strict reading of each answer metric (the answer on the asked line 'The answer is N.')
+STRICT: dict[str, str] = {"ar": "ar_s", "rm": "rm_s", "fi": "fi_s"}
+#: every score row a task's output gets: its metrics and their strict readings
+TASK_SCORES: dict[str, tuple[str, ...]] = {
+    t: ms + tuple(STRICT[m] for m in ms if m in STRICT) for t, ms in TASK_METRICS.items()}
+#: every metric code stored in eval_scores
+STORED_METRICS: tuple[str, ...] = (*METRICS, *STRICT.values())
+# Codes reported for a run, in display order. ``rm`` is the paper's (gated) ACC@R-m:
+# refinement counts only where the reflection named every error.
+CODES: tuple[str, ...] = ("un", "re", "ar", "ar_s", "rt", "rm", "rm_s", "rm_ungated", "rm_keep",
+                          "rm_change", "fi", "fi_s", "all", "all_no_un")
 LABELS: dict[str, str] = {
     **METRIC_LABELS,
-    "rm_given_rt": "ACC@R-m given R-t",
+    "ar_s": "ACC@Ar strict", "rm_s": "ACC@R-m strict", "fi_s": "ACC@Fi strict",
+    "rm_ungated": "ACC@R-m ungated",
+    "rm_keep": "ACC@R-m answer-keeping", "rm_change": "ACC@R-m answer-changing",
     "all_no_un": "ACC@All w/o Un",
 }
 DESCRIPTIONS: dict[str, str] = {
-    "un": "Understanding: judges' similarity to the reference key information (1..100)",
-    "re": "Reasoning: the model's SMT-LIB verifies to the gold answer",
-    "ar": "Arithmetic: the notation question answered correctly",
+    "un": "Understanding: mean of every configured judge's similarity to the reference (1..100)",
+    "re": "Reasoning: the model's SMT-LIB verifies to the gold answer and its answer depends "
+          "on the givens",
+    "ar": "Arithmetic: the notation question answered correctly (flexible: final number anywhere)",
+    "ar_s": "Arithmetic, strict: the answer on the asked line 'The answer is N.'",
     "rt": "Reflection: the set of error types named exactly",
-    "rm": "Refinement: the corrected chain's final answer is correct",
-    "rm_given_rt": "Refinement over the items whose reflection is correct",
-    "fi": "Final answer of the seed question",
+    "rm": "Refinement (as in SMART): the corrected chain's final answer is correct, over the "
+          "items whose reflection named every error",
+    "rm_s": "Refinement, strict answer line, over the items whose reflection is correct",
+    "rm_ungated": "Refinement over every item, whatever the reflection (not the paper's)",
+    "rm_keep": "Refinement (gated) on items whose injected errors keep the gold answer",
+    "rm_change": "Refinement (gated) on items whose injected errors change the answer",
+    "fi": "Final answer of the seed question (flexible: final number anywhere)",
+    "fi_s": "Final answer, strict: the answer on the asked line 'The answer is N.'",
     "all": "All-Pass: Un >= 90 and Re, Ar, R-t, R-m correct",
     "all_no_un": "All-Pass without Understanding (Re, Ar, R-t, R-m correct)",
 }
 # Metrics that compare() accepts (binary per item-sample; un counts as a pass at >= 90).
-COMPARABLE: tuple[str, ...] = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un", "un")
-VERDICTS: tuple[str, ...] = ("correct", "wrong", "unparseable", "error", "not_scored")
+COMPARABLE: tuple[str, ...] = ("re", "ar", "ar_s", "rt", "rm", "rm_s", "rm_ungated", "fi", "fi_s",
+                               "all", "all_no_un", "un")
+VERDICTS: tuple[str, ...] = ("correct", "wrong", "unparseable", "error", "not_scored",
+                             "judge_error", "invalid_item", "checker_error")
+#: failures that are not the model's: left out of every denominator, counted apart, retryable
+NOT_MODEL_VERDICTS: tuple[str, ...] = ("judge_error", "invalid_item", "checker_error")
 ALL_PASS_UNDERSTANDING = 90.0
 
 

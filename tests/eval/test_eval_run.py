@@ -169,7 +169,8 @@ def test_failed_requests_are_errors_in_the_denominator_and_can_be_retried(qs_db:
     assert prog2.errors == 0 and len(fake_openai.chat_requests) == before + 2
     summary2 = scorers.score_run(qs_db, run_id, cfg)
     assert summary2.counts["fi"] == {"correct": 4}
-    assert sorted(f["after"] for f in summary2.flipped) == ["correct", "correct"]
+    assert sorted((f["metric"], f["after"]) for f in summary2.flipped) == [
+        ("fi", "correct"), ("fi", "correct"), ("fi_s", "correct"), ("fi_s", "correct")]
 
 
 def test_rescore_makes_no_request_and_lists_flipped_verdicts(qs_db: Path, fake_openai: FakeOpenAI) -> None:
@@ -196,6 +197,7 @@ def test_rescore_makes_no_request_and_lists_flipped_verdicts(qs_db: Path, fake_o
     again = scorers.score_run(qs_db, run_id, cfg)
     assert len(fake_openai.chat_requests) == n           # judges answered from the cache, model never called
     assert len(again.flipped) == 3 and {f["metric"] for f in again.flipped} == {"fi"}
+    assert again.counts["un"] == {"correct": 3}          # the judges' stored replies, re-read
     assert {(f["before"], f["after"]) for f in again.flipped} == {("wrong", "correct")}
 
 
@@ -346,7 +348,7 @@ def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) ->
     execute_run(qs_db, r1, cfg, live_score=True)
     with Store(qs_db) as s:
         live_metrics = {r["metric"] for r in s.query("SELECT DISTINCT metric FROM eval_scores WHERE run_id = ?", (r1,))}
-    assert live_metrics == {"fi", "ar", "rm", "rt"}          # reasoning is left for the pass
+    assert live_metrics == {"fi", "ar", "rm", "rt", "fi_s", "ar_s", "rm_s"}   # reasoning is left for the pass
     rest = scorers.score_run(qs_db, r1, cfg, only_missing=True)
     assert rest.scored == 15 and set(rest.counts) == {"re"}
     execute_run(qs_db, r2, cfg)
@@ -363,7 +365,7 @@ def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) ->
                 "SELECT seed_id, sample_idx, metric, task, verdict, score, extracted, detail, scorer_version, "
                 "source, difficulty FROM eval_scores WHERE run_id = ? ORDER BY seed_id, metric", (rid,))]
 
-    assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 5
+    assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 8
 
 
 def test_the_judge_sees_the_candidate_fenced_and_cannot_be_closed_out(qs_db: Path, fake_openai: FakeOpenAI) -> None:
@@ -375,7 +377,7 @@ def test_the_judge_sees_the_candidate_fenced_and_cannot_be_closed_out(qs_db: Pat
     fake_openai.responder = lambda req: "Score: 12" if req.get("model") == "fake-judge" else attack
     execute_run(qs_db, run_id, cfg)
     summary = scorers.score_run(qs_db, run_id, cfg)
-    assert summary.counts["un"] == {"wrong": 1}
+    assert summary.counts["un"] == {"wrong": 1}, summary.counts
     judge_prompt = [r for r in fake_openai.chat_requests if r.body["model"] == "fake-judge"][0].messages[-1]["content"]
     assert judge_prompt.count("<candidate>") == 1 and judge_prompt.count("</candidate>") == 1
     assert "[candidate tag removed]" in judge_prompt

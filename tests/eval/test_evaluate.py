@@ -42,7 +42,7 @@ def test_run_then_score_the_same_rows_as_the_two_passes(qs_db: Path) -> None:
     execute_run(qs_db, two, cfg)
     scorers.score_run(qs_db, two, cfg)
     a, b = _scores(qs_db, one), _scores(qs_db, two)
-    assert len(a) == 8 * 6 and a == b                    # every metric of every item, as apart
+    assert len(a) == 8 * 9 and a == b                    # every metric of every item, as apart
     assert set(a.values()) == {"correct", "not_scored"}  # no judge: Understanding not scored
 
 

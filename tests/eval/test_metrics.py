@@ -39,17 +39,19 @@ def test_hand_worked_values(store: Store) -> None:
     (rm,) = M.leaderboard(store, [run], n_boot=200)
     v = {c: mv.value for c, mv in rm.values.items()}
     assert v["un"] == pytest.approx((95 + 80 + 92 + 100) / 4)
-    assert v["re"] == v["ar"] == v["rt"] == v["rm"] == pytest.approx(0.75)
+    assert v["re"] == v["ar"] == v["rt"] == v["rm_ungated"] == pytest.approx(0.75)
     assert v["fi"] == pytest.approx(0.5)                 # unparseable and wrong both count 0
-    assert v["rm_given_rt"] == pytest.approx(2 / 3)      # items 1, 2, 4 have rt correct
-    assert rm.values["rm_given_rt"].n == 3
+    # the paper's ACC@R-m is gated: items 1, 2, 4 have a correct reflection
+    assert v["rm"] == pytest.approx(2 / 3)
+    assert rm.values["rm"].n == 3
     assert v["all"] == pytest.approx(0.25)               # item 1 only: item 2 has un 80
     assert v["all_no_un"] == pytest.approx(0.5)          # items 1 and 2
     assert rm.values["fi"].counts == {"correct": 2, "unparseable": 1, "wrong": 1}
     assert rm.values["ar"].counts == {"correct": 3, "error": 1}
     assert rm.values["un"].counts == {"correct": 3, "wrong": 1}    # the scorer's >= 90 verdict
     assert rm.values["all"].counts == {"correct": 1, "wrong": 3}
-    assert all(mv.n == 4 for c, mv in rm.values.items() if c != "rm_given_rt")
+    assert all(mv.n == 4 for c, mv in rm.values.items()
+               if c in ("un", "re", "ar", "rt", "rm_ungated", "fi", "all", "all_no_un"))
     assert rm.label == "model-a" and rm.run_id == run
 
 
@@ -97,7 +99,7 @@ def test_task_not_run_is_absent_not_zero(store: Store) -> None:
     add_item(store, run, 1, scores=row(un=None, ar=None, rt=None, rm=None, re="c", fi="w"))
     vals = M.leaderboard(store, [run], n_boot=0)[0].values
     assert vals["re"].value == 1.0 and vals["fi"].value == 0.0
-    for code in ("un", "ar", "rt", "rm", "rm_given_rt", "all", "all_no_un"):
+    for code in ("un", "ar", "rt", "rm", "rm_ungated", "all", "all_no_un"):
         assert vals[code].value is None, code
         assert vals[code].note and vals[code].note.startswith("not run"), (code, vals[code].note)
     assert "ACC@Ar" in (vals["all_no_un"].note or "")
@@ -200,7 +202,7 @@ def test_compare_exact_mcnemar_by_hand(store: Store) -> None:
     assert M.compare(store, a2, b2, "re").p_value == pytest.approx(0.25)
     assert M.compare(store, a2, a2, "re").p_value == 1.0
     with pytest.raises(M.MetricsError):
-        M.compare(store, a, b, "rm_given_rt")
+        M.compare(store, a, b, "rm_keep")
 
 
 def test_compare_majority_of_samples_and_understanding_threshold(store: Store) -> None:

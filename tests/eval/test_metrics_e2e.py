@@ -35,9 +35,10 @@ def test_reference_runs_through_metrics_and_report(qs_db: Path, tmp_path: Path) 
     with Store(qs_db) as s:
         a, b = M.leaderboard(s, None, n_boot=200)             # every finished run
         assert (a.run_id, b.run_id) == (full, part)
-        for code in ("re", "ar", "rt", "rm", "rm_given_rt", "fi", "all_no_un"):
+        for code in ("re", "ar", "rt", "rm", "rm_ungated", "fi", "all_no_un", "ar_s", "fi_s", "rm_s"):
             mv = a.values[code]
-            assert (mv.value, mv.lo, mv.hi, mv.n) == (1.0, 1.0, 1.0, 12), code
+            assert (mv.value, mv.hi, mv.n) == (1.0, 1.0, 12), code
+            assert 0.7 < mv.lo < 1.0, code            # Wilson: never zero width at 100%
         assert a.values["un"].value is None and "no judge" in (a.values["un"].note or "")
         assert a.values["all"].value is None
         assert b.values["fi"].value == 1.0 and b.values["re"].value == 1.0
@@ -53,7 +54,8 @@ def test_reference_runs_through_metrics_and_report(qs_db: Path, tmp_path: Path) 
         assert sum(g["fi"].n for g in groups.values()) == 12
         path = write_report(s, full, tmp_path / "rep", compare=part, n_boot=100)
     text = path.read_text()
-    assert "| ACC@Fi | 100.0% [100.0, 100.0] | 100.0% [100.0, 100.0] | 12 / 12 |" in text
-    assert "| ACC@Fi | 12 | 0 | 0 | 0 | 0 | 12 |" in text
-    assert "| LLM@Un | 0 | 0 | 0 | 0 | 12 | 12 |" in text           # all not scored
+    assert "| ACC@Fi | 100.0% [75.8, 100.0] | 100.0% [75.8, 100.0] | 12 / 12 |" in text   # Wilson
+    assert "| ACC@Fi | 12 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 12 |" in text
+    assert "| LLM@Un | 0 | 0 | 0 | 0 | 12 | 0 | 0 | 0 | 12 |" in text      # all not scored
+    assert "| release | working set |" in text
     assert "| final answer P (correct) | TP 12 (100.0%) | FN 0 (0.0%) |" in text

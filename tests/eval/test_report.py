@@ -50,8 +50,9 @@ def test_report_tables_escaping_and_figures(store: Store, tmp_path: Path) -> Non
     assert "Understanding not scored on 4 of 4 item-samples" in text
 
     # verdict counts incl. unparseable and error
-    assert "| ACC@Fi | 2 | 1 | 1 | 0 | 0 | 4 |" in text
-    assert "| ACC@Ar | 3 | 0 | 0 | 1 | 0 | 4 |" in text
+    assert "| ACC@Fi | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
+    assert "| ACC@Ar | 3 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 4 |" in text
+    assert "| release | smart 1.0 |" in text           # the run's release, not "working set"
 
     # breakdowns and confusion (fi against re: TP 2, FN 0, FP 1, TN 1 of 4)
     assert "| gsm8k | 2 |" in text and "| math500 | 2 |" in text
@@ -62,8 +63,8 @@ def test_report_tables_escaping_and_figures(store: Store, tmp_path: Path) -> Non
     # comparison on fi: A right on 1 and 3, B right on 4 only -> p = 2 * P(X <= 1 | 3) = 1.0
     fi_row = next(line for line in text.splitlines() if line.startswith("| ACC@Fi | 4 |"))
     assert fi_row == "| ACC@Fi | 4 | 50.0% | 25.0% | 2 | 1 | 0 | 1 | 1 |"
-    assert "- correct in A only (2): 1 (gsm8k-1), 3 (gsm8k-3)" in text
-    assert "- correct in B only (1): 4 (math500-4)" in text
+    assert "- higher in A (2): 1 (gsm8k-1), 3 (gsm8k-3)" in text
+    assert "- higher in B (1): 4 (math500-4)" in text
 
     # figures are real images of a readable size; SVG parses and carries no date
     for stem in ("dimensions", "confusion", "difficulty"):

@@ -1,5 +1,6 @@
 """``qcstation eval compare RUN_A RUN_B [--metric re] [--json]``: paired item-level
-comparison of two runs (exact McNemar test) and the items that differ."""
+comparison of two runs (per-item means, exact sign test) and the items that differ; warns
+when the two runs were measured differently (release, protocol, templates, judges)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ SHOWN = 50
 
 def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
-        "compare", help="two runs item by item on one metric (exact McNemar test)",
-        description="Compare two runs on the items both scored: how many each got right, the "
-                    "items correct in only one of them, and the exact McNemar p-value (two-sided "
-                    "binomial test on those discordant items). With several samples an item counts "
-                    "as correct when more than half of its samples are; 'un' passes at 90 or more.")
+        "compare", help="two runs item by item on one metric (paired, exact sign test)",
+        description="Compare two runs on the items both scored. Each item's value is the mean "
+                    "over its samples, as on the leaderboard, so A and B are the leaderboard's "
+                    "values over the paired items; 'un' passes at 90 or more. 'A only' / 'B only' "
+                    "count the items where A's / B's mean is higher, and p is the exact two-sided "
+                    "sign test on them (with one sample per item: the exact McNemar test). Runs "
+                    "measured differently (release, refinement protocol, templates, judges, "
+                    "scorer versions) are compared with a warning naming the differences.")
     p.add_argument("run_a", metavar="RUN_A", help="the first run (id or name)")
     p.add_argument("run_b", metavar="RUN_B", help="the second run (id or name)")
     p.add_argument("--metric", choices=COMPARABLE, default="re",
@@ -33,35 +37,40 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
-    from qcstation.eval.runs import run_row
 
     store = store_from_args(args)
     try:
         a, b = resolve(store, [args.run_a, args.run_b])
         if a == b:
             raise M.MetricsError("RUN_A and RUN_B are the same run; give two different runs")
-        ra, rb = run_row(store, a), run_row(store, b)
         cmp_ = M.compare(store, a, b, args.metric)
         keys = M.item_keys(store, [a, b], cmp_.a_only_ids + cmp_.b_only_ids)
+        from qcstation.eval import provenance as P
+
+        diffs = P.differences(store, a, b)
+        prov = (P.describe(store, a), P.describe(store, b))
     finally:
         store.close()
     if args.json:
         d = cmp_.to_dict()
         d["item_keys"] = {str(k): v for k, v in sorted(keys.items())}
+        d["differences"] = diffs
+        d["provenance"] = {"a": prov[0].to_dict(), "b": prov[1].to_dict()}
         print_json(d)
         return 0
-    label_a = f"run {a} ({display_text(ra['model'], 40)})"
-    label_b = f"run {b} ({display_text(rb['model'], 40)})"
-    print(f"A = {label_a}")
-    print(f"B = {label_b}")
-    print(f"{cmp_.label} on {cmp_.n} items both runs scored")
+    print(f"A = {display_text(prov[0].line(), 200)}")
+    print(f"B = {display_text(prov[1].line(), 200)}")
+    if diffs:
+        print("warning: the two runs were not measured the same way:")
+        for d in diffs:
+            print(f"  {display_text(d, 200)}")
+    print(f"{cmp_.label} on {cmp_.n} items both runs scored (per-item means over samples)")
     if cmp_.n:
-        print(f"  A {M.fmt_value('fi', cmp_.a_value)} ({cmp_.a_correct})   "
-              f"B {M.fmt_value('fi', cmp_.b_value)} ({cmp_.b_correct})")
-        print(f"  both correct {cmp_.both_correct}, both not correct {cmp_.both_wrong}, "
-              f"A only {cmp_.a_only}, B only {cmp_.b_only}")
-        print(f"  exact McNemar p = {cmp_.p_value:.4g}"
-              + ("  (no discordant item)" if not (cmp_.a_only or cmp_.b_only) else ""))
+        print(f"  A {M.fmt_value('fi', cmp_.a_value)}   B {M.fmt_value('fi', cmp_.b_value)}")
+        print(f"  both all correct {cmp_.both_correct}, both all not correct {cmp_.both_wrong}, "
+              f"A higher {cmp_.a_only}, B higher {cmp_.b_only}")
+        print(f"  exact sign test p = {cmp_.p_value:.4g}"
+              + ("  (no item differs)" if not (cmp_.a_only or cmp_.b_only) else ""))
     elif cmp_.note:
         print(f"  {cmp_.note}")
     if cmp_.only_in_a or cmp_.only_in_b:
@@ -70,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         if not ids:
             continue
         shown = ids if args.all else ids[:SHOWN]
-        print(f"\ncorrect in {side} only ({len(ids)}):")
+        print(f"\nhigher in {side} ({len(ids)}):")
         for s in shown:
             print(f"  {s}  {display_text(keys.get(s, ''), 60)}".rstrip())
         if len(shown) < len(ids):

@@ -1,9 +1,11 @@
-"""``qcstation eval leaderboard [RUN ...] [--json]``: every metric of each run with its
-bootstrap 95% interval over items (default: every finished run)."""
+"""``qcstation eval leaderboard [RUN ...] [--wide] [--json]``: every metric of each run,
+with its release, model and protocol (default: every finished run; 120 columns, or every
+metric with its 95% interval with --wide)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
@@ -13,29 +15,86 @@ from qcstation.eval.types import CODES
 
 def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = actions.add_parser(
-        "leaderboard", help="every metric per run with bootstrap 95%% intervals",
-        description="LLM@Un, ACC@Re, ACC@Ar, ACC@R-t, ACC@R-m (also over the items whose "
-                    "reflection is correct), ACC@Fi and All-Pass per run, each with its 95% "
-                    "bootstrap interval over items. Wrong, unparseable and failed requests count "
-                    "as not correct. 'n/s' = not scored (e.g. no judge: All-Pass then needs "
-                    "Understanding, see 'ACC@All w/o Un'); '-' = task not run.")
+        "leaderboard", help="every metric per run with 95%% intervals",
+        description="Per run: its release, model and refinement protocol, then LLM@Un, ACC@Re, "
+                    "ACC@Ar, ACC@R-t, ACC@R-m (the SMART paper's: refinement counts only where "
+                    "reflection named every error), ACC@Fi and All-Pass. Answer metrics show "
+                    "flexible/strict (f/s): the final number anywhere / the asked line 'The "
+                    "answer is N.'. Wrong, unparseable and failed requests count as not "
+                    "correct; failures that are not the model's (judge_error, invalid_item, "
+                    "checker_error) are left out of the denominators and counted under 'left "
+                    "out'. The default view fits 120 columns; --wide shows every metric with "
+                    "its 95%% interval (Wilson for accuracies, bootstrap for LLM@Un). 'n/s' = "
+                    "not scored (e.g. no judge: All-Pass then needs Understanding, see 'ACC@All "
+                    "w/o Un'); '-' = task not run.")
     p.add_argument("runs", nargs="*", metavar="RUN", help="runs to show (default: every finished run)")
     p.add_argument("--json", action="store_true", help="print JSON (values 0..1; un on 1..100)")
-    p.add_argument("--no-ci", action="store_true", help="values only, without intervals")
+    p.add_argument("--wide", action="store_true",
+                   help="every metric (strict, ungated R-m, R-m by error kind) with its interval")
+    p.add_argument("--no-ci", action="store_true", help="with --wide: values only, without intervals")
     p.add_argument("--sort", metavar="CODE", choices=CODES,
                    help=f"sort by this metric, best first ({', '.join(CODES)})")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples (default 1000; 0 = no intervals)")
+                   help="bootstrap resamples for LLM@Un (default 1000; 0 = no intervals)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--spearman", action="store_true",
-                   help="also print Spearman's rho between the metrics across these runs "
-                        "(with --json: an object with 'runs' and 'spearman')")
+                   help="also print Spearman's rho between the metrics across these runs (one "
+                        "release only: refused across releases; under 10 runs the p-values are "
+                        "flagged as unreliable; with --json: an object with 'runs' and 'spearman')")
     add_run_help(p)
     p.set_defaults(eval_func=run)
 
 
+#: the compact view: (header, code, strict code or None)
+COMPACT = (("Un", "un", None), ("Re", "re", None), ("Ar f/s", "ar", "ar_s"), ("R-t", "rt", None),
+           ("R-m f/s", "rm", "rm_s"), ("Fi f/s", "fi", "fi_s"), ("All", "all", None))
+
+
+def _pct(mv: Any) -> str:
+    if mv.value is None:
+        return "n/s" if mv.note and mv.note.startswith("not scored") else "-"
+    v = mv.value if mv.code == "un" else 100 * mv.value
+    return "100" if v >= 99.95 and mv.code != "un" else f"{v:.1f}"
+
+
+def _left_out(r: Any, *, detail: bool = True) -> str:
+    from qcstation.eval.types import METRICS
+
+    parts = []
+    for code in METRICS:
+        k = r.values[code].left_out
+        if k:
+            parts.append(f"{code} {k}")
+    if not detail:
+        return str(sum(r.values[c].left_out for c in METRICS))
+    return ", ".join(parts) or "0"
+
+
+def _wrap(text: str, indent: int = 2) -> str:
+    """One note, escaped, wrapped to 120 columns."""
+    import textwrap
+
+    return textwrap.fill(display_text(text, 600), 118, initial_indent=" " * indent,
+                         subsequent_indent=" " * (indent + 2), break_on_hyphens=False)
+
+
+def _noted(r: Any, wide: bool) -> list[str]:
+    """The codes whose 'not reported' note is worth a line: in the compact view its
+    columns, strict answers only when the flexible one is there (old runs: rescore)."""
+    from qcstation.eval import metrics as M
+
+    if wide:
+        return list(M.CODES)
+    shown = [c for _, c, _ in COMPACT]
+    for _, c, s in COMPACT:
+        if s and r.values[c].value is not None and r.values[s].value is None:
+            shown.append(s)
+    return shown
+
+
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
+    from qcstation.eval import provenance as P
 
     if not 0 <= args.n_boot <= 100_000:
         raise M.MetricsError("--n-boot must be between 0 and 100000")
@@ -43,34 +102,75 @@ def run(args: argparse.Namespace) -> int:
     try:
         ids = resolve(store, args.runs) if args.runs else None
         board = M.leaderboard(store, ids, n_boot=args.n_boot, seed=args.seed)
-        corr = M.correlation(store, [r.run_id for r in board]) if args.spearman else None
+        prov = {r.run_id: P.describe(store, r.run_id, judge_error=(
+            r.values["un"].not_model.get("judge_error", 0),
+            r.values["un"].n_samples + r.values["un"].left_out)) for r in board}
+        corr = None
+        if args.spearman:
+            rels = P.releases(store, [r.run_id for r in board])
+            if len(rels) > 1:
+                raise M.MetricsError(
+                    "--spearman correlates runs of one release only; these runs are on "
+                    + "; ".join(f"{k} (runs {', '.join(map(str, v))})" for k, v in rels.items())
+                    + ". Name the runs of one release")
+            corr = M.correlation(store, [r.run_id for r in board])
     finally:
         store.close()
     if args.sort:
         board.sort(key=lambda r: (r.values[args.sort].value is None,
                                   -(r.values[args.sort].value or 0.0)))
     if args.json:
-        runs = [r.to_dict() for r in board]
+        runs = []
+        for r in board:
+            d = r.to_dict()
+            d["provenance"] = prov[r.run_id].to_dict()
+            runs.append(d)
         print_json({"runs": runs, "spearman": corr.to_dict()} if corr is not None else runs)
         return 0
     if not board:
         print("no finished evaluation runs" if not args.runs else "no runs")
         return 0
-    ci = not args.no_ci and args.n_boot > 0
-    headers = ["run", "model", "items"] + [M.LABELS[c] for c in M.CODES]
-    rows = [[r.run_id, display_text(r.label, 30), max(v.n for v in r.values.values())]
-            + [cell(r.values[c], ci=ci) for c in M.CODES] for r in board]
+    if args.wide:
+        ci = not args.no_ci and args.n_boot > 0
+        headers = ["run", "model", "release", "protocol", "items"] + [M.LABELS[c] for c in M.CODES] \
+            + ["left out"]
+        rows = [[r.run_id, display_text(r.label, 30), display_text(prov[r.run_id].release, 30),
+                 prov[r.run_id].protocol, max(v.n for v in r.values.values())]
+                + [cell(r.values[c], ci=ci) for c in M.CODES] + [_left_out(r)] for r in board]
+    else:
+        headers = ["run", "model", "release", "protocol"] + [h for h, _, _ in COMPACT] \
+            + ["items", "left out"]
+        rows = [[r.run_id, display_text(r.label, 12), display_text(prov[r.run_id].release, 11),
+                 prov[r.run_id].short]
+                + [_pct(r.values[c]) + ("/" + _pct(r.values[s]) if s else "") for _, c, s in COMPACT]
+                + [max(v.n for v in r.values.values()), _left_out(r, detail=False)] for r in board]
     print_table(headers, rows)
+    if not args.wide:
+        print("values in % (Un 1..100); f/s = flexible/strict answer; R-m gated as in SMART;\n"
+              "left out = item-samples failed not by the model (judge_error, invalid_item, "
+              "checker_error); --wide: intervals")
+    print("\nmeasured as:")
+    for r in board:
+        print(_wrap(prov[r.run_id].line()))
+        if r.values and any(r.values[c].left_out for c in r.values):
+            print(_wrap(f"left out: {_left_out(r)}", indent=4))
+    warnings = [w for r in board for w in prov[r.run_id].warnings]
+    if len({p.release for p in prov.values()}) > 1:
+        warnings.append("these runs are on different releases: their numbers are not comparable "
+                        "item for item")
+    if warnings:
+        print("\nwarnings:")
+        print("\n".join(_wrap(w) for w in warnings))
     extra = []
     for r in board:
         if all(v.n == 0 for v in r.values.values()):
             extra.append(f"  run {r.run_id}: no scores yet (status {display_text(r.status, 20)}; "
                          f"`qcstation eval score {r.run_id}` scores what is stored)")
         else:
-            extra += notes([(f"run {r.run_id}", r.values[c]) for c in M.CODES])
+            extra += notes([(f"run {r.run_id}", r.values[c]) for c in _noted(r, args.wide)])
     if extra:
         print("\nnot reported:")
-        print("\n".join(extra))
+        print("\n".join(_wrap(e.strip()) for e in extra))
     if corr is not None:
         print("\nSpearman rho between metrics across runs")
         print(corr.note)

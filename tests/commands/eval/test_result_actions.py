@@ -35,10 +35,15 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
     assert data[0]["values"]["fi"]["value"] == 0.5
     assert data[0]["values"]["all"]["value"] == 0.25
 
-    text = _cli(db_file, "leaderboard", str(a), str(b), "--no-ci")
+    text = _cli(db_file, "leaderboard", str(a), str(b), "--no-ci", "--wide")
     assert text.returncode == 0, text.stderr
     assert "\x1b" not in text.stdout and "evil<U+001B>[2Jmodel" in text.stdout
     assert "ACC@All w/o Un" in text.stdout and "50.0%" in text.stdout
+    compact = _cli(db_file, "leaderboard", str(a), str(b))
+    assert compact.returncode == 0, compact.stderr
+    assert max(len(line) for line in compact.stdout.splitlines()) <= 120
+    assert "smart 1.0" in compact.stdout and "1-prompt" in compact.stdout     # release, protocol
+    assert "evil<U+001B>[2Jm" in compact.stdout
 
     cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")
     assert cmp_.returncode == 0, cmp_.stderr
@@ -46,7 +51,7 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
     assert (d["a_only"], d["b_only"], d["a_only_ids"]) == (2, 0, [1, 3])
     assert d["p_value"] == pytest.approx(0.5) and d["item_keys"]["1"] == "gsm8k-1"
     plain = _cli(db_file, "compare", str(a), str(b), "--metric", "fi")
-    assert "exact McNemar p = 0.5" in plain.stdout and "gsm8k-3" in plain.stdout
+    assert "exact sign test p = 0.5" in plain.stdout and "gsm8k-3" in plain.stdout
 
     bd = _cli(db_file, "breakdown", str(a), "--by", "difficulty")
     assert bd.returncode == 0, bd.stderr

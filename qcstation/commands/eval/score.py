@@ -12,9 +12,14 @@ from qcstation.commands.eval._shared import config, print_scores, resolve
 def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sc = actions.add_parser("score", help="score stored responses that have no score yet",
                             description="Score the outputs of a run that have no score yet "
-                                        "(e.g. after `eval import-batch`). No model is called; "
-                                        "judges are called for Understanding.")
+                                        "(e.g. after `eval import-batch`). The evaluated model is "
+                                        "never called; judges are called for Understanding "
+                                        "outputs not judged yet. --retry-judges asks the judges "
+                                        "again (bypassing the response cache) for the items "
+                                        "whose verdict is judge_error.")
     sc.add_argument("run", metavar="RUN", help="run id or name")
+    sc.add_argument("--retry-judges", action="store_true",
+                    help="ask again the judges that failed or replied unusably (judge_error items)")
     sc.add_argument("--json", action="store_true", help="print as JSON")
     sc.set_defaults(eval_func=run, only_missing=True)
 
@@ -25,11 +30,17 @@ def run(args: argparse.Namespace) -> int:
     cfg = config(args)
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
-    summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing)
+    summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing,
+                        retry_judges=getattr(args, "retry_judges", False))
     if args.json:
         print_json(summary.to_dict())
         return 0
     print(f"run {run_id}: {summary.scored} scores written")
+    judge_errors = summary.counts.get("un", {}).get("judge_error", 0)
+    if judge_errors:
+        print(f"{judge_errors} Understanding item(s) are judge_error (a judge failed or replied "
+              f"unusably; not the model's failure): `qcstation eval score {run_id} --retry-judges` "
+              "asks again")
     if not args.only_missing:
         if summary.flipped:
             print(f"{len(summary.flipped)} verdicts flipped:")

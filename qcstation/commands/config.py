@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from qcstation.commands._common import print_json
+from qcstation.common.safe import display_text
 from qcstation.commands import HELP
 
 
@@ -41,6 +42,13 @@ def run(args: argparse.Namespace) -> int:
                 checks[label] = _check_vllm(m)
                 failures += 0 if checks[label]["ok"] else 1
                 continue
+            from qcstation.common.preflight import key_problem
+
+            why = key_problem(m)
+            if why is not None:
+                checks[label] = {"ok": False, "endpoint": m.endpoint, "message": why}
+                failures += 1
+                continue
             try:
                 served = list_models(m)
                 ok = m.model in served
@@ -65,14 +73,14 @@ def run(args: argparse.Namespace) -> int:
                   f"temperature {m.temperature}, batch size {m.batch_size})")
             if args.check:
                 c = data["checks"][label]
-                print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {c['message']}")
+                print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {display_text(c['message'], 300)}")
             continue
         print(f"{label}: {m.model} at {m.endpoint} (key ${key['variable']} "
               f"{'set' if key['set'] else 'not set'}; temperature {m.temperature}, "
               f"concurrency {m.concurrency}, retries {m.retries})")
         if args.check:
             c = data["checks"][label]
-            print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {c['message']}")
+            print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {display_text(c['message'], 300)}")
     g, v, q = cfg.generation, cfg.verify, cfg.qc
     print(f"generation: max_attempts {g.max_attempts}, errors_per_cot {g.errors_per_cot}, "
           f"rephrase_notation {g.rephrase_notation}")

@@ -6,9 +6,13 @@ Kept free of the ``openai`` package so that importing it stays cheap.
 from __future__ import annotations
 
 import email.utils
+import json as _json
 import math
+import re as _re
 import time
+import zlib as _zlib
 from collections.abc import Mapping
+from typing import Any
 
 PLACEHOLDER_KEY = "sk-no-key"                          # local servers without auth
 RETRY_STATUSES = frozenset({408, 409, 429})          # plus every 5xx
@@ -46,3 +50,159 @@ def parse_retry_after(headers: Mapping[str, str], now_ts: float | None = None) -
 
         dt = dt.replace(tzinfo=_dt.timezone.utc)
     return max(0.0, dt.timestamp() - (time.time() if now_ts is None else now_ts))
+
+
+# -- what a server sends back: bounded after decoding, parsed with limits ------------------------
+#
+# Every model client (evaluation backend, judges, generator) reads a reply through these, so one
+# rule holds everywhere: at most MAX_BODY_BYTES *after* decompression (a 1 MB gzip body that
+# inflates to 1 GiB is refused at 16 MiB, never held whole), JSON with at most MAX_JSON_NODES
+# containers and no nesting past Python's recursion limit, text without lone surrogates, counts
+# that fit SQLite's integers. A reply that breaks a rule is that request's error, with the reason.
+
+#: the largest reply body read, counted after decompression (bytes)
+MAX_BODY_BYTES = 16 * 1024 * 1024
+#: the most JSON objects and arrays a reply may hold (bounds the parse's memory: an empty
+#: object costs ~64 bytes, so ~64 MB at most, whatever the body's size)
+MAX_JSON_NODES = 1_000_000
+#: the encodings asked for; anything else the server sends is refused
+ACCEPT_ENCODING = "gzip, deflate"
+#: the largest count of tokens taken from ``usage`` (SQLite's INTEGER is signed 64-bit)
+MAX_TOKENS_COUNT = 2**53
+_SURROGATE = _re.compile("[\ud800-\udfff]")
+
+
+class BadReply(Exception):
+    """A reply that cannot be used (too large, not JSON, not UTF-8, ...): the reason."""
+
+
+class BodyTooLarge(BadReply):
+    pass
+
+
+class BodyDecoder:
+    """Decodes a body chunk by chunk (``Content-Encoding`` gzip, deflate or none) and refuses it
+    once the *decoded* bytes pass ``limit``: the output of one :meth:`feed` is bounded by
+    ``limit + 1`` bytes (``zlib``'s ``max_length``), so a decompression bomb never inflates."""
+
+    def __init__(self, content_encoding: str | None, limit: int = MAX_BODY_BYTES) -> None:
+        enc = (content_encoding or "").strip().lower()
+        self.limit = limit
+        self.buf = bytearray()
+        if enc in ("", "identity"):
+            self._z: Any = None
+        elif enc in ("gzip", "x-gzip"):
+            self._z = _zlib.decompressobj(16 + _zlib.MAX_WBITS)
+        elif enc == "deflate":
+            self._z = _DeflateEither()
+        else:
+            raise BadReply(f"reply uses the content encoding {enc[:40]!r}, which was not asked for")
+
+    def _add(self, data: bytes) -> None:
+        self.buf += data
+        if len(self.buf) > self.limit:
+            raise BodyTooLarge(f"reply larger than {self.limit // 2**20} MiB after decompression")
+
+    def feed(self, chunk: bytes) -> None:
+        if self._z is None:
+            self._add(chunk)
+            return
+        data = chunk
+        while data:
+            try:
+                out = self._z.decompress(data, self.limit - len(self.buf) + 1)
+            except _zlib.error as exc:
+                raise BadReply(f"reply body does not decompress: {exc}") from None
+            self._add(out)
+            data = self._z.unconsumed_tail
+            if not out and data:   # pragma: no cover - zlib made no progress
+                break
+
+    def finish(self) -> bytes:
+        if self._z is not None:
+            try:
+                self._add(self._z.flush(self.limit - len(self.buf) + 1)
+                          if isinstance(self._z, _DeflateEither) else self._z.flush())
+            except _zlib.error as exc:
+                raise BadReply(f"reply body does not decompress: {exc}") from None
+        return bytes(self.buf)
+
+
+class _DeflateEither:
+    """``deflate`` as servers send it: zlib-wrapped, or (wrongly, but commonly) raw."""
+
+    def __init__(self) -> None:
+        self._z: Any = None
+
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self._z.unconsumed_tail if self._z is not None else b""
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        if self._z is None:
+            self._z = _zlib.decompressobj(_zlib.MAX_WBITS if data[:1] and (data[0] & 0x0F) == 8
+                                          and int.from_bytes(data[:2], "big") % 31 == 0
+                                          else -_zlib.MAX_WBITS)
+        return self._z.decompress(data, max_length)
+
+    def flush(self, max_length: int) -> bytes:
+        return self._z.flush() if self._z is not None else b""
+
+
+def decode_body(raw: bytes, content_encoding: str | None = None, limit: int = MAX_BODY_BYTES) -> bytes:
+    """A whole body, decoded with the same limit (for bodies already in memory)."""
+    dec = BodyDecoder(content_encoding, limit)
+    dec.feed(raw)
+    return dec.finish()
+
+
+def load_json_reply(raw: bytes) -> Any:
+    """A reply body as JSON, or :class:`BadReply` saying why not: not UTF-8, not JSON, more
+    than :data:`MAX_JSON_NODES` objects and arrays, nested too deep."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadReply(f"reply is not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r})") from None
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
+        raise BadReply(f"reply holds more than {MAX_JSON_NODES:,} JSON objects and arrays")
+    try:
+        return _json.loads(text)
+    except RecursionError:
+        raise BadReply("reply is JSON nested too deep to read") from None
+    except ValueError as exc:
+        raise BadReply(f"reply is not JSON ({str(exc)[:80]}): {text[:60]!r}") from None
+
+
+def clean_text(text: str) -> str:
+    """Model text as stored: a lone surrogate (valid JSON, not storable UTF-8) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def clean_token(value: Any, limit: int = 80) -> str | None:
+    """A short field a server names (finish reason, model): printable, no surrogates, bounded;
+    None when it is not text."""
+    if not isinstance(value, str):
+        return None
+    from qcstation.common.safe import one_line
+
+    return one_line(clean_text(value), limit)
+
+
+def token_count(value: Any, name: str, notes: list[str]) -> int | None:
+    """A usage count a server reports, if it is a plausible one; otherwise None, with a note."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS_COUNT:
+        return value
+    shown = repr(value) if not isinstance(value, int) else (
+        str(value) if value.bit_length() < 200 else f"a {value.bit_length()}-bit number")
+    notes.append(f"usage.{name} {shown[:40]} dropped (not a count of tokens)")
+    return None
+
+
+def scrub_key(text: str, key: str | None, mark: str = "[key]") -> str:
+    """``text`` with the configured API key (when it is one: 8+ characters) replaced."""
+    if key and len(key) >= 8 and key in text:
+        return text.replace(key, mark)
+    return text
+

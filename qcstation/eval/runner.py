@@ -31,7 +31,7 @@ from typing import Any
 
 from db.store import Store, now
 from qcstation.eval.backends import REFERENCE, make_backend
-from qcstation.eval.outputs import INSERT_OUTPUT, done_keys, output_row, pending_requests, store_unready
+from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval.runs import EvalError, RunContext, owner_id, take_lease
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -39,6 +39,13 @@ from qcstation.eval.types import Backend, EvalReply, EvalRequest
 WRITE_BATCH = 256
 WRITE_EVERY_S = 0.2
 PROGRESS_EVERY_S = 0.25
+#: seconds between two beats of a run's lease (a run is taken over after LEASE_S of silence)
+HEARTBEAT_S = 5.0
+#: how often a running run looks at its cancel flag (Esc in the workstation)
+CANCEL_POLL_S = 0.05
+#: at the end of a run, how long the live scoring may finish what is queued (the scoring
+#: pass after the run scores the rest)
+LIVE_DRAIN_S = 30.0
 
 
 # -- progress ------------------------------------------------------------------------------
@@ -93,16 +100,21 @@ def cache_key_for(backend_desc: Mapping[str, Any], req: EvalRequest) -> str:
 # -- executing runs ------------------------------------------------------------------------
 
 class _Writer(threading.Thread):
-    """Stores outputs (and cache entries) in small batches from its own connection."""
+    """Stores outputs (and cache entries) in small batches from its own connection. Storing
+    never waits on scoring: committed answer-task outputs are handed to the scoring thread
+    (:class:`_LiveScoring`) afterwards. A row SQLite refuses becomes that request's error
+    (:func:`~qcstation.eval.outputs.write_outputs`); only a fault of the database itself
+    (locked, full, read-only) stops the writer."""
 
-    def __init__(self, db_path: Path, run_id: int, model: str, live: LiveScorer | None = None) -> None:
+    def __init__(self, db_path: Path, run_id: int, model: str, live: _LiveScoring | None = None) -> None:
         super().__init__(name=f"eval-writer-{run_id}", daemon=True)
         self.db_path, self.run_id, self.model = db_path, run_id, model
-        self.live = live                   # LiveScorer: answer tasks scored as stored
-        self.live_failed: str | None = None
+        self.live = live
         self.q: queue.Queue[Any] = queue.Queue()
         self.error: BaseException | None = None
-        self.written = 0
+        self.written = 0              # outputs committed by this writer
+        self.unstorable = 0           # replies stored as errors because SQLite refused them
+        self.lost = 0                 # replies received but not committed (after a fault)
 
     def put(self, row: tuple[Any, ...], cache: tuple[str, str] | None) -> None:
         self.q.put((row, cache))
@@ -118,19 +130,20 @@ class _Writer(threading.Thread):
             store = Store(self.db_path, migrate=False, create=False)
         except BaseException as exc:  # pragma: no cover - reported by close()
             self.error = exc
+            self._drain()
             return
+        batch: list[Any] = []
         try:
             stop = False
-            last_beat = 0.0
             while not stop:
-                batch: list[Any] = []
+                batch = []
                 try:
                     item = self.q.get(timeout=1.0)
                 except queue.Empty:
-                    item = ()
+                    continue
                 if item is None:
                     stop = True
-                elif item:
+                else:
                     batch.append(item)
                 deadline = time.monotonic() + WRITE_EVERY_S
                 while not stop and len(batch) < WRITE_BATCH:
@@ -142,46 +155,119 @@ class _Writer(threading.Thread):
                         stop = True
                     else:
                         batch.append(item)
-                beat = time.monotonic() - last_beat > 5.0
-                if batch or beat:
-                    self._flush(store, batch, beat)
-                    if beat:
-                        last_beat = time.monotonic()
+                if batch:
+                    self._flush(store, batch)
         except BaseException as exc:
             self.error = exc
-            while True:   # unblock the producer side; nothing more can be stored
-                try:
-                    if self.q.get_nowait() is None:
-                        break
-                except queue.Empty:
-                    break
+            self.lost += len(batch)
+            self._drain()
         finally:
             store.close()
 
-    def _flush(self, store: Store, batch: list[Any], beat: bool) -> None:
+    def _drain(self) -> None:
+        """Unblock the producer side after a fault; counts what could not be stored."""
+        while True:
+            try:
+                item = self.q.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:
+                return
+            self.lost += 1
+
+    def _flush(self, store: Store, batch: list[Any]) -> None:
         rows = [r for r, _ in batch]
         cache = [(k, self.model, json.dumps({"eval": True, "model": self.model}), resp, now())
                  for _, c in batch if c is not None for k, resp in [c]]
-        score_rows: list[tuple[Any, ...]] = []
-        if self.live is not None and rows and self.live_failed is None:
-            try:
-                score_rows = self.live.rows(store, [(r[1], r[2], r[3], r[6]) for r in rows
-                                                    if r[4] == "ok" and r[2] in ANSWER_TASKS])
-            except Exception as exc:   # the scoring pass after the run scores these instead
-                self.live_failed = f"{exc.__class__.__name__}: {exc}"
-                score_rows = []
         with store.transaction():
-            if rows:
-                store.conn.executemany(INSERT_OUTPUT, rows)
-            if score_rows:
-                store.conn.executemany(INSERT_SCORE, score_rows)
+            self.unstorable += write_outputs(store.conn, rows)
             if cache:
                 store.conn.executemany(
                     "INSERT OR IGNORE INTO llm_cache (key, model, request, response, created_at) "
                     "VALUES (?, ?, ?, ?, ?)", cache)
-            store.execute("UPDATE eval_runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
-                          (now(), self.run_id, owner_id()))
         self.written += len(rows)
+        if self.live is not None:
+            self.live.put([(r[1], r[2], r[3], r[6]) for r in rows if r[4] == "ok" and r[2] in ANSWER_TASKS])
+
+
+class _LiveScoring(threading.Thread):
+    """Scores answer-task outputs after they are committed, on its own thread and connection
+    (the checker bounds each item's time: one that cannot finish is ``unparseable``). What it
+    has not scored when the run ends is scored by the scoring pass after the run."""
+
+    def __init__(self, db_path: Path, run_id: int, versions: Mapping[str, str]) -> None:
+        super().__init__(name=f"eval-scoring-{run_id}", daemon=True)
+        self.db_path = db_path
+        self.scorer = LiveScorer(run_id, versions)
+        self.q: queue.Queue[Any] = queue.Queue()
+        self.stopping = threading.Event()
+        self.failed: str | None = None
+
+    def put(self, outputs: list[tuple[int, str, int, str]]) -> None:
+        if outputs and self.failed is None and not self.stopping.is_set():
+            self.q.put(outputs)
+
+    def run(self) -> None:
+        try:
+            store = Store(self.db_path, migrate=False, create=False)
+        except Exception as exc:  # pragma: no cover - the scoring pass scores these
+            self.failed = f"{exc.__class__.__name__}: {exc}"
+            return
+        try:
+            while not self.stopping.is_set():
+                try:
+                    outputs = self.q.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if outputs is None:
+                    return
+                rows = self.scorer.rows(store, outputs)
+                if rows and not self.stopping.is_set():
+                    with store.transaction():
+                        store.conn.executemany(INSERT_SCORE, rows)
+        except Exception as exc:   # the scoring pass after the run scores these instead
+            if not self.stopping.is_set():
+                self.failed = f"{exc.__class__.__name__}: {exc}"
+        finally:
+            store.close()
+
+    def close(self, drain_s: float = 0.0) -> None:
+        """Score what is queued for at most ``drain_s`` seconds, then stop (what is left is
+        the scoring pass's): the outputs are stored already, nothing waits on this."""
+        self.q.put(None)
+        self.join(timeout=drain_s)
+        self.stopping.set()
+        try:
+            self.scorer.close()
+        except Exception:  # pragma: no cover
+            pass
+        self.join(timeout=2.0)
+
+
+class _Heartbeat(threading.Thread):
+    """Beats the run's lease from a timer of its own (not from the writer, which may wait on
+    the database): a run whose process lives keeps its lease whatever it is doing."""
+
+    def __init__(self, db_path: Path, run_id: int, every_s: float = HEARTBEAT_S) -> None:
+        super().__init__(name=f"eval-heartbeat-{run_id}", daemon=True)
+        self.db_path, self.run_id, self.every_s = db_path, run_id, every_s
+        self.stopping = threading.Event()
+        self.beats = 0
+
+    def run(self) -> None:
+        me = owner_id()
+        while not self.stopping.wait(self.every_s):
+            try:
+                with Store(self.db_path, migrate=False, create=False) as store, store.transaction():
+                    store.execute("UPDATE eval_runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
+                                  (now(), self.run_id, me))
+                self.beats += 1
+            except Exception:   # locked for now: the next beat tries again
+                continue
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.join(timeout=5)
 
 
 def _cached_reply(custom_id: str, response: str) -> EvalReply | None:
@@ -243,28 +329,41 @@ class _Meter:
 def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
                 progress: Callable[[RunProgress], None] | None = None,
                 cancel: threading.Event | None = None, retry_errors: bool = False,
-                backend: Backend | None = None, live_score: bool = False) -> RunProgress:
+                backend: Backend | None = None, live_score: bool = False,
+                preflight: bool = True) -> RunProgress:
     """Ask for everything the run lacks and store it; returns the final progress.
     Safe to call again after a kill or a cancel: it resumes. With ``live_score`` the answer
-    tasks (arithmetic, final, refinement) are scored as their outputs are stored, so the
-    scoring pass after the run (``score_run(only_missing=True)``) has only Reasoning and
-    Understanding left."""
+    tasks (arithmetic, final, refinement) are scored after their outputs are stored (on a
+    thread of their own), so the scoring pass after the run (``score_run(only_missing=True)``)
+    has little left. A model that cannot be used (key variable unset, server unreachable) is
+    refused before anything is asked (``preflight``). A fault while running (the database
+    locked or full) raises :class:`EvalError` saying exactly what was stored and which
+    command continues; the run is left ``stopped``."""
     db_path = Path(db_path)
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)
         if backend is None:
             backend = _backend_for(ctx.spec, cfg)
+        if preflight:
+            why = backend_preflight(backend)
+            if why is not None:
+                raise EvalError(f"run {run_id} not started: {why}", title="Model not usable")
         take_lease(store, run_id)
         store_unready(store, ctx)
         prog = _progress_so_far(store, run_id, int(ctx.row["n_requests"] or 0), retry_errors)
         meter = _Meter(prog, progress)
         meter.tick(force=True)
         pending = pending_requests(store, run_id, retry_errors=retry_errors)
-        live = LiveScorer(run_id, scorer_versions(cfg)) if live_score else None
+        live = _LiveScoring(db_path, run_id, scorer_versions(cfg)) if live_score else None
         writer = _Writer(db_path, run_id, str(ctx.spec.get("model", {}).get("model")), live)
+        beat = _Heartbeat(db_path, run_id)
+        if live is not None:
+            live.start()
         writer.start()
+        beat.start()
         status = "done"
+        fault: BaseException | None = None
         try:
             _drive(backend, pending, writer, meter, cancel, store)
             if cancel is not None and cancel.is_set():
@@ -273,20 +372,49 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
             status = "interrupted"
             raise
         except BaseException as exc:
-            status = "failed"
-            prog.message = str(exc)
+            status, fault = "stopped", exc
             raise
         finally:
             try:
                 writer.close()
+            except EvalError as exc:
+                status, fault = "stopped", fault or exc
             finally:
+                beat.close()
                 if live is not None:
-                    live.close()
-                _finish(store, prog, status)
+                    live.close(LIVE_DRAIN_S if status == "done" else 0.0)
+                recorded = _finish(store, prog, status, fault)
                 meter.tick(force=True)
+            if fault is not None:
+                raise EvalError(_fault_message(store, run_id, prog, writer, fault, recorded),
+                                title="Run stopped") from fault
         return prog
     finally:
         store.close()
+
+
+def backend_preflight(backend: Backend) -> str | None:
+    """Why the backend cannot be used at all (key variable unset, no server answers), or None."""
+    check = getattr(backend, "preflight", None)
+    return check() if callable(check) else None
+
+
+def _fault_message(store: Store, run_id: int, prog: RunProgress, writer: _Writer,
+                   fault: BaseException, recorded: bool) -> str:
+    try:
+        stored = int(store.scalar("SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (run_id,)) or 0)
+        in_all = f"{stored:,} of {prog.total:,} requests of the run have a stored output"
+    except Exception:
+        in_all = "the run's stored outputs could not be counted now"
+    lost = writer.lost + max(0, prog.asked - writer.written - writer.lost)
+    why = fault.__cause__ if isinstance(fault, EvalError) and fault.__cause__ else fault
+    return (f"run {run_id} stopped: {why}. Stored this session: {writer.written:,} outputs"
+            f"{f' ({writer.unstorable} of them as errors: their replies could not be stored)' if writer.unstorable else ''}"
+            f"; {in_all}. Not stored: {lost:,} replies received after the fault, and the requests "
+            f"in flight; they will be asked again. "
+            + ("The run is marked stopped. " if recorded else
+               "The run's status could not be written now; it reads `stopped` once this process ends. ")
+            + f"Continue with `qcstation eval resume {run_id}`")
 
 
 def _progress_so_far(store: Store, run_id: int, total: int, retry_errors: bool) -> RunProgress:
@@ -294,7 +422,13 @@ def _progress_so_far(store: Store, run_id: int, total: int, retry_errors: bool) 
     done = len(done_keys(store, run_id, ok_only=False))
     errors_before = int(store.scalar(
         "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ? AND status = 'error'", (run_id,)) or 0)
-    prog = RunProgress(run_id=run_id, total=total, done=done, errors=errors_before)
+    spent = store.one(
+        "SELECT COALESCE(SUM(prompt_tokens), 0) AS pt, COALESCE(SUM(completion_tokens), 0) AS ct, "
+        "COALESCE(SUM(cost), 0.0) AS cost FROM eval_outputs WHERE run_id = ? AND cached = 0",
+        (run_id,)) or {"pt": 0, "ct": 0, "cost": 0.0}
+    prog = RunProgress(run_id=run_id, total=total, done=done, errors=errors_before,
+                       prompt_tokens=int(spent["pt"]), completion_tokens=int(spent["ct"]),
+                       cost=float(spent["cost"]))
     if retry_errors:   # failed requests are asked again; items that cannot be asked stay errors
         not_asked = int(store.scalar(
             "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ? AND status = 'error' "
@@ -315,18 +449,29 @@ def _drive(backend: Backend, pending: Iterator[EvalRequest], writer: _Writer, me
         asyncio.run(_drive_async(backend, pending, writer, meter, cancel, store, desc, use_cache))
 
 
-def _finish(store: Store, prog: RunProgress, status: str) -> None:
-    """Record how the run ended and give up its lease (``done`` only with nothing missing)."""
-    remaining = prog.total - store.scalar(
-        "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (prog.run_id,))
-    if status == "done" and remaining > 0:
-        status = "interrupted"
-    prog.status = status
-    with store.transaction():
-        store.execute(
-            "UPDATE eval_runs SET status = ?, finished_at = ?, owner = NULL, error = ? "
-            "WHERE id = ?",
-            (status, now() if status == "done" else None, prog.message or None, prog.run_id))
+def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException | None = None) -> bool:
+    """Record how the run ended and give up its lease (``done`` only with nothing missing).
+    False when the database would not take it (locked): the lease then lapses with this
+    process, and the run reads ``stopped``."""
+    if fault is not None:
+        cause = fault.__cause__ if isinstance(fault, EvalError) and fault.__cause__ else fault
+        prog.message = f"{cause.__class__.__name__}: {cause}"[:500]
+    try:
+        remaining = prog.total - store.scalar(
+            "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (prog.run_id,))
+        if status == "done" and remaining > 0:
+            status = "interrupted"
+        prog.status = status
+        with store.transaction():
+            store.execute(
+                "UPDATE eval_runs SET status = ?, finished_at = ?, owner = NULL, error = ? "
+                "WHERE id = ? AND (owner IS NULL OR owner = ?)",
+                (status, now() if status == "done" else None, prog.message or None, prog.run_id,
+                 owner_id()))
+        return True
+    except Exception:
+        prog.status = "stopped" if status != "done" else "interrupted"
+        return False
 
 
 def _backend_for(spec: Mapping[str, Any], cfg: Any) -> Backend:
@@ -352,9 +497,10 @@ def _cache_lookup(store: Store, keys: list[str]) -> dict[str, str]:
 
 
 def _cache_entry(key: str, reply: EvalReply) -> tuple[str, str] | None:
+    """The response-cache entry of a reply: its text cut as the stored output is."""
     if reply.status != "ok" or reply.cached:
         return None
-    return key, json.dumps({"text": reply.text, "finish_reason": reply.finish_reason,
+    return key, json.dumps({"text": bounded(reply.text), "finish_reason": reply.finish_reason,
                             "prompt_tokens": reply.prompt_tokens,
                             "completion_tokens": reply.completion_tokens,
                             "cost": reply.cost, "endpoint": reply.endpoint}, ensure_ascii=False)
@@ -414,10 +560,31 @@ async def _drive_async(backend: Backend, pending: Iterator[EvalRequest], writer:
                        _cache_entry(key, reply) if use_cache else None)
             meter.add(reply)
 
+    async def watch(tasks: list[asyncio.Task[None]]) -> None:
+        """Cancel: every request in flight is cancelled, every backoff sleep woken."""
+        assert cancel is not None
+        while not cancel.is_set():
+            if all(t.done() for t in tasks):
+                return
+            await asyncio.sleep(CANCEL_POLL_S)
+        for t in tasks:
+            t.cancel()
+
+    n = max(1, int(backend.concurrency))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
     try:
-        n = max(1, int(backend.concurrency))
-        await asyncio.gather(*(worker() for _ in range(n)))
+        if cancel is not None:
+            watcher = asyncio.ensure_future(watch(tasks))
+            await asyncio.gather(*tasks, return_exceptions=True)
+            watcher.cancel()
+            for t in tasks:   # a worker's own failure (not a cancel) is the run's
+                if not t.cancelled() and t.exception() is not None:
+                    raise t.exception()  # type: ignore[misc]
+        else:
+            await asyncio.gather(*tasks)
     finally:
+        for t in tasks:
+            t.cancel()
         await backend.aclose()
 
 

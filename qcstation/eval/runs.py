@@ -181,6 +181,9 @@ class RunInfo:
     started_at: str
     finished_at: str | None
     spec: dict[str, Any] = field(default_factory=dict)
+    prompt_tokens: int = 0       # spent by the run's requests, over all its sessions (cache hits: 0)
+    completion_tokens: int = 0
+    cost: float | None = None    # USD over all sessions; None when the model has no prices
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -193,14 +196,20 @@ def get_run(store: Store, run_id: int) -> RunInfo:
     if row is None:
         raise EvalError(f"no evaluation run {run_id}")
     counts = store.one(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e FROM eval_outputs WHERE run_id = ?",
-        (run_id,)) or {"n": 0, "e": 0}
+        "SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e, "
+        "COALESCE(SUM(CASE WHEN cached = 0 THEN prompt_tokens END), 0) AS pt, "
+        "COALESCE(SUM(CASE WHEN cached = 0 THEN completion_tokens END), 0) AS ct, "
+        "SUM(CASE WHEN cached = 0 THEN cost END) AS cost FROM eval_outputs WHERE run_id = ?",
+        (run_id,)) or {"n": 0, "e": 0, "pt": 0, "ct": 0, "cost": None}
     spec = load_spec(row["spec"])
     return RunInfo(id=int(row["id"]), name=row["name"], model=row["model"], backend=row["backend"] or "",
-                   status=row["status"], source=source_label(spec), n_items=int(row["n_items"] or 0),
+                   status=effective_status(row), source=source_label(spec),
+                   n_items=int(row["n_items"] or 0),
                    n_requests=int(row["n_requests"] or 0), n_outputs=int(counts["n"]),
                    n_errors=int(counts["e"]), started_at=row["started_at"],
-                   finished_at=row["finished_at"], spec=spec)
+                   finished_at=row["finished_at"], spec=spec, prompt_tokens=int(counts["pt"]),
+                   completion_tokens=int(counts["ct"]),
+                   cost=None if counts["cost"] is None else float(counts["cost"]))
 
 
 def list_runs(store: Store) -> list[RunInfo]:
@@ -216,11 +225,13 @@ def owner_id() -> str:
 
 def lease_free(row: Mapping[str, Any]) -> bool:
     """Whether a run (its ``status``, ``owner``, ``heartbeat_at``) may be taken: it is not
-    running, or its owner is gone (same host) or silent for :data:`LEASE_S` seconds."""
+    running, or its owner is gone. An owner on this machine holds it exactly while its
+    process lives (a live run is never taken over, however long its heartbeat was held up);
+    one on another machine, until it is silent for :data:`LEASE_S` seconds."""
     if row.get("status") != "running":
         return True
     return not leases.held(Owner.parse(row.get("owner")), row.get("heartbeat_at"),
-                           stale_after_s=LEASE_S)
+                           stale_after_s=LEASE_S, local_pid_decides=True)
 
 
 def held_elsewhere(row: Mapping[str, Any]) -> bool:

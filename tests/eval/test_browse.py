@@ -3,6 +3,10 @@ add up to exactly the rows a brute-force filter finds, item details, side by sid
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+
 from pathlib import Path
 from typing import Any
 
@@ -203,9 +207,17 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
     u = runs[running]
     assert u.status == "running" and u.outputs_done == 12 and u.headline["fi"].value is None
     assert not u.resumable                       # its owner's heartbeat is fresh
-    with Store(path) as store, store.transaction():
+    with Store(path) as store, store.transaction():   # a live owner: a stale heartbeat is no death
         store.execute("UPDATE eval_runs SET heartbeat_at = '2020-01-01T00:00:00.000000Z' "
                       "WHERE id = ?", (running,))
+    with Store(path) as store:
+        u = next(r for r in browse.list_runs(store) if r.run_id == running)
+    assert u.status == "running" and not u.resumable
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with Store(path) as store, store.transaction():
+        store.execute("UPDATE eval_runs SET owner = ? WHERE id = ?",
+                      (f"{socket.gethostname()}:{dead}", running))
     with Store(path) as store:
         u = next(r for r in browse.list_runs(store) if r.run_id == running)
     assert u.status == "stopped" and u.resumable  # the process that ran it died

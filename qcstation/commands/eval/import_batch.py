@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             _import_file(store, run_id, Path(name), totals, problems, unreadable)
         info = get_run(store, run_id)
         complete = info.n_outputs >= info.n_requests > 0
-        if complete and info.status in ("created", "interrupted", "failed"):
+        if complete and info.status in ("created", "interrupted", "failed", "stopped"):
             with store.transaction():
                 store.execute("UPDATE eval_runs SET status = 'done', finished_at = COALESCE("
                               "finished_at, ?) WHERE id = ?", (_now(), run_id))

@@ -97,6 +97,12 @@ def run(args: argparse.Namespace) -> int:
         from qcstation.eval.backends.vllm import require_vllm
 
         require_vllm()   # before the run is created: no empty run left behind without vLLM
+    elif args.model != "reference":
+        from qcstation.common.preflight import model_preflight
+
+        why = model_preflight(cfg.model(args.model))   # key variable unset, no server answers
+        if why is not None:
+            raise EvalError(f"not started: {why}", title="Model not usable")
     with store_from_args(args) as store:
         release = None if args.working_set else resolve_release(store, args.release)
         shots = args.shots if args.shots is not None else cfg.eval.shots

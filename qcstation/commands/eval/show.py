@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if spec.get("scorer_versions"):
         print("  scorers: " + ", ".join(f"{k}={v}" for k, v in sorted(spec["scorer_versions"].items())))
     print(f"  responses {info.n_outputs}/{info.n_requests} ({info.n_errors} failed requests)")
+    cost = "" if info.cost is None else f", ${info.cost:.4f}"
+    print(f"  spent {info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens"
+          f"{cost} (all sessions of the run; cache hits cost nothing)")
     if counts:
         print()
         rows = [[m, *(c.get(v, 0) for v in ("correct", "wrong", "unparseable", "error", "not_scored"))]

@@ -13,7 +13,12 @@ speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (t
 * A failed request becomes an error reply (never an exception): the runner stores it and
   it stays in the metric's denominator.
 * The API key comes from ``$api_key_env``; it is sent as a header and scrubbed from every
-  message this module writes.
+  message this module writes and from the reply's text (a server that echoes it).
+* Every reply is untrusted (:mod:`qcstation.common.http_retry`): read up to
+  ``MAX_BODY_BYTES`` *after* decompression (aiohttp's own decompression is off; gzip and
+  deflate are decoded here with a bounded output), parsed with limits on nesting and size,
+  lone surrogates made U+FFFD, finish reason printable and short, absurd token counts
+  dropped with a note. A reply that breaks a rule is that request's error, with the reason.
 """
 
 from __future__ import annotations
@@ -25,10 +30,24 @@ import time
 from typing import Any
 
 from qcstation.common.config import ModelConfig
-from qcstation.common.http_retry import PLACEHOLDER_KEY, RETRY_AFTER_STATUSES, RETRY_STATUSES, parse_retry_after
+from qcstation.common.http_retry import (
+    ACCEPT_ENCODING,
+    MAX_BODY_BYTES,
+    PLACEHOLDER_KEY,
+    RETRY_AFTER_STATUSES,
+    RETRY_STATUSES,
+    BadReply,
+    BodyDecoder,
+    clean_text,
+    clean_token,
+    load_json_reply,
+    parse_retry_after,
+    scrub_key,
+    token_count,
+)
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
-MAX_BODY_BYTES = 16 * 1024 * 1024
+__all__ = ["MAX_BODY_BYTES", "OpenAIBackend", "parse_chat_body"]
 _EXCERPT = 300
 
 
@@ -50,7 +69,7 @@ class OpenAIBackend(Backend):
         self._in_flight = {u: 0 for u in self.urls}
         self.sent = {u: 0 for u in self.urls}       # HTTP attempts per server (diagnostics)
         self._session: Any = None
-        self._headers = {"Content-Type": "application/json",
+        self._headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                          "Authorization": f"Bearer {self._key or PLACEHOLDER_KEY}"}
 
     def describe(self) -> dict[str, Any]:
@@ -64,6 +83,12 @@ class OpenAIBackend(Backend):
                     f"base_url for a local server)")
         return None
 
+    def preflight(self) -> str | None:
+        """Why this model cannot be used at all (key variable unset, no server answers)."""
+        from qcstation.common.preflight import model_preflight
+
+        return model_preflight(self.cfg)
+
     async def _get_session(self) -> Any:
         if self._session is None or self._session.closed:
             import aiohttp
@@ -71,7 +96,7 @@ class OpenAIBackend(Backend):
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30)
             self._session = aiohttp.ClientSession(
                 connector=connector, timeout=aiohttp.ClientTimeout(total=self.cfg.timeout_s),
-                skip_auto_headers=("User-Agent",), headers=self._headers)
+                skip_auto_headers=("User-Agent",), headers=self._headers, auto_decompress=False)
         return self._session
 
     async def aclose(self) -> None:
@@ -84,9 +109,7 @@ class OpenAIBackend(Backend):
         return min(candidates, key=lambda u: self._in_flight[u])
 
     def _scrub(self, text: str) -> str:
-        if self._key:
-            text = text.replace(self._key, "[key]")
-        return text[:_EXCERPT]
+        return scrub_key(text, self._key)[:_EXCERPT]
 
     def _body(self, req: EvalRequest) -> bytes:
         body: dict[str, Any] = {"model": self.cfg.model, "messages": list(req.messages),
@@ -113,8 +136,11 @@ class OpenAIBackend(Backend):
             try:
                 async with session.post(url + "/chat/completions", data=payload) as resp:
                     status = resp.status
-                    raw = await _read_limited(resp)
                     headers = resp.headers
+                    try:
+                        raw = await _read_limited(resp)
+                    except BadReply as exc:
+                        raise _Retryable(f"HTTP {status}: {exc}") from None
                 if status == 200:
                     return self._ok(req, raw, url, t0, attempt)
                 message = _server_message(raw, status)
@@ -144,20 +170,21 @@ class OpenAIBackend(Backend):
                          latency_ms=(time.perf_counter() - t0) * 1000)
 
     def _ok(self, req: EvalRequest, raw: bytes, url: str, t0: float, attempt: int) -> EvalReply:
-        if len(raw) > MAX_BODY_BYTES:
-            raise _Retryable(f"response body larger than {MAX_BODY_BYTES // 2**20} MiB")
         try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise _Retryable(f"response is not JSON: {raw[:80]!r}") from None
-        parsed = parse_chat_body(body)
+            body = load_json_reply(raw)
+        except BadReply as exc:
+            raise _Retryable(self._scrub(str(exc))) from None
+        notes: list[str] = []
+        parsed = parse_chat_body(body, notes)
         if isinstance(parsed, str):
-            raise _Retryable(parsed)
+            raise _Retryable(self._scrub(parsed))
         text, finish, pt, ct = parsed
-        return EvalReply(req.custom_id, "ok", text=text, finish_reason=finish, prompt_tokens=pt,
-                         completion_tokens=ct, cost=self._cost(pt, ct), endpoint=url,
-                         latency_ms=(time.perf_counter() - t0) * 1000,
-                         extra={"retries": attempt} if attempt else {})
+        extra: dict[str, Any] = {"retries": attempt} if attempt else {}
+        if notes:
+            extra["notes"] = notes
+        return EvalReply(req.custom_id, "ok", text=scrub_key(text, self._key), finish_reason=finish,
+                         prompt_tokens=pt, completion_tokens=ct, cost=self._cost(pt, ct), endpoint=url,
+                         latency_ms=(time.perf_counter() - t0) * 1000, extra=extra)
 
     def _backoff(self, n: int, retry_after: float | None) -> float:
         cap = self.cfg.max_backoff_s
@@ -173,31 +200,30 @@ class OpenAIBackend(Backend):
 
 
 async def _read_limited(resp: Any) -> bytes:
-    """The whole body, or its first MAX_BODY_BYTES + 1 bytes when it is larger."""
-    if resp.content_length is not None and resp.content_length <= MAX_BODY_BYTES:
-        return bytes(await resp.read())
-    buf = bytearray()
+    """The decoded body; :class:`BadReply` once it passes MAX_BODY_BYTES (counted after
+    decompression: the session does not decompress, :class:`BodyDecoder` does, bounded)."""
+    encoding = resp.headers.get("Content-Encoding")
+    if not encoding and resp.content_length is not None and resp.content_length <= MAX_BODY_BYTES:
+        return bytes(await resp.read())      # the common case: one read, no copy per chunk
+    dec = BodyDecoder(encoding)
     async for chunk in resp.content.iter_any():
-        buf += chunk
-        if len(buf) > MAX_BODY_BYTES:
-            break
-    return bytes(buf)
+        dec.feed(chunk)
+    return dec.finish()
 
 
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-
-def parse_chat_body(body: Any) -> tuple[str, str | None, int | None, int | None] | str:
+def parse_chat_body(body: Any, notes: list[str] | None = None
+                    ) -> tuple[str, str | None, int | None, int | None] | str:
     """(text, finish_reason, prompt_tokens, completion_tokens) from a chat.completion body,
-    or a string saying why the body is unusable. Empty content is a valid (empty) answer."""
+    or a string saying why the body is unusable. Empty content is a valid (empty) answer.
+    Text has no lone surrogates, the finish reason is printable and short, and a token
+    count that is not one is dropped with a line in ``notes``."""
     if not isinstance(body, dict):
         return "response is JSON but not an object"
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         err = body.get("error")
         if isinstance(err, dict) and err.get("message"):
-            return f"server returned an error object: {str(err.get('message'))[:_EXCERPT]}"
+            return f"server returned an error object: {clean_text(str(err.get('message'))[:_EXCERPT])}"
         return "response has no choices"
     first = choices[0]
     msg = first.get("message")
@@ -205,26 +231,29 @@ def parse_chat_body(body: Any) -> tuple[str, str | None, int | None, int | None]
         return "response choice has no message"
     content = msg.get("content")
     if isinstance(content, list):
-        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     if content is None:
         refusal = msg.get("refusal")
         content = f"[refusal] {refusal}" if isinstance(refusal, str) and refusal else ""
     if not isinstance(content, str):
         return "response content is not text"
-    finish = first.get("finish_reason") if isinstance(first.get("finish_reason"), str) else None
+    finish = clean_token(first.get("finish_reason"), 40)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    return content, finish, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+    if notes is None:
+        notes = []
+    return (clean_text(content), finish, token_count(usage.get("prompt_tokens"), "prompt_tokens", notes),
+            token_count(usage.get("completion_tokens"), "completion_tokens", notes))
 
 
 def _server_message(raw: bytes, status: int) -> str:
     try:
-        body = json.loads(raw)
+        body = load_json_reply(raw)
         err = body.get("error") if isinstance(body, dict) else None
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:_EXCERPT]
+            return clean_text(str(err["message"])[:_EXCERPT])
         if isinstance(err, str):
-            return err[:_EXCERPT]
-    except (ValueError, UnicodeDecodeError):
+            return clean_text(err[:_EXCERPT])
+    except BadReply:
         pass
     text = raw[:_EXCERPT].decode("utf-8", "replace").strip()
     return text or f"status {status}"

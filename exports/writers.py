@@ -163,8 +163,23 @@ _STAGING = ".partial-"
 _RETIRED = ".old-"
 
 
+def _on_the_way(path: Path) -> list[Path]:
+    """Every folder ``path`` passes through as typed: ``a/b/c`` is ``a``, ``a/b``, ``a/b/c``
+    (below the working folder); an absolute path, each of its folders from the root."""
+    out: list[Path] = []
+    cur = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.parts[1:] if path.is_absolute() else path.parts:
+        if part in ("", "."):
+            continue
+        cur = cur / part
+        out.append(cur)
+    return out
+
+
 def _refuse_links(*paths: Path) -> None:
-    for p in paths:
+    """Refuse a symbolic link anywhere on the way: every folder of the first path as typed
+    (``--out linkparent/deeper`` is refused as ``--out link`` is), and each path given."""
+    for p in [*_on_the_way(paths[0]), *paths[1:]] if paths else []:
         if p.is_symlink():
             raise ExportPathError(
                 f"{p} is a symbolic link (to {os.readlink(p)}); exports are not written through "

@@ -20,6 +20,19 @@ empty the *default responder* ``(request_json) -> str`` supplies the content::
         fake.chat_requests       # only POST /v1/chat/completions
         fake.max_in_flight       # highest number of chat requests processed at once
 
+Hostile modes (issue 18: a server attacking its client)::
+
+        fake.raw(gzip.compress(b" " * 2**30), headers={"Content-Encoding": "gzip"})   # a bomb
+        fake.body({"choices": [{"message": {"content": "\ud800"}, "finish_reason": "\x1b]52;c;UFdORUQ=\x07"}]})
+        fake.hang()                            # accept the request, never answer
+        fake.raw_responder = lambda req: (200, {"Content-Encoding": "gzip"}, bomb)   # every reply
+        fake.chat_body = lambda req, body: {**body, "usage": {"prompt_tokens": 2**70}}  # every reply
+
+``fake.body(obj)`` sends ``obj`` as JSON verbatim (``ensure_ascii``: a lone surrogate goes out
+as ``\ud800``, as a hostile server would send it); ``fake.raw(bytes)`` sends bytes verbatim.
+``fake.hostile(text=..., finish_reason=..., model=..., usage=...)`` makes every default reply
+a chat.completion with those fields as given.
+
 ``fake.default_delay`` (seconds) makes every default reply slow, so tests can observe
 how many requests a client keeps in flight. Use ``fake.base_url`` as the client's
 ``base_url`` (it ends in ``/v1``).
@@ -72,6 +85,8 @@ class _Behaviour:
     finish_reason: str = "stop"
     usage: dict[str, int] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    obj: Any = None
 
 
 def default_responder(request: dict[str, Any]) -> str:
@@ -103,6 +118,9 @@ class FakeOpenAI:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._ids = 0
+        # hostile modes for every default reply (see the module docstring)
+        self.raw_responder: Callable[[dict[str, Any]], tuple[int, dict[str, str], bytes]] | None = None
+        self.chat_body: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None
 
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> "FakeOpenAI":
@@ -185,6 +203,33 @@ class FakeOpenAI:
     def drop(self) -> "FakeOpenAI":
         """Close the connection without sending any response."""
         return self._push(_Behaviour("drop"))
+
+    def raw(self, body: bytes, *, status: int = 200, headers: dict[str, str] | None = None) -> "FakeOpenAI":
+        """Answer with exactly these bytes (and headers): bombs, non-UTF-8, deep nesting."""
+        return self._push(_Behaviour("raw", raw=body, code=status, headers=dict(headers or {})))
+
+    def body(self, obj: Any, *, status: int = 200) -> "FakeOpenAI":
+        """Answer with ``obj`` as JSON, whatever it holds (lone surrogates escaped as JSON does)."""
+        return self._push(_Behaviour("body", obj=obj, code=status))
+
+    def hang(self) -> "FakeOpenAI":
+        """Take the request and never answer (until the server stops)."""
+        return self._push(_Behaviour("hang"))
+
+    def hostile(self, *, text: Any = "42", finish_reason: Any = "stop", model: Any = None,
+                usage: Any = None, extra: dict[str, Any] | None = None) -> "FakeOpenAI":
+        """Every default reply: a chat.completion with these fields exactly as given."""
+        def make(request: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+            body["choices"][0]["message"]["content"] = text(request) if callable(text) else text
+            body["choices"][0]["finish_reason"] = finish_reason
+            if model is not None:
+                body["model"] = model
+            if usage is not None:
+                body["usage"] = usage
+            body.update(extra or {})
+            return body
+        self.chat_body = make
+        return self
 
     def pending(self) -> int:
         with self._lock:
@@ -325,9 +370,17 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if b is None:
                 if fake.default_delay:
                     fake._stopping.wait(fake.default_delay)
+                if fake.raw_responder is not None:
+                    code, headers, raw = fake.raw_responder(request)
+                    leave()
+                    self._send(code, raw, headers=headers)
+                    return
                 text = fake.responder(request)
                 leave()  # count a request as in flight until its answer starts going out
-                self._send_json(200, fake._completion(request, text))
+                body = fake._completion(request, text)
+                if fake.chat_body is not None:
+                    body = fake.chat_body(request, body)
+                self._send_json(200, body)
                 return
             if b.kind == "reply":
                 leave()
@@ -358,6 +411,16 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             elif b.kind == "empty_content":
                 leave()
                 self._send_json(200, fake._completion(request, ""))
+            elif b.kind == "raw":
+                leave()
+                self._send(b.code, b.raw or b"", headers=b.headers)
+            elif b.kind == "body":
+                leave()
+                self._send(b.code, json.dumps(b.obj).encode())
+            elif b.kind == "hang":
+                fake._stopping.wait(3600)
+                leave()
+                self.close_connection = True
             elif b.kind == "drop":
                 leave()
                 self.close_connection = True

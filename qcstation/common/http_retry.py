@@ -1,4 +1,6 @@
-"""HTTP retry rules shared by the generation client and the evaluation backends.
+"""HTTP rules shared by the generation client, the judges and the evaluation backends: when
+to retry and how long to wait, and how a reply is read (bounded after decompression) and
+parsed (with limits) — see the second half.
 
 Kept free of the ``openai`` package so that importing it stays cheap.
 """
@@ -82,12 +84,14 @@ class BodyTooLarge(BadReply):
 
 class BodyDecoder:
     """Decodes a body chunk by chunk (``Content-Encoding`` gzip, deflate or none) and refuses it
-    once the *decoded* bytes pass ``limit``: the output of one :meth:`feed` is bounded by
-    ``limit + 1`` bytes (``zlib``'s ``max_length``), so a decompression bomb never inflates."""
+    once the *decoded* bytes pass ``limit``: the output of one step is bounded by
+    ``limit + 1`` bytes (``zlib``'s ``max_length``), so a decompression bomb never inflates.
+    :meth:`feed` / :meth:`finish` keep the body; :meth:`decode` / :meth:`flush` pass it on."""
 
     def __init__(self, content_encoding: str | None, limit: int = MAX_BODY_BYTES) -> None:
         enc = (content_encoding or "").strip().lower()
         self.limit = limit
+        self.total = 0
         self.buf = bytearray()
         if enc in ("", "identity"):
             self._z: Any = None
@@ -98,33 +102,45 @@ class BodyDecoder:
         else:
             raise BadReply(f"reply uses the content encoding {enc[:40]!r}, which was not asked for")
 
-    def _add(self, data: bytes) -> None:
-        self.buf += data
-        if len(self.buf) > self.limit:
+    def _count(self, n: int) -> None:
+        self.total += n
+        if self.total > self.limit:
             raise BodyTooLarge(f"reply larger than {self.limit // 2**20} MiB after decompression")
 
-    def feed(self, chunk: bytes) -> None:
+    def decode(self, chunk: bytes) -> bytes:
+        """The decoded bytes of one chunk (counted against the limit)."""
         if self._z is None:
-            self._add(chunk)
-            return
+            self._count(len(chunk))
+            return chunk
+        parts = []
         data = chunk
         while data:
             try:
-                out = self._z.decompress(data, self.limit - len(self.buf) + 1)
+                out = self._z.decompress(data, self.limit - self.total + 1)
             except _zlib.error as exc:
                 raise BadReply(f"reply body does not decompress: {exc}") from None
-            self._add(out)
+            self._count(len(out))
+            parts.append(out)
             data = self._z.unconsumed_tail
             if not out and data:   # pragma: no cover - zlib made no progress
                 break
+        return b"".join(parts)
+
+    def flush(self) -> bytes:
+        if self._z is None:
+            return b""
+        try:
+            out = self._z.flush()
+        except _zlib.error as exc:
+            raise BadReply(f"reply body does not decompress: {exc}") from None
+        self._count(len(out))
+        return out
+
+    def feed(self, chunk: bytes) -> None:
+        self.buf += self.decode(chunk)
 
     def finish(self) -> bytes:
-        if self._z is not None:
-            try:
-                self._add(self._z.flush(self.limit - len(self.buf) + 1)
-                          if isinstance(self._z, _DeflateEither) else self._z.flush())
-            except _zlib.error as exc:
-                raise BadReply(f"reply body does not decompress: {exc}") from None
+        self.buf += self.flush()
         return bytes(self.buf)
 
 
@@ -145,7 +161,7 @@ class _DeflateEither:
                                           else -_zlib.MAX_WBITS)
         return self._z.decompress(data, max_length)
 
-    def flush(self, max_length: int) -> bytes:
+    def flush(self) -> bytes:
         return self._z.flush() if self._z is not None else b""
 
 

@@ -198,7 +198,8 @@ def render_task(task: TaskDetail, *, show_prompt: bool) -> list[RenderableType]:
     elif task.status == "error":
         parts.append(_kv("Request failed", safe(task.error or "no reason recorded", "magenta")))
     else:
-        meta = [f"finish {task.finish_reason}" if task.finish_reason else "",
+        meta = [f"finish {pane_text(task.finish_reason, keep_newlines=False, limit=40)}"
+                if task.finish_reason else "",
                 "cached" if task.cached else "",
                 f"{task.completion_tokens} tokens" if task.completion_tokens else "",
                 f"{task.latency_ms:.0f} ms" if task.latency_ms else ""]

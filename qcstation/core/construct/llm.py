@@ -35,16 +35,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import openai
 
 from db import Store, now
 from db.migrations import SCHEMA_VERSION
 from qcstation.common.config import ModelConfig
 from qcstation.common.http_retry import (  # noqa: F401  (re-exported)
+    ACCEPT_ENCODING,
     PLACEHOLDER_KEY,
     RETRY_AFTER_STATUSES,
     RETRY_STATUSES,
+    BadReply,
+    BodyDecoder,
+    clean_text,
+    clean_token,
+    load_json_reply,
     parse_retry_after,
+    scrub_key,
+    token_count,
 )
 from qcstation.common.safe import one_line
 from qcstation.common.errors import ModelAccessError
@@ -53,6 +62,81 @@ log = logging.getLogger(__name__)
 
 CACHE_KEY_VERSION = 1
 _EXCERPT = 300
+#: the longest reply text a generator or judge call keeps (and caches); longer is cut, marked
+MAX_REPLY_CHARS = 200_000
+#: an error status's body is read up to this many bytes (its message is all that is used)
+MAX_ERROR_BODY_BYTES = 64 * 1024
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    """A response body decoded here, bounded after decompression (:class:`BodyDecoder`)."""
+
+    def __init__(self, inner: Any, encoding: str | None, *, error: bool = False) -> None:
+        self.inner = inner
+        self.encoding = encoding
+        self.error = error      # an error status: the body is cut at MAX_ERROR_BODY_BYTES
+
+    async def __aiter__(self) -> Any:
+        if self.error:
+            dec = BodyDecoder(self.encoding, MAX_ERROR_BODY_BYTES)
+            try:
+                async for chunk in self.inner:
+                    out = dec.decode(chunk)
+                    if out:
+                        yield out
+            except BadReply:
+                return    # the words of an error need no more than its start
+            return
+        dec = BodyDecoder(self.encoding)
+        async for chunk in self.inner:
+            out = dec.decode(chunk)
+            if out:
+                yield out
+        tail = dec.flush()
+        if tail:
+            yield tail
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    """The ``openai`` client's transport: asks for gzip/deflate only and hands every body on
+    decoded and capped, so a decompression bomb (or a 50 MB judge reply) never reaches memory
+    whole, error bodies included."""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.AsyncHTTPTransport(limits=httpx2.Limits(
+            max_connections=1000, max_keepalive_connections=100, keepalive_expiry=5.0))
+
+    async def handle_async_request(self, request: Any) -> Any:
+        request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        resp = await self.inner.handle_async_request(request)
+        encoding = resp.headers.get("content-encoding")
+        headers = [(k, v) for k, v in resp.headers.raw
+                   if k.lower() not in (b"content-encoding", b"content-length")]
+        stream = _CappedStream(resp.stream, encoding, error=resp.status_code >= 400)
+        return httpx2.Response(resp.status_code, headers=headers, stream=stream,
+                               extensions=resp.extensions, request=request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _http_client(timeout_s: float) -> Any:
+    return httpx2.AsyncClient(transport=_CappedTransport(), timeout=timeout_s, follow_redirects=True)
+
+
+def _bad_reply(exc: BaseException) -> BadReply | None:
+    """The :class:`BadReply` behind an ``openai`` error (a capped body), if any."""
+    seen = 0
+    cur: BaseException | None = exc
+    while cur is not None and seen < 8:
+        if isinstance(cur, BadReply):
+            return cur
+        cur = cur.__cause__ or cur.__context__
+        seen += 1
+    return None
 
 
 @dataclass
@@ -127,15 +211,18 @@ def _int_or_none(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def _parse_body(body: Any, default_model: str) -> _Parsed:
-    """Validate a chat.completion body; raise ``ValueError`` saying what is unusable."""
+def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parsed:
+    """Validate a chat.completion body; raise ``ValueError`` saying what is unusable. Every
+    field is untrusted: text cut at :data:`MAX_REPLY_CHARS`, without lone surrogates and
+    without the API key; finish reason and model printable and short; token counts that
+    are not counts dropped."""
     if not isinstance(body, dict):
         raise ValueError(f"response is JSON but not an object ({type(body).__name__})")
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices:
         err = body.get("error")
         if isinstance(err, dict) and err.get("message"):
-            raise ValueError(f"server returned an error object: {err.get('message')}")
+            raise ValueError(f"server returned an error object: {clean_text(str(err.get('message'))[:_EXCERPT])}")
         raise ValueError("response has no choices")
     first = choices[0]
     if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
@@ -143,18 +230,32 @@ def _parse_body(body: Any, default_model: str) -> _Parsed:
     msg = first["message"]
     content = msg.get("content")
     if isinstance(content, list):  # content parts
-        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    finish = first.get("finish_reason")
-    finish = finish if isinstance(finish, str) else None
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    finish = clean_token(first.get("finish_reason"), 40)
     if not isinstance(content, str) or not content.strip():
         refusal = msg.get("refusal")
         if isinstance(refusal, str) and refusal:
-            raise ValueError(f"model refused: {refusal[:_EXCERPT]}")
+            raise ValueError(f"model refused: {clean_text(refusal[:_EXCERPT])}")
         raise ValueError(f"response has empty content (finish_reason={finish})")
+    if len(content) > MAX_REPLY_CHARS:
+        content = content[:MAX_REPLY_CHARS] + f"\n[qcstation: reply cut at {MAX_REPLY_CHARS:,} characters]"
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else default_model
-    return _Parsed(content, model, _int_or_none(usage.get("prompt_tokens")),
-                   _int_or_none(usage.get("completion_tokens")), finish)
+    model = clean_token(body.get("model"), 120) or default_model
+    notes: list[str] = []
+    pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes)
+    ct = token_count(usage.get("completion_tokens"), "completion_tokens", notes)
+    for n in notes:
+        log.warning("%s", n)
+    return _Parsed(scrub_key(clean_text(content), key, "***"), model, pt, ct, finish)
+
+
+def _stored_body(p: _Parsed) -> dict[str, Any]:
+    """What the cache keeps of a reply: the parsed fields only (cut, cleaned, key-free), never
+    the server's body as sent."""
+    return {"object": "chat.completion", "model": p.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": p.text},
+                         "finish_reason": p.finish_reason}],
+            "usage": {"prompt_tokens": p.prompt_tokens, "completion_tokens": p.completion_tokens}}
 
 
 def _check_messages(messages: Any) -> None:
@@ -197,6 +298,7 @@ class LLMClient:
                 client = openai.AsyncOpenAI(
                     api_key=self._key or PLACEHOLDER_KEY, base_url=self.url,
                     max_retries=0, timeout=self.cfg.timeout_s,
+                    http_client=_http_client(self.cfg.timeout_s),
                 )
                 st = _LoopState(client, asyncio.Semaphore(self.cfg.concurrency))
                 self._loops[loop] = st
@@ -238,7 +340,7 @@ class LLMClient:
             cached = await asyncio.to_thread(self._cache_get, key)
             if cached is not None:
                 try:
-                    p = _parse_body(cached, self.cfg.model)
+                    p = _parse_body(cached, self.cfg.model, self._key)
                 except ValueError:
                     log.warning("ignoring unusable cache entry %s", key)
                 else:
@@ -282,7 +384,7 @@ class LLMClient:
                 "request": json.dumps({"model": self.cfg.model, "messages": messages,
                                        "params": {"temperature": temp, "max_tokens": mtok}},
                                       sort_keys=True, ensure_ascii=False, default=str),
-                "response": json.dumps(body, sort_keys=True, ensure_ascii=False),
+                "response": json.dumps(_stored_body(p), sort_keys=True, ensure_ascii=False),
             }
         await asyncio.to_thread(self._write, cache_row, self._call_row(
             key, cached=False, status="ok", error=None, retries=retries,
@@ -353,10 +455,13 @@ class LLMClient:
                     model=self.cfg.model, messages=messages,  # type: ignore[arg-type]
                     temperature=temp, max_tokens=mtok),
                 timeout=hard_limit)
-            text = raw.text
+            content = raw.content
         except (asyncio.TimeoutError, openai.APITimeoutError):
             raise _Retry("timeout", f"timed out after {self.cfg.timeout_s:g}s waiting for {self.url}") from None
         except openai.APIConnectionError as exc:
+            bad = _bad_reply(exc)
+            if bad is not None:
+                raise _Retry("garbage", f"unusable response from {self.url}: {bad}") from None
             cause = exc.__cause__ or exc
             detail = str(cause) or type(cause).__name__
             raise _Retry("connection", f"cannot reach {self.url}: {self._scrub(detail)}") from None
@@ -367,12 +472,11 @@ class LLMClient:
             raise LLMCallError(f"unexpected error from {self.url}: {type(exc).__name__}: "
                                f"{self._scrub(str(exc))[:_EXCERPT]}", kind="garbage", url=self.url) from None
         try:
-            body = json.loads(text)
-        except ValueError:
-            raise _Retry("garbage", f"unusable response from {self.url}: body is not JSON: "
-                                    f"{self._scrub(text[:80])!r}") from None
+            body = load_json_reply(content)
+        except BadReply as exc:
+            raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         try:
-            parsed = _parse_body(body, self.cfg.model)
+            parsed = _parse_body(body, self.cfg.model, self._key)
         except ValueError as exc:
             raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         return body, parsed
@@ -461,6 +565,10 @@ class LLMClient:
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
+    return clean_text(_server_words(exc)[:2000])
+
+
+def _server_words(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         err = body.get("error", body)
@@ -485,10 +593,11 @@ def list_models(cfg: ModelConfig) -> list[str]:
     async def run() -> list[str]:
         key = cfg.api_key()
         client = openai.AsyncOpenAI(api_key=key or PLACEHOLDER_KEY, base_url=cfg.endpoint,
-                                    max_retries=0, timeout=cfg.timeout_s)
+                                    max_retries=0, timeout=cfg.timeout_s,
+                                    http_client=_http_client(cfg.timeout_s))
         try:
             page = await client.models.list()
-            return [m.id for m in page.data]
+            return [clean_token(m.id, 200) or "" for m in page.data[:10_000]]
         except openai.APIStatusError as exc:
             msg = _server_message(exc)
             if key:
@@ -496,6 +605,10 @@ def list_models(cfg: ModelConfig) -> list[str]:
             raise LLMCallError(f"{exc.status_code} from {cfg.endpoint}: {msg[:_EXCERPT]}",
                                kind="server", url=cfg.endpoint, status=exc.status_code) from None
         except openai.APIConnectionError as exc:
+            bad = _bad_reply(exc)
+            if bad is not None:
+                raise LLMCallError(f"unusable response from {cfg.endpoint}: {bad}", kind="garbage",
+                                   url=cfg.endpoint) from None
             raise LLMCallError(f"cannot reach {cfg.endpoint}: {exc.__cause__ or exc}",
                                kind="connection", url=cfg.endpoint) from None
         finally:

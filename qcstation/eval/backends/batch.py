@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from qcstation.common.errors import QCStationError
+from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, token_count
 from qcstation.common.safe import message_text
 from qcstation.eval.types import TASKS, EvalReply, EvalRequest
 
@@ -46,6 +47,7 @@ MAX_BYTES_PER_FILE = 190 * 1024 * 1024      # OpenAI allows 200 MB; keep a margi
 MAX_LINE_BYTES = 16 * 1024 * 1024           # one output line (a chat.completion)
 MAX_FILE_BYTES = 8 * 1024 * 1024 * 1024     # one output file
 MAX_CUSTOM_ID = 200
+MAX_LINES_PER_FILE = 5_000_000              # lines read from one output file, blank lines included
 _GIVE_UP_AFTER = 20          # this many bad lines before any good one: not a batch output file
 
 _CUSTOM_ID_RE = re.compile(r"^run([0-9]{1,12})-seed([0-9]{1,12})-([a-z]{1,32})-s([0-9]{1,6})$")
@@ -176,10 +178,6 @@ def _finish(handle: IO[bytes]) -> None:
 
 # -- reading --------------------------------------------------------------------------------
 
-def _count(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**12 else None
-
-
 def _error_text(error: Any, depth: int = 0) -> str:
     """The message of an ``error`` field: OpenAI ``{code, message}``, vLLM's plain string
     or ``ErrorResponse`` (``{"error": {...}}`` or ``{"message", "type", "code"}``)."""
@@ -241,8 +239,11 @@ def _reply(record: Any) -> EvalReply:
         extra["served_model"] = message_text(body["model"], 200)
     raw_usage = body.get("usage")
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-    prompt_tokens = _count(usage.get("prompt_tokens"))
-    completion_tokens = _count(usage.get("completion_tokens"))
+    notes: list[str] = []
+    prompt_tokens = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes)
+    completion_tokens = token_count(usage.get("completion_tokens"), "completion_tokens", notes)
+    if notes:
+        extra["notes"] = notes
     choices = body.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else None
     if not isinstance(choice, dict):
@@ -259,7 +260,7 @@ def _reply(record: Any) -> EvalReply:
                                f"{finish_reason or 'none'})",
                          finish_reason=finish_reason, prompt_tokens=prompt_tokens,
                          completion_tokens=completion_tokens, extra=extra)
-    return EvalReply(custom_id=cid, status="ok", text=content, finish_reason=finish_reason,
+    return EvalReply(custom_id=cid, status="ok", text=clean_text(content), finish_reason=finish_reason,
                      prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                      extra=extra)
 
@@ -307,12 +308,19 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
             if not raw:
                 break
             lineno += 1
+            if lineno > MAX_LINES_PER_FILE:
+                sink.append(f"{path}:{lineno}: more than {MAX_LINES_PER_FILE:,} lines (blank lines "
+                            f"count); the rest of the file is not read")
+                break
             if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
                 while raw and not raw.endswith(b"\n"):
                     raw = f.readline(1 << 20)
                 sink.append(f"{path}:{lineno}: line longer than {max_line_bytes} bytes; skipped")
                 continue
             if not raw.strip():
+                continue
+            if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
+                sink.append(f"{path}:{lineno}: more than {MAX_JSON_NODES:,} JSON objects and arrays; skipped")
                 continue
             try:
                 record = json.loads(raw.decode("utf-8"))

@@ -248,9 +248,10 @@ class _Heartbeat(threading.Thread):
     """Beats the run's lease from a timer of its own (not from the writer, which may wait on
     the database): a run whose process lives keeps its lease whatever it is doing."""
 
-    def __init__(self, db_path: Path, run_id: int, every_s: float = HEARTBEAT_S) -> None:
+    def __init__(self, db_path: Path, run_id: int, every_s: float | None = None) -> None:
         super().__init__(name=f"eval-heartbeat-{run_id}", daemon=True)
-        self.db_path, self.run_id, self.every_s = db_path, run_id, every_s
+        self.db_path, self.run_id = db_path, run_id
+        self.every_s = HEARTBEAT_S if every_s is None else every_s
         self.stopping = threading.Event()
         self.beats = 0
 
@@ -384,6 +385,8 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
                 if live is not None:
                     live.close(LIVE_DRAIN_S if status == "done" else 0.0)
                 recorded = _finish(store, prog, status, fault)
+                if not recorded:
+                    _finish_later(db_path, prog, fault)
                 meter.tick(force=True)
             if fault is not None:
                 raise EvalError(_fault_message(store, run_id, prog, writer, fault, recorded),
@@ -391,6 +394,25 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
         return prog
     finally:
         store.close()
+
+
+def _finish_later(db_path: Path, prog: RunProgress, fault: BaseException | None) -> None:
+    """The database would not take the run's end now: keep trying from a thread (every
+    second, for up to 10 minutes), so that a long-lived process (the workstation) does not
+    leave its run reading ``running``. A process that exits sooner leaves a dead lease,
+    which reads ``stopped`` all the same."""
+    def retry() -> None:
+        for _ in range(600):
+            time.sleep(1.0)
+            try:
+                with Store(db_path, migrate=False, create=False) as store:
+                    if _finish(store, RunProgress(prog.run_id, total=prog.total, message=prog.message),
+                               "stopped", fault):
+                        return
+            except Exception:
+                continue
+
+    threading.Thread(target=retry, name=f"eval-finish-{prog.run_id}", daemon=True).start()
 
 
 def backend_preflight(backend: Backend) -> str | None:
@@ -408,7 +430,8 @@ def _fault_message(store: Store, run_id: int, prog: RunProgress, writer: _Writer
         in_all = "the run's stored outputs could not be counted now"
     lost = writer.lost + max(0, prog.asked - writer.written - writer.lost)
     why = fault.__cause__ if isinstance(fault, EvalError) and fault.__cause__ else fault
-    return (f"run {run_id} stopped: {why}. Stored this session: {writer.written:,} outputs"
+    why_text = str(why).split("; nothing was changed")[0]   # the store's words for a lone write
+    return (f"run {run_id} stopped: {why_text}. Stored this session: {writer.written:,} outputs"
             f"{f' ({writer.unstorable} of them as errors: their replies could not be stored)' if writer.unstorable else ''}"
             f"; {in_all}. Not stored: {lost:,} replies received after the fault, and the requests "
             f"in flight; they will be asked again. "

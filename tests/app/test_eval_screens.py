@@ -176,7 +176,9 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
         [run] = _runs(db)
         assert run["status"] == "done" and _outputs(db, run["id"]) == 60
     prompts = [str(r.messages) for r in fake_openai.chat_requests]
-    assert len(prompts) == 60 == len(set(prompts))   # every request asked exactly once
+    # every request asked; a stored one never again. Esc cancels the (at most 2) requests in
+    # flight (issue 18: stop within 2 s), and those are asked once more on resume
+    assert len(set(prompts)) == 60 and len(prompts) <= 60 + 2
 
 
 # -- results -------------------------------------------------------------------------------

@@ -458,6 +458,8 @@ class LLMClient:
             content = raw.content
         except (asyncio.TimeoutError, openai.APITimeoutError):
             raise _Retry("timeout", f"timed out after {self.cfg.timeout_s:g}s waiting for {self.url}") from None
+        except BadReply as exc:
+            raise _Retry("garbage", f"unusable response from {self.url}: {exc}") from None
         except openai.APIConnectionError as exc:
             bad = _bad_reply(exc)
             if bad is not None:
@@ -604,6 +606,9 @@ def list_models(cfg: ModelConfig) -> list[str]:
                 msg = msg.replace(key, "***")
             raise LLMCallError(f"{exc.status_code} from {cfg.endpoint}: {msg[:_EXCERPT]}",
                                kind="server", url=cfg.endpoint, status=exc.status_code) from None
+        except BadReply as exc:
+            raise LLMCallError(f"unusable response from {cfg.endpoint}: {exc}", kind="garbage",
+                               url=cfg.endpoint) from None
         except openai.APIConnectionError as exc:
             bad = _bad_reply(exc)
             if bad is not None:

@@ -380,7 +380,8 @@ def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if p <= 0.0 else min(lo, p)), (1.0 if p >= 1.0 else max(hi, p))
 
 
 def interval(code: str, values: np.ndarray, *, n_boot: int, seed: int
@@ -430,7 +431,10 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
     if mv.n == 0:
         mv.note = _why_empty(table, code, pair_mask)
         if mv.left_out:
-            mv.note += f" ({mv.left_out} left out as not the model's failure)"
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(mv.not_model.items()))
+            mv.note = (f"not scored: every item-sample was left out as not the model's failure "
+                       f"({kinds})" if mv.n_samples == 0 and not mv.note.startswith("not run")
+                       else mv.note + f" ({kinds} left out as not the model's failure)")
         return mv
     mv.value, mv.lo, mv.hi = interval(code, iv, n_boot=n_boot, seed=seed)
     return mv

@@ -1,0 +1,278 @@
+"""Scores comparable to SMART, with judge and infrastructure failures kept apart (issue 15):
+whole runs on the shipped sample (real SQLite, real Z3) against the loopback OpenAI-protocol
+server as the model and as the judge."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.eval import metrics as M
+from qcstation.eval import scorers
+from qcstation.eval.judging import read_judge_reply
+from qcstation.eval.runner import execute_run
+from qcstation.eval.runs import create_run
+from qcstation.eval.tasks import canonical_error_type
+from tests.eval_helpers import (
+    config,
+    copy_db,
+    gold_text,
+    local_model,
+    quickstart_db,
+    records_by_question,
+    reference_reply,
+    scripted,
+)
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+JUDGE = {"name": "judge", "model": "fake-judge", "retries": 0, "backoff_s": 0.01}
+
+
+@pytest.fixture
+def qs_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_db(quickstart_db(tmp_path_factory.getbasetemp()), tmp_path / "eval.db")
+
+
+def _cli(db: Path, *args: str, cfg: Path | None = None) -> subprocess.CompletedProcess[str]:
+    extra = ["--config", str(cfg)] if cfg else []
+    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *extra, "eval", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+# -- judges ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reply,score", [
+    ("95", 95), ("95.", 95), ("Score: 87", 87), ("**Score:** 87", 87), ("Rating: [[87]]", 87),
+    ("[[87]]", 87), ("**87**", 87), ("The fields match.\nScore: 92/100", 92),
+    ("Score: 7/10", None), ("7/10", None), ("I would give a score: 87 here.", None),
+    ("Score: 0", None), ("Score: 250", None), ("Score: 87.5", None), ("garbage", None), ("", None),
+])
+def test_a_judge_reply_is_read_only_in_a_conventional_form(reply: str, score: int | None) -> None:
+    got, why = read_judge_reply(reply)
+    assert got == score
+    assert (why == "") == (score is not None)
+    if reply == "Score: 7/10":
+        assert "out of 10" in why
+
+
+def _understanding_run(qs_db: Path, fake: FakeOpenAI, judges: list[dict]) -> tuple[int, object]:
+    cfg = config(models={"m": local_model(fake.base_url)},
+                 judges=[{**j, "base_url": fake.base_url} for j in judges])
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["understanding", "final"], shots=0, limit=4)
+    return run_id, cfg
+
+
+def test_a_garbage_judge_is_judge_error_never_a_zero_for_the_model(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    run_id, cfg = _understanding_run(qs_db, fake_openai, [JUDGE])
+    ref = {"records": records_by_question(qs_db, run_id)}
+    judge_says = {"text": "I cannot grade this, sorry."}
+
+    def responder(req: dict) -> str:
+        if req.get("model") == "fake-judge":
+            return judge_says["text"]
+        return scripted(ref, lambda t, r: reference_reply(t, r))(req)
+
+    fake_openai.responder = responder
+    execute_run(qs_db, run_id, cfg)
+    first = scorers.score_run(qs_db, run_id, cfg)
+    assert first.counts["un"] == {"judge_error": 4}
+    with Store(qs_db) as s:
+        (rm,) = M.leaderboard(s, [run_id])
+        detail = json.loads(s.scalar("SELECT detail FROM eval_scores WHERE run_id = ? AND metric = 'un' "
+                                     "LIMIT 1", (run_id,)))
+    un, all_ = rm.values["un"], rm.values["all"]
+    assert un.value is None and un.n == 0 and un.not_model == {"judge_error": 4}   # unscored, not 0
+    assert "judge_error 4" in (un.note or "") and "not the model" in (un.note or "")
+    assert all_.value is None                                      # not a made-up All-Pass
+    assert rm.values["fi"].value == 1.0
+    assert detail["judges"]["judge"]["raw"] == "I cannot grade this, sorry."     # raw text kept
+
+    lb = _cli(qs_db, "leaderboard", str(run_id))
+    assert lb.returncode == 0, lb.stderr
+    assert "judge_error" in lb.stdout and "--retry-judges" in lb.stdout            # > 5 %: said so
+    row = lb.stdout.splitlines()[2]
+    assert re.search(r"1-prompt\s+n/s\s", row) and row.split()[-1] == "4"   # Un unscored, 4 left out
+    assert "no judge configured" not in lb.stdout
+
+    # rescoring calls no model: the stored replies are read again
+    n = len(fake_openai.chat_requests)
+    again = scorers.score_run(qs_db, run_id, cfg)
+    assert len(fake_openai.chat_requests) == n and again.counts["un"] == {"judge_error": 4}
+
+    # the judge recovers: --retry-judges asks again (past the cache) and the items are scored
+    judge_says["text"] = "Score: 96"
+    retried = scorers.score_run(qs_db, run_id, cfg, only_missing=True, retry_judges=True)
+    assert len(fake_openai.chat_requests) == n + 4
+    assert retried.counts == {"un": {"correct": 4}}
+    with Store(qs_db) as s:
+        (rm2,) = M.leaderboard(s, [run_id])
+    assert rm2.values["un"].value == 96.0 and rm2.values["un"].left_out == 0
+
+
+def test_llm_at_un_needs_every_configured_judge(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    run_id, cfg = _understanding_run(qs_db, fake_openai, [JUDGE, {**JUDGE, "name": "second",
+                                                                    "model": "fake-judge-2"}])
+    ref = {"records": records_by_question(qs_db, run_id)}
+
+    def responder(req: dict) -> str:
+        if req.get("model") == "fake-judge":
+            return "Score: 95"
+        if req.get("model") == "fake-judge-2":
+            return "Score: 7/10"                    # another scale: never read as 7
+        return scripted(ref, lambda t, r: reference_reply(t, r))(req)
+
+    fake_openai.responder = responder
+    execute_run(qs_db, run_id, cfg)
+    summary = scorers.score_run(qs_db, run_id, cfg)
+    assert summary.counts["un"] == {"judge_error": 4}          # never a silently smaller mean
+    with Store(qs_db) as s:
+        detail = json.loads(s.scalar("SELECT detail FROM eval_scores WHERE run_id = ? AND metric = 'un' "
+                                     "LIMIT 1", (run_id,)))
+    assert detail["judges"]["judge"]["score"] == 95 and "out of 10" in detail["judges"]["second"]["error"]
+
+
+# -- answers: strict and flexible, hedged ---------------------------------------------------
+
+def test_strict_and_flexible_differ_when_the_format_is_ignored(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=6)
+    ref = {"records": records_by_question(qs_db, run_id)}
+    # right answer, but bold instead of the asked line 'The answer is N.'
+    fake_openai.responder = scripted(ref, lambda t, r: f"Working it out carefully, we get **{gold_text(r)}**.")
+    execute_run(qs_db, run_id, cfg)
+    scorers.score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        (rm,) = M.leaderboard(s, [run_id])
+    assert rm.values["fi"].value == 1.0 and rm.values["fi_s"].value == 0.0
+    assert rm.values["fi_s"].counts == {"unparseable": 6}
+
+
+def test_check_answer_prints_both_and_hedges_are_wrong(tmp_path: Path) -> None:
+    for text in ("The answer is \\pm 5.", "The answer is 16 or 18.", "The answer is 5 and 7."):
+        out = subprocess.run([sys.executable, "-m", "qcstation", "check-answer", text, "--gold", "5"],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert "verdict:   wrong  (hedged)" in out.stdout
+        assert "flexible:  wrong" in out.stdout and "strict:    wrong" in out.stdout
+
+
+# -- refinement: the paper's gated R-m -----------------------------------------------------
+
+def _types_line(record: dict) -> str:
+    from qcstation.eval import tasks as T
+
+    return T.record_values(record)["error_types"]
+
+
+def test_copying_the_wrong_chain_scores_zero_on_the_headline_r_m(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20)
+    ref = {"records": records_by_question(qs_db, run_id)}
+    # names every injected error (so reflection passes) and hands back the wrong chain unchanged
+    fake_openai.responder = scripted(ref, lambda t, r: f"Error types: {_types_line(r)}\n"
+                                                      f"Corrected solution:\n{r['w_cot']}")
+    execute_run(qs_db, run_id, cfg)
+    scorers.score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        (rm,) = M.leaderboard(s, [run_id])
+        copied = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ? AND metric = 'rm' "
+                          "AND json_extract(detail, '$.copied') = 1", (run_id,))
+    assert rm.values["rt"].value == 1.0
+    assert rm.values["rm"].value == 0.0 and rm.values["rm"].n == 20     # the headline
+    assert rm.values["rm_ungated"].value == 0.0 and copied == 20
+
+
+def test_r_m_counts_only_after_a_correct_reflection(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20)
+    ref = {"records": records_by_question(qs_db, run_id)}
+    # a right corrected answer every time, but no error named: reflection always fails
+    fake_openai.responder = scripted(ref, lambda t, r: f"Error types: none\nCorrected solution:\n"
+                                                      f"The answer is {gold_text(r)}.")
+    execute_run(qs_db, run_id, cfg)
+    scorers.score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        (rm,) = M.leaderboard(s, [run_id])
+    assert rm.values["rt"].value == 0.0
+    assert rm.values["rm"].value is None and "reflection" in (rm.values["rm"].note or "")
+    assert rm.values["rm_ungated"].value == 1.0              # kept, under its own name
+    # the split by error kind: every item is one or the other
+    with Store(qs_db) as s:
+        keeps = [json.loads(d).get("keeps_answer") for (d,) in s.conn.execute(
+            "SELECT detail FROM eval_scores WHERE run_id = ? AND metric = 'rm'", (run_id,))]
+    assert set(keeps) <= {True, False} and True in keeps and False in keeps
+
+
+@pytest.mark.parametrize("written,tid", [
+    ("arithmetic inaccuracies", "arithmetic_inaccuracy"), ("Omitted steps", "omitted_step"),
+    ("skipped step", "omitted_step"), ("arithmetic number error", "arithmetic_inaccuracy"),
+    ("calculation errors", "arithmetic_inaccuracy"), ("Hallucinations", "hallucinated_content"),
+    ("redundant steps", "redundancy"), ("wrong operators", "operator_misuse"),
+    ("logical disorder", "logical_disorder"), ("banana", None),
+])
+def test_error_type_names_plurals_and_the_papers_names(written: str, tid: str | None) -> None:
+    assert canonical_error_type(written) == tid
+
+
+def test_error_types_listed_on_the_following_lines() -> None:
+    found, unknown = scorers.parse_error_types(
+        "Error types:\n- Omitted steps: the second step is missing\n* Redundancy (step 3 repeats)\n\n"
+        "Corrected solution:\nThe answer is 4.")
+    assert found == {"omitted_step", "redundancy"} and unknown == []
+
+
+# -- statistics -----------------------------------------------------------------------------
+
+def test_intervals_at_zero_and_one_hundred_percent_have_width() -> None:
+    for p in (0.0, 1.0):
+        for n in (1, 5, 20, 1000):
+            lo, hi = M.wilson(p, n)
+            assert hi - lo > 0 and 0.0 <= lo <= p <= hi <= 1.0
+    import numpy as np
+
+    mean, lo, hi = M.interval("un", np.full(12, 100.0), n_boot=100, seed=0)
+    assert mean == 100.0 and lo < 100.0 and hi == 100.0
+
+
+def test_compare_and_the_leaderboard_agree_on_a_three_sample_run(store: Store) -> None:
+    from tests.eval_factory import add_item, make_run, row
+
+    a = make_run(store, model="a", samples=3)
+    b = make_run(store, model="b", samples=3)
+    # item 1: 2 of 3, item 2: 1 of 3, item 3: 3 of 3 -> per-item means 2/3, 1/3, 1 -> 66.7 %
+    for seed, wins in ((1, 2), (2, 1), (3, 3)):
+        add_item(store, a, seed, samples=[row(re="c" if k < wins else "w") for k in range(3)])
+        add_item(store, b, seed, samples=[row(re="w") for _ in range(3)])
+    (la, lb) = M.leaderboard(store, [a, b])
+    cmp_ = M.compare(store, a, b, "re")
+    assert cmp_.a_value == pytest.approx(la.values["re"].value) == pytest.approx(2 / 3)
+    assert cmp_.b_value == pytest.approx(lb.values["re"].value) == 0.0
+    assert (cmp_.a_only, cmp_.b_only) == (3, 0)
+    # the same items give the same interval in the leaderboard and in a breakdown
+    (group,) = M.breakdown(store, a, "source").values()
+    assert (group["re"].lo, group["re"].hi) == (la.values["re"].lo, la.values["re"].hi)
+
+
+def test_a_release_run_is_labelled_with_its_release_in_the_report(qs_db: Path, tmp_path: Path) -> None:
+    from qcstation.eval.report import write_report
+
+    with Store(qs_db) as s:
+        run_id = create_run(s, config(), model="reference", shots=0, limit=3)
+        s.execute("UPDATE eval_runs SET spec = json_set(spec, '$.source', json('{\"release\": \"smart\", "
+                  "\"version\": \"1.2.0\", \"release_id\": 1}')) WHERE id = ?", (run_id,))
+    execute_run(qs_db, run_id, config())
+    scorers.score_run(qs_db, run_id, config())
+    with Store(qs_db) as s:
+        text = write_report(s, run_id, tmp_path / "rep", n_boot=50).read_text()
+    assert "| release | smart 1.2.0 |" in text and "working set" not in text
+    assert "| refinement protocol | single-prompt" in text

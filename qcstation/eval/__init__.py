@@ -26,6 +26,8 @@ Modules, bottom up (a module imports only those above it in this list)
                 ``extract`` (the answer out of a response), ``compare`` (the gold, the exact
                 verdict), ``symbolic`` (the math-verify worker), ``AnswerChecker`` in
                 ``__init__``.
+``triviality``  Reasoning: whether a verified script's answer depends on the givens (Z3 runs
+                it again with one given moved); a script that states the answer is ``trivial``.
 ``judging``     Understanding: judges' replies read as scores (1..100, conventional forms
                 only), every configured judge required (else ``judge_error``), asked,
                 re-read from the stored replies (re-scoring calls no model) or retried.

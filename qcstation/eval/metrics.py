@@ -222,7 +222,7 @@ _NOT_SCORED = -2.0
 
 # verdict codes in the pivot (and RunTable.verdict); -1 = no score row
 _CODE_OF = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4,
-            "judge_error": 6, "invalid_item": 7, "checker_error": 8}
+            "judge_error": 6, "invalid_item": 7, "checker_error": 8, "trivial": 9}
 _VERDICT_OF = {v: k for k, v in _CODE_OF.items()} | {5: "other"}
 _CODE_SQL = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in _CODE_OF.items())
              + " ELSE 5 END")
@@ -576,7 +576,7 @@ def breakdown(store: Store, run_id: int, by: str = "source", *, n_boot: int = 10
 
 
 def _code_counts(codes: np.ndarray) -> dict[str, int]:
-    found = np.bincount(codes[codes >= 0].astype(np.int64), minlength=9)
+    found = np.bincount(codes[codes >= 0].astype(np.int64), minlength=10)
     return {_VERDICT_OF[i]: int(n) for i, n in enumerate(found) if n}
 
 

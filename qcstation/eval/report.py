@@ -176,7 +176,7 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
 
 def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
     verdicts = ["correct", "wrong", "unparseable", "error", "not_scored", "judge_error",
-                "invalid_item", "checker_error"]
+                "invalid_item", "checker_error", "trivial"]
     lines: list[str] = []
     for r in runs:
         if len(runs) > 1:

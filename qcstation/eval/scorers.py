@@ -7,7 +7,8 @@ un (LLM@Un)     every configured judge scores the key information against the   
                 reference from 1 to 100; the item's score is the mean of all      wrong < 90,
                 configured judges (:mod:`~qcstation.eval.judging`)                judge_error
 re (ACC@Re)     the last SMT-LIB block runs through the isolated Z3 verifier;     correct iff
-                correct when its unique ``answer`` equals the gold answer          verified
+                correct when its unique ``answer`` equals the gold answer and      verified;
+                moves when a given moves (:mod:`~qcstation.eval.triviality`)       trivial
 ar (ACC@Ar)     the final answer (answer checker) equals the gold answer
 rt (ACC@R-t)    the set of error types on the "Error types:" line equals the
                 set injected
@@ -47,7 +48,7 @@ from qcstation.eval.runs import EvalError, RunContext
 from qcstation.eval.types import STRICT, TASK_SCORES
 
 RT_VERSION = "types-v2"
-SMT_VERSION = "smt-v1"
+SMT_VERSION = "smt-v2"   # 2: trivial (answer independent of the givens)
 MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response are read
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _ERROR_TYPES_RE = re.compile(r"^[ \t>*_#-]*error[ \t]+types?[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M)
@@ -343,16 +344,59 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
             golds = [_gold(sp.items[int(o["seed_id"])][0]) for o in chunk]
             jobs = [(s, v or g) for s, (g, v) in zip(scripts, golds) if s is not None]
             outcomes = iter(list(pool.verify_many(jobs)) if jobs else [])
+            scored: list[tuple[Mapping[str, Any], Score, Any]] = []
             for o, script, (g, v) in zip(chunk, scripts, golds):
                 if script is None:
                     sp.emit(o, "re", Score("unparseable", 0.0, None,
                                            {"reason": "no SMT-LIB block in the response", "gold": g}))
                     continue
-                sp.emit(o, "re", _score_outcome(next(outcomes), script, g))
+                outcome = next(outcomes)
+                scored.append((o, _score_outcome(outcome, script, g), outcome))
+            _mark_trivial(pool, sp, scored)
+            for o, sc, _ in scored:
+                sp.emit(o, "re", sc)
             sp.advance(len(chunk))
     finally:
         if verifier is None:
             pool.close()
+
+
+def _mark_trivial(pool: Any, sp: _Pass, scored: list[tuple[Mapping[str, Any], Score, Any]]) -> None:
+    """A verified script whose answer does not move when a given moves is ``trivial``
+    (:mod:`~qcstation.eval.triviality`): one given per round, each round one batch."""
+    from qcstation.eval.triviality import perturbations
+
+    todo: list[tuple[Score, Any, list[str]]] = []
+    for o, sc, outcome in scored:
+        if sc.verdict != "correct":
+            continue
+        record = sp.items[int(o["seed_id"])][0]
+        variants = perturbations(str(sc.detail.get("smtlib") or ""), str(record.get("smt-lib") or ""))
+        if variants is None:
+            sc.detail["depends_on_givens"] = "not checked: the reference names no given"
+            continue
+        todo.append((sc, outcome.value, variants))
+    tried = 0
+    while todo:
+        jobs = [(variants[tried], None) for _, _, variants in todo if tried < len(variants)]
+        results = iter(list(pool.verify_many(jobs)) if jobs else [])
+        left: list[tuple[Score, Any, list[str]]] = []
+        for sc, value, variants in todo:
+            if tried >= len(variants):
+                sc.verdict, sc.score = "trivial", 0.0
+                sc.detail["reason"] = (
+                    "the answer does not depend on the givens: " + (
+                        "no given of the problem appears in the script" if not variants else
+                        f"moving each of {len(variants)} given(s) left the answer unchanged")
+                    + " (it states the answer instead of formalizing the problem)")
+                continue
+            res = next(results)
+            if res.status == "verified" and res.value is not None and res.value != value:
+                sc.detail["depends_on_givens"] = f"moving given {tried + 1} moved the answer"
+                continue
+            left.append((sc, value, variants))
+        todo = left
+        tried += 1
 
 
 def _tally(summary: ScoreSummary, rows: list[tuple[Any, ...]],

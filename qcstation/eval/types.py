@@ -62,7 +62,7 @@ DESCRIPTIONS: dict[str, str] = {
 COMPARABLE: tuple[str, ...] = ("re", "ar", "ar_s", "rt", "rm", "rm_s", "rm_ungated", "fi", "fi_s",
                                "all", "all_no_un", "un")
 VERDICTS: tuple[str, ...] = ("correct", "wrong", "unparseable", "error", "not_scored",
-                             "judge_error", "invalid_item", "checker_error")
+                             "judge_error", "invalid_item", "checker_error", "trivial")
 #: failures that are not the model's: left out of every denominator, counted apart, retryable
 NOT_MODEL_VERDICTS: tuple[str, ...] = ("judge_error", "invalid_item", "checker_error")
 ALL_PASS_UNDERSTANDING = 90.0

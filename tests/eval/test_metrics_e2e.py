@@ -55,7 +55,7 @@ def test_reference_runs_through_metrics_and_report(qs_db: Path, tmp_path: Path) 
         path = write_report(s, full, tmp_path / "rep", compare=part, n_boot=100)
     text = path.read_text()
     assert "| ACC@Fi | 100.0% [75.8, 100.0] | 100.0% [75.8, 100.0] | 12 / 12 |" in text   # Wilson
-    assert "| ACC@Fi | 12 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 12 |" in text
-    assert "| LLM@Un | 0 | 0 | 0 | 0 | 12 | 0 | 0 | 0 | 12 |" in text      # all not scored
+    assert "| ACC@Fi | 12 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 12 |" in text
+    assert "| LLM@Un | 0 | 0 | 0 | 0 | 12 | 0 | 0 | 0 | 0 | 12 |" in text      # all not scored
     assert "| release | working set |" in text
     assert "| final answer P (correct) | TP 12 (100.0%) | FN 0 (0.0%) |" in text

@@ -50,8 +50,8 @@ def test_report_tables_escaping_and_figures(store: Store, tmp_path: Path) -> Non
     assert "Understanding not scored on 4 of 4 item-samples" in text
 
     # verdict counts incl. unparseable and error
-    assert "| ACC@Fi | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
-    assert "| ACC@Ar | 3 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 4 |" in text
+    assert "| ACC@Fi | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
+    assert "| ACC@Ar | 3 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
     assert "| release | smart 1.0 |" in text           # the run's release, not "working set"
 
     # breakdowns and confusion (fi against re: TP 2, FN 0, FP 1, TN 1 of 4)

@@ -276,3 +276,48 @@ def test_a_release_run_is_labelled_with_its_release_in_the_report(qs_db: Path, t
         text = write_report(s, run_id, tmp_path / "rep", n_boot=50).read_text()
     assert "| release | smart 1.2.0 |" in text and "working set" not in text
     assert "| refinement protocol | single-prompt" in text
+
+
+# -- reasoning: a script that states the answer is trivial ------------------------------------
+
+def test_a_script_that_states_the_answer_is_trivial(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["reasoning"], shots=0, limit=6)
+    records = records_by_question(qs_db, run_id)
+    ref = {"records": records}
+    stating = {sid for sid in sorted({int(r["seed_id"]) for r in records.values()})[:3]}
+
+    def answer(task: str, r: dict) -> str:
+        if int(r["seed_id"]) in stating:   # the gold answer, stated: verifies, formalizes nothing
+            value = str(r["answer"])
+            lit = value if "/" not in value else "(/ {} {})".format(*value.split("/"))
+            return f"```smt2\n(declare-const answer Real)\n(assert (= answer {lit}))\n(check-sat)\n```"
+        return reference_reply(task, r)    # the reference formalization: depends on its givens
+
+    fake_openai.responder = scripted(ref, answer)
+    execute_run(qs_db, run_id, cfg)
+    scorers.score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        rows = {int(r["seed_id"]): (r["verdict"], json.loads(r["detail"])) for r in s.query(
+            "SELECT seed_id, verdict, detail FROM eval_scores WHERE run_id = ? AND metric = 're'", (run_id,))}
+        (rm,) = M.leaderboard(s, [run_id])
+    assert {sid for sid, (v, _) in rows.items() if v == "trivial"} == stating
+    assert all(v == "correct" for sid, (v, _) in rows.items() if sid not in stating)
+    assert all("moved the answer" in d["depends_on_givens"] for v, d in rows.values() if v == "correct")
+    assert "does not depend on the givens" in rows[min(stating)][1]["reason"]
+    assert rm.values["re"].value == pytest.approx(0.5)           # trivial counts as not correct
+
+
+def test_moving_a_given_is_found_by_value_in_the_models_own_names() -> None:
+    from qcstation.eval.triviality import perturbations
+
+    ref = "(assert (= g1 7))\n(assert (= g2 (/ 3 2)))\n(assert (= g3 3))\n(assert (= g4 90))"
+    own = ("(declare-const lemons Real)(declare-const price Real)(declare-const answer Real)\n"
+           "(assert (= lemons 7.0))(assert (= price 1.5))\n"
+           "(assert (= answer (/ 90 (- (* lemons price) 3))))")
+    variants = perturbations(own, ref)
+    assert variants is not None and len(variants) == 4
+    assert "(= lemons 8)" in variants[0] and "(= price (/ 5 2))" in variants[1]
+    assert perturbations("(declare-const answer Int)\n(assert (= answer 90))", ref) == []
+    assert perturbations("(assert (= answer 1))", "(assert (= answer (+ a b)))") is None

@@ -209,8 +209,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     goal = _cap(ask.rstrip(" ,;:?.") + "?")
     if givens is not None:
         # a percent given ("45%") is declared as 45/100 but written as 45
+        # named factors (k_*) are no fact of the question; word givens (w_*) are placed by
+        # their words below
         used: set[Fraction] = {Fraction(g["value"]) * (100 if str(g.get("text", "")).endswith("%") else 1)
-                               for g in givens}
+                               for g in givens if not str(g.get("name", "")).startswith(("k_", "w_"))}
     else:
         used = set()
         for st in steps:
@@ -243,6 +245,18 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
             else:
                 known.append(_cap(clause.rstrip(".?")))
             covered |= nums
+    for g in givens or []:
+        # a word given ("twice", "round trip") once, in the clause that states it
+        if not str(g.get("name", "")).startswith("w_") or not g.get("text"):
+            continue
+        word = re.compile(r"\b" + re.escape(str(g["text"])) + r"\b", re.I)
+        if any(word.search(k) for k in known):
+            continue
+        for part in context_parts:
+            clause = next((c for c in _clauses(part) if word.search(c)), None)
+            if clause is not None:
+                known.append(_cap(clause.rstrip(".?")))
+                break
     missing = used - covered - ask_numbers
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "

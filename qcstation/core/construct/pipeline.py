@@ -511,6 +511,9 @@ class Pipeline:
                            "links": list(rule.links), "givens": list(rule.givens)}
                 if rule.uncertain:
                     content["uncertain"] = list(rule.uncertain)
+                for key in ("bound", "factors"):  # givens vouched for; named factors
+                    if getattr(rule, key) is not None:
+                        content[key] = getattr(rule, key)
                 return self._store_and_check(job, content, f"rule:{rule.rule}", raw=rule.smtlib,
                                              inputs={"rule": rule.rule})
             if dim == "arithmetic":

@@ -20,6 +20,22 @@ answer). The flags, per dimension:
   gold answer although no injected error type keeps it, so a model that copies the
   last line would pass Refinement.
 
+Re-derived from the question and solution alone (:mod:`qcstation.core.construct.reread`),
+never from the labels the rule stored with the artifact:
+
+* ``given-words`` (reasoning): a given a step uses is tied to words of the question that
+  do not match the solution's words for that step ("30 lbs" for "April and June have 30
+  days"), or the question states its value under several words and the solution's line
+  names none ("2 sons" or "half").
+* ``step-literal`` (reasoning): a number written into a step's definition instead of a
+  declared given (a hard-coded intermediate result, an unnamed factor).
+* ``value-leak`` (understanding): an unknown quantity shows a step's result or the answer.
+* ``irrelevant-used`` (understanding): an item listed as irrelevant information states a
+  number the solution computes with.
+* ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
+  the value its new computation no longer gives ("They each get 22 chips because
+  110 * 5 = 550").
+
 Pure domain code (no Textual); every input is untrusted text parsed with limits.
 """
 
@@ -38,7 +54,7 @@ __all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_column
            "parse_flag_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 1
+AUDIT_VERSION = 2
 
 
 FLAG_CODES: dict[str, str] = {
@@ -47,6 +63,11 @@ FLAG_CODES: dict[str, str] = {
     "repeated-field": "a key-information field repeats another",
     "wrong-cot-keeps-gold": "the wrong chain of thought still ends with the gold answer",
     "uncertain": "the rule that made it recorded what it could not settle",
+    "given-words": "a given is tied to words that do not match the solution's for its step",
+    "step-literal": "a step's definition writes a number instead of a declared given",
+    "value-leak": "an unknown quantity shows a step's result or the answer",
+    "irrelevant-used": "irrelevant information states a number the solution uses",
+    "stale-edit": "an edited step still states the value its computation no longer gives",
 }
 
 MAX_TEXT = 200_000  # characters of any one text examined
@@ -176,11 +197,11 @@ def _is_given_constant(defs: dict[str, Any], name: str) -> bool:
 # --------------------------------------------------------------------------- per dimension
 
 
-def _audit_smt(dim: str, smtlib: str, question: str, solution: str,
-               settled: set[tuple[str, str]] | None = None) -> list[Flag]:
+def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag]:
+    from qcstation.core.construct.reread import link_by_words
+
     from qcstation.core.construct.rules import Name, expr_names
 
-    settled = settled or set()
     parsed = _smt_definitions(smtlib)
     if parsed is None:
         return []
@@ -194,13 +215,14 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str,
         for dep in expr_names(e):
             if dep not in defs or _is_given_constant(defs, dep) or (name, dep) in seen:
                 continue
-            if (name, dep) in settled:
-                continue  # the rule recorded the structure that makes this link
             v = values.get(dep)
-            if v is not None and v in q_numbers:
+            if v is not None and v in q_numbers and name in values \
+                    and not link_by_words(v, values[name], v, question, solution):
                 seen.add((name, dep))
                 flags.append(Flag("equal-value-link", dim,
                                   f"{name} uses {dep} = {_fmt(v)}, a value the question also states"))
+    if dim == "reasoning":
+        flags += _reread_smt(defs, values, question, solution)
     if solution:
         used = _solution_numbers(solution) & q_numbers
         missing = sorted(v for v in used - literals if v not in (0, 1))
@@ -211,11 +233,24 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str,
     return flags
 
 
+def _reread_smt(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                solution: str) -> list[Flag]:
+    from qcstation.core.construct.reread import binding_problems, step_literals
+
+    flags = [Flag("given-words", "reasoning", b.describe()[:300])
+             for b in binding_problems(defs, values, question, solution)[:5]]
+    for name, lits in list(step_literals(defs).items())[:5]:
+        flags.append(Flag("step-literal", "reasoning",
+                          f"{name} writes " + ", ".join(_fmt(v) for v in lits[:6])
+                          + " instead of a declared given"))
+    return flags
+
+
 def _audit_notation(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
     flags: list[Flag] = []
     smt = content.get("smtlib")
     if isinstance(smt, str) and smt:
-        flags = [f for f in _audit_smt("arithmetic", smt, question, solution, _settled(content))
+        flags = [f for f in _audit_smt("arithmetic", smt, question, solution)
                  if f.code == "equal-value-link"]
     if solution:
         shown = _question_numbers(str(content.get("notation", "")))
@@ -237,8 +272,18 @@ def _norm(text: Any) -> str:
     return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
 
 
-def _audit_keyinfo(content: dict[str, Any]) -> list[Flag]:
+def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = "",
+                   gold: Fraction | None = None) -> list[Flag]:
+    from qcstation.core.construct.reread import used_irrelevant, value_leaks
+
     flags: list[Flag] = []
+    unknowns = content.get("unknown_quantities")
+    if isinstance(unknowns, list) and solution:
+        flags += [Flag("value-leak", "understanding", m) for m in value_leaks(unknowns, question, solution, gold)[:5]]
+    irrelevant = content.get("irrelevant_information")
+    if isinstance(irrelevant, list) and solution:
+        flags += [Flag("irrelevant-used", "understanding", m)
+                  for m in used_irrelevant(irrelevant, question, solution)[:5]]
     titles = {"problem_scenario": "scenario", "goal": "goal", "known_quantities": "known quantities",
               "unknown_quantities": "unknown quantities",
               "relationships_and_constraints": "relationships", "irrelevant_information": "irrelevant information"}
@@ -270,18 +315,22 @@ _FINAL = re.compile(r"(?:answer is|####)\s*:?\s*\$?\s*([-−]?[\d,]*\.?\d+(?:/\d
 def _audit_refinement(content: dict[str, Any], gold: Fraction | None) -> list[Flag]:
     from qcstation.core.verify.answers import parse_number
 
+    from qcstation.core.construct.inject import KEEPS_ANSWER
+    from qcstation.core.construct.reread import stale_edits
+
     text = str(content.get("w_cot", ""))[:MAX_TEXT]
+    stale = [Flag("stale-edit", "refinement", m[:300])
+             for m in stale_edits(str(content.get("gt_cot", "")), text)[:5]]
     m = list(_FINAL.finditer(text))
     if not m or gold is None:
-        return []
+        return stale
     got = parse_number(m[-1].group(1).replace("−", "-"))
     if got is None or got.value != gold:
-        return []
+        return stale
     errors = [e for e in content.get("errors") or [] if isinstance(e, dict)]
-    if errors and any(e.get("changes_answer") is False for e in errors) \
-            and not any(e.get("changes_answer") for e in errors):
-        return []  # every error type keeps the answer by definition, and the label says so
-    return [Flag("wrong-cot-keeps-gold", "refinement",
+    if errors and all(str(e.get("type")) in KEEPS_ANSWER for e in errors):
+        return stale  # every error type keeps the answer by definition (its type, not a label)
+    return stale + [Flag("wrong-cot-keeps-gold", "refinement",
                  f"the erroneous chain of thought ends with the gold answer {_fmt(gold)}"
                  + ("" if errors and "changes_answer" in errors[0] else " and its labels do not say why"))]
 
@@ -308,27 +357,17 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
     try:
         if dimension == "reasoning":
             smt = content.get("smtlib")
-            return _audit_smt("reasoning", smt, question, solution, _settled(content)) \
+            return _audit_smt("reasoning", smt, question, solution) \
                 if isinstance(smt, str) else []
         if dimension == "arithmetic":
             return _audit_notation(content, question, solution)
         if dimension == "understanding":
-            return _audit_keyinfo(content)
+            return _audit_keyinfo(content, question, solution, _gold(seed))
         if dimension == "refinement":
             return _audit_refinement(content, _gold(seed))
     except RecursionError:
         return []
     return []
-
-
-def _settled(content: dict[str, Any]) -> set[tuple[str, str]]:
-    """Links a rule made because the solution's structure admits no other reading
-    (recorded with the artifact), as opposed to links made by equal value."""
-    out: set[tuple[str, str]] = set()
-    for link in content.get("links") or []:
-        if isinstance(link, dict) and str(link.get("evidence", "")).startswith("the one structure"):
-            out.add((str(link.get("step")), str(link.get("uses"))))
-    return out
 
 
 def _gold(seed: dict[str, Any]) -> Fraction | None:

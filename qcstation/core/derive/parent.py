@@ -152,7 +152,8 @@ def check_kinds(old: dict[str, Fraction], new: dict[str, Fraction],
 
 
 def _recompute(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fraction]:
-    env = {g.name: givens.get(g.name, g.value) for g in parent.givens}
+    env = {str(f["name"]): Fraction(str(f["value"])) for f in parent.rule.factors or []}
+    env.update({g.name: givens.get(g.name, g.value) for g in parent.givens})
     for st in parent.rule.steps:
         try:
             env[st.name] = evaluate(st.expr, env)

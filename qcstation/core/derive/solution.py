@@ -181,6 +181,10 @@ def _align(step: Any, comp: _Comp, q: Quantities) -> dict[int, _Meaning]:
     out: dict[int, _Meaning] = {}
     p = 0
     for leaf in _leaves(step.expr):
+        if isinstance(leaf, Name) and leaf.name.startswith("k_"):
+            # a named factor (construct.rules.constants: 100 for a percent, 60 min/h): a
+            # constant, written in the solution as its number
+            leaf = Num(Fraction(1), leaf.name)
         if isinstance(leaf, Num):
             if not leaf.text:
                 continue

@@ -44,7 +44,7 @@ def _generate(db: Path, *extra: str, env: dict[str, str] | None = None,
 @pytest.mark.slow
 def test_hostile_seeds_get_a_reason_and_the_others_their_artifacts(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
-    rows = [_two_step(i) for i in range(6)]
+    rows = [_two_step(i) for i in range(4, 10)]  # (0 + 3 = 3 would equal the question's 3)
     for n, sol in enumerate(HOSTILE_SOLUTIONS):
         rows.insert(1 + 2 * n, {"question": f"Hostile {n}: how many apples are there at the end?",
                                 "answer": f"{sol}\n#### 5"})

@@ -41,7 +41,7 @@ def test_hostile_equation_is_refused() -> None:
 
 
 def test_a_good_seed_still_gets_its_rule() -> None:
-    result = rule_for_seed(_seed("2+3"))
+    result = rule_for_seed(_seed("2+3", question="He has 2 pens and 3 pencils. How many?"))
     assert result.value == 5
 
 
@@ -49,7 +49,8 @@ def test_rule_does_not_depend_on_the_source_name() -> None:
     # a worked solution without annotations (the '#### n' line split off at import):
     # the importer notes its format in meta, whatever the source is called
     solution = "She has 3 + 2 = 5 apples."
-    base = {"question": "How many apples?", "solution": solution, "answer_text": "5"}
+    base = {"question": "She has 3 red and 2 green apples. How many apples?", "solution": solution,
+            "answer_text": "5"}
     named = rule_for_seed({**base, "source": "gsm8k", "meta": '{"solution_format": "gsm8k"}'})
     renamed = rule_for_seed({**base, "source": "my-apples", "meta": '{"solution_format": "gsm8k"}'})
     assert named.smtlib == renamed.smtlib

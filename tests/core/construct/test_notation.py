@@ -215,5 +215,7 @@ def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value() -> No
         assert z3_value(notation_to_smtlib(q)) == rule.value, q.text
         assert check_rephrasing(q, q.text) == []
         rendered += 1
-    # ambiguous solutions (a number that could be a given or an earlier result) go to a model
-    assert rendered >= 950, rendered
+    # ambiguous solutions (a number that could be a given or an earlier result), givens whose
+    # words do not agree with their step and hard-coded literals go to a model: 660 of 1,319
+    # are rule-made (issue 14: a faithful refusal is better than a wrong reference)
+    assert rendered >= 600, rendered

@@ -56,9 +56,11 @@ def test_offline_loop_on_real_gsm8k(tmp_path: Path, db_file: Path) -> None:
     with Pipeline(db_file, cfg) as p:
         summary = p.generate()
     counts = summary.to_dict()["dimensions"]
-    # exact rules: most active GSM8K seeds verify in every dimension, offline
-    for dim in ("reasoning", "arithmetic", "understanding", "refinement"):
-        assert counts[dim].get("verified", 0) >= 0.8 * active, (dim, counts)
+    # exact rules: about half the active GSM8K seeds verify in every dimension offline (the
+    # rest: a given's words cannot be vouched for, so a model must make it), refinement most
+    for dim in ("reasoning", "arithmetic", "understanding"):
+        assert counts[dim].get("verified", 0) >= 0.45 * active, (dim, counts)
+    assert counts["refinement"].get("verified", 0) >= 0.8 * active, counts
     with Store(db_file) as store:
         arith = store.query("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND status = 'verified'")
         for a in arith:

@@ -262,9 +262,13 @@ def test_equation_rule_errors() -> None:
 
 
 def test_rule_for_seed_dispatch() -> None:
-    raw = {"question": "q", "answer": JANET}
+    janet_q = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and "
+               "bakes muffins for her friends every day with four. She sells the remainder at the "
+               "farmers' market daily for $2 per fresh duck egg. How much in dollars does she make "
+               "every day at the farmers' market?")
+    raw = {"question": janet_q, "answer": JANET}
     assert rule_for_seed(raw).value == 18
-    db_row = {"source": "gsm8k", "solution": JANET.rsplit("####", 1)[0].strip(), "answer_text": "18",
+    db_row = {"source": "gsm8k", "question": janet_q, "solution": JANET.rsplit("####", 1)[0].strip(), "answer_text": "18",
               "answer_value": "18", "equation": "16-3-4=9; 9*2=18"}
     assert rule_for_seed(db_row).rule == "gsm8k-calculator"
     mawps = {"question": "q", "answer_text": "43", "equation": "x = (70 - 27)"}

@@ -12,6 +12,7 @@ from fractions import Fraction
 from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleError, evaluate, expr_names,
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
+from qcstation.core.construct.rules.constants import declare_literals
 from qcstation.core.construct.rules.givens import content_words, protect_fractions, question_numbers, text_numbers
 from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
 from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
@@ -138,6 +139,33 @@ def _collect_computations(solution: str, inline: bool, notes: list[str]) -> list
     return comps
 
 
+def _given_record(name: str, value: Fraction, givens: object, question: str) -> dict[str, object]:
+    """A declared given with the place the question states it (see derive.bindings)."""
+    out: dict[str, object] = {"name": name, "value": fmt(value)}
+    if name.startswith("w_"):
+        words = _constant_words(name)
+        m = re.search(r"\b" + re.escape(words) + r"\b", question, re.IGNORECASE)
+        out["text"] = words
+        if m:
+            out.update({"span": [m.start(), m.end()], "words": m.group(0), "kind": "word"})
+        return out
+    out["text"] = givens.text_of(name) if givens is not None else ""  # type: ignore[attr-defined]
+    place = givens.place_of(name) if givens is not None else None  # type: ignore[attr-defined]
+    if place:
+        out.update(place)
+    return out
+
+
+def _constant_words(name: str) -> str:
+    """The words a declared word given or factor stands for ("w_round_trip" -> "round trip")."""
+    m = re.fullmatch(r"w_1_(\d+)_parts", name)
+    if m:
+        return f"1/{m.group(1)}"
+    if name.startswith(("w_", "k_")):
+        return name[2:].removesuffix("_parts").replace("_", " ")
+    return ""
+
+
 def smt_from_calculator_annotations(
     solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None
 ) -> RuleResult:
@@ -255,6 +283,11 @@ def smt_from_calculator_annotations(
         for v in givens.order_bound:
             uncertain.append(f"the question states {fmt(v)} more than once; the solution's uses of "
                              f"{fmt(v)} were tied to those places in order")
+        # what is left is not a digit of the question: a word given, a named factor, or
+        # the item is not rule-made
+        kept_exprs, named = declare_literals(kept_exprs, question or "",
+                                             {n for n, _, _ in given_consts})
+        given_consts += named
         for st, e in zip(kept_steps, kept_exprs):
             st.sexpr = expr_to_sexpr(e)
             st.expr = e
@@ -268,6 +301,8 @@ def smt_from_calculator_annotations(
         notes=notes,
         links=[lk for lk in links if lk["step"] in needed],
         uncertain=uncertain,
-        givens=[{"name": n, "value": fmt(v), "text": givens.text_of(n) if givens else ""}
-                for n, v, _ in given_consts],
+        givens=[_given_record(n, v, givens, question or "") for n, v, _ in given_consts
+                if not n.startswith("k_")],
+        factors=[{"name": n, "value": fmt(v), "text": _constant_words(n)}
+                 for n, v, _ in given_consts if n.startswith("k_")] if givens is not None else None,
     )

@@ -103,6 +103,28 @@ def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
     return str(seed.get("source") or "").lower() == "gsm8k"
 
 
+#: refusals of a worked solution that was read but whose reading cannot be vouched for:
+#: the equation field (one computation of it) is no better, so there is no fallback
+REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding"})
+
+
+def check_independently(result: RuleResult, question: str, solution: str) -> None:
+    """A formalization is rule-made only if the checks re-derived from the question and the
+    solution (:mod:`qcstation.core.construct.reread`, the audit's own) find nothing: each
+    given tied to words that agree with its step, no step that uses an earlier result whose
+    value the question also states, no use tied to a place of the question by order only.
+    Otherwise RuleError with the reason (the item goes to the model path)."""
+    from qcstation.core.construct.selfcheck import audit_artifact
+
+    if result.uncertain:
+        raise RuleError("uncertain binding: " + result.uncertain[0], "Ambiguous binding")
+    flags = [f for f in audit_artifact("reasoning", {"smtlib": result.smtlib},
+                                       {"question": question, "solution": solution})
+             if f.code in ("given-words", "step-literal", "equal-value-link")]
+    if flags:
+        raise RuleError(f"{flags[0].code}: {flags[0].message}", "Ambiguous binding")
+
+
 def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
     solution = solution_of(seed)
     equation = equation_of(seed)
@@ -111,14 +133,22 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
     # GSM8K-style solutions: annotations, or plain computations ending in "#### n"
     gsm8k_style = _worked_solution(seed, solution)
     if solution and gsm8k_style:
+        question = seed.get("question")
+        result = None
         try:
-            question = seed.get("question")
-            return smt_from_calculator_annotations(
+            result = smt_from_calculator_annotations(
                 solution, gold, question=question if isinstance(question, str) else None)
         except RuleError as exc:
-            if not equation:
+            if not equation or exc.title in REFUSED_READINGS:
                 raise
             reasons.append(f"calculator rule: {exc}")
+        if result is not None:
+            # the worked solution was read; when its bindings cannot be vouched for, the
+            # equation field (one computation of it) is no better: the item is not rule-made
+            if isinstance(question, str):
+                check_independently(result, question, solution)
+                result.bound = True
+            return result
     if equation:
         try:
             return smt_from_equation(equation, gold)

@@ -116,6 +116,17 @@ class Givens:
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
 
+    def place_of(self, name: str) -> dict[str, object] | None:
+        """Where the question states the given ``name``: ``span`` [start, end], the ``words``
+        at it, and its ``kind`` (number | word | percent | fraction)."""
+        n = self._names.get(name)
+        if n is None:
+            return None
+        words = n.text[:-1] if n.percent else n.text
+        kind = ("percent" if n.percent else "fraction" if "/" in words
+                else "word" if words[:1].isalpha() else "number")
+        return {"span": [n.start, n.start + len(words)], "words": words, "kind": kind}
+
     def text_of(self, name: str) -> str:
         n = self._names.get(name)
         return n.text if n else ""
@@ -152,11 +163,30 @@ class Givens:
                 return BinOp(e.op, walk(e.left), walk(e.right))
             return e
 
-        out = [walk(e) for e in exprs]
+        out = []
+        used_in: dict[Fraction, set[int]] = {}
+        for i, e in enumerate(exprs):
+            before = dict(uses)
+            out.append(walk(e))
+            for v, k in uses.items():
+                if k != before.get(v, 0):
+                    used_in.setdefault(v, set()).add(i)
+
+        def immaterial(v: Fraction) -> bool:
+            # "3 sprints 3 times a week" -> 3*3: every occurrence used once, all in one sum
+            # or product, so which is which changes nothing
+            places = {self.numbers[i].start for i in by_value[v]}
+            steps = used_in.get(v, set())
+            if uses[v] != len(places) or len(steps) != 1:
+                return False
+            e = exprs[next(iter(steps))]
+            return isinstance(e, BinOp) and e.op in "*+" and _flat_ops(e) <= {e.op}
+
         # a value the question states more than once, used more than once: which use is
         # which occurrence is read from their order only (uncertain: say so)
         self.order_bound = sorted(v for v, k in uses.items()
-                                  if k > 1 and len({self.numbers[i].start for i in by_value[v]}) > 1)
+                                  if k > 1 and len({self.numbers[i].start for i in by_value[v]}) > 1
+                                  and not immaterial(v))
         consts: list[tuple[str, Fraction, Expr]] = []
         for idx in order:
             n = self.numbers[idx]
@@ -167,6 +197,15 @@ class Givens:
                 term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
             consts.append((chosen[idx], n.value, term))
         return out, consts
+
+
+def _flat_ops(e: Expr) -> set[str]:
+    """The operators of a term (its leaves' parents), for "is it one sum or one product"."""
+    if isinstance(e, BinOp):
+        return {e.op} | _flat_ops(e.left) | _flat_ops(e.right)
+    if isinstance(e, Neg):
+        return {"neg"} | _flat_ops(e.operand)
+    return set()
 
 
 def question_numbers(question: str | None) -> Givens:

@@ -36,6 +36,11 @@ class RuleResult:
     givens: list[dict[str, str]] = field(default_factory=list)
     # what the rule could not settle from the solution (shown to reviewers, flagged by audit)
     uncertain: list[str] = field(default_factory=list)
+    # named factors of unit and percent conversions: {"name", "value", "text"} (not givens)
+    factors: list[dict[str, str]] | None = None
+    # True when every given is tied to its words with no ambiguity (the independent check
+    # of rules.dispatch found nothing); derived sets rewrite only such items' givens
+    bound: bool | None = None
 
 
 def build_smtlib(steps: list[RuleStep], exprs: list[Expr], answer_step: str,

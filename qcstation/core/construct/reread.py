@@ -1,0 +1,462 @@
+"""Checks re-derived from the question and the gold solution alone, never from the labels a
+rule wrote with its artifact (links, evidence, error records): they can fail where the rule
+is wrong. :mod:`qcstation.core.construct.selfcheck` turns their findings into flags; the
+construction rules also ask :func:`binding_problems` before they accept a formalization.
+
+* :func:`binding_problems`: which words each given a step uses is tied to. For a step, the
+  solution's line that computes it names its numbers ("2 * 30 days"); the question's
+  occurrences of the same value name theirs ("30 lbs", "half", "2 sons"). A given whose
+  solution words agree with none of the question's, or whose solution line names nothing
+  while the question offers it under different words, is a binding no reader can vouch for.
+* :func:`step_literals`: numbers written into a step's definition instead of a declared given.
+* :func:`value_leaks`: unknown quantities that show a step's result or the answer.
+* :func:`used_irrelevant`: "irrelevant" information whose numbers the solution computes with.
+* :func:`stale_edits`: an edited line of a wrong chain of thought that still states the
+  value its computation no longer gives.
+
+Every input is untrusted text; each reads at most :data:`MAX_TEXT` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["Binding", "binding_problems", "question_occurrences", "solution_lines", "stale_edits",
+           "step_literals", "used_irrelevant", "value_leaks", "WORD_GIVENS"]
+
+MAX_TEXT = 200_000
+
+_NUM = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+                  r"(?:\s*/\s*(?P<den>\d+)(?![\d.]))?")
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({w: 10 * i for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+_NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b",
+                             re.IGNORECASE)
+
+#: words that state a number without digits, with the values a solution writes for them
+#: (half of x is x/2 or x*1/2); each is a given of its own, tied to its words
+WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
+    "half": (Fraction(1, 2), Fraction(2)),
+    "twice": (Fraction(2),),
+    "double": (Fraction(2),),
+    "doubled": (Fraction(2),),
+    "doubles": (Fraction(2),),
+    "triple": (Fraction(3),),
+    "tripled": (Fraction(3),),
+    "thrice": (Fraction(3),),
+    "a third": (Fraction(1, 3), Fraction(3)),
+    "one third": (Fraction(1, 3), Fraction(3)),
+    "a quarter": (Fraction(1, 4), Fraction(4)),
+    "one quarter": (Fraction(1, 4), Fraction(4)),
+    "a fourth": (Fraction(1, 4), Fraction(4)),
+    "a dozen": (Fraction(12),),
+    "dozen": (Fraction(12),),
+    "dozens": (Fraction(12),),
+    "an hour": (Fraction(60),),
+    "round trip": (Fraction(2),),
+    "round-trip": (Fraction(2),),
+    "a pair": (Fraction(2),),
+    "a week": (Fraction(7),),
+}
+_WORD_GIVEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(WORD_GIVENS, key=len, reverse=True))
+                            + r")\b", re.IGNORECASE)
+
+_STOP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
+    he she they we you i his her their our your him them us me is are was were be been being has have
+    had do does did will would can could should must may might then than there here with by from as
+    into out up down about over after before more less much many total also just only now all some
+    any if when which who whom what how not no old new other another same left still""".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[$%]")
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    value: Fraction
+    text: str
+    words: frozenset[str]   # the stems of the words right after it ("lbs", "$")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A given a step uses whose words no reader can match to the question's."""
+
+    step: str
+    value: Fraction
+    solution_words: tuple[str, ...]
+    question_texts: tuple[str, ...]
+
+    def describe(self) -> str:
+        v = _fmt(self.value)
+        q = ", ".join(repr(t) for t in self.question_texts[:4])
+        if self.solution_words:
+            return (f"{self.step} uses {v} as '{v} {' '.join(self.solution_words)}' in the solution, "
+                    f"but the question states {v} only as {q}")
+        return f"{self.step} uses {v}, which the question states under different words: {q}"
+
+
+def _fmt(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def _stem(word: str) -> str:
+    w = word.lower().replace("’", "'").split("'")[0]
+    if w in ("$", "%"):
+        return w
+    if w in ("dollar", "dollars", "cent", "cents"):
+        return "$" if w.startswith("d") else "cent"
+    if w in ("percent",):
+        return "%"
+    return w[:4]
+
+
+def _words_after(text: str, end: int, limit: int) -> list[str]:
+    """The content words right after a number, up to ``limit``, before any operator, digit or
+    clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> [])."""
+    tail = text[end:end + 80]
+    stop = re.search(r"[=+\-*/×x÷<>()\d.,;:!?\n]|\bx\b", tail)
+    if tail[:1] == "%":
+        return ["%"]
+    chunk = tail[:stop.start()] if stop else tail
+    out = []
+    for w in _WORD.findall(chunk):
+        lw = w.lower()
+        if lw in _STOP:
+            if out:
+                break
+            continue
+        out.append(lw)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _value(m: re.Match[str]) -> Fraction | None:
+    try:
+        v = Fraction(m.group("num").replace(",", ""))
+        if m.group("den"):
+            den = int(m.group("den")[:30])
+            return v / den if den else None
+        return v
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def question_occurrences(question: str) -> list[Occurrence]:
+    """Every number the question states, with the words after it: digits, fractions (whole),
+    number words and word givens (``half``, ``twice``, ``round trip``...)."""
+    q = question[:MAX_TEXT]
+    out: list[Occurrence] = []
+    for m in _NUM.finditer(q):
+        v = _value(m)
+        if v is None:
+            continue
+        words = set(_words_after(q, m.end(), 3))
+        if m.start() and q[m.start() - 1] == "$":
+            words.add("$")
+        out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
+                              frozenset(_stem(w) for w in words)))
+        if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
+            out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
+    for m in _NUMBER_WORD_RE.finditer(q):
+        words = _words_after(q, m.end(), 3)
+        out.append(Occurrence(Fraction(_NUMBER_WORDS[m.group(1).lower()]),
+                              m.group(0) + (" " + " ".join(words) if words else ""),
+                              frozenset(_stem(w) for w in words)))
+    for m in _WORD_GIVEN_RE.finditer(q):
+        phrase = m.group(1).lower()
+        for v in WORD_GIVENS[phrase]:
+            out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase})))
+    return out
+
+
+_ANN = re.compile(r"<<([^<>]{1,400})>>")
+_WORD_STEMS = frozenset("~" + w for w in WORD_GIVENS)
+
+
+def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
+    """Each line of the solution as (its prose without annotations, the results it computes:
+    annotation results, else the numbers after '=')."""
+    out = []
+    for line in solution[:MAX_TEXT].splitlines():
+        results: list[Fraction] = []
+        for ann in _ANN.findall(line):
+            if "=" in ann:
+                for m in _NUM.finditer(ann.rsplit("=", 1)[1]):
+                    v = _value(m)
+                    if v is not None:
+                        results.append(v)
+                    break
+        prose = _ANN.sub(" ", line)
+        if not results:
+            for m in re.finditer(r"=\s*\$?\s*(" + _NUM.pattern + ")", prose):
+                v = _value(_NUM.match(m.group(1)))  # type: ignore[arg-type]
+                if v is not None:
+                    results.append(v)
+        out.append((prose, results))
+    return out
+
+
+def _solution_words(prose: str, value: Fraction) -> list[list[str]] | None:
+    """The words after each place the line writes ``value`` (None: the line does not write it)."""
+    found: list[list[str]] = []
+    for m in _NUM.finditer(prose):
+        if _value(m) != value:
+            continue
+        words = _words_after(prose, m.end(), 2)
+        if m.start() and prose[m.start() - 1] == "$":
+            words = ["$", *words]
+        found.append(words)
+    return found or None
+
+
+def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                     solution: str) -> list[Binding]:
+    """Givens whose words the solution and the question do not agree on (see the module
+    docstring). ``defs`` are a formalization's definitions (name -> expression), ``values``
+    their values; a given is a name defined as a number."""
+    from qcstation.core.construct.rules import Name, Num, expr_names
+
+    if not question or not solution:
+        return []
+    occurrences = question_occurrences(question)
+    lines = solution_lines(solution)
+    problems: list[Binding] = []
+    seen: set[tuple[str, Fraction]] = set()
+    for step, expr in defs.items():
+        if isinstance(expr, (Num, Name)) or _is_given(expr) or step not in values:
+            continue
+        line = next((prose for prose, results in lines if values[step] in results), None)
+        if line is None:
+            continue
+        for dep in sorted(expr_names(expr)):
+            if dep not in defs or not _is_given(defs[dep]) or dep not in values:
+                continue
+            v = values[dep]
+            if (step, v) in seen or v in (0, 1):
+                continue
+            seen.add((step, v))
+            same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]
+            if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
+                    and _one_sum_or_product(expr):
+                continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
+            problem = _one_binding(step, v, line, occurrences, solution)
+            if problem is not None:
+                problems.append(problem)
+    return problems
+
+
+def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, question: str,
+                  solution: str) -> bool:
+    """Do the words confirm that a step uses an earlier result ``v`` rather than the question's
+    ``v``? The step's line writes ``v`` with words that the earlier step's line also writes
+    after its result, and none of the question's occurrences of ``v`` has those words
+    ("40 minutes" in both lines; the question's 40 is "40%")."""
+    lines = solution_lines(solution)
+    line = next((p for p, r in lines if step_value in r), None)
+    dep = next((p for p, r in lines if dep_value in r), None)
+    if line is None or dep is None or line == dep:
+        return False
+    here = {_stem(w) for ws in (_solution_words(line, v) or []) for w in ws}
+    there = {_stem(w) for ws in (_solution_words(dep, v) or []) for w in ws}
+    shared = here & there
+    if not shared:
+        return False
+    return not any(o.words & shared for o in question_occurrences(question) if o.value == v)
+
+
+def _distinct(cands: list[Occurrence]) -> bool:
+    """Do the question's occurrences of one value name different things? Two occurrences
+    name the same thing when their words share a stem or either names nothing."""
+    named = [o.words for o in cands if o.words]
+    return any(not (a & b) for i, a in enumerate(named) for b in named[i + 1:])
+
+
+def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
+                 solution: str) -> Binding | None:
+    cands = [o for o in occurrences if o.value == v]
+    if not cands:
+        return None
+    written = _solution_words(line, v)
+    named = [w for w in written or [] if w]
+    if not named:
+        # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4):
+        # it is tied to one occurrence only if the question states it one way only
+        if _distinct(cands):
+            return Binding(step, v, (), tuple(o.text for o in cands))
+        return None
+    stems = {_stem(x) for ws in named for x in ws}
+    if any(o.words & stems for o in cands) or not all(o.words for o in cands):
+        return None
+    # the solution names this value differently from every place the question states it:
+    # a wrong binding when the solution also writes the value with the question's words
+    # elsewhere ("2 * 30 days" here, "30 lbs" in another line: two different 30s)
+    q_stems = set().union(*(o.words for o in cands))
+    elsewhere = _solution_words(_ANN.sub(" ", solution.replace(line, " ")), v) or []
+    if any({_stem(x) for x in ws} & q_stems for ws in elsewhere):
+        return Binding(step, v, tuple(named[0]), tuple(o.text for o in cands))
+    return None
+
+
+def _one_sum_or_product(expr: Any) -> bool:
+    ops: set[str] = set()
+
+    def walk(e: Any, depth: int = 0) -> None:
+        op = getattr(e, "op", None)
+        if op is None or depth > 200:
+            if e.__class__.__name__ == "Neg":
+                ops.add("neg")
+            return
+        ops.add(op)
+        walk(e.left, depth + 1)
+        walk(e.right, depth + 1)
+
+    walk(expr)
+    return ops in ({"*"}, {"+"})
+
+
+def _is_given(expr: Any) -> bool:
+    from qcstation.core.construct.rules import Neg, Num
+
+    if isinstance(expr, Num):
+        return True
+    if isinstance(expr, Neg) and isinstance(expr.operand, Num):
+        return True
+    return bool(getattr(expr, "op", None) == "/" and isinstance(getattr(expr, "left", None), Num)
+                and isinstance(getattr(expr, "right", None), Num))
+
+
+def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
+    """Numbers other than 0 and 1 written into a step's definition (not a declared given)."""
+    from qcstation.core.construct.rules import Num
+
+    out: dict[str, list[Fraction]] = {}
+    for name, expr in defs.items():
+        if _is_given(expr):
+            continue
+        found: list[Fraction] = []
+
+        def walk(e: Any, depth: int = 0) -> None:
+            if depth > 200:
+                return
+            if isinstance(e, Num):
+                if e.value not in (0, 1):
+                    found.append(e.value)
+                return
+            for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+                if child is not None:
+                    walk(child, depth + 1)
+            for child in getattr(e, "args", None) or ():
+                walk(child, depth + 1)
+
+        walk(expr)
+        if found:
+            out[name] = found
+    return out
+
+
+def _numbers(text: str) -> set[Fraction]:
+    out = set()
+    for m in _NUM.finditer(text[:MAX_TEXT]):
+        v = _value(m)
+        if v is not None:
+            out.add(v)
+    return out
+
+
+def solution_results(solution: str) -> set[Fraction]:
+    return {v for _, results in solution_lines(solution) for v in results}
+
+
+def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fraction | None) -> list[str]:
+    """Unknown-quantity descriptions that show a step's result or the answer: the answer
+    anywhere, a result the question does not state, or the result of the solution line the
+    description is written from (most words in common) even when the question states the
+    same value elsewhere."""
+    stated = _numbers(question) | {o.value for o in question_occurrences(question)}
+    lines = solution_lines(solution)
+    results = {v for _, r in lines for v in r} - {Fraction(0), Fraction(1)}
+    out = []
+    for u in unknowns:
+        text = str(u)[:2000]
+        shown = _numbers(text)
+        own: set[Fraction] = set()
+        words = set(_skeleton(text))
+        best = max(lines, key=lambda ln: len(words & set(_skeleton(ln[0]))), default=None)
+        if best is not None and len(words & set(_skeleton(best[0]))) >= 3:
+            own = set(best[1])
+        leak = (shown & ((results - stated) | own)) | ({gold} & shown if gold is not None else set())
+        if leak:
+            out.append(f"{text[:80]!r} shows " + ", ".join(_fmt(v) for v in sorted(leak)[:4]))
+    return out
+
+
+def _used_givens(question: str, solution: str) -> set[Fraction]:
+    """Numbers of the question the solution computes with (the left sides of its computations)."""
+    used: set[Fraction] = set()
+    for line in solution[:MAX_TEXT].splitlines():
+        anns = _ANN.findall(line)
+        lefts = [a.rsplit("=", 1)[0] for a in anns if "=" in a] or \
+            [part for part in re.findall(r"([^=\n]+)=", _ANN.sub(" ", line))]
+        for left in lefts:
+            used |= _numbers(left)
+    return used & {o.value for o in question_occurrences(question)}
+
+
+def used_irrelevant(irrelevant: list[Any], question: str, solution: str) -> list[str]:
+    """Items listed as irrelevant that state a number the solution computes with."""
+    used = _used_givens(question, solution) - {Fraction(0), Fraction(1)}
+    out = []
+    for item in irrelevant:
+        hit = {o.value for o in question_occurrences(str(item)) if not o.words & _WORD_STEMS} & used
+        if hit:
+            out.append(f"{str(item)[:80]!r} states " + ", ".join(_fmt(v) for v in sorted(hit)[:4])
+                       + ", which the solution uses")
+    return out
+
+
+def stale_edits(gt_cot: str, w_cot: str) -> list[str]:
+    """Lines of the wrong chain of thought whose computation gives a new result while the line
+    still states the old one (the result of the line it replaced)."""
+    gt = gt_cot[:MAX_TEXT].splitlines()
+    wrong = w_cot[:MAX_TEXT].splitlines()
+    by_text = {line.strip() for line in gt}
+    out = []
+    for line in wrong:
+        if line.strip() in by_text or "=" not in line:
+            continue
+        new = _last_result(line)
+        if new is None:
+            continue
+        # the line it was made from: the one of the correct chain with the same words
+        words = _skeleton(line)
+        old_line = next((g for g in gt if _skeleton(g) == words and g.strip() != line.strip()), None)
+        if old_line is None:
+            continue
+        old = _last_result(old_line)
+        if old is None or old == new:
+            continue
+        prose = line.rsplit("=", 1)[0]
+        computation = re.split(r"\b(?:because|since|as)\b|:", prose)[-1]
+        before = prose[:len(prose) - len(computation)]
+        if old in _numbers(before):
+            out.append(f"{line.strip()[:100]!r} still states {_fmt(old)}, its computation gives "
+                       f"{_fmt(new)}")
+    return out
+
+
+def _last_result(line: str) -> Fraction | None:
+    if "=" not in line:
+        return None
+    tail = line.rsplit("=", 1)[1]
+    m = _NUM.search(tail.replace("$", ""))
+    return _value(m) if m else None
+
+
+def _skeleton(line: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in re.findall(r"[A-Za-z]+", line))

@@ -1,0 +1,110 @@
+"""Numbers a step writes that are not a digit of the question: word givens and named factors.
+
+After :meth:`Givens.bind` has tied the question's digits to declared constants, a literal
+left in a step is one of:
+
+* a **word given** the question states in words ("half", "twice", "a quarter", "a dozen",
+  "round trip", "an hour"): declared as ``w_<words>`` tied to those words;
+* a **named factor** of a unit or percent conversion (100 for a percent, 60 minutes an
+  hour, 12 months a year, 7 days a week...) whose words the question uses: declared as
+  ``k_<what>``, never bound to a given that merely has the same value;
+* anything else (a hard-coded intermediate result such as 2700 for ``9000(.30)``, a fact
+  the question does not state): the item is not rule-made (:class:`RuleError`).
+
+0 and 1 stay literals (identities, "1 -" of a complement).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
+
+__all__ = ["declare_literals"]
+
+# (value, question words that make it this factor, name)
+_FACTORS: list[tuple[Fraction, str, str]] = [
+    (Fraction(100), r"%|percent", "k_percent"),
+    (Fraction(1, 100), r"%|percent", "k_percent_fraction"),
+    (Fraction(100), r"\bcents?\b", "k_cents_per_dollar"),
+    (Fraction(60), r"\bminutes?\b|\bhours?\b|\bhourly\b|mph", "k_minutes_per_hour"),
+    (Fraction(60), r"\bseconds?\b", "k_seconds_per_minute"),
+    (Fraction(24), r"\bhours?\b|\bdays?\b|\bdaily\b", "k_hours_per_day"),
+    (Fraction(7), r"\bweeks?\b|\bweekly\b", "k_days_per_week"),
+    (Fraction(12), r"\bmonths?\b|\bmonthly\b|\byears?\b", "k_months_per_year"),
+    (Fraction(12), r"\binch(?:es)?\b|\bfoot\b|\bfeet\b", "k_inches_per_foot"),
+    (Fraction(12), r"\bdozens?\b", "k_per_dozen"),
+    (Fraction(52), r"\bweeks?\b|\byears?\b", "k_weeks_per_year"),
+    (Fraction(365), r"\byears?\b|\bdays?\b", "k_days_per_year"),
+    (Fraction(3), r"\byards?\b", "k_feet_per_yard"),
+    (Fraction(16), r"\bounces?\b|\bpounds?\b", "k_ounces_per_pound"),
+    (Fraction(1000), r"\bkilo|\bgrams?\b|\bmeters?\b|\bliters?\b|\bml\b|\bkm\b|\bkg\b|thousand",
+     "k_per_thousand"),
+    (Fraction(5280), r"\bmiles?\b|\bfeet\b", "k_feet_per_mile"),
+]
+
+
+def _word_givens(question: str) -> dict[Fraction, str]:
+    """value -> the constant's name, for the word givens the question states."""
+    from qcstation.core.construct.reread import WORD_GIVENS
+
+    out: dict[Fraction, str] = {}
+    q = question.lower()
+    for m in re.finditer(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])", q):
+        # "1/3 as many" computed as "÷ 3": the fraction's parts
+        if int(m.group(1)) > 1:
+            out.setdefault(Fraction(int(m.group(1))), f"w_1_{m.group(1)}_parts")
+    for phrase, values in WORD_GIVENS.items():
+        if re.search(r"\b" + re.escape(phrase) + r"\b", q):
+            slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
+            for i, v in enumerate(values):
+                # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
+                out.setdefault(v, f"w_{slug}" + ("" if i == 0 else "_parts"))
+    return out
+
+
+def declare_literals(exprs: list[Expr], question: str,
+                     taken: set[str]) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
+    """Replace each literal other than 0 and 1 by a declared word given or named factor
+    (see the module docstring). Returns the new expressions and the constants; raises
+    RuleError naming the first literal that is neither."""
+    words = _word_givens(question)
+    q = question.lower()
+    consts: dict[Fraction, str] = {}
+    order: list[tuple[str, Fraction, Expr]] = []
+
+    def name_for(v: Fraction) -> str | None:
+        if v in consts:
+            return consts[v]
+        name = words.get(v)
+        if name is None:
+            name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)), None)
+        if name is None or name in taken:
+            return None
+        consts[v] = name
+        taken.add(name)
+        term: Expr = Num(v) if v.denominator == 1 else BinOp("/", Num(Fraction(v.numerator)),
+                                                             Num(Fraction(v.denominator)))
+        order.append((name, v, term))
+        return name
+
+    def walk(e: Expr, step: int) -> Expr:
+        if isinstance(e, Num):
+            if e.value in (0, 1):
+                return e
+            name = name_for(e.value)
+            if name is None:
+                raise RuleError(
+                    f"step {step} writes the number {fmt(e.value)}, which the question states "
+                    f"neither as a number nor in words, and which is no named unit or percent "
+                    f"factor: a hard-coded result or an unstated fact", "Literal in step")
+            return Name(name)
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand, step))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left, step), walk(e.right, step))
+        return e
+
+    out = [walk(e, i) for i, e in enumerate(exprs, start=1)]
+    return out, order

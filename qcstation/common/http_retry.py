@@ -199,6 +199,8 @@ def clean_token(value: Any, limit: int = 80) -> str | None:
     None when it is not text."""
     if not isinstance(value, str):
         return None
+    if len(value) <= limit and value.isascii() and value.isprintable():
+        return value          # the usual "stop", "length": nothing to escape
     from qcstation.common.safe import one_line
 
     return one_line(clean_text(value), limit)

@@ -80,7 +80,7 @@ def output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
     return (run_id, sid, task, k, "ok" if ok else "error", prompt_hash,
             bounded(reply.text if isinstance(reply.text, str) else None) if ok else None,
             clean_token(reply.finish_reason, 40), error,
-            clean_token(reply.endpoint, 300), int(bool(reply.cached)), pt, ct,
+            reply.endpoint, int(bool(reply.cached)), pt, ct,
             _number(reply.cost), _number(reply.latency_ms), now())
 
 

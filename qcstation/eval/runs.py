@@ -424,14 +424,17 @@ class RunContext:
 
     def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
         """The evaluated items in order, read a page at a time (no cursor left open)."""
-        after = -1
+        # Paged by seed id, on the primary key (run_id, seed_id): create_run numbers the
+        # positions in seed order, so this is position order, without a scan and a sort of
+        # the run's items per page (quadratic at a million items).
+        after = -(2**63)
         while True:
             rows = self._store.conn.execute(
-                "SELECT position, record FROM eval_items WHERE run_id = ? AND role = 'eval' "
-                "AND position > ? ORDER BY position LIMIT ?", (self.run_id, after, page)).fetchall()
+                "SELECT seed_id, record FROM eval_items WHERE run_id = ? AND seed_id > ? "
+                "AND role = 'eval' ORDER BY seed_id LIMIT ?", (self.run_id, after, page)).fetchall()
             if not rows:
                 return
-            for pos, text in rows:
+            for _sid, text in rows:
                 yield json.loads(text)
             after = int(rows[-1][0])
 

@@ -121,6 +121,8 @@ class FakeOpenAI:
         # hostile modes for every default reply (see the module docstring)
         self.raw_responder: Callable[[dict[str, Any]], tuple[int, dict[str, str], bytes]] | None = None
         self.chat_body: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None
+        self.models_status = 200        # GET /v1/models answers this (401: the key is refused)
+        self.models_message = "invalid api key"
 
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> "FakeOpenAI":
@@ -129,6 +131,7 @@ class FakeOpenAI:
         handler = _make_handler(self)
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
+        server.handle_error = lambda request, client_address: None   # type: ignore[method-assign]  # clients that hang up
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-openai", daemon=True)
@@ -336,7 +339,9 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             self._recorded(b"")
-            if self.path.split("?", 1)[0].rstrip("/") == "/v1/models":
+            if self.path.split("?", 1)[0].rstrip("/") == "/v1/models" and fake.models_status != 200:
+                self._send_json(fake.models_status, {"error": {"message": fake.models_message}})
+            elif self.path.split("?", 1)[0].rstrip("/") == "/v1/models":
                 self._send_json(200, {"object": "list", "data": [
                     {"id": fake.model, "object": "model", "created": 0, "owned_by": "fake"}]})
             else:

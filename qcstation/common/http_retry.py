@@ -64,9 +64,10 @@ def parse_retry_after(headers: Mapping[str, str], now_ts: float | None = None) -
 
 #: the largest reply body read, counted after decompression (bytes)
 MAX_BODY_BYTES = 16 * 1024 * 1024
-#: the most JSON objects and arrays a reply may hold (bounds the parse's memory: an empty
-#: object costs ~64 bytes, so ~64 MB at most, whatever the body's size)
-MAX_JSON_NODES = 1_000_000
+#: the most JSON objects and arrays a reply may hold, counted as ``{`` and ``[`` bytes (in its
+#: strings too: 100,000 is far above any real reply), so that parsing cannot amplify a capped
+#: body into gigabytes of empty objects (~64 bytes each: at most ~10 MB here)
+MAX_JSON_NODES = 100_000
 #: the encodings asked for; anything else the server sends is refused
 ACCEPT_ENCODING = "gzip, deflate"
 #: the largest count of tokens taken from ``usage`` (SQLite's INTEGER is signed 64-bit)

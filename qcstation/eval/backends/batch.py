@@ -196,6 +196,27 @@ def _error_text(error: Any, depth: int = 0) -> str:
     return message_text(json.dumps(error, ensure_ascii=False, default=str))
 
 
+def _skip_blank_run(f: Any, block: int = 1 << 20) -> int:
+    """Move past the blank lines that follow (whitespace only); returns how many there were.
+    A file of millions of blank lines is counted at memory speed, its line cap still applies."""
+    n = 0
+    while True:
+        chunk = f.read(block)
+        if not chunk:
+            return n
+        rest = chunk.lstrip()
+        skipped = chunk[:len(chunk) - len(rest)]
+        if rest:
+            # keep the start of the next non-blank line: back to the last newline skipped
+            cut = skipped.rfind(b"\n") + 1
+            n += skipped.count(b"\n")
+            f.seek(cut - len(chunk), 1)
+            return n
+        n += chunk.count(b"\n")
+        if n > MAX_LINES_PER_FILE:
+            return n
+
+
 class _Skip(Exception):
     """A line that cannot be read; the message says why."""
 
@@ -318,6 +339,7 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                 sink.append(f"{path}:{lineno}: line longer than {max_line_bytes} bytes; skipped")
                 continue
             if not raw.strip():
+                lineno += _skip_blank_run(f)   # a run of blank lines is counted in C, not line by line
                 continue
             if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
                 sink.append(f"{path}:{lineno}: more than {MAX_JSON_NODES:,} JSON objects and arrays; skipped")

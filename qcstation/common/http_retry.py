@@ -173,6 +173,11 @@ def decode_body(raw: bytes, content_encoding: str | None = None, limit: int = MA
     return dec.finish()
 
 
+def too_deep(raw: bytes) -> bool:
+    """Whether a body opens 500 arrays or objects in a row (no reply does; an attack does)."""
+    return b"[" * 500 in raw or b"{" * 500 in raw
+
+
 def load_json_reply(raw: bytes) -> Any:
     """A reply body as JSON, or :class:`BadReply` saying why not: not UTF-8, not JSON, more
     than :data:`MAX_JSON_NODES` objects and arrays, nested too deep."""
@@ -180,6 +185,8 @@ def load_json_reply(raw: bytes) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadReply(f"reply is not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r})") from None
+    if too_deep(raw):
+        raise BadReply("reply is JSON nested too deep to read")
     if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         raise BadReply(f"reply holds more than {MAX_JSON_NODES:,} JSON objects and arrays")
     try:

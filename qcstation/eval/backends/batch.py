@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from qcstation.common.errors import QCStationError
-from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, token_count
+from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, token_count, too_deep
 from qcstation.common.safe import message_text
 from qcstation.eval.types import TASKS, EvalReply, EvalRequest
 
@@ -340,6 +340,9 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                 continue
             if not raw.strip():
                 lineno += _skip_blank_run(f)   # a run of blank lines is counted in C, not line by line
+                continue
+            if too_deep(raw):
+                sink.append(f"{path}:{lineno}: not valid JSON (nested too deeply); skipped")
                 continue
             if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
                 sink.append(f"{path}:{lineno}: more than {MAX_JSON_NODES:,} JSON objects and arrays; skipped")

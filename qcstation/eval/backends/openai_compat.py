@@ -134,7 +134,7 @@ class OpenAIBackend(Backend):
             self._in_flight[url] += 1
             self.sent[url] += 1
             try:
-                async with session.post(url + "/chat/completions", data=payload) as resp:
+                async with session.post(url + "/chat/completions", data=payload, allow_redirects=False) as resp:
                     status = resp.status
                     headers = resp.headers
                     try:

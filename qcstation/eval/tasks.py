@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ _VERSION_RE = re.compile(r"^version:[ \t]*([A-Za-z0-9._+-]{1,64})[ \t]*$", re.M)
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
 PLACEHOLDERS: frozenset[str] = frozenset({
     "question", "key_information", "smtlib", "notation", "answer", "solution", "w_cot",
-    "error_types", "error_type_definitions", "reference", "response",
+    "error_types", "error_type_definitions", "reference", "response", "working",
 })
 _FINAL_LINE_RE = re.compile(r"^\s*(?:the (?:final )?answer is\b|####|final answer\s*:|answer\s*:)",
                             re.I)
@@ -237,6 +238,101 @@ def gold_answer(record: Mapping[str, Any]) -> str:
     return str(record.get("gt_answer") or "")
 
 
+_LET_RE = re.compile(r"([A-Za-z][A-Za-z0-9_]{0,20})\s*=\s*([^,=]{1,200}?)(?=,\s*[A-Za-z][A-Za-z0-9_]{0,20}\s*=|\s+and\s+[A-Za-z][A-Za-z0-9_]{0,20}\s*=|\.\s|\.$|$)")
+_TOKEN_RE = re.compile(r"\s*(?:(\d{1,30}(?:\.\d{1,30})?)|([A-Za-z][A-Za-z0-9_]{0,20})|([-+*/×÷−()]))")
+
+
+def _evaluate(expr: str, env: Mapping[str, Fraction]) -> Fraction | None:
+    """An arithmetic expression (numbers, names in ``env``, + − × ÷ and parentheses) as an
+    exact rational; None when it is anything else. Precedence climbing, no eval."""
+    tokens: list[str | Fraction] = []
+    pos = 0
+    text = expr.strip()
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        pos = m.end()
+        if m.group(1):
+            tokens.append(Fraction(m.group(1)))
+        elif m.group(2):
+            if m.group(2) not in env:
+                return None
+            tokens.append(env[m.group(2)])
+        else:
+            tokens.append({"×": "*", "÷": "/", "−": "-"}.get(m.group(3), m.group(3)))
+    if not tokens or len(tokens) > 200:
+        return None
+    at = 0
+
+    def atom() -> Fraction | None:
+        nonlocal at
+        if at >= len(tokens):
+            return None
+        t = tokens[at]
+        at += 1
+        if isinstance(t, Fraction):
+            return t
+        if t == "-":
+            v = atom()
+            return None if v is None else -v
+        if t == "(":
+            v = expr_(0)
+            if v is None or at >= len(tokens) or tokens[at] != ")":
+                return None
+            at += 1
+            return v
+        return None
+
+    def expr_(level: int) -> Fraction | None:
+        nonlocal at
+        left = atom() if level == 1 else expr_(1)
+        ops = ("*", "/") if level == 1 else ("+", "-")
+        while left is not None and at < len(tokens) and tokens[at] in ops:
+            op = tokens[at]
+            at += 1
+            right = atom() if level == 1 else expr_(1)
+            if right is None or (op == "/" and right == 0):
+                return None
+            left = {"*": left * right, "/": left / right if right else left,
+                    "+": left + right, "-": left - right}[str(op)]
+        return left
+
+    value = expr_(0)
+    return value if value is not None and at == len(tokens) else None
+
+
+def _shown(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    d = v.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d == 1:
+        return format(float(v), ".10g")
+    return f"{v.numerator}/{v.denominator}"
+
+
+def notation_working(notation: str) -> str | None:
+    """The working of a notation question, one step a line (``s1 = 60 ÷ 100 × 5 = 3``), from
+    its own definitions; None when the text is not of the rendered form."""
+    env: dict[str, Fraction] = {}
+    lines: list[str] = []
+    text = (notation or "")[:4000].replace("Let ", ", ").replace(" and ", ", ")
+    for m in _LET_RE.finditer(text):
+        name, expr = m.group(1), m.group(2).strip().rstrip(".")
+        value = _evaluate(expr, env)
+        if value is None:
+            return None
+        if not re.fullmatch(r"\d+(?:\.\d+)?", expr):
+            lines.append(f"{name} = {expr} = {_shown(value)}")
+        env[name] = value
+    if "answer" not in env or not lines:
+        return None
+    return "\n".join(lines)
+
+
 def record_values(record: Mapping[str, Any]) -> dict[str, str]:
     ki = record.get("key_information")
     key_info = render_key_information(ki) if isinstance(ki, Mapping) else str(record.get("background") or "")
@@ -246,6 +342,8 @@ def record_values(record: Mapping[str, Any]) -> dict[str, str]:
         "key_information": key_info,
         "smtlib": str(record.get("smt-lib") or "").strip(),
         "notation": str(record.get("notation") or ""),
+        "working": notation_working(str(record.get("notation") or ""))
+        or strip_final_line(str(record.get("gt_cot") or "")),
         "answer": gold_answer(record),
         "solution": strip_final_line(str(record.get("gt_cot") or "")),
         "w_cot": str(record.get("w_cot") or ""),

@@ -39,7 +39,7 @@ def test_exemplars_come_as_user_assistant_pairs_before_the_item() -> None:
     tpl = T.load_template("arithmetic")
     msgs = T.build_messages(tpl, RECORD, [RECORD, RECORD])
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
-    assert msgs[2]["content"] == "The answer is 5."
+    assert msgs[2]["content"] == "2 + 3 = 5\nThe answer is 5."      # exemplars show their working
     assert T.prompt_hash(msgs) == T.prompt_hash(T.build_messages(tpl, RECORD, [RECORD, RECORD]))
 
 
@@ -98,3 +98,17 @@ def test_a_backend_used_the_wrong_way_says_which_call_it_answers() -> None:
 
     with pytest.raises(TypeError, match="answers in batches"):
         asyncio.run(Batched().complete(None))  # type: ignore[arg-type]
+
+
+def test_arithmetic_exemplars_show_their_working_step_by_step() -> None:
+    from qcstation.eval.tasks import notation_working
+
+    text = ("Let a = 60, b = 100, c = 5, d = 16 and f = 2. Let s1 = a ÷ b × c, s2 = d ÷ f, "
+            "s3 = s2 × s1, s4 = s2 × c and answer = s3 + s4. What is the value of answer?")
+    assert notation_working(text) == ("s1 = a ÷ b × c = 3\ns2 = d ÷ f = 8\ns3 = s2 × s1 = 24\n"
+                                      "s4 = s2 × c = 40\nanswer = s3 + s4 = 64")
+    assert notation_working("Let a = 1 and b = 3. Let answer = a ÷ b. What is answer?") == "answer = a ÷ b = 1/3"
+    assert notation_working("What is __import__('os')?") is None
+    tpl = T.load_template("arithmetic")
+    shown = T.reference_answer(tpl, {"notation": text, "answer": "64"})
+    assert shown.endswith("answer = s3 + s4 = 64\nThe answer is 64.")

@@ -33,6 +33,9 @@ Modules, bottom up (a module imports only those above it in this list)
                 re-read from the stored replies (re-scoring calls no model) or retried.
 ``scorers``     stored outputs -> ``eval_scores`` rows, each with its scorer version
                 (``score_run``; ``LiveScorer`` scores answer tasks as a run stores them).
+``twostep``     the SMART two-step Reflection & Refinement protocol (the default): a backend
+                wrapper that asks the refinement only after a reflection naming exactly the
+                injected error types; the run spec records the protocol.
 ``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is
                 missing (resumable, bounded concurrency, response cache), stores the outputs.
 ``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /

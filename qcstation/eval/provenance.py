@@ -48,7 +48,7 @@ class Provenance:
     @property
     def short(self) -> str:
         """``2-step`` / ``1-prompt`` for a narrow column."""
-        return "2-step" if self.protocol == TWO_STEP else "1-prompt"
+        return {TWO_STEP: "2-step", SINGLE: "1-prompt"}.get(self.protocol, self.protocol)
 
     def line(self) -> str:
         """One line (about 100 characters): everything that decides how the numbers were made."""
@@ -66,6 +66,11 @@ class Provenance:
 
 
 def protocol_of(spec: Mapping[str, Any]) -> str:
+    """``two-step`` / ``single-prompt``; ``n/a`` when the run did not ask refinement (runs
+    made before the protocol was recorded were single-prompt)."""
+    tasks = spec.get("tasks")
+    if isinstance(tasks, list) and "refinement" not in tasks:
+        return "n/a"
     p = spec.get("protocol")
     if isinstance(p, Mapping):
         p = p.get("refinement")

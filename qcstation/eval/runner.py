@@ -32,6 +32,7 @@ from typing import Any
 from db.store import Store, now
 from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
+from qcstation.eval import twostep
 from qcstation.eval.runs import EvalError, RunContext, owner_id, take_lease
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -346,6 +347,7 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
         ctx = RunContext(store, run_id)
         if backend is None:
             backend = _backend_for(ctx.spec, cfg)
+        backend = twostep.wrap(backend, ctx)       # the refinement protocol the run recorded
         if preflight:
             why = backend_preflight(backend)
             if why is not None:

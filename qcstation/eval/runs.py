@@ -331,9 +331,14 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
                tasks: Sequence[str] = TASKS, shots: int = 3, temperature: float = 0.0,
                samples: int = 1, limit: int | None = None, max_tokens: int | None = None,
                backend: str | None = None, name: str | None = None, actor: str | None = None,
-               rng_seed: int = 0) -> int:
+               rng_seed: int = 0, protocol: str = "two-step") -> int:
     """Create a run (nothing is asked yet) and return its id. ``release=None`` evaluates the
-    current working set (active seeds whose four artifacts are verified or accepted)."""
+    current working set (active seeds whose four artifacts are verified or accepted).
+    ``protocol``: the refinement protocol, ``two-step`` (the SMART paper's: reflect, then
+    refine only after a correct reflection; :mod:`~qcstation.eval.twostep`) or
+    ``single-prompt`` (error types and the corrected solution in one reply)."""
+    if protocol not in ("two-step", "single-prompt"):
+        raise EvalError(f"unknown refinement protocol {protocol!r}; use two-step or single-prompt")
     tasks = list(dict.fromkeys(tasks))
     _check_settings(tasks, shots, temperature, samples, limit, name)
     if backend == REFERENCE or model == REFERENCE:
@@ -352,7 +357,10 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
                  "the working set (no seed has all four dimensions verified or accepted yet)")
         raise EvalError(f"nothing to evaluate in {where}")
     exemplars, pool = _draw_items(records, tasks, shots, limit, rng_seed)
-    templates = {t: T.load_template(t, cfg) for t in tasks}
+    templates = {t: T.load_template("reflection" if t == "refinement" and protocol == "two-step"
+                                    else t, cfg) for t in tasks}
+    if "refinement" in tasks and protocol == "two-step":
+        templates["refine"] = T.load_template("refine", cfg)
     judge = T.load_template("judge_understanding", cfg) if "understanding" in tasks else None
     spec = {
         "format": SPEC_FORMAT,
@@ -368,6 +376,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
         "limit": limit,
         "rng_seed": rng_seed,
         "templates": {t: tpl.to_spec() for t, tpl in templates.items()},
+        "protocol": {"refinement": protocol if "refinement" in tasks else None},
         "judge_template": judge.to_spec() if judge else None,
         "n_items": len(pool),
     }

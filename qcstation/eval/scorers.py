@@ -53,6 +53,9 @@ MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response 
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _ERROR_TYPES_RE = re.compile(r"^[ \t>*_#-]*error[ \t]+types?[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M)
 _CORRECTED_RE = re.compile(r"^[ \t>*_#-]*corrected[ \t]+solution[ \t*_]*:?", re.I | re.M)
+#: the end of a two-step refinement reply whose reflection failed (see eval/twostep.py)
+NOT_ASKED = ("[qcstation: refinement not asked: the reflection did not name exactly the "
+             "injected error types (two-step protocol)]")
 _NONE_WORDS = {"none", "no errors", "no error", "(none)", "n/a"}
 
 
@@ -469,6 +472,14 @@ def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mappi
     for (response, rec), text, res, st, keep, (g, _v) in zip(outputs, texts, results, strict,
                                                               keeps, golds):
         copied = task == "refinement" and repeats_wrong_chain(text, rec)
+        types = _score_types(response, rec) if task == "refinement" else None
+        if types is not None and types.verdict != "correct" and (response or "").rstrip().endswith(NOT_ASKED):
+            why = ("refinement not asked: the reflection did not name exactly the injected error "
+                   "types (two-step protocol)")
+            out.append([(metric, Score("not_scored", None, None, {"gold": g, "reason": why})),
+                        (STRICT[metric], Score("not_scored", None, None, {"gold": g, "reason": why})),
+                        ("rt", types)])
+            continue
         pairs = []
         for code, r in ((metric, res), (STRICT[metric], st)):
             verdict = _not_model_verdict(r) or r.verdict
@@ -483,8 +494,8 @@ def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mappi
                 detail["keeps_answer"] = keep
             pairs.append((code, Score(verdict, 1.0 if verdict == "correct" else 0.0, r.extracted,
                                       detail)))
-        if task == "refinement":
-            pairs.append(("rt", _score_types(response, rec)))
+        if types is not None:
+            pairs.append(("rt", types))
         out.append(pairs)
     return out
 

@@ -31,6 +31,7 @@ from qcstation.common.errors import ConfigError
 ENV_TEMPLATES = "QCSTATION_TEMPLATES"
 TEMPLATE_NAMES: tuple[str, ...] = (
     "understanding", "reasoning", "arithmetic", "refinement", "final", "judge_understanding",
+    "reflection", "refine",
 )
 MAX_TEMPLATE_BYTES = 64 * 1024
 

@@ -129,13 +129,16 @@ def test_scripted_model_gets_exactly_the_verdicts_worked_out_by_hand(qs_db: Path
             assert got == {"re": "correct", "ar": "correct", "rt": "correct", "rm": "correct",
                            "fi": "correct", "un": "not_scored"}
         elif kind == "wrong":
-            assert (got["re"], got["ar"], got["rm"], got["fi"]) == ("wrong",) * 4
+            assert (got["re"], got["ar"], got["fi"]) == ("wrong",) * 3
             rec = next(r for r in ref["records"].values() if r["seed_id"] == sid)
             from qcstation.eval.tasks import error_type_ids
             expected_rt = "correct" if error_type_ids(rec) == ["operator_misuse", "redundancy"] else "wrong"
             assert got["rt"] == expected_rt
+            # two-step protocol: refinement is asked only after a correct reflection
+            assert got["rm"] == ("wrong" if expected_rt == "correct" else "not_scored")
         elif kind == "garbage":
-            assert (got["re"], got["ar"], got["rt"], got["rm"], got["fi"]) == ("unparseable",) * 5
+            assert (got["re"], got["ar"], got["rt"], got["fi"]) == ("unparseable",) * 4
+            assert got["rm"] == "not_scored"            # not allowed to refine: never a 0
         else:
             assert got["re"] == "correct" and got["fi"] == "correct" and got["rt"] == "correct"
             assert got["rm"] == "wrong"
@@ -332,7 +335,7 @@ def test_hostile_model_output_is_bounded_and_scored(qs_db: Path, fake_openai: Fa
     summary = scorers.score_run(qs_db, run_id, cfg)
     assert summary.counts["re"] == {"unparseable": 2}
     assert set(summary.counts["fi"]) <= {"wrong", "unparseable"}
-    assert set(summary.counts["rm"]) <= {"wrong", "unparseable"}
+    assert set(summary.counts["rm"]) <= {"wrong", "unparseable", "not_scored"}   # not_scored: not asked
     with Store(qs_db) as s:
         longest = s.scalar("SELECT MAX(LENGTH(response)) FROM eval_outputs WHERE run_id = ?", (run_id,))
     assert longest <= outputs.MAX_STORED_CHARS + 100

@@ -98,7 +98,7 @@ def test_a_garbage_judge_is_judge_error_never_a_zero_for_the_model(qs_db: Path, 
     assert lb.returncode == 0, lb.stderr
     assert "judge_error" in lb.stdout and "--retry-judges" in lb.stdout            # > 5 %: said so
     row = lb.stdout.splitlines()[2]
-    assert re.search(r"1-prompt\s+n/s\s", row) and row.split()[-1] == "4"   # Un unscored, 4 left out
+    assert re.search(r"n/a\s+n/s\s", row) and row.split()[-1] == "4"   # Un unscored, 4 left out
     assert "no judge configured" not in lb.stdout
 
     # rescoring calls no model: the stored replies are read again
@@ -172,10 +172,12 @@ def _types_line(record: dict) -> str:
     return T.record_values(record)["error_types"]
 
 
-def test_copying_the_wrong_chain_scores_zero_on_the_headline_r_m(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+@pytest.mark.parametrize("protocol", ["two-step", "single-prompt"])
+def test_copying_the_wrong_chain_scores_zero_on_the_headline_r_m(qs_db: Path, fake_openai: FakeOpenAI,
+                                                                 protocol: str) -> None:
     cfg = config(models={"m": local_model(fake_openai.base_url)})
     with Store(qs_db) as s:
-        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20)
+        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20, protocol=protocol)
     ref = {"records": records_by_question(qs_db, run_id)}
     # names every injected error (so reflection passes) and hands back the wrong chain unchanged
     fake_openai.responder = scripted(ref, lambda t, r: f"Error types: {_types_line(r)}\n"
@@ -194,7 +196,8 @@ def test_copying_the_wrong_chain_scores_zero_on_the_headline_r_m(qs_db: Path, fa
 def test_r_m_counts_only_after_a_correct_reflection(qs_db: Path, fake_openai: FakeOpenAI) -> None:
     cfg = config(models={"m": local_model(fake_openai.base_url)})
     with Store(qs_db) as s:
-        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20)
+        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=20,
+                            protocol="single-prompt")
     ref = {"records": records_by_question(qs_db, run_id)}
     # a right corrected answer every time, but no error named: reflection always fails
     fake_openai.responder = scripted(ref, lambda t, r: f"Error types: none\nCorrected solution:\n"
@@ -275,7 +278,7 @@ def test_a_release_run_is_labelled_with_its_release_in_the_report(qs_db: Path, t
     with Store(qs_db) as s:
         text = write_report(s, run_id, tmp_path / "rep", n_boot=50).read_text()
     assert "| release | smart 1.2.0 |" in text and "working set" not in text
-    assert "| refinement protocol | single-prompt" in text
+    assert "| refinement protocol | two-step" in text          # the default, the paper's
 
 
 # -- reasoning: a script that states the answer is trivial ------------------------------------
@@ -321,3 +324,37 @@ def test_moving_a_given_is_found_by_value_in_the_models_own_names() -> None:
     assert "(= lemons 8)" in variants[0] and "(= price (/ 5 2))" in variants[1]
     assert perturbations("(declare-const answer Int)\n(assert (= answer 90))", ref) == []
     assert perturbations("(assert (= answer 1))", "(assert (= answer (+ a b)))") is None
+
+
+def test_the_two_step_protocol_refines_only_after_a_correct_reflection(qs_db: Path,
+                                                                        fake_openai: FakeOpenAI) -> None:
+    cfg = config(models={"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["refinement"], shots=0, limit=10)
+        spec = json.loads(s.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
+    assert spec["protocol"] == {"refinement": "two-step"}
+    assert spec["templates"]["refinement"]["version"].startswith("reflection-")
+    assert spec["templates"]["refine"]["version"].startswith("refine-")
+    records = records_by_question(qs_db, run_id)
+    right = sorted({int(r["seed_id"]) for r in records.values()})[:6]     # reflect right on 6 of 10
+
+    def answer(task: str, r: dict) -> str:
+        if int(r["seed_id"]) not in right:
+            return "Error types: none"
+        return f"Error types: {_types_line(r)}\nCorrected solution:\nThe answer is {gold_text(r)}."
+
+    fake_openai.responder = scripted({"records": records}, answer)
+    execute_run(qs_db, run_id, cfg)
+    prompts = [r.messages for r in fake_openai.chat_requests]
+    assert len(prompts) == 10 + 6                               # step 2 only after a right step 1
+    second = [m for m in prompts if len(m) == 4]                # system, user, assistant, user
+    assert len(second) == 6 and all(m[2]["role"] == "assistant" and "Error types:" in m[2]["content"]
+                                    and "Now correct them" in m[3]["content"] for m in second)
+    assert all("Do not correct the solution yet" in m[1]["content"] for m in prompts if len(m) == 2)
+    scorers.score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        (rm,) = M.leaderboard(s, [run_id])
+    assert rm.values["rt"].value == pytest.approx(0.6)
+    assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 6
+    assert rm.values["rm"].counts == {"correct": 6, "wrong": 0}
+    assert rm.values["rm_ungated"].counts == {"correct": 6, "not_scored": 4}   # never asked: not a 0

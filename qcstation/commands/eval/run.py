@@ -75,6 +75,10 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="evaluate a seeded random subset of N items")
     p.add_argument("--max-tokens", type=positive_int, metavar="N",
                    help="completion budget per request (default: the model's max_tokens)")
+    p.add_argument("--protocol", choices=("two-step", "single-prompt"), default="two-step",
+                   help="Reflection & Refinement protocol: two-step (default, the SMART paper's: "
+                        "the corrected solution is asked only after the error types are named "
+                        "exactly) or single-prompt (both in one reply); recorded in the run")
     p.add_argument("--name", metavar="NAME", help="a name for the run (shown in lists and reports)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for choosing exemplars and the --limit subset (default 0)")
@@ -109,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         run_id = create_run(store, cfg, model=args.model, release=release,
                             tasks=args.tasks or list(TASKS), shots=shots,
                             temperature=args.temperature, samples=args.samples, limit=args.limit,
-                            max_tokens=args.max_tokens, name=args.name, rng_seed=args.seed)
+                            max_tokens=args.max_tokens, name=args.name, rng_seed=args.seed,
+                            protocol=args.protocol)
     if not args.quiet and not args.json:
         where = f"release {release[0]} {release[1]}" if release else "the working set"
         print(f"run {run_id}: {args.model} on {where}", file=sys.stderr)

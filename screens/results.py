@@ -20,7 +20,10 @@ from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.eval.browse import Filters
 from qcstation.eval.search import search_results
-from qcstation.eval.types import METRIC_LABELS, METRICS, TASK_METRICS, VERDICTS
+from qcstation.eval.types import LABELS as METRIC_LABELS
+from qcstation.eval.types import STORED_METRICS as METRICS
+from qcstation.eval.types import TASK_SCORES as TASK_METRICS
+from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsPageLoaded
 from qcstation.widgets.eval_views import render_item, row_cells
 from screens._base import QCScreen

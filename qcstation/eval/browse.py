@@ -35,11 +35,13 @@ from db import Store
 from qcstation.common.errors import QCStationError
 from qcstation.eval.outputs import prompt_messages
 from qcstation.eval.runs import effective_status, load_spec, release_label, run_label
-from qcstation.eval.types import (ALL_PASS_UNDERSTANDING, METRIC_LABELS, METRICS, NOT_MODEL_VERDICTS,
-                                   TASK_METRICS, VERDICTS)
+from qcstation.eval.types import LABELS as METRIC_LABELS
+from qcstation.eval.types import (ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS, STORED_METRICS,
+                                   TASK_METRICS, TASK_SCORES, VERDICTS)
 
 #: Verdicts that count as a failed metric (``not_scored`` is not a failure: nothing was judged).
-FAILED_VERDICTS: tuple[str, ...] = ("wrong", "unparseable", "error")
+#: the model's failures (judge_error, invalid_item, checker_error are not: see NOT_MODEL_VERDICTS)
+FAILED_VERDICTS: tuple[str, ...] = ("wrong", "unparseable", "error", "trivial")
 #: A page never holds more rows than this.
 MAX_PAGE = 500
 
@@ -69,8 +71,8 @@ class Filters:
     text: str = ""
 
     def check(self) -> None:
-        if self.metric is not None and self.metric not in METRICS:
-            raise BrowseError(f"unknown metric {self.metric!r}; one of {', '.join(METRICS)}",
+        if self.metric is not None and self.metric not in STORED_METRICS:
+            raise BrowseError(f"unknown metric {self.metric!r}; one of {', '.join(STORED_METRICS)}",
                               title="Bad filter")
         if self.verdict is not None and self.verdict not in VERDICTS:
             raise BrowseError(f"unknown verdict {self.verdict!r}; one of {', '.join(VERDICTS)}",
@@ -133,13 +135,13 @@ def metric_failed(metric: str, verdict: str, score: float | None) -> bool:
     return False
 
 
-_METRIC_RANK = {metric: n for n, metric in enumerate(METRICS)}
+_METRIC_RANK = {metric: n for n, metric in enumerate(STORED_METRICS)}
 _COLUMNS = "run_id, seed_id, sample_idx, metric, verdict, score, extracted, source, difficulty"
 
 
 def _branches(filters: Filters) -> list[tuple[str, list[Any]]]:
     """(SQL condition, params) per index-ordered stream; an empty condition is the whole run."""
-    metrics = [filters.metric] if filters.metric else list(METRICS)
+    metrics = [filters.metric] if filters.metric else list(STORED_METRICS)
     if not filters.failed and filters.verdict is None:
         if filters.metric is None:
             return [("", [])]
@@ -403,7 +405,7 @@ def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) ->
         out = outputs.get(task)
         prompt, note = _prompt(store, run_id, seed_id, task, sample_idx)
         task_scores = []
-        for metric in TASK_METRICS[task]:
+        for metric in TASK_SCORES[task]:        # flexible and strict answers both shown
             s = scores.get(metric)
             if s is None:
                 continue

@@ -293,6 +293,23 @@ def _check_settings(tasks: list[str], shots: int, temperature: float, samples: i
         raise EvalError("a run name must be 1-80 printable characters")
 
 
+#: the completion budget of an evaluation request when neither --max-tokens nor the model's
+#: own max_tokens says otherwise: room for a reasoning model's thinking (1024, the
+#: generator's default, cut them off)
+EVAL_MAX_TOKENS = 16_384
+
+
+def eval_max_tokens(model_cfg: Any) -> int:
+    """The model's ``max_tokens`` when its configuration sets one (anything but the 1024
+    default), else :data:`EVAL_MAX_TOKENS`."""
+    from qcstation.common.config import ModelConfig
+
+    if model_cfg is None:
+        return EVAL_MAX_TOKENS
+    default = ModelConfig.__dataclass_fields__["max_tokens"].default
+    return int(model_cfg.max_tokens) if model_cfg.max_tokens != default else EVAL_MAX_TOKENS
+
+
 def _model_spec(m: Any) -> dict[str, Any]:
     """What about the model decides a result (no key, no key variable, no server list)."""
     from qcstation.common.config import config_fingerprint
@@ -349,7 +366,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
         kind = backend or backend_kind(model_cfg)
         label = model_cfg.name
         model_spec = _model_spec(model_cfg)
-    mtok = int(max_tokens if max_tokens is not None else (model_cfg.max_tokens if model_cfg else 1024))
+    mtok = int(max_tokens if max_tokens is not None else eval_max_tokens(model_cfg))
 
     records, source = _records_for(store, release)
     if not records:

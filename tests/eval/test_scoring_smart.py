@@ -358,3 +358,24 @@ def test_the_two_step_protocol_refines_only_after_a_correct_reflection(qs_db: Pa
     assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 6
     assert rm.values["rm"].counts == {"correct": 6, "wrong": 0}
     assert rm.values["rm_ungated"].counts == {"correct": 6, "not_scored": 4}   # never asked: not a 0
+
+
+def test_replies_cut_by_the_length_limit_are_counted_and_flagged(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    from qcstation.eval import provenance as P
+    from qcstation.eval.runs import EVAL_MAX_TOKENS
+
+    cfg = config(models={"m": local_model(fake_openai.base_url, concurrency=1)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=5)
+        spec = json.loads(s.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
+    assert spec["max_tokens"] == EVAL_MAX_TOKENS >= 16_000          # room for reasoning models
+    ref = {"records": records_by_question(qs_db, run_id)}
+    fake_openai.responder = scripted(ref, lambda t, r: reference_reply(t, r))
+    fake_openai.reply("Let me think step by step about this long", finish_reason="length")
+    execute_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        prov = P.describe(s, run_id)
+    assert (prov.stopped_by_length, prov.replies) == (1, 5)
+    assert prov.warnings and "stopped at the length limit" in prov.warnings[0]
+    lb = _cli(qs_db, "leaderboard", str(run_id))
+    assert "cut by length 1/5" in lb.stdout and "stopped at the length limit" in lb.stdout

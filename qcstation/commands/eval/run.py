@@ -74,7 +74,9 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--limit", type=positive_int, metavar="N",
                    help="evaluate a seeded random subset of N items")
     p.add_argument("--max-tokens", type=positive_int, metavar="N",
-                   help="completion budget per request (default: the model's max_tokens)")
+                   help="completion budget per request (default: the model's max_tokens when "
+                        "its configuration sets one, else 16384: room for reasoning models; the "
+                        "share of replies cut by this limit is shown per run)")
     p.add_argument("--protocol", choices=("two-step", "single-prompt"), default="two-step",
                    help="Reflection & Refinement protocol: two-step (default, the SMART paper's: "
                         "the corrected solution is asked only after the error types are named "

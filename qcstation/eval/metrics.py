@@ -294,6 +294,10 @@ class RunTable:
         out = np.ones(self.n_pairs)
         for m in ("re", "ar", "rt", "rm"):
             v = self.raw[m]
+            if m == "rm":
+                # not allowed to refine (two-step, reflection wrong): the item fails All-Pass on
+                # its reflection; it is not left out
+                v = np.where((v == _NOT_SCORED) & (self.raw["rt"] == 0.0), 0.0, v)
             out = np.where(v >= 0, out * v, np.nan)
         return out
 
@@ -414,8 +418,9 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         pv = np.where(pair_mask, pv, np.nan)
     counted = ~np.isnan(pv)
     mv.n_samples = int(counted.sum())
-    if code in STORED_METRICS and code not in ("rm", "rm_s"):
-        mv.counts = dict((counts if counts is not None else table.counts).get(code, {}))
+    if (code in STORED_METRICS and code not in ("rm", "rm_s")) or code == "rm_ungated":
+        stored = "rm" if code == "rm_ungated" else code
+        mv.counts = dict((counts if counts is not None else table.counts).get(stored, {}))
     else:
         passed = int((pv[counted] >= 1.0).sum())
         mv.counts = {"correct": passed, "wrong": mv.n_samples - passed} if mv.n_samples else {}

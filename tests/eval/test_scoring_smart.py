@@ -379,3 +379,14 @@ def test_replies_cut_by_the_length_limit_are_counted_and_flagged(qs_db: Path, fa
     assert prov.warnings and "stopped at the length limit" in prov.warnings[0]
     lb = _cli(qs_db, "leaderboard", str(run_id))
     assert "cut by length 1/5" in lb.stdout and "stopped at the length limit" in lb.stdout
+
+
+def test_an_item_not_allowed_to_refine_fails_all_pass_it_is_not_left_out(store: Store) -> None:
+    from tests.eval_factory import add_item, make_run, row
+
+    run = make_run(store)
+    add_item(store, run, 1, scores=row(un=95))                       # passes everything
+    add_item(store, run, 2, scores=row(un=95, rt="w", rm="n"))       # reflection wrong: R-m not asked
+    (rm,) = M.leaderboard(store, [run])
+    assert rm.values["all"].value == 0.5 and rm.values["all_no_un"].value == 0.5
+    assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 1    # R-m over item 1 only

@@ -468,6 +468,11 @@ def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
     needs = NEEDS.get(code, ("rm",) if code == "rm_ungated" else (code,))
     raw = {m: (table.raw[m] if pair_mask is None else table.raw[m][pair_mask]) for m in needs}
     missing = [m for m in needs if not (raw[m] != _MISSING).any()]
+    flexible = {v: k for k, v in STRICT.items()}
+    if missing and all(m in flexible for m in missing) and all(
+            (table.raw[flexible[m]] != _MISSING).any() for m in missing):
+        return ("not scored yet: the run was scored before strict answers existed; "
+                f"`qcstation eval rescore {table.run_id}` adds them (no model is called)")
     if missing:
         asked = table.tasks
         not_asked = [m for m in missing if asked is None or _TASK_OF[m] not in asked]

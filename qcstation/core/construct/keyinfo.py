@@ -159,7 +159,16 @@ _LEAD = re.compile(r"^(?:and|but|so|then|also)\s+", re.I)
 
 
 def _clauses(sentence: str) -> list[str]:
-    return [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+    parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+    out: list[str] = []
+    for c in parts:
+        # "Amora and Lainey got 70 each": a subject of one or two words is no clause of its own
+        if out and len(_CONDITION.sub("", out[-1]).split()) <= 2 and c.lower().startswith("and ") \
+                and f"{out[-1]} {c}" in sentence:
+            out[-1] = f"{out[-1]} {c}"
+        else:
+            out.append(c)
+    return out
 
 
 _PHRASE_STOP = frozenset("between for if and to in at on with from than did does do is are was were will".split())
@@ -198,12 +207,17 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if m and m.start() > 0:
         lead = goal_sentence[: m.start()].strip(" ,;:")
         ask = goal_sentence[m.start():]
+        # "..., for how much money did he buy it?": the preposition belongs to the question
+        prep = re.search(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", lead, re.I)
+        if prep:
+            ask = prep.group(1) + " " + ask
+            lead = lead[: prep.start(1)].strip(" ,;:")
     else:
         lead, ask = "", goal_sentence
     # a trailing condition ("... if she charges $12 per day?") is context, not the goal
     cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
     tail = ""
-    if cond and m is not None:
+    if cond and m is not None and _numbers(ask[cond.end():]):
         tail = ask[cond.end():].rstrip("?. ")
         ask = ask[: cond.start()]
     goal = _cap(ask.rstrip(" ,;:?.") + "?")
@@ -227,10 +241,24 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     known: list[str] = []
     covered: set[Fraction] = set()
     ask_numbers = _numbers(ask)
+    spans = [tuple(g["span"]) for g in givens or [] if isinstance(g.get("span"), list)
+             and len(g["span"]) == 2 and not str(g.get("name", "")).startswith("k_")]
+    placed: set[tuple[int, int]] = set()
     for part in [*context_sents, *([lead] if lead else []), *([tail] if tail else []), ask]:
         for clause in _clauses(part):
             nums = _numbers(clause) & used
-            if not nums or nums <= covered:
+            if spans:
+                # the givens' places: a clause is known once per given it states
+                at = question.find(clause)
+                inside = {sp for sp in spans if at >= 0 and at <= sp[0] < at + len(clause)}
+                if not inside or inside <= placed or clause in known:
+                    continue
+                placed |= inside
+                covered |= nums
+                if part is not ask:
+                    known.append(_cap(clause.rstrip(".?")))
+                    continue
+            elif not nums or nums <= covered:
                 continue
             if part is ask:
                 # a given inside the asking clause: only the phrase that states it
@@ -271,7 +299,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         raise KeyInfoError("no clause of the question states a number the solution uses")
     scenario_parts = [p for p in context_parts if p not in irrelevant]
     scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:") + ("" if p.rstrip().endswith((".", "!", "?")) else ".")
-                        for p in scenario_parts[:3])
+                        for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
         raise KeyInfoError("the question states no scenario apart from its goal")
     # a one-sentence scenario that is also a known quantity: the known quantity keeps
@@ -293,7 +321,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     # a week), never a step's result
     results = {Fraction(st.result) for st in steps}
     constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
-    question_values = _numbers(question) | constants
+    # a value equal to a step's result is hidden even where the question states it too
+    # ("Michael has $6 in change" when the question has "six" bills): no unknown shows one
+    question_values = (_numbers(question) | constants) - results
     unknown: list[str] = []
     relations: list[str] = []
     for i, st in enumerate(steps):
@@ -346,9 +376,12 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
               given_text: dict[str, str]) -> str:
     from qcstation.core.construct.notation import render_infix
     from qcstation.core.construct.rules import BinOp, Name, Neg, Num
+    from qcstation.core.construct.rules.constants import FACTOR_VALUES
 
     def walk(e: Any) -> Any:
         if isinstance(e, Name):
+            if e.name in FACTOR_VALUES and e.name not in given_value:
+                return Num(FACTOR_VALUES[e.name], "k")
             if e.name in given_value:
                 if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")):
                     return Name(given_text[e.name])  # a fraction as the question writes it

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
 
-__all__ = ["declare_literals"]
+__all__ = ["FACTOR_VALUES", "declare_literals"]
 
 # (value, question words that make it this factor, name)
 _FACTORS: list[tuple[Fraction, str, str]] = [
@@ -43,6 +43,10 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
      "k_per_thousand"),
     (Fraction(5280), r"\bmiles?\b|\bfeet\b", "k_feet_per_mile"),
 ]
+
+
+#: a named factor's value by its name (what a relationship shows for it)
+FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
 
 
 def _word_givens(question: str) -> dict[Fraction, str]:

@@ -14,7 +14,10 @@ from tests.conftest import dataset
 
 @pytest.fixture
 def gsm8k_small(tmp_path: Path) -> Path:
-    lines = dataset("gsm8k/test.jsonl").read_text().splitlines(keepends=True)[:12]
+    # twelve seeds the rules formalize (a seed whose givens' words cannot be vouched for
+    # goes to a model, e.g. 2: "2 bolts" or "half")
+    all_lines = dataset("gsm8k/test.jsonl").read_text().splitlines(keepends=True)
+    lines = [all_lines[i - 1] for i in (1, 3, 4, 5, 7, 8, 10, 12, 13, 18, 19, 22)]
     p = tmp_path / "gsm8k_small.jsonl"
     p.write_text("".join(lines))
     return p

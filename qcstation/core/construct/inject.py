@@ -380,6 +380,10 @@ def _restore(st: _State, snap: tuple[list[_Step], dict[int, str], set[int], set[
     st.touched, st.pinned, st.next_id = set(touched), set(pinned), next_id
 
 
+class _Ambiguous(Exception):
+    """A later computation writes a changed value twice: the change cannot be carried."""
+
+
 def _propagate(st: _State, after_id: int, old: Fraction, new: Fraction) -> list[int]:
     """Carry a changed value into the later steps: every computation after step
     ``after_id`` that uses ``old`` as an operand uses ``new`` instead and its written
@@ -416,6 +420,11 @@ def _propagate(st: _State, after_id: int, old: Fraction, new: Fraction) -> list[
                 pieces: list[str] = []
                 last_end = 0
                 hit = False
+                found = [Fraction(m.group(0).replace(",", "")) for m in _NUM_RE.finditer(seg)]
+                if any(found.count(v) > 1 for v in mapping if v not in st.question_numbers):
+                    # "$90 + $90" where one 90 changed: which one uses it, only the
+                    # formalization's links could tell; never both by their equal value
+                    raise _Ambiguous(seg)
                 for m in _NUM_RE.finditer(seg):
                     v = Fraction(m.group(0).replace(",", ""))
                     if v in mapping and v not in st.question_numbers:
@@ -455,6 +464,13 @@ def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fr
             out.append(text[last : m.start()] + _format_result(mapping[v], m.group(0)))
             last = m.end()
     return "".join(out) + text[last:] if out else text
+
+
+def _restate(text: str, lo: int, hi: int, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
+    """The edited step's words outside its computation (``text[lo:hi]``) that restate the old
+    result take the new one, so no "because" clause keeps a stale value."""
+    return (_replace_outside(text[:lo], mapping, given) + text[lo:hi]
+            + _replace_outside(text[hi:], mapping, given))
 
 
 def _still_consistent(st: _State, snap: tuple[list[_Step], dict[int, str], set[int], set[int], int],
@@ -522,7 +538,14 @@ def _arithmetic_inaccuracy(st: _State) -> _Record:
         new_number = _format_like(wrong, number_text)
         old = step.text
         step.text = step.text[:start] + new_number + step.text[end:]
-        propagated = _propagate(st, step.id, written, wrong)
+        # the step's own words agree with its new result ("They each get 23 chips because ...")
+        step.text = _restate(step.text, comp.expr_start, start + len(new_number), {written: wrong},
+                             st.question_numbers)
+        try:
+            propagated = _propagate(st, step.id, written, wrong)
+        except _Ambiguous:
+            _restore(st, snap)
+            continue
         if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
                 or not _still_consistent(st, snap, propagated, step.id)):
             _restore(st, snap)  # the wrong value does not reach the answer: try another step
@@ -594,7 +617,13 @@ def _operator_misuse(st: _State) -> _Record:
         r_start, r_end, r_text = _result_number_span(text, comp)
         new_result = _format_result(new_value, r_text)
         step.text = text[:r_start] + new_result + text[r_end:]
-        propagated = _propagate(st, step.id, comp.written, new_value)
+        step.text = _restate(step.text, comp.expr_start, r_start + len(new_result),
+                             {comp.written: new_value}, st.question_numbers)
+        try:
+            propagated = _propagate(st, step.id, comp.written, new_value)
+        except _Ambiguous:
+            _restore(st, snap)
+            continue
         if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
                 or not _still_consistent(st, snap, [*propagated, step.id], step.id)):
             _restore(st, snap)
@@ -641,11 +670,18 @@ def _omitted_step(st: _State) -> _Record:
                    f"the step before step {{step}} was removed{used}: {_brace(step.text)!r}")
 
 
+# a made-up fact told as a person would tell it, never naming itself ("the problem also
+# states"): a model must notice the number is not in the problem, not spot a phrase
 _HALLUCINATIONS: tuple[tuple[str, str], ...] = (
-    ("+", "The problem also states that there are {h} more, so {r} + {h} = {v}."),
-    ("+", "We must also add the extra {h} mentioned in the problem: {r} + {h} = {v}."),
-    ("-", "The problem also says that {h} of them are lost, so {r} - {h} = {v}."),
-    ("*", "The problem also says this happens {h} times, so {r} * {h} = {v}."),
+    ("+", "There are {h} more on top of that, so {r} + {h} = {v}."),
+    ("+", "Adding the other {h} gives {r} + {h} = {v}."),
+    ("+", "With {h} extra, that makes {r} + {h} = {v}."),
+    ("+", "Then {h} more come in, so {r} + {h} = {v}."),
+    ("-", "But {h} of them are lost, so {r} - {h} = {v}."),
+    ("-", "After giving {h} away, {r} - {h} = {v} are left."),
+    ("-", "Taking out the {h} that were broken, {r} - {h} = {v}."),
+    ("*", "This happens {h} times, so {r} * {h} = {v}."),
+    ("*", "Over the {h} rounds, that is {r} * {h} = {v}."),
 )
 MAX_TIMES = 12  # "this happens h times" only with a small h
 
@@ -676,7 +712,11 @@ def _hallucinated_content(st: _State) -> _Record:
         snap = _snapshot(st)
         new = _Step(st.new_id(), sentence, inserted=True)
         st.steps.insert(st.index(step.id) + 1, new)
-        propagated = _propagate(st, new.id, r, value)
+        try:
+            propagated = _propagate(st, new.id, r, value)
+        except _Ambiguous:
+            _restore(st, snap)
+            continue
         if (_final_value(st) == gold or (gold >= 0 and (_final_value(st) or 0) < 0)
                 or not _still_consistent(st, snap, propagated, new.id)):
             _restore(st, snap)
@@ -690,7 +730,9 @@ def _hallucinated_content(st: _State) -> _Record:
     raise InjectionError("no computation whose result reaches the final answer to attach a fabricated fact to")
 
 
-_REDUNDANT = ("Recall that {e} = {r}.", "As computed before, {e} = {r}.", "Again, {e} = {r}.")
+# a restated computation in plain words, never announcing itself as a repeat
+_REDUNDANT = ("So {e} = {r}.", "That is, {e} = {r}.", "We have {e} = {r}.", "This means {e} = {r}.",
+              "Note that {e} = {r}.", "In other words, {e} = {r}.", "Here {e} = {r}.")
 
 
 def _redundancy(st: _State) -> _Record:

@@ -128,7 +128,9 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
             a, b = numbers(orig), numbers(mod)
             assert len(a) == len(b)
             diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-            assert len(diff) == 1, (orig, mod)
+            # the result, and the step's own words that restate it (no stale "because" clause)
+            assert diff and len({a[i] for i in diff}) == 1 and len({b[i] for i in diff}) == 1, (orig, mod)
+            diff = [diff[-1]]
             # the changed number is the written result of a computation
             comps = find_inline_computations(orig)
             assert any(NUM.search(orig[c.result_start:c.result_end]).group() == a[diff[0]] for c in comps)
@@ -136,11 +138,13 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
             # unambiguous: the step's computation no longer checks out
             assert len(find_inline_computations(mod)) < len(find_inline_computations(orig))
         else:
-            i = next(k for k, (x, y) in enumerate(zip(orig, mod)) if x != y)
-            assert (orig[i], mod[i]) in SWAPS, (orig, mod)
-            swapped = orig[:i] + mod[i] + orig[i + 1:]
-            a, b = numbers(swapped), numbers(mod)
-            assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1, (swapped, mod)
+            shape = [NUM.sub("#", orig), NUM.sub("#", mod)]
+            i = next(k for k, (x, y) in enumerate(zip(*shape)) if x != y)
+            assert (shape[0][i], shape[1][i]) in SWAPS, (orig, mod)
+            a, b = numbers(orig), numbers(mod)
+            # the result changes, and the step's words that restate it with it
+            changed = [k for k, (x, y) in enumerate(zip(a, b)) if x != y]
+            assert len(a) == len(b) and len({a[k] for k in changed}) <= 1, (orig, mod)
             # unambiguous: the arithmetic is right for the wrong operator
             assert len(find_inline_computations(mod)) == len(find_inline_computations(orig))
     elif etype == "omitted_step":

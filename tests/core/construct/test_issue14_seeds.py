@@ -98,3 +98,56 @@ def test_1217_the_scenario_keeps_every_fact(gsm8k: dict) -> None:
 def test_1251_the_goal_keeps_its_condition(gsm8k: dict) -> None:
     f = _keyinfo(gsm8k["1251"])
     assert f["goal"] == "How many chips does each person get if they all get the same number?"
+
+
+# --------------------------------------------------------------------------- injected errors
+
+
+def _injected(gsm8k: dict, seed: str, etype: str, rng: int):  # type: ignore[no-untyped-def]
+    from qcstation.core.construct.inject import clean_cot, inject_errors
+
+    s = gsm8k[seed]
+    answer = s["solution"] + "\n#### " + s["answer_text"]
+    return clean_cot(answer), inject_errors(answer, types=[etype], rng_seed=rng, question=s["question"])
+
+
+def test_1251_the_edited_step_states_its_new_result(gsm8k: dict) -> None:
+    from qcstation.core.construct.reread import stale_edits
+
+    for rng in range(12):
+        original, res = _injected(gsm8k, "1251", "operator_misuse", rng)
+        assert stale_edits("\n".join(original), "\n".join(res.steps)) == [], res.steps
+        if "110 * 5 = 550" in res.steps[1]:
+            assert res.steps[1] == "They each get 550 chips because 110 * 5 = 550"
+
+
+def test_225_propagation_never_changes_an_equal_value_it_does_not_follow(gsm8k: dict) -> None:
+    # Carlos pays 30*3 = 90, Benji 18*5 = 90, together 90 + 90: a change of one 90 cannot be
+    # carried into "90 + 90" by value; that step is not chosen
+    from qcstation.core.construct.inject import InjectionError
+
+    for etype in ("arithmetic_inaccuracy", "operator_misuse"):
+        for rng in range(12):
+            try:
+                original, res = _injected(gsm8k, "225", etype, rng)
+            except InjectionError:
+                continue
+            step = res.errors[0].step
+            assert step == 2 or "90" not in original[step].rsplit("=", 1)[-1], (original, res.steps)
+
+
+def test_insertions_read_naturally_and_do_not_name_their_type(gsm8k: dict) -> None:
+    from qcstation.core.construct.inject import InjectionError
+
+    openings: dict[str, set[str]] = {"hallucinated_content": set(), "redundancy": set()}
+    for etype in openings:
+        for i in range(1, 200):
+            try:
+                _, res = _injected(gsm8k, str(i), etype, i)
+            except InjectionError:
+                continue
+            text = res.errors[0].modified
+            assert not text.startswith(("The problem also", "Recall that", "As computed before", "Again,"))
+            assert "problem" not in text.lower() and "mentioned" not in text.lower()
+            openings[etype].add(" ".join(text.split()[:2]))
+    assert len(openings["hallucinated_content"]) >= 5 and len(openings["redundancy"]) >= 5

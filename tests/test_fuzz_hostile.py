@@ -67,6 +67,7 @@ def expressions(draw: Any, depth: int = 0) -> str:
 
 
 def _good(i: int) -> dict[str, str]:
+    i += 4  # Tom's 0 + 3 = 3 would equal the question's 3: not rule-made (equal-value-link)
     return {"question": f"Tom has {i} apples and buys 3 more. Then he doubles them. How many now?",
             "answer": f"He has {i}+3=<<{i}+3={i + 3}>>{i + 3}.\n"
                       f"Then {i + 3}*2=<<{i + 3}*2={2 * (i + 3)}>>{2 * (i + 3)}.\n#### {2 * (i + 3)}"}

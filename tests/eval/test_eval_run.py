@@ -50,7 +50,9 @@ def test_reference_backend_scores_every_metric_at_100_percent(qs_db: Path) -> No
     prog = execute_run(qs_db, run_id, cfg)
     assert prog.status == "done" and prog.done == prog.total == n_items * 5 and prog.errors == 0
     summary = scorers.score_run(qs_db, run_id, cfg)
-    assert n_items >= 80  # rule-made references refuse ambiguous seeds (issue 8): ~90 of 120 released
+    # rule-made references refuse ambiguous seeds and givens whose words cannot be vouched for
+    # (issues 8 and 14): about 70 of 120 released
+    assert n_items >= 60
     for metric in ("re", "ar", "rt", "rm", "fi"):
         assert summary.counts[metric] == {"correct": n_items}, metric
     # no judge configured: Understanding is reported as not scored, never a made-up number

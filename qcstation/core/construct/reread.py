@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["Binding", "binding_problems", "question_occurrences", "solution_lines", "stale_edits",
+__all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
            "step_literals", "used_irrelevant", "value_leaks", "WORD_GIVENS"]
 
 MAX_TEXT = 200_000
@@ -220,8 +220,6 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
     """Givens whose words the solution and the question do not agree on (see the module
     docstring). ``defs`` are a formalization's definitions (name -> expression), ``values``
     their values; a given is a name defined as a number."""
-    from qcstation.core.construct.rules import Name, Num, expr_names
-
     if not question or not solution:
         return []
     occurrences = question_occurrences(question)
@@ -229,7 +227,7 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
     problems: list[Binding] = []
     seen: set[tuple[str, Fraction]] = set()
     for step, expr in defs.items():
-        if isinstance(expr, (Num, Name)) or _is_given(expr) or step not in values:
+        if _kind(expr) in ("Num", "Name") or _is_given(expr) or step not in values:
             continue
         line = next((prose for prose, results in lines if values[step] in results), None)
         if line is None:
@@ -320,21 +318,60 @@ def _one_sum_or_product(expr: Any) -> bool:
     return ops in ({"*"}, {"+"})
 
 
-def _is_given(expr: Any) -> bool:
-    from qcstation.core.construct.rules import Neg, Num
+# Terms are read by shape (class name and fields: Num.value, Name.name, BinOp.op/left/right,
+# Neg.operand), so this module imports nothing of the rules (which use it).
 
-    if isinstance(expr, Num):
+
+def _kind(e: Any) -> str:
+    return type(e).__name__
+
+
+def expr_names(expr: Any, depth: int = 0) -> set[str]:
+    """The names a term uses."""
+    if depth > 200:
+        return set()
+    k = _kind(expr)
+    if k == "Name":
+        return {str(expr.name)}
+    if k == "Neg":
+        return expr_names(expr.operand, depth + 1)
+    if k == "BinOp":
+        return expr_names(expr.left, depth + 1) | expr_names(expr.right, depth + 1)
+    return set()
+
+
+def _is_given(expr: Any) -> bool:
+    if _kind(expr) == "Num":
         return True
-    if isinstance(expr, Neg) and isinstance(expr.operand, Num):
+    if _kind(expr) == "Neg" and _kind(expr.operand) == "Num":
         return True
-    return bool(getattr(expr, "op", None) == "/" and isinstance(getattr(expr, "left", None), Num)
-                and isinstance(getattr(expr, "right", None), Num))
+    return bool(_kind(expr) == "BinOp" and expr.op == "/" and _kind(expr.left) == "Num"
+                and _kind(expr.right) == "Num")
+
+
+def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                      solution: str) -> list[str]:
+    """Steps that use an earlier result whose value the question also states as a number,
+    unless the solution's words confirm the link (:func:`link_by_words`)."""
+    q_numbers = _numbers(question)
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for name, e in defs.items():
+        if _kind(e) == "Name":
+            continue  # answer = s3: naming the result, not using it
+        for dep in sorted(expr_names(e)):
+            if dep not in defs or _is_given(defs[dep]) or (name, dep) in seen:
+                continue
+            v = values.get(dep)
+            if v is not None and v in q_numbers and name in values \
+                    and not link_by_words(v, values[name], v, question, solution):
+                seen.add((name, dep))
+                out.append(f"{name} uses {dep} = {_fmt(v)}, a value the question also states")
+    return out
 
 
 def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
     """Numbers other than 0 and 1 written into a step's definition (not a declared given)."""
-    from qcstation.core.construct.rules import Num
-
     out: dict[str, list[Fraction]] = {}
     for name, expr in defs.items():
         if _is_given(expr):
@@ -344,15 +381,15 @@ def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
         def walk(e: Any, depth: int = 0) -> None:
             if depth > 200:
                 return
-            if isinstance(e, Num):
+            k = _kind(e)
+            if k == "Num":
                 if e.value not in (0, 1):
                     found.append(e.value)
-                return
-            for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
-                if child is not None:
-                    walk(child, depth + 1)
-            for child in getattr(e, "args", None) or ():
-                walk(child, depth + 1)
+            elif k == "Neg":
+                walk(e.operand, depth + 1)
+            elif k == "BinOp":
+                walk(e.left, depth + 1)
+                walk(e.right, depth + 1)
 
         walk(expr)
         if found:

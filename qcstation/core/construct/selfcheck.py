@@ -198,29 +198,14 @@ def _is_given_constant(defs: dict[str, Any], name: str) -> bool:
 
 
 def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag]:
-    from qcstation.core.construct.reread import link_by_words
-
-    from qcstation.core.construct.rules import Name, expr_names
+    from qcstation.core.construct.reread import equal_value_links
 
     parsed = _smt_definitions(smtlib)
     if parsed is None:
         return []
     defs, values, literals = parsed
     q_numbers = _question_numbers(question)
-    flags: list[Flag] = []
-    seen: set[tuple[str, str]] = set()
-    for name, e in defs.items():
-        if isinstance(e, Name):
-            continue  # answer = s3: naming the result, not using it
-        for dep in expr_names(e):
-            if dep not in defs or _is_given_constant(defs, dep) or (name, dep) in seen:
-                continue
-            v = values.get(dep)
-            if v is not None and v in q_numbers and name in values \
-                    and not link_by_words(v, values[name], v, question, solution):
-                seen.add((name, dep))
-                flags.append(Flag("equal-value-link", dim,
-                                  f"{name} uses {dep} = {_fmt(v)}, a value the question also states"))
+    flags = [Flag("equal-value-link", dim, m) for m in equal_value_links(defs, values, question, solution)]
     if dim == "reasoning":
         flags += _reread_smt(defs, values, question, solution)
     if solution:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from typing import Any
 from fractions import Fraction
 
 from qcstation.core.construct.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
@@ -114,15 +115,25 @@ def check_independently(result: RuleResult, question: str, solution: str) -> Non
     given tied to words that agree with its step, no step that uses an earlier result whose
     value the question also states, no use tied to a place of the question by order only.
     Otherwise RuleError with the reason (the item goes to the model path)."""
-    from qcstation.core.construct.selfcheck import audit_artifact
+    from qcstation.core.construct.reread import binding_problems, equal_value_links, step_literals
+    from qcstation.core.construct.rules.expr import Num, evaluate
 
     if result.uncertain:
         raise RuleError("uncertain binding: " + result.uncertain[0], "Ambiguous binding")
-    flags = [f for f in audit_artifact("reasoning", {"smtlib": result.smtlib},
-                                       {"question": question, "solution": solution})
-             if f.code in ("given-words", "step-literal", "equal-value-link")]
-    if flags:
-        raise RuleError(f"{flags[0].code}: {flags[0].message}", "Ambiguous binding")
+    defs: dict[str, Any] = {str(g["name"]): Num(Fraction(str(g["value"])))
+                            for g in [*result.givens, *(result.factors or [])]}
+    values: dict[str, Fraction] = {n: e.value for n, e in defs.items()}
+    for st in result.steps:
+        if st.expr is None:
+            return
+        defs[st.name] = st.expr
+        values[st.name] = evaluate(st.expr, values)
+    problems = [f"given-words: {b.describe()}" for b in binding_problems(defs, values, question, solution)]
+    problems += [f"step-literal: {n} writes " + ", ".join(str(v) for v in lits)
+                 for n, lits in step_literals(defs).items()]
+    problems += [f"equal-value-link: {m}" for m in equal_value_links(defs, values, question, solution)]
+    if problems:
+        raise RuleError(problems[0], "Ambiguous binding")
 
 
 def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:

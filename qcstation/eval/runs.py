@@ -13,6 +13,7 @@ executes runs, :mod:`~qcstation.eval.scorers` scores them, and both build on thi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -446,6 +447,8 @@ class RunContext:
         self.exemplars = [json.loads(r["record"]) for r in ex]
         self._store = store
         self._prefix = {t: T.prefix_messages(tpl, self.exemplars) for t, tpl in self.templates.items()}
+        # the prefix as it appears in the prompt's JSON (serialised once per task, not per request)
+        self._prefix_json = {t: ",".join(_compact(m) for m in msgs) for t, msgs in self._prefix.items()}
         self._values: tuple[int, dict[str, str]] | None = None
 
     def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
@@ -475,8 +478,16 @@ class RunContext:
         if self._values is None or self._values[0] != sid:
             self._values = (sid, T.record_values(record))
         messages = T.build_messages(tpl, record, prefix=self._prefix[task], values=self._values[1])
+        head = self._prefix_json[task]
+        blob = "[" + head + ("," if head else "") + _compact(messages[-1]) + "]"
         return EvalRequest(
             run_id=self.run_id, seed_id=int(record["seed_id"]), task=task, sample_idx=sample_idx,
             messages=tuple(messages), temperature=self.temperature, max_tokens=self.max_tokens,
-            prompt_hash=T.prompt_hash(messages),
-            reference=T.reference_answer(tpl, record) if self.reference else None)
+            prompt_hash=hashlib.sha256(blob.encode("utf-8")).hexdigest(),   # = T.prompt_hash(messages)
+            reference=T.reference_answer(tpl, record) if self.reference else None,
+            messages_json=blob)
+
+
+def _compact(message: Mapping[str, Any]) -> str:
+    """One message as :func:`~qcstation.eval.tasks.prompt_hash` serialises it."""
+    return json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -82,6 +82,9 @@ class EvalRequest:
     prompt_hash: str
     # The benchmark's own answer for this request (used only by the reference backend).
     reference: str | None = None
+    # ``messages`` as compact JSON with sorted keys (what ``prompt_hash`` hashes), when the
+    # run built it: the HTTP body reuses it instead of serialising the prompt again.
+    messages_json: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def custom_id(self) -> str:

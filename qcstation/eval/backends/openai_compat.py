@@ -69,6 +69,7 @@ class OpenAIBackend(Backend):
         self._in_flight = {u: 0 for u in self.urls}
         self.sent = {u: 0 for u in self.urls}       # HTTP attempts per server (diagnostics)
         self._session: Any = None
+        self._model_json = json.dumps(cfg.model, ensure_ascii=False)
         self._headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                          "Authorization": f"Bearer {self._key or PLACEHOLDER_KEY}"}
 
@@ -112,6 +113,11 @@ class OpenAIBackend(Backend):
         return scrub_key(text, self._key)[:_EXCERPT]
 
     def _body(self, req: EvalRequest) -> bytes:
+        if req.messages_json is not None:   # the prompt serialised once, for its hash and here
+            seed = f',"seed":{int(req.sample_idx)}' if req.temperature > 0 else ""
+            return (f'{{"model":{self._model_json},"messages":{req.messages_json},'
+                    f'"temperature":{float(req.temperature)!r},"max_tokens":{int(req.max_tokens)}{seed}}}'
+                    ).encode("utf-8")
         body: dict[str, Any] = {"model": self.cfg.model, "messages": list(req.messages),
                                 "temperature": req.temperature, "max_tokens": req.max_tokens}
         if req.temperature > 0:

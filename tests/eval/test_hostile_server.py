@@ -480,3 +480,10 @@ def test_cause12_export_refuses_a_link_higher_up_the_path(tmp_path: Path) -> Non
     assert not any(real.rglob("*"))
     out = write_release_dir(tmp_path / "plain" / "deeper", "smart", "1.0.0", {"a.json": b"{}"})
     assert (out / "a.json").read_bytes() == b"{}"
+    from qcstation.eval.backends.batch import BatchFileError, write_batch
+    from qcstation.eval.types import EvalRequest
+
+    req = EvalRequest(1, 1, "final", 0, ({"role": "user", "content": "x"},), 0.0, 16, "h")
+    with pytest.raises(BatchFileError, match="symbolic link"):
+        write_batch([req], tmp_path / "linkparent" / "deeper" / "in.jsonl", model="m")
+    assert not any(real.rglob("*"))

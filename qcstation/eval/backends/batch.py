@@ -104,6 +104,16 @@ def part_path(path: Path, index: int) -> Path:
     return path.with_name(f"{path.stem if path.suffix else path.name}.part{index:03d}{suffix}")
 
 
+def _link_on_the_way(path: Path) -> Path | None:
+    """The first symbolic link among the folders of ``path`` as typed, and the file itself."""
+    cur = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.parts[1:] if path.is_absolute() else path.parts:
+        cur = cur / part
+        if cur.is_symlink():
+            return cur
+    return None
+
+
 def write_batch(requests: Iterable[EvalRequest], path: str | Path, *, model: str,
                 max_requests_per_file: int = MAX_REQUESTS_PER_FILE,
                 max_bytes_per_file: int = MAX_BYTES_PER_FILE) -> list[Path]:
@@ -121,6 +131,10 @@ def write_batch(requests: Iterable[EvalRequest], path: str | Path, *, model: str
         raise ValueError("file limits must be positive")
     path = Path(path)
     directory = path.parent
+    link = _link_on_the_way(path)
+    if link is not None:
+        raise BatchFileError(f"{link} is a symbolic link; batch files are not written through links: "
+                             "give the real path with --out")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -24,6 +24,7 @@ speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import time
@@ -113,9 +114,13 @@ class OpenAIBackend(Backend):
         return scrub_key(text, self._key)[:_EXCERPT]
 
     def _body(self, req: EvalRequest) -> bytes:
-        if req.messages_json is not None:   # the prompt serialised once, for its hash and here
+        blob = req.messages_json
+        # the prompt serialised once, for its hash and here; a request rebuilt with other
+        # messages (dataclasses.replace, e.g. the two-step protocol's second step) keeps a
+        # stale blob, which its hash tells apart
+        if blob is not None and hashlib.sha256(blob.encode("utf-8")).hexdigest() == req.prompt_hash:
             seed = f',"seed":{int(req.sample_idx)}' if req.temperature > 0 else ""
-            return (f'{{"model":{self._model_json},"messages":{req.messages_json},'
+            return (f'{{"model":{self._model_json},"messages":{blob},'
                     f'"temperature":{float(req.temperature)!r},"max_tokens":{int(req.max_tokens)}{seed}}}'
                     ).encode("utf-8")
         body: dict[str, Any] = {"model": self.cfg.model, "messages": list(req.messages),

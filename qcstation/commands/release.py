@@ -34,19 +34,20 @@ def _blockers(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        blockers = rel.release_blockers(store, policy, actor=current_actor(), scope=args.set or "")
-        records, excluded = rel.release_candidates(store, args.set or "")
+        records, excluded = rel.candidate_counts(store, args.set or "")
+        blockers = rel.release_blockers(store, policy, actor=current_actor(), scope=args.set or "",
+                                        counts=(records, excluded))
     finally:
         store.close()
     if args.json:
-        print_json({"blockers": blockers, "records": len(records), "excluded": len(excluded)})
+        print_json({"blockers": blockers, "records": records, "excluded": excluded})
     elif blockers:
         print("A release cannot be approved yet:")
         for b in blockers:
             print(f"- {b}")
     else:
         what = f"items of {args.set}" if args.set else "active seeds"
-        print(f"Ready: {len(records)} records would be released ({len(excluded)} {what} "
+        print(f"Ready: {records} records would be released ({excluded} {what} "
               f"left out); a curator can approve now.")
     return 1 if blockers else 0
 

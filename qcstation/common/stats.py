@@ -1,8 +1,12 @@
-"""Small exact-enough statistics for the QC gate, without scipy.
+"""Small exact statistics for the QC gate.
 
 * :func:`clopper_pearson_upper` — one-sided Clopper-Pearson upper confidence bound on a
-  binomial proportion (the defect rate of a sampled dimension), found by bisection on
-  the binomial CDF: the bound ``p`` solves ``P(X <= k | n, p) = 1 - confidence``.
+  binomial proportion (the defect rate of a sampled dimension): the ``p`` that solves
+  ``P(X <= k | n, p) = 1 - confidence``, which is the ``confidence`` quantile of
+  Beta(k + 1, n - k) (scipy's ``betaincinv``, imported when a bound needs it: a constant
+  time per bound, where bisecting the CDF cost O(k) per step — 25 s for the gates of a
+  sample with 2,000 defects).
+* :func:`binom_cdf` — the binomial CDF, summed in log space.
 * :func:`clopper_pearson_interval` — the two-sided interval (each tail ``alpha / 2``).
 * :func:`reviews_needed` — the smallest sample size whose bound falls below a threshold
   for a given number of defects (how far a sample must be extended).
@@ -24,10 +28,6 @@ __all__ = [
     "cohen_kappa",
     "observed_agreement",
 ]
-
-_BISECT_STEPS = 200
-_TOL = 1e-13
-
 
 def _check(k: int, n: int) -> None:
     if n < 0 or k < 0 or k > n:
@@ -60,18 +60,12 @@ def binom_cdf(k: int, n: int, p: float) -> float:
     return min(1.0, max(0.0, total))
 
 
-def _bisect_decreasing(f_target: float, k: int, n: int) -> float:
-    """The p in [0, 1] with binom_cdf(k, n, p) == f_target (the CDF falls as p rises)."""
-    lo, hi = 0.0, 1.0
-    for _ in range(_BISECT_STEPS):
-        mid = (lo + hi) / 2
-        if binom_cdf(k, n, mid) > f_target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < _TOL:
-            break
-    return (lo + hi) / 2
+def _beta_quantile(q: float, a: int, b: int) -> float:
+    """The ``q`` quantile of Beta(a, b): ``P(X <= k | n, p)`` falls to ``q`` at
+    ``p = _beta_quantile(1 - q, k + 1, n - k)``."""
+    from scipy.special import betaincinv
+
+    return float(betaincinv(a, b, q))
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float = 0.95) -> float:
@@ -87,7 +81,7 @@ def clopper_pearson_upper(k: int, n: int, confidence: float = 0.95) -> float:
     alpha = 1.0 - confidence
     if k == 0:
         return 1.0 - alpha ** (1.0 / n)
-    return _bisect_decreasing(alpha, k, n)
+    return _beta_quantile(confidence, k + 1, n - k)
 
 
 def clopper_pearson_lower(k: int, n: int, confidence: float = 0.95) -> float:
@@ -100,7 +94,7 @@ def clopper_pearson_lower(k: int, n: int, confidence: float = 0.95) -> float:
     if k == n:
         return alpha ** (1.0 / n)
     # P(X >= k) = 1 - P(X <= k-1) = alpha  <=>  P(X <= k-1) = 1 - alpha
-    return _bisect_decreasing(1.0 - alpha, k - 1, n)
+    return _beta_quantile(alpha, k, n - k + 1)
 
 
 def clopper_pearson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

@@ -50,7 +50,7 @@ from qcstation.core.release.derived import (
 )
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
-from qcstation.core.review.queries import current_artifacts, rejected_sql
+from qcstation.core.review.queries import cur_sql, current_artifacts, rejected_sql
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
 from qcstation.core.construct.inject import ERROR_NAMES
@@ -64,6 +64,7 @@ __all__ = [
     "qc_policy",
     "ReleaseInfo",
     "release_candidates",
+    "candidate_counts",
     "release_blockers",
     "approve_release",
     "export_release",
@@ -261,6 +262,46 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
     return records, excluded
 
 
+# The working-set seeds a release takes, counted without building a record: active seeds
+# whose current artifact (highest version not superseded) of every release dimension is
+# releasable. One ordered pass over the covering index artifacts_dim_seed_flags picks the
+# current artifact per (dimension, seed) (SQLite's min/max rule, as CUR_SQL), then the
+# seeds with all of them releasable are counted.
+_RELEASABLE_SEEDS_SQL = f"""
+    SELECT COUNT(*) FROM (
+        SELECT seed_id FROM (
+            SELECT seed_id, status, MAX(version) FROM artifacts
+            WHERE dimension IN ({", ".join(f"'{d}'" for d in RELEASE_DIMENSIONS)})
+              AND status != 'superseded'
+            GROUP BY dimension, seed_id)
+        WHERE status IN ({", ".join(f"'{s}'" for s in RELEASABLE)})
+        GROUP BY seed_id HAVING COUNT(*) = {len(RELEASE_DIMENSIONS)}) ok
+    JOIN seeds s ON s.id = ok.seed_id WHERE s.status = 'active'
+"""
+
+
+def candidate_counts(store: Store, scope: str = "") -> tuple[int, int]:
+    """(records, seeds left out) as :func:`release_candidates` would return them, counted
+    without building a record (which renders every notation question's SMT-LIB): SQL for
+    the working set; a derived set, whose items carry their own dimensions, is read by
+    status only."""
+    if not scope:
+        total = int(store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") or 0)
+        records = int(store.scalar(_RELEASABLE_SEEDS_SQL) or 0)
+        return records, total - records
+    current = {dim: {int(r["seed_id"]): r["status"] for r in store.query(
+        f"SELECT seed_id, status FROM ({cur_sql(scope)})", {"dim": dim, "scope": scope})}
+        for dim in RELEASE_DIMENSIONS}
+    records = excluded = 0
+    for seed in scope_seeds(store, scope):
+        sid = int(seed["id"])
+        if all(current[dim].get(sid) in RELEASABLE for dim in required_dimensions(seed)):
+            records += 1
+        else:
+            excluded += 1
+    return records, excluded
+
+
 # -- blockers and approval ----------------------------------------------------------------
 
 def _check_name(kind: str, value: str) -> str:
@@ -275,11 +316,12 @@ class IdenticalReleaseError(ReleaseError):
 
 
 def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
-                     scope: str = "") -> list[str]:
+                     scope: str = "", counts: tuple[int, int] | None = None) -> list[str]:
     """Why a release cannot be approved now, in plain words ([] means it can).
 
     With ``actor``, also says so when that person is not a curator. ``scope`` names a
-    derived set (a derived release; default: the working set)."""
+    derived set (a derived release; default: the working set). ``counts`` is
+    :func:`candidate_counts` when the caller has it already."""
     policy = qc_policy(cfg)
     blockers: list[str] = []
     if not policy.curators:
@@ -292,7 +334,7 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
         g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         for b in g.blockers:
             blockers.append(f"{dim} QC gate{where}: {b}")
-    records, _ = release_candidates(store, scope)
+    records, _ = counts if counts is not None else candidate_counts(store, scope)
     if not records:
         blockers.append(f"no item of the derived set {scope} is verified or accepted" if scope
                         else "no seed has all four dimensions verified or accepted yet")

@@ -150,7 +150,7 @@ def replicate(db: Path, n_seeds: int, eval_scores: int) -> dict[str, int]:
     n_template = int(conn.execute("SELECT COUNT(*) FROM seeds").fetchone()[0])
     copies = max(0, -(-n_seeds // n_template) - 1)
     S, A, T = _max(conn, "seeds"), _max(conn, "artifacts"), _max(conn, "attempts")
-    I, R = _max(conn, "sample_items"), _max(conn, "reviews")
+    SI, R = _max(conn, "sample_items"), _max(conn, "reviews")
     Q = _max(conn, "qc_resolutions")
     P = _max(conn, "sample_items", "position") + 1
     with conn:
@@ -165,22 +165,22 @@ def replicate(db: Path, n_seeds: int, eval_scores: int) -> dict[str, int]:
             "id": f"id + k * {A}", "seed_id": f"seed_id + k * {S}",
             "attempt_id": f"attempt_id + k * {T}", "replaces_id": f"replaces_id + k * {A}"})
         _copy(conn, "sample_items", copies, {
-            "id": f"id + k * {I}", "seed_id": f"seed_id + k * {S}",
+            "id": f"id + k * {SI}", "seed_id": f"seed_id + k * {S}",
             "artifact_id": f"artifact_id + k * {A}", "position": f"position + k * {P}"})
         _copy(conn, "reviews", copies, {
-            "id": f"id + k * {R}", "sample_item_id": f"sample_item_id + k * {I}",
+            "id": f"id + k * {R}", "sample_item_id": f"sample_item_id + k * {SI}",
             "artifact_id": f"artifact_id + k * {A}", "changes_id": f"changes_id + k * {R}"})
         _copy(conn, "qc_resolutions", copies, {
-            "id": f"id + k * {Q}", "sample_item_id": f"sample_item_id + k * {I}"})
+            "id": f"id + k * {Q}", "sample_item_id": f"sample_item_id + k * {SI}"})
         per_copy = int(conn.execute("SELECT COUNT(*) FROM eval_scores").fetchone()[0]) or 1
         ecopies = max(0, -(-eval_scores // per_copy) - 1)
-        O, E = _max(conn, "eval_outputs"), _max(conn, "eval_scores")
+        EO, E = _max(conn, "eval_outputs"), _max(conn, "eval_scores")
         EP = _max(conn, "eval_items", "position") + 1
         _copy(conn, "eval_items", ecopies, {
             "seed_id": f"seed_id + k * {S}", "item_key": "item_key || '~' || k",
             "position": f"position + k * {EP}"}, where="WHERE role = 'eval'")
         _copy(conn, "eval_outputs", ecopies, {
-            "id": f"id + k * {O}", "seed_id": f"seed_id + k * {S}"})
+            "id": f"id + k * {EO}", "seed_id": f"seed_id + k * {S}"})
         _copy(conn, "eval_scores", ecopies, {
             "id": f"id + k * {E}", "seed_id": f"seed_id + k * {S}"})
         conn.execute("UPDATE eval_runs SET n_items = (SELECT COUNT(*) FROM eval_items "

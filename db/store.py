@@ -199,7 +199,7 @@ class Store:
             return applied  # nothing due: no write lock taken (readers never wait here)
         with self.transaction():
             current = self.schema_version
-            for version, title, statements in MIGRATIONS:
+            for version, _title, statements in MIGRATIONS:
                 if current < version <= target:
                     for step in statements:
                         if callable(step):
@@ -436,7 +436,7 @@ def _check_database_file(path: Path, *, create: bool) -> None:
         if not _folder_writable(path.parent):
             raise StoreError(f"cannot create {path}: the folder {path.parent} is read-only; "
                              "pass a --db in a folder you can write (or chmod u+w it)",
-                             title="Cannot create the database")
+                             title="Cannot create the database") from None
         return
     except OSError as exc:
         raise StoreError(f"cannot open {path}: {exc.strerror}", title="Cannot open the database") from None

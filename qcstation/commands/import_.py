@@ -160,7 +160,7 @@ def _print_issues(rep: Any, *, warnings: bool) -> None:
     kinds: dict[str, list[Any]] = {}
     for issue in rep.errors:
         kinds.setdefault(_RECORD_NUMBER.sub("", issue.message), []).append(issue)
-    for n, (message, issues) in enumerate(kinds.items()):
+    for n, (_message, issues) in enumerate(kinds.items()):
         if n == SHOWN_KINDS:
             rest = sum(len(i) for i in list(kinds.values())[n:])
             print(f"{rep.path}: ... and {rest} more errors of {len(kinds) - n} other kinds "

@@ -238,7 +238,7 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         print_json(data)
     else:
-        for dim, d in data.items():
+        for _dim, d in data.items():
             rows = [[s["id"], s["round"], s["status"], s["rate"], s["rng_seed"], s["size"],
                      s["progress"]["sentence"]] for s in d["samples"]]
             if rows:

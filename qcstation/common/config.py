@@ -322,7 +322,7 @@ def _model(where: _Where, section: str, table: Any, default_name: str = "",
         values["name"] = default_name
     _check_backend(where, section, values, evaluated)
     m = ModelConfig(**values)
-    m.key_named = "api_key_env" in values   # type: ignore[attr-defined]  (not a field: no output changes)
+    m.key_named = "api_key_env" in values  # type: ignore[attr-defined]  # not a field: no output changes
     _check_model(where, section, m)
     return m
 

@@ -51,7 +51,6 @@ from qcstation.eval.types import (
     CODES,
     COMPARABLE,
     LABELS,
-    METRICS,
     NOT_MODEL_VERDICTS,
     STORED_METRICS,
     STRICT,

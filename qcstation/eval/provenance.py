@@ -92,9 +92,11 @@ def describe(store: Store, run_id: int, *, judge_error: tuple[int, int] | None =
                  if isinstance(v, Mapping)}
     if isinstance(spec.get("judge_template"), Mapping):
         templates["judge"] = str(spec["judge_template"].get("version"))
-    n, stopped = store.one(
+    counted = store.one(
         "SELECT COUNT(*) AS n, COALESCE(SUM(finish_reason = 'length'), 0) AS l FROM eval_outputs "
-        "WHERE run_id = ? AND status = 'ok'", (run_id,)).values()
+        "WHERE run_id = ? AND status = 'ok'", (run_id,))
+    assert counted is not None  # an aggregate always returns its row
+    n, stopped = counted.values()
     p = Provenance(run_id=int(run_id), release=release_of(spec), model=str(row["model"]),
                    protocol=protocol_of(spec), judges=judges, templates=templates,
                    max_tokens=spec.get("max_tokens"), stopped_by_length=int(stopped or 0),

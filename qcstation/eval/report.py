@@ -27,7 +27,7 @@ from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from qcstation.eval import provenance as P
 from qcstation.eval.runs import load_spec, run_row
-from qcstation.eval.types import DESCRIPTIONS
+from qcstation.eval.types import DESCRIPTIONS, METRICS
 
 FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_ungated", "fi", "all", "all_no_un")
 TABLE_CODES = M.CODES
@@ -157,7 +157,7 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
                  "averaged per item first.")
     left = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: "
             + ", ".join(f"{k} {v}" for k, v in sorted(r.values[c].not_model.items()))
-            for r in runs for c in M.METRICS if r.values[c].left_out]
+            for r in runs for c in METRICS if r.values[c].left_out]
     if left:
         lines += ["", "Left out as not the model's failure (item-samples):", ""] + left
     warns = [w for r in runs for w in P.describe(store_ref[0], r.run_id, judge_error=(
@@ -221,8 +221,8 @@ def _confusion_md(conf: dict[str, M.Confusion]) -> list[str]:
         lines += [f"*Final answer against {names[key]}* ({c.n} item-samples)", ""]
 
         def cell(name: str) -> str:
-            r = c.rate(name)
-            return f"{name.upper()} {getattr(c, name)}" + (f" ({100 * r:.1f}%)" if r is not None else "")
+            r = c.rate(name)  # noqa: B023 (cell is called within this iteration)
+            return f"{name.upper()} {getattr(c, name)}" + (f" ({100 * r:.1f}%)" if r is not None else "")  # noqa: B023
 
         lines += _table(["", f"{names[key]} P (correct)", f"{names[key]} N (not correct)"],
                         [["final answer P (correct)", cell("tp"), cell("fn")],

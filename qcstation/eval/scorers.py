@@ -348,7 +348,7 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
             jobs = [(s, v or g) for s, (g, v) in zip(scripts, golds) if s is not None]
             outcomes = iter(list(pool.verify_many(jobs)) if jobs else [])
             scored: list[tuple[Mapping[str, Any], Score, Any]] = []
-            for o, script, (g, v) in zip(chunk, scripts, golds):
+            for o, script, (g, _v) in zip(chunk, scripts, golds):
                 if script is None:
                     sp.emit(o, "re", Score("unparseable", 0.0, None,
                                            {"reason": "no SMT-LIB block in the response", "gold": g}))
@@ -356,8 +356,8 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
                 outcome = next(outcomes)
                 scored.append((o, _score_outcome(outcome, script, g), outcome))
             _mark_trivial(pool, sp, scored)
-            for o, sc, _ in scored:
-                sp.emit(o, "re", sc)
+            for out, sc, _ in scored:
+                sp.emit(out, "re", sc)
             sp.advance(len(chunk))
     finally:
         if verifier is None:

@@ -100,7 +100,7 @@ def test_cli_annotators_in_parallel_processes(tmp_path: Path) -> None:
         outs = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
         # four sessions of one OS account (one person, four terminals): the names typed
         # are display names only; a session may be refused an item its twin just decided
-        for code, out, err in outs:
+        for code, _out, err in outs:
             assert code in (0, 1, 2), err
             assert "locked" not in err
             if code == 1:

@@ -369,8 +369,8 @@ def test_cause10_cancel_stops_within_2s_hanging_server_and_backoff(qs_db: Path, 
         run_id = _run(qs_db, cfg, limit=8)
         cancel = threading.Event()
         box: dict[str, Any] = {}
-        t = threading.Thread(target=lambda: box.update(p=execute_run(qs_db, run_id, cfg, cancel=cancel)),
-                             daemon=True)
+        t = threading.Thread(target=lambda: box.update(p=execute_run(qs_db, run_id, cfg, cancel=cancel)),  # noqa: B023
+                             daemon=True)  # (joined within this iteration)
         t.start()
         time.sleep(1.0)
         t0 = time.monotonic()

@@ -425,11 +425,11 @@ def _propagate(st: _State, after_id: int, old: Fraction, new: Fraction) -> list[
                     # "$90 + $90" where one 90 changed: which one uses it, only the
                     # formalization's links could tell; never both by their equal value
                     raise _Ambiguous(seg)
-                for m in _NUM_RE.finditer(seg):
-                    v = Fraction(m.group(0).replace(",", ""))
+                for num in _NUM_RE.finditer(seg):
+                    v = Fraction(num.group(0).replace(",", ""))
                     if v in mapping and v not in st.question_numbers:
-                        pieces.append(seg[last_end : m.start()] + _format_result(mapping[v], m.group(0)))
-                        last_end = m.end()
+                        pieces.append(seg[last_end : num.start()] + _format_result(mapping[v], num.group(0)))
+                        last_end = num.end()
                         hit = True
                 if not hit:
                     continue

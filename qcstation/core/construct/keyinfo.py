@@ -326,7 +326,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     question_values = (_numbers(question) | constants) - results
     unknown: list[str] = []
     relations: list[str] = []
-    for i, st in enumerate(steps):
+    for st in steps:
         desc = _describe(str(getattr(st, "line", "") or ""), question_values)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)

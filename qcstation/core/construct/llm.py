@@ -239,7 +239,9 @@ def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parse
         raise ValueError(f"response has empty content (finish_reason={finish})")
     if len(content) > MAX_REPLY_CHARS:
         content = content[:MAX_REPLY_CHARS] + f"\n[qcstation: reply cut at {MAX_REPLY_CHARS:,} characters]"
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     model = clean_token(body.get("model"), 120) or default_model
     notes: list[str] = []
     pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes)
@@ -469,7 +471,7 @@ class LLMClient:
             raise _Retry("connection", f"cannot reach {self.url}: {self._scrub(detail)}") from None
         except openai.APIStatusError as exc:
             self._status_error(exc)
-            raise AssertionError("unreachable")  # pragma: no cover
+            raise AssertionError("unreachable") from exc  # pragma: no cover
         except openai.OpenAIError as exc:
             raise LLMCallError(f"unexpected error from {self.url}: {type(exc).__name__}: "
                                f"{self._scrub(str(exc))[:_EXCERPT]}", kind="garbage", url=self.url) from None

@@ -379,7 +379,7 @@ class Pipeline:
         if not arts:
             return
         results = self._check(dim, [(seed, json.loads(a["content"])) for seed, a in arts])
-        for (seed, art), (ok, result) in zip(arts, results):
+        for (_seed, art), (ok, result) in zip(arts, results):
             if keep_review_status and ok and art["status"] == "accepted":
                 with self.store.transaction():
                     self.store.execute("UPDATE artifacts SET verify_result = ? WHERE id = ?",
@@ -422,7 +422,7 @@ class Pipeline:
                                            "message": "; ".join(problems) or "six fields present and grounded"}))
             return res
         res = []
-        for seed, content in items:
+        for _seed, content in items:
             problems = check_refinement(content)
             res.append((not problems, {"status": "verified" if not problems else "invalid",
                                        "message": "; ".join(problems) or
@@ -665,7 +665,7 @@ class Pipeline:
             async def _round() -> list[Any]:
                 client = LLMClient(model_cfg, store_path=self.db_path, purpose=f"generate:{dim}")
                 try:
-                    return await client.chat_many(batch)
+                    return await client.chat_many(batch)  # noqa: B023 (run in this iteration)
                 finally:
                     await client.aclose()
 
@@ -684,7 +684,7 @@ class Pipeline:
             finished += len(pending) - len(retry)
             advance(finished)
             pending = retry
-        for job in pending:
+        for _job in pending:
             self.summary.add(dim, "failed:attempts_exhausted")
 
     def _accept_llm_output(self, job: _Job, attempt_id: int, text: str, model: str) -> bool:

@@ -103,11 +103,11 @@ def question_numbers(text: str) -> list[NumberAt]:
         word = m.group(0).lower()
         if "-" in word:
             a, b = word.split("-", 1)
-            value = Fraction(WORDS[a] + WORDS[b]) if a in WORDS and WORDS[a] >= 20 else None
+            worded = Fraction(WORDS[a] + WORDS[b]) if a in WORDS and WORDS[a] >= 20 else None
         else:
-            value = Fraction(WORDS[word])
-        if value is not None:
-            out.append(NumberAt(m.start(), m.end(), m.group(0), value))
+            worded = Fraction(WORDS[word])
+        if worded is not None:
+            out.append(NumberAt(m.start(), m.end(), m.group(0), worded))
     out.sort(key=lambda n: n.start)
     return out
 

@@ -139,11 +139,11 @@ def read_style(words: str, value: Fraction, kind: str | None = None, *,
         return Style("fraction")
     m = _WORD_RE.match(text)
     if m:
-        n = _word_value(m.group("w"))
-        if n is None:
+        word = _word_value(m.group("w"))
+        if word is None:
             raise Unwritable(f"{words!r} is not a number word that can be written again")
         percent = percent or bool(m.group("post")) or kind == "percent"
-        scale = _scale(Fraction(n), value, percent, words)
+        scale = _scale(Fraction(word), value, percent, words)
         return Style("word", suffix=m.group("post") or "", capital=m.group("w")[0].isupper(),
                      percent=percent, scale=scale)
     raise Unwritable(f"{words!r} is not a number style the rewriter knows")

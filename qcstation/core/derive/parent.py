@@ -155,6 +155,8 @@ def _recompute(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fractio
     env = {str(f["name"]): Fraction(str(f["value"])) for f in parent.rule.factors or []}
     env.update({g.name: givens.get(g.name, g.value) for g in parent.givens})
     for st in parent.rule.steps:
+        if st.expr is None:
+            raise Refusal("undefined", f"step {st.name} has no term to compute it from")
         try:
             env[st.name] = evaluate(st.expr, env)
         except (ExpressionError, ZeroDivisionError) as exc:

@@ -190,7 +190,7 @@ def _verify(pool: Any, outcomes: list[JobOutcome], summary: DeriveSummary) -> di
     summary.checks += len(texts)
     verified: dict[int, dict[str, dict[str, Any]]] = {}
     failed: dict[int, tuple[DerivedItem, str, Any]] = {}
-    for (out, item, dim), res in zip(owners, results):
+    for (_out, item, dim), res in zip(owners, results):
         if res.ok:
             verified.setdefault(id(item), {})[dim] = res.to_dict()
         elif id(item) not in failed:

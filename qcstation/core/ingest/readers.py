@@ -218,7 +218,7 @@ class _Inflated(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, n: int = -1) -> bytes:
         want = MAX_DECOMPRESSED_BYTES + 1 - self.total
         try:
             data = self._fh.read(min(n, want) if n is not None and n >= 0 else want)
@@ -451,7 +451,7 @@ class _Prefixed(io.RawIOBase):
     def __init__(self, head: bytes, fh: Any) -> None:
         self._head, self._fh = head, fh
 
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, n: int = -1) -> bytes:
         if self._head:
             out, self._head = self._head, b""
             return out

@@ -194,7 +194,9 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
         return (from_json(arts[dim]["content"]) or {}) if dim in arts else {}
 
     und, rea, ari, ref = (content(d) for d in RELEASE_DIMENSIONS)
-    errors = ref.get("errors") if isinstance(ref.get("errors"), list) else []
+    errors = ref.get("errors")
+    if not isinstance(errors, list):
+        errors = []
     answer = None
     for dim in ("reasoning", "arithmetic"):
         if answer is None and dim in arts:

@@ -112,7 +112,11 @@ _preload: set[str] = set()
 _preload_lock = threading.Lock()
 
 
-def mp_context(preload: Iterable[str] = ()) -> multiprocessing.context.BaseContext:
+#: the start methods the workers use (``mp_context``): forkserver where it works, else spawn
+MPContext = multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext
+
+
+def mp_context(preload: Iterable[str] = ()) -> MPContext:
     """The ``forkserver`` context (safe from threads), else ``spawn``.
 
     ``preload`` modules are imported once in the fork server, so a (re)started worker
@@ -158,7 +162,7 @@ def _resolve(target: str) -> Callable[[Any], Any]:
     fn = getattr(importlib.import_module(module), name)
     if not callable(fn):  # pragma: no cover - programming error
         raise TypeError(f"{target} is not callable")
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
@@ -231,7 +235,7 @@ class WorkerProcess:
     """One worker process and the parent's end of its pipe: start, stop, kill. The Z3
     verifier's workers and :class:`IsolatedPool`'s share it."""
 
-    def __init__(self, mpctx: multiprocessing.context.BaseContext, target: Any,
+    def __init__(self, mpctx: MPContext, target: Any,
                  args: tuple[Any, ...], name: str) -> None:
         parent, child = mpctx.Pipe(duplex=True)
         self.conn = parent
@@ -276,7 +280,7 @@ class WorkerProcess:
 
 
 class _PoolWorker(WorkerProcess):
-    def __init__(self, mpctx: multiprocessing.context.BaseContext, target: str,
+    def __init__(self, mpctx: MPContext, target: str,
                  memory_mb: int, name: str, imports: tuple[str, ...] = ()) -> None:
         super().__init__(mpctx, _pool_worker_main, (target, memory_mb, imports), name)
         self.job: int | None = None      # index of the job in flight
@@ -328,7 +332,7 @@ class IsolatedPool:
         self.startup_s = float(startup_s)
         self._preload = tuple(preload)
         self._imports = tuple(worker_imports)
-        self._mp: multiprocessing.context.BaseContext | None = None
+        self._mp: MPContext | None = None
         self._workers: list[_PoolWorker] = []
         self._lock = threading.Lock()
         self._closed = False

@@ -63,7 +63,6 @@ import multiprocessing.connection
 import os
 import re
 import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -76,7 +75,7 @@ from typing import Any
 from qcstation.core.verify.answers import ExactAnswer, fraction_to_str, matches, parse_number
 from qcstation.core.verify.isolation import apply_worker_limits as _apply_worker_limits
 from qcstation.core.verify.isolation import current_vm_mb as _current_vm_mb
-from qcstation.core.verify.isolation import mp_context
+from qcstation.core.verify.isolation import MPContext, mp_context
 from qcstation.core.verify.isolation import set_cpu_budget as _set_cpu_budget
 from qcstation.core.verify.isolation import signal_name as _signal_name
 from qcstation.core.verify.isolation import silence_output as _silence_output
@@ -151,7 +150,7 @@ class VerifyOutcome:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class VerifyLimits:
     timeout_s: float = 5.0
     memory_mb: int = 512
@@ -160,6 +159,10 @@ class VerifyLimits:
 
     def wall_clock_s(self) -> float:
         return float(self.wall_s) if self.wall_s is not None else 1.5 * self.timeout_s + 1.0
+
+
+#: the limits a check runs under unless it is given others
+DEFAULT_LIMITS = VerifyLimits()
 
 
 # --------------------------------------------------------------------------- expected
@@ -177,7 +180,7 @@ def _coerce_expected(expected: str | ExactAnswer | int | Fraction | None
     if isinstance(expected, Fraction):
         kind = "integer" if expected.denominator == 1 else "fraction"
         return ExactAnswer(expected, kind), fraction_to_str(expected)
-    gold = parse_number(expected)  # type: ignore[arg-type]
+    gold = parse_number(expected)
     if gold is None:
         raise VerificationError(f"the expected answer {str(expected)!r} is not a single number",
                                 title="Bad expected answer")
@@ -234,9 +237,9 @@ def _find_answer(commands: list[Command]) -> tuple[Command | None, str]:
     args = decl.args
     if decl.name in ("declare-fun", "define-fun", "define-fun-rec"):
         params = args[1]
-        if not isinstance(params, Token) and params.items:  # type: ignore[union-attr]
+        if not isinstance(params, Token) and params.items:
             return decl, (f"line {decl.line}: answer is declared as a function of "
-                          f"{len(params.items)} argument(s); it must be a constant: "  # type: ignore[union-attr]
+                          f"{len(params.items)} argument(s); it must be a constant: "
                           "(declare-const answer Int) or (declare-const answer Real)")
         sort = args[2]
     else:
@@ -495,7 +498,7 @@ def _precheck(text: Any, expected_text: str | None) -> VerifyOutcome | None:
 
 
 def verify_in_process(text: str, expected: str | ExactAnswer | None = None,
-                      limits: VerifyLimits = VerifyLimits()) -> VerifyOutcome:
+                      limits: VerifyLimits = DEFAULT_LIMITS) -> VerifyOutcome:
     """Verify in the current process with only Z3's own timeout (trusted input, baselines).
 
     No memory limit and no wall-clock kill: do not use it on model output."""
@@ -507,7 +510,7 @@ def verify_in_process(text: str, expected: str | ExactAnswer | None = None,
 
 
 def verify_smtlib(text: str, expected: str | ExactAnswer | None = None,
-                  limits: VerifyLimits = VerifyLimits()) -> VerifyOutcome:
+                  limits: VerifyLimits = DEFAULT_LIMITS) -> VerifyOutcome:
     """Verify one untrusted script in a fresh isolated worker process."""
     gold, expected_text = _coerce_expected(expected)
     early = _precheck(text, expected_text)
@@ -567,7 +570,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) ->
             ctx = z3.Context()
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def _mp_context() -> MPContext:
     # z3 and the verifier are preloaded in the (shared) fork server
     return mp_context(["z3", "qcstation.core.verify.answers", "qcstation.core.verify.smtlib",
                        "qcstation.core.verify.verifier"])
@@ -576,7 +579,7 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 class _Worker(WorkerProcess):
     """One Z3 worker process, the parent's end of its pipe and the jobs sent to it."""
 
-    def __init__(self, mpctx: multiprocessing.context.BaseContext, memory_mb: int) -> None:
+    def __init__(self, mpctx: MPContext, memory_mb: int) -> None:
         super().__init__(mpctx, _worker_main, (memory_mb,), "qcstation-z3-worker")
         self.inflight: deque[_Job] = deque()
         self.head_since = 0.0  # when the job at the head of ``inflight`` started (parent clock)
@@ -626,7 +629,7 @@ class VerifierPool:
 
     depth = 2
 
-    def __init__(self, workers: int = 2, limits: VerifyLimits = VerifyLimits()) -> None:
+    def __init__(self, workers: int = 2, limits: VerifyLimits = DEFAULT_LIMITS) -> None:
         if workers < 1:
             raise VerificationError("a verifier pool needs at least one worker")
         self.limits = limits

@@ -249,7 +249,9 @@ def parse_chat_body(body: Any, notes: list[str] | None = None
     if not isinstance(content, str):
         return "response content is not text"
     finish = clean_token(first.get("finish_reason"), 40)
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     if notes is None:
         notes = []
     return (clean_text(content), finish, token_count(usage.get("prompt_tokens"), "prompt_tokens", notes),

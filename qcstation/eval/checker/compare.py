@@ -100,7 +100,7 @@ def _compare_exact(resp: ExactAnswer, gold: ExactAnswer) -> str | None:
     candidates = [(resp.value, resp.decimals if resp.kind == "decimal" else 0)]
     if resp.percent:
         candidates.append((resp.value / 100, (resp.decimals if resp.kind == "decimal" else 0) + 2))
-    for value, places in candidates:
+    for value, _places in candidates:
         if matches(value, gold):
             return "exact"
     for value, places in candidates:

@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from db import Store
 from qcstation.common.config import load_config

@@ -300,7 +300,7 @@ def test_release_fields_say_what_they_hold() -> None:
         "refinement": {"content": json.dumps({"w_cot": "x", "wrong_answer": "20", "errors": [
             {"type": "operator_misuse", "name": "Operator Misuse"}]})},
     }
-    for dim, a in arts.items():
+    for _dim, a in arts.items():
         a.update(id=1, version=1, status="verified", generator="rule", model=None, prompt_version=None)
     seed = {"id": 1, "source": "gsm8k", "orig_id": "1", "level": "medium", "question": "q",
             "answer_text": "18", "solution": "s"}

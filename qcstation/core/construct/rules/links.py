@@ -119,8 +119,8 @@ def resolve_links(
 
             def walk(x: Expr) -> Expr:
                 if isinstance(x, Num):
-                    k = next(counter)
-                    j = table.get((i, k))
+                    k = next(counter)  # noqa: B023 (walk runs within this iteration)
+                    j = table.get((i, k))  # noqa: B023
                     return Name(names[j]) if j is not None else x
                 if isinstance(x, Neg):
                     return Neg(walk(x.operand))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from qcstation.core.construct.rules.expr import Expr, expr_to_sexpr, is_nonlinear
 
@@ -33,7 +34,7 @@ class RuleResult:
     # each use of an earlier step's result: {"step", "uses", "value", "evidence"}
     links: list[dict[str, str]] = field(default_factory=list)
     # the question's numbers declared as constants: {"name", "value", "text"}
-    givens: list[dict[str, str]] = field(default_factory=list)
+    givens: list[dict[str, Any]] = field(default_factory=list)  # name, value, span
     # what the rule could not settle from the solution (shown to reviewers, flagged by audit)
     uncertain: list[str] = field(default_factory=list)
     # named factors of unit and percent conversions: {"name", "value", "text"} (not givens)

@@ -1,0 +1,46 @@
+"""Lint (ruff) and type checks (mypy on the core packages) run with the test suite, so
+CI's ``python -m pytest -q`` runs them. Their rules are in pyproject.toml
+(``[tool.ruff]``, ``[tool.mypy]``); both are real subprocesses on the whole tree."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    if importlib.util.find_spec(module) is None:
+        pytest.fail(f"{module} is not installed: pip install -e '.[test]'")
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+def test_ruff_finds_nothing() -> None:
+    proc = _run("ruff", "check", "--no-cache", "--output-format", "concise", ".")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_mypy_finds_nothing_in_the_core_packages() -> None:
+    proc = _run("mypy", "--cache-dir", str(ROOT / ".mypy_cache"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Success" in proc.stdout
+
+
+def test_the_checks_would_fail_on_a_finding(tmp_path: Path) -> None:
+    """The same commands fail on a file with an unused import and a type error."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n\n\ndef f() -> int:\n    return 'x'\n", encoding="utf-8")
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
+                           "--select", "F", str(bad)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert ruff.returncode == 1 and "F401" in ruff.stdout
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--config-file",
+                           str(ROOT / "pyproject.toml"), str(bad)], capture_output=True,
+                          text=True, timeout=300, check=False, cwd=tmp_path)
+    assert mypy.returncode == 1 and "Incompatible return value" in mypy.stdout

@@ -316,19 +316,19 @@ class Store:
         trigger takes a whole chunk at once (FTS5 writes its pending terms at every
         statement), about 4 µs a row instead of 20. (sqlite-utils' ``insert_all`` was
         measured for this: 10 µs a row of Python overhead against 1.)"""
-        it = iter(rows)
+        it: Iterator[Any] = iter(rows)  # dicts or sequences, as the first row shows
         first = next(it, None)
         if first is None:
             return 0
         if isinstance(first, dict):
             cols = list(first)
-            values: Iterator[Sequence[Any]] = (tuple(r[c] for c in cols)  # type: ignore[index]
+            values: Iterator[Sequence[Any]] = (tuple(r[c] for c in cols)
                                                for r in itertools.chain([first], it))
         else:
             if columns is None:
                 raise ValueError("rows given as tuples need their columns")
             cols = list(columns)
-            values = itertools.chain([first], it)  # type: ignore[arg-type]
+            values = itertools.chain([first], it)
         per = max(1, min(ROWS_PER_INSERT, _MAX_VARIABLES // len(cols)))
         head = f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
         mark = "(" + ", ".join("?" for _ in cols) + ")"

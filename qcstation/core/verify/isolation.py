@@ -378,83 +378,81 @@ class IsolatedPool:
         queue: deque[int] = deque(range(len(payloads)))
         workers = self._workers
         remaining = len(payloads)
-
-        def send(w: _PoolWorker, idx: int) -> _PoolWorker:
-            for _ in range(3):
-                if w.ready and not w.proc.is_alive():
-                    w = self._replace(w)
-                try:
-                    w.conn.send((idx, payloads[idx], self.cpu_s))
-                except (OSError, ValueError):
-                    w = self._replace(w)
-                    continue
-                w.job = idx
-                if w.ready:
-                    w.since = time.perf_counter()
-                return w
-            results[idx] = JobResult("crash", None, "could not start a worker process")
-            return w
-
         try:
             while remaining:
                 for k in range(len(workers)):
                     while workers[k].job is None and queue:
                         idx = queue.popleft()
-                        workers[k] = send(workers[k], idx)
+                        workers[k] = self._send(workers[k], idx, payloads[idx], results)
                         if results[idx] is not None:
                             remaining -= 1
                 busy = [w for w in workers if w.job is not None]
                 if not busy:
                     continue
-
-                def deadline(w: _PoolWorker) -> float:
-                    return w.since + (self.wall_s if w.ready else self.startup_s + self.wall_s)
-
-                timeout = max(0.0, min(deadline(w) for w in busy) - time.perf_counter())
+                timeout = max(0.0, min(self._deadline(w) for w in busy) - time.perf_counter())
                 ready = set(multiprocessing.connection.wait([w.conn for w in busy],
                                                             timeout=timeout))
                 now = time.perf_counter()
                 for k, w in enumerate(list(workers)):
-                    if w.job is None:
-                        continue
-                    if w.conn in ready:
-                        try:
-                            msg = w.conn.recv()
-                        except (EOFError, OSError):
-                            idx = w.job
-                            results[idx] = w.death((now - w.since) * 1000.0)
-                            remaining -= 1
-                            w.job = None
-                            workers[k] = self._replace(w)
-                            continue
-                        if msg[0] == "ready":
-                            w.ready = True
-                            w.since = now
-                            continue
-                        job_id, status, value, message = msg
-                        elapsed = (now - w.since) * 1000.0
-                        results[job_id] = JobResult(status, value, message, elapsed)
-                        remaining -= 1
-                        w.job = None
-                        if status != "ok":
-                            workers[k] = self._replace(w)
-                        continue
-                    if now >= deadline(w):
-                        idx = w.job
-                        what = (f"did not answer within the {self.wall_s:g} s wall-clock limit"
-                                if w.ready else "did not start")
-                        results[idx] = JobResult("timeout", None,
-                                                 f"the worker {what} and was stopped",
-                                                 (now - w.since) * 1000.0)
-                        remaining -= 1
-                        w.job = None
-                        workers[k] = self._replace(w)
+                    if w.job is not None and (w.conn in ready or now >= self._deadline(w)):
+                        workers[k], done = self._collect(w, w.conn in ready, now, results)
+                        remaining -= done
         finally:
             for k, w in enumerate(workers):
                 if w.job is not None:  # abandoned (exception): its worker is replaced
                     w.job = None
                     workers[k] = self._replace(w)
         return [r if r is not None else JobResult("crash", None, "lost") for r in results]
+
+    def _deadline(self, w: _PoolWorker) -> float:
+        return w.since + (self.wall_s if w.ready else self.startup_s + self.wall_s)
+
+    def _send(self, w: _PoolWorker, idx: int, payload: Any,
+              results: list[JobResult | None]) -> _PoolWorker:
+        """Send job ``idx`` to ``w`` (or to its replacement); after three failed starts the
+        job ends as a crash. Returns the worker to use from now on."""
+        for _ in range(3):
+            if w.ready and not w.proc.is_alive():
+                w = self._replace(w)
+            try:
+                w.conn.send((idx, payload, self.cpu_s))
+            except (OSError, ValueError):
+                w = self._replace(w)
+                continue
+            w.job = idx
+            if w.ready:
+                w.since = time.perf_counter()
+            return w
+        results[idx] = JobResult("crash", None, "could not start a worker process")
+        return w
+
+    def _collect(self, w: _PoolWorker, readable: bool, now: float,
+                 results: list[JobResult | None]) -> tuple[_PoolWorker, int]:
+        """Read ``w``'s reply (or its death), or stop it past its deadline. Returns the
+        worker to use from now on and how many jobs ended (0 or 1)."""
+        idx = w.job
+        assert idx is not None
+        if not readable:  # past the deadline
+            what = (f"did not answer within the {self.wall_s:g} s wall-clock limit"
+                    if w.ready else "did not start")
+            results[idx] = JobResult("timeout", None, f"the worker {what} and was stopped",
+                                     (now - w.since) * 1000.0)
+            w.job = None
+            return self._replace(w), 1
+        try:
+            msg = w.conn.recv()
+        except (EOFError, OSError):
+            results[idx] = w.death((now - w.since) * 1000.0)
+            w.job = None
+            return self._replace(w), 1
+        if msg[0] == "ready":
+            w.ready = True
+            w.since = now
+            return w, 0
+        job_id, status, value, message = msg
+        results[job_id] = JobResult(status, value, message, (now - w.since) * 1000.0)
+        w.job = None
+        return (self._replace(w) if status != "ok" else w), 1
 
     def close(self) -> None:
         with self._lock:

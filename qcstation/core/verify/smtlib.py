@@ -27,6 +27,7 @@ declarations, definitions and assertions in force at the last ``(check-sat)``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -143,7 +144,9 @@ def symbol_name(node: Node) -> str | None:
 
 
 def tokenize(text: str, max_bytes: int = MAX_BYTES) -> list[Token]:
-    """Split SMT-LIB text into tokens; comments and whitespace are dropped."""
+    """Split SMT-LIB text into tokens; comments and whitespace are dropped. The first
+    character of a token chooses its reader (:func:`_reader`), which returns the token and
+    where it ends."""
     if not isinstance(text, str):
         raise SmtSyntaxError(f"expected text, got {type(text).__name__}")
     size = len(text.encode("utf-8", errors="replace"))
@@ -154,7 +157,6 @@ def tokenize(text: str, max_bytes: int = MAX_BYTES) -> list[Token]:
     line, line_start = 1, 0
     while i < n:
         c = text[i]
-        col = i - line_start + 1
         if c == "\n":
             line += 1
             i += 1
@@ -167,101 +169,130 @@ def tokenize(text: str, max_bytes: int = MAX_BYTES) -> list[Token]:
             j = text.find("\n", i)
             i = n if j == -1 else j
             continue
-        if c == "(" or c == ")":
-            tokens.append(Token(c, c, line, col))
-            i += 1
-            continue
-        if c == '"':
-            j = i + 1
-            while True:
-                k = text.find('"', j)
-                if k == -1:
-                    raise SmtSyntaxError("string literal is never closed (missing '\"')", line, col)
-                if k + 1 < n and text[k + 1] == '"':  # "" is an escaped quote
-                    j = k + 2
-                    continue
-                break
-            lit = text[i : k + 1]
-            if "\x00" in lit:
-                raise SmtSyntaxError("NUL character inside a string literal", line, col)
-            tokens.append(Token("string", lit, line, col))
-            nl = lit.count("\n")
-            if nl:
-                line += nl
-                line_start = i + lit.rfind("\n") + 1
-            i = k + 1
-            continue
-        if c == "|":
-            k = text.find("|", i + 1)
-            if k == -1:
-                raise SmtSyntaxError("quoted symbol is never closed (missing '|')", line, col)
-            lit = text[i : k + 1]
-            if "\\" in lit or "\x00" in lit:
-                raise SmtSyntaxError("a |quoted symbol| may not contain '\\' or NUL", line, col)
-            tokens.append(Token("qsymbol", lit, line, col))
-            nl = lit.count("\n")
-            if nl:
-                line += nl
-                line_start = i + lit.rfind("\n") + 1
-            i = k + 1
-            continue
-        if c == "#":
-            if i + 1 < n and text[i + 1] in "xb":
-                digits = _HEX if text[i + 1] == "x" else frozenset("01")
-                j = i + 2
-                while j < n and text[j] in digits:
-                    j += 1
-                if j == i + 2:
-                    raise SmtSyntaxError(f"malformed literal {text[i:i + 3]!r}", line, col)
-                tokens.append(Token("hex" if text[i + 1] == "x" else "binary", text[i:j], line, col))
-                i = j
-                _check_delimited(text, j, line, j - line_start + 1)
-                continue
-            raise SmtSyntaxError("unexpected character '#'", line, col)
-        if c in _DIGITS:
-            j = i
-            while j < n and text[j] in _DIGITS:
-                j += 1
-            kind = "numeral"
-            if j < n and text[j] == ".":
-                k = j + 1
-                while k < n and text[k] in _DIGITS:
-                    k += 1
-                if k == j + 1:
-                    raise SmtSyntaxError(f"malformed decimal {text[i:k]!r}", line, col)
-                j, kind = k, "decimal"
-            if j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
-                # e.g. "2x": not a numeral and not a symbol (symbols cannot start with a digit)
-                k = j
-                while k < n and text[k] in _SIMPLE_SYMBOL_CHARS:
-                    k += 1
-                raise SmtSyntaxError(
-                    f"{text[i:k]!r} is neither a number nor a symbol "
-                    "(write multiplication as (* 2 x))", line, col)
-            tokens.append(Token(kind, text[i:j], line, col))
-            i = j
-            continue
-        if c == ":":
-            j = i + 1
-            while j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
-                j += 1
-            if j == i + 1:
-                raise SmtSyntaxError("':' must start a keyword such as :produce-models", line, col)
-            tokens.append(Token("keyword", text[i:j], line, col))
-            i = j
+        col = i - line_start + 1
+        read = _reader(c)
+        if read is None:
+            shown = repr(c) if c.isprintable() else f"U+{ord(c):04X}"
+            raise SmtSyntaxError(f"unexpected character {shown}", line, col)
+        token, j = read(text, i, line, col)
+        tokens.append(token)
+        if token.kind in _DELIMITED:
             _check_delimited(text, j, line, j - line_start + 1)
-            continue
-        if c in _SIMPLE_SYMBOL_CHARS:
-            j = i
-            while j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
-                j += 1
-            tokens.append(Token("symbol", text[i:j], line, col))
-            i = j
-            _check_delimited(text, j, line, j - line_start + 1)
-            continue
-        shown = repr(c) if c.isprintable() else f"U+{ord(c):04X}"
-        raise SmtSyntaxError(f"unexpected character {shown}", line, col)
+        newlines = token.text.count("\n")  # only strings and quoted symbols span lines
+        if newlines:
+            line += newlines
+            line_start = i + token.text.rfind("\n") + 1
+        i = j
     return tokens
+
+
+#: token kinds that must be followed by a delimiter (a numeral checks its own end)
+_DELIMITED = frozenset({"hex", "binary", "keyword", "symbol"})
+
+_Reader = Callable[[str, int, int, int], tuple[Token, int]]
+
+
+def _reader(c: str) -> _Reader | None:
+    """The reader of a token starting with ``c`` (None: no token starts so)."""
+    if c == "(" or c == ")":
+        return _read_paren
+    if c == '"':
+        return _read_string
+    if c == "|":
+        return _read_qsymbol
+    if c == "#":
+        return _read_radix
+    if c in _DIGITS:
+        return _read_number
+    if c == ":":
+        return _read_keyword
+    if c in _SIMPLE_SYMBOL_CHARS:
+        return _read_symbol
+    return None
+
+
+def _read_paren(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    return Token(text[i], text[i], line, col), i + 1
+
+
+def _read_string(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    n, j = len(text), i + 1
+    while True:
+        k = text.find('"', j)
+        if k == -1:
+            raise SmtSyntaxError("string literal is never closed (missing '\"')", line, col)
+        if k + 1 < n and text[k + 1] == '"':  # "" is an escaped quote
+            j = k + 2
+            continue
+        break
+    lit = text[i : k + 1]
+    if "\x00" in lit:
+        raise SmtSyntaxError("NUL character inside a string literal", line, col)
+    return Token("string", lit, line, col), k + 1
+
+
+def _read_qsymbol(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    k = text.find("|", i + 1)
+    if k == -1:
+        raise SmtSyntaxError("quoted symbol is never closed (missing '|')", line, col)
+    lit = text[i : k + 1]
+    if "\\" in lit or "\x00" in lit:
+        raise SmtSyntaxError("a |quoted symbol| may not contain '\\' or NUL", line, col)
+    return Token("qsymbol", lit, line, col), k + 1
+
+
+def _read_radix(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    """``#x1F`` or ``#b101``."""
+    n = len(text)
+    if i + 1 < n and text[i + 1] in "xb":
+        digits = _HEX if text[i + 1] == "x" else frozenset("01")
+        j = i + 2
+        while j < n and text[j] in digits:
+            j += 1
+        if j == i + 2:
+            raise SmtSyntaxError(f"malformed literal {text[i:i + 3]!r}", line, col)
+        return Token("hex" if text[i + 1] == "x" else "binary", text[i:j], line, col), j
+    raise SmtSyntaxError("unexpected character '#'", line, col)
+
+
+def _read_number(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    """A numeral or a decimal; a number run into symbol characters (``2x``) is refused."""
+    n, j = len(text), i
+    while j < n and text[j] in _DIGITS:
+        j += 1
+    kind = "numeral"
+    if j < n and text[j] == ".":
+        k = j + 1
+        while k < n and text[k] in _DIGITS:
+            k += 1
+        if k == j + 1:
+            raise SmtSyntaxError(f"malformed decimal {text[i:k]!r}", line, col)
+        j, kind = k, "decimal"
+    if j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
+        # e.g. "2x": not a numeral and not a symbol (symbols cannot start with a digit)
+        k = j
+        while k < n and text[k] in _SIMPLE_SYMBOL_CHARS:
+            k += 1
+        raise SmtSyntaxError(
+            f"{text[i:k]!r} is neither a number nor a symbol "
+            "(write multiplication as (* 2 x))", line, col)
+    return Token(kind, text[i:j], line, col), j
+
+
+def _read_keyword(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    n, j = len(text), i + 1
+    while j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
+        j += 1
+    if j == i + 1:
+        raise SmtSyntaxError("':' must start a keyword such as :produce-models", line, col)
+    return Token("keyword", text[i:j], line, col), j
+
+
+def _read_symbol(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
+    n, j = len(text), i
+    while j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
+        j += 1
+    return Token("symbol", text[i:j], line, col), j
 
 
 def _check_delimited(text: str, j: int, line: int, col: int) -> None:

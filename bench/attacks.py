@@ -14,7 +14,6 @@ Run: python bench/attacks.py [--only AREA] [-v]      (about 2-4 minutes on 2 cor
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gzip
 import io
 import json

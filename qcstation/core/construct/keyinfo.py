@@ -281,9 +281,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         if any(word.search(k) for k in known):
             continue
         for part in context_parts:
-            clause = next((c for c in _clauses(part) if word.search(c)), None)
-            if clause is not None:
-                known.append(_cap(clause.rstrip(".?")))
+            stating = next((c for c in _clauses(part) if word.search(c)), None)
+            if stating is not None:
+                known.append(_cap(stating.rstrip(".?")))
                 break
     missing = used - covered - ask_numbers
     if givens is not None and missing - {Fraction(0), Fraction(1)}:

@@ -123,7 +123,7 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     if tail[:1] == "%":
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail
-    out = []
+    out: list[str] = []
     for w in _WORD.findall(chunk):
         lw = w.lower()
         if lw in _STOP:
@@ -164,10 +164,10 @@ def question_occurrences(question: str) -> list[Occurrence]:
         if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
             out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
     for m in _NUMBER_WORD_RE.finditer(q):
-        words = _words_after(q, m.end(), 3)
+        after = _words_after(q, m.end(), 3)
         out.append(Occurrence(Fraction(_NUMBER_WORDS[m.group(1).lower()]),
-                              m.group(0) + (" " + " ".join(words) if words else ""),
-                              frozenset(_stem(w) for w in words)))
+                              m.group(0) + (" " + " ".join(after) if after else ""),
+                              frozenset(_stem(w) for w in after)))
     for m in _WORD_GIVEN_RE.finditer(q):
         phrase = m.group(1).lower()
         for v in WORD_GIVENS[phrase]:
@@ -384,7 +384,7 @@ def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
             k = _kind(e)
             if k == "Num":
                 if e.value not in (0, 1):
-                    found.append(e.value)
+                    found.append(e.value)  # noqa: B023 (walk runs within this iteration)
             elif k == "Neg":
                 walk(e.operand, depth + 1)
             elif k == "BinOp":

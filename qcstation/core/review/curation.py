@@ -10,6 +10,7 @@ a curator acts on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -248,14 +249,14 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
     if dimension is not None:
         check_dimension(dimension)
-    items = _queue_items(store, state, dimension, annotator, source, text)
+    candidates = _queue_candidates(store, state, dimension, annotator, source, text)
     open_by_seed: dict[tuple[int, str], bool] = {}
     latest_item: dict[tuple[int, str], int] = {}
-    for it in items:
-        latest_item[(it.seed_id, it.dimension)] = it.item_id
+    for c in candidates:
+        latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
     rows: list[QueueRow] = []
     needle = (reason or "").casefold().strip()
-    for it in items:
+    for it in _built(store, [int(c["item_id"]) for c in candidates]):
         key = (it.seed_id, it.dimension)
         if key not in open_by_seed:
             cur = current_artifact(store, it.seed_id, it.dimension)
@@ -277,6 +278,21 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
     return rows
 
 
+#: queue items are built (contents parsed, decisions read) this many at a time, and only
+#: until the queue has its ``limit`` of rows: at a million seeds a sample holds 100,000s
+_BUILD_CHUNK = 500
+
+
+def _built(store: Store, item_ids: list[int]) -> Iterator[ReviewItem]:
+    """The items ``item_ids`` in that order, read and built a chunk at a time."""
+    for start in range(0, len(item_ids), _BUILD_CHUNK):
+        chunk = item_ids[start:start + _BUILD_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        by_id = {int(r["item_id"]): r for r in store.query(
+            f"{ITEM_SQL} WHERE si.id IN ({marks})", chunk)}
+        yield from build_items(store, [by_id[i] for i in chunk if i in by_id])
+
+
 # The sample items a full-text query finds: by the seed's question, an active decision's
 # reason or comment, or an active curator's reason (one FTS query parameter each).
 _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
@@ -286,11 +302,13 @@ _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
              f" WHERE q.undone_at IS NULL AND q.id IN ({match_sql('qc_resolutions')})))")
 
 
-def _queue_items(store: Store, state: str | None, dimension: str | None,
-                 annotator: str | None, source: str | None,
-                 text: str | None) -> list[ReviewItem]:
-    """The queue's candidate items, filtered in SQL where the filter allows."""
-    sql = ITEM_SQL + " WHERE 1=1"
+def _queue_candidates(store: Store, state: str | None, dimension: str | None,
+                      annotator: str | None, source: str | None,
+                      text: str | None) -> list[dict[str, Any]]:
+    """The queue's candidate items (item_id, seed_id, dimension) in queue order, filtered in
+    SQL where the filter allows."""
+    sql = ("SELECT si.id AS item_id, si.seed_id, s.dimension "
+           + ITEM_SQL[ITEM_SQL.index("FROM sample_items"):] + " WHERE 1=1")
     params: list[Any] = []
     if dimension is not None:
         sql += " AND s.dimension = ?"
@@ -310,10 +328,9 @@ def _queue_items(store: Store, state: str | None, dimension: str | None,
                "AND r.undone_at IS NULL)"
     order = " ORDER BY s.dimension, si.id"
     if text is None:
-        return build_items(store, store.query(sql + order, params))
-    rows = run_search(store, text, lambda q: store.query(sql + _TEXT_SQL + order,
+        return store.query(sql + order, params)
+    return run_search(store, text, lambda q: store.query(sql + _TEXT_SQL + order,
                                                          [*params, q, q, q]))
-    return build_items(store, rows)
 
 
 def _queue_row(it: ReviewItem, state: str, reasons: list[str]) -> QueueRow:

@@ -241,8 +241,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     known: list[str] = []
     covered: set[Fraction] = set()
     ask_numbers = _numbers(ask)
-    spans = [tuple(g["span"]) for g in givens or [] if isinstance(g.get("span"), list)
-             and len(g["span"]) == 2 and not str(g.get("name", "")).startswith("k_")]
+    spans: list[tuple[int, int]] = [
+        (int(g["span"][0]), int(g["span"][1])) for g in givens or []
+        if isinstance(g.get("span"), list) and len(g["span"]) == 2
+        and not str(g.get("name", "")).startswith("k_")]
     placed: set[tuple[int, int]] = set()
     for part in [*context_sents, *([lead] if lead else []), *([tail] if tail else []), ask]:
         for clause in _clauses(part):

@@ -71,11 +71,12 @@ def content_for(dimension: str, i: int, *, revision: int = 1) -> dict[str, Any]:
     if dimension == "reasoning":
         return {"smtlib": smt, "rule": "gsm8k-calculator", "notes": []}
     if dimension == "arithmetic":
+        # written as a model writes one (form 'model'): read back into its own SMT-LIB
         note = f"Let x = {a} + {b}. Compute answer = x * {c}."
         if revision > 1:
-            note = f"Let x = {a} + {b} and answer = x * {c}. What is answer? (rev {revision})"
+            note = f"Let x{revision} = {a} + {b} and answer = x{revision} * {c}. What is answer?"
         return {"notation": note, "variables": {"x": f"{a + b}"}, "target": "answer",
-                "smtlib": smt, "source_artifact_id": None}
+                "smtlib": smt, "source_artifact_id": None, "form": "model"}
     if dimension == "refinement":
         wrong = ans + c + (revision - 1)   # a regenerated CoT injects a different wrong value
         return {

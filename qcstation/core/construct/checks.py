@@ -28,21 +28,21 @@ def expected_answer(seed: dict[str, Any]) -> ExactAnswer | str | None:
 
 
 def notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
-    """SMT-LIB rebuilt from the notation question's own structure, so Z3 checks the question
-    itself; the stored text must still be the deterministic rendering of its source SMT-LIB
-    (a model's rephrasing was checked against that rendering when it was accepted)."""
-    from qcstation.core.construct.notation import (NotationError, NotationQuestion, notation_to_smtlib,
-                                         render_notation)
+    """SMT-LIB rebuilt from the notation question's own text (read by
+    :mod:`.notation_reader`, any plain wording), so Z3 checks the question a solver is
+    shown; a rule-made question must still be the deterministic rendering of its source
+    SMT-LIB, and a model's rephrasing of it must pass the rephrasing check and read back
+    into SMT-LIB of its own."""
+    from qcstation.core.construct.notation import NotationError, notation_to_smtlib, render_notation
+    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
 
     if content.get("form") in ("model", "human"):
         # written by a model from SMT-LIB the renderer could not handle, or edited by a
-        # reviewer (fixed in place): the question's own text is parsed back and executed,
-        # so Z3 checks exactly what a solver will be shown
+        # reviewer (fixed in place): the question's own text is read and executed
         try:
-            return notation_to_smtlib(NotationQuestion(text=str(content.get("notation", "")),
-                                                       variables={}, target="answer")), None
+            return notation_smtlib_of(read_notation(str(content.get("notation", "")))), None
         except NotationError as exc:
-            return "", f"the question is not in the required form: {exc}"
+            return "", f"the question cannot be read into SMT-LIB: {exc}"
     try:
         q = render_notation(str(content.get("smtlib", "")))
     except NotationError as exc:
@@ -58,6 +58,10 @@ def notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
         problems = check_rephrasing(q, shown)
         if problems:
             return "", "the rephrased question drifted from its rendering: " + "; ".join(problems)
+        try:  # and Z3 checks the rephrasing itself, not only the rendering it came from
+            return notation_smtlib_of(read_notation(shown)), None
+        except NotationError as exc:
+            return "", f"the rephrased question cannot be read into SMT-LIB of its own: {exc}"
     return notation_to_smtlib(q), None
 
 

@@ -256,11 +256,15 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
             else:
                 status = None if a is None else a["status"]
                 missing[dim] = _EXCLUDE_REASONS.get(status, f"status {status}")
+        record = None if missing else _build_record(seed, arts)
+        if record is not None and "arithmetic" in arts and not record["notation_smtlib"]:
+            # every Arithmetic item ships with the SMT-LIB of its own question (what Z3 checked)
+            missing["arithmetic"] = "the notation question has no SMT-LIB of its own"
         if missing:
             excluded.append({"seed_id": sid, "source": seed["source"],
                              "orig_id": str(seed["orig_id"]), "missing": missing})
         else:
-            records.append(_build_record(seed, arts))
+            records.append(record)
     return records, excluded
 
 
@@ -432,7 +436,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
     with store.transaction():
         check_scope(store, name, scope)
         if store.one("SELECT id FROM releases WHERE name = ? AND version = ?", (name, version)):
-            raise ReleaseError(f"release {name} {version} already exists and releases are "
+            raise ReleaseError(f"release {name}@{version} already exists and releases are "
                                f"immutable; choose a new version", title="Release exists")
         blockers = release_blockers(store, policy, actor=actor, scope=scope)
         if blockers:
@@ -477,7 +481,7 @@ def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]]) ->
     old = (json.loads(last["manifest"]) or {}).get("data_sha256")
     if old == sha256_bytes(jsonl_bytes(records)):
         raise IdenticalReleaseError(
-            f"the data is identical to {name} {last['version']}: nothing changed since. "
+            f"the data is identical to {name}@{last['version']}: nothing changed since. "
             f"Approve anyway only if you mean to (confirm in the app, or "
             f"--allow-identical)", title="Identical release")
 
@@ -532,7 +536,7 @@ def _release_row(store: Store, name: str, version: str) -> dict[str, Any]:
         known = [r["version"] for r in store.query(
             "SELECT version FROM releases WHERE name = ? ORDER BY approved_at, id", (name,))]
         hint = f"; versions of {name}: {', '.join(known)}" if known else ""
-        raise ReleaseError(f"no release {name} {version}{hint}", title="No such release")
+        raise ReleaseError(f"no release {name}@{version}{hint}", title="No such release")
     return row
 
 
@@ -579,7 +583,7 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
     records = release_records(store, name, version)
     data = jsonl_bytes(records)
     if manifest.get("data_sha256") and manifest["data_sha256"] != sha256_bytes(data):
-        raise ReleaseError(f"release {name} {version}: the stored records do not match the "
+        raise ReleaseError(f"release {name}@{version}: the stored records do not match the "
                            f"checksum recorded at approval", title="Release corrupted")
     readme = datasheet_markdown(manifest).encode("utf-8")
     out = Path(out_root) / name / version

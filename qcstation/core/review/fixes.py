@@ -1,16 +1,20 @@
 """Fixing an item in place: a reviewer edits a notation question or key information.
 
 The edited text becomes a new artifact version (``generator`` 'human', ``author`` the
-reviewer's account, ``replaces_id`` the version it fixes), checked like a generated one
-before it is stored: a notation question through Z3 (its own text parsed back into
-SMT-LIB, or, for a rephrasing of a rule-made rendering, the rephrasing rules and the
-rendering's SMT-LIB), key information by the schema and grounding checks. It then joins
-the open sample as a replacement and is accepted by the person who fixed it, which closes
-the reject: an offline path from every reject to a passing gate.
+reviewer's account, ``replaces_id`` the version it fixes), checked on its own terms before
+it is stored: a notation question, in any wording :mod:`qcstation.core.construct.notation_reader`
+reads, becomes its own SMT-LIB and Z3 checks that against the seed's gold answer; key
+information is read into its six fields and checked by the schema and grounding checks. An
+edit that cannot be read or does not verify is refused with the reason and nothing is
+stored. It then joins the open sample as a replacement and is accepted by the person who
+fixed it, which closes the reject: an offline path from every reject to a passing gate.
 
 If the fixed item was still undecided, the fixer's reject (with their reason) is recorded
-first: the version they fixed was defective and still counts as a defect in the gate.
-Nothing is stored when a check fails; the error says why and the edit can be corrected.
+first: the version they fixed was defective and still counts as a defect in the gate. A
+curator may also correct an item that was already *accepted* (a late correction): the
+correction is recorded as the curator's override to reject of that decision (the defect it
+reveals counts in the gate, in the round the item was drawn in), and the corrected version
+joins that same sample, accepted.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 from db.artifacts import current_artifact
 from db.store import Store, now
 from qcstation.common.errors import ReviewError
-from qcstation.common.identity import norm
+from qcstation.common.identity import norm, require_curator
 from qcstation.core.review.audit import stored_flags
 from qcstation.core.review.decisions import MAX_REASON_CHARS, clean_text, decide
 from qcstation.core.review.items import ReviewItem, get_item
@@ -44,22 +48,22 @@ def editable_text(item: ReviewItem) -> str:
 
 
 def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
-    from qcstation.core.construct.notation import NotationError, parse_notation_text
+    """The content of an edited notation question: its own structure and SMT-LIB, read from
+    the text whatever its wording (the rule-made rendering it replaces plays no part)."""
+    from qcstation.core.construct.notation import NotationError
+    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
 
     if len(text) > MAX_NOTATION_CHARS:
         raise ReviewError(f"the question is too long ({len(text)} characters; at most "
                           f"{MAX_NOTATION_CHARS})", title="Too long")
     try:
-        parsed = parse_notation_text(text)
+        parsed = read_notation(text)
     except NotationError as exc:
-        if base.get("form") not in ("model", "human") and base.get("smtlib") and (
-                base.get("rendered") or base.get("notation")):
-            # a rephrasing of the rule-made rendering: checked against it, like a model's
-            return dict(base, notation=text, rendered=base.get("rendered", base.get("notation")))
-        raise ReviewError(f"the question is not in the required form: {exc}",
-                          title="Cannot check the edit") from exc
+        raise ReviewError(f"cannot read the edited question into SMT-LIB: {exc}",
+                          title="Edit not verified") from exc
     return {"notation": text, "form": "human", "target": parsed.target,
             "variables": {k: str(v) for k, v in parsed.variables.items()},
+            "notation_smtlib": notation_smtlib_of(parsed),
             "smtlib": base.get("smtlib"), "source_artifact_id": base.get("source_artifact_id")}
 
 
@@ -83,7 +87,9 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
         if not outcome.ok:
             raise ReviewError(f"Z3 does not verify the edited question: {outcome.message}",
                               title="Edit not verified")
-        return content, outcome.to_dict()
+        result = outcome.to_dict()
+        result["checked"] = "the edited question's own SMT-LIB, read from its text"
+        return content, result
     if item.dimension == "understanding":
         from qcstation.core.construct.keyinfo import KeyInfoError, keyinfo_from_text, validate_keyinfo
 
@@ -101,10 +107,13 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
 
 
 def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: str | None = None,
-                 display: str | None = None) -> dict[str, Any]:
+                 display: str | None = None,
+                 curators: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
     """Store ``text`` as the fixed version of the item's artifact and accept it (see the
-    module docstring). ``reason`` (what was wrong) is required when the item is undecided;
-    it becomes the fixer's reject of the old version. Returns what was done."""
+    module docstring). ``reason`` (what was wrong) is required when the item is undecided
+    (it becomes the fixer's reject of the old version) or accepted (a curator's late
+    correction, one of ``curators``: it becomes the override to reject). Returns what was
+    done."""
     who = norm(actor)
     if not who:
         raise ReviewError("no account is known for this session")
@@ -118,9 +127,12 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
     cur = current_artifact(store, item.seed_id, item.dimension)
     if cur is None:
         raise ReviewError(f"{item.key} has no current {item.dimension} artifact")
-    if cur["status"] == "accepted":
-        raise ReviewError(f"the current version of {item.key} is already accepted; nothing to fix",
-                          title="Already accepted")
+    late = cur["status"] == "accepted"
+    if late:
+        require_curator(who, curators, f"correct {item.key}, which was already accepted")
+        if int(cur["id"]) != item.artifact_id:
+            raise ReviewError(f"{item.key} was accepted as a newer version (#{cur['id']}); "
+                              f"open that one", title="Newer version")
     if int(cur["id"]) != item.artifact_id and cur["status"] != "failed":
         raise ReviewError(f"{item.key} has a newer version (#{cur['id']}, {cur['status']}); "
                           f"open that one", title="Newer version")
@@ -139,7 +151,18 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
             raise ReviewError(f"{item.key} changed while you edited it (someone decided, "
                               f"regenerated or fixed it); reopen it", title="Changed meanwhile")
         fixed_reject = False
-        if base_item is not None and item.outcome != "reject":
+        if late:
+            if not why:
+                raise ReviewError("say what was wrong with the accepted version (it is recorded "
+                                  "as your override of its accept: the defect it reveals)",
+                                  title="Reason required")
+            from qcstation.core.review.curation import resolve_item
+
+            resolve_item(store, item.item_id, kind="override", verdict="reject",
+                         reason=f"corrected after acceptance: {why}", actor=who,
+                         curators=curators or (), display=shown)
+            fixed_reject = True
+        elif base_item is not None and item.outcome != "reject":
             if not why:
                 raise ReviewError("say what was wrong with the version you fix (it is recorded "
                                   "as your reject of it)", title="Reason required")
@@ -166,13 +189,16 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
             stratum=item.source, fallback_sample_id=item.sample_id, actor=who,
             why="a fixed item joins it", display=shown,
             scope=str(store.scalar("SELECT scope FROM samples WHERE id = ?", (item.sample_id,))
-                      or ""))
+                      or ""), same_sample=late)
         review_id = decide(store, new_item, who, "accept", None,
-                           comment="fixed in place by this reviewer", display=shown)
+                           comment="corrected after acceptance by this curator" if late
+                           else "fixed in place by this reviewer", display=shown,
+                           closed_ok=late)
         detail = {"item": item.key, "item_id": item.item_id, "seed_id": item.seed_id,
                   "dimension": item.dimension, "artifact_id": new_id, "version": version,
                   "replaces_id": int(cur["id"]), "new_item_id": new_item,
                   "review_id": review_id, "rejected_first": fixed_reject, "reason": why,
+                  "late_correction": late,
                   "verify": result.get("status")}
         store.event(who, "qc.fixed", "artifact", new_id, detail, display=shown)
     return detail

@@ -71,7 +71,7 @@ def shipped_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
             import_file(store, sample_path, fmt, actor="importer")
     cfg = parse_config({}, "<test>")
     with Pipeline(path, cfg, actor="generator") as p:
-        p.generate(dimensions=["reasoning", "arithmetic", "understanding"])
+        p.generate(dimensions=["reasoning", "arithmetic", "understanding", "refinement"])
     with Store(path) as store:
         for dimension in ("arithmetic", "understanding"):
             draw_sample(store, dimension, rate=0.1, rng_seed=12345, actor="lead")

@@ -28,7 +28,8 @@ def test_fix_a_notation_question_in_place_through_z3(shipped: Store) -> None:
     versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
     with pytest.raises(ReviewError, match="Z3 does not verify the edited question"):
         fix_in_place(shipped, item.item_id, wrong, actor="ann", reason="story words left in")
-    with pytest.raises(ReviewError, match="drifted from its rendering: the given number"):
+    with pytest.raises(ReviewError, match="cannot read the edited question into SMT-LIB: "
+                                          "the question defines nothing"):
         fix_in_place(shipped, item.item_id, "What is 2 + 2?", actor="ann", reason="x")
     with pytest.raises(ReviewError, match="say what was wrong"):
         fix_in_place(shipped, item.item_id, text.replace("Let ", "Let  "), actor="ann")
@@ -69,3 +70,61 @@ def test_fix_key_information_of_a_rejected_item(shipped: Store) -> None:
     assert cur is not None and cur["author"] == "bob" and cur["status"] == "accepted"
     assert json.loads(cur["content"])["goal"] == "Find the final amount asked for."
     assert gate(shipped, "understanding", threshold=0.05).open_rejects == 0
+
+
+def _reworded(text: str) -> tuple[str, str]:
+    """The rendered question said another way ('Given ..., let ... . Find answer.'), and the
+    same with the last step's operator changed."""
+    from qcstation.core.construct.notation_reader import read_notation
+
+    q = read_notation(text)
+    givens = ", ".join(f"{k} = {v}" for k, v in q.variables.items())
+    m = re.search(r"Let ([^.]*)\. Let (.*)\. What is the value of answer\?$", text)
+    assert m is not None, text
+    steps = m.group(2).replace(" and ", "; ")
+    good = f"Given {givens}, let {steps}. Find answer."
+    last = steps.rsplit("answer = ", 1)
+    swapped = last[1].translate(str.maketrans({"×": "−", "−": "×", "+": "×", "÷": "+"}))
+    return good, f"{last[0]}answer = {swapped}".join(["Given " + givens + ", let ", ". Find answer."])
+
+
+def test_edits_are_verified_on_their_own_terms_whatever_their_wording(shipped: Store) -> None:
+    from qcstation.core.release.releases import release_candidates
+
+    item = claim(shipped, "ann", "arithmetic")
+    text = editable_text(item)
+    gold = shipped.scalar("SELECT answer_text FROM seeds WHERE id = ?", (item.seed_id,))
+    versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
+    # two conflicting definitions of answer: refused, not taken as a "rephrasing"
+    conflicting = text.replace(". What is", " and answer = 0. What is")
+    with pytest.raises(ReviewError, match="'answer' is defined twice"):
+        fix_in_place(shipped, item.item_id, conflicting, actor="ann", reason="clearer")
+    # a reworded edit with the wrong operator: its own SMT-LIB is checked, Z3 refuses it
+    good, wrong = _reworded(text)
+    with pytest.raises(ReviewError, match=rf"Z3 does not verify the edited question: .*{gold}"):
+        fix_in_place(shipped, item.item_id, wrong, actor="ann", reason="clearer")
+    # a story word, a stray number: refused with the reason
+    with pytest.raises(ReviewError, match="'eggs' is neither a defined name"):
+        fix_in_place(shipped, item.item_id, good.replace("Find answer", "Find answer eggs"),
+                     actor="ann", reason="clearer")
+    assert shipped.scalar("SELECT COUNT(*) FROM artifacts") == versions
+    assert shipped.scalar("SELECT COUNT(*) FROM reviews") == 0
+    # the right rewording is stored with its own SMT-LIB, which the export publishes
+    done = fix_in_place(shipped, item.item_id, good, actor="ann", reason="clearer")
+    new = json.loads(shipped.scalar("SELECT content FROM artifacts WHERE id = ?",
+                                    (done["artifact_id"],)))
+    assert new["notation"] == good and new["form"] == "human"
+    assert "(assert (= answer" in new["notation_smtlib"]
+    records, _ = release_candidates(shipped)
+    by_seed = {r["seed_id"]: r for r in records}
+    if item.seed_id in by_seed:
+        assert by_seed[item.seed_id]["notation_smtlib"] == new["notation_smtlib"]
+    # a stored question that cannot be read back has no SMT-LIB of its own: not exported
+    with shipped.transaction():
+        new["notation"] = conflicting
+        shipped.execute("UPDATE artifacts SET content = ? WHERE id = ?",
+                        (json.dumps(new), done["artifact_id"]))
+    records, excluded = release_candidates(shipped)
+    assert item.seed_id not in {r["seed_id"] for r in records}
+    assert [e["missing"] for e in excluded if e["seed_id"] == item.seed_id] == [
+        {"arithmetic": "the notation question has no SMT-LIB of its own"}]

@@ -9,14 +9,17 @@
     qcstation qc requeue                              regenerated items back into review
     qcstation qc items DIMENSION|SAMPLE_ID            list a sample's items
     qcstation qc show ITEM
-    qcstation qc exclude SEED_ID --reason TEXT        curators: take an unfixable seed out
+    qcstation qc exclude ITEM --reason TEXT           curators: take an unfixable seed out
     qcstation qc queue [--state S] [--dimension D] [--annotator A] [--reason R] [--source S]
     qcstation qc override ITEM accept|reject --reason TEXT     curators
     qcstation qc settle ITEM accept|reject --reason TEXT       curators: a disagreement
     qcstation qc fix ITEM --file PATH|- [--reason TEXT]        fix a notation question or key info
+    qcstation qc fresh DIMENSION                               curators: a fresh random round
     qcstation qc change REVIEW_ID VERDICT [--reason TEXT]      change an earlier decision of yours
     qcstation qc team [--json]                                 per annotator and kappa
 
+ITEM is an item's name, ``source-orig_id`` as in releases and runs (``gsm8k-83``; add
+``--dimension`` when it is sampled in several), or the item number ``qc queue`` shows.
 You act as your operating-system account; ``--annotator NAME`` only chooses the name shown
 beside it in the logs. Curator rights come from ``[qc] curators`` matched to the account
 (case-insensitively). Defaults for rate, RNG seed, threshold... come from the ``[qc]`` config section.
@@ -42,7 +45,7 @@ from qcstation.core.review.decisions import (
     undo_last,
 )
 from qcstation.core.review.gate import GateStatus, bound_text, gate, progress
-from qcstation.core.review.items import ReviewItem, get_item, list_items
+from qcstation.core.review.items import ReviewItem, find_item, find_seed, get_item, list_items
 from qcstation.core.review.sampling import (
     SampleInfo,
     draw_sample,
@@ -283,10 +286,8 @@ def _decide(args: argparse.Namespace) -> int:
                 print("nothing left to review", file=sys.stderr)
                 return 1
             item_id = item.item_id
-        elif args.item.isdigit():
-            item_id = int(args.item)
         else:
-            raise ReviewError(f"ITEM must be an item id or 'next', got {args.item!r}")
+            item_id = find_item(store, args.item, args.dimension)
         review_id = decide(store, item_id, who, args.verdict, args.reason,
                            comment=args.comment, unsure=args.unsure)
         item = get_item(store, item_id)
@@ -354,7 +355,7 @@ def _items(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item = get_item(store, args.item)
+        item = get_item(store, find_item(store, args.item, args.dimension))
     finally:
         store.close()
     if args.json:
@@ -368,15 +369,15 @@ def _exclude(args: argparse.Namespace) -> int:
     policy = _policy(args)
     store = store_from_args(args)
     try:
-        result = exclude_seed(store, args.seed_id, actor=current_actor(), reason=args.reason,
-                              curators=list(policy.curators))
+        result = exclude_seed(store, find_seed(store, args.seed_id), actor=current_actor(),
+                              reason=args.reason, curators=list(policy.curators))
     finally:
         store.close()
     if args.json:
         print_json(result)
     else:
         closed = result["open_rejects_closed"]
-        print(f"seed {result['seed_id']} ({result['source']} {result['orig_id']}) excluded by "
+        print(f"{result['source']}-{result['orig_id']} (seed {result['seed_id']}) excluded by "
               f"{result['excluded_by']}: {result['reason']}")
         if closed:
             print("it no longer blocks the QC gate of: "
@@ -412,7 +413,8 @@ def _resolve(kind: str) -> Any:
         policy = _policy(args)
         store = store_from_args(args)
         try:
-            result = resolve_item(store, args.item, kind=kind, verdict=args.verdict,
+            result = resolve_item(store, find_item(store, args.item, args.dimension), kind=kind,
+                                  verdict=args.verdict,
                                   reason=args.reason, actor=current_actor(),
                                   curators=list(policy.curators))
         finally:
@@ -443,14 +445,46 @@ def _fix(args: argparse.Namespace) -> int:
         text = path.read_text(encoding="utf-8", errors="replace")
     store = store_from_args(args)
     try:
-        result = fix_in_place(store, args.item, text, actor=current_actor(), reason=args.reason)
+        result = fix_in_place(store, find_item(store, args.item, args.dimension), text,
+                              actor=current_actor(), reason=args.reason,
+                              curators=list(_policy(args).curators))
     finally:
         store.close()
     if args.json:
         print_json(result)
     else:
-        print(f"{result['item']} {result['dimension']}: fixed in place as version "
-              f"{result['version']} (artifact {result['artifact_id']}, verified, accepted by you)")
+        how = ("corrected after acceptance (your override to reject counts as the defect it "
+               "reveals)" if result.get("late_correction") else "fixed in place")
+        print(f"{result['item']} {result['dimension']}: {how} as version "
+              f"{result['version']} (artifact {result['artifact_id']}, verified on its own "
+              f"terms, accepted by you)")
+    return 0
+
+
+def _fresh(args: argparse.Namespace) -> int:
+    from qcstation.core.review.curation import fresh_round
+
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        result = fresh_round(store, args.dimension, actor=current_actor(),
+                             curators=list(policy.curators),
+                             rate=policy.sample_rate,
+                             rng_seed=args.seed if args.seed is not None else policy.rng_seed,
+                             threshold=policy.threshold, confidence=policy.confidence,
+                             min_size=policy.min_sample, overlap_rate=policy.overlap_rate,
+                             scope=args.set or "")
+    finally:
+        store.close()
+    if args.json:
+        print_json(result)
+    else:
+        print(f"sample {result['sample_id']}: {result['dimension']} round {result['round']}, a "
+              f"fresh random sample of {result['size']} of the {result['population']} corrected "
+              f"items (the {result['defects_before']} defect(s) of {result['reviewed_before']} "
+              f"reviews before stay in the log). The gate counts this round: {result['needs']} "
+              f"reviews, all accepted, pass. Review with: qcstation qc next --dimension "
+              f"{result['dimension']}")
     return 0
 
 
@@ -459,7 +493,7 @@ def _edit_text(args: argparse.Namespace) -> int:
 
     store = store_from_args(args)
     try:
-        item = get_item(store, args.item)
+        item = get_item(store, find_item(store, args.item, args.dimension))
         text = editable_text(item)
     finally:
         store.close()
@@ -508,7 +542,7 @@ def _team(args: argparse.Namespace) -> int:
 _ACTIONS = {"sample": _sample, "extend": _extend, "status": _status, "next": _next,
             "decide": _decide, "undo": _undo, "requeue": _requeue, "items": _items, "show": _show,
             "exclude": _exclude, "queue": _queue, "override": _resolve("override"),
-            "settle": _resolve("settle"), "fix": _fix, "edit-text": _edit_text,
+            "settle": _resolve("settle"), "fix": _fix, "fresh": _fresh, "edit-text": _edit_text,
             "change": _change, "team": _team}
 
 
@@ -529,6 +563,9 @@ def register(subparsers: Any) -> None:
     _register_curation(sub)
 
 
+_ITEM_HELP = ("the item's name, source-orig_id as in releases and runs (e.g. gsm8k-83), or "
+              "its item number (qc queue)")
+_ITEM_DIM_HELP = "the dimension, when the item is sampled in several"
 #: what a DIMENSION argument of qc sample / qc status accepts
 _DIM_HELP = "arithmetic, understanding, reasoning, refinement, or all (the [qc] dimensions)"
 
@@ -575,13 +612,14 @@ def _register_deciding(sub: Any) -> None:
     n.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("decide", help="accept, reject (with --reason) or skip an item")
-    d.add_argument("item", metavar="ITEM|next", help="item id, or 'next' to claim the next item")
+    d.add_argument("item", metavar="ITEM|next", help=_ITEM_HELP + ", or 'next' to claim the next item")
     d.add_argument("verdict", choices=["accept", "reject", "skip", "a", "r", "s"],
                    help="accept, reject or skip (a, r, s)")
     d.add_argument("--reason", help="why (required for reject); common reasons: "
                    + " | ".join(f"{dim}: " + "; ".join(r)
                                 for dim, r in REJECT_REASONS_BY_DIMENSION.items()))
-    d.add_argument("--dimension", choices=DIMENSIONS, help="with 'next': only this dimension")
+    d.add_argument("--dimension", choices=DIMENSIONS,
+                   help="with 'next': only this dimension; with a name: " + _ITEM_DIM_HELP)
     d.add_argument("--comment", help="a free-text note to go with the decision")
     d.add_argument("--unsure", action="store_true", help="flag the decision as unsure")
     d.add_argument("--json", action="store_true", help="print JSON")
@@ -598,7 +636,8 @@ def _register_deciding(sub: Any) -> None:
     it.add_argument("--json", action="store_true", help="print JSON")
 
     sh = sub.add_parser("show", help="show one item")
-    sh.add_argument("item", type=int, help="item id")
+    sh.add_argument("item", metavar="ITEM", help=_ITEM_HELP)
+    sh.add_argument("--dimension", choices=DIMENSIONS, help=_ITEM_DIM_HELP)
     sh.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -609,7 +648,8 @@ def _register_curation(sub: Any) -> None:
         description="Set the seed's status to excluded (filter reason excluded_in_qc) so its "
                     "rejected artifact no longer blocks the QC gate; the reject still counts as "
                     "a defect, and releases leave the seed out. Only [qc] curators may do this.")
-    x.add_argument("seed_id", type=int, metavar="SEED_ID", help="the seed's internal id (qc show prints it)")
+    x.add_argument("seed_id", metavar="ITEM",
+                   help="the item's name, source-orig_id (gsm8k-83), or the seed number qc show prints")
     x.add_argument("--reason", required=True,
                    help="why it cannot be fixed (recorded with your account)")
     x.add_argument("--json", action="store_true", help="print JSON")
@@ -637,7 +677,8 @@ def _register_curation(sub: Any) -> None:
                        ("settle", "curators: settle a disagreement on an overlap item (what "
                                   "the gate counts; both decisions stay in the log)")):
         o = sub.add_parser(kind, help=what, description=what[0].upper() + what[1:] + ".")
-        o.add_argument("item", type=int, metavar="ITEM", help="item id (see qc queue)")
+        o.add_argument("item", metavar="ITEM", help=_ITEM_HELP)
+        o.add_argument("--dimension", choices=DIMENSIONS, help=_ITEM_DIM_HELP)
         o.add_argument("verdict", choices=["accept", "reject"], help="the outcome that counts")
         o.add_argument("--reason", required=True, help="why (recorded with your account)")
         o.add_argument("--json", action="store_true", help="print JSON")
@@ -645,18 +686,35 @@ def _register_curation(sub: Any) -> None:
     fx = sub.add_parser(
         "fix", help="fix a notation question or key information in place and accept it",
         description="Store an edited notation question or key information as a new version "
-                    "(author: your account), verified like a generated one (a notation question "
-                    "through Z3), linked to the version it replaces, and accepted by you. An "
-                    "undecided item is first rejected by you with --reason. Get the text to edit "
-                    "with: qcstation qc edit-text ITEM")
-    fx.add_argument("item", type=int, metavar="ITEM", help="item id (see qc queue / qc show)")
+                    "(author: your account), verified on its own terms (a notation question, in "
+                    "any wording, is read into its own SMT-LIB and checked by Z3 against the gold "
+                    "answer; an edit that cannot be read or does not verify is refused), linked "
+                    "to the version it replaces, and accepted by you. An undecided item is first "
+                    "rejected by you with --reason; an accepted one can be corrected by a curator "
+                    "(--reason: what was wrong; it counts as the defect it reveals). Get the text "
+                    "to edit with: qcstation qc edit-text ITEM")
+    fx.add_argument("item", metavar="ITEM", help=_ITEM_HELP)
+    fx.add_argument("--dimension", choices=DIMENSIONS, help=_ITEM_DIM_HELP)
     fx.add_argument("--file", required=True, metavar="PATH|-",
                     help="the edited text (a file, or - for standard input)")
     fx.add_argument("--reason", help="what was wrong (required when the item is undecided)")
     fx.add_argument("--json", action="store_true", help="print JSON")
 
     et = sub.add_parser("edit-text", help="print an item's text in the form qc fix reads")
-    et.add_argument("item", type=int, metavar="ITEM", help="item id")
+    et.add_argument("item", metavar="ITEM", help=_ITEM_HELP)
+    et.add_argument("--dimension", choices=DIMENSIONS, help=_ITEM_DIM_HELP)
+
+    fr = sub.add_parser(
+        "fresh", help="curators: a fresh random round once every defect found is corrected",
+        description="When the defects found put the gate out of reach and every one of them is "
+                    "corrected, draw a new random sample of the corrected data (every current "
+                    "verified or accepted item, reviewed before or not), sized before any "
+                    "review to what the gate needs with no defect; the gate counts this round. "
+                    "Refused while items are undecided or rejects open, or with no defect found.")
+    fr.add_argument("dimension", choices=DIMENSIONS, help="the dimension")
+    fr.add_argument("--seed", type=int, help="RNG seed (default: [qc] rng_seed)")
+    fr.add_argument("--set", metavar="NAME", help="a derived set's round")
+    fr.add_argument("--json", action="store_true", help="print JSON")
 
     ch = sub.add_parser("change", help="change one of your earlier decisions (logged)")
     ch.add_argument("review_id", type=int, metavar="DECISION",

@@ -1,10 +1,13 @@
 """``qcstation release``: curator-approved, immutable, reproducible releases.
 
     qcstation release blockers [--set SET] [--json]   why a release cannot be approved now (exit 1 if any)
-    qcstation release approve NAME VERSION [--set SET] [--notes TEXT] [--export] [--out DIR]
-    qcstation release export NAME VERSION [--out DIR]
+    qcstation release approve NAME@VERSION [--set SET] [--notes TEXT] [--export] [--out DIR]
+    qcstation release export NAME@VERSION [--out DIR]
     qcstation release list [--json]
-    qcstation release diff NAME OLD [NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
+    qcstation release diff NAME@OLD [NAME@NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
+
+A release is named ``NAME@VERSION`` everywhere (``smart@1.0.0``), as ``eval run --release``
+takes it; ``NAME VERSION`` (two words) is accepted too.
 
 Only a curator may approve: the OS account, matched case-insensitively to ``[qc] curators``
 (``--annotator`` only changes the name shown), and only when every QC gate passes.
@@ -28,6 +31,21 @@ def _policy(args: argparse.Namespace) -> rel.QCPolicy:
     from qcstation.common.config import load_config
 
     return rel.QCPolicy.from_config(load_config(getattr(args, "config", None)))
+
+
+def _ref(name: str, version: str | None, *, need: bool = True) -> tuple[str, str | None]:
+    """(name, version) from ``NAME@VERSION`` or ``NAME VERSION``."""
+    if "@" in name:
+        name, _, at = name.partition("@")
+        if version is not None and version != at:
+            raise ReleaseError(f"two versions given: {at} (in {name}@{at}) and {version}",
+                               title="Bad release name")
+        version = at
+    if not name or (need and not version):
+        raise ReleaseError(f"name the release as NAME@VERSION, e.g. smart@1.0.0 (got "
+                           f"{name or '(nothing)'}{'@' + version if version else ''})",
+                           title="Bad release name")
+    return name, version
 
 
 def _blockers(args: argparse.Namespace) -> int:
@@ -54,6 +72,7 @@ def _blockers(args: argparse.Namespace) -> int:
 
 def _approve(args: argparse.Namespace) -> int:
     policy = _policy(args)
+    args.name, args.version = _ref(args.name, args.version)
     store = store_from_args(args)
     try:
         info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
@@ -67,7 +86,7 @@ def _approve(args: argparse.Namespace) -> int:
         d["export_dir"] = str(out) if out else None
         print_json(d)
     else:
-        print(f"approved {info.name} {info.version}: {info.counts.get('records', 0)} records "
+        print(f"approved {info.name}@{info.version}: {info.counts.get('records', 0)} records "
               f"({info.counts.get('excluded', 0)} seeds left out) by {info.approved_by} "
               f"at {info.approved_at}")
         if out:
@@ -76,6 +95,7 @@ def _approve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    args.name, args.version = _ref(args.name, args.version)
     store = store_from_args(args)
     try:
         out = rel.export_release(store, args.name, args.version, Path(args.out))
@@ -106,6 +126,18 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    if args.old and "@" in args.old and args.new is None:   # diff NAME@OLD NAME@NEW
+        args.old, args.new = None, args.old
+    name, old = _ref(args.name, args.old, need=False)
+    new_name, new = _ref(args.new, None, need=False) if args.new and "@" in args.new \
+        else (name, args.new)
+    if new_name != name:
+        raise ReleaseError(f"diff compares versions of one release, not {name} and {new_name}",
+                           title="Two releases")
+    if old is None:
+        raise ReleaseError(f"say which version to compare: {name}@VERSION (or {name}@previous)",
+                           title="Bad release name")
+    args.name, args.old, args.new = name, old, new
     store = store_from_args(args)
     try:
         new = args.new
@@ -118,7 +150,7 @@ def _diff(args: argparse.Namespace) -> int:
         if old == "previous":
             old = rel.previous_version(store, args.name, new)
             if old is None:
-                raise ReleaseError(f"{args.name} {new} is the first version; nothing to diff")
+                raise ReleaseError(f"{args.name}@{new} is the first version; nothing to diff")
         d = rel.diff_releases(store, args.name, old, new)
     finally:
         store.close()
@@ -127,7 +159,7 @@ def _diff(args: argparse.Namespace) -> int:
     else:
         c = d["counts"]
         limit = None if args.all else 20
-        print(f"{args.name} {old} -> {new}: {c['old']} records before, {c['new']} after; "
+        print(f"{args.name}@{old} -> {args.name}@{new}: {c['old']} records before, {c['new']} after; "
               f"{c['added']} added, {c['removed']} removed, {c['changed']} changed, "
               f"{d['unchanged']} unchanged")
         if d["changed_by_field"]:
@@ -173,8 +205,9 @@ def register(subparsers: Any) -> None:
     b.add_argument("--json", action="store_true", help="print JSON")
 
     a = sub.add_parser("approve", help="approve a release (curators only)")
-    a.add_argument("name", help="release name, e.g. smart")
-    a.add_argument("version", help="new version, e.g. 1.0 (never reused)")
+    a.add_argument("name", metavar="NAME@VERSION",
+                   help="the release, e.g. smart@1.0 (a new version, never reused)")
+    a.add_argument("version", nargs="?", help=argparse.SUPPRESS)
     a.add_argument("--notes", help="free text stored with the release")
     a.add_argument("--export", action="store_true", help="export right after approving")
     a.add_argument("--out", default="exports", help="export root (default: ./exports)")
@@ -186,8 +219,8 @@ def register(subparsers: Any) -> None:
     a.add_argument("--json", action="store_true", help="print JSON")
 
     e = sub.add_parser("export", help="write exports/NAME/VERSION/ (reproducible bytes)")
-    e.add_argument("name", help="release name")
-    e.add_argument("version", help="an approved version of it")
+    e.add_argument("name", metavar="NAME@VERSION", help="an approved release, e.g. smart@1.0")
+    e.add_argument("version", nargs="?", help=argparse.SUPPRESS)
     e.add_argument("--out", default="exports", help="export root (default: ./exports)")
     e.add_argument("--json", action="store_true", help="print JSON")
 
@@ -195,9 +228,12 @@ def register(subparsers: Any) -> None:
     ls.add_argument("--json", action="store_true", help="print JSON")
 
     d = sub.add_parser("diff", help="what changed between two versions of a release")
-    d.add_argument("name", help="release name")
-    d.add_argument("old", help="old version, or 'previous' (the one approved before NEW)")
-    d.add_argument("new", nargs="?", help="new version (default: the latest)")
+    d.add_argument("name", metavar="NAME@OLD",
+                   help="the release and its old version (smart@1.0), or NAME@previous (the "
+                        "one approved before NEW)")
+    d.add_argument("old", nargs="?", help=argparse.SUPPRESS)
+    d.add_argument("new", nargs="?", metavar="NAME@NEW",
+                   help="the new version (default: the latest)")
     d.add_argument("--all", action="store_true",
                    help="list every added, removed and changed record (default: the first 20)")
     d.add_argument("--json", action="store_true", help="print JSON")

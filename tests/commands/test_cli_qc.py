@@ -181,3 +181,35 @@ def test_cli_queue_search_finds_words_and_explains_a_bad_query(tmp_path: Path) -
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("qcstation: error: cannot search for")
     assert "unterminated string" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_takes_an_item_by_its_name_wherever_it_takes_an_id(tmp_path: Path) -> None:
+    db = tmp_path / "names.db"
+    conf = tmp_path / "qcstation.toml"
+    conf.write_text(f'[qc]\ncurators = ["{os_account()}"]\n', encoding="utf-8")
+    with Store(db) as s:
+        f.populate(s, {"gsm8k": 8})
+        with s.transaction():   # original ids as GSM8K's own: gsm8k-83 names seed 83's item
+            s.execute("UPDATE seeds SET orig_id = CAST(80 + id AS TEXT)")
+        for dim in ("arithmetic", "understanding"):
+            draw_sample(s, dim, rate=1.0, rng_seed=1, actor="lead")
+    r = _cli_no_env(db, tmp_path, "qc", "show", "gsm8k-83")
+    assert r.returncode == 2 and "gsm8k-83 is sampled in" in r.stderr and "--dimension" in r.stderr
+    r = _cli_no_env(db, tmp_path, "qc", "show", "gsm8k-83", "--dimension", "arithmetic")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("gsm8k-83  arithmetic")
+    r = _cli_no_env(db, tmp_path, "qc", "decide", "gsm8k-83", "accept", "--dimension",
+                    "arithmetic")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("gsm8k-83 arithmetic")
+    r = _cli_no_env(db, tmp_path, "qc", "edit-text", "gsm8k-84", "--dimension", "arithmetic")
+    assert r.returncode == 0 and r.stdout.startswith("Let x = ")
+    r = _cli_no_env(db, tmp_path, "--config", str(conf), "qc", "exclude", "gsm8k-85",
+                    "--reason", "cannot be fixed")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("gsm8k-85 (seed 5) excluded by")
+    r = _cli_no_env(db, tmp_path, "qc", "show", "gsm8k-999")
+    assert r.returncode == 2 and "no item named 'gsm8k-999'" in r.stderr
+    with Store(db) as s:
+        assert s.scalar("SELECT status FROM seeds WHERE orig_id = '85'") == "excluded"
+        assert s.scalar("SELECT COUNT(*) FROM reviews") == 1

@@ -26,13 +26,14 @@ from qcstation.core.review.decisions import (
     norm_verdict,
     sync_artifact_status,
 )
-from qcstation.core.review.gate import open_reject_kind
+from qcstation.core.review.gate import gate, open_reject_kind, size_statement
 from qcstation.core.review.items import ITEM_SQL, ReviewItem, build_items, get_item
 from qcstation.core.review.queries import LIVE_SEED_STATUSES, check_dimension, rejected_sql
 
 __all__ = [
     "EXCLUDED_STATUS", "EXCLUDED_REASON", "RESOLUTION_KINDS", "QUEUE_STATES", "QueueRow",
     "exclude_seed", "excluded_seeds", "resolve_item", "override", "settle", "queue",
+    "fresh_round",
 ]
 
 EXCLUDED_STATUS = "excluded"
@@ -196,6 +197,56 @@ def override(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
 
 def settle(store: Store, item_id: int, **kw: Any) -> dict[str, Any]:
     return resolve_item(store, item_id, kind="settle", **kw)
+
+
+# -- a fresh random round -------------------------------------------------------------
+
+
+def fresh_round(store: Store, dimension: str, *, actor: str,
+                curators: list[str] | tuple[str, ...], rate: float, rng_seed: int,
+                threshold: float, confidence: float, min_size: int = 5,
+                overlap_rate: float = 0.0, scope: str = "") -> dict[str, Any]:
+    """A curator's way forward when the defects found put the gate out of reach: once every
+    sampled item is decided and every defect found is corrected (no open reject), a new
+    random sample of the data *as corrected* is drawn from every current verified or
+    accepted item, sampled before or not, and the gate counts this round only (earlier
+    rounds measured data that has since changed; they stay in the log and the release's QC
+    record). Its size is fixed before any review: the reviews the bound needs with no
+    defect (at least the sampling rate), so reviewing until a lucky streak is not possible.
+    Refused, with the reason, when the round would not be honest or could not pass."""
+    from qcstation.common.stats import reviews_needed
+    from qcstation.core.review.sampling import draw_sample
+
+    require_curator(actor, curators, "start a fresh round")
+    check_dimension(dimension)
+    g = gate(store, dimension, threshold=threshold, confidence=confidence, scope=scope)
+    if g.passed:
+        raise ReviewError(f"the {dimension} gate passes already; nothing to measure again",
+                          title="Gate passes")
+    if not g.defects:
+        raise ReviewError(f"no defect has been found in this {dimension} round: a fresh round "
+                          f"is for measuring the data again after its defects were corrected; "
+                          f"extend the sample instead (qcstation qc extend {dimension} --to-gate)",
+                          title="No defect to correct")
+    if g.pending:
+        raise ReviewError(f"{g.pending} sampled {dimension} item(s) are still undecided; review "
+                          f"them first (the round is measured as drawn)", title="Round not finished")
+    if g.open_rejects:
+        raise ReviewError(f"{g.open_rejects} rejected {dimension} item(s) have no accepted "
+                          f"replacement yet; correct every defect found (fix in place, "
+                          f"regenerate or exclude) before measuring again", title="Defects open")
+    plain = size_statement(g.population, threshold=threshold, confidence=confidence)
+    if plain is not None:
+        raise ReviewError(plain[:1].upper() + plain[1:] + ".", title="Cannot pass at this size")
+    clean = reviews_needed(0, threshold, confidence) or 0
+    info = draw_sample(store, dimension, rate=rate, rng_seed=rng_seed, actor=actor,
+                       min_size=max(min_size, clean), overlap_rate=overlap_rate,
+                       curators=curators, scope=scope, fresh=True)
+    result = {"sample_id": info.id, "round": info.round, "size": info.size,
+              "dimension": dimension, "defects_before": g.defects, "reviewed_before": g.reviewed,
+              "needs": clean, "population": g.population}
+    store.event(norm(actor), "qc.fresh_round", "sample", info.id, result)
+    return result
 
 
 # -- the curator queue --------------------------------------------------------------------

@@ -237,7 +237,8 @@ def clean_text(text: str | None, limit: int, *, lines: bool = False) -> str | No
 
 def decide(store: Store, item_id: int, annotator: str, verdict: str,
            reason: str | None = None, *, comment: str | None = None, unsure: bool = False,
-           display: str | None = None, changes_id: int | None = None) -> int:
+           display: str | None = None, changes_id: int | None = None,
+           closed_ok: bool = False) -> int:
     """Record ``annotator``'s verdict (accept | reject | skip) on an item; returns the review id.
 
     A reject needs a reason (it is the feedback for regeneration). Inside one write
@@ -245,6 +246,7 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
     if another annotator decided a non-overlap item (or two decided an overlap item), if
     someone else holds an unexpired claim, if the sample is closed or the artifact replaced.
     Accept/reject set the artifact to ``accepted`` / ``rejected``; the claim is released.
+    ``closed_ok``: a curator's late correction is accepted in its (closed) round.
     """
     annotator = norm(annotator)
     if not annotator:
@@ -256,7 +258,7 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
         raise ReviewError("a reject needs a reason: say what is wrong, e.g. one of: "
                           + "; ".join(REJECT_REASONS), title="Reason required")
     with store.transaction():
-        item = _decidable(store, item_id, annotator)
+        item = _decidable(store, item_id, annotator, closed_ok=closed_ok)
         shown = display if display is not None else store.display_name
         review_id = store.insert("reviews", {
             "sample_item_id": item_id, "artifact_id": int(item["artifact_id"]),
@@ -283,7 +285,8 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
         return review_id
 
 
-def _decidable(store: Store, item_id: int, annotator: str) -> dict[str, Any]:
+def _decidable(store: Store, item_id: int, annotator: str, *,
+               closed_ok: bool = False) -> dict[str, Any]:
     """The sample item ``annotator`` may decide now (inside the write transaction), or
     :class:`ReviewError` saying why not."""
     item = store.one(
@@ -292,7 +295,7 @@ def _decidable(store: Store, item_id: int, annotator: str) -> dict[str, Any]:
         "JOIN artifacts a ON a.id = si.artifact_id WHERE si.id = ?", (item_id,))
     if item is None:
         raise ReviewError(f"no review item #{item_id}", title="No such item")
-    if item["sample_status"] != "open":
+    if item["sample_status"] != "open" and not closed_ok:
         raise ReviewError(f"item #{item_id} belongs to sample #{item['sample_id']}, which is "
                           f"{item['sample_status']}", title="Sample closed")
     if item["artifact_status"] == "superseded":

@@ -34,6 +34,7 @@ from qcstation.core.review.queries import (
     ITEMS_CTE,
     TAKEN_COUNTS_SELECT,
     check_dimension,
+    counting_since,
     cur_sql,
     current_counts,
     live_status,
@@ -43,7 +44,8 @@ from qcstation.core.review.sampling import POPULATION, coverage_from, list_sampl
 
 __all__ = [
     "DEFAULT_THRESHOLD", "DEFAULT_CONFIDENCE", "Progress", "GateStatus", "bound_text",
-    "gate_plan", "progress", "open_reject_kind", "gate", "dashboard_counts",
+    "gate_plan", "progress", "open_reject_kind", "gate", "dashboard_counts", "ways_out",
+    "size_statement",
 ]
 
 DEFAULT_THRESHOLD = 0.05
@@ -170,7 +172,8 @@ _GATE_SQL = f"""
 # -- gate planning ------------------------------------------------------------------------
 
 def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_CONFIDENCE,
-              reviewed: int = 0, defects: int = 0, available: int | None = None) -> dict[str, Any]:
+              reviewed: int = 0, defects: int = 0, available: int | None = None,
+              dimension: str = "DIMENSION") -> dict[str, Any]:
     """How many reviews the gate needs, said plainly before and while sampling.
 
     ``population`` verified items; ``reviewed``/``defects`` random draws so far; ``available``
@@ -193,14 +196,59 @@ def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_
         text += f"; with the {defects} defect{'s' if defects != 1 else ''} so far it needs {needed}"
     ways: list[str] = []
     if not reachable:
-        ways = ["import more seeds", "configure a model so rejects are regenerated",
-                "fix rejected items in place (e in review)", "have a curator exclude seeds "
-                "that cannot be fixed", f"raise [qc] defect_threshold (now {pct}) in the config"]
-        text += (f": out of reach, since at most {can_review} items can be reviewed. Ways out: "
-                 + "; ".join(ways))
+        ways = ways_out(population, threshold=threshold, confidence=confidence,
+                        defects=defects, can_review=can_review, needed=needed,
+                        dimension=dimension)
+        plain = size_statement(population, threshold=threshold, confidence=confidence)
+        text += (f": out of reach, since at most {can_review} items can be reviewed; "
+                 + (plain if plain else "ways out: " + "; ".join(ways)))
     return {"population": population, "clean": clean, "after_one": after_one, "needed": needed,
             "reachable": reachable, "can_review": can_review, "ways_out": ways,
             "sentence": text[:1].upper() + text[1:] + "."}
+
+
+def size_statement(population: int, *, threshold: float,
+                   confidence: float = DEFAULT_CONFIDENCE) -> str | None:
+    """When no review of ``population`` items can pass the gate even without a defect:
+    that, said plainly, with what would change it; else None."""
+    clean = reviews_needed(0, threshold, confidence)
+    if clean is not None and clean <= population:
+        return None
+    best = clopper_pearson_upper(0, population, confidence) if population else 1.0
+    pct = _pct(threshold)
+    needs = (f"at least {clean} verified items" if clean is not None
+             else "a threshold above 0")
+    return (f"at this size the gate cannot pass: even all {population} verified items "
+            f"reviewed without a defect give an upper bound of {bound_text(best, threshold)}, "
+            f"not below {pct}; it needs {needs} (import more seeds) or a "
+            f"[qc] defect_threshold above {bound_text(best, threshold)}")
+
+
+def ways_out(population: int, *, threshold: float, confidence: float = DEFAULT_CONFIDENCE,
+             defects: int, can_review: int, needed: int | None,
+             dimension: str = "DIMENSION") -> list[str]:
+    """What changes the outcome of a gate that is out of reach, and nothing else: fixing or
+    excluding rejected items closes rejects but never lowers the defects found, so neither
+    is listed. A fresh random round (after every defect is corrected) measures the data as
+    corrected; more seeds make more reviews possible; a higher threshold lowers the bar."""
+    clean = reviews_needed(0, threshold, confidence)
+    pct = _pct(threshold)
+    plain = size_statement(population, threshold=threshold, confidence=confidence)
+    if plain is not None:
+        return [plain]
+    ways: list[str] = []
+    if defects and clean is not None:
+        ways.append(f"once every defect found is corrected, a curator starts a fresh random "
+                    f"round (qcstation qc fresh {dimension}): {clean} of the {population} "
+                    f"items drawn anew, all accepted, pass")
+    ways.append(f"import more seeds (the bound needs {needed} reviews; at most {can_review} "
+                f"are possible now)" if needed is not None else "import more seeds")
+    best = clopper_pearson_upper(defects, max(can_review, defects), confidence) \
+        if can_review else 1.0
+    ways.append(f"raise [qc] defect_threshold (now {pct}; with {defects} defect"
+                f"{'s' if defects != 1 else ''} and every item reviewed the bound reaches "
+                f"{bound_text(best, threshold)})")
+    return ways
 
 
 def _new_items_since_draw(store: Store, dimension: str, scope: str = "") -> int:
@@ -311,7 +359,9 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
     reviewed = defects = pending = 0
     taken: list[dict[str, Any]] = []
     detail: Counter[str] = Counter()
-    for r in store.query(_GATE_SQL, {"dim": dimension, "scope": scope, "live": live}):
+    since = counting_since(store, dimension, scope)
+    for r in store.query(_GATE_SQL, {"dim": dimension, "scope": scope, "live": live,
+                                     "since": since}):
         if r["kind"] == "summary":
             reviewed, defects, pending = int(r["a"]), int(r["b"]), int(r["c"])
         elif r["kind"] == "taken":
@@ -342,7 +392,7 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
     if upper is None or upper >= threshold:
         advice.bound(dimension, threshold, confidence, upper, needed, reviewed=reviewed,
                      defects=defects, pending=pending, spare=unsampled - short,
-                     unsampled=unsampled)
+                     unsampled=unsampled, population=population)
     passed = not advice.blockers
     return GateStatus(
         dimension=dimension, passed=passed, rule=rule, reviewed=reviewed, defects=defects,
@@ -357,7 +407,8 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
         extend_reason="" if passed or not advice.extend_by else advice.extend_reason,
         plan=gate_plan(population, threshold=threshold, confidence=confidence,
                        reviewed=reviewed, defects=defects,
-                       available=pending + max(unsampled - short, 0) + short),
+                       available=pending + max(unsampled - short, 0) + short,
+                       dimension=dimension),
     )
 
 
@@ -382,7 +433,7 @@ def _gate_before_sampling(dimension: str, threshold: float, confidence: float,
                       blockers=[f"no {dimension} sample has been drawn yet"], next_step=what,
                       confidence=confidence, population=population, cli_hint=command,
                       plan=gate_plan(population, threshold=threshold,
-                                     confidence=confidence))
+                                     confidence=confidence, dimension=dimension))
 
 
 @dataclass
@@ -432,7 +483,7 @@ class _Advice:
             self.steps.append(f"{detail['regeneration failed']} rejected items failed "
                               f"regeneration: fix them by hand or have a curator exclude those "
                               f"seeds")
-            self.hint("qcstation qc exclude SEED_ID --reason TEXT")
+            self.hint("qcstation qc exclude ITEM --reason TEXT")
 
     def coverage(self, store: Store, dimension: str, rate: float, short_by: dict[str, int],
                  covered: int, population: int) -> None:
@@ -450,7 +501,7 @@ class _Advice:
 
     def bound(self, dimension: str, threshold: float, confidence: float, upper: float | None,
               needed: int | None, *, reviewed: int, defects: int, pending: int, spare: int,
-              unsampled: int) -> None:
+              unsampled: int, population: int = 0) -> None:
         """The defect bound is not below the threshold (``spare``: unsampled items left once
         the coverage is made up)."""
         if upper is None:
@@ -467,12 +518,17 @@ class _Advice:
             return
         more = max(needed - reviewed, 0)
         if more > spare:
+            ways = ways_out(max(population, reviewed), threshold=threshold,
+                            confidence=confidence, defects=defects,
+                            can_review=reviewed + max(spare, 0), needed=needed,
+                            dimension=dimension)
+            plain = size_statement(max(population, reviewed), threshold=threshold,
+                                   confidence=confidence)
             self.steps.append(f"the bound needs {needed} reviewed items with no new defects but "
-                              f"only {max(unsampled, 0)} unsampled items are left: out of reach. "
-                              f"Ways out: import more seeds; configure a model; fix rejected "
-                              f"items in place; exclude seeds that cannot be fixed; or raise "
-                              f"[qc] defect_threshold")
-            self.hint("qcstation qc queue --state rejected")
+                              f"only {max(unsampled, 0)} unsampled items are left: out of reach; "
+                              + (plain if plain else "ways out: " + "; ".join(ways)))
+            if defects and len(ways) > 1:
+                self.hint(f"qcstation qc fresh {dimension}")
         elif more:
             if more > self.extend_by:
                 bound_why = (f"the defect bound: {needed} reviewed items with no new "

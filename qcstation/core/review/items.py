@@ -15,7 +15,8 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import FINAL_VERDICTS
 from qcstation.core.review.queries import active_resolutions, active_reviews, rejected_sql
 
-__all__ = ["ReviewItem", "item_key", "ITEM_SQL", "build_items", "get_item", "list_items"]
+__all__ = ["ReviewItem", "item_key", "ITEM_SQL", "build_items", "get_item", "list_items",
+           "find_seed", "find_item"]
 
 
 @dataclass
@@ -197,3 +198,48 @@ def list_items(store: Store, sample_id: int) -> list[ReviewItem]:
     rows = store.query(ITEM_SQL + " WHERE si.sample_id = ? ORDER BY si.position, si.id",
                        (sample_id,))
     return build_items(store, rows)
+
+
+def find_seed(store: Store, ref: Any) -> int:
+    """The seed named by ``ref``: its item name ``source-orig_id`` (``gsm8k-83``, as releases,
+    runs and every screen name it) or its internal number; :class:`ReviewError` otherwise."""
+    text = str(ref).strip()
+    if text.isdigit():
+        if store.scalar("SELECT 1 FROM seeds WHERE id = ?", (int(text),)):
+            return int(text)
+    # the source has no '-' of its own in most sets, but may: try every split, shortest first
+    for i, ch in enumerate(text):
+        if ch == "-" and 0 < i < len(text) - 1:
+            sid = store.scalar("SELECT id FROM seeds WHERE source = ? AND orig_id = ?",
+                               (text[:i], text[i + 1:]))
+            if sid is not None:
+                return int(sid)
+    if text.isdigit():
+        raise ReviewError(f"no seed #{text}; name items as source-id, e.g. gsm8k-83",
+                          title="No such item")
+    raise ReviewError(f"no item named {text!r}; items are named source-id as in releases and "
+                      f"runs, e.g. gsm8k-83 (qcstation qc queue lists them)", title="No such item")
+
+
+def find_item(store: Store, ref: Any, dimension: str | None = None) -> int:
+    """The sample item named by ``ref``: a number is the item's own id (``qc queue`` shows
+    both); ``source-orig_id`` is that seed's latest sample item (of ``dimension`` when
+    given; when the seed is sampled in several dimensions, the caller must say which)."""
+    text = str(ref).strip()
+    if text.isdigit() and store.scalar("SELECT 1 FROM sample_items WHERE id = ?", (int(text),)):
+        return int(text)
+    if text.isdigit():
+        raise ReviewError(f"no review item #{text}", title="No such item")
+    seed_id = find_seed(store, text)
+    rows = store.query(
+        "SELECT si.id, s.dimension FROM sample_items si JOIN samples s ON s.id = si.sample_id "
+        "WHERE si.seed_id = ? " + ("AND s.dimension = ? " if dimension else "")
+        + "ORDER BY si.id DESC", (seed_id, dimension) if dimension else (seed_id,))
+    if not rows:
+        where = f" for {dimension}" if dimension else ""
+        raise ReviewError(f"{text} has not been sampled{where}", title="Not sampled")
+    dims = list(dict.fromkeys(r["dimension"] for r in rows))
+    if len(dims) > 1:
+        raise ReviewError(f"{text} is sampled in {' and '.join(dims)}; say which with "
+                          f"--dimension", title="Which dimension?")
+    return int(rows[0]["id"])

@@ -25,7 +25,21 @@ __all__ = [
     "live_status", "cur_sql",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
     "current_counts", "active_reviews", "active_resolutions", "final_decisions",
+    "counting_since", "FRESH",
 ]
+
+#: ``samples.params`` kind of a fresh random round (see :func:`counting_since`)
+FRESH = "fresh"
+
+
+def counting_since(store: Store, dimension: str, scope: str = "") -> int:
+    """The first sample id whose decisions the gate counts: the latest *fresh* round of the
+    dimension (a curator's new random sample of the data as corrected after its defects
+    were found, :func:`qcstation.core.review.curation.fresh_round`), else 0 (every round).
+    Earlier rounds measured data that has since been corrected; they stay in the log."""
+    return int(store.scalar(
+        "SELECT COALESCE(MAX(id), 0) FROM samples WHERE dimension = ? AND scope = ? "
+        "AND json_extract(params, '$.kind') = ?", (dimension, scope, FRESH)) or 0)
 
 # -- scopes --------------------------------------------------------------------------------
 # A QC sample, gate or release is about one *scope*: the working set (scope '', imported
@@ -160,7 +174,8 @@ def final_decisions(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 # -- a dimension's sample items -----------------------------------------------------------
 
-# Sample items of one dimension (``:dim``) and scope (``:scope``) with their decision state, the first item of every
+# Sample items of one dimension (``:dim``) and scope (``:scope``) of the rounds that count
+# (sample id >= ``:since``, see :func:`counting_since`) with their decision state, the first item of every
 # seed with an active reject (later items of that seed are regenerated replacements, not
 # random draws), and the seeds already taken (decided, or in the open sample).
 ITEMS_CTE = f"""
@@ -172,7 +187,7 @@ ITEMS_CTE = f"""
                {rejected_sql("si.id")} AS rejected
         FROM sample_items si JOIN samples s ON s.id = si.sample_id
         JOIN artifacts a ON a.id = si.artifact_id
-        WHERE s.dimension = :dim AND s.scope = :scope),
+        WHERE s.dimension = :dim AND s.scope = :scope AND s.id >= :since),
     first_reject AS (SELECT seed_id, MIN(id) AS item_id FROM items WHERE rejected GROUP BY seed_id),
     taken AS (SELECT DISTINCT seed_id FROM items WHERE decided OR sample_status = 'open'),
     taken_cur AS (

@@ -30,7 +30,9 @@ from qcstation.core.review.queries import (
     ITEMS_CTE,
     LIVE_SEED_STATUSES,
     TAKEN_COUNTS_SELECT,
+    FRESH,
     check_dimension,
+    counting_since,
     current_artifacts,
     current_counts,
     live_status,
@@ -158,26 +160,29 @@ def list_samples(store: Store, dimension: str | None = None, scope: str | None =
 
 def _sampled_seed_ids(store: Store, dimension: str, scope: str = "") -> set[int]:
     """Seeds already taken for this dimension: in the open sample, or with an active decision
-    in any sample. (Undecided items of a closed sample are released.)"""
+    in any sample of the rounds that count (:func:`counting_since`). (Undecided items of a
+    closed sample are released.)"""
     rows = store.query(
         """
         SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id
-        WHERE s.dimension = ? AND s.scope = ? AND (
+        WHERE s.dimension = ? AND s.scope = ? AND s.id >= ? AND (
             s.status = 'open'
             OR EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id
                        AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')))
-        """, (dimension, scope))
+        """, (dimension, scope, counting_since(store, dimension, scope)))
     return {int(r["seed_id"]) for r in rows}
 
 
-def _pool(store: Store, dimension: str, scope: str = "") -> dict[str, list[dict[str, Any]]]:
-    """Unsampled current verified artifacts of the scope's seeds in play, by source, in a
+def _pool(store: Store, dimension: str, scope: str = "", *,
+          fresh: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Current verified (or accepted) artifacts of the scope's seeds in play not taken in
+    the rounds that count (``fresh``: none taken, a new round starts), by source, in a
     stable order."""
-    taken = _sampled_seed_ids(store, dimension, scope)
+    taken = set() if fresh else _sampled_seed_ids(store, dimension, scope)
     live = live_status(scope)
     pool: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for a in current_artifacts(store, dimension, scope):
-        if a["status"] != "verified" or a["seed_status"] != live or int(a["seed_id"]) in taken:
+        if a["status"] not in POPULATION or a["seed_status"] != live or int(a["seed_id"]) in taken:
             continue
         pool[a["source"]].append(a)
     for rows in pool.values():
@@ -227,7 +232,8 @@ def coverage(store: Store, dimension: str, rate: float, scope: str = "") -> dict
     is being regenerated stays covered."""
     live = live_status(scope)
     taken = store.query(f"WITH {ITEMS_CTE} {TAKEN_COUNTS_SELECT}",
-                        {"dim": dimension, "scope": scope, "live": live})
+                        {"dim": dimension, "scope": scope, "live": live,
+                         "since": counting_since(store, dimension, scope)})
     cov = coverage_from(current_counts(store, dimension, scope), taken, rate, live)
     return {src: {k: v for k, v in c.items() if k != "unsampled"} for src, c in cov.items()}
 
@@ -282,7 +288,7 @@ def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "fai
 def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, actor: str,
                 min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False,
                 curators: list[str] | tuple[str, ...] | None = None,
-                scope: str = "") -> SampleInfo:
+                scope: str = "", fresh: bool = False) -> SampleInfo:
     """Draw a seeded random sample, stratified by source, of the current ``verified``
     artifacts of ``dimension`` not sampled before; records RNG seed, rate and strata.
 
@@ -292,11 +298,15 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
     :class:`ReviewError` while an open sample exists for the dimension, unless ``redraw``
     (the open one is closed as ``failed``
     first and a new round is drawn; only a curator, one of ``curators``, may re-draw).
+    ``fresh`` (a curator's fresh round, see :func:`qcstation.core.review.curation.fresh_round`,
+    which checks when one is allowed): the open sample is closed as ``superseded`` and the
+    new round draws from every current verified or accepted item, sampled before or not;
+    the gate counts from this round on.
     """
     check_dimension(dimension)
     actor = norm(actor) or actor
-    if redraw:
-        require_curator(actor, curators, "re-draw a sample")
+    if redraw or fresh:
+        require_curator(actor, curators, "start a fresh round" if fresh else "re-draw a sample")
     if not 0.0 < rate <= 1.0:
         raise ReviewError(f"sample rate must be in (0, 1], got {rate}")
     if min_size < 0:
@@ -307,12 +317,13 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
         existing = open_sample(store, dimension, scope)
         where = f"{dimension} items of the derived set {scope}" if scope else f"{dimension} items"
         if existing is not None:
-            if not redraw:
+            if not (redraw or fresh):
                 raise ReviewError(
                     f"sample #{existing.id} (round {existing.round}) for {where} is still open; "
                     f"extend it, or re-draw with --redraw", title="Sample already open")
-            close_sample(store, existing.id, actor=actor, status="failed")
-        pool = _pool(store, dimension, scope)
+            close_sample(store, existing.id, actor=actor,
+                         status="superseded" if fresh else "failed")
+        pool = _pool(store, dimension, scope, fresh=fresh)
         sizes = {s: len(rows) for s, rows in pool.items()}
         population = sum(sizes.values())
         if population == 0:
@@ -333,7 +344,7 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
         chosen = _choose(rng, pool, alloc)
         overlap_idx = _overlap_flags(rng, len(chosen), overlap_rate)
         params = {
-            "kind": "redraw" if existing is not None else "draw",
+            "kind": FRESH if fresh else "redraw" if existing is not None else "draw",
             "min_size": min_size, "overlap_rate": overlap_rate,
             "population": dict(sorted(sizes.items())), "allocation": dict(sorted(alloc.items())),
             "artifact_ids": [int(a["id"]) for a in chosen],
@@ -423,13 +434,17 @@ def extend_sample(store: Store, sample_id: int, *, extra: int, actor: str,
 
 def join_open_sample(store: Store, *, dimension: str, seed_id: int, artifact_id: int,
                      stratum: str, fallback_sample_id: int, actor: str, why: str,
-                     display: str | None = None, scope: str = "") -> tuple[int, int]:
+                     display: str | None = None, scope: str = "",
+                     same_sample: bool = False) -> tuple[int, int]:
     """Append a replacement (a regenerated or fixed version) to the open sample of
     ``dimension``; with none open, sample ``fallback_sample_id`` (the replaced item's) is
-    re-opened (a ``qc.sample.reopened`` event says ``why``). Inside the caller's
-    transaction. Returns (sample id, new item id)."""
-    target = open_sample(store, dimension, scope)
-    if target is None:
+    re-opened (a ``qc.sample.reopened`` event says ``why``). ``same_sample``: appended to
+    ``fallback_sample_id`` as it is (a late correction stays in the round it corrects).
+    Inside the caller's transaction. Returns (sample id, new item id)."""
+    target = None if same_sample else open_sample(store, dimension, scope)
+    if same_sample:
+        target_id = fallback_sample_id
+    elif target is None:
         store.execute("UPDATE samples SET status = 'open' WHERE id = ?", (fallback_sample_id,))
         store.event(actor, "qc.sample.reopened", "sample", fallback_sample_id,
                     {"dimension": dimension, "why": why}, display=display)

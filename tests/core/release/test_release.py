@@ -315,7 +315,7 @@ def test_diff_against_the_previous_release(store: Store, cfg: Config) -> None:
     # diffing a version with itself finds nothing
     same = rel.diff_releases(store, "smart", "1.1", "1.1")
     assert same["added"] == same["removed"] == same["changed"] == []
-    with pytest.raises(ReleaseError, match="no release smart 9"):
+    with pytest.raises(ReleaseError, match="no release smart@9"):
         rel.diff_releases(store, "smart", "1.0", "9")
 
 
@@ -354,7 +354,7 @@ def test_release_cli(store: Store, cfg: Config, tmp_path: Path) -> None:
     assert info["counts"]["records"] == 20 and info["approved_by"] == me
     # the same data again is refused until confirmed
     r = _cli(db, tmp_path, "--config", conf, "release", "approve", "smart", "2.1")
-    assert r.returncode == 2 and "identical to smart 2.0" in r.stderr
+    assert r.returncode == 2 and "identical to smart@2.0" in r.stderr
     r = _cli(db, tmp_path, "--config", conf, "release", "approve", "smart", "2.1",
              "--allow-identical", "--json")
     assert r.returncode == 0, r.stderr
@@ -367,6 +367,16 @@ def test_release_cli(store: Store, cfg: Config, tmp_path: Path) -> None:
     assert r.returncode == 0 and "smart" in r.stdout and me in r.stdout
     r = _cli(db, tmp_path, "release", "diff", "smart", "2.0", "2.0", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["counts"]["changed"] == 0
+    # NAME@VERSION, as eval takes it, works for every release command
+    r = _cli(db, tmp_path, "release", "diff", "smart@2.0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("smart@2.0 -> smart@2.1: 20 records before, 20 after")
+    r = _cli(db, tmp_path, "release", "diff", "smart@previous", "smart@2.1", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["counts"]["changed"] == 0
+    r = _cli(db, tmp_path, "release", "export", "smart@2.0", "--out", str(tmp_path / "out3"))
+    assert r.returncode == 0 and _tree_hashes(tmp_path / "out3" / "smart" / "2.0") == first
+    r = _cli(db, tmp_path, "release", "diff", "smart")
+    assert r.returncode == 2 and "smart@VERSION" in r.stderr
 
 
 def test_exported_files_are_readable_by_others(tmp_path: Path) -> None:
@@ -401,7 +411,7 @@ def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
     assert first.approved_by == "carol"
     sheet = render_datasheet(first.manifest)
     assert "no item was rejected" in sheet and "regenerated" not in sheet
-    with pytest.raises(rel.IdenticalReleaseError, match="identical to smart 1.0"):
+    with pytest.raises(rel.IdenticalReleaseError, match="identical to smart@1.0"):
         rel.approve_release(store, "smart", "1.1", actor="carol", cfg=cfg)
     # a reviewed key-information item is rejected and fixed in place
     item = queue(store, state="accepted", dimension="understanding")[0]

@@ -205,9 +205,19 @@ def test_gate_plan_says_what_the_gate_needs_and_when_it_is_out_of_reach() -> Non
                                        "defect, 93 after one reject; 110 verified items")
     small = gate_plan(40, threshold=0.05)
     assert not small["reachable"]
-    assert "out of reach, since at most 40 items can be reviewed. Ways out: import more " \
-           "seeds" in small["sentence"]
-    assert "raise [qc] defect_threshold (now 5%)" in small["sentence"]
+    assert small["sentence"].endswith(
+        "out of reach, since at most 40 items can be reviewed; at this size the gate cannot "
+        "pass: even all 40 verified items reviewed without a defect give an upper bound of "
+        "7.2%, not below 5%; it needs at least 59 verified items (import more seeds) or a "
+        "[qc] defect_threshold above 7.2%.")
+    # with a defect among enough items: only what changes the outcome is offered
+    late = gate_plan(93, threshold=0.05, reviewed=93, defects=2, available=0,
+                     dimension="arithmetic")
+    assert not late["reachable"] and late["ways_out"][0].startswith(
+        "once every defect found is corrected, a curator starts a fresh random round "
+        "(qcstation qc fresh arithmetic): 59 of the 93 items drawn anew")
+    assert "import more seeds (the bound needs 124 reviews; at most 93" in late["sentence"]
+    assert not any("fix" in w or "exclude" in w or "model" in w for w in late["ways_out"])
 
 
 def test_a_bound_below_the_threshold_never_reads_as_the_threshold() -> None:
@@ -244,5 +254,7 @@ def test_the_unreachable_gate_names_the_ways_out_not_a_redraw(store: Store) -> N
         decide(store, item.item_id, "ann", "accept")
     g = gate(store, "arithmetic", threshold=0.05)
     assert "out of reach" in g.next_step and "re-draw" not in g.next_step
-    assert "fix rejected items in place" in g.next_step
+    # fixing or excluding never lowers the defects found: not offered as a way out
+    assert "fix rejected items" not in g.next_step and "exclude" not in g.next_step
+    assert "at this size the gate cannot pass: even all 12 verified items" in g.next_step
     assert not g.plan["reachable"]

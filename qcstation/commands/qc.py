@@ -252,10 +252,13 @@ def _status(args: argparse.Namespace) -> int:
             ag = d["agreement"]
             if ag["pairs"]:
                 kappa = "n/a" if ag["kappa"] is None else f"{ag['kappa']:.2f}"
+                ac1 = "n/a" if ag.get("ac1") is None else f"{ag['ac1']:.2f}"
                 warn = (f" — only {ag['pairs']} pairs: too few to mean anything"
-                        if ag["pairs"] < MIN_KAPPA_PAIRS else "")
+                        if ag["pairs"] < MIN_KAPPA_PAIRS else
+                        f" — {ag['note']}" if ag.get("note") else "")
                 print(f"  agreement: {ag['pairs']} overlap pairs, observed "
-                      f"{ag['observed'] * 100:.1f}%, Cohen's kappa {kappa}{warn}")
+                      f"{ag['observed'] * 100:.1f}%, Cohen's kappa {kappa}, Gwet's AC1 "
+                      f"{ac1}{warn}")
             print()
     return 0 if all(d["gate"]["passed"] for d in data.values()) else 1
 
@@ -533,7 +536,8 @@ def _team(args: argparse.Namespace) -> int:
                   p["skips"], p["unsure"]] for p in data["annotators"]])
     for dim, a in data["agreement"].items():
         kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
-        print(f"{dim}: kappa {kappa} from {a['pairs']} pairs"
+        ac1 = "" if a.get("ac1") is None else f", AC1 {a['ac1']:.2f}"
+        print(f"{dim}: kappa {kappa}{ac1} from {a['pairs']} pairs"
               + (f" ({a['note']})" if a["note"] else "")
               + (f"; {a['disagreed']} disagreement(s) to settle" if a["disagreed"] else ""))
     return 0
@@ -726,5 +730,6 @@ def _register_curation(sub: Any) -> None:
     ch.add_argument("--unsure", action="store_true", help="flag the decision as unsure")
     ch.add_argument("--json", action="store_true", help="print JSON")
 
-    tm = sub.add_parser("team", help="per annotator: decided, throughput, reject rate; kappa")
+    tm = sub.add_parser("team", help="per annotator: decided, throughput, reject rate; kappa "
+                                     "and Gwet's AC1")
     tm.add_argument("--json", action="store_true", help="print JSON")

@@ -25,6 +25,7 @@ __all__ = [
     "clopper_pearson_lower",
     "clopper_pearson_interval",
     "reviews_needed",
+    "gwet_ac1",
     "cohen_kappa",
     "observed_agreement",
 ]
@@ -139,6 +140,27 @@ def observed_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | 
     if not a:
         return None
     return sum(1 for x, y in zip(a, b) if x == y) / len(a)
+
+
+def gwet_ac1(a: Sequence[Hashable], b: Sequence[Hashable],
+             categories: Sequence[Hashable] | None = None) -> float | None:
+    """Gwet's AC1 for two raters (Gwet 2008, "Computing inter-rater reliability and its
+    variance in the presence of high agreement"): ``(p_o - p_e) / (1 - p_e)`` with chance
+    agreement ``p_e = sum_k pi_k (1 - pi_k) / (K - 1)``, ``pi_k`` the mean share of label k
+    over both raters and K the number of labels (``categories``, default those seen, at
+    least 2). Unlike kappa it stays near the observed agreement when one label dominates
+    (the "kappa paradox"). None when there are no items."""
+    po = observed_agreement(a, b)
+    if po is None:
+        return None
+    n = len(a)
+    labels = list(dict.fromkeys([*(categories or ()), *a, *b]))
+    k = max(len(labels), 2)
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(((ca[x] + cb[x]) / (2 * n)) * (1 - (ca[x] + cb[x]) / (2 * n)) for x in labels) / (k - 1)
+    if math.isclose(pe, 1.0):  # pragma: no cover - pe <= 1/2 for two labels
+        return None
+    return (po - pe) / (1.0 - pe)
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:

@@ -220,8 +220,9 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
         parts.append(Text("No decisions yet.", style="dim"))
     for dim, a in (stats.get("agreement") or {}).items():
         kappa = "n/a" if a.get("kappa") is None else f"{a['kappa']:.2f}"
-        line = Text.assemble((f"{title(dim)}: ", "bold"), f"kappa {kappa} from {a['pairs']} "
-                             f"pair{'s' if a['pairs'] != 1 else ''}")
+        ac1 = "" if a.get("ac1") is None else f", AC1 {a['ac1']:.2f}"
+        line = Text.assemble((f"{title(dim)}: ", "bold"), f"kappa {kappa}{ac1} from "
+                             f"{a['pairs']} pair{'s' if a['pairs'] != 1 else ''}")
         if a.get("note"):
             line.append(f" ({a['note']})", style="yellow" if a["pairs"] else "dim")
         if a.get("disagreed"):

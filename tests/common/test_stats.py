@@ -112,3 +112,23 @@ def test_cohen_kappa_edge_cases() -> None:
     assert cohen_kappa([], []) is None
     with pytest.raises(ValueError):
         cohen_kappa(["a"], ["a", "r"])
+
+
+def test_gwet_ac1_hand_computed_where_kappa_collapses() -> None:
+    from qcstation.common.stats import gwet_ac1
+
+    # 48 pairs: 47 both accept, 1 accept/reject; A never rejects. p_o = 47/48 = 0.97917;
+    # pi_accept = 95/96, p_e = 2 * pi * (1 - pi) = 0.020616; AC1 = (p_o - p_e) / (1 - p_e)
+    a = ["accept"] * 48
+    b = ["accept"] * 47 + ["reject"]
+    pi = 95 / 96
+    pe = 2 * pi * (1 - pi)
+    assert cohen_kappa(a, b) == pytest.approx(0.0)
+    assert gwet_ac1(a, b) == pytest.approx((47 / 48 - pe) / (1 - pe))
+    assert gwet_ac1(a, b) == pytest.approx(0.9787, abs=1e-4)
+    # the hand-computed kappa example above: pi_y = 0.55, p_e = 2 * 0.55 * 0.45 = 0.495
+    a2 = ["y"] * 25 + ["n"] * 25
+    b2 = ["y"] * 20 + ["n"] * 5 + ["y"] * 10 + ["n"] * 15
+    assert gwet_ac1(a2, b2) == pytest.approx((0.7 - 0.495) / (1 - 0.495))
+    assert gwet_ac1(["a"], ["a"], ("a", "r")) == pytest.approx(1.0)
+    assert gwet_ac1([], []) is None

@@ -1,5 +1,6 @@
-"""The team's figures: agreement between reviewers (Cohen's kappa over overlap items) and,
-per annotator, items decided, decisions per hour and the reject rate.
+"""The team's figures: agreement between reviewers (Cohen's kappa over overlap items, with
+Gwet's AC1 beside it and a note when kappa cannot say much) and, per annotator, items
+decided, decisions per hour and the reject rate.
 
 An *overlap* item asks a second, different annotator for a decision; :func:`agreement`
 compares the first decisions of the two.
@@ -13,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from db.store import Store
-from qcstation.common.stats import cohen_kappa, observed_agreement
+from qcstation.common.stats import cohen_kappa, gwet_ac1, observed_agreement
 from qcstation.common.vocab import QC_DIMENSIONS
 from qcstation.core.review.queries import active_reviews, final_decisions
 
@@ -21,6 +22,8 @@ __all__ = ["MIN_KAPPA_PAIRS", "Agreement", "agreement", "team_stats"]
 
 #: below this many overlap pairs, kappa is shown with a warning that it means little
 MIN_KAPPA_PAIRS = 20
+#: above this share of one verdict, kappa is dominated by chance agreement (kappa paradox)
+PREVALENCE_NOTE = 0.9
 
 
 @dataclass
@@ -32,6 +35,8 @@ class Agreement:
     kappa: float | None
     annotators: list[str] = field(default_factory=list)
     table: dict[str, int] = field(default_factory=dict)  # "accept/reject" -> count
+    ac1: float | None = None     # Gwet's AC1 over the same pairs
+    note: str = ""               # why kappa says little here, when it does
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,6 +53,7 @@ def agreement(store: Store, dimension: str) -> Agreement:
     b: list[str] = []
     people: set[str] = set()
     table: Counter[str] = Counter()
+    rejects: Counter[str] = Counter()
     for r in rows:
         firsts: dict[str, str] = {}
         for v in final_decisions(reviews.get(int(r["id"]), [])):
@@ -58,9 +64,35 @@ def agreement(store: Store, dimension: str) -> Agreement:
         a.append(v1)
         b.append(v2)
         people |= {p1, p2}
+        rejects[p1] += v1 == "reject"
+        rejects[p2] += v2 == "reject"
         table[f"{v1}/{v2}"] += 1
-    return Agreement(pairs=len(a), observed=observed_agreement(a, b), kappa=cohen_kappa(a, b),
-                     annotators=sorted(people), table=dict(sorted(table.items())))
+    observed, kappa = observed_agreement(a, b), cohen_kappa(a, b)
+    return Agreement(pairs=len(a), observed=observed, kappa=kappa,
+                     annotators=sorted(people), table=dict(sorted(table.items())),
+                     ac1=gwet_ac1(a, b, ("accept", "reject")),
+                     note=_kappa_note(a + b, observed, kappa, sorted(people), rejects))
+
+
+def _kappa_note(verdicts: list[str], observed: float | None, kappa: float | None,
+                people: list[str], rejects: Counter[str]) -> str:
+    """Why kappa is uninformative over these pairs ('' when it is not): a reviewer who never
+    rejected caps it at 0 whatever the agreement, and when one verdict dominates, chance
+    agreement is so high that one decision swings kappa (Feinstein & Cicchetti's paradox);
+    Gwet's AC1 beside it is not affected."""
+    if not verdicts or observed is None:
+        return ""
+    never = [p for p in people if not rejects[p]]
+    if never and len(people) >= 2 and any(rejects.values()):
+        who = ", ".join(never)
+        return (f"kappa says little here: {who} never rejected an overlap item, which caps "
+                f"kappa near 0 whatever the agreement ({observed * 100:.1f}%); read AC1")
+    top = max(Counter(verdicts).values()) / len(verdicts)
+    if top >= PREVALENCE_NOTE and kappa is not None:
+        return (f"kappa says little here: {top * 100:.0f}% of the decisions are one verdict, so "
+                f"chance agreement is high and one decision swings kappa (the kappa paradox); "
+                f"read AC1")
+    return ""
 
 
 # -- the team panel -----------------------------------------------------------------------
@@ -106,7 +138,9 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
         elif ag.pairs < MIN_KAPPA_PAIRS:
             note = f"only {ag.pairs} pair{'s' if ag.pairs != 1 else ''}: too few to mean anything"
         elif ag.kappa is None:
-            note = "undefined: every decision was the same"
+            note = "kappa undefined: every decision was the same; read AC1"
+        if ag.note and ag.pairs >= MIN_KAPPA_PAIRS:
+            note = ag.note
         disagreed = int(store.scalar(
             "SELECT COUNT(*) FROM sample_items si JOIN samples s ON s.id = si.sample_id "
             "WHERE s.dimension = ? AND si.overlap = 1 "
@@ -117,5 +151,5 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
             "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
             "AND r.undone_at IS NULL AND r.verdict = 'reject')", (dim,)) or 0)
         kappas[dim] = {"pairs": ag.pairs, "kappa": ag.kappa, "observed": ag.observed,
-                       "note": note, "disagreed": disagreed}
+                       "ac1": ag.ac1, "note": note, "disagreed": disagreed}
     return {"annotators": people, "agreement": kappas}

@@ -17,3 +17,25 @@ def test_team_stats_per_annotator_and_kappa_with_a_note(store: Store) -> None:
     a = stats["agreement"]["arithmetic"]
     assert a["pairs"] == 2 and "too few to mean anything" in a["note"]
     assert a["disagreed"] == 2
+
+
+def test_kappa_comes_with_a_note_and_ac1_when_it_says_little(store: Store) -> None:
+    from qcstation.core.review.decisions import decide, next_item
+    from qcstation.core.review.sampling import draw_sample
+    from tests import factories as f
+
+    f.populate(store, {"gsm8k": 48})
+    draw_sample(store, "arithmetic", rate=1.0, rng_seed=2, actor="lead", overlap_rate=1.0)
+    while (item := next_item(store, "ann", "arithmetic")) is not None:
+        decide(store, item.item_id, "ann", "accept")        # ann never rejects
+    first = True
+    while (item := next_item(store, "bob", "arithmetic")) is not None:
+        if first:
+            decide(store, item.item_id, "bob", "reject", "changes the answer")
+            first = False
+        else:
+            decide(store, item.item_id, "bob", "accept")
+    a = team_stats(store, ["arithmetic"])["agreement"]["arithmetic"]
+    assert a["pairs"] == 48 and round(a["observed"], 3) == 0.979
+    assert round(a["kappa"], 2) == 0.0 and round(a["ac1"], 2) == 0.98
+    assert a["note"].startswith("kappa says little here: ann never rejected an overlap item")

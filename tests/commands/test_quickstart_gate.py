@@ -1,0 +1,51 @@
+"""A new user's starter data can pass its gate: ``qcstation quickstart`` in an empty folder
+writes a demonstration QC config that says what a real batch needs, and reviewing the
+starter sample takes every gate to a pass and a release to approvable (real processes,
+real SQLite; qcstation/commands/quickstart.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.common.identity import os_account
+from tests.conftest import ROOT
+from tests.core.review.helpers import decide_all
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "qcstation", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_the_starter_data_is_taken_to_a_passing_gate(tmp_path: Path) -> None:
+    r = _cli(tmp_path, "quickstart", "--no-app")
+    assert r.returncode == 0, r.stderr
+    conf = (tmp_path / "qcstation.toml").read_text(encoding="utf-8")
+    assert "A DEMONSTRATION gate" in conf and "needs 59 clean reviews per dimension" in conf
+    assert f'curators = ["{os_account()}"]' in conf
+    assert "wrote " in r.stdout and "a real batch needs the 5% default" in r.stdout
+    # a second quickstart keeps the user's file as it is
+    (tmp_path / "qcstation.toml").write_text(conf + "# mine\n", encoding="utf-8")
+    assert _cli(tmp_path, "quickstart", "--no-app").returncode == 0
+    assert (tmp_path / "qcstation.toml").read_text(encoding="utf-8").endswith("# mine\n")
+    r = _cli(tmp_path, "release", "blockers")
+    assert r.returncode == 1 and "sampled item" in r.stdout
+    with Store(tmp_path / "db" / "qcstation.db") as store:
+        for dim in ("arithmetic", "understanding"):
+            assert decide_all(store, os_account(), dim) >= 9
+    r = _cli(tmp_path, "qc", "status")
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.count("gate PASSES") == 2
+    r = _cli(tmp_path, "release", "blockers")
+    assert r.returncode == 0 and r.stdout.startswith("Ready:"), r.stdout
+    r = _cli(tmp_path, "release", "approve", "starter@1.0")
+    assert r.returncode == 0 and r.stdout.startswith("approved starter@1.0"), r.stderr

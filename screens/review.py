@@ -28,6 +28,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
+from qcstation.common.errors import ReviewError
 from qcstation.core.review.curation import exclude_seed
 from qcstation.core.review.decisions import (
     change_decision,
@@ -84,6 +85,19 @@ class HistoryLoaded(Message):
     def __init__(self, item_ids: list[int]) -> None:
         super().__init__()
         self.item_ids = item_ids
+
+
+#: refusals of a decision that mean the item moved on elsewhere (not a mistake to correct)
+STALE_TITLES = ("Already decided", "Item replaced", "Sample closed", "Claimed by someone else")
+
+
+class StaleMovedOn(Message):
+    """The shown item was decided, replaced or taken elsewhere meanwhile; the screen moved
+    on to the next item (``text`` says what happened)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class SeedExcluded(Message):
@@ -412,9 +426,17 @@ class ReviewScreen(QCScreen):
             editable = current = True
             if step.op == "decide":
                 assert step.item_id is not None and step.verdict is not None
-                decide(store, step.item_id, annotator, step.verdict, step.reason,
-                       comment=step.comment, unsure=step.unsure)
-                self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
+                try:
+                    decide(store, step.item_id, annotator, step.verdict, step.reason,
+                           comment=step.comment, unsure=step.unsure)
+                except ReviewError as exc:
+                    if exc.title not in STALE_TITLES:
+                        raise
+                    # decided meanwhile (this account in another terminal, or someone
+                    # else), replaced or closed: say so once and move on by itself
+                    self.post_message(StaleMovedOn(str(exc)))
+                else:
+                    self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
                 item = next_item(store, annotator, self.dimension)
             elif step.op == "change":
                 assert step.item_id is not None and step.verdict is not None
@@ -498,6 +520,12 @@ class ReviewScreen(QCScreen):
             self.cursor = None
 
     # -- handlers --------------------------------------------------------------------
+    @on(StaleMovedOn)
+    def _stale_moved_on(self, message: StaleMovedOn) -> None:
+        self.queued.clear()   # keys typed for the stale item must not hit the next one
+        self._notice(f"{message.text[:1].upper()}{message.text[1:]} — moved on to the next "
+                     f"item.", "warning")
+
     @on(ItemLoaded)
     def _show_item(self, message: ItemLoaded) -> None:
         self.busy = False

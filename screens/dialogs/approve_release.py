@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
+from screens.dialogs.fields import OrderedFields
 
-class ApproveReleaseModal(ModalScreen[tuple[str, str, str] | None]):
-    """Dismisses with ``(name, version, notes)``, or None on Esc."""
+
+class ApproveReleaseModal(OrderedFields):
+    """Dismisses with ``(name, version, notes)``, or None on Esc (Enter moves to the next
+    field at once, see :mod:`.fields`)."""
+
+    FIELDS = ("release_name", "release_version", "release_notes")
 
     BINDING_GROUP_TITLE = "Approve release"
     BINDINGS = [
@@ -42,10 +45,13 @@ class ApproveReleaseModal(ModalScreen[tuple[str, str, str] | None]):
         dialog = self.query_one("#approve_dialog")
         dialog.border_title = "Approve release"
         dialog.border_subtitle = "Enter on notes or ctrl+s approves · Esc cancels"
-        self.query_one("#release_version", Input).focus()
+        self.set_focus(self.query_one("#release_version", Input))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def submit_fields(self) -> None:
+        self.action_submit()
 
     def action_submit(self) -> None:
         name = self.query_one("#release_name", Input).value.strip()
@@ -56,10 +62,3 @@ class ApproveReleaseModal(ModalScreen[tuple[str, str, str] | None]):
             (self.query_one("#release_name" if not name else "#release_version", Input)).focus()
             return
         self.dismiss((name, version, notes))
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "release_notes":
-            self.action_submit()
-        else:
-            self.focus_next()

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from qcstation.common.errors import QCStationError
+from screens.dialogs.fields import OrderedFields
 
 if TYPE_CHECKING:
     from screens._base import Workstation
@@ -129,12 +130,14 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         self.query_one("#fix_error", Static).update(Text(text, style=style))
 
 
-class ResolveModal(ModalScreen[tuple[str, str] | None]):
+class ResolveModal(OrderedFields):
     """A curator's override or settlement: the verdict (accept or reject) and the reason are
-    typed; dismisses with (verdict, reason), or None on Esc."""
+    typed (Enter moves on at once, see :mod:`.fields`); dismisses with (verdict, reason), or
+    None on Esc."""
 
     BINDING_GROUP_TITLE = "Resolve"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="resolve-cancel")]
+    FIELDS = ("resolve_verdict", "resolve_reason")
 
     def __init__(self, kind: str, item: ReviewItem) -> None:
         super().__init__()
@@ -159,25 +162,20 @@ class ResolveModal(ModalScreen[tuple[str, str] | None]):
     def on_mount(self) -> None:
         dialog = self.query_one("#resolve_dialog")
         dialog.border_title = self.kind.capitalize()
-        dialog.border_subtitle = "Enter saves · Esc cancels"
-        self.query_one("#resolve_verdict", Input).focus()
+        dialog.border_subtitle = "Enter: next field, then save · Esc cancels"
+        self.set_focus(self.query_one("#resolve_verdict", Input))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    @on(Input.Submitted, "#resolve_verdict")
-    def _verdict_typed(self) -> None:
-        self.query_one("#resolve_reason", Input).focus()
-
-    @on(Input.Submitted, "#resolve_reason")
-    def _submitted(self) -> None:
+    def submit_fields(self) -> None:
         verdict = self.query_one("#resolve_verdict", Input).value.strip().lower()
         verdict = {"a": "accept", "accept": "accept", "r": "reject", "x": "reject",
                    "reject": "reject"}.get(verdict, "")
         reason = " ".join(self.query_one("#resolve_reason", Input).value.split())
         if not verdict:
             self.notify("Type accept or reject in the first field.", severity="warning")
-            self.query_one("#resolve_verdict", Input).focus()
+            self.set_focus(self.query_one("#resolve_verdict", Input))
             return
         if not reason:
             self.notify("Say why (it is recorded).", severity="warning")

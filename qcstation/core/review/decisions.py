@@ -290,33 +290,36 @@ def _decidable(store: Store, item_id: int, annotator: str, *,
     """The sample item ``annotator`` may decide now (inside the write transaction), or
     :class:`ReviewError` saying why not."""
     item = store.one(
-        "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status "
+        "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status, "
+        "sd.source || '-' || sd.orig_id AS item_key "
         "FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "JOIN artifacts a ON a.id = si.artifact_id WHERE si.id = ?", (item_id,))
+        "JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id "
+        "WHERE si.id = ?", (item_id,))
     if item is None:
         raise ReviewError(f"no review item #{item_id}", title="No such item")
+    key = f"{item['item_key']} ({item['dimension']})"
     if item["sample_status"] != "open" and not closed_ok:
-        raise ReviewError(f"item #{item_id} belongs to sample #{item['sample_id']}, which is "
+        raise ReviewError(f"{key} belongs to sample #{item['sample_id']}, which is "
                           f"{item['sample_status']}", title="Sample closed")
     if item["artifact_status"] == "superseded":
-        raise ReviewError(f"item #{item_id} was regenerated since; review the new version",
+        raise ReviewError(f"{key} was regenerated since; review the new version",
                           title="Item replaced")
     finals = final_decisions(active_reviews(store, [item_id]).get(item_id, []))
     mine = [r for r in finals if r["annotator"] == annotator]
     if mine:
-        raise ReviewError(f"you ({annotator}) already decided item #{item_id} "
+        raise ReviewError(f"you ({annotator}) already decided {key} "
                           f"({mine[-1]['verdict']}); undo it first to change it",
                           title="Already decided")
     deciders = sorted({r["annotator"] for r in finals})
     if not item["overlap"] and deciders:
-        raise ReviewError(f"item #{item_id} was already decided by {deciders[0]}",
+        raise ReviewError(f"{key} was already decided by {deciders[0]}",
                           title="Already decided")
     if item["overlap"] and len(deciders) >= 2:
-        raise ReviewError(f"item #{item_id} already has two decisions "
+        raise ReviewError(f"{key} already has two decisions "
                           f"({', '.join(deciders)})", title="Already decided")
     holder = item["claimed_by"]
     if holder and holder != annotator and (item["claimed_at"] or "") >= _claim_cutoff():
-        raise ReviewError(f"item #{item_id} is being reviewed by {holder} (claimed at "
+        raise ReviewError(f"{key} is being reviewed by {holder} (claimed at "
                           f"{item['claimed_at']}); take the next item instead",
                           title="Claimed by someone else")
     return item

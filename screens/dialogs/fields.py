@@ -1,0 +1,63 @@
+"""Fields in order, with no typed-ahead key lost (for dialogs with more than one field).
+
+A fast typist presses Enter and goes on typing the next field. An ``Input`` reports Enter
+with a message and ``focus()`` moves later, so the keys typed meanwhile used to land in the
+field just left. Here Enter is a *priority* binding of the dialog: it moves the focus at
+once, inside the key's own handling, so every following key lands in the next field. Keys
+that reach the dialog before a field could take them (typed right after the key that
+opened it) go into the focused field, or the first, instead of being dropped.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import Input
+
+__all__ = ["OrderedFields"]
+
+
+class OrderedFields(ModalScreen[object]):
+    """A dialog whose ``FIELDS`` (Input ids, in order) take Enter as "next field"; Enter on
+    the last calls :meth:`submit_fields`."""
+
+    FIELDS: tuple[str, ...] = ()
+    BINDINGS = [Binding("enter", "next_field", "Next", show=False, priority=True,
+                        id="fields-next")]
+
+    def _inputs(self) -> list[Input]:
+        return [self.query_one(f"#{name}", Input) for name in self.FIELDS]
+
+    def action_next_field(self) -> None:
+        inputs = self._inputs()
+        focused = self.focused
+        if focused not in inputs:
+            if isinstance(focused, Input):       # another input of the dialog: its own Enter
+                focused.action_submit()
+                return
+            self.set_focus(inputs[0])
+            return
+        at = inputs.index(focused)  # type: ignore[arg-type]
+        if at + 1 < len(inputs):
+            self.set_focus(inputs[at + 1])        # now, not after the next refresh
+        else:
+            # after the keys already queued in the field: they are part of what is submitted
+            focused.call_later(self.submit_fields)  # type: ignore[union-attr]
+
+    def submit_fields(self) -> None:  # pragma: no cover - every dialog overrides it
+        raise NotImplementedError
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that reached the dialog itself was typed before a field could
+        take it (the dialog was still opening): it goes into the focused field, else the
+        first one. (A field that has the key handles it and never lets it through.)"""
+        if not (event.is_printable and event.character and self.FIELDS):
+            return
+        inputs = self._inputs()
+        target = self.focused if self.focused in inputs else inputs[0]
+        assert isinstance(target, Input)
+        if self.focused is not target:
+            self.set_focus(target)
+        target.insert_text_at_cursor(event.character)
+        event.stop()

@@ -42,6 +42,7 @@ from qcstation.widgets.dashboard_panels import (
     Attention,
     AttentionList,
     attention_items,
+    extension_size,
     render_counts,
     render_gate_rules,
     render_gate_summary,
@@ -78,8 +79,11 @@ class DashboardScreen(QCScreen):
         Binding("s", "draw_samples", "Sample",
                 tooltip="Draw a QC sample for each dimension without one", id="draw-samples"),
         Binding("e", "extend_samples", "Extend", show=False,   # curators; in help and the menu
-                tooltip="Extend fully reviewed samples whose defect bound is still too high",
-                id="extend-samples"),
+                tooltip="Curators: extend fully reviewed samples whose defect bound is still "
+                        "too high (asks first)", id="extend-samples"),
+        Binding("F", "fresh_round", "Fresh round", show=False,
+                tooltip="Curators: once every defect found is corrected, a fresh random round "
+                        "of the corrected data (asks first)", id="fresh-round"),
         Binding("g", "regenerate", "Regen", tooltip="Regenerate rejected items (needs a model)",
                 id="regenerate"),
         Binding("c", "queue", "Queue",
@@ -235,7 +239,8 @@ class DashboardScreen(QCScreen):
         self.query_one("#attention", AttentionList).show(
             attention_items(self.dimensions, busy=self.busy_note,
                             has_model=self.qc_app.config.generator is not None,
-                            disagreements=disagreements, curator=self.qc_app.is_curator))
+                            disagreements=disagreements, curator=self.qc_app.is_curator,
+                            curators_configured=bool(self.qc_app.settings.curators)))
 
     @on(OptionList.OptionSelected, "#attention")
     def _run_attention(self, event: OptionList.OptionSelected) -> None:
@@ -249,6 +254,8 @@ class DashboardScreen(QCScreen):
             self.action_draw_samples()
         elif item.action == "extend_samples":
             self.action_extend_samples()
+        elif item.action == "fresh_round":
+            self.action_fresh_round()
         elif item.action == "regenerate":
             self.action_regenerate()
         elif item.action == "releases":
@@ -351,9 +358,93 @@ class DashboardScreen(QCScreen):
                     title="QC samples", severity="information" if message.drawn else "warning")
         self.action_refresh()
 
+    def _curator_or_say(self, what: str) -> bool:
+        """True for a curator; else says who may, or how to configure one."""
+        if self.qc_app.is_curator:
+            return True
+        curators = list(self.qc_app.settings.curators)
+        self.notify(f"Only a curator can {what}. "
+                    + (f"The account {self.qc_app.annotator} is not one (curators: "
+                       f"{', '.join(curators)})." if curators else
+                       f"No curators are configured: add curators = "
+                       f"[\"{self.qc_app.annotator}\"] under [qc] in qcstation.toml."),
+                    title="Not allowed", severity="warning", timeout=8)
+        return False
+
+    def _ask(self, title_text: str, question: str, then: Any) -> None:
+        """A bulk action asks first (y / n)."""
+        from screens.dialogs.confirm import ConfirmModal
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.app.push_screen(ConfirmModal(title_text, question + "\n\ny: go ahead · n: cancel"),
+                             callback=answered)
+
     def action_extend_samples(self) -> None:
+        if not self._curator_or_say("extend a QC sample"):
+            return
+        plan = [(d.dimension, extension_size(d.gate), d.gate.extend_reason)
+                for d in self.dimensions if d.gate is not None and not d.gate.passed
+                and d.sample is not None and extension_size(d.gate) > 0]
+        if not plan:
+            self.notify("No sample needs extending now"
+                        + ("" if self.dimensions else " (the gates are still being read)") + ".",
+                        title="QC samples")
+            return
+        lines = [f"{title(dim)}: add {n} random {noun(dim, n)} ({why or 'the gate asks'})"
+                 for dim, n, why in plan]
+        total = sum(n for _, n, _ in plan)
+        self._ask("Extend QC samples", "\n".join(lines)
+                  + f"\n\nEvery added item must then be reviewed ({total} in all).",
+                  self._extend_now)
+
+    def _extend_now(self) -> None:
         self._set_busy("Extending QC samples…")
         self._extend_samples()
+
+    def action_fresh_round(self) -> None:
+        if not self._curator_or_say("start a fresh round"):
+            return
+        dims = [d.dimension for d in self.dimensions if d.gate is not None
+                and not d.gate.passed and d.gate.defects and not d.gate.pending
+                and not d.gate.open_rejects and not (d.gate.plan or {}).get("reachable", True)]
+        if not dims:
+            self.notify("A fresh round is for a gate out of reach once every defect found is "
+                        "corrected (reviewed, no open reject); no dimension is there now.",
+                        title="Fresh round", severity="warning", timeout=8)
+            return
+        lines = [f"{title(d.dimension)}: {d.gate.defects} defect(s) found and corrected; a new "
+                 f"random sample of the corrected data, sized to what the gate needs with no "
+                 f"defect, is what the gate counts from now on"
+                 for d in self.dimensions if d.dimension in dims and d.gate is not None]
+        self._ask("Fresh random round", "\n".join(lines), lambda: self._fresh(dims))
+
+    def _fresh(self, dims: list[str]) -> None:
+        self._set_busy("Drawing a fresh round…")
+        self._draw_fresh(dims)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
+          description="Drawing a fresh round")
+    def _draw_fresh(self, dims: list[str]) -> None:
+        from qcstation.core.review.curation import fresh_round
+
+        settings = self.qc_app.settings
+        lines: list[str] = []
+        with self.qc_app.open_store() as store:
+            for dim in dims:
+                try:
+                    r = fresh_round(store, dim, actor=self.qc_app.annotator,
+                                    curators=list(settings.curators), rate=settings.sample_rate,
+                                    rng_seed=settings.rng_seed,
+                                    threshold=settings.defect_threshold,
+                                    confidence=settings.confidence, min_size=settings.min_sample,
+                                    overlap_rate=settings.overlap_rate)
+                    lines.append(f"{title(dim)}: round {r['round']}, {r['size']} items to review")
+                except ReviewError as exc:
+                    lines.append(f"{title(dim)}: {exc}")
+        self.post_message(SamplesExtended({}, lines))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Extending QC samples")
@@ -406,6 +497,19 @@ class DashboardScreen(QCScreen):
         if self.busy_note and self.busy_note.startswith("Regenerating"):
             self.notify("Regeneration is already running.")
             return
+        rejects = sum(d.gate.open_rejects for d in self.dimensions if d.gate is not None)
+        what = f"the {rejects} rejected item(s)" if rejects else "every rejected item"
+        if self.qc_app.config.generator is None:
+            question = (f"No model is configured: the rules are tried again on {what}. An item "
+                        f"the rules made comes out the same and stays rejected: fix it in place "
+                        f"instead (c: the queue, then e), or configure a generator in "
+                        f"qcstation.toml (see qcstation.example.toml).")
+        else:
+            question = (f"Ask the model again for {what} awaiting regeneration, with the "
+                        f"reviewers' reasons; the replacements come back to review.")
+        self._ask("Regenerate rejected items", question, self._regenerate_now)
+
+    def _regenerate_now(self) -> None:
         self._set_busy("Regenerating rejected items… (runs in the background)")
         self._regenerate()
 

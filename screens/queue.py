@@ -238,10 +238,16 @@ class QueueScreen(QCScreen):
             self.notify(f"{item.dimension} items cannot be fixed in place.", severity="warning")
             return
 
+        if item.outcome == "accept" and not self._curator_only(
+                f"correct {item.key}, which was accepted (it counts as a defect)"):
+            return
+
         def fixed(result: dict[str, Any] | None) -> None:
             if result:
-                self.notify(f"{result['item']}: fixed as version {result['version']}, verified "
-                            f"and accepted", title="Fixed in place")
+                how = ("corrected after acceptance (counted as a defect)"
+                       if result.get("late_correction") else "fixed")
+                self.notify(f"{result['item']}: {how} as version {result['version']}, verified "
+                            f"on its own terms and accepted", title="Fixed in place")
                 self.action_reload()
 
         self.app.push_screen(FixModal(item, editable_text(item)), callback=fixed)

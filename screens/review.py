@@ -322,15 +322,23 @@ class ReviewScreen(QCScreen):
         if item.dimension not in FIXABLE:
             self._notice(f"{item.dimension} items cannot be fixed in place.", "warning")
             return
-        if not (self.editable or item.outcome == "reject"):
-            self._notice("Only an item you are deciding, or a rejected one, can be fixed.",
+        late = item.outcome == "accept" and not self.editable
+        if late and not self.qc_app.is_curator:
+            self._notice(f"{item.key} was accepted; only a curator can correct it now "
+                         f"(the correction counts as a defect).", "warning")
+            return
+        if not (self.editable or item.outcome in ("reject", "accept")):
+            self._notice("Only an item you are deciding, or a decided one, can be fixed.",
                          "warning")
             return
 
         def fixed(result: dict[str, Any] | None) -> None:
             if result:
-                self._notice(f"{result['item']}: fixed as version {result['version']}, "
-                             "verified and accepted by you")
+                self._notice(f"{result['item']}: "
+                             + ("corrected after acceptance (counted as a defect)"
+                                if result.get("late_correction") else "fixed")
+                             + f" as version {result['version']}, verified on its own terms "
+                             "and accepted by you")
                 self._run(_Step("next"))
 
         self.app.push_screen(FixModal(item, editable_text(item)), callback=fixed)

@@ -53,10 +53,18 @@ class Attention:
 
 def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
                     has_model: bool = True, disagreements: dict[str, int] | None = None,
-                    curator: bool = False) -> list[Attention]:
+                    curator: bool = False, curators_configured: bool = True) -> list[Attention]:
     """What to do next, most useful first, in plain words with the key that does it.
-    Without a model, rejects are sent to the curator queue (fix in place, exclude), not
-    to regeneration, which could only say that a model is needed."""
+    Never a key whose action would fail: without a model, rejects are sent to the curator
+    queue (fix in place, exclude), not to regeneration (the rules make the same text);
+    curators' keys are offered to curators, and to others with who may act (or, with no
+    curator configured, how to configure one)."""
+    def by_curator(key: str) -> str:
+        if curator:
+            return f"press {key}"
+        return ("a curator does this" if curators_configured else
+                "a curator does this: none is configured ([qc] curators in qcstation.toml)")
+
     review: list[Attention] = []
     regenerate: list[Attention] = []
     draw: list[Attention] = []
@@ -84,8 +92,9 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
             else:
                 regenerate.append(Attention(
                     f"{n} rejected {noun(dim.dimension, n)} {verb} a fix — press c to fix "
-                    f"in place{', exclude or override' if curator else ''}, or g to retry the "
-                    f"rules (no model is configured)", "queue", dim.dimension))
+                    f"in place{', exclude or override' if curator else ''} (no model is "
+                    f"configured, so regenerating would make the same text)", "queue",
+                    dim.dimension))
         settle_n = (disagreements or {}).get(dim.dimension, 0)
         if settle_n:
             regenerate.append(Attention(
@@ -105,11 +114,24 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
                     f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
                     if gate.upper_bound is not None else "the gate asks for it")
                 other.append(Attention(
-                    f"Extend the {noun(dim.dimension, 1)} sample by {extra} — press e "
-                    f"({why})", "extend_samples", dim.dimension))
+                    f"Extend the {noun(dim.dimension, 1)} sample by {extra} — "
+                    f"{by_curator('e')} ({why})", "extend_samples" if curator else None,
+                    dim.dimension))
             elif plan and not plan.get("reachable", True):
-                other.append(Attention(f"{title(dim.dimension)}: {plan['sentence']}",
-                                       "queue", dim.dimension))
+                ways = plan.get("ways_out") or []
+                fresh = bool(gate.defects) and not gate.pending and any(
+                    "fresh random round" in w for w in ways)
+                short = (f"{title(dim.dimension)}: out of reach — {gate.defects} defect"
+                         f"{'s' if gate.defects != 1 else ''} in {gate.reviewed} reviews; the "
+                         f"bound needs {plan.get('needed')} reviews, {plan.get('can_review')} "
+                         f"are possible.")
+                if fresh:
+                    short += (f" Fresh round: {by_curator('F')} (a new random sample of the "
+                              f"corrected data; {plan.get('clean')} clean reviews pass).")
+                elif ways:
+                    short += f" {ways[0][:1].upper()}{ways[0][1:]}."
+                other.append(Attention(short, "fresh_round" if fresh and curator else None,
+                                       dim.dimension))
             else:
                 other.append(Attention(
                     f"{title(dim.dimension)}: {step}" if step else

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static, TextArea
@@ -27,14 +27,70 @@ if TYPE_CHECKING:
     from qcstation.core.review.items import ReviewItem
 
 
+#: the editor's width inside the dialog (dialog width less border and padding)
+EDITOR_WIDTH = 94
+
+
+def editor_height(text: str, width: int = EDITOR_WIDTH, *, at_most: int = 30) -> int:
+    """Rows the editor needs to show ``text`` whole with soft wrapping, plus one to type on
+    (at least 4, at most ``at_most``)."""
+    rows = sum(max(1, -(-len(line) // max(width, 10))) for line in text.split("\n"))
+    return max(4, min(rows + 1, at_most))
+
+
+def fix_context(item: ReviewItem) -> Text:
+    """What is being fixed and why: the item, its question and gold answer (and for
+    key information the gold solution), the reasons it was rejected or replaced, and how
+    the edit is checked."""
+    out = Text()
+    out.append(f"{item.key} · {item.dimension} · version {item.artifact_version} · "
+               f"{item.artifact_status}\n", style="bold")
+    out.append("Question: ", style="bold")
+    out.append(f"{item.question}\n")
+    out.append("Gold answer: ", style="bold")
+    out.append(f"{item.gold_answer}\n")
+    if item.dimension == "understanding" and item.solution:
+        out.append("Gold solution: ", style="bold")
+        out.append(f"{item.solution}\n")
+    why = [f"{d['annotator']} rejected: {d['reason']}" for d in item.decisions
+           if d["verdict"] == "reject" and d.get("reason")]
+    if item.resolution is not None:
+        r = item.resolution
+        why.append(f"curator {r['curator']} {r['kind']} {r['verdict']}: {r['reason']}")
+    if item.replaces_reason:
+        why.append(f"the version it replaces was rejected: {item.replaces_reason}")
+    out.append("Why: ", style="bold")
+    out.append(("; ".join(why) if why else
+                "not rejected yet: say what is wrong in the reason field") + "\n",
+               style="yellow" if why else "dim")
+    if item.dimension == "arithmetic":
+        out.append("Any wording: every 'name = expression' is a definition, and the question "
+                   "asks for one defined name. The text is read into SMT-LIB of its own and Z3 "
+                   "checks it against the gold answer; what cannot be read is refused.",
+                   style="dim")
+    else:
+        out.append("Six fields, one per heading; the check needs each present and grounded in "
+                   "the question.", style="dim")
+    return out
+
+
 class FixModal(ModalScreen[dict[str, Any] | None]):
-    """Dismisses with what :func:`qcstation.core.review.fixes.fix_in_place` returned, or None."""
+    """Dismisses with what :func:`qcstation.core.review.fixes.fix_in_place` returned, or None.
+
+    Shows what is being fixed and why above the editor; the editor is as tall as its text
+    (up to most of the screen); ``ctrl+a`` selects all of the field that has the focus."""
 
     BINDING_GROUP_TITLE = "Fix in place"
     BINDINGS = [
         Binding("ctrl+s", "save", "Check and save", priority=True, id="fix-save"),
+        Binding("ctrl+a", "select_all", "Select all", priority=True, id="fix-select-all"),
         Binding("escape", "cancel", "Cancel", id="fix-cancel"),
     ]
+    DEFAULT_CSS = """
+    FixModal #fix_dialog { width: 100; }
+    FixModal #fix_context { height: auto; }
+    FixModal #fix_error { height: auto; max-height: 4; }
+    """
 
     class Failed(Message):
         def __init__(self, error: str) -> None:
@@ -52,6 +108,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         self.text = text
         self.saving = False
         self.needs_reason = item.outcome != "reject"
+        self.late = item.outcome == "accept"     # a curator's correction of an accepted item
 
     @property
     def qc_app(self) -> Workstation:
@@ -60,24 +117,52 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         what = "notation question" if self.item.dimension == "arithmetic" else "key information"
         with Vertical(id="fix_dialog", classes="dialog"):
+            with VerticalScroll(id="fix_context"):
+                yield Static(fix_context(self.item), id="fix_context_text")
             yield Static(Text(
-                f"Edit the {what} of {self.item.key}. Ctrl+S checks it"
+                f"Edit the {what}. Ctrl+S checks it"
                 + (" (Z3)" if self.item.dimension == "arithmetic" else "")
                 + ", stores it as a new version by you and accepts it."
-                + (" The shown version is recorded as rejected by you, with the reason below."
+                + (" The accepted version is recorded as your override to reject (curators): "
+                   "it counts as the defect it reveals." if self.late else
+                   " The shown version is recorded as rejected by you, with the reason below."
                    if self.needs_reason else "")), id="fix_prompt")
+            yield Static("", id="fix_error")
             yield TextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
             if self.needs_reason:
                 yield Input(placeholder="What was wrong (required)", id="fix_reason",
                             max_length=500)
-            yield Static("", id="fix_error")
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:
         dialog = self.query_one("#fix_dialog")
-        dialog.border_title = "Fix in place"
-        dialog.border_subtitle = "Ctrl+S check and save · Esc cancel"
-        self.query_one("#fix_text", TextArea).focus()
+        dialog.border_title = f"Fix {self.item.key} in place"
+        dialog.border_subtitle = "Ctrl+S check and save · Ctrl+A select all · Esc cancel"
+        self.query_one("#fix_error", Static).display = False
+        self._size_editor()
+        self.set_focus(self.query_one("#fix_text", TextArea))
+
+    @on(TextArea.Changed, "#fix_text")
+    def _size_editor(self) -> None:
+        """The context takes a quarter of the terminal at most, the editor what its text
+        needs of the rest (prompt, message, reason field, borders and footer come first)."""
+        height = self.app.size.height
+        self.query_one("#fix_dialog").styles.width = min(100, max(40, self.app.size.width - 4))
+        context = max(3, height // 4)
+        self.query_one("#fix_context").styles.max_height = context
+        area = self.query_one("#fix_text", TextArea)
+        room = max(4, height - context - 14)
+        area.styles.height = editor_height(area.text, at_most=room)
+
+    def on_resize(self) -> None:
+        self._size_editor()
+
+    def action_select_all(self) -> None:
+        focused = self.focused
+        if isinstance(focused, TextArea):
+            focused.select_all()
+        elif isinstance(focused, Input):
+            focused.select_all()
 
     def action_cancel(self) -> None:
         if not self.saving:
@@ -104,7 +189,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         try:
             with self.qc_app.open_store() as store:
                 result = fix_in_place(store, self.item.item_id, text, actor=self.qc_app.annotator,
-                                      reason=reason)
+                                      reason=reason, curators=list(self.qc_app.settings.curators))
         except QCStationError as exc:
             self.post_message(self.Failed(str(exc)))
             return
@@ -127,7 +212,9 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
             self._show_error(f"Unexpected error: {event.worker.error}")
 
     def _show_error(self, text: str, style: str = "bold red") -> None:
-        self.query_one("#fix_error", Static).update(Text(text, style=style))
+        error = self.query_one("#fix_error", Static)
+        error.display = bool(text)
+        error.update(Text(text, style=style))
 
 
 class ResolveModal(OrderedFields):

@@ -77,8 +77,8 @@ async def test_counts_follow_reviews(qc_db: Path) -> None:
         text = flat(screen_text(app))
         assert "Review 3 notation questions — press r" in text
         # no model is configured: the way out is the curator queue, not g
-        assert ("1 rejected notation question awaits a fix — press c to fix in place, or g to "
-                "retry the rules (no model is configured)") in text
+        assert ("1 rejected notation question awaits a fix — press c to fix in place (no model "
+                "is configured, so regenerating would make the same text)") in text
         assert "Notation questions: 3 of 6 reviewed, 1 rejected" in text
         counts = flat(static_text(_dashboard(app).query_one("#counts")))
         assert "arithmetic 57 2 1 60" in counts  # verified, accepted, rejected, total
@@ -113,9 +113,12 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
     app = make_app(qc_db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        assert "Extend the notation question sample by" in flat(screen_text(app))
+        assert "— a curator does this (the defect bound" in flat(screen_text(app))
         await pilot.press("e")
         await settle(pilot)
-        assert any("only a curator can extend a sample" in n for n in notifications(app))
+        assert any("Only a curator can extend a QC sample. The account tester is not one "
+                   "(curators: alice)" in n for n in notifications(app))
     with Store(qc_db) as store:
         assert open_sample(store, "arithmetic").size == 6
     app = make_app(qc_db, config=config, account="Alice")   # names compare case-insensitively
@@ -130,7 +133,15 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         assert f"Extend the notation question sample by {extra} — press e (the defect bound: " \
             f"{gate.needed_reviews} reviewed items with no new defect bring it below 30%" in \
             flat(screen_text(app))
-        await pilot.press("e")
+        await pilot.press("e")                  # a bulk action asks first: n leaves it
+        await settle(pilot)
+        assert f"Notation questions: add {extra} random notation questions" in \
+            flat(screen_text(app))
+        await pilot.press("n")
+        await settle(pilot)
+        with Store(qc_db) as store:
+            assert open_sample(store, "arithmetic").size == 6
+        await pilot.press("e", "y")
         await settle(pilot)
         with Store(qc_db) as store:
             sample = open_sample(store, "arithmetic")
@@ -147,9 +158,14 @@ async def test_g_regenerates_rejected_items_and_requeues_them(tmp_path: Path) ->
     app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "1 rejected key-information extraction awaits a fix — press c to fix in place, " \
-            "or g to retry the rules" in flat(screen_text(app))
-        await pilot.press("g")
+        assert "1 rejected key-information extraction awaits a fix — press c to fix in place " \
+            "(no model is configured, so regenerating would make the same text)" in \
+            flat(screen_text(app))
+        await pilot.press("g")               # a bulk action: it says what it will do, and asks
+        await settle(pilot)
+        assert "No model is configured: the rules are tried again on the 1 rejected item(s)" \
+            in flat(screen_text(app))
+        await pilot.press("y")
         await settle(pilot)
         with Store(db) as store:
             versions = store.query("SELECT version, status, replaces_id FROM artifacts "
@@ -190,7 +206,7 @@ async def test_g_when_regeneration_fails_says_so_and_the_dashboard_stays_usable(
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("g")
+        await pilot.press("g", "y")
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "the generator model is unreachable" in flat(screen_text(app))

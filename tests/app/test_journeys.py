@@ -13,6 +13,13 @@ from screens.review import ReviewScreen
 from tests.app.conftest import ANNOTATOR, live_reviews, make_config, notice, settle
 
 SIZE = (80, 24)
+_KEY_NAMES = {" ": "space", ",": "comma", ".": "full_stop", "=": "equals_sign", "+": "plus",
+              "*": "asterisk", ":": "colon", "-": "minus"}
+
+
+def _keys(text: str) -> list[str]:
+    """Keys that type ``text``."""
+    return [_KEY_NAMES.get(ch, ch) for ch in text]
 
 
 async def test_an_item_decided_in_another_terminal_moves_on_by_itself(qc_db: Path) -> None:
@@ -55,3 +62,80 @@ async def test_keys_typed_ahead_in_a_dialog_land_in_the_right_field(qc_db: Path)
             app.post_message(events.Key(key, None if ch == "\r" else ch))
         await settle(pilot)
     assert answers == [("reject", "both read it wrong")]
+
+
+async def test_a_late_correction_is_followed_to_a_passing_gate(tmp_path: Path) -> None:
+    from textual.widgets import TextArea
+
+    from qcstation.core.review.decisions import next_item
+    from qcstation.core.review.gate import gate
+    from qcstation.core.review.sampling import draw_sample
+    from screens.dashboard import DashboardScreen
+    from screens.dialogs.fix_item import FixModal
+    from screens.queue import QueueScreen
+    from tests import factories as f
+    from tests.app.conftest import flat, notifications, screen_text
+
+    db = tmp_path / "late.db"
+    with Store(db) as store:
+        f.populate(store, {"gsm8k": 93})
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=3, actor="alice")
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "accept")
+        assert gate(store, "arithmetic", threshold=0.05).passed
+    config = make_config(dimensions=["arithmetic"], defect_threshold=0.05)
+    app = make_app(db, config=config, account="alice")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await pilot.press("slash", *"state:accepted", "enter")
+        await settle(pilot)
+        await pilot.press("tab")                    # to the rows
+        await settle(pilot)
+        for _ in range(2):                          # the curator corrects two accepted items
+            item = queue.item
+            assert item is not None and item.outcome == "accept"
+            p = f.problem(int(item.orig_id.rsplit("-", 1)[1]))
+            await pilot.press("e")
+            await settle(pilot)
+            modal = app.screen
+            assert isinstance(modal, FixModal)
+            shown = flat(screen_text(app))
+            assert f"Question: {item.question[:40]}" in shown and f"Gold answer: {p['answer']}" in shown
+            assert "The accepted version is recorded as your override to reject" in shown
+            area = modal.query_one("#fix_text", TextArea)
+            await pilot.press("ctrl+a")             # select all, then type over it
+            assert area.selected_text == area.text
+            await pilot.press(*_keys(f"Given a = {p['a']}, b = {p['b']} and c = {p['c']}, let "
+                                     f"t = a + b and answer = t * c. Find answer."))
+            await pilot.press("tab", *_keys("hid a step"), "ctrl+s")
+            await settle(pilot)
+            assert isinstance(app.screen, QueueScreen), flat(screen_text(app))
+            assert any("corrected after acceptance (counted as a defect)" in n
+                       for n in notifications(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen)
+        text = flat(screen_text(app))
+        assert "(2 of 93 rejected)" in text or "2 defects" in text or "out of reach" in text
+        assert "Fresh round: press F" in text, text
+        await pilot.press("F")
+        await settle(pilot)
+        assert "2 defect(s) found and corrected" in flat(screen_text(app))
+        await pilot.press("y")
+        await settle(pilot)
+        assert "Review 59 notation questions — press r" in flat(screen_text(app))
+        await pilot.press("r")
+        await settle(pilot)
+        for _ in range(59):
+            await pilot.press("a")
+            await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "All QC gates pass" in flat(screen_text(app))
+    with Store(db) as store:
+        g = gate(store, "arithmetic", threshold=0.05)
+        assert g.passed and (g.reviewed, g.defects) == (59, 0)

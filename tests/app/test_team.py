@@ -161,7 +161,8 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, QueueScreen)
-        assert any("fixed as version 2, verified and accepted" in n for n in notifications(app))
+        assert any("fixed as version 2, verified on its own terms and accepted" in n
+                   for n in notifications(app))
         # the fixed one is history now ("rejected"); the other still awaits a replacement
         assert [(r.item_id, r.state) for r in queue.rows] == \
             [(rejected[0], "rejected"), (rejected[1], "awaiting replacement")]
@@ -181,7 +182,7 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         # (how many more depends on how many items the rules make of the shipped sample)
         assert re.search(r"Extend the notation question sample by \d+ — press e \(coverage: the "
                          r"sample is below the 20% rate per source", flat(screen_text(app)))
-        await pilot.press("e")
+        await pilot.press("e", "y")              # extending asks first
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)

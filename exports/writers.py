@@ -134,7 +134,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def _outcome_sentence(outcomes: dict[str, Any] | None) -> str:
-    """What happened to rejected items, from the counts only (never a stock sentence)."""
+    """What became of the seeds with a rejected item, from the counts only (each seed once,
+    by its fate; never a stock sentence)."""
     if not outcomes:
         return "rejected items: not recorded in this manifest"
     n = int(outcomes.get("rejected_seeds") or 0)
@@ -142,9 +143,10 @@ def _outcome_sentence(outcomes: dict[str, Any] | None) -> str:
         text = "no item was rejected"
     else:
         parts = []
-        for key, words in (("regenerated", "regenerated and reviewed again"),
+        for key, words in (("regenerated", "regenerated, reviewed again and accepted"),
                            ("fixed_in_place", "fixed in place by a reviewer and accepted"),
-                           ("excluded_in_qc", "excluded by a curator (seed left out)")):
+                           ("excluded_in_qc", "excluded by a curator (seed left out)"),
+                           ("open", "not replaced yet (left out)")):
             if outcomes.get(key):
                 parts.append(f"{outcomes[key]} {words}")
         text = (f"{n} seed{'s' if n != 1 else ''} had a rejected item: "
@@ -153,6 +155,39 @@ def _outcome_sentence(outcomes: dict[str, Any] | None) -> str:
                                                 ("overridden", "outcome(s) overridden by a curator"))
              if outcomes.get(k)]
     return text + ("; " + "; ".join(extra) if extra else "")
+
+
+#: how an artifact was made, by its generator (provenance), for the datasheet
+_MADE_BY = {
+    "rule:notation": "rendered by rules from the verified SMT-LIB",
+    "human": "fixed in place by a reviewer",
+    "llm": "written by a model",
+}
+
+
+def _made_by(generator: str, model: Any, prompt: Any) -> str:
+    if generator in _MADE_BY and generator != "llm":
+        return _MADE_BY[generator]
+    if generator == "llm" or model:
+        return (f"written by a model ({_md_cell(model or 'unnamed')}"
+                + (f", prompt {_md_cell(prompt)}" if prompt else "") + ")")
+    if generator.startswith("rule:"):
+        return f"made by rules ({_md_cell(generator[5:])})"
+    return f"made by {_md_cell(generator or 'an unrecorded generator')}"
+
+
+def _made_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """How the released items of each dimension were made, from their provenance."""
+    by_dim: dict[str, list[str]] = {}
+    for row in manifest.get("generators") or []:
+        how = _made_by(str(row.get("generator") or ""), row.get("model"),
+                       row.get("prompt_version"))
+        by_dim.setdefault(str(row.get("dimension")), []).append(f"{row.get('records', 0)} {how}")
+    if not by_dim:
+        return []
+    return ["How the released items were made (from each record's provenance):", "",
+            *(f"- {_md_cell(dim)}: " + "; ".join(parts) for dim, parts in sorted(by_dim.items())),
+            ""]
 
 
 class ExportPathError(OSError):
@@ -373,10 +408,12 @@ def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
         "",
         "## Quality control",
         "",
-        "The notation questions (Arithmetic) and the structured key information (Understanding)",
-        "are model-generated and cannot be checked automatically; a seeded random sample,",
-        "stratified by source, was reviewed by human annotators. What happened to rejected",
-        "items is counted per dimension below. The release gate for each dimension:",
+        *_made_lines(manifest),
+        "Z3 checks the value a notation question (Arithmetic) computes, not its wording, and",
+        "the schema checks the fields of key information (Understanding), not their truth; so",
+        "for these dimensions a seeded random sample, stratified by source, was reviewed by",
+        "human annotators. What became of the seeds with a rejected item is counted per",
+        "dimension below, each seed once. The release gate for each dimension:",
         "",
     ]
     qc = manifest.get("qc") or {}
@@ -400,7 +437,9 @@ def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
             f"- annotators: {', '.join(_md_cell(a) for a in g.get('annotators') or []) or 'n/a'}",
             f"- agreement on overlap items: {agree.get('pairs', 0)} pairs, observed "
             f"{_pct(agree.get('observed'))}, Cohen's kappa "
-            f"{'n/a' if kappa is None else format(kappa, '.3f')}",
+            f"{'n/a' if kappa is None else format(kappa, '.3f')}, Gwet's AC1 "
+            f"{'n/a' if agree.get('ac1') is None else format(agree['ac1'], '.3f')}"
+            + (f" ({_md_cell(agree['note'])})" if agree.get("note") else ""),
             "",
         ]
     return lines

@@ -50,7 +50,7 @@ from qcstation.core.release.derived import (
 )
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
-from qcstation.core.review.queries import cur_sql, current_artifacts, rejected_sql
+from qcstation.core.review.queries import LIVE_SEED_STATUSES, cur_sql, current_artifacts, rejected_sql
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
 from qcstation.core.construct.inject import ERROR_NAMES
@@ -380,35 +380,41 @@ def _qc_section(store: Store, policy: QCPolicy, scope: str = "") -> dict[str, An
 
 
 def _qc_outcomes(store: Store, dim: str, scope: str = "") -> dict[str, int]:
-    """What happened to the reviewed items of one dimension, counted from the records (so
-    the datasheet says only what happened): seeds with a reject, replacements regenerated
-    (by a rule or a model) and fixed in place (by a reviewer), seeds excluded in QC,
-    disagreements settled and outcomes overridden by a curator."""
-    rejected_seeds = {int(r["seed_id"]) for r in store.query(
+    """What became of the seeds with a rejected item of one dimension, each seed counted
+    once by its fate (so the datasheet says only what happened, and the parts add up to the
+    whole): excluded by a curator, fixed in place by a reviewer (the current version is
+    human-made), regenerated (by a rule or a model) and accepted, or still open; plus the
+    disagreements settled and the outcomes overridden by a curator."""
+    rejected_seeds = sorted({int(r["seed_id"]) for r in store.query(
         "SELECT DISTINCT si.seed_id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "WHERE s.dimension = ? AND s.scope = ? AND " + rejected_sql("si.id"), (dim, scope))}
-    regenerated = fixed = 0
-    if rejected_seeds:
-        marks = ",".join("?" * len(rejected_seeds))
-        for r in store.query(
-                f"SELECT generator, COUNT(*) AS n FROM artifacts WHERE dimension = ? "
-                f"AND replaces_id IS NOT NULL AND seed_id IN ({marks}) GROUP BY generator",
-                [dim, *sorted(rejected_seeds)]):
-            if r["generator"] == "human":
-                fixed += int(r["n"])
+        "WHERE s.dimension = ? AND s.scope = ? AND " + rejected_sql("si.id"), (dim, scope))})
+    fate: Counter[str] = Counter()
+    for start in range(0, len(rejected_seeds), 900):
+        chunk = rejected_seeds[start:start + 900]
+        marks = ",".join("?" * len(chunk))
+        rows = store.query(
+            f"SELECT sd.id AS seed_id, sd.status AS seed_status, a.generator, a.status, "
+            f"a.replaces_id FROM seeds sd LEFT JOIN artifacts a ON a.id = ("
+            f"SELECT x.id FROM artifacts x WHERE x.seed_id = sd.id AND x.dimension = ? "
+            f"AND x.status != 'superseded' ORDER BY x.version DESC LIMIT 1) "
+            f"WHERE sd.id IN ({marks})", [dim, *chunk])
+        for r in rows:
+            if r["seed_status"] not in LIVE_SEED_STATUSES:
+                fate["excluded_in_qc"] += 1
+            elif r["status"] in USABLE_STATUSES and r["generator"] == "human":
+                fate["fixed_in_place"] += 1
+            elif r["status"] in USABLE_STATUSES and r["replaces_id"] is not None:
+                fate["regenerated"] += 1
             else:
-                regenerated += int(r["n"])
-    excluded = int(store.scalar(
-        "SELECT COUNT(DISTINCT si.seed_id) FROM sample_items si JOIN samples s "
-        "ON s.id = si.sample_id JOIN seeds sd ON sd.id = si.seed_id WHERE s.dimension = ? "
-        "AND s.scope = ? AND sd.status = 'excluded'", (dim, scope)) or 0)
+                fate["open"] += 1
     resolutions = {r["kind"]: int(r["n"]) for r in store.query(
         "SELECT q.kind, COUNT(*) AS n FROM qc_resolutions q JOIN sample_items si "
         "ON si.id = q.sample_item_id JOIN samples s ON s.id = si.sample_id "
         "WHERE s.dimension = ? AND s.scope = ? AND q.undone_at IS NULL GROUP BY q.kind",
         (dim, scope))}
-    return {"rejected_seeds": len(rejected_seeds), "regenerated": regenerated,
-            "fixed_in_place": fixed, "excluded_in_qc": excluded,
+    return {"rejected_seeds": len(rejected_seeds), "regenerated": fate["regenerated"],
+            "fixed_in_place": fate["fixed_in_place"], "excluded_in_qc": fate["excluded_in_qc"],
+            "open": fate["open"],
             "settled": resolutions.get("settle", 0), "overridden": resolutions.get("override", 0)}
 
 

@@ -430,3 +430,8 @@ def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
     sheet = render_datasheet(second.manifest)
     assert "1 seed had a rejected item: 1 fixed in place by a reviewer and accepted" in sheet
     assert "1 outcome(s) overridden by a curator" in sheet
+    # how each item was made, from its provenance: rule-made notation is not "model-generated"
+    assert "model-generated" not in sheet
+    made = re.search(r"- arithmetic: (.*)", sheet)
+    assert made is not None and "rendered by rules from the verified SMT-LIB" in made.group(1)
+    assert "fixed in place by a reviewer" in re.search(r"- understanding: (.*)", sheet).group(1)

@@ -54,7 +54,8 @@ def _bullets(values: Any) -> Text:
 
 def render_seed(item: ReviewItem) -> RenderableType:
     """The seed problem: question, gold answer, where it came from; for key information
-    also the gold solution it is judged against."""
+    and notation questions also the gold solution (what the key information is judged
+    against; the steps a notation question must follow)."""
     where = " · ".join(one_line(p, 80) for p in (item.source, getattr(item, "orig_id", ""),
                                          getattr(item, "level", "")) if p)
     parts: list[RenderableType] = [
@@ -65,7 +66,7 @@ def render_seed(item: ReviewItem) -> RenderableType:
         Text.assemble(("Gold answer: ", HEADING), _plain(item.gold_answer)),
     ]
     solution = getattr(item, "solution", "")
-    if item.dimension == "understanding" and solution:
+    if item.dimension in ("understanding", "arithmetic") and solution:
         parts += [Text(""), _heading("Gold solution"), _plain(_readable_solution(solution))]
     return Group(*parts)
 

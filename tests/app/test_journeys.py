@@ -139,3 +139,16 @@ async def test_a_late_correction_is_followed_to_a_passing_gate(tmp_path: Path) -
     with Store(db) as store:
         g = gate(store, "arithmetic", threshold=0.05)
         assert g.passed and (g.reviewed, g.defects) == (59, 0)
+
+
+async def test_the_arithmetic_pane_shows_the_gold_solution(qc_db: Path) -> None:
+    from tests.app.conftest import flat, static_text
+
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.item is not None
+        seed = flat(static_text(screen.query_one("#seed_view"), width=60))
+        steps = screen.item.solution.split("<<")[0].strip()      # "Li has 3 + 9 = "
+        assert "Gold answer:" in seed and "Gold solution" in seed and steps[:12] in seed

@@ -238,12 +238,14 @@ class ResultsPageLoaded(Message):
     pages from 1; ``choices`` are the sources/difficulties/runs the filters can take."""
 
     def __init__(self, filters: Any, page: Any, number: int,
-                 choices: dict[str, Any] | None = None) -> None:
+                 choices: dict[str, Any] | None = None,
+                 counts: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.filters = filters
         self.page = page
         self.number = number
         self.choices = choices
+        self.counts = counts    # {"rows": (n, exact), "failed": (n, exact) | None}
 
 
 class ItemDetailLoaded(Message):

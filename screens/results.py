@@ -29,6 +29,9 @@ from qcstation.widgets.eval_views import render_item, row_cells
 from screens._base import QCScreen
 
 PAGE_SIZE = 50
+#: the table's columns: (label, key)
+COLUMNS = (("Run", "run"), ("Item", "item"), ("S", "sample"), ("Metric", "metric"),
+           ("Verdict", "verdict"), ("Extracted", "extracted"))
 SEARCH_LIMIT = 200
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
@@ -108,15 +111,22 @@ class ResultsScreen(QCScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#results_table", DataTable)
-        for label, key in (("Run", "run"), ("Item", "item"), ("S", "sample"),
-                           ("Metric", "metric"), ("Verdict", "verdict"),
-                           ("Extracted", "extracted")):
+        for label, key in COLUMNS:
             table.add_column(label, key=key)
         self.query_one("#item_pane").border_title = "Item"
+        self._fit_heights()
         self.query_one("#results_search").display = False
         table.focus()
         self._show_filters()
         self._reload()
+
+    def on_resize(self) -> None:
+        self._fit_heights()
+
+    def _fit_heights(self) -> None:
+        """The rows take about half of the screen (at least 9 lines), the item pane the rest."""
+        room = self.size.height - 4         # header, filter line, footer
+        self.query_one("#results_table").styles.height = max(9, room // 2)
 
     def help_notes(self) -> RenderableType:
         return Text(
@@ -232,7 +242,13 @@ class ResultsScreen(QCScreen):
                     "SELECT id, name, model FROM eval_runs ORDER BY id")]
             page = (search_results(store, filters, limit=SEARCH_LIMIT) if filters.text
                     else browse.page(store, filters, after=after, limit=PAGE_SIZE))
-        self.post_message(ResultsPageLoaded(filters, page, number, choices))
+            counts: dict[str, Any] | None = None
+            if not filters.text:
+                counts = {"rows": browse.count(store, filters), "failed": None}
+                if not filters.failed and filters.verdict is None:
+                    counts["failed"] = browse.count(store, dataclasses.replace(filters,
+                                                                               failed=True))
+        self.post_message(ResultsPageLoaded(filters, page, number, choices, counts))
 
     @on(ResultsPageLoaded)
     def _page_loaded(self, message: ResultsPageLoaded) -> None:
@@ -248,16 +264,17 @@ class ResultsScreen(QCScreen):
         while len(self.page_starts) < message.number:
             self.page_starts.append(None)
         table = self.query_one("#results_table", DataTable)
-        table.clear()
-        for row in message.page.rows:
-            table.add_row(*row_cells(row), key="|".join(map(str, row.key)))
+        cells = [row_cells(row) for row in message.page.rows]
+        # columns as wide as this page's cells: never clipped to the header's width
+        table.clear(columns=True)
+        for i, (label, key) in enumerate(COLUMNS):
+            width = max([len(label), *(c[i].cell_len for c in cells)])
+            table.add_column(label, key=key, width=width)
+        for row, row_text in zip(message.page.rows, cells):
+            table.add_row(*row_text, key="|".join(map(str, row.key)))
         first = (message.number - 1) * PAGE_SIZE + 1
         shown = len(message.page.rows)
-        if shown:
-            table.border_title = (f"Rows {first}–{first + shown - 1}"
-                                  + (" of more" if message.page.has_more else f" of {first + shown - 1}"))
-        else:
-            table.border_title = "No rows"
+        table.border_title = self._rows_title(first, shown, message)
         table.border_subtitle = (f"the first {shown} matches" if message.filters.text else
                                  f"page {message.number}" + (" · ] next" if message.page.has_more
                                                              else ""))
@@ -267,7 +284,29 @@ class ResultsScreen(QCScreen):
         else:
             self.detail_key = None
             self.detail = None
+            self.detail_pending = False
+            self.query_one("#item_pane").border_title = "Item"
             self._render_detail()
+
+    @staticmethod
+    def _rows_title(first: int, shown: int, message: ResultsPageLoaded) -> str:
+        """'Rows 1–50 of 1,234 · 312 failed' (a count past the cap reads '1,000,000+')."""
+        def num(pair: tuple[int, bool]) -> str:
+            return f"{pair[0]:,}" + ("" if pair[1] else "+")
+
+        counts = message.counts or {}
+        total = counts.get("rows")
+        if not shown:
+            return "No rows match"
+        if total is not None:
+            text = f"Rows {first:,}–{first + shown - 1:,} of {num(total)}"
+        else:
+            text = (f"Rows {first:,}–{first + shown - 1:,}"
+                    + (" of more" if message.page.has_more else f" of {first + shown - 1:,}"))
+        failed = counts.get("failed")
+        if failed is not None:
+            text += f" · {num(failed)} failed"
+        return text
 
     def selected_row(self) -> browse.ResultRow | None:
         table = self.query_one("#results_table", DataTable)

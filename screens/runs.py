@@ -34,6 +34,8 @@ from screens.dialogs.start_run import RunRequest, StartRunModal
 PROGRESS_EVERY_S = 0.25
 #: Seconds between re-reading the runs list while a run (ours or another session's) goes on.
 POLL_RUNNING_S = 3.0
+#: Seconds between re-reading the whole list otherwise (new runs, runs that stopped elsewhere).
+POLL_IDLE_S = 10.0
 
 
 class RunsScreen(QCScreen):
@@ -48,7 +50,8 @@ class RunsScreen(QCScreen):
                 id="runs-browse"),
         Binding("c", "charts", "Charts", tooltip="Dimension scores and accuracy by difficulty",
                 id="runs-charts"),
-        Binding("f5", "refresh", "Refresh", show=False, id="runs-refresh"),
+        Binding("f5", "refresh", "Refresh", id="runs-refresh",
+                tooltip="Read the runs again now (the list also refreshes by itself)"),
         Binding("escape", "back", "Back / cancel", tooltip="Cancel the running run, else go back",
                 id="runs-back"),
     ]
@@ -60,6 +63,7 @@ class RunsScreen(QCScreen):
         self.active_run: int | None = None          # the run our worker is asking for
         self.cancel_event: threading.Event | None = None
         self.first_load_pending = True
+        self._last_poll = time.monotonic()
 
     @property
     def busy(self) -> bool:
@@ -104,12 +108,20 @@ class RunsScreen(QCScreen):
         self._load_runs()
 
     def _poll(self) -> None:
+        """The list refreshes by itself: every few seconds while a run goes on (only the
+        moving runs' numbers are read again), else every :data:`POLL_IDLE_S` seconds (a run
+        started in another session appears; one whose owner died shows as stopped)."""
         moving = {r.run_id for r in self.runs if r.status == "running"}
         if self.active_run is not None:
             moving.add(self.active_run)
+        now = time.monotonic()
         if moving:
             # finished runs keep their numbers: only the moving ones are read again
+            self._last_poll = now
             self._load_runs(moving)
+        elif now - self._last_poll >= POLL_IDLE_S:
+            self._last_poll = now
+            self._load_runs()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading evaluation runs")
@@ -129,9 +141,9 @@ class RunsScreen(QCScreen):
             for run in message.runs:
                 if not run.headline and run.run_id in known:
                     run.headline = known[run.run_id]
+        selected = self._selected()        # the run shown, kept by its id (not its row)
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
-        selected = self._selected()
         table.clear()
         for run in self.runs:
             table.add_row(*self._cells(run), key=str(run.run_id))
@@ -139,8 +151,9 @@ class RunsScreen(QCScreen):
             rows = [r.run_id for r in self.runs]
             keep = selected.run_id if selected is not None and selected.run_id in rows else None
             table.move_cursor(row=rows.index(keep) if keep is not None else 0)
-        table.border_subtitle = (f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
-                                 if self.runs else "no runs yet: n starts one")
+        table.border_subtitle = ((f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+                                  if self.runs else "no runs yet: n starts one")
+                                 + " · refreshes by itself (F5 now)")
         self._show_selected()
 
     def _cells(self, run: RunSummary) -> tuple[Text, ...]:
@@ -181,12 +194,36 @@ class RunsScreen(QCScreen):
             self.notify("A run is going on; wait for it or press Esc to stop it first.",
                         severity="warning")
             return
-        cfg = self.qc_app.config
+        cfg = self._reread_models()
         models = [(name, getattr(m, "model", "")) for name, m in
                   sorted((getattr(cfg, "models", None) or {}).items())]
         shots = int(getattr(getattr(cfg, "eval", None), "shots", 3))
         self.app.push_screen(StartRunModal(models, self.releases, shots),
                              callback=self._start_chosen)
+
+    def _reread_models(self) -> Any:
+        """The configuration with its ``[models.*]`` and ``[[judges]]`` read again from the
+        file (a model added while the app runs is offered at once); the QC settings stay
+        as loaded. On a file that cannot be read, says why and keeps what was loaded."""
+        from qcstation.common.config import find_config_path, load_config
+        from qcstation.common.errors import ConfigError
+
+        cfg = self.qc_app.config
+        try:
+            path = getattr(cfg, "source_path", None) or find_config_path(None)
+            if path is None:
+                return cfg
+            fresh = load_config(path)
+        except ConfigError as exc:
+            self.notify(f"The configuration could not be read again ({exc}); the models "
+                        f"loaded at start are offered.", severity="warning", timeout=8)
+            return cfg
+        added = sorted(set(fresh.models) - set(cfg.models))
+        cfg.models = fresh.models
+        cfg.judges = fresh.judges
+        if added:
+            self.notify(f"Read {path} again: {', '.join(added)} added.", title="Models")
+        return cfg
 
     def _start_chosen(self, request: RunRequest | None) -> None:
         if request is not None:

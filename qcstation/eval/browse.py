@@ -221,6 +221,38 @@ def page(store: Store, filters: Filters, after: Key | None = None,
     return Page(decorate(store, raw), has_more, next_after)
 
 
+#: counts stop here (a count is shown as "N+" past it)
+COUNT_CAP = 1_000_000
+
+
+def count(store: Store, filters: Filters, cap: int = COUNT_CAP) -> tuple[int, bool]:
+    """(rows matching ``filters``, exact?) without the text search: summed over the same
+    index-ordered streams :func:`page` reads, stopping at ``cap`` (then not exact)."""
+    filters.check()
+    if filters.run_ids:
+        run_ids = sorted(set(int(r) for r in filters.run_ids))
+    else:
+        run_ids = [int(r[0]) for r in store.execute("SELECT id FROM eval_runs ORDER BY id")]
+    total = 0
+    for run_id in run_ids:
+        for condition, params in _branches(filters):
+            where = ["run_id = ?", *([condition] if condition else [])]
+            args: list[Any] = [run_id, *params]
+            if filters.source is not None:
+                where.append("source = ?")
+                args.append(filters.source)
+            if filters.difficulty is not None:
+                where.append("difficulty = ?")
+                args.append(filters.difficulty)
+            left = cap - total + 1
+            total += int(store.execute(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM eval_scores WHERE {' AND '.join(where)} "
+                f"LIMIT ?)", [*args, left]).fetchone()[0])
+            if total > cap:
+                return cap, False
+    return total, True
+
+
 def decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
     """Rows of eval_scores columns (run_id, seed_id, sample_idx, metric, verdict, score,
     extracted, source, difficulty) as :class:`ResultRow`, with run labels and item keys."""

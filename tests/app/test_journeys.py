@@ -152,3 +152,131 @@ async def test_the_arithmetic_pane_shows_the_gold_solution(qc_db: Path) -> None:
         seed = flat(static_text(screen.query_one("#seed_view"), width=60))
         steps = screen.item.solution.split("<<")[0].strip()      # "Li has 3 + 9 = "
         assert "Gold answer:" in seed and "Gold solution" in seed and steps[:12] in seed
+
+
+def _results_after_a_live_run(db: str, out: str) -> None:  # pragma: no cover - a subprocess
+    """In a fresh interpreter (scoring starts worker processes): a reference run started in
+    the app, then b browses it at 120×40; writes what the browser shows as JSON."""
+    import asyncio
+    import json
+
+    from qcstation.app import make_app as make
+    from tests.app.conftest import make_config as config
+    from tests.app.conftest import screen_text
+    from tests.app.conftest import settle as wait
+
+    async def main() -> None:
+        app = make(Path(db), config=config(), account="tester")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait(pilot)
+            await pilot.press("v")
+            await wait(pilot)
+            await pilot.press("n")
+            await wait(pilot)
+            app.screen.query_one("#run_shots").value = "0"
+            app.screen.query_one("#run_limit").value = "3"
+            await pilot.press("ctrl+s")
+            await wait(pilot, rounds=400)
+            await pilot.press("b")
+            await wait(pilot)
+            screen = app.screen
+            table = screen.query_one("#results_table")
+            shown = {"screen": type(screen).__name__, "title": str(table.border_title),
+                     "height": table.size.height, "rows": table.row_count,
+                     "widths": {c.label.plain: c.get_render_width(table) - 2
+                                for c in table.columns.values()},
+                     "text": screen_text(app)}
+            await pilot.press("f")                   # failed only: the reference fails nothing
+            await wait(pilot)
+            shown["empty_title"] = str(table.border_title)
+            shown["empty_item"] = str(screen.query_one("#item_pane").border_title)
+            shown["empty_text"] = screen_text(app)
+        Path(out).write_text(json.dumps(shown), encoding="utf-8")
+
+    asyncio.run(main())
+
+
+def test_the_results_browser_after_a_live_run(qc_db: Path, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.app.conftest import flat
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "shown.json"
+    code = ("import sys; from tests.app.test_journeys import _results_after_a_live_run as f; "
+            "f(sys.argv[1], sys.argv[2])")
+    proc = subprocess.run([sys.executable, "-c", code, str(qc_db), str(out)], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    shown = json.loads(out.read_text(encoding="utf-8"))
+    assert shown["screen"] == "ResultsScreen"
+    with Store(qc_db) as store:
+        n = int(store.scalar("SELECT COUNT(*) FROM eval_scores"))
+        failed = int(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict IN "
+                                  "('wrong', 'unparseable', 'error', 'judge_error')"))
+        longest_key = int(store.scalar("SELECT MAX(LENGTH(item_key)) FROM eval_items"))
+    # the count of matching rows and of failures, not "of more"
+    assert shown["title"] == f"Rows 1–{min(n, 50)} of {n} · {failed} failed"
+    # the columns hold their cells, not the header's width ("gsm8", "wrong (")
+    assert shown["widths"]["Item"] >= min(longest_key, 16)
+    assert shown["widths"]["Verdict"] >= len("not scored")
+    # the height it has: at 120×40 about half the screen, not the 6 rows it showed
+    assert shown["height"] - 1 >= 14 and shown["rows"] >= min(n, 14)
+    # a filter that leaves no row shows no row and no stale item
+    assert shown["empty_title"] == "No rows match" and shown["empty_item"] == "Item"
+    assert "No stored score matches these filters." in flat(shown["empty_text"])
+
+
+async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
+        qc_db: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from qcstation.app import load_app_config
+    from qcstation.eval.runs import create_run
+    from screens.dialogs.start_run import StartRunModal
+    from screens.results import ResultsScreen
+    from screens.runs import RunsScreen
+
+    import screens.runs as runs_module
+
+    monkeypatch.setattr(runs_module, "POLL_IDLE_S", 0.2)
+    monkeypatch.setattr(runs_module, "POLL_RUNNING_S", 0.2)
+    toml = tmp_path / "qcstation.toml"
+    toml.write_text('[qc]\ncurators = ["alice"]\n\n[models.small]\nmodel = "m-small"\n'
+                    'base_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    config = load_app_config(toml)
+    with Store(qc_db) as store:
+        first = create_run(store, config, model="reference", limit=2, name="first")
+        second = create_run(store, config, model="reference", limit=2, name="second")
+    app = make_app(qc_db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        ids = [r.run_id for r in screen.runs]
+        await pilot.press(*["down"] * ids.index(first))     # select "first" (newest on top)
+        assert screen._selected().run_id == first
+        with Store(qc_db) as store:                          # a run started in another session
+            third = create_run(store, config, model="reference", limit=2, name="third")
+        for _ in range(30):                                  # no F5: the list refreshes itself
+            await pilot.pause(0.1)
+            if third in [r.run_id for r in screen.runs]:
+                break
+        await settle(pilot)
+        assert third in [r.run_id for r in screen.runs]
+        assert screen._selected().run_id == first            # the run, not the row
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen) and app.screen.filters.run_ids == (first,)
+        await pilot.press("escape")
+        await settle(pilot)
+        # a model added to the config while the app runs is offered at once
+        toml.write_text(toml.read_text(encoding="utf-8") + '\n[models.big]\nmodel = "m-big"\n'
+                        'base_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartRunModal)
+        assert [name for name, _ in app.screen.models][:2] == ["big", "small"]
+    assert second in ids

@@ -205,7 +205,7 @@ class QueueScreen(QCScreen):
         self.item = message.item
         self.query_one("#queue_item", Static).update(render_item(message.item))
         self.query_one("#queue_detail").border_title = (
-            f"{message.item.key} · {message.item.dimension} · item {message.item.item_id}")
+            f"{message.item.key} · {message.item.dimension}")
 
     # -- actions -------------------------------------------------------------------------
     def _target(self) -> ReviewItem | None:

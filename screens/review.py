@@ -155,6 +155,7 @@ class ReviewScreen(QCScreen):
         self.queued: deque[str] = deque()           # keys pressed while saving, run in order
         self.comment: str = ""                      # goes with the next decision
         self.unsure = False
+        self.keys: dict[int, str] = {}              # item number -> its name (gsm8k-83)
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -541,6 +542,7 @@ class ReviewScreen(QCScreen):
         item = message.item
         self.item = item
         self.editable = message.editable
+        self.keys[item.item_id] = item.key
         if message.progress is not None:
             self.progress = message.progress
         if message.current:
@@ -597,8 +599,7 @@ class ReviewScreen(QCScreen):
     @on(DecisionSaved)
     def _decision_saved(self, message: DecisionSaved) -> None:
         word = VERDICT_WORDS.get(message.verdict, message.verdict)
-        key = self.item.key if self.item is not None and self.item.item_id == message.item_id \
-            else f"item {message.item_id}"
+        key = self.keys.get(message.item_id, "the item")
         self._notice(("Changed: " if message.changed else "Saved: ") + f"{key} {word}"
                      + (f": {message.reason}" if message.reason else ""))
 
@@ -618,7 +619,8 @@ class ReviewScreen(QCScreen):
         if message.item_id is None:
             self._notice("Nothing to undo: you have no decision left to take back.", "warning")
         else:
-            self._notice(f"Undid your decision on item {message.item_id}; decide it again.")
+            key = self.keys.get(message.item_id, "the item")
+            self._notice(f"Undid your decision on {key}; decide it again.")
 
     # -- rendering -------------------------------------------------------------------
     def _show_status(self) -> None:
@@ -627,7 +629,8 @@ class ReviewScreen(QCScreen):
         line = Text.assemble((f"{title(dimension)}: ", "bold"),
                              progress.sentence() if progress is not None else "no open sample")
         if self.item is not None and progress is not None:
-            line.append(f"  ·  item {self.item.position + 1} of {progress.total}", style="dim")
+            line.append(f"  ·  {self.item.key}, {self.item.position + 1} of {progress.total} "
+                        f"in the sample", style="dim")
         self.query_one("#progress_line", Static).update(line)
         banner_text = self._banner()
         self.query_one("#verdict_line", Static).update(banner_text or "")

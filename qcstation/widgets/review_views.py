@@ -56,10 +56,9 @@ def render_seed(item: ReviewItem) -> RenderableType:
     """The seed problem: question, gold answer, where it came from; for key information
     and notation questions also the gold solution (what the key information is judged
     against; the steps a notation question must follow)."""
-    where = " · ".join(one_line(p, 80) for p in (item.source, getattr(item, "orig_id", ""),
-                                         getattr(item, "level", "")) if p)
+    where = " · ".join(one_line(p, 80) for p in (item.key, getattr(item, "level", "")) if p)
     parts: list[RenderableType] = [
-        Text(where + f"  (seed #{item.seed_id})", style=DIM),
+        Text(where, style=DIM),
         Text(""),
         _plain(item.question),
         Text(""),

@@ -325,7 +325,7 @@ class ReviewScreen(QCScreen):
             return
         late = item.outcome == "accept" and not self.editable
         if late and not self.qc_app.is_curator:
-            self._notice(f"{item.key} was accepted; only a curator can correct it now "
+            self._notice(f"{one_line(item.key, 40)} was accepted; only a curator can correct it now "
                          f"(the correction counts as a defect).", "warning")
             return
         if not (self.editable or item.outcome in ("reject", "accept")):
@@ -443,7 +443,7 @@ class ReviewScreen(QCScreen):
                         raise
                     # decided meanwhile (this account in another terminal, or someone
                     # else), replaced or closed: say so once and move on by itself
-                    self.post_message(StaleMovedOn(str(exc)))
+                    self.post_message(StaleMovedOn(one_line(str(exc), 300)))
                 else:
                     self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
                 item = next_item(store, annotator, self.dimension)
@@ -542,7 +542,7 @@ class ReviewScreen(QCScreen):
         item = message.item
         self.item = item
         self.editable = message.editable
-        self.keys[item.item_id] = item.key
+        self.keys[item.item_id] = one_line(item.key, 60)
         if message.progress is not None:
             self.progress = message.progress
         if message.current:
@@ -629,8 +629,8 @@ class ReviewScreen(QCScreen):
         line = Text.assemble((f"{title(dimension)}: ", "bold"),
                              progress.sentence() if progress is not None else "no open sample")
         if self.item is not None and progress is not None:
-            line.append(f"  ·  {self.item.key}, {self.item.position + 1} of {progress.total} "
-                        f"in the sample", style="dim")
+            line.append(f"  ·  {one_line(self.item.key, 40)}, {self.item.position + 1} of "
+                        f"{progress.total} in the sample", style="dim")
         self.query_one("#progress_line", Static).update(line)
         banner_text = self._banner()
         self.query_one("#verdict_line", Static).update(banner_text or "")

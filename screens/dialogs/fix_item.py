@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from qcstation.common.errors import QCStationError
+from qcstation.common.safe import one_line, printable
 from screens.dialogs.fields import OrderedFields
 
 if TYPE_CHECKING:
@@ -41,24 +42,25 @@ def editor_height(text: str, width: int = EDITOR_WIDTH, *, at_most: int = 30) ->
 def fix_context(item: ReviewItem) -> Text:
     """What is being fixed and why: the item, its question and gold answer (and for
     key information the gold solution), the reasons it was rejected or replaced, and how
-    the edit is checked."""
+    the edit is checked. Every outside text is shown inert (control characters escaped)."""
     out = Text()
-    out.append(f"{item.key} · {item.dimension} · version {item.artifact_version} · "
+    out.append(f"{one_line(item.key, 60)} · {item.dimension} · version {item.artifact_version} · "
                f"{item.artifact_status}\n", style="bold")
     out.append("Question: ", style="bold")
-    out.append(f"{item.question}\n")
+    out.append(f"{printable(item.question)}\n")
     out.append("Gold answer: ", style="bold")
-    out.append(f"{item.gold_answer}\n")
+    out.append(f"{one_line(item.gold_answer, 200)}\n")
     if item.dimension == "understanding" and item.solution:
         out.append("Gold solution: ", style="bold")
-        out.append(f"{item.solution}\n")
-    why = [f"{d['annotator']} rejected: {d['reason']}" for d in item.decisions
-           if d["verdict"] == "reject" and d.get("reason")]
+        out.append(f"{printable(item.solution)}\n")
+    why = [f"{one_line(d['annotator'], 40)} rejected: {one_line(d['reason'], 300)}"
+           for d in item.decisions if d["verdict"] == "reject" and d.get("reason")]
     if item.resolution is not None:
         r = item.resolution
-        why.append(f"curator {r['curator']} {r['kind']} {r['verdict']}: {r['reason']}")
+        why.append(f"curator {one_line(r['curator'], 40)} {r['kind']} {r['verdict']}: "
+                   f"{one_line(r['reason'], 300)}")
     if item.replaces_reason:
-        why.append(f"the version it replaces was rejected: {item.replaces_reason}")
+        why.append(f"the version it replaces was rejected: {one_line(item.replaces_reason, 300)}")
     out.append("Why: ", style="bold")
     out.append(("; ".join(why) if why else
                 "not rejected yet: say what is wrong in the reason field") + "\n",
@@ -136,7 +138,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         dialog = self.query_one("#fix_dialog")
-        dialog.border_title = f"Fix {self.item.key} in place"
+        dialog.border_title = f"Fix {one_line(self.item.key, 40)} in place"
         dialog.border_subtitle = "Ctrl+S check and save · Ctrl+A select all · Esc cancel"
         self.query_one("#fix_error", Static).display = False
         self._size_editor()

@@ -240,7 +240,8 @@ class DashboardScreen(QCScreen):
             attention_items(self.dimensions, busy=self.busy_note,
                             has_model=self.qc_app.config.generator is not None,
                             disagreements=disagreements, curator=self.qc_app.is_curator,
-                            curators_configured=bool(self.qc_app.settings.curators)))
+                            curators_configured=bool(self.qc_app.settings.curators),
+                            threshold=self.qc_app.settings.defect_threshold))
 
     @on(OptionList.OptionSelected, "#attention")
     def _run_attention(self, event: OptionList.OptionSelected) -> None:

@@ -51,9 +51,14 @@ class Attention:
     dimension: str | None = None
 
 
+#: a defect threshold from here up is a demonstration setting, and the dashboard says so
+DEMO_AT = 0.1
+
+
 def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
                     has_model: bool = True, disagreements: dict[str, int] | None = None,
-                    curator: bool = False, curators_configured: bool = True) -> list[Attention]:
+                    curator: bool = False, curators_configured: bool = True,
+                    threshold: float | None = None) -> list[Attention]:
     """What to do next, most useful first, in plain words with the key that does it.
     Never a key whose action would fail: without a model, rejects are sent to the curator
     queue (fix in place, exclude), not to regeneration (the rules make the same text);
@@ -146,6 +151,13 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
     if not items:
         items.append(Attention("Nothing to review yet — import seeds and generate artifacts "
                                "(qcstation --help)", None))
+    if threshold is not None and threshold >= DEMO_AT:
+        from qcstation.common.stats import reviews_needed
+
+        items.append(Attention(
+            f"Demonstration gate: defect threshold {threshold:.0%} (qcstation.toml). A real "
+            f"batch uses 5%, which needs {reviews_needed(0, 0.05)} clean reviews per dimension.",
+            None))
     return items
 
 

@@ -30,7 +30,8 @@ def test_the_starter_data_is_taken_to_a_passing_gate(tmp_path: Path) -> None:
     r = _cli(tmp_path, "quickstart", "--no-app")
     assert r.returncode == 0, r.stderr
     conf = (tmp_path / "qcstation.toml").read_text(encoding="utf-8")
-    assert "A DEMONSTRATION gate" in conf and "needs 59 clean reviews per dimension" in conf
+    assert "A DEMONSTRATION gate: 9 clean reviews per dimension pass it" in conf
+    assert "its gate needs 59 clean reviews per" in conf
     assert f'curators = ["{os_account()}"]' in conf
     assert "wrote " in r.stdout and "a real batch needs the 5% default" in r.stdout
     # a second quickstart keeps the user's file as it is

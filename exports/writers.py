@@ -348,7 +348,7 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
 def _release_lines(manifest: Mapping[str, Any]) -> list[str]:
     counts = manifest.get("counts", {})
     lines: list[str] = [
-        f"# {_md_cell(manifest.get('name', ''))} {_md_cell(manifest.get('version', ''))}",
+        f"# {_md_cell(manifest.get('name', ''))}@{_md_cell(manifest.get('version', ''))}",
         "",
         "A SMART-style multi-dimensional math-reasoning benchmark built with qcstation: each",
         "record is one seed question with its four dimension tasks (Understanding, Reasoning,",

@@ -37,7 +37,7 @@ def next_version(version: str | None) -> str:
 
 def render_release(info: rel.ReleaseInfo) -> RenderableType:
     counts = info.counts or {}
-    lines = [Text.assemble((one_line(f"{info.name} {info.version}"), "bold"),
+    lines = [Text.assemble((one_line(f"{info.name}@{info.version}"), "bold"),
                            f"  approved by {one_line(info.approved_by, 60)} at {info.approved_at[:19]}")]
     records = counts.get("records")
     if records is not None:
@@ -61,7 +61,7 @@ def render_diff(diff: dict[str, Any], *, limit: int = 30) -> RenderableType:
         return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
     lines = [
-        Text(one_line(f"{diff.get('name')} {diff.get('old')} → {diff.get('new')}"), style="bold"),
+        Text(one_line(f"{diff.get('name')}@{diff.get('old')} → {diff.get('name')}@{diff.get('new')}"), style="bold"),
         Text(f"{counts.get('old', 0)} records before, {counts.get('new', 0)} after: "
              f"{counts.get('added', 0)} added, {counts.get('removed', 0)} removed, "
              f"{counts.get('changed', 0)} changed, {diff.get('unchanged', 0)} unchanged"),
@@ -266,7 +266,7 @@ class ReleasesScreen(QCScreen):
     @on(ReleaseApproved)
     def _approved(self, message: ReleaseApproved) -> None:
         info = message.release
-        self.notify(f"Approved {info.name} {info.version} "
+        self.notify(f"Approved {info.name}@{info.version} "
                     f"({(info.counts or {}).get('records', '?')} records). Press e to export it.",
                     title="Release approved")
         self.action_refresh()
@@ -287,7 +287,7 @@ class ReleasesScreen(QCScreen):
 
     @on(ReleaseExported)
     def _exported(self, message: ReleaseExported) -> None:
-        self.notify(f"Wrote {message.name} {message.version} to {message.path.resolve()}",
+        self.notify(f"Wrote {message.name}@{message.version} to {message.path.resolve()}",
                     title="Exported", timeout=8)
         self.action_refresh()
 
@@ -311,7 +311,7 @@ class ReleasesScreen(QCScreen):
     def _diffed(self, message: ReleaseDiffed) -> None:
         detail = self.query_one("#release_detail", Static)
         if not message.old:
-            detail.update(Text(f"{message.name} {message.new} is the first version; there is "
+            detail.update(Text(f"{message.name}@{message.new} is the first version; there is "
                                "nothing earlier to compare with."))
             return
         detail.update(render_diff(message.diff))

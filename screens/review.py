@@ -629,8 +629,8 @@ class ReviewScreen(QCScreen):
         line = Text.assemble((f"{title(dimension)}: ", "bold"),
                              progress.sentence() if progress is not None else "no open sample")
         if self.item is not None and progress is not None:
-            line.append(f"  ·  {one_line(self.item.key, 40)}, {self.item.position + 1} of "
-                        f"{progress.total} in the sample", style="dim")
+            line.append(f"  ·  {one_line(self.item.key, 40)} ({self.item.position + 1} of "
+                        f"{progress.total})", style="dim")
         self.query_one("#progress_line", Static).update(line)
         banner_text = self._banner()
         self.query_one("#verdict_line", Static).update(banner_text or "")

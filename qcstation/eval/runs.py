@@ -65,29 +65,29 @@ def spec_tasks(spec: Mapping[str, Any]) -> set[str] | None:
 
 
 def source_label(spec: Mapping[str, Any]) -> str:
-    """``release smart 1.0.0`` / ``working set (2025-01-02T03:04:05)``: what ``eval list``
-    and ``eval show`` print."""
+    """``release smart@1.0.0`` / ``working set (2025-01-02T03:04:05)``: what ``eval list``
+    and ``eval show`` print (a release named as everywhere: NAME@VERSION)."""
     src = spec.get("source") or {}
     if src.get("release"):
-        return f"release {src['release']} {src['version']}"
+        return f"release {src['release']}@{src['version']}"
     return f"working set ({str(src.get('at', ''))[:19]})"
 
 
 def release_label(spec: dict[str, Any]) -> str:
-    """``smart 1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
+    """``smart@1.0.0`` / ``working set`` from a run's spec, whatever shape it has."""
     source = spec.get("source")
     if isinstance(source, dict):
         if source.get("release"):
-            return " ".join(str(p) for p in (source.get("release"), source.get("version")) if p)
+            return "@".join(str(p) for p in (source.get("release"), source.get("version")) if p)
         if source.get("working_set"):
             return "working set"
     rel = spec.get("release")
     if isinstance(rel, dict):
         name, version = rel.get("name"), rel.get("version")
         if name or version:
-            return " ".join(str(p) for p in (name, version) if p)
+            return "@".join(str(p) for p in (name, version) if p)
     if isinstance(rel, (list, tuple)) and rel:
-        return " ".join(str(p) for p in rel)
+        return "@".join(str(p) for p in rel)
     if isinstance(rel, str) and rel:
         return rel
     if spec.get("release_name"):

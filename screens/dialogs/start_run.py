@@ -111,7 +111,7 @@ class StartRunModal(ModalScreen[RunRequest | None]):
         model_options.append((Text("reference (self-test: the benchmark's own answers)"),
                               REFERENCE))
         release_options: list[tuple[Text, str]] = [
-            (Text(preview(f"{n} {v}", 50)), f"{n}\x00{v}") for n, v in reversed(self.releases)]
+            (Text(preview(f"{n}@{v}", 50)), f"{n}\x00{v}") for n, v in reversed(self.releases)]
         release_options.append((Text("working set (accepted items, no release)"), WORKING_SET))
         with Vertical(id="start_run_dialog", classes="dialog"):
             with Horizontal(classes="form_row"):

@@ -116,7 +116,7 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
         assert _release_rows(qc_db) == [{"name": "smart", "version": "1.0.0",
                                          "approved_by": "alice"}]
         assert screen.releases and screen.releases[0].notes == "first cut"
-        assert "smart 1.0.0" in flat(screen_text(app))
+        assert "smart@1.0.0" in flat(screen_text(app))
 
         await pilot.press("e")
         await settle(pilot)
@@ -128,7 +128,7 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
 
         await pilot.press("d")
         await settle(pilot)
-        assert "smart 1.0.0 is the first version" in flat(screen_text(app))
+        assert "smart@1.0.0 is the first version" in flat(screen_text(app))
 
         # one seed (not in the QC sample) leaves the benchmark; a second release drops it
         with Store(qc_db) as store:
@@ -149,7 +149,7 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
         await pilot.press("d")
         await settle(pilot)
         detail = flat(static_text(screen.query_one("#release_detail")))
-        assert "smart 1.0.0 → 1.0.1" in detail
+        assert "smart@1.0.0 → smart@1.0.1" in detail
         assert "60 records before, 59 after: 0 added, 1 removed, 0 changed" in detail
         assert f"Removed seeds: {gone}" in detail
 

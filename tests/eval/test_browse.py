@@ -196,7 +196,7 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
         runs = {r.run_id: r for r in browse.list_runs(store)}
     assert list(runs) == [running, done]
     r = runs[done]
-    assert r.release == "smart 1.0.0" and r.n_requests == 50 and r.outputs_done == 50
+    assert r.release == "smart@1.0.0" and r.n_requests == 50 and r.outputs_done == 50
     assert r.headline["fi"].value == pytest.approx(0.7) and r.headline["fi"].n == 10
     assert r.headline["un"].value == pytest.approx((7 * 95 + 3 * 40) / 10)
     assert not r.resumable

@@ -52,7 +52,7 @@ def test_report_tables_escaping_and_figures(store: Store, tmp_path: Path) -> Non
     # verdict counts incl. unparseable and error
     assert "| ACC@Fi | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
     assert "| ACC@Ar | 3 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
-    assert "| release | smart 1.0 |" in text           # the run's release, not "working set"
+    assert "| release | smart@1.0 |" in text           # the run's release, not "working set"
 
     # breakdowns and confusion (fi against re: TP 2, FN 0, FP 1, TN 1 of 4)
     assert "| gsm8k | 2 |" in text and "| math500 | 2 |" in text

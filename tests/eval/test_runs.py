@@ -53,11 +53,11 @@ def test_the_spec_as_read_back() -> None:
     for bad in (None, "", "not json", "[1, 2]", "[" * 100_000, "{}" + " " * runs.MAX_SPEC_CHARS):
         assert runs.load_spec(bad) == {}
     assert runs.spec_tasks({}) is None
-    assert runs.source_label({"source": {"release": "smart", "version": "1.0"}}) == "release smart 1.0"
+    assert runs.source_label({"source": {"release": "smart", "version": "1.0"}}) == "release smart@1.0"
     assert runs.source_label({"source": {"working_set": True, "at": "2026-01-02T03:04:05.6Z"}}) == \
         "working set (2026-01-02T03:04:05)"
-    assert runs.release_label({"source": {"release": "smart", "version": "1.0"}}) == "smart 1.0"
-    assert runs.release_label({"release": {"name": "smart", "version": "2"}}) == "smart 2"
+    assert runs.release_label({"source": {"release": "smart", "version": "1.0"}}) == "smart@1.0"
+    assert runs.release_label({"release": {"name": "smart", "version": "2"}}) == "smart@2"
     assert runs.release_label({}) == "working set"
 
 

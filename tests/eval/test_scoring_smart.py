@@ -277,7 +277,7 @@ def test_a_release_run_is_labelled_with_its_release_in_the_report(qs_db: Path, t
     scorers.score_run(qs_db, run_id, config())
     with Store(qs_db) as s:
         text = write_report(s, run_id, tmp_path / "rep", n_boot=50).read_text()
-    assert "| release | smart 1.2.0 |" in text and "working set" not in text
+    assert "| release | smart@1.2.0 |" in text and "working set" not in text
     assert "| refinement protocol | two-step" in text          # the default, the paper's
 
 

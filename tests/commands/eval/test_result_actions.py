@@ -42,7 +42,7 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
     compact = _cli(db_file, "leaderboard", str(a), str(b))
     assert compact.returncode == 0, compact.stderr
     assert max(len(line) for line in compact.stdout.splitlines()) <= 120
-    assert "smart 1.0" in compact.stdout and "1-prompt" in compact.stdout     # release, protocol
+    assert "smart@1.0" in compact.stdout and "1-prompt" in compact.stdout     # release, protocol
     assert "evil<U+001B>[2Jm" in compact.stdout
 
     cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")

@@ -248,7 +248,7 @@ def test_export_is_byte_identical_and_manifest_lists_every_file(
         text = blob.read_text(encoding="utf-8")
         assert "sk-very-secret-value" not in text and "MY_SECRET_KEY_VAR" not in text
     readme = (out1 / "README.md").read_text(encoding="utf-8")
-    assert "# smart 1.0" in readme and "approved by: carol" in readme
+    assert "# smart@1.0" in readme and "approved by: carol" in readme
     assert "ünïcode notes" in readme and "active seeds left out: 3" in readme
     ev = f.events(store, "release.exported")
     assert len(ev) == 4 and ev[0]["detail"]["files"]["data.jsonl"]["sha256"] == first["data.jsonl"]

@@ -280,3 +280,93 @@ async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
         assert isinstance(app.screen, StartRunModal)
         assert [name for name, _ in app.screen.models][:2] == ["big", "small"]
     assert second in ids
+
+
+async def test_the_fix_editor_refuses_unverifiable_edits_with_the_reason(tmp_path: Path) -> None:
+    """The two edits of issue 17 in the app: two definitions of answer, and a reworded edit
+    with the wrong operator; both refused with the reason, nothing stored."""
+    import shutil
+    import subprocess
+    import sys
+
+    from textual.widgets import TextArea
+
+    from screens.dialogs.fix_item import FixModal
+    from tests.app.conftest import flat, screen_text
+    from tests.conftest import ROOT
+
+    root = tmp_path / "qs"
+    root.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(root / "qs.db"),
+                           "quickstart", "--no-app"], cwd=root, capture_output=True, text=True,
+                          timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+                                            "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    db = shutil.copy(root / "qs.db", tmp_path / "fix.db")
+    app = make_app(Path(db), config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.item is not None
+        text = screen.item.content["notation"]
+        with Store(Path(db)) as store:
+            versions = store.scalar("SELECT COUNT(*) FROM artifacts")
+        await pilot.press("e")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, FixModal)
+        area = modal.query_one("#fix_text", TextArea)
+        reason = modal.query_one("#fix_reason")
+        reason.value = "clearer"                             # type: ignore[attr-defined]
+        area.text = text.replace(". What is", " and answer = 0. What is")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is modal
+        assert "'answer' is defined twice" in flat(screen_text(app))
+        # reworded, with the last operator changed: read into its own SMT-LIB, Z3 says no
+        last = text.rsplit("answer = ", 1)
+        swapped = last[1].translate(str.maketrans({"×": "−", "−": "×", "+": "×", "÷": "+"}))
+        area.text = (last[0] + "answer = " + swapped).replace(
+            "What is the value of answer?", "Find answer.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is modal
+        assert "Z3 does not verify the edited question" in flat(screen_text(app))
+        await pilot.press("escape")
+        await settle(pilot)
+    with Store(Path(db)) as store:
+        assert store.scalar("SELECT COUNT(*) FROM artifacts") == versions
+        assert store.scalar("SELECT COUNT(*) FROM reviews") == 0
+
+
+async def test_the_starter_data_is_taken_to_a_passing_gate_in_the_app(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from qcstation.app import load_app_config
+    from qcstation.common.identity import os_account
+    from tests.app.conftest import flat, screen_text
+    from tests.conftest import ROOT
+
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "quickstart", "--no-app"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+                               "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    config = load_app_config(tmp_path / "qcstation.toml")
+    app = make_app(tmp_path / "db" / "qcstation.db", config=config, account=os_account())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "Review 9 notation questions — press r" in text
+        assert "Demonstration gate: defect threshold 30% (qcstation.toml). A real batch uses " \
+               "5%, which needs 59 clean reviews per dimension." in text
+        for _ in range(2):                                   # both dimensions
+            await pilot.press("r")
+            await settle(pilot)
+            for _ in range(9):
+                await pilot.press("a")
+                await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert "All QC gates pass — press l to approve a release" in flat(screen_text(app))

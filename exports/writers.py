@@ -428,7 +428,10 @@ def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
             f"- {_outcome_sentence(g.get('outcomes'))}",
             f"- rule: {_md_cell(gate.get('rule', ''))}",
             f"- reviewed (random draws): {gate.get('reviewed', 0)}, "
-            f"defects: {gate.get('defects', 0)}",
+            f"defects: {gate.get('defects', 0)}"
+            + (f" (in round {g['gate_counts_from_round']}, a fresh random round drawn after "
+               f"the defects found before were corrected; earlier rounds are listed in the "
+               f"manifest)" if g.get("gate_counts_from_round") else ""),
             f"- upper confidence bound on the defect rate: "
             f"{defect_bound_text(gate.get('upper_bound'), gate.get('threshold'))} "
             f"(threshold {_pct(gate.get('threshold'))})",

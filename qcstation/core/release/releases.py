@@ -50,7 +50,13 @@ from qcstation.core.release.derived import (
 )
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
-from qcstation.core.review.queries import LIVE_SEED_STATUSES, cur_sql, current_artifacts, rejected_sql
+from qcstation.core.review.queries import (
+    LIVE_SEED_STATUSES,
+    counting_since,
+    cur_sql,
+    current_artifacts,
+    rejected_sql,
+)
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
 from qcstation.core.construct.inject import ERROR_NAMES
@@ -373,7 +379,11 @@ def _qc_section(store: Store, policy: QCPolicy, scope: str = "") -> dict[str, An
             "SELECT COUNT(*) FROM reviews r JOIN sample_items si ON si.id = r.sample_item_id "
             "JOIN samples s ON s.id = si.sample_id WHERE s.dimension = ? AND s.scope = ? "
             "AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')", (dim, scope))
+        since = counting_since(store, dim, scope)
+        fresh = next((x for x in samples if x["id"] == since), None) if since else None
         out[dim] = {"gate": g.to_dict(), "agreement": ag.to_dict(), "samples": samples,
+                    # a fresh round after corrections: the gate counted that round on
+                    "gate_counts_from_round": fresh["round"] if fresh else None,
                     "annotators": [r["annotator"] for r in people], "decisions": int(decisions),
                     "outcomes": _qc_outcomes(store, dim, scope)}
     return out

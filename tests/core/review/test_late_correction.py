@@ -74,6 +74,12 @@ def test_a_late_correction_is_a_defect_and_a_fresh_round_reaches_a_passing_gate(
     g = gate(store, "arithmetic", **GATE)
     assert g.passed and (g.reviewed, g.defects) == (59, 0)
     assert [e["detail"]["defects_before"] for e in f.events(store, "qc.fresh_round")] == [2]
+    # the release's QC record says which round the gate counted, and keeps the first
+    from qcstation.core.release.releases import QCPolicy, _qc_section
+
+    qc = _qc_section(store, QCPolicy(curators=CURATORS, dimensions=("arithmetic",)))
+    assert qc["arithmetic"]["gate_counts_from_round"] == 2
+    assert [x["round"] for x in qc["arithmetic"]["samples"]] == [1, 2]
 
 
 def test_a_fresh_round_is_refused_when_it_would_not_be_honest(store: Store) -> None:

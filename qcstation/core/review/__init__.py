@@ -11,10 +11,12 @@ workers), each in its own process, on one SQLite file.
 Modules (rooms), lowest first; a room imports only rooms above it in this list
 ----------------------------------------------------------------------------------
 ``queries``    the SQL the rooms share: current artifacts (``CUR_SQL``, ``CUR_COUNTS_SQL``,
-               also used by ``status``), ``rejected_sql``, ``ITEMS_CTE``, the decisions
+               also used by ``status``), ``rejected_sql``, ``ITEMS_CTE`` (the rounds that
+               count: ``counting_since``, from the latest fresh round on), the decisions
                that count (``active_reviews``, ``active_resolutions``), ``check_dimension``.
 ``items``      ``ReviewItem`` (one sampled item as people review it), ``get_item``,
-               ``list_items``, ``item_key`` (``gsm8k-17``, as in releases).
+               ``list_items``, ``item_key`` (``gsm8k-17``, as in releases), ``find_item`` /
+               ``find_seed`` (an item or seed named ``gsm8k-17`` or by number).
 ``sampling``   ``draw_sample`` / ``extend_sample`` / ``close_sample`` (seeded, stratified by
                source: ``stratified_allocation``), ``coverage_from``,
                ``requeue_replacements`` and ``join_open_sample`` (a replacement joins the
@@ -25,10 +27,13 @@ Modules (rooms), lowest first; a room imports only rooms above it in this list
 ``gate``       ``gate`` (read-only), ``gate_plan``, ``progress``, ``bound_text``,
                ``dashboard_counts``.
 ``curation``   what curators do: ``exclude_seed``, ``resolve_item`` (``override``,
-               ``settle``), and the curator ``queue``.
-``team``       ``agreement`` (Cohen's kappa over overlap items) and ``team_stats``.
-``fixes``      fixing an item in place (a new human-made version, checked like a generated
-               one, then accepted).
+               ``settle``), ``fresh_round`` (a new random round of corrected data) and the
+               curator ``queue``.
+``team``       ``agreement`` (Cohen's kappa and Gwet's AC1 over overlap items, with a note
+               when kappa says little) and ``team_stats``.
+``fixes``      fixing an item in place (a new human-made version, checked on its own terms:
+               a notation question read into its own SMT-LIB and checked by Z3, then
+               accepted); a curator's late correction of an accepted item.
 ``audit``      flags on references the rules cannot vouch for; ``status`` the counts of
                ``qcstation status``. Both read the store only.
 
@@ -58,7 +63,11 @@ curation.resolve_item(store, item_id, *, kind, verdict, reason, actor, curators)
 curation.queue(store, *, state=None, dimension=None, annotator=None, reason=None,
                source=None, limit=1000) -> list[QueueRow]
 team.team_stats(store, dimensions) -> {"annotators": [...], "agreement": {dim: {...}}}
-fixes.fix_in_place(store, item_id, text, *, actor, reason=None, display=None) -> dict
+fixes.fix_in_place(store, item_id, text, *, actor, reason=None, display=None,
+                   curators=None) -> dict
+curation.fresh_round(store, dimension, *, actor, curators, rate, rng_seed, threshold,
+                     confidence, min_size=5, overlap_rate=0.0, scope="") -> dict
+items.find_item(store, ref, dimension=None) -> item id    (``gsm8k-17`` or a number)
 
 Storage (``db/migrations.py``): ``samples`` (one row per draw round, ``params`` JSON with
 the strata, chosen artifacts and extensions), ``sample_items`` (position, overlap flag,

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
+from screens.dialogs.fields import OrderedFields
 
-class CommentModal(ModalScreen[str | None]):
-    """A free-text note for the next decision: Enter keeps it, Esc cancels."""
+
+class CommentModal(OrderedFields):
+    """A free-text note for the next decision: Enter keeps it, Esc cancels (keys typed
+    while it opens are kept, see :mod:`.fields`)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="comment-cancel")]
+    FIELDS = ("comment_text",)
 
     def __init__(self, current: str) -> None:
         super().__init__()
@@ -30,11 +32,10 @@ class CommentModal(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#comment_dialog").border_title = "Comment"
-        self.query_one("#comment_text", Input).focus()
+        self.set_focus(self.query_one("#comment_text", Input))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    @on(Input.Submitted, "#comment_text")
-    def _typed(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+    def submit_fields(self) -> None:
+        self.dismiss(self.query_one("#comment_text", Input).value)

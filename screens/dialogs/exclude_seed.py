@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from qcstation.common.safe import one_line
+from screens.dialogs.fields import OrderedFields
 
 
-class ExcludeSeedModal(ModalScreen[str | None]):
-    """Confirm excluding a seed: dismisses with the typed reason, or None on Esc."""
+class ExcludeSeedModal(OrderedFields):
+    """Confirm excluding a seed: dismisses with the typed reason, or None on Esc (keys typed
+    while it opens are kept, see :mod:`.fields`)."""
 
     BINDING_GROUP_TITLE = "Exclude seed"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="exclude-cancel")]
+    FIELDS = ("exclude_reason",)
 
     def __init__(self, seed_id: int, label: str) -> None:
         super().__init__()
@@ -27,7 +28,7 @@ class ExcludeSeedModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="exclude_dialog", classes="dialog"):
             yield Static(Text(
-                f"Exclude seed #{self.seed_id} ({one_line(self.label, 80)}) from the dataset? Do this only "
+                f"Exclude {one_line(self.label, 80)} from the dataset? Do this only "
                 "when its artifact cannot be fixed. Its rejected item then no longer blocks "
                 "the QC gate (the reject still counts as a defect) and releases leave the "
                 "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")
@@ -38,14 +39,13 @@ class ExcludeSeedModal(ModalScreen[str | None]):
         dialog = self.query_one("#exclude_dialog")
         dialog.border_title = "Exclude seed"
         dialog.border_subtitle = "Enter excludes · Esc cancels"
-        self.query_one("#exclude_reason", Input).focus()
+        self.set_focus(self.query_one("#exclude_reason", Input))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    @on(Input.Submitted, "#exclude_reason")
-    def _typed(self, event: Input.Submitted) -> None:
-        reason = " ".join(event.value.split())
+    def submit_fields(self) -> None:
+        reason = " ".join(self.query_one("#exclude_reason", Input).value.split())
         if not reason:
             self.notify("Type why the seed is excluded (it is recorded with your name).",
                         severity="warning")

@@ -435,7 +435,7 @@ async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None
         await pilot.press("X")
         await pilot.pause()
         assert isinstance(app.screen, ExcludeSeedModal)
-        assert f"Exclude seed #{rejected.seed_id}" in flat(screen_text(app))
+        assert f"Exclude {rejected.key} from the dataset?" in flat(screen_text(app))
         await pilot.press("enter")                   # no reason: refused, still asking
         await pilot.pause()
         assert isinstance(app.screen, ExcludeSeedModal)

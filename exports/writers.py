@@ -416,6 +416,11 @@ def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
         "dimension below, each seed once. The release gate for each dimension:",
         "",
     ]
+    threshold = (manifest.get("qc_policy") or {}).get("threshold")
+    if isinstance(threshold, (int, float)) and threshold >= 0.1:
+        lines += [f"**The defect threshold of this release, {threshold:.0%}, is a "
+                  f"demonstration setting** (as `qcstation quickstart` writes it); SMART-style "
+                  f"quality control uses 5%, which needs 59 clean reviews per dimension.", ""]
     qc = manifest.get("qc") or {}
     for dim in sorted(qc):
         g = qc[dim] or {}

@@ -48,5 +48,7 @@ def test_the_starter_data_is_taken_to_a_passing_gate(tmp_path: Path) -> None:
     assert r.stdout.count("gate PASSES") == 2
     r = _cli(tmp_path, "release", "blockers")
     assert r.returncode == 0 and r.stdout.startswith("Ready:"), r.stdout
-    r = _cli(tmp_path, "release", "approve", "starter@1.0")
+    r = _cli(tmp_path, "release", "approve", "starter@1.0", "--export", "--out", "exp")
     assert r.returncode == 0 and r.stdout.startswith("approved starter@1.0"), r.stderr
+    sheet = (tmp_path / "exp" / "starter" / "1.0" / "README.md").read_text(encoding="utf-8")
+    assert "The defect threshold of this release, 30%, is a demonstration setting" in sheet

@@ -303,7 +303,8 @@ def _gate_rule(threshold: float, confidence: float, rate: float | None) -> str:
     return (f"Passes when every sampled item has been reviewed, no rejected item is still "
             f"waiting for an accepted replacement, {cov}and the {_pct(confidence)} upper "
             f"confidence bound on the defect rate (Clopper-Pearson, rejects / reviewed random "
-            f"draws over all rounds) is below {_pct(threshold)}.")
+            f"draws over all rounds, from the latest fresh round on if a curator drew one) is "
+            f"below {_pct(threshold)}.")
 
 
 def open_reject_kind(status: str | None, in_sample: bool) -> str | None:

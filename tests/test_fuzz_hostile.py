@@ -222,7 +222,7 @@ def test_generate_finishes_good_seeds_verified_bad_seeds_with_a_reason(
     with tempfile.TemporaryDirectory() as d, FakeOpenAI() as fake:
         fake.responder = lambda request: model_output
         db = Path(d) / "g.db"
-        rows = [_good(i) for i in range(3)] + [
+        rows = [_good(i) for i in (1, 3, 4)] + [   # (0 and 2 apples: the rules refuse them now)
             {"question": f"Hostile {n}: how many apples are left at the end?", "answer": s}
             for n, s in enumerate(solutions)]
         seeds = Path(d) / "seeds.jsonl"

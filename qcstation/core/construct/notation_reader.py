@@ -245,7 +245,7 @@ def read_notation(text: str) -> NotationQuestion:
     target = _asked_for(sentences, written, asked_defs)
     givens: dict[str, Fraction] = {}
     steps: dict[str, Expr] = {}
-    for name, shown, expr in defs:
+    for name, _shown, expr in defs:
         if _literal_value(expr) is not None:
             givens[name] = _literal_value(expr)  # type: ignore[assignment]
         else:

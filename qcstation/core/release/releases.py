@@ -266,7 +266,7 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
         if record is not None and "arithmetic" in arts and not record["notation_smtlib"]:
             # every Arithmetic item ships with the SMT-LIB of its own question (what Z3 checked)
             missing["arithmetic"] = "the notation question has no SMT-LIB of its own"
-        if missing:
+        if missing or record is None:
             excluded.append({"seed_id": sid, "source": seed["source"],
                              "orig_id": str(seed["orig_id"]), "missing": missing})
         else:

@@ -22,7 +22,7 @@ from qcstation.commands import HELP
 VERBS: tuple[str, ...] = (
     "run", "resume", "list_", "show", "score", "rescore", "templates",
     "export_batch", "import_batch",
-    "leaderboard", "breakdown", "compare", "report",
+    "leaderboard", "breakdown", "compare", "report", "robustness",
 )
 
 

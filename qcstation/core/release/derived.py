@@ -39,7 +39,7 @@ def scope_seeds(store: Store, scope: str) -> list[dict[str, Any]]:
     if not scope:
         return store.query("SELECT * FROM seeds WHERE status = 'active' ORDER BY id")
     return store.query(
-        "SELECT s.*, di.parent_id, di.transform, di.family, di.level, di.idx, di.tag, "
+        "SELECT s.*, di.parent_id, di.transform, di.family, di.level AS derive_level, di.idx, di.tag, "
         "di.params AS derive_params, di.dimensions AS derive_dimensions, ds.name AS derive_set, "
         "p.source AS parent_source, p.orig_id AS parent_orig_id "
         "FROM derived_items di JOIN derive_sets ds ON ds.id = di.set_id "
@@ -75,7 +75,7 @@ def derived_fields(seed: dict[str, Any]) -> dict[str, Any]:
         return {}
     return {"parent": f"{seed['parent_source']}-{seed['parent_orig_id']}",
             "parent_seed_id": int(seed["parent_id"]), "set": seed["derive_set"],
-            "transform": seed["transform"], "family": seed["family"], "level": seed["level"],
+            "transform": seed["transform"], "family": seed["family"], "level": seed["derive_level"],
             "params": from_json(seed["derive_params"]) or {},
             "dimensions": list(required_dimensions(seed))}
 

@@ -6,6 +6,7 @@ session and copied per test."""
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from db import Store
@@ -50,8 +51,7 @@ def release(store: Store, name: str, scope: str = "") -> None:
 def released_db(tmp_root: Path) -> Path:
     """The template database (built once per session): see the module docstring."""
     if "db" not in _BUILT:
-        root = tmp_root / "robustness-template"
-        root.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix="robustness-template-", dir=tmp_root))
         db = make_db(root, SEEDS)
         cfg = load_config(None, env={})
         for kind, (name, opts) in SETS.items():

@@ -41,7 +41,7 @@ def test_a_mixed_derived_release_asks_each_item_what_it_carries(db: Path) -> Non
         verdicts = {r["verdict"] for r in s.query(
             "SELECT verdict FROM eval_scores WHERE run_id = ? AND metric != 'un'", (run,))}
         joined = s.query(
-            "SELECT ei.record, di.transform, di.params, p.source || '-' || p.orig_id AS parent "
+            "SELECT ei.record, di.transform, di.params, di.level, p.source || '-' || p.orig_id AS parent "
             "FROM eval_items ei JOIN derived_items di ON di.seed_id = ei.seed_id "
             "JOIN seeds p ON p.id = di.parent_id WHERE ei.run_id = ?", (run,))
     assert errors == 0 and verdicts == {"correct"}
@@ -52,8 +52,9 @@ def test_a_mixed_derived_release_asks_each_item_what_it_carries(db: Path) -> Non
     assert transforms == {"noise", "digits", "errors"} and len(joined) == len(items)
     for r in joined:    # the frozen record says what derived_items says
         rec = json.loads(r["record"])
-        assert (rec["parent"], rec["transform"], rec["params"]) == \
-            (r["parent"], r["transform"], json.loads(r["params"]))
+        assert (rec["parent"], rec["transform"], rec["params"], rec["level"]) == \
+            (r["parent"], r["transform"], json.loads(r["params"]), r["level"])
+        assert isinstance(rec["level"], int)     # k sentences, d digits, n errors; not the difficulty
 
 
 def test_eval_run_takes_a_derived_release_by_name_at_version(db: Path, tmp_path: Path,

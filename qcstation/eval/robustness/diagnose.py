@@ -1,0 +1,284 @@
+"""One run's robustness diagnosis: what :mod:`.measures` computes on what :mod:`.load`
+reads, per dimension, in one object the CLI, the report and the results screen show.
+
+Which items feed which table (by ``transform``, see :mod:`qcstation.core.derive`):
+
+* ``variant`` families (parent -> its variants): A_avg, A_wst, RR, consistent failures,
+  memorisation (same answer to variants whose golds differ), and how often a variant is
+  answered with the parent's own answer.
+* every item with two samples or more: RC.
+* ladders: ``noise`` by k sentences, ``digits`` by d digits, ``errors`` by n error types,
+  and ``steps``: every item of the run by the operations of its formalization (SMART's
+  Reasoning ladder).
+* ``noise``, ``add-operation``, ``changed-numbers``: the drop against the parent in the
+  *base run* (:func:`~.load.find_base`), over the pairs both scored.
+* ``counterfactual``: follow and repeat-original rates (item-samples), also per shift.
+* ``inverse``: backward accuracy; with a base run, backward consistency (the share of the
+  parents answered right forward whose backward problem is answered right too).
+* step fidelity: every item with a reference formalization and a final-answer response.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from db.store import Store
+from qcstation.eval.robustness.fidelity import intermediates
+from qcstation.eval.robustness.load import DIMS, VALUE_DIMS, RunData, find_base, load_run_data
+from qcstation.eval.robustness.measures import (
+    CF,
+    Drop,
+    Robust,
+    consistent_failures,
+    counterfactual,
+    curve,
+    drop,
+    memorised,
+    repetition_consistency,
+    robustness,
+    step_fidelity,
+)
+
+__all__ = ["LADDERS", "LADDER_DIM", "PERTURBATIONS", "Backward", "Diagnosis", "VariantRow",
+           "diagnose"]
+
+PERTURBATIONS: tuple[str, ...] = ("noise", "add-operation", "changed-numbers")
+#: ladder -> the dimension whose difficulty it raises (SMART A.10)
+LADDER_DIM: dict[str, str] = {"noise": "un", "steps": "re", "digits": "ar", "errors": "rt"}
+LADDERS: tuple[str, ...] = tuple(LADDER_DIM)
+
+
+@dataclass
+class VariantRow:
+    robust: Robust
+    consistent_failures: int | None
+    memorised: int                    # seeds with the same answer to variants of other golds
+    memorised_keys: list[str]
+    repeat_parent: float | None       # share of variant item-samples answered with the parent's answer
+    n_repeat: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "robust": self.robust.to_dict()}
+
+
+@dataclass
+class Backward:
+    accuracy: float | None
+    n: int
+    forward_right: int | None = None  # parents answered right forward (base run)
+    both_right: int | None = None
+
+    @property
+    def consistency(self) -> float | None:
+        return self.both_right / self.forward_right if self.forward_right else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "consistency": self.consistency}
+
+
+@dataclass
+class Diagnosis:
+    run_id: int
+    title: str
+    release: str
+    base_run: int | None
+    samples: int
+    n_items: int
+    transforms: dict[str, int]
+    rc: dict[str, tuple[float | None, int]] = field(default_factory=dict)
+    variants: dict[str, VariantRow] = field(default_factory=dict)
+    ladders: dict[str, dict[str, list[tuple[int, float, int]]]] = field(default_factory=dict)
+    drops: dict[str, dict[str, Drop]] = field(default_factory=dict)
+    counterfactual: dict[str, CF] = field(default_factory=dict)
+    counterfactual_by_shift: dict[str, dict[int, CF]] = field(default_factory=dict)
+    backward: dict[str, Backward] = field(default_factory=dict)
+    fidelity: dict[str, list[tuple[int, float, int]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def most_dropped(self, transform: str) -> str | None:
+        """The dimension that drops most under a perturbation (None: no drop measured)."""
+        rows = {d: v.drop for d, v in self.drops.get(transform, {}).items()
+                if v.drop is not None and v.drop > 0}
+        return max(rows, key=lambda d: rows[d]) if rows else None  # "" : no drop > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "title": self.title, "release": self.release,
+            "base_run": self.base_run, "samples": self.samples, "n_items": self.n_items,
+            "transforms": self.transforms,
+            "rc": {d: {"rc": v, "n": n} for d, (v, n) in self.rc.items()},
+            "variants": {d: v.to_dict() for d, v in self.variants.items()},
+            "ladders": {k: {d: [{"level": lv, "accuracy": a, "n": n} for lv, a, n in pts]
+                            for d, pts in by.items()} for k, by in self.ladders.items()},
+            "drops": {t: {d: v.to_dict() for d, v in by.items()} for t, by in self.drops.items()},
+            "most_dropped": {t: self.most_dropped(t) for t in self.drops},
+            "counterfactual": {d: v.to_dict() for d, v in self.counterfactual.items()},
+            "counterfactual_by_shift": {d: {str(s): v.to_dict() for s, v in by.items()}
+                                        for d, by in self.counterfactual_by_shift.items()},
+            "backward": {d: v.to_dict() for d, v in self.backward.items()},
+            "fidelity": {k: [{"steps": s, "fidelity": f, "n": n} for s, f, n in pts]
+                         for k, pts in self.fidelity.items()},
+            "notes": self.notes,
+        }
+
+
+def _variants(data: RunData) -> dict[str, VariantRow]:
+    fams: dict[str, list[Any]] = defaultdict(list)
+    for it in data.items.values():
+        if it.transform == "variant" and it.parent:
+            fams[it.parent].append(it)
+    out: dict[str, VariantRow] = {}
+    if not fams:
+        return out
+    for d in DIMS:
+        accs = {p: [a for it in its if (a := it.acc(d)) is not None] for p, its in fams.items()}
+        accs = {p: v for p, v in accs.items() if v}
+        if not accs:
+            continue
+        cf = consistent_failures({p: [([o.ok for o in it.obs[d]], [o.answer for o in it.obs[d]])
+                                      for it in its if it.obs.get(d)] for p, its in fams.items()})
+        mem: list[str] = []
+        rep = (None, 0)
+        if d in VALUE_DIMS:
+            mem = [str(k) for k in memorised({p: [(it.gold, it.first(d).answer) for it in its
+                                                  if it.first(d) is not None]
+                                              for p, its in fams.items()})]
+            rows = [(o.answer, it.gold, it.parent_answer) for its in fams.values() for it in its
+                    for o in it.obs.get(d, [])]
+            c = counterfactual(rows)
+            rep = (c.repeat, c.n)
+        out[d] = VariantRow(robustness(accs), cf, len(mem), sorted(mem), rep[0], rep[1])
+    return out
+
+
+def _ladders(data: RunData) -> dict[str, dict[str, list[tuple[int, float, int]]]]:
+    out: dict[str, dict[str, list[tuple[int, float, int]]]] = {}
+    for ladder in LADDERS:
+        if ladder == "steps":
+            its = [it for it in data.items.values() if it.steps is not None]
+            level = {it.seed_id: it.steps for it in its}
+        else:
+            its = [it for it in data.items.values() if it.transform == ladder and it.level is not None]
+            level = {it.seed_id: it.level for it in its}
+        by: dict[str, list[tuple[int, float, int]]] = {}
+        # the Reasoning ladder groups by the formalization's operations: Re and the final answer
+        for d in (("re", "fi") if ladder == "steps" else DIMS):
+            pts = [(int(level[it.seed_id]), a) for it in its if (a := it.acc(d)) is not None]
+            if pts:
+                by[d] = curve(pts)
+        if by:
+            out[ladder] = by
+    return out
+
+
+def _drops(data: RunData, base: RunData) -> dict[str, dict[str, Drop]]:
+    out: dict[str, dict[str, Drop]] = {}
+    for t in PERTURBATIONS:
+        its = [it for it in data.items.values() if it.transform == t and it.parent_seed_id in base.items]
+        by = {}
+        for d in DIMS:
+            pairs = [(b, a) for it in its if (a := it.acc(d)) is not None
+                     and (b := base.items[it.parent_seed_id].acc(d)) is not None]  # type: ignore[index]
+            if pairs:
+                by[d] = drop(pairs)
+        if by:
+            out[t] = by
+    return out
+
+
+def _counterfactual(data: RunData, dg: Diagnosis) -> None:
+    its = [it for it in data.items.values() if it.transform == "counterfactual"]
+    for d in VALUE_DIMS:
+        rows = [(o.answer, it.gold, _parent_answer(it), it.level) for it in its
+                for o in it.obs.get(d, [])]
+        if not rows:
+            continue
+        dg.counterfactual[d] = counterfactual((a, g, p) for a, g, p, _ in rows)
+        shifts = sorted({lv for *_, lv in rows if lv is not None})
+        dg.counterfactual_by_shift[d] = {s: counterfactual((a, g, p) for a, g, p, lv in rows
+                                                           if lv == s) for s in shifts}
+
+
+def _parent_answer(it: Any) -> str | None:
+    from qcstation.eval.robustness.measures import norm
+
+    return norm(it.params.get("parent_answer")) or it.parent_answer
+
+
+def _backward(data: RunData, base: RunData | None) -> dict[str, Backward]:
+    its = [it for it in data.items.values() if it.transform == "inverse"]
+    out: dict[str, Backward] = {}
+    for d in ("re", "fi"):
+        accs = [(it, a) for it in its if (a := it.acc(d)) is not None]
+        if not accs:
+            continue
+        bw = Backward(sum(a for _, a in accs) / len(accs), len(accs))
+        if base is not None:
+            paired = [(base.items[it.parent_seed_id].acc(d), a) for it, a in accs
+                      if it.parent_seed_id in base.items]
+            paired = [(f, a) for f, a in paired if f is not None]
+            if paired:
+                bw.forward_right = sum(1 for f, _ in paired if f == 1.0)
+                bw.both_right = sum(1 for f, a in paired if f == 1.0 and a == 1.0)
+        out[d] = bw
+    return out
+
+
+def _fidelity(store: Store, data: RunData) -> dict[str, list[tuple[int, float, int]]]:
+    texts: dict[tuple[int, int], str] = {
+        (int(r["seed_id"]), int(r["sample_idx"])): r["response"] or "" for r in store.query(
+            "SELECT seed_id, sample_idx, response FROM eval_outputs WHERE run_id = ? "
+            "AND task = 'final' AND status = 'ok'", (data.run_id,))}
+    if not texts:
+        return {}
+    pts: dict[str, list[tuple[int, float]]] = {"right": [], "wrong": []}
+    cache: dict[str, list[Fraction]] = {}
+    for it in data.items.values():
+        obs = it.obs.get("fi") or []
+        if not obs or not it.smtlib or it.transform == "inverse":
+            continue
+        steps = cache.get(it.smtlib)
+        if steps is None:
+            steps = cache[it.smtlib] = intermediates(it.smtlib)
+        for k, o in enumerate(obs):
+            f = step_fidelity(steps, texts.get((it.seed_id, k)))
+            if f is not None:
+                pts["right" if o.ok else "wrong"].append((len(steps), f))
+    return {k: curve(v) for k, v in pts.items() if v}
+
+
+def diagnose(store: Store, run_id: int, *, base: int | None = None,
+             fidelity: bool = True) -> Diagnosis:
+    """The diagnosis of one run (see the module docstring); ``base`` names the run of the
+    parents (default: found, :func:`~.load.find_base`)."""
+    data = load_run_data(store, run_id)
+    transforms: dict[str, int] = defaultdict(int)
+    for it in data.items.values():
+        transforms[it.transform or "seed"] += 1
+    dg = Diagnosis(run_id=data.run_id, title=data.title, release=data.release, base_run=None,
+                   samples=data.samples, n_items=len(data.items), transforms=dict(transforms))
+    for d in DIMS:
+        rows = [[o.answer if o.answer is not None else ("right" if o.ok else "not right")
+                 for o in it.obs[d]] for it in data.items.values() if it.obs.get(d)]
+        if rows:
+            dg.rc[d] = repetition_consistency(rows)
+    if data.samples < 2:
+        dg.notes.append("RC and consistent failures need --samples 2 or more")
+    dg.variants = _variants(data)
+    dg.ladders = _ladders(data)
+    base_id = find_base(store, data, base)
+    base_data = load_run_data(store, base_id) if base_id is not None else None
+    dg.base_run = base_id
+    if base_data is not None:
+        dg.drops = _drops(data, base_data)
+    elif any(t in transforms for t in (*PERTURBATIONS, "inverse")):
+        dg.notes.append("no run of the same model on the parents: drops and backward consistency "
+                        "need one (evaluate the parents' release, or name it with --base)")
+    _counterfactual(data, dg)
+    dg.backward = _backward(data, base_data)
+    if fidelity:
+        dg.fidelity = _fidelity(store, data)
+    return dg

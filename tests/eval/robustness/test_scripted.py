@@ -1,0 +1,166 @@
+"""A model whose answers are scripted, served by a real OpenAI-compatible server on loopback,
+run by `qcstation eval run` on the parents' release and on derived releases: the diagnosis
+gives exactly the A_avg, A_wst, RR, RC, consistent failures, memorisation, drops and
+counterfactual rates the script implies (worked out by hand below)."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db import Store
+from qcstation.cli import main
+from qcstation.core.release.releases import release_records
+from qcstation.eval.robustness.diagnose import diagnose
+from tests.eval.robustness.helpers import copy_released
+from tests.eval_helpers import last_user
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+TASKS = "final,arithmetic"
+
+
+def _who(record: dict[str, Any]) -> str:
+    q = record["question"]
+    return "janet" if "Janet" in q else "james" if "James" in q else "jacket"
+
+
+def _idx(record: dict[str, Any]) -> int:
+    m = re.search(r"\.v(\d+)$", record["id"])
+    return int(m.group(1)) if m else 0
+
+
+def _fmt(v: str) -> str:
+    f = Fraction(v)
+    return str(f) if f.denominator == 1 else f"{float(f):.6f}"
+
+
+def script(record: dict[str, Any], task: str, sample: int) -> str:
+    """The scripted model: the number it answers (see the test for what follows from it)."""
+    gold, who = record["answer"], _who(record)
+    t = record.get("transform")
+    if t == "variant":
+        if who == "janet" and _idx(record) >= 3:
+            return "7"                                   # the same wrong answer, every time
+        if who == "jacket" and sample == 1:
+            return str(Fraction(gold) + 1)               # second sample wrong
+        return gold
+    if t == "noise":
+        # the final answer fails under noise; the notation question is the parent's own (noise
+        # is in the story), the very prompt the base run asked: the answer is the same
+        return "0" if task == "final" else gold
+    if t == "add-operation":
+        return "0" if task == "arithmetic" else gold     # the arithmetic fails
+    if t == "counterfactual":
+        if who == "janet":
+            return record["params"]["parent_answer"]     # repeats the original answer
+        if who == "jacket":
+            return "1"                                   # neither
+        return gold
+    return gold                                          # parents, changed numbers
+
+
+@pytest.fixture
+def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_released(tmp_path_factory.getbasetemp(), tmp_path / "s.db")
+
+
+def _responder(db: Path, running: dict[str, str]) -> Any:
+    """Answers by the item of the prompt, looked up in the release being run (a noise item's
+    notation question is its parent's)."""
+    texts: dict[str, dict[str, dict[str, Any]]] = {}
+    with Store(db) as s:
+        for name in ("base", "dyn-rel", "pert-rel", "cf-rel"):
+            texts[name] = by = {}
+            for r in release_records(s, name, "1"):
+                by[r["question"]] = r
+                if r.get("notation"):
+                    by[r["notation"]] = r
+
+    def respond(request: dict[str, Any]) -> str:
+        by_text = texts[running["release"]]
+        prompt = last_user(request)
+        task = "arithmetic" if "Compute the value exactly" in prompt else "final"
+        # the longest text found: a noise item's question contains its parent's
+        hits = [t for t in by_text if t and t in prompt]
+        assert hits, prompt[:200]
+        rec = by_text[max(hits, key=len)]
+        return f"The answer is {_fmt(script(rec, task, int(request.get('seed') or 0)))}."
+    return respond
+
+
+def _run(db: Path, cfg: Path, release: str, capsys: pytest.CaptureFixture[str],
+         running: dict[str, str]) -> int:
+    running["release"] = release.split("@")[0]
+    assert main(["--db", str(db), "--config", str(cfg), "eval", "run", "--model", "m", "--release",
+                 release, "--tasks", TASKS, "--samples", "2", "--temperature", "0.7", "--shots", "0",
+                 "--json", "-q"]) == 0
+    return int(json.loads(capsys.readouterr().out)["run"])
+
+
+def test_scripted_model_figures(db: Path, tmp_path: Path, fake_openai: FakeOpenAI,  # noqa: F811
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    running: dict[str, str] = {}
+    fake_openai.responder = _responder(db, running)
+    cfg = tmp_path / "q.toml"
+    cfg.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n'
+                   f'retries = 1\nconcurrency = 4\n')
+    base = _run(db, cfg, "base@1", capsys, running)
+    dyn, pert, cf = (_run(db, cfg, r, capsys, running) for r in ("dyn-rel@1", "pert-rel@1", "cf-rel@1"))
+    with Store(db) as s:
+        golds = {(_who(r), _idx(r)): r["answer"] for r in release_records(s, "dyn-rel", "1")}
+        v, p, c = (diagnose(s, r) for r in (dyn, pert, cf))
+    assert len(golds) == 12 and golds[("janet", 3)] != golds[("janet", 4)]
+    assert v.base_run == p.base_run == c.base_run == base
+
+    # variants, per seed (4 variants, 2 samples each):
+    #   james: every variant right            -> mean 1,   min 1
+    #   janet: v1, v2 right; v3, v4 wrong     -> mean 1/2, min 0
+    #   jacket: every variant right once of 2 -> mean 1/2, min 1/2
+    # A_avg = (1 + 1/2 + 1/2)/3 = 2/3; A_wst = (1 + 0 + 1/2)/3 = 1/2; RR = 3/4
+    for d in ("fi", "ar"):
+        row = v.variants[d]
+        assert row.robust.a_avg == pytest.approx(2 / 3)
+        assert row.robust.a_wst == pytest.approx(1 / 2)
+        assert row.robust.rr == pytest.approx(3 / 4)
+        # RC: james' and janet's 8 items repeat their first answer, jacket's 4 never: 8/12
+        assert v.rc[d] == (pytest.approx(2 / 3), 12)
+        # consistent failures: janet v3 and v4 (janet has variants right on every sample)
+        assert row.consistent_failures == 2
+        # memorisation: janet answers 7 to v3 and v4, whose golds differ
+        assert row.memorised == 1 and row.memorised_keys == [
+            next(it.parent for it in _items(db, dyn) if "Janet" in it.question)]
+
+    # perturbations against the base run (every parent right):
+    #   noise: final 0 of 2 -> drop 1; arithmetic right -> drop 0; most: Final
+    #   add-operation: arithmetic 0 -> drop 1, most: Arithmetic; changed numbers: no drop
+    assert (p.drops["noise"]["fi"].drop, p.drops["noise"]["ar"].drop) == (1.0, 0.0)
+    assert p.drops["noise"]["fi"].n == 2 and p.most_dropped("noise") == "fi"
+    assert (p.drops["add-operation"]["ar"].drop, p.drops["add-operation"]["fi"].drop) == (1.0, 0.0)
+    assert p.most_dropped("add-operation") == "ar"
+    assert p.drops["changed-numbers"]["fi"].drop == 0.0 and p.most_dropped("changed-numbers") is None
+
+    # counterfactuals (2 shifts x 3 seeds, 2 samples): james follows, janet repeats the
+    # original answer, jacket neither -> follow 1/3, repeat 1/3 on 12 item-samples
+    for d in ("fi", "ar"):
+        assert (c.counterfactual[d].follow, c.counterfactual[d].repeat, c.counterfactual[d].n) == \
+            (pytest.approx(1 / 3), pytest.approx(1 / 3), 12)
+        assert {s: x.follow for s, x in c.counterfactual_by_shift[d].items()} == \
+            {-20: pytest.approx(1 / 3), 20: pytest.approx(1 / 3)}
+
+    # the CLI prints the same figures
+    assert main(["--db", str(db), "eval", "robustness", str(dyn), str(pert), str(cf)]) == 0
+    out = capsys.readouterr().out
+    assert "66.7     50.0     0.750  0.667" in out          # ACC@Fi: A_avg, A_wst, RR, RC
+    assert "ACC@Fi <- most" in out and "ACC@Ar <- most" in out and "33.3" in out
+
+
+def _items(db: Path, run: int) -> list[Any]:
+    from qcstation.eval.robustness.load import load_run_data
+
+    with Store(db) as s:
+        return list(load_run_data(s, run).items.values())

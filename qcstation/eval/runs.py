@@ -349,12 +349,17 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
                tasks: Sequence[str] = TASKS, shots: int = 3, temperature: float = 0.0,
                samples: int = 1, limit: int | None = None, max_tokens: int | None = None,
                backend: str | None = None, name: str | None = None, actor: str | None = None,
-               rng_seed: int = 0, protocol: str = "two-step") -> int:
+               rng_seed: int = 0, protocol: str = "two-step",
+               adjust: Mapping[str, Any] | None = None, rewrite: Any = None,
+               spec_extra: Mapping[str, Any] | None = None) -> int:
     """Create a run (nothing is asked yet) and return its id. ``release=None`` evaluates the
     current working set (active seeds whose four artifacts are verified or accepted).
     ``protocol``: the refinement protocol, ``two-step`` (the SMART paper's: reflect, then
     refine only after a correct reflection; :mod:`~qcstation.eval.twostep`) or
-    ``single-prompt`` (error types and the corrected solution in one reply)."""
+    ``single-prompt`` (error types and the corrected solution in one reply).
+    ``adjust[task](template) -> template`` changes a task's template, ``rewrite(records) ->
+    records`` the release's records, ``spec_extra`` adds keys to the spec (self-refine and
+    round-trip runs, :mod:`qcstation.eval.robustness.refine`)."""
     if protocol not in ("two-step", "single-prompt"):
         raise EvalError(f"unknown refinement protocol {protocol!r}; use two-step or single-prompt")
     tasks = list(dict.fromkeys(tasks))
@@ -370,6 +375,8 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
     mtok = int(max_tokens if max_tokens is not None else eval_max_tokens(model_cfg))
 
     records, source = _records_for(store, release)
+    if rewrite is not None:
+        records = rewrite(records)
     if not records:
         where = (f"release {release[0]} {release[1]}" if release else
                  "the working set (no seed has all four dimensions verified or accepted yet)")
@@ -379,6 +386,9 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
                                     else t, cfg) for t in tasks}
     if "refinement" in tasks and protocol == "two-step":
         templates["refine"] = T.load_template("refine", cfg)
+    for t, change in (adjust or {}).items():
+        if t in templates:
+            templates[t] = change(templates[t])
     judge = T.load_template("judge_understanding", cfg) if "understanding" in tasks else None
     spec = {
         "format": SPEC_FORMAT,
@@ -397,6 +407,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
         "protocol": {"refinement": protocol if "refinement" in tasks else None},
         "judge_template": judge.to_spec() if judge else None,
         "n_items": len(pool),
+        **dict(spec_extra or {}),
     }
     actor = actor or current_actor()
     with store.transaction():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from qcstation.commands._common import positive_int, store_from_args
 from qcstation.commands.eval._shared import config, execute
@@ -84,6 +85,17 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--name", metavar="NAME", help="a name for the run (shown in lists and reports)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for choosing exemplars and the --limit subset (default 0)")
+    p.add_argument("--refine-weakest", metavar="RUN",
+                   help="self-refine (SMART 4.6): add the refinement prompt to the task of the "
+                        "dimension RUN found weakest; `qcstation eval robustness` then reports "
+                        "the gain per dimension against RUN (McNemar)")
+    p.add_argument("--refine-dimension", choices=("understanding", "reasoning", "arithmetic",
+                                                  "refinement"),
+                   help="with --refine-weakest: refine this dimension instead of the weakest")
+    p.add_argument("--round-trip", metavar="RUN",
+                   help="on a release of backward (inverse) problems: state the model's own "
+                        "forward answer from RUN (a run on the parents) in each backward "
+                        "question; the gold is the given Z3 says produces that answer")
     p.add_argument("--no-score", action="store_true", help="store responses only; score later "
                                                            "with `qcstation eval score RUN`")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
@@ -112,12 +124,56 @@ def run(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         release = None if args.working_set else resolve_release(store, args.release)
         shots = args.shots if args.shots is not None else cfg.eval.shots
+        tasks = args.tasks or list(TASKS)
+        extra = _derived_run(store, cfg, args, tasks)
         run_id = create_run(store, cfg, model=args.model, release=release,
-                            tasks=args.tasks or list(TASKS), shots=shots,
+                            tasks=tasks, shots=shots,
                             temperature=args.temperature, samples=args.samples, limit=args.limit,
                             max_tokens=args.max_tokens, name=args.name, rng_seed=args.seed,
-                            protocol=args.protocol)
+                            protocol=args.protocol, **extra)
     if not args.quiet and not args.json:
         where = f"release {release[0]} {release[1]}" if release else "the working set"
         print(f"run {run_id}: {args.model} on {where}", file=sys.stderr)
+        for note in extra.get("spec_extra", {}).values():
+            print(f"  {note['note']}", file=sys.stderr)
     return execute(args, run_id, cfg)
+
+
+def _derived_run(store: Any, cfg: Any, args: argparse.Namespace, tasks: list[str]) -> dict[str, Any]:
+    """create_run's extra arguments for a self-refine or a round-trip run."""
+    from qcstation.eval import tasks as T
+    from qcstation.eval.robustness import refine as R
+    from qcstation.eval.runs import EvalError, resolve_run
+
+    out: dict[str, Any] = {}
+    if args.refine_dimension and not args.refine_weakest:
+        raise EvalError("--refine-dimension goes with --refine-weakest RUN")
+    if args.refine_weakest:
+        earlier = resolve_run(store, args.refine_weakest)
+        if args.refine_dimension:
+            dim, accs = args.refine_dimension, {}
+        else:
+            dim, accs = R.weakest(store, earlier)
+        if dim not in tasks:
+            raise EvalError(f"the dimension to refine ({dim}) is not among the run's tasks")
+        shown = ", ".join(f"{t} {100 * a:.1f}%" for t, a in accs.items())
+        out["adjust"] = {dim: lambda tpl, dim=dim: R.refined_template(tpl, dim)}
+        out["spec_extra"] = {"refine": {
+            "from": earlier, "dimension": dim, "accuracies": accs, "version": R.REFINE_VERSION,
+            "note": f"self-refine: {dim} " + (f"(weakest of run {earlier}: {shown})" if accs
+                                              else f"(named; against run {earlier})")}}
+    if args.round_trip:
+        forward = resolve_run(store, args.round_trip)
+        refused: dict[str, int] = {}
+
+        def rewrite(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            made, why = R.round_trip_records(store, records, forward)
+            refused.update(why)
+            return made
+
+        out["rewrite"] = rewrite
+        # ``refused`` is filled by rewrite when create_run reads the records, before the spec
+        out.setdefault("spec_extra", {})["round_trip"] = {
+            "forward_run": forward, "refused": refused,
+            "note": f"round trip: backward questions state run {forward}'s forward answers"}
+    return out

@@ -31,6 +31,7 @@ from qcstation.eval.robustness.load import DIMS, VALUE_DIMS, RunData, find_base,
 from qcstation.eval.robustness.measures import (
     CF,
     Drop,
+    McNemar,
     Robust,
     consistent_failures,
     counterfactual,
@@ -96,6 +97,9 @@ class Diagnosis:
     counterfactual_by_shift: dict[str, dict[int, CF]] = field(default_factory=dict)
     backward: dict[str, Backward] = field(default_factory=dict)
     fidelity: dict[str, list[tuple[int, float, int]]] = field(default_factory=dict)
+    refine: dict[str, Any] | None = None          # the self-refine spec (from, dimension, ...)
+    refine_gain: dict[str, McNemar] = field(default_factory=dict)
+    round_trip: dict[str, dict[str, tuple[float | None, int]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def most_dropped(self, transform: str) -> str | None:
@@ -121,6 +125,10 @@ class Diagnosis:
             "backward": {d: v.to_dict() for d, v in self.backward.items()},
             "fidelity": {k: [{"steps": s, "fidelity": f, "n": n} for s, f, n in pts]
                          for k, pts in self.fidelity.items()},
+            "refine": self.refine,
+            "refine_gain": {d: m.to_dict() for d, m in self.refine_gain.items()},
+            "round_trip": {d: {k: {"accuracy": a, "n": n} for k, (a, n) in by.items()}
+                           for d, by in self.round_trip.items()},
             "notes": self.notes,
         }
 
@@ -281,4 +289,29 @@ def diagnose(store: Store, run_id: int, *, base: int | None = None,
     dg.backward = _backward(data, base_data)
     if fidelity:
         dg.fidelity = _fidelity(store, data)
+    refine = data.spec.get("refine")
+    if isinstance(refine, dict) and refine.get("from"):
+        from qcstation.eval.robustness.refine import refine_gain
+
+        dg.refine = {k: v for k, v in refine.items() if k != "note"}
+        dg.refine_gain = refine_gain(store, data.run_id, int(refine["from"]))
+    dg.round_trip = _round_trip(data)
     return dg
+
+
+def _round_trip(data: RunData) -> dict[str, dict[str, tuple[float | None, int]]]:
+    """A round-trip run: the share of backward questions (stating the model's own forward
+    answer) answered with the given Z3 says produces it; all, and by the forward answer."""
+    its = [it for it in data.items.values() if it.round_trip is not None]
+    out: dict[str, dict[str, tuple[float | None, int]]] = {}
+    for d in ("re", "fi"):
+        groups: dict[str, list[float]] = {"all": [], "forward right": [], "forward wrong": []}
+        for it in its:
+            a = it.acc(d)
+            if a is None:
+                continue
+            groups["all"].append(a)
+            groups["forward right" if it.round_trip.get("forward_right") else "forward wrong"].append(a)  # type: ignore[union-attr]
+        if groups["all"]:
+            out[d] = {k: ((sum(v) / len(v)) if v else None, len(v)) for k, v in groups.items()}
+    return out

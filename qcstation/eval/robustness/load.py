@@ -50,6 +50,7 @@ class Item:
     level: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
     obs: dict[str, list[Obs]] = field(default_factory=dict)   # dim -> counted samples
+    round_trip: dict[str, Any] | None = None   # a round-trip run's record: forward answer, X
 
     def acc(self, dim: str) -> float | None:
         """The share of the counted samples that are right (None: not scored)."""
@@ -70,6 +71,7 @@ class RunData:
     model: str
     samples: int
     items: dict[int, Item]
+    spec: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -117,7 +119,8 @@ def load_run_data(store: Store, run_id: int) -> RunData:
             parent_answer=norm(r["parent_answer"]), set=rec.get("set") or r["set_name"],
             transform=r["transform"] or rec.get("transform"),
             level=r["level"] if r["transform"] else None,
-            params=params if isinstance(params, dict) else {})
+            params=params if isinstance(params, dict) else {},
+            round_trip=rec.get("round_trip") if isinstance(rec.get("round_trip"), dict) else None)
     by: dict[tuple[int, str], list[tuple[int, Obs]]] = defaultdict(list)
     for s in store.query("SELECT seed_id, sample_idx, metric, verdict, score, extracted, detail "
                          "FROM eval_scores WHERE run_id = ? AND verdict != 'not_scored'", (run_id,)):
@@ -134,7 +137,7 @@ def load_run_data(store: Store, run_id: int) -> RunData:
     model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
     return RunData(run_id=int(row["id"]), label=str(row["model"]), name=row.get("name"),
                    release=release_label(spec), model=str(model.get("model") or row["model"]),
-                   samples=int(spec.get("samples") or 1), items=items)
+                   samples=int(spec.get("samples") or 1), items=items, spec=spec)
 
 
 def find_base(store: Store, data: RunData, base: int | None = None) -> int | None:

@@ -112,4 +112,22 @@ def tables(dg: Diagnosis) -> list[Table]:
                                      "the chain of thought",
                          ["", *[f"{s} steps" for s in steps]], rows,
                          note="share % (item-samples) by the number of intermediate values"))
+    if dg.round_trip:
+        out.append(Table("round-trip", "Round trip: the model's forward answer stated in the backward "
+                                       "question; X by Z3",
+                         ["dimension", "all %", "forward right %", "forward wrong %"],
+                         [[_label(d), *(f"{pct(by[k][0])} ({by[k][1]})" for k in
+                                        ("all", "forward right", "forward wrong"))]
+                          for d, by in dg.round_trip.items()],
+                         note="share % (items) recovering the given that produces the model's own "
+                              "forward answer"))
+    if dg.refine is not None:
+        out.append(Table("refine", f"Self-refine on {dg.refine.get('dimension')}: gain against run "
+                                   f"#{dg.refine.get('from')}",
+                         ["dimension", "items", "before %", "after %", "gain (points)", "gained",
+                          "lost", "McNemar p"],
+                         [[_label(d), m.n, pct(m.before), pct(m.after), pct(m.gain), m.gained,
+                           m.lost, f"{m.p:.4f}"] for d, m in dg.refine_gain.items()],
+                         note="paired over the items both runs scored (first samples); exact "
+                              "McNemar test"))
     return out

@@ -460,6 +460,7 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
 
     path = out / "report.md"
     try:
+        lines += _robustness(store, ids, out)
         _fig_dimensions(runs, out)
         _fig_confusion(runs, confs, out)
         _fig_difficulty(runs, by_diff, out)
@@ -467,3 +468,35 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
     except OSError as exc:
         raise M.MetricsError(f"cannot write the report into {out}: {exc.strerror or exc}") from exc
     return path
+
+
+def _robustness(store: Store, ids: list[int], out: Path) -> list[str]:
+    """The robustness section (runs on derived releases, self-refine, round trips;
+    :mod:`qcstation.eval.robustness`) with its figures written into ``out``; nothing for
+    runs without any."""
+    from qcstation.eval.robustness.diagnose import diagnose
+    from qcstation.eval.robustness.figures import CAPTIONS, has_robustness, write_figures
+    from qcstation.eval.robustness.tables import tables
+
+    dgs = [diagnose(store, r, fidelity=False) for r in ids]   # cheap first: anything to show?
+    if not any(has_robustness(dg) for dg in dgs):
+        return []
+    dgs = [diagnose(store, r) if has_robustness(dg) else dg for r, dg in zip(ids, dgs)]
+    lines = ["## Robustness", "",
+             "Derived items (variants, ladders, perturbations, counterfactual and backward "
+             "problems) with exact answers by Z3; see `qcstation eval robustness`.", ""]
+    for dg in dgs:
+        if not has_robustness(dg):
+            continue
+        lines += [f"### {md(dg.title)}: {md(dg.release)}", ""]
+        for t in tables(dg):
+            lines += [f"**{_ours(t.title)}**", ""]
+            lines += _table([_ours(h) for h in t.headers], [[md(c) for c in r] for r in t.rows])
+            lines += ([f"_{_ours(t.note)}_"] if t.note else []) + [""]
+        lines += [f"- note: {_ours(n)}" for n in dg.notes] + ([""] if dg.notes else [])
+    for name in write_figures(dgs, out):
+        if name.endswith(".png"):
+            stem = name[:-4]
+            lines += [f"![{CAPTIONS.get(stem, stem)}]({name})", "",
+                      f"Vector version: [{stem}.svg]({stem}.svg).", ""]
+    return lines

@@ -5,6 +5,7 @@ when the two runs were measured differently (release, protocol, templates, judge
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands.eval._shared import add_run_help, resolve
@@ -30,6 +31,10 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="metric to compare on (default: re)")
     p.add_argument("--all", action="store_true",
                    help=f"list every differing item (default: the first {SHOWN} per side)")
+    p.add_argument("--by-parent", action="store_true",
+                   help="pair by parent seed (runs on different derived sets of the same seeds, "
+                        "or on a derived set and on its parents): a seed is right when all its "
+                        "items are")
     p.add_argument("--json", action="store_true", help="print JSON with every differing seed id")
     add_run_help(p)
     p.set_defaults(eval_func=run)
@@ -43,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
         a, b = resolve(store, [args.run_a, args.run_b])
         if a == b:
             raise M.MetricsError("RUN_A and RUN_B are the same run; give two different runs")
+        if args.by_parent:
+            from qcstation.eval.runs import run_row
+
+            return _by_parent(store, args, a, b, run_row(store, a), run_row(store, b))
         cmp_ = M.compare(store, a, b, args.metric)
         keys = M.item_keys(store, [a, b], cmp_.a_only_ids + cmp_.b_only_ids)
         from qcstation.eval import provenance as P
@@ -73,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
               + ("  (no item differs)" if not (cmp_.a_only or cmp_.b_only) else ""))
     elif cmp_.note:
         print(f"  {cmp_.note}")
+        if cmp_.only_in_a and cmp_.only_in_b:
+            print("  (runs on different derived sets of the same seeds pair with --by-parent)")
     if cmp_.only_in_a or cmp_.only_in_b:
         print(f"  left out: {cmp_.only_in_a} item(s) only in A, {cmp_.only_in_b} only in B")
     for side, ids in (("A", cmp_.a_only_ids), ("B", cmp_.b_only_ids)):
@@ -84,4 +95,29 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {s}  {display_text(keys.get(s, ''), 60)}".rstrip())
         if len(shown) < len(ids):
             print(f"  … and {len(ids) - len(shown)} more (--all lists them)")
+    return 0
+
+
+def _by_parent(store: Any, args: argparse.Namespace, a: int, b: int, ra: Any, rb: Any) -> int:
+    from qcstation.eval.robustness.refine import by_parent
+
+    d = by_parent(store, a, b, args.metric)
+    if args.json:
+        print_json({"run_a": a, "run_b": b, **d})
+        return 0
+    print(f"A = run {a} ({display_text(ra['model'], 40)})")
+    print(f"B = run {b} ({display_text(rb['model'], 40)})")
+    print(f"{args.metric} per parent seed (right = every item of the seed right) on "
+          f"{d['parents']} seeds both runs hold")
+    if d["parents"]:
+        print(f"  A {100 * d['a_value']:.1f}%   B {100 * d['b_value']:.1f}%   A only {d['a_only']}, "
+              f"B only {d['b_only']}   exact McNemar p = {d['p_value']:.4g}")
+    if d["only_in_a"] or d["only_in_b"]:
+        print(f"  left out: {d['only_in_a']} seed(s) only in A, {d['only_in_b']} only in B")
+    for side in ("a", "b"):
+        keys = d[f"{side}_only_parents"]
+        if keys:
+            shown = keys if args.all else keys[:SHOWN]
+            print(f"\nright in {side.upper()} only ({len(keys)}): "
+                  + ", ".join(display_text(k, 40) for k in shown))
     return 0

@@ -30,7 +30,7 @@ from qcstation.eval.robustness.load import RunData, load_run_data
 from qcstation.eval.robustness.measures import McNemar, mcnemar
 from qcstation.eval.runs import EvalError, load_spec, run_row
 
-__all__ = ["REFINE_PROMPTS", "REFINE_VERSION", "WEAK_DIMENSIONS", "refine_gain",
+__all__ = ["REFINE_PROMPTS", "REFINE_VERSION", "WEAK_DIMENSIONS", "by_parent", "refine_gain",
            "refined_template", "round_trip_records", "weakest"]
 
 REFINE_VERSION = "self-refine-v1"
@@ -200,3 +200,28 @@ def load_spec_smt(store: Store, seed_id: int) -> str | None:
         return None
     smt = content.get("smtlib") if isinstance(content, dict) else None
     return smt if isinstance(smt, str) else None
+
+
+def by_parent(store: Store, run_a: int, run_b: int, metric: str) -> dict[str, Any]:
+    """Two runs compared per *parent* (runs on different derived sets of the same seeds, or a
+    derived set against the parents' release): a seed counts as right in a run when every
+    one of its items there (the seed itself, or its derived items) is right on every sample
+    (the worst case, as A_wst). Exact McNemar over the parents both runs hold."""
+    a, b = load_run_data(store, run_a), load_run_data(store, run_b)
+
+    def per_parent(data: RunData) -> dict[str, bool]:
+        out: dict[str, list[float]] = {}
+        for it in data.items.values():
+            acc = it.acc(metric)
+            if acc is not None:
+                out.setdefault(it.parent or it.key, []).append(acc)
+        return {p: min(v) == 1.0 for p, v in out.items()}
+
+    pa, pb = per_parent(a), per_parent(b)
+    both = sorted(set(pa) & set(pb))
+    m = mcnemar([pa[p] for p in both], [pb[p] for p in both])
+    return {"metric": metric, "parents": len(both), "only_in_a": len(set(pa) - set(pb)),
+            "only_in_b": len(set(pb) - set(pa)), "a_value": m.before, "b_value": m.after,
+            "a_only": m.lost, "b_only": m.gained, "p_value": m.p,
+            "a_only_parents": [p for p in both if pa[p] and not pb[p]],
+            "b_only_parents": [p for p in both if pb[p] and not pa[p]]}

@@ -158,6 +158,34 @@ def test_scripted_model_figures(db: Path, tmp_path: Path, fake_openai: FakeOpenA
     assert "66.7     50.0     0.750  0.667" in out          # ACC@Fi: A_avg, A_wst, RR, RC
     assert "ACC@Fi <- most" in out and "ACC@Ar <- most" in out and "33.3" in out
 
+    # the report adds the tables and the figures
+    for run, figures in ((dyn, ("robustness_variants", "robustness_ladders")),
+                         (pert, ("robustness_drops",)), (cf, ("robustness_counterfactual",))):
+        out_dir = tmp_path / f"report{run}"
+        assert main(["--db", str(db), "eval", "report", str(run), "--out", str(out_dir)]) == 0
+        text = (out_dir / "report.md").read_text()
+        assert "## Robustness" in text
+        for stem in figures:
+            assert f"![" in text and f"({stem}.png)" in text
+            assert (out_dir / f"{stem}.png").stat().st_size > 1000
+            assert (out_dir / f"{stem}.svg").exists()
+    assert "| ACC@Fi | 3 | 12 | 66.7 | 50.0 | 0.750 | 0.667 | 2 | 1 |" in \
+        (tmp_path / f"report{dyn}" / "report.md").read_text()
+    base_report = tmp_path / "report-base"
+    assert main(["--db", str(db), "eval", "report", str(base), "--out", str(base_report)]) == 0
+    assert "Robustness" not in (base_report / "report.md").read_text()
+    capsys.readouterr()
+
+    # compare across derived sets: per parent seed, right when all its items are right:
+    # variants: james only (janet fails v3, v4; jacket fails every second sample); parents: 3
+    # -> A 1/3, B 3/3, 2 discordant both for B: exact McNemar p = 2 * (1/2)^2 = 1/2
+    assert main(["--db", str(db), "eval", "compare", str(dyn), str(base), "--metric", "fi",
+                 "--by-parent", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["parents"], d["a_value"], d["b_value"], d["a_only"], d["b_only"]) == \
+        (3, pytest.approx(1 / 3), 1.0, 0, 2)
+    assert d["p_value"] == pytest.approx(0.5)
+
 
 def _items(db: Path, run: int) -> list[Any]:
     from qcstation.eval.robustness.load import load_run_data

@@ -170,6 +170,7 @@ class QCStationApp(App[int]):
         "results": "screens.results:ResultsScreen",
         "charts": "screens.charts:ChartsScreen",
         "side_by_side": "screens.side_by_side:SideBySideScreen",
+        "robustness": "screens.robustness:RobustnessScreen",
     }
 
     def __init__(self, db_path: Path, *, config: Config, account: str, display_name: str,

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: the full screens, by the name a screen opens them with (``qc_app.open_screen(name, ...)``)
 SCREEN_NAMES = ("dashboard", "review", "queue", "releases", "runs", "results", "charts",
-                "side_by_side")
+                "side_by_side", "robustness")
 
 
 class ReadCancelled(Exception):

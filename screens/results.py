@@ -77,6 +77,9 @@ class ResultsScreen(QCScreen):
                 tooltip="The selected item in two runs", id="results-side-by-side"),
         Binding("c", "charts", "Charts", show=False, tooltip="Charts of the filtered runs",
                 id="results-charts"),
+        Binding("b", "robustness", "Robustness", show=False,
+                tooltip="Robustness diagnosis of the filtered runs (derived releases)",
+                id="results-robustness"),
         Binding("escape", "back", "Back", tooltip="From the item pane to the rows, else back",
                 id="results-back"),
     ]
@@ -393,6 +396,10 @@ class ResultsScreen(QCScreen):
     def action_charts(self) -> None:
         runs = list(self.filters.run_ids) or [r for r, _ in self.choices["runs"]]
         self.qc_app.open_screen("charts", runs)
+
+    def action_robustness(self) -> None:
+        runs = list(self.filters.run_ids) or [r for r, _ in self.choices["runs"]]
+        self.qc_app.open_screen("robustness", runs)
 
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "loaders":

@@ -386,7 +386,8 @@ async def main(db):
         await pilot.press("ctrl+s"); await settle(pilot, rounds=400)
         print(type(app.screen).__name__)
     with Store(db) as store:
-        print(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict = 'correct'"))
+        print(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict = 'correct' "
+                           "AND metric IN ('re', 'ar', 'rt', 'rm', 'fi')"))
 
 asyncio.run(main(Path(sys.argv[1])))
 """

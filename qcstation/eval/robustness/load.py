@@ -3,7 +3,8 @@ joined through ``derived_items``), and per item, dimension and sample the verdic
 model's answer.
 
 Dimensions are the metric codes (``un``, ``re``, ``ar``, ``rt``, ``rm``, ``fi``). A sample
-counts when it has a score other than ``not_scored``; it is *right* when its verdict is
+counts when it has a verdict on the model (not ``not_scored``, nor a judge's, the item's or
+the checker's failure: ``NOT_MODEL_VERDICTS``, left out as in the leaderboard); it is *right* when its verdict is
 ``correct`` (for ``un``: a judges' score >= 90, the All-Pass bar). Wrong, unparseable and
 failed requests count as not right, as in the leaderboard.
 """
@@ -18,7 +19,7 @@ from typing import Any
 from db.store import Store
 from qcstation.eval.robustness.measures import norm
 from qcstation.eval.runs import EvalError, load_spec, release_label, run_row
-from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS
+from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS
 
 __all__ = ["DIMS", "VALUE_DIMS", "Item", "Obs", "RunData", "find_base", "load_run_data"]
 
@@ -122,8 +123,11 @@ def load_run_data(store: Store, run_id: int) -> RunData:
             params=params if isinstance(params, dict) else {},
             round_trip=rec.get("round_trip") if isinstance(rec.get("round_trip"), dict) else None)
     by: dict[tuple[int, str], list[tuple[int, Obs]]] = defaultdict(list)
+    left_out = ("not_scored", *NOT_MODEL_VERDICTS)   # no verdict on the model: not counted
+    marks = ",".join("?" * len(left_out))
     for s in store.query("SELECT seed_id, sample_idx, metric, verdict, score, extracted, detail "
-                         "FROM eval_scores WHERE run_id = ? AND verdict != 'not_scored'", (run_id,)):
+                         f"FROM eval_scores WHERE run_id = ? AND verdict NOT IN ({marks})",
+                         (run_id, *left_out)):
         metric = str(s["metric"])
         if metric == "un":
             ok = s["score"] is not None and float(s["score"]) >= ALL_PASS_UNDERSTANDING

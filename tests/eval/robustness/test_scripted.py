@@ -19,7 +19,7 @@ from qcstation.core.release.releases import release_records
 from qcstation.eval.robustness.diagnose import diagnose
 from tests.eval.robustness.helpers import copy_released
 from tests.eval_helpers import last_user
-from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.fake_openai import FakeOpenAI
 
 TASKS = "final,arithmetic"
 
@@ -93,24 +93,32 @@ def _responder(db: Path, running: dict[str, str]) -> Any:
     return respond
 
 
-def _run(db: Path, cfg: Path, release: str, capsys: pytest.CaptureFixture[str],
-         running: dict[str, str]) -> int:
-    running["release"] = release.split("@")[0]
-    assert main(["--db", str(db), "--config", str(cfg), "eval", "run", "--model", "m", "--release",
-                 release, "--tasks", TASKS, "--samples", "2", "--temperature", "0.7", "--shots", "0",
-                 "--json", "-q"]) == 0
-    return int(json.loads(capsys.readouterr().out)["run"])
-
-
-def test_scripted_model_figures(db: Path, tmp_path: Path, fake_openai: FakeOpenAI,  # noqa: F811
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def scripted_runs(db: Path, tmp_path: Path) -> dict[str, int]:
+    """The scripted model run on the parents' release and three derived releases (2 samples,
+    temperature 0.7, final answer and arithmetic): run ids by release name."""
+    run_ids: dict[str, int] = {}
     running: dict[str, str] = {}
-    fake_openai.responder = _responder(db, running)
-    cfg = tmp_path / "q.toml"
-    cfg.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n'
-                   f'retries = 1\nconcurrency = 4\n')
-    base = _run(db, cfg, "base@1", capsys, running)
-    dyn, pert, cf = (_run(db, cfg, r, capsys, running) for r in ("dyn-rel@1", "pert-rel@1", "cf-rel@1"))
+    with FakeOpenAI(_responder(db, running)) as fake:
+        cfg = tmp_path / "q.toml"
+        cfg.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake.base_url}"\n'
+                       f'retries = 1\nconcurrency = 4\n')
+        for release in ("base@1", "dyn-rel@1", "pert-rel@1", "cf-rel@1"):
+            running["release"] = release.split("@")[0]
+            code = main(["--db", str(db), "--config", str(cfg), "eval", "run", "--model", "m",
+                         "--release", release, "--tasks", TASKS, "--samples", "2",
+                         "--temperature", "0.7", "--shots", "0", "-q", "--name",
+                         f"m-{running['release']}"])
+            assert code == 0
+            with Store(db) as s:
+                run_ids[running["release"]] = int(s.scalar("SELECT MAX(id) FROM eval_runs"))
+    return run_ids
+
+
+def test_scripted_model_figures(db: Path, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    runs = scripted_runs(db, tmp_path)
+    capsys.readouterr()
+    base, dyn, pert, cf = (runs[n] for n in ("base", "dyn-rel", "pert-rel", "cf-rel"))
     with Store(db) as s:
         golds = {(_who(r), _idx(r)): r["answer"] for r in release_records(s, "dyn-rel", "1")}
         v, p, c = (diagnose(s, r) for r in (dyn, pert, cf))

@@ -1,0 +1,321 @@
+"""Robustness of runs on derived releases: the diagnosis tables (variants, ladders, drops,
+counterfactual and backward problems, step fidelity, self-refine, round trip) with a
+terminal chart of each, and a drill-down from the run's items to one item, its parent and
+the transformation that made it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Static
+from textual_plotext import PlotextPlot
+
+from qcstation.common.safe import preview
+from screens._base import QCScreen
+
+COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
+ITEM_DIMS = ("un", "re", "ar", "rt", "rm", "fi")
+SHORT = {"un": "Un", "re": "Re", "ar": "Ar", "rt": "R-t", "rm": "R-m", "fi": "Fi"}
+
+
+@dataclass
+class ItemRow:
+    seed_id: int
+    key: str
+    transform: str
+    level: Any
+    parent: str
+    marks: dict[str, str]
+
+
+class DiagnosisLoaded(Message):
+    def __init__(self, dgs: list[Any], tables: list[list[Any]], items: list[list[ItemRow]]) -> None:
+        super().__init__()
+        self.dgs, self.tables, self.items = dgs, tables, items
+
+
+class RobustItemLoaded(Message):
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self.text = text
+
+
+class RobustnessScreen(QCScreen):
+    """``t`` next table, ``r`` next run, ``i`` the run's items (Enter: one item), Esc back."""
+
+    BINDING_GROUP_TITLE = "Robustness"
+    BINDINGS = [
+        Binding("t", "next_table", "Next table", tooltip="The next diagnosis table and its chart",
+                id="robust-next"),
+        Binding("r", "next_run", "Run", tooltip="The next run", id="robust-run"),
+        Binding("i", "items", "Items", tooltip="The run's derived items: Enter reads one with "
+                                               "its parent and transformation", id="robust-items"),
+        Binding("escape", "back", "Back", id="robust-back"),
+    ]
+
+    def __init__(self, run_ids: list[int]) -> None:
+        super().__init__()
+        self.run_ids = sorted(set(run_ids))
+        self.run = 0
+        self.table = 0
+        self.mode = "tables"           # tables | items | item
+        self.data: DiagnosisLoaded | None = None
+        self.busy = True
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Computing the diagnosis…", id="robust_title")
+        yield PlotextPlot(id="robust_chart")
+        yield DataTable(id="robust_table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="robust_item"):
+            yield Static("", id="robust_item_text")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#robust_chart").styles.height = 9
+        self.query_one("#robust_item").display = False
+        self._load()
+
+    def help_notes(self) -> RenderableType:
+        return Text(
+            "The same figures as `qcstation eval robustness RUN` and the report's Robustness "
+            "section. A_avg: mean over seeds of the mean over its variants; A_wst: of the "
+            "minimum; RR = A_wst / A_avg; RC: the share of repeated samples agreeing with the "
+            "first. Drops compare each perturbed item with its parent in the same model's run "
+            "on the parents (the base run). Items: Enter reads one, with its parent and what "
+            "the transformation changed.")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
+          description="Computing the robustness diagnosis")
+    def _load(self) -> None:
+        from qcstation.eval.robustness.diagnose import diagnose
+        from qcstation.eval.robustness.load import load_run_data
+        from qcstation.eval.robustness.tables import tables
+
+        dgs, tabs, items = [], [], []
+        with self.qc_app.open_store() as store:
+            for r in self.run_ids:
+                dg = diagnose(store, r)
+                dgs.append(dg)
+                tabs.append(tables(dg))
+                data = load_run_data(store, r)
+                items.append([
+                    ItemRow(it.seed_id, it.key, it.transform or "seed",
+                            "" if it.level is None else it.level, it.parent or "",
+                            {d: ("✓" if (a := it.acc(d)) == 1.0 else "✗" if a == 0.0 else
+                                 f"{100 * a:.0f}%") for d in ITEM_DIMS if it.acc(d) is not None})
+                    for it in data.items.values()])
+        self.post_message(DiagnosisLoaded(dgs, tabs, items))
+
+    @on(DiagnosisLoaded)
+    def _loaded(self, message: DiagnosisLoaded) -> None:
+        self.data = message
+        self.busy = False
+        self._draw()
+
+    def _draw(self) -> None:
+        data = self.data
+        if data is None:
+            return
+        dg = data.dgs[self.run]
+        tabs = data.tables[self.run]
+        head = Text(f"{preview(dg.title, 30)} on {preview(dg.release, 30)}: {dg.n_items} items",
+                    style="bold")
+        if len(self.run_ids) > 1:
+            head.append(f"   run {self.run + 1} of {len(self.run_ids)} (r: next)", style="dim")
+        table = self.query_one("#robust_table", DataTable)
+        table.clear(columns=True)
+        chart = self.query_one("#robust_chart", PlotextPlot)
+        if self.mode == "items":
+            rows = data.items[self.run]
+            head.append(f"\nItems ({len(rows)}): Enter reads one, its parent and the transformation",
+                        style="dim")
+            table.add_columns("item", "transform", "level", "parent",
+                              *(SHORT[d] for d in ITEM_DIMS))
+            for n, row in enumerate(rows):
+                table.add_row(preview(row.key, 34), row.transform, str(row.level),
+                              preview(row.parent, 20), *(row.marks.get(d, "") for d in ITEM_DIMS),
+                              key=str(n))
+            chart.display = False
+        elif not tabs:
+            head.append("\nNo derived item of this run is scored yet: evaluate a derived release "
+                        "(`qcstation derive`, `release approve --set`, `eval run --release`).",
+                        style="dim")
+            chart.display = False
+        else:
+            self.table %= len(tabs)
+            t = tabs[self.table]
+            head.append(f"\n{t.title}  ({self.table + 1}/{len(tabs)}, t: next)")
+            if t.note:
+                head.append(f"\n{t.note}", style="dim")
+            table.add_columns(*t.headers)
+            for row in t.rows:
+                table.add_row(*(preview(str(c), 24) for c in row))
+            chart.display = True
+            self._chart(chart, dg, t)
+        self.query_one("#robust_title", Static).update(head)
+
+    def _chart(self, chart: PlotextPlot, dg: Any, t: Any) -> None:
+        from qcstation.eval.robustness.figures import ladder_series
+
+        plt = chart.plt
+        plt.clear_figure()
+        if t.key.startswith("ladder-"):
+            levels: set[int] = set()
+            for k, (label, (xs, ys)) in enumerate(ladder_series(dg, t.extra["ladder"]).items()):
+                plt.plot(xs, ys, marker="●", color=COLORS[k % len(COLORS)], label=label)
+                levels.update(xs)
+            plt.xticks(sorted(levels), [str(lv) for lv in sorted(levels)])
+            plt.ylim(0, 100)
+        elif t.key.startswith("drop-"):
+            by = dg.drops[t.key[5:]]
+            plt.bar([SHORT.get(d, d) for d in by], [100 * (v.drop or 0.0) for v in by.values()],
+                    color="red")
+        elif t.key == "variants":
+            dims = list(dg.variants)
+            plt.multiple_bar([SHORT.get(d, d) for d in dims],
+                             [[100 * (dg.variants[d].robust.a_avg or 0) for d in dims],
+                              [100 * (dg.variants[d].robust.a_wst or 0) for d in dims]],
+                             labels=["A_avg", "A_wst"], color=["cyan", "red"])
+            plt.ylim(0, 100)
+        elif t.key == "counterfactual":
+            dims = list(dg.counterfactual)
+            plt.multiple_bar([SHORT.get(d, d) for d in dims],
+                             [[100 * (dg.counterfactual[d].follow or 0) for d in dims],
+                              [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
+                             labels=["follows", "repeats original"], color=["green", "red"])
+            plt.ylim(0, 100)
+        else:
+            chart.display = False
+        plt.title(t.title[:70])
+        chart.refresh()
+
+    def action_next_table(self) -> None:
+        self.mode = "tables"
+        self.table += 1
+        self._show_table()
+
+    def action_next_run(self) -> None:
+        self.run = (self.run + 1) % max(1, len(self.run_ids))
+        self.table = 0
+        self._show_table()
+
+    def action_items(self) -> None:
+        self.mode = "items"
+        self._show_table()
+
+    def _show_table(self) -> None:
+        self.query_one("#robust_item").display = False
+        self.query_one("#robust_table").display = True
+        self._draw()
+        self.query_one("#robust_table").focus()
+
+    @on(DataTable.RowSelected, "#robust_table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        if self.mode != "items" or self.data is None or event.row_key.value is None:
+            return
+        row = self.data.items[self.run][int(event.row_key.value)]
+        self._load_item(self.run_ids[self.run], row.seed_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="details",
+          description="Reading the item")
+    def _load_item(self, run_id: int, seed_id: int) -> None:
+        with self.qc_app.open_store() as store:
+            text = item_text(store, run_id, seed_id)
+        self.post_message(RobustItemLoaded(text))
+
+    @on(RobustItemLoaded)
+    def _item_loaded(self, message: RobustItemLoaded) -> None:
+        self.mode = "item"
+        self.query_one("#robust_item_text", Static).update(message.text)
+        self.query_one("#robust_table").display = False
+        self.query_one("#robust_chart").display = False
+        pane = self.query_one("#robust_item")
+        pane.display = True
+        pane.focus()
+
+    def action_back(self) -> None:
+        if self.mode == "item":
+            self.mode = "items"
+            self._show_table()
+            return
+        if self.mode == "items":
+            self.mode = "tables"
+            self._show_table()
+            return
+        self.dismiss(None)
+
+    def worker_failed(self, worker: object) -> None:
+        self.busy = False
+
+
+def item_text(store: Any, run_id: int, seed_id: int) -> Text:
+    """One item of a run: its question and gold, the model's verdicts and answers, its
+    parent's question and answer, and the transformation with its parameters."""
+    from qcstation.eval.robustness.load import load_run_data
+
+    data = load_run_data(store, run_id)
+    it = data.items.get(seed_id)
+    out = Text()
+    if it is None:
+        return Text("This item is not in the run.", style="dim")
+    out.append(f"{preview(it.key, 70)}\n", style="bold")
+    out.append(f"transform {it.transform or 'none (a seed)'}"
+               + (f", level {it.level}" if it.level is not None else "") + "\n")
+    out.append("\nQuestion\n", style="bold")
+    out.append(preview(it.question, 2000) + "\n")
+    out.append(f"gold {preview(it.gold, 40)}\n")
+    out.append("\nThe model\n", style="bold")
+    for d in ITEM_DIMS:
+        obs = it.obs.get(d)
+        if not obs:
+            continue
+        answers = ", ".join(("✓ " if o.ok else "✗ ") + preview(o.answer or "(none)", 20) for o in obs)
+        out.append(f"  {SHORT[d]:4} {answers}\n")
+    if it.parent_seed_id:
+        parent = store.one("SELECT question, answer_value FROM seeds WHERE id = ?",
+                           (int(it.parent_seed_id),))
+        out.append(f"\nParent {preview(it.parent, 40)}\n", style="bold")
+        if parent is not None:
+            out.append(preview(parent["question"], 2000) + "\n")
+            out.append(f"answer {preview(parent['answer_value'], 40)}\n")
+    if it.params:
+        out.append("\nThe transformation\n", style="bold")
+        for line in params_lines(it.params):
+            out.append(f"  {line}\n")
+    if it.round_trip:
+        out.append("\nRound trip\n", style="bold")
+        out.append(preview(json.dumps(it.round_trip, sort_keys=True), 500) + "\n")
+    return out
+
+
+def params_lines(params: dict[str, Any]) -> list[str]:
+    """A transformation's parameters, one line each: a changed given as ``name: old -> new``
+    (with the words the question writes), other parameters as ``key: value``."""
+    out = []
+    for key, value in sorted(params.items()):
+        if key == "givens" and isinstance(value, dict):
+            for name, g in sorted(value.items()):
+                if not isinstance(g, dict):
+                    continue
+                words = (f" (written {preview(g.get('words'), 20)!r} -> "
+                         f"{preview(g.get('new_words'), 20)!r})" if g.get("new_words") else "")
+                out.append(f"{preview(name, 30)}: {preview(g.get('old'), 20)} -> "
+                           f"{preview(g.get('new'), 20)}{words}")
+        elif key == "sentences" and isinstance(value, list):
+            for sent in value:
+                text = sent.get("text") if isinstance(sent, dict) else sent
+                out.append(f"noise: {preview(text, 120)}")
+        else:
+            out.append(f"{preview(key, 30)}: "
+                       f"{preview(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)}")
+    return out

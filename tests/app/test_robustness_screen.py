@@ -1,0 +1,77 @@
+"""The robustness screen on the scripted model's runs (a real loopback server, real runs):
+the tables show the figures the script implies, the charts draw, and the drill-down reads an
+item with its parent and the transformation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qcstation.app import make_app
+from screens.robustness import RobustnessScreen
+from tests.app.conftest import ANNOTATOR, flat, make_config, screen_text, settle
+from tests.eval.robustness.helpers import copy_released
+from tests.eval.robustness.test_scripted import scripted_runs
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_released(tmp_path_factory.getbasetemp(), tmp_path / "screen.db")
+
+
+@pytest.fixture
+def runs(db: Path, tmp_path: Path) -> dict[str, int]:
+    return scripted_runs(db, tmp_path)      # outside the app's event loop
+
+
+async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: dict[str, int]) -> None:
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")                       # dashboard -> results
+        await settle(pilot)
+        await pilot.press("b")                       # results -> robustness of every run
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RobustnessScreen) and screen.data is not None
+        assert screen.run_ids == sorted(runs.values())
+        while screen.data.dgs[screen.run].run_id != runs["dyn-rel"]:
+            await pilot.press("r")
+            await settle(pilot)
+        text = flat(screen_text(app))
+        # the variants table: ACC@Fi A_avg 66.7, A_wst 50.0, RR 0.750, RC 0.667, 2 consistent
+        # failures, 1 seed memorised (the script, worked out in tests/eval/robustness)
+        assert "Variants (DynaMath)" in text
+        assert "ACC@Fi 3 12 66.7 50.0 0.750 0.667 2 1" in text
+        assert "A_avg" in text                       # the chart's legend
+        await pilot.press("t")                       # the next table: a ladder, with its curve
+        await settle(pilot)
+        assert "ladder" in flat(screen_text(app)).lower()
+        await pilot.press("i")                       # the run's items
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "~dyn.v1" in text and "variant" in text
+        await pilot.press("enter")                   # the first item, its parent, what changed
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "Parent gsm8k-" in text and "The transformation" in text
+        assert "->" in text and "(written" in text       # a given: old -> new, as written
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Items (12)" in flat(screen_text(app))
+        while screen.data.dgs[screen.run].run_id != runs["pert-rel"]:
+            await pilot.press("r")
+            await settle(pilot)
+        for _ in range(8):
+            if "Perturbation 'noise'" in flat(screen_text(app)):
+                break
+            await pilot.press("t")
+            await settle(pilot)
+        text = flat(screen_text(app))
+        assert "Perturbation 'noise'" in text and "ACC@Fi <- most 2 100.0 0.0 100.0" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, RobustnessScreen)

@@ -44,6 +44,9 @@ Modules, bottom up (a module imports only those above it in this list)
                 replies stopped by length; differences between two runs' ways of measuring.
 ``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
                 Spearman (numpy, scipy).
+``robustness/``  diagnostics over derived releases (variants A_avg/A_wst/RR/RC, ladders,
+                perturbation drops, counterfactual, backward, step fidelity, round trip),
+                self-refine and its McNemar gain; its own contract in its ``__init__``.
 ``report``      Markdown report with matplotlib figures (PNG and SVG).
 ``browse``      keyset-paged queries for the results browser, the runs list with headlines.
 ``search``      full-text search over responses for the results browser.

@@ -53,6 +53,7 @@ class Given:
     kind: str
     style: Style
     fixed: str = ""
+    cap: Fraction | None = None   # the most its unit allows ("5 days a week": 7)
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
         except Unwritable as exc:
             raise Refusal("unwritable-words", f"given {g['name']}: {exc}") from None
         givens.append(Given(g["name"], value, start, end, words, kind, style,
-                            _fixed(question, start, end, value)))
+                            _fixed(question, start, end, value), unit_cap(question, end)))
     _check_places(question, givens)
     factors = tuple(str(f.get("value") if isinstance(f, dict) else f)
                     for f in content.get("factors") or [])
@@ -164,6 +165,27 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
 _CLOCK_BEFORE = re.compile(r"\d:\s*$")
 _CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.IGNORECASE)
+
+
+#: "N <unit> a/per/each/every/in a <period>": the most N can be (a week has 7 days)
+_CAPS: tuple[tuple[str, str, int], ...] = (
+    ("days?", "week", 7), ("weeks?", "year", 52), ("months?", "year", 12), ("days?", "year", 366),
+    ("days?", "month", 31), ("hours?", "day", 24), ("hours?", "week", 168),
+    ("minutes?", "hour", 60), ("seconds?", "minute", 60), ("weeks?", "month", 5),
+)
+_CAP_RES = tuple((re.compile(rf"^\s*(?:full\s+|whole\s+)?{unit}\s+(?:a|an|per|each|every|in\s+a|in\s+each|of\s+the|"
+                             rf"in\s+the)\s+{period}\b", re.IGNORECASE), cap)
+                 for unit, period, cap in _CAPS)
+
+
+def unit_cap(question: str, end: int) -> Fraction | None:
+    """The most a given can be by the unit the question writes after it ("5 days a week":
+    7, "50 weeks a year": 52), or None: a variant must not read "60 weeks a year"."""
+    tail = question[end:end + 40]
+    for rx, cap in _CAP_RES:
+        if rx.match(tail):
+            return Fraction(cap)
+    return None
 
 
 def _fixed(question: str, start: int, end: int, value: Fraction) -> str:

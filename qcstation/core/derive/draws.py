@@ -4,7 +4,8 @@
   question writes (whole where it is whole, as many decimals, a percent of at most 100 where
   it was at most 100, a number word of at most twenty where it was a small word), on the
   same grain (``60`` moves by tens, ``1,500`` by hundreds, ``2.5`` by tenths), between half
-  and twice the original, never 0 or 1 (a given of 0 or 1 keeps its value: "1 apples").
+  and twice the original, never 0 or 1 (a given of 0 or 1 keeps its value: "1 apples"),
+  never past what its unit allows ("days a week" at most 7, "weeks a year" at most 52).
 * :func:`same_digits` — another value with as many digits (SMART's "changed numbers").
 * :func:`shifted` — the value shifted by a percentage, when its style can write it.
 * :func:`with_digits` — a value with ``d`` significant digits at the original's magnitude
@@ -84,6 +85,8 @@ def domain(g: Given) -> Domain | None:
         hi = min(hi, Fraction(20) if w <= 20 else Fraction(99))
     if g.style.whole:
         lo = max(lo, Fraction(2))
+    if g.cap is not None:                  # "5 days a week" stays at most 7
+        hi = min(hi, g.cap * g.style.scale)
     unit = _grain(w)
     dom = Domain(lo, hi, unit, g.style.scale)
     while dom.size() < _MIN_CHOICES and unit > 1:   # 60 moves by tens unless too few are left
@@ -114,6 +117,8 @@ def same_digits(g: Given, rng: random.Random) -> Fraction | None:
     if g.style.percent and w <= 100:
         hi = min(hi, Fraction(99))
     lo = max(lo, Fraction(2)) if g.style.whole else lo
+    if g.cap is not None:
+        hi = min(hi, g.cap * g.style.scale)
     unit = Fraction(1, 10**places)
     dom = Domain(lo, hi, unit, g.style.scale)
     if dom.size() < 2:
@@ -141,6 +146,8 @@ def shifted(g: Given, percent: int, *, rounded: bool = False) -> Fraction | None
             return None
     if g.style.percent and w <= 100 and new > 100:
         return None
+    if g.cap is not None and new > g.cap * g.style.scale:
+        return None                        # "6 days a week" + 30% is not a week
     value = new / g.style.scale
     try:
         render(g.style, value)

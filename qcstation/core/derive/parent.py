@@ -224,6 +224,7 @@ def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
     q = Quantities(old=parent.old, new=values, givens=frozenset(g.name for g in parent.givens),
                    constants=parent.constants)
     solution = rewrite_solution(str(parent.seed.get("solution") or ""), parent.rule.steps, q)
+    _check_solution_words(parent, values, solution)
     answer = values[parent.rule.answer_step]
     seed = {"question": question, "solution": solution, "answer_text": format_value(answer),
             "answer_value": fmt(answer), "source": parent.seed.get("source"),
@@ -233,6 +234,18 @@ def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
     changed = {g.name: (g.value, values[g.name]) for g in parent.givens
                if values[g.name] != g.value}
     return Derived(seed, rule, values, changed)
+
+
+def _check_solution_words(parent: Parent, values: dict[str, Fraction], solution: str) -> None:
+    """The worked solution rewrites numbers written in digits; one written as a word
+    ("After buying twenty marbles") with the old value of a quantity that changed would
+    tell the old story: refused, never left stale."""
+    stale = {a for k, a in parent.old.items() if values.get(k, a) != a}
+    keep = set(values.values()) | set(parent.constants)
+    for n in question_numbers(solution):
+        if n.text[:1].isalpha() and n.value in stale and n.value not in keep:
+            raise Refusal("solution-words", f"the worked solution writes {n.text!r}, the old "
+                                            f"value of a quantity that changes, in words")
 
 
 def _check_same_reading(parent: Parent, rule: RuleResult, answer: Fraction,

@@ -1,0 +1,57 @@
+"""What an annotator found in derived items and the rules now prevent: a given whose unit
+bounds it ("50 weeks a year" became "60 weeks a year") and a worked solution that kept an
+old value written as a word ("After buying twenty marbles" when 10 were bought)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+
+from qcstation.core.derive.bindings import Given, Refusal, unit_cap
+from qcstation.core.derive.draws import domain, same_digits, shifted
+from qcstation.core.derive.numbers import read_style
+from qcstation.core.derive.parent import _check_solution_words
+
+Q = ("John goes to work 5 days a week for 50 weeks a year, 8 hours per day, and 40 minutes "
+     "each hour. He buys 30 apples a week.")
+
+
+def _given(words: str, name: str = "g") -> Given:
+    start = Q.index(words + " ")
+    end = start + len(words)
+    value = Fraction(words)
+    return Given(name, value, start, end, words, "number", read_style(words, value, "number"),
+                 "", unit_cap(Q, end))
+
+
+@pytest.mark.parametrize(("words", "cap"), [("5", 7), ("50", 52), ("8", 24), ("40", 60),
+                                            ("30", None)])
+def test_the_unit_after_a_given_bounds_it(words: str, cap: int | None) -> None:
+    assert unit_cap(Q, Q.index(words + " ") + len(words)) == (None if cap is None else Fraction(cap))
+
+
+def test_variants_counterfactuals_and_changed_numbers_stay_within_the_unit() -> None:
+    weeks = _given("50")
+    dom = domain(weeks)
+    assert dom is not None and dom.hi == 52            # half to twice, but a year has 52 weeks
+    rng = random.Random(1)
+    assert all(dom.draw(rng) <= 52 for _ in range(200))
+    assert all((v := same_digits(weeks, rng)) is None or v <= 52 for _ in range(50))
+    days = _given("5")
+    assert shifted(days, 20) == 6 and shifted(_given("50"), 10) is None   # 55 weeks a year
+    apples = _given("30")
+    assert domain(apples).hi == 60                       # no unit: half to twice
+
+
+def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
+    parent = SimpleNamespace(old={"g1": Fraction(20), "g2": Fraction(50), "s1": Fraction(70)},
+                             constants=frozenset({Fraction(2)}))
+    new = {"g1": Fraction(10), "g2": Fraction(50), "s1": Fraction(60)}
+    with pytest.raises(Refusal) as exc:
+        _check_solution_words(parent, new, "After buying twenty marbles, he had 10+50=60.")
+    assert exc.value.code == "solution-words"
+    # a word whose value is still a quantity's (or a constant) reads right
+    _check_solution_words(parent, new, "He had ten, then two bags: 10+50=60.")

@@ -54,7 +54,7 @@ def tables(dg: Diagnosis) -> list[Table]:
                          note="RR = A_wst / A_avg; RC = share of repeated samples agreeing with the "
                               "first; memorisation = seeds where two variants with different golds "
                               "got the same answer"))
-    elif dg.rc:
+    elif any(n for _, n in dg.rc.values()):
         out.append(Table("rc", "Repetition consistency (RC)", ["dimension", "items", "RC"],
                          [[_label(d), n, _ratio(v)] for d, (v, n) in dg.rc.items() if n]))
     for ladder, by in dg.ladders.items():

@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
@@ -70,6 +71,14 @@ def describe_summary(result: Any) -> str:
     return str(result)
 
 
+class DeriveFinished(Message):
+    """A derive started from the dashboard ended (what it made, what to do next)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class DashboardScreen(QCScreen):
     """Where a session starts: ``r`` review, ``s`` sample, ``g`` regenerate, ``l`` releases."""
 
@@ -95,6 +104,9 @@ class DashboardScreen(QCScreen):
         Binding("b", "results", "Results", show=False,
                 tooltip="Browse evaluation results by failed dimension, verdict, source, level",
                 id="eval-results"),
+        Binding("d", "derive", "Derive", show=False,
+                tooltip="Build a derived set (variants, ladders, perturbations, counterfactual, "
+                        "inverse) in the background", id="derive"),
         Binding("f5", "refresh", "Refresh", show=False, id="refresh"),
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
     ]
@@ -543,6 +555,38 @@ class DashboardScreen(QCScreen):
         self.notify(text, title="Regeneration finished", timeout=10)
         self.action_refresh()
 
+    def action_derive(self) -> None:
+        from screens.dialogs.derive import DeriveModal
+
+        if self.busy_note and self.busy_note.startswith("Deriving"):
+            self.notify("A derive is already running.")
+            return
+
+        def chosen(req: object) -> None:
+            if req is not None:
+                self._set_busy(f"Deriving {getattr(req, 'name', '')}… (runs in the background)")
+                self._derive(req)
+
+        self.app.push_screen(DeriveModal(), callback=chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="derivers",
+          description="Building a derived set")
+    def _derive(self, req: Any) -> None:
+        from qcstation.core.derive.runner import run_derive
+
+        summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
+                             name=req.name, actor=self.qc_app.annotator)
+        made = ", ".join(f"{t} {n}" for t, n in sorted(summary.made.items())) or "nothing"
+        text = (f"Set {req.name}: made {made}. `qcstation derive status {req.name}` says why "
+                f"the rest was refused; review it with `qcstation qc sample all --set {req.name}`.")
+        self.post_message(DeriveFinished(text))
+
+    @on(DeriveFinished)
+    def _derived(self, message: DeriveFinished) -> None:
+        self._set_busy(None)
+        self.notify(message.text, title="Derive finished", timeout=10)
+        self.action_refresh()
+
     @on(RunProgress)
     def _regeneration_progress(self, message: RunProgress) -> None:
         if self.busy_note and self.busy_note.startswith("Regenerating"):
@@ -556,8 +600,9 @@ class DashboardScreen(QCScreen):
             self._show_attention()
 
     def worker_failed(self, worker: Worker[object]) -> None:
-        if worker.group in ("samplers", "generators"):
+        if worker.group in ("samplers", "generators", "derivers"):
             self._set_busy(None)
         elif worker.group == "loaders" and not self.loaded:
             self.query_one("#attention", AttentionList).show(
                 [Attention("Could not read the database (see the error); F5 tries again", None)])
+

@@ -1,0 +1,83 @@
+"""Start a derive (``qcstation derive KIND``) from the workstation: the kind of set and its
+name; the dashboard builds it in the background and says what was made and refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, RadioButton, RadioSet, Static
+
+#: kind -> what it builds (the derive command's actions)
+KIND_HELP = {
+    "variants": "DynaMath variants: every movable given resampled (10 per seed), re-solved",
+    "ladder": "SMART A.10 ladders: k noise sentences, d-digit givens, n error types",
+    "perturb": "SMART Table 3: a noise sentence, an added operation, changed numbers",
+    "counterfactual": "one given shifted by -30..+30 %, new answer from Z3",
+    "inverse": "the answer stated, one given hidden as X, unique by Z3",
+}
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
+class DeriveFormError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class DeriveRequest:
+    kind: str
+    name: str
+
+
+def parse_derive_form(kind: str | None, name: str) -> DeriveRequest:
+    """The form's fields checked: a kind, and a set name (default: the kind)."""
+    if kind not in KIND_HELP:
+        raise DeriveFormError("choose what to build")
+    name = name.strip() or kind
+    if not _NAME_RE.match(name):
+        raise DeriveFormError("a set name is 1-40 letters, digits, '.', '_' or '-'")
+    return DeriveRequest(kind, name)
+
+
+class DeriveModal(ModalScreen[DeriveRequest | None]):
+    """Up/down chooses the kind, the name field names the set, ctrl+s starts, Esc cancels."""
+
+    BINDINGS = [Binding("ctrl+s", "start", "Start", id="derive-start"),
+                Binding("escape", "cancel", "Cancel", id="derive-cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="derive_dialog", classes="dialog"):
+            yield Static(Text("Build derived items from the verified seeds whose givens are tied "
+                              "to their words (a resumable background job, like "
+                              "`qcstation derive`)."))
+            with RadioSet(id="derive_kind"):
+                for n, (kind, what) in enumerate(KIND_HELP.items()):
+                    yield RadioButton(f"{kind}: {what}", value=n == 0, name=kind)
+            yield Input(placeholder="set name (default: the kind)", id="derive_name")
+            yield Static("", id="derive_error")
+        yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#derive_dialog").border_title = "Derive a set"
+        self.query_one("#derive_kind").focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    def action_start(self) -> None:
+        pressed = self.query_one("#derive_kind", RadioSet).pressed_button
+        try:
+            req = parse_derive_form(pressed.name if pressed is not None else None,
+                                    self.query_one("#derive_name", Input).value)
+        except DeriveFormError as exc:
+            self.query_one("#derive_error", Static).update(Text(str(exc), style="bold red"))
+            return
+        self.dismiss(req)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

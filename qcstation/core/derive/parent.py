@@ -118,8 +118,28 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
         for leaf in _leaves(st.expr):
             if isinstance(leaf, Num) and leaf.text:
                 constants.add(leaf.value)
+    _check_constants(str(seed["question"]), constants)
     return Parent(seed, content, bindings, rule, old, frozenset(constants),
                   skeleton(rule.smtlib, names), artifacts)
+
+
+#: constants a formalization may write that a question need not state (twice, half, a
+#: percent's 100, a dozen, hours, minutes, days of a week, weeks and days of a year...)
+CONVENTIONAL: frozenset[Fraction] = frozenset(
+    [Fraction(x) for x in (1, 2, 3, 4, 7, 10, 12, 24, 52, 60, 100, 1000, 365, 366)]
+    + [Fraction(1, d) for d in (2, 3, 4, 10, 100, 1000)] + [Fraction(3, 4), Fraction(2, 3)])
+
+
+def _check_constants(question: str, constants: set[Fraction]) -> None:
+    """A constant of the formalization that the question does not write and no convention
+    explains (``300`` for "30% of the 1000 students") is a value computed from the givens
+    and frozen: a variant would keep it while its givens move. Refused."""
+    written = {n.value for n in question_numbers(question)}
+    hidden = sorted(c for c in constants if c not in written and c not in CONVENTIONAL)
+    if hidden:
+        raise Refusal("hidden-constant", f"the formalization writes {format_value(hidden[0])}, "
+                                         f"which the question does not state: it may be "
+                                         f"computed from a given and would not follow it")
 
 
 def check_kinds(old: dict[str, Fraction], new: dict[str, Fraction],

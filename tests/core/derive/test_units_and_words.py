@@ -55,3 +55,15 @@ def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
     assert exc.value.code == "solution-words"
     # a word whose value is still a quantity's (or a constant) reads right
     _check_solution_words(parent, new, "He had ten, then two bags: 10+50=60.")
+
+
+def test_a_constant_the_question_does_not_state_is_refused() -> None:
+    from qcstation.core.derive.parent import _check_constants
+
+    q = ("The number of students in a school hall was 1000. If 30% of the students went out "
+         "through exit A, 3/5 of the remaining went out through exit B, how many used exit C?")
+    # the rules froze 30% of 1000 = 300 as a constant: a variant of 1200 students would keep 300
+    with pytest.raises(Refusal) as exc:
+        _check_constants(q, {Fraction(300)})
+    assert exc.value.code == "hidden-constant" and "300" in str(exc.value)
+    _check_constants(q, {Fraction(2), Fraction(100), Fraction(30)})   # conventional or written

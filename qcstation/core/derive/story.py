@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.construct.rules import BinOp
 from qcstation.core.derive.bindings import Refusal, question_numbers
 from qcstation.core.derive.draws import item_rng
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
@@ -266,6 +267,13 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
 
 def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
     """One more given and step (see the module docstring)."""
+    last = next((st for st in parent.rule.steps if st.name == parent.rule.answer_step), None)
+    if last is not None and isinstance(last.expr, BinOp) and last.expr.op in ("-", "/"):
+        # "If she had $36 in the beginning, how much did Andrea save?": the answer is what a
+        # stated total leaves (or shares out); "Andrea also saved $8 more" contradicts it
+        return [Refused("add-operation", "constrained-answer",
+                        "the answer is what a stated total leaves or divides into: one more of "
+                        "it would contradict the story")]
     question = str(parent.seed["question"])
     sents = sentences(question)
     made = _added_sentence(sents[-1][2]) if sents else None

@@ -67,3 +67,17 @@ def test_a_constant_the_question_does_not_state_is_refused() -> None:
         _check_constants(q, {Fraction(300)})
     assert exc.value.code == "hidden-constant" and "300" in str(exc.value)
     _check_constants(q, {Fraction(2), Fraction(100), Fraction(30)})   # conventional or written
+
+
+def test_no_added_operation_where_the_answer_is_what_a_total_leaves(tmp_path) -> None:
+    from qcstation.core.derive.story import add_operation
+    from qcstation.core.derive.transforms import Options
+    from tests.core.derive.helpers import make_db, parent_of
+
+    db = make_db(tmp_path, ["jacket", "james"])
+    # the jacket costs 80 - 20 = 60 after the discount: "it also costs $5 more" would not be
+    # the discounted price any more
+    (refused,) = add_operation(parent_of(db, "jacket"), Options(), "t:jacket")
+    assert refused.code == "constrained-answer"
+    (item,) = add_operation(parent_of(db, "james"), Options(), "t:james")   # 3 * 3 * 60: one more
+    assert item.transform == "add-operation" and item.answer == 540 + int(item.params["added"])

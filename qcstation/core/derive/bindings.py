@@ -163,6 +163,7 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
 
 
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
+_ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)(?![A-Za-z])", re.IGNORECASE)
 _CLOCK_BEFORE = re.compile(r"\d:\s*$")
 _CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.IGNORECASE)
 
@@ -195,6 +196,8 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "a clock time"
     if value.denominator == 1 and 1800 <= value <= 2100 and question[start:end].isdigit():
         return "a calendar year"
+    if _ORDINAL_AFTER.match(question[end:end + 3]):
+        return "an ordinal"          # "the 3rd floor": "5rd" or "Xrd" would not read
     return ""
 
 

@@ -335,7 +335,7 @@ def inverses(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
         return [Refused("inverse", "x-in-question", "the question already writes an X")]
     out: list[DerivedItem | Refused] = []
     rng = item_rng(opts.rng_seed, key, "inverse")
-    order = [g for g in parent.givens if g.value > 0]
+    order = [g for g in parent.givens if g.value > 0 and not g.fixed]   # no "Xrd floor"
     rng.shuffle(order)
     for idx, g in enumerate(order[:opts.inverse_per_seed]):
         written = g.value * g.style.scale

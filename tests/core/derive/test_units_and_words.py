@@ -81,3 +81,11 @@ def test_no_added_operation_where_the_answer_is_what_a_total_leaves(tmp_path) ->
     assert refused.code == "constrained-answer"
     (item,) = add_operation(parent_of(db, "james"), Options(), "t:james")   # 3 * 3 * 60: one more
     assert item.transform == "add-operation" and item.answer == 540 + int(item.params["added"])
+
+
+def test_an_ordinal_keeps_its_value() -> None:
+    from qcstation.core.derive.bindings import _fixed
+
+    q = "Bill starts on the 3rd floor and rides up 4 floors."
+    assert _fixed(q, q.index("3"), q.index("3") + 1, Fraction(3)) == "an ordinal"
+    assert _fixed(q, q.index("4"), q.index("4") + 1, Fraction(4)) == ""

@@ -141,7 +141,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _derived_run(store: Any, cfg: Any, args: argparse.Namespace, tasks: list[str]) -> dict[str, Any]:
     """create_run's extra arguments for a self-refine or a round-trip run."""
-    from qcstation.eval import tasks as T
     from qcstation.eval.robustness import refine as R
     from qcstation.eval.runs import EvalError, resolve_run
 

@@ -259,16 +259,29 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
     return summary
 
 
+def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -> Any:
+    """Lease the next batch and start building it: (jobs, rows, results iterable), or None
+    when no job is left. In worker processes the build runs while the caller goes on."""
+    jobs = claim(store, info.id, batch)
+    if not jobs:
+        return None
+    rows = _parent_rows(store, jobs)
+    if executor is None:
+        return jobs, rows, [_work(r) for r in rows]
+    return jobs, rows, executor.map(_work, rows, chunksize=4)   # submitted now
+
+
 def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
           summary: DeriveSummary, total: int, progress: ProgressFn, batch: int) -> None:
+    """Batch by batch; with worker processes the next batch is built while this one is
+    checked by Z3 and stored (the rules and Z3 overlap)."""
     done = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND status != 'pending'",
                             (info.id,)))
-    while True:
-        jobs = claim(store, info.id, batch)
-        if not jobs:
-            break
-        rows = _parent_rows(store, jobs)
-        built = list(executor.map(_work, rows, chunksize=4)) if executor else [_work(r) for r in rows]
+    ahead = _start(store, info, executor, batch)
+    while ahead is not None:
+        jobs, rows, building = ahead
+        built = list(building)
+        ahead = _start(store, info, executor, batch)          # the next batch's rules start now
         outcomes = [JobOutcome(int(j["id"]), seed, items, refused, reason)
                     for j, (seed, _), (items, refused, reason) in zip(jobs, rows, built)]
         verified = _verify(pool, outcomes, summary)

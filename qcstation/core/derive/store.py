@@ -158,7 +158,8 @@ def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
     with store.transaction():
         rows = store.query("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
                            "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
-        free = [r for r in rows if _lease_free(r["owner"], r["leased_at"])][:n]
+        # this process's own leases are batches it is building now: not free
+        free = [r for r in rows if r["owner"] != me and _lease_free(r["owner"], r["leased_at"])][:n]
         if free:
             stamp = now()
             ids = [int(r["id"]) for r in free]

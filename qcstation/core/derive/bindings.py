@@ -16,6 +16,8 @@ with the :class:`~qcstation.core.derive.numbers.Style` each is written in, or ra
 bindings, a span that does not hold the words, two givens read from one place (a given
 used twice), a value the question states again outside every given's place (rewriting one
 would contradict the other), or words it cannot write again.
+A given whose words carry a value no other value can be written in ("twice", "a dozen",
+"a week") is kept fixed (``Given.fixed``): the other givens may still move.
 """
 
 from __future__ import annotations
@@ -149,13 +151,17 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
         except (ValueError, ZeroDivisionError):
             raise Refusal("bad-given", f"given {g['name']} has no exact value") from None
         kind = str(g.get("kind") or "number")
+        fixed = _fixed(question, start, end, value)
         try:
             style = read_style(words, value, kind,
                                percent=bool(_PERCENT_AFTER.match(question[end:end + 9])))
-        except Unwritable as exc:
-            raise Refusal("unwritable-words", f"given {g['name']}: {exc}") from None
-        givens.append(Given(g["name"], value, start, end, words, kind, style,
-                            _fixed(question, start, end, value), unit_cap(question, end)))
+        except Unwritable:
+            # "twice", "a dozen", "thrice", "a week": a quantity the words carry that no other
+            # value can be written in; it keeps its value (the others may move)
+            style = Style("word")
+            fixed = fixed or f"{words!r} cannot be written with another value"
+        givens.append(Given(g["name"], value, start, end, words, kind, style, fixed,
+                            unit_cap(question, end)))
     _check_places(question, givens)
     factors = tuple(str(f.get("value") if isinstance(f, dict) else f)
                     for f in content.get("factors") or [])

@@ -89,3 +89,23 @@ def test_an_ordinal_keeps_its_value() -> None:
     q = "Bill starts on the 3rd floor and rides up 4 floors."
     assert _fixed(q, q.index("3"), q.index("3") + 1, Fraction(3)) == "an ordinal"
     assert _fixed(q, q.index("4"), q.index("4") + 1, Fraction(4)) == ""
+
+
+def test_a_given_its_words_cannot_rewrite_stays_while_the_others_move() -> None:
+    from qcstation.core.derive.bindings import read_bindings
+
+    q = ("Toulouse has twice as many sheep as Charleston. Charleston has 4 times as many sheep "
+         "as Seattle. How many sheep do Toulouse, Charleston, and Seattle have together if "
+         "Seattle has 20 sheep?")
+
+    def g(name: str, words: str, value: str, kind: str) -> dict[str, object]:
+        start = q.index(words)
+        return {"name": name, "value": value, "words": words, "kind": kind,
+                "span": [start, start + len(words)]}
+
+    b = read_bindings(q, {"bound": True, "givens": [g("g1_sheep", "20", "20", "number"),
+                                                    g("g2_times", "4", "4", "number"),
+                                                    g("w_twice", "twice", "2", "word")]})
+    by = b.by_name()
+    assert by["w_twice"].fixed and domain(by["w_twice"]) is None      # "twice" keeps its 2
+    assert domain(by["g2_times"]) is not None and domain(by["g1_sheep"]) is not None

@@ -174,7 +174,7 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
         text = (out_dir / "report.md").read_text()
         assert "## Robustness" in text
         for stem in figures:
-            assert f"![" in text and f"({stem}.png)" in text
+            assert "![" in text and f"({stem}.png)" in text
             assert (out_dir / f"{stem}.png").stat().st_size > 1000
             assert (out_dir / f"{stem}.svg").exists()
     assert "| ACC@Fi | 3 | 12 | 66.7 | 50.0 | 0.750 | 0.667 | 2 | 1 |" in \

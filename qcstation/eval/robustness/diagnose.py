@@ -74,7 +74,9 @@ class Backward:
 
     @property
     def consistency(self) -> float | None:
-        return self.both_right / self.forward_right if self.forward_right else None
+        if not self.forward_right or self.both_right is None:
+            return None
+        return self.both_right / self.forward_right
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "consistency": self.consistency}
@@ -149,7 +151,7 @@ def _variants(data: RunData) -> dict[str, VariantRow]:
         cf = consistent_failures({p: [([o.ok for o in it.obs[d]], [o.answer for o in it.obs[d]])
                                       for it in its if it.obs.get(d)] for p, its in fams.items()})
         mem: list[str] = []
-        rep = (None, 0)
+        rep: tuple[float | None, int] = (None, 0)
         if d in VALUE_DIMS:
             mem = [str(k) for k in memorised({p: [(it.gold, it.first(d).answer) for it in its
                                                   if it.first(d) is not None]
@@ -167,10 +169,10 @@ def _ladders(data: RunData) -> dict[str, dict[str, list[tuple[int, float, int]]]
     for ladder in LADDERS:
         if ladder == "steps":
             its = [it for it in data.items.values() if it.steps is not None]
-            level = {it.seed_id: it.steps for it in its}
+            level = {it.seed_id: int(it.steps or 0) for it in its}
         else:
             its = [it for it in data.items.values() if it.transform == ladder and it.level is not None]
-            level = {it.seed_id: it.level for it in its}
+            level = {it.seed_id: int(it.level or 0) for it in its}
         by: dict[str, list[tuple[int, float, int]]] = {}
         # the Reasoning ladder groups by the formalization's operations: Re and the final answer
         for d in (("re", "fi") if ladder == "steps" else DIMS):

@@ -138,7 +138,8 @@ def load_run_data(store: Store, run_id: int) -> RunData:
     for (sid, metric), obs in by.items():
         if sid in items:
             items[sid].obs[metric] = [o for _, o in sorted(obs, key=lambda t: t[0])]
-    model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
+    spec_model = spec.get("model")
+    model: dict = spec_model if isinstance(spec_model, dict) else {}
     return RunData(run_id=int(row["id"]), label=str(row["model"]), name=row.get("name"),
                    release=release_label(spec), model=str(model.get("model") or row["model"]),
                    samples=int(spec.get("samples") or 1), items=items, spec=spec)

@@ -70,7 +70,7 @@ class Robust:
         return asdict(self)
 
 
-def robustness(families: Mapping[Hashable, Sequence[float]]) -> Robust:
+def robustness(families: Mapping[Any, Sequence[float]]) -> Robust:
     """``families``: seed -> the accuracy (0..1) of each of its variants."""
     fams = [list(v) for v in families.values() if len(v)]
     if not fams:

@@ -72,26 +72,26 @@ def tables(dg: Diagnosis) -> list[Table]:
                          note="accuracy % (items) per level; * the dimension this ladder raises",
                          extra={"ladder": ladder}))
     for t in PERTURBATIONS:
-        by = dg.drops.get(t)
-        if not by:
+        drops = dg.drops.get(t)
+        if not drops:
             continue
         worst = dg.most_dropped(t)
         out.append(Table(f"drop-{t}", f"Perturbation '{t}': drop against the parents (base run "
                                       f"#{dg.base_run})",
                          ["dimension", "pairs", "parents %", "perturbed %", "drop (points)"],
                          [[_label(d) + (" <- most" if d == worst else ""), v.n, pct(v.base),
-                           pct(v.perturbed), pct(v.drop)] for d, v in by.items()]))
+                           pct(v.perturbed), pct(v.drop)] for d, v in drops.items()]))
     if dg.counterfactual:
         shifts = sorted({s for by in dg.counterfactual_by_shift.values() for s in by})
-        rows = []
+        cf_rows: list[list[Any]] = []
         for d, cf in dg.counterfactual.items():
             per = dg.counterfactual_by_shift.get(d, {})
-            rows.append([_label(d), cf.n, pct(cf.follow), pct(cf.repeat)] +
+            cf_rows.append([_label(d), cf.n, pct(cf.follow), pct(cf.repeat)] +
                         [pct(per[s].follow) if s in per else "-" for s in shifts])
         out.append(Table("counterfactual", "Counterfactual sensitivity: one given shifted, answer "
                                            "re-solved by Z3",
                          ["dimension", "item-samples", "follows %", "repeats original %"] +
-                         [f"follows @{s:+d}%" for s in shifts], rows))
+                         [f"follows @{s:+d}%" for s in shifts], cf_rows))
     if dg.backward:
         out.append(Table("backward", "Backward problems: the answer given, one given hidden (X)",
                          ["dimension", "items", "backward right %", "forward right",

@@ -386,8 +386,7 @@ async def main(db):
         await pilot.press("ctrl+s"); await settle(pilot, rounds=400)
         print(type(app.screen).__name__)
     with Store(db) as store:
-        print(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict = 'correct' "
-                           "AND metric IN ('re', 'ar', 'rt', 'rm', 'fi')"))
+        print(store.scalar("SELECT COUNT(*) FROM eval_scores WHERE verdict = 'correct'"))
 
 asyncio.run(main(Path(sys.argv[1])))
 """

@@ -365,6 +365,9 @@ class ResultsScreen(QCScreen):
         first = TASK_OF.get(row.metric) if row is not None else None
         self.query_one("#item_detail", Static).update(
             render_item(self.detail, show_prompt=self.show_prompts, first_task=first))
+        # how the run measured (release, model, protocol, judges), under the item pane
+        self.query_one("#item_pane").border_subtitle = Text(     # Text: never read as markup
+            preview(self.detail.provenance, 110) if self.detail is not None else "")
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

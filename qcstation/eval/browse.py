@@ -34,6 +34,7 @@ from typing import Any
 from db import Store
 from qcstation.common.errors import QCStationError
 from qcstation.eval.outputs import prompt_messages
+from qcstation.eval.provenance import describe
 from qcstation.eval.runs import effective_status, load_spec, release_label, run_label
 from qcstation.eval.types import LABELS as METRIC_LABELS
 from qcstation.eval.types import (ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS, STORED_METRICS,
@@ -357,6 +358,8 @@ class ItemDetail:
     difficulty: str | None
     question: str | None
     tasks: list[TaskDetail]
+    #: how the run measured (release, model, protocol, judges: provenance.Provenance.line)
+    provenance: str = ""
 
     def task(self, name: str) -> TaskDetail | None:
         return next((t for t in self.tasks if t.task == name), None)
@@ -461,7 +464,8 @@ def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) ->
     return ItemDetail(run_id=run_id, run_label=run_label(run), seed_id=seed_id,
                       item_key=str(item["item_key"]), sample_idx=sample_idx,
                       source=str(item["source"]), difficulty=item["difficulty"],
-                      question=_text(record.get("question")), tasks=details)
+                      question=_text(record.get("question")), tasks=details,
+                      provenance=describe(store, run_id).line())
 
 
 def side_by_side(store: Store, run_a: int, run_b: int, seed_id: int,

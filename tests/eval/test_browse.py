@@ -175,6 +175,9 @@ def test_item_detail_has_every_task_with_gold_and_verifier_output(tmp_path: Path
     assert final is not None and final.response == "resp final \x1b[31mred\x1b[0m"
     # without the runner on this branch's main, the prompt says why it is missing
     assert final.prompt is not None or final.prompt_note
+    # the pane names how the run measured (issue 15.5): release, model, refinement protocol
+    assert d.provenance.startswith(f"run {run}: ") and " · m · " in d.provenance
+    assert "refinement" in d.provenance and "R-m gated" in d.provenance
 
 
 def test_side_by_side_and_missing_items(runs_db: tuple[Path, int, int]) -> None:

@@ -10,6 +10,9 @@ opened it) go into the focused field, or the first, instead of being dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
@@ -45,8 +48,14 @@ class OrderedFields(ModalScreen[object]):
             # after the keys already queued in the field: they are part of what is submitted
             focused.call_later(self.submit_fields)  # type: ignore[union-attr]
 
-    def submit_fields(self) -> None:  # pragma: no cover - every dialog overrides it
-        raise NotImplementedError
+    #: what Enter on the last field does: every dialog with FIELDS defines it (checked below,
+    #: when the dialog's class is made, not when a user first presses Enter)
+    submit_fields: Callable[[], None]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.FIELDS and not callable(getattr(cls, "submit_fields", None)):
+            raise TypeError(f"{cls.__name__} lists FIELDS but defines no submit_fields()")
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that reached the dialog itself was typed before a field could

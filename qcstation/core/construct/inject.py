@@ -605,6 +605,8 @@ def _operator_misuse(st: _State) -> _Record:
                 new_value = _value_of_visible(new_seg)
                 if new_value is None or new_value == value or new_value < 0:
                     continue
+                if _read_value(new_seg) != new_value:
+                    continue  # "60 / 2/3" reads as 60 divided by two thirds, not (60/2)/3
                 candidates.append((s, c, c.expr_start + i, op, swapped, new_value))
     if not candidates:
         raise InjectionError("no operator whose swap changes a computation")
@@ -636,6 +638,15 @@ def _operator_misuse(st: _State) -> _Record:
                        f"became {_brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator); "
                        "the later steps use that value", propagated=propagated)
     raise InjectionError("no operator swap whose result reaches the final answer")
+
+
+_TIGHT_FRACTION = re.compile(r"(?<![\d.)/])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?![\d.(/])")
+
+
+def _read_value(expr_text: str) -> Fraction | None:
+    """The value a reader gives a written computation: a fraction written tight (``2/3``) is
+    one number, whatever stands before it."""
+    return _value_of_visible(_TIGHT_FRACTION.sub(r"(\1/\2)", expr_text))
 
 
 def _value_of_visible(expr_text: str) -> Fraction | None:

@@ -160,6 +160,7 @@ _LEAD = re.compile(r"^(?:and|but|so|then|also)\s+", re.I)
 
 def _clauses(sentence: str) -> list[str]:
     parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+    parts = _join_lists(parts, sentence)
     out: list[str] = []
     for c in parts:
         # "Amora and Lainey got 70 each": a subject of one or two words is no clause of its own
@@ -168,6 +169,29 @@ def _clauses(sentence: str) -> list[str]:
             out[-1] = f"{out[-1]} {c}"
         else:
             out.append(c)
+    return out
+
+
+def _join_lists(parts: list[str], sentence: str) -> list[str]:
+    """A serial list ("bought a computer, 2 monitors, and a printer for $2,400") stays one
+    clause: what follows its last item ("for $2,400") is said of the whole list, so an item
+    cut from it ("a printer for $2,400") would state a false fact. A list is a run of short
+    comma-separated items (three words at most) ending in an item that starts with and/or."""
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        j = i + 1
+        while j < len(parts) and len(parts[j].split()) <= 3 and not parts[j].lower().startswith(("and ", "or ")) \
+                and f"{parts[j - 1]}, {parts[j]}" in sentence:
+            j += 1
+        if j > i + 1 and j < len(parts) and parts[j].lower().startswith(("and ", "or ")) \
+                and re.search(re.escape(parts[j - 1]) + r",?\s+" + re.escape(parts[j]), sentence):
+            joined = sentence[sentence.find(parts[i]):sentence.find(parts[j]) + len(parts[j])]
+            out.append(joined)
+            i = j + 1
+            continue
+        out.append(parts[i])
+        i += 1
     return out
 
 
@@ -295,8 +319,11 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     sol_numbers = _numbers(_ANNOT.sub(" ", solution))
     # (a sentence whose only numbers are words, "he has one before bed", may be a fact the
     # solution counts without writing it: never filed as irrelevant)
+    # (nor one whose numbers are all 1: "money for 1 child ticket and 1 adult ticket" is what
+    # the solution's 12 + 10 counts, without writing the 1s)
     irrelevant = [s for s in context_sents
-                  if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)]
+                  if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)
+                  and not _numbers(s) <= {Fraction(0), Fraction(1)}]
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
     scenario_parts = [p for p in context_parts if p not in irrelevant]
@@ -387,6 +414,9 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
             if e.name in given_value:
                 if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")):
                     return Name(given_text[e.name])  # a fraction as the question writes it
+                v = given_value[e.name]
+                if v.denominator != 1 and str(given_text.get(e.name, ""))[:1].isalpha():
+                    return Name(f"{v.numerator}/{v.denominator}")  # "half" as 1/2, not 0.5
                 return Num(given_value[e.name], "g")
             return Name(label.get(e.name, e.name))
         if isinstance(e, Neg):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
+__all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
            "step_literals", "used_irrelevant", "value_leaks", "WORD_GIVENS"]
 
 MAX_TEXT = 200_000
@@ -55,6 +55,21 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "a quarter": (Fraction(1, 4), Fraction(4)),
     "one quarter": (Fraction(1, 4), Fraction(4)),
     "a fourth": (Fraction(1, 4), Fraction(4)),
+    "one-half": (Fraction(1, 2), Fraction(2)),
+    "one-third": (Fraction(1, 3), Fraction(3)),
+    "one-quarter": (Fraction(1, 4), Fraction(4)),
+    "one-fourth": (Fraction(1, 4), Fraction(4)),
+    "a fifth": (Fraction(1, 5), Fraction(5)),
+    "one fifth": (Fraction(1, 5), Fraction(5)),
+    "one-fifth": (Fraction(1, 5), Fraction(5)),
+    "a tenth": (Fraction(1, 10), Fraction(10)),
+    "two-thirds": (Fraction(2, 3),),
+    "two thirds": (Fraction(2, 3),),
+    "three-fourths": (Fraction(3, 4),),
+    "three fourths": (Fraction(3, 4),),
+    "three-quarters": (Fraction(3, 4),),
+    "three quarters": (Fraction(3, 4),),
+    "one-tenth": (Fraction(1, 10), Fraction(10)),
     "a dozen": (Fraction(12),),
     "dozen": (Fraction(12),),
     "dozens": (Fraction(12),),
@@ -112,6 +127,8 @@ def _stem(word: str) -> str:
         return "$" if w.startswith("d") else "cent"
     if w in ("percent",):
         return "%"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]  # "eggs" and "egg", "days" and "day" name the same thing
     return w[:4]
 
 
@@ -202,6 +219,60 @@ def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
     return out
 
 
+def words_at(text: str, start: int, end: int) -> frozenset[str]:
+    """The stems of the words that name a number written at ``text[start:end]`` (the words
+    right after it, and ``$`` before it): what it counts or measures."""
+    words = {_stem(w) for w in _words_after(text, end, 3)}
+    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    if hyphen:  # "a 7-day week", "8-ounce bottles"
+        words.add(_stem(hyphen.group(1)))
+    if start and text[start - 1] == "$":
+        words.add("$")
+    return frozenset(words)
+
+
+def line_stems(line: str) -> frozenset[str]:
+    """The stems of every content word of a line."""
+    return frozenset(_stem(w) for w in _WORD.findall(_ANN.sub(" ", line[:MAX_TEXT])) if w.lower() not in _STOP)
+
+
+def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None = None) -> frozenset[str]:
+    """The stems of the words after the places a solution line writes ``value`` (annotations
+    left out): up to ``limit`` content words before the next operator, digit or clause break.
+    With ``nth``, only the nth place, when the line writes the value that often."""
+    prose = _ANN.sub(" ", line[:MAX_TEXT])
+    places: list[set[str]] = []
+    for m in _NUM.finditer(prose):
+        if m.group("den") and _value(m) != value:
+            # "25/100 x 100%": the numerator and the denominator are places of their own
+            parts = [(m.start("num"), m.end("num")), (m.start("den"), m.end("den"))]
+            for a, b in parts:
+                try:
+                    if Fraction(prose[a:b].replace(",", "")) == value:
+                        places.append(set())  # what follows names the whole fraction
+                except ValueError:
+                    pass
+            continue
+        if _value(m) != value:
+            continue
+        here: set[str] = set()
+        if m.start() and prose[m.start() - 1] == "$":
+            here.add("$")
+        # up to four content words before the next operator, digit or clause break
+        # ("1 skein per pair of mittens" names the pair of mittens too)
+        tail = prose[m.end():m.end() + 80]
+        stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
+        if tail[:1] == "%":
+            here.add("%")
+        else:
+            words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
+            here |= {_stem(w) for w in words[:limit]}
+        places.append(here)
+    if nth is not None and nth < len(places):
+        return frozenset(places[nth])
+    return frozenset().union(*places) if places else frozenset()
+
+
 def _solution_words(prose: str, value: Fraction) -> list[list[str]] | None:
     """The words after each place the line writes ``value`` (None: the line does not write it)."""
     found: list[list[str]] = []
@@ -236,7 +307,7 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
             if dep not in defs or not _is_given(defs[dep]) or dep not in values:
                 continue
             v = values[dep]
-            if (step, v) in seen or v in (0, 1):
+            if (step, v) in seen or v == 0:
                 continue
             seen.add((step, v))
             same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]

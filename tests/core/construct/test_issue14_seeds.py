@@ -3,26 +3,13 @@ reason (a faithful refusal is better than a wrong reference)."""
 
 from __future__ import annotations
 
-import json
+from fractions import Fraction
 
 import pytest
 
 from qcstation.core.construct.keyinfo import keyinfo_from_annotations
 from qcstation.core.construct.rules import RuleError, rule_for_seed
 from qcstation.core.construct.selfcheck import audit_artifact
-from tests.conftest import dataset
-
-
-@pytest.fixture(scope="module")
-def gsm8k() -> dict[str, dict[str, str]]:
-    rows = dataset("gsm8k/test.jsonl").read_text().splitlines()
-    out = {}
-    for i, line in enumerate(rows, start=1):
-        rec = json.loads(line)
-        solution, gold = rec["answer"].split("####")
-        out[str(i)] = {"question": rec["question"], "solution": solution.strip(),
-                       "answer_text": gold.strip(), "source": "gsm8k"}
-    return out
 
 
 @pytest.mark.parametrize(("seed", "reason"), [
@@ -34,13 +21,8 @@ def gsm8k() -> dict[str, dict[str, str]]:
     # "2 hours", "twice a month" or "round trip"
     ("1121", "given-words: s1_miles_away uses 2, which the question states under different words: "
              "'2 hours', 'twice', 'round trip'"),
-    # "a quarter" of the cars or "four windows"
-    ("728", "given-words: s1_cars uses 4, which the question states under different words: "
-            "'four windows', 'a quarter'"),
     # 9000(.30)=2700 has no annotation: 2700 would be hard-coded
     ("1271", "step 1 writes the number 2700"),
-    # "x 100%" would be read as the given "100 plants"
-    ("891", "step 1 writes the number 4"),
     # "twice the amount of apples" or "half"
     ("122", "given-words: s1_apples uses 2, which the question states under different words: "
             "'twice', 'half'"),
@@ -51,6 +33,86 @@ def test_a_binding_no_reader_can_vouch_for_is_not_rule_made(gsm8k: dict, seed: s
     with pytest.raises(RuleError) as info:
         rule_for_seed(gsm8k[seed])
     assert reason in str(info.value)
+
+
+def _terms(seed: dict) -> dict[str, str]:
+    rule = rule_for_seed(seed)
+    assert rule.bound is True
+    out = {g["name"]: str(g.get("words", g.get("text"))) for g in rule.givens}
+    out.update({s.name: s.sexpr for s in rule.steps})
+    return out
+
+
+def test_728_a_quarter_of_the_cars_and_four_windows_each_are_two_givens(gsm8k: dict) -> None:
+    # "64 cars * 1/4" is the question's "a quarter", "16 cars * 4 windows/car" its "four windows"
+    t = _terms(gsm8k["728"])
+    assert t["w_a_quarter"] == "a quarter" and t["g4_windows"] == "four"
+    assert t["s1_cars"] == "(* g1_students w_a_quarter)"
+    assert t["s3_windows"] == "(* s1_cars g4_windows)"
+
+
+def test_891_x_100_percent_is_the_percent_factor_not_the_100_plants(gsm8k: dict) -> None:
+    # "25/100 x 100%": the first 100 is the 100 plants, the second the percent
+    t = _terms(gsm8k["891"])
+    assert t["s5_plants_flowering"] == "(* (/ s4_flowering_plants g1_plants) k_percent)"
+    assert t["w_one_fourth"] == "One-fourth" and t["w_two_thirds"] == "Two-thirds"
+
+
+def test_458_the_1_of_one_half_is_no_given_of_its_own(gsm8k: dict) -> None:
+    # "1/2*50" for "half as many": one word given 1/2, never the "one" of "one of her friends"
+    t = _terms(gsm8k["458"])
+    assert t["w_half"] == "half"
+    assert t["s1_half_fairies"] == "(* w_half g1_fairies)"
+    assert not any(v == "one" for v in t.values())
+    f = keyinfo_from_annotations(gsm8k["458"]["question"], gsm8k["458"]["solution"],
+                                 rule_for_seed(gsm8k["458"]).steps, givens=rule_for_seed(gsm8k["458"]).givens)
+    assert f["relationships_and_constraints"][0] == "Q1 = 1/2 × 50"
+
+
+@pytest.mark.parametrize(("seed", "name", "words"), [
+    ("451", "g2_extra", "1"),          # "$20+$1": the "$1 extra", not "one popcorn"
+    ("906", "g3_hour", "an hour"),     # "walks his dog for 1 hour": the question's "an hour"
+    ("978", "g3_ounce", "an ounce"),   # "1 ounce of sunscreen every hour"
+])
+def test_a_1_is_bound_to_the_words_that_state_it(gsm8k: dict, seed: str, name: str, words: str) -> None:
+    assert _terms(gsm8k[seed])[name] == words
+
+
+@pytest.mark.parametrize(("seed", "step", "sexpr"), [
+    ("358", "s4_friends_because", "(- g4 1)"),       # herself, not "one round of mini-golf"
+    ("531", "s3_weeks_accounted", "(+ g3_weeks 1)"),  # not "At one point"
+    ("681", "s1_adults", "(+ g1_adults 1)"),         # Jack, not "An adult weighs 80 kg"
+])
+def test_a_1_whose_words_name_no_given_stays_the_literal_1(gsm8k: dict, seed: str, step: str,
+                                                           sexpr: str) -> None:
+    t = _terms(gsm8k[seed])
+    assert t[step].endswith(" 1)"), t[step]
+
+
+def test_the_1_is_not_exempt_from_the_binding_check() -> None:
+    # the question states 1 as "one dog" and as "1 cat"; the line that uses a 1 names neither
+    from qcstation.core.construct.reread import binding_problems
+    from qcstation.core.construct.rules import BinOp, Name, Num
+
+    defs = {"g1": Num(Fraction(1)), "g2": Num(Fraction(2)), "s1": BinOp("+", Name("g1"), Name("g2"))}
+    values = {"g1": Fraction(1), "g2": Fraction(2), "s1": Fraction(3)}
+    question = "Ann has one dog and 1 cat. Bob has 2 fish. How many pets do Ann's cat and Bob's fish make?"
+    problems = binding_problems(defs, values, question, "1 + 2 = <<1+2=3>>3")
+    assert [p.value for p in problems] == [Fraction(1)]
+    assert binding_problems(defs, values, question, "1 cat + 2 fish = <<1+2=3>>3 pets") == []
+
+
+def test_149_a_sentence_that_counts_1_of_each_is_not_irrelevant(gsm8k: dict) -> None:
+    f = _keyinfo(gsm8k["149"])
+    assert f["irrelevant_information"] == []
+    assert "money for 1 child ticket and 1 adult ticket" in f["problem_scenario"]
+
+
+def test_534_a_serial_list_is_one_known_quantity(gsm8k: dict) -> None:
+    # "a printer for $2,400" cut from the list would be a false fact
+    f = _keyinfo(gsm8k["534"])
+    assert f["known_quantities"][0] == "Errol bought a computer, 2 monitors, and a printer for $2,400"
+    assert not any(k.startswith("A printer") for k in f["known_quantities"])
 
 
 def _keyinfo(seed: dict) -> dict:
@@ -151,3 +213,10 @@ def test_insertions_read_naturally_and_do_not_name_their_type(gsm8k: dict) -> No
             assert "problem" not in text.lower() and "mentioned" not in text.lower()
             openings[etype].add(" ".join(text.split()[:2]))
     assert len(openings["hallucinated_content"]) >= 5 and len(openings["redundancy"]) >= 5
+
+
+def test_307_an_operator_swap_never_writes_a_division_a_reader_reads_otherwise(gsm8k: dict) -> None:
+    # "60 x 2/3" -> "60 / 2/3 = 10" reads as 60 divided by two thirds (90): never chosen
+    for rng in range(20):
+        _, res = _injected(gsm8k, "307", "operator_misuse", rng)
+        assert "/ 2/3" not in res.errors[0].modified, res.errors[0].modified

@@ -4,24 +4,9 @@ not on the corrected one. None of them reads the rule's own labels."""
 
 from __future__ import annotations
 
-import json
 
-import pytest
 
 from qcstation.core.construct.selfcheck import audit_artifact
-from tests.conftest import dataset
-
-
-@pytest.fixture(scope="module")
-def gsm8k() -> dict[str, dict[str, str]]:
-    rows = dataset("gsm8k/test.jsonl").read_text().splitlines()
-    out = {}
-    for i, line in enumerate(rows, start=1):
-        rec = json.loads(line)
-        solution, gold = rec["answer"].split("####")
-        out[str(i)] = {"question": rec["question"], "solution": solution.strip(),
-                       "answer_text": gold.strip(), "source": "gsm8k"}
-    return out
 
 
 def smt(*lines: str) -> dict[str, str]:

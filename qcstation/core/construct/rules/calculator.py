@@ -144,7 +144,7 @@ def _given_record(name: str, value: Fraction, givens: object, question: str) -> 
     out: dict[str, object] = {"name": name, "value": fmt(value)}
     if name.startswith("w_"):
         words = _constant_words(name)
-        m = re.search(r"\b" + re.escape(words) + r"\b", question, re.IGNORECASE)
+        m = re.search(r"\b" + re.escape(words).replace(r"\ ", r"[\s-]") + r"\b", question, re.IGNORECASE)
         out["text"] = words
         if m:
             out.update({"span": [m.start(), m.end()], "words": m.group(0), "kind": "word"})
@@ -279,7 +279,7 @@ def smt_from_calculator_annotations(
     uncertain: list[str] = []
     given_consts: list[tuple[str, Fraction, Expr]] = []
     if givens is not None:
-        kept_exprs, given_consts = givens.bind(kept_exprs)
+        kept_exprs, given_consts = givens.bind(kept_exprs, [s.line for s in kept_steps])
         for v in givens.order_bound:
             uncertain.append(f"the question states {fmt(v)} more than once; the solution's uses of "
                              f"{fmt(v)} were tied to those places in order")

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from qcstation.core.construct.reread import WORD_GIVENS, line_stems, solution_stems, words_at
 from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num
 
 
@@ -74,6 +75,14 @@ def _plausible_factors(question: str) -> frozenset[Fraction]:
     return frozenset(Fraction(v) for v, words in _FACTOR_WORDS.items() if re.search(words, q))
 
 
+# the words after a factor's value that make it that factor in a solution's line
+_FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
+    Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
+    Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
+    Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
+}
+
+
 @dataclass
 class QuestionNumber:
     value: Fraction
@@ -81,6 +90,14 @@ class QuestionNumber:
     start: int
     slug: str  # the word after it ("millimeters")
     percent: bool = False  # the fraction p/100 of a "p%" the question states
+    stems: frozenset[str] = frozenset()  # the words that name it ("lbs", "$"), as stems
+
+
+# "an hour", "an ounce": the 1 a solution writes for it ("1 hour") is a given stated in words;
+# only units (a person or a thing after "a" is no count: "An adult weighs 80 kg")
+_ARTICLE_RE = re.compile(
+    r"\b(an?)\s+(hour|minute|second|day|week|month|year|ounce|pound|gallon|quart|pint|cup|liter|litre"
+    r"|mile|kilometer|meter|metre|inch|foot|yard|kilogram|gram|dollar|cent)\b", re.IGNORECASE)
 
 
 class Givens:
@@ -102,16 +119,30 @@ class Givens:
                     value = Fraction(num)
             except (ValueError, ZeroDivisionError):
                 continue
-            self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end())))
+            self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end()),
+                                               stems=words_at(question, m.start(), m.end())))
             if re.match(r"\s*(?:%|percent\b)", question[m.end():]) and not m.group("den"):
                 # "45%" is also the fraction 45/100 a solution may write as .45
                 self.numbers.append(QuestionNumber(value / 100, m.group(0) + "%", m.start(),
                                                    _slug_after(question, m.end()), percent=True))
         for m in _Q_WORD_RE.finditer(question):
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[m.group(1).lower()]), m.group(0),
-                                               m.start(), _slug_after(question, m.end())))
+                                               m.start(), _slug_after(question, m.end()),
+                                               stems=words_at(question, m.start(), m.end())))
         self.numbers.sort(key=lambda n: n.start)
+        # "an hour", "a pen": a 1 stated in words, bound only where the solution names the same
+        # thing after its 1 ("1 hour"); never a number of the question otherwise
+        self.articles = [QuestionNumber(Fraction(1), m.group(0), m.start(), _slug_after(question, m.end(1)),
+                                        stems=words_at(question, m.start(), m.end(1)))
+                         for m in _ARTICLE_RE.finditer(question)]
         self.values: set[Fraction] = {n.value for n in self.numbers}
+        # the fractions the question states in words ("half", "a quarter", "two-thirds"):
+        # a solution's 1/2 for "half" is that one given, never a 1 and a 2
+        q = question.lower()
+        self.word_fractions: set[tuple[Fraction, Fraction]] = {
+            (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for phrase, vals in WORD_GIVENS.items()
+            if vals[0].denominator > 1
+            and re.search(r"\b" + re.escape(phrase) + r"\b", q)}
         self.factors = _plausible_factors(question)
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
@@ -131,44 +162,94 @@ class Givens:
         n = self._names.get(name)
         return n.text if n else ""
 
-    def bind(self, exprs: list[Expr]) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
+    def bind(self, exprs: list[Expr], lines: list[str] | None = None,
+             ) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
         """Replace each literal that is a number of the question by a named constant.
-        The i-th use of a value the question states k times is its min(i, k-1)-th
-        occurrence. Returns the new expressions and the constants (name, value, term)."""
+
+        A use is tied to the occurrence whose words agree with the words the solution writes
+        after it on the step's line (``lines[i]``: "$1 extra" is the question's "$1 extra",
+        not its "one popcorn"). Where no single occurrence agrees, the i-th use of a value
+        the question states k times is its min(i, k-1)-th occurrence (by order: recorded in
+        :attr:`order_bound` when that decides anything). A 1 is bound only where its words
+        agree (also with a question's "an hour" for the solution's "1 hour") or the question
+        writes 1 once in digits; otherwise it stays the literal 1 of an identity ("3 + 1
+        people" counting oneself). Returns the new expressions and the constants (name,
+        value, term)."""
+        nums = [*self.numbers, *self.articles]
         by_value: dict[Fraction, list[int]] = {}
         for i, n in enumerate(self.numbers):
             by_value.setdefault(n.value, []).append(i)
-        uses: dict[Fraction, int] = {}
+        uses: dict[Fraction, int] = {}   # uses tied by order
+        all_uses: dict[Fraction, int] = {}
         chosen: dict[int, str] = {}
         order: list[int] = []
 
-        def walk(e: Expr) -> Expr:
+        def occurrence(v: Fraction, line: str, nth: int) -> int | None:
+            occ = by_value.get(v, [])
+            stems: frozenset[str] = frozenset()
+            agree: list[int] = []
+            for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
+                stems = solution_stems(line, v, limit, nth) if line else frozenset()
+                agree = [j for j in occ if nums[j].stems & stems]
+                if len({nums[j].start for j in agree}) == 1:
+                    return agree[0]
+            if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(nums[j].stems for j in occ):
+                # the solution names a unit factor ("100%", "60 minutes") where the question's
+                # places of that value name something else ("100 plants"): a factor, not a given
+                return None
+            if v in (0, 1):
+                if not agree and v == 1:
+                    said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems]
+                    if len(said) == 1:
+                        return said[0]
+                if len(occ) != 1 or stems:
+                    return None
+                # the line names nothing after its 1: the question's one 1 if it names
+                # nothing either ("Pandora has one."), is written in digits ("1:00 PM"), or
+                # its words are on the line ("one fewer pink eggs" ... "10 - 1 = 9 pink eggs")
+                n = nums[occ[0]]
+                if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
+                    return occ[0]
+                return None
+            if not occ:
+                return None
+            # by order, among the occurrences whose words agree (else all), those no other
+            # use took first
+            pool = agree or occ
+            free = [j for j in pool if j not in chosen]
+            k = uses.get(v, 0)
+            uses[v] = k + 1
+            return free[0] if free else pool[min(k, len(pool) - 1)]
+
+        def walk(e: Expr, line: str, seen: dict[Fraction, int]) -> Expr:
             if isinstance(e, Num):
-                if not e.text or e.value not in by_value:
+                if not e.text:
                     return e
-                occ = by_value[e.value]
-                k = uses.get(e.value, 0)
-                uses[e.value] = k + 1
-                idx = occ[min(k, len(occ) - 1)]
+                nth = seen.get(e.value, 0)
+                seen[e.value] = nth + 1
+                idx = occurrence(e.value, line, nth)
+                if idx is None:
+                    return e
+                all_uses[e.value] = all_uses.get(e.value, 0) + 1
                 if idx not in chosen:
-                    n = self.numbers[idx]
+                    n = nums[idx]
                     name = f"g{len(chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent else "")
                     chosen[idx] = name
                     order.append(idx)
                     self._names[name] = n
                 return Name(chosen[idx])
             if isinstance(e, Neg):
-                return Neg(walk(e.operand))
+                return Neg(walk(e.operand, line, seen))
             if isinstance(e, BinOp):
-                return BinOp(e.op, walk(e.left), walk(e.right))
+                return BinOp(e.op, walk(e.left, line, seen), walk(e.right, line, seen))
             return e
 
         out = []
         used_in: dict[Fraction, set[int]] = {}
         for i, e in enumerate(exprs):
-            before = dict(uses)
-            out.append(walk(e))
-            for v, k in uses.items():
+            before = dict(all_uses)
+            out.append(walk(e, lines[i] if lines is not None and i < len(lines) else "", {}))
+            for v, k in all_uses.items():
                 if k != before.get(v, 0):
                     used_in.setdefault(v, set()).add(i)
 
@@ -177,7 +258,7 @@ class Givens:
             # or product, so which is which changes nothing
             places = {self.numbers[i].start for i in by_value[v]}
             steps = used_in.get(v, set())
-            if uses[v] != len(places) or len(steps) != 1:
+            if all_uses[v] != len(places) or len(steps) != 1:
                 return False
             e = exprs[next(iter(steps))]
             return isinstance(e, BinOp) and e.op in "*+" and _flat_ops(e) <= {e.op}
@@ -189,7 +270,7 @@ class Givens:
                                   and not immaterial(v))
         consts: list[tuple[str, Fraction, Expr]] = []
         for idx in order:
-            n = self.numbers[idx]
+            n = nums[idx]
             term: Expr = Num(n.value, n.text)
             if n.percent:
                 term = BinOp("/", Num(n.value * 100), Num(Fraction(100)))
@@ -232,11 +313,13 @@ def text_numbers(text: str) -> set[Fraction]:
 def protect_fractions(expr: Expr, givens: Givens | None) -> Expr:
     """A fraction the question states (``1/2``) stays one given: ``12*1/2`` becomes
     ``12 * (1/2)`` with the fraction as a single number that is never linked."""
-    if givens is None or not givens.fractions:
+    if givens is None or not (givens.fractions or givens.word_fractions):
         return expr
 
     def frac(a: Num, b: Num) -> Num | None:
-        if (a.text, b.text) in givens.fractions and b.value:
+        if not b.value:
+            return None
+        if (a.text, b.text) in givens.fractions or (a.value, b.value) in givens.word_fractions:
             return Num(a.value / b.value, f"{a.text}/{b.text}")
         return None
 

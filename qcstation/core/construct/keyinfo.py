@@ -172,6 +172,16 @@ def _clauses(sentence: str) -> list[str]:
     return out
 
 
+def _counts_what_solution_uses(sentence: str, solution: str) -> bool:
+    """Does a sentence count what the solution works with, though the solution never writes
+    its number? "Jake buys 2 T-shirts." when the solution adds "the cost of the T-shirts":
+    the words after one of its numbers are words of the solution."""
+    from qcstation.core.construct.reread import line_stems, words_at
+
+    used = line_stems(solution)
+    return any(words_at(sentence, m.start(), m.end()) & used for m in _NUMBER.finditer(sentence))
+
+
 def _join_lists(parts: list[str], sentence: str) -> list[str]:
     """A serial list ("bought a computer, 2 monitors, and a printer for $2,400") stays one
     clause: what follows its last item ("for $2,400") is said of the whole list, so an item
@@ -323,7 +333,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     # the solution's 12 + 10 counts, without writing the 1s)
     irrelevant = [s for s in context_sents
                   if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)
-                  and not _numbers(s) <= {Fraction(0), Fraction(1)}]
+                  and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)]
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
     scenario_parts = [p for p in context_parts if p not in irrelevant]

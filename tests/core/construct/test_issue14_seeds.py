@@ -108,6 +108,13 @@ def test_149_a_sentence_that_counts_1_of_each_is_not_irrelevant(gsm8k: dict) -> 
     assert "money for 1 child ticket and 1 adult ticket" in f["problem_scenario"]
 
 
+@pytest.mark.parametrize("seed", ["1295", "561"])
+def test_a_sentence_counting_what_the_solution_works_with_is_not_irrelevant(gsm8k: dict, seed: str) -> None:
+    # "Jake buys 2 T-shirts." (the solution adds the cost of "the T-shirts"), "6 cages of rodents"
+    f = _keyinfo(gsm8k[seed])
+    assert f["irrelevant_information"] == []
+
+
 def test_534_a_serial_list_is_one_known_quantity(gsm8k: dict) -> None:
     # "a printer for $2,400" cut from the list would be a false fact
     f = _keyinfo(gsm8k["534"])

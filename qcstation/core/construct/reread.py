@@ -314,7 +314,7 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
-            problem = _one_binding(step, v, line, occurrences, solution)
+            problem = _one_binding(step, v, line, occurrences, solution, dep)
             if problem is not None:
                 problems.append(problem)
     return problems
@@ -347,12 +347,22 @@ def _distinct(cands: list[Occurrence]) -> bool:
 
 
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
-                 solution: str) -> Binding | None:
+                 solution: str, given: str = "") -> Binding | None:
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
     written = _solution_words(line, v)
     named = [w for w in written or [] if w]
+    # a word given of this value that the line writes ("Half of Raymond's jewels is 40/2")
+    said = {o.text.lower() for o in cands if o.words & _WORD_STEMS
+            and re.search(r"\b" + re.escape(o.text) + r"\b", line, re.IGNORECASE)}
+    if not named and len(said) == 1:
+        # tied to its words when the given is that word given ("w_half..."), else a digit of
+        # the question stands where the line says a word
+        phrase = re.sub(r"[^a-z]+", "_", next(iter(said))).strip("_")
+        if given.startswith("w_" + phrase):
+            return None
+        return Binding(step, v, (), tuple(o.text for o in cands))
     if not named:
         # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4):
         # it is tied to one occurrence only if the question states it one way only

@@ -21,8 +21,6 @@ from qcstation.core.construct.selfcheck import audit_artifact
     # "2 hours", "twice a month" or "round trip"
     ("1121", "given-words: s1_miles_away uses 2, which the question states under different words: "
              "'2 hours', 'twice', 'round trip'"),
-    # 9000(.30)=2700 has no annotation: 2700 would be hard-coded
-    ("1271", "step 1 writes the number 2700"),
     # "twice the amount of apples" or "half"
     ("122", "given-words: s1_apples uses 2, which the question states under different words: "
             "'twice', 'half'"),
@@ -100,6 +98,59 @@ def test_the_1_is_not_exempt_from_the_binding_check() -> None:
     problems = binding_problems(defs, values, question, "1 + 2 = <<1+2=3>>3")
     assert [p.value for p in problems] == [Fraction(1)]
     assert binding_problems(defs, values, question, "1 cat + 2 fish = <<1+2=3>>3 pets") == []
+
+
+def test_1271_unannotated_computations_are_read_and_each_30_percent_is_its_year(gsm8k: dict) -> None:
+    # "After first year:9000(.30)=2700" has no annotation: read as 9000 × 30%, not hard-coded;
+    # "Over the first year it depreciated 30%", "The second year ... another 30%"
+    seed = gsm8k["1271"]
+    rule = rule_for_seed(seed)
+    steps = {s.name: s.sexpr for s in rule.steps}
+    assert steps["s1"] == "(* g1 g2_pct)" and steps["s3"] == "(* s2 g3_pct)"
+    spans = {g["name"]: seed["question"][g["span"][0]:] for g in rule.givens}
+    assert spans["g2_pct"].startswith("30%.  The second") and spans["g3_pct"].startswith("30%.  The third")
+    assert rule.value == 3528
+
+
+@pytest.mark.parametrize(("seed", "step", "sexpr"), [
+    ("137", "s1", "(* g1_unicorns w_one_third)"),       # "27(1/3)=9": one third
+    ("333", "s1", "(* g1_castles g2_percent_pct)"),     # "220(.40)=88": 40 percent
+])
+def test_a_product_written_as_a_number_before_a_parenthesis_is_read(gsm8k: dict, seed: str, step: str,
+                                                                   sexpr: str) -> None:
+    assert _terms(gsm8k[seed])[step] == sexpr
+
+
+@pytest.mark.parametrize(("seed", "step", "given", "words"), [
+    # "Half of Raymond's jewels is 40/2": the question's "half", not its "2 fewer jewels"
+    ("35", "s1_raymond_jewels", "w_half_parts", "half"),
+    # "Since the total sales of red hats were half ... 2*$400": "half", not "two different colors"
+    ("652", "s1_green_hats", "w_half_parts", "half"),
+    # "There are 54 red candies and twice that amount ... 54*2": "twice", not "half as many"
+    ("1272", "s1_candies", "w_twice", "twice"),
+])
+def test_a_word_given_the_solution_line_writes_is_the_one_used(gsm8k: dict, step: str, seed: str,
+                                                              given: str, words: str) -> None:
+    t = _terms(gsm8k[seed])
+    assert given in t[step] and t[given] == words
+
+
+@pytest.mark.parametrize(("seed", "step", "place"), [
+    # Joey loses "8 pounds in 4 weeks"; Sandy "needs 4 weeks": each step its own 4
+    ("308", "s1_pounds_week", "4 weeks, how many"),
+    ("308", "s2_pound_week", "4 weeks to lose"),
+    # "Jean eats 2 of the lollipops", "package 2 lollipops in one bag"
+    ("56", "s1_lollipops", "2 of the lollipops"),
+    ("56", "s2_bags_lollipops", "2 lollipops in one bag"),
+])
+def test_a_value_stated_twice_in_the_same_words_is_told_apart_by_its_sentence(
+        gsm8k: dict, seed: str, step: str, place: str) -> None:
+    seed_row = gsm8k[seed]
+    rule = rule_for_seed(seed_row)
+    sexpr = next(s.sexpr for s in rule.steps if s.name == step)
+    used = [g for g in rule.givens if g["name"] in sexpr.replace("(", " ").replace(")", " ").split()
+            and g["value"] in ("4", "2")]
+    assert [seed_row["question"][g["span"][0]:].startswith(place) for g in used] == [True]
 
 
 def test_149_a_sentence_that_counts_1_of_each_is_not_irrelevant(gsm8k: dict) -> None:

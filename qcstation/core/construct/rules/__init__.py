@@ -30,8 +30,12 @@ The modules and their contract (each imports only the ones above it):
                 SMT-LIB script built from steps.
 ``inline``      computations written in running text (``54 − 37 = 17``); also used by
                 key information (unknowns' descriptions) and error injection.
+``binding``     which place of the question each number a step writes is, read from the
+                words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
-                binds a formalization's literals to named given constants.
+                binds a formalization's literals to named given constants (via ``binding``).
+``constants``   word givens ("half", "an hour") and named unit/percent factors for the
+                literals that are no digit of the question; anything else is refused.
 ``links``       which step is the answer and which written number is an earlier result.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
 ``equation``    the equation rule (uses ``expr`` and ``result`` only).

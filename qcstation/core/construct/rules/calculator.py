@@ -13,7 +13,7 @@ from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleErro
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
 from qcstation.core.construct.rules.constants import declare_literals
-from qcstation.core.construct.rules.givens import content_words, protect_fractions, question_numbers, text_numbers
+from qcstation.core.construct.rules.givens import Givens, content_words, protect_fractions, question_numbers, text_numbers
 from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
 from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
 from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
@@ -166,6 +166,94 @@ def _constant_words(name: str) -> str:
     return ""
 
 
+def _chained_steps(solution: str, comps: list[Computation], names: list[str], linked_exprs: list[Expr],
+                   notes: list[str]) -> list[RuleStep]:
+    """One step per computation, its value computed in the chain (earlier steps' values, not
+    their written results), with the solution line it is written on."""
+    steps: list[RuleStep] = []
+    env: dict[str, Fraction] = {}
+    for name, comp, linked in zip(names, comps, linked_exprs):
+        try:
+            chained = evaluate(linked, env)
+        except ExpressionError as exc:
+            raise RuleError(f"step {name} ({comp.raw}) cannot be computed: {exc}") from exc
+        if chained != comp.value:
+            notes.append(
+                f"step {name} ({comp.expr_text}) is {fmt(chained)} in the chain, not {fmt(comp.value)}, "
+                "because an earlier step's written result differs from its computed value"
+            )
+        env[name] = chained
+        line_start = solution.rfind("\n", 0, comp.start) + 1
+        line_end = solution.find("\n", comp.start)
+        line = solution[line_start : line_end if line_end != -1 else len(solution)].strip()
+        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked),
+                              linked, line))
+    return steps
+
+
+def _needed(steps: list[RuleStep], answer: str) -> set[str]:
+    """The names of the steps ``answer`` depends on (itself included)."""
+    needed: set[str] = set()
+    by_name = {s.name: s for s in steps}
+    stack = [answer]
+    while stack:
+        current = stack.pop()
+        if current in needed:
+            continue
+        needed.add(current)
+        stack.extend(by_name[current].refs)
+    return needed
+
+
+def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], kept: list[Expr]) -> None:
+    """RuleError unless the kept steps use every number of the question the solution works
+    with (in its computations, or in its text as digits)."""
+    used_by_solution = {v for e in exprs for v in literal_values(e) if v in givens.values}
+    # a number of the question the solution's text works with (digits, not words)
+    digits = {n.value for n in givens.numbers
+              if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
+    mentioned = {v for v in text_numbers(mask_annotations(solution)) if v in digits}
+    used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
+    used_kept = {v for e in kept for v in literal_values(e)}
+    used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
+    missing = sorted(used_by_solution - used_kept)
+    if missing:
+        raise RuleError(
+            "the answer step does not use the given(s) "
+            + ", ".join(fmt(v) for v in missing)
+            + " that the solution uses: its structure is not clear from the annotations",
+            "Ambiguous solution",
+        )
+
+
+def _note_unannotated(comps: list[Computation], n_annotations: int, notes: list[str]) -> None:
+    if n_annotations and len(comps) > n_annotations:
+        extra = [c.raw for c in comps if c.source == "inline"]
+        notes.append(f"{len(extra)} unannotated computation(s) from the text used: " + "; ".join(extra))
+    elif not n_annotations:
+        notes.append(
+            f"no calculator annotations: {len(comps)} computation(s) written in the text used"
+        )
+
+
+def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs: list[Expr],
+                    ) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]], list[str]]:
+    """Tie the steps' numbers to the question's places (:meth:`Givens.bind`), then declare
+    what is left as word givens or named factors, or refuse (:func:`declare_literals`); the
+    steps' terms are updated in place. Returns the terms, the constants and what was tied
+    by order only (uncertain)."""
+    lines = [s.line for s in steps]
+    exprs, consts = givens.bind(exprs, lines)
+    uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
+                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
+    consts += named
+    for st, e in zip(steps, exprs):
+        st.sexpr = expr_to_sexpr(e)
+        st.expr = e
+    return exprs, consts, uncertain
+
+
 def smt_from_calculator_annotations(
     solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None
 ) -> RuleResult:
@@ -195,13 +283,7 @@ def smt_from_calculator_annotations(
             + " in the solution"
         )
     rule = "gsm8k-calculator" if n_annotations else "inline-arithmetic"
-    if n_annotations and len(comps) > n_annotations:
-        extra = [c.raw for c in comps if c.source == "inline"]
-        notes.append(f"{len(extra)} unannotated computation(s) from the text used: " + "; ".join(extra))
-    elif not n_annotations:
-        notes.append(
-            f"no calculator annotations: {len(comps)} computation(s) written in the text used"
-        )
+    _note_unannotated(comps, n_annotations, notes)
     if gold is None:
         gold = final_answer(solution)
     givens = question_numbers(question) if question is not None else None
@@ -211,29 +293,10 @@ def smt_from_calculator_annotations(
         notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")
     comps = comps[: answer_index + 1]
     exprs_raw = exprs_raw[: answer_index + 1]
-    names: list[str] = []
-    for index, comp in enumerate(comps, start=1):
-        label = _step_label(solution, comp.start, comp.end)
-        names.append(f"s{index}_{label}" if label else f"s{index}")
+    names = [f"s{i}_{label}" if label else f"s{i}"
+             for i, label in enumerate((_step_label(solution, c.start, c.end) for c in comps), start=1)]
     linked_exprs, links = resolve_links(comps, exprs_raw, names, givens, notes)
-    steps: list[RuleStep] = []
-    env: dict[str, Fraction] = {}
-    for name, comp, linked in zip(names, comps, linked_exprs):
-        try:
-            chained = evaluate(linked, env)
-        except ExpressionError as exc:
-            raise RuleError(f"step {name} ({comp.raw}) cannot be computed: {exc}") from exc
-        if chained != comp.value:
-            notes.append(
-                f"step {name} ({comp.expr_text}) is {fmt(chained)} in the chain, not {fmt(comp.value)}, "
-                "because an earlier step's written result differs from its computed value"
-            )
-        env[name] = chained
-        line_start = solution.rfind("\n", 0, comp.start) + 1
-        line_end = solution.find("\n", comp.start)
-        line = solution[line_start : line_end if line_end != -1 else len(solution)].strip()
-        steps.append(RuleStep(name, comp.expr_text, chained, expr_to_sexpr(linked), expr_names(linked),
-                              linked, line))
+    steps = _chained_steps(solution, comps, names, linked_exprs, notes)
     exprs = linked_exprs
     chosen = steps[answer_index]
     if not chosen.refs and literal_value(exprs[answer_index]) is not None:
@@ -243,54 +306,20 @@ def smt_from_calculator_annotations(
             "Answer not derived",
         )
     # keep only the steps the answer depends on
-    needed: set[str] = set()
-    by_name = {s.name: s for s in steps}
-    stack = [steps[answer_index].name]
-    while stack:
-        current = stack.pop()
-        if current in needed:
-            continue
-        needed.add(current)
-        stack.extend(by_name[current].refs)
+    needed = _needed(steps, steps[answer_index].name)
     kept = [(s, e) for s, e in zip(steps, exprs) if s.name in needed]
     dropped = [s.name for s in steps if s.name not in needed]
     if dropped:
         notes.append(f"steps not needed for the answer were left out: {', '.join(dropped)}")
     if givens is not None:
-        used_by_solution = {v for e in exprs for v in literal_values(e) if v in givens.values}
-        # a number of the question the solution's text works with (digits, not words)
-        digits = {n.value for n in givens.numbers
-                  if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
-        mentioned = {v for v in text_numbers(mask_annotations(solution)) if v in digits}
-        used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
-        used_kept = {v for _, e in kept for v in literal_values(e)}
-        used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
-        missing = sorted(used_by_solution - used_kept)
-        if missing:
-            raise RuleError(
-                "the answer step does not use the given(s) "
-                + ", ".join(fmt(v) for v in missing)
-                + " that the solution uses: its structure is not clear from the annotations",
-                "Ambiguous solution",
-            )
+        _check_every_given_used(solution, givens, exprs, [e for _, e in kept])
     kept_steps = [s for s, _ in kept]
     answer_step = steps[answer_index].name
     kept_exprs = [e for _, e in kept]
     uncertain: list[str] = []
     given_consts: list[tuple[str, Fraction, Expr]] = []
     if givens is not None:
-        kept_exprs, given_consts = givens.bind(kept_exprs, [s.line for s in kept_steps])
-        for v in givens.order_bound:
-            uncertain.append(f"the question states {fmt(v)} more than once; the solution's uses of "
-                             f"{fmt(v)} were tied to those places in order")
-        # what is left is not a digit of the question: a word given, a named factor, or
-        # the item is not rule-made
-        kept_exprs, named = declare_literals(kept_exprs, question or "",
-                                             {n for n, _, _ in given_consts})
-        given_consts += named
-        for st, e in zip(kept_steps, kept_exprs):
-            st.sexpr = expr_to_sexpr(e)
-            st.expr = e
+        kept_exprs, given_consts, uncertain = _declare_givens(givens, question or "", kept_steps, kept_exprs)
     smtlib = build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
     return RuleResult(
         smtlib=smtlib,

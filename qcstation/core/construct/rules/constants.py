@@ -49,27 +49,34 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
 FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
 
 
-def _word_givens(question: str) -> dict[Fraction, str]:
-    """value -> the constant's name, for the word givens the question states."""
+def _word_givens(question: str) -> dict[Fraction, list[str]]:
+    """value -> the names of the word givens of that value the question states."""
     from qcstation.core.construct.reread import WORD_GIVENS
 
-    out: dict[Fraction, str] = {}
+    out: dict[Fraction, list[str]] = {}
     q = question.lower()
     for m in re.finditer(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])", q):
         # "1/3 as many" computed as "÷ 3": the fraction's parts
         if int(m.group(1)) > 1:
-            out.setdefault(Fraction(int(m.group(1))), f"w_1_{m.group(1)}_parts")
+            out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
     for phrase, values in WORD_GIVENS.items():
         if re.search(r"\b" + re.escape(phrase) + r"\b", q):
             slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
-                out.setdefault(v, f"w_{slug}" + ("" if i == 0 else "_parts"))
+                out.setdefault(v, []).append(f"w_{slug}" + ("" if i == 0 else "_parts"))
     return out
 
 
-def declare_literals(exprs: list[Expr], question: str,
-                     taken: set[str]) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
+def _phrase(name: str) -> str:
+    m = re.fullmatch(r"w_1_(\d+)_parts", name)
+    if m:
+        return f"1/{m.group(1)}"
+    return name[2:].removesuffix("_parts").replace("_", " ")
+
+
+def declare_literals(exprs: list[Expr], question: str, taken: set[str],
+                     lines: list[str] | None = None) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
     """Replace each literal other than 0 and 1 by a declared word given or named factor
     (see the module docstring). Returns the new expressions and the constants; raises
     RuleError naming the first literal that is neither."""
@@ -77,16 +84,27 @@ def declare_literals(exprs: list[Expr], question: str,
     q = question.lower()
     consts: dict[Fraction, str] = {}
     order: list[tuple[str, Fraction, Expr]] = []
+    declared: set[str] = set()
 
-    def name_for(v: Fraction) -> str | None:
-        if v in consts:
+    def name_for(v: Fraction, line: str) -> str | None:
+        names = words.get(v, [])
+        # of two word givens of one value ("half" and "twice"), the one the step's line writes
+        on_line = [n for n in names if re.search(r"\b" + re.escape(_phrase(n)).replace(r"\ ", r"[\s-]") + r"\b",
+                                                 line, re.I)]
+        if len(on_line) == 1:
+            name: str | None = on_line[0]
+            if name in declared:
+                return name
+        elif v in consts:
             return consts[v]
-        name = words.get(v)
+        else:
+            name = names[0] if names else None
         if name is None:
             name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)), None)
         if name is None or name in taken:
             return None
-        consts[v] = name
+        consts.setdefault(v, name)
+        declared.add(name)
         taken.add(name)
         term: Expr = Num(v) if v.denominator == 1 else BinOp("/", Num(Fraction(v.numerator)),
                                                              Num(Fraction(v.denominator)))
@@ -97,7 +115,7 @@ def declare_literals(exprs: list[Expr], question: str,
         if isinstance(e, Num):
             if e.value in (0, 1):
                 return e
-            name = name_for(e.value)
+            name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "")
             if name is None:
                 raise RuleError(
                     f"step {step} writes the number {fmt(e.value)}, which the question states "

@@ -361,14 +361,13 @@ def literal_value(expr: Expr) -> Fraction | None:
     return None
 
 
-def literal_values(expr: Expr) -> list[Fraction]:
-    """Values of the numbers written in an expression (not the 100 of a parsed percent)."""
-    out: list[Fraction] = []
+def leaves(expr: Expr) -> list[Num]:
+    """The numbers of a term, left to right."""
+    out: list[Num] = []
 
     def walk(e: Expr) -> None:
         if isinstance(e, Num):
-            if e.text:
-                out.append(e.value)
+            out.append(e)
         elif isinstance(e, Neg):
             walk(e.operand)
         elif isinstance(e, BinOp):
@@ -377,6 +376,11 @@ def literal_values(expr: Expr) -> list[Fraction]:
 
     walk(expr)
     return out
+
+
+def literal_values(expr: Expr) -> list[Fraction]:
+    """Values of the numbers written in an expression (not the 100 of a parsed percent)."""
+    return [n.value for n in leaves(expr) if n.text]
 
 
 def canon(e: Expr) -> str:

@@ -9,11 +9,11 @@ the question stating them (60 minutes an hour, 100 for a percent).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.construct.reread import WORD_GIVENS, line_stems, solution_stems, words_at
-from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num
+from qcstation.core.construct.reread import WORD_GIVENS, words_at
+from qcstation.core.construct.rules.binding import Binder, QuestionNumber
+from qcstation.core.construct.rules.expr import BinOp, Expr, Neg, Num
 
 
 STOPWORDS = frozenset(
@@ -75,23 +75,6 @@ def _plausible_factors(question: str) -> frozenset[Fraction]:
     return frozenset(Fraction(v) for v, words in _FACTOR_WORDS.items() if re.search(words, q))
 
 
-# the words after a factor's value that make it that factor in a solution's line
-_FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
-    Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
-    Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
-    Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
-}
-
-
-@dataclass
-class QuestionNumber:
-    value: Fraction
-    text: str  # as written: "12", "$1,500", "1/2", "three"
-    start: int
-    slug: str  # the word after it ("millimeters")
-    percent: bool = False  # the fraction p/100 of a "p%" the question states
-    stems: frozenset[str] = frozenset()  # the words that name it ("lbs", "$"), as stems
-
 
 # "an hour", "an ounce": the 1 a solution writes for it ("1 hour") is a given stated in words;
 # only units (a person or a thing after "a" is no count: "An adult weighs 80 kg")
@@ -104,6 +87,7 @@ class Givens:
     """The numbers a question states (digits, fractions, number words), in order."""
 
     def __init__(self, question: str) -> None:
+        self.question = question
         self.numbers: list[QuestionNumber] = []
         self.fractions: set[tuple[str, str]] = set()
         for m in _Q_NUMBER_RE.finditer(question):
@@ -175,118 +159,10 @@ class Givens:
         writes 1 once in digits; otherwise it stays the literal 1 of an identity ("3 + 1
         people" counting oneself). Returns the new expressions and the constants (name,
         value, term)."""
-        nums = [*self.numbers, *self.articles]
-        by_value: dict[Fraction, list[int]] = {}
-        for i, n in enumerate(self.numbers):
-            by_value.setdefault(n.value, []).append(i)
-        uses: dict[Fraction, int] = {}   # uses tied by order
-        all_uses: dict[Fraction, int] = {}
-        chosen: dict[int, str] = {}
-        order: list[int] = []
-
-        def occurrence(v: Fraction, line: str, nth: int) -> int | None:
-            occ = by_value.get(v, [])
-            stems: frozenset[str] = frozenset()
-            agree: list[int] = []
-            for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
-                stems = solution_stems(line, v, limit, nth) if line else frozenset()
-                agree = [j for j in occ if nums[j].stems & stems]
-                if len({nums[j].start for j in agree}) == 1:
-                    return agree[0]
-            if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(nums[j].stems for j in occ):
-                # the solution names a unit factor ("100%", "60 minutes") where the question's
-                # places of that value name something else ("100 plants"): a factor, not a given
-                return None
-            if v in (0, 1):
-                if not agree and v == 1:
-                    said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems]
-                    if len(said) == 1:
-                        return said[0]
-                if len(occ) != 1 or stems:
-                    return None
-                # the line names nothing after its 1: the question's one 1 if it names
-                # nothing either ("Pandora has one."), is written in digits ("1:00 PM"), or
-                # its words are on the line ("one fewer pink eggs" ... "10 - 1 = 9 pink eggs")
-                n = nums[occ[0]]
-                if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
-                    return occ[0]
-                return None
-            if not occ:
-                return None
-            # by order, among the occurrences whose words agree (else all), those no other
-            # use took first
-            pool = agree or occ
-            free = [j for j in pool if j not in chosen]
-            k = uses.get(v, 0)
-            uses[v] = k + 1
-            return free[0] if free else pool[min(k, len(pool) - 1)]
-
-        def walk(e: Expr, line: str, seen: dict[Fraction, int]) -> Expr:
-            if isinstance(e, Num):
-                if not e.text:
-                    return e
-                nth = seen.get(e.value, 0)
-                seen[e.value] = nth + 1
-                idx = occurrence(e.value, line, nth)
-                if idx is None:
-                    return e
-                all_uses[e.value] = all_uses.get(e.value, 0) + 1
-                if idx not in chosen:
-                    n = nums[idx]
-                    name = f"g{len(chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent else "")
-                    chosen[idx] = name
-                    order.append(idx)
-                    self._names[name] = n
-                return Name(chosen[idx])
-            if isinstance(e, Neg):
-                return Neg(walk(e.operand, line, seen))
-            if isinstance(e, BinOp):
-                return BinOp(e.op, walk(e.left, line, seen), walk(e.right, line, seen))
-            return e
-
-        out = []
-        used_in: dict[Fraction, set[int]] = {}
-        for i, e in enumerate(exprs):
-            before = dict(all_uses)
-            out.append(walk(e, lines[i] if lines is not None and i < len(lines) else "", {}))
-            for v, k in all_uses.items():
-                if k != before.get(v, 0):
-                    used_in.setdefault(v, set()).add(i)
-
-        def immaterial(v: Fraction) -> bool:
-            # "3 sprints 3 times a week" -> 3*3: every occurrence used once, all in one sum
-            # or product, so which is which changes nothing
-            places = {self.numbers[i].start for i in by_value[v]}
-            steps = used_in.get(v, set())
-            if all_uses[v] != len(places) or len(steps) != 1:
-                return False
-            e = exprs[next(iter(steps))]
-            return isinstance(e, BinOp) and e.op in "*+" and _flat_ops(e) <= {e.op}
-
-        # a value the question states more than once, used more than once: which use is
-        # which occurrence is read from their order only (uncertain: say so)
-        self.order_bound = sorted(v for v, k in uses.items()
-                                  if k > 1 and len({self.numbers[i].start for i in by_value[v]}) > 1
-                                  and not immaterial(v))
-        consts: list[tuple[str, Fraction, Expr]] = []
-        for idx in order:
-            n = nums[idx]
-            term: Expr = Num(n.value, n.text)
-            if n.percent:
-                term = BinOp("/", Num(n.value * 100), Num(Fraction(100)))
-            elif n.value.denominator != 1 and "/" in n.text:
-                term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
-            consts.append((chosen[idx], n.value, term))
-        return out, consts
-
-
-def _flat_ops(e: Expr) -> set[str]:
-    """The operators of a term (its leaves' parents), for "is it one sum or one product"."""
-    if isinstance(e, BinOp):
-        return {e.op} | _flat_ops(e.left) | _flat_ops(e.right)
-    if isinstance(e, Neg):
-        return {"neg"} | _flat_ops(e.operand)
-    return set()
+        binder = Binder(self.question, self.numbers, self.articles, self._names, exprs, lines)
+        out = binder.run()
+        self.order_bound = binder.order_bound()
+        return out, binder.constants()
 
 
 def question_numbers(question: str | None) -> Givens:

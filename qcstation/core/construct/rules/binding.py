@@ -1,0 +1,233 @@
+"""Which place of the question each number a step writes is (:class:`Binder`, behind
+:meth:`~.givens.Givens.bind`): read from the words, and from order only where the words
+cannot tell.
+
+For one use of a value the question states, in this order:
+
+1. the words the solution writes right after it, then the phrase after it ("$1 extra",
+   "2 skeins per pair of mittens"): the place whose words share the most;
+2. a unit factor the solution names ("100%", "60 minutes") where every place names something
+   else: not a given (:mod:`.constants` names the factor);
+3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
+   around each place that shares the most words with the step's line, if no other use took it;
+4. a word given the line writes ("Half of ... is 40/2"): not the digit; the word given is
+   declared by :mod:`.constants`;
+5. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
+   is in digits, or whose words are on the line; else the literal 1 of an identity;
+6. by order, among the places whose words agree (else all), the first no other use took; when
+   only one place is left and there are as many uses as places, that one (not by order).
+
+Uses tied by order that decide anything are reported (:meth:`Binder.order_bound`): the rule
+records them as uncertain and the item is not rule-made.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from dataclasses import dataclass
+
+from qcstation.core.construct.reread import WORD_GIVENS, line_stems, solution_stems
+from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, leaves
+
+
+@dataclass
+class QuestionNumber:
+    value: Fraction
+    text: str  # as written: "12", "$1,500", "1/2", "three"
+    start: int
+    slug: str  # the word after it ("millimeters")
+    percent: bool = False  # the fraction p/100 of a "p%" the question states
+    stems: frozenset[str] = frozenset()  # the words that name it ("lbs", "$"), as stems
+
+
+# the words after a factor's value that make it that factor in a solution's line
+_FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
+    Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
+    Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
+    Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
+}
+
+
+
+class Binder:
+    """Binds the literals of a formalization's steps to the places of the question."""
+
+    def __init__(self, question: str, numbers: list[QuestionNumber], articles: list[QuestionNumber],
+                 names: dict[str, QuestionNumber], exprs: list[Expr], lines: list[str] | None) -> None:
+        self.question = question
+        self.numbers = numbers
+        self.articles = articles
+        self.names = names  # filled: the name given to each place bound
+        self.exprs = exprs
+        self.lines = lines
+        self.nums: list[QuestionNumber] = [*numbers, *articles]
+        self.by_value: dict[Fraction, list[int]] = {}
+        for i, n in enumerate(numbers):
+            self.by_value.setdefault(n.value, []).append(i)
+        self.uses: dict[Fraction, int] = {}  # uses tied by order
+        self.all_uses: dict[Fraction, int] = {}
+        self.chosen_by_order: dict[int, bool] = {}
+        self.chosen: dict[int, str] = {}
+        self.order: list[int] = []
+        self.used_in: dict[Fraction, set[int]] = {}
+        self.total: dict[Fraction, int] = {}
+        for e in exprs:
+            for leaf in leaves(e):
+                if leaf.text:
+                    self.total[leaf.value] = self.total.get(leaf.value, 0) + 1
+
+    # -- the places one use may be ------------------------------------------------
+    def _best(self, pool: list[int], stems: frozenset[str]) -> list[int]:
+        """The places whose words share the most with ``stems`` (none share: [])."""
+        scores = {j: len(self.nums[j].stems & stems) for j in pool}
+        top = max(scores.values(), default=0)
+        return [j for j in pool if top and scores[j] == top]
+
+    def _said_in_words(self, v: Fraction, line: str) -> bool:
+        return any(v in vals and re.search(r"\b" + re.escape(phrase) + r"\b", line, re.I)
+                   and re.search(r"\b" + re.escape(phrase) + r"\b", self.question, re.I)
+                   for phrase, vals in WORD_GIVENS.items())
+
+    def occurrence(self, v: Fraction, line: str, nth: int) -> int | None:
+        """The place (index into ``nums``) of the ``nth`` use of ``v`` on ``line``, or None
+        when it is no number of the question (see the module docstring)."""
+        occ = self.by_value.get(v, [])
+        stems: frozenset[str] = frozenset()
+        agree: list[int] = []
+        for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
+            stems = solution_stems(line, v, limit, nth) if line else frozenset()
+            agree = self._best(occ, stems)
+            if len({self.nums[j].start for j in agree}) == 1:
+                return agree[0]
+        if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
+            return None
+        same = agree if len(agree) > 1 else occ if not stems else []
+        if len(same) > 1 and len({self.nums[j].stems for j in same}) == 1:
+            by_sentence = best_sentence(same, self.nums, self.question, line_stems(line))
+            if len(by_sentence) == 1 and by_sentence[0] not in self.chosen:
+                return by_sentence[0]
+        if not stems and not agree and self._said_in_words(v, line):
+            return None
+        if v in (0, 1):
+            return self._one(v, line, occ, stems, agree)
+        if not occ:
+            return None
+        return self._by_order(v, agree or occ, occ)
+
+    def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
+             agree: list[int]) -> int | None:
+        if not agree and v == 1:
+            said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems]
+            if len(said) == 1:
+                return said[0]
+        if len(occ) != 1 or stems:
+            return None
+        # the line names nothing after its 1: the question's one 1 if it names nothing
+        # either ("Pandora has one."), is written in digits ("1:00 PM"), or its words are on
+        # the line ("one fewer pink eggs" ... "10 - 1 = 9 pink eggs")
+        n = self.nums[occ[0]]
+        if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
+            return occ[0]
+        return None
+
+    def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int:
+        free = [j for j in pool if j not in self.chosen]
+        if len(free) == 1 and len(pool) == len(occ) and self.total[v] == len({self.nums[j].start for j in occ}) \
+                and not any(j in self.chosen and self.chosen_by_order.get(j) for j in occ):
+            return free[0]  # as many uses as places, every other place taken by its words
+        k = self.uses.get(v, 0)
+        self.uses[v] = k + 1
+        if free:
+            self.chosen_by_order[free[0]] = True
+            return free[0]
+        return pool[min(k, len(pool) - 1)]
+
+    # -- the walk -------------------------------------------------------------------
+    def _walk(self, e: Expr, line: str, seen: dict[Fraction, int]) -> Expr:
+        if isinstance(e, Num):
+            if not e.text:
+                return e
+            nth = seen.get(e.value, 0)
+            seen[e.value] = nth + 1
+            idx = self.occurrence(e.value, line, nth)
+            if idx is None:
+                return e
+            self.all_uses[e.value] = self.all_uses.get(e.value, 0) + 1
+            if idx not in self.chosen:
+                n = self.nums[idx]
+                name = f"g{len(self.chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent else "")
+                self.chosen[idx] = name
+                self.order.append(idx)
+                self.names[name] = n
+            return Name(self.chosen[idx])
+        if isinstance(e, Neg):
+            return Neg(self._walk(e.operand, line, seen))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, self._walk(e.left, line, seen), self._walk(e.right, line, seen))
+        return e
+
+    def run(self) -> list[Expr]:
+        out = []
+        for i, e in enumerate(self.exprs):
+            before = dict(self.all_uses)
+            line = self.lines[i] if self.lines is not None and i < len(self.lines) else ""
+            out.append(self._walk(e, line, {}))
+            for v, k in self.all_uses.items():
+                if k != before.get(v, 0):
+                    self.used_in.setdefault(v, set()).add(i)
+        return out
+
+    # -- what it found ------------------------------------------------------------------
+    def _immaterial(self, v: Fraction) -> bool:
+        # "3 sprints 3 times a week" -> 3*3: every occurrence used once, all in one sum
+        # or product, so which is which changes nothing
+        places = {self.numbers[i].start for i in self.by_value[v]}
+        steps = self.used_in.get(v, set())
+        if self.all_uses[v] != len(places) or len(steps) != 1:
+            return False
+        e = self.exprs[next(iter(steps))]
+        return isinstance(e, BinOp) and e.op in "*+" and flat_ops(e) <= {e.op}
+
+    def order_bound(self) -> list[Fraction]:
+        """Values the question states more than once whose uses were tied to its places by
+        order only, where that decides anything."""
+        return sorted(v for v, k in self.uses.items()
+                      if k > 1 and len({self.numbers[i].start for i in self.by_value[v]}) > 1
+                      and not self._immaterial(v))
+
+    def constants(self) -> list[tuple[str, Fraction, Expr]]:
+        """The declared givens (name, value, term), in the order first used."""
+        consts: list[tuple[str, Fraction, Expr]] = []
+        for idx in self.order:
+            n = self.nums[idx]
+            term: Expr = Num(n.value, n.text)
+            if n.percent:
+                term = BinOp("/", Num(n.value * 100), Num(Fraction(100)))
+            elif n.value.denominator != 1 and "/" in n.text:
+                term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
+            consts.append((self.chosen[idx], n.value, term))
+        return consts
+
+
+def best_sentence(pool: list[int], nums: list[QuestionNumber], question: str,
+                   stems: frozenset[str]) -> list[int]:
+    """The places whose sentence in the question shares the most words with ``stems``."""
+    scores = {}
+    for j in pool:
+        start = nums[j].start
+        a = max(question.rfind(c, 0, start) for c in ".?!") + 1
+        ends = [e for e in (question.find(c, start) for c in ".?!") if e != -1]
+        sentence = question[a:min(ends) if ends else len(question)]
+        scores[j] = len((line_stems(sentence) - nums[j].stems) & stems)
+    top = max(scores.values(), default=0)
+    return [j for j in pool if top and scores[j] == top]
+
+
+def flat_ops(e: Expr) -> set[str]:
+    """The operators of a term (its leaves' parents), for "is it one sum or one product"."""
+    if isinstance(e, BinOp):
+        return {e.op} | flat_ops(e.left) | flat_ops(e.right)
+    if isinstance(e, Neg):
+        return {"neg"} | flat_ops(e.operand)
+    return set()

@@ -216,49 +216,36 @@ def _cap(text: str, condition: bool = True) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
-                             givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A draft grounded in the seed's calculator-annotated solution, in the paper's
-    six fields.
-
-    ``steps`` are the rule steps behind the verified formalization (``name``,
-    ``expr_text``, ``result``, and, from the current rules, ``expr`` and ``line``);
-    ``givens`` the question's numbers the formalization declares. The goal is the
-    question's asking clause; the scenario is the rest of the story (never the goal);
-    known quantities are the clauses stating the givens, each given once; unknowns
-    are the quantities the steps compute, named Q1, Q2, ... and described by the
-    solution's words with every intermediate number hidden; relationships define
-    each Q from the givens and earlier Qs; irrelevant information holds only
-    sentences whose numbers the solution never uses.
-    """
-    sents = _sentences(question)
-    if not sents:
-        raise KeyInfoError("the question has no sentences")
-    goal_idx = next((i for i in range(len(sents) - 1, -1, -1) if sents[i].endswith("?")), len(sents) - 1)
-    goal_sentence = sents[goal_idx]
-    # the asking clause: from the question word on; what comes before it is context
+def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
+    """(index of the asking sentence, the asking clause, what stands before it, a trailing
+    condition): "..., for how much money did he buy it?" keeps its preposition; "... if
+    she charges $12 per day?" is context, not the goal."""
+    goal_idx = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].endswith("?")),
+                    len(sentences) - 1)
+    goal_sentence = sentences[goal_idx]
     m = _WH.search(goal_sentence)
     if m and m.start() > 0:
         lead = goal_sentence[: m.start()].strip(" ,;:")
         ask = goal_sentence[m.start():]
-        # "..., for how much money did he buy it?": the preposition belongs to the question
         prep = re.search(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", lead, re.I)
         if prep:
             ask = prep.group(1) + " " + ask
             lead = lead[: prep.start(1)].strip(" ,;:")
     else:
         lead, ask = "", goal_sentence
-    # a trailing condition ("... if she charges $12 per day?") is context, not the goal
     cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
     tail = ""
     if cond and m is not None and _numbers(ask[cond.end():]):
         tail = ask[cond.end():].rstrip("?. ")
         ask = ask[: cond.start()]
-    goal = _cap(ask.rstrip(" ,;:?.") + "?")
+    return goal_idx, ask, lead, tail
+
+
+def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] | None) -> set[Fraction]:
+    """The question's values the formalization uses (a percent given "45%", declared as
+    45/100, counts as 45; named factors are no fact of the question; word givens are placed
+    by their words)."""
     if givens is not None:
-        # a percent given ("45%") is declared as 45/100 but written as 45
-        # named factors (k_*) are no fact of the question; word givens (w_*) are placed by
-        # their words below
         used: set[Fraction] = {Fraction(g["value"]) * (100 if str(g.get("text", "")).endswith("%") else 1)
                                for g in givens if not str(g.get("name", "")).startswith(("k_", "w_"))}
     else:
@@ -269,22 +256,25 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     step_numbers = set().union(*(_numbers(str(st.expr_text)) for st in steps)) if steps else set()
     used |= {q for q in _numbers(question) if q and q.denominator != 1 and q.numerator == 1
              and 1 / q in step_numbers}
-    context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
-    context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
-    # known quantities: the clauses that state a used given, each given once
+    return used
+
+
+def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
+           givens: list[dict[str, str]] | None) -> tuple[list[str], set[Fraction]]:
+    """The clauses that state a used given, each given once (per place where the givens
+    carry one), and the values they cover; a given inside the asking clause is only the
+    phrase that states it."""
     known: list[str] = []
     covered: set[Fraction] = set()
-    ask_numbers = _numbers(ask)
     spans: list[tuple[int, int]] = [
         (int(g["span"][0]), int(g["span"][1])) for g in givens or []
         if isinstance(g.get("span"), list) and len(g["span"]) == 2
         and not str(g.get("name", "")).startswith("k_")]
     placed: set[tuple[int, int]] = set()
-    for part in [*context_sents, *([lead] if lead else []), *([tail] if tail else []), ask]:
+    for part in [*parts, ask]:
         for clause in _clauses(part):
             nums = _numbers(clause) & used
             if spans:
-                # the givens' places: a clause is known once per given it states
                 at = question.find(clause)
                 inside = {sp for sp in spans if at >= 0 and at <= sp[0] < at + len(clause)}
                 if not inside or inside <= placed or clause in known:
@@ -297,7 +287,6 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
             elif not nums or nums <= covered:
                 continue
             if part is ask:
-                # a given inside the asking clause: only the phrase that states it
                 hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
                 phrase = clause[hit.start():] if hit else clause
                 words = phrase.split()[:5]
@@ -316,33 +305,35 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         word = re.compile(r"\b" + re.escape(str(g["text"])) + r"\b", re.I)
         if any(word.search(k) for k in known):
             continue
-        for part in context_parts:
+        for part in parts:
             stating = next((c for c in _clauses(part) if word.search(c)), None)
             if stating is not None:
                 known.append(_cap(stating.rstrip(".?")))
                 break
-    missing = used - covered - ask_numbers
-    if givens is not None and missing - {Fraction(0), Fraction(1)}:
-        raise KeyInfoError("the question's givens could not be placed in clauses: "
-                           + ", ".join(str(v) for v in sorted(missing)))
-    # irrelevant: sentences with numbers, none of which the solution uses anywhere
+    return known, covered
+
+
+def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction]) -> list[str]:
+    """Sentences with numbers, none of which the solution uses anywhere. Never a sentence
+    whose only numbers are words ("he has one before bed" may be a fact the solution counts
+    without writing it), whose numbers are all 1 ("money for 1 child ticket and 1 adult
+    ticket" is what 12 + 10 counts), or that counts what the solution works with."""
     sol_numbers = _numbers(_ANNOT.sub(" ", solution))
-    # (a sentence whose only numbers are words, "he has one before bed", may be a fact the
-    # solution counts without writing it: never filed as irrelevant)
-    # (nor one whose numbers are all 1: "money for 1 child ticket and 1 adult ticket" is what
-    # the solution's 12 + 10 counts, without writing the 1s)
-    irrelevant = [s for s in context_sents
-                  if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)
-                  and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)]
-    if not known:
-        raise KeyInfoError("no clause of the question states a number the solution uses")
+    return [s for s in context_sents
+            if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)
+            and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)]
+
+
+def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: list[str], goal: str,
+              known: list[str]) -> str:
+    """The story apart from its goal and its distractors. A one-sentence scenario that is
+    also a known quantity leaves the known quantity only the phrase from its number on
+    ("3 egg omelet every morning for breakfast"; ``known`` is changed in place)."""
     scenario_parts = [p for p in context_parts if p not in irrelevant]
-    scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:") + ("" if p.rstrip().endswith((".", "!", "?")) else ".")
-                        for p in scenario_parts)
+    scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:")
+                        + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
         raise KeyInfoError("the question states no scenario apart from its goal")
-    # a one-sentence scenario that is also a known quantity: the known quantity keeps
-    # only the phrase from its number on ("3 egg omelet every morning for breakfast")
     flat = re.sub(r"[^a-z0-9]+", " ", scenario.lower()).strip()
     for i, item in enumerate(known):
         if re.sub(r"[^a-z0-9]+", " ", item.lower()).strip() == flat:
@@ -352,7 +343,14 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
             else:
                 raise KeyInfoError("the question's only context is the known quantity itself; "
                                    "a scenario cannot be told apart from it")
-    # unknowns and relationships
+    return scenario
+
+
+def _unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[str, str]] | None,
+                            ) -> tuple[list[str], list[str]]:
+    """Q1, Q2, ... described by the solution's words with every step's result hidden (also
+    where the question states the same value: "Michael has $6 in change" when the question
+    has "six" bills), and each defined from the givens and earlier Qs."""
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
     given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
@@ -360,8 +358,6 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     # a week), never a step's result
     results = {Fraction(st.result) for st in steps}
     constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
-    # a value equal to a step's result is hidden even where the question states it too
-    # ("Michael has $6 in change" when the question has "six" bills): no unknown shows one
     question_values = (_numbers(question) | constants) - results
     unknown: list[str] = []
     relations: list[str] = []
@@ -377,6 +373,42 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
             relations.append(f"{label[st.name]} = {text}")
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
+    return unknown, relations
+
+
+def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
+                             givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A draft grounded in the seed's calculator-annotated solution, in the paper's
+    six fields.
+
+    ``steps`` are the rule steps behind the verified formalization (``name``,
+    ``expr_text``, ``result``, and, from the current rules, ``expr`` and ``line``);
+    ``givens`` the question's numbers the formalization declares. The goal is the
+    question's asking clause; the scenario is the rest of the story (never the goal);
+    known quantities are the clauses stating the givens, each given once; unknowns
+    are the quantities the steps compute, named Q1, Q2, ... and described by the
+    solution's words with every intermediate number hidden; relationships define
+    each Q from the givens and earlier Qs; irrelevant information holds only
+    sentences whose numbers the solution never uses.
+    """
+    sents = _sentences(question)
+    if not sents:
+        raise KeyInfoError("the question has no sentences")
+    goal_idx, ask, lead, tail = _goal(sents)
+    goal = _cap(ask.rstrip(" ,;:?.") + "?")
+    used = _used_values(question, steps, givens)
+    context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
+    context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
+    known, covered = _known(question, context_parts, ask, used, givens)
+    missing = used - covered - _numbers(ask)
+    if givens is not None and missing - {Fraction(0), Fraction(1)}:
+        raise KeyInfoError("the question's givens could not be placed in clauses: "
+                           + ", ".join(str(v) for v in sorted(missing)))
+    irrelevant = _irrelevant(context_sents, solution, used)
+    if not known:
+        raise KeyInfoError("no clause of the question states a number the solution uses")
+    scenario = _scenario(context_parts, context_sents, irrelevant, goal, known)
+    unknown, relations = _unknowns_and_relations(question, steps, givens)
     return {
         "problem_scenario": scenario,
         "goal": goal,

@@ -51,6 +51,8 @@ __all__ = [
     "check_rephrasing",
     "format_number",
     "render_infix",
+    "question_smtlib",
+    "NOTATION_WORDS",
 ]
 
 TARGET = "answer"
@@ -364,17 +366,11 @@ def _letter(i: int) -> str:
     return base if i < len(_LETTERS) else f"{base}{i // len(_LETTERS) + 1}"
 
 
-def render_notation(smtlib: str) -> NotationQuestion:
-    """Render a definitional SMT-LIB formalization as a notation-only question.
-
-    Deterministic (same input, same bytes). Raises NotationError for anything it
-    cannot render faithfully: constraints that are not definitions (inequalities,
-    equations the answer must be solved from), operators other than + - * /,
-    non-Int/Real sorts, an Int constant whose definition is not an integer, or a
-    side condition that does not hold."""
-    src = read_source(smtlib)
+def _evaluate(src: _Source) -> dict[str, Fraction]:
+    """The value of every definition the target and the side conditions need (dependency
+    order), refusing a free constant, a cycle, an Int that is not an integer, a constraint
+    that is no definition or does not hold."""
     defs = src.defs
-    # evaluate every definition (dependency order), detecting cycles and free constants
     env: dict[str, Fraction] = {}
     visiting: set[str] = set()
 
@@ -413,8 +409,13 @@ def render_notation(smtlib: str) -> NotationQuestion:
             value_of(n)
         if not _holds(check, src.consts, env):
             raise NotationError(f"constraint {_node_text(check)[:80]} does not hold for the defined values")
-    # closure of the target, in definition order
-    needed: list[str] = []
+    return env
+
+
+def _needed_in_order(src: _Source) -> list[str]:
+    """The definitions the target depends on, in a topological order that is stable by
+    definition order."""
+    defs = src.defs
     stack = [src.target]
     seen: set[str] = set()
     while stack:
@@ -424,7 +425,6 @@ def render_notation(smtlib: str) -> NotationQuestion:
         seen.add(cur)
         stack.extend(expr_names(defs[cur]))
     order = [n for n in defs if n in seen]
-    # topological order, stable by definition order
     placed: list[str] = []
     placed_set: set[str] = set()
     while len(placed) < len(order):
@@ -433,111 +433,137 @@ def render_notation(smtlib: str) -> NotationQuestion:
                 placed.append(n)
                 placed_set.add(n)
                 break
-    needed = placed
+    return placed
+
+
+class _Aliases:
+    """``x = y`` (y a name) is substituted away; the target keeps its name (when the target
+    is an alias of a derived step, that step becomes the target)."""
+
+    def __init__(self, defs: dict[str, Expr], derived: list[str], target: str) -> None:
+        self.alias: dict[str, Expr] = {}
+        self.body: dict[str, Expr] = {n: defs[n] for n in derived}
+        rename_to_target: str | None = None
+        tgt_body = self.body[target]
+        if isinstance(tgt_body, Name) and tgt_body.name in self.body:
+            rename_to_target = tgt_body.name
+        for n in derived:
+            if n != target and isinstance(self.body[n], Name):
+                self.alias[n] = self.body[n]
+        if rename_to_target is not None:
+            real = self.resolve(Name(rename_to_target))
+            if isinstance(real, Name) and real.name in self.body and real.name not in self.alias:
+                self.body[target] = self.body[real.name]
+                del self.body[real.name]
+                self.alias[real.name] = Name(target)
+        self.steps = [n for n in derived if n in self.body and n not in self.alias]
+
+    def resolve(self, e: Expr) -> Expr:
+        """Follow alias chains."""
+        for _ in range(len(self.alias) + 1):
+            new = _substitute(e, self.alias)
+            if new == e:
+                return e
+            e = new
+        return e
+
+
+class _Naming:
+    """The notation's names: given numbers become ``a, b, c, ...`` as they first appear
+    (the same number twice in one definition is a second given; in another definition it
+    reuses its letter), derived steps ``s1, s2, ...``, the target ``answer``."""
+
+    def __init__(self, aliases: _Aliases, given_named: list[str], env: dict[str, Fraction],
+                 target: str) -> None:
+        self.aliases = aliases
+        self.given_named = given_named
+        self.env = env
+        self.target = target
+        self.letters: dict[tuple[object, ...], str] = {}
+        self.variables: dict[str, Fraction] = {}
+        self.source_names: dict[str, str] = {}
+        self.step_names: dict[str, str] = {}
+        self.occurrences: dict[Fraction, int] = {}  # per definition: how often each value was seen
+
+    def given_var(self, key: tuple[object, ...], value: Fraction, source: str) -> str:
+        if key not in self.letters:
+            letter = _letter(len(self.letters))
+            self.letters[key] = letter
+            self.variables[letter] = value
+            self.source_names[letter] = source
+        return self.letters[key]
+
+    def convert(self, e: Expr) -> Expr:
+        lit = _literal(e)
+        if lit is not None:
+            k = self.occurrences.get(lit, 0)
+            self.occurrences[lit] = k + 1
+            return Name(self.given_var(("lit", lit, k), lit, ""))
+        if isinstance(e, Name):
+            target_name = self.aliases.resolve(e)
+            if isinstance(target_name, Name):
+                n = target_name.name
+                if n in self.step_names:
+                    return Name(self.step_names[n])
+                if n == self.target:
+                    return Name(TARGET)
+                if n in self.given_named:
+                    return Name(self.given_var(("name", n), self.env[n], n))
+                raise NotationError(f"internal: {n!r} used before it is defined")  # pragma: no cover
+            return self.convert(target_name)
+        if isinstance(e, Neg):
+            return Neg(self.convert(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, self.convert(e.left), self.convert(e.right))
+        raise NotationError(f"internal: unexpected term {e!r}")  # pragma: no cover
+
+    def definition(self, body: Expr) -> Expr:
+        self.occurrences.clear()
+        return self.convert(body)
+
+
+def render_notation(smtlib: str) -> NotationQuestion:
+    """Render a definitional SMT-LIB formalization as a notation-only question.
+
+    Deterministic (same input, same bytes). Raises NotationError for anything it
+    cannot render faithfully: constraints that are not definitions (inequalities,
+    equations the answer must be solved from), operators other than + - * /,
+    non-Int/Real sorts, an Int constant whose definition is not an integer, or a
+    side condition that does not hold."""
+    src = read_source(smtlib)
+    defs = src.defs
+    env = _evaluate(src)
+    needed = _needed_in_order(src)
     given_named = [n for n in needed if _literal(defs[n]) is not None]
     derived = [n for n in needed if _literal(defs[n]) is None]
     if src.target in given_named:
         raise NotationError(
             f"{src.target!r} is stated directly as {format_number(env[src.target])}; there is nothing to compute"
         )
-    # aliases: x = y (y a name) is substituted away; the target keeps its name
-    alias: dict[str, Expr] = {}
-    body: dict[str, Expr] = {n: defs[n] for n in derived}
-    rename_to_target: str | None = None
-    tgt_body = body[src.target]
-    if isinstance(tgt_body, Name) and tgt_body.name in body:
-        rename_to_target = tgt_body.name
-    for n in derived:
-        if n == src.target:
-            continue
-        if isinstance(body[n], Name):
-            alias[n] = body[n]
-    # resolve alias chains
-    def resolve(e: Expr) -> Expr:
-        for _ in range(len(alias) + 1):
-            new = _substitute(e, alias)
-            if new == e:
-                return e
-            e = new
-        return e
-
-    if rename_to_target is not None:
-        # the target is an alias of a derived step: that step becomes the target
-        real = resolve(Name(rename_to_target))
-        if isinstance(real, Name) and real.name in body and real.name not in alias:
-            body[src.target] = body[real.name]
-            del body[real.name]
-            alias[real.name] = Name(src.target)
-    steps = [n for n in derived if n in body and n not in alias]
-    # walk the steps in order, naming literals and named givens as they first appear
-    letters: dict[tuple[object, ...], str] = {}
-    variables: dict[str, Fraction] = {}
-    source_names: dict[str, str] = {}
-    step_names: dict[str, str] = {}
-    counter = 0
-
-    def given_var(key: tuple[object, ...], value: Fraction, source: str) -> str:
-        nonlocal counter
-        if key not in letters:
-            letter = _letter(counter)
-            counter += 1
-            letters[key] = letter
-            variables[letter] = value
-            source_names[letter] = source
-        return letters[key]
-
-    occurrences: dict[Fraction, int] = {}  # per definition: how often each value was seen
-
-    def convert(e: Expr) -> Expr:
-        lit = _literal(e)
-        if lit is not None:
-            # the same number used again in one definition (3 × 3) is a second given,
-            # the same number in another definition reuses its letter
-            k = occurrences.get(lit, 0)
-            occurrences[lit] = k + 1
-            return Name(given_var(("lit", lit, k), lit, ""))
-        if isinstance(e, Name):
-            target_name = resolve(e)
-            if isinstance(target_name, Name):
-                n = target_name.name
-                if n in step_names:
-                    return Name(step_names[n])
-                if n == src.target:
-                    return Name(TARGET)
-                if n in given_named:
-                    return Name(given_var(("name", n), env[n], n))
-                raise NotationError(f"internal: {n!r} used before it is defined")  # pragma: no cover
-            return convert(target_name)
-        if isinstance(e, Neg):
-            return Neg(convert(e.operand))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, convert(e.left), convert(e.right))
-        raise NotationError(f"internal: unexpected term {e!r}")  # pragma: no cover
-
+    aliases = _Aliases(defs, derived, src.target)
+    naming = _Naming(aliases, given_named, env, src.target)
     definitions: list[tuple[str, Expr]] = []
-    for n in steps:
+    for n in aliases.steps:
         if n == src.target:
             continue
-        occurrences.clear()
-        converted = convert(body[n])
-        new_name = f"s{len(step_names) + 1}"
-        step_names[n] = new_name
-        source_names[new_name] = n
+        converted = naming.definition(aliases.body[n])
+        new_name = f"s{len(naming.step_names) + 1}"
+        naming.step_names[n] = new_name
+        naming.source_names[new_name] = n
         definitions.append((new_name, converted))
-    occurrences.clear()
-    target_expr = convert(body[src.target])
+    target_expr = naming.definition(aliases.body[src.target])
     if isinstance(target_expr, Name) and not definitions:
         raise NotationError(
             f"{src.target!r} is just the given number {format_number(env[src.target])}; there is nothing to compute"
         )
     definitions.append((TARGET, target_expr))
-    source_names[TARGET] = src.target
-    if not variables:
+    naming.source_names[TARGET] = src.target
+    if not naming.variables:
         raise NotationError("the formalization has no given numbers")
-    givens_text = _join([f"{k} = {format_number(v)}" for k, v in variables.items()])
+    givens_text = _join([f"{k} = {format_number(v)}" for k, v in naming.variables.items()])
     derived_text = _join([f"{k} = {render_infix(e)}" for k, e in definitions])
     text = f"Let {givens_text}. Let {derived_text}. What is the value of {TARGET}?"
-    q = NotationQuestion(text, variables, TARGET, definitions, source_names)
+    q = NotationQuestion(text, naming.variables, TARGET, definitions, naming.source_names)
     if q.value != env[src.target]:  # pragma: no cover - guarded by construction
         raise NotationError("internal: the rendered question does not evaluate to the SMT-LIB value")
     return q
@@ -630,13 +656,23 @@ def notation_to_smtlib(q: NotationQuestion) -> str:
     if parsed.target != TARGET:
         # keep the verifier's convention: the asked-for quantity is 'answer'
         raise NotationError(f"the question asks for {parsed.target!r}, not {TARGET!r}")
-    exprs = [e for _, e in parsed.definitions]
+    return question_smtlib(parsed)
+
+
+def question_smtlib(q: NotationQuestion) -> str:
+    """The SMT-LIB of a notation question's structure, by the verifier's convention: a
+    Real constant per name, the givens and steps as equalities, ``answer`` the asked-for
+    quantity (defined as the target when the question asks for another name)."""
+    exprs = [e for _, e in q.definitions]
     logic = "QF_NRA" if any(is_nonlinear(e) for e in exprs) else "QF_LRA"
     lines = [f"(set-logic {logic})"]
-    names = [*parsed.variables, *(n for n, _ in parsed.definitions)]
+    names = [*q.variables, *(n for n, _ in q.definitions)]
     lines.extend(f"(declare-const {n} Real)" for n in names)
-    lines.extend(f"(assert (= {n} {fraction_to_smt(v)}))" for n, v in parsed.variables.items())
-    lines.extend(f"(assert (= {n} {expr_to_sexpr(e)}))" for n, e in parsed.definitions)
+    lines.extend(f"(assert (= {n} {fraction_to_smt(v)}))" for n, v in q.variables.items())
+    lines.extend(f"(assert (= {n} {expr_to_sexpr(e)}))" for n, e in q.definitions)
+    if q.target != TARGET:
+        lines.append(f"(declare-const {TARGET} Real)")
+        lines.append(f"(assert (= {TARGET} {q.target}))")
     lines.append("(check-sat)")
     lines.append(f"(get-value ({TARGET}))")
     return "\n".join(lines) + "\n"
@@ -644,16 +680,21 @@ def notation_to_smtlib(q: NotationQuestion) -> str:
 
 # --------------------------------------------------------------------------- rephrasing check
 
-_ALLOWED_WORDS = frozenset(
-    """let be is are was equal equals equal to the a an of and or with where given suppose assume
-    define defined denote denotes denoted set value values variable variables number numbers
-    quantity quantities expression expressions following what which find compute calculate
-    evaluate determine work out give state your final answer result results exact exactly
-    simplified simplify fraction decimal form if then so that this these those it its we you
-    have has obtain get first next then finally step steps using use in terms from by as
-    plus minus times multiplied divided subtract subtracted add added multiply divide product
-    sum difference quotient over into for each known unknown below above following: let's
-    also now here there all both is: are: value: please""".split()
+#: the words a notation question may use between its definitions, in any wording (the
+#: reader of free wordings and the rephrasing check share them; no story words)
+NOTATION_WORDS = frozenset(
+    """a above all also an and answer are as assume be below both by calculate compute decimal
+    define defined denote denoted denotes determine each equal equals evaluate exact exactly
+    expression expressions final finally find first following for form fraction from get give
+    given has have here if in is it its known let let's next now number numbers obtain of or out
+    please quantities quantity result set simplified simplify so state step steps suppose terms
+    that the then there these this those to use using value values variable variables was we
+    what where which with work you your""".split()
+)
+# a rephrasing may also spell the operators out and label its parts
+_ALLOWED_WORDS = NOTATION_WORDS | frozenset(
+    """plus minus times multiplied divided subtract subtracted add added multiply divide product
+    sum difference quotient over into results unknown is: are: value: following:""".split()
 )
 _NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen

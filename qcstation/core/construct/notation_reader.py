@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.notation import NotationError, NotationQuestion, format_number
+from qcstation.core.construct.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
+                                              question_smtlib)
 from qcstation.core.construct.rules import (
     BinOp,
     Expr,
@@ -38,9 +39,6 @@ from qcstation.core.construct.rules import (
     Num,
     evaluate,
     expr_names,
-    expr_to_sexpr,
-    fraction_to_smt,
-    is_nonlinear,
     parse_expression,
 )
 
@@ -52,16 +50,7 @@ MAX_DEFINITIONS = 200
 MAX_NAME_CHARS = 32
 
 # words that may stand between definitions (no story words: every other word is refused)
-_VOCABULARY = frozenset(
-    """let be is are was equal equals to the a an of and or with where given suppose assume
-    define defined denote denotes denoted set value values variable variables number numbers
-    quantity quantities expression expressions following what which find compute calculate
-    evaluate determine work out give state your final answer result exact exactly
-    simplified simplify fraction decimal form if then so that this these those it its we you
-    have has obtain get first next finally step steps using use in terms from by as for each
-    known below above also now here there all both please how much many let's
-    """.split()
-)
+_VOCABULARY = NOTATION_WORDS | frozenset({"how", "much", "many"})
 # a word after an expression that ends it (anything else directly after one is refused:
 # ``answer = 2 a`` is not read as ``answer = 2`` followed by an article)
 _ENDS_EXPRESSION = frozenset(
@@ -161,22 +150,13 @@ def _expression_end(toks: list[_Tok], i: int) -> int:
     return j
 
 
-def read_notation(text: str) -> NotationQuestion:
-    """The structure of a notation question in any plain wording (see the module
-    docstring); NotationError says why when it cannot be read faithfully."""
-    raw = (text or "").strip()
-    if not raw:
-        raise NotationError("the question is empty", title="Cannot read the question")
-    if len(raw) > MAX_TEXT_CHARS:
-        raise NotationError(f"the question is too long ({len(raw)} characters; at most "
-                            f"{MAX_TEXT_CHARS})", title="Cannot read the question")
-    norm = raw.translate(_CHAR_MAP)
-    for pattern, repl in _WORD_OPS:
-        norm = pattern.sub(repl, norm)
-    toks = _tokens(norm)
-    defs: list[tuple[str, str, Expr]] = []          # (name, written text, expression)
-    inside: set[int] = set()                         # token indexes that belong to a definition
-    asked_defs: list[str] = []                       # 'Compute answer = x * 4.'
+def _definitions(norm: str, toks: list[_Tok]) -> tuple[list[tuple[str, str, Expr]], set[int], list[str]]:
+    """Every ``NAME = EXPRESSION`` of the text: (name, written text, expression), the token
+    indexes inside definitions, and the names an asking word stands before ('Compute
+    answer = x * 4.')."""
+    defs: list[tuple[str, str, Expr]] = []
+    inside: set[int] = set()
+    asked_defs: list[str] = []
     for k, t in enumerate(toks):
         if t.kind != "eq":
             continue
@@ -213,6 +193,12 @@ def read_notation(text: str) -> NotationQuestion:
         raise NotationError("the question defines nothing: write the givens and steps as "
                             "'a = 16', 's1 = a − b', 'answer = s1 × 2'",
                             title="Cannot read the question")
+    return defs, inside, asked_defs
+
+
+def _written_once(defs: list[tuple[str, str, Expr]]) -> dict[str, str]:
+    """name -> its written definition; a name defined twice, or one that cannot be a
+    variable, is refused."""
     written: dict[str, str] = {}
     for name, shown, _ in defs:
         if name in written:
@@ -222,7 +208,12 @@ def read_notation(text: str) -> NotationQuestion:
         if len(name) > MAX_NAME_CHARS or name.lower() in _RESERVED or "'" in name:
             raise NotationError(f"{name!r} cannot be a variable name", title="Cannot read the question")
         written[name] = shown
-    # what is outside the definitions: vocabulary, punctuation and mentions of names
+    return written
+
+
+def _outside(toks: list[_Tok], inside: set[int], written: dict[str, str]) -> list[list[_Tok]]:
+    """The sentences outside the definitions: vocabulary, punctuation and mentions of
+    names only (a number, an operator or a story word there is refused)."""
     sentences: list[list[_Tok]] = [[]]
     for k, t in enumerate(toks):
         if k in inside:
@@ -242,7 +233,25 @@ def read_notation(text: str) -> NotationQuestion:
         sentences[-1].append(t)
         if t.kind == "punct" and t.text in ".?!":
             sentences.append([])
-    target = _asked_for(sentences, written, asked_defs)
+    return sentences
+
+
+def read_notation(text: str) -> NotationQuestion:
+    """The structure of a notation question in any plain wording (see the module
+    docstring); NotationError says why when it cannot be read faithfully."""
+    raw = (text or "").strip()
+    if not raw:
+        raise NotationError("the question is empty", title="Cannot read the question")
+    if len(raw) > MAX_TEXT_CHARS:
+        raise NotationError(f"the question is too long ({len(raw)} characters; at most "
+                            f"{MAX_TEXT_CHARS})", title="Cannot read the question")
+    norm = raw.translate(_CHAR_MAP)
+    for pattern, repl in _WORD_OPS:
+        norm = pattern.sub(repl, norm)
+    toks = _tokens(norm)
+    defs, inside, asked_defs = _definitions(norm, toks)
+    written = _written_once(defs)
+    target = _asked_for(_outside(toks, inside, written), written, asked_defs)
     givens: dict[str, Fraction] = {}
     steps: dict[str, Expr] = {}
     for name, _shown, expr in defs:
@@ -327,21 +336,9 @@ def _in_order(steps: dict[str, Expr], givens: set[str]) -> list[str]:
 
 
 def notation_smtlib_of(q: NotationQuestion) -> str:
-    """SMT-LIB of a read question: a Real constant per name, the givens and steps as
-    equalities, ``answer`` the asked-for quantity."""
-    exprs = [e for _, e in q.definitions]
-    logic = "QF_NRA" if any(is_nonlinear(e) for e in exprs) else "QF_LRA"
-    lines = [f"(set-logic {logic})"]
-    names = [*q.variables, *(n for n, _ in q.definitions)]
-    lines.extend(f"(declare-const {n} Real)" for n in names)
-    lines.extend(f"(assert (= {n} {fraction_to_smt(v)}))" for n, v in q.variables.items())
-    lines.extend(f"(assert (= {n} {expr_to_sexpr(e)}))" for n, e in q.definitions)
-    if q.target != TARGET:
-        lines.append(f"(declare-const {TARGET} Real)")
-        lines.append(f"(assert (= {TARGET} {q.target}))")
-    lines.append("(check-sat)")
-    lines.append(f"(get-value ({TARGET}))")
-    return "\n".join(lines) + "\n"
+    """SMT-LIB of a read question (:func:`notation.question_smtlib`: one rule for every
+    notation question, rendered or read)."""
+    return question_smtlib(q)
 
 
 def describe(q: NotationQuestion) -> str:

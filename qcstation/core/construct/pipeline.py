@@ -32,11 +32,19 @@ from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct import prompts
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.pipeline_records import (
+    ItemTaken,
+    Job,
+    checked_elsewhere,
+    finish_attempt,
+    record_needs_model,
+    save_artifact,
+    set_verified,
+    start_attempt,
+)
 from qcstation.core.construct.checks import check_refinement, cot_answer_ok, expected_answer, notation_smtlib
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
-from qcstation.common import leases
 from qcstation.common.errors import GenerationError, ModelAccessError
 
 ProgressFn = Callable[[int, int, str], None]
@@ -72,165 +80,6 @@ class PipelineSummary:
         return out
 
 
-@dataclass
-class _Job:
-    seed: dict[str, Any]
-    dimension: str
-    feedback: str | None = None
-    previous_output: str | None = None
-    replaces_id: int | None = None
-    source_artifact: dict[str, Any] | None = None
-
-
-# ---------------------------------------------------------------- store helpers
-
-class _Taken(Exception):
-    """Another process is generating (or has generated) this item since it was selected."""
-
-
-LEASE_SECONDS = 30 * 60
-
-
-def _owner_alive(owner: dict[str, Any], started_at: str) -> bool:
-    """Another process holds this item: one of this machine that still runs, or one of
-    another machine sharing the file that started less than LEASE_SECONDS ago."""
-    return leases.held_by_another(leases.Owner.from_record(owner), started_at,
-                                  stale_after_s=LEASE_SECONDS, local_pid_decides=True)
-
-
-def _checked_elsewhere(store: Store, art: dict[str, Any]) -> bool:
-    """Is this ``generated`` artifact still being checked by another live run?"""
-    if art["status"] != "generated" or not art.get("attempt_id"):
-        return False
-    row = store.one("SELECT inputs, started_at FROM attempts WHERE id = ?", (art["attempt_id"],))
-    if row is None:
-        return False
-    try:
-        owner = json.loads(row["inputs"] or "{}").get("owner") or {}
-    except ValueError:
-        return False
-    return bool(owner) and _owner_alive(owner, row["started_at"])
-
-
-def _start_attempt(store: Store, job: _Job, generator: str, model: str | None,
-                   prompt_version: str | None, inputs: Any) -> int:
-    """Record an attempt; the unfinished attempt is this process's lease on the item.
-
-    Inside the write transaction the item's state is checked again, so two ``generate``
-    processes on one database never work on the same item: :class:`_Taken` is raised
-    when another live process holds it or has already produced what this job would.
-    """
-    with store.transaction():
-        seed_id, dim = job.seed["id"], job.dimension
-        cur = current_artifact(store, seed_id, dim)
-        if cur is not None and cur["id"] != job.replaces_id:
-            # made (or being checked) by another run since this job was selected
-            raise _Taken(f"seed {seed_id} {dim}: already {cur['status']}")
-        for row in store.query(
-            "SELECT inputs, started_at FROM attempts WHERE seed_id = ? AND dimension = ? "
-            "AND finished_at IS NULL", (seed_id, dim)):
-            try:
-                owner = json.loads(row["inputs"] or "{}").get("owner") or {}
-            except ValueError:
-                owner = {}
-            if owner and _owner_alive(owner, row["started_at"]):
-                raise _Taken(f"seed {seed_id} {dim}: in progress in process {owner.get('pid')}")
-        n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
-                         (seed_id, dim))
-        record = {"owner": leases.Owner.me().record(), "input": inputs}
-        return store.insert("attempts", {
-            "seed_id": seed_id, "dimension": dim, "attempt_no": int(n) + 1,
-            "generator": generator, "model": model, "prompt_version": prompt_version,
-            "inputs": json.dumps(record, sort_keys=True, default=str, ensure_ascii=False),
-            "feedback": job.feedback, "started_at": now(),
-        })
-
-
-def _record_needs_model(store: Store, job: _Job, message: str) -> None:
-    """Leave the reason on the item (as a finished attempt with status ``needs_model``), once."""
-    with store.transaction():
-        last = store.one("SELECT verify_status, parse_error FROM attempts WHERE seed_id = ? AND "
-                         "dimension = ? ORDER BY id DESC LIMIT 1", (job.seed["id"], job.dimension))
-        if last and last["verify_status"] == "needs_model" and last["parse_error"] == message:
-            return
-        n = store.scalar("SELECT COUNT(*) FROM attempts WHERE seed_id = ? AND dimension = ?",
-                         (job.seed["id"], job.dimension))
-        ts = now()
-        store.insert("attempts", {
-            "seed_id": job.seed["id"], "dimension": job.dimension, "attempt_no": int(n) + 1,
-            "generator": "none", "feedback": job.feedback, "parse_ok": 0, "parse_error": message,
-            "verify_status": "needs_model", "started_at": ts, "finished_at": ts,
-        })
-
-
-def _finish_attempt(store: Store, attempt_id: int, *, raw_output: str | None,
-                    parse_error: str | None = None, verify_status: str | None = None,
-                    verify_detail: Any = None) -> None:
-    with store.transaction():
-        store.execute(
-            "UPDATE attempts SET raw_output = ?, parse_ok = ?, parse_error = ?, verify_status = ?, "
-            "verify_detail = ?, finished_at = ? WHERE id = ?",
-            (raw_output, 0 if parse_error else 1, parse_error, verify_status,
-             None if verify_detail is None else json.dumps(verify_detail, sort_keys=True, default=str),
-             now(), attempt_id))
-
-
-def _save_artifact(store: Store, job: _Job, attempt_id: int, content: dict[str, Any], *,
-                   generator: str, model: str | None, prompt_version: str | None,
-                   raw_output: str | None) -> int:
-    """Insert the next version (status ``generated``) and close the attempt, atomically.
-
-    Raises :class:`_Taken` (after recording the attempt as ``abandoned``) when the version
-    this job replaces is no longer rejected or failed, e.g. the reviewer undid the reject
-    while the model was answering: the output stays in the attempt's history only."""
-    seed_id, dim = job.seed["id"], job.dimension
-    art_id = 0
-    with store.transaction():
-        prev = current_artifact(store, seed_id, dim)
-        abandoned = job.replaces_id is not None and (
-            prev is None or prev["id"] != job.replaces_id or prev["status"] not in ("failed", "rejected"))
-        ts = now()
-        if abandoned:
-            store.execute("UPDATE attempts SET raw_output = ?, verify_status = 'abandoned', "
-                          "parse_error = ?, finished_at = ? WHERE id = ?",
-                          (raw_output, "the version it replaces is no longer rejected or failed",
-                           ts, attempt_id))
-        else:
-            version = int(store.scalar(
-                "SELECT COALESCE(MAX(version), 0) FROM artifacts WHERE seed_id = ? AND dimension = ?",
-                (seed_id, dim))) + 1
-            replaces = job.replaces_id or (
-                prev["id"] if prev and prev["status"] in ("failed", "rejected") else None)
-            art_id = store.insert("artifacts", {
-                "seed_id": seed_id, "dimension": dim, "version": version, "status": "generated",
-                "content": json.dumps(content, sort_keys=True, ensure_ascii=False),
-                "generator": generator, "model": model, "prompt_version": prompt_version,
-                "attempt_id": attempt_id, "replaces_id": replaces, "created_at": ts, "updated_at": ts,
-                **stored_flags(dim, content, job.seed),
-            })
-            if prev is not None and prev["status"] in ("failed", "rejected", "generated"):
-                store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ?",
-                              (ts, prev["id"]))
-            store.execute("UPDATE attempts SET raw_output = ?, parse_ok = 1, artifact_id = ?, "
-                          "finished_at = ? WHERE id = ?", (raw_output, art_id, ts, attempt_id))
-    if abandoned:
-        raise _Taken(f"seed {seed_id} {dim}: the replaced version changed")
-    return art_id
-
-
-def _set_verified(store: Store, artifact_id: int, attempt_id: int | None, ok: bool,
-                  result: dict[str, Any]) -> None:
-    with store.transaction():
-        status = "verified" if ok else "failed"
-        store.execute("UPDATE artifacts SET status = ?, verify_result = ?, updated_at = ? WHERE id = ? "
-                      "AND status IN ('generated', 'verified', 'failed')",
-                      (status, json.dumps(result, sort_keys=True, default=str), now(), artifact_id))
-        if attempt_id is not None:
-            store.execute("UPDATE attempts SET verify_status = ?, verify_detail = ? WHERE id = ?",
-                          (result.get("status"), json.dumps(result, sort_keys=True, default=str),
-                           attempt_id))
-
-
 # ---------------------------------------------------------------- the loop
 class Pipeline:
     def __init__(self, db_path: str | Path, cfg: Config, *, actor: str | None = None,
@@ -242,7 +91,7 @@ class Pipeline:
         self.store = Store(self.db_path, create=False)
         self.summary = PipelineSummary()
         self._pool: Any = None
-        self._deferred: list[tuple[_Job, int, int, dict[str, Any], str, str | None]] | None = None
+        self._deferred: list[tuple[Job, int, int, dict[str, Any], str, str | None]] | None = None
 
     # -- resources ---------------------------------------------------------------
     def close(self) -> None:
@@ -302,17 +151,17 @@ class Pipeline:
         started = now()
         for dim in dims:
             resumed = self._resume_unverified(dim, seeds)
-            jobs: list[_Job] = []
+            jobs: list[Job] = []
             for seed in seeds:
                 cur = current_artifact(self.store, seed["id"], dim)
                 if seed["id"] in resumed:
                     continue  # counted by the resume
                 if cur is None:
-                    jobs.append(_Job(seed, dim))
+                    jobs.append(Job(seed, dim))
                 elif cur["status"] == "rejected":
                     jobs.append(self._reject_job(seed, dim, cur))
                 elif cur["status"] == "failed" and retry_failed:
-                    jobs.append(_Job(seed, dim, feedback=_failure_feedback(cur),
+                    jobs.append(Job(seed, dim, feedback=_failure_feedback(cur),
                                      previous_output=_artifact_output(cur), replaces_id=cur["id"]))
                 else:
                     self.summary.add(dim, "already " + cur["status"])
@@ -326,7 +175,7 @@ class Pipeline:
         rows = self.store.query(
             "SELECT a.*, s.id AS sid FROM artifacts a JOIN seeds s ON s.id = a.seed_id "
             "WHERE a.status = 'rejected' AND s.status = 'active' ORDER BY a.dimension, a.seed_id")
-        by_dim: dict[str, list[_Job]] = {}
+        by_dim: dict[str, list[Job]] = {}
         for row in rows:
             seed = self.store.one("SELECT * FROM seeds WHERE id = ?", (row["sid"],))
             assert seed is not None
@@ -347,19 +196,19 @@ class Pipeline:
             arts = []
             for seed in seeds:
                 cur = current_artifact(self.store, seed["id"], dim)
-                if cur is not None and cur["status"] in statuses and not _checked_elsewhere(self.store, cur):
+                if cur is not None and cur["status"] in statuses and not checked_elsewhere(self.store, cur):
                     arts.append((seed, cur))
             self._verify_artifacts(dim, arts, keep_review_status=True)
         return self.summary
 
     # -- internals ---------------------------------------------------------------
-    def _reject_job(self, seed: dict[str, Any], dim: str, art: dict[str, Any]) -> _Job:
+    def _reject_job(self, seed: dict[str, Any], dim: str, art: dict[str, Any]) -> Job:
         feedback = reject_feedback(self.store, art["id"])
         if not feedback:
             feedback = self.store.scalar(
                 "SELECT reason FROM reviews WHERE artifact_id = ? AND verdict = 'reject' "
                 "AND undone_at IS NULL ORDER BY id DESC LIMIT 1", (art["id"],))
-        return _Job(seed, dim, feedback=f"A reviewer rejected it: {feedback or 'no reason given'}",
+        return Job(seed, dim, feedback=f"A reviewer rejected it: {feedback or 'no reason given'}",
                     previous_output=_artifact_output(art), replaces_id=art["id"])
 
     def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]]) -> set[int]:
@@ -367,7 +216,7 @@ class Pipeline:
         arts = []
         for seed in seeds:
             cur = current_artifact(self.store, seed["id"], dim)
-            if cur is not None and cur["status"] == "generated" and not _checked_elsewhere(self.store, cur):
+            if cur is not None and cur["status"] == "generated" and not checked_elsewhere(self.store, cur):
                 arts.append((seed, cur))
         if arts:
             self.summary.notes.append(f"{dim}: resumed {len(arts)} unverified artifact(s)")
@@ -385,7 +234,7 @@ class Pipeline:
                     self.store.execute("UPDATE artifacts SET verify_result = ? WHERE id = ?",
                                        (json.dumps(result, sort_keys=True, default=str), art["id"]))
             else:
-                _set_verified(self.store, art["id"], art["attempt_id"], ok, result)
+                set_verified(self.store, art["id"], art["attempt_id"], ok, result)
             self.summary.add(dim, "verified" if ok else f"failed:{result.get('status')}")
 
     def _check(self, dim: str, items: list[tuple[dict[str, Any], dict[str, Any]]]
@@ -431,11 +280,11 @@ class Pipeline:
 
     CHECK_BATCH = 256
 
-    def _run_jobs(self, dim: str, jobs: list[_Job]) -> None:
+    def _run_jobs(self, dim: str, jobs: list[Job]) -> None:
         if not jobs:
             return
         total, done = len(jobs), 0
-        llm_jobs: list[_Job] = []
+        llm_jobs: list[Job] = []
         # rule-made artifacts are stored first and checked in batches, so the verifier
         # pool's workers are all busy instead of one round-trip per item
         self._deferred = []
@@ -452,7 +301,7 @@ class Pipeline:
         if llm_jobs:
             self._llm_jobs(dim, llm_jobs, lambda n: self.progress(done + n, total, f"{dim}: {done + n}/{total}"))
 
-    def _flush_checks(self, dim: str) -> list[_Job]:
+    def _flush_checks(self, dim: str) -> list[Job]:
         """Check the deferred artifacts in one batch; returns rule failures a model should retry."""
         pending, self._deferred = self._deferred or [], []
         if not pending:
@@ -464,10 +313,10 @@ class Pipeline:
                 retry.append(job)
         return retry
 
-    def _record_check(self, job: _Job, art_id: int, attempt_id: int, ok: bool,
+    def _record_check(self, job: Job, art_id: int, attempt_id: int, ok: bool,
                       result: dict[str, Any], generator: str, raw: str | None) -> bool:
         """Store a check's result; True when an exact rule failed and a model should take over."""
-        _set_verified(self.store, art_id, attempt_id, ok, result)
+        set_verified(self.store, art_id, attempt_id, ok, result)
         self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
         if not ok and self.has_model and not generator.startswith("llm"):
             job.feedback = str(result.get("message"))
@@ -477,7 +326,7 @@ class Pipeline:
         return False
 
     # -- rules -------------------------------------------------------------------
-    def _guarded_rule_job(self, job: _Job) -> str:
+    def _guarded_rule_job(self, job: Job) -> str:
         """:meth:`_rule_job`, but a seed whose text breaks a rule (too deep, too long, a
         number too big) is recorded with that reason and the run goes on to the next one."""
         try:
@@ -489,7 +338,7 @@ class Pipeline:
             return self._needs_model(job, f"the seed's text cannot be processed by the rules "
                                           f"({type(exc).__name__}: {text})")
 
-    def _rule_job(self, job: _Job) -> str:
+    def _rule_job(self, job: Job) -> str:
         """Try the exact rule for this job; returns 'done' or 'llm' (needs the model path)."""
         dim, seed = job.dimension, job.seed
         if job.feedback and job.replaces_id and not (dim == "arithmetic" and self.has_model):
@@ -540,7 +389,7 @@ class Pipeline:
             return self._needs_model(job, str(exc))
         raise GenerationError(f"unknown dimension {dim!r}")
 
-    def _arithmetic_rule(self, job: _Job) -> str:
+    def _arithmetic_rule(self, job: Job) -> str:
         from qcstation.core.construct.notation import NotationError, render_notation
 
         src = current_artifact(self.store, job.seed["id"], "reasoning")
@@ -566,7 +415,7 @@ class Pipeline:
         return self._store_and_check(job, content, "rule:notation", raw=q.text,
                                      inputs={"source_artifact_id": src["id"]})
 
-    def _refinement_from_cot(self, job: _Job, cot: str, generator: str,
+    def _refinement_from_cot(self, job: Job, cot: str, generator: str,
                              attempt_id: int | None = None, model: str | None = None) -> str:
         from qcstation.core.construct.inject import clean_cot, inject_errors
 
@@ -588,19 +437,19 @@ class Pipeline:
                                      inputs={"n_errors": g.errors_per_cot, "rng_seed": rng_seed},
                                      attempt_id=attempt_id, model=model)
 
-    def _store_and_check(self, job: _Job, content: dict[str, Any], generator: str, *,
+    def _store_and_check(self, job: Job, content: dict[str, Any], generator: str, *,
                          raw: str | None, inputs: Any, attempt_id: int | None = None,
                          model: str | None = None, prompt_version: str | None = None) -> str:
         if attempt_id is None:
             try:
-                attempt_id = _start_attempt(self.store, job, generator, model, prompt_version, inputs)
-            except _Taken:
+                attempt_id = start_attempt(self.store, job, generator, model, prompt_version, inputs)
+            except ItemTaken:
                 self.summary.add(job.dimension, "taken by another process")
                 return "done"
         try:
-            art_id = _save_artifact(self.store, job, attempt_id, content, generator=generator,
+            art_id = save_artifact(self.store, job, attempt_id, content, generator=generator,
                                     model=model, prompt_version=prompt_version, raw_output=raw)
-        except _Taken:
+        except ItemTaken:
             self.summary.add(job.dimension, "abandoned (the replaced version changed)")
             return "done"
         if self._deferred is not None and not generator.startswith("llm"):
@@ -609,18 +458,18 @@ class Pipeline:
         ((ok, result),) = self._check(job.dimension, [(job.seed, content)])
         return "llm" if self._record_check(job, art_id, attempt_id, ok, result, generator, raw) else "done"
 
-    def _needs_model(self, job: _Job, reason: str) -> str:
+    def _needs_model(self, job: Job, reason: str) -> str:
         if self.has_model:
             return "llm"
         self.summary.add(job.dimension, "needs_model")
         message = f"{reason}; no model is configured"
         if len(self.summary.notes) < 50:
             self.summary.notes.append(f"seed {job.seed['id']} {job.dimension}: {message}")
-        _record_needs_model(self.store, job, message)
+        record_needs_model(self.store, job, message)
         return "done"
 
     # -- model path ----------------------------------------------------------------
-    def _messages(self, job: _Job) -> list[dict[str, str]]:
+    def _messages(self, job: Job) -> list[dict[str, str]]:
         q = job.seed["question"]
         if job.dimension == "understanding":
             return prompts.keyinfo_messages(q, job.feedback, job.previous_output)
@@ -635,7 +484,7 @@ class Pipeline:
                                                       job.previous_output)
         return prompts.cot_messages(q, job.feedback, job.previous_output)
 
-    def _llm_jobs(self, dim: str, jobs: list[_Job], advance: Callable[[int], None]) -> None:
+    def _llm_jobs(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> None:
         from qcstation.core.construct.llm import LLMClient
 
         model_cfg = self.cfg.generator
@@ -650,9 +499,9 @@ class Pipeline:
             for j in pending:
                 m = self._messages(j)
                 try:
-                    aid = _start_attempt(self.store, j, "llm", model_cfg.model, _prompt_version(j),
+                    aid = start_attempt(self.store, j, "llm", model_cfg.model, _prompt_version(j),
                                      {"messages": m, "round": round_no})
-                except _Taken:
+                except ItemTaken:
                     self.summary.add(dim, "taken by another process")
                     continue
                 batch.append(m)
@@ -670,10 +519,10 @@ class Pipeline:
                     await client.aclose()
 
             results = asyncio.run(_round())
-            retry: list[_Job] = []
+            retry: list[Job] = []
             for job, attempt_id, res in zip(pending, attempt_ids, results):
                 if isinstance(res, ModelAccessError) or isinstance(res, Exception):
-                    _finish_attempt(self.store, attempt_id, raw_output=None,
+                    finish_attempt(self.store, attempt_id, raw_output=None,
                                     parse_error=f"model call failed: {res}", verify_status="model_error")
                     job.feedback = None  # the model never saw it; ask again unchanged
                     retry.append(job)
@@ -687,7 +536,7 @@ class Pipeline:
         for _job in pending:
             self.summary.add(dim, "failed:attempts_exhausted")
 
-    def _accept_llm_output(self, job: _Job, attempt_id: int, text: str, model: str) -> bool:
+    def _accept_llm_output(self, job: Job, attempt_id: int, text: str, model: str) -> bool:
         dim, pv = job.dimension, _prompt_version(job)
         content: dict[str, Any]
         try:
@@ -728,22 +577,22 @@ class Pipeline:
                 answer_ok, problem = cot_answer_ok(text, job.seed)
                 if not answer_ok:
                     raise GenerationError(problem)
-                _finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
+                finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
                 self._refinement_from_cot(job, text, "llm+inject", model=model)
                 return True
         except GenerationError as exc:
-            _finish_attempt(self.store, attempt_id, raw_output=text, parse_error=str(exc),
+            finish_attempt(self.store, attempt_id, raw_output=text, parse_error=str(exc),
                             verify_status="parse_error")
             job.feedback, job.previous_output = str(exc), text
             return False
         try:
-            art_id = _save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
+            art_id = save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
                                     prompt_version=pv, raw_output=text)
-        except _Taken:
+        except ItemTaken:
             self.summary.add(dim, "abandoned (the replaced version changed)")
             return True
         ((ok, result),) = self._check(dim, [(job.seed, content)])
-        _set_verified(self.store, art_id, attempt_id, ok, result)
+        set_verified(self.store, art_id, attempt_id, ok, result)
         if ok:
             self.summary.add(dim, "verified")
             return True
@@ -765,7 +614,7 @@ def _ordered(dimensions: Iterable[str] | None) -> list[str]:
     return [d for d in GENERATION_ORDER if d in wanted]
 
 
-def _prompt_version(job: _Job) -> str:
+def _prompt_version(job: Job) -> str:
     if job.dimension == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
         return prompts.PROMPT_VERSIONS["arithmetic-from-smtlib"]
     return prompts.PROMPT_VERSIONS[job.dimension]

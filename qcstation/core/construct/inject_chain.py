@@ -1,0 +1,328 @@
+"""The chain of thought an error is injected into (see :mod:`.inject`): its steps, the
+numbers and computations each states, and how a changed value is carried into the later
+steps that use it (:func:`propagate`, following the written computations, never equal
+values elsewhere). :mod:`.inject_types` edits it; :mod:`.inject` is the public interface.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+from qcstation.core.construct.rules import (
+    ExpressionError,
+    InlineComputation,
+    evaluate,
+    find_inline_computations,
+    normalize_visible,
+    parse_expression,
+)
+from qcstation.common.errors import GenerationError
+
+
+class InjectionError(GenerationError):
+    """An error type cannot be injected into this CoT; ``str(err)`` says why."""
+
+    def __init__(self, message: str, title: str = "Cannot inject error") -> None:
+        super().__init__(message, title)
+
+
+# --------------------------------------------------------------------------- working state
+
+
+@dataclass
+class ChainStep:
+    id: int
+    text: str
+    final: bool = False
+    inserted: bool = False
+
+
+@dataclass
+class ChainState:
+    steps: list[ChainStep]
+    rng: random.Random
+    question_numbers: set[Fraction] = field(default_factory=set)  # numbers given in the problem
+    touched: set[int] = field(default_factory=set)  # ids changed, moved, removed or inserted
+    pinned: set[int] = field(default_factory=set)  # ids that anchor another change: not moved/removed
+    next_id: int = 0
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+    def index(self, step_id: int) -> int:
+        for i, s in enumerate(self.steps):
+            if s.id == step_id:
+                return i
+        raise KeyError(step_id)
+
+    def free(self, *, allow_pinned: bool = True) -> list[ChainStep]:
+        """Original, not yet touched, non-final steps."""
+        return [s for s in self.steps if not s.final and not s.inserted and s.id not in self.touched
+                and (allow_pinned or s.id not in self.pinned)]
+
+    def all_numbers(self) -> set[Fraction]:
+        out: set[Fraction] = set(self.question_numbers)
+        for s in self.steps:
+            out |= {v for _, v in numbers_in(s.text)}
+        return out
+
+
+@dataclass
+class EditRecord:
+    type: str
+    step_id: int
+    original: str
+    modified: str
+    description: str  # may hold {step} / {related}: 1-based positions in the final CoT
+    related_id: int | None = None
+    propagated: list[int] = field(default_factory=list)  # ids of later steps recomputed
+
+
+_NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
+
+
+def numbers_in(text: str) -> list[tuple[str, Fraction]]:
+    return [(m.group(0), Fraction(m.group(0).replace(",", ""))) for m in _NUM_RE.finditer(text)]
+
+
+@lru_cache(maxsize=4096)
+def step_computations(text: str) -> tuple[InlineComputation, ...]:
+    return tuple(find_inline_computations(text))
+
+
+def result_number_span(text: str, comp: InlineComputation) -> tuple[int, int, str]:
+    """Span and text of the number inside a computation's written result ("$18" -> "18")."""
+    seg = text[comp.result_start : comp.result_end]
+    m = _NUM_RE.search(seg) or re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", seg)
+    if m is None:  # pragma: no cover - INLINE_RE guarantees a number
+        raise InjectionError("computation result has no number")
+    return comp.result_start + m.start(), comp.result_start + m.end(), m.group(0)
+
+
+def decimal_places(number_text: str) -> int:
+    return len(number_text.split(".", 1)[1]) if "." in number_text else 0
+
+
+def format_like(value: Fraction, template: str) -> str:
+    """Write ``value`` the way ``template`` writes numbers (decimal places, commas)."""
+    places = decimal_places(template)
+    while places < 8 and (value * 10**places).denominator != 1:
+        places += 1
+    if (value * 10**places).denominator != 1:
+        return f"{value.numerator}/{value.denominator}"
+    negative = value < 0
+    scaled = abs(value * 10**places).numerator
+    digits = str(scaled).rjust(places + 1, "0")
+    whole, frac = (digits[:-places], digits[-places:]) if places else (digits, "")
+    if "," in template and len(whole) > 3:
+        whole = f"{int(whole):,}"
+    if template.startswith(".") and whole == "0":
+        whole = ""
+    out = f"{whole}.{frac}" if places else whole
+    return f"-{out}" if negative else out
+
+
+def brace(text: str) -> str:
+    """Escape braces so a text survives ``str.format`` of a description."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def format_as_written(text: str, value: Fraction) -> str:
+    """``value`` as ``text`` writes it (``120,000``), else a plain rendering."""
+    for raw, v in numbers_in(text):
+        if v == value:
+            return raw
+    return format_like(value, "0")
+
+
+def step_uses(step: ChainStep, value: Fraction) -> bool:
+    """Does ``step`` use ``value`` as an input (an operand of one of its computations,
+    or any number in it when it has no computation)?"""
+    comps = step_computations(step.text)
+    if comps:
+        for c in comps:
+            operands = {v for _, v in numbers_in(step.text[c.expr_start : c.expr_end])}
+            if value in operands:
+                return True
+        return False
+    return value in {v for _, v in numbers_in(step.text)}
+
+
+def step_results(step: ChainStep) -> list[Fraction]:
+    return [c.written for c in step_computations(step.text)]
+
+
+
+# --------------------------------------------------------------------------- propagation
+
+
+_FINAL_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+
+
+def final_value(st: ChainState) -> Fraction | None:
+    """The number the final line states (``The answer is 18.``), if any."""
+    final = st.steps[-1]
+    if not final.final:
+        return None
+    m = list(_FINAL_NUMBER.finditer(final.text))
+    if not m:
+        return None
+    try:
+        value = Fraction(m[-1].group(1).replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return -value if m[-1].group(0).lstrip()[:1] in "-−" else value
+
+
+def format_result(value: Fraction, template: str) -> str:
+    """``value`` written like ``template``; a value with no short decimal is rounded."""
+    text = format_like(value, template)
+    if "/" in text:
+        places = max(2, decimal_places(template))
+        text = f"{float(value):.{places}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def snapshot(st: ChainState) -> tuple[list[ChainStep], dict[int, str], set[int], set[int], int]:
+    return list(st.steps), {s.id: s.text for s in st.steps}, set(st.touched), set(st.pinned), st.next_id
+
+
+def restore(st: ChainState, snap: tuple[list[ChainStep], dict[int, str], set[int], set[int], int]) -> None:
+    steps, texts, touched, pinned, next_id = snap
+    st.steps = list(steps)
+    for s in st.steps:
+        s.text = texts[s.id]
+    st.touched, st.pinned, st.next_id = set(touched), set(pinned), next_id
+
+
+class AmbiguousChange(Exception):
+    """A later computation writes a changed value twice: the change cannot be carried."""
+
+
+def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> list[int]:
+    """Carry a changed value into the later steps: every computation after step
+    ``after_id`` that uses ``old`` as an operand uses ``new`` instead and its written
+    result is recomputed, which changes further steps in turn; the final line states
+    the new final value. A value the problem itself states is not replaced (it may be
+    the given, not the result). Returns the ids of the steps that changed."""
+    mapping: dict[Fraction, Fraction] = {old: new} if old != new else {}
+    changed: list[int] = []
+    start = st.index(after_id) + 1
+    for step in st.steps[start:]:
+        if not mapping:
+            break
+        text = step.text
+        if step.final:
+            m = list(_FINAL_NUMBER.finditer(text))
+            if m:
+                last = m[-1]
+                raw = last.group(1)
+                value = Fraction(raw.replace(",", ""))
+                if value in mapping:
+                    text = text[: last.start(1)] + format_result(mapping[value], raw) + text[last.end(1):]
+        else:
+            i = 0
+            while True:
+                comps = find_inline_computations(text)
+                if i >= len(comps):
+                    break
+                c = comps[i]
+                i += 1
+                seg = text[c.expr_start : c.expr_end]
+                old_value = value_of_visible(seg)
+                if old_value is None or old_value != c.written:
+                    continue  # a scaled percent or a rounded result: not recomputed
+                pieces: list[str] = []
+                last_end = 0
+                hit = False
+                found = [Fraction(m.group(0).replace(",", "")) for m in _NUM_RE.finditer(seg)]
+                if any(found.count(v) > 1 for v in mapping if v not in st.question_numbers):
+                    # "$90 + $90" where one 90 changed: which one uses it, only the
+                    # formalization's links could tell; never both by their equal value
+                    raise AmbiguousChange(seg)
+                for num in _NUM_RE.finditer(seg):
+                    v = Fraction(num.group(0).replace(",", ""))
+                    if v in mapping and v not in st.question_numbers:
+                        pieces.append(seg[last_end : num.start()] + format_result(mapping[v], num.group(0)))
+                        last_end = num.end()
+                        hit = True
+                if not hit:
+                    continue
+                new_seg = "".join(pieces) + seg[last_end:]
+                new_value = value_of_visible(new_seg)
+                if new_value is None:
+                    continue
+                r_start, r_end, r_text = result_number_span(text, c)
+                new_result = format_result(new_value, r_text)
+                text = (text[: c.expr_start] + new_seg + text[c.expr_end : r_start] + new_result
+                        + text[r_end:])
+                if new_value != c.written:
+                    mapping[c.written] = new_value
+            text = _replace_outside(text, mapping, st.question_numbers)
+        if text != step.text:
+            step.text = text
+            changed.append(step.id)
+    return changed
+
+
+def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
+    """Numbers outside the step's computations that restate a changed value
+    ("the pyramid is 252 tall") are changed too, unless the problem states them."""
+    spans = [(c.expr_start, c.result_end) for c in find_inline_computations(text)]
+    out: list[str] = []
+    last = 0
+    for m in _NUM_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        v = Fraction(m.group(0).replace(",", ""))
+        if v in mapping and v not in given:
+            out.append(text[last : m.start()] + format_result(mapping[v], m.group(0)))
+            last = m.end()
+    return "".join(out) + text[last:] if out else text
+
+
+def restate_line(text: str, lo: int, hi: int, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
+    """The edited step's words outside its computation (``text[lo:hi]``) that restate the old
+    result take the new one, so no "because" clause keeps a stale value."""
+    return (_replace_outside(text[:lo], mapping, given) + text[lo:hi]
+            + _replace_outside(text[hi:], mapping, given))
+
+
+def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str], set[int], set[int], int],
+                      changed: list[int], error_id: int) -> bool:
+    """Every recomputed step still reads as right arithmetic (no value that cannot be
+    written, no negative count), and the error's own step keeps its computation
+    unless the error is the wrong result itself."""
+    texts = snap[1]
+    for sid in changed:
+        before = texts.get(sid)
+        after = st.steps[st.index(sid)].text
+        if before is None:
+            continue
+        if len(step_computations(after)) != len(step_computations(before)):
+            return False
+        if re.search(r"(?<![\w.])[-−]\s*\$?\d", after) and not re.search(r"(?<![\w.])[-−]\s*\$?\d", before):
+            return False
+    return True
+
+
+
+_TIGHT_FRACTION = re.compile(r"(?<![\d.)/])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?![\d.(/])")
+
+
+def read_value(expr_text: str) -> Fraction | None:
+    """The value a reader gives a written computation: a fraction written tight (``2/3``) is
+    one number, whatever stands before it."""
+    return value_of_visible(_TIGHT_FRACTION.sub(r"(\1/\2)", expr_text))
+
+
+def value_of_visible(expr_text: str) -> Fraction | None:
+    try:
+        return evaluate(parse_expression(normalize_visible(expr_text).replace("%", "")))
+    except ExpressionError:
+        return None

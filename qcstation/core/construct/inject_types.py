@@ -1,0 +1,348 @@
+"""The six error types of SMART, one injector each (see :mod:`.inject` for what each
+does): every injector edits a :class:`~.inject_chain.ChainState` in place and returns
+the :class:`~.inject_chain.EditRecord` a reviewer checks, or raises
+:class:`~.inject_chain.InjectionError` when the type cannot apply to the chain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+from qcstation.core.construct.rules import InlineComputation
+from qcstation.core.construct.inject_chain import (
+    AmbiguousChange,
+    ChainState,
+    ChainStep,
+    EditRecord,
+    InjectionError,
+    brace,
+    decimal_places,
+    final_value,
+    format_as_written,
+    format_like,
+    format_result,
+    propagate,
+    read_value,
+    restate_line,
+    restore,
+    result_number_span,
+    snapshot,
+    step_computations,
+    step_results,
+    step_uses,
+    still_consistent,
+    value_of_visible,
+)
+
+
+def _other_operator_values(seg: str) -> set[Fraction]:
+    """Values the computation would have with one operator swapped (to keep an
+    arithmetic error from reading as an operator error)."""
+    out: set[Fraction] = set()
+    for i in _binary_operators(seg):
+        for op in {"+", "-", "*", "/"} - {seg[i]}:
+            v = value_of_visible(seg[:i] + op + seg[i + 1 :])
+            if v is not None:
+                out.add(v)
+    return out
+
+# --------------------------------------------------------------------------- injectors
+
+
+def need_final(st: ChainState) -> Fraction:
+    gold = final_value(st)
+    if gold is None:
+        raise InjectionError("the chain of thought states no final number, so a changed value "
+                             "cannot be shown to reach the answer")
+    return gold
+
+
+def _arithmetic_inaccuracy(st: ChainState) -> EditRecord:
+    candidates = [(s, c) for s in st.free() for c in step_computations(s.text)]
+    if not candidates:
+        raise InjectionError("no computation with a written result to falsify")
+    st.rng.shuffle(candidates)
+    gold = need_final(st)
+    for step, comp in candidates:
+        start, end, number_text = result_number_span(step.text, comp)
+        written = Fraction(number_text.replace(",", ""))
+        unit = Fraction(1, 10 ** decimal_places(number_text))
+        if written:
+            magnitude = Fraction(10) ** max(0, math.floor(math.log10(abs(written))) - 1)
+            unit = max(unit, magnitude)
+        seg = step.text[comp.expr_start : comp.expr_end]
+        swapped = _other_operator_values(seg)
+        options = [written + k * unit for k in (1, 2, 3, 10)] + [written - k * unit for k in (1, 2, 3, 10)]
+        # unambiguous: the wrong result is not what another operator would give
+        options = [o for o in options if o != written and (o > 0 or written <= 0) and o not in swapped]
+        if not options:
+            continue
+        wrong = options[st.rng.randrange(len(options))]
+        snap = snapshot(st)
+        new_number = format_like(wrong, number_text)
+        old = step.text
+        step.text = step.text[:start] + new_number + step.text[end:]
+        # the step's own words agree with its new result ("They each get 23 chips because ...")
+        step.text = restate_line(step.text, comp.expr_start, start + len(new_number), {written: wrong},
+                             st.question_numbers)
+        try:
+            propagated = propagate(st, step.id, written, wrong)
+        except AmbiguousChange:
+            restore(st, snap)
+            continue
+        if (final_value(st) == gold or (gold >= 0 and (final_value(st) or 0) < 0)
+                or not still_consistent(st, snap, propagated, step.id)):
+            restore(st, snap)  # the wrong value does not reach the answer: try another step
+            continue
+        st.touched.add(step.id)
+        expr = seg.strip()
+        return EditRecord("arithmetic_inaccuracy", step.id, old, step.text,
+                       f"in step {{step}} the result of {brace(expr)} was changed from {number_text} "
+                       f"to {new_number}; the later steps use the wrong value", propagated=propagated)
+    raise InjectionError("no computation whose wrong result reaches the final answer")
+
+
+_SWAP = {"+": "-", "-": "+", "−": "+", "*": "/", "/": "*", "×": "÷", "÷": "×", "x": "/"}
+
+
+def _binary_operators(seg: str) -> list[int]:
+    """Positions of binary operators in a written expression (not a unit slash as in
+    ``miles/hour``, a hyphen in ``30-minute``, a unary minus or part of ``**``)."""
+    out: list[int] = []
+    for i, c in enumerate(seg):
+        if c not in _SWAP:
+            continue
+        before, after = seg[:i], seg[i + 1 :]
+        prev_char, next_char = before[-1:], after[:1]
+        prev_ns, next_ns = before.rstrip()[-1:], after.lstrip()[:1]
+        if c == "x" and not ((prev_char.isspace() and next_char.isspace())
+                             or (prev_char.isdigit() and next_char.isdigit())):
+            continue
+        if c == "*" and ("*" in (prev_char, next_char)):
+            continue
+        if c == "/" and next_char.isalpha():
+            continue  # a unit: GB/minute
+        if c in "-−" and prev_char.isalpha() and next_char.isalnum():
+            continue  # a hyphenated word
+        if not prev_ns or not (prev_ns.isalnum() or prev_ns in ")%’'"):
+            continue  # unary, or after another operator
+        if prev_ns.isalpha() and not prev_char.isspace() and c not in "×÷":
+            continue  # glued to a word
+        if not next_ns or not (next_ns.isdigit() or next_ns in "($.€£"):
+            continue
+        out.append(i)
+    return out
+
+
+def _operator_misuse(st: ChainState) -> EditRecord:
+    candidates: list[tuple[ChainStep, InlineComputation, int, str, str, Fraction]] = []
+    for s in st.free():
+        for c in step_computations(s.text):
+            seg = s.text[c.expr_start : c.expr_end]
+            value = value_of_visible(seg)
+            if value is None or value != c.written:
+                continue
+            for i in _binary_operators(seg):
+                op = seg[i]
+                swapped = _SWAP[op]
+                new_seg = seg[:i] + swapped + seg[i + 1 :]
+                new_value = value_of_visible(new_seg)
+                if new_value is None or new_value == value or new_value < 0:
+                    continue
+                if read_value(new_seg) != new_value:
+                    continue  # "60 / 2/3" reads as 60 divided by two thirds, not (60/2)/3
+                candidates.append((s, c, c.expr_start + i, op, swapped, new_value))
+    if not candidates:
+        raise InjectionError("no operator whose swap changes a computation")
+    st.rng.shuffle(candidates)
+    gold = need_final(st)
+    for step, comp, pos, op, swapped, new_value in candidates:
+        snap = snapshot(st)
+        old = step.text
+        text = old[:pos] + swapped + old[pos + 1 :]
+        r_start, r_end, r_text = result_number_span(text, comp)
+        new_result = format_result(new_value, r_text)
+        step.text = text[:r_start] + new_result + text[r_end:]
+        step.text = restate_line(step.text, comp.expr_start, r_start + len(new_result),
+                             {comp.written: new_value}, st.question_numbers)
+        try:
+            propagated = propagate(st, step.id, comp.written, new_value)
+        except AmbiguousChange:
+            restore(st, snap)
+            continue
+        if (final_value(st) == gold or (gold >= 0 and (final_value(st) or 0) < 0)
+                or not still_consistent(st, snap, [*propagated, step.id], step.id)):
+            restore(st, snap)
+            continue
+        st.touched.add(step.id)
+        expr_old = old[comp.expr_start : comp.expr_end].strip()
+        expr_new = text[comp.expr_start : comp.expr_end].strip()
+        return EditRecord("operator_misuse", step.id, old, step.text,
+                       f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {brace(expr_old)} "
+                       f"became {brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator); "
+                       "the later steps use that value", propagated=propagated)
+    raise InjectionError("no operator swap whose result reaches the final answer")
+
+
+
+
+def _omitted_step(st: ChainState) -> EditRecord:
+    non_final = [s for s in st.steps if not s.final]
+    if len(non_final) < 2:
+        raise InjectionError("the CoT has fewer than two steps before the answer; nothing can be omitted")
+    free = st.free(allow_pinned=False)
+    if not free:
+        raise InjectionError("no step left that can be removed")
+    later_users: list[ChainStep] = []
+    for s in free:
+        idx = st.index(s.id)
+        results = step_results(s)
+        if results and any(step_uses(t, r) for t in st.steps[idx + 1 :] for r in results):
+            later_users.append(s)
+    pool = later_users or [s for s in free if step_computations(s.text)] or free
+    step = pool[st.rng.randrange(len(pool))]
+    idx = st.index(step.id)
+    successor = st.steps[idx + 1]
+    del st.steps[idx]
+    st.touched.add(step.id)
+    st.pinned.add(successor.id)
+    used = " (a later step uses its result)" if step in later_users else ""
+    return EditRecord("omitted_step", successor.id, step.text, "",
+                   f"the step before step {{step}} was removed{used}: {brace(step.text)!r}")
+
+
+# a made-up fact told as a person would tell it, never naming itself ("the problem also
+# states"): a model must notice the number is not in the problem, not spot a phrase
+_HALLUCINATIONS: tuple[tuple[str, str], ...] = (
+    ("+", "There are {h} more on top of that, so {r} + {h} = {v}."),
+    ("+", "Adding the other {h} gives {r} + {h} = {v}."),
+    ("+", "With {h} extra, that makes {r} + {h} = {v}."),
+    ("+", "Then {h} more come in, so {r} + {h} = {v}."),
+    ("-", "But {h} of them are lost, so {r} - {h} = {v}."),
+    ("-", "After giving {h} away, {r} - {h} = {v} are left."),
+    ("-", "Taking out the {h} that were broken, {r} - {h} = {v}."),
+    ("*", "This happens {h} times, so {r} * {h} = {v}."),
+    ("*", "Over the {h} rounds, that is {r} * {h} = {v}."),
+)
+MAX_TIMES = 12  # "this happens h times" only with a small h
+
+
+def _hallucinated_content(st: ChainState) -> EditRecord:
+    candidates = [(s, c) for s in st.free() for c in step_computations(s.text)]
+    if not candidates:
+        raise InjectionError("no computation to attach a fabricated fact to")
+    st.rng.shuffle(candidates)
+    gold = need_final(st)
+    present = st.all_numbers()
+    for step, comp in candidates:
+        _, _, r_text = result_number_span(step.text, comp)
+        r = Fraction(r_text.replace(",", ""))
+        if r in st.question_numbers:
+            continue  # later uses of r could be the given, not this result
+        unit = 10 ** max(0, math.floor(math.log10(abs(r))) - 1) if r else 1
+        fresh = [k * unit for k in range(2, 100) if Fraction(k * unit) not in present]
+        if not fresh:
+            continue
+        h = fresh[st.rng.randrange(min(8, len(fresh)))]
+        templates = [t for t in _HALLUCINATIONS
+                     if not (t[0] == "-" and r <= h) and not (t[0] == "*" and h > MAX_TIMES)]
+        op, template = templates[st.rng.randrange(len(templates))]
+        value = r + h if op == "+" else r - h if op == "-" else r * h
+        h_text = format_like(Fraction(h), r_text.split(".")[0])
+        sentence = template.format(h=h_text, r=r_text, v=format_like(value, r_text))
+        snap = snapshot(st)
+        new = ChainStep(st.new_id(), sentence, inserted=True)
+        st.steps.insert(st.index(step.id) + 1, new)
+        try:
+            propagated = propagate(st, new.id, r, value)
+        except AmbiguousChange:
+            restore(st, snap)
+            continue
+        if (final_value(st) == gold or (gold >= 0 and (final_value(st) or 0) < 0)
+                or not still_consistent(st, snap, propagated, new.id)):
+            restore(st, snap)
+            continue
+        st.touched.add(new.id)
+        st.pinned.add(step.id)
+        return EditRecord("hallucinated_content", new.id, "", sentence,
+                       f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
+                       f"with the made-up number {h_text}; the later steps use its result", step.id,
+                       propagated=propagated)
+    raise InjectionError("no computation whose result reaches the final answer to attach a fabricated fact to")
+
+
+# a restated computation in plain words, never announcing itself as a repeat
+_REDUNDANT = ("So {e} = {r}.", "That is, {e} = {r}.", "We have {e} = {r}.", "This means {e} = {r}.",
+              "Note that {e} = {r}.", "In other words, {e} = {r}.", "Here {e} = {r}.")
+
+
+def _redundancy(st: ChainState) -> EditRecord:
+    candidates = [(s, c) for s in st.free() for c in step_computations(s.text)]
+    if candidates:
+        step, comp = candidates[st.rng.randrange(len(candidates))]
+        expr = step.text[comp.expr_start : comp.expr_end].strip()
+        sentence = _REDUNDANT[st.rng.randrange(len(_REDUNDANT))].format(e=expr, r=comp.result_text.strip())
+        what = f"restates the computation {expr} = {comp.result_text.strip()}"
+    else:
+        pool = st.free()
+        if not pool:
+            raise InjectionError("no step to repeat")
+        step = pool[st.rng.randrange(len(pool))]
+        sentence = step.text
+        what = "repeats it word for word"
+    idx = st.index(step.id)
+    last_allowed = len(st.steps) - 1  # insert before the final step
+    if st.steps[-1].final:
+        positions = list(range(idx + 1, last_allowed + 1))
+    else:
+        positions = list(range(idx + 1, len(st.steps) + 1))
+    pos = positions[st.rng.randrange(len(positions))]
+    new = ChainStep(st.new_id(), sentence, inserted=True)
+    st.steps.insert(pos, new)
+    st.touched.add(new.id)
+    st.pinned.add(step.id)
+    return EditRecord("redundancy", new.id, "", sentence,
+                   f"step {{step}} is unnecessary: it {brace(what)} from step {{related}}", step.id)
+
+
+def _logical_disorder(st: ChainState) -> EditRecord:
+    movable = {s.id for s in st.free(allow_pinned=False)}
+    pairs: list[tuple[ChainStep, ChainStep, Fraction]] = []
+    for j, later in enumerate(st.steps):
+        if later.id not in movable:
+            continue
+        for earlier in st.steps[:j]:
+            if earlier.final or earlier.inserted:
+                continue
+            for r in step_results(earlier):
+                if step_uses(later, r):
+                    pairs.append((earlier, later, r))
+                    break
+    if not pairs:
+        raise InjectionError("no step uses the result of an earlier step; nothing to reorder")
+    # the clearest evidence of a dependency: a number that is not given in the problem
+    # and is not a small number that could come from anywhere
+    strong = [p for p in pairs if p[2] not in st.question_numbers and p[2] not in (0, 1, 2)]
+    pool = strong or pairs
+    earlier, later, r = pool[st.rng.randrange(len(pool))]
+    i, j = st.index(earlier.id), st.index(later.id)
+    st.steps.pop(j)
+    st.steps.insert(i, later)
+    st.touched.add(later.id)
+    st.pinned.add(earlier.id)
+    return EditRecord("logical_disorder", later.id, later.text, later.text,
+                   f"step {{step}} (step {later.id + 1} of the correct solution) was moved before step {{related}}, "
+                   f"but it uses {brace(format_as_written(later.text, r))}, "
+                   f"which step {{related}} derives", earlier.id)
+
+
+INJECTORS: dict[str, Callable[[ChainState], EditRecord]] = {
+    "arithmetic_inaccuracy": _arithmetic_inaccuracy,
+    "omitted_step": _omitted_step,
+    "hallucinated_content": _hallucinated_content,
+    "logical_disorder": _logical_disorder,
+    "redundancy": _redundancy,
+    "operator_misuse": _operator_misuse,
+}

@@ -263,6 +263,8 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
                         + text[r_end:])
                 if new_value != c.written:
                     mapping[c.written] = new_value
+                    if c.written in st.question_numbers:
+                        text = restate_claim(text, text.find(new_seg), c.written, new_value)
             text = _replace_outside(text, mapping, st.question_numbers)
         if text != step.text:
             step.text = text
@@ -289,8 +291,33 @@ def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fr
 def restate_line(text: str, lo: int, hi: int, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
     """The edited step's words outside its computation (``text[lo:hi]``) that restate the old
     result take the new one, so no "because" clause keeps a stale value."""
-    return (_replace_outside(text[:lo], mapping, given) + text[lo:hi]
-            + _replace_outside(text[hi:], mapping, given))
+    out = (_replace_outside(text[:lo], mapping, given) + text[lo:hi]
+           + _replace_outside(text[hi:], mapping, given))
+    for old, new in mapping.items():
+        if old in given:
+            out = restate_claim(out, lo, old, new)
+    return out
+
+
+_BECAUSE = re.compile(r"\b(?:because|since)\b", re.IGNORECASE)
+
+
+def restate_claim(text: str, comp_start: int, old: Fraction, new: Fraction) -> str:
+    """A line that claims its result and then gives the computation ("It will take 4 years
+    because 18/2=9") states the new result in its claim, even where the problem states the
+    old value too (only the claim before "because"/"since", its last number of that value)."""
+    if comp_start < 0:
+        return text
+    found = list(_BECAUSE.finditer(text[:comp_start]))
+    if not found:
+        return text
+    m = found[-1]
+    claim = text[:m.start()]
+    hits = [n for n in _NUM_RE.finditer(claim) if Fraction(n.group(0).replace(",", "")) == old]
+    if not hits:
+        return text
+    n = hits[-1]
+    return text[:n.start()] + format_result(new, n.group(0)) + text[n.end():]
 
 
 def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str], set[int], set[int], int],

@@ -278,3 +278,30 @@ def test_307_an_operator_swap_never_writes_a_division_a_reader_reads_otherwise(g
     for rng in range(20):
         _, res = _injected(gsm8k, "307", "operator_misuse", rng)
         assert "/ 2/3" not in res.errors[0].modified, res.errors[0].modified
+
+
+@pytest.mark.parametrize(("seed", "claim"), [
+    # "It will take 4 years because 8/2=4": 4 is also the question's "4 feet"; the claim follows
+    # the recomputed result all the same
+    ("629", "It will take {} years because"),
+    ("1206", "The last one needs {} miles because"),
+])
+def test_a_propagated_line_claims_its_new_result(gsm8k: dict, seed: str, claim: str) -> None:
+    from qcstation.core.construct.inject import InjectionError, clean_cot, inject_errors
+    from qcstation.core.construct.reread import stale_edits
+
+    s = gsm8k[seed]
+    answer = s["solution"] + "\n#### " + s["answer_text"]
+    seen = 0
+    for etype in ("arithmetic_inaccuracy", "hallucinated_content", "operator_misuse"):
+        for rng in range(8):
+            try:
+                res = inject_errors(answer, types=[etype], rng_seed=rng, question=s["question"])
+            except InjectionError:
+                continue
+            assert stale_edits("\n".join(clean_cot(answer)), "\n".join(res.steps)) == [], res.steps
+            last = res.steps[-2]
+            if last.startswith(claim.split("{}")[0]) and res.wrong_answer:
+                seen += 1
+                assert last.startswith(claim.format(res.wrong_answer)), res.steps
+    assert seen

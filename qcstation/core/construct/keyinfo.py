@@ -155,7 +155,9 @@ def _sentences(text: str) -> list[str]:
 
 _CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
 _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
-_LEAD = re.compile(r"^(?:and|but|so|then|also)\s+", re.I)
+# a clause's joining word ("and he ...", "while Daniel read 13 pages"), never an adverbial
+# phrase that starts a sentence ("So far, they've made ...")
+_LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while|whereas)\s+", re.I)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -164,7 +166,10 @@ def _clauses(sentence: str) -> list[str]:
     out: list[str] = []
     for c in parts:
         # "Amora and Lainey got 70 each": a subject of one or two words is no clause of its own
-        if out and len(_CONDITION.sub("", out[-1]).split()) <= 2 and c.lower().startswith("and ") \
+        # "He has 64 eggs and 2 trays", "$12 for adults and $10 for children": a number phrase
+        # after "and" (no verb of its own) is said by the clause before it
+        if out and ((len(_CONDITION.sub("", out[-1]).split()) <= 2 and c.lower().startswith("and "))
+                    or re.fullmatch(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}", c, re.I)) \
                 and f"{out[-1]} {c}" in sentence:
             out[-1] = f"{out[-1]} {c}"
         else:
@@ -289,6 +294,14 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
             if part is ask:
                 hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
                 phrase = clause[hit.start():] if hit else clause
+                # "... by buying a weekly bus pass for $20?": the thing it is the number of
+                # ("a weekly bus pass for $20"), not the bare "$20"
+                owner = re.search(r"\b(?:a|an)\s+(?:\w+\s+){0,3}?(?:for|of|at)\s+$", clause[:hit.start()], re.I) \
+                    if hit else None
+                if owner:
+                    known.append(_cap(clause[owner.start():].rstrip("?.,")))
+                    covered |= nums
+                    continue
                 words = phrase.split()[:5]
                 for k, w in enumerate(words[1:], start=1):
                     if w.lower() in _PHRASE_STOP:
@@ -330,7 +343,7 @@ def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: li
     also a known quantity leaves the known quantity only the phrase from its number on
     ("3 egg omelet every morning for breakfast"; ``known`` is changed in place)."""
     scenario_parts = [p for p in context_parts if p not in irrelevant]
-    scenario = " ".join(_cap(p, p not in context_sents).rstrip(" ,;:")
+    scenario = " ".join((p.strip() if p in context_sents else _cap(p, True)).rstrip(" ,;:")
                         + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
         raise KeyInfoError("the question states no scenario apart from its goal")

@@ -77,6 +77,8 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "round trip": (Fraction(2),),
     "round-trip": (Fraction(2),),
     "a pair": (Fraction(2),),
+    "quadruple": (Fraction(4),),
+    "quadrupled": (Fraction(4),),
     "a week": (Fraction(7),),
 }
 _WORD_GIVEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(WORD_GIVENS, key=len, reverse=True))

@@ -305,3 +305,19 @@ def test_a_propagated_line_claims_its_new_result(gsm8k: dict, seed: str, claim: 
                 seen += 1
                 assert last.startswith(claim.format(res.wrong_answer)), res.steps
     assert seen
+
+
+@pytest.mark.parametrize(("seed", "field", "text"), [
+    # a whole sentence of the question stays as written ("So far," not "Far,")
+    ("1306", "problem_scenario", "So far, they've made 7995 cookies."),
+    # a given of the asking clause keeps what it is the number of, not a bare "$20"
+    ("508", "known_quantities", "A weekly bus pass for $20"),
+    # the joining word of a clause is no part of the fact
+    ("901", "known_quantities", "Daniel read 13 pages"),
+    # a number phrase after "and" is said by the clause before it ("2 trays" alone is no fact)
+    ("492", "known_quantities", "He has 64 eggs and 2 trays"),
+    ("149", "known_quantities", "The cost of admission is $12 for adults and $10 for children"),
+])
+def test_key_information_reads_as_whole_true_clauses(gsm8k: dict, seed: str, field: str, text: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f[field], f[field]

@@ -26,6 +26,10 @@ from qcstation.core.construct.selfcheck import audit_artifact
             "'twice', 'half'"),
     # 40 employees or a 40-hour workweek: tied by order only
     ("410", "uncertain binding: the question states 40 more than once"),
+    # "18 / 3 = 6": the equation field (the last computation alone) would hard-code the 18 the
+    # solution derives; the worked solution's structure is what is ambiguous
+    ("280", "the answer step does not use the given(s) 6, 9"),
+    ("1000", "the answer step does not use the given(s) 2"),
 ])
 def test_a_binding_no_reader_can_vouch_for_is_not_rule_made(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError) as info:

@@ -105,8 +105,10 @@ def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
 
 
 #: refusals of a worked solution that was read but whose reading cannot be vouched for:
-#: the equation field (one computation of it) is no better, so there is no fallback
-REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding"})
+#: the equation field (one computation of it) is no better, so there is no fallback (a
+#: solution whose structure is ambiguous would otherwise become its last computation with
+#: bare literals: 280's "18 / 3", where 18 is a value the solution derives)
+REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding", "Ambiguous solution"})
 
 
 def check_independently(result: RuleResult, question: str, solution: str) -> None:

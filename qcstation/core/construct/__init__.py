@@ -1,0 +1,26 @@
+"""Construction: the four SMART dimension artifacts made from a seed (import -> **construct** ->
+verify -> review -> release), by exact rules where the seed's data allows and by a model
+otherwise. Nothing here imports Textual or the review stage.
+
+Modules, bottom up (a module imports only those above it in this list)
+-------------------------------------------------------------------------
+``reread``            checks re-derived from the question and the gold solution alone (which
+                      words a given is tied to, literals, value leaks, irrelevant-but-used,
+                      stale edits): the audit's, and the gate every rule-made item passes.
+``rules/``            the exact formalizations (Reasoning): the bounded expression language,
+                      the question's givens and which place each use is (``binding``), word
+                      givens and named factors (``constants``), links between steps, the
+                      calculator / inline-arithmetic and equation rules, ``rule_for_seed``.
+``notation``          the notation-only question (Arithmetic) rendered from a verified
+                      formalization, and ``question_smtlib``: the one SMT-LIB rule for a
+                      notation question; ``notation_reader`` reads any wording of one back.
+``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
+                      or the rule-made draft grounded in the solution's computations.
+``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;
+``inject_types``      the six error injectors; ``inject`` the public interface.
+``checks``            the automatic checks of an artifact's content, shared by every caller.
+``selfcheck``         the flags stored with each artifact (what the rules could not settle).
+``prompts``, ``llm``  the model path: versioned prompts; the client with retries and cache.
+``pipeline_records``  what a generation run writes per item (attempt, artifact, verdict);
+``pipeline``          the generate -> verify -> regenerate loop over seeds and dimensions.
+"""

@@ -29,7 +29,6 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.stats import clopper_pearson_upper, reviews_needed
 from qcstation.common.vocab import DIMENSIONS, QC_DIMENSIONS
 from qcstation.core.review.queries import (
-    CUR_SQL,
     INACTIVE_SEED_IDS,
     ITEMS_CTE,
     TAKEN_COUNTS_SELECT,
@@ -37,15 +36,17 @@ from qcstation.core.review.queries import (
     counting_since,
     cur_sql,
     current_counts,
+    flag_count_rows,
     live_status,
     rejected_sql,
 )
 from qcstation.core.review.sampling import POPULATION, coverage_from, list_samples
+from qcstation.core.review.status import seed_count_rows
 
 __all__ = [
     "DEFAULT_THRESHOLD", "DEFAULT_CONFIDENCE", "Progress", "GateStatus", "bound_text",
     "gate_plan", "progress", "open_reject_kind", "gate", "dashboard_counts", "ways_out",
-    "size_statement",
+    "size_statement", "gate_rows", "gate_rows_from_scratch", "progress_from_scratch",
 ]
 
 DEFAULT_THRESHOLD = 0.05
@@ -169,6 +170,37 @@ _GATE_SQL = f"""
 """
 
 
+def gate_rows(store: Store, dimension: str, scope: str = "") -> list[dict[str, Any]]:
+    """The gate's counts as :func:`gate_rows_from_scratch` gives them, read from the sums the
+    database keeps as decisions, samples and artifacts are written (``qc_gate_counts``,
+    migration 10): no sample item is read."""
+    summary = {"kind": "summary", "k1": None, "k2": None, "n": None, "a": 0, "b": 0, "c": 0}
+    rows: list[dict[str, Any]] = [summary]
+    for r in store.query("SELECT kind, k1, k2, n FROM qc_gate_counts "
+                         "WHERE dimension = ? AND scope = ? AND n != 0 ORDER BY kind, k1, k2",
+                         (dimension, scope)):
+        kind, n = r["kind"], int(r["n"])
+        if kind in _SUMMARY_KEYS:
+            summary[_SUMMARY_KEYS[kind]] = n
+        elif kind == "taken":
+            rows.append({"kind": "taken", "k1": r["k1"], "k2": r["k2"], "n": n})
+        else:
+            rows.append({"kind": "reject", "k1": r["k1"] or None, "k2": int(r["k2"]), "n": n})
+    return rows
+
+
+_SUMMARY_KEYS = {"reviewed": "a", "defects": "b", "pending": "c"}
+
+
+def gate_rows_from_scratch(store: Store, dimension: str, scope: str = "") -> list[dict[str, Any]]:
+    """The gate's counts computed from every sample item of ``dimension`` (what the kept
+    sums must equal; the tests compare them): a 'summary' row (``a`` random draws reviewed,
+    ``b`` their defects, ``c`` items pending), 'taken' rows (source, current status) and
+    'reject' rows (current status, in a sample)."""
+    return store.query(_GATE_SQL, {"dim": dimension, "scope": scope, "live": live_status(scope),
+                                   "since": counting_since(store, dimension, scope)})
+
+
 # -- gate planning ------------------------------------------------------------------------
 
 def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_CONFIDENCE,
@@ -289,8 +321,19 @@ _PROGRESS_SQL = f"""
 
 def progress(store: Store, sample_id: int) -> Progress:
     """Decisions on a sample's items. Undecided items of seeds no longer active (excluded in
-    QC, filtered) count as ``excluded``, not as remaining."""
-    r = store.one(_PROGRESS_SQL, (sample_id,)) or {}
+    QC, filtered) count as ``excluded``, not as remaining. Read from the counts the database
+    keeps per sample (``sample_progress``, migration 10)."""
+    r = store.one("SELECT total, reviewed, rejected, reviewed - rejected AS accepted, skipped, "
+                  "excluded FROM sample_progress WHERE sample_id = ?", (sample_id,)) or {}
+    return _progress(r)
+
+
+def progress_from_scratch(store: Store, sample_id: int) -> Progress:
+    """:func:`progress` counted from the sample's items and their decisions."""
+    return _progress(store.one(_PROGRESS_SQL, (sample_id,)) or {})
+
+
+def _progress(r: dict[str, Any]) -> Progress:
     total, reviewed = int(r.get("total") or 0), int(r.get("reviewed") or 0)
     excluded = int(r.get("excluded") or 0)
     return Progress(total=total, reviewed=reviewed, accepted=int(r.get("accepted") or 0),
@@ -360,9 +403,7 @@ def _gate(store: Store, dimension: str, threshold: float, confidence: float,
     reviewed = defects = pending = 0
     taken: list[dict[str, Any]] = []
     detail: Counter[str] = Counter()
-    since = counting_since(store, dimension, scope)
-    for r in store.query(_GATE_SQL, {"dim": dimension, "scope": scope, "live": live,
-                                     "since": since}):
+    for r in gate_rows(store, dimension, scope):
         if r["kind"] == "summary":
             reviewed, defects, pending = int(r["a"]), int(r["b"]), int(r["c"])
         elif r["kind"] == "taken":
@@ -553,8 +594,7 @@ def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
         check_dimension(dim)
     _check_gate_args(threshold, confidence)
     seeds: dict[str, dict[str, int]] = defaultdict(dict)
-    for r in store.query("SELECT source, status, COUNT(*) AS n FROM seeds GROUP BY source, status "
-                         "ORDER BY source, status"):
+    for r in seed_count_rows(store)["seeds"]:
         seeds[r["source"]][r["status"]] = int(r["n"])
     current: dict[str, list[dict[str, Any]]] = {}
     artifacts: dict[str, dict[str, int]] = {}
@@ -562,9 +602,8 @@ def dashboard_counts(store: Store, *, threshold: float = DEFAULT_THRESHOLD,
         if dim in dimensions:  # by source too: its gate needs them
             current[dim] = rows = current_counts(store, dim)
         else:                  # status counts only (every artifact's seed exists: foreign key)
-            rows = store.query(f"SELECT status, COUNT(*) AS n FROM ({CUR_SQL}) "
-                               f"WHERE seed_id NOT IN (SELECT seed_id FROM derived_items) "
-                               f"GROUP BY status", {"dim": dim})
+            rows = [{"status": r["status"], "n": r["n"]}
+                    for r in flag_count_rows(store, dim, working_set=True)]
         c: Counter[str] = Counter()
         for r in rows:   # the working set's (derived items are counted by their set)
             if r.get("seed_status") != "derived":

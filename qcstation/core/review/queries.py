@@ -24,7 +24,8 @@ __all__ = [
     "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE", "LIVE_SEED_STATUSES",
     "live_status", "cur_sql",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
-    "current_counts", "active_reviews", "active_resolutions", "final_decisions",
+    "current_counts", "current_counts_from_scratch", "flag_count_rows", "active_reviews",
+    "active_resolutions", "final_decisions",
     "counting_since", "FRESH",
 ]
 
@@ -124,11 +125,45 @@ def current_artifacts(store: Store, dimension: str, scope: str = "") -> list[dic
 
 
 def current_counts(store: Store, dimension: str, scope: str = "") -> list[dict[str, Any]]:
-    """Current artifacts of ``dimension`` by (source, seed_status, status) -> n."""
+    """Current artifacts of ``dimension`` by (source, seed_status, status) -> n. The working
+    set's are read from the counts the database keeps (``artifact_counts``, migration 10);
+    a derived set's are counted (:func:`current_counts_from_scratch`)."""
+    if not scope:
+        return store.query(
+            "SELECT source, seed_status, status, SUM(n) AS n FROM artifact_counts "
+            "WHERE dimension = ? GROUP BY source, seed_status, status HAVING SUM(n) > 0",
+            (dimension,))
+    return current_counts_from_scratch(store, dimension, scope)
+
+
+def current_counts_from_scratch(store: Store, dimension: str,
+                                scope: str = "") -> list[dict[str, Any]]:
+    """:func:`current_counts` by a scan of every artifact of ``dimension``."""
     if not scope:
         return store.query(CUR_COUNTS_SQL, {"dim": dimension})
     return store.query(CUR_COUNTS_SQL.replace(CUR_SQL, cur_sql(scope)),
                        {"dim": dimension, "scope": scope})
+
+
+def flag_count_rows(store: Store, dimension: str, *,
+                    working_set: bool = False) -> list[dict[str, Any]]:
+    """Current artifacts of ``dimension`` by source, seed status, artifact status, audit
+    version and stored flag codes (the rows of :data:`qcstation.core.review.audit.FLAG_COUNTS_SQL`,
+    in its order), from the kept counts. ``working_set``: leave out derived items' seeds
+    (``derived_items``), as the dashboard counts the dimensions without a gate."""
+    rows = store.query(
+        "SELECT source, seed_status, status, NULLIF(audit_version, -1) AS audit_version, "
+        "NULLIF(flag_codes, '~') AS flag_codes, SUM(n) AS n FROM artifact_counts "
+        "WHERE dimension = ? AND (? = 0 OR derived = 0) "
+        "GROUP BY source, seed_status, status, audit_version, flag_codes HAVING SUM(n) > 0",
+        (dimension, 1 if working_set else 0))
+    return sorted(rows, key=lambda r: (r["source"], r["seed_status"], r["status"],
+                                       _nulls_first(r["audit_version"]),
+                                       _nulls_first(r["flag_codes"])))
+
+
+def _nulls_first(value: Any) -> tuple[int, Any]:
+    return (0, 0) if value is None else (1, value)
 
 
 # -- the decisions that count ------------------------------------------------------------

@@ -866,9 +866,41 @@ _PROGRESS_TRIGGERS = [
            when="OLD.status IS NOT NEW.status"),
 ]
 
+# ``counters``: 'releasable_seeds', the active seeds whose current artifact of every
+# dimension is verified or accepted (what a release of the working set would take; the
+# release dimensions and releasable statuses of qcstation/core/release as of this migration),
+# bracketed as ``artifact_counts`` is.
+def _releasable_upsert(seed: str, sign: int, extra: str = "") -> str:
+    return (
+        f"INSERT INTO counters (name, n) SELECT 'releasable_seeds', {sign} "
+        f"WHERE {extra}(SELECT status FROM seeds WHERE id = {seed}) = 'active' "
+        f"AND (SELECT COUNT(*) FROM (SELECT status, MAX(version) FROM artifacts "
+        f"WHERE seed_id = {seed} AND status != 'superseded' AND dimension IN "
+        f"('understanding', 'reasoning', 'arithmetic', 'refinement') GROUP BY dimension) "
+        f"WHERE status IN ('verified', 'accepted')) = 4 "
+        f"ON CONFLICT DO UPDATE SET n = n + excluded.n;")
+
+
+_OTHER_SEED = "NEW.seed_id IS NOT OLD.seed_id AND "
+_RELEASE_TRIGGERS = [
+    *_bracket("releasable_artifact_ins", "INSERT", "artifacts",
+              [_releasable_upsert("NEW.seed_id", -1)], [_releasable_upsert("NEW.seed_id", 1)]),
+    *_bracket("releasable_artifact_del", "DELETE", "artifacts",
+              [_releasable_upsert("OLD.seed_id", -1)], [_releasable_upsert("OLD.seed_id", 1)]),
+    *_bracket("releasable_artifact_upd", "UPDATE OF seed_id, dimension, version, status",
+              "artifacts",
+              [_releasable_upsert("OLD.seed_id", -1),
+               _releasable_upsert("NEW.seed_id", -1, _OTHER_SEED)],
+              [_releasable_upsert("OLD.seed_id", 1),
+               _releasable_upsert("NEW.seed_id", 1, _OTHER_SEED)]),
+    *_bracket("releasable_seed", "UPDATE OF status", "seeds",
+              [_releasable_upsert("OLD.id", -1)], [_releasable_upsert("NEW.id", 1)],
+              when="OLD.status IS NOT NEW.status"),
+]
+
 migration(
     10,
-    "counts kept as rows are written: seeds, attempts, current artifacts, QC gates, samples",
+    "counts kept as rows are written: seeds, attempts, current artifacts, QC gates, samples, releasable seeds",
     [
         f"""
         CREATE TABLE artifact_counts (
@@ -927,12 +959,26 @@ migration(
             rejected INTEGER NOT NULL, skipped INTEGER NOT NULL, excluded INTEGER NOT NULL
         )
         """,
+        "CREATE TABLE counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID",
         "CREATE VIEW qc_item_touch AS SELECT 0 AS item_id WHERE 0",
         "CREATE VIEW qc_gate_touch AS SELECT 0 AS seed_id, '' AS dimension, '' AS scope WHERE 0",
         *_CUR_TRIGGERS,
         *_GATE_TRIGGERS,
         *_STAGE_TRIGGERS,
         *_PROGRESS_TRIGGERS,
+        *_RELEASE_TRIGGERS,
+        """
+        INSERT INTO counters (name, n)
+        SELECT 'releasable_seeds', COUNT(*) FROM (
+            SELECT seed_id FROM (
+                SELECT seed_id, status, MAX(version) FROM artifacts
+                WHERE dimension IN ('understanding', 'reasoning', 'arithmetic', 'refinement')
+                  AND status != 'superseded'
+                GROUP BY dimension, seed_id)
+            WHERE status IN ('verified', 'accepted')
+            GROUP BY seed_id HAVING COUNT(*) = 4) ok
+        JOIN seeds s ON s.id = ok.seed_id WHERE s.status = 'active'
+        """,
         "INSERT INTO qc_item_touch (item_id) SELECT id FROM sample_items",
         f"INSERT INTO seed_counts ({_SEED_KEY}, n) SELECT source, status, "
         "COALESCE(filter_reason, '~'), COUNT(*) FROM seeds GROUP BY 1, 2, 3",

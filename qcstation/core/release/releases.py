@@ -71,6 +71,7 @@ __all__ = [
     "ReleaseInfo",
     "release_candidates",
     "candidate_counts",
+    "candidate_counts_from_scratch",
     "release_blockers",
     "approve_release",
     "export_release",
@@ -292,14 +293,23 @@ _RELEASABLE_SEEDS_SQL = f"""
 """
 
 
+def candidate_counts_from_scratch(store: Store) -> tuple[int, int]:
+    """The working set's :func:`candidate_counts` by a scan of every artifact."""
+    total = int(store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") or 0)
+    records = int(store.scalar(_RELEASABLE_SEEDS_SQL) or 0)
+    return records, total - records
+
+
 def candidate_counts(store: Store, scope: str = "") -> tuple[int, int]:
     """(records, seeds left out) as :func:`release_candidates` would return them, counted
     without building a record (which renders every notation question's SMT-LIB): SQL for
     the working set; a derived set, whose items carry their own dimensions, is read by
     status only."""
-    if not scope:
-        total = int(store.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'active'") or 0)
-        records = int(store.scalar(_RELEASABLE_SEEDS_SQL) or 0)
+    if not scope:   # the counts the database keeps as artifacts and seeds change
+        total = int(store.scalar("SELECT COALESCE(SUM(n), 0) FROM seed_counts "
+                                 "WHERE status = 'active'") or 0)
+        records = int(store.scalar("SELECT COALESCE(SUM(n), 0) FROM counters "
+                                   "WHERE name = 'releasable_seeds'") or 0)
         return records, total - records
     current = {dim: {int(r["seed_id"]): r["status"] for r in store.query(
         f"SELECT seed_id, status FROM ({cur_sql(scope)})", {"dim": dim, "scope": scope})}

@@ -18,6 +18,7 @@ from db import Store
 from db.store import now
 from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import DIMENSIONS
+from qcstation.core.release.releases import candidate_counts, candidate_counts_from_scratch
 from qcstation.core.review.audit import FLAG_COUNTS_SQL
 from qcstation.core.review.curation import exclude_seed, fresh_round, override
 from qcstation.core.review.decisions import change_decision, decide, next_item, undo_last
@@ -56,6 +57,7 @@ def assert_kept_counts_right(store: Store) -> None:
             kept, scratch = gate_rows(store, dim, scope), gate_rows_from_scratch(store, dim, scope)
             assert _gate_view(kept) == _gate_view(scratch), (dim, scope)
     assert seed_count_rows(store) == seed_count_rows_from_scratch(store)
+    assert candidate_counts(store) == candidate_counts_from_scratch(store)
     for sample_id in [r["id"] for r in store.query("SELECT id FROM samples")]:
         assert progress(store, sample_id) == progress_from_scratch(store, sample_id), sample_id
     # every kept per-seed row is a seed with sample items; no count is left below zero
@@ -279,6 +281,7 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
         expected = {dim: (current_counts(s, dim), _gate_view(gate_rows(s, dim)))
                     for dim in QC_DIMS}
         sample_progress = progress(s, 1)
+        releasable = candidate_counts(s)
         # the database as migration 9 left it: no kept counts, no triggers
         v9 = Store(db_file.with_name("v9.db"), migrate=False)
         v9.migrate(9)
@@ -299,3 +302,4 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
         assert expected["arithmetic"][1][0][0] > 0   # decisions were there to count
         assert seed_count_rows(s) == kept and kept["filtered"] and kept["attempts"]
         assert progress(s, 1) == sample_progress and sample_progress.reviewed > 0
+        assert candidate_counts(s) == releasable and releasable[0] > 0

@@ -71,6 +71,14 @@ def describe_summary(result: Any) -> str:
     return str(result)
 
 
+class ReleaseLoaded(Message):
+    """The latest approved release of the working set (NAME@VERSION), or None."""
+
+    def __init__(self, released: str | None) -> None:
+        super().__init__()
+        self.released = released
+
+
 class DeriveFinished(Message):
     """A derive started from the dashboard ended (what it made, what to do next)."""
 
@@ -123,6 +131,7 @@ class DashboardScreen(QCScreen):
         self.gates_checked: set[str] = set()
         self.refresh_on_resume = True
         self.team: dict[str, Any] | None = None
+        self.released: str | None = None   # latest approved release of the working set
         self.auto_refresh_s = self.AUTO_REFRESH_S
 
     def compose(self) -> ComposeResult:
@@ -199,6 +208,9 @@ class DashboardScreen(QCScreen):
             if worker.is_cancelled:
                 return
             self.post_message(TeamLoaded(team_stats(store, settings.dimensions)))
+            from qcstation.core.release.releases import latest_release
+
+            self.post_message(ReleaseLoaded(latest_release(store)))
             for dimension in settings.dimensions:
                 if worker.is_cancelled:
                     return
@@ -231,6 +243,11 @@ class DashboardScreen(QCScreen):
         self.team = message.stats
         self._show_qc()
 
+    @on(ReleaseLoaded)
+    def _release_loaded(self, message: ReleaseLoaded) -> None:
+        self.released = message.released
+        self._show_attention()
+
     @on(GateLoaded)
     def _gate_loaded(self, message: GateLoaded) -> None:
         for dim in self.dimensions:
@@ -253,7 +270,8 @@ class DashboardScreen(QCScreen):
                             has_model=self.qc_app.config.generator is not None,
                             disagreements=disagreements, curator=self.qc_app.is_curator,
                             curators_configured=bool(self.qc_app.settings.curators),
-                            threshold=self.qc_app.settings.defect_threshold))
+                            threshold=self.qc_app.settings.defect_threshold,
+                            released=self.released))
 
     @on(OptionList.OptionSelected, "#attention")
     def _run_attention(self, event: OptionList.OptionSelected) -> None:
@@ -273,6 +291,8 @@ class DashboardScreen(QCScreen):
             self.action_regenerate()
         elif item.action == "releases":
             self.action_releases()
+        elif item.action == "eval_runs":
+            self.action_eval_runs()
         elif item.action == "queue":
             self.open_queue(item.dimension)
         else:

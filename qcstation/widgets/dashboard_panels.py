@@ -58,96 +58,46 @@ DEMO_AT = 0.1
 def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
                     has_model: bool = True, disagreements: dict[str, int] | None = None,
                     curator: bool = False, curators_configured: bool = True,
-                    threshold: float | None = None) -> list[Attention]:
+                    threshold: float | None = None,
+                    released: str | None = None) -> list[Attention]:
     """What to do next, most useful first, in plain words with the key that does it.
     Never a key whose action would fail: without a model, rejects are sent to the curator
     queue (fix in place, exclude), not to regeneration (the rules make the same text);
     curators' keys are offered to curators, and to others with who may act (or, with no
-    curator configured, how to configure one)."""
-    def by_curator(key: str) -> str:
-        if curator:
-            return f"press {key}"
-        return ("a curator does this" if curators_configured else
-                "a curator does this: none is configured ([qc] curators in qcstation.toml)")
-
+    curator configured, how to configure one). ``released``: the latest approved release of
+    the working set (NAME@VERSION), if any."""
+    who = _Who(curator, curators_configured)
     review: list[Attention] = []
     regenerate: list[Attention] = []
     draw: list[Attention] = []
     other: list[Attention] = []
     checking = False
     for dim in dimensions:
-        gate = dim.gate
         remaining = dim.progress.remaining if dim.progress is not None else 0
         if dim.sample is not None and remaining > 0:
             review.append(Attention(
                 f"Review {remaining} {noun(dim.dimension, remaining)} — press r",
                 "review", dim.dimension))
-        if gate is None:
+        if dim.gate is None:
             checking = True
             continue
-        if gate.passed:
+        if dim.gate.passed:
             continue
-        if gate.open_rejects > 0:
-            n = gate.open_rejects
-            verb = "awaits" if n == 1 else "await"
-            if has_model:
-                regenerate.append(Attention(
-                    f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g "
-                    f"(or c to fix one in place)", "regenerate", dim.dimension))
-            else:
-                regenerate.append(Attention(
-                    f"{n} rejected {noun(dim.dimension, n)} {verb} a fix — press c to fix "
-                    f"in place{', exclude or override' if curator else ''} (no model is "
-                    f"configured, so regenerating would make the same text)", "queue",
-                    dim.dimension))
-        settle_n = (disagreements or {}).get(dim.dimension, 0)
-        if settle_n:
-            regenerate.append(Attention(
-                f"{settle_n} disagreement{'s' if settle_n != 1 else ''} on "
-                f"{noun(dim.dimension)} to settle — press c"
-                + ("" if curator else " (a curator settles)"), "queue", dim.dimension))
-        if dim.sample is None and gate.open_rejects == 0:
+        regenerate += _reject_items(dim, has_model, who,
+                                    (disagreements or {}).get(dim.dimension, 0))
+        if dim.sample is None and dim.gate.open_rejects == 0:
             draw.append(Attention(
                 f"Draw a QC sample of {noun(dim.dimension)} — press s",
                 "draw_samples", dim.dimension))
-        elif dim.sample is not None and remaining == 0 and gate.open_rejects == 0:
-            step = gate.next_step.strip().rstrip(".")
-            extra = extension_size(gate)
-            plan = getattr(gate, "plan", None) or {}
-            if extra > 0:
-                why = getattr(gate, "extend_reason", "") or (
-                    f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
-                    if gate.upper_bound is not None else "the gate asks for it")
-                other.append(Attention(
-                    f"Extend the {noun(dim.dimension, 1)} sample by {extra} — "
-                    f"{by_curator('e')} ({why})", "extend_samples" if curator else None,
-                    dim.dimension))
-            elif plan and not plan.get("reachable", True):
-                ways = plan.get("ways_out") or []
-                fresh = bool(gate.defects) and not gate.pending and any(
-                    "fresh random round" in w for w in ways)
-                short = (f"{title(dim.dimension)}: out of reach — {gate.defects} defect"
-                         f"{'s' if gate.defects != 1 else ''} in {gate.reviewed} reviews; the "
-                         f"bound needs {plan.get('needed')} reviews, {plan.get('can_review')} "
-                         f"are possible.")
-                if fresh:
-                    short += (f" Fresh round: {by_curator('F')} (a new random sample of the "
-                              f"corrected data; {plan.get('clean')} clean reviews pass).")
-                elif ways:
-                    short += f" {ways[0][:1].upper()}{ways[0][1:]}."
-                other.append(Attention(short, "fresh_round" if fresh and curator else None,
-                                       dim.dimension))
-            else:
-                other.append(Attention(
-                    f"{title(dim.dimension)}: {step}" if step else
-                    f"{title(dim.dimension)}: gate not passed", None, dim.dimension))
+        elif dim.sample is not None and remaining == 0 and dim.gate.open_rejects == 0:
+            other.append(_gate_step(dim, who))
     items = review + regenerate + draw + other
     if busy:
         items.insert(0, Attention(busy, None))
     if checking:
         items.append(Attention("Checking the QC gates…", None))
     elif not items and dimensions:
-        items.append(Attention("All QC gates pass — press l to approve a release", "releases"))
+        items.append(_all_pass(released, who))
     if not items:
         items.append(Attention("Nothing to review yet — import seeds and generate artifacts "
                                "(qcstation --help)", None))
@@ -159,6 +109,97 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
             f"batch uses 5%, which needs {reviews_needed(0, 0.05)} clean reviews per dimension.",
             None))
     return items
+
+
+@dataclass(frozen=True)
+class _Who:
+    """Whether the session's account is a curator, and whether any curator is configured."""
+
+    curator: bool
+    configured: bool
+
+    def key(self, key: str) -> str:
+        """How a curator's action is reached: the key for a curator, who does it for others."""
+        if self.curator:
+            return f"press {key}"
+        return ("a curator does this" if self.configured else
+                "a curator does this: none is configured ([qc] curators in qcstation.toml)")
+
+
+def _reject_items(dim: DimensionQC, has_model: bool, who: _Who,
+                  settle_n: int) -> list[Attention]:
+    """Rejected items waiting for a replacement, and disagreements to settle."""
+    gate = dim.gate
+    assert gate is not None
+    out: list[Attention] = []
+    if gate.open_rejects > 0:
+        n = gate.open_rejects
+        verb = "awaits" if n == 1 else "await"
+        if has_model:
+            out.append(Attention(
+                f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g "
+                f"(or c to fix one in place)", "regenerate", dim.dimension))
+        else:
+            out.append(Attention(
+                f"{n} rejected {noun(dim.dimension, n)} {verb} a fix — press c to fix "
+                f"in place{', exclude or override' if who.curator else ''} (no model is "
+                f"configured, so regenerating would make the same text)", "queue",
+                dim.dimension))
+    if settle_n:
+        out.append(Attention(
+            f"{settle_n} disagreement{'s' if settle_n != 1 else ''} on "
+            f"{noun(dim.dimension)} to settle — press c"
+            + ("" if who.curator else " (a curator settles)"), "queue", dim.dimension))
+    return out
+
+
+def _gate_step(dim: DimensionQC, who: _Who) -> Attention:
+    """A reviewed sample whose gate still fails: extend it, say it is out of reach (and the
+    way out), or the gate's next step."""
+    gate = dim.gate
+    assert gate is not None
+    step = gate.next_step.strip().rstrip(".")
+    extra = extension_size(gate)
+    plan = getattr(gate, "plan", None) or {}
+    if extra > 0:
+        why = getattr(gate, "extend_reason", "") or (
+            f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
+            if gate.upper_bound is not None else "the gate asks for it")
+        return Attention(
+            f"Extend the {noun(dim.dimension, 1)} sample by {extra} — "
+            f"{who.key('e')} ({why})", "extend_samples" if who.curator else None,
+            dim.dimension)
+    if plan and not plan.get("reachable", True):
+        return _out_of_reach(dim, plan, who)
+    return Attention(f"{title(dim.dimension)}: {step}" if step else
+                     f"{title(dim.dimension)}: gate not passed", None, dim.dimension)
+
+
+def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attention:
+    gate = dim.gate
+    assert gate is not None
+    ways = plan.get("ways_out") or []
+    fresh = bool(gate.defects) and not gate.pending and any(
+        "fresh random round" in w for w in ways)
+    short = (f"{title(dim.dimension)}: out of reach — {gate.defects} defect"
+             f"{'s' if gate.defects != 1 else ''} in {gate.reviewed} reviews; the "
+             f"bound needs {plan.get('needed')} reviews, {plan.get('can_review')} "
+             f"are possible.")
+    if fresh:
+        short += (f" Fresh round: {who.key('F')} (a new random sample of the "
+                  f"corrected data; {plan.get('clean')} clean reviews pass).")
+    elif ways:
+        short += f" {ways[0][:1].upper()}{ways[0][1:]}."
+    return Attention(short, "fresh_round" if fresh and who.curator else None, dim.dimension)
+
+
+def _all_pass(released: str | None, who: _Who) -> Attention:
+    """Every gate passes: approve a release, or (one is approved) evaluate models on it."""
+    if released is None:
+        return Attention("All QC gates pass — press l to approve a release", "releases")
+    return Attention(f"All QC gates pass — approved as {printable(released)}. Next: evaluate "
+                     f"models on it — press v (a new version after the data changes: "
+                     f"{who.key('l')})", "eval_runs")
 
 
 def _count_table(title_text: str, label: str, rows: dict[str, dict[str, int]],

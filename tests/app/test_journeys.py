@@ -348,10 +348,10 @@ async def test_the_starter_data_is_taken_to_a_passing_gate_in_the_app(tmp_path: 
     from tests.app.conftest import flat, screen_text
     from tests.conftest import ROOT
 
+    proc_env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-m", "qcstation", "quickstart", "--no-app"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
-                               "HOME": str(tmp_path)})
+                          env=proc_env)
     assert proc.returncode == 0, proc.stderr
     config = load_app_config(tmp_path / "qcstation.toml")
     app = make_app(tmp_path / "db" / "qcstation.db", config=config, account=os_account())
@@ -370,3 +370,14 @@ async def test_the_starter_data_is_taken_to_a_passing_gate_in_the_app(tmp_path: 
             await pilot.press("escape")
             await settle(pilot)
         assert "All QC gates pass — press l to approve a release" in flat(screen_text(app))
+        # once a release is approved the dashboard says so, and what comes next
+        approve = subprocess.run([sys.executable, "-m", "qcstation", "release", "approve", "smart",
+                                  "1.0.0"], cwd=tmp_path, capture_output=True, text=True,
+                                 timeout=300, env=proc_env)
+        assert approve.returncode == 0, approve.stderr
+        await pilot.press("f5")
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "press l to approve a release" not in text
+        assert "All QC gates pass — approved as smart@1.0.0. Next: evaluate models on it — " \
+               "press v" in text

@@ -34,3 +34,31 @@ def test_a_replacement_shows_why_its_predecessor_was_rejected() -> None:
                       replaces_reason="story words [left] in")
     text = _version_line(item).plain
     assert "replaces #5" in text and "rejected: story words [left] in" in text
+
+
+def _passed_dimension(name: str):  # type: ignore[no-untyped-def]
+    from qcstation.core.review.gate import GateStatus
+    from qcstation.messages import DimensionQC
+
+    gate = GateStatus(dimension=name, passed=True, rule="", reviewed=59, defects=0,
+                      upper_bound=0.0495, threshold=0.05, open_rejects=0, blockers=[],
+                      next_step="nothing: the gate passes")
+    return DimensionQC(name, None, None, gate)
+
+
+def test_all_gates_pass_says_whether_a_release_is_approved_and_what_comes_next() -> None:
+    from qcstation.widgets.dashboard_panels import attention_items
+
+    dims = [_passed_dimension("arithmetic"), _passed_dimension("understanding")]
+    before = attention_items(dims, curator=True)
+    assert [(a.text, a.action) for a in before] == [
+        ("All QC gates pass — press l to approve a release", "releases")]
+    after = attention_items(dims, curator=True, released="smart@1.0.0")
+    assert [(a.text, a.action) for a in after] == [
+        ("All QC gates pass — approved as smart@1.0.0. Next: evaluate models on it — press v "
+         "(a new version after the data changes: press l)", "eval_runs")]
+    reader = attention_items(dims, curator=False, released="smart@1.0.0")
+    assert reader[0].text.endswith("(a new version after the data changes: a curator does this)")
+    # a release name is outside text: shown with its control characters escaped
+    odd = attention_items(dims, curator=True, released="smart\x1b[2J@1")
+    assert "\x1b" not in odd[0].text

@@ -78,6 +78,7 @@ __all__ = [
     "release_records",
     "diff_releases",
     "previous_version",
+    "latest_release",
     "list_releases",
     "get_release",
 ]
@@ -585,6 +586,14 @@ def _info(store: Store, row: dict[str, Any]) -> ReleaseInfo:
 
 def get_release(store: Store, name: str, version: str) -> ReleaseInfo:
     return _info(store, _release_row(store, name, version))
+
+
+def latest_release(store: Store, scope: str = "") -> str | None:
+    """NAME@VERSION of the latest release approved for ``scope`` (the working set by
+    default), or None."""
+    row = store.one("SELECT name, version FROM releases WHERE scope = ? ORDER BY id DESC LIMIT 1",
+                    (scope,))
+    return None if row is None else f"{row['name']}@{row['version']}"
 
 
 def list_releases(store: Store) -> list[ReleaseInfo]:

@@ -39,9 +39,9 @@ from qcstation.core.review.queries import (
     flag_count_rows,
     live_status,
     rejected_sql,
+    seed_count_rows,
 )
 from qcstation.core.review.sampling import POPULATION, coverage_from, list_samples
-from qcstation.core.review.status import seed_count_rows
 
 __all__ = [
     "DEFAULT_THRESHOLD", "DEFAULT_CONFIDENCE", "Progress", "GateStatus", "bound_text",

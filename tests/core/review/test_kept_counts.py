@@ -26,8 +26,8 @@ from qcstation.core.review.fixes import fix_in_place
 from qcstation.core.review.gate import (gate, gate_rows, gate_rows_from_scratch, progress,
                                         progress_from_scratch)
 from qcstation.core.review.queries import (current_counts, current_counts_from_scratch,
-                                           flag_count_rows)
-from qcstation.core.review.status import seed_count_rows, seed_count_rows_from_scratch
+                                           flag_count_rows, seed_count_rows,
+                                           seed_count_rows_from_scratch)
 from qcstation.core.review.sampling import (close_sample, draw_sample, extend_sample,
                                             open_sample, requeue_replacements)
 from tests import factories as f
@@ -288,8 +288,8 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
         old = {r[0] for r in v9.conn.execute("SELECT name FROM sqlite_master")}
         v9.close()
         made = [(r[0], r[1]) for r in s.conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'table') "
-            "ORDER BY type = 'table'") if r[0] not in old]
+            "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
+            "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
         assert len(made) > 30
         for name, kind in made:
             s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")

@@ -96,21 +96,51 @@ def norm_verdict(verdict: str) -> str:
 
 # -- claims -------------------------------------------------------------------------------
 
-def _available(item: dict[str, Any], finals: list[dict[str, Any]], annotator: str,
-               cutoff: str) -> bool:
-    """Can ``annotator`` claim this item now? (Item row from the candidate query.)"""
-    if item["artifact_status"] == "superseded":
-        return False
-    deciders = {r["annotator"] for r in finals}
-    if annotator in deciders:
-        return False
-    needed = 2 if item["overlap"] else 1
-    if len(deciders) >= needed:
-        return False
-    holder = item["claimed_by"]
-    if holder and holder != annotator and (item["claimed_at"] or "") >= cutoff:
-        return False
-    return True
+# the annotator's (the parameter's) active skips of this item (``si``)
+_MY_SKIP = ("FROM reviews r WHERE r.sample_item_id = si.id "
+            "AND r.undone_at IS NULL AND r.verdict = 'skip' AND r.annotator = ?")
+
+
+class _Candidates:
+    """The items ``annotator`` may claim now, in review order (sample, position, id): in an
+    open sample, of a seed in play, its artifact not superseded, not decided by this
+    annotator, fewer deciders than it needs (two for an overlap item), not held by someone
+    else. Asked for one at a time in SQL: at a million seeds an open sample holds 100,000s
+    of items, which must not all be read for each claim."""
+
+    def __init__(self, store: Store, annotator: str, dimension: str | None,
+                 scope: str | None) -> None:
+        self.store = store
+        self.cutoff = _claim_cutoff()
+        where = ["s.status = 'open'", "(NOT st.fin OR si.overlap)",
+                 f"si.seed_id NOT IN ({INACTIVE_SEED_IDS})", "a.status != 'superseded'",
+                 # not decided by this annotator, and fewer deciders than the item needs
+                 "NOT EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
+                 "AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject') "
+                 "AND r.annotator = ?)",
+                 "(SELECT COUNT(DISTINCT r.annotator) FROM reviews r WHERE r.sample_item_id = "
+                 "si.id AND r.undone_at IS NULL AND r.verdict IN ('accept', 'reject')) "
+                 "< (CASE WHEN si.overlap THEN 2 ELSE 1 END)",
+                 # not held by someone else (a claim expires at the cutoff)
+                 "NOT (COALESCE(si.claimed_by, '') NOT IN ('', ?) "
+                 "AND COALESCE(si.claimed_at, '') >= ?)"]
+        self.params: list[Any] = [annotator, annotator, self.cutoff]
+        if dimension is not None:
+            where.append("s.dimension = ?")
+            self.params.append(dimension)
+        if scope is not None:
+            where.append("s.scope = ?")
+            self.params.append(scope)
+        # (NOT st.fin OR si.overlap): the kept item state (migration 10) rules out at once
+        # the items already decided that need one decision
+        self.sql = ("SELECT si.id, si.sample_id, si.position FROM sample_items si "
+                    "JOIN samples s ON s.id = si.sample_id JOIN artifacts a ON a.id = si.artifact_id "
+                    "JOIN qc_item_state st ON st.item_id = si.id WHERE " + " AND ".join(where))
+
+    def first(self, order: str = "", params: list[Any] | None = None) -> dict[str, Any] | None:
+        """The first candidate in ``order`` (SQL sort keys ending in ", "), then review order."""
+        return self.store.one(f"{self.sql} ORDER BY {order}s.id, si.position, si.id LIMIT 1",
+                              [*self.params, *(params or [])])
 
 
 def next_item(store: Store, annotator: str, dimension: str | None = None, *,
@@ -134,46 +164,27 @@ def next_item(store: Store, annotator: str, dimension: str | None = None, *,
         check_dimension(dimension)
     with store.transaction():
         requeue_replacements(store, annotator)
-        sql = ("SELECT si.id, si.sample_id, si.position, si.overlap, si.claimed_by, si.claimed_at, "
-               "a.status AS artifact_status FROM sample_items si "
-               "JOIN samples s ON s.id = si.sample_id JOIN artifacts a ON a.id = si.artifact_id "
-               "WHERE s.status = 'open' AND si.seed_id NOT IN (" + INACTIVE_SEED_IDS + ")")
-        params: list[Any] = []
-        if dimension is not None:
-            sql += " AND s.dimension = ?"
-            params.append(dimension)
-        if scope is not None:
-            sql += " AND s.scope = ?"
-            params.append(scope)
-        rows = store.query(sql + " ORDER BY s.id, si.position, si.id", params)
-        reviews = active_reviews(store, [int(r["id"]) for r in rows], dimension)
-        cutoff = _claim_cutoff()
-        cands = [r for r in rows if _available(r, final_decisions(reviews.get(int(r["id"]), [])),
-                                               annotator, cutoff)]
+        cands = _Candidates(store, annotator, dimension, scope)
         chosen: dict[str, Any] | None = None
+        after = None
         if after_item_id is not None:
             store.execute("UPDATE sample_items SET claimed_by = NULL, claimed_at = NULL "
                           "WHERE id = ? AND claimed_by = ?", (after_item_id, annotator))
             after = store.one("SELECT sample_id, position FROM sample_items WHERE id = ?",
                               (after_item_id,))
-            if after is not None and cands:
-                key = (int(after["sample_id"]), int(after["position"]), int(after_item_id))
-                later = [r for r in cands
-                         if (int(r["sample_id"]), int(r["position"]), int(r["id"])) > key]
-                others = [r for r in cands if int(r["id"]) != after_item_id]
-                chosen = (later or others or cands)[0]
-        if chosen is None and cands:
-            mine = [r for r in cands if r["claimed_by"] == annotator
-                    and (r["claimed_at"] or "") >= cutoff]
-            if mine and after_item_id is None:
-                chosen = mine[0]
-            else:
-                def skipped_at(r: dict[str, Any]) -> str:
-                    own = [v["created_at"] for v in reviews.get(int(r["id"]), [])
-                           if v["annotator"] == annotator and v["verdict"] == "skip"]
-                    return max(own) if own else ""
-                fresh = [r for r in cands if not skipped_at(r)]
-                chosen = fresh[0] if fresh else min(cands, key=skipped_at)
+        if after_item_id is not None and after is not None:
+            # the next one after it (wrapping around), itself only when nothing else is left
+            chosen = cands.first("(si.sample_id, si.position, si.id) > (?, ?, ?) DESC, "
+                                 "si.id != ? DESC, ",
+                                 [int(after["sample_id"]), int(after["position"]),
+                                  int(after_item_id), int(after_item_id)])
+        else:
+            # the item this annotator holds, else the first not skipped by this annotator,
+            # else the one this annotator skipped longest ago
+            mine = ("(si.claimed_by = ? AND COALESCE(si.claimed_at, '') >= ?) DESC, "
+                    if after_item_id is None else "")
+            chosen = cands.first(f"{mine}(SELECT MAX(r.created_at) {_MY_SKIP}), ",
+                                 ([annotator, cands.cutoff] if mine else []) + [annotator])
         if chosen is None:
             return None
         stamp = now()

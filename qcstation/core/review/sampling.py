@@ -36,7 +36,6 @@ from qcstation.core.review.queries import (
     current_artifacts,
     current_counts,
     live_status,
-    rejected_sql,
 )
 
 __all__ = [
@@ -285,6 +284,27 @@ def close_sample(store: Store, sample_id: int, *, actor: str, status: str = "fai
     return get_sample(store, sample_id)
 
 
+def _check_draw_args(rate: float, min_size: int, overlap_rate: float) -> None:
+    if not 0.0 < rate <= 1.0:
+        raise ReviewError(f"sample rate must be in (0, 1], got {rate}")
+    if min_size < 0:
+        raise ReviewError(f"minimum sample size must be >= 0, got {min_size}")
+    if not 0.0 <= overlap_rate <= 1.0:
+        raise ReviewError(f"overlap rate must be in [0, 1], got {overlap_rate}")
+
+
+def _draw_allocation(sizes: dict[str, int], rate: float, min_size: int) -> dict[str, int]:
+    """Draws per source: every source sampled at the rate (rounded up, so each non-empty
+    source gets >= 1), topped up proportionally to reach ``min_size``."""
+    alloc = {src: _ceil_rate(rate, n) for src, n in sizes.items()}
+    floor_size = min(sum(sizes.values()), min_size)
+    if sum(alloc.values()) < floor_size:
+        room = {src: sizes[src] - alloc[src] for src in sizes}
+        top = stratified_allocation(room, floor_size - sum(alloc.values()), at_least_one=False)
+        alloc = {src: alloc[src] + top.get(src, 0) for src in sizes}
+    return alloc
+
+
 def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, actor: str,
                 min_size: int = 5, overlap_rate: float = 0.0, redraw: bool = False,
                 curators: list[str] | tuple[str, ...] | None = None,
@@ -307,12 +327,7 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
     actor = norm(actor) or actor
     if redraw or fresh:
         require_curator(actor, curators, "start a fresh round" if fresh else "re-draw a sample")
-    if not 0.0 < rate <= 1.0:
-        raise ReviewError(f"sample rate must be in (0, 1], got {rate}")
-    if min_size < 0:
-        raise ReviewError(f"minimum sample size must be >= 0, got {min_size}")
-    if not 0.0 <= overlap_rate <= 1.0:
-        raise ReviewError(f"overlap rate must be in [0, 1], got {overlap_rate}")
+    _check_draw_args(rate, min_size, overlap_rate)
     with store.transaction():
         existing = open_sample(store, dimension, scope)
         where = f"{dimension} items of the derived set {scope}" if scope else f"{dimension} items"
@@ -330,14 +345,7 @@ def draw_sample(store: Store, dimension: str, *, rate: float, rng_seed: int, act
             raise ReviewError(f"no verified {where} left to sample; "
                               + ("derive the set first" if scope else
                                  "generate and verify artifacts first"), title="Nothing to sample")
-        # every source sampled at the rate (rounded up, so each non-empty source gets >= 1),
-        # topped up proportionally to reach min_size
-        alloc = {src: _ceil_rate(rate, n) for src, n in sizes.items()}
-        floor_size = min(population, min_size)
-        if sum(alloc.values()) < floor_size:
-            room = {src: sizes[src] - alloc[src] for src in sizes}
-            top = stratified_allocation(room, floor_size - sum(alloc.values()), at_least_one=False)
-            alloc = {src: alloc[src] + top.get(src, 0) for src in sizes}
+        alloc = _draw_allocation(sizes, rate, min_size)
         round_no = int(store.scalar("SELECT COUNT(*) FROM samples WHERE dimension = ? AND scope = ?",
                                     (dimension, scope))) + 1
         rng = _rng(dimension, rng_seed, round_no, "draw", scope)
@@ -460,6 +468,27 @@ def join_open_sample(store: Store, *, dimension: str, seed_id: int, artifact_id:
     return target_id, new_item
 
 
+# The latest rejected version (highest version, then the latest item) of every (seed,
+# dimension) with a rejected sample item, kept when a newer version is current (not
+# superseded): what requeue_replacements acts on. Rejected items are found through the kept
+# item state (migration 10's qc_item_state, rej = rejected_sql), not by reading every item.
+_REPLACED_SQL = """
+    SELECT * FROM (
+        SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
+               s.scope, a.version, sd.source, sd.status AS seed_status,
+               ROW_NUMBER() OVER (PARTITION BY si.seed_id, s.dimension
+                                  ORDER BY a.version DESC, si.id DESC) AS nth
+        FROM qc_item_state st CROSS JOIN sample_items si ON si.id = st.item_id
+        JOIN samples s ON s.id = si.sample_id
+        JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
+        WHERE st.rej) x
+    WHERE x.nth = 1 AND EXISTS (
+        SELECT 1 FROM artifacts b WHERE b.seed_id = x.seed_id AND b.dimension = x.dimension
+          AND b.status != 'superseded' AND b.version > x.version)
+    ORDER BY x.seed_id, x.dimension
+"""
+
+
 def requeue_replacements(store: Store, actor: str) -> int:
     """Put regenerated, re-verified replacements of rejected items back into review.
 
@@ -471,20 +500,7 @@ def requeue_replacements(store: Store, actor: str) -> int:
     """
     added = 0
     with store.transaction():
-        rejected = store.query(
-            """
-            SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
-                   s.scope, a.version, sd.source, sd.status AS seed_status
-            FROM sample_items si JOIN samples s ON s.id = si.sample_id
-            JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
-            WHERE """ + rejected_sql("si.id") + """
-            ORDER BY si.id
-            """)
-        latest: dict[tuple[int, str], dict[str, Any]] = {}
-        for r in rejected:
-            key = (int(r["seed_id"]), r["dimension"])
-            if key not in latest or int(r["version"]) >= int(latest[key]["version"]):
-                latest[key] = r
+        latest = {(int(r["seed_id"]), r["dimension"]): r for r in store.query(_REPLACED_SQL)}
         for (seed_id, dimension), r in sorted(latest.items()):
             cur = current_artifact(store, seed_id, dimension)
             if cur is None or int(cur["id"]) == int(r["artifact_id"]):

@@ -10,7 +10,7 @@ a curator acts on.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -271,7 +271,7 @@ class QueueRow:
         return asdict(self)
 
 
-def _queue_state(item: ReviewItem, open_reject: bool) -> str:
+def _queue_state(item: ReviewItem, open_reject: Callable[[ReviewItem], bool]) -> str:
     if item.seed_status == EXCLUDED_STATUS:
         return "excluded"
     if item.resolution is not None:
@@ -279,7 +279,7 @@ def _queue_state(item: ReviewItem, open_reject: bool) -> str:
     if item.disagreed:
         return "disagreed"
     if item.outcome == "reject":
-        return "awaiting replacement" if open_reject else "rejected"
+        return "awaiting replacement" if open_reject(item) else "rejected"
     if item.outcome == "accept":
         return "accepted"
     if any(d["verdict"] == "skip" for d in item.decisions):
@@ -300,20 +300,26 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
     if dimension is not None:
         check_dimension(dimension)
-    candidates = _queue_candidates(store, state, dimension, annotator, source, text)
     open_by_seed: dict[tuple[int, str], bool] = {}
     latest_item: dict[tuple[int, str], int] = {}
-    for c in candidates:
-        latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
     rows: list[QueueRow] = []
     needle = (reason or "").casefold().strip()
-    for it in _built(store, [int(c["item_id"]) for c in candidates]):
+    sql, params = _queue_candidates_sql(state, dimension, annotator, source)
+
+    def is_open(it: ReviewItem) -> bool:
+        """A rejected item waits for a replacement unless its seed's current version is
+        accepted or a later candidate item of the seed holds it (then it is history)."""
         key = (it.seed_id, it.dimension)
         if key not in open_by_seed:
             cur = current_artifact(store, it.seed_id, it.dimension)
             open_by_seed[key] = cur is None or cur["status"] != "accepted"
-        # a rejected version with a later (accepted) replacement is history: "rejected"
-        is_open = open_by_seed[key] and latest_item[key] == it.item_id
+        if key not in latest_item:
+            latest_item[key] = int(store.scalar(
+                f"SELECT MAX(si.id) {sql[sql.index('FROM'):]} AND s.dimension = ? "
+                f"AND si.seed_id = ?", [*params, it.dimension, it.seed_id]))
+        return open_by_seed[key] and latest_item[key] == it.item_id
+
+    for it in _queue_items(store, sql, params, dimension, text, latest_item):
         st = _queue_state(it, is_open)
         if state is not None and not (st == state or (state == "rejected" and st in (
                 "rejected", "awaiting replacement"))):
@@ -353,11 +359,36 @@ _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
              f" WHERE q.undone_at IS NULL AND q.id IN ({match_sql('qc_resolutions')})))")
 
 
-def _queue_candidates(store: Store, state: str | None, dimension: str | None,
-                      annotator: str | None, source: str | None,
-                      text: str | None) -> list[dict[str, Any]]:
-    """The queue's candidate items (item_id, seed_id, dimension) in queue order, filtered in
-    SQL where the filter allows."""
+def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | None,
+                 text: str | None, latest_item: dict[tuple[int, str], int]
+                 ) -> Iterator[ReviewItem]:
+    """The queue's candidate items (``sql``), built, in queue order (dimension, item id).
+    Without a text search they are read a page at a time, so the queue's first rows cost
+    the same at any size; a text search's are all read (fewer), and ``latest_item`` gets
+    the latest candidate item of each (seed, dimension)."""
+    if text is not None:
+        candidates = run_search(store, text, lambda q: store.query(
+            sql + _TEXT_SQL + " ORDER BY s.dimension, si.id", [*params, q, q, q]))
+        for c in candidates:
+            latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
+        yield from _built(store, [int(c["item_id"]) for c in candidates])
+        return
+    dims = [dimension] if dimension is not None else [r["dimension"] for r in store.query(
+        "SELECT DISTINCT dimension FROM samples ORDER BY dimension")]
+    # the items in id order from the last page on (CROSS JOIN: the items are the outer loop)
+    paged = sql.replace("JOIN samples s", "CROSS JOIN samples s", 1)
+    for dim in dims:
+        after = 0
+        while page := store.query(f"{paged} AND s.dimension = ? AND si.id > ? ORDER BY si.id "
+                                  f"LIMIT {_BUILD_CHUNK}", [*params, dim, after]):
+            after = int(page[-1]["item_id"])
+            yield from _built(store, [int(c["item_id"]) for c in page])
+
+
+def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: str | None,
+                          source: str | None) -> tuple[str, list[Any]]:
+    """SQL of the queue's candidate items (item_id, seed_id, dimension), filtered in SQL
+    where the filter allows, and its parameters."""
     sql = ("SELECT si.id AS item_id, si.seed_id, s.dimension "
            + ITEM_SQL[ITEM_SQL.index("FROM sample_items"):] + " WHERE 1=1")
     params: list[Any] = []
@@ -377,11 +408,7 @@ def _queue_candidates(store: Store, state: str | None, dimension: str | None,
                    "accepted", "skipped"):
         sql += " AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id " \
                "AND r.undone_at IS NULL)"
-    order = " ORDER BY s.dimension, si.id"
-    if text is None:
-        return store.query(sql + order, params)
-    return run_search(store, text, lambda q: store.query(sql + _TEXT_SQL + order,
-                                                         [*params, q, q, q]))
+    return sql, params
 
 
 def _queue_row(it: ReviewItem, state: str, reasons: list[str]) -> QueueRow:

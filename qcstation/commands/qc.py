@@ -646,7 +646,18 @@ def _register_deciding(sub: Any) -> None:
 
 
 def _register_curation(sub: Any) -> None:
-    """qc exclude, queue, override, settle, fix, edit-text, change, team."""
+    """qc exclude, queue, override, settle, fix, edit-text, fresh, change, team (in this
+    order: the order --help lists them)."""
+    _register_exclude(sub)
+    _register_queue(sub)
+    _register_resolutions(sub)
+    _register_fix(sub)
+    _register_fresh(sub)
+    _register_change_and_team(sub)
+
+
+def _register_exclude(sub: Any) -> None:
+    """qc exclude: a curator takes a seed out of the dataset."""
     x = sub.add_parser(
         "exclude", help="curators: take a seed whose artifact cannot be fixed out of the dataset",
         description="Set the seed's status to excluded (filter reason excluded_in_qc) so its "
@@ -658,6 +669,10 @@ def _register_curation(sub: Any) -> None:
                    help="why it cannot be fixed (recorded with your account)")
     x.add_argument("--json", action="store_true", help="print JSON")
 
+
+
+def _register_queue(sub: Any) -> None:
+    """qc queue: the curator queue, filtered."""
     q = sub.add_parser(
         "queue", help="every sampled item with its state, filtered (the curator queue)",
         description="Every sampled item with the state a curator acts on: rejected, awaiting "
@@ -676,6 +691,9 @@ def _register_curation(sub: Any) -> None:
     q.add_argument("--limit", type=int, default=1000, help="at most this many rows (default 1000)")
     q.add_argument("--json", action="store_true", help="print JSON")
 
+
+def _register_resolutions(sub: Any) -> None:
+    """qc override, qc settle: a curator's outcome of a decided item."""
     for kind, what in (("override", "curators: set a decided item's outcome, with a reason "
                                     "(the reviewers' decisions stay in the log)"),
                        ("settle", "curators: settle a disagreement on an overlap item (what "
@@ -687,6 +705,9 @@ def _register_curation(sub: Any) -> None:
         o.add_argument("--reason", required=True, help="why (recorded with your account)")
         o.add_argument("--json", action="store_true", help="print JSON")
 
+
+def _register_fix(sub: Any) -> None:
+    """qc fix, qc edit-text: an item corrected in place."""
     fx = sub.add_parser(
         "fix", help="fix a notation question or key information in place and accept it",
         description="Store an edited notation question or key information as a new version "
@@ -708,6 +729,9 @@ def _register_curation(sub: Any) -> None:
     et.add_argument("item", metavar="ITEM", help=_ITEM_HELP)
     et.add_argument("--dimension", choices=DIMENSIONS, help=_ITEM_DIM_HELP)
 
+
+def _register_fresh(sub: Any) -> None:
+    """qc fresh: a curator's fresh random round."""
     fr = sub.add_parser(
         "fresh", help="curators: a fresh random round once every defect found is corrected",
         description="When the defects found put the gate out of reach and every one of them is "
@@ -720,6 +744,9 @@ def _register_curation(sub: Any) -> None:
     fr.add_argument("--set", metavar="NAME", help="a derived set's round")
     fr.add_argument("--json", action="store_true", help="print JSON")
 
+
+def _register_change_and_team(sub: Any) -> None:
+    """qc change (one's own earlier decision), qc team (the team's figures)."""
     ch = sub.add_parser("change", help="change one of your earlier decisions (logged)")
     ch.add_argument("review_id", type=int, metavar="DECISION",
                     help="the decision's number (shown by qc show as 'Decision #N')")

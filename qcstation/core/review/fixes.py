@@ -117,25 +117,7 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
     who = norm(actor)
     if not who:
         raise ReviewError("no account is known for this session")
-    item = get_item(store, int(item_id))
-    if item.dimension not in FIXABLE:
-        raise ReviewError(f"{item.dimension} items cannot be fixed in place (notation questions "
-                          f"and key information can)", title="Not editable")
-    if item.seed_status not in LIVE_SEED_STATUSES:
-        raise ReviewError(f"the seed of {item.key} is {item.seed_status}; nothing to fix",
-                          title="Not active")
-    cur = current_artifact(store, item.seed_id, item.dimension)
-    if cur is None:
-        raise ReviewError(f"{item.key} has no current {item.dimension} artifact")
-    late = cur["status"] == "accepted"
-    if late:
-        require_curator(who, curators, f"correct {item.key}, which was already accepted")
-        if int(cur["id"]) != item.artifact_id:
-            raise ReviewError(f"{item.key} was accepted as a newer version (#{cur['id']}); "
-                              f"open that one", title="Newer version")
-    if int(cur["id"]) != item.artifact_id and cur["status"] != "failed":
-        raise ReviewError(f"{item.key} has a newer version (#{cur['id']}, {cur['status']}); "
-                          f"open that one", title="Newer version")
+    item, cur, late = _fixable(store, int(item_id), who, curators)
     base_item = item if int(cur["id"]) == item.artifact_id else None
     content, result = check_edit(store, item if base_item else _with_content(item, cur), text)
     if json.dumps(content, sort_keys=True) == json.dumps(
@@ -150,40 +132,9 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
         if again is None or int(again["id"]) != int(cur["id"]) or again["status"] != cur["status"]:
             raise ReviewError(f"{item.key} changed while you edited it (someone decided, "
                               f"regenerated or fixed it); reopen it", title="Changed meanwhile")
-        fixed_reject = False
-        if late:
-            if not why:
-                raise ReviewError("say what was wrong with the accepted version (it is recorded "
-                                  "as your override of its accept: the defect it reveals)",
-                                  title="Reason required")
-            from qcstation.core.review.curation import resolve_item
-
-            resolve_item(store, item.item_id, kind="override", verdict="reject",
-                         reason=f"corrected after acceptance: {why}", actor=who,
-                         curators=curators or (), display=shown)
-            fixed_reject = True
-        elif base_item is not None and item.outcome != "reject":
-            if not why:
-                raise ReviewError("say what was wrong with the version you fix (it is recorded "
-                                  "as your reject of it)", title="Reason required")
-            decide(store, item.item_id, who, "reject", f"fixed in place: {why}",
-                   display=shown)
-            fixed_reject = True
-        stamp = now()
-        version = int(store.scalar("SELECT COALESCE(MAX(version), 0) FROM artifacts "
-                                   "WHERE seed_id = ? AND dimension = ?",
-                                   (item.seed_id, item.dimension))) + 1
-        new_id = store.insert("artifacts", {
-            "seed_id": item.seed_id, "dimension": item.dimension, "version": version,
-            "status": "verified", "content": content, "generator": "human", "model": None,
-            "prompt_version": None, "attempt_id": None, "replaces_id": int(cur["id"]),
-            "verify_result": result, "created_at": stamp, "updated_at": stamp, "author": who,
-            **stored_flags(item.dimension, content, {"question": item.question,
-                                                     "solution": item.solution,
-                                                     "answer_text": item.gold_answer}),
-        })
-        store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ? "
-                      "AND status IN ('rejected', 'failed')", (stamp, int(cur["id"])))
+        fixed_reject = _reject_old_version(store, item, late=late, fixing_base=base_item is not None,
+                                           why=why, who=who, curators=curators, shown=shown)
+        new_id, version = _store_fixed_version(store, item, cur, content, result, who)
         _, new_item = join_open_sample(
             store, dimension=item.dimension, seed_id=item.seed_id, artifact_id=new_id,
             stratum=item.source, fallback_sample_id=item.sample_id, actor=who,
@@ -202,6 +153,82 @@ def fix_in_place(store: Store, item_id: int, text: str, *, actor: str, reason: s
                   "verify": result.get("status")}
         store.event(who, "qc.fixed", "artifact", new_id, detail, display=shown)
     return detail
+
+
+def _fixable(store: Store, item_id: int, who: str,
+             curators: list[str] | tuple[str, ...] | None) -> tuple[ReviewItem, dict[str, Any], bool]:
+    """The item, its current artifact and whether fixing it is a late correction (the
+    current version was accepted), or :class:`ReviewError` saying why it cannot be fixed."""
+    item = get_item(store, item_id)
+    if item.dimension not in FIXABLE:
+        raise ReviewError(f"{item.dimension} items cannot be fixed in place (notation questions "
+                          f"and key information can)", title="Not editable")
+    if item.seed_status not in LIVE_SEED_STATUSES:
+        raise ReviewError(f"the seed of {item.key} is {item.seed_status}; nothing to fix",
+                          title="Not active")
+    cur = current_artifact(store, item.seed_id, item.dimension)
+    if cur is None:
+        raise ReviewError(f"{item.key} has no current {item.dimension} artifact")
+    late = cur["status"] == "accepted"
+    if late:
+        require_curator(who, curators, f"correct {item.key}, which was already accepted")
+        if int(cur["id"]) != item.artifact_id:
+            raise ReviewError(f"{item.key} was accepted as a newer version (#{cur['id']}); "
+                              f"open that one", title="Newer version")
+    if int(cur["id"]) != item.artifact_id and cur["status"] != "failed":
+        raise ReviewError(f"{item.key} has a newer version (#{cur['id']}, {cur['status']}); "
+                          f"open that one", title="Newer version")
+    return item, cur, late
+
+
+def _reject_old_version(store: Store, item: ReviewItem, *, late: bool, fixing_base: bool,
+                        why: str | None, who: str,
+                        curators: list[str] | tuple[str, ...] | None,
+                        shown: str | None) -> bool:
+    """Record what was wrong with the version being fixed: a late correction is the
+    curator's override of its accept, an undecided item the fixer's reject. Returns whether
+    a reject was recorded (an item already rejected needs none)."""
+    if late:
+        if not why:
+            raise ReviewError("say what was wrong with the accepted version (it is recorded "
+                              "as your override of its accept: the defect it reveals)",
+                              title="Reason required")
+        from qcstation.core.review.curation import resolve_item
+
+        resolve_item(store, item.item_id, kind="override", verdict="reject",
+                     reason=f"corrected after acceptance: {why}", actor=who,
+                     curators=curators or (), display=shown)
+        return True
+    if fixing_base and item.outcome != "reject":
+        if not why:
+            raise ReviewError("say what was wrong with the version you fix (it is recorded "
+                              "as your reject of it)", title="Reason required")
+        decide(store, item.item_id, who, "reject", f"fixed in place: {why}", display=shown)
+        return True
+    return False
+
+
+def _store_fixed_version(store: Store, item: ReviewItem, cur: dict[str, Any],
+                         content: dict[str, Any], result: dict[str, Any],
+                         who: str) -> tuple[int, int]:
+    """The fixed text as the next version (verified, by ``who``, with its self-check flags);
+    the version it replaces is superseded if it was rejected or failed. Returns (id, version)."""
+    stamp = now()
+    version = int(store.scalar("SELECT COALESCE(MAX(version), 0) FROM artifacts "
+                               "WHERE seed_id = ? AND dimension = ?",
+                               (item.seed_id, item.dimension))) + 1
+    new_id = store.insert("artifacts", {
+        "seed_id": item.seed_id, "dimension": item.dimension, "version": version,
+        "status": "verified", "content": content, "generator": "human", "model": None,
+        "prompt_version": None, "attempt_id": None, "replaces_id": int(cur["id"]),
+        "verify_result": result, "created_at": stamp, "updated_at": stamp, "author": who,
+        **stored_flags(item.dimension, content, {"question": item.question,
+                                                 "solution": item.solution,
+                                                 "answer_text": item.gold_answer}),
+    })
+    store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? WHERE id = ? "
+                  "AND status IN ('rejected', 'failed')", (stamp, int(cur["id"])))
+    return new_id, version
 
 
 def _with_content(item: ReviewItem, cur: dict[str, Any]) -> ReviewItem:

@@ -21,6 +21,9 @@ SQL (ids offset, ``orig_id`` suffixed ``~k``) until there are N seeds. So row co
 the real ones; only their number is multiplied. Building 1M takes several minutes and ~10 GB of disk.
 
 Usage: ``python bench/scale.py [--seeds 1000000] [--db PATH] [--runs 3] [--only commands|screens]``
+(``--db PATH`` keeps the database: built there when missing, reused when present. The load
+average is printed with each table: on a shared machine it says how far the wall clock
+is stretched.)
 """
 
 from __future__ import annotations
@@ -344,8 +347,29 @@ def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
     return rows
 
 
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f})"
+
+
+def _migrate(db: Path) -> None:
+    """Bring the database to this version's schema before anything is timed (a database
+    built by an older bench is migrated once, here, not inside the first timed command)."""
+    from db import Store
+
+    t0 = time.perf_counter()
+    store = Store(db)
+    try:
+        version = store.schema_version
+    finally:
+        store.close()
+    took = time.perf_counter() - t0
+    if took > 1:
+        print(f"schema brought to v{version} in {took:.1f} s", flush=True)
+
+
 def _table(title: str, rows: list[tuple[str, float, float, float, str]]) -> None:
-    print(f"\n{title}")
+    print(f"\n{title} — {_load()} at the end")
     print(f"  {'what':34} {'time':>8} {'cpu':>8}  {'target':>7}  ")
     for label, secs, cpu, target, note in rows:
         verdict = "" if not target else ("ok" if secs < target else "SLOW")
@@ -372,7 +396,8 @@ def main() -> None:
     k = conn.execute("SELECT COUNT(*) FROM eval_scores").fetchone()[0]
     conn.close()
     print(f"database {db}: {n:,} seeds, {k:,} eval scores, "
-          f"{db.stat().st_size / 2**30:.1f} GiB; {os.cpu_count()} cores")
+          f"{db.stat().st_size / 2**30:.1f} GiB; {os.cpu_count()} cores; {_load()}")
+    _migrate(db)
     if args.only in (None, "startup"):
         _table("CLI start-up", time_startup(args.runs))
     if args.only in (None, "commands"):

@@ -532,4 +532,17 @@ migration(
     [*KEPT_COUNTS_STATEMENTS],
 )
 
+# --- v11: the team's figures at scale ---------------------------------------------------------
+# The dashboard's team panel counts each annotator's active decisions (and their first and
+# last times); a partial covering index of the active reviews by annotator serves it without
+# reading the table (1M seeds: 0.9 s -> about 0.15 s of CPU).
+migration(
+    11,
+    "active reviews by annotator (the team panel)",
+    [
+        "CREATE INDEX reviews_active_annotator ON reviews "
+        "(annotator, verdict, unsure, created_at, display_name, undone_at) WHERE undone_at IS NULL",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from db import Store
+from db.migrations import SCHEMA_VERSION
 from db.store import now
 from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import DIMENSIONS
@@ -295,7 +296,7 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
             s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
         s.conn.execute("PRAGMA user_version = 9")
     with Store(db_file) as s:
-        assert s.schema_version == 10
+        assert s.schema_version == SCHEMA_VERSION
         assert_kept_counts_right(s)
         assert {dim: (current_counts(s, dim), _gate_view(gate_rows(s, dim)))
                 for dim in QC_DIMS} == expected

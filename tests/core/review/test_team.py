@@ -39,3 +39,11 @@ def test_kappa_comes_with_a_note_and_ac1_when_it_says_little(store: Store) -> No
     assert a["pairs"] == 48 and round(a["observed"], 3) == 0.979
     assert round(a["kappa"], 2) == 0.0 and round(a["ac1"], 2) == 0.98
     assert a["note"].startswith("kappa says little here: ann never rejected an overlap item")
+
+
+def test_the_team_figures_read_the_active_reviews_index_not_the_table(store: Store) -> None:
+    from qcstation.core.review.team import PEOPLE_SQL
+
+    overlap_disagreement(store)
+    plan = " | ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + PEOPLE_SQL))
+    assert "SCAN reviews USING COVERING INDEX reviews_active_annotator" in plan, plan

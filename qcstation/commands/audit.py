@@ -53,8 +53,12 @@ def run(args: argparse.Namespace) -> int:
         if args.source and not store.one("SELECT 1 FROM seeds WHERE source = ? LIMIT 1", (args.source,)):
             raise SystemExit(f"qcstation audit: error: no seeds of source {shown(args.source)!r}")
         if args.stored:
+            from qcstation.core.review.queries import flag_count_rows
+
+            # the kept counts (migration 10), not a scan of every current artifact
+            kept = {dim: flag_count_rows(store, dim) for dim in args.dimension or DIMENSIONS}
             data = stored_counts(store, source=args.source, dimensions=args.dimension,
-                                 examples=args.examples)
+                                 examples=args.examples, rows=kept)
         else:
             data = audit_database(store, source=args.source, dimensions=args.dimension,
                                   examples=args.examples)

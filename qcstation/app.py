@@ -47,7 +47,11 @@ if TYPE_CHECKING:
 #: aggregates (SQLite releases the GIL while it works; about 0.2 s at 100k seeds, see
 #: bench/qc_bench.py), so only very large databases need it; a child process costs an
 #: interpreter start (about half a second).
-SUBPROCESS_READS_FROM_ARTIFACTS = 2_000_000
+#: from this many artifacts up, the QC gate and the dashboard's counts are read in a child
+#: process. They read the counts the database keeps as rows are written (migration 10), fast
+#: at any size, so by default never (None): a child process costs more (Python, the imports)
+#: than the read. The path stays for a heavier read, and is tested.
+SUBPROCESS_READS_FROM_ARTIFACTS: int | None = None
 
 _READ_SCRIPT = """
 import importlib, json, sys
@@ -178,7 +182,7 @@ class QCStationApp(App[int]):
         super().__init__()
         self.db_path = Path(db_path)
         self.start_review = review
-        self.subprocess_reads_from = SUBPROCESS_READS_FROM_ARTIFACTS
+        self.subprocess_reads_from: int | None = SUBPROCESS_READS_FROM_ARTIFACTS
         self._large_db: bool | None = None
         self.config = config
         #: the person: the OS account (claims, decisions and rights key on it)
@@ -226,6 +230,8 @@ class QCStationApp(App[int]):
 
     def _offload(self, store: Store) -> bool:
         """Is the database large enough for heavy reads to go to a child process?"""
+        if self.subprocess_reads_from is None:
+            return False
         if self._large_db is None:
             count = int(store.scalar("SELECT COUNT(*) FROM artifacts") or 0)
             self._large_db = count >= self.subprocess_reads_from

@@ -545,4 +545,18 @@ migration(
     ],
 )
 
+# --- v12: the review screen at scale ---------------------------------------------------------
+# The review screen lists the annotator's latest active decisions (to change one): newest
+# first by id, 200 of them. A partial index by (annotator, id) of the active reviews is read
+# backwards and stops there, instead of sorting all of the annotator's decisions (1M seeds:
+# 2.5 s of CPU for an annotator with 230,000). Claiming the next item looks only at the items
+# that can still be handed out: undecided ones (qc_item_state, migration 10) and overlap ones.
+migration(
+    12,
+    "an annotator's active decisions newest first; undecided and overlap items",
+    ["CREATE INDEX reviews_active_by_id ON reviews (annotator, id) WHERE undone_at IS NULL",
+     "CREATE INDEX qc_item_state_undecided ON qc_item_state (item_id) WHERE NOT fin",
+     "CREATE INDEX sample_items_overlap ON sample_items (id) WHERE overlap"],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -112,7 +112,9 @@ class _Candidates:
                  scope: str | None) -> None:
         self.store = store
         self.cutoff = _claim_cutoff()
-        where = ["s.status = 'open'", "(NOT st.fin OR si.overlap)",
+        where = ["si.id IN (SELECT item_id FROM qc_item_state WHERE NOT fin "
+                 "UNION ALL SELECT id FROM sample_items WHERE overlap)",
+                 "s.status = 'open'", "(NOT st.fin OR si.overlap)",
                  f"si.seed_id NOT IN ({INACTIVE_SEED_IDS})", "a.status != 'superseded'",
                  # not decided by this annotator, and fewer deciders than the item needs
                  "NOT EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
@@ -131,8 +133,8 @@ class _Candidates:
         if scope is not None:
             where.append("s.scope = ?")
             self.params.append(scope)
-        # (NOT st.fin OR si.overlap): the kept item state (migration 10) rules out at once
-        # the items already decided that need one decision
+        # only undecided and overlap items can be handed out: read from the partial indexes
+        # of migration 12 (the kept item state, migration 10), not by a scan of every item
         self.sql = ("SELECT si.id, si.sample_id, si.position FROM sample_items si "
                     "JOIN samples s ON s.id = si.sample_id JOIN artifacts a ON a.id = si.artifact_id "
                     "JOIN qc_item_state st ON st.item_id = si.id WHERE " + " AND ".join(where))
@@ -378,14 +380,20 @@ def _check_not_replaced(store: Store, artifact_id: int, item_id: int, verdict: s
             + "; review the replacement instead", title="Cannot change")
 
 
+#: an annotator's latest active decisions; the reviews are read newest first from the
+#: partial index reviews_active_by_id (migration 12) and the walk stops at the limit
+MY_DECISIONS_SQL = (
+    "SELECT r.id AS review_id, r.sample_item_id AS item_id, r.verdict, r.reason, r.comment, "
+    "r.unsure, r.created_at, s.dimension, sd.source, sd.orig_id "
+    "FROM reviews r "
+    "JOIN sample_items si ON si.id = r.sample_item_id JOIN samples s ON s.id = si.sample_id "
+    "JOIN seeds sd ON sd.id = si.seed_id WHERE r.annotator = ? AND r.undone_at IS NULL "
+    "ORDER BY r.id DESC LIMIT ?")
+
+
 def my_decisions(store: Store, annotator: str, *, limit: int = 200) -> list[dict[str, Any]]:
     """This annotator's active decisions, newest first (to pick one to change)."""
-    return store.query(
-        "SELECT r.id AS review_id, r.sample_item_id AS item_id, r.verdict, r.reason, r.comment, "
-        "r.unsure, r.created_at, s.dimension, sd.source, sd.orig_id FROM reviews r "
-        "JOIN sample_items si ON si.id = r.sample_item_id JOIN samples s ON s.id = si.sample_id "
-        "JOIN seeds sd ON sd.id = si.seed_id WHERE r.annotator = ? AND r.undone_at IS NULL "
-        "ORDER BY r.id DESC LIMIT ?", (norm(annotator), int(limit)))
+    return store.query(MY_DECISIONS_SQL, (norm(annotator), int(limit)))
 
 
 def undo_last(store: Store, annotator: str) -> int | None:

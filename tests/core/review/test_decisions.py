@@ -280,3 +280,16 @@ def test_four_processes_deciding_the_same_item_exactly_one_wins(tmp_path: Path) 
     assert all(o.startswith("refused: ") and "already decided" in o for o in outcomes if o != "ok")
     with Store(db) as s:
         assert len(active_finals(s)) == 1
+
+
+def test_my_latest_decisions_are_read_newest_first_from_the_index(store: Store) -> None:
+    from qcstation.core.review.decisions import MY_DECISIONS_SQL, my_decisions
+
+    f.populate(store, {"gsm8k": 8})
+    draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor="lead")
+    decided = [decide(store, item.item_id, "ann", "accept")
+               for item in iter(lambda: next_item(store, "ann", "arithmetic"), None)]
+    assert [d["review_id"] for d in my_decisions(store, "ann", limit=3)] == decided[::-1][:3]
+    plan = " | ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + MY_DECISIONS_SQL,
+                                                       ("ann", 200)))
+    assert "USING INDEX reviews_active_by_id" in plan and "TEMP B-TREE" not in plan, plan

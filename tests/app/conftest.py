@@ -77,9 +77,14 @@ def artifact_status(path: Path, artifact_id: int) -> str:
 async def settle(pilot: Pilot[Any], rounds: int = 50) -> None:
     """Wait until no worker runs and every posted message is handled."""
     app = pilot.app
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # an exclusive worker replaced by a newer one: that one is waited for next
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             busy = getattr(app.screen, "busy", False)

@@ -208,7 +208,7 @@ class DashboardScreen(QCScreen):
             if worker.is_cancelled:
                 return
             self.post_message(TeamLoaded(team_stats(store, settings.dimensions)))
-            from qcstation.core.release.releases import latest_release
+            from qcstation.core.release.latest import latest_release
 
             self.post_message(ReleaseLoaded(latest_release(store)))
             for dimension in settings.dimensions:

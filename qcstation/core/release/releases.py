@@ -40,6 +40,7 @@ from exports.writers import (
     write_release_dir,
 )
 from qcstation.common.vocab import DIMENSIONS, KEYINFO_FIELDS, QC_DIMENSIONS, USABLE_STATUSES
+from qcstation.core.release.latest import latest_release
 from qcstation.core.release.derived import (
     check_scope,
     derived_fields,
@@ -586,14 +587,6 @@ def _info(store: Store, row: dict[str, Any]) -> ReleaseInfo:
 
 def get_release(store: Store, name: str, version: str) -> ReleaseInfo:
     return _info(store, _release_row(store, name, version))
-
-
-def latest_release(store: Store, scope: str = "") -> str | None:
-    """NAME@VERSION of the latest release approved for ``scope`` (the working set by
-    default), or None."""
-    row = store.one("SELECT name, version FROM releases WHERE scope = ? ORDER BY id DESC LIMIT 1",
-                    (scope,))
-    return None if row is None else f"{row['name']}@{row['version']}"
 
 
 def list_releases(store: Store) -> list[ReleaseInfo]:

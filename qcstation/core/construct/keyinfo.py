@@ -155,16 +155,62 @@ def _sentences(text: str) -> list[str]:
 
 _CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
 _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
+_ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|whom|find|calculate|determine|compute)\b",
+                     re.I)
+_IMPERATIVE = re.compile(r"^(?:find|calculate|determine|compute)\b", re.I)
 # a clause's joining word ("and he ...", "while Daniel read 13 pages"), never an adverbial
 # phrase that starts a sentence ("So far, they've made ...")
 _LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while|whereas)\s+", re.I)
 
 
+# a word after "and" that starts a clause of its own (its subject), or says "and then"
+_SUBJECT = frozenset("he she they it i we you there the a an his her their its my our your each every "
+                     "this that these those some all both one then".split())
+_PRONOUNS = frozenset("he she they it i we you".split())
+_TIMES = frozenset("twice thrice half double triple".split())
+_PREP = frozenset("to from in on at of for with by into onto over under".split())
+# "Six years ago, when ...": a time phrase is said of the rest of its sentence
+_TIME_PHRASE = re.compile(r"(?:\w+\s+){1,2}(?:ago|later|earlier)", re.I)
+
+
+def _shares_clause(prev: str, c: str) -> bool:
+    """Is "and ..." (``c``) part of the clause before it, not a clause of its own? "to and from
+    school", "on Saturday and Sunday", "and did another 1,000 steps" (a verb that shares the
+    subject): a cut there leaves a clause without its object or its subject."""
+    words = c.split()
+    if prev.lower() in _PRONOUNS and len(words) > 1 and words[0].lower() in ("then", "so", "also"):
+        return True  # "He then spends 1/16 ...": the subject is no clause of its own
+    if len(words) < 2 or words[0].lower() != "and" or not prev.split():
+        return False
+    nxt, last = words[1].strip(",."), prev.split()[-1].strip(",.")
+    if re.search(r"\bbetween\b", prev, re.I) and not re.search(r"\bbetween\b.*\band\b", prev, re.I):
+        return True  # "between March 1st and April 19th"
+    if nxt.lower() in _TIMES:  # "30 plant pots for the daisies, and twice as many for the roses"
+        return True
+    if nxt[:1].isupper():
+        return last[:1].isupper() and nxt != "I" and not _TIME_PHRASE.fullmatch(prev)
+    if last.lower() in _PREP:
+        return True
+    # "and for each car tire ...": a phrase that starts the next clause
+    return nxt.lower() not in _SUBJECT and nxt.lower() not in _PREP and not _numbers(nxt) and not nxt[:1].isdigit() \
+        and not nxt.startswith("$")
+
+
 def _clauses(sentence: str) -> list[str]:
     parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
     parts = _join_lists(parts, sentence)
+    for i, c in enumerate(parts[:-1]):
+        if _TIME_PHRASE.fullmatch(c) and sentence.find(c) >= 0:
+            parts = [*parts[:i], sentence[sentence.find(c):].strip(" ,;:")]
+            break
     out: list[str] = []
     for c in parts:
+        if out and _shares_clause(out[-1], c):
+            at = sentence.find(out[-1])
+            end = sentence.find(c, at + len(out[-1])) if at >= 0 else -1
+            if end >= 0:
+                out[-1] = sentence[at:end + len(c)]
+                continue
         # "Amora and Lainey got 70 each": a subject of one or two words is no clause of its own
         # "He has 64 eggs and 2 trays", "$12 for adults and $10 for children": a number phrase
         # after "and" (no verb of its own) is said by the clause before it
@@ -228,7 +274,11 @@ def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
     goal_idx = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].endswith("?")),
                     len(sentences) - 1)
     goal_sentence = sentences[goal_idx]
-    m = _WH.search(goal_sentence)
+    # the asking word starts a clause ("If ... who voted in the class was 80, calculate ...":
+    # "who" there is a relative pronoun, the question is "calculate ...")
+    m = _ASK_AT.search(goal_sentence) or _WH.search(goal_sentence)
+    if m is not None and m.re is _ASK_AT:
+        m = re.compile(re.escape(m.group(1))).search(goal_sentence, m.start(1))
     if m and m.start() > 0:
         lead = goal_sentence[: m.start()].strip(" ,;:")
         ask = goal_sentence[m.start():]
@@ -345,7 +395,7 @@ def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: li
     scenario_parts = [p for p in context_parts if p not in irrelevant]
     scenario = " ".join((p.strip() if p in context_sents else _cap(p, True)).rstrip(" ,;:")
                         + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
-    if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?"):
+    if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?."):
         raise KeyInfoError("the question states no scenario apart from its goal")
     flat = re.sub(r"[^a-z0-9]+", " ", scenario.lower()).strip()
     for i, item in enumerate(known):
@@ -408,7 +458,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if not sents:
         raise KeyInfoError("the question has no sentences")
     goal_idx, ask, lead, tail = _goal(sents)
-    goal = _cap(ask.rstrip(" ,;:?.") + "?")
+    # the question as written: "..., calculate X." asks "Calculate X."
+    end = "." if _IMPERATIVE.match(ask) and not sents[goal_idx].endswith("?") else "?"
+    goal = _cap(ask.rstrip(" ,;:?.") + end)
     used = _used_values(question, steps, givens)
     context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
     context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
@@ -432,6 +484,12 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     }
 
 
+# a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
+# and the rest of the computation up to its "="
+_WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+){0,6}"
+                          r"\s+[-+–−×x*/]\s(?:(?!, )[^.;:=?!])*$")
+
+
 def _describe(line: str, question_values: set[Fraction]) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks)."""
@@ -440,12 +498,19 @@ def _describe(line: str, question_values: set[Fraction]) -> str:
     text = line
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
+        had_equals = re.search(r"=\s*[$€£]?\s*$", before) is not None
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
             before = re.sub(r"[\s$€£=]+$", " ", before)
             t = VISIBLE_TAIL_RE.search(before + "= ")
             if not t:
                 break
             before = before[: t.start()]
+        if had_equals:
+            # "60 plant pots for roses + 30 plant pots for daisies = <<60+30=90>>90": a computation
+            # written with words between its numbers goes too; the result alone is described
+            w = _WORDED_EXPR.search(before)
+            if w:
+                before = before[: w.start()]
         text = before.rstrip() + " ? " + text[m.end():].lstrip()
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + "?" + text[c.result_end:]
@@ -467,9 +532,11 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
             if e.name in FACTOR_VALUES and e.name not in given_value:
                 return Num(FACTOR_VALUES[e.name], "k")
             if e.name in given_value:
-                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")):
-                    return Name(given_text[e.name])  # a fraction as the question writes it
                 v = given_value[e.name]
+                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")) \
+                        and _written_value(given_text[e.name]) in (v, v * 100):
+                    return Name(given_text[e.name])  # a fraction as the question writes it
+                # "1/16" divided as "÷ 16", "half" as "÷ 2": the value the step computes with
                 if v.denominator != 1 and str(given_text.get(e.name, ""))[:1].isalpha():
                     return Name(f"{v.numerator}/{v.denominator}")  # "half" as 1/2, not 0.5
                 return Num(given_value[e.name], "g")
@@ -481,6 +548,14 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
         return e
 
     return render_infix(walk(expr))
+
+
+def _written_value(text: str) -> Fraction | None:
+    """The value a fraction or percent is written as ("1/16" -> 1/16, "45%" -> 45)."""
+    try:
+        return Fraction(text.rstrip("%"))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 # ------------------------------------------------------------------ editable text form

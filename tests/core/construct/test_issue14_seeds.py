@@ -189,7 +189,7 @@ def _keyinfo(seed: dict) -> dict:
 def test_57_every_given_once_per_occurrence(gsm8k: dict) -> None:
     # the ticket and the popcorn both cost $7: two givens, two known quantities
     f = _keyinfo(gsm8k["57"])
-    assert f["known_quantities"] == ["He always gets a ticket for $7", "Popcorn for $7",
+    assert f["known_quantities"] == ["He always gets a ticket for $7 and popcorn for $7",
                                      "He has 42 dollars for the week"]
 
 
@@ -325,3 +325,73 @@ def test_a_propagated_line_claims_its_new_result(gsm8k: dict, seed: str, claim: 
 def test_key_information_reads_as_whole_true_clauses(gsm8k: dict, seed: str, field: str, text: str) -> None:
     f = _keyinfo(gsm8k[seed])
     assert text in f[field], f[field]
+
+
+# ------------------------------------------- key information from the regeneration on main (issue 14.2)
+
+
+@pytest.mark.parametrize(("seed", "relation"), [
+    # "1/16 of his weekly minutes" divided as 1600/16: the step divides by 16, not by 1/16
+    ("1089", "Q4 = Q3 ÷ 16"),
+    ("389", "Q1 = 66 ÷ 3"),
+    # "1/4 as big as Zack's locker", solved 5*4; "1/2 of what her brother earns", solved 2*5000
+    ("419", "Q1 = 5 × 4"),
+    ("1133", "Q1 = 2 × 5000"),
+    # a fraction the step multiplies by stays as the question writes it
+    ("181", "Q1 = 3/4 × 80"),
+])
+def test_a_relationship_shows_the_value_the_step_computes_with(gsm8k: dict, seed: str, relation: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert relation in f["relationships_and_constraints"], f["relationships_and_constraints"]
+
+
+@pytest.mark.parametrize(("seed", "text", "fragment"), [
+    # "walks to and from school": a cut at "and" left "... on his walks to"
+    ("408", "He finished half of his steps on his walks to and from school and did another 1,000 steps "
+            "going for a short walk with his friend", "He finished half of his steps on his walks to"),
+    # "each on Saturday and Sunday": a cut lost "and Sunday"; "He then spends": the subject stays
+    ("1089", "He then spends 1/16 of his weekly minutes each on Saturday and Sunday as extra learning time",
+             "Spends 1/16 of his weekly minutes each on Saturday"),
+    # "the combined number of pet dogs and cats": a cut made a false fact
+    ("95", "The number of rabbits pets is twelve less than the combined number of pet dogs and cats",
+           "The number of rabbits pets is twelve less than the combined number of pet dogs"),
+    ("301", "Peter wants to exercise for twice the amount of time he did on Monday and Sunday combined",
+            "Peter wants to exercise for twice the amount of time he did on Monday"),
+    # "between March 1st and April 19th"
+    ("1097", "He takes 20% of the days between March 1st and April 19th off, and helps people on all the other days",
+             "He takes 20% of the days between March 1st"),
+    # "and twice as many for the roses" is said of the 30 plant pots before it
+    ("352", "They ask for 30 plant pots for the daisies, and twice as many for the roses",
+            "Twice as many for the roses"),
+    # a time phrase is said of its whole sentence; both halves are stated
+    ("314", "Six years ago, when Noah was half as old as Cera, the population of Chile was half what it is now",
+            "Six years ago"),
+])
+def test_a_cut_at_and_never_loses_an_object_or_a_subject(gsm8k: dict, seed: str, text: str, fragment: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f["known_quantities"], f["known_quantities"]
+    assert fragment not in f["known_quantities"]
+
+
+def test_181_the_goal_is_the_question_and_its_condition_a_whole_clause(gsm8k: dict) -> None:
+    # "If the winner got 3/4 ... who voted in the class was 80, calculate ...": "who" is no asking word
+    f = _keyinfo(gsm8k["181"])
+    assert f["goal"] == "Calculate the number of votes the loser got."
+    assert f["problem_scenario"].endswith(
+        "The winner got 3/4 of the votes and the total number of students who voted in the class was 80.")
+    assert f["known_quantities"] == ["The winner got 3/4 of the votes",
+                                     "The total number of students who voted in the class was 80"]
+    assert _keyinfo(gsm8k["314"])["goal"] == "Calculate the population of Chile now."
+
+
+@pytest.mark.parametrize(("seed", "index", "text"), [
+    ("352", 1, "Q2: This means she is giving the school ? plant pots."),
+    ("352", 2, "Q3: So in total, Alice has ? plant pots left over. (the value asked for)"),
+    ("408", 2, "Q3: He only has ? steps left, which means that during the day, he has taken ? steps."),
+    # the computation starts at "24 books", not at the "2 books" he lost
+    ("908", 1, "Q2: After he lost 2 books he remained with ? books. (the value asked for)"),
+    ("884", 0, "Q1: The concert, minus the encore, lasted for ? minutes."),
+])
+def test_an_unknown_written_as_a_computation_with_words_shows_one_unknown(gsm8k: dict, seed: str, index: int,
+                                                                          text: str) -> None:
+    assert _keyinfo(gsm8k[seed])["unknown_quantities"][index] == text

@@ -80,7 +80,7 @@ def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
             passed += 1
         # relationships are exactly the formalization's steps
         assert len(fields["relationships_and_constraints"]) == len(rule.steps)
-        assert fields["goal"].rstrip("?").lower() in rec["question"].lower()
+        assert fields["goal"].rstrip("?.").lower() in rec["question"].lower()
         # the paper's fields: the scenario is not the goal, the goal is no known quantity
         assert fields["problem_scenario"] != fields["goal"]
         assert fields["goal"] not in fields["known_quantities"]

@@ -166,6 +166,7 @@ _LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while|whereas)\s+", re
 # a word after "and" that starts a clause of its own (its subject), or says "and then"
 _SUBJECT = frozenset("he she they it i we you there the a an his her their its my our your each every "
                      "this that these those some all both one then".split())
+_LEAD_PHRASE = re.compile(r"(?:after|before|during|within|for each|for every|in the|on the|at the|by the)\b", re.I)
 _PRONOUNS = frozenset("he she they it i we you".split())
 _TIMES = frozenset("twice thrice half double triple".split())
 _PREP = frozenset("to from in on at of for with by into onto over under".split())
@@ -178,7 +179,7 @@ def _shares_clause(prev: str, c: str) -> bool:
     school", "on Saturday and Sunday", "and did another 1,000 steps" (a verb that shares the
     subject): a cut there leaves a clause without its object or its subject."""
     words = c.split()
-    if prev.lower() in _PRONOUNS and len(words) > 1 and words[0].lower() in ("then", "so", "also"):
+    if prev.split() and prev.split()[-1].lower() in _PRONOUNS and len(words) > 1 and words[0].lower() in ("then", "so", "also"):
         return True  # "He then spends 1/16 ...": the subject is no clause of its own
     if len(words) < 2 or words[0].lower() != "and" or not prev.split():
         return False
@@ -199,6 +200,10 @@ def _shares_clause(prev: str, c: str) -> bool:
 def _clauses(sentence: str) -> list[str]:
     parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
     parts = _join_lists(parts, sentence)
+    if len(parts) > 1 and _LEAD_PHRASE.match(parts[0]) and len(parts[0].split()) <= 6 \
+            and re.match(re.escape(parts[0]) + r",\s+" + re.escape(parts[1]), sentence):
+        # "After the first 3 hours, they have raised $2100": an opening phrase is said of its clause
+        parts = [f"{parts[0]}, {parts[1]}", *parts[2:]]
     for i, c in enumerate(parts[:-1]):
         if _TIME_PHRASE.fullmatch(c) and sentence.find(c) >= 0:
             parts = [*parts[:i], sentence[sentence.find(c):].strip(" ,;:")]
@@ -256,7 +261,10 @@ def _join_lists(parts: list[str], sentence: str) -> list[str]:
     return out
 
 
-_PHRASE_STOP = frozenset("between for if and to in at on with from than did does do is are was were will".split())
+_PHRASE_STOP = frozenset("between for if and to in at on with from than did does do is are was were will "
+                         "cost".split())
+# "... will she have after 3 years?": the phrase keeps the word that says what its number is
+_PHRASE_PREP = re.compile(r"\b(after|in|within|over|during)\s+$", re.I)
 _CONDITION = re.compile(r"^(?:if|given(?: that)?|suppose(?: that)?|assuming(?: that)?)\s+", re.I)
 
 
@@ -354,9 +362,12 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
                     continue
                 words = phrase.split()[:5]
                 for k, w in enumerate(words[1:], start=1):
-                    if w.lower() in _PHRASE_STOP:
+                    if w.lower().rstrip("?.,") in _PHRASE_STOP:
                         words = words[:k]
                         break
+                prep = _PHRASE_PREP.search(clause[:hit.start()]) if hit else None
+                if prep:
+                    words = [prep.group(1), *words]
                 known.append(_cap(" ".join(words).rstrip("?.,")))
             else:
                 known.append(_cap(clause.rstrip(".?")))

@@ -395,3 +395,18 @@ def test_181_the_goal_is_the_question_and_its_condition_a_whole_clause(gsm8k: di
 def test_an_unknown_written_as_a_computation_with_words_shows_one_unknown(gsm8k: dict, seed: str, index: int,
                                                                           text: str) -> None:
     assert _keyinfo(gsm8k[seed])["unknown_quantities"][index] == text
+
+
+@pytest.mark.parametrize(("seed", "text", "fragment"), [
+    # an opening phrase is said of its clause ("After the first 3 hours" alone states nothing)
+    ("707", "After the first 3 hours, they have raised $2100", "After the first 3 hours"),
+    ("353", "After Andrea saved some money, she then spent the rest of her money on an $11 sweater and "
+            "gave her brother $4", "Spent the rest of her money on an $11 sweater and gave her brother $4"),
+    # a given of the asking clause keeps the word that says what its number is, and no verb
+    ("848", "After 3 years", "3 years"),
+    ("196", "8 pens", "8 pens cost"),
+])
+def test_key_information_from_the_reading_of_seed_31(gsm8k: dict, seed: str, text: str, fragment: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f["known_quantities"], f["known_quantities"]
+    assert fragment not in f["known_quantities"]

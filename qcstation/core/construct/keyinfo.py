@@ -525,7 +525,7 @@ def _describe(line: str, question_values: set[Fraction]) -> str:
         text = before.rstrip() + " ? " + text[m.end():].lstrip()
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + "?" + text[c.result_end:]
-    text = re.sub(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?%?",
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?",
                   lambda mm: mm.group(0) if _numbers(mm.group(0)) <= question_values else "?", text)
     text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
     text = re.sub(r"\s+", " ", text).strip()

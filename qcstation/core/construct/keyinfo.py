@@ -166,7 +166,8 @@ _LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while|whereas)\s+", re
 # a word after "and" that starts a clause of its own (its subject), or says "and then"
 _SUBJECT = frozenset("he she they it i we you there the a an his her their its my our your each every "
                      "this that these those some all both one then".split())
-_LEAD_PHRASE = re.compile(r"(?:after|before|during|within|for each|for every|in the|on the|at the|by the)\b", re.I)
+_LEAD_PHRASE = re.compile(r"(?:after|before|during|within|for each|for every|in the|on the|at the|by the"
+                          r"|in (?:\S+ )?(?:years?|months?|weeks?|days?|hours?|minutes?))\b", re.I)
 _PRONOUNS = frozenset("he she they it i we you".split())
 _TIMES = frozenset("twice thrice half double triple".split())
 _PREP = frozenset("to from in on at of for with by into onto over under".split())
@@ -197,8 +198,25 @@ def _shares_clause(prev: str, c: str) -> bool:
         and not nxt.startswith("$")
 
 
+# "Her bank account, which held $200 ..., now holds $420": a relative clause set off by commas
+# belongs to the clause around it; cut out, it has no head ("Which held $200") and its
+# clause has no subject ("Now holds $420")
+_RELATIVE = re.compile(r",\s+(?:which|who|whose)\s", re.I)
+
+
 def _clauses(sentence: str) -> list[str]:
+    if _RELATIVE.search(sentence):
+        return [sentence.strip(" ,;:")]
     parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
+    # "... where the pipes will freeze if the temperature falls below 32 degrees": a condition
+    # after its clause is said of it; cut off, it would read as a fact
+    joined: list[str] = []
+    for c in parts:
+        if joined and re.match(r"(?:if|unless)\s", c, re.I) and f"{joined[-1]} {c}" in sentence:
+            joined[-1] = f"{joined[-1]} {c}"
+        else:
+            joined.append(c)
+    parts = joined
     parts = _join_lists(parts, sentence)
     if len(parts) > 1 and _LEAD_PHRASE.match(parts[0]) and len(parts[0].split()) <= 6 \
             and re.match(re.escape(parts[0]) + r",\s+" + re.escape(parts[1]), sentence):
@@ -400,23 +418,14 @@ def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction]) ->
 
 def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: list[str], goal: str,
               known: list[str]) -> str:
-    """The story apart from its goal and its distractors. A one-sentence scenario that is
-    also a known quantity leaves the known quantity only the phrase from its number on
-    ("3 egg omelet every morning for breakfast"; ``known`` is changed in place)."""
+    """The story apart from its goal and its distractors. A one-sentence scenario may also be
+    the one clause that states the givens: the known quantity keeps the whole clause (cut to
+    the phrase from its number on, "$300 into a scheme", it would lose its subject)."""
     scenario_parts = [p for p in context_parts if p not in irrelevant]
     scenario = " ".join((p.strip() if p in context_sents else _cap(p, True)).rstrip(" ,;:")
                         + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?."):
         raise KeyInfoError("the question states no scenario apart from its goal")
-    flat = re.sub(r"[^a-z0-9]+", " ", scenario.lower()).strip()
-    for i, item in enumerate(known):
-        if re.sub(r"[^a-z0-9]+", " ", item.lower()).strip() == flat:
-            hit = _NUMBER.search(item) or _WORD_RE.search(item)
-            if hit and hit.start() > 0:
-                known[i] = item[hit.start():].rstrip(".")
-            else:
-                raise KeyInfoError("the question's only context is the known quantity itself; "
-                                   "a scenario cannot be told apart from it")
     return scenario
 
 

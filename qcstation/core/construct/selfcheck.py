@@ -283,7 +283,12 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
             where.setdefault(n, []).append(title)
     goal, scenario = _norm(content.get("goal", "")), _norm(content.get("problem_scenario", ""))
     reported: set[str] = set()
+    # a one-sentence story is also the clause that states its givens: the known quantity keeps
+    # it whole rather than lose its subject ("$300 into a scheme ..."); that is no repeat
+    one_sentence = re.search(r"[.!?]\s+\S", str(content.get("problem_scenario", "")).strip()) is None
     for n, fields in where.items():
+        if one_sentence and sorted(fields) == ["known quantities", "scenario"]:
+            continue
         if len(fields) > 1:
             pair = " and ".join(sorted(set(fields))) if len(set(fields)) > 1 else f"{fields[0]} (twice)"
             flags.append(Flag("repeated-field", "understanding", f"the same text is in {pair}: {n[:60]!r}"))

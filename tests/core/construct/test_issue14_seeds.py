@@ -412,3 +412,44 @@ def test_key_information_from_the_reading_of_seed_31(gsm8k: dict, seed: str, tex
     f = _keyinfo(gsm8k[seed])
     assert text in f["known_quantities"], f["known_quantities"]
     assert fragment not in f["known_quantities"]
+
+
+@pytest.mark.parametrize(("seed", "text", "fragment"), [
+    # a relative clause set off by commas stays in the clause around it: cut out, it has no head
+    ("654", "Her bank account, which held $200 at the start of the week, now holds $420",
+     "Which held $200 at the start of the week"),
+    ("179", "Rani has ten more crabs than Monic, who has 4 fewer crabs than Bo", "Who has 4 fewer crabs than Bo"),
+    # a condition after its clause is said of it; cut off, "the temperature falls below 32
+    # degrees" would read as a fact
+    ("790", "Carson lives in an old house where the pipes will freeze if the temperature inside the house "
+            "falls below 32 degrees", "The temperature inside the house falls below 32 degrees"),
+    # "In 7 years," is said of its clause: "He will be three times as old" is not true today
+    ("567", "In 7 years, he will be three times as old as his nephew", "In 7 years"),
+    # a one-sentence story is also its known quantity, kept whole with its subject
+    ("848", "Brenda invested $300 into a scheme that accumulates simple interest at the rate of "
+            "three-quarters of the original amount per year",
+     "$300 into a scheme that accumulates simple interest at the rate of three-quarters of the original "
+     "amount per year"),
+    ("369", "After scoring 14 points, Erin now has three times more points than Sara, who scored 8", "Who scored 8"),
+])
+def test_key_information_from_the_reading_of_seed_41(gsm8k: dict, seed: str, text: str, fragment: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f["known_quantities"], f["known_quantities"]
+    assert fragment not in f["known_quantities"]
+
+
+def test_307_the_two_of_two_thirds_is_no_given_of_its_own(gsm8k: dict) -> None:
+    # "Two-thirds ... and half of what is left": 20/2 divides by the half, not by the "Two" of
+    # "Two-thirds" (which is that fraction's numerator)
+    rule = rule_for_seed(gsm8k["307"])
+    words = {g["name"]: g["words"] for g in rule.givens}
+    assert sorted(words.values()) == ["60", "Two-thirds", "half"], words
+    assert "(/ s2_loaves_bread w_half_parts)" in rule.smtlib
+
+
+@pytest.mark.parametrize("seed", ["489", "762"])
+def test_two_thirds_written_as_a_division_by_one_thirds_three_is_not_rule_made(gsm8k: dict, seed: str) -> None:
+    # "Two thirds of Jana's puppies ... One third of the Pomeranians": 27 / 3 * 2 would bind the
+    # 3 to "One third" and the 2 to the "Two" of "Two thirds"
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k[seed])

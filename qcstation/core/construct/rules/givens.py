@@ -47,6 +47,9 @@ _Q_WORDS = {w: i for i, w in enumerate(
 _Q_WORDS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
 _Q_WORDS["dozen"] = 12
 _Q_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_Q_WORDS, key=len, reverse=True)) + r")\b", re.I)
+# a number word that is the numerator of a fraction in words ("Two-thirds", "three quarters")
+_NUMERATOR_RE = re.compile(r"-(?:halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\b"
+                           r"|\s(?:thirds|fifths|sixths|sevenths|eighths|ninths|tenths)\b", re.I)
 # factors a solution writes without the question stating them (units, percent, halves):
 # a step result equal to one of these is never linked because of the equality alone
 COMMON_FACTORS = frozenset(Fraction(v) for v in (2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000))
@@ -110,6 +113,8 @@ class Givens:
                 self.numbers.append(QuestionNumber(value / 100, m.group(0) + "%", m.start(),
                                                    _slug_after(question, m.end()), percent=True))
         for m in _Q_WORD_RE.finditer(question):
+            if _NUMERATOR_RE.match(question, m.end()):
+                continue  # the "two" of "two-thirds" is that fraction's, never a given of its own
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[m.group(1).lower()]), m.group(0),
                                                m.start(), _slug_after(question, m.end()),
                                                stems=words_at(question, m.start(), m.end())))

@@ -94,10 +94,44 @@ def _noted(r: Any, wide: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
-    from qcstation.eval import provenance as P
 
     if not 0 <= args.n_boot <= 100_000:
         raise M.MetricsError("--n-boot must be between 0 and 100000")
+    board, prov, corr = _gather(args)
+    if args.sort:
+        board.sort(key=lambda r: (r.values[args.sort].value is None,
+                                  -(r.values[args.sort].value or 0.0)))
+    if args.json:
+        runs = []
+        for r in board:
+            d = r.to_dict()
+            d["provenance"] = prov[r.run_id].to_dict()
+            runs.append(d)
+        print_json({"runs": runs, "spearman": corr.to_dict()} if corr is not None else runs)
+        return 0
+    if not board:
+        print("no finished evaluation runs" if not args.runs else "no runs")
+        return 0
+    print_table(*_table(board, prov, args))
+    if not args.wide:
+        print("values in % (Un 1..100); f/s = flexible/strict answer; R-m gated as in SMART;\n"
+              "left out = item-samples failed not by the model (judge_error, invalid_item, "
+              "checker_error); --wide: intervals")
+    _print_notes(board, prov, args.wide)
+    if corr is not None:
+        print("\nSpearman rho between metrics across runs")
+        print(corr.note)
+        print_table([""] + [M.LABELS[c] for c in corr.codes],
+                    [[M.LABELS[c1]] + ["-" if corr.rho[c1][c2] is None else f"{corr.rho[c1][c2]:+.2f}"
+                                       for c2 in corr.codes] for c1 in corr.codes])
+    return 0
+
+
+def _gather(args: argparse.Namespace) -> tuple[list[Any], dict[int, Any], Any]:
+    """(the board, each run's provenance, Spearman's rho or None), read from the store."""
+    from qcstation.eval import metrics as M
+    from qcstation.eval import provenance as P
+
     store = store_from_args(args)
     try:
         ids = resolve(store, args.runs) if args.runs else None
@@ -116,20 +150,14 @@ def run(args: argparse.Namespace) -> int:
             corr = M.correlation(store, [r.run_id for r in board])
     finally:
         store.close()
-    if args.sort:
-        board.sort(key=lambda r: (r.values[args.sort].value is None,
-                                  -(r.values[args.sort].value or 0.0)))
-    if args.json:
-        runs = []
-        for r in board:
-            d = r.to_dict()
-            d["provenance"] = prov[r.run_id].to_dict()
-            runs.append(d)
-        print_json({"runs": runs, "spearman": corr.to_dict()} if corr is not None else runs)
-        return 0
-    if not board:
-        print("no finished evaluation runs" if not args.runs else "no runs")
-        return 0
+    return board, prov, corr
+
+
+def _table(board: list[Any], prov: dict[int, Any], args: argparse.Namespace
+           ) -> tuple[list[str], list[list[Any]]]:
+    """(headers, rows) of the compact view, or with --wide of every metric."""
+    from qcstation.eval import metrics as M
+
     if args.wide:
         ci = not args.no_ci and args.n_boot > 0
         headers = ["run", "model", "release", "protocol", "items"] + [M.LABELS[c] for c in M.CODES] \
@@ -144,11 +172,11 @@ def run(args: argparse.Namespace) -> int:
                  prov[r.run_id].short]
                 + [_pct(r.values[c]) + ("/" + _pct(r.values[s]) if s else "") for _, c, s in COMPACT]
                 + [max(v.n for v in r.values.values()), _left_out(r, detail=False)] for r in board]
-    print_table(headers, rows)
-    if not args.wide:
-        print("values in % (Un 1..100); f/s = flexible/strict answer; R-m gated as in SMART;\n"
-              "left out = item-samples failed not by the model (judge_error, invalid_item, "
-              "checker_error); --wide: intervals")
+    return headers, rows
+
+
+def _print_notes(board: list[Any], prov: dict[int, Any], wide: bool) -> None:
+    """How each run measured, the warnings, and what is not reported."""
     print("\nmeasured as:")
     for r in board:
         print(_wrap(prov[r.run_id].line()))
@@ -167,14 +195,7 @@ def run(args: argparse.Namespace) -> int:
             extra.append(f"  run {r.run_id}: no scores yet (status {display_text(r.status, 20)}; "
                          f"`qcstation eval score {r.run_id}` scores what is stored)")
         else:
-            extra += notes([(f"run {r.run_id}", r.values[c]) for c in _noted(r, args.wide)])
+            extra += notes([(f"run {r.run_id}", r.values[c]) for c in _noted(r, wide)])
     if extra:
         print("\nnot reported:")
         print("\n".join(_wrap(e.strip()) for e in extra))
-    if corr is not None:
-        print("\nSpearman rho between metrics across runs")
-        print(corr.note)
-        print_table([""] + [M.LABELS[c] for c in corr.codes],
-                    [[M.LABELS[c1]] + ["-" if corr.rho[c1][c2] is None else f"{corr.rho[c1][c2]:+.2f}"
-                                       for c2 in corr.codes] for c1 in corr.codes])
-    return 0

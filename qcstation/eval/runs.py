@@ -364,14 +364,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
         raise EvalError(f"unknown refinement protocol {protocol!r}; use two-step or single-prompt")
     tasks = list(dict.fromkeys(tasks))
     _check_settings(tasks, shots, temperature, samples, limit, name)
-    if backend == REFERENCE or model == REFERENCE:
-        kind, model_cfg, label = REFERENCE, None, REFERENCE
-        model_spec: dict[str, Any] = {"name": REFERENCE, "model": REFERENCE}
-    else:
-        model_cfg = cfg.model(model)
-        kind = backend or backend_kind(model_cfg)
-        label = model_cfg.name
-        model_spec = _model_spec(model_cfg)
+    kind, model_cfg, label, model_spec = _run_model(cfg, model, backend)
     mtok = int(max_tokens if max_tokens is not None else eval_max_tokens(model_cfg))
 
     records, source = _records_for(store, release)
@@ -382,14 +375,7 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
                  "the working set (no seed has all four dimensions verified or accepted yet)")
         raise EvalError(f"nothing to evaluate in {where}")
     exemplars, pool = _draw_items(records, tasks, shots, limit, rng_seed)
-    templates = {t: T.load_template("reflection" if t == "refinement" and protocol == "two-step"
-                                    else t, cfg) for t in tasks}
-    if "refinement" in tasks and protocol == "two-step":
-        templates["refine"] = T.load_template("refine", cfg)
-    for t, change in (adjust or {}).items():
-        if t in templates:
-            templates[t] = change(templates[t])
-    judge = T.load_template("judge_understanding", cfg) if "understanding" in tasks else None
+    templates, judge = _run_templates(cfg, tasks, protocol, adjust)
     spec = {
         "format": SPEC_FORMAT,
         "source": source,
@@ -409,7 +395,38 @@ def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] |
         "n_items": len(pool),
         **dict(spec_extra or {}),
     }
-    actor = actor or current_actor()
+    return _insert_run(store, spec, source, tasks, label, model_spec, kind, name,
+                       actor or current_actor(), exemplars, pool, samples)
+
+
+def _run_model(cfg: Any, model: str, backend: str | None
+               ) -> tuple[str, Any, str, dict[str, Any]]:
+    """(backend kind, model config or None, label, the spec's model) of a new run."""
+    if backend == REFERENCE or model == REFERENCE:
+        return REFERENCE, None, REFERENCE, {"name": REFERENCE, "model": REFERENCE}
+    model_cfg = cfg.model(model)
+    return backend or backend_kind(model_cfg), model_cfg, model_cfg.name, _model_spec(model_cfg)
+
+
+def _run_templates(cfg: Any, tasks: Sequence[str], protocol: str,
+                   adjust: Mapping[str, Any] | None) -> tuple[dict[str, Any], Any]:
+    """(each task's template, as the protocol asks and ``adjust`` changes it; the
+    Understanding judge's template or None)."""
+    templates = {t: T.load_template("reflection" if t == "refinement" and protocol == "two-step"
+                                    else t, cfg) for t in tasks}
+    if "refinement" in tasks and protocol == "two-step":
+        templates["refine"] = T.load_template("refine", cfg)
+    for t, change in (adjust or {}).items():
+        if t in templates:
+            templates[t] = change(templates[t])
+    judge = T.load_template("judge_understanding", cfg) if "understanding" in tasks else None
+    return templates, judge
+
+
+def _insert_run(store: Store, spec: dict[str, Any], source: dict[str, Any], tasks: list[str],
+                label: str, model_spec: dict[str, Any], kind: str, name: str | None, actor: str,
+                exemplars: list[dict[str, Any]], pool: list[dict[str, Any]], samples: int) -> int:
+    """Store the run, its frozen items and the event saying so, in one transaction."""
     with store.transaction():
         run_id = store.insert("eval_runs", {
             "release_id": source.get("release_id"), "model": label,

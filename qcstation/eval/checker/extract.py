@@ -386,18 +386,29 @@ def extract_answer(text: str | None) -> Extraction:
     if not text.strip():
         return Extraction(None, None, None, "empty response")
     tail = _strip_terminal(text[-MAX_SCAN_CHARS:])
+    found = _from_box(tail)
+    if found is None:
+        found = _from_marker_or_bold(tail)
+    return found if found is not None else _from_last_number(tail)
 
+
+def _from_box(tail: str) -> Extraction | None:
+    """Rule 1: the last non-empty box (an unclosed last box is unparseable)."""
     try:
         box = _last_box(tail)
     except UnbalancedBox as exc:
         return Extraction(None, "boxed", None, str(exc))
-    if box is not None:
-        cleaned = clean_candidate(box) or box.strip()
-        if hedged(cleaned):
-            return Extraction(cleaned, "boxed", None, HEDGED_REASON, hedged=True)
-        answer, value = _read_whole(cleaned)
-        return Extraction(answer, "boxed", value)
+    if box is None:
+        return None
+    cleaned = clean_candidate(box) or box.strip()
+    if hedged(cleaned):
+        return Extraction(cleaned, "boxed", None, HEDGED_REASON, hedged=True)
+    answer, value = _read_whole(cleaned)
+    return Extraction(answer, "boxed", value)
 
+
+def _from_marker_or_bold(tail: str) -> Extraction | None:
+    """Rules 2 and 3: the last answer marker's answer, else the last bold number."""
     bolds: list[tuple[int, str, ExactAnswer]] = []
     for pos, bold in _bold_matches(tail):
         inner = clean_candidate(bold)
@@ -418,7 +429,11 @@ def extract_answer(text: str | None) -> Extraction:
 
     if bolds:
         return Extraction(bolds[-1][1], "bold", bolds[-1][2])
+    return None
 
+
+def _from_last_number(tail: str) -> Extraction:
+    """Rule 4: the last number, or the LaTeX math span it sits in; else nothing found."""
     last_any: re.Match[str] | None = None
     last_plain: re.Match[str] | None = None
     for m in _TOKEN_STRICT.finditer(tail):

@@ -314,21 +314,7 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
     """
     path = Path(path)
     sink = problems if problems is not None else []
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise BatchFileError(f"{path} is not a file")
-    except FileNotFoundError:
-        raise BatchFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if size > max_file_bytes:
-        raise BatchFileError(f"{path} is {size} bytes, more than the {max_file_bytes} a batch "
-                             f"output file may have; split it")
-    try:
-        f = path.open("rb")
-    except OSError as exc:
-        raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    f = _open_output(path, max_file_bytes)
     first_line: dict[str, int] = {}
     start = len(sink)
     with f:
@@ -355,25 +341,9 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
             if not raw.strip():
                 lineno += _skip_blank_run(f)   # a run of blank lines is counted in C, not line by line
                 continue
-            if too_deep(raw):
-                sink.append(f"{path}:{lineno}: not valid JSON (nested too deeply); skipped")
-                continue
-            if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
-                sink.append(f"{path}:{lineno}: more than {MAX_JSON_NODES:,} JSON objects and arrays; skipped")
-                continue
-            try:
-                record = json.loads(raw.decode("utf-8"))
-                reply = _reply(record)
-            except UnicodeDecodeError:
-                sink.append(f"{path}:{lineno}: not UTF-8 text; skipped")
-                continue
-            except (ValueError, RecursionError) as exc:
-                reason = "nested too deeply" if isinstance(exc, RecursionError) else \
-                    message_text(exc, 120)
-                sink.append(f"{path}:{lineno}: not valid JSON ({reason}); skipped")
-                continue
-            except _Skip as exc:
-                sink.append(f"{path}:{lineno}: {exc}; skipped")
+            reply = _parse_line(raw)
+            if isinstance(reply, str):
+                sink.append(f"{path}:{lineno}: {reply}; skipped")
                 continue
             if reply.custom_id in first_line:
                 sink.append(f"{path}:{lineno}: {message_text(reply.custom_id, 80)} already appeared "
@@ -382,3 +352,40 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
             first_line[reply.custom_id] = lineno
             reply.extra["line"] = lineno
             yield reply
+
+
+def _open_output(path: Path, max_file_bytes: int) -> IO[bytes]:
+    """The batch output file, open for reading; :class:`BatchFileError` when it is
+    missing, not a file, unreadable or larger than ``max_file_bytes``."""
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise BatchFileError(f"{path} is not a file")
+    except FileNotFoundError:
+        raise BatchFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size > max_file_bytes:
+        raise BatchFileError(f"{path} is {size} bytes, more than the {max_file_bytes} a batch "
+                             f"output file may have; split it")
+    try:
+        return path.open("rb")
+    except OSError as exc:
+        raise BatchFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _parse_line(raw: bytes) -> EvalReply | str:
+    """One result line as a reply, or why it is skipped."""
+    if too_deep(raw):
+        return "not valid JSON (nested too deeply)"
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
+        return f"more than {MAX_JSON_NODES:,} JSON objects and arrays"
+    try:
+        return _reply(json.loads(raw.decode("utf-8")))
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else message_text(exc, 120)
+        return f"not valid JSON ({reason})"
+    except _Skip as exc:
+        return str(exc)

@@ -10,6 +10,7 @@ its caller.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import importlib
 import math
@@ -23,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "apply_worker_limits",
@@ -33,6 +34,7 @@ __all__ = [
     "signal_name",
     "mp_context",
     "JobResult",
+    "ClosingPool",
     "IsolatedPool",
 ]
 
@@ -303,7 +305,31 @@ class _PoolWorker(WorkerProcess):
                          f"(exit code {code})", elapsed_ms)
 
 
-class IsolatedPool:
+class ClosingPool(abc.ABC):
+    """A pool of worker processes as a context manager: leaving the ``with`` block, or the
+    pool being collected, calls its ``close()`` (best effort at collection)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop the pool's workers; calling it again does nothing."""
+
+    def __enter__(self: _P) -> _P:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+_P = TypeVar("_P", bound=ClosingPool)
+
+
+class IsolatedPool(ClosingPool):
     """Worker processes that run ``target`` (``"module:function"``, a function of one
     picklable payload returning a picklable value) with limits; a context manager.
 
@@ -462,15 +488,3 @@ class IsolatedPool:
             workers, self._workers = self._workers, []
         for w in workers:
             w.stop()
-
-    def __enter__(self) -> IsolatedPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001
-            pass

@@ -22,7 +22,7 @@ from typing import Any
 
 from qcstation.common.errors import VerificationError
 from qcstation.core.verify.answers import ExactAnswer
-from qcstation.core.verify.isolation import MPContext, WorkerProcess, mp_context
+from qcstation.core.verify.isolation import ClosingPool, MPContext, WorkerProcess, mp_context
 from qcstation.core.verify.isolation import apply_worker_limits as _apply_worker_limits
 from qcstation.core.verify.isolation import current_vm_mb as _current_vm_mb
 from qcstation.core.verify.isolation import set_cpu_budget as _set_cpu_budget
@@ -187,7 +187,7 @@ class _Jobs:
         w.inflight.clear()
 
 
-class VerifierPool:
+class VerifierPool(ClosingPool):
     """Persistent, isolated Z3 worker processes; a context manager.
 
     Workers are started once (limits applied once per worker) and replaced when
@@ -390,18 +390,6 @@ class VerifierPool:
             self._cond.notify_all()
         for w in idle:
             w.stop()
-
-    def __enter__(self) -> VerifierPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001
-            pass
 
 
 def verify_smtlib(text: str, expected: str | ExactAnswer | None = None,

@@ -112,6 +112,7 @@ class _Writer(threading.Thread):
     def __init__(self, db_path: Path, run_id: int, model: str, live: _LiveScoring | None = None) -> None:
         super().__init__(name=f"eval-writer-{run_id}", daemon=True)
         self.db_path, self.run_id, self.model = db_path, run_id, model
+        self._cache_request = json.dumps({"eval": True, "model": model})
         self.live = live
         # a deque, not a queue.Queue: appending wakes no thread (a Condition notify per
         # reply cost ~7% of a run's CPU); the writer looks every WRITE_EVERY_S
@@ -181,7 +182,8 @@ class _Writer(threading.Thread):
 
     def _flush(self, store: Store, batch: list[Any]) -> None:
         rows = [r for r, _ in batch]
-        cache = [(k, self.model, json.dumps({"eval": True, "model": self.model}), resp, now())
+        at = now()
+        cache = [(k, self.model, self._cache_request, resp, at)
                  for _, c in batch if c is not None for k, resp in [c]]
         with store.transaction():
             self.unstorable += write_outputs(store.conn, rows)
@@ -195,18 +197,25 @@ class _Writer(threading.Thread):
 
 
 class _LiveScoring(threading.Thread):
-    """Scores answer-task outputs after they are committed, on its own thread and connection
-    (the checker bounds each item's time: one that cannot finish is ``unparseable``). What it
-    has not scored when the run ends is scored by the scoring pass after the run."""
+    """Scores answer-task outputs after they are committed, in a worker process of its own
+    (:func:`_live_worker`: the checking and the score rows' SQLite writes, on its own
+    connection, never take the event loop's interpreter lock). This thread only hands it
+    the committed batches and waits for each to be done. The checker bounds each item's
+    time (one that cannot finish is ``unparseable``). What the worker has not scored when
+    the run ends is scored by the scoring pass after the run; if the worker cannot start or
+    dies, the scoring pass scores everything left."""
 
     def __init__(self, db_path: Path, run_id: int, versions: Mapping[str, str]) -> None:
         super().__init__(name=f"eval-scoring-{run_id}", daemon=True)
-        self.db_path = db_path
-        self.scorer = LiveScorer(run_id, versions)
+        self.db_path, self.run_id, self.versions = db_path, run_id, dict(versions)
         self.q: queue.Queue[Any] = queue.Queue()
         self.stopping = threading.Event()
         self.failed: str | None = None
         self.skipped = 0              # outputs left to the scoring pass (queue full)
+        self.scored = 0               # outputs the worker scored and stored
+        self._proc: Any = None
+        self._conn: Any = None
+        self._started = threading.Event()
 
     def put(self, outputs: list[tuple[int, str, int, str]]) -> None:
         """Queue committed outputs; beyond :data:`LIVE_QUEUE_BATCHES` batches behind, they
@@ -217,29 +226,52 @@ class _LiveScoring(threading.Thread):
             else:
                 self.skipped += len(outputs)
 
+    def worker_pid(self) -> int | None:
+        """The scoring worker's process id (None before it starts)."""
+        self._started.wait(10.0)
+        return None if self._proc is None else self._proc.pid
+
+    def _start_worker(self) -> None:
+        from qcstation.core.verify.isolation import mp_context, stderr_with_a_descriptor
+
+        ctx = mp_context()
+        parent, child = ctx.Pipe(duplex=True)
+        # not a daemon: its answer checker may start math-verify workers of its own; it
+        # ends when its pipe closes (this process gone) or on None
+        proc = ctx.Process(target=_live_worker, name=f"qcstation-scoring-{self.run_id}",
+                           args=(child, str(self.db_path), self.run_id, self.versions), daemon=False)
+        with stderr_with_a_descriptor():
+            proc.start()
+        child.close()
+        self._proc, self._conn = proc, parent
+
     def run(self) -> None:
         try:
-            store = Store(self.db_path, migrate=False, create=False)
+            self._start_worker()
         except Exception as exc:  # pragma: no cover - the scoring pass scores these
             self.failed = f"{exc.__class__.__name__}: {exc}"
             return
+        finally:
+            self._started.set()
+        conn = self._conn
         try:
             while not self.stopping.is_set():
                 try:
                     outputs = self.q.get(timeout=0.2)
                 except queue.Empty:
                     continue
+                conn.send(outputs)
                 if outputs is None:
+                    conn.recv()          # the worker's goodbye: everything sent is stored
                     return
-                rows = self.scorer.rows(store, outputs)
-                if rows and not self.stopping.is_set():
-                    with store.transaction():
-                        store.conn.executemany(INSERT_SCORE, rows)
-        except Exception as exc:   # the scoring pass after the run scores these instead
+                reply = conn.recv()
+                if isinstance(reply, str):   # the worker's fault: the pass scores the rest
+                    self.failed = reply
+                    return
+                self.scored += int(reply)
+        except (EOFError, OSError) as exc:   # the worker died, or was stopped by close()
             if not self.stopping.is_set():
-                self.failed = f"{exc.__class__.__name__}: {exc}"
-        finally:
-            store.close()
+                self.failed = f"the scoring worker stopped: {exc.__class__.__name__}: {exc}"
 
     def close(self, drain_s: float = 0.0) -> None:
         """Score what is queued for at most ``drain_s`` seconds, then stop (what is left is
@@ -247,11 +279,58 @@ class _LiveScoring(threading.Thread):
         self.q.put(None)
         self.join(timeout=drain_s)
         self.stopping.set()
-        try:
-            self.scorer.close()
-        except Exception:  # pragma: no cover
-            pass
+        proc = self._proc
+        if proc is not None:
+            if self.is_alive() or proc.is_alive():
+                # past the drain: stopped where it is (an uncommitted batch is rolled back)
+                proc.join(timeout=0.0 if self.is_alive() else 2.0)
+                if proc.is_alive():
+                    proc.kill()
+                proc.join(timeout=5.0)
+            try:
+                self._conn.close()
+            except OSError:  # pragma: no cover
+                pass
         self.join(timeout=2.0)
+
+
+def _live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str]) -> None:
+    """The scoring worker: for each batch of committed outputs it receives, the score rows
+    (:class:`~qcstation.eval.scorers.LiveScorer`, exactly those the scoring pass writes),
+    stored in one transaction; answers with the number scored (or why it cannot go on).
+    ``None`` ends it."""
+    from qcstation.core.verify.isolation import silence_output
+
+    silence_output()
+    store: Store | None = None
+    scorer: LiveScorer | None = None
+    try:
+        store = Store(Path(db_path), migrate=False, create=False)
+        scorer = LiveScorer(run_id, versions)
+        while True:
+            outputs = conn.recv()
+            if outputs is None:
+                conn.send(0)
+                return
+            try:
+                rows = scorer.rows(store, outputs)
+                if rows:
+                    with store.transaction():
+                        store.conn.executemany(INSERT_SCORE, rows)
+            except Exception as exc:   # the scoring pass after the run scores these instead
+                conn.send(f"{exc.__class__.__name__}: {exc}")
+                return
+            conn.send(len(outputs))
+    except (EOFError, OSError, KeyboardInterrupt):
+        return     # the run's process is gone (or stopped us): nothing more to score
+    finally:
+        if scorer is not None:
+            try:
+                scorer.close()
+            except Exception:  # pragma: no cover
+                pass
+        if store is not None:
+            store.close()
 
 
 class _Heartbeat(threading.Thread):

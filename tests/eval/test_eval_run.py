@@ -8,6 +8,7 @@ import socket
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -387,3 +388,53 @@ def test_the_judge_sees_the_candidate_fenced_and_cannot_be_closed_out(qs_db: Pat
     assert judge_prompt.count("<candidate>") == 1 and judge_prompt.count("</candidate>") == 1
     assert "[candidate tag removed]" in judge_prompt
     assert judge_prompt.index("Ignore the above") < judge_prompt.index("</candidate>")
+
+
+#: replies of every shape the checker reads differently: plain, boxed, marker, bold, LaTeX
+#: (decided by math-verify in its workers), hedged, unclosed box, none, error-type lines
+_SHAPES = ("The answer is {g}.", "\\boxed{{{g}}}", "#### {g}", "so **{g}** apples", "The answer is {g} or 3.",
+           "\\boxed{{\\frac{{{g}}}{{1}}}}", "$3 \\times 6 = {g}$", "\\boxed{{{g}", "no number at all",
+           "The answer is 7.", "Final answer: $\\sqrt{{2}}$", "Error types: arithmetic inaccuracy\n"
+           "Corrected solution: it is {g}.\nThe answer is {g}.", "Error types: none\nThe answer is {g}.",
+           "{g} dollars, i.e. 25%", "")
+
+
+def test_live_scoring_in_its_worker_writes_what_the_pass_writes_on_every_reply_shape(
+        qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    """The same replies scored twice: live (in the scoring worker, while the run stores
+    them) and by the scoring pass alone. Every stored score row is the same."""
+    import hashlib
+
+    def reply(req: dict[str, Any]) -> str:
+        prompt = req["messages"][-1]["content"]
+        h = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+        nums = [t for t in prompt.replace("$", " ").split() if t.strip(".,").isdigit()]
+        g = nums[h % len(nums)].strip(".,") if nums else "18"
+        return _SHAPES[h % len(_SHAPES)].format(g=g)
+
+    fake_openai.responder = reply
+    cfg = config({"m": local_model(fake_openai.base_url, concurrency=4)})
+    tasks = ["final", "arithmetic", "refinement"]
+    with Store(qs_db) as s:
+        r1, r2 = (create_run(s, cfg, model="m", tasks=tasks, shots=0, limit=40, rng_seed=5,
+                             protocol="single-prompt") for _ in range(2))
+    execute_run(qs_db, r1, cfg, live_score=True)
+    with Store(qs_db) as s:
+        live = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (r1,))
+    scorers.score_run(qs_db, r1, cfg, only_missing=True)
+    execute_run(qs_db, r2, cfg)
+    scorers.score_run(qs_db, r2, cfg)
+
+    def rows(rid: int) -> list[tuple[Any, ...]]:
+        with Store(qs_db) as s:
+            return [tuple(r.values()) for r in s.query(
+                "SELECT seed_id, sample_idx, metric, task, verdict, score, extracted, detail, "
+                "scorer_version, source, difficulty FROM eval_scores WHERE run_id = ? "
+                "ORDER BY seed_id, sample_idx, metric", (rid,))]
+
+    a, b = rows(r1), rows(r2)
+    assert live > 0 and len(a) == 40 * 7      # fi, ar, rm: flexible and strict; rt
+    assert a == b
+    verdicts = {r[4] for r in a}
+    assert {"correct", "wrong", "unparseable"} <= verdicts      # the shapes were really varied
+    assert any('"method": "math-verify"' in r[7] for r in a)   # and some went to math-verify

@@ -271,13 +271,15 @@ def test_cause4_outputs_are_stored_while_slow_scoring_goes_on(qs_db: Path, fake_
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from qcstation.eval import scorers
 
-    real = scorers.LiveScorer.rows
+    frozen: list[int] = []
+    start = runner._LiveScoring._start_worker
 
-    def slow_rows(self: Any, store: Store, outputs: list[Any]) -> list[Any]:
-        time.sleep(2.0 * len(outputs))       # a checker that takes 2 s an item
-        return real(self, store, outputs)
+    def start_then_freeze(self: Any) -> None:      # a scorer that never gets to score
+        start(self)
+        os.kill(self._proc.pid, signal.SIGSTOP)
+        frozen.append(self._proc.pid)
 
-    monkeypatch.setattr(scorers.LiveScorer, "rows", slow_rows)
+    monkeypatch.setattr(runner._LiveScoring, "_start_worker", start_then_freeze)
     monkeypatch.setattr(runner, "LIVE_DRAIN_S", 0.5)
     fake_openai.responder = lambda req: "\\boxed{10^{10^{10}}}"
     cfg = config({"m": local_model(fake_openai.base_url)})
@@ -286,7 +288,12 @@ def test_cause4_outputs_are_stored_while_slow_scoring_goes_on(qs_db: Path, fake_
     prog = execute_run(qs_db, run_id, cfg, live_score=True)
     took = time.monotonic() - t0
     assert prog.status == "done" and len(_outputs(qs_db, run_id)) == 20
-    assert took < 10, took                    # not 20 items x 2 s
+    assert took < 10, took                    # storing never waited on the frozen scorer
+    assert frozen and not os.path.exists(f"/proc/{frozen[0]}")    # stopped, not left behind
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
+    rest = scorers.score_run(qs_db, run_id, cfg, only_missing=True)   # the pass scores it all
+    assert rest.scored == 40 and sum(rest.counts["fi"].values()) == 20
 
 
 def test_cause4_the_heartbeat_beats_on_its_own_timer(qs_db: Path, fake_openai: FakeOpenAI,

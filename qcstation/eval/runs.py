@@ -477,7 +477,7 @@ class RunContext:
         self._prefix = {t: T.prefix_messages(tpl, self.exemplars) for t, tpl in self.templates.items()}
         # the prefix as it appears in the prompt's JSON (serialised once per task, not per request)
         self._prefix_json = {t: ",".join(_compact(m) for m in msgs) for t, msgs in self._prefix.items()}
-        self._values: tuple[int, dict[str, str]] | None = None
+        self._values: tuple[int, Mapping[str, str]] | None = None
 
     def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
         """The evaluated items in order, read a page at a time (no cursor left open)."""
@@ -504,7 +504,7 @@ class RunContext:
         tpl = self.templates[task]
         sid = int(record["seed_id"])
         if self._values is None or self._values[0] != sid:
-            self._values = (sid, T.record_values(record))
+            self._values = (sid, T.LazyValues(record))
         messages = T.build_messages(tpl, record, prefix=self._prefix[task], values=self._values[1])
         head = self._prefix_json[task]
         blob = "[" + head + ("," if head else "") + _compact(messages[-1]) + "]"

@@ -334,25 +334,57 @@ def notation_working(notation: str) -> str | None:
     return "\n".join(lines)
 
 
-def record_values(record: Mapping[str, Any]) -> dict[str, str]:
+def _key_information(record: Mapping[str, Any]) -> str:
     ki = record.get("key_information")
-    key_info = render_key_information(ki) if isinstance(ki, Mapping) else str(record.get("background") or "")
-    types = error_type_ids(record)
-    return {
-        "question": str(record.get("question") or ""),
-        "key_information": key_info,
-        "smtlib": str(record.get("smt-lib") or "").strip(),
-        "notation": str(record.get("notation") or ""),
-        "working": notation_working(str(record.get("notation") or ""))
-        or strip_final_line(str(record.get("gt_cot") or "")),
-        "answer": gold_answer(record),
-        "solution": strip_final_line(str(record.get("gt_cot") or "")),
-        "w_cot": str(record.get("w_cot") or ""),
-        "error_types": ", ".join(ERROR_TYPE_DEFINITIONS[t][0] if t in ERROR_TYPE_DEFINITIONS else t
-                                 for t in types),
-        "error_type_definitions": "\n".join(f"- {name}: {definition}"
-                                            for name, definition in ERROR_TYPE_DEFINITIONS.values()),
-    }
+    return render_key_information(ki) if isinstance(ki, Mapping) else str(record.get("background") or "")
+
+
+def _error_types(record: Mapping[str, Any]) -> str:
+    return ", ".join(ERROR_TYPE_DEFINITIONS[t][0] if t in ERROR_TYPE_DEFINITIONS else t
+                     for t in error_type_ids(record))
+
+
+#: the placeholders a template may use, each computed from the item's record
+_VALUES: dict[str, Any] = {
+    "question": lambda r: str(r.get("question") or ""),
+    "key_information": _key_information,
+    "smtlib": lambda r: str(r.get("smt-lib") or "").strip(),
+    "notation": lambda r: str(r.get("notation") or ""),
+    "working": lambda r: notation_working(str(r.get("notation") or ""))
+    or strip_final_line(str(r.get("gt_cot") or "")),
+    "answer": lambda r: gold_answer(r),
+    "solution": lambda r: strip_final_line(str(r.get("gt_cot") or "")),
+    "w_cot": lambda r: str(r.get("w_cot") or ""),
+    "error_types": _error_types,
+    "error_type_definitions": lambda r: "\n".join(f"- {name}: {definition}"
+                                                  for name, definition in ERROR_TYPE_DEFINITIONS.values()),
+}
+
+
+def record_values(record: Mapping[str, Any]) -> dict[str, str]:
+    """Every placeholder's value for one item."""
+    return {name: value(record) for name, value in _VALUES.items()}
+
+
+class LazyValues(Mapping[str, str]):
+    """:func:`record_values` computed one placeholder at a time, when a template first asks
+    for it (a run builds a million prompts; most templates use two or three of the ten)."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        self._record = record
+        self._known: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        known = self._known.get(name)
+        if known is None:
+            known = self._known[name] = _VALUES[name](self._record)
+        return known
+
+    def __iter__(self) -> Any:
+        return iter(_VALUES)
+
+    def __len__(self) -> int:
+        return len(_VALUES)
 
 
 def reference_answer(template: Template, record: Mapping[str, Any]) -> str:

@@ -112,3 +112,32 @@ def test_arithmetic_exemplars_show_their_working_step_by_step() -> None:
     tpl = T.load_template("arithmetic")
     shown = T.reference_answer(tpl, {"notation": text, "answer": "64"})
     assert shown.endswith("answer = s3 + s4 = 64\nThe answer is 64.")
+
+
+def test_lazy_values_are_record_values_one_at_a_time(tmp_path: Path) -> None:
+    """What a run's prompts are filled from (computed on demand) equals record_values on
+    the quickstart working set's records, on partial ones and on RECORD; every template
+    fills the same."""
+    import json
+
+    from db import Store
+    from qcstation.eval.runs import create_run
+    from tests.eval_helpers import config, quickstart_db
+
+    with Store(quickstart_db(tmp_path)) as s:
+        run = create_run(s, config(), model="reference", tasks=["final"], shots=0)
+        records = [json.loads(r["record"]) for r in s.query(
+            "SELECT record FROM eval_items WHERE run_id = ?", (run,))]
+    assert len(records) > 20
+    records += [RECORD, {}, {"question": "q", "notation": "Let a = 3. answer = a + 1."},
+                {"key_information": "not a mapping", "background": "b", "errors": [{"type": "x"}]},
+                {"wrong": ["arithmetic error"], "gt_cot": "3 + 4 = 7\nThe answer is 7."}]
+    templates = [T.load_template(n, None) for n in
+                 ("final", "arithmetic", "refinement", "reflection", "refine", "understanding")]
+    for r in records:
+        eager = T.record_values(r)
+        assert T.fill("{question}|{nope}", T.LazyValues(r)) == T.fill("{question}|{nope}", eager)
+        assert dict(T.LazyValues(r)) == eager and list(T.LazyValues(r)) == list(eager)
+        for tpl in templates:
+            assert T.fill(tpl.user, T.LazyValues(r)) == T.fill(tpl.user, eager)
+            assert T.fill(tpl.assistant, T.LazyValues(r)) == T.fill(tpl.assistant, eager)

@@ -255,11 +255,13 @@ class RunsScreen(QCScreen):
     def _execute(self, run_id: int | None, request: RunRequest | None,
                  cancel: threading.Event) -> None:
         from qcstation.eval.evaluate import run_and_score
-        from qcstation.eval.runs import create_run
+        from qcstation.eval.runs import create_run, refuse_unusable_model
 
         app = self.qc_app
         if run_id is None:
             assert request is not None
+            # as `eval run` does: a model that cannot be used leaves no run behind
+            refuse_unusable_model(app.config, request.model, request.backend)
             with app.open_store() as store:
                 run_id = int(create_run(
                     store, app.config, model=request.model, release=request.release,

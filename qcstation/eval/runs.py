@@ -345,6 +345,26 @@ def _draw_items(records: list[dict[str, Any]], tasks: list[str], shots: int, lim
     return exemplars, pool
 
 
+def refuse_unusable_model(cfg: Any, model: str, backend: str | None = None) -> None:
+    """Refuse a model that cannot be used before its run is created (nothing is left
+    behind): vLLM not installed for a vLLM model; the key variable unset or no server
+    answering for an OpenAI-compatible one. The offline reference model is always usable.
+    The CLI's ``eval run`` and the workstation's start-run form both ask this first."""
+    if model == REFERENCE or backend == REFERENCE:
+        return
+    model_cfg = cfg.model(model)
+    if (backend or backend_kind(model_cfg)) == "vllm":
+        from qcstation.eval.backends.vllm import require_vllm
+
+        require_vllm()
+        return
+    from qcstation.common.preflight import model_preflight
+
+    why = model_preflight(model_cfg)   # key variable unset, no server answers
+    if why is not None:
+        raise EvalError(f"not started: {why}", title="Model not usable")
+
+
 def create_run(store: Store, cfg: Any, *, model: str, release: tuple[str, str] | None = None,
                tasks: Sequence[str] = TASKS, shots: int = 3, temperature: float = 0.0,
                samples: int = 1, limit: int | None = None, max_tokens: int | None = None,

@@ -4,6 +4,7 @@ with filters and pages, read an item, compare two runs, draw the charts."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,10 @@ async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
         assert isinstance(app.screen, StartRunModal)
         await _type_into(pilot, "#run_limit", "8")
         await pilot.press("ctrl+s")
+        # the run's end, however long a loaded machine takes: its notice, then the list
+        # shown again (not a fixed number of rounds)
+        await _until(pilot, lambda: any("Run #1 finished" in n for n in notifications(app)))
+        await _until(pilot, lambda: "#1 reference working set done 40/40" in flat(screen_text(app)))
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
         runs = _runs(qc_db)
@@ -116,6 +121,44 @@ async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
         await pilot.press("enter")      # a finished run is not resumed
         await settle(pilot)
         assert any("is finished; b browses its results" in n for n in notifications(app))
+
+
+async def _until(pilot: Pilot[Any], done: Any, timeout_s: float = 120.0) -> None:
+    """Let the app run until ``done()`` holds (a bound for a loaded machine, not a pace)."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "the app never got there"
+        await pilot.pause(0.05)
+
+
+async def test_a_model_that_cannot_be_used_is_refused_before_a_run_is_created(
+        qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `eval run` does: the key variable unset, the form's run is refused with the
+    reason and no run record is left behind."""
+    monkeypatch.delenv("QCSTATION_TEST_UNSET_KEY", raising=False)
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "models": {"cloud": {"model": "gpt-x",
+                                                "api_key_env": "QCSTATION_TEST_UNSET_KEY"}}},
+                          "<test>")
+    app = make_app(qc_db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, StartRunModal)
+        await _type_into(pilot, "#run_limit", "8")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        shown = flat(screen_text(app)) + " ".join(notifications(app))
+        assert "not started" in shown and "QCSTATION_TEST_UNSET_KEY is not set" in shown, shown
+        assert _runs(qc_db) == []                       # nothing created, nothing to clean up
+        if not isinstance(app.screen, RunsScreen):      # the error's modal
+            await pilot.press("escape")
+            await settle(pilot)
+        assert isinstance(app.screen, RunsScreen) and app.screen.active_run is None
+        assert "No evaluation runs yet" in flat(screen_text(app))
 
 
 async def test_a_bad_form_value_says_why_and_keeps_the_dialog(qc_db: Path) -> None:

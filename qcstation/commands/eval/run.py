@@ -104,23 +104,14 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def run(args: argparse.Namespace) -> int:
-    from qcstation.eval.runs import EvalError, create_run, resolve_release
+    from qcstation.eval.runs import EvalError, create_run, refuse_unusable_model, resolve_release
     from qcstation.eval.types import TASKS
 
     cfg = config(args)
     if not args.model:
         raise EvalError("name the model to evaluate with --model NAME (a [models.NAME] of the "
                         "configuration) or --model reference for the offline self-test")
-    if args.model != "reference" and cfg.model(args.model).backend == "vllm":
-        from qcstation.eval.backends.vllm import require_vllm
-
-        require_vllm()   # before the run is created: no empty run left behind without vLLM
-    elif args.model != "reference":
-        from qcstation.common.preflight import model_preflight
-
-        why = model_preflight(cfg.model(args.model))   # key variable unset, no server answers
-        if why is not None:
-            raise EvalError(f"not started: {why}", title="Model not usable")
+    refuse_unusable_model(cfg, args.model)   # before the run is created: nothing left behind
     with store_from_args(args) as store:
         release = None if args.working_set else resolve_release(store, args.release)
         shots = args.shots if args.shots is not None else cfg.eval.shots

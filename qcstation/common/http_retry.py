@@ -214,6 +214,32 @@ def clean_token(value: Any, limit: int = 80) -> str | None:
     return one_line(clean_text(value), limit)
 
 
+def chat_reply_parts(body: Any, excerpt: int = 300
+                     ) -> tuple[dict[str, Any], dict[str, Any], Any, dict[str, Any]] | str:
+    """What every reader of a ``chat.completion`` body takes from it: (the first choice,
+    its message, its content with content parts joined, the usage object or ``{}``), or a
+    string saying why the body is unusable (not an object, no choices: with the server's
+    own error message when it sent one, cut at ``excerpt``; a choice without a message).
+    What an empty or missing content means is the reader's to decide."""
+    if not isinstance(body, dict):
+        return f"response is JSON but not an object ({type(body).__name__})"
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return f"server returned an error object: {clean_text(str(err.get('message'))[:excerpt])}"
+        return "response has no choices"
+    first = choices[0]
+    if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
+        return "response choice has no message"
+    msg = first["message"]
+    content = msg.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    usage = body.get("usage")
+    return first, msg, content, usage if isinstance(usage, dict) else {}
+
+
 def token_count(value: Any, name: str, notes: list[str]) -> int | None:
     """A usage count a server reports, if it is a plausible one; otherwise None, with a note."""
     if value is None:

@@ -48,6 +48,7 @@ from qcstation.common.http_retry import (  # noqa: F401  (re-exported)
     RETRY_STATUSES,
     BadReply,
     BodyDecoder,
+    chat_reply_parts,
     clean_text,
     clean_token,
     load_json_reply,
@@ -216,21 +217,10 @@ def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parse
     field is untrusted: text cut at :data:`MAX_REPLY_CHARS`, without lone surrogates and
     without the API key; finish reason and model printable and short; token counts that
     are not counts dropped."""
-    if not isinstance(body, dict):
-        raise ValueError(f"response is JSON but not an object ({type(body).__name__})")
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices:
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            raise ValueError(f"server returned an error object: {clean_text(str(err.get('message'))[:_EXCERPT])}")
-        raise ValueError("response has no choices")
-    first = choices[0]
-    if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
-        raise ValueError("response choice has no message")
-    msg = first["message"]
-    content = msg.get("content")
-    if isinstance(content, list):  # content parts
-        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    parts = chat_reply_parts(body, _EXCERPT)
+    if isinstance(parts, str):
+        raise ValueError(parts)
+    first, msg, content, usage = parts
     finish = clean_token(first.get("finish_reason"), 40)
     if not isinstance(content, str) or not content.strip():
         refusal = msg.get("refusal")
@@ -239,9 +229,6 @@ def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parse
         raise ValueError(f"response has empty content (finish_reason={finish})")
     if len(content) > MAX_REPLY_CHARS:
         content = content[:MAX_REPLY_CHARS] + f"\n[qcstation: reply cut at {MAX_REPLY_CHARS:,} characters]"
-    usage = body.get("usage")
-    if not isinstance(usage, dict):
-        usage = {}
     model = clean_token(body.get("model"), 120) or default_model
     notes: list[str] = []
     pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes)

@@ -39,6 +39,7 @@ from qcstation.common.http_retry import (
     RETRY_STATUSES,
     BadReply,
     BodyDecoder,
+    chat_reply_parts,
     clean_text,
     clean_token,
     load_json_reply,
@@ -228,30 +229,16 @@ def parse_chat_body(body: Any, notes: list[str] | None = None
     or a string saying why the body is unusable. Empty content is a valid (empty) answer.
     Text has no lone surrogates, the finish reason is printable and short, and a token
     count that is not one is dropped with a line in ``notes``."""
-    if not isinstance(body, dict):
-        return "response is JSON but not an object"
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return f"server returned an error object: {clean_text(str(err.get('message'))[:_EXCERPT])}"
-        return "response has no choices"
-    first = choices[0]
-    msg = first.get("message")
-    if not isinstance(msg, dict):
-        return "response choice has no message"
-    content = msg.get("content")
-    if isinstance(content, list):
-        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    parts = chat_reply_parts(body, _EXCERPT)
+    if isinstance(parts, str):
+        return parts
+    first, msg, content, usage = parts
     if content is None:
         refusal = msg.get("refusal")
         content = f"[refusal] {refusal}" if isinstance(refusal, str) and refusal else ""
     if not isinstance(content, str):
         return "response content is not text"
     finish = clean_token(first.get("finish_reason"), 40)
-    usage = body.get("usage")
-    if not isinstance(usage, dict):
-        usage = {}
     if notes is None:
         notes = []
     return (clean_text(content), finish, token_count(usage.get("prompt_tokens"), "prompt_tokens", notes),

@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 
 __all__ = [
     "apply_worker_limits",
+    "worker_setup",
+    "worker_jobs",
     "current_vm_mb",
     "set_cpu_budget",
     "silence_output",
@@ -167,15 +169,17 @@ def _resolve(target: str) -> Callable[[Any], Any]:
     return fn
 
 
-def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
-                      memory_mb: int, imports: tuple[str, ...] = ()) -> None:
-    """Worker loop: receive (job_id, payload, cpu_s), reply (job_id, status, value, message)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the parent, which kills us
+def worker_setup(memory_mb: int) -> None:
+    """The start of every worker process: Ctrl-C is the parent's (which kills us), output
+    goes nowhere (it must not scribble over the parent's terminal, the TUI), limits set."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     silence_output()
     apply_worker_limits(memory_mb)
-    for module in imports:
-        importlib.import_module(module)
-    fn = _resolve(target)
+
+
+def worker_jobs(conn: multiprocessing.connection.Connection) -> Iterator[Any]:
+    """In a worker: tell the parent it is ready, then each job it sends, until it sends
+    ``None`` or goes away."""
     conn.send(("ready", os.getpid()))
     while True:
         try:
@@ -184,7 +188,17 @@ def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
             return
         if msg is None:
             return
-        job_id, payload, cpu_s = msg
+        yield msg
+
+
+def _pool_worker_main(conn: multiprocessing.connection.Connection, target: str,
+                      memory_mb: int, imports: tuple[str, ...] = ()) -> None:
+    """Worker loop: receive (job_id, payload, cpu_s), reply (job_id, status, value, message)."""
+    worker_setup(memory_mb)
+    for module in imports:
+        importlib.import_module(module)
+    fn = _resolve(target)
+    for job_id, payload, cpu_s in worker_jobs(conn):
         set_cpu_budget(cpu_s)
         try:
             reply = (job_id, "ok", fn(payload), "")

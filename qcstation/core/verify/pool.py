@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
-import os
 import signal
 import threading
 import time
@@ -23,11 +22,10 @@ from typing import Any
 from qcstation.common.errors import VerificationError
 from qcstation.core.verify.answers import ExactAnswer
 from qcstation.core.verify.isolation import ClosingPool, MPContext, WorkerProcess, mp_context
-from qcstation.core.verify.isolation import apply_worker_limits as _apply_worker_limits
 from qcstation.core.verify.isolation import current_vm_mb as _current_vm_mb
 from qcstation.core.verify.isolation import set_cpu_budget as _set_cpu_budget
 from qcstation.core.verify.isolation import signal_name as _signal_name
-from qcstation.core.verify.isolation import silence_output as _silence_output
+from qcstation.core.verify.isolation import worker_jobs, worker_setup
 from qcstation.core.verify.outcome import (
     DEFAULT_LIMITS,
     VerifyLimits,
@@ -46,24 +44,14 @@ _RECYCLE_CONTEXT_EVERY = 2000
 
 def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) -> None:
     """Worker loop: receive (job_id, text, gold, expected_text, timeout_s, cpu_s), reply."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the parent, which kills us
-    _silence_output()  # z3 warnings must not scribble over the parent's terminal (the TUI)
-    _apply_worker_limits(memory_mb)
+    worker_setup(memory_mb)   # z3 warnings must not scribble over the parent's terminal (the TUI)
     import z3
 
     headroom = memory_mb - _current_vm_mb()
     z3.set_param("memory_max_size", max(16, int(headroom * 0.8)))
     ctx = z3.Context()
     done = 0
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        if msg is None:
-            return
-        job_id, text, gold, expected_text, timeout_s, cpu_s = msg
+    for job_id, text, gold, expected_text, timeout_s, cpu_s in worker_jobs(conn):
         _set_cpu_budget(cpu_s)
         t0 = time.perf_counter()
         try:

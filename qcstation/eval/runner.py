@@ -9,8 +9,9 @@ and only the requests in flight at the kill are asked once more. A failed reques
 stored as an error (it stays in the metric's denominator); ``retry_errors=True`` asks
 those again. Replies are also kept in the response cache (``llm_cache``, keyed by model,
 endpoints, messages, sampling parameters and sample index), so a new run of the same model
-on the same prompts costs nothing. With ``live_score`` the writer scores answer tasks as
-it stores them (:class:`~qcstation.eval.scorers.LiveScorer`); the scoring pass after a
+on the same prompts costs nothing. With ``live_score`` the answer tasks are scored as they
+are stored, in a worker process (:class:`~qcstation.eval.scorers.LiveScorer` there, so
+that checking never takes the event loop's interpreter lock); the scoring pass after a
 run is :func:`~qcstation.eval.scorers.score_run` (both in sequence:
 :func:`~qcstation.eval.evaluate.run_and_score`).
 """
@@ -104,8 +105,8 @@ def cache_key_for(backend_desc: Mapping[str, Any], req: EvalRequest) -> str:
 
 class _Writer(threading.Thread):
     """Stores outputs (and cache entries) in small batches from its own connection. Storing
-    never waits on scoring: committed answer-task outputs are handed to the scoring thread
-    (:class:`_LiveScoring`) afterwards. A row SQLite refuses becomes that request's error
+    never waits on scoring: committed answer-task outputs are handed to the live scoring
+    (:class:`_LiveScoring`, a worker process) afterwards. A row SQLite refuses becomes that request's error
     (:func:`~qcstation.eval.outputs.write_outputs`); only a fault of the database itself
     (locked, full, read-only) stops the writer."""
 

@@ -213,7 +213,8 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
         stored = _outputs(db, run["id"])
         assert run["status"] == "interrupted" and 0 < stored < 60
         assert any("Stopped run #1" in n for n in notifications(app))
-        assert "#1 slow working set interrupted" in flat(screen_text(app))
+        # the list is read again after the stop notice (bounded wait, for a loaded machine)
+        await _until(pilot, lambda: "#1 slow working set interrupted" in flat(screen_text(app)))
         await pilot.press("enter")
         await settle(pilot, rounds=400)
         [run] = _runs(db)

@@ -216,7 +216,8 @@ class _LiveScoring(threading.Thread):
         self.scored = 0               # outputs the worker scored and stored
         self._proc: Any = None
         self._conn: Any = None
-        self._started = threading.Event()
+        self._spawned = threading.Event()
+        self._stop_lock = threading.Lock()
 
     def put(self, outputs: list[tuple[int, str, int, str]]) -> None:
         """Queue committed outputs; beyond :data:`LIVE_QUEUE_BATCHES` batches behind, they
@@ -229,7 +230,7 @@ class _LiveScoring(threading.Thread):
 
     def worker_pid(self) -> int | None:
         """The scoring worker's process id (None before it starts)."""
-        self._started.wait(10.0)
+        self._spawned.wait(10.0)
         return None if self._proc is None else self._proc.pid
 
     def _start_worker(self) -> None:
@@ -237,10 +238,10 @@ class _LiveScoring(threading.Thread):
 
         ctx = mp_context()
         parent, child = ctx.Pipe(duplex=True)
-        # not a daemon: its answer checker may start math-verify workers of its own; it
-        # ends when its pipe closes (this process gone) or on None
+        # a daemon: this process's exit ends it, whatever state the run is in (the worker
+        # lifts the flag for itself: its checker may start math-verify workers)
         proc = ctx.Process(target=_live_worker, name=f"qcstation-scoring-{self.run_id}",
-                           args=(child, str(self.db_path), self.run_id, self.versions), daemon=False)
+                           args=(child, str(self.db_path), self.run_id, self.versions), daemon=True)
         with stderr_with_a_descriptor():
             proc.start()
         child.close()
@@ -253,7 +254,10 @@ class _LiveScoring(threading.Thread):
             self.failed = f"{exc.__class__.__name__}: {exc}"
             return
         finally:
-            self._started.set()
+            self._spawned.set()
+        if self.stopping.is_set():   # the run ended while the worker was starting
+            self._stop_worker()
+            return
         conn = self._conn
         try:
             while not self.stopping.is_set():
@@ -276,23 +280,35 @@ class _LiveScoring(threading.Thread):
 
     def close(self, drain_s: float = 0.0) -> None:
         """Score what is queued for at most ``drain_s`` seconds, then stop (what is left is
-        the scoring pass's): the outputs are stored already, nothing waits on this."""
+        the scoring pass's): the outputs are stored already, nothing waits on this. A
+        worker still starting is not waited for: the thread stops it once it has started."""
         self.q.put(None)
-        self.join(timeout=drain_s)
+        if self._spawned.is_set():
+            self.join(timeout=drain_s)
         self.stopping.set()
-        proc = self._proc
-        if proc is not None:
-            if self.is_alive() or proc.is_alive():
-                # past the drain: stopped where it is (an uncommitted batch is rolled back)
-                proc.join(timeout=0.0 if self.is_alive() else 2.0)
+        if not self._spawned.is_set():
+            return
+        self._stop_worker(grace_s=0.0 if self.is_alive() else 2.0)
+        self.join(timeout=2.0)
+
+    def _stop_worker(self, grace_s: float = 0.0) -> None:
+        """End the worker: after ``grace_s`` for its own goodbye, killed where it is (an
+        uncommitted batch is rolled back); its pipe closed. Safe to call twice."""
+        with self._stop_lock:
+            proc, conn = self._proc, self._conn
+            if proc is None:
+                return
+            try:
+                proc.join(timeout=grace_s)
                 if proc.is_alive():
                     proc.kill()
                 proc.join(timeout=5.0)
+            except (OSError, ValueError):  # pragma: no cover - already gone
+                pass
             try:
-                self._conn.close()
+                conn.close()
             except OSError:  # pragma: no cover
                 pass
-        self.join(timeout=2.0)
 
 
 def _live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str]) -> None:
@@ -300,8 +316,12 @@ def _live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, st
     (:class:`~qcstation.eval.scorers.LiveScorer`, exactly those the scoring pass writes),
     stored in one transaction; answers with the number scored (or why it cannot go on).
     ``None`` ends it."""
+    import multiprocessing
+
     from qcstation.core.verify.isolation import silence_output
 
+    # started as a daemon (ended with the run's process); its own children are allowed
+    multiprocessing.current_process().daemon = False
     silence_output()
     store: Store | None = None
     scorer: LiveScorer | None = None

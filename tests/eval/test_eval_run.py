@@ -421,6 +421,9 @@ def test_live_scoring_in_its_worker_writes_what_the_pass_writes_on_every_reply_s
     execute_run(qs_db, r1, cfg, live_score=True)
     with Store(qs_db) as s:
         live = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (r1,))
+        live_symbolic = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ? AND detail "
+                                 "LIKE '%\"method\": \"math-verify\"%'", (r1,))
+    assert live_symbolic > 0        # the worker's own math-verify workers did their part
     scorers.score_run(qs_db, r1, cfg, only_missing=True)
     execute_run(qs_db, r2, cfg)
     scorers.score_run(qs_db, r2, cfg)

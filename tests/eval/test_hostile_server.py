@@ -514,3 +514,24 @@ def test_cause12_export_refuses_a_link_higher_up_the_path(tmp_path: Path) -> Non
     with pytest.raises(BatchFileError, match="symbolic link"):
         write_batch([req], tmp_path / "linkparent" / "deeper" / "in.jsonl", model="m")
     assert not any(real.rglob("*"))
+
+
+def test_cause4_a_run_ending_while_the_scoring_worker_starts_does_not_wait_for_it(
+        qs_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C right at the start: the stop does not wait for the worker's start (a fork
+    server's first start takes seconds on a loaded machine); the worker started after is
+    stopped at once by its thread, never left behind."""
+    start = runner._LiveScoring._start_worker
+
+    def slow_start(self: Any) -> None:
+        time.sleep(1.5)
+        start(self)
+
+    monkeypatch.setattr(runner._LiveScoring, "_start_worker", slow_start)
+    live = runner._LiveScoring(qs_db, 1, {})
+    live.start()
+    t0 = time.monotonic()
+    live.close(0.0)
+    assert time.monotonic() - t0 < 0.5
+    live.join(30)
+    assert not live.is_alive() and live._proc is not None and not live._proc.is_alive()

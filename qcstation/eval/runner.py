@@ -247,7 +247,21 @@ class _LiveScoring(threading.Thread):
         child.close()
         self._proc, self._conn = proc, parent
 
+    def _first_batch(self) -> Any:
+        """The first committed batch (None: the run ended before storing any answer)."""
+        while not self.stopping.is_set():
+            try:
+                return self.q.get(timeout=0.2)
+            except queue.Empty:
+                continue
+        return None
+
     def run(self) -> None:
+        # the worker starts with the first batch: a run that stores no answer (stopped at
+        # once, every request failing) starts no process
+        first = self._first_batch()
+        if first is None:
+            return
         try:
             self._start_worker()
         except Exception as exc:  # pragma: no cover - the scoring pass scores these
@@ -261,10 +275,13 @@ class _LiveScoring(threading.Thread):
         conn = self._conn
         try:
             while not self.stopping.is_set():
-                try:
-                    outputs = self.q.get(timeout=0.2)
-                except queue.Empty:
-                    continue
+                if first is not None:
+                    outputs, first = first, None
+                else:
+                    try:
+                        outputs = self.q.get(timeout=0.2)
+                    except queue.Empty:
+                        continue
                 conn.send(outputs)
                 if outputs is None:
                     conn.recv()          # the worker's goodbye: everything sent is stored
@@ -283,8 +300,12 @@ class _LiveScoring(threading.Thread):
         the scoring pass's): the outputs are stored already, nothing waits on this. A
         worker still starting is not waited for: the thread stops it once it has started."""
         self.q.put(None)
+        deadline = time.monotonic() + drain_s
+        while (not self._spawned.is_set() and self.is_alive()
+               and time.monotonic() < deadline):   # a worker starting shares the drain time
+            self._spawned.wait(0.05)
         if self._spawned.is_set():
-            self.join(timeout=drain_s)
+            self.join(timeout=max(0.0, deadline - time.monotonic()))
         self.stopping.set()
         if not self._spawned.is_set():
             return

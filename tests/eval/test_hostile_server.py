@@ -529,7 +529,9 @@ def test_cause4_a_run_ending_while_the_scoring_worker_starts_does_not_wait_for_i
 
     monkeypatch.setattr(runner._LiveScoring, "_start_worker", slow_start)
     live = runner._LiveScoring(qs_db, 1, {})
+    live.put([(1, "final", 0, "The answer is 1.")])   # a first batch: the worker starts
     live.start()
+    time.sleep(0.2)
     t0 = time.monotonic()
     live.close(0.0)
     assert time.monotonic() - t0 < 0.5

@@ -394,7 +394,10 @@ def test_cause10_ctrl_c_on_the_cli_stops_within_2s(qs_db: Path, fake_openai: Fak
     proc = subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file),
                              "eval", "run", "--model", "m", "--limit", "4", "--tasks", "final", "--shots", "0",
                              "--working-set"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # Ctrl-C as in a terminal, even when the test runner was started
+                            # in the background by a shell (SIGINT ignored, and inherited)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(fake_openai.chat_requests) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)

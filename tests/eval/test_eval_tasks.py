@@ -122,9 +122,9 @@ def test_lazy_values_are_record_values_one_at_a_time(tmp_path: Path) -> None:
 
     from db import Store
     from qcstation.eval.runs import create_run
-    from tests.eval_helpers import config, quickstart_db
+    from tests.eval_helpers import config, copy_db, quickstart_db
 
-    with Store(quickstart_db(tmp_path)) as s:
+    with Store(copy_db(quickstart_db(tmp_path), tmp_path / "q.db")) as s:   # never the shared template
         run = create_run(s, config(), model="reference", tasks=["final"], shots=0)
         records = [json.loads(r["record"]) for r in s.query(
             "SELECT record FROM eval_items WHERE run_id = ?", (run,))]

@@ -19,11 +19,12 @@ its answer the recomputed one, and each given read from its new place.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules import ExpressionError, Num, RuleResult, evaluate
+from qcstation.core.construct.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
+from qcstation.core.construct.rules.expr import bounded
 from qcstation.core.derive.bindings import (
     Bindings,
     Given,
@@ -35,13 +36,13 @@ from qcstation.core.derive.model import fmt
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
 from qcstation.core.derive.rebuild import rule_of, skeleton
 from qcstation.core.derive.solution import (
-    Quantities,
+    SolutionTemplate,
     _leaves,
     format_value,
-    rewrite_solution,
 )
 
-__all__ = ["MAX_MAGNITUDE", "Derived", "Parent", "check_kinds", "check_order", "load_parent", "precheck", "with_values"]
+__all__ = ["MAX_MAGNITUDE", "Derived", "FastChecks", "Parent", "check_kinds", "check_order", "load_parent",
+           "precheck", "slow_precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
 _MAX_PLACES = 4
@@ -59,6 +60,23 @@ class Parent:
     constants: frozenset[Fraction]
     skeleton: str
     artifacts: dict[str, dict[str, Any]]    # dimension -> current usable artifact row
+    _made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def checks(self) -> FastChecks:
+        """The cheap checks compiled for this parent (:class:`FastChecks`), made once."""
+        if "checks" not in self._made:
+            self._made["checks"] = FastChecks(self)
+        return self._made["checks"]
+
+    @property
+    def solution_template(self) -> SolutionTemplate:
+        """Its worked solution read once (:class:`~.solution.SolutionTemplate`)."""
+        if "solution" not in self._made:
+            self._made["solution"] = SolutionTemplate(
+                str(self.seed.get("solution") or ""), self.rule.steps, self.old,
+                frozenset(g.name for g in self.givens), self.constants)
+        return self._made["solution"]
 
     @property
     def id(self) -> int:
@@ -224,11 +242,138 @@ def check_order(parent: Parent, givens: dict[str, Fraction]) -> None:
 
 def precheck(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fraction]:
     """The cheap part of :func:`with_values`: the givens keep their order, every quantity is
-    recomputed and keeps its kind."""
+    recomputed and keeps its kind. Runs the parent's compiled checks (:class:`FastChecks`):
+    the same checks as :func:`check_order`, :func:`_recompute` and :func:`check_kinds`, with
+    the same first refusal, at a fraction of the cost (a variant tries about 20 draws)."""
+    return parent.checks.precheck(givens)
+
+
+def slow_precheck(parent: Parent, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+    """:func:`precheck` by the plain definitions (the reference the tests compare with)."""
     check_order(parent, givens)
     values = _recompute(parent, givens)
     check_kinds(parent.old, values, parent.constants)
     return values
+
+
+def _compile(expr: Any) -> Any:
+    """``evaluate(expr, env)`` as a closure (same order, same errors, same bounds)."""
+    if isinstance(expr, Num):
+        v = expr.value
+        return lambda env: v
+    if isinstance(expr, Name):
+        n = expr.name
+
+        def name(env: dict[str, Fraction]) -> Fraction:
+            if n not in env:
+                raise ExpressionError(f"unknown name {n!r}")
+            return env[n]
+        return name
+    if isinstance(expr, Neg):
+        inner = _compile(expr.operand)
+        return lambda env: -inner(env)
+    if not isinstance(expr, BinOp):
+        return lambda env: evaluate(expr, env)
+    left, right, op = _compile(expr.left), _compile(expr.right), expr.op
+    if op == "+":
+        return lambda env: bounded(left(env) + right(env))
+    if op == "-":
+        return lambda env: bounded(left(env) - right(env))
+    if op == "*":
+        return lambda env: bounded(left(env) * right(env))
+
+    def div(env: dict[str, Fraction]) -> Fraction:
+        a, b = left(env), right(env)
+        if b == 0:
+            raise ExpressionError("division by zero")
+        return bounded(a / b)
+    return div
+
+
+class FastChecks:
+    """:func:`check_order`, :func:`_recompute` and :func:`check_kinds` for one parent, with
+    everything that depends only on the parent worked out once: the pairs of givens whose
+    order must hold, the steps as closures, each old value's kind. Same checks, same order,
+    same first refusal and message as the plain definitions."""
+
+    def __init__(self, parent: Parent) -> None:
+        gs = parent.givens
+        self.parent = parent
+        self.givens = [(g.name, g.value, g.style.scale) for g in gs]
+        written = [g.value * g.style.scale for g in gs]
+        self.pairs = [(i, j, written[i] < written[j]) for i in range(len(gs))
+                      for j in range(i + 1, len(gs)) if written[i] != written[j]]
+        self.base = {str(f["name"]): Fraction(str(f["value"])) for f in parent.rule.factors or []}
+        self.steps = [(st.name, None if st.expr is None else _compile(st.expr))
+                      for st in parent.rule.steps]
+        self.names = list(parent.old)
+        self.old = [parent.old[n] for n in self.names]
+        self.old_keys = [(a.numerator, a.denominator) for a in self.old]
+        self.places = [decimal_places(a) if a.denominator != 1 else None for a in self.old]
+        ckeys = {(c.numerator, c.denominator) for c in parent.constants}
+        self.ckeys = ckeys
+        self.old_const = [k in ckeys for k in self.old_keys]
+
+    def precheck(self, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+        self.order(givens)
+        values = self.recompute(givens)
+        self.kinds(values)
+        return values
+
+    def order(self, givens: dict[str, Fraction]) -> None:
+        v = [givens.get(n, a) * s if s != 1 else givens.get(n, a) for n, a, s in self.givens]
+        for i, j, less in self.pairs:
+            if (v[i] < v[j]) != less:
+                a, b = self.givens[i][0], self.givens[j][0]
+                raise Refusal("order", f"{a} and {b} would swap order "
+                                       f"({format_value(v[i])} vs {format_value(v[j])})")
+
+    def recompute(self, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+        env = dict(self.base)
+        for n, a, _ in self.givens:
+            env[n] = givens.get(n, a)
+        for name, fn in self.steps:
+            if fn is None:
+                raise Refusal("undefined", f"step {name} has no term to compute it from")
+            try:
+                env[name] = fn(env)
+            except (ExpressionError, ZeroDivisionError) as exc:
+                raise Refusal("undefined", f"step {name} cannot be computed: {exc}") from None
+        return env
+
+    def kinds(self, new: dict[str, Fraction]) -> None:
+        names, old = self.names, self.old
+        keys = []
+        for k, name in enumerate(names):
+            a, b = old[k], new[name]
+            bn, bd = b.numerator, b.denominator
+            keys.append((bn, bd))
+            if a.denominator == 1 and bd != 1:
+                raise Refusal("kind", f"{name} = {format_value(b)} is not whole (it was {format_value(a)})")
+            an = a.numerator
+            if (an > 0) != (bn > 0) or (an < 0) != (bn < 0) or (an == 0) != (bn == 0):
+                raise Refusal("kind", f"{name} = {format_value(b)} changes sign (it was {format_value(a)})")
+            if abs(b) > MAX_MAGNITUDE:
+                raise Refusal("kind", f"{name} = {format_value(b)} is too large")
+            pa = self.places[k]
+            if a.denominator != 1 and pa is not None:
+                pb = decimal_places(b)
+                if pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1)):
+                    raise Refusal("kind", f"{name} = {format_value(b)} is not a short decimal "
+                                          f"(it was {format_value(a)})")
+            if bn == 1 and bd == 1 and not (an == 1 and a.denominator == 1):
+                raise Refusal("kind", f"{name} becomes 1 (singular where the text says a plural)")
+        at: dict[tuple[int, int], list[int]] = {}
+        for k, key in enumerate(keys):
+            at.setdefault(key, []).append(k)
+        for i, key in enumerate(keys):
+            for j in at[key]:
+                if j > i and self.old_keys[j] != self.old_keys[i]:
+                    raise Refusal("collision", f"{names[i]} and {names[j]} would both be "
+                                               f"{format_value(new[names[i]])}")
+            if key in self.ckeys and not self.old_const[i]:
+                raise Refusal("collision", f"{names[i]} would be {format_value(new[names[i]])}, "
+                                           f"a constant of the formalization")
 
 
 def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
@@ -241,9 +386,7 @@ def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
     for n in question_numbers(question):
         if n.value in new_written and not any(s <= n.start < e for s, e in places.values()):
             raise Refusal("collision", f"the question already writes {n.text!r}, a new value")
-    q = Quantities(old=parent.old, new=values, givens=frozenset(g.name for g in parent.givens),
-                   constants=parent.constants)
-    solution = rewrite_solution(str(parent.seed.get("solution") or ""), parent.rule.steps, q)
+    solution = parent.solution_template.render(values)
     _check_solution_words(parent, values, solution)
     answer = values[parent.rule.answer_step]
     seed = {"question": question, "solution": solution, "answer_text": format_value(answer),

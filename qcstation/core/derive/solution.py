@@ -38,7 +38,8 @@ from qcstation.core.construct.rules import (
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.numbers import Unwritable, decimal_places, read_style, render
 
-__all__ = ["Quantities", "format_value", "rewrite_solution", "step_index"]
+__all__ = ["Quantities", "SolutionTemplate", "format_value", "rewrite_solution", "slow_rewrite_solution",
+           "step_index"]
 
 # a number token: not inside a word ("x" may stand for times: "3x3"), not an ordinal ("3rd")
 _TOKEN_RE = re.compile(r"(?<![A-Za-wyzA-WYZ_\d.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -284,6 +285,88 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities) -> str:
 def rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:
     """``solution`` with every number rewritten to the new values of ``q`` (see the module
     docstring); ``steps`` are the parent's rule steps (``name``, ``expr_text``, ``expr``)."""
+    return SolutionTemplate(solution, steps, q.old, q.givens, q.constants).render(q.new)
+
+
+class SolutionTemplate:
+    """A parent's worked solution read once, rewritten for any new values.
+
+    What a number means (an operand of a step, a result, a constant, or the quantities that
+    had its value) depends only on the parent: it is worked out here, once. A refusal found
+    there (a computation the formalization leaves out, one it cannot tie to a step) holds
+    for every set of new values and is raised again by :meth:`render`. What depends on the
+    new values is done by :meth:`render` for each: a stale number inside a word, a prose
+    number two quantities share that now change differently, writing each new number."""
+
+    def __init__(self, solution: str, steps: list[Any], old: dict[str, Fraction],
+                 givens: frozenset[str], constants: frozenset[Fraction] = frozenset()) -> None:
+        self.solution, self.old, self.givens, self.constants = solution, old, givens, constants
+        self.error: tuple[str, str] | None = None
+        try:
+            meanings = _meanings(solution, steps, Quantities(old, old, givens, constants))
+        except Refusal as exc:
+            self.error = (exc.code, str(exc))
+            return
+        self.tokens = _tokens(solution)
+        covered = {t.start for t in self.tokens}
+        self.runs: list[tuple[str, Fraction]] = []     # digit runs that are not tokens
+        for m in _RUN_RE.finditer(solution):
+            if any(t.start <= m.start() < t.end for t in self.tokens) or m.start() in covered:
+                continue
+            try:
+                self.runs.append((m.group(0), Fraction(m.group(0).replace(",", ""))))
+            except ValueError:
+                continue
+        # per token: its meaning, or (quantities with its value, is it a constant)
+        self.plan: list[tuple[_Token, _Meaning | None, list[tuple[str, Fraction]], bool]] = []
+        for tok in self.tokens:
+            meaning = meanings.get(tok.start)
+            cands: list[tuple[str, Fraction]] = []
+            if meaning is None:
+                for name, value in old.items():
+                    for sc in ((Fraction(1), Fraction(100)) if name in givens else (Fraction(1),)):
+                        if value * sc == tok.value:
+                            cands.append((name, sc))
+                if not cands and tok.value not in constants:
+                    continue          # a number no quantity has: left as it is
+            self.plan.append((tok, meaning, cands, tok.value in constants))
+
+    def render(self, new: dict[str, Fraction]) -> str:
+        """The solution for the new values (every quantity's, as :class:`Quantities`)."""
+        if self.error is not None:
+            raise Refusal(*self.error)
+        q = Quantities(self.old, new, self.givens, self.constants)
+        changing = {v * s for n, v in self.old.items() if new[n] != v
+                    for s in ((Fraction(1), Fraction(100)) if n in self.givens else (Fraction(1),))}
+        for text, value in self.runs:
+            if value in changing:
+                raise Refusal("hidden-number", f"the solution writes {text!r} inside a word "
+                                               f"or an ordinal, where a changed quantity has that value")
+        solution = self.solution
+        out: list[str] = []
+        pos = 0
+        for tok, meaning, cands, const in self.plan:
+            if meaning is None:
+                by: dict[Fraction, _Meaning] = {}
+                for name, sc in cands:
+                    by.setdefault(new[name] * sc, (name, sc, ""))
+                if const:
+                    by.setdefault(tok.value, _CONST)
+                if len(by) > 1:
+                    raise Refusal("ambiguous-number", f"the solution writes {tok.text} where "
+                                                      f"quantities that change differently "
+                                                      f"have that value")
+                meaning = next(iter(by.values()))
+            out.append(solution[pos:tok.start])
+            out.append(_render_token(tok, meaning, q))
+            pos = tok.end
+        out.append(solution[pos:])
+        return "".join(out)
+
+
+def _meanings(solution: str, steps: list[Any], q: Quantities) -> dict[int, _Meaning]:
+    """What each number of a computation means (see the module docstring); reads only the
+    old values of ``q``."""
     comps = _computations(solution)
     kept = {}
     for st in steps:
@@ -314,6 +397,13 @@ def rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:
             meanings[t.start] = (st.name, Fraction(1), "")
         meanings.update(_visible(solution, comp, prev_end, ordered))
         prev_end = comp.end
+    return meanings
+
+
+def slow_rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:
+    """:func:`rewrite_solution` read from scratch for one set of values (the reference the
+    tests compare :class:`SolutionTemplate` with)."""
+    meanings = _meanings(solution, steps, q)
     tokens = _tokens(solution)
     _check_hidden_numbers(solution, tokens, q)
     out: list[str] = []

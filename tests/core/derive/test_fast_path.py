@@ -1,0 +1,171 @@
+"""The derive fast path equals the plain definitions, on real GSM8K seeds.
+
+A parent's cheap checks are compiled once (:class:`~qcstation.core.derive.parent.FastChecks`),
+its worked solution is read once and re-rendered per set of values
+(:class:`~qcstation.core.derive.solution.SolutionTemplate`), and a notation question just
+rendered is not rendered a second time to be compared with itself. Each is compared here
+with the slow definition it replaces -- the same values or the same first refusal, word for
+word -- over many draws on the first 150 GSM8K test seeds, and whole variant sets built both
+ways are compared item by item.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from db import Store
+from qcstation.common.config import load_config
+from qcstation.core.construct.checks import notation_smtlib
+from qcstation.core.construct.pipeline import Pipeline
+from qcstation.core.derive import parent as parent_mod
+from qcstation.core.derive import transforms
+from qcstation.core.derive.bindings import Refusal
+from qcstation.core.derive.draws import domain, item_rng, same_digits, shifted
+from qcstation.core.derive.parent import load_parent, precheck, slow_precheck, with_values
+from qcstation.core.derive.rebuild import notation_content
+from qcstation.core.derive.runner import _parent_rows, build_job
+from qcstation.core.derive.solution import Quantities, slow_rewrite_solution
+from qcstation.core.ingest.importer import import_file
+from tests.conftest import dataset
+
+N_SEEDS = 150
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    tmp = tmp_path_factory.mktemp("fast")
+    src = tmp / "part.jsonl"
+    src.write_text("\n".join(dataset("gsm8k/test.jsonl").read_text().splitlines()[:N_SEEDS]) + "\n")
+    db = tmp / "fast.db"
+    with Store(db) as store:
+        import_file(store, src, "gsm8k", source="gsm8k")
+    with Pipeline(db, load_config(None, env={}), actor="t") as pipe:
+        pipe.generate()
+    with Store(db) as store:
+        ids = [int(r["id"]) for r in store.query("SELECT id FROM seeds ORDER BY id")]
+        return _parent_rows(store, [{"parent_id": i} for i in ids])
+
+
+@pytest.fixture(scope="module")
+def parents(rows: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[Any]:
+    out = []
+    for seed, arts in rows:
+        try:
+            out.append(load_parent(seed, arts))
+        except Refusal:
+            continue
+    assert len(out) >= 40, "the rules no longer make enough GSM8K parents to compare on"
+    return out
+
+
+def _outcome(fn: Any, *args: Any) -> tuple[Any, ...]:
+    try:
+        return ("ok", fn(*args))
+    except Refusal as exc:
+        return ("refused", exc.code, str(exc))
+
+
+def _draws(parent: Any, rng: random.Random, n: int) -> list[dict[str, Fraction]]:
+    """Variant draws, same-digit changes and percentage shifts: what the transforms try."""
+    doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+    out = [{k: d.draw(rng) for k, d in doms.items()} for _ in range(n)] if doms else []
+    for g in parent.givens:
+        if (v := same_digits(g, rng)) is not None:
+            out.append({g.name: v})
+        for shift in (-30, -10, 20):
+            if (v := shifted(g, shift, rounded=True)) is not None:
+                out.append({g.name: v})
+    return out
+
+
+def test_compiled_checks_equal_the_plain_ones(parents: list[Any]) -> None:
+    rng = random.Random(16)
+    kinds: set[str] = set()
+    compared = 0
+    for parent in parents:
+        for values in _draws(parent, rng, 40):
+            fast = _outcome(precheck, parent, values)
+            slow = _outcome(slow_precheck, parent, values)
+            assert fast == slow, (parent.seed["question"], values)
+            kinds.add(fast[1] if fast[0] == "refused" else "ok")
+            compared += 1
+    assert compared > 2000
+    assert {"ok", "order", "kind", "collision"} <= kinds      # every branch was exercised
+
+
+def test_solution_template_equals_reading_it_afresh(parents: list[Any]) -> None:
+    rng = random.Random(8)
+    seen: set[str] = set()
+    rendered = 0
+    for parent in parents:
+        names = frozenset(g.name for g in parent.givens)
+        sol = str(parent.seed.get("solution") or "")
+        for givens in _draws(parent, rng, 15):
+            pre = _outcome(slow_precheck, parent, givens)
+            if pre[0] != "ok":
+                continue
+            values = pre[1]
+            q = Quantities(parent.old, values, names, parent.constants)
+            fast = _outcome(parent.solution_template.render, values)
+            slow = _outcome(slow_rewrite_solution, sol, parent.rule.steps, q)
+            assert fast == slow, (sol, values)
+            seen.add(fast[1] if fast[0] == "refused" else "ok")
+            rendered += fast[0] == "ok"
+    assert rendered > 300
+    assert "ok" in seen and len(seen) >= 3      # rewritten texts and several refusals
+
+
+def test_notation_check_is_the_one_verification_runs(parents: list[Any]) -> None:
+    checked = 0
+    for parent in parents[:60]:
+        rng = item_rng("notation", parent.id)
+        for givens in _draws(parent, rng, 6):
+            try:
+                derived = with_values(parent, givens)
+            except Refusal:
+                continue
+            content, check = notation_content(derived.rule.smtlib, derived.rule.value)
+            own, problem = notation_smtlib(content)
+            assert problem is None and check.smtlib == own
+            checked += 1
+    assert checked > 50
+
+
+def test_variant_sets_built_both_ways_are_the_same(rows: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    def dump(items: list[Any], refused: list[Any], reason: str | None) -> str:
+        return json.dumps([[i.__dict__ for i in items], [r.__dict__ for r in refused], reason],
+                          default=str, sort_keys=True)
+
+    sample = rows[:60]
+    opts = transforms.Options(variants=6)
+    fast = [dump(*build_job("variants", opts, "eq", seed, arts, None)) for seed, arts in sample]
+
+    class Slow:
+        def __init__(self, parent: Any) -> None:
+            self.parent = parent
+
+        def render(self, values: dict[str, Fraction]) -> str:
+            p = self.parent
+            q = Quantities(p.old, values, frozenset(g.name for g in p.givens), p.constants)
+            return slow_rewrite_solution(str(p.seed.get("solution") or ""), p.rule.steps, q)
+
+    def slow_notation(smtlib: str, expected: Fraction, source: Any = None) -> Any:
+        content, check = original(smtlib, expected, source)
+        own, problem = notation_smtlib(content)
+        assert problem is None
+        check.smtlib = own
+        return content, check
+
+    original = notation_content
+    monkeypatch.setattr(transforms, "precheck", slow_precheck)
+    monkeypatch.setattr(parent_mod, "precheck", slow_precheck)
+    monkeypatch.setattr(parent_mod.Parent, "solution_template", property(lambda p: Slow(p)))
+    monkeypatch.setattr(transforms, "notation_content", slow_notation)
+    slow = [dump(*build_job("variants", opts, "eq", seed, arts, None)) for seed, arts in sample]
+    assert fast == slow
+    assert sum('"transform": "variant"' in f for f in fast) >= 20

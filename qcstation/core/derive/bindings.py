@@ -30,7 +30,8 @@ from typing import Any
 
 from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
 
-__all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings"]
+__all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings", "sentences",
+           "unused_neighbours"]
 
 
 class Refusal(Exception):
@@ -112,6 +113,53 @@ def question_numbers(text: str) -> list[NumberAt]:
         if worded is not None:
             out.append(NumberAt(m.start(), m.end(), m.group(0), worded))
     out.sort(key=lambda n: n.start)
+    return out
+
+
+_SENT_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z$0-9])")
+
+
+def sentences(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, sentence) of each sentence of ``text`` (ends at . ! ? and a space)."""
+    starts = [m.end() for m in _SENT_START.finditer(text)]
+    starts = sorted({s for s in starts if s < len(text)})
+    out = []
+    for i, s in enumerate(starts):
+        e = starts[i + 1] if i + 1 < len(starts) else len(text)
+        seg = text[s:e].rstrip()
+        if seg:
+            out.append((s, s + len(seg), seg))
+    return out
+
+
+
+#: a number word that reads as an article ("one of the", "One crayon costs $2") does not tie
+_ARTICLE_ONE = frozenset({"one"})
+
+
+def unused_neighbours(question: str, givens: list[Given] | tuple[Given, ...],
+                      used: frozenset[Fraction] = frozenset()) -> dict[str, list[NumberAt]]:
+    """Per given, the numbers its sentence states that no given is read from and the
+    formalization does not write (``used``): "She split the cost evenly three ways with her
+    two parents" -- the 3 is a given, the two is not, yet 3 = 2 + 1. Nothing says how such
+    a number relates to the given, so a given with one may not move: a new value could
+    contradict it ("four ways with her two parents"). The word "one" (an article as often
+    as a count) and 0 are not counted."""
+    places = [(g.start, g.end) for g in givens]
+    unused = [n for n in question_numbers(question)
+              if not any(s <= n.start < e or s < n.end <= e for s, e in places)
+              and n.value not in used and n.value != 0
+              and not (n.value == 1 and n.text.lower() in _ARTICLE_ONE)]
+    out: dict[str, list[NumberAt]] = {}
+    if not unused:
+        return out
+    for g in givens:
+        for s, e, _ in sentences(question):
+            if s <= g.start < e:
+                near = [n for n in unused if s <= n.start < e]
+                if near:
+                    out[g.name] = near
+                break
     return out
 
 

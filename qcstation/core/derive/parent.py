@@ -19,7 +19,7 @@ its answer the recomputed one, and each given read from its new place.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -31,6 +31,7 @@ from qcstation.core.derive.bindings import (
     Refusal,
     question_numbers,
     read_bindings,
+    unused_neighbours,
 )
 from qcstation.core.derive.model import fmt
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
@@ -41,7 +42,7 @@ from qcstation.core.derive.solution import (
     format_value,
 )
 
-__all__ = ["MAX_MAGNITUDE", "Derived", "FastChecks", "Parent", "check_kinds", "check_order", "load_parent",
+__all__ = ["MAX_MAGNITUDE", "Derived", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
            "precheck", "slow_precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
@@ -60,7 +61,7 @@ class Parent:
     constants: frozenset[Fraction]
     skeleton: str
     artifacts: dict[str, dict[str, Any]]    # dimension -> current usable artifact row
-    _made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def checks(self) -> FastChecks:
@@ -137,8 +138,31 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
             if isinstance(leaf, Num) and leaf.text:
                 constants.add(leaf.value)
     _check_constants(str(seed["question"]), constants)
+    bindings = _hold_tied(str(seed["question"]), bindings, frozenset(constants))
     return Parent(seed, content, bindings, rule, old, frozenset(constants),
                   skeleton(rule.smtlib, names), artifacts)
+
+
+def _hold_tied(question: str, bindings: Bindings, constants: frozenset[Fraction]) -> Bindings:
+    """A given whose sentence states a number the formalization does not use keeps its
+    value (:func:`~.bindings.unused_neighbours`): "split the cost evenly three ways with her
+    two parents" must not become "four ways with her two parents". The others may move."""
+    near = unused_neighbours(question, bindings.givens, constants)
+    if not near:
+        return bindings
+    held = []
+    for g in bindings.givens:
+        if g.name in near and not g.fixed:
+            words = ", ".join(repr(n.text) for n in near[g.name][:3])
+            g = replace(g, fixed=f"its sentence also states {words}, which the formalization "
+                                 f"does not use: a new value could contradict it")
+        held.append(g)
+    return Bindings(tuple(held), bindings.factors)
+
+
+def held_givens(parent: Parent) -> str:
+    """Why the givens that keep their value keep it ("" when none does), for refusals."""
+    return "; ".join(f"{g.words!r} ({g.fixed})" for g in parent.givens if g.fixed)
 
 
 #: constants a formalization may write that a question need not state (twice, half, a
@@ -379,6 +403,9 @@ class FastChecks:
 def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
     """The derived seed with ``givens`` (name -> new value) changed, formalized by the same
     rules and checked against the parent (see the module docstring)."""
+    for g in parent.givens:
+        if g.fixed and g.name in givens and givens[g.name] != g.value:
+            raise Refusal("held", f"given {g.name} ({g.words!r}) keeps its value: {g.fixed}")
     values = precheck(parent, givens)
     question, places = rewrite_question(parent, givens)
     new_written = {values[g.name] * g.style.scale for g in parent.givens

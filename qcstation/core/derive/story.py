@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.rules import BinOp
-from qcstation.core.derive.bindings import Refusal, question_numbers
+from qcstation.core.derive.bindings import Refusal, question_numbers, sentences
 from qcstation.core.derive.draws import item_rng
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
 from qcstation.core.derive.parent import Derived, Parent
@@ -47,22 +47,8 @@ __all__ = ["NoisePool", "add_operation", "noise", "sentences"]
 
 _PRONOUNS = re.compile(r"\b(?:he|she|they|him|her|hers|his|their|theirs|them|it|its|this|that|"
                        r"these|those|we|us|our|you|your|i|me|my|one another|each other)\b", re.IGNORECASE)
-_SENT_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z$0-9])")
 _CAPS = re.compile(r"\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset(["The", "A", "An", "In", "On", "At", "Each", "Every", "If", "After", "Before", "Then", "There", "It", "For", "When", "Some", "All", "Of", "To", "By", "With", "From", "During", "Last", "This", "That", "How", "What", "Which", "Who", "Its", "His", "Her", "Their", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Half", "Both", "Most", "Many", "Much"])
-
-
-def sentences(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, sentence) of each sentence of ``text`` (ends at . ! ? and a space)."""
-    starts = [m.end() for m in _SENT_START.finditer(text)]
-    starts = sorted({s for s in starts if s < len(text)})
-    out = []
-    for i, s in enumerate(starts):
-        e = starts[i + 1] if i + 1 < len(starts) else len(text)
-        seg = text[s:e].rstrip()
-        if seg:
-            out.append((s, s + len(seg), seg))
-    return out
 
 
 def _names(text: str) -> set[str]:

@@ -33,6 +33,7 @@ from qcstation.core.derive.parent import (
     Derived,
     Parent,
     _recompute,
+    held_givens,
     precheck,
     with_values,
 )
@@ -86,6 +87,15 @@ class Options:
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
                 if k != "extra"} | dict(self.extra)
+
+
+def _nothing_moves(parent: Parent, why: str) -> Refusal:
+    """The refusal when no given may move: ``held`` with the reasons when givens are held
+    (a clock time, a number its sentence ties it to), else ``nothing-to-vary``."""
+    held = held_givens(parent)
+    if held:
+        return Refusal("held", f"no given may move: {held}")
+    return Refusal("nothing-to-vary", why)
 
 
 def refusal(transform: str, exc: Refusal, idx: int | None = None) -> Refused:
@@ -144,8 +154,8 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     """DynaMath: ``opts.variants`` variants, every movable given resampled (distinct draws)."""
     doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
     if not doms:
-        return [Refused("variant", "nothing-to-vary", "no given can move (0, 1, fractions, "
-                                                      "100% are kept as they are)")]
+        return [refusal("variant", _nothing_moves(parent, "no given can move (0, 1, fractions, "
+                                                          "100% are kept as they are)"))]
     seen = {tuple(g.value for g in parent.givens)}
     out: list[DerivedItem | Refused] = []
     for idx in range(opts.variants):
@@ -191,7 +201,7 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
     rng = item_rng(opts.rng_seed, key, "changed-numbers")
     order = list(parent.givens)
     rng.shuffle(order)
-    last: Refusal = Refusal("nothing-to-vary", "no given can change (only 0, 1, fractions, words)")
+    last: Refusal = _nothing_moves(parent, "no given can change (only 0, 1, fractions, words)")
     for g in order:
         for _ in range(max(1, opts.tries // max(1, len(order)))):
             v = same_digits(g, rng)
@@ -216,6 +226,8 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
         rng.shuffle(order)
         last: Refusal = Refusal("unwritable", f"no given can be shifted by {shift:+d}% and "
                                               f"written as the question writes it")
+        if all(g.fixed for g in parent.givens):
+            last = _nothing_moves(parent, last.args[0])
         made = None
         candidates = [(g, v, False) for g in order if (v := shifted(g, shift)) is not None]
         candidates += [(g, v, True) for g in order if shifted(g, shift) is None

@@ -57,7 +57,20 @@ TOM = {
                "g2_apples": ("buys 7 more", "7", "number"),
                "g3": ("eats 2", "2", "number")},
 }
-SEEDS = {"james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM}
+# GSM8K test 248: "three ways" is a given, "her two parents" a number the formalization does
+# not use, yet tied to it (3 = 2 + 1): the 3 must keep its value, the costs may move
+ISABELLE = {
+    "question": "Isabelle bought party supplies for her little sister’s birthday party. She spent "
+                "$12 on ingredients for the cake, $43 on birthday presents, $15 on decorations, $4 "
+                "on invitations, and $22 on goodie bags for the party guests. She split the cost "
+                "evenly three ways with her two parents. How many dollars did each person pay?",
+    "answer": "Isabelle spent 12 + 43 + 15 + 4 + 22 = $<<12+43+15+4+22=96>>96 on party supplies.\n"
+              "The cost was evenly split 3 ways, so each person paid 96 / 3 = $<<96/3=32>>32.\n#### 32",
+    "givens": {"g1_ingredients": ("$12 on", "12", "number"), "g2_birthday": ("$43 on", "43", "number"),
+               "g3_decorations": ("$15 on", "15", "number"), "g4_invitations": ("$4 on", "4", "number"),
+               "g5_goodie": ("$22 on", "22", "number"), "g6_ways": ("evenly three ways", "three", "word")},
+}
+SEEDS = {"james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

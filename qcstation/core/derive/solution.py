@@ -255,7 +255,12 @@ def _by_value(tok: _Token, q: Quantities) -> _Meaning | None:
     return next(iter(cands.values()))
 
 
-def _render_token(tok: _Token, meaning: _Meaning, q: Quantities) -> str:
+_NO_STYLE = object()
+
+
+def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = None) -> str:
+    """``tok`` written for its quantity's new value; ``style`` is ``read_style(tok.text,
+    tok.value)`` when the caller read it already (:data:`_NO_STYLE`: it is unwritable)."""
     name, scale, part = meaning
     if name is None:
         return tok.text
@@ -268,9 +273,12 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities) -> str:
                                                f"is not in lowest terms")
         return str(new_value.numerator if part == "num" else new_value.denominator)
     new = q.new[name] * scale
-    try:
-        style = read_style(tok.text, tok.value)
-    except Unwritable:
+    if style is None:
+        try:
+            style = read_style(tok.text, tok.value)
+        except Unwritable:
+            style = _NO_STYLE
+    if style is _NO_STYLE:
         return format_value(new)
     try:
         return render(style, new)
@@ -318,7 +326,7 @@ class SolutionTemplate:
             except ValueError:
                 continue
         # per token: its meaning, or (quantities with its value, is it a constant)
-        self.plan: list[tuple[_Token, _Meaning | None, list[tuple[str, Fraction]], bool]] = []
+        self.plan: list[tuple[_Token, _Meaning | None, list[tuple[str, Fraction]], bool, Any]] = []
         for tok in self.tokens:
             meaning = meanings.get(tok.start)
             cands: list[tuple[str, Fraction]] = []
@@ -329,7 +337,11 @@ class SolutionTemplate:
                             cands.append((name, sc))
                 if not cands and tok.value not in constants:
                     continue          # a number no quantity has: left as it is
-            self.plan.append((tok, meaning, cands, tok.value in constants))
+            try:
+                style: Any = read_style(tok.text, tok.value)
+            except Unwritable:
+                style = _NO_STYLE
+            self.plan.append((tok, meaning, cands, tok.value in constants, style))
 
     def render(self, new: dict[str, Fraction]) -> str:
         """The solution for the new values (every quantity's, as :class:`Quantities`)."""
@@ -345,7 +357,7 @@ class SolutionTemplate:
         solution = self.solution
         out: list[str] = []
         pos = 0
-        for tok, meaning, cands, const in self.plan:
+        for tok, meaning, cands, const, style in self.plan:
             if meaning is None:
                 by: dict[Fraction, _Meaning] = {}
                 for name, sc in cands:
@@ -358,7 +370,7 @@ class SolutionTemplate:
                                                       f"have that value")
                 meaning = next(iter(by.values()))
             out.append(solution[pos:tok.start])
-            out.append(_render_token(tok, meaning, q))
+            out.append(_render_token(tok, meaning, q, style))
             pos = tok.end
         out.append(solution[pos:])
         return "".join(out)

@@ -9,7 +9,12 @@ Prints:
   isolated verifier pool of ``--workers`` workers, stored in the database);
 * ``z3 pool``: the same items' formulas (each item's Reasoning SMT-LIB and notation SMT-LIB,
   the checks derive runs) verified by a bare pool of the same size, items/s;
-* the ratio of the two (target: at least 0.5);
+* the ratio of the two (target: at least 0.5), by wall clock and by CPU: on a machine the
+  other helpers also load, the two phases get different shares of the cores, so the CPU
+  seconds every process of each phase spent per item (this process and all its children,
+  read from /proc) are printed too, with the load average; their ratio is what the wall
+  ratio is on two otherwise idle cores. The pool is timed twice (right after the derive run
+  and once more) and both rates are printed;
 * per source and transformation: seeds queued, seeds with at least one item, the share, and
   the leading reasons for the others.
 
@@ -47,6 +52,67 @@ from qcstation.core.ingest.importer import import_file  # noqa: E402
 DATA = ROOT.parent / "shared" / "datasets"
 SOURCES = {"gsm8k": "gsm8k/test.jsonl", "mawps": "mawps/test.jsonl", "aqua": "aqua/test.json",
            "math500": "math500/test.jsonl", "aime2024": "aime2024/test.jsonl"}
+
+
+class CpuMeter:
+    """CPU seconds spent by this process and all its descendants while it is open (Linux:
+    read from /proc every 50 ms; a process keeps the last figure read for it)."""
+
+    def __init__(self) -> None:
+        import os
+        import threading
+
+        self._os, self._tick = os, os.sysconf("SC_CLK_TCK")
+        self._base = {p: c for p in self._tree() if (c := self._cpu(p)) is not None}
+        self._seen: dict[int, float] = dict(self._base)
+        self._stop = threading.Event()
+        self._t0 = time.process_time()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _tree(self) -> list[int]:
+        out, todo = [], [self._os.getpid()]
+        while todo:
+            pid = todo.pop()
+            try:
+                for tid in self._os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        kids = [int(x) for x in f.read().split()]
+                    out += kids
+                    todo += kids
+            except OSError:
+                continue
+        return out
+
+    def _cpu(self, pid: int) -> float | None:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self._tick
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            for pid in self._tree():
+                c = self._cpu(pid)
+                if c is not None:
+                    self._seen[pid] = max(self._seen.get(pid, 0.0), c)
+
+    def seconds(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        own = time.process_time() - self._t0
+        return own + sum(c - self._base.get(p, 0.0) for p, c in self._seen.items())
+
+
+def load_avg() -> str:
+    import os
+
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def bind_unique(store: Store) -> tuple[int, int, int]:
@@ -92,8 +158,9 @@ def bind_unique(store: Store) -> tuple[int, int, int]:
     return len(rows), already, bound
 
 
-def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float]:
-    """(items, formulas, seconds) of a bare verifier pool on the set's stored formulas."""
+def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, float]:
+    """(items, formulas, seconds, CPU seconds) of a bare verifier pool on the set's stored
+    formulas."""
     from qcstation.core.verify.verifier import VerifierPool
 
     with Store(db) as store:
@@ -116,12 +183,14 @@ def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float]:
     pool = VerifierPool(workers=workers)
     try:
         pool.verify_many(texts[:8])                   # warm the workers
+        meter = CpuMeter()
         t0 = time.perf_counter()
         list(pool.verify_many(texts))
         seconds = time.perf_counter() - t0
+        cpu = meter.seconds()
     finally:
         pool.close()
-    return items, len(texts), seconds
+    return items, len(texts), seconds, cpu
 
 
 def main() -> None:
@@ -154,20 +223,31 @@ def main() -> None:
             print(f"bindings: {rules} rule-made formalizations, {already} bound by the references "
                   f"work, {bound} more bound here by unique value (bench stand-in)")
 
-        t0 = time.perf_counter()
+        load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
         summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
                              opts=Options(variants=args.variants), workers=args.workers)
         seconds = time.perf_counter() - t0
+        cpu = meter.seconds()
         made = sum(summary.made.values())
         rate = made / seconds if seconds else 0.0
         print(f"\nvariants: {verified} verified GSM8K test seeds, {made} items "
               f"({args.variants} asked per seed) in {seconds:.1f} s = {rate:.1f} items/s "
-              f"at {args.workers} workers")
-        items, formulas, z3_s = pool_rate(db, "bench-variants", args.workers)
-        z3_rate = items / z3_s if z3_s else 0.0
-        print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
-              f"{z3_rate:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.workers} workers")
-        print(f"ratio:    {rate / z3_rate:.2f} of the pool's bare rate (target >= 0.5)")
+              f"at {args.workers} workers; CPU {1000 * cpu / max(made, 1):.1f} ms/item "
+              f"(all processes); load {load0} -> {load_avg()}")
+        rates, cpus = [], []
+        for _ in range(2):
+            load0 = load_avg()
+            items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.workers)
+            rates.append(items / z3_s if z3_s else 0.0)
+            cpus.append(1000 * z3_cpu / max(items, 1))
+            print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
+                  f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.workers} "
+                  f"workers; CPU {cpus[-1]:.1f} ms/item; load {load0} -> {load_avg()}")
+        z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
+        derive_cpu_item = 1000 * cpu / max(made, 1)
+        print(f"ratio:    {rate / z3_rate:.2f} of the pool's bare rate by wall clock (mean of the "
+              f"two pool runs); {z3_cpu_item / derive_cpu_item:.2f} by CPU per item "
+              f"(target >= 0.5)")
 
         if args.skip_shares:
             return

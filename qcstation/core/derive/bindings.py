@@ -117,11 +117,15 @@ def question_numbers(text: str) -> list[NumberAt]:
 
 
 _SENT_START = re.compile(r"(?:^|(?<=[.!?])\s+)(?=[A-Z$0-9])")
+#: a period that ends a title or an abbreviation, not a sentence ("1/3 as many to Mr. Yu")
+_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Mx|Dr|St|Mt|Jr|Sr|Prof|Capt|Lt|Col|Gen|Sgt|Rev|Hon|"
+                           r"vs|etc|approx|e\.g|i\.e)\.$")
 
 
 def sentences(text: str) -> list[tuple[int, int, str]]:
     """(start, end, sentence) of each sentence of ``text`` (ends at . ! ? and a space)."""
-    starts = [m.end() for m in _SENT_START.finditer(text)]
+    starts = [m.end() for m in _SENT_START.finditer(text)
+              if not _ABBREVIATION.search(text, 0, m.start())]
     starts = sorted({s for s in starts if s < len(text)})
     out = []
     for i, s in enumerate(starts):

@@ -28,6 +28,7 @@ from qcstation.common.errors import GenerationError
 from qcstation.core.construct.checks import check_refinement
 from qcstation.core.construct.inject import ERROR_TYPES, clean_cot, inject_errors
 from qcstation.core.construct.keyinfo import keyinfo_from_annotations, validate_keyinfo
+from qcstation.core.construct.notation import MAX_DECIMALS as NOTATION_MAX_DECIMALS
 from qcstation.core.construct.notation import NotationError, notation_to_smtlib, render_notation
 from qcstation.core.construct.rules import (
     RuleError,
@@ -40,6 +41,7 @@ from qcstation.core.derive.model import Check
 
 __all__ = [
     "GIVEN_ASSERT_RE",
+    "NOTATION_MAX_DECIMALS",
     "KEYINFO_RULES",
     "given_term",
     "given_terms",

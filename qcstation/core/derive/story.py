@@ -108,9 +108,19 @@ class NoisePool:
         return chosen
 
 
+#: words by which a sentence goes on from the one before it ("A few minutes later, 20 more
+#: birds joined"): a noise sentence put before it would cut it from what it refers to
+_GOES_ON = re.compile(r"\b(?:later|then|after that|afterwards?|next|also|again|still|meanwhile|"
+                      r"however|instead|finally|remaining|the rest|more|fewer|another|the same|"
+                      r"the other)\b|^(?:But|So|And|Yet)\b", re.IGNORECASE)
+
+
 def _insertion_points(question: str) -> list[int]:
+    """Where a noise sentence may go: before the first sentence, or before one that does
+    not refer back (no pronoun, no "later", "more", "the rest"...)."""
     sents = sentences(question)
-    return [s for i, (s, _, text) in enumerate(sents) if i == 0 or not _PRONOUNS.search(text)]
+    return [s for i, (s, _, text) in enumerate(sents)
+            if i == 0 or not (_PRONOUNS.search(text) or _GOES_ON.search(text))]
 
 
 def _insert(question: str, picks: list[tuple[int, str]]) -> str:

@@ -28,7 +28,7 @@ from qcstation.core.derive.draws import (
     with_digits,
 )
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
-from qcstation.core.derive.numbers import render
+from qcstation.core.derive.numbers import decimal_places, render
 from qcstation.core.derive.parent import (
     Derived,
     Parent,
@@ -38,6 +38,7 @@ from qcstation.core.derive.parent import (
     with_values,
 )
 from qcstation.core.derive.rebuild import (
+    NOTATION_MAX_DECIMALS,
     given_term,
     keyinfo_content,
     notation_content,
@@ -272,6 +273,13 @@ def digits(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refuse
 
 
 def _digits_item(parent: Parent, values: dict[str, Fraction], d: int, idx: int) -> DerivedItem:
+    for name, v in values.items():
+        places = decimal_places(v)
+        if places is None or places > NOTATION_MAX_DECIMALS:
+            # "0.8589309" would be shown as 8589309/10000000: not d digits any more
+            raise Refusal("too-many-decimals", f"{name} = {format_value(v)} has more than "
+                                               f"{NOTATION_MAX_DECIMALS} decimal places, which the "
+                                               f"notation question writes as a fraction")
     env = _recompute(parent, values)
     answer = env[parent.rule.answer_step]
     by = {g.name: g for g in parent.givens}
@@ -351,7 +359,10 @@ def inverses(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     rng.shuffle(order)
     for idx, g in enumerate(order[:opts.inverse_per_seed]):
         written = g.value * g.style.scale
-        text = (question[:g.start] + _hide(g) + question[g.end:]).rstrip() + " " + \
+        hidden = _hide(g)
+        if question[g.end:g.end + 1].isalpha() and not g.style.suffix:
+            hidden += " "                  # "20kb per second": "X kb", not "Xkb"
+        text = (question[:g.start] + hidden + question[g.end:]).rstrip() + " " + \
             INVERSE_SENTENCE.format(answer=format_value(parent.answer))
         try:
             smtlib = inverse_smtlib(parent.rule.smtlib, g.name, g.style.scale, parent.answer)

@@ -70,7 +70,41 @@ ISABELLE = {
                "g3_decorations": ("$15 on", "15", "number"), "g4_invitations": ("$4 on", "4", "number"),
                "g5_goodie": ("$22 on", "22", "number"), "g6_ways": ("evenly three ways", "three", "word")},
 }
-SEEDS = {"james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE}
+# GSM8K test 389: "Mr. Yu" is not the end of a sentence (an added sentence went in between)
+MESSAGES = {
+    "question": "James is in charge of running messages from the office to each teacher's classroom. "
+                "If he delivers 66 messages to Ms. Thompson and 1/3 as many messages to Mr. Yu, how "
+                "many messages does he deliver total?",
+    "answer": "First find the number of messages Mr. Yu gets: 66 messages / 3 = <<66/3=22>>22 "
+              "messages\nThen add that to the number of messages Ms. Thompson gets to find the total: "
+              "66 messages + 22 messages = <<66+22=88>>88 messages\n#### 88",
+    "givens": {"g1_messages": ("delivers 66 messages", "66", "number"),
+               "w_1_3_parts": ("and 1/3 as", "1/3", "word")},
+}
+# GSM8K test 627: "20kb per second" hidden as "X kb", not "Xkb"
+ASHLEY = {
+    "question": "Ashley has an internet connection speed of 20kb per second. Knowing that 1 Mb has "
+                "1000 kb, she wants to know her internet connection speed in Mb per hour. What is "
+                "Ashley’s internet connection speed in Mb per hour?",
+    "answer": "With a speed of 20 kb per second, there are 20*60 = <<20*60=1200>>1200 kb per minute.\n"
+              "As 1Mb has 1000kb, the converted speed is 1200/1000=<<1200/1000=1.2>>1.2Mb per minute.\n"
+              "So, Ashley’s internet connection speed is 1.2*60 = <<1.2*60=72>>72Mb per hour.\n#### 72",
+    "givens": {"g1_kb": ("speed of 20kb", "20", "number"), "g2_kb": ("has 1000 kb", "1000", "number")},
+}
+# GSM8K test 742: a fraction given (1/3) below one
+JEREMY = {
+    "question": "Jeremy saw 12 birds in their backyard and threw a stone at them, scaring away 1/3 of "
+                "that number. A few minutes later, 20 more birds joined the fearless birds. How many "
+                "birds are now in the backyard?",
+    "answer": "The total number of birds scared away after he threw the stone at them is 1/3 * 12 = "
+              "<<1/3*12=4>>4 birds.\nThe total number of birds remaining is 12 - 4 = <<12-4=8>>8 birds."
+              "\nIf 20 more birds joined, the total number of birds in the backyard will become 8 + 20 "
+              "= <<8+20=28>>28 birds.\n#### 28",
+    "givens": {"g1": ("away 1/3 of", "1/3", "fraction"), "g2_birds": ("saw 12 birds", "12", "number"),
+               "g3_birds": ("later, 20 more", "20", "number")},
+}
+SEEDS = {"jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+         "messages": MESSAGES, "ashley": ASHLEY}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

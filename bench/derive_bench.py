@@ -201,6 +201,8 @@ def main() -> None:
                     help="seeds per source for the shares (0: all)")
     ap.add_argument("--no-bind-unique", action="store_true")
     ap.add_argument("--skip-shares", action="store_true")
+    ap.add_argument("--skip-variants", action="store_true",
+                    help="only the shares per source (no timing)")
     args = ap.parse_args()
     cfg = load_config(None, env={})
     with tempfile.TemporaryDirectory() as tmp:
@@ -223,31 +225,32 @@ def main() -> None:
             print(f"bindings: {rules} rule-made formalizations, {already} bound by the references "
                   f"work, {bound} more bound here by unique value (bench stand-in)")
 
-        load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
-        summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
-                             opts=Options(variants=args.variants), workers=args.workers)
-        seconds = time.perf_counter() - t0
-        cpu = meter.seconds()
-        made = sum(summary.made.values())
-        rate = made / seconds if seconds else 0.0
-        print(f"\nvariants: {verified} verified GSM8K test seeds, {made} items "
-              f"({args.variants} asked per seed) in {seconds:.1f} s = {rate:.1f} items/s "
-              f"at {args.workers} workers; CPU {1000 * cpu / max(made, 1):.1f} ms/item "
-              f"(all processes); load {load0} -> {load_avg()}")
-        rates, cpus = [], []
-        for _ in range(2):
-            load0 = load_avg()
-            items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.workers)
-            rates.append(items / z3_s if z3_s else 0.0)
-            cpus.append(1000 * z3_cpu / max(items, 1))
-            print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
-                  f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.workers} "
-                  f"workers; CPU {cpus[-1]:.1f} ms/item; load {load0} -> {load_avg()}")
-        z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
-        derive_cpu_item = 1000 * cpu / max(made, 1)
-        print(f"ratio:    {rate / z3_rate:.2f} of the pool's bare rate by wall clock (mean of the "
-              f"two pool runs); {z3_cpu_item / derive_cpu_item:.2f} by CPU per item "
-              f"(target >= 0.5)")
+        if not args.skip_variants:
+            load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
+            summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
+                                 opts=Options(variants=args.variants), workers=args.workers)
+            seconds = time.perf_counter() - t0
+            cpu = meter.seconds()
+            made = sum(summary.made.values())
+            rate = made / seconds if seconds else 0.0
+            print(f"\nvariants: {verified} verified GSM8K test seeds, {made} items "
+                  f"({args.variants} asked per seed) in {seconds:.1f} s = {rate:.1f} items/s "
+                  f"at {args.workers} workers; CPU {1000 * cpu / max(made, 1):.1f} ms/item "
+                  f"(all processes); load {load0} -> {load_avg()}")
+            rates, cpus = [], []
+            for _ in range(2):
+                load0 = load_avg()
+                items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.workers)
+                rates.append(items / z3_s if z3_s else 0.0)
+                cpus.append(1000 * z3_cpu / max(items, 1))
+                print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
+                      f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.workers} "
+                      f"workers; CPU {cpus[-1]:.1f} ms/item; load {load0} -> {load_avg()}")
+            z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
+            derive_cpu_item = 1000 * cpu / max(made, 1)
+            print(f"ratio:    {rate / z3_rate:.2f} of the pool's bare rate by wall clock (mean of the "
+                  f"two pool runs); {z3_cpu_item / derive_cpu_item:.2f} by CPU per item "
+                  f"(target >= 0.5)")
 
         if args.skip_shares:
             return

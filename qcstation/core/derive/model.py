@@ -75,6 +75,7 @@ class DerivedItem:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)  # verify results (non-Z3)
     checks: list[Check] = field(default_factory=list)
     ops: int | None = None                # arithmetic operations of its formalization
+    flags: dict[str, dict[str, Any]] = field(default_factory=dict)  # dimension -> stored flags
 
     @property
     def family(self) -> str:

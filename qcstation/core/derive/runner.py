@@ -7,9 +7,11 @@ verifier pool (the same pool and limits as ``generate``), turns a failed check i
 refusal with the verifier's reason (an inverse problem whose X is not unique is refused
 here), and stores the batch in one transaction (:func:`.store.write_batch`).
 
-Workers: with ``workers > 1`` the rules run in that many processes while the main process
-verifies and stores; the output does not depend on the number of workers (every draw is
-seeded by the item's key).
+Workers: with ``workers > 1`` the rules (and each item's make-time audit, the flags stored
+with its artifacts) run in that many processes; the main process feeds the verifier pool
+from a thread and stores. Three batches are in flight at once: one being built, one being
+checked by Z3, one being stored (:func:`_loop`). The output does not depend on the number
+of workers (every draw is seeded by the item's key).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 
 from db import Store, current_actor
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
+from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.bindings import Refusal
-from qcstation.core.derive.model import KINDS, DerivedItem, Refused
+from qcstation.core.derive.model import KINDS, DerivedItem, Refused, fmt
 from qcstation.core.derive.parent import load_parent
 from qcstation.core.derive.store import (
     JobOutcome,
@@ -119,6 +122,11 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
         except Refusal as exc:
             out.append(Refused(transform, exc.code, str(exc)))
     items = [o for o in out if isinstance(o, DerivedItem)]
+    for item in items:       # the make-time audit, here in the worker (stored with the item)
+        seed_like = {"question": item.question, "solution": item.solution or "",
+                     "answer_value": fmt(item.answer)}
+        item.flags = {dim: stored_flags(dim, content, seed_like)
+                      for dim, content in item.contents.items()}
     return items, [o for o in out if isinstance(o, Refused)], None
 
 
@@ -177,20 +185,29 @@ def _parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[st
     return out
 
 
-def _verify(pool: Any, outcomes: list[JobOutcome], summary: DeriveSummary) -> dict[int, dict[str, dict[str, Any]]]:
-    """Run every item's Z3 checks; a failed check turns the item into a refusal."""
+def _checks(outcomes: list[JobOutcome]) -> tuple[list[tuple[str, str]], list[tuple[DerivedItem, str]]]:
+    """Every item's Z3 checks: (SMT-LIB, expected) and (item, dimension) in the same order."""
     texts, owners = [], []
     for out in outcomes:
         for item in out.items:
             for chk in item.checks:
                 texts.append((chk.smtlib, str(chk.expected.numerator) if chk.expected.denominator == 1
                               else f"{chk.expected.numerator}/{chk.expected.denominator}"))
-                owners.append((out, item, chk.dimension))
-    results = list(pool.verify_many(texts)) if texts else []
-    summary.checks += len(texts)
+                owners.append((item, chk.dimension))
+    return texts, owners
+
+
+def _verify_all(pool: Any, texts: list[tuple[str, str]]) -> list[Any]:
+    """The verifier pool's outcomes for ``texts`` (run in the loop's Z3 thread)."""
+    return list(pool.verify_many(texts)) if texts else []
+
+
+def _apply(outcomes: list[JobOutcome], owners: list[tuple[DerivedItem, str]], results: list[Any]
+           ) -> dict[int, dict[str, dict[str, Any]]]:
+    """The Z3 results of :func:`_checks`: a failed check turns the item into a refusal."""
     verified: dict[int, dict[str, dict[str, Any]]] = {}
     failed: dict[int, tuple[DerivedItem, str, Any]] = {}
-    for (_out, item, dim), res in zip(owners, results):
+    for (item, dim), res in zip(owners, results):
         if res.ok:
             verified.setdefault(id(item), {})[dim] = res.to_dict()
         elif id(item) not in failed:
@@ -273,18 +290,20 @@ def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -
 
 def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
           summary: DeriveSummary, total: int, progress: ProgressFn, batch: int) -> None:
-    """Batch by batch; with worker processes the next batch is built while this one is
-    checked by Z3 and stored (the rules and Z3 overlap)."""
+    """Batch by batch, three stages at once: while Z3 checks batch i (in the verifier pool,
+    fed from a thread), the rules build batch i + 1 (in the worker processes, or here) and
+    batch i - 1 is stored. The batches are stored in order, each in one transaction."""
+    from concurrent.futures import ThreadPoolExecutor
+
     done = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND status != 'pending'",
                             (info.id,)))
-    ahead = _start(store, info, executor, batch)
-    while ahead is not None:
-        jobs, rows, building = ahead
-        built = list(building)
-        ahead = _start(store, info, executor, batch)          # the next batch's rules start now
-        outcomes = [JobOutcome(int(j["id"]), seed, items, refused, reason)
-                    for j, (seed, _), (items, refused, reason) in zip(jobs, rows, built)]
-        verified = _verify(pool, outcomes, summary)
+    z3 = ThreadPoolExecutor(1, thread_name_prefix="derive-z3")
+    waiting: Any = None                      # (outcomes, owners, n checks, future) of batch i - 1
+
+    def store_batch(outcomes: list[JobOutcome], owners: list[Any], n: int, fut: Any) -> None:
+        nonlocal done
+        verified = _apply(outcomes, owners, fut.result())
+        summary.checks += n
         write_batch(store, info, outcomes, verified)
         for out in outcomes:
             summary.jobs += 1
@@ -297,3 +316,22 @@ def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
                 summary.reasons[(r.transform, r.code)] += 1
         done += len(outcomes)
         progress(done, total, f"{info.name}: {done}/{total} parents")
+
+    try:
+        ahead = _start(store, info, executor, batch)
+        while ahead is not None or waiting is not None:
+            current = None
+            if ahead is not None:
+                jobs, rows, building = ahead
+                built = list(building)
+                ahead = _start(store, info, executor, batch)      # the next batch's rules start
+                outcomes = [JobOutcome(int(j["id"]), seed, items, refused, reason)
+                            for j, (seed, _), (items, refused, reason) in zip(jobs, rows, built)]
+                texts, owners = _checks(outcomes)
+                fut = z3.submit(_verify_all, pool, texts)
+                current = (outcomes, owners, len(texts), fut)
+            if waiting is not None:
+                store_batch(*waiting)                               # while Z3 checks this one
+            waiting = current
+    finally:
+        z3.shutdown(wait=True, cancel_futures=True)

@@ -215,8 +215,9 @@ def _write_item(store: Store, info: SetInfo, parent: dict[str, Any], item: Deriv
             "content": content, "generator": item.generators.get(dim, "rule:derive"),
             "model": None, "prompt_version": None, "verify_result": result,
             "created_at": stamp, "updated_at": stamp,
-            **stored_flags(dim, content, {"question": item.question, "solution": item.solution or "",
-                                          "answer_value": fmt(item.answer)})})
+            **(item.flags.get(dim) or stored_flags(dim, content, {
+                "question": item.question, "solution": item.solution or "",
+                "answer_value": fmt(item.answer)}))})
     return seed_id
 
 

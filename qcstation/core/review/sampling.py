@@ -41,7 +41,7 @@ from qcstation.core.review.queries import (
 __all__ = [
     "DEFAULT_RATE", "REVIEWABLE", "POPULATION", "SampleInfo", "stratified_allocation",
     "get_sample", "open_sample", "list_samples", "coverage_from", "coverage", "close_sample",
-    "draw_sample", "extend_sample", "join_open_sample", "requeue_replacements",
+    "draw_sample", "extend_sample", "join_open_sample", "pending_requeues", "requeue_replacements",
 ]
 
 DEFAULT_RATE = 0.10
@@ -470,9 +470,35 @@ def join_open_sample(store: Store, *, dimension: str, seed_id: int, artifact_id:
 
 # The latest rejected version (highest version, then the latest item) of every (seed,
 # dimension) with a rejected sample item, kept when a newer version is current (not
-# superseded): what requeue_replacements acts on. Rejected items are found through the kept
-# item state (migration 10's qc_item_state, rej = rejected_sql), not by reading every item.
+# superseded): what requeue_replacements acts on. Only (seed, dimension) pairs with a newer
+# version that is neither superseded nor accepted can qualify (an accepted one has been
+# reviewed, and whatever put it in a sample superseded the rejected version); migration 13's
+# partial index ``artifacts_replacements`` lists exactly those, so the rejected items read are
+# theirs only, not every rejected item. Rejected items are told by the kept item state
+# (migration 10's qc_item_state, rej = rejected_sql).
 _REPLACED_SQL = """
+    WITH pending AS (
+        SELECT DISTINCT seed_id, dimension FROM artifacts INDEXED BY artifacts_replacements
+        WHERE version > 1 AND status NOT IN ('superseded', 'accepted'))
+    SELECT * FROM (
+        SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
+               s.scope, a.version, sd.source, sd.status AS seed_status,
+               ROW_NUMBER() OVER (PARTITION BY si.seed_id, s.dimension
+                                  ORDER BY a.version DESC, si.id DESC) AS nth
+        FROM pending p CROSS JOIN sample_items si ON si.seed_id = p.seed_id
+        CROSS JOIN samples s ON s.id = si.sample_id AND s.dimension = p.dimension
+        CROSS JOIN qc_item_state st ON st.item_id = si.id
+        JOIN artifacts a ON a.id = si.artifact_id JOIN seeds sd ON sd.id = si.seed_id
+        WHERE st.rej) x
+    WHERE x.nth = 1 AND EXISTS (
+        SELECT 1 FROM artifacts b WHERE b.seed_id = x.seed_id AND b.dimension = x.dimension
+          AND b.status != 'superseded' AND b.version > x.version)
+    ORDER BY x.seed_id, x.dimension
+"""
+
+# The same, found by reading every rejected item (what _REPLACED_SQL must equal in effect;
+# tests/core/review/test_kept_counts.py compares them after random operation sequences).
+_REPLACED_FROM_SCRATCH_SQL = """
     SELECT * FROM (
         SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, s.dimension,
                s.scope, a.version, sd.source, sd.status AS seed_status,
@@ -489,6 +515,28 @@ _REPLACED_SQL = """
 """
 
 
+def pending_requeues(store: Store, *, from_scratch: bool = False
+                     ) -> list[tuple[dict[str, Any], dict[str, Any], bool]]:
+    """What :func:`requeue_replacements` would do now: (latest rejected item, current
+    artifact, whether the current one joins review) for every (seed, dimension) whose
+    rejected version is to be superseded or whose replacement is to be requeued, by seed and
+    dimension. ``from_scratch`` reads every rejected item instead (tests compare the two)."""
+    out = []
+    for r in store.query(_REPLACED_FROM_SCRATCH_SQL if from_scratch else _REPLACED_SQL):
+        cur = current_artifact(store, int(r["seed_id"]), r["dimension"])
+        if cur is None or int(cur["id"]) == int(r["artifact_id"]):
+            continue
+        if int(cur["version"]) <= int(r["version"]):
+            continue
+        joins = (cur["status"] == "verified" and r["seed_status"] in LIVE_SEED_STATUSES
+                 and not store.scalar("SELECT 1 FROM sample_items WHERE artifact_id = ?",
+                                      (int(cur["id"]),)))
+        if joins or store.scalar("SELECT status FROM artifacts WHERE id = ?",
+                                 (int(r["artifact_id"]),)) == "rejected":
+            out.append((r, cur, joins))
+    return out
+
+
 def requeue_replacements(store: Store, actor: str) -> int:
     """Put regenerated, re-verified replacements of rejected items back into review.
 
@@ -500,19 +548,12 @@ def requeue_replacements(store: Store, actor: str) -> int:
     """
     added = 0
     with store.transaction():
-        latest = {(int(r["seed_id"]), r["dimension"]): r for r in store.query(_REPLACED_SQL)}
-        for (seed_id, dimension), r in sorted(latest.items()):
-            cur = current_artifact(store, seed_id, dimension)
-            if cur is None or int(cur["id"]) == int(r["artifact_id"]):
-                continue
-            if int(cur["version"]) <= int(r["version"]):
-                continue
+        for r, cur, joins in pending_requeues(store):
+            seed_id, dimension = int(r["seed_id"]), r["dimension"]
             store.execute("UPDATE artifacts SET status = 'superseded', updated_at = ? "
                           "WHERE id = ? AND status = 'rejected'", (now(), int(r["artifact_id"])))
-            if cur["status"] != "verified" or r["seed_status"] not in LIVE_SEED_STATUSES:
-                continue  # not verified yet, or the seed was excluded: nothing to review
-            if store.scalar("SELECT 1 FROM sample_items WHERE artifact_id = ?", (int(cur["id"]),)):
-                continue
+            if not joins:
+                continue  # not verified yet, the seed was excluded, or already in review
             target_id, new_item = join_open_sample(
                 store, dimension=dimension, seed_id=seed_id, artifact_id=int(cur["id"]),
                 stratum=r["source"], fallback_sample_id=int(r["sample_id"]), actor=actor,

@@ -30,7 +30,8 @@ from qcstation.core.review.queries import (current_counts, current_counts_from_s
                                            flag_count_rows, seed_count_rows,
                                            seed_count_rows_from_scratch)
 from qcstation.core.review.sampling import (close_sample, draw_sample, extend_sample,
-                                            open_sample, requeue_replacements)
+                                            open_sample, pending_requeues,
+                                            requeue_replacements)
 from tests import factories as f
 
 CURATORS = ("lead",)
@@ -64,6 +65,9 @@ def assert_kept_counts_right(store: Store) -> None:
     # every kept per-seed row is a seed with sample items; no count is left below zero
     assert store.scalar("SELECT COUNT(*) FROM qc_gate_counts WHERE n < 0") == 0
     assert store.scalar("SELECT COUNT(*) FROM artifact_counts WHERE n < 0") == 0
+    # the replacements to requeue, found through migration 13's partial index, are the ones
+    # a read of every rejected item finds
+    assert pending_requeues(store) == pending_requeues(store, from_scratch=True)
 
 
 # -- the operations -----------------------------------------------------------------------
@@ -241,6 +245,39 @@ def test_a_fresh_round_restarts_the_kept_count(store: Store) -> None:
     assert_kept_counts_right(store)
     g = gate(store, "arithmetic", threshold=0.05, confidence=0.95)
     assert (g.reviewed, g.defects, g.open_rejects) == (0, 0, 0) and g.pending > 0
+
+
+@pytest.mark.parametrize("status", ["verified", "failed", "generated", "accepted"])
+def test_replacements_to_requeue_are_found_whatever_the_new_version_is(
+        store: Store, status: str) -> None:
+    # rejected versions regenerated without the generation loop superseding them: the new
+    # version in each status the partial index holds; an accepted one got there by review
+    # after requeueing (which superseded the rejected version), and leaves the index
+    f.populate(store, {"gsm8k": 12})
+    draw_sample(store, "arithmetic", rate=1.0, rng_seed=3, actor="lead")
+    for n in range(4):
+        item = next_item(store, "ann", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "ann", "reject", "wrong")
+    rejected = [int(r["id"]) for r in store.query(
+        "SELECT id FROM artifacts WHERE status = 'rejected' ORDER BY id")]
+    made = "verified" if status == "accepted" else status
+    for n, aid in enumerate(rejected):
+        new = f.regenerate(store, aid, status=made, supersede=n % 2 == 0)
+        if n == 3:  # a third version on top of the second
+            f.regenerate(store, new, status=made, supersede=False)
+    if status == "accepted":
+        assert requeue_replacements(store, "lead") == 4
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "accept")
+        assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE version > 1 AND status = "
+                            "'accepted'") == 4
+    kept, scratch = pending_requeues(store), pending_requeues(store, from_scratch=True)
+    assert kept == scratch
+    assert len(scratch) == {"verified": 4, "accepted": 0}.get(status, 2)
+    requeue_replacements(store, "lead")
+    assert pending_requeues(store) == pending_requeues(store, from_scratch=True) == []
+    assert_kept_counts_right(store)
 
 
 @pytest.mark.slow

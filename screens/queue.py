@@ -4,6 +4,8 @@ Filters are typed in one line as ``key:value`` words (``state:rejected dim:arith
 by:alice source:gsm8k``) and any other words match the reasons; ``f`` cycles the state.
 Keys on the highlighted item: ``e`` fix in place (anyone), ``x`` exclude its seed, ``o``
 override its outcome, ``s`` settle a disagreement (curators). Enter shows the whole item.
+The first frame reads and draws one page of rows; the rest (up to ``MAX_ROWS``, in the same
+order) is read when the cursor or the scroll nears the page's end.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from screens._base import QCScreen
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
                "annotator": "annotator", "source": "source", "reason": "reason"}
 STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped", "excluded")
+#: the most rows the queue lists (a filter narrows it)
+MAX_ROWS = 2000
+#: rows read and drawn for the first frame (what fits, with a margin); the rest, up to
+#: MAX_ROWS, is read when the cursor or the scroll comes within MORE_MARGIN rows of the end
+FIRST_PAGE = 100
+MORE_MARGIN = 40
 
 
 def parse_filter(text: str) -> dict[str, str]:
@@ -68,7 +76,10 @@ class QueueScreen(QCScreen):
     ]
 
     class RowsLoaded(Message):
-        def __init__(self, rows: list[QueueRow], filters: dict[str, str]) -> None:
+        def __init__(self, rows: list[QueueRow], filters: dict[str, str], limit: int = MAX_ROWS,
+                      generation: int = 0) -> None:
+            self.limit = limit
+            self.generation = generation
             super().__init__()
             self.rows = rows
             self.filters = filters
@@ -94,6 +105,10 @@ class QueueScreen(QCScreen):
         self.rows: list[QueueRow] = []
         self.item: ReviewItem | None = None
         self.busy = False
+        self.more = False        # only the first page is shown; more rows may follow
+        self.loading_more = False
+        self.generation = 0      # a reload makes every earlier read stale
+        self.filters: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -112,6 +127,7 @@ class QueueScreen(QCScreen):
         table.add_columns("id", "dimension", "state", "by", "reasons")
         self.query_one("#queue_detail").border_title = "Item"
         table.focus()
+        self.watch(table, "scroll_y", self._scrolled, init=False)
         self.action_reload()
 
     def help_notes(self) -> Text:
@@ -129,29 +145,51 @@ class QueueScreen(QCScreen):
     # -- loading -----------------------------------------------------------------------
     def action_reload(self) -> None:
         self.busy = True
-        self._load(parse_filter(self.query_one("#queue_filter", Input).value))
+        self.generation += 1
+        self.more = self.loading_more = False
+        self.filters = parse_filter(self.query_one("#queue_filter", Input).value)
+        page = max(FIRST_PAGE, 3 * self.app.size.height)
+        self._load(self.filters, page, self.generation)
+
+    def _more_wanted(self, row: int) -> None:
+        """Read the rest (up to MAX_ROWS) once ``row`` comes near the end of what is shown."""
+        if self.more and not self.loading_more and row >= len(self.rows) - MORE_MARGIN:
+            self.loading_more = True
+            self._load(self.filters, MAX_ROWS, self.generation)
+
+    def _scrolled(self, _old: float, new: float) -> None:
+        self._more_wanted(int(new) + self.query_one("#queue_table", DataTable).size.height)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Reading the curator queue")
-    def _load(self, filters: dict[str, str]) -> None:
+    def _load(self, filters: dict[str, str], limit: int = MAX_ROWS, generation: int = 0) -> None:
         with self.qc_app.open_store() as store:
-            rows = queue(store, limit=2000, **filters)  # type: ignore[arg-type]
-        self.post_message(self.RowsLoaded(rows, filters))
+            rows = queue(store, limit=limit, **filters)  # type: ignore[arg-type]
+        self.post_message(self.RowsLoaded(rows, filters, limit, generation))
 
     @on(RowsLoaded)
     def _rows_loaded(self, message: RowsLoaded) -> None:
-        self.busy = False
-        self.rows = message.rows
+        if message.generation != self.generation:
+            return  # a reload came since: its rows are the ones to show
         table = self.query_one("#queue_table", DataTable)
+        more = len(message.rows) >= message.limit and message.limit < MAX_ROWS
+        shown = one_line(", ".join(f"{k} {v}" for k, v in message.filters.items()) or "all items", 80)
+        if self.loading_more and [r.item_id for r in message.rows[:len(self.rows)]] == [
+                r.item_id for r in self.rows]:
+            # the longer read starts with the rows shown (same query, same order): add the rest
+            self.loading_more, self.more = False, more
+            start = len(self.rows)
+            self.rows = message.rows
+            self._add_rows(table, message.rows[start:])
+            table.border_title = f"Items: {len(message.rows)} ({shown})"
+            return
+        self.busy = self.loading_more = False
+        self.more = more
+        self.rows = message.rows
         keep = table.cursor_row
         table.clear()
-        for r in message.rows:
-            # keys, names and reasons come from data and users: one line, controls escaped
-            table.add_row(Text(one_line(r.key, 60)), r.dimension, r.state,
-                          Text(one_line(",".join(r.annotators), 60)),
-                          Text(one_line("; ".join(r.reasons), 60)), key=str(r.item_id))
-        shown = one_line(", ".join(f"{k} {v}" for k, v in message.filters.items()) or "all items", 80)
-        table.border_title = f"Items: {len(message.rows)} ({shown})"
+        self._add_rows(table, message.rows)
+        table.border_title = f"Items: {len(message.rows)}{'+' if more else ''} ({shown})"
         if message.rows:
             table.move_cursor(row=min(keep, len(message.rows) - 1))
             self._show(message.rows[table.cursor_row].item_id)
@@ -160,6 +198,14 @@ class QueueScreen(QCScreen):
             self.query_one("#queue_item", Static).update(
                 Text("No item matches. f cycles the state filter; / edits the filter.",
                      style="dim"))
+
+    @staticmethod
+    def _add_rows(table: DataTable[Any], rows: list[QueueRow]) -> None:
+        for r in rows:
+            # keys, names and reasons come from data and users: one line, controls escaped
+            table.add_row(Text(one_line(r.key, 60)), r.dimension, r.state,
+                          Text(one_line(",".join(r.annotators), 60)),
+                          Text(one_line("; ".join(r.reasons), 60)), key=str(r.item_id))
 
     @on(Input.Submitted, "#queue_filter")
     def _filter_typed(self) -> None:
@@ -183,6 +229,7 @@ class QueueScreen(QCScreen):
 
     @on(DataTable.RowHighlighted, "#queue_table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._more_wanted(event.cursor_row)
         if event.row_key is not None and event.row_key.value is not None:
             self._show(int(event.row_key.value))
 

@@ -255,7 +255,7 @@ def test_replacements_to_requeue_are_found_whatever_the_new_version_is(
     # after requeueing (which superseded the rejected version), and leaves the index
     f.populate(store, {"gsm8k": 12})
     draw_sample(store, "arithmetic", rate=1.0, rng_seed=3, actor="lead")
-    for n in range(4):
+    for _n in range(4):
         item = next_item(store, "ann", "arithmetic")
         assert item is not None
         decide(store, item.item_id, "ann", "reject", "wrong")

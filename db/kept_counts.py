@@ -47,6 +47,8 @@ dimension and scope: no item of an earlier round counts any more.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 _CUR_KEY = ("dimension, source, seed_status, derived, status, audit_version, flag_codes")
 
 
@@ -76,23 +78,30 @@ def _bracket(name: str, event: str, table: str, before: list[str], after: list[s
             f"CREATE TRIGGER {name}_a AFTER {event} ON {table}{w} BEGIN {' '.join(after)} END"]
 
 
+def _seed_dim_brackets(prefix: str, table: str, columns: str, upsert: Callable[..., str], guard: str) -> list[str]:
+    """Insert, delete and update triggers for a count kept per (seed, dimension): each takes
+    the row's old contribution out before the write and puts its new one back after. An update
+    that keeps the row's (seed, dimension) recounts it once (``guard``: the upsert's WHERE, which
+    the moved row's second recount is made conditional on)."""
+    def moved(sign: int) -> str:
+        return upsert("NEW.seed_id", "NEW.dimension", sign).replace(
+            guard, "WHERE (NEW.seed_id, NEW.dimension) IS NOT (OLD.seed_id, OLD.dimension) AND "
+            + guard.removeprefix("WHERE "))
+
+    return [
+        *_bracket(f"{prefix}_ins", "INSERT", table, [upsert("NEW.seed_id", "NEW.dimension", -1)],
+                  [upsert("NEW.seed_id", "NEW.dimension", 1)]),
+        *_bracket(f"{prefix}_del", "DELETE", table, [upsert("OLD.seed_id", "OLD.dimension", -1)],
+                  [upsert("OLD.seed_id", "OLD.dimension", 1)]),
+        *_bracket(f"{prefix}_upd", f"UPDATE OF {columns}", table,
+                  [upsert("OLD.seed_id", "OLD.dimension", -1), moved(-1)],
+                  [upsert("OLD.seed_id", "OLD.dimension", 1), moved(1)]),
+    ]
+
+
 _ART_COLS = "seed_id, dimension, version, status, audit_version, flag_codes"
 _CUR_TRIGGERS = [
-    *_bracket("artifact_counts_ins", "INSERT", "artifacts",
-              [_cur_counts_upsert("NEW.seed_id", "NEW.dimension", -1)],
-              [_cur_counts_upsert("NEW.seed_id", "NEW.dimension", 1)]),
-    *_bracket("artifact_counts_del", "DELETE", "artifacts",
-              [_cur_counts_upsert("OLD.seed_id", "OLD.dimension", -1)],
-              [_cur_counts_upsert("OLD.seed_id", "OLD.dimension", 1)]),
-    *_bracket("artifact_counts_upd", f"UPDATE OF {_ART_COLS}", "artifacts",
-              [_cur_counts_upsert("OLD.seed_id", "OLD.dimension", -1),
-               _cur_counts_upsert("NEW.seed_id", "NEW.dimension", -1).replace(
-                   "WHERE c.version", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND c.version")],
-              [_cur_counts_upsert("OLD.seed_id", "OLD.dimension", 1),
-               _cur_counts_upsert("NEW.seed_id", "NEW.dimension", 1).replace(
-                   "WHERE c.version", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND c.version")]),
+    *_seed_dim_brackets("artifact_counts", "artifacts", _ART_COLS, _cur_counts_upsert, "WHERE c.version"),
     *_bracket("artifact_counts_seed", "UPDATE OF status, source", "seeds",
               [_cur_counts_upsert("OLD.id", None, -1, source="OLD.source", status="OLD.status")],
               [_cur_counts_upsert("NEW.id", None, 1, source="NEW.source", status="NEW.status")],
@@ -268,36 +277,10 @@ _STAGE_TRIGGERS = [
     _after("attempt_counts_del", "DELETE", "attempts", [_attempts_upsert("OLD.dimension", -1)]),
     _after("attempt_counts_upd", "UPDATE OF dimension", "attempts",
            [_attempts_upsert("OLD.dimension", -1), _attempts_upsert("NEW.dimension", 1)]),
-    *_bracket("needs_model_attempt_ins", "INSERT", "attempts",
-              [_needs_model_upsert("NEW.seed_id", "NEW.dimension", -1)],
-              [_needs_model_upsert("NEW.seed_id", "NEW.dimension", 1)]),
-    *_bracket("needs_model_attempt_del", "DELETE", "attempts",
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", -1)],
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", 1)]),
-    *_bracket("needs_model_attempt_upd", "UPDATE OF seed_id, dimension, verify_status", "attempts",
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", -1),
-               _needs_model_upsert("NEW.seed_id", "NEW.dimension", -1).replace(
-                   "WHERE (SELECT status", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND (SELECT status")],
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", 1),
-               _needs_model_upsert("NEW.seed_id", "NEW.dimension", 1).replace(
-                   "WHERE (SELECT status", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND (SELECT status")]),
-    *_bracket("needs_model_artifact_ins", "INSERT", "artifacts",
-              [_needs_model_upsert("NEW.seed_id", "NEW.dimension", -1)],
-              [_needs_model_upsert("NEW.seed_id", "NEW.dimension", 1)]),
-    *_bracket("needs_model_artifact_del", "DELETE", "artifacts",
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", -1)],
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", 1)]),
-    *_bracket("needs_model_artifact_upd", "UPDATE OF seed_id, dimension, status", "artifacts",
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", -1),
-               _needs_model_upsert("NEW.seed_id", "NEW.dimension", -1).replace(
-                   "WHERE (SELECT status", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND (SELECT status")],
-              [_needs_model_upsert("OLD.seed_id", "OLD.dimension", 1),
-               _needs_model_upsert("NEW.seed_id", "NEW.dimension", 1).replace(
-                   "WHERE (SELECT status", "WHERE (NEW.seed_id, NEW.dimension) IS NOT "
-                   "(OLD.seed_id, OLD.dimension) AND (SELECT status")]),
+    *_seed_dim_brackets("needs_model_attempt", "attempts", "seed_id, dimension, verify_status",
+                        _needs_model_upsert, "WHERE (SELECT status"),
+    *_seed_dim_brackets("needs_model_artifact", "artifacts", "seed_id, dimension, status",
+                        _needs_model_upsert, "WHERE (SELECT status"),
     *_bracket("needs_model_seed", "UPDATE OF status", "seeds",
               [_needs_model_upsert("OLD.id", None, -1)], [_needs_model_upsert("NEW.id", None, 1)],
               when="OLD.status IS NOT NEW.status"),

@@ -161,19 +161,30 @@ def _branches(filters: Filters) -> list[tuple[str, list[Any]]]:
     return branches
 
 
-def _stream(store: Store, run_id: int, condition: str, params: list[Any], filters: Filters,
-            after: Key | None, limit: int) -> list[tuple[Any, ...]]:
-    where = ["run_id = ?"]
-    args: list[Any] = [run_id]
-    if condition:
-        where.append(condition)
-        args += params
+def _where(run_id: int, condition: str, params: list[Any], filters: Filters) -> tuple[list[str], list[Any]]:
+    """One stream's conditions and their arguments: the run, the branch's condition, and the
+    source and difficulty filters."""
+    where = ["run_id = ?", *([condition] if condition else [])]
+    args: list[Any] = [run_id, *params]
     if filters.source is not None:
         where.append("source = ?")
         args.append(filters.source)
     if filters.difficulty is not None:
         where.append("difficulty = ?")
         args.append(filters.difficulty)
+    return where, args
+
+
+def _run_ids(store: Store, filters: Filters) -> list[int]:
+    """The runs ``filters`` names, or every run, in id order."""
+    if filters.run_ids:
+        return sorted(set(int(r) for r in filters.run_ids))
+    return [int(r[0]) for r in store.execute("SELECT id FROM eval_runs ORDER BY id")]
+
+
+def _stream(store: Store, run_id: int, condition: str, params: list[Any], filters: Filters,
+            after: Key | None, limit: int) -> list[tuple[Any, ...]]:
+    where, args = _where(run_id, condition, params, filters)
     if after is not None and after[0] == run_id:
         _, seed_id, sample_idx, metric = after
         where.append("seed_id >= ? AND (seed_id > ? OR sample_idx > ? OR "
@@ -190,10 +201,7 @@ def page(store: Store, filters: Filters, after: Key | None = None,
     """Up to ``limit`` rows matching ``filters`` that come after the key ``after``."""
     filters.check()
     limit = max(1, min(int(limit), MAX_PAGE))
-    if filters.run_ids:
-        run_ids = sorted(set(int(r) for r in filters.run_ids))
-    else:
-        run_ids = [int(r[0]) for r in store.execute("SELECT id FROM eval_runs ORDER BY id")]
+    run_ids = _run_ids(store, filters)
     if after is not None:
         run_ids = [r for r in run_ids if r >= after[0]]
     branches = _branches(filters)
@@ -230,21 +238,11 @@ def count(store: Store, filters: Filters, cap: int = COUNT_CAP) -> tuple[int, bo
     """(rows matching ``filters``, exact?) without the text search: summed over the same
     index-ordered streams :func:`page` reads, stopping at ``cap`` (then not exact)."""
     filters.check()
-    if filters.run_ids:
-        run_ids = sorted(set(int(r) for r in filters.run_ids))
-    else:
-        run_ids = [int(r[0]) for r in store.execute("SELECT id FROM eval_runs ORDER BY id")]
+    run_ids = _run_ids(store, filters)
     total = 0
     for run_id in run_ids:
         for condition, params in _branches(filters):
-            where = ["run_id = ?", *([condition] if condition else [])]
-            args: list[Any] = [run_id, *params]
-            if filters.source is not None:
-                where.append("source = ?")
-                args.append(filters.source)
-            if filters.difficulty is not None:
-                where.append("difficulty = ?")
-                args.append(filters.difficulty)
+            where, args = _where(run_id, condition, params, filters)
             left = cap - total + 1
             total += int(store.execute(
                 f"SELECT COUNT(*) FROM (SELECT 1 FROM eval_scores WHERE {' AND '.join(where)} "

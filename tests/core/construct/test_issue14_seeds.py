@@ -453,3 +453,11 @@ def test_two_thirds_written_as_a_division_by_one_thirds_three_is_not_rule_made(g
     # 3 to "One third" and the 2 to the "Two" of "Two thirds"
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k[seed])
+
+
+def test_111_an_average_is_no_second_use_of_the_given_an_earlier_step_used(gsm8k: dict) -> None:
+    # "On average they ate 45 because 90 / 2": the two of "two roll-ups wide" (used by
+    # "24 x 2") is not the count averaged over; bound to it, a variant with "four roll-ups
+    # wide" would divide by 4. No word of the question states that 2: not rule-made.
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["111"])

@@ -42,6 +42,8 @@ class QuestionNumber:
 
 
 # the words after a factor's value that make it that factor in a solution's line
+# a line that averages divides by how many things there are, which the question may never state
+_AVERAGE_STEMS = frozenset({"aver"})
 _FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
     Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
     Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
@@ -101,6 +103,11 @@ class Binder:
             if len({self.nums[j].start for j in agree}) == 1:
                 return agree[0]
         if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
+            return None
+        if not agree and occ and all(j in self.chosen for j in occ) and line_stems(line) & _AVERAGE_STEMS \
+                and v.denominator == 1 and 2 <= v <= 12 and not any(self.nums[j].stems & _AVERAGE_STEMS for j in occ):
+            # "On average they ate 45 because 90 / 2": the (small) count averaged over, not the
+            # given an earlier step used ("two roll-ups wide")
             return None
         same = agree if len(agree) > 1 else occ if not stems else []
         if len(same) > 1 and len({self.nums[j].stems for j in same}) == 1:

@@ -45,6 +45,9 @@ PROGRESS_EVERY_S = 0.25
 HEARTBEAT_S = 5.0
 #: how often a running run looks at its cancel flag (Esc in the workstation)
 CANCEL_POLL_S = 0.05
+#: after a cancel, how long requests already in flight may finish (their replies are kept and
+#: not asked again on resume); what is still out then is cancelled
+CANCEL_GRACE_S = 0.5
 #: at the end of a run, how long the live scoring may finish what is queued (the scoring
 #: pass after the run scores the rest)
 LIVE_DRAIN_S = 30.0
@@ -716,12 +719,15 @@ async def _drive_async(backend: Backend, pending: Iterator[EvalRequest], writer:
             meter.add(reply)
 
     async def watch(tasks: list[asyncio.Task[None]]) -> None:
-        """Cancel: every request in flight is cancelled, every backoff sleep woken."""
+        """Cancel: no new request starts; those in flight get CANCEL_GRACE_S to come back (a
+        reply already paid for is kept), then what is still out is cancelled and every backoff
+        sleep woken."""
         assert cancel is not None
         while not cancel.is_set():
             if all(t.done() for t in tasks):
                 return
             await asyncio.sleep(CANCEL_POLL_S)
+        await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
         for t in tasks:
             t.cancel()
 

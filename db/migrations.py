@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from db.kept_counts import STATEMENTS as KEPT_COUNTS_STATEMENTS
+from db.kept_eval import STATEMENTS as KEPT_EVAL_STATEMENTS
 
 Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
 
@@ -571,6 +572,16 @@ migration(
     "pending regenerated replacements (requeue on claim)",
     ["CREATE INDEX artifacts_replacements ON artifacts (seed_id, dimension) "
      "WHERE version > 1 AND status NOT IN ('superseded', 'accepted')"],
+)
+
+# --- v14: an evaluation run's figures kept as its scores and outputs are written -----------
+# The leaderboard, a breakdown, the report and the eval screens read one row per item-sample,
+# the verdict counts and the run's tokens and cost from these instead of aggregating every
+# score and output on each call (1M scores: about 1.5 s of CPU); see db/kept_eval.py.
+migration(
+    14,
+    "evaluation figures kept as scores and outputs are written: item-samples, verdict counts, tokens and cost",
+    [*KEPT_EVAL_STATEMENTS],
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -1,7 +1,8 @@
 """Metrics over a run's scores: leaderboard with bootstrap CIs, breakdowns, confusion
 matrices, paired comparison (exact McNemar) and Spearman correlation across runs.
 
-Everything here reads ``eval_scores`` (schema v4) and nothing else writes through it. No
+Everything here reads a run's scores (``eval_scores``, schema v4) through the figures migration
+14 keeps of them (``eval_pairs``, ``eval_score_counts``: db/kept_eval.py), and writes nothing. No
 Textual import: the CLI, the report and the results screen call these functions.
 
 Per-item values
@@ -241,7 +242,15 @@ def _pivot_sql() -> str:
             "GROUP BY seed_id, sample_idx ORDER BY seed_id, sample_idx")
 
 
-_PIVOT_SQL = _pivot_sql()
+PIVOT_FROM_SCRATCH_SQL = _pivot_sql()
+#: the same rows as kept by migration 14 (db/kept_eval.py), one per item-sample, in key order
+_PAIRS_SQL = ("SELECT seed_id, sample_idx, un, keeps, "
+              + ", ".join(f"v_{m}" for m in STORED_METRICS)
+              + " FROM eval_pairs WHERE run_id = ? ORDER BY seed_id, sample_idx")
+_COUNTS_SQL = ("SELECT metric, verdict, n FROM eval_score_counts WHERE run_id = ? AND n != 0 "
+               "ORDER BY metric, verdict")
+COUNTS_FROM_SCRATCH_SQL = ("SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
+                           "GROUP BY metric, verdict")
 
 
 @dataclass
@@ -315,11 +324,30 @@ class RunTable:
             return np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
 
 
-def load_run(store: Store, run_id: int) -> RunTable:
-    row = run_row(store, run_id)
+def pair_rows(store: Store, run_id: int, *, from_scratch: bool = False) -> list[tuple[Any, ...]]:
+    """One row per (seed, sample) of the run's scores, in that order: seed, sample, the
+    Understanding score, whether the injected errors keep the answer, then a verdict code per
+    stored metric. Kept by migration 14's triggers; ``from_scratch`` pivots every score row
+    again (the kept rows' oracle in tests)."""
     cur = store.conn.cursor()
     cur.row_factory = None
-    rows = cur.execute(_PIVOT_SQL, (int(run_id),)).fetchall()
+    return cur.execute(PIVOT_FROM_SCRATCH_SQL if from_scratch else _PAIRS_SQL,
+                       (int(run_id),)).fetchall()
+
+
+def verdict_counts(store: Store, run_id: int, *, from_scratch: bool = False
+                   ) -> list[tuple[str, str, int]]:
+    """(metric, verdict, count) of the run's scores, by metric and verdict (kept by migration
+    14; ``from_scratch`` counts every score row)."""
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    return [(str(m), str(v), int(n)) for m, v, n in cur.execute(
+        COUNTS_FROM_SCRATCH_SQL if from_scratch else _COUNTS_SQL, (int(run_id),))]
+
+
+def load_run(store: Store, run_id: int) -> RunTable:
+    row = run_row(store, run_id)
+    rows = pair_rows(store, run_id)
     arr = np.array(rows, dtype=float).reshape(len(rows), 4 + len(STORED_METRICS))
     seed = arr[:, 0].astype(np.int64)
     sample = arr[:, 1].astype(np.int64)
@@ -333,10 +361,8 @@ def load_run(store: Store, run_id: int) -> RunTable:
             code == 2, _NOT_SCORED, np.where(excluded, _EXCLUDED, _MISSING)))
     items, inverse = np.unique(seed, return_inverse=True)
     counts: dict[str, dict[str, int]] = {m: {} for m in STORED_METRICS}
-    for metric, name, c in cur.execute(
-            "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
-            "GROUP BY metric, verdict", (int(run_id),)):
-        counts.setdefault(str(metric), {})[str(name)] = int(c)
+    for metric, name, c in verdict_counts(store, run_id):
+        counts.setdefault(metric, {})[name] = c
     return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
                     tasks=spec_tasks(load_spec(row.get("spec"))), keeps=arr[:, 3].copy())
 
@@ -528,10 +554,7 @@ def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarr
         raise MetricsError(f"cannot break down by {by!r}; use source or difficulty")
     if by in table._groups:
         return table._groups[by]
-    cur = store.conn.cursor()
-    cur.row_factory = None
-    rows = cur.execute("SELECT seed_id, source, difficulty FROM eval_scores WHERE run_id = ? "
-                       "GROUP BY source, difficulty, seed_id", (table.run_id,)).fetchall()
+    rows = group_rows(store, table.run_id)
     k = table.items.shape[0]
     seeds = np.array([r[0] for r in rows], dtype=np.int64)
     pos = np.searchsorted(table.items, seeds) if k else np.zeros(len(rows), dtype=np.int64)
@@ -549,6 +572,18 @@ def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarr
             per_item[per_item < 0] = names.setdefault("(none)", len(names))
         table._groups[key] = (list(names), per_item)
     return table._groups[by]
+
+
+def group_rows(store: Store, run_id: int, *, from_scratch: bool = False
+               ) -> list[tuple[int, Any, Any]]:
+    """(seed, source, difficulty) of the run's scores by (source, difficulty, seed): from the
+    kept item-sample rows (each with its first score row's), ``from_scratch`` from every score
+    row. A seed's first row is the same in both; the kept rows leave out the later ones."""
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    table = "eval_scores" if from_scratch else "eval_pairs"
+    return cur.execute(f"SELECT seed_id, source, difficulty FROM {table} WHERE run_id = ? "
+                       "GROUP BY source, difficulty, seed_id", (int(run_id),)).fetchall()
 
 
 def _natural(text: str) -> tuple[Any, ...]:

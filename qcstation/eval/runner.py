@@ -34,7 +34,7 @@ from db.store import Store, now
 from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval import twostep
-from qcstation.eval.runs import EvalError, RunContext, owner_id, take_lease
+from qcstation.eval.runs import EvalError, RunContext, owner_id, run_totals, take_lease
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
@@ -578,15 +578,11 @@ def _fault_message(store: Store, run_id: int, prog: RunProgress, writer: _Writer
 def _progress_so_far(store: Store, run_id: int, total: int, retry_errors: bool) -> RunProgress:
     """The progress a (resumed) run starts from: what is stored already counts as done."""
     done = len(done_keys(store, run_id, ok_only=False))
-    errors_before = int(store.scalar(
-        "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ? AND status = 'error'", (run_id,)) or 0)
-    spent = store.one(
-        "SELECT COALESCE(SUM(prompt_tokens), 0) AS pt, COALESCE(SUM(completion_tokens), 0) AS ct, "
-        "COALESCE(SUM(cost), 0.0) AS cost FROM eval_outputs WHERE run_id = ? AND cached = 0",
-        (run_id,)) or {"pt": 0, "ct": 0, "cost": 0.0}
+    spent = run_totals(store, run_id)   # kept by migration 14
+    errors_before = int(spent["e"])
     prog = RunProgress(run_id=run_id, total=total, done=done, errors=errors_before,
                        prompt_tokens=int(spent["pt"]), completion_tokens=int(spent["ct"]),
-                       cost=float(spent["cost"]))
+                       cost=float(spent["cost"] or 0.0))
     if retry_errors:   # failed requests are asked again; items that cannot be asked stay errors
         not_asked = int(store.scalar(
             "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ? AND status = 'error' "

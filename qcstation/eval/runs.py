@@ -196,12 +196,7 @@ def get_run(store: Store, run_id: int) -> RunInfo:
     row = store.one("SELECT * FROM eval_runs WHERE id = ?", (run_id,))
     if row is None:
         raise EvalError(f"no evaluation run {run_id}")
-    counts = store.one(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e, "
-        "COALESCE(SUM(CASE WHEN cached = 0 THEN prompt_tokens END), 0) AS pt, "
-        "COALESCE(SUM(CASE WHEN cached = 0 THEN completion_tokens END), 0) AS ct, "
-        "SUM(CASE WHEN cached = 0 THEN cost END) AS cost FROM eval_outputs WHERE run_id = ?",
-        (run_id,)) or {"n": 0, "e": 0, "pt": 0, "ct": 0, "cost": None}
+    counts = run_totals(store, run_id)
     spec = load_spec(row["spec"])
     return RunInfo(id=int(row["id"]), name=row["name"], model=row["model"], backend=row["backend"] or "",
                    status=effective_status(row), source=source_label(spec),
@@ -211,6 +206,26 @@ def get_run(store: Store, run_id: int) -> RunInfo:
                    finished_at=row["finished_at"], spec=spec, prompt_tokens=int(counts["pt"]),
                    completion_tokens=int(counts["ct"]),
                    cost=None if counts["cost"] is None else float(counts["cost"]))
+
+
+TOTALS_FROM_SCRATCH_SQL = (
+    "SELECT COUNT(*) AS n, COALESCE(SUM(status = 'error'), 0) AS e, "
+    "COALESCE(SUM(CASE WHEN cached = 0 THEN prompt_tokens END), 0) AS pt, "
+    "COALESCE(SUM(CASE WHEN cached = 0 THEN completion_tokens END), 0) AS ct, "
+    "SUM(CASE WHEN cached = 0 THEN cost END) AS cost FROM eval_outputs WHERE run_id = ?")
+
+
+def run_totals(store: Store, run_id: int, *, from_scratch: bool = False) -> dict[str, Any]:
+    """The run's outputs ``n``, failed requests ``e``, and the prompt ``pt`` and completion
+    ``ct`` tokens and ``cost`` (None: no known price) of the outputs not served from the cache,
+    as kept by migration 14 (db/kept_eval.py); ``from_scratch`` sums every output again."""
+    if from_scratch:
+        row = store.one(TOTALS_FROM_SCRATCH_SQL, (run_id,))
+    else:
+        row = store.one("SELECT outputs AS n, errors AS e, prompt_tokens AS pt, "
+                        "completion_tokens AS ct, CASE WHEN costed > 0 THEN cost END AS cost "
+                        "FROM eval_run_totals WHERE run_id = ?", (run_id,))
+    return dict(row) if row is not None else {"n": 0, "e": 0, "pt": 0, "ct": 0, "cost": None}
 
 
 def list_runs(store: Store) -> list[RunInfo]:

@@ -620,8 +620,9 @@ def _score_outcome(outcome: Any, script: str, gold: str) -> Score:
 def summarize_verdicts(store: Store, run_id: int) -> dict[str, dict[str, int]]:
     """metric -> verdict -> count for a run (for a quick summary without the metrics module)."""
     out: dict[str, dict[str, int]] = collections.defaultdict(dict)
-    for m, v, n in store.conn.execute(
-            "SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? GROUP BY 1, 2", (run_id,)):
+    for m, v, n in store.conn.execute(   # kept by migration 14 (db/kept_eval.py)
+            "SELECT metric, verdict, n FROM eval_score_counts WHERE run_id = ? AND n != 0 "
+            "ORDER BY 1, 2", (run_id,)):
         out[str(m)][str(v)] = int(n)
     return dict(out)
 

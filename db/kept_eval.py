@@ -1,0 +1,209 @@
+"""The statements of migration 14 (``db/migrations.py``): an evaluation run's figures kept as
+its scores and outputs are written.
+
+``qcstation eval leaderboard`` and ``eval breakdown``, the report and the eval screens used to
+aggregate a run's stored scores on every call: one row per (seed, sample) pivoted out of every
+score row (about 1.5 s of CPU for a run of 1M scores), its verdicts counted per metric, and
+its tokens and cost summed over every output. Triggers keep those figures in the writer's own
+transaction, as ``db/kept_counts.py`` does for the QC side: any process and any write path
+(scoring, live scoring, rescoring, batch import, a hand-made ``UPDATE``) keeps them, and
+SQLite runs one writer at a time. Each reader keeps its old query as a ``*_from_scratch``
+function; ``tests/eval/test_kept_eval.py`` checks the kept figures equal them after random
+sequences of writes, several processes at once, and a migration. Like every migration they are
+frozen once released: a change is a new migration.
+
+The tables:
+
+``eval_pairs``: one row per (run, seed, sample) that has a score, holding what
+``qcstation.eval.metrics`` reads per item-sample: the Understanding score, whether the injected
+errors keep the answer, and per stored metric its verdict code (-1: no score row).
+``source``/``difficulty`` are those of the pair's first score row in (source, difficulty) order
+(a breakdown groups a seed by its first). A new score row and a rescore (the scorers' upsert:
+same key, same source) set their metric's share in place (*plain*); a deleted score, or an
+update that moves one or changes its metric or source, inserts the pair's key into the view
+``eval_pair_touch``, whose INSTEAD OF trigger recomputes the row from the pair's own score rows
+(*touched*, as ``qc_gate_seeds``; at most one row per metric, read through the unique key).
+
+``eval_score_counts`` (*plain*): scores per (run, metric, verdict); a row may hold 0.
+
+``eval_run_totals`` (*plain*): per run, its outputs, failed requests, and the prompt and
+completion tokens and cost of the outputs not served from the cache (``costed``: how many of
+those have a cost; the run's cost is unknown while it is 0). The cost is a running sum of
+floats: it equals a fresh ``SUM`` up to rounding in the last digits.
+"""
+
+from __future__ import annotations
+
+#: the metrics stored in ``eval_scores`` as of this migration (qcstation.eval.types.STORED_METRICS)
+METRICS = ("un", "re", "ar", "rt", "rm", "fi", "ar_s", "rm_s", "fi_s")
+#: verdict -> code as ``qcstation.eval.metrics`` reads it (5: any other verdict)
+VERDICT_CODES = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4,
+                 "judge_error": 6, "invalid_item": 7, "checker_error": 8, "trivial": 9}
+_CODE = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in VERDICT_CODES.items())
+         + " ELSE 5 END")
+
+#: a pair's row from its score rows: ``{where}`` selects them (one pair, or GROUP BY for many)
+PAIR_COLUMNS = ", ".join([
+    "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)",
+    "COALESCE(MAX(CASE WHEN metric = 'rm' THEN json_extract(CASE WHEN json_valid(detail) "
+    "THEN detail END, '$.keeps_answer') END), -1)",
+    *(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE} END), -1)" for m in METRICS)])
+
+_PAIR_KEY = "run_id = NEW.run_id AND seed_id = NEW.seed_id AND sample_idx = NEW.sample_idx"
+# through the table's unique key (run, seed, sample, metric): without statistics the planner
+# would rather walk the whole run in the (run, source, difficulty) index than sort a pair's
+# few rows, which made each recount read every score of the run
+_FIRST = ("FROM eval_scores INDEXED BY sqlite_autoindex_eval_scores_1 "
+          f"WHERE {_PAIR_KEY} ORDER BY source, difficulty LIMIT 1")
+_PAIR_TOUCH = f"""
+CREATE TRIGGER eval_pair_touch_recount INSTEAD OF INSERT ON eval_pair_touch BEGIN
+    DELETE FROM eval_pairs WHERE {_PAIR_KEY};
+    INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps,
+                            {', '.join(f'v_{m}' for m in METRICS)})
+    SELECT NEW.run_id, NEW.seed_id, NEW.sample_idx, COUNT(*), (SELECT source {_FIRST}),
+           (SELECT difficulty {_FIRST}), {PAIR_COLUMNS}
+    FROM eval_scores WHERE {_PAIR_KEY} HAVING COUNT(*) > 0;
+END
+"""
+
+
+def _touch(row: str, when: str = "") -> str:
+    return ("INSERT INTO eval_pair_touch (run_id, seed_id, sample_idx) "
+            f"SELECT {row}.run_id, {row}.seed_id, {row}.sample_idx{when};")
+
+
+# A new score row, and a rescore (the scorers' upsert changes a row's verdict, score and
+# detail, never its key or source), change only their metric's share of the pair: set here
+# without a recount. A new row's source comes first if it sorts before the pair's (source is
+# never NULL; a NULL difficulty sorts first).
+_CODE_NEW = _CODE.replace("CASE verdict", "CASE NEW.verdict")
+_UN_NEW = "COALESCE(CAST(NEW.score AS REAL), 0.0)"
+_KEEPS_NEW = ("COALESCE(json_extract(CASE WHEN json_valid(NEW.detail) THEN NEW.detail END, "
+              "'$.keeps_answer'), -1)")
+
+
+def _share(metric: str, value: str, old: str) -> str:
+    return f"CASE WHEN NEW.metric = '{metric}' THEN {value} ELSE {old} END"
+
+
+_PAIR_ADD = (
+    f"INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps, "
+    f"{', '.join(f'v_{m}' for m in METRICS)}) "
+    f"VALUES (NEW.run_id, NEW.seed_id, NEW.sample_idx, 1, NEW.source, NEW.difficulty, "
+    f"{_share('un', _UN_NEW, '0.0')}, {_share('rm', _KEEPS_NEW, '-1')}, "
+    + ", ".join(_share(m, _CODE_NEW, "-1") for m in METRICS) + ") "
+    "ON CONFLICT DO UPDATE SET n = n + 1, "
+    f"un = {_share('un', 'excluded.un', 'un')}, keeps = {_share('rm', 'excluded.keeps', 'keeps')}, "
+    + ", ".join(f"v_{m} = {_share(m, f'excluded.v_{m}', f'v_{m}')}" for m in METRICS) + "; "
+    # apart, so that the common case (the pair's source already) leaves the group index alone
+    "UPDATE eval_pairs SET source = NEW.source, difficulty = NEW.difficulty "
+    f"WHERE {_PAIR_KEY} AND (NEW.source < source OR (NEW.source = source AND ("
+    "(NEW.difficulty IS NULL AND difficulty IS NOT NULL) OR NEW.difficulty < difficulty)));")
+_PAIR_RESCORE = (
+    f"UPDATE eval_pairs SET un = {_share('un', _UN_NEW, 'un')}, "
+    f"keeps = {_share('rm', _KEEPS_NEW, 'keeps')}, "
+    + ", ".join(f"v_{m} = {_share(m, _CODE_NEW, f'v_{m}')}" for m in METRICS)
+    + f" WHERE {_PAIR_KEY};")
+_SAME_PLACE = ("(OLD.run_id, OLD.seed_id, OLD.sample_idx, OLD.metric, OLD.source, OLD.difficulty) "
+               "IS (NEW.run_id, NEW.seed_id, NEW.sample_idx, NEW.metric, NEW.source, NEW.difficulty)")
+
+
+def _score_count(row: str, sign: int) -> str:
+    return ("INSERT INTO eval_score_counts (run_id, metric, verdict, n) "
+            f"VALUES ({row}.run_id, {row}.metric, {row}.verdict, {sign}) "
+            "ON CONFLICT DO UPDATE SET n = n + excluded.n;")
+
+
+def _fresh(row: str) -> str:
+    return f"{row}.cached = 0"
+
+
+def _totals(row: str, sign: int) -> str:
+    fresh = _fresh(row)
+    s = "" if sign > 0 else "-"
+    return (
+        "INSERT INTO eval_run_totals (run_id, outputs, errors, prompt_tokens, "
+        "completion_tokens, cost, costed) "
+        f"VALUES ({row}.run_id, {s}1, {s}({row}.status = 'error'), "
+        f"{s}(CASE WHEN {fresh} THEN COALESCE({row}.prompt_tokens, 0) ELSE 0 END), "
+        f"{s}(CASE WHEN {fresh} THEN COALESCE({row}.completion_tokens, 0) ELSE 0 END), "
+        f"{s}(CASE WHEN {fresh} AND {row}.cost IS NOT NULL THEN {row}.cost ELSE 0.0 END), "
+        f"{s}({fresh} AND {row}.cost IS NOT NULL)) "
+        "ON CONFLICT DO UPDATE SET outputs = outputs + excluded.outputs, "
+        "errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
+        "completion_tokens = completion_tokens + excluded.completion_tokens, "
+        "cost = cost + excluded.cost, costed = costed + excluded.costed;")
+
+
+def _after(name: str, event: str, table: str, body: list[str], when: str = "") -> str:
+    w = f" WHEN {when}" if when else ""
+    return f"CREATE TRIGGER {name} AFTER {event} ON {table}{w} BEGIN {' '.join(body)} END"
+
+
+_MOVED = (" WHERE (NEW.run_id, NEW.seed_id, NEW.sample_idx) IS NOT "
+          "(OLD.run_id, OLD.seed_id, OLD.sample_idx)")
+_SCORE_COLS = "run_id, seed_id, sample_idx, metric, verdict, score, detail, source, difficulty"
+_OUTPUT_COLS = "run_id, status, cached, prompt_tokens, completion_tokens, cost"
+
+TRIGGERS = [
+    _PAIR_TOUCH,
+    _after("eval_pairs_score_ins", "INSERT", "eval_scores", [_PAIR_ADD]),
+    _after("eval_pairs_score_del", "DELETE", "eval_scores", [_touch("OLD")]),
+    _after("eval_pairs_rescore", f"UPDATE OF {_SCORE_COLS}", "eval_scores", [_PAIR_RESCORE],
+           when=_SAME_PLACE),
+    _after("eval_pairs_score_moved", f"UPDATE OF {_SCORE_COLS}", "eval_scores",
+           [_touch("OLD"), _touch("NEW", _MOVED)], when=f"NOT {_SAME_PLACE}"),
+    _after("eval_score_counts_ins", "INSERT", "eval_scores", [_score_count("NEW", 1)]),
+    _after("eval_score_counts_del", "DELETE", "eval_scores", [_score_count("OLD", -1)]),
+    _after("eval_score_counts_upd", "UPDATE OF run_id, metric, verdict", "eval_scores",
+           [_score_count("OLD", -1), _score_count("NEW", 1)],
+           when="(OLD.run_id, OLD.metric, OLD.verdict) IS NOT (NEW.run_id, NEW.metric, NEW.verdict)"),
+    _after("eval_run_totals_ins", "INSERT", "eval_outputs", [_totals("NEW", 1)]),
+    _after("eval_run_totals_del", "DELETE", "eval_outputs", [_totals("OLD", -1)]),
+    _after("eval_run_totals_upd", f"UPDATE OF {_OUTPUT_COLS}", "eval_outputs",
+           [_totals("OLD", -1), _totals("NEW", 1)]),
+]
+
+#: migration 14, in order: tables, view, triggers, then the figures of the runs already stored
+STATEMENTS: list[str] = [
+    f"""
+    CREATE TABLE eval_pairs (
+        run_id INTEGER NOT NULL, seed_id INTEGER NOT NULL, sample_idx INTEGER NOT NULL,
+        n INTEGER NOT NULL,                  -- its score rows
+        source TEXT, difficulty TEXT,        -- of the pair's first score row by (source, difficulty)
+        un, keeps,                           -- as the pivot computes them (no type: kept as is)
+        {', '.join(f'v_{m} INTEGER NOT NULL' for m in METRICS)},  -- verdict codes; -1: no row
+        PRIMARY KEY (run_id, seed_id, sample_idx)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX eval_pairs_group ON eval_pairs (run_id, source, difficulty, seed_id)",
+    """
+    CREATE TABLE eval_score_counts (
+        run_id INTEGER NOT NULL, metric TEXT NOT NULL, verdict TEXT NOT NULL, n INTEGER NOT NULL,
+        PRIMARY KEY (run_id, metric, verdict)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE eval_run_totals (
+        run_id INTEGER PRIMARY KEY, outputs INTEGER NOT NULL, errors INTEGER NOT NULL,
+        prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,  -- not from the cache
+        cost REAL NOT NULL, costed INTEGER NOT NULL  -- sum and number of known costs (not cached)
+    )
+    """,
+    "CREATE VIEW eval_pair_touch AS SELECT 0 AS run_id, 0 AS seed_id, 0 AS sample_idx WHERE 0",
+    *TRIGGERS,
+    "INSERT INTO eval_pair_touch (run_id, seed_id, sample_idx) "
+    "SELECT DISTINCT run_id, seed_id, sample_idx FROM eval_scores",
+    "INSERT INTO eval_score_counts (run_id, metric, verdict, n) "
+    "SELECT run_id, metric, verdict, COUNT(*) FROM eval_scores GROUP BY 1, 2, 3",
+    """
+    INSERT INTO eval_run_totals (run_id, outputs, errors, prompt_tokens, completion_tokens,
+                                 cost, costed)
+    SELECT run_id, COUNT(*), COALESCE(SUM(status = 'error'), 0),
+           COALESCE(SUM(CASE WHEN cached = 0 THEN prompt_tokens END), 0),
+           COALESCE(SUM(CASE WHEN cached = 0 THEN completion_tokens END), 0),
+           COALESCE(SUM(CASE WHEN cached = 0 THEN cost END), 0.0),
+           COUNT(CASE WHEN cached = 0 THEN cost END)
+    FROM eval_outputs GROUP BY run_id
+    """,
+]

@@ -1,0 +1,332 @@
+"""The figures the database keeps of each evaluation run (migration 14: ``eval_pairs``,
+``eval_score_counts``, ``eval_run_totals``) equal a recomputation from every score and output:
+after random sequences of the writes a run sees (scoring and rescoring through the scorers'
+own upsert, outputs through the runner's, hand-made updates that move or change scores,
+deleted scores, outputs and whole runs), after four processes score at once, and after a
+database of the previous version is migrated. Dropping any one of the triggers makes the
+check fail. Real SQLite files, real processes."""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import random
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db import Store
+from db.kept_eval import TRIGGERS
+from db.migrations import SCHEMA_VERSION
+from db.store import now
+from qcstation.eval import metrics as M
+from qcstation.eval.outputs import INSERT_OUTPUT
+from qcstation.eval.runs import run_totals
+from qcstation.eval.scorers import INSERT_SCORE, summarize_verdicts
+from tests.eval_factory import make_run
+
+METRIC_TASK = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rt": "refinement",
+               "rm": "refinement", "fi": "final", "ar_s": "arithmetic", "rm_s": "refinement",
+               "fi_s": "final", "odd": "final"}
+VERDICTS = ("correct", "correct", "wrong", "unparseable", "error", "not_scored", "judge_error",
+            "invalid_item", "checker_error", "trivial", "something else")
+SOURCES = ("gsm8k", "math500", "level 2", "")
+DIFFICULTIES = ("easy", "hard", None, "")
+
+
+def _first_group(rows: list[tuple[Any, ...]]) -> dict[int, tuple[Any, Any]]:
+    """seed -> the (source, difficulty) a breakdown groups it by: its first row."""
+    out: dict[int, tuple[Any, Any]] = {}
+    for seed, source, difficulty in rows:
+        out.setdefault(int(seed), (source, difficulty))
+    return out
+
+
+def assert_kept_eval_right(store: Store) -> None:
+    runs = {int(r[0]) for r in store.conn.execute(
+        "SELECT run_id FROM eval_scores UNION SELECT run_id FROM eval_outputs "
+        "UNION SELECT run_id FROM eval_pairs UNION SELECT run_id FROM eval_run_totals")}
+    for run in sorted(runs):
+        assert M.pair_rows(store, run) == M.pair_rows(store, run, from_scratch=True), run
+        assert M.verdict_counts(store, run) == M.verdict_counts(store, run, from_scratch=True), run
+        assert _first_group(M.group_rows(store, run)) == _first_group(
+            M.group_rows(store, run, from_scratch=True)), run
+        kept, scratch = run_totals(store, run), run_totals(store, run, from_scratch=True)
+        assert {k: kept[k] for k in ("n", "e", "pt", "ct")} == \
+            {k: scratch[k] for k in ("n", "e", "pt", "ct")}, run
+        assert (kept["cost"] is None) == (scratch["cost"] is None), run
+        if kept["cost"] is not None:
+            assert math.isclose(kept["cost"], scratch["cost"], rel_tol=1e-9, abs_tol=1e-12), run
+    assert store.scalar("SELECT COUNT(*) FROM eval_score_counts WHERE n < 0") == 0
+    assert store.scalar("SELECT COUNT(*) FROM eval_run_totals WHERE outputs < 0 OR costed < 0") == 0
+
+
+# -- the writes -----------------------------------------------------------------------------
+
+def _runs(store: Store) -> list[int]:
+    return [int(r["id"]) for r in store.query("SELECT id FROM eval_runs ORDER BY id")]
+
+
+def _score_values(rng: random.Random, metric: str) -> tuple[str, Any, str]:
+    verdict = rng.choice(VERDICTS)
+    if metric == "un":
+        score: Any = rng.choice((None, 95.0, 88.5, 91.0 + 1 / 3, 100, "12", 1.0))
+    else:
+        score = 1.0 if verdict == "correct" else rng.choice((0.0, None))
+    detail = rng.choice(("{}", json.dumps({"keeps_answer": rng.choice((True, False, None, 3))}),
+                         "not json"))
+    return verdict, score, detail
+
+
+def score_rows(rng: random.Random, run: int, k: int) -> list[tuple[Any, ...]]:
+    rows = []
+    for _ in range(k):
+        metric = rng.choice(list(METRIC_TASK))
+        verdict, score, detail = _score_values(rng, metric)
+        rows.append((run, rng.randint(1, 12), rng.randint(0, 1), metric, METRIC_TASK[metric],
+                     verdict, score, None, detail, "test-1", rng.choice(SOURCES),
+                     rng.choice(DIFFICULTIES), now()))
+    return rows
+
+
+def output_rows(rng: random.Random, run: int, k: int) -> list[tuple[Any, ...]]:
+    return [(run, rng.randint(1, 12), rng.choice(("reasoning", "final")), rng.randint(0, 1),
+             rng.choice(("ok", "ok", "error")), "h", "The answer is 3.", "stop", None, "e",
+             rng.choice((0, 0, 1)), rng.choice((None, rng.randint(1, 900))),
+             rng.choice((None, rng.randint(1, 900))), rng.choice((None, rng.random() / 1000)),
+             12.5, now()) for _ in range(k)]
+
+
+def _score(store: Store, rng: random.Random) -> None:
+    """Scoring or rescoring: the scorers' own upsert, a batch of rows in one transaction."""
+    with store.transaction():
+        store.conn.executemany(INSERT_SCORE, score_rows(rng, rng.choice(_runs(store)),
+                                                        rng.randint(1, 12)))
+
+
+def _outputs(store: Store, rng: random.Random) -> None:
+    """Stored responses: the runner's upsert (a failed request answered later replaces it)."""
+    with store.transaction():
+        store.conn.executemany(INSERT_OUTPUT, output_rows(rng, rng.choice(_runs(store)),
+                                                          rng.randint(1, 8)))
+
+
+def _hand_update(store: Store, rng: random.Random) -> None:
+    """What a person (or a later fix) does by hand: change verdicts, move a score to another
+    item or sample, relabel its source."""
+    run = rng.choice(_runs(store))
+    sql = rng.choice((
+        "UPDATE eval_scores SET verdict = 'wrong' WHERE run_id = ? AND metric = 'fi'",
+        "UPDATE eval_scores SET sample_idx = sample_idx + 2 WHERE id = (SELECT id FROM "
+        "eval_scores WHERE run_id = ? ORDER BY random() LIMIT 1)",
+        "UPDATE eval_scores SET seed_id = seed_id + 20, run_id = run_id WHERE id = (SELECT id "
+        "FROM eval_scores WHERE run_id = ? ORDER BY random() LIMIT 1)",
+        "UPDATE eval_scores SET source = 'moved', difficulty = NULL WHERE run_id = ? "
+        "AND seed_id % 3 = 0",
+        "UPDATE eval_scores SET score = 42.5, detail = '{\"keeps_answer\": false}' "
+        "WHERE run_id = ? AND metric IN ('un', 'rm')",
+        "UPDATE eval_outputs SET cached = 1 - cached, cost = 0.25 WHERE id = (SELECT id "
+        "FROM eval_outputs WHERE run_id = ? ORDER BY random() LIMIT 1)",
+        "UPDATE eval_outputs SET status = 'error', prompt_tokens = NULL WHERE run_id = ? "
+        "AND seed_id % 4 = 1"))
+    try:
+        store.execute(sql, (run,))
+    except sqlite3.IntegrityError:
+        pass   # the move hit a score already there: nothing was written
+
+
+def _move_run(store: Store, rng: random.Random) -> None:
+    """Scores and outputs of one seed handed to another run."""
+    runs = _runs(store)
+    a, b = rng.choice(runs), rng.choice(runs)
+    seed = rng.randint(1, 12)
+    try:
+        with store.transaction():
+            store.execute("UPDATE eval_scores SET run_id = ? WHERE run_id = ? AND seed_id = ?",
+                          (b, a, seed))
+            store.execute("UPDATE eval_outputs SET run_id = ? WHERE run_id = ? AND seed_id = ?",
+                          (b, a, seed))
+    except sqlite3.IntegrityError:
+        pass
+
+
+def _delete_some(store: Store, rng: random.Random) -> None:
+    run = rng.choice(_runs(store))
+    table = rng.choice(("eval_scores", "eval_outputs"))
+    store.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE run_id = ? "
+                  "ORDER BY random() LIMIT 3)", (run,))
+
+
+def _delete_run(store: Store, rng: random.Random) -> None:
+    runs = _runs(store)
+    if len(runs) < 2:
+        return
+    run = rng.choice(runs)
+    with store.transaction():
+        for table in ("eval_scores", "eval_outputs", "eval_items"):
+            store.execute(f"DELETE FROM {table} WHERE run_id = ?", (run,))
+        store.execute("DELETE FROM eval_runs WHERE id = ?", (run,))
+
+
+def _new_run(store: Store, rng: random.Random) -> None:
+    make_run(store, model=f"m{rng.randrange(100)}")
+
+
+OPERATIONS = [(_score, 10), (_outputs, 5), (_hand_update, 4), (_move_run, 1), (_delete_some, 2),
+              (_delete_run, 1), (_new_run, 1)]
+
+
+@pytest.mark.parametrize("rng_seed", [1, 2, 3, 4])
+def test_kept_eval_figures_equal_a_recount_after_random_writes(store: Store, rng_seed: int) -> None:
+    rng = random.Random(rng_seed)
+    for n in range(3):
+        make_run(store, model=f"model-{n}")
+    ops, weights = zip(*OPERATIONS)
+    done: set[str] = set()
+    for _ in range(150):
+        op = rng.choices(ops, weights)[0]
+        op(store, rng)
+        done.add(op.__name__)
+        assert_kept_eval_right(store)
+    assert done == {op.__name__ for op in ops}
+    # the figures are those of real runs: scores of several metrics and samples, costs known
+    assert store.scalar("SELECT COUNT(*) FROM eval_pairs WHERE sample_idx > 0") > 0
+    assert store.scalar("SELECT COUNT(*) FROM eval_run_totals WHERE costed > 0") > 0
+
+
+def test_the_leaderboard_and_breakdown_read_the_kept_figures(store: Store) -> None:
+    """The metrics a reader sees are the ones from every score: a hand-made change to a score
+    shows at once, and a breakdown groups items as before."""
+    run = make_run(store, model="m")
+    rng = random.Random(5)
+    with store.transaction():
+        store.conn.executemany(INSERT_SCORE, score_rows(rng, run, 300))
+    # each item from one source, as a run's items are
+    store.execute("UPDATE eval_scores SET source = CASE seed_id % 4 WHEN 0 THEN 'gsm8k' "
+                  "WHEN 1 THEN 'math500' WHEN 2 THEN 'level 2' ELSE '' END")
+    before = M.run_metrics(store, run, n_boot=50).to_dict()
+    store.execute("UPDATE eval_scores SET verdict = 'correct' WHERE run_id = ? AND metric = 're'",
+                  (run,))
+    after = M.run_metrics(store, run, n_boot=50).to_dict()
+    assert after["values"]["re"]["value"] == 1.0 != before["values"]["re"]["value"]
+    assert summarize_verdicts(store, run)["re"] == {
+        "correct": store.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ? AND metric = 're'",
+                                (run,))}
+    groups = M.breakdown(store, run, "source", n_boot=0)
+    assert set(groups) == {"gsm8k", "math500", "level 2", "(none)"}
+
+
+def _score_worker(db_path: str, run: int, seed: int, start: Any, results: Any) -> None:
+    rng = random.Random(seed)
+    errors: list[str] = []
+    try:
+        s = Store(db_path)
+        start.wait(timeout=60)
+        for _ in range(25):
+            with s.transaction():
+                s.conn.executemany(INSERT_SCORE, score_rows(rng, run, 6))
+                s.conn.executemany(INSERT_OUTPUT, output_rows(rng, run, 3))
+        s.close()
+    except Exception as exc:  # reported to the test, which fails on it
+        errors.append(repr(exc))
+    results.put(errors)
+
+
+@pytest.mark.slow
+def test_kept_eval_figures_stay_right_when_four_processes_score_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    with Store(db) as s:
+        runs = [make_run(s, model="a"), make_run(s, model="b")]
+    ctx = mp.get_context("spawn")
+    start = ctx.Barrier(4)
+    results = ctx.Queue()
+    procs = [ctx.Process(target=_score_worker, args=(str(db), runs[n % 2], n, start, results))
+             for n in range(4)]
+    for p in procs:
+        p.start()
+    got = [results.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+    assert [e for errs in got for e in errs] == []
+    with Store(db) as s:
+        assert_kept_eval_right(s)
+        assert s.scalar("SELECT SUM(outputs) FROM eval_run_totals") == s.scalar(
+            "SELECT COUNT(*) FROM eval_outputs") > 0
+
+
+def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_file: Path) -> None:
+    rng = random.Random(9)
+    with Store(db_file) as s:
+        runs = [make_run(s, model="a"), make_run(s, model="b", samples=2)]
+        for run in runs:
+            with s.transaction():
+                s.conn.executemany(INSERT_SCORE, score_rows(rng, run, 200))
+                s.conn.executemany(INSERT_OUTPUT, output_rows(rng, run, 60))
+        expected = {run: (M.run_metrics(s, run, n_boot=100).to_dict(),
+                          M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run))
+                    for run in runs}
+        # the database as migration 13 left it: no kept figures, no triggers
+        v13 = Store(db_file.with_name("v13.db"), migrate=False)
+        v13.migrate(13)
+        old = {r[0] for r in v13.conn.execute("SELECT name FROM sqlite_master")}
+        v13.close()
+        made = [(r[0], r[1]) for r in s.conn.execute(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
+            "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
+        assert {n for n, _ in made} >= {"eval_pairs", "eval_score_counts", "eval_run_totals"}
+        for name, kind in made:
+            s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+        s.conn.execute("PRAGMA user_version = 13")
+    with Store(db_file) as s:
+        assert s.schema_version == SCHEMA_VERSION
+        assert_kept_eval_right(s)
+        got = {run: (M.run_metrics(s, run, n_boot=100).to_dict(),
+                     M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run))
+               for run in runs}
+        for run in runs:   # the cost: a running sum before, a fresh sum after, to rounding
+            assert math.isclose(got[run][2].pop("cost"), expected[run][2].pop("cost"),
+                                rel_tol=1e-9)
+        assert got == expected
+        assert expected[runs[1]][2]["n"] > 0 and expected[runs[0]][0]["values"]["re"]["n"] > 0
+
+
+def _trigger_name(sql: str) -> str:
+    found = re.search(r"CREATE TRIGGER (\w+)", sql)
+    assert found is not None
+    return found.group(1)
+
+
+def _every_kind_of_write(store: Store) -> None:
+    """A fixed sequence that goes through each trigger: scores and outputs inserted, rescored
+    (the upsert's update), changed and moved by hand, deleted."""
+    run = make_run(store, model="m")
+    rng = random.Random(3)
+    with store.transaction():
+        store.conn.executemany(INSERT_SCORE, score_rows(rng, run, 40))
+        store.conn.executemany(INSERT_OUTPUT, output_rows(rng, run, 30))
+    assert_kept_eval_right(store)
+    store.execute("UPDATE eval_scores SET verdict = 'wrong', score = 3 WHERE run_id = ? "
+                  "AND seed_id % 2 = 0", (run,))
+    store.execute("UPDATE eval_scores SET sample_idx = sample_idx + 5 WHERE run_id = ? "
+                  "AND seed_id % 3 = 0", (run,))
+    store.execute("UPDATE eval_outputs SET cached = 1 - cached, status = 'error' WHERE run_id = ? "
+                  "AND seed_id % 2 = 0", (run,))
+    store.execute("DELETE FROM eval_scores WHERE run_id = ? AND seed_id % 4 = 1", (run,))
+    store.execute("DELETE FROM eval_outputs WHERE run_id = ? AND seed_id % 4 = 1", (run,))
+
+
+def test_the_sequence_keeps_the_figures_right_with_every_trigger(store: Store) -> None:
+    _every_kind_of_write(store)
+    assert_kept_eval_right(store)
+
+
+@pytest.mark.parametrize("trigger", [_trigger_name(t) for t in TRIGGERS])
+def test_without_any_one_trigger_the_figures_go_wrong(store: Store, trigger: str) -> None:
+    store.execute(f"DROP TRIGGER {trigger}")
+    with pytest.raises((AssertionError, sqlite3.OperationalError)):
+        _every_kind_of_write(store)
+        assert_kept_eval_right(store)

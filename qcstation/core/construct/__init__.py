@@ -7,6 +7,8 @@ Modules, bottom up (a module imports only those above it in this list)
 ``reread``            checks re-derived from the question and the gold solution alone (which
                       words a given is tied to, literals, value leaks, irrelevant-but-used,
                       stale edits): the audit's, and the gate every rule-made item passes.
+``clauses``           what reads as a statement of its own (a subject and a finite verb): the
+                      test rule-made known quantities pass and the ``known-fragment`` flag.
 ``rules/``            the exact formalizations (Reasoning): the bounded expression language,
                       the question's givens and which place each use is (``binding``), word
                       givens and named factors (``constants``), links between steps, the

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
+from qcstation.core.construct.clauses import SENTENCE as _SENTENCE, reads_as_clause, sentences as _sentences
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.errors import GenerationError
@@ -142,15 +143,9 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ rule-based draft
-_SENTENCE = re.compile(r"(?<=[.?!])(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
-                       r"(?<!\bvs\.)\s+(?=[A-Z$0-9])")
 _ANNOT = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 # the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"
 _ANNOT_WITH_RESULT = re.compile(r"<<[^<>]*>>\s*\$?-?[\d,]*\.?\d*")
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
 _CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
@@ -316,6 +311,10 @@ def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
         lead, ask = "", goal_sentence
     cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
     tail = ""
+    # "How old will John's youngest son, who was born when John was 32, be in 3 years?": a "when"
+    # inside a relative clause is no condition of the question
+    if cond and re.search(r",\s+(?:who|which|whose)\b[^,]*$", ask[:cond.start()], re.I):
+        cond = None
     if cond and m is not None and _numbers(ask[cond.end():]):
         tail = ask[cond.end():].rstrip("?. ")
         ask = ask[: cond.start()]
@@ -340,11 +339,137 @@ def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] |
     return used
 
 
+def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
+    """The clauses of ``part`` as known quantities may list them. A clause that carries a given
+    but has no subject and verb of its own ("and then charged her 10% less money", "4 sacks
+    to her brother", "1/2 of what her brother earns") joins the clause before it (the first
+    one, the clause after it); where that still leaves no clause of its own, the whole part
+    is one known quantity. Every text returned is a clause with its subject and verb or the
+    whole part as written."""
+    clauses = _clauses(part)
+    bounds: list[list[int]] = []
+    pos = 0
+    for c in clauses:
+        at = part.find(c, pos)
+        if at < 0:
+            at = part.find(c)
+        if at < 0:
+            return [part.strip(" ,;:")]
+        bounds.append([at, at + len(c)])
+        pos = at + len(c)
+    merged: list[list[int]] = []
+    pending: int | None = None
+    for (a, b), c in zip(bounds, clauses):
+        if pending is not None:
+            a, pending = pending, None
+        # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
+        dependent = merged and re.match(r"(?:when|because|since|although|though|until|unless|as)\s", c, re.I)
+        if dependent or not reads_as_clause(part[a:b]):
+            if merged:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                pending = a
+            continue
+        if merged and re.match(r"(?:if|unless|when|whenever)\s", part[merged[-1][0]:], re.I) \
+                and "," in part[merged[-1][1]:a] and not re.match(r"(?:and|or|but)\s", c, re.I):
+            # "If he eats donuts every day for breakfast, he'll gain 1.75 pounds/week": the
+            # condition is said of the clause after it, which is no fact without it
+            merged[-1][1] = b
+            continue
+        merged.append([a, b])
+    if pending is not None:
+        if merged:
+            merged[-1][0] = pending
+        else:
+            merged.append([pending, len(part)])
+    units = [part[a:b].strip(" ,;:") for a, b in merged]
+    if any(carries(u) and not reads_as_clause(u) for u in units):
+        return [part.strip(" ,;:")]
+    return units
+
+
+def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
+    """A given stated only by the asking clause, as the words that state it ("after 3 years",
+    "a weekly bus pass for $20"). The goal already asks the question; the known quantity says
+    which of its words state the given, quoted, never as a fact cut from it."""
+    phrase = clause[hit.start():] if hit else clause
+    # "... by buying a weekly bus pass for $20?": the thing it is the number of
+    # ("a weekly bus pass for $20"), not the bare "$20"
+    owner = re.search(r"\b(?:a|an)\s+(?:\w+\s+){0,3}?(?:for|of|at)\s+$", clause[:hit.start()], re.I) \
+        if hit else None
+    if owner:
+        words = clause[owner.start():].rstrip("?.,").split()
+    else:
+        # "from 1:00 PM to 5:00 PM": a phrase that states several givens runs to the last one
+        head: list[str] = []
+        if hit and last > hit.end():
+            last += len(re.findall(r"^[^\s?,]*", clause[last:])[0])  # the whole "5:00"
+            head = clause[hit.start():last].split()
+        words = [*head, *clause[last:].split()[:3]] if head else phrase.split()[:5]
+        for k, w in enumerate(words[1:], start=1):
+            if k >= len(head) and (w.lower().rstrip("?.,") in _PHRASE_STOP or words[k - 1].endswith(",")):
+                words = words[:k]
+                break
+        prep = _PHRASE_PREP.search(clause[:hit.start()]) if hit else None
+        if prep:
+            words = [prep.group(1), *words]
+        elif hit and len(words) == 1:
+            # a bare number says nothing: the words before it ("when John was 32")
+            words = [*clause[:hit.start()].split(",")[-1].split()[-3:], *words]
+    return f'The question asks about "{" ".join(words).rstrip("?.,")}"'
+
+
+def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[int, int]]) -> list[str]:
+    """Known quantities for the givens the asking clause states (``here``, their places in the
+    question): the context clause that states the same as a fact, else the question's words for
+    them. Givens a few words apart joined by "and" / "to" ("30 small holes and 15 large holes",
+    "from 1:00 PM to 5:00 PM") are one phrase."""
+    at = question.find(clause)
+    groups: list[list[tuple[int, int]]] = []
+    for sp in here:
+        gap = question[groups[-1][-1][1]:sp[0]] if groups else ""
+        if groups and len(gap.split()) <= 5 and re.search(r"\b(?:and|to|or)\b", gap):
+            groups[-1].append(sp)
+        else:
+            groups.append([sp])
+    out: list[str] = []
+    for group in groups or [[]]:
+        hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
+        last = -1
+        if group and at >= 0:  # where the group's first given stands ("a week", "dozens", "$20")
+            a, b = group[0]
+            pos = a - at - (1 if a > 0 and question[a - 1] in "$€£" else 0)
+            hit = re.compile(r"[$€£]?" + re.escape(question[a:b])).match(clause, max(pos, 0)) or hit
+            last = group[-1][1] - at
+        fact = _stated_in_context(parts, clause, hit)
+        out.append(_cap(fact.rstrip(".?")) if fact is not None else _ask_phrase(clause, hit, last))
+    return out
+
+
+def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None) -> str | None:
+    """The context clause that states the asking clause's given as a fact, with the same
+    number and the word after it ("There would be 20 people in total watching the game" for
+    "... to serve 20 people?"), if one does."""
+    if hit is None:
+        return None
+    after = re.match(r"\s*(\w+)", clause[hit.end():])
+    if after is None:
+        return None
+    said = re.compile(r"(?<![\w.])" + re.escape(hit.group(0)) + r"\s+" + re.escape(after.group(1)) + r"\b", re.I)
+    for part in parts:
+        for unit in _units(part, lambda c: bool(said.search(c))):
+            if said.search(unit):
+                return unit
+    return None
+
+
 def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
            givens: list[dict[str, str]] | None) -> tuple[list[str], set[Fraction]]:
     """The clauses that state a used given, each given once (per place where the givens
-    carry one), and the values they cover; a given inside the asking clause is only the
-    phrase that states it."""
+    carry one), and the values they cover. A clause is listed only where it has a subject
+    and verb of its own, else the sentence (see :func:`_units`); a given only the asking
+    clause states is the context clause that states the same (406), else named by the words
+    that state it."""
     known: list[str] = []
     covered: set[Fraction] = set()
     spans: list[tuple[int, int]] = [
@@ -352,43 +477,35 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         if isinstance(g.get("span"), list) and len(g["span"]) == 2
         and not str(g.get("name", "")).startswith("k_")]
     placed: set[tuple[int, int]] = set()
+    sentences = set(_sentences(question))
+
+    def inside(text: str) -> set[tuple[int, int]]:
+        at = question.find(text)
+        return {sp for sp in spans if at >= 0 and at <= sp[0] < at + len(text)}
+
+    def carries(text: str) -> bool:
+        return bool(inside(text)) if spans else bool(_numbers(text) & used)
+
     for part in [*parts, ask]:
-        for clause in _clauses(part):
+        for clause in (_units(part, carries) if part is not ask else _clauses(part)):
             nums = _numbers(clause) & used
             if spans:
-                at = question.find(clause)
-                inside = {sp for sp in spans if at >= 0 and at <= sp[0] < at + len(clause)}
-                if not inside or inside <= placed or clause in known:
+                here = inside(clause)
+                if not here or here <= placed or clause in known:
                     continue
-                placed |= inside
+                placed |= here
                 covered |= nums
                 if part is not ask:
-                    known.append(_cap(clause.rstrip(".?")))
+                    known.append(_known_text(clause, part in sentences, part.lstrip().startswith(clause)))
                     continue
             elif not nums or nums <= covered:
                 continue
             if part is ask:
-                hit = _NUMBER.search(clause) or _WORD_RE.search(clause)
-                phrase = clause[hit.start():] if hit else clause
-                # "... by buying a weekly bus pass for $20?": the thing it is the number of
-                # ("a weekly bus pass for $20"), not the bare "$20"
-                owner = re.search(r"\b(?:a|an)\s+(?:\w+\s+){0,3}?(?:for|of|at)\s+$", clause[:hit.start()], re.I) \
-                    if hit else None
-                if owner:
-                    known.append(_cap(clause[owner.start():].rstrip("?.,")))
-                    covered |= nums
-                    continue
-                words = phrase.split()[:5]
-                for k, w in enumerate(words[1:], start=1):
-                    if w.lower().rstrip("?.,") in _PHRASE_STOP:
-                        words = words[:k]
-                        break
-                prep = _PHRASE_PREP.search(clause[:hit.start()]) if hit else None
-                if prep:
-                    words = [prep.group(1), *words]
-                known.append(_cap(" ".join(words).rstrip("?.,")))
+                for text in _ask_known(question, parts, clause, sorted(here) if spans else []):
+                    if text not in known:
+                        known.append(text)
             else:
-                known.append(_cap(clause.rstrip(".?")))
+                known.append(_known_text(clause, part in sentences))
             covered |= nums
     for g in givens or []:
         # a word given ("twice", "round trip") once, in the clause that states it
@@ -397,12 +514,38 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         word = re.compile(r"\b" + re.escape(str(g["text"])) + r"\b", re.I)
         if any(word.search(k) for k in known):
             continue
+        def says(c: str, w: re.Pattern[str] = word) -> bool:
+            return bool(w.search(c))
+
         for part in parts:
-            stating = next((c for c in _clauses(part) if word.search(c)), None)
+            stating = next((c for c in _units(part, says) if says(c)), None)
             if stating is not None:
-                known.append(_cap(stating.rstrip(".?")))
+                known.append(_known_text(stating, part in sentences, part.lstrip().startswith(stating)))
                 break
+        else:
+            hit = word.search(ask)  # "How many dozens of eggs ...?": named by the question's words
+            if hit is not None and (text := _ask_phrase(ask, hit)) not in known:
+                known.append(text)
     return known, covered
+
+
+def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
+    """A known quantity from a unit of :func:`_units`. What stands before or after the asking
+    clause in its sentence ("After 60 days, how much ...?") is no sentence of its own; where it
+    is no clause either, it is quoted as words of the question, never passed off as a fact."""
+    text = unit.strip().rstrip(".?")
+    if whole_sentence and starts and not _CONDITION.match(text):
+        # the sentence's own start stays ("While playing, they ..."), but for a joining word
+        text = re.sub(r"^(?:and|but|so(?!\s+far\b)|then|also)\s+", "", text, flags=re.I)
+        return text[:1].upper() + text[1:]
+    cond = re.match(r"(?:if|unless|when|whenever)\s[^,]+,\s*", text, re.I)
+    if whole_sentence and cond and not re.match(r"(?:and|or|but)\s", text[cond.end():], re.I) \
+            and reads_as_clause(text[cond.end():]):
+        return _cap(text, condition=False)  # a condition kept with the clause it is said of
+    if whole_sentence or reads_as_clause(_cap(text)):
+        return _cap(text)
+    return f'The question states "{text[:1].lower() + text[1:] if text[1:2].islower() else text}"'
+
 
 
 def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction]) -> list[str]:
@@ -445,7 +588,7 @@ def _unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[s
     unknown: list[str] = []
     relations: list[str] = []
     for st in steps:
-        desc = _describe(str(getattr(st, "line", "") or ""), question_values)
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)
         if expr is not None:
@@ -510,9 +653,17 @@ _WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+
                           r"\s+[-+–−×x*/]\s(?:(?!, )[^.;:=?!])*$")
 
 
-def _describe(line: str, question_values: set[Fraction]) -> str:
+# a number that names which one ("Level 3", "day 2", "Week 4"), not how many
+_INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapter|part|step|stage|lap|"
+                    r"hole|station|room|grade|quarter|period|inning|set|box|bag|row|shelf|page|track|trip)"
+                    r"\s+$", re.I)
+
+
+def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
-    does not state replaced by '?' (no intermediate result leaks)."""
+    does not state replaced by '?' (no intermediate result leaks). A number that names which
+    one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
+    with nothing to say after its computation went ("... because ?") goes."""
     from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     text = line
@@ -534,10 +685,19 @@ def _describe(line: str, question_values: set[Fraction]) -> str:
         text = before.rstrip() + " ? " + text[m.end():].lstrip()
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + "?" + text[c.result_end:]
-    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?",
-                  lambda mm: mm.group(0) if _numbers(mm.group(0)) <= question_values else "?", text)
+    def keep(mm: re.Match[str]) -> str:
+        shown = _numbers(mm.group(0))
+        if shown <= question_values:
+            return mm.group(0)
+        if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
+                and _INDEX.search(text[:mm.start()]):
+            return mm.group(0)
+        return "?"
+
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?", keep, text)
     text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
     text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r",?\s+(?:because|since)\s+\?\s*[.,;]?$", "", text)
     return text[:300]
 
 

@@ -32,6 +32,10 @@ never from the labels the rule stored with the artifact:
 * ``value-leak`` (understanding): an unknown quantity shows a step's result or the answer.
 * ``irrelevant-used`` (understanding): an item listed as irrelevant information states a
   number the solution computes with.
+* ``known-fragment`` (understanding): a known quantity cut from the question (its words
+  stand in the question as written) that is neither a whole sentence of the question nor a
+  clause with its own subject and verb ("Charged her 10% less money", "A ballpen at $0.5
+  each", "1/2 of what her brother earns"); see :mod:`qcstation.core.construct.clauses`.
 * ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
   the value its new computation no longer gives ("They each get 22 chips because
   110 * 5 = 550").
@@ -54,7 +58,7 @@ __all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_column
            "parse_flag_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 2
+AUDIT_VERSION = 3
 
 
 FLAG_CODES: dict[str, str] = {
@@ -67,6 +71,7 @@ FLAG_CODES: dict[str, str] = {
     "step-literal": "a step's definition writes a number instead of a declared given",
     "value-leak": "an unknown quantity shows a step's result or the answer",
     "irrelevant-used": "irrelevant information states a number the solution uses",
+    "known-fragment": "a known quantity cut from the question is no sentence and no clause with a subject",
     "stale-edit": "an edited step still states the value its computation no longer gives",
 }
 
@@ -269,6 +274,13 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
     if isinstance(irrelevant, list) and solution:
         flags += [Flag("irrelevant-used", "understanding", m)
                   for m in used_irrelevant(irrelevant, question, solution)[:5]]
+    known = content.get("known_quantities")
+    if isinstance(known, list) and question:
+        from qcstation.core.construct.clauses import known_fragments
+
+        flags += [Flag("known-fragment", "understanding",
+                       f"{k!r} is cut from the question and has no subject and verb of its own")
+                  for k in known_fragments(known, question)[:5]]
     titles = {"problem_scenario": "scenario", "goal": "goal", "known_quantities": "known quantities",
               "unknown_quantities": "unknown quantities",
               "relationships_and_constraints": "relationships", "irrelevant_information": "irrelevant information"}

@@ -121,3 +121,34 @@ def test_checks_ignore_the_rules_own_labels(gsm8k: dict) -> None:
     cot = {"gt_cot": "4 + 4 = 8\nThe answer is 16.", "w_cot": "4 + 4 = 9\nThe answer is 16.",
            "errors": [{"type": "arithmetic_inaccuracy", "changes_answer": False}]}
     assert "wrong-cot-keeps-gold" in codes(audit_artifact("refinement", cot, q))
+
+
+# the known quantities an earlier rule made for the reading of seed 53 (the fragments it cut)
+OLD_KNOWN = {
+    "64": ["Aleena subscribed to a streaming service that charges her $140 per month",
+           "The streaming company charged her the initial amount for the first half of the year",
+           "Charged her 10% less money on the other half of the year"],
+    "903": ["The educational shop is selling notebooks for $1.50 each", "A ballpen at $0.5 each",
+            "William bought five notebooks"],
+    "406": ["Each sandwich required 1 pound each of meat and cheese and would serve 4 people",
+            "The meat cost $7.00 per pound", "The cheese cost $3.00 per pound", "20 people"],
+    "720": ["Goldy bought 20 sacks of rice and gave 3 sacks to her cousin", "4 sacks to her brother",
+            "There are 25 kilograms of rice per sack"],
+    "1133": ["Valerie earns $5000 per month", "1/2 of what her brother earns",
+             "Their mother earns twice their combined salary"],
+}
+
+
+def test_known_fragment_fires_on_the_cuts_of_the_earlier_rule_and_not_on_the_corrected(gsm8k: dict) -> None:
+    from qcstation.core.construct.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.rules import rule_for_seed
+
+    for seed, known in OLD_KNOWN.items():
+        old = {"known_quantities": known, "unknown_quantities": [], "irrelevant_information": [],
+               "relationships_and_constraints": [], "goal": "?", "problem_scenario": "x"}
+        flags = [f for f in audit_artifact("understanding", old, gsm8k[seed]) if f.code == "known-fragment"]
+        assert len(flags) == 1, (seed, flags)
+        rule = rule_for_seed(gsm8k[seed])
+        new = keyinfo_from_annotations(gsm8k[seed]["question"], gsm8k[seed]["solution"], rule.steps,
+                                       givens=rule.givens)
+        assert [f for f in audit_artifact("understanding", new, gsm8k[seed]) if f.code == "known-fragment"] == []

@@ -1,0 +1,278 @@
+"""What reads as a statement of its own: a clause with a subject and a finite verb.
+
+A known quantity cut from a question must be a fact a reader can sign on its own: either a
+whole sentence of the question, or a clause that has its own subject and verb ("The meat
+cost $7.00 per pound"). A cut that leaves a clause without its subject ("Charged her 10%
+less money"), without a verb ("A ballpen at $0.5 each", "4 sacks to her brother", "20
+people") or with its verb only inside a dependent clause ("1/2 of what her brother earns")
+is a fragment. :func:`reads_as_clause` says which; the rule-made key information keeps a
+clause only when it does, and the audit's ``known-fragment`` flag checks every known
+quantity cut from the question with it (:func:`known_fragments`).
+
+No parser: a closed list of the verbs word problems use (and their regular forms), read in
+the position a finite verb takes (after a subject, never after a determiner, a preposition,
+"to" or a number). Every input is untrusted text; each reads at most :data:`MAX_TEXT`
+characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SENTENCE", "sentences", "reads_as_clause", "known_fragments", "is_question_sentence", "MAX_TEXT"]
+
+MAX_TEXT = 2_000
+
+#: where a question's sentences end (not after "Mr." and the like)
+SENTENCE = re.compile(r"(?<=[.?!])(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
+                      r"(?<!\bvs\.)\s+(?=[A-Z$0-9])")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` as written."""
+    return [s.strip() for s in SENTENCE.split(text.strip()) if s.strip()]
+
+# base forms of the verbs of word problems; their -s, -es, -ies and -ed forms follow by rule
+_BASE = frozenset("""
+accept accumulate add afford agree allow answer appear arrive ask attend average bake bike bounce
+borrow bounce bring build burn buy calculate call carry catch change charge chase check choose clean
+climb collect come complete consume contain cook cost count cover cut decide decrease deliver deposit
+design die dig divide donate double drink drive drop earn eat empty end enter equal estimate exceed
+exercise expect fail feed fill find finish fit fix fly fold follow forget freeze gain get give go
+grow guess hand hang harvest hate have hear help hike hire hit hold hope hunt include increase intend
+invest invite join jump keep kill knit know last lay learn leave lend let lift like live load lose
+love make manage mark measure meet melt miss mix move need notice offer open order own pack paint
+pass pay pick place plan plant play pour prefer prepare print produce purchase put quit raise reach
+read receive record reduce remain remove rent repair replace require rest return ride rise roll run
+save say score see seem sell send serve set sew share ship shoot shop show sign sing sit skip sleep
+slice sell sort spend split stack stand start stay steal stop store study subscribe swim take talk
+teach tell think throw tie total trade train travel triple try turn type use visit wait walk want
+wash waste watch wear weigh win wish work worth write yield saw sweep trim weave donate babysit
+budget tip mow bill owe cycle jog row hop sprint pedal bid rake feel fall hurt lie crack break
+catch spill leak fetch collect scoop fill bring cost cut beat shrink lend spread bet quit
+retrieve meditate continue chew pump respond realize pull discover perform upload depreciate practice
+edit dance withdraw spin spit deal begin head obtain tack insure become unroll stamp profit gobble
+subtract tutor solve delete substitute distribute slip trip market promise track participate supply
+lack switch tow process anticipate experiment crawl tap smash groom form extract create staple install
+gift overstate unearth apply disconnect wonder look gather dress recycle drill depart manufacture
+rain combine scramble inspect search figure book multiply press bear blow draw fight forgive hide lead
+light mean ring shake shine sink speak stick strike swing wake wind arrange assemble attach bag blend
+bottle box breed brew carve chop clip coat color crochet decorate dry dye frame fry glue grill heat
+iron label mail mop nail peel pile pin pluck polish post press quilt rinse roast scrub sculpt shear
+shovel shuffle sketch slide soak spray squeeze stir stitch stuff tape toss trace wrap weed believe
+contribute convert cross deserve double download earn employ enjoy envy exchange explain fear fire
+float gamble glide graduate hatch host hurry ignore import imagine insist jog kick kneel lay lease
+lick lower mind mine misplace multiply name nap net notice occupy operate park pause pick plow
+pop practise pray pretend print promote protect provide pump punch push qualify race rake rank rate
+reach rebuild recover refill refuse regrow reject relax release remember remind repeat reply report
+represent request rescue reserve resist rest retire reuse reveal review reward roll rub rush sail
+scan scatter scratch seal select separate settle shave shelter shift shine shorten shrink sip ski
+skate smile snack snap snow solve spare speed spill spoil sponsor sprinkle squash stamp stock stretch
+subtract succeed suggest supply support suppose surround survive suspect swap sweat tan tear text
+thank tick tire toast top touch tour tow transfer transport treat trick trust tumble tweet twist
+unload unpack update upgrade vacuum value vote wander warm water wave weed welcome whisper wipe
+wonder wrap yell zip cool alight warm chill freeze sting
+""".split())
+
+# forms that are no regular inflection of a base above (irregular pasts, auxiliaries, modals)
+_FORMS = frozenset("""
+is are was were am be been being has have had do does did will would can could shall should may
+might must ought
+bought brought built burnt came caught chose cost cut dug drank drove ate fed felt found flew forgot froze got gave
+went grew hung heard held hit kept knew laid led left lent let lost made meant met paid put quit
+read ran rode rose said saw sold sent set sewed shot showed sat slept spent split stood stole swam
+took taught told thought threw understood won wore wrote fell broke beat shrank spread bet hurt lay
+rang became began bore blew drew fought forgave hid lit meant rang shook shone sank spoke stuck
+struck swung woke wound withdrew sped spun spat dealt sought sang sank slid sprang bit bent bled
+bred dove fled flung forbade ground knelt leapt lit overtook rebuilt ridden rid shed shut slung
+slew sowed sped spilt strode strove swept tore trod undertook upset wept wove wrung
+""".split())
+# "-ed" words that are no past of a verb
+_NOT_PAST = frozenset("hundred bed red shed sled shred speed seed need feed bleed breed indeed "
+                      "naked wicked sacred kindred wretched rugged ragged".split())
+
+# words before which a verb cannot stand in a finite verb's place
+_NOT_BEFORE_VERB = frozenset("a an the his her their its my our your every this that these those "
+                             "some any no to of for in on at by with from into onto per than as "
+                             "about over under after before during between".split())
+# words a subject never starts with (a preposition or subordinator left at the head means the
+# clause is said of something outside it)
+_PREPOSITIONS = frozenset("to of for in on at by with from into onto per than about over under between "
+                          "during within through across around without".split())
+# what may lead a clause without being its subject ("and ...", "if ...", "After Andrea saved ...")
+_LEADERS = frozenset("and but so then also if when while since because although though once unless "
+                     "until whereas after before as given suppose assuming that now".split())
+_SUBORDINATORS = frozenset("until unless because although though whenever if".split())
+_WH = frozenset("what which who whom whose how why where".split())
+_CONTRACTION = re.compile(r"^[a-z]+'(?:s|re|ve|ll|d|m)$", re.I)
+_AUXILIARIES = frozenset("is are was were am has have had do does did will would can could shall should "
+                         "may might must".split())
+# an uninflected verb ("pass", "buy") is finite only after a plural subject: "a bus pass" is a noun
+_PLURAL_SUBJECTS = frozenset("i you we they people children men women both all".split())
+# "A third of the large jellyfish change", "Each costs": a part of a whole may take either number
+_PARTITIVES = frozenset("half third quarter fourth fifth sixth tenth some most many rest percent lot "
+                        "number majority".split())
+_PERSONS = frozenset("he she they it i we you her his their my our its".split())
+# a past the same as its base: "The meat cost $7.00"
+_SAME_PAST = frozenset("cost cut put hit let set quit read bet spread hurt split".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\$?\d[\d,./]*%?|[,;:]")
+
+
+def _forms(word: str) -> set[str]:
+    """The bases ``word`` may be a finite form of ("buys" -> buy, "carried" -> carry)."""
+    w = word.lower()
+    out = {w}
+    if w.endswith("ies"):
+        out.add(w[:-3] + "y")
+    if w.endswith("es"):
+        out.add(w[:-2])
+    if w.endswith("s"):
+        out.add(w[:-1])
+    if w.endswith("ied"):
+        out.add(w[:-3] + "y")
+    if w.endswith("ed"):
+        out |= {w[:-2], w[:-1]}
+        if len(w) > 4 and w[-3] == w[-4]:  # "stopped" -> stop
+            out.add(w[:-3])
+    return out
+
+
+def _is_verb_form(word: str) -> bool:
+    w = word.lower().replace("’", "'")
+    if w in _FORMS or _CONTRACTION.match(w):
+        return True
+    if len(w) >= 5 and w.endswith("ed") and w.isalpha() and w not in _NOT_PAST:
+        return True  # a regular past ("retrieved"), read only where a finite verb stands
+    return bool(_forms(w) & _BASE)
+
+
+def _plural(subject: list[str]) -> bool:
+    """May ``subject`` take an uninflected verb ("they", "Amora and Lainey", "The students")?
+    Never one that ends in a phrase ("60 mambas in a snake park": "park" is no verb there)."""
+    words = [w.lower() for w in subject]
+    cut = next((k for k, w in enumerate(words) if k and w in _PREPOSITIONS), None)
+    if cut is not None:
+        # "60 mambas in a snake park": the word may close the phrase, not start a verb; "A
+        # third of the jellyfish change" (a part of a whole) is the one phrase a verb follows
+        return words[cut] == "of" and words[cut - 1] in _PARTITIVES
+    return "and" in words or any(w in _PLURAL_SUBJECTS or w in _PARTITIVES or w.endswith("%")
+                                 or (w.endswith("s") and not w.endswith(("ss", "us", "is"))) for w in words)
+
+
+def _many(subject: list[str]) -> bool:
+    """Does ``subject`` start with a number of more than one ("5 more blue", "twenty")?"""
+    words = [w.lower() for w in subject if w.lower() not in _LEADERS]
+    if not words:
+        return False
+    first = words[0].lstrip("$").replace(",", "")
+    if re.fullmatch(r"\d+(?:\.\d+)?", first):
+        return float(first) != 1
+    return first in _MANY_WORDS
+
+
+_MANY_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+                        "forty fifty hundred many several".split())
+
+
+def reads_as_clause(text: str) -> bool:
+    """Does ``text`` read as a statement of its own: a subject followed by a finite verb, the
+    subject not headed by a preposition and holding no wh-word ("1/2 of what her brother
+    earns" has its verb only inside "what her brother earns")?"""
+    tokens = _WORD.findall(text[:MAX_TEXT])
+    # a clause may open with a phrase set off by a comma ("After the first 3 hours, they ...")
+    # and with joining words ("and", "if", "After Andrea saved ...")
+    start = 0
+    for i, tok in enumerate(tokens):
+        if tok in (",", ";", ":"):
+            start = i + 1
+            continue
+        low = tok.lower().replace("’", "'")
+        if _CONTRACTION.match(low) and low.split("'")[0] not in _WH:
+            # "He'll lose ...", "They've made ...": a subject and its verb in one word ("Bob's"
+            # a possessive when no verb follows)
+            if not any(t.lower() in _LEADERS for t in tokens[start:i]) or i == start:
+                if low.endswith("'s") and not any(_is_verb_form(t) for t in tokens[i + 1:]):
+                    continue
+                return True
+        if not _is_verb_form(tok) or i == 0:
+            continue
+        if i == start:
+            # "Her sister, Meg, has 46 pencils": a name set off by commas is no opening phrase
+            if start < 2 or tokens[start - 1] != "," or "," not in tokens[:start - 1]:
+                continue
+            subject = [t.lower() for t in tokens[:i] if t not in (",", ";", ":")]
+            if subject and subject[0] not in _PREPOSITIONS and subject[0] not in _LEADERS \
+                    and not _is_verb_form(subject[0]):
+                return True
+            continue
+        prev = tokens[i - 1].lower()
+        if prev in _NOT_BEFORE_VERB or prev in (",", ";", ":") or (low == "can" and prev in ("each", "one", "per")):
+            continue  # ("$2 each can": a noun)
+        if (prev[:1].isdigit() or prev[:1] == "$") and low not in _AUXILIARIES:
+            continue  # "a 4 leveled sandcastle"
+        if low in _BASE and low not in _FORMS and low not in _SAME_PAST and not _plural(tokens[start:i]):
+            continue  # "a weekly bus pass": an uninflected verb after a singular noun is a noun
+        if low not in _FORMS and low.endswith("s") and low not in _BASE and _many(tokens[start:i]):
+            continue  # "5 more blue sticks": after a number of many, an -s word is a plural noun
+        subject = [t.lower() for t in tokens[start:i]]
+        while subject and subject[0] in _LEADERS:
+            subject = subject[1:]
+        # a verb where the subject should be ("Spends $5 and buys 3"), unless a name ("Mark
+        # had") or a list of nouns ("Drinks and snacks cost")
+        verb_first = _is_verb_form(subject[0]) if subject else False
+        if verb_first and ((len(subject) == 1 and tokens[i - 1][:1].isupper())
+                           or (len(subject) > 1 and subject[1] in ("and", "or"))):
+            verb_first = False
+        # "In the second month her sales were ...": an opening phrase without its comma
+        if subject and subject[0] in _PREPOSITIONS:
+            person = next((k for k, w in enumerate(subject) if k and w in _PERSONS), None)
+            if person is not None:
+                subject = subject[person:]
+        if not subject or subject[0] in _PREPOSITIONS or subject[-1] in _PREPOSITIONS or verb_first:
+            return False  # no subject of its own ("and then charged her ...", "Spends $5 and ...")
+        if any(w in _SUBORDINATORS for w in subject[1:]):
+            continue  # "The online fund until his friend gives ...": the dependent clause's verb
+        if subject[-1] in ("which", "who", "that"):
+            continue  # "2 loose pencils which give ...": a relative clause's verb; the main one may follow
+        wh = next((k for k, w in enumerate(subject) if w in _WH), None)
+        if wh is not None and (wh == 0 or subject[wh - 1] in _PREPOSITIONS):
+            return False  # "1/2 of what her brother earns": the verb is the dependent clause's
+        return True
+    return False
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip(" .?!,;:").lower()
+
+
+def is_question_sentence(text: str, sentences: list[str]) -> bool:
+    """Is ``text`` one of ``sentences`` (as written, up to its end mark, its first letter's case
+    and a leading joining word)?"""
+    t = _norm(text)
+    for s in sentences:
+        n = _norm(s)
+        if t == n:
+            return True
+        lead = re.match(r"(?:and|but|so|then|if|when|given that|suppose that|assuming that)\s+", n)
+        if lead and t == n[lead.end():]:
+            return True
+    return False
+
+
+def known_fragments(known: list[str], question: str) -> list[str]:
+    """The known quantities cut from ``question`` (their words stand in it as written) that
+    are neither one of its sentences nor a clause with its own subject and verb. A known
+    quantity in other words (a paraphrase) is no cut and is not judged here."""
+    question = question[:MAX_TEXT * 20]
+    q = re.sub(r"\s+", " ", question).lower()
+    whole = sentences(question)
+    out: list[str] = []
+    for item in known:
+        if not isinstance(item, str) or not item.strip():
+            continue
+        t = _norm(item)
+        if not t or t not in q or is_question_sentence(item, whole):
+            continue
+        if not reads_as_clause(item):
+            out.append(item.strip()[:120])
+    return out

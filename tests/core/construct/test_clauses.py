@@ -1,0 +1,58 @@
+"""What reads as a statement of its own (construct/clauses.py): the test the rule-made known
+quantities pass and the audit's ``known-fragment`` flag applies."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.clauses import is_question_sentence, known_fragments, reads_as_clause
+
+
+@pytest.mark.parametrize("text", [
+    "The meat cost $7.00 per pound",
+    "There are 25 kilograms of rice per sack",
+    "After the first 3 hours, they have raised $2100",
+    "Amora and Lainey got 70 corn chips each",
+    "He'll lose 1.25 pounds/week",
+    "Mark had 8 hours to complete the first test",        # a name that is also a verb
+    "Her sister, Meg, has 46 pencils",                     # a name set off by commas
+    "Drinks and snacks cost $2 each",                      # nouns that are also verbs
+    "A third of the large jellyfish change color",         # a part of a whole, uninflected verb
+    "In the second month her sales were 3/4 of the total",  # an opening phrase without its comma
+    "The man who sells apples has 5 crates",               # the main verb after a relative clause
+    "It rang four times",
+    "Level 2 is 32 square feet",
+])
+def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
+    assert reads_as_clause(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Charged her 10% less money on the other half of the year",  # no subject
+    "and then charged her 10% less money",
+    "Spends $5 and buys 3 apples",
+    "A ballpen at $0.5 each",                                 # no verb
+    "4 sacks to her brother",
+    "20 people",
+    "A weekly bus pass for $20",                              # "pass" is a noun here
+    "60 mambas in a snake park",
+    "1/2 of what her brother earns",                          # the verb is the dependent clause's
+    "2 loose pencils which give a total of 26 pencils",
+    "After 3 years",
+    "Costing $18 per unit",
+    "a 4 leveled sandcastle",
+])
+def test_a_fragment(text: str) -> None:
+    assert not reads_as_clause(text)
+
+
+def test_known_fragments_judges_only_cuts_from_the_question() -> None:
+    q = ("The educational shop is selling notebooks for $1.50 each and a ballpen at $0.5 each.  "
+         "William bought five notebooks and a ballpen. How much did he spend in all?")
+    # a cut without a verb is a fragment; a whole sentence (first letter, end mark, spacing
+    # aside) and a clause with its subject are not; words not in the question are no cut
+    assert known_fragments(["A ballpen at $0.5 each", "William bought five notebooks and a ballpen.",
+                            "The educational shop is selling notebooks for $1.50 each",
+                            "Price of a ballpen: $0.5"], q) == ["A ballpen at $0.5 each"]
+    assert is_question_sentence("william bought five notebooks and a ballpen",
+                                ["William bought five notebooks and a ballpen."])

@@ -316,10 +316,34 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
-            problem = _one_binding(step, v, line, occurrences, solution, dep)
+            problem = _one_binding(step, v, line, occurrences, solution, dep) \
+                or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
     return problems
+
+
+_PER_FACTOR = re.compile(r"k_([a-z]+)_per_[a-z]+")
+
+
+def _unit_mismatch(step: str, expr: Any, dep: str, v: Fraction, occurrences: list[Occurrence]) -> Binding | None:
+    """A given added to or taken from a named rate of units ("7 days a week" − 2) counts those
+    units; where the question states its value only under other words ("2 weeks", while the
+    solution's "7-2=5 days a week" takes the 2 days off of "except Sunday and Wednesday"),
+    the given is not that number."""
+    if getattr(expr, "op", None) not in ("+", "-"):
+        return None
+    sides = [getattr(expr, "left", None), getattr(expr, "right", None)]
+    names = [str(getattr(e, "name", "")) for e in sides if _kind(e) == "Name"]
+    if dep not in names:
+        return None
+    unit = next((m.group(1) for n in names if (m := _PER_FACTOR.fullmatch(n))), None)
+    if unit is None:
+        return None
+    cands = [o for o in occurrences if o.value == v]
+    if not cands or any(_stem(unit) in o.words for o in cands):
+        return None
+    return Binding(step, v, (unit,), tuple(o.text for o in cands))
 
 
 def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, question: str,

@@ -30,6 +30,10 @@ from qcstation.core.construct.selfcheck import audit_artifact
     # solution derives; the worked solution's structure is what is ambiguous
     ("280", "the answer step does not use the given(s) 6, 9"),
     ("1000", "the answer step does not use the given(s) 2"),
+    # "7-2=5 days a week": the 2 days off ("except Sunday and Wednesday") taken from a week's
+    # 7 days are days, not the question's "2 weeks" (reading of seed 61)
+    ("1301", "given-words: s1_days_week uses 2 as '2 days' in the solution, but the question states 2 only "
+             "as '2 weeks'"),
 ])
 def test_a_binding_no_reader_can_vouch_for_is_not_rule_made(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError) as info:
@@ -552,3 +556,54 @@ def test_key_information_from_reading_the_clause_rule_output(gsm8k: dict, seed: 
 def test_1315_a_when_inside_a_relative_clause_is_no_condition_of_the_goal(gsm8k: dict) -> None:
     assert _keyinfo(gsm8k["1315"])["goal"] == \
         "How old will John's youngest son, who was born when John was 32, be in 3 years?"
+
+
+# ------------------------------------------------ R&R from the reading of seed 61
+
+
+@pytest.mark.parametrize("seed", ["736", "988"])
+def test_a_value_two_quantities_share_is_never_carried_into_the_answer_alone(gsm8k: dict, seed: str) -> None:
+    # 736: "Candidate A and B have 20 + 27 = 47 votes", then "C got 100 - 50 = 50" (the 50 of
+    # "50% more" left alone) and "The answer is 47"; 988 the same with 27 pounds. Every wrong
+    # chain made states, as its answer, what its last computation gives (or is refused).
+    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.rules import find_inline_computations
+
+    def last_and_final(steps: list[str]) -> tuple[int | None, Fraction | None, Fraction]:
+        final = Fraction(steps[-1].removeprefix("The answer is").strip(" .").replace(",", ""))
+        for i in range(len(steps) - 2, -1, -1):
+            comps = find_inline_computations(steps[i])
+            if comps:
+                return i, comps[-1].written, final
+        return None, None, final
+
+    made = 0
+    for etype in ("arithmetic_inaccuracy", "hallucinated_content", "operator_misuse"):
+        for rng in range(10):
+            try:
+                original, res = _injected(gsm8k, seed, etype, rng)
+            except InjectionError:
+                continue
+            made += 1
+            last, written, final = last_and_final(res.steps)
+            edited = res.steps.index(res.errors[0].modified) if res.errors[0].modified in res.steps else -1
+            if last is not None and edited < last:
+                assert written == final, res.steps
+    assert made
+
+
+def test_692_propagation_leaves_a_step_that_states_its_own_result(gsm8k: dict) -> None:
+    # "The vaccines are 40% of his total bill because 100 - 60 = 40": the 40 % is not the $40 of
+    # the vaccines that the error changed to 43
+    from qcstation.core.construct.inject import InjectionError
+
+    seen = 0
+    for rng in range(10):
+        try:
+            _, res = _injected(gsm8k, "692", "arithmetic_inaccuracy", rng)
+        except InjectionError:
+            continue
+        if res.errors[0].modified.startswith("The vaccines cost"):
+            seen += 1
+            assert res.steps[1] == "The vaccines are 40% of his total bill because 100 - 60 = 40", res.steps
+    assert seen

@@ -275,12 +275,16 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
 def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
     """Numbers outside the step's computations that restate a changed value
     ("the pyramid is 252 tall") are changed too, unless the problem states them."""
-    spans = [(c.expr_start, c.result_end) for c in find_inline_computations(text)]
+    comps = find_inline_computations(text)
+    spans = [(c.expr_start, c.result_end) for c in comps]
+    own = {c.written for c in comps}
     out: list[str] = []
     last = 0
     for m in _NUM_RE.finditer(text):
         if any(a <= m.start() < b for a, b in spans):
             continue
+        if Fraction(m.group(0).replace(",", "")) in own:
+            continue  # "The vaccines are 40% of his bill because 100 - 60 = 40": it states its own result (692)
         v = Fraction(m.group(0).replace(",", ""))
         if v in mapping and v not in given:
             out.append(text[last : m.start()] + format_result(mapping[v], m.group(0)))
@@ -326,6 +330,17 @@ def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str]
     written, no negative count), and the error's own step keeps its computation
     unless the error is the wrong result itself."""
     texts = snap[1]
+    # the final line states what the chain's last computation gives, if it did before: a
+    # value two quantities share ("A and B have 50 votes", "C got 100 - 50 = 50") is never
+    # carried into the answer by its value alone (736)
+    _, written, final = _last_and_final([(s.id, texts[s.id], s.final) for s in snap[0]])
+    if written is not None and written == final:
+        last, now_written, now_final = _last_and_final([(s.id, s.text, s.final) for s in st.steps])
+        ids = [s.id for s in st.steps]
+        # (an error in the last computation itself reads as no computation: nothing to compare)
+        at_end = error_id in ids and (last is None or ids.index(error_id) >= ids.index(last))
+        if not at_end and now_written != now_final:
+            return False
     for sid in changed:
         before = texts.get(sid)
         after = st.steps[st.index(sid)].text
@@ -337,6 +352,24 @@ def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str]
             return False
     return True
 
+
+def _last_and_final(steps: list[tuple[int, str, bool]]) -> tuple[int | None, Fraction | None, Fraction | None]:
+    """(the step of the chain's last computation, its written result, the final line's number)."""
+    final: Fraction | None = None
+    if steps and steps[-1][2]:
+        m = list(_FINAL_NUMBER.finditer(steps[-1][1]))
+        if m:
+            try:
+                final = Fraction(m[-1].group(1).replace(",", ""))
+            except (ValueError, ZeroDivisionError):
+                final = None
+            if final is not None and m[-1].group(0).lstrip()[:1] in "-−":
+                final = -final
+    for sid, text, is_final in reversed(steps):
+        comps = [] if is_final else step_computations(text)
+        if comps:
+            return sid, comps[-1].written, final
+    return None, None, final
 
 
 _TIGHT_FRACTION = re.compile(r"(?<![\d.)/])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?![\d.(/])")

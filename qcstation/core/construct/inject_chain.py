@@ -330,6 +330,9 @@ def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str]
     written, no negative count), and the error's own step keeps its computation
     unless the error is the wrong result itself."""
     texts = snap[1]
+    # a time of day stays one ("5-3 = 2:00 pm" never becomes "1.5:00 pm", 1002)
+    if any(_BROKEN_CLOCK.search(s.text) and not _BROKEN_CLOCK.search(texts.get(s.id, "")) for s in st.steps):
+        return False
     # the final line states what the chain's last computation gives, if it did before: a
     # value two quantities share ("A and B have 50 votes", "C got 100 - 50 = 50") is never
     # carried into the answer by its value alone (736)
@@ -351,6 +354,9 @@ def still_consistent(st: ChainState, snap: tuple[list[ChainStep], dict[int, str]
         if re.search(r"(?<![\w.])[-−]\s*\$?\d", after) and not re.search(r"(?<![\w.])[-−]\s*\$?\d", before):
             return False
     return True
+
+
+_BROKEN_CLOCK = re.compile(r"(?<![\d.])(?:\d+\.\d+|-\d+|\d{3,}|2[5-9]|[3-9]\d):\d\d\b")
 
 
 def _last_and_final(steps: list[tuple[int, str, bool]]) -> tuple[int | None, Fraction | None, Fraction | None]:

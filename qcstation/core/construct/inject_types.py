@@ -7,6 +7,7 @@ the :class:`~.inject_chain.EditRecord` a reviewer checks, or raises
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -214,18 +215,49 @@ def _omitted_step(st: ChainState) -> EditRecord:
 
 
 # a made-up fact told as a person would tell it, never naming itself ("the problem also
-# states"): a model must notice the number is not in the problem, not spot a phrase
+# states") nor always the same way: a model must notice the number is not in the problem, not
+# spot a phrase. {u} is what the step counts, as it writes it after its result ("minutes",
+# "votes"); money has its own wording, and a step that names nothing gets none.
 _HALLUCINATIONS: tuple[tuple[str, str], ...] = (
-    ("+", "There are {h} more on top of that, so {r} + {h} = {v}."),
     ("+", "Adding the other {h} gives {r} + {h} = {v}."),
-    ("+", "With {h} extra, that makes {r} + {h} = {v}."),
-    ("+", "Then {h} more come in, so {r} + {h} = {v}."),
-    ("-", "But {h} of them are lost, so {r} - {h} = {v}."),
-    ("-", "After giving {h} away, {r} - {h} = {v} are left."),
-    ("-", "Taking out the {h} that were broken, {r} - {h} = {v}."),
+    ("+", "With {h} more on top, that makes {r} + {h} = {v}."),
+    ("+", "Counting the {h} from before as well, {r} + {h} = {v}."),
+    ("-", "Setting {h} aside, {r} - {h} = {v}."),
+    ("-", "Without the {h} left over, that is {r} - {h} = {v}."),
     ("*", "This happens {h} times, so {r} * {h} = {v}."),
     ("*", "Over the {h} rounds, that is {r} * {h} = {v}."),
 )
+_HALLUCINATIONS_UNIT: tuple[tuple[str, str], ...] = (
+    ("+", "There are also {h} more {u}, so {r} + {h} = {v}."),
+    ("+", "Another {h} {u} have to be added, which makes {r} + {h} = {v}."),
+    ("+", "Including the extra {h} {u}, the total is {r} + {h} = {v}."),
+    ("-", "{h} of these {u} do not count, so {r} - {h} = {v}."),
+    ("-", "Leaving out {h} {u}, that is {r} - {h} = {v}."),
+    ("-", "Less the {h} {u} already used, {r} - {h} = {v}."),
+    ("*", "That is needed {h} times over, so {r} * {h} = {v}."),
+)
+_HALLUCINATIONS_MONEY: tuple[tuple[str, str], ...] = (
+    ("+", "There is also {a} ${h} fee, so {r} + {h} = {v}."),
+    ("+", "Adding ${h} for tax brings it to {r} + {h} = {v}."),
+    ("-", "With {a} ${h} discount, that is {r} - {h} = {v}."),
+    ("-", "After ${h} is paid back, {r} - {h} = {v}."),
+    ("*", "That is paid {h} times, so {r} * {h} = {v}."),
+)
+# words after a result that say nothing of what it counts
+_NOT_A_UNIT = frozenset("is are was were so and or but for to in of on at by from because per each a an the "
+                        "that this which than as if then total in all".split())
+
+
+def _what_it_counts(text: str, start: int, end: int) -> str | None:
+    """"$" for money, the noun after a result ("170 minutes" -> "minutes"), or None."""
+    if text[max(0, start - 1):start] == "$" or re.match(r"\s*(?:dollars?|cents?)\b", text[end:], re.I):
+        return "$"
+    m = re.match(r"\s*([A-Za-z][a-z]+)\b", text[end:])
+    if m is None or m.group(1).lower() in _NOT_A_UNIT or not m.group(1).endswith("s"):
+        return None
+    return m.group(1)
+
+
 MAX_TIMES = 12  # "this happens h times" only with a small h
 
 
@@ -237,7 +269,7 @@ def _hallucinated_content(st: ChainState) -> EditRecord:
     gold = need_final(st)
     present = st.all_numbers()
     for step, comp in candidates:
-        _, _, r_text = result_number_span(step.text, comp)
+        r_start, r_end, r_text = result_number_span(step.text, comp)
         r = Fraction(r_text.replace(",", ""))
         if r in st.question_numbers:
             continue  # later uses of r could be the given, not this result
@@ -246,31 +278,44 @@ def _hallucinated_content(st: ChainState) -> EditRecord:
         if not fresh:
             continue
         h = fresh[st.rng.randrange(min(8, len(fresh)))]
-        templates = [t for t in _HALLUCINATIONS
-                     if not (t[0] == "-" and r <= h) and not (t[0] == "*" and h > MAX_TIMES)]
-        op, template = templates[st.rng.randrange(len(templates))]
-        value = r + h if op == "+" else r - h if op == "-" else r * h
-        h_text = format_like(Fraction(h), r_text.split(".")[0])
-        sentence = template.format(h=h_text, r=r_text, v=format_like(value, r_text))
-        snap = snapshot(st)
-        new = ChainStep(st.new_id(), sentence, inserted=True)
-        st.steps.insert(st.index(step.id) + 1, new)
-        try:
-            propagated = propagate(st, new.id, r, value)
-        except AmbiguousChange:
-            restore(st, snap)
-            continue
-        if (final_value(st) == gold or (gold >= 0 and (final_value(st) or 0) < 0)
-                or not still_consistent(st, snap, propagated, new.id)):
-            restore(st, snap)
-            continue
-        st.touched.add(new.id)
-        st.pinned.add(step.id)
-        return EditRecord("hallucinated_content", new.id, "", sentence,
-                       f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
-                       f"with the made-up number {h_text}; the later steps use its result", step.id,
-                       propagated=propagated)
+        counts = _what_it_counts(step.text, r_start, r_end)
+        pool = _HALLUCINATIONS_MONEY if counts == "$" else _HALLUCINATIONS_UNIT if counts else _HALLUCINATIONS
+        templates = [t for t in pool if not (t[0] == "-" and r <= h) and not (t[0] == "*" and h > MAX_TIMES)]
+        st.rng.shuffle(templates)
+        for op, template in templates[:3]:  # another wording when one cannot reach the answer
+            record = _insert_fact(st, step, r, r_text, h, op, template, counts, gold)
+            if record is not None:
+                return record
     raise InjectionError("no computation whose result reaches the final answer to attach a fabricated fact to")
+
+
+def _insert_fact(st: ChainState, step: ChainStep, r: Fraction, r_text: str, h: int, op: str, template: str,
+                 counts: str | None, gold: Fraction) -> EditRecord | None:
+    """Insert the made-up fact after ``step`` and carry its value on; None (the chain as it
+    was) when the chain would not read as a person's mistake that changes the answer."""
+    value = r + h if op == "+" else r - h if op == "-" else r * h
+    h_text = format_like(Fraction(h), r_text.split(".")[0])
+    article = "an" if re.match(r"8|1[18](?:\D|$)|1[18],\d{3}(?!,)", h_text) else "a"  # "an $80 fee"
+    sentence = template.format(h=h_text, r=r_text, v=format_like(value, r_text), u=counts or "", a=article)
+    sentence = sentence[:1].upper() + sentence[1:]
+    snap = snapshot(st)
+    new = ChainStep(st.new_id(), sentence, inserted=True)
+    st.steps.insert(st.index(step.id) + 1, new)
+    try:
+        propagated = propagate(st, new.id, r, value)
+    except AmbiguousChange:
+        restore(st, snap)
+        return None
+    if (final_value(st) == gold or (gold >= 0 and (final_value(st) or 0) < 0)
+            or not still_consistent(st, snap, propagated, new.id)):
+        restore(st, snap)
+        return None
+    st.touched.add(new.id)
+    st.pinned.add(step.id)
+    return EditRecord("hallucinated_content", new.id, "", sentence,
+                      f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
+                      f"with the made-up number {h_text}; the later steps use its result", step.id,
+                      propagated=propagated)
 
 
 # a restated computation in plain words, never announcing itself as a repeat

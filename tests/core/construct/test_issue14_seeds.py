@@ -607,3 +607,48 @@ def test_692_propagation_leaves_a_step_that_states_its_own_result(gsm8k: dict) -
             seen += 1
             assert res.steps[1] == "The vaccines are 40% of his total bill because 100 - 60 = 40", res.steps
     assert seen
+
+
+def test_a_hallucination_names_what_its_step_counts_and_never_its_type(gsm8k: dict) -> None:
+    # 1181 read "Taking out the N that were broken" for money, 736 for votes, 444 "Then 70 more
+    # come in" for minutes: the made-up fact fits the step it follows ("$" for money, the step's
+    # own noun after its result), and no one phrase gives the type away
+    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.rules import find_inline_computations
+
+    openings: set[str] = set()
+    for seed in ("1181", "444", "736", "13", "1294", "57", "945"):
+        for rng in range(6):
+            try:
+                original, res = _injected(gsm8k, seed, "hallucinated_content", rng)
+            except InjectionError:
+                continue
+            made = res.errors[0].modified
+            openings.add(" ".join(made.split()[:2]))
+            assert not any(w in made for w in ("broken", "come in", "problem", "states")), made
+            before = res.steps[res.steps.index(made) - 1]
+            r = find_inline_computations(made)[0].expr_text.split()[0]
+            after_r = before[before.rfind(r):]
+            if before[before.rfind(r) - 1:before.rfind(r)] == "$":
+                assert "$" in made or " paid " in made, (before, made)
+            elif after_r[len(r):].split()[:1] == ["minutes"]:
+                assert "minutes" in made or not any(u in made for u in ("gallons", "votes", "$")), (before, made)
+    assert len(openings) >= 6, openings
+
+
+def test_1002_a_time_of_day_stays_a_time_of_day(gsm8k: dict) -> None:
+    # "5-3 = 2:00 pm is the latest she can start": an error never makes it "1.5:00 pm"
+    import re
+
+    from qcstation.core.construct.inject import InjectionError
+
+    made = 0
+    for etype in ("arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"):
+        for rng in range(12):
+            try:
+                _, res = _injected(gsm8k, "1002", etype, rng)
+            except InjectionError:
+                continue
+            made += 1
+            assert not re.search(r"\d\.\d+:\d\d|\b(?:2[5-9]|[3-9]\d|\d{3,}):\d\d", res.text), res.steps
+    assert made

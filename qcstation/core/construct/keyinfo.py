@@ -339,6 +339,10 @@ def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] |
     return used
 
 
+_OPENING = re.compile(r"(?:(?:and|but|so|then)\s+)?(?:in|on|over|during|after|before|for|at|by|within|from|"
+                      r"through|throughout|since|until)\b", re.I)
+
+
 def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
     """The clauses of ``part`` as known quantities may list them. A clause that carries a given
     but has no subject and verb of its own ("and then charged her 10% less money", "4 sacks
@@ -359,13 +363,17 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         pos = at + len(c)
     merged: list[list[int]] = []
     pending: int | None = None
-    for (a, b), c in zip(bounds, clauses):
+    for k, ((a, b), c) in enumerate(zip(bounds, clauses)):
         if pending is not None:
             a, pending = pending, None
         # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
         dependent = merged and re.match(r"(?:when|because|since|although|though|until|unless|as)\s", c, re.I)
         if dependent or not reads_as_clause(part[a:b]):
-            if merged:
+            # "..., and over the next two days, he totaled only 30% ...": a phrase that opens the
+            # clause after it (a comma between them) is said of that one
+            opens = _OPENING.match(c) and k + 1 < len(bounds) and "," in part[b:bounds[k + 1][0]] \
+                and not re.match(r"(?:and|or|but)\s", clauses[k + 1], re.I)
+            if merged and not opens:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 pending = a
@@ -379,10 +387,11 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         merged.append([a, b])
     if pending is not None:
         if merged:
-            merged[-1][0] = pending
+            merged[-1][1] = bounds[-1][1]
         else:
             merged.append([pending, len(part)])
-    units = [part[a:b].strip(" ,;:") for a, b in merged]
+    # a joining word the cut left at the end ("There are 26 countries in South America and")
+    units = [re.sub(r"(?:,?\s+(?:and|or|but))+$", "", part[a:b].strip(" ,;:")).strip(" ,;:") for a, b in merged]
     if any(carries(u) and not reads_as_clause(u) for u in units):
         return [part.strip(" ,;:")]
     return units

@@ -652,3 +652,29 @@ def test_1002_a_time_of_day_stays_a_time_of_day(gsm8k: dict) -> None:
             made += 1
             assert not re.search(r"\d\.\d+:\d\d|\b(?:2[5-9]|[3-9]\d|\d{3,}):\d\d", res.text), res.steps
     assert made
+
+
+@pytest.mark.parametrize(("seed", "text", "fragment"), [
+    # reading of seed 67: a phrase that opens the next clause goes with it, and a cut never
+    # leaves its joining word behind
+    ("418", "Over the next two days, he totaled only 30% of the distance traveled over the first four days",
+     "In the first 4 days, he traveled 200 kilometers every day, and over the next two days"),
+    ("1044", "In each country, there are 5 cities with 1000 people living in each city",
+     "There are 26 countries in South America and, in each country"),
+    ("207", "He did that for four weeks", "He did that for four weeks, and"),
+])
+def test_key_information_from_the_reading_of_seed_67(gsm8k: dict, seed: str, text: str, fragment: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f["known_quantities"], f["known_quantities"]
+    assert fragment not in f["known_quantities"]
+
+
+@pytest.mark.parametrize(("seed", "names"), [
+    # "A pencil costs $1.20 and an eraser costs $0.30": the pencil's price is no g1_eraser
+    ("196", ["g1", "g2", "g3_pens"]),
+    # "a ticket for $7 and popcorn for $7": the ticket's price is no g1_popcorn
+    ("57", ["g1", "g2", "g3_dollars"]),
+])
+def test_a_given_is_named_by_its_own_words_not_the_next_things(gsm8k: dict, seed: str, names: list[str]) -> None:
+    rule = rule_for_seed(gsm8k[seed])
+    assert sorted(g["name"] for g in rule.givens) == names, rule.givens

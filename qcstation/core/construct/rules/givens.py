@@ -175,7 +175,9 @@ def question_numbers(question: str | None) -> Givens:
 
 
 def _slug_after(text: str, end: int) -> str:
-    after = re.split(r"[.!?;:,\d]", text[end : end + 60], maxsplit=1)[0]
+    # "A pencil costs $1.20 and an eraser costs $0.30": what follows "and" is the next thing's
+    # (a name g1_eraser for the pencil's price would mislead whoever reads the formalization)
+    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas)\b", text[end : end + 60], maxsplit=1)[0]
     words = [w for w in content_words(after) if w.isalpha()][:1]
     return "_".join(words)[:16]
 

@@ -119,18 +119,23 @@ def _flags(raw: Any) -> list[dict[str, Any]] | None:
     return [f for f in flags if isinstance(f, dict)] if isinstance(flags, list) else None
 
 
-def _requeued_ids(store: Store, dimension: str) -> set[int]:
-    """Items that are regenerated replacements: their seed has an earlier item of this
-    dimension with an active reject."""
-    rows = store.query(
-        """
-        SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id
-        WHERE s.dimension = ? AND EXISTS (
-            SELECT 1 FROM sample_items e JOIN samples es ON es.id = e.sample_id
-            WHERE es.dimension = s.dimension AND e.seed_id = si.seed_id AND e.id < si.id
-              AND """ + rejected_sql("e.id") + """)
-        """, (dimension,))
-    return {int(r["id"]) for r in rows}
+def _requeued_ids(store: Store, dimension: str, item_ids: list[int]) -> set[int]:
+    """Those of ``item_ids`` (items of ``dimension``) that are regenerated replacements: their
+    seed has an earlier item of this dimension with an active reject. Only the items asked
+    about are looked at (at 1M seeds every item of a dimension took 0.5 s)."""
+    found: set[int] = set()
+    for start in range(0, len(item_ids), 500):
+        chunk = item_ids[start:start + 500]
+        rows = store.query(
+            f"""
+            SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id
+            WHERE si.id IN ({",".join("?" * len(chunk))}) AND s.dimension = ? AND EXISTS (
+                SELECT 1 FROM sample_items e JOIN samples es ON es.id = e.sample_id
+                WHERE es.dimension = s.dimension AND e.seed_id = si.seed_id AND e.id < si.id
+                  AND """ + rejected_sql("e.id") + """)
+            """, (*chunk, dimension))
+        found |= {int(r["id"]) for r in rows}
+    return found
 
 
 def _smtlib_for(store: Store, dimension: str, content: dict[str, Any]) -> str | None:
@@ -158,7 +163,8 @@ def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
     resolutions = active_resolutions(store, [int(r["item_id"]) for r in rows])
     requeued: set[int] = set()
     for dim in {r["dimension"] for r in rows}:
-        requeued |= _requeued_ids(store, dim)
+        requeued |= _requeued_ids(store, dim, [int(r["item_id"]) for r in rows
+                                               if r["dimension"] == dim])
     out = []
     for r in rows:
         content = from_json(r["content"]) or {}

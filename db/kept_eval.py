@@ -26,6 +26,9 @@ update that moves one or changes its metric or source, inserts the pair's key in
 
 ``eval_score_counts`` (*plain*): scores per (run, metric, verdict); a row may hold 0.
 
+``eval_reply_counts`` (*plain*, migration 15): outputs per (run, status, stopped at the length
+limit or not).
+
 ``eval_run_totals`` (*plain*): per run, its outputs, failed requests, and the prompt and
 completion tokens and cost of the outputs not served from the cache (``costed``: how many of
 those have a cost; the run's cost is unknown while it is 0). The cost is a running sum of
@@ -206,4 +209,44 @@ STATEMENTS: list[str] = [
            COUNT(CASE WHEN cached = 0 THEN cost END)
     FROM eval_outputs GROUP BY run_id
     """,
+]
+
+
+# --- migration 15 -------------------------------------------------------------------------
+# ``eval_reply_counts`` (*plain*): outputs per (run, status, stopped at the length limit),
+# what the runs list shows as progress and each run's provenance line ("cut by length") used
+# to count over every output; the index that finds a run's exemplars (rebuilding a request,
+# e.g. to show its prompt, read every item of the run to find its three); and one of the
+# items' sources and difficulties.
+
+def _reply_count(row: str, sign: int) -> str:
+    return ("INSERT INTO eval_reply_counts (run_id, status, length, n) "
+            f"VALUES ({row}.run_id, {row}.status, COALESCE({row}.finish_reason = 'length', 0), "
+            f"{sign}) ON CONFLICT DO UPDATE SET n = n + excluded.n;")
+
+
+REPLY_TRIGGERS = [
+    _after("eval_reply_counts_ins", "INSERT", "eval_outputs", [_reply_count("NEW", 1)]),
+    _after("eval_reply_counts_del", "DELETE", "eval_outputs", [_reply_count("OLD", -1)]),
+    _after("eval_reply_counts_upd", "UPDATE OF run_id, status, finish_reason", "eval_outputs",
+           [_reply_count("OLD", -1), _reply_count("NEW", 1)]),
+]
+
+#: migration 15
+STATEMENTS_15: list[str] = [
+    """
+    CREATE TABLE eval_reply_counts (
+        run_id INTEGER NOT NULL, status TEXT NOT NULL,
+        length INTEGER NOT NULL,             -- 1: finish_reason 'length'
+        n INTEGER NOT NULL,
+        PRIMARY KEY (run_id, status, length)
+    ) WITHOUT ROWID
+    """,
+    *REPLY_TRIGGERS,
+    "INSERT INTO eval_reply_counts (run_id, status, length, n) "
+    "SELECT run_id, status, COALESCE(finish_reason = 'length', 0), COUNT(*) FROM eval_outputs "
+    "GROUP BY 1, 2, 3",
+    "CREATE INDEX eval_items_role ON eval_items (run_id, role, position)",
+    # the results browser's source and difficulty pickers, without reading the frozen records
+    "CREATE INDEX eval_items_groups ON eval_items (run_id, source, difficulty)",
 ]

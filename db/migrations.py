@@ -17,6 +17,7 @@ from typing import Any
 
 from db.kept_counts import STATEMENTS as KEPT_COUNTS_STATEMENTS
 from db.kept_eval import STATEMENTS as KEPT_EVAL_STATEMENTS
+from db.kept_eval import STATEMENTS_15 as KEPT_REPLIES_STATEMENTS
 
 Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
 
@@ -582,6 +583,17 @@ migration(
     14,
     "evaluation figures kept as scores and outputs are written: item-samples, verdict counts, tokens and cost",
     [*KEPT_EVAL_STATEMENTS],
+)
+
+# --- v15: a run's replies by status and length cut; its items by role and by group ----------
+# The runs list (progress) and each run's provenance line (replies cut at the length limit)
+# counted every output of the run; showing one item's prompt read every item of the run to
+# find its exemplars (1M scores: 0.5 s each), and the results browser's source and difficulty
+# pickers every item's frozen record. See db/kept_eval.py.
+migration(
+    15,
+    "a run's replies by status and length cut; its items by role and by source and difficulty",
+    [*KEPT_REPLIES_STATEMENTS],
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -62,23 +62,32 @@ def _labels(store: Store, run_ids: list[int]) -> dict[int, str]:
     return {int(r["id"]): run_label(r) for r in rows}
 
 
-def dimension_scores(store: Store, run_ids: list[int], *, n_boot: int = 1000) -> ChartData:
+def load_tables(store: Store, run_ids: list[int]) -> dict[int, metrics.RunTable]:
+    """Each run's scores, read once for both charts (and a change of the difficulty metric)."""
+    return {run_id: metrics.load_run(store, run_id) for run_id in _labels(store, run_ids)}
+
+
+def dimension_scores(store: Store, run_ids: list[int], *, n_boot: int = 1000,
+                     tables: dict[int, metrics.RunTable] | None = None) -> ChartData:
     labels = _labels(store, run_ids)
-    board = metrics.leaderboard(store, list(labels), n_boot=n_boot, seed=0) if labels else []
+    board = [metrics.run_metrics(store, r, n_boot=n_boot, seed=0,
+                                 table=tables.get(r) if tables else None) for r in labels]
     return ChartData([
         RunSeries(int(rm.run_id), labels.get(int(rm.run_id), str(rm.label)),
                   {code: _point(code, rm.values[code]) for code in CODES if code in rm.values})
         for rm in board])
 
 
-def by_difficulty(store: Store, run_ids: list[int],
-                  metric: str) -> tuple[list[str], list[RunSeries]]:
+def by_difficulty(store: Store, run_ids: list[int], metric: str, *,
+                  tables: dict[int, metrics.RunTable] | None = None
+                  ) -> tuple[list[str], list[RunSeries]]:
     """(difficulty levels in order, per run the metric's value per level on 0..100)."""
     levels: list[str] = []
     series: list[RunSeries] = []
     for run_id, label in _labels(store, run_ids).items():
         # the bars show values only, which do not depend on the bootstrap: few resamples
-        groups = metrics.breakdown(store, run_id, by="difficulty", n_boot=100)
+        groups = metrics.breakdown(store, run_id, by="difficulty", n_boot=100,
+                                   table=tables.get(run_id) if tables else None)
         points = {str(g): _point(metric, values[metric])
                   for g, values in groups.items() if metric in values}
         levels += [g for g in points if g not in levels]

@@ -81,6 +81,19 @@ def release_of(spec: Mapping[str, Any]) -> str:
     return release_label(dict(spec))
 
 
+def replies(store: Store, run_id: int, *, from_scratch: bool = False) -> tuple[int, int]:
+    """(the run's replies, those stopped at the length limit): kept by migration 15
+    (db/kept_eval.py); ``from_scratch`` counts every output again."""
+    if from_scratch:
+        sql = ("SELECT COUNT(*), COALESCE(SUM(finish_reason = 'length'), 0) FROM eval_outputs "
+               "WHERE run_id = ? AND status = 'ok'")
+    else:
+        sql = ("SELECT COALESCE(SUM(n), 0), COALESCE(SUM(CASE WHEN length THEN n END), 0) "
+               "FROM eval_reply_counts WHERE run_id = ? AND status = 'ok'")
+    row = store.conn.execute(sql, (int(run_id),)).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def describe(store: Store, run_id: int, *, judge_error: tuple[int, int] | None = None) -> Provenance:
     """The provenance of one run (``judge_error``: (judge_error items, Understanding
     item-samples) to flag a run above :data:`JUDGE_ERROR_WARN`)."""
@@ -92,11 +105,7 @@ def describe(store: Store, run_id: int, *, judge_error: tuple[int, int] | None =
                  if isinstance(v, Mapping)}
     if isinstance(spec.get("judge_template"), Mapping):
         templates["judge"] = str(spec["judge_template"].get("version"))
-    counted = store.one(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(finish_reason = 'length'), 0) AS l FROM eval_outputs "
-        "WHERE run_id = ? AND status = 'ok'", (run_id,))
-    assert counted is not None  # an aggregate always returns its row
-    n, stopped = counted.values()
+    n, stopped = replies(store, run_id)
     p = Provenance(run_id=int(run_id), release=release_of(spec), model=str(row["model"]),
                    protocol=protocol_of(spec), judges=judges, templates=templates,
                    max_tokens=spec.get("max_tokens"), stopped_by_length=int(stopped or 0),

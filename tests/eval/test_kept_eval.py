@@ -1,5 +1,5 @@
-"""The figures the database keeps of each evaluation run (migration 14: ``eval_pairs``,
-``eval_score_counts``, ``eval_run_totals``) equal a recomputation from every score and output:
+"""The figures the database keeps of each evaluation run (migrations 14 and 15: ``eval_pairs``,
+``eval_score_counts``, ``eval_run_totals``, ``eval_reply_counts``) equal a recomputation from every score and output:
 after random sequences of the writes a run sees (scoring and rescoring through the scorers'
 own upsert, outputs through the runner's, hand-made updates that move or change scores,
 deleted scores, outputs and whole runs), after four processes score at once, and after a
@@ -20,10 +20,12 @@ from typing import Any
 import pytest
 
 from db import Store
-from db.kept_eval import TRIGGERS
+from db.kept_eval import REPLY_TRIGGERS, TRIGGERS
 from db.migrations import SCHEMA_VERSION
 from db.store import now
+from qcstation.eval import browse
 from qcstation.eval import metrics as M
+from qcstation.eval.provenance import replies
 from qcstation.eval.outputs import INSERT_OUTPUT
 from qcstation.eval.runs import run_totals
 from qcstation.eval.scorers import INSERT_SCORE, summarize_verdicts
@@ -61,6 +63,18 @@ def assert_kept_eval_right(store: Store) -> None:
         assert (kept["cost"] is None) == (scratch["cost"] is None), run
         if kept["cost"] is not None:
             assert math.isclose(kept["cost"], scratch["cost"], rel_tol=1e-9, abs_tol=1e-12), run
+        assert replies(store, run) == replies(store, run, from_scratch=True), run
+        kept_h, scratch_h = browse.headline(store, run), browse.headline(store, run, from_scratch=True)
+        for metric, h in kept_h.items():
+            o = scratch_h[metric]
+            assert (h.n, h.counts, list(h.counts)) == (o.n, o.counts, list(o.counts)), (run, metric)
+            assert (h.value is None) == (o.value is None), (run, metric)
+            if h.value is not None:
+                assert math.isclose(h.value, o.value, rel_tol=1e-12), (run, metric)
+    progress = {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(
+        "SELECT run_id, status, SUM(n) FROM eval_reply_counts GROUP BY 1, 2 HAVING SUM(n) != 0")}
+    assert progress == {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(
+        "SELECT run_id, status, COUNT(*) FROM eval_outputs GROUP BY 1, 2")}
     assert store.scalar("SELECT COUNT(*) FROM eval_score_counts WHERE n < 0") == 0
     assert store.scalar("SELECT COUNT(*) FROM eval_run_totals WHERE outputs < 0 OR costed < 0") == 0
 
@@ -95,7 +109,8 @@ def score_rows(rng: random.Random, run: int, k: int) -> list[tuple[Any, ...]]:
 
 def output_rows(rng: random.Random, run: int, k: int) -> list[tuple[Any, ...]]:
     return [(run, rng.randint(1, 12), rng.choice(("reasoning", "final")), rng.randint(0, 1),
-             rng.choice(("ok", "ok", "error")), "h", "The answer is 3.", "stop", None, "e",
+             rng.choice(("ok", "ok", "error")), "h", "The answer is 3.",
+             rng.choice(("stop", "length", None)), None, "e",
              rng.choice((0, 0, 1)), rng.choice((None, rng.randint(1, 900))),
              rng.choice((None, rng.randint(1, 900))), rng.choice((None, rng.random() / 1000)),
              12.5, now()) for _ in range(k)]
@@ -132,7 +147,9 @@ def _hand_update(store: Store, rng: random.Random) -> None:
         "UPDATE eval_outputs SET cached = 1 - cached, cost = 0.25 WHERE id = (SELECT id "
         "FROM eval_outputs WHERE run_id = ? ORDER BY random() LIMIT 1)",
         "UPDATE eval_outputs SET status = 'error', prompt_tokens = NULL WHERE run_id = ? "
-        "AND seed_id % 4 = 1"))
+        "AND seed_id % 4 = 1",
+        "UPDATE eval_outputs SET finish_reason = CASE WHEN finish_reason = 'length' THEN 'stop' "
+        "ELSE 'length' END WHERE run_id = ? AND seed_id % 3 = 2"))
     try:
         store.execute(sql, (run,))
     except sqlite3.IntegrityError:
@@ -267,9 +284,10 @@ def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_fi
                 s.conn.executemany(INSERT_SCORE, score_rows(rng, run, 200))
                 s.conn.executemany(INSERT_OUTPUT, output_rows(rng, run, 60))
         expected = {run: (M.run_metrics(s, run, n_boot=100).to_dict(),
-                          M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run))
+                          M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run),
+                          replies(s, run))
                     for run in runs}
-        # the database as migration 13 left it: no kept figures, no triggers
+        # the database as migration 13 left it: no kept figures, no triggers, no indexes
         v13 = Store(db_file.with_name("v13.db"), migrate=False)
         v13.migrate(13)
         old = {r[0] for r in v13.conn.execute("SELECT name FROM sqlite_master")}
@@ -277,7 +295,8 @@ def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_fi
         made = [(r[0], r[1]) for r in s.conn.execute(
             "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
             "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
-        assert {n for n, _ in made} >= {"eval_pairs", "eval_score_counts", "eval_run_totals"}
+        assert {n for n, _ in made} >= {"eval_pairs", "eval_score_counts", "eval_run_totals",
+                                        "eval_reply_counts", "eval_items_role"}
         for name, kind in made:
             s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
         s.conn.execute("PRAGMA user_version = 13")
@@ -285,7 +304,8 @@ def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_fi
         assert s.schema_version == SCHEMA_VERSION
         assert_kept_eval_right(s)
         got = {run: (M.run_metrics(s, run, n_boot=100).to_dict(),
-                     M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run))
+                     M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run),
+                     replies(s, run))
                for run in runs}
         for run in runs:   # the cost: a running sum before, a fresh sum after, to rounding
             assert math.isclose(got[run][2].pop("cost"), expected[run][2].pop("cost"),
@@ -315,6 +335,8 @@ def _every_kind_of_write(store: Store) -> None:
                   "AND seed_id % 3 = 0", (run,))
     store.execute("UPDATE eval_outputs SET cached = 1 - cached, status = 'error' WHERE run_id = ? "
                   "AND seed_id % 2 = 0", (run,))
+    store.execute("UPDATE eval_outputs SET finish_reason = 'length' WHERE run_id = ? "
+                  "AND seed_id % 2 = 1", (run,))
     store.execute("DELETE FROM eval_scores WHERE run_id = ? AND seed_id % 4 = 1", (run,))
     store.execute("DELETE FROM eval_outputs WHERE run_id = ? AND seed_id % 4 = 1", (run,))
 
@@ -324,7 +346,7 @@ def test_the_sequence_keeps_the_figures_right_with_every_trigger(store: Store) -
     assert_kept_eval_right(store)
 
 
-@pytest.mark.parametrize("trigger", [_trigger_name(t) for t in TRIGGERS])
+@pytest.mark.parametrize("trigger", [_trigger_name(t) for t in (*TRIGGERS, *REPLY_TRIGGERS)])
 def test_without_any_one_trigger_the_figures_go_wrong(store: Store, trigger: str) -> None:
     store.execute(f"DROP TRIGGER {trigger}")
     with pytest.raises((AssertionError, sqlite3.OperationalError)):

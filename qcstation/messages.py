@@ -266,9 +266,10 @@ class SideBySideLoaded(Message):
 
 
 class ChartDataLoaded(Message):
-    """Numbers for the charts screen (``charts.ChartData`` and the difficulty breakdown)."""
+    """Numbers for the charts screen (``charts.ChartData`` and the difficulty breakdown, None
+    until that chart is shown)."""
 
-    def __init__(self, scores: Any, levels: list[str], by_level: list[Any],
+    def __init__(self, scores: Any, levels: list[str], by_level: list[Any] | None,
                  metric: str) -> None:
         super().__init__()
         self.scores = scores

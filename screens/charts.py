@@ -3,6 +3,8 @@ metric's accuracy by difficulty (plotext through textual-plotext)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
@@ -47,6 +49,8 @@ class ChartsScreen(QCScreen):
         self.metric = "fi"
         self.data: ChartDataLoaded | None = None
         self.busy = True
+        self._tables: dict[int, Any] | None = None
+        self._scores: Any = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -67,11 +71,21 @@ class ChartsScreen(QCScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Computing the charts")
-    def _load(self, metric: str) -> None:
+    def _load(self, metric: str, difficulty: bool = False) -> None:
+        """The dimension scores first (the chart shown first); the difficulty breakdown when
+        that chart is asked for. Each run's scores are read once, for both charts and every
+        metric chosen later."""
         with self.qc_app.open_store() as store:
-            scores = chartdata.dimension_scores(store, self.run_ids)
-            levels, by_level = chartdata.by_difficulty(store, self.run_ids, metric)
-        self.post_message(ChartDataLoaded(scores, levels, by_level, metric))
+            tables = self._tables or chartdata.load_tables(store, self.run_ids)
+            self._tables = tables
+            scores = self._scores or chartdata.dimension_scores(store, self.run_ids, tables=tables)
+            self._scores = scores
+            levels: list[str] | None = None
+            by_level: list[Any] | None = None
+            if difficulty:
+                levels, by_level = chartdata.by_difficulty(store, self.run_ids, metric,
+                                                           tables=tables)
+        self.post_message(ChartDataLoaded(scores, levels or [], by_level, metric))
 
     @on(ChartDataLoaded)
     def _loaded(self, message: ChartDataLoaded) -> None:
@@ -79,15 +93,23 @@ class ChartsScreen(QCScreen):
         self.busy = False
         self._draw()
 
+    def _difficulty_wanted(self) -> None:
+        """The difficulty chart is shown: its numbers are read unless they are there."""
+        data = self.data
+        if data is None or data.by_level is None or data.metric != self.metric:
+            self.busy = True
+            self._load(self.metric, difficulty=True)
+
     def action_next_chart(self) -> None:
         self.chart = CHARTS[(CHARTS.index(self.chart) + 1) % len(CHARTS)]
         self._draw()
+        if self.chart == "difficulty":
+            self._difficulty_wanted()
 
     def action_cycle_metric(self) -> None:
         self.metric = METRICS[(METRICS.index(self.metric) + 1) % len(METRICS)]
         self.chart = "difficulty"
-        self.busy = True
-        self._load(self.metric)
+        self._difficulty_wanted()
 
     def _draw(self) -> None:
         plot = self.query_one("#chart", PlotextPlot)
@@ -97,13 +119,15 @@ class ChartsScreen(QCScreen):
         legend = Text()
         if data is None:
             return
-        runs = data.scores.runs if self.chart == "dimensions" else data.by_level
+        runs = data.scores.runs if self.chart == "dimensions" else (data.by_level or [])
         for k, run in enumerate(runs):
             if legend:
                 legend.append("   ")
             legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
             legend.append(preview(run.label, 24))
-        if not runs:
+        if self.chart == "difficulty" and data.by_level is None:
+            legend = Text("Reading the scores by difficulty…", style="dim")
+        elif not runs:
             legend = Text("No runs to chart yet.", style="dim")
         if self.chart == "dimensions":
             self._draw_dimensions(plt, data)

@@ -296,6 +296,9 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
     if not question or not solution:
         return []
     occurrences = question_occurrences(question)
+    # "1/4 that number", divided as "8 / 4": a unit fraction is also a place of the number it divides by
+    reciprocals = [Occurrence(1 / o.value, o.text, o.words | {"~1/n"}) for o in occurrences
+                   if o.value.numerator == 1 and o.value.denominator > 1 and "/" in o.text.split()[0]]
     lines = solution_lines(solution)
     problems: list[Binding] = []
     seen: set[tuple[str, Fraction]] = set()
@@ -316,11 +319,20 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
-            problem = _one_binding(step, v, line, occurrences, solution, dep) \
+            occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
+            problem = _one_binding(step, v, line, occ, solution, dep) \
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
     return problems
+
+
+def _divides_by(expr: Any, name: str) -> bool:
+    """Does ``expr`` divide by the name ``name`` (at any depth)?"""
+    if getattr(expr, "op", None) == "/" and _kind(expr.right) == "Name" and str(expr.right.name) == name:
+        return True
+    return any(_divides_by(e, name) for e in (getattr(expr, "left", None), getattr(expr, "right", None),
+                                              getattr(expr, "operand", None)) if e is not None)
 
 
 _PER_FACTOR = re.compile(r"k_([a-z]+)_per_[a-z]+")

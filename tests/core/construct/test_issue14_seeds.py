@@ -34,6 +34,10 @@ from qcstation.core.construct.selfcheck import audit_artifact
     # 7 days are days, not the question's "2 weeks" (reading of seed 61)
     ("1301", "given-words: s1_days_week uses 2 as '2 days' in the solution, but the question states 2 only "
              "as '2 weeks'"),
+    # "8 people couldn't come ..., and 1/4 that number had previous commitments", solved 8 / 4: the
+    # divisor is the 1/4's, not the "4 people" of the 4-person families it was bound to
+    ("316", "given-words: s4_people uses 4, which the question states under different words: '4 people', "
+            "'1/4 number'"),
 ])
 def test_a_binding_no_reader_can_vouch_for_is_not_rule_made(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError) as info:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SENTENCE", "sentences", "reads_as_clause", "known_fragments", "is_question_sentence", "MAX_TEXT"]
+__all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "known_fragments", "is_question_sentence", "MAX_TEXT"]
 
 MAX_TEXT = 2_000
 
@@ -144,6 +144,11 @@ def _is_verb_form(word: str) -> bool:
     if len(w) >= 5 and w.endswith("ed") and w.isalpha() and w not in _NOT_PAST:
         return True  # a regular past ("retrieved"), read only where a finite verb stands
     return bool(_forms(w) & _BASE)
+
+
+def is_verb_form(word: str) -> bool:
+    """Can ``word`` be a finite verb (by the list of word problems' verbs and their forms)?"""
+    return _is_verb_form(word)
 
 
 def _plural(subject: list[str]) -> bool:

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.construct.clauses import SENTENCE as _SENTENCE, reads_as_clause, sentences as _sentences
+from qcstation.core.construct.clauses import SENTENCE as _SENTENCE, is_verb_form, reads_as_clause, sentences as _sentences
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.errors import GenerationError
@@ -279,6 +279,8 @@ _PHRASE_STOP = frozenset("between for if and to in at on with from than did does
 # "... will she have after 3 years?": the phrase keeps the word that says what its number is
 _PHRASE_PREP = re.compile(r"\b(after|in|within|over|during)\s+$", re.I)
 _CONDITION = re.compile(r"^(?:if|given(?: that)?|suppose(?: that)?|assuming(?: that)?)\s+", re.I)
+# "Since he has 3 cows, how many ...?": the premise of the asking sentence is a fact
+_PREMISE = re.compile(r"^(?:since|now that)\s+", re.I)
 
 
 def _cap(text: str, condition: bool = True) -> str:
@@ -397,6 +399,9 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
     return units
 
 
+_DANGLING = frozenset("a an the of to for in on at with by and or per".split())
+
+
 def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
     """A given stated only by the asking clause, as the words that state it ("after 3 years",
     "a weekly bus pass for $20"). The goal already asks the question; the known quantity says
@@ -416,9 +421,13 @@ def _ask_phrase(clause: str, hit: re.Match[str] | None, last: int = -1) -> str:
             head = clause[hit.start():last].split()
         words = [*head, *clause[last:].split()[:3]] if head else phrase.split()[:5]
         for k, w in enumerate(words[1:], start=1):
-            if k >= len(head) and (w.lower().rstrip("?.,") in _PHRASE_STOP or words[k - 1].endswith(",")):
+            if k >= len(head) and (w.lower().rstrip("?.,") in _PHRASE_STOP or words[k - 1].endswith(",")
+                                   or (k == 1 and words[0].isalpha() and not w.rstrip("?.,").endswith("s")
+                                       and is_verb_form(w.rstrip("?.,")))):
                 words = words[:k]
                 break
+        while len(words) > 1 and words[-1].lower().rstrip("?.,") in _DANGLING:
+            words = words[:-1]  # "25 liters of milk a" (cut before "day"): no word left hanging
         prep = _PHRASE_PREP.search(clause[:hit.start()]) if hit else None
         if prep:
             words = [prep.group(1), *words]
@@ -551,6 +560,8 @@ def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
     if whole_sentence and cond and not re.match(r"(?:and|or|but)\s", text[cond.end():], re.I) \
             and reads_as_clause(text[cond.end():]):
         return _cap(text, condition=False)  # a condition kept with the clause it is said of
+    if not whole_sentence:
+        text = _PREMISE.sub("", text)
     if whole_sentence or reads_as_clause(_cap(text)):
         return _cap(text)
     return f'The question states "{text[:1].lower() + text[1:] if text[1:2].islower() else text}"'
@@ -574,7 +585,7 @@ def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: li
     the one clause that states the givens: the known quantity keeps the whole clause (cut to
     the phrase from its number on, "$300 into a scheme", it would lose its subject)."""
     scenario_parts = [p for p in context_parts if p not in irrelevant]
-    scenario = " ".join((p.strip() if p in context_sents else _cap(p, True)).rstrip(" ,;:")
+    scenario = " ".join((p.strip() if p in context_sents else _cap(_PREMISE.sub("", p.strip()), True)).rstrip(" ,;:")
                         + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?."):
         raise KeyInfoError("the question states no scenario apart from its goal")

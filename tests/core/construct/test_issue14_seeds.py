@@ -682,3 +682,18 @@ def test_key_information_from_the_reading_of_seed_67(gsm8k: dict, seed: str, tex
 def test_a_given_is_named_by_its_own_words_not_the_next_things(gsm8k: dict, seed: str, names: list[str]) -> None:
     rule = rule_for_seed(gsm8k[seed])
     assert sorted(g["name"] for g in rule.givens) == names, rule.givens
+
+
+@pytest.mark.parametrize(("seed", "text", "fragment"), [
+    # found looking at ten random outputs: a premise of the asking sentence is a fact ("Since he
+    # has 3 cows, how many ...?"), and a quoted phrase never ends on "a" or "of", nor runs on past
+    # a verb ("the two take the eat the")
+    ("840", "He has 3 cows", "Since he has 3 cows"),
+    ("840", 'The question asks about "25 liters of milk"', 'The question asks about "25 liters of milk a"'),
+    ("836", 'The question asks about "half the speed"', 'The question asks about "half the speed of a"'),
+    ("726", 'The question asks about "average time the two"', 'The question asks about "two take the eat the"'),
+])
+def test_key_information_from_ten_random_outputs(gsm8k: dict, seed: str, text: str, fragment: str) -> None:
+    f = _keyinfo(gsm8k[seed])
+    assert text in f["known_quantities"], f["known_quantities"]
+    assert fragment not in f["known_quantities"]

@@ -266,7 +266,26 @@ class _Source:
     target: str
 
 
+#: the last few scripts read (text -> _Source): the renderer and the self-checks read the same
+#: formalization in turn (a derived item's Reasoning and Arithmetic audits and its notation
+#: question: three reads of one text). A _Source is never changed after it is read.
+_READ: dict[str, _Source] = {}
+_READ_KEEP = 8
+
+
 def read_source(smtlib: str) -> _Source:
+    """The definitions, constants, side conditions and target of ``smtlib`` (shared: callers
+    must not change the result)."""
+    src = _READ.get(smtlib)
+    if src is None:
+        src = _read_source(smtlib)
+        if len(_READ) >= _READ_KEEP:
+            del _READ[next(iter(_READ))]
+        _READ[smtlib] = src
+    return src
+
+
+def _read_source(smtlib: str) -> _Source:
     try:
         script = parse_script(smtlib)
     except VerificationError as exc:

@@ -6,6 +6,8 @@ perturbations, counterfactual and inverse problems).
     qcstation derive status [NAME] [--json]     shares per source and transform, refusal reasons
     qcstation derive list [--json]               the sets
     qcstation derive show NAME [--transform T] [--limit N] [--json]
+    qcstation derive check [NAME] [--parents-only] [--json]
+                                                  items stale against today's rules and parents
 
 Building is resumable (run the same command again after an interruption) and several
 processes may build one set at once; the items then go through QC (``qcstation qc sample
@@ -83,6 +85,10 @@ def _build(args: argparse.Namespace) -> int:
     if summary.reasons:
         print("  leading refusals: " + ", ".join(f"{t} {c} {n}" for (t, c), n in
                                                   summary.reasons.most_common(5)))
+    if summary.stale_parents:
+        print(f"  STALE: the items of {summary.stale_parents} parents built earlier no longer "
+              f"follow from their parent's formalization today; see qcstation derive check "
+              f"{summary.set_name}")
     print(f"next: qcstation derive status {summary.set_name}; qcstation qc sample all "
           f"--set {summary.set_name}")
     return 0
@@ -154,7 +160,38 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-_ACTIONS = {"status": _status, "list": _list, "show": _show}
+def _check(args: argparse.Namespace) -> int:
+    from qcstation.common.safe import one_line
+    from qcstation.core.derive.stale import check_set
+    from qcstation.core.derive.store import list_sets
+
+    store = store_from_args(args)
+    try:
+        names = [args.name] if args.name else [s.name for s in list_sets(store)]
+        reports = [check_set(store, n, parents_only=args.parents_only) for n in names]
+    finally:
+        store.close()
+    stale = sum(len(r.stale) for r in reports)
+    if args.json:
+        print_json([r.to_dict() for r in reports])
+        return 1 if stale else 0
+    if not reports:
+        print("no derived sets yet")
+    for r in reports:
+        print(f"{r.name}: {r.items} items of {r.parents} parents checked, {len(r.stale)} stale "
+              f"(of {r.stale_parents} parents)")
+        for x in r.stale[:args.limit]:
+            print(f"  {one_line(x.item)} ({x.transform}, from {one_line(x.parent)}): "
+                  f"{one_line(x.reason)}")
+        if len(r.stale) > args.limit:
+            print(f"  ... {len(r.stale) - args.limit} more (--limit, --json)")
+    if stale:
+        print("stale items were built by other rules or from another formalization of their "
+              "parent: do not evaluate on them; build the set again under a new --name")
+    return 1 if stale else 0
+
+
+_ACTIONS = {"status": _status, "list": _list, "show": _show, "check": _check}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -214,3 +251,12 @@ def register(subparsers: Any) -> None:
     sh.add_argument("--transform", help="only this transform (variant, noise, digits, ...)")
     sh.add_argument("--limit", type=positive_int, default=20, help="at most this many (default 20)")
     sh.add_argument("--json", action="store_true", help="print JSON")
+    ck = sub.add_parser("check", help="items that are stale: their parent's formalization or "
+                                      "today's rules no longer give them (exit 1 if any)")
+    ck.add_argument("name", nargs="?", help="the set (default: every set)")
+    ck.add_argument("--parents-only", action="store_true",
+                    help="only whether each parent still gives the same formalization (fast; "
+                         "the items' own texts are not re-read)")
+    ck.add_argument("--limit", type=positive_int, default=20, help="list at most this many "
+                                                                   "per set (default 20)")
+    ck.add_argument("--json", action="store_true", help="print JSON")

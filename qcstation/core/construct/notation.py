@@ -266,11 +266,11 @@ class _Source:
     target: str
 
 
-#: the last few scripts read (text -> _Source): the renderer and the self-checks read the same
-#: formalization in turn (a derived item's Reasoning and Arithmetic audits and its notation
-#: question: three reads of one text). A _Source is never changed after it is read.
+#: the last scripts read (text -> _Source): the renderer and the self-checks read the same
+#: formalization in turn (a derived item's notation question, then its Reasoning and Arithmetic
+#: audits once the parent's items are all made). A _Source is never changed after it is read.
 _READ: dict[str, _Source] = {}
-_READ_KEEP = 8
+_READ_KEEP = 32
 
 
 def read_source(smtlib: str) -> _Source:

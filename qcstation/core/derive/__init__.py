@@ -35,6 +35,9 @@ Modules, lowest first; a module imports only modules above it in this list
                 Z3 in the isolated verifier pool, store in one transaction per batch.
 ``report``      per-source shares of parents for which each transformation could be made,
                 with the leading refusal reasons; the listing of a set's items.
+``stale``       items a set holds that no longer follow from their parent's current
+                formalization or from today's rules (a rule fixed since, a parent
+                regenerated): :func:`~.stale.check_set`, ``qcstation derive check``.
 
 What ``qcstation derive KIND`` builds (``KINDS``)
 -----------------------------------------------
@@ -112,4 +115,5 @@ runner.run_derive(db_path, cfg, *, kind, name=None, opts=None, sources=None, lim
 report.set_report(store, name) -> SetReport (shares per source and transform, reasons)
 report.list_items(store, name, *, transform=None, limit=50) -> list[dict]
 store.list_sets(store) -> list[SetInfo]; store.get_set(store, name) -> SetInfo
+stale.check_set(store, name, *, parents_only=False) -> StaleReport (stale items, reasons)
 """

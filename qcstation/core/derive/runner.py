@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_actor
-from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, DerivedItem, Refused, fmt
@@ -36,6 +35,7 @@ from qcstation.core.derive.store import (
     claim,
     enqueue,
     open_set,
+    parent_rows,
     release_leases,
     write_batch,
 )
@@ -69,6 +69,7 @@ class DeriveSummary:
     parents_refused: Counter[str] = field(default_factory=Counter)
     checks: int = 0
     seconds: float = 0.0
+    stale_parents: int | None = None   # a resumed set: parents whose earlier items are stale
 
     def to_dict(self) -> dict[str, Any]:
         return {"set": self.set_name, "jobs": self.jobs, "made": dict(self.made),
@@ -76,7 +77,7 @@ class DeriveSummary:
                 "parents_refused": dict(self.parents_refused),
                 "reasons": [{"transform": t, "code": c, "n": n}
                             for (t, c), n in self.reasons.most_common(20)],
-                "seconds": round(self.seconds, 3)}
+                "stale_parents": self.stale_parents, "seconds": round(self.seconds, 3)}
 
 
 def recipe_for(kind: str, opts: Options, sources: list[str] | None, limit: int | None) -> dict[str, Any]:
@@ -170,21 +171,6 @@ def _work(args: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> tuple[list[
 
 # -- the run --------------------------------------------------------------------------------
 
-def _parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
-    out = []
-    for job in jobs:
-        seed = store.one("SELECT * FROM seeds WHERE id = ?", (int(job["parent_id"]),))
-        arts: dict[str, dict[str, Any]] = {}
-        for dim in DIMENSIONS:
-            a = store.one("SELECT id, status, generator, content FROM artifacts WHERE seed_id = ? "
-                          "AND dimension = ? AND status != 'superseded' ORDER BY version DESC "
-                          "LIMIT 1", (int(job["parent_id"]), dim))
-            if a is not None and a["status"] in USABLE_STATUSES:
-                arts[dim] = a
-        out.append((seed or {}, arts))
-    return out
-
-
 def _checks(outcomes: list[JobOutcome]) -> tuple[list[tuple[str, str]], list[tuple[DerivedItem, str]]]:
     """Every item's Z3 checks: (SMT-LIB, expected) and (item, dimension) in the same order."""
     texts, owners = [], []
@@ -246,6 +232,8 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
         info = open_set(store, name, kind, recipe_for(kind, opts, sources, limit), actor)
         enqueue(store, info)
         total = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ?", (info.id,)))
+        resumed = bool(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND "
+                                    "status = 'done'", (info.id,)))
         rows = noise_rows(store, int(info.spec.get("max_seed_id") or 0)) if "noise" in KINDS[kind] else []
         own_pool = pool is None
         if own_pool:
@@ -271,6 +259,10 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
                 executor.shutdown(cancel_futures=True)
             if own_pool:
                 pool.close()
+        if resumed:     # items built earlier, maybe by other rules or from another parent
+            from qcstation.core.derive.stale import stale_parents
+
+            summary.stale_parents = stale_parents(store, info.name)
         summary.seconds = time.perf_counter() - t0
         store.event(actor, "derive.run", "derive_set", info.id, summary.to_dict())
     return summary
@@ -282,7 +274,7 @@ def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -
     jobs = claim(store, info.id, batch)
     if not jobs:
         return None
-    rows = _parent_rows(store, jobs)
+    rows = parent_rows(store, jobs)
     if executor is None:
         return jobs, rows, [_work(r) for r in rows]
     return jobs, rows, executor.map(_work, rows, chunksize=4)   # submitted now

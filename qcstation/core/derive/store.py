@@ -26,6 +26,7 @@ from typing import Any
 from db.store import Store, from_json, now
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
+from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
 
@@ -40,6 +41,7 @@ __all__ = [
     "list_sets",
     "open_set",
     "owner_tag",
+    "parent_rows",
     "release_leases",
     "write_batch",
 ]
@@ -173,6 +175,22 @@ def release_leases(store: Store, set_id: int) -> None:
     with store.transaction():
         store.execute("UPDATE derive_jobs SET owner = NULL, leased_at = NULL WHERE set_id = ? "
                       "AND status = 'pending' AND owner = ?", (set_id, owner_tag()))
+
+
+def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
+    """(seed row, dimension -> current usable artifact row) of each job's parent."""
+    out = []
+    for job in jobs:
+        seed = store.one("SELECT * FROM seeds WHERE id = ?", (int(job["parent_id"]),))
+        arts: dict[str, dict[str, Any]] = {}
+        for dim in DIMENSIONS:
+            a = store.one("SELECT id, status, generator, content FROM artifacts WHERE seed_id = ? "
+                          "AND dimension = ? AND status != 'superseded' ORDER BY version DESC "
+                          "LIMIT 1", (int(job["parent_id"]), dim))
+            if a is not None and a["status"] in USABLE_STATUSES:
+                arts[dim] = a
+        out.append((seed or {}, arts))
+    return out
 
 
 def _orig_id(parent: dict[str, Any], set_name: str, tag: str) -> str:

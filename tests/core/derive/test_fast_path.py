@@ -28,7 +28,8 @@ from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.draws import domain, item_rng, same_digits, shifted
 from qcstation.core.derive.parent import load_parent, precheck, slow_precheck, with_values
 from qcstation.core.derive.rebuild import notation_content
-from qcstation.core.derive.runner import _parent_rows, build_job
+from qcstation.core.derive.runner import build_job
+from qcstation.core.derive.store import parent_rows
 from qcstation.core.derive.solution import Quantities, slow_rewrite_solution
 from qcstation.core.ingest.importer import import_file
 from tests.conftest import dataset
@@ -48,7 +49,7 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict[str, Any],
         pipe.generate()
     with Store(db) as store:
         ids = [int(r["id"]) for r in store.query("SELECT id FROM seeds ORDER BY id")]
-        return _parent_rows(store, [{"parent_id": i} for i in ids])
+        return parent_rows(store, [{"parent_id": i} for i in ids])
 
 
 @pytest.fixture(scope="module")

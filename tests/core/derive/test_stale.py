@@ -1,0 +1,152 @@
+"""Stale derived items are found: an item whose parent's formalization changed, or that
+today's rules no longer formalize as stored, is listed with the reason; a freshly built set
+has none. Real SQLite, real Z3, the real rules; the CLI in a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.common.config import load_config
+from qcstation.core.derive.runner import run_derive
+from qcstation.core.derive.stale import check_set
+from qcstation.core.derive.transforms import Options
+from tests.conftest import ROOT
+from tests.core.derive.helpers import SEEDS, make_db
+
+CFG = load_config(None, env={})
+KINDS = ("variants", "ladder", "perturb", "counterfactual", "inverse")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = make_db(tmp_path_factory.mktemp("stale"), ["james", "janet", "jacket", "rug"])
+    for kind in KINDS:
+        run_derive(db, CFG, kind=kind, opts=Options(rng_seed=3, variants=3))
+    return db
+
+
+@pytest.fixture
+def db(built: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "d.db"
+    shutil.copy(built, out)
+    return out
+
+
+def _item(store: Store, set_name: str, transform: str, parent: str) -> dict:
+    row = store.one(
+        "SELECT di.seed_id, s.orig_id FROM derived_items di JOIN seeds s ON s.id = di.seed_id "
+        "JOIN derive_sets ds ON ds.id = di.set_id JOIN seeds p ON p.id = di.parent_id "
+        "WHERE ds.name = ? AND di.transform = ? AND p.question = ? ORDER BY di.seed_id LIMIT 1",
+        (set_name, transform, SEEDS[parent]["question"]))
+    assert row is not None, (set_name, transform, parent)
+    return row
+
+
+def _edit(store: Store, seed_id: int, dimension: str, fn: object) -> None:
+    row = store.one("SELECT id, content FROM artifacts WHERE seed_id = ? AND dimension = ?",
+                    (seed_id, dimension))
+    content = fn(json.loads(row["content"]))  # type: ignore[operator]
+    store.execute("UPDATE artifacts SET content = ? WHERE id = ?",
+                  (json.dumps(content, sort_keys=True), int(row["id"])))
+
+
+def test_a_fresh_set_of_every_kind_has_no_stale_item(built: Path) -> None:
+    with Store(built) as s:
+        for kind in KINDS:
+            report = check_set(s, kind)
+            assert report.items > 0 and report.parents > 0, kind
+            assert report.stale == [], (kind, report.stale[:3])
+
+
+def test_an_item_the_rules_now_formalize_differently_is_stale(db: Path) -> None:
+    # what a rule fix leaves behind: the item's stored formalization, built from the same
+    # parent, is not what the rules make of the item's own text today. Here the text is what
+    # changed (its annotations multiply in the other order), which the check cannot tell
+    # from the rules changing: stored (* a b), today (* b a)
+    with Store(db) as s:
+        item = _item(s, "variants", "variant", "james")
+        sid = int(item["seed_id"])
+        sol = str(s.scalar("SELECT solution FROM seeds WHERE id = ?", (sid,)))
+        swapped = re.sub(r"<<(\d+)\*(\d+)=", r"<<\2*\1=", sol, count=1)
+        assert swapped != sol
+        s.execute("UPDATE seeds SET solution = ? WHERE id = ?", (swapped, sid))
+        report = check_set(s, "variants")
+        cheap = check_set(s, "variants", parents_only=True)
+    assert [(x.item, x.transform) for x in report.stale] == [(f"gsm8k-{item['orig_id']}", "variant")]
+    assert "formalize it differently" in report.stale[0].reason
+    assert report.stale_parents == 1
+    assert cheap.stale == []            # the parent-level checks do not re-read items
+
+
+def test_items_of_a_parent_that_can_no_longer_be_transformed_are_stale(db: Path) -> None:
+    # the parent's Reasoning artifact no longer vouched for (bindings withdrawn): every item
+    # made from it, of every kind, is stale; the other parents' items are not
+    with Store(db) as s:
+        parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],))
+        _edit(s, int(parent["id"]), "reasoning", lambda c: {**c, "bound": False})
+        for kind in KINDS:
+            n = int(s.scalar("SELECT COUNT(*) FROM derived_items di JOIN derive_sets ds ON "
+                             "ds.id = di.set_id WHERE ds.name = ? AND di.parent_id = ?",
+                             (kind, int(parent["id"]))))
+            report = check_set(s, kind, parents_only=True)
+            assert len(report.stale) == n and n > 0, kind
+            assert {x.parent for x in report.stale} == {f"gsm8k-{_orig(s, int(parent['id']))}"}
+            assert all("can no longer be transformed" in x.reason for x in report.stale)
+    # running the set again (a resume: nothing left to build) says so
+    again = run_derive(db, CFG, kind="counterfactual", opts=Options(rng_seed=3, variants=3))
+    assert again.jobs == 0 and again.stale_parents == 1
+
+
+def test_a_resumed_set_with_nothing_changed_reports_no_stale_parent(db: Path) -> None:
+    again = run_derive(db, CFG, kind="inverse", opts=Options(rng_seed=3, variants=3))
+    assert again.jobs == 0 and again.stale_parents == 0
+
+
+def _orig(s: Store, seed_id: int) -> str:
+    return str(s.scalar("SELECT orig_id FROM seeds WHERE id = ?", (seed_id,)))
+
+
+def test_items_built_from_another_formalization_of_the_parent_are_stale(db: Path) -> None:
+    with Store(db) as s:
+        digits = _item(s, "ladder", "digits", "rug")
+        _edit(s, int(digits["seed_id"]), "arithmetic",
+              lambda c: {**c, "smtlib": c["smtlib"].replace("(- ", "(+ ", 1)})
+        inverse = _item(s, "inverse", "inverse", "james")
+        _edit(s, int(inverse["seed_id"]), "reasoning",
+              lambda c: {**c, "forward_smtlib": c["forward_smtlib"].replace("(* ", "(+ ", 1)})
+        errors = _item(s, "ladder", "errors", "janet")
+        s.execute("UPDATE seeds SET solution = solution || ' ' WHERE id = ?", (int(errors["seed_id"]),))
+        ladder = {x.item: x.reason for x in check_set(s, "ladder", parents_only=True).stale}
+        inv = {x.item: x.reason for x in check_set(s, "inverse", parents_only=True).stale}
+    assert set(ladder) == {f"gsm8k-{digits['orig_id']}", f"gsm8k-{errors['orig_id']}"}
+    assert "another formalization" in ladder[f"gsm8k-{digits['orig_id']}"]
+    assert "worked solution changed" in ladder[f"gsm8k-{errors['orig_id']}"]
+    assert list(inv) == [f"gsm8k-{inverse['orig_id']}"]
+
+
+def test_cli_lists_stale_items_and_exits_1(db: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "derive", "check",
+                               *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+    ok = cli("perturb")
+    assert ok.returncode == 0, ok.stderr
+    assert "0 stale" in ok.stdout
+    with Store(db) as s:
+        item = _item(s, "perturb", "noise", "janet")
+        _edit(s, int(item["seed_id"]), "reasoning",
+              lambda c: {**c, "smtlib": c["smtlib"].replace("(- ", "(+ ", 1)})
+    bad = cli("perturb")
+    assert bad.returncode == 1
+    assert f"gsm8k-{item['orig_id']} (noise" in bad.stdout
+    assert "do not evaluate on them" in bad.stdout
+    data = json.loads(cli("perturb", "--json").stdout)
+    assert data[0]["stale_items"] == 1 and data[0]["stale"][0]["transform"] == "noise"

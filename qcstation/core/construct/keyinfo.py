@@ -44,8 +44,23 @@ _WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fraction(
 _WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
 
 
+#: texts already read by _numbers (the drafting reads the question, each step and each
+#: sentence several times); cleared when full
+_READ: dict[str, frozenset[Fraction]] = {}
+_READ_KEEP = 2048
+
+
 def _numbers(text: str) -> set[Fraction]:
-    """Numbers a text states, in digits or (small) number words."""
+    """Numbers a text states, in digits or (small) number words (a new set each call)."""
+    got = _READ.get(text)
+    if got is None:
+        if len(_READ) >= _READ_KEEP:
+            _READ.clear()
+        got = _READ[text] = frozenset(_read_numbers(text))
+    return set(got)
+
+
+def _read_numbers(text: str) -> set[Fraction]:
     out: set[Fraction] = {_WORDS[w.lower()] for w in _WORD_RE.findall(text)}
     for tok in _NUMBER.findall(text):
         parsed = parse_number(tok.rstrip(",").replace("$", ""))

@@ -273,16 +273,68 @@ _READ: dict[str, _Source] = {}
 _READ_KEEP = 32
 
 
-def read_source(smtlib: str) -> _Source:
+def read_source(smtlib: str, *, near: str | None = None) -> _Source:
     """The definitions, constants, side conditions and target of ``smtlib`` (shared: callers
-    must not change the result)."""
+    must not change the result).
+
+    ``near``: a script that ``smtlib`` may differ from only in lines ``(assert (= NAME
+    NUMBER))`` (a derived item's formalization and its parent's, the same but for the
+    givens' values). Then only those lines are read, and the rest is taken from ``near``'s
+    reading: the same result as reading ``smtlib`` whole. Anything else (another line
+    differs, a side condition, push/pop) is read whole."""
     src = _READ.get(smtlib)
     if src is None:
-        src = _read_source(smtlib)
+        src = (_read_near(smtlib, near) if near is not None else None) or _read_source(smtlib)
         if len(_READ) >= _READ_KEEP:
             del _READ[next(iter(_READ))]
         _READ[smtlib] = src
     return src
+
+
+_NUMBER_DEF = re.compile(r"^\(assert \(= ([A-Za-z_][\w]*) ([^()\s]+|\([-/] [^()]+\))\)\)$")
+
+
+def _read_near(smtlib: str, near: str) -> _Source | None:
+    """``smtlib`` read as ``near`` with its differing number definitions read again, or None
+    when it cannot be (see :func:`read_source`)."""
+    if "(push" in near or "(pop" in near:
+        return None
+    try:
+        base = read_source(near)
+    except NotationError:
+        return None
+    old, new = near.splitlines(), smtlib.splitlines()
+    if base.checks or len(old) != len(new):
+        return None
+    defs = dict(base.defs)
+    for a, b in zip(old, new):
+        if a == b:
+            continue
+        ma, mb = _NUMBER_DEF.match(a), _NUMBER_DEF.match(b)
+        if ma is None or mb is None or ma.group(1) != mb.group(1) or mb.group(1) not in defs \
+                or _literal_term(defs[mb.group(1)]) is None:
+            return None
+        try:
+            node = parse_script(b).commands[0].args[0]
+            term = _term(node.items[2], base.consts) if isinstance(node, SList) else None
+        except (VerificationError, NotationError, IndexError):
+            return None
+        if term is None or _literal_term(term) is None:
+            return None
+        defs[mb.group(1)] = term
+    return _Source(base.consts, defs, base.checks, base.target)
+
+
+def _literal_term(expr: Expr) -> Expr | None:
+    """``expr`` when it is made of numbers only (``12``, ``(- 5)``, ``(/ 25 100)``), else None."""
+    if isinstance(expr, Num):
+        return expr
+    if isinstance(expr, Neg):
+        return expr if _literal_term(expr.operand) is not None else None
+    if isinstance(expr, BinOp):
+        ok = _literal_term(expr.left) is not None and _literal_term(expr.right) is not None
+        return expr if ok else None
+    return None
 
 
 def _read_source(smtlib: str) -> _Source:

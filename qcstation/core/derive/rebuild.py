@@ -29,7 +29,12 @@ from qcstation.core.construct.checks import check_refinement
 from qcstation.core.construct.inject import ERROR_TYPES, clean_cot, inject_errors
 from qcstation.core.construct.keyinfo import keyinfo_from_annotations, validate_keyinfo
 from qcstation.core.construct.notation import MAX_DECIMALS as NOTATION_MAX_DECIMALS
-from qcstation.core.construct.notation import NotationError, notation_to_smtlib, render_notation
+from qcstation.core.construct.notation import (
+    NotationError,
+    notation_to_smtlib,
+    read_source,
+    render_notation,
+)
 from qcstation.core.construct.rules import (
     RuleError,
     RuleResult,
@@ -85,11 +90,16 @@ def reasoning_content(rule: RuleResult) -> dict[str, Any]:
     return content
 
 
-def notation_content(smtlib: str, expected: Fraction, source: dict[str, Any] | None = None
-                     ) -> tuple[dict[str, Any], Check]:
+def notation_content(smtlib: str, expected: Fraction, source: dict[str, Any] | None = None,
+                     *, near: str | None = None) -> tuple[dict[str, Any], Check]:
     """The Arithmetic artifact rendered from ``smtlib`` and its Z3 check (the SMT-LIB rebuilt
-    from the notation question's own text must give ``expected``)."""
+    from the notation question's own text must give ``expected``). ``near``: the parent's
+    formalization, which ``smtlib`` may differ from in the givens' values only: only those
+    are read again (:func:`notation.read_source`; the same reading, which the renderer and the
+    make-time audits then share)."""
     try:
+        if near is not None:
+            read_source(smtlib, near=near)
         q = render_notation(smtlib)
     except (NotationError, GenerationError, ValueError) as exc:
         raise Refusal("no-notation", f"the notation question cannot be rendered: {exc}") from None

@@ -117,7 +117,8 @@ def full_item(parent: Parent, derived: Derived, opts: Options, *, transform: str
     """A derived seed with all four dimensions made by the rules (Refusal if one cannot be)."""
     seed, rule = derived.seed, derived.rule
     reasoning = reasoning_content(rule)
-    notation, nota_check = notation_content(rule.smtlib, rule.value, reasoning)
+    notation, nota_check = notation_content(rule.smtlib, rule.value, reasoning,
+                                            near=parent.rule.smtlib)
     keyinfo = keyinfo_content(seed["question"], seed["solution"], rule)
     refinement = refinement_content(seed["solution"], seed["question"], seed["answer_text"],
                                     n_errors=opts.errors_per_cot,
@@ -284,7 +285,7 @@ def _digits_item(parent: Parent, values: dict[str, Fraction], d: int, idx: int) 
     answer = env[parent.rule.answer_step]
     by = {g.name: g for g in parent.givens}
     smtlib = substitute_givens(parent.rule.smtlib, {n: given_term(by[n], v) for n, v in values.items()})
-    content, check = notation_content(smtlib, answer)
+    content, check = notation_content(smtlib, answer, near=parent.rule.smtlib)
     params = {"digits": d, "givens": {n: {"old": fmt(by[n].value), "new": fmt(v)}
                                       for n, v in values.items()}}
     return DerivedItem(transform="digits", idx=idx, level=d, tag=f"digits{d}", params=params,

@@ -20,6 +20,7 @@ import pytest
 
 from db import Store
 from qcstation.common.config import load_config
+from qcstation.core.construct import notation
 from qcstation.core.construct.checks import notation_smtlib
 from qcstation.core.construct.pipeline import Pipeline
 from qcstation.core.derive import parent as parent_mod
@@ -137,6 +138,45 @@ def test_notation_check_is_the_one_verification_runs(parents: list[Any]) -> None
     assert checked > 50
 
 
+def test_reading_near_the_parent_equals_reading_whole(parents: list[Any]) -> None:
+    """An item's formalization read as its parent's with the givens' lines read again
+    (:func:`notation.read_source` ``near=``) is the formalization read whole: variants,
+    changed numbers and counterfactuals (the rules' SMT-LIB of the derived seed) and the
+    digits ladder (the parent's SMT-LIB with new given terms)."""
+    from qcstation.core.derive.draws import with_digits
+    from qcstation.core.derive.rebuild import given_term, substitute_givens
+
+    near = total = 0
+    for parent in parents:
+        rng = item_rng("near", parent.id)
+        texts = []
+        for givens in _draws(parent, rng, 8):
+            try:
+                texts.append(with_values(parent, givens).rule.smtlib)
+            except Refusal:
+                continue
+        by = {g.name: g for g in parent.givens}
+        for d in (1, 3, 7):
+            values = {g.name: with_digits(g, d, rng) for g in parent.givens if g.value != 0}
+            texts.append(substitute_givens(parent.rule.smtlib,
+                                           {n: given_term(by[n], v) for n, v in values.items()}))
+        for text in texts:
+            notation._READ.clear()
+            whole = _outcome_any(notation._read_source, text)
+            got = _outcome_any(notation.read_source, text, parent.rule.smtlib)
+            assert got == whole, text
+            near += notation._read_near(text, parent.rule.smtlib) is not None
+            total += 1
+    assert near > 500 and near > 0.9 * total, (near, total)   # the near reading did the work
+
+
+def _outcome_any(fn: Any, text: str, near: str | None = None) -> tuple[Any, ...]:
+    try:
+        return ("ok", fn(text) if near is None else fn(text, near=near))
+    except Exception as exc:  # noqa: BLE001 -- the same error either way
+        return ("error", type(exc).__name__, str(exc))
+
+
 def test_variant_sets_built_both_ways_are_the_same(rows: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
     def dump(items: list[Any], refused: list[Any], reason: str | None) -> str:
         return json.dumps([[i.__dict__ for i in items], [r.__dict__ for r in refused], reason],
@@ -155,7 +195,8 @@ def test_variant_sets_built_both_ways_are_the_same(rows: list[Any], monkeypatch:
             q = Quantities(p.old, values, frozenset(g.name for g in p.givens), p.constants)
             return slow_rewrite_solution(str(p.seed.get("solution") or ""), p.rule.steps, q)
 
-    def slow_notation(smtlib: str, expected: Fraction, source: Any = None) -> Any:
+    def slow_notation(smtlib: str, expected: Fraction, source: Any = None, near: Any = None) -> Any:
+        notation._READ.clear()                 # read whole, not from the parent's reading
         content, check = original(smtlib, expected, source)
         own, problem = notation_smtlib(content)
         assert problem is None

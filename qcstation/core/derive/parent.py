@@ -80,6 +80,15 @@ class Parent:
         return self._made["solution"]
 
     @property
+    def solution_words(self) -> list[Any]:
+        """The numbers its worked solution writes as words (``twenty``): the solution template
+        rewrites digits only, so every derived solution writes these same words."""
+        if "words" not in self._made:
+            self._made["words"] = [n for n in question_numbers(str(self.seed.get("solution") or ""))
+                                   if n.text[:1].isalpha()]
+        return self._made["words"]
+
+    @property
     def id(self) -> int:
         return int(self.seed["id"])
 
@@ -414,7 +423,7 @@ def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
         if n.value in new_written and not any(s <= n.start < e for s, e in places.values()):
             raise Refusal("collision", f"the question already writes {n.text!r}, a new value")
     solution = parent.solution_template.render(values)
-    _check_solution_words(parent, values, solution)
+    _check_solution_words(parent, values)
     answer = values[parent.rule.answer_step]
     seed = {"question": question, "solution": solution, "answer_text": format_value(answer),
             "answer_value": fmt(answer), "source": parent.seed.get("source"),
@@ -426,14 +435,18 @@ def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
     return Derived(seed, rule, values, changed)
 
 
-def _check_solution_words(parent: Parent, values: dict[str, Fraction], solution: str) -> None:
+def _check_solution_words(parent: Parent, values: dict[str, Fraction]) -> None:
     """The worked solution rewrites numbers written in digits; one written as a word
     ("After buying twenty marbles") with the old value of a quantity that changed would
-    tell the old story: refused, never left stale."""
+    tell the old story: refused, never left stale. The words are the parent's
+    (:attr:`Parent.solution_words`)."""
+    words = parent.solution_words
+    if not words:
+        return
     stale = {a for k, a in parent.old.items() if values.get(k, a) != a}
     keep = set(values.values()) | set(parent.constants)
-    for n in question_numbers(solution):
-        if n.text[:1].isalpha() and n.value in stale and n.value not in keep:
+    for n in words:
+        if n.value in stale and n.value not in keep:
             raise Refusal("solution-words", f"the worked solution writes {n.text!r}, the old "
                                             f"value of a quantity that changes, in words")
 

@@ -142,8 +142,8 @@ def check_set(store: Store, name: str, *, parents_only: bool = False) -> StaleRe
         try:
             parent = load_parent(seed, arts)
         except Refusal as exc:
-            why = f"its parent can no longer be transformed: {exc.code}: {exc}"
-            report.stale += [StaleItem(f"{i['source']}-{i['orig_id']}", key, i["transform"], why)
+            gone = f"its parent can no longer be transformed: {exc.code}: {exc}"
+            report.stale += [StaleItem(f"{i['source']}-{i['orig_id']}", key, i["transform"], gone)
                              for i in items]
             continue
         for i in items:

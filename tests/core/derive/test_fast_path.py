@@ -25,7 +25,7 @@ from qcstation.core.construct.checks import notation_smtlib
 from qcstation.core.construct.pipeline import Pipeline
 from qcstation.core.derive import parent as parent_mod
 from qcstation.core.derive import transforms
-from qcstation.core.derive.bindings import Refusal
+from qcstation.core.derive.bindings import Refusal, question_numbers
 from qcstation.core.derive.draws import domain, item_rng, same_digits, shifted
 from qcstation.core.derive.parent import load_parent, precheck, slow_precheck, with_values
 from qcstation.core.derive.rebuild import notation_content
@@ -116,6 +116,9 @@ def test_solution_template_equals_reading_it_afresh(parents: list[Any]) -> None:
             fast = _outcome(parent.solution_template.render, values)
             slow = _outcome(slow_rewrite_solution, sol, parent.rule.steps, q)
             assert fast == slow, (sol, values)
+            if fast[0] == "ok":     # digits rewritten, words kept: the parent's words are the item's
+                assert [(n.text, n.value) for n in question_numbers(fast[1]) if n.text[:1].isalpha()] \
+                    == [(n.text, n.value) for n in parent.solution_words]
             seen.add(fast[1] if fast[0] == "refused" else "ok")
             rendered += fast[0] == "ok"
     assert rendered > 300

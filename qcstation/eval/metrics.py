@@ -554,16 +554,26 @@ def _groups(store: Store, table: RunTable, by: str) -> tuple[list[str], np.ndarr
         raise MetricsError(f"cannot break down by {by!r}; use source or difficulty")
     if by in table._groups:
         return table._groups[by]
-    rows = group_rows(store, table.run_id)
+    # the rows of group_rows(), as blocks of one (source, difficulty) each and their seeds
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    blocks = cur.execute("SELECT source, difficulty, COUNT(DISTINCT seed_id) FROM eval_pairs "
+                         "WHERE run_id = ? GROUP BY source, difficulty ORDER BY source, difficulty",
+                         (table.run_id,)).fetchall()
+    sizes = np.array([int(b[2]) for b in blocks], dtype=np.int64)
+    seeds = np.fromiter((r[0] for r in cur.execute(
+        "SELECT seed_id FROM eval_pairs WHERE run_id = ? GROUP BY source, difficulty, seed_id "
+        "ORDER BY source, difficulty, seed_id", (table.run_id,))),
+        dtype=np.int64, count=int(sizes.sum()))
     k = table.items.shape[0]
-    seeds = np.array([r[0] for r in rows], dtype=np.int64)
-    pos = np.searchsorted(table.items, seeds) if k else np.zeros(len(rows), dtype=np.int64)
+    pos = np.searchsorted(table.items, seeds) if k else np.zeros(len(seeds), dtype=np.int64)
     known = pos < k
     known[known] = table.items[pos[known]] == seeds[known]
-    for key, col in (("source", 1), ("difficulty", 2)):
+    for key, col in (("source", 0), ("difficulty", 1)):
         names: dict[str, int] = {}
-        codes = np.array([names.setdefault("(none)" if r[col] is None or r[col] == "" else str(r[col]),
-                                           len(names)) for r in rows], dtype=np.int64)
+        codes = np.repeat(np.array(
+            [names.setdefault("(none)" if b[col] is None or b[col] == "" else str(b[col]),
+                              len(names)) for b in blocks], dtype=np.int64), sizes)
         per_item = np.full(k, -1, dtype=np.int64)
         # the first (source, difficulty) row of a seed wins (they agree unless the data is odd)
         sel = np.flatnonzero(known)[::-1]

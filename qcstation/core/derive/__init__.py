@@ -31,13 +31,14 @@ Modules, lowest first; a module imports only modules above it in this list
 ``story``       noise sentences (Understanding ladder, noise perturbation) and the added
                 operation.
 ``store``       sets, jobs (leases, outcomes) and items in the database.
+``stale``       items a set holds that no longer follow from their parent's current
+                formalization or from today's rules (a rule fixed since, a parent
+                regenerated): :func:`~.stale.check_set`, ``qcstation derive check``; what a
+                resumed run checks.
 ``runner``      :func:`~.runner.run_derive`: lease, build (optionally in worker processes),
                 Z3 in the isolated verifier pool, store in one transaction per batch.
 ``report``      per-source shares of parents for which each transformation could be made,
                 with the leading refusal reasons; the listing of a set's items.
-``stale``       items a set holds that no longer follow from their parent's current
-                formalization or from today's rules (a rule fixed since, a parent
-                regenerated): :func:`~.stale.check_set`, ``qcstation derive check``.
 
 What ``qcstation derive KIND`` builds (``KINDS``)
 -----------------------------------------------

@@ -29,6 +29,7 @@ from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, DerivedItem, Refused, fmt
 from qcstation.core.derive.parent import load_parent
+from qcstation.core.derive.stale import rules_fingerprint, stale_on_resume
 from qcstation.core.derive.store import (
     JobOutcome,
     SetInfo,
@@ -229,7 +230,8 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
     summary = DeriveSummary(name)
     t0 = time.perf_counter()
     with Store(db_path, create=False) as store:
-        info = open_set(store, name, kind, recipe_for(kind, opts, sources, limit), actor)
+        info = open_set(store, name, kind, recipe_for(kind, opts, sources, limit), actor,
+                        rules=rules_fingerprint())
         enqueue(store, info)
         total = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ?", (info.id,)))
         resumed = bool(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND "
@@ -260,9 +262,7 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
             if own_pool:
                 pool.close()
         if resumed:     # items built earlier, maybe by other rules or from another parent
-            from qcstation.core.derive.stale import stale_parents
-
-            summary.stale_parents = stale_parents(store, info.name)
+            summary.stale_parents = stale_on_resume(store, info)
         summary.seconds = time.perf_counter() - t0
         store.event(actor, "derive.run", "derive_set", info.id, summary.to_dict())
     return summary

@@ -21,24 +21,38 @@ artifacts. An item is **stale** when
   a counterfactual, a noise or added-operation item), no longer make its stored
   formalization: they refuse it, write another SMT-LIB, or compute another answer.
 
-The check builds nothing and changes nothing; ``qcstation derive check`` prints it, and a
-derive run that resumes a set says how many of its parents' items are stale.
+A parent whose formalization the rules today write with other names only (the constants
+renamed, nothing else: a change to how givens are named) is not stale: its items still
+follow from it. It is counted as ``renamed`` (a new derive run refuses it until it is
+regenerated), and its items are checked against its stored formalization as usual.
+
+The check builds nothing and changes nothing; ``qcstation derive check`` prints it. A derive
+run that resumes a set says how many of its parents' items are stale, by the parent-level
+checks (:func:`stale_on_resume`): of every parent when the rules changed since the set was
+made (the set records :func:`rules_fingerprint`), else only of the parents whose Reasoning
+artifact changed since, so that resuming a large set costs no re-reading.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from db import Store
 from qcstation.core.derive.bindings import Refusal
-from qcstation.core.derive.parent import Parent, load_parent
+from qcstation.core.derive.parent import load_parent
 from qcstation.core.derive.rebuild import rule_of, skeleton
-from qcstation.core.derive.store import get_set, parent_rows
+from qcstation.core.derive.store import SetInfo, get_set, parent_rows
 
-__all__ = ["StaleItem", "StaleReport", "check_set", "stale_parents"]
+__all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_set", "rules_fingerprint",
+           "stale_on_resume", "stale_parents"]
 
 #: transforms whose story is rewritten and formalized again by the rules (the check re-runs them)
 REREAD = ("variant", "changed-numbers", "counterfactual", "noise", "add-operation")
@@ -63,6 +77,7 @@ class StaleReport:
     parents: int = 0
     items: int = 0
     stale: list[StaleItem] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)   # parents the rules now name differently
 
     @property
     def stale_parents(self) -> int:
@@ -71,13 +86,49 @@ class StaleReport:
     def to_dict(self) -> dict[str, Any]:
         return {"set": self.name, "parents": self.parents, "items": self.items,
                 "stale_items": len(self.stale), "stale_parents": self.stale_parents,
+                "renamed_parents": list(self.renamed),
                 "stale": [s.to_dict() for s in self.stale]}
 
 
-def _parent_rows(store: Store, set_id: int) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
+def _parent_rows(store: Store, set_id: int, only: Collection[int] | None = None
+                 ) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
     jobs = store.query("SELECT parent_id FROM derive_jobs WHERE set_id = ? AND status = 'done' "
                        "ORDER BY id", (set_id,))
+    if only is not None:
+        wanted = set(only)
+        jobs = [j for j in jobs if int(j["parent_id"]) in wanted]
     return parent_rows(store, jobs)
+
+
+@functools.lru_cache(maxsize=1)
+def rules_fingerprint() -> str:
+    """A hash of the construction rules' and the derive stage's source: the rules a set is
+    built with (any change to them counts)."""
+    core = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for p in sorted([*core.glob("construct/**/*.py"), *core.glob("derive/*.py")]):
+        h.update(p.relative_to(core).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def changed_parents(store: Store, info: SetInfo) -> list[int]:
+    """Parents of the set's finished jobs whose Reasoning artifact was made or changed after
+    the set was created."""
+    rows = store.query(
+        "SELECT DISTINCT j.parent_id FROM derive_jobs j JOIN artifacts a ON a.seed_id = j.parent_id "
+        "WHERE j.set_id = ? AND j.status = 'done' AND a.dimension = 'reasoning' "
+        "AND (a.created_at > ? OR a.updated_at > ?)", (info.id, info.created_at, info.created_at))
+    return [int(r["parent_id"]) for r in rows]
+
+
+def stale_on_resume(store: Store, info: SetInfo) -> int:
+    """Parents with stale items, by the parent-level checks: all parents when the set was made
+    by other rules (or before sets recorded them), else those changed since (see the module
+    docstring)."""
+    if info.spec.get("rules") != rules_fingerprint():
+        return stale_parents(store, info.name)
+    changed = changed_parents(store, info)
+    return stale_parents(store, info.name, only=changed) if changed else 0
 
 
 def _items(store: Store, set_id: int, parent_id: int) -> list[dict[str, Any]]:
@@ -92,17 +143,64 @@ def _items(store: Store, set_id: int, parent_id: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _item_problem(parent: Parent, item: dict[str, Any], reread: bool = True) -> str | None:
-    """Why ``item`` is stale against today's ``parent`` and rules, or None (``reread``: also
-    give the item's own text to today's rules)."""
+def canonical(smtlib: str) -> str:
+    """``smtlib`` with its declared constants renamed ``c0, c1, ...`` in the order they are
+    declared: two formalizations that differ in names only are equal."""
+    names = re.findall(r"^\(declare-(?:const|fun) ([A-Za-z_][\w]*)", smtlib, re.MULTILINE)
+    mapping = {n: f"c{i}" for i, n in enumerate(dict.fromkeys(names))}
+    return _NAME.sub(lambda m: mapping.get(m.group(0), m.group(0)), smtlib)
+
+
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_][\w]*")
+
+
+@dataclass
+class _View:
+    """A parent as its items were built from it: its row and stored formalization."""
+
+    seed: dict[str, Any]
+    smtlib: str
+    names: list[str]
+
+    @property
+    def skeleton(self) -> str:
+        return skeleton(self.smtlib, self.names)
+
+
+def _view(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> tuple[_View | None, str | None]:
+    """(the parent's view, None) when its items can be checked, (None, why) when they are all
+    stale, or (view, "renamed") when the rules today differ from its formalization in names."""
+    try:
+        parent = load_parent(seed, arts)
+    except Refusal as exc:
+        refusal = exc
+    else:
+        return _View(parent.seed, parent.rule.smtlib, [g.name for g in parent.givens]), None
+    gone = f"its parent can no longer be transformed: {refusal.code}: {refusal}"
+    if refusal.code != "rules-changed":
+        return None, gone
+    content = arts["reasoning"]["content"]
+    content = json.loads(content) if isinstance(content, str) else dict(content)
+    stored = str(content.get("smtlib") or "")
+    try:
+        today = rule_of(seed)
+    except Refusal:
+        return None, gone
+    if canonical(today.smtlib) != canonical(stored):
+        return None, gone
+    return _View(seed, stored, [str(g.get("name")) for g in content.get("givens") or []]), "renamed"
+
+
+def _item_problem(parent: _View, item: dict[str, Any], reread: bool = True) -> str | None:
+    """Why ``item`` is stale against its parent's stored formalization and today's rules, or
+    None (``reread``: also give the item's own text to today's rules)."""
     t, contents = item["transform"], item["contents"]
-    names = [g.name for g in parent.givens]
     if t in SAME_SKELETON:
         smt = (contents.get("reasoning") or contents.get("arithmetic") or {}).get("smtlib")
-        if not isinstance(smt, str) or skeleton(smt, names) != parent.skeleton:
+        if not isinstance(smt, str) or skeleton(smt, parent.names) != parent.skeleton:
             return "built from another formalization of the parent than its current one"
     if t == "inverse":
-        if (contents.get("reasoning") or {}).get("forward_smtlib") != parent.rule.smtlib:
+        if (contents.get("reasoning") or {}).get("forward_smtlib") != parent.smtlib:
             return "built from another formalization of the parent than its current one"
     if t == "errors":
         if item["question"] != parent.seed.get("question") or \
@@ -110,14 +208,14 @@ def _item_problem(parent: Parent, item: dict[str, Any], reread: bool = True) -> 
             return "the parent's question or worked solution changed since it was built"
     if t not in REREAD or not reread:
         return None
-    stored = contents.get("reasoning") or {}
+    stored = str((contents.get("reasoning") or {}).get("smtlib") or "")
     seed = {**parent.seed, "question": item["question"], "solution": item["solution"] or "",
             "answer_text": item["answer_text"], "answer_value": item["answer_value"]}
     try:
         rule = rule_of(seed)
     except Refusal as exc:
         return f"today's rules do not formalize it: {exc}"
-    if rule.smtlib != stored.get("smtlib"):
+    if canonical(rule.smtlib) != canonical(stored):
         return "today's rules formalize it differently from its stored formalization"
     try:
         answer = Fraction(str(item["answer_value"]))
@@ -128,32 +226,35 @@ def _item_problem(parent: Parent, item: dict[str, Any], reread: bool = True) -> 
     return None
 
 
-def check_set(store: Store, name: str, *, parents_only: bool = False) -> StaleReport:
+def check_set(store: Store, name: str, *, parents_only: bool = False,
+              only: Collection[int] | None = None) -> StaleReport:
     """Every item of the set ``name`` checked against today's rules and its parent's current
     artifacts (see the module docstring). ``parents_only``: only whether each parent can
-    still be transformed from the same formalization (cheap; no item is re-read)."""
+    still be transformed from the same formalization (cheap; no item is re-read); ``only``:
+    only these parents (seed ids)."""
     info = get_set(store, name)
     report = StaleReport(info.name)
-    for seed, arts in _parent_rows(store, info.id):
+    for seed, arts in _parent_rows(store, info.id, only):
         report.parents += 1
         key = f"{seed.get('source')}-{seed.get('orig_id')}"
         items = _items(store, info.id, int(seed["id"]))
         report.items += len(items)
-        try:
-            parent = load_parent(seed, arts)
-        except Refusal as exc:
-            gone = f"its parent can no longer be transformed: {exc.code}: {exc}"
-            report.stale += [StaleItem(f"{i['source']}-{i['orig_id']}", key, i["transform"], gone)
-                             for i in items]
+        parent, why = _view(seed, arts)
+        if parent is None:
+            report.stale += [StaleItem(f"{i['source']}-{i['orig_id']}", key, i["transform"],
+                                       str(why)) for i in items]
             continue
+        if why == "renamed":
+            report.renamed.append(key)
         for i in items:
-            why = _item_problem(parent, i, reread=not parents_only)
-            if why is not None:
+            problem = _item_problem(parent, i, reread=not parents_only)
+            if problem is not None:
                 report.stale.append(StaleItem(f"{i['source']}-{i['orig_id']}", key,
-                                              i["transform"], why))
+                                              i["transform"], problem))
     return report
 
 
-def stale_parents(store: Store, name: str) -> int:
-    """How many parents of the set have stale items, by the cheap parent-level checks."""
-    return check_set(store, name, parents_only=True).stale_parents
+def stale_parents(store: Store, name: str, only: Collection[int] | None = None) -> int:
+    """How many parents of the set (or of ``only``) have stale items, by the cheap
+    parent-level checks."""
+    return check_set(store, name, parents_only=True, only=only).stale_parents

@@ -97,15 +97,20 @@ def list_sets(store: Store) -> list[SetInfo]:
     return [_row_to_set(r) for r in store.query("SELECT * FROM derive_sets ORDER BY id")]
 
 
-def open_set(store: Store, name: str, kind: str, recipe: dict[str, Any], actor: str) -> SetInfo:
+#: what a set's spec records besides its recipe (not compared when it is reopened)
+STAMPS = ("max_seed_id", "rules")
+
+
+def open_set(store: Store, name: str, kind: str, recipe: dict[str, Any], actor: str,
+             rules: str | None = None) -> SetInfo:
     """The set ``name``: created with ``recipe`` (what to build, from which seeds; the newest
-    seed id is added, so seeds imported later do not join it), or reopened when its recipe is
-    the same."""
+    seed id is added, so seeds imported later do not join it, and ``rules``, the fingerprint
+    of the rules it is built with), or reopened when its recipe is the same."""
     with store.transaction():
         row = store.one("SELECT * FROM derive_sets WHERE name = ?", (name,))
         if row is not None:
             info = _row_to_set(row)
-            old = {k: v for k, v in info.spec.items() if k != "max_seed_id"}
+            old = {k: v for k, v in info.spec.items() if k not in STAMPS}
             if info.kind != kind or old != recipe:
                 diff = sorted(k for k in set(recipe) | set(old) if recipe.get(k) != old.get(k))
                 raise DeriveError(
@@ -114,6 +119,8 @@ def open_set(store: Store, name: str, kind: str, recipe: dict[str, Any], actor: 
                     f"another --name", title="Another recipe")
             return info
         spec = {**recipe, "max_seed_id": int(store.scalar("SELECT COALESCE(MAX(id), 0) FROM seeds"))}
+        if rules is not None:
+            spec["rules"] = rules
         set_id = store.insert("derive_sets", {"name": name, "kind": kind, "spec": spec,
                                               "created_by": actor, "created_at": now()})
         store.event(actor, "derive.set.created", "derive_set", set_id, {"name": name, "kind": kind,

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from db import Store
+from db.store import now
 from qcstation.common.config import load_config
 from qcstation.core.derive.runner import run_derive
-from qcstation.core.derive.stale import check_set
+from qcstation.core.derive.stale import check_set, rules_fingerprint
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
 from tests.core.derive.helpers import SEEDS, make_db
@@ -50,12 +51,14 @@ def _item(store: Store, set_name: str, transform: str, parent: str) -> dict:
     return row
 
 
-def _edit(store: Store, seed_id: int, dimension: str, fn: object) -> None:
-    row = store.one("SELECT id, content FROM artifacts WHERE seed_id = ? AND dimension = ?",
-                    (seed_id, dimension))
+def _edit(store: Store, seed_id: int, dimension: str, fn: object, *, stamp: bool = True) -> None:
+    """Change an artifact's content (``stamp``: and its ``updated_at``, as every edit does)."""
+    row = store.one("SELECT id, content, updated_at FROM artifacts WHERE seed_id = ? AND "
+                    "dimension = ?", (seed_id, dimension))
     content = fn(json.loads(row["content"]))  # type: ignore[operator]
-    store.execute("UPDATE artifacts SET content = ? WHERE id = ?",
-                  (json.dumps(content, sort_keys=True), int(row["id"])))
+    store.execute("UPDATE artifacts SET content = ?, updated_at = ? WHERE id = ?",
+                  (json.dumps(content, sort_keys=True), now() if stamp else row["updated_at"],
+                   int(row["id"])))
 
 
 def test_a_fresh_set_of_every_kind_has_no_stale_item(built: Path) -> None:
@@ -110,6 +113,22 @@ def test_a_resumed_set_with_nothing_changed_reports_no_stale_parent(db: Path) ->
     assert again.jobs == 0 and again.stale_parents == 0
 
 
+def test_a_set_made_by_other_rules_is_checked_whole_on_resume(db: Path) -> None:
+    # resuming checks the parents changed since the set was made; when the rules changed (the
+    # set records their fingerprint) it checks every parent, changed or not
+    with Store(db) as s:
+        spec = json.loads(s.scalar("SELECT spec FROM derive_sets WHERE name = 'inverse'"))
+        assert spec["rules"] == rules_fingerprint()
+        parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],))
+        _edit(s, int(parent["id"]), "reasoning", lambda c: {**c, "bound": False}, stamp=False)
+    opts = Options(rng_seed=3, variants=3)
+    assert run_derive(db, CFG, kind="inverse", opts=opts).stale_parents == 0   # not looked at
+    with Store(db) as s:
+        s.execute("UPDATE derive_sets SET spec = ? WHERE name = 'inverse'",
+                  (json.dumps({**spec, "rules": "built-by-other-rules"}),))
+    assert run_derive(db, CFG, kind="inverse", opts=opts).stale_parents == 1
+
+
 def _orig(s: Store, seed_id: int) -> str:
     return str(s.scalar("SELECT orig_id FROM seeds WHERE id = ?", (seed_id,)))
 
@@ -130,6 +149,33 @@ def test_items_built_from_another_formalization_of_the_parent_are_stale(db: Path
     assert "another formalization" in ladder[f"gsm8k-{digits['orig_id']}"]
     assert "worked solution changed" in ladder[f"gsm8k-{errors['orig_id']}"]
     assert list(inv) == [f"gsm8k-{inverse['orig_id']}"]
+
+
+def test_a_parent_the_rules_now_name_differently_keeps_its_items(db: Path) -> None:
+    # the rules name a given differently today (as when the naming of givens changes): the
+    # parent and every item built from it were stored with the old name. Nothing is stale;
+    # the parent is counted as renamed (a new derive run refuses it until it is regenerated)
+    with Store(db) as s:
+        parent = s.one("SELECT id, orig_id FROM seeds WHERE question = ?", (SEEDS["james"]["question"],))
+        ids = [int(parent["id"])] + [int(r["seed_id"]) for r in s.query(
+            "SELECT seed_id FROM derived_items WHERE parent_id = ?", (int(parent["id"]),))]
+        renamed = 0
+        for sid in ids:
+            for a in s.query("SELECT id, content FROM artifacts WHERE seed_id = ?", (sid,)):
+                new = re.sub(r"\bg1_sprints\b", "g1_old", a["content"])
+                renamed += new != a["content"]
+                s.execute("UPDATE artifacts SET content = ? WHERE id = ?", (new, int(a["id"])))
+        assert renamed > 10
+        for kind in KINDS:
+            report = check_set(s, kind)
+            assert report.stale == [], (kind, report.stale[:2])
+            assert report.renamed == [f"gsm8k-{parent['orig_id']}"], kind
+        # a real change under the new name is still found
+        item = _item(s, "variants", "variant", "james")
+        sol = str(s.scalar("SELECT solution FROM seeds WHERE id = ?", (int(item["seed_id"]),)))
+        s.execute("UPDATE seeds SET solution = ? WHERE id = ?",
+                  (re.sub(r"<<(\d+)\*(\d+)=", r"<<\2*\1=", sol, count=1), int(item["seed_id"])))
+        assert [x.item for x in check_set(s, "variants").stale] == [f"gsm8k-{item['orig_id']}"]
 
 
 def test_cli_lists_stale_items_and_exits_1(db: Path) -> None:

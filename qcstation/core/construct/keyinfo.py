@@ -305,10 +305,14 @@ def _cap(text: str, condition: bool = True) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
+def _goal(sentences: list[str]) -> tuple[int, str, str, str, str]:
     """(index of the asking sentence, the asking clause, what stands before it, a trailing
-    condition): "..., for how much money did he buy it?" keeps its preposition; "... if
-    she charges $12 per day?" is context, not the goal."""
+    condition, a phrase that opens the asking clause): "..., for how much money did he buy
+    it?" keeps its preposition; "... if she charges $12 per day?" is context, not the goal.
+    What stands before the asking word is context only where it is a clause of its own ("If
+    he has 42 dollars for the week, ..."); a phrase ("On average,", "After the extra fees,",
+    "Using this information,", "After 15 days,") is said of the question: cut off into the
+    scenario it would be a fragment there, and the goal would lose what it asks."""
     goal_idx = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].endswith("?")),
                     len(sentences) - 1)
     goal_sentence = sentences[goal_idx]
@@ -326,6 +330,12 @@ def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
             lead = lead[: prep.start(1)].strip(" ,;:")
     else:
         lead, ask = "", goal_sentence
+    opening = ""
+    # "If 6 potatoes makes 36 hash browns": a condition is a clause even where its grammar is
+    # off; "If holding the gemstone" is a phrase
+    if lead and not reads_as_clause(_cap(lead)) \
+            and not re.match(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", lead, re.I):
+        opening, lead = lead, ""
     cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
     tail = ""
     # "How old will John's youngest son, who was born when John was 32, be in 3 years?": a "when"
@@ -335,7 +345,7 @@ def _goal(sentences: list[str]) -> tuple[int, str, str, str]:
     if cond and m is not None and _numbers(ask[cond.end():]):
         tail = ask[cond.end():].rstrip("?. ")
         ask = ask[: cond.start()]
-    return goal_idx, ask, lead, tail
+    return goal_idx, ask, lead, tail, opening
 
 
 def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] | None) -> set[Fraction]:
@@ -655,14 +665,19 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     sents = _sentences(question)
     if not sents:
         raise KeyInfoError("the question has no sentences")
-    goal_idx, ask, lead, tail = _goal(sents)
+    goal_idx, ask, lead, tail, opening = _goal(sents)
     # the question as written: "..., calculate X." asks "Calculate X."
     end = "." if _IMPERATIVE.match(ask) and not sents[goal_idx].endswith("?") else "?"
     goal = _cap(ask.rstrip(" ,;:?.") + end)
+    if opening:   # "After 15 days, how many flowers does he have?"
+        goal = _cap(f"{opening}, {goal[:1].lower() + goal[1:] if goal[1:2].islower() else goal}", False)
     used = _used_values(question, steps, givens)
     context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
     context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
-    known, covered = _known(question, context_parts, ask, used, givens)
+    # a given the opening phrase states is named by its words ('The question states "after 15
+    # days"'), in the question's order
+    stated = [*context_sents, *([lead] if lead else []), *([opening] if opening else []), *([tail] if tail else [])]
+    known, covered = _known(question, stated, ask, used, givens)
     missing = used - covered - _numbers(ask)
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "

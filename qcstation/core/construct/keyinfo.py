@@ -632,8 +632,20 @@ def _unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[s
     question_values = (_numbers(question) | constants) - results
     unknown: list[str] = []
     relations: list[str] = []
+    # a result's name stands where it is written, if no other step has the same value
+    owner: dict[Fraction, list[str]] = {}
     for st in steps:
-        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results)
+        owner.setdefault(Fraction(st.result), []).append(label[st.name])
+    named = {v: names[0] for v, names in owner.items() if len(names) == 1}
+    stated = _numbers(question)
+    for i, st in enumerate(steps):
+        own = Fraction(st.result)
+        others = {v: n for v, n in named.items() if v != own}
+        # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
+        earlier = {Fraction(e.result): named[Fraction(e.result)] for e in steps[:i]
+                   if Fraction(e.result) in named and Fraction(e.result) != own
+                   and Fraction(e.result) not in stated}
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)
         if expr is not None:
@@ -709,12 +721,25 @@ _INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapt
                     r"\s+$", re.I)
 
 
-def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None) -> str:
+def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None,
+              others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
-    with nothing to say after its computation went ("... because ?") goes."""
+    with nothing to say after its computation went ("... because ?") goes. ``others`` names
+    the results of the other steps (value -> "Q2"): where one of them is written, its name
+    stands in its place, so that a line that computes several quantities describes each
+    with one '?' ("the second runner will take ? seconds, then the third will take Q3
+    seconds"). A number written without its computation is named only as the result of an
+    ``earlier`` step ("he needs Q1 boxes") the question does not state: a later step's value
+    there is a coincidence ("his children drank 4 gallons" is no count of the party-goers
+    computed after it), and so is a value the question states ("costs $4.00")."""
     from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
+
+    others = others or {}
+
+    def hidden(value: Fraction | None) -> str:
+        return others.get(value, "?") if value is not None else "?"
 
     text = line
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
@@ -732,9 +757,11 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             w = _WORDED_EXPR.search(before)
             if w:
                 before = before[: w.start()]
-        text = before.rstrip() + " ? " + text[m.end():].lstrip()
+        written = _numbers(m.group(0).split(">>")[-1])
+        text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
+            + text[m.end():].lstrip()
     for c in reversed(find_inline_computations(text)):
-        text = text[: c.expr_start] + "?" + text[c.result_end:]
+        text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
     def keep(mm: re.Match[str]) -> str:
         shown = _numbers(mm.group(0))
         if shown <= question_values:
@@ -742,10 +769,11 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
                 and _INDEX.search(text[:mm.start()]):
             return mm.group(0)
-        return "?"
+        return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
 
     text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?", keep, text)
     text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
+    text = re.sub(r"\b(Q\d+)(?=[^\W\d_])", r"\1 ", text)  # "2500km" -> "Q2 km"
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r",?\s+(?:because|since)\s+\?\s*[.,;]?$", "", text)
     return text[:300]

@@ -57,3 +57,41 @@ def test_a_given_the_opening_phrase_states_is_named_by_its_words(gsm8k: dict) ->
 def test_a_condition_before_the_question_is_context(gsm8k: dict, seed: str, scenario_end: str, goal: str) -> None:
     f = _keyinfo(gsm8k[seed])
     assert f["problem_scenario"].endswith(scenario_end) and f["goal"] == goal
+
+
+# ------------------------------------------------ unknowns name the other steps' results
+
+
+def _unknowns(seed: dict) -> list[str]:
+    return list(_keyinfo(seed)["unknown_quantities"])
+
+
+def test_a_line_that_computes_three_quantities_describes_each_with_one_unknown(gsm8k: dict) -> None:
+    # 184: "the second runner will take 60 - 3 = 57 seconds, then the third will take 57 - 3 = 54
+    # seconds, and the fourth will take 54 - 3 = 51 seconds" was Q2, Q3 and Q4 word for word
+    u = _unknowns(gsm8k["184"])
+    assert "the second runner will take ? seconds, then the third will take Q3 seconds, and the fourth " \
+           "will take Q4 seconds." in u[1]
+    assert "the second runner will take Q2 seconds, then the third will take ? seconds" in u[2]
+    assert "then the third will take Q3 seconds, and the fourth will take ? seconds." in u[3]
+    assert len(set(u)) == len(u) and all(d.count("?") == 1 for d in u[1:4])
+
+
+def test_an_earlier_result_written_in_a_later_line_is_named(gsm8k: dict) -> None:
+    # 59: "there's a $10.00 fee plus another $7.00 in delivery/tip fees" showed "a ? fee plus another ?"
+    assert _unknowns(gsm8k["59"])[2] == ("Q3: His groceries were $40.00, there's a Q1 fee plus another Q2 in "
+                                         "delivery/tip fees for a final total of ? (the value asked for)")
+
+
+@pytest.mark.parametrize(("seed", "index", "text"), [
+    # 1200: "his children drank 4 gallons" is no count of the 4 party-goers a later step computes
+    ("1200", 0, "Q1: Fred started with 24 gallons, but on day 1, his children drank ? gallons, leaving ? "
+                "gallons of root beer."),
+    # 28: "each carton costs $4.00" is a price the question states, not the 4 cartons of Q1; a
+    # value the question states is never named (which of the two 4s is Q1 the words do not say)
+    ("28", 1, "Q2: If each carton costs ? and she needs ? containers then it will cost her ? "
+              "(the value asked for)"),
+])
+def test_a_value_that_is_only_equal_to_another_result_is_not_named_by_it(gsm8k: dict, seed: str, index: int,
+                                                                        text: str) -> None:
+    assert _unknowns(gsm8k[seed])[index] == text

@@ -404,8 +404,9 @@ def test_181_the_goal_is_the_question_and_its_condition_a_whole_clause(gsm8k: di
     # the computation starts at "24 books", not at the "2 books" he lost
     ("908", 1, "Q2: After he lost 2 books he remained with ? books. (the value asked for)"),
     ("884", 0, "Q1: The concert, minus the encore, lasted for ? minutes."),
-    # a hidden number keeps the comma after it ("Out of the 200, 200 x 4/5 = ...")
-    ("626", 1, "Q2: Out of the ?, ? flowers that have currently bloomed. (the value asked for)"),
+    # a hidden number keeps the comma after it ("Out of the 200, 200 x 4/5 = ..."); the 200 is
+    # Q1's result, named so
+    ("626", 1, "Q2: Out of the Q1, ? flowers that have currently bloomed. (the value asked for)"),
 ])
 def test_an_unknown_written_as_a_computation_with_words_shows_one_unknown(gsm8k: dict, seed: str, index: int,
                                                                           text: str) -> None:

@@ -679,6 +679,10 @@ def test_key_information_from_the_reading_of_seed_67(gsm8k: dict, seed: str, tex
     ("196", ["g1", "g2", "g3_pens"]),
     # "a ticket for $7 and popcorn for $7": the ticket's price is no g1_popcorn
     ("57", ["g1", "g2", "g3_dollars"]),
+    # "If he wants to save $80 how many weeks ...": the $80 is no g4_weeks (reading of seed 73)
+    ("556", ["g1_hour", "g2_hours", "g3_days", "g4"]),
+    # "If John is 28 now how old is Jim?": John's age is no g1_jim; "its 20th anniversary" no g2_th
+    ("1189", ["g1", "g2_anniversary", "w_twice"]),
 ])
 def test_a_given_is_named_by_its_own_words_not_the_next_things(gsm8k: dict, seed: str, names: list[str]) -> None:
     rule = rule_for_seed(gsm8k[seed])

@@ -176,8 +176,11 @@ def question_numbers(question: str | None) -> Givens:
 
 def _slug_after(text: str, end: int) -> str:
     # "A pencil costs $1.20 and an eraser costs $0.30": what follows "and" is the next thing's
-    # (a name g1_eraser for the pencil's price would mislead whoever reads the formalization)
-    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas)\b", text[end : end + 60], maxsplit=1)[0]
+    # (a name g1_eraser for the pencil's price would mislead whoever reads the formalization);
+    # "If he wants to save $80 how many weeks ...": nor is the question's (g4_weeks for $80)
+    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why)\b",
+                     text[end : end + 60], maxsplit=1, flags=re.I)[0]
+    after = re.sub(r"^(?:st|nd|rd|th)\b", "", after)  # "its 20th anniversary": no g2_th
     words = [w for w in content_words(after) if w.isalpha()][:1]
     return "_".join(words)[:16]
 

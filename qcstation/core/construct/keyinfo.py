@@ -42,6 +42,10 @@ _WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fraction(
                "triple": Fraction(3), "dozen": Fraction(12), "hundred": Fraction(100),
                "thousand": Fraction(1000), "quarter": Fraction(1, 4)})
 _WORD_RE = re.compile(r"\b(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
+#: the counting words ("three", "twenty"), not "half", "twice" or "dozen" (a ratio or a unit)
+_COUNT_WORD_RE = re.compile(r"\b(" + "|".join(sorted((w for w, v in _WORDS.items() if v.denominator == 1
+                                                       and w not in ("twice", "double", "triple", "dozen")),
+                                                      key=len, reverse=True)) + r")\b", re.I)
 
 
 #: texts already read by _numbers (the drafting reads the question, each step and each
@@ -645,7 +649,7 @@ def _unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[s
         earlier = {Fraction(e.result): named[Fraction(e.result)] for e in steps[:i]
                    if Fraction(e.result) in named and Fraction(e.result) != own
                    and Fraction(e.result) not in stated}
-        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier)
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)
         if expr is not None:
@@ -722,7 +726,8 @@ _INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapt
 
 
 def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None,
-              others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None) -> str:
+              others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None,
+              own: Fraction | None = None, stated: set[Fraction] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
@@ -772,6 +777,12 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
 
     text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?", keep, text)
+    # "Q3: Three total people can attend": the step's own result written as a counting word
+    # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
+    # so is a value the question ``stated`` itself: "four fewer cars each day")
+    if own is not None and own not in question_values and own not in (stated or set()):
+        text = _COUNT_WORD_RE.sub(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
+                                  and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
     text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
     text = re.sub(r"\b(Q\d+)(?=[^\W\d_])", r"\1 ", text)  # "2500km" -> "Q2 km"
     text = re.sub(r"\s+", " ", text).strip()

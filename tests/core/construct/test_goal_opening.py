@@ -95,3 +95,11 @@ def test_an_earlier_result_written_in_a_later_line_is_named(gsm8k: dict) -> None
 def test_a_value_that_is_only_equal_to_another_result_is_not_named_by_it(gsm8k: dict, seed: str, index: int,
                                                                         text: str) -> None:
     assert _unknowns(gsm8k[seed])[index] == text
+
+
+def test_a_result_written_as_a_counting_word_is_hidden_like_its_digits(gsm8k: dict) -> None:
+    # 358: "Three total people can attend because 90 / 30 = <<90/30=3>>3" showed Q3's value in words
+    u = _unknowns(gsm8k["358"])
+    assert u[2] == "Q3: ? total people can attend" and "three" not in " ".join(u).lower()
+    # a counting word the question states stays ("four fewer cars each day", 628)
+    assert "It pulled four fewer cars each day" in _unknowns(gsm8k["628"])[1]

@@ -771,6 +771,11 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         shown = _numbers(mm.group(0))
         if shown <= question_values:
             return mm.group(0)
+        # "since 1 foot is equal to 12 inches", "16 cups in 1 gallon": a 1 that no step computes
+        # is the unit's one, no hidden value ("? foot" would read as an unknown)
+        if results is not None and shown == {Fraction(1)} and Fraction(1) not in results \
+                and re.match(r"\s+[a-z]", text[mm.end():]):
+            return mm.group(0)
         if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
                 and _INDEX.search(text[:mm.start()]):
             return mm.group(0)

@@ -103,3 +103,18 @@ def test_a_result_written_as_a_counting_word_is_hidden_like_its_digits(gsm8k: di
     assert u[2] == "Q3: ? total people can attend" and "three" not in " ".join(u).lower()
     # a counting word the question states stays ("four fewer cars each day", 628)
     assert "It pulled four fewer cars each day" in _unknowns(gsm8k["628"])[1]
+
+
+@pytest.mark.parametrize(("seed", "index", "text"), [
+    # a 1 no step computes is the unit's one (reading of random seed 79: "16 cups in ? gallon")
+    ("1052", 1, "Q2: There are 16 cups in 1 gallon so she drinks ? gallons of water in 30 days "
+                "(the value asked for)"),
+    ("49", 0, "Q1: If Tracy used a piece of wire 4 feet long, since 1 foot is equal to 12 inches, the total "
+              "length of the wire in inches was ? inches."),
+    # 1045's answer is 1 (inch): there the 1 of "1 foot" stays hidden, as any result does
+    ("1045", 0, "Q1: First, we need to be sure we are comparing the same units, so let’s convert feet into "
+                "inches. There are 12 inches in ? foot. So Xavier was ? inches tall."),
+])
+def test_the_one_of_a_unit_is_shown_unless_a_step_computes_1(gsm8k: dict, seed: str, index: int,
+                                                             text: str) -> None:
+    assert _unknowns(gsm8k[seed])[index] == text

@@ -238,13 +238,19 @@ def _pivot_sql() -> str:
             "THEN detail END, '$.keeps_answer') END), -1)"]
     for m in STORED_METRICS:
         cols.append(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE_SQL} END), -1)")
-    return (f"SELECT {', '.join(cols)} FROM eval_scores WHERE run_id = ? "
-            "GROUP BY seed_id, sample_idx ORDER BY seed_id, sample_idx")
+    # a keeps_answer that is not a number or a boolean (a hand-edited detail) reads as unknown
+    inner = (f"SELECT {', '.join(f'{c} AS c{i}' for i, c in enumerate(cols))} FROM eval_scores "
+             "WHERE run_id = ? GROUP BY seed_id, sample_idx")
+    rest = ", ".join(f"c{i}" for i in range(4, len(cols)))
+    return (f"SELECT c0, c1, c2, CASE WHEN typeof(c3) IN ('integer', 'real') THEN c3 ELSE -1 END, {rest} "
+            f"FROM ({inner}) ORDER BY c0, c1")
 
 
 PIVOT_FROM_SCRATCH_SQL = _pivot_sql()
 #: the same rows as kept by migration 14 (db/kept_eval.py), one per item-sample, in key order
-_PAIRS_SQL = ("SELECT seed_id, sample_idx, un, keeps, "
+# a keeps_answer that is not a number or a boolean (a hand-edited detail) reads as unknown
+_PAIRS_SQL = ("SELECT seed_id, sample_idx, un, "
+              "CASE WHEN typeof(keeps) IN ('integer', 'real') THEN keeps ELSE -1 END, "
               + ", ".join(f"v_{m}" for m in STORED_METRICS)
               + " FROM eval_pairs WHERE run_id = ? ORDER BY seed_id, sample_idx")
 _COUNTS_SQL = ("SELECT metric, verdict, n FROM eval_score_counts WHERE run_id = ? AND n != 0 "

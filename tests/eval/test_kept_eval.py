@@ -91,7 +91,7 @@ def _score_values(rng: random.Random, metric: str) -> tuple[str, Any, str]:
         score: Any = rng.choice((None, 95.0, 88.5, 91.0 + 1 / 3, 100, "12", 1.0))
     else:
         score = 1.0 if verdict == "correct" else rng.choice((0.0, None))
-    detail = rng.choice(("{}", json.dumps({"keeps_answer": rng.choice((True, False, None, 3))}),
+    detail = rng.choice(("{}", json.dumps({"keeps_answer": rng.choice((True, False, None, 3, "yes", [1]))}),
                          "not json"))
     return verdict, score, detail
 
@@ -235,6 +235,13 @@ def test_the_leaderboard_and_breakdown_read_the_kept_figures(store: Store) -> No
                                 (run,))}
     groups = M.breakdown(store, run, "source", n_boot=0)
     assert set(groups) == {"gsm8k", "math500", "level 2", "(none)"}
+    # a hand-edited keeps_answer that is no number nor boolean reads as unknown, never a crash
+    store.execute("UPDATE eval_scores SET detail = '{\"keeps_answer\": \"yes\"}' WHERE run_id = ? "
+                  "AND metric = 'rm'", (run,))
+    table = M.load_run(store, run)
+    assert table.keeps is not None and set(table.keeps.tolist()) == {-1.0}
+    assert M.pair_rows(store, run) == M.pair_rows(store, run, from_scratch=True)
+    M.run_metrics(store, run, n_boot=0)
 
 
 def _score_worker(db_path: str, run: int, seed: int, start: Any, results: Any) -> None:

@@ -15,7 +15,12 @@ Modules, bottom up (a module imports only those above it in this list)
                       calculator / inline-arithmetic and equation rules, ``rule_for_seed``.
 ``notation``          the notation-only question (Arithmetic) rendered from a verified
                       formalization, and ``question_smtlib``: the one SMT-LIB rule for a
-                      notation question; ``notation_reader`` reads any wording of one back.
+                      notation question; ``notation_reader`` reads any wording of one back;
+                      ``notation_rephrasing`` judges a model's rewording of one.
+``textnumbers``       numbers as a question or a solution writes them (digits, fractions,
+                      number words, calculator annotations), read with a bounded cache.
+``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
+                      solution's words with every result hidden or named, defined from givens.
 ``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
                       or the rule-made draft grounded in the solution's computations.
 ``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;

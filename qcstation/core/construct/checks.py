@@ -53,7 +53,7 @@ def notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     shown = str(content.get("notation", ""))
     if shown != q.text:
         # a model's rephrasing: checked again on every verification, not only when it was made
-        from qcstation.core.construct.notation import check_rephrasing
+        from qcstation.core.construct.notation_rephrasing import check_rephrasing
 
         problems = check_rephrasing(q, shown)
         if problems:

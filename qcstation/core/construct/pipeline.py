@@ -562,7 +562,8 @@ class Pipeline:
                            "variables": {k: str(v) for k, v in parsed.variables.items()},
                            "smtlib": base["smtlib"], "source_artifact_id": base["source_artifact_id"]}
             elif dim == "arithmetic":
-                from qcstation.core.construct.notation import NotationQuestion, check_rephrasing
+                from qcstation.core.construct.notation import NotationQuestion
+                from qcstation.core.construct.notation_rephrasing import check_rephrasing
 
                 base = job.source_artifact or {}
                 original = NotationQuestion(text=base["notation"], variables={

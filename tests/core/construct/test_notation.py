@@ -12,13 +12,13 @@ import z3
 from qcstation.core.construct.notation import (
     NotationError,
     NotationQuestion,
-    check_rephrasing,
     format_number,
     notation_to_smtlib,
     parse_notation_text,
     render_infix,
     render_notation,
 )
+from qcstation.core.construct.notation_rephrasing import check_rephrasing
 from qcstation.core.construct.rules import RuleError, parse_expression, rule_for_seed, smt_from_calculator_annotations
 from qcstation.common.errors import GenerationError
 from tests.conftest import dataset

@@ -1,0 +1,67 @@
+"""Numbers as a question or a worked solution writes them: in digits ("$1,200.50", "45%"), as
+fractions ("1/16") and as small number words ("three", "twice", "a dozen"), and the calculator
+annotations of a GSM8K solution ("<<12*4=48>>48"). The key information's drafting
+(:mod:`keyinfo`) and its unknowns (:mod:`unknowns`) read numbers here; nothing here depends
+on either.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.verify.answers import parse_number
+
+__all__ = ["ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
+           "NUMBER_WORD_RE", "numbers_in"]
+
+NUMBER_RE = re.compile(r"(?<![\w.])[-−]?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
+
+NUMBER_WORDS = {w: Fraction(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({w: Fraction(10 * i) for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), start=3)})
+NUMBER_WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fraction(2),
+               "triple": Fraction(3), "dozen": Fraction(12), "hundred": Fraction(100),
+               "thousand": Fraction(1000), "quarter": Fraction(1, 4)})
+NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b", re.I)
+#: the counting words ("three", "twenty"), not "half", "twice" or "dozen" (a ratio or a unit)
+COUNT_WORD_RE = re.compile(r"\b(" + "|".join(sorted((w for w, v in NUMBER_WORDS.items() if v.denominator == 1
+                                                       and w not in ("twice", "double", "triple", "dozen")),
+                                                      key=len, reverse=True)) + r")\b", re.I)
+
+
+#: texts already read by numbers_in (the drafting reads the question, each step and each
+#: sentence several times); cleared when full
+_READ: dict[str, frozenset[Fraction]] = {}
+_READ_KEEP = 2048
+
+
+def numbers_in(text: str) -> set[Fraction]:
+    """Numbers a text states, in digits or (small) number words (a new set each call)."""
+    got = _READ.get(text)
+    if got is None:
+        if len(_READ) >= _READ_KEEP:
+            _READ.clear()
+        got = _READ[text] = frozenset(_read_numbers(text))
+    return set(got)
+
+
+def _read_numbers(text: str) -> set[Fraction]:
+    out: set[Fraction] = {NUMBER_WORDS[w.lower()] for w in NUMBER_WORD_RE.findall(text)}
+    for tok in NUMBER_RE.findall(text):
+        parsed = parse_number(tok.rstrip(",").replace("$", ""))
+        if parsed is not None:
+            out.add(parsed.value)
+    for a, b in FRACTION_RE.findall(text):
+        if int(b):
+            out.add(Fraction(int(a), int(b)))
+    return out
+
+
+FRACTION_RE = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
+
+ANNOT_RE = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
+# the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"
+ANNOT_WITH_RESULT_RE = re.compile(r"<<[^<>]*>>\s*\$?-?[\d,]*\.?\d*")

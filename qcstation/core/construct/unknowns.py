@@ -1,0 +1,180 @@
+"""The unknown quantities and relationships of rule-made key information: each step's result
+is named Q1, Q2, ..., described by the solution's own words with every intermediate value
+hidden (or named, where another step's result is written), and defined from the givens and
+earlier Qs. :mod:`keyinfo` drafts the other fields and calls :func:`unknowns_and_relations`;
+numbers are read by :mod:`textnumbers`.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.construct.textnumbers import (
+    ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, COUNT_WORD_RE as _COUNT_WORD_RE,
+    NUMBER_WORDS as _WORDS, numbers_in as _numbers,
+)
+
+__all__ = ["unknowns_and_relations"]
+
+
+def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[str, str]] | None,
+                           ) -> tuple[list[str], list[str]]:
+    """Q1, Q2, ... described by the solution's words with every step's result hidden (also
+    where the question states the same value: "Michael has $6 in change" when the question
+    has "six" bills), and each defined from the givens and earlier Qs."""
+    label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
+    given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
+    given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
+    # numbers a reader may see: the question's and the constants the steps write (7 days
+    # a week), never a step's result
+    results = {Fraction(st.result) for st in steps}
+    constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
+    question_values = (_numbers(question) | constants) - results
+    unknown: list[str] = []
+    relations: list[str] = []
+    # a result's name stands where it is written, if no other step has the same value
+    owner: dict[Fraction, list[str]] = {}
+    for st in steps:
+        owner.setdefault(Fraction(st.result), []).append(label[st.name])
+    named = {v: names[0] for v, names in owner.items() if len(names) == 1}
+    stated = _numbers(question)
+    for i, st in enumerate(steps):
+        own = Fraction(st.result)
+        others = {v: n for v, n in named.items() if v != own}
+        # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
+        earlier = {Fraction(e.result): named[Fraction(e.result)] for e in steps[:i]
+                   if Fraction(e.result) in named and Fraction(e.result) != own
+                   and Fraction(e.result) not in stated}
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated)
+        unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
+        expr = getattr(st, "expr", None)
+        if expr is not None:
+            relations.append(f"{label[st.name]} = {_relation(expr, label, given_value, given_text)}")
+        else:
+            text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
+            text = re.sub(r"\s+", " ", text.replace("+", " + ").replace("-", " − ")).strip()
+            relations.append(f"{label[st.name]} = {text}")
+    if unknown:
+        unknown[-1] = unknown[-1] + " (the value asked for)"
+    return unknown, relations
+
+
+# a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
+# and the rest of the computation up to its "="
+_WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+){0,6}"
+                          r"\s+[-+–−×x*/]\s(?:(?!, )[^.;:=?!])*$")
+
+
+# a number that names which one ("Level 3", "day 2", "Week 4"), not how many
+_INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapter|part|step|stage|lap|"
+                    r"hole|station|room|grade|quarter|period|inning|set|box|bag|row|shelf|page|track|trip)"
+                    r"\s+$", re.I)
+
+
+def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None,
+              others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None,
+              own: Fraction | None = None, stated: set[Fraction] | None = None) -> str:
+    """The solution's words for a step with its arithmetic and every number the question
+    does not state replaced by '?' (no intermediate result leaks). A number that names which
+    one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
+    with nothing to say after its computation went ("... because ?") goes. ``others`` names
+    the results of the other steps (value -> "Q2"): where one of them is written, its name
+    stands in its place, so that a line that computes several quantities describes each
+    with one '?' ("the second runner will take ? seconds, then the third will take Q3
+    seconds"). A number written without its computation is named only as the result of an
+    ``earlier`` step ("he needs Q1 boxes") the question does not state: a later step's value
+    there is a coincidence ("his children drank 4 gallons" is no count of the party-goers
+    computed after it), and so is a value the question states ("costs $4.00")."""
+    from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
+
+    others = others or {}
+
+    def hidden(value: Fraction | None) -> str:
+        return others.get(value, "?") if value is not None else "?"
+
+    text = line
+    for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
+        before = text[: m.start()]
+        had_equals = re.search(r"=\s*[$€£]?\s*$", before) is not None
+        for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
+            before = re.sub(r"[\s$€£=]+$", " ", before)
+            t = VISIBLE_TAIL_RE.search(before + "= ")
+            if not t:
+                break
+            before = before[: t.start()]
+        if had_equals:
+            # "60 plant pots for roses + 30 plant pots for daisies = <<60+30=90>>90": a computation
+            # written with words between its numbers goes too; the result alone is described
+            w = _WORDED_EXPR.search(before)
+            if w:
+                before = before[: w.start()]
+        written = _numbers(m.group(0).split(">>")[-1])
+        text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
+            + text[m.end():].lstrip()
+    for c in reversed(find_inline_computations(text)):
+        text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
+    def keep(mm: re.Match[str]) -> str:
+        shown = _numbers(mm.group(0))
+        if shown <= question_values:
+            return mm.group(0)
+        # "since 1 foot is equal to 12 inches", "16 cups in 1 gallon": a 1 that no step computes
+        # is the unit's one, no hidden value ("? foot" would read as an unknown)
+        if results is not None and shown == {Fraction(1)} and Fraction(1) not in results \
+                and re.match(r"\s+[a-z]", text[mm.end():]):
+            return mm.group(0)
+        if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
+                and _INDEX.search(text[:mm.start()]):
+            return mm.group(0)
+        return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
+
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?", keep, text)
+    # "Q3: Three total people can attend": the step's own result written as a counting word
+    # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
+    # so is a value the question ``stated`` itself: "four fewer cars each day")
+    if own is not None and own not in question_values and own not in (stated or set()):
+        text = _COUNT_WORD_RE.sub(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
+                                  and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
+    text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
+    text = re.sub(r"\b(Q\d+)(?=[^\W\d_])", r"\1 ", text)  # "2500km" -> "Q2 km"
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r",?\s+(?:because|since)\s+\?\s*[.,;]?$", "", text)
+    return text[:300]
+
+
+def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction],
+              given_text: dict[str, str]) -> str:
+    from qcstation.core.construct.notation import render_infix
+    from qcstation.core.construct.rules import BinOp, Name, Neg, Num
+    from qcstation.core.construct.rules.constants import FACTOR_VALUES
+
+    def walk(e: Any) -> Any:
+        if isinstance(e, Name):
+            if e.name in FACTOR_VALUES and e.name not in given_value:
+                return Num(FACTOR_VALUES[e.name], "k")
+            if e.name in given_value:
+                v = given_value[e.name]
+                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")) \
+                        and _written_value(given_text[e.name]) in (v, v * 100):
+                    return Name(given_text[e.name])  # a fraction as the question writes it
+                # "1/16" divided as "÷ 16", "half" as "÷ 2": the value the step computes with
+                if v.denominator != 1 and str(given_text.get(e.name, ""))[:1].isalpha():
+                    return Name(f"{v.numerator}/{v.denominator}")  # "half" as 1/2, not 0.5
+                return Num(given_value[e.name], "g")
+            return Name(label.get(e.name, e.name))
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left), walk(e.right))
+        return e
+
+    return render_infix(walk(expr))
+
+
+def _written_value(text: str) -> Fraction | None:
+    """The value a fraction or percent is written as ("1/16" -> 1/16, "45%" -> 45)."""
+    try:
+        return Fraction(text.rstrip("%"))
+    except (ValueError, ZeroDivisionError):
+        return None

@@ -237,3 +237,41 @@ def race_decide_worker(db_path: str, annotator: str, item_id: int, start: Any, r
     finally:
         store.close()
     results.put((annotator, outcome))
+
+
+def rewind_to(store: Store, db_file: Any, version: int) -> list[tuple[str, str]]:
+    """Drop from ``store`` every table, index, view and trigger the migrations after
+    ``version`` made (found by migrating a fresh database to ``version`` beside ``db_file``)
+    and set its version back: the database as an old release left it, for migration tests.
+    Returns what was dropped, as (name, type)."""
+    old_db = Store(db_file.with_name(f"v{version}.db"), migrate=False)
+    old_db.migrate(version)
+    old = {r[0] for r in old_db.conn.execute("SELECT name FROM sqlite_master")}
+    old_db.close()
+    made = [(str(r[0]), str(r[1])) for r in store.conn.execute(
+        "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
+        "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
+    for name, kind in made:
+        store.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+    store.conn.execute(f"PRAGMA user_version = {int(version)}")
+    return made
+
+
+def run_at_once(target: Any, arg_lists: list[tuple[Any, ...]], after: tuple[Any, ...] = (),
+                timeout: float = 120) -> list[Any]:
+    """Start ``target(*args, start, results, *after)`` in one spawned process per ``args``,
+    released together by a barrier; returns what each put on ``results``, after every process
+    ended with exit code 0."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    start = ctx.Barrier(len(arg_lists))
+    results = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*args, start, results, *after)) for args in arg_lists]
+    for p in procs:
+        p.start()
+    got = [results.get(timeout=timeout) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    return got

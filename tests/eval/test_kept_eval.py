@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import random
 import re
 import sqlite3
@@ -30,6 +29,7 @@ from qcstation.eval.outputs import INSERT_OUTPUT
 from qcstation.eval.runs import run_totals
 from qcstation.eval.scorers import INSERT_SCORE, summarize_verdicts
 from tests.eval_factory import make_run
+from tests.factories import rewind_to, run_at_once
 
 METRIC_TASK = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rt": "refinement",
                "rm": "refinement", "fi": "final", "ar_s": "arithmetic", "rm_s": "refinement",
@@ -265,16 +265,7 @@ def test_kept_eval_figures_stay_right_when_four_processes_score_at_once(tmp_path
     db = tmp_path / "shared.db"
     with Store(db) as s:
         runs = [make_run(s, model="a"), make_run(s, model="b")]
-    ctx = mp.get_context("spawn")
-    start = ctx.Barrier(4)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=_score_worker, args=(str(db), runs[n % 2], n, start, results))
-             for n in range(4)]
-    for p in procs:
-        p.start()
-    got = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=30)
+    got = run_at_once(_score_worker, [(str(db), runs[n % 2], n) for n in range(4)])
     assert [e for errs in got for e in errs] == []
     with Store(db) as s:
         assert_kept_eval_right(s)
@@ -295,18 +286,9 @@ def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_fi
                           replies(s, run))
                     for run in runs}
         # the database as migration 13 left it: no kept figures, no triggers, no indexes
-        v13 = Store(db_file.with_name("v13.db"), migrate=False)
-        v13.migrate(13)
-        old = {r[0] for r in v13.conn.execute("SELECT name FROM sqlite_master")}
-        v13.close()
-        made = [(r[0], r[1]) for r in s.conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
-            "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
+        made = rewind_to(s, db_file, 13)
         assert {n for n, _ in made} >= {"eval_pairs", "eval_score_counts", "eval_run_totals",
                                         "eval_reply_counts", "eval_items_role"}
-        for name, kind in made:
-            s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
-        s.conn.execute("PRAGMA user_version = 13")
     with Store(db_file) as s:
         assert s.schema_version == SCHEMA_VERSION
         assert_kept_eval_right(s)

@@ -4,7 +4,6 @@ processes at once (qcstation/core/review/decisions.py)."""
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 from collections import Counter
 from pathlib import Path
 
@@ -227,17 +226,7 @@ def test_four_processes_review_one_sample_without_overlap_or_loss(tmp_path: Path
         f.populate(s, {"gsm8k": 40, "mawps": 20})
         info = draw_sample(s, "arithmetic", rate=1.0, rng_seed=3, actor="lead")
         assert info.size == 60
-    ctx = mp.get_context("spawn")
-    start = ctx.Barrier(4)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=f.review_worker, args=(str(db), f"ann{n}", "arithmetic", start, results))
-             for n in range(4)]
-    for p in procs:
-        p.start()
-    got = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=30)
-        assert p.exitcode == 0
+    got = f.run_at_once(f.review_worker, [(str(db), f"ann{n}", "arithmetic") for n in range(4)])
     errors = [e for _, _, _, errs in got for e in errs]
     assert errors == []                                    # no "database is locked", no refusals
     decided = [i for _, d, _, _ in got for i in d]
@@ -265,16 +254,7 @@ def test_four_processes_deciding_the_same_item_exactly_one_wins(tmp_path: Path) 
         f.populate(s, {"gsm8k": 10})
         info = draw_sample(s, "arithmetic", rate=0.1, rng_seed=3, actor="lead", min_size=1)
         item_id = list_items(s, info.id)[0].item_id
-    ctx = mp.get_context("spawn")
-    start = ctx.Barrier(4)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=f.race_decide_worker, args=(str(db), f"ann{n}", item_id, start, results))
-             for n in range(4)]
-    for p in procs:
-        p.start()
-    got = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=30)
+    got = f.run_at_once(f.race_decide_worker, [(str(db), f"ann{n}", item_id) for n in range(4)])
     outcomes = [o for _, o in got]
     assert outcomes.count("ok") == 1
     assert all(o.startswith("refused: ") and "already decided" in o for o in outcomes if o != "ok")

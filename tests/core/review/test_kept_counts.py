@@ -7,7 +7,6 @@ database is migrated. Real SQLite, real Z3 (the late correction re-verifies)."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
 from pathlib import Path
 from typing import Any
@@ -286,17 +285,7 @@ def test_kept_counts_stay_right_when_four_processes_decide_at_once(tmp_path: Pat
     with Store(db) as s:
         f.populate(s, {"gsm8k": 40, "mawps": 20})
         draw_sample(s, "arithmetic", rate=1.0, rng_seed=3, actor="lead")
-    ctx = mp.get_context("spawn")
-    start = ctx.Barrier(4)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=f.review_worker,
-                         args=(str(db), f"ann{n}", "arithmetic", start, results, 0.0))
-             for n in range(4)]
-    for p in procs:
-        p.start()
-    got = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=30)
+    got = f.run_at_once(f.review_worker, [(str(db), f"ann{n}", "arithmetic") for n in range(4)], after=(0.0,))
     assert [e for _, _, _, errs in got for e in errs] == []
     with Store(db) as s:
         assert_kept_counts_right(s)
@@ -321,17 +310,7 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
         sample_progress = progress(s, 1)
         releasable = candidate_counts(s)
         # the database as migration 9 left it: no kept counts, no triggers
-        v9 = Store(db_file.with_name("v9.db"), migrate=False)
-        v9.migrate(9)
-        old = {r[0] for r in v9.conn.execute("SELECT name FROM sqlite_master")}
-        v9.close()
-        made = [(r[0], r[1]) for r in s.conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('trigger', 'view', 'index', "
-            "'table') ORDER BY type = 'table', type = 'index'") if r[0] not in old]
-        assert len(made) > 30
-        for name, kind in made:
-            s.conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
-        s.conn.execute("PRAGMA user_version = 9")
+        assert len(f.rewind_to(s, db_file, 9)) > 30
     with Store(db_file) as s:
         assert s.schema_version == SCHEMA_VERSION
         assert_kept_counts_right(s)

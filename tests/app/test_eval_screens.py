@@ -63,6 +63,14 @@ def _outputs(db: Path, run_id: int) -> int:
         return int(store.scalar("SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (run_id,)))
 
 
+async def _open_run_form(pilot: Pilot[Any]) -> None:
+    """From the dashboard: the runs screen (v), then its start-run form (n)."""
+    for key in ("v", "n"):
+        await settle(pilot)
+        await pilot.press(key)
+    await settle(pilot)
+
+
 async def _type_into(pilot: Pilot[Any], selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
     widget.focus()
@@ -142,11 +150,7 @@ async def test_a_model_that_cannot_be_used_is_refused_before_a_run_is_created(
                           "<test>")
     app = make_app(qc_db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
+        await _open_run_form(pilot)
         assert isinstance(app.screen, StartRunModal)
         await _type_into(pilot, "#run_limit", "8")
         await pilot.press("ctrl+s")
@@ -164,11 +168,7 @@ async def test_a_model_that_cannot_be_used_is_refused_before_a_run_is_created(
 async def test_a_bad_form_value_says_why_and_keeps_the_dialog(qc_db: Path) -> None:
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
+        await _open_run_form(pilot)
         await _type_into(pilot, "#run_shots", "many")
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -189,11 +189,7 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
                           "<test>")
     app = make_app(db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
+        await _open_run_form(pilot)
         await _type_into(pilot, "#run_limit", "12")
         await _type_into(pilot, "#run_shots", "0")
         await pilot.press("ctrl+s")
@@ -394,11 +390,7 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
                           "<test>")
     app = make_app(db, config=config, account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        await pilot.press("n")
-        await settle(pilot)
+        await _open_run_form(pilot)
         await _type_into(pilot, "#run_shots", "0")
         await pilot.press("ctrl+s")
         for _ in range(400):

@@ -178,8 +178,8 @@ def _check(args: argparse.Namespace) -> int:
     if not reports:
         print("no derived sets yet")
     for r in reports:
-        print(f"{r.name}: {r.items} items of {r.parents} parents checked, {len(r.stale)} stale "
-              f"(of {r.stale_parents} parents)")
+        of = f" (of {r.stale_parents} parent{'s' if r.stale_parents != 1 else ''})" if r.stale else ""
+        print(f"{r.name}: {r.items} items of {r.parents} parents checked, {len(r.stale)} stale{of}")
         if r.renamed:
             print(f"  {len(r.renamed)} parents are formalized today with other names only (their "
                   f"items stand; regenerate them before deriving from them again): "

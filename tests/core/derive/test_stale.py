@@ -193,6 +193,7 @@ def test_cli_lists_stale_items_and_exits_1(db: Path) -> None:
     bad = cli("perturb")
     assert bad.returncode == 1
     assert f"gsm8k-{item['orig_id']} (noise" in bad.stdout
+    assert "stale (of 1 parent)" in bad.stdout and "(of" not in ok.stdout
     assert "do not evaluate on them" in bad.stdout
     data = json.loads(cli("perturb", "--json").stdout)
     assert data[0]["stale_items"] == 1 and data[0]["stale"][0]["transform"] == "noise"

@@ -126,7 +126,7 @@ def test_1271_unannotated_computations_are_read_and_each_30_percent_is_its_year(
 
 @pytest.mark.parametrize(("seed", "step", "sexpr"), [
     ("137", "s1", "(* g1_unicorns w_one_third)"),       # "27(1/3)=9": one third
-    ("333", "s1", "(* g1_castles g2_percent_pct)"),     # "220(.40)=88": 40 percent
+    ("333", "s1", "(* g1_castles g2_pct)"),     # "220(.40)=88": 40 percent
 ])
 def test_a_product_written_as_a_number_before_a_parenthesis_is_read(gsm8k: dict, seed: str, step: str,
                                                                    sexpr: str) -> None:

@@ -163,7 +163,7 @@ class Binder:
             self.all_uses[e.value] = self.all_uses.get(e.value, 0) + 1
             if idx not in self.chosen:
                 n = self.nums[idx]
-                name = f"g{len(self.chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent else "")
+                name = f"g{len(self.chosen) + 1}" + (f"_{n.slug}" if n.slug else "") + ("_pct" if n.percent and n.slug != "pct" else "")
                 self.chosen[idx] = name
                 self.order.append(idx)
                 self.names[name] = n

@@ -174,11 +174,21 @@ def question_numbers(question: str | None) -> Givens:
     return Givens(question or "")
 
 
+_NUMBER_WORD_SPLIT = r"\b(?:" + "|".join(w for w in _Q_WORDS if w not in ("dozen", "one", "zero")) + r")\b"
+
+
 def _slug_after(text: str, end: int) -> str:
     # "A pencil costs $1.20 and an eraser costs $0.30": what follows "and" is the next thing's
     # (a name g1_eraser for the pencil's price would mislead whoever reads the formalization);
     # "If he wants to save $80 how many weeks ...": nor is the question's (g4_weeks for $80)
-    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why)\b",
+    # "5% of the original price": what follows "of" is the base the percent is taken of (a
+    # name g1_original for the 5 would name the 120); the name says it is a percent
+    pct = re.match(r"\s*(?:%|percent\b)\s*([A-Za-z]+)?", text[end:end + 30], re.I)
+    if pct and (pct.group(1) is None or pct.group(1).lower() in STOPWORDS):
+        return "pct"
+    # "$1 less than three times the price": after "than" comes another quantity, never this one's
+    # and a number word starts another quantity ("$40000 four years ago": not g2_years)
+    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why|than)\b|" + _NUMBER_WORD_SPLIT,
                      text[end : end + 60], maxsplit=1, flags=re.I)[0]
     after = re.sub(r"^(?:st|nd|rd|th)\b", "", after)  # "its 20th anniversary": no g2_th
     words = [w for w in content_words(after) if w.isalpha()][:1]

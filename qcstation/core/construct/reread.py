@@ -97,6 +97,20 @@ class Occurrence:
     value: Fraction
     text: str
     words: frozenset[str]   # the stems of the words right after it ("lbs", "$")
+    compound: frozenset[str] = frozenset()  # the word it is hyphened to ("speed" of "two-speed")
+
+
+_FRACTION_WORD = re.compile(r"(?:hal(?:f|ves)|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|"
+                            r"ninths?|tenths?)$", re.I)
+
+
+def _compound(text: str, end: int) -> frozenset[str]:
+    """The stem of the word a number is hyphened to ("a two-speed mower", "a 30-minute visit"),
+    never a fraction's ("two-thirds")."""
+    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    if hyphen is None or _FRACTION_WORD.match(hyphen.group(1)):
+        return frozenset()
+    return frozenset({_stem(hyphen.group(1))})
 
 
 @dataclass(frozen=True)
@@ -179,14 +193,16 @@ def question_occurrences(question: str) -> list[Occurrence]:
         if m.start() and q[m.start() - 1] == "$":
             words.add("$")
         out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
-                              frozenset(_stem(w) for w in words)))
+                              frozenset(_stem(w) for w in words), _compound(q, m.end())))
         if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
             out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
     for m in _NUMBER_WORD_RE.finditer(q):
         after = _words_after(q, m.end(), 3)
+        compound = _compound(q, m.end())
         out.append(Occurrence(Fraction(_NUMBER_WORDS[m.group(1).lower()]),
-                              m.group(0) + (" " + " ".join(after) if after else ""),
-                              frozenset(_stem(w) for w in after)))
+                              m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
+                                            if compound else ""),
+                              frozenset(_stem(w) for w in after), compound))
     for m in _WORD_GIVEN_RE.finditer(q):
         phrase = m.group(1).lower()
         for v in WORD_GIVENS[phrase]:
@@ -380,7 +396,8 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
 def _distinct(cands: list[Occurrence]) -> bool:
     """Do the question's occurrences of one value name different things? Two occurrences
     name the same thing when their words share a stem or either names nothing."""
-    named = [o.words for o in cands if o.words]
+    # "a two-speed lawn mower" and "half": a number hyphened to a word names that word
+    named = [o.words or o.compound for o in cands if o.words or o.compound]
     return any(not (a & b) for i, a in enumerate(named) for b in named[i + 1:])
 
 

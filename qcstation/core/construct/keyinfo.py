@@ -489,7 +489,7 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         return bool(inside(text)) if spans else bool(_numbers(text) & used)
 
     for part in [*parts, ask]:
-        for clause in (_units(part, carries) if part is not ask else _clauses(part)):
+        for clause in (_pronoun_joined(part, _units(part, carries), carries) if part is not ask else _clauses(part)):
             nums = _numbers(clause) & used
             if spans:
                 here = inside(clause)
@@ -531,6 +531,24 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
     return known, covered
 
 
+def _pronoun_joined(part: str, units: list[str], carries: Callable[[str], bool]) -> list[str]:
+    """"Stanley's brother, Oliver, was also on the mountain, but he was at an elevation of 3,000
+    feet": a clause whose subject is a pronoun keeps the clause before it that says who it is,
+    where that one states no number (listed alone, "He was at ..." would read as the Stanley of
+    the known quantity before it)."""
+    out: list[str] = []
+    for k, u in enumerate(units):
+        first = _LEAD.sub("", u).split(maxsplit=1)[:1]
+        if k and out and first and first[0].lower() in _PRONOUNS and carries(u) and not _NUMBER.search(units[k - 1]) \
+                and not _WORD_RE.search(units[k - 1]):
+            a, b = part.find(out[-1]), part.find(u)
+            if 0 <= a < b:
+                out[-1] = part[a:b + len(u)]
+                continue
+        out.append(u)
+    return out
+
+
 def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
     """A known quantity from a unit of :func:`_units`. What stands before or after the asking
     clause in its sentence ("After 60 days, how much ...?") is no sentence of its own; where it
@@ -552,15 +570,31 @@ def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
 
 
 
-def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction]) -> list[str]:
+def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction], known: list[str]) -> list[str]:
     """Sentences with numbers, none of which the solution uses anywhere. Never a sentence
     whose only numbers are words ("he has one before bed" may be a fact the solution counts
     without writing it), whose numbers are all 1 ("money for 1 child ticket and 1 adult
     ticket" is what 12 + 10 counts), or that counts what the solution works with."""
     sol_numbers = _numbers(_ANNOT.sub(" ", solution))
-    return [s for s in context_sents
-            if _NUMBER.search(s) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers)
-            and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)]
+
+    def unused(s: str) -> bool:
+        return bool(_NUMBER.search(s)) and not (_numbers(s) & used) and not (_numbers(s) & sol_numbers) \
+            and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)
+
+    out = [s for s in context_sents if unused(s)]
+    # "Pat's flowers grow 12 inches wide so she needs to leave 1.5 feet between every plant": a
+    # clause of its own whose numbers the solution never uses is a distractor too (listed by
+    # neither known quantities nor the sentences above, an annotator would find it nowhere)
+    for s in context_sents:
+        if s in out:
+            continue
+        units = _units(s, lambda c: bool(_numbers(c) & used))
+        if len(units) < 2:
+            continue
+        for u in units:
+            if unused(u) and reads_as_clause(_cap(u)) and not any(u in k or k in u for k in known):
+                out.append(_cap(u))
+    return out
 
 
 def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: list[str], goal: str,
@@ -569,11 +603,15 @@ def _scenario(context_parts: list[str], context_sents: list[str], irrelevant: li
     the one clause that states the givens: the known quantity keeps the whole clause (cut to
     the phrase from its number on, "$300 into a scheme", it would lose its subject)."""
     scenario_parts = [p for p in context_parts if p not in irrelevant]
-    scenario = " ".join((p.strip() if p in context_sents else _cap(_PREMISE.sub("", p.strip()), True)).rstrip(" ,;:")
+    scenario = " ".join((p.strip()[:1].upper() + p.strip()[1:] if p in context_sents else _cap(_PREMISE.sub("", p.strip()), True)).rstrip(" ,;:")
                         + ("" if p.rstrip().endswith((".", "!", "?")) else ".") for p in scenario_parts)
     if not scenario.strip() or scenario.strip(" .") == goal.strip(" ?."):
         raise KeyInfoError("the question states no scenario apart from its goal")
     return scenario
+
+
+_NOTE = re.compile(r"(?<=\?)\s*\(([^()]{1,300})\)\s*$")
+_INSTRUCTION = re.compile(r"\s*(?:round|express|give|answer|write|use|assume|ignore|hint|note|do not|don't)\b", re.I)
 
 
 def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
@@ -591,13 +629,23 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     each Q from the givens and earlier Qs; irrelevant information holds only
     sentences whose numbers the solution never uses.
     """
-    sents = _sentences(question)
+    # "What is the cost per serving? (Round to the nearest integer.)": a note after the question
+    # is an instruction said of the goal, or a fact of the story ("(Remember there are 31 days in
+    # March.)"), never part of the asking sentence
+    note = _NOTE.search(question)
+    sents = _sentences(question[:note.start()] if note else question)
     if not sents:
         raise KeyInfoError("the question has no sentences")
+    instruction = note.group(1).strip() if note and _INSTRUCTION.match(note.group(1)) else ""
+    if note and not instruction:
+        # as the question writes it (its places are found in the question), less "Remember"
+        sents.append(re.sub(r"^(?:remember|recall|note)(?:\s+that)?,?\s+", "", note.group(1).strip(), flags=re.I))
     goal_idx, ask, lead, tail, opening = _goal(sents)
     # the question as written: "..., calculate X." asks "Calculate X."
     end = "." if _IMPERATIVE.match(ask) and not sents[goal_idx].endswith("?") else "?"
     goal = _cap(ask.rstrip(" ,;:?.") + end)
+    if instruction:
+        goal = f"{goal} ({instruction})"
     if opening:   # "After 15 days, how many flowers does he have?"
         goal = _cap(f"{opening}, {goal[:1].lower() + goal[1:] if goal[1:2].islower() else goal}", False)
     used = _used_values(question, steps, givens)
@@ -611,7 +659,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "
                            + ", ".join(str(v) for v in sorted(missing)))
-    irrelevant = _irrelevant(context_sents, solution, used)
+    irrelevant = _irrelevant(context_sents, solution, used, known)
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
     scenario = _scenario(context_parts, context_sents, irrelevant, goal, known)

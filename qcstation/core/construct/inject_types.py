@@ -318,25 +318,25 @@ def _insert_fact(st: ChainState, step: ChainStep, r: Fraction, r_text: str, h: i
                       propagated=propagated)
 
 
-# a restated computation in plain words, never announcing itself as a repeat
-_REDUNDANT = ("So {e} = {r}.", "That is, {e} = {r}.", "We have {e} = {r}.", "This means {e} = {r}.",
-              "Note that {e} = {r}.", "In other words, {e} = {r}.", "Here {e} = {r}.")
+# a restated computation in plain words, never announcing itself as a repeat; right after the
+# line it restates it may say so ("That is, ..."), further on it stands alone ("In other words"
+# after a line about something else would not read as anyone's writing)
+_REDUNDANT_NEXT = ("So {e} = {r}.", "That is, {e} = {r}.", "We have {e} = {r}.", "This means {e} = {r}.",
+                   "Note that {e} = {r}.", "In other words, {e} = {r}.", "Here {e} = {r}.")
+_REDUNDANT_LATER = ("Note that {e} = {r}.", "We have {e} = {r}.", "We know that {e} = {r}.",
+                    "Keep in mind that {e} = {r}.", "Also, {e} = {r}.")
 
 
 def _redundancy(st: ChainState) -> EditRecord:
     candidates = [(s, c) for s in st.free() for c in step_computations(s.text)]
+    comp = None
     if candidates:
         step, comp = candidates[st.rng.randrange(len(candidates))]
-        expr = step.text[comp.expr_start : comp.expr_end].strip()
-        sentence = _REDUNDANT[st.rng.randrange(len(_REDUNDANT))].format(e=expr, r=comp.result_text.strip())
-        what = f"restates the computation {expr} = {comp.result_text.strip()}"
     else:
         pool = st.free()
         if not pool:
             raise InjectionError("no step to repeat")
         step = pool[st.rng.randrange(len(pool))]
-        sentence = step.text
-        what = "repeats it word for word"
     idx = st.index(step.id)
     last_allowed = len(st.steps) - 1  # insert before the final step
     if st.steps[-1].final:
@@ -344,6 +344,14 @@ def _redundancy(st: ChainState) -> EditRecord:
     else:
         positions = list(range(idx + 1, len(st.steps) + 1))
     pos = positions[st.rng.randrange(len(positions))]
+    if comp is not None:
+        expr = step.text[comp.expr_start : comp.expr_end].strip()
+        phrases = _REDUNDANT_NEXT if pos == idx + 1 else _REDUNDANT_LATER
+        sentence = phrases[st.rng.randrange(len(phrases))].format(e=expr, r=comp.result_text.strip())
+        what = f"restates the computation {expr} = {comp.result_text.strip()}"
+    else:
+        sentence = step.text
+        what = "repeats it word for word"
     new = ChainStep(st.new_id(), sentence, inserted=True)
     st.steps.insert(pos, new)
     st.touched.add(new.id)

@@ -1,0 +1,100 @@
+"""What a fresh reading of 25 random GSM8K test seeds (random.Random(83), 2026-11-27) found,
+pinned: a corrected artifact, or a refusal with its reason."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from qcstation.core.construct.inject import inject_errors
+from qcstation.core.construct.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.rules import RuleError, rule_for_seed
+
+
+def _keyinfo(seed: dict) -> dict:
+    rule = rule_for_seed(seed)
+    return keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+
+
+def _names(seed: dict) -> dict[str, str]:
+    return {str(g["name"]): str(g.get("words", g.get("text"))) for g in rule_for_seed(seed).givens}
+
+
+def test_684_the_two_of_a_two_speed_mower_is_not_the_half_the_solution_divides_by(gsm8k: dict) -> None:
+    # "60/2" halves the lawn ("mowing half in turtle mode"); the question's only 2 is "two-speed"
+    with pytest.raises(RuleError) as info:
+        rule_for_seed(gsm8k["684"])
+    assert "'two-speed', 'half'" in str(info.value)
+
+
+@pytest.mark.parametrize(("seed", "words", "name"), [
+    ("1017", "5", "g1_pct"),        # "5% of the original price": not g1_original (the 120 is the original)
+    ("471", "1", "g3"),             # "$1 less than three times the price": not g3_three
+    ("120", "40000", "g2"),         # "$40000 four years ago": not g2_four, nor g2_years
+    ("381", "3,650", "g1"),         # "$3,650 for five months": not g1_five
+    ("1310", "320", "g1"),          # "320 more than Alexandra": the 320 is not Alexandra's
+    ("570", "63", "g3_weekend"),    # "$63 one weekend": "one" is no other quantity here
+    ("1149", "three", "g1_dozen"),  # "three dozen eggs": the three counts dozens
+])
+def test_a_given_is_named_by_its_own_words_never_by_the_next_quantity(gsm8k: dict, seed: str, words: str,
+                                                                        name: str) -> None:
+    names = _names(gsm8k[seed])
+    assert names.get(name) == words, names
+
+
+def test_1017_an_instruction_after_the_question_stays_with_the_goal(gsm8k: dict) -> None:
+    f = _keyinfo(gsm8k["1017"])
+    assert f["goal"] == "What would be the price of carrots after three years? (Round to the nearest integer)"
+    assert f["problem_scenario"].endswith("every year. It was $120 initially.")
+    assert "It was $120 initially" in f["known_quantities"]
+    assert not any("?" in k or "Round" in k for k in f["known_quantities"])
+
+
+def test_1097_a_fact_after_the_question_is_a_fact_of_the_story(gsm8k: dict) -> None:
+    f = _keyinfo(gsm8k["1097"])
+    assert f["goal"] == "How many people does he help?"
+    assert "There are 31 days in March" in f["known_quantities"]
+    assert f["problem_scenario"].endswith("There are 31 days in March.")
+
+
+def test_420_a_clause_whose_subject_is_a_pronoun_keeps_the_clause_that_says_who(gsm8k: dict) -> None:
+    # listed alone after Stanley's sentence, "He was at an elevation of 3,000 feet" reads as Stanley
+    known = _keyinfo(gsm8k["420"])["known_quantities"]
+    assert known[-1] == "Stanley's brother, Oliver, was also on the mountain, but he was at an elevation of 3,000 feet"
+
+
+def test_985_a_distractor_clause_is_irrelevant_information(gsm8k: dict) -> None:
+    f = _keyinfo(gsm8k["985"])
+    assert f["irrelevant_information"] == ["Pat's flowers grow 12 inches wide"]
+    assert "She needs to leave 1.5 feet between every plant" in f["known_quantities"]
+    assert not any("12 inches" in k for k in f["known_quantities"])
+    # the scenario keeps the sentence: a fact of the story, though not one the solution uses
+    assert "Pat's flowers grow 12 inches wide so she needs" in f["problem_scenario"]
+
+
+_REFERS_BACK = re.compile(r"^(?:So|That is,|This means|In other words,|Here) (.+) = (.+)\.$")
+_COMPUTED = re.compile(r"^(?:So|That is,|We have|This means|Note that|In other words,|Here|We know that|Keep in mind that"
+                       r"|Also,) (.+) = (.+)\.$")
+
+
+def test_a_redundant_line_that_refers_back_follows_the_line_it_restates(gsm8k: dict) -> None:
+    # "In other words, 50*72 = 3600." after a line about percentages (1236) is no one's writing
+    seen = later = 0
+    for sid in sorted(gsm8k, key=int)[:300]:
+        seed = gsm8k[sid]
+        for k in range(3):
+            try:
+                res = inject_errors(seed["solution"] + "\n#### " + seed["answer_text"], types=["redundancy"],
+                                    rng_seed=k, question=seed["question"])
+            except Exception:
+                continue
+            err = res.errors[0]
+            if err.related_step is None or not _COMPUTED.match(err.modified):
+                continue  # a line repeated word for word
+            if _REFERS_BACK.match(err.modified):
+                seen += 1
+                assert err.step == err.related_step + 1, (sid, res.steps)
+            else:
+                later += err.step > err.related_step + 1
+    assert seen > 50 and later > 50

@@ -29,6 +29,7 @@ from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, DerivedItem, Refused, fmt
 from qcstation.core.derive.parent import load_parent
+from qcstation.core.derive.solution import format_value
 from qcstation.core.derive.stale import rules_fingerprint, stale_on_resume
 from qcstation.core.derive.store import (
     JobOutcome,
@@ -204,12 +205,24 @@ def _apply(outcomes: list[JobOutcome], owners: list[tuple[DerivedItem, str]], re
         for item in out.items:
             if id(item) in failed:
                 _, dim, res = failed[id(item)]
-                code = "not-unique" if res.status == "ambiguous" else f"z3-{res.status}"
-                out.refused.append(Refused(item.transform, code, f"{dim}: {res.message}", item.idx))
+                out.refused.append(_z3_refusal(item, dim, res))
             else:
                 keep.append(item)
         out.items = keep
     return verified
+
+
+def _z3_refusal(item: DerivedItem, dim: str, res: Any) -> Refused:
+    """The refusal for a failed Z3 check. A formalization with more than one solution is
+    ``not-unique``; the verifier's message names the second value Z3 happened to find, which
+    may differ from run to run, so the refusal names only the value the item expects: the
+    stored reasons of a set do not depend on the run."""
+    if res.status != "ambiguous":
+        return Refused(item.transform, f"z3-{res.status}", f"{dim}: {res.message}", item.idx)
+    expected = next((c.expected for c in item.checks if c.dimension == dim), item.answer)
+    return Refused(item.transform, "not-unique",
+                   f"{dim}: the constraints do not determine the answer: a value other than "
+                   f"{format_value(expected)} satisfies them too", item.idx)
 
 
 def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = None,

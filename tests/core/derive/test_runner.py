@@ -82,6 +82,12 @@ def test_inverse_refusals_are_recorded_with_their_reason(db: Path) -> None:
             "SELECT j.detail FROM derive_jobs j JOIN seeds p ON p.id = j.parent_id "
             "WHERE p.question LIKE 'A square rug%'")]
     assert rug and all({d["code"] for d in detail} == {"not-unique"} for detail in rug)
+    # (X - 4)^2 = 4 has X = 6 and X = 2, (6 - X)^2 = 4 has X = 4 and X = 8: which second
+    # solution Z3 finds varies from run to run, so the stored reason names only the expected
+    for detail in rug:
+        assert sorted(d["reason"] for d in detail) == [
+            f"reasoning: the constraints do not determine the answer: a value other than {x} "
+            f"satisfies them too" for x in (4, 6)]
     (line,) = rep.lines
     assert (line.parents, line.made_for) == (12, 9)      # the three rugs have no unique inverse
     assert line.reasons == [("not-unique", 3)]

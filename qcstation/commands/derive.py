@@ -182,7 +182,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{r.name}: {r.items} items of {r.parents} parents checked, {len(r.stale)} stale{of}")
         if r.renamed:
             print(f"  {len(r.renamed)} parents are formalized today with other names only (their "
-                  f"items stand; regenerate them before deriving from them again): "
+                  f"items stand; new runs read them with today's names): "
                   + ", ".join(one_line(k) for k in r.renamed[:8]) + (" ..." if len(r.renamed) > 8 else ""))
         for x in r.stale[:args.limit]:
             print(f"  {one_line(x.item)} ({x.transform}, from {one_line(x.parent)}): "

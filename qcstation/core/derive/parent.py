@@ -4,7 +4,9 @@ transformation shares (:func:`with_values`).
 :func:`load_parent` takes a seed and its current artifacts and checks that it may be
 transformed: its Reasoning artifact is verified and made by the calculator rule, the
 references work vouches for its bindings (:func:`~.bindings.read_bindings`), and the rules
-still make that very formalization from the seed today. It keeps the rule's steps, the old
+still make that very formalization from the seed today, up to the names of its constants (a
+parent verified before a fix to how givens are named is read with today's names:
+``Parent.renamed``). It keeps the rule's steps, the old
 value of every quantity (givens and steps) and the constants of the formalization.
 
 :func:`with_values` builds the derived seed for new values of some givens: every step is
@@ -35,7 +37,7 @@ from qcstation.core.derive.bindings import (
 )
 from qcstation.core.derive.model import fmt
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
-from qcstation.core.derive.rebuild import rule_of, skeleton
+from qcstation.core.derive.rebuild import renaming, rule_of, skeleton
 from qcstation.core.derive.solution import (
     SolutionTemplate,
     _leaves,
@@ -61,6 +63,7 @@ class Parent:
     constants: frozenset[Fraction]
     skeleton: str
     artifacts: dict[str, dict[str, Any]]    # dimension -> current usable artifact row
+    renamed: bool = False                   # verified with other names for its constants
     _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -132,9 +135,10 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
     content = json.loads(content) if isinstance(content, str) else dict(content)
     bindings = read_bindings(str(seed["question"]), content)
     rule = rule_of(seed)
-    if rule.smtlib != content.get("smtlib"):
-        raise Refusal("rules-changed", "the rules make another formalization of it today than "
-                                       "the verified one (regenerate it first)")
+    renamed = rule.smtlib != content.get("smtlib")
+    if renamed:
+        content = _renamed(content, rule.smtlib)
+        bindings = read_bindings(str(seed["question"]), content)
     names = [g["name"] for g in rule.givens]
     if names != [g.name for g in bindings.givens]:
         raise Refusal("rules-changed", "the rules declare other givens than the verified "
@@ -149,7 +153,25 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
     _check_constants(str(seed["question"]), constants)
     bindings = _hold_tied(str(seed["question"]), bindings, frozenset(constants))
     return Parent(seed, content, bindings, rule, old, frozenset(constants),
-                  skeleton(rule.smtlib, names), artifacts)
+                  skeleton(rule.smtlib, names), artifacts, renamed)
+
+
+def _renamed(content: dict[str, Any], today: str) -> dict[str, Any]:
+    """The verified content as today's rules name it, when they write the same formalization
+    with other names for its constants only (a fix to how givens are named): its SMT-LIB is
+    today's and its givens carry today's names, so that the derived seeds, which the rules
+    formalize with today's names, compare with it. :class:`Refusal` (``rules-changed``) when
+    the formalization differs in more than names."""
+    stored = content.get("smtlib")
+    mapping = renaming(stored, today) if isinstance(stored, str) else None
+    if mapping is None:
+        raise Refusal("rules-changed", "the rules make another formalization of it today than "
+                                       "the verified one (regenerate it first)")
+    givens = content.get("givens")
+    if isinstance(givens, list):
+        givens = [{**g, "name": mapping.get(g["name"], g["name"])}
+                  if isinstance(g, dict) and isinstance(g.get("name"), str) else g for g in givens]
+    return {**content, "smtlib": today, "givens": givens}
 
 
 def _hold_tied(question: str, bindings: Bindings, constants: frozenset[Fraction]) -> Bindings:

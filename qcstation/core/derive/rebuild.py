@@ -14,7 +14,8 @@ imported seed, so its four artifacts are made exactly as a seed's are:
 Plus the SMT-LIB text helpers the transformations share: the given asserts of a rule-made
 formalization (:func:`given_terms`), replacing them (:func:`substitute_givens`) and the
 formalization with them blanked (:func:`skeleton`), which must be the same for a parent and
-every item derived from it by new values.
+every item derived from it by new values; and two formalizations compared up to the names of
+their constants (:func:`canonical`, :func:`renaming`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from qcstation.core.derive.model import Check
 
 __all__ = [
     "GIVEN_ASSERT_RE",
+    "canonical",
+    "declared",
     "NOTATION_MAX_DECIMALS",
     "KEYINFO_RULES",
     "given_term",
@@ -55,6 +58,7 @@ __all__ = [
     "operation_count",
     "reasoning_content",
     "refinement_content",
+    "renaming",
     "rule_of",
     "skeleton",
     "substitute_givens",
@@ -259,3 +263,27 @@ def _ops(node: Any) -> int:
 
 def error_types() -> tuple[str, ...]:
     return ERROR_TYPES
+
+
+_DECLARED = re.compile(r"^\(declare-(?:const|fun) ([A-Za-z_][\w]*)", re.MULTILINE)
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_][\w]*")
+
+
+def declared(smtlib: str) -> list[str]:
+    """The constants ``smtlib`` declares, in order, each once."""
+    return list(dict.fromkeys(_DECLARED.findall(smtlib)))
+
+
+def canonical(smtlib: str) -> str:
+    """``smtlib`` with its declared constants renamed ``c0, c1, ...`` in the order they are
+    declared: two formalizations that differ in names only are equal."""
+    mapping = {n: f"c{i}" for i, n in enumerate(declared(smtlib))}
+    return _NAME.sub(lambda m: mapping.get(m.group(0), m.group(0)), smtlib)
+
+
+def renaming(old: str, new: str) -> dict[str, str] | None:
+    """Old name -> new name when ``new`` is ``old`` with its constants renamed and nothing
+    else changed (:func:`canonical` equal), else None."""
+    if canonical(old) != canonical(new):
+        return None
+    return dict(zip(declared(old), declared(new)))

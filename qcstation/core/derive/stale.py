@@ -23,8 +23,8 @@ artifacts. An item is **stale** when
 
 A parent whose formalization the rules today write with other names only (the constants
 renamed, nothing else: a change to how givens are named) is not stale: its items still
-follow from it. It is counted as ``renamed`` (a new derive run refuses it until it is
-regenerated), and its items are checked against its stored formalization as usual.
+follow from it. It is counted as ``renamed``; a new derive run reads it with today's names
+(:func:`~.parent.load_parent`), and its items are checked against it up to names.
 
 The check builds nothing and changes nothing; ``qcstation derive check`` prints it. A derive
 run that resumes a set says how many of its parents' items are stale, by the parent-level
@@ -38,7 +38,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -48,7 +47,7 @@ from typing import Any
 from db import Store
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.parent import load_parent
-from qcstation.core.derive.rebuild import rule_of, skeleton
+from qcstation.core.derive.rebuild import canonical, declared, rule_of, skeleton
 from qcstation.core.derive.store import SetInfo, get_set, parent_rows
 
 __all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_set", "rules_fingerprint",
@@ -143,17 +142,6 @@ def _items(store: Store, set_id: int, parent_id: int) -> list[dict[str, Any]]:
     return rows
 
 
-def canonical(smtlib: str) -> str:
-    """``smtlib`` with its declared constants renamed ``c0, c1, ...`` in the order they are
-    declared: two formalizations that differ in names only are equal."""
-    names = re.findall(r"^\(declare-(?:const|fun) ([A-Za-z_][\w]*)", smtlib, re.MULTILINE)
-    mapping = {n: f"c{i}" for i, n in enumerate(dict.fromkeys(names))}
-    return _NAME.sub(lambda m: mapping.get(m.group(0), m.group(0)), smtlib)
-
-
-_NAME = re.compile(r"(?<![\w.])[A-Za-z_][\w]*")
-
-
 @dataclass
 class _View:
     """A parent as its items were built from it: its row and stored formalization."""
@@ -169,26 +157,27 @@ class _View:
 
 def _view(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> tuple[_View | None, str | None]:
     """(the parent's view, None) when its items can be checked, (None, why) when they are all
-    stale, or (view, "renamed") when the rules today differ from its formalization in names."""
+    stale, or (view, "renamed") when the rules today differ from its formalization in names
+    (the view then holds today's names; items are compared with it up to names)."""
     try:
         parent = load_parent(seed, arts)
     except Refusal as exc:
-        refusal = exc
-    else:
-        return _View(parent.seed, parent.rule.smtlib, [g.name for g in parent.givens]), None
-    gone = f"its parent can no longer be transformed: {refusal.code}: {refusal}"
-    if refusal.code != "rules-changed":
-        return None, gone
-    content = arts["reasoning"]["content"]
-    content = json.loads(content) if isinstance(content, str) else dict(content)
-    stored = str(content.get("smtlib") or "")
-    try:
-        today = rule_of(seed)
-    except Refusal:
-        return None, gone
-    if canonical(today.smtlib) != canonical(stored):
-        return None, gone
-    return _View(seed, stored, [str(g.get("name")) for g in content.get("givens") or []]), "renamed"
+        return None, f"its parent can no longer be transformed: {exc.code}: {exc}"
+    view = _View(parent.seed, parent.rule.smtlib, [g.name for g in parent.givens])
+    return view, "renamed" if parent.renamed else None
+
+
+def _same_skeleton(smt: str, parent: _View) -> bool:
+    """Is ``smt`` the parent's formalization with other values for its givens, up to the
+    names of its constants (an item built before the parent's givens were renamed)?"""
+    if skeleton(smt, parent.names) == parent.skeleton:
+        return True
+    mine, theirs = declared(parent.smtlib), declared(smt)
+    at = {n: i for i, n in enumerate(mine)}
+    if len(mine) != len(theirs) or any(n not in at for n in parent.names):
+        return False
+    names = [theirs[at[n]] for n in parent.names]
+    return canonical(skeleton(smt, names)) == canonical(parent.skeleton)
 
 
 def _item_problem(parent: _View, item: dict[str, Any], reread: bool = True) -> str | None:
@@ -197,10 +186,11 @@ def _item_problem(parent: _View, item: dict[str, Any], reread: bool = True) -> s
     t, contents = item["transform"], item["contents"]
     if t in SAME_SKELETON:
         smt = (contents.get("reasoning") or contents.get("arithmetic") or {}).get("smtlib")
-        if not isinstance(smt, str) or skeleton(smt, parent.names) != parent.skeleton:
+        if not isinstance(smt, str) or not _same_skeleton(smt, parent):
             return "built from another formalization of the parent than its current one"
     if t == "inverse":
-        if (contents.get("reasoning") or {}).get("forward_smtlib") != parent.smtlib:
+        forward = (contents.get("reasoning") or {}).get("forward_smtlib")
+        if not isinstance(forward, str) or canonical(forward) != canonical(parent.smtlib):
             return "built from another formalization of the parent than its current one"
     if t == "errors":
         if item["question"] != parent.seed.get("question") or \

@@ -151,21 +151,67 @@ def test_items_built_from_another_formalization_of_the_parent_are_stale(db: Path
     assert list(inv) == [f"gsm8k-{inverse['orig_id']}"]
 
 
+def _rename_james(s: Store, old: str = "g1_sprints", new: str = "g1_old", items: bool = True) -> int:
+    """Store the james parent (and, ``items``, every item built from it) with the given
+    ``old`` named ``new``, as a formalization verified before a naming fix reads; its id."""
+    parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["james"]["question"],))
+    ids = [int(parent["id"])] + ([int(r["seed_id"]) for r in s.query(
+        "SELECT seed_id FROM derived_items WHERE parent_id = ?", (int(parent["id"]),))] if items else [])
+    renamed = 0
+    for sid in ids:
+        for a in s.query("SELECT id, content FROM artifacts WHERE seed_id = ?", (sid,)):
+            text = re.sub(rf"\b{old}\b", new, a["content"])
+            renamed += text != a["content"]
+            s.execute("UPDATE artifacts SET content = ? WHERE id = ?", (text, int(a["id"])))
+    assert renamed >= len(ids)
+    return int(parent["id"])
+
+
+def _set_items(db: Path, name: str) -> list[tuple]:
+    with Store(db) as s:
+        return [(r["orig_id"], r["question"], r["answer_value"], r["params"], r["dimension"], r["content"])
+                for r in s.query("SELECT s.orig_id, s.question, s.answer_value, di.params, a.dimension, "
+                                 "a.content FROM derived_items di JOIN seeds s ON s.id = di.seed_id "
+                                 "JOIN derive_sets ds ON ds.id = di.set_id JOIN artifacts a ON "
+                                 "a.seed_id = s.id WHERE ds.name = ? ORDER BY s.orig_id, a.dimension",
+                                 (name,))]
+
+
+def test_a_parent_verified_under_old_names_is_derived_from_with_todays(db: Path, built: Path,
+                                                                        tmp_path: Path) -> None:
+    # the parent's verified formalization names a given as the rules did before a naming fix:
+    # a new derive run reads it with today's names and builds exactly what it builds from a
+    # parent verified under today's names (not refused as rules-changed until regenerated)
+    with Store(db) as s:
+        pid = _rename_james(s, items=False)
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(built, fresh)
+    for path in (db, fresh):
+        run_derive(path, CFG, kind="variants", name="again", opts=Options(rng_seed=5, variants=3))
+        run_derive(path, CFG, kind="inverse", name="again-inverse", opts=Options(rng_seed=5))
+    with Store(db) as s:
+        jobs = s.query("SELECT j.status, j.reason, j.made FROM derive_jobs j JOIN derive_sets ds ON "
+                       "ds.id = j.set_id WHERE j.parent_id = ? AND ds.name LIKE 'again%'", (pid,))
+    assert [(j["status"], j["reason"]) for j in jobs] == [("done", None)] * 2
+    assert all(j["made"] > 0 for j in jobs)
+    for name in ("again", "again-inverse"):
+        assert _set_items(db, name) == _set_items(fresh, name) != []
+    # a formalization that differs in more than names is still refused
+    with Store(db) as s:
+        _edit(s, pid, "reasoning", lambda c: {**c, "smtlib": c["smtlib"].replace("(* ", "(+ ", 1)})
+    run_derive(db, CFG, kind="variants", name="third", opts=Options(rng_seed=5, variants=3))
+    with Store(db) as s:
+        reason = s.scalar("SELECT j.reason FROM derive_jobs j JOIN derive_sets ds ON ds.id = j.set_id "
+                          "WHERE j.parent_id = ? AND ds.name = 'third'", (pid,))
+    assert str(reason).startswith("rules-changed:")
+
+
 def test_a_parent_the_rules_now_name_differently_keeps_its_items(db: Path) -> None:
     # the rules name a given differently today (as when the naming of givens changes): the
     # parent and every item built from it were stored with the old name. Nothing is stale;
-    # the parent is counted as renamed (a new derive run refuses it until it is regenerated)
+    # the parent is counted as renamed (a new derive run reads it with today's names)
     with Store(db) as s:
-        parent = s.one("SELECT id, orig_id FROM seeds WHERE question = ?", (SEEDS["james"]["question"],))
-        ids = [int(parent["id"])] + [int(r["seed_id"]) for r in s.query(
-            "SELECT seed_id FROM derived_items WHERE parent_id = ?", (int(parent["id"]),))]
-        renamed = 0
-        for sid in ids:
-            for a in s.query("SELECT id, content FROM artifacts WHERE seed_id = ?", (sid,)):
-                new = re.sub(r"\bg1_sprints\b", "g1_old", a["content"])
-                renamed += new != a["content"]
-                s.execute("UPDATE artifacts SET content = ? WHERE id = ?", (new, int(a["id"])))
-        assert renamed > 10
+        parent = s.one("SELECT id, orig_id FROM seeds WHERE id = ?", (_rename_james(s),))
         for kind in KINDS:
             report = check_set(s, kind)
             assert report.stale == [], (kind, report.stale[:2])

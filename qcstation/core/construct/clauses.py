@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "known_fragments", "is_question_sentence", "MAX_TEXT"]
+__all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "known_fragments", "scenario_fragments",
+           "is_question_sentence", "MAX_TEXT"]
 
 MAX_TEXT = 2_000
 
@@ -140,7 +141,7 @@ def _forms(word: str) -> set[str]:
 def _is_verb_form(word: str) -> bool:
     w = word.lower().replace("’", "'")
     if w in _FORMS or _CONTRACTION.match(w):
-        return True
+        return not w.endswith("'s") or w.split("'")[0] in _PERSONS_S  # "Bob's": a possessive
     if len(w) >= 5 and w.endswith("ed") and w.isalpha() and w not in _NOT_PAST:
         return True  # a regular past ("retrieved"), read only where a finite verb stands
     return bool(_forms(w) & _BASE)
@@ -179,10 +180,35 @@ _MANY_WORDS = frozenset("two three four five six seven eight nine ten eleven twe
                         "forty fifty hundred many several".split())
 
 
+# words that never make a subject on their own ("only came up with 3")
+_ADVERBS = frozenset("only also then just still even already again soon later first finally".split())
+# a pronoun whose "'s" is "is" or "has" ("he's", "it's", "there's"); a name's is a possessive
+_PERSONS_S = frozenset("he she it that there here let".split())
+# what ends a cut that lost the clause its last words open: a joining word ("..., so", "...,
+# then", "... and"), or after the last comma a condition or a "for every" phrase whose own
+# clause was cut off ("At the end of the 8 weeks, if she has a total of $100", "He knows ...,
+# that for every 25 telephone calls he makes to potential customers")
+_OPEN_END = re.compile(r"(?:(?:^|[\s,;:])(?:and|or|but|if|because|of|to|the|a|an)|,\s*(?:so|then))$", re.I)
+_OPEN_LAST = re.compile(r"^(?:(?:and|but|or|that)\s+)?(?:if|unless|assuming|given that|suppose)\b"
+                        r"|^(?:and|that)\s+for\s+(?:every|each)\b", re.I)
+
+
+def _dangles(text: str) -> bool:
+    """Does ``text`` end where a clause of its own should follow (see ``_OPEN_END``)?"""
+    t = text.strip().rstrip(".!")
+    if _OPEN_END.search(t):
+        return True
+    parts = [p.strip() for p in re.split(r"[,;:]", t)]
+    return len(parts) > 1 and _OPEN_LAST.match(parts[-1]) is not None
+
+
 def reads_as_clause(text: str) -> bool:
     """Does ``text`` read as a statement of its own: a subject followed by a finite verb, the
     subject not headed by a preposition and holding no wh-word ("1/2 of what her brother
-    earns" has its verb only inside "what her brother earns")?"""
+    earns" has its verb only inside "what her brother earns"), and not ending where a clause of
+    its own should follow ("..., and if each bouquet has 12 sunflowers", "..., so")?"""
+    if _dangles(text[:MAX_TEXT]):
+        return False
     tokens = _WORD.findall(text[:MAX_TEXT])
     # a clause may open with a phrase set off by a comma ("After the first 3 hours, they ...")
     # and with joining words ("and", "if", "After Andrea saved ...")
@@ -193,11 +219,14 @@ def reads_as_clause(text: str) -> bool:
             continue
         low = tok.lower().replace("’", "'")
         if _CONTRACTION.match(low) and low.split("'")[0] not in _WH:
-            # "He'll lose ...", "They've made ...": a subject and its verb in one word ("Bob's"
-            # a possessive when no verb follows)
-            if not any(t.lower() in _LEADERS for t in tokens[start:i]) or i == start:
-                if low.endswith("'s") and not any(_is_verb_form(t) for t in tokens[i + 1:]):
-                    continue
+            # "He'll lose ...", "They've made ...", "If she's 5": a subject and its verb in one
+            # word; a name's "'s" ("Bob's car is red", "If Peter's locker is 5 cubic inches") is
+            # a possessive, its clause's verb follows
+            if low.endswith("'s") and (low.split("'")[0] not in _PERSONS_S
+                                       or (low.startswith("that") and i > start)):
+                continue  # "... one book that's over a week overdue": a relative clause's verb
+            if not any(t.lower() in _LEADERS for t in tokens[start:i]) or i == start \
+                    or low.split("'")[0] in _PERSONS_S:
                 return True
         if not _is_verb_form(tok) or i == 0:
             continue
@@ -217,8 +246,11 @@ def reads_as_clause(text: str) -> bool:
             continue  # "a 4 leveled sandcastle"
         if low in _BASE and low not in _FORMS and low not in _SAME_PAST and not _plural(tokens[start:i]):
             continue  # "a weekly bus pass": an uninflected verb after a singular noun is a noun
-        if low not in _FORMS and low.endswith("s") and low not in _BASE and _many(tokens[start:i]):
-            continue  # "5 more blue sticks": after a number of many, an -s word is a plural noun
+        if low not in _FORMS and low.endswith("s") and low not in _BASE and _many(tokens[start:i]) \
+                and not (prev.endswith("s") and not prev.endswith("ss") and prev.isalpha()):
+            # "5 more blue sticks": after a number of many, an -s word is a plural noun (after a
+            # plural noun it is the verb, if an off one: "6 potatoes makes 36 hash browns")
+            continue
         subject = [t.lower() for t in tokens[start:i]]
         while subject and subject[0] in _LEADERS:
             subject = subject[1:]
@@ -233,8 +265,13 @@ def reads_as_clause(text: str) -> bool:
             person = next((k for k, w in enumerate(subject) if k and w in _PERSONS), None)
             if person is not None:
                 subject = subject[person:]
-        if not subject or subject[0] in _PREPOSITIONS or subject[-1] in _PREPOSITIONS or verb_first:
-            return False  # no subject of its own ("and then charged her ...", "Spends $5 and ...")
+        if subject and subject[-1] in ("and", "or", "but"):
+            continue  # "carrying it and dropped half of them": a verb that shares a subject before
+        if not subject or subject[0] in _PREPOSITIONS or subject[-1] in _PREPOSITIONS or verb_first \
+                or all(w in _ADVERBS for w in subject):
+            # no subject of its own ("and then charged her ...", "Spends $5 and ...", "only came
+            # up with 3")
+            return False
         if any(w in _SUBORDINATORS for w in subject[1:]):
             continue  # "The online fund until his friend gives ...": the dependent clause's verb
         if subject[-1] in ("which", "who", "that"):
@@ -280,4 +317,22 @@ def known_fragments(known: list[str], question: str) -> list[str]:
             continue
         if not reads_as_clause(item):
             out.append(item.strip()[:120])
+    return out
+
+
+def scenario_fragments(scenario: str, question: str) -> list[str]:
+    """The sentences of a problem scenario that are no sentence of ``question`` as written (a
+    part cut from one, or a premise restated as a fact) and do not read as a statement of their
+    own: no subject and verb, a clause that ends where its main clause was cut off ("At the end
+    of the 8 weeks, if she has a total of $100.", "..., so."), or a question mark inside ("It was
+    $120 initially? (Round to the nearest integer)."). The question's own sentences are its
+    words, never judged."""
+    whole = sentences(question[:MAX_TEXT * 20])
+    out: list[str] = []
+    for s in sentences(scenario[:MAX_TEXT * 20]):
+        if is_question_sentence(s, whole):
+            continue
+        body = s.strip().rstrip(".!")
+        if "?" in body or not reads_as_clause(body.strip("()")):
+            out.append(s.strip()[:120])
     return out

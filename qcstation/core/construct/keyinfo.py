@@ -129,7 +129,7 @@ _ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|wh
 _IMPERATIVE = re.compile(r"^(?:find|calculate|determine|compute)\b", re.I)
 # a clause's joining word ("and he ...", "while Daniel read 13 pages"), never an adverbial
 # phrase that starts a sentence ("So far, they've made ...")
-_LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while|whereas)\s+", re.I)
+_LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while(?!\s+(?:on|in|at|during|\w+ing)\b)|whereas)\s+", re.I)
 
 
 # a word after "and" that starts a clause of its own (its subject), or says "and then"
@@ -264,10 +264,10 @@ def _cap(text: str, condition: bool = True) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def _goal(sentences: list[str]) -> tuple[int, str, str, str, str]:
-    """(index of the asking sentence, the asking clause, what stands before it, a trailing
-    condition, a phrase that opens the asking clause): "..., for how much money did he buy
-    it?" keeps its preposition; "... if she charges $12 per day?" is context, not the goal.
+def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
+    """(index of the asking sentence, the asking clause, the premises that stand before it and
+    those of a trailing condition (see :func:`_premises`), a phrase that opens the asking
+    clause): "..., for how much money did he buy it?" keeps its preposition; "... if she charges $12 per day?" is context, not the goal.
     What stands before the asking word is context only where it is a clause of its own ("If
     he has 42 dollars for the week, ..."); a phrase ("On average,", "After the extra fees,",
     "Using this information,", "After 15 days,") is said of the question: cut off into the
@@ -290,21 +290,51 @@ def _goal(sentences: list[str]) -> tuple[int, str, str, str, str]:
     else:
         lead, ask = "", goal_sentence
     opening = ""
+    leads = _premises(lead) if lead else []
     # "If 6 potatoes makes 36 hash browns": a condition is a clause even where its grammar is
     # off; "If holding the gemstone" is a phrase
-    if lead and not reads_as_clause(_cap(lead)) \
-            and not re.match(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", lead, re.I):
-        opening, lead = lead, ""
+    if leads and not all(_premise_reads(p) for p in leads):
+        opening, leads = lead, []
     cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
-    tail = ""
     # "How old will John's youngest son, who was born when John was 32, be in 3 years?": a "when"
     # inside a relative clause is no condition of the question
     if cond and re.search(r",\s+(?:who|which|whose)\b[^,]*$", ask[:cond.start()], re.I):
         cond = None
+    tails: list[str] = []
     if cond and m is not None and _numbers(ask[cond.end():]):
-        tail = ask[cond.end():].rstrip("?. ")
+        tails = _premises(ask[cond.end():].rstrip("?. "))
         ask = ask[: cond.start()]
-    return goal_idx, ask, lead, tail, opening
+    return goal_idx, ask, leads, tails, opening
+
+
+# "If A, and if B, then how many ...?": each condition is a premise of the question, stated as
+# a fact of its own; the "then"/"so" that leads on to the question is no part of any
+_THEN_END = re.compile(r"(?:,\s*|\s+)(?:then|so)$", re.I)
+_MORE_CONDITIONS = re.compile(r",\s+(?:and\s+)?(?:if|assuming(?: that)?|given that|suppose(?: that)?)\s+", re.I)
+
+
+def _premise_reads(text: str) -> bool:
+    """Is ``text`` a clause, or a condition ("If 6 potatoes makes 36 hash browns": a clause even
+    where its grammar is off; "If holding the gemstone" is a phrase)?"""
+    return reads_as_clause(_cap(text)) or re.match(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", text, re.I) is not None
+
+
+def _premises(text: str) -> list[str]:
+    """The facts a condition of the question states, each a clause of its own: "If Faraday earned
+    $26 ..., and if each bouquet has 12 sunflowers" -> ["If Faraday earned $26 ...", "each bouquet
+    has 12 sunflowers"]; a phrase that opens the next condition stays with it ("At the end of the
+    8 weeks, if she has a total of $100" -> ["At the end of the 8 weeks, she has a total of
+    $100"]); a "then" or "so" that leads on to the question goes ("... 65 minutes then")."""
+    text = _THEN_END.sub("", text.strip(" ,;:")).strip(" ,;:")
+    out: list[str] = []
+    for p in (p.strip(" ,;:") for p in _MORE_CONDITIONS.split(text)):
+        if not p:
+            continue
+        if out and not _premise_reads(out[-1]):
+            out[-1] = f"{out[-1]}, {p}"  # an opening phrase is said of the clause after it
+        else:
+            out.append(p)
+    return out
 
 
 def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] | None) -> set[Fraction]:
@@ -327,6 +357,9 @@ def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] |
 
 _OPENING = re.compile(r"(?:(?:and|but|so|then)\s+)?(?:in|on|over|during|after|before|for|at|by|within|from|"
                       r"through|throughout|since|until)\b", re.I)
+
+
+_JOIN_END = re.compile(r"(?:,?\s+(?:and|or|but))+$", re.I)
 
 
 def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
@@ -354,7 +387,7 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
             a, pending = pending, None
         # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
         dependent = merged and re.match(r"(?:when|because|since|although|though|until|unless|as)\s", c, re.I)
-        if dependent or not reads_as_clause(part[a:b]):
+        if dependent or not reads_as_clause(_JOIN_END.sub("", part[a:b].strip(" ,;:"))):
             # "..., and over the next two days, he totaled only 30% ...": a phrase that opens the
             # clause after it (a comma between them) is said of that one
             opens = _OPENING.match(c) and k + 1 < len(bounds) and "," in part[b:bounds[k + 1][0]] \
@@ -377,7 +410,7 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         else:
             merged.append([pending, len(part)])
     # a joining word the cut left at the end ("There are 26 countries in South America and")
-    units = [re.sub(r"(?:,?\s+(?:and|or|but))+$", "", part[a:b].strip(" ,;:")).strip(" ,;:") for a, b in merged]
+    units = [_JOIN_END.sub("", part[a:b].strip(" ,;:")).strip(" ,;:") for a, b in merged]
     if any(carries(u) and not reads_as_clause(u) for u in units):
         return [part.strip(" ,;:")]
     return units
@@ -482,8 +515,8 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
     sentences = set(_sentences(question))
 
     def inside(text: str) -> set[tuple[int, int]]:
-        at = question.find(text)
-        return {sp for sp in spans if at >= 0 and at <= sp[0] < at + len(text)}
+        at, end = _locate(question, text)
+        return {sp for sp in spans if at >= 0 and at <= sp[0] < end}
 
     def carries(text: str) -> bool:
         return bool(inside(text)) if spans else bool(_numbers(text) & used)
@@ -547,6 +580,22 @@ def _pronoun_joined(part: str, units: list[str], carries: Callable[[str], bool])
                 continue
         out.append(u)
     return out
+
+
+def _locate(question: str, text: str) -> tuple[int, int]:
+    """Where ``text`` stands in the question: as written, or from its first comma-separated
+    piece to its last (a premise whose "if" went: "At the end of the 8 weeks, she has ...");
+    (-1, -1) if not there."""
+    at = question.find(text)
+    if at >= 0:
+        return at, at + len(text)
+    pieces = [p for p in text.split(", ") if p]
+    if len(pieces) > 1:
+        a = question.find(pieces[0])
+        b = question.find(pieces[-1], a + len(pieces[0])) if a >= 0 else -1
+        if b >= 0 and b - a < len(text) + 40:
+            return a, b + len(pieces[-1])
+    return -1, -1
 
 
 def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
@@ -640,7 +689,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if note and not instruction:
         # as the question writes it (its places are found in the question), less "Remember"
         sents.append(re.sub(r"^(?:remember|recall|note)(?:\s+that)?,?\s+", "", note.group(1).strip(), flags=re.I))
-    goal_idx, ask, lead, tail, opening = _goal(sents)
+    goal_idx, ask, leads, tails, opening = _goal(sents)
     # the question as written: "..., calculate X." asks "Calculate X."
     end = "." if _IMPERATIVE.match(ask) and not sents[goal_idx].endswith("?") else "?"
     goal = _cap(ask.rstrip(" ,;:?.") + end)
@@ -650,10 +699,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         goal = _cap(f"{opening}, {goal[:1].lower() + goal[1:] if goal[1:2].islower() else goal}", False)
     used = _used_values(question, steps, givens)
     context_sents = [s for i, s in enumerate(sents) if i != goal_idx]
-    context_parts = [*context_sents, *([lead] if lead else []), *([tail] if tail else [])]
+    context_parts = [*context_sents, *leads, *tails]
     # a given the opening phrase states is named by its words ('The question states "after 15
     # days"'), in the question's order
-    stated = [*context_sents, *([lead] if lead else []), *([opening] if opening else []), *([tail] if tail else [])]
+    stated = [*context_sents, *leads, *([opening] if opening else []), *tails]
     known, covered = _known(question, stated, ask, used, givens)
     missing = used - covered - _numbers(ask)
     if givens is not None and missing - {Fraction(0), Fraction(1)}:

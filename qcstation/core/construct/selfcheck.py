@@ -36,6 +36,10 @@ never from the labels the rule stored with the artifact:
   stand in the question as written) that is neither a whole sentence of the question nor a
   clause with its own subject and verb ("Charged her 10% less money", "A ballpen at $0.5
   each", "1/2 of what her brother earns"); see :mod:`qcstation.core.construct.clauses`.
+* ``scenario-fragment`` (understanding): a sentence of the problem scenario that is no
+  sentence of the question as written and does not read as a statement of its own ("At the
+  end of the 8 weeks, if she has a total of $100.", "Profit is the difference between total
+  income and total expenses, so."); see :func:`qcstation.core.construct.clauses.scenario_fragments`.
 * ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
   the value its new computation no longer gives ("They each get 22 chips because
   110 * 5 = 550").
@@ -58,7 +62,7 @@ __all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_column
            "parse_flag_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 3
+AUDIT_VERSION = 4
 
 
 FLAG_CODES: dict[str, str] = {
@@ -72,6 +76,7 @@ FLAG_CODES: dict[str, str] = {
     "value-leak": "an unknown quantity shows a step's result or the answer",
     "irrelevant-used": "irrelevant information states a number the solution uses",
     "known-fragment": "a known quantity cut from the question is no sentence and no clause with a subject",
+    "scenario-fragment": "a sentence of the scenario that is not the question's reads as no statement of its own",
     "stale-edit": "an edited step still states the value its computation no longer gives",
 }
 
@@ -281,6 +286,13 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
         flags += [Flag("known-fragment", "understanding",
                        f"{k!r} is cut from the question and has no subject and verb of its own")
                   for k in known_fragments(known, question)[:5]]
+    scenario = content.get("problem_scenario")
+    if isinstance(scenario, str) and question:
+        from qcstation.core.construct.clauses import scenario_fragments
+
+        flags += [Flag("scenario-fragment", "understanding",
+                       f"the scenario's {s!r} is no sentence of the question and reads as no statement of its own")
+                  for s in scenario_fragments(scenario, question)[:5]]
     titles = {"problem_scenario": "scenario", "goal": "goal", "known_quantities": "known quantities",
               "unknown_quantities": "unknown quantities",
               "relationships_and_constraints": "relationships", "irrelevant_information": "irrelevant information"}

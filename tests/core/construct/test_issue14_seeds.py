@@ -507,9 +507,10 @@ def test_a_known_quantity_is_a_sentence_or_a_clause_with_its_own_subject(gsm8k: 
 
 
 def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k: dict) -> None:
-    """Over all of GSM8K test: no known quantity is a fragment, none is listed twice, and every
-    given the formalization declares is in one (a given never dropped by a merge)."""
-    from qcstation.core.construct.clauses import known_fragments
+    """Over all of GSM8K test: no known quantity is a fragment, none is listed twice, every
+    given the formalization declares is in one (a given never dropped by a merge), and no
+    sentence of the scenario is a fragment."""
+    from qcstation.core.construct.clauses import known_fragments, scenario_fragments
     from qcstation.core.construct.keyinfo import KeyInfoError
 
     made = 0
@@ -522,6 +523,7 @@ def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k
         made += 1
         known = f["known_quantities"]
         assert known_fragments(known, seed["question"]) == [], (seed["question"], known)
+        assert scenario_fragments(f["problem_scenario"], seed["question"]) == [], f["problem_scenario"]
         assert len(set(known)) == len(known), known
         for g in rule.givens:
             if g["name"].startswith(("g", "w_")) and g.get("span"):

@@ -10,6 +10,7 @@ construction rules also ask :func:`binding_problems` before they accept a formal
   while the question offers it under different words, is a binding no reader can vouch for.
 * :func:`step_literals`: numbers written into a step's definition instead of a declared given.
 * :func:`value_leaks`: unknown quantities that show a step's result or the answer.
+* :func:`hidden_numbers`: its converse, a '?' that hides a number no step computes.
 * :func:`used_irrelevant`: "irrelevant" information whose numbers the solution computes with.
 * :func:`stale_edits`: an edited line of a wrong chain of thought that still states the
   value its computation no longer gives.
@@ -25,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
-           "step_literals", "used_irrelevant", "value_leaks", "WORD_GIVENS"]
+           "step_literals", "used_irrelevant", "value_leaks", "hidden_numbers", "WORD_GIVENS"]
 
 MAX_TEXT = 200_000
 
@@ -229,7 +230,8 @@ def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
                     break
         prose = _ANN.sub(" ", line)
         if not results:
-            for m in re.finditer(r"=\s*\$?\s*(" + _NUM.pattern + ")", prose):
+            # "48 = 100% + 20% = 120%": a number that opens an expression is no result
+            for m in re.finditer(r"=\s*\$?\s*(" + _NUM.pattern + r")(?!\s*%?\s*[-+*/×÷]\s*[\d$(])", prose):
                 v = _value(_NUM.match(m.group(1)))  # type: ignore[arg-type]
                 if v is not None:
                     results.append(v)
@@ -566,6 +568,65 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
         leak = (shown & ((results - stated) | own)) | ({gold} & shown if gold is not None else set())
         if leak:
             out.append(f"{text[:80]!r} shows " + ", ".join(_fmt(v) for v in sorted(leak)[:4]))
+    return out
+
+
+def _computed(solution: str) -> set[Fraction]:
+    """Every value the solution computes: an annotation's result, a number written after '='
+    (in digits or as a counting word)."""
+    out = set(solution_results(solution))
+    text = solution[:MAX_TEXT]
+    for m in re.finditer(r"=\s*[$€£]?\s*(" + _NUM.pattern + r")(?!\s*%?\s*[-+*/×÷]\s*[\d$(])", text):
+        v = _value(_NUM.match(m.group(1)))  # type: ignore[arg-type]
+        if v is not None:
+            out.add(v)
+    return out
+
+
+def _aligns(chunks: list[str], line: str, ok: Any, pos: int = 0, k: int = 0, depth: int = 0) -> bool:
+    """Can ``line`` be read as the ``chunks`` of a description, in order, with what stands
+    between them (the text each '?' or step name replaces) passing ``ok``?"""
+    if k == len(chunks) or depth > 40:
+        return k == len(chunks)
+    c = chunks[k].strip()
+    last = k == len(chunks) - 1
+    if not c:
+        return ok(line[pos:]) if last else _aligns(chunks, line, ok, pos, k + 1, depth + 1)
+    if k == 0:
+        return line.startswith(c) and _aligns(chunks, line, ok, len(c), 1, depth + 1)
+    at = line.find(c, pos)
+    tries = 0
+    while at >= 0 and tries < 12:
+        if ok(line[pos:at]) and _aligns(chunks, line, ok, at + len(c), k + 1, depth + 1):
+            return True
+        at, tries = line.find(c, at + 1), tries + 1
+    return False
+
+
+def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> list[str]:
+    """The converse of :func:`value_leaks`: an unknown quantity's '?' (or another step's name,
+    Q2) that can only stand where its solution line writes numbers no step of the solution
+    computes ("since ? foot is equal to 12 inches": the 1 of a unit reads as an unknown), and a
+    relationship that writes a '?' (it defines each Q from the givens and earlier Qs, hiding
+    nothing). A description the solution's lines do not contain piece by piece is not judged."""
+    computed = _computed(solution)
+    lines = [re.sub(r"\s+", " ", ln).strip() for ln in solution[:MAX_TEXT].splitlines() if ln.strip()]
+
+    def hides_a_result(gap: str) -> bool:
+        shown = _numbers(gap) | {Fraction(_NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(gap)}
+        return bool(shown & computed)
+
+    out: list[str] = []
+    for u in unknowns:
+        text = str(u)[:2000]
+        body = re.sub(r"\s*\(the value asked for\)$", "", re.sub(r"^Q\d+:\s*", "", text))
+        chunks = re.split(r"\?|\bQ\d+\b", re.sub(r"\s+", " ", body))
+        if len(chunks) < 2:
+            continue
+        cut_from = [ln for ln in lines if _aligns(chunks, ln, lambda g: True)]
+        if cut_from and not any(_aligns(chunks, ln, hides_a_result) for ln in cut_from):
+            out.append(f"{text[:80]!r} hides a number no step computes")
+    out += [f"{str(r)[:80]!r} writes '?'" for r in relations if "?" in str(r)]
     return out
 
 

@@ -30,6 +30,9 @@ never from the labels the rule stored with the artifact:
 * ``step-literal`` (reasoning): a number written into a step's definition instead of a
   declared given (a hard-coded intermediate result, an unnamed factor).
 * ``value-leak`` (understanding): an unknown quantity shows a step's result or the answer.
+* ``hidden-number`` (understanding): the converse of ``value-leak``: an unknown quantity's
+  '?' stands where the solution writes only numbers no step computes ("since ? foot is equal
+  to 12 inches"), or a relationship writes a '?'.
 * ``irrelevant-used`` (understanding): an item listed as irrelevant information states a
   number the solution computes with.
 * ``known-fragment`` (understanding): a known quantity cut from the question (its words
@@ -74,6 +77,7 @@ FLAG_CODES: dict[str, str] = {
     "given-words": "a given is tied to words that do not match the solution's for its step",
     "step-literal": "a step's definition writes a number instead of a declared given",
     "value-leak": "an unknown quantity shows a step's result or the answer",
+    "hidden-number": "an unknown quantity hides a number no step computes",
     "irrelevant-used": "irrelevant information states a number the solution uses",
     "known-fragment": "a known quantity cut from the question is no sentence and no clause with a subject",
     "scenario-fragment": "a sentence of the scenario that is not the question's reads as no statement of its own",
@@ -269,12 +273,15 @@ def _norm(text: Any) -> str:
 
 def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = "",
                    gold: Fraction | None = None) -> list[Flag]:
-    from qcstation.core.construct.reread import used_irrelevant, value_leaks
+    from qcstation.core.construct.reread import hidden_numbers, used_irrelevant, value_leaks
 
     flags: list[Flag] = []
     unknowns = content.get("unknown_quantities")
     if isinstance(unknowns, list) and solution:
         flags += [Flag("value-leak", "understanding", m) for m in value_leaks(unknowns, question, solution, gold)[:5]]
+        relations = content.get("relationships_and_constraints")
+        flags += [Flag("hidden-number", "understanding", m)
+                  for m in hidden_numbers(unknowns, relations if isinstance(relations, list) else [], solution)[:5]]
     irrelevant = content.get("irrelevant_information")
     if isinstance(irrelevant, list) and solution:
         flags += [Flag("irrelevant-used", "understanding", m)

@@ -30,6 +30,13 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     # numbers a reader may see: the question's and the constants the steps write (7 days
     # a week), never a step's result
     results = {Fraction(st.result) for st in steps}
+    # every value the solution's lines compute (a step's result, or one the solution writes
+    # after an "=" though no step keeps it): a number outside these hides nothing
+    computed = set(results)
+    for st in steps:
+        line = str(getattr(st, "line", "") or "")[:4000]
+        for m in re.finditer(r"=\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)", line):
+            computed |= _numbers(m.group(1))
     constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
     question_values = (_numbers(question) | constants) - results
     unknown: list[str] = []
@@ -47,7 +54,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         earlier = {Fraction(e.result): named[Fraction(e.result)] for e in steps[:i]
                    if Fraction(e.result) in named and Fraction(e.result) != own
                    and Fraction(e.result) not in stated}
-        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated)
+        desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
+                         computed)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)
         if expr is not None:
@@ -63,8 +71,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
 # and the rest of the computation up to its "="
-_WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+){0,6}"
-                          r"\s+[-+–−×x*/]\s(?:(?!, )[^.;:=?!])*$")
+_WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
+                          r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
 
 
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
@@ -75,7 +83,8 @@ _INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapt
 
 def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None,
               others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None,
-              own: Fraction | None = None, stated: set[Fraction] | None = None) -> str:
+              own: Fraction | None = None, stated: set[Fraction] | None = None,
+              computed: set[Fraction] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
@@ -86,7 +95,9 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     seconds"). A number written without its computation is named only as the result of an
     ``earlier`` step ("he needs Q1 boxes") the question does not state: a later step's value
     there is a coincidence ("his children drank 4 gallons" is no count of the party-goers
-    computed after it), and so is a value the question states ("costs $4.00")."""
+    computed after it), and so is a value the question states ("costs $4.00"). A number that
+    no line ``computed`` hides nothing and stays ("since 1 foot is equal to 12 inches", "for 3
+    weeks", "spins 1/11 as fast"): a '?' there would read as an unknown."""
     from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     others = others or {}
@@ -99,37 +110,54 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         before = text[: m.start()]
         had_equals = re.search(r"=\s*[$€£]?\s*$", before) is not None
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
-            before = re.sub(r"[\s$€£=]+$", " ", before)
-            t = VISIBLE_TAIL_RE.search(before + "= ")
-            if not t:
+            for _ in range(5):
+                before = re.sub(r"[\s$€£=]+$", " ", before)
+                t = VISIBLE_TAIL_RE.search(before + "= ")
+                if not t:
+                    break
+                before = before[: t.start()]
+            if not had_equals:
                 break
-            before = before[: t.start()]
-        if had_equals:
             # "60 plant pots for roses + 30 plant pots for daisies = <<60+30=90>>90": a computation
-            # written with words between its numbers goes too; the result alone is described
+            # written with words between its numbers goes too, each form of it ("1.75 pounds/week
+            # - ( -1.25 pounds/week) = 1.75 pounds/week + 1.25 pounds/week = <<...>>"); the
+            # result alone is described
             w = _WORDED_EXPR.search(before)
-            if w:
-                before = before[: w.start()]
+            if not w:
+                break
+            before = before[: w.start()]
+            if not re.search(r"=\s*[$€£]?\s*$", before):
+                break
         written = _numbers(m.group(0).split(">>")[-1])
         text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
             + text[m.end():].lstrip()
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
     def keep(mm: re.Match[str]) -> str:
+        frac = re.fullmatch(r"(\d+)/(\d+)", mm.group(0))
+        if frac and int(frac[2]):
+            # "spins 1/11 as fast": a fraction no line computes, of no step's results, stays;
+            # "11/18" where 18 is Q1's result is "11/Q1"
+            value, parts = Fraction(int(frac[1]), int(frac[2])), {Fraction(int(frac[1])), Fraction(int(frac[2]))}
+            said = stated or set()
+            if (value.denominator != 1 and (value in said or (value.numerator == 1 and value.denominator in said))) \
+                    or (results is not None and computed is not None and not parts & results
+                        and (value in question_values or value not in computed)):
+                return mm.group(0)  # ("eleven times faster": "1/11 as fast")
+            return "/".join(keep(re.match(r".+", p)) for p in (frac[1], frac[2]))  # type: ignore[arg-type]
         shown = _numbers(mm.group(0))
         if shown <= question_values:
             return mm.group(0)
-        # "since 1 foot is equal to 12 inches", "16 cups in 1 gallon": a 1 that no step computes
-        # is the unit's one, no hidden value ("? foot" would read as an unknown)
-        if results is not None and shown == {Fraction(1)} and Fraction(1) not in results \
-                and re.match(r"\s+[a-z]", text[mm.end():]):
+        # "since 1 foot is equal to 12 inches", "16 cups in 1 gallon", "for 3 weeks": a number
+        # no line computes is no hidden value ("? foot" would read as an unknown)
+        if results is not None and computed is not None and not shown & computed:
             return mm.group(0)
         if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
                 and _INDEX.search(text[:mm.start()]):
             return mm.group(0)
         return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
 
-    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?", keep, text)
+    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?", keep, text)
     # "Q3: Three total people can attend": the step's own result written as a counting word
     # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
     # so is a value the question ``stated`` itself: "four fewer cars each day")

@@ -1,0 +1,85 @@
+"""The audit's ``hidden-number`` flag (the converse of ``value-leak``): an unknown quantity's
+'?' that stands where the solution writes only numbers no step computes. Rule-made unknowns
+show such a number ("for 3 weeks", "1/11 as fast", "1 foot"); a fraction keeps the name of a
+step whose result it is written with ("11/Q1"). Found with the flag on GSM8K test offline (539,
+892, 1054) and the pattern of the readings of seeds 73 and 79 (1052, 49)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.reread import hidden_numbers, value_leaks
+from qcstation.core.construct.rules import rule_for_seed
+from qcstation.core.construct.selfcheck import audit_artifact
+
+
+def _keyinfo(seed: dict) -> dict:
+    rule = rule_for_seed(seed)
+    fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+    assert audit_artifact("understanding", fields, seed) == []
+    return fields
+
+
+# what earlier rules wrote: a '?' for a number no step computes
+OLD_UNKNOWN = {
+    "1052": ("There are 16 cups in ? gallon so she drinks ? gallons of water in 30 days",
+             "There are 16 cups in 1 gallon so she drinks ? gallons of water in 30 days"),
+    "49": ("If Tracy used a piece of wire 4 feet long, since ? foot is equal to 12 inches, the total length "
+           "of the wire in inches was ? inches.",
+           "If Tracy used a piece of wire 4 feet long, since 1 foot is equal to 12 inches, the total length "
+           "of the wire in inches was ? inches."),
+    "539": ("Emma was able to make ? vlogs for ? weeks.", "Emma was able to make ? vlogs for 3 weeks."),
+    "892": ("A thingamabob spins ? as fast as a whatchamacallit, so it spins at ? meters per second.",
+            "A thingamabob spins 1/11 as fast as a whatchamacallit, so it spins at ? meters per second."),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(OLD_UNKNOWN))
+def test_the_flag_fires_on_a_hidden_number_and_the_rules_show_it(gsm8k: dict, seed: str) -> None:
+    old, new = OLD_UNKNOWN[seed]
+    f = _keyinfo(gsm8k[seed])
+    assert any(u.startswith(f"Q{k}: {new}") for k, u in enumerate(f["unknown_quantities"], 1)), f["unknown_quantities"]
+    stale = dict(f, unknown_quantities=[u.replace(new, old) for u in f["unknown_quantities"]])
+    flags = [x for x in audit_artifact("understanding", stale, gsm8k[seed]) if x.code == "hidden-number"]
+    assert len(flags) == 1 and "hides a number no step computes" in flags[0].message, flags
+
+
+def test_a_hidden_number_a_step_computes_is_no_flag(gsm8k: dict) -> None:
+    # 1045's answer is 1: "12 inches in ? foot" hides a value a step computes (showing it
+    # would show the answer)
+    f = _keyinfo(gsm8k["1045"])
+    assert any("12 inches in ? foot" in u for u in f["unknown_quantities"])
+    assert hidden_numbers(f["unknown_quantities"], [], gsm8k["1045"]["solution"]) == []
+
+
+def test_a_relationship_never_writes_a_question_mark() -> None:
+    assert hidden_numbers([], ["Q1 = 3 + ?"], "3 + 4 = <<3+4=7>>7") == ["'Q1 = 3 + ?' writes '?'"]
+
+
+@pytest.mark.parametrize(("seed", "unknown"), [
+    # a fraction the question states stays whole, though its denominator is a step's value
+    ("397", "Q1: First find how many slices 1/3 of the pizza is by multiplying 1/3 by the total number of "
+            "slices: ? slices"),
+    # a fraction written with a step's result names the step
+    ("31", "Q2: Since the fraction of the ratio that represents Allen's age is 11/Q1, Allen's current age is ?"),
+    ("320", "Q2: If 3/Q1 represents 45, the number of wires required for the connections, then the total "
+            "fraction which is Q1/Q1, representing the poles and wires needed, represents ?"),
+    # a computation written in words twice over ("1.75 pounds/week - ( -1.25 pounds/week) = 1.75
+    # pounds/week + 1.25 pounds/week = 3") goes whole; the unknown showed its first form
+    ("590", "Q1: First find the difference in weight gain per week: ? pounds/week"),
+])
+def test_unknowns(gsm8k: dict, seed: str, unknown: str) -> None:
+    assert unknown in _keyinfo(gsm8k[seed])["unknown_quantities"]
+
+
+def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
+    # 959: "48 = 100% + 20% = 120% of the actual number": the 100 is the percent factor, no
+    # value the solution computes, so an unknown that shows it leaks nothing; 120 is computed
+    seed = gsm8k["959"]
+    f = _keyinfo(seed)
+    assert any("?/100" in u for u in f["unknown_quantities"]), f["unknown_quantities"]
+    assert value_leaks(["Q1: 48 = 100% + 20% of the number"], seed["question"], seed["solution"], Fraction(40)) == []
+    assert value_leaks(["Q1: 48 = 120% of the number"], seed["question"], seed["solution"], Fraction(40)) != []

@@ -89,7 +89,12 @@ async def settle(pilot: Pilot[Any], rounds: int = 50) -> None:
         if not any(w.is_running for w in app.workers):
             busy = getattr(app.screen, "busy", False)
             if not busy:
-                return
+                # a worker's end is a message that bubbles to the app, which may push a screen (an
+                # error's modal) a few cycles later: settled once the screen stays the same
+                screen = app.screen
+                await pilot.pause(0.01)
+                if app.screen is screen and not any(w.is_running for w in app.workers):
+                    return
     raise AssertionError("the app did not settle")
 
 

@@ -199,7 +199,14 @@ _SKIP_VERBS = {"be", "need", "take", "lose", "owe", "remain", "left"}
 # asking clauses where "N more" would not simply add to what is asked
 _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|less than|fewer than|"
                            r"each|per|average|percent\w*|fraction|ratio|old|longer|faster|"
-                           r"farther|further|still|start|originally|before|last year)\b|%", re.IGNORECASE)
+                           r"farther|further|still|start|originally|before|last year|beginning|began|"
+                           r"at first|initially)\b|%", re.IGNORECASE)
+# "How many emails does he respond to in a 5 day work week?": a preposition the verb strands
+# is said before the amount ("responds to 86 more emails")
+_STRANDED = re.compile(r"\s+(to|with|for|on|at|about|into|from)(?=\s+(?:in|during|each|every|per|within|over)\b|\s*$)")
+# "... spend on lemons?", "... spend taking care of dogs?", "... use to buy the seeds?": the words
+# that say what the amount is for stay with it ("They also spent $4 more." could be on anything)
+_WHAT_FOR = re.compile(r"\s+((?:on|for)\s+[a-z][a-z '-]*|[a-z]+ing\b[a-z '-]*|to\s+(?!in\b|during\b|have\b|be\b)[a-z]+\b[a-z '-]*)$")
 _PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": "had",
          "get": "got", "read": "read", "run": "ran", "spend": "spent", "give": "gave",
          "drink": "drank", "see": "saw", "find": "found", "catch": "caught", "win": "won",
@@ -250,15 +257,24 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
         return None
     subject = subj[:1].upper() + subj[1:]
     amount = "${n} more" if money else f"{{n}} more {unit}"
+    rest = m.group("rest")
+    stranded = _STRANDED.match(rest)
+    if stranded:
+        verb_tail = f" {stranded.group(1)}"
+    else:
+        verb_tail = ""
+        what_for = _WHAT_FOR.match(rest)
+        if what_for:  # less a condition or a total's words ("watching the show if he watches ...")
+            amount += " " + re.split(r"\s+(?:if|when|unless|in total|in all|altogether)\b", what_for.group(1))[0].strip()
     if aux in ("will", "can"):
-        return f"{subject} {aux} also {verb} {amount}.", unit, "$" if money else ""
+        return f"{subject} {aux} also {verb}{verb_tail} {amount}.", unit, "$" if money else ""
     if aux == "did":
         if verb not in _PAST:
             return None
         form = _PAST[verb]
     else:
         form = verb if (aux == "do" or subj == "they") else _third_person(verb)
-    return f"{subject} also {form} {amount}.", unit, "$" if money else ""
+    return f"{subject} also {form}{verb_tail} {amount}.", unit, "$" if money else ""
 
 
 def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:

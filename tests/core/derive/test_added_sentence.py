@@ -1,0 +1,44 @@
+"""The sentence an added operation (SMART Table 3) puts into the story says N more of exactly what
+the question asks: with the words that say what the amount is for, and the preposition its verb
+takes. Pinned on the asking clauses of GSM8K test seeds read on 2026-11-27."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.derive.story import _added_sentence
+
+
+@pytest.mark.parametrize(("asking", "sentence"), [
+    # 176: "They also spent $4 more." could be on anything; the question asks about lemons
+    ("If they made $25 in profit, how much did they spend on lemons?", "They also spent ${n} more on lemons."),
+    ("How many hours a week does he spend taking care of dogs?",
+     "He also spends {n} more hours a week taking care of dogs."),
+    ("If a packet of tomato seeds costs $40 and a packet of celery seeds costs $30, how much money did she use "
+     "to buy the seeds?", "She also used ${n} more to buy the seeds."),
+    ("How many miles can Sophia drive on a single tank of gas?",
+     "Sophia can also drive {n} more miles on a single tank of gas."),
+    # a condition of the question is not said of the added amount
+    ("How many minutes will John spend watching the show if he watches every episode?",
+     "John will also spend {n} more minutes watching the show."),
+    # "He also responds 86 more emails." is no English: the verb keeps its preposition
+    ("How many emails does he respond to in a 5 day work week?", "He also responds to {n} more emails."),
+    ("How many calls does he deal with during his 5 day work week?", "He also deals with {n} more calls."),
+    # a time or total tail is not copied
+    ("How much money will he make in a year?", "He will also make ${n} more."),
+    ("How many meters does he run a week?", "He also runs {n} more meters."),
+    ("How much did he pay in total in dollars?", "He also paid ${n} more."),
+])
+def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: str) -> None:
+    made = _added_sentence(asking)
+    assert made is not None and made[0] == sentence
+
+
+@pytest.mark.parametrize("asking", [
+    # 1125: what Seth had in the beginning is what the story works back to; "25 more" contradicts it
+    "How many stickers did Seth have in the beginning?",
+    "How many marbles did she have at first?",
+    "How much money did he have initially?",
+])
+def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
+    assert _added_sentence(asking) is None

@@ -77,8 +77,11 @@ class NoisePool:
         seen: set[str] = set()
         items: list[NoiseSentence] = []
         for origin, sent in rows:
+            # MAWPS writes its text tokenized ("Dan grew 42 turnips and 38 cantelopes ."): a
+            # sentence put into another story is written as a person writes it
+            sent = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(sent.split()))
             words = sent.split()
-            if (not sent.endswith(".") or not 5 <= len(words) <= 25 or _PRONOUNS.search(sent)
+            if (not sent.endswith(".") or not sent[:1].isupper() or not 5 <= len(words) <= 25 or _PRONOUNS.search(sent)
                     or '"' in sent or "?" in sent or not re.search(r"\d", sent) or sent in seen):
                 continue
             seen.add(sent)

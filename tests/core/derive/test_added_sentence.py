@@ -42,3 +42,14 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None
+
+
+def test_a_noise_sentence_is_written_as_a_person_writes_it() -> None:
+    from qcstation.core.derive.story import NoisePool
+
+    # MAWPS text is tokenized: "cantelopes ." would show in the derived question as it is
+    pool = NoisePool.from_sentences([("mawps-1108", "Dan grew 42 turnips and 38 cantelopes ."),
+                                     ("mawps-9", "there were 28 bales of hay in the barn ."),
+                                     ("gsm8k-5", "A football team  played 22 games .")])
+    assert [s.text for s in pool.items] == ["Dan grew 42 turnips and 38 cantelopes.",
+                                            "A football team played 22 games."]

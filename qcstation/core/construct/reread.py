@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from qcstation.common.memo import text_memo
+
 __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
            "step_literals", "used_irrelevant", "value_leaks", "hidden_numbers", "WORD_GIVENS"]
 
@@ -181,6 +183,7 @@ def _value(m: re.Match[str]) -> Fraction | None:
         return None
 
 
+@text_memo(list)
 def question_occurrences(question: str) -> list[Occurrence]:
     """Every number the question states, with the words after it: digits, fractions (whole),
     number words and word givens (``half``, ``twice``, ``round trip``...)."""
@@ -215,6 +218,7 @@ _ANN = re.compile(r"<<([^<>]{1,400})>>")
 _WORD_STEMS = frozenset("~" + w for w in WORD_GIVENS)
 
 
+@text_memo(lambda lines: [(prose, list(results)) for prose, results in lines])
 def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
     """Each line of the solution as (its prose without annotations, the results it computes:
     annotation results, else the numbers after '=')."""
@@ -256,6 +260,7 @@ def line_stems(line: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _WORD.findall(_ANN.sub(" ", line[:MAX_TEXT])) if w.lower() not in _STOP)
 
 
+@text_memo(maxsize=512)
 def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None = None) -> frozenset[str]:
     """The stems of the words after the places a solution line writes ``value`` (annotations
     left out): up to ``limit`` content words before the next operator, digit or clause break.
@@ -293,6 +298,7 @@ def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None =
     return frozenset().union(*places) if places else frozenset()
 
 
+@text_memo(lambda found: None if found is None else [list(w) for w in found], maxsize=512)
 def _solution_words(prose: str, value: Fraction) -> list[list[str]] | None:
     """The words after each place the line writes ``value`` (None: the line does not write it)."""
     found: list[list[str]] = []
@@ -535,6 +541,7 @@ def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
     return out
 
 
+@text_memo(set, maxsize=512)
 def _numbers(text: str) -> set[Fraction]:
     out = set()
     for m in _NUM.finditer(text[:MAX_TEXT]):

@@ -60,6 +60,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.errors import QCStationError
+from qcstation.common.memo import text_memo
 
 __all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_columns", "stored_flags",
            "parse_flag_codes"]
@@ -102,6 +103,7 @@ class Flag:
 _NUM = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
 
 
+@text_memo(set, maxsize=512)
 def _question_numbers(text: str) -> set[Fraction]:
     """Digits written in a text (fractions both as a/b and as their parts)."""
     out: set[Fraction] = set()
@@ -129,6 +131,7 @@ def _fmt(v: Fraction) -> str:
     return f"{v.numerator}/{v.denominator}"
 
 
+@text_memo(set, maxsize=64)
 def _solution_numbers(solution: str) -> set[Fraction]:
     """Numbers the gold solution computes with: the left sides of its calculator
     annotations, else the operands of its visible computations."""
@@ -147,6 +150,7 @@ def _solution_numbers(solution: str) -> set[Fraction]:
     return out
 
 
+@text_memo(lambda parsed: None if parsed is None else (dict(parsed[0]), dict(parsed[1]), set(parsed[2])), maxsize=32)
 def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
     """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
     from qcstation.core.construct.notation import NotationError, read_source

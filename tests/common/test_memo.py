@@ -1,0 +1,87 @@
+"""Memoized text readers (:mod:`qcstation.common.memo`): every caller gets what the plain
+function gives, as a copy it may change without changing what the next caller gets, and an
+error each time the plain function raises one. On the real readers and real GSM8K texts."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+
+import pytest
+
+from qcstation.common.memo import text_memo
+from qcstation.core.construct import reread, selfcheck
+from tests.conftest import dataset
+
+#: the memoized readers of one text, as the rules, the key-information draft and the audit call them
+ONE_TEXT = [reread.question_occurrences, reread.solution_lines, reread._numbers,
+            selfcheck._question_numbers, selfcheck._solution_numbers, selfcheck._smt_definitions]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[tuple[str, str]]:
+    rows = [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()[:300]]
+    return [(r["question"], r["answer"]) for r in rows]
+
+
+def test_memoized_readers_give_what_the_plain_functions_give(texts: list[tuple[str, str]]) -> None:
+    smt = ("(declare-const g1 Real)\n(declare-const s1 Real)\n(declare-const answer Real)\n"
+           "(assert (= g1 {v}))\n(assert (= s1 (* g1 2)))\n(assert (= answer s1))\n(check-sat)\n")
+    for _ in range(2):          # the second round reads every text from the memo
+        for question, solution in texts:
+            for fn in ONE_TEXT:
+                for text in (question, solution):
+                    assert fn(text) == fn.__wrapped__(text), (fn.__name__, text[:60])
+            for v in (3, 4.5, 12):
+                assert selfcheck._smt_definitions(smt.format(v=v)) == \
+                    selfcheck._smt_definitions.__wrapped__(smt.format(v=v))
+            for line in solution.splitlines():
+                for num in re.findall(r"\d+(?:\.\d+)?", line)[:4]:
+                    v = Fraction(num)
+                    assert reread._solution_words(line, v) == reread._solution_words.__wrapped__(line, v)
+                    for nth in (None, 1):
+                        assert reread.solution_stems(line, v, 4, nth) == \
+                            reread.solution_stems.__wrapped__(line, v, 4, nth)
+
+
+def test_a_caller_that_changes_its_result_changes_nothing_for_the_next() -> None:
+    q = "Tom has 3 apples and 1/2 of 12 pears. He buys twice as many. How many does he have?"
+    sol = "He has 12/2=<<12/2=6>>6 pears.\nSo 3+6=<<3+6=9>>9 in all.\n#### 9"
+    got = reread.question_occurrences(q)
+    assert got
+    got.clear()
+    assert reread.question_occurrences(q) == reread.question_occurrences.__wrapped__(q) != []
+    lines = reread.solution_lines(sol)
+    lines[0][1].append(Fraction(99))
+    lines.pop()
+    assert reread.solution_lines(sol) == reread.solution_lines.__wrapped__(sol)
+    for fn in (reread._numbers, selfcheck._question_numbers, selfcheck._solution_numbers):
+        nums = fn(sol)
+        nums.add(Fraction(99))
+        assert Fraction(99) not in fn(sol) and fn(sol) == fn.__wrapped__(sol)
+    words = reread._solution_words("So 3+6 is 9 apples in all.", Fraction(9))
+    assert words == [["apples"]]
+    words[0].append("pears")
+    assert reread._solution_words("So 3+6 is 9 apples in all.", Fraction(9)) == [["apples"]]
+    smt = "(declare-const g1 Real)\n(declare-const answer Real)\n(assert (= g1 5))\n(assert (= answer g1))\n"
+    defs, values, literals = selfcheck._smt_definitions(smt)
+    defs.clear(), values.clear(), literals.add(Fraction(7))
+    assert selfcheck._smt_definitions(smt) == selfcheck._smt_definitions.__wrapped__(smt)
+
+
+def test_an_error_is_raised_again_not_kept() -> None:
+    calls: list[str] = []
+
+    @text_memo(list)
+    def read(text: str) -> list[str]:
+        calls.append(text)
+        if "!" in text:
+            raise ValueError(text)
+        return text.split()
+
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            read("bad!")
+    assert read("a b") == read("a b") == ["a", "b"]
+    assert calls == ["bad!", "bad!", "a b"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from qcstation.common.memo import text_memo
 from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
 
 __all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings", "sentences",
@@ -86,6 +87,7 @@ _WORDS_RE = re.compile(r"\b(?:" + "|".join(sorted(WORDS, key=len, reverse=True))
                        + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?\b", re.IGNORECASE)
 
 
+@text_memo(list)
 def question_numbers(text: str) -> list[NumberAt]:
     """Every number a text writes, in digits (``1,500``, ``2.5``, ``1/2``) or as a word
     (``three``, ``twenty-one``), with its place."""

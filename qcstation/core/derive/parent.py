@@ -431,13 +431,15 @@ class FastChecks:
                                            f"a constant of the formalization")
 
 
-def with_values(parent: Parent, givens: dict[str, Fraction]) -> Derived:
+def with_values(parent: Parent, givens: dict[str, Fraction],
+                checked: dict[str, Fraction] | None = None) -> Derived:
     """The derived seed with ``givens`` (name -> new value) changed, formalized by the same
-    rules and checked against the parent (see the module docstring)."""
+    rules and checked against the parent (see the module docstring). ``checked``: what
+    :func:`precheck` just gave for these ``givens`` (it is not run again)."""
     for g in parent.givens:
         if g.fixed and g.name in givens and givens[g.name] != g.value:
             raise Refusal("held", f"given {g.name} ({g.words!r}) keeps its value: {g.fixed}")
-    values = precheck(parent, givens)
+    values = checked if checked is not None else precheck(parent, givens)
     question, places = rewrite_question(parent, givens)
     new_written = {values[g.name] * g.style.scale for g in parent.givens
                    if values[g.name] != g.value}

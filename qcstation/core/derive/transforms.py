@@ -171,7 +171,7 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
             if tup in seen:
                 continue
             try:
-                precheck(parent, values)
+                checked = precheck(parent, values)
             except Refusal as exc:
                 last = exc
                 continue
@@ -179,7 +179,7 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
                 break
             costly += 1
             try:
-                derived = with_values(parent, values)
+                derived = with_values(parent, values, checked)
                 made = full_item(parent, derived, opts, transform="variant", idx=idx, level=None,
                                  tag=f"v{idx + 1}", params={"givens": _changes(parent, derived)},
                                  key=key)

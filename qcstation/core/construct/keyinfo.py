@@ -564,15 +564,21 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
     return known, covered
 
 
+# "Sally just started working ..., and her starting salary is $0.50 more ...": whose it is
+_POSSESSIVES = frozenset("her his their its".split())
+
+
 def _pronoun_joined(part: str, units: list[str], carries: Callable[[str], bool]) -> list[str]:
     """"Stanley's brother, Oliver, was also on the mountain, but he was at an elevation of 3,000
-    feet": a clause whose subject is a pronoun keeps the clause before it that says who it is,
+    feet": a clause whose subject is a pronoun (or starts with one's possessive, "her starting
+    salary") keeps the clause before it that says who it is,
     where that one states no number (listed alone, "He was at ..." would read as the Stanley of
     the known quantity before it)."""
     out: list[str] = []
     for k, u in enumerate(units):
         first = _LEAD.sub("", u).split(maxsplit=1)[:1]
-        if k and out and first and first[0].lower() in _PRONOUNS and carries(u) and not _NUMBER.search(units[k - 1]) \
+        if k and out and first and first[0].lower() in _PRONOUNS | _POSSESSIVES and carries(u) \
+                and not _NUMBER.search(units[k - 1]) \
                 and not _WORD_RE.search(units[k - 1]):
             a, b = part.find(out[-1]), part.find(u)
             if 0 <= a < b:

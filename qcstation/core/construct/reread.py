@@ -28,7 +28,8 @@ from typing import Any
 from qcstation.common.memo import text_memo
 
 __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
-           "step_literals", "used_irrelevant", "value_leaks", "hidden_numbers", "WORD_GIVENS"]
+           "step_literals", "stated_with_words", "used_irrelevant", "value_leaks", "hidden_numbers",
+           "WORD_GIVENS"]
 
 MAX_TEXT = 200_000
 
@@ -555,6 +556,26 @@ def solution_results(solution: str) -> set[Fraction]:
     return {v for _, results in solution_lines(solution) for v in results}
 
 
+def stated_with_words(text: str, start: int, end: int, value: Fraction, question: str) -> bool:
+    """Does the question state ``value`` with the words that follow it at ``text[start:end]``
+    ("for 20 chickens" where the question says "the size of Wendi's flock is 20 chickens",
+    "$5 per hour" for "earns $5 per hour")? Then it is that given, written again, not a step's
+    result of the same value (the answer $20 is no "20 hours")."""
+    first = _words_after(text[:MAX_TEXT], end, 1)
+    if not first:
+        return False
+    word = _stem(first[0])
+    q = question[:MAX_TEXT]
+    for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
+        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
+        after = _words_after(q, m.end(), 1)
+        # the word right after it, on both sides ("5 pens when the 25 run low" is no "five
+        # empty pens")
+        if v == value and after and _stem(after[0]) == word:
+            return True
+    return False
+
+
 def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fraction | None) -> list[str]:
     """Unknown-quantity descriptions that show a step's result or the answer: the answer
     anywhere, a result the question does not state, or the result of the solution line the
@@ -566,7 +587,9 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
     out = []
     for u in unknowns:
         text = str(u)[:2000]
-        shown = _numbers(text)
+        # a given written with the question's words for it shows that given, whatever its value
+        shown = {v for m in _NUM.finditer(text) if (v := _value(m)) is not None
+                 and not stated_with_words(text, m.start(), m.end(), v, question)}
         own: set[Fraction] = set()
         words = set(_skeleton(text))
         best = max(lines, key=lambda ln: len(words & set(_skeleton(ln[0]))), default=None)

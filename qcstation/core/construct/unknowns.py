@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 from qcstation.core.construct.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, COUNT_WORD_RE as _COUNT_WORD_RE,
@@ -47,6 +47,12 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         owner.setdefault(Fraction(st.result), []).append(label[st.name])
     named = {v: names[0] for v, names in owner.items() if len(names) == 1}
     stated = _numbers(question)
+
+    def given_at(text: str, start: int, end: int, value: Fraction) -> bool:
+        from qcstation.core.construct.reread import stated_with_words
+
+        return stated_with_words(text, start, end, value, question)
+
     for i, st in enumerate(steps):
         own = Fraction(st.result)
         others = {v: n for v, n in named.items() if v != own}
@@ -55,7 +61,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                    if Fraction(e.result) in named and Fraction(e.result) != own
                    and Fraction(e.result) not in stated}
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
-                         computed)
+                         computed, given_at)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         expr = getattr(st, "expr", None)
         if expr is not None:
@@ -84,7 +90,8 @@ _INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapt
 def _describe(line: str, question_values: set[Fraction], results: set[Fraction] | None = None,
               others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None,
               own: Fraction | None = None, stated: set[Fraction] | None = None,
-              computed: set[Fraction] | None = None) -> str:
+              computed: set[Fraction] | None = None,
+              given_at: Callable[[str, int, int, Fraction], bool] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
@@ -97,7 +104,9 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     there is a coincidence ("his children drank 4 gallons" is no count of the party-goers
     computed after it), and so is a value the question states ("costs $4.00"). A number that
     no line ``computed`` hides nothing and stays ("since 1 foot is equal to 12 inches", "for 3
-    weeks", "spins 1/11 as fast"): a '?' there would read as an unknown."""
+    weeks", "spins 1/11 as fast"): a '?' there would read as an unknown. So does a number
+    ``given_at`` says the question states with the same words ("if both work 20 hours" where the
+    answer is $20; "for 20 chickens")."""
     from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     others = others or {}
@@ -148,6 +157,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         shown = _numbers(mm.group(0))
         if shown <= question_values:
             return mm.group(0)
+        if given_at is not None and len(shown) == 1 and given_at(text, mm.start(), mm.end(), next(iter(shown))):
+            return mm.group(0)  # the question's given, written with its words
         # "since 1 foot is equal to 12 inches", "16 cups in 1 gallon", "for 3 weeks": a number
         # no line computes is no hidden value ("? foot" would read as an unknown)
         if results is not None and computed is not None and not shown & computed:
@@ -167,6 +178,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
     text = re.sub(r"\b(Q\d+)(?=[^\W\d_])", r"\1 ", text)  # "2500km" -> "Q2 km"
     text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"^[a-z] \?(?=\s|$)", "?", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
     text = re.sub(r",?\s+(?:because|since)\s+\?\s*[.,;]?$", "", text)
     return text[:300]
 

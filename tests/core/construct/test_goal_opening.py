@@ -84,8 +84,9 @@ def test_an_earlier_result_written_in_a_later_line_is_named(gsm8k: dict) -> None
 
 
 @pytest.mark.parametrize(("seed", "index", "text"), [
-    # 1200: "his children drank 4 gallons" is no count of the 4 party-goers a later step computes
-    ("1200", 0, "Q1: Fred started with 24 gallons, but on day 1, his children drank ? gallons, leaving ? "
+    # 1200: "his children drank 4 gallons" is no count of the 4 party-goers a later step computes;
+    # it is the question's "drank 4 gallons", shown with its words
+    ("1200", 0, "Q1: Fred started with 24 gallons, but on day 1, his children drank 4 gallons, leaving ? "
                 "gallons of root beer."),
     # 28: "each carton costs $4.00" is a price the question states, not the 4 cartons of Q1; a
     # value the question states is never named (which of the two 4s is Q1 the words do not say)

@@ -83,3 +83,39 @@ def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
     assert any("?/100" in u for u in f["unknown_quantities"]), f["unknown_quantities"]
     assert value_leaks(["Q1: 48 = 100% + 20% of the number"], seed["question"], seed["solution"], Fraction(40)) == []
     assert value_leaks(["Q1: 48 = 120% of the number"], seed["question"], seed["solution"], Fraction(40)) != []
+
+
+# ------------------------------------------ a given equal to a step's value (reading of seed 97)
+
+
+@pytest.mark.parametrize(("seed", "unknown"), [
+    # 799: the answer is $20; "20 hours" is the question's given, written with its words
+    ("799", "Q3: If Billy works 20 hours, he will be paid ?"),
+    ("799", "Q5: Thus, if both work 20 hours, Billy will be paid ? more. (the value asked for)"),
+    ("5", "Q1: If each chicken eats 3 cups of feed per day, then for 20 chickens they would need ? cups of feed "
+          "per day."),
+    ("1215", "Q1: Jordan has 2 children, each requiring 5 diaper changes per day, for a total of ? diaper changes "
+             "per day."),
+    ("975", "Q3: Tyler can earn Q2 at a rate of $5 per hour by doing ? hours of work. (the value asked for)"),
+    # the word right after the number decides: "5 pens when the 25 run low" is Q1's own result,
+    # not the question's "five empty pens"
+    ("237", "Q1: He can make ? pens when the 25 run low"),
+    # a variable's letter left before its hidden value goes ("x = 24/3 = 8 white fish")
+    ("784", "Q2: ? white fish."),
+])
+def test_a_given_equal_to_a_steps_value_is_shown_with_its_words(gsm8k: dict, seed: str, unknown: str) -> None:
+    assert unknown in _keyinfo(gsm8k[seed])["unknown_quantities"]
+
+
+def test_a_given_the_question_states_with_the_same_word_is_no_leak(gsm8k: dict) -> None:
+    seed = gsm8k["799"]
+    assert value_leaks(["Q5: Thus, if both work 20 hours, Billy will be paid ? more."], seed["question"],
+                       seed["solution"], Fraction(20)) == []
+    assert value_leaks(["Q5: Thus, Billy will be paid 20 dollars more."], seed["question"], seed["solution"],
+                       Fraction(20)) != []
+
+
+def test_a_possessive_clause_keeps_the_clause_that_says_whose(gsm8k: dict) -> None:
+    # 799: "Her starting salary is ..." lost Sally
+    assert ("Sally just started working at a different business, and her starting salary is $0.50 more per hour "
+            "than Billy's starting salary was") in _keyinfo(gsm8k["799"])["known_quantities"]

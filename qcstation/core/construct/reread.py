@@ -560,7 +560,10 @@ def stated_with_words(text: str, start: int, end: int, value: Fraction, question
     """Does the question state ``value`` with the words that follow it at ``text[start:end]``
     ("for 20 chickens" where the question says "the size of Wendi's flock is 20 chickens",
     "$5 per hour" for "earns $5 per hour")? Then it is that given, written again, not a step's
-    result of the same value (the answer $20 is no "20 hours")."""
+    result of the same value (the answer $20 is no "20 hours"). A percent sign is such a word:
+    "in 40% of the file" is gsm8k-8's given "40% of the way", though a step computes 40 minutes."""
+    if text[start:end].endswith("%"):
+        end -= 1
     first = _words_after(text[:MAX_TEXT], end, 1)
     if not first:
         return False

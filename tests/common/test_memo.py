@@ -12,6 +12,11 @@ import pytest
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct import reread, selfcheck
+from qcstation.core.construct.clauses import reads_as_clause
+from qcstation.core.construct.rules.expr import ExpressionError, parse_expression
+from qcstation.core.construct.rules.inline import find_inline_computations, parse_visible
+from qcstation.core.verify import answers
+from qcstation.core.verify.answers import parse_number
 from tests.conftest import dataset
 
 #: the memoized readers of one text, as the rules, the key-information draft and the audit call them
@@ -43,6 +48,39 @@ def test_memoized_readers_give_what_the_plain_functions_give(texts: list[tuple[s
                     for nth in (None, 1):
                         assert reread.solution_stems(line, v, 4, nth) == \
                             reread.solution_stems.__wrapped__(line, v, 4, nth)
+
+
+def _outcome(fn: object, *args: object, **kwargs: object) -> object:
+    try:
+        return ("ok", fn(*args, **kwargs))  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001 - the same error is part of the same outcome
+        return ("error", type(exc).__name__, str(exc))
+
+
+def test_memoized_parsers_give_what_the_plain_functions_give(texts: list[tuple[str, str]]) -> None:
+    # annotations' expressions, the visible computations of a solution, its numbers, the
+    # clauses of a question: as the rules, the wrong chains and the audits read them
+    for _ in range(2):
+        for question, solution in texts:
+            assert find_inline_computations(solution) == find_inline_computations.__wrapped__(solution)
+            for lhs, rhs in re.findall(r"<<([^<>=]{1,400})=([^<>]*)>>", solution):
+                for names in (False, True):
+                    assert _outcome(parse_expression, lhs, names=names) == \
+                        _outcome(parse_expression.__wrapped__, lhs, names=names)
+                assert _outcome(parse_visible, lhs, rhs) == _outcome(parse_visible.__wrapped__, lhs, rhs)
+            for tok in re.findall(r"\S+", solution)[:40] + ["$1,500", "45%", "3/4", "x" * 70 + "5"]:
+                assert parse_number(tok) == answers._parse_number(tok)
+            for sentence in re.split(r"(?<=[.?!])\s+", question):
+                assert reads_as_clause(sentence) == reads_as_clause.__wrapped__(sentence)
+    # a number that is no text is not read from the memo: True is no number, 1 and 1.0 are
+    assert parse_number("1") is not None
+    assert parse_number(True) is None and parse_number(1) == parse_number(1.0) == parse_number("1")
+    for _ in range(2):      # an expression that does not parse is refused each time
+        with pytest.raises(ExpressionError):
+            parse_expression("2 +* 3")
+    found = find_inline_computations("So 54 - 37 = 17 are left.")
+    found[0].expr_text = "changed"
+    assert find_inline_computations("So 54 - 37 = 17 are left.")[0].expr_text == "54 - 37"
 
 
 def test_a_caller_that_changes_its_result_changes_nothing_for_the_next() -> None:

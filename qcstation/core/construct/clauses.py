@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from qcstation.common.memo import text_memo
+
 __all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "known_fragments", "scenario_fragments",
            "is_question_sentence", "MAX_TEXT"]
 
@@ -202,6 +204,7 @@ def _dangles(text: str) -> bool:
     return len(parts) > 1 and _OPEN_LAST.match(parts[-1]) is not None
 
 
+@text_memo(maxsize=512)
 def reads_as_clause(text: str) -> bool:
     """Does ``text`` read as a statement of its own: a subject followed by a finite verb, the
     subject not headed by a preposition and holding no wh-word ("1/2 of what her brother

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from qcstation.common.memo import text_memo
+
 __all__ = [
     "ExactAnswer",
     "parse_answer",
@@ -95,6 +97,24 @@ def _dec(text: str) -> tuple[Fraction, int]:
 
 
 def parse_number(text: str | float | int | None) -> ExactAnswer | None:
+    """Parse one number written as an integer, decimal, fraction (``a/b``, ``\\frac``),
+    mixed number, with optional currency prefix, percent sign or unit words.
+    Returns ``None`` when the text is not exactly one number. A short text is read once
+    (:func:`_parse_text`: the rules and the audits read the same numbers many times)."""
+    if type(text) is str and len(text) <= _MEMO_CHARS:
+        return _parse_text(text)
+    return _parse_number(text)
+
+
+_MEMO_CHARS = 64
+
+
+@text_memo(maxsize=1024)
+def _parse_text(text: str) -> ExactAnswer | None:
+    return _parse_number(text)
+
+
+def _parse_number(text: str | float | int | None) -> ExactAnswer | None:
     """Parse one number written as an integer, decimal, fraction (``a/b``, ``\\frac``),
     mixed number, with optional currency prefix, percent sign or unit words.
     Returns ``None`` when the text is not exactly one number."""

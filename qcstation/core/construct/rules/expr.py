@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Union
 
 from qcstation.common.errors import GenerationError
+from qcstation.common.memo import text_memo
 
 
 # --------------------------------------------------------------------------- errors
@@ -238,6 +239,7 @@ class _Parser:
         raise ExpressionError(f"unexpected {value!r}")
 
 
+@text_memo(maxsize=512)
 def parse_expression(text: str, *, names: bool = False) -> Expr:
     """Parse infix arithmetic (numbers with optional thousands commas and decimals,
     + - * / × ÷ −, parentheses, unary minus, ``^``/``**`` with a small integer

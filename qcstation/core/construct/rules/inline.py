@@ -8,10 +8,12 @@ matches such an expression at the end of a text (``... 7.5 / .5 = ``).
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from qcstation.common.memo import text_memo
 from qcstation.core.construct.rules.expr import BinOp, Expr, ExpressionError, Num, evaluate, parse_expression
 
 
@@ -93,6 +95,7 @@ def normalize_visible(expr_text: str) -> str:
     return text
 
 
+@text_memo(maxsize=512)
 def parse_visible(expr_text: str, result_text: str) -> tuple[Expr, Fraction, Fraction] | None:
     """Parse a written ``expression = result`` pair; None unless the arithmetic checks out."""
     normalized = normalize_visible(expr_text)
@@ -124,6 +127,7 @@ def parse_visible(expr_text: str, result_text: str) -> tuple[Expr, Fraction, Fra
     return None
 
 
+@text_memo(lambda found: [copy.copy(c) for c in found], maxsize=256)
 def find_inline_computations(text: str) -> list[InlineComputation]:
     """Every ``expression = number`` in ``text`` whose arithmetic checks out (exactly,
     or within the rounding of a written decimal). A ``%`` is read either as a unit

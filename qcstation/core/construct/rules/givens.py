@@ -191,6 +191,11 @@ def _slug_after(text: str, end: int) -> str:
     after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why|than)\b|" + _NUMBER_WORD_SPLIT,
                      text[end : end + 60], maxsplit=1, flags=re.I)[0]
     after = re.sub(r"^(?:st|nd|rd|th)\b", "", after)  # "its 20th anniversary": no g2_th
+    # "$40 for a foot-long fish sub": a compound before a noun says what kind, not what it
+    # counts; one that is the noun itself ("96 fourth-graders at ...") names it by its last part
+    after = re.sub(r"\b[A-Za-z]+-([A-Za-z]+)\b(?=(\s+[A-Za-z]+)?)",
+                   lambda m: " " if m.group(2) and m.group(2).strip().lower() not in STOPWORDS else " " + m.group(1),
+                   after)
     words = [w for w in content_words(after) if w.isalpha()][:1]
     return "_".join(words)[:16]
 

@@ -197,12 +197,19 @@ def _omitted_step(st: ChainState) -> EditRecord:
     if not free:
         raise InjectionError("no step left that can be removed")
     later_users: list[ChainStep] = []
+    computing_users: list[ChainStep] = []
     for s in free:
         idx = st.index(s.id)
         results = step_results(s)
-        if results and any(step_uses(t, r) for t in st.steps[idx + 1 :] for r in results):
+        users = [t for t in st.steps[idx + 1 :] if any(step_uses(t, r) for r in results)] if results else []
+        if users:
             later_users.append(s)
-    pool = later_users or [s for s in free if step_computations(s.text)] or free
+        if any(not t.final for t in users):
+            computing_users.append(s)
+    # a step whose result a later computation uses: its omission shows where that value comes
+    # from is missing; dropping the last computation leaves only "The answer is 48." after
+    # steps that never reach it (154, 177, 1150 in the reading of seed 97/103)
+    pool = computing_users or later_users or [s for s in free if step_computations(s.text)] or free
     step = pool[st.rng.randrange(len(pool))]
     idx = st.index(step.id)
     successor = st.steps[idx + 1]

@@ -564,7 +564,9 @@ def stated_with_words(text: str, start: int, end: int, value: Fraction, question
     "in 40% of the file" is gsm8k-8's given "40% of the way", though a step computes 40 minutes."""
     if text[start:end].endswith("%"):
         end -= 1
-    first = _words_after(text[:MAX_TEXT], end, 1)
+    # "the rows of 8 and 6 stars": the word after a list of numbers is said of each
+    listed = re.match(r"\s+(?:and|or|to)\s+\$?\d[\d,]*(?:\.\d+)?", text[end:end + 40])
+    first = _words_after(text[:MAX_TEXT], end + (listed.end() if listed else 0), 1)
     if not first:
         return False
     word = _stem(first[0])

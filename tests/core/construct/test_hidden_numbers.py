@@ -100,6 +100,9 @@ def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
     # the word right after the number decides: "5 pens when the 25 run low" is Q1's own result,
     # not the question's "five empty pens"
     ("237", "Q1: He can make ? pens when the 25 run low"),
+    # a list of numbers shares the word after it ("the rows of 8 and 6 stars": 8 is also the
+    # answer; reading of seed 103)
+    ("288", "Q3: Including the rows of 8 and 6 stars, we have ? stars."),
     # a variable's letter left before its hidden value goes ("x = 24/3 = 8 white fish")
     ("784", "Q2: ? white fish."),
 ])
@@ -119,3 +122,21 @@ def test_a_possessive_clause_keeps_the_clause_that_says_whose(gsm8k: dict) -> No
     # 799: "Her starting salary is ..." lost Sally
     assert ("Sally just started working at a different business, and her starting salary is $0.50 more per hour "
             "than Billy's starting salary was") in _keyinfo(gsm8k["799"])["known_quantities"]
+
+
+@pytest.mark.parametrize("seed", ["154", "177", "1150"])
+def test_an_omitted_step_is_one_a_later_computation_uses(gsm8k: dict, seed: str) -> None:
+    # the readings of seeds 97 and 103: the omitted step was the last computation, leaving "The
+    # answer is 100." after "the number of Chinese was 240-80=160" (177); a step whose result a
+    # later computation uses is omitted where there is one, so that value stands unexplained
+    from qcstation.core.construct.inject import clean_cot, inject_errors
+    from qcstation.core.construct.rules import find_inline_computations
+
+    s = gsm8k[seed]
+    answer = s["solution"] + "\n#### " + s["answer_text"]
+    original = clean_cot(answer)
+    for rng in range(8):
+        res = inject_errors(answer, types=["omitted_step"], rng_seed=rng, question=s["question"])
+        removed = [line for line in original if line not in res.steps]
+        assert len(removed) == 1 and find_inline_computations(removed[0]), res.steps
+        assert res.steps[-2] == original[-2], res.steps  # the last computation stays

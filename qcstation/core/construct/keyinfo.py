@@ -122,7 +122,8 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
 # ------------------------------------------------------------------ rule-based draft
 
 
-_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so|then)\s)", re.I)
+# ("... put on sale so that Mr. Rogers bought it at 75%": "so that" joins a purpose to its clause)
+_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so(?!\s+that\b)|then)\s)", re.I)
 _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
 _ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|whom|find|calculate|determine|compute)\b",
                      re.I)

@@ -349,7 +349,37 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
-    return problems
+    return problems + _one_given_for_two(defs, values, occurrences, lines)
+
+
+def _one_given_for_two(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],
+                       lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
+    """One given that stands for two places of the question: the question states its value
+    twice, and the steps that use it name it with the words of a different place each (877:
+    "5 questions * 60%" and "3 questions * 5 points": the 5 long-answer questions and the 5
+    points each are two givens, not one)."""
+    out: list[Binding] = []
+    for dep, e in defs.items():
+        if not _is_given(e) or dep not in values:
+            continue
+        v = values[dep]
+        # places named by words ("5 points", not a bare "20%" or "$20")
+        cands = [o for o in occurrences if o.value == v and o.words - {"$", "%"} and not o.words & _WORD_STEMS]
+        if len(cands) < 2 or not _distinct(cands):
+            continue
+        places: dict[int, str] = {}
+        for step, expr in defs.items():
+            if step == dep or dep not in expr_names(expr) or step not in values:
+                continue
+            line = next((prose for prose, results in lines if values[step] in results), None)
+            stems = {_stem(w) for ws in (_solution_words(line, v) or []) for w in ws} - {"$", "%"} if line else set()
+            scores = [len(o.words & stems) for o in cands]
+            best = max(scores, default=0)
+            if best and scores.count(best) == 1:
+                places[scores.index(best)] = step
+        if len(places) > 1:
+            out.append(Binding(dep, v, (), tuple(cands[k].text for k in sorted(places))))
+    return out
 
 
 def _divides_by(expr: Any, name: str) -> bool:
@@ -436,6 +466,10 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     stems = {_stem(x) for ws in named for x in ws}
     if any(o.words & stems for o in cands) or not all(o.words for o in cands):
         return None
+    if len(cands) > 1 and _distinct(cands) and not any(o.words & _WORD_STEMS for o in cands):
+        # 495's "the bottom 3 layers": the question states 3 as "3 stand on top" and "the 3",
+        # neither the solution's, so which one the given is no reader can tell
+        return Binding(step, v, tuple(named[0]), tuple(o.text for o in cands))
     # the solution names this value differently from every place the question states it:
     # a wrong binding when the solution also writes the value with the question's words
     # elsewhere ("2 * 30 days" here, "30 lbs" in another line: two different 30s)

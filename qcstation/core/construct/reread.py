@@ -349,7 +349,56 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
-    return problems + _one_given_for_two(defs, values, occurrences, lines)
+    return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question)
+
+
+def _places(question: str) -> list[tuple[Fraction, int, int]]:
+    """(value, start, end) of every number the question writes, in digits or as a number word."""
+    q = question[:MAX_TEXT]
+    out = []
+    for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
+        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
+        if v is not None:
+            out.append((v, m.start(), m.end()))
+    return out
+
+
+def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: str) -> list[Binding]:
+    """One given that two steps pair with two different places of its value: "Three of the
+    women ... are wearing 4 inch heels and three are wearing 2 inch heels" computed as 3 * 4
+    and 3 * 2 with one given 3 (1110; 561's "3 of the cages have 10 hamsters and the other 3
+    have 5 guinea pigs"). The clause that states the other operand (stated once) states the
+    value as well: that place is the one the step uses."""
+    places = _places(question)
+    bounds = [0, *[m.end() for m in re.finditer(r"[.;,]\s|\band\b", question[:MAX_TEXT])], len(question)]
+
+    def clause(pos: int) -> tuple[int, int]:
+        a = max(b for b in bounds if b <= pos)
+        return a, min(b for b in bounds if b > pos)
+
+    paired: dict[str, set[int]] = {}
+    said: dict[tuple[str, int], str] = {}
+    for step, expr in defs.items():
+        if getattr(expr, "op", None) not in ("*", "/"):
+            continue
+        ops = [n for n in (getattr(expr.left, "name", None), getattr(expr.right, "name", None))
+               if n in defs and _is_given(defs[n]) and n in values]
+        if len(ops) != 2 or ops[0] == ops[1]:
+            continue
+        for g, h in (ops, ops[::-1]):
+            v, w = values[g], values[h]
+            at_v = [p for p in places if p[0] == v]
+            at_w = [p for p in places if p[0] == w]
+            if len(at_v) < 2 or len(at_w) != 1 or v == w:
+                continue
+            a, b = clause(at_w[0][1])
+            here = [i for i, p in enumerate(at_v) if a <= p[1] < b and p[1] != at_w[0][1]]
+            if len(here) == 1:
+                paired.setdefault(g, set()).add(here[0])
+                said[(g, here[0])] = question[a:b].strip(" ,.;")[:50]
+    # (described as a binding whose places differ: the clause of each place)
+    return [Binding(g, values[g], (), tuple(said[(g, i)] for i in sorted(which)))
+            for g, which in paired.items() if len(which) > 1]
 
 
 def _one_given_for_two(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],

@@ -171,9 +171,11 @@ def test_149_a_sentence_that_counts_1_of_each_is_not_irrelevant(gsm8k: dict) -> 
     assert "money for 1 child ticket and 1 adult ticket" in f["problem_scenario"]
 
 
-@pytest.mark.parametrize("seed", ["1295", "561"])
+@pytest.mark.parametrize("seed", ["1295"])
 def test_a_sentence_counting_what_the_solution_works_with_is_not_irrelevant(gsm8k: dict, seed: str) -> None:
-    # "Jake buys 2 T-shirts." (the solution adds the cost of "the T-shirts"), "6 cages of rodents"
+    # "Jake buys 2 T-shirts." (the solution adds the cost of "the T-shirts"); 561's "6 cages of
+    # rodents" was the other, now refused (one given 3 for both clauses' 3 cages:
+    # test_reading_seeds)
     f = _keyinfo(gsm8k[seed])
     assert f["irrelevant_information"] == []
 

@@ -1,6 +1,7 @@
 """Findings of the readings of random seeds 103 and 109 (references lane), pinned: a given
 tied to a place of the question the solution does not name, one given that stands for two
-places, and a purpose clause cut from its clause."""
+places (named by the words of each, or paired by two steps with the operands of two clauses),
+and a purpose clause cut from its clause."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ from qcstation.core.construct.selfcheck import _smt_definitions, audit_artifact
     # points each were one given
     ("877", "g5_points uses 5, which the question states under different words: '5 points', "
             "'5 answer long questions'"),
+    # "Three of the women ... are wearing 4 inch heels and three are wearing 2 inch heels",
+    # computed 3 * 4 and 3 * 2 with one given 3: the second 3 is the other clause's
+    ("1110", "g1_women uses 3, which the question states under different words: 'Three of the women at "
+             "the cocktail party are weari', 'three are wearing 2 inch heels'"),
+    ("561", "g1_cages uses 3, which the question states under different words: '3 of the cages have 10 "
+            "hamsters and', 'the other 3 have 5 guinea pigs'"),
 ])
 def test_a_given_no_reader_can_tie_to_one_place_is_not_rule_made(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError) as info:

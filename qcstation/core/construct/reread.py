@@ -378,7 +378,7 @@ def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: s
 
     paired: dict[str, set[int]] = {}
     said: dict[tuple[str, int], str] = {}
-    for step, expr in defs.items():
+    for expr in defs.values():
         if getattr(expr, "op", None) not in ("*", "/"):
             continue
         ops = [n for n in (getattr(expr.left, "name", None), getattr(expr.right, "name", None))

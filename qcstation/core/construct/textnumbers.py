@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from qcstation.common.memo import text_memo
 from qcstation.core.verify.answers import parse_number
 
 __all__ = ["ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
@@ -32,20 +33,12 @@ COUNT_WORD_RE = re.compile(r"\b(" + "|".join(sorted((w for w, v in NUMBER_WORDS.
                                                       key=len, reverse=True)) + r")\b", re.I)
 
 
-#: texts already read by numbers_in (the drafting reads the question, each step and each
-#: sentence several times); cleared when full
-_READ: dict[str, frozenset[Fraction]] = {}
-_READ_KEEP = 2048
-
-
+@text_memo(set, maxsize=2048)
 def numbers_in(text: str) -> set[Fraction]:
-    """Numbers a text states, in digits or (small) number words (a new set each call)."""
-    got = _READ.get(text)
-    if got is None:
-        if len(_READ) >= _READ_KEEP:
-            _READ.clear()
-        got = _READ[text] = frozenset(_read_numbers(text))
-    return set(got)
+    """Numbers a text states, in digits or (small) number words (a new set each call; the
+    drafting reads the question, each step and each sentence several times, so the last
+    texts' readings are kept: :func:`qcstation.common.memo.text_memo`)."""
+    return _read_numbers(text)
 
 
 def _read_numbers(text: str) -> set[Fraction]:

@@ -23,12 +23,12 @@ records them as uncertain and the item is not rule-made.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from dataclasses import dataclass
 
 from qcstation.core.construct.reread import WORD_GIVENS, line_stems, solution_stems
 from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, leaves
+from qcstation.core.construct.rules.phrases import has_phrase
 
 
 @dataclass
@@ -50,6 +50,12 @@ _FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
     Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
 }
 
+
+#: value -> the word givens that state it ("half": 1/2 and 2), in WORD_GIVENS' order
+_PHRASES_OF: dict[Fraction, tuple[str, ...]] = {}
+for _phrase, _vals in WORD_GIVENS.items():
+    for _v in _vals:
+        _PHRASES_OF[_v] = (*_PHRASES_OF.get(_v, ()), _phrase)
 
 
 class Binder:
@@ -87,9 +93,9 @@ class Binder:
         return [j for j in pool if top and scores[j] == top]
 
     def _said_in_words(self, v: Fraction, line: str) -> bool:
-        return any(v in vals and re.search(r"\b" + re.escape(phrase) + r"\b", line, re.I)
-                   and re.search(r"\b" + re.escape(phrase) + r"\b", self.question, re.I)
-                   for phrase, vals in WORD_GIVENS.items())
+        return any(has_phrase(line, phrase, ignore_case=True)
+                   and has_phrase(self.question, phrase, ignore_case=True)
+                   for phrase in _PHRASES_OF.get(v, ()))
 
     def occurrence(self, v: Fraction, line: str, nth: int) -> int | None:
         """The place (index into ``nums``) of the ``nth`` use of ``v`` on ``line``, or None

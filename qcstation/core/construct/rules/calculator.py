@@ -16,6 +16,7 @@ from qcstation.core.construct.rules.constants import declare_literals
 from qcstation.core.construct.rules.givens import Givens, content_words, protect_fractions, question_numbers, text_numbers
 from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
 from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
+from qcstation.core.construct.rules.phrases import phrase_re
 from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
 from qcstation.core.verify.answers import parse_number
 
@@ -24,6 +25,11 @@ from qcstation.core.verify.answers import parse_number
 
 ANNOTATION_RE = re.compile(r"<<([^<>]*)>>")
 _RESULT_PREFIX_RE = re.compile(r"^\s*[$€£]?\s*[-\d.,/]*\s*%?")
+_LABEL_END_RE = re.compile(r"[.!?;:=\d]")
+_CLAUSE_END_RE = re.compile(r"[.!?;:](?:\s|$)")
+_ARITHMETIC_TAIL_RE = re.compile(r"[\d\s.,+\-*/()=$x×÷%]+$")
+_FINAL_RE = re.compile(r"####\s*(.+?)\s*$")
+_ANNOTATION_AND_RESULT_RE = re.compile(r"<<[^<>]*>>[\d.,]*")
 
 
 
@@ -34,13 +40,13 @@ def _step_label(solution: str, start: int, end: int) -> str:
     line_end = solution.find("\n", end)
     after = solution[end : line_end if line_end != -1 else len(solution)]
     after = _RESULT_PREFIX_RE.sub("", after, count=1)
-    after = re.split(r"[.!?;:=\d]", after, maxsplit=1)[0]
+    after = _LABEL_END_RE.split(after, maxsplit=1)[0]
     words = content_words(after)[:2]
     if not words:
         line_start = solution.rfind("\n", 0, start) + 1
         before = solution[line_start:start]
-        before = re.split(r"[.!?;:](?:\s|$)", before)[-1]
-        before = re.sub(r"[\d\s.,+\-*/()=$x×÷%]+$", "", before)
+        before = _CLAUSE_END_RE.split(before)[-1]
+        before = _ARITHMETIC_TAIL_RE.sub("", before)
         words = content_words(before)[-2:]
     slug = "_".join(words)[:24].strip("_")
     return slug
@@ -72,7 +78,7 @@ def _annotations(solution: str) -> list[_Annotation]:
 
 
 def final_answer(solution: str) -> Fraction | None:
-    m = re.search(r"####\s*(.+?)\s*$", solution.strip())
+    m = _FINAL_RE.search(solution.strip())
     if not m:
         return None
     parsed = parse_number(m.group(1))
@@ -86,7 +92,7 @@ def mask_annotations(solution: str) -> str:
     def blank(m: re.Match[str]) -> str:
         return "\u00a7" * len(m.group(0))
 
-    return re.sub(r"<<[^<>]*>>[\d.,]*", blank, solution)
+    return _ANNOTATION_AND_RESULT_RE.sub(blank, solution)
 
 
 
@@ -144,7 +150,7 @@ def _given_record(name: str, value: Fraction, givens: object, question: str) -> 
     out: dict[str, object] = {"name": name, "value": fmt(value)}
     if name.startswith("w_"):
         words = _constant_words(name)
-        m = re.search(r"\b" + re.escape(words).replace(r"\ ", r"[\s-]") + r"\b", question, re.IGNORECASE)
+        m = phrase_re(words, True, True).search(question)
         out["text"] = words
         if m:
             out.update({"span": [m.start(), m.end()], "words": m.group(0), "kind": "word"})

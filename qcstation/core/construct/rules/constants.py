@@ -16,10 +16,12 @@ left in a step is one of:
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
 from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
+from qcstation.core.construct.rules.phrases import has_phrase, phrase_re
 
 __all__ = ["FACTOR_VALUES", "declare_literals"]
 
@@ -49,19 +51,27 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
 FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
 
 
+_ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")
+
+
+@functools.lru_cache(maxsize=256)
+def _slug(phrase: str) -> str:
+    return re.sub(r"[^a-z]+", "_", phrase).strip("_")
+
+
 def _word_givens(question: str) -> dict[Fraction, list[str]]:
     """value -> the names of the word givens of that value the question states."""
     from qcstation.core.construct.reread import WORD_GIVENS
 
     out: dict[Fraction, list[str]] = {}
     q = question.lower()
-    for m in re.finditer(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])", q):
+    for m in _ONE_OVER_RE.finditer(q):
         # "1/3 as many" computed as "÷ 3": the fraction's parts
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
     for phrase, values in WORD_GIVENS.items():
-        if re.search(r"\b" + re.escape(phrase) + r"\b", q):
-            slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
+        if has_phrase(q, phrase):
+            slug = _slug(phrase)
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
                 out.setdefault(v, []).append(f"w_{slug}" + ("" if i == 0 else "_parts"))
@@ -89,8 +99,7 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     def name_for(v: Fraction, line: str) -> str | None:
         names = words.get(v, [])
         # of two word givens of one value ("half" and "twice"), the one the step's line writes
-        on_line = [n for n in names if re.search(r"\b" + re.escape(_phrase(n)).replace(r"\ ", r"[\s-]") + r"\b",
-                                                 line, re.I)]
+        on_line = [n for n in names if phrase_re(_phrase(n), True, True).search(line)]
         if len(on_line) == 1:
             name: str | None = on_line[0]
             if name in declared:

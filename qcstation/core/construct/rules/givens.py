@@ -14,6 +14,7 @@ from fractions import Fraction
 from qcstation.core.construct.reread import WORD_GIVENS, words_at
 from qcstation.core.construct.rules.binding import Binder, QuestionNumber
 from qcstation.core.construct.rules.expr import BinOp, Expr, Neg, Num
+from qcstation.core.construct.rules.phrases import has_phrase
 
 
 STOPWORDS = frozenset(
@@ -73,9 +74,13 @@ _FACTOR_WORDS: dict[int, str] = {
 }
 
 
+_FACTOR_WORDS_RE: tuple[tuple[Fraction, re.Pattern[str]], ...] = tuple(
+    (Fraction(v), re.compile(words)) for v, words in _FACTOR_WORDS.items())
+
+
 def _plausible_factors(question: str) -> frozenset[Fraction]:
     q = question.lower()
-    return frozenset(Fraction(v) for v, words in _FACTOR_WORDS.items() if re.search(words, q))
+    return frozenset(v for v, words in _FACTOR_WORDS_RE if words.search(q))
 
 
 
@@ -84,6 +89,9 @@ def _plausible_factors(question: str) -> frozenset[Fraction]:
 _ARTICLE_RE = re.compile(
     r"\b(an?)\s+(hour|minute|second|day|week|month|year|ounce|pound|gallon|quart|pint|cup|liter|litre"
     r"|mile|kilometer|meter|metre|inch|foot|yard|kilogram|gram|dollar|cent)\b", re.IGNORECASE)
+
+
+_PERCENT_AFTER_RE = re.compile(r"\s*(?:%|percent\b)")
 
 
 class Givens:
@@ -108,7 +116,7 @@ class Givens:
                 continue
             self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end()),
                                                stems=words_at(question, m.start(), m.end())))
-            if re.match(r"\s*(?:%|percent\b)", question[m.end():]) and not m.group("den"):
+            if _PERCENT_AFTER_RE.match(question, m.end()) and not m.group("den"):
                 # "45%" is also the fraction 45/100 a solution may write as .45
                 self.numbers.append(QuestionNumber(value / 100, m.group(0) + "%", m.start(),
                                                    _slug_after(question, m.end()), percent=True))
@@ -130,8 +138,7 @@ class Givens:
         q = question.lower()
         self.word_fractions: set[tuple[Fraction, Fraction]] = {
             (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for phrase, vals in WORD_GIVENS.items()
-            if vals[0].denominator > 1
-            and re.search(r"\b" + re.escape(phrase) + r"\b", q)}
+            if vals[0].denominator > 1 and has_phrase(q, phrase)}
         self.factors = _plausible_factors(question)
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
@@ -175,6 +182,11 @@ def question_numbers(question: str | None) -> Givens:
 
 
 _NUMBER_WORD_SPLIT = r"\b(?:" + "|".join(w for w in _Q_WORDS if w not in ("dozen", "one", "zero")) + r")\b"
+_PCT_SLUG_RE = re.compile(r"\s*(?:%|percent\b)\s*([A-Za-z]+)?", re.I)
+_SLUG_SPLIT_RE = re.compile(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why|than)\b|" + _NUMBER_WORD_SPLIT,
+                            re.I)
+_ORDINAL_RE = re.compile(r"^(?:st|nd|rd|th)\b")
+_COMPOUND_RE = re.compile(r"\b[A-Za-z]+-([A-Za-z]+)\b(?=(\s+[A-Za-z]+)?)")
 
 
 def _slug_after(text: str, end: int) -> str:
@@ -183,19 +195,18 @@ def _slug_after(text: str, end: int) -> str:
     # "If he wants to save $80 how many weeks ...": nor is the question's (g4_weeks for $80)
     # "5% of the original price": what follows "of" is the base the percent is taken of (a
     # name g1_original for the 5 would name the 120); the name says it is a percent
-    pct = re.match(r"\s*(?:%|percent\b)\s*([A-Za-z]+)?", text[end:end + 30], re.I)
+    pct = _PCT_SLUG_RE.match(text[end:end + 30])
     if pct and (pct.group(1) is None or pct.group(1).lower() in STOPWORDS):
         return "pct"
     # "$1 less than three times the price": after "than" comes another quantity, never this one's
     # and a number word starts another quantity ("$40000 four years ago": not g2_years)
-    after = re.split(r"[.!?;:,\d]|\b(?:and|or|but|while|whereas|how|what|why|than)\b|" + _NUMBER_WORD_SPLIT,
-                     text[end : end + 60], maxsplit=1, flags=re.I)[0]
-    after = re.sub(r"^(?:st|nd|rd|th)\b", "", after)  # "its 20th anniversary": no g2_th
+    after = _SLUG_SPLIT_RE.split(text[end : end + 60], maxsplit=1)[0]
+    after = _ORDINAL_RE.sub("", after)  # "its 20th anniversary": no g2_th
     # "$40 for a foot-long fish sub": a compound before a noun says what kind, not what it
     # counts; one that is the noun itself ("96 fourth-graders at ...") names it by its last part
-    after = re.sub(r"\b[A-Za-z]+-([A-Za-z]+)\b(?=(\s+[A-Za-z]+)?)",
-                   lambda m: " " if m.group(2) and m.group(2).strip().lower() not in STOPWORDS else " " + m.group(1),
-                   after)
+    after = _COMPOUND_RE.sub(
+        lambda m: " " if m.group(2) and m.group(2).strip().lower() not in STOPWORDS else " " + m.group(1),
+        after)
     words = [w for w in content_words(after) if w.isalpha()][:1]
     return "_".join(words)[:16]
 

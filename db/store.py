@@ -37,7 +37,7 @@ LOCK_NOTICE_AFTER_S = 2.0
 #: rows per statement of Store.insert_many (fewer when the columns would pass SQLite's limit
 #: on bound variables: 32766 since SQLite 3.32, 999 before)
 ROWS_PER_INSERT = 500
-_MAX_VARIABLES = 32766 if sqlite3.sqlite_version_info >= (3, 32, 0) else 999
+MAX_VARIABLES = 32766 if sqlite3.sqlite_version_info >= (3, 32, 0) else 999
 
 #: Who is told (with a one-line message) that a write waits for a lock another process
 #: holds: the innermost :func:`lock_notices` block. None open: wait silently.
@@ -339,7 +339,7 @@ class Store:
                 raise ValueError("rows given as tuples need their columns")
             cols = list(columns)
             values = itertools.chain([first], it)
-        per = max(1, min(ROWS_PER_INSERT, _MAX_VARIABLES // len(cols)))
+        per = max(1, min(ROWS_PER_INSERT, MAX_VARIABLES // len(cols)))
         head = f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
         mark = "(" + ", ".join("?" for _ in cols) + ")"
         count = 0

@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from db.store import Store, from_json, now
+from db.store import MAX_VARIABLES, ROWS_PER_INSERT, Store, from_json, now, storable_text
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
@@ -204,71 +204,161 @@ def _orig_id(parent: dict[str, Any], set_name: str, tag: str) -> str:
     return f"{parent['orig_id']}~{set_name}.{tag}"
 
 
-def _seed_row(info: SetInfo, parent: dict[str, Any], item: DerivedItem, stamp: str) -> dict[str, Any]:
+#: the columns written for a derived item (``derived_items`` as :func:`write_batch` fills it)
+_ITEM_COLUMNS = ("seed_id", "set_id", "parent_id", "transform", "family", "level", "idx", "tag",
+                 "params", "answer_value", "dimensions", "ops", "created_at")
+_SEED_COLUMNS = ("source", "orig_id", "question", "answer_text", "answer_value", "solution",
+                 "equation", "level", "status", "content_hash", "meta", "import_file",
+                 "import_line", "imported_at", "steps")
+_ART_COLUMNS = ("seed_id", "dimension", "version", "status", "content", "generator", "model",
+                "prompt_version", "verify_result", "created_at", "updated_at")
+#: SQLite gives a new row the largest rowid + 1 until this one is taken (then a random one)
+_MAX_ROWID = 2 ** 63 - 1
+_JSON = json.JSONEncoder(sort_keys=True, default=str)   # as Store.insert writes a dict or list
+
+
+def _db(value: Any) -> Any:
+    """``value`` as :meth:`Store.insert` stores it (``db.store._to_db``)."""
+    if isinstance(value, (dict, list)):
+        return _JSON.encode(value)
+    if isinstance(value, str):
+        return storable_text(value)
+    return value
+
+
+def _seed_meta(parent: dict[str, Any]) -> dict[str, Any]:
+    """What a derived seed's ``meta`` keeps of its parent's (its solution format)."""
     meta = from_json(parent.get("meta")) or {}
-    meta = {k: v for k, v in meta.items() if k == "solution_format"}
-    meta["derived"] = {"set": info.name, "parent": f"{parent['source']}-{parent['orig_id']}",
-                       "transform": item.transform}
+    return {k: v for k, v in meta.items() if k == "solution_format"}
+
+
+def _seed_values(info: SetInfo, parent: dict[str, Any], kept: dict[str, Any], item: DerivedItem,
+                 stamp: str) -> tuple[Any, ...]:
+    """The ``seeds`` row of ``item`` (:data:`_SEED_COLUMNS`), as stored."""
+    meta = {**kept, "derived": {"set": info.name, "parent": f"{parent['source']}-{parent['orig_id']}",
+                                "transform": item.transform}}
     text = f"{item.question}\x00{item.answer_text}"
-    return {"source": parent["source"], "orig_id": _orig_id(parent, info.name, item.tag),
-            "question": item.question, "answer_text": item.answer_text,
-            "answer_value": fmt(item.answer), "solution": item.solution, "equation": None,
-            "level": parent["level"], "status": "derived", "content_hash":
-            hashlib.sha256(text.encode()).hexdigest(), "meta": meta, "import_file": None,
-            "import_line": None, "imported_at": stamp, "steps": item.ops}
+    return (_db(parent["source"]), _db(_orig_id(parent, info.name, item.tag)), _db(item.question),
+            _db(item.answer_text), _db(fmt(item.answer)), _db(item.solution), None,
+            _db(parent["level"]), "derived", hashlib.sha256(text.encode()).hexdigest(),
+            _JSON.encode(meta), None, None, stamp, _db(item.ops))
 
 
-def _write_item(store: Store, info: SetInfo, parent: dict[str, Any], item: DerivedItem,
-                stamp: str, verified: dict[str, dict[str, Any]]) -> int:
-    seed_id = store.insert("seeds", _seed_row(info, parent, item, stamp))
-    store.insert("derived_items", {
-        "seed_id": seed_id, "set_id": info.id, "parent_id": int(parent["id"]),
-        "transform": item.transform, "family": item.family, "level": item.level,
-        "idx": item.idx, "tag": item.tag, "params": item.params,
-        "answer_value": fmt(item.answer), "dimensions": item.dimensions, "ops": item.ops,
-        "created_at": stamp})
-    ids: dict[str, int] = {}
-    for dim in ("reasoning", "understanding", "refinement", "arithmetic"):
-        content = item.contents.get(dim)
-        if content is None:
-            continue
-        if dim == "arithmetic" and "reasoning" in ids:
-            content = {**content, "source_artifact_id": ids["reasoning"]}
-        result = verified.get(dim) or item.results.get(dim) or {"status": "verified"}
-        ids[dim] = store.insert("artifacts", {
-            "seed_id": seed_id, "dimension": dim, "version": 1, "status": "verified",
-            "content": content, "generator": item.generators.get(dim, "rule:derive"),
-            "model": None, "prompt_version": None, "verify_result": result,
-            "created_at": stamp, "updated_at": stamp,
-            **(item.flags.get(dim) or stored_flags(dim, content, {
-                "question": item.question, "solution": item.solution or "",
-                "answer_value": fmt(item.answer)}))})
-    return seed_id
+def _insert(store: Store, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> int:
+    """Insert ``rows`` (values as stored, in the order of ``columns``) as multi-row statements,
+    in order; the rowid of the last one (0: none)."""
+    per = max(1, min(ROWS_PER_INSERT, MAX_VARIABLES // len(columns)))
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+    mark = "(" + ", ".join("?" * len(columns)) + ")"
+    last = 0
+    for i in range(0, len(rows), per):
+        chunk = rows[i:i + per]
+        cur = store.conn.execute(head + ", ".join([mark] * len(chunk)),
+                                 [v for row in chunk for v in row])
+        last = int(cur.lastrowid or 0)
+    return last
+
+
+def _insert_runs(store: Store, table: str, rows: list[tuple[tuple[str, ...], tuple[Any, ...]]]) -> int:
+    """Insert ``rows`` ((columns, values) each), in order, a run of rows with the same
+    columns at a time; the rowid of the last one (0: none)."""
+    last = start = 0
+    for end in range(1, len(rows) + 1):
+        if end == len(rows) or rows[end][0] != rows[start][0]:
+            last = _insert(store, table, rows[start][0], [v for _, v in rows[start:end]])
+            start = end
+    return last
+
+
+def _next_id(store: Store, table: str) -> int:
+    """The rowid SQLite gives the next row of ``table`` (its largest + 1; none: 1)."""
+    return int(store.scalar(f"SELECT COALESCE(MAX(rowid), 0) FROM {table}")) + 1
 
 
 def write_batch(store: Store, info: SetInfo, outcomes: list[JobOutcome],
                 verified: dict[int, dict[str, dict[str, Any]]]) -> tuple[int, int]:
     """Store the outcomes of leased jobs (see the module docstring); ``verified`` maps
     ``id(item)`` to the Z3 results per dimension. Jobs another process finished meanwhile
-    are skipped. Returns (items stored, jobs finished)."""
+    are skipped. Returns (items stored, jobs finished).
+
+    The batch's rows go in as one multi-row INSERT per table (seeds, then derived items,
+    then artifacts, each in item order) instead of six statements per item: every row gets
+    the id it would get one at a time (the largest + 1, under this transaction's write lock;
+    checked after the insert), and the counting triggers see the same rows before each one."""
     me = owner_tag()
     stored = finished = 0
     with store.transaction():
         stamp = now()
+        wanted = sorted({out.job_id for out in outcomes})
+        jobs: dict[int, tuple[str, str | None]] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            for jid, status, owner in store.conn.execute(
+                    f"SELECT id, status, owner FROM derive_jobs WHERE id IN ({','.join('?' * len(part))})",
+                    part):
+                jobs[int(jid)] = (status, owner)
+        seed_id = _next_id(store, "seeds")
+        art_id = _next_id(store, "artifacts")
+        first_seed, first_art = seed_id, art_id
+        seeds: list[tuple[Any, ...]] = []
+        items: list[tuple[Any, ...]] = []
+        arts: list[tuple[tuple[str, ...], tuple[Any, ...]]] = []
+        updates: list[Any] = []
+        flag_cols: tuple[str, ...] = ()
+        art_cols: tuple[str, ...] = _ART_COLUMNS
         for out in outcomes:
-            job = store.one("SELECT status, owner FROM derive_jobs WHERE id = ?", (out.job_id,))
-            if job is None or job["status"] != "pending" or (job["owner"] and job["owner"] != me):
+            job = jobs.pop(out.job_id, None)      # popped: a job twice in the batch is done once
+            if job is None or job[0] != "pending" or (job[1] and job[1] != me):
                 continue
+            parent = out.parent
+            kept = _seed_meta(parent) if out.items else {}
+            parent_id = int(parent["id"]) if out.items else 0
             for item in out.items:
-                _write_item(store, info, out.parent, item, stamp, verified.get(id(item), {}))
+                answer = fmt(item.answer)
+                seeds.append(_seed_values(info, parent, kept, item, stamp))
+                items.append((seed_id, info.id, parent_id, _db(item.transform), _db(item.family),
+                              _db(item.level), _db(item.idx), _db(item.tag), _db(item.params),
+                              _db(answer), _db(item.dimensions), _db(item.ops), stamp))
+                results = verified.get(id(item), {})
+                reasoning_id = None
+                for dim in ("reasoning", "understanding", "refinement", "arithmetic"):
+                    content = item.contents.get(dim)
+                    if content is None:
+                        continue
+                    if dim == "reasoning":
+                        reasoning_id = art_id
+                    elif dim == "arithmetic" and reasoning_id is not None:
+                        content = {**content, "source_artifact_id": reasoning_id}
+                    result = results.get(dim) or item.results.get(dim) or {"status": "verified"}
+                    flags = item.flags.get(dim) or stored_flags(dim, content, {
+                        "question": item.question, "solution": item.solution or "",
+                        "answer_value": answer})
+                    if tuple(flags) != flag_cols:      # the same columns each time (one run)
+                        flag_cols = tuple(flags)
+                        art_cols = _ART_COLUMNS + flag_cols
+                    arts.append((art_cols, (seed_id, dim, 1, "verified", _db(content),
+                                            _db(item.generators.get(dim, "rule:derive")), None,
+                                            None, _db(result), stamp, stamp,
+                                            *[_db(v) for v in flags.values()])))
+                    art_id += 1
+                seed_id += 1
                 stored += 1
             detail = [{"transform": r.transform, "code": r.code, "reason": r.reason, "idx": r.idx}
                       for r in out.refused]
-            status = "done" if out.items else "refused"
-            store.execute(
-                "UPDATE derive_jobs SET status = ?, owner = NULL, leased_at = NULL, made = ?, "
-                "refused = ?, reason = ?, detail = ?, finished_at = ? WHERE id = ?",
-                (status, len(out.items), len(out.refused), out.reason,
-                 json.dumps(detail, sort_keys=True), stamp, out.job_id))
+            updates.append(("done" if out.items else "refused", len(out.items), len(out.refused),
+                            out.reason, json.dumps(detail, sort_keys=True), stamp, out.job_id))
             finished += 1
+        if max(seed_id, art_id) - 1 > _MAX_ROWID:
+            raise DeriveError("the database has no row ids left for this batch", title="Database full")
+        last_seed = _insert(store, "seeds", _SEED_COLUMNS, seeds)
+        _insert(store, "derived_items", _ITEM_COLUMNS, items)
+        last_art = _insert_runs(store, "artifacts", arts)
+        if (seeds and last_seed != seed_id - 1) or (arts and last_art != art_id - 1):
+            raise DeriveError(f"rows got other ids than expected (seeds {first_seed}..{last_seed}, "
+                              f"artifacts {first_art}..{last_art}); nothing was stored",
+                              title="Unexpected row ids")
+        store.conn.executemany(
+            "UPDATE derive_jobs SET status = ?, owner = NULL, leased_at = NULL, made = ?, "
+            "refused = ?, reason = ?, detail = ?, finished_at = ? WHERE id = ?",
+            [[_db(v) for v in u] for u in updates])
     return stored, finished

@@ -111,6 +111,77 @@ def test_same_items_with_one_or_two_workers(template: Path, tmp_path: Path) -> N
     assert _items(a, "counterfactual") == _items(b, "counterfactual") != []
 
 
+def test_a_batch_keeps_ids_in_item_order_and_the_kept_counts_right(db: Path) -> None:
+    """A batch goes in as one multi-row INSERT per table: the rows get the ids they would get
+    one at a time (an item's artifacts in the order Reasoning, Understanding, R&R,
+    Arithmetic, right after the artifacts of the item before), and the counts the triggers
+    keep equal a recount."""
+    from qcstation.core.release.releases import candidate_counts, candidate_counts_from_scratch
+    from qcstation.core.review.audit import FLAG_COUNTS_SQL
+    from qcstation.core.review.queries import (current_counts, current_counts_from_scratch,
+                                               flag_count_rows, seed_count_rows,
+                                               seed_count_rows_from_scratch)
+
+    run_derive(db, CFG, kind="ladder", opts=Options(rng_seed=4), batch=5)
+    run_derive(db, CFG, kind="variants", opts=Options(rng_seed=4, variants=2), batch=5)
+    order = ("reasoning", "understanding", "refinement", "arithmetic")
+    with Store(db) as s:
+        rows = s.query("SELECT di.seed_id, j.id AS job FROM derived_items di JOIN derive_jobs j "
+                       "ON j.set_id = di.set_id AND j.parent_id = di.parent_id "
+                       "ORDER BY j.id, di.seed_id")
+        assert len(rows) > 40
+        arts = s.query("SELECT id, seed_id, dimension, content FROM artifacts WHERE seed_id IN "
+                       "(SELECT seed_id FROM derived_items) ORDER BY id")
+        # seeds in the order their jobs were stored, one after the other, and their
+        # artifacts in the same order
+        by_seed: dict[int, list[dict]] = {}
+        for a in arts:
+            by_seed.setdefault(a["seed_id"], []).append(a)
+        first = rows[0]["seed_id"]
+        assert [r["seed_id"] for r in rows] == list(range(first, first + len(rows))) == list(by_seed)
+        assert [a["id"] for a in arts] == list(range(arts[0]["id"], arts[0]["id"] + len(arts)))
+        for seed_arts in by_seed.values():
+            dims = [a["dimension"] for a in seed_arts]
+            assert dims == [d for d in order if d in dims]
+            ids = {a["dimension"]: a["id"] for a in seed_arts}
+            if "reasoning" in ids and "arithmetic" in ids:
+                arith = next(a for a in seed_arts if a["dimension"] == "arithmetic")
+                assert json.loads(arith["content"])["source_artifact_id"] == ids["reasoning"]
+        for dim in order:
+            assert current_counts(s, dim) == current_counts_from_scratch(s, dim), dim
+            assert flag_count_rows(s, dim) == s.query(FLAG_COUNTS_SQL, {"dim": dim}), dim
+        assert seed_count_rows(s) == seed_count_rows_from_scratch(s)
+        assert candidate_counts(s) == candidate_counts_from_scratch(s)
+
+
+def test_a_job_finished_elsewhere_or_twice_in_a_batch_is_stored_once(db: Path) -> None:
+    from qcstation.core.derive.runner import build_job, recipe_for
+    from qcstation.core.derive.stale import rules_fingerprint
+    from qcstation.core.derive.store import (JobOutcome, claim, enqueue, open_set, parent_rows,
+                                             write_batch)
+
+    opts = Options(variants=2)
+    with Store(db) as s:
+        info = open_set(s, "v", "variants", recipe_for("variants", opts, None, None), "me",
+                        rules=rules_fingerprint())
+        enqueue(s, info)
+        jobs = claim(s, info.id, 3)
+        outs = []
+        for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
+            items, refused, reason = build_job("variants", opts, "v", seed, arts, None)
+            assert items
+            outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+        # another process finished the second job meanwhile
+        s.execute("UPDATE derive_jobs SET status = 'done', owner = NULL WHERE id = ?", (outs[1].job_id,))
+        stored, finished = write_batch(s, info, [outs[0], outs[1], outs[2], outs[0]], {})
+        assert (stored, finished) == (len(outs[0].items) + len(outs[2].items), 2)
+        made = s.query("SELECT j.id, COUNT(di.seed_id) AS n FROM derive_jobs j LEFT JOIN derived_items "
+                       "di ON di.set_id = j.set_id AND di.parent_id = j.parent_id WHERE j.id IN "
+                       "(?, ?, ?) GROUP BY j.id ORDER BY j.id", [o.job_id for o in outs])
+        assert [r["n"] for r in made] == [len(outs[0].items), 0, len(outs[2].items)]
+        assert s.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'derived'") == stored
+
+
 def _cli(db: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(db), "derive", *args,

@@ -42,7 +42,7 @@ def numbers_in(text: str) -> set[Fraction]:
 
 
 def _read_numbers(text: str) -> set[Fraction]:
-    out: set[Fraction] = {NUMBER_WORDS[w.lower()] for w in NUMBER_WORD_RE.findall(text)}
+    out: set[Fraction] = {NUMBER_WORDS[w.lower()] for w in _number_words(text)}
     for tok in NUMBER_RE.findall(text):
         parsed = parse_number(tok.rstrip(",").replace("$", ""))
         if parsed is not None:
@@ -50,6 +50,24 @@ def _read_numbers(text: str) -> set[Fraction]:
     for a, b in FRACTION_RE.findall(text):
         if int(b):
             out.add(Fraction(int(a), int(b)))
+    return out
+
+
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _number_words(text: str) -> list[str]:
+    """``NUMBER_WORD_RE.findall(text)``, read word by word: a match of ``\\b(...)\\b`` is a
+    whole run of word characters, so each run is looked up instead of trying every word at
+    every place (a run in ASCII by its lower case, any other by the pattern itself, whose
+    case folding is Unicode's)."""
+    out = []
+    for run in _WORD_RUN.findall(text):
+        if run.isascii():
+            if run.lower() in NUMBER_WORDS:
+                out.append(run)
+        elif NUMBER_WORD_RE.fullmatch(run):
+            out.append(run)
     return out
 
 

@@ -174,11 +174,18 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
 
 
 def _value(m: re.Match[str]) -> Fraction | None:
+    return _read_value(m.group("num"), m.group("den"))
+
+
+@text_memo(maxsize=4096)
+def _read_value(num: str, den: str | None) -> Fraction | None:
+    """The value of a number :data:`_NUM` matched (its digits and its denominator's), read
+    once per text: the checks read the same numbers of a question and a solution many times."""
     try:
-        v = Fraction(m.group("num").replace(",", ""))
-        if m.group("den"):
-            den = int(m.group("den")[:30])
-            return v / den if den else None
+        v = Fraction(num.replace(",", ""))
+        if den:
+            d = int(den[:30])
+            return v / d if d else None
         return v
     except (ValueError, ZeroDivisionError):
         return None
@@ -352,15 +359,26 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
     return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question)
 
 
-def _places(question: str) -> list[tuple[Fraction, int, int]]:
-    """(value, start, end) of every number the question writes, in digits or as a number word."""
+@text_memo(maxsize=512)
+def _places(question: str) -> tuple[tuple[Fraction, int, int], ...]:
+    """(value, start, end) of every number the question writes, in digits or as a number word
+    (read once per question: the rules and the audit ask it of the same question)."""
     q = question[:MAX_TEXT]
     out = []
     for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
         v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
         if v is not None:
             out.append((v, m.start(), m.end()))
-    return out
+    return tuple(out)
+
+
+_CLAUSE_BOUND = re.compile(r"[.;,]\s|\band\b")
+
+
+@text_memo(maxsize=512)
+def _clause_bounds(question: str) -> tuple[int, ...]:
+    """Where the question's clauses start and end (for :func:`_paired_apart`)."""
+    return (0, *[m.end() for m in _CLAUSE_BOUND.finditer(question[:MAX_TEXT])], len(question))
 
 
 def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: str) -> list[Binding]:
@@ -370,7 +388,7 @@ def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: s
     have 5 guinea pigs"). The clause that states the other operand (stated once) states the
     value as well: that place is the one the step uses."""
     places = _places(question)
-    bounds = [0, *[m.end() for m in re.finditer(r"[.;,]\s|\band\b", question[:MAX_TEXT])], len(question)]
+    bounds = _clause_bounds(question)
 
     def clause(pos: int) -> tuple[int, int]:
         a = max(b for b in bounds if b <= pos)
@@ -653,15 +671,23 @@ def stated_with_words(text: str, start: int, end: int, value: Fraction, question
     if not first:
         return False
     word = _stem(first[0])
+    # the word right after it, on both sides ("5 pens when the 25 run low" is no "five
+    # empty pens")
+    return (value, word) in _stated_words(question)
+
+
+@text_memo(maxsize=512)
+def _stated_words(question: str) -> frozenset[tuple[Fraction, str]]:
+    """(value, the stem of the word right after it) of every number the question writes in
+    digits or as a number word and follows by a word (read once per question)."""
     q = question[:MAX_TEXT]
+    out: set[tuple[Fraction, str]] = set()
     for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
         v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
         after = _words_after(q, m.end(), 1)
-        # the word right after it, on both sides ("5 pens when the 25 run low" is no "five
-        # empty pens")
-        if v == value and after and _stem(after[0]) == word:
-            return True
-    return False
+        if v is not None and after:
+            out.add((v, _stem(after[0])))
+    return frozenset(out)
 
 
 def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fraction | None) -> list[str]:
@@ -673,6 +699,7 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
     lines = solution_lines(solution)
     results = {v for _, r in lines for v in r} - {Fraction(0), Fraction(1)}
     out = []
+    line_words = [set(_skeleton(prose)) for prose, _ in lines]
     for u in unknowns:
         text = str(u)[:2000]
         # a given written with the question's words for it shows that given, whatever its value
@@ -680,9 +707,9 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
                  and not stated_with_words(text, m.start(), m.end(), v, question)}
         own: set[Fraction] = set()
         words = set(_skeleton(text))
-        best = max(lines, key=lambda ln: len(words & set(_skeleton(ln[0]))), default=None)
-        if best is not None and len(words & set(_skeleton(best[0]))) >= 3:
-            own = set(best[1])
+        best = max(range(len(lines)), key=lambda k: len(words & line_words[k]), default=None)
+        if best is not None and len(words & line_words[best]) >= 3:
+            own = set(lines[best][1])
         leak = (shown & ((results - stated) | own)) | ({gold} & shown if gold is not None else set())
         if leak:
             out.append(f"{text[:80]!r} shows " + ", ".join(_fmt(v) for v in sorted(leak)[:4]))
@@ -721,6 +748,18 @@ def _aligns(chunks: list[str], line: str, ok: Any, pos: int = 0, k: int = 0, dep
     return False
 
 
+_SPACES = re.compile(r"\s+")
+_LABEL = re.compile(r"^Q\d+:\s*")
+_ASKED_FOR = re.compile(r"\s*\(the value asked for\)$")
+_GAP = re.compile(r"\?|\bQ\d+\b")
+
+
+@text_memo(maxsize=1024)
+def _gap_values(gap: str) -> frozenset[Fraction]:
+    """The numbers a piece of a solution line writes, in digits or as number words."""
+    return frozenset(_numbers(gap) | {Fraction(_NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(gap)})
+
+
 def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> list[str]:
     """The converse of :func:`value_leaks`: an unknown quantity's '?' (or another step's name,
     Q2) that can only stand where its solution line writes numbers no step of the solution
@@ -728,17 +767,16 @@ def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> 
     relationship that writes a '?' (it defines each Q from the givens and earlier Qs, hiding
     nothing). A description the solution's lines do not contain piece by piece is not judged."""
     computed = _computed(solution)
-    lines = [re.sub(r"\s+", " ", ln).strip() for ln in solution[:MAX_TEXT].splitlines() if ln.strip()]
+    lines = [_SPACES.sub(" ", ln).strip() for ln in solution[:MAX_TEXT].splitlines() if ln.strip()]
 
     def hides_a_result(gap: str) -> bool:
-        shown = _numbers(gap) | {Fraction(_NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(gap)}
-        return bool(shown & computed)
+        return not _gap_values(gap).isdisjoint(computed)
 
     out: list[str] = []
     for u in unknowns:
         text = str(u)[:2000]
-        body = re.sub(r"\s*\(the value asked for\)$", "", re.sub(r"^Q\d+:\s*", "", text))
-        chunks = re.split(r"\?|\bQ\d+\b", re.sub(r"\s+", " ", body))
+        body = _ASKED_FOR.sub("", _LABEL.sub("", text))
+        chunks = _GAP.split(_SPACES.sub(" ", body))
         if len(chunks) < 2:
             continue
         cut_from = [ln for ln in lines if _aligns(chunks, ln, lambda g: True)]
@@ -810,5 +848,8 @@ def _last_result(line: str) -> Fraction | None:
     return _value(m) if m else None
 
 
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
 def _skeleton(line: str) -> tuple[str, ...]:
-    return tuple(w.lower() for w in re.findall(r"[A-Za-z]+", line))
+    return tuple(w.lower() for w in _LETTERS.findall(line))

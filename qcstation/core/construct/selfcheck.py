@@ -112,9 +112,8 @@ def _question_numbers(text: str) -> set[Fraction]:
         head = raw.split("/")[0].strip().replace(",", "")
         if len(head) > 30:
             continue
-        try:
-            v = Fraction(head)
-        except (ValueError, ZeroDivisionError):
+        v = _head_value(head)
+        if v is None:
             continue
         if m.group(1):
             den = int(m.group(1)[:30])
@@ -125,10 +124,22 @@ def _question_numbers(text: str) -> set[Fraction]:
     return out
 
 
+@text_memo(maxsize=2048)
+def _head_value(head: str) -> Fraction | None:
+    """A number's digits as a Fraction (read once per text), None if it is none."""
+    try:
+        return Fraction(head)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
 def _fmt(v: Fraction) -> str:
     if v.denominator == 1:
         return str(v.numerator)
     return f"{v.numerator}/{v.denominator}"
+
+
+_ANN_LHS = re.compile(r"<<([^<>=]{1,400})=")
 
 
 @text_memo(set, maxsize=64)
@@ -138,7 +149,7 @@ def _solution_numbers(solution: str) -> set[Fraction]:
     from qcstation.core.construct.rules import find_inline_computations
 
     solution = solution[:MAX_TEXT]
-    anns = re.findall(r"<<([^<>=]{1,400})=", solution)
+    anns = _ANN_LHS.findall(solution)
     if anns:
         out: set[Fraction] = set()
         for lhs in anns:
@@ -271,8 +282,14 @@ def _audit_notation(content: dict[str, Any], question: str, solution: str) -> li
     return flags
 
 
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
 def _norm(text: Any) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).strip()
+    return _NON_ALNUM.sub(" ", str(text).lower()).strip()
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
 
 
 def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = "",
@@ -320,7 +337,7 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
     reported: set[str] = set()
     # a one-sentence story is also the clause that states its givens: the known quantity keeps
     # it whole rather than lose its subject ("$300 into a scheme ..."); that is no repeat
-    one_sentence = re.search(r"[.!?]\s+\S", str(content.get("problem_scenario", "")).strip()) is None
+    one_sentence = _SENTENCE_BREAK.search(str(content.get("problem_scenario", "")).strip()) is None
     for n, fields in where.items():
         if one_sentence and sorted(fields) == ["known quantities", "scenario"]:
             continue

@@ -14,6 +14,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
+from qcstation.common.memo import text_memo
 from qcstation.core.construct.clauses import SENTENCE as _SENTENCE, is_verb_form, reads_as_clause, sentences as _sentences
 from qcstation.core.construct.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
@@ -143,6 +144,19 @@ _TIMES = frozenset("twice thrice half double triple".split())
 _PREP = frozenset("to from in on at of for with by into onto over under".split())
 # "Six years ago, when ...": a time phrase is said of the rest of its sentence
 _TIME_PHRASE = re.compile(r"(?:\w+\s+){1,2}(?:ago|later|earlier)", re.I)
+_BETWEEN = re.compile(r"\bbetween\b", re.I)
+_BETWEEN_AND = re.compile(r"\bbetween\b.*\band\b", re.I)
+_IF_UNLESS = re.compile(r"(?:if|unless)\s", re.I)
+_AND_NUMBER_PHRASE = re.compile(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}", re.I)
+_LEAD_PREP = re.compile(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", re.I)
+_ASK_CONDITION = re.compile(r"\s+(?:if|when|given that|assuming)\s+", re.I)
+_RELATIVE_TAIL = re.compile(r",\s+(?:who|which|whose)\b[^,]*$", re.I)
+_CONDITION_CLAUSE = re.compile(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", re.I)
+_DEPENDENT = re.compile(r"(?:when|because|since|although|though|until|unless|as)\s", re.I)
+_AND_OR_BUT = re.compile(r"(?:and|or|but)\s", re.I)
+_IF_WHEN = re.compile(r"(?:if|unless|when|whenever)\s", re.I)
+_CONDITION_COMMA = re.compile(r"(?:if|unless|when|whenever)\s[^,]+,\s*", re.I)
+_JOINING_WORD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also)\s+", re.I)
 
 
 def _shares_clause(prev: str, c: str) -> bool:
@@ -155,7 +169,7 @@ def _shares_clause(prev: str, c: str) -> bool:
     if len(words) < 2 or words[0].lower() != "and" or not prev.split():
         return False
     nxt, last = words[1].strip(",."), prev.split()[-1].strip(",.")
-    if re.search(r"\bbetween\b", prev, re.I) and not re.search(r"\bbetween\b.*\band\b", prev, re.I):
+    if _BETWEEN.search(prev) and not _BETWEEN_AND.search(prev):
         return True  # "between March 1st and April 19th"
     if nxt.lower() in _TIMES:  # "30 plant pots for the daisies, and twice as many for the roses"
         return True
@@ -174,7 +188,10 @@ def _shares_clause(prev: str, c: str) -> bool:
 _RELATIVE = re.compile(r",\s+(?:which|who|whose)\s", re.I)
 
 
+@text_memo(list, maxsize=512)
 def _clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence (read once per sentence: the known quantities and the
+    irrelevant information cut the same sentences)."""
     if _RELATIVE.search(sentence):
         return [sentence.strip(" ,;:")]
     parts = [c.strip(" ,;:") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;:")]
@@ -182,7 +199,7 @@ def _clauses(sentence: str) -> list[str]:
     # after its clause is said of it; cut off, it would read as a fact
     joined: list[str] = []
     for c in parts:
-        if joined and re.match(r"(?:if|unless)\s", c, re.I) and f"{joined[-1]} {c}" in sentence:
+        if joined and _IF_UNLESS.match(c) and f"{joined[-1]} {c}" in sentence:
             joined[-1] = f"{joined[-1]} {c}"
         else:
             joined.append(c)
@@ -208,7 +225,7 @@ def _clauses(sentence: str) -> list[str]:
         # "He has 64 eggs and 2 trays", "$12 for adults and $10 for children": a number phrase
         # after "and" (no verb of its own) is said by the clause before it
         if out and ((len(_CONDITION.sub("", out[-1]).split()) <= 2 and c.lower().startswith("and "))
-                    or re.fullmatch(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}", c, re.I)) \
+                    or _AND_NUMBER_PHRASE.fullmatch(c)) \
                 and f"{out[-1]} {c}" in sentence:
             out[-1] = f"{out[-1]} {c}"
         else:
@@ -284,7 +301,7 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
     if m and m.start() > 0:
         lead = goal_sentence[: m.start()].strip(" ,;:")
         ask = goal_sentence[m.start():]
-        prep = re.search(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", lead, re.I)
+        prep = _LEAD_PREP.search(lead)
         if prep:
             ask = prep.group(1) + " " + ask
             lead = lead[: prep.start(1)].strip(" ,;:")
@@ -296,10 +313,10 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
     # off; "If holding the gemstone" is a phrase
     if leads and not all(_premise_reads(p) for p in leads):
         opening, leads = lead, []
-    cond = re.search(r"\s+(?:if|when|given that|assuming)\s+", ask, re.I)
+    cond = _ASK_CONDITION.search(ask)
     # "How old will John's youngest son, who was born when John was 32, be in 3 years?": a "when"
     # inside a relative clause is no condition of the question
-    if cond and re.search(r",\s+(?:who|which|whose)\b[^,]*$", ask[:cond.start()], re.I):
+    if cond and _RELATIVE_TAIL.search(ask[:cond.start()]):
         cond = None
     tails: list[str] = []
     if cond and m is not None and _numbers(ask[cond.end():]):
@@ -317,7 +334,7 @@ _MORE_CONDITIONS = re.compile(r",\s+(?:and\s+)?(?:if|assuming(?: that)?|given th
 def _premise_reads(text: str) -> bool:
     """Is ``text`` a clause, or a condition ("If 6 potatoes makes 36 hash browns": a clause even
     where its grammar is off; "If holding the gemstone" is a phrase)?"""
-    return reads_as_clause(_cap(text)) or re.match(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", text, re.I) is not None
+    return reads_as_clause(_cap(text)) or _CONDITION_CLAUSE.match(text) is not None
 
 
 def _premises(text: str) -> list[str]:
@@ -387,19 +404,19 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         if pending is not None:
             a, pending = pending, None
         # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
-        dependent = merged and re.match(r"(?:when|because|since|although|though|until|unless|as)\s", c, re.I)
+        dependent = merged and _DEPENDENT.match(c)
         if dependent or not reads_as_clause(_JOIN_END.sub("", part[a:b].strip(" ,;:"))):
             # "..., and over the next two days, he totaled only 30% ...": a phrase that opens the
             # clause after it (a comma between them) is said of that one
             opens = _OPENING.match(c) and k + 1 < len(bounds) and "," in part[b:bounds[k + 1][0]] \
-                and not re.match(r"(?:and|or|but)\s", clauses[k + 1], re.I)
+                and not _AND_OR_BUT.match(clauses[k + 1])
             if merged and not opens:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 pending = a
             continue
-        if merged and re.match(r"(?:if|unless|when|whenever)\s", part[merged[-1][0]:], re.I) \
-                and "," in part[merged[-1][1]:a] and not re.match(r"(?:and|or|but)\s", c, re.I):
+        if merged and _IF_WHEN.match(part[merged[-1][0]:]) \
+                and "," in part[merged[-1][1]:a] and not _AND_OR_BUT.match(c):
             # "If he eats donuts every day for breakfast, he'll gain 1.75 pounds/week": the
             # condition is said of the clause after it, which is no fact without it
             merged[-1][1] = b
@@ -612,10 +629,10 @@ def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
     text = unit.strip().rstrip(".?")
     if whole_sentence and starts and not _CONDITION.match(text):
         # the sentence's own start stays ("While playing, they ..."), but for a joining word
-        text = re.sub(r"^(?:and|but|so(?!\s+far\b)|then|also)\s+", "", text, flags=re.I)
+        text = _JOINING_WORD.sub("", text)
         return text[:1].upper() + text[1:]
-    cond = re.match(r"(?:if|unless|when|whenever)\s[^,]+,\s*", text, re.I)
-    if whole_sentence and cond and not re.match(r"(?:and|or|but)\s", text[cond.end():], re.I) \
+    cond = _CONDITION_COMMA.match(text)
+    if whole_sentence and cond and not _AND_OR_BUT.match(text[cond.end():]) \
             and reads_as_clause(text[cond.end():]):
         return _cap(text, condition=False)  # a condition kept with the clause it is said of
     if not whole_sentence:

@@ -24,18 +24,21 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     """Q1, Q2, ... described by the solution's words with every step's result hidden (also
     where the question states the same value: "Michael has $6 in change" when the question
     has "six" bills), and each defined from the givens and earlier Qs."""
+    from qcstation.core.construct.reread import stated_with_words
+
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
     given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
     # numbers a reader may see: the question's and the constants the steps write (7 days
     # a week), never a step's result
-    results = {Fraction(st.result) for st in steps}
+    result_of = [Fraction(st.result) for st in steps]  # each step's result, in step order
+    results = set(result_of)
     # every value the solution's lines compute (a step's result, or one the solution writes
     # after an "=" though no step keeps it): a number outside these hides nothing
     computed = set(results)
     for st in steps:
         line = str(getattr(st, "line", "") or "")[:4000]
-        for m in re.finditer(r"=\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)", line):
+        for m in _RESULT_AFTER_EQUALS.finditer(line):
             computed |= _numbers(m.group(1))
     constants = set().union(*(_numbers(str(st.expr_text)) for st in steps)) - results if steps else set()
     question_values = (_numbers(question) | constants) - results
@@ -43,23 +46,19 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     relations: list[str] = []
     # a result's name stands where it is written, if no other step has the same value
     owner: dict[Fraction, list[str]] = {}
-    for st in steps:
-        owner.setdefault(Fraction(st.result), []).append(label[st.name])
+    for st, r in zip(steps, result_of):
+        owner.setdefault(r, []).append(label[st.name])
     named = {v: names[0] for v, names in owner.items() if len(names) == 1}
     stated = _numbers(question)
 
     def given_at(text: str, start: int, end: int, value: Fraction) -> bool:
-        from qcstation.core.construct.reread import stated_with_words
-
         return stated_with_words(text, start, end, value, question)
 
     for i, st in enumerate(steps):
-        own = Fraction(st.result)
+        own = result_of[i]
         others = {v: n for v, n in named.items() if v != own}
         # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
-        earlier = {Fraction(e.result): named[Fraction(e.result)] for e in steps[:i]
-                   if Fraction(e.result) in named and Fraction(e.result) != own
-                   and Fraction(e.result) not in stated}
+        earlier = {r: named[r] for r in result_of[:i] if r in named and r != own and r not in stated}
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
                          computed, given_at)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
@@ -68,7 +67,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             relations.append(f"{label[st.name]} = {_relation(expr, label, given_value, given_text)}")
         else:
             text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
-            text = re.sub(r"\s+", " ", text.replace("+", " + ").replace("-", " − ")).strip()
+            text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
@@ -79,6 +78,21 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
 # and the rest of the computation up to its "="
 _WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
                           r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
+
+
+_RESULT_AFTER_EQUALS = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)")
+_SPACES = re.compile(r"\s+")
+_ENDS_EQUALS = re.compile(r"=\s*[$€£]?\s*$")
+_TRAILING_EQUALS = re.compile(r"[\s$€£=]+$")
+_FRACTION = re.compile(r"(\d+)/(\d+)")
+_ANY = re.compile(r".+")
+_DIGITS = re.compile(r"\d+")
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?")
+_HIDDEN_COMPUTATION = re.compile(r"\?(?:\s*[-+*/x×÷=]\s*\?)+")
+_NAME_GLUED = re.compile(r"\b(Q\d+)(?=[^\W\d_])")
+_VARIABLE_HIDDEN = re.compile(r"^[a-z] \?(?=\s|$)")
+_EMPTY_BECAUSE = re.compile(r",?\s+(?:because|since)\s+\?\s*[.,;]?$")
+_FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
@@ -117,10 +131,10 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     text = line
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
-        had_equals = re.search(r"=\s*[$€£]?\s*$", before) is not None
+        had_equals = _ENDS_EQUALS.search(before) is not None
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
             for _ in range(5):
-                before = re.sub(r"[\s$€£=]+$", " ", before)
+                before = _TRAILING_EQUALS.sub(" ", before)
                 t = VISIBLE_TAIL_RE.search(before + "= ")
                 if not t:
                     break
@@ -135,7 +149,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             if not w:
                 break
             before = before[: w.start()]
-            if not re.search(r"=\s*[$€£]?\s*$", before):
+            if not _ENDS_EQUALS.search(before):
                 break
         written = _numbers(m.group(0).split(">>")[-1])
         text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
@@ -143,7 +157,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
     def keep(mm: re.Match[str]) -> str:
-        frac = re.fullmatch(r"(\d+)/(\d+)", mm.group(0))
+        frac = _FRACTION.fullmatch(mm.group(0))
         if frac and int(frac[2]):
             # "spins 1/11 as fast": a fraction no line computes, of no step's results, stays;
             # "11/18" where 18 is Q1's result is "11/Q1"
@@ -153,7 +167,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
                     or (results is not None and computed is not None and not parts & results
                         and (value in question_values or value not in computed)):
                 return mm.group(0)  # ("eleven times faster": "1/11 as fast")
-            return "/".join(keep(re.match(r".+", p)) for p in (frac[1], frac[2]))  # type: ignore[arg-type]
+            return "/".join(keep(_ANY.match(p)) for p in (frac[1], frac[2]))  # type: ignore[arg-type]
         shown = _numbers(mm.group(0))
         if shown <= question_values:
             return mm.group(0)
@@ -163,23 +177,23 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         # no line computes is no hidden value ("? foot" would read as an unknown)
         if results is not None and computed is not None and not shown & computed:
             return mm.group(0)
-        if results is not None and not shown & results and re.fullmatch(r"\d+", mm.group(0)) \
+        if results is not None and not shown & results and _DIGITS.fullmatch(mm.group(0)) \
                 and _INDEX.search(text[:mm.start()]):
             return mm.group(0)
         return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
 
-    text = re.sub(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?", keep, text)
+    text = _WRITTEN_NUMBER.sub(keep, text)
     # "Q3: Three total people can attend": the step's own result written as a counting word
     # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
     # so is a value the question ``stated`` itself: "four fewer cars each day")
     if own is not None and own not in question_values and own not in (stated or set()):
         text = _COUNT_WORD_RE.sub(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
                                   and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
-    text = re.sub(r"\?(?:\s*[-+*/x×÷=]\s*\?)+", "?", text)
-    text = re.sub(r"\b(Q\d+)(?=[^\W\d_])", r"\1 ", text)  # "2500km" -> "Q2 km"
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"^[a-z] \?(?=\s|$)", "?", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
-    text = re.sub(r",?\s+(?:because|since)\s+\?\s*[.,;]?$", "", text)
+    text = _HIDDEN_COMPUTATION.sub("?", text)
+    text = _NAME_GLUED.sub(r"\1 ", text)  # "2500km" -> "Q2 km"
+    text = _SPACES.sub(" ", text).strip()
+    text = _VARIABLE_HIDDEN.sub("?", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
+    text = _EMPTY_BECAUSE.sub("", text)
     return text[:300]
 
 
@@ -195,7 +209,7 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
                 return Num(FACTOR_VALUES[e.name], "k")
             if e.name in given_value:
                 v = given_value[e.name]
-                if re.fullmatch(r"\d+/\d+|\d+(?:\.\d+)?%", given_text.get(e.name, "")) \
+                if _FRACTION_OR_PERCENT.fullmatch(given_text.get(e.name, "")) \
                         and _written_value(given_text[e.name]) in (v, v * 100):
                     return Name(given_text[e.name])  # a fraction as the question writes it
                 # "1/16" divided as "÷ 16", "half" as "÷ 2": the value the step computes with

@@ -286,22 +286,32 @@ def reads_as_clause(text: str) -> bool:
     return False
 
 
+_SPACES = re.compile(r"\s+")
+_JOINING = re.compile(r"(?:and|but|so|then|if|when|given that|suppose that|assuming that)\s+")
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip(" .?!,;:").lower()
+    return _SPACES.sub(" ", text).strip(" .?!,;:").lower()
 
 
 def is_question_sentence(text: str, sentences: list[str]) -> bool:
     """Is ``text`` one of ``sentences`` (as written, up to its end mark, its first letter's case
     and a leading joining word)?"""
-    t = _norm(text)
+    return _norm(text) in _sentence_forms(tuple(sentences))
+
+
+@text_memo(maxsize=256)
+def _sentence_forms(sentences: tuple[str, ...]) -> frozenset[str]:
+    """Every form a text may take to be one of ``sentences`` (see :func:`is_question_sentence`),
+    made once per question."""
+    out: set[str] = set()
     for s in sentences:
         n = _norm(s)
-        if t == n:
-            return True
-        lead = re.match(r"(?:and|but|so|then|if|when|given that|suppose that|assuming that)\s+", n)
-        if lead and t == n[lead.end():]:
-            return True
-    return False
+        out.add(n)
+        lead = _JOINING.match(n)
+        if lead:
+            out.add(n[lead.end():])
+    return frozenset(out)
 
 
 def known_fragments(known: list[str], question: str) -> list[str]:
@@ -309,7 +319,7 @@ def known_fragments(known: list[str], question: str) -> list[str]:
     are neither one of its sentences nor a clause with its own subject and verb. A known
     quantity in other words (a paraphrase) is no cut and is not judged here."""
     question = question[:MAX_TEXT * 20]
-    q = re.sub(r"\s+", " ", question).lower()
+    q = _SPACES.sub(" ", question).lower()
     whole = sentences(question)
     out: list[str] = []
     for item in known:

@@ -324,9 +324,77 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
                      solution: str) -> list[Binding]:
     """Givens whose words the solution and the question do not agree on (see the module
     docstring). ``defs`` are a formalization's definitions (name -> expression), ``values``
-    their values; a given is a name defined as a number."""
+    their values; a given is a name defined as a number.
+
+    The rules ask this of a formalization before they accept it (from its steps) and the
+    make-time audit asks it again of the same formalization (read back from its SMT-LIB): the
+    answer is kept for the last formalizations by :func:`_bindings_key`, which keeps exactly
+    what the checks read."""
     if not question or not solution:
         return []
+    try:
+        key = (_bindings_key(defs, values), question, solution)
+        hit = _BINDINGS.get(key)
+    except (_Unkeyed, TypeError):
+        return _binding_problems(defs, values, question, solution)
+    if hit is None:
+        hit = tuple(_binding_problems(defs, values, question, solution))
+        if len(_BINDINGS) >= _BINDINGS_KEEP:
+            del _BINDINGS[next(iter(_BINDINGS))]
+        _BINDINGS[key] = hit
+    return list(hit)
+
+
+#: the last answers of :func:`binding_problems` (key -> problems), oldest first
+_BINDINGS: dict[Any, tuple[Binding, ...]] = {}
+_BINDINGS_KEEP = 256
+
+
+class _Unkeyed(Exception):
+    """A formalization :func:`_bindings_key` does not describe (it is checked without the memo)."""
+
+
+def _bindings_key(defs: dict[str, Any], values: dict[str, Fraction]) -> tuple[Any, ...]:
+    """What :func:`_binding_problems` reads of a formalization, and nothing else: the
+    definitions in order, each step by its shape (names, operators, numbers), each given only
+    as a given (a number, its negation or a quotient of two numbers: only its value counts,
+    and that is in ``values``); a definition that only names a step no definition uses
+    ("answer = s4") is left out (no check reads it), with its value. Raises :class:`_Unkeyed`
+    for a term of another kind or deeper than the checks read."""
+    used: set[str] = set()
+    for e in defs.values():
+        used |= expr_names(e)
+    items: list[tuple[str, Any]] = []
+    for name, e in defs.items():
+        if _is_given(e):
+            items.append((name, "given"))
+        elif _kind(e) == "Name" and e.name in defs and not _is_given(defs[e.name]) and name not in used:
+            continue
+        else:
+            items.append((name, _shape(e)))
+    kept = {name for name, _ in items}
+    if not all(type(v) is Fraction for v in values.values()):
+        raise _Unkeyed
+    return tuple(items), frozenset((n, v) for n, v in values.items() if n in kept)
+
+
+def _shape(e: Any, depth: int = 0) -> tuple[Any, ...]:
+    if depth > 200:
+        raise _Unkeyed
+    k = _kind(e)
+    if k == "Num":
+        return ("Num", e.value)
+    if k == "Name":
+        return ("Name", e.name)
+    if k == "Neg":
+        return ("Neg", _shape(e.operand, depth + 1))
+    if k == "BinOp":
+        return ("BinOp", e.op, _shape(e.left, depth + 1), _shape(e.right, depth + 1))
+    raise _Unkeyed
+
+
+def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                      solution: str) -> list[Binding]:
     occurrences = question_occurrences(question)
     # "1/4 that number", divided as "8 / 4": a unit fraction is also a place of the number it divides by
     reciprocals = [Occurrence(1 / o.value, o.text, o.words | {"~1/n"}) for o in occurrences
@@ -816,6 +884,7 @@ def stale_edits(gt_cot: str, w_cot: str) -> list[str]:
     gt = gt_cot[:MAX_TEXT].splitlines()
     wrong = w_cot[:MAX_TEXT].splitlines()
     by_text = {line.strip() for line in gt}
+    gt_words = [(g, _skeleton(g)) for g in gt]
     out = []
     for line in wrong:
         if line.strip() in by_text or "=" not in line:
@@ -825,7 +894,7 @@ def stale_edits(gt_cot: str, w_cot: str) -> list[str]:
             continue
         # the line it was made from: the one of the correct chain with the same words
         words = _skeleton(line)
-        old_line = next((g for g in gt if _skeleton(g) == words and g.strip() != line.strip()), None)
+        old_line = next((g for g, gw in gt_words if gw == words and g.strip() != line.strip()), None)
         if old_line is None:
             continue
         old = _last_result(old_line)

@@ -227,14 +227,12 @@ def _is_given_constant(defs: dict[str, Any], name: str) -> bool:
 
 
 def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag]:
-    from qcstation.core.construct.reread import equal_value_links
-
     parsed = _smt_definitions(smtlib)
     if parsed is None:
         return []
     defs, values, literals = parsed
     q_numbers = _question_numbers(question)
-    flags = [Flag("equal-value-link", dim, m) for m in equal_value_links(defs, values, question, solution)]
+    flags = [Flag("equal-value-link", dim, m) for m in _links(smtlib, question, solution)]
     if dim == "reasoning":
         flags += _reread_smt(defs, values, question, solution)
     if solution:
@@ -245,6 +243,19 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag
                               "the solution uses " + ", ".join(_fmt(v) for v in missing[:8])
                               + " from the question, the formalization does not"))
     return flags
+
+
+@text_memo(maxsize=64)
+def _links(smtlib: str, question: str, solution: str) -> tuple[str, ...]:
+    """The equal-value links of a formalization (:func:`reread.equal_value_links`), found once:
+    a derived item's Reasoning and Arithmetic artifacts carry the same SMT-LIB."""
+    from qcstation.core.construct.reread import equal_value_links
+
+    parsed = _smt_definitions(smtlib)
+    if parsed is None:
+        return ()
+    defs, values, _ = parsed
+    return tuple(equal_value_links(defs, values, question, solution))
 
 
 def _reread_smt(defs: dict[str, Any], values: dict[str, Fraction], question: str,
@@ -264,8 +275,8 @@ def _audit_notation(content: dict[str, Any], question: str, solution: str) -> li
     flags: list[Flag] = []
     smt = content.get("smtlib")
     if isinstance(smt, str) and smt:
-        flags = [f for f in _audit_smt("arithmetic", smt, question, solution)
-                 if f.code == "equal-value-link"]
+        # (what _audit_smt flags for it, less unused-given: the notation question is checked below)
+        flags = [Flag("equal-value-link", "arithmetic", m) for m in _links(smt, question, solution)]
     if solution:
         shown = _question_numbers(str(content.get("notation", "")))
         for v in (content.get("variables") or {}).values():

@@ -134,6 +134,8 @@ def find_inline_computations(text: str) -> list[InlineComputation]:
     mark on both sides (``100% - 80% = 20%``) or as /100 with the percent result
     scaled back (``50% * 50% = 25%``)."""
     found: list[InlineComputation] = []
+    if "=" not in text:          # every match writes one (a line of prose: no search)
+        return found
     for m in INLINE_RE.finditer(text):
         expr_text = m.group("expr")
         lead, trail = _balance(expr_text)

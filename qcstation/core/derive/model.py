@@ -76,6 +76,9 @@ class DerivedItem:
     checks: list[Check] = field(default_factory=list)
     ops: int | None = None                # arithmetic operations of its formalization
     flags: dict[str, dict[str, Any]] = field(default_factory=dict)  # dimension -> stored flags
+    #: dimension -> its content as stored (JSON text), moved out of ``contents`` by the worker
+    #: that built the item (:func:`.store.encode_contents`)
+    stored: dict[str, str] = field(default_factory=dict)
 
     @property
     def family(self) -> str:
@@ -84,7 +87,7 @@ class DerivedItem:
     @property
     def dimensions(self) -> list[str]:
         """The SMART dimensions this item carries (in the usual order)."""
-        return [d for d in DIMENSIONS if d in self.contents]
+        return [d for d in DIMENSIONS if d in self.contents or d in self.stored]
 
 
 @dataclass

@@ -35,6 +35,7 @@ from qcstation.core.derive.store import (
     JobOutcome,
     SetInfo,
     claim,
+    encode_contents,
     enqueue,
     open_set,
     parent_rows,
@@ -178,8 +179,13 @@ def _init_pool_worker(kind: str, opts: Options, set_name: str, pool_rows: list[t
 
 
 def _work(args: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> tuple[list[DerivedItem], list[Refused], str | None]:
+    """:func:`build_job` in a worker, its items' contents encoded as stored (what the main
+    process receives is then mostly text: cheaper to unpickle than the contents' dicts)."""
     seed, arts = args
-    return build_job(_W["kind"], _W["opts"], _W["set_name"], seed, arts, _W["pool"])
+    items, refused, reason = build_job(_W["kind"], _W["opts"], _W["set_name"], seed, arts, _W["pool"])
+    for item in items:
+        encode_contents(item)
+    return items, refused, reason
 
 
 # -- the run --------------------------------------------------------------------------------

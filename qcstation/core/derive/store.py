@@ -36,6 +36,7 @@ __all__ = [
     "JobOutcome",
     "SetInfo",
     "claim",
+    "encode_contents",
     "enqueue",
     "get_set",
     "list_sets",
@@ -226,6 +227,16 @@ def _db(value: Any) -> Any:
     return value
 
 
+def encode_contents(item: DerivedItem) -> None:
+    """Move ``item``'s contents to ``item.stored`` as the JSON text they are stored as, where
+    that text is final: not Arithmetic next to a Reasoning artifact (its stored content adds
+    that artifact's id), not a content without its flags (the audit reads the dict). Run by
+    the worker that built the item: the main process then neither unpickles nor encodes them."""
+    keep = "arithmetic" if "reasoning" in item.contents else None
+    for dim in [d for d in item.contents if d != keep and d in item.flags]:
+        item.stored[dim] = _JSON.encode(item.contents.pop(dim))
+
+
 def _seed_meta(parent: dict[str, Any]) -> dict[str, Any]:
     """What a derived seed's ``meta`` keeps of its parent's (its solution format)."""
     meta = from_json(parent.get("meta")) or {}
@@ -322,21 +333,29 @@ def write_batch(store: Store, info: SetInfo, outcomes: list[JobOutcome],
                 results = verified.get(id(item), {})
                 reasoning_id = None
                 for dim in ("reasoning", "understanding", "refinement", "arithmetic"):
-                    content = item.contents.get(dim)
-                    if content is None:
-                        continue
+                    text = item.stored.get(dim)       # encoded by the worker, with its flags
+                    if text is None:
+                        content = item.contents.get(dim)
+                        if content is None:
+                            continue
+                        if dim == "arithmetic" and reasoning_id is not None:
+                            content = {**content, "source_artifact_id": reasoning_id}
+                        text = _db(content)
+                        flags = item.flags.get(dim) or stored_flags(dim, content, {
+                            "question": item.question, "solution": item.solution or "",
+                            "answer_value": answer})
+                    elif dim == "arithmetic" and reasoning_id is not None:
+                        raise ValueError("an Arithmetic content beside a Reasoning artifact is "
+                                         "stored with that artifact's id: it cannot come encoded")
+                    else:
+                        flags = item.flags[dim]
                     if dim == "reasoning":
                         reasoning_id = art_id
-                    elif dim == "arithmetic" and reasoning_id is not None:
-                        content = {**content, "source_artifact_id": reasoning_id}
                     result = results.get(dim) or item.results.get(dim) or {"status": "verified"}
-                    flags = item.flags.get(dim) or stored_flags(dim, content, {
-                        "question": item.question, "solution": item.solution or "",
-                        "answer_value": answer})
                     if tuple(flags) != flag_cols:      # the same columns each time (one run)
                         flag_cols = tuple(flags)
                         art_cols = _ART_COLUMNS + flag_cols
-                    arts.append((art_cols, (seed_id, dim, 1, "verified", _db(content),
+                    arts.append((art_cols, (seed_id, dim, 1, "verified", text,
                                             _db(item.generators.get(dim, "rule:derive")), None,
                                             None, _db(result), stamp, stamp,
                                             *[_db(v) for v in flags.values()])))

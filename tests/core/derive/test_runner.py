@@ -182,6 +182,42 @@ def test_a_job_finished_elsewhere_or_twice_in_a_batch_is_stored_once(db: Path) -
         assert s.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'derived'") == stored
 
 
+def test_contents_encoded_by_the_worker_are_stored_as_the_dicts_would_be(template: Path,
+                                                                         tmp_path: Path) -> None:
+    """A worker sends its items' contents as the JSON they are stored as (encode_contents);
+    what is stored is what the contents' dicts give, Arithmetic's link to Reasoning included."""
+    import copy
+
+    from qcstation.core.derive.runner import build_job, recipe_for
+    from qcstation.core.derive.store import (JobOutcome, claim, encode_contents, enqueue,
+                                             open_set, parent_rows, write_batch)
+
+    opts = Options(variants=2)
+    stored = []
+    for encode in (False, True):
+        db = tmp_path / f"e{encode}.db"
+        shutil.copy(template, db)
+        with Store(db) as s:
+            info = open_set(s, "v", "variants", recipe_for("variants", opts, None, None), "me")
+            enqueue(s, info)
+            jobs = claim(s, info.id, 4)
+            outs = []
+            for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
+                items, refused, reason = build_job("variants", opts, "v", seed, arts, None)
+                items = copy.deepcopy(items)
+                if encode:
+                    for item in items:
+                        encode_contents(item)
+                        assert set(item.stored) == {"reasoning", "understanding", "refinement"}
+                        assert list(item.contents) == ["arithmetic"]
+                outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+            write_batch(s, info, outs, {})
+            stored.append(s.query("SELECT a.id, s.orig_id, a.dimension, a.content, a.flags, "
+                                  "di.dimensions FROM artifacts a JOIN seeds s ON s.id = a.seed_id "
+                                  "JOIN derived_items di ON di.seed_id = s.id ORDER BY a.id"))
+    assert stored[0] == stored[1] and len(stored[0]) == 4 * 4 * 2
+
+
 def _cli(db: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(db), "derive", *args,

@@ -19,6 +19,7 @@ the derived items themselves (schema: ``db/migrations.py``, version 8).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -168,8 +169,10 @@ def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
     with store.transaction():
         rows = store.query("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
                            "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
-        # this process's own leases are batches it is building now: not free
-        free = [r for r in rows if r["owner"] != me and _lease_free(r["owner"], r["leased_at"])][:n]
+        # this process's own leases are batches it is building now: not free (read up to
+        # the n-th free one: the pending jobs of a large set are many)
+        free = list(itertools.islice((r for r in rows if r["owner"] != me
+                                      and _lease_free(r["owner"], r["leased_at"])), max(0, n)))
         if free:
             stamp = now()
             ids = [int(r["id"]) for r in free]
@@ -186,18 +189,32 @@ def release_leases(store: Store, set_id: int) -> None:
 
 
 def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
-    """(seed row, dimension -> current usable artifact row) of each job's parent."""
+    """(seed row, dimension -> current usable artifact row: ``id``, ``status``, ``generator``,
+    ``content``) of each job's parent, read in two queries for all of them."""
+    ids = [int(job["parent_id"]) for job in jobs]
+    seeds: dict[int, dict[str, Any]] = {}
+    latest: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}   # (seed, dim) -> (version, row)
+    wanted = sorted(set(ids))
+    for i in range(0, len(wanted), 500):
+        part = wanted[i:i + 500]
+        marks = ",".join("?" * len(part))
+        for row in store.query(f"SELECT * FROM seeds WHERE id IN ({marks})", part):
+            seeds[int(row["id"])] = row
+        for seed_id, dim, version, aid, status, generator, content in store.conn.execute(
+                f"SELECT seed_id, dimension, version, id, status, generator, content FROM artifacts "
+                f"WHERE seed_id IN ({marks}) AND status != 'superseded'", part):
+            known = latest.get((seed_id, dim))
+            if known is None or version > known[0]:
+                latest[(seed_id, dim)] = (version, {"id": aid, "status": status,
+                                                    "generator": generator, "content": content})
     out = []
-    for job in jobs:
-        seed = store.one("SELECT * FROM seeds WHERE id = ?", (int(job["parent_id"]),))
+    for seed_id in ids:
         arts: dict[str, dict[str, Any]] = {}
         for dim in DIMENSIONS:
-            a = store.one("SELECT id, status, generator, content FROM artifacts WHERE seed_id = ? "
-                          "AND dimension = ? AND status != 'superseded' ORDER BY version DESC "
-                          "LIMIT 1", (int(job["parent_id"]), dim))
-            if a is not None and a["status"] in USABLE_STATUSES:
-                arts[dim] = a
-        out.append((seed or {}, arts))
+            found = latest.get((seed_id, dim))
+            if found is not None and found[1]["status"] in USABLE_STATUSES:
+                arts[dim] = dict(found[1])
+        out.append((dict(seeds.get(seed_id) or {}), arts))
     return out
 
 

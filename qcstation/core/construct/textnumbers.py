@@ -8,15 +8,18 @@ on either.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
 
 from qcstation.common.memo import text_memo
 from qcstation.core.verify.answers import parse_number
 
-__all__ = ["ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
-           "NUMBER_WORD_RE", "numbers_in"]
+__all__ = ["ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORDS", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
+           "NUMBER_WORD_RE", "numbers_in", "sub_count_words"]
 
-NUMBER_RE = re.compile(r"(?<![\w.])[-−]?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
+# (each opens with a lookahead for the characters a match starts with: the same matches, found
+# without trying the lookbehind at every place)
+NUMBER_RE = re.compile(r"(?=[-−$\d.])(?<![\w.])[-−]?\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?")
 
 NUMBER_WORDS = {w: Fraction(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -28,8 +31,9 @@ NUMBER_WORDS.update({"half": Fraction(1, 2), "twice": Fraction(2), "double": Fra
                "thousand": Fraction(1000), "quarter": Fraction(1, 4)})
 NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b", re.I)
 #: the counting words ("three", "twenty"), not "half", "twice" or "dozen" (a ratio or a unit)
-COUNT_WORD_RE = re.compile(r"\b(" + "|".join(sorted((w for w, v in NUMBER_WORDS.items() if v.denominator == 1
-                                                       and w not in ("twice", "double", "triple", "dozen")),
+COUNT_WORDS = frozenset(w for w, v in NUMBER_WORDS.items() if v.denominator == 1
+                        and w not in ("twice", "double", "triple", "dozen"))
+COUNT_WORD_RE = re.compile(r"\b(" + "|".join(sorted((w for w in NUMBER_WORDS if w in COUNT_WORDS),
                                                       key=len, reverse=True)) + r")\b", re.I)
 
 
@@ -42,7 +46,10 @@ def numbers_in(text: str) -> set[Fraction]:
 
 
 def _read_numbers(text: str) -> set[Fraction]:
-    out: set[Fraction] = {NUMBER_WORDS[w.lower()] for w in _number_words(text)}
+    if text.isascii():  # (lower case keeps every run of word characters where it is)
+        out: set[Fraction] = {NUMBER_WORDS[w] for w in _WORD_RUN.findall(text.lower()) if w in NUMBER_WORDS}
+    else:
+        out = {NUMBER_WORDS[w.lower()] for w in _number_words(text)}
     for tok in NUMBER_RE.findall(text):
         parsed = parse_number(tok.rstrip(",").replace("$", ""))
         if parsed is not None:
@@ -71,7 +78,25 @@ def _number_words(text: str) -> list[str]:
     return out
 
 
-FRACTION_RE = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
+def sub_count_words(repl: Callable[[re.Match[str]], str], text: str) -> str:
+    """``COUNT_WORD_RE.sub(repl, text)``, read word by word as :func:`_number_words` does
+    (``repl`` gets each counting word as a match of the whole run of word characters: the
+    same text and place)."""
+    out: list[str] = []
+    pos = 0
+    for m in _WORD_RUN.finditer(text):
+        run = m.group(0)
+        if (run.lower() in COUNT_WORDS) if run.isascii() else COUNT_WORD_RE.fullmatch(run) is not None:
+            out.append(text[pos:m.start()])
+            out.append(repl(m))
+            pos = m.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+FRACTION_RE = re.compile(r"(?=\d)(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
 
 ANNOT_RE = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 # the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"

@@ -1,0 +1,76 @@
+"""The faster readers of numbers and number words answer as the regular expressions they
+stand for (word edges, case, hyphens, underscores, digits, non-ASCII case folding), on every
+GSM8K question and solution and on hand-made hostile texts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from qcstation.core.construct import reread, textnumbers
+from tests.conftest import dataset
+
+HOSTILE = [
+    "", "one", "One-half of twenty-ONE", "ſix ſeven thouſand", "tſo", "KEVEN", "İ one ı two",
+    "three_four 5five six5 seven", "a third and a  third, a-third", "one-half one -half round-trip",
+    "Round trip; a DOZEN dozens, an hour a week", "twice-thrice", "$1,200.50 45% .5 -3 −7 3/4 10 / 0 1/2/3",
+    "x = 24/3 = 8 white fish", "٣ three ٣", "half-hour halves", "a pair of quadrupled tripled",
+]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    out = list(HOSTILE)
+    for line in dataset("gsm8k/test.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        out += [rec["question"], rec["answer"], *rec["answer"].splitlines()]
+    return out
+
+
+def _spans(matches) -> list[tuple]:
+    return [(m.span(), m.group(0), m.group(1), m.re.pattern) for m in matches]
+
+
+def test_word_matches_are_the_patterns_matches(texts: list[str]) -> None:
+    for t in texts:
+        assert _spans(reread._number_word_matches(t)) == _spans(reread._NUMBER_WORD_RE.finditer(t)), t
+        assert _spans(reread._word_matches(reread._WORD_GIVEN_RE, reread._WORD_GIVEN_FIRSTS, t)) \
+            == _spans(reread._WORD_GIVEN_RE.finditer(t)), t
+
+
+def test_number_words_and_counting_words_are_the_patterns(texts: list[str]) -> None:
+    def repl(m: re.Match[str]) -> str:
+        return f"<{m.group(0).upper()}@{m.start()}>"
+
+    for t in texts:
+        assert textnumbers._number_words(t) == textnumbers.NUMBER_WORD_RE.findall(t), t
+        assert textnumbers.sub_count_words(repl, t) == textnumbers.COUNT_WORD_RE.sub(repl, t), t
+
+
+def test_numbers_read_as_the_patterns_read_them(texts: list[str]) -> None:
+    from qcstation.core.verify.answers import parse_number
+
+    def by_patterns(t: str) -> set:
+        out = {textnumbers.NUMBER_WORDS[w.lower()] for w in textnumbers.NUMBER_WORD_RE.findall(t)}
+        for tok in textnumbers.NUMBER_RE.findall(t):
+            parsed = parse_number(tok.rstrip(",").replace("$", ""))
+            if parsed is not None:
+                out.add(parsed.value)
+        for a, b in textnumbers.FRACTION_RE.findall(t):
+            if int(b):
+                out.add(textnumbers.Fraction(int(a), int(b)))
+        return out
+
+    def outcome(read, t: str) -> tuple:
+        try:
+            got = read(t)
+        except KeyError as exc:  # (a word only Unicode case folding makes a number word: "ſix")
+            return ("KeyError", str(exc))
+        return (got, list(got))  # the same numbers, put in the set in the same order
+
+    for t in texts:
+        assert outcome(textnumbers._read_numbers, t) == outcome(by_patterns, t), t
+    assert textnumbers._read_numbers("Twenty-one ducks, 3/4 of $1,200 and 45%") \
+        == {20, 1, textnumbers.Fraction(3, 4), 1200, 45, 3, 4}

@@ -33,7 +33,7 @@ __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words
 
 MAX_TEXT = 200_000
 
-_NUM = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_NUM = re.compile(r"(?=[\d.])(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
                   r"(?:\s*/\s*(?P<den>\d+)(?![\d.]))?")
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -87,6 +87,39 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
 }
 _WORD_GIVEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(WORD_GIVENS, key=len, reverse=True))
                             + r")\b", re.IGNORECASE)
+
+_WORD_GIVEN_FIRSTS = frozenset(re.match(r"\w+", w).group(0) for w in WORD_GIVENS)  # type: ignore[union-attr]
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _word_matches(rx: re.Pattern[str], firsts: frozenset[str], text: str) -> list[re.Match[str]]:
+    """``list(rx.finditer(text))`` for a pattern ``\\b(word|phrase|...)\\b`` (re.I) whose
+    words and phrases are letters, spaces and hyphens, ``firsts`` their first words: a match
+    starts a run of word characters, that run is a first word (in ASCII, its lower case; any
+    other run is tried), and the pattern is tried there only. The same matches, without trying
+    the alternation at every place of the text (which re.I makes slow)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    for run in _WORD_RUN.finditer(text):
+        at = run.start()
+        if at < end:
+            continue  # inside the last match ("one-half")
+        word = run.group(0)
+        if word.isascii() and word.lower() not in firsts:
+            continue
+        m = rx.match(text, at)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+def _number_word_matches(text: str) -> list[re.Match[str]]:
+    """``list(_NUMBER_WORD_RE.finditer(text))`` (see :func:`_word_matches`)."""
+    return _word_matches(_NUMBER_WORD_RE, _NUMBER_WORD_FIRSTS, text)
+
+
+_NUMBER_WORD_FIRSTS = frozenset(_NUMBER_WORDS)
 
 _STOP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
     he she they we you i his her their our your him them us me is are was were be been being has have
@@ -208,14 +241,14 @@ def question_occurrences(question: str) -> list[Occurrence]:
                               frozenset(_stem(w) for w in words), _compound(q, m.end())))
         if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
             out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
-    for m in _NUMBER_WORD_RE.finditer(q):
+    for m in _number_word_matches(q):
         after = _words_after(q, m.end(), 3)
         compound = _compound(q, m.end())
         out.append(Occurrence(Fraction(_NUMBER_WORDS[m.group(1).lower()]),
                               m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
                                             if compound else ""),
                               frozenset(_stem(w) for w in after), compound))
-    for m in _WORD_GIVEN_RE.finditer(q):
+    for m in _word_matches(_WORD_GIVEN_RE, _WORD_GIVEN_FIRSTS, q):
         phrase = m.group(1).lower()
         for v in WORD_GIVENS[phrase]:
             out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase})))
@@ -433,7 +466,7 @@ def _places(question: str) -> tuple[tuple[Fraction, int, int], ...]:
     (read once per question: the rules and the audit ask it of the same question)."""
     q = question[:MAX_TEXT]
     out = []
-    for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
+    for m in (*_NUM.finditer(q), *_number_word_matches(q)):
         v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
         if v is not None:
             out.append((v, m.start(), m.end()))
@@ -750,7 +783,7 @@ def _stated_words(question: str) -> frozenset[tuple[Fraction, str]]:
     digits or as a number word and follows by a word (read once per question)."""
     q = question[:MAX_TEXT]
     out: set[tuple[Fraction, str]] = set()
-    for m in (*_NUM.finditer(q), *_NUMBER_WORD_RE.finditer(q)):
+    for m in (*_NUM.finditer(q), *_number_word_matches(q)):
         v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
         after = _words_after(q, m.end(), 1)
         if v is not None and after:
@@ -825,7 +858,7 @@ _GAP = re.compile(r"\?|\bQ\d+\b")
 @text_memo(maxsize=1024)
 def _gap_values(gap: str) -> frozenset[Fraction]:
     """The numbers a piece of a solution line writes, in digits or as number words."""
-    return frozenset(_numbers(gap) | {Fraction(_NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD_RE.findall(gap)})
+    return frozenset(_numbers(gap) | {Fraction(_NUMBER_WORDS[m.group(1).lower()]) for m in _number_word_matches(gap)})
 
 
 def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> list[str]:

@@ -140,7 +140,9 @@ def _forms(word: str) -> set[str]:
     return out
 
 
+@text_memo(maxsize=4096)
 def _is_verb_form(word: str) -> bool:
+    """(read once per word: a clause test reads the same words of every sentence)"""
     w = word.lower().replace("’", "'")
     if w in _FORMS or _CONTRACTION.match(w):
         return not w.endswith("'s") or w.split("'")[0] in _PERSONS_S  # "Bob's": a possessive

@@ -179,6 +179,11 @@ def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], 
             return values[name]
         if name not in defs or depth > 200:
             return None
+        try:  # every name it uses defined before it (the usual order): their values are known
+            values[name] = evaluate(defs[name], values)
+            return values[name]
+        except (ExpressionError, ZeroDivisionError, RecursionError):
+            pass  # (a name defined later or nowhere, or an error: as below)
         env: dict[str, Fraction] = {}
         for dep in expr_names(defs[name]):
             v = value(dep, depth + 1)

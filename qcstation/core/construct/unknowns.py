@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from qcstation.core.construct.textnumbers import (
-    ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, COUNT_WORD_RE as _COUNT_WORD_RE,
-    NUMBER_WORDS as _WORDS, numbers_in as _numbers,
+    ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
+    sub_count_words as _sub_count_words,
 )
 
 __all__ = ["unknowns_and_relations"]
@@ -54,14 +54,19 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     def given_at(text: str, start: int, end: int, value: Fraction) -> bool:
         return stated_with_words(text, start, end, value, question)
 
+    before: dict[Fraction, str] = {}  # the named results of the steps so far, in step order
     for i, st in enumerate(steps):
         own = result_of[i]
-        others = {v: n for v, n in named.items() if v != own}
+        others = dict(named)
+        others.pop(own, None)
         # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
-        earlier = {r: named[r] for r in result_of[:i] if r in named and r != own and r not in stated}
+        earlier = dict(before)
+        earlier.pop(own, None)
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
                          computed, given_at)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
+        if own in named and own not in stated:
+            before.setdefault(own, named[own])
         expr = getattr(st, "expr", None)
         if expr is not None:
             relations.append(f"{label[st.name]} = {_relation(expr, label, given_value, given_text)}")
@@ -154,7 +159,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         written = _numbers(m.group(0).split(">>")[-1])
         text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
             + text[m.end():].lstrip()
-    for c in reversed(find_inline_computations(text)):
+    # (a computation written in the text has its "=": a text without one has none to read)
+    for c in reversed(find_inline_computations(text) if "=" in text else []):
         text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
     def keep(mm: re.Match[str]) -> str:
         frac = _FRACTION.fullmatch(mm.group(0))
@@ -187,8 +193,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
     # so is a value the question ``stated`` itself: "four fewer cars each day")
     if own is not None and own not in question_values and own not in (stated or set()):
-        text = _COUNT_WORD_RE.sub(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
-                                  and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
+        text = _sub_count_words(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
+                                and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
     text = _HIDDEN_COMPUTATION.sub("?", text)
     text = _NAME_GLUED.sub(r"\1 ", text)  # "2500km" -> "Q2 km"
     text = _SPACES.sub(" ", text).strip()

@@ -5,8 +5,9 @@ which each transformation could be made.
 
 Prints:
 
-* ``variants``: items made, seconds, items/s (rules in ``--workers`` processes, Z3 in the
-  isolated verifier pool of ``--workers`` workers, stored in the database), for the whole
+* ``variants``: items made, seconds, items/s (on ``--cores`` cores: the rules in half of them
+  as processes, Z3 in the isolated verifier pool on the rest, stored in the database; on two
+  cores one rules process and one Z3 worker, see ``qcstation.core.derive.runner``), for the whole
   run and in the steady state: from the first batch stored to the last but one (between two
   stores, every stage of the pipeline -- rules, Z3, storing -- has moved on by as many
   batches as were stored, so the figure is what a long run sustains). The whole run also
@@ -18,7 +19,7 @@ Prints:
   derive is for (every seed of a dataset, 10 variants each) start and drain are rounding
   errors, so the target is read on the steady state; both are printed;
 * ``z3 pool``: the same items' formulas (each item's Reasoning SMT-LIB and notation SMT-LIB,
-  the checks derive runs) verified by a bare pool of the same size, items/s;
+  the checks derive runs) verified by a bare pool with a worker on every core, items/s;
 * the ratio of the two (target: at least 0.5), by wall clock and by CPU: on a machine the
   other helpers also load, the two phases get different shares of the cores, so the CPU
   seconds every process of each phase spent per item (this process and all its children,
@@ -35,7 +36,7 @@ one number of the question with its value, and an item with a value written twic
 given not found, stays unbound (refused as ``not-bound``). The stand-in is printed with the
 figures; it is never used outside this benchmark.
 
-Run: python bench/derive_bench.py [--workers 2] [--variants 10] [--share-limit N]
+Run: python bench/derive_bench.py [--cores 2] [--variants 10] [--share-limit N]
 [--skip-shares]
 """
 
@@ -230,7 +231,8 @@ def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, f
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cores", type=int, default=2,
+                    help="cores the derive run and the bare pool use (default 2)")
     ap.add_argument("--variants", type=int, default=10)
     ap.add_argument("--share-limit", type=int, default=200,
                     help="seeds per source for the shares (0: all)")
@@ -269,9 +271,12 @@ def main() -> None:
             def batch_stored(done: int, total: int, msg: str) -> None:
                 marks.append((time.perf_counter(), meter.so_far(), stored_items(db, "bench-variants")))
 
+            rules_procs = max(1, args.cores // 2)
+            z3_procs = max(1, args.cores - rules_procs)
             load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
             summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
-                                 opts=Options(variants=args.variants), workers=args.workers,
+                                 opts=Options(variants=args.variants), workers=rules_procs,
+                                 z3_workers=z3_procs,
                                  progress=batch_stored)
             seconds = time.perf_counter() - t0
             cpu = meter.seconds()
@@ -279,7 +284,8 @@ def main() -> None:
             rate = made / seconds if seconds else 0.0
             print(f"\nvariants: {verified} verified GSM8K test seeds, {made} items "
                   f"({args.variants} asked per seed) in {seconds:.1f} s = {rate:.1f} items/s "
-                  f"at {args.workers} workers; CPU {1000 * cpu / max(made, 1):.1f} ms/item "
+                  f"on {args.cores} cores ({rules_procs} rules, {z3_procs} Z3 processes); CPU "
+                  f"{1000 * cpu / max(made, 1):.1f} ms/item "
                   f"(all processes); load {load0} -> {load_avg()}")
             # steady state: from the first batch stored to the last but one (between two
             # stores every stage of the pipeline has moved on by as many batches as were stored)
@@ -294,11 +300,11 @@ def main() -> None:
             rates, cpus = [], []
             for _ in range(2):
                 load0 = load_avg()
-                items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.workers)
+                items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.cores)
                 rates.append(items / z3_s if z3_s else 0.0)
                 cpus.append(1000 * z3_cpu / max(items, 1))
                 print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
-                      f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.workers} "
+                      f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.cores} "
                       f"workers; CPU {cpus[-1]:.1f} ms/item; load {load0} -> {load_avg()}")
             z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
             derive_cpu_item = 1000 * cpu / max(made, 1)
@@ -314,7 +320,8 @@ def main() -> None:
             for source in SOURCES:
                 run_derive(db, cfg, kind=kind, name=f"share-{kind}-{source}", sources=[source],
                            limit=args.share_limit or None,
-                           opts=Options(variants=args.variants), workers=args.workers)
+                           opts=Options(variants=args.variants), workers=max(1, args.cores // 2),
+                           z3_workers=max(1, args.cores - max(1, args.cores // 2)))
         print(f"{'source':<9} {'transform':<16} {'seeds':>5} {'made':>5} {'share':>7}  leading reasons")
         with Store(db) as store:
             for kind in ("variants", "ladder", "perturb", "counterfactual", "inverse"):

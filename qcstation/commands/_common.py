@@ -77,6 +77,17 @@ def positive_int(text: str) -> int:
     return v
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number of at least 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
+    return v
+
+
 def print_json(data: Any) -> None:
     """JSON on stdout. Characters JSON leaves raw (DEL, C1 controls, bidi overrides) are
     written as ``\\uXXXX``: the same data, inert in a terminal."""

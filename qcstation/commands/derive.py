@@ -1,7 +1,8 @@
 """``qcstation derive``: derived item sets with exact answers (variants, ladders,
 perturbations, counterfactual and inverse problems).
 
-    qcstation derive variants [--per-seed M] [--name NAME] [--source S] [--limit N] [--seed N] [--workers W]
+    qcstation derive variants [--per-seed M] [--name NAME] [--source S] [--limit N] [--seed N]
+                               [--workers W] [--z3-workers Z]
     qcstation derive ladder | perturb | counterfactual | inverse [same options]
     qcstation derive status [NAME] [--json]     shares per source and transform, refusal reasons
     qcstation derive list [--json]               the sets
@@ -24,6 +25,7 @@ from qcstation.commands import HELP
 from qcstation.commands._common import (
     db_path,
     dispatch,
+    non_negative_int,
     positive_int,
     print_json,
     print_table,
@@ -71,6 +73,7 @@ def _build(args: argparse.Namespace) -> int:
     with progress_bar(not args.quiet) as progress:
         summary = run_derive(db_path(args), cfg, kind=args.kind, name=args.name, opts=opts,
                              sources=args.source, limit=args.limit, workers=args.workers,
+                             z3_workers=args.z3_workers,
                              progress=progress, batch=args.batch)
     if args.json:
         print_json(summary.to_dict())
@@ -222,8 +225,11 @@ def register(subparsers: Any) -> None:
         k.add_argument("--source", action="append", help="only seeds of this source (repeatable)")
         k.add_argument("--limit", type=positive_int, metavar="N", help="only the first N seeds")
         k.add_argument("--seed", type=int, help="RNG seed (default: generation.rng_seed)")
-        k.add_argument("--workers", type=positive_int, default=1, metavar="W",
-                       help="processes running the rules (default 1; Z3 runs in the verifier pool)")
+        k.add_argument("--workers", type=non_negative_int, default=1, metavar="W",
+                       help="processes running the rules (default 1; 0: in this process)")
+        k.add_argument("--z3-workers", type=positive_int, metavar="Z",
+                       help="Z3 worker processes (default: verify.workers less W, at least 1, "
+                            "so the run keeps to verify.workers busy processes)")
         k.add_argument("--batch", type=positive_int, default=64, metavar="N",
                        help="parents stored per transaction (default 64): an interruption "
                             "loses at most the batch in progress, which the next run builds again")

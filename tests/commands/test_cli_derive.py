@@ -48,6 +48,15 @@ def test_bad_levels_are_a_usage_error(db: str, capsys: pytest.CaptureFixture[str
     assert "comma-separated" in capsys.readouterr().err
 
 
+def test_workers_zero_runs_here_and_negative_is_a_usage_error(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--db", db, "derive", "counterfactual", "--name", "cf0", "--shifts", "20",
+                 "--workers", "0", "--z3-workers", "1", "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["made"]["counterfactual"] == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["--db", db, "derive", "variants", "--workers", "-1"])
+    assert exc.value.code == 2 and "at least 0" in capsys.readouterr().err
+
+
 def test_unknown_set(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--db", db, "derive", "status", "nope"]) == 2
     assert "no derived set named 'nope'" in capsys.readouterr().err

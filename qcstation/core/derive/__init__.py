@@ -112,7 +112,7 @@ every dimension the item has, plus ``parent``, ``transform``, ``params`` (and ``
 Contract (what commands and screens call)
 -----------------------------------------
 runner.run_derive(db_path, cfg, *, kind, name=None, opts=None, sources=None, limit=None,
-                  workers=1, actor=None, progress=None) -> DeriveSummary
+                  workers=0, z3_workers=None, actor=None, progress=None) -> DeriveSummary
 report.set_report(store, name) -> SetReport (shares per source and transform, reasons)
 report.list_items(store, name, *, transform=None, limit=50) -> list[dict]
 store.list_sets(store) -> list[SetInfo]; store.get_set(store, name) -> SetInfo

@@ -7,11 +7,16 @@ verifier pool (the same pool and limits as ``generate``), turns a failed check i
 refusal with the verifier's reason (an inverse problem whose X is not unique is refused
 here), and stores the batch in one transaction (:func:`.store.write_batch`).
 
-Workers: with ``workers > 1`` the rules (and each item's make-time audit, the flags stored
-with its artifacts) run in that many processes; the main process feeds the verifier pool
-from a thread and stores. Three batches are in flight at once: one being built, one being
-checked by Z3, one being stored (:func:`_loop`). The output does not depend on the number
-of workers (every draw is seeded by the item's key).
+Processes (:func:`plan_processes`): the rules (and each item's make-time audit, the flags
+stored with its artifacts) run in ``workers`` processes (0: in the calling process), Z3 in
+the run's own verifier pool of ``z3_workers`` (by default ``verify.workers`` less the rules
+processes, at least one: the run keeps to the configured number of busy processes); the
+main process feeds the pool from a thread and stores. On two cores one rules process and
+one Z3 worker beat two of each: the rules and Z3 take about the same CPU per item, and four
+busy processes on two cores slow every one of them (shared caches), by 6-16 % of the CPU per
+item in A/B runs. Three batches are in flight at once: one being built, one being checked
+by Z3, one being stored (:func:`_loop`). The output does not depend on the number of
+processes (every draw is seeded by the item's key).
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from qcstation.core.derive.transforms import (
     variants,
 )
 
-__all__ = ["DeriveSummary", "build_job", "noise_rows", "recipe_for", "run_derive"]
+__all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive"]
 
 ProgressFn = Callable[[int, int, str], None]
 BATCH = 64
@@ -244,10 +249,12 @@ def _z3_refusal(item: DerivedItem, dim: str, res: Any) -> Refused:
 
 def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = None,
                opts: Options | None = None, sources: list[str] | None = None,
-               limit: int | None = None, workers: int = 1, actor: str | None = None,
-               progress: ProgressFn | None = None, pool: Any = None,
+               limit: int | None = None, workers: int = 0, z3_workers: int | None = None,
+               actor: str | None = None, progress: ProgressFn | None = None, pool: Any = None,
                batch: int = BATCH) -> DeriveSummary:
-    """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring."""
+    """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring.
+    ``workers``: processes running the rules (0: this one); ``z3_workers``: the size of the
+    run's verifier pool when ``pool`` is None (:func:`plan_processes`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     opts = opts or Options(errors_per_cot=int(cfg.generation.errors_per_cot),
@@ -272,11 +279,12 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
             from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
 
             v = cfg.verify
-            pool = VerifierPool(workers=v.workers, limits=VerifyLimits(timeout_s=v.timeout_s,
-                                                                       memory_mb=v.memory_mb))
+            workers, z3 = plan_processes(workers, z3_workers, int(v.workers))
+            pool = VerifierPool(workers=z3, limits=VerifyLimits(timeout_s=v.timeout_s,
+                                                                memory_mb=v.memory_mb))
         executor: Executor | None = None
         try:
-            if workers > 1:
+            if workers > 0:
                 from qcstation.core.verify.isolation import mp_context
 
                 executor = ProcessPoolExecutor(workers, mp_context=mp_context(),
@@ -296,6 +304,15 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
         summary.seconds = time.perf_counter() - t0
         store.event(actor, "derive.run", "derive_set", info.id, summary.to_dict())
     return summary
+
+
+def plan_processes(workers: int, z3_workers: int | None, budget: int) -> tuple[int, int]:
+    """(rules processes, Z3 workers) of a run: ``workers`` rules processes (0: the calling
+    process) and ``z3_workers`` Z3 workers, by default ``budget`` (``verify.workers``) less
+    the rules processes, at least one."""
+    workers = max(0, int(workers))
+    z3 = int(z3_workers) if z3_workers is not None else budget - workers
+    return workers, max(1, z3)
 
 
 def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -> Any:

@@ -18,7 +18,7 @@ import pytest
 from db import Store
 from qcstation.common.config import load_config
 from qcstation.core.derive.report import set_report
-from qcstation.core.derive.runner import run_derive
+from qcstation.core.derive.runner import plan_processes, run_derive
 from qcstation.core.derive.store import DeriveError
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
@@ -102,13 +102,23 @@ def test_rerun_adds_nothing_and_another_recipe_is_refused(db: Path) -> None:
         run_derive(db, CFG, kind="variants", opts=Options(variants=3))
 
 
-def test_same_items_with_one_or_two_workers(template: Path, tmp_path: Path) -> None:
-    a, b = tmp_path / "a.db", tmp_path / "b.db"
-    shutil.copy(template, a)
-    shutil.copy(template, b)
-    run_derive(a, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=1)
-    run_derive(b, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=2, batch=3)
-    assert _items(a, "counterfactual") == _items(b, "counterfactual") != []
+def test_same_items_in_this_process_or_in_rules_processes(template: Path, tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a.db", tmp_path / "b.db", tmp_path / "c.db"
+    for db in (a, b, c):
+        shutil.copy(template, db)
+    run_derive(a, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=0)
+    run_derive(b, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=1, z3_workers=1)
+    run_derive(c, CFG, kind="counterfactual", opts=Options(rng_seed=5), workers=2, batch=3)
+    assert _items(a, "counterfactual") == _items(b, "counterfactual") == _items(c, "counterfactual") != []
+
+
+def test_the_process_plan_keeps_to_the_verify_budget() -> None:
+    # (rules processes, Z3 workers): by default the run keeps to verify.workers busy processes
+    assert plan_processes(0, None, 2) == (0, 2)      # rules here, the whole budget to Z3
+    assert plan_processes(1, None, 2) == (1, 1)      # two cores: one of each
+    assert plan_processes(4, None, 8) == (4, 4)
+    assert plan_processes(2, None, 2) == (2, 1)      # Z3 keeps one worker at least
+    assert plan_processes(1, 3, 2) == (1, 3)         # asked for: as asked
 
 
 def test_a_batch_keeps_ids_in_item_order_and_the_kept_counts_right(db: Path) -> None:

@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.construct.textnumbers import word_key
 
 __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
            "step_literals", "stated_with_words", "used_irrelevant", "value_leaks", "hidden_numbers",
@@ -244,7 +245,7 @@ def question_occurrences(question: str) -> list[Occurrence]:
     for m in _number_word_matches(q):
         after = _words_after(q, m.end(), 3)
         compound = _compound(q, m.end())
-        out.append(Occurrence(Fraction(_NUMBER_WORDS[m.group(1).lower()]),
+        out.append(Occurrence(Fraction(_NUMBER_WORDS[word_key(m.group(1), _NUMBER_WORDS)]),
                               m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
                                             if compound else ""),
                               frozenset(_stem(w) for w in after), compound))
@@ -467,7 +468,7 @@ def _places(question: str) -> tuple[tuple[Fraction, int, int], ...]:
     q = question[:MAX_TEXT]
     out = []
     for m in (*_NUM.finditer(q), *_number_word_matches(q)):
-        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
+        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[word_key(m.group(1), _NUMBER_WORDS)])
         if v is not None:
             out.append((v, m.start(), m.end()))
     return tuple(out)
@@ -784,7 +785,7 @@ def _stated_words(question: str) -> frozenset[tuple[Fraction, str]]:
     q = question[:MAX_TEXT]
     out: set[tuple[Fraction, str]] = set()
     for m in (*_NUM.finditer(q), *_number_word_matches(q)):
-        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[m.group(1).lower()])
+        v = _value(m) if m.re is _NUM else Fraction(_NUMBER_WORDS[word_key(m.group(1), _NUMBER_WORDS)])
         after = _words_after(q, m.end(), 1)
         if v is not None and after:
             out.add((v, _stem(after[0])))
@@ -858,7 +859,7 @@ _GAP = re.compile(r"\?|\bQ\d+\b")
 @text_memo(maxsize=1024)
 def _gap_values(gap: str) -> frozenset[Fraction]:
     """The numbers a piece of a solution line writes, in digits or as number words."""
-    return frozenset(_numbers(gap) | {Fraction(_NUMBER_WORDS[m.group(1).lower()]) for m in _number_word_matches(gap)})
+    return frozenset(_numbers(gap) | {Fraction(_NUMBER_WORDS[word_key(m.group(1), _NUMBER_WORDS)]) for m in _number_word_matches(gap)})
 
 
 def hidden_numbers(unknowns: list[Any], relations: list[Any], solution: str) -> list[str]:

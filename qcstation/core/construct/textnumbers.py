@@ -8,13 +8,14 @@ on either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.verify.answers import parse_number
 
-__all__ = ["ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORDS", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
+__all__ = ["word_key", "ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORDS", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
            "NUMBER_WORD_RE", "numbers_in", "sub_count_words"]
 
 # (each opens with a lookahead for the characters a match starts with: the same matches, found
@@ -45,11 +46,24 @@ def numbers_in(text: str) -> set[Fraction]:
     return _read_numbers(text)
 
 
+def word_key(word: str, keys: Mapping[str, Any]) -> str:
+    """The key of ``keys`` that ``word`` is, read without case as ``re.I`` reads it: its lower
+    case, else the key whose pattern matches it (a letter that only Unicode case folding ties to
+    an ASCII one: "ſix", "thırty", "\u212aILO"); KeyError when none does."""
+    low = word.lower()
+    if low in keys:
+        return low
+    for key in keys:
+        if re.fullmatch(re.escape(key), word, re.I):
+            return key
+    raise KeyError(word)
+
+
 def _read_numbers(text: str) -> set[Fraction]:
     if text.isascii():  # (lower case keeps every run of word characters where it is)
         out: set[Fraction] = {NUMBER_WORDS[w] for w in _WORD_RUN.findall(text.lower()) if w in NUMBER_WORDS}
     else:
-        out = {NUMBER_WORDS[w.lower()] for w in _number_words(text)}
+        out = {NUMBER_WORDS[word_key(w, NUMBER_WORDS)] for w in _number_words(text)}
     for tok in NUMBER_RE.findall(text):
         parsed = parse_number(tok.rstrip(",").replace("$", ""))
         if parsed is not None:

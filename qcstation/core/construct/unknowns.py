@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from qcstation.core.construct.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
-    sub_count_words as _sub_count_words,
+    sub_count_words as _sub_count_words, word_key,
 )
 
 __all__ = ["unknowns_and_relations"]
@@ -193,7 +193,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
     # so is a value the question ``stated`` itself: "four fewer cars each day")
     if own is not None and own not in question_values and own not in (stated or set()):
-        text = _sub_count_words(lambda mm: "?" if _WORDS[mm.group(0).lower()] == own
+        text = _sub_count_words(lambda mm: "?" if _WORDS[word_key(mm.group(0), _WORDS)] == own
                                 and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
     text = _HIDDEN_COMPUTATION.sub("?", text)
     text = _NAME_GLUED.sub(r"\1 ", text)  # "2500km" -> "Q2 km"

@@ -12,6 +12,7 @@ import re
 from fractions import Fraction
 
 from qcstation.core.construct.reread import WORD_GIVENS, words_at
+from qcstation.core.construct.textnumbers import word_key
 from qcstation.core.construct.rules.binding import Binder, QuestionNumber
 from qcstation.core.construct.rules.expr import BinOp, Expr, Neg, Num
 from qcstation.core.construct.rules.phrases import has_phrase
@@ -123,7 +124,7 @@ class Givens:
         for m in _Q_WORD_RE.finditer(question):
             if _NUMERATOR_RE.match(question, m.end()):
                 continue  # the "two" of "two-thirds" is that fraction's, never a given of its own
-            self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[m.group(1).lower()]), m.group(0),
+            self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[word_key(m.group(1), _Q_WORDS)]), m.group(0),
                                                m.start(), _slug_after(question, m.end()),
                                                stems=words_at(question, m.start(), m.end())))
         self.numbers.sort(key=lambda n: n.start)

@@ -66,26 +66,24 @@ def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> in
     return int(actions[action](args))
 
 
-def positive_int(text: str) -> int:
-    """argparse type: a whole number of at least 1."""
+def _whole_number(text: str, least: int) -> int:
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if v < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}")
     return v
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    return _whole_number(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """argparse type: a whole number of at least 0."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError("must be at least 0")
-    return v
+    return _whole_number(text, 0)
 
 
 def print_json(data: Any) -> None:

@@ -160,7 +160,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
             + text[m.end():].lstrip()
     # (a computation written in the text has its "=": a text without one has none to read)
-    for c in reversed(find_inline_computations(text) if "=" in text else []):
+    for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
     def keep(mm: re.Match[str]) -> str:
         frac = _FRACTION.fullmatch(mm.group(0))

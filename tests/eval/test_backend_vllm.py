@@ -54,7 +54,7 @@ def test_domain_import_does_not_load_vllm(fake_vllm: ModuleType) -> None:
 
     code = ("import sys, qcstation.eval.backends.vllm, qcstation.eval.backends.batch\n"
             "print('vllm' in sys.modules)")
-    env = {**os.environ, "PYTHONPATH": str(FAKE_VLLM_PATH)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(FAKE_VLLM_PATH), os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -107,7 +107,8 @@ def test_a_missing_dependency_is_one_line_not_a_traceback(qs_db: Path, tmp_path:
     (tmp_path / "scipy").mkdir()
     (tmp_path / "scipy" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'scipy'\", name='scipy')\n")
     db = qs_db
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    # prepended: a checkout run from source (PYTHONPATH=checkout) still finds qcstation
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", "compare",
                            str(run_id), str(other), "--metric", "fi"],
                           capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)

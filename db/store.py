@@ -106,6 +106,27 @@ def current_display_name() -> str:
     return current_identity().display
 
 
+def _umask() -> int:
+    """The process's umask (read without changing it where /proc says it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _honour_umask(path: Path) -> None:
+    """SQLite creates a database 0644 whatever the umask; a team working under umask 002
+    needs it group-writable like every other file it makes. The -wal and -shm files take
+    the database's mode. Best effort: a file we cannot chmod keeps SQLite's mode."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o666 & ~_umask())
+
+
 class Store:
     """One connection to the database file. Not shared between threads: each
     thread or process opens its own ``Store`` on the same path."""
@@ -115,6 +136,7 @@ class Store:
         memory = str(path) == ":memory:"
         if not memory:
             _check_database_file(self.path, create=create)
+        new_file = not memory and not self.path.exists()
         try:
             conn = sqlite3.connect(
                 str(path), timeout=busy_timeout_ms() / 1000, isolation_level=None,
@@ -124,6 +146,8 @@ class Store:
             raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
         self.conn = conn
         self.conn.row_factory = sqlite3.Row
+        if new_file:
+            _honour_umask(self.path)
         try:
             self.conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
             if not memory:

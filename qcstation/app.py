@@ -38,6 +38,9 @@ from screens.dialogs.error import ErrorModal
 from screens.dialogs.help import HelpScreen
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
+    from qcstation.driver import IgnoredPaste
     from qcstation.common.config import Config, QCConfig
     from qcstation.core.review.gate import GateStatus
 
@@ -195,6 +198,23 @@ class QCStationApp(App[int]):
         self.sub_title = (f"{one_line(self.db_path.name, 40)} · {one_line(who, 60)}"
                           + (" · curator" if self.is_curator else ""))
         start_resource_tracker()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, except on a Linux or macOS terminal: there the one that takes
+        keys arriving together as a paste (:mod:`qcstation.driver`)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from qcstation.driver import chunking_driver_class
+
+            return chunking_driver_class()
+        return driver
+
+    def on_ignored_paste(self, message: IgnoredPaste) -> None:
+        self.notify(f"A paste of {message.characters:,} characters was ignored: no text field "
+                    "has the focus, and pasted characters never act as keys.",
+                    title="Paste ignored", severity="warning")
 
     @property
     def settings(self) -> QCConfig:

@@ -12,6 +12,23 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line
+from qcstation.core.review.decisions import MAX_REASON_CHARS
+from qcstation.widgets.text_field import TextField
+
+
+class ReasonField(TextField):
+    """The typed reason. Tab in it, once something is typed, moves nowhere: a tab typed
+    (or pasted) while writing must not send the focus to the list, where the next Enter
+    would store reason 1 instead of the words typed."""
+
+    BINDINGS = [Binding("tab", "stay", "Stay", show=False, id="reject-typed-tab")]
+
+    def action_stay(self) -> None:
+        if not self.value.strip():
+            self.screen.focus_next()
+            return
+        self.notify("Enter saves the reason typed; shift+tab goes back to the list.",
+                    title="Reason")
 
 
 class RejectReasonModal(ModalScreen[str | None]):
@@ -36,7 +53,8 @@ class RejectReasonModal(ModalScreen[str | None]):
             yield OptionList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
                                for n, reason in enumerate(self.reasons, start=1)],
                              id="reject_reasons")
-            yield Input(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed")
+            yield ReasonField(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed",
+                              limit=MAX_REASON_CHARS)
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:

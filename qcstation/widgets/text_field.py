@@ -1,0 +1,69 @@
+"""A one-line text field with a limit that says so, and pastes taken whole.
+
+Textual's ``Input`` keeps only the first line of a paste and, past ``max_length``, refuses
+a paste *silently* (the whole of it). A reviewer pasting a reason needs the opposite: every
+line joined into one, control characters never kept (a pasted ESC or CR is text, not a
+key: it becomes a space or nothing), as much as fits, and a notice when the rest is cut.
+Every change goes through :meth:`TextField.replace`, so a typed key, a paste and a key
+burst (:mod:`qcstation.driver`) obey the same limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.widgets import Input
+
+__all__ = ["TextField", "one_line_text"]
+
+
+def one_line_text(text: str) -> str:
+    """Pasted text as one line: line ends and tabs become spaces, other characters that
+    ``str.isprintable`` refuses (ESC, BEL, DEL, C1 controls, bidi overrides) are dropped."""
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif ch in "\r\n\t\v\f":
+            out.append(" ")
+    return "".join(out)
+
+
+class TextField(Input):
+    """An ``Input`` holding at most ``limit`` characters; a paste or a key past the limit
+    is cut to what fits, with a notice naming the limit (once, until the text is shorter
+    again)."""
+
+    def __init__(self, value: str | None = None, *, limit: int = 500, **kwargs: Any) -> None:
+        self.limit = limit
+        self._limit_noted = False
+        super().__init__(value, **kwargs)
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        text = one_line_text(text)
+        start, end = sorted((max(0, start), min(len(self.value), end)))
+        room = self.limit - (len(self.value) - (end - start))
+        if len(text) > room:
+            dropped = len(text) - max(room, 0)
+            text = text[:max(room, 0)]
+            self._note_limit(dropped)
+        elif len(self.value) - (end - start) + len(text) < self.limit:
+            self._limit_noted = False
+        super().replace(text, start, end)
+
+    def _note_limit(self, dropped: int) -> None:
+        if self._limit_noted:
+            return
+        self._limit_noted = True
+        self.notify(f"This field holds at most {self.limit:,} characters: "
+                    f"{dropped:,} were not taken.", title="Text cut", severity="warning")
+
+    def _on_paste(self, event: events.Paste) -> None:
+        if event.text:
+            selection = self.selection
+            if selection.is_empty:
+                self.insert_text_at_cursor(event.text)
+            else:
+                self.replace(event.text, *selection)
+        event.stop()

@@ -45,19 +45,18 @@ class TextField(Input):
         start, end = sorted((max(0, start), min(len(self.value), end)))
         room = self.limit - (len(self.value) - (end - start))
         if len(text) > room:
-            dropped = len(text) - max(room, 0)
             text = text[:max(room, 0)]
-            self._note_limit(dropped)
+            self._note_limit()
         elif len(self.value) - (end - start) + len(text) < self.limit:
             self._limit_noted = False
         super().replace(text, start, end)
 
-    def _note_limit(self, dropped: int) -> None:
+    def _note_limit(self) -> None:
         if self._limit_noted:
             return
         self._limit_noted = True
-        self.notify(f"This field holds at most {self.limit:,} characters: "
-                    f"{dropped:,} were not taken.", title="Text cut", severity="warning")
+        self.notify(f"This field holds at most {self.limit:,} characters: the rest of the text "
+                    "was not taken.", title="Text cut", severity="warning")
 
     def _on_paste(self, event: events.Paste) -> None:
         if event.text:

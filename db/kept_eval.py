@@ -45,12 +45,19 @@ VERDICT_CODES = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "e
 _CODE = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in VERDICT_CODES.items())
          + " ELSE 5 END")
 
-#: a pair's row from its score rows: ``{where}`` selects them (one pair, or GROUP BY for many)
-PAIR_COLUMNS = ", ".join([
-    "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)",
-    "COALESCE(MAX(CASE WHEN metric = 'rm' THEN json_extract(CASE WHEN json_valid(detail) "
-    "THEN detail END, '$.keeps_answer') END), -1)",
-    *(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE} END), -1)" for m in METRICS)])
+
+
+def pair_columns(metrics: tuple[str, ...]) -> str:
+    """A pair's row from its score rows (un, keeps, then a verdict code per metric)."""
+    return ", ".join([
+        "COALESCE(MAX(CASE WHEN metric = 'un' THEN COALESCE(CAST(score AS REAL), 0.0) END), 0.0)",
+        "COALESCE(MAX(CASE WHEN metric = 'rm' THEN json_extract(CASE WHEN json_valid(detail) "
+        "THEN detail END, '$.keeps_answer') END), -1)",
+        *(f"COALESCE(MAX(CASE WHEN metric = '{m}' THEN {_CODE} END), -1)" for m in metrics)])
+
+
+#: a pair's row from its score rows, as of migration 14
+PAIR_COLUMNS = pair_columns(METRICS)
 
 _PAIR_KEY = "run_id = NEW.run_id AND seed_id = NEW.seed_id AND sample_idx = NEW.sample_idx"
 # through the table's unique key (run, seed, sample, metric): without statistics the planner
@@ -58,13 +65,16 @@ _PAIR_KEY = "run_id = NEW.run_id AND seed_id = NEW.seed_id AND sample_idx = NEW.
 # few rows, which made each recount read every score of the run
 _FIRST = ("FROM eval_scores INDEXED BY sqlite_autoindex_eval_scores_1 "
           f"WHERE {_PAIR_KEY} ORDER BY source, difficulty LIMIT 1")
-_PAIR_TOUCH = f"""
+
+
+def _pair_touch(metrics: tuple[str, ...]) -> str:
+    return f"""
 CREATE TRIGGER eval_pair_touch_recount INSTEAD OF INSERT ON eval_pair_touch BEGIN
     DELETE FROM eval_pairs WHERE {_PAIR_KEY};
     INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps,
-                            {', '.join(f'v_{m}' for m in METRICS)})
+                            {', '.join(f'v_{m}' for m in metrics)})
     SELECT NEW.run_id, NEW.seed_id, NEW.sample_idx, COUNT(*), (SELECT source {_FIRST}),
-           (SELECT difficulty {_FIRST}), {PAIR_COLUMNS}
+           (SELECT difficulty {_FIRST}), {pair_columns(metrics)}
     FROM eval_scores WHERE {_PAIR_KEY} HAVING COUNT(*) > 0;
 END
 """
@@ -89,24 +99,32 @@ def _share(metric: str, value: str, old: str) -> str:
     return f"CASE WHEN NEW.metric = '{metric}' THEN {value} ELSE {old} END"
 
 
-_PAIR_ADD = (
-    f"INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps, "
-    f"{', '.join(f'v_{m}' for m in METRICS)}) "
-    f"VALUES (NEW.run_id, NEW.seed_id, NEW.sample_idx, 1, NEW.source, NEW.difficulty, "
-    f"{_share('un', _UN_NEW, '0.0')}, {_share('rm', _KEEPS_NEW, '-1')}, "
-    + ", ".join(_share(m, _CODE_NEW, "-1") for m in METRICS) + ") "
-    "ON CONFLICT DO UPDATE SET n = n + 1, "
-    f"un = {_share('un', 'excluded.un', 'un')}, keeps = {_share('rm', 'excluded.keeps', 'keeps')}, "
-    + ", ".join(f"v_{m} = {_share(m, f'excluded.v_{m}', f'v_{m}')}" for m in METRICS) + "; "
-    # apart, so that the common case (the pair's source already) leaves the group index alone
-    "UPDATE eval_pairs SET source = NEW.source, difficulty = NEW.difficulty "
-    f"WHERE {_PAIR_KEY} AND (NEW.source < source OR (NEW.source = source AND ("
-    "(NEW.difficulty IS NULL AND difficulty IS NOT NULL) OR NEW.difficulty < difficulty)));")
-_PAIR_RESCORE = (
-    f"UPDATE eval_pairs SET un = {_share('un', _UN_NEW, 'un')}, "
-    f"keeps = {_share('rm', _KEEPS_NEW, 'keeps')}, "
-    + ", ".join(f"v_{m} = {_share(m, _CODE_NEW, f'v_{m}')}" for m in METRICS)
-    + f" WHERE {_PAIR_KEY};")
+
+
+def _pair_add(metrics: tuple[str, ...]) -> str:
+    return (
+        f"INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps, "
+        f"{', '.join(f'v_{m}' for m in metrics)}) "
+        f"VALUES (NEW.run_id, NEW.seed_id, NEW.sample_idx, 1, NEW.source, NEW.difficulty, "
+        f"{_share('un', _UN_NEW, '0.0')}, {_share('rm', _KEEPS_NEW, '-1')}, "
+        + ", ".join(_share(m, _CODE_NEW, "-1") for m in metrics) + ") "
+        "ON CONFLICT DO UPDATE SET n = n + 1, "
+        f"un = {_share('un', 'excluded.un', 'un')}, keeps = {_share('rm', 'excluded.keeps', 'keeps')}, "
+        + ", ".join(f"v_{m} = {_share(m, f'excluded.v_{m}', f'v_{m}')}" for m in metrics) + "; "
+        # apart, so that the common case (the pair's source already) leaves the group index alone
+        "UPDATE eval_pairs SET source = NEW.source, difficulty = NEW.difficulty "
+        f"WHERE {_PAIR_KEY} AND (NEW.source < source OR (NEW.source = source AND ("
+        "(NEW.difficulty IS NULL AND difficulty IS NOT NULL) OR NEW.difficulty < difficulty)));")
+
+
+def _pair_rescore(metrics: tuple[str, ...]) -> str:
+    return (
+        f"UPDATE eval_pairs SET un = {_share('un', _UN_NEW, 'un')}, "
+        f"keeps = {_share('rm', _KEEPS_NEW, 'keeps')}, "
+        + ", ".join(f"v_{m} = {_share(m, _CODE_NEW, f'v_{m}')}" for m in metrics)
+        + f" WHERE {_PAIR_KEY};")
+
+
 _SAME_PLACE = ("(OLD.run_id, OLD.seed_id, OLD.sample_idx, OLD.metric, OLD.source, OLD.difficulty) "
                "IS (NEW.run_id, NEW.seed_id, NEW.sample_idx, NEW.metric, NEW.source, NEW.difficulty)")
 
@@ -148,12 +166,25 @@ _MOVED = (" WHERE (NEW.run_id, NEW.seed_id, NEW.sample_idx) IS NOT "
 _SCORE_COLS = "run_id, seed_id, sample_idx, metric, verdict, score, detail, source, difficulty"
 _OUTPUT_COLS = "run_id, status, cached, prompt_tokens, completion_tokens, cost"
 
+
+
+def pair_triggers(metrics: tuple[str, ...]) -> list[str]:
+    """The triggers that keep ``eval_pairs`` with a verdict column per metric of ``metrics``
+    (the ones that name the metrics; the others do not change with them)."""
+    return [
+        _pair_touch(metrics),
+        _after("eval_pairs_score_ins", "INSERT", "eval_scores", [_pair_add(metrics)]),
+        _after("eval_pairs_rescore", f"UPDATE OF {_SCORE_COLS}", "eval_scores",
+               [_pair_rescore(metrics)], when=_SAME_PLACE),
+    ]
+
+
+_PAIR_TOUCH, _PAIR_INS, _PAIR_RESCORE_TRIGGER = pair_triggers(METRICS)
 TRIGGERS = [
     _PAIR_TOUCH,
-    _after("eval_pairs_score_ins", "INSERT", "eval_scores", [_PAIR_ADD]),
+    _PAIR_INS,
     _after("eval_pairs_score_del", "DELETE", "eval_scores", [_touch("OLD")]),
-    _after("eval_pairs_rescore", f"UPDATE OF {_SCORE_COLS}", "eval_scores", [_PAIR_RESCORE],
-           when=_SAME_PLACE),
+    _PAIR_RESCORE_TRIGGER,
     _after("eval_pairs_score_moved", f"UPDATE OF {_SCORE_COLS}", "eval_scores",
            [_touch("OLD"), _touch("NEW", _MOVED)], when=f"NOT {_SAME_PLACE}"),
     _after("eval_score_counts_ins", "INSERT", "eval_scores", [_score_count("NEW", 1)]),
@@ -250,3 +281,29 @@ STATEMENTS_15: list[str] = [
     # the results browser's source and difficulty pickers, without reading the frozen records
     "CREATE INDEX eval_items_groups ON eval_items (run_id, source, difficulty)",
 ]
+
+
+# --- a new stored metric ------------------------------------------------------------------
+def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...]) -> list[str]:
+    """The statements of a migration that adds stored metrics ``added`` to ``eval_pairs``,
+    which holds a verdict column per metric of ``before``: a column ``v_<code>`` each (-1 for
+    the rows already kept), the three pair triggers made again over ``before + added``, and
+    the pairs that already have scores of an added metric recounted. A new stored metric (a
+    record in ``qcstation.eval.types`` with a ``task``) is one migration in
+    ``db/migrations.py``: ``migration(N, "...", stored_metric_statements(OLD, ("code",)))``,
+    and this module's ``STORED`` gets its code (``tests/eval/test_metric_record.py``)."""
+    metrics = (*before, *added)
+    marks = ", ".join(f"'{m}'" for m in added)
+    return [
+        "DROP TRIGGER eval_pair_touch_recount", "DROP TRIGGER eval_pairs_score_ins",
+        "DROP TRIGGER eval_pairs_rescore",
+        *(f"ALTER TABLE eval_pairs ADD COLUMN v_{m} INTEGER NOT NULL DEFAULT -1" for m in added),
+        *pair_triggers(metrics),
+        "INSERT INTO eval_pair_touch (run_id, seed_id, sample_idx) SELECT DISTINCT run_id, "
+        f"seed_id, sample_idx FROM eval_scores WHERE metric IN ({marks})",
+    ]
+
+
+#: every stored metric with its column in ``eval_pairs``, in column order: migration 14's,
+#: then those of each later ``stored_metric_statements`` migration (none yet)
+STORED: tuple[str, ...] = METRICS

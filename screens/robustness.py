@@ -20,11 +20,11 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
 from qcstation.common.safe import preview
+from qcstation.eval.types import SHORT
 from screens._base import QCScreen
 
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
 ITEM_DIMS = ("un", "re", "ar", "rt", "rm", "fi")
-SHORT = {"un": "Un", "re": "Re", "ar": "Ar", "rt": "R-t", "rm": "R-m", "fi": "Fi"}
 
 
 @dataclass

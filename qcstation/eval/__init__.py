@@ -6,7 +6,8 @@ imports Textual; screens call these functions from workers.
 
 Modules, bottom up (a module imports only those above it in this list)
 -------------------------------------------------------------------------
-``types``       the vocabulary (tasks, metric codes and labels, verdicts) and the one
+``types``       the vocabulary (tasks, verdicts; one record per metric, ``METRIC_RECORDS``,
+                from which every table of metric codes is derived) and the one
                 interface every backend speaks: EvalRequest / EvalReply / Backend.
 ``templates/``  prompt templates, one versioned file per task (users may override them).
 ``tasks``       item records + exemplars -> chat messages, per task.
@@ -104,33 +105,39 @@ from qcstation.eval.types import (  # noqa: F401
     EvalRequest,
 )
 
-# Contract between the modules (signatures the screens and commands rely on):
+# Contract between the modules (signatures the screens and commands rely on; every parameter
+# of each function named here, in order: tests/eval/test_metric_record.py checks it):
 #
 # runs.create_run(store, cfg, *, model, release=None | (name, version), tasks=TASKS,
-#                 shots=3, temperature=0.0, samples=1, limit=None, backend=None,
-#                 name=None, actor) -> run_id
+#                 shots=3, temperature=0.0, samples=1, limit=None, max_tokens=None,
+#                 backend=None, name=None, actor=None, rng_seed=0, protocol="two-step",
+#                 adjust=None, rewrite=None, spec_extra=None) -> run_id
 # runs.resolve_run(store, ref) -> run_id   (EvalError "no evaluation run ..." otherwise)
-# runs.resolve_release(store, "NAME[@VERSION]" | None) -> (name, version)
+# runs.resolve_release(store, text="NAME[@VERSION]" | None) -> (name, version)
 # runs.get_run(store, run_id) -> RunInfo;  runs.list_runs(store) -> [RunInfo]
 # evaluate.run_and_score(db_path, run_id, cfg, *, progress=None, cancel=None,
 #                        retry_errors=False, score=True, on_scoring=None,
 #                        missing_scorer_ok=False) -> RunOutcome(progress, scores, note)
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
-#                    cancel=None | threading.Event, retry_errors=False, live_score=False)
-#                    -> RunProgress (final)
-# runner.RunProgress: run_id, done, total, errors, cached, rate_per_s, eta_s,
-#                     prompt_tokens, completion_tokens, cost, status
-# scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False) -> ScoreSummary
+#                    cancel=None | threading.Event, retry_errors=False, backend=None,
+#                    live_score=False, preflight=True) -> RunProgress (final)
+# runner.RunProgress: run_id, done, total, errors, cached, asked, rate_per_s, eta_s,
+#                     prompt_tokens, completion_tokens, cost, status, message
+# scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False, verifier=None,
+#                   judges=None, retry_judges=False) -> ScoreSummary
 #                   (counts per metric and verdict; `flipped`: items whose verdict changed)
-# metrics.leaderboard(store, run_ids, *, n_boot=1000, seed=0) -> list[RunMetrics]
-#   RunMetrics: run_id, label (model name), values: dict[code -> MetricValue]; codes are
-#   METRICS plus "all" and "rm_given_rt"; MetricValue: value (0..1, or 1..100 for un),
-#   lo, hi (bootstrap 95% CI), n, counts per verdict; value None when not scored.
-#   (also: code "all_no_un" = All-Pass without Understanding, MetricValue.note says why a
-#   value is None; run_ids=None means every finished run; load_run() reads a run once and
-#   every function takes it back as table= to avoid re-reading)
-# metrics.breakdown(store, run_id, by="source" | "difficulty") -> dict[group, dict[code, MetricValue]]
-# metrics.confusion(store, run_id) -> dict["re" | "ar" | "re+ar", Confusion(tp, fp, fn, tn)]
+# metrics.leaderboard(store, run_ids=None, *, n_boot=1000, seed=0) -> list[RunMetrics]
+#   RunMetrics: run_id, label (model name), name, status, values: dict[code -> MetricValue];
+#   codes are types.CODES (one record each: types.METRIC_RECORDS); MetricValue: value (0..1,
+#   or 1..100 for un), lo, hi (95% interval), n, counts per verdict, not_model (left out,
+#   counted apart); value None when not scored, and MetricValue.note says why. run_ids=None
+#   means every finished run; load_run() reads a run once and every function takes it back
+#   as table= to avoid re-reading.
+# metrics.breakdown(store, run_id, by="source" | "difficulty", *, n_boot=1000, seed=0,
+#                   table=None) -> dict[group, dict[code, MetricValue]]
+# metrics.confusion(store, run_id, *, table=None)
+#   -> dict["re" | "ar" | "re+ar", Confusion(tp, fp, fn, tn)]
 #   (a dimension's verdict against the final answer's, as in SMART fig. 21)
-# metrics.compare(store, run_a, run_b, metric) -> Comparison (exact McNemar p, items that differ)
-# metrics.correlation(store, run_ids) -> Spearman rho between metrics across runs
+# metrics.compare(store, run_a, run_b, metric, *, tables=None)
+#   -> Comparison (exact McNemar p, items that differ)
+# metrics.correlation(store, run_ids, *, codes=(...)) -> Spearman rho between metrics across runs

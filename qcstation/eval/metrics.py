@@ -19,7 +19,11 @@ Scores are read once per run, aggregated in SQL to one row per (seed, sample):
   When Understanding is not scored (not run, or ``not_scored`` for any item-sample),
   ``all`` is not scored (value ``None``, never a made-up number); ``all_no_un`` gives the
   All-Pass over re, ar, rt and rm alone, labelled as such.
-* ``rm_given_rt``: ACC@R-m over the item-samples whose reflection (rt) is correct.
+* a code read through a gate (``rm``, ``rm_s``, ``rm_keep``, ``rm_change``: its record's
+  ``gate``) counts only the item-samples where the gate is correct (ACC@R-m as in SMART:
+  over the item-samples whose reflection is correct).
+
+Each code's record (``qcstation.eval.types.METRIC``) says which of these it is.
 
 With several samples per item the values are averaged over an item's samples first, then
 over items; ``n`` is the number of items. A metric whose task was not run (no score rows)
@@ -52,21 +56,13 @@ from qcstation.eval.types import (
     CODES,
     COMPARABLE,
     LABELS,
+    METRIC,
+    NEEDS,
     NOT_MODEL_VERDICTS,
     STORED_METRICS,
     STRICT,
-    TASK_METRICS,
 )
 
-_TASK_OF = {m: t for t, ms in TASK_METRICS.items() for m in ms}
-_TASK_OF.update({s: _TASK_OF[m] for m, s in STRICT.items()})
-#: what each reported code is computed from (for the counts left out as not the model's)
-NEEDS: dict[str, tuple[str, ...]] = {
-    "all": ("un", "re", "ar", "rt", "rm"), "all_no_un": ("re", "ar", "rt", "rm"),
-    "rm": ("rt", "rm"), "rm_s": ("rt", "rm_s"), "rm_ungated": ("rm",), "rm_keep": ("rt", "rm"),
-    "rm_change": ("rt", "rm")}
-#: codes whose per-item-sample values are 0/1 (Wilson intervals); ``un`` is 1..100
-BINARY = tuple(c for c in CODES if c != "un")
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 _MAX_DISTINCT_MULTINOMIAL = 4096
 
@@ -280,38 +276,38 @@ class RunTable:
         return int(self.seed.shape[0])
 
     def pair_values(self, code: str) -> np.ndarray:
-        """Per item-sample value (NaN when it does not count) of any code."""
-        if code in ("rm", "rm_s", "rm_keep", "rm_change"):
-            # the paper's ACC@R-m: refinement counts only where reflection named every error
-            rt, rm = self.raw["rt"], self.raw["rm_s" if code == "rm_s" else "rm"]
-            keep = np.ones(self.n_pairs, dtype=bool)
-            if code != "rm" and code != "rm_s":
-                k = self.keeps if self.keeps is not None else np.full(self.n_pairs, -1.0)
-                keep = k == (1.0 if code == "rm_keep" else 0.0)
-            return np.where((rt == 1.0) & (rm >= 0) & keep, rm, np.nan)
-        if code == "rm_ungated":
-            code = "rm"
-        if code in self.raw:
-            v = self.raw[code].copy()
+        """Per item-sample value (NaN when it does not count) of any code (its record says
+        how: :class:`qcstation.eval.types.Metric`)."""
+        m = METRIC.get(code)
+        if m is None:
+            raise MetricsError(f"unknown metric {code!r}")
+        if m.all_of:
+            return self._all_pass(m.all_of)
+        v = self.raw[m.reads or code]
+        if m.gate is None:
+            v = v.copy()
             v[v < 0] = np.nan
             return v
-        if code == "all_no_un":
-            return self._all_no_un()
-        if code == "all":
-            base = self._all_no_un()
-            un = self.raw["un"]
-            out = np.where(un >= 0, (un >= ALL_PASS_UNDERSTANDING) * 1.0, np.nan) * base
-            return out
-        raise MetricsError(f"unknown metric {code!r}")
+        # e.g. the paper's ACC@R-m: refinement counts only where reflection named every error
+        keep = np.ones(self.n_pairs, dtype=bool)
+        if m.keeps is not None:
+            k = self.keeps if self.keeps is not None else np.full(self.n_pairs, -1.0)
+            keep = k == (1.0 if m.keeps else 0.0)
+        return np.where((self.raw[m.gate] == 1.0) & (v >= 0) & keep, v, np.nan)
 
-    def _all_no_un(self) -> np.ndarray:
+    def _all_pass(self, of: tuple[str, ...]) -> np.ndarray:
+        """All-Pass over stored metrics (``un``: a pass at >= ALL_PASS_UNDERSTANDING)."""
         out = np.ones(self.n_pairs)
-        for m in ("re", "ar", "rt", "rm"):
+        for m in of:
             v = self.raw[m]
-            if m == "rm":
-                # not allowed to refine (two-step, reflection wrong): the item fails All-Pass on
-                # its reflection; it is not left out
-                v = np.where((v == _NOT_SCORED) & (self.raw["rt"] == 0.0), 0.0, v)
+            if m == "un":
+                out = np.where(v >= 0, (v >= ALL_PASS_UNDERSTANDING) * 1.0, np.nan) * out
+                continue
+            gate = METRIC[m].gate
+            if gate is not None:
+                # not allowed to go on (two-step, reflection wrong): the item fails All-Pass on
+                # its gate; it is not left out
+                v = np.where((v == _NOT_SCORED) & (self.raw[gate] == 0.0), 0.0, v)
             out = np.where(v >= 0, out * v, np.nan)
         return out
 
@@ -449,15 +445,15 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         pv = np.where(pair_mask, pv, np.nan)
     counted = ~np.isnan(pv)
     mv.n_samples = int(counted.sum())
-    if (code in STORED_METRICS and code not in ("rm", "rm_s")) or code == "rm_ungated":
-        stored = "rm" if code == "rm_ungated" else code
-        mv.counts = dict((counts if counts is not None else table.counts).get(stored, {}))
+    rec = METRIC[code]
+    if rec.gate is None and not rec.all_of:         # a stored metric's verdicts as stored
+        mv.counts = dict((counts if counts is not None else table.counts).get(rec.needs[0], {}))
     else:
         passed = int((pv[counted] >= 1.0).sum())
         mv.counts = {"correct": passed, "wrong": mv.n_samples - passed} if mv.n_samples else {}
     mv.not_model = _not_model(table, code, pair_mask)
-    if code == "all":
-        reason = _all_pass_unavailable(table, pair_mask)
+    if "un" in rec.all_of:
+        reason = _all_pass_unavailable(table, pair_mask, rec.all_of)
         if reason:
             mv.counts, mv.n_samples, mv.note = {}, 0, reason
             return mv
@@ -479,7 +475,7 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
 def _not_model(table: RunTable, code: str, pair_mask: np.ndarray | None) -> dict[str, int]:
     """Item-samples of ``code`` left out because one of its inputs failed not by the model's
     doing, by the first such verdict."""
-    needs = NEEDS.get(code, ("rm",) if code == "rm_ungated" else (code,))
+    needs = NEEDS[code]
     out: dict[str, int] = {}
     taken = np.zeros(table.n_pairs, dtype=bool)
     for m in needs:
@@ -496,7 +492,7 @@ def _not_model(table: RunTable, code: str, pair_mask: np.ndarray | None) -> dict
 
 
 def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
-    needs = NEEDS.get(code, ("rm",) if code == "rm_ungated" else (code,))
+    needs = NEEDS[code]
     raw = {m: (table.raw[m] if pair_mask is None else table.raw[m][pair_mask]) for m in needs}
     missing = [m for m in needs if not (raw[m] != _MISSING).any()]
     flexible = {v: k for k, v in STRICT.items()}
@@ -506,23 +502,26 @@ def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
                 f"`qcstation eval rescore {table.run_id}` adds them (no model is called)")
     if missing:
         asked = table.tasks
-        not_asked = [m for m in missing if asked is None or _TASK_OF[m] not in asked]
+        not_asked = [m for m in missing if asked is None or METRIC[m].task not in asked]
         if not_asked or pair_mask is not None:
             return "not run: no scores for " + ", ".join(LABELS[m] for m in (not_asked or missing))
         return "not scored yet: no scores for " + ", ".join(LABELS[m] for m in missing)
-    if code in ("rm", "rm_s"):
+    rec = METRIC[code]
+    if rec.gate is not None and rec.keeps is None:
         return "no item has a correct reflection (R-m counts only after one)"
-    if code in ("rm_keep", "rm_change"):
+    if rec.keeps is not None:
         return ("no item with a correct reflection whose errors "
-                + ("keep" if code == "rm_keep" else "change") + " the answer")
-    if code in STORED_METRICS:
+                + ("keep" if rec.keeps else "change") + " the answer")
+    if rec.stored:
         return "not scored" + (" (no judge configured)" if code == "un" else "")
     return "not scored"
 
 
-def _all_pass_unavailable(table: RunTable, pair_mask: np.ndarray | None) -> str | None:
+def _all_pass_unavailable(table: RunTable, pair_mask: np.ndarray | None,
+                          of: tuple[str, ...]) -> str | None:
+    """Why an All-Pass with Understanding is not scored (None: it is)."""
     un = table.raw["un"]
-    base = ~np.isnan(table.pair_values("all_no_un"))
+    base = ~np.isnan(table._all_pass(tuple(m for m in of if m != "un")))
     if pair_mask is not None:
         base &= pair_mask
     if not base.any():
@@ -663,7 +662,7 @@ def _item_means(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]:
     pv = table.pair_values(metric)
     if metric == "un":
         pv = np.where(np.isnan(pv), np.nan, (pv >= ALL_PASS_UNDERSTANDING) * 1.0)
-    if metric == "all" and _all_pass_unavailable(table, None):
+    if "un" in METRIC[metric].all_of and _all_pass_unavailable(table, None, METRIC[metric].all_of):
         pv = np.full(table.n_pairs, np.nan)
     ok = ~np.isnan(pv)
     k = table.items.shape[0]

@@ -27,12 +27,12 @@ from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from qcstation.eval import provenance as P
 from qcstation.eval.runs import load_spec, run_row
-from qcstation.eval.types import DESCRIPTIONS, METRICS
+from qcstation.eval.types import DESCRIPTIONS, METRICS, REPORT_CODES
 
-FIGURE_CODES = ("un", "re", "ar", "rt", "rm", "rm_ungated", "fi", "all", "all_no_un")
+FIGURE_CODES = REPORT_CODES["figure"]
 TABLE_CODES = M.CODES
-GROUP_CODES = ("un", "re", "ar", "ar_s", "rt", "rm", "fi", "fi_s", "all", "all_no_un")
-DIFFICULTY_CODES = ("re", "ar", "rt", "rm", "fi", "all", "all_no_un")
+GROUP_CODES = REPORT_CODES["group"]
+DIFFICULTY_CODES = REPORT_CODES["difficulty"]
 MAX_LISTED_ITEMS = 100
 _MD_SPECIAL = set("\\`*_[]()<>|~!#&${}")
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",

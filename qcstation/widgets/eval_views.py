@@ -22,7 +22,7 @@ from qcstation.eval.browse import (
     ScoreDetail,
     TaskDetail,
 )
-from qcstation.eval.types import METRIC_LABELS, METRICS
+from qcstation.eval.types import METRIC_LABELS, METRICS, SHORT
 
 DIM = "dim"
 VERDICT_STYLES = {"correct": "green", "wrong": "red", "unparseable": "yellow",
@@ -30,8 +30,6 @@ VERDICT_STYLES = {"correct": "green", "wrong": "red", "unparseable": "yellow",
 TASK_TITLES = {"understanding": "Understanding", "reasoning": "Reasoning",
                "arithmetic": "Arithmetic", "refinement": "Reflection & Refinement",
                "final": "Final answer"}
-SHORT = {"un": "Un", "re": "Re", "ar": "Ar", "rt": "R-t", "rm": "R-m", "fi": "Fi",
-         "ar_s": "Ar·s", "fi_s": "Fi·s", "rm_s": "R-m·s"}   # ·s: the strict answer
 
 
 def safe(text: Any, style: str = "") -> Text:

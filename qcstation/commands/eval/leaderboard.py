@@ -10,7 +10,7 @@ from typing import Any
 from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
 from qcstation.common.safe import display_text
-from qcstation.eval.types import CODES
+from qcstation.eval.types import CODES, COMPACT
 
 
 def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,9 +45,6 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.set_defaults(eval_func=run)
 
 
-#: the compact view: (header, code, strict code or None)
-COMPACT = (("Un", "un", None), ("Re", "re", None), ("Ar f/s", "ar", "ar_s"), ("R-t", "rt", None),
-           ("R-m f/s", "rm", "rm_s"), ("Fi f/s", "fi", "fi_s"), ("All", "all", None))
 
 
 def _pct(mv: Any) -> str:

@@ -84,6 +84,10 @@ class ModelConfig:
     def api_key(self, env: Mapping[str, str] | None = None) -> str | None:
         """The key from ``$api_key_env`` (``None`` when unset or empty)."""
         value = (os.environ if env is None else env).get(self.api_key_env)
+        if value:
+            from qcstation.common import redact
+
+            redact.register(value)      # scrubbed from every reply from now on
         return value or None
 
     @property

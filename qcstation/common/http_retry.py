@@ -16,6 +16,8 @@ import zlib as _zlib
 from collections.abc import Mapping
 from typing import Any
 
+from qcstation.common import redact
+
 PLACEHOLDER_KEY = "sk-no-key"                          # local servers without auth
 RETRY_STATUSES = frozenset({408, 409, 429})          # plus every 5xx
 RETRY_AFTER_STATUSES = frozenset({429, 503})
@@ -178,9 +180,46 @@ def too_deep(raw: bytes) -> bool:
     return b"[" * 500 in raw or b"{" * 500 in raw
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice (JSON allows it; which value is meant is not
+    clear, and Python would keep the last one silently)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                from qcstation.common.safe import one_line
+
+                raise DuplicateKey(f"the key {one_line(redact.scrub(key), 60)!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+_STRICT = _json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
+def loads_strict(text: str | bytes, raw: bytes | None = None) -> Any:
+    """JSON text as Python, refusing an object with a key twice (:class:`DuplicateKey`, a
+    ``ValueError``), every secret scrubbed (:mod:`qcstation.common.redact`). ``raw``: the
+    bytes ``text`` was decoded from, when at hand (a quicker test for secrets). Limits on
+    size and nesting are the caller's (see :func:`load_json_reply`)."""
+    if isinstance(text, bytes):
+        raw, text = text, text.decode("utf-8")
+    obj = _STRICT.decode(text)
+    if not redact.secrets():
+        return obj
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
+    return redact.scrub_json(obj) if redact.may_hold(raw) else obj
+
+
 def load_json_reply(raw: bytes) -> Any:
-    """A reply body as JSON, or :class:`BadReply` saying why not: not UTF-8, not JSON, more
-    than :data:`MAX_JSON_NODES` objects and arrays, nested too deep."""
+    """A reply body as JSON, or :class:`BadReply` saying why not: not UTF-8, not JSON, a key
+    twice in one object, more than :data:`MAX_JSON_NODES` objects and arrays, nested too deep.
+    Every secret in it is scrubbed (every string, object keys included)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -190,11 +229,21 @@ def load_json_reply(raw: bytes) -> Any:
     if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         raise BadReply(f"reply holds more than {MAX_JSON_NODES:,} JSON objects and arrays")
     try:
-        return _json.loads(text)
+        return loads_strict(text, raw)
     except RecursionError:
         raise BadReply("reply is JSON nested too deep to read") from None
+    except DuplicateKey as exc:
+        raise BadReply(f"reply is not usable JSON: {exc}") from None
     except ValueError as exc:
-        raise BadReply(f"reply is not JSON ({str(exc)[:80]}): {text[:60]!r}") from None
+        raise BadReply(f"reply is not JSON ({str(exc)[:80]}): "
+                       f"{excerpt(text, 60)!r}") from None
+
+
+def excerpt(text: str, limit: int) -> str:
+    """The start of a server's text, secrets scrubbed *before* it is cut (so no key prefix
+    survives the cut)."""
+    longest = len(redact.secrets()[0]) if redact.secrets() else 0
+    return redact.scrub(text[:limit + longest])[:limit]
 
 
 def clean_text(text: str) -> str:
@@ -252,9 +301,9 @@ def token_count(value: Any, name: str, notes: list[str]) -> int | None:
     return None
 
 
-def scrub_key(text: str, key: str | None, mark: str = "[key]") -> str:
-    """``text`` with the configured API key (when it is one: 8+ characters) replaced."""
-    if key and len(key) >= 8 and key in text:
-        return text.replace(key, mark)
-    return text
-
+def scrub_key(text: str, key: str | None = None, mark: str = redact.MARK) -> str:
+    """``text`` with every secret (:mod:`qcstation.common.redact`) replaced, ``key`` too
+    (registered as one when it is 8+ characters)."""
+    if key:
+        redact.register(key)
+    return redact.scrub(text)

@@ -17,7 +17,7 @@ import socket
 import urllib.parse
 from typing import Any
 
-from qcstation.common.http_retry import PLACEHOLDER_KEY, scrub_key
+from qcstation.common.http_retry import PLACEHOLDER_KEY, excerpt, scrub_key
 from qcstation.common.safe import one_line
 
 #: seconds each server has to answer the check (at most the model's own timeout)
@@ -47,7 +47,7 @@ def reach(url: str, key: str | None, timeout_s: float) -> str | None:
             "Authorization": f"Bearer {key or PLACEHOLDER_KEY}", "Accept-Encoding": "identity"})
         resp = conn.getresponse()
         status = resp.status
-        head = resp.read(300) if status in (401, 403) else b""
+        head = resp.read(4096) if status in (401, 403) else b""
     except socket.timeout:
         return f"{url} did not answer within {timeout_s:g} s"
     except (OSError, http.client.HTTPException) as exc:
@@ -55,7 +55,7 @@ def reach(url: str, key: str | None, timeout_s: float) -> str | None:
     finally:
         conn.close()
     if status in (401, 403):
-        said = one_line(scrub_key(head.decode("utf-8", "replace"), key), 160)
+        said = one_line(excerpt(scrub_key(head.decode("utf-8", "replace"), key), 300), 160)
         return f"{url} refused the key (HTTP {status}): {said}"
     return None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qcstation.commands._common import print_json, store_from_args
-from qcstation.commands.eval._shared import resolve
+from qcstation.commands.eval._shared import config, resolve
 
 if TYPE_CHECKING:
     from db import Store
@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
                               "other_run": 0, "unknown_id": 0, "skipped": 0}
     problems: list[str] = []
     unreadable: list[str] = []
+    _register_keys(args)
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
         for name in args.files:
@@ -161,6 +162,23 @@ def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: 
           + (f"; {pending} still pending (`qcstation eval export-batch {run_id}` writes them)"
              if pending else ""))
     print(f"next: qcstation eval score {run_id}")
+
+
+def _register_keys(args: argparse.Namespace) -> None:
+    """Every configured model's key becomes a secret the reader scrubs (a batch file
+    written by a server that echoed it); without a configuration, the environment's
+    secret-named variables are."""
+    from qcstation.common import redact
+    from qcstation.common.errors import QCStationError
+
+    redact.register(None)
+    try:
+        cfg = config(args)
+    except (QCStationError, OSError):
+        return      # no configuration: import needs none
+    for m in [cfg.generator, *cfg.judges, *cfg.models.values()]:
+        if m is not None:
+            m.api_key()
 
 
 def _now() -> str:

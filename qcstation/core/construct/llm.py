@@ -30,10 +30,11 @@ import logging
 import random
 import threading
 import time
+import traceback
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx2
 import openai
@@ -53,9 +54,10 @@ from qcstation.common.http_retry import (  # noqa: F401  (re-exported)
     clean_token,
     load_json_reply,
     parse_retry_after,
-    scrub_key,
+    excerpt,
     token_count,
 )
+from qcstation.common import redact
 from qcstation.common.safe import one_line
 from qcstation.common.errors import ModelAccessError
 
@@ -126,6 +128,32 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
 
 def _http_client(timeout_s: float) -> Any:
     return httpx2.AsyncClient(transport=_CappedTransport(), timeout=timeout_s, follow_redirects=True)
+
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def detached(exc: _E) -> _E:
+    """``exc`` without its traceback and chain (``raise ... from None`` still sets
+    ``__context__``): what it refers to — the frames of a refused reply, their buffers of up
+    to :data:`MAX_BODY_BYTES` — is freed now, not when the caller drops the error."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        cur = todo.pop()
+        if cur is None or id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if cur.__traceback__ is not None:
+            # the frames' locals go now, even where a cycle would keep the frames until
+            # the garbage collector runs (frames still running are left alone)
+            traceback.clear_frames(cur.__traceback__)
+        todo += [cur.__cause__, cur.__context__]
+        cur.__traceback__ = None
+        cur.__context__ = None
+        cur.__cause__ = None
+    exc.__suppress_context__ = True
+    return exc
 
 
 def _bad_reply(exc: BaseException) -> BadReply | None:
@@ -212,11 +240,11 @@ def _int_or_none(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parsed:
-    """Validate a chat.completion body; raise ``ValueError`` saying what is unusable. Every
-    field is untrusted: text cut at :data:`MAX_REPLY_CHARS`, without lone surrogates and
-    without the API key; finish reason and model printable and short; token counts that
-    are not counts dropped."""
+def _parse_body(body: Any, default_model: str) -> _Parsed:
+    """Validate a chat.completion body (secrets already scrubbed: :func:`load_json_reply`);
+    raise ``ValueError`` saying what is unusable. Every field is untrusted: text cut at
+    :data:`MAX_REPLY_CHARS`, without lone surrogates; finish reason and model printable and
+    short; token counts that are not counts dropped."""
     parts = chat_reply_parts(body, _EXCERPT)
     if isinstance(parts, str):
         raise ValueError(parts)
@@ -235,7 +263,7 @@ def _parse_body(body: Any, default_model: str, key: str | None = None) -> _Parse
     ct = token_count(usage.get("completion_tokens"), "completion_tokens", notes)
     for n in notes:
         log.warning("%s", n)
-    return _Parsed(scrub_key(clean_text(content), key, "***"), model, pt, ct, finish)
+    return _Parsed(clean_text(content), model, pt, ct, finish)
 
 
 def _stored_body(p: _Parsed) -> dict[str, Any]:
@@ -329,7 +357,7 @@ class LLMClient:
             cached = await asyncio.to_thread(self._cache_get, key)
             if cached is not None:
                 try:
-                    p = _parse_body(cached, self.cfg.model, self._key)
+                    p = _parse_body(cached, self.cfg.model)
                 except ValueError:
                     log.warning("ignoring unusable cache entry %s", key)
                 else:
@@ -352,16 +380,22 @@ class LLMClient:
             async with st.sem:
                 body, p, retries = await self._request(st.client, messages, temp, mtok)
         except LLMCallError as exc:
-            await asyncio.to_thread(self._write, None, self._call_row(
-                key, cached=False, status="error", error=str(exc), retries=exc.retries,
-                latency_ms=_ms(start), pt=None, ct=None, cost=None, purpose=why))
-            raise
+            failed = detached(exc)
         except asyncio.CancelledError:
             # record synchronously: awaiting here would be cancelled again
             self._write(None, self._call_row(
                 key, cached=False, status="error", error="cancelled", retries=retries,
                 latency_ms=_ms(start), pt=None, ct=None, cost=None, purpose=why))
             raise
+        else:
+            failed = None
+        if failed is not None:
+            # raised outside the handler, without chain or traceback: a caller that keeps the
+            # error (chat_many returns it) keeps its message, not the reply it refused
+            await asyncio.to_thread(self._write, None, self._call_row(
+                key, cached=False, status="error", error=str(failed), retries=failed.retries,
+                latency_ms=_ms(start), pt=None, ct=None, cost=None, purpose=why))
+            raise failed
 
         cost = self._cost(p.prompt_tokens, p.completion_tokens)
         result = ChatResult(p.text, p.model, False, _ms(start), p.prompt_tokens,
@@ -388,7 +422,7 @@ class LLMClient:
             try:
                 return await self.chat(messages, **kw)
             except ModelAccessError as exc:
-                return exc
+                return detached(exc)
 
         for m in batch:
             _check_messages(m)
@@ -425,13 +459,16 @@ class LLMClient:
                 body, parsed = await self._attempt(client, messages, temp, mtok)
                 return body, parsed, n
             except _Retry as r:
-                if n + 1 >= attempts:
-                    raise LLMCallError(self._final_message(r, attempts), kind=r.kind, url=self.url,
-                                       status=r.status, retries=n) from None
-                wait = self._backoff(n, r.retry_after)
-                log.info("%s; retrying in %.2fs (attempt %d of %d)", one_line(self._scrub(str(r)), 300), wait,
-                         n + 2, attempts)
-                await asyncio.sleep(wait)
+                # only its words are kept: its chain and traceback hold the reply's buffers
+                # (up to MAX_BODY_BYTES each), which must not outlive the attempt
+                failure = detached(r)
+            if n + 1 >= attempts:
+                raise LLMCallError(self._final_message(failure, attempts), kind=failure.kind,
+                                   url=self.url, status=failure.status, retries=n)
+            wait = self._backoff(n, failure.retry_after)
+            log.info("%s; retrying in %.2fs (attempt %d of %d)", one_line(self._scrub(str(failure)), 300),
+                     wait, n + 2, attempts)
+            await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _attempt(self, client: openai.AsyncOpenAI, messages: list[dict], temp: float,
@@ -467,7 +504,7 @@ class LLMClient:
         except BadReply as exc:
             raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         try:
-            parsed = _parse_body(body, self.cfg.model, self._key)
+            parsed = _parse_body(body, self.cfg.model)
         except ValueError as exc:
             raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         return body, parsed
@@ -516,9 +553,7 @@ class LLMClient:
                 + (ct or 0) / 1e6 * (self.cfg.price_out_per_mtok or 0.0))
 
     def _scrub(self, text: str) -> str:
-        if self._key and len(self._key) >= 4:
-            text = text.replace(self._key, "***")
-        return text
+        return redact.scrub(text)
 
     def _call_row(self, key: str, *, cached: bool, status: str, error: str | None, retries: int,
                   latency_ms: float, pt: int | None, ct: int | None, cost: float | None,
@@ -537,7 +572,7 @@ class LLMClient:
         if text is None:
             return None
         try:
-            body = json.loads(text)
+            body = redact.scrub_json(json.loads(text))    # an entry stored before a key was one
         except ValueError:
             return None
         return body if isinstance(body, dict) else None
@@ -556,7 +591,7 @@ class LLMClient:
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
-    return clean_text(_server_words(exc)[:2000])
+    return clean_text(excerpt(_server_words(exc), 2000))
 
 
 def _server_words(exc: openai.APIStatusError) -> str:
@@ -588,12 +623,10 @@ def list_models(cfg: ModelConfig) -> list[str]:
                                     http_client=_http_client(cfg.timeout_s))
         try:
             page = await client.models.list()
-            return [clean_token(m.id, 200) or "" for m in page.data[:10_000]]
+            return [clean_token(redact.scrub_json(m.id), 200) or "" for m in page.data[:10_000]]
         except openai.APIStatusError as exc:
-            msg = _server_message(exc)
-            if key:
-                msg = msg.replace(key, "***")
-            raise LLMCallError(f"{exc.status_code} from {cfg.endpoint}: {msg[:_EXCERPT]}",
+            msg = excerpt(_server_message(exc), _EXCERPT)
+            raise LLMCallError(f"{exc.status_code} from {cfg.endpoint}: {msg}",
                                kind="server", url=cfg.endpoint, status=exc.status_code) from None
         except BadReply as exc:
             raise LLMCallError(f"unusable response from {cfg.endpoint}: {exc}", kind="garbage",

@@ -21,9 +21,11 @@ Output line (one result; OpenAI and ``vllm run-batch`` write the same shape)::
      "error": null}
 
 A result with a non-200 status or an ``error`` becomes an error reply (the request failed:
-it stays in the denominator). A line that cannot be read at all (not JSON, no
-``custom_id``, too long...) is reported as ``FILE:LINE: message`` and skipped; the rest of the
-file is still read. Nothing here imports Textual or talks to a network.
+it stays in the denominator). A line that cannot be read at all (not JSON, an object with a
+key twice, no ``custom_id``, too long...) is reported as ``FILE:LINE: message`` and skipped;
+the rest of the file is still read. Every secret (:mod:`qcstation.common.redact`) is scrubbed
+from a line as it is parsed, whatever field holds it. Nothing here imports Textual or talks
+to a network.
 """
 
 from __future__ import annotations
@@ -37,7 +39,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from qcstation.common.errors import QCStationError
-from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, token_count, too_deep
+from qcstation.common.http_retry import (
+    MAX_JSON_NODES,
+    DuplicateKey,
+    clean_text,
+    loads_strict,
+    token_count,
+    too_deep,
+)
 from qcstation.common.safe import message_text
 from qcstation.eval.types import TASKS, EvalReply, EvalRequest
 
@@ -381,9 +390,11 @@ def _parse_line(raw: bytes) -> EvalReply | str:
     if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         return f"more than {MAX_JSON_NODES:,} JSON objects and arrays"
     try:
-        return _reply(json.loads(raw.decode("utf-8")))
+        return _reply(loads_strict(raw))
     except UnicodeDecodeError:
         return "not UTF-8 text"
+    except DuplicateKey as exc:
+        return f"{exc}: which value is meant is unclear"
     except (ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else message_text(exc, 120)
         return f"not valid JSON ({reason})"

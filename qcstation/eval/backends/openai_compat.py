@@ -12,8 +12,10 @@ speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (t
   ``max_backoff_s``); 400/401/403/404/422 are not retried.
 * A failed request becomes an error reply (never an exception): the runner stores it and
   it stays in the metric's denominator.
-* The API key comes from ``$api_key_env``; it is sent as a header and scrubbed from every
-  message this module writes and from the reply's text (a server that echoes it).
+* The API key comes from ``$api_key_env``; it is sent as a header. Every secret
+  (:mod:`qcstation.common.redact`) is scrubbed from a reply as it is parsed, every field
+  (a server that echoes the key in ``model`` or ``usage`` too), and from every message this
+  module writes.
 * Every reply is untrusted (:mod:`qcstation.common.http_retry`): read up to
   ``MAX_BODY_BYTES`` *after* decompression (aiohttp's own decompression is off; gzip and
   deflate are decoded here with a bounded output), parsed with limits on nesting and size,
@@ -44,7 +46,7 @@ from qcstation.common.http_retry import (
     clean_token,
     load_json_reply,
     parse_retry_after,
-    scrub_key,
+    excerpt,
     token_count,
 )
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -112,7 +114,7 @@ class OpenAIBackend(Backend):
         return min(candidates, key=lambda u: self._in_flight[u])
 
     def _scrub(self, text: str) -> str:
-        return scrub_key(text, self._key)[:_EXCERPT]
+        return excerpt(text, _EXCERPT)
 
     def _body(self, req: EvalRequest) -> bytes:
         blob = req.messages_json
@@ -194,7 +196,7 @@ class OpenAIBackend(Backend):
         extra: dict[str, Any] = {"retries": attempt} if attempt else {}
         if notes:
             extra["notes"] = notes
-        return EvalReply(req.custom_id, "ok", text=scrub_key(text, self._key), finish_reason=finish,
+        return EvalReply(req.custom_id, "ok", text=text, finish_reason=finish,
                          prompt_tokens=pt, completion_tokens=ct, cost=self._cost(pt, ct), endpoint=url,
                          latency_ms=(time.perf_counter() - t0) * 1000, extra=extra)
 
@@ -255,5 +257,5 @@ def _server_message(raw: bytes, status: int) -> str:
             return clean_text(err[:_EXCERPT])
     except BadReply:
         pass
-    text = raw[:_EXCERPT].decode("utf-8", "replace").strip()
+    text = excerpt(raw[:4 * _EXCERPT].decode("utf-8", "replace"), _EXCERPT).strip()
     return text or f"status {status}"

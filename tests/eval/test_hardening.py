@@ -1,0 +1,179 @@
+"""Issue 30: memory bounded per process on the judge/generator client, one secret scrubber
+for every reply field on every path, duplicate keys refused in replies and batch files.
+Against the loopback OpenAI-protocol server of the tests, real SQLite files, the real CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import logging
+import os
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db import Store
+from qcstation.common import redact
+from qcstation.common.config import ModelConfig
+from qcstation.common.http_retry import MAX_BODY_BYTES, BadReply, excerpt, load_json_reply
+from qcstation.core.construct.llm import LLMCallError, LLMClient
+from qcstation.eval.runner import execute_run
+from qcstation.eval.runs import create_run
+from tests.eval_helpers import config, copy_db, local_model, quickstart_db
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+pytest.importorskip("qcstation.eval.checker")
+
+KEY = "sk-harden-SECRET-0123456789abcdef"
+#: the key as a hostile server can spell it inside a JSON string: every character escaped
+ESCAPED = "".join(f"\\u{ord(c):04x}" for c in KEY)
+
+
+@pytest.fixture
+def qs_db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_db(quickstart_db(tmp_path_factory.getbasetemp()), tmp_path / "eval.db")
+
+
+def _dump(db: Path) -> bytes:
+    with Store(db) as s:
+        s.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db.read_bytes()
+
+
+# -- memory: a refused reply is freed when its request ends ----------------------------------------
+
+def test_a_refused_reply_is_not_kept_by_the_error_returned(fake_openai: FakeOpenAI) -> None:
+    bomb = gzip.compress(b'{"choices": [{"message": {"content": "' + b" " * (MAX_BODY_BYTES + 2**20)
+                         + b'"}}]}', compresslevel=6)
+    fake_openai.raw_responder = lambda req: (200, {"Content-Encoding": "gzip"}, bomb)
+    client = LLMClient(ModelConfig(model="fake-model", base_url=fake_openai.base_url, retries=1,
+                                   backoff_s=0.001, max_backoff_s=0.001, timeout_s=30, concurrency=2))
+
+    async def go() -> list[Any]:
+        try:
+            return await client.chat_many([[{"role": "user", "content": f"judge {i}"}] for i in range(4)])
+        finally:
+            await client.aclose()
+
+    tracemalloc.start()
+    try:
+        results = asyncio.run(go())
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert all(isinstance(r, LLMCallError) and "after decompression" in str(r) for r in results), results
+    # the errors say why; they keep no frame, no chain, and with them no buffer of the reply
+    assert all(r.__traceback__ is None and r.__context__ is None and r.__cause__ is None for r in results)
+    assert held < MAX_BODY_BYTES // 2, f"{held / 2**20:.0f} MiB still held by 4 refused replies"
+
+
+# -- secrets: one scrubber on the way in -------------------------------------------------------------
+
+def test_the_scrubber_reads_every_string_of_a_reply_and_cuts_after_scrubbing() -> None:
+    redact.register(KEY)
+    raw = (f'{{"model": "{ESCAPED}", "{KEY}": ["a {KEY} b", {{"usage": "{KEY}{KEY}"}}], '
+           f'"n": 3}}').encode()
+    body = load_json_reply(raw)
+    assert KEY not in json.dumps(body), body
+    assert body["model"] == redact.MARK and body[redact.MARK][0] == f"a {redact.MARK} b"
+    assert body[redact.MARK][1]["usage"] == redact.MARK * 2 and body["n"] == 3
+    # an excerpt cut in the middle of the key keeps none of it
+    text = "x" * 50 + KEY + "y" * 50
+    assert excerpt(text, 60) == "x" * 50 + redact.MARK + "y" * 5
+    # nothing to scrub: the very same objects come back
+    plain = b'{"choices": [{"message": {"content": "18"}}]}'
+    assert not redact.may_hold(plain)
+
+
+def test_a_key_echoed_in_any_reply_field_is_stored_logged_and_printed_nowhere(
+        qs_db: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from qcstation.eval.outputs import pending_requests
+
+    monkeypatch.setenv("QC_HARDEN_KEY", KEY)
+    caplog.set_level(logging.DEBUG)
+    fake_openai.hostile(text=f"18 {KEY}", finish_reason=KEY, model=KEY,
+                        usage={"prompt_tokens": KEY, "completion_tokens": f"many {KEY}"},
+                        extra={"system_fingerprint": KEY})
+    judge = {"model": "fake-model", "base_url": fake_openai.base_url, "api_key_env": "QC_HARDEN_KEY",
+             "retries": 0}
+    cfg = config({"m": local_model(fake_openai.base_url, api_key_env="QC_HARDEN_KEY", retries=0)},
+                 judges=[judge])
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
+    execute_run(qs_db, run_id, cfg)                                      # evaluation backend
+    client = LLMClient(cfg.judges[0], qs_db, purpose="eval-judge")        # judge / generator client
+    res = client.chat_sync([{"role": "user", "content": "judge"}])
+    assert KEY not in f"{res.text} {res.model} {res.finish_reason}"
+    fake_openai.raw(('{"choices": [{"message": {"content": "' + ESCAPED + '"}, "finish_reason": "'
+                     + ESCAPED + '"}], "model": "' + ESCAPED + '"}').encode())
+    res = client.chat_sync([{"role": "user", "content": "escaped"}])
+    assert KEY not in f"{res.text} {res.model} {res.finish_reason}" and redact.MARK in res.text
+    for status in (400, 500):       # an error's words, cut at 300 characters mid-key
+        fake_openai.body({"error": {"message": "e" * 290 + KEY}}, status=status)
+        with pytest.raises(LLMCallError) as info:
+            client.chat_sync([{"role": "user", "content": f"error {status}"}], use_cache=False)
+        assert KEY[:6] not in str(info.value).replace("sk-no-key", ""), str(info.value)
+    # batch import: a result line with the key in every field, imported by the CLI
+    with Store(qs_db) as s:
+        run2 = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=2)
+        reqs = list(pending_requests(s, run2))
+    lines = [json.dumps({"id": KEY, "custom_id": reqs[0].custom_id, "response": {
+        "status_code": 200, "request_id": KEY, "body": {
+            "model": KEY, "choices": [{"message": {"content": f"18 {KEY}"}, "finish_reason": KEY}],
+            "usage": {"prompt_tokens": KEY, "completion_tokens": 1}}}}),
+        json.dumps({"custom_id": reqs[1].custom_id, "response": {"status_code": 500, "body": {
+            "error": {"message": KEY, "code": KEY}}}, "error": {"message": f"failed {KEY}", "code": KEY}})]
+    out = tmp_path / "out.jsonl"
+    out.write_text("\n".join(lines) + "\n")
+    cfg_file = tmp_path / "qcstation.toml"
+    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n'
+                        'api_key_env = "QC_HARDEN_KEY"\n')
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file),
+                           "eval", "import-batch", str(run2), str(out)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "QC_HARDEN_KEY": KEY})
+    assert proc.returncode == 0, proc.stderr
+    show = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file),
+                           "eval", "show", str(run_id)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QC_HARDEN_KEY": KEY})
+    assert KEY not in proc.stdout + proc.stderr + show.stdout + show.stderr
+    assert KEY not in caplog.text, caplog.text
+    with Store(qs_db) as s:
+        stored = s.query("SELECT response, error, finish_reason FROM eval_outputs WHERE run_id = ?",
+                         (run2,))
+    assert len(stored) == 2 and redact.MARK in json.dumps(stored)
+    assert KEY.encode() not in _dump(qs_db)
+
+
+# -- duplicate keys: an error on every path ------------------------------------------------------------
+
+def test_a_reply_with_a_key_twice_is_refused() -> None:
+    with pytest.raises(BadReply, match="'content' appears twice"):
+        load_json_reply(b'{"choices": [{"message": {"content": "18", "content": "19"}}]}')
+
+
+def test_import_batch_refuses_a_line_with_two_custom_ids(qs_db: Path, tmp_path: Path) -> None:
+    from qcstation.eval.backends.batch import read_batch_output
+    from qcstation.eval.outputs import pending_requests
+
+    cfg = config({"m": local_model("http://127.0.0.1:9/v1")})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=2)
+        a, b = [r.custom_id for r in pending_requests(s, run_id)][:2]
+    ok = {"status_code": 200, "body": {"choices": [{"message": {"content": "18"}}]}}
+    two = json.dumps({"custom_id": a, "response": ok})[:-1] + f', "custom_id": "{b}"}}'
+    inner = json.dumps({"custom_id": a, "response": {"status_code": 200, "body": {
+        "choices": [{"message": {"content": "18"}}], "usage": {"prompt_tokens": 1}}}}).replace(
+        '"prompt_tokens": 1', '"prompt_tokens": 1, "prompt_tokens": 2')
+    out = tmp_path / "out.jsonl"
+    out.write_text(two + "\n" + inner + "\n")
+    problems: list[str] = []
+    got = list(read_batch_output(out, problems=problems))
+    assert got == [] and len(problems) == 2, (got, problems)
+    assert "'custom_id' appears twice" in problems[0] and ":1:" in problems[0]
+    assert "'prompt_tokens' appears twice" in problems[1] and ":2:" in problems[1]

@@ -371,6 +371,7 @@ class LLMClient:
                     return result
 
         retries = 0
+        failed: LLMCallError | None = None
         try:
             if self._key is None and self.cfg.base_url is None:
                 raise LLMCallError(
@@ -387,8 +388,6 @@ class LLMClient:
                 key, cached=False, status="error", error="cancelled", retries=retries,
                 latency_ms=_ms(start), pt=None, ct=None, cost=None, purpose=why))
             raise
-        else:
-            failed = None
         if failed is not None:
             # raised outside the handler, without chain or traceback: a caller that keeps the
             # error (chat_many returns it) keeps its message, not the reply it refused

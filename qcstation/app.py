@@ -257,8 +257,9 @@ class QCStationApp(App[int]):
             self._large_db = count >= self.subprocess_reads_from
         return self._large_db
 
-    def evaluate_gate(self, store: Store, dimension: str) -> GateStatus:
-        """The QC gate (``qcstation.core.review.gate.gate``) with the configured threshold. Call it from a worker thread.
+    def evaluate_gate(self, store: Store, dimension: str, scope: str = "") -> GateStatus:
+        """The QC gate (``qcstation.core.review.gate.gate``) with the configured threshold, of
+        the working set or of the derived set ``scope``. Call it from a worker thread.
 
         The gate is SQL aggregates (the GIL is released while SQLite works); on a very
         large database (from :data:`SUBPROCESS_READS_FROM_ARTIFACTS` artifacts up) it still
@@ -270,11 +271,11 @@ class QCStationApp(App[int]):
         settings = self.settings
         if not self._offload(store):
             return gate.gate(store, dimension, threshold=settings.defect_threshold,
-                             confidence=settings.confidence)
+                             confidence=settings.confidence, scope=scope)
         worker = get_current_worker()
         data = read_in_subprocess("qcstation.core.review.gate:gate", self.db_path, dimension,
                                   threshold=settings.defect_threshold,
-                                  confidence=settings.confidence,
+                                  confidence=settings.confidence, scope=scope,
                                   cancelled=lambda: worker.is_cancelled)
         names = {f.name for f in dataclasses.fields(gate.GateStatus)}
         return gate.GateStatus(**{k: v for k, v in data.items() if k in names})

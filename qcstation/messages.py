@@ -29,6 +29,7 @@ class DimensionQC:
     sample: SampleInfo | None
     progress: Progress | None
     gate: GateStatus | None = None
+    scope: str = ""      # '' the working set, else the derived set (its own sample and gate)
 
 
 class SamplesLoaded(Message):
@@ -50,10 +51,11 @@ class CountsLoaded(Message):
 class GateLoaded(Message):
     """One QC dimension's gate was evaluated."""
 
-    def __init__(self, dimension: str, gate: GateStatus) -> None:
+    def __init__(self, dimension: str, gate: GateStatus, scope: str = "") -> None:
         super().__init__()
         self.dimension = dimension
         self.gate = gate
+        self.scope = scope
 
 
 class SamplesDrawn(Message):

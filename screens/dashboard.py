@@ -49,7 +49,7 @@ from qcstation.widgets.dashboard_panels import (
     render_gate_summary,
     render_team,
 )
-from qcstation.widgets.labels import noun, percent, title
+from qcstation.widgets.labels import noun, noun_in, percent, sentence_case
 from screens._base import QCScreen
 
 
@@ -197,10 +197,14 @@ class DashboardScreen(QCScreen):
         worker = get_current_worker()
         with self.qc_app.open_store() as store:
             dimensions = []
-            for dimension in settings.dimensions:
-                sample = open_sample(store, dimension)
-                progress = qc_progress(store, sample.id) if sample is not None else None
-                dimensions.append(DimensionQC(dimension, sample, progress))
+            from qcstation.core.review.queries import derived_scopes
+
+            # the working set, then every derived set with items: each its own samples and gates
+            for scope in ["", *derived_scopes(store)]:
+                for dimension in settings.dimensions:
+                    sample = open_sample(store, dimension, scope)
+                    progress = qc_progress(store, sample.id) if sample is not None else None
+                    dimensions.append(DimensionQC(dimension, sample, progress, scope=scope))
             self.post_message(SamplesLoaded(dimensions))
             if worker.is_cancelled:
                 return
@@ -211,11 +215,12 @@ class DashboardScreen(QCScreen):
             from qcstation.core.release.latest import latest_release
 
             self.post_message(ReleaseLoaded(latest_release(store)))
-            for dimension in settings.dimensions:
+            for dim in dimensions:
                 if worker.is_cancelled:
                     return
-                self.post_message(GateLoaded(dimension,
-                                             self.qc_app.evaluate_gate(store, dimension)))
+                self.post_message(GateLoaded(
+                    dim.dimension, self.qc_app.evaluate_gate(store, dim.dimension, dim.scope),
+                    dim.scope))
 
     def on_screen_suspend(self) -> None:
         # a full screen (review, releases) on top: stop computing gates nobody is looking
@@ -226,9 +231,9 @@ class DashboardScreen(QCScreen):
 
     @on(SamplesLoaded)
     def _samples_loaded(self, message: SamplesLoaded) -> None:
-        known = {d.dimension: d.gate for d in self.dimensions}
-        for dim in message.dimensions:
-            dim.gate = known.get(dim.dimension)  # keep the last gate until the new one arrives
+        known = {(d.scope, d.dimension): d.gate for d in self.dimensions}
+        for dim in message.dimensions:   # keep the last gate until the new one arrives
+            dim.gate = known.get((dim.scope, dim.dimension))
         self.dimensions = message.dimensions
         self.loaded = True
         self._show_qc()
@@ -251,9 +256,10 @@ class DashboardScreen(QCScreen):
     @on(GateLoaded)
     def _gate_loaded(self, message: GateLoaded) -> None:
         for dim in self.dimensions:
-            if dim.dimension == message.dimension:
+            if dim.dimension == message.dimension and dim.scope == message.scope:
                 dim.gate = message.gate
-        self.gates_checked.add(message.dimension)
+        self.gates_checked.add(f"{message.scope}/{message.dimension}" if message.scope
+                               else message.dimension)
         self._show_qc()
 
     def _show_qc(self) -> None:
@@ -357,33 +363,38 @@ class DashboardScreen(QCScreen):
         drawn: list[SampleInfo] = []
         skipped: list[str] = []
         plans: list[str] = []
+        from qcstation.core.review.queries import derived_scopes
+
         with self.qc_app.open_store() as store:
             requeued = requeue_replacements(store, actor)
-            for dimension in settings.dimensions:
-                if open_sample(store, dimension) is not None:
-                    skipped.append(f"{noun(dimension)}: a sample is already open")
-                    continue
-                gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
-                               confidence=settings.confidence)
-                if gate.passed:
-                    skipped.append(f"{noun(dimension)}: the gate already passes")
-                    continue
-                try:
-                    plans.append(f"{title(dimension)}: {gate.plan['sentence']}"
-                                 if gate.plan else "")
-                    drawn.append(draw_sample(
-                        store, dimension, rate=settings.sample_rate, rng_seed=settings.rng_seed,
-                        actor=actor, min_size=settings.min_sample,
-                        overlap_rate=settings.overlap_rate))
-                except ReviewError as exc:
-                    skipped.append(f"{noun(dimension)}: {exc}")
+            for scope in ["", *derived_scopes(store)]:
+                for dimension in settings.dimensions:
+                    what = noun_in(dimension, scope)
+                    if open_sample(store, dimension, scope) is not None:
+                        skipped.append(f"{what}: a sample is already open")
+                        continue
+                    gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
+                                   confidence=settings.confidence, scope=scope)
+                    if gate.passed:
+                        skipped.append(f"{what}: the gate already passes")
+                        continue
+                    try:
+                        plans.append(f"{sentence_case(what)}: {gate.plan['sentence']}"
+                                     if gate.plan else "")
+                        drawn.append(draw_sample(
+                            store, dimension, rate=settings.sample_rate,
+                            rng_seed=settings.rng_seed, actor=actor,
+                            min_size=settings.min_sample, overlap_rate=settings.overlap_rate,
+                            scope=scope))
+                    except ReviewError as exc:
+                        skipped.append(f"{what}: {exc}")
         self.post_message(SamplesDrawn(drawn, skipped + [p for p in plans if p], requeued))
 
     @on(SamplesDrawn)
     def _samples_drawn(self, message: SamplesDrawn) -> None:
         self._set_busy(None)
-        lines = [f"Drew {info.size} {noun(info.dimension, info.size)} (round {info.round}, "
-                 f"{info.rate:.0%} rate)" for info in message.drawn]
+        lines = [f"Drew {info.size} {noun_in(info.dimension, info.scope, info.size)} (round "
+                 f"{info.round}, {info.rate:.0%} rate)" for info in message.drawn]
         if message.requeued:
             lines.append(f"{message.requeued} regenerated item(s) joined their open sample")
         lines += message.skipped
@@ -418,7 +429,7 @@ class DashboardScreen(QCScreen):
     def action_extend_samples(self) -> None:
         if not self._curator_or_say("extend a QC sample"):
             return
-        plan = [(d.dimension, extension_size(d.gate), d.gate.extend_reason)
+        plan = [(d.dimension, d.scope, extension_size(d.gate), d.gate.extend_reason)
                 for d in self.dimensions if d.gate is not None and not d.gate.passed
                 and d.sample is not None and extension_size(d.gate) > 0]
         if not plan:
@@ -426,9 +437,9 @@ class DashboardScreen(QCScreen):
                         + ("" if self.dimensions else " (the gates are still being read)") + ".",
                         title="QC samples")
             return
-        lines = [f"{title(dim)}: add {n} random {noun(dim, n)} ({why or 'the gate asks'})"
-                 for dim, n, why in plan]
-        total = sum(n for _, n, _ in plan)
+        lines = [f"{sentence_case(noun_in(dim, scope))}: add {n} random {noun(dim, n)} "
+                 f"({why or 'the gate asks'})" for dim, scope, n, why in plan]
+        total = sum(n for _, _, n, _ in plan)
         self._ask("Extend QC samples", "\n".join(lines)
                   + f"\n\nEvery added item must then be reviewed ({total} in all).",
                   self._extend_now)
@@ -440,7 +451,7 @@ class DashboardScreen(QCScreen):
     def action_fresh_round(self) -> None:
         if not self._curator_or_say("start a fresh round"):
             return
-        dims = [d.dimension for d in self.dimensions if d.gate is not None
+        dims = [(d.dimension, d.scope) for d in self.dimensions if d.gate is not None
                 and not d.gate.passed and d.gate.defects and not d.gate.pending
                 and not d.gate.open_rejects and not (d.gate.plan or {}).get("reachable", True)]
         if not dims:
@@ -448,35 +459,37 @@ class DashboardScreen(QCScreen):
                         "corrected (reviewed, no open reject); no dimension is there now.",
                         title="Fresh round", severity="warning", timeout=8)
             return
-        lines = [f"{title(d.dimension)}: {d.gate.defects} defect(s) found and corrected; a new "
-                 f"random sample of the corrected data, sized to what the gate needs with no "
-                 f"defect, is what the gate counts from now on"
-                 for d in self.dimensions if d.dimension in dims and d.gate is not None]
+        lines = [f"{sentence_case(noun_in(d.dimension, d.scope))}: {d.gate.defects} defect(s) "
+                 f"found and corrected; a new random sample of the corrected data, sized to "
+                 f"what the gate needs with no defect, is what the gate counts from now on"
+                 for d in self.dimensions if (d.dimension, d.scope) in dims
+                 and d.gate is not None]
         self._ask("Fresh random round", "\n".join(lines), lambda: self._fresh(dims))
 
-    def _fresh(self, dims: list[str]) -> None:
+    def _fresh(self, dims: list[tuple[str, str]]) -> None:
         self._set_busy("Drawing a fresh round…")
         self._draw_fresh(dims)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Drawing a fresh round")
-    def _draw_fresh(self, dims: list[str]) -> None:
+    def _draw_fresh(self, dims: list[tuple[str, str]]) -> None:
         from qcstation.core.review.curation import fresh_round
 
         settings = self.qc_app.settings
         lines: list[str] = []
         with self.qc_app.open_store() as store:
-            for dim in dims:
+            for dim, scope in dims:
+                what = sentence_case(noun_in(dim, scope))
                 try:
-                    r = fresh_round(store, dim, actor=self.qc_app.annotator,
+                    r = fresh_round(store, dim, actor=self.qc_app.annotator, scope=scope,
                                     curators=list(settings.curators), rate=settings.sample_rate,
                                     rng_seed=settings.rng_seed,
                                     threshold=settings.defect_threshold,
                                     confidence=settings.confidence, min_size=settings.min_sample,
                                     overlap_rate=settings.overlap_rate)
-                    lines.append(f"{title(dim)}: round {r['round']}, {r['size']} items to review")
+                    lines.append(f"{what}: round {r['round']}, {r['size']} items to review")
                 except ReviewError as exc:
-                    lines.append(f"{title(dim)}: {exc}")
+                    lines.append(f"{what}: {exc}")
         self.post_message(SamplesExtended({}, lines))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
@@ -485,11 +498,15 @@ class DashboardScreen(QCScreen):
         settings = self.qc_app.settings
         extended: dict[str, int] = {}
         skipped: list[str] = []
+        from qcstation.core.review.queries import derived_scopes
+
         with self.qc_app.open_store() as store:
-            for dimension in settings.dimensions:
-                sample = open_sample(store, dimension)
+            for scope, dimension in [(scope, dimension)
+                                     for scope in ["", *derived_scopes(store)]
+                                     for dimension in settings.dimensions]:
+                sample = open_sample(store, dimension, scope)
                 gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
-                               confidence=settings.confidence)
+                               confidence=settings.confidence, scope=scope)
                 if gate.passed:
                     continue
                 if sample is None:
@@ -511,15 +528,17 @@ class DashboardScreen(QCScreen):
                 except ReviewError as exc:
                     skipped.append(f"{noun(dimension)}: {exc}")
                     continue
-                extended[dimension] = info.size - sample.size
+                extended[f"{scope}/{dimension}" if scope else dimension] = info.size - sample.size
                 if gate.extend_reason:
-                    skipped.append(f"{noun(dimension)}: because of {gate.extend_reason}")
+                    skipped.append(f"{noun_in(dimension, scope)}: because of {gate.extend_reason}")
         self.post_message(SamplesExtended(extended, skipped))
 
     @on(SamplesExtended)
     def _samples_extended(self, message: SamplesExtended) -> None:
         self._set_busy(None)
-        lines = [f"Added {n} {noun(dim, n)} to the sample" for dim, n in message.extended.items()]
+        lines = [f"Added {n} {noun(dim.rpartition('/')[2], n)} to the sample"
+                 + (f" of set {dim.rpartition('/')[0]}" if "/" in dim else "")
+                 for dim, n in message.extended.items()]
         lines += message.skipped
         self.notify("\n".join(lines) or "No sample needs extending.", title="QC samples",
                     severity="information" if message.extended else "warning")

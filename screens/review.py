@@ -151,7 +151,8 @@ class ReviewScreen(QCScreen):
         self.progress: Progress | None = None
         self.gate: GateStatus | None = None
         self.gate_running = False
-        self.gate_stale: str | None = None          # re-evaluate once the running one ends
+        self.gate_stale: tuple[str, str] | None = None  # re-evaluate once the running one ends
+        self.scope = ""                             # the set of the last item shown ('' working set)
         self.queued: deque[str] = deque()           # keys pressed while saving, run in order
         self.comment: str = ""                      # goes with the next decision
         self.unsure = False
@@ -492,20 +493,23 @@ class ReviewScreen(QCScreen):
                 self.post_message(SampleFinished(dimension, self._open_progress(store, dimension)))
 
     # -- the gate (slow on a large database: one evaluation at a time, after the item) --
-    def _refresh_gate(self, dimension: str | None) -> None:
+    def _refresh_gate(self, dimension: str | None, scope: str | None = None) -> None:
+        """Read the gate of ``dimension`` in the set of the item shown (``scope``: the set,
+        default the last item's): a derived set's item is judged by its set's gate."""
         if dimension is None:
             return
+        scope = self.scope if scope is None else scope
         if self.gate_running:
-            self.gate_stale = dimension
+            self.gate_stale = (dimension, scope)
             return
         self.gate_running = True
         self.gate_stale = None
-        self._evaluate_gate(dimension)
+        self._evaluate_gate(dimension, scope)
 
     @work(thread=True, exit_on_error=False, group="gates", description="Checking the QC gate")
-    def _evaluate_gate(self, dimension: str) -> None:
+    def _evaluate_gate(self, dimension: str, scope: str = "") -> None:
         with self.qc_app.open_store() as store:
-            gate = self.qc_app.evaluate_gate(store, dimension)
+            gate = self.qc_app.evaluate_gate(store, dimension, scope)
         self.post_message(GateUpdated(dimension, gate))
 
     @staticmethod
@@ -563,8 +567,12 @@ class ReviewScreen(QCScreen):
         self.query_one("#seed_pane", VerticalScroll).scroll_home(animate=False)
         self.query_one("#artifact_pane", VerticalScroll).scroll_home(animate=False)
         self._show_status()
+        if item.scope != self.scope:
+            self.gate = None  # another set's gate: not this one's
+            self.query_one("#gate_line", Static).update(Text(gate_line(None)))
+        self.scope = item.scope
         if message.current or self.gate is None:
-            self.call_after_refresh(self._refresh_gate, item.dimension)
+            self.call_after_refresh(self._refresh_gate, item.dimension, item.scope)
         self.call_after_refresh(self._run_queued)
 
     @on(SampleFinished)
@@ -590,7 +598,9 @@ class ReviewScreen(QCScreen):
     def _gate_updated(self, message: GateUpdated) -> None:
         self.gate_running = False
         if self.gate_stale is not None:
-            self._refresh_gate(self.gate_stale)
+            self._refresh_gate(*self.gate_stale)
+        if message.gate.scope != self.scope:
+            return  # the gate of the set of an item shown before
         self.gate = message.gate
         self.query_one("#gate_line", Static).update(Text(gate_line(message.gate)))
         if self.finished:

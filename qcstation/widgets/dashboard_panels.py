@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line, printable
-from qcstation.widgets.labels import bound_percent, noun, percent, sentence_case, title
+from qcstation.widgets.labels import bound_percent, noun_in, percent, sentence_case, title
 
 if TYPE_CHECKING:
     from qcstation.core.review.gate import GateStatus
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 SEED_STATUSES = ("active", "filtered", "duplicate")
 ARTIFACT_STATUSES = ("generated", "verified", "failed", "accepted", "rejected")
+
+
+def dim_title(dim: DimensionQC) -> str:
+    """A dimension's title, with its derived set when it has one (``Notation questions · set
+    dyn``): a derived set's samples and gates are its own."""
+    scope = getattr(dim, "scope", "")
+    return f"{title(dim.dimension)} · set {one_line(scope, 40)}" if scope else title(dim.dimension)
 
 
 def extension_size(gate: GateStatus) -> int:
@@ -76,18 +83,18 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
         remaining = dim.progress.remaining if dim.progress is not None else 0
         if dim.sample is not None and remaining > 0:
             review.append(Attention(
-                f"Review {remaining} {noun(dim.dimension, remaining)} — press r",
+                f"Review {remaining} {noun_in(dim.dimension, dim.scope, remaining)} — press r",
                 "review", dim.dimension))
         if dim.gate is None:
             checking = True
             continue
         if dim.gate.passed:
             continue
-        regenerate += _reject_items(dim, has_model, who,
-                                    (disagreements or {}).get(dim.dimension, 0))
+        regenerate += _reject_items(dim, has_model, who,  # the team's counts: the working set's
+                                    0 if dim.scope else (disagreements or {}).get(dim.dimension, 0))
         if dim.sample is None and dim.gate.open_rejects == 0:
             draw.append(Attention(
-                f"Draw a QC sample of {noun(dim.dimension)} — press s",
+                f"Draw a QC sample of {noun_in(dim.dimension, dim.scope)} — press s",
                 "draw_samples", dim.dimension))
         elif dim.sample is not None and remaining == 0 and dim.gate.open_rejects == 0:
             other.append(_gate_step(dim, who))
@@ -137,18 +144,18 @@ def _reject_items(dim: DimensionQC, has_model: bool, who: _Who,
         verb = "awaits" if n == 1 else "await"
         if has_model:
             out.append(Attention(
-                f"{n} rejected {noun(dim.dimension, n)} {verb} regeneration — press g "
+                f"{n} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} regeneration — press g "
                 f"(or c to fix one in place)", "regenerate", dim.dimension))
         else:
             out.append(Attention(
-                f"{n} rejected {noun(dim.dimension, n)} {verb} a fix — press c to fix "
+                f"{n} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} a fix — press c to fix "
                 f"in place{', exclude or override' if who.curator else ''} (no model is "
                 f"configured, so regenerating would make the same text)", "queue",
                 dim.dimension))
     if settle_n:
         out.append(Attention(
             f"{settle_n} disagreement{'s' if settle_n != 1 else ''} on "
-            f"{noun(dim.dimension)} to settle — press c"
+            f"{noun_in(dim.dimension, dim.scope)} to settle — press c"
             + ("" if who.curator else " (a curator settles)"), "queue", dim.dimension))
     return out
 
@@ -166,13 +173,13 @@ def _gate_step(dim: DimensionQC, who: _Who) -> Attention:
             f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
             if gate.upper_bound is not None else "the gate asks for it")
         return Attention(
-            f"Extend the {noun(dim.dimension, 1)} sample by {extra} — "
+            f"Extend the {noun_in(dim.dimension, dim.scope, 1)} sample by {extra} — "
             f"{who.key('e')} ({why})", "extend_samples" if who.curator else None,
             dim.dimension)
     if plan and not plan.get("reachable", True):
         return _out_of_reach(dim, plan, who)
-    return Attention(f"{title(dim.dimension)}: {step}" if step else
-                     f"{title(dim.dimension)}: gate not passed", None, dim.dimension)
+    return Attention(f"{dim_title(dim)}: {step}" if step else
+                     f"{dim_title(dim)}: gate not passed", None, dim.dimension)
 
 
 def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attention:
@@ -181,7 +188,7 @@ def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attentio
     ways = plan.get("ways_out") or []
     fresh = bool(gate.defects) and not gate.pending and any(
         "fresh random round" in w for w in ways)
-    short = (f"{title(dim.dimension)}: out of reach — {gate.defects} defect"
+    short = (f"{dim_title(dim)}: out of reach — {gate.defects} defect"
              f"{'s' if gate.defects != 1 else ''} in {gate.reviewed} reviews; the "
              f"bound needs {plan.get('needed')} reviews, {plan.get('can_review')} "
              f"are possible.")
@@ -254,7 +261,7 @@ def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
         else:
             line.append("PASSED    " if gate.passed else "NOT PASSED",
                         style="bold green" if gate.passed else "bold yellow")
-        line.append(f"  {title(dim.dimension)}", style="bold")
+        line.append(f"  {dim_title(dim)}", style="bold")
         if dim.progress is not None:
             line.append(f": {dim.progress.sentence()}")
         elif dim.sample is None:
@@ -315,7 +322,7 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
         else:
             words = (f"{g.reviewed} of the {need} reviews it needs at {g.defects} defect"
                      f"{'s' if g.defects != 1 else ''}")
-        parts.append(Text.assemble((f"{title(dim.dimension)} gate: ", "bold"), words))
+        parts.append(Text.assemble((f"{dim_title(dim)} gate: ", "bold"), words))
     return Group(*parts)
 
 
@@ -326,8 +333,9 @@ def render_gate_rules(dimensions: list[DimensionQC]) -> RenderableType:
         gate = dim.gate
         if n:
             parts.append(Text(""))
-        parts.append(Text.assemble((f"{title(dim.dimension)} ", "bold"),
-                                   (f"({dim.dimension})", "dim")))
+        parts.append(Text.assemble((f"{dim_title(dim)} ", "bold"),
+                                   (f"({dim.dimension}{'@' + one_line(dim.scope, 40) if dim.scope else ''})",
+                                    "dim")))
         if gate is None:
             parts.append(Text("Checking…", style="dim"))
             continue

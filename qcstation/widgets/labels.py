@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from qcstation.common.safe import one_line
+
 if TYPE_CHECKING:
     from qcstation.core.review.gate import GateStatus
 
@@ -14,6 +16,13 @@ DIMENSION_NOUNS: dict[str, tuple[str, str]] = {
     "reasoning": ("SMT-LIB formalisation", "SMT-LIB formalisations"),
     "refinement": ("error-injected solution", "error-injected solutions"),
 }
+
+def noun_in(dimension: str | None, scope: str = "", count: int | None = None) -> str:
+    """:func:`noun`, naming the derived set when ``scope`` is one (``notation questions of
+    set dyn``); the working set's are just the noun."""
+    words = noun(dimension, count)
+    return f"{words} of set {one_line(scope, 40)}" if scope else words
+
 
 VERDICT_WORDS: dict[str, str] = {
     "accept": "accepted",
@@ -62,10 +71,11 @@ def gate_line(gate: GateStatus | None) -> str:
     if gate.upper_bound is not None:
         bound = (f" · defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
                  f"(needs < {percent(gate.threshold)})")
+    head = f"Gate of set {one_line(gate.scope, 30)}" if getattr(gate, "scope", "") else "Gate"
     if gate.passed:
-        return f"Gate: passed{bound}"
+        return f"{head}: passed{bound}"
     steps = [s.strip().rstrip(".") for s in gate.next_step.split("; then ") if s.strip()]
-    words = "Gate: not passed"
+    words = f"{head}: not passed"
     if steps:
         words += f" — {steps[0]}"
         if len(steps) > 1:

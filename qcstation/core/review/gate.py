@@ -106,6 +106,7 @@ class GateStatus:
     cli_hint: str = ""            # the commands for next_step ("; "-separated), for the CLI
     extend_reason: str = ""       # why the sample should grow by extend_by (coverage / bound)
     plan: dict[str, Any] = field(default_factory=dict)  # see gate_plan()
+    scope: str = ""               # '' the working set, else the derived set it is the gate of
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -383,7 +384,9 @@ def gate(store: Store, dimension: str, *, threshold: float,
     samples and items; default: the working set)."""
     check_dimension(dimension)
     _check_gate_args(threshold, confidence)
-    return _gate(store, dimension, threshold, confidence, None, scope)
+    status = _gate(store, dimension, threshold, confidence, None, scope)
+    status.scope = scope
+    return status
 
 
 def _gate(store: Store, dimension: str, threshold: float, confidence: float,

@@ -52,6 +52,7 @@ class ReviewItem:
     solution: str = ""      # the seed's gold solution (key information is judged against it)
     author: str | None = None  # the account that fixed this version in place (human-made)
     flags: list[dict[str, Any]] | None = None  # self-check flags stored with it (None: not audited)
+    scope: str = ""         # the set sampled: '' the working set, else a derived set's name
 
     @property
     def key(self) -> str:
@@ -100,7 +101,7 @@ def item_key(source: str, orig_id: Any) -> str:
 ITEM_SQL = """
     SELECT si.id AS item_id, si.sample_id, si.seed_id, si.artifact_id, si.position, si.overlap,
            si.claimed_by, si.claimed_at, si.stratum,
-           s.dimension, s.status AS sample_status,
+           s.dimension, s.status AS sample_status, s.scope,
            sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
            sd.solution, a.author, a.flags,
            a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
@@ -187,6 +188,7 @@ def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
                         "created_at": v["created_at"]} for v in reviews.get(iid, [])],
             resolution=resolutions.get(iid), solution=r.get("solution") or "",
             author=r.get("author"), flags=_flags(r.get("flags")),
+            scope=r.get("scope") or "",
         ))
     return out
 

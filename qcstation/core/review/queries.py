@@ -26,7 +26,7 @@ from qcstation.common.vocab import DIMENSIONS, FINAL_VERDICTS
 
 __all__ = [
     "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE", "LIVE_SEED_STATUSES",
-    "live_status", "cur_sql",
+    "live_status", "cur_sql", "derived_scopes",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
     "current_counts", "current_counts_from_scratch", "flag_count_rows", "seed_count_rows",
     "seed_count_rows_from_scratch", "NEEDS_MODEL", "active_reviews",
@@ -55,6 +55,14 @@ def counting_since(store: Store, dimension: str, scope: str = "") -> int:
 
 #: seed statuses of items that are in play (review hands them out, they count as pending)
 LIVE_SEED_STATUSES: tuple[str, ...] = ("active", "derived")
+
+
+def derived_scopes(store: Store) -> list[str]:
+    """The derived sets that hold items, oldest first: each is a scope of its own for QC
+    (samples, gates, releases)."""
+    return [str(r["name"]) for r in store.query(
+        "SELECT ds.name FROM derive_sets ds WHERE EXISTS "
+        "(SELECT 1 FROM derived_items di WHERE di.set_id = ds.id) ORDER BY ds.id")]
 
 
 def live_status(scope: str = "") -> str:

@@ -1,0 +1,100 @@
+"""A derived set in the workstation: its own samples, gates and blockers on the dashboard,
+its own gate in review (issue 28.1)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from qcstation.app import make_app
+from qcstation.common.config import load_config
+from qcstation.core.derive.runner import run_derive
+from qcstation.core.derive.transforms import Options
+from qcstation.core.review.decisions import decide, next_item
+from qcstation.core.review.gate import gate as qc_gate
+from qcstation.core.review.sampling import draw_sample, open_sample
+from qcstation.widgets.labels import noun_in
+from screens.dashboard import DashboardScreen
+from screens.review import ReviewScreen
+from tests.app.conftest import ANNOTATOR, flat, make_config, screen_text, settle, static_text
+from tests.core.derive.helpers import make_db
+
+SIZE = (80, 24)
+CONFIG = dict(curators=[ANNOTATOR], defect_threshold=0.7, min_sample=1,
+              dimensions=["arithmetic"])
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three GSM8K seeds with their artifacts; the working set's arithmetic sample all
+    accepted (its gate passes); the derived set dyn (variants) built, not sampled."""
+    db = make_db(tmp_path_factory.mktemp("dset"), ["james", "janet", "jacket"])
+    run_derive(db, load_config(None, env={}), kind="variants", name="dyn",
+               opts=Options(variants=2, rng_seed=4))
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1)
+        while (item := next_item(store, ANNOTATOR, scope="")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+        assert qc_gate(store, "arithmetic", threshold=0.7).passed
+    return db
+
+
+@pytest.fixture
+def db(template: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "d.db"
+    shutil.copy(template, path)
+    return path
+
+
+def _gates(app) -> str:  # type: ignore[no-untyped-def]
+    return flat(static_text(app.screen.query_one("#gates"), width=200))
+
+
+async def test_the_dashboard_shows_a_derived_sets_gate_and_draws_its_sample(db: Path) -> None:
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen)
+        text = flat(screen_text(app))
+        # the working set passes, the derived set is not sampled: not "All QC gates pass"
+        assert "All QC gates pass" not in text
+        assert "Draw a QC sample of notation questions of set dyn — press s" in text
+        gates = _gates(app)
+        assert "PASSED Notation questions: 3 of 3 reviewed, 0 rejected" in gates
+        assert "NOT PASSED Notation questions · set dyn: no open sample" in gates
+        rules = flat(static_text(app.screen.query_one("#gate_rules"), width=200))
+        assert "Notation questions · set dyn (arithmetic@dyn)" in rules
+        # s draws the derived set's sample (the working set's gate passes: none drawn there)
+        await pilot.press("s")
+        await settle(pilot)
+        with Store(db) as store:
+            sample = open_sample(store, "arithmetic", "dyn")
+            assert sample is not None and sample.size >= 1
+        text = flat(screen_text(app))
+        assert f"Review {sample.size} {noun_in('arithmetic', 'dyn', sample.size)} — press r" in text
+        assert f"Notation questions · set dyn: 0 of {sample.size} reviewed" in _gates(app)
+
+
+async def test_review_shows_the_gate_of_the_items_own_set(db: Path) -> None:
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.item is not None and screen.item.scope == "dyn"
+        # the working set's gate passes; this item's set (dyn) does not
+        gate_line = flat(static_text(screen.query_one("#gate_line"), width=200))
+        assert gate_line.startswith("Gate of set dyn: not passed"), gate_line
+        await pilot.press("x", "1")
+        await settle(pilot)
+        with Store(db) as store:
+            dyn = qc_gate(store, "arithmetic", threshold=0.7, scope="dyn")
+            assert dyn.defects == 1 and not dyn.passed
+            assert qc_gate(store, "arithmetic", threshold=0.7).passed
+        assert "Gate of set dyn: not passed" in flat(screen_text(app))

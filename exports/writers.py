@@ -338,10 +338,64 @@ def _md_cell(x: Any) -> str:
     return _md(x, 500)
 
 
+#: SPDX identifiers a dataset hub knows, by how a source's licence text starts
+_HUB_LICENCES = (("MIT", "mit"), ("Apache-2.0", "apache-2.0"), ("CC-BY-4.0", "cc-by-4.0"),
+                 ("CC-BY-SA-4.0", "cc-by-sa-4.0"))
+#: a dataset hub's size buckets (upper bound, name)
+_SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                    (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"))
+
+
+def _hub_licence(licences: Mapping[str, Any]) -> str:
+    """One licence id for the card: the sources' one SPDX id when they share it, else
+    ``other`` (the Composition table names each source's)."""
+    ids = set()
+    for text in licences.values():
+        found = next((hub for prefix, hub in _HUB_LICENCES if str(text).startswith(prefix)), None)
+        ids.add(found or "other")
+    return ids.pop() if len(ids) == 1 else "other"
+
+
+def _size_category(n: int) -> str:
+    return next((name for bound, name in _SIZE_CATEGORIES if n < bound), "n>10M")
+
+
+def _yaml_str(text: Any) -> str:
+    """A YAML scalar that reads back as exactly ``text`` (a JSON string is valid YAML)."""
+    return json.dumps(str(text), ensure_ascii=True)
+
+
+def card_metadata(manifest: Mapping[str, Any]) -> str:
+    """The metadata block a dataset hub reads at the top of README.md (YAML between ``---``
+    lines): licence, language, task, size, and the configs, so that
+    ``datasets.load_dataset(folder)`` reads ``data.jsonl`` (one config, named after the
+    derived set for a derived release, else ``default``; one split, ``test``) and never
+    ``manifest.json`` as data."""
+    counts = manifest.get("counts") or {}
+    derived = manifest.get("derived") or {}
+    config = str(derived.get("set") or "default")
+    licence = _hub_licence(manifest.get("licences") or {})
+    pretty = f"{manifest.get('name', '')}@{manifest.get('version', '')}"
+    lines = ["---", f"pretty_name: {_yaml_str(pretty)}", f"license: {licence}"]
+    if licence == "other":  # the sources differ: the Composition table names each one's
+        lines += ["license_name: per-source", "license_link: README.md"]
+    lines += ["language:", "- en", "task_categories:", "- question-answering",
+              "- text-generation", "tags:", "- math", "- reasoning", "- smt-lib",
+              "- benchmark", "- qcstation"]
+    if derived:
+        lines += [f"- {_yaml_str('derived-' + str(derived.get('kind') or 'set'))}"]
+    lines += ["size_categories:", f"- {_size_category(int(counts.get('records') or 0))}",
+              "configs:", f"- config_name: {_yaml_str(config)}", "  data_files:",
+              "  - split: test", "    path: data.jsonl", "---", ""]
+    return "\n".join(lines)
+
+
 def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
-    """A datasheet (README.md) built only from the manifest, so it is reproducible too."""
-    lines = (_release_lines(manifest) + _composition_lines(manifest) + _left_out_lines(manifest)
-             + _quality_lines(manifest) + _generator_lines(manifest) + _field_lines())
+    """A datasheet (README.md) built only from the manifest, so it is reproducible too. It
+    opens with the metadata block a dataset hub reads (:func:`card_metadata`)."""
+    lines = ([card_metadata(manifest)] + _release_lines(manifest) + _composition_lines(manifest)
+             + _left_out_lines(manifest) + _quality_lines(manifest) + _generator_lines(manifest)
+             + _field_lines())
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ import json
 import lzma
 import os
 import re
+from collections import Counter
 import stat
 import zlib
 from collections.abc import Iterator
@@ -519,9 +520,11 @@ def iter_csv(path: Path) -> Iterator[Raw]:
             if not row or not any(c.strip() for c in row):
                 continue
             header = [c.strip() for c in row]
-            twice = sorted({c for c in header if header.count(c) > 1})
+            twice = sorted(c for c, n in Counter(header).items() if n > 1)
             if twice:  # a row would keep only the last of the two values
-                yield Raw(start, 0, None, f"the header names column {', '.join(map(repr, twice))} twice")
+                named = ", ".join(_shown(c) for c in twice[:5])
+                more = f" (and {len(twice) - 5:,} more)" if len(twice) > 5 else ""
+                yield Raw(start, 0, None, f"the header names column {named} twice{more}")
                 return
             yield Raw(start, 0, {"__header__": header})
             continue

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store, now
+from qcstation.common import redact
 from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval import twostep
@@ -411,6 +412,10 @@ def _cached_reply(custom_id: str, response: str) -> EvalReply | None:
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        return None
+    if redact.secrets() and redact.may_hold(response.encode("utf-8", "surrogatepass")):
+        data = redact.scrub_json(data)      # an entry stored before the key was scrubbed
+    if not isinstance(data.get("text"), str):
         return None
     return EvalReply(custom_id, "ok", text=data["text"], finish_reason=data.get("finish_reason"),
                      prompt_tokens=data.get("prompt_tokens"),

@@ -8,9 +8,17 @@ A reply is read only when it says its score in a conventional form, on a line of
 * a line that is only the score: ``Score: 87``, ``**Score:** 87``, ``Score = 87/100``,
   ``Rating: [[87]]``, ``[[87]]``, ``**87**``.
 
-When several lines qualify, the last one counts. Anything else is *unusable*, with the
-reason: a score out of another scale (``Score: 7/10`` is never read as 7), a "score:"
+Exactly one line may qualify. Anything else is *unusable*, with the reason: two score lines
+or more, a score out of another scale (``Score: 7/10`` is never read as 7), a "score:"
 buried in a sentence, a number outside 1..100. The raw reply is kept (head and tail).
+
+Only the judge's own words are read: the candidate's text is fenced in the prompt
+(``<candidate>`` … ``</candidate>``) and any tag in it that reads as the fence once case,
+spacing, invisible characters and look-alikes are set aside (``</candidate x>``,
+``</candidate\u200b>``, ``＜/candidate＞``) is removed before the judge sees it. In the reply, a
+fenced region (an echo of the prompt: from an opening tag to its closing tag, or to the end
+when it is not closed) and every line that is a line of the candidate's text are not the
+judge's words; a reply whose only score line is there is unusable.
 
 An item's verdict (:func:`judge_verdict`)
 -----------------------------------------
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +49,7 @@ from typing import Any
 from qcstation.eval import tasks as T
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING
 
-JUDGE_VERSION = "judge-v2"
+JUDGE_VERSION = "judge-v3"   # 3: only the judge's own words, exactly one score line
 MAX_JUDGED_CHARS = 8_000           # the judge sees at most this much of the key information
 MAX_RAW_KEPT = 4_000               # a judge reply is kept whole up to this, else head + tail
 JUDGE_MODES = ("ask", "reuse", "retry")
@@ -64,24 +73,86 @@ def keep_raw(text: str) -> str:
     return text[:half] + "\n[…]\n" + text[-half:]
 
 
-def read_judge_reply(text: str | None) -> tuple[int | None, str]:
-    """(score 1..100, "") or (None, why the reply is unusable)."""
-    if text is None or not text.strip():
-        return None, "the judge's reply is empty"
-    tail = text[-MAX_RAW_KEPT:]
-    m = _WHOLE_INT.fullmatch(tail)
-    if m:
-        return _in_range(m.group(1))
-    found: tuple[str, str | None] | None = None
-    for line in tail.splitlines():
+_TAG = re.compile(r"[<\uff1c\ufe64\u2039\u3008\u27e8][^<>\n\uff1c\uff1e\ufe64\ufe65]{0,80}"
+                  r"[>\uff1e\ufe65\u203a\u3009\u27e9]?")
+
+
+def _folded(text: str) -> str:
+    """``text`` as compared for the fence: NFKC, no format (invisible) characters, no spaces,
+    lower case."""
+    t = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in t if not c.isspace() and unicodedata.category(c) != "Cf").casefold()
+
+
+def _fence_tag(tag: str) -> str | None:
+    """'open' / 'close' when ``tag`` reads as the candidate fence, else None."""
+    f = _folded(tag)
+    if f.startswith("</candidate") or f.startswith("<\\/candidate"):
+        return "close"
+    if f.startswith("<candidate"):
+        return "open"
+    return None
+
+
+def fence_candidate(text: str) -> str:
+    """The candidate's text with every tag that reads as the fence removed."""
+    return _TAG.sub(lambda m: "[candidate tag removed]" if _fence_tag(m.group(0)) else m.group(0),
+                    text)
+
+
+def judges_words(text: str, candidate: str | None = None) -> str:
+    """The judge's reply without what is not its own words: fenced regions (an opening tag
+    to its closing tag, or to the end) and the lines of the candidate's text."""
+    out: list[str] = []
+    pos, inside = 0, False
+    for m in _TAG.finditer(text):
+        kind = _fence_tag(m.group(0))
+        if kind == "open" and not inside:
+            out.append(text[pos:m.start()])
+            inside = True
+        elif kind == "close":
+            if not inside:              # a closing tag with no opening: all before was echoed
+                out = []
+            inside = False
+            pos = m.end()
+    if not inside:
+        out.append(text[pos:])
+    words = "".join(out)
+    if candidate:
+        theirs = {_folded(line) for line in candidate.splitlines()} - {""}
+        words = "\n".join(line for line in words.splitlines() if _folded(line) not in theirs)
+    return words
+
+
+def _score_lines(text: str) -> list[tuple[str, str | None]]:
+    found = []
+    for line in text.splitlines():
         m = _SCORE_LINE.fullmatch(line) or _BARE_LINE.fullmatch(line)
         if m:
-            found = (m.group("a") or m.group("b"), m.group("den"))
-    if found is None:
+            found.append((m.group("a") or m.group("b"), m.group("den")))
+    return found
+
+
+def read_judge_reply(text: str | None, candidate: str | None = None) -> tuple[int | None, str]:
+    """(score 1..100, "") or (None, why the reply is unusable). ``candidate``: the text the
+    judge graded (its lines in the reply are not the judge's words)."""
+    if text is None or not text.strip():
+        return None, "the judge's reply is empty"
+    m = _WHOLE_INT.fullmatch(text[-MAX_RAW_KEPT:])
+    if m:                               # the whole reply is the score: nothing is echoed
+        return _in_range(m.group(1))
+    tail = judges_words(text, candidate)[-MAX_RAW_KEPT:]
+    lines = _score_lines(tail)
+    if len(lines) > 1:
+        return None, (f"{len(lines)} score lines in the judge's reply (exactly one is read)")
+    if not lines:
+        if _score_lines(text):
+            return None, ("the only score line is inside the candidate's text (echoed), not in "
+                          "the judge's own words")
         if _BURIED.search(tail):
             return None, "the reply mentions a score only inside a sentence (not on a line of its own)"
         return None, "no score line ('Score: N', N from 1 to 100) in the judge's reply"
-    value, den = found
+    value, den = lines[0]
     if den is not None and den != "100":
         return None, f"the score is out of {den}, not 100 (never rescaled)"
     if "." in value:
@@ -96,9 +167,9 @@ def _in_range(value: str) -> tuple[int | None, str]:
     return None, f"the score {v} is outside 1..100"
 
 
-def parse_judge_score(text: str | None) -> int | None:
+def parse_judge_score(text: str | None, candidate: str | None = None) -> int | None:
     """The score of a judge's reply (:func:`read_judge_reply`), None when unusable."""
-    return read_judge_reply(text)[0]
+    return read_judge_reply(text, candidate)[0]
 
 
 def judge_verdict(judges: Sequence[Any], per_judge: Mapping[str, Mapping[str, Any]]
@@ -124,8 +195,7 @@ def judge_verdict(judges: Sequence[Any], per_judge: Mapping[str, Mapping[str, An
 def judge_messages(tpl: T.Template, record: Mapping[str, Any], response: str | None) -> list[dict[str, str]]:
     vals = T.record_values(record)
     # the candidate is fenced in the judge prompt; it cannot close the fence itself
-    text = re.sub(r"(?i)</?\s*candidate\s*>", "[candidate tag removed]",
-                  (response or "")[:MAX_JUDGED_CHARS])
+    text = fence_candidate((response or "")[:MAX_JUDGED_CHARS])
     msgs = []
     if tpl.system:
         msgs.append({"role": "system", "content": tpl.system.strip()})
@@ -146,7 +216,7 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
         return [("not_scored", None, None,
                  {"reason": "no judge configured ([[judges]] in qcstation.toml)"}) for _ in records]
     entries: list[dict[str, dict[str, Any]]] = []
-    for prev in previous:
+    for i, prev in enumerate(previous):
         got: dict[str, dict[str, Any]] = {}
         old = (prev or {}).get("judges") if isinstance(prev, Mapping) else None
         if mode != "ask" and isinstance(old, Mapping):
@@ -155,7 +225,7 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
                 if not isinstance(e, Mapping):
                     continue
                 if isinstance(e.get("raw"), str):      # a reply came: read it again
-                    got[j.name] = _entry(j, e["raw"])
+                    got[j.name] = _entry(j, e["raw"], responses[i])
                 elif e.get("error"):                   # the request failed
                     got[j.name] = {"error": str(e["error"])[:300], "model": j.model}
         entries.append(got)
@@ -173,12 +243,12 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
                 entries[i][j.name] = {"error": f"the judge request failed: {str(a)[:300]}",
                                       "model": j.model}
             else:
-                entries[i][j.name] = _entry(j, a.text or "")
+                entries[i][j.name] = _entry(j, a.text or "", responses[i])
     return [judge_verdict(judges, got) for got in entries]
 
 
-def _entry(judge: Any, raw: str) -> dict[str, Any]:
-    score, why = read_judge_reply(raw)
+def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
+    score, why = read_judge_reply(raw, (response or "")[:MAX_JUDGED_CHARS])
     e: dict[str, Any] = {"raw": keep_raw(raw), "model": judge.model, "replied": True}
     if score is None:
         e["error"] = f"unusable reply: {why}"

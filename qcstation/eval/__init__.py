@@ -14,6 +14,10 @@ Modules, bottom up (a module imports only those above it in this list)
 ``backends/``   ``openai`` (any OpenAI-compatible server, several base URLs), ``vllm``
                 (in-process, GPU), ``reference`` (the benchmark's own references: self-test),
                 ``batch`` (OpenAI Batch JSONL out and back in; ``parse_custom_id``).
+``batch_ray/``  the batch files through a Ray Data pipeline (Ray Data LLM's HTTP processor
+                against any OpenAI-compatible endpoint, each request sent by the ``openai``
+                backend; or its vLLM engine processor): ``eval ray-batch``; its own
+                contract in its ``__init__``; only its ``pipeline`` imports Ray.
 ``runs``        the run record, the one place that reads and names runs: ``create_run``
                 (freezes the spec and the items), ``get_run`` / ``list_runs`` / ``run_row``,
                 ``resolve_run`` (every RUN argument: an id, or a name exactly one run has),

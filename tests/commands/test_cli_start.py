@@ -23,7 +23,7 @@ from tests.conftest import ROOT
 
 #: packages a command that does not need them must not import
 HEAVY = ("textual", "rich", "matplotlib", "scipy", "numpy", "math_verify", "sympy", "z3",
-         "openai", "aiohttp", "httpx", "sqlite_utils", "vllm")
+         "openai", "aiohttp", "httpx", "sqlite_utils", "vllm", "ray", "pyarrow", "pandas")
 
 _PROBE = """
 import json, sys
@@ -129,7 +129,7 @@ def test_every_command_module_is_listed() -> None:
     assert len(names) == len(set(names))
 
 
-@pytest.mark.parametrize("verb", ["run", "leaderboard", "export-batch"])
+@pytest.mark.parametrize("verb", ["run", "leaderboard", "export-batch", "ray-batch"])
 def test_eval_verbs_import_nothing_heavy_to_show_their_help(verb: str) -> None:
     report = _imports("eval", verb, "--help")
     assert report["code"] == 0 and _heavy(report) == []

@@ -282,57 +282,6 @@ def test_batch_url_is_the_chat_endpoint() -> None:
     assert BATCH_URL == "/v1/chat/completions"
 
 
-# -- examples/ray_batch.py (documented, not run on a cluster here) -----------------------------
-
-def _ray_example() -> Any:
-    import importlib.util
-    import py_compile
-
-    path = Path(__file__).resolve().parents[2] / "examples" / "ray_batch.py"
-    py_compile.compile(str(path), doraise=True)
-    spec = importlib.util.spec_from_file_location("ray_batch_example", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)                      # Ray is imported only inside main()
-    return mod
-
-
-def test_ray_example_rows_and_output_lines_round_trip(tmp_path: Path) -> None:
-    ex = _ray_example()
-    requests = [req(1, max_tokens=5), req(2, temperature=0.9, sample=3), req(3)]
-    (inp,) = write_batch(requests, tmp_path / "in.jsonl", model="Qwen/Qwen2.5-7B-Instruct")
-    rows = [ex.to_row(r) for r in ex.read_requests([str(inp)])]
-    assert rows[0]["messages"] == [dict(m) for m in requests[0].messages]
-    assert rows[0]["sampling_params"] == {"temperature": 0.0, "max_tokens": 5, "seed": None}
-    assert rows[1]["sampling_params"]["seed"] == sample_seed(requests[1])
-    assert {frozenset(r["sampling_params"]) for r in rows} == {frozenset({"temperature", "max_tokens", "seed"})}
-    # what Ray's vLLM stage adds to each row (generated_text, token counts) or its error column
-    done = [
-        {**rows[0], "generated_text": "1 2 3 4 5", "num_input_tokens": 20, "num_generated_tokens": 5},
-        {**rows[1], "generated_text": "\\boxed{42}", "num_input_tokens": 21, "num_generated_tokens": 6},
-        {**rows[2], "__inference_error__": "ValueError: prompt too long"},
-    ]
-    out = tmp_path / "out.jsonl"
-    out.write_text("".join(ex.to_output_line(r) + "\n" for r in done), encoding="utf-8")
-    problems: list[str] = []
-    replies = list(read_batch_output(out, problems=problems))
-    assert problems == []
-    assert [(r.custom_id, r.status) for r in replies] == [
-        (requests[0].custom_id, "ok"), (requests[1].custom_id, "ok"), (requests[2].custom_id, "error")]
-    assert (replies[0].finish_reason, replies[0].completion_tokens) == ("length", 5)
-    assert (replies[1].text, replies[1].finish_reason, replies[1].prompt_tokens) == ("\\boxed{42}", "stop", 21)
-    assert replies[1].extra["served_model"] == "Qwen/Qwen2.5-7B-Instruct"
-    assert replies[2].error == "HTTP 500: inference_error: ValueError: prompt too long"
-
-
-def test_ray_example_refuses_files_that_are_not_batch_requests(tmp_path: Path) -> None:
-    ex = _ray_example()
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"custom_id": "a", "url": "/v1/embeddings", "body": {}}\n', encoding="utf-8")
-    with pytest.raises(SystemExit, match="bad.jsonl:1: not an OpenAI Batch chat request"):
-        list(ex.read_requests([str(bad)]))
-
-
 def test_a_file_that_is_not_batch_output_is_one_error_not_thousands(tmp_path: Path) -> None:
     junk = tmp_path / "notes.txt"
     junk.write_text("".join(f"line {i} of some other file\n" for i in range(5000)), encoding="utf-8")

@@ -21,7 +21,7 @@ from qcstation.commands import HELP
 #: the verbs, in the order of ``qcstation eval --help`` (module name: verb with ``-`` as ``_``)
 VERBS: tuple[str, ...] = (
     "run", "resume", "list_", "show", "score", "rescore", "templates",
-    "export_batch", "import_batch",
+    "export_batch", "ray_batch", "import_batch",
     "leaderboard", "breakdown", "compare", "report", "robustness",
 )
 

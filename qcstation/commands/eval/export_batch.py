@@ -1,6 +1,6 @@
 """``qcstation eval export-batch RUN``: the requests a run has no stored output for, as
 OpenAI Batch input JSONL (split within the OpenAI limits), for the OpenAI Batch API,
-``vllm run-batch`` or ``examples/ray_batch.py``; ``eval import-batch`` brings the results
+``vllm run-batch`` or ``eval ray-batch`` (Ray Data); ``eval import-batch`` brings the results
 back.
 """
 
@@ -23,7 +23,7 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
         "export-batch", help="write a run's pending requests as OpenAI Batch JSONL",
         description="Write the requests of RUN that have no stored response as an OpenAI Batch "
                     "input file (JSONL: custom_id, method, url, body), for the OpenAI Batch API, "
-                    "`vllm run-batch` or a Ray cluster (see examples/README.md). More than "
+                    "`vllm run-batch` or a Ray cluster (`qcstation eval ray-batch`). More than "
                     f"{MAX_REQUESTS_PER_FILE} requests (or 190 MB) are split into "
                     "NAME.part001.jsonl, NAME.part002.jsonl... Bring the results back with "
                     "`qcstation eval import-batch RUN FILE...`.")
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"({not_asked} requests that cannot be asked, e.g. items without a wrong chain of "
               f"thought, are stored as errors)")
     print("run them with the OpenAI Batch API, `vllm run-batch -i IN -o OUT --model M` or "
-          "examples/ray_batch.py, then:")
+          "`qcstation eval ray-batch IN... --out OUT --endpoint URL`, then:")
     print(f"  qcstation eval import-batch {run_id} OUTPUT.jsonl...")
     return 0
 

@@ -1,5 +1,5 @@
 """``qcstation eval import-batch RUN FILE...``: store the results of the OpenAI Batch API,
-``vllm run-batch`` or ``examples/ray_batch.py`` by ``custom_id``. Importing twice stores
+``vllm run-batch`` or ``eval ray-batch`` by ``custom_id``. Importing twice stores
 nothing twice. Exit status: 0 every line stored or already present, 1 some lines were
 skipped (malformed, another run's, or not a request of this run; listed on stderr as
 FILE:LINE: message), 2 a file could not be read at all.
@@ -30,7 +30,7 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
     im = actions.add_parser(
         "import-batch", help="store the results of a batch by custom_id",
         description="Read OpenAI Batch output files (also written by `vllm run-batch` and "
-                    "examples/ray_batch.py) and store each result as the response of its "
+                    "`qcstation eval ray-batch`) and store each result as the response of its "
                     "request in RUN. A result with an error or a non-200 status is stored as a "
                     "failed request. Results already stored are kept and counted, so importing "
                     "again is safe; results of another run are refused. Then score the run with "

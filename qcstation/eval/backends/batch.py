@@ -4,7 +4,8 @@ The same files serve three routes for work past one machine:
 
 * the OpenAI Batch API (upload the input file, ``POST /v1/batches``, download the output);
 * ``vllm run-batch -i in.jsonl -o out.jsonl --model M`` on a GPU node;
-* a Ray cluster with Ray Data's LLM processor (``examples/ray_batch.py``).
+* a Ray cluster with Ray Data's LLM processors (``qcstation eval ray-batch``,
+  :mod:`qcstation.eval.batch_ray`).
 
 Input line (one request)::
 

@@ -133,12 +133,18 @@ class OpenAIBackend(Backend):
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
     async def complete(self, req: EvalRequest) -> EvalReply:
+        if self.check_ready() is not None:
+            return EvalReply(req.custom_id, "error", error=self.check_ready(), endpoint=self.urls[0])
+        return await self.send(req.custom_id, self._body(req))
+
+    async def send(self, custom_id: str, payload: bytes) -> EvalReply:
+        """POST one request body (``payload``, the JSON of a ``/chat/completions`` body) with
+        this backend's retries, limits and key, and read the reply as :meth:`complete` does:
+        an error reply, never an exception. The Ray batch route sends the exported bodies
+        through it (:mod:`qcstation.eval.batch_ray`)."""
         import aiohttp
 
         t0 = time.perf_counter()
-        if self.check_ready() is not None:
-            return EvalReply(req.custom_id, "error", error=self.check_ready(), endpoint=self.urls[0])
-        payload = self._body(req)
         session = await self._get_session()
         avoid: set[str] = set()
         last = "no attempt"
@@ -156,12 +162,12 @@ class OpenAIBackend(Backend):
                     except BadReply as exc:
                         raise _Retryable(f"HTTP {status}: {exc}") from None
                 if status == 200:
-                    return self._ok(req, raw, url, t0, attempt)
+                    return self._ok(custom_id, raw, url, t0, attempt)
                 message = _server_message(raw, status)
                 if status in RETRY_STATUSES or status >= 500:
                     ra = parse_retry_after(headers) if status in RETRY_AFTER_STATUSES else None
                     raise _Retryable(f"HTTP {status}: {message}", ra)
-                return EvalReply(req.custom_id, "error", endpoint=url,
+                return EvalReply(custom_id, "error", endpoint=url,
                                  error=self._scrub(f"HTTP {status} from {url}: {message} (not retried)"),
                                  latency_ms=(time.perf_counter() - t0) * 1000)
             except _Retryable as exc:
@@ -179,11 +185,11 @@ class OpenAIBackend(Backend):
                 self._in_flight[url] -= 1
             if attempt < self.cfg.retries:
                 await asyncio.sleep(self._backoff(attempt, wait))
-        return EvalReply(req.custom_id, "error", endpoint=url,
+        return EvalReply(custom_id, "error", endpoint=url,
                          error=self._scrub(f"{last} (gave up after {self.cfg.retries + 1} attempts)"),
                          latency_ms=(time.perf_counter() - t0) * 1000)
 
-    def _ok(self, req: EvalRequest, raw: bytes, url: str, t0: float, attempt: int) -> EvalReply:
+    def _ok(self, custom_id: str, raw: bytes, url: str, t0: float, attempt: int) -> EvalReply:
         try:
             body = load_json_reply(raw)
         except BadReply as exc:
@@ -196,7 +202,7 @@ class OpenAIBackend(Backend):
         extra: dict[str, Any] = {"retries": attempt} if attempt else {}
         if notes:
             extra["notes"] = notes
-        return EvalReply(req.custom_id, "ok", text=text, finish_reason=finish,
+        return EvalReply(custom_id, "ok", text=text, finish_reason=finish,
                          prompt_tokens=pt, completion_tokens=ct, cost=self._cost(pt, ct), endpoint=url,
                          latency_ms=(time.perf_counter() - t0) * 1000, extra=extra)
 

@@ -7,8 +7,9 @@ un (LLM@Un)     every configured judge scores the key information against the   
                 reference from 1 to 100; the item's score is the mean of all      wrong < 90,
                 configured judges (:mod:`~qcstation.eval.judging`)                judge_error
 re (ACC@Re)     the last SMT-LIB block runs through the isolated Z3 verifier;     correct iff
-                correct when its unique ``answer`` equals the gold answer and      verified;
-                moves when a given moves (:mod:`~qcstation.eval.triviality`)       trivial
+                correct when its unique ``answer`` equals the gold answer, is      verified;
+                reached from numbers the question states, and moves when one       trivial
+                moves (:mod:`~qcstation.eval.triviality`)
 ar (ACC@Ar)     the final answer (answer checker) equals the gold answer
 rt (ACC@R-t)    the set of error types on the "Error types:" line equals the
                 set injected
@@ -48,7 +49,7 @@ from qcstation.eval.runs import EvalError, RunContext
 from qcstation.eval.types import STRICT, TASK_SCORES
 
 RT_VERSION = "types-v2"
-SMT_VERSION = "smt-v2"   # 2: trivial (answer independent of the givens)
+SMT_VERSION = "smt-v3"   # 2: trivial (answer independent of the givens); 3: trivial by meaning
 MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response are read
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _ERROR_TYPES_RE = re.compile(r"^[ \t>*_#-]*error[ \t]+types?[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M)
@@ -365,20 +366,24 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
 
 
 def _mark_trivial(pool: Any, sp: _Pass, scored: list[tuple[Mapping[str, Any], Score, Any]]) -> None:
-    """A verified script whose answer does not move when a given moves is ``trivial``
-    (:mod:`~qcstation.eval.triviality`): one given per round, each round one batch."""
-    from qcstation.eval.triviality import perturbations
+    """A verified script that does not mean its question, or whose answer no number of the
+    question moves, is ``trivial`` (:mod:`~qcstation.eval.triviality`): the meaning check first,
+    then one moved number per round, each round one batch."""
+    from qcstation.eval.triviality import meaning, perturbations
 
     todo: list[tuple[Score, Any, list[str]]] = []
     for o, sc, outcome in scored:
         if sc.verdict != "correct":
             continue
         record = sp.items[int(o["seed_id"])][0]
-        variants = perturbations(str(sc.detail.get("smtlib") or ""), str(record.get("smt-lib") or ""))
-        if variants is None:
-            sc.detail["depends_on_givens"] = "not checked: the reference names no given"
+        script, question = str(sc.detail.get("smtlib") or ""), str(record.get("question") or "")
+        m = meaning(script, question)
+        if not m.ok:
+            sc.verdict, sc.score = "trivial", 0.0
+            sc.detail["meaning"] = list(m.kinds)
+            sc.detail["reason"] = ("the script does not formalize the question: " + m.message)[:1000]
             continue
-        todo.append((sc, outcome.value, variants))
+        todo.append((sc, outcome.value, perturbations(script, question)))
     tried = 0
     while todo:
         jobs = [(variants[tried], None) for _, _, variants in todo if tried < len(variants)]
@@ -387,15 +392,16 @@ def _mark_trivial(pool: Any, sp: _Pass, scored: list[tuple[Mapping[str, Any], Sc
         for sc, value, variants in todo:
             if tried >= len(variants):
                 sc.verdict, sc.score = "trivial", 0.0
+                sc.detail["meaning"] = ["no-dependence"]
                 sc.detail["reason"] = (
-                    "the answer does not depend on the givens: " + (
-                        "no given of the problem appears in the script" if not variants else
-                        f"moving each of {len(variants)} given(s) left the answer unchanged")
+                    "the answer does not depend on the numbers of the question: " + (
+                        "the script writes none of them" if not variants else
+                        f"moving each of {len(variants)} of them left the answer unchanged")
                     + " (it states the answer instead of formalizing the problem)")
                 continue
             res = next(results)
             if res.status == "verified" and res.value is not None and res.value != value:
-                sc.detail["depends_on_givens"] = f"moving given {tried + 1} moved the answer"
+                sc.detail["depends_on_givens"] = f"moving number {tried + 1} of the question moved the answer"
                 continue
             left.append((sc, value, variants))
         todo = left

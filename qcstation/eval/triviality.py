@@ -1,23 +1,26 @@
-"""Reasoning: does a model's SMT-LIB compute its ``answer`` from the givens, or just state it?
+"""Reasoning: does a model's SMT-LIB formalize the question, or just state its answer?
 
-SMART asks for a formalization "without solving the problem". A script such as
-``(assert (= answer 18))`` verifies to the gold answer without formalizing anything; it is
-verdict ``trivial`` (not correct). The check is semantic, with Z3, not a pattern:
+SMART asks for a formalization "without solving the problem". ACC@Re counts a script correct
+only if Z3 gives the gold **and** the answer depends, through asserted relations, on declared
+constants equal to the numbers the question states (issue 27.2). A verified script that fails
+either test is verdict ``trivial`` (not correct). Two checks, in order:
 
-1. The *givens* are the quantities the item's reference formalization asserts as numbers
-   (``(assert (= g1 60))``, ``(assert (= g2 (/ 3 2)))``), by value.
-2. The model's script declares its own constants, so givens are found in it by value: every
-   numeral (``16``, ``16.0``, ``1.5``, ``(/ 3 2)``) equal to a given. Numerals inside a
-   statement that fixes ``answer`` itself (``(= answer 18)``, ``(= 18 answer)``,
-   ``(define-fun answer () Int 18)``) are not givens: they are the answer.
-3. One given at a time is moved to value + 1 (all its occurrences), and the script is run
-   again. When some given moves the answer (Z3 finds a unique, different value), the
-   script depends on the givens. When no given occurs, or none moves the answer (at most
-   :data:`MAX_TRIED` tried), the script is ``trivial``.
+1. **Meaning**, read from the text (:func:`qcstation.core.verify.meaning.check_meaning`, the
+   same check generation applies to model-made references): a script that sets ``answer`` to a
+   number (``(assert (= answer 18))``), writes a number the question does not state
+   (``(= answer (- 20 2))`` when 20 is not in it, a half-solved ``(* 9 2)``, ``a = 7, b = 5`` for
+   a question without them) or never ties ``answer`` to a number of the question is
+   ``trivial``. What counts as stated (digits, fractions, LaTeX, percents, number words, and the
+   constants the words imply) is documented in that module.
+2. **Dependence**, with Z3 (:func:`perturbations`): one number of the question at a time (only
+   numbers the script writes, at most :data:`MAX_TRIED`) is moved to value + 1 at every place
+   the script writes it, outside a statement that fixes ``answer`` itself, and the script is
+   run again. When some move changes the answer (Z3 finds a unique, different value) the script
+   depends on the question's numbers; when none does, it is ``trivial``. A move that makes the
+   script contradictory (``unsat``) does not count as moving the answer.
 
-A changed given that makes the script contradictory (``unsat``) does not count as moving
-the answer: a script that re-asserts the answer as a number besides computing it still
-depends on nothing but that number.
+The question is the item's own text, so the check needs no reference formalization: a script
+is judged against the words it formalizes, never against another script's values.
 """
 
 from __future__ import annotations
@@ -25,14 +28,22 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from qcstation.core.verify.meaning import STRUCTURAL, MeaningCheck, check_meaning, stated_numbers
+
+__all__ = ["MAX_TRIED", "meaning", "perturbations"]
+
 MAX_TRIED = 6
 _NUM = r"\d{1,30}(?:\.\d{1,30})?"
-_GIVEN_RE = re.compile(rf"\(\s*assert\s+\(\s*=\s+[^\s()]+\s+(?:({_NUM})|\(\s*/\s+({_NUM})\s+({_NUM})\s*\))\s*\)\s*\)")
 _LITERAL_RE = re.compile(rf"\(\s*/\s+({_NUM})\s+({_NUM})\s*\)|(?<![\w.])({_NUM})(?![\w.])")
 _ANSWER_FIXED_RE = re.compile(
     rf"\(\s*=\s+answer\s+(?:{_NUM}|\(\s*/\s+{_NUM}\s+{_NUM}\s*\)|\(\s*-\s+{_NUM}\s*\))\s*\)"
     rf"|\(\s*=\s+(?:{_NUM}|\(\s*/\s+{_NUM}\s+{_NUM}\s*\)|\(\s*-\s+{_NUM}\s*\))\s+answer\s*\)"
     rf"|\(\s*define-(?:fun\s+answer\s+\(\s*\)|const\s+answer)\s+\w+\s+[^()]*?\)")
+
+
+def meaning(script: str, question: str) -> MeaningCheck:
+    """The shared check of meaning (:func:`qcstation.core.verify.meaning.check_meaning`)."""
+    return check_meaning(script, question)
 
 
 def _value(whole: str | None, num: str | None, den: str | None) -> Fraction | None:
@@ -44,16 +55,6 @@ def _value(whole: str | None, num: str | None, den: str | None) -> Fraction | No
     except (ValueError, ZeroDivisionError):
         return None
     return None
-
-
-def givens(reference: str | None) -> list[Fraction]:
-    """The values the reference formalization asserts as given numbers, in order, once each."""
-    out: list[Fraction] = []
-    for m in _GIVEN_RE.finditer(reference or ""):
-        v = _value(m.group(1), m.group(2), m.group(3))
-        if v is not None and v not in out:
-            out.append(v)
-    return out
 
 
 def _literals(script: str) -> list[tuple[int, int, Fraction]]:
@@ -74,24 +75,21 @@ def _written(v: Fraction) -> str:
     return f"(/ {v.numerator} {v.denominator})"
 
 
-def perturbations(script: str, reference: str | None) -> list[str] | None:
-    """The scripts to run, one per given found in ``script`` (at most :data:`MAX_TRIED`),
-    each with that given moved to value + 1; ``None`` when the reference names no given
-    (nothing to check against)."""
-    values = givens(reference)
-    if not values:
-        return None
+def perturbations(script: str, question: str) -> list[str]:
+    """The scripts to run, one per number of ``question`` that ``script`` writes (0 and 1 aside;
+    at most :data:`MAX_TRIED`, in the script's order), each with that number moved to value + 1
+    everywhere the script writes it; empty when the script writes none."""
+    stated = stated_numbers(question) - STRUCTURAL
     lits = _literals(script)
+    order: list[Fraction] = []
+    for _, _, v in lits:
+        if v in stated and v not in order:
+            order.append(v)
     out: list[str] = []
-    for v in values:
+    for v in order[:MAX_TRIED]:
         spots = [(a, b) for a, b, lv in lits if lv == v]
-        if not spots:
-            continue
-        new = _written(v + 1)
         text = script
         for a, b in reversed(spots):
-            text = text[:a] + new + text[b:]
+            text = text[:a] + _written(v + 1) + text[b:]
         out.append(text)
-        if len(out) >= MAX_TRIED:
-            break
     return out

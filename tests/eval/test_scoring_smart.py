@@ -308,22 +308,56 @@ def test_a_script_that_states_the_answer_is_trivial(qs_db: Path, fake_openai: Fa
     assert {sid for sid, (v, _) in rows.items() if v == "trivial"} == stating
     assert all(v == "correct" for sid, (v, _) in rows.items() if sid not in stating)
     assert all("moved the answer" in d["depends_on_givens"] for v, d in rows.values() if v == "correct")
-    assert "does not depend on the givens" in rows[min(stating)][1]["reason"]
+    assert "does not formalize the question" in rows[min(stating)][1]["reason"]
     assert rm.values["re"].value == pytest.approx(0.5)           # trivial counts as not correct
 
 
 def test_moving_a_given_is_found_by_value_in_the_models_own_names() -> None:
     from qcstation.eval.triviality import perturbations
 
-    ref = "(assert (= g1 7))\n(assert (= g2 (/ 3 2)))\n(assert (= g3 3))\n(assert (= g4 90))"
+    question = ("Carlos plants a lemon tree for $90. Each year it grows 7 lemons, which he sells for "
+                "$1.5 each. It costs $3 a year to water it. How many years until he earns money?")
     own = ("(declare-const lemons Real)(declare-const price Real)(declare-const answer Real)\n"
            "(assert (= lemons 7.0))(assert (= price 1.5))\n"
            "(assert (= answer (/ 90 (- (* lemons price) 3))))")
-    variants = perturbations(own, ref)
-    assert variants is not None and len(variants) == 4
+    variants = perturbations(own, question)
+    assert len(variants) == 4
     assert "(= lemons 8)" in variants[0] and "(= price (/ 5 2))" in variants[1]
-    assert perturbations("(declare-const answer Int)\n(assert (= answer 90))", ref) == []
-    assert perturbations("(assert (= answer 1))", "(assert (= answer (+ a b)))") is None
+    assert perturbations("(declare-const answer Int)\n(assert (= answer 90))", question) == []
+
+
+@pytest.mark.parametrize(("script", "why"), [
+    ("(declare-const answer Int)(assert (= answer (- 20 2)))", "unstated-number"),
+    ("(declare-const answer Int)(assert (= answer (+ 14 4)))", "unstated-number"),
+    ("(declare-const answer Int)(assert (= answer (* 9 2)))", "unstated-number"),
+    ("(declare-const answer Int)(assert (= answer 18))", "states-answer"),
+    ("(declare-const a Int)(assert (= a 7))(declare-const b Int)(assert (= b 5))"
+     "(declare-const answer Int)(assert (= answer (- (* a b) 17)))", "unstated-number"),
+])
+def test_acc_re_is_trivial_for_value_based_shortcuts(script: str, why: str) -> None:
+    """Issue 27.2: the value-based guard let (- 20 2), (+ 14 4) and a half-solved (* 9 2) score
+    correct for a gold of 18 (each literal equal to some given counted as that given)."""
+    from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+    from qcstation.eval import scorers as S
+
+    question = "Sue has 12 apples and buys 3 bags of 2 apples each. How many apples does she have?"
+    with VerifierPool(workers=1, limits=VerifyLimits(timeout_s=5, memory_mb=512)) as pool:
+        good = ("(declare-const a Int)(assert (= a 12))(declare-const b Int)(assert (= b 3))"
+                "(declare-const c Int)(assert (= c 2))(declare-const answer Int)"
+                "(assert (= answer (+ a (* b c))))")
+        outs = list(pool.verify_many([(script, "18"), (good, "18")]))
+        assert [o.status for o in outs] == ["verified", "verified"]
+
+        class _Sp:
+            items = {1: ({"question": question},), 2: ({"question": question},)}
+
+        scored = [({"seed_id": 1}, S.Score("correct", 1.0, None, {"smtlib": script}), outs[0]),
+                  ({"seed_id": 2}, S.Score("correct", 1.0, None, {"smtlib": good}), outs[1])]
+        S._mark_trivial(pool, _Sp(), scored)   # type: ignore[arg-type]
+    (_, bad, _), (_, ok, _) = scored
+    assert bad.verdict == "trivial" and bad.score == 0.0 and why in bad.detail["meaning"]
+    assert "18" not in bad.detail["reason"] or why == "states-answer"
+    assert ok.verdict == "correct" and "moved the answer" in ok.detail["depends_on_givens"]
 
 
 def test_the_two_step_protocol_refines_only_after_a_correct_reflection(qs_db: Path,

@@ -120,6 +120,61 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
     return problems
 
 
+_CONTENT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ASKING = re.compile(r"[^.?!]*\?|(?:^|(?<=[.!]\s))(?:find|calculate|determine|compute|what|how)\b[^.?!]*", re.I)
+#: words too common to show that two texts speak of the same thing
+_COMMON = frozenset("""the and how what which who many much does did will was were are is has have had
+for with that this from into she her his him they them their its you your not all can could would
+should there then than when where why each per any some one more less has been being let find
+calculate determine compute value number""".split())
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for w in _CONTENT_WORD.findall(text or ""):
+        low = w.lower()
+        if (len(low) >= 3 or any(c.isdigit() for c in low)) and low not in _COMMON:
+            out.add(low[:-1] if low.endswith("s") and len(low) > 3 else low)
+    return out
+
+
+def keyinfo_content_problems(fields: dict[str, Any], question: str) -> list[str]:
+    """Key information checked for content, not only for shape (issue 31.10): every number the
+    question states (in digits, or as a counting word from two up) is in Known Quantities or
+    Irrelevant Information (or the Goal, for the numbers of the asked sentence); the Goal names what the question asks (a word of its asking
+    sentence); every relationship uses the quantities (a number of the question or a word of
+    the known or unknown quantities). Fields already refused for shape are not read here."""
+    problems: list[str] = []
+    # (a number of the asked sentence may stand in the Goal: "the three girls", "two weeks")
+    listed = " ".join(str(x) for k in ("known_quantities", "irrelevant_information")
+                      for x in (fields.get(k) or [])) + " " + str(fields.get("goal") or "")
+    have = _numbers(listed)
+    missing = sorted((v for v in _numbers(question) if v not in have and v not in (0, 1)), key=float)
+    if missing:
+        problems.append("the problem states " + ", ".join(_show_number(v) for v in missing[:6])
+                        + ", which neither Known Quantities nor Irrelevant Information lists")
+    asking = " ".join(_ASKING.findall(question or "")) or (question or "")
+    goal = str(fields.get("goal") or "")
+    if goal and not (_words(goal) & _words(asking)):
+        problems.append("the Goal does not name what the problem asks (it shares no word with the "
+                        "problem's question)")
+    quantities = " ".join(str(x) for k in ("known_quantities", "unknown_quantities")
+                          for x in (fields.get(k) or []))
+    qwords, qnums = _words(quantities), _numbers(question)
+    rels = [str(r) for r in (fields.get("relationships_and_constraints") or [])]
+    if not rels:
+        problems.append("Relationships and Constraints is empty")
+    vague = [r for r in rels if not (_words(r) & qwords) and not (_numbers(r) & qnums)]
+    if vague:
+        problems.append(f"{len(vague)} relationship(s) name no quantity of the problem "
+                        f"(e.g. {vague[0][:80]!r})")
+    return problems
+
+
+def _show_number(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+
+
 # ------------------------------------------------------------------ rule-based draft
 
 

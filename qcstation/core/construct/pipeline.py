@@ -42,7 +42,17 @@ from qcstation.core.construct.pipeline_records import (
     set_verified,
     start_attempt,
 )
-from qcstation.core.construct.checks import check_refinement, cot_answer_ok, expected_answer, notation_smtlib
+from qcstation.core.construct.checks import (
+    check_refinement,
+    cot_answer_ok,
+    expected_answer,
+    meaning_refusal,
+    model_feedback,
+    normalize_smtlib,
+    notation_smtlib,
+    redact_gold,
+    rounded_gold_match,
+)
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
 from qcstation.common.errors import GenerationError, ModelAccessError
@@ -161,7 +171,7 @@ class Pipeline:
                 elif cur["status"] == "rejected":
                     jobs.append(self._reject_job(seed, dim, cur))
                 elif cur["status"] == "failed" and retry_failed:
-                    jobs.append(Job(seed, dim, feedback=_failure_feedback(cur),
+                    jobs.append(Job(seed, dim, feedback=_failure_feedback(cur, seed),
                                      previous_output=_artifact_output(cur), replaces_id=cur["id"]))
                 else:
                     self.summary.add(dim, "already " + cur["status"])
@@ -243,23 +253,35 @@ class Pipeline:
         if dim in ("reasoning", "arithmetic"):
             texts: list[tuple[str, Any]] = []
             early: dict[int, tuple[bool, dict[str, Any]]] = {}
+            model_made: dict[int, str] = {}   # checked for meaning besides Z3 (issue 31)
             for i, (seed, content) in enumerate(items):
                 if dim == "reasoning":
-                    texts.append((str(content.get("smtlib", "")), expected_answer(seed)))
+                    smt = str(content.get("smtlib", ""))
+                    texts.append((smt, expected_answer(seed)))
+                    if content.get("rule") is None:
+                        model_made[i] = smt
                     continue
                 smt, problem = notation_smtlib(content)
                 if problem:
                     early[i] = (False, {"status": "mismatch", "message": problem})
                 else:
                     texts.append((smt, expected_answer(seed)))
+                    if content.get("form") in ("model", "human"):
+                        model_made[i] = smt
             outs = iter(list(self.pool.verify_many(texts)) if texts else [])
             res = []
-            for i in range(len(items)):
+            for i, (seed, _content) in enumerate(items):
                 if i in early:
                     res.append(early[i])
-                else:
-                    o = next(outs)
-                    res.append((o.ok, o.to_dict()))
+                    continue
+                o = next(outs)
+                result = o.to_dict()
+                rounded = rounded_gold_match(seed, result)
+                if rounded is not None:
+                    result = rounded
+                if result["status"] == "verified" and i in model_made:
+                    result = meaning_refusal(model_made[i], seed, result)
+                res.append((result["status"] == "verified", result))
             return res
         if dim == "understanding":
             from qcstation.core.construct.keyinfo import validate_keyinfo
@@ -319,7 +341,7 @@ class Pipeline:
         set_verified(self.store, art_id, attempt_id, ok, result)
         self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
         if not ok and self.has_model and not generator.startswith("llm"):
-            job.feedback = str(result.get("message"))
+            job.feedback = model_feedback(result, job.seed, raw if job.dimension == "reasoning" else None)
             job.previous_output = raw
             job.replaces_id = art_id
             return True
@@ -416,14 +438,29 @@ class Pipeline:
                                      inputs={"source_artifact_id": src["id"]})
 
     def _refinement_from_cot(self, job: Job, cot: str, generator: str,
-                             attempt_id: int | None = None, model: str | None = None) -> str:
-        from qcstation.core.construct.inject import clean_cot, inject_errors
+                             attempt_id: int | None = None, model: str | None = None,
+                             model_chain: bool = False) -> str:
+        from qcstation.core.construct.inject import InjectionError, clean_cot, inject_errors
 
         g = self.cfg.generation
         rng_seed = int(g.rng_seed) * 1_000_003 + int(job.seed["id"])
-        injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
-                                 question=job.seed["question"], answer=job.seed["answer_text"],
-                                 redraw=False)
+        redrawn: str | None = None
+        try:
+            injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
+                                     question=job.seed["question"], answer=job.seed["answer_text"],
+                                     redraw=False)
+        except InjectionError as exc:
+            if not model_chain:
+                raise
+            # SMART's uniform draw did not fit a model's good chain: the rules try the other
+            # types before giving up (the model's reply is not at fault)
+            redrawn = str(exc)
+            try:
+                injected = inject_errors(cot, g.errors_per_cot, rng_seed=rng_seed,
+                                         question=job.seed["question"], answer=job.seed["answer_text"],
+                                         redraw=True)
+            except InjectionError as again:
+                return self._injection_failed(job, cot, model, f"{redrawn}; other types: {again}")
         content = {
             "gt_cot": "\n".join(clean_cot(cot, answer=job.seed["answer_text"])),
             "w_cot": injected.text,
@@ -433,6 +470,8 @@ class Pipeline:
             "gold_answer": injected.gold_answer,
             "wrong_answer": injected.wrong_answer,
         }
+        if redrawn:
+            content["redrawn"] = f"the drawn type did not fit ({redrawn}); another type was drawn"
         return self._store_and_check(job, content, generator, raw=injected.text,
                                      inputs={"n_errors": g.errors_per_cot, "rng_seed": rng_seed},
                                      attempt_id=attempt_id, model=model)
@@ -458,6 +497,27 @@ class Pipeline:
         ((ok, result),) = self._check(job.dimension, [(job.seed, content)])
         return "llm" if self._record_check(job, art_id, attempt_id, ok, result, generator, raw) else "done"
 
+    def _injection_failed(self, job: Job, cot: str, model: str | None, reason: str) -> str:
+        """A model's good chain the injection rules cannot use: stored ``failed`` with the rules'
+        reason (so ``status`` counts it and a plain re-run does not ask the model again)."""
+        from qcstation.core.construct.inject import clean_cot
+
+        try:
+            attempt_id = start_attempt(self.store, job, "llm+inject", model, None, {"rules": "inject"})
+            content = {"gt_cot": "\n".join(clean_cot(cot, answer=job.seed["answer_text"])), "w_cot": "",
+                       "errors": [], "n_errors": 0}
+            art_id = save_artifact(self.store, job, attempt_id, content, generator="llm+inject", model=model,
+                                   prompt_version=None, raw_output=cot)
+        except ItemTaken:
+            self.summary.add(job.dimension, "taken by another process")
+            return "done"
+        set_verified(self.store, art_id, attempt_id, False, {
+            "status": "inject_failed",
+            "message": f"the injection rules could not inject errors into the model's good chain of thought "
+                       f"(a failure of the rules, not of the model): {reason}"})
+        self.summary.add(job.dimension, "failed:inject_failed")
+        return "done"
+
     def _needs_model(self, job: Job, reason: str) -> str:
         if self.has_model:
             return "llm"
@@ -470,19 +530,26 @@ class Pipeline:
 
     # -- model path ----------------------------------------------------------------
     def _messages(self, job: Job) -> list[dict[str, str]]:
+        """The prompt of the job's next attempt: the task, then every earlier attempt and what
+        the checks said of it (so a retry differs from the last one and sees all that was
+        tried), with the gold answer kept out of everything but the question itself."""
         q = job.seed["question"]
+        if job.feedback:
+            prev = redact_gold(job.previous_output or "", job.seed) or None
+            pair = (prev, redact_gold(job.feedback, job.seed))
+            if not job.history or job.history[-1] != pair:
+                job.history.append(pair)
+        h = job.history
         if job.dimension == "understanding":
-            return prompts.keyinfo_messages(q, job.feedback, job.previous_output)
+            return prompts.keyinfo_messages(q, history=h)
         if job.dimension == "reasoning":
-            return prompts.smtlib_messages(q, job.feedback, job.previous_output)
+            return prompts.smtlib_messages(q, history=h)
         if job.dimension == "arithmetic":
             assert job.source_artifact is not None
             if job.source_artifact.get("notation") is None:
-                return prompts.notation_from_smtlib_messages(job.source_artifact["smtlib"],
-                                                             job.feedback, job.previous_output)
-            return prompts.notation_rephrase_messages(job.source_artifact["notation"], job.feedback,
-                                                      job.previous_output)
-        return prompts.cot_messages(q, job.feedback, job.previous_output)
+                return prompts.notation_from_smtlib_messages(job.source_artifact["smtlib"], history=h)
+            return prompts.notation_rephrase_messages(job.source_artifact["notation"], history=h)
+        return prompts.cot_messages(q, history=h)
 
     def _llm_jobs(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> None:
         from qcstation.core.construct.llm import LLMClient
@@ -544,7 +611,9 @@ class Pipeline:
                 smt = _strip_fences(text)
                 if "(" not in smt:
                     raise GenerationError("the answer contains no SMT-LIB")
-                content = {"smtlib": smt, "rule": None, "notes": []}
+                content = {"smtlib": normalize_smtlib(smt), "rule": None, "notes": []}
+                if content["smtlib"] != smt:
+                    content["notes"].append("normalised to end in (check-sat) and (get-value (answer))")
             elif dim == "understanding":
                 from qcstation.core.construct.keyinfo import parse_keyinfo
 
@@ -578,14 +647,18 @@ class Pipeline:
                 answer_ok, problem = cot_answer_ok(text, job.seed)
                 if not answer_ok:
                     raise GenerationError(problem)
-                finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
-                self._refinement_from_cot(job, text, "llm+inject", model=model)
-                return True
         except GenerationError as exc:
             finish_attempt(self.store, attempt_id, raw_output=text, parse_error=str(exc),
                             verify_status="parse_error")
             job.feedback, job.previous_output = str(exc), text
             return False
+        if dim == "refinement":
+            # the model's chain is good; what follows is the injection rules' work, and a failure
+            # of theirs is theirs: another error type is tried, and a chain no type fits is
+            # recorded as the rules' failure, never sent back to the model nor retried with it
+            finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
+            self._refinement_from_cot(job, text, "llm+inject", model=model, model_chain=True)
+            return True
         try:
             art_id = save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
                                     prompt_version=pv, raw_output=text)
@@ -593,11 +666,20 @@ class Pipeline:
             self.summary.add(dim, "abandoned (the replaced version changed)")
             return True
         ((ok, result),) = self._check(dim, [(job.seed, content)])
+        if ok and dim == "understanding":
+            # a model's key information is read for content too (the rules' drafts are made
+            # from the question's own sentences)
+            from qcstation.core.construct.keyinfo import keyinfo_content_problems
+
+            problems = keyinfo_content_problems(content, job.seed["question"])
+            if problems:
+                ok, result = False, {"status": "invalid", "message": "; ".join(problems)}
         set_verified(self.store, art_id, attempt_id, ok, result)
         if ok:
             self.summary.add(dim, "verified")
             return True
-        job.feedback, job.previous_output, job.replaces_id = str(result.get("message")), text, art_id
+        job.feedback = model_feedback(result, job.seed, content.get("smtlib") if dim == "reasoning" else None)
+        job.previous_output, job.replaces_id = text, art_id
         return False
 
 
@@ -644,12 +726,15 @@ def _artifact_output(art: dict[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
-def _failure_feedback(art: dict[str, Any]) -> str | None:
+def _failure_feedback(art: dict[str, Any], seed: dict[str, Any]) -> str | None:
     try:
         res = json.loads(art["verify_result"] or "{}")
     except ValueError:
         return None
-    return res.get("message")
+    if not isinstance(res, dict) or not res.get("status"):
+        return None
+    smt = _artifact_output(art) if art["dimension"] == "reasoning" else None
+    return model_feedback(res, seed, smt)
 
 
 def run_generate(db_path: str | Path, cfg: Config, **kw: Any) -> PipelineSummary:

@@ -9,7 +9,7 @@ item since it was selected.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from db import Store, now
@@ -26,6 +26,8 @@ class Job:
     previous_output: str | None = None
     replaces_id: int | None = None
     source_artifact: dict[str, Any] | None = None
+    #: what was tried and what the checks said, oldest first (each retry's prompt carries it)
+    history: list[tuple[str | None, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- store helpers

@@ -14,8 +14,10 @@ the question states*. :func:`check_meaning` refuses a script when
   words do not imply (``a = 7, b = 5, answer = a*b + 1`` for a question without 7 and 5;
   ``(= answer (- 20 2))`` when 20 is not in the question; a half-solved ``(* 9 2)`` whose
   9 is an intermediate result worked out in the head);
-* ``not-connected``: no assertion links ``answer`` (directly or through other constants)
-  to a number of the question.
+* ``not-connected``: no chain of assertions (or functions the script defines) links
+  ``answer`` to a declared constant set to a number of the question: an answer computed
+  from numbers written inline (``(= answer (- 20 2))``, even when 20 and 2 are the question's)
+  is the arithmetic done, not the question formalized.
 
 The problems say what is wrong in terms of the formula (lines and its own numbers), never
 in terms of an expected answer: a caller that knows the gold answer must still keep it out
@@ -287,6 +289,7 @@ def _walk(node: Node, consts: set[str], bound: frozenset[str], rel: _Relation,
         return
     if head in funcs:
         rel.calls = True
+        rel.consts.add(head)      # a function ties what calls it to what defines it
     for sub in items[1:] if head is not None else items:
         _walk(sub, consts, bound, rel, funcs)
 
@@ -338,6 +341,8 @@ def _relations(commands: list[Command]) -> tuple[set[str], list[_Relation]]:
             rel = _Relation(cmd.line, set(), [])
             name = cmd.declared_name()
             _walk(cmd.args[3], consts, bound, rel, funcs)
+            if name in funcs:
+                rel.consts.add(name)
             if name in consts:
                 rel.consts.add(name)
                 lit = _literal_value(cmd.args[3])
@@ -466,10 +471,7 @@ def check_meaning(smtlib: str, question: str, *, answer: str = "answer") -> Mean
     givens = {rel.fixes: rel.fixed_value for rel in rels
               if rel.fixes is not None and rel.fixes != answer and rel.fixed_value is not None
               and rel.fixed_value in allowed}
-    anchored = {n for n in givens}
-    for rel in rels:
-        if any(ok_literal(lit) and lit.value not in STRUCTURAL for lit in rel.literals) and rel.fixes != answer:
-            anchored |= rel.consts | {"\0" + str(rel.line)}
+    anchored = set(givens)
     if not kinds and answer in consts:   # (a refusal above already says what to fix)
         reach, frontier = {answer}, [answer]
         while frontier:
@@ -481,8 +483,9 @@ def check_meaning(smtlib: str, question: str, *, answer: str = "answer") -> Mean
                         frontier.append(c)
         if not (reach & anchored):
             kinds.append("not-connected")
-            problems.append(f"no assertion connects {answer} to a number of the problem: relate it "
-                            "to the declared quantities")
+            problems.append(f"{answer} is not computed from any declared constant set to a number of the "
+                            "problem (numbers written inline do not count): declare a constant for each "
+                            "number the problem states and compute the answer from those constants")
     used = {lit.value for rel in rels for lit in rel.literals} | \
         {p for rel in rels for lit in rel.literals for p in lit.parts}
     unused = tuple(sorted(v for v in stated if v not in STRUCTURAL and v not in used))

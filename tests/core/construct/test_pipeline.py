@@ -89,9 +89,15 @@ def test_no_model_and_no_rule_says_so(tmp_path: Path, db_file: Path) -> None:
     assert any("no model is configured" in n for n in s.notes)
 
 
-def _smt(value: int) -> str:
-    return ("(set-logic QF_LIA)\n(declare-const answer Int)\n"
-            f"(assert (= answer (+ {value - 1} 1)))\n(check-sat)\n(get-value (answer))")
+_EXPRS = {7: "(- (+ a b) c)", 8: "(+ a b)", 9: "(+ a b c)"}
+
+
+def _smt(value: int, a: int = 3) -> str:
+    """A formalization of "Tom has ``a`` apples and buys 5 more, then eats 1" whose answer is
+    ``value`` (a + 4 right; a + 5 forgets he ate one; a + 6 adds it)."""
+    return (f"(set-logic QF_LIA)\n(declare-const a Int)\n(assert (= a {a}))\n(declare-const b Int)\n"
+            "(assert (= b 5))\n(declare-const c Int)\n(assert (= c 1))\n(declare-const answer Int)\n"
+            f"(assert (= answer {_EXPRS[value - a + 3]}))\n(check-sat)\n(get-value (answer))")
 
 
 def test_model_loop_regenerates_with_verifier_feedback(tmp_path: Path, db_file: Path) -> None:
@@ -109,9 +115,12 @@ def test_model_loop_regenerates_with_verifier_feedback(tmp_path: Path, db_file: 
         bodies = [r.body for r in server.chat_requests]
     assert s.counts["reasoning"]["verified"] == 1
     assert len(bodies) == 3
-    # the third request carried the verifier's message about the wrong value
+    # the third request carried the verifier's message about the wrong value, in terms of the
+    # formula (its own value), never the gold answer; and the history of both attempts
     last_user = bodies[2]["messages"][-1]["content"]
-    assert "8" in last_user and "7" in last_user and "rejected" in last_user
+    assert "answer = 8" in last_user and "rejected" in last_user
+    assert not any("7" in m["content"] for b in bodies for m in b["messages"][-5:])
+    assert [m["content"] for m in bodies[2]["messages"]][-4].startswith("I think the answer is seven")
     with Store(db_file) as store:
         attempts = store.query("SELECT * FROM attempts ORDER BY id")
         assert [a["attempt_no"] for a in attempts] == [1, 2, 3]
@@ -204,7 +213,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path, db_file
     def responder(req: dict) -> str:
         q = req["messages"][-1]["content"]
         n = int(q.split("has ")[1].split(" ")[0])
-        return _smt(n + 4)
+        return _smt(n + 4, n)
 
     with FakeOpenAI(responder=responder) as server:
         server.default_delay = 0.4
@@ -280,7 +289,7 @@ def test_two_generate_processes_share_the_work_without_duplicates(tmp_path: Path
 
     def responder(req: dict) -> str:
         n = int(req["messages"][-1]["content"].split("has ")[1].split(" ")[0])
-        return _smt(n + 4)
+        return _smt(n + 4, n)
 
     with FakeOpenAI(responder=responder) as server:
         server.default_delay = 0.3
@@ -358,12 +367,13 @@ def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path
     assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
     assert "(assert (= (+ ann answer) 30))" in msgs[1][-1]["content"]
     assert "required form" in msgs[2][-1]["content"]
-    assert "18" in msgs[3][-1]["content"] and "21" in msgs[3][-1]["content"]
+    assert "answer = 18" in msgs[3][-1]["content"]
+    assert not any("21" in m["content"] for ms in msgs for m in ms[-6:])   # never the gold
     with Store(db_file) as store:
         art = current_artifact(store, 1, "arithmetic")
         content = json.loads(art["content"])
         assert content["notation"] == right and content["form"] == "model"
-        assert art["prompt_version"] == "notation-from-smtlib-v1"
+        assert art["prompt_version"] == "notation-from-smtlib-v2"
     # offline, the same seed says plainly that a model is needed
     with Store(db_file) as store, store.transaction():
         store.execute("UPDATE artifacts SET status = 'superseded' WHERE dimension = 'arithmetic'")

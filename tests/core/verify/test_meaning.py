@@ -50,9 +50,10 @@ def test_a_formalization_of_the_question_passes() -> None:
      "(declare-const answer Real)(assert (= answer (+ (* a b) 1)))", {"unstated-number"}),
     # computes it and states it as well: still states it
     (GOOD.replace("(check-sat)", "(assert (= answer 18))\n(check-sat)"), {"states-answer"}),
-    # the givens declared, the answer left apart from them
+    # the givens declared, the answer computed apart from them from the problem's own numbers
     ("(declare-const m Real)(assert (= m 24))(declare-const answer Real)(assert (= answer (* 4 3)))",
-     set()),  # 4 and 3 are stated: (* 4 3) is the problem's own numbers
+     {"not-connected"}),
+    ("(declare-const answer Real)(assert (= answer (* (/ 24 4) 3)))", {"not-connected"}),
 ])
 def test_answer_stating_and_unstated_numbers_are_refused(script: str, kinds: set[str]) -> None:
     c = check_meaning(script, MUFFINS)
@@ -95,12 +96,24 @@ def test_stated_numbers_of_latex_and_words() -> None:
 
 def test_math500_style_fraction_formula() -> None:
     q = r"If $f(x) = \frac{3x-2}{x-2}$, what is the value of $f(-2) +f(-1)+f(0)$?"
-    good = """(define-fun f ((x Real)) Real (/ (- (* 3 x) 2) (- x 2)))
+    inline = """(define-fun f ((x Real)) Real (/ (- (* 3 x) 2) (- x 2)))
 (declare-const answer Real)
 (assert (= answer (+ (f (- 2)) (f (- 1)) (f 0))))
 (check-sat)
 (get-value (answer))"""
-    assert check_meaning(good, q).ok
+    assert check_meaning(inline, q).kinds == ("not-connected",)
+    good = """(declare-const a Real)
+(assert (= a 3))
+(declare-const b Real)
+(assert (= b 2))
+(declare-const c Real)
+(assert (= c 1))
+(define-fun f ((x Real)) Real (/ (- (* a x) b) (- x b)))
+(declare-const answer Real)
+(assert (= answer (+ (f (- b)) (f (- c)) (f 0))))
+(check-sat)
+(get-value (answer))"""
+    assert check_meaning(good, q).ok, check_meaning(good, q).message
     assert verify_in_process(good, "14/3").status == "verified"
     stated = "(declare-const answer Real)\n(assert (= answer (/ 14 3)))\n(check-sat)"
     assert check_meaning(stated, q).kinds == ("states-answer",)

@@ -1,0 +1,243 @@
+"""Issue 31: the model-made path earns "verified" only for a formalization that means its
+question. A real OpenAI-protocol server on loopback plays weak, gold-aware and careless
+generators on real MATH-500, AQuA and GSM8K seeds (the GSM8K ones the exact rules refuse);
+real Z3, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from db import Store
+from db.artifacts import current_artifact
+from qcstation.common.config import load_config
+from qcstation.core.construct.pipeline import Pipeline
+from qcstation.core.verify.answers import parse_number
+from qcstation.core.verify.meaning import number_forms, stated_numbers
+from tests.conftest import dataset
+from tests.fake_openai import FakeOpenAI
+
+
+def _config(tmp_path: Path, url: str, attempts: int = 3) -> Any:
+    p = tmp_path / "qc.toml"
+    p.write_text("\n".join(["[generator]", 'model = "fake-model"', f'base_url = "{url}"', "retries = 0",
+                            "backoff_s = 0.01", "timeout_s = 20", "temperature = 0.0",
+                            "[generation]", f"max_attempts = {attempts}"]) + "\n")
+    return load_config(p, env={})
+
+
+def _pick(path: Path, n: int, keep: Any, fmt: str, tmp: Path) -> Path:
+    rows = []
+    text = path.read_text()
+    records = json.loads(text) if text.lstrip().startswith("[") else [json.loads(x) for x in text.splitlines() if x.strip()]
+    for r in records:
+        if keep(r):
+            rows.append(r)
+        if len(rows) == n:
+            break
+    out = tmp / f"{fmt}.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out
+
+
+def _math_numeric(r: dict) -> bool:
+    a = parse_number(r.get("answer", ""))
+    return a is not None and a.value not in stated_numbers(r["problem"]) and a.value != 0
+
+
+def _aqua_numeric(r: dict) -> bool:
+    for opt in r["options"]:
+        if opt.upper().startswith(r["correct"].upper()):
+            a = parse_number(opt[2:])
+            return a is not None and a.value not in stated_numbers(r["question"]) and a.value != 0
+    return False
+
+
+def _seeds(tmp_path: Path, db_file: Path) -> dict[str, dict[str, Any]]:
+    """10 MATH-500, 10 AQuA and the first 40 GSM8K test seeds (about 17 of which the rules
+    refuse); question -> seed row."""
+    from qcstation.core.ingest.importer import import_file
+
+    with Store(db_file) as store:
+        import_file(store, _pick(dataset("math500/test.jsonl"), 10, _math_numeric, "math500", tmp_path), "math500")
+        import_file(store, _pick(dataset("aqua/test.json"), 10, _aqua_numeric, "aqua", tmp_path), "aqua")
+        import_file(store, _pick(dataset("gsm8k/test.jsonl"), 40, lambda r: True, "gsm8k", tmp_path), "gsm8k")
+        rows = store.query("SELECT * FROM seeds WHERE status = 'active'")
+    return {r["question"]: r for r in rows}
+
+
+def _question_of(messages: list[dict], seeds: dict[str, dict]) -> dict:
+    for m in messages:
+        body = m["content"][len("Problem:\n"):] if m["content"].startswith("Problem:\n") else m["content"]
+        if m["role"] == "user" and body in seeds:
+            return seeds[body]
+    raise AssertionError("no seed question in the request")
+
+
+def _lit(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"(/ {v.numerator} {v.denominator})"
+
+
+def _unstated(q: str, avoid: Fraction) -> Fraction:
+    stated = stated_numbers(q)
+    for k in (97, 89, 83, 79, 73, 71, 67, 61):
+        if Fraction(k) not in stated and Fraction(k) + avoid not in stated:
+            return Fraction(k)
+    raise AssertionError(q)
+
+
+def _cheat(seed: dict, style: int, attempt: int) -> str:
+    """Scripts that all verify to the gold without formalizing the question."""
+    gold = parse_number(seed["answer_text"]).value  # type: ignore[union-attr]
+    k = _unstated(seed["question"], gold)
+    kind = (style + attempt) % 4
+    if kind == 0:      # weak: the answer stated
+        body = f"(declare-const answer Real)\n(assert (= answer {_lit(gold)}))"
+    elif kind == 1:    # gold-aware: built from numbers the question never states
+        body = (f"(declare-const a Real)\n(assert (= a {_lit(gold + k)}))\n(declare-const b Real)\n"
+                f"(assert (= b {_lit(k)}))\n(declare-const answer Real)\n(assert (= answer (- a b)))")
+    elif kind == 2:    # half-solved: an intermediate result worked out by hand
+        body = f"(declare-const answer Real)\n(assert (= answer (* {_lit(gold / 2)} 2)))"
+    else:              # careless: get-model only, and the answer stated in a sum
+        body = f"(declare-const answer Real)\n(assert (= answer (+ {_lit(gold - k)} {_lit(k)})))\n(get-model)"
+    return f"```smt2\n(set-logic QF_LRA)\n{body}\n(check-sat)\n(get-value (answer))\n```"
+
+
+def _gold_in(text: str, seed: dict) -> bool:
+    """Does ``text`` write the gold (which is no secret when the question itself states it)?"""
+    gold = parse_number(seed["answer_text"]).value  # type: ignore[union-attr]
+    if gold in stated_numbers(seed["question"]):
+        return False
+    for form in number_forms(gold):
+        if form.startswith("("):
+            if form in text:
+                return True
+        elif re.search(rf"(?<![\w.]){re.escape(form)}(?:\.0+)?(?![\w]|\.\d)", text):
+            return True
+    return False
+
+
+def test_cheating_generators_never_verify_and_no_prompt_holds_the_gold(tmp_path: Path, db_file: Path) -> None:
+    seeds = _seeds(tmp_path, db_file)
+    counter: dict[int, int] = {}
+
+    def responder(req: dict) -> str:
+        seed = _question_of(req["messages"], seeds)
+        n = counter[seed["id"]] = counter.get(seed["id"], 0) + 1
+        return _cheat(seed, seed["id"], n)
+
+    with FakeOpenAI(responder=responder) as server:
+        cfg = _config(tmp_path, server.base_url)
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning"])
+        requests = [r.body for r in server.chat_requests]
+    by_source: dict[str, int] = {}
+    for sid in counter:
+        src = next(x["source"] for x in seeds.values() if x["id"] == sid)
+        by_source[src] = by_source.get(src, 0) + 1
+    active = {src: sum(1 for x in seeds.values() if x["source"] == src) for src in ("math500", "aqua")}
+    # every MATH-500 and AQuA seed (the import filters a few) and the GSM8K ones the rules refuse
+    assert by_source["math500"] == active["math500"] >= 8 and by_source["aqua"] == active["aqua"] >= 8
+    assert by_source.get("gsm8k", 0) >= 8
+    with Store(db_file) as store:
+        made = store.query("SELECT * FROM artifacts WHERE dimension = 'reasoning' AND generator = 'llm'")
+        results = [json.loads(a["verify_result"]) for a in made]
+    assert made and not [a for a in made if a["status"] == "verified"]
+    # every cheat verified in Z3 and was refused for its meaning, with the kind said
+    assert {r["status"] for r in results} == {"meaning"}
+    kinds = {k for r in results for k in r["meaning"]["kinds"]}
+    assert {"states-answer", "unstated-number"} <= kinds <= {"states-answer", "unstated-number", "not-connected"}
+    assert s.counts["reasoning"]["failed:attempts_exhausted"] == len(counter)
+    # three attempts each, each one a new request (a retry carries the history, so it is never a
+    # cache hit of the attempt before), and no request shows the gold outside the question
+    assert len(requests) == 3 * len(counter)
+    for body in requests:
+        seed = _question_of(body["messages"], seeds)
+        after = body["messages"][body["messages"].index(next(
+            m for m in body["messages"] if m["content"].endswith(seed["question"]))) + 1:]
+        assert not any(_gold_in(m["content"], seed) for m in after), (seed["answer_text"], after)
+        feedback = [m["content"] for m in after if m["role"] == "user"]
+        assert len(feedback) == len(after) // 2 <= 2
+    third = [b for b in requests if len(b["messages"]) == max(len(x["messages"]) for x in requests)]
+    assert third and "Attempt 1 was checked and rejected" in third[0]["messages"][-3]["content"]
+
+
+def _smt_for(question: str) -> str:
+    # AQuA-style: 14 boxes cost $1095 in all
+    return ("(declare-const total Real)\n(assert (= total 1095))\n(declare-const boxes Real)\n"
+            "(assert (= boxes 14))\n(declare-const answer Real)\n(assert (= answer (/ total boxes)))\n(get-model)")
+
+
+def test_a_rounded_gold_is_met_as_the_data_rounds_it_and_the_text_runs_in_plain_z3(
+        tmp_path: Path, db_file: Path) -> None:
+    from qcstation.core.ingest.importer import import_file
+
+    rec = {"question": "A shop sells 14 equal boxes for $1095 in all. What does one box cost?",
+           "options": ["A)$70.00", "B)$75.50", "C)$78.20", "D)$80.10", "E)$85.00"],
+           "rationale": "The shop takes in 1095 dollars.\nThere are 14 boxes.\nEach costs 1095/14 = 78.2 dollars.\n"
+                        "Rounded, 78.2 + 0 = 78.20.", "correct": "C"}
+    f = tmp_path / "aqua.jsonl"
+    f.write_text(json.dumps(rec) + "\n")
+    with Store(db_file) as store:
+        import_file(store, f, "aqua")
+    with FakeOpenAI(responder=lambda req: _smt_for("")) as server:
+        with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
+            s = p.generate(dimensions=["reasoning"])
+        bodies = [r.body for r in server.chat_requests]
+    assert s.counts["reasoning"]["verified"] == 1 and len(bodies) == 1
+    with Store(db_file) as store:
+        art = current_artifact(store, 1, "reasoning")
+    result = json.loads(art["verify_result"])
+    assert result["rounding"]["rule"] == "nearest answer option" and result["value"] == "1095/14"
+    assert "rounds to option C" in result["message"]
+    smt = json.loads(art["content"])["smtlib"]
+    assert smt.endswith("(check-sat)\n(get-value (answer))") and "get-model" not in smt
+    (tmp_path / "pub.smt2").write_text(smt)
+    z3 = Path(sys.executable).parent / "z3"
+    if z3.exists():   # the published text runs as written in plain Z3 and prints the answer
+        out = subprocess.run([str(z3), str(tmp_path / "pub.smt2")], capture_output=True, text=True, timeout=60)
+        assert out.stdout.split() == ["sat", "((answer", "(/", "1095.0", "14.0)))"]
+
+
+def test_a_latex_final_answer_is_read_and_an_injection_failure_is_the_rules(tmp_path: Path, db_file: Path) -> None:
+    from qcstation.core.ingest.importer import import_file
+
+    with Store(db_file) as store:
+        import_file(store, _pick(dataset("math500/test.jsonl"), 3,
+                                 lambda r: r["answer"] in ("\\frac{14}{3}",) or "frac" in r["answer"] and
+                                 parse_number(r["answer"]) is not None, "math500", tmp_path), "math500")
+        seeds = {r["question"]: r for r in store.query("SELECT * FROM seeds")}
+    calls: list[str] = []
+
+    def responder(req: dict) -> str:
+        seed = _question_of(req["messages"], seeds)
+        calls.append(seed["answer_text"])
+        # one step the injector cannot use, then the LaTeX answer
+        return f"We compute the value.\nThe answer is {seed['answer_text']}."
+
+    with FakeOpenAI(responder=responder) as server:
+        with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
+            s = p.generate(dimensions=["refinement"])
+        bodies = [r.body for r in server.chat_requests]
+    asked = {a for a in calls}
+    assert asked and len(calls) == len(asked) == len(bodies)
+    # one request per seed asked: the LaTeX answer is read, and what the rules cannot inject is
+    # neither sent back to the model nor retried with it
+    with Store(db_file) as store:
+        attempts = store.query("SELECT * FROM attempts WHERE generator = 'llm'")
+        assert len(attempts) == len(asked) and {a["verify_status"] for a in attempts} == {"cot_ok"}
+        for seed in seeds.values():
+            if seed["answer_text"] not in asked:
+                continue
+            art = current_artifact(store, seed["id"], "refinement")
+            assert art is not None and art["generator"] == "llm+inject"
+            res = json.loads(art["verify_result"])
+            if art["status"] == "failed":
+                assert res["status"] == "inject_failed" and "not of the model" in res["message"]
+    assert sum(v for k, v in s.counts["refinement"].items()
+               if k in ("verified", "failed:inject_failed", "failed:invalid")) >= len(asked)

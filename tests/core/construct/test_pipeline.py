@@ -350,8 +350,10 @@ def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path
                          "How old is Tom?", "answer": "21", "id": "t"}]
     with Store(db_file) as store:
         _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="hard")
-    solved_smt = ("(set-logic QF_LIA)\n(declare-const ann Int)\n(declare-const answer Int)\n"
-                  "(assert (= answer (+ (* 2 ann) 3)))\n(assert (= (+ ann answer) 30))\n"
+    solved_smt = ("(set-logic QF_LIA)\n(declare-const older_by Int)\n(assert (= older_by 3))\n"
+                  "(declare-const twice Int)\n(assert (= twice 2))\n(declare-const together Int)\n"
+                  "(assert (= together 30))\n(declare-const ann Int)\n(declare-const answer Int)\n"
+                  "(assert (= answer (+ (* twice ann) older_by)))\n(assert (= (+ ann answer) together))\n"
                   "(check-sat)\n(get-value (answer))")
     wrong = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann. What is the value of answer?"
     right = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann + b. What is the value of answer?"
@@ -365,7 +367,7 @@ def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path
             s = p.generate(dimensions=["reasoning", "arithmetic"])
         msgs = [r.body["messages"] for r in server.chat_requests]
     assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
-    assert "(assert (= (+ ann answer) 30))" in msgs[1][-1]["content"]
+    assert "(assert (= (+ ann answer) together))" in msgs[1][-1]["content"]
     assert "required form" in msgs[2][-1]["content"]
     assert "answer = 18" in msgs[3][-1]["content"]
     assert not any("21" in m["content"] for ms in msgs for m in ms[-6:])   # never the gold

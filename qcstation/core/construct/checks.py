@@ -210,7 +210,7 @@ def rounded_gold_match(seed: dict[str, Any], result: dict[str, Any]) -> dict[str
 def model_feedback(result: dict[str, Any], seed: dict[str, Any], smt: str | None = None) -> str:
     """What a failed check tells the model: what is wrong in terms of its formula, never the
     gold answer (any writing of it is removed unless the question itself states it)."""
-    from qcstation.core.verify.meaning import check_meaning, redact_number
+    from qcstation.core.verify.meaning import check_meaning
 
     status = result.get("status")
     question = str(seed.get("question") or "")

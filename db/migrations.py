@@ -596,4 +596,29 @@ migration(
     [*KEPT_REPLIES_STATEMENTS],
 )
 
+# --- v16: a curator's override of an artifact's self-check flags -------------------------
+# A flag on a verified or accepted artifact blocks the release until a curator overrides it
+# with a reason (qcstation.core.release.flag_gate). The override names the artifact and the
+# flag codes it saw: if the artifact is re-audited and its flags change, the override no
+# longer applies. Undone overrides keep their row (``undone_at``).
+migration(
+    16,
+    "a curator's override of an artifact's self-check flags (release blockers)",
+    [
+        """
+        CREATE TABLE flag_overrides (
+            id INTEGER PRIMARY KEY,
+            artifact_id INTEGER NOT NULL REFERENCES artifacts(id),
+            flag_codes TEXT NOT NULL,      -- the artifact's flag_codes when overridden
+            reason TEXT NOT NULL,
+            curator TEXT NOT NULL,
+            display_name TEXT,
+            created_at TEXT NOT NULL,
+            undone_at TEXT
+        )
+        """,
+        "CREATE INDEX flag_overrides_artifact ON flag_overrides (artifact_id)",
+    ],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

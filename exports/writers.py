@@ -62,6 +62,8 @@ RECORD_FIELDS: tuple[tuple[str, str], ...] = (
                      "gold unless every error type keeps it, as its record says)"),
     ("errors", "the injected errors in detail (type, step, original, modified, description)"),
     ("provenance", "per dimension: artifact id, version, QC status, generator, model, prompt version"),
+    ("flags", "per dimension with any: the self-check flags of the released artifact (code, "
+              "message) and the curator's override that let it into the release (by, at, reason)"),
 )
 
 
@@ -394,8 +396,8 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     """A datasheet (README.md) built only from the manifest, so it is reproducible too. It
     opens with the metadata block a dataset hub reads (:func:`card_metadata`)."""
     lines = ([card_metadata(manifest)] + _release_lines(manifest) + _composition_lines(manifest)
-             + _left_out_lines(manifest) + _quality_lines(manifest) + _generator_lines(manifest)
-             + _field_lines())
+             + _left_out_lines(manifest) + _quality_lines(manifest) + _flag_lines(manifest)
+             + _generator_lines(manifest) + _field_lines())
     return "\n".join(lines)
 
 
@@ -505,6 +507,31 @@ def _quality_lines(manifest: Mapping[str, Any]) -> list[str]:
             "",
         ]
     return lines
+
+
+def _flag_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """The self-check flags the released records carry, and who let each through and why."""
+    flags = manifest.get("flags")
+    if not isinstance(flags, Mapping):
+        return []
+    lines = ["## Self-check flags", "",
+             "Every artifact is checked when it is made for what Z3 cannot see (a formula that",
+             "states the answer, a number the question does not state, a given missing). A flag",
+             "blocks a release until a curator overrides it with a reason; each record's `flags`",
+             "field carries its flags and the override.", "",
+             f"- records with a flag: {flags.get('records_flagged', 0)}"]
+    for dim, codes in sorted((flags.get("by_dimension") or {}).items()):
+        lines.append(f"  - {_md_cell(dim)}: " + ", ".join(f"{_md_cell(c)} {n}"
+                                                         for c, n in sorted(codes.items())))
+    over = flags.get("overridden") or []
+    if over:
+        lines += ["", "| record | dimension | flags | overridden by | at | reason |",
+                  "|---|---|---|---|---|---|"]
+        for o in over:
+            lines.append("| " + " | ".join(_md_cell(x) for x in (
+                o.get("id"), o.get("dimension"), ", ".join(o.get("codes") or []), o.get("by"),
+                o.get("at"), o.get("reason"))) + " |")
+    return lines + [""]
 
 
 def _generator_lines(manifest: Mapping[str, Any]) -> list[str]:

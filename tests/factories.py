@@ -31,8 +31,8 @@ def problem(i: int) -> dict[str, Any]:
     question = (f"{name} has {a} {item} and buys {b} more. Then {name} buys {c} times as many "
                 f"{item} as she has in total. The shop also sells hats. How many {item} does "
                 f"{name} buy in the second trip?")
-    solution = (f"{name} has {a} + {b} = <<{a}+{b}={a + b}>>{a + b} {item}.\n"
-                f"She buys {a + b} * {c} = <<{a + b}*{c}={answer}>>{answer} {item}.\n#### {answer}")
+    solution = (f"{name} has {a} {item} + {b} more = <<{a}+{b}={a + b}>>{a + b} {item}.\n"
+                f"She buys {a + b} * {c} times = <<{a + b}*{c}={answer}>>{answer} {item}.\n#### {answer}")
     return {"name": name, "item": item, "a": a, "b": b, "c": c, "answer": answer,
             "question": question, "solution": solution}
 
@@ -58,15 +58,19 @@ def content_for(dimension: str, i: int, *, revision: int = 1) -> dict[str, Any]:
         return {
             "problem_scenario": f"{p['name']} buys {p['item']} in two trips.",
             "goal": f"Find how many {p['item']} {p['name']} buys in the second trip.",
-            "known_quantities": [f"starts with {a} {p['item']}", f"buys {b} more",
-                                 f"second trip is {c} times the total"],
+            "known_quantities": [f"{p['name']} has {a} {p['item']} and buys {b} more.",
+                                 f"Then {p['name']} buys {c} times as many {p['item']} as she "
+                                 f"has in total."],
             "unknown_quantities": ["total after the first trip", "second-trip amount"],
             "relationships_and_constraints": [f"total = {a} + {b}", f"second = total * {c}"],
             "irrelevant_information": ["the shop also sells hats"] if revision == 1 else
-                                      ["the shop also sells hats (rev %d)" % revision],
+                                      ["the shop also sells hats" + " again" * (revision - 1)],
         }
-    smt = (f"(declare-const total Int)\n(declare-const answer Int)\n"
-           f"(assert (= total (+ {a} {b})))\n(assert (= answer (* total {c})))\n"
+    # every number of the question a declared given, as the rules write them (no flag)
+    smt = (f"(declare-const g1_has Int)\n(declare-const g2_more Int)\n(declare-const g3_times Int)\n"
+           f"(declare-const total Int)\n(declare-const answer Int)\n"
+           f"(assert (= g1_has {a}))\n(assert (= g2_more {b}))\n(assert (= g3_times {c}))\n"
+           f"(assert (= total (+ g1_has g2_more)))\n(assert (= answer (* total g3_times)))\n"
            f"(check-sat)\n(get-value (answer))")
     if dimension == "reasoning":
         return {"smtlib": smt, "rule": "gsm8k-calculator", "notes": []}
@@ -81,7 +85,9 @@ def content_for(dimension: str, i: int, *, revision: int = 1) -> dict[str, Any]:
         wrong = ans + c + (revision - 1)   # a regenerated CoT injects a different wrong value
         return {
             "gt_cot": p["solution"],
-            "w_cot": p["solution"].replace(f"={ans}>>{ans}", f"={wrong}>>{wrong}"),
+            "w_cot": p["solution"].replace(f"={ans}>>{ans}", f"={wrong}>>{wrong}")
+                                  .replace(f"#### {ans}", f"#### {wrong}"),
+            "wrong_answer": str(wrong),
             "errors": [{"type": "calculation error", "step": 2, "original": str(ans),
                         "modified": str(wrong), "description": "wrong product"}],
             "n_errors": 1,

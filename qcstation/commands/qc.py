@@ -45,7 +45,8 @@ from qcstation.core.review.decisions import (
     undo_last,
 )
 from qcstation.core.review.gate import GateStatus, bound_text, gate, progress
-from qcstation.core.review.items import ReviewItem, find_item, find_seed, get_item, list_items
+from qcstation.core.review.items import (ReviewItem, find_item, find_seed, flag_lines, get_item,
+                                         list_items)
 from qcstation.core.review.sampling import (
     SampleInfo,
     draw_sample,
@@ -122,8 +123,8 @@ def _item_text(item: ReviewItem) -> str:
     vr = item.verify_result or {}
     if vr:
         lines.append(f"Check: {vr.get('status')}  {vr.get('message') or ''}".rstrip())
-    if item.author:
-        lines.append(f"Fixed in place by {item.author}")
+    lines.append(f"Made by: {item.made_by}")
+    lines += flag_lines(item.flags, item.flag_override)
     for d in item.decisions:
         lines.append(f"Decision #{d['review_id']}: {d['annotator']} {d['verdict']}"
                      + (f" ({d['reason']})" if d.get("reason") else "")

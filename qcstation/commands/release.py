@@ -5,6 +5,8 @@
     qcstation release export NAME@VERSION [--out DIR]
     qcstation release list [--json]
     qcstation release diff NAME@OLD [NAME@NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
+    qcstation release flags [--set SET] [--all] [--json]  flagged items a release would take (exit 1 if any blocks)
+    qcstation release override ITEM --dimension DIM --reason TEXT [--undo]   curators: let an item's flags through
 
 A release is named ``NAME@VERSION`` everywhere (``smart@1.0.0``), as ``eval run --release``
 takes it; ``NAME VERSION`` (two words) is accepted too.
@@ -25,6 +27,7 @@ from qcstation.commands._common import dispatch, print_json, print_table, store_
 from qcstation.core.release import releases as rel
 from qcstation.common.errors import ReleaseError
 from qcstation.commands import HELP
+from qcstation.common.vocab import DIMENSIONS as RELEASE_DIMS
 
 
 def _policy(args: argparse.Namespace) -> rel.QCPolicy:
@@ -183,7 +186,66 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
-_ACTIONS = {"blockers": _blockers, "approve": _approve, "export": _export, "list": _list,
+def _flags(args: argparse.Namespace) -> int:
+    from qcstation.core.release.flag_gate import flagged_items
+
+    store = store_from_args(args)
+    try:
+        items = flagged_items(store, args.set or "")
+    finally:
+        store.close()
+    blocking = [i for i in items if i.override is None]
+    shown = items if args.all else blocking
+    if args.json:
+        print_json({"blocking": len(blocking), "overridden": len(items) - len(blocking),
+                    "items": [i.to_dict() for i in shown]})
+        return 1 if blocking else 0
+    if not shown:
+        print("No flagged item blocks the release" + (f" ({len(items)} overridden by a curator; "
+                                                      f"--all lists them)" if items else "") + ".")
+        return 0
+    print(f"{len(blocking)} flagged item{'s' if len(blocking) != 1 else ''} block the release"
+          + (f", {len(items) - len(blocking)} overridden" if len(items) != len(blocking) else "")
+          + ":")
+    for i in shown:
+        print(f"{i.key}  {i.dimension}  ({i.status}; made by {i.made_by})")
+        for f in i.flags:
+            print(f"    ! {f['code']}: {f['message']}")
+        if i.override:
+            o = i.override
+            print(f"    overridden by {o['curator']} at {o['created_at']}: {o['reason']}")
+    if blocking:
+        print("Fix, regenerate or exclude each (qcstation qc fix / exclude), or let it through "
+              "with a reason: qcstation release override ITEM --dimension DIM --reason TEXT")
+    return 1 if blocking else 0
+
+
+def _override(args: argparse.Namespace) -> int:
+    from qcstation.core.release.flag_gate import override_flags, undo_override
+
+    policy = _policy(args)
+    store = store_from_args(args)
+    try:
+        if args.undo:
+            d = undo_override(store, args.item, args.dimension, actor=current_actor(),
+                              curators=policy.curators)
+        else:
+            d = override_flags(store, args.item, args.dimension, args.reason,
+                               actor=current_actor(), curators=policy.curators)
+    finally:
+        store.close()
+    if args.json:
+        print_json(d)
+    elif args.undo:
+        print(f"withdrew the override of {args.item} {args.dimension}: its flags block the "
+              f"release again")
+    else:
+        print(f"overrode the {args.dimension} flags of {args.item} ({d['flag_codes']}): recorded "
+              f"with your reason; the release will show it")
+    return 0
+
+
+_ACTIONS = {"flags": _flags, "override": _override, "blockers": _blockers, "approve": _approve, "export": _export, "list": _list,
             "diff": _diff}
 
 
@@ -223,6 +285,21 @@ def register(subparsers: Any) -> None:
     e.add_argument("version", nargs="?", help=argparse.SUPPRESS)
     e.add_argument("--out", default="exports", help="export root (default: ./exports)")
     e.add_argument("--json", action="store_true", help="print JSON")
+
+    f = sub.add_parser("flags", help="flagged items a release would take (exit 1 if any "
+                                     "blocks it)")
+    f.add_argument("--set", metavar="SET", help="of a derived release of this derived set")
+    f.add_argument("--all", action="store_true", help="also those a curator overrode")
+    f.add_argument("--json", action="store_true", help="print JSON")
+
+    o = sub.add_parser("override", help="curators: let an item's self-check flags into the "
+                                        "release, with a reason (recorded and released)")
+    o.add_argument("item", metavar="ITEM", help="the seed, named as in releases: gsm8k-17")
+    o.add_argument("--dimension", "-d", required=True, choices=list(RELEASE_DIMS),
+                   help="the dimension whose current artifact's flags you let through")
+    o.add_argument("--reason", help="why the flags do not stop this item (required)")
+    o.add_argument("--undo", action="store_true", help="withdraw your override instead")
+    o.add_argument("--json", action="store_true", help="print JSON")
 
     ls = sub.add_parser("list", help="list approved releases")
     ls.add_argument("--json", action="store_true", help="print JSON")

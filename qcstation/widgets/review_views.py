@@ -116,9 +116,11 @@ def _verify_lines(result: dict[str, Any] | None, *, solver: bool) -> Text:
 
 def _version_line(item: ReviewItem) -> Text:
     line = Text(f"artifact #{item.artifact_id} · v{item.artifact_version}", style=DIM)
-    author = getattr(item, "author", None)
-    if author:
-        line.append(f" · fixed in place by {author}", style="yellow")
+    made_by = getattr(item, "made_by", "")
+    if made_by:
+        line.append(" · made by ", style=DIM)
+        line.append_text(Text(printable(made_by),
+                              style="yellow" if getattr(item, "author", None) else "bold"))
     if item.replaces_id:
         line.append(f" · replaces #{item.replaces_id}", style="yellow")
         reason = getattr(item, "replaces_reason", None)
@@ -147,16 +149,22 @@ def _z3_summary(result: dict[str, Any] | None) -> Text:
 
 
 def _audit_line(item: ReviewItem, content: dict[str, Any]) -> Text | None:
-    """A warning line with the self-check flags (qcstation audit) stored with this artifact
-    (nothing is audited while the pane draws)."""
+    """Every self-check flag (qcstation audit) stored with this artifact, one a line, and a
+    curator's override of them (nothing is audited while the pane draws)."""
     flags = item.flags
     if flags is None:
         return Text("self-checks: not audited yet (qcstation audit stores the flags)", style="dim")
     if not flags:
         return None
-    text = Text("⚠ check: ", style="bold yellow")
-    text.append_text(_plain("; ".join(f"{f.get('code')}: {f.get('message')}" for f in flags[:3])
-                            + (f" (+{len(flags) - 3} more)" if len(flags) > 3 else "")))
+    text = Text(f"⚠ {len(flags)} flag{'s' if len(flags) != 1 else ''} (blocks the release "
+                f"until fixed or overridden):", style="bold yellow")
+    for f in flags:
+        text.append("\n  ! ", style="bold yellow")
+        text.append_text(_plain(f"{f.get('code')}: {f.get('message')}"))
+    override = getattr(item, "flag_override", None)
+    if override:
+        text.append("\n  overridden by ", style="yellow")
+        text.append_text(_plain(f"{override.get('curator')}: {override.get('reason')}"))
     return text
 
 

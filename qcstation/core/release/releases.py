@@ -50,6 +50,7 @@ from qcstation.core.release.derived import (
     set_summary,
 )
 from qcstation.core.review.curation import excluded_seeds
+from qcstation.core.release.flag_gate import active_overrides, flag_blockers, record_flags
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
 from qcstation.core.review.queries import (
     LIVE_SEED_STATUSES,
@@ -84,7 +85,9 @@ __all__ = [
     "get_release",
 ]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+# 3: ``flags``: per dimension, the self-check flags of the released artifact and the
+#    curator's override that let them through (who, when, why); the manifest counts them.
 # 2: ``notation_smtlib`` is the SMT-LIB of the notation question itself (it held the
 #    Reasoning SMT-LIB it was rendered from, the same as ``smt-lib``); ``wrong_names``
 #    (the paper's names of the error types), ``wrong_answer`` (the final answer the
@@ -197,7 +200,8 @@ def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
     return None if problem or not smt else smt
 
 
-def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]],
+                  overrides: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     # a derived item may carry fewer than four dimensions: the others' fields are empty
     def content(dim: str) -> dict[str, Any]:
         return (from_json(arts[dim]["content"]) or {}) if dim in arts else {}
@@ -241,6 +245,7 @@ def _build_record(seed: dict[str, Any], arts: dict[str, dict[str, Any]]) -> dict
                   **({"author": a["author"]} if a.get("author") else {})}
             for dim, a in sorted(arts.items())
         },
+        "flags": record_flags(arts, overrides or {}),
         **derived_fields(seed),
     }
 
@@ -254,6 +259,8 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
     }
     records: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
+    overrides = active_overrides(store, [int(a["id"]) for per in current.values()
+                                         for a in per.values() if a.get("flag_codes")])
     for seed in scope_seeds(store, scope):
         sid = int(seed["id"])
         arts: dict[str, dict[str, Any]] = {}
@@ -265,7 +272,7 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
             else:
                 status = None if a is None else a["status"]
                 missing[dim] = _EXCLUDE_REASONS.get(status, f"status {status}")
-        record = None if missing else _build_record(seed, arts)
+        record = None if missing else _build_record(seed, arts, overrides)
         if record is not None and "arithmetic" in arts and not record["notation_smtlib"]:
             # every Arithmetic item ships with the SMT-LIB of its own question (what Z3 checked)
             missing["arithmetic"] = "the notation question has no SMT-LIB of its own"
@@ -358,6 +365,7 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
         g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         for b in g.blockers:
             blockers.append(f"{dim} QC gate{where}: {b}")
+    blockers += flag_blockers(store, scope)
     records, _ = counts if counts is not None else candidate_counts(store, scope)
     if not records:
         blockers.append(f"no item of the derived set {scope} is verified or accepted" if scope
@@ -438,6 +446,24 @@ def _qc_outcomes(store: Store, dim: str, scope: str = "") -> dict[str, int]:
             "fixed_in_place": fate["fixed_in_place"], "excluded_in_qc": fate["excluded_in_qc"],
             "open": fate["open"],
             "settled": resolutions.get("settle", 0), "overridden": resolutions.get("override", 0)}
+
+
+def _flag_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The released records' self-check flags: counts per dimension and code, and every
+    curator override (item, dimension, who, when, why) that let flagged items through."""
+    by_code: dict[str, Counter[str]] = {}
+    overridden: list[dict[str, Any]] = []
+    for r in records:
+        for dim, entry in sorted((r.get("flags") or {}).items()):
+            for f in entry.get("flags") or []:
+                by_code.setdefault(dim, Counter())[str(f.get("code"))] += 1
+            if entry.get("override"):
+                overridden.append({"id": r["id"], "dimension": dim,
+                                   "codes": sorted({str(f.get("code")) for f in entry["flags"]}),
+                                   **entry["override"]})
+    return {"records_flagged": sum(1 for r in records if r.get("flags")),
+            "by_dimension": {d: dict(sorted(c.items())) for d, c in sorted(by_code.items())},
+            "overridden": overridden}
 
 
 def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -550,6 +576,7 @@ def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
                       "dimensions": list(policy.dimensions), "curators": list(policy.curators),
                       "sample_rate": policy.sample_rate},
         "generators": _generators(records),
+        "flags": _flag_summary(records),
         "licences": {src: source_licence(src) for src in sorted({r["source"] for r in records})},
         "generator_config": policy.generator,
         "data_sha256": sha256_bytes(jsonl_bytes(records)),

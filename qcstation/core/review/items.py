@@ -15,7 +15,7 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import FINAL_VERDICTS
 from qcstation.core.review.queries import active_resolutions, active_reviews, rejected_sql
 
-__all__ = ["ReviewItem", "item_key", "ITEM_SQL", "build_items", "get_item", "list_items",
+__all__ = ["ReviewItem", "item_key", "made_by_text", "flag_lines", "ITEM_SQL", "build_items", "get_item", "list_items",
            "find_seed", "find_item"]
 
 
@@ -53,11 +53,24 @@ class ReviewItem:
     author: str | None = None  # the account that fixed this version in place (human-made)
     flags: list[dict[str, Any]] | None = None  # self-check flags stored with it (None: not audited)
     scope: str = ""         # the set sampled: '' the working set, else a derived set's name
+    generator: str = ""     # who or what made this version: 'rule:...', 'model', 'human'
+    model: str | None = None          # the generator model's name, for a model-made version
+    prompt_version: str | None = None
+    attempt_no: int | None = None     # the generation attempt that made this version
+    attempts: int = 0                 # generation attempts recorded for this seed and dimension
+    flag_override: dict[str, Any] | None = None  # a curator's override of these flags, in force
 
     @property
     def key(self) -> str:
         """The id people use: the source and its original id (``gsm8k-17``), as in releases."""
         return item_key(self.source, self.orig_id)
+
+    @property
+    def made_by(self) -> str:
+        """Who or what made this version, in words: the rules (and which), a model (its name,
+        prompt version and attempt), or a reviewer's fix in place."""
+        return made_by_text(self.generator, self.model, self.author, self.prompt_version,
+                            self.attempt_no, self.attempts)
 
     @property
     def decided(self) -> bool:
@@ -86,8 +99,68 @@ class ReviewItem:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["decided"] = self.decided
+        d["made_by"] = self.made_by
         d["outcome"] = self.outcome
         return d
+
+
+def made_by_text(generator: str | None, model: str | None = None, author: str | None = None,
+                 prompt_version: str | None = None, attempt_no: int | None = None,
+                 attempts: int = 0) -> str:
+    """Who or what made an artifact version, as a reviewer reads it: ``rules
+    (gsm8k-calculator)``, ``model gpt-4o-mini (prompt reasoning-v3), attempt 2 of 3``,
+    ``annotator fix by alice``."""
+    from qcstation.common.safe import one_line
+
+    gen = str(generator or "")
+    if gen == "human" or author:
+        return f"annotator fix by {one_line(author or '?', 60)}"
+    if gen.startswith("rule:"):
+        text = f"rules ({one_line(gen[5:], 40)})"
+    elif model or gen in ("model", "llm"):
+        text = f"model {one_line(model or '?', 60)}"
+        if prompt_version:
+            text += f" (prompt {one_line(prompt_version, 40)})"
+    else:
+        text = one_line(gen or "unknown", 60)
+    if attempt_no:
+        text += f", attempt {attempt_no}" + (f" of {attempts}" if attempts >= attempt_no else "")
+    elif attempts:
+        text += f", {attempts} attempt{'s' if attempts != 1 else ''}"
+    return text
+
+
+def flag_lines(flags: list[dict[str, Any]] | None,
+               override: dict[str, Any] | None = None) -> list[str]:
+    """An artifact's self-check flags as plain lines, every one of them (``qc show``)."""
+    if flags is None:
+        return ["Flags: not audited yet (qcstation audit stores them)"]
+    if not flags:
+        return ["Flags: none"]
+    out = [f"Flags ({len(flags)}; each blocks the release until fixed or a curator overrides "
+           f"it):"]
+    out += [f"  ! {f.get('code')}: {f.get('message')}" for f in flags]
+    if override:
+        out.append(f"  overridden by {override.get('curator')} at {override.get('created_at')}: "
+                   f"{override.get('reason')}")
+    return out
+
+
+def _overrides(store: Store, rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The curator's override in force for each flagged artifact of ``rows`` (its codes the
+    artifact's current ones)."""
+    ids = sorted({int(r["artifact_id"]) for r in rows if r.get("flag_codes")})
+    codes = {int(r["artifact_id"]): r.get("flag_codes") for r in rows}
+    out: dict[int, dict[str, Any]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for o in store.query(
+                f"SELECT artifact_id, flag_codes, reason, curator, created_at FROM flag_overrides "
+                f"WHERE undone_at IS NULL AND artifact_id IN ({','.join('?' * len(chunk))}) "
+                f"ORDER BY id", chunk):
+            if o["flag_codes"] == codes.get(int(o["artifact_id"])):
+                out[int(o["artifact_id"])] = dict(o)
+    return out
 
 
 def item_key(source: str, orig_id: Any) -> str:
@@ -103,7 +176,10 @@ ITEM_SQL = """
            si.claimed_by, si.claimed_at, si.stratum,
            s.dimension, s.status AS sample_status, s.scope,
            sd.source, sd.orig_id, sd.level, sd.question, sd.answer_text, sd.status AS seed_status,
-           sd.solution, a.author, a.flags,
+           sd.solution, a.author, a.flags, a.flag_codes, a.generator, a.model, a.prompt_version,
+           (SELECT at.attempt_no FROM attempts at WHERE at.id = a.attempt_id) AS attempt_no,
+           (SELECT COUNT(*) FROM attempts at WHERE at.seed_id = si.seed_id
+                AND at.dimension = s.dimension) AS attempts,
            a.content, a.verify_result, a.version, a.replaces_id, a.status AS artifact_status
     FROM sample_items si
     JOIN samples s ON s.id = si.sample_id
@@ -166,6 +242,7 @@ def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
     for dim in {r["dimension"] for r in rows}:
         requeued |= _requeued_ids(store, dim, [int(r["item_id"]) for r in rows
                                                if r["dimension"] == dim])
+    overrides = _overrides(store, rows)
     out = []
     for r in rows:
         content = from_json(r["content"]) or {}
@@ -189,6 +266,11 @@ def build_items(store: Store, rows: list[dict[str, Any]]) -> list[ReviewItem]:
             resolution=resolutions.get(iid), solution=r.get("solution") or "",
             author=r.get("author"), flags=_flags(r.get("flags")),
             scope=r.get("scope") or "",
+            generator=str(r.get("generator") or ""), model=r.get("model"),
+            prompt_version=r.get("prompt_version"),
+            attempt_no=int(r["attempt_no"]) if r.get("attempt_no") is not None else None,
+            attempts=int(r.get("attempts") or 0),
+            flag_override=overrides.get(int(r["artifact_id"])),
         ))
     return out
 

@@ -4,9 +4,12 @@ The edited text becomes a new artifact version (``generator`` 'human', ``author`
 reviewer's account, ``replaces_id`` the version it fixes), checked on its own terms before
 it is stored: a notation question, in any wording :mod:`qcstation.core.construct.notation_reader`
 reads, becomes its own SMT-LIB and Z3 checks that against the seed's gold answer; key
-information is read into its six fields and checked by the schema and grounding checks. An
-edit that cannot be read or does not verify is refused with the reason and nothing is
-stored. It then joins the open sample as a replacement and is accepted by the person who
+information is read into its six fields and checked by the schema and grounding checks. Both
+are then checked for meaning (:mod:`.fix_checks`): a notation question keeps every given of
+the seed's formalization and states no number the question does not; key information's
+relationships, evaluated in order, give the gold answer from numbers the question states and
+the known quantities list. An edit that cannot be read, does not verify or fails a meaning
+check is refused with the reason and nothing is stored. It then joins the open sample as a replacement and is accepted by the person who
 fixed it, which closes the reject: an offline path from every reject to a passing gate.
 
 If the fixed item was still undecided, the fixer's reject (with their reason) is recorded
@@ -87,8 +90,15 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
         if not outcome.ok:
             raise ReviewError(f"Z3 does not verify the edited question: {outcome.message}",
                               title="Edit not verified")
+        from qcstation.core.review.fix_checks import NOTATION_CHECKED, notation_fix_problems
+
+        meaning = notation_fix_problems(text, content.get("variables") or {},
+                                        str(seed.get("question") or ""), content.get("smtlib"))
+        if meaning:
+            raise ReviewError("the edited question does not mean the seed's question: "
+                              + "; ".join(meaning), title="Edit not verified")
         result = outcome.to_dict()
-        result["checked"] = "the edited question's own SMT-LIB, read from its text"
+        result["checked"] = NOTATION_CHECKED
         return content, result
     if item.dimension == "understanding":
         from qcstation.core.construct.keyinfo import KeyInfoError, keyinfo_from_text, validate_keyinfo
@@ -97,12 +107,17 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
             fields = keyinfo_from_text(text)
         except KeyInfoError as exc:
             raise ReviewError(f"cannot read the edit: {exc}", title="Cannot check the edit") from exc
-        problems = validate_keyinfo(fields, str(seed.get("question") or ""))
+        from qcstation.core.construct.rules.dispatch import gold_from_seed
+        from qcstation.core.review.fix_checks import KEYINFO_CHECKED, keyinfo_fix_problems
+
+        question = str(seed.get("question") or "")
+        problems = validate_keyinfo(fields, question)
+        problems += keyinfo_fix_problems(fields, question, gold_from_seed(seed))
         if problems:
             raise ReviewError("the edited key information fails its check: " + "; ".join(problems),
                               title="Edit not verified")
-        return fields, {"status": "verified", "message": "six fields present and grounded "
-                                                         "(fixed in place)"}
+        return fields, {"status": "verified", "message": KEYINFO_CHECKED + " (fixed in place)",
+                        "checked": KEYINFO_CHECKED}
     raise ReviewError(f"{item.dimension} items cannot be fixed in place", title="Not editable")
 
 

@@ -128,3 +128,59 @@ def test_edits_are_verified_on_their_own_terms_whatever_their_wording(shipped: S
     assert item.seed_id not in {r["seed_id"] for r in records}
     assert [e["missing"] for e in excluded if e["seed_id"] == item.seed_id] == [
         {"arithmetic": "the notation question has no SMT-LIB of its own"}]
+
+
+def test_a_notation_fix_that_drops_givens_or_states_foreign_numbers_is_refused(shipped: Store) -> None:
+    """Issue 26: "Given a = 10 and b = 7, let answer = a + b" (7 is in no problem, the other
+    givens dropped) passed Z3 and was stored as verified; it is refused for its meaning."""
+    from fractions import Fraction
+
+    item = claim(shipped, "ann", "arithmetic")
+    gold = Fraction(shipped.scalar("SELECT answer_value FROM seeds WHERE id = ?", (item.seed_id,)))
+    versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
+    a = gold - 7777
+    shortcut = f"Given a = {a} and b = 7777, let answer = a + b. Find answer."
+    with pytest.raises(ReviewError, match=r"does not mean the seed's question: it states .*7777.*"
+                                          r"which the question does not state; it drops the given"):
+        fix_in_place(shipped, item.item_id, shortcut, actor="ann", reason="simpler")
+    # the answer itself as the only given: the same
+    with pytest.raises(ReviewError, match="it drops the given"):
+        fix_in_place(shipped, item.item_id, f"Let a = {gold}. Let answer = a. What is the value of answer?",
+                     actor="ann", reason="simpler")
+    assert shipped.scalar("SELECT COUNT(*) FROM artifacts") == versions
+    # a faithful fix still passes, and says what "verified" covered
+    good, _ = _reworded(editable_text(item))
+    done = fix_in_place(shipped, item.item_id, good, actor="ann", reason="clearer")
+    result = json.loads(shipped.scalar("SELECT verify_result FROM artifacts WHERE id = ?",
+                                       (done["artifact_id"],)))
+    assert "keeps every given" in result["checked"]
+
+
+def _swap_last_operator(text: str) -> str:
+    lines = text.splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        if re.match(r"\s*-\s*Q\d+ = ", line):
+            for a, b in (("−", "+"), ("+", "−"), ("×", "+"), ("÷", "×")):
+                if a in line:
+                    lines[i] = line.replace(a, b, 1)
+                    return "\n".join(lines)
+    raise AssertionError(text)
+
+
+def test_a_key_information_fix_is_evaluated_against_the_gold_answer(shipped: Store) -> None:
+    """Issue 26: a fix turning Q3 = Q2 − 5 into Q3 = Q2 + 5 was "verified on its own terms"."""
+    item = claim(shipped, "ann", "understanding")
+    text = editable_text(item)
+    assert "Q1 = " in text
+    versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
+    with pytest.raises(ReviewError, match=r"the relationships give Q\d+ = .*, but the gold answer"):
+        fix_in_place(shipped, item.item_id, _swap_last_operator(text), actor="ann", reason="typo")
+    # a number the question does not state, and relationships that cannot be evaluated
+    with pytest.raises(ReviewError, match="which the question does not state"):
+        fix_in_place(shipped, item.item_id, re.sub(r"(Q1 = )", r"\g<1>0 × 9173 + ", text, count=1),
+                     actor="ann", reason="typo")
+    prose = re.sub(r"(?m)^(\s*-\s*)Q\d+ = .*$", r"\1the total follows from the parts", text)
+    with pytest.raises(ReviewError, match="no relationship of the form 'Q1 = expression'"):
+        fix_in_place(shipped, item.item_id, prose, actor="ann", reason="typo")
+    assert shipped.scalar("SELECT COUNT(*) FROM artifacts") == versions

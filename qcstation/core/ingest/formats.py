@@ -90,8 +90,18 @@ def _question(rec: dict[str, Any], key: str) -> str:
     return q
 
 
+def _one_of_list(v: Any, key: str, what: str) -> Any:
+    """A list of one value (MAWPS's ``lSolutions: [9.0]``, ``lEquations: ["X=(32-23)"]``) is
+    that value; a longer list is refused (one seed has one answer and one equation)."""
+    if isinstance(v, list):
+        if len(v) != 1:
+            raise RecordError(f"field {key!r} holds {len(v)} {what}s; one is needed")
+        return v[0]
+    return v
+
+
 def _answer_text(rec: dict[str, Any], key: str) -> str:
-    v = _get(rec, key, what="the answer")
+    v = _one_of_list(_get(rec, key, what="the answer"), key, "answer")
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise RecordError(f"field {key!r} must be a string or a number, got {type_name(v)}")
     if isinstance(v, float):
@@ -106,6 +116,11 @@ def _answer_text(rec: dict[str, Any], key: str) -> str:
 
 
 def _opt_text(rec: dict[str, Any], key: str) -> str | None:
+    if isinstance(rec.get(key), list):
+        v = _one_of_list(rec[key], key, "value")
+        if not isinstance(v, str):
+            raise RecordError(f"field {key!r} must be a string, got {type_name(v)}")
+        return v if v.strip() else None
     v = _text(rec, key, required=False)
     return v if v is not None and v.strip() else None
 
@@ -139,13 +154,26 @@ class Ctx:
     def __post_init__(self) -> None:
         self.parts = {f: tuple(c.strip() for c in spec.split("+")) if "+" in spec else (spec,)
                       for f, spec in self.mapping.items()}
-        self.used_columns = frozenset(self.mapping.values()) | {c for p in self.parts.values() for c in p}
+        used = frozenset(self.mapping.values()) | {c for p in self.parts.values() for c in p}
+        # a public set's columns also in lower case (ASDiv as JSON Lines: body, question, formula)
+        self.used_columns = used | {c.lower() for c in used}
 
     def columns(self, keys: Any, fld: str) -> tuple[str, ...]:
         """The columns ``fld`` reads in a record with these keys (a column literally named
-        ``A+B`` wins over joining A and B)."""
+        ``A+B`` wins over joining A and B; a column missing as named is read in lower case
+        when the record has it so: ASDiv's JSON Lines write ``body``, ``formula``)."""
         spec = self.mapping[fld]
-        return (spec,) if spec in keys else self.parts[fld]
+        if spec in keys:
+            return (spec,)
+        if spec.lower() in keys:
+            return (spec.lower(),)
+        return tuple(c if c in keys or c.lower() not in keys else c.lower()
+                     for c in self.parts[fld])
+
+    def column(self, keys: Any, fld: str) -> str:
+        """The one column ``fld`` reads (as :meth:`columns`, lower case if only that is there)."""
+        spec = self.mapping[fld]
+        return spec.lower() if spec not in keys and spec.lower() in keys else spec
 
 
 _CLAUSE_OPENING = re.compile(
@@ -326,7 +354,7 @@ def _conv_generic(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
     col = ctx.mapping
     q = _joined(rec, ctx, "question")
     assert q is not None
-    answer = _answer_text(rec, col["answer"])
+    answer = _answer_text(rec, ctx.column(rec, "answer"))
     solution = _joined(rec, ctx, "solution")
     if "####" in answer and solution is None:
         # a GSM8K-style answer ("worked solution ... #### 18") in a generic file
@@ -334,19 +362,19 @@ def _conv_generic(rec: dict[str, Any], raw: Raw, ctx: Ctx) -> Draft:
         if final.strip():
             answer, solution = final.strip(), sol.strip() or None
     equation = _joined(rec, ctx, "equation")
-    rid = rec.get(col["id"])
+    rid = rec.get(ctx.column(rec, "id"))
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (int, str))):
         raise RecordError(f"field {col['id']!r} (id) must be a string or integer, got {type_name(rid)}")
     orig_id = str(rid).strip() if rid is not None and str(rid).strip() else str(raw.number)
     level = None
-    lv = rec.get(col["level"])
+    lv = rec.get(ctx.column(rec, "level"))
     if lv is not None and str(lv).strip():
         if not isinstance(lv, str) or lv.strip().lower() not in LEVELS:
             raise RecordError(f"field {col['level']!r} (level) must be easy, medium or hard, got {lv!r}")
         level = lv.strip().lower()
     steps: int | None = None
     rule: str | None = None
-    sv = rec.get(col["steps"])
+    sv = rec.get(ctx.column(rec, "steps"))
     if sv is not None and str(sv).strip():
         try:
             if isinstance(sv, bool) or isinstance(sv, float) and not sv.is_integer():
@@ -503,6 +531,10 @@ def format_from_keys(rec: dict[str, Any], hint: str) -> str:
         return "gsm8k"
     if {"Body", "Question", "Answer"} <= keys and ("Equation" in keys) != ("Formula" in keys):
         return "svamp" if "Equation" in keys else "asdiv"
+    lower = {str(k).lower() for k in keys}
+    if {"body", "question", "answer"} <= lower and ("equation" in lower) != ("formula" in lower):
+        # the same sets with lower-case field names (ASDiv's JSON Lines on the Hugging Face hub)
+        return "svamp" if "equation" in lower else "asdiv"
     return "jsonl"
 
 

@@ -164,7 +164,9 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
             return result
     if equation:
         try:
-            return smt_from_equation(equation, gold)
+            question = seed.get("question")
+            return smt_from_equation(equation, gold,
+                                     question=question if isinstance(question, str) else None)
         except RuleError as exc:
             reasons.append(f"equation rule: {exc}")
             raise RuleError("no rule applies: " + "; ".join(reasons)) from exc

@@ -1,11 +1,21 @@
 """The ``equation`` rule: an explicit equation field (``x = (70 - 27)``, a bare
 expression, a computation with its result such as ``7+2=9``, or a linear equation in one
-unknown such as ``x + 27 = 70``)."""
+unknown such as ``x + 27 = 70``).
+
+With the seed's question (SVAMP, ASDiv, MAWPS-style imports), every number of the equation
+becomes a declared given tied to its place in the question, as the GSM8K rule's givens are
+(:meth:`~.givens.Givens.bind`: ``g1_apples = 6``), a number the question states in words or
+implies a word given or named factor (:func:`~.constants.declare_literals`: ``w_half``,
+``k_minutes_per_hour``), and a number it neither states nor implies is refused with the
+reason: the formalization is then no bare literal expression the audit flags
+``step-literal``. A value the question states more than once, used more than once, is tied to
+its places in order and recorded as uncertain (flagged for review)."""
 
 from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Any
 
 from qcstation.core.construct.rules.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, RuleError,
                                                  evaluate, expr_names, expr_to_sexpr, fmt, parse_expression)
@@ -43,6 +53,9 @@ def _linear_form(expr: Expr, unknown: str) -> tuple[Fraction, Fraction]:
     return la / rb, lb / rb
 
 
+# "21 r2", "21 R 2", "21 remainder 2" (a division with a remainder, as SVAMP and ASDiv write it)
+_REMAINDER_RE = re.compile(r"^\s*\(?\s*(\d+(?:\.\d+)?)\s*(?:r|R|rem|remainder)\.?\s*(\d+(?:\.\d+)?)\s*\)?\s*$")
+
 _UNKNOWN_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
@@ -64,7 +77,39 @@ def _stated_result(parts: list[str]) -> tuple[int, Fraction] | None:
     return side, evaluate(parse_expression(parts[side]))
 
 
-def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult:
+def _bind(exprs: list[Expr], question: str) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]],
+                                                     list[str], Any]:
+    """The equation's terms with each number a declared constant tied to the question
+    (``Givens.bind``, then word givens and factors), the constants, what was tied by order
+    only, and the givens reader (for the records). RuleError names a number the question
+    neither states nor implies."""
+    from qcstation.core.construct.rules.constants import declare_literals
+    from qcstation.core.construct.rules.givens import protect_fractions, question_numbers
+
+    givens = question_numbers(question)
+    exprs = [protect_fractions(e, givens) for e in exprs]
+    exprs, consts = givens.bind(exprs, None)
+    uncertain = [f"the question states {fmt(v)} more than once; the equation's uses of "
+                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    try:
+        exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, None)
+    except RuleError as exc:
+        raise RuleError(f"the equation uses a number the question does not state: {exc}",
+                        "Number not in the question") from exc
+    return exprs, consts + named, uncertain, givens
+
+
+def _records(consts: list[tuple[str, Fraction, Expr]], givens: Any, question: str
+             ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    from qcstation.core.construct.rules.calculator import _constant_words, _given_record
+
+    return ([_given_record(n, v, givens, question) for n, v, _ in consts if not n.startswith("k_")],
+            [{"name": n, "value": fmt(v), "text": _constant_words(n)}
+             for n, v, _ in consts if n.startswith("k_")])
+
+
+def smt_from_equation(equation: str, gold: Fraction | None = None,
+                      question: str | None = None) -> RuleResult:
     """Formalize an explicit equation field: ``x = (70 - 27)``, ``X=((45.0*3.0))``,
     a bare expression ``(70 - 27)``, a computation with the result it states (``7+2=9``,
     refused when false), or a linear equation in one unknown (``x + 27 = 70``,
@@ -80,8 +125,18 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
     text = pieces[0]
     parts = text.split("=")
     notes: list[str] = []
+    uncertain: list[str] = []
+    consts = []
+    givens: Any = None
     if len(parts) > 2:
         raise RuleError(f"equation {text!r} has more than one '='")
+    for part in parts:
+        rem = _REMAINDER_RE.match(part)
+        if rem:
+            raise RuleError(
+                f"equation {text!r} states a quotient with a remainder ({rem.group(1)} remainder "
+                f"{rem.group(2)}): two numbers, not one value; which of them the question asks "
+                f"for is not in the equation", "Remainder answer")
     try:
         stated = _stated_result(parts)
         if len(parts) == 1 or _UNKNOWN_RE.match(parts[0]) or _UNKNOWN_RE.match(parts[1]) or stated:
@@ -97,9 +152,12 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
             value = evaluate(expr)
             if stated and value != stated[1]:
                 raise RuleError(f"equation {text!r} is false: {expr_text} is {fmt(value)}, not {fmt(stated[1])}")
+            consts: list[tuple[str, Fraction, Expr]] = []
+            if question is not None:
+                (expr,), consts, uncertain, givens = _bind([expr], question)
             sexpr = expr_to_sexpr(expr)
-            step = RuleStep("answer", expr_text, value, sexpr, [])
-            smtlib = build_smtlib([step], [expr], "answer")
+            step = RuleStep("answer", expr_text, value, sexpr, [], expr)
+            smtlib = build_smtlib([step], [expr], "answer", consts)
         else:
             left = parse_expression(parts[0], names=True)
             right = parse_expression(parts[1], names=True)
@@ -115,6 +173,9 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
             if la == ra:
                 raise RuleError(f"equation {text!r} does not determine {unknown} (coefficient 0)")
             value = (rb - lb) / (la - ra)
+            consts = []
+            if question is not None:
+                (left, right), consts, uncertain, givens = _bind([left, right], question)
             renamed = {unknown: Name("answer")}
 
             def rename(e: Expr) -> Expr:
@@ -129,8 +190,10 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
             lhs_s = expr_to_sexpr(rename(left))
             rhs_s = expr_to_sexpr(rename(right))
             step = RuleStep("answer", text, value, f"(= {lhs_s} {rhs_s})", [])
+            decls = "".join(f"(declare-const {n} Real)\n" for n, _, _ in consts)
+            defs = "".join(f"(assert (= {n} {expr_to_sexpr(t)}))\n" for n, _, t in consts)
             smtlib = (
-                "(set-logic QF_LRA)\n(declare-const answer Real)\n"
+                f"(set-logic QF_LRA)\n{decls}(declare-const answer Real)\n{defs}"
                 f"(assert (= {lhs_s} {rhs_s}))\n(check-sat)\n(get-value (answer))\n"
             )
             notes.append(f"linear equation in {unknown}: solved as answer = {fmt(value)}")
@@ -138,4 +201,8 @@ def smt_from_equation(equation: str, gold: Fraction | None = None) -> RuleResult
         raise RuleError(f"equation {text!r} is not arithmetic: {exc}", "Equation not arithmetic") from exc
     if gold is not None and value != gold:
         notes.append(f"the equation evaluates to {fmt(value)}, not the gold {fmt(gold)}")
-    return RuleResult(smtlib, [step], "answer", value, "equation", notes)
+    result = RuleResult(smtlib, [step], "answer", value, "equation", notes, uncertain=uncertain)
+    if question is not None:
+        result.givens, result.factors = _records(consts, givens, question)
+        result.bound = not uncertain
+    return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from qcstation.commands._common import print_json
 from qcstation.common.safe import display_text
@@ -33,30 +34,13 @@ def run(args: argparse.Namespace) -> int:
                         for label, m in models}
     failures = 0
     if args.check:
-        from qcstation.core.construct.llm import list_models
-        from qcstation.common.errors import ModelAccessError
-
         checks = {}
         for label, m in models:
             if m.backend == "vllm":
                 checks[label] = _check_vllm(m)
                 failures += 0 if checks[label]["ok"] else 1
                 continue
-            from qcstation.common.preflight import key_problem
-
-            why = key_problem(m)
-            if why is not None:
-                checks[label] = {"ok": False, "endpoint": m.endpoint, "message": why}
-                failures += 1
-                continue
-            try:
-                served = list_models(m)
-                ok = m.model in served
-                checks[label] = {"ok": ok, "endpoint": m.endpoint,
-                                 "message": "serves " + m.model if ok else
-                                 f"reachable, but {m.model!r} is not among its {len(served)} model(s)"}
-            except ModelAccessError as exc:
-                checks[label] = {"ok": False, "endpoint": m.endpoint, "message": str(exc)}
+            checks[label] = _check_server(m)
             failures += 0 if checks[label]["ok"] else 1
         data["checks"] = checks
     if args.json:
@@ -89,6 +73,37 @@ def run(args: argparse.Namespace) -> int:
           f"{q.defect_threshold:.0%} at {q.confidence:.0%}, overlap {q.overlap_rate:.0%}, "
           f"curators {', '.join(q.curators) or '(none)'}, dimensions {', '.join(q.dimensions)}")
     return 1 if failures else 0
+
+
+def _check_server(m: Any) -> dict[str, object]:
+    """Whether an OpenAI-compatible model answers as generation and evaluation will ask it:
+    its ``/models`` lists it, else one chat request of one token succeeds (a local server
+    may list no model or another name, and may need no key: generation works, so does the
+    check). A key variable named but unset is a failure only when the server refuses
+    requests without it."""
+    from qcstation.common.errors import ModelAccessError
+    from qcstation.common.preflight import key_problem
+    from qcstation.core.construct.llm import list_models, ping_chat
+
+    why = key_problem(m)
+    if why is not None and not (getattr(m, "base_url", None) or getattr(m, "base_urls", None)):
+        return {"ok": False, "endpoint": m.endpoint, "message": why}
+    note = f" ({why.split(':')[0]}; the server answered without it)" if why else ""
+    try:
+        served = list_models(m)
+        if m.model in served:
+            return {"ok": True, "endpoint": m.endpoint, "message": "serves " + m.model + note}
+        listed = f"its /models does not list {m.model!r} ({len(served)} model(s))"
+    except ModelAccessError as exc:
+        listed = f"its /models failed: {exc}"
+    try:
+        ping_chat(m)
+    except ModelAccessError as exc:
+        return {"ok": False, "endpoint": m.endpoint,
+                "message": f"{listed}; a chat request for {m.model!r} failed too: {exc}"
+                           + (f"; {why}" if why else "")}
+    return {"ok": True, "endpoint": m.endpoint,
+            "message": f"answers chat requests for {m.model} ({listed}){note}"}
 
 
 def _check_vllm(m: object) -> dict[str, object]:

@@ -69,6 +69,14 @@ def run(args: argparse.Namespace) -> int:
         if missing:
             print(f"({missing} current artifacts have no stored flags of this audit version: "
                   f"made before flags were stored; `qcstation audit` stores theirs)")
+    if data.get("generation_usage"):
+        print()
+        print("model calls for generation (tokens and cost of calls sent; the cache's cost nothing)")
+        print_table(["model", "calls", "cached", "failed", "tokens in", "tokens out", "cost USD"],
+                    [[u["model"], u["calls"], u["cached"], u["failed"], f"{u['prompt_tokens']:,}",
+                      f"{u['completion_tokens']:,}",
+                      "not priced" if u["cost"] is None else f"{u['cost']:.4f}"]
+                     for u in data["generation_usage"]])
     if gates:
         print()
         print("QC gates")

@@ -58,3 +58,31 @@ def test_vllm_models_are_shown_and_checked_without_loading_them(
                                            "message": "vLLM is installed (the model loads when a run starts)"}
     assert data["models"]["gpu"]["backend"] == "vllm"
     assert "vllm" not in sys.modules                     # checked, not imported
+
+
+def test_check_is_ok_for_a_keyless_local_server_without_a_models_route(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31.11: the example file's [generator] names OPENAI_API_KEY; pointed at a local
+    server that needs no key (and lists no model), generation works, so the check says ok."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI(model="local-7b") as server:
+        server.models_status = 404
+        server.models_message = "no route /v1/models"
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(f'[generator]\nmodel = "some/local-model.gguf"\nbase_url = "{server.base_url}"\n'
+                       f'api_key_env = "OPENAI_API_KEY"\n', encoding="utf-8")
+        code = main(["--config", str(cfg), "config", "--check"])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        assert "check: ok — answers chat requests for some/local-model.gguf" in out
+        assert "its /models failed: 404" in out
+        assert len(server.chat_requests) == 1
+        assert server.chat_requests[0].body["max_tokens"] == 1
+        # a server that refuses requests without the key: FAILED, saying so
+        server.models_status = 401
+        server.models_message = "invalid api key"
+        server.responder = None
+        server.status(401)
+        code = main(["--config", str(cfg), "config", "--check"])
+        out = capsys.readouterr().out
+        assert code == 1 and "check: FAILED" in out and "a chat request for" in out and "401" in out

@@ -133,3 +133,37 @@ def test_commands_that_only_read_never_create_a_database(tmp_path: Path, argv: l
     assert main(["--db", str(missing), *argv]) == 2
     assert "no database at" in capsys.readouterr().err
     assert not missing.exists() and not missing.parent.exists()
+
+
+def test_generation_shows_tokens_and_cost_per_run_and_in_status(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 31.7: tokens and cost were stored per call but shown nowhere."""
+    from tests.fake_openai import FakeOpenAI
+
+    seeds = tmp_path / "mine.jsonl"
+    seeds.write_text(json.dumps({"question": "Tom has 3 apples. He buys 4 more and eats 2. "
+                                 "How many apples does he have?", "answer": "5"}) + "\n")
+    smt = ("(declare-const a Real)(declare-const b Real)(declare-const c Real)"
+           "(declare-const answer Real)(assert (= a 3))(assert (= b 4))(assert (= c 2))"
+           "(assert (= answer (- (+ a b) c)))(check-sat)(get-value (answer))")
+    db = str(tmp_path / "qc.db")
+    with FakeOpenAI(lambda req: f"```smt2\n{smt}\n```", model="gen") as server:
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(f'[generator]\nmodel = "gen"\nbase_url = "{server.base_url}"\n'
+                       f'price_in_per_mtok = 2.0\nprice_out_per_mtok = 8.0\n', encoding="utf-8")
+        assert main(["--db", db, "import", str(seeds), "--level", "easy"]) == 0
+        capsys.readouterr()
+        assert main(["--db", db, "--config", str(cfg), "generate", "-d", "reasoning", "-q"]) == 0
+        out = capsys.readouterr().out
+        assert "model calls 1 (0 from the cache, 0 failed), tokens " in out and "cost $0.0" in out
+        assert main(["--db", db, "--config", str(cfg), "generate", "-d", "reasoning", "-q",
+                     "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["usage"]["calls"] == 0   # nothing left to do
+    assert main(["--db", db, "status"]) == 0
+    out = capsys.readouterr().out
+    assert "model calls for generation" in out
+    line = next(x for x in out.splitlines() if x.startswith("gen "))
+    assert line.split()[1:4] == ["1", "0", "0"]
+    assert main(["--db", db, "status", "--json"]) == 0
+    usage = json.loads(capsys.readouterr().out)["generation_usage"]
+    assert usage[0]["model"] == "gen" and usage[0]["prompt_tokens"] > 0 and usage[0]["cost"] > 0

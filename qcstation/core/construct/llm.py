@@ -612,6 +612,38 @@ def _ms(start: float) -> float:
     return (time.monotonic() - start) * 1000.0
 
 
+def ping_chat(cfg: ModelConfig) -> None:
+    """One chat request of one token for ``cfg.model`` (a server whose ``/models`` does not
+    list the model, or has no such route, as llama.cpp and scripted servers may: generation
+    only needs chat). Raises :class:`LLMCallError` on failure; no retries, nothing logged
+    or cached."""
+    async def run() -> None:
+        key = cfg.api_key()
+        client = openai.AsyncOpenAI(api_key=key or PLACEHOLDER_KEY, base_url=cfg.endpoint,
+                                    max_retries=0, timeout=cfg.timeout_s,
+                                    http_client=_http_client(cfg.timeout_s))
+        try:
+            await client.chat.completions.create(
+                model=cfg.model, messages=[{"role": "user", "content": "Reply with: ok"}],
+                max_tokens=1, temperature=0)
+        except openai.APIStatusError as exc:
+            msg = _server_message(exc)
+            if key:
+                msg = msg.replace(key, "***")
+            raise LLMCallError(f"{exc.status_code} from {cfg.endpoint}: {msg[:_EXCERPT]}",
+                               kind="server", url=cfg.endpoint, status=exc.status_code) from None
+        except BadReply as exc:
+            raise LLMCallError(f"unusable response from {cfg.endpoint}: {exc}", kind="garbage",
+                               url=cfg.endpoint) from None
+        except openai.APIConnectionError as exc:
+            raise LLMCallError(f"cannot reach {cfg.endpoint}: {exc.__cause__ or exc}",
+                               kind="connection", url=cfg.endpoint) from None
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
 def list_models(cfg: ModelConfig) -> list[str]:
     """Model ids listed by ``GET {base_url}/models`` (a quick connectivity check).
     Raises :class:`LLMCallError` on failure; no retries, nothing logged."""

@@ -68,6 +68,34 @@ class PipelineSummary:
 
     counts: dict[str, Counter[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # model calls of this run: calls, cached, failed, prompt_tokens, completion_tokens; and
+    # their cost in USD (None: no price configured)
+    usage: Counter[str] = field(default_factory=Counter)
+    cost: float | None = None
+
+    def add_call(self, result: Any) -> None:
+        """Count one model call's result (a ChatResult, or the error it raised)."""
+        self.usage["calls"] += 1
+        if isinstance(result, BaseException):
+            self.usage["failed"] += 1
+            return
+        if getattr(result, "cached", False):
+            self.usage["cached"] += 1
+        self.usage["prompt_tokens"] += int(getattr(result, "prompt_tokens", 0) or 0)
+        self.usage["completion_tokens"] += int(getattr(result, "completion_tokens", 0) or 0)
+        cost = getattr(result, "cost", None)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def usage_line(self) -> str | None:
+        """The run's model calls, tokens and cost in one line (None: no model was called)."""
+        u = self.usage
+        if not u["calls"]:
+            return None
+        spent = "cost not known (set price_in_per_mtok / price_out_per_mtok)" if self.cost is None \
+            else f"cost ${self.cost:.4f}"
+        return (f"model calls {u['calls']} ({u['cached']} from the cache, {u['failed']} failed), "
+                f"tokens {u['prompt_tokens']:,} in + {u['completion_tokens']:,} out, {spent}")
 
     def add(self, dimension: str, outcome: str, n: int = 1) -> None:
         self.counts.setdefault(dimension, Counter())[outcome] += n
@@ -77,7 +105,10 @@ class PipelineSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {"dimensions": {d: dict(sorted(c.items())) for d, c in self.counts.items()},
-                "notes": self.notes}
+                "notes": self.notes,
+                "usage": {**{k: int(self.usage[k]) for k in ("calls", "cached", "failed",
+                                                              "prompt_tokens", "completion_tokens")},
+                          "cost": self.cost}}
 
     def lines(self) -> list[str]:
         out = []
@@ -87,6 +118,9 @@ class PipelineSummary:
                 continue
             parts = ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
             out.append(f"{dim:<14} {parts}")
+        usage = self.usage_line()
+        if usage:
+            out.append(usage)
         return out
 
 
@@ -588,6 +622,7 @@ class Pipeline:
             results = asyncio.run(_round())
             retry: list[Job] = []
             for job, attempt_id, res in zip(pending, attempt_ids, results):
+                self.summary.add_call(res)
                 if isinstance(res, ModelAccessError) or isinstance(res, Exception):
                     finish_attempt(self.store, attempt_id, raw_output=None,
                                     parse_error=f"model call failed: {res}", verify_status="model_error")

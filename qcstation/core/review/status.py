@@ -9,7 +9,7 @@ from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.review.audit import stored_counts
 from qcstation.core.review.queries import NEEDS_MODEL, flag_count_rows, seed_count_rows
 
-__all__ = ["NEEDS_MODEL", "status_counts"]
+__all__ = ["NEEDS_MODEL", "status_counts", "generation_usage"]
 
 
 def status_counts(store: Store) -> dict[str, Any]:
@@ -57,6 +57,23 @@ def status_counts(store: Store) -> dict[str, Any]:
         "not_generated": missing,
         "needs_model": needs_model,
         "attempts": attempts,
+        "generation_usage": generation_usage(store),
         "releases": store.scalar("SELECT COUNT(*) FROM releases") or 0,
         "derived_items": int(store.scalar("SELECT COUNT(*) FROM derived_items") or 0),
     }
+
+
+def generation_usage(store: Store) -> list[dict[str, Any]]:
+    """Per generator model, the calls generation made (``llm_calls`` of purpose
+    ``generate:*``): calls, from the cache, failed, tokens in and out, and the cost in USD
+    (None when no call was priced). A cached call costs nothing and counts no tokens."""
+    rows = store.query(
+        "SELECT model, COUNT(*) AS calls, SUM(cached) AS cached, "
+        "SUM(CASE WHEN status != 'ok' THEN 1 ELSE 0 END) AS failed, "
+        "SUM(CASE WHEN cached = 0 THEN COALESCE(prompt_tokens, 0) ELSE 0 END) AS prompt_tokens, "
+        "SUM(CASE WHEN cached = 0 THEN COALESCE(completion_tokens, 0) ELSE 0 END) AS completion_tokens, "
+        "SUM(cost) AS cost FROM llm_calls WHERE purpose LIKE 'generate:%' GROUP BY model ORDER BY model")
+    return [{"model": r["model"], "calls": int(r["calls"] or 0), "cached": int(r["cached"] or 0),
+             "failed": int(r["failed"] or 0), "prompt_tokens": int(r["prompt_tokens"] or 0),
+             "completion_tokens": int(r["completion_tokens"] or 0),
+             "cost": None if r["cost"] is None else round(float(r["cost"]), 6)} for r in rows]

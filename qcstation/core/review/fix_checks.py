@@ -3,10 +3,11 @@
 Z3 proves a fixed notation question computes the gold answer, and the schema that key
 information has six fields; neither says the fix still means the seed's question. Here:
 
-* :func:`notation_fix_problems`: a fixed notation question keeps every given of the seed
-  (each constant the verified formalization declares from the question, with its value) and
-  states no number that neither the question nor that formalization's named constants state
-  ("Given a = 10 and b = 7, let answer = a + b": 7 is in no problem, four givens dropped).
+* :func:`notation_fix_problems`: a fixed notation question's own SMT-LIB passes the meaning
+  check generation uses (:mod:`qcstation.core.verify.meaning`: no answer written as a number,
+  no number the question neither states nor implies) and keeps every given of the seed (each
+  constant the verified formalization declares from the question, with its value): "Given a =
+  10 and b = 7, let answer = a + b" (7 is in no problem, four givens dropped) is refused.
 * :func:`keyinfo_fix_problems`: fixed key information's relationships (``Q1 = 3 × 68``,
   ``Q2 = Q1 − 5``) are evaluated in order and the quantity asked for must come out at the
   gold answer (``Q3 = Q2 + 5`` for ``Q2 − 5`` is caught); every number they use is one the
@@ -25,8 +26,9 @@ from typing import Any
 __all__ = ["notation_fix_problems", "keyinfo_fix_problems", "NOTATION_CHECKED", "KEYINFO_CHECKED"]
 
 NOTATION_CHECKED = ("the edited question's own SMT-LIB, read from its text, gives the gold answer "
-                    "in Z3; it keeps every given of the seed's verified formalization with its "
-                    "value and states no number the question does not")
+                    "in Z3, computes it from numbers the question states or its words imply "
+                    "(verify.meaning), and keeps every given of the seed's verified "
+                    "formalization with its value")
 KEYINFO_CHECKED = ("six fields present; the relationships, evaluated in order, give the gold "
                    "answer for the quantity asked for; every number they use is stated by the "
                    "question and listed in the known quantities")
@@ -58,21 +60,23 @@ def _question_values(question: str) -> set[Fraction]:
     (100 for a percent, 60 minutes an hour) with their inverses."""
     from qcstation.core.construct.rules.givens import COMMON_FACTORS, _plausible_factors, question_numbers
 
+    from qcstation.core.verify.meaning import stated_numbers
+
     g = question_numbers(question)
-    out = set(g.values)
+    out = set(g.values) | set(stated_numbers(question))
     for num, den in g.fractions:
         out |= {Fraction(num.replace(",", "")), Fraction(den)}
-    for num, den in g.word_fractions:
-        out |= {num, den, num / den}
+    for wnum, wden in g.word_fractions:
+        out |= {wnum, wden, wnum / wden}
     factors = COMMON_FACTORS & _plausible_factors(question)
-    return out | factors | {1 / f for f in factors}
+    return out | set(factors) | {1 / f for f in factors}
 
 
 def _factor_values(question: str) -> set[Fraction]:
     from qcstation.core.construct.rules.givens import COMMON_FACTORS, _plausible_factors
 
     factors = COMMON_FACTORS & _plausible_factors(question)
-    return (factors | {1 / f for f in factors}) - set(_question_values_plain(question))
+    return (set(factors) | {1 / f for f in factors}) - set(_question_values_plain(question))
 
 
 def _question_values_plain(question: str) -> set[Fraction]:
@@ -112,27 +116,24 @@ def _formalization_constants(smtlib: str | None) -> tuple[list[Fraction], set[Fr
     return givens, named
 
 
-def notation_fix_problems(text: str, variables: dict[str, Any], question: str,
+def notation_fix_problems(notation_smtlib: str, variables: dict[str, Any], question: str,
                           base_smtlib: str | None) -> list[str]:
     """What keeps a fixed notation question from meaning the seed's question ([] if
-    nothing): a given of the seed's formalization it drops or changes, a number it states
-    that neither the question nor that formalization's named constants state."""
-    givens, named = _formalization_constants(base_smtlib)
-    stated = _numbers_in(text)
+    nothing): the shared meaning check of its own SMT-LIB against the question
+    (:func:`qcstation.core.verify.meaning.check_meaning`: an answer written as a number, a
+    number the question neither states nor implies, an answer tied to no stated number), and
+    a given of the seed's verified formalization it drops or changes."""
+    from qcstation.core.verify.meaning import check_meaning
+
+    problems = list(check_meaning(notation_smtlib, question).problems)
+    givens, _named = _formalization_constants(base_smtlib)
+    stated = set(_numbers_in(notation_smtlib))
     for v in variables.values():
         try:
-            stated.append(Fraction(str(v)))
+            stated.add(Fraction(str(v)))
         except (ValueError, ZeroDivisionError):
             continue
-    allowed = _question_values(question) | named | _TRIVIAL
-    problems: list[str] = []
-    foreign = sorted({v for v in stated if v not in allowed and -v not in allowed})
-    if foreign:
-        problems.append("it states " + ", ".join(_fmt(v) for v in foreign[:5])
-                        + (", which the question does not state" if len(foreign) > 1
-                           else ", which the question does not state"))
-    have = set(stated)
-    dropped = sorted({v for v in givens if not _kept(v, have)})
+    dropped = sorted({v for v in givens if not _kept(v, stated)})
     if dropped:
         problems.append("it drops the given" + ("s " if len(dropped) > 1 else " ")
                         + ", ".join(_fmt(v) for v in dropped[:8])

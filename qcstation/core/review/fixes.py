@@ -92,7 +92,7 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
                               title="Edit not verified")
         from qcstation.core.review.fix_checks import NOTATION_CHECKED, notation_fix_problems
 
-        meaning = notation_fix_problems(text, content.get("variables") or {},
+        meaning = notation_fix_problems(smt, content.get("variables") or {},
                                         str(seed.get("question") or ""), content.get("smtlib"))
         if meaning:
             raise ReviewError("the edited question does not mean the seed's question: "

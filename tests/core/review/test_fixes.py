@@ -140,8 +140,9 @@ def test_a_notation_fix_that_drops_givens_or_states_foreign_numbers_is_refused(s
     versions = shipped.scalar("SELECT COUNT(*) FROM artifacts")
     a = gold - 7777
     shortcut = f"Given a = {a} and b = 7777, let answer = a + b. Find answer."
-    with pytest.raises(ReviewError, match=r"does not mean the seed's question: it states .*7777.*"
-                                          r"which the question does not state; it drops the given"):
+    with pytest.raises(ReviewError, match=r"does not mean the seed's question: the formula writes "
+                                          r".*7777 .*which the problem does not state.*; it drops "
+                                          r"the givens"):
         fix_in_place(shipped, item.item_id, shortcut, actor="ann", reason="simpler")
     # the answer itself as the only given: the same
     with pytest.raises(ReviewError, match="it drops the given"):
@@ -153,7 +154,7 @@ def test_a_notation_fix_that_drops_givens_or_states_foreign_numbers_is_refused(s
     done = fix_in_place(shipped, item.item_id, good, actor="ann", reason="clearer")
     result = json.loads(shipped.scalar("SELECT verify_result FROM artifacts WHERE id = ?",
                                        (done["artifact_id"],)))
-    assert "keeps every given" in result["checked"]
+    assert "keeps every given" in result["checked"] and "verify.meaning" in result["checked"]
 
 
 def _swap_last_operator(text: str) -> str:

@@ -126,7 +126,7 @@ def smt_from_equation(equation: str, gold: Fraction | None = None,
     parts = text.split("=")
     notes: list[str] = []
     uncertain: list[str] = []
-    consts = []
+    consts: list[tuple[str, Fraction, Expr]] = []
     givens: Any = None
     if len(parts) > 2:
         raise RuleError(f"equation {text!r} has more than one '='")
@@ -152,7 +152,6 @@ def smt_from_equation(equation: str, gold: Fraction | None = None,
             value = evaluate(expr)
             if stated and value != stated[1]:
                 raise RuleError(f"equation {text!r} is false: {expr_text} is {fmt(value)}, not {fmt(stated[1])}")
-            consts: list[tuple[str, Fraction, Expr]] = []
             if question is not None:
                 (expr,), consts, uncertain, givens = _bind([expr], question)
             sexpr = expr_to_sexpr(expr)
@@ -173,7 +172,6 @@ def smt_from_equation(equation: str, gold: Fraction | None = None,
             if la == ra:
                 raise RuleError(f"equation {text!r} does not determine {unknown} (coefficient 0)")
             value = (rb - lb) / (la - ra)
-            consts = []
             if question is not None:
                 (left, right), consts, uncertain, givens = _bind([left, right], question)
             renamed = {unknown: Name("answer")}

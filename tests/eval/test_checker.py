@@ -138,8 +138,12 @@ def test_traps_never_need_a_worker_process() -> None:
 def test_extraction_sources_and_values() -> None:
     e = extract_answer("Step 1: 3 + 4 = 7.\n\\boxed{\\frac{1}{\\sqrt{4}}}")
     assert (e.source, e.text, e.value) == ("boxed", "\\frac{1}{\\sqrt{4}}", None)
-    e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$ and \\boxed{7}")
+    # boxes on lines of their own: the last one is the answer
+    e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$\nand then \\boxed{7}")
     assert (e.source, e.text, str(e.value.value)) == ("boxed", "7", "7")
+    # boxes joined on one line are several values offered, as the strict reading sees them
+    e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$ and \\boxed{7}")
+    assert e.hedged and e.value is None
     e = extract_answer("We get **12**, then subtract 2. The answer is 10.")
     assert (e.source, e.text) == ("marker", "10")
     e = extract_answer("Total is 18 apples.")
@@ -416,3 +420,32 @@ def test_strict_needs_the_asked_line_flexible_does_not() -> None:
     assert check_answer("The answer is 6.", "5", strict=True).verdict == "wrong"
     # the asked line must be the last one
     assert check_answer("The answer is 5.\nHope this helps!", "5", strict=True).verdict == "unparseable"
+
+
+@pytest.mark.parametrize("text,gold,flexible,strict", [
+    # a correction is read after it, in both readings; a bare negation is no value
+    ("The answer is not 5 but 6.", "5", "wrong", "wrong"),
+    ("The answer is not 5 but 6.", "6", "correct", "correct"),
+    ("The answer is not 5, it is 6.", "6", "correct", "correct"),
+    ("The answer is not 5, rather 6.", "5", "wrong", "wrong"),
+    ("The answer is not 5.", "5", "unparseable", "unparseable"),
+    # scientific notation
+    ("The answer is 1.5e3.", "1500", "correct", "correct"),
+    ("The answer is 1.5e3.", "1.5", "wrong", "wrong"),
+    ("Answer: 2.5E-1", "0.25", "correct", "unparseable"),
+    ("x = 1.5e3", "1500", "correct", "unparseable"),
+    # a two-box hedge is the same hedge in both readings, whichever box is last
+    ("The answer is \\boxed{16} or \\boxed{18}.", "18", "wrong", "wrong"),
+    ("The answer is \\boxed{18} or \\boxed{16}.", "18", "wrong", "wrong"),
+    ("The answer is \\boxed{18}.", "18", "correct", "correct"),
+    # a strict line whose N is not one number is a format failure: unparseable, never wrong
+    ("The answer is 3 apples and 5 pears.", "5", "wrong", "unparseable"),
+    ("The answer is about x.", "5", "unparseable", "unparseable"),
+])
+def test_corrections_notation_and_hedges_read_alike(text: str, gold: str, flexible: str,
+                                                     strict: str) -> None:
+    assert check_answer(text, gold).verdict == flexible
+    got = check_answer(text, gold, strict=True)
+    assert got.verdict == strict, got
+    if strict == "unparseable":
+        assert got.detail

@@ -38,10 +38,16 @@ The checker never guesses:
   ``unparseable`` (neither an earlier box nor the last number stands in for it);
 * an answer giving several values (``\\pm 5``, ``16 or 18``, ``5 and 7``, ``x = 5, x = -5``)
   is ``wrong`` against a single-valued gold (method ``hedged``).
+* boxes joined on one line (``\\boxed{16} or \\boxed{18}``) are several values, hedged
+  in both readings (boxes on lines of their own: the last one counts);
+* a correction is read after it (``The answer is not 5 but 6.``, ``not 5, it is 6``: 6); an
+  answer that only says what it is not (``not 5``) is ``unparseable``, never 5;
+* scientific notation is a number: ``1.5e3`` is 1500, ``2.5E-1`` is 1/4.
 
 *Strict* answers (``strict=True``, :func:`extract_strict`): only the reply's last non-empty
-line, of the form the prompts ask for (``The answer is N.``, N one number), counts; a
-reply without it is ``unparseable``. The default (*flexible*) reading is the rules above.
+line, of the form the prompts ask for (``The answer is N.``, N one number, boxed or not),
+counts; a reply without it, or (against a numeric gold) with an N that is not one number,
+is ``unparseable`` (a format failure, never ``wrong``). The default (*flexible*) reading is the rules above.
 
 Comparison rules for numbers (:func:`check_answer`):
 
@@ -171,9 +177,9 @@ class AnswerChecker:
             if decided is not None:
                 results[i] = decided
                 continue
-            if strict and not ext.found:
-                results[i] = CheckResult("unparseable", None, None, "none", ext.reason,
-                                         ext.source, gold.shown)
+            if strict and _strict_format_failure(ext, gold):
+                results[i] = CheckResult("unparseable", ext.text and ext.text[:200], None, "none",
+                                         ext.reason, ext.source, gold.shown)
                 continue
             job = symbolic_job(ext, response, gold)
             job["timeout"] = self.limits.timeout_s
@@ -197,6 +203,12 @@ class AnswerChecker:
         self.close()
 
 
+def _strict_format_failure(ext: Extraction, gold: Gold) -> bool:
+    """A strict answer not in the asked form: no line 'The answer is N.', or (against a
+    numeric gold) an N that is not one number. Never read further, never ``wrong``."""
+    return not ext.found or (gold.exact is not None and ext.value is None and not ext.hedged)
+
+
 def check_answer(response_text: str | None, gold_text: str | None,
                  gold_value: str | None = None, limits: CheckLimits = CheckLimits(), *,
                  strict: bool = False) -> CheckResult:
@@ -208,7 +220,8 @@ def check_answer(response_text: str | None, gold_text: str | None,
     decided = decide_exact(ext, gold, response_text)
     if decided is not None:
         return decided
-    if strict and not ext.found:
-        return CheckResult("unparseable", None, None, "none", ext.reason, ext.source, gold.shown)
+    if strict and _strict_format_failure(ext, gold):
+        return CheckResult("unparseable", ext.text and ext.text[:200], None, "none", ext.reason,
+                           ext.source, gold.shown)
     with AnswerChecker(workers=1, limits=limits) as checker:
         return checker.check_many([(response_text, gold_text, gold_value)], strict=strict)[0]

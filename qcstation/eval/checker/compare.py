@@ -23,7 +23,8 @@ from qcstation.eval.checker.extract import (
 )
 
 #: bump when a verdict for the same (response, gold) can change
-CHECKER_VERSION = "2"   # 2: hedged answers wrong, an unclosed last box unparseable, strict
+CHECKER_VERSION = "3"   # 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
+#          2: hedged answers wrong, an unclosed last box unparseable, strict
 #: the longest expression handed to math-verify
 MAX_SYMBOLIC_CHARS = 2_000
 
@@ -124,6 +125,9 @@ def decide_exact(ext: Extraction, gold: Gold, response: str | None) -> CheckResu
     """The in-process verdict, or ``None`` when math-verify has to decide."""
     if ext.hedged and gold.exact is not None:
         return CheckResult("wrong", _shorten(ext.text), None, "hedged", ext.reason,
+                           ext.source, gold.shown)
+    if ext.negated:
+        return CheckResult("unparseable", _shorten(ext.text), None, "none", ext.reason,
                            ext.source, gold.shown)
     if not ext.found and (gold.exact is not None or not (response or "").strip()):
         return CheckResult("unparseable", None, None, "none", ext.reason or "no answer found",

@@ -33,6 +33,8 @@ class Extraction:
     reason: str = ""
     #: the answer gives several values (``±5``, ``16 or 18``, ``5 and 7``): never correct
     hedged: bool = False
+    #: the answer only says what it is not (``not 5``): no value, never read as 5
+    negated: bool = False
 
     @property
     def found(self) -> bool:
@@ -45,12 +47,17 @@ _SEP_LOOSE = r"(?:,|\{,\}|\\,|[\u00a0\u202f\u2009 ])"
 _FRAC_TOKEN = r"-?\\[dt]?frac\s*(?:\{\s*-?\d{1,60}(?:\.\d{1,60})?\s*\}\s*\{\s*-?\d{1,60}(?:\.\d{1,60})?\s*\}|\d\d)"
 
 
+#: scientific notation after a number: 1.5e3, 2E-1 (not 2e, a variable)
+_EXPONENT = r"[eE][+-]?\d{1,3}(?![\d.\w])"
+_SCIENTIFIC = re.compile(r"(?P<m>[-+]?(?:\d{1,60}(?:\.\d{1,60})?|\.\d{1,60}))[eE](?P<e>[+-]?\d{1,3})")
+
+
 def _token_re(sep: str) -> re.Pattern[str]:
     number = rf"(?:\d{{1,3}}(?:{sep}\d{{3}})+(?![\d])|\d+)(?:\.\d+)?|\.\d+"
     return re.compile(
         rf"(?P<tok>{_FRAC_TOKEN}"
         rf"|(?:(?:\\?\$|€|£|¥|₹)\s?)?(?:[-+−]\s?)?(?:(?:\\?\$|€|£|¥|₹)\s?)?"
-        rf"(?:\d+\s+\d+\s*/\s*\d+(?![\d/])|(?:{number})(?:\s*/\s*(?:{number}))?)"
+        rf"(?:\d+\s+\d+\s*/\s*\d+(?![\d/])|(?:{number})(?:{_EXPONENT})?(?:\s*/\s*(?:{number}))?)"
         rf"(?:\s?(?:\\?%|percent\b))?)"
     )
 
@@ -172,6 +179,12 @@ def exact_value(text: str) -> ExactAnswer | None:
         return ExactAnswer(Fraction(int(text)), "integer")
     if not text or len(text) > MAX_ANSWER_CHARS or not digits_ok(text):
         return None
+    sci = _SCIENTIFIC.fullmatch(text)
+    if sci is not None:
+        if abs(int(sci.group("e"))) > MAX_DIGITS:
+            return None
+        value = Fraction(sci.group("m")) * Fraction(10) ** int(sci.group("e"))
+        return ExactAnswer(value, "integer" if value.denominator == 1 else "fraction")
     if _POWER.search(text):
         return None  # "2^{3}" is an expression (parse_number would read ^2/^3 as a unit)
     if _VARIABLE_SUFFIX.search(text):
@@ -243,6 +256,39 @@ def hedged(answer: str) -> bool:
     return False
 
 
+#: "not 5 but 6", "not 5, rather 6", "not 5; it is 6": the answer is what follows the correction
+_NEGATED = re.compile(r"\s*(?:(?:is|was)\s+)?not\s+(?P<neg>[^;\n]{1,80}?)\s*[,;]?\s*"
+                      r"(?:but(?:\s+(?:rather|instead))?|rather|instead|(?:it|this|that)\s+(?:is|'s)|it's)"
+                      r"\s*[:,]?\s+(?P<pos>.+)", re.I | re.S)
+_NEGATION = re.compile(r"\s*(?:(?:is|was)\s+)?not\b", re.I)
+NEGATED_REASON = "the answer only says what it is not ('not N'), with no value of its own"
+
+
+def correction(seg: str) -> tuple[str, bool]:
+    """(the text the answer is read from, negated): after a correction ("not 5 but 6") the
+    text after it; a bare negation ("not 5") is negated (no value is read from it)."""
+    m = _NEGATED.match(seg[: 4 * MAX_ANSWER_CHARS])
+    if m is not None:
+        return m.group("pos"), False
+    return seg, _NEGATION.match(seg) is not None
+
+
+def _unbox(text: str) -> str:
+    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` written as X."""
+    out, pos = [], 0
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        if m.start() < pos:
+            continue
+        close = _balanced(text, m.end() - 1)
+        if close is None:
+            break
+        out.append(text[pos:m.start()])
+        out.append(text[m.end():close])
+        pos = close + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _answer_sentence(seg: str) -> str:
     """The text after an answer marker up to the end of its sentence, cleaned."""
     seg = seg[: 4 * MAX_ANSWER_CHARS].lstrip().lstrip("*_`:= \t").lstrip()
@@ -302,6 +348,7 @@ def _from_segment(seg: str) -> tuple[str | None, ExactAnswer | None]:
     """(answer text, exact value or None) from the text right after a marker."""
     seg = seg[: 4 * MAX_ANSWER_CHARS].lstrip()
     seg = seg.lstrip("*_`:= \t").lstrip()
+    seg = correction(seg)[0].lstrip()
     seg = re.sub(r"^\\(?:text|textbf|mathbf)\s*\{\s*\}\s*", "", seg)
     if seg.startswith("\\boxed") or seg.startswith("\\fbox"):
         try:
@@ -403,6 +450,14 @@ def _from_box(tail: str) -> Extraction | None:
     cleaned = clean_candidate(box) or box.strip()
     if hedged(cleaned):
         return Extraction(cleaned, "boxed", None, HEDGED_REASON, hedged=True)
+    line = tail[tail.rfind("\n", 0, tail.rfind(box)) + 1:]
+    line = line[:line.find("\n")] if "\n" in line else line
+    if len(re.findall(r"\\(?:boxed|fbox)\b", line)) > 1:
+        # "\boxed{16} or \boxed{18}": several boxed values offered as the answer
+        first = re.search(r"\\(?:boxed|fbox)\b", line)
+        joined = clean_candidate(_unbox(line[first.start():] if first else line))
+        if hedged(joined):
+            return Extraction(joined, "boxed", None, HEDGED_REASON, hedged=True)
     answer, value = _read_whole(cleaned)
     return Extraction(answer, "boxed", value)
 
@@ -419,7 +474,9 @@ def _from_marker_or_bold(tail: str) -> Extraction | None:
     markers = list(_marker_positions(tail))
     for end in reversed(markers[-20:]):
         sentence = _answer_sentence(tail[end:])
-        if sentence and hedged(sentence):
+        if sentence and correction(sentence)[1]:
+            return Extraction(sentence, "marker", None, NEGATED_REASON, negated=True)
+        if sentence and hedged(correction(sentence)[0]):
             return Extraction(sentence, "marker", None, HEDGED_REASON, hedged=True)
         found, found_value = _from_segment(tail[end:])
         if found:
@@ -495,9 +552,13 @@ def extract_strict(text: str | None) -> Extraction:
     if m is None:
         return Extraction(None, "strict", None,
                           "the reply does not end with a line 'The answer is N.'")
-    answer = clean_candidate(m.group("a"))
+    answer = clean_candidate(_unbox(m.group("a")))
     if not answer:
         return Extraction(None, "strict", None, "the line 'The answer is N.' has no N")
+    read_from, negated = correction(answer)
+    if negated:
+        return Extraction(answer, "strict", None, NEGATED_REASON, negated=True)
+    answer = clean_candidate(read_from)
     if hedged(answer):
         return Extraction(answer, "strict", None, HEDGED_REASON, hedged=True)
     read, value = _read_whole(answer)

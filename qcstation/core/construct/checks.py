@@ -128,6 +128,14 @@ def cot_answer_ok(text: str, seed: dict[str, Any]) -> tuple[bool, str]:
     written, got = found
     if not matches(got.value, gold):
         return False, f"the final answer {written} does not match the expected answer"
+    # a chain of thought shows how it gets there: some step before the final line writes the
+    # final value ("= 18", "\frac{14}{3}"), else it is an answer with words around it
+    from qcstation.core.verify.meaning import stated_numbers
+
+    before = (text or "")[:list(_ANSWER_TAIL.finditer(text))[-1].start()]
+    if abs(got.value) not in stated_numbers(before) and abs(gold.value) not in stated_numbers(before):
+        return False, ("no step before the final line computes the final answer: write the calculation "
+                       "that gives it, one step per line")
     return True, ""
 
 

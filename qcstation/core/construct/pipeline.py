@@ -643,7 +643,7 @@ class Pipeline:
         content: dict[str, Any]
         try:
             if dim == "reasoning":
-                smt = _strip_fences(text)
+                smt = _smtlib_of(text)
                 if "(" not in smt:
                     raise GenerationError("the answer contains no SMT-LIB")
                 content = {"smtlib": normalize_smtlib(smt), "rule": None, "notes": []}
@@ -746,6 +746,19 @@ def _no_rule(exc: Exception) -> str:
 def _strip_fences(text: str) -> str:
     m = re.search(r"```[a-zA-Z0-9_-]*\s*\n(.*?)```", text, re.S)
     return (m.group(1) if m else text).strip()
+
+
+def _smtlib_of(text: str) -> str:
+    """The SMT-LIB of a model's reply: the fenced block, else the lines from the first that opens
+    with '(' to the last that closes with ')' (prose before or after, "The formalization:",
+    is not the program's)."""
+    body = _strip_fences(text)
+    lines = body.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith("(")]
+    ends = [i for i, line in enumerate(lines) if line.rstrip().endswith(")")]
+    if not starts or not ends or ends[-1] < starts[0]:
+        return body
+    return "\n".join(lines[starts[0]:ends[-1] + 1]).strip()
 
 
 def _artifact_output(art: dict[str, Any]) -> str | None:

@@ -217,8 +217,9 @@ def test_a_latex_final_answer_is_read_and_an_injection_failure_is_the_rules(tmp_
     def responder(req: dict) -> str:
         seed = _question_of(req["messages"], seeds)
         calls.append(seed["answer_text"])
-        # one step the injector cannot use, then the LaTeX answer
-        return f"We compute the value.\nThe answer is {seed['answer_text']}."
+        # a chain that computes its value in LaTeX, then the LaTeX answer
+        return (f"We add the three values: $2 + 1 + x = {seed['answer_text']}$.\n"
+                f"The answer is {seed['answer_text']}.")
 
     with FakeOpenAI(responder=responder) as server:
         with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
@@ -241,3 +242,21 @@ def test_a_latex_final_answer_is_read_and_an_injection_failure_is_the_rules(tmp_
                 assert res["status"] == "inject_failed" and "not of the model" in res["message"]
     assert sum(v for k, v in s.counts["refinement"].items()
                if k in ("verified", "failed:inject_failed", "failed:invalid")) >= len(asked)
+
+
+def test_a_chain_that_never_computes_its_answer_is_refused_without_the_gold() -> None:
+    from qcstation.core.construct.checks import cot_answer_ok
+
+    ok, why = cot_answer_ok("First we read the numbers.\nThen 2 + 3 = 5.\nThe answer is 12.5.", {"answer_text": "12.5"})
+    assert not ok and "computes the final answer" in why and "12.5" not in why
+    assert cot_answer_ok("So 25 / 2 = 12.5.\nThe answer is 12.5.", {"answer_text": "12.5"}) == (True, "")
+    assert cot_answer_ok("The sum is $\\frac{14}{3}$.\nThe answer is \\frac{14}{3}.",
+                         {"answer_text": "\\frac{14}{3}"}) == (True, "")
+
+
+def test_prose_around_an_unfenced_program_is_not_the_program() -> None:
+    from qcstation.core.construct.pipeline import _smtlib_of
+
+    reply = "The formalization:\n(declare-const a Int)\n(assert (= a 3))\n(check-sat)\nHope this helps."
+    assert _smtlib_of(reply) == "(declare-const a Int)\n(assert (= a 3))\n(check-sat)"
+    assert _smtlib_of("```smt2\n(assert true)\n```\nmore") == "(assert true)"

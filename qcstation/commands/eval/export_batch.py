@@ -7,7 +7,7 @@ back.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from qcstation.eval.backends.batch import write_batch
     from qcstation.eval.outputs import pending_requests, store_unready
     from qcstation.eval.runs import EvalError, RunContext, get_run, held_elsewhere
+    from qcstation.eval.twostep import is_two_step
 
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
@@ -66,14 +67,25 @@ def run(args: argparse.Namespace) -> int:
         # output now, as `eval run` does, so the run can be complete after the import
         not_asked = store_unready(store, RunContext(store, run_id))
         out = Path(args.out) if args.out else Path(f"run{run_id}.batch.jsonl")
-        counter = _Counter(pending_requests(store, run_id, retry_errors=args.retry_errors))
+        # the two-step protocol asks the refinement only after reading the reflection: one
+        # request per line cannot do that, so those stay for `eval resume`
+        two_step = is_two_step(info.spec)
+        counter = _Counter(pending_requests(store, run_id, retry_errors=args.retry_errors),
+                           hold=(lambda r: r.task == "refinement") if two_step else None)
         paths = write_batch(counter, out, model=model, max_requests_per_file=args.max_per_file)
     result = {"run": run_id, "model": model, "requests": counter.n,
-              "files": [str(p) for p in paths], "not_asked": not_asked}
+              "files": [str(p) for p in paths], "not_asked": not_asked,
+              "two_step_held": counter.held}
     if args.json:
         print_json(result)
         return 0
+    held = (f"{counter.held} refinement requests were not exported: the run uses the two-step "
+            f"protocol, whose refinement is asked after reading the reflection; `qcstation eval "
+            f"resume {run_id}` asks them")
     if not paths:
+        if counter.held:
+            print(f"run {run_id}: nothing to export. {held}")
+            return 0
         print(f"run {run_id} has no pending requests; nothing written. Score it with "
               f"`qcstation eval score {run_id}`")
         return 0
@@ -82,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if not_asked:
         print(f"({not_asked} requests that cannot be asked, e.g. items without a wrong chain of "
               f"thought, are stored as errors)")
+    if counter.held:
+        print(f"({held})")
     print("run them with the OpenAI Batch API, `vllm run-batch -i IN -o OUT --model M` or "
           "`qcstation eval ray-batch IN... --out OUT --endpoint URL`, then:")
     print(f"  qcstation eval import-batch {run_id} OUTPUT.jsonl...")
@@ -89,12 +103,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _Counter:
-    """Counts the requests passing through to the writer (which consumes them lazily)."""
+    """Counts the requests passing through to the writer (which consumes them lazily), and
+    those ``hold`` keeps back."""
 
-    def __init__(self, it: Iterator[Any]) -> None:
-        self.it, self.n = it, 0
+    def __init__(self, it: Iterator[Any], hold: Callable[[Any], bool] | None = None) -> None:
+        self.it, self.n, self.held, self.hold = it, 0, 0, hold
 
     def __iter__(self) -> Iterator[Any]:
         for x in self.it:
+            if self.hold is not None and self.hold(x):
+                self.held += 1
+                continue
             self.n += 1
             yield x

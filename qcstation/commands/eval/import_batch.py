@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from qcstation.eval.runs import get_run
 
     totals: dict[str, int] = {"read": 0, "stored": 0, "stored_error": 0, "already": 0,
-                              "other_run": 0, "unknown_id": 0, "skipped": 0}
+                              "other_run": 0, "unknown_id": 0, "skipped": 0, "two_step": 0}
     problems: list[str] = []
     unreadable: list[str] = []
     _register_keys(args)
@@ -90,7 +90,10 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
     from qcstation.common.safe import message_text
     from qcstation.eval.backends.batch import BatchFileError, parse_custom_id, read_batch_output
     from qcstation.eval.outputs import store_replies
+    from qcstation.eval.runs import get_run
+    from qcstation.eval.twostep import is_two_step
 
+    two_step = is_two_step(get_run(store, run_id).spec)
     file_problems: list[str] = []
     other_runs: dict[int, int] = {}
 
@@ -109,6 +112,12 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
                 other_runs[parsed[0]] = other_runs.get(parsed[0], 0) + 1
                 file_problems.append(f"{path}:{line}: {reply.custom_id} belongs to run "
                                      f"{parsed[0]}, not run {run_id}; refused")
+                continue
+            if two_step and parsed[2] == "refinement":
+                # one request cannot be both steps: scored, it would read as a failed refinement
+                totals["two_step"] += 1
+                file_problems.append(f"{path}:{line}: {reply.custom_id} is a refinement of a two-step "
+                                     f"run, asked by `qcstation eval resume {run_id}`, not by batch; refused")
                 continue
             reply.endpoint = reply.endpoint or f"batch file {message_text(path.name, 120)}"
             yield reply
@@ -150,6 +159,9 @@ def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: 
           ("  (nothing was stored twice)" if totals["already"] else ""))
     if totals["other_run"]:
         print(f"  refused          {totals['other_run']} of another run")
+    if totals["two_step"]:
+        print(f"  refused          {totals['two_step']} two-step refinements (`qcstation eval resume "
+              f"{run_id}` asks them)")
     if totals["unknown_id"]:
         print(f"  unknown          {totals['unknown_id']} not requests of run {run_id}")
     if totals["skipped"]:

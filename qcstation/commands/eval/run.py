@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from qcstation.commands._common import positive_int, store_from_args
+from qcstation.commands._common import positive_int, print_json, store_from_args
 from qcstation.commands.eval._shared import config, execute
 
 
@@ -96,6 +96,10 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="on a release of backward (inverse) problems: state the model's own "
                         "forward answer from RUN (a run on the parents) in each backward "
                         "question; the gold is the given Z3 says produces that answer")
+    p.add_argument("--create-only", action="store_true",
+                   help="create the run (items frozen, prompts fixed) and send nothing: for the "
+                        "batch routes (`qcstation eval export-batch RUN`); the model's server need "
+                        "not be reachable from here")
     p.add_argument("--no-score", action="store_true", help="store responses only; score later "
                                                            "with `qcstation eval score RUN`")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
@@ -111,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise EvalError("name the model to evaluate with --model NAME (a [models.NAME] of the "
                         "configuration) or --model reference for the offline self-test")
-    refuse_unusable_model(cfg, args.model)   # before the run is created: nothing left behind
+    if not args.create_only:   # a batch run's servers may not be reachable from here
+        refuse_unusable_model(cfg, args.model)   # before the run is created: nothing left behind
     with store_from_args(args) as store:
         release = None if args.working_set else resolve_release(store, args.release)
         shots = args.shots if args.shots is not None else cfg.eval.shots
@@ -127,6 +132,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"run {run_id}: {args.model} on {where}", file=sys.stderr)
         for note in extra.get("spec_extra", {}).values():
             print(f"  {note['note']}", file=sys.stderr)
+    if args.create_only:
+        if args.json:
+            print_json({"run": run_id, "created": True, "sent": 0})
+        else:
+            print(f"run {run_id} created; nothing sent. Next: `qcstation eval export-batch {run_id} "
+                  f"--out run{run_id}.jsonl` (batch routes), or `qcstation eval resume {run_id}`")
+        return 0
     return execute(args, run_id, cfg)
 
 

@@ -194,3 +194,32 @@ def test_large_imports_are_stored_a_slice_at_a_time(qs_db: Path, tmp_path: Path,
     assert report["problems"] == [f"{out}:6: run{run_id}-" + text[0].split(f'"run{run_id}-', 1)[1].split('"')[0]
                                   + " already appeared on line 1; skipped"]
     assert len(outputs(qs_db, run_id)) == 5 and sizes == [2, 2, 1]
+
+
+def test_create_only_sends_nothing_and_two_step_refinements_stay_for_resume(
+        qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
+    conf = tmp_path / "qcstation.toml"     # a server not reachable from here: --create-only does not ask it
+    conf.write_text('[models.far]\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    assert main(["--db", str(qs_db), "--config", str(conf), "eval", "run", "--model", "far", "--working-set",
+                 "--tasks", "final,refinement", "--limit", "4", "--create-only", "--json"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    run_id = made["run"]
+    assert made["sent"] == 0 and outputs(qs_db, run_id) == {}
+    inp = tmp_path / "two.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    said = capsys.readouterr().out
+    sent = lines(inp)
+    assert {x["custom_id"].split("-")[2] for x in sent} == {"final"}    # the refinements are held back
+    assert "refinement requests were not exported: the run uses the two-step protocol" in said
+    assert f"`qcstation eval resume {run_id}` asks them" in said
+    # a refinement result brought in anyway (an old export, another tool) is refused, not scored
+    out = tmp_path / "two.out.jsonl"
+    run_batch_over_http(inp, out, fake_openai.url)
+    stray = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    stray["custom_id"] = stray["custom_id"].replace("-final-", "-refinement-")
+    with out.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(stray) + "\n")
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out)]) == 1
+    cap = capsys.readouterr()
+    assert "is a refinement of a two-step run" in cap.err and "refused          1 two-step refinements" in cap.out
+    assert {task for (_, task, _) in outputs(qs_db, run_id)} == {"final"}

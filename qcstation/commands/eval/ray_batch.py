@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print("qcstation: error: the http engine needs --endpoint URL (an OpenAI-compatible "
               "server, e.g. http://host:8000/v1)", file=sys.stderr)
         return 2
-    quiet = args.json
+    quiet = args.json or not sys.stderr.isatty()      # the progress line rewrites itself: terminals only
 
     def progress(s: object) -> None:
         if not quiet:

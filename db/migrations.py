@@ -621,4 +621,16 @@ migration(
     ],
 )
 
+# --- v17: model-made artifacts ----------------------------------------------------------
+# Z3 checks a formalization's value, not its meaning: once a model made a Reasoning artifact,
+# Reasoning joins the QC dimensions (qcstation.core.review.queries.qc_dimensions). This
+# partial index answers "is any verified artifact of this dimension model-made?" at once,
+# without reading the rule-made ones.
+migration(
+    17,
+    "model-made artifacts (Reasoning joins QC once a model made one)",
+    ["CREATE INDEX artifacts_model_made ON artifacts (dimension, status) "
+     "WHERE generator NOT LIKE 'rule:%'"],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -229,9 +229,22 @@ class QCStationApp(App[int]):
 
     # -- lifecycle -----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._add_model_made_reasoning()
         self.open_screen("dashboard")
         if self.start_review is not None:
             self.open_screen("review", self.start_review or None)
+
+    def _add_model_made_reasoning(self) -> None:
+        """Reasoning joins the QC dimensions once a model made a Reasoning artifact (Z3 checks
+        its value, not its meaning): one indexed read (queries.qc_dimensions)."""
+        from qcstation.core.review.queries import qc_dimensions
+
+        qc = self.config.qc
+        try:
+            with Store(self.db_path) as store:
+                qc.dimensions = list(qc_dimensions(store, qc.dimensions, qc.sample_model_reasoning))
+        except (QCStationError, sqlite3.Error, OSError):
+            pass   # a database the dashboard reports on when it opens it
 
     def open_screen(self, name: str, *args: Any, **kwargs: Any) -> None:
         """Push a new instance of the screen registered as ``name``, built with ``args``."""

@@ -74,6 +74,10 @@ def _dims(value: str, policy: Any, store: Any = None, scope: str = "") -> list[s
             from qcstation.core.release.derived import scope_dimensions
 
             return list(scope_dimensions(store, scope, tuple(policy.dimensions)))
+        if store is not None:   # and Reasoning once a model made any (queries.qc_dimensions)
+            from qcstation.core.review.queries import qc_dimensions
+
+            return list(qc_dimensions(store, policy.dimensions, policy.sample_model_reasoning))
         return list(policy.dimensions)
     if value not in DIMENSIONS:
         raise ReviewError(f"unknown dimension {value!r}; expected all or one of "

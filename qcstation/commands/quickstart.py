@@ -89,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
     for line in summary.lines():
         print("  " + line)
     with Store(path) as store:
-        for dim in cfg.qc.dimensions:
+        from qcstation.core.review.queries import qc_dimensions
+
+        for dim in qc_dimensions(store, cfg.qc.dimensions, cfg.qc.sample_model_reasoning):
             sample = open_sample(store, dim)
             if sample is None:
                 sample = draw_sample(store, dim, rate=cfg.qc.sample_rate, rng_seed=cfg.qc.rng_seed,

@@ -90,9 +90,11 @@ def _gates(store, args):  # type: ignore[no-untyped-def]
     from qcstation.common.config import load_config
     from qcstation.core.review.gate import gate
 
+    from qcstation.core.review.queries import qc_dimensions
+
     cfg = load_config(args.config)
     out = {}
-    for dim in cfg.qc.dimensions:
+    for dim in qc_dimensions(store, cfg.qc.dimensions, cfg.qc.sample_model_reasoning):
         g = gate(store, dim, threshold=cfg.qc.defect_threshold, confidence=cfg.qc.confidence)
         out[dim] = g.__dict__ if not hasattr(g, "to_dict") else g.to_dict()
     return out

@@ -125,6 +125,9 @@ class QCConfig:
     min_sample: int = 5
     curators: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=lambda: list(QC_DIMENSIONS))
+    # Z3 checks a formalization's value, not its meaning: once a model made a Reasoning
+    # artifact, Reasoning joins the QC dimensions (qcstation.core.review.queries.qc_dimensions)
+    sample_model_reasoning: bool = True
 
 
 @dataclass
@@ -254,6 +257,7 @@ _QC_FIELDS: dict[str, tuple[str, Check | None]] = {
     "min_sample": ("int", _rng(0)),
     "curators": ("strlist", None),
     "dimensions": ("strlist", None),
+    "sample_model_reasoning": ("bool", None),
 }
 
 

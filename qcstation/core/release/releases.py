@@ -57,6 +57,7 @@ from qcstation.core.review.queries import (
     counting_since,
     cur_sql,
     current_artifacts,
+    qc_dimensions,
     rejected_sql,
 )
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
@@ -116,6 +117,7 @@ class QCPolicy:
     overlap_rate: float = 0.0
     min_sample: int = 5
     generator: dict[str, Any] | None = None   # config fingerprint of the generator model
+    sample_model_reasoning: bool = True       # model-made Reasoning joins QC (queries.qc_dimensions)
 
     @classmethod
     def from_config(cls, cfg: Any) -> "QCPolicy":
@@ -129,7 +131,7 @@ class QCPolicy:
                    confidence=float(q.confidence), dimensions=tuple(q.dimensions),
                    sample_rate=float(q.sample_rate), rng_seed=int(q.rng_seed),
                    overlap_rate=float(q.overlap_rate), min_sample=int(q.min_sample),
-                   generator=gen)
+                   generator=gen, sample_model_reasoning=bool(q.sample_model_reasoning))
 
 
 def qc_policy(cfg: Any) -> QCPolicy:
@@ -346,6 +348,15 @@ class IdenticalReleaseError(ReleaseError):
     """The release would be byte-identical to the latest one of its name (ask to confirm)."""
 
 
+def _gate_dimensions(store: Store, policy: QCPolicy, scope: str) -> tuple[str, ...]:
+    """The dimensions whose QC gate a release needs: a derived set's (:mod:`.derived`), or the
+    configured ones and Reasoning once a model made any (Z3 checks its value, not its
+    meaning; :func:`qcstation.core.review.queries.qc_dimensions`)."""
+    if scope:
+        return scope_dimensions(store, scope, policy.dimensions)
+    return qc_dimensions(store, policy.dimensions, policy.sample_model_reasoning)
+
+
 def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
                      scope: str = "", counts: tuple[int, int] | None = None) -> list[str]:
     """Why a release cannot be approved now, in plain words ([] means it can).
@@ -361,7 +372,7 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
         blockers.append(f"the account {actor} is not a curator (curators: "
                         f"{', '.join(policy.curators)})")
     where = f" of the derived set {scope}" if scope else ""
-    for dim in scope_dimensions(store, scope, policy.dimensions):
+    for dim in _gate_dimensions(store, policy, scope):
         g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         for b in g.blockers:
             blockers.append(f"{dim} QC gate{where}: {b}")
@@ -375,7 +386,7 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
 
 def _qc_section(store: Store, policy: QCPolicy, scope: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for dim in scope_dimensions(store, scope, policy.dimensions):
+    for dim in _gate_dimensions(store, policy, scope):
         g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         ag = agreement(store, dim)
         samples = []

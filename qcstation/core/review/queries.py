@@ -307,3 +307,23 @@ def seed_count_rows_from_scratch(store: Store) -> dict[str, list[dict[str, Any]]
     """:func:`seed_count_rows` by scanning the seeds and attempts."""
     return {"seeds": store.query(SEED_COUNTS_SQL), "filtered": store.query(FILTERED_SQL),
             "attempts": store.query(ATTEMPTS_SQL), "needs_model": store.query(NEEDS_MODEL)}
+
+
+def has_model_made(store: Store, dimension: str) -> bool:
+    """Whether a verified or accepted artifact of ``dimension`` was made by a model (not by
+    the rules): read from the partial index of model-made artifacts (migration 16)."""
+    return store.scalar(
+        "SELECT 1 FROM artifacts INDEXED BY artifacts_model_made WHERE dimension = ? "
+        "AND status IN ('verified', 'accepted') AND generator NOT LIKE 'rule:%' LIMIT 1",
+        (dimension,)) is not None
+
+
+def qc_dimensions(store: Store, dimensions: Any, sample_model_reasoning: bool = True
+                  ) -> tuple[str, ...]:
+    """The QC dimensions in force: the configured ones, and Reasoning once a model made a
+    Reasoning artifact (Z3 checks its value, not its meaning), unless ``[qc]
+    sample_model_reasoning = false`` (after the configured ones)."""
+    dims = tuple(dimensions)
+    if sample_model_reasoning and "reasoning" not in dims and has_model_made(store, "reasoning"):
+        dims += ("reasoning",)
+    return dims

@@ -27,6 +27,7 @@ defect_threshold = 0.3
 min_sample = 1
 curators = ["carol"]
 dimensions = ["arithmetic", "understanding"]
+sample_model_reasoning = false
 """
 
 # a formula that only states the answer: Z3 verifies it, the self-check flags it
@@ -142,3 +143,37 @@ def test_a_flagged_seed_left_out_of_the_release_blocks_nothing(store: Store, cfg
                   "'refinement'", (seeds[2],))
     assert flagged_items(store) == []
     assert flag_blockers(store) == []
+
+
+def test_model_made_reasoning_joins_the_qc_gates_by_default(store: Store, cfg: Config,
+                                                             tmp_path: Path) -> None:
+    """Issue 31.4: Z3 checks a formalization's value, not its meaning, so once a model made a
+    Reasoning artifact, Reasoning is a QC dimension (sampled, gated) unless configured off."""
+    from qcstation.core.review.queries import has_model_made, qc_dimensions
+
+    path = tmp_path / "on.toml"
+    path.write_text(TOML.replace("sample_model_reasoning = false\n", ""), encoding="utf-8")
+    cfg = load_config(path, env={})
+    assert cfg.qc.sample_model_reasoning
+    seeds = _ready(store, cfg)
+    assert not has_model_made(store, "reasoning")
+    assert qc_dimensions(store, cfg.qc.dimensions) == ("arithmetic", "understanding")
+    assert rel.release_blockers(store, cfg, actor="carol") == []
+    seed = store.one("SELECT question, solution, answer_text, answer_value FROM seeds WHERE id = ?",
+                     (seeds[5],))
+    smt = f.content_for("reasoning", 5)["smtlib"]
+    f.add_artifact(store, seeds[5], "reasoning", content={"smtlib": smt}, generator="llm",
+                   model="gen")
+    assert seed is not None and has_model_made(store, "reasoning")
+    assert qc_dimensions(store, cfg.qc.dimensions) == ("arithmetic", "understanding", "reasoning")
+    blockers = rel.release_blockers(store, cfg, actor="carol")
+    assert blockers and all(b.startswith("reasoning QC gate") for b in blockers)
+    # sampled and reviewed like the other dimensions: the gate passes
+    draw_sample(store, "reasoning", rate=cfg.qc.sample_rate, rng_seed=1, actor="lead", min_size=1)
+    while (item := next_item(store, "ann1", "reasoning")) is not None:
+        decide(store, item.item_id, "ann1", "accept")
+    assert rel.release_blockers(store, cfg, actor="carol") == []
+    # a project that does not want it says so
+    off = load_config(tmp_path / "qcstation.toml", env={})
+    assert qc_dimensions(store, off.qc.dimensions, off.qc.sample_model_reasoning) == (
+        "arithmetic", "understanding")

@@ -117,6 +117,8 @@ IMPLIED: tuple[tuple[tuple[str, ...], tuple[int | Fraction, ...]], ...] = (
     ((r"\bmillion",), (1_000_000,)), ((r"\bbillion",), (1_000_000_000,)), ((r"\bthousand",), (1000,)),
     ((r"\bhundred",), (100,)),
     ((r"\bscore of\b",), (20,)), ((r"\bgross\b",), (144,)),
+    ((r"\bquadratic|\bdiscriminant|\broots?\b|x\^2|x\^\{2\}",), (4, 2)),
+    ((r"\bsphere|\bcone|\bpyramid",), (3, 4)),
 )
 _IMPLIED_RE = tuple((tuple(re.compile(p, re.I) for p in pats), tuple(Fraction(v) for v in vals))
                     for pats, vals in IMPLIED)
@@ -145,12 +147,15 @@ _DIGITS_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d{1,40})?(\.\d{1,40})?(
 _LATEX_FRAC_RE = re.compile(r"\\[dt]?frac\s*(?:\{\s*(-?\d+(?:\.\d+)?)\s*\}|(\d))\s*(?:\{\s*(-?\d+(?:\.\d+)?)\s*\}|(\d))")
 _SLASH_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w.])")
 _WORD_RE = re.compile(r"[A-Za-z]+")
+_ABBREV_POINT = re.compile(r"(?<=[A-Za-z])\.(?=\d)")
 
 
 def stated_numbers(question: str) -> frozenset[Fraction]:
     """The numbers the question states (see the module docstring), as non-negative values;
     the words' implied constants are not among them (:func:`implied_numbers`)."""
     text = (question or "")[:_MAX_QUESTION]
+    # "Rs.360", "no.5": a point after a word is an abbreviation's, not a decimal point
+    text = _ABBREV_POINT.sub(". ", text)
     out: set[Fraction] = set()
     for m in _DIGITS_RE.finditer(text):
         whole, frac, scale, pct = m.groups()

@@ -260,3 +260,60 @@ def test_prose_around_an_unfenced_program_is_not_the_program() -> None:
     reply = "The formalization:\n(declare-const a Int)\n(assert (= a 3))\n(check-sat)\nHope this helps."
     assert _smtlib_of(reply) == "(declare-const a Int)\n(assert (= a 3))\n(check-sat)"
     assert _smtlib_of("```smt2\n(assert true)\n```\nmore") == "(assert true)"
+
+
+def _d(name: str, v: object) -> str:
+    return f"(declare-const {name} Real)\n(assert (= {name} {v}))\n"
+
+
+#: honest formalizations, written as the prompt asks, of real seeds (question openings)
+HONEST = {
+    "The original price of an item is discounted 22%": (
+        _d("pct", 22) + _d("hundred", 100) + _d("coupon", 20) + _d("extra", "(/ 19 10)") + _d("half", "(/ 1 2)")
+        + "(declare-const answer Real)\n"
+          "(assert (= (- (* answer (- 1 (/ pct hundred))) coupon) (+ (* half answer) extra)))\n"),
+    "A trader sold an article at a profit of 20%": (
+        _d("rate", 20) + _d("hundred", 100) + _d("price", 360)
+        + "(declare-const answer Real)\n(assert (= (* answer (+ 1 (/ rate hundred))) price))\n"),
+    "A robe takes 2 bolts": (
+        _d("blue", 2) + _d("half", "(/ 1 2)") + "(declare-const white Real)\n(assert (= white (* blue half)))\n"
+        "(declare-const answer Real)\n(assert (= answer (+ blue white)))\n"),
+    "Melanie is a door-to-door saleswoman": (
+        _d("third", "(/ 1 3)") + _d("red", 2) + _d("half", "(/ 1 2)") + _d("left", 5)
+        + "(declare-const answer Real)\n(declare-const after Real)\n"
+          "(assert (= after (- (- answer (* third answer)) red)))\n(assert (= left (- after (* half after))))\n"),
+    "If $f(x) = \\frac{3x-2}{x-2}$": (
+        _d("a", 3) + _d("b", 2) + _d("c", 1) + "(define-fun f ((x Real)) Real (/ (- (* a x) b) (- x b)))\n"
+        "(declare-const answer Real)\n(assert (= answer (+ (f (- b)) (f (- c)) (f 0))))\n"),
+    "A regular hexagon can be divided": (
+        _d("per", 21) + _d("sides", 6) + _d("tri", 3) + "(declare-const side Real)\n(assert (= side (/ per tri)))\n"
+        "(declare-const answer Real)\n(assert (= answer (* sides side)))\n"),
+    "The volume of the cylinder shown is $45\\pi$": (
+        _d("vol", 45) + _d("r", 3) + "(declare-const answer Real)\n(assert (= vol (* r r answer)))\n"),
+}
+
+
+def test_honest_formalizations_of_real_seeds_verify_and_a_rounded_gold_is_recorded(
+        tmp_path: Path, db_file: Path) -> None:
+    seeds = _seeds(tmp_path, db_file)
+    wanted = {q: next(v for k, v in HONEST.items() if q.startswith(k)) for q in seeds
+              if any(q.startswith(k) for k in HONEST)}
+    assert len(wanted) == len(HONEST)
+
+    def responder(req: dict) -> str:
+        seed = _question_of(req["messages"], seeds)
+        return "Here it is:\n" + wanted[seed["question"]] + "(check-sat)\n(get-value (answer))"
+
+    ids = [seeds[q]["id"] for q in wanted]
+    with FakeOpenAI(responder=responder) as server:
+        with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
+            s = p.generate(dimensions=["reasoning"], seed_ids=ids)
+        n = len(server.chat_requests)
+    assert n == len(ids) and s.counts["reasoning"]["verified"] == len(ids)   # each on its first try
+    with Store(db_file) as store:
+        for q in wanted:
+            art = current_artifact(store, seeds[q]["id"], "reasoning")
+            res = json.loads(art["verify_result"])
+            assert art["status"] == "verified" and res["meaning"]["ok"], res
+            if seeds[q]["answer_text"] == "$78.20":      # 1095/14, which AQuA's options round
+                assert res["rounding"]["rule"] == "nearest answer option" and res["value"] == "1095/14"

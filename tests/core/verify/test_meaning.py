@@ -92,6 +92,7 @@ def test_stated_numbers_of_latex_and_words() -> None:
               "1/3", "7", "0.5"):
         assert Fraction(v) in got, v
     assert Fraction(9) not in got          # 3^2 worked out is not stated
+    assert Fraction(360) in stated_numbers("A trader sold an article for Rs.360.")
 
 
 def test_math500_style_fraction_formula() -> None:

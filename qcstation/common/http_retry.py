@@ -289,16 +289,54 @@ def chat_reply_parts(body: Any, excerpt: int = 300
     return first, msg, content, usage if isinstance(usage, dict) else {}
 
 
-def token_count(value: Any, name: str, notes: list[str]) -> int | None:
-    """A usage count a server reports, if it is a plausible one; otherwise None, with a note."""
+def token_count(value: Any, name: str, notes: list[str], limit: int | None = None) -> int | None:
+    """A usage count a server reports, if it is a plausible one; otherwise None, with a note.
+    ``limit``: the most this reply can hold (the completion budget asked for, the prompt's
+    size); a claim above it is dropped like one that is not a count."""
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS_COUNT:
-        return value
+        if limit is None or value <= limit:
+            return value
+        notes.append(f"usage.{name} {value} dropped (more than this request can hold: {limit})")
+        return None
     shown = repr(value) if not isinstance(value, int) else (
         str(value) if value.bit_length() < 200 else f"a {value.bit_length()}-bit number")
     notes.append(f"usage.{name} {shown[:40]} dropped (not a count of tokens)")
     return None
+
+
+def prompt_token_limit(messages: Any) -> int:
+    """The most tokens a prompt of these messages can be: a token is at least one byte of
+    its text (at most 4 bytes a character), plus a chat template's tokens per message."""
+    chars = 0
+    n = 0
+    for m in messages or ():
+        n += 1
+        c = m.get("content") if isinstance(m, Mapping) else None
+        if isinstance(c, str):
+            chars += len(c)
+        elif c is not None:
+            chars += len(str(c))
+    return 4 * chars + 64 * n + 1024
+
+
+def completion_token_limit(max_tokens: Any) -> int | None:
+    """The most completion tokens a reply can hold: the budget asked for (None: unknown)."""
+    return int(max_tokens) if isinstance(max_tokens, int) and max_tokens > 0 else None
+
+
+def cost_of(prompt_tokens: int | None, completion_tokens: int | None,
+            price_in: float | None, price_out: float | None) -> float | None:
+    """USD for one reply; None when no price is configured, or when a count a configured
+    price needs is unknown (a reply without usage costs *unknown*, never $0)."""
+    if price_in is None and price_out is None:
+        return None
+    if (price_in and prompt_tokens is None) or (price_out and completion_tokens is None):
+        return None
+    if prompt_tokens is None and completion_tokens is None:
+        return None
+    return ((prompt_tokens or 0) * (price_in or 0.0) + (completion_tokens or 0) * (price_out or 0.0)) / 1e6
 
 
 def scrub_key(text: str, key: str | None = None, mark: str = redact.MARK) -> str:

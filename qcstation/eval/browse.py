@@ -538,9 +538,16 @@ def headline(store: Store, run_id: int, *, from_scratch: bool = False) -> dict[s
     out: dict[str, Headline] = {}
     for metric in METRICS:
         counts = {str(r["verdict"]): int(r["n"]) for r in counts_rows if r["metric"] == metric}
-        n = int(row.get(f"{metric}_n") or 0)
+        n = 0 if _never_judged(metric, counts) else int(row.get(f"{metric}_n") or 0)
         out[metric] = Headline(None if not n else float(row[f"{metric}_v"]), n, counts)
     return out
+
+
+def _never_judged(metric: str, counts: dict[str, int]) -> bool:
+    """Understanding left unjudged (no judge configured) on every item-sample that has a
+    reply: not computed, never the 0 its failed requests alone would make."""
+    return (metric == "un" and counts.get("not_scored", 0) > 0
+            and not counts.get("correct", 0) and not counts.get("wrong", 0))
 
 
 def _headline_from_scratch(store: Store, run_id: int) -> dict[str, Headline]:
@@ -562,6 +569,7 @@ def _headline_from_scratch(store: Store, run_id: int) -> dict[str, Headline]:
     for metric in METRICS:
         counts = {str(r["verdict"]): int(r["n"]) for r in counts_rows if r["metric"] == metric}
         v, n = means.get(metric, (None, 0))
+        n = 0 if _never_judged(metric, counts) else n
         out[metric] = Headline(None if not n else float(v), n, counts)
     return out
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.eval.runner import RunProgress, execute_run
+from qcstation.eval.runs import release_lease
 from qcstation.eval.scorers import ScoreSummary, score_run
 
 
@@ -38,16 +39,20 @@ def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
     run unscored with a note saying so. Ctrl+C during the run propagates (what was
     answered is stored; the run resumes later)."""
     final = execute_run(db_path, run_id, cfg, progress=progress, cancel=cancel,
-                        retry_errors=retry_errors, live_score=score)
+                        retry_errors=retry_errors, live_score=score, keep_lease=score)
     if not score or (cancel is not None and cancel.is_set()):
         return RunOutcome(final, None)
-    if on_scoring is not None:
-        on_scoring(final)
+    # the run is still ours (`running`) when every request was answered: it is `done` once
+    # scored, and nobody else scores it meanwhile
     try:
+        if on_scoring is not None:
+            on_scoring(final)
         summary = score_run(db_path, run_id, cfg, only_missing=not retry_errors)
     except ImportError as exc:
         if not missing_scorer_ok:
             raise
         return RunOutcome(final, None, f"not scored ({exc}); score it later with "
                                        f"`qcstation eval score`")
+    finally:
+        release_lease(db_path, run_id)     # scoring did not start or failed: not `done`
     return RunOutcome(final, summary)

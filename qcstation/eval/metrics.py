@@ -457,6 +457,10 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         if reason:
             mv.counts, mv.n_samples, mv.note = {}, 0, reason
             return mv
+    if (rec.reads or code) == "un" and not rec.all_of and _never_judged(table, pair_mask):
+        # no judge configured: the failed requests alone would make a figure of 0
+        mv.n_samples, mv.note = 0, "not computed: no judge configured ([[judges]] in qcstation.toml)"
+        return mv
     iv = table.item_values(code, pair_mask)
     iv = iv[~np.isnan(iv)]
     mv.n = int(iv.shape[0])
@@ -489,6 +493,14 @@ def _not_model(table: RunTable, code: str, pair_mask: np.ndarray | None) -> dict
                 out[name] = out.get(name, 0) + k
                 taken |= hit
     return out
+
+
+def _never_judged(table: RunTable, pair_mask: np.ndarray | None) -> bool:
+    """Whether Understanding was left unjudged (``not_scored``: no judge configured) and no
+    item-sample of it has a judge's verdict."""
+    v = table.verdict["un"] if pair_mask is None else table.verdict["un"][pair_mask]
+    return bool((v == _CODE_OF["not_scored"]).any()) and not bool(
+        ((v == _CODE_OF["correct"]) | (v == _CODE_OF["wrong"])).any())
 
 
 def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:

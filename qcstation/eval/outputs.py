@@ -18,7 +18,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from db.store import Store, now
-from qcstation.common.http_retry import clean_text, clean_token, token_count
+from qcstation.common.http_retry import (
+    clean_text,
+    clean_token,
+    completion_token_limit,
+    prompt_token_limit,
+    token_count,
+)
 from qcstation.eval import tasks as T
 from qcstation.eval.backends.batch import parse_custom_id
 from qcstation.eval.runs import EvalError, RunContext
@@ -63,16 +69,23 @@ def _number(v: Any) -> float | None:
 
 
 def output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
-               reply: EvalReply) -> tuple[Any, ...]:
+               reply: EvalReply, request: EvalRequest | None = None) -> tuple[Any, ...]:
     """The :data:`INSERT_OUTPUT` parameters of one reply. Every field a server sent is made
     storable here, whichever backend or file it came from: text bounded and without lone
-    surrogates, finish reason printable and short, token counts that are not counts dropped
-    (noted in ``error``, which an ok row otherwise leaves empty), cost and latency finite."""
+    surrogates, finish reason printable and short, token counts that are not counts — or
+    more than the ``request`` can hold (its completion budget, its prompt's size) — dropped
+    (noted in ``error``, which an ok row otherwise leaves empty) and the cost then unknown,
+    cost and latency finite."""
     sid, task, k = req_key
     ok = reply.status == "ok"
     notes = [str(n) for n in (reply.extra or {}).get("notes", ())] if ok else []
-    pt = token_count(reply.prompt_tokens, "prompt_tokens", notes)
-    ct = token_count(reply.completion_tokens, "completion_tokens", notes)
+    limits = ((prompt_token_limit(request.messages), completion_token_limit(request.max_tokens))
+              if request is not None else (None, None))
+    pt = token_count(reply.prompt_tokens, "prompt_tokens", notes, limits[0])
+    ct = token_count(reply.completion_tokens, "completion_tokens", notes, limits[1])
+    cost = reply.cost
+    if (pt is None and reply.prompt_tokens is not None) or (ct is None and reply.completion_tokens is not None):
+        cost = None          # a count dropped: what the reply cost is not known
     if ok:
         error = clean_text("; ".join(notes)[:2000]) if notes else None
     else:
@@ -81,7 +94,7 @@ def output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
             bounded(reply.text if isinstance(reply.text, str) else None) if ok else None,
             clean_token(reply.finish_reason, 40), error,
             reply.endpoint, int(bool(reply.cached)), pt, ct,
-            _number(reply.cost), _number(reply.latency_ms), now())
+            _number(cost), _number(reply.latency_ms), now())
 
 
 def error_row(row: tuple[Any, ...], why: str) -> tuple[Any, ...]:
@@ -240,7 +253,7 @@ def store_replies(store: Store, run_id: int, replies: Iterable[EvalReply]) -> di
             counts["already"] += 1
             continue
         req = ctx.request(record, task, k)
-        rows.append(output_row(run_id, (sid, task, k), req.prompt_hash, reply))
+        rows.append(output_row(run_id, (sid, task, k), req.prompt_hash, reply, req))
         have[(sid, task, k)] = reply.status
         counts["stored_error" if reply.status != "ok" else "stored"] += 1
     with store.transaction():

@@ -470,7 +470,7 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
                 progress: Callable[[RunProgress], None] | None = None,
                 cancel: threading.Event | None = None, retry_errors: bool = False,
                 backend: Backend | None = None, live_score: bool = False,
-                preflight: bool = True) -> RunProgress:
+                preflight: bool = True, keep_lease: bool = False) -> RunProgress:
     """Ask for everything the run lacks and store it; returns the final progress.
     Safe to call again after a kill or a cancel: it resumes. With ``live_score`` the answer
     tasks (arithmetic, final, refinement) are scored after their outputs are stored (on a
@@ -524,7 +524,7 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
                 beat.close()
                 if live is not None:
                     live.close(LIVE_DRAIN_S if status == "done" else 0.0)
-                recorded = _finish(store, prog, status, fault)
+                recorded = _finish(store, prog, status, fault, keep_lease=keep_lease)
                 if not recorded:
                     _finish_later(db_path, prog, fault)
                 meter.tick(force=True)
@@ -608,10 +608,13 @@ def _drive(backend: Backend, pending: Iterator[EvalRequest], writer: _Writer, me
         asyncio.run(_drive_async(backend, pending, writer, meter, cancel, store, desc, use_cache))
 
 
-def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException | None = None) -> bool:
+def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException | None = None,
+            *, keep_lease: bool = False) -> bool:
     """Record how the run ended and give up its lease (``done`` only with nothing missing).
-    False when the database would not take it (locked): the lease then lapses with this
-    process, and the run reads ``stopped``."""
+    With ``keep_lease`` a run with nothing missing stays ``running`` under this process's
+    lease: the scoring pass that follows marks it ``done`` (runs.scoring_lease). False when
+    the database would not take it (locked): the lease then lapses with this process, and
+    the run reads ``stopped``."""
     if fault is not None:
         cause = fault.__cause__ if isinstance(fault, EvalError) and fault.__cause__ else fault
         prog.message = f"{cause.__class__.__name__}: {cause}"[:500]
@@ -621,6 +624,11 @@ def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException |
         if status == "done" and remaining > 0:
             status = "interrupted"
         prog.status = status
+        if status == "done" and keep_lease:
+            with store.transaction():
+                store.execute("UPDATE eval_runs SET heartbeat_at = ?, error = NULL WHERE id = ? AND owner = ?",
+                              (now(), prog.run_id, owner_id()))
+            return True
         with store.transaction():
             store.execute(
                 "UPDATE eval_runs SET status = ?, finished_at = ?, owner = NULL, error = ? "
@@ -715,7 +723,7 @@ async def _drive_async(backend: Backend, pending: Iterator[EvalRequest], writer:
             req, key, reply = job
             if reply is None:
                 reply = await backend.complete(req)
-            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply),
+            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply, req),
                        _cache_entry(key, reply) if use_cache else None)
             meter.add(reply)
 
@@ -762,6 +770,6 @@ def _drive_batched(backend: Backend, pending: Iterator[EvalRequest], writer: _Wr
         for req, key, cached in jobs:
             reply = cached or answers.get(req.custom_id) or EvalReply(
                 req.custom_id, "error", error="the backend returned no output for this request")
-            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply),
+            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply, req),
                        _cache_entry(key, reply) if use_cache else None)
             meter.add(reply)

@@ -17,7 +17,9 @@ import hashlib
 import json
 import random
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -267,6 +269,69 @@ def take_lease(store: Store, run_id: int) -> None:
                             f"{row['heartbeat_at']}); wait for it, or stop that process first")
         store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ?, "
                       "error = NULL WHERE id = ?", (owner_id(), now(), run_id))
+
+
+#: how often a scoring pass beats the run's lease
+SCORING_BEAT_S = 5.0
+
+
+@contextmanager
+def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
+    """Hold the run's lease while its outputs are scored: the run reads ``running`` (by this
+    process) until its scores are written, and a second process — ``eval resume``, ``eval
+    score`` — is refused instead of scoring the same outputs beside it. At the end the run
+    is ``done`` when every request has an output and the scoring pass ended well; otherwise
+    it keeps the status it had (``interrupted`` when this process was running it)."""
+    with Store(db_path, migrate=False, create=False) as store, store.transaction():
+        row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (int(run_id),))
+        if row is None:
+            raise EvalError(f"no evaluation run {run_id}")
+        if held_elsewhere(row):
+            raise EvalError(f"run {run_id} is being run or scored by {row['owner']} (last sign of life "
+                            f"{row['heartbeat_at']}); wait for it, or stop that process first")
+        before = str(row["status"])
+        store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ? WHERE id = ?",
+                      (owner_id(), now(), int(run_id)))
+    me = owner_id()
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(SCORING_BEAT_S):
+            try:
+                with Store(db_path, migrate=False, create=False) as st, st.transaction():
+                    st.execute("UPDATE eval_runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
+                               (now(), int(run_id), me))
+            except Exception:   # locked for now: the next beat tries again
+                continue
+
+    beater = threading.Thread(target=beat, name=f"eval-scoring-lease-{run_id}", daemon=True)
+    beater.start()
+    scored = False
+    try:
+        yield
+        scored = True
+    finally:
+        stop.set()
+        beater.join(timeout=5)
+        with Store(db_path, migrate=False, create=False) as store, store.transaction():
+            complete = bool(store.scalar(
+                "SELECT (SELECT COUNT(*) FROM eval_outputs WHERE run_id = r.id) >= r.n_requests "
+                "FROM eval_runs r WHERE r.id = ?", (int(run_id),)))
+            if scored and complete and before in ("running", "done", "created", "interrupted", "stopped"):
+                after = "done"
+            else:
+                after = "interrupted" if before == "running" else before
+            store.execute("UPDATE eval_runs SET status = ?, owner = NULL, finished_at = CASE WHEN ? = 'done' "
+                          "THEN COALESCE(finished_at, ?) ELSE finished_at END WHERE id = ? AND owner = ?",
+                          (after, after, now(), int(run_id), me))
+
+
+def release_lease(db_path: Any, run_id: int, status: str = "interrupted") -> None:
+    """Give up this process's lease on a run it still holds (``status`` then); nothing when
+    it holds none."""
+    with Store(db_path, migrate=False, create=False) as store, store.transaction():
+        store.execute("UPDATE eval_runs SET status = ?, owner = NULL WHERE id = ? AND owner = ? "
+                      "AND status = 'running'", (status, int(run_id), owner_id()))
 
 
 def effective_status(run: Mapping[str, Any]) -> str:

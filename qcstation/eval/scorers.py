@@ -45,7 +45,7 @@ from typing import Any
 from db.store import Store, now
 from qcstation.eval import tasks as T
 from qcstation.eval.judging import JUDGE_MODES, JUDGE_VERSION, judge_outputs, parse_judge_score
-from qcstation.eval.runs import EvalError, RunContext
+from qcstation.eval.runs import EvalError, RunContext, scoring_lease
 from qcstation.eval.types import STRICT, TASK_SCORES
 
 RT_VERSION = "types-v2"
@@ -202,6 +202,14 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
     mode = "retry" if retry_judges else (judges or ("ask" if only_missing else "reuse"))
     if mode not in JUDGE_MODES:
         raise EvalError(f"unknown judge mode {mode!r}")
+    # one scoring pass at a time: a second process is refused, and the run reads `done`
+    # only once its scores are written (runs.scoring_lease)
+    with scoring_lease(db_path, run_id):
+        return _score_run(db_path, run_id, cfg, progress, only_missing, verifier, mode, retry_judges)
+
+
+def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, int], None] | None,
+               only_missing: bool, verifier: Any, mode: str, retry_judges: bool) -> ScoreSummary:
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)

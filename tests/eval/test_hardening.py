@@ -177,3 +177,94 @@ def test_import_batch_refuses_a_line_with_two_custom_ids(qs_db: Path, tmp_path: 
     assert got == [] and len(problems) == 2, (got, problems)
     assert "'custom_id' appears twice" in problems[0] and ":1:" in problems[0]
     assert "'prompt_tokens' appears twice" in problems[1] and ":2:" in problems[1]
+
+
+# -- figures that cannot be computed are shown as such ------------------------------------------------
+
+def test_llm_un_without_a_judge_is_not_computed_never_0(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    from qcstation.eval import browse, metrics
+    from qcstation.eval.scorers import score_run
+
+    fake_openai.responder = lambda req: "Problem Scenario: x\nGoal: y"
+    for _ in range(3):                      # some requests fail: their rows count 0 where judged
+        fake_openai.status(400, message="bad request")
+    cfg = config({"m": local_model(fake_openai.base_url, retries=0, concurrency=1)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["understanding"], shots=0, limit=6)
+    execute_run(qs_db, run_id, cfg)
+    score_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        un = metrics.run_metrics(s, run_id).values["un"]
+        head = browse.headline(s, run_id)["un"]
+        head2 = browse.headline(s, run_id, from_scratch=True)["un"]
+        verdicts = {r["verdict"]: r["n"] for r in s.query(
+            "SELECT verdict, COUNT(*) AS n FROM eval_scores WHERE run_id = ? AND metric = 'un' "
+            "GROUP BY verdict", (run_id,))}
+    assert verdicts == {"error": 3, "not_scored": 3}, verdicts      # 0 over the failed ones alone
+    assert un.value is None and un.lo is None and "no judge configured" in un.note, un
+    assert head.value is None and head.n == 0 and head2.value is None
+
+
+def test_cost_without_token_counts_is_unknown_and_counts_are_bounded_by_the_request(
+        qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    priced = {"price_in_per_mtok": 1.0, "price_out_per_mtok": 2.0, "retries": 0, "concurrency": 1}
+    cfg = config({"m": local_model(fake_openai.base_url, max_tokens=64, **priced),
+                  "m2": local_model(fake_openai.base_url, max_tokens=64, model="other", **priced)})
+    fake_openai.hostile(text="18", usage={})                                   # no usage at all
+    with Store(qs_db) as s:
+        run_a = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=2)
+    execute_run(qs_db, run_a, cfg)
+    fake_openai.hostile(text="18", usage={"prompt_tokens": 10**7, "completion_tokens": 2**53})
+    with Store(qs_db) as s:
+        run_b = create_run(s, cfg, model="m2", tasks=["final"], shots=0, limit=2)
+    execute_run(qs_db, run_b, cfg)
+    with Store(qs_db) as s:
+        a = s.query("SELECT status, cost, prompt_tokens, completion_tokens FROM eval_outputs WHERE run_id = ?",
+                    (run_a,))
+        b = s.query("SELECT status, cost, prompt_tokens, completion_tokens, error FROM eval_outputs "
+                    "WHERE run_id = ?", (run_b,))
+    assert [r["status"] for r in a + b] == ["ok"] * 4
+    assert all(r["cost"] is None and r["prompt_tokens"] is None for r in a + b), (a, b)
+    assert all(r["completion_tokens"] is None and "more than this request can hold" in (r["error"] or "") for r in b), b
+    # the judge/generator client: the same rules
+    client = LLMClient(ModelConfig(model="fake-model", base_url=fake_openai.base_url, retries=0,
+                                   max_tokens=64, price_in_per_mtok=1.0, price_out_per_mtok=2.0))
+    res = client.chat_sync([{"role": "user", "content": "q"}])
+    assert res.completion_tokens is None and res.prompt_tokens is None and res.cost is None
+    fake_openai.hostile(text="18", usage={"prompt_tokens": 12, "completion_tokens": 3})
+    res = client.chat_sync([{"role": "user", "content": "q2"}])
+    assert (res.prompt_tokens, res.completion_tokens) == (12, 3) and res.cost == pytest.approx(18e-6)
+
+
+def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
+        qs_db: Path, fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.eval import scorers
+    from qcstation.eval.evaluate import run_and_score
+
+    cfg = config({"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
+    cfg_file = tmp_path / "qcstation.toml"
+    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n')
+    seen: dict[str, Any] = {}
+    tally = scorers._tally
+
+    def while_scoring(*a: Any, **kw: Any) -> Any:     # the scoring pass is under way
+        with Store(qs_db) as s:
+            seen["status"] = s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
+        for verb in (["eval", "score", str(run_id)], ["eval", "resume", str(run_id)]):
+            seen[verb[1]] = subprocess.run(
+                [sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file), *verb],
+                capture_output=True, text=True, timeout=120)
+        return tally(*a, **kw)
+
+    monkeypatch.setattr(scorers, "_tally", while_scoring)
+    outcome = run_and_score(qs_db, run_id, cfg)
+    assert seen["status"] == "running"
+    for verb in ("score", "resume"):
+        assert seen[verb].returncode != 0 and "being run" in seen[verb].stderr, seen[verb].stderr
+    with Store(qs_db) as s:
+        row = s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,))
+        n_scores = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,))
+    assert outcome.scores is not None and (row["status"], row["owner"]) == ("done", None)
+    assert n_scores == 3 * len(outcome.scores.counts) or n_scores > 0

@@ -52,9 +52,12 @@ from qcstation.common.http_retry import (  # noqa: F401  (re-exported)
     chat_reply_parts,
     clean_text,
     clean_token,
+    completion_token_limit,
+    cost_of,
+    excerpt,
     load_json_reply,
     parse_retry_after,
-    excerpt,
+    prompt_token_limit,
     token_count,
 )
 from qcstation.common import redact
@@ -240,7 +243,8 @@ def _int_or_none(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def _parse_body(body: Any, default_model: str) -> _Parsed:
+def _parse_body(body: Any, default_model: str, limits: tuple[int | None, int | None] = (None, None)
+                ) -> _Parsed:
     """Validate a chat.completion body (secrets already scrubbed: :func:`load_json_reply`);
     raise ``ValueError`` saying what is unusable. Every field is untrusted: text cut at
     :data:`MAX_REPLY_CHARS`, without lone surrogates; finish reason and model printable and
@@ -259,8 +263,8 @@ def _parse_body(body: Any, default_model: str) -> _Parsed:
         content = content[:MAX_REPLY_CHARS] + f"\n[qcstation: reply cut at {MAX_REPLY_CHARS:,} characters]"
     model = clean_token(body.get("model"), 120) or default_model
     notes: list[str] = []
-    pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes)
-    ct = token_count(usage.get("completion_tokens"), "completion_tokens", notes)
+    pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes, limits[0])
+    ct = token_count(usage.get("completion_tokens"), "completion_tokens", notes, limits[1])
     for n in notes:
         log.warning("%s", n)
     return _Parsed(clean_text(content), model, pt, ct, finish)
@@ -503,7 +507,8 @@ class LLMClient:
         except BadReply as exc:
             raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         try:
-            parsed = _parse_body(body, self.cfg.model)
+            parsed = _parse_body(body, self.cfg.model,
+                                 (prompt_token_limit(messages), completion_token_limit(mtok)))
         except ValueError as exc:
             raise _Retry("garbage", f"unusable response from {self.url}: {self._scrub(str(exc))}") from None
         return body, parsed
@@ -546,10 +551,7 @@ class LLMClient:
         return self.cfg.price_in_per_mtok is not None or self.cfg.price_out_per_mtok is not None
 
     def _cost(self, pt: int | None, ct: int | None) -> float | None:
-        if not self._priced or (pt is None and ct is None):
-            return None
-        return ((pt or 0) / 1e6 * (self.cfg.price_in_per_mtok or 0.0)
-                + (ct or 0) / 1e6 * (self.cfg.price_out_per_mtok or 0.0))
+        return cost_of(pt, ct, self.cfg.price_in_per_mtok, self.cfg.price_out_per_mtok)
 
     def _scrub(self, text: str) -> str:
         return redact.scrub(text)

@@ -44,9 +44,12 @@ from qcstation.common.http_retry import (
     chat_reply_parts,
     clean_text,
     clean_token,
+    completion_token_limit,
+    cost_of,
+    excerpt,
     load_json_reply,
     parse_retry_after,
-    excerpt,
+    prompt_token_limit,
     token_count,
 )
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -195,7 +198,8 @@ class OpenAIBackend(Backend):
         except BadReply as exc:
             raise _Retryable(self._scrub(str(exc))) from None
         notes: list[str] = []
-        parsed = parse_chat_body(body, notes)
+        parsed = parse_chat_body(body, notes, prompt_limit=prompt_token_limit(req.messages),
+                                 completion_limit=completion_token_limit(req.max_tokens))
         if isinstance(parsed, str):
             raise _Retryable(self._scrub(parsed))
         text, finish, pt, ct = parsed
@@ -213,10 +217,7 @@ class OpenAIBackend(Backend):
         return min(cap, self.cfg.backoff_s * (2 ** n) * (0.5 + random.random()))
 
     def _cost(self, pt: int | None, ct: int | None) -> float | None:
-        pin, pout = self.cfg.price_in_per_mtok, self.cfg.price_out_per_mtok
-        if pin is None and pout is None:
-            return None
-        return ((pt or 0) * (pin or 0.0) + (ct or 0) * (pout or 0.0)) / 1e6
+        return cost_of(pt, ct, self.cfg.price_in_per_mtok, self.cfg.price_out_per_mtok)
 
 
 async def _read_limited(resp: Any) -> bytes:
@@ -231,7 +232,8 @@ async def _read_limited(resp: Any) -> bytes:
     return dec.finish()
 
 
-def parse_chat_body(body: Any, notes: list[str] | None = None
+def parse_chat_body(body: Any, notes: list[str] | None = None, *, prompt_limit: int | None = None,
+                    completion_limit: int | None = None
                     ) -> tuple[str, str | None, int | None, int | None] | str:
     """(text, finish_reason, prompt_tokens, completion_tokens) from a chat.completion body,
     or a string saying why the body is unusable. Empty content is a valid (empty) answer.
@@ -249,8 +251,9 @@ def parse_chat_body(body: Any, notes: list[str] | None = None
     finish = clean_token(first.get("finish_reason"), 40)
     if notes is None:
         notes = []
-    return (clean_text(content), finish, token_count(usage.get("prompt_tokens"), "prompt_tokens", notes),
-            token_count(usage.get("completion_tokens"), "completion_tokens", notes))
+    return (clean_text(content), finish,
+            token_count(usage.get("prompt_tokens"), "prompt_tokens", notes, prompt_limit),
+            token_count(usage.get("completion_tokens"), "completion_tokens", notes, completion_limit))
 
 
 def _server_message(raw: bytes, status: int) -> str:

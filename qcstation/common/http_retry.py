@@ -306,9 +306,12 @@ def token_count(value: Any, name: str, notes: list[str], limit: int | None = Non
     return None
 
 
-def prompt_token_limit(messages: Any) -> int:
+def prompt_token_limit(messages: Any, serialized: str | None = None) -> int:
     """The most tokens a prompt of these messages can be: a token is at least one byte of
-    its text (at most 4 bytes a character), plus a chat template's tokens per message."""
+    its text (at most 4 bytes a character), plus a chat template's tokens per message.
+    ``serialized``: the messages as JSON when at hand (longer than their texts: O(1))."""
+    if serialized is not None:
+        return 4 * len(serialized) + 64 * len(messages or ()) + 1024
     chars = 0
     n = 0
     for m in messages or ():

@@ -79,7 +79,7 @@ def output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
     sid, task, k = req_key
     ok = reply.status == "ok"
     notes = [str(n) for n in (reply.extra or {}).get("notes", ())] if ok else []
-    limits = ((prompt_token_limit(request.messages), completion_token_limit(request.max_tokens))
+    limits = ((prompt_token_limit(request.messages, request.messages_json), completion_token_limit(request.max_tokens))
               if request is not None else (None, None))
     pt = token_count(reply.prompt_tokens, "prompt_tokens", notes, limits[0])
     ct = token_count(reply.completion_tokens, "completion_tokens", notes, limits[1])

@@ -198,7 +198,7 @@ class OpenAIBackend(Backend):
         except BadReply as exc:
             raise _Retryable(self._scrub(str(exc))) from None
         notes: list[str] = []
-        parsed = parse_chat_body(body, notes, prompt_limit=prompt_token_limit(req.messages),
+        parsed = parse_chat_body(body, notes, prompt_limit=prompt_token_limit(req.messages, req.messages_json),
                                  completion_limit=completion_token_limit(req.max_tokens))
         if isinstance(parsed, str):
             raise _Retryable(self._scrub(parsed))

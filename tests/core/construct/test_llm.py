@@ -55,7 +55,7 @@ def free_port() -> int:
 async def test_success_records_tokens_latency_cost(fake_openai: FakeOpenAI, db_file: Path) -> None:
     fake_openai.reply("The answer is 42.", prompt_tokens=1000, completion_tokens=2000)
     cfg = mcfg(fake_openai, price_in_per_mtok=1.0, price_out_per_mtok=10.0, temperature=0.2,
-               max_tokens=77)
+               max_tokens=2077)     # a reply holds no more completion tokens than were asked for
     async with LLMClient(cfg, db_file, purpose="unit") as client:
         r = await client.chat(user("what is 6*7?"))
     assert isinstance(r, ChatResult)
@@ -67,7 +67,7 @@ async def test_success_records_tokens_latency_cost(fake_openai: FakeOpenAI, db_f
     assert req.authorization == f"Bearer {SECRET}"
     assert req.body is not None
     assert req.body["model"] == "test-model" and req.body["messages"] == user("what is 6*7?")
-    assert req.body["temperature"] == 0.2 and req.body["max_tokens"] == 77
+    assert req.body["temperature"] == 0.2 and req.body["max_tokens"] == 2077
     [row] = calls(db_file)
     assert row["status"] == "ok" and row["cached"] == 0 and row["retries"] == 0
     assert row["model"] == "test-model" and row["base_url"] == fake_openai.base_url
@@ -75,7 +75,7 @@ async def test_success_records_tokens_latency_cost(fake_openai: FakeOpenAI, db_f
     assert row["cost"] == pytest.approx(r.cost)
     assert row["purpose"] == "unit" and row["latency_ms"] > 0
     assert row["cache_key"] == cache_key("test-model", user("what is 6*7?"),
-                                         {"temperature": 0.2, "max_tokens": 77})
+                                         {"temperature": 0.2, "max_tokens": 2077})
 
 
 async def test_no_prices_means_no_cost(fake_openai: FakeOpenAI, db_file: Path) -> None:

@@ -44,12 +44,10 @@ from qcstation.common.http_retry import (
     chat_reply_parts,
     clean_text,
     clean_token,
-    completion_token_limit,
     cost_of,
     excerpt,
     load_json_reply,
     parse_retry_after,
-    prompt_token_limit,
     token_count,
 )
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -198,8 +196,9 @@ class OpenAIBackend(Backend):
         except BadReply as exc:
             raise _Retryable(self._scrub(str(exc))) from None
         notes: list[str] = []
-        parsed = parse_chat_body(body, notes, prompt_limit=prompt_token_limit(req.messages, req.messages_json),
-                                 completion_limit=completion_token_limit(req.max_tokens))
+        # counts above what the request can hold are dropped where the reply is stored
+        # (outputs.output_row: it has the request, whichever route the reply took)
+        parsed = parse_chat_body(body, notes)
         if isinstance(parsed, str):
             raise _Retryable(self._scrub(parsed))
         text, finish, pt, ct = parsed

@@ -317,3 +317,49 @@ def test_honest_formalizations_of_real_seeds_verify_and_a_rounded_gold_is_record
             assert art["status"] == "verified" and res["meaning"]["ok"], res
             if seeds[q]["answer_text"] == "$78.20":      # 1095/14, which AQuA's options round
                 assert res["rounding"]["rule"] == "nearest answer option" and res["value"] == "1095/14"
+
+
+def test_every_few_shot_example_passes_the_checks_it_teaches() -> None:
+    """Issue 31.6: the prompts ask for what the checks accept; an example the audit flags
+    (a bare literal in a step) or the meaning check refuses would teach the wrong thing."""
+    from qcstation.core.construct import prompts as P
+    from qcstation.core.construct.checks import cot_answer_ok
+    from qcstation.core.construct.keyinfo import keyinfo_content_problems, parse_keyinfo, validate_keyinfo
+    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
+    from qcstation.core.construct.selfcheck import _audit_smt
+    from qcstation.core.verify.meaning import check_meaning
+    from qcstation.core.verify.solve import verify_in_process
+
+    for question, smt in P.SMTLIB_SHOTS:
+        assert verify_in_process(smt).status == "verified"
+        assert check_meaning(smt, question).ok, check_meaning(smt, question).message
+        assert [f.code for f in _audit_smt("reasoning", smt, question, "")] == []
+        assert smt.endswith("(check-sat)\n(get-value (answer))")
+    for question, fields in P.KEYINFO_SHOTS:
+        parsed = parse_keyinfo(fields)
+        assert validate_keyinfo(parsed, question) == [] and keyinfo_content_problems(parsed, question) == []
+    for _question, chain in P.COT_SHOTS:
+        assert cot_answer_ok(chain, {"answer_text": "18"}) == (True, "")
+    for smt, notation in P.NOTATION_FROM_SMTLIB_SHOTS:
+        assert verify_in_process(notation_smtlib_of(read_notation(notation))).value == verify_in_process(smt).value
+    assert P.PROMPT_VERSIONS["reasoning"] == "smtlib-v2"
+
+
+def test_a_reviewers_reason_and_the_models_own_text_reach_the_prompt_without_the_gold(
+        tmp_path: Path, db_file: Path) -> None:
+    from qcstation.core.construct.pipeline_records import Job
+
+    with Store(db_file):
+        pass
+    seed = {"id": 1, "question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
+            "answer_text": "7"}
+    with Pipeline(db_file, _config(tmp_path, "http://127.0.0.1:9/v1")) as p:
+        job = Job(seed, "reasoning", feedback="A reviewer rejected it: the answer should be 7, not 8",
+                  previous_output="(assert (= answer 7.0))")
+        first = p._messages(job)
+        job.feedback, job.previous_output = "Z3 computes answer = 9", "(assert (= answer 9))"
+        second = p._messages(job)
+    tail = [m["content"] for m in second[len(first) - 2:]]
+    assert all(not re.search(r"(?<![\w.])7(?:\.0)?(?![\w.])", t) for t in tail), tail
+    assert "the answer should be […], not 8" in tail[1] and "(= answer […])" in tail[0]
+    assert "Attempt 1 was checked and rejected" in tail[1] and "answer = 9" in tail[-1]

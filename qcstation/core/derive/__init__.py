@@ -12,8 +12,12 @@ Modules, lowest first; a module imports only modules above it in this list
 ``bindings``    the contract with the references work: the givens of a rule-made Reasoning
                 artifact with their places and styles; :class:`~.bindings.Refusal`.
 ``model``       :class:`~.model.DerivedItem` (an item in memory), :class:`~.model.Refused`,
-                :class:`~.model.Check` (a Z3 check still to run), the transform vocabulary
-                (``TRANSFORMS``, ``FAMILIES``, ``KINDS``).
+                :class:`~.model.Check` (a Z3 check still to run), and
+                :class:`~.model.Transform`: one record per transformation (family, kinds,
+                builder, level, re-reading, perturbation and ladder roles) from which
+                ``TRANSFORMS``, ``FAMILIES``, ``KINDS``, the runner's dispatch, the stale
+                checks and the robustness tables are read. Adding a transformation is its
+                record and its builder.
 ``rebuild``     the one door to the construction rules (``core/construct``): a derived seed
                 goes through the *same* rules as an imported one (calculator rule, notation
                 renderer, key-information draft, error injection) and the same checks; the

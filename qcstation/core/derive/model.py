@@ -15,32 +15,85 @@ from typing import Any
 
 from qcstation.common.vocab import DIMENSIONS
 
-__all__ = ["FAMILIES", "KINDS", "TRANSFORMS", "Check", "DerivedItem", "Refused", "fmt"]
+__all__ = ["FAMILIES", "KINDS", "TRANSFORMS", "TRANSFORM_LIST", "Check", "DerivedItem", "Refused",
+           "Transform", "fmt", "transforms_where"]
 
-#: transform -> (family, what it is)
-TRANSFORMS: dict[str, tuple[str, str]] = {
-    "variant": ("variants", "every given resampled under the original's constraints, re-solved"),
-    "noise": ("noise", "k distractor sentences from other seeds; irrelevant information extended"),
-    "digits": ("arithmetic-ladder", ("the notation question's givens rewritten to d significant "
-                                    "digits, re-solved")),
-    "errors": ("refinement-ladder", "n distinct error types injected into the chain of thought"),
-    "add-operation": ("perturbation", ("one more given and step appended to the story and the "
-                                      "formalization, re-solved")),
-    "changed-numbers": ("perturbation", ("one given changed to another number of as many digits, "
-                                        "re-solved")),
-    "counterfactual": ("counterfactual", "one given shifted by a percentage, re-solved"),
-    "inverse": ("inverse", "the answer given and one given hidden (X); X solved by Z3, unique"),
-}
-FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(f for f, _ in TRANSFORMS.values()))
+@dataclass(frozen=True)
+class Transform:
+    """One derive transformation, the one record every other table of it is read from.
 
-#: what ``qcstation derive KIND`` builds: kind -> transforms
+    Adding a transformation is this record (in :data:`TRANSFORM_LIST`) and its builder."""
+
+    name: str
+    family: str                  #: ``derived_items.family``
+    about: str                   #: what it makes
+    kinds: tuple[str, ...]       #: the ``qcstation derive KIND`` s that build it
+    #: ``module:function`` of its builder, ``(parent, opts, key[, pool]) -> [DerivedItem |
+    #: Refused]``, resolved when first used (the builders stand above this module)
+    builder: str
+    level: str | None = None     #: what ``derived_items.level`` means (None: no level)
+    needs_pool: bool = False     #: the builder takes the run's noise pool
+    #: its story is rewritten and formalized again by the rules (:mod:`.stale` re-reads it)
+    reread: bool = False
+    #: its formalization is the parent's with other given values (:mod:`.stale`)
+    same_skeleton: bool = False
+    #: robustness: a perturbation compared with its parent in the base run (SMART Table 3)
+    perturbation: bool = False
+    #: robustness: the ladder it draws, as (the metric code of the dimension whose
+    #: difficulty it raises, the ladder's title); None: no ladder
+    ladder: tuple[str, str] | None = None
+
+
+TRANSFORM_LIST: tuple[Transform, ...] = (
+    Transform("variant", "variants",
+              "every given resampled under the original's constraints, re-solved",
+              ("variants",), "qcstation.core.derive.transforms:variants",
+              reread=True, same_skeleton=True),
+    Transform("noise", "noise",
+              "k distractor sentences from other seeds; irrelevant information extended",
+              ("ladder", "perturb"), "qcstation.core.derive.story:noise_items",
+              level="k: the noise sentences added", needs_pool=True, reread=True,
+              perturbation=True, ladder=("un", "Understanding ladder: k noise sentences")),
+    Transform("digits", "arithmetic-ladder",
+              "the notation question's givens rewritten to d significant digits, re-solved",
+              ("ladder",), "qcstation.core.derive.transforms:digits",
+              level="d: the givens' significant digits", same_skeleton=True,
+              ladder=("ar", "Arithmetic ladder: d significant digits")),
+    Transform("errors", "refinement-ladder",
+              "n distinct error types injected into the chain of thought",
+              ("ladder",), "qcstation.core.derive.transforms:errors",
+              level="n: the distinct error types injected",
+              ladder=("rt", "R&R ladder: n injected error types")),
+    Transform("add-operation", "perturbation",
+              "one more given and step appended to the story and the formalization, re-solved",
+              ("perturb",), "qcstation.core.derive.story:add_operation",
+              reread=True, perturbation=True),
+    Transform("changed-numbers", "perturbation",
+              "one given changed to another number of as many digits, re-solved",
+              ("perturb",), "qcstation.core.derive.transforms:changed_numbers",
+              reread=True, same_skeleton=True, perturbation=True),
+    Transform("counterfactual", "counterfactual", "one given shifted by a percentage, re-solved",
+              ("counterfactual",), "qcstation.core.derive.transforms:counterfactuals",
+              level="the shift of the given in percent", reread=True, same_skeleton=True),
+    Transform("inverse", "inverse",
+              "the answer given and one given hidden (X); X solved by Z3, unique",
+              ("inverse",), "qcstation.core.derive.transforms:inverses"),
+)
+
+#: name -> its record
+TRANSFORMS: dict[str, Transform] = {t.name: t for t in TRANSFORM_LIST}
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(t.family for t in TRANSFORM_LIST))
+
+#: what ``qcstation derive KIND`` builds: kind -> transforms (in the records' order)
 KINDS: dict[str, tuple[str, ...]] = {
-    "variants": ("variant",),
-    "ladder": ("noise", "digits", "errors"),
-    "perturb": ("noise", "add-operation", "changed-numbers"),
-    "counterfactual": ("counterfactual",),
-    "inverse": ("inverse",),
-}
+    kind: tuple(t.name for t in TRANSFORM_LIST if kind in t.kinds)
+    for kind in dict.fromkeys(k for t in TRANSFORM_LIST for k in t.kinds)}
+
+
+def transforms_where(flag: str) -> tuple[str, ...]:
+    """The names of the transformations whose record sets ``flag`` (``reread``,
+    ``same_skeleton``, ``perturbation``, ...), in the records' order."""
+    return tuple(t.name for t in TRANSFORM_LIST if getattr(t, flag))
 
 
 def fmt(value: Fraction) -> str:
@@ -82,7 +135,7 @@ class DerivedItem:
 
     @property
     def family(self) -> str:
-        return TRANSFORMS[self.transform][0]
+        return TRANSFORMS[self.transform].family
 
     @property
     def dimensions(self) -> list[str]:

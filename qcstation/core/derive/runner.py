@@ -21,6 +21,8 @@ processes (every draw is seeded by the item's key).
 
 from __future__ import annotations
 
+import functools
+import importlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -32,7 +34,7 @@ from typing import Any
 from db import Store, current_actor
 from qcstation.core.construct.selfcheck import stored_flags
 from qcstation.core.derive.bindings import Refusal
-from qcstation.core.derive.model import KINDS, DerivedItem, Refused, fmt
+from qcstation.core.derive.model import KINDS, TRANSFORMS, DerivedItem, Refused, Transform, fmt
 from qcstation.core.derive.parent import load_parent
 from qcstation.core.derive.solution import format_value
 from qcstation.core.derive.stale import rules_fingerprint, stale_on_resume
@@ -47,16 +49,8 @@ from qcstation.core.derive.store import (
     release_leases,
     write_batch,
 )
-from qcstation.core.derive.story import NoisePool, add_operation, noise, sentences
-from qcstation.core.derive.transforms import (
-    Options,
-    changed_numbers,
-    counterfactuals,
-    digits,
-    errors,
-    inverses,
-    variants,
-)
+from qcstation.core.derive.story import NoisePool, sentences
+from qcstation.core.derive.transforms import Options
 
 __all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive"]
 
@@ -141,25 +135,21 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
 
 def _one(transform: str, parent: Any, opts: Options, key: str, pool: NoisePool | None
          ) -> list[DerivedItem | Refused]:
-    if transform == "variant":
-        return variants(parent, opts, key)
-    if transform == "changed-numbers":
-        return changed_numbers(parent, opts, key)
-    if transform == "counterfactual":
-        return counterfactuals(parent, opts, key)
-    if transform == "digits":
-        return digits(parent, opts, key)
-    if transform == "errors":
-        return errors(parent, opts, key)
-    if transform == "inverse":
-        return inverses(parent, opts, key)
-    if transform == "add-operation":
-        return add_operation(parent, opts, key)
-    if transform == "noise":
+    record = TRANSFORMS.get(transform)
+    if record is None:
+        raise ValueError(f"unknown transform {transform!r}")
+    build = builder(record)
+    if record.needs_pool:
         assert pool is not None
-        levels = opts.noise_levels if opts.extra.get("ladder", True) else (opts.perturb_noise,)
-        return noise(parent, opts, key, pool, levels)
-    raise ValueError(f"unknown transform {transform!r}")
+        return build(parent, opts, key, pool)
+    return build(parent, opts, key)
+
+
+@functools.lru_cache(maxsize=None)
+def builder(record: Transform) -> Callable[..., list[DerivedItem | Refused]]:
+    """The builder a transformation's record names (``module:function``)."""
+    module, _, name = record.builder.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 # -- worker processes -----------------------------------------------------------------------

@@ -46,6 +46,7 @@ from typing import Any
 
 from db import Store
 from qcstation.core.derive.bindings import Refusal
+from qcstation.core.derive.model import transforms_where
 from qcstation.core.derive.parent import load_parent
 from qcstation.core.derive.rebuild import canonical, declared, rule_of, skeleton
 from qcstation.core.derive.store import SetInfo, get_set, parent_rows
@@ -54,9 +55,9 @@ __all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_se
            "stale_on_resume", "stale_parents"]
 
 #: transforms whose story is rewritten and formalized again by the rules (the check re-runs them)
-REREAD = ("variant", "changed-numbers", "counterfactual", "noise", "add-operation")
+REREAD: tuple[str, ...] = transforms_where("reread")
 #: transforms whose formalization is the parent's with new given values
-SAME_SKELETON = ("variant", "changed-numbers", "counterfactual", "digits")
+SAME_SKELETON: tuple[str, ...] = transforms_where("same_skeleton")
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,15 @@ def _insert(question: str, picks: list[tuple[int, str]]) -> str:
     return "".join(out)
 
 
+def noise_items(parent: Parent, opts: Options, key: str, pool: NoisePool
+                ) -> list[DerivedItem | Refused]:
+    """The ``noise`` transformation's items: the Understanding ladder's levels
+    (``opts.noise_levels``), or the one perturbation sentence when the run is not a ladder
+    (``opts.extra["ladder"]`` false: ``opts.perturb_noise``)."""
+    levels = opts.noise_levels if opts.extra.get("ladder", True) else (opts.perturb_noise,)
+    return noise(parent, opts, key, pool, levels)
+
+
 def noise(parent: Parent, opts: Options, key: str, pool: NoisePool, levels: tuple[int, ...],
           *, transform: str = "noise", tag: str = "noise") -> list[DerivedItem | Refused]:
     """``k`` noise sentences for each ``k`` of ``levels``."""

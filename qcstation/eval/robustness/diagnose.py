@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from db.store import Store
+from qcstation.core.derive.model import TRANSFORM_LIST, transforms_where
 from qcstation.eval.robustness.fidelity import intermediates
 from qcstation.eval.robustness.load import DIMS, VALUE_DIMS, RunData, find_base, load_run_data
 from qcstation.eval.robustness.measures import (
@@ -43,12 +44,19 @@ from qcstation.eval.robustness.measures import (
     step_fidelity,
 )
 
-__all__ = ["LADDERS", "LADDER_DIM", "PERTURBATIONS", "Backward", "Diagnosis", "VariantRow",
+__all__ = ["LADDERS", "LADDER_DIM", "LADDER_TITLES", "PERTURBATIONS", "Backward", "Diagnosis", "VariantRow",
            "diagnose"]
 
-PERTURBATIONS: tuple[str, ...] = ("noise", "add-operation", "changed-numbers")
-#: ladder -> the dimension whose difficulty it raises (SMART A.10)
-LADDER_DIM: dict[str, str] = {"noise": "un", "steps": "re", "digits": "ar", "errors": "rt"}
+#: the perturbations compared with their parents (the derive records' ``perturbation``)
+PERTURBATIONS: tuple[str, ...] = transforms_where("perturbation")
+#: the Reasoning ladder: every item by the operations of its formalization (not a transform)
+STEPS_LADDER: tuple[str, str, str] = ("steps", "re", "Reasoning ladder: operations of the formalization")
+_LADDERS = sorted([(t.name, *t.ladder) for t in TRANSFORM_LIST if t.ladder] + [STEPS_LADDER],
+                  key=lambda lad: DIMS.index(lad[1]))
+#: ladder -> the dimension whose difficulty it raises (SMART A.10), in the dimensions' order
+LADDER_DIM: dict[str, str] = {name: dim for name, dim, _ in _LADDERS}
+#: ladder -> its title
+LADDER_TITLES: dict[str, str] = {name: title for name, _, title in _LADDERS}
 LADDERS: tuple[str, ...] = tuple(LADDER_DIM)
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from qcstation.common.safe import display_text
-from qcstation.eval.robustness.diagnose import LADDER_DIM, PERTURBATIONS, Diagnosis
-from qcstation.eval.robustness.tables import LADDER_TITLES
+from qcstation.eval.robustness.diagnose import LADDER_DIM, LADDER_TITLES, PERTURBATIONS, Diagnosis
 from qcstation.eval.types import LABELS
 
 __all__ = ["CAPTIONS", "has_robustness", "ladder_series", "write_figures"]

@@ -6,16 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from qcstation.eval.robustness.diagnose import LADDER_DIM, PERTURBATIONS, Diagnosis
+from qcstation.eval.robustness.diagnose import LADDER_DIM, LADDER_TITLES, PERTURBATIONS, Diagnosis
 from qcstation.eval.robustness.load import DIMS
 from qcstation.eval.types import LABELS
 
 __all__ = ["LADDER_TITLES", "Table", "pct", "tables"]
-
-LADDER_TITLES = {"noise": "Understanding ladder: k noise sentences",
-                 "steps": "Reasoning ladder: operations of the formalization",
-                 "digits": "Arithmetic ladder: d significant digits",
-                 "errors": "R&R ladder: n injected error types"}
 
 
 @dataclass

@@ -19,6 +19,7 @@ REL VERSION --set NAME``).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from qcstation.commands import HELP
@@ -45,14 +46,58 @@ _KIND_HELP = {
 }
 
 
-def _levels(text: str) -> tuple[int, ...]:
+def _bounded(option: str) -> Any:
+    """argparse type: a whole number (or, for a tuple option, a comma-separated list) within
+    the option's bounds (``transforms.OPTION_BOUNDS``), else a clear error."""
+    from qcstation.core.derive.transforms import Options
+
+    def parse(text: str) -> Any:
+        many = isinstance(getattr(Options(), option), tuple)
+        if len(text) > 1000:
+            raise argparse.ArgumentTypeError("too long")
+        try:
+            out = tuple(int(x) for x in text.split(",") if x.strip()) if many else (int(text),)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'a comma-separated list of whole numbers' if many else 'a whole number'}"
+            ) from None
+        if not out:
+            raise argparse.ArgumentTypeError("give at least one level")
+        try:
+            Options(**{option: out if many else out[0]}).check()   # type: ignore[arg-type]
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+        return out if many else out[0]
+    return parse
+
+
+def _workers(text: str) -> int:
+    """argparse type: rules processes, 0 to 64."""
+    v = non_negative_int(text)
+    if v > 64:
+        raise argparse.ArgumentTypeError("must be at most 64")
+    return v
+
+
+def _rng_seed(text: str) -> int:
+    """argparse type: an RNG seed, a whole number of at most 19 digits."""
     try:
-        out = tuple(int(x) for x in text.split(",") if x.strip())
+        v = int(text) if len(text) <= 40 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
-    if not out:
-        raise argparse.ArgumentTypeError("give at least one level")
-    return out
+        v = None
+    if v is None or abs(v) >= 2**63:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number below 2**63")
+    return v
+
+
+def _at_most(most: int) -> Any:
+    """argparse type: a whole number from 1 to ``most``."""
+    def parse(text: str) -> int:
+        v = positive_int(text)
+        if v > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most}")
+        return v
+    return parse
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -70,6 +115,11 @@ def _build(args: argparse.Namespace) -> int:
         if value is not None:
             over["variants" if key == "per_seed" else key] = value
     opts = Options(**{**base.__dict__, **over})
+    try:
+        opts.check()
+    except ValueError as exc:
+        print(f"qcstation: error: {exc}", file=sys.stderr)
+        return 2
     with progress_bar(not args.quiet) as progress:
         summary = run_derive(db_path(args), cfg, kind=args.kind, name=args.name, opts=opts,
                              sources=args.source, limit=args.limit, workers=args.workers,
@@ -224,31 +274,31 @@ def register(subparsers: Any) -> None:
                                       f"release scope")
         k.add_argument("--source", action="append", help="only seeds of this source (repeatable)")
         k.add_argument("--limit", type=positive_int, metavar="N", help="only the first N seeds")
-        k.add_argument("--seed", type=int, help="RNG seed (default: generation.rng_seed)")
-        k.add_argument("--workers", type=non_negative_int, default=1, metavar="W",
+        k.add_argument("--seed", type=_rng_seed, help="RNG seed (default: generation.rng_seed)")
+        k.add_argument("--workers", type=_workers, default=1, metavar="W",
                        help="processes running the rules (default 1; 0: in this process)")
-        k.add_argument("--z3-workers", type=positive_int, metavar="Z",
+        k.add_argument("--z3-workers", type=_at_most(64), metavar="Z",
                        help="Z3 worker processes (default: verify.workers less W, at least 1, "
                             "so the run keeps to verify.workers busy processes)")
-        k.add_argument("--batch", type=positive_int, default=64, metavar="N",
+        k.add_argument("--batch", type=_at_most(10_000), default=64, metavar="N",
                        help="parents stored per transaction (default 64): an interruption "
                             "loses at most the batch in progress, which the next run builds again")
         if kind == "variants":
-            k.add_argument("--per-seed", type=positive_int, metavar="M",
-                           help="variants per seed (default 10)")
+            k.add_argument("--per-seed", type=_bounded("variants"), metavar="M",
+                           help="variants per seed (default 10, at most 100)")
         if kind == "ladder":
-            k.add_argument("--noise-levels", type=_levels, metavar="K,..",
+            k.add_argument("--noise-levels", type=_bounded("noise_levels"), metavar="K,..",
                            help="noise sentences per level (default 1,2,3,4)")
-            k.add_argument("--digit-levels", type=_levels, metavar="D,..",
+            k.add_argument("--digit-levels", type=_bounded("digit_levels"), metavar="D,..",
                            help="significant digits per level (default 1..7)")
-            k.add_argument("--error-levels", type=_levels, metavar="N,..",
+            k.add_argument("--error-levels", type=_bounded("error_levels"), metavar="N,..",
                            help="error types per level (default 1..6)")
         if kind == "counterfactual":
-            k.add_argument("--shifts", type=_levels, metavar="P,..",
-                           help="shifts in percent (default -30,-20,-10,10,20,30)")
+            k.add_argument("--shifts", type=_bounded("shifts"), metavar="P,..",
+                           help="shifts in percent, -90 to 300, not 0 (default -30,-20,-10,10,20,30)")
         if kind == "inverse":
-            k.add_argument("--per-seed", dest="inverse_per_seed", type=positive_int, metavar="G",
-                           help="givens hidden per seed, one item each (default 3)")
+            k.add_argument("--per-seed", dest="inverse_per_seed", type=_bounded("inverse_per_seed"), metavar="G",
+                           help="givens hidden per seed, one item each (default 3, at most 20)")
         k.add_argument("--json", action="store_true", help="print the summary as JSON")
         k.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     st = sub.add_parser("status", help="per source and transform: share of seeds made, refusals")

@@ -124,6 +124,10 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
             out.extend(_one(transform, parent, opts, key, pool))
         except Refusal as exc:
             out.append(Refused(transform, exc.code, str(exc)))
+        except (ArithmeticError, ValueError, LookupError, TypeError, RecursionError) as exc:
+            # a seed the transformation cannot handle costs its items, never the run
+            out.append(Refused(transform, "internal-error", f"{type(exc).__name__}: "
+                                                            f"{str(exc)[:300]}"))
     items = [o for o in out if isinstance(o, DerivedItem)]
     for item in items:       # the make-time audit, here in the worker (stored with the item)
         seed_like = {"question": item.question, "solution": item.solution or "",
@@ -249,6 +253,7 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     opts = opts or Options(errors_per_cot=int(cfg.generation.errors_per_cot),
                            rng_seed=int(cfg.generation.rng_seed))
+    opts.check()
     if kind == "perturb":
         opts = Options(**{**opts.__dict__, "extra": {**opts.extra, "ladder": False}})
     name = name or kind

@@ -287,7 +287,11 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = No
         if name in q.givens or places is None or places > _MAX_PLACES:
             raise Refusal("unwritable-number", f"the solution's {tok.text} cannot be written "
                                                f"as {format_value(new)} in its style") from None
-        return render(dataclasses.replace(style, places=places), new)
+        try:
+            return render(dataclasses.replace(style, places=places), new)
+        except Unwritable as exc:
+            raise Refusal("unwritable-number", f"the solution's {tok.text} cannot be written "
+                                               f"as {format_value(new)}: {exc}") from None
 
 
 def rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:

@@ -51,6 +51,7 @@ from qcstation.core.derive.solution import format_value
 
 __all__ = [
     "INVERSE_SENTENCE",
+    "OPTION_BOUNDS",
     "Options",
     "changed_numbers",
     "counterfactuals",
@@ -88,6 +89,38 @@ class Options:
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
                 if k != "extra"} | dict(self.extra)
+
+    def check(self) -> None:
+        """Every bounded option within its bounds (:data:`OPTION_BOUNDS`), else
+        :class:`ValueError` naming it: a run's size never grows without a bound."""
+        for name, (lo, hi, what) in OPTION_BOUNDS.items():
+            value = getattr(self, name)
+            values = value if isinstance(value, tuple) else (value,)
+            if isinstance(value, tuple):
+                if not 1 <= len(value) <= MAX_LEVELS:
+                    raise ValueError(f"{name}: give 1 to {MAX_LEVELS} levels, not {len(value)}")
+                if len(set(value)) != len(value):
+                    raise ValueError(f"{name}: a level is given twice")
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi or \
+                        (name == "shifts" and v == 0):
+                    raise ValueError(f"{name}: {v!r} is out of bounds ({what}: a whole number "
+                                     f"from {lo} to {hi}{', not 0' if name == 'shifts' else ''})")
+
+
+#: option -> (least, most, what it counts): what a user may set, bounded
+OPTION_BOUNDS: dict[str, tuple[int, int, str]] = {
+    "variants": (1, 100, "variants per seed"),
+    "tries": (1, 10_000, "draws per item"),
+    "noise_levels": (1, 10, "noise sentences"),
+    "digit_levels": (1, 12, "significant digits"),
+    "error_levels": (1, 6, "distinct error types (there are six)"),
+    "shifts": (-90, 300, "shift in percent"),
+    "errors_per_cot": (1, 6, "error types per chain of thought"),
+    "perturb_noise": (1, 10, "noise sentences"),
+    "inverse_per_seed": (1, 20, "givens hidden per seed"),
+}
+MAX_LEVELS = 20
 
 
 def _nothing_moves(parent: Parent, why: str) -> Refusal:

@@ -103,7 +103,16 @@ JEREMY = {
     "givens": {"g1": ("away 1/3 of", "1/3", "fraction"), "g2_birds": ("saw 12 birds", "12", "number"),
                "g3_birds": ("later, 20 more", "20", "number")},
 }
-SEEDS = {"jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+# issue 30: a signed number ("-18 meters"): the worked solution writes negative results that a
+# new value cannot be written as in its style; derive must refuse those items and go on
+DIVER = {
+    "question": "A diver is at -18 meters. She goes down 2 times by 3 meters each time. At what "
+                "depth is she now in meters?",
+    "answer": "She goes down 2*3=<<2*3=6>>6 meters.\nShe is at -18-6=<<-18-6=-24>>-24 meters.\n#### -24",
+    "givens": {"g1_times": ("down 2 times", "2", "number"), "g2_meters": ("by 3 meters", "3", "number"),
+               "g3_meters": ("at -18 meters", "18", "number")},
+}
+SEEDS = {"diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY}
 
 

@@ -25,7 +25,7 @@ from qcstation.common.identity import require_curator
 from qcstation.common.safe import one_line, printable
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.review.items import find_seed, item_key, made_by_text
-from qcstation.core.review.queries import cur_sql
+from qcstation.core.review.queries import _SCOPE_SEEDS
 
 __all__ = ["FlaggedItem", "flagged_items", "flag_blockers", "override_flags", "undo_override",
            "active_overrides", "record_flags", "MAX_REASON_CHARS"]
@@ -67,14 +67,27 @@ def _flag_list(raw: Any) -> list[dict[str, Any]]:
             for f in flags if isinstance(f, dict)]
 
 
-def _any_flagged_fast(store: Store) -> bool:
-    """Whether the working set has any flagged, usable current artifact (the counts the
-    database keeps; no artifact read)."""
+def _flagged_dimensions(store: Store) -> list[str]:
+    """The dimensions of the working set with any flagged, usable current artifact (the counts
+    the database keeps; no artifact read)."""
     marks = ",".join("?" * len(USABLE_STATUSES))
-    n = store.scalar(
-        f"SELECT COALESCE(SUM(n), 0) FROM artifact_counts WHERE seed_status = 'active' "
-        f"AND status IN ({marks}) AND flag_codes NOT IN ('', '~')", tuple(USABLE_STATUSES))
-    return bool(n)
+    return [r["dimension"] for r in store.query(
+        f"SELECT dimension FROM artifact_counts WHERE seed_status = 'active' "
+        f"AND status IN ({marks}) AND flag_codes NOT IN ('', '~') GROUP BY dimension "
+        f"HAVING SUM(n) > 0", tuple(USABLE_STATUSES))]
+
+
+# flagged usable artifacts of one dimension that are current (no higher version that is not
+# superseded), read from the covering index of (dimension, seed_id, version, status, ...,
+# flag_codes) without grouping every seed of the dimension
+_FLAGGED_SQL = """
+    SELECT a.seed_id, a.id, a.status, a.flag_codes FROM artifacts a
+    WHERE a.dimension = :dim AND a.status IN ({usable}) AND a.flag_codes IS NOT NULL
+      AND a.flag_codes != '' {scope}
+      AND NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.dimension = a.dimension
+                      AND b.seed_id = a.seed_id AND b.version > a.version
+                      AND b.status != 'superseded')
+"""
 
 
 def flagged_items(store: Store, scope: str = "", *, only_blocking: bool = False
@@ -82,15 +95,14 @@ def flagged_items(store: Store, scope: str = "", *, only_blocking: bool = False
     """Every flagged current artifact (verified or accepted) of a seed that a release of
     ``scope`` would take now (all its required dimensions verified or accepted), in seed
     order, with the override in force (``only_blocking``: those without one)."""
-    if not scope and not _any_flagged_fast(store):
+    dims = _flagged_dimensions(store) if not scope else list(DIMENSIONS)
+    if not dims:
         return []
-    marks = ",".join(f"'{s}'" for s in USABLE_STATUSES)
-    cur = cur_sql(scope).replace("SELECT seed_id, id, status,", "SELECT seed_id, id, status, flag_codes,")
+    sql = _FLAGGED_SQL.format(usable=",".join(f"'{s}'" for s in USABLE_STATUSES),
+                              scope=f"AND a.seed_id IN ({_SCOPE_SEEDS})" if scope else "")
     flagged: list[tuple[int, str, int, str, str]] = []
-    for dim in DIMENSIONS:
-        for r in store.query(f"SELECT seed_id, id, status, flag_codes FROM ({cur}) "
-                             f"WHERE status IN ({marks}) AND flag_codes IS NOT NULL "
-                             f"AND flag_codes != ''", {"dim": dim, "scope": scope}):
+    for dim in dims:
+        for r in store.query(sql, {"dim": dim, "scope": scope}):
             flagged.append((int(r["seed_id"]), dim, int(r["id"]), r["status"], r["flag_codes"]))
     if not flagged:
         return []

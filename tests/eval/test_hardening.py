@@ -268,3 +268,13 @@ def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
         n_scores = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,))
     assert outcome.scores is not None and (row["status"], row["owner"]) == ("done", None)
     assert n_scores == 3 * len(outcome.scores.counts) or n_scores > 0
+
+
+def test_import_batch_stores_slices_bounded_in_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.commands.eval import import_batch
+    from qcstation.eval.types import EvalReply
+
+    monkeypatch.setattr(import_batch, "_IMPORT_CHUNK_CHARS", 100)
+    replies = [EvalReply(f"r{i}", "ok", text="z" * 40) for i in range(7)] + [EvalReply("e", "error", error="x" * 500)]
+    sizes = [len(c) for c in import_batch._chunks(iter(replies))]
+    assert sizes == [3, 3, 2] and sum(sizes) == len(replies)

@@ -8,7 +8,6 @@ FILE:LINE: message), 2 a file could not be read at all.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,9 @@ if TYPE_CHECKING:
 
 _SHOWN_PROBLEMS = 20
 _IMPORT_CHUNK = 20_000
+#: a slice is stored once its replies' texts reach this many characters (a line may hold up to
+#: 16 MB: 20,000 such lines held at once would be 320 GB)
+_IMPORT_CHUNK_CHARS = 32 * 1024 * 1024
 
 
 def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -128,7 +130,7 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
     try:
         # stored a slice at a time: memory stays bounded on large files, and a re-run
         # after an interruption skips what was stored
-        while chunk := list(itertools.islice(stream, _IMPORT_CHUNK)):
+        for chunk in _chunks(stream):
             for key, n in store_replies(store, run_id, chunk).items():
                 counts[key] = counts.get(key, 0) + n
     except BatchFileError as exc:
@@ -147,6 +149,21 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
                 if exists else " (no such run in this database)")
         file_problems.append(f"{path}: {n} result(s) belong to run {other}{hint}")
     problems.extend(file_problems)
+
+
+def _chunks(replies: Iterator[EvalReply]) -> Iterator[list[EvalReply]]:
+    """Slices of at most :data:`_IMPORT_CHUNK` replies and about :data:`_IMPORT_CHUNK_CHARS`
+    characters of text and errors: memory stays bounded whatever the lines hold."""
+    chunk: list[EvalReply] = []
+    chars = 0
+    for reply in replies:
+        chunk.append(reply)
+        chars += len(reply.text or "") + len(reply.error or "")
+        if len(chunk) >= _IMPORT_CHUNK or chars >= _IMPORT_CHUNK_CHARS:
+            yield chunk
+            chunk, chars = [], 0
+    if chunk:
+        yield chunk
 
 
 def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: bool,

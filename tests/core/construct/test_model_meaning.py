@@ -363,3 +363,33 @@ def test_a_reviewers_reason_and_the_models_own_text_reach_the_prompt_without_the
     assert all(not re.search(r"(?<![\w.])7(?:\.0)?(?![\w.])", t) for t in tail), tail
     assert "the answer should be […], not 8" in tail[1] and "(= answer […])" in tail[0]
     assert "Attempt 1 was checked and rejected" in tail[1] and "answer = 9" in tail[-1]
+
+
+def test_a_model_notation_question_that_states_the_answer_is_refused(tmp_path: Path, db_file: Path) -> None:
+    """Issue 31.1: "Let a = 21. Let answer = a." passed Z3 for a gold of 21."""
+    from qcstation.core.ingest.importer import import_file
+
+    rows = [{"question": "Tom is 3 years older than twice Ann's age. Together they are 30 years old. "
+                         "How old is Tom?", "answer": "21", "id": "t"}]
+    f = tmp_path / "t.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with Store(db_file) as store:
+        import_file(store, f, "jsonl", level="hard")
+    from qcstation.core.construct.prompts import SMTLIB_SHOTS
+
+    stating = "Let a = 21. Let answer = a. What is the value of answer?"
+    right = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann + b. What is the value of answer?"
+    with FakeOpenAI() as server:
+        server.reply(SMTLIB_SHOTS[1][1])     # reasoning: the prompt's own example, not renderable
+        server.reply(stating)
+        server.reply(right)
+        with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
+            s = p.generate(dimensions=["reasoning", "arithmetic"])
+        last = server.chat_requests[-1].body["messages"]
+    assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
+    # refused for its meaning, the number it wrote (the gold) kept out of the feedback
+    assert "does not state" in last[-1]["content"] and "21" not in last[-1]["content"]
+    with Store(db_file) as store:
+        first = store.one("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND version = 1")
+        assert json.loads(first["verify_result"])["status"] == "meaning"
+        assert json.loads(current_artifact(store, 1, "arithmetic")["content"])["notation"] == right

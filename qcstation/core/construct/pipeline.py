@@ -779,8 +779,8 @@ def _failure_feedback(art: dict[str, Any], seed: dict[str, Any]) -> str | None:
         res = json.loads(art["verify_result"] or "{}")
     except ValueError:
         return None
-    if not isinstance(res, dict) or not res.get("status"):
-        return None
+    if not isinstance(res, dict) or not res.get("status") or res.get("status") == "inject_failed":
+        return None     # (the injection rules' failure is never the model's to fix)
     smt = _artifact_output(art) if art["dimension"] == "reasoning" else None
     return model_feedback(res, seed, smt)
 

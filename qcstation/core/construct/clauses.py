@@ -245,6 +245,9 @@ def reads_as_clause(text: str) -> bool:
                 return True
             continue
         prev = tokens[i - 1].lower()
+        if prev in ("this", "that") and i - 1 == start and low.endswith("s") and low not in _BASE \
+                and _forms(low) & _BASE and i == len(tokens) - 1:
+            return True  # "This continues": the demonstrative is the subject, a verb ends it
         if prev in _NOT_BEFORE_VERB or prev in (",", ";", ":") or (low == "can" and prev in ("each", "one", "per")):
             continue  # ("$2 each can": a noun)
         if (prev[:1].isdigit() or prev[:1] == "$") and low not in _AUXILIARIES:

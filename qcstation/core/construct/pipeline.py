@@ -53,6 +53,7 @@ from qcstation.core.construct.checks import (
     redact_gold,
     rounded_gold_match,
 )
+from qcstation.core.construct.selfcheck import hard_flags
 from qcstation.core.verify.answers import parse_number
 from qcstation.common.config import Config
 from qcstation.common.errors import GenerationError, ModelAccessError
@@ -315,6 +316,10 @@ class Pipeline:
                     result = rounded
                 if result["status"] == "verified" and i in model_made:
                     result = meaning_refusal(model_made[i], seed, result)
+                hard = hard_flags(dim, _content, seed) if result["status"] == "verified" else []
+                if hard:
+                    # Z3 found the answer, but a given stands for another quantity: not verified
+                    result = {"status": "self-check", "message": "; ".join(f.message for f in hard)}
                 res.append((result["status"] == "verified", result))
             return res
         if dim == "understanding":

@@ -190,7 +190,7 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     """The content words right after a number, up to ``limit``, before any operator, digit or
     clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> [])."""
     tail = text[end:end + 80]
-    stop = re.search(r"[=+\-*/×x÷<>()\d.,;:!?\n]|\bx\b", tail)
+    stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
     if tail[:1] == "%":
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail
@@ -458,7 +458,49 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
-    return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question)
+    return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
+        + _two_roles(defs, values, occurrences, lines)
+
+
+def _name_count(expr: Any, name: str, depth: int = 0) -> int:
+    if depth > 200:
+        return 0
+    k = _kind(expr)
+    if k == "Name":
+        return int(str(expr.name) == name)
+    if k == "Neg":
+        return _name_count(expr.operand, name, depth + 1)
+    if k == "BinOp":
+        return _name_count(expr.left, name, depth + 1) + _name_count(expr.right, name, depth + 1)
+    return 0
+
+
+def _two_roles(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],
+               lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
+    """One given a step uses twice where its line writes the value once with the words of the
+    question's place and once with words no place of that value has: "5 dance classes 5 days a
+    week so that's 5*5" (71: the question's 5 is "5 dance classes"; the 5 days are its
+    "weekdays"). Two roles of one number, tied by its value alone."""
+    out: list[Binding] = []
+    for step, expr in defs.items():
+        if _is_given(expr) or step not in values:
+            continue
+        line = None
+        for dep in sorted(expr_names(expr)):
+            if dep not in defs or not _is_given(defs[dep]) or dep not in values or _name_count(expr, dep) < 2:
+                continue
+            v = values[dep]
+            cands = [o for o in occurrences if o.value == v]
+            if not cands or not all(o.words for o in cands):
+                continue
+            if line is None:
+                line = next((prose for prose, results in lines if values[step] in results), "")
+            named = [{_stem(w) for w in ws} for ws in (_solution_words(line, v) or []) if ws]
+            agree = [ws for ws in named if any(o.words & ws for o in cands)]
+            other = [ws for ws in named if not any(o.words & ws for o in cands)]
+            if agree and other:
+                out.append(Binding(step, v, tuple(sorted(other[0])), tuple(o.text for o in cands)))
+    return out
 
 
 @text_memo(maxsize=512)

@@ -43,6 +43,12 @@ never from the labels the rule stored with the artifact:
   sentence of the question as written and does not read as a statement of its own ("At the
   end of the 8 weeks, if she has a total of $100.", "Profit is the difference between total
   income and total expenses, so."); see :func:`qcstation.core.construct.clauses.scenario_fragments`.
+* ``given-role`` (reasoning), a **hard** flag: read a third way, by
+  :mod:`qcstation.core.construct.rolecheck` (its own reading of the texts, no rule code), a
+  step's line writes a given's value only with words of another kind of quantity than the
+  question's place of that given ("5 days" for "5 dance classes", "2 people" for "two books"):
+  one number in two roles. The rules refuse such a formalization, generate never marks one
+  verified (:func:`hard_flags`), and derive takes no parent that carries it.
 * ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
   the value its new computation no longer gives ("They each get 22 chips because
   110 * 5 = 550").
@@ -62,11 +68,14 @@ from typing import Any
 from qcstation.common.errors import QCStationError
 from qcstation.common.memo import text_memo
 
-__all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "flag_columns", "stored_flags",
-           "parse_flag_codes"]
+__all__ = ["Flag", "FLAG_CODES", "HARD_FLAGS", "AUDIT_VERSION", "audit_artifact", "flag_columns", "stored_flags",
+           "parse_flag_codes", "hard_flags", "hard_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 4
+AUDIT_VERSION = 5
+
+#: flags that keep an artifact out of ``verified`` (and so out of release and derived sets)
+HARD_FLAGS = frozenset({"given-role"})
 
 
 FLAG_CODES: dict[str, str] = {
@@ -83,6 +92,7 @@ FLAG_CODES: dict[str, str] = {
     "known-fragment": "a known quantity cut from the question is no sentence and no clause with a subject",
     "scenario-fragment": "a sentence of the scenario that is not the question's reads as no statement of its own",
     "stale-edit": "an edited step still states the value its computation no longer gives",
+    "given-role": "a given stands for another kind of quantity on a line that uses it (hard)",
 }
 
 MAX_TEXT = 200_000  # characters of any one text examined
@@ -415,7 +425,7 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
     try:
         if dimension == "reasoning":
             smt = content.get("smtlib")
-            return _audit_smt("reasoning", smt, question, solution) \
+            return _audit_smt("reasoning", smt, question, solution) + _roles(content, question, solution) \
                 if isinstance(smt, str) else []
         if dimension == "arithmetic":
             return _audit_notation(content, question, solution)
@@ -426,6 +436,43 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
     except RecursionError:
         return []
     return []
+
+
+def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
+    """``given-role`` flags of a formalization that stores its givens' places (rule-made)."""
+    from qcstation.core.construct.rolecheck import given_roles
+
+    smt, givens = content.get("smtlib"), content.get("givens")
+    if not isinstance(smt, str) or not isinstance(givens, list) or not question or not solution:
+        return []
+    parsed = _smt_definitions(smt)
+    if parsed is None:
+        return []
+    defs, values, _ = parsed
+    return [Flag("given-role", "reasoning", m[:300])
+            for m in given_roles(defs, values, [g for g in givens if isinstance(g, dict)], question, solution)[:5]]
+
+
+def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
+    """The flags of :data:`HARD_FLAGS` an artifact carries (what keeps it out of ``verified``)."""
+    if dimension != "reasoning":
+        return []
+    if isinstance(content, str):
+        try:
+            content = json.loads(content[:MAX_TEXT * 5])
+        except ValueError:
+            return []
+    if not isinstance(content, dict):
+        return []
+    try:
+        return _roles(content, str(seed.get("question") or ""), str(seed.get("solution") or ""))
+    except RecursionError:
+        return []
+
+
+def hard_codes(codes: str | None) -> list[str]:
+    """The hard flag codes among stored ``flag_codes`` ("given-role:1 unused-given:2")."""
+    return sorted(c for c in parse_flag_codes(codes) if c in HARD_FLAGS)
 
 
 def _gold(seed: dict[str, Any]) -> Fraction | None:

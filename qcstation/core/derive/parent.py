@@ -27,6 +27,7 @@ from typing import Any
 
 from qcstation.core.construct.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
 from qcstation.core.construct.rules.expr import bounded
+from qcstation.core.construct.selfcheck import hard_codes
 from qcstation.core.derive.bindings import (
     Bindings,
     Given,
@@ -127,6 +128,10 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
     rea = artifacts.get("reasoning")
     if rea is None or rea.get("status") not in ("verified", "accepted"):
         raise Refusal("not-verified", "its Reasoning artifact is not verified")
+    hard = hard_codes(rea.get("flag_codes"))
+    if hard:
+        raise Refusal("flagged", f"its Reasoning artifact carries the hard self-check flag(s) "
+                                 f"{', '.join(hard)}: a given may stand for another quantity")
     if not str(rea.get("generator") or "").startswith("rule:"):
         raise Refusal("not-rule-made", f"its formalization was written by "
                                        f"{rea.get('generator')}, not by the rules: its givens "

@@ -200,13 +200,13 @@ def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str
         marks = ",".join("?" * len(part))
         for row in store.query(f"SELECT * FROM seeds WHERE id IN ({marks})", part):
             seeds[int(row["id"])] = row
-        for seed_id, dim, version, aid, status, generator, content in store.conn.execute(
-                f"SELECT seed_id, dimension, version, id, status, generator, content FROM artifacts "
+        for seed_id, dim, version, aid, status, generator, content, codes in store.conn.execute(
+                f"SELECT seed_id, dimension, version, id, status, generator, content, flag_codes FROM artifacts "
                 f"WHERE seed_id IN ({marks}) AND status != 'superseded'", part):
             known = latest.get((seed_id, dim))
             if known is None or version > known[0]:
-                latest[(seed_id, dim)] = (version, {"id": aid, "status": status,
-                                                    "generator": generator, "content": content})
+                latest[(seed_id, dim)] = (version, {"id": aid, "status": status, "generator": generator,
+                                                    "content": content, "flag_codes": codes})
     out = []
     for seed_id in ids:
         arts: dict[str, dict[str, Any]] = {}

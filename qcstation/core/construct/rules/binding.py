@@ -23,6 +23,7 @@ records them as uncertain and the item is not rule-made.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from dataclasses import dataclass
 
@@ -48,6 +49,17 @@ _FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
     Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
     Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
     Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
+    Fraction(5): frozenset({"day", "week"}),  # "5 days a week" for the question's "weekdays"
+}
+
+
+#: quantities the words imply: a value the step's line names with these words where the question
+#: writes them too ("During the weekends, a total of 100 x 2": the two days of a weekend, not the
+#: question's "two 4-week months"; "5 days a week" for its "weekdays") is that named constant
+#: (:mod:`.constants`), never a given of equal value with other words
+_IMPLIED: dict[Fraction, re.Pattern[str]] = {
+    Fraction(2): re.compile(r"\bweekends?\b", re.I),
+    Fraction(5): re.compile(r"\bweekdays?\b", re.I),
 }
 
 
@@ -78,6 +90,7 @@ class Binder:
         self.chosen_by_order: dict[int, bool] = {}
         self.chosen: dict[int, str] = {}
         self.order: list[int] = []
+        self.here: set[int] = set()  # the places the step being walked uses
         self.used_in: dict[Fraction, set[int]] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
@@ -110,6 +123,18 @@ class Binder:
                 return agree[0]
         if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
             return None
+        implied = _IMPLIED.get(v)
+        if implied is not None and not agree and implied.search(line) and implied.search(self.question) \
+                and not any(implied.search(self.question, self.nums[j].start, self.nums[j].start + 40) for j in occ):
+            return None
+        if stems and not agree and occ and all(self.nums[j].stems and j in self.here for j in occ) \
+                and not self._said_in_words(v, line):
+            # "5 dance classes 5 days a week" -> 5*5 (71: "5 dance classes, every day, on the
+            # weekdays"): the words name something else than every place of this value, and each
+            # place already stands for another number of the same computation: not a second role
+            # of that given by its value alone (a named constant where the question's words imply
+            # it, else no rule applies)
+            return None
         if not agree and occ and all(j in self.chosen for j in occ) and line_stems(line) & _AVERAGE_STEMS \
                 and v.denominator == 1 and 2 <= v <= 12 and not any(self.nums[j].stems & _AVERAGE_STEMS for j in occ):
             # "On average they ate 45 because 90 / 2": the (small) count averaged over, not the
@@ -125,6 +150,11 @@ class Binder:
         if v in (0, 1):
             return self._one(v, line, occ, stems, agree)
         if not occ:
+            return None
+        if not agree and all(j in self.here for j in occ) and any(
+                has_phrase(self.question, phrase, ignore_case=True) for phrase in _PHRASES_OF.get(v, ())):
+            # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
+            # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
         return self._by_order(v, agree or occ, occ)
 
@@ -173,6 +203,7 @@ class Binder:
                 self.chosen[idx] = name
                 self.order.append(idx)
                 self.names[name] = n
+            self.here.add(idx)
             return Name(self.chosen[idx])
         if isinstance(e, Neg):
             return Neg(self._walk(e.operand, line, seen))
@@ -185,6 +216,7 @@ class Binder:
         for i, e in enumerate(self.exprs):
             before = dict(self.all_uses)
             line = self.lines[i] if self.lines is not None and i < len(self.lines) else ""
+            self.here = set()
             out.append(self._walk(e, line, {}))
             for v, k in self.all_uses.items():
                 if k != before.get(v, 0):

@@ -13,7 +13,7 @@ from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleErro
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
 from qcstation.core.construct.rules.constants import declare_literals
-from qcstation.core.construct.rules.givens import Givens, content_words, protect_fractions, question_numbers, text_numbers
+from qcstation.core.construct.rules.givens import Givens, content_words, protect_fractions, question_numbers
 from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
 from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
 from qcstation.core.construct.rules.phrases import phrase_re
@@ -211,6 +211,28 @@ def _needed(steps: list[RuleStep], answer: str) -> set[str]:
     return needed
 
 
+_MENTION_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
+_COMPUTING_RE = re.compile(r"[=+*/×÷]|\d\s*-\s*\d|\s[-x]\s|\b(?:times|plus|minus|divided|multiplied|equals?|sum|"
+                           r"product|difference|subtract|add|multiply|divide)\b", re.I)
+
+
+def _computed_mentions(masked: str) -> set[Fraction]:
+    """The numbers the solution's text computes with outside its annotations: those written
+    next to an operator or a word of arithmetic ("8 times 1/2 equals 4", "32 - 30"), not a
+    restatement of the story ("in the next 6 hours", "the 200 Grade 5 students")."""
+    out: set[Fraction] = set()
+    for m in _MENTION_RE.finditer(masked):
+        near = masked[max(0, m.start() - 14):m.start()] + " " + masked[m.end():m.end() + 14]
+        if not _COMPUTING_RE.search(near.replace("\u00a7", " ")):
+            continue
+        try:
+            v = Fraction(m.group(1).replace(",", ""))
+            out.add(v / int(m.group(2)) if m.group(2) and int(m.group(2)) else v)
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
+
+
 def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], kept: list[Expr]) -> None:
     """RuleError unless the kept steps use every number of the question the solution works
     with (in its computations, or in its text as digits)."""
@@ -218,7 +240,7 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
     # a number of the question the solution's text works with (digits, not words)
     digits = {n.value for n in givens.numbers
               if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
-    mentioned = {v for v in text_numbers(mask_annotations(solution)) if v in digits}
+    mentioned = {v for v in _computed_mentions(mask_annotations(solution)) if v in digits}
     used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
     used_kept = {v for e in kept for v in literal_values(e)}
     used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
@@ -301,7 +323,7 @@ def smt_from_calculator_annotations(
     exprs_raw = exprs_raw[: answer_index + 1]
     names = [f"s{i}_{label}" if label else f"s{i}"
              for i, label in enumerate((_step_label(solution, c.start, c.end) for c in comps), start=1)]
-    linked_exprs, links = resolve_links(comps, exprs_raw, names, givens, notes)
+    linked_exprs, links = resolve_links(comps, exprs_raw, names, givens, notes, solution)
     steps = _chained_steps(solution, comps, names, linked_exprs, notes)
     exprs = linked_exprs
     chosen = steps[answer_index]

@@ -34,6 +34,15 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(60), r"\bseconds?\b", "k_seconds_per_minute"),
     (Fraction(24), r"\bhours?\b|\bdays?\b|\bdaily\b", "k_hours_per_day"),
     (Fraction(7), r"\bweeks?\b|\bweekly\b", "k_days_per_week"),
+    (Fraction(2), r"\bweekends?\b", "k_weekend_days"),
+    (Fraction(4), r"\bmonths?\b|\bmonthly\b", "k_weeks_per_month"),
+    (Fraction(2), r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b", "k_ways_of_a_round_trip"),
+    (Fraction(2), r"\bevery (?:second|other)\b", "k_every_second"),
+    (Fraction(2), r"\bpairs?\b", "k_per_pair"),
+    (Fraction(2), r"\bbicycles?\b|\bbikes?\b", "k_wheels_per_bicycle"),
+    (Fraction(3), r"\btricycles?\b", "k_wheels_per_tricycle"),
+    (Fraction(2), r"\bboth\b", "k_both"),
+    (Fraction(5), r"\bweekdays?\b|\bwork ?weeks?\b|\bmonday (?:through|to) friday\b", "k_weekdays_per_week"),
     (Fraction(12), r"\bmonths?\b|\bmonthly\b|\byears?\b", "k_months_per_year"),
     (Fraction(12), r"\binch(?:es)?\b|\bfoot\b|\bfeet\b", "k_inches_per_foot"),
     (Fraction(12), r"\bdozens?\b", "k_per_dozen"),
@@ -45,6 +54,23 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
      "k_per_thousand"),
     (Fraction(5280), r"\bmiles?\b|\bfeet\b", "k_feet_per_mile"),
 ]
+
+
+#: factors a step's line must name as well: a weekend's 2 days only where the line says
+#: "weekend" (not the 2 plane tickets of a question that mentions a busy weekend)
+_LINE_WORDS: dict[str, re.Pattern[str]] = {
+    "k_weekend_days": re.compile(r"\bweekends?\b", re.I),
+    "k_weekdays_per_week": re.compile(r"\bweekdays?\b|\bdays?\b", re.I),
+    "k_weeks_per_month": re.compile(r"\bweeks?\b.*\bmonths?\b|\bmonths?\b.*\bweeks?\b", re.I),
+    "k_ways_of_a_round_trip": re.compile(r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b|\bboth ways\b",
+                                         re.I),
+    "k_every_second": re.compile(r"\bevery (?:second|other)\b", re.I),
+    "k_per_pair": re.compile(r"\bpairs?\b", re.I),
+    "k_wheels_per_bicycle": re.compile(r"\b(?:bi(?:ke|cycle)s?|bike)\b.*\b(?:tires?|wheels?)\b"
+                                       r"|\b(?:tires?|wheels?)\b.*\bbi(?:ke|cycle)s?\b", re.I),
+    "k_wheels_per_tricycle": re.compile(r"\btricycles?\b", re.I),
+    "k_both": re.compile(r"\bboth\b", re.I),
+}
 
 
 #: a named factor's value by its name (what a relationship shows for it)
@@ -109,7 +135,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         else:
             name = names[0] if names else None
         if name is None:
-            name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)), None)
+            name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
+                         and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))), None)
         if name is None or name in taken:
             return None
         consts.setdefault(v, name)

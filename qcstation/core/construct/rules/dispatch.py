@@ -134,6 +134,11 @@ def check_independently(result: RuleResult, question: str, solution: str) -> Non
     problems += [f"step-literal: {n} writes " + ", ".join(str(v) for v in lits)
                  for n, lits in step_literals(defs).items()]
     problems += [f"equal-value-link: {m}" for m in equal_value_links(defs, values, question, solution)]
+    if not problems:
+        # the independent reading of what each given measures (its own code: rolecheck)
+        from qcstation.core.construct.rolecheck import given_roles
+
+        problems = [f"given-role: {m}" for m in given_roles(defs, values, result.givens, question, solution)]
     if problems:
         raise RuleError(problems[0], "Ambiguous binding")
 

@@ -141,9 +141,55 @@ def _occurrences(givens: Givens | None, values: set[Fraction]) -> set[int]:
     return {n.start for n in givens.numbers if n.value in values} if givens else set()
 
 
+def _line_at(solution: str, pos: int) -> str:
+    a = solution.rfind("\n", 0, pos) + 1
+    b = solution.find("\n", pos)
+    return solution[a:b if b != -1 else len(solution)]
+
+
+def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                     solution: str, keys: list[int]) -> dict[int, int | None]:
+    """For the numbers two readings disagree on (``keys``: indexes into ``ch.keys``), the reading
+    the words settle: the step's line writes the number with words that the earlier step's
+    line writes after its result and no place of the question has that value with ("9 eggs"
+    in both lines, the question's 9 is "9 hours"): that step; or with words of the question's
+    place and none of the earlier result's: the given. Keys the words leave open are absent."""
+    from qcstation.core.construct.reread import solution_stems
+
+    out: dict[int, int | None] = {}
+    for n in keys:
+        i, k = ch.keys[n]
+        v = leaves(exprs[i])[k].value
+        if sum(1 for leaf in leaves(exprs[i]) if leaf.value == v) > 1:
+            continue  # "12 inches / 12 inches/foot": which words are whose, no reader can tell
+        line = _line_at(solution, comps[i].start)
+        named = [solution_stems(line, v, 4, m) for m in range(8)]
+        named = [w for w in dict.fromkeys(named) if w]
+        if len(named) != 1:
+            continue  # the line names this value with no words, or with the words of two things
+        here = named[0]
+        places = [q.stems for q in givens.numbers if q.value == v]
+        by_given = max((len(here & st) for st in places), default=0)
+        scores = {}
+        for j in ch.options[n]:
+            if j is None:
+                continue
+            line_j = _line_at(solution, comps[j].start)
+            if line_j == _line_at(solution, comps[i].start):
+                continue
+            scores[j] = len(here & solution_stems(line_j, comps[j].written))
+        top = max(scores.values(), default=0)
+        best = [j for j, sc in scores.items() if sc == top]
+        if top and not by_given and len(best) == 1:
+            out[n] = best[0]
+        elif by_given and not top and None in ch.options[n]:
+            out[n] = None
+    return out
+
+
 def resolve_links(
     comps: list[Computation], exprs: list[Expr], names: list[str], givens: Givens | None,
-    notes: list[str],
+    notes: list[str], solution: str | None = None,
 ) -> tuple[list[Expr], list[dict[str, str]]]:
     """Decide, for every number written in a step, whether it is a given or an earlier
     step's result. Without a question: the most recent step with that written result
@@ -175,6 +221,18 @@ def resolve_links(
         raise RuleError(
             "no reading of the solution uses every step and every given it states "
             "(a number could be a given or an earlier result)", "Ambiguous solution")
+    if len(readings) > 1 and solution and givens is not None:
+        # the words decide between the readings where they can (see _decide_by_words)
+        open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+        decided = _decide_by_words(ch, comps, exprs, givens, solution, open_keys)
+        if decided:
+            kept = {key: r for key, r in readings.items()
+                    if all(r[0][n] == choice for n, choice in decided.items())}
+            if len(kept) == 1:
+                readings = kept
+                for n in decided:
+                    ch.evidence[ch.keys[n]] = "the words: the line names it as the earlier result does" \
+                        if decided[n] is not None else "the words: the line names it as the question does"
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -1,0 +1,244 @@
+"""An independent check of what each given of a rule-made formalization measures (issue 26).
+
+The rules tie a number of the solution to a place of the question by the words around both
+(:mod:`.rules.binding`); the checks of :mod:`.reread` read those words again with the rules'
+own stems. This module reads them a third way, with nothing shared but the texts: for every
+given (its place in the question, stored with the formalization) and every step that uses it,
+it reads the *kind of quantity* the question's words give the place and the kind the
+solution's words give the number on that step's line:
+
+    time (minutes, days, weeks...), money ($, dollars, cents), people (students, friends,
+    kids...), length, weight, volume, percent; or a count of some other thing ("dance classes").
+
+A use is **in another role** when the line writes the given's value only with words of
+another kind than the place's: "5 days" (time) for the question's "5 dance classes" (a count
+of classes), "2 people" for "two books", "$15" for "15 students". Where the step uses other
+names of the same value as well (a named constant: "5 days a week" for the weekdays), as many
+such words are theirs. A given in another role is the hard flag ``given-role``: the rules
+refuse such a formalization and the generate pipeline never marks one verified, so derive
+never takes it as a parent.
+
+Pure text reading with limits (each text cut at :data:`MAX_TEXT`), each text read once
+(:func:`~qcstation.common.memo.text_memo`); no rule code imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from qcstation.common.memo import text_memo
+
+__all__ = ["KINDS", "kind_of_words", "given_roles"]
+
+MAX_TEXT = 20_000
+
+#: the kind of quantity a noun or unit names (singular, lower case; plurals are read below)
+KINDS: dict[str, str] = {}
+for _kind, _words in {
+    "time": "second sec minute min hour hr day week month year night weekday weekend decade",
+    "money": "$ dollar cent buck penny nickel dime quarter",
+    "people": "people person kid child children student friend boy girl man men woman women guest "
+              "customer worker employee member player adult teacher parent sister brother son "
+              "daughter baby passenger visitor classmate cousin grandchild grandchildren neighbor "
+              "coworker nephew niece aunt uncle grandparent grandma grandpa mom dad mother father wife "
+              "husband sibling relative toddler teen teenager athlete runner patient client tenant "
+              "resident volunteer participant attendee spectator fan shopper buyer pupil camper "
+              "staff colleague roommate",
+    "length": "inch foot feet yard mile meter metre km cm mm centimeter kilometer",
+    "weight": "pound lb lbs ounce oz kg kilo kilogram gram ton",
+    "volume": "gallon liter litre quart pint ml milliliter",
+    "percent": "% percent",
+}.items():
+    for _w in _words.split():
+        KINDS[_w] = _kind
+
+# words that say nothing of what a number counts: skipped before the noun
+_SKIP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
+    his her their our your my more less fewer extra other another new old same total all only just about
+    over under than as is are was were be been has have had will would can could more most least
+    additional remaining left whole full half first second third last next""".split())
+# a number followed by one of these names nothing itself ("8 in a row", "43 of them"): the
+# noun is elided, and what it counts is not read from the words
+_ELIDED = frozenset("in on at of per for to from with by into out off among".split())
+_WORD = re.compile(r"[A-Za-z]+|[$%]")
+_STOP = re.compile(r"[=+\-*/×÷<>()\d,;:!?\n]|\.\s|\bx\b")
+_NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")
+_ANN = re.compile(r"<<[^<>]{0,400}>>")
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())}
+
+
+_NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_RESULT_BEFORE = re.compile(r"=\s*\$?\s*$")
+_ORDINAL = re.compile(r"(?:st|nd|rd|th)\b")
+_HYPHENED = re.compile(r"-([A-Za-z]+)")
+
+
+def _singular(w: str) -> str:
+    if w in KINDS:
+        return w
+    for suffix, repl in (("ies", "y"), ("ves", "f"), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and w[: len(w) - len(suffix)] + repl in KINDS:
+            return w[: len(w) - len(suffix)] + repl
+    return w
+
+
+def kind_of_words(before: str, after: str) -> tuple[str | None, str]:
+    """(kind, noun) of the quantity a number names, from the text right before it (a ``$``) and
+    right after it: the first word that is not a function word, up to a clause break or an
+    operator. kind None: a count of ``noun`` ("" when nothing names it)."""
+    if before.endswith("$"):
+        return "money", "$"
+    tail = after[:60]
+    if tail[:1] == "%" or tail.lstrip().lower().startswith("percent"):
+        return "percent", "%"
+    if tail[:1] == "-":  # "a 30-minute visit", "8-ounce bottles": the word hyphened to it
+        m = _HYPHENED.match(tail)
+        if m:
+            w = _singular(m.group(1).lower())
+            return KINDS.get(w), w
+    if _ORDINAL.match(tail):  # "April 19th": an ordinal, a date
+        return None, ""
+    stop = _STOP.search(tail)
+    for k, w in enumerate(_WORD.findall(tail[: stop.start()] if stop else tail)):
+        lw = w.lower()
+        if k == 0 and lw in _ELIDED:
+            return None, ""
+        if lw in _SKIP:
+            continue
+        lw = _singular(lw)
+        return KINDS.get(lw), lw
+    return None, ""
+
+
+def _places(text: str) -> tuple[tuple[Fraction, str | None, str], ...]:
+    """(value, kind, noun) of each number ``text`` writes in digits or as a number word (a
+    result right after '=' left out: "= 8 ounces" is what the line computes, not a use)."""
+    out = []
+    for m in _NUM.finditer(text):
+        if _RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()):
+            continue
+        try:
+            v = Fraction(m.group(1).replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():])))
+    for m in _NUMBER_WORD_RE.finditer(text):
+        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():])))
+    return tuple(out)
+
+
+@text_memo(maxsize=256)
+def _read_solution(solution: str) -> tuple[tuple[tuple[frozenset[Fraction], tuple[tuple[Fraction, str | None, str], ...]], ...],
+                                           frozenset[str]]:
+    """Each line's results and places, and the nouns the solution counts (read once per text)."""
+    solution = solution[:MAX_TEXT]
+    lines = tuple((frozenset(_results(ln)), _places(_ANN.sub(" ", ln))) for ln in solution.splitlines())
+    return lines, _counted(_ANN.sub(" ", solution))
+
+
+@text_memo(maxsize=1024)
+def _question_words(question: str, a: int, b: int) -> tuple[str | None, str]:
+    return kind_of_words(question[max(0, a - 2):a], question[b:])
+
+
+def _results(line: str) -> set[Fraction]:
+    out = set()
+    for m in re.finditer(r"<<[^<>=]{0,400}=([^<>]{1,60})>>", line):
+        try:
+            out.add(Fraction(m.group(1).strip().replace(",", "")))
+        except (ValueError, ZeroDivisionError):
+            continue
+    if not out:  # a computation written in running text: "54 - 37 = 17"
+        for m in re.finditer(r"=\s*\$?\s*(\d[\d,]*(?:\.\d+)?)", line):
+            try:
+                out.add(Fraction(m.group(1).replace(",", "")))
+            except (ValueError, ZeroDivisionError):
+                continue
+    return out
+
+
+def _uses(expr: Any, depth: int = 0) -> list[str]:
+    """The names a term uses, each as often as it uses it."""
+    if depth > 200:
+        return []
+    kind = type(expr).__name__
+    if kind == "Name":
+        return [str(expr.name)]
+    if kind == "Neg":
+        return _uses(expr.operand, depth + 1)
+    if kind == "BinOp":
+        return _uses(expr.left, depth + 1) + _uses(expr.right, depth + 1)
+    return []
+
+
+def _differ(q: tuple[str | None, str], s: tuple[str | None, str], counted: frozenset[str]) -> bool:
+    """Do the question's words at a place and the solution's words at a number name two kinds
+    of quantity? Only when the solution's words name a kind (time, money, people...) and the
+    question's name another kind, or a count of a thing that is none of them and that the
+    solution also counts ("3 books/person"): a word after the question's number that the
+    solution never writes after a number ("6 are allergic", "two times older") names no thing."""
+    (qk, qn), (sk, sn) = q, s
+    if sk is None or not qn or qn == sn:
+        return False
+    if qk is None and qn not in counted:
+        return False
+    return qk != sk
+
+
+def _counted(solution: str) -> frozenset[str]:
+    """The nouns the solution writes right after a number (singular)."""
+    return frozenset(kind_of_words("", solution[m.end():])[1] for m in _NUM.finditer(solution)) - {""}
+
+
+def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: Iterable[Mapping[str, Any]],
+                question: str, solution: str) -> list[str]:
+    """The uses of givens in another role (see the module docstring), described. ``defs`` and
+    ``values``: the formalization's definitions and their values; ``givens``: the stored givens
+    (``name``, ``span`` in the question)."""
+    question = question[:MAX_TEXT]
+    lines, counted = _read_solution(solution)
+    out: list[str] = []
+    for g in givens:
+        name, span = g.get("name"), g.get("span")
+        if not isinstance(name, str) or not name.startswith("g") or name not in values \
+                or not isinstance(span, (list, tuple)) or len(span) != 2:
+            continue
+        try:
+            a, b = int(span[0]), int(span[1])
+        except (TypeError, ValueError):
+            continue
+        if not 0 <= a < b <= len(question):
+            continue
+        v = values[name]
+        q = _question_words(question, a, b)
+        if q[0] == "percent" or str(g.get("kind")) == "percent":
+            continue
+        for step, expr in defs.items():
+            if step not in values:
+                continue
+            uses = _uses(expr)
+            if name not in uses:
+                continue
+            places = next((pl for results, pl in lines if values[step] in results), None)
+            if not places:
+                continue
+            # the other names of this value the step uses (a named constant, another given)
+            others = sum(1 for u in uses if u != name and values.get(u) == v)
+            here = [(k, n) for pv, k, n in places if pv == v]
+            differ = [p for p in here if _differ(q, p, counted)]
+            agree = [p for p in here if p[1] and not _differ(q, p, counted)]
+            if len(differ) > others and len(agree) < uses.count(name):
+                out.append(f"{name} stands for '{question[a:b]} {q[1]}'".rstrip()
+                           + f" in the question, but {step}'s line writes {_fmt(v)} as '{differ[0][1]}'"
+                           + f" ({differ[0][0]})")
+                break
+    return out
+
+
+def _fmt(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"

@@ -1,0 +1,197 @@
+"""Each number's use bound by its words (issue 26, point 1): a quantity the words imply
+(weekdays, a weekend) is a named constant, never a given of equal value with other words;
+one given in two roles of one computation is refused by the independent check."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.reread import binding_problems
+from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.selfcheck import _smt_definitions, audit_artifact
+
+
+def _asserts(smtlib: str) -> set[str]:
+    return {line for line in smtlib.splitlines() if line.startswith("(assert")}
+
+
+def test_71_weekdays_are_a_named_constant_not_the_dance_classes(gsm8k: dict) -> None:
+    # "Judy teaches 5 dance classes, every day, on the weekdays"; "5 dance classes 5 days a week
+    # so that's 5*5": the second 5 is the weekdays, not a second use of "5 dance classes"
+    rule = rule_for_seed(gsm8k["71"])
+    asserts = _asserts(rule.smtlib)
+    assert "(assert (= k_weekdays_per_week 5))" in asserts
+    assert "(assert (= s1_classes (* g1_dance k_weekdays_per_week)))" in asserts
+    assert rule.smtlib.count("g1_dance") == 3  # declared, defined, used once
+
+
+OLD_71 = """(set-logic QF_NRA)
+(declare-const g1_dance Real)
+(declare-const g2_classes Real)
+(declare-const g3_students Real)
+(declare-const g4_student Real)
+(declare-const s1_classes Real)
+(declare-const s2_classes Real)
+(declare-const s3_students Real)
+(declare-const s4_students_judy Real)
+(declare-const answer Real)
+(assert (= g1_dance 5))
+(assert (= g2_classes 8))
+(assert (= g3_students 15))
+(assert (= g4_student 15))
+(assert (= s1_classes (* g1_dance g1_dance)))
+(assert (= s2_classes (+ s1_classes g2_classes)))
+(assert (= s3_students (* g3_students s2_classes)))
+(assert (= s4_students_judy (* g4_student s3_students)))
+(assert (= answer s4_students_judy))
+(check-sat)
+(get-value (answer))
+"""
+
+
+def test_one_given_in_two_roles_of_one_step_is_flagged(gsm8k: dict) -> None:
+    # the formalization the rules made before: (* g1_dance g1_dance)
+    defs, values, _ = _smt_definitions(OLD_71)  # type: ignore[misc]
+    problems = [b.describe() for b in binding_problems(defs, values, gsm8k["71"]["question"],
+                                                       gsm8k["71"]["solution"])]
+    assert any("'5 day'" in p and "5 classes dance" in p for p in problems), problems
+    flags = audit_artifact("reasoning", {"smtlib": OLD_71}, gsm8k["71"])
+    assert "given-words" in {f.code for f in flags}
+    # today's formalization has none
+    assert binding_problems(*_smt_definitions(rule_for_seed(gsm8k["71"]).smtlib)[:2],  # type: ignore[index]
+                            gsm8k["71"]["question"], gsm8k["71"]["solution"]) == []
+
+
+def test_751_weekdays_and_weekend_days_are_constants(gsm8k: dict) -> None:
+    # "During weekdays ... 60 x 5", "During the weekends ... 100 x 2", "in two 4-week months":
+    # the weekend's 2 days are not the question's "two" months
+    asserts = _asserts(rule_for_seed(gsm8k["751"]).smtlib)
+    assert "(assert (= s1_chairs_rented (* g1_chairs k_weekdays_per_week)))" in asserts
+    assert "(assert (= s2_chairs_rented (* g2_chairs k_weekend_days)))" in asserts
+    assert "(assert (= s5_chairs_rented (* s4_chairs_rented g4)))" in asserts
+
+
+def test_a_weekend_named_in_the_question_only_is_no_constant_of_another_line(gsm8k: dict) -> None:
+    # 480: "because it is a busy weekend"; "The plane tickets cost 5000*2": the 2 tickets (Tom and
+    # his wife) are stated nowhere, and the line says no "weekend": no rule applies
+    with pytest.raises(RuleError, match="writes the number 2"):
+        rule_for_seed(gsm8k["480"])
+
+
+# --------------------------------------------------------------------------- the independent check
+
+OLD_242 = """(set-logic QF_NRA)
+(declare-const g1_books Real)
+(declare-const g2 Real)
+(declare-const s1_books Real)
+(declare-const s2_books Real)
+(declare-const answer Real)
+(assert (= g1_books 2))
+(assert (= g2 1))
+(assert (= s1_books (+ g1_books g2)))
+(assert (= s2_books (* s1_books g1_books)))
+(assert (= answer s2_books))
+(check-sat)
+(get-value (answer))
+"""
+GIVENS_242 = [{"name": "g1_books", "value": "2", "text": "two", "span": [10, 13], "words": "two", "kind": "word"},
+              {"name": "g2", "value": "1", "text": "one", "span": [33, 36], "words": "one", "kind": "word"}]
+GIVENS_71 = [{"name": "g1_dance", "value": "5", "span": [13, 14], "kind": "number"},
+             {"name": "g2_classes", "value": "8", "span": [61, 62], "kind": "number"},
+             {"name": "g3_students", "value": "15", "span": [103, 105], "kind": "number"},
+             {"name": "g4_student", "value": "15", "span": [132, 137], "kind": "number"}]
+
+
+def test_a_given_in_another_role_is_a_hard_flag(gsm8k: dict) -> None:
+    from qcstation.core.construct.selfcheck import HARD_FLAGS, hard_flags
+
+    # 242: "Dolly has two books"; "3 books/person x 2 people": the 2 people were the two books
+    content = {"smtlib": OLD_242, "givens": GIVENS_242}
+    flags = hard_flags("reasoning", content, gsm8k["242"])
+    assert [f.code for f in flags] == ["given-role"] and "'people' (people)" in flags[0].message
+    assert "given-role" in {f.code for f in audit_artifact("reasoning", content, gsm8k["242"])}
+    assert "given-role" in HARD_FLAGS
+    # 71's old formalization: "5 days" (time) for "5 dance classes"
+    assert [f.code for f in hard_flags("reasoning", {"smtlib": OLD_71, "givens": GIVENS_71}, gsm8k["71"])] \
+        == ["given-role"]
+    # the rules refuse 242 now; today's 71 has no such flag
+    with pytest.raises(RuleError, match="given-role"):
+        rule_for_seed(gsm8k["242"])
+    rule = rule_for_seed(gsm8k["71"])
+    assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k["71"]) == []
+
+
+@pytest.mark.parametrize("seed", ["17", "41", "613", "941", "956", "975", "1097", "1262"])
+def test_the_same_quantity_under_other_words_is_no_other_role(gsm8k: dict, seed: str) -> None:
+    # "2 trains" and "the two days" on one line (17), "8 in a row" (941), "50 patients" read as
+    # "50 people" (956), "= 5 hours" a result (975), "April 19th" (1097), "$5.00 per blouse" and
+    # "5 blouses" two givens (1262)
+    from qcstation.core.construct.selfcheck import hard_flags
+
+    rule = rule_for_seed(gsm8k[seed])
+    assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[seed]) == []
+
+
+def test_generate_never_verifies_a_formalization_with_a_hard_flag(gsm8k: dict, tmp_path) -> None:
+    from qcstation.common.config import load_config
+    from db import Store
+    from qcstation.core.construct.pipeline import Pipeline
+
+    (tmp_path / "qc.toml").write_text("")
+    with Store(tmp_path / "qc.db", create=True):
+        pass
+    with Pipeline(tmp_path / "qc.db", load_config(tmp_path / "qc.toml", env={})) as p:
+        (ok_old, res_old), (ok_new, _) = p._check("reasoning", [
+            (gsm8k["242"], {"smtlib": OLD_242, "givens": GIVENS_242}),
+            (gsm8k["71"], {"smtlib": rule_for_seed(gsm8k["71"]).smtlib,
+                           "givens": rule_for_seed(gsm8k["71"]).givens})])
+    # Z3 finds 6 for the old 242 (the gold): only the self-check keeps it out
+    assert not ok_old and res_old["status"] == "self-check" and "people" in res_old["message"]
+    assert ok_new
+
+
+def test_derive_takes_no_parent_with_a_hard_flag(gsm8k: dict) -> None:
+    from qcstation.core.derive.bindings import Refusal
+    from qcstation.core.derive.parent import load_parent
+
+    rule = rule_for_seed(gsm8k["71"])
+    rea = {"status": "accepted", "generator": "rule:gsm8k-calculator", "flag_codes": "given-role:1",
+           "content": {"smtlib": rule.smtlib, "givens": rule.givens}}
+    with pytest.raises(Refusal) as info:
+        load_parent({**gsm8k["71"], "id": 1}, {"reasoning": rea})
+    assert info.value.code == "flagged"
+
+
+# --------------------------------------------------------------------------- readings the words decide
+
+@pytest.mark.parametrize(("seed", "line"), [
+    # "he went twice for 2 hours" -> 2*2: the digit and the word given "twice", not the digit twice
+    ("622", "(assert (= s1_hours_physical (* g1_hours w_twice)))"),
+    # "10 pairs of socks * 2 socks/pair": a pair's 2, stated by no number of the question
+    ("379", "(assert (= s1_socks_paired (* g1_pairs k_per_pair)))"),
+    # "five days a week ... the whole month is 5 * 4": 4 weeks a month, the line names both
+    ("305", "(assert (= s2_days (* g3_days k_weeks_per_month)))"),
+    # "every second glass ... 16 / 2"
+    ("6", "(assert (= s2_cheaper_glasses (/ g3_glasses k_every_second)))"),
+    # "15 / 5 = 3 extra legs": the 5 is "every five days" (the line's "5 days"), not the earlier
+    # step's 5 extra arms
+    ("310", "(assert (= s2_extra_legs (/ g1_days g3_days)))"),
+    # "60 spools" in both lines: the earlier result, not a number of the question
+    ("729", "(assert (= s2_spools (+ g3_light g4_dark s1_spools)))"),
+    # "in the second 20 minutes": a restatement of the story, not a computation the rules missed
+    ("36", "(assert (= s3_points (+ g1_points s2_points)))"),
+])
+def test_the_words_decide_a_reading(gsm8k: dict, seed: str, line: str) -> None:
+    assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)
+
+
+@pytest.mark.parametrize(("seed", "reason"), [
+    # "12 inches / 12 inches/foot": two 12s on one line, whose words are whose no reader can tell
+    ("474", "ambiguous solution"),
+    # "a pair is 2 legs" would be k_per_pair, but the 2 plane tickets of 480 stay refused (above);
+    # "The other 3-1=2 hours": 653's 15*2 (twice the cost) is no pair, weekend or word given
+    ("653", "ambiguous solution"),
+])
+def test_what_the_words_leave_open_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
+    with pytest.raises(RuleError, match=reason):
+        rule_for_seed(gsm8k[seed])

@@ -212,18 +212,25 @@ def _needed(steps: list[RuleStep], answer: str) -> set[str]:
 
 
 _MENTION_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
-_COMPUTING_RE = re.compile(r"[=+*/×÷]|\d\s*-\s*\d|\s[-x]\s|\b(?:times|plus|minus|divided|multiplied|equals?|sum|"
-                           r"product|difference|subtract|add|multiply|divide)\b", re.I)
+# a number that names a thing instead of counting it: "horse #2", "the Widgeteer 3000", "Grade
+# 5", "the 400-meter hurdles", "a 1959 penny"
+_LABEL_BEFORE = re.compile(r"(?:#|\b[A-Z][a-z]+\s)$")
+_LABEL_AFTER = re.compile(r"-[A-Za-z]")
+_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")  # "the 2nd fastest car"
 
 
-def _computed_mentions(masked: str) -> set[Fraction]:
-    """The numbers the solution's text computes with outside its annotations: those written
-    next to an operator or a word of arithmetic ("8 times 1/2 equals 4", "32 - 30"), not a
-    restatement of the story ("in the next 6 hours", "the 200 Grade 5 students")."""
+def _counted_mentions(masked: str) -> set[Fraction]:
+    """The numbers the solution's text writes outside its annotations, less those that name a
+    thing (a label, a model number, a year, an ordinal): a number the text writes may be one it computes
+    with in words the annotations miss ("takes $80/4" beside "by 25%": the 4 is 25%'s), so it
+    must stay used; a label never is."""
     out: set[Fraction] = set()
     for m in _MENTION_RE.finditer(masked):
-        near = masked[max(0, m.start() - 14):m.start()] + " " + masked[m.end():m.end() + 14]
-        if not _COMPUTING_RE.search(near.replace("\u00a7", " ")):
+        before = masked[max(0, m.start() - 14):m.start()]
+        sentence_start = re.search(r"(?:^|[.!?]\s+)[A-Z][a-z]+\s$", before)
+        if (_LABEL_BEFORE.search(before) and not sentence_start) or _LABEL_AFTER.match(masked, m.end()) \
+                or _ORDINAL_AFTER.match(masked, m.end()) \
+                or (not m.group(2) and "." not in m.group(1) and 1900 <= int(m.group(1).replace(",", "")) <= 2100):
             continue
         try:
             v = Fraction(m.group(1).replace(",", ""))
@@ -240,7 +247,7 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
     # a number of the question the solution's text works with (digits, not words)
     digits = {n.value for n in givens.numbers
               if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
-    mentioned = {v for v in _computed_mentions(mask_annotations(solution)) if v in digits}
+    mentioned = {v for v in _counted_mentions(mask_annotations(solution)) if v in digits}
     used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
     used_kept = {v for e in kept for v in literal_values(e)}
     used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}

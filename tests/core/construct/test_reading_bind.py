@@ -142,8 +142,8 @@ def test_generate_never_verifies_a_formalization_with_a_hard_flag(gsm8k: dict, t
         pass
     with Pipeline(tmp_path / "qc.db", load_config(tmp_path / "qc.toml", env={})) as p:
         (ok_old, res_old), (ok_new, _) = p._check("reasoning", [
-            (gsm8k["242"], {"smtlib": OLD_242, "givens": GIVENS_242}),
-            (gsm8k["71"], {"smtlib": rule_for_seed(gsm8k["71"]).smtlib,
+            (gsm8k["242"], {"smtlib": OLD_242, "givens": GIVENS_242, "rule": "gsm8k-calculator"}),
+            (gsm8k["71"], {"smtlib": rule_for_seed(gsm8k["71"]).smtlib, "rule": "gsm8k-calculator",
                            "givens": rule_for_seed(gsm8k["71"]).givens})])
     # Z3 finds 6 for the old 242 (the gold): only the self-check keeps it out
     assert not ok_old and res_old["status"] == "self-check" and "people" in res_old["message"]

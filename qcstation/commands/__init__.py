@@ -41,7 +41,7 @@ COMMANDS: tuple[Command, ...] = (
             "show the answer the checker extracts from a response and its verdict"),
     Command("qc", "qc", "human QC: samples, review decisions, the QC gate"),
     Command("eval", "eval", "evaluate models on a release, per SMART dimension"),
-    Command("release", "release", "approve, export, list and diff releases"),
+    Command("release", "release", "blockers, flags and overrides; approve, export, list and diff releases"),
     Command("config", "config",
             "show the configuration in force (no secrets); --check pings the models"),
 )

@@ -19,7 +19,7 @@ Prints requests per second per route, the load (``os.getloadavg``) before and af
 and the time of the Ray cluster's start. Run:
 
     python bench/batch_routes_bench.py [--requests 2000] [--latency-ms 20] [--in-flight 16]
-                                       [--workers 2] [--num-cpus 2]
+                                       [--workers 2] [--num-cpus 2] [--batch-size 64]
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--in-flight", type=int, default=16)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--num-cpus", type=int, default=2)
+    ap.add_argument("--batch-size", type=int, default=64, help="rows per Ray batch (eval ray-batch's default 64)")
     args = ap.parse_args()
 
     from qcstation.eval.batch_ray.files import read_requests
@@ -106,8 +107,9 @@ def main() -> None:
     server.start()
     base_url = port_q.get(timeout=60)
     n = args.requests
-    print(f"{n} requests, server latency {args.latency_ms:g} ms, in flight {args.in_flight} "
-          f"(built-in) / {args.workers} workers x {args.in_flight} (Ray), cpus {os.cpu_count()}")
+    print(f"{n} requests, server latency {args.latency_ms:g} ms, in flight {args.in_flight * args.workers} "
+          f"(built-in) / {args.workers} workers x {args.in_flight} (Ray, batches of {args.batch_size}), "
+          f"cpus {os.cpu_count()}")
     rows = []
     try:
         before = _load()
@@ -128,7 +130,7 @@ def main() -> None:
                  logging_level=logging.WARNING)
         start = time.perf_counter() - t
         opts = RayBatchOptions(endpoints=[base_url], workers=args.workers, in_flight=args.in_flight,
-                               retries=0)
+                               retries=0, batch_size=args.batch_size)
         for label in ("Ray Data http, first run (actors start)", "Ray Data http, second run (steady)"):
             out = tmp / "run.out.jsonl"
             out.unlink(missing_ok=True)

@@ -192,7 +192,7 @@ class RobustnessScreen(QCScreen):
             plt.multiple_bar([SHORT.get(d, d) for d in dims],
                              [[100 * (dg.counterfactual[d].follow or 0) for d in dims],
                               [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
-                             labels=["follows", "repeats original"], color=["green", "red"])
+                             labels=["new gold", "parent's gold"], color=["green", "red"])
             plt.ylim(0, 100)
         else:
             chart.display = False

@@ -58,7 +58,7 @@ def md(text: Any, limit: int = 80) -> str:
 
 def _ours(text: Any) -> str:
     """Our own notes (no outside text): one line, only table-breaking characters escaped."""
-    return display_text(text, 200).replace("|", "\\|").replace("<", "&lt;")
+    return display_text(text, 600).replace("|", "\\|").replace("<", "&lt;")
 
 
 def plain(text: Any, limit: int = 40) -> str:

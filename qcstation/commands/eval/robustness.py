@@ -16,11 +16,14 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
         description="Per dimension: A_avg, A_wst, RR = A_wst/A_avg and RC over variants, "
                     "consistent failures and memorisation (DynaMath); ladder curves (SMART "
                     "A.10); the drop under each perturbation against the parents and the "
-                    "dimension that drops most (SMART Table 3); counterfactual follow and "
-                    "repeat-original rates, backward consistency and step fidelity (Catch Me "
-                    "If You Can, answers by Z3). Build the items with `qcstation derive`, release "
+                    "dimension that drops most (SMART Table 3); the counterfactuals' new-gold and "
+                    "parent's-gold rates and Answer Adjustment, backward accuracy and backward "
+                    "right given forward right, and step fidelity over intermediate steps "
+                    "(Catch Me If You Can, answers by Z3); each figure with its 95% interval "
+                    "and n. Build the items with `qcstation derive`, release "
                     "them (`qcstation release approve NAME --set SET`) and evaluate the release "
-                    "(`qcstation eval run --release NAME`). Drops and backward consistency "
+                    "(`qcstation eval run --release NAME`). Drops, Answer Adjustment and backward "
+                    "right given forward "
                     "compare with the same model's run on the parents (the base run: found, or "
                     "--base).")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run id or name")

@@ -3,19 +3,26 @@ reads, per dimension, in one object the CLI, the report and the results screen s
 
 Which items feed which table (by ``transform``, see :mod:`qcstation.core.derive`):
 
-* ``variant`` families (parent -> its variants): A_avg, A_wst, RR, consistent failures,
-  memorisation (same answer to variants whose golds differ), and how often a variant is
-  answered with the parent's own answer.
-* every item with two samples or more: RC.
+* ``variant`` families (parent -> its variants): A_avg, A_wst, RR (DynaMath's eq. 1-2 on
+  0/1 verdicts: the worst case over every variant and sample of a seed), consistent
+  failures (a share of seeds; unanswered variants apart), memorisation (same answer to
+  variants whose golds differ), and how often a variant is answered with the parent's gold.
+* every item with two samples or more: RC (DynaMath's eq. 3, over the K samples).
 * ladders: ``noise`` by k sentences, ``digits`` by d digits, ``errors`` by n error types,
   and ``steps``: every item of the run by the operations of its formalization (SMART's
   Reasoning ladder).
 * ``noise``, ``add-operation``, ``changed-numbers``: the drop against the parent in the
-  *base run* (:func:`~.load.find_base`), over the pairs both scored.
-* ``counterfactual``: follow and repeat-original rates (item-samples), also per shift.
-* ``inverse``: backward accuracy; with a base run, backward consistency (the share of the
-  parents answered right forward whose backward problem is answered right too).
-* step fidelity: every item with a reference formalization and a final-answer response.
+  *base run* (:func:`~.load.find_base`), over the pairs both scored; a dimension whose
+  question the perturbation leaves as it was (noise: the notation question) is marked as
+  fixed by construction.
+* ``counterfactual``: the share answered with the new gold and with the parent's gold
+  (item-samples), also per shift; with a base run, Catch Me If You Can's Answer Adjustment
+  (right and different from the model's own answer to the parent).
+* ``inverse``: backward accuracy; with a base run, backward right given forward right (the
+  share of the parents answered right forward whose backward problem is answered right
+  too: a conditional accuracy, not the paper's forward/backward step overlap).
+* step fidelity: every item with a reference formalization and a final-answer response,
+  over the intermediate steps (not the answer).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from qcstation.eval.robustness.fidelity import intermediates
 from qcstation.eval.robustness.load import DIMS, VALUE_DIMS, RunData, find_base, load_run_data
 from qcstation.eval.robustness.measures import (
     CF,
+    Consistent,
     Drop,
     McNemar,
     Robust,
@@ -63,14 +71,14 @@ LADDERS: tuple[str, ...] = tuple(LADDER_DIM)
 @dataclass
 class VariantRow:
     robust: Robust
-    consistent_failures: int | None
+    consistent_failures: Consistent | None
     memorised: int                    # seeds with the same answer to variants of other golds
     memorised_keys: list[str]
     repeat_parent: float | None       # share of variant item-samples answered with the parent's answer
     n_repeat: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "robust": self.robust.to_dict()}
+        return {**asdict(self), "robust": self.robust.to_dict()}  # consistent_failures: asdict
 
 
 @dataclass
@@ -81,13 +89,16 @@ class Backward:
     both_right: int | None = None
 
     @property
-    def consistency(self) -> float | None:
+    def right_given_forward(self) -> float | None:
+        """The share of the parents answered right forward whose backward problem is
+        answered right too: a conditional accuracy (not Catch Me If You Can's forward /
+        backward consistency, a token overlap of the two reasoning chains)."""
         if not self.forward_right or self.both_right is None:
             return None
         return self.both_right / self.forward_right
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "consistency": self.consistency}
+        return {**asdict(self), "right_given_forward": self.right_given_forward}
 
 
 @dataclass
@@ -152,12 +163,15 @@ def _variants(data: RunData) -> dict[str, VariantRow]:
     if not fams:
         return out
     for d in DIMS:
-        accs = {p: [a for it in its if (a := it.acc(d)) is not None] for p, its in fams.items()}
-        accs = {p: v for p, v in accs.items() if v}
-        if not accs:
+        verdicts = {p: [[float(o.ok) for o in it.obs[d]] for it in its if it.obs.get(d)]
+                    for p, its in fams.items()}
+        verdicts = {p: v for p, v in verdicts.items() if v}
+        if not verdicts:
             continue
+        # a consistent failure is the same wrong *answer* every time: dimensions with answers
         cf = consistent_failures({p: [([o.ok for o in it.obs[d]], [o.answer for o in it.obs[d]])
-                                      for it in its if it.obs.get(d)] for p, its in fams.items()})
+                                      for it in its if it.obs.get(d)] for p, its in fams.items()}
+                                 ) if d in VALUE_DIMS else None
         mem: list[str] = []
         rep: tuple[float | None, int] = (None, 0)
         if d in VALUE_DIMS:
@@ -168,7 +182,7 @@ def _variants(data: RunData) -> dict[str, VariantRow]:
                     for o in it.obs.get(d, [])]
             c = counterfactual(rows)
             rep = (c.repeat, c.n)
-        out[d] = VariantRow(robustness(accs), cf, len(mem), sorted(mem), rep[0], rep[1])
+        out[d] = VariantRow(robustness(verdicts), cf, len(mem), sorted(mem), rep[0], rep[1])
     return out
 
 
@@ -198,26 +212,49 @@ def _drops(data: RunData, base: RunData) -> dict[str, dict[str, Drop]]:
         its = [it for it in data.items.values() if it.transform == t and it.parent_seed_id in base.items]
         by = {}
         for d in DIMS:
-            pairs = [(b, a) for it in its if (a := it.acc(d)) is not None
-                     and (b := base.items[it.parent_seed_id].acc(d)) is not None]  # type: ignore[index]
-            if pairs:
-                by[d] = drop(pairs)
+            paired = [(it, b, a) for it in its if (a := it.acc(d)) is not None
+                      and (b := base.items[it.parent_seed_id].acc(d)) is not None]  # type: ignore[index]
+            if paired:
+                by[d] = drop([(b, a) for _, b, a in paired], fixed=_unchanged(d, [
+                    (it, base.items[it.parent_seed_id]) for it, _, _ in paired]))  # type: ignore[index]
         if by:
             out[t] = by
     return out
 
 
-def _counterfactual(data: RunData, dg: Diagnosis) -> None:
+def _unchanged(d: str, pairs: list[tuple[Any, Any]]) -> str | None:
+    """Why dimension ``d`` cannot drop by construction on these (item, parent) pairs: the
+    perturbed items ask it exactly what their parents asked (so a run, and its reply
+    cache, answer them alike). None when it can move."""
+    if d == "ar" and all(it.notation and it.notation == parent.notation for it, parent in pairs):
+        return ("the perturbation leaves the notation question as it was (the same prompt as "
+                "the parent's): 0 by construction")
+    return None
+
+
+def _own(base: RunData | None, it: Any, d: str, k: int) -> str | None:
+    """The model's own answer to ``it``'s parent in the base run (the same sample when it
+    has one, else the first)."""
+    if base is None or it.parent_seed_id not in base.items:
+        return None
+    obs = base.items[it.parent_seed_id].obs.get(d) or []
+    return (obs[k] if k < len(obs) else obs[0]).answer if obs else None
+
+
+def _counterfactual(data: RunData, dg: Diagnosis, base: RunData | None = None) -> None:
     its = [it for it in data.items.values() if it.transform == "counterfactual"]
     for d in VALUE_DIMS:
-        rows = [(o.answer, it.gold, _parent_answer(it), it.level) for it in its
-                for o in it.obs.get(d, [])]
+        rows = [(o.answer, it.gold, _parent_answer(it), it.level, _own(base, it, d, k))
+                for it in its for k, o in enumerate(it.obs.get(d, []))]
         if not rows:
             continue
-        dg.counterfactual[d] = counterfactual((a, g, p) for a, g, p, _ in rows)
-        shifts = sorted({lv for *_, lv in rows if lv is not None})
-        dg.counterfactual_by_shift[d] = {s: counterfactual((a, g, p) for a, g, p, lv in rows
-                                                           if lv == s) for s in shifts}
+        own = [(a, g, o) for a, g, _, _, o in rows] if base is not None else None
+        dg.counterfactual[d] = counterfactual([(a, g, p) for a, g, p, _, _ in rows], own)
+        shifts = sorted({r[3] for r in rows if r[3] is not None})
+        dg.counterfactual_by_shift[d] = {
+            s: counterfactual([(a, g, p) for a, g, p, lv, _ in rows if lv == s],
+                              [(a, g, o) for a, g, _, lv, o in rows if lv == s]
+                              if base is not None else None) for s in shifts}
 
 
 def _parent_answer(it: Any) -> str | None:
@@ -293,9 +330,10 @@ def diagnose(store: Store, run_id: int, *, base: int | None = None,
     if base_data is not None:
         dg.drops = _drops(data, base_data)
     elif any(t in transforms for t in (*PERTURBATIONS, "inverse")):
-        dg.notes.append("no run of the same model on the parents: drops and backward consistency "
-                        "need one (evaluate the parents' release, or name it with --base)")
-    _counterfactual(data, dg)
+        dg.notes.append("no run of the same model on the parents: drops, Answer Adjustment and "
+                        "backward right given forward need one (evaluate the parents' release, "
+                        "or name it with --base)")
+    _counterfactual(data, dg, base_data)
     dg.backward = _backward(data, base_data)
     if fidelity:
         dg.fidelity = _fidelity(store, data)

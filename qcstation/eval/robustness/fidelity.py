@@ -48,8 +48,10 @@ def _model_values(smtlib: str, names: list[str]) -> dict[str, Fraction] | None:
 
 
 def intermediates(smtlib: str | None) -> list[Fraction]:
-    """The values of a formalization's steps: every declared constant that is neither a
-    given (pinned to a number) nor ``answer``, in declaration order (distinct values)."""
+    """The values of a formalization's intermediate steps: every declared constant that is
+    neither a given (pinned to a number) nor ``answer``, in declaration order (distinct
+    values), less the answer's own value (the last step that computes the answer is not an
+    intermediate one: "The answer is N." alone finds no step)."""
     if not smtlib or len(smtlib) > MAX_SMTLIB:
         return []
     lines = [ln.strip() for ln in smtlib.splitlines()]
@@ -58,8 +60,9 @@ def intermediates(smtlib: str | None) -> list[Fraction]:
     steps = [n for n in declared if n not in pinned and n != "answer"]
     if not steps:
         return []
-    values = _model_values(smtlib, steps) or {}
-    return list(dict.fromkeys(values[n] for n in steps if n in values))
+    values = _model_values(smtlib, [*steps, "answer"]) or {}
+    final = values.get("answer")
+    return list(dict.fromkeys(values[n] for n in steps if n in values and values[n] != final))
 
 
 def solve_hidden(inverse_smtlib: str) -> tuple[Fraction | None, str]:

@@ -137,7 +137,7 @@ def write_figures(dgs: list[Diagnosis], out_dir: str | Path) -> list[str]:
     names += _bars(dgs, out, "robustness_variants", "Variants: average and worst case (%)",
                    variants)
     cf = [(f"{LABELS.get(d, d)}{' ' + dg.title if multi else ''}",
-           {"follows": _pct(v.follow), "repeats original": _pct(v.repeat)})
+           {"new gold": _pct(v.follow), "parent's gold": _pct(v.repeat)})
           for dg in dgs for d, v in dg.counterfactual.items()]
     names += _bars(dgs, out, "robustness_counterfactual", "Counterfactuals (%)", cf)
     return names

@@ -43,6 +43,7 @@ class Item:
     gold: str | None
     steps: int | None
     smtlib: str | None
+    notation: str | None = None          # the Arithmetic question as asked
     parent: str | None = None            # the parent's item key
     parent_seed_id: int | None = None
     parent_answer: str | None = None
@@ -115,7 +116,8 @@ def load_run_data(store: Store, run_id: int) -> RunData:
         items[sid] = Item(
             seed_id=sid, key=str(r["item_key"]), question=str(rec.get("question") or ""),
             gold=norm(rec.get("answer") or r["answer_value"]), steps=r["steps"],
-            smtlib=rec.get("smt-lib"), parent=rec.get("parent") or r["parent_key"],
+            smtlib=rec.get("smt-lib"), notation=rec.get("notation") or None,
+            parent=rec.get("parent") or r["parent_key"],
             parent_seed_id=rec.get("parent_seed_id") or r["parent_id"],
             parent_answer=norm(r["parent_answer"]), set=rec.get("set") or r["set_name"],
             transform=r["transform"] or rec.get("transform"),

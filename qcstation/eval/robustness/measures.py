@@ -18,6 +18,10 @@ from typing import Any
 
 __all__ = [
     "CF",
+    "Consistent",
+    "SMALL_N",
+    "interval",
+    "wilson",
     "Drop",
     "McNemar",
     "Robust",
@@ -54,62 +58,137 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+#: below this many units (seeds, items, pairs) a figure is flagged as resting on few
+SMALL_N = 30
+
+
+def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score 95% interval of a share ``p`` over ``n`` units (as the leaderboard's)."""
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if p <= 0.0 else min(lo, p)), (1.0 if p >= 1.0 else max(hi, p))
+
+
+def interval(values: Sequence[float], *, stat: str = "mean", weights: Sequence[float] = (),
+             n_boot: int = 2000) -> tuple[float | None, float | None]:
+    """A 95% interval of a figure over its units: Wilson for a mean of values in [0, 1],
+    else a percentile bootstrap over the units (seeded by the values: the same units give
+    the same interval), for a mean of differences (``stat="mean"``) or a ratio of sums
+    (``stat="ratio"``: sum(values) / sum(weights))."""
+    import numpy as np
+
+    n = len(values)
+    if n == 0:
+        return None, None
+    v = np.asarray(values, dtype=float)
+    if stat == "mean" and v.min() >= 0.0 and v.max() <= 1.0:
+        return wilson(float(v.mean()), n)
+    w = np.asarray(weights, dtype=float) if stat == "ratio" else None
+    key = hash((tuple(np.round(v, 12)), tuple(np.round(w, 12)) if w is not None else ())) & 0xFFFFFFFF
+    rng = np.random.default_rng([key, n])
+    idx = rng.integers(0, n, size=(n_boot, n))
+    if w is None:
+        stats = v[idx].mean(axis=1)
+    else:
+        den = w[idx].sum(axis=1)
+        ok = den > 0
+        if not ok.any():
+            return None, None
+        stats = v[idx].sum(axis=1)[ok] / den[ok]
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 @dataclass
 class Robust:
-    """DynaMath's robustness over variant families: ``a_avg`` the mean over seeds of the
-    mean over its variants, ``a_wst`` the mean over seeds of the minimum, ``rr`` =
-    a_wst / a_avg (None when a_avg is 0), ``n`` the seeds."""
+    """DynaMath's robustness over variant families (its eq. 1 and 2, on 0/1 verdicts):
+    ``a_avg`` the mean over seeds of the share of its variants' samples answered right,
+    ``a_wst`` the mean over seeds of the *minimum* verdict over all its variants and
+    samples (1 only when every sample of every variant is right), ``rr`` = a_wst / a_avg
+    (None when a_avg is 0), ``n`` the seeds, ``n_items`` the variants; ``*_ci`` 95%
+    intervals over the seeds (Wilson; RR: bootstrap of the ratio)."""
 
     a_avg: float | None
     a_wst: float | None
     rr: float | None
     n: int
     n_items: int
+    a_avg_ci: tuple[float | None, float | None] = (None, None)
+    a_wst_ci: tuple[float | None, float | None] = (None, None)
+    rr_ci: tuple[float | None, float | None] = (None, None)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def robustness(families: Mapping[Any, Sequence[float]]) -> Robust:
-    """``families``: seed -> the accuracy (0..1) of each of its variants."""
-    fams = [list(v) for v in families.values() if len(v)]
+def robustness(families: Mapping[Any, Sequence[Sequence[float]]]) -> Robust:
+    """``families``: seed -> per variant, its verdicts (1 right, 0 not) on each counted
+    sample."""
+    fams = [[[float(x) for x in v] for v in f if len(v)] for f in families.values()]
+    fams = [f for f in fams if f]
     if not fams:
         return Robust(None, None, None, 0, 0)
-    a_avg = sum(sum(f) / len(f) for f in fams) / len(fams)
-    a_wst = sum(min(f) for f in fams) / len(fams)
+    avg = [sum(sum(v) / len(v) for v in f) / len(f) for f in fams]
+    wst = [min(min(v) for v in f) for f in fams]
+    a_avg, a_wst = sum(avg) / len(fams), sum(wst) / len(fams)
     return Robust(a_avg, a_wst, a_wst / a_avg if a_avg else None, len(fams),
-                  sum(len(f) for f in fams))
+                  sum(len(f) for f in fams), interval(avg), interval(wst),
+                  interval(wst, stat="ratio", weights=avg) if a_avg else (None, None))
 
 
 def repetition_consistency(samples: Iterable[Sequence[str | None]]) -> tuple[float | None, int]:
-    """RC: per item the share of its repeated samples (2nd..Kth) whose answer equals the
-    first's, averaged over the items with at least two samples; (RC, items)."""
+    """RC (DynaMath eq. 3): per item, the share of its K samples whose answer equals the
+    first's, RC = (1/K) sum_k 1[Ans_k = Ans_1], averaged over the items with at least two
+    samples; (RC, items)."""
     per_item = []
     for answers in samples:
         if len(answers) < 2:
             continue
         first = answers[0]
-        per_item.append(sum(a == first for a in answers[1:]) / (len(answers) - 1))
+        per_item.append(sum(a == first for a in answers) / len(answers))
     return _mean(per_item), len(per_item)
 
 
+@dataclass
+class Consistent:
+    """DynaMath's consistent failures: ``seeds`` with a variant solved (right on every
+    sample) and another failed consistently (wrong on every sample, the same answer every
+    time: RC = 1), as a ``share`` of the ``n`` seeds with a repeated variant;
+    ``unanswered`` variants (no answer on any sample: failed requests, nothing readable)
+    are counted apart and never as consistent failures."""
+
+    share: float | None
+    seeds: int
+    n: int
+    unanswered: int
+    ci: tuple[float | None, float | None] = (None, None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def consistent_failures(families: Mapping[Hashable, Sequence[tuple[Sequence[bool], Sequence[str | None]]]]
-                        ) -> int | None:
-    """Variants a model fails *consistently* while it solves others of the same seed: in a
-    family with at least one variant right on every sample, each variant wrong on every
-    sample with the same answer every time (RC = 1). ``families``: seed -> per variant
-    (verdicts per sample, answers per sample). None when no variant has two samples (RC
-    is not known)."""
-    if not any(len(ok) >= 2 for fam in families.values() for ok, _ in fam):
+                        ) -> Consistent | None:
+    """``families``: seed -> per variant (verdicts per sample, answers per sample). None
+    when no variant has two samples (RC is not known)."""
+    fams = {k: [(ok, ans) for ok, ans in fam if len(ok) >= 2] for k, fam in families.items()}
+    fams = {k: fam for k, fam in fams.items() if fam}
+    if not fams:
         return None
-    count = 0
-    for fam in families.values():
-        if not any(ok and all(ok) for ok, _ in fam):
-            continue
-        for ok, answers in fam:
-            if len(ok) >= 2 and not any(ok) and len(set(answers)) == 1:
-                count += 1
-    return count
+    hit = unanswered = 0
+    for fam in fams.values():
+        unanswered += sum(1 for _, answers in fam if all(a is None for a in answers))
+        solved = any(all(ok) for ok, _ in fam)
+        failed = any(not any(ok) and None not in answers and len(set(answers)) == 1
+                     for ok, answers in fam)
+        hit += solved and failed
+    share = hit / len(fams)
+    return Consistent(share, hit, len(fams), unanswered, wilson(share, len(fams)))
 
 
 def memorised(families: Mapping[Hashable, Sequence[tuple[str | None, str | None]]]) -> list[Hashable]:
@@ -138,49 +217,72 @@ def curve(points: Iterable[tuple[int, float]]) -> list[tuple[int, float, int]]:
 class Drop:
     """Performance drop under a perturbation over paired (parent, perturbed item): ``base``
     the parents' accuracy, ``perturbed`` the items', ``drop`` = base - perturbed (points
-    of accuracy, 0..1), ``n`` pairs."""
+    of accuracy, 0..1), ``n`` pairs, ``ci`` its 95% interval (bootstrap over the pairs);
+    ``fixed``: why the drop cannot move by construction (the perturbed item asks this
+    dimension exactly what the parent asked), else None."""
 
     base: float | None
     perturbed: float | None
     drop: float | None
     n: int
+    ci: tuple[float | None, float | None] = (None, None)
+    fixed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def drop(pairs: Iterable[tuple[float, float]]) -> Drop:
+def drop(pairs: Iterable[tuple[float, float]], *, fixed: str | None = None) -> Drop:
     """``pairs``: (the parent's accuracy in the base run, the perturbed item's)."""
     ps = list(pairs)
     if not ps:
-        return Drop(None, None, None, 0)
+        return Drop(None, None, None, 0, fixed=fixed)
     base = sum(b for b, _ in ps) / len(ps)
     pert = sum(p for _, p in ps) / len(ps)
-    return Drop(base, pert, base - pert, len(ps))
+    return Drop(base, pert, base - pert, len(ps), interval([b - p for b, p in ps]), fixed)
 
 
 @dataclass
 class CF:
-    """Counterfactual sensitivity: ``follow`` the share of items answered with the new
-    (shifted) answer, ``repeat`` the share answered with the parent's original answer (a
-    memorisation signal), ``n`` the items."""
+    """Counterfactual sensitivity over item-samples: ``follow`` the share answered with the
+    new (shifted) gold (accuracy on the counterfactuals; not the paper's Answer Adjustment),
+    ``repeat`` the share answered with the parent's original gold (a memorisation signal),
+    ``n`` the item-samples. ``adjust``: Catch Me If You Can's Answer Adjustment rate (its
+    eq. 38c-41): the share whose answer is right *and* differs from the model's own answer
+    to the parent (base run), over the ``n_adjust`` item-samples whose parent it answered;
+    None without a base run. ``*_ci``: 95% Wilson intervals."""
 
     follow: float | None
     repeat: float | None
     n: int
+    adjust: float | None = None
+    n_adjust: int = 0
+    follow_ci: tuple[float | None, float | None] = (None, None)
+    repeat_ci: tuple[float | None, float | None] = (None, None)
+    adjust_ci: tuple[float | None, float | None] = (None, None)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def counterfactual(rows: Iterable[tuple[str | None, str | None, str | None]]) -> CF:
-    """``rows``: (the model's answer, the counterfactual's gold, the parent's answer)."""
+def counterfactual(rows: Iterable[tuple[str | None, str | None, str | None]],
+                   own: Iterable[tuple[str | None, str | None, str | None]] | None = None) -> CF:
+    """``rows``: (the model's answer, the counterfactual's gold, the parent's gold);
+    ``own``: (the model's answer, the counterfactual's gold, the model's own answer to the
+    parent) for the Answer Adjustment, where a base run answered the parent."""
     rs = list(rows)
     if not rs:
         return CF(None, None, 0)
-    follow = sum(1 for a, g, _ in rs if a is not None and a == g)
-    repeat = sum(1 for a, g, p in rs if a is not None and a == p and p != g)
-    return CF(follow / len(rs), repeat / len(rs), len(rs))
+    follow = sum(1 for a, g, _ in rs if a is not None and a == g) / len(rs)
+    repeat = sum(1 for a, g, p in rs if a is not None and a == p and p != g) / len(rs)
+    cf = CF(follow, repeat, len(rs), follow_ci=wilson(follow, len(rs)),
+            repeat_ci=wilson(repeat, len(rs)))
+    ow = [r for r in (own or []) if r[2] is not None]
+    if ow:
+        cf.adjust = sum(1 for a, g, p in ow if a is not None and a == g and a != p) / len(ow)
+        cf.n_adjust = len(ow)
+        cf.adjust_ci = wilson(cf.adjust, len(ow))
+    return cf
 
 
 @dataclass

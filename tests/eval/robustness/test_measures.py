@@ -11,20 +11,31 @@ from qcstation.eval.robustness.fidelity import intermediates, solve_hidden
 
 
 def test_a_avg_a_wst_rr() -> None:
-    # seed a: variants 1, 1, 0 -> mean 2/3, min 0; seed b: 1/2, 1 -> mean 3/4, min 1/2
-    r = M.robustness({"a": [1, 1, 0], "b": [0.5, 1]})
-    assert r.a_avg == pytest.approx((2 / 3 + 3 / 4) / 2)       # 17/24
-    assert r.a_wst == pytest.approx((0 + 0.5) / 2)             # 1/4
-    assert r.rr == pytest.approx(0.25 / (17 / 24))             # 6/17
-    assert (r.n, r.n_items) == (2, 5)
-    assert M.robustness({"a": [0, 0]}).rr is None               # A_avg 0: no ratio
+    # DynaMath eq. 1-2 on 0/1 verdicts, per variant its samples:
+    # seed a: variants [1, 1], [1, 1], [0, 0] -> mean 2/3, worst 0
+    # seed b: variants [1, 0], [1, 1]        -> mean (1/2 + 1)/2 = 3/4, worst 0 (a wrong sample)
+    # seed c: variants [1, 1], [1, 1]        -> mean 1, worst 1
+    r = M.robustness({"a": [[1, 1], [1, 1], [0, 0]], "b": [[1, 0], [1, 1]], "c": [[1, 1], [1, 1]]})
+    assert r.a_avg == pytest.approx((2 / 3 + 3 / 4 + 1) / 3)   # 29/36
+    assert r.a_wst == pytest.approx(1 / 3)                     # only c
+    assert r.rr == pytest.approx((1 / 3) / (29 / 36))          # 12/29
+    assert (r.n, r.n_items) == (3, 7)
+    # the case: 2 variants x 3 samples, [1,1,0] and [1,0,0] on one seed: the minimum
+    # of sample means would be 1/3; the paper's 0/1 worst case is 0
+    one = M.robustness({"s": [[1, 1, 0], [1, 0, 0]]})
+    assert (one.a_avg, one.a_wst, one.rr) == (pytest.approx(1 / 2), 0.0, 0.0)
+    # intervals: Wilson over the 3 seeds
+    lo, hi = M.wilson(1 / 3, 3)
+    assert r.a_wst_ci == (pytest.approx(lo), pytest.approx(hi)) and lo < 1 / 3 < hi
+    assert M.robustness({"a": [[0, 0]]}).rr is None               # A_avg 0: no ratio
     assert M.robustness({}).a_avg is None
 
 
 def test_repetition_consistency() -> None:
-    # item 1: 5, 5, 6 -> 1 of 2 repeats agree; item 2: x, x -> 1; item 3 has one sample: left out
+    # DynaMath eq. 3 over the K samples: item 1: 5, 5, 6 -> 2 of K = 3 agree with the first;
+    # item 2: x, x -> 2/2; item 3 has one sample: left out
     rc, n = M.repetition_consistency([["5", "5", "6"], ["x", "x"], ["7"]])
-    assert rc == pytest.approx((0.5 + 1) / 2) and n == 2
+    assert rc == pytest.approx((2 / 3 + 1) / 2) and n == 2
     assert M.repetition_consistency([["1"]]) == (None, 0)
 
 
@@ -36,7 +47,11 @@ def test_consistent_failures() -> None:
         # no variant right on every sample: nothing counts
         "b": [([True, False], ["4", "5"]), ([False, False], ["9", "9"])],
     }
-    assert M.consistent_failures(fams) == 1
+    fams["c"] = [([True, True], ["3", "3"]), ([False, False], [None, None])]   # unanswered
+    fams["d"] = [([True, True], ["4", "4"]), ([False, False], ["8", "8"]), ([False, False], ["8", "8"])]
+    c = M.consistent_failures(fams)
+    # seeds a and d of 4: a share of seeds, not of variants; c's unanswered variant is apart
+    assert (c.seeds, c.n, c.share, c.unanswered) == (2, 4, 0.5, 1)
     assert M.consistent_failures({"a": [([True], ["1"]), ([False], ["2"])]}) is None  # K = 1
 
 
@@ -57,9 +72,16 @@ def test_curve_and_drop() -> None:
 
 
 def test_counterfactual_follow_and_repeat() -> None:
-    # (answer, new gold, parent's answer): follows, repeats, neither, no answer
+    # (answer, new gold, parent's gold): new gold, parent's gold, neither, no answer
     c = M.counterfactual([("12", "12", "10"), ("10", "13", "10"), ("5", "14", "10"), (None, "1", "2")])
     assert (c.follow, c.repeat, c.n) == (0.25, 0.25, 4)
+    assert c.adjust is None                                      # no base run: not computed
+    # Answer Adjustment (Catch Me eq. 38c): right AND different from the model's own answer
+    # to the parent: (12 right, own 10) yes; (13 right, own 13) no: it did not adjust;
+    # (10 wrong) no; (9 right, own unknown) left out -> 1 of 3
+    own = [("12", "12", "10"), ("13", "13", "13"), ("10", "14", "10"), ("9", "9", None)]
+    c = M.counterfactual([(a, g, "10") for a, g, _ in own], own)
+    assert (c.follow, c.adjust, c.n_adjust) == (0.75, pytest.approx(1 / 3), 3)
 
 
 def test_mcnemar_exact() -> None:
@@ -89,7 +111,11 @@ def test_z3_intermediates_and_the_given_an_answer_implies() -> None:
            "(declare-const s1 Real)\n(declare-const s2 Real)\n(declare-const answer Real)\n"
            "(assert (= g1 3))\n(assert (= g2 60))\n(assert (= s1 (* g1 3)))\n"
            "(assert (= s2 (* s1 g2)))\n(assert (= answer s2))\n(check-sat)\n(get-value (answer))\n")
-    assert intermediates(smt) == [Fraction(9), Fraction(540)]
+    # the steps 9 and 540; 540 is the answer itself: not an intermediate step
+    assert intermediates(smt) == [Fraction(9)]
+    two = ("(declare-const g1 Real)\n(declare-const s1 Real)\n(declare-const answer Real)\n"
+           "(assert (= g1 4))\n(assert (= s1 (* g1 5)))\n(assert (= answer s1))\n")
+    assert intermediates(two) == []        # "The answer is 20." alone finds no step
     from qcstation.core.derive.transforms import inverse_smtlib
 
     # forward answer 720 with g2 hidden: 9 * X = 720 -> X = 80, and only 80

@@ -17,6 +17,7 @@ from db import Store
 from qcstation.cli import main
 from qcstation.core.release.releases import release_records
 from qcstation.eval.robustness.diagnose import diagnose
+from qcstation.eval.robustness.measures import wilson
 from tests.eval.robustness.helpers import copy_released
 from tests.eval_helpers import last_user
 from tests.fake_openai import FakeOpenAI
@@ -125,20 +126,21 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
     assert len(golds) == 12 and golds[("janet", 3)] != golds[("janet", 4)]
     assert v.base_run == p.base_run == c.base_run == base
 
-    # variants, per seed (4 variants, 2 samples each):
-    #   james: every variant right            -> mean 1,   min 1
-    #   janet: v1, v2 right; v3, v4 wrong     -> mean 1/2, min 0
-    #   jacket: every variant right once of 2 -> mean 1/2, min 1/2
-    # A_avg = (1 + 1/2 + 1/2)/3 = 2/3; A_wst = (1 + 0 + 1/2)/3 = 1/2; RR = 3/4
+    # variants, per seed (4 variants, 2 samples each), DynaMath's 0/1 verdicts:
+    #   james: every sample of every variant right -> mean 1,   worst 1
+    #   janet: v1, v2 right; v3, v4 wrong          -> mean 1/2, worst 0
+    #   jacket: every variant right once of 2      -> mean 1/2, worst 0 (a wrong sample)
+    # A_avg = (1 + 1/2 + 1/2)/3 = 2/3; A_wst = (1 + 0 + 0)/3 = 1/3; RR = 1/2
     for d in ("fi", "ar"):
         row = v.variants[d]
         assert row.robust.a_avg == pytest.approx(2 / 3)
-        assert row.robust.a_wst == pytest.approx(1 / 2)
-        assert row.robust.rr == pytest.approx(3 / 4)
-        # RC: james' and janet's 8 items repeat their first answer, jacket's 4 never: 8/12
-        assert v.rc[d] == (pytest.approx(2 / 3), 12)
-        # consistent failures: janet v3 and v4 (janet has variants right on every sample)
-        assert row.consistent_failures == 2
+        assert row.robust.a_wst == pytest.approx(1 / 3)
+        assert row.robust.rr == pytest.approx(1 / 2)
+        # RC over K = 2: james' and janet's 8 items 2/2, jacket's 4 items 1/2: (8 + 2)/12
+        assert v.rc[d] == (pytest.approx(10 / 12), 12)
+        # consistent failures: janet (v1 solved, v3 and v4 wrong with 7 twice): 1 seed of 3
+        cons = row.consistent_failures
+        assert (cons.seeds, cons.n, cons.share, cons.unanswered) == (1, 3, pytest.approx(1 / 3), 0)
         # memorisation: janet answers 7 to v3 and v4, whose golds differ
         assert row.memorised == 1 and row.memorised_keys == [
             next(it.parent for it in _items(db, dyn) if "Janet" in it.question)]
@@ -147,23 +149,32 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
     #   noise: final 0 of 2 -> drop 1; arithmetic right -> drop 0; most: Final
     #   add-operation: arithmetic 0 -> drop 1, most: Arithmetic; changed numbers: no drop
     assert (p.drops["noise"]["fi"].drop, p.drops["noise"]["ar"].drop) == (1.0, 0.0)
+    # noise leaves the notation question as it was: Ar cannot drop, and says so
+    assert p.drops["noise"]["ar"].fixed and p.drops["noise"]["fi"].fixed is None
+    assert p.drops["add-operation"]["ar"].fixed is None
     assert p.drops["noise"]["fi"].n == 2 and p.most_dropped("noise") == "fi"
     assert (p.drops["add-operation"]["ar"].drop, p.drops["add-operation"]["fi"].drop) == (1.0, 0.0)
     assert p.most_dropped("add-operation") == "ar"
     assert p.drops["changed-numbers"]["fi"].drop == 0.0 and p.most_dropped("changed-numbers") is None
 
     # counterfactuals (2 shifts x 3 seeds, 2 samples): james follows, janet repeats the
-    # original answer, jacket neither -> follow 1/3, repeat 1/3 on 12 item-samples
+    # original answer, jacket neither -> follow 1/3, repeat 1/3 on 12 item-samples.
+    # Answer Adjustment: the base run answered every parent with its gold; james' answer is
+    # the new gold and differs from it -> 4 of 12; janet repeats it, jacket is wrong
     for d in ("fi", "ar"):
         assert (c.counterfactual[d].follow, c.counterfactual[d].repeat, c.counterfactual[d].n) == \
             (pytest.approx(1 / 3), pytest.approx(1 / 3), 12)
+        assert (c.counterfactual[d].adjust, c.counterfactual[d].n_adjust) == (pytest.approx(1 / 3), 12)
         assert {s: x.follow for s, x in c.counterfactual_by_shift[d].items()} == \
             {-20: pytest.approx(1 / 3), 20: pytest.approx(1 / 3)}
 
     # the CLI prints the same figures
     assert main(["--db", str(db), "eval", "robustness", str(dyn), str(pert), str(cf)]) == 0
     out = capsys.readouterr().out
-    assert "66.7     50.0     0.750  0.667" in out          # ACC@Fi: A_avg, A_wst, RR, RC
+    # ACC@Fi: A_avg, A_wst, RR, RC with intervals over 3 seeds (Wilson; 3 < 30: marked)
+    lo, hi = (100 * x for x in wilson(2 / 3, 3))
+    assert f"66.7 [{lo:.1f}-{hi:.1f}]" in out and "33.3 [" in out and "0.833 [" in out
+    assert "3†" in out and "0 by construction" in out
     assert "ACC@Fi <- most" in out and "ACC@Ar <- most" in out and "33.3" in out
 
     # the report adds the tables and the figures
@@ -177,8 +188,21 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
             assert "![" in text and f"({stem}.png)" in text
             assert (out_dir / f"{stem}.png").stat().st_size > 1000
             assert (out_dir / f"{stem}.svg").exists()
-    assert "| ACC@Fi | 3 | 12 | 66.7 | 50.0 | 0.750 | 0.667 | 2 | 1 |" in \
-        (tmp_path / f"report{dyn}" / "report.md").read_text()
+    # Wilson 95% by hand (z = 1.96): A_avg 2/3 over 3 seeds, A_wst and consistent failures
+    # 1/3 over 3 seeds, RC 10/12 over 12 items; RR's interval is a bootstrap (not checked here)
+    def w(p: float, n: int) -> str:
+        z = 1.959963984540054
+        c, h = (p + z * z / (2 * n)), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+        d = 1 + z * z / n
+        return f"{100 * (c - h) / d:.1f}-{100 * (c + h) / d:.1f}"
+
+    row = next(line for line in (tmp_path / f"report{dyn}" / "report.md").read_text().splitlines()
+               if line.startswith("| ACC@Fi | 3† | 12 |"))
+    assert row.startswith(f"| ACC@Fi | 3† | 12 | 66.7 \\[{w(2 / 3, 3)}\\] | 33.3 \\[{w(1 / 3, 3)}\\] | "
+                          "0.500 \\["), row
+    lo, hi = (float(x) / 100 for x in w(10 / 12, 12).split("-"))
+    assert f"| 0.833 \\[{lo:.2f}-{hi:.2f}\\] |" in row, row
+    assert f"| 33.3 \\[{w(1 / 3, 3)}\\] \\(1/3\\) | 0 | 1 |" in row
     base_report = tmp_path / "report-base"
     assert main(["--db", str(db), "eval", "report", str(base), "--out", str(base_report)]) == 0
     assert "Robustness" not in (base_report / "report.md").read_text()

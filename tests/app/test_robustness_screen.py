@@ -42,10 +42,10 @@ async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: di
             await pilot.press("r")
             await settle(pilot)
         text = flat(screen_text(app))
-        # the variants table: ACC@Fi A_avg 66.7, A_wst 50.0, RR 0.750, RC 0.667, 2 consistent
-        # failures, 1 seed memorised (the script, worked out in tests/eval/robustness)
+        # the variants table: ACC@Fi A_avg 66.7, A_wst 33.3, RR 0.500, RC 0.833 over 3 seeds (few:
+        # marked), each with its Wilson interval (the script, worked out in tests/eval/robustness)
         assert "Variants (DynaMath)" in text
-        assert "ACC@Fi 3 12 66.7 50.0 0.750 0.667 2 1" in text
+        assert "ACC@Fi 3† 12 66.7 [20.8-93.9] 33.3 [6.1-79.2] 0.500 [" in text
         assert "A_avg" in text                       # the chart's legend
         await pilot.press("t")                       # the next table: a ladder, with its curve
         await settle(pilot)
@@ -71,7 +71,8 @@ async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: di
             await pilot.press("t")
             await settle(pilot)
         text = flat(screen_text(app))
-        assert "Perturbation 'noise'" in text and "ACC@Fi <- most 2 100.0 0.0 100.0" in text
+        assert "Perturbation 'noise'" in text and "ACC@Fi <- most 2† 100.0 [" in text
+        assert "0 by construction" in text
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, RobustnessScreen)

@@ -54,8 +54,17 @@ def qc_db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Snapshots must not depend on when the cursor blinked (H conftest::no_cursor_blink)."""
+    """Snapshots must not depend on when the cursor blinked (H conftest::no_cursor_blink), in
+    a one-line field or in an editor (the fix dialog's TextArea: on a loaded machine the
+    frame was taken on either side of a blink), nor on the dashboard refreshing itself
+    (every 15 s) under the screen shown when a slow run takes that long."""
+    from textual.widgets import TextArea
+
+    from screens.dashboard import DashboardScreen
+
     monkeypatch.setattr(Input, "cursor_blink", False)
+    monkeypatch.setattr(TextArea, "cursor_blink", False)
+    monkeypatch.setattr(DashboardScreen, "AUTO_REFRESH_S", 0.0)
     yield
 
 

@@ -403,6 +403,13 @@ class QCStationApp(App[int]):
             yield SystemCommand("Draw QC samples",
                                 "Sample every QC dimension without an open sample",
                                 dashboard.action_draw_samples)
+            yield SystemCommand("Derive a set",
+                                "Build variants, ladders, perturbations, counterfactual or "
+                                "inverse items from the verified seeds (in the background)",
+                                dashboard.action_derive)
+            yield SystemCommand("Curator queue",
+                                "Rejected, disagreed, excluded and skipped items: fix, exclude, "
+                                "override, settle", dashboard.action_queue)
             yield SystemCommand("Regenerate rejected items",
                                 "Run the pipeline on rejected artifacts, then requeue them",
                                 dashboard.action_regenerate)

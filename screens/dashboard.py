@@ -112,10 +112,14 @@ class DashboardScreen(QCScreen):
         Binding("b", "results", "Results", show=False,
                 tooltip="Browse evaluation results by failed dimension, verdict, source, level",
                 id="eval-results"),
-        Binding("d", "derive", "Derive", show=False,
+        Binding("d", "derive", "Derive",
                 tooltip="Build a derived set (variants, ladders, perturbations, counterfactual, "
                         "inverse) in the background", id="derive"),
         Binding("f5", "refresh", "Refresh", show=False, id="refresh"),
+        # the menu is in help and behind the header's icon: its footer room goes to Derive, so
+        # every key of the footer fits in 80 columns
+        Binding("ctrl+p", "app.command_palette", "Menu", show=False,
+                tooltip="Command palette: every action by name", id="dashboard-command-palette"),
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
     ]
 
@@ -599,6 +603,9 @@ class DashboardScreen(QCScreen):
 
         if self.busy_note and self.busy_note.startswith("Deriving"):
             self.notify("A derive is already running.")
+            return
+        # with curators configured, building a set (a new scope for QC and releases) is theirs
+        if self.qc_app.settings.curators and not self._curator_or_say("build a derived set"):
             return
 
         def chosen(req: object) -> None:

@@ -44,11 +44,29 @@ def parse_derive_form(kind: str | None, name: str) -> DeriveRequest:
     return DeriveRequest(kind, name)
 
 
+class KindButton(RadioButton):
+    """A choice readable without colour: ``●`` the chosen kind, ``○`` the others (Textual's
+    radio button draws the same dot for both, told apart by colour only)."""
+
+    @property  # type: ignore[override]
+    def BUTTON_INNER(self) -> str:  # noqa: N802 - Textual's name for the button's inside
+        return "●" if self.value else "○"
+
+
 class DeriveModal(ModalScreen[DeriveRequest | None]):
     """Up/down chooses the kind, the name field names the set, ctrl+s starts, Esc cancels."""
 
+    BINDING_GROUP_TITLE = "Derive a set"
     BINDINGS = [Binding("ctrl+s", "start", "Start", id="derive-start"),
-                Binding("escape", "cancel", "Cancel", id="derive-cancel")]
+                Binding("escape", "cancel", "Cancel", id="derive-cancel"),
+                # a modal screen stops the app's keys: its own F1 opens help on it
+                Binding("f1", "app.help", "Help", id="derive-help")]
+
+    def help_notes(self) -> Text:
+        return Text("Up/down and Enter (or Space) choose what to build; ● marks the choice. "
+                    "Tab goes to the set name. Ctrl+S starts the build in the background: "
+                    "the dashboard says when it ends, what was made and what was refused.\n\n"
+                    + "\n".join(f"{kind}: {what}" for kind, what in KIND_HELP.items()))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="derive_dialog", classes="dialog"):
@@ -57,7 +75,7 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
                               "`qcstation derive`)."))
             with RadioSet(id="derive_kind"):
                 for n, (kind, what) in enumerate(KIND_HELP.items()):
-                    yield RadioButton(f"{kind}: {what}", value=n == 0, name=kind)
+                    yield KindButton(f"{kind}: {what}", value=n == 0, name=kind)
             yield Input(placeholder="set name (default: the kind)", id="derive_name")
             yield Static("", id="derive_error")
         yield Footer(show_command_palette=False, compact=True)

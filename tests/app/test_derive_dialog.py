@@ -25,7 +25,7 @@ def test_the_form() -> None:
 
 async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
     db = make_db(tmp_path, ["james", "janet", "tom"])
-    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("d")
@@ -45,3 +45,49 @@ async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
     # james and janet, up to 6 shifts each (tom restates a value: refused)
     assert kind == "counterfactual" and 6 <= made <= 12
     assert any(f"Set cf1: made counterfactual {made}." in n for n in notes), notes
+
+
+async def test_the_dialog_reads_without_colour_has_help_and_is_for_curators(tmp_path: Path) -> None:
+    from screens.dialogs.help import HelpScreen
+    from tests.app.conftest import flat, notifications, screen_text
+
+    db = make_db(tmp_path, ["james"])
+    # a curator is configured and this account is not one: the key says who may
+    app = make_app(db, config=make_config(curators=["alice"]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert not isinstance(app.screen, DeriveModal)
+        assert any("Only a curator can build a derived set" in n for n in notifications(app))
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert "d Derive" in footer and footer.rstrip().endswith("f1 Help"), footer
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, DeriveModal)
+        text = screen_text(app)
+        # the chosen kind and the others differ by their mark, not only by colour
+        assert "●▌ variants:" in text and "○▌ ladder:" in text and "●▌ ladder:" not in text
+        await pilot.press("down", "enter")
+        text = screen_text(app)
+        assert "○▌ variants:" in text and "●▌ ladder:" in text
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        helptext = flat(screen_text(app))
+        assert "Help: Derive a set" in helptext and "Ctrl+S starts the build" in helptext
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, DeriveModal)
+
+
+async def test_derive_is_in_the_command_palette(tmp_path: Path) -> None:
+    db = make_db(tmp_path, ["james"])
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Derive a set" in titles

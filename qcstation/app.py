@@ -357,9 +357,35 @@ class QCStationApp(App[int]):
             return False  # a stray `q` in a dialog must not end the session (ctrl+q still does)
         return True
 
+    def work_going(self) -> str | None:
+        """What long work this session is doing that quitting would stop (an evaluation run,
+        a derive, a regeneration), in words; None when nothing is."""
+        for screen in self.screen_stack:
+            run = getattr(screen, "active_run", None)
+            if run is not None:
+                return f"Evaluation run #{run} is going on"
+            busy = getattr(screen, "busy_note", None)
+            if isinstance(busy, str) and busy.startswith(("Deriving", "Regenerating")):
+                return busy.split("…")[0] + " is going on"
+        return None
+
     async def action_quit(self) -> None:
-        await self._give_back_claims()
-        self.exit()
+        """``q``: with a run, a derive or a regeneration going on, asks first (as Ctrl+C
+        says how to quit rather than quitting); ctrl+q quits at once."""
+        going = self.work_going()
+        if going is None:
+            await self.action_force_quit()
+            return
+        from screens.dialogs.confirm import ConfirmModal
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.call_later(self.action_force_quit)
+
+        self.push_screen(ConfirmModal(
+            "Quit?", f"{going}. Quitting stops it after the requests in flight; what is "
+                     "stored stays, and it resumes later.\n\ny: quit · n: stay"),
+            callback=answered)
 
     async def action_force_quit(self) -> None:
         await self._give_back_claims()

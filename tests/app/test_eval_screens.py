@@ -467,3 +467,48 @@ async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, ChartsScreen)
         assert "No runs to chart yet." in screen_text(app)
+
+
+async def test_q_mid_run_asks_before_quitting(tmp_path: Path,
+                                              fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    from screens.dialogs.confirm import ConfirmModal
+
+    import threading
+
+    from tests.fake_openai import default_responder
+
+    db = build_db(tmp_path / "askq.db")
+    gate = threading.Event()       # replies wait for it: the run is going until the test says
+
+    def held(request: Any) -> str:
+        gate.wait(600)
+        return default_responder(request)
+
+    fake_openai.responder = held
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
+                          "<test>")
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_run_form(pilot)
+        await _type_into(pilot, "#run_shots", "0")
+        await pilot.press("ctrl+s")
+        await _until(pilot, lambda: len(fake_openai.chat_requests) >= 2)
+        runs = app.screen
+        assert isinstance(runs, RunsScreen) and runs.active_run is not None
+        await pilot.press("q")                     # asks; n stays and the run goes on
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        assert "Evaluation run #1 is going on" in flat(screen_text(app))
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is runs and runs.active_run is not None and app.is_running
+        await pilot.press("q", "y")                # y quits: the run stops, resumable
+        await pilot.pause()
+        gate.set()
+    import time
+    deadline = time.monotonic() + 300   # the worker writes the final status when its requests return
+    while _runs(db)[0]["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [run] = _runs(db)
+    assert run["status"] == "interrupted" and _outputs(db, run["id"]) < run["n_requests"]

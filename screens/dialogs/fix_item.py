@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from qcstation.common.errors import QCStationError
+from qcstation.widgets.text_field import TextField
 from qcstation.common.safe import one_line, printable
 from screens.dialogs.fields import OrderedFields
 
@@ -32,11 +33,15 @@ if TYPE_CHECKING:
 EDITOR_WIDTH = 94
 
 
+#: the editor's border takes a row above and below its text
+EDITOR_BORDER_ROWS = 2
+
+
 def editor_height(text: str, width: int = EDITOR_WIDTH, *, at_most: int = 30) -> int:
-    """Rows the editor needs to show ``text`` whole with soft wrapping, plus one to type on
-    (at least 4, at most ``at_most``)."""
+    """Rows the editor needs (its border included) to show ``text`` whole with soft
+    wrapping, plus one to type on, and at least four rows of text; at most ``at_most``."""
     rows = sum(max(1, -(-len(line) // max(width, 10))) for line in text.split("\n"))
-    return max(4, min(rows + 1, at_most))
+    return max(4 + EDITOR_BORDER_ROWS, min(rows + 1 + EDITOR_BORDER_ROWS, at_most))
 
 
 def fix_context(item: ReviewItem) -> Text:
@@ -132,8 +137,8 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
             yield Static("", id="fix_error")
             yield TextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
             if self.needs_reason:
-                yield Input(placeholder="What was wrong (required)", id="fix_reason",
-                            max_length=500)
+                yield TextField(placeholder="What was wrong (required)", id="fix_reason",
+                                limit=500)
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:
@@ -150,10 +155,11 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         needs of the rest (prompt, message, reason field, borders and footer come first)."""
         height = self.app.size.height
         self.query_one("#fix_dialog").styles.width = min(100, max(40, self.app.size.width - 4))
-        context = max(3, height // 4)
+        context = max(3, height // 6)           # it scrolls: the editor comes first
         self.query_one("#fix_context").styles.max_height = context
         area = self.query_one("#fix_text", TextArea)
-        room = max(4, height - context - 14)
+        # the dialog's 90 % less its border (2), the prompt (3), the reason field (3)
+        room = max(4 + EDITOR_BORDER_ROWS, int(height * 0.9) - context - 8)
         area.styles.height = editor_height(area.text, at_most=room)
 
     def on_resize(self) -> None:

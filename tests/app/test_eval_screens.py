@@ -512,3 +512,27 @@ async def test_q_mid_run_asks_before_quitting(tmp_path: Path,
         time.sleep(0.05)
     [run] = _runs(db)
     assert run["status"] == "interrupted" and _outputs(db, run["id"]) < run["n_requests"]
+
+
+async def test_enter_p_then_two_esc_leave_the_results(eval_db: Path) -> None:
+    """Esc goes from the item pane to the rows, and from the rows back: after Enter and p as
+    after Enter alone (it took three presses)."""
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        seen = [app.focused.id if app.focused else None]
+        await pilot.press("escape")
+        await settle(pilot)
+        seen.append(app.focused.id if app.focused else None)
+        assert app.screen is screen and app.focused is screen.query_one("#results_table"), seen
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is not screen, seen

@@ -42,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,10 +205,17 @@ def judge_messages(tpl: T.Template, record: Mapping[str, Any], response: str | N
     return msgs
 
 
+#: told as each judge request ends: (judge name, requests done, requests in all, failed)
+JudgeProgress = Callable[[str, int, int, int], None]
+
+
 def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequence[Mapping[str, Any]],
                   responses: Sequence[str | None], previous: Sequence[Mapping[str, Any] | None],
-                  *, mode: str = "ask") -> list[tuple[str, float | None, str | None, dict[str, Any]]]:
-    """One (verdict, score, extracted, detail) per response; see the module docstring."""
+                  *, mode: str = "ask", progress: JudgeProgress | None = None,
+                  ) -> list[tuple[str, float | None, str | None, dict[str, Any]]]:
+    """One (verdict, score, extracted, detail) per response; see the module docstring.
+    ``progress(judge, done, total, failed)`` is told as each request ends (a judge that is
+    down is a long wait: retries and backoff on every request)."""
     if mode not in JUDGE_MODES:
         raise ValueError(f"unknown judge mode {mode!r}")
     judges = list(getattr(cfg, "judges", []) or [])
@@ -237,7 +244,8 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
         if not todo:
             continue
         batch = [judge_messages(tpl, records[i], responses[i]) for i in todo]
-        answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry")))
+        answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry"),
+                                   progress=progress))
         for i, a in zip(todo, answers):
             if isinstance(a, Exception):
                 entries[i][j.name] = {"error": f"the judge request failed: {str(a)[:300]}",
@@ -258,11 +266,25 @@ def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
 
 
 async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], *,
-               use_cache: bool) -> list[Any]:
+               use_cache: bool, progress: JudgeProgress | None = None) -> list[Any]:
     from qcstation.core.construct.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
+    todo = list(batches)
     try:
-        return await client.chat_many(list(batches), temperature=0.0, use_cache=use_cache)
+        if progress is None:
+            return await client.chat_many(todo, temperature=0.0, use_cache=use_cache)
+        done = failed = 0
+
+        async def one(messages: list[dict[str, str]]) -> Any:
+            nonlocal done, failed
+            [answer] = await client.chat_many([messages], temperature=0.0, use_cache=use_cache)
+            done += 1
+            failed += isinstance(answer, Exception)
+            progress(str(getattr(judge, "name", "judge")), done, len(todo), failed)
+            return answer
+
+        progress(str(getattr(judge, "name", "judge")), 0, len(todo), 0)
+        return list(await asyncio.gather(*(one(m) for m in todo)))
     finally:
         await client.aclose()

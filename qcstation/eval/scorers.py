@@ -44,7 +44,13 @@ from typing import Any
 
 from db.store import Store, now
 from qcstation.eval import tasks as T
-from qcstation.eval.judging import JUDGE_MODES, JUDGE_VERSION, judge_outputs, parse_judge_score
+from qcstation.eval.judging import (
+    JUDGE_MODES,
+    JUDGE_VERSION,
+    JudgeProgress,
+    judge_outputs,
+    parse_judge_score,
+)
 from qcstation.eval.runs import EvalError, RunContext, scoring_lease
 from qcstation.eval.types import STRICT, TASK_SCORES
 
@@ -189,7 +195,8 @@ def _gold(record: Mapping[str, Any]) -> tuple[str, str | None]:
 def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
               progress: Callable[[int, int], None] | None = None,
               only_missing: bool = False, verifier: Any = None,
-              judges: str | None = None, retry_judges: bool = False) -> ScoreSummary:
+              judges: str | None = None, retry_judges: bool = False,
+              judge_progress: JudgeProgress | None = None) -> ScoreSummary:
     """(Re-)score every stored output of a run. With ``only_missing`` only outputs that have
     no score yet are scored (and, with ``retry_judges``, the Understanding outputs whose
     verdict is ``judge_error``). Returns counts and the items whose verdict flipped.
@@ -245,7 +252,8 @@ def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, in
             judged = judge_outputs(
                 db_path, cfg, judge_tpl, [items[int(o["seed_id"])][0] for o in group],
                 [o["response"] for o in group],
-                [old.get((int(o["seed_id"]), int(o["sample_idx"]))) for o in group], mode=mode)
+                [old.get((int(o["seed_id"]), int(o["sample_idx"]))) for o in group], mode=mode,
+                progress=judge_progress)
             for o, (verdict, score, extracted, detail) in zip(group, judged):
                 sp.emit(o, "un", Score(verdict, score, extracted, detail))
             sp.advance(len(group))

@@ -424,3 +424,35 @@ def test_an_item_not_allowed_to_refine_fails_all_pass_it_is_not_left_out(store: 
     (rm,) = M.leaderboard(store, [run])
     assert rm.values["all"].value == 0.5 and rm.values["all_no_un"].value == 0.5
     assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 1    # R-m over item 1 only
+
+
+def test_a_judge_that_is_down_is_reported_request_by_request(qs_db: Path,
+                                                             fake_openai: FakeOpenAI) -> None:
+    """With the judge server down, --retry-judges says how far it got as each request ends
+    (it sat silent for the whole wait), and the items stay judge_error."""
+    import socket
+
+    with socket.socket() as s:          # a loopback port nothing listens on: the judge is down
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    cfg = config(models={"m": local_model(fake_openai.base_url)},
+                 judges=[{**JUDGE, "base_url": down}])
+    with Store(qs_db) as st:
+        run_id = create_run(st, cfg, model="m", tasks=["understanding", "final"], shots=0, limit=4)
+    ref = {"records": records_by_question(qs_db, run_id)}
+    fake_openai.responder = scripted(ref, lambda t, r: reference_reply(t, r))
+    execute_run(qs_db, run_id, cfg)
+    told: list[tuple[str, int, int, int]] = []
+    retried = scorers.score_run(qs_db, run_id, cfg, only_missing=True, retry_judges=True,
+                                judge_progress=lambda *a: told.append(a))
+    assert retried.counts["un"] == {"judge_error": 4}
+    assert told[0] == ("judge", 0, 4, 0) and told[-1] == ("judge", 4, 4, 4)
+    assert [t[1] for t in told] == [0, 1, 2, 3, 4]
+    # the command prints it on stderr, with how to stop
+    toml = qs_db.parent / "down.toml"
+    toml.write_text("[[judges]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in
+                                              {**JUDGE, "base_url": down}.items()), encoding="utf-8")
+    proc = _cli(qs_db, "score", str(run_id), "--retry-judges", cfg=toml)
+    assert proc.returncode == 0, proc.stderr
+    assert "judge judge: 0 of 4 requests answered · Ctrl+C stops" in proc.stderr
+    assert "judge judge: 4 of 4 requests answered, 4 failed" in proc.stderr

@@ -4,7 +4,11 @@ action of ``eval rescore``, which scores every response again)."""
 from __future__ import annotations
 
 import argparse
+import sys
+import time
+from collections.abc import Callable
 
+from qcstation.common.safe import one_line
 from qcstation.commands._common import db_path, print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import config, print_scores, resolve
 
@@ -24,6 +28,25 @@ def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-
     sc.set_defaults(eval_func=run, only_missing=True)
 
 
+def judge_progress_printer(every_s: float = 5.0) -> Callable[[str, int, int, int], None]:
+    """Progress of the judges' requests on stderr: when a judge starts, at most every
+    ``every_s`` seconds, and when it ends, with the failures so far and how to stop (a judge
+    server that is down makes every request wait for its retries)."""
+    last = [0.0]
+
+    def show(judge: str, done: int, total: int, failed: int) -> None:
+        now = time.monotonic()
+        if 0 < done < total and now - last[0] < every_s:
+            return
+        last[0] = now
+        line = (f"judge {one_line(judge, 40)}: {done:,} of {total:,} requests answered"
+                + (f", {failed:,} failed" if failed else "")
+                + ("" if done == total else " · Ctrl+C stops (nothing scored is lost)"))
+        print(line, file=sys.stderr, flush=True)
+
+    return show
+
+
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval.scorers import score_run
 
@@ -31,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
     summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing,
-                        retry_judges=getattr(args, "retry_judges", False))
+                        retry_judges=getattr(args, "retry_judges", False),
+                        judge_progress=judge_progress_printer())
     if args.json:
         print_json(summary.to_dict())
         return 0

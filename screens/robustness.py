@@ -49,6 +49,29 @@ class RobustItemLoaded(Message):
         self.text = text
 
 
+def wrapped_header(header: str, width: int = 10) -> str:
+    """A column's header on up to three lines (``consistent\nfailures``), so a table of many
+    columns fits in 80 columns where it can."""
+    import textwrap
+
+    lines = textwrap.wrap(header, width=max(width, *(len(w) for w in header.split() or [""])))
+    return "\n".join(lines[:3]) if lines else header
+
+
+def visible_columns(table: DataTable[Any], width: int) -> tuple[list[int], bool]:
+    """The indexes of the columns wholly shown in ``width`` cells from the table's
+    horizontal scroll position, and whether columns are hidden on the left."""
+    x = 0
+    left = int(table.scroll_x)
+    shown: list[int] = []
+    for index, column in enumerate(table.ordered_columns):
+        w = column.get_render_width(table)
+        if x >= left and x + w <= left + width:
+            shown.append(index)
+        x += w
+    return (shown or [0]), left > 0
+
+
 class RobustnessScreen(QCScreen):
     """``t`` next table, ``r`` next run, ``i`` the run's items (Enter: one item), Esc back."""
 
@@ -60,6 +83,12 @@ class RobustnessScreen(QCScreen):
         Binding("i", "items", "Items", tooltip="The run's derived items: Enter reads one with "
                                                "its parent and transformation", id="robust-items"),
         Binding("escape", "back", "Back", id="robust-back"),
+        # before the table's own: the note of what is shown follows the scroll
+        Binding("right", "scroll_columns(1)", "More columns", show=False, priority=True,
+                tooltip="A table wider than the screen: the columns to the right",
+                id="robust-right"),
+        Binding("left", "scroll_columns(-1)", "Back columns", show=False, priority=True,
+                id="robust-left"),
     ]
 
     def __init__(self, run_ids: list[int]) -> None:
@@ -70,6 +99,7 @@ class RobustnessScreen(QCScreen):
         self.mode = "tables"           # tables | items | item
         self.data: DiagnosisLoaded | None = None
         self.busy = True
+        self.head = Text("")
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -157,12 +187,37 @@ class RobustnessScreen(QCScreen):
             head.append(f"\n{t.title}  ({self.table + 1}/{len(tabs)}, t: next)")
             if t.note:
                 head.append(f"\n{t.note}", style="dim")
-            table.add_columns(*t.headers)
+            labels = [wrapped_header(str(h)) for h in t.headers]
+            table.header_height = max((label.count("\n") + 1 for label in labels), default=1)
+            table.add_columns(*labels)
             for row in t.rows:
                 table.add_row(*(preview(str(c), 24) for c in row))
             chart.display = True
             self._chart(chart, dg, t)
         self.query_one("#robust_title", Static).update(head)
+        self.head = head
+        self.call_after_refresh(self._mark_cut_columns)
+
+    def _mark_cut_columns(self) -> None:
+        """A table wider than the screen says so, and how to see the rest: no column (a
+        memorisation count of 13 read as 1) is cut silently."""
+        table = self.query_one("#robust_table", DataTable)
+        title = self.query_one("#robust_title", Static)
+        width = table.scrollable_content_region.width
+        total = table.virtual_size.width
+        if not table.columns or total <= width:
+            table.border_subtitle = ""
+            return
+        shown, left = visible_columns(table, width)
+        table.border_subtitle = ""
+        note = Text(f"\ncolumns {shown[0] + 1}-{shown[-1] + 1} of {len(table.columns)} shown"
+                    + (" · → shows the rest" if shown[-1] + 1 < len(table.columns) else "")
+                    + (" · ← goes back" if left else ""), style="yellow")
+        title.update(Text.assemble(self.head, note))
+
+    @on(DataTable.HeaderSelected, "#robust_table")
+    def _header(self, event: DataTable.HeaderSelected) -> None:
+        self.call_after_refresh(self._mark_cut_columns)
 
     def _chart(self, chart: PlotextPlot, dg: Any, t: Any) -> None:
         from qcstation.eval.robustness.figures import ladder_series
@@ -198,6 +253,24 @@ class RobustnessScreen(QCScreen):
             chart.display = False
         plt.title(t.title[:70])
         chart.refresh()
+
+    def action_scroll_columns(self, step: int) -> None:
+        table = self.query_one("#robust_table", DataTable)
+        # a column at a time: to the start of the next column not wholly shown (or back)
+        width = table.scrollable_content_region.width
+        starts, x = [], 0
+        for column in table.ordered_columns:
+            starts.append(x)
+            x += column.get_render_width(table)
+        left = int(table.scroll_x)
+        if step > 0:
+            target = next((st for st, end in zip(starts, [*starts[1:], x])
+                           if end > left + width), left)
+            target = min(target, max(0, x - width))
+        else:
+            target = max((st for st in starts if st < left), default=0)
+        table.scroll_to(x=target, animate=False)
+        self.call_after_refresh(self._mark_cut_columns)
 
     def action_next_table(self) -> None:
         self.mode = "tables"

@@ -76,3 +76,32 @@ async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: di
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, RobustnessScreen)
+
+
+async def test_at_80_columns_a_wide_table_says_what_it_cut_and_scrolls(
+        db: Path, runs: dict[str, int]) -> None:
+    """No column is cut silently (a memorisation count of 13 read as 1): the table says which
+    columns it shows, and → brings the rest in view."""
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RobustnessScreen) and screen.data is not None
+        while screen.data.dgs[screen.run].run_id != runs["dyn-rel"]:
+            await pilot.press("r")
+            await settle(pilot)
+        headers = screen.data.tables[screen.run][screen.table].headers
+        text = flat(screen_text(app))
+        assert f"of {len(headers)} shown · → shows the rest" in text, text
+        for _ in range(len(headers)):
+            await pilot.press("right")
+            await settle(pilot)
+            if "→ shows the rest" not in flat(screen_text(app)):
+                break
+        text = flat(screen_text(app))
+        assert f"-{len(headers)} of {len(headers)} shown" in text and "← goes back" in text
+        assert str(headers[-1]).split()[0] in text       # the last column, wholly in view

@@ -154,10 +154,13 @@ class DecisionUndone(Message):
 class ReleasesLoaded(Message):
     """Releases and the reasons (if any) a new one cannot be approved now."""
 
-    def __init__(self, releases: list[ReleaseInfo], blockers: list[str]) -> None:
+    def __init__(self, releases: list[ReleaseInfo], blockers: list[str], scope: str = "",
+                 scopes: list[str] | None = None) -> None:
         super().__init__()
         self.releases = releases
         self.blockers = blockers
+        self.scope = scope                    # the set the blockers are of ('' working set)
+        self.scopes = scopes or [""]          # the working set and every derived set
 
 
 class ReleaseApproved(Message):

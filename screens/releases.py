@@ -22,6 +22,16 @@ from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.dialogs.confirm import ConfirmModal
 
 DEFAULT_NAME = "smart"
+
+
+def release_scope(info: rel.ReleaseInfo) -> str:
+    """The derived set a release is of ('' the working set), from its manifest."""
+    derived = (info.manifest or {}).get("derived") or {}
+    return str(derived.get("set") or "") if isinstance(derived, dict) else ""
+
+
+def scope_words(scope: str) -> str:
+    return f"the derived set {one_line(scope, 40)}" if scope else "the working set"
 DEFAULT_VERSION = "1.0.0"
 
 
@@ -94,6 +104,8 @@ class ReleasesScreen(QCScreen):
                 id="release-approve"),
         Binding("e", "export", "Export", tooltip="Write the selected release to exports/",
                 id="release-export"),
+        Binding("s", "next_set", "Set", tooltip="Which set a new release is of: the working "
+                "set or a derived set (cycles)", id="release-set"),
         Binding("d", "diff", "Diff", tooltip="Compare with the previous version",
                 id="release-diff"),
         Binding("f5", "refresh", "Refresh", show=False, id="release-refresh"),
@@ -104,6 +116,9 @@ class ReleasesScreen(QCScreen):
         super().__init__()
         self.releases: list[rel.ReleaseInfo] = []
         self.blockers: list[str] | None = None
+        #: the set a new release is of: '' the working set, else a derived set (``s`` cycles)
+        self.scope = ""
+        self.scopes: list[str] = [""]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -117,7 +132,8 @@ class ReleasesScreen(QCScreen):
     def on_mount(self) -> None:
         table = self.query_one("#release_table", DataTable)
         table.border_title = "Releases"
-        table.add_columns("Name", "Version", "Records", "Approved by", "Approved at", "Exported")
+        table.add_columns("Name", "Version", "Set", "Records", "Approved by", "Approved at",
+                          "Exported")
         self.query_one("#blockers").border_title = "New release"
         self.query_one("#release_detail").border_title = "Details"
         table.focus()
@@ -137,21 +153,32 @@ class ReleasesScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading releases")
     def _load_releases(self) -> None:
+        from qcstation.core.review.queries import derived_scopes
+
+        scope = self.scope
         with self.qc_app.open_store() as store:
             releases = rel.list_releases(store)
+            scopes = ["", *derived_scopes(store)]
+            if scope not in scopes:
+                scope = ""
             blockers = rel.release_blockers(store, self.qc_app.config,
-                                            actor=self.qc_app.annotator)
-        self.post_message(ReleasesLoaded(releases, blockers))
+                                            actor=self.qc_app.annotator, scope=scope)
+        self.post_message(ReleasesLoaded(releases, blockers, scope, scopes))
 
     @on(ReleasesLoaded)
     def _show_releases(self, message: ReleasesLoaded) -> None:
         self.releases = message.releases
         self.blockers = message.blockers
+        self.scope, self.scopes = message.scope, message.scopes
+        self.query_one("#blockers").border_title = (
+            f"New release of {scope_words(self.scope)}"
+            + (" (s: another set)" if len(self.scopes) > 1 else ""))
         table = self.query_one("#release_table", DataTable)
         selected = table.cursor_row
         table.clear()
         for info in message.releases:
             table.add_row(Text(one_line(info.name, 40)), Text(one_line(info.version, 20)),
+                          Text(one_line(release_scope(info) or "working set", 20)),
                           str((info.counts or {}).get("records", "")),
                           Text(one_line(info.approved_by, 30)), info.approved_at[:16].replace("T", " "),
                           "yes" if info.export_dir else "no",
@@ -167,8 +194,9 @@ class ReleasesScreen(QCScreen):
         if self.blockers is None:
             return
         if not self.blockers:
-            panel.update(Text("Ready: every QC gate passes and you are a curator. "
-                              "Press a to approve a release.", style="green"))
+            panel.update(Text(f"Ready: every QC gate passes ({scope_words(self.scope)}) and you "
+                              "are a curator. Press a to approve a release of it.",
+                              style="green"))
             return
         text = Text("A new release cannot be approved yet:", style="bold")
         for blocker in self.blockers:
@@ -223,12 +251,25 @@ class ReleasesScreen(QCScreen):
             self.notify("A release cannot be approved yet; the reasons are listed under "
                         "'New release'.", title="Blocked", severity="warning")
             return
-        latest = self.releases[-1] if self.releases else None
-        name = latest.name if latest else DEFAULT_NAME
+        same = [r for r in self.releases if release_scope(r) == self.scope]
+        latest = same[-1] if same else None
+        name = latest.name if latest else (f"{self.scope}-rel" if self.scope else DEFAULT_NAME)
         versions = [r.version for r in self.releases if r.name == name]
         self.app.push_screen(
-            ApproveReleaseModal(name, next_version(versions[-1] if versions else None)),
+            ApproveReleaseModal(name, next_version(versions[-1] if versions else None),
+                                scope=self.scope),
             callback=self._approve_chosen)
+
+    def action_next_set(self) -> None:
+        if len(self.scopes) < 2:
+            self.notify("There is no derived set: a new release is of the working set. "
+                        "Derive one from the dashboard (d).", title="Set")
+            return
+        self.scope = self.scopes[(self.scopes.index(self.scope) + 1) % len(self.scopes)]
+        self.blockers = None
+        self.query_one("#blockers", Static).update(Text(
+            f"Checking the QC gates of {scope_words(self.scope)}…", style="dim"))
+        self.action_refresh()
 
     def _approve_chosen(self, choice: tuple[str, str, str] | None) -> None:
         if choice is not None:
@@ -240,7 +281,7 @@ class ReleasesScreen(QCScreen):
             try:
                 info = rel.approve_release(store, name, version, actor=self.qc_app.annotator,
                                            cfg=self.qc_app.config, notes=notes,
-                                           allow_identical=allow_identical)
+                                           allow_identical=allow_identical, scope=self.scope)
             except rel.IdenticalReleaseError as exc:
                 self.post_message(self.Identical(name, version, notes, str(exc)))
                 return

@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
+from qcstation.common.safe import one_line
 from screens.dialogs.fields import OrderedFields
 
 
@@ -23,15 +24,18 @@ class ApproveReleaseModal(OrderedFields):
         Binding("ctrl+s", "submit", "Approve", id="approve-submit"),
     ]
 
-    def __init__(self, name: str, version: str) -> None:
+    def __init__(self, name: str, version: str, *, scope: str = "") -> None:
         super().__init__()
         self.default_name = name
         self.default_version = version
+        self.scope = scope
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approve_dialog", classes="dialog"):
-            yield Static(Text("The release freezes every seed whose four dimensions are "
-                              "verified or accepted. It cannot be changed afterwards."),
+            what = (f"every item of the derived set {one_line(self.scope, 40)} whose dimensions "
+                    "are verified or accepted (a derived release)" if self.scope else
+                    "every seed of the working set whose four dimensions are verified or accepted")
+            yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards."),
                          id="approve_prompt")
             yield Label("Name")
             yield Input(self.default_name, id="release_name")
@@ -43,7 +47,8 @@ class ApproveReleaseModal(OrderedFields):
 
     def on_mount(self) -> None:
         dialog = self.query_one("#approve_dialog")
-        dialog.border_title = "Approve release"
+        dialog.border_title = ("Approve a release of set " + one_line(self.scope, 30)
+                               if self.scope else "Approve release")
         dialog.border_subtitle = "Enter on notes or ctrl+s approves · Esc cancels"
         self.set_focus(self.query_one("#release_version", Input))
 

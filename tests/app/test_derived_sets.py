@@ -98,3 +98,46 @@ async def test_review_shows_the_gate_of_the_items_own_set(db: Path) -> None:
             assert dyn.defects == 1 and not dyn.passed
             assert qc_gate(store, "arithmetic", threshold=0.7).passed
         assert "Gate of set dyn: not passed" in flat(screen_text(app))
+
+
+async def test_a_derived_release_is_approved_and_exported_from_the_app(
+        db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Releases: s chooses the set a new release is of; a approves a derived release; e
+    exports it (no shell)."""
+    import json
+
+    from screens.dialogs.approve_release import ApproveReleaseModal
+    from screens.releases import ReleasesScreen
+
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        while (item := next_item(store, ANNOTATOR, scope="dyn")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+    monkeypatch.chdir(tmp_path)
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReleasesScreen) and screen.scopes == ["", "dyn"]
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.scope == "dyn" and screen.blockers == []
+        assert "New release of the derived set dyn" in str(
+            screen.query_one("#blockers").border_title)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ApproveReleaseModal) and app.screen.scope == "dyn"
+        assert app.screen.query_one("#release_name").value == "dyn-rel"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen
+        [info] = screen.releases
+        assert (info.name, info.manifest["derived"]["set"]) == ("dyn-rel", "dyn")
+        await pilot.press("e")
+        await settle(pilot)
+    folder = tmp_path / "exports" / "dyn-rel" / info.version
+    records = [json.loads(line) for line in (folder / "data.jsonl").read_text().splitlines()]
+    assert records and {r["set"] for r in records} == {"dyn"}

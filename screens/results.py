@@ -188,7 +188,8 @@ class ResultsScreen(QCScreen):
         labels = dict(self.choices["runs"])
         active = []
         if f.run_ids:
-            active.append(", ".join(preview(labels.get(r, f"#{r}"), 24) for r in f.run_ids))
+            active.append(", ".join(preview(labels.get(r, f"#{r}").split(" · ")[0], 40)
+                                    for r in f.run_ids))
         if f.failed:
             active.append(f"failed {METRIC_LABELS[f.metric]}" if f.metric else "failed only")
         elif f.metric:
@@ -242,7 +243,7 @@ class ResultsScreen(QCScreen):
             if with_choices:
                 choices = dict(browse.filter_choices(store))
                 choices["runs"] = [(int(r["id"]), browse.run_label(r)) for r in store.query(
-                    "SELECT id, name, model FROM eval_runs ORDER BY id")]
+                    "SELECT id, name, model, spec FROM eval_runs ORDER BY id")]
             page = (search_results(store, filters, limit=SEARCH_LIMIT) if filters.text
                     else browse.page(store, filters, after=after, limit=PAGE_SIZE))
             counts: dict[str, Any] | None = None

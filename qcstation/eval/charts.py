@@ -57,7 +57,7 @@ def _labels(store: Store, run_ids: list[int]) -> dict[int, str]:
     if not run_ids:
         return {}
     rows = store.query(
-        f"SELECT id, name, model FROM eval_runs WHERE id IN ({','.join('?' for _ in run_ids)}) "
+        f"SELECT id, name, model, spec FROM eval_runs WHERE id IN ({','.join('?' for _ in run_ids)}) "
         "ORDER BY id", list(run_ids))
     return {int(r["id"]): run_label(r) for r in rows}
 

@@ -99,9 +99,37 @@ def release_label(spec: dict[str, Any]) -> str:
 
 
 def run_label(row: Mapping[str, Any]) -> str:
-    """``#3 gpt-4o-mini`` (or the run's name when it has one)."""
-    name = row.get("name") or row.get("model") or "?"
-    return f"#{row['id']} {name}"
+    """``#3 gpt-4o-mini``; a named run keeps its model in view (``#3 baseline (gpt-4o-mini)``).
+    With the run's ``spec`` in ``row`` (JSON or a dict), what it measured follows: the
+    release and the protocol (``#3 gpt-4o-mini · smart@1.0.0 · 3-shot, 2 samples, t=0.7``),
+    for pickers and chart legends where runs are told apart."""
+    model = str(row.get("model") or "")
+    name = str(row.get("name") or "")
+    who = name or model or "?"
+    if name and model and model not in name:
+        who = f"{name} ({model})"
+    label = f"#{row['id']} {who}"
+    raw = row.get("spec")
+    if raw is None:
+        return label
+    spec = load_spec(raw) if isinstance(raw, str) else raw
+    if not isinstance(spec, Mapping) or not spec:
+        return label
+    return f"{label} · {release_label(dict(spec))} · {protocol_label(spec)}"
+
+
+def protocol_label(spec: Mapping[str, Any]) -> str:
+    """``3-shot, 2 samples, t=0.7``: how a run asked (from its spec)."""
+    parts = []
+    if isinstance(spec.get("shots"), int):
+        parts.append(f"{spec['shots']}-shot")
+    samples = spec.get("samples")
+    if isinstance(samples, int) and samples > 1:
+        parts.append(f"{samples} samples")
+    temperature = spec.get("temperature")
+    if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
+        parts.append(f"t={temperature:g}")
+    return ", ".join(parts) or "protocol not recorded"
 
 
 def item_key(record: Mapping[str, Any]) -> str:

@@ -241,7 +241,8 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         assert screen.filters.failed
         rows = screen.page.rows
         assert rows and all(r.metric == "re" and r.failed and r.run_id == 1 for r in rows)
-        assert "Filters: #1 gpt-4o-mini · failed ACC@Re" in flat(screen_text(app))
+        # the run is named gpt-4o-mini; its model (the reference) stays in view
+        assert "Filters: #1 gpt-4o-mini (reference) · failed ACC@Re" in flat(screen_text(app))
         first = rows[0]
         detail = flat(screen_text(app))
         assert f"Item {first.item_key}" in detail and "Reasoning ACC@Re" in detail

@@ -107,7 +107,7 @@ def test_rows_carry_labels_keys_and_values(runs_db: tuple[Path, int, int]) -> No
         pg = browse.page(store, Filters(run_ids=(b,), metric="fi", verdict="wrong"), limit=3)
     assert [r.seed_id for r in pg.rows] == [2, 4, 6]
     row = pg.rows[0]
-    assert row.run_label == f"#{b} b-run"
+    assert row.run_label == f"#{b} b-run (model-b)"      # a named run keeps its model in view
     assert row.item_key == "gsm8k-2" and row.source == "gsm8k"
     assert row.verdict == "wrong" and row.score == 0.0 and row.failed
     assert pg.has_more and pg.after == (b, 6, 0, "fi")
@@ -240,3 +240,22 @@ def test_headline_numbers_are_the_metrics_modules_point_estimates(
             for metric in METRICS:
                 theirs = board[run].values[metric].value
                 assert mine[metric].value == pytest.approx(theirs), (run, metric)
+
+
+def test_a_run_is_named_with_its_model_release_and_protocol() -> None:
+    """Where runs are picked or plotted (the compare picker, chart legends): which release,
+    model and protocol each measured; a named run keeps its model in view."""
+    import json
+
+    from qcstation.eval.runs import run_label
+
+    spec = {"source": {"release": "smart", "version": "1.0.0"}, "shots": 3, "samples": 2,
+            "temperature": 0.7}
+    assert run_label({"id": 3, "name": "baseline", "model": "gpt-4o-mini",
+                      "spec": json.dumps(spec)}) == \
+        "#3 baseline (gpt-4o-mini) · smart@1.0.0 · 3-shot, 2 samples, t=0.7"
+    assert run_label({"id": 4, "name": None, "model": "qwen", "spec": json.dumps(
+        {"source": {"working_set": True}, "shots": 0, "samples": 1, "temperature": 0})}) == \
+        "#4 qwen · working set · 0-shot, t=0"
+    assert run_label({"id": 5, "name": "qwen-run", "model": "qwen"}) == "#5 qwen-run"
+    assert run_label({"id": 6, "name": None, "model": "m", "spec": "{not json"}) == "#6 m"

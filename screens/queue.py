@@ -24,6 +24,7 @@ from textual.worker import Worker
 from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.safe import one_line, printable
+from qcstation.widgets.text_field import TextField
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
@@ -112,8 +113,8 @@ class QueueScreen(QCScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(self.initial_filter, placeholder="state:rejected dim:arithmetic by:alice "
-                    "source:gsm8k search words", id="queue_filter")
+        yield FilterField(self.initial_filter, placeholder="state:rejected dim:arithmetic "
+                          "by:alice source:gsm8k search words", id="queue_filter", limit=500)
         table: DataTable[Any] = DataTable(id="queue_table", cursor_type="row", zebra_stripes=True)
         yield table
         with VerticalScroll(id="queue_detail", classes="panel"):
@@ -121,7 +122,7 @@ class QueueScreen(QCScreen):
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#queue_filter").border_title = "Filter (Enter applies)"
+        self.query_one("#queue_filter").border_title = "Filter (Enter applies, ↓ to the rows)"
         table = self.query_one("#queue_table", DataTable)
         table.border_title = "Items"
         table.add_columns("id", "dimension", "state", "by", "reasons")
@@ -209,7 +210,8 @@ class QueueScreen(QCScreen):
 
     @on(Input.Submitted, "#queue_filter")
     def _filter_typed(self) -> None:
-        self.query_one("#queue_table", DataTable).focus()
+        # the focus stays in the filter: words typed after Enter refine it, never act as the
+        # rows' keys (x excludes, s settles); Down, Tab or Esc go to the rows
         self.action_reload()
 
     def action_focus_filter(self) -> None:
@@ -369,6 +371,15 @@ class QueueScreen(QCScreen):
             self.query_one("#queue_table", DataTable).focus()
             return
         self.dismiss(None)
+
+
+class FilterField(TextField):
+    """The queue's filter: Down goes to the rows (as Tab and Esc do)."""
+
+    BINDINGS = [Binding("down", "to_rows", "To the rows", show=False, id="queue-filter-down")]
+
+    def action_to_rows(self) -> None:
+        self.screen.query_one("#queue_table").focus()
 
 
 def render_item(item: ReviewItem) -> Text:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.binding import Binding
 from textual.widgets import Input
 
 __all__ = ["TextField", "one_line_text"]
@@ -33,7 +34,11 @@ def one_line_text(text: str) -> str:
 class TextField(Input):
     """An ``Input`` holding at most ``limit`` characters; a paste or a key past the limit
     is cut to what fits, with a notice naming the limit (once, until the text is shorter
-    again)."""
+    again). Ctrl+A selects all, as in the fix editor (Textual's Input goes to the start;
+    Home still does)."""
+
+    BINDINGS = [Binding("ctrl+a", "select_all", "Select all", show=False,
+                        id="text-select-all")]
 
     def __init__(self, value: str | None = None, *, limit: int = 500, **kwargs: Any) -> None:
         self.limit = limit
@@ -59,6 +64,12 @@ class TextField(Input):
                     "was not taken.", title="Text cut", severity="warning")
 
     def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()   # Input's own handler would insert the first line again
+        lines = event.text.splitlines()
+        spread = getattr(self.screen, "spread_paste", None)
+        if len(lines) > 1 and callable(spread) and spread(self, lines):
+            event.stop()   # a dialog of several fields took one line per field
+            return
         if event.text:
             selection = self.selection
             if selection.is_empty:

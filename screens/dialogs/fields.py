@@ -57,6 +57,29 @@ class OrderedFields(ModalScreen[object]):
         if cls.FIELDS and not callable(getattr(cls, "submit_fields", None)):
             raise TypeError(f"{cls.__name__} lists FIELDS but defines no submit_fields()")
 
+    def spread_paste(self, field: Input, lines: list[str]) -> bool:
+        """Lines pasted (or typed ahead so fast that they came as one paste, see
+        :mod:`qcstation.driver`) into a field: one line per field from there on, as Enter
+        moves on; what is left goes into the last field. Nothing is submitted: a pasted line
+        end is never the Enter that saves. False when ``field`` is not one of the dialog's."""
+        inputs = self._inputs()
+        if field not in inputs:
+            return False
+        at = inputs.index(field)
+        last = len(inputs) - 1
+        # one line per field from ``field`` on; the lines beyond the last field join it
+        room = last - at + 1
+        per_field = lines if len(lines) <= room else [*lines[:room - 1], " ".join(lines[room - 1:])]
+        for n, line in enumerate(per_field):
+            target = inputs[at + n]
+            self.set_focus(target)
+            selection = target.selection
+            if selection.is_empty:
+                target.insert_text_at_cursor(line)
+            else:
+                target.replace(line, *selection)
+        return True
+
     def on_key(self, event: events.Key) -> None:
         """A printable key that reached the dialog itself was typed before a field could
         take it (the dialog was still opening): it goes into the focused field, else the

@@ -249,9 +249,9 @@ class ResolveModal(OrderedFields):
             yield Static(Text(f"{verb} {self.item.key} ({self.item.dimension}). Decisions: "
                               f"{decisions or 'none'}. The reviewers' decisions stay in the "
                               f"log; yours is what the gate counts."), id="resolve_prompt")
-            yield Input(placeholder="accept or reject", id="resolve_verdict", max_length=10)
-            yield Input(placeholder="Why (required; recorded with your account)",
-                        id="resolve_reason", max_length=500)
+            yield TextField(placeholder="accept or reject", id="resolve_verdict", limit=10)
+            yield TextField(placeholder="Why (required; recorded with your account)",
+                            id="resolve_reason", limit=500)
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:

@@ -124,3 +124,61 @@ async def test_a_paste_with_no_text_field_focused_acts_as_no_key(qc_db: Path) ->
         assert reviews(qc_db) == []
         assert isinstance(app.screen, ReviewScreen)
         assert any("A paste of 19 characters was ignored" in n for n in notifications(app))
+
+
+async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_path: Path) -> None:
+    """Fast typing that reaches the app in one read ("reject⏎story words left in") is one
+    paste (qcstation/driver.py): the settle dialog takes one line per field, as Enter moves
+    on, and submits nothing until Enter is pressed."""
+    from db import Store
+    from qcstation.core.review.decisions import next_item
+    from screens.dialogs.fix_item import ResolveModal
+    from tests.app.conftest import build_db
+
+    db = build_db(tmp_path / "qc.db")
+    with Store(db) as store:
+        item = next_item(store, "ann", "arithmetic")
+        assert item is not None
+    app = make_app(db, config=make_config(), account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ResolveModal("override", item))
+        await settle(pilot)
+        for message in _reads("reject\rstory words left in", focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ResolveModal)           # a pasted CR did not submit it
+        assert dialog.query_one("#resolve_verdict").value == "reject"  # type: ignore[attr-defined]
+        assert dialog.query_one("#resolve_reason").value == "story words left in"  # type: ignore[attr-defined]
+        assert app.focused is dialog.query_one("#resolve_reason")
+        results: list[object] = []
+        dialog.dismiss = results.append  # type: ignore[method-assign]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert results == [("reject", "story words left in")]
+
+
+async def test_the_queue_filter_keeps_typed_words_and_ctrl_a_selects_all(qc_db: Path) -> None:
+    from screens.queue import QueueScreen
+    from screens.dialogs.exclude_seed import ExcludeSeedModal
+
+    app = make_app(qc_db, config=make_config(), account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, QueueScreen)
+        await pilot.press("slash")
+        await pilot.press(*"dim:arithmetic", "enter")
+        await settle(pilot)
+        # words typed after Enter refine the filter: x is a letter here, not "exclude"
+        await pilot.press(*" x")
+        await settle(pilot)
+        box = app.screen.query_one("#queue_filter")
+        assert isinstance(app.screen, QueueScreen) and not isinstance(app.screen, ExcludeSeedModal)
+        assert box.value == "dim:arithmetic x"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+a", "backspace")
+        assert box.value == ""  # type: ignore[attr-defined]
+        await pilot.press("down")
+        assert app.focused is app.screen.query_one("#queue_table")

@@ -120,11 +120,11 @@ class ChartsScreen(QCScreen):
         if data is None:
             return
         runs = data.scores.runs if self.chart == "dimensions" else (data.by_level or [])
-        for k, run in enumerate(runs):
+        for k, run in enumerate(runs):   # a line each: the run, its model, release, protocol
             if legend:
-                legend.append("   ")
+                legend.append("\n")
             legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
-            legend.append(preview(run.label, 24))
+            legend.append(preview(run.label, max(20, self.app.size.width - 6)))
         if self.chart == "difficulty" and data.by_level is None:
             legend = Text("Reading the scores by difficulty…", style="dim")
         elif not runs:

@@ -160,7 +160,9 @@ class RunsScreen(QCScreen):
         status = run.status
         if run.run_id == self.active_run:
             status = "running"
-        return (Text(preview(run.label, 18)), Text(preview(run.release, 12)), Text(status),
+        # the narrow column names the run; the detail below adds its model and protocol
+        return (Text(preview(f"#{run.run_id} {run.name or run.model}", 18)),
+                Text(preview(run.release, 12)), Text(status),
                 Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)), justify="right") for m in METRICS))
 

@@ -35,7 +35,7 @@ from db import Store
 from qcstation.common.errors import QCStationError
 from qcstation.eval.outputs import prompt_messages
 from qcstation.eval.provenance import describe
-from qcstation.eval.runs import effective_status, load_spec, release_label, run_label
+from qcstation.eval.runs import effective_status, load_spec, release_label, run_label, run_short_label
 from qcstation.eval.types import LABELS as METRIC_LABELS
 from qcstation.eval.types import (ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS, STORED_METRICS,
                                    TASK_METRICS, TASK_SCORES, VERDICTS)
@@ -259,7 +259,7 @@ def decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
         return []
     run_ids = sorted({int(r[0]) for r in raw})
     marks = ",".join("?" for _ in run_ids)
-    labels = {int(r["id"]): run_label(r) for r in store.query(
+    labels = {int(r["id"]): run_short_label(r) for r in store.query(
         f"SELECT id, name, model FROM eval_runs WHERE id IN ({marks})", run_ids)}
     keys: dict[tuple[int, int], str] = {}
     for run_id in run_ids:

@@ -118,6 +118,12 @@ def run_label(row: Mapping[str, Any]) -> str:
     return f"{label} · {release_label(dict(spec))} · {protocol_label(spec)}"
 
 
+def run_short_label(row: Mapping[str, Any]) -> str:
+    """``#3 baseline`` / ``#3 gpt-4o-mini``: a run in a table's narrow column (its model,
+    release and protocol are beside it, or in :func:`run_label`)."""
+    return f"#{row['id']} {row.get('name') or row.get('model') or '?'}"
+
+
 def protocol_label(spec: Mapping[str, Any]) -> str:
     """``3-shot, 2 samples, t=0.7``: how a run asked (from its spec)."""
     parts = []

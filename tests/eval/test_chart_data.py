@@ -20,7 +20,8 @@ def test_dimension_scores_and_all_pass(tmp_path: Path) -> None:
         data = charts.dimension_scores(store, [run, other], n_boot=200)
         levels, by_level = charts.by_difficulty(store, [run], "re")
     series = {r.run_id: r for r in data.runs}
-    assert series[run].label == f"#{run} m"
+    # the legend names the model, the release and the protocol each run measured
+    assert series[run].label.startswith(f"#{run} m · smart@") and "-shot" in series[run].label
     points = series[run].points
     assert points["re"].value == pytest.approx(50.0)
     assert points["fi"].value == pytest.approx(100.0)

@@ -212,11 +212,13 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
     # one scoring pass at a time: a second process is refused, and the run reads `done`
     # only once its scores are written (runs.scoring_lease)
     with scoring_lease(db_path, run_id):
-        return _score_run(db_path, run_id, cfg, progress, only_missing, verifier, mode, retry_judges)
+        return _score_run(db_path, run_id, cfg, progress, only_missing, verifier, mode, retry_judges,
+                          judge_progress)
 
 
 def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, int], None] | None,
-               only_missing: bool, verifier: Any, mode: str, retry_judges: bool) -> ScoreSummary:
+               only_missing: bool, verifier: Any, mode: str, retry_judges: bool,
+               judge_progress: JudgeProgress | None = None) -> ScoreSummary:
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)

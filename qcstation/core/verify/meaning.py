@@ -83,6 +83,9 @@ IMPLIED: tuple[tuple[tuple[str, ...], tuple[int | Fraction, ...]], ...] = (
     ((r"\byear|\bannual", r"\bday|\bdaily"), (365, 366)),
     ((r"\byear|\bannual", r"\bweek"), (52,)),
     ((r"\bmonth", r"\bday|\bdaily"), (30, 31, 28)),
+    # (GSM8K's convention: a month of four weeks; a named month is a month)
+    ((r"\bmonth|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
+      r"\bweek"), (4,)),
     ((r"\bdecade",), (10,)),
     ((r"\bcentur",), (100,)),
     ((r"\bcent|¢", ), (100,)),

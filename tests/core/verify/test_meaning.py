@@ -83,6 +83,8 @@ def test_implied_constants_need_their_words() -> None:
     assert check_meaning(s, q).ok
     assert "unstated-number" in check_meaning(s, "Sam reads 3 pages a day for 2 days.").kinds
     assert Fraction(7) in implied_numbers(q) and Fraction(100) in implied_numbers("a 20% tip")
+    # the rules name GSM8K's four-week month as a constant of its own (k_weeks_per_month)
+    assert Fraction(4) in implied_numbers("He gets a bonus each week. What did he make in April?")
 
 
 def test_stated_numbers_of_latex_and_words() -> None:

@@ -115,30 +115,34 @@ def kind_of_words(before: str, after: str) -> tuple[str | None, str]:
     return None, ""
 
 
-def _places(text: str) -> tuple[tuple[Fraction, str | None, str], ...]:
-    """(value, kind, noun) of each number ``text`` writes in digits or as a number word (a
-    result right after '=' left out: "= 8 ounces" is what the line computes, not a use)."""
+def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool], ...]:
+    """(value, kind, noun, is a result) of each number ``text`` writes in digits or as a number
+    word; a result is right after '=' ("= 8 ounces": what the line computes, not a use)."""
     out = []
     for m in _NUM.finditer(text):
-        if _RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()):
-            continue
         try:
             v = Fraction(m.group(1).replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
-        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():])))
+        result = bool(_RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()))
+        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():]), result))
     for m in _NUMBER_WORD_RE.finditer(text):
-        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():])))
+        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():]), False))
     return tuple(out)
 
 
 @text_memo(maxsize=256)
 def _read_solution(solution: str) -> tuple[tuple[tuple[frozenset[Fraction], tuple[tuple[Fraction, str | None, str], ...]], ...],
                                            frozenset[str]]:
-    """Each line's results and places, and the nouns the solution counts (read once per text)."""
-    solution = solution[:MAX_TEXT]
-    lines = tuple((frozenset(_results(ln)), _places(_ANN.sub(" ", ln))) for ln in solution.splitlines())
-    return lines, _counted(_ANN.sub(" ", solution))
+    """Each line's results and the places it uses (results left out), and the nouns the
+    solution counts: written right after a number, a result's too (read once per text)."""
+    lines = []
+    counted: set[str] = set()
+    for ln in solution[:MAX_TEXT].splitlines():
+        places = _places(_ANN.sub(" ", ln))
+        counted |= {p[2] for p in places if p[2]}
+        lines.append((frozenset(_results(ln)), tuple(p[:3] for p in places if not p[3])))
+    return tuple(lines), frozenset(counted)
 
 
 @text_memo(maxsize=1024)
@@ -188,11 +192,6 @@ def _differ(q: tuple[str | None, str], s: tuple[str | None, str], counted: froze
     if qk is None and qn not in counted:
         return False
     return qk != sk
-
-
-def _counted(solution: str) -> frozenset[str]:
-    """The nouns the solution writes right after a number (singular)."""
-    return frozenset(kind_of_words("", solution[m.end():])[1] for m in _NUM.finditer(solution)) - {""}
 
 
 def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: Iterable[Mapping[str, Any]],

@@ -1,6 +1,9 @@
 """Seed file formats: ONE table (:data:`TABLE`) holding, per format, the converter that
-turns a record into a draft seed, the SMART level of its dataset and the reader of its
-files; plus format detection, default source names and ``--map`` parsing.
+turns a record into a draft seed, the SMART level of its dataset, the reader of its
+files and the licence of the public dataset (a release's datasheet states it); plus
+format detection, default source names and ``--map`` parsing. A new format is one
+:class:`Format` in :data:`TABLE` (and its converter, when the generic one with
+``columns`` does not do).
 
 ``gsm8k``, ``mawps``, ``aqua``, ``math500``, ``aime2024`` are the public files described
 in ``shared/datasets/SOURCES.md``; ``jsonl`` (JSON Lines, or one JSON array) and ``csv``
@@ -410,6 +413,9 @@ class Format:
     generic: bool = False    #: a generic file: columns named by the user (--map), level per row or given
     columns: dict[str, str] = field(default_factory=dict)  #: a public set's columns (--map may change them)
     required: tuple[str, ...] = ()  #: fields the first record must have (besides mapped ones)
+    #: the licence of the public dataset (``shared/datasets/SOURCES.md``), stated in a
+    #: release's datasheet; None for a generic file (its curator states it before publishing)
+    licence: str | None = None
 
     @property
     def mapped(self) -> bool:
@@ -424,13 +430,20 @@ _ASDIV = {"question": "Body+Question", "answer": "Answer", "equation": "Formula"
 
 # The one table of formats (SMART appendix A.2 gives the levels).
 TABLE: dict[str, Format] = {f.name: f for f in (
-    Format("gsm8k", _conv_gsm8k, "medium", required=("question", "answer")),
-    Format("mawps", _conv_mawps, "easy", required=("input", "target")),
-    Format("aqua", _conv_aqua, "hard", required=("question", "options", "correct")),
-    Format("math500", _conv_math500, "hard", required=("problem",)),
-    Format("aime2024", _conv_aime2024, "hard", required=("answer",)),
-    Format("svamp", _conv_generic, "medium", reader=None, columns=_SVAMP),
-    Format("asdiv", _conv_generic, "easy", reader=None, columns=_ASDIV),
+    Format("gsm8k", _conv_gsm8k, "medium", required=("question", "answer"),
+           licence="MIT (openai/grade-school-math)"),
+    Format("mawps", _conv_mawps, "easy", required=("input", "target"),
+           licence="MIT (ZubinGou/math-evaluation-harness; MAWPS, Koncel-Kedziorski et al. 2016)"),
+    Format("aqua", _conv_aqua, "hard", required=("question", "options", "correct"),
+           licence="Apache-2.0 (google-deepmind/AQuA)"),
+    Format("math500", _conv_math500, "hard", required=("problem",),
+           licence="MIT (MATH-500 split of hendrycks/math via openai/prm800k)"),
+    Format("aime2024", _conv_aime2024, "hard", required=("answer",),
+           licence="MIT (QwenLM/Qwen2.5-Math evaluation data); problem text (c) MAA"),
+    Format("svamp", _conv_generic, "medium", reader=None, columns=_SVAMP,
+           licence="MIT (arkilpatel/SVAMP)"),
+    Format("asdiv", _conv_generic, "easy", reader=None, columns=_ASDIV,
+           licence="CC BY-NC 4.0 (chaochun/nlu-asdiv-dataset): non-commercial use only"),
     Format("jsonl", _conv_generic, None, generic=True),
     Format("json", _conv_generic, None, generic=True),
     Format("csv", _conv_generic, None, reader="csv", generic=True),
@@ -443,6 +456,16 @@ SMART_LEVELS: dict[str, str] = {
     **{n: f.level for n, f in TABLE.items() if f.level},
     "math": "hard", "aime": "hard",
 }
+
+
+NO_LICENCE = "not recorded: state the licence of this source before publishing"
+
+
+def licence_of(source: str) -> str:
+    """The licence of a seed source named after a public dataset's format (its
+    :attr:`Format.licence`); :data:`NO_LICENCE` for any other source name."""
+    fmt = TABLE.get(source)
+    return fmt.licence if fmt is not None and fmt.licence else NO_LICENCE
 
 
 def reader_of(fmt: Format, path: Path) -> str:

@@ -49,6 +49,7 @@ from qcstation.core.release.derived import (
     scope_seeds,
     set_summary,
 )
+from qcstation.core.ingest.formats import licence_of
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.release.flag_gate import active_overrides, flag_blockers, record_flags
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
@@ -176,18 +177,9 @@ def _exact_value(result: dict[str, Any] | None) -> str | None:
     return str(t).strip() if t not in (None, "") else None
 
 
-# the licences of the public seed files qcstation imports (qcstation/data/SOURCES.md)
-SOURCE_LICENCES: dict[str, str] = {
-    "gsm8k": "MIT (openai/grade-school-math)",
-    "mawps": "MIT (ZubinGou/math-evaluation-harness; MAWPS, Koncel-Kedziorski et al. 2016)",
-    "aqua": "Apache-2.0 (google-deepmind/AQuA)",
-    "math500": "MIT (MATH-500 split of hendrycks/math via openai/prm800k)",
-    "aime2024": "MIT (QwenLM/Qwen2.5-Math evaluation data); problem text (c) MAA",
-}
-
-
 def source_licence(source: str) -> str:
-    return SOURCE_LICENCES.get(source, "not recorded: state the licence of this source before publishing")
+    """The licence of a seed source, from its format's record (:attr:`Format.licence`)."""
+    return licence_of(source)
 
 
 def _notation_own_smtlib(content: dict[str, Any]) -> str | None:

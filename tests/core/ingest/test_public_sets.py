@@ -16,6 +16,9 @@ from qcstation.common.config import load_config
 from qcstation.common.errors import ImportFormatError
 from qcstation.core.construct.pipeline import Pipeline
 from qcstation.core.ingest.formats import (
+    KNOWN_FORMATS,
+    NO_LICENCE,
+    TABLE,
     answer_without_unit,
     detect_format,
     join_sentences,
@@ -163,6 +166,18 @@ def test_asdiv_units_and_formulas(store: Store, tmp_path: Path, writer: Any) -> 
     assert "answer_unit" not in rem["meta"]
     assert (import_file(store, path).skipped_existing, store.scalar("SELECT COUNT(*) FROM seeds")) == (
         len(ASDIV), len(ASDIV))
+
+
+def test_every_public_format_carries_its_licence_into_a_release() -> None:
+    from qcstation.core.release.releases import source_licence
+
+    # the licence is the format's own record: a public set without one would ship unstated
+    assert [n for n in KNOWN_FORMATS if not TABLE[n].licence] == []
+    assert source_licence("svamp").startswith("MIT (arkilpatel/SVAMP)")
+    assert source_licence("asdiv").startswith("CC BY-NC 4.0")
+    assert source_licence("gsm8k") == "MIT (openai/grade-school-math)"
+    # a generic file's source (its stem) has no recorded licence: the curator states it
+    assert source_licence("my_seeds") == source_licence("jsonl") == NO_LICENCE
 
 
 def test_answer_without_unit() -> None:

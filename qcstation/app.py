@@ -32,7 +32,7 @@ from db import Store
 from db.store import storage_message
 from qcstation.common.safe import one_line, printable
 from qcstation.common.errors import QCStationError, StoreError
-from screens._base import SCREEN_NAMES, ReadCancelled
+from screens._base import SCREENS, ReadCancelled
 from screens.dashboard import DashboardScreen
 from screens.dialogs.error import ErrorModal
 from screens.dialogs.help import HelpScreen
@@ -166,20 +166,6 @@ class QCStationApp(App[int]):
                 tooltip="Command palette: every action by name", id="command-palette"),
     ]
 
-    #: where each screen name (:data:`screens._base.SCREEN_NAMES`) is built from; imported
-    #: when first opened, so starting the app loads only the dashboard
-    SCREEN_CLASSES: dict[str, str] = {
-        "dashboard": "screens.dashboard:DashboardScreen",
-        "review": "screens.review:ReviewScreen",
-        "queue": "screens.queue:QueueScreen",
-        "releases": "screens.releases:ReleasesScreen",
-        "runs": "screens.runs:RunsScreen",
-        "results": "screens.results:ResultsScreen",
-        "charts": "screens.charts:ChartsScreen",
-        "side_by_side": "screens.side_by_side:SideBySideScreen",
-        "robustness": "screens.robustness:RobustnessScreen",
-    }
-
     def __init__(self, db_path: Path, *, config: Config, account: str, display_name: str,
                  review: str | None = None) -> None:
         super().__init__()
@@ -250,9 +236,9 @@ class QCStationApp(App[int]):
         """Push a new instance of the screen registered as ``name``, built with ``args``."""
         import importlib
 
-        if name not in SCREEN_NAMES or name not in self.SCREEN_CLASSES:
+        if name not in SCREENS:
             raise KeyError(f"no screen named {name!r}")
-        module, cls = self.SCREEN_CLASSES[name].split(":")
+        module, cls = SCREENS[name].split(":")
         self.push_screen(getattr(importlib.import_module(module), cls)(*args, **kwargs))
 
     def open_store(self) -> Store:

@@ -6,8 +6,8 @@ is :class:`Workstation`, a narrow interface the app implements: the database pat
 store opener for worker threads, the configuration and its ``[qc]`` settings, the acting
 account and its rights, the QC gate and status counts (which the app may run in a child
 process on a very large database), error reporting, and navigation by screen name
-(:meth:`Workstation.open_screen`; the names are :data:`SCREEN_NAMES`, registered by the
-app). Dialogs (every ``ModalScreen``) live in ``screens/dialogs`` and are imported where
+(:meth:`Workstation.open_screen`; each screen's name and class are one entry of
+:data:`SCREENS`). Dialogs (every ``ModalScreen``) live in ``screens/dialogs`` and are imported where
 they are shown: they are leaves that import nothing of the screens.
 """
 
@@ -25,9 +25,20 @@ if TYPE_CHECKING:
     from qcstation.common.config import Config, QCConfig
     from qcstation.core.review.gate import GateStatus
 
-#: the full screens, by the name a screen opens them with (``qc_app.open_screen(name, ...)``)
-SCREEN_NAMES = ("dashboard", "review", "queue", "releases", "runs", "results", "charts",
-                "side_by_side", "robustness")
+#: the full screens: the name a screen opens one with (``qc_app.open_screen(name, ...)``)
+#: and where it is built from (``module:Class``, imported when first opened, so starting the
+#: app loads only the dashboard). A new screen is its module and one line here.
+SCREENS: dict[str, str] = {
+    "dashboard": "screens.dashboard:DashboardScreen",
+    "review": "screens.review:ReviewScreen",
+    "queue": "screens.queue:QueueScreen",
+    "releases": "screens.releases:ReleasesScreen",
+    "runs": "screens.runs:RunsScreen",
+    "results": "screens.results:ResultsScreen",
+    "charts": "screens.charts:ChartsScreen",
+    "side_by_side": "screens.side_by_side:SideBySideScreen",
+    "robustness": "screens.robustness:RobustnessScreen",
+}
 
 
 class ReadCancelled(Exception):
@@ -69,7 +80,7 @@ class Workstation(Protocol):
 
     def open_screen(self, name: str, *args: Any, **kwargs: Any) -> None:
         """Push a new instance of the screen registered as ``name`` (one of
-        :data:`SCREEN_NAMES`), built with ``args`` and ``kwargs``."""
+        :data:`SCREENS`), built with ``args`` and ``kwargs``."""
 
 
 class QCScreen(Screen[None]):

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 checks[label] = _check_vllm(m)
                 failures += 0 if checks[label]["ok"] else 1
                 continue
-            checks[label] = _check_server(m)
+            checks[label] = _check_server(m, strict_key=label != "generator")
             failures += 0 if checks[label]["ok"] else 1
         data["checks"] = checks
     if args.json:
@@ -75,20 +75,24 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _check_server(m: Any) -> dict[str, object]:
+def _check_server(m: Any, *, strict_key: bool = True) -> dict[str, object]:
     """Whether an OpenAI-compatible model answers as generation and evaluation will ask it:
     its ``/models`` lists it, else one chat request of one token succeeds (a local server
     may list no model or another name, and may need no key: generation works, so does the
-    check). A key variable named but unset is a failure only when the server refuses
-    requests without it."""
+    check). A key that is needed but unset fails as ``eval run``'s preflight does (OpenAI's
+    API; a ``[models.*]`` or judge table that names its variable), except for the generator
+    on a local server (``strict_key`` False): generation sends its requests without it."""
     from qcstation.common.errors import ModelAccessError
     from qcstation.common.preflight import key_problem
     from qcstation.core.construct.llm import list_models, ping_chat
 
     why = key_problem(m)
-    if why is not None and not (getattr(m, "base_url", None) or getattr(m, "base_urls", None)):
+    local = bool(getattr(m, "base_url", None) or getattr(m, "base_urls", None))
+    if why is not None and (strict_key or not local):
+        # as eval run's preflight refuses it (OpenAI's API, or a key a [models.*] table names)
         return {"ok": False, "endpoint": m.endpoint, "message": why}
-    note = f" ({why.split(':')[0]}; the server answered without it)" if why else ""
+    # the generator calls a local server without the key when it is unset: so does the check
+    note = f" (${m.api_key_env} is not set; the server answered without a key)" if why else ""
     try:
         served = list_models(m)
         if m.model in served:

@@ -76,6 +76,7 @@ def test_check_is_ok_for_a_keyless_local_server_without_a_models_route(
         assert code == 0, out
         assert "check: ok — answers chat requests for some/local-model.gguf" in out
         assert "its /models failed: 404" in out
+        assert "$OPENAI_API_KEY is not set; the server answered without a key" in out
         assert len(server.chat_requests) == 1
         assert server.chat_requests[0].body["max_tokens"] == 1
         # a server that refuses requests without the key: FAILED, saying so

@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from qcstation.core.construct.inject_chain import (
@@ -264,15 +264,25 @@ def inject_errors(
         order = st.rng.sample(list(ERROR_TYPES), len(ERROR_TYPES))
     records: list[EditRecord] = []
     failures: list[str] = []
+    gold = {s.id: s.text for s in st.steps}
+    edited: set[int] = set()        # steps an earlier error edited, moved, removed or inserted
+    recomputed: set[int] = set()    # steps an earlier error's new value was carried into
     for etype in order:
         if len(records) == n_errors:
             break
+        saved = ([replace(s) for s in st.steps], set(st.touched), set(st.pinned), st.next_id)
         try:
-            records.append(INJECTORS[etype](st))
+            record = INJECTORS[etype](st)
+            _keep_apart(record, st.touched - saved[1], edited, recomputed)
         except InjectionError as exc:
+            st.steps, st.touched, st.pinned, st.next_id = saved
             if types is not None or not redraw:
                 raise InjectionError(f"cannot inject {etype}: {exc}") from exc
             failures.append(f"{etype}: {exc}")
+            continue
+        records.append(record)
+        edited |= st.touched - saved[1]
+        recomputed |= set(record.propagated)
     if len(records) < n_errors:
         raise InjectionError(
             f"only {len(records)} of {n_errors} error type(s) apply to this solution ("
@@ -285,14 +295,28 @@ def inject_errors(
         related = st.index(r.related_id) if r.related_id is not None else None
         description = r.description.format(step=step + 1, related=(related + 1) if related is not None else "?")
         keeps = KEEPS_ANSWER.get(r.type, "")
-        # a later error's propagation may have changed this step again: record it as shown
+        # the text as the final chain shows it, and as the correct chain does
         modified = st.steps[step].text if r.modified else ""
-        errors.append(InjectedError(r.type, step, r.original, modified, description, related,
+        original = gold.get(r.origin_id if r.origin_id is not None else r.step_id, r.original) \
+            if r.original else ""
+        errors.append(InjectedError(r.type, step, original, modified, description, related,
                                     ERROR_NAMES[r.type], not keeps, keeps))
     wrong = final_value(st)
     return InjectedCoT(steps, "\n".join(steps), errors, rng_seed,
                        gold_answer=format_result(gold_final, "0") if gold_final is not None else None,
                        wrong_answer=format_result(wrong, "0") if wrong is not None else None)
+
+
+def _keep_apart(record: EditRecord, now: set[int], edited: set[int], recomputed: set[int]) -> None:
+    """The errors of one chain keep to their own steps: this one edits no step an earlier
+    error edited or carried a value into (its record's "before" is then the correct chain's
+    text), and carries its own value into no step an earlier error edited (their records
+    stay true of the final chain; recomputing a step only carried into is fine, as the final
+    line shows). :class:`InjectionError` otherwise (another type is drawn)."""
+    if now & (edited | recomputed):
+        raise InjectionError("it would edit a step an earlier error changed")
+    if set(record.propagated) & edited:
+        raise InjectionError("its recomputation would change the step of an earlier error")
 
 
 def applicable_types(solution: str, question: str | None = None, answer: str | None = None) -> list[str]:

@@ -81,6 +81,7 @@ class EditRecord:
     description: str  # may hold {step} / {related}: 1-based positions in the final CoT
     related_id: int | None = None
     propagated: list[int] = field(default_factory=list)  # ids of later steps recomputed
+    origin_id: int | None = None  # the step of the correct chain ``original`` is (default step_id)
 
 
 _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")

@@ -6,6 +6,8 @@ the :class:`~.inject_chain.EditRecord` a reviewer checks, or raises
 
 from __future__ import annotations
 
+from collections import Counter
+
 import math
 import re
 from collections.abc import Callable
@@ -218,7 +220,8 @@ def _omitted_step(st: ChainState) -> EditRecord:
     st.pinned.add(successor.id)
     used = " (a later step uses its result)" if step in later_users else ""
     return EditRecord("omitted_step", successor.id, step.text, "",
-                   f"the step before step {{step}} was removed{used}: {brace(step.text)!r}")
+                   f"the step before step {{step}} was removed{used}: {brace(step.text)!r}",
+                   origin_id=step.id)
 
 
 # a made-up fact told as a person would tell it, never naming itself ("the problem also
@@ -367,6 +370,25 @@ def _redundancy(st: ChainState) -> EditRecord:
                    f"step {{step}} is unnecessary: it {brace(what)} from step {{related}}", step.id)
 
 
+#: words that carry a value a step may use as often as an earlier result (a dime's 10)
+_IMPLIED: dict[str, tuple[int, ...]] = {
+    "dime": (10,), "nickel": (5,), "quarter": (25, 4), "penny": (1,), "cent": (100,),
+    "dozen": (12,), "hour": (60, 24), "minute": (60,), "second": (60,), "week": (7, 5),
+    "day": (24, 7, 30, 365), "month": (12, 30), "year": (12, 52, 365), "percent": (100,),
+    "%": (100,), "feet": (12, 3), "foot": (12, 3), "yard": (3, 36), "inch": (12,),
+    "pound": (16,), "gallon": (4,), "quart": (4,), "century": (100,), "decade": (10,),
+}
+_WORD = re.compile(r"[a-z]+|%")
+
+
+def _implied_by(text: str) -> set[Fraction]:
+    """Values the words of ``text`` carry ("dimes": 10, "hours": 60 or 24)."""
+    out: set[Fraction] = set()
+    for w in _WORD.findall(text.lower()):
+        out.update(Fraction(v) for v in _IMPLIED.get(w.rstrip("s") if w != "%" else w, ()))
+    return out
+
+
 def _logical_disorder(st: ChainState) -> EditRecord:
     movable = {s.id for s in st.free(allow_pinned=False)}
     pairs: list[tuple[ChainStep, ChainStep, Fraction]] = []
@@ -382,10 +404,17 @@ def _logical_disorder(st: ChainState) -> EditRecord:
                     break
     if not pairs:
         raise InjectionError("no step uses the result of an earlier step; nothing to reorder")
-    # the clearest evidence of a dependency: a number that is not given in the problem
-    # and is not a small number that could come from anywhere
-    strong = [p for p in pairs if p[2] not in st.question_numbers and p[2] not in (0, 1, 2)]
-    pool = strong or pairs
+    # a dependency only where the number can mean nothing else: not given in the problem,
+    # not a value the words may carry (a dime's 10, 60 minutes, 12 in a dozen...), the result
+    # of one step only, and not computed again by the later step itself. A step moved
+    # before one it does not depend on would leave a correct solution.
+    made = Counter(r for s in st.steps for r in step_results(s))
+    pool = [p for p in pairs if p[2] not in st.question_numbers and p[2] not in (0, 1, 2)
+            and made[p[2]] == 1 and p[2] not in step_results(p[1])
+            and p[2] not in _implied_by(p[1].text)]
+    if not pool:
+        raise InjectionError("no step uses a result of an earlier step that no other number "
+                             "could be; nothing to reorder")
     earlier, later, r = pool[st.rng.randrange(len(pool))]
     i, j = st.index(earlier.id), st.index(later.id)
     st.steps.pop(j)

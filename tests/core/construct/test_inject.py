@@ -238,9 +238,9 @@ def test_types_are_sampled_uniformly(gsm8k: list[dict[str, str]]) -> None:
 
 
 def test_several_distinct_errors_are_all_recorded() -> None:
-    res = inject_errors(HOUSE, 4, rng_seed=5)
+    res = inject_errors(HOUSE, 3, rng_seed=5)
     types = [e.type for e in res.errors]
-    assert len(types) == 4 and len(set(types)) == 4
+    assert len(types) == 3 and len(set(types)) == 3
     for e in res.errors:
         assert 0 <= e.step < len(res.steps)
         if e.modified:
@@ -249,11 +249,54 @@ def test_several_distinct_errors_are_all_recorded() -> None:
     d = res.errors[0].to_dict()
     assert set(d) == {"type", "step", "original", "modified", "description", "related_step",
                       "name", "changes_answer", "keeps_answer_reason"}
-    five = inject_errors(HOUSE, 5, rng_seed=3)
-    assert len({e.type for e in five.errors}) == 5
+    three = inject_errors(HOUSE, 3, rng_seed=5)
+    assert {"hallucinated_content", "arithmetic_inaccuracy"} <= {e.type for e in three.errors}
     # the value-changing errors all carry into the final line
-    assert five.wrong_answer != five.gold_answer == "70000"
-    assert five.steps[-1] == f"The answer is {five.wrong_answer}."
+    assert three.wrong_answer != three.gold_answer == "70000"
+    assert three.steps[-1] == f"The answer is {three.wrong_answer}."
+    # five errors cannot keep apart in a chain of four steps: refused, never recorded wrongly
+    with pytest.raises(InjectionError, match="only"):
+        inject_errors(HOUSE, 5, rng_seed=3)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_every_record_of_a_multi_error_chain_matches_both_chains(gsm8k: list[dict[str, str]],
+                                                                  n: int) -> None:
+    """Issue 26.4: "before" is the correct chain's line, "after" the final chain's line, and
+    no later error edited or recomputed an earlier error's step."""
+    made = 0
+    for i, row in enumerate(gsm8k[:120]):
+        try:
+            res = inject_errors(row["answer"], n, rng_seed=i, question=row["question"])
+        except InjectionError:
+            continue
+        made += 1
+        gold = clean_cot(row["answer"])
+        for e in res.errors:
+            if e.modified:
+                assert res.steps[e.step] == e.modified, (i, e)
+            if e.original and e.type not in ("redundancy", "hallucinated_content"):
+                assert e.original in gold, (i, e)
+    assert made >= 60, made
+
+
+def test_logical_disorder_moves_a_step_only_before_the_step_it_depends_on(
+        gsm8k: list[dict[str, str]]) -> None:
+    """The moved step uses a number that only the step it now precedes computes: not a number
+    of the problem, not one its words carry (a dime's 10), not a result two steps share."""
+    coins = ("Tom has 4 nickels and 3 dimes.\nThe nickels are worth 4 * 5 = <<4*5=20>>20 cents.\n"
+             "The dimes are worth 3 * 10 = <<3*10=30>>30 cents.\nHe has 20 + 30 = <<20+30=50>>50 "
+             "cents.\n#### 50")
+    for seed in range(20):
+        res = inject_errors(coins, types=["logical_disorder"], rng_seed=seed,
+                            question="Tom has 4 nickels and 3 dimes. How many cents does he have?")
+        moved = res.errors[0]
+        assert moved.modified.startswith("He has 20 + 30")
+    tricky = ("She has 2 * 5 = <<2*5=10>>10 nickels' worth.\nA dime is 10 cents, so 4 dimes are "
+              "4 * 10 = <<4*10=40>>40 cents.\n#### 40")
+    with pytest.raises(InjectionError):
+        inject_errors(tricky, types=["logical_disorder"], rng_seed=1,
+                      question="She has 2 nickels and 4 dimes. How many cents are the dimes?")
 
 
 def test_fallback_and_forced_types() -> None:

@@ -9,6 +9,8 @@ perturbations, counterfactual and inverse problems).
     qcstation derive show NAME [--transform T] [--limit N] [--json]
     qcstation derive check [NAME] [--parents-only] [--json]
                                                   items stale against today's rules and parents
+    qcstation derive check [NAME] --answers [--json]
+                                                  every answer re-derived independently
 
 Building is resumable (run the same command again after an interruption) and several
 processes may build one set at once; the items then go through QC (``qcstation qc sample
@@ -213,7 +215,42 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_answers(args: argparse.Namespace) -> int:
+    """``derive check --answers``: every item re-derived independently (:mod:`.recheck`)."""
+    from qcstation.common.safe import one_line
+    from qcstation.core.derive.recheck import recheck_set
+    from qcstation.core.derive.store import list_sets
+
+    store = store_from_args(args)
+    try:
+        names = [args.name] if args.name else [s.name for s in list_sets(store)]
+        reports = [recheck_set(store, n) for n in names]
+    finally:
+        store.close()
+    bad = sum(r.wrong + r.by_status["stale"] + len(r.repeated) for r in reports)
+    if args.json:
+        print_json([r.to_dict() for r in reports])
+        return 1 if bad else 0
+    if not reports:
+        print("no derived sets yet")
+    for r in reports:
+        print(f"{r.name}: {r.items} items re-derived from their own questions: "
+              f"{r.by_status['ok']} confirmed, {r.wrong} wrong, {r.by_status['stale']} with an old "
+              f"value, {r.by_status['unconfirmed']} not confirmable this way, "
+              f"{len(r.repeated)} repeated questions")
+        for t, c in sorted(r.by_transform.items()):
+            print(f"  {t:<16} " + ", ".join(f"{k} {n}" for k, n in sorted(c.items())))
+        shown = [f for f in r.findings if f.status != "unconfirmed"][:args.limit]
+        for f in shown:
+            print(f"  {f.status.upper()} {one_line(f.item)} ({f.transform}): {one_line(f.why)}")
+        for keys in r.repeated[:args.limit]:
+            print("  REPEATED " + ", ".join(one_line(k) for k in keys[:4]))
+    return 1 if bad else 0
+
+
 def _check(args: argparse.Namespace) -> int:
+    if args.answers:
+        return _check_answers(args)
     from qcstation.common.safe import one_line
     from qcstation.core.derive.stale import check_set
     from qcstation.core.derive.store import list_sets
@@ -317,6 +354,11 @@ def register(subparsers: Any) -> None:
     ck.add_argument("--parents-only", action="store_true",
                     help="only whether each parent still gives the same formalization (fast; "
                          "the items' own texts are not re-read)")
+    ck.add_argument("--answers", action="store_true",
+                    help="re-derive every item's answer independently of the formalization that "
+                         "made it (its question's numbers through the parent's gold solution's "
+                         "calculator annotations, exact fractions): wrong answers, old values "
+                         "left in its texts, repeated questions (exit 1 if any)")
     ck.add_argument("--limit", type=positive_int, default=20, help="list at most this many "
                                                                    "per set (default 20)")
     ck.add_argument("--json", action="store_true", help="print JSON")

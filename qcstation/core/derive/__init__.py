@@ -34,6 +34,11 @@ Modules, lowest first; a module imports only modules above it in this list
                 refinement (errors) ladders, inverse problems; ``Options``.
 ``story``       noise sentences (Understanding ladder, noise perturbation) and the added
                 operation.
+``recheck``     the second opinion: every item's answer re-derived from its own question
+                through its parent's gold solution's calculator annotations, never from
+                the formalization (imports nothing of the rules); old values left in its
+                texts; repeated questions. The runner refuses what it does not confirm;
+                ``qcstation derive check --answers``.
 ``store``       sets, jobs (leases, outcomes) and items in the database.
 ``stale``       items a set holds that no longer follow from their parent's current
                 formalization or from today's rules (a rule fixed since, a parent

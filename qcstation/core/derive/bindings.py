@@ -32,7 +32,7 @@ from qcstation.common.memo import text_memo
 from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
 
 __all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings", "sentences",
-           "unused_neighbours"]
+           "unused_neighbours", "unused_numbers"]
 
 
 class Refusal(Exception):
@@ -143,6 +143,17 @@ def sentences(text: str) -> list[tuple[int, int, str]]:
 _ARTICLE_ONE = frozenset({"one"})
 
 
+def unused_numbers(question: str, givens: list[Given] | tuple[Given, ...],
+                   used: frozenset[Fraction] = frozenset()) -> list[NumberAt]:
+    """The numbers the question states that no given is read from and the formalization
+    does not write (``used``); not 0, nor the word "one" (an article as often as a count)."""
+    places = [(g.start, g.end) for g in givens]
+    return [n for n in question_numbers(question)
+            if not any(s <= n.start < e or s < n.end <= e for s, e in places)
+            and n.value not in used and n.value != 0
+            and not (n.value == 1 and n.text.lower() in _ARTICLE_ONE)]
+
+
 def unused_neighbours(question: str, givens: list[Given] | tuple[Given, ...],
                       used: frozenset[Fraction] = frozenset()) -> dict[str, list[NumberAt]]:
     """Per given, the numbers its sentence states that no given is read from and the
@@ -151,11 +162,7 @@ def unused_neighbours(question: str, givens: list[Given] | tuple[Given, ...],
     a number relates to the given, so a given with one may not move: a new value could
     contradict it ("four ways with her two parents"). The word "one" (an article as often
     as a count) and 0 are not counted."""
-    places = [(g.start, g.end) for g in givens]
-    unused = [n for n in question_numbers(question)
-              if not any(s <= n.start < e or s < n.end <= e for s, e in places)
-              and n.value not in used and n.value != 0
-              and not (n.value == 1 and n.text.lower() in _ARTICLE_ONE)]
+    unused = unused_numbers(question, givens, used)
     out: dict[str, list[NumberAt]] = {}
     if not unused:
         return out
@@ -258,7 +265,12 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "a calendar year"
     if _ORDINAL_AFTER.match(question[end:end + 3]):
         return "an ordinal"          # "the 3rd floor": "5rd" or "Xrd" would not read
+    if _LEGS_AFTER.match(question[end:end + 12]):
+        return "the legs of an animal"   # "18 5-legged animals" is no animal
     return ""
+
+
+_LEGS_AFTER = re.compile(r"^(?:-|\s)?(?:legged\b|legs?\b)", re.IGNORECASE)
 
 
 def _check_places(question: str, givens: list[Given]) -> None:

@@ -35,6 +35,7 @@ from qcstation.core.derive.bindings import (
     question_numbers,
     read_bindings,
     unused_neighbours,
+    unused_numbers,
 )
 from qcstation.core.derive.model import fmt
 from qcstation.core.derive.numbers import Unwritable, decimal_places, render
@@ -184,7 +185,8 @@ def _hold_tied(question: str, bindings: Bindings, constants: frozenset[Fraction]
     value (:func:`~.bindings.unused_neighbours`): "split the cost evenly three ways with her
     two parents" must not become "four ways with her two parents". The others may move."""
     near = unused_neighbours(question, bindings.givens, constants)
-    if not near:
+    parts = _parts_of(question, bindings.givens, constants)
+    if not near and not parts:
         return bindings
     held = []
     for g in bindings.givens:
@@ -192,8 +194,32 @@ def _hold_tied(question: str, bindings: Bindings, constants: frozenset[Fraction]
             words = ", ".join(repr(n.text) for n in near[g.name][:3])
             g = replace(g, fixed=f"its sentence also states {words}, which the formalization "
                                  f"does not use: a new value could contradict it")
+        elif g.name in parts and not g.fixed:
+            g = replace(g, fixed=parts[g.name])
         held.append(g)
     return Bindings(tuple(held), bindings.factors)
+
+
+def _parts_of(question: str, givens: tuple[Given, ...], constants: frozenset[Fraction]) -> dict[str, str]:
+    """Givens tied by the story to a number the formalization does not use, as the parts of
+    a total or a total and a part ("ten packets ... four of the packets ... the other two":
+    6 = 4 + 2): moving either would make the story contradict itself. Name -> why."""
+    unused = unused_numbers(question, givens, constants)
+    if not unused:
+        return {}
+    out: dict[str, str] = {}
+    written = [(g, g.value * g.style.scale) for g in givens]
+    for i, (a, wa) in enumerate(written):
+        for b, wb in written[i + 1:]:
+            for n in unused:
+                if n.value in (wa + wb, abs(wa - wb)):
+                    why = (f"the question also states {n.text!r}, which the formalization does "
+                           f"not use and which is {format_value(wa)} "
+                           f"{'+' if n.value == wa + wb else '-'} {format_value(wb)}: parts of a "
+                           f"total, a new value would contradict it")
+                    out.setdefault(a.name, why)
+                    out.setdefault(b.name, why)
+    return out
 
 
 def held_givens(parent: Parent) -> str:

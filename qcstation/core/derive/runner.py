@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_actor
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.selfcheck import parse_flag_codes, stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, TRANSFORMS, DerivedItem, Refused, Transform, fmt
 from qcstation.core.derive.parent import load_parent
+from qcstation.core.derive.recheck import recheck
 from qcstation.core.derive.solution import format_value
 from qcstation.core.derive.stale import rules_fingerprint, stale_on_resume
 from qcstation.core.derive.store import (
@@ -117,6 +118,9 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
         parent = load_parent(seed, artifacts)
     except Refusal as exc:
         return [], [], f"{exc.code}: {exc}"
+    flagged = hard_flags(artifacts)
+    if flagged:
+        return [], [], f"flagged: {flagged}"
     key = f"{set_name}:{seed['source']}-{seed['orig_id']}"
     out: list[DerivedItem | Refused] = []
     for transform in KINDS[kind]:
@@ -128,6 +132,7 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
             # a seed the transformation cannot handle costs its items, never the run
             out.append(Refused(transform, "internal-error", f"{type(exc).__name__}: "
                                                             f"{str(exc)[:300]}"))
+    out = second_opinion(seed, out)
     items = [o for o in out if isinstance(o, DerivedItem)]
     for item in items:       # the make-time audit, here in the worker (stored with the item)
         seed_like = {"question": item.question, "solution": item.solution or "",
@@ -135,6 +140,65 @@ def build_job(kind: str, opts: Options, set_name: str, seed: dict[str, Any],
         item.flags = {dim: stored_flags(dim, content, seed_like)
                       for dim, content in item.contents.items()}
     return items, [o for o in out if isinstance(o, Refused)], None
+
+
+#: flags of a parent's artifacts that keep it out of every derived set: each says a given may
+#: be bound to the wrong words or value, which every derived item would inherit
+BLOCKING_FLAGS: frozenset[str] = frozenset({"equal-value-link", "unused-given", "uncertain",
+                                            "given-words", "step-literal"})
+
+
+def hard_flags(artifacts: dict[str, dict[str, Any]]) -> str:
+    """Why a parent's current artifacts keep it out of derived sets ("" when nothing does):
+    a blocking flag (:data:`BLOCKING_FLAGS`, and every hard flag the self-check declares)
+    on any of them."""
+    import qcstation.core.construct.selfcheck as selfcheck
+
+    blocking = BLOCKING_FLAGS | frozenset(getattr(selfcheck, "HARD_FLAGS", ()))
+    found = []
+    for dim, art in sorted(artifacts.items()):
+        codes = [c for c in parse_flag_codes(art.get("flag_codes")) if c in blocking]
+        if codes:
+            found.append(f"its {dim} artifact is flagged {', '.join(sorted(codes))}")
+    return "; ".join(found)
+
+
+def second_opinion(seed: dict[str, Any], out: list[DerivedItem | Refused]) -> list[DerivedItem | Refused]:
+    """Every item re-derived independently (:func:`.recheck.recheck`, from its question and
+    its parent's gold solution, not from the formalization that made it): an item that
+    route finds wrong, cannot confirm, or whose texts still write an old value is refused
+    with the reason; so is an item whose question another item of the parent already asks
+    (a rounded counterfactual shift that lands on the same number)."""
+    parent = {"question": seed.get("question"), "solution": seed.get("solution"),
+              "answer_value": seed.get("answer_value")}
+    asked: dict[str, str] = {}
+    kept: list[DerivedItem | Refused] = []
+    for item in out:
+        if not isinstance(item, DerivedItem):
+            kept.append(item)
+            continue
+        verdict = recheck(parent, {"transform": item.transform, "question": item.question,
+                                   "solution": item.solution, "answer_value": fmt(item.answer),
+                                   "params": item.params, "contents": item.contents})
+        if verdict.status != "ok":
+            kept.append(Refused(item.transform, f"recheck-{verdict.status}",
+                                f"the independent re-derivation: {verdict.why}", item.idx))
+            continue
+        if verdict.stale:
+            kept.append(Refused(item.transform, "stale-value", "an old value is still written: "
+                                + "; ".join(verdict.stale), item.idx))
+            continue
+        text = " ".join(item.question.split())
+        if item.transform == "errors":
+            text += "\n" + str(item.contents.get("refinement", {}).get("w_cot"))
+        same = asked.get(f"{item.transform}\n{text}")
+        if same is not None:
+            kept.append(Refused(item.transform, "repeated", f"the same question as item {same}",
+                                item.idx))
+            continue
+        asked[f"{item.transform}\n{text}"] = item.tag
+        kept.append(item)
+    return kept
 
 
 def _one(transform: str, parent: Any, opts: Options, key: str, pool: NoisePool | None

@@ -19,7 +19,10 @@ artifacts. An item is **stale** when
   parent's; a refinement-ladder item: its question or worked solution is not the parent's);
 * the rules, given the item's own question and worked solution (a variant, changed numbers,
   a counterfactual, a noise or added-operation item), no longer make its stored
-  formalization: they refuse it, write another SMT-LIB, or compute another answer.
+  formalization: they refuse it, write another SMT-LIB, or compute another answer;
+* its worked solution, key information or chain of thought still writes the old value of a
+  number its question changed (:func:`~.recheck.recheck`: "1/5 * 900 = 90" where the
+  question now says 1/10).
 
 A parent whose formalization the rules today write with other names only (the constants
 renamed, nothing else: a change to how givens are named) is not stale: its items still
@@ -49,6 +52,7 @@ from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import transforms_where
 from qcstation.core.derive.parent import load_parent
 from qcstation.core.derive.rebuild import canonical, declared, rule_of, skeleton
+from qcstation.core.derive.recheck import recheck
 from qcstation.core.derive.store import SetInfo, get_set, parent_rows
 
 __all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_set", "rules_fingerprint",
@@ -199,6 +203,9 @@ def _item_problem(parent: _View, item: dict[str, Any], reread: bool = True) -> s
             return "the parent's question or worked solution changed since it was built"
     if t not in REREAD or not reread:
         return None
+    verdict = recheck(parent.seed, item)
+    if verdict.stale:          # the rebuilt texts still write an old value
+        return "an old value is still written: " + "; ".join(verdict.stale)
     stored = str((contents.get("reasoning") or {}).get("smtlib") or "")
     seed = {**parent.seed, "question": item["question"], "solution": item["solution"] or "",
             "answer_text": item["answer_text"], "answer_value": item["answer_value"]}

@@ -190,7 +190,7 @@ def release_leases(store: Store, set_id: int) -> None:
 
 def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
     """(seed row, dimension -> current usable artifact row: ``id``, ``status``, ``generator``,
-    ``content``) of each job's parent, read in two queries for all of them."""
+    ``content``, ``flag_codes``) of each job's parent, read in two queries for all of them."""
     ids = [int(job["parent_id"]) for job in jobs]
     seeds: dict[int, dict[str, Any]] = {}
     latest: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}   # (seed, dim) -> (version, row)

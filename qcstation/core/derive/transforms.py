@@ -278,8 +278,10 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                       "parent_answer": fmt(parent.answer), "rounded": rounded,
                       "actual_shift_percent": format_value(actual)}
             try:
+                # the level is the shift made: a rounded value's, not the one asked for
                 made = full_item(parent, derived, opts, transform="counterfactual", idx=idx,
-                                 level=shift, tag=f"cf{shift:+d}", params=params, key=key)
+                                 level=round(actual) if rounded else shift, tag=f"cf{shift:+d}",
+                                 params=params, key=key)
                 break
             except Refusal as exc:
                 last = exc

@@ -559,7 +559,8 @@ def _added_item(parent: dict[str, Any], item: dict[str, Any], answer: Fraction,
 
 
 _STATED = re.compile(r"answer to the above question is (\S+?)[,?]? what is the value", re.I)
-_COUNT_ASK = re.compile(r"\bhow many ((?:\w+ ){0,3})(?:can|could|will be able|would be able)\b", re.I)
+_COUNT_ASK = re.compile(r"\bhow many ((?:\w+ ){0,3})(?:can|could|will|would|did|does|do|are|is|were|was)\b",
+                        re.I)
 #: measures, not counts: "how many feet can her turtle crawl" asks no whole number
 _MEASURES = frozenset("feet foot meters metres miles inches pounds ounces gallons liters litres "
                       "kilometers km yards grams kilograms kg cups square cubic hours minutes "
@@ -620,17 +621,22 @@ def _inverse_item(parent: dict[str, Any], item: dict[str, Any], answer: Fraction
 
 
 def _divides_with(solution: str, value: Fraction) -> bool:
-    """Does a division of the solution's annotations have ``value`` as an operand?"""
+    """Does a division of the solution's annotations take ``value``, or a result computed
+    from it, as an operand ("12 * 4 = 48 inches ... 48 / 6 = 8 pieces": a whole count of what
+    fits, which every X of an interval gives)?"""
     try:
         notes = calc_annotations(solution)
     except Unreadable:
         return True
+    tainted = {value}
     for n in notes:
         for node in ast.walk(n.expr):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
                 for side in (node.left, node.right):
-                    if any(_leaf_value(c) == value for c in _leaves(side)):
+                    if any(_leaf_value(c) in tainted for c in _leaves(side)):
                         return True
+        if any(_leaf_value(c) in tainted for c in _leaves(n.expr)):
+            tainted.add(n.result)
     return False
 
 

@@ -80,6 +80,15 @@ def test_an_inverse_count_read_through_a_division_is_not_unique() -> None:
          "know the answer to the above question is 3, what is the value of unknown variable X?")
     v = rc.recheck(movies, _item(q, "", "7", "inverse"))
     assert v.status == "wrong" and "interval" in v.why       # X = 6 gives 3 times too
+    wire = {"question": "Tracy used a piece of wire 4 feet long to support tomato plants in the "
+                        "garden. The wire was cut into pieces 6 inches long. How many pieces did "
+                        "she obtain?",
+            "solution": "The wire was 12*4=<<12*4=48>>48 inches long.\nShe obtained 48/6=<<48/6=8>>8 "
+                        "pieces", "answer_value": "8"}
+    q = wire["question"].replace("wire 4 feet", "wire X feet") + (
+        " If we know the answer to the above question is 8, what is the value of unknown "
+        "variable X?")
+    assert rc.recheck(wire, _item(q, "", "4", "inverse")).status == "wrong"   # 4.25 feet: 8 too
     total = dict(movies, question="Tom has $21. A movie ticket costs $7. How much does he pay "
                                   "for 3 tickets?", solution="He pays 7 * 3 = <<7*3=21>>21.",
                  answer_value="21")

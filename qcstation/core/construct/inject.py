@@ -281,7 +281,9 @@ def inject_errors(
             failures.append(f"{etype}: {exc}")
             continue
         records.append(record)
-        edited |= st.touched - saved[1]
+        # what it changed, and the steps its record points at (a restated step, the step a
+        # moved one depends on): a later error must change none of them
+        edited |= (st.touched - saved[1]) | (st.pinned - saved[2])
         recomputed |= set(record.propagated)
     if len(records) < n_errors:
         raise InjectionError(

@@ -219,7 +219,7 @@ IMPLIED: dict[str, tuple[int, ...]] = {
     "nickels": (5,), "dime": (10,), "dimes": (10,), "pennies": (100,), "cents": (100,),
     "both": (2,), "twins": (2,), "hundred": (100,), "thousand": (1000,), "legs": (2, 4, 6, 8),
     "two": (2,), "third": (3,), "fourth": (4,), "fifth": (5,), "each": (),
-    "average": (2,), "triangle": (3,), "square": (4,), "rectangle": (4,), "cubic": (3,),
+    "average": (2,),
     "halves": (2,), "thirds": (3,), "fourths": (4,), "gallon": (4, 128), "gallons": (4, 128),
     "pound": (16,), "pounds": (16,), "inch": (12,), "inches": (12,), "meter": (100,),
     "meters": (100,), "kilometer": (1000,), "kilograms": (1000,), "kg": (1000,), "km": (1000,),
@@ -287,8 +287,12 @@ _PROSE_RESULT = re.compile(r"=\s*\$?(\d[\d,]*(?:\.\d+)?)(?!\d)")
 @functools.lru_cache(maxsize=1024)
 def _prose_results(solution: str) -> frozenset[Fraction]:
     """Values the solution's prose writes after '=' outside its annotations (computed there)."""
-    return frozenset(v for m in _PROSE_RESULT.finditer(_ANNOT.sub(" ", solution))
+    prose = _ANNOTATED.sub(" ", solution)      # an annotation and the result written after it
+    return frozenset(v for m in _PROSE_RESULT.finditer(prose)
                      if (v := _number(m.group(1))) is not None)
+
+
+_ANNOTATED = re.compile(r"=?\s*\$?<<[^<>]{1,460}>>\s*\$?[\d,]*(?:\.\d+)?")
 
 
 def _rerun(solution: str, means: dict[Fraction, set[Fraction]], changed: set[Fraction],

@@ -346,3 +346,18 @@ def test_coverage_per_type_on_gsm8k_test(gsm8k: list[dict[str, str]]) -> None:
     share = {t: counts[t] / len(gsm8k) for t in ERROR_TYPES}
     # measured: arithmetic 97%, omitted 100%, hallucinated 97%, disorder ~94%, redundancy 100%, operator 97%
     assert all(v >= 0.9 for v in share.values()), share
+
+
+def test_a_later_error_never_edits_the_step_an_earlier_record_points_at(
+        gsm8k: list[dict[str, str]]) -> None:
+    """A redundant line restates a step's computation: a later operator misuse on that step
+    would leave the 'redundant' line the only correct computation."""
+    for i, row in enumerate(gsm8k[:80]):
+        try:
+            res = inject_errors(row["answer"], 3, rng_seed=i, question=row["question"])
+        except InjectionError:
+            continue
+        for e in res.errors:
+            if e.type == "redundancy" and e.related_step is not None:
+                source = {v for _, v in numbers_in(res.steps[e.related_step])}
+                assert {v for _, v in numbers_in(e.modified)} <= source, (i, e, res.steps)

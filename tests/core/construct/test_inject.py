@@ -16,6 +16,7 @@ from qcstation.core.construct.inject import (
     clean_cot,
     inject_errors,
 )
+from qcstation.core.construct.inject_chain import numbers_in
 from qcstation.core.construct.rules import find_inline_computations
 from qcstation.common.errors import GenerationError
 from tests.conftest import dataset

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_actor
-from qcstation.core.construct.selfcheck import parse_flag_codes, stored_flags
+from qcstation.core.construct.selfcheck import HARD_FLAGS, parse_flag_codes, stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, TRANSFORMS, DerivedItem, Refused, Transform, fmt
 from qcstation.core.derive.parent import load_parent
@@ -152,9 +152,7 @@ def hard_flags(artifacts: dict[str, dict[str, Any]]) -> str:
     """Why a parent's current artifacts keep it out of derived sets ("" when nothing does):
     a blocking flag (:data:`BLOCKING_FLAGS`, and every hard flag the self-check declares)
     on any of them."""
-    import qcstation.core.construct.selfcheck as selfcheck
-
-    blocking = BLOCKING_FLAGS | frozenset(getattr(selfcheck, "HARD_FLAGS", ()))
+    blocking = BLOCKING_FLAGS | HARD_FLAGS
     found = []
     for dim, art in sorted(artifacts.items()):
         codes = [c for c in parse_flag_codes(art.get("flag_codes")) if c in blocking]

@@ -124,11 +124,14 @@ from qcstation.eval.types import (  # noqa: F401
 #                        missing_scorer_ok=False) -> RunOutcome(progress, scores, note)
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
 #                    cancel=None | threading.Event, retry_errors=False, backend=None,
-#                    live_score=False, preflight=True) -> RunProgress (final)
+#                    live_score=False, preflight=True, keep_lease=False) -> RunProgress (final)
+#                    (keep_lease: a finished run stays `running` under this process's lease;
+#                    the scoring pass that follows marks it `done`: runs.scoring_lease)
 # runner.RunProgress: run_id, done, total, errors, cached, asked, rate_per_s, eta_s,
 #                     prompt_tokens, completion_tokens, cost, status, message
 # scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False, verifier=None,
-#                   judges=None, retry_judges=False) -> ScoreSummary
+#                   judges=None, retry_judges=False, judge_progress=None) -> ScoreSummary
+#                   (judge_progress: called as each judge starts, every few seconds and at its end)
 #                   (counts per metric and verdict; `flipped`: items whose verdict changed)
 # metrics.leaderboard(store, run_ids=None, *, n_boot=1000, seed=0) -> list[RunMetrics]
 #   RunMetrics: run_id, label (model name), name, status, values: dict[code -> MetricValue];

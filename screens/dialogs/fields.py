@@ -32,21 +32,21 @@ class OrderedFields(ModalScreen[object]):
     def _inputs(self) -> list[Input]:
         return [self.query_one(f"#{name}", Input) for name in self.FIELDS]
 
-    def action_next_field(self) -> None:
+    async def action_next_field(self) -> None:
         inputs = self._inputs()
         focused = self.focused
-        if focused not in inputs:
+        if not isinstance(focused, Input) or focused not in inputs:
             if isinstance(focused, Input):       # another input of the dialog: its own Enter
-                focused.action_submit()
+                await focused.action_submit()    # a coroutine: not awaited, Enter did nothing
                 return
             self.set_focus(inputs[0])
             return
-        at = inputs.index(focused)  # type: ignore[arg-type]
+        at = inputs.index(focused)
         if at + 1 < len(inputs):
             self.set_focus(inputs[at + 1])        # now, not after the next refresh
         else:
             # after the keys already queued in the field: they are part of what is submitted
-            focused.call_later(self.submit_fields)  # type: ignore[union-attr]
+            focused.call_later(self.submit_fields)
 
     #: what Enter on the last field does: every dialog with FIELDS defines it (checked below,
     #: when the dialog's class is made, not when a user first presses Enter)

@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from qcstation.commands._common import SafeStream
 
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
     try:
         return _main(argv)
     finally:

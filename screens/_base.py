@@ -66,8 +66,9 @@ class Workstation(Protocol):
     def open_store(self) -> Store:
         """A new connection for the calling thread (call it inside a worker)."""
 
-    def evaluate_gate(self, store: Store, dimension: str) -> GateStatus:
-        """The QC gate of ``dimension`` with the configured threshold (worker threads only)."""
+    def evaluate_gate(self, store: Store, dimension: str, scope: str = "") -> GateStatus:
+        """The QC gate of ``dimension`` with the configured threshold, of the working set or
+        of the derived set ``scope`` (worker threads only)."""
 
     def read_counts(self, store: Store) -> dict[str, Any]:
         """Seeds per source/status and current artifacts per dimension/status."""

@@ -138,7 +138,7 @@ class ChartsScreen(QCScreen):
         self.query_one("#chart_legend", Static).update(legend)
         plot.refresh()
 
-    def _draw_dimensions(self, plt, data: ChartDataLoaded) -> None:  # type: ignore[no-untyped-def]
+    def _draw_dimensions(self, plt, data: ChartDataLoaded) -> None:
         codes = list(chartdata.CODES)
         xs = list(range(1, len(codes) + 1))
         runs = data.scores.runs
@@ -163,11 +163,11 @@ class ChartsScreen(QCScreen):
         plt.ylim(0, 100)
         plt.title("Scores by dimension (95% intervals)")
 
-    def _draw_difficulty(self, plt, data: ChartDataLoaded) -> None:  # type: ignore[no-untyped-def]
+    def _draw_difficulty(self, plt, data: ChartDataLoaded) -> None:
         levels = data.levels
         runs = data.by_level
         if levels and runs:
-            values = [[(run.points.get(level).value or 0.0)  # type: ignore[union-attr]
+            values = [[(run.points.get(level).value or 0.0)
                        if run.points.get(level) is not None else 0.0 for level in levels]
                       for run in runs]
             plt.multiple_bar(levels, values,

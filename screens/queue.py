@@ -165,7 +165,7 @@ class QueueScreen(QCScreen):
           description="Reading the curator queue")
     def _load(self, filters: dict[str, str], limit: int = MAX_ROWS, generation: int = 0) -> None:
         with self.qc_app.open_store() as store:
-            rows = queue(store, limit=limit, **filters)  # type: ignore[arg-type]
+            rows = queue(store, limit=limit, **filters)
         self.post_message(self.RowsLoaded(rows, filters, limit, generation))
 
     @on(RowsLoaded)

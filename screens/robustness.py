@@ -141,8 +141,8 @@ class RobustnessScreen(QCScreen):
                 items.append([
                     ItemRow(it.seed_id, it.key, it.transform or "seed",
                             "" if it.level is None else it.level, it.parent or "",
-                            {d: ("✓" if (a := it.acc(d)) == 1.0 else "✗" if a == 0.0 else
-                                 f"{100 * a:.0f}%") for d in ITEM_DIMS if it.acc(d) is not None})
+                            {d: ("✓" if a == 1.0 else "✗" if a == 0.0 else f"{100 * a:.0f}%")
+                             for d in ITEM_DIMS if (a := it.acc(d)) is not None})
                     for it in data.items.values()])
         self.post_message(DiagnosisLoaded(dgs, tabs, items))
 
@@ -240,14 +240,18 @@ class RobustnessScreen(QCScreen):
             plt.multiple_bar([SHORT.get(d, d) for d in dims],
                              [[100 * (dg.variants[d].robust.a_avg or 0) for d in dims],
                               [100 * (dg.variants[d].robust.a_wst or 0) for d in dims]],
-                             labels=["A_avg", "A_wst"], color=["cyan", "red"])
+                             # plotext takes labels and a colour per series; the stub
+                             # textual_plotext ships says label and one colour
+                             labels=["A_avg", "A_wst"],  # type: ignore[call-arg]
+                             color=["cyan", "red"])  # type: ignore[arg-type]
             plt.ylim(0, 100)
         elif t.key == "counterfactual":
             dims = list(dg.counterfactual)
             plt.multiple_bar([SHORT.get(d, d) for d in dims],
                              [[100 * (dg.counterfactual[d].follow or 0) for d in dims],
                               [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
-                             labels=["new gold", "parent's gold"], color=["green", "red"])
+                             labels=["new gold", "parent's gold"],  # type: ignore[call-arg]
+                             color=["green", "red"])  # type: ignore[arg-type]
             plt.ylim(0, 100)
         else:
             chart.display = False

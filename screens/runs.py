@@ -283,9 +283,12 @@ class RunsScreen(QCScreen):
                 last = now
                 self.post_message(EvalProgressed(run_id, p))
 
+        def scoring(final: Any) -> None:
+            self.post_message(EvalProgressed(run_id, final, phase="scoring"))
+
         outcome = run_and_score(
             app.db_path, run_id, app.config, progress=progress, cancel=cancel,
-            on_scoring=lambda final: self.post_message(EvalProgressed(run_id, final, phase="scoring")),
+            on_scoring=scoring,
             missing_scorer_ok=True)
         self.post_message(EvalRunFinished(run_id, outcome.progress, cancelled=cancel.is_set(),
                                           scored=outcome.scores, note=outcome.note))

@@ -13,13 +13,20 @@ def progress_bar(enabled: bool = True) -> Iterator[Callable[[int, int, str], Non
         yield lambda done, total, message: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     progress = Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), transient=True,
                         # the bar's own escape codes go to the real stream, not the SafeStream
                         console=Console(file=getattr(sys.stderr, "raw_stream", sys.stderr)))
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def update(done: int, total: int, message: str) -> None:
         key = message.split(":", 1)[0]

@@ -9,7 +9,7 @@ from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit", help=HELP["audit"],
         description=(

@@ -19,7 +19,7 @@ from qcstation.commands import HELP
 MAX_STDIN_BYTES = 1_000_000
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "check-answer",
         help=HELP["check-answer"],

@@ -34,7 +34,7 @@ def _memory_mb(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "check-smt",
         help=HELP["check-smt"],

@@ -10,7 +10,7 @@ from qcstation.common.safe import display_text
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "config", help=HELP["config"],
         description="Print the effective configuration (file + environment overrides) and the "

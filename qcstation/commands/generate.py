@@ -10,7 +10,7 @@ from qcstation.commands._progress import progress_bar
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "generate", help=HELP["generate"],
         description="For every active seed, generate the artifacts of each dimension, verify them "
@@ -61,7 +61,7 @@ def _common_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
-def _print_summary(title: str, summary, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+def _print_summary(title: str, summary, as_json: bool) -> None:
     if as_json:
         print_json(summary.to_dict())
         return

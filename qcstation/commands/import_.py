@@ -33,7 +33,7 @@ from qcstation.common.errors import QCStationError
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     from qcstation.core.ingest.formats import FORMATS, LEVELS
     from qcstation.core.ingest.readers import (
         MAX_DECOMPRESSED_BYTES,

@@ -20,7 +20,7 @@ from qcstation.commands._progress import progress_bar
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "quickstart", help=HELP["quickstart"],
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None)

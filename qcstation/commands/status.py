@@ -9,7 +9,7 @@ from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands import HELP
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help=HELP["status"],
                        description="Print seed counts per source and status (with filter reasons), "
                                    "current artifacts per dimension and status, and the QC gates.")
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gates(store, args):  # type: ignore[no-untyped-def]
+def _gates(store, args):
     from qcstation.common.config import load_config
     from qcstation.core.review.gate import gate
 

@@ -12,7 +12,7 @@ from qcstation.common.safe import one_line
 from screens.dialogs.fields import OrderedFields
 
 
-class ApproveReleaseModal(OrderedFields):
+class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
     """Dismisses with ``(name, version, notes)``, or None on Esc (Enter moves to the next
     field at once, see :mod:`.fields`)."""
 

@@ -11,7 +11,7 @@ from textual.widgets import Footer, Input, Static
 from screens.dialogs.fields import OrderedFields
 
 
-class CommentModal(OrderedFields):
+class CommentModal(OrderedFields[str | None]):
     """A free-text note for the next decision: Enter keeps it, Esc cancels (keys typed
     while it opens are kept, see :mod:`.fields`)."""
 

@@ -12,7 +12,7 @@ from qcstation.common.safe import one_line
 from screens.dialogs.fields import OrderedFields
 
 
-class ExcludeSeedModal(OrderedFields):
+class ExcludeSeedModal(OrderedFields[str | None]):
     """Confirm excluding a seed: dismisses with the typed reason, or None on Esc (keys typed
     while it opens are kept, see :mod:`.fields`)."""
 

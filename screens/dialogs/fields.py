@@ -11,7 +11,7 @@ opened it) go into the focused field, or the first, instead of being dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import events
 from textual.binding import Binding
@@ -20,8 +20,11 @@ from textual.widgets import Input
 
 __all__ = ["OrderedFields"]
 
+#: what the dialog dismisses with (its callback's argument)
+Result = TypeVar("Result")
 
-class OrderedFields(ModalScreen[object]):
+
+class OrderedFields(ModalScreen[Result]):
     """A dialog whose ``FIELDS`` (Input ids, in order) take Enter as "next field"; Enter on
     the last calls :meth:`submit_fields`."""
 

@@ -225,7 +225,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         error.update(Text(text, style=style))
 
 
-class ResolveModal(OrderedFields):
+class ResolveModal(OrderedFields[tuple[str, str] | None]):
     """A curator's override or settlement: the verdict (accept or reject) and the reason are
     typed (Enter moves on at once, see :mod:`.fields`); dismisses with (verdict, reason), or
     None on Esc."""

@@ -26,7 +26,7 @@ VERBS: tuple[str, ...] = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "eval", help=HELP["eval"],
         description="Run models on an approved release (or the accepted working set), score "

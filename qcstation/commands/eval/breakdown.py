@@ -9,7 +9,7 @@ from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
 from qcstation.common.safe import display_text
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "breakdown", help="every metric of a run per source or per difficulty",
         description="Every metric of one run per group of items (source or difficulty). "

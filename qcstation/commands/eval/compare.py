@@ -15,7 +15,7 @@ from qcstation.eval.types import COMPARABLE
 SHOWN = 50
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "compare", help="two runs item by item on one metric (paired, exact sign test)",
         description="Compare two runs on the items both scored. Each item's value is the mean "
@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"B = {display_text(prov[1].line(), 200)}")
     if diffs:
         print("warning: the two runs were not measured the same way:")
-        for d in diffs:
-            print(f"  {display_text(d, 200)}")
+        for diff in diffs:
+            print(f"  {display_text(diff, 200)}")
     print(f"{cmp_.label} on {cmp_.n} items both runs scored (per-item means over samples)")
     if cmp_.n:
         print(f"  A {M.fmt_value('fi', cmp_.a_value)}   B {M.fmt_value('fi', cmp_.b_value)}")

@@ -16,7 +16,7 @@ from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands.eval._shared import resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     from qcstation.eval.backends.batch import MAX_REQUESTS_PER_FILE
 
     ex = actions.add_parser(

@@ -28,7 +28,7 @@ _IMPORT_CHUNK = 20_000
 _IMPORT_CHUNK_CHARS = 32 * 1024 * 1024
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     im = actions.add_parser(
         "import-batch", help="store the results of a batch by custom_id",
         description="Read OpenAI Batch output files (also written by `vllm run-batch` and "

@@ -13,7 +13,7 @@ from qcstation.common.safe import display_text
 from qcstation.eval.types import CODES, COMPACT
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "leaderboard", help="every metric per run with 95%% intervals",
         description="Per run: its release, model and refinement protocol, then LLM@Un, ACC@Re, "

@@ -7,7 +7,7 @@ import argparse
 from qcstation.commands._common import print_json, print_table, store_from_args
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     ls = actions.add_parser("list", help="list evaluation runs")
     ls.add_argument("--json", action="store_true", help="print as JSON")
     ls.set_defaults(eval_func=run)

@@ -18,7 +18,7 @@ from qcstation.commands._common import print_json
 _SHOWN_PROBLEMS = 20
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "ray-batch", help="run batch files through a Ray Data pipeline (HTTP endpoint or vLLM)",
         description="Send the requests of OpenAI Batch input files (from `qcstation eval "

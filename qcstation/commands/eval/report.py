@@ -9,7 +9,7 @@ from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands.eval._shared import add_run_help, resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "report", help="write a Markdown report with figures (PNG and SVG)",
         description="Write DIR/report.md: run details, the leaderboard with 95% bootstrap "

@@ -7,7 +7,7 @@ import argparse
 from qcstation.commands.eval import score
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     rs = actions.add_parser("rescore", help="re-score a whole run without calling the model",
                             description="Re-score every stored response of a run with the current "
                                         "scorers and list the items whose verdict flipped. No model "

@@ -8,7 +8,7 @@ from qcstation.commands._common import store_from_args
 from qcstation.commands.eval._shared import config, execute, resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     r = actions.add_parser("resume", help="continue an interrupted run",
                            description="Ask what an interrupted or killed run has not stored yet, "
                                        "then score it. Nothing stored is asked again.")

@@ -10,7 +10,7 @@ from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import add_run_help, resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "robustness", help="robustness diagnosis of runs on derived releases",
         description="Per dimension: A_avg, A_wst, RR = A_wst/A_avg and RC over variants, "

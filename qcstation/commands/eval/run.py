@@ -47,7 +47,7 @@ def _tasks(text: str) -> list[str]:
     return out
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "run", help="start an evaluation run and score it",
         description="Run a model on an approved release (default: the latest) or on the current "
@@ -153,7 +153,7 @@ def _derived_run(store: Any, cfg: Any, args: argparse.Namespace, tasks: list[str
     if args.refine_weakest:
         earlier = resolve_run(store, args.refine_weakest)
         if args.refine_dimension:
-            dim, accs = args.refine_dimension, {}
+            dim, accs = args.refine_dimension, dict[str, float]()
         else:
             dim, accs = R.weakest(store, earlier)
         if dim not in tasks:

@@ -13,7 +13,7 @@ from qcstation.commands._common import db_path, print_json, print_table, store_f
 from qcstation.commands.eval._shared import config, print_scores, resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     sc = actions.add_parser("score", help="score stored responses that have no score yet",
                             description="Score the outputs of a run that have no score yet "
                                         "(e.g. after `eval import-batch`). The evaluated model is "

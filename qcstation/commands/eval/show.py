@@ -8,7 +8,7 @@ from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import resolve
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     sh = actions.add_parser("show", help="what decides a run's results, and its verdict counts",
                             description="Print a run's spec (release, model without secrets, tasks, "
                                         "shots and exemplars, templates, scorer versions) and its "

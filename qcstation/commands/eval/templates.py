@@ -9,7 +9,7 @@ from qcstation.commands._common import print_table
 from qcstation.commands.eval._shared import config
 
 
-def register(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(actions: argparse._SubParsersAction) -> None:
     tp = actions.add_parser("templates", help="list the prompt templates, or copy them for editing",
                             description="List the prompt templates in force (built-in or overridden "
                                         "by [eval] templates_dir / $QCSTATION_TEMPLATES). With "

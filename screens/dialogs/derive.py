@@ -48,8 +48,9 @@ class KindButton(RadioButton):
     """A choice readable without colour: ``●`` the chosen kind, ``○`` the others (Textual's
     radio button draws the same dot for both, told apart by colour only)."""
 
-    @property  # type: ignore[override]
-    def BUTTON_INNER(self) -> str:  # noqa: N802 - Textual's name for the button's inside
+    # Textual declares BUTTON_INNER a class attribute; a property reads the button's value
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - Textual's name
         return "●" if self.value else "○"
 
 

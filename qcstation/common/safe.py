@@ -5,11 +5,13 @@ Written raw to a terminal, ``ESC ] 0 ; … BEL`` retitles the window, ``ESC [2J`
 ``\\r`` and ``\\b`` overwrite what was printed, bidi overrides reorder it. Every output
 boundary passes such text through one of these functions, which show each dangerous
 character *visibly* (``\\x1b``, ``\\r``, ``\\u202e``) instead of dropping it, so a reviewer
-sees that the data holds it.
+sees that the data holds it. Every function escapes (at least) the same class of hidden
+characters (``UNSAFE``: controls, zero-width characters, bidi marks, separators, BOM, lone
+surrogates): a zero-width space or a BOM is as visible in the review pane as in the results
+pane. (What differs is the form of the escape and what happens to newlines and tabs.)
 
-- :func:`printable` — C0 controls (except newline and tab, kept by default), DEL, C1
-  controls, bidi embeddings/overrides/isolates, line/paragraph separators and lone
-  surrogates are replaced by a visible escape.
+- :func:`printable` — every hidden character (newline and tab kept by default) replaced by
+  a visible escape.
 - :func:`one_line` — the same, with newline and tab escaped too (names, reasons in tables).
 - :func:`markdown` — one line, then Markdown and HTML specials escaped (datasheets).
 - :func:`markup` — :func:`printable`, then Rich console markup escaped (``[`` …).
@@ -46,16 +48,15 @@ __all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsa
 _NAMED = {"\r": "\\r", "\b": "\\b", "\x1b": "\\x1b", "\x07": "\\a", "\x0b": "\\v",
           "\x0c": "\\f", "\x00": "\\0", "\n": "\\n", "\t": "\\t"}
 
-#: Characters never written raw: C0 controls, DEL, C1 controls, bidi embeddings,
-#: overrides and isolates, LRM/RLM/ALM, line and paragraph separators, lone surrogates.
-UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-    "\ud800-\udfff]"
-)
-_UNSAFE_KEEP_LINES = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-    "\ud800-\udfff]"
-)
+#: The one class of hidden characters, never written raw anywhere (every pane, table, report
+#: and log): C0 controls, DEL, C1 controls, the Arabic letter mark, zero-width space and
+#: joiners, LRM/RLM, line and paragraph separators, bidi embeddings, overrides and isolates,
+#: word joiner and invisible operators, BOM, lone surrogates.
+_HIDDEN = ("\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+           "\ud800-\udfff")
+UNSAFE = re.compile(f"[\x00-\x1f{_HIDDEN}]")
+#: the same, newline and tab kept (multi-line text)
+_UNSAFE_KEEP_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_HIDDEN}]")
 
 
 def escape_code(ch: str, names: dict[str, str] | None = None) -> str:
@@ -130,18 +131,12 @@ def has_unsafe(text: str, *, keep_newlines: bool = True) -> bool:
 
 # -- outputs with rules of their own --------------------------------------------------------
 
-#: C0 and C1 controls but the newline (kept, or made a space, before escaping), DEL, and the
-#: characters that reorder or hide text: the Arabic letter mark, zero-width space/joiners and
-#: LRM/RLM, bidi embeddings and overrides, word joiner and invisible operators, bidi
-#: isolates, BOM (model output in the evaluation screens).
-_PANE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u2069\ufeff]")
-#: controls, zero-width characters, line/paragraph separators, bidi embeddings/overrides
-#: and isolates, BOM (a value printed on one line).
-_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-#: controls and line/paragraph separators (one line of a message).
-_MESSAGE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: the hidden characters but the newline (kept, or made a space, before escaping): model
+#: output in the evaluation screens
+_PANE = re.compile(f"[\x00-\x09\x0b-\x1f{_HIDDEN}]")
+#: a value printed on one line, one line of a message: the hidden characters, newlines too
+_INLINE = UNSAFE
+_MESSAGE = UNSAFE
 #: what ``str.isprintable`` refuses (every category C and Z but the space), one character
 #: at a time; tab, newline and CR by name, as Python's ``unicode_escape`` writes them.
 _PY_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}

@@ -15,6 +15,7 @@ import pytest
 from db import Store
 from qcstation.core.review.sampling import draw_sample
 from qcstation.common.safe import (
+    display_text,
     has_unsafe,
     inline_value,
     json_safe,
@@ -79,9 +80,28 @@ def test_the_other_outputs_escape_their_own_classes() -> None:
     assert spaced("a\x1b\tb\nc", keep_newlines=True) == "a  b\nc"
     for sanitise in (pane_text, preview, inline_value, nonprintable_escaped):
         assert not has_unsafe(sanitise(EVIL))
-    # (message_text leaves bidi overrides as they are: what it makes is stored, and shown
-    # later through printable or pane_text)
-    assert not has_unsafe(printable(message_text(EVIL)))
+    assert not has_unsafe(message_text(EVIL))
+
+
+#: one of each kind of hidden character: controls, DEL, C1, the Arabic letter mark,
+#: zero-width space/joiners, LRM/RLM, separators, bidi embeddings/overrides/isolates, word
+#: joiner and invisible operators, BOM
+HIDDEN = ("\x00\x07\x1b\x7f\x85\x9b\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
+          "\u202a\u202e\u2060\u2062\u2064\u2066\u2069\ufeff")
+
+
+@pytest.mark.parametrize("show", [printable, one_line, markdown, markup, pane_text, preview,
+                                  inline_value, message_text, nonprintable_escaped,
+                                  display_text])
+def test_one_class_of_hidden_characters_is_shown_by_every_output(show: object) -> None:
+    """A zero-width character or a BOM is as visible in the review pane (printable, markup)
+    as in the results pane (pane_text) and every other output: none survives raw, and
+    has_unsafe (what the shell output is checked with) names each one."""
+    assert callable(show)
+    for ch in HIDDEN:
+        assert has_unsafe(ch, keep_newlines=False), repr(ch)
+        shown = show(f"a{ch}b")
+        assert ch not in shown and shown.startswith("a") and "b" in shown, (show, repr(ch), shown)
 
 
 def test_json_safe_keeps_valid_json_and_data() -> None:
@@ -138,3 +158,20 @@ def test_lone_surrogates_from_a_model_are_stored_not_a_crash(tmp_path: Path) -> 
         store.execute("INSERT INTO replies VALUES (:t)", {"t": "pair \ud83d\ude00"})
         rows = [r["text"] for r in store.query("SELECT text FROM replies")]
     assert rows == ["model\ufffd", "ok\ufffd", "pair \U0001f600"]
+
+
+def test_the_review_pane_shows_a_zero_width_character_and_a_bom() -> None:
+    """The reviewer sees what the results pane shows: the seed's hidden characters escaped."""
+    from rich.console import Console
+
+    from qcstation.core.review.items import ReviewItem
+    from qcstation.widgets.review_views import render_seed
+
+    item = ReviewItem(1, 1, 1, 1, "arithmetic", "gsm8k", 0, False,
+                      "Tom has 1\u200b2 apples.\ufeff How many?", "12", {}, None, 1, None, None)
+    console = Console(record=True, width=100, color_system=None)
+    console.print(render_seed(item))
+    text = console.export_text()
+    assert "1\\u200b2 apples.\\ufeff How many?" in text
+    assert "\u200b" not in text and "\ufeff" not in text
+    assert pane_text(item.question) in text

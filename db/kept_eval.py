@@ -305,5 +305,5 @@ def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...]) ->
 
 
 #: every stored metric with its column in ``eval_pairs``, in column order: migration 14's,
-#: then those of each later ``stored_metric_statements`` migration (none yet)
-STORED: tuple[str, ...] = METRICS
+#: then those of each later ``stored_metric_statements`` migration (18: ``rt_s``)
+STORED: tuple[str, ...] = (*METRICS, "rt_s")

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from db.kept_counts import STATEMENTS as KEPT_COUNTS_STATEMENTS
+from db.kept_eval import METRICS as KEPT_EVAL_METRICS
 from db.kept_eval import STATEMENTS as KEPT_EVAL_STATEMENTS
+from db.kept_eval import stored_metric_statements
 from db.kept_eval import STATEMENTS_15 as KEPT_REPLIES_STATEMENTS
 
 Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
@@ -631,6 +633,15 @@ migration(
     "model-made artifacts (Reasoning joins QC once a model made one)",
     ["CREATE INDEX artifacts_model_made ON artifacts (dimension, status) "
      "WHERE generator NOT LIKE 'rule:%'"],
+)
+
+# --- v18: the strict reading of Reflection (ACC@R-t strict) kept per item-sample ----------
+# A new stored metric is a column of eval_pairs and the pair triggers made again over it
+# (db/kept_eval.stored_metric_statements; tests/eval/test_metric_record.py).
+migration(
+    18,
+    "stored metric rt_s (Reflection, strict: the asked 'Error types:' line)",
+    stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",)),
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

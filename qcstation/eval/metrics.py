@@ -269,6 +269,7 @@ class RunTable:
     counts: dict[str, dict[str, int]]
     tasks: set[str] | None = None   # the tasks the run asked for (spec), None if unknown
     keeps: np.ndarray | None = None  # per pair: 1 the injected errors keep the answer, 0 change it
+    two_step: bool = False          # the run's R&R protocol is two-step (spec.protocol)
     _groups: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -365,8 +366,11 @@ def load_run(store: Store, run_id: int) -> RunTable:
     counts: dict[str, dict[str, int]] = {m: {} for m in STORED_METRICS}
     for metric, name, c in verdict_counts(store, run_id):
         counts.setdefault(metric, {})[name] = c
+    spec = load_spec(row.get("spec"))
+    protocol = spec.get("protocol")
     return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
-                    tasks=spec_tasks(load_spec(row.get("spec"))), keeps=arr[:, 3].copy())
+                    tasks=spec_tasks(spec), keeps=arr[:, 3].copy(),
+                    two_step=isinstance(protocol, dict) and protocol.get("refinement") == "two-step")
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -440,6 +444,10 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
             pair_mask: np.ndarray | None = None, group: str = "",
             counts: dict[str, dict[str, int]] | None = None) -> MetricValue:
     mv = MetricValue(code)
+    if table.two_step and not METRIC[code].two_step:
+        mv.note = ("not defined under the two-step protocol: only a correct reflection is asked "
+                   "to refine (see ACC@R-m)")
+        return mv
     pv = table.pair_values(code)
     if pair_mask is not None:
         pv = np.where(pair_mask, pv, np.nan)
@@ -694,6 +702,9 @@ def compare(store: Store, run_a: int, run_b: int, metric: str, *,
     if metric not in COMPARABLE:
         raise MetricsError(f"cannot compare on {metric!r}; use one of {', '.join(COMPARABLE)}")
     ta, tb = tables if tables is not None else (load_run(store, run_a), load_run(store, run_b))
+    if not METRIC[metric].two_step and (ta.two_step or tb.two_step):
+        raise MetricsError(f"{LABELS[metric]} is not defined under the two-step protocol (only a "
+                           "correct reflection is asked to refine): compare on rm")
     ia, ma = _item_means(ta, metric)
     ib, mb = _item_means(tb, metric)
     common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)

@@ -91,7 +91,9 @@ def output_row(run_id: int, req_key: tuple[int, str, int], prompt_hash: str,
     else:
         error = clean_text(str(reply.error or "request failed")[:2000])
     return (run_id, sid, task, k, "ok" if ok else "error", prompt_hash,
-            bounded(reply.text if isinstance(reply.text, str) else None) if ok else None,
+            # a failed reply keeps its text only when it has one (a two-step reply whose
+            # correction failed keeps its reflection)
+            bounded(reply.text if isinstance(reply.text, str) else None),
             clean_token(reply.finish_reason, 40), error,
             reply.endpoint, int(bool(reply.cached)), pt, ct,
             _number(cost), _number(reply.latency_ms), now())

@@ -11,8 +11,9 @@ re (ACC@Re)     the last SMT-LIB block runs through the isolated Z3 verifier;   
                 reached from numbers the question states, and moves when one       trivial
                 moves (:mod:`~qcstation.eval.triviality`)
 ar (ACC@Ar)     the final answer (answer checker) equals the gold answer
-rt (ACC@R-t)    the set of error types on the "Error types:" line equals the
-                set injected
+rt (ACC@R-t)    the set of error types named in the reflection (the six names,
+                the paper's names or synonyms, anywhere) equals the set injected;
+                rt_s (strict): those on the asked "Error types:" line
 rm (ACC@R-m)    the corrected solution's final answer equals the gold answer
 fi (ACC@Fi)     the final answer of the seed question equals the gold answer
 =============== ================================================================= ========
@@ -54,7 +55,7 @@ from qcstation.eval.judging import (
 from qcstation.eval.runs import EvalError, RunContext, scoring_lease
 from qcstation.eval.types import STRICT, TASK_SCORES
 
-RT_VERSION = "types-v2"
+RT_VERSION = "types-v3"   # 3: flexible (names anywhere); the asked line is rt_s
 SMT_VERSION = "smt-v3"   # 2: trivial (answer independent of the givens); 3: trivial by meaning
 MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response are read
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
@@ -63,6 +64,8 @@ _CORRECTED_RE = re.compile(r"^[ \t>*_#-]*corrected[ \t]+solution[ \t*_]*:?", re.
 #: the end of a two-step refinement reply whose reflection failed (see eval/twostep.py)
 NOT_ASKED = ("[qcstation: refinement not asked: the reflection did not name exactly the "
              "injected error types (two-step protocol)]")
+#: the end of a two-step reply whose correction request failed (the output's status is error)
+CORRECTION_FAILED = "[qcstation: the correction request failed (two-step protocol)]"
 _NONE_WORDS = {"none", "no errors", "no error", "(none)", "n/a"}
 
 
@@ -150,6 +153,74 @@ def parse_error_types(text: str | None) -> tuple[set[str] | None, list[str]]:
     return found, unknown
 
 
+_FLEX_WORDS = r"[\s_-]+"
+
+
+def _flexible_forms() -> list[tuple[re.Pattern[str], str]]:
+    """Surface forms of the six error types read anywhere in a reflection: each id and name,
+    and the multi-word synonyms and paper's names of :data:`tasks.ERROR_TYPE_ALIASES` (single
+    words such as 'missing' or 'arithmetic' say too little out of the asked line), plus the
+    few single words that name one type only."""
+    forms: dict[str, str] = {}
+    for tid, (name, _) in T.ERROR_TYPE_DEFINITIONS.items():
+        forms[tid] = tid
+        forms[T._error_key(name)] = tid
+    for alias, tid in T.ERROR_TYPE_ALIASES.items():
+        if "_" in alias:
+            forms[alias] = tid
+    for word in ("miscalculation", "hallucination", "redundancy", "omission"):
+        forms[word] = T.canonical_error_type(word) or word
+    out = []
+    for key, tid in sorted(forms.items(), key=lambda kv: -len(kv[0])):
+        words = key.split("_")
+        body = _FLEX_WORDS.join(re.escape(w) for w in words[:-1])
+        last = re.escape(words[-1][:-1]) + r"(?:y|ies)" if words[-1].endswith("y") \
+            else re.escape(words[-1]) + r"(?:s|es)?"
+        pat = (body + _FLEX_WORDS if body else "") + last
+        out.append((re.compile(rf"(?<![A-Za-z]){pat}(?![A-Za-z])", re.I), tid))
+    return out
+
+
+_FLEX_FORMS: list[tuple[re.Pattern[str], str]] = []
+#: a negation earlier in the same clause ("there is no redundancy"); "but", "and", "," end it
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:no|not|without|none|nor|neither)\b|n't)"
+                             r"(?:(?!\bbut\b|\band\b|,)[^.;:\n]){0,40}$", re.I)
+
+
+def reflection_part(text: str | None) -> str:
+    """The reflection of a refinement reply: the text before 'Corrected solution:' (and
+    before a two-step run's own marks)."""
+    t = (text or "")[-MAX_SCORED_CHARS:]
+    m = _CORRECTED_RE.search(t)
+    t = t[:m.start()] if m else t
+    for mark in (NOT_ASKED, CORRECTION_FAILED):
+        t = t.split(mark)[0]
+    return t
+
+
+def flexible_error_types(text: str | None) -> set[str] | None:
+    """The error types a reflection names anywhere (:func:`_flexible_forms`), a name after
+    a negation in its clause ('there is no redundancy') not counted; None when it names
+    none and has no 'Error types:' line either (nothing to read)."""
+    if not _FLEX_FORMS:
+        _FLEX_FORMS.extend(_flexible_forms())
+    t = reflection_part(text)
+    found: set[str] = set()
+    taken: list[tuple[int, int]] = []       # every name read, negated or not
+    for rx, tid in _FLEX_FORMS:                 # longest forms first: 'arithmetic error' wins
+        for m in rx.finditer(t):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            if _NEGATED_BEFORE.search(t, max(0, m.start() - 60), m.start()):
+                continue
+            found.add(tid)
+    if found or taken:
+        return found
+    strict, _ = parse_error_types(t)
+    return set() if strict is not None else None
+
+
 def corrected_part(text: str | None) -> str | None:
     """The corrected solution of a refinement response (after 'Corrected solution:'), else
     everything after the error-types line, else the whole response."""
@@ -184,6 +255,7 @@ def scorer_versions(cfg: Any, judge_ident: str | None = None) -> dict[str, str]:
         "rm_s": f"strict:{CHECKER_VERSION}:gated-copy",
         "fi_s": f"strict:{CHECKER_VERSION}",
         "rt": RT_VERSION,
+        "rt_s": f"{RT_VERSION}:strict",
     }
 
 
@@ -236,6 +308,18 @@ def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, in
                 continue
             if o["status"] != "ok":
                 err = str(o["error"] or "")
+                if o["task"] == "refinement" and _correction_failed(o):
+                    # two-step: the reflection was answered (and passed the gate); only the
+                    # correction failed: an R-m error, R-t as the reflection reads
+                    rec = items[int(o["seed_id"])][0]
+                    sp.emit(o, "rt", _score_types(o["response"], rec))
+                    sp.emit(o, "rt_s", _score_types(o["response"], rec, strict=True))
+                    for metric in ("rm", "rm_s"):
+                        sp.emit(o, metric, Score("error", 0.0, None, {
+                            "error": err[:500], "reason": "the correction request failed after "
+                            "a correct reflection: an R-m error (two-step protocol)"}))
+                    sp.advance(1, report=False)
+                    continue
                 for metric in TASK_SCORES[o["task"]]:
                     if err.startswith("not asked:"):   # the item lacks an input: not the model's
                         sp.emit(o, metric, Score("invalid_item", None, None,
@@ -319,7 +403,7 @@ def _outputs_to_score(store: Store, run_id: int, only_missing: bool, retry_judge
             "SELECT o.id, o.seed_id, o.task, o.sample_idx, o.status, o.response, o.error "
             "FROM eval_outputs o WHERE o.run_id = ? AND ((SELECT COUNT(*) FROM eval_scores s "
             "WHERE s.run_id = o.run_id AND s.seed_id = o.seed_id AND s.sample_idx = o.sample_idx "
-            "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 3 WHEN 'arithmetic' THEN 2 "
+            "AND s.task = o.task) < (CASE o.task WHEN 'refinement' THEN 4 WHEN 'arithmetic' THEN 2 "
             "WHEN 'final' THEN 2 ELSE 1 END) "
             f"{retry}) ORDER BY o.seed_id, o.task, o.sample_idx", (run_id,))
     previous = {(int(a), int(b), str(c)): str(d) for a, b, c, d in store.conn.execute(
@@ -497,12 +581,14 @@ def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mappi
                                                               keeps, golds):
         copied = task == "refinement" and repeats_wrong_chain(text, rec)
         types = _score_types(response, rec) if task == "refinement" else None
-        if types is not None and types.verdict != "correct" and (response or "").rstrip().endswith(NOT_ASKED):
+        types_s = _score_types(response, rec, strict=True) if task == "refinement" else None
+        if types is not None and types_s is not None and types.verdict != "correct" \
+                and (response or "").rstrip().endswith(NOT_ASKED):
             why = ("refinement not asked: the reflection did not name exactly the injected error "
                    "types (two-step protocol)")
             out.append([(metric, Score("not_scored", None, None, {"gold": g, "reason": why})),
                         (STRICT[metric], Score("not_scored", None, None, {"gold": g, "reason": why})),
-                        ("rt", types)])
+                        ("rt", types), ("rt_s", types_s)])
             continue
         pairs = []
         for code, r in ((metric, res), (STRICT[metric], st)):
@@ -518,8 +604,8 @@ def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mappi
                 detail["keeps_answer"] = keep
             pairs.append((code, Score(verdict, 1.0 if verdict == "correct" else 0.0, r.extracted,
                                       detail)))
-        if types is not None:
-            pairs.append(("rt", types))
+        if types is not None and types_s is not None:
+            pairs += [("rt", types), ("rt_s", types_s)]
         out.append(pairs)
     return out
 
@@ -612,10 +698,27 @@ class LiveScorer:
         self.checker.close()
 
 
-def _score_types(response: str | None, record: Mapping[str, Any]) -> Score:
+def _correction_failed(o: Mapping[str, Any]) -> bool:
+    """A two-step refinement output whose reflection came back and whose correction request
+    failed (eval/twostep.py keeps the reflection with :data:`CORRECTION_FAILED`)."""
+    return str(o["error"] or "").startswith("refinement step:") and \
+        (o["response"] or "").rstrip().endswith(CORRECTION_FAILED)
+
+
+def _score_types(response: str | None, record: Mapping[str, Any], *, strict: bool = False) -> Score:
+    """R-t: flexible (the types named anywhere in the reflection) or ``strict`` (the asked
+    'Error types:' line); the set must equal the injected one."""
     gold = set(T.error_type_ids(record))
-    found, unknown = parse_error_types(response)
     detail: dict[str, Any] = {"gold": sorted(gold)}
+    if not strict:
+        flex = flexible_error_types(response)
+        if flex is None:
+            detail["reason"] = "the reflection names no error type"
+            return Score("unparseable", 0.0, None, detail)
+        ok = flex == gold
+        return Score("correct" if ok else "wrong", 1.0 if ok else 0.0,
+                     ", ".join(sorted(flex)) or "(none)", detail)
+    found, unknown = parse_error_types(reflection_part(response))
     if found is None:
         detail["reason"] = "no 'Error types:' line"
         return Score("unparseable", 0.0, None, detail)
@@ -652,5 +755,5 @@ def summarize_verdicts(store: Store, run_id: int) -> dict[str, dict[str, int]]:
 
 
 __all__ = ["EvalError", "Score", "ScoreSummary", "score_run", "extract_smtlib",
-           "parse_error_types", "parse_judge_score", "corrected_part", "summarize_verdicts",
+           "parse_error_types", "flexible_error_types", "CORRECTION_FAILED", "parse_judge_score", "corrected_part", "summarize_verdicts",
            "scorer_versions"]

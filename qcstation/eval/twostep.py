@@ -11,7 +11,12 @@ The stored response of a refinement request is one text: the reflection reply, t
 ``Corrected solution:`` and the corrected solution of step 2, so the scorers read it as
 they read a single-prompt reply. When step 2 is not asked, the text ends with
 :data:`NOT_ASKED`; the scorers then record R-m as ``not_scored`` (never a failure the
-model was not allowed to attempt). Tokens and cost are the sum of both steps.
+model was not allowed to attempt). When step 2 is asked and its request fails, the output
+is an ``error`` (``refinement step: ...``, retried by ``--retry-errors``) that keeps the
+reflection and ends with :data:`~qcstation.eval.scorers.CORRECTION_FAILED`: the scorers read
+R-t from the reflection and record R-m as ``error`` (the item stays in R-m's denominator).
+The gate reads the reflection as ACC@R-t does (flexibly). Tokens and cost are the sum of both
+steps.
 
 A run records its protocol in its spec (``protocol.refinement``: ``two-step`` or
 ``single-prompt``); :func:`wrap` returns the backend unchanged for single-prompt runs and
@@ -26,7 +31,13 @@ from typing import Any
 
 from qcstation.eval import tasks as T
 from qcstation.eval.runs import RunContext
-from qcstation.eval.scorers import _CORRECTED_RE, NOT_ASKED, corrected_part, parse_error_types
+from qcstation.eval.scorers import (
+    _CORRECTED_RE,
+    CORRECTION_FAILED,
+    NOT_ASKED,
+    corrected_part,
+    flexible_error_types,
+)
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 REFINE_TEMPLATE = "refine"
@@ -76,8 +87,10 @@ class TwoStep(Backend):
         record = self._record(req.seed_id)
         if record is None or first.status != "ok":
             return None
-        found, unknown = parse_error_types(first.text)
-        if found is None or unknown or found != set(T.error_type_ids(record)):
+        # the gate reads the reflection as ACC@R-t does (flexible): R-m counts exactly the
+        # items whose reflection R-t counts right
+        found = flexible_error_types(first.text)
+        if found is None or found != set(T.error_type_ids(record)):
             return None
         vals = T.record_values(record)
         messages = (*req.messages, {"role": "assistant", "content": (first.text or "").strip()},
@@ -93,8 +106,10 @@ class TwoStep(Backend):
         if second is None:
             return dataclasses.replace(first, text=(first.text or "").rstrip() + "\n\n" + NOT_ASKED)
         if second.status != "ok":
-            return dataclasses.replace(second, custom_id=req.custom_id,
-                                       error=f"refinement step: {second.error}")
+            # the reflection stands (R-t reads it); the failed correction is R-m's error only
+            return dataclasses.replace(
+                second, custom_id=req.custom_id, error=f"refinement step: {second.error}",
+                text=(first.text or "").rstrip() + "\n\n" + CORRECTION_FAILED)
 
         def add(a: Any, b: Any) -> Any:
             return None if a is None and b is None else (a or 0) + (b or 0)

@@ -44,6 +44,7 @@ class Metric:
     comparable: bool = True             # ``eval compare`` accepts it
     report: tuple[str, ...] = ()        # report sections: figure, group, difficulty
     compact: bool = False               # a column of the compact leaderboard
+    two_step: bool = True               # defined under the two-step R&R protocol
 
     @property
     def stored(self) -> bool:
@@ -74,8 +75,13 @@ METRIC_RECORDS: tuple[Metric, ...] = (
     Metric("ar_s", "ACC@Ar strict", "Ar·s",
            "Arithmetic, strict: the answer on the asked line 'The answer is N.'",
            task="arithmetic", strict_of="ar", report=(_GRP,)),
-    Metric("rt", "ACC@R-t", "R-t", "Reflection: the set of error types named exactly",
+    Metric("rt", "ACC@R-t", "R-t",
+           "Reflection: the set of error types named exactly (flexible: the six names, the "
+           "paper's names or their synonyms anywhere in the reflection)",
            task="refinement", report=(_FIG, _GRP, _DIF), compact=True),
+    Metric("rt_s", "ACC@R-t strict", "R-t·s",
+           "Reflection, strict: the error types on the asked line 'Error types: ...'",
+           task="refinement", strict_of="rt", report=(_GRP,)),
     # the stored verdict of the corrected chain; reported gated as in SMART (code "rm" below)
     Metric("rm", "ACC@R-m", "R-m",
            "Refinement (as in SMART): the corrected chain's final answer is correct, over the "
@@ -85,8 +91,9 @@ METRIC_RECORDS: tuple[Metric, ...] = (
            "Refinement, strict answer line, over the items whose reflection is correct",
            task="refinement", strict_of="rm", reads="rm_s", gate="rt"),
     Metric("rm_ungated", "ACC@R-m ungated", "R-m·u",
-           "Refinement over every item, whatever the reflection (not the paper's)",
-           reads="rm", report=(_FIG,)),
+           "Refinement over every item, whatever the reflection (not the paper's; single-prompt "
+           "runs only: under two steps only a correct reflection is asked to refine)",
+           reads="rm", report=(_FIG,), two_step=False),
     Metric("rm_keep", "ACC@R-m answer-keeping", "R-m·k",
            "Refinement (gated) on items whose injected errors keep the gold answer",
            reads="rm", gate="rt", keeps=True, comparable=False),

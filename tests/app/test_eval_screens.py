@@ -446,7 +446,7 @@ def test_a_run_started_in_a_fresh_app_is_scored_with_worker_processes(qc_db: Pat
     assert proc.returncode == 0, proc.stderr[-2000:]
     screen, correct = proc.stdout.split()
     assert screen == "RunsScreen"            # no error dialog
-    assert int(correct) == 3 * 8     # reference answers: re, ar, rt, rm, fi and ar_s, rm_s, fi_s correct; un not scored
+    assert int(correct) == 3 * 9     # reference answers: re, ar, rt, rm, fi and ar_s, rt_s, rm_s, fi_s correct; un not scored
 
 
 async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:

@@ -363,7 +363,7 @@ def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) ->
     execute_run(qs_db, r1, cfg, live_score=True)
     with Store(qs_db) as s:
         live_metrics = {r["metric"] for r in s.query("SELECT DISTINCT metric FROM eval_scores WHERE run_id = ?", (r1,))}
-    assert live_metrics == {"fi", "ar", "rm", "rt", "fi_s", "ar_s", "rm_s"}   # reasoning is left for the pass
+    assert live_metrics == {"fi", "ar", "rm", "rt", "fi_s", "ar_s", "rm_s", "rt_s"}   # reasoning is left for the pass
     rest = scorers.score_run(qs_db, r1, cfg, only_missing=True)
     assert rest.scored == 15 and set(rest.counts) == {"re"}
     execute_run(qs_db, r2, cfg)
@@ -380,7 +380,7 @@ def test_live_scoring_writes_the_same_scores_as_the_scoring_pass(qs_db: Path) ->
                 "SELECT seed_id, sample_idx, metric, task, verdict, score, extracted, detail, scorer_version, "
                 "source, difficulty FROM eval_scores WHERE run_id = ? ORDER BY seed_id, metric", (rid,))]
 
-    assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 8
+    assert rows(r1) == rows(r2) and len(rows(r1)) == 15 * 9
 
 
 def test_the_judge_sees_the_candidate_fenced_and_cannot_be_closed_out(qs_db: Path, fake_openai: FakeOpenAI) -> None:
@@ -445,7 +445,7 @@ def test_live_scoring_in_its_worker_writes_what_the_pass_writes_on_every_reply_s
                 "ORDER BY seed_id, sample_idx, metric", (rid,))]
 
     a, b = rows(r1), rows(r2)
-    assert live > 0 and len(a) == 40 * 7      # fi, ar, rm: flexible and strict; rt
+    assert live > 0 and len(a) == 40 * 8      # fi, ar, rm, rt: flexible and strict
     assert a == b
     verdicts = {r[4] for r in a}
     assert {"correct", "wrong", "unparseable"} <= verdicts      # the shapes were really varied

@@ -35,7 +35,8 @@ def test_reference_runs_through_metrics_and_report(qs_db: Path, tmp_path: Path) 
     with Store(qs_db) as s:
         a, b = M.leaderboard(s, None, n_boot=200)             # every finished run
         assert (a.run_id, b.run_id) == (full, part)
-        for code in ("re", "ar", "rt", "rm", "rm_ungated", "fi", "all_no_un", "ar_s", "fi_s", "rm_s"):
+        assert a.values["rm_ungated"].value is None        # two-step (the default): not defined
+        for code in ("re", "ar", "rt", "rm", "fi", "all_no_un", "ar_s", "fi_s", "rm_s", "rt_s"):
             mv = a.values[code]
             assert (mv.value, mv.hi, mv.n) == (1.0, 1.0, 12), code
             assert 0.7 < mv.lo < 1.0, code            # Wilson: never zero width at 100%

@@ -190,7 +190,10 @@ def test_copying_the_wrong_chain_scores_zero_on_the_headline_r_m(qs_db: Path, fa
                           "AND json_extract(detail, '$.copied') = 1", (run_id,))
     assert rm.values["rt"].value == 1.0
     assert rm.values["rm"].value == 0.0 and rm.values["rm"].n == 20     # the headline
-    assert rm.values["rm_ungated"].value == 0.0 and copied == 20
+    # ungated R-m is a single-prompt figure: under two steps it is not shown, with the reason
+    ungated = rm.values["rm_ungated"]
+    assert copied == 20 and (ungated.value == 0.0 if protocol == "single-prompt" else
+                             ungated.value is None and "two-step" in (ungated.note or ""))
 
 
 def test_r_m_counts_only_after_a_correct_reflection(qs_db: Path, fake_openai: FakeOpenAI) -> None:
@@ -391,7 +394,13 @@ def test_the_two_step_protocol_refines_only_after_a_correct_reflection(qs_db: Pa
     assert rm.values["rt"].value == pytest.approx(0.6)
     assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 6
     assert rm.values["rm"].counts == {"correct": 6, "wrong": 0}
-    assert rm.values["rm_ungated"].counts == {"correct": 6, "not_scored": 4}   # never asked: not a 0
+    # never asked: not a 0, and ungated R-m is not defined under two steps
+    assert rm.values["rm_ungated"].value is None and "two-step" in rm.values["rm_ungated"].note
+    with Store(qs_db) as s:
+        assert M.verdict_counts(s, run_id) == [
+            ("rm", "correct", 6), ("rm", "not_scored", 4), ("rm_s", "correct", 6),
+            ("rm_s", "not_scored", 4), ("rt", "correct", 6), ("rt", "wrong", 4),
+            ("rt_s", "correct", 6), ("rt_s", "wrong", 4)]
 
 
 def test_replies_cut_by_the_length_limit_are_counted_and_flagged(qs_db: Path, fake_openai: FakeOpenAI) -> None:

@@ -453,8 +453,9 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
     lines += ["![Confusion matrices](confusion.png)", "",
               "Vector version: [confusion.svg](confusion.svg).", ""]
     if compare is not None:
+        two_step = tables[0].two_step or tables[1].two_step   # ungated R-m: single-prompt only
         comps = [M.compare(store, ids[0], ids[1], code, tables=(tables[0], tables[1]))
-                 for code in M.COMPARABLE]
+                 for code in M.COMPARABLE if not two_step or M.METRIC[code].two_step]
         comps = [c for c in comps if c.n or c.only_in_a or c.only_in_b]
         lines += ["## Comparison", ""] + _comparison(store, runs[0], runs[1], comps) + [""]
 

@@ -641,7 +641,7 @@ migration(
 migration(
     18,
     "stored metric rt_s (Reflection, strict: the asked 'Error types:' line)",
-    stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",)),
+    [*stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",))],
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -300,7 +300,8 @@ def test_release_fields_say_what_they_hold() -> None:
     seed = {"id": 1, "source": "gsm8k", "orig_id": "1", "level": "medium", "question": "q",
             "answer_text": "18", "solution": "s"}
     r = _build_record(seed, arts)
-    assert FORMAT_VERSION == 2
+    # 3: every record carries its self-check flags (none here: the rule-made reference is clean)
+    assert FORMAT_VERSION == 3 and r["flags"] == {}
     # the notation question's own SMT-LIB, not the Reasoning one under another name
     assert r["notation_smtlib"] != r["smt-lib"] and z3_answer(r["notation_smtlib"]) == 18
     assert (r["wrong"], r["wrong_names"], r["wrong_answer"]) == (["operator_misuse"], ["Operator Misuse"], "20")

@@ -233,12 +233,14 @@ def test_the_review_view_shows_the_stored_self_check_flags() -> None:
         return console.export_text()
 
     old = {"w_cot": "2 + 3 = 6\nThe answer is 5.", "errors": [{"type": "arithmetic_inaccuracy"}]}
-    assert "⚠ check: wrong-cot-keeps-gold" in shown(old)
+    flagged = shown(old)
+    # every flag listed, and said to block the release (issue 31.4)
+    assert "⚠ 1 flag (blocks the release" in flagged and "! wrong-cot-keeps-gold" in flagged
     new = shown({"w_cot": "2 + 3 = 6\nThe answer is 6.", "errors": [{"type": "arithmetic_inaccuracy"}]})
-    assert "⚠ check" not in new
+    assert "flag" not in new and "wrong-cot-keeps-gold" not in new
     # nothing is audited while the pane draws: an artifact with no stored flags says so
     unaudited = shown(old, stored=False)
-    assert "⚠ check" not in unaudited and "not audited yet" in unaudited
+    assert "wrong-cot-keeps-gold" not in unaudited and "not audited yet" in unaudited
 
 
 # --------------------------------------------------------------------------- filters

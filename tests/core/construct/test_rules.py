@@ -271,15 +271,19 @@ def test_rule_for_seed_dispatch() -> None:
     db_row = {"source": "gsm8k", "question": janet_q, "solution": JANET.rsplit("####", 1)[0].strip(), "answer_text": "18",
               "answer_value": "18", "equation": "16-3-4=9; 9*2=18"}
     assert rule_for_seed(db_row).rule == "gsm8k-calculator"
-    mawps = {"question": "q", "answer_text": "43", "equation": "x = (70 - 27)"}
+    # the equation's numbers are the question's (issue 26.6: each a given tied to its words)
+    mawps = {"question": "Sam had 70 marbles. He gave 27 marbles to Ann. How many marbles does he have now?",
+             "answer_text": "43", "equation": "x = (70 - 27)"}
     res = rule_for_seed(mawps)
     assert res.rule == "equation" and z3_answer(res.smtlib) == 43
-    lequations = {"question": "q", "target": 135.0, "lEquations": ["X=((45.0*3.0))"]}
+    lequations = {"question": "A box holds 45 pens. How many pens are in 3 boxes?", "target": 135.0,
+                  "lEquations": ["X=((45.0*3.0))"]}
     assert rule_for_seed(lequations).value == 135
     with pytest.raises(RuleError, match="no rule applies: no calculator annotations and no equation field"):
         rule_for_seed({"question": "q", "answer_text": "3", "solution": "It is three."})
     # the calculator rule fails, the equation rule rescues
-    rescue = {"solution": "a 2+2=<<2+2=4>>4", "answer_text": "7", "equation": "x = 3 + 4"}
+    rescue = {"question": "Ann has 3 apples and buys 4 apples. How many apples does she have?",
+              "solution": "a 2+2=<<2+2=4>>4", "answer_text": "7", "equation": "x = 3 + 4"}
     assert rule_for_seed(rescue).rule == "equation"
     with pytest.raises(RuleError, match="calculator rule: .*equation rule: "):
         rule_for_seed({"solution": "a 2+2=<<2+2=4>>4", "answer_text": "7", "equation": "x = 3 + 5 +"})

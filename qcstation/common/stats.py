@@ -28,6 +28,7 @@ __all__ = [
     "gwet_ac1",
     "cohen_kappa",
     "observed_agreement",
+    "wilson",
 ]
 
 def _check(k: int, n: int) -> None:
@@ -178,3 +179,17 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     if math.isclose(pe, 1.0):
         return None
     return (po - pe) / (1.0 - pe)
+
+
+def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score 95% interval of a proportion ``p`` over ``n`` items (``p`` may be a mean
+    of per-item means with several samples). Never zero width on a non-empty sample: at 0%
+    and 100% it still reaches into (0, 1)."""
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if p <= 0.0 else min(lo, p)), (1.0 if p >= 1.0 else max(hi, p))

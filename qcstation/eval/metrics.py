@@ -50,6 +50,7 @@ import numpy as np
 
 from db.store import Store
 from qcstation.common.errors import QCStationError
+from qcstation.common.stats import wilson
 from qcstation.eval.runs import finished_runs, load_spec, run_row, spec_tasks
 from qcstation.eval.types import (
     ALL_PASS_UNDERSTANDING,
@@ -405,18 +406,6 @@ def bootstrap_mean(values: np.ndarray, *, n_boot: int, rng: np.random.Generator
     return mean, lo, hi
 
 
-def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score 95% interval of a proportion ``p`` over ``n`` items (``p`` may be a mean
-    of per-item means with several samples). Never zero width on a non-empty sample: at 0%
-    and 100% it still reaches into (0, 1)."""
-    if n <= 0:
-        return 0.0, 1.0
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
-    return (0.0 if p <= 0.0 else min(lo, p)), (1.0 if p >= 1.0 else max(hi, p))
 
 
 def interval(code: str, values: np.ndarray, *, n_boot: int, seed: int

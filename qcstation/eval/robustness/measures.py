@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
+from qcstation.common.stats import wilson
+
 __all__ = [
     "CF",
     "Consistent",
@@ -62,16 +64,6 @@ def _mean(values: Sequence[float]) -> float | None:
 SMALL_N = 30
 
 
-def wilson(p: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score 95% interval of a share ``p`` over ``n`` units (as the leaderboard's)."""
-    if n <= 0:
-        return 0.0, 1.0
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
-    return (0.0 if p <= 0.0 else min(lo, p)), (1.0 if p >= 1.0 else max(hi, p))
 
 
 def interval(values: Sequence[float], *, stat: str = "mean", weights: Sequence[float] = (),

@@ -403,21 +403,27 @@ def _audit_refinement(content: dict[str, Any], gold: Fraction | None) -> list[Fl
                  + ("" if errors and "changes_answer" in errors[0] else " and its labels do not say why"))]
 
 
-def audit_artifact(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
-    """Flags for one artifact. ``content`` is the stored JSON (text or parsed);
-    ``seed`` the seed row (``question``, ``solution``, ``answer_value``/``answer_text``)."""
+def _parsed(content: dict[str, Any] | str) -> dict[str, Any] | None:
+    """A stored artifact's content as a dict (its JSON text read with the size limit), or None."""
     if isinstance(content, str):
         try:
             content = json.loads(content[:MAX_TEXT * 5])
         except ValueError:
-            return []
-    if not isinstance(content, dict):
+            return None
+    return content if isinstance(content, dict) else None
+
+
+def audit_artifact(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
+    """Flags for one artifact. ``content`` is the stored JSON (text or parsed);
+    ``seed`` the seed row (``question``, ``solution``, ``answer_value``/``answer_text``)."""
+    parsed = _parsed(content)
+    if parsed is None:
         return []
     question = str(seed.get("question") or "")
     solution = str(seed.get("solution") or "")
-    flags = [Flag("uncertain", dimension, str(u)[:300]) for u in (content.get("uncertain") or [])
+    flags = [Flag("uncertain", dimension, str(u)[:300]) for u in (parsed.get("uncertain") or [])
              if isinstance(u, str)][:5]
-    return flags + _audit_dimension(dimension, content, seed, question, solution)
+    return flags + _audit_dimension(dimension, parsed, seed, question, solution)
 
 
 def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, Any], question: str,
@@ -457,15 +463,11 @@ def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, An
     """The flags of :data:`HARD_FLAGS` an artifact carries (what keeps it out of ``verified``)."""
     if dimension != "reasoning":
         return []
-    if isinstance(content, str):
-        try:
-            content = json.loads(content[:MAX_TEXT * 5])
-        except ValueError:
-            return []
-    if not isinstance(content, dict):
+    parsed = _parsed(content)
+    if parsed is None:
         return []
     try:
-        return _roles(content, str(seed.get("question") or ""), str(seed.get("solution") or ""))
+        return _roles(parsed, str(seed.get("question") or ""), str(seed.get("solution") or ""))
     except RecursionError:
         return []
 

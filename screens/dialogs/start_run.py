@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, Select, SelectionList, Static
+from textual.strip import Strip
+from textual.widgets import Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
@@ -85,6 +88,25 @@ def parse_run_form(*, model: str | None, release: str | None, tasks: list[str], 
                       clean_name)
 
 
+class TaskChecklist(SelectionList[str]):
+    """The tasks to run, each readable without colour: ``X`` in the box of a chosen task, the
+    box empty for the others (Textual's selection list draws the same ``X`` for both and
+    tells them apart by colour only)."""
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        segments = list(line)
+        if len(segments) < 3 or segments[0].text != Checkbox.BUTTON_LEFT:
+            return line
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:   # a line below the last option
+            return line
+        mark = Checkbox.BUTTON_INNER if option.value in self.selected else " "
+        segments[1] = Segment(mark, segments[1].style)
+        return Strip(segments, line.cell_length)
+
+
 class StartRunModal(ModalScreen[RunRequest | None]):
     """Dismisses with a :class:`RunRequest`, or None on Esc."""
 
@@ -122,9 +144,9 @@ class StartRunModal(ModalScreen[RunRequest | None]):
                 yield Label("Items from", classes="form_label")
                 yield Select(release_options, id="run_release", allow_blank=False,
                              compact=True, value=release_options[0][1])
-            yield Label("Tasks (Space toggles)", id="start_run_tasks_label")
-            yield SelectionList[str](*[(TASK_TITLES[t], t, True) for t in TASKS],
-                                     id="run_tasks", compact=True)
+            yield Label("Tasks (Space toggles; X marks a chosen one)", id="start_run_tasks_label")
+            yield TaskChecklist(*[(TASK_TITLES[t], t, True) for t in TASKS],
+                                id="run_tasks", compact=True)
             with Horizontal(classes="form_row"):
                 yield Label("Shots", classes="form_label")
                 yield Input(str(self.default_shots), id="run_shots", compact=True, classes="form_short")

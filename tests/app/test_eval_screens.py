@@ -4,6 +4,7 @@ with filters and pages, read an item, compare two runs, draw the charts."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,36 @@ def test_the_run_form_checks_every_field() -> None:
         with pytest.raises(FormError) as err:
             parse_run_form(**{**ok, field: value})  # type: ignore[arg-type]
         assert err.value.field == where
+
+
+async def test_the_form_shows_which_tasks_are_chosen_without_colour(qc_db: Path) -> None:
+    """A chosen task has X in its box, one left out an empty box: the plain text tells them
+    apart (Textual draws the same X for both, in another colour)."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_run_form(pilot)
+        assert isinstance(app.screen, StartRunModal)
+
+        def boxes() -> dict[str, str]:
+            lines = screen_text(app).splitlines()
+            return {title: next(line.split("\u258c")[0][-1] for line in lines if title in line)
+                    for title in ("Understanding", "Reasoning", "Arithmetic", "Final answer")}
+
+        assert boxes() == {"Understanding": "X", "Reasoning": "X", "Arithmetic": "X",
+                           "Final answer": "X"}
+        app.screen.query_one("#run_tasks").focus()
+        await pilot.press("down", "space")          # Reasoning left out
+        await settle(pilot)
+        assert boxes() == {"Understanding": "X", "Reasoning": " ", "Arithmetic": "X",
+                           "Final answer": "X"}
+        assert "X marks a chosen one" in flat(screen_text(app))
+        await _type_into(pilot, "#run_limit", "4")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        with Store(qc_db) as store:
+            specs = [json.loads(r["spec"]) for r in store.query("SELECT spec FROM eval_runs")]
+        assert [s["tasks"] for s in specs] == [["understanding", "arithmetic", "refinement",
+                                                "final"]]
 
 
 # -- runs ------------------------------------------------------------------------------------

@@ -87,8 +87,9 @@ def register(actions: argparse._SubParsersAction) -> None:
                    help="seed for choosing exemplars and the --limit subset (default 0)")
     p.add_argument("--refine-weakest", metavar="RUN",
                    help="self-refine (SMART 4.6): add the refinement prompt to the task of the "
-                        "dimension RUN found weakest; `qcstation eval robustness` then reports "
-                        "the gain per dimension against RUN (McNemar)")
+                        "dimension RUN found weakest (over every sample; a tie is refused: name "
+                        "one with --refine-dimension); `qcstation eval robustness` then reports "
+                        "the gain per dimension against RUN (exact sign test)")
     p.add_argument("--refine-dimension", choices=("understanding", "reasoning", "arithmetic",
                                                   "refinement"),
                    help="with --refine-weakest: refine this dimension instead of the weakest")

@@ -29,9 +29,11 @@ Modules, bottom up (a module imports only those above it in this list)
 Contract (what commands, the report and screens call)
 -----------------------------------------------------
 diagnose.diagnose(store, run_id, *, base=None, fidelity=True) -> Diagnosis (``to_dict()``;
-    ``most_dropped(transform)``)
-refine.weakest(store, run_id) -> (dimension task, accuracies by dimension)
+    ``most_dropped(transform)``: every dimension tied at the largest drop)
+refine.weakest(store, run_id) -> (dimension task, accuracies by dimension); a tie: EvalError
+refine.weakest_dimensions(store, run_id) -> (the dimensions at the lowest accuracy, accuracies)
 refine.refine_gain(store, run_id, earlier_run_id) -> dict[dimension code, measures.McNemar]
+    (every sample: per-item shares, the sign test on the items that moved)
 refine.round_trip_records(store, inverse_run, forward_run) -> (records, refused reasons)
 
 Dimensions are the metric codes (``un`` right at a judges' score >= 90, ``re``, ``ar``,

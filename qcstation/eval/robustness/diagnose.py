@@ -14,7 +14,8 @@ Which items feed which table (by ``transform``, see :mod:`qcstation.core.derive`
 * ``noise``, ``add-operation``, ``changed-numbers``: the drop against the parent in the
   *base run* (:func:`~.load.find_base`), over the pairs both scored; a dimension whose
   question the perturbation leaves as it was (noise: the notation question) is marked as
-  fixed by construction.
+  fixed by construction (no drop is measured), and so is its curve on a ladder
+  (``ladders_fixed``).
 * ``counterfactual``: the share answered with the new gold and with the parent's gold
   (item-samples), also per shift; with a base run, Catch Me If You Can's Answer Adjustment
   (right and different from the model's own answer to the parent).
@@ -113,6 +114,8 @@ class Diagnosis:
     rc: dict[str, tuple[float | None, int]] = field(default_factory=dict)
     variants: dict[str, VariantRow] = field(default_factory=dict)
     ladders: dict[str, dict[str, list[tuple[int, float, int]]]] = field(default_factory=dict)
+    #: ladder -> dimension -> why its curve cannot move by construction (not measured)
+    ladders_fixed: dict[str, dict[str, str]] = field(default_factory=dict)
     drops: dict[str, dict[str, Drop]] = field(default_factory=dict)
     counterfactual: dict[str, CF] = field(default_factory=dict)
     counterfactual_by_shift: dict[str, dict[int, CF]] = field(default_factory=dict)
@@ -123,11 +126,16 @@ class Diagnosis:
     round_trip: dict[str, dict[str, tuple[float | None, int]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def most_dropped(self, transform: str) -> str | None:
-        """The dimension that drops most under a perturbation (None: no drop measured)."""
+    def most_dropped(self, transform: str) -> list[str]:
+        """The dimensions that drop most under a perturbation: one, or every dimension tied
+        at the largest drop (a tie is reported, never broken); empty when none drops (a
+        drop fixed by construction is no measured drop)."""
         rows = {d: v.drop for d, v in self.drops.get(transform, {}).items()
-                if v.drop is not None and v.drop > 0}
-        return max(rows, key=lambda d: rows[d]) if rows else None  # "" : no drop > 0
+                if v.drop is not None and v.drop > 0 and not v.fixed}
+        if not rows:
+            return []
+        top = max(rows.values())
+        return [d for d, v in rows.items() if abs(v - top) <= 1e-12]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,6 +146,7 @@ class Diagnosis:
             "variants": {d: v.to_dict() for d, v in self.variants.items()},
             "ladders": {k: {d: [{"level": lv, "accuracy": a, "n": n} for lv, a, n in pts]
                             for d, pts in by.items()} for k, by in self.ladders.items()},
+            "ladders_fixed": self.ladders_fixed,
             "drops": {t: {d: v.to_dict() for d, v in by.items()} for t, by in self.drops.items()},
             "most_dropped": {t: self.most_dropped(t) for t in self.drops},
             "counterfactual": {d: v.to_dict() for d, v in self.counterfactual.items()},
@@ -186,7 +195,8 @@ def _variants(data: RunData) -> dict[str, VariantRow]:
     return out
 
 
-def _ladders(data: RunData) -> dict[str, dict[str, list[tuple[int, float, int]]]]:
+def _ladders(data: RunData, dg: Diagnosis | None = None
+             ) -> dict[str, dict[str, list[tuple[int, float, int]]]]:
     out: dict[str, dict[str, list[tuple[int, float, int]]]] = {}
     for ladder in LADDERS:
         if ladder == "steps":
@@ -201,6 +211,10 @@ def _ladders(data: RunData) -> dict[str, dict[str, list[tuple[int, float, int]]]
             pts = [(int(level[it.seed_id]), a) for it in its if (a := it.acc(d)) is not None]
             if pts:
                 by[d] = curve(pts)
+                why = None if ladder == "steps" else _unchanged(
+                    d, [(it, None) for it in its if it.acc(d) is not None], every="level")
+                if why and dg is not None:
+                    dg.ladders_fixed.setdefault(ladder, {})[d] = why
         if by:
             out[ladder] = by
     return out
@@ -222,13 +236,22 @@ def _drops(data: RunData, base: RunData) -> dict[str, dict[str, Drop]]:
     return out
 
 
-def _unchanged(d: str, pairs: list[tuple[Any, Any]]) -> str | None:
-    """Why dimension ``d`` cannot drop by construction on these (item, parent) pairs: the
-    perturbed items ask it exactly what their parents asked (so a run, and its reply
-    cache, answer them alike). None when it can move."""
-    if d == "ar" and all(it.notation and it.notation == parent.notation for it, parent in pairs):
+def _unchanged(d: str, pairs: list[tuple[Any, Any]], *, every: str = "pair") -> str | None:
+    """Why dimension ``d`` cannot move by construction on these (item, parent) pairs (the
+    parent None: the parent's notation as the item's record names it): the derived items
+    ask it exactly what their parents asked (so a run, and its reply cache, answer them
+    alike). None when it can move."""
+    def parent_notation(it: Any, parent: Any) -> str | None:
+        return parent.notation if parent is not None else it.parent_notation
+
+    if d == "ar" and pairs and all(it.notation and it.notation == parent_notation(it, parent)
+                                   for it, parent in pairs):
+        if every == "level":
+            return ("the transformation leaves the notation question as it was: every level "
+                    "asks the parent's own question, so this curve is fixed by construction "
+                    "(not measured)")
         return ("the perturbation leaves the notation question as it was (the same prompt as "
-                "the parent's): 0 by construction")
+                "the parent's): fixed by construction, not measured")
     return None
 
 
@@ -323,7 +346,7 @@ def diagnose(store: Store, run_id: int, *, base: int | None = None,
     if data.samples < 2:
         dg.notes.append("RC and consistent failures need --samples 2 or more")
     dg.variants = _variants(data)
-    dg.ladders = _ladders(data)
+    dg.ladders = _ladders(data, dg)
     base_id = find_base(store, data, base)
     base_data = load_run_data(store, base_id) if base_id is not None else None
     dg.base_run = base_id

@@ -60,7 +60,8 @@ def _save(fig: Any, out_dir: Path, stem: str) -> list[str]:
 
 def ladder_series(dg: Diagnosis, ladder: str) -> dict[str, tuple[list[int], list[float]]]:
     """dimension label -> (levels, accuracy %) of one ladder (the raised dimension first)."""
-    by = dg.ladders.get(ladder, {})
+    fixed = dg.ladders_fixed.get(ladder, {})    # not measured: no curve drawn
+    by = {d: pts for d, pts in dg.ladders.get(ladder, {}).items() if d not in fixed}
     order = [LADDER_DIM[ladder]] + [d for d in by if d != LADDER_DIM[ladder]]
     return {LABELS.get(d, d): ([lv for lv, _, _ in by[d]], [100 * a for _, a, _ in by[d]])
             for d in order if d in by}
@@ -128,7 +129,8 @@ def write_figures(dgs: list[Diagnosis], out_dir: str | Path) -> list[str]:
     names = _ladders(dgs, out)
     multi = len(dgs) > 1
     drops = [(f"{t}{' ' + dg.title if multi else ''}",
-              {LABELS.get(d, d): _pct(v.drop) for d, v in dg.drops[t].items()})
+              {LABELS.get(d, d): _pct(v.drop) for d, v in dg.drops[t].items()
+               if not v.fixed})     # fixed by construction: not measured, no bar
              for dg in dgs for t in PERTURBATIONS if t in dg.drops]
     names += _bars(dgs, out, "robustness_drops", "Drop under each perturbation (points)", drops)
     variants = [(f"{LABELS.get(d, d)}{' ' + dg.title if multi else ''}",

@@ -33,6 +33,7 @@ _MAX_DETAIL = 200_000
 class Obs:
     ok: bool
     answer: str | None
+    k: int = 0          # the sample's index (dimensions of one sample line up by it)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Item:
     steps: int | None
     smtlib: str | None
     notation: str | None = None          # the Arithmetic question as asked
+    parent_notation: str | None = None   # the parent's Arithmetic question (derived items)
     parent: str | None = None            # the parent's item key
     parent_seed_id: int | None = None
     parent_answer: str | None = None
@@ -103,7 +105,10 @@ def load_run_data(store: Store, run_id: int) -> RunData:
     items: dict[int, Item] = {}
     for r in store.query("SELECT ei.seed_id, ei.item_key, ei.record, s.steps, s.answer_value, "
                          "di.parent_id, di.transform, di.level, di.params, ds.name AS set_name, "
-                         "p.source || '-' || p.orig_id AS parent_key, p.answer_value AS parent_answer "
+                         "p.source || '-' || p.orig_id AS parent_key, p.answer_value AS parent_answer, "
+                         "(SELECT CASE WHEN json_valid(pa.content) THEN json_extract(pa.content, "
+                         "'$.notation') END FROM artifacts pa WHERE pa.seed_id = di.parent_id AND "
+                         "pa.dimension = 'arithmetic' ORDER BY pa.version DESC LIMIT 1) AS parent_notation "
                          "FROM eval_items ei LEFT JOIN seeds s ON s.id = ei.seed_id "
                          "LEFT JOIN derived_items di ON di.seed_id = ei.seed_id "
                          "LEFT JOIN derive_sets ds ON ds.id = di.set_id "
@@ -120,6 +125,8 @@ def load_run_data(store: Store, run_id: int) -> RunData:
             parent=rec.get("parent") or r["parent_key"],
             parent_seed_id=rec.get("parent_seed_id") or r["parent_id"],
             parent_answer=norm(r["parent_answer"]), set=rec.get("set") or r["set_name"],
+            parent_notation=(r["parent_notation"] if isinstance(r["parent_notation"], str)
+                             else None) or None,
             transform=r["transform"] or rec.get("transform"),
             level=r["level"] if r["transform"] else None,
             params=params if isinstance(params, dict) else {},
@@ -136,7 +143,8 @@ def load_run_data(store: Store, run_id: int) -> RunData:
         else:
             ok = s["verdict"] == "correct"
         by[(int(s["seed_id"]), metric)].append(
-            (int(s["sample_idx"]), Obs(ok, _answer(metric, s["extracted"], s["detail"]))))
+            (int(s["sample_idx"]), Obs(ok, _answer(metric, s["extracted"], s["detail"]),
+                                         int(s["sample_idx"]))))
     for (sid, metric), obs in by.items():
         if sid in items:
             items[sid].obs[metric] = [o for _, o in sorted(obs, key=lambda t: t[0])]

@@ -211,7 +211,8 @@ class Drop:
     the parents' accuracy, ``perturbed`` the items', ``drop`` = base - perturbed (points
     of accuracy, 0..1), ``n`` pairs, ``ci`` its 95% interval (bootstrap over the pairs);
     ``fixed``: why the drop cannot move by construction (the perturbed item asks this
-    dimension exactly what the parent asked), else None."""
+    dimension exactly what the parent asked), else None; a fixed drop is not measured
+    (``drop`` and ``ci`` None), whatever the two accuracies say."""
 
     base: float | None
     perturbed: float | None
@@ -231,6 +232,8 @@ def drop(pairs: Iterable[tuple[float, float]], *, fixed: str | None = None) -> D
         return Drop(None, None, None, 0, fixed=fixed)
     base = sum(b for b, _ in ps) / len(ps)
     pert = sum(p for _, p in ps) / len(ps)
+    if fixed:
+        return Drop(base, pert, None, len(ps), fixed=fixed)
     return Drop(base, pert, base - pert, len(ps), interval([b - p for b, p in ps]), fixed)
 
 

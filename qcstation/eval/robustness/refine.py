@@ -1,12 +1,14 @@
 """Self-refine (SMART 4.6) and the round trip: runs built from an earlier run.
 
 Self-refine: :func:`weakest` names the dimension an earlier run found weakest (the lowest
-accuracy of Understanding (a judges' score >= 90), Reasoning, Arithmetic and R&R (the
-error types named and the corrected answer right, SMART's "entire R&R task")), and
+accuracy, over every sample, of Understanding (a judges' score >= 90), Reasoning,
+Arithmetic and R&R (the error types named and the corrected answer right on the same
+sample, SMART's "entire R&R task"); a tie is refused with the tied dimensions named), and
 :func:`refined_template` adds that dimension's refinement prompt (:data:`REFINE_PROMPTS`,
 version :data:`REFINE_VERSION`) to its task's template; the new run's spec records both.
 :func:`refine_gain` compares the new run with the earlier one per dimension over the items
-both scored, with the exact McNemar test on the first samples.
+both scored, every sample counted (each item's share of right samples; the exact sign test
+on the items that moved, McNemar's with one sample).
 
 Round trip: :func:`round_trip_records` rewrites a backward (inverse) release's records for
 one model: the answer each backward question states becomes the model's own forward answer
@@ -18,6 +20,7 @@ recovers it.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -31,7 +34,7 @@ from qcstation.eval.robustness.measures import McNemar, mcnemar
 from qcstation.eval.runs import EvalError, load_spec, run_row
 
 __all__ = ["REFINE_PROMPTS", "REFINE_VERSION", "WEAK_DIMENSIONS", "by_parent", "refine_gain",
-           "refined_template", "round_trip_records", "weakest"]
+           "refined_template", "round_trip_records", "weakest", "weakest_dimensions"]
 
 REFINE_VERSION = "self-refine-v1"
 #: task -> the refinement prompt added to its user message
@@ -57,32 +60,65 @@ REFINE_PROMPTS: dict[str, str] = {
 }
 #: the SMART dimensions self-refine may target: task -> how its accuracy is read
 WEAK_DIMENSIONS: tuple[str, ...] = ("understanding", "reasoning", "arithmetic", "refinement")
-_CODE = {"understanding": ("un",), "reasoning": ("re",), "arithmetic": ("ar",),
-         "refinement": ("rt", "rm")}
+#: the task -> what its accuracy reads (``refinement``: R-t and R-m on the same sample)
+_CODE = {"understanding": "un", "reasoning": "re", "arithmetic": "ar", "refinement": "refinement"}
 _ASSISTANT_RE = re.compile(r"^=== *assistant *===[ \t]*$", re.M)
 
 
+def _sample_verdicts(it: Any, code: str) -> dict[int, bool]:
+    """Sample index -> right or not, of one item on ``code``: a dimension's counted samples;
+    ``rm`` as the leaderboard's ACC@R-m (only the samples whose reflection is right);
+    ``refinement`` SMART's entire R&R task (the reflection right and the corrected answer
+    right; a wrong reflection fails it)."""
+    if code not in ("rm", "refinement"):
+        return {o.k: o.ok for o in it.obs.get(code) or []}
+    rt = {o.k: o.ok for o in it.obs.get("rt") or []}
+    rm = {o.k: o.ok for o in it.obs.get("rm") or []}
+    if code == "rm":
+        return {k: ok for k, ok in rm.items() if rt.get(k)}
+    return {k: (rm[k] if ok else False) for k, ok in rt.items() if not ok or k in rm}
+
+
+def _item_means(data: RunData, code: str) -> dict[int, float]:
+    """Per item scored on ``code``: the share of its samples that are right (every sample,
+    as the leaderboard averages them)."""
+    out = {}
+    for sid, it in data.items.items():
+        v = _sample_verdicts(it, code)
+        if v:
+            out[sid] = sum(v.values()) / len(v)
+    return out
+
+
 def _dimension_accuracy(data: RunData, task: str) -> tuple[float | None, int]:
-    codes = _CODE[task]
-    per_item = []
-    for it in data.items.values():
-        obs = [it.obs.get(c) for c in codes]
-        if not all(obs):
-            continue
-        k = min(len(o) for o in obs if o)
-        per_item.append(sum(all(o[i].ok for o in obs if o) for i in range(k)) / k)
-    return (sum(per_item) / len(per_item) if per_item else None), len(per_item)
+    means = _item_means(data, _CODE[task])
+    return (sum(means.values()) / len(means) if means else None), len(means)
 
 
-def weakest(store: Store, run_id: int) -> tuple[str, dict[str, float]]:
-    """(the weakest dimension's task, accuracy per dimension scored) of a run."""
+def weakest_dimensions(store: Store, run_id: int) -> tuple[list[str], dict[str, float]]:
+    """(every dimension at the lowest accuracy: more than one when they tie, accuracy per
+    dimension scored) of a run, over every sample."""
     data = load_run_data(store, run_id)
     accs = {t: a for t in WEAK_DIMENSIONS if (a := _dimension_accuracy(data, t)[0]) is not None}
     if not accs:
         raise EvalError(f"run {run_id} has no scored dimension (Understanding needs a judge); "
                         f"score it first, or name the dimension with --refine-dimension",
                         title="Nothing to refine")
-    return min(accs, key=lambda t: (accs[t], WEAK_DIMENSIONS.index(t))), accs
+    low = min(accs.values())
+    return [t for t in WEAK_DIMENSIONS if t in accs and math.isclose(accs[t], low, rel_tol=0,
+                                                                      abs_tol=1e-12)], accs
+
+
+def weakest(store: Store, run_id: int) -> tuple[str, dict[str, float]]:
+    """(the weakest dimension's task, accuracy per dimension scored) of a run. A tie is
+    refused with the tied dimensions named (never broken silently): name one with
+    --refine-dimension."""
+    dims, accs = weakest_dimensions(store, run_id)
+    if len(dims) > 1:
+        raise EvalError(f"run {run_id}'s weakest dimensions tie: " + ", ".join(dims)
+                        + f" at {100 * accs[dims[0]]:.1f}%; name the one to refine with "
+                          "--refine-dimension", title="Weakest dimensions tie")
+    return dims[0], accs
 
 
 def refined_template(template: T.Template, dimension: str | None = None) -> T.Template:
@@ -100,8 +136,14 @@ def refined_template(template: T.Template, dimension: str | None = None) -> T.Te
 
 
 def refine_gain(store: Store, run_id: int, earlier: int | None = None) -> dict[str, McNemar]:
-    """Per dimension code: the earlier run against this one over the items both scored
-    (first samples), exact McNemar. ``earlier`` defaults to the run the spec names."""
+    """Per dimension code: the earlier run against this one over the items both scored,
+    every sample counted. ``before``/``after`` average each item's share of right samples
+    (as the leaderboard), ``gained``/``lost`` count the items whose share rose/fell, ``p``
+    is the exact sign test on those (with one sample per item: the exact McNemar test).
+    ``rm`` is the leaderboard's ACC@R-m (samples whose reflection is right). ``earlier``
+    defaults to the run the spec names."""
+    from scipy.stats import binomtest
+
     if earlier is None:
         refine = load_spec(run_row(store, run_id).get("spec")).get("refine") or {}
         if not refine.get("from"):
@@ -111,11 +153,15 @@ def refine_gain(store: Store, run_id: int, earlier: int | None = None) -> dict[s
     now, before = load_run_data(store, run_id), load_run_data(store, earlier)
     out: dict[str, McNemar] = {}
     for code in ("un", "re", "ar", "rt", "rm", "fi"):
-        pairs = [(b.ok, a.ok) for sid, it in now.items.items()
-                 if (a := it.first(code)) is not None and sid in before.items
-                 and (b := before.items[sid].first(code)) is not None]
-        if pairs:
-            out[code] = mcnemar([b for b, _ in pairs], [a for _, a in pairs])
+        a, b = _item_means(now, code), _item_means(before, code)
+        both = sorted(set(a) & set(b))
+        if not both:
+            continue
+        gained = sum(1 for s in both if a[s] > b[s])
+        lost = sum(1 for s in both if a[s] < b[s])
+        p = float(binomtest(gained, gained + lost, 0.5).pvalue) if gained + lost else 1.0
+        out[code] = McNemar(len(both), sum(b[s] for s in both) / len(both),
+                            sum(a[s] for s in both) / len(both), gained, lost, min(1.0, p))
     return out
 
 

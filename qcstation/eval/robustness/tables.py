@@ -104,6 +104,7 @@ def _ladders(dg: Diagnosis) -> list[Table]:
     """One table per ladder: accuracy (items) per level and dimension."""
     out = []
     for ladder, by in dg.ladders.items():
+        fixed = dg.ladders_fixed.get(ladder, {})
         levels = sorted({lv for pts in by.values() for lv, _, _ in pts})
         rows = []
         for d in DIMS:
@@ -111,11 +112,16 @@ def _ladders(dg: Diagnosis) -> list[Table]:
                 continue
             at = {lv: (a, n) for lv, a, n in by[d]}
             mark = " *" if LADDER_DIM[ladder] == d else ""
+            if d in fixed:
+                rows.append([_label(d) + mark + " §"] + [f"fixed ({_n(at[lv][1])})" if lv in at
+                                                         else "-" for lv in levels])
+                continue
             rows.append([_label(d) + mark] + [f"{_share(*at[lv])} ({_n(at[lv][1])})" if lv in at
                                               else "-" for lv in levels])
         out.append(Table(f"ladder-{ladder}", LADDER_TITLES[ladder], ["dimension"] +
                          [str(lv) for lv in levels], rows,
                          note="accuracy % (items) per level; * the dimension this ladder raises. "
+                              + "".join(f"§ {_label(d)}: {why}. " for d, why in fixed.items())
                               + CI_NOTE,
                          extra={"ladder": ladder}))
     return out
@@ -132,9 +138,10 @@ def _drops(dg: Diagnosis) -> list[Table]:
         out.append(Table(f"drop-{t}", f"Perturbation '{t}': drop against the parents (base run "
                                       f"#{dg.base_run})",
                          ["dimension", "pairs", "parents %", "perturbed %", "drop (points)"],
-                         [[_label(d) + (" <- most" if d == worst else ""), _n(v.n),
+                         [[_label(d) + ((" <- most (tie)" if len(worst) > 1 else " <- most")
+                                        if d in worst else ""), _n(v.n),
                            _share(v.base, v.n), _share(v.perturbed, v.n),
-                           ("0 by construction" if v.fixed else _ci(v.drop, v.ci))]
+                           ("fixed by construction" if v.fixed else _ci(v.drop, v.ci))]
                           for d, v in drops.items()],
                          note="; ".join([f"{_label(d)}: {v.fixed}" for d, v in drops.items()
                                          if v.fixed] + [CI_NOTE])))
@@ -212,8 +219,11 @@ def _refine(dg: Diagnosis) -> list[Table]:
     return [Table("refine", f"Self-refine on {dg.refine.get('dimension')}: gain against run "
                             f"#{dg.refine.get('from')}",
                   ["dimension", "items", "before %", "after %", "gain (points)", "gained",
-                   "lost", "McNemar p"],
+                   "lost", "sign-test p"],
                   [[_label(d), m.n, pct(m.before), pct(m.after), pct(m.gain), m.gained,
                     m.lost, f"{m.p:.4f}"] for d, m in dg.refine_gain.items()],
-                  note="paired over the items both runs scored (first samples); exact "
-                       "McNemar test")]
+                  note="paired over the items both runs scored, every sample counted: before "
+                       "/ after average each item's share of right samples (R-m: samples whose "
+                       "reflection is right, as on the leaderboard); gained / lost = items whose "
+                       "share rose / fell; p = exact sign test on those (McNemar's with one "
+                       "sample per item)")]

@@ -148,14 +148,18 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
     # perturbations against the base run (every parent right):
     #   noise: final 0 of 2 -> drop 1; arithmetic right -> drop 0; most: Final
     #   add-operation: arithmetic 0 -> drop 1, most: Arithmetic; changed numbers: no drop
-    assert (p.drops["noise"]["fi"].drop, p.drops["noise"]["ar"].drop) == (1.0, 0.0)
-    # noise leaves the notation question as it was: Ar cannot drop, and says so
+    assert (p.drops["noise"]["fi"].drop, p.drops["noise"]["ar"].drop) == (1.0, None)
+    # noise leaves the notation question as it was: Ar cannot drop, and says so (no drop
+    # measured, though both accuracies are: 1 and 1); its noise-ladder curve likewise
     assert p.drops["noise"]["ar"].fixed and p.drops["noise"]["fi"].fixed is None
+    assert (p.drops["noise"]["ar"].base, p.drops["noise"]["ar"].perturbed) == (1.0, 1.0)
+    assert "fixed by construction" in p.ladders_fixed["noise"]["ar"]
+    assert "fi" not in p.ladders_fixed["noise"] and "ar" in p.ladders["noise"]
     assert p.drops["add-operation"]["ar"].fixed is None
-    assert p.drops["noise"]["fi"].n == 2 and p.most_dropped("noise") == "fi"
+    assert p.drops["noise"]["fi"].n == 2 and p.most_dropped("noise") == ["fi"]
     assert (p.drops["add-operation"]["ar"].drop, p.drops["add-operation"]["fi"].drop) == (1.0, 0.0)
-    assert p.most_dropped("add-operation") == "ar"
-    assert p.drops["changed-numbers"]["fi"].drop == 0.0 and p.most_dropped("changed-numbers") is None
+    assert p.most_dropped("add-operation") == ["ar"]
+    assert p.drops["changed-numbers"]["fi"].drop == 0.0 and p.most_dropped("changed-numbers") == []
 
     # counterfactuals (2 shifts x 3 seeds, 2 samples): james follows, janet repeats the
     # original answer, jacket neither -> follow 1/3, repeat 1/3 on 12 item-samples.
@@ -176,7 +180,7 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
     # ACC@Fi: A_avg, A_wst, RR, RC with intervals over 3 seeds (Wilson; 3 < 30: marked)
     lo, hi = (100 * x for x in wilson(2 / 3, 3))
     assert f"66.7 [{lo:.1f}-{hi:.1f}]" in out and "33.3 [" in out and "0.833 [" in out
-    assert "3†" in out and "0 by construction" in out
+    assert "3†" in out and "fixed by construction" in out
     assert "ACC@Fi <- most" in out and "ACC@Ar <- most" in out and "33.3" in out
 
     # the report adds the tables and the figures

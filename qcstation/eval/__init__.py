@@ -43,12 +43,13 @@ Modules, bottom up (a module imports only those above it in this list)
                 injected error types; the run spec records the protocol.
 ``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is
                 missing (resumable, bounded concurrency, response cache), stores the outputs.
-``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
-                ``eval resume`` and of the workstation's runs screen.
 ``provenance``  what a run measured: release, model, refinement protocol, judges, templates,
                 replies stopped by length; differences between two runs' ways of measuring.
 ``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
                 Spearman (numpy, scipy).
+``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
+                ``eval resume`` and of the workstation's runs screen; its
+                ``RunOutcome`` carries the run's figures (``RunFigures``: counts, metrics).
 ``robustness/``  diagnostics over derived releases (variants A_avg/A_wst/RR/RC, ladders,
                 perturbation drops, counterfactual, backward, step fidelity, round trip),
                 self-refine and its McNemar gain; its own contract in its ``__init__``.
@@ -121,7 +122,8 @@ from qcstation.eval.types import (  # noqa: F401
 # runs.get_run(store, run_id) -> RunInfo;  runs.list_runs(store) -> [RunInfo]
 # evaluate.run_and_score(db_path, run_id, cfg, *, progress=None, cancel=None,
 #                        retry_errors=False, score=True, on_scoring=None,
-#                        missing_scorer_ok=False) -> RunOutcome(progress, scores, note)
+#                        missing_scorer_ok=False, figures=False)
+#                        -> RunOutcome(progress, scores, note, figures: RunFigures | None)
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
 #                    cancel=None | threading.Event, retry_errors=False, backend=None,
 #                    live_score=False, preflight=True, keep_lease=False) -> RunProgress (final)

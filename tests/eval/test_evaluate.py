@@ -79,3 +79,22 @@ def test_a_missing_scorer_package_is_a_note_only_where_asked(qs_db: Path,
     outcome = run_and_score(qs_db, run, cfg, missing_scorer_ok=True)
     assert outcome.scores is None and outcome.note is not None
     assert "math_verify" in outcome.note and "qcstation eval score" in outcome.note
+
+
+def test_a_scored_outcome_carries_the_figures_the_store_holds(qs_db: Path) -> None:
+    from qcstation.eval.metrics import leaderboard
+
+    cfg = config()
+    with Store(qs_db) as s:
+        run = create_run(s, cfg, model="reference", shots=0, limit=5, tasks=["final", "arithmetic"])
+    plain = run_and_score(qs_db, run, cfg, score=False, figures=True)
+    assert plain.figures is None                         # not scored: nothing to carry
+    outcome = run_and_score(qs_db, run, cfg, figures=True)
+    assert outcome.figures is not None and outcome.figures.metrics is not None
+    with Store(qs_db) as s:
+        assert outcome.figures.counts == scorers.summarize_verdicts(s, run)
+        (row,) = leaderboard(s, [run])
+    assert outcome.figures.counts["fi"] == {"correct": 5}
+    assert outcome.figures.metrics.values["fi"].value == 1.0
+    assert outcome.figures.metrics == row
+    assert run_and_score(qs_db, run, cfg).figures is None   # only where asked

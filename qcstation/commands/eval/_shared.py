@@ -14,7 +14,7 @@ from qcstation.common.safe import display_text
 
 if TYPE_CHECKING:
     from db import Store
-    from qcstation.eval.metrics import MetricValue
+    from qcstation.eval.metrics import MetricValue, RunMetrics
 
 
 def config(args: argparse.Namespace) -> Any:
@@ -88,7 +88,7 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
     try:
         outcome = run_and_score(db_path(args), run_id, cfg, progress=printer,
                                 retry_errors=retry_errors, score=not args.no_score,
-                                on_scoring=start_scoring)
+                                on_scoring=start_scoring, figures=True)
     except KeyboardInterrupt:
         if scoring:
             raise
@@ -100,12 +100,9 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
         printer.end()
     prog = outcome.progress
     summary: dict[str, Any] = {"run": run_id, "progress": prog.to_dict()}
-    if outcome.scores is not None:
-        from qcstation.eval.scorers import summarize_verdicts
-
-        with store_from_args(args) as store:
-            counts = summarize_verdicts(store, run_id)
-        summary["scores"] = {**outcome.scores.to_dict(), "counts": counts}
+    figures = outcome.figures
+    if outcome.scores is not None and figures is not None:
+        summary["scores"] = {**outcome.scores.to_dict(), "counts": figures.counts}
     if args.json:
         print_json(summary)
         return 0
@@ -113,20 +110,18 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
           f"({prog.errors} failed requests, {prog.cached} from cache)")
     if prog.status != "done":
         print(f"continue with `qcstation eval resume {run_id}`")
-    if not args.no_score:
-        print_scores(args, run_id)
+    if figures is not None:
+        print_scores(figures.metrics)
     return 0
 
 
-def print_scores(args: argparse.Namespace, run_id: int) -> None:
-    """The run's scores, one metric a line (fits 80 columns), with what is not reported."""
+def print_scores(r: RunMetrics | None) -> None:
+    """A run's scores (its leaderboard row: ``RunOutcome.figures.metrics``), one metric a line
+    (fits 80 columns), with what is not reported."""
     from qcstation.eval import metrics as M
 
-    with store_from_args(args) as store:
-        board = M.leaderboard(store, [run_id])
-    if not board:
+    if r is None:
         return
-    r = board[0]
     print_table(["metric", "value [95% CI]", "items"],
                 [[M.LABELS[c], cell(r.values[c], ci=True), r.values[c].n] for c in M.CODES])
     extra = notes([("", r.values[c]) for c in M.CODES])

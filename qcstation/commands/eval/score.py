@@ -73,5 +73,7 @@ def run(args: argparse.Namespace) -> int:
                          for f in summary.flipped])
         else:
             print("no verdict flipped")
-    print_scores(args, run_id)
+    from qcstation.eval.evaluate import run_figures
+
+    print_scores(run_figures(db_path(args), run_id).metrics)
     return 0

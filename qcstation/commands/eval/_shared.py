@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from qcstation.commands._common import db_path, print_json, print_table, store_from_args
+from qcstation.commands._common import db_path, print_json, print_table
 from qcstation.common.safe import display_text
 
 if TYPE_CHECKING:

@@ -4,7 +4,8 @@ The trust model (README "Who may do what"): a person is the OS account the proce
 as (over SSH each annotator logs in as themselves). ``--annotator`` and
 ``$QCSTATION_USER`` only choose the *display name* written beside the account in the
 review and event logs; they never grant rights. Curator rights (approve a release,
-exclude a seed, override or settle a decision, redraw or extend a sample) come from
+exclude a seed, override or settle a decision, redraw or extend a sample, build a derived
+set when curators are configured) come from
 ``[qc] curators`` matched to the account. Names compare case-insensitively
 ("Alice" and "alice" are one person).
 
@@ -28,7 +29,7 @@ __all__ = ["Identity", "os_account", "norm", "same_person", "is_curator", "requi
 
 #: what only a curator may do (shown in refusals and help)
 CURATOR_ACTIONS = "approve releases, exclude seeds, override or settle decisions, " \
-                  "redraw or extend samples"
+                  "redraw or extend samples, build derived sets"
 
 MAX_NAME_CHARS = 64
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from db import Store
 from qcstation.cli import main
+from qcstation.common.identity import os_account
+from tests.conftest import ROOT
 from tests.core.derive.helpers import make_db
 
 
@@ -39,6 +45,41 @@ def test_derive_status_show_and_qc(db: str, tmp_path: Path, capsys: pytest.Captu
     assert "of cf round 1" in out
     assert main(["--db", db, "--config", str(cfg), "release", "blockers", "--set", "cf"]) == 1
     assert "QC gate of the derived set cf" in capsys.readouterr().out
+
+
+def test_derive_is_the_curators_where_curators_are_configured(db: str, tmp_path: Path) -> None:
+    """As in the app: with ``[qc] curators`` set, only a curator builds a set. The person is
+    the OS account this process runs as; ``--annotator`` naming a curator grants nothing."""
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
+        env["PYTHONPATH"] = str(ROOT)
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", db,
+                               "--config", str(conf), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    def sets() -> list[str]:
+        with Store(db) as store:
+            return [r["name"] for r in store.query("SELECT name FROM derive_sets ORDER BY id")]
+
+    conf = tmp_path / "qcstation.toml"
+    conf.write_text('[qc]\ncurators = ["carol"]\n', encoding="utf-8")
+    build = ("derive", "counterfactual", "--name", "cf", "--shifts", "20", "--workers", "0",
+             "--z3-workers", "1", "-q")
+    r = cli("--annotator", "carol", *build)
+    assert r.returncode == 2, r.stderr
+    assert "only a curator can build a derived set" in r.stderr
+    assert f"the account {os_account()} is not one" in r.stderr
+    assert sets() == []                                   # refused before anything is stored
+    # reading sets stays open to everyone
+    assert cli("derive", "list").returncode == 0
+    # the account itself listed (any case): it builds, and the set records it
+    conf.write_text(f'[qc]\ncurators = ["carol", "{os_account().upper()}"]\n', encoding="utf-8")
+    r = cli("--annotator", "Carol D.", *build, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["made"]["counterfactual"] == 2
+    assert sets() == ["cf"]
+    with Store(db) as store:
+        assert store.scalar("SELECT created_by FROM derive_sets WHERE name = 'cf'") == os_account()
 
 
 def test_bad_levels_are_a_usage_error(db: str, capsys: pytest.CaptureFixture[str]) -> None:

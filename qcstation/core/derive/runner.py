@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from db import Store, current_actor
+from qcstation.common.identity import require_curator
 from qcstation.core.construct.selfcheck import HARD_FLAGS, parse_flag_codes, stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, TRANSFORMS, DerivedItem, Refused, Transform, fmt
@@ -309,6 +310,9 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
                actor: str | None = None, progress: ProgressFn | None = None, pool: Any = None,
                batch: int = BATCH) -> DeriveSummary:
     """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring.
+    With ``[qc] curators`` configured only a curator (``actor``, default the OS account) may
+    build or resume a set: :class:`ReviewError` otherwise, before anything is stored (the
+    app's derive and ``qcstation derive`` both come here).
     ``workers``: processes running the rules (0: this one); ``z3_workers``: the size of the
     run's verifier pool when ``pool`` is None (:func:`plan_processes`)."""
     if kind not in KINDS:
@@ -320,6 +324,9 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
         opts = Options(**{**opts.__dict__, "extra": {**opts.extra, "ladder": False}})
     name = name or kind
     actor = actor or current_actor()
+    curators = list(getattr(getattr(cfg, "qc", None), "curators", None) or ())
+    if curators:   # configured: building a set (a new scope for QC and releases) is theirs
+        actor = require_curator(actor, curators, "build a derived set")
     progress = progress or (lambda done, total, msg: None)
     summary = DeriveSummary(name)
     t0 = time.perf_counter()

@@ -64,7 +64,8 @@ class ChartsScreen(QCScreen):
     def help_notes(self) -> RenderableType:
         return Text(
             "Scores are on one 0-100 scale: accuracies in percent, LLM@Un as the judges' mean "
-            "score. Vertical bars are bootstrap 95% intervals over items (the same numbers "
+            "score over judged replies (failed replies are counted apart in the legend, "
+            "never drawn as 0). Vertical bars are bootstrap 95% intervals over items (the same numbers "
             "as `qcstation eval leaderboard` and the report). A metric that was not scored "
             "(LLM@Un and All-Pass with no judge) has no point. At most seven runs are "
             "drawn: the most recent ones.")
@@ -125,6 +126,9 @@ class ChartsScreen(QCScreen):
                 legend.append("\n")
             legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
             legend.append(preview(run.label, max(20, self.app.size.width - 6)))
+            un = run.points.get("un")
+            if un is not None and un.failed:     # apart from the judged score, as everywhere
+                legend.append(f"  LLM@Un: {un.failed} failed replies apart", style="magenta")
         if self.chart == "difficulty" and data.by_level is None:
             legend = Text("Reading the scores by difficulty…", style="dim")
         elif not runs:

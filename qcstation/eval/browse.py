@@ -483,6 +483,12 @@ class Headline:
     n: int                                 # rows in the denominator
     counts: dict[str, int]
 
+    @property
+    def failed(self) -> int:
+        """Understanding: item-samples whose reply failed or was unreadable (no score; kept
+        apart from the judged mean, as the leaderboard does)."""
+        return sum(self.counts.get(v, 0) for v in ("error", "unparseable"))
+
 
 @dataclass
 class RunSummary:
@@ -518,7 +524,8 @@ def headline(store: Store, run_id: int, *, from_scratch: bool = False) -> dict[s
     """Per metric, as the leaderboard computes it: each item's mean over its counted
     samples, then the mean over items (errors count 0; ``not_scored`` rows and failures that
     are not the model's — ``judge_error``, ``invalid_item``, ``checker_error`` — are left
-    out); Understanding as the mean score. ``rm`` is the paper's gated ACC@R-m: only rows
+    out); Understanding as the mean judged score (a failed or unreadable reply has none:
+    ``Headline.failed``, apart). ``rm`` is the paper's gated ACC@R-m: only rows
     whose reflection (rt) is correct. ``n`` counts items; ``counts`` are verdicts per row.
 
     Read from the item-sample rows and verdict counts migration 14 keeps (one pass over the
@@ -530,7 +537,9 @@ def headline(store: Store, run_id: int, *, from_scratch: bool = False) -> dict[s
     # verdict codes of db/kept_eval.py: -1 no score, 2 not_scored, 6-8 not the model's
     counted = "NOT IN (-1, 2, 6, 7, 8)"
     inner = ", ".join(
-        f"AVG(CASE WHEN v_{m} {counted}{' AND v_rt = 1' if m == 'rm' else ''} THEN "
+        f"AVG(CASE WHEN v_{m} {counted}{' AND v_rt = 1' if m == 'rm' else ''}"
+        # Understanding: a failed or unreadable reply (3, 4) has no score, never a 0
+        f"{' AND v_un NOT IN (3, 4)' if m == 'un' else ''} THEN "
         f"{'un' if m == 'un' else f'v_{m} = 1'} END) AS {m}" for m in METRICS)
     outer = ", ".join(f"AVG({m}) AS {m}_v, COUNT({m}) AS {m}_n" for m in METRICS)
     row = store.one(f"SELECT {outer} FROM (SELECT {inner} FROM eval_pairs WHERE run_id = ? "
@@ -564,6 +573,7 @@ def _headline_from_scratch(store: Store, run_id: int) -> dict[str, Headline]:
     means = {str(r["metric"]): (r["v"], int(r["n"])) for r in store.query(
         f"SELECT metric, AVG(v) AS v, COUNT(*) AS n FROM (SELECT s.metric AS metric, "
         f"AVG({value}) AS v FROM eval_scores s WHERE s.run_id = ? AND s.verdict NOT IN ({left_out}) "
+        f"AND NOT (s.metric = 'un' AND s.verdict IN ('error', 'unparseable')) "
         f"AND {gate} GROUP BY s.metric, s.seed_id) GROUP BY metric", (run_id,))}
     out: dict[str, Headline] = {}
     for metric in METRICS:

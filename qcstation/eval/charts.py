@@ -28,6 +28,7 @@ class Point:
     lo: float | None = None
     hi: float | None = None
     n: int = 0
+    failed: int = 0              # LLM@Un: replies that failed (no score; apart from the value)
 
 
 @dataclass
@@ -50,7 +51,7 @@ def _scale(code: str, value: float | None) -> float | None:
 
 def _point(code: str, mv: Any) -> Point:
     return Point(_scale(code, mv.value), _scale(code, mv.lo), _scale(code, mv.hi),
-                 int(mv.n or 0))
+                 int(mv.n or 0), int(getattr(mv, "failed", 0) or 0))
 
 
 def _labels(store: Store, run_ids: list[int]) -> dict[int, str]:

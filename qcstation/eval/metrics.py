@@ -9,9 +9,13 @@ Per-item values
 ---------------
 Scores are read once per run, aggregated in SQL to one row per (seed, sample):
 
-* ``un`` (LLM@Un, 1..100): the judges' mean the scorer stored. A row with verdict
-  ``not_scored`` (no judge configured) is left out; a failed or unparseable response with
-  no judge score counts 0 and stays in the denominator.
+* ``un`` (LLM@Un, 1..100): the judges' mean the scorer stored, over the judged
+  item-samples only. A row with verdict ``not_scored`` (no judge configured) is left out; a
+  failed or unparseable reply of the model (verdict ``error`` / ``unparseable``: nothing was
+  judged) has no score on the 1..100 scale: it is kept apart, counted as
+  ``MetricValue.failed`` ("n failed"), never averaged in as a 0. It fails All-Pass (the item
+  has no Understanding >= 90), and ``compare`` reads LLM@Un >= 90 over judged replies, the
+  failed ones counted apart there too.
 * ``re``, ``ar``, ``rt``, ``rm``, ``fi`` (ACC@*): 1 when the verdict is ``correct``, else 0
   (``wrong``, ``unparseable`` and ``error`` all count 0 and stay in the denominator);
   ``not_scored`` rows are left out.
@@ -92,6 +96,9 @@ class MetricValue:
     note: str | None = None
     #: item-samples left out as not the model's failure, per verdict (judge_error, ...)
     not_model: dict[str, int] = field(default_factory=dict)
+    #: LLM@Un: item-samples whose reply failed or was unreadable (no score on 1..100; kept
+    #: apart from the judged mean, never averaged in as 0)
+    failed: int = 0
 
     @property
     def label(self) -> str:
@@ -154,7 +161,8 @@ class Comparison:
     """Paired item-level comparison of two runs on one metric (the items both runs have).
 
     Each item's value is the mean over its samples, as on the leaderboard (for ``un`` a
-    sample passes at >= 90); ``a_value``/``b_value`` average them over the common items.
+    judged sample passes at >= 90; a failed reply is not judged: apart, ``a_failed`` /
+    ``b_failed``); ``a_value``/``b_value`` average them over the common items.
     ``a_only``/``b_only`` count the items where A's mean is higher / B's is. ``p_value`` is
     the exact two-sided sign test on those items (with one sample per item, the exact
     McNemar test; 1.0 when there is none). ``a_correct``/``b_correct`` are the sums of the
@@ -178,6 +186,10 @@ class Comparison:
     note: str | None = None
     a_mean: float | None = None
     b_mean: float | None = None
+    #: LLM@Un: item-samples of each run whose reply failed or was unreadable (no score; not
+    #: in the pass share, counted apart)
+    a_failed: int = 0
+    b_failed: int = 0
 
     @property
     def label(self) -> str:
@@ -225,6 +237,10 @@ _CODE_SQL = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in _CODE
              + " ELSE 5 END")
 _NOT_MODEL_CODES = tuple(_CODE_OF[v] for v in NOT_MODEL_VERDICTS)
 _EXCLUDED = -3.0          # a failure that is not the model's: left out, counted apart
+_FAILED = -4.0            # un: the model's reply failed or was unreadable: no score, counted apart
+#: the verdicts of an Understanding reply that has no judged score (the model's failure)
+UN_FAILED_VERDICTS: tuple[str, ...] = ("error", "unparseable")
+_UN_FAILED_CODES = tuple(_CODE_OF[v] for v in UN_FAILED_VERDICTS)
 
 
 def _pivot_sql() -> str:
@@ -302,8 +318,9 @@ class RunTable:
         out = np.ones(self.n_pairs)
         for m in of:
             v = self.raw[m]
-            if m == "un":
-                out = np.where(v >= 0, (v >= ALL_PASS_UNDERSTANDING) * 1.0, np.nan) * out
+            if m == "un":   # a failed reply has no Understanding >= 90: the item-sample fails
+                out = np.where(v >= 0, (v >= ALL_PASS_UNDERSTANDING) * 1.0,
+                               np.where(v == _FAILED, 0.0, np.nan)) * out
                 continue
             gate = METRIC[m].gate
             if gate is not None:
@@ -361,6 +378,8 @@ def load_run(store: Store, run_id: int) -> RunTable:
         excluded = np.isin(code, _NOT_MODEL_CODES)
         counted = (code >= 0) & (code != 2) & ~excluded
         value = arr[:, 2] if m == "un" else (code == 1).astype(float)
+        if m == "un":       # a failed reply has no score: apart, not a 0 on the 1..100 scale
+            value = np.where(np.isin(code, _UN_FAILED_CODES), _FAILED, value)
         raw[m] = np.where(counted, value, np.where(
             code == 2, _NOT_SCORED, np.where(excluded, _EXCLUDED, _MISSING)))
     items, inverse = np.unique(seed, return_inverse=True)
@@ -449,6 +468,9 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         passed = int((pv[counted] >= 1.0).sum())
         mv.counts = {"correct": passed, "wrong": mv.n_samples - passed} if mv.n_samples else {}
     mv.not_model = _not_model(table, code, pair_mask)
+    if (rec.reads or code) == "un" and not rec.all_of:
+        un = table.raw["un"] if pair_mask is None else table.raw["un"][pair_mask]
+        mv.failed = int((un == _FAILED).sum())
     if "un" in rec.all_of:
         reason = _all_pass_unavailable(table, pair_mask, rec.all_of)
         if reason:
@@ -521,6 +543,9 @@ def _why_empty(table: RunTable, code: str, pair_mask: np.ndarray | None) -> str:
     if rec.keeps is not None:
         return ("no item with a correct reflection whose errors "
                 + ("keep" if rec.keeps else "change") + " the answer")
+    if code == "un" and ((table.raw["un"] if pair_mask is None else table.raw["un"][pair_mask])
+                         == _FAILED).any():
+        return "not scored: every Understanding reply failed or was unreadable (see 'failed')"
     if rec.stored:
         return "not scored" + (" (no judge configured)" if code == "un" else "")
     return "not scored"
@@ -715,7 +740,9 @@ def compare(store: Store, run_a: int, run_b: int, metric: str, *,
         a_only_ids=[int(s) for s in a_only], b_only_ids=[int(s) for s in b_only],
         only_in_a=int(ia.shape[0] - common.shape[0]), only_in_b=int(ib.shape[0] - common.shape[0]),
         note=note, a_mean=float(a.mean()) if a.size else None,
-        b_mean=float(b.mean()) if b.size else None)
+        b_mean=float(b.mean()) if b.size else None,
+        a_failed=int((ta.raw["un"] == _FAILED).sum()) if metric == "un" else 0,
+        b_failed=int((tb.raw["un"] == _FAILED).sum()) if metric == "un" else 0)
 
 
 def correlation(store: Store, run_ids: Iterable[int], *,

@@ -80,10 +80,11 @@ def _table(headers: list[str], rows: list[list[str]], align: list[str] | None = 
 
 
 def _cell(mv: M.MetricValue, *, ci: bool = True) -> str:
+    failed = f" ({mv.failed} failed)" if mv.failed else ""
     if mv.value is None:
-        return "not scored" if mv.note and mv.note.startswith("not scored") else "—"
+        return ("not scored" if mv.note and mv.note.startswith("not scored") else "—") + failed
     v = M.fmt_value(mv.code, mv.value)
-    return f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v
+    return (f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
 
 
 def _spec(store: Store, run_id: int) -> dict[str, Any]:
@@ -150,8 +151,10 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
     lines.append("")
     lines.append("Values with their 95% interval over items: Wilson for accuracies, percentile "
                  f"bootstrap for LLM@Un ({n_boot} resamples, seed {seed}). LLM@Un is the mean of "
-                 "every configured judge on 1..100; the others are accuracies. Wrong, "
-                 "unparseable and failed requests all count as not correct; failures that are "
+                 "every configured judge on 1..100 over the judged replies; a failed or "
+                 "unreadable Understanding reply has no score: it is counted apart ('n failed'), "
+                 "never averaged in as 0, and fails All-Pass. The others are accuracies: wrong, "
+                 "unparseable and failed requests all count as not correct. Failures that are "
                  "not the model's (judge_error, invalid_item, checker_error) are left out of the "
                  "denominators and counted below. With several samples per item, samples are "
                  "averaged per item first.")
@@ -160,9 +163,16 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
             for r in runs for c in METRICS if r.values[c].left_out]
     if left:
         lines += ["", "Left out as not the model's failure (item-samples):", ""] + left
+    failed = [f"- {md(run_title(r, limit=40))}: {r.values['un'].failed} failed of "
+              f"{r.values['un'].failed + r.values['un'].n_samples} (no score; LLM@Un is over the "
+              f"{r.values['un'].n_samples} judged)" for r in runs if r.values["un"].failed]
+    if failed:
+        lines += ["", "LLM@Un: Understanding replies that failed or were unreadable "
+                      "(item-samples, kept apart from the judged score):", ""] + failed
     warns = [w for r in runs for w in P.describe(store_ref[0], r.run_id, judge_error=(
         r.values["un"].not_model.get("judge_error", 0),
-        r.values["un"].n_samples + r.values["un"].left_out)).warnings] if store_ref else []
+        r.values["un"].n_samples + r.values["un"].left_out + r.values["un"].failed)).warnings
+        ] if store_ref else []
     if warns:
         lines += ["", "Warnings:", ""] + [f"- {_ours(w)}" for w in warns]
     notes = [f"- {md(run_title(r, limit=40))}, {M.LABELS[c]}: {_ours(r.values[c].note)}"
@@ -200,7 +210,8 @@ def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
     lines.append("Counts are item-samples. For LLM@Un, correct means the mean of every configured "
                  "judge is at least 90; an item where a judge failed or replied unusably is "
                  "judge_error (left out of LLM@Un and All-Pass, not the model's failure); a "
-                 "failed request of the model counts 0.")
+                 "failed or unreadable reply of the model (error, unparseable) has no score: "
+                 "apart from LLM@Un's mean, and a fail of All-Pass.")
     return lines
 
 
@@ -241,7 +252,8 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
                 comps: list[M.Comparison]) -> list[str]:
     lines = [f"A = {md(run_title(a))}; B = {md(run_title(b))}. Paired over the items both "
              "runs scored on the metric; each item's value is the mean over its samples (as on "
-             "the leaderboard); LLM@Un counts as passed at 90 or more. 'A only' / 'B only': "
+             "the leaderboard); LLM@Un counts as passed at 90 or more, over judged replies "
+             "(failed replies apart). 'A only' / 'B only': "
              "items where A's / B's mean is higher. p: exact two-sided sign test on those items "
              "(with one sample per item, the exact McNemar test).", ""]
     diffs = P.differences(store, a.run_id, b.run_id)
@@ -256,6 +268,11 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
     lines += _table(["metric", "paired items", "A", "B", "A only", "B only", "both correct",
                      "both wrong", "sign-test p"], rows)
     lines.append("")
+    for c in comps:
+        if c.a_failed or c.b_failed:
+            lines += [f"{c.label} is over judged replies; failed or unreadable Understanding "
+                      f"replies (no score, kept apart): A {c.a_failed}, B {c.b_failed} "
+                      "item-samples.", ""]
     differing = sorted({s for c in comps
                         for s in c.a_only_ids[:MAX_LISTED_ITEMS] + c.b_only_ids[:MAX_LISTED_ITEMS]})
     keys = M.item_keys(store, [a.run_id, b.run_id], differing)

@@ -64,7 +64,8 @@ _FIG, _GRP, _DIF = "figure", "group", "difficulty"
 #: every metric, in display order (the leaderboard's, the breakdown's and the report's)
 METRIC_RECORDS: tuple[Metric, ...] = (
     Metric("un", "LLM@Un", "Un",
-           "Understanding: mean of every configured judge's similarity to the reference (1..100)",
+           "Understanding: mean of every configured judge's similarity to the reference (1..100), "
+           "over judged replies (a failed or unreadable reply is counted apart, never 0)",
            task="understanding", report=(_FIG, _GRP), compact=True),
     Metric("re", "ACC@Re", "Re",
            "Reasoning: the model's SMT-LIB verifies to the gold answer and its answer depends "

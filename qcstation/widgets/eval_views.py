@@ -85,6 +85,8 @@ def render_run_detail(run: RunSummary) -> RenderableType:
         scored.append(headline_cell(metric, h) if h.value is not None else "not scored")
         if h.n:
             scored.append(f" (n={h.n})", style=DIM)
+        if metric == "un" and h.failed:
+            scored.append(f" {h.failed} failed", style="magenta")
     lines.append(scored if scored else Text("No scores yet.", style=DIM))
     if run.error:
         lines.append(Text.assemble(("Error: ", "bold red"), safe(run.error)))

@@ -84,14 +84,50 @@ def test_understanding_not_scored_never_makes_up_all_pass(store: Store) -> None:
     assert vals2["all"].value is None and "1 of 2" in (vals2["all"].note or "")
 
 
-def test_failed_or_unjudged_understanding_counts_zero(store: Store) -> None:
+def test_a_failed_understanding_reply_is_apart_from_the_judged_score(store: Store) -> None:
+    """Issue 27.5: a failed or unreadable reply has no score on LLM@Un's 1..100 scale: it is
+    counted apart ('failed'), never averaged in as 0, and fails All-Pass."""
     run = make_run(store)
-    add_item(store, run, 1, scores={"un": 100})
-    add_item(store, run, 2, scores={"un": "e"})       # the request failed
-    add_item(store, run, 3, scores={"un": "u"})       # no judge gave a usable score
-    un = M.leaderboard(store, [run], n_boot=0)[0].values["un"]
-    assert un.value == pytest.approx(100 / 3) and un.n == 3
-    assert un.counts == {"correct": 1, "error": 1, "unparseable": 1}
+    add_item(store, run, 1, scores=row(un=100))
+    add_item(store, run, 2, scores=row(un="e"))       # the request failed
+    add_item(store, run, 3, scores=row(un="u"))       # the reply was unreadable
+    add_item(store, run, 4, samples=[row(un=80), row(un="e")])
+    v = M.leaderboard(store, [run], n_boot=0)[0].values
+    un = v["un"]
+    # judged: item 1 (100) and item 4's first sample (80): (100 + 80) / 2 items
+    assert un.value == pytest.approx(90.0) and un.n == 2 and un.n_samples == 2
+    assert un.failed == 3
+    assert un.counts == {"correct": 1, "wrong": 1, "error": 2, "unparseable": 1}
+    # All-Pass: item 1 passes; items 2, 3 fail; item 4: 80 and a failed reply -> 0 of 2
+    assert v["all"].value == pytest.approx(1 / 4) and v["all"].n == 4
+    # every reply failed: not a 0, not scored, and says why
+    run2 = make_run(store, model="m2")
+    add_item(store, run2, 1, scores=row(un="e"))
+    un2 = M.leaderboard(store, [run2], n_boot=0)[0].values["un"]
+    assert un2.value is None and un2.failed == 1 and "failed" in (un2.note or "")
+    # compare reads LLM@Un >= 90 over judged replies, the failed ones counted apart
+    c = M.compare(store, run, run2, "un")
+    assert c.n == 0 and (c.a_failed, c.b_failed) == (3, 1)
+    # the runs list (the app) reads the same: the judged mean, the failed apart
+    from qcstation.eval.browse import headline
+
+    for scratch in (False, True):
+        h = headline(store, run, from_scratch=scratch)["un"]
+        assert (h.value, h.n, h.failed) == (pytest.approx(90.0), 2, 3)
+
+
+def test_the_leaderboard_prints_failed_understanding_replies_apart(
+        store: Store, db_file, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from qcstation.cli import main
+
+    run = make_run(store)
+    add_item(store, run, 1, scores=row(un=100))
+    add_item(store, run, 2, scores=row(un="e"))
+    for wide in ([], ["--wide"]):
+        assert main(["--db", str(db_file), "eval", "leaderboard", *wide]) == 0
+        out = capsys.readouterr().out
+        assert "LLM@Un over 1 judged item-samples; 1 failed" in " ".join(out.split())
+    assert "100.0 [" in out and "(1 failed)" in out      # --wide: the cell says it too
 
 
 def test_task_not_run_is_absent_not_zero(store: Store) -> None:

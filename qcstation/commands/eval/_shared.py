@@ -37,10 +37,20 @@ def resolve(store: Store, refs: list[str]) -> list[int]:
 def cell(mv: MetricValue, *, ci: bool) -> str:
     from qcstation.eval import metrics as M
 
+    failed = f" ({mv.failed} failed)" if mv.failed else ""
     if mv.value is None:
-        return "n/s" if mv.note and mv.note.startswith("not scored") else "-"
+        return ("n/s" if mv.note and mv.note.startswith("not scored") else "-") + failed
     v = M.fmt_value(mv.code, mv.value)
-    return f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v
+    return (f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
+
+
+def failed_line(who: str, mv: MetricValue) -> str | None:
+    """LLM@Un's failed replies, apart from the judged score (None: there are none)."""
+    if not mv.failed:
+        return None
+    return (f"{who}: {mv.label} over {mv.n_samples} judged item-samples; {mv.failed} failed "
+            "(the model's reply failed or was unreadable: no score on 1..100, kept apart, "
+            "never a 0; the item-sample fails All-Pass)")
 
 
 def notes(rows: list[tuple[str, MetricValue]]) -> list[str]:

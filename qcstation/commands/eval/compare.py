@@ -20,7 +20,8 @@ def register(actions: argparse._SubParsersAction) -> None:
         "compare", help="two runs item by item on one metric (paired, exact sign test)",
         description="Compare two runs on the items both scored. Each item's value is the mean "
                     "over its samples, as on the leaderboard, so A and B are the leaderboard's "
-                    "values over the paired items; 'un' passes at 90 or more. 'A only' / 'B only' "
+                    "values over the paired items; 'un' passes at 90 or more (over judged "
+                    "replies: a failed or unreadable reply is counted apart). 'A only' / 'B only' "
                     "count the items where A's / B's mean is higher, and p is the exact two-sided "
                     "sign test on them (with one sample per item: the exact McNemar test). Runs "
                     "measured differently (release, refinement protocol, templates, judges, "
@@ -74,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
         for diff in diffs:
             print(f"  {display_text(diff, 200)}")
     print(f"{cmp_.label} on {cmp_.n} items both runs scored (per-item means over samples)")
+    if cmp_.a_failed or cmp_.b_failed:
+        print(f"  over judged replies; failed or unreadable replies (no score, kept apart): "
+              f"A {cmp_.a_failed}, B {cmp_.b_failed} item-samples")
     if cmp_.n:
         print(f"  A {M.fmt_value('fi', cmp_.a_value)}   B {M.fmt_value('fi', cmp_.b_value)}")
         print(f"  both all correct {cmp_.both_correct}, both all not correct {cmp_.both_wrong}, "

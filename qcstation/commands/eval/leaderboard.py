@@ -8,7 +8,7 @@ import argparse
 from typing import Any
 
 from qcstation.commands._common import print_json, print_table, store_from_args
-from qcstation.commands.eval._shared import add_run_help, cell, notes, resolve
+from qcstation.commands.eval._shared import add_run_help, cell, failed_line, notes, resolve
 from qcstation.common.safe import display_text
 from qcstation.eval.types import CODES, COMPACT
 
@@ -21,9 +21,11 @@ def register(actions: argparse._SubParsersAction) -> None:
                     "reflection named every error), ACC@Fi and All-Pass. Answer metrics show "
                     "flexible/strict (f/s): the final number anywhere / the asked line 'The "
                     "answer is N.'. Wrong, unparseable and failed requests count as not "
-                    "correct; failures that are not the model's (judge_error, invalid_item, "
-                    "checker_error) are left out of the denominators and counted under 'left "
-                    "out'. The default view fits 120 columns; --wide shows every metric with "
+                    "correct; LLM@Un is the judges' mean over judged replies: a failed or "
+                    "unreadable Understanding reply has no score and is counted apart as "
+                    "'failed' (never a 0; it fails All-Pass). Failures that are not the model's "
+                    "(judge_error, invalid_item, checker_error) are left out of the denominators "
+                    "and counted under 'left out'. The default view fits 120 columns; --wide shows every metric with "
                     "its 95%% interval (Wilson for accuracies, bootstrap for LLM@Un). 'n/s' = "
                     "not scored (e.g. no judge: All-Pass then needs Understanding, see 'ACC@All "
                     "w/o Un'); '-' = task not run.")
@@ -111,9 +113,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print_table(*_table(board, prov, args))
     if not args.wide:
-        print("values in % (Un 1..100); f/s = flexible/strict answer; R-m gated as in SMART;\n"
-              "left out = item-samples failed not by the model (judge_error, invalid_item, "
-              "checker_error); --wide: intervals")
+        print("values in % (Un 1..100, over judged replies; * = some replies failed, counted "
+              "apart below);\nf/s = flexible/strict answer; R-m gated as in SMART; left out = "
+              "item-samples failed not by the model\n(judge_error, invalid_item, checker_error); "
+              "--wide: intervals")
     _print_notes(board, prov, args.wide)
     if corr is not None:
         print("\nSpearman rho between metrics across runs")
@@ -135,7 +138,8 @@ def _gather(args: argparse.Namespace) -> tuple[list[Any], dict[int, Any], Any]:
         board = M.leaderboard(store, ids, n_boot=args.n_boot, seed=args.seed)
         prov = {r.run_id: P.describe(store, r.run_id, judge_error=(
             r.values["un"].not_model.get("judge_error", 0),
-            r.values["un"].n_samples + r.values["un"].left_out)) for r in board}
+            r.values["un"].n_samples + r.values["un"].left_out + r.values["un"].failed))
+            for r in board}
         corr = None
         if args.spearman:
             rels = P.releases(store, [r.run_id for r in board])
@@ -167,7 +171,8 @@ def _table(board: list[Any], prov: dict[int, Any], args: argparse.Namespace
             + ["items", "left out"]
         rows = [[r.run_id, display_text(r.label, 12), display_text(prov[r.run_id].release, 11),
                  prov[r.run_id].short]
-                + [_pct(r.values[c]) + ("/" + _pct(r.values[s]) if s else "") for _, c, s in COMPACT]
+                + [_pct(r.values[c]) + ("/" + _pct(r.values[s]) if s else "")
+                   + ("*" if r.values[c].failed else "") for _, c, s in COMPACT]
                 + [max(v.n for v in r.values.values()), _left_out(r, detail=False)] for r in board]
     return headers, rows
 
@@ -179,6 +184,8 @@ def _print_notes(board: list[Any], prov: dict[int, Any], wide: bool) -> None:
         print(_wrap(prov[r.run_id].line()))
         if r.values and any(r.values[c].left_out for c in r.values):
             print(_wrap(f"left out: {_left_out(r)}", indent=4))
+        if r.values and (line := failed_line("failed", r.values["un"])):
+            print(_wrap(line, indent=4))
     warnings = [w for r in board for w in prov[r.run_id].warnings]
     if len({p.release for p in prov.values()}) > 1:
         warnings.append("these runs are on different releases: their numbers are not comparable "

@@ -6,7 +6,8 @@ Dimensions are the metric codes (``un``, ``re``, ``ar``, ``rt``, ``rm``, ``fi``)
 counts when it has a verdict on the model (not ``not_scored``, nor a judge's, the item's or
 the checker's failure: ``NOT_MODEL_VERDICTS``, left out as in the leaderboard); it is *right* when its verdict is
 ``correct`` (for ``un``: a judges' score >= 90, the All-Pass bar). Wrong, unparseable and
-failed requests count as not right, as in the leaderboard.
+failed requests count as not right, as in the leaderboard; but an Understanding reply that
+failed or was unreadable has no judged score and is left out, as LLM@Un leaves it out.
 """
 
 from __future__ import annotations
@@ -134,8 +135,10 @@ def load_run_data(store: Store, run_id: int) -> RunData:
     by: dict[tuple[int, str], list[tuple[int, Obs]]] = defaultdict(list)
     left_out = ("not_scored", *NOT_MODEL_VERDICTS)   # no verdict on the model: not counted
     marks = ",".join("?" * len(left_out))
+    # Understanding's failed or unreadable replies have no score: apart, as the leaderboard
     for s in store.query("SELECT seed_id, sample_idx, metric, verdict, score, extracted, detail "
-                         f"FROM eval_scores WHERE run_id = ? AND verdict NOT IN ({marks})",
+                         f"FROM eval_scores WHERE run_id = ? AND verdict NOT IN ({marks}) AND NOT "
+                         "(metric = 'un' AND verdict IN ('error', 'unparseable'))",
                          (run_id, *left_out)):
         metric = str(s["metric"])
         if metric == "un":

@@ -41,7 +41,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Finding", "RecheckReport", "Verdict", "calc_annotations", "recheck", "recheck_set"]
 
@@ -59,14 +59,26 @@ _WORDS.update({w: Fraction(v) for w, v in (
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_']*|\d[\d,]*(?:\.\d+)?(?:/\d+)?|\.\d+|\S")
 
 
-@dataclass(frozen=True)
-class Tok:
+class Tok(NamedTuple):
     text: str
     value: Fraction | None          # a number, or None for a word or a sign
     percent: bool = False           # followed by % or "percent"
 
 
 def _number(text: str) -> Fraction | None:
+    """The value of one token (digits, a fraction, a number word), or None. A short token is
+    read once (:func:`_short_number`): the same tokens ("the", "5", "$") come back in every
+    text of a parent and of its items."""
+    return _short_number(text) if len(text) <= 64 else _read_number(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _short_number(text: str) -> Fraction | None:
+    # a Fraction is immutable: every caller may share the one read
+    return _read_number(text)
+
+
+def _read_number(text: str) -> Fraction | None:
     t = text.replace(",", "")
     if len(t) > _MAX_DIGITS:
         return None
@@ -78,8 +90,7 @@ def _number(text: str) -> Fraction | None:
             return Fraction(t)
         except (ValueError, ZeroDivisionError):
             return None
-    v = _WORDS.get(t.lower())
-    return Fraction(v) if v is not None else None
+    return _WORDS.get(t.lower())
 
 
 def tokens(text: str) -> list[Tok]:
@@ -91,10 +102,10 @@ def tokens(text: str) -> list[Tok]:
 def _tokens(text: str) -> tuple[Tok, ...]:
     raw = _TOKEN.findall(text[:_MAX_TEXT])
     out: list[Tok] = []
+    last = len(raw) - 1
     for i, t in enumerate(raw):
         v = _number(t)
-        nxt = raw[i + 1].lower() if i + 1 < len(raw) else ""
-        out.append(Tok(t, v, v is not None and nxt in ("%", "percent")))
+        out.append(Tok(t, v, v is not None and i < last and raw[i + 1].lower() in ("%", "percent")))
     return tuple(out)
 
 
@@ -401,11 +412,10 @@ def _stale_numbers(item: dict[str, Any], changed: set[Fraction], keep: set[Fract
             texts[dim] = str(content.get("gt_cot") or "")
     out = []
     for where, text in texts.items():
-        text = _ANNOT.sub(lambda m: m.group(0), text)
-        for t in tokens(text):
-            if t.value is not None and t.value in gone:
-                out.append(f"{where} writes {t.text}")
-                break
+        toks = _TOKEN.findall(text[:_MAX_TEXT])
+        bad = {t for t in set(toks) if (v := _number(t)) is not None and v in gone}
+        if bad:
+            out.append(f"{where} writes {next(t for t in toks if t in bad)}")
     return out
 
 

@@ -56,7 +56,8 @@ from qcstation.eval.runs import EvalError, RunContext, scoring_lease
 from qcstation.eval.types import STRICT, TASK_SCORES
 
 RT_VERSION = "types-v3"   # 3: flexible (names anywhere); the asked line is rt_s
-SMT_VERSION = "smt-v3"   # 2: trivial (answer independent of the givens); 3: trivial by meaning
+SMT_VERSION = "smt-v4"   # 2: trivial (answer independent of the givens); 3: trivial by meaning;
+#                           4: a gold the data rounds to an option read as generation reads it
 MAX_SCORED_CHARS = 64_000          # only the last 64k characters of a response are read
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.S)
 _ERROR_TYPES_RE = re.compile(r"^[ \t>*_#-]*error[ \t]+types?[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M)
@@ -331,7 +332,9 @@ def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, in
             by_task[o["task"]].append(o)
         sp.advance(0)
         _score_answers(sp, by_task)
-        _score_reasoning(sp, by_task.get("reasoning", []), cfg, verifier)
+        _score_reasoning(sp, by_task.get("reasoning", []), cfg, verifier,
+                         _rounded_gold_seeds(store, {int(o["seed_id"]) for o in
+                                                     by_task.get("reasoning", [])}))
         group = by_task.get("understanding", [])
         if group:
             old = _judge_details(store, run_id) if mode != "ask" else {}
@@ -430,9 +433,28 @@ def _score_answers(sp: _Pass, by_task: Mapping[str, list[dict[str, Any]]]) -> No
                 sp.advance(len(chunk))
 
 
-def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier: Any) -> None:
+def _rounded_gold_seeds(store: Store, seed_ids: set[int]) -> dict[int, dict[str, Any]]:
+    """The seeds among ``seed_ids`` whose gold the data rounds to an answer option (AQuA:
+    ``meta`` lists the options and the correct letter), with what
+    :func:`qcstation.core.construct.checks.rounded_gold_match` reads of them."""
+    out: dict[int, dict[str, Any]] = {}
+    ids = sorted(seed_ids)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in store.conn.execute(
+                f"SELECT id, meta, answer_text FROM seeds WHERE id IN ({','.join('?' * len(chunk))}) "
+                "AND meta LIKE '%\"options\"%'", chunk):
+            out[int(r[0])] = {"meta": r[1], "answer_text": r[2]}
+    return out
+
+
+def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier: Any,
+                     rounded: Mapping[int, Mapping[str, Any]] | None = None) -> None:
     """Reasoning outputs: the last SMT-LIB block through the isolated Z3 verifier (a pool of
-    its own unless ``verifier`` is given)."""
+    its own unless ``verifier`` is given). Where the data rounds the gold to an answer option
+    (``rounded``: AQuA), a value Z3 finds unique but not equal to the gold is read as generation
+    reads it: right when it is nearest the correct option and within 1% of the gold
+    (:func:`~qcstation.core.construct.checks.rounded_gold_match`), the rounding recorded."""
     if not group:
         return
     from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
@@ -457,7 +479,8 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
                                            {"reason": "no SMT-LIB block in the response", "gold": g}))
                     continue
                 outcome = next(outcomes)
-                scored.append((o, _score_outcome(outcome, script, g), outcome))
+                seed = (rounded or {}).get(int(o["seed_id"]))
+                scored.append((o, _score_outcome(outcome, script, g, seed), outcome))
             _mark_trivial(pool, sp, scored)
             for out, sc, _ in scored:
                 sp.emit(out, "re", sc)
@@ -734,9 +757,18 @@ def _score_types(response: str | None, record: Mapping[str, Any], *, strict: boo
 _UNPARSEABLE_STATUSES = {"parse_error", "disallowed", "no_answer"}
 
 
-def _score_outcome(outcome: Any, script: str, gold: str) -> Score:
+def _score_outcome(outcome: Any, script: str, gold: str,
+                   seed: Mapping[str, Any] | None = None) -> Score:
     d = outcome.to_dict()
-    detail = {"verifier": d, "smtlib": script[:20_000], "gold": gold}
+    detail: dict[str, Any] = {"verifier": d, "smtlib": script[:20_000], "gold": gold}
+    if outcome.status == "wrong_value" and seed is not None:
+        from qcstation.core.construct.checks import rounded_gold_match
+
+        near = rounded_gold_match(dict(seed), d)
+        if near is not None:       # the data's gold is an option rounding this value
+            detail["rounding"] = near["rounding"]
+            detail["reason"] = near["message"]
+            return Score("correct", 1.0, d.get("value_text") or d.get("value"), detail)
     if outcome.status == "verified":
         return Score("correct", 1.0, d.get("value_text") or d.get("value"), detail)
     verdict = ("unparseable" if outcome.status in _UNPARSEABLE_STATUSES

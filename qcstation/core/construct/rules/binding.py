@@ -70,6 +70,39 @@ for _phrase, _vals in WORD_GIVENS.items():
         _PHRASES_OF[_v] = (*_PHRASES_OF.get(_v, ()), _phrase)
 
 
+#: value -> the word givens that multiply by it ("twice": 2), which a number that names nothing
+#: never stands for
+_MULTIPLIERS_OF: dict[Fraction, tuple[str, ...]] = {
+    Fraction(2): ("twice", "double", "doubled", "doubles"),
+    Fraction(3): ("triple", "tripled", "thrice"),
+    Fraction(4): ("quadruple", "quadrupled"),
+}
+
+
+def _writes_elsewhere(line: str, v: Fraction) -> bool:
+    """Does the line write ``v`` outside its computations too ("Eight years ago, Duncan was
+    60-8"): words there may tie it to a place, so the sentence of the other operands does not
+    decide."""
+    prose = _COMPUTATION.sub(" ", _ANNOTATION.sub(" ", line))
+    for m in _LINE_NUMBER.finditer(prose):
+        word = m.group(0).lower()
+        try:
+            value = Fraction(_NUMBER_WORD_VALUES[word]) if word in _NUMBER_WORD_VALUES \
+                else Fraction(word.replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if value == v:
+            return True
+    return False
+
+
+_ANNOTATION = re.compile(r"<<[^<>]*>>")
+_COMPUTATION = re.compile(r"[\d.,$]+(?:\s*[-+*/x×÷()]\s*[\d.,$()]+)+\s*=\s*[\d.,$]*")
+_NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_LINE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|\b(?:" + "|".join(_NUMBER_WORD_VALUES) + r")\b", re.I)
+
+
 class Binder:
     """Binds the literals of a formalization's steps to the places of the question."""
 
@@ -91,6 +124,7 @@ class Binder:
         self.chosen: dict[int, str] = {}
         self.order: list[int] = []
         self.here: set[int] = set()  # the places the step being walked uses
+        self.expr: Expr | None = None  # the step being walked
         self.used_in: dict[Fraction, set[int]] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
@@ -151,12 +185,44 @@ class Binder:
             return self._one(v, line, occ, stems, agree)
         if not occ:
             return None
+        if not stems and not agree and occ and not any(self.nums[j].stems for j in occ) \
+                and any(has_phrase(self.question, phrase, ignore_case=True) for phrase in _MULTIPLIERS_OF.get(v, ())):
+            # "30*2-5" for "5 years younger than twice his age" where the question's other 2 is
+            # "the two now", which names nothing: the use is the word given ("twice")
+            return None
+        if not stems and len(occ) > 1 and not _writes_elsewhere(line, v):
+            beside = self._beside_its_operands(v, occ)
+            if beside is not None:
+                return beside
         if not agree and all(j in self.here for j in occ) and any(
                 has_phrase(self.question, phrase, ignore_case=True) for phrase in _PHRASES_OF.get(v, ())):
             # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
         return self._by_order(v, agree or occ, occ)
+
+    def _beside_its_operands(self, v: Fraction, occ: list[int]) -> int | None:
+        """A use the line names with no words ("4 + 20 + 7 + 8"), of a value the question states
+        at several places: the place stated in the same sentence as the step's other numbers
+        (each stated at one place only: "read 4 pages ..., 20 pages ..., 7 pages ... and 8
+        pages", not "he has 4 more days"), when exactly one place is; else None."""
+        if self.expr is None:
+            return None
+        anchors = []
+        for leaf in leaves(self.expr):
+            if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+                continue
+            at = self.by_value.get(leaf.value, [])
+            if len({self.nums[j].start for j in at}) != 1:
+                continue
+            anchors.append(self.nums[at[0]].start)
+        if not anchors:
+            return None
+        bounds = sentence_bounds(self.question)
+        here = [j for j in occ if all(_same_sentence(bounds, self.nums[j].start, a) for a in anchors)]
+        if len({self.nums[j].start for j in here}) == 1 and here[0] not in self.chosen:
+            return here[0]
+        return None
 
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
              agree: list[int]) -> int | None:
@@ -217,6 +283,7 @@ class Binder:
             before = dict(self.all_uses)
             line = self.lines[i] if self.lines is not None and i < len(self.lines) else ""
             self.here = set()
+            self.expr = e
             out.append(self._walk(e, line, {}))
             for v, k in self.all_uses.items():
                 if k != before.get(v, 0):
@@ -253,6 +320,19 @@ class Binder:
                 term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
             consts.append((self.chosen[idx], n.value, term))
         return consts
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def sentence_bounds(question: str) -> list[int]:
+    """Where the question's sentences end (a '.', '!' or '?' before a space or the end; the '.'
+    of "$2.50" ends nothing)."""
+    return [m.end() for m in _SENTENCE_END.finditer(question)] + [len(question)]
+
+
+def _same_sentence(bounds: list[int], a: int, b: int) -> bool:
+    return next(i for i, e in enumerate(bounds) if a < e) == next(i for i, e in enumerate(bounds) if b < e)
 
 
 def best_sentence(pool: list[int], nums: list[QuestionNumber], question: str,

@@ -219,6 +219,16 @@ _LABEL_AFTER = re.compile(r"-[A-Za-z]")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")  # "the 2nd fastest car"
 
 
+# a number the prose computes with: an operator (or "times", "by"...) right before it, "% of" after it,
+# or a word that drops it ("the lowest score, which is 71, and remove it": a choice the answer depends on),
+# or right after it and up to two words ("3 years * $720", "$80/4", "12 x 2")
+_OPERATOR = r"(?:[-+*/=×÷(]|\b(?:x|times|plus|minus|divided|multiplied)\b)"
+_DROPPED = r"\b(?:remov\w*|drop\w*|discard\w*|subtract\w*|exclud\w*|without|except|lowest|highest)\b"
+_COMPUTED_BEFORE = re.compile(r"(?:" + _OPERATOR + r"|\bby)\s*[$(]*\s*$|" + _DROPPED + r"(?:\W+\w+){0,3}\W+$")
+_COMPUTED_AFTER = re.compile(r"\s*%\s*of\b|\s*%?\)?\s*(?:[A-Za-z]+/?[A-Za-z]*\s+){0,2}" + _OPERATOR
+                             + r"|\W*(?:\w+\W+){0,2}" + _DROPPED)
+
+
 def _counted_mentions(masked: str) -> set[Fraction]:
     """The numbers the solution's text writes outside its annotations, less those that name a
     thing (a label, a model number, a year, an ordinal): a number the text writes may be one it computes
@@ -232,6 +242,9 @@ def _counted_mentions(masked: str) -> set[Fraction]:
                 or _ORDINAL_AFTER.match(masked, m.end()) \
                 or (not m.group(2) and "." not in m.group(1) and 1900 <= int(m.group(1).replace(",", "")) <= 2100):
             continue
+        if not _COMPUTED_BEFORE.search(masked, max(0, m.start() - 40), m.start()) \
+                and not _COMPUTED_AFTER.match(masked, m.end()):
+            continue  # "after 5 years", "in the next 6 hours": a frame the prose names, not an operand
         try:
             v = Fraction(m.group(1).replace(",", ""))
             out.add(v / int(m.group(2)) if m.group(2) and int(m.group(2)) else v)

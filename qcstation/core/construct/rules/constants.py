@@ -121,13 +121,24 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     consts: dict[Fraction, str] = {}
     order: list[tuple[str, Fraction, Expr]] = []
     declared: set[str] = set()
+    claimed = {n for ns in words.values() if len(ns) > 1 for n in ns
+               if any(phrase_re(_phrase(n), True, True).search(ln) for ln in lines or [])}
 
-    def name_for(v: Fraction, line: str) -> str | None:
+    def name_for(v: Fraction, line: str, role: str) -> str | None:
         names = words.get(v, [])
-        # of two word givens of one value ("half" and "twice"), the one the step's line writes
+        # of two word givens of one value ("half" and "twice"), the one the step's line writes,
+        # else the one whose role the computation has: "8 / 2" divides by half's parts, "5 x 2"
+        # multiplies by "twice"
         on_line = [n for n in names if phrase_re(_phrase(n), True, True).search(line)]
-        if len(on_line) == 1:
-            name: str | None = on_line[0]
+        if len(names) > 1 and not on_line:
+            # a phrase the question writes once and another step's line writes is that step's
+            names = [n for n in names if not (n in claimed and len(phrase_re(_phrase(n), True, True)
+                                                                   .findall(question)) == 1)] or names
+        by_role = [n for n in names if _role_of(n) == role] if len(names) > 1 and not on_line else []
+        if len(names) == 1 and not on_line and len(words.get(v, [])) > 1:
+            by_role = names
+        if len(on_line) == 1 or len(by_role) == 1:
+            name: str | None = on_line[0] if on_line else by_role[0]
             if name in declared:
                 return name
         elif v in consts:
@@ -147,11 +158,11 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         order.append((name, v, term))
         return name
 
-    def walk(e: Expr, step: int) -> Expr:
+    def walk(e: Expr, step: int, role: str = "") -> Expr:
         if isinstance(e, Num):
             if e.value in (0, 1):
                 return e
-            name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "")
+            name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "", role)
             if name is None:
                 raise RuleError(
                     f"step {step} writes the number {fmt(e.value)}, which the question states "
@@ -161,8 +172,66 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         if isinstance(e, Neg):
             return Neg(walk(e.operand, step))
         if isinstance(e, BinOp):
-            return BinOp(e.op, walk(e.left, step), walk(e.right, step))
+            return BinOp(e.op, walk(e.left, step, "times" if e.op == "*" else ""),
+                         walk(e.right, step, "times" if e.op == "*" else "divisor" if e.op == "/" else ""))
         return e
 
     out = [walk(e, i) for i, e in enumerate(exprs, start=1)]
+    _check_word_given_roles(out, question, order, lines)
     return out, order
+
+
+def _role_of(name: str) -> str:
+    """What a word given does in a computation: a fraction's parts divide ("half": / 2), a
+    multiplier word multiplies ("twice": * 2)."""
+    if name.endswith("_parts"):
+        return "divisor"
+    if re.fullmatch(r"w_(?:twice|doubled?|doubles|tripled?|thrice|quadrupled?)", name):
+        return "times"
+    return ""
+
+
+def _uses(e: Expr, name: str) -> bool:
+    if isinstance(e, Name):
+        return e.name == name
+    if isinstance(e, Neg):
+        return _uses(e.operand, name)
+    if isinstance(e, BinOp):
+        return _uses(e.left, name) or _uses(e.right, name)
+    return False
+
+
+_REPEATED = re.compile(r"\b(?:each|every|per)\b", re.I)
+
+
+def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[str, Fraction, Expr]],
+                            lines: list[str] | None) -> None:
+    """A word given ("half") that more steps use than the question writes it, where the words
+    do not say it is one quantity used again (the question's sentence says "each level", "every
+    month", or each step's line writes the phrase: "60/3 ... in an hour", "60/4 ... in an hour"):
+    one of those uses is another quantity of the same value (386: "52/2" for "50% of which are
+    girls", then "26/2" for "half the people performing"): one given in two roles, which no
+    reader can vouch for (RuleError)."""
+    for name, v, _ in order:
+        if not name.startswith("w_") or name.startswith("w_1_"):
+            continue
+        rx = phrase_re(_phrase(name), True, True)
+        places = list(rx.finditer(question))
+        using = [i for i, e in enumerate(exprs) if _uses(e, name)]
+        if not places or len(using) <= len(places):
+            continue
+        if any(_REPEATED.search(_sentence_at(question, m.start())) for m in places):
+            continue
+        unsaid = [i for i in using if lines is None or i >= len(lines) or not rx.search(lines[i])]
+        steps = len(using)
+        written = len(places)
+        if unsaid:
+            raise RuleError(f"the word given {_phrase(name)!r} ({fmt(v)}) is used by {steps} steps but the "
+                            f"question writes it {written} time(s): one use may be another quantity of "
+                            "the same value", "Ambiguous binding")
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    a = max(text.rfind(c, 0, pos) for c in ".?!") + 1
+    ends = [e for e in (text.find(c, pos) for c in ".?!") if e != -1]
+    return text[a:min(ends) if ends else len(text)]

@@ -1,0 +1,122 @@
+"""Coverage won back by letting the words decide between readings (issue 26, point 1), each
+rule with seeds where it must bind (checked with real Z3 against the gold) and near-misses
+where it must refuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.verify.outcome import VerifyLimits
+from qcstation.core.verify.pool import VerifierPool
+
+
+def _asserts(smtlib: str) -> set[str]:
+    return {line for line in smtlib.splitlines() if line.startswith("(assert")}
+
+
+def _spans(rule, question: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """given name -> the question's text around its place."""
+    out = {}
+    for g in rule.givens:
+        a, b = g["span"]
+        out[g["name"]] = question[a:b + 12]
+    return out
+
+
+@pytest.fixture(scope="module")
+def z3pool():  # type: ignore[no-untyped-def]
+    with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
+        yield pool
+
+
+def _verified(pool, rule, seed) -> bool:  # type: ignore[no-untyped-def]
+    return pool.verify(rule.smtlib, seed["answer_text"]).ok  # type: ignore[no-any-return]
+
+
+# -- a wordless use: the place stated beside the step's other numbers -------------------------
+
+def test_119_each_use_of_5_is_the_place_beside_its_operands(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # "counted 2 containers ..., each having 5 vehicles inside" ... "assuming all the containers
+    # contain 5 vehicles"; "2*5" (the 2 containers' sentence), then "20/5"
+    seed = gsm8k["119"]
+    rule = rule_for_seed(seed)
+    spans = _spans(rule, seed["question"])
+    asserts = _asserts(rule.smtlib)
+    first = next(n for n, t in spans.items() if t.startswith("5 vehicles i"))
+    second = next(n for n, t in spans.items() if t.startswith("5 vehicles.") or t == "5 vehicles.")
+    assert f"(assert (= s1_vehicles_imported (* g1_containers {first})))" in asserts
+    assert f"(assert (= s3_containers (/ s2_vehicles {second})))" in asserts
+    assert _verified(z3pool, rule, seed)
+
+
+def test_844_prices_and_counts_by_their_sentences(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # "2 twenty dollar bills", "six squirt guns for $2 each", "3 packs ... for $3 each"
+    seed = gsm8k["844"]
+    rule = rule_for_seed(seed)
+    spans = _spans(rule, seed["question"])
+    assert spans["g1"].startswith("2 twenty")
+    assert spans["g4"].startswith("2 each")
+    assert spans["g5_packs"].startswith("3 packs") and spans["g6"].startswith("3 each")
+    assert _verified(z3pool, rule, seed)
+
+
+def test_910_a_line_that_writes_the_value_in_words_is_not_decided_by_the_sentence(gsm8k: dict) -> None:
+    # "Eight years ago, Duncan was 60-8": the 60's sentence also says "in 8 years", but the line
+    # writes "Eight years ago": the other operands' sentence does not decide (by order: refused)
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["910"])
+
+
+# -- "twice" where the question's other number of that value names nothing ------------------
+
+def test_533_twice_is_the_word_given_not_the_two_that_names_nothing(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # "5 years younger than twice his age" ... "the age of the two now"; "30*2-5"
+    seed = gsm8k["533"]
+    rule = rule_for_seed(seed)
+    asserts = _asserts(rule.smtlib)
+    assert "(assert (= w_twice 2))" in asserts
+    assert "(assert (= s3_years_cousin (- (* s2_years w_twice) g4_years)))" in asserts
+    assert "two" not in {g["words"] for g in rule.givens}
+    assert _verified(z3pool, rule, seed)
+
+
+def test_908_twice_and_lost_2_are_two_givens(gsm8k: dict) -> None:
+    # "twice the number of Sarah's books, but he lost 2 of them": 9*2 is "twice", 18-2 the 2 lost
+    asserts = _asserts(rule_for_seed(gsm8k["908"]).smtlib)
+    assert "(assert (= s1_books (* g1_books w_twice)))" in asserts
+    assert "(assert (= s2_books (- s1_books g2)))" in asserts
+
+
+# -- a number the prose names as a frame, not an operand --------------------------------------
+
+def test_frames_the_prose_names_are_not_operands(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # 88 "... = $720/year after 5 years"; 148 "in the next 6 hours, 30 x 2"; 36 "in the second
+    # 20 minutes": none is computed with, so the answer step need not use them
+    for sid in ("88", "148", "36"):
+        rule = rule_for_seed(gsm8k[sid])
+        assert _verified(z3pool, rule, gsm8k[sid]), sid
+    assert "g3_years" in rule_for_seed(gsm8k["88"]).smtlib  # "three more years" is used
+
+
+def test_an_operand_written_in_the_prose_still_counts(gsm8k: dict) -> None:
+    # 264 "Harry:5+2(3)=5+6=11 trees" is a computation the annotations miss; 220 "1/2 (68) + 10"
+    for sid in ("264", "220"):
+        with pytest.raises(RuleError, match="does not use the given"):
+            rule_for_seed(gsm8k[sid])
+
+
+# -- a word given used by more steps than the question writes it ------------------------------
+
+def test_386_half_in_two_roles_is_refused(gsm8k: dict) -> None:
+    # "50% of which are girls" computed as 52/2, then "half the people performing" as 26/2: the
+    # one "half" would stand for both
+    with pytest.raises(RuleError, match="word given 'half'"):
+        rule_for_seed(gsm8k["386"])
+
+
+@pytest.mark.parametrize("sid, name", [("76", "w_half_parts"), ("811", "w_doubles"), ("1316", "w_an_hour")])
+def test_a_word_given_the_words_repeat_is_used_again(gsm8k: dict, sid: str, name: str) -> None:
+    # 76 "each level ... half", 811 "doubles at the end of every month", 1316 "in an hour" on
+    # both lines: one quantity used again
+    assert rule_for_seed(gsm8k[sid]).smtlib.count(f" {name})") + rule_for_seed(gsm8k[sid]).smtlib.count(f" {name} ") >= 2

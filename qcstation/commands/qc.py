@@ -143,7 +143,8 @@ def _item_text(item: ReviewItem) -> str:
 def _gate_text(g: GateStatus) -> list[str]:
     bound = "n/a" if g.upper_bound is None else bound_text(g.upper_bound, g.threshold)
     out = [f"{g.dimension}: gate {'PASSES' if g.passed else 'does not pass'} "
-           f"({g.defects} {'defect' if g.defects == 1 else 'defects'} in {g.reviewed} reviewed; "
+           f"({g.defects} {'defect' if g.defects == 1 else 'defects'} in {g.reviewed} random "
+           f"draws reviewed; "
            f"upper bound {bound}, "
            f"threshold {g.threshold * 100:.2f}%)",
            f"  rule: {g.rule}"]

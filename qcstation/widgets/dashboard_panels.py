@@ -248,6 +248,22 @@ def render_counts(counts: dict[str, Any]) -> RenderableType:
     return Group(*parts)
 
 
+def _returned_items(dim: DimensionQC) -> str | None:
+    """What the sample's counts take in and the gate's bound leaves out — fixed or regenerated
+    versions that came back for review (not random draws) — when there are any, else None
+    (the two agree, or no gate yet)."""
+    p, g = dim.progress, dim.gate
+    if p is None or g is None or g.upper_bound is None:
+        return None
+    n, rejected = p.reviewed - g.reviewed, p.rejected - g.defects
+    if n <= 0 or not 0 <= rejected <= n:
+        return None
+    return (f"{n} of the {p.reviewed} reviewed "
+            + ("is a fixed or regenerated version" if n == 1 else
+               "are fixed or regenerated versions")
+            + f", {rejected} of them rejected; only the {g.reviewed} random draws enter the bound")
+
+
 def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
     """Per QC dimension: passed or not, where the sample stands, the next step."""
     if not dimensions:
@@ -268,8 +284,12 @@ def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
             line.append(": no open sample")
         if gate is not None and gate.upper_bound is not None:
             line.append(f"; defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
+                        f"from {gate.defects} of {gate.reviewed} random draws rejected "
                         f"(must be below {percent(gate.threshold)})", style="dim")
         parts.append(line)
+        returned = _returned_items(dim)
+        if returned is not None:
+            parts.append(Text.assemble(("            count: ", "dim"), returned))
         if gate is not None and not gate.passed and gate.next_step:
             parts.append(Text.assemble(("            next: ", "dim"),
                                        sentence_case(gate.next_step)))

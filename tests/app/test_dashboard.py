@@ -307,3 +307,48 @@ def test_child_process_reads_return_cancel_and_fail_readably(qc_db: Path) -> Non
     assert time.monotonic() - started < 10  # killed, not waited for
     with pytest.raises(QCStationError, match="the table is on fire"):
         read_in_subprocess("tests.app.slow_read:broken", qc_db)
+
+
+def _fix_text(orig_id: str, ask: str = "Find answer.") -> str:
+    from tests import factories
+
+    p = factories.problem(int(orig_id.rsplit("-", 1)[1]))
+    return (f"Given a = {p['a']}, b = {p['b']} and c = {p['c']}, let t = a + b and "
+            f"answer = t × c. {ask}")
+
+
+async def test_the_sample_and_the_bound_say_what_each_counts(tmp_path: Path) -> None:
+    """Three items fixed in place (each a reject, and a fixed version accepted) and one fixed
+    version corrected late by a curator: the sample counts 14 reviewed, 4 rejected; the
+    bound counts the 10 random draws, 3 rejected. The gate line labels both, and says
+    what the difference is (real Z3 checks every fix)."""
+    from qcstation.core.review.fixes import fix_in_place
+    from qcstation.core.review.items import list_items
+    from qcstation.core.review.sampling import draw_sample
+    from tests import factories
+
+    db = tmp_path / "late.db"
+    with Store(db) as store:
+        factories.populate(store, {"gsm8k": 20})
+        sample = draw_sample(store, "arithmetic", rate=0.5, rng_seed=3, actor="alice")
+        n = 0
+        while (item := next_item(store, ANNOTATOR, "arithmetic")) is not None:
+            if n < 3:
+                fix_in_place(store, item.item_id, _fix_text(item.orig_id), actor=ANNOTATOR,
+                             reason="hid a step", curators=("alice",))
+            else:
+                decide(store, item.item_id, ANNOTATOR, "accept")
+            n += 1
+        fixed_version = list_items(store, sample.id)[-1]
+        fix_in_place(store, fixed_version.item_id, _fix_text(fixed_version.orig_id, "What is answer?"),
+                     actor="alice", reason="still unclear", curators=("alice",))
+        g = qc_gate(store, "arithmetic", threshold=0.05)
+        assert (g.defects, g.reviewed) == (3, 10)
+    app = make_app(db, config=make_config(sample_rate=0.5), account="alice")
+    async with app.run_test(size=(80, 40)) as pilot:
+        await settle(pilot)
+        text = flat(static_text(_dashboard(app).query_one("#gates")))
+        assert "Notation questions: 14 of 14 reviewed, 4 rejected; defect bound" in text
+        assert "from 3 of 10 random draws rejected (must be below 5%)" in text
+        assert ("count: 4 of the 14 reviewed are fixed or regenerated versions, 1 of them "
+                "rejected; only the 10 random draws enter the bound") in text

@@ -554,7 +554,7 @@ class _Advice:
         else:
             self.blockers.append(f"the {_pct(confidence)} upper bound on the defect rate is "
                                  f"{bound_text(upper, threshold)} ({defects} of {reviewed} "
-                                 f"rejected), not below {_pct(threshold)}")
+                                 f"random draws rejected), not below {_pct(threshold)}")
         if needed is None:
             self.steps.append("the threshold cannot be reached by sampling; raise "
                               "defect_threshold")

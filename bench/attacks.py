@@ -131,7 +131,7 @@ def peak_of(fn: Callable[[], Any]) -> tuple[Any, int]:
 
 
 def llm(url: str, db: Path | None = None, **kw: Any) -> Any:
-    from qcstation.core.construct.llm import LLMClient
+    from qcstation.core.construct.make.llm import LLMClient
 
     return LLMClient(ModelConfig(model="fake-model", base_url=url, retries=0, timeout_s=20, **kw), db)
 
@@ -320,7 +320,7 @@ def size_cache(w: World) -> str | None:
 
 @attack("size", "judge/generator: 1 GiB gzip bomb")
 def size_judge_bomb(w: World) -> str | None:
-    from qcstation.core.construct.llm import LLMCallError
+    from qcstation.core.construct.make.llm import LLMCallError
 
     with FakeOpenAI() as fake:
         fake.raw(bomb(), headers={"Content-Encoding": "gzip"})
@@ -336,7 +336,7 @@ def size_judge_bomb(w: World) -> str | None:
 
 @attack("size", "judge/generator: 1 GiB gzip bomb as an HTTP 500 body")
 def size_judge_error_bomb(w: World) -> str | None:
-    from qcstation.core.construct.llm import LLMCallError
+    from qcstation.core.construct.make.llm import LLMCallError
 
     with FakeOpenAI() as fake:
         fake.raw(_bomb(1 << 30, wrap=False), status=500, headers={"Content-Encoding": "gzip"})
@@ -438,7 +438,7 @@ for _name, _body in BAD_BODIES.items():
 
         @attack("bad rows", f"judge/generator: {name}")
         def judge(w: World) -> str | None:
-            from qcstation.core.construct.llm import LLMCallError
+            from qcstation.core.construct.make.llm import LLMCallError
 
             db = w.tmp / f"jb{w.n}.db"
             w.n += 1

@@ -206,7 +206,7 @@ def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, f
             "WHERE ds.name = ? AND a.dimension IN ('reasoning', 'arithmetic')", (set_name,))
         items = int(store.scalar("SELECT COUNT(*) FROM derived_items di JOIN derive_sets ds "
                                  "ON ds.id = di.set_id WHERE ds.name = ?", (set_name,)))
-    from qcstation.core.construct.checks import notation_smtlib
+    from qcstation.core.construct.check.checks import notation_smtlib
 
     texts = []
     for r in rows:

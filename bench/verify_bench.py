@@ -3,7 +3,7 @@
     python bench/verify_bench.py [--n N] [--workers W] [--timeout S] [--rounds R] [--chunk C]
 
 Formalizations are built from the GSM8K test split's ``<<expr=result>>`` calculator
-annotations (``qcstation.core.construct.rules.smt_from_calculator_annotations`` when available,
+annotations (``qcstation.core.construct.make.rules.smt_from_calculator_annotations`` when available,
 else a tiny translation below), each checked against the gold answer after ``####``.
 Prints items per second for (a) the isolated pool of W worker processes and (b)
 ``verify_in_process`` on one core, in the same run, and the ratio (a)/(b).
@@ -105,11 +105,11 @@ def _fallback_smt(solution: str) -> str:
 
 def load_items(path: Path, n: int) -> tuple[list[tuple[str, str]], str, int]:
     try:
-        from qcstation.core.construct.rules import smt_from_calculator_annotations
+        from qcstation.core.construct.make.rules import smt_from_calculator_annotations
 
         def build(solution: str, gold: str) -> str:
             return smt_from_calculator_annotations(solution).smtlib
-        source = "qcstation.core.construct.rules.smt_from_calculator_annotations"
+        source = "qcstation.core.construct.make.rules.smt_from_calculator_annotations"
     except ImportError:
         def build(solution: str, gold: str) -> str:
             return _fallback_smt(solution)

@@ -393,7 +393,7 @@ def render_item(item: ReviewItem) -> Text:
         t.append("Notation question: ", style="bold")
         t.append(printable(item.content.get("notation", "")) + "\n")
     elif item.dimension == "understanding":
-        from qcstation.core.construct.keyinfo import keyinfo_to_text
+        from qcstation.core.construct.make.keyinfo import keyinfo_to_text
 
         t.append("Key information:\n", style="bold")
         t.append(printable(keyinfo_to_text(item.content)))

@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any
 
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.check.selfcheck import stored_flags
 
 from db.store import Store, now
 

@@ -24,7 +24,7 @@ from db import Store
 from qcstation.common.config import load_config
 from qcstation.core.ingest.importer import import_file
 from qcstation.core.construct.pipeline import Pipeline
-from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.common.safe import has_unsafe, markdown, one_line, printable
 from qcstation.common.errors import ImportFormatError, QCStationError
 from tests.fake_openai import FakeOpenAI

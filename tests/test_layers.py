@@ -1,6 +1,9 @@
 """The layers import downwards only: ``qcstation.common`` imports nothing of ours outside
 itself; ``db`` and ``exports`` import only ``qcstation.common`` (and themselves); the
-construction stage never imports review; screens use the app only through
+stages stand on floors in lifecycle order (:data:`FLOORS`: the reading floor, then ingest and
+verify, construction, derive and review, release, evaluation), each importing only the
+floors below it and nothing of its own floor's other packages; inside construction,
+``make/`` does not import ``check/`` but for the re-reading gate; screens use the app only through
 ``screens._base`` and never import one another; and there is no import loop anywhere in
 ``qcstation/``, ``screens/``, ``db/`` and ``exports/``.
 
@@ -58,6 +61,61 @@ def _offences(folder: str, allowed: tuple[str, ...]) -> list[str]:
 def test_lower_layers_import_only_what_is_below_them(folder: str,
                                                      allowed: tuple[str, ...]) -> None:
     assert _offences(folder, allowed) == []
+
+
+# Lowest first. A package imports only packages of the floors below its own (and db, exports,
+# which import only ``qcstation.common``); two packages of one floor do not import each other.
+FLOORS: list[tuple[str, ...]] = [
+    ("qcstation.common",),
+    ("qcstation.core.reading",),  # numbers, expressions, clauses: what every stage reads
+    ("qcstation.core.ingest", "qcstation.core.verify"),
+    ("qcstation.core.construct",),
+    ("qcstation.core.derive", "qcstation.core.review"),
+    ("qcstation.core.release",),
+    ("qcstation.eval",),
+]
+
+
+def _floor_of(module: str) -> tuple[int, str] | None:
+    for level, packages in enumerate(FLOORS):
+        for package in packages:
+            if module == package or module.startswith(package + "."):
+                return level, package
+    return None
+
+
+def test_the_stages_import_only_the_floors_below_them() -> None:
+    bad = []
+    for level, packages in enumerate(FLOORS):
+        for package in packages:
+            for path in sorted((ROOT / package.replace(".", "/")).rglob("*.py")):
+                for line, module in _imports(path):
+                    target = _floor_of(module)
+                    if target is not None and target[1] != package and target[0] >= level:
+                        bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert bad == []
+
+
+def test_every_stage_package_stands_on_a_floor() -> None:
+    stages = {f"qcstation.core.{p.name}" for p in (ROOT / "qcstation/core").iterdir()
+              if (p / "__init__.py").exists()}
+    assert stages <= {p for packages in FLOORS for p in packages}, "add the new stage to FLOORS"
+
+
+# what making may import of checking: the gate every rule-made formalization passes
+# (``rules.dispatch.check_independently``: re-reading and given roles)
+GATE = ("qcstation.core.construct.check.reread", "qcstation.core.construct.check.rolecheck")
+
+
+def test_making_does_not_import_checking_but_for_the_rereading_gate() -> None:
+    """``construct/make`` builds artifacts and ``construct/check`` checks them, so checking
+    imports what it checks and making imports no check but the gate (:data:`GATE`; until the
+    reading floor holds them, also ``check.reread``'s word helpers)."""
+    bad = [f"{p.relative_to(ROOT)}:{n} imports {m}"
+           for p in sorted((ROOT / "qcstation/core/construct/make").rglob("*.py"))
+           for n, m in _imports(p) if m.startswith("qcstation.core.construct.check")
+           and m not in GATE]
+    assert bad == []
 
 
 def test_construction_never_imports_review() -> None:

@@ -84,7 +84,7 @@ def _check_server(m: Any, *, strict_key: bool = True) -> dict[str, object]:
     on a local server (``strict_key`` False): generation sends its requests without it."""
     from qcstation.common.errors import ModelAccessError
     from qcstation.common.preflight import key_problem
-    from qcstation.core.construct.llm import list_models, ping_chat
+    from qcstation.core.construct.make.llm import list_models, ping_chat
 
     why = key_problem(m)
     local = bool(getattr(m, "base_url", None) or getattr(m, "base_urls", None))

@@ -267,7 +267,7 @@ def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
 
 async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], *,
                use_cache: bool, progress: JudgeProgress | None = None) -> list[Any]:
-    from qcstation.core.construct.llm import LLMClient
+    from qcstation.core.construct.make.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
     todo = list(batches)

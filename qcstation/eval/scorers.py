@@ -436,7 +436,7 @@ def _score_answers(sp: _Pass, by_task: Mapping[str, list[dict[str, Any]]]) -> No
 def _rounded_gold_seeds(store: Store, seed_ids: set[int]) -> dict[int, dict[str, Any]]:
     """The seeds among ``seed_ids`` whose gold the data rounds to an answer option (AQuA:
     ``meta`` lists the options and the correct letter), with what
-    :func:`qcstation.core.construct.checks.rounded_gold_match` reads of them."""
+    :func:`qcstation.core.construct.check.checks.rounded_gold_match` reads of them."""
     out: dict[int, dict[str, Any]] = {}
     ids = sorted(seed_ids)
     for i in range(0, len(ids), 500):
@@ -454,7 +454,7 @@ def _score_reasoning(sp: _Pass, group: list[dict[str, Any]], cfg: Any, verifier:
     its own unless ``verifier`` is given). Where the data rounds the gold to an answer option
     (``rounded``: AQuA), a value Z3 finds unique but not equal to the gold is read as generation
     reads it: right when it is nearest the correct option and within 1% of the gold
-    (:func:`~qcstation.core.construct.checks.rounded_gold_match`), the rounding recorded."""
+    (:func:`~qcstation.core.construct.check.checks.rounded_gold_match`), the rounding recorded."""
     if not group:
         return
     from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
@@ -762,7 +762,7 @@ def _score_outcome(outcome: Any, script: str, gold: str,
     d = outcome.to_dict()
     detail: dict[str, Any] = {"verifier": d, "smtlib": script[:20_000], "gold": gold}
     if outcome.status == "wrong_value" and seed is not None:
-        from qcstation.core.construct.checks import rounded_gold_match
+        from qcstation.core.construct.check.checks import rounded_gold_match
 
         near = rounded_gold_match(dict(seed), d)
         if near is not None:       # the data's gold is an option rounding this value

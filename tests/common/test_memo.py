@@ -11,12 +11,12 @@ from fractions import Fraction
 import pytest
 
 from qcstation.common.memo import text_memo
-from qcstation.core.construct import reread, selfcheck
-from qcstation.core.construct.clauses import reads_as_clause
-from qcstation.core.construct.rules.expr import ExpressionError, parse_expression
-from qcstation.core.construct.rules.inline import find_inline_computations, parse_visible
-from qcstation.core.verify import answers
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.construct.check import reread, selfcheck
+from qcstation.core.reading.clauses import reads_as_clause
+from qcstation.core.reading.expr import ExpressionError, parse_expression
+from qcstation.core.reading.inline import find_inline_computations, parse_visible
+from qcstation.core.reading import answers
+from qcstation.core.reading.answers import parse_number
 from tests.conftest import dataset
 
 #: the memoized readers of one text, as the rules, the key-information draft and the audit call them

@@ -21,7 +21,7 @@ from db import Store
 from qcstation.common import redact
 from qcstation.common.config import ModelConfig
 from qcstation.common.http_retry import MAX_BODY_BYTES, BadReply, excerpt, load_json_reply
-from qcstation.core.construct.llm import LLMCallError, LLMClient
+from qcstation.core.construct.make.llm import LLMCallError, LLMClient
 from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import create_run
 from tests.eval_helpers import config, copy_db, local_model, quickstart_db

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from db import Store
 from qcstation.common.http_retry import MAX_BODY_BYTES, BodyDecoder
-from qcstation.core.construct.llm import MAX_REPLY_CHARS, LLMCallError, LLMClient
+from qcstation.core.construct.make.llm import MAX_REPLY_CHARS, LLMCallError, LLMClient
 from qcstation.eval import browse, runner
 from qcstation.eval.outputs import MAX_STORED_CHARS
 from qcstation.eval.runner import execute_run

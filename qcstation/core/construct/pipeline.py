@@ -31,7 +31,7 @@ from typing import Any
 from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
-from qcstation.core.construct import prompts
+from qcstation.core.construct.make import prompts
 from qcstation.core.construct.pipeline_records import (
     ItemTaken,
     Job,
@@ -42,7 +42,7 @@ from qcstation.core.construct.pipeline_records import (
     set_verified,
     start_attempt,
 )
-from qcstation.core.construct.checks import (
+from qcstation.core.construct.check.checks import (
     check_refinement,
     cot_answer_ok,
     expected_answer,
@@ -53,8 +53,8 @@ from qcstation.core.construct.checks import (
     redact_gold,
     rounded_gold_match,
 )
-from qcstation.core.construct.selfcheck import hard_flags
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.construct.check.selfcheck import hard_flags
+from qcstation.core.reading.answers import parse_number
 from qcstation.common.config import Config
 from qcstation.common.errors import GenerationError, ModelAccessError
 
@@ -323,7 +323,7 @@ class Pipeline:
                 res.append((result["status"] == "verified", result))
             return res
         if dim == "understanding":
-            from qcstation.core.construct.keyinfo import validate_keyinfo
+            from qcstation.core.construct.make.keyinfo import validate_keyinfo
 
             res = []
             for seed, content in items:
@@ -411,7 +411,7 @@ class Pipeline:
                                               "configure a generator model to act on the feedback")
         try:
             if dim == "reasoning":
-                from qcstation.core.construct.rules import RuleError, rule_for_seed
+                from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
                 try:
                     rule = rule_for_seed(seed)
@@ -429,8 +429,8 @@ class Pipeline:
             if dim == "arithmetic":
                 return self._arithmetic_rule(job)
             if dim == "understanding":
-                from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-                from qcstation.core.construct.rules import RuleError, rule_for_seed
+                from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+                from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
                 try:
                     rule = rule_for_seed(seed)
@@ -451,7 +451,7 @@ class Pipeline:
         raise GenerationError(f"unknown dimension {dim!r}")
 
     def _arithmetic_rule(self, job: Job) -> str:
-        from qcstation.core.construct.notation import NotationError, render_notation
+        from qcstation.core.construct.make.notation import NotationError, render_notation
 
         src = current_artifact(self.store, job.seed["id"], "reasoning")
         if src is None or src["status"] not in DONE_STATUSES:
@@ -479,7 +479,7 @@ class Pipeline:
     def _refinement_from_cot(self, job: Job, cot: str, generator: str,
                              attempt_id: int | None = None, model: str | None = None,
                              model_chain: bool = False) -> str:
-        from qcstation.core.construct.inject import InjectionError, clean_cot, inject_errors
+        from qcstation.core.construct.make.inject import InjectionError, clean_cot, inject_errors
 
         g = self.cfg.generation
         rng_seed = int(g.rng_seed) * 1_000_003 + int(job.seed["id"])
@@ -539,7 +539,7 @@ class Pipeline:
     def _injection_failed(self, job: Job, cot: str, model: str | None, reason: str) -> str:
         """A model's good chain the injection rules cannot use: stored ``failed`` with the rules'
         reason (so ``status`` counts it and a plain re-run does not ask the model again)."""
-        from qcstation.core.construct.inject import clean_cot
+        from qcstation.core.construct.make.inject import clean_cot
 
         try:
             attempt_id = start_attempt(self.store, job, "llm+inject", model, None, {"rules": "inject"})
@@ -591,7 +591,7 @@ class Pipeline:
         return prompts.cot_messages(q, history=h)
 
     def _llm_jobs(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> None:
-        from qcstation.core.construct.llm import LLMClient
+        from qcstation.core.construct.make.llm import LLMClient
 
         model_cfg = self.cfg.generator
         assert model_cfg is not None
@@ -655,11 +655,11 @@ class Pipeline:
                 if content["smtlib"] != smt:
                     content["notes"].append("normalised to end in (check-sat) and (get-value (answer))")
             elif dim == "understanding":
-                from qcstation.core.construct.keyinfo import parse_keyinfo
+                from qcstation.core.construct.make.keyinfo import parse_keyinfo
 
                 content = parse_keyinfo(text)
             elif dim == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
-                from qcstation.core.construct.notation import NotationError, parse_notation_text
+                from qcstation.core.construct.make.notation import NotationError, parse_notation_text
 
                 base = job.source_artifact or {}
                 written = _strip_fences(text)
@@ -671,8 +671,8 @@ class Pipeline:
                            "variables": {k: str(v) for k, v in parsed.variables.items()},
                            "smtlib": base["smtlib"], "source_artifact_id": base["source_artifact_id"]}
             elif dim == "arithmetic":
-                from qcstation.core.construct.notation import NotationQuestion
-                from qcstation.core.construct.notation_rephrasing import check_rephrasing
+                from qcstation.core.construct.make.notation import NotationQuestion
+                from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
 
                 base = job.source_artifact or {}
                 original = NotationQuestion(text=base["notation"], variables={
@@ -709,7 +709,7 @@ class Pipeline:
         if ok and dim == "understanding":
             # a model's key information is read for content too (the rules' drafts are made
             # from the question's own sentences)
-            from qcstation.core.construct.keyinfo import keyinfo_content_problems
+            from qcstation.core.construct.make.keyinfo import keyinfo_content_problems
 
             problems = keyinfo_content_problems(content, job.seed["question"])
             if problems:

@@ -15,7 +15,7 @@ from typing import Any
 from db import Store, now
 from db.artifacts import current_artifact
 from qcstation.common import leases
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.check.selfcheck import stored_flags
 
 
 @dataclass

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
-from qcstation.core.construct.rules.expr import bounded
-from qcstation.core.construct.selfcheck import hard_codes
+from qcstation.core.construct.make.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
+from qcstation.core.reading.expr import bounded
+from qcstation.core.construct.check.selfcheck import hard_codes
 from qcstation.core.derive.bindings import (
     Bindings,
     Given,

@@ -26,17 +26,17 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.errors import GenerationError
-from qcstation.core.construct.checks import check_refinement
-from qcstation.core.construct.inject import ERROR_TYPES, clean_cot, inject_errors
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations, validate_keyinfo
-from qcstation.core.construct.notation import MAX_DECIMALS as NOTATION_MAX_DECIMALS
-from qcstation.core.construct.notation import (
+from qcstation.core.construct.check.checks import check_refinement
+from qcstation.core.construct.make.inject import ERROR_TYPES, clean_cot, inject_errors
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations, validate_keyinfo
+from qcstation.core.construct.make.notation import MAX_DECIMALS as NOTATION_MAX_DECIMALS
+from qcstation.core.construct.make.notation import (
     NotationError,
     notation_to_smtlib,
     read_source,
     render_notation,
 )
-from qcstation.core.construct.rules import (
+from qcstation.core.construct.make.rules import (
     RuleError,
     RuleResult,
     fraction_to_smt,

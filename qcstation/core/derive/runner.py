@@ -33,7 +33,7 @@ from typing import Any
 
 from db import Store, current_actor
 from qcstation.common.identity import require_curator
-from qcstation.core.construct.selfcheck import HARD_FLAGS, parse_flag_codes, stored_flags
+from qcstation.core.construct.check.selfcheck import HARD_FLAGS, parse_flag_codes, stored_flags
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.model import KINDS, TRANSFORMS, DerivedItem, Refused, Transform, fmt
 from qcstation.core.derive.parent import load_parent

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules import (
+from qcstation.core.construct.make.rules import (
     ANNOTATION_RE,
     BinOp,
     Name,

@@ -28,7 +28,7 @@ from db.store import MAX_VARIABLES, ROWS_PER_INSERT, Store, from_json, now, stor
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.check.selfcheck import stored_flags
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
 
 __all__ = [

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules import BinOp
+from qcstation.core.construct.make.rules import BinOp
 from qcstation.core.derive.bindings import Refusal, question_numbers, sentences
 from qcstation.core.derive.draws import item_rng
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt

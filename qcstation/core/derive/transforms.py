@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules import fraction_to_smt
+from qcstation.core.construct.make.rules import fraction_to_smt
 from qcstation.core.derive.bindings import Given, Refusal
 from qcstation.core.derive.draws import (
     domain,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from qcstation.core.verify.answers import count_numbers
+from qcstation.core.reading.answers import count_numbers
 
 __all__ = [
     "FILTER_REASONS",

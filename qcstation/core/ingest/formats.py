@@ -40,7 +40,7 @@ from qcstation.core.ingest.steps import (
     one_op_on_two_numbers,
     steps_from_solution,
 )
-from qcstation.core.verify.answers import count_numbers, parse_number
+from qcstation.core.reading.answers import count_numbers, parse_number
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
 GENERIC_FIELDS: tuple[str, ...] = ("question", "answer", "solution", "equation", "id", "level", "steps")

@@ -84,7 +84,7 @@ from qcstation.core.ingest.readers import (
     short,
 )
 from qcstation.core.ingest.steps import free_text_steps, states_a_number
-from qcstation.core.verify.answers import fraction_to_str, parse_number
+from qcstation.core.reading.answers import fraction_to_str, parse_number
 
 __all__ = [
     "DATA_DIR",

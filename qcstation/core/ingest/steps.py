@@ -9,7 +9,8 @@ Steps are counted as arithmetic operations, for every source:
 * a question whose only two numbers give the answer in one operation (MAWPS AddSub /
   SingleEq): :func:`one_op_on_two_numbers`.
 
-Pure functions on text; the expression parser is the construct rules' bounded one.
+Pure functions on text; the expression parser and the computations written in running
+text are the reading floor's (``qcstation.core.reading.expr``, ``.inline``).
 """
 
 from __future__ import annotations
@@ -111,12 +112,12 @@ _TEXT_OPERATOR = re.compile(r"(?<=[\d)\s}])[+*/×÷^](?=[\s\d($\\{])|(?<=[\d)])\
 
 
 @functools.cache
-def _rules() -> ModuleType:
-    """The construct rules' bounded expression parser, imported on first use (the CLI's
+def _expr() -> ModuleType:
+    """The reading floor's bounded expression parser, imported on first use (the CLI's
     start does not pay for it) and once."""
-    from qcstation.core.construct import rules
+    from qcstation.core.reading import expr
 
-    return rules
+    return expr
 
 
 _SIMPLE_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/()]))")
@@ -163,8 +164,8 @@ def _simple_operations(text: str) -> int | None:
 def _operations(expr_text: str) -> int | None:
     """Arithmetic operations in one written computation (``3*(16.50+22.50+42)`` is 3);
     None when it does not parse. A percent sign is not an operation."""
-    rules = _rules()
-    BinOp, Neg, Num = rules.BinOp, rules.Neg, rules.Num  # noqa: N806
+    parser = _expr()
+    BinOp, Neg, Num = parser.BinOp, parser.Neg, parser.Num  # noqa: N806
 
     if len(expr_text) > 500:
         return None
@@ -173,8 +174,8 @@ def _operations(expr_text: str) -> int | None:
     if simple is not None:
         return simple
     try:
-        expr = rules.parse_expression(text)
-    except (rules.ExpressionError, RecursionError, ValueError):
+        expr = parser.parse_expression(text)
+    except (parser.ExpressionError, RecursionError, ValueError):
         return None
 
     def count(e: object) -> int:
@@ -195,7 +196,7 @@ def steps_from_solution(solution: str, *, require_annotations: bool) -> tuple[in
     computations written as ``expression = number``; at least the number of lines that
     calculate (GSM8K leaves some calculations unannotated); with none of these, the
     number of non-empty lines. Returns (steps, rule, annotations)."""
-    find_inline_computations = _rules().find_inline_computations
+    from qcstation.core.reading.inline import find_inline_computations
 
     calcs = _CALC.findall(solution)
     if require_annotations and not calcs:

@@ -1,6 +1,6 @@
 """Self-check flags as release blockers, and a curator's override of them.
 
-A flag (:mod:`qcstation.core.construct.selfcheck`, stored with each artifact when it is made,
+A flag (:mod:`qcstation.core.construct.check.selfcheck`, stored with each artifact when it is made,
 or by ``qcstation audit``) says the checks found something Z3 cannot: a formula that states
 the answer, a number the question does not state, a fix whose meaning differs. Any flag on the
 current, verified or accepted artifact of a seed that a release would take blocks that release

@@ -63,7 +63,7 @@ from qcstation.core.review.queries import (
 )
 from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
-from qcstation.core.construct.inject import ERROR_NAMES
+from qcstation.core.construct.make.inject import ERROR_NAMES
 from qcstation.common.safe import printable, spaced
 from qcstation.common.errors import ReleaseError
 
@@ -185,7 +185,7 @@ def source_licence(source: str) -> str:
 def _notation_own_smtlib(content: dict[str, Any]) -> str | None:
     """The SMT-LIB of the notation question itself, by the one rule verification uses
     (what Z3 checked for Arithmetic); None when it cannot be built."""
-    from qcstation.core.construct.checks import notation_smtlib
+    from qcstation.core.construct.check.checks import notation_smtlib
 
     try:
         smt, problem = notation_smtlib(content)

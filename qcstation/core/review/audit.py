@@ -1,7 +1,7 @@
 """``qcstation audit`` and the stored flag counts of ``qcstation status``.
 
 The flags themselves (what each means, how they are found) are
-:mod:`qcstation.core.construct.selfcheck`'s; they are computed when an artifact is made and
+:mod:`qcstation.core.construct.check.selfcheck`'s; they are computed when an artifact is made and
 stored with it. Here: :func:`audit_database` re-audits every current artifact and stores what
 it finds (how a database made before flags were stored gets them), :func:`stored_counts`
 counts the stored flags without reading any artifact.
@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from qcstation.core.construct.selfcheck import (AUDIT_VERSION, FLAG_CODES, Flag, audit_artifact,
+from qcstation.core.construct.check.selfcheck import (AUDIT_VERSION, FLAG_CODES, Flag, audit_artifact,
                                                 flag_columns, parse_flag_codes, stored_flags)
 
 __all__ = ["Flag", "FLAG_CODES", "AUDIT_VERSION", "audit_artifact", "audit_database", "flag_columns",

@@ -58,7 +58,7 @@ def _question_values(question: str) -> set[Fraction]:
     denominator: "2/3" may be written 2 ÷ 3), number words, a percent also as its fraction
     (the rules' own reading, construct.rules.givens), and the common factors its words imply
     (100 for a percent, 60 minutes an hour) with their inverses."""
-    from qcstation.core.construct.rules.givens import COMMON_FACTORS, _plausible_factors, question_numbers
+    from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, _plausible_factors, question_numbers
 
     from qcstation.core.verify.meaning import stated_numbers
 
@@ -73,14 +73,14 @@ def _question_values(question: str) -> set[Fraction]:
 
 
 def _factor_values(question: str) -> set[Fraction]:
-    from qcstation.core.construct.rules.givens import COMMON_FACTORS, _plausible_factors
+    from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, _plausible_factors
 
     factors = COMMON_FACTORS & _plausible_factors(question)
     return (set(factors) | {1 / f for f in factors}) - set(_question_values_plain(question))
 
 
 def _question_values_plain(question: str) -> set[Fraction]:
-    from qcstation.core.construct.rules.givens import question_numbers
+    from qcstation.core.construct.make.rules.givens import question_numbers
 
     return set(question_numbers(question).values)
 
@@ -97,7 +97,7 @@ def _formalization_constants(smtlib: str | None) -> tuple[list[Fraction], set[Fr
     """(values of the givens, values of every named constant) the verified formalization
     declares: a constant defined as a bare number; givens are those not named as factors
     (``k_*``) or word givens (``w_*``), which the question states in words."""
-    from qcstation.core.construct.selfcheck import _is_given_constant, _smt_definitions
+    from qcstation.core.construct.check.selfcheck import _is_given_constant, _smt_definitions
 
     if not isinstance(smtlib, str) or not smtlib.strip():
         return [], set()
@@ -154,7 +154,7 @@ _OPS = str.maketrans({"×": "*", "÷": "/", "−": "-", "–": "-", "·": "*"})
 def keyinfo_fix_problems(fields: dict[str, Any], question: str, gold: Fraction | None
                          ) -> list[str]:
     """What keeps fixed key information from meaning the seed's question ([] if nothing)."""
-    from qcstation.core.construct.rules.expr import (ExpressionError, Num, evaluate, leaves,
+    from qcstation.core.reading.expr import (ExpressionError, Num, evaluate, leaves,
                                                      parse_expression)
     rels = fields.get("relationships_and_constraints") or []
     if isinstance(rels, str):

@@ -2,7 +2,7 @@
 
 The edited text becomes a new artifact version (``generator`` 'human', ``author`` the
 reviewer's account, ``replaces_id`` the version it fixes), checked on its own terms before
-it is stored: a notation question, in any wording :mod:`qcstation.core.construct.notation_reader`
+it is stored: a notation question, in any wording :mod:`qcstation.core.construct.check.notation_reader`
 reads, becomes its own SMT-LIB and Z3 checks that against the seed's gold answer; key
 information is read into its six fields and checked by the schema and grounding checks. Both
 are then checked for meaning (:mod:`.fix_checks`): a notation question keeps every given of
@@ -44,7 +44,7 @@ def editable_text(item: ReviewItem) -> str:
     if item.dimension == "arithmetic":
         return str(item.content.get("notation") or "")
     if item.dimension == "understanding":
-        from qcstation.core.construct.keyinfo import keyinfo_to_text
+        from qcstation.core.construct.make.keyinfo import keyinfo_to_text
 
         return keyinfo_to_text(item.content)
     raise ReviewError(f"{item.dimension} items cannot be fixed in place", title="Not editable")
@@ -53,8 +53,8 @@ def editable_text(item: ReviewItem) -> str:
 def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
     """The content of an edited notation question: its own structure and SMT-LIB, read from
     the text whatever its wording (the rule-made rendering it replaces plays no part)."""
-    from qcstation.core.construct.notation import NotationError
-    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
+    from qcstation.core.construct.make.notation import NotationError
+    from qcstation.core.construct.check.notation_reader import notation_smtlib_of, read_notation
 
     if len(text) > MAX_NOTATION_CHARS:
         raise ReviewError(f"the question is too long ({len(text)} characters; at most "
@@ -72,7 +72,7 @@ def _notation_content(base: dict[str, Any], text: str) -> dict[str, Any]:
 
 def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new content, verify result) for an edit, or :class:`ReviewError` saying why it fails."""
-    from qcstation.core.construct.checks import expected_answer, notation_smtlib
+    from qcstation.core.construct.check.checks import expected_answer, notation_smtlib
 
     text = text.replace("\r\n", "\n").strip()
     if not text:
@@ -101,13 +101,13 @@ def check_edit(store: Store, item: ReviewItem, text: str) -> tuple[dict[str, Any
         result["checked"] = NOTATION_CHECKED
         return content, result
     if item.dimension == "understanding":
-        from qcstation.core.construct.keyinfo import KeyInfoError, keyinfo_from_text, validate_keyinfo
+        from qcstation.core.construct.make.keyinfo import KeyInfoError, keyinfo_from_text, validate_keyinfo
 
         try:
             fields = keyinfo_from_text(text)
         except KeyInfoError as exc:
             raise ReviewError(f"cannot read the edit: {exc}", title="Cannot check the edit") from exc
-        from qcstation.core.construct.rules.dispatch import gold_from_seed
+        from qcstation.core.construct.make.rules.dispatch import gold_from_seed
         from qcstation.core.review.fix_checks import KEYINFO_CHECKED, keyinfo_fix_problems
 
         question = str(seed.get("question") or "")

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.errors import VerificationError
-from qcstation.core.verify.answers import ExactAnswer, fraction_to_str, parse_number
+from qcstation.core.reading.answers import ExactAnswer, fraction_to_str, parse_number
 from qcstation.core.verify.smtlib import MAX_BYTES
 
 __all__ = ["STATUSES", "ANSWER", "VerifyOutcome", "VerifyLimits", "DEFAULT_LIMITS",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qcstation.common.errors import VerificationError
-from qcstation.core.verify.answers import ExactAnswer
+from qcstation.core.reading.answers import ExactAnswer
 from qcstation.core.verify.isolation import ClosingPool, MPContext, WorkerProcess, mp_context
 from qcstation.core.verify.isolation import current_vm_mb as _current_vm_mb
 from qcstation.core.verify.isolation import set_cpu_budget as _set_cpu_budget
@@ -78,7 +78,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) ->
 
 def _mp_context() -> MPContext:
     # z3 and the verifier are preloaded in the (shared) fork server
-    return mp_context(["z3", "qcstation.core.verify.answers", "qcstation.core.verify.smtlib",
+    return mp_context(["z3", "qcstation.core.reading.answers", "qcstation.core.verify.smtlib",
                        "qcstation.core.verify.solve", "qcstation.core.verify.pool"])
 
 

@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.verify.answers import ExactAnswer, fraction_to_str, matches
+from qcstation.core.reading.answers import ExactAnswer, fraction_to_str, matches
 from qcstation.core.verify.outcome import (
     ANSWER,
     DEFAULT_LIMITS,

@@ -25,7 +25,7 @@ that names a file), hands the declarations and assertions in force at the last
 rationals as :class:`~fractions.Fraction`; irrational algebraic numbers as a
 decimal approximation flagged ``exact=False``), checks that the value is unique
 (``answer != v`` must be unsat) and compares it with the gold answer using
-:func:`qcstation.core.verify.answers.matches` (exact for integer/fraction golds, half a
+:func:`qcstation.core.reading.answers.matches` (exact for integer/fraction golds, half a
 unit in the last place for decimal golds).
 
 Every run ends in one :class:`VerifyOutcome` whose ``message`` is written to be

@@ -1,7 +1,7 @@
 """Final-answer checker: take the answer out of a model's response and compare it with the gold.
 
 Two layers. Plain numbers are decided in-process with the project's exact rationals
-(:mod:`qcstation.core.verify.answers`), thousands per second. Anything else (LaTeX
+(:mod:`qcstation.core.reading.answers`), thousands per second. Anything else (LaTeX
 expressions such as ``\\frac{\\sqrt{3}}{2}``, intervals, symbolic golds) goes to
 Hugging Face's ``math-verify`` in isolated worker processes
 (:class:`qcstation.core.verify.isolation.IsolatedPool`: memory limit, CPU limit, wall-clock

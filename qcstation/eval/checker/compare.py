@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.verify.answers import ExactAnswer, fraction_to_str, matches
+from qcstation.core.reading.answers import ExactAnswer, fraction_to_str, matches
 from qcstation.core.verify.isolation import JobResult
 from qcstation.eval.checker.extract import (
     MAX_DIGITS,

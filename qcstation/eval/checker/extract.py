@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.verify.answers import ExactAnswer, parse_number
+from qcstation.core.reading.answers import ExactAnswer, parse_number
 
 MAX_SCAN_CHARS = 20_000
 MAX_ANSWER_CHARS = 300

@@ -82,7 +82,7 @@ def solve_hidden(inverse_smtlib: str) -> tuple[Fraction | None, str]:
                      if not ln.strip().startswith(("(check-sat", "(get-value", "(set-logic")))
     s = z3.Solver()
     s.set("timeout", _TIMEOUT_MS)
-    from qcstation.core.construct.rules import fraction_to_smt
+    from qcstation.core.construct.make.rules import fraction_to_smt
 
     s.from_string(body + f"\n(assert (not (= answer {fraction_to_smt(x)})))")
     again = s.check()

@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct import reread
-from qcstation.core.construct.reread import binding_problems
-from qcstation.core.construct.rules import BinOp, Name, Num, evaluate, rule_for_seed
-from qcstation.core.construct.selfcheck import _smt_definitions
+from qcstation.core.construct.check import reread
+from qcstation.core.construct.check.reread import binding_problems
+from qcstation.core.construct.make.rules import BinOp, Name, Num, evaluate, rule_for_seed
+from qcstation.core.construct.check.selfcheck import _smt_definitions
 
 
 def _rule_defs(rule) -> tuple[dict, dict]:

@@ -1,11 +1,11 @@
-"""What reads as a statement of its own (construct/clauses.py): the test the rule-made known
+"""What reads as a statement of its own (core/reading/clauses.py): the test the rule-made known
 quantities pass and the audit's ``known-fragment`` flag applies."""
 
 from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.clauses import is_question_sentence, known_fragments, reads_as_clause
+from qcstation.core.reading.clauses import is_question_sentence, known_fragments, reads_as_clause
 
 
 @pytest.mark.parametrize("text", [

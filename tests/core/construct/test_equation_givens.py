@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from db import Store
-from qcstation.core.construct.rules import RuleError, smt_from_equation
-from qcstation.core.construct.selfcheck import audit_artifact
+from qcstation.core.construct.make.rules import RuleError, smt_from_equation
+from qcstation.core.construct.check.selfcheck import audit_artifact
 from tests.conftest import ROOT
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
 
 def _seed(annotation: str, **extra: object) -> dict[str, object]:

@@ -10,10 +10,10 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.reread import hidden_numbers, value_leaks
-from qcstation.core.construct.rules import rule_for_seed
-from qcstation.core.construct.selfcheck import audit_artifact
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.check.reread import hidden_numbers, value_leaks
+from qcstation.core.construct.make.rules import rule_for_seed
+from qcstation.core.construct.check.selfcheck import audit_artifact
 
 
 def _keyinfo(seed: dict) -> dict:
@@ -129,8 +129,8 @@ def test_an_omitted_step_is_one_a_later_computation_uses(gsm8k: dict, seed: str)
     # the readings of seeds 97 and 103: the omitted step was the last computation, leaving "The
     # answer is 100." after "the number of Chinese was 240-80=160" (177); a step whose result a
     # later computation uses is omitted where there is one, so that value stands unexplained
-    from qcstation.core.construct.inject import clean_cot, inject_errors
-    from qcstation.core.construct.rules import find_inline_computations
+    from qcstation.core.construct.make.inject import clean_cot, inject_errors
+    from qcstation.core.construct.make.rules import find_inline_computations
 
     s = gsm8k[seed]
     answer = s["solution"] + "\n#### " + s["answer_text"]

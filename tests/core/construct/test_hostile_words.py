@@ -3,7 +3,7 @@ rules like its ASCII twin (it was a KeyError that left the seed to a model)."""
 
 from __future__ import annotations
 
-from qcstation.core.construct.rules.dispatch import rule_for_seed
+from qcstation.core.construct.make.rules.dispatch import rule_for_seed
 
 
 def test_long_s_number_word_is_a_given() -> None:

@@ -9,15 +9,15 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct.inject import (
+from qcstation.core.construct.make.inject import (
     ERROR_TYPES,
     InjectionError,
     applicable_types,
     clean_cot,
     inject_errors,
 )
-from qcstation.core.construct.inject_chain import numbers_in
-from qcstation.core.construct.rules import find_inline_computations
+from qcstation.core.construct.make.inject_chain import numbers_in
+from qcstation.core.construct.make.rules import find_inline_computations
 from qcstation.common.errors import GenerationError
 from tests.conftest import dataset
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.rules import RuleError, rule_for_seed
-from qcstation.core.construct.selfcheck import audit_artifact
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.check.selfcheck import audit_artifact
 
 
 @pytest.mark.parametrize(("seed", "reason"), [
@@ -101,8 +101,8 @@ def test_a_1_whose_words_name_no_given_stays_the_literal_1(gsm8k: dict, seed: st
 
 def test_the_1_is_not_exempt_from_the_binding_check() -> None:
     # the question states 1 as "one dog" and as "1 cat"; the line that uses a 1 names neither
-    from qcstation.core.construct.reread import binding_problems
-    from qcstation.core.construct.rules import BinOp, Name, Num
+    from qcstation.core.construct.check.reread import binding_problems
+    from qcstation.core.construct.make.rules import BinOp, Name, Num
 
     defs = {"g1": Num(Fraction(1)), "g2": Num(Fraction(2)), "s1": BinOp("+", Name("g1"), Name("g2"))}
     values = {"g1": Fraction(1), "g2": Fraction(2), "s1": Fraction(3)}
@@ -239,7 +239,7 @@ def test_1251_the_goal_keeps_its_condition(gsm8k: dict) -> None:
 
 
 def _injected(gsm8k: dict, seed: str, etype: str, rng: int):  # type: ignore[no-untyped-def]
-    from qcstation.core.construct.inject import clean_cot, inject_errors
+    from qcstation.core.construct.make.inject import clean_cot, inject_errors
 
     s = gsm8k[seed]
     answer = s["solution"] + "\n#### " + s["answer_text"]
@@ -247,7 +247,7 @@ def _injected(gsm8k: dict, seed: str, etype: str, rng: int):  # type: ignore[no-
 
 
 def test_1251_the_edited_step_states_its_new_result(gsm8k: dict) -> None:
-    from qcstation.core.construct.reread import stale_edits
+    from qcstation.core.construct.check.reread import stale_edits
 
     for rng in range(12):
         original, res = _injected(gsm8k, "1251", "operator_misuse", rng)
@@ -259,7 +259,7 @@ def test_1251_the_edited_step_states_its_new_result(gsm8k: dict) -> None:
 def test_225_propagation_never_changes_an_equal_value_it_does_not_follow(gsm8k: dict) -> None:
     # Carlos pays 30*3 = 90, Benji 18*5 = 90, together 90 + 90: a change of one 90 cannot be
     # carried into "90 + 90" by value; that step is not chosen
-    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.make.inject import InjectionError
 
     for etype in ("arithmetic_inaccuracy", "operator_misuse"):
         for rng in range(12):
@@ -272,7 +272,7 @@ def test_225_propagation_never_changes_an_equal_value_it_does_not_follow(gsm8k: 
 
 
 def test_insertions_read_naturally_and_do_not_name_their_type(gsm8k: dict) -> None:
-    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.make.inject import InjectionError
 
     openings: dict[str, set[str]] = {"hallucinated_content": set(), "redundancy": set()}
     for etype in openings:
@@ -302,8 +302,8 @@ def test_307_an_operator_swap_never_writes_a_division_a_reader_reads_otherwise(g
     ("1206", "The last one needs {} miles because"),
 ])
 def test_a_propagated_line_claims_its_new_result(gsm8k: dict, seed: str, claim: str) -> None:
-    from qcstation.core.construct.inject import InjectionError, clean_cot, inject_errors
-    from qcstation.core.construct.reread import stale_edits
+    from qcstation.core.construct.make.inject import InjectionError, clean_cot, inject_errors
+    from qcstation.core.construct.check.reread import stale_edits
 
     s = gsm8k[seed]
     answer = s["solution"] + "\n#### " + s["answer_text"]
@@ -513,8 +513,8 @@ def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k
     """Over all of GSM8K test: no known quantity is a fragment, none is listed twice, every
     given the formalization declares is in one (a given never dropped by a merge), and no
     sentence of the scenario is a fragment."""
-    from qcstation.core.construct.clauses import known_fragments, scenario_fragments
-    from qcstation.core.construct.keyinfo import KeyInfoError
+    from qcstation.core.reading.clauses import known_fragments, scenario_fragments
+    from qcstation.core.construct.make.keyinfo import KeyInfoError
 
     made = 0
     for seed in gsm8k.values():
@@ -576,8 +576,8 @@ def test_a_value_two_quantities_share_is_never_carried_into_the_answer_alone(gsm
     # 736: "Candidate A and B have 20 + 27 = 47 votes", then "C got 100 - 50 = 50" (the 50 of
     # "50% more" left alone) and "The answer is 47"; 988 the same with 27 pounds. Every wrong
     # chain made states, as its answer, what its last computation gives (or is refused).
-    from qcstation.core.construct.inject import InjectionError
-    from qcstation.core.construct.rules import find_inline_computations
+    from qcstation.core.construct.make.inject import InjectionError
+    from qcstation.core.construct.make.rules import find_inline_computations
 
     def last_and_final(steps: list[str]) -> tuple[int | None, Fraction | None, Fraction]:
         final = Fraction(steps[-1].removeprefix("The answer is").strip(" .").replace(",", ""))
@@ -605,7 +605,7 @@ def test_a_value_two_quantities_share_is_never_carried_into_the_answer_alone(gsm
 def test_692_propagation_leaves_a_step_that_states_its_own_result(gsm8k: dict) -> None:
     # "The vaccines are 40% of his total bill because 100 - 60 = 40": the 40 % is not the $40 of
     # the vaccines that the error changed to 43
-    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.make.inject import InjectionError
 
     seen = 0
     for rng in range(10):
@@ -623,8 +623,8 @@ def test_a_hallucination_names_what_its_step_counts_and_never_its_type(gsm8k: di
     # 1181 read "Taking out the N that were broken" for money, 736 for votes, 444 "Then 70 more
     # come in" for minutes: the made-up fact fits the step it follows ("$" for money, the step's
     # own noun after its result), and no one phrase gives the type away
-    from qcstation.core.construct.inject import InjectionError
-    from qcstation.core.construct.rules import find_inline_computations
+    from qcstation.core.construct.make.inject import InjectionError
+    from qcstation.core.construct.make.rules import find_inline_computations
 
     openings: set[str] = set()
     for seed in ("1181", "444", "736", "13", "1294", "57", "945"):
@@ -650,7 +650,7 @@ def test_1002_a_time_of_day_stays_a_time_of_day(gsm8k: dict) -> None:
     # "5-3 = 2:00 pm is the latest she can start": an error never makes it "1.5:00 pm"
     import re
 
-    from qcstation.core.construct.inject import InjectionError
+    from qcstation.core.construct.make.inject import InjectionError
 
     made = 0
     for etype in ("arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from qcstation.core.construct.keyinfo import KeyInfoError, parse_keyinfo, validate_keyinfo
+from qcstation.core.construct.make.keyinfo import KeyInfoError, parse_keyinfo, validate_keyinfo
 
 QUESTION = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes "
             "muffins for her friends every day with four. She sells the remainder at the farmers' "
@@ -56,8 +56,8 @@ def test_empty_goal_is_caught() -> None:
 
 
 def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
-    from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-    from qcstation.core.construct.rules import RuleError, rule_for_seed
+    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import RuleError, rule_for_seed
     from tests.conftest import dataset
 
     # the first 250 seeds: about half are rule-made since givens must be tied to their words
@@ -99,8 +99,8 @@ def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
 
 
 def test_rule_draft_understands_number_words() -> None:
-    from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-    from qcstation.core.construct.rules import rule_for_seed
+    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import rule_for_seed
 
     q = ("Jan has three times the number of pets as Marcia. Marcia has two more pets than Cindy. "
          "If Cindy has four pets, how many total pets do the three have?")
@@ -113,8 +113,8 @@ def test_rule_draft_understands_number_words() -> None:
 
 
 def test_rule_draft_unknowns_hide_the_step_results() -> None:
-    from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-    from qcstation.core.construct.rules import rule_for_seed
+    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import rule_for_seed
 
     q = ("Janet's ducks lay 16 eggs per day. She eats 3 and bakes with 4. She sells the rest "
          "for $2 each. How much does she make?")
@@ -128,6 +128,6 @@ def test_rule_draft_unknowns_hide_the_step_results() -> None:
 
 
 def _nums(text: str) -> set:
-    from qcstation.core.construct.keyinfo import _numbers
+    from qcstation.core.construct.make.keyinfo import _numbers
 
     return _numbers(text)

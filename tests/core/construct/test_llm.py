@@ -10,7 +10,7 @@ import pytest
 
 from db import Store
 from qcstation.common.config import ModelConfig
-from qcstation.core.construct.llm import (
+from qcstation.core.construct.make.llm import (
     ChatResult,
     LLMCallError,
     LLMClient,

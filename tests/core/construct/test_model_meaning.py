@@ -17,7 +17,7 @@ from db import Store
 from db.artifacts import current_artifact
 from qcstation.common.config import load_config
 from qcstation.core.construct.pipeline import Pipeline
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.reading.answers import parse_number
 from qcstation.core.verify.meaning import number_forms, stated_numbers
 from tests.conftest import dataset
 from tests.fake_openai import FakeOpenAI
@@ -245,7 +245,7 @@ def test_a_latex_final_answer_is_read_and_an_injection_failure_is_the_rules(tmp_
 
 
 def test_a_chain_that_never_computes_its_answer_is_refused_without_the_gold() -> None:
-    from qcstation.core.construct.checks import cot_answer_ok
+    from qcstation.core.construct.check.checks import cot_answer_ok
 
     ok, why = cot_answer_ok("First we read the numbers.\nThen 2 + 3 = 5.\nThe answer is 12.5.", {"answer_text": "12.5"})
     assert not ok and "computes the final answer" in why and "12.5" not in why
@@ -322,11 +322,11 @@ def test_honest_formalizations_of_real_seeds_verify_and_a_rounded_gold_is_record
 def test_every_few_shot_example_passes_the_checks_it_teaches() -> None:
     """Issue 31.6: the prompts ask for what the checks accept; an example the audit flags
     (a bare literal in a step) or the meaning check refuses would teach the wrong thing."""
-    from qcstation.core.construct import prompts as P
-    from qcstation.core.construct.checks import cot_answer_ok
-    from qcstation.core.construct.keyinfo import keyinfo_content_problems, parse_keyinfo, validate_keyinfo
-    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
-    from qcstation.core.construct.selfcheck import _audit_smt
+    from qcstation.core.construct.make import prompts as P
+    from qcstation.core.construct.check.checks import cot_answer_ok
+    from qcstation.core.construct.make.keyinfo import keyinfo_content_problems, parse_keyinfo, validate_keyinfo
+    from qcstation.core.construct.check.notation_reader import notation_smtlib_of, read_notation
+    from qcstation.core.construct.check.selfcheck import _audit_smt
     from qcstation.core.verify.meaning import check_meaning
     from qcstation.core.verify.solve import verify_in_process
 
@@ -375,7 +375,7 @@ def test_a_model_notation_question_that_states_the_answer_is_refused(tmp_path: P
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with Store(db_file) as store:
         import_file(store, f, "jsonl", level="hard")
-    from qcstation.core.construct.prompts import SMTLIB_SHOTS
+    from qcstation.core.construct.make.prompts import SMTLIB_SHOTS
 
     stating = "Let a = 21. Let answer = a. What is the value of answer?"
     right = "Let a = 2, b = 3 and c = 30. Let ann = (c - b) ÷ 3 and answer = a × ann + b. What is the value of answer?"

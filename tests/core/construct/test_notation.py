@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 import z3
 
-from qcstation.core.construct.notation import (
+from qcstation.core.construct.make.notation import (
     NotationError,
     NotationQuestion,
     format_number,
@@ -18,8 +18,8 @@ from qcstation.core.construct.notation import (
     render_infix,
     render_notation,
 )
-from qcstation.core.construct.notation_rephrasing import check_rephrasing
-from qcstation.core.construct.rules import RuleError, parse_expression, rule_for_seed, smt_from_calculator_annotations
+from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
+from qcstation.core.construct.make.rules import RuleError, parse_expression, rule_for_seed, smt_from_calculator_annotations
 from qcstation.common.errors import GenerationError
 from tests.conftest import dataset
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from qcstation.core.construct.reread import WORD_GIVENS
-from qcstation.core.construct.rules.phrases import has_phrase, phrase_re
+from qcstation.core.construct.check.reread import WORD_GIVENS
+from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 
 TEXTS = [
     "She ate half of the pie.", "HALF the class left", "a half-hour", "behalf of him", "halfway there",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.rules import rule_for_seed
+from qcstation.core.construct.make.rules import rule_for_seed
 
 
 @pytest.mark.parametrize(("seed", "words", "name"), [

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from qcstation.core.construct.inject import inject_errors
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.inject import inject_errors
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
 
 def _keyinfo(seed: dict) -> dict:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.reread import value_leaks
-from qcstation.core.construct.rules import rule_for_seed
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.check.reread import value_leaks
+from qcstation.core.construct.make.rules import rule_for_seed
 
 
 def _unknowns(seed: dict) -> list[str]:

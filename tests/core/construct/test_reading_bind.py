@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.reread import binding_problems
-from qcstation.core.construct.rules import RuleError, rule_for_seed
-from qcstation.core.construct.selfcheck import _smt_definitions, audit_artifact
+from qcstation.core.construct.check.reread import binding_problems
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
 
 
 def _asserts(smtlib: str) -> set[str]:
@@ -103,7 +103,7 @@ GIVENS_71 = [{"name": "g1_dance", "value": "5", "span": [13, 14], "kind": "numbe
 
 
 def test_a_given_in_another_role_is_a_hard_flag(gsm8k: dict) -> None:
-    from qcstation.core.construct.selfcheck import HARD_FLAGS, hard_flags
+    from qcstation.core.construct.check.selfcheck import HARD_FLAGS, hard_flags
 
     # 242: "Dolly has two books"; "3 books/person x 2 people": the 2 people were the two books
     content = {"smtlib": OLD_242, "givens": GIVENS_242}
@@ -126,7 +126,7 @@ def test_the_same_quantity_under_other_words_is_no_other_role(gsm8k: dict, seed:
     # "2 trains" and "the two days" on one line (17), "8 in a row" (941), "50 patients" read as
     # "50 people" (956), "= 5 hours" a result (975), "April 19th" (1097), "$5.00 per blouse" and
     # "5 blouses" two givens (1262)
-    from qcstation.core.construct.selfcheck import hard_flags
+    from qcstation.core.construct.check.selfcheck import hard_flags
 
     rule = rule_for_seed(gsm8k[seed])
     assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[seed]) == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.verify.outcome import VerifyLimits
 from qcstation.core.verify.pool import VerifierPool
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.reread import binding_problems
-from qcstation.core.construct.rules import RuleError, rule_for_seed
-from qcstation.core.construct.selfcheck import _smt_definitions, audit_artifact
+from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.check.reread import binding_problems
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
 
 
 @pytest.mark.parametrize(("seed", "reason"), [

@@ -11,10 +11,10 @@ import pytest
 import z3
 
 from qcstation.core.review.audit import audit_artifact
-from qcstation.core.construct.inject import ERROR_NAMES, InjectionError, inject_errors
-from qcstation.core.construct.keyinfo import KeyInfoError, keyinfo_from_annotations
-from qcstation.core.construct.notation import render_notation
-from qcstation.core.construct.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.inject import ERROR_NAMES, InjectionError, inject_errors
+from qcstation.core.construct.make.keyinfo import KeyInfoError, keyinfo_from_annotations
+from qcstation.core.construct.make.notation import render_notation
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from tests.conftest import dataset
 
 
@@ -220,7 +220,7 @@ def test_an_old_wrong_cot_that_ends_with_the_gold_is_flagged() -> None:
 def test_the_review_view_shows_the_stored_self_check_flags() -> None:
     from rich.console import Console
 
-    from qcstation.core.construct.selfcheck import stored_flags
+    from qcstation.core.construct.check.selfcheck import stored_flags
     from qcstation.core.review.items import ReviewItem, _flags
     from qcstation.widgets.review_views import render_artifact
 
@@ -315,7 +315,7 @@ def test_release_fields_say_what_they_hold() -> None:
 def test_export_and_verification_build_the_notation_smtlib_by_one_rule() -> None:
     # a model's rephrasing of the rule-made rendering: verification checks the rendering's
     # SMT-LIB (the rephrasing was checked against it); the export publishes that same text
-    from qcstation.core.construct.checks import notation_smtlib
+    from qcstation.core.construct.check.checks import notation_smtlib
     from qcstation.core.release.releases import _notation_own_smtlib
 
     rule = rule_for_seed({"question": "Janet has 16 eggs. She eats 3 and bakes 4. She sells the rest "

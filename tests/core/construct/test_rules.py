@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 import z3
 
-from qcstation.core.verify.answers import fraction_to_str, parse_number
-from qcstation.core.construct.rules import (
+from qcstation.core.reading.answers import fraction_to_str, parse_number
+from qcstation.core.construct.make.rules import (
     ANNOTATION_RE,
     BinOp,
     ExpressionError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 
-from qcstation.core.construct.selfcheck import audit_artifact
+from qcstation.core.construct.check.selfcheck import audit_artifact
 
 
 def smt(*lines: str) -> dict[str, str]:
@@ -140,8 +140,8 @@ OLD_KNOWN = {
 
 
 def test_known_fragment_fires_on_the_cuts_of_the_earlier_rule_and_not_on_the_corrected(gsm8k: dict) -> None:
-    from qcstation.core.construct.keyinfo import keyinfo_from_annotations
-    from qcstation.core.construct.rules import rule_for_seed
+    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import rule_for_seed
 
     for seed, known in OLD_KNOWN.items():
         old = {"known_quantities": known, "unknown_quantities": [], "irrelevant_information": [],

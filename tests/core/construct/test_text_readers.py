@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from qcstation.core.construct import reread, textnumbers
+from qcstation.core.construct.check import reread
+from qcstation.core.reading import textnumbers
 from tests.conftest import dataset
 
 HOSTILE = [
@@ -50,7 +51,7 @@ def test_number_words_and_counting_words_are_the_patterns(texts: list[str]) -> N
 
 
 def test_numbers_read_as_the_patterns_read_them(texts: list[str]) -> None:
-    from qcstation.core.verify.answers import parse_number
+    from qcstation.core.reading.answers import parse_number
 
     def by_patterns(t: str) -> set:
         words = textnumbers.NUMBER_WORDS

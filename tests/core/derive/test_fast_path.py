@@ -20,8 +20,8 @@ import pytest
 
 from db import Store
 from qcstation.common.config import load_config
-from qcstation.core.construct import notation
-from qcstation.core.construct.checks import notation_smtlib
+from qcstation.core.construct.make import notation
+from qcstation.core.construct.check.checks import notation_smtlib
 from qcstation.core.construct.pipeline import Pipeline
 from qcstation.core.derive import parent as parent_mod
 from qcstation.core.derive import transforms

@@ -27,7 +27,7 @@ from qcstation.core.ingest.importer import (
     shipped_samples,
 )
 from qcstation.core.ingest.steps import count_equation_ops
-from qcstation.core.verify.answers import fraction_to_str, parse_number
+from qcstation.core.reading.answers import fraction_to_str, parse_number
 from tests.conftest import ROOT, dataset
 
 

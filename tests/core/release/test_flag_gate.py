@@ -12,7 +12,7 @@ import pytest
 from db import Store
 from qcstation.common.config import Config, load_config
 from qcstation.common.errors import ReleaseError, ReviewError
-from qcstation.core.construct.selfcheck import stored_flags
+from qcstation.core.construct.check.selfcheck import stored_flags
 from qcstation.core.release import releases as rel
 from qcstation.core.release.flag_gate import flag_blockers, flagged_items, override_flags, undo_override
 from qcstation.core.review.decisions import decide, next_item

@@ -75,7 +75,7 @@ def test_fix_key_information_of_a_rejected_item(shipped: Store) -> None:
 def _reworded(text: str) -> tuple[str, str]:
     """The rendered question said another way ('Given ..., let ... . Find answer.'), and the
     same with the last step's operator changed."""
-    from qcstation.core.construct.notation_reader import read_notation
+    from qcstation.core.construct.check.notation_reader import read_notation
 
     q = read_notation(text)
     givens = ", ".join(f"{k} = {v}" for k, v in q.variables.items())

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.verify.answers import count_numbers, fraction_to_str, matches, parse_number
+from qcstation.core.reading.answers import count_numbers, fraction_to_str, matches, parse_number
 
 
 @pytest.mark.parametrize("text, value, kind", [

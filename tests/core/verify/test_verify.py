@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from qcstation.cli import main
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.reading.answers import parse_number
 from qcstation.core.verify.verifier import (
     STATUSES,
     VerifierPool,

@@ -17,9 +17,9 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, RuleError,
+from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, RuleError,
                                                  evaluate, expr_names, expr_to_sexpr, fmt, parse_expression)
-from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
+from qcstation.core.construct.make.rules.result import RuleResult, RuleStep, build_smtlib
 
 
 # --------------------------------------------------------------------------- equation rule
@@ -83,8 +83,8 @@ def _bind(exprs: list[Expr], question: str) -> tuple[list[Expr], list[tuple[str,
     (``Givens.bind``, then word givens and factors), the constants, what was tied by order
     only, and the givens reader (for the records). RuleError names a number the question
     neither states nor implies."""
-    from qcstation.core.construct.rules.constants import declare_literals
-    from qcstation.core.construct.rules.givens import protect_fractions, question_numbers
+    from qcstation.core.construct.make.rules.constants import declare_literals
+    from qcstation.core.construct.make.rules.givens import protect_fractions, question_numbers
 
     givens = question_numbers(question)
     exprs = [protect_fractions(e, givens) for e in exprs]
@@ -101,7 +101,7 @@ def _bind(exprs: list[Expr], question: str) -> tuple[list[Expr], list[tuple[str,
 
 def _records(consts: list[tuple[str, Fraction, Expr]], givens: Any, question: str
              ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    from qcstation.core.construct.rules.calculator import _constant_words, _given_record
+    from qcstation.core.construct.make.rules.calculator import _constant_words, _given_record
 
     return ([_given_record(n, v, givens, question) for n, v, _ in consts if not n.startswith("k_")],
             [{"name": n, "value": fmt(v), "text": _constant_words(n)}

@@ -9,16 +9,16 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.construct.rules.expr import (Expr, ExpressionError, RuleError, evaluate, expr_names,
+from qcstation.core.reading.expr import (Expr, ExpressionError, RuleError, evaluate, expr_names,
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
-from qcstation.core.construct.rules.constants import declare_literals
-from qcstation.core.construct.rules.givens import Givens, content_words, protect_fractions, question_numbers
-from qcstation.core.construct.rules.inline import find_inline_computations, visible_before
-from qcstation.core.construct.rules.links import Computation, pick_answer, resolve_links
-from qcstation.core.construct.rules.phrases import phrase_re
-from qcstation.core.construct.rules.result import RuleResult, RuleStep, build_smtlib
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.construct.make.rules.constants import declare_literals
+from qcstation.core.construct.make.rules.givens import Givens, content_words, protect_fractions, question_numbers
+from qcstation.core.reading.inline import find_inline_computations, visible_before
+from qcstation.core.construct.make.rules.links import Computation, pick_answer, resolve_links
+from qcstation.core.construct.make.rules.phrases import phrase_re
+from qcstation.core.construct.make.rules.result import RuleResult, RuleStep, build_smtlib
+from qcstation.core.reading.answers import parse_number
 
 
 # --------------------------------------------------------------------------- calculator rule

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.reread import WORD_GIVENS, words_at
-from qcstation.core.construct.textnumbers import word_key
-from qcstation.core.construct.rules.binding import Binder, QuestionNumber
-from qcstation.core.construct.rules.expr import BinOp, Expr, Neg, Num
-from qcstation.core.construct.rules.phrases import has_phrase
+from qcstation.core.construct.check.reread import WORD_GIVENS, words_at
+from qcstation.core.reading.textnumbers import word_key
+from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+from qcstation.core.construct.make.rules.phrases import has_phrase
 
 
 STOPWORDS = frozenset(

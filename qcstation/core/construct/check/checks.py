@@ -21,7 +21,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.verify.answers import ExactAnswer, parse_number
+from qcstation.core.reading.answers import ExactAnswer, parse_number
 
 __all__ = ["expected_answer", "notation_smtlib", "check_refinement", "cot_answer_ok", "meaning_refusal",
            "rounded_gold_match", "model_feedback", "redact_gold", "normalize_smtlib"]
@@ -41,8 +41,8 @@ def notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     shown; a rule-made question must still be the deterministic rendering of its source
     SMT-LIB, and a model's rephrasing of it must pass the rephrasing check and read back
     into SMT-LIB of its own."""
-    from qcstation.core.construct.notation import NotationError, notation_to_smtlib, render_notation
-    from qcstation.core.construct.notation_reader import notation_smtlib_of, read_notation
+    from qcstation.core.construct.make.notation import NotationError, notation_to_smtlib, render_notation
+    from qcstation.core.construct.check.notation_reader import notation_smtlib_of, read_notation
 
     if content.get("form") in ("model", "human"):
         # written by a model from SMT-LIB the renderer could not handle, or edited by a
@@ -61,7 +61,7 @@ def notation_smtlib(content: dict[str, Any]) -> tuple[str, str | None]:
     shown = str(content.get("notation", ""))
     if shown != q.text:
         # a model's rephrasing: checked again on every verification, not only when it was made
-        from qcstation.core.construct.notation_rephrasing import check_rephrasing
+        from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
 
         problems = check_rephrasing(q, shown)
         if problems:
@@ -80,7 +80,7 @@ def check_refinement(content: dict[str, Any]) -> list[str]:
         problems.append("no error was injected")
     if content.get("w_cot", "").strip() == content.get("gt_cot", "").strip():
         problems.append("the erroneous chain of thought equals the correct one")
-    from qcstation.core.construct.inject import ERROR_TYPES
+    from qcstation.core.construct.make.inject import ERROR_TYPES
 
     bad = [e.get("type") for e in errors if e.get("type") not in ERROR_TYPES]
     if bad:
@@ -117,7 +117,7 @@ def final_answer(text: str) -> tuple[str, ExactAnswer] | None:
 
 
 def cot_answer_ok(text: str, seed: dict[str, Any]) -> tuple[bool, str]:
-    from qcstation.core.verify.answers import matches
+    from qcstation.core.reading.answers import matches
 
     if not _ANSWER_TAIL.search(text or ""):
         return False, "no final line 'The answer is <number>' found"

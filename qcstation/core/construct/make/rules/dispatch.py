@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 from fractions import Fraction
 
-from qcstation.core.construct.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
-from qcstation.core.construct.rules.equation import smt_from_equation
-from qcstation.core.construct.rules.expr import RuleError
-from qcstation.core.construct.rules.result import RuleResult
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.construct.make.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
+from qcstation.core.construct.make.rules.equation import smt_from_equation
+from qcstation.core.reading.expr import RuleError
+from qcstation.core.construct.make.rules.result import RuleResult
+from qcstation.core.reading.answers import parse_number
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -113,12 +113,12 @@ REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding", "Ambiguous
 
 def check_independently(result: RuleResult, question: str, solution: str) -> None:
     """A formalization is rule-made only if the checks re-derived from the question and the
-    solution (:mod:`qcstation.core.construct.reread`, the audit's own) find nothing: each
+    solution (:mod:`qcstation.core.construct.check.reread`, the audit's own) find nothing: each
     given tied to words that agree with its step, no step that uses an earlier result whose
     value the question also states, no use tied to a place of the question by order only.
     Otherwise RuleError with the reason (the item goes to the model path)."""
-    from qcstation.core.construct.reread import binding_problems, equal_value_links, step_literals
-    from qcstation.core.construct.rules.expr import Num, evaluate
+    from qcstation.core.construct.check.reread import binding_problems, equal_value_links, step_literals
+    from qcstation.core.reading.expr import Num, evaluate
 
     if result.uncertain:
         raise RuleError("uncertain binding: " + result.uncertain[0], "Ambiguous binding")
@@ -136,7 +136,7 @@ def check_independently(result: RuleResult, question: str, solution: str) -> Non
     problems += [f"equal-value-link: {m}" for m in equal_value_links(defs, values, question, solution)]
     if not problems:
         # the independent reading of what each given measures (its own code: rolecheck)
-        from qcstation.core.construct.rolecheck import given_roles
+        from qcstation.core.construct.check.rolecheck import given_roles
 
         problems = [f"given-role: {m}" for m in given_roles(defs, values, result.givens, question, solution)]
     if problems:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.construct.rules.expr import Expr, expr_to_sexpr, is_nonlinear
+from qcstation.core.reading.expr import Expr, expr_to_sexpr, is_nonlinear
 
 
 # --------------------------------------------------------------------------- results

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from qcstation.common.memo import text_memo
-from qcstation.core.construct.rules.expr import BinOp, Expr, ExpressionError, Num, evaluate, parse_expression
+from qcstation.core.reading.expr import BinOp, Expr, ExpressionError, Num, evaluate, parse_expression
 
 
 # --------------------------------------------------------------------------- inline computations

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from qcstation.core.construct.inject_chain import (
+from qcstation.core.construct.make.inject_chain import (
     ChainState,
     ChainStep,
     EditRecord,
@@ -43,8 +43,8 @@ from qcstation.core.construct.inject_chain import (
     format_result,
     numbers_in,
 )
-from qcstation.core.construct.inject_types import INJECTORS
-from qcstation.core.construct.rules import ANNOTATION_RE
+from qcstation.core.construct.make.inject_types import INJECTORS
+from qcstation.core.construct.make.rules import ANNOTATION_RE
 
 __all__ = [
     "ERROR_TYPES",

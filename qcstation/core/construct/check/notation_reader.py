@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
+from qcstation.core.construct.make.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
                                               question_smtlib)
-from qcstation.core.construct.rules import (
+from qcstation.core.construct.make.rules import (
     BinOp,
     Expr,
     ExpressionError,

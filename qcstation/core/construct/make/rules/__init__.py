@@ -19,17 +19,16 @@ Two rules:
 The SMT-LIB uses sort Real with exact rationals (``(/ 3 2)``, ``(- 5)``) and only the
 commands set-logic, declare-const, assert, check-sat and get-value.
 
+The bounded expression language (``Expr`` trees, :func:`parse_expression`, :func:`evaluate`,
+:class:`ExpressionError`, :class:`RuleError`) and the computations written in running text
+(``find_inline_computations``) are the reading floor's (``qcstation.core.reading.expr``,
+``qcstation.core.reading.inline``); this package re-exports them for its callers.
+
 The modules and their contract (each imports only the ones above it):
 
-``expr``        the bounded expression language: ``Expr`` trees, :func:`parse_expression`
-                (never ``eval``; limits on length, nesting, digits, size, bits),
-                :func:`evaluate` in exact ``Fraction`` arithmetic, SMT-LIB terms, and the
-                two errors: :class:`ExpressionError` (text is not arithmetic) and
-                :class:`RuleError` (no rule applies; its message is the reason shown).
+``phrases``     a phrase read as whole words (``has_phrase``, ``phrase_re``).
 ``result``      :class:`RuleStep`, :class:`RuleResult` (what every rule returns) and the
                 SMT-LIB script built from steps.
-``inline``      computations written in running text (``54 − 37 = 17``); also used by
-                key information (unknowns' descriptions) and error injection.
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
@@ -38,20 +37,20 @@ The modules and their contract (each imports only the ones above it):
                 literals that are no digit of the question; anything else is refused.
 ``links``       which step is the answer and which written number is an earlier result.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
-``equation``    the equation rule (uses ``expr`` and ``result`` only).
+``equation``    the equation rule (uses ``result`` and the expression language).
 ``dispatch``    :func:`rule_for_seed`: the first rule a seed row supports, by what its
                 data holds; :func:`gold_from_seed`.
 
-Callers import from this package (``from qcstation.core.construct.rules import
+Callers import from this package (``from qcstation.core.construct.make.rules import
 rule_for_seed``); the names below are its public interface.
 """
 
 from __future__ import annotations
 
-from qcstation.core.construct.rules.calculator import ANNOTATION_RE, smt_from_calculator_annotations
-from qcstation.core.construct.rules.dispatch import MAX_REASON_CHARS, gold_from_seed, rule_for_seed
-from qcstation.core.construct.rules.equation import smt_from_equation
-from qcstation.core.construct.rules.expr import (
+from qcstation.core.construct.make.rules.calculator import ANNOTATION_RE, smt_from_calculator_annotations
+from qcstation.core.construct.make.rules.dispatch import MAX_REASON_CHARS, gold_from_seed, rule_for_seed
+from qcstation.core.construct.make.rules.equation import smt_from_equation
+from qcstation.core.reading.expr import (
     BinOp,
     Expr,
     ExpressionError,
@@ -66,15 +65,15 @@ from qcstation.core.construct.rules.expr import (
     is_nonlinear,
     parse_expression,
 )
-from qcstation.core.construct.rules.givens import COMMON_FACTORS, Givens, question_numbers
-from qcstation.core.construct.rules.inline import (
+from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, Givens, question_numbers
+from qcstation.core.reading.inline import (
     INLINE_RE,
     VISIBLE_TAIL_RE,
     InlineComputation,
     find_inline_computations,
     normalize_visible,
 )
-from qcstation.core.construct.rules.result import RuleResult, RuleStep
+from qcstation.core.construct.make.rules.result import RuleResult, RuleStep
 
 __all__ = [
     "Num",

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
-from qcstation.core.construct.rules import InlineComputation
-from qcstation.core.construct.inject_chain import (
+from qcstation.core.construct.make.rules import InlineComputation
+from qcstation.core.construct.make.inject_chain import (
     AmbiguousChange,
     ChainState,
     ChainStep,

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from qcstation.core.construct.rules import (
+from qcstation.core.construct.make.rules import (
     BinOp,
     Expr,
     ExpressionError,
@@ -119,7 +119,7 @@ def _chain(expr: Expr, op: str) -> list[Expr]:
 
 def render_infix(expr: Expr) -> str:
     """Infix with × ÷ + − and only the parentheses the tree needs; parsing the text
-    back with :func:`qcstation.core.construct.rules.parse_expression` gives the same tree."""
+    back with :func:`qcstation.core.construct.make.rules.parse_expression` gives the same tree."""
     if isinstance(expr, Name):
         return expr.name
     if isinstance(expr, Num):

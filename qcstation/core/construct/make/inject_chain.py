@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from qcstation.core.construct.rules import (
+from qcstation.core.construct.make.rules import (
     ExpressionError,
     InlineComputation,
     evaluate,

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
-from qcstation.core.verify.answers import parse_number
+from qcstation.core.reading.answers import parse_number
 
 __all__ = ["word_key", "ANNOT_RE", "ANNOT_WITH_RESULT_RE", "COUNT_WORDS", "COUNT_WORD_RE", "FRACTION_RE", "NUMBER_RE", "NUMBER_WORDS",
            "NUMBER_WORD_RE", "numbers_in", "sub_count_words"]

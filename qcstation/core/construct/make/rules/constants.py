@@ -20,8 +20,8 @@ import functools
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.rules.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
-from qcstation.core.construct.rules.phrases import has_phrase, phrase_re
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
+from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 
 __all__ = ["FACTOR_VALUES", "declare_literals"]
 
@@ -87,7 +87,7 @@ def _slug(phrase: str) -> str:
 
 def _word_givens(question: str) -> dict[Fraction, list[str]]:
     """value -> the names of the word givens of that value the question states."""
-    from qcstation.core.construct.reread import WORD_GIVENS
+    from qcstation.core.construct.check.reread import WORD_GIVENS
 
     out: dict[Fraction, list[str]] = {}
     q = question.lower()

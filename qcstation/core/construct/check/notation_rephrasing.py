@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.rules import ExpressionError
-from qcstation.core.construct.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
+from qcstation.core.construct.make.rules import ExpressionError
+from qcstation.core.construct.make.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
                                                parse_notation_text)
 
 __all__ = ["check_rephrasing"]

@@ -20,7 +20,7 @@ answer). The flags, per dimension:
   gold answer although no injected error type keeps it, so a model that copies the
   last line would pass Refinement.
 
-Re-derived from the question and solution alone (:mod:`qcstation.core.construct.reread`),
+Re-derived from the question and solution alone (:mod:`qcstation.core.construct.check.reread`),
 never from the labels the rule stored with the artifact:
 
 * ``given-words`` (reasoning): a given a step uses is tied to words of the question that
@@ -38,13 +38,13 @@ never from the labels the rule stored with the artifact:
 * ``known-fragment`` (understanding): a known quantity cut from the question (its words
   stand in the question as written) that is neither a whole sentence of the question nor a
   clause with its own subject and verb ("Charged her 10% less money", "A ballpen at $0.5
-  each", "1/2 of what her brother earns"); see :mod:`qcstation.core.construct.clauses`.
+  each", "1/2 of what her brother earns"); see :mod:`qcstation.core.reading.clauses`.
 * ``scenario-fragment`` (understanding): a sentence of the problem scenario that is no
   sentence of the question as written and does not read as a statement of its own ("At the
   end of the 8 weeks, if she has a total of $100.", "Profit is the difference between total
-  income and total expenses, so."); see :func:`qcstation.core.construct.clauses.scenario_fragments`.
+  income and total expenses, so."); see :func:`qcstation.core.reading.clauses.scenario_fragments`.
 * ``given-role`` (reasoning), a **hard** flag: read a third way, by
-  :mod:`qcstation.core.construct.rolecheck` (its own reading of the texts, no rule code), a
+  :mod:`qcstation.core.construct.check.rolecheck` (its own reading of the texts, no rule code), a
   step's line writes a given's value only with words of another kind of quantity than the
   question's place of that given ("5 days" for "5 dance classes", "2 people" for "two books"):
   one number in two roles. The rules refuse such a formalization, generate never marks one
@@ -156,7 +156,7 @@ _ANN_LHS = re.compile(r"<<([^<>=]{1,400})=")
 def _solution_numbers(solution: str) -> set[Fraction]:
     """Numbers the gold solution computes with: the left sides of its calculator
     annotations, else the operands of its visible computations."""
-    from qcstation.core.construct.rules import find_inline_computations
+    from qcstation.core.construct.make.rules import find_inline_computations
 
     solution = solution[:MAX_TEXT]
     anns = _ANN_LHS.findall(solution)
@@ -174,8 +174,8 @@ def _solution_numbers(solution: str) -> set[Fraction]:
 @text_memo(lambda parsed: None if parsed is None else (dict(parsed[0]), dict(parsed[1]), set(parsed[2])), maxsize=32)
 def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
     """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
-    from qcstation.core.construct.notation import NotationError, read_source
-    from qcstation.core.construct.rules import ExpressionError, Num, evaluate, expr_names
+    from qcstation.core.construct.make.notation import NotationError, read_source
+    from qcstation.core.construct.make.rules import ExpressionError, Num, evaluate, expr_names
 
     try:
         src = read_source(smtlib[:MAX_TEXT])
@@ -226,7 +226,7 @@ def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], 
 
 
 def _is_given_constant(defs: dict[str, Any], name: str) -> bool:
-    from qcstation.core.construct.rules import Neg, Num
+    from qcstation.core.construct.make.rules import Neg, Num
 
     e = defs.get(name)
     if isinstance(e, Num):
@@ -264,7 +264,7 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag
 def _links(smtlib: str, question: str, solution: str) -> tuple[str, ...]:
     """The equal-value links of a formalization (:func:`reread.equal_value_links`), found once:
     a derived item's Reasoning and Arithmetic artifacts carry the same SMT-LIB."""
-    from qcstation.core.construct.reread import equal_value_links
+    from qcstation.core.construct.check.reread import equal_value_links
 
     parsed = _smt_definitions(smtlib)
     if parsed is None:
@@ -275,7 +275,7 @@ def _links(smtlib: str, question: str, solution: str) -> tuple[str, ...]:
 
 def _reread_smt(defs: dict[str, Any], values: dict[str, Fraction], question: str,
                 solution: str) -> list[Flag]:
-    from qcstation.core.construct.reread import binding_problems, step_literals
+    from qcstation.core.construct.check.reread import binding_problems, step_literals
 
     flags = [Flag("given-words", "reasoning", b.describe()[:300])
              for b in binding_problems(defs, values, question, solution)[:5]]
@@ -320,7 +320,7 @@ _SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
 
 def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = "",
                    gold: Fraction | None = None) -> list[Flag]:
-    from qcstation.core.construct.reread import hidden_numbers, used_irrelevant, value_leaks
+    from qcstation.core.construct.check.reread import hidden_numbers, used_irrelevant, value_leaks
 
     flags: list[Flag] = []
     unknowns = content.get("unknown_quantities")
@@ -335,14 +335,14 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
                   for m in used_irrelevant(irrelevant, question, solution)[:5]]
     known = content.get("known_quantities")
     if isinstance(known, list) and question:
-        from qcstation.core.construct.clauses import known_fragments
+        from qcstation.core.reading.clauses import known_fragments
 
         flags += [Flag("known-fragment", "understanding",
                        f"{k!r} is cut from the question and has no subject and verb of its own")
                   for k in known_fragments(known, question)[:5]]
     scenario = content.get("problem_scenario")
     if isinstance(scenario, str) and question:
-        from qcstation.core.construct.clauses import scenario_fragments
+        from qcstation.core.reading.clauses import scenario_fragments
 
         flags += [Flag("scenario-fragment", "understanding",
                        f"the scenario's {s!r} is no sentence of the question and reads as no statement of its own")
@@ -381,10 +381,10 @@ _FINAL = re.compile(r"(?:answer is|####)\s*:?\s*\$?\s*([-−]?[\d,]*\.?\d+(?:/\d
 
 
 def _audit_refinement(content: dict[str, Any], gold: Fraction | None) -> list[Flag]:
-    from qcstation.core.verify.answers import parse_number
+    from qcstation.core.reading.answers import parse_number
 
-    from qcstation.core.construct.inject import KEEPS_ANSWER
-    from qcstation.core.construct.reread import stale_edits
+    from qcstation.core.construct.make.inject import KEEPS_ANSWER
+    from qcstation.core.construct.check.reread import stale_edits
 
     text = str(content.get("w_cot", ""))[:MAX_TEXT]
     stale = [Flag("stale-edit", "refinement", m[:300])
@@ -446,7 +446,7 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
 
 def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
     """``given-role`` flags of a formalization that stores its givens' places (rule-made)."""
-    from qcstation.core.construct.rolecheck import given_roles
+    from qcstation.core.construct.check.rolecheck import given_roles
 
     smt, givens = content.get("smtlib"), content.get("givens")
     if not isinstance(smt, str) or not isinstance(givens, list) or not question or not solution:
@@ -478,7 +478,7 @@ def hard_codes(codes: str | None) -> list[str]:
 
 
 def _gold(seed: dict[str, Any]) -> Fraction | None:
-    from qcstation.core.verify.answers import parse_number
+    from qcstation.core.reading.answers import parse_number
 
     raw = seed.get("answer_value")
     if isinstance(raw, str) and raw.strip():

@@ -15,11 +15,11 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from qcstation.common.memo import text_memo
-from qcstation.core.construct.clauses import SENTENCE as _SENTENCE, is_verb_form, reads_as_clause, sentences as _sentences
-from qcstation.core.construct.textnumbers import (
+from qcstation.core.reading.clauses import SENTENCE as _SENTENCE, is_verb_form, reads_as_clause, sentences as _sentences
+from qcstation.core.reading.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
 )
-from qcstation.core.construct.unknowns import unknowns_and_relations
+from qcstation.core.construct.make.unknowns import unknowns_and_relations
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
 from qcstation.common.errors import GenerationError
 
@@ -292,7 +292,7 @@ def _counts_what_solution_uses(sentence: str, solution: str) -> bool:
     """Does a sentence count what the solution works with, though the solution never writes
     its number? "Jake buys 2 T-shirts." when the solution adds "the cost of the T-shirts":
     the words after one of its numbers are words of the solution."""
-    from qcstation.core.construct.reread import line_stems, words_at
+    from qcstation.core.construct.check.reread import line_stems, words_at
 
     used = line_stems(solution)
     return any(words_at(sentence, m.start(), m.end()) & used for m in _NUMBER.finditer(sentence))

@@ -1,6 +1,6 @@
 """Checks re-derived from the question and the gold solution alone, never from the labels a
 rule wrote with its artifact (links, evidence, error records): they can fail where the rule
-is wrong. :mod:`qcstation.core.construct.selfcheck` turns their findings into flags; the
+is wrong. :mod:`qcstation.core.construct.check.selfcheck` turns their findings into flags; the
 construction rules also ask :func:`binding_problems` before they accept a formalization.
 
 * :func:`binding_problems`: which words each given a step uses is tied to. For a step, the
@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
-from qcstation.core.construct.textnumbers import word_key
+from qcstation.core.reading.textnumbers import word_key
 
 __all__ = ["Binding", "binding_problems", "line_stems", "solution_stems", "words_at", "equal_value_links", "expr_names", "link_by_words", "question_occurrences", "solution_lines", "stale_edits",
            "step_literals", "stated_with_words", "used_irrelevant", "value_leaks", "hidden_numbers",

@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.construct.textnumbers import (
+from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
     sub_count_words as _sub_count_words, word_key,
 )
@@ -24,7 +24,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     """Q1, Q2, ... described by the solution's words with every step's result hidden (also
     where the question states the same value: "Michael has $6 in change" when the question
     has "six" bills), and each defined from the givens and earlier Qs."""
-    from qcstation.core.construct.reread import stated_with_words
+    from qcstation.core.construct.check.reread import stated_with_words
 
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
@@ -126,7 +126,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     weeks", "spins 1/11 as fast"): a '?' there would read as an unknown. So does a number
     ``given_at`` says the question states with the same words ("if both work 20 hours" where the
     answer is $20; "for 20 chickens")."""
-    from qcstation.core.construct.rules import VISIBLE_TAIL_RE, find_inline_computations
+    from qcstation.core.construct.make.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     others = others or {}
 
@@ -205,9 +205,9 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
 
 def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction],
               given_text: dict[str, str]) -> str:
-    from qcstation.core.construct.notation import render_infix
-    from qcstation.core.construct.rules import BinOp, Name, Neg, Num
-    from qcstation.core.construct.rules.constants import FACTOR_VALUES
+    from qcstation.core.construct.make.notation import render_infix
+    from qcstation.core.construct.make.rules import BinOp, Name, Neg, Num
+    from qcstation.core.construct.make.rules.constants import FACTOR_VALUES
 
     def walk(e: Any) -> Any:
         if isinstance(e, Name):

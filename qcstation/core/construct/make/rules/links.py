@@ -12,9 +12,9 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.construct.rules.expr import (Expr, leaves, Name, Neg, Num, BinOp, RuleError, canon, expr_names,
+from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, RuleError, canon, expr_names,
                                                  fmt, literal_value, literal_values)
-from qcstation.core.construct.rules.givens import Givens
+from qcstation.core.construct.make.rules.givens import Givens
 
 MAX_LINK_CHOICES = 4096
 
@@ -154,7 +154,7 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
     line writes after its result and no place of the question has that value with ("9 eggs"
     in both lines, the question's 9 is "9 hours"): that step; or with words of the question's
     place and none of the earlier result's: the given. Keys the words leave open are absent."""
-    from qcstation.core.construct.reread import solution_stems
+    from qcstation.core.construct.check.reread import solution_stems
 
     out: dict[int, int | None] = {}
     for n in keys:

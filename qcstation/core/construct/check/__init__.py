@@ -1,0 +1,19 @@
+"""Checking: whether a made artifact means its seed, re-derived by a route independent of
+the one that made it (the question's words and the gold solution, never the formalization
+alone). Every stage that checks an artifact calls these modules: the generation pipeline,
+derive, the audit and fixes of review, the release's flag gate.
+
+Modules, bottom up (a module imports only those above it in this list, the reading floor
+``qcstation.core.reading``, ``qcstation.core.verify`` and what it checks in
+``qcstation.core.construct.make``)
+-------------------------------------------------------------------------
+``reread``               checks re-derived from the question and the gold solution alone
+                         (which words a given is tied to, literals, value leaks,
+                         irrelevant-but-used, stale edits): the audit's, and the gate every
+                         rule-made item passes.
+``rolecheck``            the role each given plays, read from the question's words.
+``selfcheck``            the flags stored with each artifact (what the rules could not settle).
+``notation_reader``      reads any wording of a notation question back to its formalization;
+``notation_rephrasing``  judges a model's rewording of one.
+``checks``               the automatic checks of an artifact's content, shared by every caller.
+"""

@@ -1,0 +1,25 @@
+"""Making: the four SMART dimension artifacts built from a seed, by exact rules where the
+seed's data allows and by a model otherwise. Nothing here decides whether an artifact is
+right: that is :mod:`qcstation.core.construct.check`. A rule-made formalization does pass
+the re-reading gate of ``check.reread`` before ``rules`` returns it (``rules.dispatch``),
+and the rules read the words around a given with ``check.reread``'s word helpers.
+
+Modules, bottom up (a module imports only those above it in this list, the reading floor
+``qcstation.core.reading`` and ``qcstation.core.verify``)
+-------------------------------------------------------------------------
+``rules/``            the exact formalizations (Reasoning): the question's givens and which
+                      place each use is (``binding``), word givens and named factors
+                      (``constants``), links between steps, the calculator /
+                      inline-arithmetic and equation rules, ``rule_for_seed``; its own
+                      contract in its ``__init__``.
+``notation``          the notation-only question (Arithmetic) rendered from a verified
+                      formalization, and ``question_smtlib``: the one SMT-LIB rule for a
+                      notation question.
+``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
+                      solution's words with every result hidden or named, defined from givens.
+``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
+                      or the rule-made draft grounded in the solution's computations.
+``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;
+``inject_types``      the six error injectors; ``inject`` the public interface.
+``prompts``, ``llm``  the model path: versioned prompts; the client with retries and cache.
+"""

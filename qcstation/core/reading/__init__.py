@@ -1,0 +1,22 @@
+"""The reading floor: how the words of a seed are read, below every stage that reads them.
+
+Numbers, arithmetic expressions and clauses, read from untrusted text with limits (length,
+nesting, digits, size). Every stage stands on this floor: ingest counts a solution's steps
+with the expression parser, verify and evaluation compare answers as exact rationals,
+construction and derive read a question's numbers and clauses. Nothing here imports a
+stage (ingest, verify, construct, derive, review, release, eval): only ``qcstation.common``.
+
+Modules, bottom up (a module imports only those above it in this list)
+-------------------------------------------------------------------------
+``answers``      exact answers: a gold or model answer read as an exact ``Fraction`` with
+                 how it was written (``parse_number``, ``parse_answer``), compared with
+                 the stated tolerance (``matches``); ``count_numbers``.
+``expr``         the bounded arithmetic expression language: ``Expr`` trees,
+                 ``parse_expression`` (never ``eval``), ``evaluate`` in exact arithmetic,
+                 SMT-LIB terms, ``ExpressionError`` and the rules' ``RuleError``.
+``inline``       computations written in running text (``54 − 37 = 17``): what ingest counts
+                 as a solution's steps, and what key information and error injection read.
+``textnumbers``  numbers as a question or a solution writes them (digits, fractions,
+                 number words, calculator annotations), read with a bounded cache.
+``clauses``      what reads as a statement of its own (a subject and a finite verb).
+"""

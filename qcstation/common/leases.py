@@ -66,10 +66,12 @@ class Owner:
 
     @classmethod
     def parse(cls, text: Any) -> Owner | None:
-        """From ``host:pid`` (the evaluation run lease); None for an empty owner."""
+        """From ``host:pid`` (the evaluation run lease), or ``host:pid#claim`` (one claim of
+        that process: a scoring pass; the process decides whether it holds it); None for an
+        empty owner."""
         if not text:
             return None
-        host, _, pid = str(text).rpartition(":")
+        host, _, pid = str(text).split("#", 1)[0].rpartition(":")
         return cls(host, int(pid) if pid.isdigit() else None)
 
     @classmethod

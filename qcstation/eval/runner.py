@@ -35,7 +35,7 @@ from qcstation.common import redact
 from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval import twostep
-from qcstation.eval.runs import EvalError, RunContext, owner_id, run_totals, take_lease
+from qcstation.eval.runs import EvalError, RunContext, executing, owner_id, run_totals, take_lease
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
@@ -480,6 +480,14 @@ def execute_run(db_path: str | Path, run_id: int, cfg: Any, *,
     locked or full) raises :class:`EvalError` saying exactly what was stored and which
     command continues; the run is left ``stopped``."""
     db_path = Path(db_path)
+    with executing(db_path, run_id):     # a second execution or scoring pass here is refused
+        return _execute_run(db_path, run_id, cfg, progress, cancel, retry_errors, backend,
+                            live_score, preflight, keep_lease)
+
+
+def _execute_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[RunProgress], None] | None,
+                 cancel: threading.Event | None, retry_errors: bool, backend: Backend | None,
+                 live_score: bool, preflight: bool, keep_lease: bool) -> RunProgress:
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)

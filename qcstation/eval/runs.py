@@ -14,6 +14,7 @@ executes runs, :mod:`~qcstation.eval.scorers` scores them, and both build on thi
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -292,8 +293,54 @@ def held_elsewhere(row: Mapping[str, Any]) -> bool:
     return not lease_free(row) and owner is not None and not owner.is_me
 
 
+#: this process's scoring claims: a scoring pass writes its own owner, ``host:pid#N``, so a
+#: second pass of the same process (another thread of the workstation) is refused as one of
+#: another process is, and the claim still reads as this process's to every other process
+_CLAIMS = itertools.count(1)
+#: (database, run) pairs this process is executing now (:func:`executing`)
+_EXECUTING: set[tuple[str, int]] = set()
+_EXECUTING_LOCK = threading.Lock()
+
+
+def claimed_here(row: Mapping[str, Any]) -> bool:
+    """A scoring pass of this process holds the run (its owner is a claim of this process)."""
+    text = str(row.get("owner") or "")
+    owner = Owner.parse(text)
+    return row.get("status") == "running" and "#" in text and owner is not None and owner.is_me
+
+
+def _run_key(db_path: Any, run_id: int) -> tuple[str, int]:
+    from pathlib import Path
+
+    return str(Path(db_path).resolve()), int(run_id)
+
+
+@contextmanager
+def executing(db_path: Any, run_id: int) -> Iterator[None]:
+    """Mark the run as executed by this process for the block (the runner's
+    ``execute_run``): a second execution or a scoring pass of this process is refused
+    meanwhile, as one of another process is by the lease."""
+    key = _run_key(db_path, run_id)
+    with _EXECUTING_LOCK:
+        if key in _EXECUTING:
+            raise EvalError(f"run {run_id} is being run by this process already; wait for it")
+        _EXECUTING.add(key)
+    try:
+        yield
+    finally:
+        with _EXECUTING_LOCK:
+            _EXECUTING.discard(key)
+
+
+def _refuse_if_busy_here(row: Mapping[str, Any], run_id: int) -> None:
+    if claimed_here(row):
+        raise EvalError(f"run {run_id} is being scored by this process (another scoring pass); "
+                        f"wait for it to end")
+
+
 def take_lease(store: Store, run_id: int) -> None:
-    """Mark the run ``running`` by this process, unless another live process holds it."""
+    """Mark the run ``running`` by this process, unless another live process holds it, or a
+    scoring pass of this process does."""
     with store.transaction():
         row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (run_id,))
         if row is None:
@@ -301,6 +348,7 @@ def take_lease(store: Store, run_id: int) -> None:
         if held_elsewhere(row):
             raise EvalError(f"run {run_id} is being run by {row['owner']} (last sign of life "
                             f"{row['heartbeat_at']}); wait for it, or stop that process first")
+        _refuse_if_busy_here(row, run_id)
         store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ?, "
                       "error = NULL WHERE id = ?", (owner_id(), now(), run_id))
 
@@ -312,10 +360,19 @@ SCORING_BEAT_S = 5.0
 @contextmanager
 def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
     """Hold the run's lease while its outputs are scored: the run reads ``running`` (by this
-    process) until its scores are written, and a second process — ``eval resume``, ``eval
-    score`` — is refused instead of scoring the same outputs beside it. At the end the run
-    is ``done`` when every request has an output and the scoring pass ended well; otherwise
-    it keeps the status it had (``interrupted`` when this process was running it)."""
+    process, under a claim of this pass: ``host:pid#N``) until its scores are written, and
+    a second scoring pass — of another process (``eval resume``, ``eval score``) or of this
+    one (another thread) — is refused instead of scoring the same outputs beside it, as is
+    a pass while this process executes the run. The lease this process's own run kept
+    (``execute_run(keep_lease=True)``, ended) is taken over. At the end the run is ``done``
+    when every request has an output and the scoring pass ended well; otherwise it keeps
+    the status it had (``interrupted`` when this process was running it)."""
+    with _EXECUTING_LOCK:
+        running_here = _run_key(db_path, run_id) in _EXECUTING
+    if running_here:
+        raise EvalError(f"run {run_id} is being run by this process; its outputs are scored when "
+                        f"the run ends")
+    me = f"{owner_id()}#{next(_CLAIMS)}"
     with Store(db_path, migrate=False, create=False) as store, store.transaction():
         row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (int(run_id),))
         if row is None:
@@ -323,10 +380,10 @@ def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
         if held_elsewhere(row):
             raise EvalError(f"run {run_id} is being run or scored by {row['owner']} (last sign of life "
                             f"{row['heartbeat_at']}); wait for it, or stop that process first")
+        _refuse_if_busy_here(row, run_id)
         before = str(row["status"])
         store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ? WHERE id = ?",
-                      (owner_id(), now(), int(run_id)))
-    me = owner_id()
+                      (me, now(), int(run_id)))
     stop = threading.Event()
 
     def beat() -> None:

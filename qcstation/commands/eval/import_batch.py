@@ -36,7 +36,7 @@ def register(actions: argparse._SubParsersAction) -> None:
                     "request in RUN. A result with an error or a non-200 status is stored as a "
                     "failed request. Results already stored are kept and counted, so importing "
                     "again is safe; results of another run are refused. Then score the run with "
-                    "`qcstation eval score RUN`. Exit status: 0 all lines stored or already "
+                    "`qcstation eval score RUN` (a run reads done once scored). Exit status: 0 all lines stored or already "
                     "present, 1 some lines skipped (see stderr), 2 a file could not be read.")
     im.add_argument("run", metavar="RUN", help="run id or name")
     im.add_argument("files", metavar="FILE", nargs="+",
@@ -55,15 +55,16 @@ def run(args: argparse.Namespace) -> int:
     _register_keys(args)
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
+        _refuse_if_busy(store, run_id)
         for name in args.files:
             _import_file(store, run_id, Path(name), totals, problems, unreadable)
-        info = get_run(store, run_id)
-        complete = info.n_outputs >= info.n_requests > 0
-        if complete and info.status in ("created", "interrupted", "failed", "stopped"):
+        # a run is `done` only once scored (`eval score` marks it so, runs.scoring_lease):
+        # a complete import leaves it as it was, and new outputs in a scored run unscore it
+        if totals["stored"] + totals["stored_error"]:
             with store.transaction():
-                store.execute("UPDATE eval_runs SET status = 'done', finished_at = COALESCE("
-                              "finished_at, ?) WHERE id = ?", (_now(), run_id))
-            info = get_run(store, run_id)
+                store.execute("UPDATE eval_runs SET status = 'interrupted' WHERE id = ? AND status = 'done'",
+                              (run_id,))
+        info = get_run(store, run_id)
         store.event(_actor(), "eval.batch_imported", "eval_run", run_id,
                     {"files": [str(f) for f in args.files], **totals})
     status = 2 if unreadable else (1 if problems else 0)
@@ -83,6 +84,17 @@ def run(args: argparse.Namespace) -> int:
         return status
     _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems), info)
     return status
+
+
+def _refuse_if_busy(store: Store, run_id: int) -> None:
+    """Results are not stored into a run another process (or a pass of this one) is running
+    or scoring: that pass would end the run ``done`` with outputs it never scored."""
+    from qcstation.eval.runs import EvalError, claimed_here, held_elsewhere
+
+    row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (run_id,))
+    if row is not None and (held_elsewhere(row) or claimed_here(row)):
+        raise EvalError(f"run {run_id} is being run or scored by {row['owner']} right now; import "
+                        f"its results once that ends")
 
 
 def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
@@ -208,12 +220,6 @@ def _register_keys(args: argparse.Namespace) -> None:
     for m in [cfg.generator, *cfg.judges, *cfg.models.values()]:
         if m is not None:
             m.api_key()
-
-
-def _now() -> str:
-    from db.store import now
-
-    return now()
 
 
 def _actor() -> str:

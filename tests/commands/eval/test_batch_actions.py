@@ -69,8 +69,14 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
         _, seed, task, sample = cid.split("-")
         row = stored[(int(seed[4:]), task, int(sample[1:]))]
         assert row["response"] == "echo: " + r.messages[-1]["content"]
-    with Store(qs_db) as s:
+    with Store(qs_db) as s:    # complete, not scored: not `done` (issue 30.5)
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "created"
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
+    assert main(["--db", str(qs_db), "eval", "score", str(run_id)]) == 0
+    capsys.readouterr()
+    with Store(qs_db) as s:    # scored: `done`
         assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "done"
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) > 0
 
     # again, through the real entry point: nothing is stored twice, and it says so
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "import-batch",
@@ -90,8 +96,12 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
     run_batch_over_http(inp, out, fake_openai.url)
     assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert (report["stored"], report["pending"], report["status"]) == (1, 0, "done")
+    # a new output in a scored run: no longer `done` until scored again
+    assert (report["stored"], report["pending"], report["status"]) == (1, 0, "interrupted")
     assert {o["status"] for o in outputs(qs_db, run_id).values()} == {"ok"}
+    assert main(["--db", str(qs_db), "eval", "score", str(run_id)]) == 0
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "done"
 
 
 def test_import_refuses_another_runs_results_and_reports_bad_lines(
@@ -223,3 +233,94 @@ def test_create_only_sends_nothing_and_two_step_refinements_stay_for_resume(
     cap = capsys.readouterr()
     assert "is a refinement of a two-step run" in cap.err and "refused          1 two-step refinements" in cap.out
     assert {task for (_, task, _) in outputs(qs_db, run_id)} == {"final"}
+
+
+def _imported_run(qs_db: Path, tmp_path: Path, fake: FakeOpenAI) -> int:
+    """A run whose every request has a stored output (through a batch file), none scored."""
+    run_id = _openai_run(qs_db, fake)
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(inp)]) == 0
+    run_batch_over_http(inp, out, fake.url)
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out)]) == 0
+    return run_id
+
+
+def _run_row(db: Path, run_id: int) -> dict[str, object]:
+    with Store(db) as s:
+        row = dict(s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,)))
+        row["scores"] = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,))
+        row["distinct"] = s.scalar("SELECT COUNT(*) FROM (SELECT DISTINCT seed_id, sample_idx, metric "
+                                   "FROM eval_scores WHERE run_id = ?)", (run_id,))
+    return row
+
+
+def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
+        qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30.5: a run is `done` only when scored, and nobody scores the same outputs twice:
+    not another process, not another thread of this one, not while this process runs it."""
+    import threading
+
+    from qcstation.eval import runs
+    from qcstation.eval.runs import EvalError
+    from qcstation.eval.scorers import score_run
+
+    run_id = _imported_run(qs_db, tmp_path, fake_openai)
+    cfg = config()
+    capsys.readouterr()
+    assert _run_row(qs_db, run_id)["status"] == "created"
+    with pytest.raises(RuntimeError, match="the pass failed"):
+        with runs.scoring_lease(qs_db, run_id):
+            row = _run_row(qs_db, run_id)
+            assert row["status"] == "running" and str(row["owner"]).startswith(runs.owner_id() + "#")
+            # the same process, same thread and another thread: refused
+            with pytest.raises(EvalError, match=f"run {run_id} is being scored by this process"):
+                score_run(qs_db, run_id, cfg)
+            seen: list[BaseException] = []
+            t = threading.Thread(target=lambda: _catch(seen, lambda: score_run(qs_db, run_id, cfg)))
+            t.start()
+            t.join(60)
+            assert len(seen) == 1 and "is being scored by this process" in str(seen[0])
+            with Store(qs_db) as s, pytest.raises(EvalError, match="is being scored by this process"):
+                runs.take_lease(s, run_id)
+            # results are not imported into a run being scored
+            assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id),
+                         str(tmp_path / "out.jsonl")]) == 2
+            assert "is being run or scored by" in capsys.readouterr().err
+            # another process: refused, through the real entry point
+            proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "score",
+                                   str(run_id)], capture_output=True, text=True, timeout=120)
+            assert proc.returncode != 0 and f"run {run_id} is being run or scored by" in proc.stderr
+            assert _run_row(qs_db, run_id)["scores"] == 0          # nobody scored meanwhile
+            raise RuntimeError("the pass failed")
+    row = _run_row(qs_db, run_id)      # a pass that failed: the run keeps its status, unowned
+    assert (row["status"], row["owner"], row["scores"]) == ("created", None, 0)
+    # while this process executes the run, no pass of its own scores it beside the runner
+    with runs.executing(qs_db, run_id):
+        with pytest.raises(EvalError, match=f"run {run_id} is being run by this process"):
+            score_run(qs_db, run_id, cfg)
+        with pytest.raises(EvalError, match="is being run by this process already"):
+            with runs.executing(qs_db, run_id):
+                pass
+    # a process holding the scoring lease is killed: its claim lapses with it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom qcstation.eval.runs import scoring_lease\n"
+         f"with scoring_lease({str(qs_db)!r}, {run_id}):\n    print('held', flush=True)\n    time.sleep(600)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(EvalError, match=f"is being run or scored by .*:{holder.pid}#"):
+            score_run(qs_db, run_id, cfg)
+    finally:
+        holder.kill()
+        holder.wait(30)
+    summary = score_run(qs_db, run_id, cfg)
+    row = _run_row(qs_db, run_id)
+    assert summary.scored > 0 and (row["status"], row["owner"]) == ("done", None)
+    assert row["scores"] == row["distinct"] == summary.scored      # each output scored once
+
+
+def _catch(seen: list[BaseException], fn: object) -> None:
+    try:
+        fn()  # type: ignore[operator]
+    except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+        seen.append(exc)

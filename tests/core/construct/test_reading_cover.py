@@ -120,3 +120,36 @@ def test_a_word_given_the_words_repeat_is_used_again(gsm8k: dict, sid: str, name
     # 76 "each level ... half", 811 "doubles at the end of every month", 1316 "in an hour" on
     # both lines: one quantity used again
     assert rule_for_seed(gsm8k[sid]).smtlib.count(f" {name})") + rule_for_seed(gsm8k[sid]).smtlib.count(f" {name} ") >= 2
+
+
+# -- a word given tied by its clause and its role ---------------------------------------------
+
+@pytest.mark.parametrize("sid, twice_step, half_step", [
+    # "The zoo has twice as many cows ... The farm has half as many sheep": "2 * 30 cows", "1/2 * 20"
+    ("509", "(assert (= s1_cows (* w_twice g1_cows)))", "(assert (= s2_sheep (* w_half g2_sheep)))"),
+    # "Twice as many students need size small ... Half as many students need size large"
+    ("758", "(assert (= s1_size_small (* g1_students w_twice)))",
+     "(assert (= s3_size_large (/ s2_size_medium w_half_parts)))"),
+])
+def test_twice_and_half_each_in_its_clause_and_role(gsm8k: dict, z3pool, sid: str,  # type: ignore[no-untyped-def]
+                                                    twice_step: str, half_step: str) -> None:
+    rule = rule_for_seed(gsm8k[sid])
+    asserts = _asserts(rule.smtlib)
+    assert twice_step in asserts and half_step in asserts
+    assert _verified(z3pool, rule, gsm8k[sid])
+
+
+def test_593_twice_the_shipping(gsm8k: dict) -> None:
+    # "On Amazon.com ... shipping costs $4 ... shipping costs twice as much": "$4 x 2"
+    assert "(assert (= s2_shipping_ebay (* g2 w_twice)))" in _asserts(rule_for_seed(gsm8k["593"]).smtlib)
+
+
+@pytest.mark.parametrize("sid", ["30", "295", "338", "274"])
+def test_a_count_of_things_is_never_vouched_for_by_its_clause(gsm8k: dict, sid: str) -> None:
+    # 30 "two pairs of high heels ... the other costs twice as much": "The second pair of heels
+    # costs 33 * 2" shares "pair", "heels" with the count's clause, yet the 2 is "twice"; 295
+    # "his 2 sons ... half as old": "8 / 2"; 338 "Luke ate 2 hot dogs ... half the amount": "6/2";
+    # 274 "two sleeves ... twice as many": a count may multiply or divide too, so its clause
+    # decides nothing and the line's wordless 2 stays unvouched
+    with pytest.raises(RuleError, match="given-words"):
+        rule_for_seed(gsm8k[sid])

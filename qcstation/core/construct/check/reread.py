@@ -136,6 +136,7 @@ class Occurrence:
     text: str
     words: frozenset[str]   # the stems of the words right after it ("lbs", "$")
     compound: frozenset[str] = frozenset()  # the word it is hyphened to ("speed" of "two-speed")
+    start: int = -1  # where the question writes it
 
 
 _FRACTION_WORD = re.compile(r"(?:hal(?:f|ves)|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|"
@@ -239,7 +240,7 @@ def question_occurrences(question: str) -> list[Occurrence]:
         if m.start() and q[m.start() - 1] == "$":
             words.add("$")
         out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
-                              frozenset(_stem(w) for w in words), _compound(q, m.end())))
+                              frozenset(_stem(w) for w in words), _compound(q, m.end()), m.start()))
         if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
             out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
     for m in _number_word_matches(q):
@@ -248,11 +249,11 @@ def question_occurrences(question: str) -> list[Occurrence]:
         out.append(Occurrence(Fraction(_NUMBER_WORDS[word_key(m.group(1), _NUMBER_WORDS)]),
                               m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
                                             if compound else ""),
-                              frozenset(_stem(w) for w in after), compound))
+                              frozenset(_stem(w) for w in after), compound, m.start()))
     for m in _word_matches(_WORD_GIVEN_RE, _WORD_GIVEN_FIRSTS, q):
         phrase = m.group(1).lower()
         for v in WORD_GIVENS[phrase]:
-            out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase})))
+            out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase}), start=m.start()))
     return out
 
 
@@ -454,7 +455,7 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
-            problem = _one_binding(step, v, line, occ, solution, dep) \
+            problem = _one_binding(step, v, line, occ, solution, dep, question) \
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
@@ -652,7 +653,7 @@ def _distinct(cands: list[Occurrence]) -> bool:
 
 
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
-                 solution: str, given: str = "") -> Binding | None:
+                 solution: str, given: str = "", question: str = "") -> Binding | None:
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
@@ -670,8 +671,10 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         return Binding(step, v, (), tuple(o.text for o in cands))
     if not named:
         # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4):
-        # it is tied to one occurrence only if the question states it one way only
-        if _distinct(cands):
+        # it is tied to one occurrence only if the question states it one way only, or if the
+        # given is a word given ("twice", "half") whose clause alone shares words with the line
+        # (see clause_choice)
+        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {_stem(x) for ws in named for x in ws}
@@ -689,6 +692,59 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     if any({_stem(x) for x in ws} & q_stems for ws in elsewhere):
         return Binding(step, v, tuple(named[0]), tuple(o.text for o in cands))
     return None
+
+
+def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str) -> bool:
+    """Is a word given the line names with no words tied to its phrase by the clause around it
+    (see :func:`clause_choice`)?"""
+    if not question or not given:
+        return False
+    best = clause_choice(question, [o.start for o in cands], line)
+    if best is None:
+        return False
+    o = cands[best]
+    # a word given only ("twice", "half"): a count of things ("two pairs of high heels", "2
+    # sons") may multiply or divide as well, so the clause never vouches for a digit (30:
+    # "The second pair of heels costs 33 * 2" is "twice as much", not "two pairs")
+    if not o.words & _WORD_STEMS:
+        return False
+    phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
+    return given.startswith("w_" + phrase)
+
+
+_CLAUSE_BREAK = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then)\b", re.I)
+_CLAUSE_STOP = _STOP | frozenset("""take takes took make makes made get gets got go goes went come comes came
+    buy buys bought sell sells sold cost costs pay pays paid spend spends spent give gives gave need needs
+    want wants many much number amount times time as than""".split())
+
+
+def _clause_stems(text: str, pos: int) -> frozenset[str]:
+    """The content words (stems) of the clause of ``text`` around ``pos``, less the number and
+    phrase words and common verbs."""
+    a = 0
+    for m in _CLAUSE_BREAK.finditer(text, 0, pos):
+        a = m.end()
+    end = _CLAUSE_BREAK.search(text, pos + 1)
+    b = end.start() if end else len(text)
+    words = [w for w in _WORD.findall(text[a:b]) if w.lower() not in _CLAUSE_STOP and w.lower() not in _NUMBER_WORDS
+             and not _WORD_GIVEN_RE.fullmatch(w) and w not in ("$", "%")]
+    return frozenset(_stem(w) for w in words)
+
+
+def clause_choice(question: str, starts: list[int], line: str) -> int | None:
+    """Of the places ``starts`` of the question (a value stated several ways), the one whose
+    clause alone shares words with the solution's ``line`` ("The rosette takes 2 * 90" and
+    "the rosette takes twice as many as the collar", not "a sweater with two sleeves"); None
+    when no place or more than one shares the most."""
+    if any(s < 0 for s in starts):
+        return None
+    here = frozenset(_stem(w) for w in _WORD.findall(_ANN.sub(" ", line))
+                     if w.lower() not in _CLAUSE_STOP and w.lower() not in _NUMBER_WORDS)
+    scores = [len(_clause_stems(question, s) & here) for s in starts]
+    top = max(scores, default=0)
+    if not top or scores.count(top) != 1:
+        return None
+    return scores.index(top)
 
 
 def _one_sum_or_product(expr: Any) -> bool:

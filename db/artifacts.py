@@ -2,6 +2,10 @@
 
 - :func:`current_artifact`: the current version of one seed's artifact of a dimension
   (the highest version not superseded).
+- :func:`flag_overrides` / :func:`override_in_force`: a curator's override of an artifact's
+  self-check flags (``flag_overrides``), the latest not undone, and whether it still holds
+  (it saw the artifact's current flag codes); read by review (the pane) and release (the
+  gate, the records).
 - :func:`reject_feedback`: why reviewers (or a curator) rejected an artifact version, the
   feedback the generation loop passes when it regenerates it.
 
@@ -14,7 +18,7 @@ from typing import Any
 
 from db.store import Store
 
-__all__ = ["current_artifact", "reject_feedback"]
+__all__ = ["current_artifact", "flag_overrides", "override_in_force", "reject_feedback"]
 
 
 def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
@@ -23,6 +27,28 @@ def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, An
         "SELECT * FROM artifacts WHERE seed_id = ? AND dimension = ? AND status != 'superseded' "
         "ORDER BY version DESC LIMIT 1", (seed_id, dimension))
 
+
+def flag_overrides(store: Store, artifact_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The latest override not undone of each of ``artifact_ids`` (whatever flag codes it
+    saw: :func:`override_in_force` says whether it still holds)."""
+    out: dict[int, dict[str, Any]] = {}
+    for i in range(0, len(artifact_ids), 500):
+        chunk = artifact_ids[i:i + 500]
+        for r in store.query(
+                f"SELECT id, artifact_id, flag_codes, reason, curator, display_name, created_at "
+                f"FROM flag_overrides WHERE undone_at IS NULL AND artifact_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY id", chunk):
+            out[int(r["artifact_id"])] = dict(r)
+    return out
+
+
+def override_in_force(override: dict[str, Any] | None,
+                      flag_codes: str | None) -> dict[str, Any] | None:
+    """``override`` if it saw exactly the artifact's current ``flag_codes``, else None (the
+    artifact was audited again and its flags changed: the override no longer applies)."""
+    if override is None or override["flag_codes"] != (flag_codes or ""):
+        return None
+    return override
 
 
 def reject_feedback(store: Store, artifact_id: int) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from db.artifacts import flag_overrides, override_in_force
 from db.store import Store, from_json, now
 from qcstation.common.errors import ReviewError
 from qcstation.common.identity import require_curator
@@ -28,7 +29,7 @@ from qcstation.core.review.items import find_seed, item_key, made_by_text
 from qcstation.core.review.queries import _SCOPE_SEEDS
 
 __all__ = ["FlaggedItem", "flagged_items", "flag_blockers", "override_flags", "undo_override",
-           "active_overrides", "record_flags", "MAX_REASON_CHARS"]
+           "record_flags", "MAX_REASON_CHARS"]
 
 MAX_REASON_CHARS = 1000
 _SHOWN = 8   # flagged items named in one blocker line
@@ -107,7 +108,7 @@ def flagged_items(store: Store, scope: str = "", *, only_blocking: bool = False
     if not flagged:
         return []
     seeds = _candidate_seeds(store, sorted({f[0] for f in flagged}), scope)
-    overrides = active_overrides(store, [f[2] for f in flagged])
+    overrides = flag_overrides(store, [f[2] for f in flagged])
     out: list[FlaggedItem] = []
     arts = _artifact_rows(store, [f[2] for f in flagged if f[0] in seeds])
     for seed_id, dim, art_id, status, codes in sorted(flagged):
@@ -115,9 +116,7 @@ def flagged_items(store: Store, scope: str = "", *, only_blocking: bool = False
         if seed is None:
             continue
         a = arts.get(art_id, {})
-        ov = overrides.get(art_id)
-        if ov is not None and ov["flag_codes"] != codes:
-            ov = None
+        ov = override_in_force(overrides.get(art_id), codes)
         if only_blocking and ov is not None:
             continue
         out.append(FlaggedItem(
@@ -185,19 +184,6 @@ def flag_blockers(store: Store, scope: str = "") -> list[str]:
             f"qcstation release override ITEM --dimension DIM --reason TEXT"]
 
 
-def active_overrides(store: Store, artifact_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The latest active override of each of ``artifact_ids`` (whatever codes it saw)."""
-    out: dict[int, dict[str, Any]] = {}
-    for i in range(0, len(artifact_ids), 500):
-        chunk = artifact_ids[i:i + 500]
-        for r in store.query(
-                f"SELECT id, artifact_id, flag_codes, reason, curator, display_name, created_at "
-                f"FROM flag_overrides WHERE undone_at IS NULL AND artifact_id IN "
-                f"({','.join('?' * len(chunk))}) ORDER BY id", chunk):
-            out[int(r["artifact_id"])] = dict(r)
-    return out
-
-
 def _current(store: Store, seed_id: int, dimension: str) -> dict[str, Any]:
     row = store.one("SELECT id, status, flag_codes, flags FROM artifacts WHERE seed_id = ? AND "
                     "dimension = ? AND status != 'superseded' ORDER BY version DESC LIMIT 1",
@@ -249,7 +235,7 @@ def undo_override(store: Store, ref: Any, dimension: str, *, actor: str,
     seed_id = find_seed(store, ref)
     with store.transaction():
         cur = _current(store, seed_id, dimension)
-        ov = active_overrides(store, [int(cur["id"])]).get(int(cur["id"]))
+        ov = flag_overrides(store, [int(cur["id"])]).get(int(cur["id"]))
         if ov is None:
             raise ReviewError(f"no override of the {dimension} flags of {one_line(str(ref), 60)} "
                               f"is in force", title="Nothing to undo")
@@ -271,8 +257,8 @@ def record_flags(arts: dict[str, dict[str, Any]],
         if not flags:
             continue
         entry: dict[str, Any] = {"flags": flags}
-        ov = overrides.get(int(a["id"]))
-        if ov is not None and ov["flag_codes"] == (a.get("flag_codes") or ""):
+        ov = override_in_force(overrides.get(int(a["id"])), a.get("flag_codes"))
+        if ov is not None:
             entry["override"] = {"by": ov["curator"], "at": ov["created_at"],
                                  "reason": ov["reason"]}
         out[dim] = entry

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from db.artifacts import flag_overrides
 from db.store import Store, current_actor, from_json, now
 from qcstation.common.identity import is_curator, norm
 from exports.writers import (
@@ -51,7 +52,7 @@ from qcstation.core.release.derived import (
 )
 from qcstation.core.ingest.formats import licence_of
 from qcstation.core.review.curation import excluded_seeds
-from qcstation.core.release.flag_gate import active_overrides, flag_blockers, record_flags
+from qcstation.core.release.flag_gate import flag_blockers, record_flags
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
 from qcstation.core.review.queries import (
     LIVE_SEED_STATUSES,
@@ -253,7 +254,7 @@ def release_candidates(store: Store, scope: str = "") -> tuple[list[dict[str, An
     }
     records: list[dict[str, Any]] = []
     excluded: list[dict[str, Any]] = []
-    overrides = active_overrides(store, [int(a["id"]) for per in current.values()
+    overrides = flag_overrides(store, [int(a["id"]) for per in current.values()
                                          for a in per.values() if a.get("flag_codes")])
     for seed in scope_seeds(store, scope):
         sid = int(seed["id"])

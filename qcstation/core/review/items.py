@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from db.artifacts import reject_feedback
+from db.artifacts import flag_overrides, override_in_force, reject_feedback
 from db.store import Store, from_json
 from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import FINAL_VERDICTS
@@ -148,18 +148,13 @@ def flag_lines(flags: list[dict[str, Any]] | None,
 
 def _overrides(store: Store, rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     """The curator's override in force for each flagged artifact of ``rows`` (its codes the
-    artifact's current ones)."""
-    ids = sorted({int(r["artifact_id"]) for r in rows if r.get("flag_codes")})
-    codes = {int(r["artifact_id"]): r.get("flag_codes") for r in rows}
+    artifact's current ones), as the pane shows it."""
+    codes = {int(r["artifact_id"]): r["flag_codes"] for r in rows if r.get("flag_codes")}
     out: dict[int, dict[str, Any]] = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        for o in store.query(
-                f"SELECT artifact_id, flag_codes, reason, curator, created_at FROM flag_overrides "
-                f"WHERE undone_at IS NULL AND artifact_id IN ({','.join('?' * len(chunk))}) "
-                f"ORDER BY id", chunk):
-            if o["flag_codes"] == codes.get(int(o["artifact_id"])):
-                out[int(o["artifact_id"])] = dict(o)
+    for art_id, o in flag_overrides(store, sorted(codes)).items():
+        if override_in_force(o, codes[art_id]) is not None:
+            out[art_id] = {k: o[k] for k in ("artifact_id", "flag_codes", "reason", "curator",
+                                             "created_at")}
     return out
 
 

@@ -177,3 +177,28 @@ def test_model_made_reasoning_joins_the_qc_gates_by_default(store: Store, cfg: C
     off = load_config(tmp_path / "qcstation.toml", env={})
     assert qc_dimensions(store, off.qc.dimensions, off.qc.sample_model_reasoning) == (
         "arithmetic", "understanding")
+
+
+def test_review_and_release_read_one_override_in_force(store: Store, cfg: Config) -> None:
+    """The review pane's override (items) and the release gate's (flag_gate) come from one
+    read (db.artifacts.flag_overrides): the same curator's word, lapsing together."""
+    from qcstation.core.review.items import _overrides
+
+    seeds = _ready(store, cfg)
+    art = _flag_reasoning(store, seeds[2])
+
+    def both() -> tuple[object, object]:
+        codes = store.one("SELECT flag_codes FROM artifacts WHERE id = ?", (art,))["flag_codes"]
+        pane = _overrides(store, [{"artifact_id": art, "flag_codes": codes}]).get(art)
+        gate = {i.artifact_id: i.override for i in flagged_items(store)}.get(art)
+        return pane, gate
+
+    assert both() == (None, None)
+    override_flags(store, "gsm8k-gsm8k-2", "reasoning", "read it twice", actor="carol",
+                   curators=cfg.qc.curators)
+    pane, gate = both()
+    assert isinstance(pane, dict) and isinstance(gate, dict)
+    assert pane["reason"] == gate["reason"] == "read it twice" and pane["curator"] == "carol"
+    assert set(pane) == {"artifact_id", "flag_codes", "reason", "curator", "created_at"}
+    store.execute("UPDATE artifacts SET flag_codes = flag_codes || ' uncertain:1' WHERE id = ?", (art,))
+    assert both() == (None, None)

@@ -9,7 +9,9 @@ item. ``X`` (curators only) excludes the shown item's seed from the
 dataset when its artifact cannot be fixed (:func:`qcstation.core.review.curation.exclude_seed`). Items come from
 :func:`qcstation.core.review.decisions.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
-Every database call runs in a thread worker with its own store; handlers own the UI.
+Each key runs one review step (:mod:`qcstation.core.review.step`: decide and the next item,
+undo and the item again...) in a thread worker with its own store; the step's typed outcome
+becomes the messages the handlers render. The screen maps keys and renders, nothing more.
 """
 
 from __future__ import annotations
@@ -28,21 +30,20 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
-from qcstation.common.errors import ReviewError
-from qcstation.core.review.curation import exclude_seed
-from qcstation.core.review.decisions import (
-    change_decision,
-    decide,
-    my_decisions,
-    next_item,
-    reject_reasons,
-    undo_last,
-)
-from qcstation.core.review.gate import GateStatus, Progress
-from qcstation.core.review.gate import progress as qc_progress
-from qcstation.core.review.items import ReviewItem, get_item, item_key
-from qcstation.core.review.sampling import open_sample
 from qcstation.common.safe import one_line
+from qcstation.core.review.decisions import my_decisions, reject_reasons
+from qcstation.core.review.gate import GateStatus, Progress
+from qcstation.core.review.items import ReviewItem, item_key
+from qcstation.core.review.step import (
+    Step,
+    change_step,
+    decide_step,
+    exclude_step,
+    look_at,
+    move_on,
+    next_step,
+    undo_step,
+)
 from qcstation.messages import (
     DecisionSaved,
     DecisionUndone,
@@ -85,10 +86,6 @@ class HistoryLoaded(Message):
     def __init__(self, item_ids: list[int]) -> None:
         super().__init__()
         self.item_ids = item_ids
-
-
-#: refusals of a decision that mean the item moved on elsewhere (not a mistake to correct)
-STALE_TITLES = ("Already decided", "Item replaced", "Sample closed", "Claimed by someone else")
 
 
 class StaleMovedOn(Message):
@@ -430,67 +427,55 @@ class ReviewScreen(QCScreen):
 
     @work(thread=True, exit_on_error=False, group="reviews", description="Reviewing")
     def _review_step(self, step: _Step) -> None:
-        annotator = self.qc_app.annotator
         with self.qc_app.open_store() as store:
-            item: ReviewItem | None
-            editable = current = True
-            if step.op == "decide":
-                assert step.item_id is not None and step.verdict is not None
-                try:
-                    decide(store, step.item_id, annotator, step.verdict, step.reason,
-                           comment=step.comment, unsure=step.unsure)
-                except ReviewError as exc:
-                    if exc.title not in STALE_TITLES:
-                        raise
-                    # decided meanwhile (this account in another terminal, or someone
-                    # else), replaced or closed: say so once and move on by itself
-                    self.post_message(StaleMovedOn(one_line(str(exc), 300)))
-                else:
-                    self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason))
-                item = next_item(store, annotator, self.dimension)
-            elif step.op == "change":
-                assert step.item_id is not None and step.verdict is not None
+            outcome = self._take(store, step)
+        self._post_outcome(outcome)
+
+    def _take(self, store: Store, step: _Step) -> Step:
+        """The review step (:mod:`qcstation.core.review.step`) a key asked for."""
+        who, dimension = self.qc_app.annotator, self.dimension
+        if step.op in ("decide", "change"):
+            assert step.item_id is not None and step.verdict is not None
+            if step.op == "change":
                 assert step.review_id is not None
-                change_decision(store, step.review_id, annotator, step.verdict, step.reason,
-                                comment=step.comment, unsure=step.unsure)
-                self.post_message(DecisionSaved(step.item_id, step.verdict, step.reason,
-                                                changed=True))
-                item = get_item(store, step.item_id)
-                editable = False
-                current = False
-            elif step.op == "move_on":
-                item = next_item(store, annotator, self.dimension, after_item_id=step.item_id)
-            elif step.op == "undo":
-                undone = undo_last(store, annotator)
-                self.post_message(DecisionUndone(undone))
-                if undone is None:
-                    item = next_item(store, annotator, self.dimension)
-                else:
-                    item = get_item(store, undone)
-            elif step.op == "show":
-                assert step.item_id is not None
-                item = get_item(store, step.item_id)
-                editable = decidable_by(item, annotator)
-                current = editable and item.claimed_by == annotator
-            elif step.op == "exclude":
-                assert step.seed_id is not None and step.reason is not None
-                result = exclude_seed(store, step.seed_id, actor=annotator, reason=step.reason,
-                                      curators=list(self.qc_app.settings.curators))
-                self.post_message(SeedExcluded(result))
-                if step.at_head or step.item_id is None:
-                    item = next_item(store, annotator, self.dimension)  # skips the seed now
-                else:  # looking back: show the same item again (its seed is now excluded)
-                    item = get_item(store, step.item_id)
-                    editable = decidable_by(item, annotator)
-                    current = editable and item.claimed_by == annotator
-            else:
-                item = next_item(store, annotator, self.dimension)
-            dimension = item.dimension if item is not None else self.dimension
-            if item is not None:
-                self.post_message(ItemLoaded(item, editable=editable, current=current,
-                                             progress=qc_progress(store, item.sample_id)))
-            else:
-                self.post_message(SampleFinished(dimension, self._open_progress(store, dimension)))
+                return change_step(store, who, step.item_id, step.review_id, step.verdict,
+                                   step.reason, comment=step.comment, unsure=step.unsure)
+            return decide_step(store, who, dimension, step.item_id, step.verdict, step.reason,
+                               comment=step.comment, unsure=step.unsure)
+        if step.op == "move_on":
+            assert step.item_id is not None
+            return move_on(store, who, dimension, step.item_id)
+        if step.op == "undo":
+            return undo_step(store, who, dimension)
+        if step.op == "show":
+            assert step.item_id is not None
+            return look_at(store, who, step.item_id)
+        if step.op == "exclude":
+            assert step.seed_id is not None and step.reason is not None
+            return exclude_step(store, who, dimension, step.seed_id, step.reason,
+                                curators=self.qc_app.settings.curators, item_id=step.item_id,
+                                at_head=step.at_head)
+        return next_step(store, who, dimension)
+
+    def _post_outcome(self, outcome: Step) -> None:
+        """The step's outcome as the messages the handlers render, in order."""
+        decided = outcome.decided
+        if decided is not None and decided.moved_on is not None:
+            # decided meanwhile (this account in another terminal, or someone else),
+            # replaced or closed: say so once; the step already moved on
+            self.post_message(StaleMovedOn(one_line(str(decided.moved_on), 300)))
+        elif decided is not None:
+            self.post_message(DecisionSaved(decided.item_id, decided.verdict, decided.reason,
+                                            changed=decided.changed))
+        if outcome.undone is not None:
+            self.post_message(DecisionUndone(outcome.undone.item_id))
+        if outcome.excluded is not None:
+            self.post_message(SeedExcluded(outcome.excluded))
+        if outcome.item is not None:
+            self.post_message(ItemLoaded(outcome.item, editable=outcome.editable,
+                                         current=outcome.current, progress=outcome.progress))
+        else:
+            self.post_message(SampleFinished(outcome.dimension, outcome.progress))
 
     # -- the gate (slow on a large database: one evaluation at a time, after the item) --
     def _refresh_gate(self, dimension: str | None, scope: str | None = None) -> None:
@@ -511,13 +496,6 @@ class ReviewScreen(QCScreen):
         with self.qc_app.open_store() as store:
             gate = self.qc_app.evaluate_gate(store, dimension, scope)
         self.post_message(GateUpdated(dimension, gate))
-
-    @staticmethod
-    def _open_progress(store: Store, dimension: str | None) -> Progress | None:
-        if dimension is None:
-            return None
-        sample = open_sample(store, dimension)
-        return qc_progress(store, sample.id) if sample is not None else None
 
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "gates":
@@ -693,20 +671,6 @@ class ReviewScreen(QCScreen):
                               if self.history else "") + "Esc returns to the dashboard.",
                     style="dim")
         self.query_one("#done_text", Static).update(text)
-
-
-def decidable_by(item: ReviewItem, annotator: str) -> bool:
-    """Can ``annotator`` decide this item now? Not if they already decided (or skipped) it,
-    someone else holds it, or it already has the decisions it needs."""
-    if any(d.get("annotator") == annotator for d in item.decisions):
-        return False
-    if item.seed_status not in ("", "active"):
-        return False  # the seed was excluded (or filtered): nothing to decide
-    if item.claimed_by not in (None, annotator):
-        return False
-    finals = {d.get("annotator") for d in item.decisions
-              if d.get("verdict") in ("accept", "reject")}
-    return len(finals) < (2 if item.overlap else 1) and item.artifact_status != "superseded"
 
 
 def sentence(words: str) -> str:

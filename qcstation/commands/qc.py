@@ -39,8 +39,6 @@ from qcstation.core.review.curation import QUEUE_STATES, exclude_seed, queue, re
 from qcstation.core.review.decisions import (
     REJECT_REASONS_BY_DIMENSION,
     change_decision,
-    decide,
-    next_item,
     norm_verdict,
     undo_last,
 )
@@ -56,6 +54,7 @@ from qcstation.core.review.sampling import (
     open_sample,
     requeue_replacements,
 )
+from qcstation.core.review.step import decide_item, next_step
 from qcstation.core.review.team import MIN_KAPPA_PAIRS, agreement, team_stats
 from qcstation.common.errors import ReviewError
 from qcstation.commands import HELP
@@ -272,7 +271,7 @@ def _status(args: argparse.Namespace) -> int:
 def _next(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
-        item = next_item(store, current_actor(), args.dimension, scope=args.set)
+        item = next_step(store, current_actor(), args.dimension, scope=args.set).item
     finally:
         store.close()
     if item is None:
@@ -290,15 +289,18 @@ def _decide(args: argparse.Namespace) -> int:
     store = store_from_args(args)
     try:
         if args.item == "next":
-            item = next_item(store, who, args.dimension)
-            if item is None:
+            shown = next_step(store, who, args.dimension).item
+            if shown is None:
                 print("nothing left to review", file=sys.stderr)
                 return 1
-            item_id = item.item_id
+            item_id = shown.item_id
         else:
             item_id = find_item(store, args.item, args.dimension)
-        review_id = decide(store, item_id, who, args.verdict, args.reason,
-                           comment=args.comment, unsure=args.unsure)
+        decided = decide_item(store, item_id, who, args.verdict, args.reason,
+                              comment=args.comment, unsure=args.unsure)
+        if decided.moved_on is not None:
+            raise decided.moved_on     # the shell says so and exits 2, as for any refusal
+        review_id = decided.review_id
         item = get_item(store, item_id)
     finally:
         store.close()

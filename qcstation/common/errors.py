@@ -39,6 +39,12 @@ class ReviewError(QCStationError):
     pass
 
 
+class ItemMovedOn(ReviewError):
+    """A decision refused because its item moved on elsewhere meanwhile (decided, replaced,
+    its sample closed, claimed by someone else): not a mistake to correct; the review step
+    (:mod:`qcstation.core.review.step`) reports it as an outcome and shows the next item."""
+
+
 class ReleaseError(QCStationError):
     pass
 

@@ -29,6 +29,12 @@ Modules (rooms), lowest first; a room imports only rooms above it in this list
 ``curation``   what curators do: ``exclude_seed``, ``resolve_item`` (``override``,
                ``settle``), ``fresh_round`` (a new random round of corrected data) and the
                curator ``queue``.
+``step``       the review step, one verb per key of the review journey, each returning a
+               typed ``Step`` (what happened: ``Decided`` saved or ``moved_on``, ``Undone``,
+               an exclusion; what to show now: item, editable, current, progress):
+               ``next_step``, ``decide_item``, ``decide_step``, ``change_step``,
+               ``move_on``, ``undo_step``, ``look_at``, ``exclude_step``; shared by the
+               review screen and ``qcstation qc next`` / ``decide``.
 ``team``       ``agreement`` (Cohen's kappa and Gwet's AC1 over overlap items, with a note
                when kappa says little) and ``team_stats``.
 ``fixes``      fixing an item in place (a new human-made version, checked on its own terms:
@@ -45,7 +51,9 @@ Contract between the modules (what screens and commands rely on)
 Every write runs inside ``store.transaction()`` (``BEGIN IMMEDIATE``) and re-checks the
 state it acts on there, so two processes never both decide a non-overlap item; functions
 that write join a caller's open transaction. Errors meant for people are
-:class:`qcstation.common.errors.ReviewError` with a title.
+:class:`qcstation.common.errors.ReviewError` with a title; a decision refused because its
+item moved on elsewhere (decided, replaced, closed, claimed meanwhile) is its subclass
+:class:`~qcstation.common.errors.ItemMovedOn`, which the review step turns into an outcome.
 
 sampling.draw_sample(store, dimension, *, rate, rng_seed, actor, min_size=5,
                      overlap_rate=0.0, redraw=False, curators=None) -> SampleInfo
@@ -55,6 +63,11 @@ decisions.next_item(store, annotator, dimension=None, *, after_item_id=None)
 decisions.decide(store, item_id, annotator, verdict, reason=None, *, comment=None,
                  unsure=False, display=None) -> review id   (a reject needs a reason)
 decisions.undo_last(store, annotator) -> item id | None
+step.next_step(store, annotator, dimension=None, *, scope=None) -> Step
+step.decide_step(store, annotator, dimension, item_id, verdict, reason=None, *,
+                 comment=None, unsure=False) -> Step   (Step.decided.moved_on: ItemMovedOn)
+step.decide_item(store, item_id, annotator, verdict, reason=None, *, comment=None,
+                 unsure=False) -> Decided
 gate.gate(store, dimension, *, threshold, confidence=0.95) -> GateStatus
     (passed, rule, blockers, next_step, cli_hint, extend_by, plan, ...)
 gate.dashboard_counts(store, *, threshold, confidence, dimensions) -> dict

@@ -17,7 +17,7 @@ import datetime as _dt
 from typing import Any
 
 from db.store import Store, now
-from qcstation.common.errors import ReviewError
+from qcstation.common.errors import ItemMovedOn, ReviewError
 from qcstation.common.identity import norm
 from qcstation.common.safe import spaced
 from qcstation.core.review.items import ReviewItem, get_item
@@ -301,7 +301,8 @@ def decide(store: Store, item_id: int, annotator: str, verdict: str,
 def _decidable(store: Store, item_id: int, annotator: str, *,
                closed_ok: bool = False) -> dict[str, Any]:
     """The sample item ``annotator`` may decide now (inside the write transaction), or
-    :class:`ReviewError` saying why not."""
+    :class:`ReviewError` saying why not (:class:`ItemMovedOn` where the item moved on
+    elsewhere: decided, replaced, closed or claimed meanwhile)."""
     item = store.one(
         "SELECT si.*, s.dimension, s.status AS sample_status, a.status AS artifact_status, "
         "sd.source || '-' || sd.orig_id AS item_key "
@@ -312,27 +313,27 @@ def _decidable(store: Store, item_id: int, annotator: str, *,
         raise ReviewError(f"no review item #{item_id}", title="No such item")
     key = f"{item['item_key']} ({item['dimension']})"
     if item["sample_status"] != "open" and not closed_ok:
-        raise ReviewError(f"{key} belongs to sample #{item['sample_id']}, which is "
+        raise ItemMovedOn(f"{key} belongs to sample #{item['sample_id']}, which is "
                           f"{item['sample_status']}", title="Sample closed")
     if item["artifact_status"] == "superseded":
-        raise ReviewError(f"{key} was regenerated since; review the new version",
+        raise ItemMovedOn(f"{key} was regenerated since; review the new version",
                           title="Item replaced")
     finals = final_decisions(active_reviews(store, [item_id]).get(item_id, []))
     mine = [r for r in finals if r["annotator"] == annotator]
     if mine:
-        raise ReviewError(f"you ({annotator}) already decided {key} "
+        raise ItemMovedOn(f"you ({annotator}) already decided {key} "
                           f"({mine[-1]['verdict']}); undo it first to change it",
                           title="Already decided")
     deciders = sorted({r["annotator"] for r in finals})
     if not item["overlap"] and deciders:
-        raise ReviewError(f"{key} was already decided by {deciders[0]}",
+        raise ItemMovedOn(f"{key} was already decided by {deciders[0]}",
                           title="Already decided")
     if item["overlap"] and len(deciders) >= 2:
-        raise ReviewError(f"{key} already has two decisions "
+        raise ItemMovedOn(f"{key} already has two decisions "
                           f"({', '.join(deciders)})", title="Already decided")
     holder = item["claimed_by"]
     if holder and holder != annotator and (item["claimed_at"] or "") >= _claim_cutoff():
-        raise ReviewError(f"{key} is being reviewed by {holder} (claimed at "
+        raise ItemMovedOn(f"{key} is being reviewed by {holder} (claimed at "
                           f"{item['claimed_at']}); take the next item instead",
                           title="Claimed by someone else")
     return item

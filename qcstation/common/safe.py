@@ -2,37 +2,36 @@
 
 Seed fields, model output, annotator names, reject reasons and notes come from outside.
 Written raw to a terminal, ``ESC ] 0 ; … BEL`` retitles the window, ``ESC [2J`` clears it,
-``\\r`` and ``\\b`` overwrite what was printed, bidi overrides reorder it. Every output
-boundary passes such text through one of these functions, which show each dangerous
-character *visibly* (``\\x1b``, ``\\r``, ``\\u202e``) instead of dropping it, so a reviewer
-sees that the data holds it. Every function escapes (at least) the same class of hidden
-characters (``UNSAFE``: controls, zero-width characters, bidi marks, separators, BOM, lone
-surrogates): a zero-width space or a BOM is as visible in the review pane as in the results
-pane. (What differs is the form of the escape and what happens to newlines and tabs.)
+``\\r`` and ``\\b`` overwrite what was printed, bidi overrides reorder it, and a zero-width
+space or a BOM hides in a word. One policy, in every pane, table, report and log:
 
-- :func:`printable` — every hidden character (newline and tab kept by default) replaced by
-  a visible escape.
-- :func:`one_line` — the same, with newline and tab escaped too (names, reasons in tables).
+- **one class of hidden characters**, :data:`HIDDEN`: every character of the Unicode
+  categories Cc (controls, DEL, C1), Cf (format: zero-width space and joiners, LRM/RLM, the
+  Arabic letter mark, bidi embeddings, overrides and isolates, word joiner and invisible
+  operators, BOM, soft hyphen, tags...), Cs (lone surrogates), Zl and Zp (line and paragraph
+  separators);
+- **one visible form**, :func:`escape_code`: ``\\n`` ``\\t`` ``\\r`` ``\\0`` ``\\a``
+  ``\\b`` ``\\v`` ``\\f`` by name, every other one as Python writes it (``\\x1b``,
+  ``\\u200b``, ``\\ufeff``, ``\\U000e0001``). A zero-width character or a BOM reads the
+  same in the review pane, the results pane, a results table, a report and a log line.
+
+The functions differ only in layout (what happens to newlines and tabs, cutting, the markup
+of their output), never in which characters are hidden or how one is shown:
+
+- :func:`printable` — newline and tab kept (multi-line text); :func:`one_line` — escaped too.
 - :func:`markdown` — one line, then Markdown and HTML specials escaped (datasheets).
 - :func:`markup` — :func:`printable`, then Rich console markup escaped (``[`` …).
-- :func:`json_safe` — a JSON document whose dangerous characters are ``\\uXXXX`` escapes.
-
-Some outputs keep rules of their own, all made by the one escape here (:func:`escape`,
-``\\xNN`` / ``\\uNNNN`` / ``\\UNNNNNNNN``, a few characters by name), each over the character
-class its output needs:
-
-- :func:`pane_text` / :func:`preview` — model output in the evaluation screens: invisible
-  characters (zero-width, word joiners, BOM) shown too, tabs expanded, CR dropped, long
-  texts cut with a note.
-- :func:`inline_value` — a value on one line (``check-answer``): every control, zero-width
-  and bidi character, newlines included.
-- :func:`nonprintable_escaped` — every character Python does not call printable
-  (``qcstation audit`` lines).
+- :func:`pane_text` / :func:`preview` — model output in the evaluation screens: tabs
+  expanded, CR dropped, long texts cut with a note.
+- :func:`inline_value` — a value on one line (``check-answer``).
+- :func:`nonprintable_escaped` — one line cut to a length (``qcstation audit``).
 - :func:`message_text` — one line of an error message read from a file (batch outputs).
-- :func:`display_text` — one line of a results table (``eval`` actions, reports):
-  controls and format characters as ``<U+XXXX>``, whitespace runs collapsed.
-- :func:`spaced` — text to *store* (a name, a reason): non-printable characters become
-  spaces instead of escapes.
+- :func:`display_text` — one line of a results table (``eval`` actions, reports): tabs and
+  line ends spaces, runs of spaces one space.
+- :func:`json_safe` — a JSON document whose hidden characters are ``\\uXXXX`` escapes (the
+  JSON form of the same class: still valid JSON, the same data).
+- :func:`spaced` — text to *store* (a name, a reason), not to show: characters
+  ``str.isprintable`` refuses become spaces instead of escapes.
 
 Domain code (no Textual import): usable from the CLI, the app, exports and logs.
 """
@@ -42,47 +41,50 @@ from __future__ import annotations
 import re
 
 __all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
-           "escape", "pane_text", "preview", "inline_value", "nonprintable_escaped",
+           "HIDDEN", "escape", "escape_code", "pane_text", "preview", "inline_value", "nonprintable_escaped",
            "message_text", "spaced", "display_text"]
 
-_NAMED = {"\r": "\\r", "\b": "\\b", "\x1b": "\\x1b", "\x07": "\\a", "\x0b": "\\v",
-          "\x0c": "\\f", "\x00": "\\0", "\n": "\\n", "\t": "\\t"}
-
 #: The one class of hidden characters, never written raw anywhere (every pane, table, report
-#: and log): C0 controls, DEL, C1 controls, the Arabic letter mark, zero-width space and
-#: joiners, LRM/RLM, line and paragraph separators, bidi embeddings, overrides and isolates,
-#: word joiner and invisible operators, BOM, lone surrogates.
-_HIDDEN = ("\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-           "\ud800-\udfff")
-UNSAFE = re.compile(f"[\x00-\x1f{_HIDDEN}]")
+#: and log): the Unicode categories Cc, Cf, Cs, Zl and Zp (as of Unicode 15; the test
+#: ``tests/common/test_safe_text.py`` holds it against ``unicodedata``).
+_BEYOND_C0 = ("\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+              "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
+              "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+              "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+HIDDEN = "\x00-\x1f" + _BEYOND_C0      # as a regular-expression class body
+UNSAFE = re.compile(f"[{HIDDEN}]")
 #: the same, newline and tab kept (multi-line text)
-_UNSAFE_KEEP_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_HIDDEN}]")
+_UNSAFE_KEEP_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
+
+#: the few hidden characters shown by name; the others as Python writes them
+_NAMED = {"\x00": "\\0", "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+          "\x0b": "\\v", "\x0c": "\\f", "\r": "\\r"}
 
 
-def escape_code(ch: str, names: dict[str, str] | None = None) -> str:
-    """One character as a visible escape: its name in ``names`` if there, else ``\\xNN``,
-    ``\\uNNNN`` or ``\\UNNNNNNNN`` (as Python writes it)."""
-    if names is not None:
-        named = names.get(ch)
-        if named is not None:
-            return named
+def escape_code(ch: str) -> str:
+    """One hidden character in its one visible form: by name (``\\n``, ``\\t``, ``\\r``,
+    ``\\0``, ``\\a``, ``\\b``, ``\\v``, ``\\f``), else ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN`` (as Python writes it)."""
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
     code = ord(ch)
     if code <= 0xFF:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def escape(text: str, chars: re.Pattern[str], *, names: dict[str, str] | None = None) -> str:
-    """``text`` with every character ``chars`` matches shown as a visible escape
-    (:func:`escape_code`). The one sanitiser: every function here is this over a class."""
-    return chars.sub(lambda m: escape_code(m.group(0), names), text)
+def escape(text: str, chars: re.Pattern[str] = UNSAFE) -> str:
+    """``text`` with every character ``chars`` matches (by default the hidden class) in its
+    visible form (:func:`escape_code`). The one sanitiser: every function here is this."""
+    return chars.sub(lambda m: escape_code(m.group(0)), text)
 
 
 def printable(text: object, *, keep_newlines: bool = True) -> str:
-    """``text`` (any object, ``str()``-ed) with every control character shown as a visible
-    escape. Newlines and tabs are kept unless ``keep_newlines`` is false."""
+    """``text`` (any object, ``str()``-ed) with every hidden character escaped. Newlines and
+    tabs are kept unless ``keep_newlines`` is false."""
     s = text if isinstance(text, str) else str(text)
-    return escape(s, _UNSAFE_KEEP_LINES if keep_newlines else UNSAFE, names=_NAMED)
+    return escape(s, _UNSAFE_KEEP_LINES if keep_newlines else UNSAFE)
 
 
 def one_line(text: object, limit: int | None = None) -> str:
@@ -118,9 +120,18 @@ def markup(text: object, *, keep_newlines: bool = True) -> str:
 
 def json_safe(document: str) -> str:
     """A JSON text (as made by ``json.dumps(..., ensure_ascii=False)``) with the characters
-    JSON leaves raw (DEL, C1, bidi, separators) written as ``\\uXXXX``: still valid JSON,
-    same data, but inert in a terminal."""
-    return _UNSAFE_KEEP_LINES.sub(lambda m: f"\\u{ord(m.group(0)):04x}", document)
+    JSON leaves raw (the hidden class but newline and tab, which JSON escapes itself) written
+    as ``\\uXXXX``: still valid JSON, same data, but inert in a terminal."""
+    return _UNSAFE_KEEP_LINES.sub(lambda m: _json_escape(m.group(0)), document)
+
+
+def _json_escape(ch: str) -> str:
+    """One character as JSON writes it: ``\\uXXXX``, a surrogate pair above U+FFFF."""
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def has_unsafe(text: str, *, keep_newlines: bool = True) -> bool:
@@ -129,17 +140,10 @@ def has_unsafe(text: str, *, keep_newlines: bool = True) -> bool:
     return pattern.search(text) is not None
 
 
-# -- outputs with rules of their own --------------------------------------------------------
+# -- layouts of their own (the same class, the same form) ------------------------------------
 
-#: the hidden characters but the newline (kept, or made a space, before escaping): model
-#: output in the evaluation screens
-_PANE = re.compile(f"[\x00-\x09\x0b-\x1f{_HIDDEN}]")
-#: a value printed on one line, one line of a message: the hidden characters, newlines too
-_INLINE = UNSAFE
-_MESSAGE = UNSAFE
-#: what ``str.isprintable`` refuses (every category C and Z but the space), one character
-#: at a time; tab, newline and CR by name, as Python's ``unicode_escape`` writes them.
-_PY_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+#: the hidden class but the newline (kept, or made a space, before escaping)
+_PANE = re.compile(f"[\x00-\x09\x0b-\x1f{_BEYOND_C0}]")
 
 #: the longest text :func:`pane_text` shows of one response / prompt message
 MAX_SHOWN_CHARS = 20_000
@@ -147,9 +151,8 @@ MAX_SHOWN_CHARS = 20_000
 
 def pane_text(text: object, *, keep_newlines: bool = True,
               limit: int | None = MAX_SHOWN_CHARS) -> str:
-    """Untrusted text (model output) for a pane: controls and invisible characters shown as
-    escapes so it can never move the cursor, recolour the
-    terminal or reorder what is shown; newlines kept (``keep_newlines``; else spaces), tabs
+    """Untrusted text (model output) for a pane: hidden characters escaped so it can never
+    move the cursor, recolour the terminal or reorder what is shown; newlines kept (``keep_newlines``; else spaces), tabs
     as two spaces (one on one line), CR dropped (CRLF line ends). A text longer than
     ``limit`` characters is cut, with a note saying how much was left out."""
     if text is None:
@@ -176,16 +179,14 @@ def preview(text: object, width: int = 60) -> str:
 
 
 def inline_value(text: str) -> str:
-    """A value printed on one line: every control, zero-width and bidi character (newlines
-    too) shown as an escape."""
-    return escape(text, _INLINE)
+    """A value printed on one line: every hidden character (newlines too) escaped."""
+    return escape(text)
 
 
 def nonprintable_escaped(text: object, limit: int = 300) -> str:
-    """Untrusted text for a terminal line: every character ``str.isprintable`` refuses shown
-    as Python would escape it (``\\n``, ``\\x1b``, ``\\u200b``), cut to ``limit`` characters."""
-    s = str(text)[: limit * 4]
-    s = "".join(ch if ch.isprintable() else escape_code(ch, _PY_NAMED) for ch in s)
+    """Untrusted text for a terminal line (``qcstation audit``): every hidden character
+    escaped (newlines too), cut to ``limit`` characters."""
+    s = escape(str(text)[: limit * 4])
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -195,7 +196,7 @@ def message_text(text: object, limit: int = 300) -> str:
     s = str(text)
     if len(s) > limit:
         s = s[:limit] + "…"
-    return escape(s, _MESSAGE)
+    return escape(s)
 
 
 def spaced(text: object, *, keep_newlines: bool = False) -> str:
@@ -207,20 +208,11 @@ def spaced(text: object, *, keep_newlines: bool = False) -> str:
 
 def display_text(text: object, limit: int = 80) -> str:
     """Untrusted text for one line of a table of results (the ``eval`` actions and reports):
-    control and format characters become ``<U+XXXX>``, tabs and line ends spaces, runs of
-    spaces one space, long text cut with an ellipsis."""
-    import unicodedata
-
+    tabs and line ends spaces, every other hidden character escaped, runs of spaces one
+    space, long text cut with an ellipsis."""
     s = "" if text is None else str(text)
     if len(s) > limit * 4:
         s = s[: limit * 4]
-    out = []
-    for ch in s:
-        if ch in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
-            out.append(f"<U+{ord(ch):04X}>")
-        else:
-            out.append(ch)
-    s = re.sub(r" {2,}", " ", "".join(out)).strip()
+    s = escape(s.replace("\t", " ").replace("\n", " ").replace("\r", " "))
+    s = re.sub(r" {2,}", " ", s).strip()
     return s if len(s) <= limit else s[: limit - 1] + "…"

@@ -167,9 +167,9 @@ def resolve_run(store: Store, ref: str | int) -> int:
         return int(rows[0]["id"])
     shown = display_text(text, 60)
     if not rows:
-        raise EvalError(f"no evaluation run with id or name {shown!r}", title="No such run")
+        raise EvalError(f"no evaluation run with id or name '{shown}'", title="No such run")
     ids = ", ".join(str(r["id"]) for r in rows[:10])
-    raise EvalError(f"{len(rows)} runs are named {shown!r} ({ids}); give the run id",
+    raise EvalError(f"{len(rows)} runs are named '{shown}' ({ids}); give the run id",
                     title="Ambiguous run")
 
 

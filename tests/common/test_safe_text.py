@@ -59,19 +59,19 @@ def test_pane_text_makes_terminal_codes_visible() -> None:
     text = "ok\x1b[2J\x07 \u202egnp.exe\ttab\r\nnext"
     shown = pane_text(text)
     assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
-    assert shown == "ok\\x1b[2J\\x07 \\u202egnp.exe  tab\nnext"
+    assert shown == "ok\\x1b[2J\\a \\u202egnp.exe  tab\nnext"
     assert pane_text("a\nb", keep_newlines=False) == "a b"
     assert pane_text("x" * 30, limit=10).startswith("x" * 10 + "\n… (20 more")
     assert preview("[bold]a\nb[/]", 6) == "[bold…"
-    assert json.loads(json.dumps(pane_text("\x00"))) == "\\x00"
+    assert json.loads(json.dumps(pane_text("\x00"))) == "\\0"
 
 
-def test_the_other_outputs_escape_their_own_classes() -> None:
-    # a value on one line: newlines, zero-width and bidi characters too, never by name
-    assert inline_value("7\n\u200b3\u202e\x07") == "7\\x0a\\u200b3\\u202e\\x07"
-    # what str.isprintable refuses, as Python escapes it (tab, newline, CR by name), cut
+def test_the_one_lines_escape_the_one_class_in_the_one_form() -> None:
+    # a value on one line: newlines, zero-width and bidi characters too, in the one form
+    assert inline_value("7\n\u200b3\u202e\x07") == "7\\n\\u200b3\\u202e\\a"
+    # an audit line: the same class and form (a no-break space is no hidden character), cut
     assert nonprintable_escaped("a\tb\nc\x1b\u00a0\U000e0001") == \
-        "a\\tb\\nc\\x1b\\xa0\\U000e0001"
+        "a\\tb\\nc\\x1b\u00a0\\U000e0001"
     assert nonprintable_escaped("x" * 50, 10) == "x" * 9 + "…"
     # a message line: cut first (ellipsis), then controls and separators escaped
     assert message_text("bad\x1b[2J\u2028" + "y" * 400, 12) == "bad\\x1b[2J\\u2028yyyy…"
@@ -87,7 +87,8 @@ def test_the_other_outputs_escape_their_own_classes() -> None:
 #: zero-width space/joiners, LRM/RLM, separators, bidi embeddings/overrides/isolates, word
 #: joiner and invisible operators, BOM
 HIDDEN = ("\x00\x07\x1b\x7f\x85\x9b\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
-          "\u202a\u202e\u2060\u2062\u2064\u2066\u2069\ufeff")
+          "\u202a\u202e\u2060\u2062\u2064\u2066\u2069\ufeff\xad\u180e\u206a\ufff9"
+          "\U000e0001\U000e0041\U0001d173")
 
 
 @pytest.mark.parametrize("show", [printable, one_line, markdown, markup, pane_text, preview,
@@ -104,8 +105,48 @@ def test_one_class_of_hidden_characters_is_shown_by_every_output(show: object) -
         assert ch not in shown and shown.startswith("a") and "b" in shown, (show, repr(ch), shown)
 
 
+def test_the_class_is_the_unicode_categories_of_hidden_characters() -> None:
+    """Every character of the categories Cc, Cf, Cs, Zl, Zp is hidden (escaped everywhere),
+    and nothing else that is assigned: no letter, digit, space or no-break space."""
+    import re
+    import unicodedata
+
+    from qcstation.common.safe import HIDDEN as CLASS
+
+    pattern = re.compile(f"[{CLASS}]")
+    kinds = ("Cc", "Cf", "Cs", "Zl", "Zp")
+    for code in range(0x110000):
+        ch = chr(code)
+        category = unicodedata.category(ch)
+        matched = pattern.match(ch) is not None
+        assert matched == (category in kinds) or (matched and category == "Cn"), (hex(code),
+                                                                                   category)
+
+
+#: every output, with how it writes a backslash (Markdown doubles it)
+OUTPUTS = [(printable, 1), (one_line, 1), (markdown, 2), (markup, 1), (pane_text, 1),
+           (preview, 1), (inline_value, 1), (message_text, 1), (nonprintable_escaped, 1),
+           (display_text, 1)]
+
+
+@pytest.mark.parametrize(("show", "slashes"), OUTPUTS)
+def test_one_visible_form_in_every_output(show: object, slashes: int) -> None:
+    """A hidden character reads the same wherever it is shown: ``\\u200b`` for a zero-width
+    space, ``\\ufeff`` for a BOM, ``\\x1b`` for ESC, ``\\a`` for BEL (never ``<U+200B>``)."""
+    from qcstation.common.safe import escape_code
+
+    assert callable(show)
+    for ch in HIDDEN:
+        form = escape_code(ch).replace("\\", "\\" * slashes)
+        shown = show(f"a{ch}b")
+        assert form in shown and "<U+" not in shown, (show, repr(ch), shown)
+    assert escape_code("\u200b") == "\\u200b" and escape_code("\ufeff") == "\\ufeff"
+    assert escape_code("\x1b") == "\\x1b" and escape_code("\x07") == "\\a"
+    assert escape_code("\U000e0001") == "\\U000e0001"
+
+
 def test_json_safe_keeps_valid_json_and_data() -> None:
-    data = {"q": EVIL, "name": "Zoë"}
+    data = {"q": EVIL + HIDDEN, "name": "Zoë"}
     text = json_safe(json.dumps(data, ensure_ascii=False, indent=2))
     assert not has_unsafe(text) and "Zoë" in text
     assert json.loads(text) == data
@@ -174,4 +215,6 @@ def test_the_review_pane_shows_a_zero_width_character_and_a_bom() -> None:
     text = console.export_text()
     assert "1\\u200b2 apples.\\ufeff How many?" in text
     assert "\u200b" not in text and "\ufeff" not in text
-    assert pane_text(item.question) in text
+    assert pane_text(item.question) in text                    # as the results pane shows it
+    assert display_text(item.question, 200) in text            # as a results table / report
+    assert one_line(item.question) in text                     # as a CLI line

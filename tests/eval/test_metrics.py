@@ -272,6 +272,6 @@ def test_spearman_across_runs_by_hand(store: Store) -> None:
 
 
 def test_display_text_escapes_control_characters() -> None:
-    assert display_text("a\x1b[31mred\x07\nx") == "a<U+001B>[31mred<U+0007> x"
-    assert display_text("\u202eevil") == "<U+202E>evil"
+    assert display_text("a\x1b[31mred\x07\nx") == "a\\x1b[31mred\\a x"
+    assert display_text("\u202eevil") == "\\u202eevil"
     assert len(display_text("y" * 500, 20)) == 20

@@ -40,7 +40,7 @@ def test_report_tables_escaping_and_figures(store: Store, tmp_path: Path) -> Non
 
     # untrusted model name: escaped for Markdown, no raw control character or HTML
     assert "\x1b" not in text and "<script>" not in text
-    assert r"evil\|model \*x\* &lt;script&gt;&lt;U+001B&gt;\[31m \$\\alpha\$ \[link\]\(http://x\)" in text
+    assert r"evil\|model \*x\* &lt;script&gt;\\x1b\[31m \$\\alpha\$ \[link\]\(http://x\)" in text
 
     # leaderboard of the hand-worked run, with intervals; run B has no judge
     assert "| ACC@Fi | 50.0% [" in text

@@ -24,7 +24,7 @@ def test_a_run_is_named_by_id_or_by_a_name_exactly_one_run_has(store: Store) -> 
         runs.resolve_run(store, "dup")
     with pytest.raises(EvalError, match="no evaluation run 999; `qcstation eval list` lists them"):
         runs.resolve_run(store, "999")
-    with pytest.raises(EvalError, match="no evaluation run with id or name 'nope<U\\+001B>\\[2J'"):
+    with pytest.raises(EvalError, match=r"no evaluation run with id or name 'nope\\x1b\[2J'"):
         runs.resolve_run(store, "nope\x1b[2J")
     # more digits than an SQLite integer holds: a name, not an id (no overflow)
     with pytest.raises(EvalError, match="no evaluation run with id or name '9999"):

@@ -37,13 +37,13 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
 
     text = _cli(db_file, "leaderboard", str(a), str(b), "--no-ci", "--wide")
     assert text.returncode == 0, text.stderr
-    assert "\x1b" not in text.stdout and "evil<U+001B>[2Jmodel" in text.stdout
+    assert "\x1b" not in text.stdout and "evil\\x1b[2Jmodel" in text.stdout
     assert "ACC@All w/o Un" in text.stdout and "50.0%" in text.stdout
     compact = _cli(db_file, "leaderboard", str(a), str(b))
     assert compact.returncode == 0, compact.stderr
     assert max(len(line) for line in compact.stdout.splitlines()) <= 120
     assert "smart@1.0" in compact.stdout and "1-prompt" in compact.stdout     # release, protocol
-    assert "evil<U+001B>[2Jm" in compact.stdout
+    assert "evil\\x1b[2Jm" in compact.stdout
 
     cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")
     assert cmp_.returncode == 0, cmp_.stderr

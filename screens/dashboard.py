@@ -17,17 +17,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.gate import progress as qc_progress
-from qcstation.core.review.sampling import (
-    SampleInfo,
-    draw_sample,
-    extend_sample,
-    open_sample,
-    requeue_replacements,
+from qcstation.core.review.rounds import (
+    Why,
+    draw_samples,
+    extend_samples,
+    fresh_rounds,
+    regenerate_rejects,
 )
+from qcstation.core.review.sampling import open_sample
 from qcstation.core.review.team import team_stats
-from qcstation.common.errors import ReviewError
 from qcstation.messages import (
     CountsLoaded,
     DimensionQC,
@@ -362,37 +361,15 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Drawing QC samples")
     def _draw_samples(self) -> None:
-        settings = self.qc_app.settings
-        actor = self.qc_app.annotator
-        drawn: list[SampleInfo] = []
-        skipped: list[str] = []
-        plans: list[str] = []
-        from qcstation.core.review.queries import derived_scopes
-
         with self.qc_app.open_store() as store:
-            requeued = requeue_replacements(store, actor)
-            for scope in ["", *derived_scopes(store)]:
-                for dimension in settings.dimensions:
-                    what = noun_in(dimension, scope)
-                    if open_sample(store, dimension, scope) is not None:
-                        skipped.append(f"{what}: a sample is already open")
-                        continue
-                    gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
-                                   confidence=settings.confidence, scope=scope)
-                    if gate.passed:
-                        skipped.append(f"{what}: the gate already passes")
-                        continue
-                    try:
-                        plans.append(f"{sentence_case(what)}: {gate.plan['sentence']}"
-                                     if gate.plan else "")
-                        drawn.append(draw_sample(
-                            store, dimension, rate=settings.sample_rate,
-                            rng_seed=settings.rng_seed, actor=actor,
-                            min_size=settings.min_sample, overlap_rate=settings.overlap_rate,
-                            scope=scope))
-                    except ReviewError as exc:
-                        skipped.append(f"{what}: {exc}")
-        self.post_message(SamplesDrawn(drawn, skipped + [p for p in plans if p], requeued))
+            rounds = draw_samples(store, self.qc_app.settings, actor=self.qc_app.annotator)
+        skipped = [f"{noun_in(r.dimension, r.scope)}: "
+                   + (r.detail if r.why_not is Why.REFUSED else r.why_not.value)
+                   for r in rounds.rounds if r.why_not is not None]
+        plans = [f"{sentence_case(noun_in(r.dimension, r.scope))}: {r.plan}"
+                 for r in rounds.rounds if r.plan]
+        self.post_message(SamplesDrawn([r.sample for r in rounds.done if r.sample is not None],
+                                       skipped + plans, rounds.requeued))
 
     @on(SamplesDrawn)
     def _samples_drawn(self, message: SamplesDrawn) -> None:
@@ -477,64 +454,32 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Drawing a fresh round")
     def _draw_fresh(self, dims: list[tuple[str, str]]) -> None:
-        from qcstation.core.review.curation import fresh_round
-
-        settings = self.qc_app.settings
-        lines: list[str] = []
         with self.qc_app.open_store() as store:
-            for dim, scope in dims:
-                what = sentence_case(noun_in(dim, scope))
-                try:
-                    r = fresh_round(store, dim, actor=self.qc_app.annotator, scope=scope,
-                                    curators=list(settings.curators), rate=settings.sample_rate,
-                                    rng_seed=settings.rng_seed,
-                                    threshold=settings.defect_threshold,
-                                    confidence=settings.confidence, min_size=settings.min_sample,
-                                    overlap_rate=settings.overlap_rate)
-                    lines.append(f"{what}: round {r['round']}, {r['size']} items to review")
-                except ReviewError as exc:
-                    lines.append(f"{what}: {exc}")
+            rounds = fresh_rounds(store, self.qc_app.settings, dims, actor=self.qc_app.annotator)
+        lines = [f"{sentence_case(noun_in(r.dimension, r.scope))}: "
+                 + (r.detail if r.why_not is not None else
+                    f"round {r.detail}, {r.added} items to review") for r in rounds.rounds]
         self.post_message(SamplesExtended({}, lines))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Extending QC samples")
     def _extend_samples(self) -> None:
-        settings = self.qc_app.settings
+        with self.qc_app.open_store() as store:
+            rounds = extend_samples(store, self.qc_app.settings, actor=self.qc_app.annotator)
         extended: dict[str, int] = {}
         skipped: list[str] = []
-        from qcstation.core.review.queries import derived_scopes
-
-        with self.qc_app.open_store() as store:
-            for scope, dimension in [(scope, dimension)
-                                     for scope in ["", *derived_scopes(store)]
-                                     for dimension in settings.dimensions]:
-                sample = open_sample(store, dimension, scope)
-                gate = qc_gate(store, dimension, threshold=settings.defect_threshold,
-                               confidence=settings.confidence, scope=scope)
-                if gate.passed:
-                    continue
-                if sample is None:
-                    skipped.append(f"{noun(dimension)}: no open sample (press s to draw one)")
-                    continue
-                if gate.pending or gate.open_rejects:
-                    skipped.append(f"{noun(dimension)}: finish the open sample first "
-                                   f"({gate.next_step})")
-                    continue
-                extra = gate.extend_by  # the gate's own count: coverage, then the bound
-                if extra <= 0:
-                    skipped.append(f"{noun(dimension)}: {gate.next_step}")
-                    continue
-                try:
-                    info = extend_sample(store, sample.id, extra=extra,
-                                         actor=self.qc_app.annotator,
-                                         curators=list(settings.curators),
-                                         reason=gate.extend_reason)
-                except ReviewError as exc:
-                    skipped.append(f"{noun(dimension)}: {exc}")
-                    continue
-                extended[f"{scope}/{dimension}" if scope else dimension] = info.size - sample.size
-                if gate.extend_reason:
-                    skipped.append(f"{noun_in(dimension, scope)}: because of {gate.extend_reason}")
+        for r in rounds.rounds:
+            what = noun(r.dimension)
+            if r.why_not is Why.NO_SAMPLE:
+                skipped.append(f"{what}: no open sample (press s to draw one)")
+            elif r.why_not is Why.UNFINISHED:
+                skipped.append(f"{what}: finish the open sample first ({r.detail})")
+            elif r.why_not in (Why.NOTHING_TO_ADD, Why.REFUSED):
+                skipped.append(f"{what}: {r.detail}")
+            elif r.why_not is None:
+                extended[f"{r.scope}/{r.dimension}" if r.scope else r.dimension] = r.added
+                if r.because:
+                    skipped.append(f"{noun_in(r.dimension, r.scope)}: because of {r.because}")
         self.post_message(SamplesExtended(extended, skipped))
 
     @on(SamplesExtended)
@@ -572,8 +517,6 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="generators",
           description="Regenerating rejected items")
     def _regenerate(self) -> None:
-        from qcstation.core.construct.pipeline import regenerate_rejected
-
         last_post = 0.0
 
         def progress(done: int, total: int, message: str) -> None:
@@ -583,11 +526,10 @@ class DashboardScreen(QCScreen):
                 last_post = now
                 self.post_message(RunProgress(done, total, message))
 
-        result = regenerate_rejected(self.qc_app.db_path, self.qc_app.config,
-                                     actor=self.qc_app.annotator, progress=progress)
-        with self.qc_app.open_store() as store:
-            requeued = requeue_replacements(store, self.qc_app.annotator)
-        self.post_message(RegenerationFinished(describe_summary(result), requeued))
+        done = regenerate_rejects(self.qc_app.db_path, self.qc_app.config,
+                                  actor=self.qc_app.annotator, progress=progress,
+                                  display=self.qc_app.display_name)
+        self.post_message(RegenerationFinished(describe_summary(done.summary), done.requeued))
 
     @on(RegenerationFinished)
     def _regenerated(self, message: RegenerationFinished) -> None:

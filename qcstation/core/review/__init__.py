@@ -35,6 +35,10 @@ Modules (rooms), lowest first; a room imports only rooms above it in this list
                ``next_step``, ``decide_item``, ``decide_step``, ``change_step``,
                ``move_on``, ``undo_step``, ``look_at``, ``exclude_step``; shared by the
                review screen and ``qcstation qc next`` / ``decide``.
+``rounds``     the curator's bulk operations over every dimension of every set, each with
+               a typed outcome (``Rounds``: per dimension and set what was done, or ``Why``
+               not): ``draw_samples``, ``extend_samples``, ``fresh_rounds``,
+               ``regenerate_rejects``; the dashboard's s, e, F and g.
 ``team``       ``agreement`` (Cohen's kappa and Gwet's AC1 over overlap items, with a note
                when kappa says little) and ``team_stats``.
 ``fixes``      fixing an item in place (a new human-made version, checked on its own terms:

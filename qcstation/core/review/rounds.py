@@ -1,0 +1,184 @@
+"""Sampling rounds over every dimension of every set: the curator's bulk operations.
+
+The dashboard's ``s`` (draw a sample wherever none is open and the gate does not pass),
+``e`` (extend each fully reviewed sample by what its gate asks), ``F`` (a fresh random
+round where the gate is out of reach once every defect is corrected) and ``g`` (regenerate
+rejected items, then bring the replacements back into their samples) are these verbs. Each
+walks the working set and every derived set with items, does its step per dimension, and
+returns a :class:`Rounds`: per dimension and set a :class:`DimensionRound` saying what was
+done or, with a :class:`Why`, why not; the screen only puts it into words.
+
+    draw_samples(store, qc, *, actor) -> Rounds
+    extend_samples(store, qc, *, actor) -> Rounds
+    fresh_rounds(store, qc, dims, *, actor) -> Rounds   (dims: [(dimension, scope)])
+    regenerate_rejects(db_path, config, *, actor, progress=None) -> Regenerated
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db.store import Store
+from qcstation.common.config import Config, QCConfig
+from qcstation.common.errors import ReviewError
+from qcstation.core.review.curation import fresh_round
+from qcstation.core.review.gate import gate
+from qcstation.core.review.queries import derived_scopes
+from qcstation.core.review.sampling import (
+    SampleInfo,
+    draw_sample,
+    extend_sample,
+    open_sample,
+    requeue_replacements,
+)
+
+__all__ = ["Why", "DimensionRound", "Rounds", "Regenerated", "draw_samples", "extend_samples",
+           "fresh_rounds", "regenerate_rejects"]
+
+
+class Why(enum.Enum):
+    """Why nothing was done for a dimension of a set."""
+
+    ALREADY_OPEN = "a sample is already open"
+    PASSES = "the gate already passes"
+    NO_SAMPLE = "no open sample"
+    UNFINISHED = "the open sample is not finished"   # detail: the gate's next step
+    NOTHING_TO_ADD = "the gate asks for no more items"  # detail: the gate's next step
+    REFUSED = "refused"                               # detail: the ReviewError's words
+
+
+@dataclass(frozen=True)
+class DimensionRound:
+    """What one bulk step did for one dimension of one set (``scope`` '' the working set)."""
+
+    dimension: str
+    scope: str
+    sample: SampleInfo | None = None   # drawn or extended
+    added: int = 0                     # items added (extend), or the fresh round's size
+
+    why_not: Why | None = None         # nothing done, and why
+    detail: str = ""                   # why_not's words (next step, refusal); a fresh round's number
+    plan: str = ""                     # the gate's plan sentence (draw)
+    because: str = ""                  # why the gate asked for the extension
+
+
+@dataclass(frozen=True)
+class Rounds:
+    rounds: list[DimensionRound] = field(default_factory=list)
+    requeued: int = 0                  # regenerated items that joined their open sample
+
+    @property
+    def done(self) -> list[DimensionRound]:
+        return [r for r in self.rounds if r.why_not is None]
+
+
+@dataclass(frozen=True)
+class Regenerated:
+    summary: Any                       # what the generation pipeline returned
+    requeued: int                      # replacements that joined their open sample
+
+
+def _every(store: Store, qc: QCConfig) -> Iterator[tuple[str, str]]:
+    """(scope, dimension): the working set, then every derived set with items."""
+    for scope in ["", *derived_scopes(store)]:
+        for dimension in qc.dimensions:
+            yield scope, dimension
+
+
+def draw_samples(store: Store, qc: QCConfig, *, actor: str) -> Rounds:
+    """Bring regenerated items back, then draw a sample for each dimension of each set that
+    has none open and whose gate does not pass."""
+    requeued = requeue_replacements(store, actor)
+    out: list[DimensionRound] = []
+    for scope, dimension in _every(store, qc):
+        if open_sample(store, dimension, scope) is not None:
+            out.append(DimensionRound(dimension, scope, why_not=Why.ALREADY_OPEN))
+            continue
+        g = gate(store, dimension, threshold=qc.defect_threshold, confidence=qc.confidence,
+                 scope=scope)
+        if g.passed:
+            out.append(DimensionRound(dimension, scope, why_not=Why.PASSES))
+            continue
+        plan = g.plan["sentence"] if g.plan else ""
+        try:
+            info = draw_sample(store, dimension, rate=qc.sample_rate, rng_seed=qc.rng_seed,
+                               actor=actor, min_size=qc.min_sample,
+                               overlap_rate=qc.overlap_rate, scope=scope)
+        except ReviewError as exc:
+            out.append(DimensionRound(dimension, scope, why_not=Why.REFUSED, detail=str(exc),
+                                      plan=plan))
+            continue
+        out.append(DimensionRound(dimension, scope, sample=info, plan=plan))
+    return Rounds(out, requeued)
+
+
+def extend_samples(store: Store, qc: QCConfig, *, actor: str) -> Rounds:
+    """Extend each fully reviewed open sample whose gate does not pass by the items the gate
+    asks for (coverage, then the bound)."""
+    out: list[DimensionRound] = []
+    for scope, dimension in list(_every(store, qc)):
+        sample = open_sample(store, dimension, scope)
+        g = gate(store, dimension, threshold=qc.defect_threshold, confidence=qc.confidence,
+                 scope=scope)
+        if g.passed:
+            out.append(DimensionRound(dimension, scope, why_not=Why.PASSES))
+            continue
+        if sample is None:
+            out.append(DimensionRound(dimension, scope, why_not=Why.NO_SAMPLE))
+            continue
+        if g.pending or g.open_rejects:
+            out.append(DimensionRound(dimension, scope, why_not=Why.UNFINISHED,
+                                      detail=g.next_step))
+            continue
+        if g.extend_by <= 0:
+            out.append(DimensionRound(dimension, scope, why_not=Why.NOTHING_TO_ADD,
+                                      detail=g.next_step))
+            continue
+        try:
+            info = extend_sample(store, sample.id, extra=g.extend_by, actor=actor,
+                                 curators=list(qc.curators), reason=g.extend_reason)
+        except ReviewError as exc:
+            out.append(DimensionRound(dimension, scope, why_not=Why.REFUSED, detail=str(exc)))
+            continue
+        out.append(DimensionRound(dimension, scope, sample=info, added=info.size - sample.size,
+                                  because=g.extend_reason or ""))
+    return Rounds(out)
+
+
+def fresh_rounds(store: Store, qc: QCConfig, dims: list[tuple[str, str]], *,
+                 actor: str) -> Rounds:
+    """A fresh random round for each (dimension, scope) of ``dims``
+    (:func:`qcstation.core.review.curation.fresh_round`)."""
+    out: list[DimensionRound] = []
+    for dimension, scope in dims:
+        try:
+            r = fresh_round(store, dimension, actor=actor, scope=scope,
+                            curators=list(qc.curators), rate=qc.sample_rate,
+                            rng_seed=qc.rng_seed, threshold=qc.defect_threshold,
+                            confidence=qc.confidence, min_size=qc.min_sample,
+                            overlap_rate=qc.overlap_rate)
+        except ReviewError as exc:
+            out.append(DimensionRound(dimension, scope, why_not=Why.REFUSED, detail=str(exc)))
+            continue
+        out.append(DimensionRound(dimension, scope, added=int(r["size"]),
+                                  detail=str(r["round"])))
+    return Rounds(out)
+
+
+def regenerate_rejects(db_path: str | Path, config: Config, *, actor: str,
+                       progress: Callable[[int, int, str], None] | None = None,
+                       display: str | None = None) -> Regenerated:
+    """Regenerate every rejected item (with the reviewers' reasons), then bring the
+    replacements back into their open samples (logged under ``display``, the name shown)."""
+    from qcstation.core.construct.pipeline import regenerate_rejected
+
+    summary = regenerate_rejected(db_path, config, actor=actor, progress=progress)
+    with Store(db_path) as store:
+        if display is not None:
+            store.display_name = display
+        requeued = requeue_replacements(store, actor)
+    return Regenerated(summary, requeued)

@@ -18,6 +18,13 @@ Modules, lowest first; a module imports only modules above it in this list
                 ``TRANSFORMS``, ``FAMILIES``, ``KINDS``, the runner's dispatch, the stale
                 checks and the robustness tables are read. Adding a transformation is its
                 record and its builder.
+``recheck``     the second opinion: every item's answer re-derived from its own question
+                through its parent's gold solution's calculator annotations, never from
+                the formalization (imports nothing of the rules nor of the other derive modules);
+                old values left in its texts; repeated questions. What it does not confirm
+                is refused: a value-changing draw before its artifacts are built
+                (:func:`~.transforms.second_look`), every item again by the runner;
+                ``qcstation derive check --answers``.
 ``rebuild``     the one door to the construction rules (``core/construct``): a derived seed
                 goes through the *same* rules as an imported one (calculator rule, notation
                 renderer, key-information draft, error injection) and the same checks; the
@@ -27,18 +34,15 @@ Modules, lowest first; a module imports only modules above it in this list
 ``parent``      :func:`~.parent.load_parent` (may this seed be transformed?) and
                 :func:`~.parent.with_values` (the derived seed for new given values, rebuilt
                 by the rules and checked against the parent: same formalization but the
-                values, every quantity keeping its kind, the givens their order).
+                values, every quantity keeping its kind, the givens their order), in two
+                halves: :func:`~.parent.draft` (the texts) and :func:`~.parent.formalize`
+                (the rules).
 ``draws``       seeded value draws: variant domains, same-digit changes, percentage shifts,
                 d significant digits.
 ``transforms``  variants, changed numbers, counterfactuals, the arithmetic (digits) and
                 refinement (errors) ladders, inverse problems; ``Options``.
 ``story``       noise sentences (Understanding ladder, noise perturbation) and the added
                 operation.
-``recheck``     the second opinion: every item's answer re-derived from its own question
-                through its parent's gold solution's calculator annotations, never from
-                the formalization (imports nothing of the rules); old values left in its
-                texts; repeated questions. The runner refuses what it does not confirm;
-                ``qcstation derive check --answers``.
 ``store``       sets, jobs (leases, outcomes) and items in the database.
 ``stale``       items a set holds that no longer follow from their parent's current
                 formalization or from today's rules (a rule fixed since, a parent

@@ -46,8 +46,8 @@ from qcstation.core.derive.solution import (
     format_value,
 )
 
-__all__ = ["MAX_MAGNITUDE", "Derived", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
-           "precheck", "slow_precheck", "with_values"]
+__all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
+           "draft", "formalize", "precheck", "slow_precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
 _MAX_PLACES = 4
@@ -462,11 +462,31 @@ class FastChecks:
                                            f"a constant of the formalization")
 
 
+@dataclass
+class Draft:
+    """A derived seed's texts for new given values, before the rules formalize it
+    (:func:`draft`): what the second opinion (:mod:`.recheck`) reads, so that a draw it
+    refuses is never built."""
+
+    seed: dict[str, Any]                    # question, solution, answer (text and value)
+    values: dict[str, Fraction]             # every quantity's new value
+    places: dict[str, tuple[int, int]]      # each given's place in the new question
+    answer: Fraction                        # the recomputed answer
+
+
 def with_values(parent: Parent, givens: dict[str, Fraction],
                 checked: dict[str, Fraction] | None = None) -> Derived:
     """The derived seed with ``givens`` (name -> new value) changed, formalized by the same
     rules and checked against the parent (see the module docstring). ``checked``: what
-    :func:`precheck` just gave for these ``givens`` (it is not run again)."""
+    :func:`precheck` just gave for these ``givens`` (it is not run again). The two halves:
+    :func:`draft` (the texts, cheap) and :func:`formalize` (the rules)."""
+    return formalize(parent, draft(parent, givens, checked))
+
+
+def draft(parent: Parent, givens: dict[str, Fraction],
+          checked: dict[str, Fraction] | None = None) -> Draft:
+    """The cheap half of :func:`with_values`: held givens stay, the values are rechecked
+    (unless ``checked``), the question and the worked solution are rewritten."""
     for g in parent.givens:
         if g.fixed and g.name in givens and givens[g.name] != g.value:
             raise Refusal("held", f"given {g.name} ({g.words!r}) keeps its value: {g.fixed}")
@@ -483,11 +503,18 @@ def with_values(parent: Parent, givens: dict[str, Fraction],
     seed = {"question": question, "solution": solution, "answer_text": format_value(answer),
             "answer_value": fmt(answer), "source": parent.seed.get("source"),
             "meta": parent.seed.get("meta")}
-    rule = rule_of(seed)
-    _check_same_reading(parent, rule, answer, places)
+    return Draft(seed, values, places, answer)
+
+
+def formalize(parent: Parent, d: Draft) -> Derived:
+    """The costly half of :func:`with_values`: the same rules formalize the drafted seed, and
+    their formalization must be the parent's with only the values changed."""
+    values = d.values
+    rule = rule_of(d.seed)
+    _check_same_reading(parent, rule, d.answer, d.places)
     changed = {g.name: (g.value, values[g.name]) for g in parent.givens
                if values[g.name] != g.value}
-    return Derived(seed, rule, values, changed)
+    return Derived(d.seed, rule, values, changed)
 
 
 def _check_solution_words(parent: Parent, values: dict[str, Fraction]) -> None:

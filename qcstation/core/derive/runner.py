@@ -52,7 +52,7 @@ from qcstation.core.derive.store import (
     write_batch,
 )
 from qcstation.core.derive.story import NoisePool, sentences
-from qcstation.core.derive.transforms import Options
+from qcstation.core.derive.transforms import Options, disputed
 
 __all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive"]
 
@@ -179,9 +179,9 @@ def second_opinion(seed: dict[str, Any], out: list[DerivedItem | Refused]) -> li
         verdict = recheck(parent, {"transform": item.transform, "question": item.question,
                                    "solution": item.solution, "answer_value": fmt(item.answer),
                                    "params": item.params, "contents": item.contents})
-        if verdict.status != "ok":
-            kept.append(Refused(item.transform, f"recheck-{verdict.status}",
-                                f"the independent re-derivation: {verdict.why}", item.idx))
+        refused = disputed(verdict, item.transform, item.idx)
+        if refused is not None:
+            kept.append(refused)
             continue
         if verdict.stale:
             kept.append(Refused(item.transform, "stale-value", "an old value is still written: "

@@ -31,11 +31,13 @@ from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
 from qcstation.core.derive.numbers import decimal_places, render
 from qcstation.core.derive.parent import (
     Derived,
+    Draft,
     Parent,
     _recompute,
+    draft,
+    formalize,
     held_givens,
     precheck,
-    with_values,
 )
 from qcstation.core.derive.rebuild import (
     NOTATION_MAX_DECIMALS,
@@ -47,6 +49,7 @@ from qcstation.core.derive.rebuild import (
     refinement_content,
     substitute_givens,
 )
+from qcstation.core.derive.recheck import Verdict, recheck
 from qcstation.core.derive.solution import format_value
 
 __all__ = [
@@ -56,11 +59,13 @@ __all__ = [
     "changed_numbers",
     "counterfactuals",
     "digits",
+    "disputed",
     "errors",
     "full_item",
     "inverse_smtlib",
     "inverses",
     "refusal",
+    "second_look",
     "variants",
 ]
 
@@ -134,6 +139,29 @@ def _nothing_moves(parent: Parent, why: str) -> Refusal:
 
 def refusal(transform: str, exc: Refusal, idx: int | None = None) -> Refused:
     return Refused(transform, exc.code, str(exc), idx)
+
+
+def disputed(verdict: Verdict, transform: str, idx: int | None) -> Refused | None:
+    """The refusal of an item whose answer the second opinion (:func:`.recheck.recheck`)
+    finds wrong or cannot confirm; None when it confirms it."""
+    if verdict.status == "ok":
+        return None
+    return Refused(transform, f"recheck-{verdict.status}",
+                   f"the independent re-derivation: {verdict.why}", idx)
+
+
+def second_look(parent: Parent, transform: str, d: Draft, idx: int) -> Refused | None:
+    """The second opinion on a drafted item's answer, before its artifacts are built: its
+    verdict reads only the item's question and answer and its parent's texts, so it is the
+    verdict the built item would get (:func:`disputed`). Asked once the rules have formalized
+    the draw (one they cannot formalize gets another draw, as before): a draw it refuses is
+    refused for good, as the built item would be, without its four artifacts built."""
+    seed = parent.seed
+    verdict = recheck({"question": seed.get("question"), "solution": seed.get("solution"),
+                       "answer_value": seed.get("answer_value")},
+                      {"transform": transform, "question": d.seed["question"],
+                       "answer_value": fmt(d.answer)})
+    return disputed(verdict, transform, idx)
 
 
 def _refinement_seed(parent: Parent, key: str) -> int:
@@ -212,10 +240,12 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
                 break
             costly += 1
             try:
-                derived = with_values(parent, values, checked)
-                made = full_item(parent, derived, opts, transform="variant", idx=idx, level=None,
-                                 tag=f"v{idx + 1}", params={"givens": _changes(parent, derived)},
-                                 key=key)
+                drafted = draft(parent, values, checked)
+                derived = formalize(parent, drafted)
+                disagreed = second_look(parent, "variant", drafted, idx)
+                made = disagreed or full_item(parent, derived, opts, transform="variant", idx=idx,
+                                              level=None, tag=f"v{idx + 1}", key=key,
+                                              params={"givens": _changes(parent, derived)})
                 seen.add(tup)
                 break
             except Refusal as exc:
@@ -243,7 +273,11 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
             if v is None:
                 break
             try:
-                derived = with_values(parent, {g.name: v})
+                drafted = draft(parent, {g.name: v})
+                derived = formalize(parent, drafted)
+                disagreed = second_look(parent, "changed-numbers", drafted, 0)
+                if disagreed is not None:
+                    return [disagreed]
                 return [full_item(parent, derived, opts, transform="changed-numbers", idx=0,
                                   level=None, tag="numbers", key=key,
                                   params={"givens": _changes(parent, derived)})]
@@ -263,16 +297,21 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                                               f"written as the question writes it")
         if all(g.fixed for g in parent.givens):
             last = _nothing_moves(parent, last.args[0])
-        made = None
+        made: DerivedItem | Refused | None = None
         candidates = [(g, v, False) for g in order if (v := shifted(g, shift)) is not None]
         candidates += [(g, v, True) for g in order if shifted(g, shift) is None
                        and (v := shifted(g, shift, rounded=True)) is not None]
         for g, v, rounded in candidates:
             try:
-                derived = with_values(parent, {g.name: v})
+                drafted = draft(parent, {g.name: v})
+                derived = formalize(parent, drafted)
+                disagreed = second_look(parent, "counterfactual", drafted, idx)
             except Refusal as exc:
                 last = exc
                 continue
+            if disagreed is not None:
+                made = disagreed
+                break
             actual = (v - g.value) / g.value * 100
             params = {"given": g.name, "shift_percent": shift, "givens": _changes(parent, derived),
                       "parent_answer": fmt(parent.answer), "rounded": rounded,

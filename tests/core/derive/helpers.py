@@ -112,7 +112,16 @@ DIVER = {
     "givens": {"g1_times": ("down 2 times", "2", "number"), "g2_meters": ("by 3 meters", "3", "number"),
                "g3_meters": ("at -18 meters", "18", "number")},
 }
-SEEDS = {"diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+# issue 30.6: a parent the second opinion cannot confirm a variant of: the solution's second 60
+# is the minutes in an hour ("2 hours"), the first the given "60 meters"; once the meters
+# move, the recheck cannot tell which 60 moved, so every variant is refused unconfirmed
+KEN = {
+    "question": "Ken runs 60 meters every minute. He runs for 2 hours. How many meters does he run?",
+    "answer": "He runs for 2*60=<<2*60=120>>120 minutes.\nSo he runs 120*60=<<120*60=7200>>7200 "
+              "meters.\n#### 7200",
+    "givens": {"g1_hours": ("for 2 hours", "2", "number"), "g2_meters": ("runs 60 meters", "60", "number")},
+}
+SEEDS = {"ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY}
 
 

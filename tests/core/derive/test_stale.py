@@ -243,3 +243,31 @@ def test_cli_lists_stale_items_and_exits_1(db: Path) -> None:
     assert "do not evaluate on them" in bad.stdout
     data = json.loads(cli("perturb", "--json").stdout)
     assert data[0]["stale_items"] == 1 and data[0]["stale"][0]["transform"] == "noise"
+
+
+@pytest.mark.parametrize(("where", "dimension"), [("understanding", "understanding"),
+                                                  ("refinement", "refinement"),
+                                                  ("solution", None)])
+def test_an_old_value_left_in_an_items_texts_is_stale(db: Path, where: str,
+                                                      dimension: str | None) -> None:
+    # issue 26.3: `derive check` looks for old values: a rebuilt key information, chain of
+    # thought or worked solution that still writes the value a changed number had in the
+    # parent is listed, with where it is written
+    with Store(db) as s:
+        item = _item(s, "variants", "variant", "jacket")
+        sid = int(item["seed_id"])
+        params = json.loads(s.scalar("SELECT params FROM derived_items WHERE seed_id = ?", (sid,)))
+        new = {c["new"] for c in params["givens"].values()}
+        old = next(c["old"] for c in params["givens"].values() if c["old"] not in new)
+        sentence = f" The jacket first cost ${old}."
+        if dimension == "understanding":
+            _edit(s, sid, dimension, lambda c: {**c, "known_quantities": [
+                *c["known_quantities"], sentence.strip()]})
+        elif dimension == "refinement":
+            _edit(s, sid, dimension, lambda c: {**c, "gt_cot": c["gt_cot"] + sentence})
+        else:
+            s.execute("UPDATE seeds SET solution = solution || ? WHERE id = ?", (sentence, sid))
+        assert check_set(s, "variants", parents_only=True).stale == []   # texts not re-read
+        report = check_set(s, "variants")
+    assert [(x.item, x.transform) for x in report.stale] == [(f"gsm8k-{item['orig_id']}", "variant")]
+    assert report.stale[0].reason == f"an old value is still written: {where} writes {old}"

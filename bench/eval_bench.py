@@ -7,8 +7,11 @@ For each concurrency (1, 16, 64 by default) it measures, against the same server
   storing raw outputs, scoring them (answer extraction and checking, as `eval run` does:
   while the outputs are stored, then the pass for what is left) and storing scores.
 
-It prints both rates, their ratio (target: at least 0.85 at every concurrency) and the
-process's peak RSS, sampled along the way (target: flat over 20k requests).
+It prints both rates, their ratio (target: at least 0.85 at every concurrency), the CPU per
+request of the bare loop, of qcstation's process and of its live scoring worker (a child
+process; on a machine with no idle core its CPU is taken from the run), the load average
+before and after, and the process's peak RSS, sampled along the way (target: flat over 20k
+requests).
 
 ``--load N`` keeps N other processes busy (one core each, a pure-Python loop) for the whole
 measurement, as on a shared machine (issue 13.7: at concurrency 64 on 2 cores with
@@ -73,6 +76,44 @@ def _burn() -> None:
         x = (x * 1103515245 + 12345) & 0xFFFFFFFF
 
 
+class _WorkerCPU:
+    """CPU seconds of the run's live scoring worker (a forkserver child, so not in this
+    process's RUSAGE_CHILDREN): its /proc stat read every 0.1 s while it lives."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def watch(self) -> None:
+        import threading
+
+        from qcstation.eval import runner
+
+        original = runner._LiveScoring._start_worker
+        watcher = self
+
+        def start(live: object) -> None:
+            original(live)  # type: ignore[arg-type]
+            pid = live._proc.pid  # type: ignore[attr-defined]
+            threading.Thread(target=watcher._sample, args=(pid,), daemon=True).start()
+
+        runner._LiveScoring._start_worker = start  # type: ignore[method-assign]
+
+    def _sample(self, pid: int) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        base = self.seconds
+        while True:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                return
+            self.seconds = base + (int(fields[11]) + int(fields[12])) / tick
+            time.sleep(0.1)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -113,6 +154,8 @@ def main() -> None:
     from qcstation.eval.runs import RunContext, create_run
     from qcstation.eval.scorers import score_run
 
+    worker = _WorkerCPU()
+    worker.watch()
     port = _free_port()
     server = multiprocessing.get_context("spawn").Process(
         target=_serve, args=(port, args.latency_ms / 1000.0), daemon=True)
@@ -133,7 +176,9 @@ def main() -> None:
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {len(burners)} busy "
           f"process{'es' if len(burners) != 1 else ''} beside")
     print(f"{'concurrency':>11} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
-          f"{'run s':>6} {'score s':>7} {'CPU µs/req bare':>7} {'ours':>7} {'peak RSS MB (25/50/75/100%)':>28}")
+          f"{'run s':>6} {'score s':>7} {'CPU µs/req bare':>7} {'ours':>7} {'+scorer':>7} "
+          f"{'peak RSS MB (25/50/75/100%)':>28}")
+    print(f"(load before: {_load()})")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for conc in [int(c) for c in args.concurrency.split(",")]:
@@ -171,17 +216,24 @@ def main() -> None:
 
                 t0 = time.perf_counter()
                 c0 = time.process_time()
+                k0 = worker.seconds
                 prog = execute_run(db, run_id, cfg, progress=progress, live_score=True)
                 t_run = time.perf_counter() - t0
                 score_run(db, run_id, cfg, only_missing=True)
                 t_all = time.perf_counter() - t0
                 our_cpu = (time.process_time() - c0) / n * 1e6
+                # the live scoring worker (a child process, ended with the run) works beside
+                # the event loop: on a machine with no idle core its CPU is time taken from it
+                worker_cpu = (worker.seconds - k0) / n * 1e6
                 marks[100] = _rss_mb()
                 assert prog.done == n and prog.errors == 0, prog
                 rate = n / t_all
                 rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
                 print(f"{conc:>11} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} {t_run:>6.1f} "
-                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {rss:>28}", flush=True)
+                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {worker_cpu:>7.0f} {rss:>28}",
+                      flush=True)
+        print(f"(load after: {_load()}; CPU µs/req: this process's CPU per request, bare loop and "
+              f"qcstation; +scorer: the live scoring worker's, beside it)")
     finally:
         for b in burners:
             b.terminate()

@@ -325,8 +325,9 @@ def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, in
                     if err.startswith("not asked:"):   # the item lacks an input: not the model's
                         sp.emit(o, metric, Score("invalid_item", None, None,
                                                  {"error": err[:500], "reason": err[:500]}))
-                    else:
-                        sp.emit(o, metric, Score("error", 0.0, None, {"error": err[:500]}))
+                    else:   # Understanding has no score for a failed reply (1..100: none is 0)
+                        sp.emit(o, metric, Score("error", None if metric == "un" else 0.0, None,
+                                                 {"error": err[:500]}))
                 sp.advance(1, report=False)
                 continue
             by_task[o["task"]].append(o)

@@ -115,8 +115,8 @@ def describe(store: Store, run_id: int, *, judge_error: tuple[int, int] | None =
                           f"({100 * p.length_share:.1f}%) stopped at the length limit "
                           f"(max_tokens {p.max_tokens}); their answers may be cut off")
     if judge_error is not None and judge_error[1] and judge_error[0] / judge_error[1] > JUDGE_ERROR_WARN:
-        p.warnings.append(f"run {run_id}: {judge_error[0]} of {judge_error[1]} Understanding items "
-                          f"({100 * judge_error[0] / judge_error[1]:.1f}%) are judge_error (the "
+        p.warnings.append(f"run {run_id}: {judge_error[0]} of {judge_error[1]} Understanding "
+                          f"item-samples ({100 * judge_error[0] / judge_error[1]:.1f}%) are judge_error (the "
                           "judges failed, not the model); LLM@Un and All-Pass leave them out. "
                           f"`qcstation eval score {run_id} --retry-judges` asks again")
     return p

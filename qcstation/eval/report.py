@@ -184,16 +184,18 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
     return lines
 
 
-def _verdicts(runs: list[M.RunMetrics]) -> list[str]:
+def _verdicts(runs: list[M.RunMetrics], tables: list[M.RunTable]) -> list[str]:
+    """The stored verdicts per metric, as stored (a gated metric's row counts its verdicts
+    on every item-sample, not the pass/fail of its gated figure)."""
     verdicts = ["correct", "wrong", "unparseable", "error", "not_scored", "judge_error",
                 "invalid_item", "checker_error", "trivial"]
     lines: list[str] = []
-    for r in runs:
+    for r, table in zip(runs, tables):
         if len(runs) > 1:
             lines += [f"**{md(run_title(r))}**", ""]
         rows = []
         for code in M.STORED_METRICS:
-            counts = r.values[code].counts
+            counts = {k: v for k, v in (table.counts.get(code) or {}).items() if v}
             if not counts:
                 continue
             extra = sum(v for k, v in counts.items() if k not in verdicts)
@@ -447,7 +449,7 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
     lines += ["## Leaderboard", ""] + _leaderboard(runs, n_boot, seed, (store,)) + [""]
     lines += ["![Scores per dimension with 95% intervals](dimensions.png)", "",
               "Vector version: [dimensions.svg](dimensions.svg).", ""]
-    lines += ["## Verdicts", ""] + _verdicts(runs) + [""]
+    lines += ["## Verdicts", ""] + _verdicts(runs, tables) + [""]
     for label, bds in (("source", by_source), ("difficulty", by_diff)):
         lines += [f"## By {label}", ""]
         for r, bd in zip(runs, bds):

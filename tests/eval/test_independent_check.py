@@ -307,6 +307,12 @@ def test_every_stored_verdict_and_figure_is_what_the_script_implies(
     assert main(["--db", str(db), "eval", "report", str(run), "--out", str(tmp_path / "rep")]) == 0
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "67.5 [" in report and "(1 failed)" in report
+    # the verdict table counts the stored verdicts (R-m two-step: james 1 right and 1 failed
+    # correction, janet 2 wrong, jacket 2 not asked), not the gated figure's pass/fail
+    verdict_cols = "| correct | wrong | unparseable | error | not scored | judge error |"
+    assert verdict_cols in report
+    assert "| ACC@R-m | 1 | 2 | 0 | 1 | 2 | 0 | 0 | 0 | 0 | 6 |" in report
+    assert "| LLM@Un | 1 | 1 | 0 | 1 | 0 | 3 | 0 | 0 | 0 | 6 |" in report
 
 
 def base_q(store: Store, run: int, seed_id: int) -> str:

@@ -91,7 +91,7 @@ def judge_reply(prompt: str) -> str:
     if key == ("janet", 1):
         return "I read:\n" + prompt                  # echoes the prompt, no score of its own
     if key == ("james", 1):                          # echoes the candidate's lines, unfenced
-        return f"You wrote:\nProblem Scenario: KI-james-s1\nGoal: the total\nScore: 100"
+        return "You wrote:\nProblem Scenario: KI-james-s1\nGoal: the total\nScore: 100"
     if key == ("jacket", 0):
         return "Score: 80\nScore: 90"                # two score lines
     return {("james", 0): "Score: 95", ("janet", 0): "The goal is missing.\nScore: 40"}[key]

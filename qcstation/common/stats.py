@@ -3,9 +3,12 @@
 * :func:`clopper_pearson_upper` — one-sided Clopper-Pearson upper confidence bound on a
   binomial proportion (the defect rate of a sampled dimension): the ``p`` that solves
   ``P(X <= k | n, p) = 1 - confidence``, which is the ``confidence`` quantile of
-  Beta(k + 1, n - k) (scipy's ``betaincinv``, imported when a bound needs it: a constant
-  time per bound, where bisecting the CDF cost O(k) per step — 25 s for the gates of a
-  sample with 2,000 defects).
+  Beta(k + 1, n - k): Newton's method on the regularized incomplete beta function, itself
+  a continued fraction (Numerical Recipes 6.4), about a millisecond per bound at any k
+  (bisecting the binomial CDF cost O(k) per step — 25 s for the gates of a sample with
+  2,000 defects). Within 2e-9 (relative) of scipy's ``betaincinv`` (a test compares them); not scipy
+  itself, whose import alone took 0.5 s of CPU in every process that showed a gate — in the
+  workstation, with the UI thread waiting for the interpreter lock.
 * :func:`binom_cdf` — the binomial CDF, summed in log space.
 * :func:`clopper_pearson_interval` — the two-sided interval (each tail ``alpha / 2``).
 * :func:`reviews_needed` — the smallest sample size whose bound falls below a threshold
@@ -62,12 +65,88 @@ def binom_cdf(k: int, n: int, p: float) -> float:
     return min(1.0, max(0.0, total))
 
 
+def _beta_cf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 1_000_000):
+        for num in (m * (b - m) * x / ((qam + 2 * m) * (a + 2 * m)),
+                    -(a + m) * (qab + m) * x / ((a + 2 * m) * (qap + 2 * m))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b) (a, b > 0)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_cf(a, b, x) / a
+    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
+
+
+def _normal_quantile(q: float) -> float:
+    """A starting point only: the standard normal quantile (Acklam's rational
+    approximation, relative error about 1e-9)."""
+    a = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+         1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+    b = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+         6.680131188771972e+01, -1.328068155288572e+01)
+    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+         -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+         3.754408661907416e+00)
+    if q < 0.02425:
+        t = math.sqrt(-2.0 * math.log(q))
+        return (((((c[0] * t + c[1]) * t + c[2]) * t + c[3]) * t + c[4]) * t + c[5]) / \
+            ((((d[0] * t + d[1]) * t + d[2]) * t + d[3]) * t + 1.0)
+    if q > 1.0 - 0.02425:
+        return -_normal_quantile(1.0 - q)
+    u = q - 0.5
+    r = u * u
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * u / \
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
+
+
 def _beta_quantile(q: float, a: int, b: int) -> float:
     """The ``q`` quantile of Beta(a, b): ``P(X <= k | n, p)`` falls to ``q`` at
-    ``p = _beta_quantile(1 - q, k + 1, n - k)``."""
-    from scipy.special import betaincinv
-
-    return float(betaincinv(a, b, q))
+    ``p = _beta_quantile(1 - q, k + 1, n - k)``. Newton's method from the normal
+    approximation, kept inside a bracket that shrinks with every step (a step that would
+    leave it bisects instead)."""
+    lo, hi = 0.0, 1.0
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    sd = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+    x = min(1.0 - 1e-12, max(1e-300, a / (a + b) + _normal_quantile(q) * sd))
+    for _ in range(400):
+        f = betainc(a, b, x) - q
+        if f == 0.0:
+            return x
+        if f < 0.0:
+            lo = x
+        else:
+            hi = x
+        log_pdf = log_norm + (a - 1.0) * math.log(x) + (b - 1.0) * math.log1p(-x)
+        step = f / math.exp(log_pdf) if log_pdf > -700.0 else math.inf
+        new = x - step
+        if not lo < new < hi:
+            new = 0.5 * (lo + hi)
+        if abs(new - x) <= 1e-15 * x or hi - lo <= 1e-16 * hi:
+            return new
+        x = new
+    return x
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float = 0.95) -> float:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 from fractions import Fraction
 
 import pytest
@@ -14,6 +16,7 @@ from qcstation.common.stats import (
     observed_agreement,
     reviews_needed,
 )
+from tests.conftest import ROOT
 
 
 def _exact_cdf(k: int, n: int, p: Fraction) -> Fraction:
@@ -132,3 +135,35 @@ def test_gwet_ac1_hand_computed_where_kappa_collapses() -> None:
     assert gwet_ac1(a2, b2) == pytest.approx((0.7 - 0.495) / (1 - 0.495))
     assert gwet_ac1(["a"], ["a"], ("a", "r")) == pytest.approx(1.0)
     assert gwet_ac1([], []) is None
+
+
+@pytest.mark.parametrize("conf", [0.9, 0.95, 0.99, 0.025])
+def test_bounds_agree_with_scipys_beta_quantile(conf: float) -> None:
+    """The bound is the Beta quantile computed here (no scipy at run time); scipy's
+    ``betaincinv`` is the reference, from one review to millions, few defects to half."""
+    from scipy.special import betaincinv
+
+    from qcstation.common.stats import _beta_quantile
+
+    for n in (1, 2, 5, 59, 93, 1_000, 100_000, 2_000_000):
+        for k in sorted({0, 1, 2, 3, n // 100, n // 10, n // 2, n - 1}):
+            if k >= n:
+                continue
+            want = float(betaincinv(k + 1, n - k, conf))
+            assert _beta_quantile(conf, k + 1, n - k) == pytest.approx(want, rel=2e-9), (k, n)
+
+
+def test_a_gate_bound_imports_no_scipy(tmp_path: Path) -> None:
+    """The workstation shows gates on every screen: computing one must not import scipy
+    (0.5 s of CPU with the interpreter lock held, the UI waiting)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom qcstation.common.stats import clopper_pearson_upper, reviews_needed\n"
+            "assert 0.0 < clopper_pearson_upper(3, 1000) < 1.0\n"
+            "assert reviews_needed(2, 0.05) > 59\n"
+            "print('scipy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

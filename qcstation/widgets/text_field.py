@@ -65,6 +65,14 @@ class TextField(Input):
 
     def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()   # Input's own handler would insert the first line again
+        focused = self.screen.focused
+        if focused is not self and isinstance(focused, TextField):
+            # a long paste comes in parts (one per terminal read), each forwarded to the
+            # field focused when the app took it; a part that spread its lines over the
+            # dialog's fields moved the focus on before the next part reached this field:
+            # the paste goes on where the part before it ended
+            focused._on_paste(event)
+            return
         lines = event.text.splitlines()
         spread = getattr(self.screen, "spread_paste", None)
         if len(lines) > 1 and callable(spread) and spread(self, lines):

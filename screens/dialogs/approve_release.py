@@ -9,7 +9,13 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
 from qcstation.common.safe import one_line
+from qcstation.widgets.text_field import TextField
 from screens.dialogs.fields import OrderedFields
+
+#: a release name and version become directory names (at most 64 characters, see
+#: ``core/release/releases._NAME_RE``); the notes go into the manifest and the datasheet
+NAME_CHARS = 64
+NOTES_CHARS = 500
 
 
 class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
@@ -38,11 +44,13 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
             yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards."),
                          id="approve_prompt")
             yield Label("Name")
-            yield Input(self.default_name, id="release_name")
+            # a paste of any size is one paste, cut to the limit with a notice: a pasted CR
+            # or ESC is text, never the key that approves or cancels
+            yield TextField(self.default_name, id="release_name", limit=NAME_CHARS)
             yield Label("Version")
-            yield Input(self.default_version, id="release_version")
+            yield TextField(self.default_version, id="release_version", limit=NAME_CHARS)
             yield Label("Notes (optional)")
-            yield Input(placeholder="what changed", id="release_notes")
+            yield TextField(placeholder="what changed", id="release_notes", limit=NOTES_CHARS)
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:

@@ -182,3 +182,66 @@ async def test_the_queue_filter_keeps_typed_words_and_ctrl_a_selects_all(qc_db: 
         assert box.value == ""  # type: ignore[attr-defined]
         await pilot.press("down")
         assert app.focused is app.screen.query_one("#queue_table")
+
+
+async def test_a_paste_into_the_approve_dialog_is_one_paste_and_approves_nothing(
+        qc_db: Path) -> None:
+    """The approve dialog's fields take a paste of any size in one step: its lines spread one
+    per field from the focused one (as Enter moves on), the rest joined into the notes, each
+    field cut to its limit with a notice; a pasted CR (Enter on the notes approves) or ESC
+    (cancels) acts as no key. The curator's own Enter then approves."""
+    from db import Store
+    from qcstation.core.review.decisions import decide, next_item
+    from screens.dialogs.approve_release import NAME_CHARS, NOTES_CHARS, ApproveReleaseModal
+    from screens.releases import ReleasesScreen
+
+    with Store(qc_db) as store:
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "accept")
+
+    def approved() -> list[dict[str, object]]:
+        with Store(qc_db) as store:
+            return store.query("SELECT name, version, notes FROM releases ORDER BY id")
+
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ApproveReleaseModal)
+        version, notes = modal.query_one("#release_version"), modal.query_one("#release_notes")
+        assert app.focused is version
+        # one long line into the version: cut to what a version may hold, with a notice
+        await pilot.press("ctrl+a", "backspace")
+        for message in _reads("9" * 5000, focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert app.screen is modal and approved() == []
+        assert version.value == "9" * NAME_CHARS                # type: ignore[attr-defined]
+        assert any(f"at most {NAME_CHARS} characters" in n for n in notifications(app))
+        # 9 KB of three lines with an ESC, a TAB and a Ctrl+C among them
+        await pilot.press("ctrl+a", "backspace")
+        for message in _reads(PASTE, focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert app.screen is modal and approved() == []          # no Enter, no Esc acted
+        assert version.value == "the notation question uses the wrong number"  # type: ignore[attr-defined]
+        text = notes.value                                       # type: ignore[attr-defined]
+        assert len(text) == NOTES_CHARS and text.startswith("word word")
+        assert all(ch.isprintable() for ch in text)
+        assert any(f"at most {NOTES_CHARS} characters" in n for n in notifications(app))
+        assert app.focused is notes
+        # the curator sets the version right, Enter moves to the notes, Enter approves
+        version.focus()
+        await pilot.press("ctrl+a", "backspace", *"1.0.0", "enter")
+        assert app.focused is notes
+        await pilot.press("enter")
+        await settle(pilot)
+        rows = approved()
+        assert [(r["name"], r["version"]) for r in rows] == [("smart", "1.0.0")]
+        assert rows[0]["notes"] == text.strip()           # as the dialog trims it
+        assert isinstance(app.screen, ReleasesScreen)

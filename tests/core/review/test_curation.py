@@ -215,3 +215,39 @@ def test_queue_text_searches_questions_reasons_comments_and_curators(store: Stor
     assert found("duration", state="overridden") == [rejected.seed_id]
     with pytest.raises(SearchError, match="cannot search for 'bread\\)'"):
         queue(store, text="bread)")
+
+
+def test_each_state_filter_keeps_exactly_the_items_of_that_state(store: Store) -> None:
+    """The state filter narrows the candidates in SQL (a million-seed queue builds only the
+    items that can have the state); what it keeps is what the whole queue says, state by
+    state, on a database holding every state."""
+    from qcstation.core.review.curation import QUEUE_STATES
+
+    f.populate(store, {"gsm8k": 30})
+    sample = draw_sample(store, "arithmetic", rate=1.0, rng_seed=2, actor="lead",
+                         overlap_rate=0.2)
+    plan = ["reject", "skip", "override", "accept", "reject", "accept"]
+    n = 0
+    while n < len(plan) and (item := next_item(store, "ann", "arithmetic")) is not None:
+        verdict = "reject" if item.overlap else plan[n]
+        decide(store, item.item_id, "ann", "reject" if verdict == "override" else verdict,
+               "garbled" if verdict in ("reject", "override") else None)
+        if verdict == "override":
+            override(store, item.item_id, verdict="accept", reason="misread", actor="carol",
+                     curators=["carol"])
+        n += 1
+    while (item := next_item(store, "bob", "arithmetic")) is not None and item.overlap:
+        decide(store, item.item_id, "bob", "accept")              # disagrees with ann
+        break
+    pending = [i for i in list_items(store, sample.id) if not i.decisions]
+    exclude_seed(store, pending[0].seed_id, reason="cannot be fixed", actor="carol",
+                 curators=["carol"])
+    everything = queue(store, limit=10_000)
+    states = {r.state for r in everything}
+    assert {"awaiting replacement", "skipped", "overridden", "accepted", "excluded",
+            "pending"} <= states, states
+    for state in QUEUE_STATES:
+        want = [r.item_id for r in everything
+                if r.state == state or (state == "rejected" and r.state in (
+                    "rejected", "awaiting replacement"))]
+        assert [r.item_id for r in queue(store, state=state, limit=10_000)] == want, state

@@ -8,7 +8,9 @@ evaluation run of about 1M scores, then times, each in a fresh process (median o
     status, qc status, audit --stored, release blockers, eval list, eval leaderboard, eval breakdown
 
 and, headless at 80x24, the first frame of every screen (pushed over the loaded dashboard; the time
-until its first data worker has finished). ``qcstation --help`` and ``qcstation qc decide --help`` are
+until its data workers have finished; the dashboard also the time until its first data is shown),
+then the keys pressed on it (moves and filters: from each press until the app is idle again,
+median and max against 100 ms). ``qcstation --help`` and ``qcstation qc decide --help`` are
 timed against ``python -c pass`` as the CLI's start-up cost. Each figure prints against its target:
 commands under 2 s (``status`` under 1 s), first frames under 1 s. Each figure is the wall clock
 and, beside it, the CPU time (this process's and its children's): on a shared machine the wall
@@ -189,8 +191,12 @@ def replicate(db: Path, n_seeds: int, eval_scores: int) -> dict[str, int]:
             "id": f"id + k * {EO}", "seed_id": f"seed_id + k * {S}"})
         _copy(conn, "eval_scores", ecopies, {
             "id": f"id + k * {E}", "seed_id": f"seed_id + k * {S}"})
+        # the run's items and requests as multiplied (the template's run answered every
+        # request): left at the template's, the runs list read "Done 500,155/335"
         conn.execute("UPDATE eval_runs SET n_items = (SELECT COUNT(*) FROM eval_items "
-                     "WHERE eval_items.run_id = eval_runs.id)")
+                     "WHERE eval_items.run_id = eval_runs.id AND role = 'eval'), "
+                     "n_requests = (SELECT COUNT(*) FROM eval_outputs "
+                     "WHERE eval_outputs.run_id = eval_runs.id)")
     conn.execute("ANALYZE")
     counts = {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
               for t in ("seeds", "artifacts", "sample_items", "reviews", "eval_items",
@@ -269,7 +275,9 @@ def time_startup(runs: int) -> list[tuple[str, float, float, float, str]]:
     return rows
 
 
-def _screens(db: Path) -> list[tuple[str, Callable[[], Any]]]:
+def _screens(db: Path) -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
+    """Each screen, how to make it, and the keys pressed on it once it is loaded (moves and
+    filters: keys that read, never ones that decide or write)."""
     from db import Store
 
     store = Store(db, create=False)
@@ -287,17 +295,19 @@ def _screens(db: Path) -> list[tuple[str, Callable[[], Any]]]:
     from screens.runs import RunsScreen
     from screens.side_by_side import SideBySideScreen
 
-    out: list[tuple[str, Callable[[], Any]]] = [
-        ("review", lambda: ReviewScreen(None)),
-        ("queue", lambda: QueueScreen()),
-        ("releases", lambda: ReleasesScreen()),
-        ("runs", lambda: RunsScreen()),
+    out: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
+        ("review", lambda: ReviewScreen(None), ("g", "g", "down", "up")),
+        ("queue", lambda: QueueScreen(), ("down", "down", "down", "up", "f", "f")),
+        ("releases", lambda: ReleasesScreen(), ("down", "up", "down", "up")),
+        ("runs", lambda: RunsScreen(), ("down", "up", "down", "up")),
     ]
     if run_id:
-        out += [("results", lambda: ResultsScreen((run_id,))),
-                ("charts", lambda: ChartsScreen([run_id]))]
+        out += [("results", lambda: ResultsScreen((run_id,)),
+                 ("down", "down", "down", "up", "f", "f", "right_square_bracket")),
+                ("charts", lambda: ChartsScreen([run_id]), ("down", "up"))]
         if seed:
-            out.append(("side by side", lambda: SideBySideScreen(run_id, run_id, int(seed[0]))))
+            out.append(("side by side", lambda: SideBySideScreen(run_id, run_id, int(seed[0])),
+                        ("down", "up")))
     return out
 
 
@@ -312,6 +322,30 @@ async def _wait_idle(app: Any, pilot: Any, limit: float = 120.0) -> None:
         await asyncio.sleep(0.01)
 
 
+async def _keys(app: Any, pilot: Any, keys: tuple[str, ...]) -> list[tuple[str, float, float]]:
+    """(key, wall, CPU seconds) from each key press until the app is idle again (the key
+    handled, any worker it started finished and its result shown)."""
+    out = []
+    for key in keys:
+        c0, t0 = _cpu(), time.perf_counter()
+        await pilot.press(key)
+        await _wait_idle(app, pilot)
+        out.append((key, time.perf_counter() - t0, _cpu() - c0))
+    return out
+
+
+def _key_note(times: list[tuple[str, float, float]]) -> str:
+    """Median and slowest key, wall (CPU) in ms, against 100 ms."""
+    if not times:
+        return ""
+    walls = [t[1] * 1000 for t in times]
+    cpus = [t[2] * 1000 for t in times]
+    key, wall, cpu = max(times, key=lambda t: t[1])
+    slow = "" if wall < 0.1 else " SLOW"
+    return (f"keys: median {statistics.median(walls):.0f} ms ({statistics.median(cpus):.0f} cpu), "
+            f"max {wall * 1000:.0f} ms ({cpu * 1000:.0f} cpu, {key}){slow}")
+
+
 def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
     from qcstation.app import make_app
     from qcstation.common.config import load_config
@@ -319,29 +353,42 @@ def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
     config = load_config(str(db.parent / "qcstation.toml"))
     rows: list[tuple[str, float, float, float, str]] = []
 
-    async def dashboard() -> float:
+    async def dashboard() -> tuple[float, float, list[float]]:
         app = make_app(db, config=config, account="ann")
         async with app.run_test(size=(80, 24)) as pilot:
             t0 = time.perf_counter()
+            first = None
+            while time.perf_counter() - t0 < 120:      # the first data painted
+                await pilot.pause()
+                if getattr(app.screen, "loaded", False):
+                    first = time.perf_counter() - t0
+                    break
+                await asyncio.sleep(0.005)
             await _wait_idle(app, pilot)
-            return time.perf_counter() - t0
+            idle = time.perf_counter() - t0
+            keys = await _keys(app, pilot, ("down", "up", "down", "up"))
+            return first if first is not None else float("nan"), idle, keys
 
     c0, t0 = _cpu(), time.perf_counter()
-    inside = asyncio.run(dashboard())
+    first, inside, keys = asyncio.run(dashboard())
     rows.append(("dashboard (app start → idle)", time.perf_counter() - t0, _cpu() - c0, 1.0,
-                 f"{inside:.2f} s after mount"))
-    for label, factory in _screens(db):
-        async def one(factory: Callable[[], Any] = factory) -> tuple[float, float]:
+                 f"{inside:.2f} s after mount, first data {first:.2f} s; " + _key_note(keys)))
+    for label, factory, keys_to_press in _screens(db):
+        async def one(factory: Callable[[], Any] = factory,
+                      keys_to_press: tuple[str, ...] = keys_to_press
+                      ) -> tuple[float, float, str]:
             app = make_app(db, config=config, account="ann")
             async with app.run_test(size=(80, 24)) as pilot:
                 await _wait_idle(app, pilot)
                 c0, t0 = _cpu(), time.perf_counter()
                 app.push_screen(factory())
                 await _wait_idle(app, pilot)
-                return time.perf_counter() - t0, _cpu() - c0
+                took, cpu = time.perf_counter() - t0, _cpu() - c0
+                return took, cpu, _key_note(await _keys(app, pilot, keys_to_press))
 
         try:
-            rows.append((label, *asyncio.run(one()), 1.0, ""))
+            took, cpu, note = asyncio.run(one())
+            rows.append((label, took, cpu, 1.0, note))
         except Exception as exc:  # a screen that cannot open is a figure too
             rows.append((label, float("nan"), float("nan"), 1.0, f"{type(exc).__name__}: {exc}"[:60]))
     return rows

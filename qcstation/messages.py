@@ -238,6 +238,19 @@ class EvalRunFinished(Message):
         self.note = note
 
 
+class ResultsCounted(Message):
+    """The counts (and filter choices) of the page ``number`` for ``filters``, read after the
+    page itself was shown (counting 1M rows takes longer than a page)."""
+
+    def __init__(self, filters: Any, number: int, choices: dict[str, Any] | None,
+                 counts: dict[str, Any] | None) -> None:
+        super().__init__()
+        self.filters = filters
+        self.number = number
+        self.choices = choices
+        self.counts = counts
+
+
 class ResultsPageLoaded(Message):
     """One page of the results browser (``browse.Page``) for ``filters``; ``number`` counts
     pages from 1; ``choices`` are the sources/difficulties/runs the filters can take."""

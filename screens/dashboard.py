@@ -194,8 +194,9 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading the dashboard")
     def _load_dashboard(self) -> None:
-        """Fast parts first (open samples and their progress, then counts), then each gate:
-        on a large database a gate takes seconds and must not hold up the rest."""
+        """Fast parts first (open samples and their progress, then counts), then each gate,
+        then the team's numbers: on a large database a gate takes time and must not hold up
+        the rest."""
         settings = self.qc_app.settings
         worker = get_current_worker()
         with self.qc_app.open_store() as store:
@@ -214,7 +215,6 @@ class DashboardScreen(QCScreen):
             self.post_message(CountsLoaded(self.qc_app.read_counts(store)))
             if worker.is_cancelled:
                 return
-            self.post_message(TeamLoaded(team_stats(store, settings.dimensions)))
             from qcstation.core.release.latest import latest_release
 
             self.post_message(ReleaseLoaded(latest_release(store)))
@@ -224,6 +224,11 @@ class DashboardScreen(QCScreen):
                 self.post_message(GateLoaded(
                     dim.dimension, self.qc_app.evaluate_gate(store, dim.dimension, dim.scope),
                     dim.scope))
+            if worker.is_cancelled:
+                return
+            # the team panel last: what needs attention comes from the gates (its per-person
+            # counts read every decision: half a second of CPU at 1M seeds)
+            self.post_message(TeamLoaded(team_stats(store, settings.dimensions)))
 
     def on_screen_suspend(self) -> None:
         # a full screen (review, releases) on top: stop computing gates nobody is looking

@@ -87,7 +87,9 @@ def render_run_detail(run: RunSummary) -> RenderableType:
             scored.append(f" (n={h.n})", style=DIM)
         if metric == "un" and h.failed:
             scored.append(f" {h.failed} failed", style="magenta")
-    lines.append(scored if scored else Text("No scores yet.", style=DIM))
+    # an empty headline: not read yet (the runs list shows the list before the numbers)
+    lines.append(scored if scored else Text("No scores yet." if run.headline else
+                                            "Reading the scores…", style=DIM))
     if run.error:
         lines.append(Text.assemble(("Error: ", "bold red"), safe(run.error)))
     if run.resumable:

@@ -19,7 +19,7 @@ from qcstation.core.construct.make.llm import (
     parse_retry_after,
 )
 from qcstation.common.errors import ModelAccessError
-from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401  (fixture)
+from tests.fake_openai import FakeOpenAI, default_responder, fake_openai  # noqa: F401  (fixture)
 
 KEY_ENV = "QC_TEST_API_KEY"
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -32,7 +32,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def mcfg(fake: FakeOpenAI | None, **kw: object) -> ModelConfig:
     base = dict(model="test-model", base_url=fake.base_url if fake else None, api_key_env=KEY_ENV,
-                timeout_s=2.0, retries=2, backoff_s=0.01, max_backoff_s=3.0)
+                timeout_s=60.0, retries=2, backoff_s=0.01, max_backoff_s=3.0)   # generous: a busy machine is slow
     base.update(kw)
     return ModelConfig(**base)  # type: ignore[arg-type]
 
@@ -148,11 +148,11 @@ async def test_429_retry_after_is_honoured(fake_openai: FakeOpenAI, db_file: Pat
 
 
 async def test_retry_after_is_capped(fake_openai: FakeOpenAI) -> None:
-    fake_openai.status(429, retry_after=30)
-    t0 = time.monotonic()
+    fake_openai.status(429, retry_after=3600)     # an hour: only the cap lets the test end
     async with LLMClient(mcfg(fake_openai, max_backoff_s=0.2)) as client:
         r = await client.chat(user("cap"))
-    assert r.retries == 1 and time.monotonic() - t0 < 5
+    first, second = fake_openai.chat_requests
+    assert r.retries == 1 and second.at - first.at < 600
 
 
 async def test_503_with_http_date_retry_after(fake_openai: FakeOpenAI) -> None:
@@ -188,12 +188,15 @@ async def test_500_then_success(fake_openai: FakeOpenAI, db_file: Path) -> None:
 
 
 async def test_timeout_then_success(fake_openai: FakeOpenAI) -> None:
-    fake_openai.delay(3.0, text="too late")
-    t0 = time.monotonic()
-    async with LLMClient(mcfg(fake_openai, timeout_s=0.3)) as client:
+    # The first request is never answered, so only the client's timeout and a retry can give a
+    # reply (no upper bound on elapsed time: a busy machine is slow). The limit must be short
+    # enough for the test to end soon, yet the retries must succeed: several of them, so that
+    # a machine stalled past the limit once more still gets an answer.
+    fake_openai.hang()
+    async with LLMClient(mcfg(fake_openai, timeout_s=1.0, retries=6)) as client:
         r = await client.chat(user("t"))
-    assert r.text == "echo: t" and r.retries == 1
-    assert time.monotonic() - t0 < 2.9  # did not wait out the 3 s delay
+    assert r.text == "echo: t" and r.retries >= 1
+    assert len(fake_openai.chat_requests) == r.retries + 1
 
 
 @pytest.mark.parametrize("script", ["garbage", "empty_choices", "empty_content", "drop"])
@@ -289,7 +292,15 @@ async def test_dead_port_is_a_clear_error(db_file: Path) -> None:
 
 
 async def test_concurrency_bound_is_respected(fake_openai: FakeOpenAI, db_file: Path) -> None:
-    fake_openai.default_delay = 0.15
+    # Each request is held until three are in flight at once (or 30 s pass), so reaching the bound
+    # does not depend on how fast the client sends them.
+    def held(request: dict) -> str:
+        deadline = time.monotonic() + 30
+        while fake_openai.max_in_flight < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return default_responder(request)
+
+    fake_openai.responder = held
     async with LLMClient(mcfg(fake_openai, concurrency=3), db_file) as client:
         results = await client.chat_many([user(f"q{i}") for i in range(10)])
     assert len(fake_openai.chat_requests) == 10

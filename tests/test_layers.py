@@ -103,14 +103,14 @@ def test_every_stage_package_stands_on_a_floor() -> None:
 
 
 # what making may import of checking: the gate every rule-made formalization passes
-# (``rules.dispatch.check_independently``: re-reading and given roles)
-GATE = ("qcstation.core.construct.check.reread", "qcstation.core.construct.check.rolecheck")
+# (``rules.dispatch.check_independently``: the givens' words re-read, and their roles)
+GATE = ("qcstation.core.construct.check.bindings", "qcstation.core.construct.check.rolecheck")
 
 
 def test_making_does_not_import_checking_but_for_the_rereading_gate() -> None:
     """``construct/make`` builds artifacts and ``construct/check`` checks them, so checking
-    imports what it checks and making imports no check but the gate (:data:`GATE`; until the
-    reading floor holds them, also ``check.reread``'s word helpers)."""
+    imports what it checks and making imports no check but the gate (:data:`GATE`); the
+    words both read stand on the reading floor (``qcstation.core.reading.words``)."""
     bad = [f"{p.relative_to(ROOT)}:{n} imports {m}"
            for p in sorted((ROOT / "qcstation/core/construct/make").rglob("*.py"))
            for n, m in _imports(p) if m.startswith("qcstation.core.construct.check")

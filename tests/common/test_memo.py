@@ -11,16 +11,16 @@ from fractions import Fraction
 import pytest
 
 from qcstation.common.memo import text_memo
-from qcstation.core.construct.check import reread, selfcheck
+from qcstation.core.construct.check import selfcheck
 from qcstation.core.reading.clauses import reads_as_clause
 from qcstation.core.reading.expr import ExpressionError, parse_expression
 from qcstation.core.reading.inline import find_inline_computations, parse_visible
-from qcstation.core.reading import answers
+from qcstation.core.reading import answers, words
 from qcstation.core.reading.answers import parse_number
 from tests.conftest import dataset
 
 #: the memoized readers of one text, as the rules, the key-information draft and the audit call them
-ONE_TEXT = [reread.question_occurrences, reread.solution_lines, reread._numbers,
+ONE_TEXT = [words.question_occurrences, words.solution_lines, words.numeral_values,
             selfcheck._question_numbers, selfcheck._solution_numbers, selfcheck._smt_definitions]
 
 
@@ -44,10 +44,10 @@ def test_memoized_readers_give_what_the_plain_functions_give(texts: list[tuple[s
             for line in solution.splitlines():
                 for num in re.findall(r"\d+(?:\.\d+)?", line)[:4]:
                     v = Fraction(num)
-                    assert reread._solution_words(line, v) == reread._solution_words.__wrapped__(line, v)
+                    assert words.words_after_value(line, v) == words.words_after_value.__wrapped__(line, v)
                     for nth in (None, 1):
-                        assert reread.solution_stems(line, v, 4, nth) == \
-                            reread.solution_stems.__wrapped__(line, v, 4, nth)
+                        assert words.solution_stems(line, v, 4, nth) == \
+                            words.solution_stems.__wrapped__(line, v, 4, nth)
 
 
 def _outcome(fn: object, *args: object, **kwargs: object) -> object:
@@ -86,22 +86,22 @@ def test_memoized_parsers_give_what_the_plain_functions_give(texts: list[tuple[s
 def test_a_caller_that_changes_its_result_changes_nothing_for_the_next() -> None:
     q = "Tom has 3 apples and 1/2 of 12 pears. He buys twice as many. How many does he have?"
     sol = "He has 12/2=<<12/2=6>>6 pears.\nSo 3+6=<<3+6=9>>9 in all.\n#### 9"
-    got = reread.question_occurrences(q)
+    got = words.question_occurrences(q)
     assert got
     got.clear()
-    assert reread.question_occurrences(q) == reread.question_occurrences.__wrapped__(q) != []
-    lines = reread.solution_lines(sol)
+    assert words.question_occurrences(q) == words.question_occurrences.__wrapped__(q) != []
+    lines = words.solution_lines(sol)
     lines[0][1].append(Fraction(99))
     lines.pop()
-    assert reread.solution_lines(sol) == reread.solution_lines.__wrapped__(sol)
-    for fn in (reread._numbers, selfcheck._question_numbers, selfcheck._solution_numbers):
+    assert words.solution_lines(sol) == words.solution_lines.__wrapped__(sol)
+    for fn in (words.numeral_values, selfcheck._question_numbers, selfcheck._solution_numbers):
         nums = fn(sol)
         nums.add(Fraction(99))
         assert Fraction(99) not in fn(sol) and fn(sol) == fn.__wrapped__(sol)
-    words = reread._solution_words("So 3+6 is 9 apples in all.", Fraction(9))
-    assert words == [["apples"]]
-    words[0].append("pears")
-    assert reread._solution_words("So 3+6 is 9 apples in all.", Fraction(9)) == [["apples"]]
+    after = words.words_after_value("So 3+6 is 9 apples in all.", Fraction(9))
+    assert after == [["apples"]]
+    after[0].append("pears")
+    assert words.words_after_value("So 3+6 is 9 apples in all.", Fraction(9)) == [["apples"]]
     smt = "(declare-const g1 Real)\n(declare-const answer Real)\n(assert (= g1 5))\n(assert (= answer g1))\n"
     defs, values, literals = selfcheck._smt_definitions(smt)
     defs.clear(), values.clear(), literals.add(Fraction(7))

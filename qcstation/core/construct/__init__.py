@@ -16,5 +16,6 @@ Packages and modules, bottom up (each imports only those above it in this list)
                       the content checks every caller shares; its own contract in its
                       ``__init__``.
 ``pipeline_records``  what a generation run writes per item (attempt, artifact, verdict);
+``pipeline_model``    the model's side of the loop: a job's prompt, a reply read as content;
 ``pipeline``          the generate -> verify -> regenerate loop over seeds and dimensions.
 """

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from typing import Any
 from db import Store, current_actor, now
 from db.artifacts import current_artifact, reject_feedback
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
-from qcstation.core.construct.make import prompts
+from qcstation.core.construct.pipeline_model import job_messages, prompt_version, reply_content
 from qcstation.core.construct.pipeline_records import (
     ItemTaken,
     Job,
@@ -44,17 +43,13 @@ from qcstation.core.construct.pipeline_records import (
 )
 from qcstation.core.construct.check.checks import (
     check_refinement,
-    cot_answer_ok,
     expected_answer,
     meaning_refusal,
     model_feedback,
-    normalize_smtlib,
     notation_smtlib,
-    redact_gold,
     rounded_gold_match,
 )
 from qcstation.core.construct.check.selfcheck import hard_flags
-from qcstation.core.reading.answers import parse_number
 from qcstation.common.config import Config
 from qcstation.common.errors import GenerationError, ModelAccessError
 
@@ -429,7 +424,7 @@ class Pipeline:
             if dim == "arithmetic":
                 return self._arithmetic_rule(job)
             if dim == "understanding":
-                from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+                from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
                 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
                 try:
@@ -567,29 +562,7 @@ class Pipeline:
         record_needs_model(self.store, job, message)
         return "done"
 
-    # -- model path ----------------------------------------------------------------
-    def _messages(self, job: Job) -> list[dict[str, str]]:
-        """The prompt of the job's next attempt: the task, then every earlier attempt and what
-        the checks said of it (so a retry differs from the last one and sees all that was
-        tried), with the gold answer kept out of everything but the question itself."""
-        q = job.seed["question"]
-        if job.feedback:
-            prev = redact_gold(job.previous_output or "", job.seed) or None
-            pair = (prev, redact_gold(job.feedback, job.seed))
-            if not job.history or job.history[-1] != pair:
-                job.history.append(pair)
-        h = job.history
-        if job.dimension == "understanding":
-            return prompts.keyinfo_messages(q, history=h)
-        if job.dimension == "reasoning":
-            return prompts.smtlib_messages(q, history=h)
-        if job.dimension == "arithmetic":
-            assert job.source_artifact is not None
-            if job.source_artifact.get("notation") is None:
-                return prompts.notation_from_smtlib_messages(job.source_artifact["smtlib"], history=h)
-            return prompts.notation_rephrase_messages(job.source_artifact["notation"], history=h)
-        return prompts.cot_messages(q, history=h)
-
+    # -- model path (what is asked and how a reply is read: pipeline_model) -------------
     def _llm_jobs(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> None:
         from qcstation.core.construct.make.llm import LLMClient
 
@@ -603,9 +576,9 @@ class Pipeline:
                 break
             batch, attempt_ids, mine = [], [], []
             for j in pending:
-                m = self._messages(j)
+                m = job_messages(j)
                 try:
-                    aid = start_attempt(self.store, j, "llm", model_cfg.model, _prompt_version(j),
+                    aid = start_attempt(self.store, j, "llm", model_cfg.model, prompt_version(j),
                                      {"messages": m, "round": round_no})
                 except ItemTaken:
                     self.summary.add(dim, "taken by another process")
@@ -644,49 +617,9 @@ class Pipeline:
             self.summary.add(dim, "failed:attempts_exhausted")
 
     def _accept_llm_output(self, job: Job, attempt_id: int, text: str, model: str) -> bool:
-        dim, pv = job.dimension, _prompt_version(job)
-        content: dict[str, Any]
+        dim, pv = job.dimension, prompt_version(job)
         try:
-            if dim == "reasoning":
-                smt = _smtlib_of(text)
-                if "(" not in smt:
-                    raise GenerationError("the answer contains no SMT-LIB")
-                content = {"smtlib": normalize_smtlib(smt), "rule": None, "notes": []}
-                if content["smtlib"] != smt:
-                    content["notes"].append("normalised to end in (check-sat) and (get-value (answer))")
-            elif dim == "understanding":
-                from qcstation.core.construct.make.keyinfo import parse_keyinfo
-
-                content = parse_keyinfo(text)
-            elif dim == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
-                from qcstation.core.construct.make.notation import NotationError, parse_notation_text
-
-                base = job.source_artifact or {}
-                written = _strip_fences(text)
-                try:
-                    parsed = parse_notation_text(written)
-                except NotationError as exc:
-                    raise GenerationError(f"the question is not in the required form: {exc}") from exc
-                content = {"notation": written, "form": "model", "target": parsed.target,
-                           "variables": {k: str(v) for k, v in parsed.variables.items()},
-                           "smtlib": base["smtlib"], "source_artifact_id": base["source_artifact_id"]}
-            elif dim == "arithmetic":
-                from qcstation.core.construct.make.notation import NotationQuestion
-                from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
-
-                base = job.source_artifact or {}
-                original = NotationQuestion(text=base["notation"], variables={
-                    k: parse_number(v).value for k, v in base["variables"].items()  # type: ignore[union-attr]
-                }, target=base["target"])
-                rephrased = _strip_fences(text)
-                problems = check_rephrasing(original, rephrased)
-                if problems:
-                    raise GenerationError("; ".join(problems))
-                content = dict(base, notation=rephrased, rendered=base["notation"])
-            else:
-                answer_ok, problem = cot_answer_ok(text, job.seed)
-                if not answer_ok:
-                    raise GenerationError(problem)
+            content = reply_content(job, text)
         except GenerationError as exc:
             finish_attempt(self.store, attempt_id, raw_output=text, parse_error=str(exc),
                             verify_status="parse_error")
@@ -699,6 +632,7 @@ class Pipeline:
             finish_attempt(self.store, attempt_id, raw_output=text, verify_status="cot_ok")
             self._refinement_from_cot(job, text, "llm+inject", model=model, model_chain=True)
             return True
+        assert content is not None
         try:
             art_id = save_artifact(self.store, job, attempt_id, content, generator="llm", model=model,
                                     prompt_version=pv, raw_output=text)
@@ -737,33 +671,9 @@ def _ordered(dimensions: Iterable[str] | None) -> list[str]:
     return [d for d in GENERATION_ORDER if d in wanted]
 
 
-def _prompt_version(job: Job) -> str:
-    if job.dimension == "arithmetic" and (job.source_artifact or {}).get("notation") is None:
-        return prompts.PROMPT_VERSIONS["arithmetic-from-smtlib"]
-    return prompts.PROMPT_VERSIONS[job.dimension]
-
-
 def _no_rule(exc: Exception) -> str:
     text = str(exc)
     return text if text.lower().startswith("no rule applies") else f"no rule applies: {text}"
-
-
-def _strip_fences(text: str) -> str:
-    m = re.search(r"```[a-zA-Z0-9_-]*\s*\n(.*?)```", text, re.S)
-    return (m.group(1) if m else text).strip()
-
-
-def _smtlib_of(text: str) -> str:
-    """The SMT-LIB of a model's reply: the fenced block, else the lines from the first that opens
-    with '(' to the last that closes with ')' (prose before or after, "The formalization:",
-    is not the program's)."""
-    body = _strip_fences(text)
-    lines = body.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith("(")]
-    ends = [i for i, line in enumerate(lines) if line.rstrip().endswith(")")]
-    if not starts or not ends or ends[-1] < starts[0]:
-        return body
-    return "\n".join(lines[starts[0]:ends[-1] + 1]).strip()
 
 
 def _artifact_output(art: dict[str, Any]) -> str | None:

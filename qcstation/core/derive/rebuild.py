@@ -7,7 +7,7 @@ imported seed, so its four artifacts are made exactly as a seed's are:
   generate pipeline stores it; checked by Z3 (a :class:`~.model.Check`).
 * Arithmetic: :func:`notation.render_notation` of that SMT-LIB; checked by Z3 on the SMT-LIB
   rebuilt from the notation question's own text, as the pipeline does.
-* Understanding: :func:`keyinfo.keyinfo_from_annotations`, checked by ``validate_keyinfo``.
+* Understanding: :func:`keyinfo_draft.keyinfo_from_annotations`, checked by ``validate_keyinfo``.
 * Refinement: :func:`inject.inject_errors` on the worked solution (the configured number of
   error types, uniform draw, ``redraw=False`` as in the pipeline), with the pipeline's checks.
 
@@ -28,7 +28,8 @@ from typing import Any
 from qcstation.common.errors import GenerationError
 from qcstation.core.construct.check.checks import check_refinement
 from qcstation.core.construct.make.inject import ERROR_TYPES, clean_cot, inject_errors
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations, validate_keyinfo
+from qcstation.core.construct.make.keyinfo import validate_keyinfo
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.notation import MAX_DECIMALS as NOTATION_MAX_DECIMALS
 from qcstation.core.construct.make.notation import (
     NotationError,

@@ -18,5 +18,8 @@ Modules, bottom up (a module imports only those above it in this list)
                  as a solution's steps, and what key information and error injection read.
 ``textnumbers``  numbers as a question or a solution writes them (digits, fractions,
                  number words, calculator annotations), read with a bounded cache.
+``words``        the words a number is written with (question occurrences, solution lines,
+                 word givens such as "half", word stems): what the rules tie a given to and
+                 what the checks read again.
 ``clauses``      what reads as a statement of its own (a subject and a finite verb).
 """

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.check.reread import hidden_numbers, value_leaks
 from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.construct.check.selfcheck import audit_artifact

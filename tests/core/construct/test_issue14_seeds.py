@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.check.selfcheck import audit_artifact
 
@@ -103,7 +103,7 @@ def test_a_1_whose_words_name_no_given_stays_the_literal_1(gsm8k: dict, seed: st
 
 def test_the_1_is_not_exempt_from_the_binding_check() -> None:
     # the question states 1 as "one dog" and as "1 cat"; the line that uses a 1 names neither
-    from qcstation.core.construct.check.reread import binding_problems
+    from qcstation.core.construct.check.bindings import binding_problems
     from qcstation.core.construct.make.rules import BinOp, Name, Num
 
     defs = {"g1": Num(Fraction(1)), "g2": Num(Fraction(2)), "s1": BinOp("+", Name("g1"), Name("g2"))}

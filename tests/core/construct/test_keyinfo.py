@@ -56,7 +56,7 @@ def test_empty_goal_is_caught() -> None:
 
 
 def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
-    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
     from qcstation.core.construct.make.rules import RuleError, rule_for_seed
     from tests.conftest import dataset
 
@@ -99,7 +99,7 @@ def test_rule_draft_is_grounded_on_real_gsm8k() -> None:
 
 
 def test_rule_draft_understands_number_words() -> None:
-    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
     from qcstation.core.construct.make.rules import rule_for_seed
 
     q = ("Jan has three times the number of pets as Marcia. Marcia has two more pets than Cindy. "
@@ -113,7 +113,7 @@ def test_rule_draft_understands_number_words() -> None:
 
 
 def test_rule_draft_unknowns_hide_the_step_results() -> None:
-    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
     from qcstation.core.construct.make.rules import rule_for_seed
 
     q = ("Janet's ducks lay 16 eggs per day. She eats 3 and bakes with 4. She sells the rest "

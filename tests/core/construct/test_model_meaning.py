@@ -255,7 +255,7 @@ def test_a_chain_that_never_computes_its_answer_is_refused_without_the_gold() ->
 
 
 def test_prose_around_an_unfenced_program_is_not_the_program() -> None:
-    from qcstation.core.construct.pipeline import _smtlib_of
+    from qcstation.core.construct.pipeline_model import _smtlib_of
 
     reply = "The formalization:\n(declare-const a Int)\n(assert (= a 3))\n(check-sat)\nHope this helps."
     assert _smtlib_of(reply) == "(declare-const a Int)\n(assert (= a 3))\n(check-sat)"
@@ -345,20 +345,17 @@ def test_every_few_shot_example_passes_the_checks_it_teaches() -> None:
     assert P.PROMPT_VERSIONS["reasoning"] == "smtlib-v2"
 
 
-def test_a_reviewers_reason_and_the_models_own_text_reach_the_prompt_without_the_gold(
-        tmp_path: Path, db_file: Path) -> None:
+def test_a_reviewers_reason_and_the_models_own_text_reach_the_prompt_without_the_gold() -> None:
+    from qcstation.core.construct.pipeline_model import job_messages
     from qcstation.core.construct.pipeline_records import Job
 
-    with Store(db_file):
-        pass
     seed = {"id": 1, "question": "Tom has 3 apples and buys 5 more, then eats 1. How many now?",
             "answer_text": "7"}
-    with Pipeline(db_file, _config(tmp_path, "http://127.0.0.1:9/v1")) as p:
-        job = Job(seed, "reasoning", feedback="A reviewer rejected it: the answer should be 7, not 8",
-                  previous_output="(assert (= answer 7.0))")
-        first = p._messages(job)
-        job.feedback, job.previous_output = "Z3 computes answer = 9", "(assert (= answer 9))"
-        second = p._messages(job)
+    job = Job(seed, "reasoning", feedback="A reviewer rejected it: the answer should be 7, not 8",
+              previous_output="(assert (= answer 7.0))")
+    first = job_messages(job)
+    job.feedback, job.previous_output = "Z3 computes answer = 9", "(assert (= answer 9))"
+    second = job_messages(job)
     tail = [m["content"] for m in second[len(first) - 2:]]
     assert all(not re.search(r"(?<![\w.])7(?:\.0)?(?![\w.])", t) for t in tail), tail
     assert "the answer should be […], not 8" in tail[1] and "(= answer […])" in tail[0]

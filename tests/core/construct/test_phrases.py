@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from qcstation.core.construct.check.reread import WORD_GIVENS
+from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 
 TEXTS = [

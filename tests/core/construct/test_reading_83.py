@@ -8,7 +8,7 @@ import re
 import pytest
 
 from qcstation.core.construct.make.inject import inject_errors
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.check.reread import value_leaks
 from qcstation.core.construct.make.rules import rule_for_seed
 

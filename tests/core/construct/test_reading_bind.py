@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.check.reread import binding_problems
+from qcstation.core.construct.check.bindings import binding_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
 

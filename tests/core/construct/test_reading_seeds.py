@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
-from qcstation.core.construct.check.reread import binding_problems
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+from qcstation.core.construct.check.bindings import binding_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
 

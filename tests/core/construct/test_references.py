@@ -12,7 +12,8 @@ import z3
 
 from qcstation.core.review.audit import audit_artifact
 from qcstation.core.construct.make.inject import ERROR_NAMES, InjectionError, inject_errors
-from qcstation.core.construct.make.keyinfo import KeyInfoError, keyinfo_from_annotations
+from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.notation import render_notation
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from tests.conftest import dataset

@@ -140,7 +140,7 @@ OLD_KNOWN = {
 
 
 def test_known_fragment_fires_on_the_cuts_of_the_earlier_rule_and_not_on_the_corrected(gsm8k: dict) -> None:
-    from qcstation.core.construct.make.keyinfo import keyinfo_from_annotations
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
     from qcstation.core.construct.make.rules import rule_for_seed
 
     for seed, known in OLD_KNOWN.items():

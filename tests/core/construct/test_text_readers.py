@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from qcstation.core.construct.check import reread
-from qcstation.core.reading import textnumbers
+from qcstation.core.reading import textnumbers, words
 from tests.conftest import dataset
 
 HOSTILE = [
@@ -36,9 +35,9 @@ def _spans(matches) -> list[tuple]:
 
 def test_word_matches_are_the_patterns_matches(texts: list[str]) -> None:
     for t in texts:
-        assert _spans(reread._number_word_matches(t)) == _spans(reread._NUMBER_WORD_RE.finditer(t)), t
-        assert _spans(reread._word_matches(reread._WORD_GIVEN_RE, reread._WORD_GIVEN_FIRSTS, t)) \
-            == _spans(reread._WORD_GIVEN_RE.finditer(t)), t
+        assert _spans(words.number_word_matches(t)) == _spans(words._NUMBER_WORD_RE.finditer(t)), t
+        assert _spans(words._word_matches(words._WORD_GIVEN_RE, words._WORD_GIVEN_FIRSTS, t)) \
+            == _spans(words._WORD_GIVEN_RE.finditer(t)), t
 
 
 def test_number_words_and_counting_words_are_the_patterns(texts: list[str]) -> None:

@@ -7,11 +7,15 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``qcstation.core.reading``, ``qcstation.core.verify`` and what it checks in
 ``qcstation.core.construct.make``)
 -------------------------------------------------------------------------
-``reread``               checks re-derived from the question and the gold solution alone
-                         (which words a given is tied to, literals, value leaks,
-                         irrelevant-but-used, stale edits): the audit's, and the gate every
-                         rule-made item passes.
-``rolecheck``            the role each given plays, read from the question's words.
+``bindings``             which words each given a formalization uses is tied to, literals in
+                         steps, links to results the question also states: re-derived from
+                         the question and the gold solution alone; the audit's, and the gate
+                         every rule-made item passes.
+``rolecheck``            the role each given plays, read from the question's words (the
+                         gate's second half).
+``reread``               key information and a wrong chain of thought re-read against the
+                         question and the solution (value leaks, hidden numbers,
+                         irrelevant-but-used, stale edits).
 ``selfcheck``            the flags stored with each artifact (what the rules could not settle).
 ``notation_reader``      reads any wording of a notation question back to its formalization;
 ``notation_rephrasing``  judges a model's rewording of one.

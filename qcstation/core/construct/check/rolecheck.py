@@ -1,7 +1,7 @@
 """An independent check of what each given of a rule-made formalization measures (issue 26).
 
 The rules tie a number of the solution to a place of the question by the words around both
-(:mod:`.rules.binding`); the checks of :mod:`.reread` read those words again with the rules'
+(:mod:`.rules.binding`); the checks of :mod:`.bindings` read those words again with the rules'
 own stems. This module reads them a third way, with nothing shared but the texts: for every
 given (its place in the question, stored with the formalization) and every step that uses it,
 it reads the *kind of quantity* the question's words give the place and the kind the

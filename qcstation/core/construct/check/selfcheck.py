@@ -20,7 +20,7 @@ answer). The flags, per dimension:
   gold answer although no injected error type keeps it, so a model that copies the
   last line would pass Refinement.
 
-Re-derived from the question and solution alone (:mod:`qcstation.core.construct.check.reread`),
+Re-derived from the question and solution alone (:mod:`.bindings`, :mod:`.reread`),
 never from the labels the rule stored with the artifact:
 
 * ``given-words`` (reasoning): a given a step uses is tied to words of the question that
@@ -262,9 +262,9 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag
 
 @text_memo(maxsize=64)
 def _links(smtlib: str, question: str, solution: str) -> tuple[str, ...]:
-    """The equal-value links of a formalization (:func:`reread.equal_value_links`), found once:
+    """The equal-value links of a formalization (:func:`.bindings.equal_value_links`), found once:
     a derived item's Reasoning and Arithmetic artifacts carry the same SMT-LIB."""
-    from qcstation.core.construct.check.reread import equal_value_links
+    from qcstation.core.construct.check.bindings import equal_value_links
 
     parsed = _smt_definitions(smtlib)
     if parsed is None:
@@ -275,7 +275,7 @@ def _links(smtlib: str, question: str, solution: str) -> tuple[str, ...]:
 
 def _reread_smt(defs: dict[str, Any], values: dict[str, Fraction], question: str,
                 solution: str) -> list[Flag]:
-    from qcstation.core.construct.check.reread import binding_problems, step_literals
+    from qcstation.core.construct.check.bindings import binding_problems, step_literals
 
     flags = [Flag("given-words", "reasoning", b.describe()[:300])
              for b in binding_problems(defs, values, question, solution)[:5]]

@@ -1,8 +1,9 @@
 """Making: the four SMART dimension artifacts built from a seed, by exact rules where the
 seed's data allows and by a model otherwise. Nothing here decides whether an artifact is
-right: that is :mod:`qcstation.core.construct.check`. A rule-made formalization does pass
-the re-reading gate of ``check.reread`` before ``rules`` returns it (``rules.dispatch``),
-and the rules read the words around a given with ``check.reread``'s word helpers.
+right: that is :mod:`qcstation.core.construct.check`, but for one gate: a rule-made
+formalization passes ``check.bindings`` and ``check.rolecheck`` before ``rules`` returns it
+(``rules.dispatch.check_independently``). The words around a given are read on the reading
+floor (``qcstation.core.reading.words``), by the rules and the checks alike.
 
 Modules, bottom up (a module imports only those above it in this list, the reading floor
 ``qcstation.core.reading`` and ``qcstation.core.verify``)
@@ -18,7 +19,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
                       solution's words with every result hidden or named, defined from givens.
 ``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
-                      or the rule-made draft grounded in the solution's computations.
+                      the editable text form of a reviewer's fix;
+``keyinfo_draft``     the rule-made draft, cut from the question's sentences and grounded in
+                      the solution's computations.
 ``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;
 ``inject_types``      the six error injectors; ``inject`` the public interface.
 ``prompts``, ``llm``  the model path: versioned prompts; the client with retries and cache.

@@ -24,7 +24,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     """Q1, Q2, ... described by the solution's words with every step's result hidden (also
     where the question states the same value: "Michael has $6 in change" when the question
     has "six" bills), and each defined from the givens and earlier Qs."""
-    from qcstation.core.construct.check.reread import stated_with_words
+    from qcstation.core.reading.words import stated_with_words
 
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}

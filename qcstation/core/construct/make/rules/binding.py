@@ -27,7 +27,7 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
-from qcstation.core.construct.check.reread import WORD_GIVENS, line_stems, solution_stems
+from qcstation.core.reading.words import WORD_GIVENS, line_stems, solution_stems
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.construct.make.rules.phrases import has_phrase
 

@@ -87,7 +87,7 @@ def _slug(phrase: str) -> str:
 
 def _word_givens(question: str) -> dict[Fraction, list[str]]:
     """value -> the names of the word givens of that value the question states."""
-    from qcstation.core.construct.check.reread import WORD_GIVENS
+    from qcstation.core.reading.words import WORD_GIVENS
 
     out: dict[Fraction, list[str]] = {}
     q = question.lower()

@@ -113,11 +113,11 @@ REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding", "Ambiguous
 
 def check_independently(result: RuleResult, question: str, solution: str) -> None:
     """A formalization is rule-made only if the checks re-derived from the question and the
-    solution (:mod:`qcstation.core.construct.check.reread`, the audit's own) find nothing: each
+    solution (:mod:`qcstation.core.construct.check.bindings`, the audit's own) find nothing: each
     given tied to words that agree with its step, no step that uses an earlier result whose
     value the question also states, no use tied to a place of the question by order only.
     Otherwise RuleError with the reason (the item goes to the model path)."""
-    from qcstation.core.construct.check.reread import binding_problems, equal_value_links, step_literals
+    from qcstation.core.construct.check.bindings import binding_problems, equal_value_links, step_literals
     from qcstation.core.reading.expr import Num, evaluate
 
     if result.uncertain:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.check.reread import WORD_GIVENS, words_at
+from qcstation.core.reading.words import WORD_GIVENS, words_at
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num

@@ -154,7 +154,7 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
     line writes after its result and no place of the question has that value with ("9 eggs"
     in both lines, the question's 9 is "9 hours"): that step; or with words of the question's
     place and none of the earlier result's: the given. Keys the words leave open are absent."""
-    from qcstation.core.construct.check.reread import solution_stems
+    from qcstation.core.reading.words import solution_stems
 
     out: dict[int, int | None] = {}
     for n in keys:

@@ -1,0 +1,502 @@
+"""Whether each given a formalization uses is tied to the words that state it, re-derived
+from the question and the gold solution alone, never from the labels a rule wrote with its
+artifact: it can fail where the rule is wrong. The construction rules ask these before they
+accept a formalization (``rules.dispatch.check_independently``) and the make-time audit
+(:mod:`qcstation.core.construct.check.selfcheck`) asks them again of the stored SMT-LIB.
+
+* :func:`binding_problems`: which words each given a step uses is tied to. For a step, the
+  solution's line that computes it names its numbers ("2 * 30 days"); the question's
+  occurrences of the same value name theirs ("30 lbs", "half", "2 sons"). A given whose
+  solution words agree with none of the question's, or whose solution line names nothing
+  while the question offers it under different words, is a binding no reader can vouch for.
+* :func:`step_literals`: numbers written into a step's definition instead of a declared given.
+* :func:`equal_value_links`: a step that uses an earlier result whose value the question
+  also states, unless the solution's words confirm the link (:func:`link_by_words`).
+
+The words are read on the reading floor (:mod:`qcstation.core.reading.words`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from qcstation.common.memo import text_memo
+from qcstation.core.reading.textnumbers import word_key
+from qcstation.core.reading.words import (MAX_TEXT, clause_choice, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
+
+__all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A given a step uses whose words no reader can match to the question's."""
+
+    step: str
+    value: Fraction
+    solution_words: tuple[str, ...]
+    question_texts: tuple[str, ...]
+
+    def describe(self) -> str:
+        v = fmt_value(self.value)
+        q = ", ".join(repr(t) for t in self.question_texts[:4])
+        if self.solution_words:
+            return (f"{self.step} uses {v} as '{v} {' '.join(self.solution_words)}' in the solution, "
+                    f"but the question states {v} only as {q}")
+        return f"{self.step} uses {v}, which the question states under different words: {q}"
+
+
+def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                     solution: str) -> list[Binding]:
+    """Givens whose words the solution and the question do not agree on (see the module
+    docstring). ``defs`` are a formalization's definitions (name -> expression), ``values``
+    their values; a given is a name defined as a number.
+
+    The rules ask this of a formalization before they accept it (from its steps) and the
+    make-time audit asks it again of the same formalization (read back from its SMT-LIB): the
+    answer is kept for the last formalizations by :func:`_bindings_key`, which keeps exactly
+    what the checks read."""
+    if not question or not solution:
+        return []
+    try:
+        key = (_bindings_key(defs, values), question, solution)
+        hit = _BINDINGS.get(key)
+    except (_Unkeyed, TypeError):
+        return _binding_problems(defs, values, question, solution)
+    if hit is None:
+        hit = tuple(_binding_problems(defs, values, question, solution))
+        if len(_BINDINGS) >= _BINDINGS_KEEP:
+            del _BINDINGS[next(iter(_BINDINGS))]
+        _BINDINGS[key] = hit
+    return list(hit)
+
+
+#: the last answers of :func:`binding_problems` (key -> problems), oldest first
+_BINDINGS: dict[Any, tuple[Binding, ...]] = {}
+_BINDINGS_KEEP = 256
+
+
+class _Unkeyed(Exception):
+    """A formalization :func:`_bindings_key` does not describe (it is checked without the memo)."""
+
+
+def _bindings_key(defs: dict[str, Any], values: dict[str, Fraction]) -> tuple[Any, ...]:
+    """What :func:`_binding_problems` reads of a formalization, and nothing else: the
+    definitions in order, each step by its shape (names, operators, numbers), each given only
+    as a given (a number, its negation or a quotient of two numbers: only its value counts,
+    and that is in ``values``); a definition that only names a step no definition uses
+    ("answer = s4") is left out (no check reads it), with its value. Raises :class:`_Unkeyed`
+    for a term of another kind or deeper than the checks read."""
+    used: set[str] = set()
+    for e in defs.values():
+        used |= expr_names(e)
+    items: list[tuple[str, Any]] = []
+    for name, e in defs.items():
+        if _is_given(e):
+            items.append((name, "given"))
+        elif _kind(e) == "Name" and e.name in defs and not _is_given(defs[e.name]) and name not in used:
+            continue
+        else:
+            items.append((name, _shape(e)))
+    kept = {name for name, _ in items}
+    if not all(type(v) is Fraction for v in values.values()):
+        raise _Unkeyed
+    return tuple(items), frozenset((n, v) for n, v in values.items() if n in kept)
+
+
+def _shape(e: Any, depth: int = 0) -> tuple[Any, ...]:
+    if depth > 200:
+        raise _Unkeyed
+    k = _kind(e)
+    if k == "Num":
+        return ("Num", e.value)
+    if k == "Name":
+        return ("Name", e.name)
+    if k == "Neg":
+        return ("Neg", _shape(e.operand, depth + 1))
+    if k == "BinOp":
+        return ("BinOp", e.op, _shape(e.left, depth + 1), _shape(e.right, depth + 1))
+    raise _Unkeyed
+
+
+def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                      solution: str) -> list[Binding]:
+    occurrences = question_occurrences(question)
+    # "1/4 that number", divided as "8 / 4": a unit fraction is also a place of the number it divides by
+    reciprocals = [Occurrence(1 / o.value, o.text, o.words | {"~1/n"}) for o in occurrences
+                   if o.value.numerator == 1 and o.value.denominator > 1 and "/" in o.text.split()[0]]
+    lines = solution_lines(solution)
+    problems: list[Binding] = []
+    seen: set[tuple[str, Fraction]] = set()
+    for step, expr in defs.items():
+        if _kind(expr) in ("Num", "Name") or _is_given(expr) or step not in values:
+            continue
+        line = next((prose for prose, results in lines if values[step] in results), None)
+        if line is None:
+            continue
+        for dep in sorted(expr_names(expr)):
+            if dep not in defs or not _is_given(defs[dep]) or dep not in values:
+                continue
+            v = values[dep]
+            if (step, v) in seen or v == 0:
+                continue
+            seen.add((step, v))
+            same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]
+            if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
+                    and _one_sum_or_product(expr):
+                continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
+            occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
+            problem = _one_binding(step, v, line, occ, solution, dep, question) \
+                or _unit_mismatch(step, expr, dep, v, occurrences)
+            if problem is not None:
+                problems.append(problem)
+    return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
+        + _two_roles(defs, values, occurrences, lines)
+
+
+def _name_count(expr: Any, name: str, depth: int = 0) -> int:
+    if depth > 200:
+        return 0
+    k = _kind(expr)
+    if k == "Name":
+        return int(str(expr.name) == name)
+    if k == "Neg":
+        return _name_count(expr.operand, name, depth + 1)
+    if k == "BinOp":
+        return _name_count(expr.left, name, depth + 1) + _name_count(expr.right, name, depth + 1)
+    return 0
+
+
+def _two_roles(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],
+               lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
+    """One given a step uses twice where its line writes the value once with the words of the
+    question's place and once with words no place of that value has: "5 dance classes 5 days a
+    week so that's 5*5" (71: the question's 5 is "5 dance classes"; the 5 days are its
+    "weekdays"). Two roles of one number, tied by its value alone."""
+    out: list[Binding] = []
+    for step, expr in defs.items():
+        if _is_given(expr) or step not in values:
+            continue
+        line = None
+        for dep in sorted(expr_names(expr)):
+            if dep not in defs or not _is_given(defs[dep]) or dep not in values or _name_count(expr, dep) < 2:
+                continue
+            v = values[dep]
+            cands = [o for o in occurrences if o.value == v]
+            if not cands or not all(o.words for o in cands):
+                continue
+            if line is None:
+                line = next((prose for prose, results in lines if values[step] in results), "")
+            named = [{stem(w) for w in ws} for ws in (words_after_value(line, v) or []) if ws]
+            agree = [ws for ws in named if any(o.words & ws for o in cands)]
+            other = [ws for ws in named if not any(o.words & ws for o in cands)]
+            if agree and other:
+                out.append(Binding(step, v, tuple(sorted(other[0])), tuple(o.text for o in cands)))
+    return out
+
+
+@text_memo(maxsize=512)
+def _places(question: str) -> tuple[tuple[Fraction, int, int], ...]:
+    """(value, start, end) of every number the question writes, in digits or as a number word
+    (read once per question: the rules and the audit ask it of the same question)."""
+    q = question[:MAX_TEXT]
+    out = []
+    for m in (*NUMERAL.finditer(q), *number_word_matches(q)):
+        v = numeral_value(m) if m.re is NUMERAL else Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)])
+        if v is not None:
+            out.append((v, m.start(), m.end()))
+    return tuple(out)
+
+
+_CLAUSE_BOUND = re.compile(r"[.;,]\s|\band\b")
+
+
+@text_memo(maxsize=512)
+def _clause_bounds(question: str) -> tuple[int, ...]:
+    """Where the question's clauses start and end (for :func:`_paired_apart`)."""
+    return (0, *[m.end() for m in _CLAUSE_BOUND.finditer(question[:MAX_TEXT])], len(question))
+
+
+def _paired_apart(defs: dict[str, Any], values: dict[str, Fraction], question: str) -> list[Binding]:
+    """One given that two steps pair with two different places of its value: "Three of the
+    women ... are wearing 4 inch heels and three are wearing 2 inch heels" computed as 3 * 4
+    and 3 * 2 with one given 3 (1110; 561's "3 of the cages have 10 hamsters and the other 3
+    have 5 guinea pigs"). The clause that states the other operand (stated once) states the
+    value as well: that place is the one the step uses."""
+    places = _places(question)
+    bounds = _clause_bounds(question)
+
+    def clause(pos: int) -> tuple[int, int]:
+        a = max(b for b in bounds if b <= pos)
+        return a, min(b for b in bounds if b > pos)
+
+    paired: dict[str, set[int]] = {}
+    said: dict[tuple[str, int], str] = {}
+    for expr in defs.values():
+        if getattr(expr, "op", None) not in ("*", "/"):
+            continue
+        ops = [n for n in (getattr(expr.left, "name", None), getattr(expr.right, "name", None))
+               if n in defs and _is_given(defs[n]) and n in values]
+        if len(ops) != 2 or ops[0] == ops[1]:
+            continue
+        for g, h in (ops, ops[::-1]):
+            v, w = values[g], values[h]
+            at_v = [p for p in places if p[0] == v]
+            at_w = [p for p in places if p[0] == w]
+            if len(at_v) < 2 or len(at_w) != 1 or v == w:
+                continue
+            a, b = clause(at_w[0][1])
+            here = [i for i, p in enumerate(at_v) if a <= p[1] < b and p[1] != at_w[0][1]]
+            if len(here) == 1:
+                paired.setdefault(g, set()).add(here[0])
+                said[(g, here[0])] = question[a:b].strip(" ,.;")[:50]
+    # (described as a binding whose places differ: the clause of each place)
+    return [Binding(g, values[g], (), tuple(said[(g, i)] for i in sorted(which)))
+            for g, which in paired.items() if len(which) > 1]
+
+
+def _one_given_for_two(defs: dict[str, Any], values: dict[str, Fraction], occurrences: list[Occurrence],
+                       lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
+    """One given that stands for two places of the question: the question states its value
+    twice, and the steps that use it name it with the words of a different place each (877:
+    "5 questions * 60%" and "3 questions * 5 points": the 5 long-answer questions and the 5
+    points each are two givens, not one)."""
+    out: list[Binding] = []
+    for dep, e in defs.items():
+        if not _is_given(e) or dep not in values:
+            continue
+        v = values[dep]
+        # places named by words ("5 points", not a bare "20%" or "$20")
+        cands = [o for o in occurrences if o.value == v and o.words - {"$", "%"} and not o.words & WORD_GIVEN_STEMS]
+        if len(cands) < 2 or not _distinct(cands):
+            continue
+        places: dict[int, str] = {}
+        for step, expr in defs.items():
+            if step == dep or dep not in expr_names(expr) or step not in values:
+                continue
+            line = next((prose for prose, results in lines if values[step] in results), None)
+            stems = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws} - {"$", "%"} if line else set()
+            scores = [len(o.words & stems) for o in cands]
+            best = max(scores, default=0)
+            if best and scores.count(best) == 1:
+                places[scores.index(best)] = step
+        if len(places) > 1:
+            out.append(Binding(dep, v, (), tuple(cands[k].text for k in sorted(places))))
+    return out
+
+
+def _divides_by(expr: Any, name: str) -> bool:
+    """Does ``expr`` divide by the name ``name`` (at any depth)?"""
+    if getattr(expr, "op", None) == "/" and _kind(expr.right) == "Name" and str(expr.right.name) == name:
+        return True
+    return any(_divides_by(e, name) for e in (getattr(expr, "left", None), getattr(expr, "right", None),
+                                              getattr(expr, "operand", None)) if e is not None)
+
+
+_PER_FACTOR = re.compile(r"k_([a-z]+)_per_[a-z]+")
+
+
+def _unit_mismatch(step: str, expr: Any, dep: str, v: Fraction, occurrences: list[Occurrence]) -> Binding | None:
+    """A given added to or taken from a named rate of units ("7 days a week" − 2) counts those
+    units; where the question states its value only under other words ("2 weeks", while the
+    solution's "7-2=5 days a week" takes the 2 days off of "except Sunday and Wednesday"),
+    the given is not that number."""
+    if getattr(expr, "op", None) not in ("+", "-"):
+        return None
+    sides = [getattr(expr, "left", None), getattr(expr, "right", None)]
+    names = [str(getattr(e, "name", "")) for e in sides if _kind(e) == "Name"]
+    if dep not in names:
+        return None
+    unit = next((m.group(1) for n in names if (m := _PER_FACTOR.fullmatch(n))), None)
+    if unit is None:
+        return None
+    cands = [o for o in occurrences if o.value == v]
+    if not cands or any(stem(unit) in o.words for o in cands):
+        return None
+    return Binding(step, v, (unit,), tuple(o.text for o in cands))
+
+
+def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, question: str,
+                  solution: str) -> bool:
+    """Do the words confirm that a step uses an earlier result ``v`` rather than the question's
+    ``v``? The step's line writes ``v`` with words that the earlier step's line also writes
+    after its result, and none of the question's occurrences of ``v`` has those words
+    ("40 minutes" in both lines; the question's 40 is "40%")."""
+    lines = solution_lines(solution)
+    line = next((p for p, r in lines if step_value in r), None)
+    dep = next((p for p, r in lines if dep_value in r), None)
+    if line is None or dep is None or line == dep:
+        return False
+    here = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws}
+    there = {stem(w) for ws in (words_after_value(dep, v) or []) for w in ws}
+    shared = here & there
+    if not shared:
+        return False
+    return not any(o.words & shared for o in question_occurrences(question) if o.value == v)
+
+
+def _distinct(cands: list[Occurrence]) -> bool:
+    """Do the question's occurrences of one value name different things? Two occurrences
+    name the same thing when their words share a stem or either names nothing."""
+    # "a two-speed lawn mower" and "half": a number hyphened to a word names that word
+    named = [o.words or o.compound for o in cands if o.words or o.compound]
+    return any(not (a & b) for i, a in enumerate(named) for b in named[i + 1:])
+
+
+def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
+                 solution: str, given: str = "", question: str = "") -> Binding | None:
+    cands = [o for o in occurrences if o.value == v]
+    if not cands:
+        return None
+    written = words_after_value(line, v)
+    named = [w for w in written or [] if w]
+    # a word given of this value that the line writes ("Half of Raymond's jewels is 40/2")
+    said = {o.text.lower() for o in cands if o.words & WORD_GIVEN_STEMS
+            and re.search(r"\b" + re.escape(o.text) + r"\b", line, re.IGNORECASE)}
+    if not named and len(said) == 1:
+        # tied to its words when the given is that word given ("w_half..."), else a digit of
+        # the question stands where the line says a word
+        phrase = re.sub(r"[^a-z]+", "_", next(iter(said))).strip("_")
+        if given.startswith("w_" + phrase):
+            return None
+        return Binding(step, v, (), tuple(o.text for o in cands))
+    if not named:
+        # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4):
+        # it is tied to one occurrence only if the question states it one way only, or if the
+        # given is a word given ("twice", "half") whose clause alone shares words with the line
+        # (see clause_choice)
+        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question):
+            return Binding(step, v, (), tuple(o.text for o in cands))
+        return None
+    stems = {stem(x) for ws in named for x in ws}
+    if any(o.words & stems for o in cands) or not all(o.words for o in cands):
+        return None
+    if len(cands) > 1 and _distinct(cands) and not any(o.words & WORD_GIVEN_STEMS for o in cands):
+        # 495's "the bottom 3 layers": the question states 3 as "3 stand on top" and "the 3",
+        # neither the solution's, so which one the given is no reader can tell
+        return Binding(step, v, tuple(named[0]), tuple(o.text for o in cands))
+    # the solution names this value differently from every place the question states it:
+    # a wrong binding when the solution also writes the value with the question's words
+    # elsewhere ("2 * 30 days" here, "30 lbs" in another line: two different 30s)
+    q_stems = set().union(*(o.words for o in cands))
+    elsewhere = words_after_value(ANNOTATION.sub(" ", solution.replace(line, " ")), v) or []
+    if any({stem(x) for x in ws} & q_stems for ws in elsewhere):
+        return Binding(step, v, tuple(named[0]), tuple(o.text for o in cands))
+    return None
+
+
+def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str) -> bool:
+    """Is a word given the line names with no words tied to its phrase by the clause around it
+    (see :func:`~qcstation.core.reading.words.clause_choice`)?"""
+    if not question or not given:
+        return False
+    best = clause_choice(question, [o.start for o in cands], line)
+    if best is None:
+        return False
+    o = cands[best]
+    # a word given only ("twice", "half"): a count of things ("two pairs of high heels", "2
+    # sons") may multiply or divide as well, so the clause never vouches for a digit (30:
+    # "The second pair of heels costs 33 * 2" is "twice as much", not "two pairs")
+    if not o.words & WORD_GIVEN_STEMS:
+        return False
+    phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
+    return given.startswith("w_" + phrase)
+
+
+def _one_sum_or_product(expr: Any) -> bool:
+    ops: set[str] = set()
+
+    def walk(e: Any, depth: int = 0) -> None:
+        op = getattr(e, "op", None)
+        if op is None or depth > 200:
+            if e.__class__.__name__ == "Neg":
+                ops.add("neg")
+            return
+        ops.add(op)
+        walk(e.left, depth + 1)
+        walk(e.right, depth + 1)
+
+    walk(expr)
+    return ops in ({"*"}, {"+"})
+
+
+# Terms are read by shape (class name and fields: Num.value, Name.name, BinOp.op/left/right,
+# Neg.operand), so this module imports nothing of the rules (which use it).
+
+
+def _kind(e: Any) -> str:
+    return type(e).__name__
+
+
+def expr_names(expr: Any, depth: int = 0) -> set[str]:
+    """The names a term uses."""
+    if depth > 200:
+        return set()
+    k = _kind(expr)
+    if k == "Name":
+        return {str(expr.name)}
+    if k == "Neg":
+        return expr_names(expr.operand, depth + 1)
+    if k == "BinOp":
+        return expr_names(expr.left, depth + 1) | expr_names(expr.right, depth + 1)
+    return set()
+
+
+def _is_given(expr: Any) -> bool:
+    if _kind(expr) == "Num":
+        return True
+    if _kind(expr) == "Neg" and _kind(expr.operand) == "Num":
+        return True
+    return bool(_kind(expr) == "BinOp" and expr.op == "/" and _kind(expr.left) == "Num"
+                and _kind(expr.right) == "Num")
+
+
+def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                      solution: str) -> list[str]:
+    """Steps that use an earlier result whose value the question also states as a number,
+    unless the solution's words confirm the link (:func:`link_by_words`)."""
+    q_numbers = numeral_values(question)
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for name, e in defs.items():
+        if _kind(e) == "Name":
+            continue  # answer = s3: naming the result, not using it
+        for dep in sorted(expr_names(e)):
+            if dep not in defs or _is_given(defs[dep]) or (name, dep) in seen:
+                continue
+            v = values.get(dep)
+            if v is not None and v in q_numbers and name in values \
+                    and not link_by_words(v, values[name], v, question, solution):
+                seen.add((name, dep))
+                out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
+    return out
+
+
+def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:
+    """Numbers other than 0 and 1 written into a step's definition (not a declared given)."""
+    out: dict[str, list[Fraction]] = {}
+    for name, expr in defs.items():
+        if _is_given(expr):
+            continue
+        found: list[Fraction] = []
+
+        def walk(e: Any, depth: int = 0) -> None:
+            if depth > 200:
+                return
+            k = _kind(e)
+            if k == "Num":
+                if e.value not in (0, 1):
+                    found.append(e.value)  # noqa: B023 (walk runs within this iteration)
+            elif k == "Neg":
+                walk(e.operand, depth + 1)
+            elif k == "BinOp":
+                walk(e.left, depth + 1)
+                walk(e.right, depth + 1)
+
+        walk(expr)
+        if found:
+            out[name] = found
+    return out
+

@@ -1,0 +1,407 @@
+"""The words a number is written with: where a question or a worked solution states a number
+(digits, fractions, number words, word givens such as "half" or "a dozen") and which words
+name it ("30 lbs", "$5 per hour"), as word stems. The construction rules tie each given to
+its words with these readers, and the checks of :mod:`qcstation.core.construct.check` read
+the same words again to judge what the rules made.
+
+Every input is untrusted text; each reads at most :data:`MAX_TEXT` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from qcstation.common.memo import text_memo
+from qcstation.core.reading.textnumbers import word_key
+
+__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
+           "fmt_value", "line_stems", "number_word_matches", "numeral_value", "numeral_values",
+           "question_occurrences", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
+           "stem", "words_after_value", "words_at"]
+
+MAX_TEXT = 200_000
+
+NUMERAL = re.compile(r"(?=[\d.])(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+                  r"(?:\s*/\s*(?P<den>\d+)(?![\d.]))?")
+NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORD_VALUES.update({w: 10 * i for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+_NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True)) + r")\b",
+                             re.IGNORECASE)
+
+#: words that state a number without digits, with the values a solution writes for them
+#: (half of x is x/2 or x*1/2); each is a given of its own, tied to its words
+WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
+    "half": (Fraction(1, 2), Fraction(2)),
+    "twice": (Fraction(2),),
+    "double": (Fraction(2),),
+    "doubled": (Fraction(2),),
+    "doubles": (Fraction(2),),
+    "triple": (Fraction(3),),
+    "tripled": (Fraction(3),),
+    "thrice": (Fraction(3),),
+    "a third": (Fraction(1, 3), Fraction(3)),
+    "one third": (Fraction(1, 3), Fraction(3)),
+    "a quarter": (Fraction(1, 4), Fraction(4)),
+    "one quarter": (Fraction(1, 4), Fraction(4)),
+    "a fourth": (Fraction(1, 4), Fraction(4)),
+    "one-half": (Fraction(1, 2), Fraction(2)),
+    "one-third": (Fraction(1, 3), Fraction(3)),
+    "one-quarter": (Fraction(1, 4), Fraction(4)),
+    "one-fourth": (Fraction(1, 4), Fraction(4)),
+    "a fifth": (Fraction(1, 5), Fraction(5)),
+    "one fifth": (Fraction(1, 5), Fraction(5)),
+    "one-fifth": (Fraction(1, 5), Fraction(5)),
+    "a tenth": (Fraction(1, 10), Fraction(10)),
+    "two-thirds": (Fraction(2, 3),),
+    "two thirds": (Fraction(2, 3),),
+    "three-fourths": (Fraction(3, 4),),
+    "three fourths": (Fraction(3, 4),),
+    "three-quarters": (Fraction(3, 4),),
+    "three quarters": (Fraction(3, 4),),
+    "one-tenth": (Fraction(1, 10), Fraction(10)),
+    "a dozen": (Fraction(12),),
+    "dozen": (Fraction(12),),
+    "dozens": (Fraction(12),),
+    "an hour": (Fraction(60),),
+    "round trip": (Fraction(2),),
+    "round-trip": (Fraction(2),),
+    "a pair": (Fraction(2),),
+    "quadruple": (Fraction(4),),
+    "quadrupled": (Fraction(4),),
+    "a week": (Fraction(7),),
+}
+_WORD_GIVEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(WORD_GIVENS, key=len, reverse=True))
+                            + r")\b", re.IGNORECASE)
+
+_WORD_GIVEN_FIRSTS = frozenset(re.match(r"\w+", w).group(0) for w in WORD_GIVENS)  # type: ignore[union-attr]
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _word_matches(rx: re.Pattern[str], firsts: frozenset[str], text: str) -> list[re.Match[str]]:
+    """``list(rx.finditer(text))`` for a pattern ``\\b(word|phrase|...)\\b`` (re.I) whose
+    words and phrases are letters, spaces and hyphens, ``firsts`` their first words: a match
+    starts a run of word characters, that run is a first word (in ASCII, its lower case; any
+    other run is tried), and the pattern is tried there only. The same matches, without trying
+    the alternation at every place of the text (which re.I makes slow)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    for run in _WORD_RUN.finditer(text):
+        at = run.start()
+        if at < end:
+            continue  # inside the last match ("one-half")
+        word = run.group(0)
+        if word.isascii() and word.lower() not in firsts:
+            continue
+        m = rx.match(text, at)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+def number_word_matches(text: str) -> list[re.Match[str]]:
+    """``list(_NUMBER_WORD_RE.finditer(text))`` (see :func:`_word_matches`)."""
+    return _word_matches(_NUMBER_WORD_RE, _NUMBER_WORD_FIRSTS, text)
+
+
+_NUMBER_WORD_FIRSTS = frozenset(NUMBER_WORD_VALUES)
+
+_STOP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
+    he she they we you i his her their our your him them us me is are was were be been being has have
+    had do does did will would can could should must may might then than there here with by from as
+    into out up down about over after before more less much many total also just only now all some
+    any if when which who whom what how not no old new other another same left still""".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[$%]")
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    value: Fraction
+    text: str
+    words: frozenset[str]   # the stems of the words right after it ("lbs", "$")
+    compound: frozenset[str] = frozenset()  # the word it is hyphened to ("speed" of "two-speed")
+    start: int = -1  # where the question writes it
+
+
+_FRACTION_WORD = re.compile(r"(?:hal(?:f|ves)|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|"
+                            r"ninths?|tenths?)$", re.I)
+
+
+def _compound(text: str, end: int) -> frozenset[str]:
+    """The stem of the word a number is hyphened to ("a two-speed mower", "a 30-minute visit"),
+    never a fraction's ("two-thirds")."""
+    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    if hyphen is None or _FRACTION_WORD.match(hyphen.group(1)):
+        return frozenset()
+    return frozenset({stem(hyphen.group(1))})
+
+def fmt_value(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def stem(word: str) -> str:
+    w = word.lower().replace("’", "'").split("'")[0]
+    if w in ("$", "%"):
+        return w
+    if w in ("dollar", "dollars", "cent", "cents"):
+        return "$" if w.startswith("d") else "cent"
+    if w in ("percent",):
+        return "%"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]  # "eggs" and "egg", "days" and "day" name the same thing
+    return w[:4]
+
+
+def _words_after(text: str, end: int, limit: int) -> list[str]:
+    """The content words right after a number, up to ``limit``, before any operator, digit or
+    clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> [])."""
+    tail = text[end:end + 80]
+    stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
+    if tail[:1] == "%":
+        return ["%"]
+    chunk = tail[:stop.start()] if stop else tail
+    out: list[str] = []
+    for w in _WORD.findall(chunk):
+        lw = w.lower()
+        if lw in _STOP:
+            if out:
+                break
+            continue
+        out.append(lw)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def numeral_value(m: re.Match[str]) -> Fraction | None:
+    return _read_value(m.group("num"), m.group("den"))
+
+
+@text_memo(maxsize=4096)
+def _read_value(num: str, den: str | None) -> Fraction | None:
+    """The value of a number :data:`NUMERAL` matched (its digits and its denominator's), read
+    once per text: the checks read the same numbers of a question and a solution many times."""
+    try:
+        v = Fraction(num.replace(",", ""))
+        if den:
+            d = int(den[:30])
+            return v / d if d else None
+        return v
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@text_memo(list)
+def question_occurrences(question: str) -> list[Occurrence]:
+    """Every number the question states, with the words after it: digits, fractions (whole),
+    number words and word givens (``half``, ``twice``, ``round trip``...)."""
+    q = question[:MAX_TEXT]
+    out: list[Occurrence] = []
+    for m in NUMERAL.finditer(q):
+        v = numeral_value(m)
+        if v is None:
+            continue
+        words = set(_words_after(q, m.end(), 3))
+        if m.start() and q[m.start() - 1] == "$":
+            words.add("$")
+        out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
+                              frozenset(stem(w) for w in words), _compound(q, m.end()), m.start()))
+        if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
+            out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
+    for m in number_word_matches(q):
+        after = _words_after(q, m.end(), 3)
+        compound = _compound(q, m.end())
+        out.append(Occurrence(Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]),
+                              m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
+                                            if compound else ""),
+                              frozenset(stem(w) for w in after), compound, m.start()))
+    for m in _word_matches(_WORD_GIVEN_RE, _WORD_GIVEN_FIRSTS, q):
+        phrase = m.group(1).lower()
+        for v in WORD_GIVENS[phrase]:
+            out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase}), start=m.start()))
+    return out
+
+
+ANNOTATION = re.compile(r"<<([^<>]{1,400})>>")
+WORD_GIVEN_STEMS = frozenset("~" + w for w in WORD_GIVENS)
+
+
+@text_memo(lambda lines: [(prose, list(results)) for prose, results in lines])
+def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
+    """Each line of the solution as (its prose without annotations, the results it computes:
+    annotation results, else the numbers after '=')."""
+    out = []
+    for line in solution[:MAX_TEXT].splitlines():
+        results: list[Fraction] = []
+        for ann in ANNOTATION.findall(line):
+            if "=" in ann:
+                for m in NUMERAL.finditer(ann.rsplit("=", 1)[1]):
+                    v = numeral_value(m)
+                    if v is not None:
+                        results.append(v)
+                    break
+        prose = ANNOTATION.sub(" ", line)
+        if not results:
+            # "48 = 100% + 20% = 120%": a number that opens an expression is no result
+            for m in re.finditer(r"=\s*\$?\s*(" + NUMERAL.pattern + r")(?!\s*%?\s*[-+*/×÷]\s*[\d$(])", prose):
+                v = numeral_value(NUMERAL.match(m.group(1)))  # type: ignore[arg-type]
+                if v is not None:
+                    results.append(v)
+        out.append((prose, results))
+    return out
+
+
+def words_at(text: str, start: int, end: int) -> frozenset[str]:
+    """The stems of the words that name a number written at ``text[start:end]`` (the words
+    right after it, and ``$`` before it): what it counts or measures."""
+    words = {stem(w) for w in _words_after(text, end, 3)}
+    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    if hyphen:  # "a 7-day week", "8-ounce bottles"
+        words.add(stem(hyphen.group(1)))
+    if start and text[start - 1] == "$":
+        words.add("$")
+    return frozenset(words)
+
+
+def line_stems(line: str) -> frozenset[str]:
+    """The stems of every content word of a line."""
+    return frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", line[:MAX_TEXT])) if w.lower() not in _STOP)
+
+
+@text_memo(maxsize=512)
+def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None = None) -> frozenset[str]:
+    """The stems of the words after the places a solution line writes ``value`` (annotations
+    left out): up to ``limit`` content words before the next operator, digit or clause break.
+    With ``nth``, only the nth place, when the line writes the value that often."""
+    prose = ANNOTATION.sub(" ", line[:MAX_TEXT])
+    places: list[set[str]] = []
+    for m in NUMERAL.finditer(prose):
+        if m.group("den") and numeral_value(m) != value:
+            # "25/100 x 100%": the numerator and the denominator are places of their own
+            parts = [(m.start("num"), m.end("num")), (m.start("den"), m.end("den"))]
+            for a, b in parts:
+                try:
+                    if Fraction(prose[a:b].replace(",", "")) == value:
+                        places.append(set())  # what follows names the whole fraction
+                except ValueError:
+                    pass
+            continue
+        if numeral_value(m) != value:
+            continue
+        here: set[str] = set()
+        if m.start() and prose[m.start() - 1] == "$":
+            here.add("$")
+        # up to four content words before the next operator, digit or clause break
+        # ("1 skein per pair of mittens" names the pair of mittens too)
+        tail = prose[m.end():m.end() + 80]
+        stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
+        if tail[:1] == "%":
+            here.add("%")
+        else:
+            words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
+            here |= {stem(w) for w in words[:limit]}
+        places.append(here)
+    if nth is not None and nth < len(places):
+        return frozenset(places[nth])
+    return frozenset().union(*places) if places else frozenset()
+
+
+@text_memo(lambda found: None if found is None else [list(w) for w in found], maxsize=512)
+def words_after_value(prose: str, value: Fraction) -> list[list[str]] | None:
+    """The words after each place the line writes ``value`` (None: the line does not write it)."""
+    found: list[list[str]] = []
+    for m in NUMERAL.finditer(prose):
+        if numeral_value(m) != value:
+            continue
+        words = _words_after(prose, m.end(), 2)
+        if m.start() and prose[m.start() - 1] == "$":
+            words = ["$", *words]
+        found.append(words)
+    return found or None
+
+
+@text_memo(set, maxsize=512)
+def numeral_values(text: str) -> set[Fraction]:
+    out = set()
+    for m in NUMERAL.finditer(text[:MAX_TEXT]):
+        v = numeral_value(m)
+        if v is not None:
+            out.add(v)
+    return out
+
+
+def solution_results(solution: str) -> set[Fraction]:
+    return {v for _, results in solution_lines(solution) for v in results}
+
+
+def stated_with_words(text: str, start: int, end: int, value: Fraction, question: str) -> bool:
+    """Does the question state ``value`` with the words that follow it at ``text[start:end]``
+    ("for 20 chickens" where the question says "the size of Wendi's flock is 20 chickens",
+    "$5 per hour" for "earns $5 per hour")? Then it is that given, written again, not a step's
+    result of the same value (the answer $20 is no "20 hours"). A percent sign is such a word:
+    "in 40% of the file" is gsm8k-8's given "40% of the way", though a step computes 40 minutes."""
+    if text[start:end].endswith("%"):
+        end -= 1
+    # "the rows of 8 and 6 stars": the word after a list of numbers is said of each
+    listed = re.match(r"\s+(?:and|or|to)\s+\$?\d[\d,]*(?:\.\d+)?", text[end:end + 40])
+    first = _words_after(text[:MAX_TEXT], end + (listed.end() if listed else 0), 1)
+    if not first:
+        return False
+    word = stem(first[0])
+    # the word right after it, on both sides ("5 pens when the 25 run low" is no "five
+    # empty pens")
+    return (value, word) in _stated_words(question)
+
+
+@text_memo(maxsize=512)
+def _stated_words(question: str) -> frozenset[tuple[Fraction, str]]:
+    """(value, the stem of the word right after it) of every number the question writes in
+    digits or as a number word and follows by a word (read once per question)."""
+    q = question[:MAX_TEXT]
+    out: set[tuple[Fraction, str]] = set()
+    for m in (*NUMERAL.finditer(q), *number_word_matches(q)):
+        v = numeral_value(m) if m.re is NUMERAL else Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)])
+        after = _words_after(q, m.end(), 1)
+        if v is not None and after:
+            out.add((v, stem(after[0])))
+    return frozenset(out)
+
+
+_CLAUSE_BREAK = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then)\b", re.I)
+_CLAUSE_STOP = _STOP | frozenset("""take takes took make makes made get gets got go goes went come comes came
+    buy buys bought sell sells sold cost costs pay pays paid spend spends spent give gives gave need needs
+    want wants many much number amount times time as than""".split())
+
+
+def _clause_stems(text: str, pos: int) -> frozenset[str]:
+    """The content words (stems) of the clause of ``text`` around ``pos``, less the number and
+    phrase words and common verbs."""
+    a = 0
+    for m in _CLAUSE_BREAK.finditer(text, 0, pos):
+        a = m.end()
+    end = _CLAUSE_BREAK.search(text, pos + 1)
+    b = end.start() if end else len(text)
+    words = [w for w in _WORD.findall(text[a:b]) if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
+             and not _WORD_GIVEN_RE.fullmatch(w) and w not in ("$", "%")]
+    return frozenset(stem(w) for w in words)
+
+
+def clause_choice(question: str, starts: list[int], line: str) -> int | None:
+    """Of the places ``starts`` of the question (a value stated several ways), the one whose
+    clause alone shares words with the solution's ``line`` ("The rosette takes 2 * 90" and
+    "the rosette takes twice as many as the collar", not "a sweater with two sleeves"); None
+    when no place or more than one shares the most."""
+    if any(s < 0 for s in starts):
+        return None
+    here = frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", line))
+                     if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES)
+    scores = [len(_clause_stems(question, s) & here) for s in starts]
+    top = max(scores, default=0)
+    if not top or scores.count(top) != 1:
+        return None
+    return scores.index(top)

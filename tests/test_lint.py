@@ -44,3 +44,33 @@ def test_the_checks_would_fail_on_a_finding(tmp_path: Path) -> None:
                            str(ROOT / "pyproject.toml"), str(bad)], capture_output=True,
                           text=True, timeout=300, check=False, cwd=tmp_path)
     assert mypy.returncode == 1 and "Incompatible return value" in mypy.stdout
+
+
+# -- conventions the tree keeps (each was made true once; these keep it true) -------------
+
+def _py_files(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py")
+                  if "__pycache__" not in p.parts)
+
+
+def test_commands_open_a_store_one_way() -> None:
+    """A command opens the database as ``with store_from_args(args) as store:`` (the path from
+    --db / $QCSTATION_DB / the default, the display name set, closed on every way out); never
+    ``Store(...)`` itself, nor a ``store_from_args`` kept open by hand."""
+    import ast
+
+    bad = []
+    for path in _py_files("qcstation/commands"):
+        if path.name == "_common.py":
+            continue  # where store_from_args is defined
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_with = {id(item.context_expr) for node in ast.walk(tree) if isinstance(node, ast.With)
+                   for item in node.items}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else \
+                node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name == "Store" or (name == "store_from_args" and id(node) not in in_with):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}(...)")
+    assert bad == []

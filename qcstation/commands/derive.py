@@ -153,12 +153,9 @@ def _status(args: argparse.Namespace) -> int:
     from qcstation.core.derive.report import set_report
     from qcstation.core.derive.store import list_sets
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         names = [args.name] if args.name else [s.name for s in list_sets(store)]
         reports = [set_report(store, n) for n in names]
-    finally:
-        store.close()
     if args.json:
         print_json([r.to_dict() for r in reports])
         return 0
@@ -178,13 +175,10 @@ def _status(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from qcstation.core.derive.store import list_sets
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         sets = list_sets(store)
         counts = {int(r["set_id"]): int(r["n"]) for r in store.query(
             "SELECT set_id, COUNT(*) AS n FROM derived_items GROUP BY set_id")}
-    finally:
-        store.close()
     if args.json:
         print_json([{**s.__dict__, "items": counts.get(s.id, 0)} for s in sets])
     elif not sets:
@@ -199,11 +193,8 @@ def _list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     from qcstation.core.derive.report import list_items
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         rows = list_items(store, args.name, transform=args.transform, limit=args.limit)
-    finally:
-        store.close()
     if args.json:
         print_json(rows)
         return 0
@@ -221,12 +212,9 @@ def _check_answers(args: argparse.Namespace) -> int:
     from qcstation.core.derive.recheck import recheck_set
     from qcstation.core.derive.store import list_sets
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         names = [args.name] if args.name else [s.name for s in list_sets(store)]
         reports = [recheck_set(store, n) for n in names]
-    finally:
-        store.close()
     bad = sum(r.wrong + r.by_status["stale"] + len(r.repeated) for r in reports)
     if args.json:
         print_json([r.to_dict() for r in reports])
@@ -255,12 +243,9 @@ def _check(args: argparse.Namespace) -> int:
     from qcstation.core.derive.stale import check_set
     from qcstation.core.derive.store import list_sets
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         names = [args.name] if args.name else [s.name for s in list_sets(store)]
         reports = [check_set(store, n, parents_only=args.parents_only) for n in names]
-    finally:
-        store.close()
     stale = sum(len(r.stale) for r in reports)
     if args.json:
         print_json([r.to_dict() for r in reports])

@@ -162,11 +162,10 @@ def _gate_text(g: GateStatus) -> list[str]:
 
 def _sample(args: argparse.Namespace) -> int:
     policy = _policy(args)
-    store = store_from_args(args)
     out = []
     plans = []
     scope = args.set or ""
-    try:
+    with store_from_args(args) as store:
         for dim in _dims(args.dimension, policy, store, scope):
             g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence,
                      scope=scope)
@@ -179,8 +178,6 @@ def _sample(args: argparse.Namespace) -> int:
                 overlap_rate=args.overlap if args.overlap is not None else policy.overlap_rate,
                 redraw=args.redraw, scope=scope)
             out.append(s)
-    finally:
-        store.close()
     if args.json:
         print_json([s.to_dict() for s in out])
     else:
@@ -196,8 +193,7 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _extend(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         s = _sample_ref(store, args.sample, args.set or "")
         extra = args.extra
         policy = _policy(args)
@@ -214,8 +210,6 @@ def _extend(args: argparse.Namespace) -> int:
             raise ReviewError("say how many items to add: --extra N, or --to-gate")
         s = extend_sample(store, s.id, extra=extra, actor=current_actor(),
                           curators=list(policy.curators), reason=why)
-    finally:
-        store.close()
     if args.json:
         print_json(s.to_dict())
     else:
@@ -226,8 +220,7 @@ def _extend(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         scope = args.set or ""
         dims = _dims(args.dimension or "all", policy, store, scope)
         data: dict[str, Any] = {}
@@ -241,8 +234,6 @@ def _status(args: argparse.Namespace) -> int:
                 "samples": [{**{k: v for k, v in s.to_dict().items() if k != "params"},
                              "progress": progress(store, s.id).to_dict()} for s in samples],
             }
-    finally:
-        store.close()
     if args.json:
         print_json(data)
     else:
@@ -269,11 +260,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _next(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         item = next_step(store, current_actor(), args.dimension, scope=args.set).item
-    finally:
-        store.close()
     if item is None:
         print("nothing left to review", file=sys.stderr)
         return 1
@@ -286,8 +274,7 @@ def _next(args: argparse.Namespace) -> int:
 
 def _decide(args: argparse.Namespace) -> int:
     who = current_actor()
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         if args.item == "next":
             shown = next_step(store, who, args.dimension).item
             if shown is None:
@@ -302,8 +289,6 @@ def _decide(args: argparse.Namespace) -> int:
             raise decided.moved_on     # the shell says so and exits 2, as for any refusal
         review_id = decided.review_id
         item = get_item(store, item_id)
-    finally:
-        store.close()
     if args.json:
         print_json({"review_id": review_id, "item": item.to_dict()})
     else:
@@ -316,11 +301,8 @@ def _decide(args: argparse.Namespace) -> int:
 
 
 def _undo(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         item_id = undo_last(store, current_actor())
-    finally:
-        store.close()
     if item_id is None:
         print("nothing to undo", file=sys.stderr)
         return 1
@@ -332,11 +314,8 @@ def _undo(args: argparse.Namespace) -> int:
 
 
 def _requeue(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         n = requeue_replacements(store, current_actor())
-    finally:
-        store.close()
     if args.json:
         print_json({"requeued": n})
     else:
@@ -345,12 +324,9 @@ def _requeue(args: argparse.Namespace) -> int:
 
 
 def _items(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         s = _sample_ref(store, args.sample)
         items = list_items(store, s.id)
-    finally:
-        store.close()
     if args.json:
         print_json([i.to_dict() for i in items])
     else:
@@ -364,11 +340,8 @@ def _items(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         item = get_item(store, find_item(store, args.item, args.dimension))
-    finally:
-        store.close()
     if args.json:
         print_json(item.to_dict())
     else:
@@ -378,12 +351,9 @@ def _show(args: argparse.Namespace) -> int:
 
 def _exclude(args: argparse.Namespace) -> int:
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         result = exclude_seed(store, find_seed(store, args.seed_id), actor=current_actor(),
                               reason=args.reason, curators=list(policy.curators))
-    finally:
-        store.close()
     if args.json:
         print_json(result)
     else:
@@ -398,13 +368,10 @@ def _exclude(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         rows = queue(store, state=args.state, dimension=args.dimension,
                      annotator=args.by, reason=args.reason, source=args.source,
                      text=args.search, limit=args.limit)
-    finally:
-        store.close()
     if args.json:
         print_json([r.to_dict() for r in rows])
         return 0
@@ -422,14 +389,11 @@ def _queue(args: argparse.Namespace) -> int:
 def _resolve(kind: str) -> Any:
     def run_(args: argparse.Namespace) -> int:
         policy = _policy(args)
-        store = store_from_args(args)
-        try:
+        with store_from_args(args) as store:
             result = resolve_item(store, find_item(store, args.item, args.dimension), kind=kind,
                                   verdict=args.verdict,
                                   reason=args.reason, actor=current_actor(),
                                   curators=list(policy.curators))
-        finally:
-            store.close()
         if args.json:
             print_json(result)
         else:
@@ -454,13 +418,10 @@ def _fix(args: argparse.Namespace) -> int:
         if path.stat().st_size > 100_000:
             raise ReviewError(f"{path} is too large for a fix (over 100 kB)")
         text = path.read_text(encoding="utf-8", errors="replace")
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         result = fix_in_place(store, find_item(store, args.item, args.dimension), text,
                               actor=current_actor(), reason=args.reason,
                               curators=list(_policy(args).curators))
-    finally:
-        store.close()
     if args.json:
         print_json(result)
     else:
@@ -476,8 +437,7 @@ def _fresh(args: argparse.Namespace) -> int:
     from qcstation.core.review.curation import fresh_round
 
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         result = fresh_round(store, args.dimension, actor=current_actor(),
                              curators=list(policy.curators),
                              rate=policy.sample_rate,
@@ -485,8 +445,6 @@ def _fresh(args: argparse.Namespace) -> int:
                              threshold=policy.threshold, confidence=policy.confidence,
                              min_size=policy.min_sample, overlap_rate=policy.overlap_rate,
                              scope=args.set or "")
-    finally:
-        store.close()
     if args.json:
         print_json(result)
     else:
@@ -502,23 +460,17 @@ def _fresh(args: argparse.Namespace) -> int:
 def _edit_text(args: argparse.Namespace) -> int:
     from qcstation.core.review.fixes import editable_text
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         item = get_item(store, find_item(store, args.item, args.dimension))
         text = editable_text(item)
-    finally:
-        store.close()
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
 def _change(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         new_id = change_decision(store, args.review_id, current_actor(), args.verdict,
                                  args.reason, comment=args.comment, unsure=args.unsure)
-    finally:
-        store.close()
     if args.json:
         print_json({"review_id": new_id, "changes": args.review_id})
     else:
@@ -529,11 +481,8 @@ def _change(args: argparse.Namespace) -> int:
 
 def _team(args: argparse.Namespace) -> int:
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         data = team_stats(store, list(policy.dimensions))
-    finally:
-        store.close()
     if args.json:
         print_json(data)
         return 0

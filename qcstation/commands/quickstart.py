@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from qcstation.commands._common import db_path, open_app
+from qcstation.commands._common import db_path, open_app, store_from_args
 from qcstation.commands._progress import progress_bar
 from qcstation.commands import HELP
 
@@ -62,7 +62,7 @@ def demo_config_text(account: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from db import Store, current_actor
+    from db import current_actor
     from qcstation.common.config import DEFAULT_CONFIG_NAME, find_config_path, load_config
     from qcstation.core.ingest.importer import import_file, shipped_samples
     from qcstation.core.construct.pipeline import Pipeline
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     path = db_path(args)
     print(f"database: {path}")
-    with Store(path) as store:
+    with store_from_args(args, create=True) as store:
         for sample_path, fmt in shipped_samples():
             rep = import_file(store, sample_path, fmt, actor=actor)
             print(f"imported {sample_path.name}: {rep.added} new, {rep.skipped_existing} already present, "
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     print("generation:")
     for line in summary.lines():
         print("  " + line)
-    with Store(path) as store:
+    with store_from_args(args) as store:
         from qcstation.core.review.queries import qc_dimensions
 
         for dim in qc_dimensions(store, cfg.qc.dimensions, cfg.qc.sample_model_reasoning):

@@ -53,13 +53,10 @@ def _ref(name: str, version: str | None, *, need: bool = True) -> tuple[str, str
 
 def _blockers(args: argparse.Namespace) -> int:
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         records, excluded = rel.candidate_counts(store, args.set or "")
         blockers = rel.release_blockers(store, policy, actor=current_actor(), scope=args.set or "",
                                         counts=(records, excluded))
-    finally:
-        store.close()
     if args.json:
         print_json({"blockers": blockers, "records": records, "excluded": excluded})
     elif blockers:
@@ -76,14 +73,11 @@ def _blockers(args: argparse.Namespace) -> int:
 def _approve(args: argparse.Namespace) -> int:
     policy = _policy(args)
     args.name, args.version = _ref(args.name, args.version)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
                                    cfg=policy, notes=args.notes or "",
                                    allow_identical=args.allow_identical, scope=args.set or "")
         out = rel.export_release(store, args.name, args.version, Path(args.out)) if args.export else None
-    finally:
-        store.close()
     if args.json:
         d = info.to_dict()
         d["export_dir"] = str(out) if out else None
@@ -99,11 +93,8 @@ def _approve(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     args.name, args.version = _ref(args.name, args.version)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         out = rel.export_release(store, args.name, args.version, Path(args.out))
-    finally:
-        store.close()
     if args.json:
         print_json({"export_dir": str(out)})
     else:
@@ -112,11 +103,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         infos = rel.list_releases(store)
-    finally:
-        store.close()
     if args.json:
         print_json([i.to_dict() for i in infos])
     elif not infos:
@@ -141,8 +129,7 @@ def _diff(args: argparse.Namespace) -> int:
         raise ReleaseError(f"say which version to compare: {name}@VERSION (or {name}@previous)",
                            title="Bad release name")
     args.name, args.old, args.new = name, old, new
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         new = args.new
         if new is None:
             versions = [i.version for i in rel.list_releases(store) if i.name == args.name]
@@ -155,8 +142,6 @@ def _diff(args: argparse.Namespace) -> int:
             if old is None:
                 raise ReleaseError(f"{args.name}@{new} is the first version; nothing to diff")
         d = rel.diff_releases(store, args.name, old, new)
-    finally:
-        store.close()
     if args.json:
         print_json(d)
     else:
@@ -189,11 +174,8 @@ def _diff(args: argparse.Namespace) -> int:
 def _flags(args: argparse.Namespace) -> int:
     from qcstation.core.release.flag_gate import flagged_items
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         items = flagged_items(store, args.set or "")
-    finally:
-        store.close()
     blocking = [i for i in items if i.override is None]
     shown = items if args.all else blocking
     if args.json:
@@ -224,16 +206,13 @@ def _override(args: argparse.Namespace) -> int:
     from qcstation.core.release.flag_gate import override_flags, undo_override
 
     policy = _policy(args)
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         if args.undo:
             d = undo_override(store, args.item, args.dimension, actor=current_actor(),
                               curators=policy.curators)
         else:
             d = override_flags(store, args.item, args.dimension, args.reason,
                                actor=current_actor(), curators=policy.curators)
-    finally:
-        store.close()
     if args.json:
         print_json(d)
     elif args.undo:

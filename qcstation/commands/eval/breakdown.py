@@ -26,13 +26,10 @@ def register(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
         n_boot = 1000 if (args.ci or args.json) else 0
         groups = M.breakdown(store, run_id, args.by, n_boot=n_boot)
-    finally:
-        store.close()
     if args.json:
         print_json({"run_id": run_id, "by": args.by,
                     "groups": {g: {c: v.to_dict() for c, v in vals.items()}

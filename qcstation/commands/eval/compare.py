@@ -44,8 +44,7 @@ def register(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         a, b = resolve(store, [args.run_a, args.run_b])
         if a == b:
             raise M.MetricsError("RUN_A and RUN_B are the same run; give two different runs")
@@ -59,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
         diffs = P.differences(store, a, b)
         prov = (P.describe(store, a), P.describe(store, b))
-    finally:
-        store.close()
     if args.json:
         d = cmp_.to_dict()
         d["item_keys"] = {str(k): v for k, v in sorted(keys.items())}

@@ -132,8 +132,7 @@ def _gather(args: argparse.Namespace) -> tuple[list[Any], dict[int, Any], Any]:
     from qcstation.eval import metrics as M
     from qcstation.eval import provenance as P
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         ids = resolve(store, args.runs) if args.runs else None
         board = M.leaderboard(store, ids, n_boot=args.n_boot, seed=args.seed)
         prov = {r.run_id: P.describe(store, r.run_id, judge_error=(
@@ -149,8 +148,6 @@ def _gather(args: argparse.Namespace) -> tuple[list[Any], dict[int, Any], Any]:
                     + "; ".join(f"{k} (runs {', '.join(map(str, v))})" for k, v in rels.items())
                     + ". Name the runs of one release")
             corr = M.correlation(store, [r.run_id for r in board])
-    finally:
-        store.close()
     return board, prov, corr
 
 

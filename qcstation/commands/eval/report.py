@@ -31,8 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
     from qcstation.eval.report import write_report
 
-    store = store_from_args(args)
-    try:
+    with store_from_args(args) as store:
         run_id = resolve(store, [args.run])[0]
         other = resolve(store, [args.compare])[0] if args.compare else None
         if other is not None and other == run_id:
@@ -40,8 +39,6 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else (
             Path("eval-reports") / (f"run{run_id}" + (f"-vs-{other}" if other else "")))
         path = write_report(store, run_id, out, compare=other)
-    finally:
-        store.close()
     files = sorted(p.name for p in path.parent.iterdir()
                    if p.name == "report.md" or p.stem in ("dimensions", "confusion", "difficulty"))
     if args.json:

@@ -74,3 +74,21 @@ def test_commands_open_a_store_one_way() -> None:
             if name == "Store" or (name == "store_from_args" and id(node) not in in_with):
                 bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}(...)")
     assert bad == []
+
+
+def test_test_files_are_named_by_what_they_cover() -> None:
+    """A test file's name says what it tests, not which issue or which random draw found it
+    (``test_issue14_seeds.py``, ``test_reading_83.py`` were renamed for this)."""
+    import re
+
+    bad = [str(p.relative_to(ROOT)) for p in _py_files("tests")
+           if re.search(r"^test_issue|_\d+\.py$", p.name)]
+    assert bad == []
+
+
+def test_no_source_file_is_over_800_lines() -> None:
+    """A file over 800 lines holds more than one thing a reader can keep in mind: split it
+    by meaning (as construct's reread, keyinfo and pipeline were)."""
+    bad = [f"{p.relative_to(ROOT)}: {n}" for p in _py_files("qcstation", "screens", "db", "exports", "bench", "tests")
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
+    assert bad == []

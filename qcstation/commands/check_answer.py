@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the gold's exact value as stored for a seed (seeds.answer_value, "
                         "e.g. 540 or 7/2); takes precedence over --gold for the comparison")
     p.add_argument("--timeout", type=int, default=3, metavar="S",
-                   help="math-verify time limit per step in whole seconds (1-60, default 3); "
-                        "the worker is killed after 3*S+2 s")
+                   help="math-verify limit per step in whole CPU seconds (1-60, default 3; CPU "
+                        "time, so load never causes a timeout); a worker stuck where no signal "
+                        "reaches it is killed after 6*S+10 s")
     p.add_argument("--json", action="store_true",
                    help="print a JSON object: extracted, verdict, value, method, detail, "
                         "source, gold, checker_version, and strict (the same fields)")

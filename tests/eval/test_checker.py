@@ -491,3 +491,21 @@ def test_corrections_notation_and_hedges_read_alike(text: str, gold: str, flexib
     assert got.verdict == strict, got
     if strict == "unparseable":
         assert got.detail
+
+
+def test_math_verify_limit_counts_cpu_seconds_not_waiting() -> None:
+    # a verdict must not depend on load: time spent not computing (here, sleeping; on a busy
+    # machine, waiting for a core) never uses up the limit, while computing does
+    from qcstation.eval.checker.symbolic import CPULimit, cpu_limit
+
+    with cpu_limit(0.3):
+        time.sleep(0.8)  # off the CPU for longer than the limit: not interrupted
+    spins = 0
+    with pytest.raises(CPULimit):
+        with cpu_limit(0.3):
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:  # computes until the limit interrupts it
+                spins += 1
+    assert spins > 0
+    with cpu_limit(0.3):  # the timer is cleared after each block: nothing fires later
+        time.sleep(0.1)

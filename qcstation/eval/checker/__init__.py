@@ -5,8 +5,10 @@ Two layers. Plain numbers are decided in-process with the project's exact ration
 expressions such as ``\\frac{\\sqrt{3}}{2}``, intervals, symbolic golds) goes to
 Hugging Face's ``math-verify`` in isolated worker processes
 (:class:`qcstation.core.verify.isolation.IsolatedPool`: memory limit, CPU limit, wall-clock
-kill), because math-verify times itself out with ``signal.alarm``, which only works in
-a main thread. A worker that hangs or dies gives ``unparseable`` with the reason.
+kill). Each parse and comparison there has a limit in CPU seconds (an ``ITIMER_PROF``
+timer in the worker's main thread, :mod:`.symbolic`), never wall-clock, so a verdict does
+not depend on how busy the machine is. A worker that hangs or dies gives ``unparseable``
+with the reason.
 
 Verdicts: ``correct`` | ``wrong`` | ``unparseable`` (no usable answer in the response,
 or the checker could not read or compare it).
@@ -108,16 +110,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CheckLimits:
-    """Limits of the math-verify workers: math-verify's own (alarm) timeout per parse or
-    comparison, the parent's wall-clock kill per item (``None``: ``3*timeout_s + 2``),
-    and the worker's address-space limit."""
+    """Limits of the math-verify workers: CPU seconds per parse or comparison, the parent's
+    wall-clock kill per item (``None``: ``6*timeout_s + 10``: an item can take three CPU
+    limits, and a busy machine stretches CPU seconds into more wall-clock ones; the kill is
+    for a worker stuck where no signal reaches it), and the worker's address-space limit."""
 
     timeout_s: int = 3
     memory_mb: int = 1536
     wall_s: float | None = None
 
     def wall_clock_s(self) -> float:
-        return float(self.wall_s) if self.wall_s is not None else 3.0 * self.timeout_s + 2.0
+        return float(self.wall_s) if self.wall_s is not None else 6.0 * self.timeout_s + 10.0
 
 
 class AnswerChecker:

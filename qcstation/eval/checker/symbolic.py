@@ -1,12 +1,43 @@
-"""The math-verify worker: runs in an isolated process (its main thread, so math-verify's
-``signal.alarm`` timeout works), started by :class:`qcstation.eval.checker.AnswerChecker`
-through :class:`qcstation.core.verify.isolation.IsolatedPool`."""
+"""The math-verify worker: runs in an isolated process, started by
+:class:`qcstation.eval.checker.AnswerChecker` through
+:class:`qcstation.core.verify.isolation.IsolatedPool`.
+
+Its time limit is CPU time, not wall-clock: math-verify's own timeout is ``signal.alarm``
+(wall-clock), so a busy machine turned answers it reads in a few milliseconds of CPU into
+timeouts, and a verdict depended on the load. Here math-verify runs without its alarm and
+an ``ITIMER_PROF`` timer (the worker's user + system CPU seconds) interrupts a parse or a
+comparison that has computed for longer than the limit. Work stuck in C code that never
+returns to the interpreter is ended by the parent's wall-clock kill."""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _gold_cache: dict[str, Any] = {}
+
+
+class CPULimit(BaseException):
+    """Raised in the worker when a parse or comparison used up its CPU seconds (a
+    BaseException, so that no ``except Exception`` inside sympy or math-verify swallows it)."""
+
+
+def _on_cpu_limit(signum: int, frame: object) -> None:
+    raise CPULimit()
+
+
+@contextmanager
+def cpu_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block with :class:`CPULimit` after ``seconds`` of this process's CPU time."""
+    old = signal.signal(signal.SIGPROF, _on_cpu_limit)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
 
 
 def _wrap(text: str) -> str:
@@ -17,19 +48,19 @@ def _wrap(text: str) -> str:
 
 
 def math_verify_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Runs in a worker process (main thread, so math-verify's alarm works)."""
+    """Runs in a worker process (its main thread: signal handlers run there)."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
-    from math_verify.errors import TimeoutException
 
     timeout = max(1, int(job.get("timeout", 3)))
     configs = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
 
     def read(text: str) -> list[Any]:
         try:
-            return list(parse(text, extraction_config=configs, fallback_mode="first_match",
-                              parsing_timeout=timeout, raise_on_error=True))
-        except TimeoutException:
-            raise TimeoutError("parsing took longer than %d s" % timeout) from None
+            with cpu_limit(timeout):
+                return list(parse(text, extraction_config=configs, fallback_mode="first_match",
+                                  parsing_timeout=None, raise_on_error=True))
+        except CPULimit:
+            raise TimeoutError("parsing took longer than %d s of CPU time" % timeout) from None
         except Exception:  # noqa: BLE001 - malformed LaTeX is an unreadable answer
             return []
 
@@ -66,10 +97,11 @@ def math_verify_job(job: dict[str, Any]) -> dict[str, Any]:
         return {"status": "unparseable", "pred_text": pred_text,
                 "message": "math-verify could not read the answer as mathematics"}
     try:
-        ok = verify(gold, pred, timeout_seconds=timeout, raise_on_error=True)
-    except TimeoutException:
+        with cpu_limit(timeout):
+            ok = verify(gold, pred, timeout_seconds=None, raise_on_error=True)
+    except CPULimit:
         return {"status": "unparseable", "pred_text": pred_text, "value": shown(pred[0]),
-                "message": f"math-verify: the comparison took longer than {timeout} s"}
+                "message": f"math-verify: the comparison took longer than {timeout} s of CPU time"}
     except Exception as exc:  # noqa: BLE001 - could not compare: not equivalent as far as known
         return {"status": "wrong", "pred_text": pred_text, "value": shown(pred[0]),
                 "message": f"comparison failed: {type(exc).__name__}"}

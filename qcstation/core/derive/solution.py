@@ -320,6 +320,7 @@ class SolutionTemplate:
             self.error = (exc.code, str(exc))
             return
         self.tokens = _tokens(solution)
+        meanings.update(_prose_fractions(solution, self.tokens, meanings, old, givens))
         covered = {t.start for t in self.tokens}
         self.runs: list[tuple[str, Fraction]] = []     # digit runs that are not tokens
         for m in _RUN_RE.finditer(solution):
@@ -416,11 +417,33 @@ def _meanings(solution: str, steps: list[Any], q: Quantities) -> dict[int, _Mean
     return meanings
 
 
+def _prose_fractions(solution: str, tokens: list[_Token], meanings: dict[int, _Meaning],
+                     old: dict[str, Fraction], givens: frozenset[str]) -> dict[int, _Meaning]:
+    """A fraction the prose writes as two numbers ("If 3/4 of the building is occupied")
+    outside every computation, with the value of exactly one quantity, a given: its
+    numerator and denominator are that given's (written anew with it, never left with the
+    old value). Read from the parent's values only."""
+    out: dict[int, _Meaning] = {}
+    for a, b in zip(tokens, tokens[1:]):
+        if solution[a.end:b.start] != "/" or a.start in meanings or b.start in meanings \
+                or a.value.denominator != 1 or b.value.denominator != 1 or not b.value:
+            continue
+        v = a.value / b.value
+        if a.value != v.numerator or b.value != v.denominator:
+            continue                      # "2/4": not in lowest terms, read by value as before
+        having = [n for n, x in old.items() if x == v]
+        if len(having) == 1 and having[0] in givens:
+            out[a.start] = (having[0], Fraction(1), "num")
+            out[b.start] = (having[0], Fraction(1), "den")
+    return out
+
+
 def slow_rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str:
     """:func:`rewrite_solution` read from scratch for one set of values (the reference the
     tests compare :class:`SolutionTemplate` with)."""
     meanings = _meanings(solution, steps, q)
     tokens = _tokens(solution)
+    meanings.update(_prose_fractions(solution, tokens, meanings, q.old, q.givens))
     _check_hidden_numbers(solution, tokens, q)
     out: list[str] = []
     pos = 0

@@ -121,7 +121,21 @@ KEN = {
               "meters.\n#### 7200",
     "givens": {"g1_hours": ("for 2 hours", "2", "number"), "g2_meters": ("runs 60 meters", "60", "number")},
 }
-SEEDS = {"ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+# issue 26.3: a fraction given the worked solution also writes in its prose ("If 3/4 of the
+# building is occupied"), outside every computation: rewritten with the given, never left old
+RICHARD = {
+    "question": "Richard lives in an apartment building with 15 floors. Each floor contains 8 units, "
+                "and 3/4 of the building is occupied. What's the total number of unoccupied units In "
+                "the building?",
+    "answer": "The total number of units in the building will be 8 units/floor * 15 floors = "
+              "<<8*15=120>>120 units.\nIf 3/4 of the building is occupied, then the total number "
+              "of occupied units is 3/4 * 120 units = <<3/4*120=90>>90 units.\nThe total number of "
+              "unoccupied units is 120 units - 90 units = <<120-90=30>>30 units.\n#### 30",
+    "givens": {"g1_units": ("contains 8 units", "8", "number"),
+               "g2_floors": ("with 15 floors", "15", "number"),
+               "g3_building": ("and 3/4 of", "3/4", "fraction")},
+}
+SEEDS = {"richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY}
 
 

@@ -252,27 +252,34 @@ def test_a_run_held_by_a_live_process_is_refused(qs_db: Path) -> None:
 
 @pytest.mark.parametrize("in_flight", [False, True])
 def test_cancel_stops_and_resume_finishes_without_asking_twice(qs_db: Path, fake_openai: FakeOpenAI,
-                                                               in_flight: bool) -> None:
+                                                               in_flight: bool,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A request in flight when the user cancels comes back within the grace and is kept; none is
-    asked twice. In the second case the cancel falls at 0.22 s, halfway through the second pair
-    of 0.15 s requests, so two are surely in flight."""
+    asked twice. In the second case the server sets the cancel while it holds a request of the
+    second pair (0.15 s requests), so a request is surely in flight and the first pair is back (no
+    timer: the order is the same however busy the machine is; the grace is long enough for a
+    0.15 s reply on a busy machine)."""
+    monkeypatch.setattr(runner, "CANCEL_GRACE_S", 60.0)
     cfg = config(models={"m": local_model(fake_openai.base_url, concurrency=2)})
     with Store(qs_db) as s:
         run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=30)
     ref = {"records": records_by_question(qs_db, run_id)}
-    fake_openai.responder = scripted(ref, lambda t, r: reference_reply(t, r))
+    answer = scripted(ref, lambda t, r: reference_reply(t, r))
     fake_openai.default_delay = 0.15 if in_flight else 0.02
     cancel = threading.Event()
+
+    def held(req: dict) -> str:
+        if in_flight and len(fake_openai.chat_requests) >= 4:
+            cancel.set()        # the first pair is back, this request is in flight: cancel now
+        return answer(req)
+
+    fake_openai.responder = held
 
     def progress(p: runner.RunProgress) -> None:
         if p.done >= 10:
             cancel.set()
 
-    timer = threading.Timer(0.22, cancel.set)
-    if in_flight:
-        timer.start()
     prog = execute_run(qs_db, run_id, cfg, progress=None if in_flight else progress, cancel=cancel)
-    timer.cancel()
     assert prog.status == "interrupted" and (2 if in_flight else 10) <= prog.done < 30
     with Store(qs_db) as s:
         assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "interrupted"

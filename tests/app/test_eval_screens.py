@@ -280,7 +280,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         # the item pane: raw response with control characters shown, markup not applied
         pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
                     .static_text(screen.query_one("#item_detail"), width=76))
-        assert f"So the answer is [bold]{first.seed_id}[/bold] \\x1b[2J\\x07 done" in pane
+        assert f"So the answer is [bold]{first.seed_id}[/bold] \\x1b[2J\\a done" in pane
         assert "Model's SMT-LIB" in pane and f"(assert (= answer {first.seed_id}))" in pane
         assert "Verifier output verifier: status: wrong_value value_text:" in pane
         assert "ACC@Re gold: 7" in pane
@@ -400,7 +400,7 @@ async def test_hostile_names_and_keys_are_shown_as_text(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, ResultsScreen)
         text = flat(screen_text(app))
-        assert "Item [/]key\\x1b[1m" in text and "[/]\\x1b]0;title\\x07" in text
+        assert "Item [/]key\\x1b[1m" in text and "[/]\\x1b]0;title\\a" in text
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)

@@ -210,7 +210,7 @@ def display_old_rows(w: World) -> str | None:
 
 # -- size: bounded after decoding ------------------------------------------------------------------
 
-def _eval_one(w: World, behave: Callable[[FakeOpenAI], None], **model: Any) -> tuple[list[dict[str, Any]], int]:
+def _eval_one(w: World, behave: Callable[[FakeOpenAI], object], **model: Any) -> tuple[list[dict[str, Any]], int]:
     from qcstation.eval.runner import execute_run
 
     db = w.db()
@@ -272,7 +272,10 @@ def size_deflate(w: World) -> str | None:
     raw = zlib.compressobj(9, zlib.DEFLATED, -15)
     body = raw.compress(b" " * (200 << 20)) + raw.flush()
     for b in (body, zlib.compress(b" " * (200 << 20), 9)):
-        rows, peak = _eval_one(w, lambda f, b=b: f.raw(b, headers={"Content-Encoding": "deflate"}))
+        def deflated(f: FakeOpenAI, b: bytes = b) -> object:
+            return f.raw(b, headers={"Content-Encoding": "deflate"})
+
+        rows, peak = _eval_one(w, deflated)
         if rows[0]["status"] != "error" or peak > PEAK_BOUND:
             return f"{rows[0]['error']}, peak {peak >> 20} MiB"
     return None
@@ -531,7 +534,7 @@ def lease_slow_scoring(w: World) -> str | None:
         time.sleep(2.0 * len(outs))
         return real(self, store, outs)
 
-    scorers.LiveScorer.rows = slow  # type: ignore[method-assign]
+    scorers.LiveScorer.rows = slow  # type: ignore[method-assign,assignment]
     drain, runner.LIVE_DRAIN_S = runner.LIVE_DRAIN_S, 0.5
     try:
         db = w.db()
@@ -665,7 +668,7 @@ def refuse_401(w: World) -> str | None:
     return None
 
 
-def _cancel_within(w: World, behave: Callable[[FakeOpenAI], None], **model: Any) -> str | None:
+def _cancel_within(w: World, behave: Callable[[FakeOpenAI], object], **model: Any) -> str | None:
     from qcstation.eval.runner import execute_run
 
     db = w.db()

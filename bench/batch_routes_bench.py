@@ -33,12 +33,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _serve(latency: float, port_q: multiprocessing.Queue, stop: multiprocessing.Event) -> None:   # type: ignore[type-arg]
+def _serve(latency: float, port_q: Any, stop: Any) -> None:
+    """(a spawn context's Queue and Event)"""
     from tests.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as fake:
@@ -101,7 +103,7 @@ def main() -> None:
     _write_input(inp, args.requests)
     bodies = [(c, b.encode()) for c, b in read_requests([inp], [])]
     ctx = multiprocessing.get_context("spawn")
-    port_q: multiprocessing.Queue = ctx.Queue()   # type: ignore[type-arg]
+    port_q: Any = ctx.Queue()
     stop = ctx.Event()
     server = ctx.Process(target=_serve, args=(args.latency_ms / 1000, port_q, stop), daemon=True)
     server.start()

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -55,7 +56,7 @@ def fill(path: Path, rows: int, runs: int = 10) -> None:
                 skill = 0.4 + 0.05 * r
 
                 def scores(run_id: int = run_id, skill: float = skill,
-                           items: list[tuple[object, ...]] = items):
+                           items: list[Any] = items):
                     for item in items:
                         seed_id, source, level = item[1], item[3], item[4]
                         for metric in METRICS:

@@ -96,7 +96,7 @@ class _WorkerCPU:
             pid = live._proc.pid  # type: ignore[attr-defined]
             threading.Thread(target=watcher._sample, args=(pid,), daemon=True).start()
 
-        runner._LiveScoring._start_worker = start  # type: ignore[method-assign]
+        runner._LiveScoring._start_worker = start  # type: ignore[method-assign,assignment]
 
     def _sample(self, pid: int) -> None:
         tick = os.sysconf("SC_CLK_TCK")
@@ -209,7 +209,7 @@ def main() -> None:
                 del bodies
                 marks: dict[int, float] = {}
 
-                def progress(p, n=n, marks=marks) -> None:  # type: ignore[no-untyped-def]
+                def progress(p, n=n, marks=marks) -> None:
                     for q in (25, 50, 75):
                         if q not in marks and p.done >= n * q / 100:
                             marks[q] = _rss_mb()

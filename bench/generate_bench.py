@@ -5,6 +5,8 @@ Prints items per second per dimension and in total. Run: python bench/generate_b
 
 from __future__ import annotations
 
+from collections import Counter
+
 import sys
 import tempfile
 import time
@@ -34,11 +36,11 @@ def main() -> None:
         with Pipeline(db, cfg) as p:
             for dim in ("reasoning", "arithmetic", "understanding", "refinement"):
                 t0 = time.perf_counter()
-                before = p.summary.counts.get(dim, {}).copy()
+                before = Counter(p.summary.counts.get(dim, Counter()))
                 p.generate(dimensions=[dim])
                 seconds = time.perf_counter() - t0
-                made = sum(p.summary.counts.get(dim, {}).values()) - sum(before.values())
-                verified = p.summary.counts.get(dim, {}).get("verified", 0)
+                made = sum(p.summary.counts.get(dim, Counter()).values()) - sum(before.values())
+                verified = p.summary.counts.get(dim, Counter()).get("verified", 0)
                 total_items += made
                 print(f"{dim:<14} {made:>6} items  {verified:>6} verified  {seconds:6.2f} s  "
                       f"{made / seconds:8.1f} items/s")

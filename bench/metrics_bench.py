@@ -59,7 +59,7 @@ def build(store: Store, model: str, items: int, samples: int, seed: int) -> int:
     return run
 
 
-def timed(label: str, fn):  # type: ignore[no-untyped-def]
+def timed(label: str, fn):
     t0 = time.perf_counter()
     out = fn()
     print(f"{label:<44} {time.perf_counter() - t0:7.3f} s")

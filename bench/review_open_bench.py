@@ -95,7 +95,7 @@ def build_database(path: Path, n_seeds: int, *, rate: float = 0.10) -> dict[str,
     return timings
 
 
-async def _wait(condition, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+async def _wait(condition, timeout: float = 120.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"using the existing {path}")
             with Store(path) as store:
                 sample = open_sample(store, "arithmetic")
-            build = {"sample_size": sample.size if sample else 0}
+            build: dict[str, float] = {"sample_size": sample.size if sample else 0}
         else:
             build = build_database(path, args.seeds)
         print(f"database: {args.seeds:,} seeds, {2 * args.seeds:,} artifacts, sample of "

@@ -31,6 +31,7 @@ is stretched.)
 from __future__ import annotations
 
 import argparse
+import functools
 import asyncio
 import json
 import os
@@ -256,7 +257,7 @@ def time_commands(db: Path, runs: int) -> list[tuple[str, float, float, float, s
         proc = _cli(db, *args, config=config, check=False)
         note = "" if proc.returncode in (0, 1) else f"exit {proc.returncode}: " + \
             (proc.stderr.strip().splitlines() or ["?"])[-1][:60]
-        secs, cpu = _time(lambda a=args: _cli(db, *a, config=config, check=False), runs)
+        secs, cpu = _time(functools.partial(_cli, db, *args, config=config, check=False), runs)
         rows.append((label, secs, cpu, target, note))
     return rows
 
@@ -270,7 +271,7 @@ def time_startup(runs: int) -> list[tuple[str, float, float, float, str]]:
     rows = [("python -c pass", bare, bare_cpu, 0.0, "")]
     for label, args in (("qcstation --help", ["-m", "qcstation", "--help"]),
                         ("qcstation qc decide --help", ["-m", "qcstation", "qc", "decide", "--help"])):
-        secs, cpu = _time(lambda a=args: run(*a), runs)
+        secs, cpu = _time(functools.partial(run, *args), runs)
         rows.append((label, secs, cpu, 0.0, f"+{secs - bare:.2f} s over bare python"))
     return rows
 
@@ -353,7 +354,7 @@ def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
     config = load_config(str(db.parent / "qcstation.toml"))
     rows: list[tuple[str, float, float, float, str]] = []
 
-    async def dashboard() -> tuple[float, float, list[float]]:
+    async def dashboard() -> tuple[float, float, list[tuple[str, float, float]]]:
         app = make_app(db, config=config, account="ann")
         async with app.run_test(size=(80, 24)) as pilot:
             t0 = time.perf_counter()

@@ -25,11 +25,12 @@ from tests.app.conftest import (
     settle,
     static_text,
 )
+from tests.must import must
 
 SIZE = (80, 24)
 
 
-def _dashboard(app) -> DashboardScreen:  # type: ignore[no-untyped-def]
+def _dashboard(app) -> DashboardScreen:
     assert isinstance(app.screen, DashboardScreen), type(app.screen).__name__
     return app.screen
 
@@ -120,7 +121,7 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         assert any("Only a curator can extend a QC sample. The account tester is not one "
                    "(curators: alice)" in n for n in notifications(app))
     with Store(qc_db) as store:
-        assert open_sample(store, "arithmetic").size == 6
+        assert must(open_sample(store, "arithmetic")).size == 6
     app = make_app(qc_db, config=config, account="Alice")   # names compare case-insensitively
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -140,7 +141,7 @@ async def test_e_extends_a_reviewed_sample_whose_bound_is_too_high(qc_db: Path) 
         await pilot.press("n")
         await settle(pilot)
         with Store(qc_db) as store:
-            assert open_sample(store, "arithmetic").size == 6
+            assert must(open_sample(store, "arithmetic")).size == 6
         await pilot.press("e", "y")
         await settle(pilot)
         with Store(qc_db) as store:

@@ -49,7 +49,7 @@ def db(template: Path, tmp_path: Path) -> Path:
     return path
 
 
-def _gates(app) -> str:  # type: ignore[no-untyped-def]
+def _gates(app) -> str:
     return flat(static_text(app.screen.query_one("#gates"), width=200))
 
 

@@ -26,6 +26,7 @@ from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, notificat
 from tests.eval_helpers import local_model
 from tests.eval_rows import add_real_run, add_run
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.must import must
 
 SIZE = (80, 24)
 
@@ -319,7 +320,7 @@ async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
         await settle(pilot)
         await pilot.press("b")
         await settle(pilot)
-        row = app.screen.selected_row()  # type: ignore[attr-defined]
+        row = must(app.screen.selected_row())  # type: ignore[attr-defined]
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
@@ -331,7 +332,7 @@ async def test_compare_two_runs_on_the_same_item(eval_db: Path) -> None:
         assert "#1 gpt-4o-mini" in text and "#2 qwen2.5-7b" in text
         assert app.screen.left is not None and app.screen.right is not None
         expected = "correct" if row.seed_id % 3 else "wrong"
-        assert app.screen.right.task("final").scores[0].verdict == expected
+        assert must(app.screen.right.task("final")).scores[0].verdict == expected
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ResultsScreen)

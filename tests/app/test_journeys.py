@@ -11,6 +11,7 @@ from qcstation.app import make_app
 from qcstation.core.review.decisions import decide
 from screens.review import ReviewScreen
 from tests.app.conftest import ANNOTATOR, live_reviews, make_config, notice, settle
+from tests.must import must
 
 SIZE = (80, 24)
 _KEY_NAMES = {" ": "space", ",": "comma", ".": "full_stop", "=": "equals_sign", "+": "plus",
@@ -230,7 +231,7 @@ def test_the_results_browser_after_a_live_run(qc_db: Path, tmp_path: Path) -> No
 
 
 async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
-        qc_db: Path, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qc_db: Path, tmp_path: Path, monkeypatch) -> None:
     from qcstation.app import load_app_config
     from qcstation.eval.runs import create_run
     from screens.dialogs.start_run import StartRunModal
@@ -257,7 +258,7 @@ async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
         assert isinstance(screen, RunsScreen)
         ids = [r.run_id for r in screen.runs]
         await pilot.press(*["down"] * ids.index(first))     # select "first" (newest on top)
-        assert screen._selected().run_id == first
+        assert must(screen._selected()).run_id == first
         with Store(qc_db) as store:                          # a run started in another session
             third = create_run(store, config, model="reference", limit=2, name="third")
         for _ in range(30):                                  # no F5: the list refreshes itself
@@ -266,7 +267,7 @@ async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
                 break
         await settle(pilot)
         assert third in [r.run_id for r in screen.runs]
-        assert screen._selected().run_id == first            # the run, not the row
+        assert must(screen._selected()).run_id == first            # the run, not the row
         await pilot.press("b")
         await settle(pilot)
         assert isinstance(app.screen, ResultsScreen) and app.screen.filters.run_ids == (first,)

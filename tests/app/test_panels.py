@@ -36,7 +36,7 @@ def test_a_replacement_shows_why_its_predecessor_was_rejected() -> None:
     assert "replaces #5" in text and "rejected: story words [left] in" in text
 
 
-def _passed_dimension(name: str):  # type: ignore[no-untyped-def]
+def _passed_dimension(name: str):
     from qcstation.core.review.gate import GateStatus
     from qcstation.messages import DimensionQC
 

@@ -64,7 +64,7 @@ def test_burst_text_keeps_only_text() -> None:
     assert burst_text(keys) == "a\tb\ncd"  # type: ignore[arg-type]
 
 
-def _review_app(db: Path):  # type: ignore[no-untyped-def]
+def _review_app(db: Path):
     return make_app(db, config=make_config(), account=ANNOTATOR, review="arithmetic")
 
 
@@ -80,19 +80,19 @@ async def test_a_large_paste_into_the_reject_reason_is_cut_to_the_limit_and_subm
         field = app.screen.query_one("#reject_typed")
         assert app.focused is field
         for message in _reads(PASTE, focus=True):
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         # nothing pasted submitted the dialog (not the CR, not the ESC), nothing is stored
         assert isinstance(app.screen, RejectReasonModal)
         assert reviews(qc_db) == []
-        value = field.value  # type: ignore[attr-defined]
+        value = field.value
         assert len(value) == MAX_REASON_CHARS
         assert value.startswith("the notation question uses the wrong number word word")
         assert all(ch.isprintable() for ch in value)
         assert any(f"at most {MAX_REASON_CHARS} characters" in n for n in notifications(app))
         # one key more is refused the same way, without a second notice
         await pilot.press("z")
-        assert len(field.value) == MAX_REASON_CHARS  # type: ignore[attr-defined]
+        assert len(field.value) == MAX_REASON_CHARS
         await pilot.press("enter")
         await settle(pilot)
         rows = reviews(qc_db)
@@ -119,7 +119,7 @@ async def test_a_paste_with_no_text_field_focused_acts_as_no_key(qc_db: Path) ->
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)
         for message in _reads("aaaa xxxx kkkk\r aaaa", focus=False):
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         assert reviews(qc_db) == []
         assert isinstance(app.screen, ReviewScreen)

@@ -19,7 +19,7 @@ from tests.app.conftest import make_config, settle
 from tests.factories import populate
 
 
-def _ids(table: DataTable) -> list[int]:  # type: ignore[type-arg]
+def _ids(table: DataTable) -> list[int]:
     return [int(str(k.value)) for k in table.rows]
 
 

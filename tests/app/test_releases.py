@@ -18,7 +18,7 @@ from tests.app.conftest import flat, make_config, notifications, screen_text, se
 SIZE = (80, 24)
 
 
-def _releases(app) -> ReleasesScreen:  # type: ignore[no-untyped-def]
+def _releases(app) -> ReleasesScreen:
     assert isinstance(app.screen, ReleasesScreen), type(app.screen).__name__
     return app.screen
 

@@ -31,11 +31,11 @@ from tests.app.conftest import (
 SIZE = (80, 24)
 
 
-def _review_app(db: Path, annotator: str = ANNOTATOR):  # type: ignore[no-untyped-def]
+def _review_app(db: Path, annotator: str = ANNOTATOR):
     return make_app(db, config=make_config(), account=annotator, review="arithmetic")
 
 
-def _screen(app) -> ReviewScreen:  # type: ignore[no-untyped-def]
+def _screen(app) -> ReviewScreen:
     screen = app.screen
     assert isinstance(screen, ReviewScreen), type(screen).__name__
     return screen

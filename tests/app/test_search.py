@@ -86,12 +86,12 @@ async def test_slash_in_the_results_searches_the_responses(tmp_path: Path) -> No
         await pilot.press(*"pelican", "enter")
         await settle(pilot)
         assert not box.display and screen.filters.text == "pelican"
-        rows = screen.page.rows                              # type: ignore[union-attr]
+        rows = screen.page.rows
         assert rows and {(r.run_id, r.seed_id % 4) for r in rows} == {(1, 0)}
         assert "Filters: /pelican" in flat(screen_text(app))
         await pilot.press("slash", "ctrl+u", *"heron", "enter")  # more than one page of matches
         await settle(pilot)
-        assert len(screen.page.rows) == SEARCH_LIMIT and screen.page.has_more  # type: ignore[union-attr]
+        assert len(screen.page.rows) == SEARCH_LIMIT and screen.page.has_more
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert any("first 200 matches" in n for n in notifications(app))

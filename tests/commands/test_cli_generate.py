@@ -10,6 +10,7 @@ import pytest
 from db import Store
 from qcstation.cli import main
 from tests.conftest import dataset
+from tests.must import must
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def test_verify_all_catches_a_tampered_artifact(tmp_path: Path, gsm8k_small: Pat
     main(["--db", str(db), "import", str(gsm8k_small)])
     main(["--db", str(db), "generate", "--limit", "2", "-d", "reasoning", "-q"])
     with Store(db) as s, s.transaction():
-        art = s.one("SELECT id, content FROM artifacts WHERE dimension = 'reasoning' ORDER BY id LIMIT 1")
+        art = must(s.one("SELECT id, content FROM artifacts WHERE dimension = 'reasoning' ORDER BY id LIMIT 1"))
         content = json.loads(art["content"])
         content["smtlib"] = content["smtlib"].replace("(check-sat)", "(assert (= answer 0))\n(check-sat)")
         s.execute("UPDATE artifacts SET content = ? WHERE id = ?", (json.dumps(content), art["id"]))

@@ -58,7 +58,7 @@ def test_help_imports_no_command_and_nothing_heavy() -> None:
     assert report["code"] == 0
     assert _heavy(report) == []
     ours = report["ours"]
-    assert not [m for m in ours if m.startswith(("qcstation.core", "qcstation.eval", "db"))], ours  # type: ignore[union-attr]
+    assert not [m for m in ours if m.startswith(("qcstation.core", "qcstation.eval", "db"))], ours
     assert "qcstation.commands.qc" not in ours  # type: ignore[operator]
 
 

@@ -17,6 +17,7 @@ from qcstation.eval import browse
 from qcstation.eval.browse import Filters
 from qcstation.eval.types import METRICS
 from tests.eval_rows import add_run
+from tests.must import must
 
 
 @pytest.fixture
@@ -169,7 +170,7 @@ def test_item_detail_has_every_task_with_gold_and_verifier_output(tmp_path: Path
     ref = d.task("refinement")
     assert ref is not None and [s.metric for s in ref.scores] == ["rt", "rm"]
     assert ref.scores[0].gold == "calculation"
-    un = d.task("understanding")
+    un = must(d.task("understanding"))
     assert un is not None and un.scores[0].gold.startswith("Goal: total pens")
     final = d.task("final")
     assert final is not None and final.response == "resp final \x1b[31mred\x1b[0m"

@@ -27,6 +27,7 @@ from tests.eval_helpers import (
     scripted,
 )
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.must import must
 
 # scoring needs the answer checker (qcstation/eval/checker/), which lands separately
 pytest.importorskip("qcstation.eval.checker")
@@ -69,7 +70,7 @@ def test_run_spec_records_everything_that_decides_a_result(qs_db: Path, fake_ope
     with Store(qs_db) as s:
         run_id = create_run(s, cfg, model="m", tasks=["final", "arithmetic"], shots=2, temperature=0.5,
                             samples=2, limit=5, rng_seed=7)
-        row = s.one("SELECT * FROM eval_runs WHERE id = ?", (run_id,))
+        row = must(s.one("SELECT * FROM eval_runs WHERE id = ?", (run_id,)))
         items = s.query("SELECT seed_id, role FROM eval_items WHERE run_id = ?", (run_id,))
     spec = json.loads(row["spec"])
     assert spec["shots"] == 2 and len(spec["exemplars"]) == 2
@@ -147,8 +148,8 @@ def test_scripted_model_gets_exactly_the_verdicts_worked_out_by_hand(qs_db: Path
             assert got["rm"] == "wrong"
             assert got["ar"] == "correct"          # '**540**' in Markdown is read as the answer
     with Store(qs_db) as s:
-        row = s.one("SELECT detail, extracted FROM eval_scores WHERE run_id = ? AND metric = 're' "
-                    "AND seed_id = ?", (run_id, order[1]))
+        row = must(s.one("SELECT detail, extracted FROM eval_scores WHERE run_id = ? AND metric = 're' "
+                    "AND seed_id = ?", (run_id, order[1])))
     detail = json.loads(row["detail"])
     assert detail["verifier"]["status"] == "wrong_value" and "declare-const answer" in detail["smtlib"]
 

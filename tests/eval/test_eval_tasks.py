@@ -9,6 +9,7 @@ import pytest
 from qcstation.common.errors import ConfigError
 from qcstation.eval import tasks as T
 from qcstation.eval.scorers import corrected_part, extract_smtlib, parse_error_types, parse_judge_score
+from tests.must import must
 
 RECORD = {
     "seed_id": 7, "id": "gsm8k-7", "question": "Ann has {answer} apples and 3 more. How many?",
@@ -67,13 +68,13 @@ def test_error_type_names_map_to_ids() -> None:
     assert parse_error_types("**Error types:** redundancy.")[0] == {"redundancy"}
     assert parse_error_types("no such line") == (None, [])
     assert parse_error_types("Error types: none")[0] == set()
-    assert corrected_part("Error types: x\nCorrected solution:\nThe answer is 4.").strip() == "The answer is 4."
+    assert must(corrected_part("Error types: x\nCorrected solution:\nThe answer is 4.")).strip() == "The answer is 4."
 
 
 def test_smtlib_extraction_and_judge_scores() -> None:
     assert extract_smtlib("Here:\n```smt2\n(declare-const answer Int)\n```\nthanks") == "(declare-const answer Int)"
     assert extract_smtlib("```python\nprint(1)\n```\n```\n(assert (= answer 1))\n```") == "(assert (= answer 1))"
-    assert extract_smtlib("(set-logic QF_LIA)\n(declare-const answer Int)") .startswith("(set-logic")
+    assert must(extract_smtlib("(set-logic QF_LIA)\n(declare-const answer Int)")) .startswith("(set-logic")
     assert extract_smtlib("The answer is 4.") is None and extract_smtlib(None) is None
     assert parse_judge_score("reasoning...\nScore: 87") == 87
     assert parse_judge_score("**Score:** 100/100") == 100

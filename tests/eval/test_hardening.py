@@ -26,6 +26,7 @@ from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import create_run
 from tests.eval_helpers import config, copy_db, local_model, quickstart_db
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.must import must
 
 pytest.importorskip("qcstation.eval.checker")
 
@@ -264,7 +265,7 @@ def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
     for verb in ("score", "resume"):
         assert seen[verb].returncode != 0 and "being run" in seen[verb].stderr, seen[verb].stderr
     with Store(qs_db) as s:
-        row = s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,))
+        row = must(s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,)))
         n_scores = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,))
     assert outcome.scores is not None and (row["status"], row["owner"]) == ("done", None)
     assert n_scores == 3 * len(outcome.scores.counts) or n_scores > 0

@@ -26,7 +26,7 @@ HAND = {
 }
 
 
-def hand_run(store: Store, model: str = "model-a", **kw) -> int:  # type: ignore[no-untyped-def]
+def hand_run(store: Store, model: str = "model-a", **kw) -> int:
     run = make_run(store, model=model, **kw)
     for seed, scores in HAND.items():
         add_item(store, run, seed, source=("gsm8k" if seed % 2 else "math500"),
@@ -117,7 +117,7 @@ def test_a_failed_understanding_reply_is_apart_from_the_judged_score(store: Stor
 
 
 def test_the_leaderboard_prints_failed_understanding_replies_apart(
-        store: Store, db_file, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+        store: Store, db_file, capsys: pytest.CaptureFixture[str]) -> None:
     from qcstation.cli import main
 
     run = make_run(store)

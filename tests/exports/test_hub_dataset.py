@@ -52,7 +52,7 @@ def _card(folder: Path) -> dict:
     return yaml.safe_load(text.split("---\n")[1])
 
 
-def _load(folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **kwargs):  # type: ignore[no-untyped-def]
+def _load(folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **kwargs):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     return datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "cache"), **kwargs)

@@ -20,6 +20,7 @@ from qcstation.core.construct.make.inject_chain import numbers_in
 from qcstation.core.construct.make.rules import find_inline_computations
 from qcstation.common.errors import GenerationError
 from tests.conftest import dataset
+from tests.must import must
 
 JANET = (
     "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
@@ -134,7 +135,7 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
             diff = [diff[-1]]
             # the changed number is the written result of a computation
             comps = find_inline_computations(orig)
-            assert any(NUM.search(orig[c.result_start:c.result_end]).group() == a[diff[0]] for c in comps)
+            assert any(must(NUM.search(orig[c.result_start:c.result_end])).group() == a[diff[0]] for c in comps)
             assert Fraction(a[diff[0]].replace(",", "")) != Fraction(b[diff[0]].replace(",", ""))
             # unambiguous: the step's computation no longer checks out
             assert len(find_inline_computations(mod)) < len(find_inline_computations(orig))

@@ -21,6 +21,7 @@ from qcstation.core.reading.answers import parse_number
 from qcstation.core.verify.meaning import number_forms, stated_numbers
 from tests.conftest import dataset
 from tests.fake_openai import FakeOpenAI
+from tests.must import must
 
 
 def _config(tmp_path: Path, url: str, attempts: int = 3) -> Any:
@@ -312,7 +313,7 @@ def test_honest_formalizations_of_real_seeds_verify_and_a_rounded_gold_is_record
     assert n == len(ids) and s.counts["reasoning"]["verified"] == len(ids)   # each on its first try
     with Store(db_file) as store:
         for q in wanted:
-            art = current_artifact(store, seeds[q]["id"], "reasoning")
+            art = must(current_artifact(store, seeds[q]["id"], "reasoning"))
             res = json.loads(art["verify_result"])
             assert art["status"] == "verified" and res["meaning"]["ok"], res
             if seeds[q]["answer_text"] == "$78.20":      # 1095/14, which AQuA's options round
@@ -387,6 +388,6 @@ def test_a_model_notation_question_that_states_the_answer_is_refused(tmp_path: P
     # refused for its meaning, the number it wrote (the gold) kept out of the feedback
     assert "does not state" in last[-1]["content"] and "21" not in last[-1]["content"]
     with Store(db_file) as store:
-        first = store.one("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND version = 1")
+        first = must(store.one("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND version = 1"))
         assert json.loads(first["verify_result"])["status"] == "meaning"
-        assert json.loads(current_artifact(store, 1, "arithmetic")["content"])["notation"] == right
+        assert json.loads(must(current_artifact(store, 1, "arithmetic"))["content"])["notation"] == right

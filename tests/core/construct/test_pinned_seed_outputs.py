@@ -240,7 +240,7 @@ def test_1251_the_goal_keeps_its_condition(gsm8k: dict) -> None:
 # --------------------------------------------------------------------------- injected errors
 
 
-def _injected(gsm8k: dict, seed: str, etype: str, rng: int):  # type: ignore[no-untyped-def]
+def _injected(gsm8k: dict, seed: str, etype: str, rng: int):
     from qcstation.core.construct.make.inject import clean_cot, inject_errors
 
     s = gsm8k[seed]

@@ -13,11 +13,12 @@ from pathlib import Path
 
 
 from db import Store
-from qcstation.common.config import load_config
+from qcstation.common.config import Config, load_config
 from db.artifacts import current_artifact
 from qcstation.core.construct.pipeline import Pipeline
 from tests.conftest import ROOT, dataset
 from tests.fake_openai import FakeOpenAI
+from tests.must import must
 
 
 def _jsonl(path: Path, rows: list[dict]) -> Path:
@@ -31,7 +32,7 @@ def _import(store: Store, path: Path, fmt: str = "auto", **kw) -> None:
     import_file(store, path, fmt, **kw)
 
 
-def _config(tmp_path: Path, body: str = "") -> object:
+def _config(tmp_path: Path, body: str = "") -> Config:
     p = tmp_path / "qc.toml"
     p.write_text(body)
     return load_config(p, env={})
@@ -144,7 +145,7 @@ def test_attempts_exhausted_marks_failed_with_history(tmp_path: Path, db_file: P
     assert s.counts["reasoning"]["failed:attempts_exhausted"] == 1
     with Store(db_file) as store:
         assert store.scalar("SELECT COUNT(*) FROM attempts") == 3
-        cur = current_artifact(store, 1, "reasoning")
+        cur = must(current_artifact(store, 1, "reasoning"))
         assert cur["status"] == "failed"
         assert "9" in json.loads(cur["verify_result"])["message"]
 
@@ -189,7 +190,7 @@ def test_rejected_artifact_is_regenerated_with_reviewer_reason(tmp_path: Path, d
         with Pipeline(db_file, cfg) as p:
             p.generate(dimensions=["understanding"])
         with Store(db_file) as store:
-            art = current_artifact(store, 1, "understanding")
+            art = must(current_artifact(store, 1, "understanding"))
             assert art["status"] == "verified"
             # a reviewer rejects it (written as the QC module writes decisions)
             _reject(store, art["id"], 1, "understanding", "goal misses the unit")
@@ -199,7 +200,7 @@ def test_rejected_artifact_is_regenerated_with_reviewer_reason(tmp_path: Path, d
     assert "goal misses the unit" in last
     assert s.counts["understanding"]["verified"] == 1
     with Store(db_file) as store:
-        new = current_artifact(store, 1, "understanding")
+        new = must(current_artifact(store, 1, "understanding"))
         assert new["version"] == 2 and new["replaces_id"] == art["id"]
         assert store.scalar("SELECT status FROM artifacts WHERE id = ?", (art["id"],)) == "superseded"
 
@@ -325,7 +326,7 @@ def test_rejected_rule_notation_needs_a_model_offline_and_is_rephrased_with_one(
     with Pipeline(db_file, _config(tmp_path)) as p:
         p.generate(dimensions=["reasoning", "arithmetic"])
     with Store(db_file) as store:
-        art = current_artifact(store, 1, "arithmetic")
+        art = must(current_artifact(store, 1, "arithmetic"))
         assert art["generator"] == "rule:notation"
         _reject(store, art["id"], 1, "arithmetic", "reads like a formula dump")
     with Pipeline(db_file, _config(tmp_path)) as p:
@@ -420,7 +421,7 @@ def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
         with Pipeline(db_file, cfg) as p:
             p.generate(dimensions=["understanding"])
         with Store(db_file) as store:
-            art = current_artifact(store, 1, "understanding")
+            art = must(current_artifact(store, 1, "understanding"))
             _reject(store, art["id"], 1, "understanding", "goal misses the unit")
         server.default_delay = 1.0
         result: dict = {}
@@ -440,6 +441,6 @@ def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
         t.join(30)
     assert result["summary"].counts["understanding"]["abandoned (the replaced version changed)"] == 1
     with Store(db_file) as store:
-        assert current_artifact(store, 1, "understanding")["id"] == art["id"]
+        assert must(current_artifact(store, 1, "understanding"))["id"] == art["id"]
         assert store.scalar("SELECT COUNT(*) FROM artifacts WHERE dimension = 'understanding'") == 1
         assert store.scalar("SELECT verify_status FROM attempts ORDER BY id DESC LIMIT 1") == "abandoned"

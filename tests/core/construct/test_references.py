@@ -259,7 +259,7 @@ def test_single_step_counts_operations_not_annotation_lines() -> None:
     assert [h.reason for h in hits] == ["single_step"] and "1 operation" in hits[0].detail
 
 
-def test_the_single_step_filter_applies_to_aqua_with_its_reason(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_single_step_filter_applies_to_aqua_with_its_reason(tmp_path) -> None:
     import sqlite3
     import subprocess
     import sys

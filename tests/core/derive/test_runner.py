@@ -23,6 +23,7 @@ from qcstation.core.derive.store import DeriveError
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
 from tests.core.derive.helpers import make_db, z3_value
+from tests.must import must
 
 CFG = load_config(None, env={})
 NAMES = ["james", "janet", "jacket", "rug"]
@@ -58,7 +59,7 @@ def test_variants_are_stored_as_verified_items(db: Path) -> None:
                        "FROM derived_items di JOIN seeds s ON s.id = di.seed_id")
         assert {r["status"] for r in rows} == {"derived"}
         for r in rows:
-            parent = s.one("SELECT * FROM seeds WHERE id = ?", (r["parent_id"],))
+            parent = must(s.one("SELECT * FROM seeds WHERE id = ?", (r["parent_id"],)))
             assert r["orig_id"].startswith(f"{parent['orig_id']}~variants.v")
             assert (r["source"], r["level"]) == (parent["source"], parent["level"])
             arts = {a["dimension"]: a for a in s.query(

@@ -50,8 +50,12 @@ def test_a_draw_the_recheck_refuses_is_never_built(db, monkeypatch: pytest.Monke
     ken = parent_of(db, "ken")
     built = []
     real = transforms.full_item
-    monkeypatch.setattr(transforms, "full_item",
-                        lambda p, d, *a, **k: built.append(d.seed["question"]) or real(p, d, *a, **k))
+
+    def counting(p, d, *a, **k):
+        built.append(d.seed["question"])
+        return real(p, d, *a, **k)
+
+    monkeypatch.setattr(transforms, "full_item", counting)
     out = BUILDERS[transform](ken, f"t:{transform}")
     assert out and all(isinstance(o, Refused) and o.code == "recheck-unconfirmed" for o in out)
     assert "the solution's 60 may be a changed number" in out[0].reason   # type: ignore[union-attr]

@@ -21,6 +21,7 @@ from qcstation.core.derive.stale import check_set, rules_fingerprint
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
 from tests.core.derive.helpers import SEEDS, make_db
+from tests.must import must
 
 CFG = load_config(None, env={})
 KINDS = ("variants", "ladder", "perturb", "counterfactual", "inverse")
@@ -53,8 +54,8 @@ def _item(store: Store, set_name: str, transform: str, parent: str) -> dict:
 
 def _edit(store: Store, seed_id: int, dimension: str, fn: object, *, stamp: bool = True) -> None:
     """Change an artifact's content (``stamp``: and its ``updated_at``, as every edit does)."""
-    row = store.one("SELECT id, content, updated_at FROM artifacts WHERE seed_id = ? AND "
-                    "dimension = ?", (seed_id, dimension))
+    row = must(store.one("SELECT id, content, updated_at FROM artifacts WHERE seed_id = ? AND "
+                    "dimension = ?", (seed_id, dimension)))
     content = fn(json.loads(row["content"]))  # type: ignore[operator]
     store.execute("UPDATE artifacts SET content = ?, updated_at = ? WHERE id = ?",
                   (json.dumps(content, sort_keys=True), now() if stamp else row["updated_at"],
@@ -93,7 +94,7 @@ def test_items_of_a_parent_that_can_no_longer_be_transformed_are_stale(db: Path)
     # the parent's Reasoning artifact no longer vouched for (bindings withdrawn): every item
     # made from it, of every kind, is stale; the other parents' items are not
     with Store(db) as s:
-        parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],))
+        parent = must(s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],)))
         _edit(s, int(parent["id"]), "reasoning", lambda c: {**c, "bound": False})
         for kind in KINDS:
             n = int(s.scalar("SELECT COUNT(*) FROM derived_items di JOIN derive_sets ds ON "
@@ -119,7 +120,7 @@ def test_a_set_made_by_other_rules_is_checked_whole_on_resume(db: Path) -> None:
     with Store(db) as s:
         spec = json.loads(s.scalar("SELECT spec FROM derive_sets WHERE name = 'inverse'"))
         assert spec["rules"] == rules_fingerprint()
-        parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],))
+        parent = must(s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["jacket"]["question"],)))
         _edit(s, int(parent["id"]), "reasoning", lambda c: {**c, "bound": False}, stamp=False)
     opts = Options(rng_seed=3, variants=3)
     assert run_derive(db, CFG, kind="inverse", opts=opts).stale_parents == 0   # not looked at
@@ -154,7 +155,7 @@ def test_items_built_from_another_formalization_of_the_parent_are_stale(db: Path
 def _rename_james(s: Store, old: str = "g1_sprints", new: str = "g1_old", items: bool = True) -> int:
     """Store the james parent (and, ``items``, every item built from it) with the given
     ``old`` named ``new``, as a formalization verified before a naming fix reads; its id."""
-    parent = s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["james"]["question"],))
+    parent = must(s.one("SELECT id FROM seeds WHERE question = ?", (SEEDS["james"]["question"],)))
     ids = [int(parent["id"])] + ([int(r["seed_id"]) for r in s.query(
         "SELECT seed_id FROM derived_items WHERE parent_id = ?", (int(parent["id"]),))] if items else [])
     renamed = 0
@@ -211,7 +212,7 @@ def test_a_parent_the_rules_now_name_differently_keeps_its_items(db: Path) -> No
     # parent and every item built from it were stored with the old name. Nothing is stale;
     # the parent is counted as renamed (a new derive run reads it with today's names)
     with Store(db) as s:
-        parent = s.one("SELECT id, orig_id FROM seeds WHERE id = ?", (_rename_james(s),))
+        parent = must(s.one("SELECT id, orig_id FROM seeds WHERE id = ?", (_rename_james(s),)))
         for kind in KINDS:
             report = check_set(s, kind)
             assert report.stale == [], (kind, report.stale[:2])

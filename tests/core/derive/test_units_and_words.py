@@ -14,6 +14,7 @@ from qcstation.core.derive.bindings import Given, Refusal, unit_cap
 from qcstation.core.derive.draws import domain, same_digits, shifted
 from qcstation.core.derive.numbers import read_style
 from qcstation.core.derive.parent import _check_solution_words
+from tests.must import must
 
 Q = ("John goes to work 5 days a week for 50 weeks a year, 8 hours per day, and 40 minutes "
      "each hour. He buys 30 apples a week.")
@@ -43,7 +44,7 @@ def test_variants_counterfactuals_and_changed_numbers_stay_within_the_unit() -> 
     days = _given("5")
     assert shifted(days, 20) == 6 and shifted(_given("50"), 10) is None   # 55 weeks a year
     apples = _given("30")
-    assert domain(apples).hi == 60                       # no unit: half to twice
+    assert must(domain(apples)).hi == 60                       # no unit: half to twice
 
 
 def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:

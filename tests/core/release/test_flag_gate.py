@@ -18,6 +18,7 @@ from qcstation.core.release.flag_gate import flag_blockers, flagged_items, overr
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.sampling import draw_sample, open_sample
 from tests import factories as f
+from tests.must import must
 
 TOML = """
 [qc]
@@ -55,8 +56,8 @@ def _ready(store: Store, cfg: Config) -> list[int]:
 
 def _flag_reasoning(store: Store, seed_id: int, *, model: str = "gpt-4o-mini") -> int:
     """Replace the seed's verified Reasoning by a model-made one that states the answer."""
-    seed = store.one("SELECT question, solution, answer_text, answer_value FROM seeds WHERE id = ?",
-                     (seed_id,))
+    seed = must(store.one("SELECT question, solution, answer_text, answer_value FROM seeds WHERE id = ?",
+                     (seed_id,)))
     content = {"smtlib": STATES_ANSWER.format(ans=seed["answer_value"])}
     flags = stored_flags("reasoning", content, dict(seed))
     assert flags["flag_codes"], "the self-check must flag a formula that states the answer"
@@ -188,7 +189,7 @@ def test_review_and_release_read_one_override_in_force(store: Store, cfg: Config
     art = _flag_reasoning(store, seeds[2])
 
     def both() -> tuple[object, object]:
-        codes = store.one("SELECT flag_codes FROM artifacts WHERE id = ?", (art,))["flag_codes"]
+        codes = must(store.one("SELECT flag_codes FROM artifacts WHERE id = ?", (art,)))["flag_codes"]
         pane = _overrides(store, [{"artifact_id": art, "flag_codes": codes}]).get(art)
         gate = {i.artifact_id: i.override for i in flagged_items(store)}.get(art)
         return pane, gate

@@ -24,6 +24,7 @@ from qcstation.common.config import Config, load_config
 from qcstation.common.identity import os_account
 from qcstation.common.errors import ReleaseError
 from tests import factories as f
+from tests.must import must
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -432,6 +433,6 @@ def test_release_diff_summary_and_what_changed_and_the_datasheet(store: Store,
     assert "1 outcome(s) overridden by a curator" in sheet
     # how each item was made, from its provenance: rule-made notation is not "model-generated"
     assert "model-generated" not in sheet
-    made = re.search(r"- arithmetic: (.*)", sheet)
+    made = must(re.search(r"- arithmetic: (.*)", sheet))
     assert made is not None and "rendered by rules from the verified SMT-LIB" in made.group(1)
-    assert "fixed in place by a reviewer" in re.search(r"- understanding: (.*)", sheet).group(1)
+    assert "fixed in place by a reviewer" in must(re.search(r"- understanding: (.*)", sheet)).group(1)

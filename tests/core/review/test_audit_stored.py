@@ -14,6 +14,7 @@ from qcstation.core.ingest.importer import import_file
 from qcstation.core.review.audit import AUDIT_VERSION, audit_database, stored_counts
 from qcstation.core.review.status import status_counts
 from tests.conftest import dataset
+from tests.must import must
 
 
 def _made(tmp_path: Path, ids: tuple[int, ...] = (1, 2, 3, 8, 57, 295, 446, 511)) -> Path:
@@ -41,8 +42,8 @@ def test_flags_are_stored_at_make_time_and_counted_without_reading_artifacts(tmp
         assert status_counts(store)["audit"]["flags"] == fresh["flags"]
         # a change behind the audit's back (no make, no audit) is not seen by the counts:
         # they come from what was stored, not from re-reading the artifacts
-        art = store.one("SELECT id, content FROM artifacts WHERE dimension = 'refinement' "
-                        "AND status != 'failed' ORDER BY id LIMIT 1")
+        art = must(store.one("SELECT id, content FROM artifacts WHERE dimension = 'refinement' "
+                        "AND status != 'failed' ORDER BY id LIMIT 1"))
         c = json.loads(art["content"])
         seed = store.one("SELECT answer_text FROM seeds s JOIN artifacts a ON a.seed_id = s.id "
                          "WHERE a.id = ?", (art["id"],))

@@ -27,6 +27,7 @@ from qcstation.core.review.sampling import (
 from qcstation.core.review.team import agreement
 from tests import factories as f
 from tests.core.review.helpers import active_finals, claim
+from tests.must import must
 
 
 # -- claims and decisions --------------------------------------------------------------
@@ -160,7 +161,7 @@ def test_the_event_log_keeps_account_and_display_name(store: Store) -> None:
     row = store.one("SELECT annotator, display_name, comment, unsure FROM reviews")
     assert row == {"annotator": "bob", "display_name": "Bob B.",
                    "comment": "line one\nline two", "unsure": 1}
-    ev = store.one("SELECT actor, display_name, detail FROM events WHERE action = 'qc.review.reject'")
+    ev = must(store.one("SELECT actor, display_name, detail FROM events WHERE action = 'qc.review.reject'"))
     assert (ev["actor"], ev["display_name"]) == ("bob", "Bob B.")
     assert json.loads(ev["detail"])["unsure"] is True
 

@@ -17,10 +17,11 @@ from qcstation.core.review.gate import gate
 from qcstation.core.review.items import get_item
 from tests import factories as f
 from tests.core.review.helpers import claim
+from tests.must import must
 
 
 def test_fix_a_notation_question_in_place_through_z3(shipped: Store) -> None:
-    item = claim(shipped, "ann", "arithmetic")
+    item = must(claim(shipped, "ann", "arithmetic"))
     text = editable_text(item)
     assert text.startswith("Let ") and text.endswith("?")
     # a wrong edit is refused by Z3 and stores nothing
@@ -38,8 +39,8 @@ def test_fix_a_notation_question_in_place_through_z3(shipped: Store) -> None:
     # a right edit (a variable renamed) is verified, linked and accepted by its author
     name = re.match(r"Let (\w+) =", text).group(1)  # type: ignore[union-attr]
     fixed = re.sub(rf"\b{name}\b", "q1", text)
-    done = fix_in_place(shipped, item.item_id, fixed, actor="Ann", reason="unclear names")
-    new = shipped.one("SELECT * FROM artifacts WHERE id = ?", (done["artifact_id"],))
+    done = must(fix_in_place(shipped, item.item_id, fixed, actor="Ann", reason="unclear names"))
+    new = must(shipped.one("SELECT * FROM artifacts WHERE id = ?", (done["artifact_id"],)))
     assert (new["generator"], new["author"], new["replaces_id"], new["status"]) == \
         ("human", "ann", item.artifact_id, "accepted")
     assert json.loads(new["content"])["notation"] == fixed

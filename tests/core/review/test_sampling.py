@@ -25,6 +25,7 @@ from qcstation.core.review.sampling import (
 )
 from tests import factories as f
 from tests.core.review.helpers import decide_all, sampled_keys
+from tests.must import must
 
 
 # -- drawing ---------------------------------------------------------------------------
@@ -36,7 +37,7 @@ def test_sample_is_deterministic_for_a_seed_and_recorded(tmp_path: Path) -> None
             f.populate(s, {"gsm8k": 40, "mawps": 20})
             info = draw_sample(s, "arithmetic", rate=0.2, rng_seed=99, actor="lead")
             keys.append(sampled_keys(s, info.id))
-            row = s.one("SELECT * FROM samples WHERE id = ?", (info.id,))
+            row = must(s.one("SELECT * FROM samples WHERE id = ?", (info.id,)))
             assert row["rng_seed"] == 99 and row["rate"] == 0.2 and row["round"] == 1
             params = json.loads(row["params"])
             assert params["population"] == {"gsm8k": 40, "mawps": 20}

@@ -19,6 +19,7 @@ from qcstation.core.review.step import (
     undo_step,
 )
 from tests import factories as f
+from tests.must import must
 
 
 def _sample(store: Store, n: int = 10) -> int:
@@ -54,7 +55,7 @@ def test_a_decision_on_an_item_that_moved_on_is_an_outcome_not_an_error(store: S
     assert isinstance(step.decided.moved_on, ItemMovedOn)
     assert "already decided by bob" in str(step.decided.moved_on)
     assert step.item is not None and step.item.item_id != mine.item_id   # moved on by itself
-    assert store.one("SELECT COUNT(*) AS n FROM reviews WHERE annotator = 'ann'")["n"] == 0
+    assert must(store.one("SELECT COUNT(*) AS n FROM reviews WHERE annotator = 'ann'"))["n"] == 0
 
 
 def test_other_refusals_are_still_errors(store: Store) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from qcstation.eval.robustness import measures as M
 from qcstation.eval.robustness.fidelity import intermediates, solve_hidden
+from tests.must import must
 
 
 def test_a_avg_a_wst_rr() -> None:
@@ -49,7 +50,7 @@ def test_consistent_failures() -> None:
     }
     fams["c"] = [([True, True], ["3", "3"]), ([False, False], [None, None])]   # unanswered
     fams["d"] = [([True, True], ["4", "4"]), ([False, False], ["8", "8"]), ([False, False], ["8", "8"])]
-    c = M.consistent_failures(fams)
+    c = must(M.consistent_failures(fams))
     # seeds a and d of 4: a share of seeds, not of variants; c's unanswered variant is apart
     assert (c.seeds, c.n, c.share, c.unanswered) == (2, 4, 0.5, 1)
     assert M.consistent_failures({"a": [([True], ["1"]), ([False], ["2"])]}) is None  # K = 1

@@ -26,10 +26,10 @@ def _seed(annotation: str, **extra: object) -> dict[str, object]:
     ("((10^12)^12)^12", "bits"),
 ], ids=["deep-3000", "deep-400", "signs-500", "powers", "long", "digits", "bits"])
 def test_hostile_annotation_is_refused_quickly_with_its_reason(annotation: str, words: str) -> None:
-    t0 = time.perf_counter()
+    t0 = time.process_time()     # CPU time (not wall clock): a busy machine cannot inflate it
     with pytest.raises(RuleError) as info:
         rule_for_seed(_seed(annotation))
-    assert time.perf_counter() - t0 < 2
+    assert time.process_time() - t0 < 2     # refused at once, not after minutes of CPU
     assert words in str(info.value)
     assert len(str(info.value)) <= 400
 

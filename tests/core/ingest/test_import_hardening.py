@@ -82,7 +82,7 @@ def test_fifo_and_devices_are_refused_without_reading(store: Store, tmp_path: Pa
         import_file(store, fifo, "gsm8k")
     with pytest.raises(ImportFormatError, match="device"):
         import_file(store, Path("/dev/zero"), "gsm8k")
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 60    # generous: a busy machine is slow; reading would block forever
     # a writer that opens the FIFO later still has its data: nothing was read from it
     writer = subprocess.Popen([sys.executable, "-c",
                                f"open({str(fifo)!r}, 'w').write('kept\\n')"])
@@ -109,9 +109,8 @@ def test_size_limits_name_the_line_and_the_rest_imports(store: Store, tmp_path: 
 
 
 def test_check_smt_reads_a_bounded_amount(tmp_path: Path) -> None:
-    t0 = time.monotonic()
+    # /dev/zero never ends: only the size bound can end the command (timeout: a hang guard only)
     run = subprocess.run([sys.executable, "-m", "qcstation", "check-smt", "/dev/zero"],
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                         timeout=60)
+                         timeout=300)
     assert run.returncode == 2 and "larger than" in run.stderr and "Traceback" not in run.stderr
-    assert time.monotonic() - t0 < 30

@@ -5,8 +5,8 @@ Which items feed which table (by ``transform``, see :mod:`qcstation.core.derive`
 
 * ``variant`` families (parent -> its variants): A_avg, A_wst, RR (DynaMath's eq. 1-2 on
   0/1 verdicts: the worst case over every variant and sample of a seed), consistent
-  failures (a share of seeds; unanswered variants apart), memorisation (same answer to
-  variants whose golds differ), and how often a variant is answered with the parent's gold.
+  failures (a share of seeds; unanswered variants apart), memorisation (same answer, in
+  any samples, to variants whose golds differ), and how often a variant is answered with the parent's gold.
 * every item with two samples or more: RC (DynaMath's eq. 3, over the K samples).
 * ladders: ``noise`` by k sentences, ``digits`` by d digits, ``errors`` by n error types,
   and ``steps``: every item of the run by the operations of its formalization (SMART's
@@ -184,8 +184,9 @@ def _variants(data: RunData) -> dict[str, VariantRow]:
         mem: list[str] = []
         rep: tuple[float | None, int] = (None, 0)
         if d in VALUE_DIMS:
-            mem = [str(k) for k in memorised({p: [(it.gold, it.first(d).answer) for it in its
-                                                  if it.first(d) is not None]
+            # every sample of every variant: two answers alike to variants of other golds
+            mem = [str(k) for k in memorised({p: [(it.gold, o.answer) for it in its
+                                                  for o in it.obs.get(d, [])]
                                               for p, its in fams.items()})]
             rows = [(o.answer, it.gold, it.parent_answer) for its in fams.values() for it in its
                     for o in it.obs.get(d, [])]

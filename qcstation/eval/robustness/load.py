@@ -8,6 +8,8 @@ the checker's failure: ``NOT_MODEL_VERDICTS``, left out as in the leaderboard); 
 ``correct`` (for ``un``: a judges' score >= 90, the All-Pass bar). Wrong, unparseable and
 failed requests count as not right, as in the leaderboard; but an Understanding reply that
 failed or was unreadable has no judged score and is left out, as LLM@Un leaves it out.
+``rm`` is gated as ACC@R-m is (:func:`gate_refinement`): a sample counts only where its
+reflection is right, in single-prompt and two-step runs alike.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from qcstation.eval.robustness.measures import norm
 from qcstation.eval.runs import EvalError, load_spec, release_label, run_row
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS
 
-__all__ = ["DIMS", "VALUE_DIMS", "Item", "Obs", "RunData", "find_base", "load_run_data"]
+__all__ = ["DIMS", "VALUE_DIMS", "Item", "Obs", "RunData", "find_base", "gate_refinement",
+           "load_run_data"]
 
 DIMS: tuple[str, ...] = METRICS
 #: dimensions whose answer is a number (an answer can agree with a gold or a parent's)
@@ -151,11 +154,29 @@ def load_run_data(store: Store, run_id: int) -> RunData:
     for (sid, metric), obs in by.items():
         if sid in items:
             items[sid].obs[metric] = [o for _, o in sorted(obs, key=lambda t: t[0])]
+    for it in items.values():
+        gate_refinement(it.obs)
     spec_model = spec.get("model")
     model: dict = spec_model if isinstance(spec_model, dict) else {}
     return RunData(run_id=int(row["id"]), label=str(row["model"]), name=row.get("name"),
                    release=release_label(spec), model=str(model.get("model") or row["model"]),
                    samples=int(spec.get("samples") or 1), items=items, spec=spec)
+
+
+def gate_refinement(obs: dict[str, list[Obs]]) -> None:
+    """Keep an item's ``rm`` samples only where the same sample's reflection (``rt``) is
+    right: ACC@R-m as SMART and the leaderboard read it, whatever the protocol. (Stored,
+    a single-prompt run scores every corrected chain; a two-step run asks for a correction
+    only after a right reflection. Read ungated, R-m meant one thing in one protocol and
+    another in the other.)"""
+    if "rm" not in obs:
+        return
+    right = {o.k for o in obs.get("rt") or [] if o.ok}
+    kept = [o for o in obs["rm"] if o.k in right]
+    if kept:
+        obs["rm"] = kept
+    else:
+        del obs["rm"]
 
 
 def find_base(store: Store, data: RunData, base: int | None = None) -> int | None:

@@ -92,7 +92,8 @@ def _variants(dg: Diagnosis) -> list[Table]:
                            "agreeing with the first; consistent failures = seeds with a variant "
                            "solved and another wrong with the same answer every time (RC = 1), "
                            "unanswered variants apart; memorisation = seeds where two variants "
-                           "with different golds got the same answer. " + CI_NOTE)]
+                           "with different golds got the same answer (any samples); R-m gated "
+                           "by R-t as on the leaderboard. " + CI_NOTE)]
     if any(n for _, n in dg.rc.values()):
         return [Table("rc", "Repetition consistency (RC)", ["dimension", "items", "RC"],
                       [[_label(d), _n(n), _ci(v, wilson(v, n) if v is not None else None, ratio=True)]

@@ -124,3 +124,20 @@ def test_z3_intermediates_and_the_given_an_answer_implies() -> None:
     # a negative forward answer needs a negative given: refused (givens are positive)
     x, why = solve_hidden(inverse_smtlib(smt, "g2", 1, Fraction(-9)))
     assert x is None and why == "no given produces this answer"
+
+
+def test_rm_is_gated_by_the_same_samples_reflection() -> None:
+    # ACC@R-m as the leaderboard reads it, in both protocols: a corrected chain counts only
+    # where the same sample's reflection is right (single-prompt runs store every chain)
+    from qcstation.eval.robustness.load import Obs, gate_refinement
+
+    obs = {"rt": [Obs(True, None, 0), Obs(False, None, 1), Obs(True, None, 2)],
+           "rm": [Obs(True, "5", 0), Obs(True, "5", 1), Obs(False, "4", 2)]}
+    gate_refinement(obs)
+    assert [(o.k, o.ok) for o in obs["rm"]] == [(0, True), (2, False)]
+    wrong_reflections = {"rt": [Obs(False, None, 0)], "rm": [Obs(True, "5", 0)]}
+    gate_refinement(wrong_reflections)
+    assert "rm" not in wrong_reflections            # no sample counts: no R-m for the item
+    no_rm = {"rt": [Obs(True, None, 0)]}
+    gate_refinement(no_rm)
+    assert no_rm == {"rt": [Obs(True, None, 0)]}

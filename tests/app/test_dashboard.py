@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -271,7 +272,20 @@ async def test_command_palette_lists_workstation_commands(qc_db: Path) -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Releases")
-        await pilot.pause(0.3)
+        from textual.command import CommandList
+
+        def releases_highlighted() -> bool:     # the search runs in the background: wait for
+            found = app.screen.query(CommandList)  # its hit, however slow the machine is
+            index = found.first().highlighted if found else None
+            if index is None:
+                return False
+            return "Releases" in str(found.first().get_option_at_index(index).prompt)
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while not releases_highlighted() and loop.time() < deadline:
+            await pilot.pause(0.05)
+        assert releases_highlighted()
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "ReleasesScreen"
@@ -303,9 +317,9 @@ def test_child_process_reads_return_cancel_and_fail_readably(qc_db: Path) -> Non
     assert read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 0) == 60
     started = time.monotonic()
     with pytest.raises(ReadCancelled):
-        read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 30,
+        read_in_subprocess("tests.app.slow_read:slow_count", qc_db, 3600,
                            cancelled=lambda: time.monotonic() - started > 0.5)
-    assert time.monotonic() - started < 10  # killed, not waited for
+    assert time.monotonic() - started < 600  # killed, not waited for (the child sleeps an hour)
     with pytest.raises(QCStationError, match="the table is on fire"):
         read_in_subprocess("tests.app.slow_read:broken", qc_db)
 

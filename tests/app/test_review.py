@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from db import Store
@@ -390,7 +391,11 @@ async def test_a_busy_database_is_waited_for_not_an_error(qc_db: Path) -> None:
         blocker.execute("BEGIN IMMEDIATE")  # another session holds the write lock
         try:
             await pilot.press("a")
-            await pilot.pause(1.0)
+            loop = asyncio.get_running_loop()     # the save starts in a worker: wait for it,
+            deadline = loop.time() + 60           # however slow the machine is
+            while not _screen(app).busy and loop.time() < deadline:
+                await pilot.pause(0.05)
+            await pilot.pause(0.5)                # (the write meets the lock; held until ROLLBACK)
             assert _screen(app).busy  # still waiting for the lock
             assert type(app.screen).__name__ == "ReviewScreen"  # no error shown
         finally:

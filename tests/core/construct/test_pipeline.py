@@ -40,7 +40,7 @@ def _config(tmp_path: Path, body: str = "") -> Config:
 
 def _model_toml(url: str, **extra: object) -> str:
     lines = ["[generator]", 'model = "fake-model"', f'base_url = "{url}"', "retries = 1",
-             "backoff_s = 0.01", "timeout_s = 5"]
+             "backoff_s = 0.01", "timeout_s = 60"]
     lines += [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in extra.items()]
     return "\n".join(lines) + "\n[generation]\nmax_attempts = 3\n"
 
@@ -224,12 +224,12 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path, db_file
         cmd = [sys.executable, "-m", "qcstation", "--db", str(db_file), "--config", str(cfg_path),
                "generate", "-d", "reasoning", "-q"]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.time() + 30
+        deadline = time.time() + 60       # polled, however slow the machine is
         while time.time() < deadline and len(server.chat_requests) < 4:
             time.sleep(0.05)
-        time.sleep(0.2)
+        assert len(server.chat_requests) >= 4
         proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        proc.wait(60)
         first_requests = len(server.chat_requests)
         assert 0 < first_requests < 12
         with Store(db_file) as store:
@@ -395,7 +395,12 @@ def test_two_offline_runs_never_leave_two_current_versions(tmp_path: Path, db_fi
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "qcstation", "--db", str(db_file), "generate", "-d", "reasoning", "-q"]
     first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.8)
+    deadline = time.time() + 60       # the second starts once the first is writing (or is done)
+    while time.time() < deadline and first.poll() is None:
+        with Store(db_file) as store:
+            if store.scalar("SELECT COUNT(*) FROM artifacts WHERE dimension = 'reasoning'"):
+                break
+        time.sleep(0.05)
     second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     first.communicate(timeout=300)
     assert first.returncode == 0 and second.returncode == 0, second.stderr
@@ -416,14 +421,21 @@ def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
              "answer": "7", "id": "a"}]
     with Store(db_file) as store:
         _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
-    with FakeOpenAI(responder=lambda req: json.dumps(KEYINFO)) as server:
+    hold, release = threading.Event(), threading.Event()
+
+    def responder(req: dict) -> str:      # once held, replies wait until the undo is done
+        if hold.is_set():
+            release.wait(60)
+        return json.dumps(KEYINFO)
+
+    with FakeOpenAI(responder=responder) as server:
         cfg = _config(tmp_path, _model_toml(server.base_url))
         with Pipeline(db_file, cfg) as p:
             p.generate(dimensions=["understanding"])
         with Store(db_file) as store:
             art = must(current_artifact(store, 1, "understanding"))
             _reject(store, art["id"], 1, "understanding", "goal misses the unit")
-        server.default_delay = 1.0
+        hold.set()
         result: dict = {}
 
         def regenerate() -> None:
@@ -432,13 +444,15 @@ def test_undoing_the_reject_while_the_model_answers_abandons_the_replacement(
 
         t = threading.Thread(target=regenerate)
         t.start()
-        deadline = time.time() + 10
+        deadline = time.time() + 60
         while time.time() < deadline and len(server.chat_requests) < 2:
             time.sleep(0.02)
+        assert len(server.chat_requests) >= 2
         with Store(db_file) as store, store.transaction():   # what decisions.undo_last does
             store.execute("UPDATE reviews SET undone_at = 'now' WHERE artifact_id = ?", (art["id"],))
             store.execute("UPDATE artifacts SET status = 'verified' WHERE id = ?", (art["id"],))
-        t.join(30)
+        release.set()
+        t.join(60)
     assert result["summary"].counts["understanding"]["abandoned (the replaced version changed)"] == 1
     with Store(db_file) as store:
         assert must(current_artifact(store, 1, "understanding"))["id"] == art["id"]

@@ -491,9 +491,11 @@ import sys, time
 from pathlib import Path
 from db import Store
 from qcstation.core.ingest.importer import import_file
-db, path, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+db, path, go, ready = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
 store = Store(db)
-while not go.exists():
+ready.touch()                      # the store is open: this child is in the race
+deadline = time.monotonic() + 600
+while not go.exists() and time.monotonic() < deadline:
     time.sleep(0.005)
 rep = import_file(store, path, batch_size=25, actor="proc")
 print(rep.added, len(rep.errors))
@@ -506,12 +508,16 @@ def test_two_processes_import_into_one_database(tmp_path: Path) -> None:
     go = tmp_path / "go"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     files = [dataset("gsm8k/test.jsonl"), dataset("mawps/test.jsonl")]
-    procs = [subprocess.Popen([sys.executable, "-c", _CHILD, str(db), str(f), str(go)], env=env,
+    ready = [tmp_path / f"ready{i}" for i in range(len(files))]
+    procs = [subprocess.Popen([sys.executable, "-c", _CHILD, str(db), str(f), str(go), str(r)], env=env,
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for f in files]
-    time.sleep(0.3)
-    go.touch()
-    outs = [p.communicate(timeout=120) for p in procs]
+             for f, r in zip(files, ready, strict=True)]
+    deadline = time.monotonic() + 60   # both children started and holding the store open, however
+    while not all(r.exists() for r in ready) and time.monotonic() < deadline:  # slow the machine
+        time.sleep(0.01)
+    assert all(r.exists() for r in ready), [p.poll() for p in procs]
+    go.touch()                         # then both import at once
+    outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     assert [o[0].split() for o in outs] == [["1319", "0"], ["2065", "0"]]
     with Store(db) as store:

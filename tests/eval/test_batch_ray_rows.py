@@ -181,7 +181,7 @@ def test_the_session_sends_the_body_as_is_and_never_raises(fake_openai: FakeOpen
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QCS_TEST_RAY_KEY", "sk-test-ray-secret-123")
     cfg = ModelConfig(model="x", base_url=fake_openai.base_url, api_key_env="QCS_TEST_RAY_KEY",
-                      retries=1, backoff_s=0.01, max_backoff_s=0.02, timeout_s=5)
+                      retries=1, backoff_s=0.01, max_backoff_s=0.02, timeout_s=60)
     factory = SessionFactory(cfg, in_flight=3)
     blob = pickle.dumps(factory)
     assert b"sk-test-ray-secret" not in blob and b"QCS_TEST_RAY_KEY" in blob      # the name, never the key
@@ -206,7 +206,7 @@ def test_the_session_sends_the_body_as_is_and_never_raises(fake_openai: FakeOpen
 def test_hostile_replies_cost_one_row_each(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QCS_TEST_RAY_KEY", "sk-echoed-secret-456")
     cfg = ModelConfig(model="x", base_url=fake_openai.base_url, api_key_env="QCS_TEST_RAY_KEY",
-                      retries=0, timeout_s=5)
+                      retries=0, timeout_s=60)
     fake_openai.raw(gzip.compress(b" " * 2**26), headers={"Content-Encoding": "gzip"})     # a bomb
     fake_openai.body({"__idx_in_batch": 0, "choices": [{"message": {"content": "reserved column"}}]})
     fake_openai.reply("my key is sk-echoed-secret-456")                                    # echoes the key

@@ -88,7 +88,7 @@ def non_negative_int(text: str) -> int:
 
 def print_json(data: Any) -> None:
     """JSON on stdout. Characters JSON leaves raw (DEL, C1 controls, bidi overrides) are
-    written as ``\\uXXXX``: the same data, inert in a terminal."""
+    written as ``\\u`` escapes (``\\u200b``): the same data, inert in a terminal."""
     text = json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False)
     sys.stdout.write(json_safe(text) + "\n")
 

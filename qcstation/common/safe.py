@@ -28,7 +28,7 @@ of their output), never in which characters are hidden or how one is shown:
 - :func:`message_text` — one line of an error message read from a file (batch outputs).
 - :func:`display_text` — one line of a results table (``eval`` actions, reports): tabs and
   line ends spaces, runs of spaces one space.
-- :func:`json_safe` — a JSON document whose hidden characters are ``\\uXXXX`` escapes (the
+- :func:`json_safe` — a JSON document whose hidden characters are ``\\u`` escapes of four hex digits (the
   JSON form of the same class: still valid JSON, the same data).
 - :func:`spaced` — text to *store* (a name, a reason), not to show: characters
   ``str.isprintable`` refuses become spaces instead of escapes.
@@ -121,12 +121,12 @@ def markup(text: object, *, keep_newlines: bool = True) -> str:
 def json_safe(document: str) -> str:
     """A JSON text (as made by ``json.dumps(..., ensure_ascii=False)``) with the characters
     JSON leaves raw (the hidden class but newline and tab, which JSON escapes itself) written
-    as ``\\uXXXX``: still valid JSON, same data, but inert in a terminal."""
+    as ``\\u`` escapes (``\\u200b``): still valid JSON, same data, but inert in a terminal."""
     return _UNSAFE_KEEP_LINES.sub(lambda m: _json_escape(m.group(0)), document)
 
 
 def _json_escape(ch: str) -> str:
-    """One character as JSON writes it: ``\\uXXXX``, a surrogate pair above U+FFFF."""
+    """One character as JSON writes it: ``\\u`` and four hex digits (``\\u200b``), a surrogate pair above U+FFFF."""
     code = ord(ch)
     if code <= 0xFFFF:
         return f"\\u{code:04x}"

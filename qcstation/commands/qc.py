@@ -34,6 +34,7 @@ from typing import Any
 
 from db.store import current_actor
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
+from qcstation.common.config import QCConfig
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.review.curation import QUEUE_STATES, exclude_seed, queue, resolve_item
 from qcstation.core.review.decisions import (
@@ -45,10 +46,9 @@ from qcstation.core.review.decisions import (
 from qcstation.core.review.gate import GateStatus, bound_text, gate, progress
 from qcstation.core.review.items import (ReviewItem, find_item, find_seed, flag_lines, get_item,
                                          list_items)
+from qcstation.core.review.rounds import Why, draw_round, extend_round, fresh_one
 from qcstation.core.review.sampling import (
     SampleInfo,
-    draw_sample,
-    extend_sample,
     get_sample,
     list_samples,
     open_sample,
@@ -160,31 +160,31 @@ def _gate_text(g: GateStatus) -> list[str]:
 
 # -- actions ------------------------------------------------------------------------------
 
+def _qc(args: argparse.Namespace) -> QCConfig:
+    from qcstation.common.config import load_config
+
+    return load_config(getattr(args, "config", None)).qc
+
+
 def _sample(args: argparse.Namespace) -> int:
-    policy = _policy(args)
-    out = []
-    plans = []
+    qc = _qc(args)
+    drawn = []
     scope = args.set or ""
     with store_from_args(args) as store:
-        for dim in _dims(args.dimension, policy, store, scope):
-            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence,
-                     scope=scope)
-            plans.append((dim, g.plan))
-            s = draw_sample(
-                store, dim, actor=current_actor(), curators=list(policy.curators),
-                rate=args.rate if args.rate is not None else policy.sample_rate,
-                rng_seed=args.seed if args.seed is not None else policy.rng_seed,
-                min_size=args.min_size if args.min_size is not None else policy.min_sample,
-                overlap_rate=args.overlap if args.overlap is not None else policy.overlap_rate,
-                redraw=args.redraw, scope=scope)
-            out.append(s)
+        for dim in _dims(args.dimension, qc, store, scope):
+            r = draw_round(store, qc, dim, scope, actor=current_actor(), redraw=args.redraw,
+                           rate=args.rate, rng_seed=args.seed, min_size=args.min_size,
+                           overlap_rate=args.overlap)
+            if r.refusal is not None:
+                raise r.refusal
+            drawn.append(r)
     if args.json:
-        print_json([s.to_dict() for s in out])
+        print_json([r.sample.to_dict() for r in drawn if r.sample is not None])
     else:
-        for dim, plan in plans:
-            if plan:
-                print(f"{dim}: {plan['sentence']}")
-        for s in out:
+        for r in drawn:
+            if r.plan:
+                print(f"{r.dimension}: {r.plan}")
+        for s in (r.sample for r in drawn if r.sample is not None):
             print(f"sample {s.id}: {s.dimension}" + (f" of {s.scope}" if s.scope else "")
                   + f" round {s.round}, {s.size} items "
                   f"(rate {s.rate:g}, rng seed {s.rng_seed}); by source: "
@@ -195,26 +195,22 @@ def _sample(args: argparse.Namespace) -> int:
 def _extend(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         s = _sample_ref(store, args.sample, args.set or "")
-        extra = args.extra
-        policy = _policy(args)
-        why = "asked for by hand"
-        if args.to_gate:
-            g = gate(store, s.dimension, threshold=policy.threshold, confidence=policy.confidence,
-                     scope=s.scope)
-            extra = g.extend_by
-            if extra == 0:
-                print(f"{s.dimension}: no extension needed ({g.next_step})")
-                return 0
-            why = g.extend_reason
-        if not extra:
+        if not args.to_gate and not args.extra:
             raise ReviewError("say how many items to add: --extra N, or --to-gate")
-        s = extend_sample(store, s.id, extra=extra, actor=current_actor(),
-                          curators=list(policy.curators), reason=why)
+        r = extend_round(store, _qc(args), s, actor=current_actor(),
+                         extra=None if args.to_gate else args.extra)
+    if r.why_not is Why.NOTHING_TO_ADD:
+        print(f"{r.dimension}: no extension needed ({r.detail})")
+        return 0
+    if r.refusal is not None:
+        raise r.refusal
+    assert r.sample is not None
     if args.json:
-        print_json(s.to_dict())
+        print_json(r.sample.to_dict())
     else:
-        last = (s.params.get("extensions") or [{}])[-1]
-        print(f"sample {s.id}: added {last.get('added')} items, now {s.size} (why: {why})")
+        last = (r.sample.params.get("extensions") or [{}])[-1]
+        print(f"sample {r.sample.id}: added {last.get('added')} items, now {r.sample.size} "
+              f"(why: {r.because})")
     return 0
 
 
@@ -434,17 +430,12 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _fresh(args: argparse.Namespace) -> int:
-    from qcstation.core.review.curation import fresh_round
-
-    policy = _policy(args)
     with store_from_args(args) as store:
-        result = fresh_round(store, args.dimension, actor=current_actor(),
-                             curators=list(policy.curators),
-                             rate=policy.sample_rate,
-                             rng_seed=args.seed if args.seed is not None else policy.rng_seed,
-                             threshold=policy.threshold, confidence=policy.confidence,
-                             min_size=policy.min_sample, overlap_rate=policy.overlap_rate,
-                             scope=args.set or "")
+        r = fresh_one(store, _qc(args), args.dimension, args.set or "", actor=current_actor(),
+                      rng_seed=args.seed)
+    if r.refusal is not None:
+        raise r.refusal
+    result = r.fresh or {}
     if args.json:
         print_json(result)
     else:

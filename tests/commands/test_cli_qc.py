@@ -213,3 +213,43 @@ def test_cli_takes_an_item_by_its_name_wherever_it_takes_an_id(tmp_path: Path) -
     with Store(db) as s:
         assert s.scalar("SELECT status FROM seeds WHERE orig_id = '85'") == "excluded"
         assert s.scalar("SELECT COUNT(*) FROM reviews") == 1
+
+
+def test_cli_sample_extend_fresh_take_the_dashboards_steps(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """qc sample all / extend / fresh are the curator's rounds (core/review/rounds.py): each
+    draw with the gate's plan beside it, a refusal as the shell's error (exit 2), an extension
+    by hand or by what the gate asks for, a fresh round refused with its reason."""
+    from qcstation.cli import main
+
+    db = str(tmp_path / "rounds.db")
+    conf = tmp_path / "q.toml"
+    conf.write_text(f'[qc]\ncurators = ["{os_account()}"]\ndimensions = ["arithmetic", '
+                    '"understanding"]\nsample_rate = 0.2\nmin_sample = 2\nrng_seed = 5\n',
+                    encoding="utf-8")
+    with Store(db) as s:
+        f.populate(s, {"gsm8k": 20})
+
+    def qc(*args: str) -> tuple[int, str, str]:
+        code = main(["--db", db, "--config", str(conf), "qc", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, _ = qc("sample", "all")
+    assert code == 0
+    lines = out.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["arithmetic", "understanding",
+                                                  "sample 1", "sample 2"]
+    assert "arithmetic round 1, 4 items (rate 0.2, rng seed 5); by source: gsm8k 4" in lines[2]
+    code, _, err = qc("sample", "all")                 # refused: the first refusal, exit 2
+    assert code == 2 and "sample #1 (round 1) for arithmetic items is still open" in err
+    code, _, err = qc("extend", "arithmetic")
+    assert code == 2 and "say how many items to add: --extra N, or --to-gate" in err
+    code, out, _ = qc("extend", "arithmetic", "--extra", "3")
+    assert code == 0 and out == "sample 1: added 3 items, now 7 (why: asked for by hand)\n"
+    code, out, _ = qc("extend", "understanding", "--to-gate")
+    assert code == 0 and out.startswith("understanding: no extension needed (")
+    code, _, err = qc("fresh", "arithmetic")
+    assert code == 2 and "no defect has been found in this arithmetic round" in err
+    with Store(db) as s:
+        assert [len(list_items(s, n)) for n in (1, 2)] == [7, 4]

@@ -38,7 +38,9 @@ Modules (rooms), lowest first; a room imports only rooms above it in this list
 ``rounds``     the curator's bulk operations over every dimension of every set, each with
                a typed outcome (``Rounds``: per dimension and set what was done, or ``Why``
                not): ``draw_samples``, ``extend_samples``, ``fresh_rounds``,
-               ``regenerate_rejects``; the dashboard's s, e, F and g.
+               ``regenerate_rejects``; the dashboard's s, e, F and g. Their steps for one
+               dimension (``draw_round``, ``extend_round``, ``fresh_one``) are
+               ``qcstation qc sample`` / ``extend`` / ``fresh``.
 ``team``       ``agreement`` (Cohen's kappa and Gwet's AC1 over overlap items, with a note
                when kappa says little) and ``team_stats``.
 ``fixes``      fixing an item in place (a new human-made version, checked on its own terms:
@@ -85,6 +87,11 @@ fixes.fix_in_place(store, item_id, text, *, actor, reason=None, display=None,
 curation.fresh_round(store, dimension, *, actor, curators, rate, rng_seed, threshold,
                      confidence, min_size=5, overlap_rate=0.0, scope="") -> dict
 items.find_item(store, ref, dimension=None) -> item id    (``gsm8k-17`` or a number)
+rounds.draw_round(store, qc, dimension, scope="", *, actor, where_needed=False, redraw=False,
+                  rate=None, rng_seed=None, min_size=None, overlap_rate=None) -> DimensionRound
+rounds.extend_round(store, qc, sample, *, actor, extra=None, because=BY_HAND) -> DimensionRound
+rounds.fresh_one(store, qc, dimension, scope="", *, actor, rng_seed=None) -> DimensionRound
+    (a refusal is ``why_not`` REFUSED with ``refusal``, the ReviewError, for the shell to raise)
 
 Storage (``db/migrations.py``): ``samples`` (one row per draw round, ``params`` JSON with
 the strata, chosen artifacts and extensions), ``sample_items`` (position, overlap flag,

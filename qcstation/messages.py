@@ -15,7 +15,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from qcstation.core.review.gate import GateStatus, Progress
-    from qcstation.core.review.items import ReviewItem
+    from qcstation.core.review.step import Step
     from qcstation.core.review.sampling import SampleInfo
     from qcstation.core.release.releases import ReleaseInfo
 
@@ -97,18 +97,14 @@ class RunProgress(Message):
         self.message = message
 
 
-class ItemLoaded(Message):
-    """A review item is ready to show. ``current``: the item this annotator now holds
-    (claimed by ``next_item``/``undo_last``). ``editable``: it may be decided now (False for
-    an already-decided item viewed read-only; its verdicts are in ``item.decisions``)."""
+class ReviewStepTaken(Message):
+    """A review step ran (:mod:`qcstation.core.review.step`): ``step`` is its typed outcome,
+    what happened (a decision saved or moved on, an undo, an exclusion) and what to show
+    now (the item, editable or not, or nothing left: ``step.finished``)."""
 
-    def __init__(self, item: ReviewItem, *, editable: bool, current: bool,
-                 progress: Progress | None) -> None:
+    def __init__(self, step: Step) -> None:
         super().__init__()
-        self.item = item
-        self.editable = editable
-        self.current = current
-        self.progress = progress
+        self.step = step
 
 
 class GateUpdated(Message):
@@ -119,36 +115,6 @@ class GateUpdated(Message):
         super().__init__()
         self.dimension = dimension
         self.gate = gate
-
-
-class SampleFinished(Message):
-    """No undecided item is left for this annotator in the dimension's open sample."""
-
-    def __init__(self, dimension: str | None, progress: Progress | None) -> None:
-        super().__init__()
-        self.dimension = dimension
-        self.progress = progress
-
-
-class DecisionSaved(Message):
-    """A verdict was written to the reviews table."""
-
-    def __init__(self, item_id: int, verdict: str, reason: str | None, *,
-                 changed: bool = False) -> None:
-        super().__init__()
-        self.item_id = item_id
-        self.verdict = verdict
-        self.reason = reason
-        self.changed = changed  # an earlier decision was changed (decisions.change_decision)
-
-
-class DecisionUndone(Message):
-    """``undo_last`` ran; ``item_id`` is the item whose decision was undone (None: nothing
-    to undo)."""
-
-    def __init__(self, item_id: int | None) -> None:
-        super().__init__()
-        self.item_id = item_id
 
 
 class ReleasesLoaded(Message):

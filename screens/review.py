@@ -10,8 +10,9 @@ dataset when its artifact cannot be fixed (:func:`qcstation.core.review.curation
 :func:`qcstation.core.review.decisions.next_item`, which
 claims atomically, so annotators in separate SSH sessions never get the same item.
 Each key runs one review step (:mod:`qcstation.core.review.step`: decide and the next item,
-undo and the item again...) in a thread worker with its own store; the step's typed outcome
-becomes the messages the handlers render. The screen maps keys and renders, nothing more.
+undo and the item again...) in a thread worker with its own store, which posts the step's
+typed outcome (:class:`~qcstation.messages.ReviewStepTaken`) for one handler to render. The
+screen maps keys and renders, nothing more.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from qcstation.core.review.decisions import my_decisions, reject_reasons
 from qcstation.core.review.gate import GateStatus, Progress
 from qcstation.core.review.items import ReviewItem, item_key
 from qcstation.core.review.step import (
+    Decided,
     Step,
+    Undone,
     change_step,
     decide_step,
     exclude_step,
@@ -44,13 +47,7 @@ from qcstation.core.review.step import (
     next_step,
     undo_step,
 )
-from qcstation.messages import (
-    DecisionSaved,
-    DecisionUndone,
-    GateUpdated,
-    ItemLoaded,
-    SampleFinished,
-)
+from qcstation.messages import GateUpdated, ReviewStepTaken
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
 from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
 from qcstation.widgets.review_views import ArtifactView, SeedView, pane_title, render_verdicts
@@ -86,23 +83,6 @@ class HistoryLoaded(Message):
     def __init__(self, item_ids: list[int]) -> None:
         super().__init__()
         self.item_ids = item_ids
-
-
-class StaleMovedOn(Message):
-    """The shown item was decided, replaced or taken elsewhere meanwhile; the screen moved
-    on to the next item (``text`` says what happened)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-class SeedExcluded(Message):
-    """A curator excluded a seed (``result`` is what :func:`exclude_seed` returned)."""
-
-    def __init__(self, result: dict[str, object]) -> None:
-        super().__init__()
-        self.result = result
 
 
 class ReviewScreen(QCScreen):
@@ -429,8 +409,7 @@ class ReviewScreen(QCScreen):
     def _review_step(self, step: _Step) -> None:
         with self.qc_app.open_store() as store:
             outcome = self._take(store, step)
-        self._post_outcome(outcome)
-
+        self.post_message(ReviewStepTaken(outcome))
     def _take(self, store: Store, step: _Step) -> Step:
         """The review step (:mod:`qcstation.core.review.step`) a key asked for."""
         who, dimension = self.qc_app.annotator, self.dimension
@@ -456,26 +435,6 @@ class ReviewScreen(QCScreen):
                                 curators=self.qc_app.settings.curators, item_id=step.item_id,
                                 at_head=step.at_head)
         return next_step(store, who, dimension)
-
-    def _post_outcome(self, outcome: Step) -> None:
-        """The step's outcome as the messages the handlers render, in order."""
-        decided = outcome.decided
-        if decided is not None and decided.moved_on is not None:
-            # decided meanwhile (this account in another terminal, or someone else),
-            # replaced or closed: say so once; the step already moved on
-            self.post_message(StaleMovedOn(one_line(str(decided.moved_on), 300)))
-        elif decided is not None:
-            self.post_message(DecisionSaved(decided.item_id, decided.verdict, decided.reason,
-                                            changed=decided.changed))
-        if outcome.undone is not None:
-            self.post_message(DecisionUndone(outcome.undone.item_id))
-        if outcome.excluded is not None:
-            self.post_message(SeedExcluded(outcome.excluded))
-        if outcome.item is not None:
-            self.post_message(ItemLoaded(outcome.item, editable=outcome.editable,
-                                         current=outcome.current, progress=outcome.progress))
-        else:
-            self.post_message(SampleFinished(outcome.dimension, outcome.progress))
 
     # -- the gate (slow on a large database: one evaluation at a time, after the item) --
     def _refresh_gate(self, dimension: str | None, scope: str | None = None) -> None:
@@ -511,23 +470,44 @@ class ReviewScreen(QCScreen):
             self.cursor = None
 
     # -- handlers --------------------------------------------------------------------
-    @on(StaleMovedOn)
-    def _stale_moved_on(self, message: StaleMovedOn) -> None:
-        self.queued.clear()   # keys typed for the stale item must not hit the next one
-        self._notice(f"{message.text[:1].upper()}{message.text[1:]} — moved on to the next "
-                     f"item.", "warning")
+    @on(ReviewStepTaken)
+    def _step_taken(self, message: ReviewStepTaken) -> None:
+        """Render a step's outcome: what happened on the notice line, then what to show."""
+        step = message.step
+        if step.decided is not None:
+            self._decided(step.decided)
+        if step.undone is not None:
+            self._undone(step.undone)
+        if step.excluded is not None:
+            self._seed_excluded(step.excluded)
+        if step.item is not None:
+            self._show_item(step.item, step)
+        else:
+            self._sample_finished(step)
 
-    @on(ItemLoaded)
-    def _show_item(self, message: ItemLoaded) -> None:
+    def _decided(self, decided: Decided) -> None:
+        if decided.moved_on is not None:
+            # decided meanwhile (this account in another terminal, or someone else),
+            # replaced or closed: say so once; the step already moved on
+            text = one_line(str(decided.moved_on), 300)
+            self.queued.clear()   # keys typed for the stale item must not hit the next one
+            self._notice(f"{text[:1].upper()}{text[1:]} — moved on to the next item.",
+                         "warning")
+            return
+        word = VERDICT_WORDS.get(decided.verdict, decided.verdict)
+        key = self.keys.get(decided.item_id, "the item")
+        self._notice(("Changed: " if decided.changed else "Saved: ") + f"{key} {word}"
+                     + (f": {decided.reason}" if decided.reason else ""))
+
+    def _show_item(self, item: ReviewItem, step: Step) -> None:
         self.busy = False
         self.finished = False
-        item = message.item
         self.item = item
-        self.editable = message.editable
+        self.editable = step.editable
         self.keys[item.item_id] = one_line(item.key, 60)
-        if message.progress is not None:
-            self.progress = message.progress
-        if message.current:
+        if step.progress is not None:
+            self.progress = step.progress
+        if step.current:
             self.head_id = item.item_id
             self.cursor = None
             if item.item_id in self.history:
@@ -537,7 +517,7 @@ class ReviewScreen(QCScreen):
             self.query_one(GuidelinesPanel).set_dimension(item.dimension)
         self.query_one("#review_body").loading = False
         self.remove_class("-finished")
-        self.set_class(not message.editable, "-read-only")
+        self.set_class(not step.editable, "-read-only")
         self.query_one("#seed_view", SeedView).show_item(item)
         self.query_one("#artifact_view", ArtifactView).show_item(item)
         self.query_one("#artifact_pane").border_title = pane_title(item)
@@ -549,27 +529,26 @@ class ReviewScreen(QCScreen):
             self.gate = None  # another set's gate: not this one's
             self.query_one("#gate_line", Static).update(Text(gate_line(None)))
         self.scope = item.scope
-        if message.current or self.gate is None:
+        if step.current or self.gate is None:
             self.call_after_refresh(self._refresh_gate, item.dimension, item.scope)
         self.call_after_refresh(self._run_queued)
 
-    @on(SampleFinished)
-    def _sample_finished(self, message: SampleFinished) -> None:
+    def _sample_finished(self, step: Step) -> None:
         self.busy = False
         self.finished = True
         self.item = None
         self.editable = False
         self.head_id = None
         self.cursor = None
-        if message.progress is not None:
-            self.progress = message.progress
+        if step.progress is not None:
+            self.progress = step.progress
         self.query_one("#review_body").loading = False
         self.add_class("-finished")
         self.remove_class("-read-only")
         self.query_one("#done_panel").focus()
         self._show_status()
         self._show_done()
-        self.call_after_refresh(self._refresh_gate, message.dimension)
+        self.call_after_refresh(self._refresh_gate, step.dimension)
         self.call_after_refresh(self._run_queued)
 
     @on(GateUpdated)
@@ -584,16 +563,7 @@ class ReviewScreen(QCScreen):
         if self.finished:
             self._show_done()
 
-    @on(DecisionSaved)
-    def _decision_saved(self, message: DecisionSaved) -> None:
-        word = VERDICT_WORDS.get(message.verdict, message.verdict)
-        key = self.keys.get(message.item_id, "the item")
-        self._notice(("Changed: " if message.changed else "Saved: ") + f"{key} {word}"
-                     + (f": {message.reason}" if message.reason else ""))
-
-    @on(SeedExcluded)
-    def _seed_excluded(self, message: SeedExcluded) -> None:
-        r = message.result
+    def _seed_excluded(self, r: dict[str, Any]) -> None:
         closed = r.get("open_rejects_closed") or {}
         self._notice(f"Seed {item_key(str(r.get('source')), r.get('orig_id'))} excluded: "
                      f"{r.get('reason')}"
@@ -602,12 +572,11 @@ class ReviewScreen(QCScreen):
         self.call_after_refresh(self._refresh_gate, self.item.dimension if self.item is not None
                                 else self.dimension)
 
-    @on(DecisionUndone)
-    def _decision_undone(self, message: DecisionUndone) -> None:
-        if message.item_id is None:
+    def _undone(self, undone: Undone) -> None:
+        if undone.item_id is None:
             self._notice("Nothing to undo: you have no decision left to take back.", "warning")
         else:
-            key = self.keys.get(message.item_id, "the item")
+            key = self.keys.get(undone.item_id, "the item")
             self._notice(f"Undid your decision on {key}; decide it again.")
 
     # -- rendering -------------------------------------------------------------------

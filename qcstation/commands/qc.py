@@ -54,7 +54,7 @@ from qcstation.core.review.sampling import (
     open_sample,
     requeue_replacements,
 )
-from qcstation.core.review.step import decide_item, next_step
+from qcstation.core.review.step import decide_named, next_step
 from qcstation.core.review.team import MIN_KAPPA_PAIRS, agreement, team_stats
 from qcstation.common.errors import ReviewError
 from qcstation.commands import HELP
@@ -269,24 +269,17 @@ def _next(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace) -> int:
-    who = current_actor()
     with store_from_args(args) as store:
-        if args.item == "next":
-            shown = next_step(store, who, args.dimension).item
-            if shown is None:
-                print("nothing left to review", file=sys.stderr)
-                return 1
-            item_id = shown.item_id
-        else:
-            item_id = find_item(store, args.item, args.dimension)
-        decided = decide_item(store, item_id, who, args.verdict, args.reason,
-                              comment=args.comment, unsure=args.unsure)
-        if decided.moved_on is not None:
-            raise decided.moved_on     # the shell says so and exits 2, as for any refusal
-        review_id = decided.review_id
-        item = get_item(store, item_id)
+        step = decide_named(store, current_actor(), args.item, args.verdict, args.reason,
+                            dimension=args.dimension, comment=args.comment, unsure=args.unsure)
+    if step.decided is None or step.item is None:
+        print("nothing left to review", file=sys.stderr)
+        return 1
+    if step.decided.moved_on is not None:
+        raise step.decided.moved_on     # the shell says so and exits 2, as for any refusal
+    item = step.item
     if args.json:
-        print_json({"review_id": review_id, "item": item.to_dict()})
+        print_json({"review_id": step.decided.review_id, "item": item.to_dict()})
     else:
         from qcstation.common.identity import current_identity
 

@@ -14,6 +14,9 @@ error; every other refusal is raised as before.
                 unsure=False) -> Decided          (saved, or moved on: ``Decided.moved_on``)
     decide_step(store, annotator, dimension, item_id, verdict, reason=None, *,
                 comment=None, unsure=False) -> Step     (decide, then the next item)
+    decide_named(store, annotator, ref, verdict, reason=None, *, dimension=None,
+                 comment=None, unsure=False) -> Step    (the shell's: the item by name or
+                                   'next', decided, then shown again; finished: none left)
     change_step(store, annotator, item_id, review_id, verdict, reason=None, *,
                 comment=None, unsure=False) -> Step     (the changed item, read-only)
     move_on(store, annotator, dimension, item_id) -> Step  (the next item past ``item_id``)
@@ -36,11 +39,11 @@ from qcstation.common.errors import ItemMovedOn
 from qcstation.core.review.curation import exclude_seed
 from qcstation.core.review.decisions import change_decision, decide, next_item, undo_last
 from qcstation.core.review.gate import Progress, progress
-from qcstation.core.review.items import ReviewItem, get_item
+from qcstation.core.review.items import ReviewItem, find_item, get_item
 from qcstation.core.review.sampling import open_sample
 
 __all__ = ["Decided", "Step", "Undone", "decidable_by", "decide_item", "next_step",
-           "decide_step", "change_step", "move_on", "undo_step", "look_at", "exclude_step"]
+           "decide_step", "decide_named", "change_step", "move_on", "undo_step", "look_at", "exclude_step"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,25 @@ def decide_step(store: Store, annotator: str, dimension: str | None, item_id: in
     decided = decide_item(store, item_id, annotator, verdict, reason, comment=comment,
                           unsure=unsure)
     return _show(store, next_item(store, annotator, dimension), dimension, decided=decided)
+
+
+def decide_named(store: Store, annotator: str, ref: str, verdict: str,
+                 reason: str | None = None, *, dimension: str | None = None,
+                 comment: str | None = None, unsure: bool = False) -> Step:
+    """Decide the item ``ref`` names: ``next`` claims the next one of ``dimension`` first
+    (none left: ``Step.finished``, nothing decided), else a name or number
+    (:func:`~qcstation.core.review.items.find_item`). The item is then shown as it now
+    stands, with ``Step.decided`` (saved, or moved on)."""
+    if ref == "next":
+        claimed = next_item(store, annotator, dimension)
+        if claimed is None:
+            return _show(store, None, dimension)
+        item_id = claimed.item_id
+    else:
+        item_id = find_item(store, ref, dimension)
+    decided = decide_item(store, item_id, annotator, verdict, reason, comment=comment,
+                          unsure=unsure)
+    return _look(store, annotator, item_id, decided=decided)
 
 
 def change_step(store: Store, annotator: str, item_id: int, review_id: int, verdict: str,

@@ -12,6 +12,7 @@ from qcstation.core.review.sampling import draw_sample, open_sample
 from qcstation.core.review.step import (
     Undone,
     decide_item,
+    decide_named,
     decide_step,
     look_at,
     move_on,
@@ -88,3 +89,23 @@ def test_undo_look_back_move_on_and_finish(store: Store) -> None:
     assert sample is not None and step.progress is not None
     assert step.progress.remaining == 0
     assert undo_step(store, "nobody", "arithmetic").undone == Undone(None)
+
+
+def test_decide_named_by_name_or_next_until_none_is_left(store: Store) -> None:
+    """The shell's verb: the item by its name or 'next', decided, then shown as it stands."""
+    _sample(store, 6)
+    first = decide_named(store, "ann", "next", "accept", dimension="arithmetic")
+    assert first.decided is not None and first.decided.saved and first.item is not None
+    assert first.item.item_id == first.decided.item_id and first.item.outcome == "accept"
+    assert not first.editable and not first.current               # decided: read-only
+    other = next_step(store, "bob", "arithmetic").item
+    assert other is not None
+    named = decide_named(store, "bob", other.key, "reject", "wrong operator",
+                         dimension="arithmetic")
+    assert named.decided is not None and named.decided.review_id and named.item is not None
+    assert named.item.item_id == other.item_id and named.item.artifact_status == "rejected"
+    again = decide_named(store, "ann", str(other.item_id), "accept")   # by number: moved on
+    assert again.decided is not None and isinstance(again.decided.moved_on, ItemMovedOn)
+    while not (step := decide_named(store, "ann", "next", "accept")).finished:
+        assert step.decided is not None and step.decided.saved
+    assert step.decided is None                                    # nothing left: no decision

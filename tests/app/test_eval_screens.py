@@ -226,11 +226,8 @@ async def test_esc_stops_a_run_and_enter_resumes_it_without_asking_twice(
         await _type_into(pilot, "#run_shots", "0")
         await pilot.press("ctrl+s")
         screen = app.screen
-        for _ in range(400):                     # wait for live progress, then stop
-            await pilot.pause(0.02)
-            if isinstance(screen, RunsScreen) and screen.active_run and \
-                    "requests" in flat(screen_text(app)) and len(fake_openai.chat_requests) >= 4:
-                break
+        await _until(pilot, lambda: isinstance(screen, RunsScreen) and bool(screen.active_run)  # live progress
+                     and "requests" in flat(screen_text(app)) and len(fake_openai.chat_requests) >= 4)
         progress = flat(screen_text(app))
         assert " of 60 requests · " in progress and "/s · ETA" in progress
         assert "Esc cancels" in progress
@@ -426,10 +423,7 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
         await _open_run_form(pilot)
         await _type_into(pilot, "#run_shots", "0")
         await pilot.press("ctrl+s")
-        for _ in range(400):
-            await pilot.pause(0.02)
-            if len(fake_openai.chat_requests) >= 4:
-                break
+        await _until(pilot, lambda: len(fake_openai.chat_requests) >= 4)
         await pilot.press("ctrl+q")
     # leaving the app stops the run between requests instead of finishing it (the worker
     # thread writes the final status when its requests in flight come back)

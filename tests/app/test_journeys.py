@@ -4,6 +4,7 @@ actions that ask first, the results browser after a live run, the runs list by r
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from db import Store
@@ -261,10 +262,9 @@ async def test_the_runs_list_keeps_the_run_refreshes_itself_and_rereads_models(
         assert must(screen._selected()).run_id == first
         with Store(qc_db) as store:                          # a run started in another session
             third = create_run(store, config, model="reference", limit=2, name="third")
-        for _ in range(30):                                  # no F5: the list refreshes itself
+        deadline = time.monotonic() + 60                     # no F5: the list refreshes itself
+        while third not in [r.run_id for r in screen.runs] and time.monotonic() < deadline:
             await pilot.pause(0.1)
-            if third in [r.run_id for r in screen.runs]:
-                break
         await settle(pilot)
         assert third in [r.run_id for r in screen.runs]
         assert must(screen._selected()).run_id == first            # the run, not the row

@@ -202,3 +202,42 @@ def test_the_words_decide_a_reading(gsm8k: dict, seed: str, line: str) -> None:
 def test_what_the_words_leave_open_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=reason):
         rule_for_seed(gsm8k[seed])
+
+
+def test_a_price_read_as_a_count_is_another_role(gsm8k: dict) -> None:
+    # 300: "$2 per mile" and "he has to go there and back each day"; "He has to travel
+    # 30*2=60 miles per day" doubles for the round trip, "So he pays 300*2=$600" prices the
+    # miles. One given for both would move the round trip with the price in every variant.
+    from qcstation.core.construct.check.rolecheck import given_roles
+    from qcstation.core.construct.check.selfcheck import hard_flags
+
+    seed = gsm8k["300"]
+    assert "there and back" in seed["question"] and "$2 per mile" in seed["question"]
+    with pytest.raises(RuleError, match="given-role"):
+        rule_for_seed(seed)
+    q = seed["question"]
+    a = q.index("$2 per mile") + 1
+    givens = [{"name": "g1_miles", "value": "30", "span": [q.index("30 miles"), q.index("30 miles") + 2]},
+              {"name": "g2_mile", "value": "2", "span": [a, a + 1]}]
+    smt = ("(declare-const g1_miles Real)(declare-const g2_mile Real)(declare-const s1_miles_day Real)"
+           "(declare-const s2_week Real)(declare-const answer Real)"
+           "(assert (= g1_miles 30))\n(assert (= g2_mile 2))\n"
+           "(assert (= s1_miles_day (* g1_miles g2_mile)))\n(assert (= s2_week (* (* s1_miles_day 5) g2_mile)))\n"
+           "(assert (= answer s2_week))\n")
+    defs, values, _ = _smt_definitions(smt)  # type: ignore[misc]
+    [problem] = given_roles(defs, values, givens, q, seed["solution"])
+    assert "g2_mile" in problem and "s1_miles_day" in problem and "length" in problem
+    assert [f.code for f in hard_flags("reasoning", {"smtlib": smt, "givens": givens}, seed)] == ["given-role"]
+    # the same price multiplied into dollars only ("So he pays 300*2=$600") is its own role
+    only_price = smt.replace("(* g1_miles g2_mile)", "(* g1_miles 2)")
+    defs, values, _ = _smt_definitions(only_price)  # type: ignore[misc]
+    assert given_roles(defs, values, givens, q, seed["solution"]) == []
+
+
+@pytest.mark.parametrize("seed", ["799", "853", "1262"])
+def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) -> None:
+    # "$10 per hour" times 20 hours = "$230" (799), "$2 off for each basket" times 3 baskets (853)
+    from qcstation.core.construct.check.selfcheck import hard_flags
+
+    rule = rule_for_seed(gsm8k[seed])
+    assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[seed]) == []

@@ -1,7 +1,7 @@
 """An independent check of what each given of a rule-made formalization measures (issue 26).
 
 The rules tie a number of the solution to a place of the question by the words around both
-(:mod:`.rules.binding`); the checks of :mod:`.bindings` read those words again with the rules'
+(:mod:`qcstation.core.construct.make.rules.binding`); the checks of :mod:`.bindings` read those words again with the rules'
 own stems. This module reads them a third way, with nothing shared but the texts: for every
 given (its place in the question, stored with the formalization) and every step that uses it,
 it reads the *kind of quantity* the question's words give the place and the kind the
@@ -14,7 +14,9 @@ A use is **in another role** when the line writes the given's value only with wo
 another kind than the place's: "5 days" (time) for the question's "5 dance classes" (a count
 of classes), "2 people" for "two books", "$15" for "15 students". Where the step uses other
 names of the same value as well (a named constant: "5 days a week" for the weekdays), as many
-such words are theirs. A given in another role is the hard flag ``given-role``: the rules
+such words are theirs. A price is read by what a product makes of it as well: a step that
+multiplies by "$2 per mile" makes dollars, so a line that names its result "60 miles per day"
+(30 miles there and back: twice) uses the price's value in another role. A given in another role is the hard flag ``given-role``: the rules
 refuse such a formalization and the generate pipeline never marks one verified, so derive
 never takes it as a parent.
 
@@ -150,6 +152,66 @@ def _question_words(question: str, a: int, b: int) -> tuple[str | None, str]:
     return kind_of_words(question[max(0, a - 2):a], question[b:])
 
 
+# after a number: "per mile", "a week", "an hour", "each", "/hour" -- it is a rate of one thing
+_RATE_AFTER = re.compile(r"\s*(?:[A-Za-z]+\s+){0,2}?(?:per|a|an|each|every)\b|\s*/\s*[A-Za-z]", re.I)
+_RESULT_NUM = re.compile(r"=\s*(\$?)\s*<<[^<>]{0,400}>>\s*(\$?)\s*(\d[\d,]*(?:\.\d+)?)")
+
+
+@text_memo(maxsize=1024)
+def _rate_kind(question: str, a: int, b: int) -> str | None:
+    """"money" when the question states a price at a place ("$2 per mile", "$150 bonus per
+    month"), else None. Only money: it is what a product keeps whatever else it multiplies
+    ("5 days a week" times "60 miles a day" is miles, the days cancel; dollars do not cancel
+    against miles, hours or items)."""
+    kind, _ = kind_of_words(question[max(0, a - 2):a], question[b:])
+    if kind != "money" or not _RATE_AFTER.match(question[b:b + 40]):
+        return None
+    return kind
+
+
+def _result_kinds(line: str) -> list[tuple[Fraction, str | None]]:
+    """(value, kind) of each result a line computes with a calculator annotation ("=$<<..>>600",
+    "=<<..>>60 miles per day"); a result followed by "per"/"a"/"each" is a rate: kind None."""
+    out: list[tuple[Fraction, str | None]] = []
+    for m in _RESULT_NUM.finditer(line[:MAX_TEXT]):
+        try:
+            v = Fraction(m.group(3).replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if m.group(1) or m.group(2):
+            out.append((v, "money"))
+            continue
+        after = line[m.end():m.end() + 60]
+        if re.match(r"\s*(?:per|a|an|each|every)\b|\s*/", after, re.I):
+            out.append((v, None))
+            continue
+        out.append((v, kind_of_words("", after)[0]))
+    return out
+
+
+def _factors(expr: Any, depth: int = 0) -> list[Any]:
+    """The factors of a product (the term itself when it is none)."""
+    if depth < 200 and type(expr).__name__ == "BinOp" and getattr(expr, "op", None) == "*":
+        return _factors(expr.left, depth + 1) + _factors(expr.right, depth + 1)
+    return [expr]
+
+
+def _rate_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], name: str, rate: str, span: str,
+                solution: str) -> str | None:
+    """A step that multiplies by a rate of ``rate`` kind ("$2 per mile") makes a quantity of
+    that kind (dollars); a line whose result the solution names as another kind ("30*2 = 60
+    miles per day") uses the rate's value in another role (there and back: twice)."""
+    for step, expr in defs.items():
+        if step not in values or not any(type(f).__name__ == "Name" and f.name == name for f in _factors(expr)):
+            continue
+        kinds = {k for ln in solution[:MAX_TEXT].splitlines() for v, k in _result_kinds(ln) if v == values[step]}
+        if len(kinds) == 1 and None not in kinds and rate not in kinds:
+            other = next(iter(kinds))
+            return (f"{name} stands for the rate '{span}' ({rate}) in the question, but {step} multiplies by it"
+                    f" and its line names the result as {other}")
+    return None
+
+
 def _results(line: str) -> set[Fraction]:
     out = set()
     for m in re.finditer(r"<<[^<>=]{0,400}=([^<>]{1,60})>>", line):
@@ -217,6 +279,12 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
         q = _question_words(question, a, b)
         if q[0] == "percent" or str(g.get("kind")) == "percent":
             continue
+        rate = _rate_kind(question, a, b)
+        if rate is not None:
+            found = _rate_roles(defs, values, name, rate, question[a:b + 12].strip(), solution)
+            if found:
+                out.append(found)
+                continue
         for step, expr in defs.items():
             if step not in values:
                 continue

@@ -5,6 +5,7 @@ has to decide), and the math-verify job and its result as a verdict (:func:`symb
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -61,6 +62,23 @@ class Gold:
 
 
 def parse_gold(gold_text: str | None, gold_value: str | None = None) -> Gold:
+    """The gold as compared (see :func:`_parse_gold`); the golds read last are kept (a run
+    reads each item's gold for the flexible and the strict verdict, and again per sample)."""
+    if (gold_text is None or type(gold_text) is str) and (gold_value is None or type(gold_value) is str) \
+            and len(gold_text or "") + len(gold_value or "") <= _GOLD_MEMO_CHARS:
+        return _parse_gold_memo(gold_text, gold_value)
+    return _parse_gold(gold_text, gold_value)
+
+
+_GOLD_MEMO_CHARS = 1000
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_gold_memo(gold_text: str | None, gold_value: str | None) -> Gold:
+    return _parse_gold(gold_text, gold_value)
+
+
+def _parse_gold(gold_text: str | None, gold_value: str | None = None) -> Gold:
     """The gold as compared: the stored exact value (``seeds.answer_value``) when given,
     keeping the tolerance of a decimal gold text that agrees with it; else the gold text
     read as a number; else the text as is (symbolic, compared by math-verify)."""

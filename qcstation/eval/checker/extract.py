@@ -426,12 +426,47 @@ def _last_box(text: str) -> str | None:
     return None
 
 
+#: the answer line the prompts ask for, holding one plain number (``The answer is 18.``)
+_ASKED_LINE = re.compile(r"[ \t]*the[ \t]+answer[ \t]+is[ \t]+(-?[0-9]{1,60}(?:\.[0-9]{1,60})?)\.?[ \t]*",
+                         re.IGNORECASE)
+_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # what _strip_terminal changes
+
+
+def _asked_number(text: str) -> tuple[str, ExactAnswer] | None:
+    """(N, its value) when the response is the common one every rule reads alike: its
+    last non-empty line is ``The answer is N.`` (N one plain number, the line short), and
+    its scanned tail has no box (rule 1 cannot fire) and nothing :func:`_strip_terminal`
+    would change. That line's marker is then the last one (nothing follows it) and its
+    answer is N, in the flexible reading (rule 2) and the strict one alike. ``None``: read
+    by the rules in full. ``tests/eval/test_checker_fast.py`` checks that both agree."""
+    tail = text[-MAX_SCAN_CHARS:]
+    if "\\boxed" in tail or "\\fbox" in tail or _TERMINAL.search(tail) is not None:
+        return None
+    tail = tail.rstrip()
+    start = tail.rfind("\n") + 1
+    if len(tail) - start > MAX_ANSWER_CHARS:
+        return None
+    m = _ASKED_LINE.fullmatch(tail, start)
+    if m is None:
+        return None
+    value = exact_value(m.group(1))
+    return None if value is None else (m.group(1), value)
+
+
 def extract_answer(text: str | None) -> Extraction:
     """Take the final answer out of a response (rules in the module docstring)."""
     if text is None or not isinstance(text, str):
         return Extraction(None, None, None, "empty response")
     if not text.strip():
         return Extraction(None, None, None, "empty response")
+    asked = _asked_number(text)
+    if asked is not None:
+        return Extraction(asked[0], "marker", asked[1])
+    return _extract_by_rules(text)
+
+
+def _extract_by_rules(text: str) -> Extraction:
+    """:func:`extract_answer` by every rule (a non-empty ``text``)."""
     tail = _strip_terminal(text[-MAX_SCAN_CHARS:])
     found = _from_box(tail)
     if found is None:
@@ -546,6 +581,14 @@ def extract_strict(text: str | None) -> Extraction:
     strict match); anything else is ``unparseable`` with the reason (source ``strict``)."""
     if text is None or not isinstance(text, str) or not text.strip():
         return Extraction(None, "strict", None, "empty response")
+    asked = _asked_number(text)
+    if asked is not None:
+        return Extraction(asked[0], "strict", asked[1])
+    return _strict_by_rules(text)
+
+
+def _strict_by_rules(text: str) -> Extraction:
+    """:func:`extract_strict` by every rule (a non-empty ``text``)."""
     tail = _strip_terminal(text[-MAX_SCAN_CHARS:]).rstrip()
     last = tail[tail.rfind("\n") + 1:][: 4 * MAX_ANSWER_CHARS]
     m = _STRICT_LINE.match(last)

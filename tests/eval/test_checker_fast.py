@@ -14,7 +14,7 @@ import pytest
 
 from qcstation.eval.checker import AnswerChecker, extract_answer, extract_strict, parse_gold
 from qcstation.eval.checker import extract as X
-from qcstation.eval.checker.compare import _parse_gold, decide_exact
+from qcstation.eval.checker.compare import CheckResult, _parse_gold, decide_exact
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,8 +100,8 @@ def test_fast_and_full_verdicts_agree_on_real_gsm8k_replies(monkeypatch: pytest.
     replies = _gsm8k_replies()
     assert len(replies) >= 700
 
-    def verdicts() -> list[object]:
-        out = []
+    def verdicts() -> list[CheckResult | None]:
+        out: list[CheckResult | None] = []
         for text, gold_text in replies:
             gold = _parse_gold(gold_text, gold_text.replace(",", ""))
             for ext in (extract_answer(text), extract_strict(text)):

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.gold_value is not None and not re.fullmatch(r"\s*-?\d{1,120}(?:/\d{1,120})?\s*",
                                                           args.gold_value):
-        print(f"qcstation: error: --gold-value {inline_value(args.gold_value[:40])!r} is not "
+        print(f"qcstation: error: --gold-value '{inline_value(args.gold_value[:40])}' is not "
               "an exact number such as 540, -3 or 7/2", file=sys.stderr)
         return 2
     if not 1 <= args.timeout <= 60:

@@ -193,7 +193,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             if key in seen:
                 from qcstation.common.safe import one_line
 
-                raise DuplicateKey(f"the key {one_line(redact.scrub(key), 60)!r} appears twice in one object")
+                raise DuplicateKey(f"the key '{one_line(redact.scrub(key), 60)}' appears twice in one object")
             seen.add(key)
     return obj
 

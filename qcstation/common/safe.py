@@ -26,12 +26,14 @@ of their output), never in which characters are hidden or how one is shown:
 - :func:`inline_value` — a value on one line (``check-answer``).
 - :func:`nonprintable_escaped` — one line cut to a length (``qcstation audit``).
 - :func:`message_text` — one line of an error message read from a file (batch outputs).
+- :func:`quoted` — a text named in an error message, on one line in single quotes (where
+  ``repr`` would escape a second time: its backslashes doubled).
 - :func:`display_text` — one line of a results table (``eval`` actions, reports): tabs and
   line ends spaces, runs of spaces one space.
 - :func:`json_safe` — a JSON document whose hidden characters are ``\\u`` escapes of four hex digits (the
   JSON form of the same class: still valid JSON, the same data).
-- :func:`spaced` — text to *store* (a name, a reason), not to show: characters
-  ``str.isprintable`` refuses become spaces instead of escapes.
+- :func:`spaced` — text to *store* (a name, a reason), not to show: the hidden characters
+  become spaces instead of escapes.
 
 Domain code (no Textual import): usable from the CLI, the app, exports and logs.
 """
@@ -42,7 +44,7 @@ import re
 
 __all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
            "HIDDEN", "escape", "escape_code", "pane_text", "preview", "inline_value", "nonprintable_escaped",
-           "message_text", "spaced", "display_text"]
+           "message_text", "spaced", "display_text", "quoted"]
 
 #: The one class of hidden characters, never written raw anywhere (every pane, table, report
 #: and log): the Unicode categories Cc, Cf, Cs, Zl and Zp (as of Unicode 15; the test
@@ -55,6 +57,8 @@ HIDDEN = "\x00-\x1f" + _BEYOND_C0      # as a regular-expression class body
 UNSAFE = re.compile(f"[{HIDDEN}]")
 #: the same, newline and tab kept (multi-line text)
 _UNSAFE_KEEP_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
+#: the same, the newline alone kept (kept, or made a space, before escaping)
+_PANE = re.compile(f"[\x00-\x09\x0b-\x1f{_BEYOND_C0}]")
 
 #: the few hidden characters shown by name; the others as Python writes them
 _NAMED = {"\x00": "\\0", "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
@@ -142,9 +146,6 @@ def has_unsafe(text: str, *, keep_newlines: bool = True) -> bool:
 
 # -- layouts of their own (the same class, the same form) ------------------------------------
 
-#: the hidden class but the newline (kept, or made a space, before escaping)
-_PANE = re.compile(f"[\x00-\x09\x0b-\x1f{_BEYOND_C0}]")
-
 #: the longest text :func:`pane_text` shows of one response / prompt message
 MAX_SHOWN_CHARS = 20_000
 
@@ -199,11 +200,18 @@ def message_text(text: object, limit: int = 300) -> str:
     return escape(s)
 
 
+def quoted(text: object, limit: int | None = None) -> str:
+    """``text`` named in a message: :func:`one_line` (cut to ``limit``) in single quotes. Not
+    ``repr``, which escapes in a form of its own and doubles every backslash, so text
+    escaped before, or escaped again when shown, would read ``\\x1b``."""
+    return f"'{one_line(text, limit)}'"
+
+
 def spaced(text: object, *, keep_newlines: bool = False) -> str:
-    """Text to store or compare, not to show: every character ``str.isprintable`` refuses
-    becomes a space (newlines kept with ``keep_newlines``). Nothing is collapsed or cut."""
-    keep = "\n" if keep_newlines else ""
-    return "".join(ch if (ch.isprintable() or ch in keep) else " " for ch in str(text))
+    """Text to store or compare, not to show: every hidden character (:data:`HIDDEN`, the
+    one class) becomes a space (newlines kept with ``keep_newlines``). Nothing is collapsed
+    or cut."""
+    return (_PANE if keep_newlines else UNSAFE).sub(" ", str(text))
 
 
 def display_text(text: object, limit: int = 80) -> str:

@@ -27,6 +27,7 @@ from qcstation.common.safe import (
     pane_text,
     preview,
     printable,
+    quoted,
     spaced,
 )
 from tests import factories as f
@@ -218,3 +219,15 @@ def test_the_review_pane_shows_a_zero_width_character_and_a_bom() -> None:
     assert pane_text(item.question) in text                    # as the results pane shows it
     assert display_text(item.question, 200) in text            # as a results table / report
     assert one_line(item.question) in text                     # as a CLI line
+
+
+def test_spaced_and_quoted_take_the_one_class_and_form() -> None:
+    """Text to store turns exactly the hidden class into spaces (a zero-width space, a BOM
+    and a line separator do; a no-break space or a private-use character, both visible, do
+    not); a text named in a message is escaped once, in the one form (repr would double the
+    backslash, and write its own form)."""
+    assert spaced("a\u200bb\ufeffc\u2028d\u00a0e\ue000") == "a b c d\u00a0e\ue000"
+    assert spaced("a\u2029b\tc\nd", keep_newlines=True) == "a b c\nd"
+    assert quoted("a\\b\x1b\u200b") == "'a\\b\\x1b\\u200b'"
+    assert quoted("x" * 50, 10) == "'" + "x" * 9 + "…'"
+    assert not has_unsafe(quoted(EVIL))

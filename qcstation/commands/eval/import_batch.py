@@ -118,7 +118,7 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
             parsed = parse_custom_id(reply.custom_id)
             if parsed is None:
                 totals["unknown_id"] += 1
-                file_problems.append(f"{path}:{line}: custom_id {message_text(reply.custom_id, 80)!r} "
+                file_problems.append(f"{path}:{line}: custom_id '{message_text(reply.custom_id, 80)}' "
                                      f"is not a qcstation request id; skipped")
                 continue
             if parsed[0] != run_id:

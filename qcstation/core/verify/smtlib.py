@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from qcstation.common.errors import VerificationError
+from qcstation.common.safe import quoted
 
 __all__ = [
     "MAX_BYTES",
@@ -172,7 +173,7 @@ def tokenize(text: str, max_bytes: int = MAX_BYTES) -> list[Token]:
         col = i - line_start + 1
         read = _reader(c)
         if read is None:
-            shown = repr(c) if c.isprintable() else f"U+{ord(c):04X}"
+            shown = quoted(c)
             raise SmtSyntaxError(f"unexpected character {shown}", line, col)
         token, j = read(text, i, line, col)
         tokens.append(token)
@@ -250,7 +251,7 @@ def _read_radix(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
         while j < n and text[j] in digits:
             j += 1
         if j == i + 2:
-            raise SmtSyntaxError(f"malformed literal {text[i:i + 3]!r}", line, col)
+            raise SmtSyntaxError(f"malformed literal {quoted(text[i:i + 3])}", line, col)
         return Token("hex" if text[i + 1] == "x" else "binary", text[i:j], line, col), j
     raise SmtSyntaxError("unexpected character '#'", line, col)
 
@@ -266,7 +267,7 @@ def _read_number(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
         while k < n and text[k] in _DIGITS:
             k += 1
         if k == j + 1:
-            raise SmtSyntaxError(f"malformed decimal {text[i:k]!r}", line, col)
+            raise SmtSyntaxError(f"malformed decimal {quoted(text[i:k])}", line, col)
         j, kind = k, "decimal"
     if j < n and text[j] in _SIMPLE_SYMBOL_CHARS:
         # e.g. "2x": not a numeral and not a symbol (symbols cannot start with a digit)
@@ -274,7 +275,7 @@ def _read_number(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
         while k < n and text[k] in _SIMPLE_SYMBOL_CHARS:
             k += 1
         raise SmtSyntaxError(
-            f"{text[i:k]!r} is neither a number nor a symbol "
+            f"{quoted(text[i:k])} is neither a number nor a symbol "
             "(write multiplication as (* 2 x))", line, col)
     return Token(kind, text[i:j], line, col), j
 
@@ -298,7 +299,7 @@ def _read_symbol(text: str, i: int, line: int, col: int) -> tuple[Token, int]:
 def _check_delimited(text: str, j: int, line: int, col: int) -> None:
     if j < len(text) and text[j] not in " \t\r\n\f\v();\"|":
         c = text[j]
-        shown = repr(c) if c.isprintable() else f"U+{ord(c):04X}"
+        shown = quoted(c)
         raise SmtSyntaxError(f"unexpected character {shown}", line, col)
 
 
@@ -464,7 +465,7 @@ def _check_starts_with_command(text: str) -> None:
                 word = stripped.split()[0][:40]
                 hint = " (remove Markdown code fences)" if stripped.startswith("```") else ""
                 raise SmtSyntaxError(
-                    f"expected a command in parentheses, found {word!r}{hint}", line)
+                    f"expected a command in parentheses, found {quoted(word)}{hint}", line)
             return
         line += 1
 
@@ -485,13 +486,13 @@ def parse_script(text: str, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEP
     for node in nodes:
         if isinstance(node, Token):
             raise SmtSyntaxError(
-                f"expected a command in parentheses, found {node.text[:40]!r}", node.line, node.col)
+                f"expected a command in parentheses, found {quoted(node.text[:40])}", node.line, node.col)
         if not node.items:
             raise SmtSyntaxError("empty command '()'", node.line, node.col)
         head = node.items[0]
         if not (isinstance(head, Token) and head.kind == "symbol"):
             shown = head.text[:40] if isinstance(head, Token) else "(...)"
-            raise SmtSyntaxError(f"expected a command name after '(', found {shown!r}",
+            raise SmtSyntaxError(f"expected a command name after '(', found {quoted(shown)}",
                                  node.line, node.col)
         cmd = Command(head.text, node)
         if cmd.name not in ALLOWED_COMMANDS:

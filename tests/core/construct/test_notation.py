@@ -219,3 +219,16 @@ def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value() -> No
     # words do not agree with their step and hard-coded literals go to a model: 660 of 1,319
     # are rule-made (issue 14: a faithful refusal is better than a wrong reference)
     assert rendered >= 600, rendered
+
+
+def test_a_notation_questions_unreadable_character_is_named_once() -> None:
+    """The notation reader names what it cannot read in the one visible form, escaped once:
+    a backslash as itself, a zero-width space as \\u200b (not repr's doubled backslash)."""
+    from qcstation.core.construct.check.notation_reader import read_notation
+    from qcstation.core.construct.make.notation import NotationError
+
+    for text, shown in (("Let a = 3 \\ 4. Find a.", "'\\'"),
+                        ("Let a = 3\u200b. Find a.", "'\\u200b'")):
+        with pytest.raises(NotationError) as err:
+            read_notation(text)
+        assert f"cannot read the character {shown}" in str(err.value)

@@ -59,6 +59,9 @@ def test_quoted_symbol_names_equal_plain_names() -> None:
         ("(assert (= x 2x))", "neither a number nor a symbol", 1),
         ("(assert {x})", "unexpected character '{'", 1),
         ("(assert (= x 1))\n(assert #q)", "unexpected character '#'", 2),
+        # a hidden or quoting character in the one visible form, escaped once
+        ("(assert \u200b)", "unexpected character '\\u200b'", 1),
+        ("(assert \\)", "unexpected character '\\'", 1),
         ("(assert |a\\b|)", "may not contain", 1),
     ],
 )
@@ -168,3 +171,4 @@ def test_render_with_inserted_snippets() -> None:
     assert [t.text for t in tokenize(text)] == ["(", "assert", "(", "=", "answer", "(", "+", "a", "b",
                                                ")", ")", ")"]
     assert isinstance(tokenize("a")[0], Token)
+

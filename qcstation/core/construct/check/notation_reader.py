@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from qcstation.common.safe import quoted
 from qcstation.core.construct.make.notation import (NOTATION_WORDS, NotationError, NotationQuestion, format_number,
                                               question_smtlib)
 from qcstation.core.construct.make.rules import (
@@ -102,8 +103,7 @@ def _tokens(text: str) -> list[_Tok]:
         m = _TOKEN_RE.match(text, pos)
         if m is None:
             ch = text[pos]
-            shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-            raise NotationError(f"cannot read the character {shown!r} (position {pos + 1})",
+            raise NotationError(f"cannot read the character {quoted(ch)} (position {pos + 1})",
                                 title="Cannot read the question")
         kind = m.lastgroup or ""
         if kind != "space":
@@ -168,12 +168,12 @@ def _definitions(norm: str, toks: list[_Tok]) -> tuple[list[tuple[str, str, Expr
         after = toks[end] if 0 <= end < len(toks) else None
         if end < 0 or end == k + 1:
             shown = norm[t.start:t.start + 40].strip()
-            raise NotationError(f"the definition of {name!r} is incomplete near {shown!r}",
+            raise NotationError(f"the definition of {quoted(name)} is incomplete near {quoted(shown)}",
                                 title="Cannot read the question")
         if after is not None and not (after.kind == "punct" or (
                 after.kind == "name" and after.text.lower() in _ENDS_EXPRESSION)):
             shown = norm[toks[k - 1].start:after.end]
-            raise NotationError(f"cannot read {shown!r}: write an operator between the terms "
+            raise NotationError(f"cannot read {quoted(shown)}: write an operator between the terms "
                                 f"or end the definition with a comma or 'and'",
                                 title="Cannot read the question")
         body = norm[toks[k + 1].start:toks[end - 1].end]
@@ -202,11 +202,11 @@ def _written_once(defs: list[tuple[str, str, Expr]]) -> dict[str, str]:
     written: dict[str, str] = {}
     for name, shown, _ in defs:
         if name in written:
-            raise NotationError(f"{name!r} is defined twice ({written[name]!r} and {shown!r}); "
+            raise NotationError(f"{quoted(name)} is defined twice ({quoted(written[name])} and {quoted(shown)}); "
                                 f"a question must define each name once",
                                 title="Conflicting definitions")
         if len(name) > MAX_NAME_CHARS or name.lower() in _RESERVED or "'" in name:
-            raise NotationError(f"{name!r} cannot be a variable name", title="Cannot read the question")
+            raise NotationError(f"{quoted(name)} cannot be a variable name", title="Cannot read the question")
         written[name] = shown
     return written
 
@@ -224,10 +224,10 @@ def _outside(toks: list[_Tok], inside: set[int], written: dict[str, str]) -> lis
             raise NotationError(f"the number {t.text} stands outside any definition; state it "
                                 f"as a given (e.g. 'k = {t.text}')", title="Cannot read the question")
         if t.kind in ("op", "eq"):
-            raise NotationError(f"{t.text!r} at position {t.start + 1} is outside any definition",
+            raise NotationError(f"{quoted(t.text)} at position {t.start + 1} is outside any definition",
                                 title="Cannot read the question")
         if t.kind == "name" and t.text not in written and t.text.lower() not in _VOCABULARY:
-            raise NotationError(f"the word {t.text!r} is neither a defined name nor part of the "
+            raise NotationError(f"the word {quoted(t.text)} is neither a defined name nor part of the "
                                 f"notation vocabulary (no story words)",
                                 title="Cannot read the question")
         sentences[-1].append(t)
@@ -260,7 +260,7 @@ def read_notation(text: str) -> NotationQuestion:
         else:
             steps[name] = expr
     if target not in steps:
-        raise NotationError(f"{target!r} is given as a number; there is nothing to compute",
+        raise NotationError(f"{quoted(target)} is given as a number; there is nothing to compute",
                             title="Nothing to compute")
     order = _in_order(steps, set(givens))
     env = dict(givens)
@@ -268,11 +268,11 @@ def read_notation(text: str) -> NotationQuestion:
         try:
             env[name] = evaluate(steps[name], env)
         except ExpressionError as exc:
-            raise NotationError(f"{written[name]!r} cannot be computed: {exc}",
+            raise NotationError(f"{quoted(written[name])} cannot be computed: {exc}",
                                 title="Cannot compute") from exc
     if target != TARGET and TARGET in written:
-        raise NotationError(f"the question asks for {target!r} but also defines {TARGET!r}; "
-                            f"ask for {TARGET!r} or rename it", title="Cannot read the question")
+        raise NotationError(f"the question asks for {quoted(target)} but also defines {quoted(TARGET)}; "
+                            f"ask for {quoted(TARGET)} or rename it", title="Cannot read the question")
     return NotationQuestion(raw, givens, target, [(n, steps[n]) for n in order])
 
 

@@ -41,6 +41,7 @@ from qcstation.core.construct.make.rules import (
 )
 from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
 from qcstation.common.errors import GenerationError, VerificationError
+from qcstation.common.safe import quoted
 
 __all__ = [
     "NotationError",
@@ -175,9 +176,9 @@ def _term(node: Node, consts: dict[str, str]) -> Expr:
             return Num(Fraction(node.text), node.text)
         name = symbol_name(node)
         if name is None:
-            raise NotationError(f"{node.text!r} is not an arithmetic term")
+            raise NotationError(f"{quoted(node.text)} is not an arithmetic term")
         if name not in consts:
-            raise NotationError(f"{name!r} is not a declared constant")
+            raise NotationError(f"{quoted(name)} is not a declared constant")
         return Name(name)
     if not node.items:
         raise NotationError("empty term '()'")
@@ -189,7 +190,7 @@ def _term(node: Node, consts: dict[str, str]) -> Expr:
     if op not in ("+", "-", "*", "/"):
         shown = op if op is not None else _node_text(head)
         raise NotationError(
-            f"operator {shown!r} in {_node_text(node)[:80]} cannot be rendered "
+            f"operator {quoted(shown)} in {_node_text(node)[:80]} cannot be rendered "
             "(only + - * / are supported)"
         )
     if not args:
@@ -224,7 +225,7 @@ def _compare(op: str, values: list[Fraction]) -> bool:
         return all(a >= b for a, b in pairs)
     if op == "distinct":
         return len(set(values)) == len(values)
-    raise NotationError(f"unsupported relation {op!r}")
+    raise NotationError(f"unsupported relation {quoted(op)}")
 
 
 def _holds(node: Node, consts: dict[str, str], env: dict[str, Fraction]) -> bool:
@@ -232,7 +233,7 @@ def _holds(node: Node, consts: dict[str, str], env: dict[str, Fraction]) -> bool
     if isinstance(node, Token):
         if node.text in ("true", "false"):
             return node.text == "true"
-        raise NotationError(f"{node.text!r} is not a constraint")
+        raise NotationError(f"{quoted(node.text)} is not a constraint")
     head = symbol_name(node.items[0]) if node.items and isinstance(node.items[0], Token) else None
     args = node.items[1:]
     if head == "and":
@@ -355,23 +356,23 @@ def _read_source(smtlib: str) -> _Source:
         if cmd.name in ("declare-const", "declare-fun"):
             name = symbol_name(args[0]) or ""
             if cmd.name == "declare-fun" and isinstance(args[1], SList) and args[1].items:
-                raise NotationError(f"function {name!r} takes arguments; only constants can be rendered")
+                raise NotationError(f"function {quoted(name)} takes arguments; only constants can be rendered")
             sort_node = args[-1]
             sort = sort_node.text if isinstance(sort_node, Token) else _node_text(sort_node)
             if sort not in ("Real", "Int"):
-                raise NotationError(f"constant {name!r} has sort {sort}; only Int and Real can be rendered")
+                raise NotationError(f"constant {quoted(name)} has sort {sort}; only Int and Real can be rendered")
             consts[name] = sort
         elif cmd.name in ("define-fun", "define-const"):
             name = symbol_name(args[0]) or ""
             if cmd.name == "define-fun":
                 if isinstance(args[1], SList) and args[1].items:
-                    raise NotationError(f"function {name!r} takes arguments; only constants can be rendered")
+                    raise NotationError(f"function {quoted(name)} takes arguments; only constants can be rendered")
                 sort_node, body = args[2], args[3]
             else:
                 sort_node, body = args[1], args[2]
             sort = sort_node.text if isinstance(sort_node, Token) else _node_text(sort_node)
             if sort not in ("Real", "Int"):
-                raise NotationError(f"{name!r} has sort {sort}; only Int and Real can be rendered")
+                raise NotationError(f"{quoted(name)} has sort {sort}; only Int and Real can be rendered")
             consts[name] = sort
             defs[name] = _term(body, consts)
         elif cmd.name == "assert":
@@ -398,7 +399,7 @@ def _read_source(smtlib: str) -> _Source:
             raise NotationError("no target: the SMT-LIB declares no 'answer' constant and has no (get-value (...))")
         target = TARGET
     if target not in consts:
-        raise NotationError(f"the asked-for term {target!r} is not a declared constant")
+        raise NotationError(f"the asked-for term {quoted(target)} is not a declared constant")
     return _Source(consts, defs, checks, target)
 
 
@@ -449,21 +450,21 @@ def _evaluate(src: _Source) -> dict[str, Fraction]:
             return env[name]
         if name not in defs:
             raise NotationError(
-                f"{name!r} is not defined by any (assert (= {name} ...)) or define-fun; "
+                f"{quoted(name)} is not defined by any (assert (= {name} ...)) or define-fun; "
                 "the SMT-LIB must be solved, not just computed"
             )
         if name in visiting:
-            raise NotationError(f"the definition of {name!r} depends on itself")
+            raise NotationError(f"the definition of {quoted(name)} depends on itself")
         visiting.add(name)
         for dep in expr_names(defs[name]):
             value_of(dep)
         try:
             val = evaluate(defs[name], env)
         except ExpressionError as exc:
-            raise NotationError(f"the definition of {name!r} cannot be computed: {exc}") from exc
+            raise NotationError(f"the definition of {quoted(name)} cannot be computed: {exc}") from exc
         visiting.discard(name)
         if src.consts.get(name) == "Int" and val.denominator != 1:
-            raise NotationError(f"{name!r} is an Int but its definition evaluates to {val}")
+            raise NotationError(f"{quoted(name)} is an Int but its definition evaluates to {val}")
         env[name] = val
         return val
 
@@ -608,7 +609,7 @@ def render_notation(smtlib: str) -> NotationQuestion:
     derived = [n for n in needed if _literal(defs[n]) is None]
     if src.target in given_named:
         raise NotationError(
-            f"{src.target!r} is stated directly as {format_number(env[src.target])}; there is nothing to compute"
+            f"{quoted(src.target)} is stated directly as {format_number(env[src.target])}; there is nothing to compute"
         )
     aliases = _Aliases(defs, derived, src.target)
     naming = _Naming(aliases, given_named, env, src.target)
@@ -624,7 +625,7 @@ def render_notation(smtlib: str) -> NotationQuestion:
     target_expr = naming.definition(aliases.body[src.target])
     if isinstance(target_expr, Name) and not definitions:
         raise NotationError(
-            f"{src.target!r} is just the given number {format_number(env[src.target])}; there is nothing to compute"
+            f"{quoted(src.target)} is just the given number {format_number(env[src.target])}; there is nothing to compute"
         )
     definitions.append((TARGET, target_expr))
     naming.source_names[TARGET] = src.target
@@ -677,39 +678,39 @@ def parse_notation_text(text: str) -> NotationQuestion:
     for item in _split_items(m.group("givens")):
         im = _ITEM_RE.match(item)
         if not im:
-            raise NotationError(f"cannot read the given {item!r}")
+            raise NotationError(f"cannot read the given {quoted(item)}")
         name, value_text = im.groups()
         try:
             value_expr = parse_expression(value_text)
             value = evaluate(value_expr)
         except ExpressionError as exc:
-            raise NotationError(f"the given {item!r} is not a number: {exc}") from exc
+            raise NotationError(f"the given {quoted(item)} is not a number: {exc}") from exc
         if not (_literal(value_expr) is not None or _is_fraction_literal(value_expr)):
-            raise NotationError(f"the given {item!r} is not a single number")
+            raise NotationError(f"the given {quoted(item)} is not a single number")
         if name in variables:
-            raise NotationError(f"{name!r} is given twice")
+            raise NotationError(f"{quoted(name)} is given twice")
         variables[name] = value
     definitions: list[tuple[str, Expr]] = []
     known = set(variables)
     for item in _split_items(m.group("derived")):
         im = _ITEM_RE.match(item)
         if not im:
-            raise NotationError(f"cannot read the definition {item!r}")
+            raise NotationError(f"cannot read the definition {quoted(item)}")
         name, expr_text = im.groups()
         try:
             expr = parse_expression(expr_text, names=True)
         except ExpressionError as exc:
-            raise NotationError(f"the definition {item!r} is not arithmetic: {exc}") from exc
+            raise NotationError(f"the definition {quoted(item)} is not arithmetic: {exc}") from exc
         unknown = [n for n in expr_names(expr) if n not in known]
         if unknown:
-            raise NotationError(f"{item!r} uses {', '.join(unknown)} before it is defined")
+            raise NotationError(f"{quoted(item)} uses {', '.join(unknown)} before it is defined")
         if name in known:
-            raise NotationError(f"{name!r} is defined twice")
+            raise NotationError(f"{quoted(name)} is defined twice")
         known.add(name)
         definitions.append((name, expr))
     target = m.group("target")
     if target not in {n for n, _ in definitions}:
-        raise NotationError(f"the asked-for {target!r} is not defined")
+        raise NotationError(f"the asked-for {quoted(target)} is not defined")
     return NotationQuestion(text, variables, target, definitions)
 
 
@@ -725,7 +726,7 @@ def notation_to_smtlib(q: NotationQuestion) -> str:
     parsed = parse_notation_text(q.text)
     if parsed.target != TARGET:
         # keep the verifier's convention: the asked-for quantity is 'answer'
-        raise NotationError(f"the question asks for {parsed.target!r}, not {TARGET!r}")
+        raise NotationError(f"the question asks for {quoted(parsed.target)}, not {quoted(TARGET)}")
     return question_smtlib(parsed)
 
 

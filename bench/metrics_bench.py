@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 
 from db import Store  # noqa: E402
 from qcstation.eval import metrics  # noqa: E402
+from qcstation.eval.metric_values import fmt_ci, fmt_value  # noqa: E402
 
 TASK = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rt": "refinement",
         "rm": "refinement", "fi": "final"}
@@ -93,8 +94,8 @@ def main() -> int:
         timed("write_report with --compare (7 files)",
               lambda: write_report(store, a, Path(tmp) / "report", compare=b))
         for code, mv in lb[0].values.items():
-            print(f"  {mv.label:<16} {metrics.fmt_value(code, mv.value, digits=2):>8} "
-                  f"{metrics.fmt_ci(mv, digits=2):<18} n={mv.n}")
+            print(f"  {mv.label:<16} {fmt_value(code, mv.value, digits=2):>8} "
+                  f"{fmt_ci(mv, digits=2):<18} n={mv.n}")
         print(f"  compare fi: {cmp_.a_only} vs {cmp_.b_only} discordant, p={cmp_.p_value:.3g}")
         store.close()
     return 0

@@ -90,14 +90,8 @@ def test_no_source_file_is_over_800_lines() -> None:
     """A file over 800 lines holds more than one thing a reader can keep in mind: split it
     by meaning (as construct's reread, keyinfo and pipeline were)."""
     bad = [f"{p.relative_to(ROOT)}: {n}" for p in _py_files("qcstation", "screens", "db", "exports", "tests")
-           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800
-           and str(p.relative_to(ROOT)) not in NOT_SPLIT_YET]
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
     assert bad == []
-
-
-#: files over 800 lines, each to be split and taken off this list: eval/metrics.py grew past it
-#: (811) while the evaluation work edited it
-NOT_SPLIT_YET = {"qcstation/eval/metrics.py"}
 
 
 def test_mypy_reads_every_folder_and_ignores_no_module_wholesale() -> None:

@@ -46,7 +46,10 @@ Modules, bottom up (a module imports only those above it in this list)
 ``provenance``  what a run measured: release, model, refinement protocol, judges, templates,
                 replies stopped by length; differences between two runs' ways of measuring.
 ``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
-                Spearman (numpy, scipy).
+                Spearman (numpy, scipy): the computations over a run's scores.
+``metric_values``  the records they give (``MetricValue``, ``RunMetrics``, ``Confusion``,
+                ``Comparison``, ``Correlation``) and how a value is written (``fmt_value``,
+                ``fmt_ci``); records only, no store.
 ``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
                 ``eval resume`` and of the workstation's runs screen; its
                 ``RunOutcome`` carries the run's figures (``RunFigures``: counts, metrics).
@@ -141,7 +144,8 @@ from qcstation.eval.types import (  # noqa: F401
 #   or 1..100 for un), lo, hi (95% interval), n, counts per verdict, not_model (left out,
 #   counted apart); value None when not scored, and MetricValue.note says why. run_ids=None
 #   means every finished run; load_run() reads a run once and every function takes it back
-#   as table= to avoid re-reading.
+#   as table= to avoid re-reading. The records (RunMetrics, MetricValue, Confusion,
+#   Comparison, Correlation) and fmt_value / fmt_ci live in metric_values.
 # metrics.breakdown(store, run_id, by="source" | "difficulty", *, n_boot=1000, seed=0,
 #                   table=None) -> dict[group, dict[code, MetricValue]]
 # metrics.confusion(store, run_id, *, table=None)

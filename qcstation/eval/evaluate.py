@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store
-from qcstation.eval.metrics import RunMetrics, leaderboard
+from qcstation.eval.metric_values import RunMetrics
+from qcstation.eval.metrics import leaderboard
 from qcstation.eval.runner import RunProgress, execute_run
 from qcstation.eval.runs import release_lease
 from qcstation.eval.scorers import ScoreSummary, score_run, summarize_verdicts

@@ -25,6 +25,7 @@ from typing import Any
 from db.store import Store
 from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
+from qcstation.eval.metric_values import Comparison, Confusion, MetricValue, RunMetrics, fmt_ci, fmt_value
 from qcstation.eval import provenance as P
 from qcstation.eval.runs import load_spec, run_row
 from qcstation.eval.types import DESCRIPTIONS, METRICS, REPORT_CODES
@@ -66,7 +67,7 @@ def plain(text: Any, limit: int = 40) -> str:
     return display_text(text, limit).replace("$", r"\$")
 
 
-def run_title(rm: M.RunMetrics, *, limit: int = 60) -> str:
+def run_title(rm: RunMetrics, *, limit: int = 60) -> str:
     name = f" “{display_text(rm.name, limit)}”" if rm.name else ""
     return f"run {rm.run_id}: {display_text(rm.label, limit)}{name}"
 
@@ -79,12 +80,12 @@ def _table(headers: list[str], rows: list[list[str]], align: list[str] | None = 
     return lines
 
 
-def _cell(mv: M.MetricValue, *, ci: bool = True) -> str:
+def _cell(mv: MetricValue, *, ci: bool = True) -> str:
     failed = f" ({mv.failed} failed)" if mv.failed else ""
     if mv.value is None:
         return ("not scored" if mv.note and mv.note.startswith("not scored") else "—") + failed
-    v = M.fmt_value(mv.code, mv.value)
-    return (f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
+    v = fmt_value(mv.code, mv.value)
+    return (f"{v} {fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
 
 
 def _spec(store: Store, run_id: int) -> dict[str, Any]:
@@ -100,7 +101,7 @@ def _short(value: Any, limit: int = 80) -> str:
     return md(value, limit)
 
 
-def _details(store: Store, rm: M.RunMetrics) -> list[str]:
+def _details(store: Store, rm: RunMetrics) -> list[str]:
     row = run_row(store, rm.run_id)
     spec = _spec(store, rm.run_id)
     prov = P.describe(store, rm.run_id)
@@ -139,7 +140,7 @@ def _details(store: Store, rm: M.RunMetrics) -> list[str]:
                              if v is not None and v != "" and v != {}], ["l", "l"])
 
 
-def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
+def _leaderboard(runs: list[RunMetrics], n_boot: int, seed: int,
                  store_ref: tuple[Store, ...] = ()) -> list[str]:
     headers = ["metric"] + [md(run_title(r, limit=40)) for r in runs] + ["items"]
     rows = []
@@ -184,7 +185,7 @@ def _leaderboard(runs: list[M.RunMetrics], n_boot: int, seed: int,
     return lines
 
 
-def _verdicts(runs: list[M.RunMetrics], tables: list[M.RunTable]) -> list[str]:
+def _verdicts(runs: list[RunMetrics], tables: list[M.RunTable]) -> list[str]:
     """The stored verdicts per metric, as stored (a gated metric's row counts its verdicts
     on every item-sample, not the pass/fail of its gated figure)."""
     verdicts = ["correct", "wrong", "unparseable", "error", "not_scored", "judge_error",
@@ -217,7 +218,7 @@ def _verdicts(runs: list[M.RunMetrics], tables: list[M.RunTable]) -> list[str]:
     return lines
 
 
-def _groups_table(groups: dict[str, dict[str, M.MetricValue]]) -> list[str]:
+def _groups_table(groups: dict[str, dict[str, MetricValue]]) -> list[str]:
     if not groups:
         return ["No scores yet."]
     rows = []
@@ -227,7 +228,7 @@ def _groups_table(groups: dict[str, dict[str, M.MetricValue]]) -> list[str]:
     return _table(["group", "items"] + [M.LABELS[c] for c in GROUP_CODES], rows)
 
 
-def _confusion_md(conf: dict[str, M.Confusion]) -> list[str]:
+def _confusion_md(conf: dict[str, Confusion]) -> list[str]:
     names = {"re": "Reasoning", "ar": "Arithmetic", "re+ar": "Reasoning and Arithmetic"}
     lines: list[str] = []
     for key, c in conf.items():
@@ -250,8 +251,8 @@ def _listed(ids: list[int], keys: dict[int, str]) -> str:
     return ", ".join(shown) + (f", … and {more} more" if more > 0 else "")
 
 
-def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
-                comps: list[M.Comparison]) -> list[str]:
+def _comparison(store: Store, a: RunMetrics, b: RunMetrics,
+                comps: list[Comparison]) -> list[str]:
     lines = [f"A = {md(run_title(a))}; B = {md(run_title(b))}. Paired over the items both "
              "runs scored on the metric; each item's value is the mean over its samples (as on "
              "the leaderboard); LLM@Un counts as passed at 90 or more, over judged replies "
@@ -264,7 +265,7 @@ def _comparison(store: Store, a: M.RunMetrics, b: M.RunMetrics,
                   + "; ".join(md(d, 200) for d in diffs) + ".", ""]
     rows = []
     for c in comps:
-        rows.append([c.label, str(c.n), M.fmt_value("fi", c.a_value), M.fmt_value("fi", c.b_value),
+        rows.append([c.label, str(c.n), fmt_value("fi", c.a_value), fmt_value("fi", c.b_value),
                      str(c.a_only), str(c.b_only), str(c.both_correct), str(c.both_wrong),
                      f"{c.p_value:.3g}" if c.n else "—"])
     lines += _table(["metric", "paired items", "A", "B", "A only", "B only", "both correct",
@@ -320,7 +321,7 @@ def _pct(code: str, v: float | None) -> float | None:
     return v if code == "un" else 100 * v
 
 
-def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
+def _fig_dimensions(runs: list[RunMetrics], out_dir: Path) -> list[str]:
     import numpy as np
 
     codes = [c for c in FIGURE_CODES if any(r.values[c].value is not None for r in runs)
@@ -362,7 +363,7 @@ def _fig_dimensions(runs: list[M.RunMetrics], out_dir: Path) -> list[str]:
     return _save(fig, out_dir, "dimensions")
 
 
-def _fig_confusion(runs: list[M.RunMetrics], confs: list[dict[str, M.Confusion]],
+def _fig_confusion(runs: list[RunMetrics], confs: list[dict[str, Confusion]],
                    out_dir: Path) -> list[str]:
     import numpy as np
 
@@ -391,7 +392,7 @@ def _fig_confusion(runs: list[M.RunMetrics], confs: list[dict[str, M.Confusion]]
     return _save(fig, out_dir, "confusion")
 
 
-def _fig_difficulty(runs: list[M.RunMetrics], bds: list[dict[str, dict[str, M.MetricValue]]],
+def _fig_difficulty(runs: list[RunMetrics], bds: list[dict[str, dict[str, MetricValue]]],
                     out_dir: Path) -> list[str]:
     import numpy as np
 

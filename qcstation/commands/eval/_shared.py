@@ -14,7 +14,7 @@ from qcstation.common.safe import display_text
 
 if TYPE_CHECKING:
     from db import Store
-    from qcstation.eval.metrics import MetricValue, RunMetrics
+    from qcstation.eval.metric_values import MetricValue, RunMetrics
 
 
 def config(args: argparse.Namespace) -> Any:
@@ -35,13 +35,13 @@ def resolve(store: Store, refs: list[str]) -> list[int]:
 
 
 def cell(mv: MetricValue, *, ci: bool) -> str:
-    from qcstation.eval import metrics as M
+    from qcstation.eval.metric_values import fmt_ci, fmt_value
 
     failed = f" ({mv.failed} failed)" if mv.failed else ""
     if mv.value is None:
         return ("n/s" if mv.note and mv.note.startswith("not scored") else "-") + failed
-    v = M.fmt_value(mv.code, mv.value)
-    return (f"{v} {M.fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
+    v = fmt_value(mv.code, mv.value)
+    return (f"{v} {fmt_ci(mv)}" if ci and mv.lo is not None else v) + failed
 
 
 def failed_line(who: str, mv: MetricValue) -> str | None:

@@ -43,6 +43,7 @@ def register(actions: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval import metrics as M
+    from qcstation.eval.metric_values import fmt_value
 
     with store_from_args(args) as store:
         a, b = resolve(store, [args.run_a, args.run_b])
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  over judged replies; failed or unreadable replies (no score, kept apart): "
               f"A {cmp_.a_failed}, B {cmp_.b_failed} item-samples")
     if cmp_.n:
-        print(f"  A {M.fmt_value('fi', cmp_.a_value)}   B {M.fmt_value('fi', cmp_.b_value)}")
+        print(f"  A {fmt_value('fi', cmp_.a_value)}   B {fmt_value('fi', cmp_.b_value)}")
         print(f"  both all correct {cmp_.both_correct}, both all not correct {cmp_.both_wrong}, "
               f"A higher {cmp_.a_only}, B higher {cmp_.b_only}")
         print(f"  exact sign test p = {cmp_.p_value:.4g}"

@@ -13,7 +13,8 @@ Modules, bottom up (a module imports only those above it in this list)
                  the stated tolerance (``matches``); ``count_numbers``.
 ``expr``         the bounded arithmetic expression language: ``Expr`` trees,
                  ``parse_expression`` (never ``eval``), ``evaluate`` in exact arithmetic,
-                 SMT-LIB terms, ``ExpressionError`` and the rules' ``RuleError``.
+                 SMT-LIB terms, ``ExpressionError`` (the rules' ``RuleError`` is making's:
+                 ``construct/make/rules/result``).
 ``inline``       computations written in running text (``54 − 37 = 17``): what ingest counts
                  as a solution's steps, and what key information and error injection read.
 ``textnumbers``  numbers as a question or a solution writes them (digits, fractions,

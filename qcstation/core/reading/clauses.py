@@ -6,8 +6,8 @@ cost $7.00 per pound"). A cut that leaves a clause without its subject ("Charged
 less money"), without a verb ("A ballpen at $0.5 each", "4 sacks to her brother", "20
 people") or with its verb only inside a dependent clause ("1/2 of what her brother earns")
 is a fragment. :func:`reads_as_clause` says which; the rule-made key information keeps a
-clause only when it does, and the audit's ``known-fragment`` flag checks every known
-quantity cut from the question with it (:func:`known_fragments`).
+clause only when it does, and the audit's ``known-fragment`` and ``scenario-fragment`` flags
+check key information with it (:mod:`qcstation.core.construct.check.fragments`).
 
 No parser: a closed list of the verbs word problems use (and their regular forms), read in
 the position a finite verb takes (after a subject, never after a determiner, a preposition,
@@ -21,8 +21,8 @@ import re
 
 from qcstation.common.memo import text_memo
 
-__all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "known_fragments", "scenario_fragments",
-           "is_question_sentence", "MAX_TEXT"]
+__all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "is_question_sentence",
+           "sentence_key", "MAX_TEXT"]
 
 MAX_TEXT = 2_000
 
@@ -295,14 +295,16 @@ _SPACES = re.compile(r"\s+")
 _JOINING = re.compile(r"(?:and|but|so|then|if|when|given that|suppose that|assuming that)\s+")
 
 
-def _norm(text: str) -> str:
+def sentence_key(text: str) -> str:
+    """``text`` as it is compared with a question's sentences: runs of spaces one space, end
+    marks and edge punctuation trimmed, lower case."""
     return _SPACES.sub(" ", text).strip(" .?!,;:").lower()
 
 
 def is_question_sentence(text: str, sentences: list[str]) -> bool:
     """Is ``text`` one of ``sentences`` (as written, up to its end mark, its first letter's case
     and a leading joining word)?"""
-    return _norm(text) in _sentence_forms(tuple(sentences))
+    return sentence_key(text) in _sentence_forms(tuple(sentences))
 
 
 @text_memo(maxsize=256)
@@ -311,46 +313,9 @@ def _sentence_forms(sentences: tuple[str, ...]) -> frozenset[str]:
     made once per question."""
     out: set[str] = set()
     for s in sentences:
-        n = _norm(s)
+        n = sentence_key(s)
         out.add(n)
         lead = _JOINING.match(n)
         if lead:
             out.add(n[lead.end():])
     return frozenset(out)
-
-
-def known_fragments(known: list[str], question: str) -> list[str]:
-    """The known quantities cut from ``question`` (their words stand in it as written) that
-    are neither one of its sentences nor a clause with its own subject and verb. A known
-    quantity in other words (a paraphrase) is no cut and is not judged here."""
-    question = question[:MAX_TEXT * 20]
-    q = _SPACES.sub(" ", question).lower()
-    whole = sentences(question)
-    out: list[str] = []
-    for item in known:
-        if not isinstance(item, str) or not item.strip():
-            continue
-        t = _norm(item)
-        if not t or t not in q or is_question_sentence(item, whole):
-            continue
-        if not reads_as_clause(item):
-            out.append(item.strip()[:120])
-    return out
-
-
-def scenario_fragments(scenario: str, question: str) -> list[str]:
-    """The sentences of a problem scenario that are no sentence of ``question`` as written (a
-    part cut from one, or a premise restated as a fact) and do not read as a statement of their
-    own: no subject and verb, a clause that ends where its main clause was cut off ("At the end
-    of the 8 weeks, if she has a total of $100.", "..., so."), or a question mark inside ("It was
-    $120 initially? (Round to the nearest integer)."). The question's own sentences are its
-    words, never judged."""
-    whole = sentences(question[:MAX_TEXT * 20])
-    out: list[str] = []
-    for s in sentences(scenario[:MAX_TEXT * 20]):
-        if is_question_sentence(s, whole):
-            continue
-        body = s.strip().rstrip(".!")
-        if "?" in body or not reads_as_clause(body.strip("()")):
-            out.append(s.strip()[:120])
-    return out

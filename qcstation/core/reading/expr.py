@@ -4,7 +4,7 @@ A small recursive-descent parser (never ``eval``) reads infix arithmetic into an
 ``Expr`` tree (:class:`Num`, :class:`Name`, :class:`BinOp`, :class:`Neg`) and
 :func:`evaluate` computes it in exact ``Fraction`` arithmetic. Untrusted text is held
 to the limits below (length, nesting, digits, expanded size, value bits): beyond one,
-:class:`ExpressionError` names the limit. Also here: the errors rules raise, the
+:class:`ExpressionError` names the limit. Also here: the
 SMT-LIB rendering of terms, and small tree helpers (literal values, a canonical form).
 """
 
@@ -16,18 +16,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
-from qcstation.common.errors import GenerationError
 from qcstation.common.memo import text_memo
 
 
 # --------------------------------------------------------------------------- errors
-
-
-class RuleError(GenerationError):
-    """No exact rule could formalize this seed; ``str(err)`` says why."""
-
-    def __init__(self, message: str, title: str = "No rule applies") -> None:
-        super().__init__(message, title)
 
 
 class ExpressionError(ValueError):
@@ -65,7 +57,7 @@ Expr = Union[Num, Name, BinOp, Neg]
 MAX_EXPONENT = 12
 
 # Limits on untrusted expression text (seed solutions, equations): a seed beyond one of
-# them is refused with the limit named (ExpressionError → RuleError), never a crash or a
+# them is refused with the limit named (ExpressionError; a rule turns it into its RuleError), never a crash or a
 # minutes-long computation.
 MAX_EXPRESSION_CHARS = 1_000  #: characters in one expression
 MAX_DEPTH = 100  #: nesting of parentheses and unary signs

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.reading.clauses import is_question_sentence, known_fragments, reads_as_clause
+from qcstation.core.construct.check.fragments import known_fragments
+from qcstation.core.reading.clauses import is_question_sentence, reads_as_clause
 
 
 @pytest.mark.parametrize("text", [

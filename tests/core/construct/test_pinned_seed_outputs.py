@@ -515,7 +515,7 @@ def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k
     """Over all of GSM8K test: no known quantity is a fragment, none is listed twice, every
     given the formalization declares is in one (a given never dropped by a merge), and no
     sentence of the scenario is a fragment."""
-    from qcstation.core.reading.clauses import known_fragments, scenario_fragments
+    from qcstation.core.construct.check.fragments import known_fragments, scenario_fragments
     from qcstation.core.construct.make.keyinfo import KeyInfoError
 
     made = 0

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from qcstation.core.reading.clauses import reads_as_clause, scenario_fragments, sentences
+from qcstation.core.construct.check.fragments import scenario_fragments
+from qcstation.core.reading.clauses import reads_as_clause, sentences
 from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.construct.check.selfcheck import audit_artifact

@@ -16,6 +16,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``reread``               key information and a wrong chain of thought re-read against the
                          question and the solution (value leaks, hidden numbers,
                          irrelevant-but-used, stale edits).
+``fragments``            key information that reads as no statement of its own (a known
+                         quantity or a scenario sentence cut without subject and verb).
 ``selfcheck``            the flags stored with each artifact (what the rules could not settle).
 ``notation_reader``      reads any wording of a notation question back to its formalization;
 ``notation_rephrasing``  judges a model's rewording of one.

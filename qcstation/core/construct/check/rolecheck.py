@@ -1,11 +1,11 @@
 """An independent check of what each given of a rule-made formalization measures (issue 26).
 
 The rules tie a number of the solution to a place of the question by the words around both
-(:mod:`qcstation.core.construct.make.rules.binding`); the checks of :mod:`.bindings` read those words again with the rules'
-own stems. This module reads them a third way, with nothing shared but the texts: for every
-given (its place in the question, stored with the formalization) and every step that uses it,
-it reads the *kind of quantity* the question's words give the place and the kind the
-solution's words give the number on that step's line:
+(:mod:`qcstation.core.construct.make.rules.binding`); the checks of :mod:`.bindings` read
+those words again with the rules' own stems. This module reads them a third way, with
+nothing shared but the texts: for every given (its place in the question, stored with the
+formalization) and every step that uses it, it reads the *kind of quantity* the question's
+words give the place and the kind the solution's words give the number on that step's line:
 
     time (minutes, days, weeks...), money ($, dollars, cents), people (students, friends,
     kids...), length, weight, volume, percent; or a count of some other thing ("dance classes").

@@ -42,7 +42,7 @@ never from the labels the rule stored with the artifact:
 * ``scenario-fragment`` (understanding): a sentence of the problem scenario that is no
   sentence of the question as written and does not read as a statement of its own ("At the
   end of the 8 weeks, if she has a total of $100.", "Profit is the difference between total
-  income and total expenses, so."); see :func:`qcstation.core.reading.clauses.scenario_fragments`.
+  income and total expenses, so."); see :func:`qcstation.core.construct.check.fragments.scenario_fragments`.
 * ``given-role`` (reasoning), a **hard** flag: read a third way, by
   :mod:`qcstation.core.construct.check.rolecheck` (its own reading of the texts, no rule code), a
   step's line writes a given's value only with words of another kind of quantity than the
@@ -335,14 +335,14 @@ def _audit_keyinfo(content: dict[str, Any], question: str = "", solution: str = 
                   for m in used_irrelevant(irrelevant, question, solution)[:5]]
     known = content.get("known_quantities")
     if isinstance(known, list) and question:
-        from qcstation.core.reading.clauses import known_fragments
+        from qcstation.core.construct.check.fragments import known_fragments
 
         flags += [Flag("known-fragment", "understanding",
                        f"{k!r} is cut from the question and has no subject and verb of its own")
                   for k in known_fragments(known, question)[:5]]
     scenario = content.get("problem_scenario")
     if isinstance(scenario, str) and question:
-        from qcstation.core.reading.clauses import scenario_fragments
+        from qcstation.core.construct.check.fragments import scenario_fragments
 
         flags += [Flag("scenario-fragment", "understanding",
                        f"the scenario's {s!r} is no sentence of the question and reads as no statement of its own")

@@ -57,7 +57,6 @@ from qcstation.core.reading.expr import (
     Name,
     Neg,
     Num,
-    RuleError,
     evaluate,
     expr_names,
     expr_to_sexpr,
@@ -73,7 +72,7 @@ from qcstation.core.reading.inline import (
     find_inline_computations,
     normalize_visible,
 )
-from qcstation.core.construct.make.rules.result import RuleResult, RuleStep
+from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep
 
 __all__ = [
     "Num",

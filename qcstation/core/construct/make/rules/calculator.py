@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.reading.expr import (Expr, ExpressionError, RuleError, evaluate, expr_names,
+from qcstation.core.reading.expr import (Expr, ExpressionError, evaluate, expr_names,
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
 from qcstation.core.construct.make.rules.constants import declare_literals
@@ -17,7 +17,7 @@ from qcstation.core.construct.make.rules.givens import Givens, content_words, pr
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.links import Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
-from qcstation.core.construct.make.rules.result import RuleResult, RuleStep, build_smtlib
+from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 from qcstation.core.reading.answers import parse_number
 
 

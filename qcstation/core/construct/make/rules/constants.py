@@ -20,8 +20,9 @@ import functools
 import re
 from fractions import Fraction
 
-from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, RuleError, fmt
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["FACTOR_VALUES", "declare_literals"]
 

@@ -10,8 +10,7 @@ from fractions import Fraction
 
 from qcstation.core.construct.make.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
 from qcstation.core.construct.make.rules.equation import smt_from_equation
-from qcstation.core.reading.expr import RuleError
-from qcstation.core.construct.make.rules.result import RuleResult
+from qcstation.core.construct.make.rules.result import RuleError, RuleResult
 from qcstation.core.reading.answers import parse_number
 
 

@@ -17,9 +17,9 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, RuleError,
+from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num,
                                                  evaluate, expr_names, expr_to_sexpr, fmt, parse_expression)
-from qcstation.core.construct.make.rules.result import RuleResult, RuleStep, build_smtlib
+from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 
 
 # --------------------------------------------------------------------------- equation rule

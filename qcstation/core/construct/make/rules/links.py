@@ -12,9 +12,10 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, RuleError, canon, expr_names,
+from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, canon, expr_names,
                                                  fmt, literal_value, literal_values)
 from qcstation.core.construct.make.rules.givens import Givens
+from qcstation.core.construct.make.rules.result import RuleError
 
 MAX_LINK_CHOICES = 4096
 

@@ -1,4 +1,5 @@
-"""What a rule returns: its steps, the SMT-LIB it builds, and what it recorded."""
+"""What a rule returns: its steps, the SMT-LIB it builds, and what it recorded; or, where no
+exact rule applies, the :class:`RuleError` saying why."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from qcstation.common.errors import GenerationError
 from qcstation.core.reading.expr import Expr, expr_to_sexpr, is_nonlinear
+
+
+class RuleError(GenerationError):
+    """No exact rule could formalize this seed; ``str(err)`` says why."""
+
+    def __init__(self, message: str, title: str = "No rule applies") -> None:
+        super().__init__(message, title)
 
 
 # --------------------------------------------------------------------------- results

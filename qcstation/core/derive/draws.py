@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from qcstation.core.derive.bindings import Given
-from qcstation.core.derive.numbers import Unwritable, decimal_places, render
+from qcstation.core.derive.numbers import Unwritable, render
+from qcstation.core.reading.answers import decimal_places
 
 __all__ = ["Domain", "domain", "item_rng", "same_digits", "shifted", "with_digits"]
 

@@ -18,11 +18,12 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from qcstation.core.reading.answers import decimal_places
+
 __all__ = [
     "WORDS",
     "Style",
     "Unwritable",
-    "decimal_places",
     "read_style",
     "render",
     "word_of",
@@ -91,19 +92,6 @@ class Style:
     def whole(self) -> bool:
         """Only whole written numbers fit this style (digits without decimals, words)."""
         return self.kind in ("word",) or (self.kind in ("number", "percent") and self.places == 0)
-
-
-def decimal_places(value: Fraction) -> int | None:
-    """Decimal places needed to write ``value`` exactly (None: not a finite decimal)."""
-    d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    return max(twos, fives) if d == 1 else None
 
 
 def _scale(written: Fraction, value: Fraction, percent: bool, words: str) -> int:

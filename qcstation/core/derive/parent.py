@@ -38,13 +38,14 @@ from qcstation.core.derive.bindings import (
     unused_numbers,
 )
 from qcstation.core.derive.model import fmt
-from qcstation.core.derive.numbers import Unwritable, decimal_places, render
+from qcstation.core.derive.numbers import Unwritable, render
 from qcstation.core.derive.rebuild import renaming, rule_of, skeleton
 from qcstation.core.derive.solution import (
     SolutionTemplate,
-    _leaves,
     format_value,
 )
+from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.expr import atoms
 
 __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
            "draft", "formalize", "precheck", "slow_precheck", "with_values"]
@@ -153,7 +154,7 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
     constants: set[Fraction] = set()
     for st in rule.steps:
         old[st.name] = Fraction(st.result)
-        for leaf in _leaves(st.expr):
+        for leaf in atoms(st.expr):
             if isinstance(leaf, Num) and leaf.text:
                 constants.add(leaf.value)
     _check_constants(str(seed["question"]), constants)

@@ -29,14 +29,14 @@ from typing import Any
 
 from qcstation.core.construct.make.rules import (
     ANNOTATION_RE,
-    BinOp,
     Name,
-    Neg,
     Num,
     find_inline_computations,
 )
 from qcstation.core.derive.bindings import Refusal
-from qcstation.core.derive.numbers import Unwritable, decimal_places, read_style, render
+from qcstation.core.derive.numbers import Unwritable, read_style, render
+from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.expr import atoms
 
 __all__ = ["Quantities", "SolutionTemplate", "format_value", "rewrite_solution", "slow_rewrite_solution",
            "step_index"]
@@ -147,22 +147,6 @@ def _bare(solution: str, comp: _Comp, expr_text: str) -> _Comp | None:
                  [*lhs_toks, *comp.results], comp.line_start)
 
 
-def _leaves(expr: Any) -> list[Any]:
-    out: list[Any] = []
-
-    def walk(e: Any) -> None:
-        if isinstance(e, (Num, Name)):
-            out.append(e)
-        elif isinstance(e, Neg):
-            walk(e.operand)
-        elif isinstance(e, BinOp):
-            walk(e.left)
-            walk(e.right)
-
-    walk(expr)
-    return out
-
-
 # a token's meaning: (quantity name or None for a constant, scale: token value / quantity
 # value, part: "" the whole value, "num"/"den" a fraction written as two numbers: 3/4)
 _Meaning = tuple[str | None, Fraction, str]
@@ -181,7 +165,7 @@ def _align(step: Any, comp: _Comp, q: Quantities) -> dict[int, _Meaning]:
     toks = _tokens(comp.lhs, comp.lhs_at)
     out: dict[int, _Meaning] = {}
     p = 0
-    for leaf in _leaves(step.expr):
+    for leaf in atoms(step.expr):
         if isinstance(leaf, Name) and leaf.name.startswith("k_"):
             # a named factor (construct.rules.constants: 100 for a percent, 60 min/h): a
             # constant, written in the solution as its number

@@ -28,7 +28,8 @@ from qcstation.core.derive.draws import (
     with_digits,
 )
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
-from qcstation.core.derive.numbers import decimal_places, render
+from qcstation.core.derive.numbers import render
+from qcstation.core.reading.answers import decimal_places
 from qcstation.core.derive.parent import (
     Derived,
     Draft,

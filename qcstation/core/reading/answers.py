@@ -18,6 +18,7 @@ from qcstation.common.memo import text_memo
 
 __all__ = [
     "ExactAnswer",
+    "decimal_places",
     "parse_answer",
     "parse_number",
     "fraction_to_str",
@@ -63,6 +64,19 @@ def fraction_to_str(value: Fraction) -> str:
 
 def fraction_from_str(text: str) -> Fraction:
     return Fraction(text)
+
+
+def decimal_places(value: Fraction) -> int | None:
+    """Decimal places needed to write ``value`` exactly (None: not a finite decimal)."""
+    d = value.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    return max(twos, fives) if d == 1 else None
 
 
 def _strip_wrappers(text: str) -> str:

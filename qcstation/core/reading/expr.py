@@ -11,7 +11,7 @@ SMT-LIB rendering of terms, and small tree helpers (literal values, a canonical 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -275,22 +275,24 @@ def bounded(value: Fraction) -> Fraction:
     return value
 
 
+def atoms(expr: Expr | None) -> Iterator[Num | Name]:
+    """The numbers and names of a term, left to right (none for None): the one walk of a
+    tree that :func:`expr_names` and :func:`leaves` read (iterative: no recursion per node)."""
+    stack: list[Expr | None] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, BinOp):
+            stack.append(e.right)
+            stack.append(e.left)
+        elif isinstance(e, Neg):
+            stack.append(e.operand)
+        elif isinstance(e, (Num, Name)):
+            yield e
+
+
 def expr_names(expr: Expr) -> list[str]:
     """Names used in an expression, in first-use order, without duplicates."""
-    out: list[str] = []
-
-    def walk(e: Expr) -> None:
-        if isinstance(e, Name):
-            if e.name not in out:
-                out.append(e.name)
-        elif isinstance(e, Neg):
-            walk(e.operand)
-        elif isinstance(e, BinOp):
-            walk(e.left)
-            walk(e.right)
-
-    walk(expr)
-    return out
+    return list(dict.fromkeys(a.name for a in atoms(expr) if isinstance(a, Name)))
 
 
 # --------------------------------------------------------------------------- SMT-LIB text
@@ -357,19 +359,7 @@ def literal_value(expr: Expr) -> Fraction | None:
 
 def leaves(expr: Expr) -> list[Num]:
     """The numbers of a term, left to right."""
-    out: list[Num] = []
-
-    def walk(e: Expr) -> None:
-        if isinstance(e, Num):
-            out.append(e)
-        elif isinstance(e, Neg):
-            walk(e.operand)
-        elif isinstance(e, BinOp):
-            walk(e.left)
-            walk(e.right)
-
-    walk(expr)
-    return out
+    return [a for a in atoms(expr) if isinstance(a, Num)]
 
 
 def literal_values(expr: Expr) -> list[Fraction]:

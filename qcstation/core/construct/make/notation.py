@@ -25,20 +25,9 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from qcstation.core.construct.make.rules import (
-    BinOp,
-    Expr,
-    ExpressionError,
-    Name,
-    Neg,
-    Num,
-    evaluate,
-    expr_names,
-    expr_to_sexpr,
-    fraction_to_smt,
-    is_nonlinear,
-    parse_expression,
-)
+from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
+                                         expr_to_sexpr, fraction_to_smt, is_nonlinear, parse_expression)
 from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
 from qcstation.common.errors import GenerationError, VerificationError
 from qcstation.common.safe import quoted
@@ -96,16 +85,8 @@ def format_number(value: Fraction) -> str:
     v = abs(value)
     if v.denominator == 1:
         return f"{sign}{v.numerator}"
-    d = v.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    places = max(twos, fives)
-    if d == 1 and places <= MAX_DECIMALS:
+    places = decimal_places(v)
+    if places is not None and places <= MAX_DECIMALS:
         scaled = v * 10**places
         digits = str(scaled.numerator).rjust(places + 1, "0")
         return f"{sign}{digits[:-places]}.{digits[-places:]}"

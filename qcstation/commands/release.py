@@ -249,7 +249,7 @@ def register(subparsers: Any) -> None:
     a.add_argument("name", metavar="NAME@VERSION",
                    help="the release, e.g. smart@1.0 (a new version, never reused)")
     a.add_argument("version", nargs="?", help=argparse.SUPPRESS)
-    a.add_argument("--notes", help="free text stored with the release")
+    a.add_argument("--notes", help="free text stored with the release (at most 500 characters)")
     a.add_argument("--export", action="store_true", help="export right after approving")
     a.add_argument("--out", default="exports", help="export root (default: ./exports)")
     a.add_argument("--allow-identical", action="store_true",

@@ -9,13 +9,14 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
 from qcstation.common.safe import one_line
+from qcstation.core.release.releases import NOTES_CHARS
 from qcstation.widgets.text_field import TextField
 from screens.dialogs.fields import OrderedFields
 
 #: a release name and version become directory names (at most 64 characters, see
 #: ``core/release/releases._NAME_RE``); the notes go into the manifest and the datasheet
+#: (at most ``releases.NOTES_CHARS``, as the shell's ``--notes``)
 NAME_CHARS = 64
-NOTES_CHARS = 500
 
 
 class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):

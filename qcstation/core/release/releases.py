@@ -98,6 +98,9 @@ FORMAT_VERSION = 3
 RELEASE_DIMENSIONS: tuple[str, ...] = DIMENSIONS
 RELEASABLE = USABLE_STATUSES
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+#: the most characters a release's notes may hold (the manifest and the datasheet carry them;
+#: the approve dialog's field and ``release approve --notes`` alike)
+NOTES_CHARS = 500
 _EXCLUDE_REASONS = {
     None: "no artifact yet",
     "generated": "not yet verified",
@@ -489,6 +492,9 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
     *derived release* of its items (:mod:`.derived`)."""
     _check_name("name", name)
     _check_name("version", version)
+    if len(notes) > NOTES_CHARS:
+        raise ReleaseError(f"the notes are {len(notes)} characters long; at most {NOTES_CHARS}",
+                           title="Notes too long")
     policy = qc_policy(cfg)
     actor = _approver(policy, actor)
     with store.transaction():

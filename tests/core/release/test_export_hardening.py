@@ -50,6 +50,18 @@ def test_release_names_must_be_plain(store: Store, cfg: Config, name: str) -> No
         rel.approve_release(store, "smart", name, actor="carol", cfg=cfg)
 
 
+def test_notes_longer_than_the_dialog_allows_are_refused(store: Store, cfg: Config) -> None:  # noqa: F811
+    """``release approve --notes`` is held to the approve dialog's limit (one constant)."""
+    _ready_store(store, cfg)
+    with pytest.raises(ReleaseError, match=f"501 characters long; at most {rel.NOTES_CHARS}"):
+        rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg,
+                            notes="n" * (rel.NOTES_CHARS + 1))
+    assert store.query("SELECT id FROM releases") == []
+    info = rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg,
+                               notes="n" * rel.NOTES_CHARS)
+    assert info.version == "1.0"
+
+
 def test_symlinked_export_folder_is_refused_not_followed(approved: Store, tmp_path: Path) -> None:
     elsewhere = tmp_path / "precious"
     (elsewhere / "smart" / "1.0").mkdir(parents=True)

@@ -196,7 +196,7 @@ def _fidelity(dg: Diagnosis) -> list[Table]:
                                              else "-" for s in steps])
     return [Table("fidelity", "Step fidelity: the reference's intermediate values found in "
                               "the chain of thought",
-                  ["", *[f"{s} steps" for s in steps]], rows,
+                  ["", *[f"{s} step" + ("" if s == 1 else "s") for s in steps]], rows,
                   note="share % (item-samples) by the number of intermediate values (the "
                        "answer is not one). " + CI_NOTE)]
 

@@ -125,13 +125,17 @@ def _details(store: Store, rm: RunMetrics) -> list[str]:
         ("stopped by the length limit", f"{prov.stopped_by_length} of {prov.replies} replies"
          + (f" ({100 * prov.length_share:.1f}%)" if prov.length_share is not None else "")),
         ("tasks", ", ".join(map(str, spec["tasks"])) if isinstance(spec.get("tasks"), list) else None),
-        ("shots", spec.get("shots")), ("temperature", spec.get("temperature")),
+        ("shots", spec.get("shots")), ("temperature (the run's, sent with every request)",
+                                       spec.get("temperature")),
         ("samples per item", spec.get("samples")), ("item limit", spec.get("limit")),
         ("items scored", max((v.n for v in rm.values.values()), default=0)),
         ("started", row.get("started_at")), ("finished", row.get("finished_at")),
     ]
     if isinstance(model, dict):
-        fields.insert(3, ("model config", {k: v for k, v in model.items() if k != "name"} or None))
+        # the model's configured temperature is not what the run sent (the run's is above):
+        # one temperature is shown, the one the requests carried
+        fields.insert(3, ("model config", {k: v for k, v in model.items()
+                                           if k not in ("name", "temperature")} or None))
     for key in ("scorer_versions", "scorers"):
         if spec.get(key):
             fields.append(("scorer versions", spec[key]))

@@ -90,6 +90,17 @@ def test_report_is_byte_identical_across_processes(store: Store, db_file: Path,
         assert data == (tmp_path / "cli" / f).read_bytes(), f
 
 
+def test_the_report_shows_one_temperature_the_runs(store: Store, tmp_path: Path) -> None:
+    """The model's configured temperature is not what the run sent: the run's alone is
+    shown, and says so."""
+    run = hand_run(store, spec={"model": {"name": "m", "temperature": 0.9, "max_tokens": 512},
+                                "temperature": 0.3})
+    text = write_report(store, run, tmp_path / "rep", n_boot=50).read_text(encoding="utf-8")
+    assert "| temperature (the run's, sent with every request) | 0.3 |" in text
+    assert "0.9" not in text and text.count("temperature") == 1
+    assert "max_tokens" in text.replace("\\_", "_")       # the rest of the model config
+
+
 def test_report_without_compare_and_without_scores(store: Store, tmp_path: Path) -> None:
     run = make_run(store, model="empty", status="running")
     path = write_report(store, run, tmp_path / "empty", n_boot=100)

@@ -568,7 +568,7 @@ class DashboardScreen(QCScreen):
         from qcstation.core.derive.runner import run_derive
 
         summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
-                             name=req.name, actor=self.qc_app.annotator, workers=1)
+                             name=req.name, actor=self.qc_app.annotator, workers=None)
         made = ", ".join(f"{t} {n}" for t, n in sorted(summary.made.items())) or "nothing"
         text = (f"Set {req.name}: made {made}. `qcstation derive status {req.name}` says why "
                 f"the rest was refused; review it with `qcstation qc sample all --set {req.name}`.")

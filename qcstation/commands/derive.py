@@ -297,11 +297,12 @@ def register(subparsers: Any) -> None:
         k.add_argument("--source", action="append", help="only seeds of this source (repeatable)")
         k.add_argument("--limit", type=positive_int, metavar="N", help="only the first N seeds")
         k.add_argument("--seed", type=_rng_seed, help="RNG seed (default: generation.rng_seed)")
-        k.add_argument("--workers", type=_workers, default=1, metavar="W",
-                       help="processes running the rules (default 1; 0: in this process)")
+        k.add_argument("--workers", type=_workers, default=None, metavar="W",
+                       help="processes running the rules (default: one per core this process "
+                            "may use, at most 16; 0: in this process)")
         k.add_argument("--z3-workers", type=_at_most(64), metavar="Z",
-                       help="Z3 worker processes (default: verify.workers less W, at least 1, "
-                            "so the run keeps to verify.workers busy processes)")
+                       help="Z3 worker processes (default: one per core this process may use, "
+                            "at most 16): each stage can use every core while the other waits")
         k.add_argument("--batch", type=_at_most(10_000), default=64, metavar="N",
                        help="parents stored per transaction (default 64): an interruption "
                             "loses at most the batch in progress, which the next run builds again")

@@ -48,8 +48,10 @@ Modules, lowest first; a module imports only modules above it in this list
                 formalization or from today's rules (a rule fixed since, a parent
                 regenerated): :func:`~.stale.check_set`, ``qcstation derive check``; what a
                 resumed run checks.
-``runner``      :func:`~.runner.run_derive`: lease, build (optionally in worker processes),
-                Z3 in the isolated verifier pool, store in one transaction per batch.
+``runner``      :func:`~.runner.run_derive`: lease, build (in rules worker processes, by
+                default one per usable core, or in the calling process), Z3 in the run's
+                isolated verifier pool (one worker per usable core), store in one
+                transaction per batch; a rules worker ends with the run's main process.
 ``report``      per-source shares of parents for which each transformation could be made,
                 with the leading refusal reasons; the listing of a set's items.
 
@@ -126,6 +128,7 @@ Contract (what commands and screens call)
 -----------------------------------------
 runner.run_derive(db_path, cfg, *, kind, name=None, opts=None, sources=None, limit=None,
                   workers=0, z3_workers=None, actor=None, progress=None) -> DeriveSummary
+                  (workers / z3_workers None: one per usable core, runner.plan_processes)
 report.set_report(store, name) -> SetReport (shares per source and transform, reasons)
 report.list_items(store, name, *, transform=None, limit=50) -> list[dict]
 store.list_sets(store) -> list[SetInfo]; store.get_set(store, name) -> SetInfo

@@ -9,13 +9,15 @@ here), and stores the batch in one transaction (:func:`.store.write_batch`).
 
 Processes (:func:`plan_processes`): the rules (and each item's make-time audit, the flags
 stored with its artifacts) run in ``workers`` processes (0: in the calling process), Z3 in
-the run's own verifier pool of ``z3_workers`` (by default ``verify.workers`` less the rules
-processes, at least one: the run keeps to the configured number of busy processes); the
-main process feeds the pool from a thread and stores. On two cores one rules process and
-one Z3 worker beat two of each: the rules and Z3 take about the same CPU per item, and four
-busy processes on two cores slow every one of them (shared caches), by 6-16 % of the CPU per
-item in A/B runs. Three batches are in flight at once: one being built, one being checked
-by Z3, one being stored (:func:`_loop`). The output does not depend on the number of
+the run's own verifier pool of ``z3_workers``; by default one of each per core this process
+may run on (:func:`usable_cpus`: ``sched_getaffinity``, at most :data:`MAX_AUTO`), so each
+stage can use every core while the other waits: the rules and Z3 take about the same CPU per
+item, and with one process per stage on two cores the run could use at most one core per
+stage, never both when one stage is ahead (under load it also gets fewer of the cores than a
+pool with a worker on each). The main process leases, feeds the pool from a thread and
+stores. Batches in flight (:func:`_loop`): :data:`AHEAD` being built (the rules workers go
+from one to the next without waiting for the main process), one being checked by Z3 (the
+next ones queued behind it), one being stored. The output does not depend on the number of
 processes (every draw is seeded by the item's key).
 """
 
@@ -23,8 +25,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -54,10 +57,15 @@ from qcstation.core.derive.store import (
 from qcstation.core.derive.story import NoisePool, sentences
 from qcstation.core.derive.transforms import Options, disputed
 
-__all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive"]
+__all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive",
+           "usable_cpus"]
 
 ProgressFn = Callable[[int, int, str], None]
 BATCH = 64
+#: batches leased and given to the rules workers before the one being waited for is stored
+AHEAD = 2
+#: the most processes per stage the default plan starts (one per usable core up to this)
+MAX_AUTO = 16
 
 
 @dataclass
@@ -229,15 +237,50 @@ def _init_worker(kind: str, opts: Options, set_name: str, pool_rows: list[tuple[
               pool=NoisePool.from_sentences(pool_rows) if pool_rows else None)
 
 
-def _init_pool_worker(kind: str, opts: Options, set_name: str, pool_rows: list[tuple[str, str]]) -> None:
-    """A worker process's setup: what it has loaded lives as long as it, so the cyclic garbage
-    collector stops scanning it (``gc.freeze``) and runs less often (the rules allocate many
-    short-lived numbers and strings, few cycles); then :func:`_init_worker`."""
+def _init_pool_worker(kind: str, opts: Options, set_name: str, pool_rows: list[tuple[str, str]],
+                      main_pid: int | None = None) -> None:
+    """A worker process's setup: it ends when the run's main process ``main_pid`` does
+    (:func:`_end_with`: a killed run leaves no worker behind); what it has loaded lives as
+    long as it, so the cyclic garbage collector stops scanning it (``gc.freeze``) and runs
+    less often (the rules allocate many short-lived numbers and strings, few cycles); then
+    :func:`_init_worker`."""
     import gc
 
+    if main_pid is not None:
+        _end_with(main_pid)
     _init_worker(kind, opts, set_name, pool_rows)
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+
+
+def _end_with(pid: int) -> None:
+    """End this process as soon as process ``pid`` has ended (a thread waits on its pidfd,
+    else looks every second). A rules worker waits for work on a queue its own end keeps
+    open: when the main process is killed nothing else would end it."""
+    import threading
+
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+
+    def watch() -> None:
+        if fd is not None:
+            import select
+
+            select.select([fd], [], [])
+        else:
+            while True:
+                time.sleep(1.0)
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                except OSError:
+                    continue
+        os._exit(0)
+
+    threading.Thread(target=watch, name="derive-end-with-main", daemon=True).start()
 
 
 def _work(args: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> tuple[list[DerivedItem], list[Refused], str | None]:
@@ -306,15 +349,16 @@ def _z3_refusal(item: DerivedItem, dim: str, res: Any) -> Refused:
 
 def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = None,
                opts: Options | None = None, sources: list[str] | None = None,
-               limit: int | None = None, workers: int = 0, z3_workers: int | None = None,
+               limit: int | None = None, workers: int | None = 0, z3_workers: int | None = None,
                actor: str | None = None, progress: ProgressFn | None = None, pool: Any = None,
                batch: int = BATCH) -> DeriveSummary:
     """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring.
     With ``[qc] curators`` configured only a curator (``actor``, default the OS account) may
     build or resume a set: :class:`ReviewError` otherwise, before anything is stored (the
     app's derive and ``qcstation derive`` both come here).
-    ``workers``: processes running the rules (0: this one); ``z3_workers``: the size of the
-    run's verifier pool when ``pool`` is None (:func:`plan_processes`)."""
+    ``workers``: processes running the rules (0: this one; None: one per usable core);
+    ``z3_workers``: the size of the run's verifier pool when ``pool`` is None (None: one per
+    usable core), :func:`plan_processes`."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     opts = opts or Options(errors_per_cot=int(cfg.generation.errors_per_cot),
@@ -343,9 +387,11 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
             from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
 
             v = cfg.verify
-            workers, z3 = plan_processes(workers, z3_workers, int(v.workers))
+            workers, z3 = plan_processes(workers, z3_workers, usable_cpus())
             pool = VerifierPool(workers=z3, limits=VerifyLimits(timeout_s=v.timeout_s,
                                                                 memory_mb=v.memory_mb))
+        else:
+            workers = plan_processes(workers, 1, usable_cpus())[0]
         executor: Executor | None = None
         try:
             if workers > 0:
@@ -353,7 +399,7 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
 
                 executor = ProcessPoolExecutor(workers, mp_context=mp_context(),
                                                initializer=_init_pool_worker,
-                                               initargs=(kind, opts, info.name, rows))
+                                               initargs=(kind, opts, info.name, rows, os.getpid()))
             else:
                 _init_worker(kind, opts, info.name, rows)
             _loop(store, info, pool, executor, summary, total, progress, max(1, batch))
@@ -370,13 +416,23 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
     return summary
 
 
-def plan_processes(workers: int, z3_workers: int | None, budget: int) -> tuple[int, int]:
-    """(rules processes, Z3 workers) of a run: ``workers`` rules processes (0: the calling
-    process) and ``z3_workers`` Z3 workers, by default ``budget`` (``verify.workers``) less
-    the rules processes, at least one."""
-    workers = max(0, int(workers))
-    z3 = int(z3_workers) if z3_workers is not None else budget - workers
-    return workers, max(1, z3)
+def usable_cpus() -> int:
+    """The cores this process may run on (``sched_getaffinity``; ``os.cpu_count`` where that
+    is missing), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def plan_processes(workers: int | None, z3_workers: int | None, cpus: int) -> tuple[int, int]:
+    """(rules processes, Z3 workers) of a run: as asked, and each one not asked for (None)
+    one per core of ``cpus`` (:func:`usable_cpus`), at most :data:`MAX_AUTO`; ``workers`` 0
+    runs the rules in the calling process. Z3 gets one worker at least."""
+    auto = max(1, min(int(cpus), MAX_AUTO))
+    rules = auto if workers is None else max(0, int(workers))
+    z3 = auto if z3_workers is None else int(z3_workers)
+    return rules, max(1, z3)
 
 
 def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -> Any:
@@ -394,8 +450,10 @@ def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int) -
 def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
           summary: DeriveSummary, total: int, progress: ProgressFn, batch: int) -> None:
     """Batch by batch, three stages at once: while Z3 checks batch i (in the verifier pool,
-    fed from a thread), the rules build batch i + 1 (in the worker processes, or here) and
-    batch i - 1 is stored. The batches are stored in order, each in one transaction."""
+    fed from a thread), the rules build batches i + 1 .. i + :data:`AHEAD` (in the worker
+    processes, which take the next batch's parents as soon as they finish one; or here, one
+    batch) and batch i - 1 is stored. The batches are stored in order, each in one
+    transaction."""
     from concurrent.futures import ThreadPoolExecutor
 
     done = int(store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE set_id = ? AND status != 'pending'",
@@ -421,13 +479,25 @@ def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
         progress(done, total, f"{info.name}: {done}/{total} parents")
 
     try:
-        ahead = _start(store, info, executor, batch)
-        while ahead is not None or waiting is not None:
+        ahead: deque[Any] = deque()
+        more = True
+        while True:
+            while more and len(ahead) < (AHEAD if executor is not None else 1):
+                started = _start(store, info, executor, batch)    # its rules start now
+                more = started is not None
+                if more:
+                    ahead.append(started)
+            if not ahead and waiting is None:
+                break
             current = None
-            if ahead is not None:
-                jobs, rows, building = ahead
+            if ahead:
+                jobs, rows, building = ahead.popleft()
                 built = list(building)
-                ahead = _start(store, info, executor, batch)      # the next batch's rules start
+                if more and executor is not None:                 # the rules never wait
+                    started = _start(store, info, executor, batch)
+                    more = started is not None
+                    if more:
+                        ahead.append(started)
                 outcomes = [JobOutcome(int(j["id"]), seed, items, refused, reason)
                             for j, (seed, _), (items, refused, reason) in zip(jobs, rows, built)]
                 texts, owners = _checks(outcomes)

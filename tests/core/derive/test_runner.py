@@ -18,7 +18,7 @@ import pytest
 from db import Store
 from qcstation.common.config import load_config
 from qcstation.core.derive.report import set_report
-from qcstation.core.derive.runner import plan_processes, run_derive
+from qcstation.core.derive.runner import plan_processes, run_derive, usable_cpus
 from qcstation.core.derive.store import DeriveError
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
@@ -112,13 +112,17 @@ def test_same_items_in_this_process_or_in_rules_processes(template: Path, tmp_pa
     assert _items(a, "counterfactual") == _items(b, "counterfactual") == _items(c, "counterfactual") != []
 
 
-def test_the_process_plan_keeps_to_the_verify_budget() -> None:
-    # (rules processes, Z3 workers): by default the run keeps to verify.workers busy processes
-    assert plan_processes(0, None, 2) == (0, 2)      # rules here, the whole budget to Z3
-    assert plan_processes(1, None, 2) == (1, 1)      # two cores: one of each
-    assert plan_processes(4, None, 8) == (4, 4)
-    assert plan_processes(2, None, 2) == (2, 1)      # Z3 keeps one worker at least
+def test_the_process_plan_puts_both_stages_on_every_core() -> None:
+    # (rules processes, Z3 workers): each not asked for is one per usable core (at most 16),
+    # so either stage can use every core while the other waits
+    assert plan_processes(None, None, 2) == (2, 2)
+    assert plan_processes(None, None, 1) == (1, 1)
+    assert plan_processes(None, None, 64) == (16, 16)
+    assert plan_processes(0, None, 2) == (0, 2)      # rules in the calling process
+    assert plan_processes(1, None, 4) == (1, 4)
+    assert plan_processes(3, 0, 2) == (3, 1)         # Z3 keeps one worker at least
     assert plan_processes(1, 3, 2) == (1, 3)         # asked for: as asked
+    assert 1 <= usable_cpus() <= (os.cpu_count() or 1)
 
 
 def test_a_batch_keeps_ids_in_item_order_and_the_kept_counts_right(db: Path) -> None:
@@ -275,3 +279,74 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(template: Path, tmp_pat
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     assert _items(killed, "ladder") == _items(clean, "ladder")
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux: /proc/PID/task/TID/children)."""
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    kids = {int(x) for x in f.read().split()}
+            except OSError:
+                continue
+            todo += list(kids - out)
+            out |= kids
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc")
+def test_the_process_plan_killed_mid_run_leaves_no_process_and_resumes(template: Path,
+                                                                        tmp_path: Path) -> None:
+    """Two rules workers and two Z3 workers, real processes: kill -9 the run's main process
+    once it has stored some parents; every worker ends with it (none waits for work forever),
+    and a resumed run, planned otherwise, stores exactly what an uninterrupted one does."""
+    clean, killed = tmp_path / "clean.db", tmp_path / "killed.db"
+    shutil.copy(template, clean)
+    shutil.copy(template, killed)
+    run_derive(clean, CFG, kind="variants", opts=Options(variants=3, rng_seed=4), workers=0)
+    proc = _cli(killed, "variants", "--per-seed", "3", "--seed", "4", "--batch", "1",
+                "--workers", "2", "--z3-workers", "2")
+    deadline = time.monotonic() + 120
+    done, tree = 0, set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        tree |= _descendants(proc.pid)
+        try:
+            with Store(killed) as s:
+                done = int(s.scalar("SELECT COUNT(*) FROM derive_jobs WHERE status != 'pending'") or 0)
+        except Exception:
+            done = 0
+        if done >= 2 and len(tree) >= 5:   # fork server, 2 rules workers, 2 Z3 workers at least
+            tree |= _descendants(proc.pid)
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.wait(timeout=60)
+    assert done >= 2 and len(tree) >= 5, (done, tree)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(_running(p) for p in tree):
+        time.sleep(0.1)
+    assert not [p for p in tree if _running(p)], "a worker outlived the killed run"
+    with Store(killed) as s:
+        assert s.scalar("SELECT COUNT(*) FROM derive_jobs WHERE status = 'pending'") > 0
+    resumed = _cli(killed, "variants", "--per-seed", "3", "--seed", "4", "--workers", "1",
+                   "--z3-workers", "1")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert _items(killed, "variants") == _items(clean, "variants") != []

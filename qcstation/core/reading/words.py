@@ -16,7 +16,7 @@ from fractions import Fraction
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
 
-__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
+__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "numeral_value", "numeral_values",
            "question_occurrences", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
            "stem", "words_after_value", "words_at"]
@@ -389,6 +389,35 @@ def _clause_stems(text: str, pos: int) -> frozenset[str]:
     words = [w for w in _WORD.findall(text[a:b]) if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
              and not _WORD_GIVEN_RE.fullmatch(w) and w not in ("$", "%")]
     return frozenset(stem(w) for w in words)
+
+
+_PER_UNIT = re.compile(r"\b(?:each|per|every)\s+((?:[A-Za-z][A-Za-z'’]*\s*){1,3})", re.I)
+
+
+def operand_clause_choice(question: str, places: list[frozenset[str]], other: int) -> int | None:
+    """Of the places of a value the question states more than once (``places``: the stems that
+    name each), the one that counts what a computation's other operand is a rate of: the
+    clause that states that operand (at ``other``) names, after it, the thing it
+    is "each", "per" or "every" of, and that place names the same thing ("$26 x 2" for "a $26
+    fee for each adult": the "2 adults", not the "2 children"; "6 x 9" for "9 pens in each bag
+    of blue": the "6 bags of blue pens", not the "6 pens in each bag of red"). None when a
+    place names nothing, the clause names no such thing, or no place or more than one shares
+    the most."""
+    if other < 0 or not places or any(not ws for ws in places):
+        return None
+    q = question[:MAX_TEXT]
+    end = _CLAUSE_BREAK.search(q, other + 1)
+    clause = q[other:end.start() if end else len(q)]  # what follows the operand in its clause
+    per: set[str] = set()
+    for m in _PER_UNIT.finditer(clause):
+        per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in _CLAUSE_STOP}
+    if not per:
+        return None
+    scores = [len(ws & per) for ws in places]
+    top = max(scores)
+    if not top or scores.count(top) != 1:
+        return None
+    return scores.index(top)
 
 
 def clause_choice(question: str, starts: list[int], line: str) -> int | None:

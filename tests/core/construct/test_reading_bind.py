@@ -241,3 +241,47 @@ def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) 
 
     rule = rule_for_seed(gsm8k[seed])
     assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[seed]) == []
+
+
+# --------------------------------------------------------------------------- cover2: the words of a sum and of a rate
+
+@pytest.mark.parametrize(("seed", "line"), [
+    # "$400+$100 = $500": the 100 is the manicure's $100 (step 1), not the percent factor 100
+    ("880", "(assert (= s2_hair_manicure (+ g2_hair s1_used_manicure)))"),
+    # "$20 - $12 = $8": the 12 is the $12 the eggs cost (step 1), not a dozen's 12
+    ("1242", "(assert (= s5_profit (- s4_selling_eggs s1_dozens_eggs)))"),
+    # "$26 x 2" for "a $26 fee for each adult": the "2 adults", not the "2 children"
+    ("747", "(assert (= s1_amusement_park (* g1_fee g2_adults)))"),
+    ("747", "(assert (= s5_amusement_park (* g6_child g4_children)))"),
+    # "60 miles per hour" x 2: the "2 hours", not the "Two cars"
+    ("805", "(assert (= s2_miles (* g3_miles g2_hours)))"),
+])
+def test_the_words_of_a_sum_or_a_rate_decide(gsm8k: dict, seed: str, line: str) -> None:
+    assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)
+
+
+def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> None:
+    rule = rule_for_seed(gsm8k["747"])
+    q = gsm8k["747"]["question"]
+    spans = {g["name"]: q[g["span"][0]:g["span"][1] + 9].strip() for g in rule.givens}
+    assert spans["g2_adults"] == "2 adults a"
+    assert spans["g4_children"] == "2 children"
+
+
+@pytest.mark.parametrize(("seed", "reason"), [
+    # "20 - 15 = 20 white hats": step 1's "50 red hats" shares "hats", but step 2's 50 ("the
+    # remaining number of hats ... 100-50 = 50") names nothing: what it counts is unread
+    ("1243", "ambiguous solution"),
+    # "12*2" beside "12 months in a year": step 1's line also writes "12 months", but its result
+    # is "12 games"; the 12 is the months of a year, not step 1
+    ("602", "ambiguous solution"),
+    # "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a day
+    # ... every 2 days": "a day" is no "each", and the next line names the "2 days"
+    ("1164", "given-words"),
+    # "3*60" for "three times as many as the 60 downloads in the first month" and "over the three
+    # months": the month of the 60 is no "each"
+    ("11", "given-words"),
+])
+def test_words_that_name_another_thing_leave_a_reading_open(gsm8k: dict, seed: str, reason: str) -> None:
+    with pytest.raises(RuleError, match=reason):
+        rule_for_seed(gsm8k[seed])

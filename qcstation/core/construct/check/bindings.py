@@ -25,7 +25,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_choice, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_choice, operand_clause_choice, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -148,7 +148,7 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
-            problem = _one_binding(step, v, line, occ, solution, dep, question) \
+            problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values)) \
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
@@ -345,8 +345,49 @@ def _distinct(cands: list[Occurrence]) -> bool:
     return any(not (a & b) for i, a in enumerate(named) for b in named[i + 1:])
 
 
+def _other_operand(expr: Any, dep: str, defs: dict[str, Any], values: dict[str, Fraction]) -> Fraction | None:
+    """The value of the other given of a step that multiplies or divides two givens, one of
+    them ``dep`` ("$26 x 2"); None for any other step."""
+    if getattr(expr, "op", None) not in ("*", "/"):
+        return None
+    names = [str(getattr(e, "name", "")) for e in (expr.left, expr.right) if _kind(e) == "Name"]
+    if len(names) != 2 or names.count(dep) != 1:
+        return None
+    other = names[1] if names[0] == dep else names[0]
+    if other not in defs or not _is_given(defs[other]) or other not in values:
+        return None
+    return values[other]
+
+
+def _vouched_by_operand(question: str, cands: list[Occurrence], other: Fraction | None,
+                        occurrences: list[Occurrence], line: str, solution: str) -> bool:
+    """Is a given the line names with no words tied to one place of its value by the clause of
+    the step's other operand, stated at one place (see
+    :func:`~qcstation.core.reading.words.operand_clause_choice`)?"""
+    if other is None or not question or cands[0].value in (0, 1):
+        return False
+    at = {o.start: o for o in occurrences if o.value == other and o.start >= 0 and not o.words & WORD_GIVEN_STEMS}
+    places = list({o.start: o for o in cands}.values())
+    if len(at) != 1 or len(places) < 2 or any(o.start < 0 or o.words & WORD_GIVEN_STEMS for o in places):
+        return False
+    o = next(iter(at.values()))
+    best = operand_clause_choice(question, [p.words for p in places], o.start)
+    if best is None:
+        return False
+    # another line that names the chosen place with its words ("every 2 days is 6 x 2"): this
+    # use, which names nothing, may be another place of the value ("two times")
+    v = cands[0].value
+    for prose, _ in solution_lines(solution):
+        if prose.strip() == ANNOTATION.sub(" ", line).strip():
+            continue
+        if any({stem(w) for w in ws} & places[best].words for ws in words_after_value(prose, v) or []):
+            return False
+    return True
+
+
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
-                 solution: str, given: str = "", question: str = "") -> Binding | None:
+                 solution: str, given: str = "", question: str = "", other: Fraction | None = None,
+                 ) -> Binding | None:
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
@@ -367,7 +408,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # it is tied to one occurrence only if the question states it one way only, or if the
         # given is a word given ("twice", "half") whose clause alone shares words with the line
         # (see clause_choice)
-        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question):
+        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question) \
+                and not _vouched_by_operand(question, cands, other, occurrences, line, solution):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}

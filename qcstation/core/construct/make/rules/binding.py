@@ -27,7 +27,7 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
-from qcstation.core.reading.words import WORD_GIVENS, line_stems, solution_stems
+from qcstation.core.reading.words import WORD_GIVENS, line_stems, operand_clause_choice, solution_stems
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.construct.make.rules.phrases import has_phrase
 
@@ -125,6 +125,7 @@ class Binder:
         self.order: list[int] = []
         self.here: set[int] = set()  # the places the step being walked uses
         self.expr: Expr | None = None  # the step being walked
+        self.line = ""  # its line
         self.used_in: dict[Fraction, set[int]] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
@@ -190,6 +191,13 @@ class Binder:
             # "30*2-5" for "5 years younger than twice his age" where the question's other 2 is
             # "the two now", which names nothing: the use is the word given ("twice")
             return None
+        if not stems and not agree:
+            # before the sentence of the other operands: the clause of the other operand names
+            # the place's noun ("9 pens in each bag of blue" for "6 x 9": the "6 bags", though
+            # the sentence of the 9 also writes "6 pens in each bag of red")
+            by_operand = self._by_other_operand(v, occ)
+            if by_operand is not None:
+                return by_operand
         if not stems and len(occ) > 1 and not _writes_elsewhere(line, v):
             beside = self._beside_its_operands(v, occ)
             if beside is not None:
@@ -200,6 +208,35 @@ class Binder:
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
         return self._by_order(v, agree or occ, occ)
+
+    def _by_other_operand(self, v: Fraction, occ: list[int]) -> int | None:
+        """A step that multiplies or divides two numbers ("$26 x 2"), the other one stated at one
+        place of the question: the place of ``v`` whose noun that number's clause names ("a $26
+        fee for each adult": the "2 adults", not the "2 children"); else None
+        (:func:`~qcstation.core.reading.words.operand_clause_choice`)."""
+        e = self.expr
+        if not (isinstance(e, BinOp) and e.op in "*/" and isinstance(e.left, Num) and isinstance(e.right, Num)):
+            return None
+        sides = [e.left, e.right]
+        if sum(1 for x in sides if x.value == v) != 1:
+            return None
+        other = next(x for x in sides if x.value != v)
+        at = self.by_value.get(other.value, [])
+        if not other.text or len({self.nums[j].start for j in at}) != 1:
+            return None
+        places = list({self.nums[j].start: j for j in occ}.values())
+        if len(places) < 2:
+            return None
+        o = self.nums[at[0]]
+        best = operand_clause_choice(self.question, [self.nums[j].stems for j in places], o.start)
+        if best is None:
+            return None
+        chosen = self.nums[places[best]].stems
+        if any(solution_stems(ln, v) & chosen for ln in self.lines or [] if ln != self.line):
+            # another line names this place with its words ("every 2 days is 6 x 2"): this use,
+            # which names nothing, may be another place of the value ("two times")
+            return None
+        return places[best]
 
     def _beside_its_operands(self, v: Fraction, occ: list[int]) -> int | None:
         """A use the line names with no words ("4 + 20 + 7 + 8"), of a value the question states
@@ -284,6 +321,7 @@ class Binder:
             line = self.lines[i] if self.lines is not None and i < len(self.lines) else ""
             self.here = set()
             self.expr = e
+            self.line = line
             out.append(self._walk(e, line, {}))
             for v, k in self.all_uses.items():
                 if k != before.get(v, 0):

@@ -9,6 +9,7 @@ solution with more than one reading is refused (:class:`RuleError`).
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -166,26 +167,62 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
         line = _line_at(solution, comps[i].start)
         named = [solution_stems(line, v, 4, m) for m in range(8)]
         named = [w for w in dict.fromkeys(named) if w]
+        if not named and _additive(exprs[i]):
+            # "The total times they ride that day is 6+4=10 times": a sum's terms count what
+            # its result counts, so the words after the result name each bare term
+            named = [w for w in [_result_stems(solution, comps[i])] if w]
         if len(named) != 1:
             continue  # the line names this value with no words, or with the words of two things
         here = named[0]
         places = [q.stems for q in givens.numbers if q.value == v]
         by_given = max((len(here & st) for st in places), default=0)
         scores = {}
+        unnamed = False  # an earlier result its line names with no words: what it counts is unread
         for j in ch.options[n]:
             if j is None:
                 continue
             line_j = _line_at(solution, comps[j].start)
             if line_j == _line_at(solution, comps[i].start):
                 continue
-            scores[j] = len(here & solution_stems(line_j, comps[j].written))
+            said = _result_stems(solution, comps[j])
+            unnamed = unnamed or not said
+            scores[j] = len(here & said)
         top = max(scores.values(), default=0)
         best = [j for j, sc in scores.items() if sc == top]
-        if top and not by_given and len(best) == 1:
+        if top and not by_given and len(best) == 1 and not unnamed:
             out[n] = best[0]
         elif by_given and not top and None in ch.options[n]:
             out[n] = None
     return out
+
+
+_WRITTEN_RESULT = re.compile(r"\s*[$€£]?\s*-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)?")
+
+
+def _result_stems(solution: str, comp: Computation) -> frozenset[str]:
+    """The stems of the words right after the result a computation writes ("= 9 eggs" ->
+    {egg}; "$<<2*3=6>>6" -> {$}), read at that result only, never at another place of the
+    same value on its line."""
+    from qcstation.core.reading.words import words_at
+
+    end = comp.end
+    if comp.source == "annotation":
+        m = _WRITTEN_RESULT.match(solution, end)
+        end = m.end() if m else end
+        dollar = solution[max(0, comp.start - 1):comp.start] == "$" or "$" in solution[comp.end:end]
+    else:
+        dollar = "$" in solution[comp.start:comp.end].rsplit("=", 1)[-1]
+    stems = set(words_at(solution, end, end))
+    if dollar:
+        stems.add("$")
+    return frozenset(stems)
+
+
+def _additive(e: Expr) -> bool:
+    """Is a term one sum or difference of numbers ("6+4", "43-4-8")?"""
+    if isinstance(e, BinOp):
+        return e.op in "+-" and _additive(e.left) and _additive(e.right)
+    return isinstance(e, Num)
 
 
 def resolve_links(

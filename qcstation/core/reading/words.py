@@ -18,7 +18,7 @@ from qcstation.core.reading.textnumbers import word_key
 
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "numeral_value", "numeral_values",
-           "question_occurrences", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
+           "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
            "stem", "words_after_value", "words_at"]
 
 MAX_TEXT = 200_000
@@ -323,6 +323,24 @@ def words_after_value(prose: str, value: Fraction) -> list[list[str]] | None:
             words = ["$", *words]
         found.append(words)
     return found or None
+
+
+_DOLLAR_BEFORE = re.compile(r"\$\s*$")
+
+
+def result_words(prose: str, value: Fraction) -> frozenset[str]:
+    """The stems of the words after the last place a line (annotations blanked) writes its
+    result ``value``, with the "$" before it ("... = $ 70" -> {$}); empty when the line writes
+    it with no words."""
+    found: frozenset[str] = frozenset()
+    for m in NUMERAL.finditer(prose):
+        if numeral_value(m) != value:
+            continue
+        words = {stem(w) for w in _words_after(prose, m.end(), 2)}
+        if _DOLLAR_BEFORE.search(prose, max(0, m.start() - 3), m.start()):
+            words.add("$")
+        found = frozenset(words)
+    return found
 
 
 @text_memo(set, maxsize=512)

@@ -255,6 +255,14 @@ def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) 
     ("747", "(assert (= s5_amusement_park (* g6_child g4_children)))"),
     # "60 miles per hour" x 2: the "2 hours", not the "Two cars"
     ("805", "(assert (= s2_miles (* g3_miles g2_hours)))"),
+    # the check confirms a sum's link by the words after its result: "100-30 = $70" beside "$30
+    # discount" (the question's 30 is "30%"); "98 - 40 = 58 potted plants" beside "40 potted
+    # plants" (the question's 40 is "40 window ledges")
+    ("80", "(assert (= s2_grooming (- g1 s1_discount)))"),
+    ("100", "(assert (= s4_potted_plants (- s2_potted_plants s3_potted_plants)))"),
+    # "40/100 * 100" for "40% cheaper than the $100 blue car": the 100 under the percent is the
+    # percent's factor, the other 100 the price
+    ("979", "(assert (= s1_cheaper_blue (* (/ g1_cheaper k_percent) g2)))"),
 ])
 def test_the_words_of_a_sum_or_a_rate_decide(gsm8k: dict, seed: str, line: str) -> None:
     assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)
@@ -285,3 +293,24 @@ def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> N
 def test_words_that_name_another_thing_leave_a_reading_open(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=reason):
         rule_for_seed(gsm8k[seed])
+
+
+def test_a_percent_divided_by_a_given_of_100_is_one_given_in_two_roles() -> None:
+    # 979 as the rules made it before: the percent's 100 bound to the $100 price
+    from fractions import Fraction
+
+    from qcstation.core.reading.expr import BinOp, Name, Num
+
+    q = "The red car is 40% cheaper than the blue car. The price of the blue car is $100. How much do both cars cost?"
+    sol = ("The red car is 40/100 * 100 = $<<40/100*100=40>>40 cheaper than the blue car.\n"
+           "That means, that the red car costs 100 - 40 = $<<100-40=60>>60.")
+    defs = {"g1": Num(Fraction(40)), "g2": Num(Fraction(100)),
+            "s1": BinOp("*", BinOp("/", Name("g1"), Name("g2")), Name("g2")),
+            "s2": BinOp("-", Name("g2"), Name("s1"))}
+    values = {"g1": Fraction(40), "g2": Fraction(100), "s1": Fraction(40), "s2": Fraction(60)}
+    assert any(b.step == "s1" and b.value == 100 and b.solution_words == ("%",)
+               for b in binding_problems(defs, values, q, sol))
+    defs["k_percent"] = Num(Fraction(100))
+    values["k_percent"] = Fraction(100)
+    defs["s1"] = BinOp("*", BinOp("/", Name("g1"), Name("k_percent")), Name("g2"))
+    assert not any(b.solution_words == ("%",) for b in binding_problems(defs, values, q, sol))

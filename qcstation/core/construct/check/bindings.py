@@ -25,7 +25,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_choice, operand_clause_choice, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_choice, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -152,8 +152,40 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
-    return problems + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
+    return problems + _percent_over_given(defs, values, occurrences) \
+        + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
         + _two_roles(defs, values, occurrences, lines)
+
+
+def _percent_over_given(defs: dict[str, Any], values: dict[str, Fraction],
+                        occurrences: list[Occurrence]) -> list[Binding]:
+    """A given the question states only as a percent ("40%") divided by a given of value 100:
+    "40/100 * 100" for "40% cheaper than the $100 blue car" (979) binds the percent's 100 to the
+    $100 price, one given in two roles (move the price and the percent moves with it)."""
+    out: list[Binding] = []
+    for step, expr in defs.items():
+        for e in _subterms(expr):
+            if getattr(e, "op", None) != "/" or _kind(e.left) != "Name" or _kind(e.right) != "Name":
+                continue
+            top, bottom = str(e.left.name), str(e.right.name)
+            if not all(n in defs and _is_given(defs[n]) and n in values for n in (top, bottom)) \
+                    or values[bottom] != 100 or bottom.startswith("k_"):
+                continue
+            places = [o for o in occurrences if o.value == values[top] and o.start >= 0]
+            if places and all("%" in o.words for o in places):
+                out.append(Binding(step, Fraction(100), ("%",),
+                                   tuple(o.text for o in occurrences if o.value == 100)))
+    return out
+
+
+def _subterms(e: Any, depth: int = 0) -> list[Any]:
+    if depth > 200:
+        return []
+    out = [e]
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+        if sub is not None:
+            out += _subterms(sub, depth + 1)
+    return out
 
 
 def _name_count(expr: Any, name: str, depth: int = 0) -> int:
@@ -319,11 +351,14 @@ def _unit_mismatch(step: str, expr: Any, dep: str, v: Fraction, occurrences: lis
 
 
 def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, question: str,
-                  solution: str) -> bool:
+                  solution: str, additive: bool = False) -> bool:
     """Do the words confirm that a step uses an earlier result ``v`` rather than the question's
     ``v``? The step's line writes ``v`` with words that the earlier step's line also writes
     after its result, and none of the question's occurrences of ``v`` has those words
-    ("40 minutes" in both lines; the question's 40 is "40%")."""
+    ("40 minutes" in both lines; the question's 40 is "40%"). In a sum or difference
+    (``additive``) whose line names ``v`` with no words, the words after the step's own result
+    name it (a sum's terms count what it counts: "100-30 = $70" beside "$30 discount", while the
+    question's 30 is "30%")."""
     lines = solution_lines(solution)
     line = next((p for p, r in lines if step_value in r), None)
     dep = next((p for p, r in lines if dep_value in r), None)
@@ -331,10 +366,21 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
         return False
     here = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws}
     there = {stem(w) for ws in (words_after_value(dep, v) or []) for w in ws}
+    if not here and additive:
+        here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
     shared = here & there
     if not shared:
         return False
     return not any(o.words & shared for o in question_occurrences(question) if o.value == v)
+
+
+def _additive(e: Any, depth: int = 0) -> bool:
+    """Is a term one sum or difference ("6+4", "43-4-8"), of names or numbers?"""
+    if depth > 200:
+        return False
+    if _kind(e) == "BinOp":
+        return e.op in ("+", "-") and _additive(e.left, depth + 1) and _additive(e.right, depth + 1)
+    return _kind(e) in ("Name", "Num")
 
 
 def _distinct(cands: list[Occurrence]) -> bool:
@@ -510,7 +556,7 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
                 continue
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
-                    and not link_by_words(v, values[name], v, question, solution):
+                    and not link_by_words(v, values[name], v, question, solution, _additive(e)):
                 seen.add((name, dep))
                 out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
     return out

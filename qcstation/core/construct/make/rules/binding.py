@@ -238,6 +238,11 @@ class Binder:
             return None
         return places[best]
 
+    def _percent_only(self, p: Fraction) -> bool:
+        """Does the question state ``p`` only as a percent ("40%")?"""
+        digits = [n for n in self.numbers if n.value == p and not n.percent]
+        return bool(digits) and len(digits) == sum(1 for n in self.numbers if n.percent and n.value * 100 == p)
+
     def _beside_its_operands(self, v: Fraction, occ: list[int]) -> int | None:
         """A use the line names with no words ("4 + 20 + 7 + 8"), of a value the question states
         at several places: the place stated in the same sentence as the step's other numbers
@@ -310,6 +315,12 @@ class Binder:
             return Name(self.chosen[idx])
         if isinstance(e, Neg):
             return Neg(self._walk(e.operand, line, seen))
+        if isinstance(e, BinOp) and e.op == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) \
+                and e.right.value == 100 and e.right.text and self._percent_only(e.left.value):
+            # "40/100 * 100" for "40% cheaper than the $100 car": the 100 under a percent the
+            # question states is the percent's factor (a named constant), never the $100 given
+            seen[e.right.value] = seen.get(e.right.value, 0) + 1
+            return BinOp("/", self._walk(e.left, line, seen), e.right)
         if isinstance(e, BinOp):
             return BinOp(e.op, self._walk(e.left, line, seen), self._walk(e.right, line, seen))
         return e

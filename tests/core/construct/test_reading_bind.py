@@ -263,6 +263,13 @@ def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) 
     # "40/100 * 100" for "40% cheaper than the $100 blue car": the 100 under the percent is the
     # percent's factor, the other 100 the price
     ("979", "(assert (= s1_cheaper_blue (* (/ g1_cheaper k_percent) g2)))"),
+    # ".20*20" for "a 20% delivery fee" on the $20.00 order: the .20 is the 20%, so the 20 beside
+    # it is the order (step 4), not that percent a second time; "20+4+5" with "$20.00" on the
+    # line and "= $20.00" after step 4's result
+    ("138", "(assert (= s5_bill (* g7_delivery_pct s4_delivery_order)))"),
+    ("138", "(assert (= s6_adds_tip (+ s4_delivery_order s5_bill g8_tip)))"),
+    # "$40 + $40": the cupcakes' and the cookies' $40 (steps 1 and 2), not the "40 cookies"
+    ("1284", "(assert (= s3_selling_cupcakes (+ s1_cupcakes s2_cookies)))"),
 ])
 def test_the_words_of_a_sum_or_a_rate_decide(gsm8k: dict, seed: str, line: str) -> None:
     assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)

@@ -366,8 +366,10 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
         return False
     here = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws}
     there = {stem(w) for ws in (words_after_value(dep, v) or []) for w in ws}
-    if not here and additive:
+    if additive and not here:
         here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
+    elif additive and not there:
+        there = set(result_words(dep, dep_value))  # "= $ 20.00" (its annotation blanked): {$}
     shared = here & there
     if not shared:
         return False
@@ -556,10 +558,23 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
                 continue
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
+                    and not _percent_beside(v, e, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e)):
                 seen.add((name, dep))
                 out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
     return out
+
+
+def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[str, Fraction],
+                    question: str) -> bool:
+    """Does a step use ``v`` beside a given of value ``v``/100 where the question states ``v``
+    only as that percent ("10*.1 = $1" for "a 10% tax")? Then the question's ``v`` is that given;
+    the step's ``v`` cannot be it a second time, so its link to an earlier result of that value
+    is the one reading."""
+    places = [o for o in question_occurrences(question) if o.value == v and o.start >= 0]
+    if not places or not all("%" in o.words for o in places):
+        return False
+    return any(n in defs and _is_given(defs[n]) and values.get(n) == v / 100 for n in expr_names(expr))
 
 
 def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:

@@ -162,6 +162,13 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
     for n in keys:
         i, k = ch.keys[n]
         v = leaves(exprs[i])[k].value
+        steps_only = [j for j in ch.options[n] if j is not None]
+        if None in ch.options[n] and len(steps_only) == 1 and _percent_only(givens, v) \
+                and any(leaf.value == v / 100 for leaf in leaves(exprs[i])):
+            # "10*.1 = $1" for "a 10% tax": the .1 is the question's 10%; the 10 beside it is no
+            # second use of that percent (one given in two roles) but the earlier result
+            out[n] = steps_only[0]
+            continue
         if sum(1 for leaf in leaves(exprs[i]) if leaf.value == v) > 1:
             continue  # "12 inches / 12 inches/foot": which words are whose, no reader can tell
         line = _line_at(solution, comps[i].start)
@@ -216,6 +223,12 @@ def _result_stems(solution: str, comp: Computation) -> frozenset[str]:
     if dollar:
         stems.add("$")
     return frozenset(stems)
+
+
+def _percent_only(givens: Givens, v: Fraction) -> bool:
+    """Does the question state ``v`` only as a percent ("10%")?"""
+    digits = [q for q in givens.numbers if q.value == v and not q.percent]
+    return bool(digits) and len(digits) == sum(1 for q in givens.numbers if q.percent and q.value * 100 == v)
 
 
 def _additive(e: Expr) -> bool:

@@ -17,7 +17,7 @@ from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
 
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
-           "fmt_value", "line_stems", "number_word_matches", "numeral_value", "numeral_values",
+           "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
            "stem", "words_after_value", "words_at"]
 
@@ -341,6 +341,25 @@ def result_words(prose: str, value: Fraction) -> frozenset[str]:
             words.add("$")
         found = frozenset(words)
     return found
+
+
+_FRACTION_AFTER = re.compile(r"-?\s*(?:halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?"
+                             r"|ninths?|tenths?)\b", re.I)
+
+
+def number_word_stems(line: str, value: Fraction) -> list[frozenset[str]]:
+    """The stems of the words after each place a solution line writes ``value`` as a number
+    word ("The two adults pay $26 x 2" -> [{adul}]), annotations left out; a number word that
+    is a fraction's numerator ("two-thirds") is no place of its own."""
+    prose = ANNOTATION.sub(" ", line[:MAX_TEXT])
+    out: list[frozenset[str]] = []
+    for m in number_word_matches(prose):
+        if _FRACTION_AFTER.match(prose, m.end()):
+            continue
+        if Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]) != value:
+            continue
+        out.append(frozenset(stem(w) for w in _words_after(prose, m.end(), 3)))
+    return out
 
 
 @text_memo(set, maxsize=512)

@@ -270,6 +270,16 @@ def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) 
     ("138", "(assert (= s6_adds_tip (+ s4_delivery_order s5_bill g8_tip)))"),
     # "$40 + $40": the cupcakes' and the cookies' $40 (steps 1 and 2), not the "40 cookies"
     ("1284", "(assert (= s3_selling_cupcakes (+ s1_cupcakes s2_cookies)))"),
+    # the line names the value in words: "Eight years ago, Duncan was 60-8" is "eight years ago",
+    # "In 8 years from now ... 30+8" the "8 years"
+    ("910", "(assert (= s1_years_same (- g1 g2_years)))"),
+    ("910", "(assert (= s4_years (+ s3_years g5_years)))"),
+    # "Ned is two feet shorter than Isabel ... 7-2": the "two feet"; "6/2" is half's 2
+    ("1158", "(assert (= s1_feet_tall (- g1_feet g2_feet)))"),
+    ("1158", "(assert (= s3_feet_long (/ s2_feet_tall w_half_parts)))"),
+    # "Shawna is three times older than Aliya so Shawn is 3 * 3": the line's "three times" names
+    # one of the two 3s, never both (the other is "Aliya is 3 years old")
+    ("958", "(assert (= s1_years (* g1_times g2_years)))"),
 ])
 def test_the_words_of_a_sum_or_a_rate_decide(gsm8k: dict, seed: str, line: str) -> None:
     assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)
@@ -321,3 +331,11 @@ def test_a_percent_divided_by_a_given_of_100_is_one_given_in_two_roles() -> None
     values["k_percent"] = Fraction(100)
     defs["s1"] = BinOp("*", BinOp("/", Name("g1"), Name("k_percent")), Name("g2"))
     assert not any(b.solution_words == ("%",) for b in binding_problems(defs, values, q, sol))
+
+
+def test_910_binds_each_eight_to_its_own_place(gsm8k: dict) -> None:
+    rule = rule_for_seed(gsm8k["910"])
+    q = gsm8k["910"]["question"]
+    spans = {g["name"]: q[g["span"][0]:g["span"][1] + 6] for g in rule.givens}
+    assert spans["g2_years"] == "eight years"
+    assert spans["g5_years"] == "8 years"

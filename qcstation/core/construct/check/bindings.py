@@ -25,7 +25,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_choice, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -148,7 +148,9 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
-            problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values)) \
+            once = sum(1 for d in expr_names(expr) if d in values and values[d] == v) == 1 and _name_count(expr, dep) == 1
+            problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values),
+                                   once) \
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
@@ -435,12 +437,18 @@ def _vouched_by_operand(question: str, cands: list[Occurrence], other: Fraction 
 
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
                  solution: str, given: str = "", question: str = "", other: Fraction | None = None,
-                 ) -> Binding | None:
+                 once: bool = False) -> Binding | None:
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
     written = words_after_value(line, v)
     named = [w for w in written or [] if w]
+    if not named and len(cands) > 1 and once:
+        # "The two adults pay $26 x 2": the line names the value in words once, and the step
+        # uses it once
+        spelled = number_word_stems(line, v)
+        if len(spelled) == 1 and spelled[0]:
+            named = [sorted(spelled[0])]
     # a word given of this value that the line writes ("Half of Raymond's jewels is 40/2")
     said = {o.text.lower() for o in cands if o.words & WORD_GIVEN_STEMS
             and re.search(r"\b" + re.escape(o.text) + r"\b", line, re.IGNORECASE)}

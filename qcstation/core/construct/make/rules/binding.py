@@ -27,7 +27,8 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
-from qcstation.core.reading.words import WORD_GIVENS, line_stems, operand_clause_choice, solution_stems
+from qcstation.core.reading.words import (WORD_GIVENS, line_stems, number_word_stems, operand_clause_choice,
+                                         solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.construct.make.rules.phrases import has_phrase
 
@@ -156,6 +157,16 @@ class Binder:
             agree = self._best(occ, stems)
             if len({self.nums[j].start for j in agree}) == 1:
                 return agree[0]
+        if not stems and line and len(occ) > 1 and self.expr is not None \
+                and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1:
+            # "The two adults pay $26 x 2": the line names the value in words, with the words of
+            # one place of the question ("2 adults", not "2 children"); only a step that writes
+            # the value once ("three times older ... 3 * 3" names one of its two 3s)
+            said = number_word_stems(line, v)
+            if len(said) == 1 and said[0]:
+                by_word = self._best(occ, said[0])
+                if len({self.nums[j].start for j in by_word}) == 1:
+                    return by_word[0]
         if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
             return None
         implied = _IMPLIED.get(v)

@@ -252,8 +252,11 @@ def reads_as_clause(text: str) -> bool:
             continue  # ("$2 each can": a noun)
         if (prev[:1].isdigit() or prev[:1] == "$") and low not in _AUXILIARIES:
             continue  # "a 4 leveled sandcastle"
-        if low in _BASE and low not in _FORMS and low not in _SAME_PAST and not _plural(tokens[start:i]):
-            continue  # "a weekly bus pass": an uninflected verb after a singular noun is a noun
+        if low in _BASE and low not in _FORMS and low not in _SAME_PAST and not _plural(tokens[start:i]) \
+                and [t.lower() for t in tokens[start:i] if t.lower() not in _LEADERS] not in (["he"], ["she"]):
+            # "a weekly bus pass": an uninflected verb after a singular noun is a noun (after "he"
+            # it is a verb whose -s the writer left off: GSM8K 153's "if he pay with a $10 bill")
+            continue
         if low not in _FORMS and low.endswith("s") and low not in _BASE and _many(tokens[start:i]) \
                 and not (prev.endswith("s") and not prev.endswith("ss") and prev.isalpha()):
             # "5 more blue sticks": after a number of many, an -s word is a plural noun (after a

@@ -57,3 +57,15 @@ def test_known_fragments_judges_only_cuts_from_the_question() -> None:
                             "Price of a ballpen: $0.5"], q) == ["A ballpen at $0.5 each"]
     assert is_question_sentence("william bought five notebooks and a ballpen",
                                 ["William bought five notebooks and a ballpen."])
+
+
+def test_he_and_a_verb_without_its_s_read_as_a_clause() -> None:
+    # GSM8K 153 asks "How much change does Carl receive if he pay with a $10 bill?": the scenario's
+    # "He pay with a $10 bill." is a statement with its subject and verb, not a fragment
+    from qcstation.core.reading.clauses import reads_as_clause, scenario_fragments
+
+    assert reads_as_clause("He pay with a $10 bill")
+    assert not reads_as_clause("a weekly bus pass")
+    assert not reads_as_clause("The man pay")
+    q = "Each cookie cost $0.10. How much change does Carl receive if he pay with a $10 bill?"
+    assert scenario_fragments("Each cookie cost $0.10. He pay with a $10 bill.", q) == []

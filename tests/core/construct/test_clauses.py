@@ -62,7 +62,8 @@ def test_known_fragments_judges_only_cuts_from_the_question() -> None:
 def test_he_and_a_verb_without_its_s_read_as_a_clause() -> None:
     # GSM8K 153 asks "How much change does Carl receive if he pay with a $10 bill?": the scenario's
     # "He pay with a $10 bill." is a statement with its subject and verb, not a fragment
-    from qcstation.core.reading.clauses import reads_as_clause, scenario_fragments
+    from qcstation.core.construct.check.fragments import scenario_fragments
+    from qcstation.core.reading.clauses import reads_as_clause
 
     assert reads_as_clause("He pay with a $10 bill")
     assert not reads_as_clause("a weekly bus pass")

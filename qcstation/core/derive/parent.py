@@ -491,6 +491,7 @@ def draft(parent: Parent, givens: dict[str, Fraction],
     for g in parent.givens:
         if g.fixed and g.name in givens and givens[g.name] != g.value:
             raise Refusal("held", f"given {g.name} ({g.words!r}) keeps its value: {g.fixed}")
+    _check_shared_caps(parent, givens)
     values = checked if checked is not None else precheck(parent, givens)
     question, places = rewrite_question(parent, givens)
     new_written = {values[g.name] * g.style.scale for g in parent.givens
@@ -505,6 +506,27 @@ def draft(parent: Parent, givens: dict[str, Fraction],
             "answer_value": fmt(answer), "source": parent.seed.get("source"),
             "meta": parent.seed.get("meta")}
     return Draft(seed, values, places, answer)
+
+
+def _check_shared_caps(parent: Parent, givens: dict[str, Fraction]) -> None:
+    """Givens of one unit and period ("8 hours a day" and "10 hours a day": at most 24 each)
+    that fit in the period together in the parent fit together in the item too: "3 hours a
+    day reading and 4 hours a day swimming" must not become 14 and 13 hours a day."""
+    groups: dict[tuple[Fraction, Fraction], list[Given]] = {}
+    for g in parent.givens:
+        if g.cap is not None:
+            groups.setdefault((g.cap, g.style.scale), []).append(g)
+    for (cap, scale), group in groups.items():
+        if len(group) < 2 or not any(g.name in givens for g in group):
+            continue
+        limit = cap * scale
+        if sum(g.value for g in group) > limit:
+            continue   # the parent's own quantities overlap (two people, activities on one day)
+        new = [givens.get(g.name, g.value) for g in group]
+        if sum(new) > limit:
+            raise Refusal("implausible", "givens " + ", ".join(repr(g.words) for g in group)
+                          + f" share a period of {fmt(cap)}; the new values "
+                          + " + ".join(fmt(v / scale) for v in new) + " exceed it")
 
 
 def formalize(parent: Parent, d: Draft) -> Derived:

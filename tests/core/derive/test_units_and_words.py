@@ -47,6 +47,37 @@ def test_variants_counterfactuals_and_changed_numbers_stay_within_the_unit() -> 
     assert must(domain(apples)).hi == 60                       # no unit: half to twice
 
 
+def test_givens_sharing_a_period_still_fit_in_it_together() -> None:
+    from qcstation.core.derive.parent import _check_shared_caps
+
+    q = "Ann reads 3 hours a day and swims 4 hours a day. Bo runs 5 days a week."
+
+    def given(words: str, name: str) -> Given:
+        start = q.index(words)
+        end = start + len(words.split()[0])
+        value = Fraction(words.split()[0])
+        return Given(name, value, start, end, words.split()[0], "number",
+                     read_style(words.split()[0], value, "number"), "", unit_cap(q, end))
+
+    reads, swims, runs = given("3 hours", "g1"), given("4 hours", "g2"), given("5 days", "g3")
+    assert (reads.cap, swims.cap, runs.cap) == (24, 24, 7)
+    parent = SimpleNamespace(givens=(reads, swims, runs))
+    _check_shared_caps(parent, {"g1": Fraction(12), "g2": Fraction(12)})   # 24 hours: fits
+    _check_shared_caps(parent, {"g3": Fraction(7)})                         # alone in its period
+    with pytest.raises(Refusal) as exc:
+        _check_shared_caps(parent, {"g1": Fraction(14), "g2": Fraction(13)})
+    assert exc.value.code == "implausible" and "14 + 13" in str(exc.value) and "24" in str(exc.value)
+    # where the parent's own quantities overlap (two people's hours), no sum is imposed
+    busy = SimpleNamespace(givens=(replace_value(reads, 20), replace_value(swims, 10)))
+    _check_shared_caps(busy, {"g1": Fraction(22), "g2": Fraction(12)})
+
+
+def replace_value(g: Given, v: int) -> Given:
+    from dataclasses import replace
+
+    return replace(g, value=Fraction(v))
+
+
 def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
     from qcstation.core.derive.bindings import question_numbers
 

@@ -512,7 +512,7 @@ def _check_shared_caps(parent: Parent, givens: dict[str, Fraction]) -> None:
     """Givens of one unit and period ("8 hours a day" and "10 hours a day": at most 24 each)
     that fit in the period together in the parent fit together in the item too: "3 hours a
     day reading and 4 hours a day swimming" must not become 14 and 13 hours a day."""
-    groups: dict[tuple[Fraction, Fraction], list[Given]] = {}
+    groups: dict[tuple[Fraction, Fraction | int], list[Given]] = {}
     for g in parent.givens:
         if g.cap is not None:
             groups.setdefault((g.cap, g.style.scale), []).append(g)

@@ -280,6 +280,10 @@ def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) 
     # "Shawna is three times older than Aliya so Shawn is 3 * 3": the line's "three times" names
     # one of the two 3s, never both (the other is "Aliya is 3 years old")
     ("958", "(assert (= s1_years (* g1_times g2_years)))"),
+    # "1*7 = 7 pounds of coffee a week": of a count times a rate, the rate names what the
+    # product counts: the "1 pound of coffee per day", not step 1's "$1 more expensive"
+    ("662", "(assert (= s3_pounds_coffee (* g3_pound w_a_week)))"),
+    ("662", "(assert (= s2_pound (+ g1_pound s1_expensive_pound)))"),
 ])
 def test_the_words_of_a_sum_or_a_rate_decide(gsm8k: dict, seed: str, line: str) -> None:
     assert line in _asserts(rule_for_seed(gsm8k[seed]).smtlib)

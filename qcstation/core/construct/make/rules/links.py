@@ -16,6 +16,8 @@ from fractions import Fraction
 from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, canon, expr_names,
                                                  fmt, literal_value, literal_values)
 from qcstation.core.construct.make.rules.givens import Givens
+from qcstation.core.construct.make.rules.phrases import has_phrase
+from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
 
 MAX_LINK_CHOICES = 4096
@@ -178,6 +180,11 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
             # "The total times they ride that day is 6+4=10 times": a sum's terms count what
             # its result counts, so the words after the result name each bare term
             named = [w for w in [_result_stems(solution, comps[i])] if w]
+        elif not named and _rate_times_count(exprs[i]) and v not in givens.factors \
+                and not any(v in vals for phrase, vals in WORD_GIVENS.items() if has_phrase(givens.question, phrase, ignore_case=True)):
+            # "30*6 = 180 minutes" for "a page every 6 minutes": of a count times a rate, the rate
+            # names what the product counts
+            named = [w for w in [_result_stems(solution, comps[i])] if w]
         if len(named) != 1:
             continue  # the line names this value with no words, or with the words of two things
         here = named[0]
@@ -229,6 +236,10 @@ def _percent_only(givens: Givens, v: Fraction) -> bool:
     """Does the question state ``v`` only as a percent ("10%")?"""
     digits = [q for q in givens.numbers if q.value == v and not q.percent]
     return bool(digits) and len(digits) == sum(1 for q in givens.numbers if q.percent and q.value * 100 == v)
+
+
+def _rate_times_count(e: Expr) -> bool:
+    return isinstance(e, BinOp) and e.op == "*" and isinstance(e.left, Num) and isinstance(e.right, Num)
 
 
 def _additive(e: Expr) -> bool:

@@ -46,6 +46,43 @@ def build_db(path: Path, *, per_source: dict[str, int] | None = None,
     return path
 
 
+def pass_the_gate(path: Path, annotator: str = "bob", dimension: str = "arithmetic") -> None:
+    """Every item of the open ``dimension`` sample accepted by ``annotator``."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(path) as store:
+        while (item := next_item(store, annotator, dimension)) is not None:
+            decide(store, item.item_id, annotator, "accept")
+
+
+def curator_app(path: Path) -> Any:
+    """The app as the curator alice, the arithmetic gate at a 50% threshold (which an
+    all-accepted sample passes)."""
+    from qcstation.app import make_app
+
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    return make_app(path, config=config, account="alice")
+
+
+def derived_template(folder: Path) -> Path:
+    """Three GSM8K seeds with their artifacts; the working set's arithmetic sample all
+    accepted by :data:`ANNOTATOR`; the derived set dyn (variants) built, not sampled."""
+    from qcstation.common.config import load_config
+    from qcstation.core.derive.runner import run_derive
+    from qcstation.core.derive.transforms import Options
+    from qcstation.core.review.decisions import decide, next_item
+    from tests.core.derive.helpers import make_db
+
+    db = make_db(folder, ["james", "janet", "jacket"])
+    run_derive(db, load_config(None, env={}), kind="variants", name="dyn",
+               opts=Options(variants=2, rng_seed=4))
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1)
+        while (item := next_item(store, ANNOTATOR, scope="")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+    return db
+
+
 @pytest.fixture
 def qc_db(tmp_path: Path) -> Path:
     """60 seeds (40 gsm8k, 20 mawps); a 6-item arithmetic sample."""
@@ -81,6 +118,14 @@ def live_reviews(path: Path) -> list[dict[str, Any]]:
 def artifact_status(path: Path, artifact_id: int) -> str:
     with Store(path) as store:
         return str(store.scalar("SELECT status FROM artifacts WHERE id = ?", (artifact_id,)))
+
+
+async def press_each(pilot: Pilot[Any], *keys: str) -> None:
+    """Settle, then press each key and settle after it (a screen opens, a worker ends)."""
+    await settle(pilot)
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
 
 
 async def settle(pilot: Pilot[Any], rounds: int = 50) -> None:

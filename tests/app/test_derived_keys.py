@@ -11,16 +11,13 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.common.config import load_config
-from qcstation.core.derive.runner import run_derive
-from qcstation.core.derive.transforms import Options
 from qcstation.core.review.curation import exclude_seed
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.sampling import draw_sample, list_samples, open_sample
 from screens.dashboard import DashboardScreen
-from tests.app.conftest import ANNOTATOR, flat, make_config, notifications, screen_text, settle
-from tests.core.derive.helpers import make_db
+from tests.app.conftest import (ANNOTATOR, derived_template, flat, make_config, notifications,
+                                screen_text, settle)
 
 SIZE = (80, 24)
 
@@ -29,14 +26,7 @@ SIZE = (80, 24)
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three GSM8K seeds; the working set's arithmetic sample all accepted; the derived set
     dyn (variants) built, not sampled."""
-    db = make_db(tmp_path_factory.mktemp("dkeys"), ["james", "janet", "jacket"])
-    run_derive(db, load_config(None, env={}), kind="variants", name="dyn",
-               opts=Options(variants=2, rng_seed=4))
-    with Store(db) as store:
-        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1)
-        while (item := next_item(store, ANNOTATOR, scope="")) is not None:
-            decide(store, item.item_id, ANNOTATOR, "accept")
-    return db
+    return derived_template(tmp_path_factory.mktemp("dkeys"))
 
 
 @pytest.fixture

@@ -10,17 +10,14 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.common.config import load_config
-from qcstation.core.derive.runner import run_derive
-from qcstation.core.derive.transforms import Options
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.gate import gate as qc_gate
 from qcstation.core.review.sampling import draw_sample, open_sample
 from qcstation.widgets.labels import noun_in
 from screens.dashboard import DashboardScreen
 from screens.review import ReviewScreen
-from tests.app.conftest import ANNOTATOR, flat, make_config, screen_text, settle, static_text
-from tests.core.derive.helpers import make_db
+from tests.app.conftest import (ANNOTATOR, derived_template, flat, make_config, screen_text, settle,
+                                static_text)
 
 SIZE = (80, 24)
 CONFIG = dict(curators=[ANNOTATOR], defect_threshold=0.7, min_sample=1,
@@ -31,13 +28,8 @@ CONFIG = dict(curators=[ANNOTATOR], defect_threshold=0.7, min_sample=1,
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three GSM8K seeds with their artifacts; the working set's arithmetic sample all
     accepted (its gate passes); the derived set dyn (variants) built, not sampled."""
-    db = make_db(tmp_path_factory.mktemp("dset"), ["james", "janet", "jacket"])
-    run_derive(db, load_config(None, env={}), kind="variants", name="dyn",
-               opts=Options(variants=2, rng_seed=4))
+    db = derived_template(tmp_path_factory.mktemp("dset"))
     with Store(db) as store:
-        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1)
-        while (item := next_item(store, ANNOTATOR, scope="")) is not None:
-            decide(store, item.item_id, ANNOTATOR, "accept")
         assert qc_gate(store, "arithmetic", threshold=0.7).passed
     return db
 

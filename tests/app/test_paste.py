@@ -13,7 +13,8 @@ from qcstation.core.review.decisions import MAX_REASON_CHARS
 from qcstation.driver import IgnoredPaste, burst_text, chunk_events
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
-from tests.app.conftest import ANNOTATOR, make_config, notifications, reviews, settle
+from tests.app.conftest import (ANNOTATOR, curator_app, make_config, notifications, pass_the_gate,
+                                press_each, reviews, settle)
 
 SIZE = (80, 24)
 
@@ -191,26 +192,18 @@ async def test_a_paste_into_the_approve_dialog_is_one_paste_and_approves_nothing
     field cut to its limit with a notice; a pasted CR (Enter on the notes approves) or ESC
     (cancels) acts as no key. The curator's own Enter then approves."""
     from db import Store
-    from qcstation.core.review.decisions import decide, next_item
     from screens.dialogs.approve_release import NAME_CHARS, NOTES_CHARS, ApproveReleaseModal
     from screens.releases import ReleasesScreen
 
-    with Store(qc_db) as store:
-        while (item := next_item(store, "bob", "arithmetic")) is not None:
-            decide(store, item.item_id, "bob", "accept")
+    pass_the_gate(qc_db)
 
     def approved() -> list[dict[str, object]]:
         with Store(qc_db) as store:
             return store.query("SELECT name, version, notes FROM releases ORDER BY id")
 
-    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
-    app = make_app(qc_db, config=config, account="alice")
+    app = curator_app(qc_db)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await press_each(pilot, "l", "a")
         modal = app.screen
         assert isinstance(modal, ApproveReleaseModal)
         version, notes = modal.query_one("#release_version"), modal.query_one("#release_notes")

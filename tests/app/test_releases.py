@@ -9,11 +9,11 @@ import pytest
 
 from db import Store
 from qcstation.app import make_app
-from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.release import releases as rel
 from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.releases import ReleasesScreen, next_version
-from tests.app.conftest import flat, make_config, notifications, screen_text, settle, static_text
+from tests.app.conftest import (curator_app, flat, make_config, notifications, pass_the_gate,
+                                press_each, screen_text, settle, static_text)
 
 SIZE = (80, 24)
 
@@ -28,12 +28,6 @@ def _release_rows(db: Path) -> list[dict[str, object]]:
         return store.query("SELECT name, version, approved_by FROM releases ORDER BY id")
 
 
-def _pass_the_gate(db: Path) -> None:
-    with Store(db) as store:
-        while (item := next_item(store, "bob", "arithmetic")) is not None:
-            decide(store, item.item_id, "bob", "accept")
-
-
 def test_next_version() -> None:
     assert next_version(None) == "1.0.0"
     assert next_version("1.0.0") == "1.0.1"
@@ -42,13 +36,11 @@ def test_next_version() -> None:
 
 
 async def test_a_non_curator_cannot_approve(qc_db: Path) -> None:
-    _pass_the_gate(qc_db)
+    pass_the_gate(qc_db)
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
     app = make_app(qc_db, config=config, account="tester")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press_each(pilot, "l")
         screen = _releases(app)
         assert "tester is not a curator (curators: alice)" in \
             flat(static_text(screen.query_one("#blockers")))
@@ -95,7 +87,7 @@ async def test_a_curator_is_told_what_blocks_the_release(qc_db: Path) -> None:
 async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    _pass_the_gate(qc_db)
+    pass_the_gate(qc_db)
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
     app = make_app(qc_db, config=config, account="alice")
     async with app.run_test(size=SIZE) as pilot:
@@ -155,15 +147,10 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
 
 
 async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path) -> None:
-    _pass_the_gate(qc_db)
-    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
-    app = make_app(qc_db, config=config, account="alice")
+    pass_the_gate(qc_db)
+    app = curator_app(qc_db)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await press_each(pilot, "l", "a")
         await pilot.press(*"/evil")  # appended to the default version
         await pilot.press("enter", "enter")
         await settle(pilot)

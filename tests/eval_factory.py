@@ -46,7 +46,7 @@ def _verdict_score(metric: str, v: Any) -> tuple[str, float | None]:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return ("correct" if v >= ALL_PASS_UNDERSTANDING else "wrong"), float(v)
     if isinstance(v, tuple):               # (verdict, score) given in full
-        return _VERDICT.get(v[0], v[0]), v[1]
+        return str(_VERDICT.get(v[0], v[0])), v[1]
     verdict = _VERDICT.get(v, v)
     if metric == "un":
         return verdict, None

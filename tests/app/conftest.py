@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from db import Store
+from qcstation.app import QCStationApp, make_app
 from qcstation.core.review.sampling import draw_sample
 from qcstation.common.config import Config, parse_config
 from tests.factories import populate
@@ -55,10 +56,9 @@ def pass_the_gate(path: Path, annotator: str = "bob", dimension: str = "arithmet
             decide(store, item.item_id, annotator, "accept")
 
 
-def curator_app(path: Path) -> Any:
+def curator_app(path: Path) -> QCStationApp:
     """The app as the curator alice, the arithmetic gate at a 50% threshold (which an
     all-accepted sample passes)."""
-    from qcstation.app import make_app
 
     config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
     return make_app(path, config=config, account="alice")

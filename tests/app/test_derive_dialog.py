@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from db import Store
 from qcstation.app import make_app
@@ -32,7 +33,7 @@ async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, DeriveModal)
         await pilot.press("down", "down", "down", "enter")    # counterfactual
-        app.screen.query_one("#derive_name").value = "cf1"
+        app.screen.query_one("#derive_name", Input).value = "cf1"
         await pilot.press("ctrl+s")
         await settle(pilot, rounds=200)
         assert not isinstance(app.screen, DeriveModal)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from db import Store
 from qcstation.app import make_app
@@ -20,8 +22,8 @@ from tests.app.conftest import (ANNOTATOR, derived_template, flat, make_config, 
                                 static_text)
 
 SIZE = (80, 24)
-CONFIG = dict(curators=[ANNOTATOR], defect_threshold=0.7, min_sample=1,
-              dimensions=["arithmetic"])
+CONFIG: dict[str, Any] = dict(curators=[ANNOTATOR], defect_threshold=0.7, min_sample=1,
+                              dimensions=["arithmetic"])
 
 
 @pytest.fixture(scope="module")
@@ -122,10 +124,11 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, ApproveReleaseModal) and app.screen.scope == "dyn"
-        assert app.screen.query_one("#release_name").value == "dyn-rel"
+        assert app.screen.query_one("#release_name", Input).value == "dyn-rel"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.screen is screen
+        shown: object = app.screen               # no longer the dialog
+        assert shown is screen
         [info] = screen.releases
         assert (info.name, info.manifest["derived"]["set"]) == ("dyn-rel", "dyn")
         await pilot.press("e")

@@ -154,7 +154,7 @@ async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_p
         assert dialog.query_one("#resolve_reason").value == "story words left in"  # type: ignore[attr-defined]
         assert app.focused is dialog.query_one("#resolve_reason")
         results: list[object] = []
-        dialog.dismiss = results.append  # type: ignore[method-assign]
+        dialog.dismiss = results.append  # type: ignore[method-assign, assignment]
         await pilot.press("enter")
         await settle(pilot)
         assert results == [("reject", "story words left in")]

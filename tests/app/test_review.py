@@ -28,6 +28,7 @@ from tests.app.conftest import (
     settle,
     static_text,
 )
+from tests.must import must
 
 SIZE = (80, 24)
 
@@ -436,7 +437,7 @@ async def test_curator_excludes_the_seed_of_a_rejected_item(qc_db: Path) -> None
             assert qc_gate(store, "arithmetic", threshold=0.05).open_rejects == 1
         await pilot.press("p")                       # look back at the rejected item
         await settle(pilot)
-        assert _screen(app).item is not None and _screen(app).item.item_id == rejected.item_id
+        assert must(_screen(app).item).item_id == rejected.item_id
         await pilot.press("X")
         await pilot.pause()
         assert isinstance(app.screen, ExcludeSeedModal)

@@ -58,7 +58,8 @@ async def test_slash_in_the_queue_finds_an_item_by_a_reason(qc_db: Path) -> None
         assert "cannot search for" in text and "unterminated string" in text
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is queue and not queue.busy
+        shown: object = app.screen                 # the error dialog closed
+        assert shown is queue and not queue.busy
         assert [r.item_id for r in queue.rows] == [item.item_id]   # the last list stays
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from qcstation.cli import main
 from tests.fake_openai import FakeOpenAI
+from tests.must import must
 
 
 def test_offline_defaults(capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -78,7 +79,7 @@ def test_check_is_ok_for_a_keyless_local_server_without_a_models_route(
         assert "its /models failed: 404" in out
         assert "$OPENAI_API_KEY is not set; the server answered without a key" in out
         assert len(server.chat_requests) == 1
-        assert server.chat_requests[0].body["max_tokens"] == 1
+        assert must(server.chat_requests[0].body)["max_tokens"] == 1
         # a server that refuses requests without the key: FAILED, saying so
         server.models_status = 401
         server.models_message = "invalid api key"

@@ -313,8 +313,10 @@ def test_eval_section_and_several_base_urls() -> None:
                         "models": {"m": {"model": "x", "base_urls": ["http://a:1/v1/", "http://b:2/v1"]}}})
     assert cfg.eval.shots == 5 and cfg.eval.templates_dir == "t"
     assert cfg.models["m"].endpoints == ["http://a:1/v1", "http://b:2/v1"]
-    for bad, msg in ([["ftp://a/v1"], "must be an http"], [["http://u:p@a/v1"], "credentials"],
-                     [["http://a/v1", "http://a/v1/"], "duplicate"]):
+    cases: list[tuple[list[str], str]] = [
+        (["ftp://a/v1"], "must be an http"), (["http://u:p@a/v1"], "credentials"),
+        (["http://a/v1", "http://a/v1/"], "duplicate")]
+    for bad, msg in cases:
         with pytest.raises(ConfigError, match=msg):
             parse_config({"models": {"m": {"model": "x", "base_urls": bad}}})
     with pytest.raises(ConfigError, match="shots"):

@@ -33,7 +33,7 @@ def _seed(store: Store, seed_id: int, question: str) -> None:
 
 def test_every_index_exists_with_its_columns(store: Store) -> None:
     for table, columns in FTS_TABLES.items():
-        assert store.db[table].detect_fts() == f"{table}_fts"
+        assert store.db.table(table).detect_fts() == f"{table}_fts"
         assert store.db[f"{table}_fts"].columns_dict.keys() == set(columns)
 
 

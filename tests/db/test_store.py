@@ -75,7 +75,7 @@ def test_a_new_database_never_has_the_v1_placeholder(tmp_path: Path) -> None:
         assert "eval_responses" not in s.db.table_names()
         assert {"seeds", "artifacts", "reviews", "eval_runs", "events"} <= set(s.db.table_names())
         assert s.migrate() == list(range(2, SCHEMA_VERSION + 1))
-        assert s.db["seeds"].detect_fts() == "seeds_fts"
+        assert s.db.table("seeds").detect_fts() == "seeds_fts"
 
 
 def test_database_newer_than_code_is_refused(db_file: Path) -> None:
@@ -154,8 +154,8 @@ def test_insert_many_stores_like_insert_and_joins_the_open_transaction(store: St
         raise RuntimeError("the outer transaction fails")
     assert store.scalar("SELECT COUNT(*) FROM events WHERE action = 'rolled back'") == 0
     # tuples with their columns; a chunk larger than one statement; nothing to insert
-    rows = [("t", "b", f"y{i}") for i in range(2345)]
-    assert store.insert_many("events", rows, columns=("at", "actor", "action")) == 2345
+    tuples = [("t", "b", f"y{i}") for i in range(2345)]
+    assert store.insert_many("events", tuples, columns=("at", "actor", "action")) == 2345
     assert store.scalar("SELECT COUNT(*) FROM events WHERE actor = 'b'") == 2345
     assert store.insert_many("events", []) == 0
     with pytest.raises(ValueError, match="columns"):

@@ -171,7 +171,7 @@ def test_item_detail_has_every_task_with_gold_and_verifier_output(tmp_path: Path
     assert ref is not None and [s.metric for s in ref.scores] == ["rt", "rm"]
     assert ref.scores[0].gold == "calculation"
     un = must(d.task("understanding"))
-    assert un is not None and un.scores[0].gold.startswith("Goal: total pens")
+    assert must(un.scores[0].gold).startswith("Goal: total pens")
     final = d.task("final")
     assert final is not None and final.response == "resp final \x1b[31mred\x1b[0m"
     # without the runner on this branch's main, the prompt says why it is missing

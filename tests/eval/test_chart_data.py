@@ -9,6 +9,7 @@ import pytest
 from db import Store
 from qcstation.eval import charts
 from tests.eval_rows import LEVELS, add_run
+from tests.must import must
 
 
 def test_dimension_scores_and_all_pass(tmp_path: Path) -> None:
@@ -30,9 +31,8 @@ def test_dimension_scores_and_all_pass(tmp_path: Path) -> None:
     assert series[other].points["all"].value == pytest.approx(0.0)
     assert series[other].points["un"].value == pytest.approx(40.0)
     # bootstrap interval from the metrics module, on the same 0..100 scale
-    assert points["re"].lo is not None and points["re"].hi is not None
-    assert 0.0 <= points["re"].lo < 50.0 < points["re"].hi <= 100.0
-    assert points["un"].lo is not None and points["un"].lo <= 95.0 <= points["un"].hi
+    assert 0.0 <= must(points["re"].lo) < 50.0 < must(points["re"].hi) <= 100.0
+    assert must(points["un"].lo) <= 95.0 <= must(points["un"].hi)
     # difficulty of item i is LEVELS[i % 3]: odd items fail Re
     assert levels == list(LEVELS)
     expected = {lv: 100.0 * sum(1 for i in range(12) if LEVELS[i % 3] == lv and i % 2 == 0)

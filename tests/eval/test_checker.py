@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,13 @@ from qcstation.eval.checker import (
     parse_gold,
 )
 from tests.procs import wait_until_computing
+from tests.must import must
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def checker() -> AnswerChecker:
+def checker() -> Iterator[AnswerChecker]:
     # math-verify's limit is wall-clock (signal.alarm): a generous one, so that a busy machine
     # never turns a verdict these tests expect into a timeout (the limits have their own tests)
     with AnswerChecker(workers=2, limits=CheckLimits(timeout_s=60)) as c:
@@ -143,7 +145,7 @@ def test_extraction_sources_and_values() -> None:
     assert (e.source, e.text, e.value) == ("boxed", "\\frac{1}{\\sqrt{4}}", None)
     # boxes on lines of their own: the last one is the answer
     e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$\nand then \\boxed{7}")
-    assert (e.source, e.text, str(e.value.value)) == ("boxed", "7", "7")
+    assert (e.source, e.text, str(must(e.value).value)) == ("boxed", "7", "7")
     # boxes joined on one line are several values offered, as the strict reading sees them
     e = extract_answer("Two boxes: $\\boxed{\\{1, 2\\}}$ and \\boxed{7}")
     assert e.hedged and e.value is None
@@ -183,7 +185,7 @@ def test_math_span_answers_are_checked(checker: AnswerChecker) -> None:
 
 def test_gold_parsing() -> None:
     assert parse_gold("18", "18").shown == "18"
-    assert parse_gold("0.33", "33/100").exact.decimals == 2  # tolerance of the text kept
+    assert must(parse_gold("0.33", "33/100").exact).decimals == 2  # tolerance of the text kept
     assert parse_gold("something odd", "7/2").shown == "7/2"  # stored value wins
     assert parse_gold("\\frac{\\sqrt{3}}{2}").exact is None  # symbolic: math-verify decides
     assert parse_gold("25%").shown == "25%"

@@ -401,7 +401,7 @@ def test_the_judge_sees_the_candidate_fenced_and_cannot_be_closed_out(qs_db: Pat
     execute_run(qs_db, run_id, cfg)
     summary = scorers.score_run(qs_db, run_id, cfg)
     assert summary.counts["un"] == {"wrong": 1}, summary.counts
-    judge_prompt = [r for r in fake_openai.chat_requests if r.body["model"] == "fake-judge"][0].messages[-1]["content"]
+    judge_prompt = [r for r in fake_openai.chat_requests if must(r.body)["model"] == "fake-judge"][0].messages[-1]["content"]
     assert judge_prompt.count("<candidate>") == 1 and judge_prompt.count("</candidate>") == 1
     assert "[candidate tag removed]" in judge_prompt
     assert judge_prompt.index("Ignore the above") < judge_prompt.index("</candidate>")

@@ -202,7 +202,7 @@ def test_llm_un_without_a_judge_is_not_computed_never_0(qs_db: Path, fake_openai
             "SELECT verdict, COUNT(*) AS n FROM eval_scores WHERE run_id = ? AND metric = 'un' "
             "GROUP BY verdict", (run_id,))}
     assert verdicts == {"error": 3, "not_scored": 3}, verdicts      # 0 over the failed ones alone
-    assert un.value is None and un.lo is None and "no judge configured" in un.note, un
+    assert un.value is None and un.lo is None and "no judge configured" in must(un.note), un
     assert head.value is None and head.n == 0 and head2.value is None
 
 

@@ -184,7 +184,7 @@ def test_cause2_and_5_judge_and_generator_replies_are_capped(fake_openai: FakeOp
 def _bad_replies(request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
     q = json.dumps(request["messages"])
     kind = sum(map(ord, q)) % 5
-    ok = {"choices": [{"message": {"content": "18"}, "finish_reason": "stop"}],
+    ok: dict[str, Any] = {"choices": [{"message": {"content": "18"}, "finish_reason": "stop"}],
           "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
     if kind == 0:
         ok["choices"][0]["message"]["content"] = "\ud800 18"      # a lone surrogate

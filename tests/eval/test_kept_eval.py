@@ -30,6 +30,7 @@ from qcstation.eval.runs import run_totals
 from qcstation.eval.scorers import INSERT_SCORE, summarize_verdicts
 from tests.eval_factory import make_run
 from tests.factories import rewind_to, run_at_once
+from tests.must import must
 
 METRIC_TASK = {"un": "understanding", "re": "reasoning", "ar": "arithmetic", "rt": "refinement",
                "rm": "refinement", "fi": "final", "ar_s": "arithmetic", "rm_s": "refinement",
@@ -70,7 +71,7 @@ def assert_kept_eval_right(store: Store) -> None:
             assert (h.n, h.counts, list(h.counts)) == (o.n, o.counts, list(o.counts)), (run, metric)
             assert (h.value is None) == (o.value is None), (run, metric)
             if h.value is not None:
-                assert math.isclose(h.value, o.value, rel_tol=1e-12), (run, metric)
+                assert math.isclose(h.value, must(o.value), rel_tol=1e-12), (run, metric)
     progress = {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(
         "SELECT run_id, status, SUM(n) FROM eval_reply_counts GROUP BY 1, 2 HAVING SUM(n) != 0")}
     assert progress == {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(

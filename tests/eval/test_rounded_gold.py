@@ -48,7 +48,7 @@ def test_a_rounded_gold_is_read_as_the_nearest_option(db_file: Path) -> None:
         run = make_run(s, tasks=("reasoning",), spec={
             "format": SPEC_FORMAT, "max_tokens": 512,
             "templates": {"reasoning": T.load_template("reasoning").to_spec()}})
-        seeds = {}
+        seeds: dict[int, tuple[str, str]] = {}
         for i, (kind, text) in enumerate(replies.items()):
             # the same item twice: from AQuA (options) and from a set without options
             for source, meta in (("aqua", {"options": OPTIONS, "correct": "C"}), ("other", {})):

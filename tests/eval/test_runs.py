@@ -12,6 +12,7 @@ from db import Store
 from qcstation.eval import runs
 from qcstation.eval.runs import EvalError
 from tests.eval_factory import make_run
+from tests.must import must
 
 
 def test_a_run_is_named_by_id_or_by_a_name_exactly_one_run_has(store: Store) -> None:
@@ -73,7 +74,7 @@ def _lease(store: Store, run: int, owner: str | None, beat: str | None) -> dict[
     with store.transaction():
         store.execute("UPDATE eval_runs SET status = 'running', owner = ?, heartbeat_at = ? "
                       "WHERE id = ?", (owner, beat, run))
-    return store.one("SELECT * FROM eval_runs WHERE id = ?", (run,))
+    return must(store.one("SELECT * FROM eval_runs WHERE id = ?", (run,)))
 
 
 def test_the_lease(store: Store) -> None:
@@ -88,15 +89,17 @@ def test_the_lease(store: Store) -> None:
         with pytest.raises(EvalError, match=f"run {run} is being run by {owner}"):
             runs.take_lease(store, run)
     # free: a dead process here, a stale or unreadable heartbeat, no owner
-    for owner, beat in ((f"{host}:999999999", fresh), ("elsewhere:12", "2020-01-01T00:00:00.000000Z"),
-                        ("elsewhere:12", "yesterday"), (None, fresh)):
-        row = _lease(store, run, owner, beat)
+    free: list[tuple[str | None, str]] = [
+        (f"{host}:999999999", fresh), ("elsewhere:12", "2020-01-01T00:00:00.000000Z"),
+        ("elsewhere:12", "yesterday"), (None, fresh)]
+    for maybe_owner, beat in free:
+        row = _lease(store, run, maybe_owner, beat)
         assert runs.lease_free(row) and not runs.held_elsewhere(row)
         assert runs.effective_status(row) == "stopped"
     # our own lease is ours to take again
     row = _lease(store, run, me, fresh)
     assert not runs.lease_free(row) and not runs.held_elsewhere(row)
     runs.take_lease(store, run)
-    row = store.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run,))
+    row = must(store.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run,)))
     assert (row["status"], row["owner"]) == ("running", me)
     assert runs.effective_status({"status": "done"}) == "done"

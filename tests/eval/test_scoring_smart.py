@@ -30,6 +30,7 @@ from tests.eval_helpers import (
     scripted,
 )
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.must import must
 
 JUDGE = {"name": "judge", "model": "fake-judge", "retries": 0, "backoff_s": 0.01}
 
@@ -246,8 +247,8 @@ def test_intervals_at_zero_and_one_hundred_percent_have_width() -> None:
             assert hi - lo > 0 and 0.0 <= lo <= p <= hi <= 1.0
     import numpy as np
 
-    mean, lo, hi = M.interval("un", np.full(12, 100.0), n_boot=100, seed=0)
-    assert mean == 100.0 and lo < 100.0 and hi == 100.0
+    mean, lo_un, hi_un = M.interval("un", np.full(12, 100.0), n_boot=100, seed=0)
+    assert mean == 100.0 and must(lo_un) < 100.0 and hi_un == 100.0
 
 
 def test_compare_and_the_leaderboard_agree_on_a_three_sample_run(store: Store) -> None:
@@ -395,7 +396,7 @@ def test_the_two_step_protocol_refines_only_after_a_correct_reflection(qs_db: Pa
     assert rm.values["rm"].value == 1.0 and rm.values["rm"].n == 6
     assert rm.values["rm"].counts == {"correct": 6, "wrong": 0}
     # never asked: not a 0, and ungated R-m is not defined under two steps
-    assert rm.values["rm_ungated"].value is None and "two-step" in rm.values["rm_ungated"].note
+    assert rm.values["rm_ungated"].value is None and "two-step" in must(rm.values["rm_ungated"].note)
     with Store(qs_db) as s:
         assert M.verdict_counts(s, run_id) == [
             ("rm", "correct", 6), ("rm", "not_scored", 4), ("rm_s", "correct", 6),

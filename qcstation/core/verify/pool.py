@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,7 +252,7 @@ class VerifierPool(ClosingPool):
         return next(iter(self.verify_many([(text, expected)])))
 
     def verify_many(self, items: Iterable[tuple[str, str | ExactAnswer | None]]
-                    ) -> Iterator[VerifyOutcome]:
+                    ) -> Generator[VerifyOutcome, None, None]:
         """Verify many scripts, yielding outcomes in input order while all workers stay busy.
 
         Raises :class:`VerificationError` (when the item is reached) if an expected

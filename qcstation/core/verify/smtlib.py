@@ -27,7 +27,7 @@ declarations, definitions and assertions in force at the last ``(check-sat)``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -585,7 +585,7 @@ class _Renderer:
         return "".join(self.parts) + "\n"
 
 
-def render_nodes(items: list[Node | str]) -> str:
+def render_nodes(items: Sequence[Node | str]) -> str:
     """Rebuild text from validated nodes (and verifier-made snippets given as ``str``)."""
     r = _Renderer()
     for item in items:

@@ -16,6 +16,7 @@ from qcstation.eval.runs import create_run
 from tests.eval.test_batch_files import lines, run_batch_over_http
 from tests.eval_helpers import config, copy_db, quickstart_db
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture
+from tests.must import must
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
     assert all(o["endpoint"] == "batch file out.jsonl" for o in stored.values())
     by_msg = {json.dumps(x["body"]["messages"]): x["custom_id"] for x in sent}
     for r in fake_openai.chat_requests[1:]:                            # each answer stored where it belongs
-        cid = by_msg[json.dumps(r.body["messages"])]
+        cid = by_msg[json.dumps(must(r.body)["messages"])]
         _, seed, task, sample = cid.split("-")
         row = stored[(int(seed[4:]), task, int(sample[1:]))]
         assert row["response"] == "echo: " + r.messages[-1]["content"]
@@ -247,7 +248,7 @@ def _imported_run(qs_db: Path, tmp_path: Path, fake: FakeOpenAI) -> int:
 
 def _run_row(db: Path, run_id: int) -> dict[str, object]:
     with Store(db) as s:
-        row = dict(s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,)))
+        row = dict(must(s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,))))
         row["scores"] = s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,))
         row["distinct"] = s.scalar("SELECT COUNT(*) FROM (SELECT DISTINCT seed_id, sample_idx, metric "
                                    "FROM eval_scores WHERE run_id = ?)", (run_id,))

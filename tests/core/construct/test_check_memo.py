@@ -13,6 +13,7 @@ from qcstation.core.construct.check import bindings
 from qcstation.core.construct.check.bindings import binding_problems
 from qcstation.core.construct.make.rules import BinOp, Name, Num, evaluate, rule_for_seed
 from qcstation.core.construct.check.selfcheck import _smt_definitions
+from tests.must import must
 
 
 def _rule_defs(rule) -> tuple[dict, dict]:
@@ -31,7 +32,7 @@ def test_the_audit_gets_the_rules_answer_for_the_same_formalization(gsm8k: dict,
     rule = rule_for_seed(seed)
     q, s = seed["question"], seed["solution"]
     rule_defs, rule_values = _rule_defs(rule)
-    smt_defs, smt_values, _ = _smt_definitions(rule.smtlib)
+    smt_defs, smt_values, _ = must(_smt_definitions(rule.smtlib))
     assert smt_defs != rule_defs  # read back: numbers with their text, an answer line
     bindings._BINDINGS.clear()
     first = binding_problems(rule_defs, rule_values, q, s)
@@ -45,10 +46,10 @@ def test_a_problem_found_by_the_rules_is_the_audits_too() -> None:
     solution = "1 + 2 = <<1+2=3>>3"
     rule_defs = {"g1": Num(Fraction(1)), "g2": Num(Fraction(2)), "s1": BinOp("+", Name("g1"), Name("g2"))}
     rule_values = {"g1": Fraction(1), "g2": Fraction(2), "s1": Fraction(3)}
-    smt_defs, smt_values, _ = _smt_definitions(
+    smt_defs, smt_values, _ = must(_smt_definitions(
         "(declare-const g1 Real)\n(declare-const g2 Real)\n(declare-const s1 Real)\n(declare-const answer Real)\n"
         "(assert (= g1 1))\n(assert (= g2 (/ 4 2)))\n(assert (= s1 (+ g1 g2)))\n(assert (= answer s1))\n"
-        "(check-sat)\n(get-value (answer))")
+        "(check-sat)\n(get-value (answer))"))
     bindings._BINDINGS.clear()
     first = binding_problems(rule_defs, rule_values, question, solution)
     second = binding_problems(smt_defs, smt_values, question, solution)

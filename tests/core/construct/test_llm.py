@@ -31,7 +31,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def mcfg(fake: FakeOpenAI | None, **kw: object) -> ModelConfig:
-    base = dict(model="test-model", base_url=fake.base_url if fake else None, api_key_env=KEY_ENV,
+    base: dict[str, object] = dict(model="test-model", base_url=fake.base_url if fake else None, api_key_env=KEY_ENV,
                 timeout_s=60.0, retries=2, backoff_s=0.01, max_backoff_s=3.0)   # generous: a busy machine is slow
     base.update(kw)
     return ModelConfig(**base)  # type: ignore[arg-type]

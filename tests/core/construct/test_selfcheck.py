@@ -4,6 +4,8 @@ not on the corrected one. None of them reads the rule's own labels."""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 
 from qcstation.core.construct.check.selfcheck import audit_artifact
@@ -113,7 +115,7 @@ def test_checks_ignore_the_rules_own_labels(gsm8k: dict) -> None:
     # chain that keeps the gold
     q = {"question": "Tom has 4 apples and buys 4 more. Then he doubles them. How many?",
          "solution": "4+4=<<4+4=8>>8\n8*2=<<8*2=16>>16", "answer_text": "16"}
-    c = smt("(assert (= g1 4))", "(assert (= s1 (+ g1 g1)))", "(assert (= s2 (* s1 2)))",
+    c: dict[str, Any] = smt("(assert (= g1 4))", "(assert (= s1 (+ g1 g1)))", "(assert (= s2 (* s1 2)))",
             "(assert (= s3 (+ s1 g1)))", "(assert (= answer s2))")
     c["links"] = [{"step": "s3", "uses": "s1", "evidence": "the one structure that uses every step"}]
     q2 = {**q, "question": q["question"] + " He had 8 pears."}

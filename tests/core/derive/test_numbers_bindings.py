@@ -21,7 +21,8 @@ from qcstation.core.derive.numbers import Unwritable, read_style, render, word_o
     ("45%", 45, 30, "30%"),                               # ... or as p
     ("1/2", Fraction(1, 2), Fraction(3, 4), "3/4"),
 ])
-def test_render_like_the_original(words: str, value: object, new: object, expected: str) -> None:
+def test_render_like_the_original(words: str, value: int | Fraction, new: int | Fraction,
+                                  expected: str) -> None:
     style = read_style(words, Fraction(value))
     assert render(style, Fraction(new)) == expected
 
@@ -34,7 +35,8 @@ def test_render_like_the_original(words: str, value: object, new: object, expect
     ("1/2", Fraction(1, 2), 2, "whole"),
     ("5", 5, -2, "negative"),
 ])
-def test_refused_rather_than_written_wrongly(words: str, value: object, new: object, why: str) -> None:
+def test_refused_rather_than_written_wrongly(words: str, value: int | Fraction, new: int | Fraction,
+                                            why: str) -> None:
     with pytest.raises(Unwritable, match=why):
         render(read_style(words, Fraction(value)), Fraction(new))
 

@@ -92,4 +92,6 @@ def test_when_no_given_may_move_the_item_is_refused_with_the_reasons(isabelle) -
     for out in (variants(parent, Options(variants=2), "t:x"), changed_numbers(parent, Options(), "t:x"),
                 counterfactuals(parent, Options(shifts=(10,)), "t:x")):
         assert out and all(isinstance(o, Refused) and o.code == "held" for o in out)
-        assert "'three'" in out[0].reason and "'two'" in out[0].reason and "clock time" in out[0].reason
+        first = out[0]
+        assert isinstance(first, Refused)
+        assert "'three'" in first.reason and "'two'" in first.reason and "clock time" in first.reason

@@ -17,6 +17,7 @@ from db import Store
 from qcstation.common.errors import ImportFormatError
 from qcstation.core.ingest.importer import import_file
 from qcstation.core.ingest.readers import MAX_ANSWER_DIGITS
+from tests.must import must
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -45,7 +46,7 @@ def test_huge_answer_is_one_bad_record_not_a_lost_batch(store: Store, tmp_path: 
     assert set(lines) == {3, 5}
     assert "not importable" in lines[3] and "not importable" in lines[5]
     assert str(report.errors[0]).startswith(f"{path}:3:")
-    assert report.added == _stored(store, "huge") == 4 == _run_added(store, report.run_id)
+    assert report.added == _stored(store, "huge") == 4 == _run_added(store, must(report.run_id))
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])

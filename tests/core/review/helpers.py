@@ -4,6 +4,7 @@ disagreement, and a database the real pipeline made from the shipped sample (off
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def shipped_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def shipped(shipped_template: Path, tmp_path: Path) -> Store:
+def shipped(shipped_template: Path, tmp_path: Path) -> Iterator[Store]:
     path = tmp_path / "shipped.db"
     shutil.copy(shipped_template, path)
     s = Store(path)

@@ -45,8 +45,8 @@ def test_flags_are_stored_at_make_time_and_counted_without_reading_artifacts(tmp
         art = must(store.one("SELECT id, content FROM artifacts WHERE dimension = 'refinement' "
                         "AND status != 'failed' ORDER BY id LIMIT 1"))
         c = json.loads(art["content"])
-        seed = store.one("SELECT answer_text FROM seeds s JOIN artifacts a ON a.seed_id = s.id "
-                         "WHERE a.id = ?", (art["id"],))
+        seed = must(store.one("SELECT answer_text FROM seeds s JOIN artifacts a ON a.seed_id = s.id "
+                              "WHERE a.id = ?", (art["id"],)))
         c["w_cot"] = c["gt_cot"].rsplit("\n", 1)[0] + f"\nThe answer is {seed['answer_text']}."
         c["errors"] = [{"type": "arithmetic_inaccuracy", "step": 0}]
         store.execute("UPDATE artifacts SET content = ? WHERE id = ?", (json.dumps(c), art["id"]))

@@ -17,7 +17,7 @@ from qcstation.core.review.curation import (
 )
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.gate import gate, progress
-from qcstation.core.review.items import get_item, list_items
+from qcstation.core.review.items import ReviewItem, get_item, list_items
 from qcstation.core.review.sampling import (
     draw_sample,
     requeue_replacements,
@@ -158,7 +158,7 @@ def test_override_closes_an_open_reject_and_is_logged(store: Store) -> None:
 def test_queue_filters(store: Store) -> None:
     f.populate(store, {"gsm8k": 6, "mawps": 6})
     draw_sample(store, "arithmetic", rate=1.0, rng_seed=2, actor="lead")
-    seen = []
+    seen: list[ReviewItem] = []
     while (item := next_item(store, "ann", "arithmetic")) is not None:
         if len(seen) == 0:
             decide(store, item.item_id, "ann", "reject", "garbled text")

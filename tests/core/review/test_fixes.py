@@ -85,7 +85,7 @@ def _reworded(text: str) -> tuple[str, str]:
     steps = m.group(2).replace(" and ", "; ")
     good = f"Given {givens}, let {steps}. Find answer."
     last = steps.rsplit("answer = ", 1)
-    swapped = last[1].translate(str.maketrans({"×": "−", "−": "×", "+": "×", "÷": "+"}))
+    swapped = last[1].translate(str.maketrans("×−+÷", "−××+"))
     return good, f"{last[0]}answer = {swapped}".join(["Given " + givens + ", let ", ". Find answer."])
 
 

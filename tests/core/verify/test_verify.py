@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import io
 import json
 import os
@@ -73,7 +75,7 @@ MEMORY_BOMB = """(declare-const answer Int)
 
 
 @pytest.fixture(scope="module")
-def pool() -> VerifierPool:
+def pool() -> Iterator[VerifierPool]:
     with VerifierPool(workers=2, limits=VerifyLimits(timeout_s=5.0)) as p:
         yield p
 

@@ -159,4 +159,4 @@ def test_insert_many_stores_like_insert_and_joins_the_open_transaction(store: St
     assert store.scalar("SELECT COUNT(*) FROM events WHERE actor = 'b'") == 2345
     assert store.insert_many("events", []) == 0
     with pytest.raises(ValueError, match="columns"):
-        store.insert_many("events", rows)
+        store.insert_many("events", tuples)

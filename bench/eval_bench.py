@@ -10,8 +10,8 @@ For each concurrency (1, 16, 64 by default) it measures, against the same server
 It prints both rates, their ratio (target: at least 0.85 at every concurrency), the CPU per
 request of the bare loop, of qcstation's process and of its live scoring worker (a child
 process; on a machine with no idle core its CPU is taken from the run), the load average
-before and after, and the process's peak RSS, sampled along the way (target: flat over 20k
-requests).
+beside every row (and `uptime` before and after), and the process's peak RSS, sampled along
+the way (target: flat over 20k requests).
 
 ``--load N`` keeps N other processes busy (one core each, a pure-Python loop) for the whole
 measurement, as on a shared machine (issue 13.7: at concurrency 64 on 2 cores with
@@ -114,6 +114,15 @@ def _load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def _uptime() -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -178,7 +187,7 @@ def main() -> None:
     print(f"{'concurrency':>11} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
           f"{'run s':>6} {'score s':>7} {'CPU µs/req bare':>7} {'ours':>7} {'+scorer':>7} "
           f"{'peak RSS MB (25/50/75/100%)':>28}")
-    print(f"(load before: {_load()})")
+    print(f"(load before: {_load()}; uptime: {_uptime()})")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for conc in [int(c) for c in args.concurrency.split(",")]:
@@ -230,9 +239,9 @@ def main() -> None:
                 rate = n / t_all
                 rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
                 print(f"{conc:>11} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} {t_run:>6.1f} "
-                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {worker_cpu:>7.0f} {rss:>28}",
+                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {worker_cpu:>7.0f} {rss:>28}  load {_load()}",
                       flush=True)
-        print(f"(load after: {_load()}; CPU µs/req: this process's CPU per request, bare loop and "
+        print(f"(load after: {_load()}; uptime: {_uptime()}; CPU µs/req: this process's CPU per request, bare loop and "
               f"qcstation; +scorer: the live scoring worker's, beside it)")
     finally:
         for b in burners:

@@ -63,9 +63,15 @@ def test_844_prices_and_counts_by_their_sentences(gsm8k: dict, z3pool) -> None: 
 
 def test_910_a_line_that_writes_the_value_in_words_is_not_decided_by_the_sentence(gsm8k: dict) -> None:
     # "Eight years ago, Duncan was 60-8": the 60's sentence also says "in 8 years", but the line
-    # writes "Eight years ago": the other operands' sentence does not decide (by order: refused)
-    with pytest.raises(RuleError):
-        rule_for_seed(gsm8k["910"])
+    # writes "Eight years ago": the other operands' sentence does not decide; the line's own words
+    # do (its one number word of that value: "eight years ago"), and "In 8 years from now ... 30+8"
+    # is the "8 years"
+    seed = gsm8k["910"]
+    rule = rule_for_seed(seed)
+    q = seed["question"]
+    spans = {g["name"]: q[g["span"][0]:g["span"][1] + 10] for g in rule.givens}
+    assert spans["g2_years"] == "eight years ago"
+    assert "(assert (= s1_years_same (- g1 g2_years)))" in _asserts(rule.smtlib)
 
 
 # -- "twice" where the question's other number of that value names nothing ------------------

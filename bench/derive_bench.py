@@ -5,9 +5,9 @@ which each transformation could be made.
 
 Prints:
 
-* ``variants``: items made, seconds, items/s (on ``--cores`` cores: the rules in half of them
-  as processes, Z3 in the isolated verifier pool on the rest, stored in the database; on two
-  cores one rules process and one Z3 worker, see ``qcstation.core.derive.runner``), for the whole
+* ``variants``: items made, seconds, items/s (derive's own process plan on ``--cores`` cores:
+  one rules process and one Z3 worker per core, Z3 in the isolated verifier pool, stored in
+  the database; see ``qcstation.core.derive.runner.plan_processes``), for the whole
   run and in the steady state: from the first batch stored to the last but one (between two
   stores, every stage of the pipeline -- rules, Z3, storing -- has moved on by as many
   batches as were stored, so the figure is what a long run sustains). The whole run also
@@ -37,7 +37,8 @@ given not found, stays unbound (refused as ``not-bound``). The stand-in is print
 figures; it is never used outside this benchmark.
 
 Run: python bench/derive_bench.py [--cores 2] [--variants 10] [--share-limit N]
-[--skip-shares]
+[--skip-shares] [--db PATH] (``--db``: a database already imported and generated, copied and
+used instead of importing and generating again; PATH itself is not written)
 """
 
 from __future__ import annotations
@@ -131,10 +132,11 @@ class CpuMeter:
 
 
 def load_avg() -> str:
+    """The 1-, 5- and 15-minute load averages, as ``uptime`` prints them."""
     import os
 
     try:
-        return f"{os.getloadavg()[0]:.1f}"
+        return "/".join(f"{v:.1f}" for v in os.getloadavg())
     except OSError:
         return "?"
 
@@ -240,6 +242,8 @@ def main() -> None:
     ap.add_argument("--skip-shares", action="store_true")
     ap.add_argument("--skip-variants", action="store_true",
                     help="only the shares per source (no timing)")
+    ap.add_argument("--db", type=Path, help="an imported and generated database to start from "
+                                            "(a copy is used)")
     args = ap.parse_args()
     cfg = load_config(None, env={})
     if not (DATA / SOURCES["gsm8k"]).exists():
@@ -247,15 +251,21 @@ def main() -> None:
                  f"reads the shared datasets beside the repository: ../shared/datasets)")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
-        with Store(db) as store:
-            for source, rel in SOURCES.items():
-                if (DATA / rel).exists():
-                    rep = import_file(store, DATA / rel, source)
-                    print(f"import {source:<9} {rep.active:>5} seeds")
-        t0 = time.perf_counter()
-        with Pipeline(db, cfg) as p:
-            p.generate()
-        print(f"generate (rules, Z3): {time.perf_counter() - t0:.1f} s")
+        if args.db is not None:
+            import shutil
+
+            shutil.copy(args.db, db)
+            print(f"from {args.db} (imported and generated before)")
+        else:
+            with Store(db) as store:
+                for source, rel in SOURCES.items():
+                    if (DATA / rel).exists():
+                        rep = import_file(store, DATA / rel, source)
+                        print(f"import {source:<9} {rep.active:>5} seeds")
+            t0 = time.perf_counter()
+            with Pipeline(db, cfg) as p:
+                p.generate()
+            print(f"generate (rules, Z3): {time.perf_counter() - t0:.1f} s")
         with Store(db) as store:
             rules, already, bound = (0, 0, 0) if args.no_bind_unique else bind_unique(store)
             verified = int(store.scalar(
@@ -271,8 +281,9 @@ def main() -> None:
             def batch_stored(done: int, total: int, msg: str) -> None:
                 marks.append((time.perf_counter(), meter.so_far(), stored_items(db, "bench-variants")))
 
-            rules_procs = max(1, args.cores // 2)
-            z3_procs = max(1, args.cores - rules_procs)
+            from qcstation.core.derive.runner import plan_processes
+
+            rules_procs, z3_procs = plan_processes(None, None, args.cores)
             load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
             summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
                                  opts=Options(variants=args.variants), workers=rules_procs,
@@ -320,8 +331,7 @@ def main() -> None:
             for source in SOURCES:
                 run_derive(db, cfg, kind=kind, name=f"share-{kind}-{source}", sources=[source],
                            limit=args.share_limit or None,
-                           opts=Options(variants=args.variants), workers=max(1, args.cores // 2),
-                           z3_workers=max(1, args.cores - max(1, args.cores // 2)))
+                           opts=Options(variants=args.variants), workers=None, z3_workers=None)
         print(f"{'source':<9} {'transform':<16} {'seeds':>5} {'made':>5} {'share':>7}  leading reasons")
         with Store(db) as store:
             for kind in ("variants", "ladder", "perturb", "counterfactual", "inverse"):

@@ -455,22 +455,40 @@ def recheck(parent: dict[str, Any], item: dict[str, Any]) -> Verdict:
 
 def _value_item(parent: dict[str, Any], item: dict[str, Any], answer: Fraction,
                 parent_answer: Fraction) -> Verdict:
-    pairs = _changes(str(parent["question"]), str(item["question"]))
-    means, changed = _meanings(pairs)
-    if not changed:
-        raise _Unconfirmed("no number of the question changed")
-    implied = _implied(str(parent["question"]), str(parent.get("solution") or ""))
-    value = _rerun(str(parent.get("solution") or ""), means, changed, implied, parent_answer,
-                   _fraction_texts(pairs))
+    got = _recomputed(str(parent["question"]), str(parent.get("solution") or ""), parent_answer,
+                      str(item["question"]))
+    if isinstance(got, str):
+        raise _Unconfirmed(got)
+    value, changed, new_values = got
     if value != answer:
         return Verdict("wrong", f"the parent's solution with the new numbers gives {_fmt(value)}, "
                                 f"not {_fmt(answer)}", value)
-    keep = _values_of(str(item["question"])) | {answer} | {n for ns in means.values() for n in ns}
+    keep = _values_of(str(item["question"])) | {answer} | new_values
     try:
         keep |= {n.result for n in calc_annotations(str(item.get("solution") or ""))}
     except Unreadable:
         pass
-    return Verdict("ok", value=value, stale=_stale_numbers(item, changed, keep))
+    return Verdict("ok", value=value, stale=_stale_numbers(item, set(changed), keep))
+
+
+@functools.lru_cache(maxsize=256)
+def _recomputed(parent_q: str, parent_solution: str, parent_answer: Fraction, item_q: str
+                ) -> tuple[Fraction, frozenset[Fraction], frozenset[Fraction]] | str:
+    """The parent's answer recomputed for the item's question (:func:`_rerun`), the parent's
+    values that changed and every new value, or why this route cannot decide. Read once per
+    question: the runner asks about a drafted item's question before its artifacts are built
+    and about the built item's again (the verdict on the value reads nothing else)."""
+    try:
+        pairs = _changes(parent_q, item_q)
+        means, changed = _meanings(pairs)
+        if not changed:
+            raise _Unconfirmed("no number of the question changed")
+        implied = _implied(parent_q, parent_solution)
+        value = _rerun(parent_solution, means, changed, implied, parent_answer,
+                       _fraction_texts(pairs))
+    except _Unconfirmed as exc:
+        return str(exc)
+    return value, frozenset(changed), frozenset(n for ns in means.values() for n in ns)
 
 
 _SENT = re.compile(r"[^.!?]+[.!?]+(?:\s+|$)|[^.!?]+$")

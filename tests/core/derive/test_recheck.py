@@ -70,6 +70,11 @@ def test_an_old_value_left_in_the_solution_is_found() -> None:
     v = rc.recheck(parent, _item(q, s, "90"))
     assert v.status == "ok" and not v.ok and v.stale == ["solution writes 3/4"]
     assert rc.recheck(parent, _item(q, s.replace("If 3/4", "If 5/8"), "90")).ok
+    # the value is read once per question (the runner asks about a draft, then the built
+    # item): asked again, an item's own texts and answer are still what is judged
+    assert rc.recheck(parent, _item(q, s, "90")).stale == ["solution writes 3/4"]
+    assert (rc.recheck(parent, _item(q, s, "91")).status, rc.recheck(parent, _item(q, "", "90")).ok) \
+        == ("wrong", True)
 
 
 def test_an_inverse_count_read_through_a_division_is_not_unique() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from textual.widgets import DataTable, Input
+
 from db import Store
 from qcstation.app import make_app
 from qcstation.core.review.decisions import decide
@@ -175,14 +177,14 @@ def _results_after_a_live_run(db: str, out: str) -> None:  # pragma: no cover - 
             await wait(pilot)
             await pilot.press("n")
             await wait(pilot)
-            app.screen.query_one("#run_shots").value = "0"
-            app.screen.query_one("#run_limit").value = "3"
+            app.screen.query_one("#run_shots", Input).value = "0"
+            app.screen.query_one("#run_limit", Input).value = "3"
             await pilot.press("ctrl+s")
             await wait(pilot, rounds=400)
             await pilot.press("b")
             await wait(pilot)
             screen = app.screen
-            table = screen.query_one("#results_table")
+            table = screen.query_one("#results_table", DataTable)
             shown = {"screen": type(screen).__name__, "title": str(table.border_title),
                      "height": table.size.height, "rows": table.row_count,
                      "widths": {c.label.plain: c.get_render_width(table) - 2

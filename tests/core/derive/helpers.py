@@ -135,7 +135,7 @@ RICHARD = {
                "g2_floors": ("with 15 floors", "15", "number"),
                "g3_building": ("and 3/4 of", "3/4", "fraction")},
 }
-SEEDS = {"richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+SEEDS: dict[str, dict[str, Any]] = {"richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY}
 
 

@@ -128,6 +128,6 @@ def test_round_trip_states_the_models_forward_answer(db: Path, tmp_path: Path,
     # james and janet recover X (4 items), jacket never (2): all 4/6; forward right (james,
     # jacket: 4 items) 2/4; forward wrong (janet: 2 items) 2/2
     fi = dg.round_trip["fi"]
-    assert fi["all"] == (pytest.approx(4 / 6), 6)
-    assert fi["forward right"] == (pytest.approx(2 / 4), 4)
+    assert fi["all"][0] == pytest.approx(4 / 6) and fi["all"][1] == 6
+    assert fi["forward right"][0] == pytest.approx(2 / 4) and fi["forward right"][1] == 4
     assert fi["forward wrong"] == (1.0, 2)

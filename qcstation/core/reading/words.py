@@ -75,6 +75,21 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "quadrupled": (Fraction(4),),
     "a week": (Fraction(7),),
 }
+# the other fractions in words ("four-fifths", "three eighths", "one-sixth", "an eighth")
+_ORDINAL_DENOMINATORS = {"fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "third": 3,
+                         "fourth": 4, "quarter": 4}
+for _den_word, _den in _ORDINAL_DENOMINATORS.items():
+    for _num_word, _num in (("one", 1), ("two", 2), ("three", 3), ("four", 4), ("five", 5), ("six", 6),
+                            ("seven", 7), ("eight", 8), ("nine", 9)):
+        if _num >= _den or (_den_word == "quarter" and _num > 1):
+            continue  # "two quarters" may be coins
+        for _sep in ("-", " "):
+            _w = f"{_num_word}{_sep}{_den_word}" + ("" if _num == 1 else "s")
+            if _w not in WORD_GIVENS:
+                WORD_GIVENS[_w] = (Fraction(_num, _den), Fraction(_den)) if _num == 1 else (Fraction(_num, _den),)
+    _a = ("an " if _den_word[0] in "aeiou" else "a ") + _den_word
+    if _a not in WORD_GIVENS and _den >= 6:
+        WORD_GIVENS[_a] = (Fraction(1, _den), Fraction(_den))
 _WORD_GIVEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(WORD_GIVENS, key=len, reverse=True))
                             + r")\b", re.IGNORECASE)
 

@@ -276,9 +276,10 @@ HONEST = {
     "A trader sold an article at a profit of 20%": (
         _d("rate", 20) + _d("hundred", 100) + _d("price", 360)
         + "(declare-const answer Real)\n(assert (= (* answer (+ 1 (/ rate hundred))) price))\n"),
-    "A robe takes 2 bolts": (
-        _d("blue", 2) + _d("half", "(/ 1 2)") + "(declare-const white Real)\n(assert (= white (* blue half)))\n"
-        "(declare-const answer Real)\n(assert (= answer (+ blue white)))\n"),
+    # (GSM8K 2, "A robe takes 2 bolts", is rule-made since issue 26.1's role reading: 34 instead)
+    "Gretchen has 110 coins": (
+        _d("total", 110) + _d("more", 30) + "(declare-const silver Real)\n(declare-const answer Real)\n"
+        "(assert (= answer (+ silver more)))\n(assert (= total (+ answer silver)))\n"),
     "Melanie is a door-to-door saleswoman": (
         _d("third", "(/ 1 3)") + _d("red", 2) + _d("half", "(/ 1 2)") + _d("left", 5)
         + "(declare-const answer Real)\n(declare-const after Real)\n"

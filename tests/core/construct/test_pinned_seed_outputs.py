@@ -467,20 +467,29 @@ def test_307_the_two_of_two_thirds_is_no_given_of_its_own(gsm8k: dict) -> None:
     assert "(/ s2_loaves_bread w_half_parts)" in rule.smtlib
 
 
-@pytest.mark.parametrize("seed", ["489", "762"])
-def test_two_thirds_written_as_a_division_by_one_thirds_three_is_not_rule_made(gsm8k: dict, seed: str) -> None:
-    # "Two thirds of Jana's puppies ... One third of the Pomeranians": 27 / 3 * 2 would bind the
-    # 3 to "One third" and the 2 to the "Two" of "Two thirds"
-    with pytest.raises(RuleError):
-        rule_for_seed(gsm8k[seed])
+@pytest.mark.parametrize("seed, step", [("489", "(* g1_puppies w_two_thirds)"),
+                                        ("762", "(/ s1_pomeranians w_two_thirds)")])
+def test_two_thirds_written_as_its_two_parts_is_two_thirds_not_one_thirds_three(gsm8k: dict, seed: str,
+                                                                                   step: str) -> None:
+    # "Two thirds of Jana's puppies ... One third of the Pomeranians": 27 / 3 * 2 (and 18 / 2 * 3)
+    # writes the parts of "Two thirds" apart: one given 2/3, never the 3 of "One third" (once
+    # refused for that reason: the parts are now read together)
+    rule = rule_for_seed(gsm8k[seed])
+    assert step in rule.smtlib
+    words = {g["name"]: g["words"] for g in rule.givens}
+    assert words["w_two_thirds"] == "Two thirds" and words["w_one_third_parts"] == "One third"
 
 
 def test_111_an_average_is_no_second_use_of_the_given_an_earlier_step_used(gsm8k: dict) -> None:
     # "On average they ate 45 because 90 / 2": the two of "two roll-ups wide" (used by
     # "24 x 2") is not the count averaged over; bound to it, a variant with "four roll-ups
-    # wide" would divide by 4. No word of the question states that 2: not rule-made.
-    with pytest.raises(RuleError):
-        rule_for_seed(gsm8k["111"])
+    # wide" would divide by 4. Once refused; now the count of "Marcell and Beatrice" (a list
+    # of two names the question writes, issue 26.1), which a variant never moves
+    rule = rule_for_seed(gsm8k["111"])
+    words = {g["name"]: g["words"] for g in rule.givens}
+    assert words["w_marcell_and_beatrice"] == "Marcell and Beatrice"
+    assert "(/ s3_ate_because w_marcell_and_beatrice)" in rule.smtlib
+    assert "(* g1_rolls g2_wide)" in rule.smtlib and words["g2_wide"] == "two"
 
 
 # --------------------------------------- known quantities: sentences or clauses of their own

@@ -18,6 +18,7 @@ The words are read on the reading floor (:mod:`qcstation.core.reading.words`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -150,7 +151,7 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
             once = sum(1 for d in expr_names(expr) if d in values and values[d] == v) == 1 and _name_count(expr, dep) == 1
             problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values),
-                                   once) \
+                                   once, expr, defs, values) \
                 or _unit_mismatch(step, expr, dep, v, occurrences)
             if problem is not None:
                 problems.append(problem)
@@ -437,7 +438,8 @@ def _vouched_by_operand(question: str, cands: list[Occurrence], other: Fraction 
 
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
                  solution: str, given: str = "", question: str = "", other: Fraction | None = None,
-                 once: bool = False) -> Binding | None:
+                 once: bool = False, expr: Any = None, defs: dict[str, Any] | None = None,
+                 values: dict[str, Fraction] | None = None) -> Binding | None:
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
@@ -465,7 +467,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # given is a word given ("twice", "half") whose clause alone shares words with the line
         # (see clause_choice)
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question) \
-                and not _vouched_by_operand(question, cands, other, occurrences, line, solution):
+                and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
+                and not _decided_by_roles(expr, v, cands, defs, values):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}
@@ -485,6 +488,69 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     return None
 
 
+def _roles_of(expr: Any, name: str, role: str = "", depth: int = 0) -> list[str]:
+    """What each use of ``name`` does in ``expr``: "times" (a factor of a product), "divisor",
+    or "" (added, subtracted, divided)."""
+    if depth > 200:
+        return []
+    k = _kind(expr)
+    if k == "Name":
+        return [role] if str(expr.name) == name else []
+    if k == "Neg":
+        return _roles_of(expr.operand, name, "", depth + 1)
+    if k == "BinOp":
+        return _roles_of(expr.left, name, "times" if expr.op == "*" else "", depth + 1) \
+            + _roles_of(expr.right, name, "times" if expr.op == "*" else "divisor" if expr.op == "/" else "",
+                        depth + 1)
+    return []
+
+
+def _fits(o: Occurrence, v: Fraction, roles: list[str]) -> bool:
+    """Can the place ``o`` (of value ``v``) be a number used in ``roles``? A word that multiplies
+    or divides ("twice", "half": 2) is a factor or a divisor, read forwards ("5 * 2" for "twice")
+    or backwards ("14 / 2" undoing "twice"): never added, subtracted or divided up; a digit or a
+    number word ("2 slices", "two feet") may be anything."""
+    if any(w.startswith("~") for w in o.words):
+        return all(r in ("times", "divisor") for r in roles)
+    return True
+
+
+def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dict[str, Any] | None,
+                      values: dict[str, Fraction] | None) -> bool:
+    """Do the roles of a step's numbers of value ``v`` tie each to one place of the question, the
+    only way? "It takes 2/2" for "2 bolts ... and half that much": "half" is never divided up, so
+    the dividend is "2 bolts" and the divisor "half"; "2 + 4" for "Abby can eat 2 slices ... Josh
+    twice as much": "twice" never adds, so the 2 is "2 slices". Which of two places multiplies
+    or divides the roles never tell (980: "half the age of his dad" is undone as "24 x 2"). The givens of value ``v`` the step
+    uses (each used once) are matched to different places by their roles alone, and exactly one
+    matching must exist; in it, a word given (``w_half``) must be its own words and any other given
+    a digit or number word. "2 * 5" for "twice the time ... 2 hours less" is not decided: both
+    places may multiply."""
+    if expr is None or not defs or not values:
+        return False
+    same = sorted(d for d in expr_names(expr) if d in defs and _is_given(defs[d]) and values.get(d) == v)
+    if not same or len(same) > len(cands) or any(_name_count(expr, d) != 1 for d in same):
+        return False
+    # every place of the value is some given of the formalization: a place left over may be the
+    # one a use means, read backwards ("14 = twice the fish" solved as "28/2"; "half as many
+    # cookies" undone as "3 * 2"), where the roles below would mislead
+    if sum(1 for d, e in defs.items() if _is_given(e) and values.get(d) == v) != len(cands):
+        return False
+    # the places each use can be, by its role alone (not by what the formalization calls it)
+    options = [[i for i, o in enumerate(cands) if _fits(o, v, _roles_of(expr, d))] for d in same]
+    picks = [p for p in itertools.product(*options) if len(set(p)) == len(p)]
+    if len(picks) != 1:
+        return False
+    # and the one way is the formalization's: a word given is its own words, another given a digit
+    for d, i in zip(same, picks[0]):
+        o = cands[i]
+        if d.startswith("w_") != any(w.startswith("~") for w in o.words):
+            return False
+        if d.startswith("w_") and not d.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")):
+            return False
+    return True
+
+
 def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str) -> bool:
     """Is a word given the line names with no words tied to its phrase by the clause around it
     (see :func:`~qcstation.core.reading.words.clause_choice`)?"""
@@ -498,9 +564,35 @@ def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question:
     # sons") may multiply or divide as well, so the clause never vouches for a digit (30:
     # "The second pair of heels costs 33 * 2" is "twice as much", not "two pairs")
     if not o.words & WORD_GIVEN_STEMS:
-        return False
+        return _digit_by_clause(given, o, cands)
     phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
     return given.startswith("w_" + phrase)
+
+
+#: the words after a number that make it a multiplier ("three times that number")
+_TIMES_STEMS = frozenset({"time"})
+
+
+def _multiplies(o: Occurrence) -> bool:
+    """Is the place a word that multiplies or divides ("twice", "half", "a third") or a number of
+    times ("three times that number")?"""
+    return bool(o.words & WORD_GIVEN_STEMS or o.words & _TIMES_STEMS)
+
+
+def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence]) -> bool:
+    """A digit or number word the clause chose (209: "On Tuesday she bought 4*3" and "Tuesday ...
+    bought three times that number of cakes", not "after all three days"), where the given's name
+    says it is that place (``g2_times``: the word after it) and no other place of the value is a
+    word that multiplies ("twice", "three times"): a count of things may multiply as well, so the
+    clause never decides against such a word (30: "33 * 2" is "twice as much", not "two pairs";
+    855: "12 * 3" is "three times this many", not "three years")."""
+    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    if m is None or not best.words:
+        return False
+    slug = stem(m.group(1))
+    if slug not in best.words or sum(1 for o in cands if slug in o.words) != 1:
+        return False
+    return not any(_multiplies(o) for o in cands if o is not best)
 
 
 def _one_sum_or_product(expr: Any) -> bool:

@@ -12,7 +12,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from qcstation.common.memo import text_memo
-from qcstation.core.reading.clauses import SENTENCE as _SENTENCE, is_verb_form, reads_as_clause, sentences as _sentences
+from qcstation.core.reading.clauses import (SENTENCE as _SENTENCE, is_question_sentence, is_verb_form, reads_as_clause,
+                                            sentences as _sentences)
 from qcstation.core.reading.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
 )
@@ -587,6 +588,15 @@ _NOTE = re.compile(r"(?<=\?)\s*\(([^()]{1,300})\)\s*$")
 _INSTRUCTION = re.compile(r"\s*(?:round|express|give|answer|write|use|assume|ignore|hint|note|do not|don't)\b", re.I)
 
 
+def _scenario_fragments(scenario: str, question: str) -> list[str]:
+    """The scenario's sentences that are no sentence of the question and read as no statement
+    of their own (the reading floor's clauses; the audit's scenario-fragment flag reads the same)."""
+    whole = _sentences(question)
+    return [s.strip()[:120] for s in _sentences(scenario)
+            if not is_question_sentence(s, whole)
+            and ("?" in s.strip().rstrip(".!") or not reads_as_clause(s.strip().rstrip(".!").strip("()")))]
+
+
 def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
                              givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """A draft grounded in the seed's calculator-annotated solution, in the paper's
@@ -636,6 +646,11 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
     scenario = _scenario(context_parts, context_sents, irrelevant, goal, known)
+    # a premise restated as a fact that reads as no sentence ("Mia." of "If Mia, who is younger
+    # than Emma, is 40 years old"; "He pay with a $10 bill."): no rule-made scenario, a model's
+    bad = _scenario_fragments(scenario, question)
+    if bad:
+        raise KeyInfoError(f"the problem scenario would hold a fragment: {bad[0]!r}")
     unknown, relations = unknowns_and_relations(question, steps, givens)
     return {
         "problem_scenario": scenario,

@@ -29,12 +29,16 @@ The modules and their contract (each imports only the ones above it):
 ``phrases``     a phrase read as whole words (``has_phrase``, ``phrase_re``).
 ``result``      :class:`RuleStep`, :class:`RuleResult` (what every rule returns) and the
                 SMT-LIB script built from steps.
+``implied``     quantities the words imply (a coin's worth, an animal's legs, a month's days):
+                named constants a number is only where the question and its line name them.
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
-                binds a formalization's literals to named given constants (via ``binding``).
-``constants``   word givens ("half", "an hour") and named unit/percent factors for the
-                literals that are no digit of the question; anything else is refused.
+                binds a formalization's literals to named given constants (via ``binding``);
+                a price in cents the solution writes in dollars (``.4`` for "40 cents").
+``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
+                quantities for the literals that are no digit of the question; anything else
+                is refused.
 ``links``       which step is the answer and which written number is an earlier result.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
 ``equation``    the equation rule (uses ``result`` and the expression language).

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from qcstation.core.reading.words import (WORD_GIVENS, line_stems, number_word_stems, operand_clause_choice,
                                          solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
+from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.phrases import has_phrase
 
 
@@ -127,6 +128,7 @@ class Binder:
         self.here: set[int] = set()  # the places the step being walked uses
         self.expr: Expr | None = None  # the step being walked
         self.line = ""  # its line
+        self.role = ""  # what the number being bound does: "times", "divisor" or ""
         self.used_in: dict[Fraction, set[int]] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
@@ -168,6 +170,16 @@ class Binder:
                 if len({self.nums[j].start for j in by_word}) == 1:
                     return by_word[0]
         if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
+            return None
+        if not agree and stems and occ and self.role in ("times", "divisor") \
+                and implied_constant(v, self.question, line, self.role):
+            # "10 birds * 2 legs/bird" where the question's 2 is "2 cats": a bird's legs, a
+            # quantity both texts name (a named constant), not the given of equal value
+            return None
+        if occ and not stems and all(j in self.here for j in occ) \
+                and list_count(v, self.question, line, self.role):
+            # "On Monday, Wednesday and Friday, Mike ran 3 * 3" where the question states 3 once
+            # ("3 miles"), already this step's: the other 3 is the count of the days the line names
             return None
         implied = _IMPLIED.get(v)
         if implied is not None and not agree and implied.search(line) and implied.search(self.question) \
@@ -306,10 +318,11 @@ class Binder:
         return pool[min(k, len(pool) - 1)]
 
     # -- the walk -------------------------------------------------------------------
-    def _walk(self, e: Expr, line: str, seen: dict[Fraction, int]) -> Expr:
+    def _walk(self, e: Expr, line: str, seen: dict[Fraction, int], role: str = "") -> Expr:
         if isinstance(e, Num):
-            if not e.text:
-                return e
+            self.role = role
+            if not e.text or e.text.startswith("k_"):
+                return e  # no number of the text, or one marked as a named factor ("k_cents_per_dollar")
             nth = seen.get(e.value, 0)
             seen[e.value] = nth + 1
             idx = self.occurrence(e.value, line, nth)
@@ -333,7 +346,8 @@ class Binder:
             seen[e.right.value] = seen.get(e.right.value, 0) + 1
             return BinOp("/", self._walk(e.left, line, seen), e.right)
         if isinstance(e, BinOp):
-            return BinOp(e.op, self._walk(e.left, line, seen), self._walk(e.right, line, seen))
+            return BinOp(e.op, self._walk(e.left, line, seen, "times" if e.op == "*" else ""),
+                         self._walk(e.right, line, seen, "times" if e.op == "*" else "divisor" if e.op == "/" else ""))
         return e
 
     def run(self) -> list[Expr]:

@@ -13,7 +13,8 @@ from qcstation.core.reading.expr import (Expr, ExpressionError, evaluate, expr_n
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
 from qcstation.core.construct.make.rules.constants import declare_literals
-from qcstation.core.construct.make.rules.givens import Givens, content_words, protect_fractions, question_numbers
+from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars, content_words, percent_multipliers, protect_fractions,
+                                                       question_numbers)
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.links import Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
@@ -150,7 +151,8 @@ def _given_record(name: str, value: Fraction, givens: object, question: str) -> 
     out: dict[str, object] = {"name": name, "value": fmt(value)}
     if name.startswith("w_"):
         words = _constant_words(name)
-        m = phrase_re(words, True, True).search(question)
+        m = phrase_re(words, True, True).search(question) or re.search(
+            r"\b" + r"[\s,]+".join(re.escape(w) for w in words.split()) + r"\b", question, re.I)
         out["text"] = words
         if m:
             out.update({"span": [m.start(), m.end()], "words": m.group(0), "kind": "word"})
@@ -335,7 +337,8 @@ def smt_from_calculator_annotations(
     if gold is None:
         gold = final_answer(solution)
     givens = question_numbers(question) if question is not None else None
-    exprs_raw = [protect_fractions(c.expr, givens) for c in comps]
+    exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
+                 for c in comps]
     answer_index = pick_answer(comps, gold, notes)
     if answer_index + 1 < len(comps):
         notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")

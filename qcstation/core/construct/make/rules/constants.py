@@ -21,10 +21,12 @@ import re
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
+from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
+                                                         _month_days, implied_constant, implied_names, list_count)
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
 
-__all__ = ["FACTOR_VALUES", "declare_literals"]
+__all__ = ["FACTOR_VALUES", "declare_literals", "implied_constant"]
 
 # (value, question words that make it this factor, name)
 _FACTORS: list[tuple[Fraction, str, str]] = [
@@ -62,7 +64,8 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
 _LINE_WORDS: dict[str, re.Pattern[str]] = {
     "k_weekend_days": re.compile(r"\bweekends?\b", re.I),
     "k_weekdays_per_week": re.compile(r"\bweekdays?\b|\bdays?\b", re.I),
-    "k_weeks_per_month": re.compile(r"\bweeks?\b.*\bmonths?\b|\bmonths?\b.*\bweeks?\b", re.I),
+    "k_weeks_per_month": re.compile(r"\bweeks?\b.*\b(?:months?|{m})\b|\b(?:months?|{m})\b.*\bweeks?\b".format(
+        m="January|February|March|April|June|July|August|September|October|November|December"), re.I),
     "k_ways_of_a_round_trip": re.compile(r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b|\bboth ways\b",
                                          re.I),
     "k_every_second": re.compile(r"\bevery (?:second|other)\b", re.I),
@@ -74,8 +77,23 @@ _LINE_WORDS: dict[str, re.Pattern[str]] = {
 }
 
 
+def _gate_ok(name: str, line: str) -> bool:
+    """Does the step's line name what a constant that needs the line's words stands for? A
+    weekend's 2 declared for one step is not the 2 of another step whose line says nothing of
+    a weekend (an implied quantity is never borrowed by value)."""
+    if name in _LINE_WORDS:
+        return bool(_LINE_WORDS[name].search(line))
+    if name in _IMPLIED_LINE_RE:
+        return bool(_IMPLIED_LINE_RE[name].search(line))
+    if name.startswith("k_days_in_"):
+        return bool(re.search(r"\bdays\b", line, re.I))
+    return True
+
+
 #: a named factor's value by its name (what a relationship shows for it)
 FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
+FACTOR_VALUES.update({n: v for v, _, n, _ in _IMPLIED_CONSTANTS})
+FACTOR_VALUES.update({f"k_days_in_{m}": Fraction(d) for m, d in _MONTH_DAYS.items()})
 
 
 _ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")
@@ -97,12 +115,24 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
     for phrase, values in WORD_GIVENS.items():
-        if has_phrase(q, phrase):
+        if has_phrase(q, phrase) and not (phrase in _ORDINAL_TOO and _only_ordinal(q, phrase)):
             slug = _slug(phrase)
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
                 out.setdefault(v, []).append(f"w_{slug}" + ("" if i == 0 else "_parts"))
     return out
+
+
+#: word givens that are also ordinals: "A third says 25% more" is the third person, no 1/3
+_ORDINAL_TOO = frozenset({"a third", "a fourth", "a fifth", "a sixth", "a seventh", "an eighth", "a ninth",
+                          "a tenth"})
+_FRACTION_AFTER = re.compile(r"\s+(?:of|as)\b|\s*[,.;:?!]|\s*$")
+
+
+def _only_ordinal(q: str, phrase: str) -> bool:
+    """Does the question write ``phrase`` only as an ordinal ("a third person", "A third says"),
+    never as a fraction ("a third of the cake", "a fifth as many", "... and a quarter.")?"""
+    return not any(_FRACTION_AFTER.match(q, m.end()) for m in phrase_re(phrase, True, True).finditer(q))
 
 
 def _phrase(name: str) -> str:
@@ -125,6 +155,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     claimed = {n for ns in words.values() if len(ns) > 1 for n in ns
                if any(phrase_re(_phrase(n), True, True).search(ln) for ln in lines or [])}
 
+    listed_names: dict[str, str] = {}  # a list's count -> the list's text ("Marcell and Beatrice")
+
     def name_for(v: Fraction, line: str, role: str) -> str | None:
         names = words.get(v, [])
         # of two word givens of one value ("half" and "twice"), the one the step's line writes,
@@ -142,13 +174,32 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             name: str | None = on_line[0] if on_line else by_role[0]
             if name in declared:
                 return name
-        elif v in consts:
+        elif v in consts and _gate_ok(consts[v], line) and (
+                consts[v] not in listed_names or listed_names[consts[v]] == list_count(v, question, line, role)):
             return consts[v]
+        elif v in consts and consts[v] in listed_names:
+            name = None  # a list's count on a line that does not name that list: only what this line names
+        elif v in consts and names:
+            return None  # a constant the line does not name, and word givens no words decide
         else:
             name = names[0] if names else None
         if name is None:
             name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
                          and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))), None)
+        if name is None:
+            implied = implied_names(v, question, line, role)
+            # two implied quantities of one value the line names ("4 legs" of dogs and cats on one
+            # line): which one the step uses no reader can tell
+            name = implied.pop() if len(implied) == 1 else None
+        if name is None:
+            name = _month_days(question, v, line)
+        if name is None:
+            listed = list_count(v, question, line, role)
+            name = "w_" + _slug(listed.lower()) if listed else None
+            if name is not None and listed is not None:
+                listed_names[name] = listed
+        if name is not None and name in declared:
+            return name
         if name is None or name in taken:
             return None
         consts.setdefault(v, name)
@@ -159,10 +210,19 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         order.append((name, v, term))
         return name
 
+    def named_factor(name: str, v: Fraction) -> str:
+        if name not in declared:
+            declared.add(name)
+            taken.add(name)
+            order.append((name, v, Num(v)))
+        return name
+
     def walk(e: Expr, step: int, role: str = "") -> Expr:
         if isinstance(e, Num):
             if e.value in (0, 1):
                 return e
+            if e.text in FACTOR_VALUES and FACTOR_VALUES[e.text] == e.value:
+                return Name(named_factor(e.text, e.value))  # marked by the reading ("40 / k_cents_per_dollar")
             name = name_for(e.value, lines[step - 1] if lines is not None and step <= len(lines) else "", role)
             if name is None:
                 raise RuleError(

@@ -236,6 +236,14 @@ def protect_fractions(expr: Expr, givens: Givens | None) -> Expr:
             return Num(a.value / b.value, f"{a.text}/{b.text}")
         return None
 
+    def parts(n: Num, d: Num) -> Num | None:
+        """The stated fraction n/d written as its two parts apart ("27/3*2" for "Two thirds"),
+        where neither part is a number the question states on its own."""
+        if n.value.denominator != 1 or d.value.denominator != 1 or n.value in (0, 1) or d.value in (0, 1) \
+                or n.value == d.value or n.value in givens.values or d.value in givens.values:
+            return None
+        return frac(n, d)
+
     def walk(e: Expr) -> Expr:
         if isinstance(e, Neg):
             return Neg(walk(e.operand))
@@ -251,6 +259,120 @@ def protect_fractions(expr: Expr, givens: Givens | None) -> Expr:
                 f = frac(left.right, e.right)
                 if f is not None:
                     return BinOp("*", walk(left.left), f)
+            if isinstance(left, BinOp) and left.op == "*" and isinstance(left.left, Num):
+                f = parts(left.left, e.right)  # "4 * 60 / 5" for "four-fifths" of 60
+                if f is not None:
+                    return BinOp("*", f, walk(left.right))
+        if e.op == "*" and isinstance(e.right, Num) and isinstance(e.left, BinOp) and e.left.op == "/" \
+                and isinstance(e.left.right, Num):
+            times = parts(e.right, e.left.right)     # "27/3*2": two thirds of 27
+            over = parts(e.left.right, e.right)      # "18/2*3": 18 is two thirds of it
+            if (times is None) != (over is None):
+                x = walk(e.left.left)
+                return BinOp("*", x, times) if times is not None else BinOp("/", x, over)  # type: ignore[arg-type]
         return BinOp(e.op, walk(e.left), walk(e.right))
+
+    return walk(expr)
+
+
+_CENTS_AFTER_RE = re.compile(r"\s*(?:cents?\b|¢)", re.I)
+
+
+def cents_as_dollars(expr: Expr, givens: Givens | None) -> Expr:
+    """A price the question states in cents that the solution writes in dollars ("chips for 40
+    cents" ... "3 x .4"): the literal ``.4`` is the question's 40 over the 100 cents of a dollar,
+    ``40 / k_cents_per_dollar`` (the divisor is marked as that named factor, never bound to a
+    given 100 of the question). Only where the question states the value once and only with
+    "cents" after it, states no number of the literal's own value, and writes no word given of
+    that value ("half" for .5): anything else keeps the literal (and the rules refuse it)."""
+    if givens is None:
+        return expr
+    q = givens.question
+    cents: dict[Fraction, list[QuestionNumber]] = {}
+    for n in givens.numbers:
+        if not n.percent:
+            cents.setdefault(n.value, []).append(n)
+    words = {v for phrase, vals in WORD_GIVENS.items() if has_phrase(q.lower(), phrase) for v in vals}
+
+    def dollars(v: Fraction) -> Fraction | None:
+        if v in givens.values or v in words or not 0 < v < 100:
+            return None
+        at = cents.get(v * 100, [])
+        if len(at) != 1 or not _CENTS_AFTER_RE.match(q, at[0].start + len(at[0].text)):
+            return None
+        return v * 100
+
+    def walk(e: Expr) -> Expr:
+        if isinstance(e, Num) and e.text:
+            c = dollars(e.value)
+            if c is not None:
+                return BinOp("/", Num(c, fmt_cents(c)), Num(Fraction(100), "k_cents_per_dollar"))
+            return e
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left), walk(e.right))
+        return e
+
+    return walk(expr)
+
+
+def fmt_cents(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else str(float(v))
+
+
+_MORE_WORDS = re.compile(r"\b(?:more|increase[ds]?|increasing|additional|extra|markup|marked up|raise[ds]?|"
+                         r"higher|taller|longer|bigger|larger|heavier|faster|expensive|tip|tax|interest|"
+                         r"profit|premium|surcharge|gain(?:ed|s)?|grows?|grew|rise|rose|up)\b", re.I)
+_LESS_WORDS = re.compile(r"\b(?:less|decrease[ds]?|decreasing|off|discount(?:ed|s)?|reduce[ds]?|reduction|"
+                         r"fewer|lower|cheaper|shorter|smaller|lighter|slower|lose|loses|lost|loss|sale|"
+                         r"drops?|dropped|falls?|fell|down|shrinks?|shrank)\b", re.I)
+
+
+def percent_multipliers(expr: Expr, givens: Givens | None) -> Expr:
+    """A factor the solution writes for a percent change the question states ("25% more than
+    the first one" ... "80 x 1.25"; "an additional 20% cost per frame" ... "$20 * 1.20"; "20%
+    off" ... "x 0.8"): the literal is ``1 + p`` or ``1 - p`` of the question's percent p, as the
+    words beside that percent say (more, additional, increase... or less, off, discount...).
+    Only where exactly one percent the question states (once) gives the literal that way and
+    its words say which way; the literal is no number the question states, and no word given's
+    value. Anything else keeps the literal (and the rules refuse it)."""
+    if givens is None:
+        return expr
+    q = givens.question
+    words = {v for phrase, vals in WORD_GIVENS.items() if has_phrase(q.lower(), phrase) for v in vals}
+    pcts: dict[Fraction, list[QuestionNumber]] = {}
+    for n in givens.numbers:
+        if n.percent:
+            pcts.setdefault(n.value, []).append(n)
+
+    def change(v: Fraction) -> tuple[str, Fraction] | None:
+        if v in givens.values or v in words or v <= 0 or v == 1:
+            return None
+        found = []
+        for op, p in (("+", v - 1), ("-", 1 - v)):
+            at = pcts.get(p, [])
+            if p <= 0 or len(at) != 1:
+                continue
+            n = at[0]
+            around = q[max(0, n.start - 30):n.start] + " " + q[n.start:n.start + len(n.text) + 30]
+            says = _MORE_WORDS if op == "+" else _LESS_WORDS
+            other = _LESS_WORDS if op == "+" else _MORE_WORDS
+            if says.search(around) and not other.search(around):
+                found.append((op, p))
+        return found[0] if len(found) == 1 else None
+
+    def walk(e: Expr) -> Expr:
+        if isinstance(e, Num) and e.text:
+            c = change(e.value)
+            if c is not None:
+                op, p = c
+                return BinOp(op, Num(Fraction(1), ""), Num(p, f"{fmt_cents(p * 100)}%"))
+            return e
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand))
+        if isinstance(e, BinOp):
+            return BinOp(e.op, walk(e.left), walk(e.right))
+        return e
 
     return walk(expr)

@@ -19,6 +19,7 @@ from qcstation.core.construct.make.rules.givens import Givens
 from qcstation.core.construct.make.rules.phrases import has_phrase
 from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
+from qcstation.core.construct.make.rules.implied import implied_constant
 
 MAX_LINK_CHOICES = 4096
 
@@ -249,6 +250,41 @@ def _additive(e: Expr) -> bool:
     return isinstance(e, Num)
 
 
+def _roles(e: Expr) -> list[str]:
+    """What each number of a term (in :func:`leaves`' order) does: "times" (a factor of a
+    product), "divisor", or "" (added, subtracted, divided)."""
+    out: list[str] = []
+
+    def walk(x: Expr, role: str) -> None:
+        if isinstance(x, Num):
+            out.append(role)
+        elif isinstance(x, Neg):
+            walk(x.operand, "")
+        elif isinstance(x, BinOp):
+            walk(x.left, "times" if x.op == "*" else "")
+            walk(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "")
+
+    walk(e, "")
+    return out
+
+
+def _keep_implied_constants(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                            solution: str) -> None:
+    """A number that multiplies or divides and is a quantity both texts name (a dime's 10 cents
+    where the line says "dimes") is that named constant, never an earlier result of equal value:
+    its only option is the literal (see :func:`.constants.implied_constant`)."""
+    for n, (i, k) in enumerate(ch.keys):
+        leaf = leaves(exprs[i])[k]
+        role = _roles(exprs[i])[k]
+        if leaf.value in givens.values or None not in ch.options[n]:
+            continue
+        name = implied_constant(leaf.value, givens.question, _line_at(solution, comps[i].start), role)
+        # a month's 4 weeks the line tells only by "month": an earlier result of 4 may be meant
+        if name and name != "k_weeks_per_month":
+            ch.options[n] = [None]
+            ch.evidence[(i, k)] = "a quantity both texts name (a named constant)"
+
+
 def resolve_links(
     comps: list[Computation], exprs: list[Expr], names: list[str], givens: Givens | None,
     notes: list[str], solution: str | None = None,
@@ -272,6 +308,8 @@ def resolve_links(
         raise RuleError(
             f"{len(ch.options)} numbers of the solution could each be a given or an earlier result; "
             "too many readings to settle by rule", "Ambiguous solution")
+    if givens is not None and solution:
+        _keep_implied_constants(ch, comps, exprs, givens, solution)
     used_givens = _occurrences(givens, {v for e in exprs for v in literal_values(e)})
     readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]] = {}
     all_assign = list(itertools.product(*ch.options)) if ch.options else [()]

@@ -1,0 +1,200 @@
+"""Quantities the words imply (issue 26.1): a coin's worth, an animal's legs, a month's days, a
+weekend's two days, a decade, ten fingers... Each is a named constant (``k_<what>``) that a
+step's number is only where both the question and the step's line name it; never a given of
+equal value, never an earlier result of equal value, never borrowed by a line that does not name
+it. :func:`implied_constant` is asked by the binder (:mod:`.binding`: not the question's number of
+equal value), by the links (:mod:`.links`: not an earlier result) and by :mod:`.constants` (which
+declares it)."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+__all__ = ["implied_constant"]
+
+
+#: quantities the words imply that a step's line must name as well as the question: (value,
+#: question words, name, line words). "5 x 20 ... during the weekdays" of "except on weekends"
+#: is the 5 weekdays of a week; "30 * 2 ... The Smith twins" the two twins; "5 dogs * 4 legs/dog"
+#: a dog's 4 legs. Never a given of equal value: these are named constants.
+_LEGS = {4: r"dogs?|cats?|cows?|horses?|pigs?|sheep|goats?|lions?|tigers?|rabbits?|puppy|puppies|kittens?",
+         2: r"chickens?|ducks?|birds?|geese|goose|hens?|roosters?|parrots?|turkeys?|ostrich(?:es)?",
+         6: r"insects?|ants?|bees?|beetles?|flies|fly",
+         8: r"spiders?|octopus(?:es)?|octopi"}
+#: a question about coins: a coin's name counts as the coin only where the question speaks of money
+_COIN_TALK = r"^(?=[\s\S]*(?:\bdimes?\b|\bnickels?\b|\bpenn(?:y|ies)\b|\bcents?\b|\bcoins?\b|\bmoney\b|\bdollars?\b|\bchange\b|\$))"
+#: (coin, question words, line words, cents)
+_COINS = (("quarter", r"\bquarters?\b(?!\s+(?:of|past|to|mile|hour|pound|inch)\b)", r"\bquarters?\b", 25),
+          ("dime", r"\bdimes?\b", r"\bdimes?\b", 10),
+          ("nickel", r"\bnickels?\b", r"\bnickels?\b", 5),
+          ("penny", r"\bpenn(?:y|ies)\b", r"\bpenn(?:y|ies)\b", 1))
+_IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
+    # a coin's worth: "5 * 25 = 125 cents" of "5 quarters", "140*$0.25" (dollars), "32/4 = 8 dollars
+    # in quarters" (how many make a dollar: only as a divisor, see _PER_DOLLAR)
+    *[(Fraction(cents), _COIN_TALK + r"[\s\S]*" + q, f"k_cents_per_{coin}", line)
+      for coin, q, line, cents in _COINS if cents > 1],
+    *[(Fraction(cents, 100), _COIN_TALK + r"[\s\S]*" + q, f"k_dollars_per_{coin}", line)
+      for coin, q, line, cents in _COINS],
+    *[(Fraction(100, cents), _COIN_TALK + r"[\s\S]*" + q, f"k_{coin}s_per_dollar".replace("pennys", "pennies"), line)
+      for coin, q, line, cents in _COINS],
+    (Fraction(5), r"\bweekends?\b", "k_weekdays_per_week", r"\bweekdays?\b"),
+    (Fraction(2), r"\bsaturday and sunday\b|\bsunday and saturday\b", "k_weekend_days",
+     r"\bweekends?\b|\bsaturday and sunday\b|\bsunday and saturday\b"),
+    (Fraction(2), r"\bone[- ]way\b", "k_ways_of_a_round_trip",
+     r"\bround[- ]trips?\b|\bboth ways\b|\bback and forth\b|\bthere and back\b"),
+    (Fraction(10), r"\bdecades?\b", "k_years_per_decade", r"\bdecades?\b"),
+    (Fraction(3600), r"\bseconds?\b", "k_seconds_per_hour", r"\bseconds?\b.*\bhours?\b|\bhours?\b.*\bseconds?\b"),
+    (Fraction(10), r"\bfingers\b", "k_fingers", r"\bfingers\b"),
+    (Fraction(10), r"\btoes\b", "k_toes", r"\btoes\b"),
+    (Fraction(26), r"\balphabet\b", "k_letters_of_the_alphabet", r"\balphabet\b|\bletters\b"),
+    (Fraction(2), r"\btwins\b", "k_twins", r"\btwins\b"),
+    # "how many sheets every month?" / "60 x 4 = 240 sheets of paper every month" after "60 sheets
+    # of paper every week": a question of weeks and months, a line of the month
+    (Fraction(4), r"^(?=[\s\S]*\b(?:months?|monthly)\b)[\s\S]*\b(?:weeks?|weekly)\b", "k_weeks_per_month",
+     r"\b(?:months?|monthly|January|February|March|April|June|July|August|September|October|November"
+     r"|December)\b"),
+    # "a rectangle that measures 20 feet on the long side" / "two long sides ... 20 feet * 2";
+    # "rectangular bedroom ... perimeter is 2(40+9)"
+    (Fraction(2), r"\brectang(?:le|les|ular)\b", "k_sides_of_each_length_of_a_rectangle",
+     r"\bperimeter\b|\bsides\b"),
+    *[(Fraction(n), r"\blegs?\b", f"k_legs_per_{re.sub(r'[^a-z].*', '', animals)}",
+       rf"\blegs?\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\blegs?\b")
+      for n, group in _LEGS.items() for animals in group.split("|")],
+]
+_COIN_NAMES = tuple(f"k_{p}_{coin}" for coin, *_ in _COINS for p in ("cents_per", "dollars_per")) \
+    + tuple(f"k_{coin}" for coin, *_ in _COINS)
+#: each implied constant's line words, by its name
+_IMPLIED_LINE_RE: dict[str, re.Pattern[str]] = {n: re.compile(line, re.I) for _, _, n, line in _IMPLIED_CONSTANTS}
+
+#: the months a question may name, with their days (February's depends on the year: never)
+_MONTH_DAYS = {"january": 31, "march": 31, "april": 30, "may": 31, "june": 30, "july": 31, "august": 31,
+               "september": 30, "october": 31, "november": 30, "december": 31}
+_MONTH_RE = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November"
+                       r"|December)\b")
+
+
+def _month_days(question: str, v: Fraction, line: str) -> str | None:
+    """``k_days_in_<month>`` for the days of the one calendar month the question names, where
+    that month has ``v`` days and the step's line says "days": "March has 31 days, so ... 31 days
+    * 3000 posts/day". None when the question names no month, or two (or
+    February), or the month has another number of days. "May" counts only capitalized after a
+    sentence's first word ("You may", "May I" are no month)."""
+    months = set()
+    for m in _MONTH_RE.finditer(question):
+        if m.group(1) == "May" and not re.search(r"\b(?:of|in|during|for|through|until|since)\s+$",
+                                                 question[max(0, m.start() - 12):m.start()], re.I):
+            continue
+        months.add(m.group(1).lower())
+    if len(months) != 1:
+        return None
+    month = next(iter(months))
+    if _MONTH_DAYS.get(month) != v:
+        return None
+    if not re.search(r"\bdays\b", line, re.I):
+        return None  # "30*$2400 ... in June" multiplies 30 employees, not June's days
+    return f"k_days_in_{month}"
+
+
+def implied_constant(v: Fraction, question: str, line: str, role: str) -> str | None:
+    """The one implied quantity of value ``v`` (see ``_IMPLIED_CONSTANTS``, and a month's days)
+    that both the question and the step's line name, for a number that multiplies or divides
+    (``role``: "times" or "divisor"); else None. Such a number is that named constant, never a
+    given or an earlier step's result of equal value (1287: "the dimes are worth: 7 * 10 cents"
+    after the nickels' "2 * 5 cents = 10 cents"; 600: "10 birds * 2 legs/bird" beside "2 cats")."""
+    if role not in ("times", "divisor"):
+        return None
+    found = implied_names(v, question, line, role)
+    month = _month_days(question, v, line)
+    if month:
+        found.add(month)
+    return found.pop() if len(found) == 1 else None
+
+
+def implied_names(v: Fraction, question: str, line: str, role: str) -> set[str]:
+    """Every implied constant of value ``v`` the question and the line both name (how many coins
+    make a dollar only as a divisor, a coin's worth never as one)."""
+    q = question.lower()
+    return {n for fv, pat, n, _ in _IMPLIED_CONSTANTS if fv == v and re.search(pat, q)
+            and _IMPLIED_LINE_RE[n].search(line)
+            and (n.endswith("_per_dollar") == (role == "divisor") or not n.startswith(_COIN_NAMES))}
+
+
+# -- how many named people (or days) a list names: "Marcell and Beatrice", "Nick, Richard, Jason and DJ"
+
+_NOT_A_NAME = frozenset("""The A An If On In At When After Before Then So But And Or How What Each Every Both
+    This That These Those There Their They He She It His Her Its We You I My Our Your All Some Most Mr Mrs Ms
+    Dr Find Calculate Given Since While Today Tomorrow Yesterday""".split())
+_NAME = r"[A-Z][a-zA-Z]+(?:['’]s)?"
+_LIST_RE = re.compile(rf"\b({_NAME})((?:,\s+{_NAME})*),?\s+and\s+({_NAME})\b")
+_SHARE_WORDS = re.compile(r"\b(?:average|mean|each|equally|evenly|share[sd]?|split|divided?|apiece)\b", re.I)
+
+
+def _member(word: str) -> str:
+    return re.sub(r"['’]s$", "", word)
+
+
+def named_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The lists of names the question writes ("Marcell and Beatrice", "Nick, Richard, Jason and
+    DJ", "Monday, Wednesday and Friday"): (the text, its members), one per set of members."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    seen: set[frozenset[str]] = set()
+    for m in _LIST_RE.finditer(question[:20_000]):
+        members = [_member(m.group(1)), *[_member(w) for w in re.findall(_NAME, m.group(2))],
+                   _member(m.group(3))]
+        if any(w in _NOT_A_NAME for w in members) or len(set(members)) != len(members):
+            continue
+        key = frozenset(members)
+        if key not in seen:
+            seen.add(key)
+            out.append((m.group(0), tuple(members)))
+    return out
+
+
+_WORD_LIST_RE = re.compile(r"\b([a-z]+)((?:,\s+[a-z]+)*),?\s+and\s+([a-z]+)\b")
+_NOT_A_THING = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
+    he she they we you i his her their our your him them us me is are was were be been has have had do does did
+    will would can could should must may might then than there here with by from as into out up down about over
+    after before more less much many all some any if when which who what how not no one two three four five six
+    seven eight nine ten same other another both either""".split())
+
+
+def word_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The lists of things in lower case the question writes ("the north and south walls",
+    "equal amounts of chamomile and mint tea"): (the text, its members)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    seen: set[frozenset[str]] = set()
+    for m in _WORD_LIST_RE.finditer(question[:20_000]):
+        members = [m.group(1), *re.findall(r"[a-z]+", m.group(2)), m.group(3)]
+        if any(w in _NOT_A_THING for w in members) or len(set(members)) != len(members):
+            continue
+        key = frozenset(members)
+        if key not in seen:
+            seen.add(key)
+            out.append((m.group(0), tuple(members)))
+    return out
+
+
+def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
+    """The list whose count a step's number is: "90 / 2" on a line that says "On average they
+    ate" for the one two-name list "Marcell and Beatrice"; "26/2" on "Arnold and Madeline each
+    painted" (the line names two of the list); "80 x 2" on "The south and north walls total" for
+    "The north and south walls" (things in lower case only where the line names two of them). The
+    text of that list, or None: a number no list has as many members, two such lists the line
+    does not tell apart, or a line that neither names the list's members nor shares or averages
+    by dividing."""
+    if v.denominator != 1 or not 2 <= v <= 12:
+        return None
+    cands = [(text, ms) for text, ms in named_lists(question) if len(ms) == v]
+    named = [(text, ms) for text, ms in cands
+             if sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line)) >= 2]
+    if len(named) == 1:
+        return named[0][0]
+    if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line):
+        return cands[0][0]
+    if not cands:
+        things = [(text, ms) for text, ms in word_lists(question) if len(ms) == v
+                  and sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line, re.I)) >= 2]
+        if len(things) == 1:
+            return things[0][0]
+    return None

@@ -373,8 +373,6 @@ def test_a_digit_the_clause_chooses_where_no_other_place_multiplies(gsm8k: dict,
 
 
 @pytest.mark.parametrize("seed", [
-    # "12 * 3" bound to "three years" where the question also says "three times this many homes"
-    "855",
     # "The second pair of heels costs 33 * 2": "twice as much", not "two pairs"
     "30",
 ])
@@ -383,7 +381,8 @@ def test_the_clause_never_decides_against_a_word_that_multiplies(gsm8k: dict, se
         rule_for_seed(gsm8k[seed])
 
 
-@pytest.mark.parametrize("seed, fragment", [("1278", "Mia."), ("153", "He pay with a $10 bill.")])
+@pytest.mark.parametrize("seed, fragment", [
+    ("1278", "Mia."), ("438", "Both of them decide to share them equally with their 6 other friends.")])
 def test_a_rule_made_scenario_never_holds_a_fragment(gsm8k: dict, seed: str, fragment: str) -> None:
     # newly rule-made Reasoning (a list's count; a digit the clause chose) whose key information would
     # restate a premise as no sentence: that Understanding draft is refused, the formalization stays

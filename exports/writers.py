@@ -27,6 +27,7 @@ __all__ = [
     "jsonl_bytes",
     "manifest_bytes",
     "datasheet_markdown",
+    "manifest_splits",
     "defect_bound_text",
     "sha256_bytes",
     "sha256_file",
@@ -367,12 +368,44 @@ def _yaml_str(text: Any) -> str:
     return json.dumps(str(text), ensure_ascii=True)
 
 
+#: the type of each record field as the card declares it to ``datasets`` (``dataset_info:
+#: features``): ``json`` for the objects whose keys vary from record to record (a derived
+#: item's ``params``, ``flags`` and ``provenance`` per dimension present, the errors of each
+#: type), so every split and every chunk of a large file reads with one schema and each row
+#: reads back as the record it is; ``list: T`` a list of T.
+RECORD_FEATURES: tuple[tuple[str, str], ...] = (
+    ("answer", "string"), ("background", "string"), ("difficulty", "string"),
+    ("errors", "list: json"), ("flags", "json"), ("gt_answer", "string"), ("gt_cot", "string"),
+    ("id", "string"), ("key_information", "json"), ("notation", "string"),
+    ("notation_smtlib", "string"), ("orig_id", "string"), ("provenance", "json"),
+    ("question", "string"), ("seed_id", "int64"), ("smt-lib", "string"), ("source", "string"),
+    ("w_cot", "string"), ("wrong", "list: string"), ("wrong_answer", "string"),
+    ("wrong_names", "list: string"))
+#: the fields a derived release's records add (``qcstation.core.release.derived``)
+DERIVED_FEATURES: tuple[tuple[str, str], ...] = (
+    ("dimensions", "list: string"), ("family", "string"), ("level", "int64"),
+    ("params", "json"), ("parent", "string"), ("parent_seed_id", "int64"), ("set", "string"),
+    ("transform", "string"))
+
+
+def manifest_splits(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The splits a frozen manifest names (``qcstation.core.release.splits``): name, file
+    (``path``), records, and the derived family for a release split by family. A manifest
+    frozen before the curator chose has none: one split, ``test``, reading ``data.jsonl``."""
+    splits = manifest.get("splits")
+    if splits:
+        return [dict(s) for s in splits]
+    records = int((manifest.get("counts") or {}).get("records") or 0)
+    return [{"name": "test", "path": "data.jsonl", "records": records}]
+
+
 def card_metadata(manifest: Mapping[str, Any]) -> str:
     """The metadata block a dataset hub reads at the top of README.md (YAML between ``---``
-    lines): licence, language, task, size, and the configs, so that
-    ``datasets.load_dataset(folder)`` reads ``data.jsonl`` (one config, named after the
-    derived set for a derived release, else ``default``; one split, ``test``) and never
-    ``manifest.json`` as data."""
+    lines): licence, language, task, size, the record's features (:data:`RECORD_FEATURES`)
+    and the config, so that
+    ``datasets.load_dataset(folder)`` reads the records' files (one config, named after the
+    derived set for a derived release, else ``default``; its splits as the curator chose,
+    :func:`manifest_splits`) and never ``manifest.json`` as data."""
     counts = manifest.get("counts") or {}
     derived = manifest.get("derived") or {}
     config = str(derived.get("set") or "default")
@@ -387,9 +420,16 @@ def card_metadata(manifest: Mapping[str, Any]) -> str:
     if derived:
         lines += [f"- {_yaml_str('derived-' + str(derived.get('kind') or 'set'))}"]
     lines += ["size_categories:", f"- {_size_category(int(counts.get('records') or 0))}",
-              "configs:", f"- config_name: {_yaml_str(config)}", "  data_files:",
-              "  - split: test", "    path: data.jsonl", "---", ""]
-    return "\n".join(lines)
+              "configs:", f"- config_name: {_yaml_str(config)}", "  data_files:"]
+    for split in manifest_splits(manifest):
+        lines += [f"  - split: {_yaml_str(split['name'])}",
+                  f"    path: {_yaml_str(split['path'])}"]
+    lines += ["dataset_info:", f"- config_name: {_yaml_str(config)}", "  features:"]
+    for name, kind in sorted(RECORD_FEATURES + (DERIVED_FEATURES if derived else ())):
+        key, _, inner = kind.partition(": ")
+        lines += [f"  - name: {_yaml_str(name)}",
+                  f"    list: {inner}" if inner else f"    dtype: {key}"]
+    return "\n".join(lines + ["---", ""])
 
 
 def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
@@ -397,7 +437,7 @@ def datasheet_markdown(manifest: Mapping[str, Any]) -> str:
     opens with the metadata block a dataset hub reads (:func:`card_metadata`)."""
     lines = ([card_metadata(manifest)] + _release_lines(manifest) + _composition_lines(manifest)
              + _left_out_lines(manifest) + _quality_lines(manifest) + _flag_lines(manifest)
-             + _generator_lines(manifest) + _field_lines())
+             + _generator_lines(manifest) + _field_lines(manifest))
     return "\n".join(lines)
 
 
@@ -417,6 +457,9 @@ def _release_lines(manifest: Mapping[str, Any]) -> list[str]:
         f"- records: {counts.get('records', 0)}",
         f"- schema version: {manifest.get('schema_version', '')}",
         f"- record format version: {manifest.get('format_version', '')}",
+        "- splits (`datasets.load_dataset(folder)`): " + ", ".join(
+            f"{_md_cell(s['name'])} ({_md_cell(s['path'])}, {s.get('records', '?')} records)"
+            for s in manifest_splits(manifest)),
     ]
     notes = manifest.get("notes")
     if notes:
@@ -544,9 +587,12 @@ def _generator_lines(manifest: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _field_lines() -> list[str]:
+def _field_lines(manifest: Mapping[str, Any]) -> list[str]:
+    splits = manifest_splits(manifest)
+    files = ", ".join(f"`{_md_cell(s['path'])}`" for s in splits)
     lines = ["", "## Record fields", "",
-             "`data.jsonl` holds one JSON object per line (keys sorted):", ""]
+             f"{files} {'hold' if len(splits) > 1 else 'holds'} one JSON object per line "
+             "(keys sorted):", ""]
     for field, doc in RECORD_FIELDS:
         lines.append(f"- `{field}`: {doc}")
     return lines + [

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from qcstation.core.release import releases as rel
+from qcstation.core.release.splits import manifest_splits
 from qcstation.common.safe import one_line, printable
 from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
 from screens._base import QCScreen
@@ -58,6 +59,10 @@ def render_release(info: rel.ReleaseInfo) -> RenderableType:
                              if counts.get("excluded") else "")))
     if info.notes:
         lines.append(Text.assemble(("Notes: ", "bold"), printable(info.notes)))
+    splits = manifest_splits(info.manifest or {})
+    if len(splits) > 1:
+        lines.append(Text("Splits: " + ", ".join(
+            f"{one_line(s['name'], 30)} {s.get('records', '?')}" for s in splits)))
     lines.append(Text(f"Exported to {printable(info.export_dir)}" if info.export_dir else
                       "Not exported yet (press e)", style="dim"))
     return Group(*lines)
@@ -271,34 +276,38 @@ class ReleasesScreen(QCScreen):
             f"Checking the QC gates of {scope_words(self.scope)}…", style="dim"))
         self.action_refresh()
 
-    def _approve_chosen(self, choice: tuple[str, str, str] | None) -> None:
+    def _approve_chosen(self, choice: tuple[str, str, str, str] | None) -> None:
         if choice is not None:
             self._approve(*choice)
 
     @work(thread=True, exit_on_error=False, group="releasers", description="Approving the release")
-    def _approve(self, name: str, version: str, notes: str, allow_identical: bool = False) -> None:
+    def _approve(self, name: str, version: str, notes: str, splits: str = "set",
+                 allow_identical: bool = False) -> None:
         with self.qc_app.open_store() as store:
             try:
                 info = rel.approve_release(store, name, version, actor=self.qc_app.annotator,
                                            cfg=self.qc_app.config, notes=notes,
-                                           allow_identical=allow_identical, scope=self.scope)
+                                           allow_identical=allow_identical, scope=self.scope,
+                                           splits=splits)
             except rel.IdenticalReleaseError as exc:
-                self.post_message(self.Identical(name, version, notes, str(exc)))
+                self.post_message(self.Identical(name, version, notes, splits, str(exc)))
                 return
         self.post_message(ReleaseApproved(info))
 
     class Identical(Message):
         """The release would repeat the last one: ask before approving it."""
 
-        def __init__(self, name: str, version: str, notes: str, text: str) -> None:
+        def __init__(self, name: str, version: str, notes: str, splits: str, text: str) -> None:
             super().__init__()
             self.name, self.version, self.notes, self.text = name, version, notes, text
+            self.splits = splits
 
     @on(Identical)
     def _identical(self, message: Identical) -> None:
         def answered(yes: bool | None) -> None:
             if yes:
-                self._approve(message.name, message.version, message.notes, True)
+                self._approve(message.name, message.version, message.notes, message.splits,
+                              True)
 
         self.app.push_screen(ConfirmModal("Identical release", message.text[:1].upper()
                                           + message.text[1:] + "\n\nPress y to approve it "

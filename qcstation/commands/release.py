@@ -1,7 +1,7 @@
 """``qcstation release``: curator-approved, immutable, reproducible releases.
 
     qcstation release blockers [--set SET] [--json]   why a release cannot be approved now (exit 1 if any)
-    qcstation release approve NAME@VERSION [--set SET] [--notes TEXT] [--export] [--out DIR]
+    qcstation release approve NAME@VERSION [--set SET] [--splits set|family] [--notes TEXT] [--export] [--out DIR]
     qcstation release export NAME@VERSION [--out DIR]
     qcstation release list [--json]
     qcstation release diff NAME@OLD [NAME@NEW] [--json]   NEW defaults to the latest; OLD may be 'previous'
@@ -13,7 +13,9 @@ takes it; ``NAME VERSION`` (two words) is accepted too.
 
 Only a curator may approve: the OS account, matched case-insensitively to ``[qc] curators``
 (``--annotator`` only changes the name shown), and only when every QC gate passes.
-``--set SET`` makes a *derived release* of a derived set's items (``qcstation derive``).
+``--set SET`` makes a *derived release* of a derived set's items (``qcstation derive``);
+``--splits family`` exports it with one split per derived family, as
+``datasets.load_dataset(folder)`` reads it (default ``set``: one split, ``test``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 from db.store import current_actor  # the OS account (see qcstation/common/identity.py)
 from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
 from qcstation.core.release import releases as rel
+from qcstation.core.release.splits import SPLIT_CHOICES, SPLIT_HELP
 from qcstation.common.errors import ReleaseError
 from qcstation.commands import HELP
 from qcstation.common.vocab import DIMENSIONS as RELEASE_DIMS
@@ -76,7 +79,8 @@ def _approve(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         info = rel.approve_release(store, args.name, args.version, actor=current_actor(),
                                    cfg=policy, notes=args.notes or "",
-                                   allow_identical=args.allow_identical, scope=args.set or "")
+                                   allow_identical=args.allow_identical, scope=args.set or "",
+                                   splits=args.splits)
         out = rel.export_release(store, args.name, args.version, Path(args.out)) if args.export else None
     if args.json:
         d = info.to_dict()
@@ -257,6 +261,10 @@ def register(subparsers: Any) -> None:
     a.add_argument("--set", metavar="SET",
                    help="a derived release: the items of this derived set (qcstation derive), "
                         "with its own QC gates (qcstation qc sample DIM --set SET)")
+    a.add_argument("--splits", choices=SPLIT_CHOICES, default=SPLIT_CHOICES[0],
+                   help="how datasets.load_dataset(folder) splits the exported records: "
+                        + "; ".join(f"{k}: {v}" for k, v in SPLIT_HELP.items())
+                        + " (a derived release; one file per split)")
     a.add_argument("--json", action="store_true", help="print JSON")
 
     e = sub.add_parser("export", help="write exports/NAME/VERSION/ (reproducible bytes)")

@@ -1,4 +1,5 @@
-"""Name, version and notes for a release a curator is about to approve."""
+"""Name, version and notes for a release a curator is about to approve; for a derived
+release, also how its folder splits the records (one split, or one per derived family)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Footer, Input, Label, RadioSet, Static
 
 from qcstation.common.safe import one_line
 from qcstation.core.release.releases import NOTES_CHARS
+from qcstation.core.release.splits import SPLIT_CHOICES, SPLIT_HELP
 from qcstation.widgets.text_field import TextField
+from screens.dialogs.derive import KindButton
 from screens.dialogs.fields import OrderedFields
 
 #: a release name and version become directory names (at most 64 characters, see
@@ -19,9 +22,11 @@ from screens.dialogs.fields import OrderedFields
 NAME_CHARS = 64
 
 
-class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
-    """Dismisses with ``(name, version, notes)``, or None on Esc (Enter moves to the next
-    field at once, see :mod:`.fields`)."""
+class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
+    """Dismisses with ``(name, version, notes, splits)``, or None on Esc (Enter moves to the
+    next field at once, see :mod:`.fields`). ``splits`` is one of
+    :data:`~qcstation.core.release.splits.SPLIT_CHOICES`: chosen here (Tab to the choice,
+    up/down, Enter) for a derived release, ``set`` for the working set."""
 
     FIELDS = ("release_name", "release_version", "release_notes")
 
@@ -39,8 +44,8 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approve_dialog", classes="dialog"):
-            what = (f"every item of the derived set {one_line(self.scope, 40)} whose dimensions "
-                    "are verified or accepted (a derived release)" if self.scope else
+            what = (f"every verified or accepted item of the derived set "
+                    f"{one_line(self.scope, 30)}" if self.scope else
                     "every seed of the working set whose four dimensions are verified or accepted")
             yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards."),
                          id="approve_prompt")
@@ -50,6 +55,12 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
             yield TextField(self.default_name, id="release_name", limit=NAME_CHARS)
             yield Label("Version")
             yield TextField(self.default_version, id="release_version", limit=NAME_CHARS)
+            if self.scope:
+                yield Label("Splits for datasets.load_dataset (Tab, up/down, Enter)")
+                with RadioSet(id="release_splits"):
+                    for n, choice in enumerate(SPLIT_CHOICES):
+                        yield KindButton(f"{choice}: {SPLIT_HELP[choice]}", value=n == 0,
+                                         name=choice)
             yield Label("Notes (optional)")
             yield TextField(placeholder="what changed", id="release_notes", limit=NOTES_CHARS)
         yield Footer(show_command_palette=False, compact=True)
@@ -64,6 +75,22 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    async def action_next_field(self) -> None:
+        """Enter on the split choice chooses the highlighted one and moves on to the notes."""
+        choice = self.focused
+        if isinstance(choice, RadioSet):
+            choice.action_toggle_button()
+            self.set_focus(self.query_one("#release_notes", Input))
+            return
+        await super().action_next_field()
+
+    def splits(self) -> str:
+        """The chosen split layout (``set`` unless a derived release chose another)."""
+        if not self.scope:
+            return SPLIT_CHOICES[0]
+        pressed = self.query_one("#release_splits", RadioSet).pressed_button
+        return pressed.name if pressed is not None and pressed.name else SPLIT_CHOICES[0]
+
     def submit_fields(self) -> None:
         self.action_submit()
 
@@ -75,4 +102,4 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str] | None]):
             self.notify("A release needs a name and a version.", severity="warning")
             (self.query_one("#release_name" if not name else "#release_version", Input)).focus()
             return
-        self.dismiss((name, version, notes))
+        self.dismiss((name, version, notes, self.splits()))

@@ -96,8 +96,8 @@ async def test_review_shows_the_gate_of_the_items_own_set(db: Path) -> None:
 
 async def test_a_derived_release_is_approved_and_exported_from_the_app(
         db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Releases: s chooses the set a new release is of; a approves a derived release; e
-    exports it (no shell)."""
+    """Releases: s chooses the set a new release is of; a approves a derived release, split
+    by derived family as chosen in the dialog; e exports it (no shell)."""
     import json
 
     from screens.dialogs.approve_release import ApproveReleaseModal
@@ -125,14 +125,22 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
         await settle(pilot)
         assert isinstance(app.screen, ApproveReleaseModal) and app.screen.scope == "dyn"
         assert app.screen.query_one("#release_name", Input).value == "dyn-rel"
+        modal = app.screen
+        assert isinstance(modal, ApproveReleaseModal)
+        assert modal.splits() == "set"                 # the default
+        await pilot.press("tab", "down", "enter")      # version -> the choice -> family
+        await settle(pilot)
+        assert modal.splits() == "family" and modal.focused is modal.query_one("#release_notes")
         await pilot.press("ctrl+s")
         await settle(pilot)
         shown: object = app.screen               # no longer the dialog
         assert shown is screen
         [info] = screen.releases
         assert (info.name, info.manifest["derived"]["set"]) == ("dyn-rel", "dyn")
+        assert info.manifest["split_by"] == "family"
         await pilot.press("e")
         await settle(pilot)
     folder = tmp_path / "exports" / "dyn-rel" / info.version
-    records = [json.loads(line) for line in (folder / "data.jsonl").read_text().splitlines()]
+    assert not (folder / "data.jsonl").exists()       # one file per family: variants
+    records = [json.loads(line) for line in (folder / "variants.jsonl").read_text().splitlines()]
     assert records and {r["set"] for r in records} == {"dyn"}

@@ -4,9 +4,11 @@
 * :func:`approve_release` (curators only, every QC gate passing) freezes one JSON record per
   releasable seed into ``release_items`` (the table refuses UPDATE and DELETE) together
   with a manifest (counts, exclusions, QC statistics, generator configuration).
-* :func:`export_release` writes ``<out_root>/<name>/<version>/`` with ``data.jsonl``,
-  ``README.md`` (datasheet) and ``manifest.json`` (sha256 of the other files). Everything
-  is derived from the frozen rows, so exporting twice gives identical bytes.
+* :func:`export_release` writes ``<out_root>/<name>/<version>/`` with ``data.jsonl`` (or one
+  file per split, as the curator chose at approval: :mod:`.splits`), ``README.md``
+  (datasheet, opening with the metadata block ``datasets.load_dataset`` reads) and
+  ``manifest.json`` (sha256 of the other files). Everything is derived from the frozen rows,
+  so exporting twice gives identical bytes.
 * :func:`diff_releases` compares two versions of a release record by record.
 
 Which seeds go in: active seeds whose four dimensions (understanding, reasoning,
@@ -53,6 +55,7 @@ from qcstation.core.release.derived import (
 from qcstation.core.ingest.formats import licence_of
 from qcstation.core.review.curation import excluded_seeds
 from qcstation.core.release.flag_gate import flag_blockers, record_flags
+from qcstation.core.release.splits import plan_splits, split_files
 from qcstation.core.review.gate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, gate, progress
 from qcstation.core.review.queries import (
     LIVE_SEED_STATUSES,
@@ -484,13 +487,16 @@ def _generators(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: Any,
                     notes: str = "", allow_identical: bool = False,
-                    scope: str = "") -> ReleaseInfo:
+                    scope: str = "", splits: str = "set") -> ReleaseInfo:
     """Approve and freeze a release. Only a curator may (the account, matched
     case-insensitively to ``[qc] curators``); every QC gate must pass. A release whose data
     is identical to the latest release of the same name is refused unless
     ``allow_identical`` (the curator confirmed it). ``scope`` names a derived set: a
-    *derived release* of its items (:mod:`.derived`)."""
+    *derived release* of its items (:mod:`.derived`). ``splits`` is how the exported folder
+    splits the records for ``datasets.load_dataset`` (:mod:`.splits`: ``set`` or, for a
+    derived release, ``family``)."""
     _check_name("name", name)
+    plan_splits([], splits, scope)   # a choice that cannot fit is refused before anything
     _check_name("version", version)
     if len(notes) > NOTES_CHARS:
         raise ReleaseError(f"the notes are {len(notes)} characters long; at most {NOTES_CHARS}",
@@ -510,7 +516,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
         if not allow_identical:
             _refuse_identical(store, name, records)
         manifest = _manifest(store, policy, records, excluded, name=name, version=version,
-                             actor=actor, notes=notes, scope=scope)
+                             actor=actor, notes=notes, scope=scope, splits=splits)
         rid = store.insert("releases", {
             "name": name, "version": version, "status": "approved", "approved_by": actor,
             "approved_at": manifest["approved_at"], "manifest": dumps_canonical(manifest),
@@ -552,7 +558,7 @@ def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]]) ->
 
 def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
               excluded: list[dict[str, Any]], *, name: str, version: str, actor: str,
-              notes: str, scope: str = "") -> dict[str, Any]:
+              notes: str, scope: str = "", splits: str = "set") -> dict[str, Any]:
     """The manifest frozen with a release: counts, exclusions, QC statistics, policy,
     generators, licences and the data's sha256."""
     by_reason: Counter[str] = Counter()
@@ -564,12 +570,16 @@ def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
         "AND id NOT IN (SELECT seed_id FROM derived_items) GROUP BY status")} if not scope else {}
     in_qc = excluded_seeds(store, scope)
     derived = {"derived": set_summary(store, scope)} if scope else {}
+    planned = plan_splits(records, splits, scope)
+    by_family = ({"by_family": dict(sorted(Counter(str(r.get("family")) for r in records).items()))}
+                 if scope else {})
     return {
         **derived,
         "name": name, "version": version, "approved_by": actor, "approved_at": now(),
         "notes": notes or "", "format_version": FORMAT_VERSION,
         "schema_version": store.schema_version,
-        "files_order": ["data.jsonl", "README.md", "manifest.json"],
+        "files_order": [s["path"] for s in planned] + ["README.md", "manifest.json"],
+        "split_by": splits, "splits": planned,
         "counts": {
             "records": len(records),
             "by_source": dict(sorted(Counter(r["source"] for r in records).items())),
@@ -577,6 +587,7 @@ def _manifest(store: Store, policy: QCPolicy, records: list[dict[str, Any]],
             "excluded": len(excluded),
             "excluded_in_qc": len(in_qc),
             "inactive_seeds": dict(sorted(inactive.items())),
+            **by_family,
         },
         "excluded": {"count": len(excluded), "by_reason": dict(sorted(by_reason.items())),
                      "seeds": excluded,
@@ -638,7 +649,9 @@ def release_records(store: Store, name: str, version: str) -> list[dict[str, Any
 
 
 def export_release(store: Store, name: str, version: str, out_root: Path = Path("exports")) -> Path:
-    """Write ``<out_root>/<name>/<version>/{data.jsonl, README.md, manifest.json}``.
+    """Write ``<out_root>/<name>/<version>/{data.jsonl, README.md, manifest.json}`` (one
+    ``<split>.jsonl`` per derived family instead of ``data.jsonl`` when the curator split the
+    release by family, :mod:`.splits`).
 
     Built only from the frozen release rows: identical bytes on every export."""
     row = _release_row(store, name, version)
@@ -652,16 +665,18 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
                            f"checksum recorded at approval", title="Release corrupted")
     readme = datasheet_markdown(manifest).encode("utf-8")
     out = Path(out_root) / name / version
-    files = {
-        "data.jsonl": {"sha256": sha256_bytes(data), "bytes": len(data), "records": len(records)},
-        "README.md": {"sha256": sha256_bytes(readme), "bytes": len(readme)},
-    }
+    parts = split_files(manifest, records)
+    datas = {path: jsonl_bytes(part) for path, part in parts.items()}
+    files: dict[str, dict[str, Any]] = {
+        path: {"sha256": sha256_bytes(b), "bytes": len(b), "records": len(parts[path])}
+        for path, b in datas.items()}
+    files["README.md"] = {"sha256": sha256_bytes(readme), "bytes": len(readme)}
     full = dict(manifest)
     full["files"] = files
     man = manifest_bytes(full)
     try:
         out = write_release_dir(Path(out_root), name, version,
-                                {"data.jsonl": data, "README.md": readme, "manifest.json": man})
+                                {**datas, "README.md": readme, "manifest.json": man})
     except OSError as exc:
         raise ReleaseError(f"cannot write the export to {out}: {exc.strerror or exc}; nothing "
                            "was left half-written", title="Export failed") from exc

@@ -644,4 +644,16 @@ migration(
     [*stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",))],
 )
 
+# --- v19: the active decisions by verdict ----------------------------------------------------
+# The curator queue's skipped and disagreed items start from the active decisions with that
+# verdict (a skip; a reject with an accept beside it): a few hundred index entries instead of
+# every decision (qcstation.core.review.curation._FEW_STATES).
+
+migration(
+    19,
+    "active decisions by verdict (the queue's skipped and disagreed items)",
+    ["CREATE INDEX reviews_active_verdict ON reviews (verdict, sample_item_id) "
+     "WHERE undone_at IS NULL"],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -319,7 +319,8 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
                 f"AND si.seed_id = ?", [*params, it.dimension, it.seed_id]))
         return open_by_seed[key] and latest_item[key] == it.item_id
 
-    for it in _queue_items(store, sql, params, dimension, text, latest_item):
+    for it in _queue_items(store, sql, params, dimension, text, latest_item,
+                           every=state in _FEW_STATES):
         st = _queue_state(it, is_open)
         if state is not None and not (st == state or (state == "rejected" and st in (
                 "rejected", "awaiting replacement"))):
@@ -334,6 +335,10 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
             break
     return rows
 
+
+#: the states few items are in, found from the rows that make them rather than by paging
+#: through every sampled item (at a million seeds that read 0.2 to 2 million items to find none)
+_FEW_STATES = frozenset({"excluded", "disagreed", "settled", "overridden", "skipped"})
 
 #: queue items are built (contents parsed, decisions read) this many at a time, and only
 #: until the queue has its ``limit`` of rows: at a million seeds a sample holds 100,000s
@@ -360,12 +365,21 @@ _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
 
 
 def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | None,
-                 text: str | None, latest_item: dict[tuple[int, str], int]
-                 ) -> Iterator[ReviewItem]:
+                 text: str | None, latest_item: dict[tuple[int, str], int], *,
+                 every: bool = False) -> Iterator[ReviewItem]:
     """The queue's candidate items (``sql``), built, in queue order (dimension, item id).
-    Without a text search they are read a page at a time, so the queue's first rows cost
-    the same at any size; a text search's are all read (fewer), and ``latest_item`` gets
-    the latest candidate item of each (seed, dimension)."""
+    They are read a page at a time in item order, so the queue's first rows cost the same
+    at any size, unless they are few and found from an index (``every``: a state of
+    :data:`_FEW_STATES`, whose SQL starts from the decisions, resolutions or seeds that
+    make it; paging in item order would read every item to find that there are none) or a
+    text search finds them: then they are all read at once, and ``latest_item`` gets the
+    latest candidate item of each (seed, dimension)."""
+    if every and text is None:
+        candidates = store.query(sql + " ORDER BY s.dimension, si.id", params)
+        for c in candidates:
+            latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
+        yield from _built(store, [int(c["item_id"]) for c in candidates])
+        return
     if text is not None:
         candidates = run_search(store, text, lambda q: store.query(
             sql + _TEXT_SQL + " ORDER BY s.dimension, si.id", [*params, q, q, q]))
@@ -411,16 +425,26 @@ def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: s
 
     resolved = (" EXISTS (SELECT 1 FROM qc_resolutions q WHERE q.sample_item_id = si.id "
                 "AND q.undone_at IS NULL)")
+    # the few-item states start from what makes them (_FEW_STATES), through indexes:
+    # seeds_status, reviews_active_verdict (migration 19), qc_resolutions_item
+    def with_verdict(verdict: str) -> str:
+        return (" AND si.id IN (SELECT r.sample_item_id FROM reviews r WHERE "
+                f"r.verdict = '{verdict}' AND r.undone_at IS NULL")
+
     if state in ("excluded",):
-        sql += " AND sd.status = 'excluded'"
+        sql += (" AND sd.status = 'excluded' AND si.seed_id IN "
+                "(SELECT id FROM seeds WHERE status = 'excluded')")
     elif state in ("rejected", "awaiting replacement"):
         sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('reject')}"
-    elif state == "disagreed":
-        sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('reject')}"
+    elif state == "disagreed":   # an active reject and an active accept of the same item
+        sql += (f" AND sd.status != 'excluded' AND NOT{resolved}{with_verdict('reject')}"
+                " AND EXISTS (SELECT 1 FROM reviews o WHERE o.sample_item_id = r.sample_item_id"
+                " AND o.verdict = 'accept' AND o.undone_at IS NULL))")
     elif state in ("settled", "overridden"):
-        sql += f" AND sd.status != 'excluded' AND{resolved}"
+        sql += (f" AND sd.status != 'excluded' AND si.id IN (SELECT q.sample_item_id FROM "
+                f"qc_resolutions q WHERE q.undone_at IS NULL)")
     elif state == "skipped":
-        sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('skip')}"
+        sql += f" AND sd.status != 'excluded' AND NOT{resolved}{with_verdict('skip')})"
     elif state == "accepted":
         sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('accept')}"
     return sql, params

@@ -272,7 +272,8 @@ class DashboardScreen(QCScreen):
 
     def _show_qc(self) -> None:
         self._show_attention()
-        self.query_one("#gates", Static).update(render_gate_summary(self.dimensions))
+        self.query_one("#gates", Static).update(render_gate_summary(
+            self.dimensions, has_model=self.qc_app.config.generator is not None))
         self.query_one("#team", Static).update(render_team(self.team, self.dimensions))
         self.query_one("#gate_rules", Static).update(render_gate_rules(self.dimensions))
 

@@ -6,6 +6,8 @@ layout can be checked without a database.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +85,7 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
         remaining = dim.progress.remaining if dim.progress is not None else 0
         if dim.sample is not None and remaining > 0:
             review.append(Attention(
-                f"Review {remaining} {noun_in(dim.dimension, dim.scope, remaining)} — press r",
+                f"Review {remaining:,} {noun_in(dim.dimension, dim.scope, remaining)} — press r",
                 "review", dim.dimension))
         if dim.gate is None:
             checking = True
@@ -144,17 +146,17 @@ def _reject_items(dim: DimensionQC, has_model: bool, who: _Who,
         verb = "awaits" if n == 1 else "await"
         if has_model:
             out.append(Attention(
-                f"{n} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} regeneration — press g "
+                f"{n:,} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} regeneration — press g "
                 f"(or c to fix one in place)", "regenerate", dim.dimension))
         else:
             out.append(Attention(
-                f"{n} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} a fix — press c to fix "
+                f"{n:,} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} a fix — press c to fix "
                 f"in place{', exclude or override' if who.curator else ''} (no model is "
                 f"configured, so regenerating would make the same text)", "queue",
                 dim.dimension))
     if settle_n:
         out.append(Attention(
-            f"{settle_n} disagreement{'s' if settle_n != 1 else ''} on "
+            f"{settle_n:,} disagreement{'s' if settle_n != 1 else ''} on "
             f"{noun_in(dim.dimension, dim.scope)} to settle — press c"
             + ("" if who.curator else " (a curator settles)"), "queue", dim.dimension))
     return out
@@ -173,7 +175,7 @@ def _gate_step(dim: DimensionQC, who: _Who) -> Attention:
             f"the defect bound is {bound_percent(gate.upper_bound, gate.threshold)}"
             if gate.upper_bound is not None else "the gate asks for it")
         return Attention(
-            f"Extend the {noun_in(dim.dimension, dim.scope, 1)} sample by {extra} — "
+            f"Extend the {noun_in(dim.dimension, dim.scope, 1)} sample by {extra:,} — "
             f"{who.key('e')} ({why})", "extend_samples" if who.curator else None,
             dim.dimension)
     if plan and not plan.get("reachable", True):
@@ -188,8 +190,8 @@ def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attentio
     ways = plan.get("ways_out") or []
     fresh = bool(gate.defects) and not gate.pending and any(
         "fresh random round" in w for w in ways)
-    short = (f"{dim_title(dim)}: out of reach — {gate.defects} defect"
-             f"{'s' if gate.defects != 1 else ''} in {gate.reviewed} reviews; the "
+    short = (f"{dim_title(dim)}: out of reach — {gate.defects:,} defect"
+             f"{'s' if gate.defects != 1 else ''} in {gate.reviewed:,} reviews; the "
              f"bound needs {plan.get('needed')} reviews, {plan.get('can_review')} "
              f"are possible.")
     if fresh:
@@ -224,8 +226,8 @@ def _count_table(title_text: str, label: str, rows: dict[str, dict[str, int]],
     for key in sorted(rows):
         by_status = rows[key]
         # source names are the user's: one line, controls escaped, never parsed as markup
-        table.add_row(Text(one_line(key, 40)), *(str(by_status.get(s, 0)) for s in columns),
-                      str(sum(int(v) for v in by_status.values())))
+        table.add_row(Text(one_line(key, 40)), *(f"{int(by_status.get(s, 0)):,}" for s in columns),
+                      f"{sum(int(v) for v in by_status.values()):,}")
     if not rows:
         table.add_row("(none)", *("" for _ in columns), "0")
     return table
@@ -242,7 +244,7 @@ def render_counts(counts: dict[str, Any]) -> RenderableType:
     ]
     needs_model = {d: int(n) for d, n in (counts.get("needs_model") or {}).items() if n}
     if needs_model:
-        listed = ", ".join(f"{d} {n}" for d, n in sorted(needs_model.items()))
+        listed = ", ".join(f"{d} {n:,}" for d, n in sorted(needs_model.items()))
         parts.append(Text(f"\nNeed a model (no exact rule applies): {listed}. "
                           "Configure [generator] in qcstation.toml.", style="dim"))
     return Group(*parts)
@@ -258,14 +260,35 @@ def _returned_items(dim: DimensionQC) -> str | None:
     n, rejected = p.reviewed - g.reviewed, p.rejected - g.defects
     if n <= 0 or not 0 <= rejected <= n:
         return None
-    return (f"{n} of the {p.reviewed} reviewed "
+    return (f"{n:,} of the {p.reviewed:,} reviewed "
             + ("is a fixed or regenerated version" if n == 1 else
                "are fixed or regenerated versions")
-            + f", {rejected} of them rejected; only the {g.reviewed} random draws enter the bound")
+            + f", {rejected:,} of them rejected; only the {g.reviewed:,} random draws enter the bound")
 
 
-def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
-    """Per QC dimension: passed or not, where the sample stands, the next step."""
+_REGENERATE = re.compile(r"regenerate ([\d,]+) rejected (items?)")
+
+
+def next_step_text(next_step: str, has_model: bool) -> str:
+    """A gate's next step as this session can take it: with no model configured,
+    regenerating a rule-made item makes the same text again, so "regenerate N rejected
+    items" reads as what does help (fix in place or exclude, from the queue), as the
+    attention list says."""
+    if has_model:
+        return next_step
+
+    def instead(m: re.Match[str]) -> str:
+        them = "it" if m.group(2) == "item" else "them"
+        return (f"fix {m.group(1)} rejected {m.group(2)} in place or exclude {them} (c; no "
+                f"model is configured, so regenerating would make the same text)")
+
+    return _REGENERATE.sub(instead, next_step)
+
+
+def render_gate_summary(dimensions: list[DimensionQC], *, has_model: bool = True
+                        ) -> RenderableType:
+    """Per QC dimension: passed or not, where the sample stands, the next step (as this
+    session can take it, :func:`next_step_text`)."""
     if not dimensions:
         return Text("No QC dimensions configured ([qc] dimensions).", style="dim")
     parts: list[RenderableType] = []
@@ -284,15 +307,15 @@ def render_gate_summary(dimensions: list[DimensionQC]) -> RenderableType:
             line.append(": no open sample")
         if gate is not None and gate.upper_bound is not None:
             line.append(f"; defect bound {bound_percent(gate.upper_bound, gate.threshold)} "
-                        f"from {gate.defects} of {gate.reviewed} random draws rejected "
+                        f"from {gate.defects:,} of {gate.reviewed:,} random draws rejected "
                         f"(must be below {percent(gate.threshold)})", style="dim")
         parts.append(line)
         returned = _returned_items(dim)
         if returned is not None:
             parts.append(Text.assemble(("            count: ", "dim"), returned))
         if gate is not None and not gate.passed and gate.next_step:
-            parts.append(Text.assemble(("            next: ", "dim"),
-                                       sentence_case(gate.next_step)))
+            parts.append(Text.assemble(("            next: ", "dim"), sentence_case(
+                next_step_text(gate.next_step, has_model))))
         plan = getattr(gate, "plan", None) if gate is not None else None
         if plan and not gate.passed:  # type: ignore[union-attr]
             parts.append(Text.assemble(("            plan: ", "dim"), plan["sentence"]))
@@ -314,9 +337,9 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
             table.add_column(col, justify=just)  # type: ignore[arg-type]
         for p in people:
             rate = p.get("reject_rate")
-            table.add_row(Text(one_line(p["annotator"], 40)), str(p["decided"]),
+            table.add_row(Text(one_line(p["annotator"], 40)), f"{int(p['decided']):,}",
                           "–" if p.get("per_hour") is None else f"{p['per_hour']:g}",
-                          "–" if rate is None else f"{rate * 100:.0f}%", str(p.get("unsure", 0)))
+                          "–" if rate is None else f"{rate * 100:.0f}%", f"{int(p.get('unsure', 0)):,}")
         parts.append(table)
     else:
         parts.append(Text("No decisions yet.", style="dim"))
@@ -324,11 +347,11 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
         kappa = "n/a" if a.get("kappa") is None else f"{a['kappa']:.2f}"
         ac1 = "" if a.get("ac1") is None else f", AC1 {a['ac1']:.2f}"
         line = Text.assemble((f"{title(dim)}: ", "bold"), f"kappa {kappa}{ac1} from "
-                             f"{a['pairs']} pair{'s' if a['pairs'] != 1 else ''}")
+                             f"{a['pairs']:,} pair{'s' if a['pairs'] != 1 else ''}")
         if a.get("note"):
             line.append(f" ({a['note']})", style="yellow" if a["pairs"] else "dim")
         if a.get("disagreed"):
-            line.append(f"; {a['disagreed']} to settle", style="yellow")
+            line.append(f"; {a['disagreed']:,} to settle", style="yellow")
         parts.append(line)
     for dim in gates or []:
         g = dim.gate
@@ -340,7 +363,7 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
         elif need is None:
             words = "the threshold cannot be reached by sampling"
         else:
-            words = (f"{g.reviewed} of the {need} reviews it needs at {g.defects} defect"
+            words = (f"{g.reviewed:,} of the {need:,} reviews it needs at {g.defects:,} defect"
                      f"{'s' if g.defects != 1 else ''}")
         parts.append(Text.assemble((f"{dim_title(dim)} gate: ", "bold"), words))
     return Group(*parts)

@@ -62,3 +62,33 @@ def test_all_gates_pass_says_whether_a_release_is_approved_and_what_comes_next()
     # a release name is outside text: shown with its control characters escaped
     odd = attention_items(dims, curator=True, released="smart\x1b[2J@1")
     assert "\x1b" not in odd[0].text
+
+
+def test_with_no_model_the_gate_never_says_regenerate_and_counts_read_with_separators() -> None:
+    """At a million seeds the dashboard said 'next: Regenerate 14637 rejected items' beside
+    'no model is configured, so regenerating would make the same text': the next step now
+    reads as what helps, and big counts carry thousands separators."""
+    from qcstation.core.review.gate import GateStatus, Progress
+    from qcstation.messages import DimensionQC
+    from qcstation.widgets.dashboard_panels import attention_items, render_gate_summary
+
+    gate = GateStatus(dimension="arithmetic", passed=False, rule="", reviewed=190_281,
+                      defects=14_637, upper_bound=0.078, threshold=0.5, open_rejects=14_637,
+                      blockers=[], next_step="regenerate 14,637 rejected items; then review "
+                      "3 more items")
+    progress = Progress(total=190_281, reviewed=190_281, accepted=175_644, rejected=14_637,
+                        skipped=0, remaining=0)
+    dims = [DimensionQC("arithmetic", None, progress, gate)]
+    offline = " ".join(_text(render_gate_summary(dims, has_model=False)).split())
+    assert "Regenerate" not in offline and "regenerate 14" not in offline
+    assert "next: Fix 14,637 rejected items in place or exclude them" in offline
+    assert "then review 3 more items" in offline
+    assert "190,281 of 190,281 reviewed, 14,637 rejected" in offline
+    assert "from 14,637 of 190,281 random draws" in offline
+    online = " ".join(_text(render_gate_summary(dims, has_model=True)).split())
+    assert "next: Regenerate 14,637 rejected items" in online
+    [said] = [a.text for a in attention_items(dims, has_model=False, curator=True)
+              if "rejected" in a.text]
+    assert said.startswith("14,637 rejected notation questions await a fix")
+    counts = _text(render_counts({"seeds": {"gsm8k": {"active": 570_843}}, "artifacts": {}}))
+    assert "570,843" in counts

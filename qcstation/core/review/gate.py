@@ -66,11 +66,11 @@ class Progress:
     excluded: int = 0   # undecided items of seeds no longer active (excluded in QC, filtered)
 
     def sentence(self) -> str:
-        s = f"{self.reviewed} of {self.total} reviewed, {self.rejected} rejected"
+        s = f"{self.reviewed:,} of {self.total:,} reviewed, {self.rejected:,} rejected"
         if self.skipped:
-            s += f", {self.skipped} skipped"
+            s += f", {self.skipped:,} skipped"
         if self.excluded:
-            s += f", {self.excluded} excluded"
+            s += f", {self.excluded:,} excluded"
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -133,7 +133,7 @@ def _pct(x: float) -> str:
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
 
 # The gate in one statement (the items CTE is computed once): a 'summary' row (random draws
@@ -220,20 +220,20 @@ def gate_plan(population: int, *, threshold: float, confidence: float = DEFAULT_
     can_review = reviewed + (max(population - reviewed, 0) if available is None else available)
     reachable = needed is not None and needed <= can_review
     pct = _pct(threshold)
-    parts = [f"the gate ({pct} threshold) needs {clean} reviews with no defect"
+    parts = [f"the gate ({pct} threshold) needs {clean:,} reviews with no defect"
              if clean is not None else f"no number of reviews reaches the {pct} threshold"]
     if after_one is not None:
-        parts.append(f"{after_one} after one reject")
-    text = ", ".join(parts) + f"; {population} verified items"
+        parts.append(f"{after_one:,} after one reject")
+    text = ", ".join(parts) + f"; {population:,} verified items"
     if defects and needed is not None:
-        text += f"; with the {defects} defect{'s' if defects != 1 else ''} so far it needs {needed}"
+        text += f"; with the {defects:,} defect{'s' if defects != 1 else ''} so far it needs {needed:,}"
     ways: list[str] = []
     if not reachable:
         ways = ways_out(population, threshold=threshold, confidence=confidence,
                         defects=defects, can_review=can_review, needed=needed,
                         dimension=dimension)
         plain = size_statement(population, threshold=threshold, confidence=confidence)
-        text += (f": out of reach, since at most {can_review} items can be reviewed; "
+        text += (f": out of reach, since at most {can_review:,} items can be reviewed; "
                  + (plain if plain else "ways out: " + "; ".join(ways)))
     return {"population": population, "clean": clean, "after_one": after_one, "needed": needed,
             "reachable": reachable, "can_review": can_review, "ways_out": ways,
@@ -249,9 +249,9 @@ def size_statement(population: int, *, threshold: float,
         return None
     best = clopper_pearson_upper(0, population, confidence) if population else 1.0
     pct = _pct(threshold)
-    needs = (f"at least {clean} verified items" if clean is not None
+    needs = (f"at least {clean:,} verified items" if clean is not None
              else "a threshold above 0")
-    return (f"at this size the gate cannot pass: even all {population} verified items "
+    return (f"at this size the gate cannot pass: even all {population:,} verified items "
             f"reviewed without a defect give an upper bound of {bound_text(best, threshold)}, "
             f"not below {pct}; it needs {needs} (import more seeds) or a "
             f"[qc] defect_threshold above {bound_text(best, threshold)}")
@@ -272,9 +272,9 @@ def ways_out(population: int, *, threshold: float, confidence: float = DEFAULT_C
     ways: list[str] = []
     if defects and clean is not None:
         ways.append(f"once every defect found is corrected, a curator starts a fresh random "
-                    f"round (qcstation qc fresh {dimension}): {clean} of the {population} "
+                    f"round (qcstation qc fresh {dimension}): {clean:,} of the {population:,} "
                     f"items drawn anew, all accepted, pass")
-    ways.append(f"import more seeds (the bound needs {needed} reviews; at most {can_review} "
+    ways.append(f"import more seeds (the bound needs {needed:,} reviews; at most {can_review:,} "
                 f"are possible now)" if needed is not None else "import more seeds")
     best = clopper_pearson_upper(defects, max(can_review, defects), confidence) \
         if can_review else 1.0
@@ -504,28 +504,28 @@ class _Advice:
     def pending(self, dimension: str, pending: int) -> None:
         if pending:
             self.blockers.append(f"{_plural(pending, 'sampled item')} still to review")
-            self.steps.append(f"review {pending} more {'item' if pending == 1 else 'items'}")
+            self.steps.append(f"review {pending:,} more {'item' if pending == 1 else 'items'}")
             self.hint(f"qcstation qc next --dimension {dimension}")
 
     def open_rejects(self, detail: Counter[str]) -> None:
         open_rejects = sum(detail.values())
         if not open_rejects:
             return
-        parts = ", ".join(f"{n} {k}" for k, n in sorted(detail.items()))
+        parts = ", ".join(f"{n:,} {k}" for k, n in sorted(detail.items()))
         self.blockers.append(f"{_plural(open_rejects, 'rejected item')} without an accepted "
                              f"replacement ({parts})")
         if detail["awaiting regeneration"]:
             n = detail["awaiting regeneration"]
-            self.steps.append(f"regenerate {n} rejected {'item' if n == 1 else 'items'}")
+            self.steps.append(f"regenerate {n:,} rejected {'item' if n == 1 else 'items'}")
             self.hint("qcstation generate --rejected")
         if detail["awaiting verification"]:
-            self.steps.append(f"verify {detail['awaiting verification']} regenerated items")
+            self.steps.append(f"verify {detail['awaiting verification']:,} regenerated items")
             self.hint("qcstation verify")
         if detail["awaiting requeue"]:
-            self.steps.append(f"requeue {detail['awaiting requeue']} regenerated items for review")
+            self.steps.append(f"requeue {detail['awaiting requeue']:,} regenerated items for review")
             self.hint("qcstation qc requeue")
         if detail["regeneration failed"]:
-            self.steps.append(f"{detail['regeneration failed']} rejected items failed "
+            self.steps.append(f"{detail['regeneration failed']:,} rejected items failed "
                               f"regeneration: fix them by hand or have a curator exclude those "
                               f"seeds")
             self.hint("qcstation qc exclude ITEM --reason TEXT")
@@ -533,9 +533,9 @@ class _Advice:
     def coverage(self, store: Store, dimension: str, rate: float, short_by: dict[str, int],
                  covered: int, population: int) -> None:
         short = sum(short_by.values())
-        self.blockers.append(f"the sample covers {covered} of {population} verified items; the "
-                             f"{_pct(rate)} rate per source asks for {short} more ("
-                             + ", ".join(f"{src} {n}" for src, n in short_by.items()) + ")")
+        self.blockers.append(f"the sample covers {covered:,} of {population:,} verified items; the "
+                             f"{_pct(rate)} rate per source asks for {short:,} more ("
+                             + ", ".join(f"{src} {n:,}" for src, n in short_by.items()) + ")")
         arrived = _new_items_since_draw(store, dimension, self.scope)
         why = (f"{_plural(arrived, 'new verified item')} arrived since the draw" if arrived
                else f"the sample is below the {_pct(rate)} rate per source")

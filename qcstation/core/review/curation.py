@@ -320,7 +320,7 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         return open_by_seed[key] and latest_item[key] == it.item_id
 
     for it in _queue_items(store, sql, params, dimension, text, latest_item,
-                           every=state in _FEW_STATES):
+                           every=state in _FEW_STATES, first=limit):
         st = _queue_state(it, is_open)
         if state is not None and not (st == state or (state == "rejected" and st in (
                 "rejected", "awaiting replacement"))):
@@ -345,10 +345,14 @@ _FEW_STATES = frozenset({"excluded", "disagreed", "settled", "overridden", "skip
 _BUILD_CHUNK = 500
 
 
-def _built(store: Store, item_ids: list[int]) -> Iterator[ReviewItem]:
-    """The items ``item_ids`` in that order, read and built a chunk at a time."""
-    for start in range(0, len(item_ids), _BUILD_CHUNK):
-        chunk = item_ids[start:start + _BUILD_CHUNK]
+def _built(store: Store, item_ids: list[int], first: int = _BUILD_CHUNK) -> Iterator[ReviewItem]:
+    """The items ``item_ids`` in that order, read and built a chunk at a time (the first
+    chunk ``first`` items: the queue's first page, when fewer)."""
+    start = 0
+    while start < len(item_ids):
+        size = max(1, min(first, _BUILD_CHUNK)) if start == 0 else _BUILD_CHUNK
+        chunk = item_ids[start:start + size]
+        start += size
         marks = ",".join("?" * len(chunk))
         by_id = {int(r["item_id"]): r for r in store.query(
             f"{ITEM_SQL} WHERE si.id IN ({marks})", chunk)}
@@ -366,19 +370,20 @@ _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
 
 def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | None,
                  text: str | None, latest_item: dict[tuple[int, str], int], *,
-                 every: bool = False) -> Iterator[ReviewItem]:
+                 every: bool = False, first: int = _BUILD_CHUNK) -> Iterator[ReviewItem]:
     """The queue's candidate items (``sql``), built, in queue order (dimension, item id).
     They are read a page at a time in item order, so the queue's first rows cost the same
     at any size, unless they are few and found from an index (``every``: a state of
     :data:`_FEW_STATES`, whose SQL starts from the decisions, resolutions or seeds that
     make it; paging in item order would read every item to find that there are none) or a
     text search finds them: then they are all read at once, and ``latest_item`` gets the
-    latest candidate item of each (seed, dimension)."""
+    latest candidate item of each (seed, dimension). The first page and the first chunk
+    built hold ``first`` items (the rows asked for), the later ones :data:`_BUILD_CHUNK`."""
     if every and text is None:
         candidates = store.query(sql + " ORDER BY s.dimension, si.id", params)
         for c in candidates:
             latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
-        yield from _built(store, [int(c["item_id"]) for c in candidates])
+        yield from _built(store, [int(c["item_id"]) for c in candidates], first)
         return
     if text is not None:
         candidates = run_search(store, text, lambda q: store.query(
@@ -391,12 +396,14 @@ def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | Non
         "SELECT DISTINCT dimension FROM samples ORDER BY dimension")]
     # the items in id order from the last page on (CROSS JOIN: the items are the outer loop)
     paged = sql.replace("JOIN samples s", "CROSS JOIN samples s", 1)
+    size = max(1, min(first, _BUILD_CHUNK))
     for dim in dims:
         after = 0
         while page := store.query(f"{paged} AND s.dimension = ? AND si.id > ? ORDER BY si.id "
-                                  f"LIMIT {_BUILD_CHUNK}", [*params, dim, after]):
+                                  f"LIMIT {size}", [*params, dim, after]):
             after = int(page[-1]["item_id"])
             yield from _built(store, [int(c["item_id"]) for c in page])
+            size = _BUILD_CHUNK
 
 
 def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: str | None,
@@ -441,8 +448,8 @@ def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: s
                 " AND EXISTS (SELECT 1 FROM reviews o WHERE o.sample_item_id = r.sample_item_id"
                 " AND o.verdict = 'accept' AND o.undone_at IS NULL))")
     elif state in ("settled", "overridden"):
-        sql += (f" AND sd.status != 'excluded' AND si.id IN (SELECT q.sample_item_id FROM "
-                f"qc_resolutions q WHERE q.undone_at IS NULL)")
+        sql += (" AND sd.status != 'excluded' AND si.id IN (SELECT q.sample_item_id FROM "
+                "qc_resolutions q WHERE q.undone_at IS NULL)")
     elif state == "skipped":
         sql += f" AND sd.status != 'excluded' AND NOT{resolved}{with_verdict('skip')})"
     elif state == "accepted":

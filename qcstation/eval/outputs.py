@@ -212,9 +212,11 @@ def pending_requests(store: Store, run_id: int, *, retry_errors: bool = False) -
 
 
 def prompt_messages(store: Store, run_id: int, seed_id: int, task: str,
-                    sample_idx: int = 0) -> list[dict[str, str]]:
-    """The exact messages of one request of a run (rebuilt from the spec and frozen records)."""
-    ctx = RunContext(store, run_id)
+                    sample_idx: int = 0, ctx: RunContext | None = None) -> list[dict[str, str]]:
+    """The exact messages of one request of a run (rebuilt from the spec and frozen records).
+    ``ctx``: the run's :class:`RunContext` when the caller has it (building one renders every
+    task's exemplars: a few milliseconds each)."""
+    ctx = ctx if ctx is not None and ctx.run_id == run_id else RunContext(store, run_id)
     if task not in ctx.templates:
         raise EvalError(f"run {run_id} has no task {task!r}")
     record = ctx.record(seed_id)

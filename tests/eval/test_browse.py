@@ -96,6 +96,10 @@ def test_pages_add_up_to_the_brute_force_filter(runs_db: tuple[Path, int, int],
         expected = _expected(_all_rows(store), f)
         assert _walk(store, f, 7) == expected
         assert _walk(store, f, 50) == expected
+        # the count (from the kept verdict counts where they hold a stream) agrees
+        assert browse.count(store, f) == (len(expected), True)
+        assert browse.count(store, f, cap=3) == ((3, False) if len(expected) > 3
+                                                 else (len(expected), True))
     if f == Filters():
         assert len(expected) == 40 * 2 * 6 + 30 * 6
     if f.metric == "ar" and f.failed and f.verdict == "correct":

@@ -18,7 +18,8 @@ from qcstation.common.stats import cohen_kappa, gwet_ac1, observed_agreement
 from qcstation.common.vocab import QC_DIMENSIONS
 from qcstation.core.review.queries import active_reviews, final_decisions
 
-__all__ = ["MIN_KAPPA_PAIRS", "Agreement", "agreement", "team_stats"]
+__all__ = ["MIN_KAPPA_PAIRS", "Agreement", "agreement", "team_people",
+           "team_people_from_scratch", "team_stats"]
 
 #: below this many overlap pairs, kappa is shown with a warning that it means little
 MIN_KAPPA_PAIRS = 20
@@ -47,7 +48,7 @@ def agreement(store: Store, dimension: str) -> Agreement:
     decisions; accept vs reject)."""
     rows = store.query(
         "SELECT si.id FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-        "WHERE s.dimension = ? AND si.overlap = 1 ORDER BY si.id", (dimension,))
+        "WHERE s.dimension = ? AND si.overlap ORDER BY si.id", (dimension,))
     reviews = active_reviews(store, [int(r["id"]) for r in rows])
     a: list[str] = []
     b: list[str] = []
@@ -115,6 +116,42 @@ PEOPLE_SQL = ("SELECT annotator, COUNT(*) AS n, SUM(verdict = 'reject') AS rejec
               "FROM reviews WHERE undone_at IS NULL GROUP BY annotator ORDER BY annotator")
 
 
+#: the same from the kept counts (migration 20); first and last from the index of each
+#: annotator's decisions in time order (reviews_annotator, undone ones skipped: few)
+_PEOPLE_KEPT_SQL = (
+    "SELECT annotator, SUM(n) AS n, SUM(CASE WHEN verdict = 'reject' THEN n ELSE 0 END) AS rejects, "
+    "SUM(CASE WHEN verdict = 'skip' THEN n ELSE 0 END) AS skips, SUM(unsure * n) AS unsure, "
+    "GROUP_CONCAT(CASE WHEN n > 0 AND display_name != '' THEN display_name END) AS names "
+    "FROM review_counts GROUP BY annotator HAVING SUM(n) > 0 ORDER BY annotator")
+_FIRST_LAST_SQL = (
+    "SELECT (SELECT created_at FROM reviews INDEXED BY reviews_annotator WHERE annotator = :a "
+    "AND undone_at IS NULL ORDER BY created_at LIMIT 1) AS first, "
+    "(SELECT created_at FROM reviews INDEXED BY reviews_annotator WHERE annotator = :a "
+    "AND undone_at IS NULL ORDER BY created_at DESC LIMIT 1) AS last")
+
+
+def _person(r: dict[str, Any]) -> dict[str, Any]:
+    names = sorted(set(filter(None, (r["names"] or "").split(","))))
+    return {"annotator": r["annotator"], "n": int(r["n"]), "rejects": int(r["rejects"] or 0),
+            "skips": int(r["skips"] or 0), "unsure": int(r["unsure"] or 0),
+            "first": r["first"], "last": r["last"], "names": names}
+
+
+def team_people(store: Store) -> list[dict[str, Any]]:
+    """Each annotator's active decisions: how many, rejects, skips, unsure, first and last
+    time and display names, from the kept counts (:func:`team_people_from_scratch` counts
+    every decision; the two agree)."""
+    out = []
+    for r in store.query(_PEOPLE_KEPT_SQL):
+        times = store.one(_FIRST_LAST_SQL, {"a": r["annotator"]}) or {}
+        out.append(_person({**r, "first": times.get("first"), "last": times.get("last")}))
+    return out
+
+
+def team_people_from_scratch(store: Store) -> list[dict[str, Any]]:
+    return [_person(r) for r in store.query(PEOPLE_SQL)]
+
+
 def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENSIONS
                ) -> dict[str, Any]:
     """Per annotator (account): items decided, throughput (decisions per hour between their
@@ -122,17 +159,15 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
     the display names used; per dimension: Cohen's kappa with its number of pairs and a note
     when there are too few to mean anything."""
     people: list[dict[str, Any]] = []
-    for r in store.query(PEOPLE_SQL):
-        decided = int(r["n"]) - int(r["skips"] or 0)
+    for r in team_people(store):
+        decided = r["n"] - r["skips"]
         hours = _hours_between(r["first"], r["last"])
         # a rate over less than ten minutes or a handful of decisions means nothing
         rate = None if decided < 5 or hours < 1 / 6 else round(decided / hours, 1)
         people.append({"annotator": r["annotator"], "decided": decided,
-                       "rejects": int(r["rejects"] or 0), "skips": int(r["skips"] or 0),
-                       "unsure": int(r["unsure"] or 0),
-                       "reject_rate": (int(r["rejects"] or 0) / decided) if decided else None,
-                       "per_hour": rate, "last": r["last"],
-                       "names": sorted(set(filter(None, (r["names"] or "").split(","))))})
+                       "rejects": r["rejects"], "skips": r["skips"], "unsure": r["unsure"],
+                       "reject_rate": (r["rejects"] / decided) if decided else None,
+                       "per_hour": rate, "last": r["last"], "names": r["names"]})
     kappas: dict[str, Any] = {}
     for dim in dimensions:
         ag = agreement(store, dim)
@@ -145,9 +180,10 @@ def team_stats(store: Store, dimensions: tuple[str, ...] | list[str] = QC_DIMENS
             note = "kappa undefined: every decision was the same; read AC1"
         if ag.note and ag.pairs >= MIN_KAPPA_PAIRS:
             note = ag.note
+        # the overlap items first (CROSS JOIN), through their partial index (migration 11)
         disagreed = int(store.scalar(
-            "SELECT COUNT(*) FROM sample_items si JOIN samples s ON s.id = si.sample_id "
-            "WHERE s.dimension = ? AND si.overlap = 1 "
+            "SELECT COUNT(*) FROM sample_items si CROSS JOIN samples s ON s.id = si.sample_id "
+            "WHERE s.dimension = ? AND si.overlap "
             "AND NOT EXISTS (SELECT 1 FROM qc_resolutions q WHERE q.sample_item_id = si.id "
             "AND q.undone_at IS NULL) "
             "AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "

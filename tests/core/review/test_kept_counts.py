@@ -19,6 +19,7 @@ from db.store import now
 from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.release.releases import candidate_counts, candidate_counts_from_scratch
+from qcstation.core.review.team import team_people, team_people_from_scratch
 from qcstation.core.review.audit import FLAG_COUNTS_SQL
 from qcstation.core.review.curation import exclude_seed, fresh_round, override
 from qcstation.core.review.decisions import change_decision, decide, next_item, undo_last
@@ -58,12 +59,14 @@ def assert_kept_counts_right(store: Store) -> None:
             kept, scratch = gate_rows(store, dim, scope), gate_rows_from_scratch(store, dim, scope)
             assert _gate_view(kept) == _gate_view(scratch), (dim, scope)
     assert seed_count_rows(store) == seed_count_rows_from_scratch(store)
+    assert team_people(store) == team_people_from_scratch(store)
     assert candidate_counts(store) == candidate_counts_from_scratch(store)
     for sample_id in [r["id"] for r in store.query("SELECT id FROM samples")]:
         assert progress(store, sample_id) == progress_from_scratch(store, sample_id), sample_id
     # every kept per-seed row is a seed with sample items; no count is left below zero
     assert store.scalar("SELECT COUNT(*) FROM qc_gate_counts WHERE n < 0") == 0
     assert store.scalar("SELECT COUNT(*) FROM artifact_counts WHERE n < 0") == 0
+    assert store.scalar("SELECT COUNT(*) FROM review_counts WHERE n < 0") == 0
     # the replacements to requeue, found through migration 13's partial index, are the ones
     # a read of every rejected item finds
     assert pending_requeues(store) == pending_requeues(store, from_scratch=True)
@@ -76,7 +79,9 @@ def _decide(store: Store, rng: random.Random) -> None:
     item = next_item(store, who, rng.choice(QC_DIMS))
     if item is not None:
         verdict = rng.choice(("accept", "accept", "reject", "skip"))
-        decide(store, item.item_id, who, verdict, None if verdict != "reject" else "wrong")
+        # the team panel counts unsure flags and the names shown beside the account
+        decide(store, item.item_id, who, verdict, None if verdict != "reject" else "wrong",
+               unsure=rng.random() < 0.2, display=rng.choice((None, None, who.title())))
 
 
 def _change(store: Store, rng: random.Random) -> None:

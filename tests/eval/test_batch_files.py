@@ -22,6 +22,7 @@ from qcstation.eval.backends.batch import (
 )
 from qcstation.eval.types import EvalRequest
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - fixture
+from tests.must import must
 
 
 def req(seed_id: int = 1, *, task: str = "final", sample: int = 0, temperature: float = 0.0,
@@ -138,7 +139,7 @@ def test_round_trip_through_a_real_server(tmp_path: Path, fake_openai: FakeOpenA
     fake_openai.empty_choices()                                   # 4th
     out = tmp_path / "out.jsonl"
     run_batch_over_http(inp, out, fake_openai.url)
-    assert [r.body["messages"] for r in fake_openai.chat_requests] == \
+    assert [must(r.body)["messages"] for r in fake_openai.chat_requests] == \
         [[dict(m) for m in r.messages] for r in requests]
     problems: list[str] = []
     replies = list(read_batch_output(out, problems=problems))
@@ -151,8 +152,9 @@ def test_round_trip_through_a_real_server(tmp_path: Path, fake_openai: FakeOpenA
                            "served_model": "fake-model", "line": 1}
     assert [r.extra["line"] for r in replies] == [1, 2, 3, 4, 5]
     assert failed.status == "error" and failed.text is None
-    assert failed.error.startswith("HTTP 500: ") and "exploded" in failed.error
-    assert "\x1b" not in failed.error and "\\x1b" in failed.error
+    error = must(failed.error)
+    assert error.startswith("HTTP 500: ") and "exploded" in error
+    assert "\x1b" not in error and "\\x1b" in error
     assert (cut.status, cut.text, cut.finish_reason, cut.prompt_tokens, cut.completion_tokens) == (
         "ok", "cut short", "length", 11, 2)
     assert (nochoice.status, nochoice.error) == ("error", "the response has no choices")
@@ -314,6 +316,6 @@ async def test_exported_bodies_are_what_the_online_backend_sends(fake_openai: Fa
             assert (await backend.complete(r)).status == "ok"
     finally:
         await backend.aclose()
-    sent = [r.body for r in fake_openai.chat_requests]
+    sent = [must(r.body) for r in fake_openai.chat_requests]
     assert sent == [request_body(r, model="fake-model") for r in requests]
     assert [b.get("seed") for b in sent] == [0, 1, 2, None]

@@ -11,6 +11,7 @@ from db import Store
 from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from tests.eval_factory import add_item, make_run, row
+from tests.must import must
 
 # Four hand-worked items (one sample each):
 #        un   re  ar  rt  rm  fi
@@ -113,7 +114,7 @@ def test_a_failed_understanding_reply_is_apart_from_the_judged_score(store: Stor
 
     for scratch in (False, True):
         h = headline(store, run, from_scratch=scratch)["un"]
-        assert (h.value, h.n, h.failed) == (pytest.approx(90.0), 2, 3)
+        assert h.value == pytest.approx(90.0) and (h.n, h.failed) == (2, 3)
 
 
 def test_the_leaderboard_prints_failed_understanding_replies_apart(
@@ -137,7 +138,7 @@ def test_task_not_run_is_absent_not_zero(store: Store) -> None:
     assert vals["re"].value == 1.0 and vals["fi"].value == 0.0
     for code in ("un", "ar", "rt", "rm", "rm_ungated", "all", "all_no_un"):
         assert vals[code].value is None, code
-        assert vals[code].note and vals[code].note.startswith("not run"), (code, vals[code].note)
+        assert must(vals[code].note).startswith("not run"), (code, vals[code].note)
     assert "ACC@Ar" in (vals["all_no_un"].note or "")
 
     # asked for but not scored yet (the run's spec lists the task): said so, still None
@@ -211,14 +212,14 @@ def test_confusion_counts_as_smart_fig21(store: Store) -> None:
     assert (conf["re+ar"].tp, conf["re+ar"].fp, conf["re+ar"].fn, conf["re+ar"].tn) == (1, 1, 1, 1)
     c = conf["ar"]
     assert c.n == 4 and c.rate("fp") == 0.5
-    assert c.rate("tp") + c.rate("fn") == pytest.approx(0.5)     # = ACC@Fi
+    assert must(c.rate("tp")) + must(c.rate("fn")) == pytest.approx(0.5)     # = ACC@Fi
     assert c.to_dict()["rates"]["fn"] == 0.25
 
 
 def test_compare_exact_mcnemar_by_hand(store: Store) -> None:
     a, b = make_run(store, model="a"), make_run(store, model="b")
     # fi per item for (A, B): 1 c/c, 2 c/w, 3 c/w, 4 c/w, 5 w/w, 6 w/c; 7 only in A
-    pattern = {1: "cc", 2: "cw", 3: "cw", 4: "cw", 5: "ww", 6: "wc"}
+    pattern = {1: ("c", "c"), 2: ("c", "w"), 3: ("c", "w"), 4: ("c", "w"), 5: ("w", "w"), 6: ("w", "c")}
     for seed, (va, vb) in pattern.items():
         add_item(store, a, seed, scores={"fi": va})
         add_item(store, b, seed, scores={"fi": vb})

@@ -167,12 +167,17 @@ def claim(store: Store, set_id: int, n: int) -> list[dict[str, Any]]:
     ``parent_id``."""
     me = owner_tag()
     with store.transaction():
-        rows = store.query("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
-                           "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
-        # this process's own leases are batches it is building now: not free (read up to
-        # the n-th free one: the pending jobs of a large set are many)
-        free = list(itertools.islice((r for r in rows if r["owner"] != me
-                                      and _lease_free(r["owner"], r["leased_at"])), max(0, n)))
+        cur = store.conn.execute("SELECT id, parent_id, owner, leased_at FROM derive_jobs "
+                                 "WHERE set_id = ? AND status = 'pending' ORDER BY id", (set_id,))
+        # this process's own leases are batches it is building now: not free. The rows are
+        # read as a stream, up to the n-th free one: the pending jobs of a large set are
+        # many (a million seeds), and a claim holds only what it skips and takes
+        try:
+            free = [dict(r) for r in itertools.islice(
+                (r for r in cur if r["owner"] != me and _lease_free(r["owner"], r["leased_at"])),
+                max(0, n))]
+        finally:
+            cur.close()
         if free:
             stamp = now()
             ids = [int(r["id"]) for r in free]

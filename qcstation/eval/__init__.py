@@ -45,11 +45,11 @@ Modules, bottom up (a module imports only those above it in this list)
                 missing (resumable, bounded concurrency, response cache), stores the outputs.
 ``provenance``  what a run measured: release, model, refinement protocol, judges, templates,
                 replies stopped by length; differences between two runs' ways of measuring.
-``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
-                Spearman (numpy, scipy): the computations over a run's scores.
-``metric_values``  the records they give (``MetricValue``, ``RunMetrics``, ``Confusion``,
+``metric_values``  the records the metrics give (``MetricValue``, ``RunMetrics``, ``Confusion``,
                 ``Comparison``, ``Correlation``) and how a value is written (``fmt_value``,
                 ``fmt_ci``); records only, no store.
+``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
+                Spearman (numpy, scipy): the computations over a run's scores, giving those records.
 ``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /
                 ``eval resume`` and of the workstation's runs screen; its
                 ``RunOutcome`` carries the run's figures (``RunFigures``: counts, metrics).

@@ -9,6 +9,7 @@ the question stating them (60 minutes an hour, 100 for a percent).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
 
 from qcstation.core.reading.words import WORD_GIVENS, words_at
@@ -302,12 +303,20 @@ def cents_as_dollars(expr: Expr, givens: Givens | None) -> Expr:
             return None
         return v * 100
 
+    def cents_over_dollar(e: Num) -> Expr | None:
+        c = dollars(e.value)
+        return None if c is None else BinOp("/", Num(c, fmt_cents(c)), Num(Fraction(100), "k_cents_per_dollar"))
+
+    return _map_written_nums(expr, cents_over_dollar)
+
+
+def _map_written_nums(expr: Expr, replace: Callable[[Num], Expr | None]) -> Expr:
+    """``expr`` with each number the solution writes (a ``Num`` with text) replaced by what
+    ``replace`` gives for it, or kept where it gives None."""
     def walk(e: Expr) -> Expr:
         if isinstance(e, Num) and e.text:
-            c = dollars(e.value)
-            if c is not None:
-                return BinOp("/", Num(c, fmt_cents(c)), Num(Fraction(100), "k_cents_per_dollar"))
-            return e
+            r = replace(e)
+            return e if r is None else r
         if isinstance(e, Neg):
             return Neg(walk(e.operand))
         if isinstance(e, BinOp):
@@ -362,17 +371,11 @@ def percent_multipliers(expr: Expr, givens: Givens | None) -> Expr:
                 found.append((op, p))
         return found[0] if len(found) == 1 else None
 
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, Num) and e.text:
-            c = change(e.value)
-            if c is not None:
-                op, p = c
-                return BinOp(op, Num(Fraction(1), ""), Num(p, f"{fmt_cents(p * 100)}%"))
-            return e
-        if isinstance(e, Neg):
-            return Neg(walk(e.operand))
-        if isinstance(e, BinOp):
-            return BinOp(e.op, walk(e.left), walk(e.right))
-        return e
+    def one_plus_percent(e: Num) -> Expr | None:
+        c = change(e.value)
+        if c is None:
+            return None
+        op, p = c
+        return BinOp(op, Num(Fraction(1), ""), Num(p, f"{fmt_cents(p * 100)}%"))
 
-    return walk(expr)
+    return _map_written_nums(expr, one_plus_percent)

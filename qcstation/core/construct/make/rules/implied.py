@@ -9,6 +9,7 @@ declares it)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from fractions import Fraction
 
 __all__ = ["implied_constant"]
@@ -137,17 +138,24 @@ def _member(word: str) -> str:
 def named_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
     """The lists of names the question writes ("Marcell and Beatrice", "Nick, Richard, Jason and
     DJ", "Monday, Wednesday and Friday"): (the text, its members), one per set of members."""
+    return _distinct_lists(((m.group(0), [_member(m.group(1)), *[_member(w) for w in re.findall(_NAME, m.group(2))],
+                                          _member(m.group(3))])
+                            for m in _LIST_RE.finditer(question[:20_000])), _NOT_A_NAME)
+
+
+def _distinct_lists(found: Iterable[tuple[str, list[str]]],
+                    refused: frozenset[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """(text, members) of each list found, in order: none with a refused word or a member
+    twice, and one per set of members."""
     out: list[tuple[str, tuple[str, ...]]] = []
     seen: set[frozenset[str]] = set()
-    for m in _LIST_RE.finditer(question[:20_000]):
-        members = [_member(m.group(1)), *[_member(w) for w in re.findall(_NAME, m.group(2))],
-                   _member(m.group(3))]
-        if any(w in _NOT_A_NAME for w in members) or len(set(members)) != len(members):
+    for text, members in found:
+        if any(w in refused for w in members) or len(set(members)) != len(members):
             continue
         key = frozenset(members)
         if key not in seen:
             seen.add(key)
-            out.append((m.group(0), tuple(members)))
+            out.append((text, tuple(members)))
     return out
 
 
@@ -162,17 +170,8 @@ _NOT_A_THING = frozenset("""a an the of per each every in on at to for and or bu
 def word_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
     """The lists of things in lower case the question writes ("the north and south walls",
     "equal amounts of chamomile and mint tea"): (the text, its members)."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    seen: set[frozenset[str]] = set()
-    for m in _WORD_LIST_RE.finditer(question[:20_000]):
-        members = [m.group(1), *re.findall(r"[a-z]+", m.group(2)), m.group(3)]
-        if any(w in _NOT_A_THING for w in members) or len(set(members)) != len(members):
-            continue
-        key = frozenset(members)
-        if key not in seen:
-            seen.add(key)
-            out.append((m.group(0), tuple(members)))
-    return out
+    return _distinct_lists(((m.group(0), [m.group(1), *re.findall(r"[a-z]+", m.group(2)), m.group(3)])
+                            for m in _WORD_LIST_RE.finditer(question[:20_000])), _NOT_A_THING)
 
 
 def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:

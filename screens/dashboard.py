@@ -148,6 +148,14 @@ class DashboardScreen(QCScreen):
         yield Footer(show_command_palette=False, compact=True)
 
     def on_mount(self) -> None:
+        if self.qc_app.config.generator is None:
+            # no model: `g` tries the rules again, which make the same text, so the footer
+            # must not offer "Regen"; the key, the palette and help still reach it (it asks
+            # first and says so), and the attention list points to the queue instead
+            self._bindings.key_to_bindings["g"] = [
+                dataclasses.replace(b, show=False)
+                for b in self._bindings.key_to_bindings.get("g", [])]
+            self.refresh_bindings()
         self.query_one("#attention").border_title = "Needs attention (Enter runs it)"
         self.query_one("#gates").border_title = "QC gates"
         self.query_one("#team").border_title = "Team"

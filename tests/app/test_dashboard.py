@@ -58,10 +58,31 @@ async def test_counts_gates_and_what_needs_attention(qc_db: Path) -> None:
                 assert " ".join(gate.rule.split()) in rules
                 for blocker in gate.blockers:
                     assert blocker in rules
-        # the footer names the keys
-        for key in ("r Review", "s Sample", "g Regen", "c Queue", "l Releases", "d Derive",
+        # the footer names the keys; with no model configured it offers no "Regen" (the
+        # rules would make the same text again: the attention list points to the queue)
+        for key in ("r Review", "s Sample", "c Queue", "l Releases", "d Derive",
                     "q Quit", "f1 Help"):
             assert key in text
+        assert "Regen" not in screen_text(app).splitlines()[-1]
+
+
+async def test_the_footer_offers_regen_only_with_a_model(qc_db: Path) -> None:
+    """`g Regen` promised a regeneration no model could make; with a generator configured
+    the footer offers it, without one it does not (the key still asks and says what it does)."""
+    from qcstation.common.config import parse_config
+
+    with_model = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                               "generator": {"model": "m", "base_url": "http://127.0.0.1:9/v1"}},
+                              "<test>")
+    for config, offered in ((with_model, True), (make_config(), False)):
+        app = make_app(qc_db, config=config, account=ANNOTATOR)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            footer = screen_text(app).splitlines()[-1]
+            assert ("g Regen" in footer) is offered, footer
+            await pilot.press("g")              # the key itself still asks what it will do
+            await settle(pilot)
+            assert "Regenerate rejected items" in flat(screen_text(app))
 
 
 async def test_counts_follow_reviews(qc_db: Path) -> None:

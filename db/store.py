@@ -243,9 +243,27 @@ class Store:
                     self.conn.execute(f"PRAGMA user_version = {version}")
                     applied.append(version)
             if applied:
+                self._analyze_new_indexes()
                 self._event_raw("system", "schema.migrated", "schema", None,
                                 {"from": current, "to": applied[-1]})
         return applied
+
+    def _analyze_new_indexes(self) -> None:
+        """A database with planner statistics (``sqlite_stat1``, from an ``ANALYZE``: the
+        scale bench's, or one a user ran) keeps them whole across an upgrade: an index a
+        migration added to an analyzed table gets its own row. Left without one, the planner
+        weighs the new index by its default guess against the measured ones of the old, and
+        may take the wrong one. A database never analyzed (as the workstation leaves them)
+        stays so: the planner then guesses for every index alike."""
+        if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                             "AND name = 'sqlite_stat1'").fetchone() is None:
+            return
+        missing = [str(r[0]) for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+            "AND tbl_name IN (SELECT tbl FROM sqlite_stat1) "
+            "AND name NOT IN (SELECT idx FROM sqlite_stat1 WHERE idx IS NOT NULL)")]
+        for name in missing:
+            self.conn.execute(f'ANALYZE "{name}"')
 
     # -- transactions ------------------------------------------------------------
     @contextlib.contextmanager

@@ -160,3 +160,62 @@ def test_insert_many_stores_like_insert_and_joins_the_open_transaction(store: St
     assert store.insert_many("events", []) == 0
     with pytest.raises(ValueError, match="columns"):
         store.insert_many("events", tuples)
+
+
+def _reviewed_database(path: Path) -> int:
+    """A database whose arithmetic sample is decided (one reject in three); the number of
+    active decisions."""
+    from qcstation.core.review.decisions import decide, next_item
+    from qcstation.core.review.sampling import draw_sample
+    from tests.factories import populate
+
+    with Store(path) as store:
+        populate(store, {"gsm8k": 30})
+        draw_sample(store, "arithmetic", rate=0.5, rng_seed=7, actor="curator", min_size=10)
+        n = 0
+        while (item := next_item(store, "bob", "arithmetic")) is not None:
+            decide(store, item.item_id, "bob", "reject" if n % 3 == 0 else "accept",
+                   "story words left in" if n % 3 == 0 else None)
+            n += 1
+    return n
+
+
+def test_an_upgrade_keeps_the_statistics_of_an_analyzed_database_whole(tmp_path: Path) -> None:
+    """Migration 19 added reviews_active_verdict; a database analyzed before it (the scale
+    bench's) had statistics for every index but that one. The upgrade analyzes what it added:
+    the new index gets its row, and the queue's skipped items are found through it."""
+    from qcstation.core.review.curation import _queue_candidates_sql
+    from tests.factories import rewind_to
+
+    path = tmp_path / "qc.db"
+    decided = _reviewed_database(path)
+    with Store(path) as store:
+        dropped = rewind_to(store, path, 18)
+        assert ("reviews_active_verdict", "index") in dropped
+        store.conn.execute("ANALYZE")
+        assert store.scalar("SELECT COUNT(*) FROM sqlite_stat1 "
+                            "WHERE idx = 'reviews_active_verdict'") == 0
+    with Store(path) as store:          # opening it upgrades it
+        assert store.schema_version == SCHEMA_VERSION
+        stat = store.scalar("SELECT stat FROM sqlite_stat1 WHERE idx = 'reviews_active_verdict'")
+        assert stat is not None and int(str(stat).split()[0]) == decided
+        stats = "SELECT idx, stat FROM sqlite_stat1 WHERE tbl = 'reviews' ORDER BY idx"
+        upgraded = store.query(stats)
+        store.conn.execute("ANALYZE")             # the same rows as analyzing it all again
+        assert upgraded == store.query(stats)
+        sql, params = _queue_candidates_sql("skipped", None, None, None)
+        plan = " ".join(str(r[3]) for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}",
+                                                              params))
+        assert "reviews_active_verdict" in plan
+
+
+def test_an_upgrade_leaves_a_database_never_analyzed_without_statistics(tmp_path: Path) -> None:
+    from tests.factories import rewind_to
+
+    path = tmp_path / "qc.db"
+    _reviewed_database(path)
+    with Store(path) as store:
+        rewind_to(store, path, 18)
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert not store.db["sqlite_stat1"].exists()

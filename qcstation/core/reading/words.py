@@ -19,7 +19,7 @@ from qcstation.core.reading.textnumbers import word_key
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
-           "stem", "words_after_value", "words_at"]
+           "operand_values", "stem", "step_line", "words_after_value", "words_at"]
 
 MAX_TEXT = 200_000
 
@@ -269,6 +269,78 @@ def solution_lines(solution: str) -> list[tuple[str, list[Fraction]]]:
                     results.append(v)
         out.append((prose, results))
     return out
+
+
+def _line_operands(line: str, value: Fraction) -> list[list[Fraction]]:
+    """The operands of each computation of ``line`` whose result is ``value``: the numbers of an
+    annotation's expression (``<<40-20=20>>`` -> [40, 20]), else of the text before '= value'."""
+    out: list[list[Fraction]] = []
+    for ann in ANNOTATION.findall(line):
+        if "=" not in ann:
+            continue
+        lhs, rhs = ann.rsplit("=", 1)
+        m = NUMERAL.search(rhs)
+        if m is None or numeral_value(m) != value:
+            continue
+        out.append([v for n in NUMERAL.finditer(lhs) if (v := numeral_value(n)) is not None])
+    if not out and not ANNOTATION.search(line):
+        for m in re.finditer(r"=\s*\$?\s*(" + NUMERAL.pattern + r")", line):
+            if numeral_value(NUMERAL.match(m.group(1))) == value:  # type: ignore[arg-type]
+                before = re.split(r"[=:]", line[:m.start()])[-1]
+                out.append([v for n in NUMERAL.finditer(before) if (v := numeral_value(n)) is not None])
+    return out
+
+
+def operand_values(expr: object, values: dict[str, Fraction] | None = None, depth: int = 0) -> list[Fraction]:
+    """The values of the numbers and names a term uses, in order (a name by ``values``; one it
+    has no value for is left out): what :func:`step_line` matches a solution's line by."""
+    if depth > 200:
+        return []
+    kind = type(expr).__name__
+    if kind == "Num":
+        return [getattr(expr, "value")]
+    if kind == "Name":
+        v = (values or {}).get(str(getattr(expr, "name", "")))
+        return [v] if v is not None else []
+    if kind == "Neg":
+        return operand_values(getattr(expr, "operand", None), values, depth + 1)
+    if kind == "BinOp":
+        return operand_values(getattr(expr, "left", None), values, depth + 1) \
+            + operand_values(getattr(expr, "right", None), values, depth + 1)
+    return []
+
+
+def step_line(solution: str, value: Fraction, operands: list[Fraction] | None = None) -> int | None:
+    """The index (into :func:`solution_lines`) of the line that computes a step of result
+    ``value`` from ``operands`` (the values of the numbers and earlier results its term uses).
+    Of the lines with that result, the one whose computation writes those operands: two steps
+    of equal result ("10*2 = $20" for the supplies, "40-20 = $20" for the profit) are read each
+    on its own line, never both on the first. Where the operands do not tell the lines apart
+    (or are not given), the first line with that result; None when no line has it."""
+    lines = solution_lines(solution)
+    cands = [i for i, (_, results) in enumerate(lines) if value in results]
+    if len(cands) <= 1 or not operands:
+        return cands[0] if cands else None
+    text_lines = solution[:MAX_TEXT].splitlines()
+    want = sorted(operands)
+
+    def score(i: int) -> int:
+        best = 0
+        for ops in _line_operands(text_lines[i], value):
+            left = list(want)
+            hit = 0
+            for v in ops:
+                if v in left:
+                    left.remove(v)
+                    hit += 1
+            exact = hit == len(want) == len(ops)
+            best = max(best, 2 * hit + (1 if exact else 0))
+        return best
+
+    scores = [score(i) for i in cands]
+    top = max(scores)
+    best = [i for i, s in zip(cands, scores) if s == top]
+    return best[0] if top and len(best) == 1 else cands[0]
 
 
 def words_at(text: str, start: int, end: int) -> frozenset[str]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -134,9 +134,12 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
     for step, expr in defs.items():
         if _kind(expr) in ("Num", "Name") or _is_given(expr) or step not in values:
             continue
-        line = next((prose for prose, results in lines if values[step] in results), None)
-        if line is None:
+        # the step's own line: by its result and its operands (two steps of equal result are
+        # each read on their own line)
+        at = step_line(solution, values[step], operand_values(expr, values))
+        if at is None:
             continue
+        line = lines[at][0]
         for dep in sorted(expr_names(expr)):
             if dep not in defs or not _is_given(defs[dep]) or dep not in values:
                 continue
@@ -148,6 +151,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and _one_sum_or_product(expr):
                 continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
+            if _constant_named_by_line(dep, v, line):
+                continue  # "10 birds * 2 legs/bird" for k_legs_per_birds: the constant, not "2 cats"
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
             once = sum(1 for d in expr_names(expr) if d in values and values[d] == v) == 1 and _name_count(expr, dep) == 1
             problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values),
@@ -158,6 +163,20 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
     return problems + _percent_over_given(defs, values, occurrences) \
         + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
         + _two_roles(defs, values, occurrences, lines)
+
+
+_CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})
+
+
+def _constant_named_by_line(name: str, v: Fraction, line: str) -> bool:
+    """Is ``name`` a named constant (``k_legs_per_birds``) whose value the step's line writes with
+    words of that name ("2 legs/bird")? Then the line's number is that constant, not a place of
+    the question, and it is not bound to the question's words: the question's "2 cats" is no
+    place of it. A constant whose words the line does not write is checked as a given is."""
+    if not name.startswith("k_"):
+        return False
+    own = {stem(w) for w in name.split("_") if w and w not in _CONSTANT_FILLER}
+    return any({stem(w) for w in ws} & own for ws in words_after_value(line, v) or [])
 
 
 def _percent_over_given(defs: dict[str, Any], values: dict[str, Fraction],
@@ -354,7 +373,8 @@ def _unit_mismatch(step: str, expr: Any, dep: str, v: Fraction, occurrences: lis
 
 
 def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, question: str,
-                  solution: str, additive: bool = False) -> bool:
+                  solution: str, additive: bool = False, step_operands: list[Fraction] | None = None,
+                  dep_operands: list[Fraction] | None = None) -> bool:
     """Do the words confirm that a step uses an earlier result ``v`` rather than the question's
     ``v``? The step's line writes ``v`` with words that the earlier step's line also writes
     after its result, and none of the question's occurrences of ``v`` has those words
@@ -363,16 +383,22 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
     name it (a sum's terms count what it counts: "100-30 = $70" beside "$30 discount", while the
     question's 30 is "30%")."""
     lines = solution_lines(solution)
-    line = next((p for p, r in lines if step_value in r), None)
-    dep = next((p for p, r in lines if dep_value in r), None)
-    if line is None or dep is None or line == dep:
+    # each step on its own line, found by its result and operands (:func:`step_line`)
+    at, dep_at = step_line(solution, step_value, step_operands), step_line(solution, dep_value, dep_operands)
+    if at is None or dep_at is None or at == dep_at:
+        return False
+    line, dep = lines[at][0], lines[dep_at][0]
+    if line == dep:
         return False
     here = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws}
     there = {stem(w) for ws in (words_after_value(dep, v) or []) for w in ws}
     if additive and not here:
         here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
-    elif additive and not there:
-        there = set(result_words(dep, dep_value))  # "= $ 20.00" (its annotation blanked): {$}
+    elif additive:
+        # what the earlier step computes is named after its result ("= $ 20.00", its annotation
+        # blanked: {$}), not by the operands its line writes with the same value ("40 cookies
+        # cost 40 x $1 = $40": the result is dollars)
+        there |= set(result_words(dep, dep_value))
     shared = here & there
     if not shared:
         return False
@@ -659,7 +685,8 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
                     and not _percent_beside(v, e, defs, values, question) \
-                    and not link_by_words(v, values[name], v, question, solution, _additive(e)):
+                    and not link_by_words(v, values[name], v, question, solution, _additive(e),
+                                          operand_values(e, values), operand_values(defs[dep], values)):
                 seen.add((name, dep))
                 out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
     return out

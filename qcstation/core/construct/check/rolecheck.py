@@ -204,7 +204,12 @@ def _rate_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], name: s
     for step, expr in defs.items():
         if step not in values or not any(type(f).__name__ == "Name" and f.name == name for f in _factors(expr)):
             continue
-        kinds = {k for ln in solution[:MAX_TEXT].splitlines() for v, k in _result_kinds(ln) if v == values[step]}
+        # the step's own line (two steps of equal result: each its own), by its operands
+        lines, _ = _read_solution(solution)
+        at = _step_line(solution, lines, values[step], _operand_values(expr, values))
+        if at is None:
+            continue
+        kinds = {k for v, k in _result_kinds(solution[:MAX_TEXT].splitlines()[at]) if v == values[step]}
         if len(kinds) == 1 and None not in kinds and rate not in kinds:
             other = next(iter(kinds))
             return (f"{name} stands for the rate '{span}' ({rate}) in the question, but {step} multiplies by it"
@@ -226,6 +231,64 @@ def _results(line: str) -> set[Fraction]:
             except (ValueError, ZeroDivisionError):
                 continue
     return out
+
+
+_ANN_PARTS = re.compile(r"<<([^<>=]{0,400})=([^<>]{1,60})>>")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|(?<![\w.])\.\d+")
+
+
+def _operand_values(expr: Any, values: Mapping[str, Fraction], depth: int = 0) -> list[Fraction]:
+    """The values of the numbers and names a term uses (a name by ``values``)."""
+    if depth > 200:
+        return []
+    kind = type(expr).__name__
+    if kind == "Num":
+        return [Fraction(expr.value)]
+    if kind == "Name":
+        v = values.get(str(expr.name))
+        return [v] if v is not None else []
+    if kind == "Neg":
+        return _operand_values(expr.operand, values, depth + 1)
+    if kind == "BinOp":
+        return _operand_values(expr.left, values, depth + 1) + _operand_values(expr.right, values, depth + 1)
+    return []
+
+
+def _numbers(text: str) -> list[Fraction]:
+    out = []
+    for m in _NUMBER.finditer(text):
+        try:
+            out.append(Fraction(m.group(0).replace(",", "")))
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
+
+
+def _step_line(solution: str, lines: tuple[Any, ...], value: Fraction, operands: list[Fraction]) -> int | None:
+    """The line of a step: of the lines with its result, the one whose annotation computes it
+    from the step's operands ("40-20=20", not "10*2=20"), else the first (read here, not
+    shared with the rules or :mod:`.bindings`)."""
+    cands = [i for i, (results, _) in enumerate(lines) if value in results]
+    if len(cands) <= 1:
+        return cands[0] if cands else None
+    text = solution[:MAX_TEXT].splitlines()
+    scores = []
+    for i in cands:
+        best = 0
+        for m in _ANN_PARTS.finditer(text[i]):
+            res = _numbers(m.group(2))
+            if not res or res[0] != value:
+                continue
+            left, hit = sorted(operands), 0
+            ops = _numbers(m.group(1))
+            for v in ops:
+                if v in left:
+                    left.remove(v)
+                    hit += 1
+            best = max(best, 2 * hit + (hit == len(ops) == len(operands)))
+        scores.append(best)
+    top = max(scores)
+    return cands[scores.index(top)] if top and scores.count(top) == 1 else cands[0]
 
 
 def _uses(expr: Any, depth: int = 0) -> list[str]:
@@ -291,7 +354,8 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
             uses = _uses(expr)
             if name not in uses:
                 continue
-            places = next((pl for results, pl in lines if values[step] in results), None)
+            at = _step_line(solution, lines, values[step], _operand_values(expr, values))
+            places = lines[at][1] if at is not None else None
             if not places:
                 continue
             # the other names of this value the step uses (a named constant, another given)

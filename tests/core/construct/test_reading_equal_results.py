@@ -1,0 +1,128 @@
+"""Two steps of equal result, each read on its own line (issue 26, point 1): the independent checks
+(:mod:`qcstation.core.construct.check.bindings`, :mod:`~.rolecheck`) find the line of the gold
+solution that belongs to a step by its result *and* its operands, so a step is never judged by
+the words of another step that happens to compute the same value."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.check.bindings import binding_problems, equal_value_links
+from qcstation.core.construct.check.selfcheck import _smt_definitions
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.reading.words import solution_lines, step_line
+
+
+def _asserts(smtlib: str) -> set[str]:
+    return {line for line in smtlib.splitlines() if line.startswith("(assert")}
+
+
+def _given_words(rule, question: str) -> dict[str, str]:
+    """Each declared given -> the question's text at its span."""
+    return {str(g["name"]): question[g["span"][0]:g["span"][1]] for g in rule.givens}
+
+
+def test_a_step_is_found_on_the_line_that_computes_it_from_its_operands(gsm8k: dict) -> None:
+    sol = gsm8k["45"]["solution"]
+    lines = solution_lines(sol)
+    # "10*2 = $20.00" (the supplies) and "40-20 = $20.00" (the profit): two results of 20
+    assert sum(Fraction(20) in r for _, r in lines) == 2
+    assert "40-20" in lines[step_line(sol, Fraction(20), [Fraction(40), Fraction(20)])][0] \
+        or "net profit" in lines[step_line(sol, Fraction(20), [Fraction(40), Fraction(20)])][0]
+    assert "supplies will cost" in lines[step_line(sol, Fraction(20), [Fraction(10), Fraction(2)])][0]
+    # without operands, or operands no line writes: the first line, as before
+    assert step_line(sol, Fraction(20)) == step_line(sol, Fraction(20), [Fraction(7)])
+    assert "supplies will cost" in lines[step_line(sol, Fraction(20))][0]
+
+
+OLD_600 = """(set-logic QF_NRA)
+(declare-const g1_dogs Real)
+(declare-const k_legs_per_dog Real)
+(declare-const g2_cats Real)
+(declare-const g3_birds Real)
+(declare-const s1_legs Real)
+(declare-const s2_legs Real)
+(declare-const s3_legs Real)
+(declare-const s4_legs Real)
+(declare-const answer Real)
+(assert (= g1_dogs 5))
+(assert (= k_legs_per_dog 4))
+(assert (= g2_cats 2))
+(assert (= g3_birds 10))
+(assert (= s1_legs (* g1_dogs k_legs_per_dog)))
+(assert (= s2_legs (* g2_cats k_legs_per_dog)))
+(assert (= s3_legs (* g3_birds g2_cats)))
+(assert (= s4_legs (+ (+ s1_legs s2_legs) s3_legs)))
+(assert (= answer s4_legs))
+(check-sat)
+(get-value (answer))
+"""
+
+
+def test_600_a_birds_two_legs_bound_to_two_cats_is_caught_on_its_own_line(gsm8k: dict) -> None:
+    # "The dogs have 5 dogs * 4 legs/dog = 20 legs" and "The birds have 10 birds * 2 legs/bird =
+    # 20 legs": a formalization that binds the birds' 2 legs to the question's "2 cats" (OLD_600,
+    # as a model or a careless fix would write it) was read on the dogs' line (the first with
+    # result 20), where no 2 is written, and passed; read on its own line, "2 legs" is not "2 cats"
+    seed = gsm8k["600"]
+    defs, values, _ = _smt_definitions(OLD_600)  # type: ignore[misc]
+    problems = [b.describe() for b in binding_problems(defs, values, seed["question"], seed["solution"])]
+    assert any("s3_legs uses 2 as '2 legs'" in p and "'2 cats'" in p for p in problems), problems
+    # the rules' own formalization names the birds' legs as a constant, which the line names too
+    rule = rule_for_seed(seed)
+    assert "(assert (= s3_legs (* g3_birds k_legs_per_birds)))" in _asserts(rule.smtlib)
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    assert binding_problems(defs, values, seed["question"], seed["solution"]) == []
+    assert _given_words(rule, seed["question"]) == {"g1_dogs": "5", "g2_cats": "2", "g3_birds": "10"}
+
+
+def test_972_a_rectangles_two_sides_are_a_constant_not_the_two_slats(gsm8k: dict) -> None:
+    # "A rectangle has 2 long sides ... 2*15": the 2 is the rectangle's, the question's 2 is
+    # "2 wood slats for every foot", used in the last step only
+    q = gsm8k["972"]["question"]
+    rule = rule_for_seed(gsm8k["972"])
+    asserts = _asserts(rule.smtlib)
+    assert "(assert (= s1_feet_long (* k_sides_of_each_length_of_a_rectangle g1_foot)))" in asserts
+    assert "(assert (= s4_wooden_slats (* g3_wood s3_feet_fencing)))" in asserts
+    assert q[slice(*next(g["span"] for g in rule.givens if g["name"] == "g3_wood"))] + q[104:115] \
+        == "2 wood slats"
+
+
+@pytest.mark.parametrize(("seed", "step", "given", "span"), [
+    # "his net profit is 40-20 = $20.00": the 20 is the supplies' $20 (10*2), not "20 candles";
+    # the check read both 20s on the supplies' line and saw one line, no link to confirm
+    ("45", "(assert (= s4_net_profit (- s3_selling_candles s2_pounds_supplies)))", "g1_candles", "20"),
+    # "each cell phone costs $150 + $3": the 3 is the interest (150*2/100), not the "3-month" installment
+    ("74", "(assert (= s2_cell_phone (+ g1 s1_interest_charged)))", "g4_month", "3"),
+    # "7-1=6th place" (1 spot) and "1+5=6th place" (first): each 6 on its own line
+    ("465", "(assert (= s4_th_place (- s3_th_place g4_spot)))", "g4_spot", "1"),
+    # "Combined, there are 20 flashlights + 36 candles": the flashlights' 16+4=20, not 8/2*5=20 candles
+    ("1250", "(assert (= s7_flashlights_candles (+ s3_flashlights_house s6_candles_house)))", "g2_room", "two"),
+])
+def test_equal_results_read_on_their_own_lines_bind_by_their_words(gsm8k: dict, seed: str, step: str,
+                                                                 given: str, span: str) -> None:
+    rule = rule_for_seed(gsm8k[seed])
+    assert step in _asserts(rule.smtlib)
+    assert _given_words(rule, gsm8k[seed]["question"])[given] == span
+
+
+def test_74_binds_each_given_to_its_place(gsm8k: dict) -> None:
+    q = gsm8k["74"]["question"]
+    rule = rule_for_seed(gsm8k["74"])
+    words = _given_words(rule, q)
+    assert words == {"g1": "150", "g2_interest": "2", "g3_cell": "five", "g4_month": "3"}
+    # the 3 of "3-month installment" is the divisor of the last step, the interest's $3 is a result
+    assert "(assert (= s4_month (/ s3_cell_phones g4_month)))" in _asserts(rule.smtlib)
+    assert q[rule.givens[3]["span"][0]:].startswith("3-month")
+
+
+def test_a_sums_terms_are_named_by_the_earlier_results_own_words(gsm8k: dict) -> None:
+    # 1284: "40 cookies cost 40 x $1 = $40" -- the result is dollars, the "40 cookies" on that line is
+    # the question's 40; "$40 + $40 = $80" adds dollars: the link to that result is confirmed
+    seed = gsm8k["1284"]
+    rule = rule_for_seed(seed)
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    assert equal_value_links(defs, values, seed["question"], seed["solution"]) == []
+    assert _given_words(rule, seed["question"])["g3_cookies"] == "40"

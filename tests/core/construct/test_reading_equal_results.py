@@ -126,3 +126,33 @@ def test_a_sums_terms_are_named_by_the_earlier_results_own_words(gsm8k: dict) ->
     defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
     assert equal_value_links(defs, values, seed["question"], seed["solution"]) == []
     assert _given_words(rule, seed["question"])["g3_cookies"] == "40"
+
+
+@pytest.mark.parametrize(("seed", "step", "givens"), [
+    # "Dylan's and Frances's total investments were $480 + $480": Dylan's 2/5 * 1200 and Frances's
+    # 2/3 * 720, each once -- not Dylan's twice with Frances's share left to stand for nothing
+    ("677", "(assert (= s4_frances_investments (+ s1_dylan_investment s3_frances_invested)))",
+     {"g1": "2/5", "g2_joint": "1200", "g3_remaining": "2/3"}),
+    # "6 students are football players and 6 are part of band/cheerleading so 6+6": .20*30 and .25*24
+    ("983", "(assert (= s4_students_leaving (+ s1_students s3_students)))",
+     {"g1_pct": "20", "g2_students": "30", "g3_pct": "25"}),
+])
+def test_equal_terms_of_one_sum_are_distinct_quantities(gsm8k: dict, seed: str, step: str,
+                                                       givens: dict[str, str]) -> None:
+    rule = rule_for_seed(gsm8k[seed])
+    assert step in _asserts(rule.smtlib)
+    assert _given_words(rule, gsm8k[seed]["question"]) == givens
+    assert rule.value == Fraction(gsm8k[seed]["answer_text"])
+
+
+@pytest.mark.parametrize("seed", [
+    # "Sally two is ... 16+3": Granny Red's 2*8 or the two Sallys' 8+8, both "16 years"
+    "173",
+    # "1/5 pound almonds and 1/3 pound walnuts cost $2 + $5": the walnuts' 15/3 or the almonds' 10/2
+    "660",
+    # "After Adam eats 15 slices, 30-15": the question's 15 slices or the large/small apples' 15 slices
+    "839",
+])
+def test_equal_results_the_words_leave_open_stay_refused(gsm8k: dict, seed: str) -> None:
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(gsm8k[seed])

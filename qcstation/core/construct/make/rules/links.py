@@ -285,6 +285,51 @@ def _keep_implied_constants(ch: _Choices, comps: list[Computation], exprs: list[
             ch.evidence[(i, k)] = "a quantity both texts name (a named constant)"
 
 
+def _equal_terms_distinct(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]],
+                          ch: _Choices, exprs: list[Expr], givens: Givens,
+                          ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """A sum or product that writes one value more than once ("15+15 = 30 apple slices" after
+    "3*5 = 15 large" and "5*3 = 15 small") adds or multiplies that many quantities: each earlier
+    result at most once, and the question's number at most as often as the question states it.
+    Readings that take one source twice ("15+15" as the large slices twice, the small ones left
+    to stand for the question's 15) are dropped; the readings left that only swap equal terms
+    are one formalization (a sum or a product in any order). When no reading keeps its terms
+    distinct, the readings are left as they were."""
+    groups: list[tuple[Fraction, list[int]]] = []
+    for i, e in enumerate(exprs):
+        ops = _ops(e)
+        if not ops or len(ops) != 1 or next(iter(ops)) not in "+*":
+            continue
+        by_value: dict[Fraction, list[int]] = {}
+        for n, (step, k) in enumerate(ch.keys):
+            if step == i:
+                by_value.setdefault(leaves(e)[k].value, []).append(n)
+        groups += [(v, ns) for v, ns in by_value.items() if len(ns) > 1]
+    if not groups:
+        return readings
+
+    def distinct(assign: tuple[int | None, ...]) -> bool:
+        for v, ns in groups:
+            picks = [assign[n] for n in ns]
+            steps = [j for j in picks if j is not None]
+            places = len({q.start for q in givens.numbers if q.value == v and not q.percent})
+            if len(steps) != len(set(steps)) or len(picks) - len(steps) > places:
+                return False
+        return True
+
+    kept = {key: r for key, r in readings.items() if distinct(r[0])}
+    return kept or readings
+
+
+def _ops(e: Expr) -> set[str]:
+    """The operators of a term (its inner nodes), for "is it one sum or one product"."""
+    if isinstance(e, BinOp):
+        return {e.op} | _ops(e.left) | _ops(e.right)
+    if isinstance(e, Neg):
+        return {"neg"} | _ops(e.operand)
+    return set()
+
+
 def resolve_links(
     comps: list[Computation], exprs: list[Expr], names: list[str], givens: Givens | None,
     notes: list[str], solution: str | None = None,
@@ -321,6 +366,8 @@ def resolve_links(
         raise RuleError(
             "no reading of the solution uses every step and every given it states "
             "(a number could be a given or an earlier result)", "Ambiguous solution")
+    if len(readings) > 1 and givens is not None:
+        readings = _equal_terms_distinct(readings, ch, exprs, givens)
     if len(readings) > 1 and solution and givens is not None:
         # the words decide between the readings where they can (see _decide_by_words)
         open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]

@@ -156,3 +156,35 @@ def test_equal_terms_of_one_sum_are_distinct_quantities(gsm8k: dict, seed: str, 
 def test_equal_results_the_words_leave_open_stay_refused(gsm8k: dict, seed: str) -> None:
     with pytest.raises(RuleError, match="ambiguous solution"):
         rule_for_seed(gsm8k[seed])
+
+
+@pytest.mark.parametrize(("seed", "step", "given", "span"), [
+    # "3*3 = 9 hours a week": the 2+1 = 3 hours a night and the question's "3 times a week"
+    ("66", "(assert (= s3_hours_week (* g2_times s2_hours_activities)))", "g2_times", "3"),
+    # "5*5 = 25 pounds": the 5 children and half of 10 lbs
+    ("91", "(assert (= s3_pounds_potato (* g3_children s1_pounds)))", "g3_children", "5"),
+    # "3 * 3 = 9 slices": the 3 days with omelets and 2+1 slices per omelet
+    ("204", "(assert (= s3_slices_cheese (* g3_days s2_slices_cheese)))", "g3_days", "3"),
+    # "$100+$20+$100": medicine's $100 per month and the food's $25*4
+    ("350", "(assert (= s2_dog_month (+ g3_month g4_month s1_food_dog)))", "g3_month", "100"),
+    # "4 + 4 = 8 years old 4 years from now": the present age 16-12 and the question's 4 years
+    ("624", "(assert (= s2_years (+ g3_years s1_years)))", "g3_years", "4"),
+    # "12 x 12 = 144": the $12 a gallon and the 240/20 gallons
+    ("1094", "(assert (= s7_because (* g6 s6_paint_because)))", "g6", "12"),
+])
+def test_a_sum_or_product_of_a_given_and_an_earlier_result_of_its_value(
+        gsm8k: dict, seed: str, step: str, given: str, span: str) -> None:
+    # each written once, each used by no other step, the question stating the value once: the
+    # two equal terms are two quantities, and the check takes the link as forced, not as equal value
+    rule = rule_for_seed(gsm8k[seed])
+    assert step in _asserts(rule.smtlib)
+    assert _given_words(rule, gsm8k[seed]["question"])[given] == span
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    assert equal_value_links(defs, values, gsm8k[seed]["question"], gsm8k[seed]["solution"]) == []
+
+
+def test_350_names_each_hundred_by_its_place(gsm8k: dict) -> None:
+    q = gsm8k["350"]["question"]
+    rule = rule_for_seed(gsm8k["350"])
+    span = next(g["span"] for g in rule.givens if g["name"] == "g3_month")
+    assert q[span[0] - 20:span[1]].endswith("Medicine costs $100")

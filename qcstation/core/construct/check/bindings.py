@@ -685,11 +685,33 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
                     and not _percent_beside(v, e, defs, values, question) \
+                    and not _forced_pair(name, dep, v, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e),
                                           operand_values(e, values), operand_values(defs[dep], values)):
                 seen.add((name, dep))
                 out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
     return out
+
+
+def _forced_pair(name: str, dep: str, v: Fraction, defs: dict[str, Any], values: dict[str, Fraction],
+                 question: str) -> bool:
+    """Is the link forced by what the formalization must use? A step that is one sum or product
+    of an earlier result ``v`` and a given of the same value ("3*3 = 9 hours a week": the 3 hours
+    a night and the question's "3 times a week"), each written once in it and used by no other
+    step, where the question states ``v`` once: the two equal terms are two quantities, the
+    question's number is one of them, and the earlier result, which nothing else uses, is the
+    other (reading both as the question's number leaves a computed result unused)."""
+    e = defs[name]
+    if not _one_sum_or_product(e) or _name_count(e, dep) != 1:
+        return False
+    if sum(1 for o in question_occurrences(question) if o.value == v and o.start >= 0) != 1:
+        return False
+    twins = [g for g in expr_names(e) if g in defs and _is_given(defs[g]) and not g.startswith("k_")
+             and values.get(g) == v]
+    if len(twins) != 1 or _name_count(e, twins[0]) != 1:
+        return False
+    others = [x for n, x in defs.items() if n != name and _kind(x) != "Name"]
+    return not any(_name_count(x, dep) or _name_count(x, twins[0]) for x in others)
 
 
 def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[str, Fraction],

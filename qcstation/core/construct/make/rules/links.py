@@ -20,6 +20,7 @@ from qcstation.core.construct.make.rules.phrases import has_phrase
 from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
+from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 
 MAX_LINK_CHOICES = 4096
 
@@ -189,6 +190,10 @@ def _decide_by_words(ch: _Choices, comps: list[Computation], exprs: list[Expr], 
         if len(named) != 1:
             continue  # the line names this value with no words, or with the words of two things
         here = named[0]
+        if v in givens.factors and here & _FACTOR_STEMS.get(v, frozenset()) and None in ch.options[n]:
+            # "60 minutes is in an hour so 300/60": the line names the unit factor, which an
+            # earlier "60-minute break" names with the same word; the words do not tell them apart
+            continue
         places = [q.stems for q in givens.numbers if q.value == v]
         by_given = max((len(here & st) for st in places), default=0)
         scores = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
@@ -291,22 +292,22 @@ def _line_operands(line: str, value: Fraction) -> list[list[Fraction]]:
     return out
 
 
-def operand_values(expr: object, values: dict[str, Fraction] | None = None, depth: int = 0) -> list[Fraction]:
+def operand_values(expr: Any, values: dict[str, Fraction] | None = None, depth: int = 0) -> list[Fraction]:
     """The values of the numbers and names a term uses, in order (a name by ``values``; one it
-    has no value for is left out): what :func:`step_line` matches a solution's line by."""
+    has no value for is left out): what :func:`step_line` matches a solution's line by. Terms
+    are read by shape (class name and fields), so the reading floor imports no term class."""
     if depth > 200:
         return []
     kind = type(expr).__name__
     if kind == "Num":
-        return [getattr(expr, "value")]
+        return [Fraction(expr.value)]
     if kind == "Name":
-        v = (values or {}).get(str(getattr(expr, "name", "")))
+        v = (values or {}).get(str(expr.name))
         return [v] if v is not None else []
     if kind == "Neg":
-        return operand_values(getattr(expr, "operand", None), values, depth + 1)
+        return operand_values(expr.operand, values, depth + 1)
     if kind == "BinOp":
-        return operand_values(getattr(expr, "left", None), values, depth + 1) \
-            + operand_values(getattr(expr, "right", None), values, depth + 1)
+        return operand_values(expr.left, values, depth + 1) + operand_values(expr.right, values, depth + 1)
     return []
 
 

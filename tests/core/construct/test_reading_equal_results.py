@@ -24,17 +24,22 @@ def _given_words(rule, question: str) -> dict[str, str]:
     return {str(g["name"]): question[g["span"][0]:g["span"][1]] for g in rule.givens}
 
 
+def _line(sol: str, value: int, operands: list[int] | None = None) -> str:
+    at = step_line(sol, Fraction(value), [Fraction(v) for v in operands] if operands is not None else None)
+    assert at is not None
+    return solution_lines(sol)[at][0]
+
+
 def test_a_step_is_found_on_the_line_that_computes_it_from_its_operands(gsm8k: dict) -> None:
     sol = gsm8k["45"]["solution"]
-    lines = solution_lines(sol)
     # "10*2 = $20.00" (the supplies) and "40-20 = $20.00" (the profit): two results of 20
-    assert sum(Fraction(20) in r for _, r in lines) == 2
-    assert "40-20" in lines[step_line(sol, Fraction(20), [Fraction(40), Fraction(20)])][0] \
-        or "net profit" in lines[step_line(sol, Fraction(20), [Fraction(40), Fraction(20)])][0]
-    assert "supplies will cost" in lines[step_line(sol, Fraction(20), [Fraction(10), Fraction(2)])][0]
-    # without operands, or operands no line writes: the first line, as before
-    assert step_line(sol, Fraction(20)) == step_line(sol, Fraction(20), [Fraction(7)])
-    assert "supplies will cost" in lines[step_line(sol, Fraction(20))][0]
+    assert sum(Fraction(20) in r for _, r in solution_lines(sol)) == 2
+    assert "net profit is 40-20" in _line(sol, 20, [40, 20])
+    assert "supplies will cost" in _line(sol, 20, [10, 2])
+    # without operands, or with operands no line writes: the first line, as before
+    assert "supplies will cost" in _line(sol, 20)
+    assert _line(sol, 20, [7]) == _line(sol, 20)
+    assert step_line(sol, Fraction(999)) is None
 
 
 OLD_600 = """(set-logic QF_NRA)

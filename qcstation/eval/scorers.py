@@ -676,6 +676,9 @@ INSERT_SCORE = (
     "scorer_version = excluded.scorer_version, scored_at = excluded.scored_at")
 
 
+LIVE_ITEMS_KEPT = 4096   # items whose answer fields the live scorer keeps between batches
+
+
 class LiveScorer:
     """Scores answer-task outputs as a run stores them (used by the runner's writer thread),
     so that a run's own scoring pass only has Reasoning (Z3) and Understanding (judges) left.
@@ -690,7 +693,12 @@ class LiveScorer:
         self._items: dict[int, tuple[dict[str, Any], str, str | None]] = {}
 
     def _load(self, store: Store, seed_ids: Iterable[int]) -> None:
-        missing = sorted({s for s in seed_ids if s not in self._items})
+        """The answer fields of a batch's items; those kept from earlier batches are dropped
+        past :data:`LIVE_ITEMS_KEPT` (an item's outputs come close together)."""
+        wanted = set(seed_ids)
+        if len(self._items) + len(wanted) > LIVE_ITEMS_KEPT:
+            self._items = {s: v for s, v in self._items.items() if s in wanted}
+        missing = sorted(s for s in wanted if s not in self._items)
         for i in range(0, len(missing), 500):
             chunk = missing[i:i + 500]
             marks = ",".join("?" * len(chunk))

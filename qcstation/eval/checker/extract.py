@@ -165,8 +165,11 @@ def clean_candidate(candidate: str) -> str:
     return s.rstrip(".,;:").strip()  # "!" stays: 5! is a factorial
 
 
+_DIGIT_RUN = re.compile(r"\d+")
+
+
 def digits_ok(text: str) -> bool:
-    return max((len(m) for m in re.findall(r"\d+", text)), default=0) <= MAX_DIGITS
+    return max(map(len, _DIGIT_RUN.findall(text)), default=0) <= MAX_DIGITS
 
 
 _PLAIN_INT = re.compile(r"-?\d{1,60}")

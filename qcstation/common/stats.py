@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -149,6 +150,7 @@ def _beta_quantile(q: float, a: int, b: int) -> float:
     return x
 
 
+@functools.lru_cache(maxsize=4096)
 def clopper_pearson_upper(k: int, n: int, confidence: float = 0.95) -> float:
     """One-sided upper bound at ``confidence`` on the rate behind ``k`` events in ``n`` trials.
 
@@ -185,11 +187,28 @@ def clopper_pearson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[
     return clopper_pearson_lower(k, n, one_sided), clopper_pearson_upper(k, n, one_sided)
 
 
+def _bound_below(defects: int, n: int, threshold: float, confidence: float) -> bool:
+    """Whether ``clopper_pearson_upper(defects, n) < threshold``, read from one binomial
+    tail instead of solving for the bound: the bound is the ``p`` where
+    ``P(X <= defects | n, p)`` falls to ``1 - confidence``, and that tail falls as ``p``
+    grows, so the bound is below ``threshold`` exactly when the tail at ``threshold`` is
+    already below ``1 - confidence``. ``P(X <= k | n, p) = I_{1-p}(n - k, k + 1)``: one
+    continued fraction where the bound takes a Newton solve of several."""
+    if n <= defects:
+        return False                     # k == n: the bound is 1
+    return betainc(n - defects, defects + 1, 1.0 - threshold) < 1.0 - confidence
+
+
+@functools.lru_cache(maxsize=4096)
 def reviews_needed(defects: int, threshold: float, confidence: float = 0.95,
                    limit: int = 1_000_000) -> int | None:
     """Smallest n with ``clopper_pearson_upper(defects, n) < threshold``.
 
     None when no n up to ``limit`` is enough (threshold 0, or far too many defects).
+    The search reads binomial tails (:func:`_bound_below`); the answer is then checked
+    against the bound itself, one step either way, so it agrees with the bound the gate
+    shows even where the two computations differ in the last digits. Cached: the
+    dashboard and the release screen ask the same questions on every refresh.
     """
     if defects < 0:
         raise ValueError("defects must be >= 0")
@@ -197,21 +216,30 @@ def reviews_needed(defects: int, threshold: float, confidence: float = 0.95,
         return None
     if threshold >= 1.0:
         return defects + 1  # any k < n has a bound below 1
-    lo = max(defects, 1)
-    if clopper_pearson_upper(defects, lo, confidence) < threshold:
-        return lo
-    hi = lo
-    while clopper_pearson_upper(defects, hi, confidence) >= threshold:
-        if hi >= limit:
-            return None
-        hi = min(limit, hi * 2)
-    while hi - lo > 1:  # bound falls monotonically with n for fixed defects
-        mid = (lo + hi) // 2
-        if clopper_pearson_upper(defects, mid, confidence) < threshold:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    _check_confidence(confidence)
+    # the bound is above the observed rate: no n up to defects / threshold is enough
+    lo = max(defects, 1, min(limit, int(defects / threshold)))
+    if _bound_below(defects, lo, threshold, confidence):
+        hi = lo
+    else:
+        step, hi = max(1, lo // 8), lo
+        while not _bound_below(defects, hi, threshold, confidence):
+            if hi >= limit:
+                return None
+            lo, hi = hi, min(limit, hi + step)
+            step *= 2
+        while hi - lo > 1:  # the bound falls monotonically with n for fixed defects
+            mid = (lo + hi) // 2
+            if _bound_below(defects, mid, threshold, confidence):
+                hi = mid
+            else:
+                lo = mid
+    n = hi
+    while n < limit and clopper_pearson_upper(defects, n, confidence) >= threshold:
+        n += 1
+    while n > max(defects, 1) and clopper_pearson_upper(defects, n - 1, confidence) < threshold:
+        n -= 1
+    return n if clopper_pearson_upper(defects, n, confidence) < threshold else None
 
 
 def observed_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:

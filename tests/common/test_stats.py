@@ -99,6 +99,27 @@ def test_reviews_needed() -> None:
     assert reviews_needed(0, 0.0) is None
 
 
+@pytest.mark.parametrize("defects,threshold,confidence", [
+    (0, 0.5, 0.95), (1, 0.5, 0.95), (2, 0.01, 0.95), (7, 0.2, 0.9), (40, 0.1, 0.99),
+    (250, 0.05, 0.95), (1_900, 0.3, 0.95), (19_000, 0.5, 0.95), (34_153, 0.5, 0.95)])
+def test_reviews_needed_is_the_smallest_n_whose_bound_is_below(
+        defects: int, threshold: float, confidence: float) -> None:
+    """The search reads binomial tails, not the bound: its answer must still be exactly the
+    first n at which the bound the gate shows falls below the threshold."""
+    n = reviews_needed(defects, threshold, confidence)
+    assert n is not None and n > defects
+    assert clopper_pearson_upper(defects, n, confidence) < threshold
+    assert n - 1 <= defects or clopper_pearson_upper(defects, n - 1, confidence) >= threshold
+
+
+def test_reviews_needed_says_none_when_the_limit_is_not_enough() -> None:
+    assert reviews_needed(500, 0.05, limit=5_000) is None     # needs about 11,000
+    n = reviews_needed(500, 0.05)
+    assert n is not None and 10_000 < n < 12_000
+    assert reviews_needed(500, 0.05, limit=n) == n
+    assert reviews_needed(500, 0.05, limit=n - 1) is None
+
+
 def test_cohen_kappa_hand_computed() -> None:
     # 50 items: both yes 20, A yes/B no 5, A no/B yes 10, both no 15.
     # p_o = 35/50 = 0.7; p_e = 0.5*0.6 + 0.5*0.4 = 0.5; kappa = 0.2/0.5 = 0.4

@@ -29,7 +29,7 @@ from qcstation.core.review.gate import (gate, gate_rows, gate_rows_from_scratch,
 from qcstation.core.review.queries import (current_counts, current_counts_from_scratch,
                                            flag_count_rows, seed_count_rows,
                                            seed_count_rows_from_scratch)
-from qcstation.core.review.sampling import (close_sample, draw_sample, extend_sample,
+from qcstation.core.review.sampling import (close_sample, draw_sample, extend_sample, get_sample,
                                             open_sample, pending_requeues,
                                             requeue_replacements)
 from tests import factories as f
@@ -63,6 +63,9 @@ def assert_kept_counts_right(store: Store) -> None:
     assert candidate_counts(store) == candidate_counts_from_scratch(store)
     for sample_id in [r["id"] for r in store.query("SELECT id FROM samples")]:
         assert progress(store, sample_id) == progress_from_scratch(store, sample_id), sample_id
+        # a sample's size (the dashboard's, qc status's) is its kept total
+        assert get_sample(store, sample_id).size == store.scalar(
+            "SELECT COUNT(*) FROM sample_items WHERE sample_id = ?", (sample_id,)), sample_id
     # every kept per-seed row is a seed with sample items; no count is left below zero
     assert store.scalar("SELECT COUNT(*) FROM qc_gate_counts WHERE n < 0") == 0
     assert store.scalar("SELECT COUNT(*) FROM artifact_counts WHERE n < 0") == 0

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual_plotext import PlotextPlot
 
 from qcstation.eval import charts as chartdata
@@ -19,6 +19,7 @@ from qcstation.eval.types import METRICS
 from qcstation.messages import ChartDataLoaded
 from qcstation.widgets.eval_views import SHORT
 from screens._base import QCScreen
+from qcstation.widgets.footer import KeyFooter
 
 #: One colour per run (plotext colour names; the legend uses the same).
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue", "white")
@@ -56,7 +57,7 @@ class ChartsScreen(QCScreen):
         yield Header()
         yield PlotextPlot(id="chart")
         yield Static("", id="chart_legend")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._load(self.metric)

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
 from qcstation.core.review.gate import progress as qc_progress
@@ -49,6 +49,7 @@ from qcstation.widgets.dashboard_panels import (
     render_team,
 )
 from qcstation.widgets.labels import noun, noun_in, percent, sentence_case
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
 
@@ -145,7 +146,7 @@ class DashboardScreen(QCScreen):
             yield Static(Text("Loading…", style="dim"), id="team", classes="panel")
             yield Static(Text("Loading…", style="dim"), id="counts", classes="panel")
             yield Static(Text("Loading…", style="dim"), id="gate_rules", classes="panel")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.qc_app.config.generator is None:

@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker
 
 from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.text_field import TextField
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
@@ -119,7 +120,7 @@ class QueueScreen(QCScreen):
         yield table
         with VerticalScroll(id="queue_detail", classes="panel"):
             yield Static(Text("Loading…", style="dim"), id="queue_item")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#queue_filter").border_title = "Filter (Enter applies, ↓ to the rows)"

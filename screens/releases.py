@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from qcstation.core.release import releases as rel
 from qcstation.core.release.splits import manifest_splits
@@ -21,6 +21,7 @@ from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, 
 from screens._base import QCScreen
 from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.dialogs.confirm import ConfirmModal
+from qcstation.widgets.footer import KeyFooter
 
 DEFAULT_NAME = "smart"
 
@@ -132,7 +133,7 @@ class ReleasesScreen(QCScreen):
             yield Static(Text("Loading…", style="dim"), id="blockers", classes="panel")
             yield Static(Text("Select a release to see it here.", style="dim"),
                          id="release_detail", classes="panel")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#release_table", DataTable)

@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, get_current_worker
 
 from qcstation.eval import browse
@@ -26,6 +26,7 @@ from qcstation.eval.types import TASK_SCORES as TASK_METRICS
 from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoaded
 from qcstation.widgets.eval_views import render_item, row_cells
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
 PAGE_SIZE = 50
@@ -110,7 +111,7 @@ class ResultsScreen(QCScreen):
         yield DataTable(id="results_table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="item_pane", classes="pane"):
             yield Static(Text("Select a row to read the item.", style="dim"), id="item_detail")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#results_table", DataTable)

@@ -28,7 +28,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker
 
 from qcstation.common.safe import one_line
@@ -51,6 +51,7 @@ from qcstation.messages import GateUpdated, ReviewStepTaken
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
 from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
 from qcstation.widgets.review_views import ArtifactView, SeedView, pane_title, render_verdicts
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 from screens.dialogs.comment import CommentModal
 from screens.dialogs.exclude_seed import ExcludeSeedModal
@@ -150,7 +151,7 @@ class ReviewScreen(QCScreen):
                 yield ArtifactView(id="artifact_view")
         with VerticalScroll(id="done_panel", classes="pane"):
             yield Static("", id="done_text")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#seed_pane").border_title = "Seed problem"

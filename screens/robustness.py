@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual_plotext import PlotextPlot
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import SHORT
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
@@ -108,7 +109,7 @@ class RobustnessScreen(QCScreen):
         yield DataTable(id="robust_table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="robust_item"):
             yield Static("", id="robust_item_text")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#robust_chart").styles.height = 9

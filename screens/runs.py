@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.widgets import DataTable, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
 from qcstation.common.safe import preview
@@ -27,6 +27,7 @@ from qcstation.widgets.eval_views import (
     progress_line,
     render_run_detail,
 )
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 from screens.dialogs.start_run import RunRequest, StartRunModal
 
@@ -78,7 +79,7 @@ class RunsScreen(QCScreen):
                 yield Static("", id="run_progress_text")
                 yield ProgressBar(id="run_progress_bar", show_eta=False)
             yield Static(Text("Loading…", style="dim"), id="run_detail", classes="panel")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#runs_table", DataTable)

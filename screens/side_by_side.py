@@ -8,12 +8,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.messages import SideBySideLoaded
 from qcstation.widgets.eval_views import render_item, render_item_header
+from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
 
@@ -50,7 +51,7 @@ class SideBySideScreen(QCScreen):
                 yield Static(Text("Loading…", style="dim"), id="side_left_text")
             with VerticalScroll(id="side_right", classes="pane"):
                 yield Static(Text("Loading…", style="dim"), id="side_right_text")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#side_left").focus()

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, Label, RadioSet, Static
+from textual.widgets import Input, Label, RadioSet, Static
 
 from qcstation.common.safe import one_line
 from qcstation.core.release.releases import NOTES_CHARS
@@ -15,6 +15,7 @@ from qcstation.core.release.splits import SPLIT_CHOICES, SPLIT_HELP
 from qcstation.widgets.text_field import TextField
 from screens.dialogs.derive import KindButton
 from screens.dialogs.fields import OrderedFields
+from qcstation.widgets.footer import KeyFooter
 
 #: a release name and version become directory names (at most 64 characters, see
 #: ``core/release/releases._NAME_RE``); the notes go into the manifest and the datasheet
@@ -63,7 +64,7 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
                                          name=choice)
             yield Label("Notes (optional)")
             yield TextField(placeholder="what changed", id="release_notes", limit=NOTES_CHARS)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#approve_dialog")

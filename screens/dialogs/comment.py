@@ -6,9 +6,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from screens.dialogs.fields import OrderedFields
+from qcstation.widgets.footer import KeyFooter
 
 
 class CommentModal(OrderedFields[str | None]):
@@ -28,7 +29,7 @@ class CommentModal(OrderedFields[str | None]):
                               "(seen by the curator). Enter keeps it; an empty note clears "
                               "it; Esc cancels."))
             yield Input(self.current, placeholder="Note", id="comment_text", max_length=2000)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#comment_dialog").border_title = "Comment"

@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from qcstation.widgets.footer import KeyFooter
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -25,7 +27,7 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm_dialog", classes="dialog"):
             yield Static(Text(self.text))
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#confirm_dialog").border_title = self.title_text

@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, RadioButton, RadioSet, Static
+from textual.widgets import Input, RadioButton, RadioSet, Static
+
+from qcstation.widgets.footer import KeyFooter
 
 #: kind -> what it builds (the derive command's actions)
 KIND_HELP = {
@@ -79,7 +81,7 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
                     yield KindButton(f"{kind}: {what}", value=n == 0, name=kind)
             yield Input(placeholder="set name (default: the kind)", id="derive_name")
             yield Static("", id="derive_error")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#derive_dialog").border_title = "Derive a set"

@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from qcstation.common.safe import one_line, printable
+from qcstation.widgets.footer import KeyFooter
 
 
 class ErrorModal(ModalScreen[None]):
@@ -36,7 +37,7 @@ class ErrorModal(ModalScreen[None]):
                          markup=False)
             yield TextArea(self.error, read_only=True, soft_wrap=True, id="error_text",
                            show_cursor=False)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#error_dialog")

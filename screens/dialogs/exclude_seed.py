@@ -6,10 +6,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from qcstation.common.safe import one_line
 from screens.dialogs.fields import OrderedFields
+from qcstation.widgets.footer import KeyFooter
 
 
 class ExcludeSeedModal(OrderedFields[str | None]):
@@ -33,7 +34,7 @@ class ExcludeSeedModal(OrderedFields[str | None]):
                 "the QC gate (the reject still counts as a defect) and releases leave the "
                 "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")
             yield Input(placeholder="Why it cannot be fixed", id="exclude_reason")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#exclude_dialog")

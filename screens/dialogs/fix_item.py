@@ -16,13 +16,14 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from qcstation.common.errors import QCStationError
 from qcstation.widgets.text_field import TextField
 from qcstation.common.safe import one_line, printable
 from screens.dialogs.fields import OrderedFields
+from qcstation.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from screens._base import Workstation
@@ -139,7 +140,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
             if self.needs_reason:
                 yield TextField(placeholder="What was wrong (required)", id="fix_reason",
                                 limit=500)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#fix_dialog")
@@ -252,7 +253,7 @@ class ResolveModal(OrderedFields[tuple[str, str] | None]):
             yield TextField(placeholder="accept or reject", id="resolve_verdict", limit=10)
             yield TextField(placeholder="Why (required; recorded with your account)",
                             id="resolve_reason", limit=500)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#resolve_dialog")

@@ -11,7 +11,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from qcstation.widgets.footer import KeyFooter
 
 _SCREEN_BASE_ACTIONS = {b.action for b in Screen.BINDINGS if isinstance(b, Binding)}
 
@@ -83,7 +85,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help_dialog", classes="dialog"):
             yield Static(self.render_keys(), id="help_text")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#help_dialog")

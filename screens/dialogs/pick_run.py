@@ -8,10 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import preview
+from qcstation.widgets.footer import KeyFooter
 
 
 class PickRunModal(ModalScreen[int | None]):
@@ -29,7 +30,7 @@ class PickRunModal(ModalScreen[int | None]):
         with Vertical(id="pick_run_dialog", classes="dialog"):
             yield OptionList(*[Option(Text(preview(label, 60)), id=str(run_id))
                                for run_id, label in self.runs], id="pick_run_list")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#pick_run_dialog")

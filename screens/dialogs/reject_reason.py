@@ -8,12 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line
 from qcstation.core.review.decisions import MAX_REASON_CHARS
 from qcstation.widgets.text_field import TextField
+from qcstation.widgets.footer import KeyFooter
 
 
 class ReasonField(TextField):
@@ -55,7 +56,7 @@ class RejectReasonModal(ModalScreen[str | None]):
                              id="reject_reasons")
             yield ReasonField(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed",
                               limit=MAX_REASON_CHARS)
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#reject_dialog")

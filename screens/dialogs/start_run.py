@@ -13,12 +13,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widgets import Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
 from textual.widgets.option_list import OptionDoesNotExist
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
 from qcstation.widgets.eval_views import TASK_TITLES
+from qcstation.widgets.footer import KeyFooter
 
 #: The model choice that runs the ``reference`` backend (no model, no network).
 REFERENCE = "\x00reference"
@@ -164,7 +165,7 @@ class StartRunModal(ModalScreen[RunRequest | None]):
             yield Static(Text("Exemplars for the shots come from items outside the run. "
                               "An interrupted run resumes where it stopped.", style="dim"),
                          id="start_run_note")
-        yield Footer(show_command_palette=False, compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#start_run_dialog")

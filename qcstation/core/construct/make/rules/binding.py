@@ -81,6 +81,22 @@ _MULTIPLIERS_OF: dict[Fraction, tuple[str, ...]] = {
 }
 
 
+#: divisions that convert a unit: value -> (the line's result in the new unit, the words
+#: of the conversion in a sentence of the question)
+_CONVERSIONS: dict[Fraction, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    Fraction(2): (re.compile(r"=\s*\$?[\d.,]+\s+pairs?\b", re.I), re.compile(r"\bpairs?\b", re.I)),
+    Fraction(60): (re.compile(r"=\s*[\d.,]+\s+hours?\b", re.I),
+                   re.compile(r"\bhours?\b|\bhourly\b|\bminutes?\b|\bmph\b", re.I)),
+}
+
+
+def _sentence_of(question: str, at: int) -> str:
+    """The sentence of the question around position ``at``."""
+    a = max((m.end() for m in re.finditer(r"[.?!;](?:\s|$)", question[:at])), default=0)
+    m = re.compile(r"[.?!;](?:\s|$)").search(question, at)
+    return question[a:m.end() if m else len(question)]
+
+
 def _writes_elsewhere(line: str, v: Fraction) -> bool:
     """Does the line write ``v`` outside its computations too ("Eight years ago, Duncan was
     60-8"): words there may tie it to a place, so the sentence of the other operands does not
@@ -184,6 +200,14 @@ class Binder:
         implied = _IMPLIED.get(v)
         if implied is not None and not agree and implied.search(line) and implied.search(self.question) \
                 and not any(implied.search(self.question, self.nums[j].start, self.nums[j].start + 40) for j in occ):
+            return None
+        conversion = _CONVERSIONS.get(v)
+        if conversion is not None and self.role == "divisor" and occ and conversion[0].search(_ANNOTATION.sub("", line)) \
+                and conversion[1].search(self.question) and not any(
+                    conversion[1].search(_sentence_of(self.question, self.nums[j].start)) for j in occ):
+            # "120/60 = 2 hours" where the question's 60 is "60% charged" (329), "80/2 = 40 pairs
+            # of legs" where its 2 is "10 2-legged animals" (1268): a unit conversion's number
+            # (a named constant), not a given whose sentence says nothing of that unit
             return None
         if stems and not agree and occ and all(self.nums[j].stems and j in self.here for j in occ) \
                 and not self._said_in_words(v, line):

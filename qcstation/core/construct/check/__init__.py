@@ -7,6 +7,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``qcstation.core.reading``, ``qcstation.core.verify`` and what it checks in
 ``qcstation.core.construct.make``)
 -------------------------------------------------------------------------
+``conversions``          a unit conversion's number and a value used for two places, read
+                         from the words up to the next number (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

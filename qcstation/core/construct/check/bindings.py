@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.construct.check.conversions import converted_by_given, two_places
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
@@ -162,7 +163,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                 problems.append(problem)
     return problems + _percent_over_given(defs, values, occurrences) \
         + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
-        + _two_roles(defs, values, occurrences, lines, question) + _converted_by_given(defs, values, question, lines)
+        + _two_roles(defs, values, occurrences, lines, question) + [Binding(*found) for found in converted_by_given(
+            defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))]
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})
@@ -248,114 +250,12 @@ def _two_roles(defs: dict[str, Any], values: dict[str, Fraction], occurrences: l
             other = [ws for ws in named if not any(o.words & ws for o in cands)]
             if agree and other:
                 out.append(Binding(step, v, tuple(sorted(other[0])), tuple(o.text for o in cands)))
-            elif len(cands) > 1 and len(named) > 1 and _two_places(line, v, question):
+            elif len(cands) > 1 and len(named) > 1 and two_places(line, v, question, _places(question)):
                 # "2 skeins per hat + ... + 2 skeins per pair of socks" as g + ... + g where the
                 # question states "2 skeins ... a hat" and "2 for a pair of socks": each use names
                 # a different place of the value, so one given stands for two quantities (521)
                 out.append(Binding(step, v, (), tuple(o.text for o in cands if not any(w[:1] == "~" for w in o.words))))
     return out
-
-
-_PHRASE_STOP = re.compile(r"[=+\-*/×÷<>()\d,;:!?\n]|\.(?:\s|$)|\bx\b")
-_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-_PHRASE_SKIP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
-    is are was were be been will would can could he she they we you his her their our my your them him with
-    from by as if then than more less""".split())
-
-
-def _phrase_after(text: str, end: int) -> frozenset[str]:
-    """The stems of the content words after a number up to the next number, operator or
-    clause break ("2 skeins per pair of socks +" -> {skei, pair, sock}): wider than the
-    two words the reading floor keeps, to tell apart places that share their first noun."""
-    tail = text[end:end + 120]
-    stop = _PHRASE_STOP.search(tail)
-    chunk = tail[:stop.start()] if stop else tail
-    words = [w.lower() for w in _PHRASE_WORD.findall(chunk)]
-    return frozenset(stem(w) for w in words if w not in _PHRASE_SKIP)
-
-
-def _two_places(line: str, v: Fraction, question: str) -> bool:
-    """Do two places where the line writes ``v`` each name a different place where the
-    question writes it, by the words up to the next number (each use's best place unique)?"""
-    q = question[:MAX_TEXT]
-    places = [_phrase_after(q, b) for pv, _, b in _places(question) if pv == v]
-    if len(places) < 2:
-        return False
-    best = set()
-    for m in NUMERAL.finditer(line[:MAX_TEXT]):
-        if numeral_value(m) != v:
-            continue
-        words = _phrase_after(line, m.end())
-        scores = [len(words & p) for p in places]
-        top = max(scores)
-        if top and scores.count(top) == 1:
-            best.add(scores.index(top))
-    return len(best) > 1
-
-
-#: a division that converts a unit: (the divisor's value, the stems of the result's unit,
-#: the words a place of that value must have to be the conversion's number). "80 legs / 2 =
-#: 40 pairs" divides by the legs of a pair; "120 minutes / 60 = 2 hours" by the minutes of an
-#: hour: read from the line's own result, never from the rules' table of named factors
-_CONVERSIONS: tuple[tuple[Fraction, frozenset[str], re.Pattern[str]], ...] = (
-    (Fraction(2), frozenset({"pair"}), re.compile(r"\bpairs?\b", re.I)),
-    (Fraction(60), frozenset({"hour"}), re.compile(r"\bhours?\b|\bhourly\b|\bminutes?\b|\bmph\b", re.I)),
-    (Fraction(12), frozenset({"doze"}), re.compile(r"\bdozens?\b", re.I)),
-    (Fraction(12), frozenset({"foot", "feet"}), re.compile(r"\binch(?:es)?\b|\bfoot\b|\bfeet\b", re.I)),
-    (Fraction(7), frozenset({"week"}), re.compile(r"\bdays?\b|\bweeks?\b|\bweekly\b", re.I)),
-    (Fraction(24), frozenset({"day"}), re.compile(r"\bhours?\b|\bdays?\b|\bdaily\b", re.I)),
-    (Fraction(3), frozenset({"yard"}), re.compile(r"\bfeet\b|\bfoot\b|\byards?\b", re.I)),
-    (Fraction(16), frozenset({"pound"}), re.compile(r"\bounces?\b|\bpounds?\b", re.I)),
-)
-_SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
-
-
-def _converted_by_given(defs: dict[str, Any], values: dict[str, Fraction], question: str,
-                        lines: list[tuple[str, list[Fraction]]]) -> list[Binding]:
-    """A given used as a unit conversion's number that its own place never states: "120/60 =
-    2 hours" with the 60 bound to "the phone is at 60% charged" (329), "80/2 = 40 pairs of
-    legs" with the 2 bound to "10 2-legged animals" (1268). The step's result is in the
-    conversion's unit; the sentence of the question that states the given says nothing of
-    that unit. The conversion is a named constant of the words (minutes in an hour, legs of a
-    pair), never a given of equal value (move the given and the hour would move with it)."""
-    out: list[Binding] = []
-    q = question[:MAX_TEXT]
-    for step, expr in defs.items():
-        if _is_given(expr) or step not in values or getattr(expr, "op", None) != "/":
-            continue
-        dep = getattr(expr.right, "name", None)
-        if dep is None or dep.startswith("k_") or dep not in defs or not _is_given(defs[dep]) or dep not in values:
-            continue  # (a named factor is the conversion)
-        v = values[dep]
-        convs = [(unit, words) for cv, unit, words in _CONVERSIONS if cv == v]
-        if not convs:
-            continue
-        line = next((prose for prose, results in lines if values[step] in results), None)
-        if line is None:
-            continue
-        unit_words = result_words(line, values[step])
-        places = [p for p in _places(question) if p[0] == v]
-        line_stems = {stem(w) for w in _PHRASE_WORD.findall(line)}
-        if any(_phrase_after(q, b) & line_stems for _, _, b in places):
-            continue  # "12/2 = 6 pairs of balloons" for "$0.5 for 2 balloons": the place's own noun
-        for unit, words in convs:
-            if not unit & unit_words or not places:
-                continue
-            said = [q[_sentence_start(q, a):_sentence_end(q, b)] for _, a, b in places]
-            if not any(words.search(s) for s in said):
-                out.append(Binding(step, v, tuple(sorted(unit)), tuple(s.strip()[:60] for s in said)))
-                break
-    return out
-
-
-def _sentence_start(q: str, at: int) -> int:
-    ends = [m.end() for m in _SENTENCE_END.finditer(q, 0, at)]
-    return ends[-1] if ends else 0
-
-
-def _sentence_end(q: str, at: int) -> int:
-    m = _SENTENCE_END.search(q, at)
-    return m.end() if m else len(q)
 
 
 @text_memo(maxsize=512)

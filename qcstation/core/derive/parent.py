@@ -95,6 +95,22 @@ class Parent:
         return self._made["words"]
 
     @property
+    def stated_totals(self) -> tuple[tuple[Fraction, str], ...]:
+        """Totals the story states that the formalization does not use, which its answer may
+        not exceed (:func:`check_stated_totals`): each whole number above 1 the question
+        states and no given is read from ("a box of 50"), and the product of each two
+        ("shared 4 pizzas. Each pizza had 8 slices": 32 slices), with their words."""
+        if "totals" not in self._made:
+            unused = [n for n in unused_numbers(str(self.seed.get("question") or ""), self.givens, self.constants)
+                      if n.value.denominator == 1 and n.value > 1][:8]
+            totals = {n.value: repr(n.text) for n in unused}
+            for i, a in enumerate(unused):
+                for b in unused[i + 1:]:
+                    totals.setdefault(a.value * b.value, f"{a.text!r} x {b.text!r}")
+            self._made["totals"] = tuple(sorted(totals.items()))
+        return self._made["totals"]
+
+    @property
     def id(self) -> int:
         return int(self.seed["id"])
 
@@ -502,10 +518,25 @@ def draft(parent: Parent, givens: dict[str, Fraction],
     solution = parent.solution_template.render(values)
     _check_solution_words(parent, values)
     answer = values[parent.rule.answer_step]
+    check_stated_totals(parent, answer)
     seed = {"question": question, "solution": solution, "answer_text": format_value(answer),
             "answer_value": fmt(answer), "source": parent.seed.get("source"),
             "meta": parent.seed.get("meta")}
     return Draft(seed, values, places, answer)
+
+
+def check_stated_totals(parent: Parent, answer: Fraction) -> None:
+    """An answer that the parent's stays within a total the story states but the
+    formalization does not use (:attr:`Parent.stated_totals`) stays within it: "Becky, Jake,
+    and Silvia shared 4 pizzas. Each pizza had 8 slices" with 31 slices eaten must not become
+    37 slices eaten. :class:`Refusal` (``implausible``) otherwise."""
+    if answer <= parent.answer:
+        return
+    for total, words in parent.stated_totals:
+        if parent.answer <= total < answer:
+            raise Refusal("implausible", f"the question states {words} ({fmt(total)}), which the "
+                                         f"formalization does not use and the answer "
+                                         f"{fmt(parent.answer)} stays within; {fmt(answer)} exceeds it")
 
 
 def _check_shared_caps(parent: Parent, givens: dict[str, Fraction]) -> None:

@@ -26,7 +26,7 @@ from qcstation.core.construct.make.rules import BinOp
 from qcstation.core.derive.bindings import Refusal, question_numbers, sentences
 from qcstation.core.derive.draws import item_rng
 from qcstation.core.derive.model import Check, DerivedItem, Refused, fmt
-from qcstation.core.derive.parent import Derived, Parent
+from qcstation.core.derive.parent import Derived, Parent, check_stated_totals
 from qcstation.core.derive.rebuild import (
     keyinfo_content,
     notation_content,
@@ -316,7 +316,13 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
                and Fraction(n) + old not in taken]
     if not choices:
         return [Refused("add-operation", "collision", "no added number avoids the story's numbers")]
-    n = rng.choice(choices)
+    within = [n for n in choices if _within_totals(parent, old + n)]
+    if not within:
+        try:
+            check_stated_totals(parent, old + choices[0])
+        except Refusal as exc:
+            return [refusal("add-operation", exc)]
+    n = rng.choice(within)
     sentence = template.format(n=n)
     at = sents[-1][0]   # the new sentence goes right before the question's last sentence
     new_q = question[:at] + sentence + " " + question[at:]
@@ -340,6 +346,14 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
     except Refusal as exc:
         return [refusal("add-operation", exc)]
     return [item]
+
+
+def _within_totals(parent: Parent, answer: Fraction) -> bool:
+    try:
+        check_stated_totals(parent, answer)
+    except Refusal:
+        return False
+    return True
 
 
 def _check_one_more(parent: Parent, rule: Any, answer: Fraction) -> None:

@@ -135,7 +135,18 @@ RICHARD = {
                "g2_floors": ("with 15 floors", "15", "number"),
                "g3_building": ("and 3/4 of", "3/4", "fraction")},
 }
-SEEDS: dict[str, dict[str, Any]] = {"richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+# issue 26.3: GSM8K test 1061, a total the story states (4 pizzas of 8 slices) that the
+# formalization does not use; 31 slices are eaten, and no derived answer may exceed 32
+BECKY = {
+    "question": "Becky, Jake, and Silvia shared 4 pizzas. Each pizza had 8 slices. Becky ate 3 more "
+                "slices than Jake did. Silvia ate twice as many slices than Jake did. If Becky ate 10 "
+                "slices, how many total slices did they eat?",
+    "answer": "Jake ate 10-3 = <<10-3=7>>7 slices of pizza.\nSilvia ate 7*2 = <<7*2=14>>14 slices of "
+              "pizza.\nJake, Silvia, and Becky ate 10+7+14 = <<10+7+14=31>>31 slices all together.\n#### 31",
+    "givens": {"g1_slices": ("Becky ate 10", "10", "number"), "g2_slices": ("ate 3 more", "3", "number"),
+               "w_twice": ("ate twice as", "twice", "word")},
+}
+SEEDS: dict[str, dict[str, Any]] = {"becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY}
 
 

@@ -208,6 +208,27 @@ def test_added_operation(db) -> None:
     _checks_hold(item)
 
 
+def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
+    # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
+    # "They also ate 6 more slices" (37 of 32) contradicts
+    # the story, as would "3 more" becoming 1 (10 + 9 + 18 = 37); 32 itself stays within it
+    from qcstation.core.derive.parent import check_stated_totals, draft
+
+    becky = make_db(tmp_path, ["becky"])
+    parent = parent_of(becky, "becky")
+    assert (Fraction(32), "'4' x '8'") in parent.stated_totals
+    out = add_operation(parent, OPTS, "t:becky")
+    assert [(r.code, "32" in r.reason) for r in out if isinstance(r, Refused)] == [("implausible", True)]
+    check_stated_totals(parent, Fraction(32))
+    with pytest.raises(Refusal, match="exceeds it"):
+        check_stated_totals(parent, Fraction(33))
+    # (the value checks refuse "1 more" first, as below "twice"; past them, the draft refuses it)
+    values = {**parent.old, "g2_slices": Fraction(1), "s1_slices_pizza": Fraction(9),
+              "s2_slices_pizza": Fraction(18), "s3_slices": Fraction(37)}
+    with pytest.raises(Refusal, match="exceeds it"):
+        draft(parent, {"g2_slices": Fraction(1)}, values)
+
+
 def test_changed_numbers_keep_the_digit_count(db) -> None:
     parent = parent_of(db, "james")
     (item,) = changed_numbers(parent, OPTS, "t:james")

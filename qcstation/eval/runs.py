@@ -707,6 +707,13 @@ class RunContext:
             messages_json=blob)
 
 
+_STR_JSON = json.encoder.encode_basestring     # what json.dumps(..., ensure_ascii=False) writes a string as
+
+
 def _compact(message: Mapping[str, Any]) -> str:
-    """One message as :func:`~qcstation.eval.tasks.prompt_hash` serialises it."""
+    """One message as :func:`~qcstation.eval.tasks.prompt_hash` serialises it. A message of
+    a role and a text (every message a run builds) is written directly, its two strings as
+    json.dumps writes them, in sorted key order: the same text, at half the cost per request."""
+    if len(message) == 2 and type(message.get("content")) is str and type(message.get("role")) is str:
+        return '{"content":' + _STR_JSON(message["content"]) + ',"role":' + _STR_JSON(message["role"]) + "}"
     return json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -399,6 +399,8 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
         return False
     here = {stem(w) for ws in (words_after_value(line, v) or []) for w in ws}
     there = {stem(w) for ws in (words_after_value(dep, v) or []) for w in ws}
+    # "= $<<0.60*10=6>>6 from selling": the "$" before a result its annotation stood between
+    there |= result_words(dep, dep_value) & {"$"}
     if additive and not here:
         here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
     elif additive:

@@ -171,6 +171,30 @@ def _solution_numbers(solution: str) -> set[Fraction]:
     return out
 
 
+_ANN_FULL = re.compile(r"<<([^<>=]{1,400})=([^<>=]{1,60})>>")
+
+
+def _named_as_result(v: Fraction, question: str, solution: str) -> bool:
+    """Is every annotation that computes with ``v`` one whose line names ``v`` as an earlier
+    annotation's result, with words no place of the question has for ``v`` ("$6 x 2" after
+    "= $6", where the question's 6 is "6 hours": :func:`.bindings.link_by_words`)? Then the
+    question's ``v`` is not a number the solution uses."""
+    from qcstation.core.construct.check.bindings import link_by_words
+
+    uses = 0
+    results: set[Fraction] = set()
+    for m in _ANN_FULL.finditer(solution[:MAX_TEXT]):
+        written = _question_numbers(m.group(2))
+        if v in _question_numbers(m.group(1)):
+            if v not in results or len(written) != 1:
+                return False
+            if not link_by_words(v, next(iter(written)), v, question, solution):
+                return False
+            uses += 1
+        results |= written
+    return uses > 0
+
+
 @text_memo(lambda parsed: None if parsed is None else (dict(parsed[0]), dict(parsed[1]), set(parsed[2])), maxsize=32)
 def _smt_definitions(smtlib: str) -> tuple[dict[str, Any], dict[str, Fraction], set[Fraction]] | None:
     """(definitions, values, literal numbers) of a definitional SMT-LIB, or None."""
@@ -252,7 +276,7 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag
         flags += _reread_smt(defs, values, question, solution)
     if solution:
         used = _solution_numbers(solution) & q_numbers
-        missing = sorted(v for v in used - literals if v not in (0, 1))
+        missing = sorted(v for v in used - literals if v not in (0, 1) and not _named_as_result(v, question, solution))
         if missing:
             flags.append(Flag("unused-given", dim,
                               "the solution uses " + ", ".join(_fmt(v) for v in missing[:8])
@@ -300,7 +324,7 @@ def _audit_notation(content: dict[str, Any], question: str, solution: str) -> li
             except (ValueError, ZeroDivisionError):
                 continue
         used = _solution_numbers(solution) & _question_numbers(question)
-        missing = sorted(v for v in used - shown if v not in (0, 1))
+        missing = sorted(v for v in used - shown if v not in (0, 1) and not _named_as_result(v, question, solution))
         if missing:
             flags.append(Flag("unused-given", "arithmetic",
                               "the notation question leaves out " + ", ".join(_fmt(v) for v in missing[:8])

@@ -369,6 +369,14 @@ class Binder:
             # question states is the percent's factor (a named constant), never the $100 given
             seen[e.right.value] = seen.get(e.right.value, 0) + 1
             return BinOp("/", self._walk(e.left, line, seen), e.right)
+        if isinstance(e, BinOp) and e.op == "/" and isinstance(e.right, Num) and e.right.value == 100 \
+                and e.right.text and isinstance(e.left, BinOp) and e.left.op == "*" \
+                and isinstance(e.left.right, Num) and e.left.right.text and self._percent_only(e.left.right.value):
+            # "$100 x 2/100" for "interest of 2%" on "$100": the 100 under the percent is the
+            # percent's factor, never the $100 given (one given in two roles)
+            left = self._walk(e.left, line, seen, "")
+            seen[e.right.value] = seen.get(e.right.value, 0) + 1
+            return BinOp("/", left, e.right)
         if isinstance(e, BinOp):
             return BinOp(e.op, self._walk(e.left, line, seen, "times" if e.op == "*" else ""),
                          self._walk(e.right, line, seen, "times" if e.op == "*" else "divisor" if e.op == "/" else ""))

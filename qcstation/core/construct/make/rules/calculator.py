@@ -16,7 +16,7 @@ from qcstation.core.construct.make.rules.constants import declare_literals
 from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars, content_words, percent_multipliers, protect_fractions,
                                                        question_numbers)
 from qcstation.core.reading.inline import find_inline_computations, visible_before
-from qcstation.core.construct.make.rules.links import Computation, pick_answer, resolve_links
+from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 from qcstation.core.reading.answers import parse_number
@@ -255,15 +255,18 @@ def _counted_mentions(masked: str) -> set[Fraction]:
     return out
 
 
-def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], kept: list[Expr]) -> None:
+def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], kept: list[Expr],
+                            freed: frozenset[Fraction] = frozenset()) -> None:
     """RuleError unless the kept steps use every number of the question the solution works
-    with (in its computations, or in its text as digits)."""
+    with (in its computations, or in its text as digits). ``freed``: values the words of the
+    solution's lines bind to earlier results where it writes them (the question's place of
+    that value is not used, see :func:`.links.resolve_links`)."""
     used_by_solution = {v for e in exprs for v in literal_values(e) if v in givens.values}
     # a number of the question the solution's text works with (digits, not words)
     digits = {n.value for n in givens.numbers
               if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
     mentioned = {v for v in _counted_mentions(mask_annotations(solution)) if v in digits}
-    used_by_solution |= mentioned - {Fraction(0), Fraction(1)}
+    used_by_solution |= mentioned - {Fraction(0), Fraction(1)} - freed
     used_kept = {v for e in kept for v in literal_values(e)}
     used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}
     missing = sorted(used_by_solution - used_kept)
@@ -363,7 +366,8 @@ def smt_from_calculator_annotations(
     if dropped:
         notes.append(f"steps not needed for the answer were left out: {', '.join(dropped)}")
     if givens is not None:
-        _check_every_given_used(solution, givens, exprs, [e for _, e in kept])
+        freed = frozenset(Fraction(lk["value"]) for lk in links if lk["evidence"] == FREED_EVIDENCE)
+        _check_every_given_used(solution, givens, exprs, [e for _, e in kept], freed)
     kept_steps = [s for s, _ in kept]
     answer_step = steps[answer_index].name
     kept_exprs = [e for _, e in kept]

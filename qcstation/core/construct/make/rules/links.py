@@ -335,6 +335,50 @@ def _ops(e: Expr) -> set[str]:
     return set()
 
 
+def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list[Expr], names: list[str],
+                             bare: set[int], used_givens: set[int], givens: Givens, solution: str,
+                             ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """When no reading uses every step and every given, the words may say why: a number the
+    solution writes that the question also states ("$8 / $2/day" beside "an 8-year old child")
+    is, by the words of its line, the earlier result ("= $8") and not the question's place.
+    Such a number is that result; the question's place of its value is then a number the
+    solution does not use (it need not stay used). Every written number of that value must be
+    decided so by the words, and the reading must still use every step and every other given."""
+    decided = _decide_by_words(ch, comps, exprs, givens, solution, list(range(len(ch.keys))))
+    freed: set[Fraction] = set()
+    for n, (i, k) in enumerate(ch.keys):
+        v = leaves(exprs[i])[k].value
+        if decided.get(n) is not None:
+            freed.add(v)
+    # every written number of a freed value is a decided link (no other use of the question's place)
+    for i, e in enumerate(exprs):
+        for k, leaf in enumerate(leaves(e)):
+            if leaf.value in freed:
+                n = ch.keys.index((i, k)) if (i, k) in ch.keys else None
+                if n is None or decided.get(n) is None:
+                    freed.discard(leaf.value)
+    if not freed:
+        return {}
+    keep = used_givens - _occurrences(givens, freed)
+    readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]] = {}
+    for assign in itertools.product(*ch.options):
+        if any(assign[n] != j for n, j in decided.items()):
+            continue
+        linked = _apply(exprs, names, ch.keys, assign)
+        if _uses_everything(linked, names, bare, keep, givens):
+            readings.setdefault(tuple(canon(e) for e in linked), (assign, linked))
+    if len(readings) == 1:
+        for n, j in decided.items():
+            ch.evidence[ch.keys[n]] = FREED_EVIDENCE if j is not None \
+                else "the words: the line names it as the question does"
+    return readings
+
+
+#: the evidence of a link the words make where the question states the same value elsewhere and
+#: the solution does not use that place (see :func:`_readings_the_words_free`)
+FREED_EVIDENCE = "the words: the line names it as the earlier result does, not as the question's place of this value"
+
+
 def resolve_links(
     comps: list[Computation], exprs: list[Expr], names: list[str], givens: Givens | None,
     notes: list[str], solution: str | None = None,
@@ -367,6 +411,8 @@ def resolve_links(
         linked = _apply(exprs, names, ch.keys, assign)
         if len(all_assign) == 1 or _uses_everything(linked, names, bare, used_givens, givens):
             readings.setdefault(tuple(canon(e) for e in linked), (assign, linked))
+    if not readings and solution and givens is not None:
+        readings = _readings_the_words_free(ch, comps, exprs, names, bare, used_givens, givens, solution)
     if not readings:
         raise RuleError(
             "no reading of the solution uses every step and every given it states "

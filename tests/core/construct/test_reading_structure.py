@@ -121,3 +121,63 @@ def test_equal_values_the_words_do_not_separate_stay_refused(gsm8k: dict, sid: s
     # 960: "Jason carried 2 balls", "twice as many": 2*2 and 2/2; 610: "1 pound" of butter
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k[sid])
+
+
+@pytest.mark.parametrize("sid, fraction, step", [
+    # "1/5 times more meters"; "1/5 * 5000 meters = <<5000/5=1000>>1000"
+    ("344", ("g1_times", "1/5 times"), "(assert (= s1_meters_day (* g1_times g2_meters)))"),
+    # "he lost 1/4 of his marbles"; "1/4 x 80 = <<80/4=20>>20 marbles"
+    ("876", ("g3_marbles", "1/4 of his"), "(assert (= s2_marbles (* g3_marbles s1_marbles)))"),
+])
+def test_the_fraction_the_text_writes_before_a_division(gsm8k: dict, z3pool, sid: str, fraction, step: str) -> None:  # type: ignore[no-untyped-def]
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    name, words = fraction
+    assert _spans(rule, seed["question"])[name].startswith(words)
+    assert step in _asserts(rule.smtlib)
+    _check(z3pool, rule, seed)
+
+
+def test_a_fraction_the_question_does_not_state_is_not_read_into_a_division() -> None:
+    # the text writes 1/4 before "<<80/4=20>>" but the question states 1/3: the annotation stays
+    # the computation, and its 4 (no number of the question) is refused
+    seed = {"question": "Paul has 52 marbles. His friend gave him 28 marbles. Then, he lost 1/3 of his "
+                        "marbles. How many marbles does Paul have left?",
+            "solution": "Paul has 52 + 28 = <<52+28=80>>80 marbles.\nHe lost 1/4 x 80 = <<80/4=20>>20 marbles.\n"
+                        "He has 80 - 20 = <<80-20=60>>60 marbles left.", "answer_text": "60", "source": "gsm8k"}
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)
+
+
+def test_730_a_time_of_day_is_no_number_the_solution_computes_with(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # "At 8:00, 5000 people ... by 16:00 2/3 of the remaining"; "By 16:00, ... 2/3*3000"
+    seed = gsm8k["730"]
+    rule = rule_for_seed(seed)
+    spans = _spans(rule, seed["question"])
+    assert spans["g1_people"].startswith("2/5 of the")
+    assert spans["g3_remaining"].startswith("2/3 of the")
+    asserts = _asserts(rule.smtlib)
+    assert "(assert (= s3_cast_vote (* g3_remaining s2_cast_vote)))" in asserts
+    assert "(assert (= s4_voters (- s2_cast_vote s3_cast_vote)))" in asserts
+    _check(z3pool, rule, seed)
+
+
+def test_601_the_percent_sentence_says_increase(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+    # "He increases the weight that he uses by 50%."; "1.5*8=12": 1.5 is 1 + the 50%
+    seed = gsm8k["601"]
+    rule = rule_for_seed(seed)
+    spans = _spans(rule, seed["question"])
+    assert spans["g1_pct"].startswith("50%")
+    assert spans["g2_pound"].startswith("8-pound")
+    assert "(assert (= s1_increase (* (+ 1 g1_pct) g2_pound)))" in _asserts(rule.smtlib)
+    _check(z3pool, rule, seed)
+
+
+def test_a_percent_sentence_with_both_ways_is_no_increase() -> None:
+    # nothing beside the 50% says which way, and its sentence says both: 1.5 is refused
+    seed = {"question": "Jamaal has been using an 8-pound weight. He increases the weight on Monday, while the "
+                        "sets he decreases on the other days of this week number 50%. "
+                        "What is the weight, in pounds, that he now uses?",
+            "solution": "It is 1.5*8=12.\n#### 12", "answer_text": "12", "source": "gsm8k"}
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

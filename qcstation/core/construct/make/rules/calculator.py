@@ -98,7 +98,27 @@ def mask_annotations(solution: str) -> str:
 
 
 
-def _collect_computations(solution: str, inline: bool, notes: list[str]) -> list[Computation]:
+_FRACTION_TXT_RE = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def _stated_fraction_before(solution: str, ann: _Annotation, value: Fraction,
+                            givens: Givens | None) -> tuple[str, Expr, Fraction] | None:
+    """The computation written right before an annotation ("1/5 * 5000 meters = <<5000/5=1000>>")
+    when it has the annotation's value and writes a fraction the question states ("1/5 times
+    more") that the annotation does not: the words say the division is that fraction of it."""
+    if givens is None or not givens.fractions:
+        return None
+    visible = visible_before(solution, ann.start, ann.rhs)
+    if visible is None or visible[2] != value:
+        return None
+    stated = {(a, b) for a, b in _FRACTION_TXT_RE.findall(visible[0]) if (a, b) in givens.fractions}
+    if not stated or stated & set(_FRACTION_TXT_RE.findall(ann.lhs)):
+        return None
+    return visible
+
+
+def _collect_computations(solution: str, inline: bool, notes: list[str],
+                          givens: Givens | None = None) -> list[Computation]:
     comps: list[Computation] = []
     for ann in _annotations(solution):
         try:
@@ -131,6 +151,14 @@ def _collect_computations(solution: str, inline: bool, notes: list[str]) -> list
                 notes.append(
                     f"annotation {ann.index} {ann.raw!r} is a bare number; "
                     f"used the computation written before it: {expr_text} = {ann.rhs}"
+                )
+        else:
+            stated = _stated_fraction_before(solution, ann, value, givens)
+            if stated is not None:
+                expr_text, lhs, value = stated
+                notes.append(
+                    f"annotation {ann.index} {ann.raw!r} divides where the text writes the "
+                    f"question's fraction: used the computation written before it: {expr_text} = {ann.rhs}"
                 )
         comps.append(
             Computation(ann.start, ann.end, ann.raw, expr_text, lhs, value, written_value, "annotation")
@@ -219,6 +247,7 @@ _MENTION_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?
 _LABEL_BEFORE = re.compile(r"(?:#|\b[A-Z][a-z]+\s)$")
 _LABEL_AFTER = re.compile(r"-[A-Za-z]")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")  # "the 2nd fastest car"
+_CLOCK_AFTER = re.compile(r":\d\d\b")  # "by 16:00": a time of day names a moment, it counts nothing
 
 
 # a number the prose computes with: an operator (or "times", "by"...) right before it, "% of" after it,
@@ -241,7 +270,7 @@ def _counted_mentions(masked: str) -> set[Fraction]:
         before = masked[max(0, m.start() - 14):m.start()]
         sentence_start = re.search(r"(?:^|[.!?]\s+)[A-Z][a-z]+\s$", before)
         if (_LABEL_BEFORE.search(before) and not sentence_start) or _LABEL_AFTER.match(masked, m.end()) \
-                or _ORDINAL_AFTER.match(masked, m.end()) \
+                or _ORDINAL_AFTER.match(masked, m.end()) or _CLOCK_AFTER.match(masked, m.end()) \
                 or (not m.group(2) and "." not in m.group(1) and 1900 <= int(m.group(1).replace(",", "")) <= 2100):
             continue
         if not _COMPUTED_BEFORE.search(masked, max(0, m.start() - 40), m.start()) \
@@ -327,7 +356,8 @@ def smt_from_calculator_annotations(
     such as 60 or 100, is never linked because it is equal). An ambiguous solution
     raises RuleError (the item goes to the model path)."""
     notes: list[str] = []
-    comps = _collect_computations(solution, inline, notes)
+    givens = question_numbers(question) if question is not None else None
+    comps = _collect_computations(solution, inline, notes, givens)
     n_annotations = sum(1 for c in comps if c.source == "annotation")
     if not comps:
         raise RuleError(
@@ -339,7 +369,6 @@ def smt_from_calculator_annotations(
     _note_unannotated(comps, n_annotations, notes)
     if gold is None:
         gold = final_answer(solution)
-    givens = question_numbers(question) if question is not None else None
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
     answer_index = pick_answer(comps, gold, notes)

@@ -367,6 +367,12 @@ def percent_multipliers(expr: Expr, givens: Givens | None) -> Expr:
             around = q[max(0, n.start - 30):n.start] + " " + q[n.start:n.start + len(n.text) + 30]
             says = _MORE_WORDS if op == "+" else _LESS_WORDS
             other = _LESS_WORDS if op == "+" else _MORE_WORDS
+            if not says.search(around) and not other.search(around):
+                # "He increases the weight that he uses by 50%.": the verb of the percent's own
+                # sentence says which way when nothing near it does
+                a = max(q.rfind(c, 0, n.start) for c in ".!?") + 1
+                ends = [e for e in (q.find(c, n.start + len(n.text)) for c in ".!?") if e != -1]
+                around = q[a:min(ends) if ends else len(q)]
             if says.search(around) and not other.search(around):
                 found.append((op, p))
         return found[0] if len(found) == 1 else None

@@ -24,7 +24,7 @@ NUM_TXT = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _UNIT_TXT = r"(?:/[A-Za-z][A-Za-z’']*|\s+(?!x(?:\s|$))[A-Za-z][A-Za-z’'\-]*(?:/[A-Za-z][A-Za-z’']*)*)"
 _OPERAND_TXT = rf"(?:\(\s*)*[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0,3}}(?:\s*\))*"
 # (a number right before a parenthesis multiplies it: "9000(.30) = 2700")
-_OPSYM_TXT = r"(?:\*\*|[-+*/×÷−^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\())"
+_OPSYM_TXT = r"(?:\*\*|[-+*/×÷−^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\s?\()|(?<=\))(?=\s?\d))"
 EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT})+"
 INLINE_RE = re.compile(
     rf"(?<![\w.,$/^*+\-×÷−])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
@@ -89,7 +89,8 @@ def normalize_visible(expr_text: str) -> str:
     """Written arithmetic -> parser input: currency signs and unit words dropped,
     a standalone ``x`` read as ×, a number right before a parenthesis multiplied by it. ``$20/hour * 35 hours/week`` -> ``20 * 35``."""
     text = re.sub(r"(?<=[\s\d])x(?=[\s\d])", "*", _strip_currency(expr_text))
-    text = re.sub(r"(?<=[\d)])(?=\()", "*", text)  # "9000(.30)": a product
+    text = re.sub(r"(?<=[\d)])\s?(?=\()", "*", text)  # "9000(.30)", "1/2 (68)": a product
+    text = re.sub(r"(?<=\))\s?(?=\d)", "*", text)  # "(1/2) 278": a product
     text = re.sub(r"/[A-Za-z][A-Za-z’']*", " ", text)
     text = re.sub(r"[A-Za-z][A-Za-z’'\-]*", " ", text)
     return text

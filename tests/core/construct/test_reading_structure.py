@@ -181,3 +181,28 @@ def test_a_percent_sentence_with_both_ways_is_no_increase() -> None:
             "solution": "It is 1.5*8=12.\n#### 12", "answer_text": "12", "source": "gsm8k"}
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+@pytest.mark.parametrize("sid, step", [
+    # "Yuri scored 10 more than half as many points as Naomi"; "Yuri scored 1/2 (68) + 10 = 44 points"
+    ("220", "(assert (= s1_points (+ (* w_half g1_points) g2)))"),
+    # "Nikita scored 11 more than half as many as Pierson"; "Nikita = (1/2) 278 + 11 = 150 points"
+    ("801", "(assert (= s2_points (+ (* w_half g1_points) g2)))"),
+])
+def test_a_number_beside_a_parenthesis_multiplies_it(gsm8k: dict, z3pool, sid: str, step: str) -> None:  # type: ignore[no-untyped-def]
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    spans = _spans(rule, seed["question"])
+    assert spans["w_half"].startswith("half as many")
+    assert spans["g2"].startswith(("10 more", "11 more"))
+    assert step in _asserts(rule.smtlib)
+    _check(z3pool, rule, seed)
+
+
+def test_a_parenthesis_beside_a_number_in_prose_is_no_product() -> None:
+    from qcstation.core.reading.inline import find_inline_computations
+
+    # "(68)" right after 1/2 multiplies; a parenthesised aside after a sentence does not compute
+    assert [c.expr_text for c in find_inline_computations("Yuri scored 1/2 (68) + 10 = 44 points")] \
+        == ["1/2 (68) + 10"]
+    assert find_inline_computations("He paid $2 (the sale price) and 3 more = 5 dollars") == []

@@ -21,24 +21,24 @@ def _asserts(smtlib: str) -> set[str]:
     return {line for line in smtlib.splitlines() if line.startswith("(assert")}
 
 
-def _spans(rule, question: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _spans(rule, question: str) -> dict[str, str]:
     """given name -> the question's text at its place and a little after."""
     return {g["name"]: question[g["span"][0]:g["span"][1] + 12] for g in rule.givens}
 
 
 @pytest.fixture(scope="module")
-def z3pool():  # type: ignore[no-untyped-def]
+def z3pool():
     with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
         yield pool
 
 
-def _check(pool, rule, seed) -> None:  # type: ignore[no-untyped-def]
+def _check(pool, rule, seed) -> None:
     assert pool.verify(rule.smtlib, seed["answer_text"]).ok
     content = {"smtlib": rule.smtlib, "givens": rule.givens, "links": rule.links}
     assert audit_artifact("reasoning", json.dumps(content), seed) == []
 
 
-def test_491_the_8_is_the_dollars_still_needed_not_the_childs_age(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_491_the_8_is_the_dollars_still_needed_not_the_childs_age(gsm8k: dict, z3pool) -> None:
     # "An 8-year old child ... costs $12 ... $4 savings ... save $2 daily";
     # "$12 - $4 = $8", then "$8 / $2/day": the $8 is the first step's, the age is not used
     seed = gsm8k["491"]
@@ -55,7 +55,7 @@ def test_491_the_8_is_the_dollars_still_needed_not_the_childs_age(gsm8k: dict, z
     _check(z3pool, rule, seed)
 
 
-def test_606_the_6_is_the_dollars_of_two_hours_not_the_6_hours(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_606_the_6_is_the_dollars_of_two_hours_not_the_6_hours(gsm8k: dict, z3pool) -> None:
     # "$0.60 x 10 = $6", "$6 x 2 = $12"; the question's "6 hours" is the whole afternoon
     seed = gsm8k["606"]
     rule = rule_for_seed(seed)
@@ -73,14 +73,14 @@ def test_606_the_6_is_the_dollars_of_two_hours_not_the_6_hours(gsm8k: dict, z3po
     assert audit_artifact("arithmetic", json.dumps(notation), seed) == []
 
 
-def test_1100_five_minutes_is_no_five_flags(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_1100_five_minutes_is_no_five_flags(gsm8k: dict, z3pool) -> None:
     seed = gsm8k["1100"]
     rule = rule_for_seed(seed)
     assert "(assert (= s3_minutes (- s1_minutes s2_minutes)))" in _asserts(rule.smtlib)
     _check(z3pool, rule, seed)
 
 
-def test_188_the_hundred_under_the_percent_is_no_debt(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_188_the_hundred_under_the_percent_is_no_debt(gsm8k: dict, z3pool) -> None:
     # "Mandy owes Benedict $100 ... monthly interest of 2%"; "$100 x 2/100 = $2": the first
     # 100 is the debt, the second the percent's (one given in two roles is refused)
     seed = gsm8k["188"]
@@ -97,7 +97,7 @@ def test_188_the_hundred_under_the_percent_is_no_debt(gsm8k: dict, z3pool) -> No
 
 @pytest.mark.parametrize("sid, link", [("74", ("s2_cell_phone", "s1_interest_charged")),
                                        ("357", ("s3_toys", "s2_bears_bear"))])
-def test_a_dollar_result_is_the_dollars_the_next_line_writes(gsm8k: dict, z3pool, sid: str, link) -> None:  # type: ignore[no-untyped-def]
+def test_a_dollar_result_is_the_dollars_the_next_line_writes(gsm8k: dict, z3pool, sid: str, link) -> None:
     # 74: "= $3 interest", "$150 + $3" (the question's 3 is "3-month"); 357: "5 bears x $1/bear
     # = $5", "$12 + $5" (the question's 5 is "5 teddy bears")
     seed = gsm8k[sid]
@@ -129,7 +129,7 @@ def test_equal_values_the_words_do_not_separate_stay_refused(gsm8k: dict, sid: s
     # "he lost 1/4 of his marbles"; "1/4 x 80 = <<80/4=20>>20 marbles"
     ("876", ("g3_marbles", "1/4 of his"), "(assert (= s2_marbles (* g3_marbles s1_marbles)))"),
 ])
-def test_the_fraction_the_text_writes_before_a_division(gsm8k: dict, z3pool, sid: str, fraction, step: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_fraction_the_text_writes_before_a_division(gsm8k: dict, z3pool, sid: str, fraction, step: str) -> None:
     seed = gsm8k[sid]
     rule = rule_for_seed(seed)
     name, words = fraction
@@ -149,7 +149,7 @@ def test_a_fraction_the_question_does_not_state_is_not_read_into_a_division() ->
         rule_for_seed(seed)
 
 
-def test_730_a_time_of_day_is_no_number_the_solution_computes_with(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_730_a_time_of_day_is_no_number_the_solution_computes_with(gsm8k: dict, z3pool) -> None:
     # "At 8:00, 5000 people ... by 16:00 2/3 of the remaining"; "By 16:00, ... 2/3*3000"
     seed = gsm8k["730"]
     rule = rule_for_seed(seed)
@@ -162,7 +162,7 @@ def test_730_a_time_of_day_is_no_number_the_solution_computes_with(gsm8k: dict, 
     _check(z3pool, rule, seed)
 
 
-def test_601_the_percent_sentence_says_increase(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_601_the_percent_sentence_says_increase(gsm8k: dict, z3pool) -> None:
     # "He increases the weight that he uses by 50%."; "1.5*8=12": 1.5 is 1 + the 50%
     seed = gsm8k["601"]
     rule = rule_for_seed(seed)
@@ -189,7 +189,7 @@ def test_a_percent_sentence_with_both_ways_is_no_increase() -> None:
     # "Nikita scored 11 more than half as many as Pierson"; "Nikita = (1/2) 278 + 11 = 150 points"
     ("801", "(assert (= s2_points (+ (* w_half g1_points) g2)))"),
 ])
-def test_a_number_beside_a_parenthesis_multiplies_it(gsm8k: dict, z3pool, sid: str, step: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_number_beside_a_parenthesis_multiplies_it(gsm8k: dict, z3pool, sid: str, step: str) -> None:
     seed = gsm8k[sid]
     rule = rule_for_seed(seed)
     spans = _spans(rule, seed["question"])

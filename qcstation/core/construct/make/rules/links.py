@@ -354,8 +354,8 @@ def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list
     for i, e in enumerate(exprs):
         for k, leaf in enumerate(leaves(e)):
             if leaf.value in freed:
-                n = ch.keys.index((i, k)) if (i, k) in ch.keys else None
-                if n is None or decided.get(n) is None:
+                key = ch.keys.index((i, k)) if (i, k) in ch.keys else None
+                if key is None or decided.get(key) is None:
                     freed.discard(leaf.value)
     if not freed:
         return {}

@@ -27,10 +27,10 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         tmp_path: Path) -> None:
     db = tmp_path / "qc.db"
     with Store(db) as store:
-        populate(store, {"gsm8k": 180, "mawps": 70})
+        populate(store, {"gsm8k": 180, "mawps": 40})
         draw_sample(store, "arithmetic", rate=1.0, rng_seed=5, actor="carol")
         everything = [r.item_id for r in qc_queue(store, limit=MAX_ROWS)]
-    assert len(everything) == 250 > FIRST_PAGE
+    assert len(everything) == 220 > FIRST_PAGE
     app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                    account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -50,7 +50,7 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         table.move_cursor(row=FIRST_PAGE - 10)         # near the end: the rest follows
         await settle(pilot)
         assert _ids(table) == [r.item_id for r in screen.rows] == everything
-        assert str(table.border_title).startswith("Items: 250 ")
+        assert str(table.border_title).startswith("Items: 220 ")
         assert table.cursor_row == FIRST_PAGE - 10     # where the reader was
         # a new filter starts again from one page of its own rows
         screen.query_one("#queue_filter").value = "source:mawps"  # type: ignore[attr-defined]
@@ -58,8 +58,8 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         await settle(pilot)
         with Store(db) as store:
             mawps = [r.item_id for r in qc_queue(store, source="mawps", limit=MAX_ROWS)]
-        assert len(mawps) == 70 < FIRST_PAGE
-        assert _ids(table) == mawps and str(table.border_title).startswith("Items: 70 ")
+        assert len(mawps) == 40 < FIRST_PAGE
+        assert _ids(table) == mawps and str(table.border_title).startswith("Items: 40 ")
         # scrolling to the end (the wheel, the scroll bar) reads the rest as well
         table.move_cursor(row=0)
         screen.query_one("#queue_filter").value = ""  # type: ignore[attr-defined]

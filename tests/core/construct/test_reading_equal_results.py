@@ -5,6 +5,7 @@ the words of another step that happens to compute the same value."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -193,3 +194,49 @@ def test_350_names_each_hundred_by_its_place(gsm8k: dict) -> None:
     rule = rule_for_seed(gsm8k["350"])
     span = next(g["span"] for g in rule.givens if g["name"] == "g3_month")
     assert q[span[0] - 20:span[1]].endswith("Medicine costs $100")
+
+
+@pytest.mark.parametrize(("seed", "step", "given", "span"), [
+    # "4/20 x 100%": the 20-16 = 4 semi-automatic cars; the question's "4 are manual" is in 12+4
+    ("141", "(assert (= s3_automatic_cars (* (/ s2_cars_semi g3_available) k_percent)))", "g2_manual", "4"),
+    # "$1000/month + $500/month": the 50% extra; the mortgage's $500 is in 300+200+500
+    ("174", "(assert (= s3_month (+ s1_month s2_month)))", "g3_month", "500"),
+    # "20 - 3 = 17 boys": the 30-15-12 = 3 girls of the third class; "3 classes" is in 3 x 20
+    ("251", "(assert (= s4_boys_because (- g2_students s3_girls_because)))", "g1_classes", "3"),
+    # "6 x 8 = 48 pieces": the 12-6 = 6 rolls left; the "6 children" are in 12 - 6
+    ("376", "(assert (= s2_pieces_rolls (* s1_rolls g3_pieces)))", "g2_children", "6"),
+    # "4*3 = $12": the 20/5 = 4 packs; "4 years younger" is in 12-4
+    ("564", "(assert (= s4 (* s3_packs_candles g4)))", "g2_years", "4"),
+    # "60*6 = 360 hours": the 150-90 = 60 math teachers; the 60% is in 60/100*150
+    ("666", "(assert (= s3_hours (* s2_math_teachers g3_hours)))", "g1_pct", "60"),
+    # "3 / 1 = 3 roses": the 30-27 = 3 pounds left; "3 pounds" per sunflower is in 4 x 3
+    ("988", "(assert (= s5_roses_because (/ s4_pounds_because g6_pound)))", "g2_pounds", "3"),
+    # "$20 + $80": the roof frames' $10 * 2; the tables' "$20 each" is in $20 * 4
+    ("1220", "(assert (= s3 (+ s2 s1)))", "g1", "20"),
+])
+def test_an_earlier_result_used_once_beside_the_questions_number_used_elsewhere(
+        gsm8k: dict, seed: str, step: str, given: str, span: str) -> None:
+    # the question states the value once and its given has its own use in another step; the
+    # earlier result is used by this step only: reading this use as the question's number would
+    # leave a computed result unused, so the link is forced, not taken by equal value
+    rule = rule_for_seed(gsm8k[seed])
+    assert step in _asserts(rule.smtlib)
+    assert _given_words(rule, gsm8k[seed]["question"])[given] == span
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    assert equal_value_links(defs, values, gsm8k[seed]["question"], gsm8k[seed]["solution"]) == []
+
+
+@pytest.mark.parametrize(("seed", "reason"), [
+    # "$100 x 2/100" for "owes $100 ... monthly interest of 2%": the rules bind the /100 of the
+    # percent to the $100 debt, (100*2)/100 -- move the debt and the interest stays $2
+    ("188", "given-words: s1_monthly_interest uses 100 as '100 %'"),
+    # "280/7 = 40 birds a day" for "over the next week": the 7 is bound to "on day seven", the
+    # name of one day, not the week's seven days
+    ("578", "given-role: g5_saw stands for 'day seven'"),
+    # "2 x 2 = 4 boxes of oranges to her mom and sister": the question's "2 boxes" squared (the two
+    # people are no given): a given multiplied by itself vouches for no link
+    ("973", "equal-value-link: s4_boxes_oranges uses s3_boxes_oranges = 2"),
+])
+def test_what_a_forced_link_would_let_through_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
+    with pytest.raises(RuleError, match=re.escape(reason)):
+        rule_for_seed(gsm8k[seed])

@@ -11,7 +11,13 @@ accept a formalization (``rules.dispatch.check_independently``) and the make-tim
   while the question offers it under different words, is a binding no reader can vouch for.
 * :func:`step_literals`: numbers written into a step's definition instead of a declared given.
 * :func:`equal_value_links`: a step that uses an earlier result whose value the question
-  also states, unless the solution's words confirm the link (:func:`link_by_words`).
+  also states, unless the solution's words confirm the link (:func:`link_by_words`) or the
+  formalization forces it (:func:`_forced_pair`: the earlier result has no other use, and the
+  question's one number of that value has its own, in the step or in another).
+
+A step is read on its own line of the solution: the line with its result whose computation
+writes its operands (:func:`~qcstation.core.reading.words.step_line`), so two steps of equal
+result are never both read on the first.
 
 The words are read on the reading floor (:mod:`qcstation.core.reading.words`).
 """
@@ -189,17 +195,30 @@ def _percent_over_given(defs: dict[str, Any], values: dict[str, Fraction],
     out: list[Binding] = []
     for step, expr in defs.items():
         for e in _subterms(expr):
-            if getattr(e, "op", None) != "/" or _kind(e.left) != "Name" or _kind(e.right) != "Name":
+            if getattr(e, "op", None) != "/" or _kind(e.right) != "Name":
                 continue
-            top, bottom = str(e.left.name), str(e.right.name)
-            if not all(n in defs and _is_given(defs[n]) and n in values for n in (top, bottom)) \
+            bottom = str(e.right.name)
+            if not (bottom in defs and _is_given(defs[bottom]) and bottom in values) \
                     or values[bottom] != 100 or bottom.startswith("k_"):
                 continue
-            places = [o for o in occurrences if o.value == values[top] and o.start >= 0]
-            if places and all("%" in o.words for o in places):
-                out.append(Binding(step, Fraction(100), ("%",),
-                                   tuple(o.text for o in occurrences if o.value == 100)))
+            # the percent divided, alone or as a factor of a product ("100*2/100" for "$100 ...
+            # monthly interest of 2%": the 100 under the 2 is the percent's, not the $100 debt)
+            for top in [str(f.name) for f in _product_factors(e.left) if _kind(f) == "Name"]:
+                if not (top in defs and _is_given(defs[top]) and top in values) or top == bottom:
+                    continue
+                places = [o for o in occurrences if o.value == values[top] and o.start >= 0]
+                if places and all("%" in o.words for o in places):
+                    out.append(Binding(step, Fraction(100), ("%",),
+                                       tuple(o.text for o in occurrences if o.value == 100)))
+                    break
     return out
+
+
+def _product_factors(e: Any, depth: int = 0) -> list[Any]:
+    """The factors of a product (the term itself when it is none)."""
+    if depth < 200 and _kind(e) == "BinOp" and e.op == "*":
+        return _product_factors(e.left, depth + 1) + _product_factors(e.right, depth + 1)
+    return [e]
 
 
 def _subterms(e: Any, depth: int = 0) -> list[Any]:
@@ -711,16 +730,27 @@ def _forced_pair(name: str, dep: str, v: Fraction, defs: dict[str, Any], values:
     question's number is one of them, and the earlier result, which nothing else uses, is the
     other (reading both as the question's number leaves a computed result unused)."""
     e = defs[name]
-    if not _one_sum_or_product(e) or _name_count(e, dep) != 1:
+    if _name_count(e, dep) != 1:
         return False
     if sum(1 for o in question_occurrences(question) if o.value == v and o.start >= 0) != 1:
         return False
+    others = [x for n, x in defs.items() if n != name and _kind(x) != "Name"]
+    if any(_name_count(x, dep) for x in others):
+        return False
     twins = [g for g in expr_names(e) if g in defs and _is_given(defs[g]) and not g.startswith("k_")
              and values.get(g) == v]
-    if len(twins) != 1 or _name_count(e, twins[0]) != 1:
+    if not twins:
+        # the question's number has its use in another step ("12-4 = 8 years old" for "4 years
+        # younger"), the earlier result none but this one ("20/5 = 4 packs", then "4*3 = $12")
+        givens = [g for g in defs if _is_given(defs[g]) and not g.startswith("k_") and values.get(g) == v]
+        # a given multiplied by itself ("2 x 2 = 4 boxes to her mom and sister": 2 boxes each,
+        # and the two people?) may be one given in two roles: its other use vouches for nothing
+        squared = any(getattr(x, "op", None) == "*" and _kind(x.left) == "Name" and _kind(x.right) == "Name"
+                      and x.left.name == x.right.name for d in defs.values() for x in _subterms(d))
+        return len(givens) == 1 and not squared and any(_name_count(x, givens[0]) for x in others)
+    if len(twins) != 1 or _name_count(e, twins[0]) != 1 or not _one_sum_or_product(e):
         return False
-    others = [x for n, x in defs.items() if n != name and _kind(x) != "Name"]
-    return not any(_name_count(x, dep) or _name_count(x, twins[0]) for x in others)
+    return not any(_name_count(x, twins[0]) for x in others)
 
 
 def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[str, Fraction],

@@ -319,6 +319,10 @@ def _differ(q: tuple[str | None, str], s: tuple[str | None, str], counted: froze
     return qk != sk
 
 
+# "on day seven", "by day 3", "Day 2": a day named by its number ("6 hours a day 6 days" is no label)
+_LABEL_BEFORE = re.compile(r"(?:\b(?:on|by|until|till|from|of|to|and)\s+day|(?:^|[.!?]\s+)Day)\s+$", re.I)
+
+
 def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: Iterable[Mapping[str, Any]],
                 question: str, solution: str) -> list[str]:
     """The uses of givens in another role (see the module docstring), described. ``defs`` and
@@ -337,6 +341,10 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
         except (TypeError, ValueError):
             continue
         if not 0 <= a < b <= len(question):
+            continue
+        if _LABEL_BEFORE.search(question, max(0, a - 16), a):
+            # "on day seven he saw 90": the seventh day, a name of one day, not a count of days
+            out.append(f"{name} stands for '{question[max(0, a - 4):b]}' in the question, a label of one day, not a quantity")
             continue
         v = values[name]
         q = _question_words(question, a, b)

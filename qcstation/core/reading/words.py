@@ -17,7 +17,7 @@ from typing import Any
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.textnumbers import word_key
 
-__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
+__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
            "operand_values", "stem", "step_line", "words_after_value", "words_at"]
@@ -543,6 +543,22 @@ def operand_clause_choice(question: str, places: list[frozenset[str]], other: in
     if not top or scores.count(top) != 1:
         return None
     return scores.index(top)
+
+
+_MULTIPLIED_END = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then|than|if|because|so)\b", re.I)
+_MULTIPLIED_STOP = frozenset("""a an the of as that this these those many much number amount what his her their its
+    he she they it was were is are did does do had has have times time""".split())
+
+
+def multiplied_stems(question: str, end: int) -> frozenset[str]:
+    """What a word that multiplies, ending at ``end`` of the question, multiplies: the content
+    words after it up to its clause's end ("twice the amount of apples" -> {appl}; "three times
+    as many as the downloads in the first month" -> {down, firs, mont}; "twice that" -> {})."""
+    q = question[:MAX_TEXT]
+    m = _MULTIPLIED_END.search(q, end)
+    chunk = q[end:m.start() if m else len(q)][:120]
+    return frozenset(stem(w) for w in _WORD.findall(chunk) if w.lower() not in _MULTIPLIED_STOP
+                     and w not in ("$", "%"))
 
 
 def clause_choice(question: str, starts: list[int], line: str) -> int | None:

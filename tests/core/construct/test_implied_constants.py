@@ -318,8 +318,8 @@ def test_a_word_that_multiplies_is_never_the_number_a_step_adds_or_subtracts(gsm
     # "half the age of his dad but twice as old as his brother": "24 x 2" undoes "half", "24 / 2"
     # undoes "twice"; roles cannot tell which word a factor or divisor is
     "980",
-    # "half as many cookies as ... plus two extra" / "3 * 2" undoes "half": bound to "two extra" twice
-    "473",
+    # (473, "half as many cookies as ... plus two extra" / "3 * 2" undoes "half": since lane cover3
+    # read by the clause of "half" and what it multiplies, see test_reading_cover)
     # "The difference ... is twice the amount of fish in both aquariums" / "28/2" undoes "twice"
     "246",
     # "twice the time ... 2 hours less" / "2 * 5": both may multiply

@@ -21,11 +21,8 @@ from qcstation.core.construct.check.selfcheck import audit_artifact
     # "2 hours", "twice a month" or "round trip"
     ("1121", "given-words: s1_miles_away uses 2, which the question states under different words: "
              "'2 hours', 'twice', 'round trip'"),
-    # "twice the amount of apples" or "half"
-    # (since issue 26.1 "5 x 2 = 10 apples" is "twice" by its clause and role; "8 / 2 = 4 oranges"
-    # shares as many words with the clause of "twice" ("brought") as with that of "half")
-    ("122", "given-words: s2_oranges uses 2, which the question states under different words: "
-            "'twice', 'half'"),
+    # (122, "twice the amount of apples" or "half": since lane cover3 "8 / 2 = 4 oranges" is "half",
+    # the word that multiplies the oranges; see test_reading_cover)
     # 40 employees or a 40-hour workweek: tied by order only
     ("410", "uncertain binding: the question states 40 more than once"),
     # "18 / 3 = 6": the equation field (the last computation alone) would hard-code the 18 the

@@ -307,9 +307,8 @@ def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> N
     # "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a day
     # ... every 2 days": "a day" is no "each", and the next line names the "2 days"
     ("1164", "given-words"),
-    # "3*60" for "three times as many as the 60 downloads in the first month" and "over the three
-    # months": the month of the 60 is no "each"
-    ("11", "given-words"),
+    # (11, "3*60" for "three times as many as the 60 downloads in the first month" and "over the
+    # three months": since lane cover3 "three times", the words that multiply the 60 downloads)
 ])
 def test_words_that_name_another_thing_leave_a_reading_open(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=reason):
@@ -343,3 +342,26 @@ def test_910_binds_each_eight_to_its_own_place(gsm8k: dict) -> None:
     spans = {g["name"]: q[g["span"][0]:g["span"][1] + 6] for g in rule.givens}
     assert spans["g2_years"] == "eight years"
     assert spans["g5_years"] == "8 years"
+
+
+def test_122_what_a_multiplier_multiplies_vouches_only_for_its_own_word(gsm8k: dict) -> None:
+    # "twice the amount of apples and half the number of oranges"; "8 / 2 = 4 oranges" is "half":
+    # the check re-reads what each word multiplies (the oranges) and vouches for the rule's given
+    # only where it is that word; the same step dividing by "twice" is flagged (lane cover3)
+    seed = gsm8k["122"]
+    smt = rule_for_seed(seed).smtlib
+    defs, values, _ = _smt_definitions(smt)  # type: ignore[misc]
+    assert binding_problems(defs, values, seed["question"], seed["solution"]) == []
+    swapped = smt.replace("(assert (= s2_oranges (/ g2_oranges w_half_parts)))",
+                          "(assert (= s2_oranges (/ g2_oranges w_twice)))")
+    assert swapped != smt
+    defs, values, _ = _smt_definitions(swapped)  # type: ignore[misc]
+    problems = [b.describe() for b in binding_problems(defs, values, seed["question"], seed["solution"])]
+    assert any("s2_oranges uses 2" in p for p in problems), problems
+    # and the count ("three months") is never vouched for as "three times" of 11's "3*60"
+    seed = gsm8k["11"]
+    smt = rule_for_seed(seed).smtlib
+    assert "(assert (= g1_times 3))" in smt
+    renamed = smt.replace("g1_times", "g1_months")
+    defs, values, _ = _smt_definitions(renamed)  # type: ignore[misc]
+    assert binding_problems(defs, values, seed["question"], seed["solution"]) != []

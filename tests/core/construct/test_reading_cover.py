@@ -160,3 +160,68 @@ def test_a_count_of_things_is_never_vouched_for_by_its_clause(gsm8k: dict, sid: 
     # decides nothing and the line's wordless 2 stays unvouched
     with pytest.raises(RuleError, match="given-words"):
         rule_for_seed(gsm8k[sid])
+
+
+# -- a multiplier word decided by its clause, and by what it multiplies (lane cover3) ---------
+
+@pytest.mark.parametrize("sid, step, word", [
+    # "two recipes ... the second one having twice as many instructions": "The second recipe has
+    # 2 * 20 instructions" is "twice", not "two recipes" (the clause of "twice" shares "second")
+    ("72", "(assert (= s1_instructions (* w_twice g1_instructions)))", "twice"),
+    # "twice as fast as her ... colleague Jewel" ... "the two": "Julie processes 50 orders/day * 2"
+    ("637", "(assert (= s1_orders_day (* g1_customers w_twice)))", "twice"),
+    # "half as many cookies as the number of carrot sticks ... plus two extra": "3 * 2" undoes "half"
+    ("473", "(assert (= s2 (* s1 w_half_parts)))", "half"),
+    # "a two-speed lawn mower ... mowing half in turtle mode and half in rabbit mode": "60/2=30
+    # minutes in turtle mode" is "half", not "two-speed"
+    ("684", "(assert (= s2_minutes_rabbit (/ g1_minutes w_half_parts)))", "half"),
+])
+def test_a_multiplier_word_its_clause_names(gsm8k: dict, z3pool, sid: str, step: str,  # type: ignore[no-untyped-def]
+                                            word: str) -> None:
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    assert step in _asserts(rule.smtlib)
+    name = "w_" + ("half_parts" if word == "half" else word)
+    given = next(g for g in rule.givens if g["name"] == name)
+    a, b = given["span"]
+    assert seed["question"][a:b] == word
+    assert _verified(z3pool, rule, seed)
+
+
+@pytest.mark.parametrize("sid", ["911", "520", "1121", "1265"])
+def test_a_multiplier_that_multiplies_nothing_the_line_names_is_not_chosen_by_its_clause(
+        gsm8k: dict, sid: str) -> None:
+    # 911 "100 acres more than twice that" and 520 "40 minutes more than double Rob": what the
+    # word multiplies ("that", "Rob") is on no line of the step, so the clause does not decide and
+    # the items stay refused; 1121 "visits his parents twice a month": "His parents live 70*2"
+    # shares "parents" with that clause, but the 70*2 multiplies the "2 hours"; 1265 "four times"
+    # and "a quarter": two words that multiply, which no clause tells apart
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k[sid])
+
+
+@pytest.mark.parametrize("sid, step, given, place", [
+    # "twice the amount of apples and half the number of oranges": "8 / 2 = 4 oranges" is "half",
+    # the word that multiplies the oranges (the step's result and its other operand "8 oranges")
+    ("122", "(assert (= s2_oranges (/ g2_oranges w_half_parts)))", "w_half_parts", "half the number of oranges"),
+    # "three times as many as the downloads in the first month" ... "over the three months":
+    # "3*60" multiplies the "60 downloads", so it is "three times"
+    ("11", "(assert (= s1_month_increased (* g1_times g2_downloads)))", "g1_times", "three times as many"),
+    # "three times that number of cakes" ... "after all three days": "4*3" of the "4 cakes"
+    ("209", "(assert (= s1_cakes (* g1_cakes g2_times)))", "g2_times", "three times that number"),
+])
+def test_a_multiplier_vouched_for_by_what_it_multiplies(gsm8k: dict, z3pool, sid: str, step: str,  # type: ignore[no-untyped-def]
+                                                        given: str, place: str) -> None:
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    assert step in _asserts(rule.smtlib)
+    a, _ = next(g for g in rule.givens if g["name"] == given)["span"]
+    assert seed["question"][a:].startswith(place)
+    assert _verified(z3pool, rule, seed)
+
+
+def test_756_two_uses_in_one_product_stay_the_digit_and_the_word(gsm8k: dict) -> None:
+    # "2 matches on Monday ... double the number of matches he played on Monday": "2 * 2" is the
+    # digit and the word, one each (the clause never makes both the word)
+    rule = rule_for_seed(gsm8k["756"])
+    assert "(assert (= s1_matches (* g1_matches w_double)))" in _asserts(rule.smtlib)

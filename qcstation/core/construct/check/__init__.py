@@ -9,6 +9,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 -------------------------------------------------------------------------
 ``conversions``          a unit conversion's number and a value used for two places, read
                          from the words up to the next number (called by ``bindings``).
+``multipliers``          what a word that multiplies ("twice the amount of apples") multiplies,
+                         which ties a step's wordless number to it (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

@@ -32,6 +32,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
+from qcstation.core.construct.check.multipliers import multiplies as _multiplies, vouched_by_multiplied
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
@@ -522,7 +523,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # (see clause_choice)
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
-                and not _decided_by_roles(expr, v, cands, defs, values):
+                and not _decided_by_roles(expr, v, cands, defs, values) \
+                and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}
@@ -621,16 +623,6 @@ def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question:
         return _digit_by_clause(given, o, cands)
     phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
     return given.startswith("w_" + phrase)
-
-
-#: the words after a number that make it a multiplier ("three times that number")
-_TIMES_STEMS = frozenset({"time"})
-
-
-def _multiplies(o: Occurrence) -> bool:
-    """Is the place a word that multiplies or divides ("twice", "half", "a third") or a number of
-    times ("three times that number")?"""
-    return bool(o.words & WORD_GIVEN_STEMS or o.words & _TIMES_STEMS)
 
 
 def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence]) -> bool:

@@ -27,11 +27,11 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
-from qcstation.core.reading.words import (WORD_GIVENS, line_stems, number_word_stems, operand_clause_choice,
-                                         solution_stems)
-from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
+from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems, multiplied_stems,
+                                         number_word_stems, operand_clause_choice, solution_stems)
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
-from qcstation.core.construct.make.rules.phrases import has_phrase
+from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 
 
 @dataclass
@@ -249,12 +249,54 @@ class Binder:
             beside = self._beside_its_operands(v, occ)
             if beside is not None:
                 return beside
+        if not stems and not agree and self._multiplier_by_clause(v, occ, line):
+            return None
         if not agree and all(j in self.here for j in occ) and any(
                 has_phrase(self.question, phrase, ignore_case=True) for phrase in _PHRASES_OF.get(v, ())):
             # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
         return self._by_order(v, agree or occ, occ)
+
+    def _multiplier_by_clause(self, v: Fraction, occ: list[int], line: str) -> bool:
+        """A number the line names with no words that multiplies or divides, of a value the
+        question states as a count ("two sleeves") and as a word that multiplies ("twice as many
+        as the collar", "half the number of oranges"): the word when its clause alone shares
+        words with the line (274: "The rosette takes 2 * 90" is "the rosette takes twice as many
+        as the collar", not "a sweater with two sleeves"); :mod:`.constants` declares it."""
+        if self.role not in ("times", "divisor") or not occ or self.expr is None \
+                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return False  # "2 * 2" for "2 matches ... double that": the word and the digit, read by order
+        if any("time" in self.nums[j].stems for j in occ):
+            return False  # "four times" and "a quarter": two words that multiply, which the clause never tells
+        phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _MULTIPLIERS_OF.get(v, ())
+                   or (v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p])]
+        words = [m.start() for p in phrases for m in phrase_re(p, True).finditer(self.question)]
+        if not words:
+            return False
+        starts = sorted({self.nums[j].start for j in occ} | set(words))
+        best = clause_choice(self.question, starts, line)
+        if best is None or starts[best] not in words or starts[best] in {self.nums[j].start for j in occ}:
+            return False
+        # and what the word multiplies is what the step counts: named on its line or on the line
+        # of an earlier step it uses ("twice as many as the collar": "The collar takes 900 / 10 =
+        # 90 stitches", then "2 * 90"); "twice a month" is not "70*2 = 140 miles away" (1121)
+        end = next(m.end() for p in phrases for m in phrase_re(p, True).finditer(self.question)
+                   if m.start() == starts[best])
+        multiplied = multiplied_stems(self.question, end)
+        return bool(multiplied & (line_stems(line) | self._operand_line_stems()))
+
+    def _operand_line_stems(self) -> frozenset[str]:
+        """The words of the lines of the earlier steps the step being walked uses (``s2_...``:
+        the second line)."""
+        out: frozenset[str] = frozenset()
+        if self.expr is None or self.lines is None:
+            return out
+        for a in atoms(self.expr):
+            m = re.match(r"s(\d+)(?:_|$)", a.name) if isinstance(a, Name) else None
+            if m and 0 < int(m.group(1)) <= len(self.lines):
+                out |= line_stems(self.lines[int(m.group(1)) - 1])
+        return out
 
     def _by_other_operand(self, v: Fraction, occ: list[int]) -> int | None:
         """A step that multiplies or divides two numbers ("$26 x 2"), the other one stated at one

@@ -95,9 +95,8 @@ def test_no_source_file_is_over_800_lines() -> None:
 
 
 def test_mypy_reads_every_folder_and_ignores_no_module_wholesale() -> None:
-    """Every top-level folder with Python files is in mypy's ``files``; a module whose errors
-    are not fixed yet is named alone in an override (no pattern, no folder-wide ignore), and
-    only a test module may be."""
+    """Every top-level folder with Python files is in mypy's ``files``, and no module's
+    errors are ignored (issue 29.5: the last 18 test modules were brought under the check)."""
     import tomllib
 
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
@@ -106,6 +105,4 @@ def test_mypy_reads_every_folder_and_ignores_no_module_wholesale() -> None:
     assert folders <= set(cfg["files"])
     assert not cfg.get("ignore_errors") and not cfg.get("exclude")
     for override in cfg.get("overrides", []):
-        if override.get("ignore_errors"):
-            modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
-            assert all(m.startswith("tests.") and "*" not in m for m in modules), modules
+        assert not override.get("ignore_errors"), override["module"]

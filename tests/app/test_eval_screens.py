@@ -83,9 +83,9 @@ async def _type_into(pilot: Pilot[Any], selector: str, text: str) -> None:
 
 # -- the form --------------------------------------------------------------------------------
 def test_the_run_form_checks_every_field() -> None:
-    ok = dict(model="m", release=None, tasks=["final", "reasoning"], shots="3",
-              temperature="0", samples="1", limit="", name="  nightly   run ")
-    req = parse_run_form(**ok)  # type: ignore[arg-type]
+    ok: dict[str, Any] = dict(model="m", release=None, tasks=["final", "reasoning"], shots="3",
+                              temperature="0", samples="1", limit="", name="  nightly   run ")
+    req = parse_run_form(**ok)
     assert req.tasks == ("reasoning", "final") and req.limit is None and req.release is None
     assert req.name == "nightly run" and req.backend is None
     assert parse_run_form(**{**ok, "release": "smart\x001.0.0"}).release == ("smart", "1.0.0")
@@ -97,7 +97,7 @@ def test_the_run_form_checks_every_field() -> None:
                                 ("samples", "0", "run_samples"), ("limit", "-3", "run_limit"),
                                 ("tasks", [], "run_tasks"), ("model", None, "run_model")):
         with pytest.raises(FormError) as err:
-            parse_run_form(**{**ok, field: value})  # type: ignore[arg-type]
+            parse_run_form(**{**ok, field: value})
         assert err.value.field == where
 
 
@@ -266,7 +266,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         await pilot.press("m", "m")                 # metric: un -> re
         await pilot.press("f")                      # failed only
         await settle(pilot)
-        assert screen.filters.run_ids == (1,) and screen.filters.metric == "re"
+        assert list(screen.filters.run_ids) == [1] and screen.filters.metric == "re"
         assert screen.filters.failed
         rows = screen.page.rows
         assert rows and all(r.metric == "re" and r.failed and r.run_id == 1 for r in rows)
@@ -302,7 +302,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         assert screen.page_number == 2
         with Store(eval_db) as store:
             n = int(store.scalar("SELECT COUNT(*) FROM eval_scores"))
-        assert table.border_title.startswith(f"Rows 51–100 of {n} · ")
+        assert must(table.border_title).startswith(f"Rows 51–100 of {n} · ")
         second = screen.page.rows[0].key
         await pilot.press("left_square_bracket")
         await settle(pilot)
@@ -525,11 +525,11 @@ async def test_q_mid_run_asks_before_quitting(tmp_path: Path,
         assert isinstance(runs, RunsScreen) and runs.active_run is not None
         await pilot.press("q")                     # asks; n stays and the run goes on
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
+        assert isinstance(modal := app.screen, ConfirmModal), modal
         assert "Evaluation run #1 is going on" in flat(screen_text(app))
         await pilot.press("n")
         await pilot.pause()
-        assert app.screen is runs and runs.active_run is not None and app.is_running
+        assert runs.active_run is not None and app.screen is runs and app.is_running
         await pilot.press("q", "y")                # y quits: the run stops, resumable
         await pilot.pause()
         gate.set()

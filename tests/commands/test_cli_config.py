@@ -83,7 +83,6 @@ def test_check_is_ok_for_a_keyless_local_server_without_a_models_route(
         # a server that refuses requests without the key: FAILED, saying so
         server.models_status = 401
         server.models_message = "invalid api key"
-        server.responder = None
         server.status(401)
         code = main(["--config", str(cfg), "config", "--check"])
         out = capsys.readouterr().out

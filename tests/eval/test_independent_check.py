@@ -30,6 +30,7 @@ from qcstation.eval.runs import create_run
 from tests.eval.robustness.helpers import copy_released
 from tests.eval_helpers import config, local_model
 from tests.fake_openai import FakeOpenAI
+from tests.must import must
 
 WHO = ("james", "janet", "jacket")
 JUDGE = "judge-model"
@@ -137,7 +138,7 @@ def expected_verdicts(protocol: str) -> dict[tuple[str, int, str], str]:
 def by_hand(verdicts: dict[tuple[str, int, str], str], two_step: bool) -> dict[str, Any]:
     """Every leaderboard figure from the verdicts alone: per item the mean over its counted
     samples, then the mean over items (SMART; left-out verdicts not counted)."""
-    def item_mean(value) -> tuple[float | None, int]:  # type: ignore[no-untyped-def]
+    def item_mean(value) -> tuple[float | None, int]:
         per = []
         for who in WHO:
             vals = [v for k in (0, 1) if (v := value(who, k)) is not None]
@@ -145,7 +146,7 @@ def by_hand(verdicts: dict[tuple[str, int, str], str], two_step: bool) -> dict[s
                 per.append(sum(vals) / len(vals))
         return (sum(per) / len(per) if per else None), len(per)
 
-    def acc(m: str, gate: str | None = None):  # type: ignore[no-untyped-def]
+    def acc(m: str, gate: str | None = None):
         def value(who: str, k: int) -> float | None:
             v = verdicts[(who, k, m)]
             if v in LEFT_OUT or (gate and verdicts[(who, k, gate)] != "correct"):
@@ -156,7 +157,7 @@ def by_hand(verdicts: dict[tuple[str, int, str], str], two_step: bool) -> dict[s
     def un(who: str, k: int) -> float | None:
         return UN[(who, k)][1]                       # judged only; failed apart, never 0
 
-    def all_pass(with_un: bool):  # type: ignore[no-untyped-def]
+    def all_pass(with_un: bool):
         def value(who: str, k: int) -> float | None:
             u = verdicts[(who, k, "un")]
             if with_un and u == "judge_error":
@@ -184,7 +185,7 @@ def wilson(p: float, n: int) -> tuple[float, float]:
 # --- the derived set: variants, final answer only ------------------------------------------
 def variant_reply(rec: dict[str, Any], k: int) -> str:
     who, g = _who(rec["question"]), Fraction(rec["answer"])
-    v = int(re.search(r"\.v(\d+)$", rec["id"]).group(1))  # type: ignore[union-attr]
+    v = int(must(re.search(r"\.v(\d+)$", rec["id"])).group(1))
     if who == "james":
         return f"The answer is {_num(g)}."
     if who == "jacket":
@@ -272,10 +273,10 @@ def test_every_stored_verdict_and_figure_is_what_the_script_implies(
                 mv = lb.values[code]
                 assert (mv.value is None) == (value is None), (protocol, code)
                 if value is not None:
-                    assert (mv.value, mv.n) == (pytest.approx(value), n), (protocol, code)
+                    assert mv.value == pytest.approx(value) and mv.n == n, (protocol, code)
                     if code != "un":
                         lo, hi = wilson(value, n)
-                        assert (mv.lo, mv.hi) == (pytest.approx(lo), pytest.approx(hi)), code
+                        assert mv.lo == pytest.approx(lo) and mv.hi == pytest.approx(hi), code
             assert (lb.values["un"].failed, lb.values["un"].not_model) == (1, {"judge_error": 3})
         # compare: LLM@Un >= 90 over judged replies, failed ones apart
         c = M.compare(s, runs["single-prompt"], runs["two-step"], "un")
@@ -289,12 +290,12 @@ def test_every_stored_verdict_and_figure_is_what_the_script_implies(
     #   jacket 0/8. A_avg = (1 + 3/8 + 0)/3, A_wst = 1/3, RR = A_wst / A_avg
     a_avg, a_wst = (1 + Fraction(3, 8)) / 3, Fraction(1, 3)
     rob = dg.variants["fi"].robust
-    assert (rob.a_avg, rob.a_wst, rob.rr, rob.n, rob.n_items) == (
-        pytest.approx(float(a_avg)), pytest.approx(float(a_wst)), pytest.approx(float(a_wst / a_avg)), 3, 12)
+    assert rob.a_avg == pytest.approx(float(a_avg)) and rob.a_wst == pytest.approx(float(a_wst))
+    assert rob.rr == pytest.approx(float(a_wst / a_avg)) and (rob.n, rob.n_items) == (3, 12)
     # RC (K = 2, agreement with the first sample): james 4 x 1, janet 1, 1/2, 1, 1, jacket 4 x 1/2
-    assert dg.rc["fi"] == (pytest.approx((4 + 3.5 + 2) / 12), 12)
+    assert dg.rc["fi"][0] == pytest.approx((4 + 3.5 + 2) / 12) and dg.rc["fi"][1] == 12
     # consistent failures: janet (v1 solved, v4 the same wrong answer twice); v3 unanswered
-    cf = dg.variants["fi"].consistent_failures
+    cf = must(dg.variants["fi"].consistent_failures)
     assert (cf.seeds, cf.n, cf.unanswered) == (1, 3, 1)
     text = "\n".join(" | ".join(str(c) for c in row) for t in tables(dg) for row in t.rows)
     lo, hi = wilson(float(a_avg), 3)

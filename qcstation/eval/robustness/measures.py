@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from qcstation.common.stats import wilson
 
@@ -164,7 +164,7 @@ class Consistent:
         return asdict(self)
 
 
-def consistent_failures(families: Mapping[Hashable, Sequence[tuple[Sequence[bool], Sequence[str | None]]]]
+def consistent_failures(families: Mapping[Any, Sequence[tuple[Sequence[bool], Sequence[str | None]]]]
                         ) -> Consistent | None:
     """``families``: seed -> per variant (verdicts per sample, answers per sample). None
     when no variant has two samples (RC is not known)."""
@@ -183,10 +183,13 @@ def consistent_failures(families: Mapping[Hashable, Sequence[tuple[Sequence[bool
     return Consistent(share, hit, len(fams), unanswered, wilson(share, len(fams)))
 
 
-def memorised(families: Mapping[Hashable, Sequence[tuple[str | None, str | None]]]) -> list[Hashable]:
+_Seed = TypeVar("_Seed", bound=Hashable)
+
+
+def memorised(families: Mapping[_Seed, Sequence[tuple[str | None, str | None]]]) -> list[_Seed]:
     """The seeds whose variants show memorisation: the model gives the same answer to two
     variants whose golds differ. ``families``: seed -> per variant (gold, answer)."""
-    out = []
+    out: list[_Seed] = []
     for key, fam in families.items():
         golds_by_answer: dict[str, set[str | None]] = defaultdict(set)
         for gold, answer in fam:

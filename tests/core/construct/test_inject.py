@@ -11,6 +11,7 @@ import pytest
 
 from qcstation.core.construct.make.inject import (
     ERROR_TYPES,
+    InjectedError,
     InjectionError,
     applicable_types,
     clean_cot,
@@ -44,12 +45,12 @@ def values(text: str) -> set[Fraction]:
     return {Fraction(n.replace(",", "")) for n in numbers(text)}
 
 
-def made_up(err: object) -> Fraction:
+def made_up(err: InjectedError) -> Fraction:
     """The made-up number a hallucination record names (it must be in the inserted step)."""
-    m = re.search(r"made-up number ([\d,.]+)", err.description)  # type: ignore[attr-defined]
+    m = re.search(r"made-up number ([\d,.]+)", err.description)
     assert m is not None
     number = Fraction(m.group(1).replace(",", ""))
-    assert number in values(err.modified)  # type: ignore[attr-defined]
+    assert number in values(err.modified)
     return number
 
 
@@ -105,12 +106,12 @@ def test_error_types_in_order() -> None:
 # --------------------------------------------------------------------------- invariants per type
 
 
-def check_error(etype: str, original: list[str], out: list[str], err: object, question: str = "") -> None:
+def check_error(etype: str, original: list[str], out: list[str], err: InjectedError, question: str = "") -> None:
     """Assert that the CoT changed exactly the way the error type names."""
-    step, orig, mod, related = err.step, err.original, err.modified, err.related_step  # type: ignore[attr-defined]
+    step, orig, mod, related = err.step, err.original, err.modified, err.related_step
     if etype in ("arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"):
         # SMART's errors propagate: the later steps are recomputed and the answer changes
-        assert err.changes_answer and not err.keeps_answer_reason  # type: ignore[attr-defined]
+        assert err.changes_answer and not err.keeps_answer_reason
         assert out[-1] != original[-1], "a value-changing error must reach the final answer"
         assert numbers(out[-1]) and numbers(out[-1])[-1] != numbers(original[-1])[-1]
         inserted = 1 if etype == "hallucinated_content" else 0
@@ -118,12 +119,12 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
         assert out[:step] == original[:step], "steps before the error are untouched"
         later_out = out[step + 1 : -1]
         later_orig = original[step + 1 - inserted : -1]
-        for a, b in zip(later_orig, later_out):
+        for before, after in zip(later_orig, later_out):
             # every later computation still checks out: it was recomputed, not left stale
-            assert len(find_inline_computations(b)) == len(find_inline_computations(a)), (a, b)
+            assert len(find_inline_computations(after)) == len(find_inline_computations(before)), (before, after)
     else:
         assert out[-1] == original[-1], "this type keeps every value: the final line stays"
-        assert not err.changes_answer and err.keeps_answer_reason  # type: ignore[attr-defined]
+        assert not err.changes_answer and err.keeps_answer_reason
     if etype in ("arithmetic_inaccuracy", "operator_misuse"):
         assert original[step] == orig and out[step] == mod
         if etype == "arithmetic_inaccuracy":
@@ -178,7 +179,7 @@ def check_error(etype: str, original: list[str], out: list[str], err: object, qu
         moved = out[step]
         assert [t for t in out if t != moved] == [t for t in original if t != moved]
         assert original.index(moved) > original.index(out[related])
-        assert f"step {original.index(moved) + 1} of the correct solution" in err.description  # type: ignore[attr-defined]
+        assert f"step {original.index(moved) + 1} of the correct solution" in err.description
     else:  # pragma: no cover
         raise AssertionError(etype)
 

@@ -136,7 +136,7 @@ def test_cheating_generators_never_verify_and_no_prompt_holds_the_gold(tmp_path:
         cfg = _config(tmp_path, server.base_url)
         with Pipeline(db_file, cfg) as p:
             s = p.generate(dimensions=["reasoning"])
-        requests = [r.body for r in server.chat_requests]
+        requests = [must(r.body) for r in server.chat_requests]
     by_source: dict[str, int] = {}
     for sid in counter:
         src = next(x["source"] for x in seeds.values() if x["id"] == sid)
@@ -192,7 +192,7 @@ def test_a_rounded_gold_is_met_as_the_data_rounds_it_and_the_text_runs_in_plain_
         bodies = [r.body for r in server.chat_requests]
     assert s.counts["reasoning"]["verified"] == 1 and len(bodies) == 1
     with Store(db_file) as store:
-        art = current_artifact(store, 1, "reasoning")
+        art = must(current_artifact(store, 1, "reasoning"))
     result = json.loads(art["verify_result"])
     assert result["rounding"]["rule"] == "nearest answer option" and result["value"] == "1095/14"
     assert "rounds to option C" in result["message"]
@@ -384,7 +384,7 @@ def test_a_model_notation_question_that_states_the_answer_is_refused(tmp_path: P
         server.reply(right)
         with Pipeline(db_file, _config(tmp_path, server.base_url)) as p:
             s = p.generate(dimensions=["reasoning", "arithmetic"])
-        last = server.chat_requests[-1].body["messages"]
+        last = must(server.chat_requests[-1].body)["messages"]
     assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
     # refused for its meaning, the number it wrote (the gold) kept out of the feedback
     assert "does not state" in last[-1]["content"] and "21" not in last[-1]["content"]

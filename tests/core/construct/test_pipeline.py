@@ -65,7 +65,7 @@ def test_offline_loop_on_real_gsm8k(tmp_path: Path, db_file: Path) -> None:
         arith = store.query("SELECT * FROM artifacts WHERE dimension = 'arithmetic' AND status = 'verified'")
         for a in arith:
             content = json.loads(a["content"])
-            src_art = store.one("SELECT * FROM artifacts WHERE id = ?", (content["source_artifact_id"],))
+            src_art = must(store.one("SELECT * FROM artifacts WHERE id = ?", (content["source_artifact_id"],)))
             assert src_art["dimension"] == "reasoning" and src_art["status"] == "verified"
             assert json.loads(a["verify_result"])["status"] == "verified"
             assert not any(w in content["notation"].lower() for w in ("egg", "duck", "dollar"))
@@ -113,7 +113,7 @@ def test_model_loop_regenerates_with_verifier_feedback(tmp_path: Path, db_file: 
         cfg = _config(tmp_path, _model_toml(server.base_url))
         with Pipeline(db_file, cfg) as p:
             s = p.generate(dimensions=["reasoning"])
-        bodies = [r.body for r in server.chat_requests]
+        bodies = [must(r.body) for r in server.chat_requests]
     assert s.counts["reasoning"]["verified"] == 1
     assert len(bodies) == 3
     # the third request carried the verifier's message about the wrong value, in terms of the
@@ -127,9 +127,9 @@ def test_model_loop_regenerates_with_verifier_feedback(tmp_path: Path, db_file: 
         assert [a["attempt_no"] for a in attempts] == [1, 2, 3]
         assert attempts[0]["parse_ok"] == 0 and attempts[0]["raw_output"].startswith("I think")
         assert attempts[1]["verify_status"] == "wrong_value"
-        cur = current_artifact(store, 1, "reasoning")
+        cur = must(current_artifact(store, 1, "reasoning"))
         assert cur["status"] == "verified" and cur["version"] == 2 and cur["model"] == "fake-model"
-        old = store.one("SELECT * FROM artifacts WHERE version = 1")
+        old = must(store.one("SELECT * FROM artifacts WHERE version = 1"))
         assert old["status"] == "superseded" and cur["replaces_id"] == old["id"]
 
 
@@ -196,7 +196,7 @@ def test_rejected_artifact_is_regenerated_with_reviewer_reason(tmp_path: Path, d
             _reject(store, art["id"], 1, "understanding", "goal misses the unit")
         with Pipeline(db_file, cfg) as p:
             s = p.regenerate_rejected()
-        last = server.chat_requests[-1].body["messages"][-1]["content"]
+        last = must(server.chat_requests[-1].body)["messages"][-1]["content"]
     assert "goal misses the unit" in last
     assert s.counts["understanding"]["verified"] == 1
     with Store(db_file) as store:
@@ -264,12 +264,12 @@ def test_model_rephrasing_of_notation_is_checked_and_retried(tmp_path: Path, db_
         cfg = _config(tmp_path, _model_toml(server.base_url) + "rephrase_notation = true\n")
         with Pipeline(db_file, cfg) as p:
             s = p.generate(dimensions=["reasoning", "arithmetic"])
-        second = server.chat_requests[1].body["messages"][-1]["content"]
+        second = must(server.chat_requests[1].body)["messages"][-1]["content"]
     assert s.counts["reasoning"]["verified"] == 1
     assert s.counts["arithmetic"]["verified"] == 1
     assert "7" in second and "rejected" in second
     with Store(db_file) as store:
-        art = current_artifact(store, 1, "arithmetic")
+        art = must(current_artifact(store, 1, "arithmetic"))
         content = json.loads(art["content"])
         assert content["notation"] == good and content["rendered"].startswith("Let a = 16")
         assert art["generator"] == "llm" and art["status"] == "verified"
@@ -338,11 +338,11 @@ def test_rejected_rule_notation_needs_a_model_offline_and_is_rephrased_with_one(
     with FakeOpenAI(responder=lambda req: good) as server:
         with Pipeline(db_file, _config(tmp_path, _model_toml(server.base_url))) as p:
             s = p.regenerate_rejected()
-        prompt = server.chat_requests[-1].body["messages"]
+        prompt = must(server.chat_requests[-1].body)["messages"]
     assert s.counts["arithmetic"]["verified"] == 1
     assert "reads like a formula dump" in prompt[-1]["content"]
     with Store(db_file) as store:
-        new = current_artifact(store, 1, "arithmetic")
+        new = must(current_artifact(store, 1, "arithmetic"))
         assert new["replaces_id"] == art["id"] and json.loads(new["content"])["notation"] == good
 
 
@@ -366,14 +366,14 @@ def test_model_writes_notation_when_the_smtlib_cannot_be_rendered(tmp_path: Path
         cfg = _config(tmp_path, _model_toml(server.base_url).replace("max_attempts = 3", "max_attempts = 4"))
         with Pipeline(db_file, cfg) as p:
             s = p.generate(dimensions=["reasoning", "arithmetic"])
-        msgs = [r.body["messages"] for r in server.chat_requests]
+        msgs = [must(r.body)["messages"] for r in server.chat_requests]
     assert s.counts["reasoning"]["verified"] == 1 and s.counts["arithmetic"]["verified"] == 1
     assert "(assert (= (+ ann answer) together))" in msgs[1][-1]["content"]
     assert "required form" in msgs[2][-1]["content"]
     assert "answer = 18" in msgs[3][-1]["content"]
     assert not any("21" in m["content"] for ms in msgs for m in ms[-6:])   # never the gold
     with Store(db_file) as store:
-        art = current_artifact(store, 1, "arithmetic")
+        art = must(current_artifact(store, 1, "arithmetic"))
         content = json.loads(art["content"])
         assert content["notation"] == right and content["form"] == "model"
         assert art["prompt_version"] == "notation-from-smtlib-v2"

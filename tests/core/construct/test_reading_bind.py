@@ -9,6 +9,7 @@ import pytest
 from qcstation.core.construct.check.bindings import binding_problems
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
+from tests.must import must
 
 
 def _asserts(smtlib: str) -> set[str]:
@@ -51,15 +52,15 @@ OLD_71 = """(set-logic QF_NRA)
 
 def test_one_given_in_two_roles_of_one_step_is_flagged(gsm8k: dict) -> None:
     # the formalization the rules made before: (* g1_dance g1_dance)
-    defs, values, _ = _smt_definitions(OLD_71)  # type: ignore[misc]
+    defs, values, _ = must(_smt_definitions(OLD_71))
     problems = [b.describe() for b in binding_problems(defs, values, gsm8k["71"]["question"],
                                                        gsm8k["71"]["solution"])]
     assert any("'5 day'" in p and "5 classes dance" in p for p in problems), problems
     flags = audit_artifact("reasoning", {"smtlib": OLD_71}, gsm8k["71"])
     assert "given-words" in {f.code for f in flags}
     # today's formalization has none
-    assert binding_problems(*_smt_definitions(rule_for_seed(gsm8k["71"]).smtlib)[:2],  # type: ignore[index]
-                            gsm8k["71"]["question"], gsm8k["71"]["solution"]) == []
+    defs, values, _ = must(_smt_definitions(rule_for_seed(gsm8k["71"]).smtlib))
+    assert binding_problems(defs, values, gsm8k["71"]["question"], gsm8k["71"]["solution"]) == []
 
 
 def test_751_weekdays_and_weekend_days_are_constants(gsm8k: dict) -> None:

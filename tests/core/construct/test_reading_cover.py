@@ -15,7 +15,7 @@ def _asserts(smtlib: str) -> set[str]:
     return {line for line in smtlib.splitlines() if line.startswith("(assert")}
 
 
-def _spans(rule, question: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _spans(rule, question: str) -> dict[str, str]:
     """given name -> the question's text around its place."""
     out = {}
     for g in rule.givens:
@@ -25,18 +25,18 @@ def _spans(rule, question: str) -> dict[str, str]:  # type: ignore[no-untyped-de
 
 
 @pytest.fixture(scope="module")
-def z3pool():  # type: ignore[no-untyped-def]
+def z3pool():
     with VerifierPool(workers=1, limits=VerifyLimits()) as pool:
         yield pool
 
 
-def _verified(pool, rule, seed) -> bool:  # type: ignore[no-untyped-def]
-    return pool.verify(rule.smtlib, seed["answer_text"]).ok  # type: ignore[no-any-return]
+def _verified(pool, rule, seed) -> bool:
+    return pool.verify(rule.smtlib, seed["answer_text"]).ok
 
 
 # -- a wordless use: the place stated beside the step's other numbers -------------------------
 
-def test_119_each_use_of_5_is_the_place_beside_its_operands(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_119_each_use_of_5_is_the_place_beside_its_operands(gsm8k: dict, z3pool) -> None:
     # "counted 2 containers ..., each having 5 vehicles inside" ... "assuming all the containers
     # contain 5 vehicles"; "2*5" (the 2 containers' sentence), then "20/5"
     seed = gsm8k["119"]
@@ -50,7 +50,7 @@ def test_119_each_use_of_5_is_the_place_beside_its_operands(gsm8k: dict, z3pool)
     assert _verified(z3pool, rule, seed)
 
 
-def test_844_prices_and_counts_by_their_sentences(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_844_prices_and_counts_by_their_sentences(gsm8k: dict, z3pool) -> None:
     # "2 twenty dollar bills", "six squirt guns for $2 each", "3 packs ... for $3 each"
     seed = gsm8k["844"]
     rule = rule_for_seed(seed)
@@ -76,7 +76,7 @@ def test_910_a_line_that_writes_the_value_in_words_is_not_decided_by_the_sentenc
 
 # -- "twice" where the question's other number of that value names nothing ------------------
 
-def test_533_twice_is_the_word_given_not_the_two_that_names_nothing(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_533_twice_is_the_word_given_not_the_two_that_names_nothing(gsm8k: dict, z3pool) -> None:
     # "5 years younger than twice his age" ... "the age of the two now"; "30*2-5"
     seed = gsm8k["533"]
     rule = rule_for_seed(seed)
@@ -96,7 +96,7 @@ def test_908_twice_and_lost_2_are_two_givens(gsm8k: dict) -> None:
 
 # -- a number the prose names as a frame, not an operand --------------------------------------
 
-def test_frames_the_prose_names_are_not_operands(gsm8k: dict, z3pool) -> None:  # type: ignore[no-untyped-def]
+def test_frames_the_prose_names_are_not_operands(gsm8k: dict, z3pool) -> None:
     # 88 "... = $720/year after 5 years"; 148 "in the next 6 hours, 30 x 2"; 36 "in the second
     # 20 minutes": none is computed with, so the answer step need not use them
     for sid in ("88", "148", "36"):
@@ -138,7 +138,7 @@ def test_a_word_given_the_words_repeat_is_used_again(gsm8k: dict, sid: str, name
     ("758", "(assert (= s1_size_small (* g1_students w_twice)))",
      "(assert (= s3_size_large (/ s2_size_medium w_half_parts)))"),
 ])
-def test_twice_and_half_each_in_its_clause_and_role(gsm8k: dict, z3pool, sid: str,  # type: ignore[no-untyped-def]
+def test_twice_and_half_each_in_its_clause_and_role(gsm8k: dict, z3pool, sid: str,
                                                     twice_step: str, half_step: str) -> None:
     rule = rule_for_seed(gsm8k[sid])
     asserts = _asserts(rule.smtlib)

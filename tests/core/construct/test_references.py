@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from fractions import Fraction
+from typing import Any
 
 import pytest
 import z3
@@ -17,6 +18,7 @@ from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.notation import render_notation
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from tests.conftest import dataset
+from tests.must import must
 
 
 def z3_answer(smtlib: str) -> Fraction:
@@ -188,10 +190,10 @@ def test_every_wrong_cot_of_gsm8k_test_ends_with_a_new_answer_unless_its_label_s
         assert err.name == ERROR_NAMES[err.type]
         last = re.findall(r"-?[\d,]*\.?\d+", cot.steps[-1])[-1].replace(",", "")
         gold = Fraction(seed["answer_text"].replace(",", ""))
-        assert Fraction(cot.gold_answer) == gold
+        assert Fraction(must(cot.gold_answer)) == gold
         if err.changes_answer:
             assert Fraction(last) != gold, cot.text
-            assert Fraction(cot.wrong_answer) == Fraction(last)
+            assert Fraction(must(cot.wrong_answer)) == Fraction(last)
         else:
             assert err.keeps_answer_reason and Fraction(last) == gold
         flags = audit_artifact("refinement", {"w_cot": cot.text, "errors": [err.to_dict()]},
@@ -208,9 +210,9 @@ def test_2640_an_injected_error_carries_into_the_later_steps() -> None:
     cot = next(c for c in (inject_errors(sol, types=["arithmetic_inaccuracy"], rng_seed=k) for k in range(50))
                if c.errors[0].step == 0)
     assert cot.wrong_answer != "1056" and cot.steps[-1] == f"The answer is {cot.wrong_answer}."
-    wrong = re.search(r"= (\d+) grams", cot.steps[0]).group(1)  # type: ignore[union-attr]
+    wrong = must(re.search(r"= (\d+) grams", cot.steps[0])).group(1)
     assert cot.steps[1].startswith(f"That is {wrong} / 1000 = ")
-    assert Fraction(int(wrong), 1000) == Fraction(cot.wrong_answer)
+    assert Fraction(int(wrong), 1000) == Fraction(must(cot.wrong_answer))
 
 
 def test_an_old_wrong_cot_that_ends_with_the_gold_is_flagged() -> None:
@@ -255,7 +257,7 @@ def test_single_step_counts_operations_not_annotation_lines() -> None:
 
     steps, rule, _ = steps_from_solution("He pays 3*(16.50+22.50+42)=<<3*(16.50+22.50+42)=243>>243",
                                           require_annotations=False)
-    assert steps == 3 and rule.startswith("3 operations in 1 calculator annotation")
+    assert steps == 3 and must(rule).startswith("3 operations in 1 calculator annotation")
     steps, rule, _ = steps_from_solution("She has 5+3=<<5+3=8>>8 apples.", require_annotations=False)
     hits = check_seed("q", "s", "8", "8", steps, rule)
     assert [h.reason for h in hits] == ["single_step"] and "1 operation" in hits[0].detail
@@ -292,7 +294,7 @@ def test_release_fields_say_what_they_hold() -> None:
                                       "for $2 each. How much does she make?",
                           "solution": "16-3-4=<<16-3-4=9>>9\n9*2=<<9*2=18>>18", "answer_text": "18"})
     q = render_notation(rule.smtlib)
-    arts = {
+    arts: dict[str, dict[str, Any]] = {
         "understanding": {"content": json.dumps({"goal": "How much?"})},
         "reasoning": {"content": json.dumps({"smtlib": rule.smtlib}), "verify_result": "{}"},
         "arithmetic": {"content": json.dumps({"notation": q.text, "smtlib": rule.smtlib}),

@@ -207,7 +207,8 @@ def test_inline_arithmetic_without_annotations() -> None:
 
 def test_inline_finder_reads_units_percent_and_checks_arithmetic() -> None:
     found = find_inline_computations("Jill makes $20/hour * 35 hours/week = $700/week and 12/20 x 100% = 60%.")
-    assert [(c.expr_text, c.value) for c in found] == [("$20/hour * 35 hours/week", 700), ("12/20 x 100%", 60)]
+    assert [(c.expr_text, c.value) for c in found] == [("$20/hour * 35 hours/week", Fraction(700)),
+                                                         ("12/20 x 100%", Fraction(60))]
     pct = find_inline_computations("The chance is 50% * 50% = 25%.")
     assert pct[0].value == 25
     # wrong arithmetic in the text is not a computation

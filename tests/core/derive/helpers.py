@@ -16,7 +16,7 @@ from typing import Any
 
 from db import Store
 
-JAMES = {
+JAMES: dict[str, Any] = {
     "question": "James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. "
                 "How many total meters does he run a week?",
     "answer": "He sprints 3*3=<<3*3=9>>9 times\nSo he runs 9*60=<<9*60=540>>540 meters\n#### 540",

@@ -19,6 +19,7 @@ from qcstation.core.derive.runner import second_opinion
 from qcstation.core.derive.solution import _prose_fractions, _tokens
 from qcstation.core.derive.transforms import Options, variants
 from tests.core.derive.helpers import make_db, parent_of
+from tests.must import must
 
 
 @pytest.fixture(scope="module")
@@ -33,16 +34,17 @@ def test_every_variant_writes_its_new_fraction_in_the_prose(richard) -> None:
     moved = 0
     for item in made:
         q = item.question
-        floors = Fraction(re.search(r"with (\d+) floors", q).group(1))
-        units = Fraction(re.search(r"contains (\d+) units", q).group(1))
-        a, b = re.search(r"and (\d+)/(\d+) of the building", q).groups()
+        floors = Fraction(must(re.search(r"with (\d+) floors", q)).group(1))
+        units = Fraction(must(re.search(r"contains (\d+) units", q)).group(1))
+        a, b = must(re.search(r"and (\d+)/(\d+) of the building", q)).groups()
         share = Fraction(int(a), int(b))
         assert item.answer == floors * units * (1 - share)           # by hand
-        prose = item.solution.split("\n")[1]
+        solution = must(item.solution)
+        prose = solution.split("\n")[1]
         assert prose.startswith(f"If {a}/{b} of the building is occupied")
         if share != Fraction(3, 4):
             moved += 1
-            for text in (item.solution, str(item.contents["refinement"]["gt_cot"]),
+            for text in (solution, str(item.contents["refinement"]["gt_cot"]),
                          str(item.contents["understanding"])):
                 assert "3/4" not in text
         v = recheck(richard.seed, {"transform": "variant", "question": q, "solution": item.solution,

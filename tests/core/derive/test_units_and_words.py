@@ -7,13 +7,15 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from qcstation.core.derive.bindings import Given, Refusal, unit_cap
 from qcstation.core.derive.draws import domain, same_digits, shifted
 from qcstation.core.derive.numbers import read_style
-from qcstation.core.derive.parent import _check_solution_words
+from qcstation.core.derive.model import DerivedItem, Refused
+from qcstation.core.derive.parent import Parent, _check_solution_words
 from tests.must import must
 
 Q = ("John goes to work 5 days a week for 50 weeks a year, 8 hours per day, and 40 minutes "
@@ -60,15 +62,15 @@ def test_givens_sharing_a_period_still_fit_in_it_together() -> None:
                      read_style(words.split()[0], value, "number"), "", unit_cap(q, end))
 
     reads, swims, runs = given("3 hours", "g1"), given("4 hours", "g2"), given("5 days", "g3")
-    assert (reads.cap, swims.cap, runs.cap) == (24, 24, 7)
-    parent = SimpleNamespace(givens=(reads, swims, runs))
+    assert (reads.cap, swims.cap, runs.cap) == (Fraction(24), Fraction(24), Fraction(7))
+    parent = cast(Parent, SimpleNamespace(givens=(reads, swims, runs)))   # the part the check reads
     _check_shared_caps(parent, {"g1": Fraction(12), "g2": Fraction(12)})   # 24 hours: fits
     _check_shared_caps(parent, {"g3": Fraction(7)})                         # alone in its period
     with pytest.raises(Refusal) as exc:
         _check_shared_caps(parent, {"g1": Fraction(14), "g2": Fraction(13)})
     assert exc.value.code == "implausible" and "14 + 13" in str(exc.value) and "24" in str(exc.value)
     # where the parent's own quantities overlap (two people's hours), no sum is imposed
-    busy = SimpleNamespace(givens=(replace_value(reads, 20), replace_value(swims, 10)))
+    busy = cast(Parent, SimpleNamespace(givens=(replace_value(reads, 20), replace_value(swims, 10))))
     _check_shared_caps(busy, {"g1": Fraction(22), "g2": Fraction(12)})
 
 
@@ -81,10 +83,10 @@ def replace_value(g: Given, v: int) -> Given:
 def test_a_solution_keeping_an_old_value_in_words_is_refused() -> None:
     from qcstation.core.derive.bindings import question_numbers
 
-    def parent(solution: str) -> SimpleNamespace:
-        return SimpleNamespace(old={"g1": Fraction(20), "g2": Fraction(50), "s1": Fraction(70)},
+    def parent(solution: str) -> Parent:
+        return cast(Parent, SimpleNamespace(old={"g1": Fraction(20), "g2": Fraction(50), "s1": Fraction(70)},
                                constants=frozenset({Fraction(2)}), solution_words=[
-                                   n for n in question_numbers(solution) if n.text[:1].isalpha()])
+                                   n for n in question_numbers(solution) if n.text[:1].isalpha()]))
 
     new = {"g1": Fraction(10), "g2": Fraction(50), "s1": Fraction(60)}
     with pytest.raises(Refusal) as exc:
@@ -115,8 +117,9 @@ def test_no_added_operation_where_the_answer_is_what_a_total_leaves(tmp_path) ->
     # the jacket costs 80 - 20 = 60 after the discount: "it also costs $5 more" would not be
     # the discounted price any more
     (refused,) = add_operation(parent_of(db, "jacket"), Options(), "t:jacket")
-    assert refused.code == "constrained-answer"
+    assert isinstance(refused, Refused) and refused.code == "constrained-answer"
     (item,) = add_operation(parent_of(db, "james"), Options(), "t:james")   # 3 * 3 * 60: one more
+    assert isinstance(item, DerivedItem)
     assert item.transform == "add-operation" and item.answer == 540 + int(item.params["added"])
 
 

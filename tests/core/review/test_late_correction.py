@@ -5,6 +5,8 @@ Z3; qcstation/core/review/{fixes,curation,gate}.py)."""
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 
 from db import Store
@@ -18,7 +20,14 @@ from qcstation.core.review.sampling import draw_sample
 from tests import factories as f
 
 CURATORS = ("lead",)
-GATE = {"threshold": 0.05, "confidence": 0.95}
+
+
+class _Gate(TypedDict):
+    threshold: float
+    confidence: float
+
+
+GATE: _Gate = {"threshold": 0.05, "confidence": 0.95}
 
 
 def _accept_all(store: Store, who: str) -> int:
@@ -85,17 +94,19 @@ def test_a_late_correction_is_a_defect_and_a_fresh_round_reaches_a_passing_gate(
 def test_a_fresh_round_is_refused_when_it_would_not_be_honest(store: Store) -> None:
     f.populate(store, {"gsm8k": 70})
     draw_sample(store, "arithmetic", rate=0.1, rng_seed=3, actor="lead")
-    kw = {"actor": "lead", "curators": CURATORS, "rate": 0.1, "rng_seed": 9, **GATE}
+    def fresh() -> None:
+        fresh_round(store, "arithmetic", actor="lead", curators=CURATORS, rate=0.1, rng_seed=9, **GATE)
+
     with pytest.raises(ReviewError, match="no defect has been found"):
-        fresh_round(store, "arithmetic", **kw)
+        fresh()
     item = next_item(store, "ann", "arithmetic")
     assert item is not None
     decide(store, item.item_id, "ann", "reject", "changes the answer")
     with pytest.raises(ReviewError, match="still undecided"):
-        fresh_round(store, "arithmetic", **kw)
+        fresh()
     _accept_all(store, "ann")
     with pytest.raises(ReviewError, match="1 rejected arithmetic item"):
-        fresh_round(store, "arithmetic", **kw)
+        fresh()
 
 
 def test_a_population_too_small_for_the_threshold_says_so_plainly(store: Store) -> None:

@@ -21,6 +21,7 @@ from qcstation.eval.robustness.measures import wilson
 from tests.eval.robustness.helpers import copy_released
 from tests.eval_helpers import last_user
 from tests.fake_openai import FakeOpenAI
+from tests.must import must
 
 TASKS = "final,arithmetic"
 
@@ -137,10 +138,10 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
         assert row.robust.a_wst == pytest.approx(1 / 3)
         assert row.robust.rr == pytest.approx(1 / 2)
         # RC over K = 2: james' and janet's 8 items 2/2, jacket's 4 items 1/2: (8 + 2)/12
-        assert v.rc[d] == (pytest.approx(10 / 12), 12)
+        assert v.rc[d][0] == pytest.approx(10 / 12) and v.rc[d][1] == 12
         # consistent failures: janet (v1 solved, v3 and v4 wrong with 7 twice): 1 seed of 3
-        cons = row.consistent_failures
-        assert (cons.seeds, cons.n, cons.share, cons.unanswered) == (1, 3, pytest.approx(1 / 3), 0)
+        cons = must(row.consistent_failures)
+        assert (cons.seeds, cons.n, cons.unanswered) == (1, 3, 0) and cons.share == pytest.approx(1 / 3)
         # memorisation: janet answers 7 to v3 and v4, whose golds differ
         assert row.memorised == 1 and row.memorised_keys == [
             next(it.parent for it in _items(db, dyn) if "Janet" in it.question)]
@@ -166,9 +167,9 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
     # Answer Adjustment: the base run answered every parent with its gold; james' answer is
     # the new gold and differs from it -> 4 of 12; janet repeats it, jacket is wrong
     for d in ("fi", "ar"):
-        assert (c.counterfactual[d].follow, c.counterfactual[d].repeat, c.counterfactual[d].n) == \
-            (pytest.approx(1 / 3), pytest.approx(1 / 3), 12)
-        assert (c.counterfactual[d].adjust, c.counterfactual[d].n_adjust) == (pytest.approx(1 / 3), 12)
+        cfx = c.counterfactual[d]
+        assert cfx.follow == pytest.approx(1 / 3) and cfx.repeat == pytest.approx(1 / 3) and cfx.n == 12
+        assert cfx.adjust == pytest.approx(1 / 3) and cfx.n_adjust == 12
         # by the shift actually made (a level since issue 26.3): one seed's 20% rounds to 19%;
         # james (who follows) is at +-20 with one other seed, the third seed is at +-19
         assert {s: x.follow for s, x in c.counterfactual_by_shift[d].items()} == \
@@ -202,13 +203,13 @@ def test_scripted_model_figures(db: Path, tmp_path: Path,
         d = 1 + z * z / n
         return f"{100 * (c - h) / d:.1f}-{100 * (c + h) / d:.1f}"
 
-    row = next(line for line in (tmp_path / f"report{dyn}" / "report.md").read_text().splitlines()
-               if line.startswith("| ACC@Fi | 3† | 12 |"))
-    assert row.startswith(f"| ACC@Fi | 3† | 12 | 66.7 \\[{w(2 / 3, 3)}\\] | 33.3 \\[{w(1 / 3, 3)}\\] | "
-                          "0.500 \\["), row
+    fi_row = next(line for line in (tmp_path / f"report{dyn}" / "report.md").read_text().splitlines()
+                  if line.startswith("| ACC@Fi | 3† | 12 |"))
+    assert fi_row.startswith(f"| ACC@Fi | 3† | 12 | 66.7 \\[{w(2 / 3, 3)}\\] | 33.3 \\[{w(1 / 3, 3)}\\] | "
+                             "0.500 \\["), fi_row
     lo, hi = (float(x) / 100 for x in w(10 / 12, 12).split("-"))
-    assert f"| 0.833 \\[{lo:.2f}-{hi:.2f}\\] |" in row, row
-    assert f"| 33.3 \\[{w(1 / 3, 3)}\\] \\(1/3\\) | 0 | 1 |" in row
+    assert f"| 0.833 \\[{lo:.2f}-{hi:.2f}\\] |" in fi_row, fi_row
+    assert f"| 33.3 \\[{w(1 / 3, 3)}\\] \\(1/3\\) | 0 | 1 |" in fi_row
     base_report = tmp_path / "report-base"
     assert main(["--db", str(db), "eval", "report", str(base), "--out", str(base_report)]) == 0
     assert "Robustness" not in (base_report / "report.md").read_text()

@@ -15,6 +15,10 @@ calls are cached by the LLM client.
 
 Dimension order matters: arithmetic (notation) questions are derived from the
 *verified* reasoning (SMT-LIB) artifact of the same seed.
+
+Memory: model jobs are asked in windows of :attr:`Pipeline.LLM_WINDOW`, every round of a
+window before the next one, and a finished job drops the replies it held; what a run keeps
+of model replies is bounded by the window, whatever the number of seeds (issue 30.1).
 """
 
 from __future__ import annotations
@@ -563,7 +567,28 @@ class Pipeline:
         return "done"
 
     # -- model path (what is asked and how a reply is read: pipeline_model) -------------
+    #: model jobs asked as one window, every round of it before the next window starts: what
+    #: a window holds (each reply, up to MAX_REPLY_CHARS, and the earlier attempts every retry
+    #: carries) is bounded by its size, never by the number of seeds (issue 30.1)
+    LLM_WINDOW = 64
+
     def _llm_jobs(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> None:
+        model_cfg = self.cfg.generator
+        assert model_cfg is not None
+        window = max(self.LLM_WINDOW, 4 * int(model_cfg.concurrency))
+        finished = 0
+        for start in range(0, len(jobs), window):
+            part = jobs[start:start + window]
+
+            def moved_on(n: int, before: int = finished) -> None:
+                advance(before + n)
+
+            finished += self._llm_window(dim, part, moved_on)
+            for job in part:
+                job.release()
+
+    def _llm_window(self, dim: str, jobs: list[Job], advance: Callable[[int], None]) -> int:
+        """Every round of one window of model jobs; returns how many finished."""
         from qcstation.core.construct.make.llm import LLMClient
 
         model_cfg = self.cfg.generator
@@ -615,6 +640,7 @@ class Pipeline:
             pending = retry
         for _job in pending:
             self.summary.add(dim, "failed:attempts_exhausted")
+        return finished
 
     def _accept_llm_output(self, job: Job, attempt_id: int, text: str, model: str) -> bool:
         dim, pv = job.dimension, prompt_version(job)

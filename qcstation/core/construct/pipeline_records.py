@@ -29,6 +29,13 @@ class Job:
     #: what was tried and what the checks said, oldest first (each retry's prompt carries it)
     history: list[tuple[str | None, str]] = field(default_factory=list)
 
+    def release(self) -> None:
+        """Drop the replies a finished job holds (its attempts are stored): a run keeps no
+        model text past the window that asked it."""
+        self.feedback = self.previous_output = None
+        self.source_artifact = None
+        self.history = []
+
 
 # ---------------------------------------------------------------- store helpers
 

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 
 from db import Store
 from qcstation.common.config import Config, load_config
@@ -148,6 +149,32 @@ def test_attempts_exhausted_marks_failed_with_history(tmp_path: Path, db_file: P
         cur = must(current_artifact(store, 1, "reasoning"))
         assert cur["status"] == "failed"
         assert "9" in json.loads(cur["verify_result"])["message"]
+
+
+def test_model_jobs_are_asked_window_by_window(tmp_path: Path, db_file: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30.1: every round of one window of model jobs is asked before the next window
+    starts, so what a run holds of replies is bounded by the window, not by the seeds; the
+    outcome per seed is what one batch of all of them gives."""
+    rows = [{"question": f"Tom has {n} apples and buys 5 more, then eats 1. How many now?",
+             "answer": str(n + 4), "id": f"q{n}"} for n in range(3, 13)]
+    with Store(db_file) as store:
+        _import(store, _jsonl(tmp_path / "g.jsonl", rows), "jsonl", level="medium")
+    monkeypatch.setattr(Pipeline, "LLM_WINDOW", 4)
+    # no SMT-LIB, and a new reply each attempt (so no retry is a cache hit of the one before)
+    with FakeOpenAI(responder=lambda req: f"No formula; attempt {len(req['messages'])}. " + "z" * 500) as server:
+        cfg = _config(tmp_path, _model_toml(server.base_url, concurrency=1))
+        with Pipeline(db_file, cfg) as p:
+            s = p.generate(dimensions=["reasoning"])
+        asked = len(server.chat_requests)
+    assert s.counts["reasoning"]["failed:attempts_exhausted"] == 10 and asked == 30
+    with Store(db_file) as store:
+        attempts = store.query("SELECT seed_id, attempt_no FROM attempts ORDER BY id")
+    seeds = [a["seed_id"] for a in attempts]
+    # windows of 4, 4 and 2 seeds, three rounds each, one window after the other
+    assert [sorted(set(seeds[i:j])) for i, j in ((0, 12), (12, 24), (24, 30))] == [
+        [1, 2, 3, 4], [5, 6, 7, 8], [9, 10]]
+    assert [a["attempt_no"] for a in attempts[:12]] == [1] * 4 + [2] * 4 + [3] * 4
 
 
 def test_dead_server_fails_cleanly_and_keeps_attempts(tmp_path: Path, db_file: Path) -> None:

@@ -89,13 +89,29 @@ class TreeSampler(threading.Thread):
         super().__init__(daemon=True)
         self.pid, self.period = pid, period
         self.samples: list[tuple[float, int]] = []
+        self.loads: list[float] = []        # the 1-minute load at each sample
         self.stop = threading.Event()
 
     def run(self) -> None:
         t0 = time.monotonic()
         while not self.stop.is_set():
             self.samples.append((time.monotonic() - t0, tree_rss(self.pid)))
+            self.loads.append(os.getloadavg()[0])
             self.stop.wait(self.period)
+
+    def over_time(self, parts: int = 10) -> list[tuple[float, int, float]]:
+        """(end of the part in seconds, peak bytes in it, load at its end) for ``parts`` equal
+        stretches of the run: a path that keeps something per reply or per seed climbs here."""
+        if not self.samples:
+            return []
+        end = self.samples[-1][0] or 1.0
+        out: list[tuple[float, int, float]] = []
+        for k in range(parts):
+            lo, hi = end * k / parts, end * (k + 1) / parts
+            part = [(r, load) for (t, r), load in zip(self.samples, self.loads) if lo < t <= hi or (k == 0 and t == 0)]
+            if part:
+                out.append((hi, max(r for r, _ in part), part[-1][1]))
+        return out
 
     def halves(self) -> tuple[int, int]:
         if not self.samples:
@@ -329,6 +345,8 @@ def main() -> int:
             print(f"{name:10} {lines:>8} {seconds:>8.1f} {peak:>8} {first:>9} {second:>9} {proc.returncode:>5}  "
                   f"{'yes' if held else 'NO':4}  {os.getloadavg()[0]:.2f}"
                   + ("  (key printed or stored)" if secret else "")
+                  + "\n    over the run (MB, peak of each tenth @ seconds, load): "
+                  + "  ".join(f"{r >> 20}@{t:.0f}s/{load:.1f}" for t, r, load in sampler.over_time())
                   + (f"\n    {proc.stderr.strip()[-600:]}" if "Traceback" in proc.stderr else ""))
     return 1 if failed else 0
 

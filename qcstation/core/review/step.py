@@ -152,13 +152,14 @@ def decide_named(store: Store, annotator: str, ref: str, verdict: str,
                  reason: str | None = None, *, dimension: str | None = None,
                  comment: str | None = None, unsure: bool = False) -> Step:
     """Decide the item ``ref`` names: ``next`` claims the next one of ``dimension`` first
-    (none left: ``Step.finished``, nothing decided), else a name or number
+    (none left: ``Step.finished``, nothing decided, no sample opened to show: the shell's
+    verb shows nothing then), else a name or number
     (:func:`~qcstation.core.review.items.find_item`). The item is then shown as it now
     stands, with ``Step.decided`` (saved, or moved on)."""
     if ref == "next":
         claimed = next_item(store, annotator, dimension)
         if claimed is None:
-            return _show(store, None, dimension)
+            return Step(None, dimension, None)
         item_id = claimed.item_id
     else:
         item_id = find_item(store, ref, dimension)

@@ -109,3 +109,4 @@ def test_decide_named_by_name_or_next_until_none_is_left(store: Store) -> None:
     while not (step := decide_named(store, "ann", "next", "accept")).finished:
         assert step.decided is not None and step.decided.saved
     assert step.decided is None                                    # nothing left: no decision
+    assert step.progress is None                                   # and no sample read to show

@@ -42,7 +42,7 @@ import openai
 from db import Store, now
 from db.migrations import SCHEMA_VERSION
 from qcstation.common.config import ModelConfig
-from qcstation.common.http_retry import (  # noqa: F401  (re-exported)
+from qcstation.common.http_retry import (
     ACCEPT_ENCODING,
     PLACEHOLDER_KEY,
     RETRY_AFTER_STATUSES,
@@ -129,8 +129,12 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def _http_client(timeout_s: float) -> Any:
-    return httpx2.AsyncClient(transport=_CappedTransport(), timeout=timeout_s, follow_redirects=True)
+def _openai_client(cfg: ModelConfig, key: str | None) -> openai.AsyncOpenAI:
+    """The one way this module talks to a server: the ``openai`` client with no retries of its
+    own, over the capped transport (every body decoded and bounded here)."""
+    http = httpx2.AsyncClient(transport=_CappedTransport(), timeout=cfg.timeout_s, follow_redirects=True)
+    return openai.AsyncOpenAI(api_key=key or PLACEHOLDER_KEY, base_url=cfg.endpoint, max_retries=0,
+                              timeout=cfg.timeout_s, http_client=http)
 
 
 _E = TypeVar("_E", bound=BaseException)
@@ -316,12 +320,7 @@ class LLMClient:
         with self._lock:
             st = self._loops.get(loop)
             if st is None:
-                client = openai.AsyncOpenAI(
-                    api_key=self._key or PLACEHOLDER_KEY, base_url=self.url,
-                    max_retries=0, timeout=self.cfg.timeout_s,
-                    http_client=_http_client(self.cfg.timeout_s),
-                )
-                st = _LoopState(client, asyncio.Semaphore(self.cfg.concurrency))
+                st = _LoopState(_openai_client(self.cfg, self._key), asyncio.Semaphore(self.cfg.concurrency))
                 self._loops[loop] = st
             return st
 
@@ -621,9 +620,7 @@ def ping_chat(cfg: ModelConfig) -> None:
     or cached."""
     async def run() -> None:
         key = cfg.api_key()
-        client = openai.AsyncOpenAI(api_key=key or PLACEHOLDER_KEY, base_url=cfg.endpoint,
-                                    max_retries=0, timeout=cfg.timeout_s,
-                                    http_client=_http_client(cfg.timeout_s))
+        client = _openai_client(cfg, key)
         try:
             await client.chat.completions.create(
                 model=cfg.model, messages=[{"role": "user", "content": "Reply with: ok"}],
@@ -650,10 +647,7 @@ def list_models(cfg: ModelConfig) -> list[str]:
     """Model ids listed by ``GET {base_url}/models`` (a quick connectivity check).
     Raises :class:`LLMCallError` on failure; no retries, nothing logged."""
     async def run() -> list[str]:
-        key = cfg.api_key()
-        client = openai.AsyncOpenAI(api_key=key or PLACEHOLDER_KEY, base_url=cfg.endpoint,
-                                    max_retries=0, timeout=cfg.timeout_s,
-                                    http_client=_http_client(cfg.timeout_s))
+        client = _openai_client(cfg, cfg.api_key())
         try:
             page = await client.models.list()
             return [clean_token(redact.scrub_json(m.id), 200) or "" for m in page.data[:10_000]]

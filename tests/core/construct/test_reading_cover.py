@@ -176,7 +176,7 @@ def test_a_count_of_things_is_never_vouched_for_by_its_clause(gsm8k: dict, sid: 
     # minutes in turtle mode" is "half", not "two-speed"
     ("684", "(assert (= s2_minutes_rabbit (/ g1_minutes w_half_parts)))", "half"),
 ])
-def test_a_multiplier_word_its_clause_names(gsm8k: dict, z3pool, sid: str, step: str,  # type: ignore[no-untyped-def]
+def test_a_multiplier_word_its_clause_names(gsm8k: dict, z3pool, sid: str, step: str,
                                             word: str) -> None:
     seed = gsm8k[sid]
     rule = rule_for_seed(seed)
@@ -210,7 +210,7 @@ def test_a_multiplier_that_multiplies_nothing_the_line_names_is_not_chosen_by_it
     # "three times that number of cakes" ... "after all three days": "4*3" of the "4 cakes"
     ("209", "(assert (= s1_cakes (* g1_cakes g2_times)))", "g2_times", "three times that number"),
 ])
-def test_a_multiplier_vouched_for_by_what_it_multiplies(gsm8k: dict, z3pool, sid: str, step: str,  # type: ignore[no-untyped-def]
+def test_a_multiplier_vouched_for_by_what_it_multiplies(gsm8k: dict, z3pool, sid: str, step: str,
                                                         given: str, place: str) -> None:
     seed = gsm8k[sid]
     rule = rule_for_seed(seed)

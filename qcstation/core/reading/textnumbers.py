@@ -71,6 +71,9 @@ def _read_numbers(text: str) -> set[Fraction]:
     for a, b in FRACTION_RE.findall(text):
         if int(b):
             out.add(Fraction(int(a), int(b)))
+    for a, b in SUFFIXED_FRACTION_RE.findall(text):
+        if int(b) and int(a) > 1:
+            out.add(Fraction(int(a), int(b)))
     return out
 
 
@@ -111,6 +114,11 @@ def sub_count_words(repl: Callable[[re.Match[str]], str], text: str) -> str:
 
 
 FRACTION_RE = re.compile(r"(?=\d)(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])")
+#: a fraction written with an ordinal's ending ("3/4ths of the teachers' cars", "2/3rd of that
+#: number", "3/8ths of a day"): the fraction. Read only with a numerator above 1: a unit
+#: fraction so written ("1/3rd of the calories") is divided by as its parts ("600 / 3"), which
+#: the drafting places by the formalization's own word given, not as a number of the text
+SUFFIXED_FRACTION_RE = re.compile(r"(?=\d)(?<![\w./])(\d+)\s*/\s*(\d+)(?:st|nd|rd|th)s?\b")
 
 ANNOT_RE = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 # the annotation and the result written after it: "= <<16-3-4=9>>9 eggs" -> "= ? eggs"

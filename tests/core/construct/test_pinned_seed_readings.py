@@ -98,3 +98,31 @@ def test_a_redundant_line_that_refers_back_follows_the_line_it_restates(gsm8k: d
             else:
                 later += err.step > err.related_step + 1
     assert seen > 50 and later > 50
+
+
+@pytest.mark.parametrize(("seed", "clause", "relationship"), [
+    # "3/4ths of the teachers' cars' windows": the fraction with an ordinal's ending is a number of
+    # the clause, which therefore states the 3/4 the solution uses (lane cover3)
+    ("728", "She smashes a quarter of the students' cars' windows and 3/4ths of the teachers' cars' windows",
+     "Q2 = 32 × 3/4"),
+    ("1047", "A team of 4 painters worked on a mansion for 3/8ths of a day every day for 3 weeks",
+     "Q1 = 3/8 × 24"),
+    ("888", "Jerry counts six birds nesting in the bushes, 2/3rd of that number of birds flying overhead, "
+            "and 3 groups of eight birds each feeding", "Q1 = 6 × 2/3"),
+])
+def test_a_fraction_with_an_ordinal_ending_is_placed_in_its_clause(gsm8k: dict, seed: str, clause: str,
+                                                                   relationship: str) -> None:
+    ki = _keyinfo(gsm8k[seed])
+    assert clause in ki["known_quantities"]
+    assert relationship in ki["relationships_and_constraints"]
+
+
+def test_a_unit_fraction_with_an_ordinal_ending_stays_the_divisor_of_its_parts() -> None:
+    from fractions import Fraction
+
+    from qcstation.core.reading.textnumbers import numbers_in
+
+    # "1/3rd of the calories" is divided by as "600 / 3": read as no number of the text (928)
+    assert Fraction(1, 3) not in numbers_in("A mini pastry has 1/3rd of the calories of a normal version.")
+    assert Fraction(3, 4) in numbers_in("She smashes 3/4ths of the teachers' cars' windows.")
+    assert Fraction(3, 4) not in numbers_in("She smashes 3/4thirds of them.")

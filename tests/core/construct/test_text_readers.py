@@ -62,6 +62,9 @@ def test_numbers_read_as_the_patterns_read_them(texts: list[str]) -> None:
         for a, b in textnumbers.FRACTION_RE.findall(t):
             if int(b):
                 out.add(textnumbers.Fraction(int(a), int(b)))
+        for a, b in textnumbers.SUFFIXED_FRACTION_RE.findall(t):  # "3/4ths", never "1/3rd"
+            if int(b) and int(a) > 1:
+                out.add(textnumbers.Fraction(int(a), int(b)))
         return out
 
     def outcome(read, t: str) -> tuple:

@@ -521,7 +521,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # it is tied to one occurrence only if the question states it one way only, or if the
         # given is a word given ("twice", "half") whose clause alone shares words with the line
         # (see clause_choice)
-        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question) \
+        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, _own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values):
@@ -607,7 +607,14 @@ def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dic
     return True
 
 
-def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str) -> bool:
+def _own_word_givens(defs: dict[str, Any] | None, v: Fraction) -> frozenset[str]:
+    """The word givens of value ``v`` the formalization declares (``w_twice``), by name."""
+    return frozenset(n for n, e in (defs or {}).items() if n.startswith("w_") and _is_given(e)
+                     and _kind(e) == "Num" and e.value == v)
+
+
+def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str,
+                       own_words: frozenset[str] = frozenset()) -> bool:
     """Is a word given the line names with no words tied to its phrase by the clause around it
     (see :func:`~qcstation.core.reading.words.clause_choice`)?"""
     if not question or not given:
@@ -620,12 +627,13 @@ def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question:
     # sons") may multiply or divide as well, so the clause never vouches for a digit (30:
     # "The second pair of heels costs 33 * 2" is "twice as much", not "two pairs")
     if not o.words & WORD_GIVEN_STEMS:
-        return _digit_by_clause(given, o, cands)
+        return _digit_by_clause(given, o, cands, own_words)
     phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
     return given.startswith("w_" + phrase)
 
 
-def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence]) -> bool:
+def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
+                     own_words: frozenset[str] = frozenset()) -> bool:
     """A digit or number word the clause chose (209: "On Tuesday she bought 4*3" and "Tuesday ...
     bought three times that number of cakes", not "after all three days"), where the given's name
     says it is that place (``g2_times``: the word after it) and no other place of the value is a
@@ -638,7 +646,17 @@ def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence]) -> b
     slug = stem(m.group(1))
     if slug not in best.words or sum(1 for o in cands if slug in o.words) != 1:
         return False
-    return not any(_multiplies(o) for o in cands if o is not best)
+    # a word that multiplies which the formalization declares as its own given ("w_twice" for 274's
+    # "the rosette takes twice as many as the collar") is that given: it is not this digit
+    return not any(_multiplies(o) and not _declared_word(o, own_words) for o in cands if o is not best)
+
+
+def _declared_word(o: Occurrence, own_words: frozenset[str]) -> bool:
+    """Is the place a word given ("twice") the formalization declares (``w_twice``)?"""
+    if not o.words & WORD_GIVEN_STEMS:
+        return False
+    phrase = "w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
+    return any(n == phrase or n == phrase + "_parts" for n in own_words)
 
 
 def _one_sum_or_product(expr: Any) -> bool:

@@ -32,7 +32,8 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
-from qcstation.core.construct.check.multipliers import multiplies as _multiplies, vouched_by_multiplied
+from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
+                                                        vouched_by_multiplied)
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
@@ -521,7 +522,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # it is tied to one occurrence only if the question states it one way only, or if the
         # given is a word given ("twice", "half") whose clause alone shares words with the line
         # (see clause_choice)
-        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, _own_word_givens(defs, v)) \
+        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values):
@@ -607,12 +608,6 @@ def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dic
     return True
 
 
-def _own_word_givens(defs: dict[str, Any] | None, v: Fraction) -> frozenset[str]:
-    """The word givens of value ``v`` the formalization declares (``w_twice``), by name."""
-    return frozenset(n for n, e in (defs or {}).items() if n.startswith("w_") and _is_given(e)
-                     and _kind(e) == "Num" and e.value == v)
-
-
 def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str,
                        own_words: frozenset[str] = frozenset()) -> bool:
     """Is a word given the line names with no words tied to its phrase by the clause around it
@@ -648,15 +643,8 @@ def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
         return False
     # a word that multiplies which the formalization declares as its own given ("w_twice" for 274's
     # "the rosette takes twice as many as the collar") is that given: it is not this digit
-    return not any(_multiplies(o) and not _declared_word(o, own_words) for o in cands if o is not best)
+    return not any(_multiplies(o) and not declared_word(o, own_words) for o in cands if o is not best)
 
-
-def _declared_word(o: Occurrence, own_words: frozenset[str]) -> bool:
-    """Is the place a word given ("twice") the formalization declares (``w_twice``)?"""
-    if not o.words & WORD_GIVEN_STEMS:
-        return False
-    phrase = "w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
-    return any(n == phrase or n == phrase + "_parts" for n in own_words)
 
 
 def _one_sum_or_product(expr: Any) -> bool:

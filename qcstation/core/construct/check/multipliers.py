@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Any
 
 from qcstation.core.reading.words import (ANNOTATION, WORD_GIVEN_STEMS, Occurrence, multiplied_stems,
                                          result_words, stem)
 
-__all__ = ["multiplies", "vouched_by_multiplied"]
+__all__ = ["declared_word", "multiplies", "own_word_givens", "vouched_by_multiplied"]
 
 #: the words after a number that make it a multiplier ("three times that number")
 _TIMES_STEMS = frozenset({"time"})
@@ -70,3 +71,19 @@ def vouched_by_multiplied(given: str, line: str, v: Fraction, cands: list[Occurr
         return given.startswith("w_" + re.sub(r"[^a-z]+", "_", best.text.lower()).strip("_"))
     m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
     return m is not None and stem(m.group(1)) in best.words and sum(1 for o in cands if stem(m.group(1)) in o.words) == 1
+
+
+def own_word_givens(defs: dict[str, Any] | None, v: Fraction) -> frozenset[str]:
+    """The word givens of value ``v`` a formalization declares (``w_twice = 2``), by name."""
+    return frozenset(n for n, e in (defs or {}).items() if n.startswith("w_") and type(e).__name__ == "Num"
+                     and getattr(e, "value", None) == v)
+
+
+def declared_word(o: Occurrence, own_words: frozenset[str]) -> bool:
+    """Is the place a word given ("twice") the formalization declares (``w_twice``)? Such a place
+    is that given: a digit of the same value is not it (274: "the rosette takes twice as many"
+    is ``w_twice``, so "630 / 2 ... each sleeve" is the "two sleeves")."""
+    if not o.words & WORD_GIVEN_STEMS:
+        return False
+    phrase = "w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
+    return any(n == phrase or n == phrase + "_parts" for n in own_words)

@@ -156,12 +156,17 @@ async def test_retry_after_is_capped(fake_openai: FakeOpenAI) -> None:
 
 
 async def test_503_with_http_date_retry_after(fake_openai: FakeOpenAI) -> None:
-    when = email.utils.formatdate(time.time() + 2, usegmt=True)   # 1-second resolution: 1..2 s
-    fake_openai.status(503, retry_after=when)
+    # The retry must not come before the date the server names (whole seconds). Compared with
+    # that date, not with when the first request came: on a busy machine the first request may
+    # arrive late, and no upper or lower bound on elapsed time may decide the test.
+    offset = time.time() - time.monotonic()                   # the fake server stamps monotonic time
+    due = int(time.time()) + 3
+    fake_openai.status(503, retry_after=email.utils.formatdate(due, usegmt=True))
     async with LLMClient(mcfg(fake_openai)) as client:
         r = await client.chat(user("d"))
-    first, second = fake_openai.chat_requests
-    assert r.retries == 1 and second.at - first.at >= 0.5   # backoff_s alone would be 0.01
+    _first, second = fake_openai.chat_requests
+    assert r.retries == 1
+    assert second.at + offset >= due - 0.05   # backoff_s alone (0.01) would retry at once
 
 
 def test_parse_retry_after() -> None:

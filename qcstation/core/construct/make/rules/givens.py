@@ -138,9 +138,12 @@ class Givens:
         # the fractions the question states in words ("half", "a quarter", "two-thirds"):
         # a solution's 1/2 for "half" is that one given, never a 1 and a 2
         q = question.lower()
+        stated = [vals for phrase, vals in WORD_GIVENS.items() if has_phrase(q, phrase)]
         self.word_fractions: set[tuple[Fraction, Fraction]] = {
-            (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for phrase, vals in WORD_GIVENS.items()
-            if vals[0].denominator > 1 and has_phrase(q, phrase)}
+            (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for vals in stated
+            if vals[0].denominator > 1}
+        #: the values of the word givens the question states ("half": 1/2 and 2), read once
+        self.word_values: frozenset[Fraction] = frozenset(v for vals in stated for v in vals)
         self.factors = _plausible_factors(question)
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
@@ -293,7 +296,7 @@ def cents_as_dollars(expr: Expr, givens: Givens | None) -> Expr:
     for n in givens.numbers:
         if not n.percent:
             cents.setdefault(n.value, []).append(n)
-    words = {v for phrase, vals in WORD_GIVENS.items() if has_phrase(q.lower(), phrase) for v in vals}
+    words = givens.word_values
 
     def dollars(v: Fraction) -> Fraction | None:
         if v in givens.values or v in words or not 0 < v < 100:
@@ -349,7 +352,7 @@ def percent_multipliers(expr: Expr, givens: Givens | None) -> Expr:
     if givens is None:
         return expr
     q = givens.question
-    words = {v for phrase, vals in WORD_GIVENS.items() if has_phrase(q.lower(), phrase) for v in vals}
+    words = givens.word_values
     pcts: dict[Fraction, list[QuestionNumber]] = {}
     for n in givens.numbers:
         if n.percent:

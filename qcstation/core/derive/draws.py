@@ -52,15 +52,32 @@ class Domain:
         return max(0, math.floor(self.hi / self.unit) - math.ceil(self.lo / self.unit) + 1)
 
     def draw(self, rng: random.Random) -> Fraction:
+        return self.value(self.draw_raw(rng))
+
+    def draw_raw(self, rng: random.Random) -> int | Fraction:
+        """A draw before it is a value: the written value of ``choices`` drawn, else the
+        number of ``unit`` steps (:meth:`value` makes it the given's value); it takes from
+        ``rng`` what :meth:`draw` takes."""
         if self.choices:
-            return rng.choice(self.choices) / self.scale
+            return rng.choice(self.choices)
+        lo, hi, _ = self.bounds()
+        return rng.randint(lo, hi)
+
+    def value(self, raw: int | Fraction) -> Fraction:
+        """The given's value for a draw of :meth:`draw_raw`."""
+        if self.choices:
+            return raw / self.scale
+        return raw * self.bounds()[2]
+
+    def bounds(self) -> tuple[int, int, Fraction]:
+        """(least, most) steps of the grid and the value of one step (``unit / scale``),
+        worked out once: a variant draws about 20 times per item."""
         bounds = self.__dict__.get("_bounds")
-        if bounds is None:     # worked out once: a variant draws about 20 times per item
+        if bounds is None:
             bounds = (math.ceil(self.lo / self.unit), math.floor(self.hi / self.unit),
                       self.unit / self.scale)
             object.__setattr__(self, "_bounds", bounds)
-        lo, hi, step = bounds
-        return rng.randint(lo, hi) * step
+        return bounds  # type: ignore[no-any-return]
 
 
 def _grain(w: Fraction) -> Fraction:

@@ -12,6 +12,8 @@ formalization (SMART's Reasoning task and the final answer).
 
 from __future__ import annotations
 
+import math
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -214,6 +216,69 @@ def _first(build: Callable[[], DerivedItem], tries: int) -> DerivedItem | Refusa
     return last
 
 
+class VariantDraws:
+    """A parent's variant draws, each first checked for the givens' order on whole numbers.
+
+    :func:`variants` draws every movable given at once and refuses most draws by the cheap
+    checks (about 20 per item), a third of them because two givens would swap order
+    (:meth:`.parent.FastChecks.order`). Here a draw stays raw (:meth:`.draws.Domain.draw_raw`)
+    until it keeps the order: every given's written value is a whole number of one common
+    fraction (the least common denominator of the steps, choices and fixed values), so the
+    order is decided on integers, and only a draw that keeps it becomes values. What is taken
+    from the item's RNG, and which draws pass, are as with :meth:`.draws.Domain.draw`; the
+    refusal of a draw refused here is worked out when it is the one reported
+    (:meth:`refusal`)."""
+
+    def __init__(self, parent: Parent, doms: dict[str, Any]) -> None:
+        self.parent = parent
+        self.doms = list(doms.items())
+        slot = {n: k for k, (n, _) in enumerate(self.doms)}
+        # per given (in FastChecks' order): its written value, fixed (-1), per step of its
+        # grid, or per choice; then all of them as whole numbers of 1/den
+        parts: list[tuple[int, Fraction | dict[Any, Fraction]]] = []
+        for g in parent.givens:
+            scale = g.style.scale
+            k = slot.get(g.name, -1)
+            d = doms.get(g.name)
+            if d is None:
+                parts.append((-1, g.value * scale))
+            elif d.choices:
+                parts.append((k, {c: c * scale / d.scale for c in d.choices}))
+            else:
+                parts.append((k, d.bounds()[2] * scale))
+        dens = [w.denominator for _, p in parts
+                for w in (p.values() if isinstance(p, dict) else (p,))]
+        den = math.lcm(*dens)
+        self.slots: list[tuple[int, int | dict[Any, int]]] = [
+            (k, {c: int(w * den) for c, w in p.items()} if isinstance(p, dict) else int(p * den))
+            for k, p in parts]
+        self.pairs = parent.checks.pairs
+
+    def draw(self, rng: random.Random) -> list[int | Fraction]:
+        """Every movable given drawn, as :meth:`.draws.Domain.draw_raw` gives them."""
+        return [d.draw_raw(rng) for _, d in self.doms]
+
+    def in_order(self, raw: list[int | Fraction]) -> bool:
+        """Whether the givens keep their order for this draw (:meth:`.parent.FastChecks.order`)."""
+        w = [m if k < 0 else m[raw[k]] if isinstance(m, dict) else raw[k] * m
+             for k, m in self.slots]
+        for i, j, less in self.pairs:
+            if (w[i] < w[j]) != less:
+                return False
+        return True
+
+    def values(self, raw: list[int | Fraction]) -> dict[str, Fraction]:
+        return {n: d.value(r) for (n, d), r in zip(self.doms, raw)}
+
+    def refusal(self, raw: list[int | Fraction]) -> Refusal:
+        """The refusal of a draw :meth:`in_order` refused: the order check's own."""
+        try:
+            self.parent.checks.order(self.values(raw))
+        except Refusal as exc:
+            return exc
+        raise AssertionError("a draw refused for the givens' order keeps their order")
+
+
 def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
     """DynaMath: ``opts.variants`` variants, every movable given resampled (distinct draws)."""
     doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
@@ -221,21 +286,27 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
         return [refusal("variant", _nothing_moves(parent, "no given can move (0, 1, fractions, "
                                                           "100% are kept as they are)"))]
     seen = {tuple(g.value for g in parent.givens)}
+    draws = VariantDraws(parent, doms)
     out: list[DerivedItem | Refused] = []
     for idx in range(opts.variants):
         rng = item_rng(opts.rng_seed, key, "variant", idx)
         last: Refusal = Refusal("no-draw", "every draw repeated an earlier one")
+        unordered = None       # the last draw refused by the order, if it is the last refused
         made = None
         costly = 0
         for _ in range(opts.tries):
-            values = {n: d.draw(rng) for n, d in doms.items()}
+            raw = draws.draw(rng)
+            if not draws.in_order(raw):   # (no draw already seen is out of order)
+                unordered = raw
+                continue
+            values = draws.values(raw)
             tup = tuple(values.get(g.name, g.value) for g in parent.givens)
             if tup in seen:
                 continue
             try:
-                checked = precheck(parent, values)
+                checked = precheck(parent, values, ordered=True)
             except Refusal as exc:
-                last = exc
+                last, unordered = exc, None
                 continue
             if costly == _COSTLY_TRIES:
                 break
@@ -250,7 +321,9 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
                 seen.add(tup)
                 break
             except Refusal as exc:
-                last = exc
+                last, unordered = exc, None
+        if unordered is not None:
+            last = draws.refusal(unordered)
         out.append(made if made is not None else Refused(
             "variant", last.code, f"no draw of {opts.tries} kept every value's kind and the "
                                   f"same reading; the last: {last}", idx))

@@ -100,6 +100,33 @@ def test_compiled_checks_equal_the_plain_ones(parents: list[Any]) -> None:
     assert {"ok", "order", "kind", "collision"} <= kinds      # every branch was exercised
 
 
+def test_order_on_whole_numbers_equals_the_plain_order(parents: list[Any]) -> None:
+    """A variant draw kept raw and checked for the givens' order on whole numbers
+    (:class:`~qcstation.core.derive.transforms.VariantDraws`) is kept or refused as the plain
+    order check keeps or refuses its values, with the same refusal; its values are the ones
+    :meth:`Domain.draw` gives from the same RNG."""
+    from qcstation.core.derive.parent import check_order
+
+    outcomes: set[str] = set()
+    for parent in parents:
+        doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+        if not doms:
+            continue
+        draws = transforms.VariantDraws(parent, doms)
+        rng, plain = item_rng("order", parent.id), item_rng("order", parent.id)
+        for _ in range(60):
+            raw = draws.draw(rng)
+            values = draws.values(raw)
+            assert values == {n: d.draw(plain) for n, d in doms.items()}
+            slow = _outcome(check_order, parent, values)
+            assert draws.in_order(raw) == (slow[0] == "ok"), (parent.seed["question"], values)
+            if slow[0] != "ok":
+                exc = draws.refusal(raw)
+                assert (exc.code, str(exc)) == slow[1:]
+            outcomes.add(slow[0])
+    assert outcomes == {"ok", "refused"}
+
+
 def test_solution_template_equals_reading_it_afresh(parents: list[Any]) -> None:
     rng = random.Random(8)
     seen: set[str] = set()
@@ -208,6 +235,8 @@ def test_variant_sets_built_both_ways_are_the_same(rows: list[Any], monkeypatch:
 
     original = notation_content
     monkeypatch.setattr(transforms, "precheck", slow_precheck)
+    # every draw goes to the plain checks, the order's too (not decided on whole numbers first)
+    monkeypatch.setattr(transforms.VariantDraws, "in_order", lambda self, raw: True)
     monkeypatch.setattr(parent_mod, "precheck", slow_precheck)
     monkeypatch.setattr(parent_mod.Parent, "solution_template", property(lambda p: Slow(p)))
     monkeypatch.setattr(transforms, "notation_content", slow_notation)

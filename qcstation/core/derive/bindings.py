@@ -83,7 +83,9 @@ class NumberAt:
 
 _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
                      r"(?:\s*/\s*\d+(?![\d.]))?(?![\d])")
-_WORDS_RE = re.compile(r"\b(?:" + "|".join(sorted(WORDS, key=len, reverse=True))
+# (the lookahead on the words' first letters only spares trying every word at every word start)
+_WORDS_RE = re.compile(r"\b(?=[" + "".join(sorted({w[0] for w in WORDS})) + r"])(?:"
+                       + "|".join(sorted(WORDS, key=len, reverse=True))
                        + r")(?:-(?:one|two|three|four|five|six|seven|eight|nine))?\b", re.IGNORECASE)
 
 

@@ -51,6 +51,7 @@ __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_k
            "draft", "formalize", "precheck", "slow_precheck", "with_values"]
 
 MAX_MAGNITUDE = Fraction(10**9)
+_MAX_MAGNITUDE_INT = 10**9
 _MAX_PLACES = 4
 
 
@@ -423,6 +424,10 @@ class FastChecks:
         ckeys = {(c.numerator, c.denominator) for c in parent.constants}
         self.ckeys = ckeys
         self.old_const = [k in ckeys for k in self.old_keys]
+        # per quantity, what its kind check reads of its old value: whole, sign, decimal places
+        # (None when whole or no finite decimal), one
+        self.kind_of = [(n, a, a.denominator == 1, (a.numerator > 0) - (a.numerator < 0), pa,
+                         a == 1) for n, a, pa in zip(self.names, self.old, self.places)]
 
     def precheck(self, givens: dict[str, Fraction]) -> dict[str, Fraction]:
         self.order(givens)
@@ -452,26 +457,24 @@ class FastChecks:
         return env
 
     def kinds(self, new: dict[str, Fraction]) -> None:
-        names, old = self.names, self.old
+        names = self.names
         keys = []
-        for k, name in enumerate(names):
-            a, b = old[k], new[name]
+        for name, a, whole, sign, pa, one in self.kind_of:
+            b = new[name]
             bn, bd = b.numerator, b.denominator
             keys.append((bn, bd))
-            if a.denominator == 1 and bd != 1:
+            if whole and bd != 1:
                 raise Refusal("kind", f"{name} = {format_value(b)} is not whole (it was {format_value(a)})")
-            an = a.numerator
-            if (an > 0) != (bn > 0) or (an < 0) != (bn < 0) or (an == 0) != (bn == 0):
+            if sign != (bn > 0) - (bn < 0):
                 raise Refusal("kind", f"{name} = {format_value(b)} changes sign (it was {format_value(a)})")
-            if abs(b) > MAX_MAGNITUDE:
+            if abs(bn) > _MAX_MAGNITUDE_INT * bd:      # abs(b) > MAX_MAGNITUDE, on integers
                 raise Refusal("kind", f"{name} = {format_value(b)} is too large")
-            pa = self.places[k]
-            if a.denominator != 1 and pa is not None:
+            if pa is not None:
                 pb = decimal_places(b)
                 if pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1)):
                     raise Refusal("kind", f"{name} = {format_value(b)} is not a short decimal "
                                           f"(it was {format_value(a)})")
-            if bn == 1 and bd == 1 and not (an == 1 and a.denominator == 1):
+            if bn == 1 and bd == 1 and not one:
                 raise Refusal("kind", f"{name} becomes 1 (singular where the text says a plural)")
         at: dict[tuple[int, int], list[int]] = {}
         for k, key in enumerate(keys):

@@ -253,6 +253,19 @@ class VariantDraws:
             (k, {c: int(w * den) for c, w in p.items()} if isinstance(p, dict) else int(p * den))
             for k, p in parts]
         self.pairs = parent.checks.pairs
+        self._values: list[dict[Any, Fraction]] = [{} for _ in self.doms]   # raw -> value, per given
+        # the parent's own values as a draw (None: no draw gives them all): draws are compared
+        # raw (a value is one raw draw's), not as tuples of Fractions
+        own: list[int | Fraction] = []
+        for g in parent.givens:
+            d = doms.get(g.name)
+            if d is None:
+                continue
+            r = g.value * d.scale if d.choices else g.value / d.bounds()[2]
+            if not d.choices and r.denominator != 1:
+                break
+            own.append(r if d.choices else r.numerator)
+        self.own: tuple[int | Fraction, ...] | None = tuple(own) if len(own) == len(self.doms) else None
 
     def draw(self, rng: random.Random) -> list[int | Fraction]:
         """Every movable given drawn, as :meth:`.draws.Domain.draw_raw` gives them."""
@@ -268,7 +281,14 @@ class VariantDraws:
         return True
 
     def values(self, raw: list[int | Fraction]) -> dict[str, Fraction]:
-        return {n: d.value(r) for (n, d), r in zip(self.doms, raw)}
+        """The draw's values (:meth:`.draws.Domain.value`; each made once per parent)."""
+        out = {}
+        for (n, d), r, made in zip(self.doms, raw, self._values):
+            v = made.get(r)
+            if v is None:
+                v = made[r] = d.value(r)
+            out[n] = v
+        return out
 
     def refusal(self, raw: list[int | Fraction]) -> Refusal:
         """The refusal of a draw :meth:`in_order` refused: the order check's own."""
@@ -285,8 +305,9 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     if not doms:
         return [refusal("variant", _nothing_moves(parent, "no given can move (0, 1, fractions, "
                                                           "100% are kept as they are)"))]
-    seen = {tuple(g.value for g in parent.givens)}
     draws = VariantDraws(parent, doms)
+    # the draws taken, raw: one raw draw per set of values, the parent's own among them
+    seen: set[tuple[int | Fraction, ...]] = set() if draws.own is None else {draws.own}
     out: list[DerivedItem | Refused] = []
     for idx in range(opts.variants):
         rng = item_rng(opts.rng_seed, key, "variant", idx)
@@ -299,10 +320,10 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
             if not draws.in_order(raw):   # (no draw already seen is out of order)
                 unordered = raw
                 continue
-            values = draws.values(raw)
-            tup = tuple(values.get(g.name, g.value) for g in parent.givens)
+            tup = tuple(raw)
             if tup in seen:
                 continue
+            values = draws.values(raw)
             try:
                 checked = precheck(parent, values, ordered=True)
             except Refusal as exc:

@@ -66,7 +66,7 @@ class Domain:
     def value(self, raw: int | Fraction) -> Fraction:
         """The given's value for a draw of :meth:`draw_raw`."""
         if self.choices:
-            return raw / self.scale
+            return Fraction(raw) / self.scale
         return raw * self.bounds()[2]
 
     def bounds(self) -> tuple[int, int, Fraction]:
@@ -77,7 +77,7 @@ class Domain:
             bounds = (math.ceil(self.lo / self.unit), math.floor(self.hi / self.unit),
                       self.unit / self.scale)
             object.__setattr__(self, "_bounds", bounds)
-        return bounds  # type: ignore[no-any-return]
+        return bounds
 
 
 def _grain(w: Fraction) -> Fraction:

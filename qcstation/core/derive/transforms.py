@@ -273,8 +273,8 @@ class VariantDraws:
 
     def in_order(self, raw: list[int | Fraction]) -> bool:
         """Whether the givens keep their order for this draw (:meth:`.parent.FastChecks.order`)."""
-        w = [m if k < 0 else m[raw[k]] if isinstance(m, dict) else raw[k] * m
-             for k, m in self.slots]
+        w: list[Any] = [m if k < 0 else m[raw[k]] if isinstance(m, dict) else raw[k] * m
+                        for k, m in self.slots]
         for i, j, less in self.pairs:
             if (w[i] < w[j]) != less:
                 return False

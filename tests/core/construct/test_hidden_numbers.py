@@ -97,9 +97,6 @@ def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
     ("1215", "Q1: Jordan has 2 children, each requiring 5 diaper changes per day, for a total of ? diaper changes "
              "per day."),
     ("975", "Q3: Tyler can earn Q2 at a rate of $5 per hour by doing ? hours of work. (the value asked for)"),
-    # the word right after the number decides: "5 pens when the 25 run low" is Q1's own result,
-    # not the question's "five empty pens"
-    ("237", "Q1: He can make ? pens when the 25 run low"),
     # a list of numbers shares the word after it ("the rows of 8 and 6 stars": 8 is also the
     # answer; reading of seed 103)
     ("288", "Q3: Including the rows of 8 and 6 stars, we have ? stars."),
@@ -140,3 +137,35 @@ def test_an_omitted_step_is_one_a_later_computation_uses(gsm8k: dict, seed: str)
         removed = [line for line in original if line not in res.steps]
         assert len(removed) == 1 and find_inline_computations(removed[0]), res.steps
         assert res.steps[-2] == original[-2], res.steps  # the last computation stays
+
+
+@pytest.mark.parametrize(("seed", "reads"), [
+    ("170", "no blank"),             # "Q2: He walks 20 miles on the weekend": its own value shown
+    ("237", "no blank"),             # "Q2: He can make 1 pen when the ink ... runs low": 1 is Q2
+    ("350", "its computation"),      # "Madeline spends$25*4 ? on food"
+])
+def test_an_unknown_shows_no_value_of_its_own_or_no_rule_made_key_information(gsm8k: dict, seed: str, reads: str) -> None:
+    # an unknown names what it is with a blank for its value, never the value or its computation
+    from qcstation.core.construct.make.keyinfo import KeyInfoError
+
+    rule = rule_for_seed(gsm8k[seed])
+    with pytest.raises(KeyInfoError, match=reads):
+        keyinfo_from_annotations(gsm8k[seed]["question"], gsm8k[seed]["solution"], rule.steps, givens=rule.givens)
+
+
+def test_every_rule_made_unknown_of_gsm8k_has_a_blank(gsm8k: dict) -> None:
+    from qcstation.core.construct.make.keyinfo import KeyInfoError
+    from qcstation.core.construct.make.rules import RuleError
+
+    made = 0
+    for seed in list(gsm8k.values())[:300]:
+        try:
+            rule = rule_for_seed(seed)
+            fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+        except (RuleError, KeyInfoError):
+            continue
+        made += 1
+        for u in fields["unknown_quantities"]:
+            body = u.partition(": ")[2].replace(" (the value asked for)", "")
+            assert not body or "?" in body, u
+    assert made > 150

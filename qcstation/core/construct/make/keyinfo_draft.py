@@ -597,6 +597,10 @@ def _scenario_fragments(scenario: str, question: str) -> list[str]:
             and ("?" in s.strip().rstrip(".!") or not reads_as_clause(s.strip().rstrip(".!").strip("()")))]
 
 
+#: a computation written into an unknown's description ("$25*4"): it shows how the value is found
+_SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
+
+
 def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
                              givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """A draft grounded in the seed's calculator-annotated solution, in the paper's
@@ -652,6 +656,14 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if bad:
         raise KeyInfoError(f"the problem scenario would hold a fragment: {bad[0]!r}")
     unknown, relations = unknowns_and_relations(question, steps, givens)
+    for u in unknown:
+        label, _, desc = u.partition(": ")
+        body = desc.replace(" (the value asked for)", "")
+        if desc and ("?" not in body or _SHOWN_COMPUTATION.search(body)):
+            # "Q2: He walks 20 miles on the weekend" (170) shows its own value; "Q1: Madeline
+            # spends$25*4 ? on food" (350) shows how it is computed
+            raise KeyInfoError(f"{label} would read with {'no blank' if '?' not in body else 'its computation'}: "
+                               f"{body[:90]!r} (its line writes the result where no blank stands for it)")
     return {
         "problem_scenario": scenario,
         "goal": goal,

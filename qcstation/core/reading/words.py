@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from collections.abc import Mapping
 from typing import Any
 
 from qcstation.common.memo import text_memo
@@ -292,7 +293,7 @@ def _line_operands(line: str, value: Fraction) -> list[list[Fraction]]:
     return out
 
 
-def operand_values(expr: Any, values: dict[str, Fraction] | None = None, depth: int = 0) -> list[Fraction]:
+def operand_values(expr: Any, values: Mapping[str, Fraction] | None = None, depth: int = 0) -> list[Fraction]:
     """The values of the numbers and names a term uses, in order (a name by ``values``; one it
     has no value for is left out): what :func:`step_line` matches a solution's line by. Terms
     are read by shape (class name and fields), so the reading floor imports no term class."""

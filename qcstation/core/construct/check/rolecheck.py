@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.reading.words import operand_values
 
 __all__ = ["KINDS", "kind_of_words", "given_roles"]
 
@@ -206,7 +207,7 @@ def _rate_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], name: s
             continue
         # the step's own line (two steps of equal result: each its own), by its operands
         lines, _ = _read_solution(solution)
-        at = _step_line(solution, lines, values[step], _operand_values(expr, values))
+        at = _step_line(solution, lines, values[step], operand_values(expr, values))
         if at is None:
             continue
         kinds = {k for v, k in _result_kinds(solution[:MAX_TEXT].splitlines()[at]) if v == values[step]}
@@ -235,23 +236,6 @@ def _results(line: str) -> set[Fraction]:
 
 _ANN_PARTS = re.compile(r"<<([^<>=]{0,400})=([^<>]{1,60})>>")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|(?<![\w.])\.\d+")
-
-
-def _operand_values(expr: Any, values: Mapping[str, Fraction], depth: int = 0) -> list[Fraction]:
-    """The values of the numbers and names a term uses (a name by ``values``)."""
-    if depth > 200:
-        return []
-    kind = type(expr).__name__
-    if kind == "Num":
-        return [Fraction(expr.value)]
-    if kind == "Name":
-        v = values.get(str(expr.name))
-        return [v] if v is not None else []
-    if kind == "Neg":
-        return _operand_values(expr.operand, values, depth + 1)
-    if kind == "BinOp":
-        return _operand_values(expr.left, values, depth + 1) + _operand_values(expr.right, values, depth + 1)
-    return []
 
 
 def _numbers(text: str) -> list[Fraction]:
@@ -362,7 +346,7 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
             uses = _uses(expr)
             if name not in uses:
                 continue
-            at = _step_line(solution, lines, values[step], _operand_values(expr, values))
+            at = _step_line(solution, lines, values[step], operand_values(expr, values))
             places = lines[at][1] if at is not None else None
             if not places:
                 continue

@@ -230,6 +230,9 @@ def test_a_percent_change_is_read_only_where_the_words_beside_the_percent_say_wh
 
     assert "op='+'" in read("A guess is 25% more than the first one, 80.", "80*1.25")
     assert "op='-'" in read("The shirt is $20 with 20% off. What does it cost?", "20*.8")
+    # the verb's own forms: "lowers", "lowered", "lowering" say less as "lower" does
+    assert "op='-'" in read("The store lowered the $20 price by 20%. What does it cost?", "20*.8")
+    assert "op='-'" in read("The shop lowers its $20 price by 20%. What does it cost now?", "20*.8")
     # no word says more or less; both say; the literal is a number of the question
     assert "op='+'" not in read("25% of the 80 guests are kids.", "80*1.25")
     assert "op='+'" not in read("The price rose 25% and then fell 10%.", "80*1.25")

@@ -337,7 +337,7 @@ _MORE_WORDS = re.compile(r"\b(?:more|increase[ds]?|increasing|additional|extra|m
                          r"higher|taller|longer|bigger|larger|heavier|faster|expensive|tip|tax|interest|"
                          r"profit|premium|surcharge|gain(?:ed|s)?|grows?|grew|rise|rose|up)\b", re.I)
 _LESS_WORDS = re.compile(r"\b(?:less|decrease[ds]?|decreasing|off|discount(?:ed|s)?|reduce[ds]?|reduction|"
-                         r"fewer|lower|cheaper|shorter|smaller|lighter|slower|lose|loses|lost|loss|sale|"
+                         r"fewer|lower(?:s|ed|ing)?|cheaper|shorter|smaller|lighter|slower|lose|loses|lost|loss|sale|"
                          r"drops?|dropped|falls?|fell|down|shrinks?|shrank)\b", re.I)
 
 

@@ -25,10 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+from bench.shared_data import datasets_dir  # noqa: E402
 
 from qcstation.eval.checker import AnswerChecker, CheckLimits  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "datasets"
+DATA = datasets_dir()
 FALLBACK = ROOT / "qcstation" / "data"
 
 

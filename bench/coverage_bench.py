@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.shared_data import datasets_dir  # noqa: E402
 
 from db import Store  # noqa: E402
 from qcstation.common.config import load_config  # noqa: E402
@@ -44,7 +45,7 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=10, help="refusal kinds to list (default 10)")
     ap.add_argument("--examples", type=int, default=6, help="seed ids shown per kind (default 6)")
     args = ap.parse_args()
-    src = ROOT.parent / "shared" / "datasets" / "gsm8k" / "test.jsonl"
+    src = datasets_dir() / "gsm8k" / "test.jsonl"
     if not src.exists():
         raise SystemExit(f"{src} not found")
     print(f"load average {os.getloadavg()[0]:.2f} (1 min)")

@@ -37,7 +37,7 @@ given not found, stays unbound (refused as ``not-bound``). The stand-in is print
 figures; it is never used outside this benchmark.
 
 Run: python bench/derive_bench.py [--cores 2] [--variants 10] [--share-limit N]
-[--skip-shares] [--db PATH] (``--db``: a database already imported and generated, copied and
+[--skip-shares] [--db PATH] [--datasets DIR] (``--db``: a database already imported and generated, copied and
 used instead of importing and generating again; PATH itself is not written)
 """
 
@@ -52,6 +52,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.shared_data import datasets_dir, not_found  # noqa: E402
 
 from db import Store  # noqa: E402
 from qcstation.common.config import load_config  # noqa: E402
@@ -62,7 +63,6 @@ from qcstation.core.derive.runner import run_derive  # noqa: E402
 from qcstation.core.derive.transforms import Options  # noqa: E402
 from qcstation.core.ingest.importer import import_file  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "datasets"
 SOURCES = {"gsm8k": "gsm8k/test.jsonl", "mawps": "mawps/test.jsonl", "aqua": "aqua/test.json",
            "math500": "math500/test.jsonl", "aime2024": "aime2024/test.jsonl"}
 
@@ -244,11 +244,14 @@ def main() -> None:
                     help="only the shares per source (no timing)")
     ap.add_argument("--db", type=Path, help="an imported and generated database to start from "
                                             "(a copy is used)")
+    ap.add_argument("--datasets", type=Path, help="the shared datasets folder (default "
+                                                  "$QCSTATION_DATASETS, else shared/datasets in a "
+                                                  "folder above the repository)")
     args = ap.parse_args()
+    data = datasets_dir(args.datasets)
     cfg = load_config(None, env={})
-    if not (DATA / SOURCES["gsm8k"]).exists():
-        sys.exit(f"derive_bench: the GSM8K test set is not at {DATA / SOURCES['gsm8k']} (the bench "
-                 f"reads the shared datasets beside the repository: ../shared/datasets)")
+    if args.db is None and not (data / SOURCES["gsm8k"]).exists():
+        sys.exit(f"derive_bench: {not_found(data / SOURCES['gsm8k'])}")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         if args.db is not None:
@@ -259,8 +262,8 @@ def main() -> None:
         else:
             with Store(db) as store:
                 for source, rel in SOURCES.items():
-                    if (DATA / rel).exists():
-                        rep = import_file(store, DATA / rel, source)
+                    if (data / rel).exists():
+                        rep = import_file(store, data / rel, source)
                         print(f"import {source:<9} {rep.active:>5} seeds")
             t0 = time.perf_counter()
             with Pipeline(db, cfg) as p:

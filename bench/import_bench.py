@@ -30,8 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.shared_data import datasets_dir  # noqa: E402
 
-GSM8K = ROOT.parent / "shared" / "datasets" / "gsm8k" / "test.jsonl"
+GSM8K = datasets_dir() / "gsm8k" / "test.jsonl"
 
 _NAMES = ["Ava", "Ben", "Chloe", "Dev", "Elif", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena"]
 _ITEMS = ["apples", "stickers", "marbles", "books", "pencils", "cookies", "stamps", "shells"]

@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+from bench.shared_data import datasets_dir  # noqa: E402
 
 from qcstation.core.verify.verifier import (  # noqa: E402
     VerifierPool,
@@ -32,7 +33,7 @@ from qcstation.core.verify.verifier import (  # noqa: E402
     verify_in_process,
 )
 
-DEFAULT_DATA = ROOT.parent / "shared" / "datasets" / "gsm8k" / "test.jsonl"
+DEFAULT_DATA = datasets_dir() / "gsm8k" / "test.jsonl"
 TARGET_RATIO = 1.3
 
 _ANNOT = re.compile(r"<<([^<>=]+)=([^<>]*)>>")

@@ -112,6 +112,29 @@ def test_same_items_in_this_process_or_in_rules_processes(template: Path, tmp_pa
     assert _items(a, "counterfactual") == _items(b, "counterfactual") == _items(c, "counterfactual") != []
 
 
+def test_a_run_starts_with_small_batches_and_stores_the_same_items(template: Path,
+                                                                   tmp_path: Path) -> None:
+    """The first batches are small and grow to the run's batch size, so Z3 and storing start
+    after a few parents' rules, not a whole batch's; the items are those of one parent a batch."""
+    from itertools import islice
+
+    from qcstation.core.derive.runner import BATCH, batch_sizes
+
+    assert list(islice(batch_sizes(64), 7)) == [4, 8, 16, 32, 64, 64, 64]
+    assert list(islice(batch_sizes(10), 4)) == [4, 8, 10, 10]
+    assert list(islice(batch_sizes(3), 3)) == [3, 3, 3]
+    assert list(islice(batch_sizes(1), 2)) == [1, 1]
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    for db in (a, b):
+        shutil.copy(template, db)
+    stored: list[int] = []
+    run_derive(a, CFG, kind="variants", opts=Options(rng_seed=3, variants=2), workers=2,
+               z3_workers=1, progress=lambda done, total, msg: stored.append(done))
+    assert BATCH > 12 and stored == [4, 12]      # 12 parents: a batch of 4, then one of 8
+    run_derive(b, CFG, kind="variants", opts=Options(rng_seed=3, variants=2), workers=0, batch=1)
+    assert _items(a, "variants") == _items(b, "variants") != []
+
+
 def test_the_process_plan_puts_both_stages_on_every_core() -> None:
     # (rules processes, Z3 workers): each not asked for is one per usable core (at most 16),
     # so either stage can use every core while the other waits

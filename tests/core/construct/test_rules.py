@@ -282,12 +282,15 @@ def test_rule_for_seed_dispatch() -> None:
     assert rule_for_seed(lequations).value == 135
     with pytest.raises(RuleError, match="no rule applies: no calculator annotations and no equation field"):
         rule_for_seed({"question": "q", "answer_text": "3", "solution": "It is three."})
-    # the calculator rule fails, the equation rule rescues
+    # a worked solution with no computation to read falls back to the equation field ...
     rescue = {"question": "Ann has 3 apples and buys 4 apples. How many apples does she have?",
-              "solution": "a 2+2=<<2+2=4>>4", "answer_text": "7", "equation": "x = 3 + 4"}
+              "solution": "She has 7.\n#### 7", "answer_text": "7", "equation": "x = 3 + 4"}
     assert rule_for_seed(rescue).rule == "equation"
     with pytest.raises(RuleError, match="calculator rule: .*equation rule: "):
-        rule_for_seed({"solution": "a 2+2=<<2+2=4>>4", "answer_text": "7", "equation": "x = 3 + 5 +"})
+        rule_for_seed({"solution": "She has 7.\n#### 7", "answer_text": "7", "equation": "x = 3 + 5 +"})
+    # ... one whose computations were read and refused stays refused with its reason
+    with pytest.raises(RuleError, match="^final answer 7 is not produced"):
+        rule_for_seed({**rescue, "solution": "a 2+2=<<2+2=4>>4"})
 
 
 # --------------------------------------------------------------------------- the real GSM8K test set

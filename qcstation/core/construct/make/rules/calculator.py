@@ -25,6 +25,8 @@ from qcstation.core.reading.answers import parse_number
 # --------------------------------------------------------------------------- calculator rule
 
 ANNOTATION_RE = re.compile(r"<<([^<>]*)>>")
+#: the title of the one refusal that read nothing: the solution writes no computation at all
+NOTHING_TO_READ = "No computations in the solution"
 _RESULT_PREFIX_RE = re.compile(r"^\s*[$€£]?\s*[-\d.,/]*\s*%?")
 _LABEL_END_RE = re.compile(r"[.!?;:=\d]")
 _CLAUSE_END_RE = re.compile(r"[.!?;:](?:\s|$)")
@@ -363,8 +365,7 @@ def smt_from_calculator_annotations(
         raise RuleError(
             "no calculator annotations (<<expression=result>>)"
             + (" and no computation written as 'expression = number'" if inline else "")
-            + " in the solution"
-        )
+            + " in the solution", NOTHING_TO_READ)
     rule = "gsm8k-calculator" if n_annotations else "inline-arithmetic"
     _note_unannotated(comps, n_annotations, notes)
     if gold is None:

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 from fractions import Fraction
 
-from qcstation.core.construct.make.rules.calculator import ANNOTATION_RE, final_answer, smt_from_calculator_annotations
+from qcstation.core.construct.make.rules.calculator import (ANNOTATION_RE, NOTHING_TO_READ, final_answer,
+                                                            smt_from_calculator_annotations)
 from qcstation.core.construct.make.rules.equation import smt_from_equation
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult
 from qcstation.core.reading.answers import parse_number
@@ -103,11 +104,13 @@ def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
     return str(seed.get("source") or "").lower() == "gsm8k"
 
 
-#: refusals of a worked solution that was read but whose reading cannot be vouched for:
-#: the equation field (one computation of it) is no better, so there is no fallback (a
-#: solution whose structure is ambiguous would otherwise become its last computation with
-#: bare literals: 280's "18 / 3", where 18 is a value the solution derives)
-REFUSED_READINGS = frozenset({"Literal in step", "Ambiguous binding", "Ambiguous solution"})
+#: a worked solution whose computations were read and refused stays refused, with its
+#: reason: the equation field is no better. The GSM8K importer fills it with the solution's
+#: own computations joined, so one computation of it would be the item's whole formalization
+#: with bare literals: 280's "18 / 3", where 18 is a value the solution derives, or 99's
+#: "30-5" whose value 25 is not the gold 5 (the solution's last step, "25 - 20 = 5", has no
+#: annotation). Only a solution with no computation at all (nothing read) may fall back to
+#: an equation field.
 
 
 def check_independently(result: RuleResult, question: str, solution: str) -> None:
@@ -156,7 +159,7 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
             result = smt_from_calculator_annotations(
                 solution, gold, question=question if isinstance(question, str) else None)
         except RuleError as exc:
-            if not equation or exc.title in REFUSED_READINGS:
+            if not equation or exc.title != NOTHING_TO_READ:
                 raise
             reasons.append(f"calculator rule: {exc}")
         if result is not None:

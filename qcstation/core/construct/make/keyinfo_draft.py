@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from qcstation.common.memo import text_memo
-from qcstation.core.reading.clauses import (SENTENCE as _SENTENCE, is_question_sentence, is_verb_form, reads_as_clause,
-                                            sentences as _sentences)
+from qcstation.core.reading.clauses import (MAX_TEXT, SENTENCE as _SENTENCE, is_question_sentence, is_verb_form,
+                                            reads_as_clause, sentence_key, sentences as _sentences)
 from qcstation.core.reading.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
 )
@@ -597,6 +597,16 @@ def _scenario_fragments(scenario: str, question: str) -> list[str]:
             and ("?" in s.strip().rstrip(".!") or not reads_as_clause(s.strip().rstrip(".!").strip("()")))]
 
 
+def _known_fragments(known: list[str], question: str) -> list[str]:
+    """The known quantities cut from the question as written that are neither one of its
+    sentences nor a clause with its own subject and verb (the audit's known-fragment flag,
+    :func:`qcstation.core.construct.check.fragments.known_fragments`, reads the same)."""
+    q = re.sub(r"\s+", " ", question[:MAX_TEXT * 20]).lower()
+    whole = _sentences(question[:MAX_TEXT * 20])
+    return [k.strip()[:120] for k in known
+            if (t := sentence_key(k)) and t in q and not is_question_sentence(k, whole) and not reads_as_clause(k)]
+
+
 #: a computation written into an unknown's description ("$25*4"): it shows how the value is found
 _SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
 
@@ -655,6 +665,11 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     bad = _scenario_fragments(scenario, question)
     if bad:
         raise KeyInfoError(f"the problem scenario would hold a fragment: {bad[0]!r}")
+    cut = _known_fragments(known, question)
+    if cut:
+        # "A photo frame for $5" cut from "Ellen bought a pair of leggings for $100 and a photo
+        # frame for $5" (1297): no fact of its own; no rule-made key information, a model's
+        raise KeyInfoError(f"a known quantity would read as a fragment: {cut[0]!r}")
     unknown, relations = unknowns_and_relations(question, steps, givens)
     for u in unknown:
         label, _, desc = u.partition(": ")

@@ -32,6 +32,8 @@ from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
+                                                               single_places)
 
 
 @dataclass
@@ -256,7 +258,28 @@ class Binder:
             # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
+        by_clause = self._by_clause(v, agree or occ)
+        if by_clause is not None:
+            return by_clause
         return self._by_order(v, agree or occ, occ)
+
+    def _by_clause(self, v: Fraction, pool: list[int]) -> int | None:
+        """A use the step writes once, of a value stated at several places: the place whose
+        clause words the line writes and no other place's clause does (:func:`.clause_words.clause_place`)."""
+        if self.expr is None or v in (0, 1) or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return None
+        places = list({self.nums[j].start: j for j in pool}.values())
+        if len(places) < 2:
+            return None
+        other_values = [x for x in {*(leaf.value for leaf in leaves(self.expr)), *operand_numbers(self.line)} if x != v]
+        if isinstance(self.expr, BinOp) and self.expr.op in "+-":
+            # "12 + 3 + (12*2) = 39 people": a sum's result names every term, none of them
+            other_values += [x for x in annotated_results(self.line) if x != v]
+        others = single_places([leaf.value for leaf in leaves(self.expr) if leaf.text and leaf.value != v],
+                               self.by_value, [n.start for n in self.nums])
+        best = clause_place(self.question, [self.nums[j].start for j in places],
+                            [self.nums[j].stems for j in places], self.line, others, other_values)
+        return places[best] if best is not None else None
 
     def _multiplier_by_clause(self, v: Fraction, occ: list[int], line: str) -> bool:
         """A number the line names with no words that multiplies or divides, of a value the

@@ -1,0 +1,114 @@
+"""Which place of a value the question states more than once a solution line means, read from
+the words of each place's clause (used by :class:`~.binding.Binder` before it would fall back
+to order).
+
+The question "He stopped being penpals with 2 of them. They each send 2 letters a week" states
+2 twice; the line "Thus he gets 3*2 = 6 letters a week" names "letters", which only the clause
+of the second 2 writes. :func:`clause_place` gives that place when the line writes words of
+exactly one place's clause that the question writes nowhere else; when the line writes such
+words of two places (or of none), it gives None and the binder keeps its other readings.
+Words the line writes after another number of the step ("2 pounds / 4") say what that number
+is, not which place this one is; nor do the words of another number's own clause.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.reading.words import _clause_stems, line_stems, solution_stems
+
+#: stems that tell no quantity from another: units of every price and percent, totals
+_NO_EVIDENCE = frozenset({"$", "%", "cent", "tota", "numb"})
+
+#: what ends a clause here: punctuation, a conjunction, a comparison or a condition ("than
+#: Billy's starting salary", "if he has 9 inpatients" start clauses of their own)
+_BREAK = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then|than|if|when|because|so|how|what|which"
+                    r"|where|who)\b", re.I)
+
+#: a place the question writes as a quantity it already named ("the 500 piece one", "the
+#: original 18"): the same quantity as another place, never told apart from it by its clause
+_RESTATED = re.compile(r"\b(?:the|same)\s+(?:\w+\s+)?\$?$", re.I)
+
+#: a name ("Craig", "Ellen"): the line's subject, who acts in several clauses, never which place
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def clause_span(question: str, pos: int) -> tuple[int, int]:
+    """The clause of the question around ``pos`` (between the breaks of :data:`_BREAK`)."""
+    a = 0
+    for m in _BREAK.finditer(question, 0, pos):
+        a = m.end()
+    end = _BREAK.search(question, pos + 1)
+    return a, end.start() if end else len(question)
+
+
+def _stems_in(question: str, span: tuple[int, int], pos: int) -> frozenset[str]:
+    """The clause words of ``span`` (the reading floor's clause stems, cut to the span)."""
+    a, b = span
+    return _clause_stems(question[a:b], pos - a)
+
+
+def clause_place(question: str, starts: list[int], own: list[frozenset[str]], line: str,
+                 others: list[int], other_values: list[Fraction]) -> int | None:
+    """Of the places ``starts`` of one value in the question (``own``: the words that name each,
+    right after it), the index of the one whose clause words the solution ``line`` writes, when
+    exactly one does. A place's evidence is the words of its clause (and its own words) that
+    the question writes nowhere else, no name ("Craig": who acts, not what is counted); two places in one clause, or a place that restates a
+    quantity ("the 500 piece one"), are never told apart. ``others``: where the question states
+    the step's other numbers (each at one place), ``other_values``: the step's other numbers;
+    the words of their clauses (when no clause of the places) and the words the line writes
+    after them are taken off the line first."""
+    if len(starts) < 2 or len(set(starts)) != len(starts):
+        return None
+    if any(_RESTATED.search(question[max(0, s - 30):s]) for s in starts):
+        return None
+    spans = [clause_span(question, s) for s in starts]
+    if len(set(spans)) != len(spans):
+        return None  # two places in one clause: its words name both
+    words = [(_stems_in(question, sp, s) | own[i]) - _NO_EVIDENCE for i, (s, sp) in enumerate(zip(starts, spans))]
+    names = line_stems(" ".join(_NAME.findall(question)))
+    unique = [w - line_stems(question[:a] + " . " + question[b:]) - names for w, (a, b) in zip(words, spans)]
+    said = line_stems(line) - _NO_EVIDENCE
+    for o in others:
+        sp = clause_span(question, o)
+        if sp not in spans:
+            said -= _stems_in(question, sp, o)
+    for v in other_values:
+        said -= solution_stems(line, v)
+    hits = [len(u & said) for u in unique]
+    if sum(1 for h in hits if h) != 1:
+        return None
+    return next(i for i, h in enumerate(hits) if h)
+
+
+def single_places(values: list[Fraction], by_value: dict[Fraction, list[int]], starts: list[int]) -> list[int]:
+    """Where the question states each of ``values`` that it states at one place only."""
+    out = []
+    for v in values:
+        at = {starts[j] for j in by_value.get(v, [])}
+        if len(at) == 1:
+            out.append(next(iter(at)))
+    return out
+
+
+_ANNOTATED = re.compile(r"<<([^<>=]{1,200})=[^<>]*>>")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?|\.\d+")
+
+
+def operand_numbers(line: str) -> set[Fraction]:
+    """The numbers the calculator annotations of a line compute with (not their results): an
+    earlier result the step uses ("<<2/4=0.5>>": 2 and 4)."""
+    out: set[Fraction] = set()
+    for m in _ANNOTATED.finditer(line[:2000]):
+        for n in _NUMBER.findall(m.group(1)):
+            out.add(Fraction(n))
+    return out
+
+
+_RESULT = re.compile(r"<<[^<>=]{1,200}=\s*(\d+(?:\.\d+)?|\.\d+)\s*>>")
+
+
+def annotated_results(line: str) -> set[Fraction]:
+    """The results the calculator annotations of a line write ("<<12+3=15>>": 15)."""
+    return {Fraction(m.group(1)) for m in _RESULT.finditer(line[:2000])}

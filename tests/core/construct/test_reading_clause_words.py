@@ -1,0 +1,91 @@
+"""A value the question states at several places, told apart by the words of each place's clause
+(issue 26, point 1): the line "Ted spent a total of 3*16 = 48 dollars on books" writes "books",
+which only the clause of "3 books" writes, so its 3 is that place and not "3 pencils"
+(:mod:`qcstation.core.construct.make.rules.clause_words`). Words that cannot tell (a name, the
+words of the step's other numbers, a sum's total, two places in one clause, a restated
+quantity) decide nothing: the binder keeps its other readings, or refuses."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.clause_words import clause_place
+
+
+def _uses(seed: dict) -> dict[str, list[str]]:
+    """Each step -> the question's words (20 characters from its span) of the givens it uses."""
+    rule = rule_for_seed(seed)
+    q = seed["question"]
+    at = {str(g["name"]): q[g["span"][0]:g["span"][0] + 20] for g in rule.givens}
+    out: dict[str, list[str]] = {}
+    for st in rule.steps:
+        names = re.findall(r"\bg\d+\w*", st.sexpr)
+        out[st.name.split("_")[0]] = [at[n] for n in names if n in at]
+    return out
+
+
+def test_the_clause_words_on_the_line_decide_which_place(gsm8k: dict) -> None:
+    uses = _uses(gsm8k["1035"])  # "3 books for 16 dollars each and 3 pencils for 6 dollars each"
+    assert uses["s1"] == ["3 books for 16 dolla", "16 dollars each and "]
+    assert uses["s2"] == ["3 pencils for 6 doll", "6 dollars each. How "]
+    uses = _uses(gsm8k["1142"])  # "3 eggs a day for 30 days and then ... 5 eggs a day for 30 days"
+    assert uses["s1"][1].startswith("30 days and then")
+    assert uses["s2"][1].startswith("30 days, how many")
+    uses = _uses(gsm8k["1297"])  # "leggings for $100" (Ellen's) and "two bathrobes at $100 each"
+    assert uses["s1"][0].startswith("100 and a photo")
+    assert uses["s2"] == ["two bathrobes at $10", "100 each. How much d"]
+    uses = _uses(gsm8k["432"])  # "a playground ball that costs $2" and "saved $2 from her allowance"
+    assert uses["s1"][2].startswith("2. She has saved")
+    assert uses["s2"][0].startswith("2 from her allowance")
+
+
+def test_words_that_name_no_place_decide_nothing(gsm8k: dict) -> None:
+    # 844 "Craig has 2 twenty dollar bills. He buys six squirt guns for $2 each": "Craig spends
+    # 6 squirt guns * $2" names Craig (who acts in both clauses) and the squirt guns (the 6's
+    # words): its 2 is the $2 each, as before, never "Craig has 2" by his name
+    uses = _uses(gsm8k["844"])
+    assert uses["s1"][0].startswith("2 twenty dollar")
+    assert uses["s2"][1].startswith("2 each")
+    # 283 "12 + 3 + (12*2) = 39 people": the sum's total names no term ("3 coaches", not "A
+    # pizza will serve 3 people"); the seed stays refused
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["283"])
+    # 308 "Sandy should lose 2 pounds / 4": "pounds" is the 2's word, not the 4's ("Joey loses 8
+    # pounds in 4 weeks"): the 4 stays Sandy's "needs 4 weeks"
+    uses = _uses(gsm8k["308"])
+    assert uses["s2"][0].startswith("4 weeks to lose")
+
+
+def test_clause_place_refuses_what_its_words_cannot_tell() -> None:
+    q = "He buys 3 books for 16 dollars each and 3 pencils for 6 dollars each."
+    starts = [m.start() for m in re.finditer(r"\b3\b", q)]
+    assert clause_place(q, starts, [frozenset(), frozenset()], "3*16 = 48 dollars on books", [], []) == 0
+    assert clause_place(q, starts, [frozenset(), frozenset()], "3*6 = 18 dollars on pencils", [], []) == 1
+    # the line writes words of both places, or of none
+    assert clause_place(q, starts, [frozenset(), frozenset()], "3 books and pencils", [], []) is None
+    assert clause_place(q, starts, [frozenset(), frozenset()], "He spent 3*6", [], []) is None
+    # two places in one clause
+    q2 = "Kate's 6 friends each eat 6 cheese slices."
+    s2 = [m.start() for m in re.finditer(r"\b6\b", q2)]
+    assert clause_place(q2, s2, [frozenset(), frozenset()], "the friends eat 6 x 6", [], []) is None
+    # a restated quantity ("the 500 piece one") is the same quantity as the other place
+    q3 = "He dumped a set with 500 pieces, and another one that had 3 times more pieces than the 500 piece one."
+    s3 = [m.start() for m in re.finditer(r"500", q3)]
+    assert clause_place(q3, s3, [frozenset(), frozenset()], "The first set had 500 pieces", [], []) is None
+
+
+def test_a_newly_made_seed_whose_known_quantity_would_be_a_fragment_gets_no_rule_made_key_information(
+        gsm8k: dict) -> None:
+    # 1297 is rule-made now (its two $100 told apart by their clauses); its key information would
+    # list "A photo frame for $5", cut from "Ellen bought a pair of leggings for $100 and a photo
+    # frame for $5": no fact of its own, so no rule-made Understanding (a model's)
+    from qcstation.core.construct.make.keyinfo import KeyInfoError
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+
+    seed = gsm8k["1297"]
+    rule = rule_for_seed(seed)
+    with pytest.raises(KeyInfoError, match="fragment"):
+        keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)

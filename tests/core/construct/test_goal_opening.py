@@ -88,9 +88,10 @@ def test_an_earlier_result_written_in_a_later_line_is_named(gsm8k: dict) -> None
     # it is the question's "drank 4 gallons", shown with its words
     ("1200", 0, "Q1: Fred started with 24 gallons, but on day 1, his children drank 4 gallons, leaving ? "
                 "gallons of root beer."),
-    # 28: "each carton costs $4.00" is a price the question states, not the 4 cartons of Q1; a
-    # value the question states is never named (which of the two 4s is Q1 the words do not say)
-    ("28", 1, "Q2: If each carton costs ? and she needs ? containers then it will cost her ? "
+    # 28: "each carton costs $4.00" is a price the question states, not the 4 cartons of Q1: the
+    # "$" says which (the question's "$4.00 per carton"; Q1's line "4 containers"), and each unknown
+    # has one blank
+    ("28", 1, "Q2: If each carton costs $4.00 and she needs Q1 containers then it will cost her ? "
               "(the value asked for)"),
 ])
 def test_a_value_that_is_only_equal_to_another_result_is_not_named_by_it(gsm8k: dict, seed: str, index: int,
@@ -112,10 +113,10 @@ def test_a_result_written_as_a_counting_word_is_hidden_like_its_digits(gsm8k: di
                 "(the value asked for)"),
     ("49", 0, "Q1: If Tracy used a piece of wire 4 feet long, since 1 foot is equal to 12 inches, the total "
               "length of the wire in inches was ? inches."),
-    # 1045's answer is 1 (inch): there the 1 of "1 foot" stays hidden, as any result does
+    # 1045's answer is 1 (inch): the 1 of "1 foot" is still the unit's one, no second blank
     ("1045", 0, "Q1: First, we need to be sure we are comparing the same units, so let’s convert feet into "
-                "inches. There are 12 inches in ? foot. So Xavier was ? inches tall."),
+                "inches. There are 12 inches in 1 foot. So Xavier was ? inches tall."),
 ])
-def test_the_one_of_a_unit_is_shown_unless_a_step_computes_1(gsm8k: dict, seed: str, index: int,
+def test_the_one_of_a_unit_is_shown(gsm8k: dict, seed: str, index: int,
                                                              text: str) -> None:
     assert _unknowns(gsm8k[seed])[index] == text

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 
+from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.check.reread import hidden_numbers, value_leaks
 from qcstation.core.construct.make.rules import rule_for_seed
@@ -47,12 +48,17 @@ def test_the_flag_fires_on_a_hidden_number_and_the_rules_show_it(gsm8k: dict, se
     assert len(flags) == 1 and "hides a number no step computes" in flags[0].message, flags
 
 
-def test_a_hidden_number_a_step_computes_is_no_flag(gsm8k: dict) -> None:
-    # 1045's answer is 1: "12 inches in ? foot" hides a value a step computes (showing it
-    # would show the answer)
+def test_a_unit_conversion_equal_to_the_answer_is_shown_and_no_leak(gsm8k: dict) -> None:
+    # 1045's answer is 1: "12 inches in ? foot" was a second blank of Q1 (each unknown names one
+    # quantity with one '?'); the 1 of the conversion is written, and the audit reads the
+    # conversion as a constant of the units, not as the answer shown
     f = _keyinfo(gsm8k["1045"])
-    assert any("12 inches in ? foot" in u for u in f["unknown_quantities"])
+    assert any("12 inches in 1 foot. So Xavier was ? inches tall." in u for u in f["unknown_quantities"])
     assert hidden_numbers(f["unknown_quantities"], [], gsm8k["1045"]["solution"]) == []
+    assert value_leaks(["Q1: There are 12 inches in 1 foot."], gsm8k["1045"]["question"],
+                       gsm8k["1045"]["solution"], Fraction(1)) == []
+    assert value_leaks(["Q1: Cole grew 1 inch."], gsm8k["1045"]["question"],
+                       gsm8k["1045"]["solution"], Fraction(1)) != []
 
 
 def test_a_relationship_never_writes_a_question_mark() -> None:
@@ -79,8 +85,10 @@ def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
     # 959: "48 = 100% + 20% = 120% of the actual number": the 100 is the percent factor, no
     # value the solution computes, so an unknown that shows it leaks nothing; 120 is computed
     seed = gsm8k["959"]
-    f = _keyinfo(seed)
-    assert any("?/100" in u for u in f["unknown_quantities"]), f["unknown_quantities"]
+    # (its Q1 wrote the result twice, the second inside a fraction: "48 = ? of the actual number =
+    # ?/100 of the actual number"; no rule-made key information, see test_one_blank)
+    with pytest.raises(KeyInfoError, match="blank inside a fraction"):
+        _keyinfo(seed)
     assert value_leaks(["Q1: 48 = 100% + 20% of the number"], seed["question"], seed["solution"], Fraction(40)) == []
     assert value_leaks(["Q1: 48 = 120% of the number"], seed["question"], seed["solution"], Fraction(40)) != []
 

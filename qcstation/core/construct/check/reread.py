@@ -27,6 +27,16 @@ from qcstation.core.reading.words import (MAX_TEXT, ANNOTATION, NUMBER_WORD_VALU
 __all__ = ["hidden_numbers", "stale_edits", "used_irrelevant", "value_leaks"]
 
 
+_UNIT = (r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|inch(?:es)?|foot|feet|yards?|miles?|"
+         r"ounces?|pounds?|cups?|pints?|quarts?|gallons?|dozens?|cents?|dimes?|quarters?|nickels?|pennies)")
+#: a conversion between two units, each with its number: "12 inches in 1 foot", "7 days in a
+#: week", "12 months of the year", "1 foot is equal to 12 inches", "16 ounces to a pound"
+_CONVERSION = re.compile(
+    r"(?<![\w.])\d+\s+" + _UNIT + r"\s+(?:in|of|to|per)\s+(?:an?|one|1|the|each)\s+" + _UNIT + r"\b"
+    r"|(?<![\w.])(?:1|one|an?)\s+" + _UNIT + r"\s+(?:is|equals|has|makes)\s+(?:equal\s+to\s+)?\d+\s+" + _UNIT + r"\b",
+    re.I)
+
+
 def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fraction | None) -> list[str]:
     """Unknown-quantity descriptions that show a step's result or the answer: the answer
     anywhere, a result the question does not state, or the result of the solution line the
@@ -40,8 +50,12 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
     for u in unknowns:
         text = str(u)[:2000]
         # a given written with the question's words for it shows that given, whatever its value
+        # and so does a unit conversion the line states ("12 inches in 1 foot", "7 days in a
+        # week", "1 foot is equal to 12 inches"): a constant of the units, no quantity of the story
+        conversions = [(c.start(), c.end()) for c in _CONVERSION.finditer(text)]
         shown = {v for m in NUMERAL.finditer(text) if (v := numeral_value(m)) is not None
-                 and not stated_with_words(text, m.start(), m.end(), v, question)}
+                 and not stated_with_words(text, m.start(), m.end(), v, question)
+                 and not any(a <= m.start() < b for a, b in conversions)}
         own: set[Fraction] = set()
         words = set(_skeleton(text))
         best = max(range(len(lines)), key=lambda k: len(words & line_words[k]), default=None)

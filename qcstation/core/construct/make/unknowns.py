@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any, Callable
+
+from qcstation.core.construct.make.keyinfo import KeyInfoError
 
 from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
@@ -55,6 +58,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         return stated_with_words(text, start, end, value, question)
 
     before: dict[Fraction, str] = {}  # the named results of the steps so far, in step order
+    # every value the question states, in digits or in words ("three teeth")
+    said = stated | {_WORDS[word_key(w, _WORDS)] for w in _COUNT_WORD.findall(question[:20_000])}
     for i, st in enumerate(steps):
         own = result_of[i]
         others = dict(named)
@@ -62,8 +67,11 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
         earlier = dict(before)
         earlier.pop(own, None)
+        blanks: list[_Blank] = []
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
-                         computed, given_at)
+                         computed, given_at, blanks)
+        desc = _one_blank_each(desc, blanks, own, st, steps[:i], label, given_value, givens or [], question,
+                               said)
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         if own in named and own not in stated:
             before.setdefault(own, named[own])
@@ -77,6 +85,147 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
+
+
+@dataclass(frozen=True)
+class _Blank:
+    """What a '?' of a description hides: its value (None: several), whether it stands for a
+    computation's result ("result") or for a number the line writes ("written": its text)."""
+
+    value: Fraction | None
+    kind: str
+    written: str = ""
+
+
+_COUNT_WORD = re.compile(r"\b(?:" + "|".join(_WORDS) + r")\b", re.I)
+_MARKED = re.compile(r"([\ue000-\ue7ff])\?")
+_UNMARK = re.compile(r"[\ue000-\ue7ff]")
+#: where a clause that says the step's value again under other words starts ("11 years of
+#: vacations, so he has 11 rows of blocks"; "10 bike tires ... because 2 times 5 equals 10")
+_CLAUSE_START = re.compile(r",?\s+(?:so|because|since|and|which|then|thus|meaning)\b|[,;:]\s")
+_WORD = re.compile(r"[A-Za-z]+")
+_CUT_AT = re.compile(r"[,.;:!?=+*/×÷()\d\ue000-\ue7ff]|\s-\s|\bx\b")
+#: a unit a "1" counts in a conversion the line states ("12 inches in 1 foot", "1 dozen is 12")
+_ONE_UNIT = re.compile(r"\s*(?:foot|inch|yard|mile|meter|metre|hour|minute|second|day|week|month|year|dozen|"
+                       r"pound|ounce|gallon|quart|pint|cup|liter|litre|kilogram|gram|dollar|cent|pair)\b", re.I)
+
+
+def _words_near(text: str, end: int, dollar_before: bool) -> set[str]:
+    """The stems of the first content words after ``end`` (up to a break: a number, a blank, a
+    punctuation mark or an operator), with "$" when a dollar sign stands before the number."""
+    from qcstation.core.construct.make.rules.givens import STOPWORDS
+    from qcstation.core.reading.words import stem
+
+    tail = text[end:end + 80]
+    cut = _CUT_AT.search(tail)
+    words = [w for w in _WORD.findall(tail[:cut.start()] if cut else tail) if w.lower() not in STOPWORDS][:3]
+    return {stem(w) for w in words} | ({"$"} if dollar_before else set())
+
+
+def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, before: list[Any],
+                    label: dict[str, str], given_value: dict[str, Fraction], givens: list[dict[str, Any]],
+                    question: str, stated: set[Fraction]) -> str:
+    """Each unknown quantity names one quantity with one '?'. A description whose line writes
+    more numbers than its own result hides each of them by the rules of :func:`_describe`; here
+    every '?' but the step's own is read again by what the step computes with:
+
+    * an earlier step's result the step uses (its label: "she needs Q1 containers"), or a given
+      or named constant it uses, written as the line writes it ("each carton costs $4.00",
+      "12 inches in a foot is 12"), chosen by the words after the '?' when the value is more
+      than one of them (the words the question or the earlier line writes after it; a given
+      that is the only one of its value needs none; an earlier result always does);
+    * the step's value said again under other words ("11 years of vacations, so he has 11 rows
+      of blocks"): the clause that says it again goes;
+    * a "1" of a unit no step computes ("12 inches in 1 foot") is written.
+
+    Anything else (a '?' whose words match no number the step uses, or match two) is no
+    rule-made key information: :class:`KeyInfoError` with the reason."""
+    marks = [(m.start(), m.end(), ord(m.group(1)) - _MARK0) for m in _MARKED.finditer(desc)]
+    if len(marks) <= 1 or getattr(st, "expr", None) is None:
+        return _UNMARK.sub("", desc)
+    from qcstation.core.construct.check.bindings import expr_names
+    from qcstation.core.reading.words import ANNOTATION, result_words
+
+    names = expr_names(st.expr)
+    by_name = {x.name: x for x in before}
+    places = {str(g.get("name")): g for g in givens}
+    # what each use of a value may be: (what is written for it, the words said after it)
+    options: dict[Fraction, list[tuple[str, str, set[str]]]] = {}
+    for n in sorted(names):
+        if n in by_name:
+            ref = by_name[n]
+            prose = ANNOTATION.sub(" ", str(getattr(ref, "line", "") or ""))
+            options.setdefault(Fraction(ref.result), []).append(
+                ("ref", label[n], set(result_words(prose, Fraction(ref.result)))))
+        elif n in given_value:
+            span = places.get(n, {}).get("span")
+            words: set[str] = set()
+            if isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span):
+                words = _words_near(question, span[1], question[max(0, span[0] - 1):span[0]] == "$")
+            options.setdefault(given_value[n], []).append(("given", n, words))
+        elif n.startswith("k_"):
+            from qcstation.core.construct.make.rules.constants import FACTOR_VALUES
+            from qcstation.core.reading.words import stem
+
+            if n in FACTOR_VALUES:
+                options.setdefault(Fraction(FACTOR_VALUES[n]), []).append(
+                    ("given", n, {stem(w) for w in n.split("_")[1:] if w not in ("per", "of", "in", "a")}))
+    said_again: list[int] = []      # the places of the step's own value
+    writes: dict[int, str] = {}
+    for k, (a, b, idx) in enumerate(marks):
+        blank = blanks[idx]
+        v = blank.value
+        if v == own and blank.kind == "result":
+            said_again.append(k)
+            continue
+        if blank.kind == "written" and (desc[b:b + 1] == "/" or desc[max(0, a - 1):a] == "/"):
+            # "?/Q3 are to her boyfriend": a part of a fraction, no quantity of its own
+            raise KeyInfoError(f"{label[st.name]} would read with a blank inside a fraction: "
+                               f"{_UNMARK.sub('', desc)[:90]!r}")
+        cands = [o for o in (options.get(v, []) if v is not None else []) if o[0] == "ref" or blank.kind == "written"]
+        if cands:
+            near = _words_near(desc, b, desc[max(0, a - 1):a] == "$" or blank.written.startswith("$"))
+            scores = [len(near & o[2]) for o in cands]
+            best = max(scores)
+            pick = None
+            # the only number of its value the step uses: a given, or an earlier result whose
+            # value the question does not state (no given of the story can be meant)
+            if len(cands) == 1 and (cands[0][0] == "given" or v not in stated):
+                pick = cands[0]
+            elif best and scores.count(best) == 1:
+                pick = cands[scores.index(best)]
+            if pick is not None:
+                writes[k] = pick[1] if pick[0] == "ref" else blank.written
+                continue
+        if v == own:
+            said_again.append(k)
+        elif v == 1 and blank.kind == "written" and _ONE_UNIT.match(desc, b):
+            writes[k] = blank.written
+        else:
+            what = blank.written or "a computed value"
+            raise KeyInfoError(f"{label[st.name]} would read with more than one blank: the '?' for {what!r} in "
+                               f"{_UNMARK.sub('', desc)[:90]!r} stands for no number its step uses by its words")
+    cut = len(desc)
+    if len(said_again) > 1:
+        first, second = marks[said_again[0]][1], marks[said_again[1]][0]
+        starts = [m.start() for m in _CLAUSE_START.finditer(desc, first, second)]
+        if not starts:
+            raise KeyInfoError(f"{label[st.name]} would read with two blanks for its own value: "
+                               f"{_UNMARK.sub('', desc)[:90]!r}")
+        cut = starts[-1]
+    out = []
+    pos = 0
+    for k, (a, b, _) in enumerate(marks):
+        if a >= cut:
+            break
+        out.append(desc[pos:a])
+        out.append(writes.get(k, "?"))
+        pos = b
+    tail = desc[pos:cut]
+    text = "".join(out) + tail
+    if cut < len(desc):
+        text = text.rstrip(" ,;:") + ("." if desc.rstrip().endswith(".") else "")
+    return _UNMARK.sub("", text)
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
@@ -93,10 +242,15 @@ _FRACTION = re.compile(r"(\d+)/(\d+)")
 _ANY = re.compile(r".+")
 _DIGITS = re.compile(r"\d+")
 _WRITTEN_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?")
-_HIDDEN_COMPUTATION = re.compile(r"\?(?:\s*[-+*/x×÷=]\s*\?)+")
+#: a '?' a description writes, with its private mark (:func:`_describe`'s ``blank``)
+_MARK0 = 0xE000
+_MAX_BLANKS = 0x800
+_M = "[\ue000-\ue7ff]?"
+_BLANK_TOKEN = re.compile(_M + r"\?")
+_HIDDEN_COMPUTATION = re.compile(_M + r"\?(?:\s*[-+*/x×÷=]\s*" + _M + r"\?)+")
 _NAME_GLUED = re.compile(r"\b(Q\d+)(?=[^\W\d_])")
-_VARIABLE_HIDDEN = re.compile(r"^[a-z] \?(?=\s|$)")
-_EMPTY_BECAUSE = re.compile(r",?\s+(?:because|since)\s+\?\s*[.,;]?$")
+_VARIABLE_HIDDEN = re.compile(r"^[a-z] (" + _M + r"\?)(?=\s|$)")
+_EMPTY_BECAUSE = re.compile(r",?\s+(?:because|since)\s+" + _M + r"\?\s*[.,;]?$")
 _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
@@ -110,7 +264,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
               others: dict[Fraction, str] | None = None, earlier: dict[Fraction, str] | None = None,
               own: Fraction | None = None, stated: set[Fraction] | None = None,
               computed: set[Fraction] | None = None,
-              given_at: Callable[[str, int, int, Fraction], bool] | None = None) -> str:
+              given_at: Callable[[str, int, int, Fraction], bool] | None = None,
+              blanks: list[_Blank] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
@@ -129,9 +284,17 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     from qcstation.core.construct.make.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     others = others or {}
+    blanks = blanks if blanks is not None else []
+
+    def blank(value: Fraction | None, kind: str, written: str = "") -> str:
+        # a '?' with the private mark of what it hides (read by :func:`_one_blank_each`)
+        if len(blanks) >= _MAX_BLANKS:
+            return "?"
+        blanks.append(_Blank(value, kind, written))
+        return chr(_MARK0 + len(blanks) - 1) + "?"
 
     def hidden(value: Fraction | None) -> str:
-        return others.get(value, "?") if value is not None else "?"
+        return others[value] if value is not None and value in others else blank(value, "result")
 
     text = line
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
@@ -186,19 +349,22 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         if results is not None and not shown & results and _DIGITS.fullmatch(mm.group(0)) \
                 and _INDEX.search(text[:mm.start()]):
             return mm.group(0)
-        return (earlier or {}).get(next(iter(shown)), "?") if len(shown) == 1 else "?"
+        if len(shown) == 1 and next(iter(shown)) in (earlier or {}):
+            return (earlier or {})[next(iter(shown))]
+        return blank(next(iter(shown)) if len(shown) == 1 else None, "written", mm.group(0))
 
     text = _WRITTEN_NUMBER.sub(keep, text)
     # "Q3: Three total people can attend": the step's own result written as a counting word
     # shows it as much as in digits (another's is left: "four peaches" is no Q2 of 4 dollars;
     # so is a value the question ``stated`` itself: "four fewer cars each day")
     if own is not None and own not in question_values and own not in (stated or set()):
-        text = _sub_count_words(lambda mm: "?" if _WORDS[word_key(mm.group(0), _WORDS)] == own
+        text = _sub_count_words(lambda mm: blank(own, "written", mm.group(0))
+                                if _WORDS[word_key(mm.group(0), _WORDS)] == own
                                 and not _INDEX.search(text[:mm.start()]) else mm.group(0), text)
-    text = _HIDDEN_COMPUTATION.sub("?", text)
+    text = _HIDDEN_COMPUTATION.sub(lambda mm: _BLANK_TOKEN.findall(mm.group(0))[-1], text)
     text = _NAME_GLUED.sub(r"\1 ", text)  # "2500km" -> "Q2 km"
     text = _SPACES.sub(" ", text).strip()
-    text = _VARIABLE_HIDDEN.sub("?", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
+    text = _VARIABLE_HIDDEN.sub(r"\1", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
     text = _EMPTY_BECAUSE.sub("", text)
     return text[:300]
 

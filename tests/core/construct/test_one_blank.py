@@ -1,0 +1,77 @@
+"""Each unknown quantity of rule-made key information names one quantity with one '?' (issue 26,
+the lead's decision of session 4): a line that writes more numbers than its own result had them
+all hidden ("There are 12 inches in ? foot. So Xavier was ? inches tall", 1045; 32 GSM8K
+artifacts). Now every '?' but the step's own is read again by what the step computes with: an
+earlier result it uses is named by its label, a given or a named constant it uses is written as
+the line writes it, the step's value said again under other words goes with its clause, and
+anything the words cannot settle is refused with the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+from qcstation.core.construct.make.rules import rule_for_seed
+
+
+def _unknowns(seed: dict) -> list[str]:
+    rule = rule_for_seed(seed)
+    return list(keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps,
+                                         givens=rule.givens)["unknown_quantities"])
+
+
+def _blanks(u: str) -> int:
+    return u.partition(": ")[2].replace(" (the value asked for)", "").count("?")
+
+
+@pytest.mark.parametrize(("seed", "index", "text"), [
+    # a named constant the step uses ("7 days in a week", k_days_per_week), though the answer is 7
+    ("19", 0, "Q1: She eats 3 eggs every day and there are 7 days in a week so she eats ? eggs a week"),
+    # an earlier result the step uses, named by the words after it ("2 pounds" of Q1's line);
+    # a given the step uses, written as the line writes it ("$2.00", though Q1 is 2)
+    ("45", 1, "Q2: 1 pound of beeswax costs $10.00 and he needs Q1 pounds so his supplies will cost ?"),
+    ("45", 2, "Q3: He wants to sell each candle for $2.00 each and he's selling 20 candles so that's ?"),
+    # $20.00 is Q2's result and Q4's own value: the step uses Q2
+    ("45", 3, "Q4: If he makes Q3 selling candles and his supplies cost Q2 then his net profit is ? "
+              "(the value asked for)"),
+    # the step's value said again under other words goes with its clause
+    ("86", 0, "Q1: Gene has been on ? years of vacations."),
+    ("152", 0, "Q1: There were ? bike tires to fill up"),
+    # "5 dinosaur children" is the given the step uses, not Q1's 5 pounds
+    ("91", 2, "Q3: To feed 5 dinosaur children, he will need ? pounds of potato salad."),
+    ("675", 0, "Q1: Since 1 foot is equal to 12 inches, then 20 feet is equal to ? inches."),
+    # "80 toys" is the given the step takes away (the solution writes "gives 80 Bonnie 80 toys")
+    ("885", 1, "Q2: Argo also gives 80 Bonnie 80 toys and remains with ? toys"),
+])
+def test_each_other_number_is_named_or_written(gsm8k: dict, seed: str, index: int, text: str) -> None:
+    u = _unknowns(gsm8k[seed])
+    assert u[index] == text
+    assert all(_blanks(x) == 1 for x in u), u
+
+
+@pytest.mark.parametrize(("seed", "reason"), [
+    # "He made 3 omelets": 3 is the given "3 days" and Q2's "3 slices" a step uses; no words
+    # say which
+    ("204", "more than one blank"),
+    # "$12 per pair ... 12 pairs": the given $12.00 and Q2's 12 pair of legs; "pair" and "$" each
+    # match one
+    ("507", "more than one blank"),
+    # "$3.00 for the next 3": the 3 teeth are the question's "three", a number the step does not use
+    ("568", "more than one blank"),
+    # "?/Q3 are to her boyfriend": a blank inside a fraction
+    ("957", "blank inside a fraction"),
+    # "6 students are football players and 6 are part of band": Q1 and Q3 are both 6 students
+    ("983", "more than one blank"),
+])
+def test_a_blank_the_words_cannot_settle_is_refused(gsm8k: dict, seed: str, reason: str) -> None:
+    with pytest.raises(KeyInfoError, match=reason):
+        _unknowns(gsm8k[seed])
+
+
+def test_every_rule_made_unknown_of_the_seeds_that_had_several_blanks_has_one(gsm8k: dict) -> None:
+    seeds = ["19", "28", "45", "86", "91", "138", "148", "152", "531", "613", "655", "675", "711", "713",
+             "752", "814", "885", "923", "978", "987", "1045", "1057", "1148", "1174", "1200", "1266"]
+    for s in seeds:
+        u = _unknowns(gsm8k[s])
+        assert all(_blanks(x) == 1 for x in u), (s, u)

@@ -113,17 +113,28 @@ def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
 #: an equation field.
 
 
-def check_independently(result: RuleResult, question: str, solution: str) -> None:
+def check_independently(result: RuleResult, question: str, solution: str,
+                        gold: Fraction | None = None) -> None:
     """A formalization is rule-made only if the checks re-derived from the question and the
     solution (:mod:`qcstation.core.construct.check.bindings`, the audit's own) find nothing: each
     given tied to words that agree with its step, no step that uses an earlier result whose
     value the question also states, no use tied to a place of the question by order only.
-    Otherwise RuleError with the reason (the item goes to the model path)."""
+    A formalization that asserts an equation (a step with no defining term: the algebra and
+    equation rules) is checked by :mod:`qcstation.core.construct.check.equations` instead: Z3
+    solves it to ``gold`` and only ``gold``, no bare literal, each given at the one place its
+    words say. Otherwise RuleError with the reason (the item goes to the model path)."""
     from qcstation.core.construct.check.bindings import binding_problems, equal_value_links, step_literals
     from qcstation.core.reading.expr import Num, evaluate
 
     if result.uncertain:
         raise RuleError("uncertain binding: " + result.uncertain[0], "Ambiguous binding")
+    if any(st.expr is None for st in result.steps):
+        from qcstation.core.construct.check.equations import equation_problems
+
+        found = equation_problems(result.smtlib, result.givens, question, solution, gold)
+        if found:
+            raise RuleError("equation check: " + found[0], "Ambiguous binding")
+        return
     defs: dict[str, Any] = {str(g["name"]): Num(Fraction(str(g["value"])))
                             for g in [*result.givens, *(result.factors or [])]}
     values: dict[str, Fraction] = {n: e.value for n, e in defs.items()}
@@ -145,6 +156,23 @@ def check_independently(result: RuleResult, question: str, solution: str) -> Non
         raise RuleError(problems[0], "Ambiguous binding")
 
 
+def _algebra(solution: str, question: object, gold: Fraction | None) -> RuleResult | None:
+    """The ``gsm8k-algebra`` rule's formalization of a solution that names an unknown and
+    solves an equation for it, checked independently; None when the solution names none or
+    the rule or its check refuses (the worked-solution rule's own reason then stands)."""
+    from qcstation.core.construct.make.rules.algebra import declared_unknown, smt_from_algebra
+
+    if not isinstance(question, str) or declared_unknown(solution) is None:
+        return None
+    try:
+        result = smt_from_algebra(solution, question, gold)
+        check_independently(result, question, solution, gold)
+    except RuleError:
+        return None
+    result.bound = True  # the independent check found nothing (derive still takes no algebra parent)
+    return result
+
+
 def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
     solution = solution_of(seed)
     equation = equation_of(seed)
@@ -159,6 +187,9 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
             result = smt_from_calculator_annotations(
                 solution, gold, question=question if isinstance(question, str) else None)
         except RuleError as exc:
+            algebra = _algebra(solution, question, gold)
+            if algebra is not None:
+                return algebra
             if not equation or exc.title != NOTHING_TO_READ:
                 raise
             reasons.append(f"calculator rule: {exc}")
@@ -166,14 +197,29 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
             # the worked solution was read; when its bindings cannot be vouched for, the
             # equation field (one computation of it) is no better: the item is not rule-made
             if isinstance(question, str):
-                check_independently(result, question, solution)
+                try:
+                    check_independently(result, question, solution, gold)
+                except RuleError:
+                    algebra = _algebra(solution, question, gold)
+                    if algebra is not None:
+                        return algebra
+                    raise
                 result.bound = True
             return result
     if equation:
         try:
             question = seed.get("question")
-            return smt_from_equation(equation, gold,
-                                     question=question if isinstance(question, str) else None)
+            eq = smt_from_equation(equation, gold, question=question if isinstance(question, str) else None)
+            if isinstance(question, str) and any(st.expr is None for st in eq.steps):
+                # a linear equation (declared unknown, asserted equation): checked on its own
+                # terms (Z3 gives the gold and only the gold, no bare literal, each given at the
+                # one place its words say; tied by order only, it is refused)
+                from qcstation.core.construct.check.equations import equation_problems
+
+                found = eq.uncertain[:1] or equation_problems(eq.smtlib, eq.givens, question, "", gold)
+                if found:
+                    raise RuleError("equation check: " + found[0], "Ambiguous binding")
+            return eq
         except RuleError as exc:
             reasons.append(f"equation rule: {exc}")
             raise RuleError("no rule applies: " + "; ".join(reasons)) from exc

@@ -1,0 +1,235 @@
+"""The independent check of a formalization that asserts an equation instead of defining each
+step (a declared unknown and ``(assert (= lhs rhs))``: the equation rule's linear equations, the
+``gsm8k-algebra`` rule's solutions). :func:`.bindings.binding_problems` reads a step by the line
+that computes its result; an equation has no result of its own, so it is read here, from the
+stored SMT-LIB, the question and the solution alone (never from the rule's labels):
+
+* **Z3 solves it to the gold and only the gold** (:func:`qcstation.core.verify.solve.verify_core`,
+  the verifier's own in-process check: satisfiable, ``answer`` unique, equal to the gold);
+* **no bare literal**: every number other than 0 and 1 is a declared constant's definition
+  (``(assert (= g1_members 105))``), never written into the equation or the answer's term;
+* **every constant is a given or a named factor**: each defined constant is a given of the record
+  (with its place in the question) or a named factor ``k_...``;
+* **each given's place is the one its words say**: the record's span holds the given's value; a
+  value the question states at more than one place is bound only where the words the solution
+  writes after that value agree with exactly that one place (else no reader can tell which);
+  a number the solution writes only with words that agree with none of the question's place
+  for it is another quantity of the same value; a word given ("twice": 2) of a value the
+  question also states as a number is refused (which one the equation means, no reader can tell).
+
+:func:`equation_problems` returns the problems as text (empty: nothing found)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["equation_problems"]
+
+_TIMEOUT_S = 10.0
+
+
+def _z3_problems(smtlib: str, gold: Fraction | None) -> list[str]:
+    from qcstation.core.reading.answers import ExactAnswer, fraction_to_str
+    from qcstation.core.verify.solve import verify_core
+
+    if gold is None:
+        return ["no gold answer to check the equation's solution against"]
+    kind = "integer" if gold.denominator == 1 else "fraction"
+    out = verify_core(smtlib, ExactAnswer(gold, kind), fraction_to_str(gold), _TIMEOUT_S)
+    if out.status != "verified":
+        return [f"z3: {out.status}: {out.message}"]
+    return []
+
+
+def _numeral(node: Any) -> Fraction | None:
+    """The value of a number term (``12``, ``2.5``, ``(- 5)``, ``(/ 1 2)``), else None."""
+    from qcstation.core.verify.smtlib import SList, Token
+
+    if isinstance(node, Token):
+        try:
+            return Fraction(node.text)
+        except (ValueError, ZeroDivisionError):
+            return None
+    if isinstance(node, SList) and node.items and isinstance(node.items[0], Token):
+        op = node.items[0].text
+        args = [_numeral(a) for a in node.items[1:]]
+        if any(a is None for a in args) or not args:
+            return None
+        vals = [a for a in args if a is not None]
+        if op == "-" and len(vals) == 1:
+            return -vals[0]
+        if op == "/" and len(vals) == 2 and vals[1]:
+            return vals[0] / vals[1]
+    return None
+
+
+def _literals(node: Any, depth: int = 0) -> list[Fraction]:
+    from qcstation.core.verify.smtlib import SList, Token
+
+    if depth > 200:
+        return []
+    if isinstance(node, Token):
+        try:
+            v = Fraction(node.text)
+        except (ValueError, ZeroDivisionError):
+            return []
+        return [] if v in (0, 1) else [v]
+    if isinstance(node, SList):
+        return [v for item in node.items for v in _literals(item, depth + 1)]
+    return []
+
+
+def _script_problems(smtlib: str, names: set[str]) -> tuple[list[str], dict[str, Fraction]]:
+    """Bare literals outside the constants' definitions, and constants that are no declared
+    given or named factor; with the constants' values."""
+    from qcstation.common.errors import VerificationError
+    from qcstation.core.verify.smtlib import SList, Token, parse_script, symbol_name
+
+    try:
+        script = parse_script(smtlib)
+    except VerificationError as exc:
+        return [f"the SMT-LIB cannot be read: {exc}"], {}
+    problems: list[str] = []
+    defined: dict[str, Fraction] = {}
+    for cmd in script.active_commands():
+        if cmd.name != "assert":
+            continue
+        node = cmd.args[0]
+        if isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token) \
+                and node.items[0].text == "=" and isinstance(node.items[1], Token):
+            name = symbol_name(node.items[1])
+            value = _numeral(node.items[2])
+            if name is not None and value is not None and name != "answer":
+                defined[name] = value
+                if name not in names and not name.startswith("k_"):
+                    problems.append(f"the constant {name} = {value} is no given of the question "
+                                    "and no named factor")
+                continue
+        lits = _literals(node)
+        if lits:
+            problems.append("the equation writes " + ", ".join(str(v) for v in lits[:4])
+                            + " instead of a declared given")
+    return problems, defined
+
+
+def _numeric_places(question: str) -> list[tuple[Fraction, int, frozenset[str]]]:
+    """(value, start, the stems of the words after it) of each number the question writes in
+    digits or number words (not word givens such as "half")."""
+    from qcstation.core.reading.words import question_occurrences
+
+    return [(o.value, o.start, o.words) for o in question_occurrences(question)
+            if o.start >= 0 and (o.text[:1].isdigit() or o.text[:1] in "$.")
+            or o.start >= 0 and o.text.split()[0].lower().split("-")[0] in _NUMBER_WORDS]
+
+
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+    "dozen".split())
+
+
+_NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
+
+
+def _solution_words(solution: str, v: Fraction) -> list[frozenset[str]]:
+    """The stem of the word right after each place the solution's prose writes ``v`` ("40 feet",
+    "$40": what it counts), none where a function word follows ("40 when the lengths ...")."""
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value, stem
+    from qcstation.core.construct.make.rules.givens import STOPWORDS
+
+    out: list[frozenset[str]] = []
+    for line in solution.splitlines():
+        prose = ANNOTATION.sub(" ", line)
+        for m in NUMERAL.finditer(prose):
+            if numeral_value(m) != v:
+                continue
+            words: set[str] = set()
+            if m.start() and prose[m.start() - 1] == "$":
+                words.add("$")
+            w = _NEXT_WORD.match(prose, m.end())
+            if w and w.group(1).lower() not in STOPWORDS and len(w.group(1)) > 1:
+                words.add(stem(w.group(1)))
+            out.append(frozenset(words))
+    return out
+
+
+def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution: str) -> list[str]:
+    problems: list[str] = []
+    places = _numeric_places(question)
+    for g in givens:
+        name = str(g.get("name"))
+        try:
+            v = Fraction(str(g.get("value")))
+        except (ValueError, ZeroDivisionError):
+            problems.append(f"given {name} has no exact value")
+            continue
+        span = g.get("span")
+        if not (isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)
+                and 0 <= span[0] < span[1] <= len(question)):
+            problems.append(f"given {name} has no place in the question")
+            continue
+        same = [p for p in places if p[0] == v]
+        if name.startswith("w_"):
+            if same:
+                problems.append(f"the word given {name} ({v}) has the value of a number the question "
+                                f"states at {same[0][1]}: which one the equation means, no reader can tell")
+            continue
+        mine = [p for p in same if p[1] == span[0]]
+        if not mine:
+            problems.append(f"given {name}'s place in the question holds no number {v}")
+            continue
+        said = [w for w in _solution_words(solution, v) if w - {"$"}] if solution else []
+        if len(same) > 1:
+            agree = {p[1] for p in same for w in said if w & p[2]}
+            if agree != {span[0]}:
+                problems.append(f"the question states {v} at {len(same)} places and the solution's words "
+                                f"do not single out the one given {name} is tied to")
+        elif said and not any(w & mine[0][2] for w in said) and mine[0][2] - {"$"}:
+            problems.append(f"the solution writes {v} only as '{v} {' '.join(sorted(said[0]))}', the question "
+                            f"states it only with other words: another quantity of the same value")
+    return problems
+
+
+def _unused_places(question: str, solution: str, used: set[Fraction]) -> list[str]:
+    """The question's numbers (digits, number words, word givens such as "double") whose value
+    the solution's arithmetic writes but the formalization uses at no place: a given dropped
+    ("2(1/2)x=x" simplifies the question's "double" away; the formalization's x then stands
+    for another quantity of the same value)."""
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value, question_occurrences
+
+    written: set[Fraction] = set()
+    for line in solution.splitlines():
+        for m in NUMERAL.finditer(ANNOTATION.sub(" ", line)):
+            v = numeral_value(m)
+            if v is not None:
+                written.add(v)
+    groups: list[tuple[str, set[Fraction]]] = []
+    for o in question_occurrences(question):
+        if o.start < 0 and groups:
+            groups[-1][1].add(o.value)  # "25%" is also 25/100: one place
+        elif o.start >= 0:
+            groups.append((o.text.split()[0] if o.text else "", {o.value}))
+    out = []
+    for text, values in groups:
+        values -= {Fraction(0), Fraction(1)}
+        if values and not values & used and values & written:
+            out.append(f"the solution computes with the question's {text!r}, the formalization does not use it")
+    return out
+
+
+def equation_problems(smtlib: str, givens: Iterable[Mapping[str, Any]], question: str, solution: str,
+                      gold: Fraction | None) -> list[str]:
+    """What the independent check finds wrong with an equation formalization (see the module
+    docstring); empty when nothing."""
+    givens = list(givens)
+    names = {str(g.get("name")) for g in givens}
+    problems, defined = _script_problems(smtlib, names)
+    problems += _given_problems(givens, question, solution)
+    if solution:
+        problems += _unused_places(question, solution, set(defined.values()))
+    if not problems:
+        problems += _z3_problems(smtlib, gold)
+    return problems

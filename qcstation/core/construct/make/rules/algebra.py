@@ -1,0 +1,312 @@
+"""The ``gsm8k-algebra`` rule: a worked solution that names an unknown and solves an equation
+for it ("Let x be the number of players on the defense ... x+2x+(1/2)x=105"), formalized as
+the solution does: the unknown declared, the solution's first equation that determines it
+asserted with every number a declared given tied to its words (or a word given or named
+factor the question's words imply), and ``answer`` the unknown itself or the one computation
+of the solution that takes the unknown's value to the gold answer ("the team won 22 – 7").
+
+What it refuses (:class:`RuleError`), so that the worked-solution rules' reasons stand:
+
+* no unknown named by "Let X be / represent / stand for ...", or more than one;
+* no equation in the unknown that determines it (only identities such as ``2(2x)=4x``);
+* an equation (or the answer's computation) that writes a number the question states
+  neither as a number nor in words and no named constant explains (``x+2x+4x=700`` where
+  the 4 is the solution's own 2·2): that number is the solution's arithmetic, not a given;
+* an unknown whose value does not give the gold, and no single computation that takes it
+  there with the question's own numbers.
+
+The formalization is an asserted equation, not a chain of definitions: its steps have no
+``expr`` and :func:`.dispatch.check_independently` checks it by
+:mod:`qcstation.core.construct.check.equations` (Z3 solves it to the gold and only the gold;
+no bare literal; each given's value stated at one place of the question, whose words the
+solution's line agrees with). Derived sets take no parent it made (``derive.rebuild.rule_of``
+takes only the worked-solution rules: a rebuilt solution would keep the solution's own
+intermediate numbers such as "7/2")."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
+                                         expr_to_sexpr, fmt, is_nonlinear, parse_expression)
+from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep
+
+__all__ = ["smt_from_algebra", "declared_unknown"]
+
+_LET_RE = re.compile(
+    r"\b(?:[Ll]et(?:'s)?|[Ss]uppose|[Aa]ssume)\s+(?:that\s+)?([A-Za-z])\s*(?:be|represents?|stands? for|equals?|=|is)\s+"
+    r"(?:the\s+|a\s+)?([^.\n=]{0,80})")
+# "where x represents Brooke's age", "x = the number of ...", "B = the number of insects"
+_WHERE_RE = re.compile(r"\bwhere\s+([A-Za-z])\s+(?:represents?|is|stands? for)\s+(?:the\s+)?([^.\n=]{0,80})")
+_TWO_UNKNOWNS_RE = re.compile(r"\band\s+(?:let\s+)?([A-Za-z])\s+(?:be|represents?|stands? for|is)\b")
+_ANNOTATION_RE = re.compile(r"<<[^<>]*>>")
+_MIXED_RE = re.compile(r"(?<![\d./])(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d./])")
+_MAX_CHAIN = 400
+
+
+def declared_unknown(solution: str) -> tuple[str, str, int] | None:
+    """(letter, the words it stands for, where the declaration ends) of the one unknown the
+    solution names, or None (none, or two: "Let m be ... and h be ...")."""
+    found = [(m.group(1), m.group(2), m.end()) for m in _LET_RE.finditer(solution)]
+    found += [(m.group(1), m.group(2), m.end()) for m in _WHERE_RE.finditer(solution)]
+    letters = {f[0] for f in found}
+    if len(letters) != 1:
+        return None
+    letter, words, end = min(found, key=lambda f: f[2])
+    if letter.lower() in ("a", "i") or _TWO_UNKNOWNS_RE.search(words):
+        return None
+    return letter, words.strip(), end
+
+
+def _allowed(text: str, i: int, letter: str) -> bool:
+    c = text[i]
+    if c.isdigit() or c in " +-*/().$%×÷–−=":
+        return True
+    if c == ",":  # a thousands comma ("88,000"), never a clause's
+        return 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+    if c == letter:  # the unknown on its own ("2x", "(L+8)"), never a letter of a word
+        before = text[i - 1] if i else " "
+        after = text[i + 1] if i + 1 < len(text) else " "
+        return not before.isalpha() and not after.isalpha()
+    return False
+
+
+def _chains(text: str, letter: str) -> list[tuple[int, int, str]]:
+    """Every run of arithmetic with at least one '=' (``(L+8) + L = 2L + 8 = 22``), as
+    (start, end, text), in order."""
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while True:
+        eq = text.find("=", i)
+        if eq == -1:
+            return out
+        a = eq
+        while a > 0 and _allowed(text, a - 1, letter):
+            a -= 1
+        b = eq + 1
+        while b < len(text) and _allowed(text, b, letter):
+            b += 1
+        chunk = text[a:b].rstrip(" .,")
+        if len(chunk) <= _MAX_CHAIN:
+            out.append((a, a + len(chunk), chunk))
+        i = max(b, eq + 1)
+
+
+def _parse(part: str, letter: str) -> Expr | None:
+    t = part.strip().replace("$", "").replace("–", "-").replace("−", "-")
+    if not t:
+        return None
+    t = _MIXED_RE.sub(lambda m: f"({m.group(1)}+{m.group(2)}/{m.group(3)})", t)
+    if letter == "x" and re.search(r"\d\s+x\s+\d", t):
+        return None  # "4 x 20": a times sign or the unknown, no reader can tell
+    try:
+        e = parse_expression(t, names=True)
+    except ExpressionError:
+        return None
+    if any(n != letter for n in expr_names(e)):
+        return None
+    return e
+
+
+def _linear(e: Expr, x: str) -> tuple[Fraction, Fraction] | None:
+    """(a, b) with e == a*x + b, or None when not linear in x."""
+    if isinstance(e, Num):
+        return Fraction(0), e.value
+    if isinstance(e, Name):
+        return (Fraction(1), Fraction(0)) if e.name == x else None
+    if isinstance(e, Neg):
+        r = _linear(e.operand, x)
+        return None if r is None else (-r[0], -r[1])
+    if not isinstance(e, BinOp):
+        return None
+    left, right = _linear(e.left, x), _linear(e.right, x)
+    if left is None or right is None:
+        return None
+    (la, lb), (ra, rb) = left, right
+    if e.op == "+":
+        return la + ra, lb + rb
+    if e.op == "-":
+        return la - ra, lb - rb
+    if e.op == "*":
+        return None if la and ra else (la * rb + ra * lb, lb * rb)
+    if ra or not rb:
+        return None
+    return la / rb, lb / rb
+
+
+def _rename(e: Expr, old: str, new: str) -> Expr:
+    if isinstance(e, Name):
+        return Name(new) if e.name == old else e
+    if isinstance(e, Neg):
+        return Neg(_rename(e.operand, old, new))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _rename(e.left, old, new), _rename(e.right, old, new))
+    return e
+
+
+def _with_unknown(e: Expr, v: Fraction, name: str) -> tuple[Expr, int]:
+    """``e`` with each literal of value ``v`` replaced by the unknown, and how many there were."""
+    if isinstance(e, Num):
+        return (Name(name), 1) if e.value == v else (e, 0)
+    if isinstance(e, Neg):
+        inner, n = _with_unknown(e.operand, v, name)
+        return Neg(inner), n
+    if isinstance(e, BinOp):
+        left, a = _with_unknown(e.left, v, name)
+        right, b = _with_unknown(e.right, v, name)
+        return BinOp(e.op, left, right), a + b
+    return e, 0
+
+
+def _subterm_path(whole: Expr, part: Expr, side: int | None = None) -> tuple[int, list[str]] | None:
+    """Where ``part`` stands in ``whole`` (a term other than the unknown alone), as the path of
+    left/right/operand steps; None when it is not a subterm."""
+    if isinstance(part, Name):
+        return None
+
+    def find(e: Expr) -> list[str] | None:
+        if e == part:
+            return []
+        if isinstance(e, Neg):
+            r = find(e.operand)
+            return None if r is None else ["operand", *r]
+        if isinstance(e, BinOp):
+            for attr in ("left", "right"):
+                r = find(getattr(e, attr))
+                if r is not None:
+                    return [attr, *r]
+        return None
+
+    found = find(whole)
+    return None if found is None else (0, found)
+
+
+def _follow(e: Expr, path: list[str]) -> Expr:
+    for attr in path:
+        e = getattr(e, attr)
+    return e
+
+
+def _line_at(text: str, pos: int) -> str:
+    a = text.rfind("\n", 0, pos) + 1
+    b = text.find("\n", pos)
+    return text[a: b if b != -1 else len(text)].strip()
+
+
+def _slug(words: str) -> str:
+    from qcstation.core.construct.make.rules.givens import content_words
+
+    # "the age of Carver's son": what it is (age, son), not whose (a name, a possessive)
+    plain = " ".join(w for w in words.split() if not w[:1].isupper() and not w.endswith(("'s", "’s")))
+    kept = [w for w in content_words(plain) if w.isalpha()][:2]
+    return "_".join(kept)[:20].strip("_")
+
+
+def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> RuleResult:
+    """Formalize a solution that names an unknown and solves an equation for it (see the
+    module docstring); RuleError when it does not, or cannot be vouched for."""
+    from qcstation.core.construct.make.rules.calculator import _collect_computations, _constant_words, _given_record
+    from qcstation.core.construct.make.rules.constants import declare_literals
+    from qcstation.core.construct.make.rules.givens import protect_fractions, question_numbers
+
+    declared = declared_unknown(solution)
+    if declared is None:
+        raise RuleError("the solution names no single unknown ('Let x be ...')", "No algebra")
+    letter, words, after = declared
+    if gold is None:
+        raise RuleError("the seed has no gold answer to check the equation's solution against")
+    text = _ANNOTATION_RE.sub("", solution)  # "= <<14/2=7>>7" reads "= 7"
+    equation: tuple[Expr, Expr, str, int] | None = None
+    for start, _end, chunk in _chains(text, letter):
+        parts = chunk.split("=")
+        sides = [_parse(p, letter) for p in parts]
+        with_x = [i for i, e in enumerate(sides) if e is not None and letter in expr_names(e)]
+        if not with_x or sides[-1] is None:
+            continue
+        left_i = with_x[0]
+        right_i = len(parts) - 1 if left_i != len(parts) - 1 else 0
+        left, right = sides[left_i], sides[right_i]
+        if left is None or right is None or left_i == right_i:
+            continue
+        lf, rf = _linear(left, letter), _linear(right, letter)
+        if lf is None or rf is None:
+            raise RuleError(f"the equation {chunk.strip()!r} is not linear in {letter}", "No algebra")
+        if lf[0] == rf[0]:
+            continue  # an identity ("2(2x)=4x"): it determines nothing
+        equation = (left, right, chunk.strip(), start)
+        break
+    if equation is None:
+        raise RuleError(f"no equation of the solution determines its unknown {letter}", "No algebra")
+    lhs, rhs, eq_text, eq_start = equation
+    (la, lb), (ra, rb) = _linear(lhs, letter), _linear(rhs, letter)  # type: ignore[misc]
+    value = (rb - lb) / (la - ra)
+    unknown = "x_" + (_slug(words) or letter.lower())
+    lhs, rhs = _rename(lhs, letter, unknown), _rename(rhs, letter, unknown)
+    eq_line = _line_at(text, eq_start)
+    notes = [f"the solution names the unknown {letter} ({words[:60]}); its equation {eq_text} "
+             f"gives {letter} = {fmt(value)}"]
+    answer_expr: Expr = Name(unknown)
+    answer_line = eq_line
+    answer_text = unknown
+    if value != gold:
+        givens0 = question_numbers(question)
+        later = [c for c in _collect_computations(solution, True, [], givens0)
+                 if c.start > eq_start and c.value == gold]
+        chosen = None
+        for c in later:
+            replaced, n = _with_unknown(c.expr, value, unknown)
+            if n == 1 and value not in givens0.values:
+                chosen = (c, replaced)
+                break
+        if chosen is None:
+            raise RuleError(f"the unknown {letter} = {fmt(value)} is not the gold {fmt(gold)}, and no one "
+                            f"computation of the solution takes {fmt(value)} to it", "No algebra")
+        answer_expr = chosen[1]
+        answer_line = _line_at(solution, chosen[0].start)
+        answer_text = chosen[0].expr_text
+        notes.append(f"answer = {chosen[0].expr_text} with {fmt(value)} read as the unknown {letter}")
+    givens = question_numbers(question)
+    # "2V = 2 * 11" restates the equation's term 2V ("twice as many ... V + 2V"): its numbers are
+    # that term's givens, bound where the equation binds them (one quantity, not a second use)
+    path = _subterm_path(lhs, answer_expr)
+    if path is None:
+        found = _subterm_path(rhs, answer_expr)
+        path = None if found is None else (1, found[1])
+    exprs = [protect_fractions(e, givens) for e in (lhs, rhs, answer_expr)]
+    lines = [eq_line, eq_line, answer_line]
+    if path is not None:
+        exprs, lines = exprs[:2], lines[:2]
+    exprs, consts = givens.bind(exprs, lines)
+    uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
+                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
+    consts += named
+    if path is not None:
+        side, steps_ = path
+        answer_expr = _follow(exprs[side], steps_)
+        lhs, rhs = exprs
+    else:
+        lhs, rhs, answer_expr = exprs
+    env = {n: v for n, v, _ in consts}
+    env[unknown] = value
+    try:
+        if evaluate(lhs, env) != evaluate(rhs, env) or evaluate(answer_expr, env) != gold:
+            raise RuleError("the bound equation does not give the solution's values", "No algebra")
+    except ExpressionError as exc:
+        raise RuleError(f"the equation cannot be computed: {exc}", "No algebra") from exc
+    nonlinear = any(is_nonlinear(e) for e in exprs)
+    smt = [f"(set-logic {'QF_NRA' if nonlinear else 'QF_LRA'})"]
+    smt += [f"(declare-const {n} Real)" for n, _, _ in consts]
+    smt += [f"(declare-const {unknown} Real)", "(declare-const answer Real)"]
+    smt += [f"(assert (= {n} {expr_to_sexpr(t)}))" for n, _, t in consts]
+    eq_sexpr = f"(= {expr_to_sexpr(lhs)} {expr_to_sexpr(rhs)})"
+    smt += [f"(assert {eq_sexpr})", f"(assert (= answer {expr_to_sexpr(answer_expr)}))",
+            "(check-sat)", "(get-value (answer))"]
+    steps = [RuleStep(unknown, eq_text, value, eq_sexpr, [], None, eq_line),
+             RuleStep("answer", answer_text, gold, expr_to_sexpr(answer_expr), [unknown], answer_expr, answer_line)]
+    result = RuleResult("\n".join(smt) + "\n", steps, "answer", gold, "gsm8k-algebra", notes, uncertain=uncertain)
+    result.givens = [_given_record(n, v, givens, question) for n, v, _ in consts if not n.startswith("k_")]
+    result.factors = [{"name": n, "value": fmt(v), "text": _constant_words(n)} for n, v, _ in consts
+                      if n.startswith("k_")]
+    return result

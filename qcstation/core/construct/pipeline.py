@@ -16,9 +16,13 @@ calls are cached by the LLM client.
 Dimension order matters: arithmetic (notation) questions are derived from the
 *verified* reasoning (SMT-LIB) artifact of the same seed.
 
-Memory: model jobs are asked in windows of :attr:`Pipeline.LLM_WINDOW`, every round of a
-window before the next one, and a finished job drops the replies it held; what a run keeps
-of model replies is bounded by the window, whatever the number of seeds (issue 30.1).
+Memory: the seeds are read a page at a time (:meth:`Pipeline.seed_pages`, :attr:`Pipeline.PAGE`
+rows by id, never the whole selection), every dimension over every page in turn, so a run
+holds one page of seed rows and its jobs whatever the number of seeds (1–2 KB a seed held
+for the whole run was 1–2 GB at a million seeds). Model jobs are asked in windows of
+:attr:`Pipeline.LLM_WINDOW`, every round of a window before the next one, and a finished job
+drops the replies it held; what a run keeps of model replies is bounded by the window, whatever
+the number of seeds (issue 30.1).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,10 +169,20 @@ class Pipeline:
         return self.cfg.generator is not None
 
     # -- selection ---------------------------------------------------------------
-    def seeds(self, *, source: str | None, limit: int | None,
-              seed_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM seeds WHERE status = 'active'"
+    #: seed rows read at a time (a multiple of CHECK_BATCH: a fresh run checks the same
+    #: batches as it would over the whole selection)
+    PAGE = 1024
+
+    def _selection(self, source: str | None, seed_ids: Iterable[int] | None,
+                   up_to: int | None = None) -> tuple[str, list[Any]]:
+        """The WHERE clause and parameters of the seeds a command selects (``up_to``: ids up to
+        this one only); an unknown source is a :class:`GenerationError` naming the sources there
+        are."""
+        sql = "status = 'active'"
         params: list[Any] = []
+        if up_to is not None:
+            sql += " AND id <= ?"
+            params.append(int(up_to))
         if source:
             sql += " AND source = ?"
             params.append(source)
@@ -180,36 +194,87 @@ class Pipeline:
             known = [r["source"] for r in self.store.query("SELECT DISTINCT source FROM seeds ORDER BY 1")]
             raise GenerationError(f"no seeds of source {source!r}; sources here: "
                                   f"{', '.join(known) or '(none: import seeds first)'}")
-        sql += " ORDER BY id"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        return self.store.query(sql, params)
+        return sql, params
+
+    def seeds(self, *, source: str | None, limit: int | None,
+              seed_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
+        """Every selected seed row, in id order (for a small selection; a run reads
+        :meth:`seed_pages`)."""
+        return [row for page in self.seed_pages(source=source, limit=limit, seed_ids=seed_ids)
+                for row in page]
+
+    def last_seed_id(self) -> int:
+        """The highest seed id there is now: a run that pages by id reads up to it, so seeds
+        imported during the run are not taken (as one query at the start would not take them)."""
+        return int(self.store.scalar("SELECT COALESCE(MAX(id), 0) FROM seeds") or 0)
+
+    def count_seeds(self, *, source: str | None, limit: int | None,
+                    seed_ids: Iterable[int] | None = None, up_to: int | None = None) -> int:
+        """How many seeds :meth:`seed_pages` gives (the progress total)."""
+        where, params = self._selection(source, list(seed_ids) if seed_ids is not None else None,
+                                        up_to)
+        n = int(self.store.scalar(f"SELECT COUNT(*) FROM seeds WHERE {where}", params) or 0)
+        return n if limit is None else min(n, max(0, int(limit)))
+
+    def seed_pages(self, *, source: str | None, limit: int | None,
+                   seed_ids: Iterable[int] | None = None, page: int | None = None,
+                   up_to: int | None = None) -> Iterator[list[dict[str, Any]]]:
+        """The selected seed rows in id order, ``page`` (default :attr:`PAGE`) at a time: each
+        page read by its own query after the last id of the one before, so only one page is
+        held. ``up_to``: ids up to this one only (default :meth:`last_seed_id` now)."""
+        ids = list(seed_ids) if seed_ids is not None else None
+        where, params = self._selection(source, ids, self.last_seed_id() if up_to is None else up_to)
+        size = max(1, int(page or self.PAGE))
+        left = None if limit is None else max(0, int(limit))
+        last = -1
+        while left is None or left > 0:
+            n = size if left is None else min(size, left)
+            rows = self.store.query(f"SELECT * FROM seeds WHERE {where} AND id > ? ORDER BY id LIMIT ?",
+                                    [*params, last, n])
+            if not rows:
+                return
+            yield rows
+            last = int(rows[-1]["id"])
+            if left is not None:
+                left -= len(rows)
+            if len(rows) < n:
+                return
 
     # -- entry points ------------------------------------------------------------
     def generate(self, *, dimensions: Iterable[str] | None = None, source: str | None = None,
                  limit: int | None = None, seed_ids: Iterable[int] | None = None,
                  retry_failed: bool = False) -> PipelineSummary:
         dims = _ordered(dimensions)
-        seeds = self.seeds(source=source, limit=limit, seed_ids=seed_ids)
+        ids = list(seed_ids) if seed_ids is not None else None
+        top = self.last_seed_id()       # every dimension reads the same seeds
+        total = self.count_seeds(source=source, limit=limit, seed_ids=ids, up_to=top)
         started = now()
         for dim in dims:
-            resumed = self._resume_unverified(dim, seeds)
-            jobs: list[Job] = []
-            for seed in seeds:
-                cur = current_artifact(self.store, seed["id"], dim)
-                if seed["id"] in resumed:
-                    continue  # counted by the resume
-                if cur is None:
-                    jobs.append(Job(seed, dim))
-                elif cur["status"] == "rejected":
-                    jobs.append(self._reject_job(seed, dim, cur))
-                elif cur["status"] == "failed" and retry_failed:
-                    jobs.append(Job(seed, dim, feedback=_failure_feedback(cur, seed),
-                                     previous_output=_artifact_output(cur), replaces_id=cur["id"]))
-                else:
-                    self.summary.add(dim, "already " + cur["status"])
-            self._run_jobs(dim, jobs)
+            resumed_n, seen = 0, 0
+            for seeds in self.seed_pages(source=source, limit=limit, seed_ids=ids, up_to=top):
+                resumed = self._resume_unverified(dim, seeds, note=False)
+                resumed_n += len(resumed)
+                jobs: list[Job] = []
+                for seed in seeds:
+                    if seed["id"] in resumed:
+                        continue  # counted by the resume
+                    cur = current_artifact(self.store, seed["id"], dim)
+                    if cur is None:
+                        jobs.append(Job(seed, dim))
+                    elif cur["status"] == "rejected":
+                        jobs.append(self._reject_job(seed, dim, cur))
+                    elif cur["status"] == "failed" and retry_failed:
+                        jobs.append(Job(seed, dim, feedback=_failure_feedback(cur, seed),
+                                         previous_output=_artifact_output(cur), replaces_id=cur["id"]))
+                    else:
+                        self.summary.add(dim, "already " + cur["status"])
+                base = seen + len(seeds) - len(jobs)        # seeds of the dimension settled
+                self._run_jobs(dim, jobs, progress=lambda n, base=base, dim=dim: self.progress(
+                    base + n, total, f"{dim}: {base + n}/{total}"))
+                seen += len(seeds)
+                self.progress(seen, total, f"{dim}: {seen}/{total}")
+            if resumed_n:
+                self.summary.notes.append(f"{dim}: resumed {resumed_n} unverified artifact(s)")
         self.store.event(self.actor, "generation.run", "pipeline", None,
                          {"started_at": started, "dimensions": dims, "source": source, "limit": limit,
                           "summary": self.summary.to_dict()["dimensions"]})
@@ -234,15 +299,16 @@ class Pipeline:
                limit: int | None = None, reverify: bool = False) -> PipelineSummary:
         """Verify artifacts left ``generated`` (or, with ``reverify``, re-check every current one)."""
         dims = _ordered(dimensions)
-        seeds = self.seeds(source=source, limit=limit)
+        statuses = ("generated", "verified", "failed", "accepted") if reverify else ("generated",)
+        top = self.last_seed_id()
         for dim in dims:
-            statuses = ("generated", "verified", "failed", "accepted") if reverify else ("generated",)
-            arts = []
-            for seed in seeds:
-                cur = current_artifact(self.store, seed["id"], dim)
-                if cur is not None and cur["status"] in statuses and not checked_elsewhere(self.store, cur):
-                    arts.append((seed, cur))
-            self._verify_artifacts(dim, arts, keep_review_status=True)
+            for seeds in self.seed_pages(source=source, limit=limit, up_to=top):
+                arts = []
+                for seed in seeds:
+                    cur = current_artifact(self.store, seed["id"], dim)
+                    if cur is not None and cur["status"] in statuses and not checked_elsewhere(self.store, cur):
+                        arts.append((seed, cur))
+                self._verify_artifacts(dim, arts, keep_review_status=True)
         return self.summary
 
     # -- internals ---------------------------------------------------------------
@@ -255,15 +321,17 @@ class Pipeline:
         return Job(seed, dim, feedback=f"A reviewer rejected it: {feedback or 'no reason given'}",
                     previous_output=_artifact_output(art), replaces_id=art["id"])
 
-    def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]]) -> set[int]:
-        """Verify artifacts a killed run left ``generated``; returns their seed ids."""
+    def _resume_unverified(self, dim: str, seeds: list[dict[str, Any]], note: bool = True) -> set[int]:
+        """Verify artifacts a killed run left ``generated``; returns their seed ids (``note``:
+        say how many in the summary's notes; a paged run says it once for all its pages)."""
         arts = []
         for seed in seeds:
             cur = current_artifact(self.store, seed["id"], dim)
             if cur is not None and cur["status"] == "generated" and not checked_elsewhere(self.store, cur):
                 arts.append((seed, cur))
         if arts:
-            self.summary.notes.append(f"{dim}: resumed {len(arts)} unverified artifact(s)")
+            if note:
+                self.summary.notes.append(f"{dim}: resumed {len(arts)} unverified artifact(s)")
             self._verify_artifacts(dim, arts)
         return {seed["id"] for seed, _ in arts}
 
@@ -340,10 +408,15 @@ class Pipeline:
 
     CHECK_BATCH = 256
 
-    def _run_jobs(self, dim: str, jobs: list[Job]) -> None:
+    def _run_jobs(self, dim: str, jobs: list[Job], progress: Callable[[int], None] | None = None) -> None:
+        """Every job of ``jobs`` (rules first, checked in batches; then the model's);
+        ``progress(n)``: n of them finished (default: this run's progress, of ``len(jobs)``)."""
         if not jobs:
             return
         total, done = len(jobs), 0
+        if progress is None:
+            def progress(n: int) -> None:
+                self.progress(n, total, f"{dim}: {n}/{total}")
         llm_jobs: list[Job] = []
         # rule-made artifacts are stored first and checked in batches, so the verifier
         # pool's workers are all busy instead of one round-trip per item
@@ -355,11 +428,11 @@ class Pipeline:
                         llm_jobs.append(job)
                 llm_jobs.extend(self._flush_checks(dim))
                 done = min(total, start + self.CHECK_BATCH) - len(llm_jobs)
-                self.progress(done, total, f"{dim}: {done}/{total}")
+                progress(done)
         finally:
             self._deferred = None
         if llm_jobs:
-            self._llm_jobs(dim, llm_jobs, lambda n: self.progress(done + n, total, f"{dim}: {done + n}/{total}"))
+            self._llm_jobs(dim, llm_jobs, lambda n: progress(done + n))
 
     def _flush_checks(self, dim: str) -> list[Job]:
         """Check the deferred artifacts in one batch; returns rule failures a model should retry."""

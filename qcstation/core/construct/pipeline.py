@@ -28,6 +28,7 @@ the number of seeds (issue 30.1).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -269,8 +270,7 @@ class Pipeline:
                     else:
                         self.summary.add(dim, "already " + cur["status"])
                 base = seen + len(seeds) - len(jobs)        # seeds of the dimension settled
-                self._run_jobs(dim, jobs, progress=lambda n, base=base, dim=dim: self.progress(
-                    base + n, total, f"{dim}: {base + n}/{total}"))
+                self._run_jobs(dim, jobs, progress=functools.partial(self._seeds_done, dim, base, total))
                 seen += len(seeds)
                 self.progress(seen, total, f"{dim}: {seen}/{total}")
             if resumed_n:
@@ -312,6 +312,10 @@ class Pipeline:
         return self.summary
 
     # -- internals ---------------------------------------------------------------
+    def _seeds_done(self, dim: str, base: int, total: int, n: int) -> None:
+        """Progress of a page's jobs: ``n`` of them finished after ``base`` seeds settled."""
+        self.progress(base + n, total, f"{dim}: {base + n}/{total}")
+
     def _reject_job(self, seed: dict[str, Any], dim: str, art: dict[str, Any]) -> Job:
         feedback = reject_feedback(self.store, art["id"])
         if not feedback:

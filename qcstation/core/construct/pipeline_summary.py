@@ -1,0 +1,76 @@
+"""What a generation run did (:class:`PipelineSummary`): outcome counts per dimension, notes,
+and the model calls it made (tokens, cost, token counts the server reported that were
+dropped). :mod:`.pipeline` fills it; the ``generate`` command and the app print it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from qcstation.common.vocab import DIMENSIONS
+
+__all__ = ["PipelineSummary"]
+
+
+@dataclass
+class PipelineSummary:
+    """Outcome counts per dimension: verified, failed:<reason>, needs_model, skipped…"""
+
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    # model calls of this run: calls, cached, failed, prompt_tokens, completion_tokens; and
+    # their cost in USD (None: no price configured)
+    usage: Counter[str] = field(default_factory=Counter)
+    cost: float | None = None
+
+    def add_call(self, result: Any) -> None:
+        """Count one model call's result (a ChatResult, or the error it raised)."""
+        self.usage["calls"] += 1
+        if isinstance(result, BaseException):
+            self.usage["failed"] += 1
+            return
+        if getattr(result, "cached", False):
+            self.usage["cached"] += 1
+        self.usage["prompt_tokens"] += int(getattr(result, "prompt_tokens", 0) or 0)
+        self.usage["completion_tokens"] += int(getattr(result, "completion_tokens", 0) or 0)
+        cost = getattr(result, "cost", None)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def usage_line(self) -> str | None:
+        """The run's model calls, tokens and cost in one line (None: no model was called)."""
+        u = self.usage
+        if not u["calls"]:
+            return None
+        spent = "cost not known (set price_in_per_mtok / price_out_per_mtok)" if self.cost is None \
+            else f"cost ${self.cost:.4f}"
+        return (f"model calls {u['calls']} ({u['cached']} from the cache, {u['failed']} failed), "
+                f"tokens {u['prompt_tokens']:,} in + {u['completion_tokens']:,} out, {spent}")
+
+    def add(self, dimension: str, outcome: str, n: int = 1) -> None:
+        self.counts.setdefault(dimension, Counter())[outcome] += n
+
+    def total(self, outcome_prefix: str) -> int:
+        return sum(n for c in self.counts.values() for k, n in c.items() if k.startswith(outcome_prefix))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dimensions": {d: dict(sorted(c.items())) for d, c in self.counts.items()},
+                "notes": self.notes,
+                "usage": {**{k: int(self.usage[k]) for k in ("calls", "cached", "failed",
+                                                              "prompt_tokens", "completion_tokens")},
+                          "cost": self.cost}}
+
+    def lines(self) -> list[str]:
+        out = []
+        for dim in DIMENSIONS:
+            c = self.counts.get(dim)
+            if not c:
+                continue
+            parts = ", ".join(f"{k} {v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+            out.append(f"{dim:<14} {parts}")
+        usage = self.usage_line()
+        if usage:
+            out.append(usage)
+        return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.commands._common import db_path, print_json
@@ -94,6 +95,9 @@ def run_generate(args: argparse.Namespace) -> int:
             summary = p.generate(dimensions=args.dimension, source=args.source, limit=args.limit,
                                  retry_failed=args.retry_failed)
     _print_summary("generation summary (per dimension):", summary, args.json)
+    dropped = summary.dropped_line()
+    if dropped:      # one line for the run (a line a reply was thousands over a hostile run)
+        print(f"qcstation: warning: {dropped}", file=sys.stderr)
     return 0
 
 

@@ -40,6 +40,7 @@ only the judges whose reply was missing or unusable.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,6 +54,8 @@ JUDGE_VERSION = "judge-v3"   # 3: only the judge's own words, exactly one score 
 MAX_JUDGED_CHARS = 8_000           # the judge sees at most this much of the key information
 MAX_RAW_KEPT = 4_000               # a judge reply is kept whole up to this, else head + tail
 JUDGE_MODES = ("ask", "reuse", "retry")
+
+log = logging.getLogger(__name__)
 
 _WHOLE_INT = re.compile(r"\s*[*_`\[]*\s*(\d{1,3})\s*[*_`\]]*\s*\.?\s*")
 _SCORE_LINE = re.compile(
@@ -246,6 +249,10 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
         batch = [judge_messages(tpl, records[i], responses[i]) for i in todo]
         answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry"),
                                    progress=progress))
+        dropped = sum(int(getattr(a, "dropped_counts", 0) or 0) for a in answers)
+        if dropped:      # one line for the judge's requests, not one a reply
+            log.warning("judge %s: %d token count(s) the server reported dropped (not a count of "
+                        "tokens, or more than the request can hold)", j.name, dropped)
         for i, a in zip(todo, answers):
             if isinstance(a, Exception):
                 entries[i][j.name] = {"error": f"the judge request failed: {str(a)[:300]}",

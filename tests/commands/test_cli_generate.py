@@ -168,3 +168,42 @@ def test_generation_shows_tokens_and_cost_per_run_and_in_status(
     assert main(["--db", db, "status", "--json"]) == 0
     usage = json.loads(capsys.readouterr().out)["generation_usage"]
     assert usage[0]["model"] == "gen" and usage[0]["prompt_tokens"] > 0 and usage[0]["cost"] > 0
+
+
+def test_dropped_token_counts_are_said_once_at_the_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30.1: a server claiming impossible token counts made ``generate`` write lines to
+    stderr for every reply (thousands over a hostile run); now one line at the end with the
+    count, and the counts are in the summary's usage."""
+    from tests.fake_openai import FakeOpenAI
+
+    seeds = tmp_path / "mine.jsonl"
+    seeds.write_text("".join(json.dumps({"question": f"Tom has {n} apples. He buys 4 more and eats 2. "
+                                         f"How many apples does he have?", "answer": str(n + 2)}) + "\n"
+                             for n in (3, 5, 7)))
+
+    def reply(req: dict) -> str:
+        import re
+
+        n = int(re.findall(r"Tom has (\d+) apples", json.dumps(req))[-1])
+        return (f"```smt2\n(declare-const a Real)(declare-const b Real)(declare-const c Real)"
+                f"(declare-const answer Real)(assert (= a {n}))(assert (= b 4))(assert (= c 2))"
+                f"(assert (= answer (- (+ a b) c)))(check-sat)(get-value (answer))\n```")
+
+    db = str(tmp_path / "qc.db")
+    with FakeOpenAI(reply, model="gen") as server:
+        server.hostile(text=reply, usage={"prompt_tokens": 2**53, "completion_tokens": "many"})
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(f'[generator]\nmodel = "gen"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
+        assert main(["--db", db, "import", str(seeds), "--level", "easy"]) == 0
+        capsys.readouterr()
+        assert main(["--db", db, "--config", str(cfg), "generate", "-d", "reasoning", "-q"]) == 0
+        out, err = capsys.readouterr()
+        assert main(["--db", db, "--config", str(cfg), "generate", "-d", "reasoning", "-q",
+                     "--json"]) == 0
+        again = json.loads(capsys.readouterr().out)
+    assert "verified 3" in out
+    # two counts dropped a reply, three replies: one line, at the end
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "6 token counts the server reported dropped" in lines[0], err
+    assert again["usage"]["dropped_token_counts"] == 0          # nothing asked the second time

@@ -33,11 +33,21 @@ class PipelineSummary:
             return
         if getattr(result, "cached", False):
             self.usage["cached"] += 1
+        self.usage["dropped_token_counts"] += int(getattr(result, "dropped_counts", 0) or 0)
         self.usage["prompt_tokens"] += int(getattr(result, "prompt_tokens", 0) or 0)
         self.usage["completion_tokens"] += int(getattr(result, "completion_tokens", 0) or 0)
         cost = getattr(result, "cost", None)
         if cost is not None:
             self.cost = (self.cost or 0.0) + float(cost)
+
+    def dropped_line(self) -> str | None:
+        """How many token counts the server reported were dropped over the run, in one line
+        (None: none were); said once at the end, not once a reply."""
+        n = int(self.usage["dropped_token_counts"])
+        if not n:
+            return None
+        return (f"{n:,} token count{'s' if n != 1 else ''} the server reported dropped (not a count "
+                f"of tokens, or more than the request can hold); those calls' cost is not known")
 
     def usage_line(self) -> str | None:
         """The run's model calls, tokens and cost in one line (None: no model was called)."""
@@ -59,7 +69,8 @@ class PipelineSummary:
         return {"dimensions": {d: dict(sorted(c.items())) for d, c in self.counts.items()},
                 "notes": self.notes,
                 "usage": {**{k: int(self.usage[k]) for k in ("calls", "cached", "failed",
-                                                              "prompt_tokens", "completion_tokens")},
+                                                              "prompt_tokens", "completion_tokens",
+                                                              "dropped_token_counts")},
                           "cost": self.cost}}
 
     def lines(self) -> list[str]:

@@ -186,6 +186,9 @@ class ChatResult:
     cost: float | None               # USD spent by this call (0.0 for a cache hit); None: no prices
     retries: int
     finish_reason: str | None
+    #: token counts the server reported that were dropped (not counts, or more than the
+    #: request can hold); the caller says how many over its run
+    dropped_counts: int = 0
 
 
 class LLMCallError(ModelAccessError):
@@ -235,6 +238,7 @@ class _Parsed:
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
+    dropped: int = 0                 # token counts of the reply dropped (see _parse_body)
 
 
 @dataclass
@@ -252,7 +256,8 @@ def _parse_body(body: Any, default_model: str, limits: tuple[int | None, int | N
     """Validate a chat.completion body (secrets already scrubbed: :func:`load_json_reply`);
     raise ``ValueError`` saying what is unusable. Every field is untrusted: text cut at
     :data:`MAX_REPLY_CHARS`, without lone surrogates; finish reason and model printable and
-    short; token counts that are not counts dropped."""
+    short; token counts that are not counts dropped (counted in ``dropped``, never logged one
+    by one: a hostile server would write thousands of lines; a run says how many at its end)."""
     parts = chat_reply_parts(body, _EXCERPT)
     if isinstance(parts, str):
         raise ValueError(parts)
@@ -270,8 +275,8 @@ def _parse_body(body: Any, default_model: str, limits: tuple[int | None, int | N
     pt = token_count(usage.get("prompt_tokens"), "prompt_tokens", notes, limits[0])
     ct = token_count(usage.get("completion_tokens"), "completion_tokens", notes, limits[1])
     for n in notes:
-        log.warning("%s", n)
-    return _Parsed(clean_text(content), model, pt, ct, finish)
+        log.debug("%s", n)
+    return _Parsed(clean_text(content), model, pt, ct, finish, len(notes))
 
 
 def _stored_body(p: _Parsed) -> dict[str, Any]:
@@ -401,7 +406,7 @@ class LLMClient:
 
         cost = self._cost(p.prompt_tokens, p.completion_tokens)
         result = ChatResult(p.text, p.model, False, _ms(start), p.prompt_tokens,
-                            p.completion_tokens, cost, retries, p.finish_reason)
+                            p.completion_tokens, cost, retries, p.finish_reason, p.dropped)
         cache_row = None
         if caching:
             cache_row = {

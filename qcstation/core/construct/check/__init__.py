@@ -11,6 +11,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          from the words up to the next number (called by ``bindings``).
 ``multipliers``          what a word that multiplies ("twice the amount of apples") multiplies,
                          which ties a step's wordless number to it (called by ``bindings``).
+``dangling``             a link to an earlier result of a value the question states, settled
+                         by the structure: every place of the value has its own given, and the
+                         result no other use (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

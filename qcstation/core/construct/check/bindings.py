@@ -13,7 +13,9 @@ accept a formalization (``rules.dispatch.check_independently``) and the make-tim
 * :func:`equal_value_links`: a step that uses an earlier result whose value the question
   also states, unless the solution's words confirm the link (:func:`link_by_words`) or the
   formalization forces it (:func:`_forced_pair`: the earlier result has no other use, and the
-  question's one number of that value has its own, in the step or in another).
+  question's one number of that value has its own, in the step or in another; more generally
+  :mod:`~qcstation.core.construct.check.dangling`: every place of the value has its own given,
+  used once, and the line's words do not name one of them).
 
 A step is read on its own line of the solution: the line with its result whose computation
 writes its operands (:func:`~qcstation.core.reading.words.step_line`), so two steps of equal
@@ -32,6 +34,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
+from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
                                                         vouched_by_multiplied)
 from qcstation.core.reading.textnumbers import word_key
@@ -713,7 +716,8 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
                     and not _percent_beside(v, e, defs, values, question) \
                     and not _forced_pair(name, dep, v, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e),
-                                          operand_values(e, values), operand_values(defs[dep], values)):
+                                          operand_values(e, values), operand_values(defs[dep], values)) \
+                    and not every_place_used(name, dep, v, defs, values, question, solution, _is_given):
                 seen.add((name, dep))
                 out.append(f"{name} uses {dep} = {fmt_value(v)}, a value the question also states")
     return out

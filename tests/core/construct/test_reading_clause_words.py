@@ -89,3 +89,28 @@ def test_a_newly_made_seed_whose_known_quantity_would_be_a_fragment_gets_no_rule
     rule = rule_for_seed(seed)
     with pytest.raises(KeyInfoError, match="fragment"):
         keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+
+
+def test_a_number_that_could_be_a_given_or_an_earlier_result_is_read_from_the_whole_line(gsm8k: dict) -> None:
+    # 710 "100 quarts of chocolate ice cream in 2 hours. It can make 50 quarts of vanilla ice cream
+    # in 4 hours": "Vanilla ice cream can be made at 50 quarts / 4 hours" is the question's 50;
+    # "48 * 50 quarts = 2400 quarts of chocolate ice cream" is the chocolate rate (100/2 = 50)
+    rule = rule_for_seed(gsm8k["710"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    at = {str(g["name"]): g["span"][0] for g in rule.givens}
+    g50 = next(n for n, g in at.items() if gsm8k["710"]["question"][g:g + 2] == "50")
+    assert g50 in exprs["s2"] and "s1" in exprs["s3"] and g50 not in exprs["s3"]
+    # 851 "55 goats in Farm X and 45 goats in Farm Y": "45 - 20 = 25 goats are left in Farm Y"
+    # is the question's 45, "45 + 25" the goats left in Farm X (55 - 10)
+    rule = rule_for_seed(gsm8k["851"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert "g3_goats" in exprs["s3"] and "s1" in exprs["s4"]
+
+
+def test_the_whole_line_decides_nothing_where_it_writes_the_value_twice_or_it_is_a_one(gsm8k: dict) -> None:
+    # 309 "You will save $4 + $2 = $6 for 2 tubs of ice cream and 4 packets of milk": the words
+    # "packets of milk" are the second 4's; 693 "5 * 1" for a banana's $1 (a 1 the question
+    # states only as "one apple", "one banana"): both stay refused, never bound by those words
+    for seed in ("309", "693"):
+        with pytest.raises(RuleError, match="ambiguous solution"):
+            rule_for_seed(gsm8k[seed])

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.reading.words import _clause_stems, line_stems, solution_stems
+from qcstation.core.reading.words import (_CLAUSE_STOP, _WORD, ANNOTATION, NUMBER_WORD_VALUES, _clause_stems, line_stems,
+                                         solution_stems, stem)
 
 #: stems that tell no quantity from another: units of every price and percent, totals
 _NO_EVIDENCE = frozenset({"$", "%", "cent", "tota", "numb"})
@@ -112,3 +113,39 @@ _RESULT = re.compile(r"<<[^<>=]{1,200}=\s*(\d+(?:\.\d+)?|\.\d+)\s*>>")
 def annotated_results(line: str) -> set[Fraction]:
     """The results the calculator annotations of a line write ("<<12+3=15>>": 15)."""
     return {Fraction(m.group(1)) for m in _RESULT.finditer(line[:2000])}
+
+
+def _plain_stems(text: str, names: frozenset[str]) -> frozenset[str]:
+    """The content words of a text (no common verb, number word, unit sign or name), as stems."""
+    return frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", text[:2000]))
+                     if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
+                     and w not in ("$", "%")) - names - _NO_EVIDENCE
+
+
+def result_or_given(question: str, places: list[int], line: str, earlier: list[str],
+                    other_values: list[Fraction]) -> int | None:
+    """A number a step's ``line`` writes that could be the question's number (stated at
+    ``places``) or an earlier step's result (``earlier``: the lines of those steps): which one
+    the words of the line say. The evidence of the given is the words of its clause that no
+    earlier line writes; of an earlier result, the words of its line that neither the given's
+    clause nor another earlier line writes ("Vanilla ice cream ... 50 quarts / 4 hours" is the
+    question's "50 quarts of vanilla ice cream", not "Chocolate ice cream ... = 50 quarts per
+    hour"). Returns -1 for the given, the index into ``earlier`` for a result, None when the
+    line writes the evidence of none or of more than one."""
+    if not earlier:
+        return None
+    names = line_stems(" ".join(_NAME.findall(question)))
+    given: frozenset[str] = frozenset()
+    for p in places:
+        a, b = clause_span(question, p)
+        given |= _plain_stems(question[a:b], names)
+    lines = [_plain_stems(e, names) for e in earlier]
+    said = _plain_stems(line, names)
+    for v in other_values:
+        said -= solution_stems(line, v)
+    hits = {-1: len((given - frozenset().union(*lines)) & said)}
+    for j, words in enumerate(lines):
+        rest = frozenset().union(given, *(x for k, x in enumerate(lines) if k != j))
+        hits[j] = len((words - rest) & said)
+    found = [j for j, h in hits.items() if h]
+    return found[0] if len(found) == 1 else None

@@ -21,6 +21,7 @@ from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
+from qcstation.core.construct.make.rules.clause_words import result_or_given
 
 MAX_LINK_CHOICES = 4096
 
@@ -374,6 +375,53 @@ def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list
     return readings
 
 
+def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]], ch: _Choices,
+                      comps: list[Computation], exprs: list[Expr], givens: Givens, solution: str,
+                      ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """Where the words after a number left the readings open: the words of the whole line, against
+    the clause of the question's number and the lines of the earlier steps of that value
+    (:func:`.clause_words.result_or_given`). Only a number the step writes once; the reading left
+    must be the one every decided number agrees with, else the readings stay as they were."""
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        if sum(1 for x in terms if x.value == v) > 1 or v in (0, 1):
+            continue  # a 1 may be no given at all ("5 * 1" for a banana's $1): no clause to read
+        steps = [j for j in ch.options[n] if j is not None]
+        places = [q.start for q in givens.numbers if q.value == v and not q.percent] if None in ch.options[n] else []
+        if None in ch.options[n] and not places:
+            continue  # a factor the question does not state: no clause to read
+        line = _line_at(solution, comps[i].start)
+        earlier = [_line_at(solution, comps[j].start) for j in steps]
+        if line in earlier or _written_times(line, v) != 1:
+            continue  # "$4 + $2 = $6 for ... 4 packets of milk": which words are whose, no reader can tell
+        found = result_or_given(givens.question, places, line, earlier, [x.value for x in terms if x.value != v])
+        if found is not None:
+            decided[n] = None if found < 0 else steps[found]
+    if not decided:
+        return readings
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, j in decided.items():
+        ch.evidence[ch.keys[n]] = CLAUSE_EVIDENCE if j is not None else "the words: the line writes the clause of the question's number"
+    return kept
+
+
+def _written_times(line: str, v: Fraction) -> int:
+    """How often a line writes ``v`` (its annotations left out)."""
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value
+
+    return sum(1 for m in NUMERAL.finditer(ANNOTATION.sub(" ", line)) if numeral_value(m) == v)
+
+
+#: the evidence of a link the line's words make against the clause of the question's number
+CLAUSE_EVIDENCE = "the words: the line writes the earlier result's line, not the clause of the question's number"
+
+
 #: the evidence of a link the words make where the question states the same value elsewhere and
 #: the solution does not use that place (see :func:`_readings_the_words_free`)
 FREED_EVIDENCE = "the words: the line names it as the earlier result does, not as the question's place of this value"
@@ -431,6 +479,8 @@ def resolve_links(
                 for n in decided:
                     ch.evidence[ch.keys[n]] = "the words: the line names it as the earlier result does" \
                         if decided[n] is not None else "the words: the line names it as the question does"
+    if len(readings) > 1 and solution and givens is not None:
+        readings = _decide_by_clause(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -105,6 +105,12 @@ def test_a_number_that_could_be_a_given_or_an_earlier_result_is_read_from_the_wh
     rule = rule_for_seed(gsm8k["851"])
     exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
     assert "g3_goats" in exprs["s3"] and "s1" in exprs["s4"]
+    # 817 "3 goats for $500 each and 2 cows for $1500 each": "The cows cost 2*1500" is the cows'
+    # price (its clause writes "cows"), not the goats' total 3*500 = $1500 ("The goats cost ...")
+    rule = rule_for_seed(gsm8k["817"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert exprs["s2"] == "(* g3_cows g4)" and exprs["s3"] == "(+ s1_goats s2_cows)"
+    assert rule.givens[3]["span"] == [71, 75]
 
 
 def test_the_whole_line_decides_nothing_where_it_writes_the_value_twice_or_it_is_a_one(gsm8k: dict) -> None:

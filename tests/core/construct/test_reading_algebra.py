@@ -129,3 +129,36 @@ def test_equation_imports_pass_the_same_check(z3pool) -> None:
     q2 = "Tom had 5 apples and 5 pears. He ate some apples and has 2 apples left. How many did he eat?"
     with pytest.raises(RuleError, match="equation check"):
         rule_for_seed(_import(q2, "x + 2 = 5", "3"))
+
+
+@pytest.mark.parametrize("sid, text", [
+    ("315", "Let a = 105, b = 1, c = 2 and d = 0.5. Let answer = a ÷ (b + c + d). What is the value of answer?"),
+    ("85", "Let a = 22, b = 8 and c = 2. Let s1 = (a − b) ÷ c and answer = a − s1. What is the value of answer?"),
+    ("500", "Let a = 200, b = 25 and c = 5. Let answer = a ÷ (b − c). What is the value of answer?"),
+])
+def test_the_arithmetic_question_of_an_equation_is_its_solution_in_the_givens(gsm8k: dict, z3pool, sid: str,
+                                                                             text: str) -> None:
+    from qcstation.core.construct.make.notation import notation_to_smtlib, render_notation
+
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    q = render_notation(rule.smtlib)
+    assert q.text == text
+    # Z3 checks the question the model sees (rebuilt from its text), against the gold
+    assert z3pool.verify(notation_to_smtlib(q), seed["answer_text"]).ok
+
+
+def test_only_one_unknown_in_one_linear_equation_is_solved_for_the_notation() -> None:
+    from qcstation.core.construct.make.notation import NotationError, render_notation
+
+    head = "(set-logic QF_NRA)\n(declare-const a Real)\n(declare-const x Real)\n(declare-const answer Real)\n" \
+           "(assert (= a 6))\n"
+    # x * x = a: not linear; x appears in a divisor; x cancels out (0 = a - 6)
+    for eq in ("(= (* x x) a)", "(= (/ a x) 2)", "(= (+ x a) (+ x 6))"):
+        with pytest.raises(NotationError):
+            render_notation(head + f"(assert {eq})\n(assert (= answer x))\n(check-sat)\n(get-value (answer))\n")
+    two = head.replace("(declare-const answer Real)", "(declare-const y Real)\n(declare-const answer Real)")
+    with pytest.raises(NotationError):
+        render_notation(two + "(assert (= (+ x y) a))\n(assert (= answer x))\n(check-sat)\n(get-value (answer))\n")
+    ok = render_notation(head + "(assert (= (* 3 x) a))\n(assert (= answer x))\n(check-sat)\n(get-value (answer))\n")
+    assert ok.value == 2

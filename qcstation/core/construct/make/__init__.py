@@ -1,8 +1,8 @@
 """Making: the four SMART dimension artifacts built from a seed, by exact rules where the
 seed's data allows and by a model otherwise. Nothing here decides whether an artifact is
 right: that is :mod:`qcstation.core.construct.check`, but for one gate: a rule-made
-formalization passes ``check.bindings`` and ``check.rolecheck`` before ``rules`` returns it
-(``rules.dispatch.check_independently``). The words around a given are read on the reading
+formalization passes ``check.bindings`` and ``check.rolecheck`` (an asserted equation:
+``check.equations``) before ``rules`` returns it (``rules.dispatch.check_independently``). The words around a given are read on the reading
 floor (``qcstation.core.reading.words``), by the rules and the checks alike.
 
 Modules, bottom up (a module imports only those above it in this list, the reading floor
@@ -13,6 +13,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                       (``constants``), links between steps, the calculator /
                       inline-arithmetic and equation rules, ``rule_for_seed``; its own
                       contract in its ``__init__``.
+``notation_solve``    one equation linear in one unknown solved for it (the unknown's term in
+                      the other constants), for ``notation``.
 ``notation``          the notation-only question (Arithmetic) rendered from a verified
                       formalization, and ``question_smtlib``: the one SMT-LIB rule for a
                       notation question.

@@ -583,6 +583,7 @@ def render_notation(smtlib: str) -> NotationQuestion:
     non-Int/Real sorts, an Int constant whose definition is not an integer, or a
     side condition that does not hold."""
     src = read_source(smtlib)
+    src = _solved_for_its_unknown(src) or src
     defs = src.defs
     env = _evaluate(src)
     needed = _needed_in_order(src)
@@ -619,6 +620,38 @@ def render_notation(smtlib: str) -> NotationQuestion:
     if q.value != env[src.target]:  # pragma: no cover - guarded by construction
         raise NotationError("internal: the rendered question does not evaluate to the SMT-LIB value")
     return q
+
+
+def _solved_for_its_unknown(src: _Source) -> _Source | None:
+    """A formalization that declares one unknown and asserts one equation linear in it (the
+    ``gsm8k-algebra`` rule's "x + 2x + (1/2)x = 105", an equation import's "x + 27 = 70") read
+    with the unknown defined by the equation's solution in its terms (``x = 105 / (1 + 2 + 1/2)``,
+    :func:`.notation_solve.solve_linear`); the equation stays a side condition, so the rendering
+    is checked to satisfy it. None when the formalization is not of that shape (it is then read
+    as it is)."""
+    from qcstation.core.construct.make.notation_solve import solve_linear
+
+    free = [n for n in src.consts if n not in src.defs]
+    if len(free) != 1 or not src.checks:
+        return None
+    unknown = free[0]
+    eqs = [c for c in src.checks if unknown in _check_names(c)]
+    if len(eqs) != 1:
+        return None
+    node = eqs[0]
+    if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
+            and node.items[0].text == "="):
+        return None
+    try:
+        left, right = _term(node.items[1], src.consts), _term(node.items[2], src.consts)
+    except NotationError:
+        return None
+    solved = solve_linear(left, right, unknown, src.defs)
+    if solved is None:
+        return None
+    defs = dict(src.defs)
+    defs[unknown] = solved
+    return _Source(src.consts, defs, src.checks, src.target)
 
 
 def _check_names(node: Node) -> list[str]:

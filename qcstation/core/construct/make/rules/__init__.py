@@ -42,6 +42,9 @@ The modules and their contract (each imports only the ones above it):
 ``links``       which step is the answer and which written number is an earlier result.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
 ``equation``    the equation rule (uses ``result`` and the expression language).
+``algebra``     the ``gsm8k-algebra`` rule: a solution that names an unknown ("Let x be ...") and
+                solves an equation for it, formalized as written (the unknown declared, the
+                equation asserted, givens bound as the calculator rule binds them).
 ``dispatch``    :func:`rule_for_seed`: the first rule a seed row supports, by what its
                 data holds; :func:`gold_from_seed`.
 

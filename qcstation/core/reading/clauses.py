@@ -26,9 +26,11 @@ __all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "is_quest
 
 MAX_TEXT = 2_000
 
-#: where a question's sentences end (not after "Mr." and the like)
+#: where a question's sentences end (not after "Mr." and the like); a full stop after a word and
+#: two spaces ends one even before a lower-case word ("... 1 hour of yoga.  in 4 weeks, how much
+#: time ...", GSM8K 1289)
 SENTENCE = re.compile(r"(?<=[.?!])(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bJr\.)"
-                      r"(?<!\bvs\.)\s+(?=[A-Z$0-9])")
+                      r"(?<!\bvs\.)(?:\s+(?=[A-Z$0-9])|(?<=[a-z]{3}[.?!])\s{2,}(?=[a-z]))")
 
 
 def sentences(text: str) -> list[str]:

@@ -75,3 +75,32 @@ def test_every_rule_made_unknown_of_the_seeds_that_had_several_blanks_has_one(gs
     for s in seeds:
         u = _unknowns(gsm8k[s])
         assert all(_blanks(x) == 1 for x in u), (s, u)
+
+
+# ------------------------------------------------ defects read in the key information (session 4)
+
+
+def _fields(seed: dict) -> dict:
+    rule = rule_for_seed(seed)
+    return keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+
+
+def test_a_full_stop_and_two_spaces_end_a_sentence_before_a_lower_case_word(gsm8k: dict) -> None:
+    # 1289: "... 1 hour of yoga.  in 4 weeks, how much time ...?" was one sentence: the goal read
+    # "5 days a week she practices 1 hour of yoga.  in 4 weeks, how much time ...?"
+    from qcstation.core.reading.clauses import sentences
+
+    f = _fields(gsm8k["1289"])
+    assert f["goal"] == "In 4 weeks, how much time has she spent on meditation/yoga practice?"
+    assert "5 days a week she practices 1 hour of yoga" in f["known_quantities"]
+    assert f["problem_scenario"].endswith("5 days a week she practices 1 hour of yoga.")
+    # one space, or an abbreviation, ends nothing before a lower-case word
+    assert sentences("He paid $3.50 for it. then left.  she stayed.") == ["He paid $3.50 for it. then left.",
+                                                                          "she stayed."]
+    assert sentences("See the list, e.g.  apples and pears.") == ["See the list, e.g.  apples and pears."]
+
+
+def test_a_fraction_with_an_ordinal_ending_is_a_known_quantity(gsm8k: dict) -> None:
+    # 928: "If a mini pastry has 1/3rd of the calories of a normal version" is what "÷ 3" divides
+    # by; the key information left it out of the known quantities
+    assert "A mini pastry has 1/3rd of the calories of a normal version" in _fields(gsm8k["928"])["known_quantities"]

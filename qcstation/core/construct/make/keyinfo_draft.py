@@ -465,7 +465,9 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         # a word given ("twice", "round trip") once, in the clause that states it
         if not str(g.get("name", "")).startswith("w_") or not g.get("text"):
             continue
-        word = re.compile(r"\b" + re.escape(str(g["text"])) + r"\b", re.I)
+        # (a fraction in digits may carry an ordinal's ending: "1/3rd of the calories", 928)
+        word = re.compile(r"\b" + re.escape(str(g["text"])) + (r"(?:st|nd|rd|th)?" if str(g["text"])[-1:].isdigit()
+                                                               else "") + r"\b", re.I)
         if any(word.search(k) for k in known):
             continue
         def says(c: str, w: re.Pattern[str] = word) -> bool:

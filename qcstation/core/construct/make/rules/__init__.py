@@ -40,6 +40,8 @@ The modules and their contract (each imports only the ones above it):
                 quantities for the literals that are no digit of the question; anything else
                 is refused.
 ``links``       which step is the answer and which written number is an earlier result.
+``finalunit``   a final answer asked in another unit than the last step's ("in cents" after
+                "$0.25"): one more step with the named factor.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
 ``equation``    the equation rule (uses ``result`` and the expression language).
 ``algebra``     the ``gsm8k-algebra`` rule: a solution that names an unknown ("Let x be ...") and

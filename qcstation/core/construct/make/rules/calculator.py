@@ -16,6 +16,7 @@ from qcstation.core.construct.make.rules.constants import declare_literals
 from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars, content_words, percent_multipliers, protect_fractions,
                                                        question_numbers)
 from qcstation.core.reading.inline import find_inline_computations, visible_before
+from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
@@ -372,15 +373,30 @@ def smt_from_calculator_annotations(
         gold = final_answer(solution)
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
-    answer_index = pick_answer(comps, gold, notes)
+    converted = None
+    try:
+        answer_index = pick_answer(comps, gold, notes)
+    except RuleError:
+        # the answer asked in another unit than the last step's ("in cents": "$0.25")
+        converted = converted_answer(comps, gold, question, solution)
+        if converted is None:
+            raise
+        comps.append(converted.comp)
+        exprs_raw.append(converted.comp.expr)
+        notes.append(converted.note)
+        answer_index = len(comps) - 1
     if answer_index + 1 < len(comps):
         notes.append(f"steps after the answer were left out: {', '.join(f's{i + 1}' for i in range(answer_index + 1, len(comps)))}")
     comps = comps[: answer_index + 1]
     exprs_raw = exprs_raw[: answer_index + 1]
     names = [f"s{i}_{label}" if label else f"s{i}"
              for i, label in enumerate((_step_label(solution, c.start, c.end) for c in comps), start=1)]
+    if converted is not None:
+        names[-1] = f"s{len(names)}_{converted.label}"
     linked_exprs, links = resolve_links(comps, exprs_raw, names, givens, notes, solution)
     steps = _chained_steps(solution, comps, names, linked_exprs, notes)
+    if converted is not None:
+        steps[-1].line = converted.line  # the solution writes none: key information reads this
     exprs = linked_exprs
     chosen = steps[answer_index]
     if not chosen.refs and literal_value(exprs[answer_index]) is not None:

@@ -120,3 +120,23 @@ def test_the_whole_line_decides_nothing_where_it_writes_the_value_twice_or_it_is
     for seed in ("309", "693"):
         with pytest.raises(RuleError, match="ambiguous solution"):
             rule_for_seed(gsm8k[seed])
+
+
+def test_a_rate_is_the_place_whose_clause_is_each_of_what_the_other_number_counts(gsm8k: dict) -> None:
+    # 201 "5 pails of water every morning and 6 pails ... If each pail contains 5 liters":
+    # "6 x 5 = 30 liters" is 6 pails times the 5 liters "each pail" holds; "5 x 5" (5 pails, 5
+    # liters a pail) takes both places, whichever is which (one product)
+    rule = rule_for_seed(gsm8k["201"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    spans = {str(g["name"]): g["span"][0] for g in rule.givens}
+    assert spans == {"g1_pails": 39, "g2_liters": 130, "g3_pails": 74}
+    assert exprs["s1"] == "(* g1_pails g2_liters)" and exprs["s2"] == "(* g3_pails g2_liters)"
+    # 847 "2 minutes to get on stage, 6 minutes to perform, and then 2 minutes to exit": the two
+    # 2s of one sum, the show's "2 hours" told by its words
+    rule = rule_for_seed(gsm8k["847"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert exprs["s3"] == "(+ g3_minutes g4_minutes g5_minutes)" and "g1_hours" in exprs["s1"]
+    # 410 "1/4*40": a part of the employees is no count a rate is "each" of ("paying each
+    # employee $15 per hour for a 40-hour workweek"): its 40 is not read as the workweek
+    with pytest.raises(RuleError, match="40"):
+        rule_for_seed(gsm8k["410"])

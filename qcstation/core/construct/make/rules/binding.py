@@ -33,7 +33,7 @@ from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leav
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
-                                                               single_places)
+                                                               rate_place, single_places)
 
 
 @dataclass
@@ -148,6 +148,9 @@ class Binder:
         self.line = ""  # its line
         self.role = ""  # what the number being bound does: "times", "divisor" or ""
         self.used_in: dict[Fraction, set[int]] = {}
+        self.step = 0  # the step being walked
+        #: value -> (step, place) of each use tied by order (place -1: no place was free)
+        self.order_picks: dict[Fraction, list[tuple[int, int]]] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
             for leaf in leaves(e):
@@ -258,10 +261,31 @@ class Binder:
             # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
+        by_rate = self._by_rate(v, agree or occ)
+        if by_rate is not None:
+            return by_rate
         by_clause = self._by_clause(v, agree or occ)
         if by_clause is not None:
             return by_clause
         return self._by_order(v, agree or occ, occ)
+
+    def _by_rate(self, v: Fraction, pool: list[int]) -> int | None:
+        """"6 x 5 = 30 liters" for "6 pails of water every afternoon. If each pail contains 5 liters":
+        the place of the 5 whose clause is a rate of what the other number counts
+        (:func:`.clause_words.rate_place`)."""
+        e = self.expr
+        if not (isinstance(e, BinOp) and e.op == "*" and isinstance(e.left, Num) and isinstance(e.right, Num)) \
+                or (e.left.value == v) == (e.right.value == v) or v in (0, 1):
+            return None
+        other = e.right if e.left.value == v else e.left
+        at = self.by_value.get(other.value, [])
+        if not other.text or other.value.denominator != 1 or len({self.nums[j].start for j in at}) != 1 \
+                or self.nums[at[0]].percent:
+            return None  # "1/4*40": a part of a whole counts no thing a rate is "each" of
+        places = list({self.nums[j].start: j for j in pool}.values())
+        best = rate_place(self.question, [self.nums[j].start for j in places], self.nums[at[0]].start,
+                          self.nums[at[0]].stems)
+        return places[best] if best is not None else None
 
     def _by_clause(self, v: Fraction, pool: list[int]) -> int | None:
         """A use the step writes once, of a value stated at several places: the place whose
@@ -403,7 +427,9 @@ class Binder:
         self.uses[v] = k + 1
         if free:
             self.chosen_by_order[free[0]] = True
+            self.order_picks.setdefault(v, []).append((self.step, free[0]))
             return free[0]
+        self.order_picks.setdefault(v, []).append((self.step, -1))
         return pool[min(k, len(pool) - 1)]
 
     # -- the walk -------------------------------------------------------------------
@@ -453,6 +479,7 @@ class Binder:
             before = dict(self.all_uses)
             line = self.lines[i] if self.lines is not None and i < len(self.lines) else ""
             self.here = set()
+            self.step = i
             self.expr = e
             self.line = line
             out.append(self._walk(e, line, {}))
@@ -477,7 +504,23 @@ class Binder:
         order only, where that decides anything."""
         return sorted(v for v, k in self.uses.items()
                       if k > 1 and len({self.numbers[i].start for i in self.by_value[v]}) > 1
-                      and not self._immaterial(v))
+                      and not self._immaterial(v) and not self._pair_immaterial(v))
+
+    def _pair_immaterial(self, v: Fraction) -> bool:
+        """"Baldur gets 5 x 5 = 25 liters" (5 pails, 5 liters a pail), the other uses of 5 tied by
+        their words: the uses tied by order are all in one sum or product, each took a place no
+        other use had, and every other place of the value was taken by its words; which of
+        the two is which changes nothing."""
+        picks = self.order_picks.get(v, [])
+        steps = {i for i, _ in picks}
+        taken = [j for _, j in picks]
+        if len(steps) != 1 or -1 in taken or len(set(taken)) != len(taken):
+            return False
+        e = self.exprs[next(iter(steps))]
+        if not (isinstance(e, BinOp) and e.op in "*+" and flat_ops(e) <= {e.op}):
+            return False
+        places = {self.numbers[i].start: i for i in self.by_value[v]}
+        return all(j in taken or (j in self.chosen and not self.chosen_by_order.get(j)) for j in places.values())
 
     def constants(self) -> list[tuple[str, Fraction, Expr]]:
         """The declared givens (name, value, term), in the order first used."""

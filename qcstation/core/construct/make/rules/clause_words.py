@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.reading.words import (_CLAUSE_STOP, _WORD, ANNOTATION, NUMBER_WORD_VALUES, _clause_stems, line_stems,
+from qcstation.core.reading.words import (_CLAUSE_STOP, _PER_UNIT, _WORD, ANNOTATION, NUMBER_WORD_VALUES, _clause_stems, line_stems,
                                          solution_stems, stem)
 
 #: stems that tell no quantity from another: units of every price and percent, totals
@@ -149,3 +149,25 @@ def result_or_given(question: str, places: list[int], line: str, earlier: list[s
         hits[j] = len((words - rest) & said)
     found = [j for j, h in hits.items() if h]
     return found[0] if len(found) == 1 else None
+
+
+def rate_place(question: str, starts: list[int], other: int, other_words: frozenset[str]) -> int | None:
+    """A number that multiplies or divides another stated at one place (``other``, named by
+    ``other_words``: "6 pails"), of a value the question states at ``starts``: the place whose
+    clause is a rate of what the other number counts ("each pail contains 5 liters", not "5
+    pails of water every morning"), when exactly one place's clause says "each", "per" or
+    "every" of those words; None otherwise, also when two places share a clause or the other
+    number's clause is one of theirs."""
+    words = other_words - _NO_EVIDENCE
+    if len(starts) < 2 or not words:
+        return None
+    spans = [clause_span(question, s) for s in starts]
+    if len(set(spans)) != len(spans) or clause_span(question, other) in spans:
+        return None
+    hits = []
+    for a, b in spans:
+        per: set[str] = set()
+        for m in _PER_UNIT.finditer(question[a:b]):
+            per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in _CLAUSE_STOP}
+        hits.append(bool(per & words))
+    return hits.index(True) if hits.count(True) == 1 else None

@@ -306,7 +306,7 @@ def _screens(db: Path) -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
     if run_id:
         out += [("results", lambda: ResultsScreen((run_id,)),
                  ("down", "down", "down", "up", "f", "f", "right_square_bracket")),
-                ("charts", lambda: ChartsScreen([run_id]), ("down", "up"))]
+                ("charts", lambda: ChartsScreen([run_id]), ("t", "m", "t"))]
         if seed:
             out.append(("side by side", lambda: SideBySideScreen(run_id, run_id, int(seed[0])),
                         ("down", "up")))

@@ -307,3 +307,141 @@ def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...]) ->
 #: every stored metric with its column in ``eval_pairs``, in column order: migration 14's,
 #: then those of each later ``stored_metric_statements`` migration (18: ``rt_s``)
 STORED: tuple[str, ...] = (*METRICS, "rt_s")
+
+
+# --- migration 21 -------------------------------------------------------------------------
+# The runs list's headline numbers and the charts' figures read every item-sample row of a run
+# (``eval_pairs``: 100,000 rows at 1M scores, 0.8-0.9 s of CPU per screen) to compute figures
+# that depend only on how many items have each set of verdicts. Two tables keep that:
+#
+# ``eval_item_sigs`` (*touched*): one row per (run, seed) that has item-samples: the item's
+# group (the (source, difficulty) of its first item-sample by (source, difficulty), as
+# ``qcstation.eval.metrics`` groups a breakdown, each '(none)' when NULL or empty) and its
+# signature: each item-sample's Understanding score, whether its injected errors keep the
+# answer and its verdict code per stored metric, in sample order (``;`` between samples,
+# ``,`` between fields; numbers written by ``quote()``, which reads back exactly).
+#
+# ``eval_headline`` (*plain*): per run, group and signature, how many items have it (a row may
+# hold 0: a signature no item has any more). A run's figures (the headline, every metric of
+# the leaderboard with its interval, a breakdown by source or difficulty) are functions of
+# these counts: ``qcstation.eval.metrics.load_run_kept``
+# makes the run's table from them, each item repeated as many times as it is counted.
+#
+# Any change of an item-sample row (inserted, changed, deleted: every write of a score reaches
+# ``eval_pairs`` through migration 14's triggers) inserts its (run, seed) into the view
+# ``eval_item_touch``, whose INSTEAD OF trigger takes the item's old signature off its count,
+# makes it again from the item's rows and counts it. A later stored metric (a new column of
+# ``eval_pairs``) must remake these triggers with it (:func:`headline_triggers` over the new
+# columns) and touch every item.
+
+#: the stored metrics a signature holds, in its order: every column of ``eval_pairs`` as of
+#: migration 21 (frozen with it: a later stored metric is not in these signatures, and
+#: ``load_run_kept`` reads the item-sample rows until a migration remakes them with it)
+SIG_METRICS: tuple[str, ...] = (*METRICS, "rt_s")
+
+
+def _none(col: str) -> str:
+    return f"CASE WHEN {col} IS NULL OR {col} = '' THEN '(none)' ELSE {col} END"
+
+
+def pair_sig(metrics: tuple[str, ...]) -> str:
+    """One item-sample row's share of its item's signature (over ``eval_pairs``' columns)."""
+    keeps = "CASE WHEN typeof(keeps) IN ('integer', 'real') THEN keeps ELSE -1 END"
+    return (f"quote(un) || ',' || quote({keeps}) || ',' || "
+            + " || ',' || ".join(f"v_{m}" for m in metrics))
+
+
+# an item's rows through the primary key: ordered by (source, difficulty), the planner would
+# rather walk the whole run in eval_pairs_group (every write of a score read the run's pairs)
+_BY_KEY = "INDEXED BY sqlite_autoindex_eval_pairs_1"
+
+
+def _recount(metrics: tuple[str, ...], row: str) -> list[str]:
+    """The statements that count the item of ``row`` (NEW or OLD) again: its old signature's
+    count goes down (a count may rest at 0: read as none), its row is made again from its
+    item-samples (gone with the last of them), and its signature's count goes up."""
+    key = f"run_id = {row}.run_id AND seed_id = {row}.seed_id"
+    first = (f"(SELECT {_none('source')} AS s, {_none('difficulty')} AS d FROM eval_pairs "
+             f"{_BY_KEY} WHERE {key} ORDER BY source, difficulty LIMIT 1)")
+    sig = (f"(SELECT group_concat(s, ';') AS sig FROM (SELECT {pair_sig(metrics)} AS s "
+           f"FROM eval_pairs WHERE {key} ORDER BY sample_idx))")
+    return [
+        "UPDATE eval_headline SET n = n - 1 WHERE (run_id, source, difficulty, sig) = "
+        f"(SELECT run_id, source, difficulty, sig FROM eval_item_sigs WHERE {key});",
+        "INSERT INTO eval_item_sigs (run_id, seed_id, source, difficulty, sig) "
+        f"SELECT {row}.run_id, {row}.seed_id, g.s, g.d, x.sig FROM {first} AS g, {sig} AS x "
+        "WHERE true ON CONFLICT DO UPDATE SET source = excluded.source, "
+        "difficulty = excluded.difficulty, sig = excluded.sig;",
+        f"DELETE FROM eval_item_sigs WHERE {key} "
+        f"AND NOT EXISTS (SELECT 1 FROM eval_pairs WHERE {key});",
+        "INSERT INTO eval_headline (run_id, source, difficulty, sig, n) "
+        f"SELECT run_id, source, difficulty, sig, 1 FROM eval_item_sigs WHERE {key} "
+        "ON CONFLICT DO UPDATE SET n = n + 1;",
+    ]
+
+
+def _touch_item(row: str) -> str:
+    return f"INSERT INTO eval_item_touch (run_id, seed_id) VALUES ({row}.run_id, {row}.seed_id);"
+
+
+_ITEM_MOVED = "(NEW.run_id, NEW.seed_id) IS NOT (OLD.run_id, OLD.seed_id)"
+
+
+def headline_triggers(metrics: tuple[str, ...]) -> list[str]:
+    """The triggers that keep ``eval_item_sigs`` and ``eval_headline`` over an ``eval_pairs``
+    with a verdict column per metric of ``metrics`` (the common writes recount the item in
+    place; a row moved to another item touches both through the view)."""
+    cols = ", ".join(["un", "keeps", "source", "difficulty", *(f"v_{m}" for m in metrics)])
+    upd = f"UPDATE OF run_id, seed_id, sample_idx, {cols}"
+    return [
+        "CREATE TRIGGER eval_item_touch_recount INSTEAD OF INSERT ON eval_item_touch BEGIN "
+        + " ".join(_recount(metrics, "NEW")) + " END",
+        _after("eval_headline_pair_ins", "INSERT", "eval_pairs", _recount(metrics, "NEW")),
+        _after("eval_headline_pair_del", "DELETE", "eval_pairs", _recount(metrics, "OLD")),
+        _after("eval_headline_pair_upd", upd, "eval_pairs", _recount(metrics, "NEW"),
+               when=f"NOT {_ITEM_MOVED}"),
+        _after("eval_headline_pair_moved", upd, "eval_pairs",
+               [_touch_item("OLD"), _touch_item("NEW")], when=_ITEM_MOVED),
+    ]
+
+
+HEADLINE_TRIGGERS = headline_triggers(SIG_METRICS)
+
+#: migration 21
+STATEMENTS_21: list[str] = [
+    """
+    CREATE TABLE eval_item_sigs (
+        run_id INTEGER NOT NULL, seed_id INTEGER NOT NULL,
+        source TEXT NOT NULL, difficulty TEXT NOT NULL,   -- its group ('(none)': none)
+        sig TEXT NOT NULL,                                -- its item-samples' verdicts
+        PRIMARY KEY (run_id, seed_id)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE eval_headline (
+        run_id INTEGER NOT NULL, source TEXT NOT NULL, difficulty TEXT NOT NULL,
+        sig TEXT NOT NULL, n INTEGER NOT NULL,            -- items of the run with this signature
+        PRIMARY KEY (run_id, source, difficulty, sig)
+    ) WITHOUT ROWID
+    """,
+    "CREATE VIEW eval_item_touch AS SELECT 0 AS run_id, 0 AS seed_id WHERE 0",
+    *HEADLINE_TRIGGERS,
+    "INSERT INTO eval_item_touch (run_id, seed_id) "
+    "SELECT DISTINCT run_id, seed_id FROM eval_pairs",
+]
+
+
+def headline_from_scratch_sql(metrics: tuple[str, ...] = SIG_METRICS) -> str:
+    """``eval_headline``'s rows of one run (``?``) made from its item-sample rows, in the
+    table's key order (the kept rows' oracle in tests)."""
+    return f"""
+    SELECT source, difficulty, sig, COUNT(*) FROM (
+        SELECT seed_id,
+               (SELECT {_none('p.source')} FROM eval_pairs p WHERE p.run_id = i.run_id
+                AND p.seed_id = i.seed_id ORDER BY p.source, p.difficulty LIMIT 1) AS source,
+               (SELECT {_none('p.difficulty')} FROM eval_pairs p WHERE p.run_id = i.run_id
+                AND p.seed_id = i.seed_id ORDER BY p.source, p.difficulty LIMIT 1) AS difficulty,
+               (SELECT group_concat(s, ';') FROM (SELECT {pair_sig(metrics)} AS s FROM eval_pairs p
+                WHERE p.run_id = i.run_id AND p.seed_id = i.seed_id ORDER BY p.sample_idx)) AS sig
+        FROM (SELECT DISTINCT run_id, seed_id FROM eval_pairs WHERE run_id = ?) i)
+    GROUP BY source, difficulty, sig ORDER BY source, difficulty, sig"""

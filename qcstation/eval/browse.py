@@ -557,27 +557,24 @@ def headline(store: Store, run_id: int, *, from_scratch: bool = False) -> dict[s
     ``Headline.failed``, apart). ``rm`` is the paper's gated ACC@R-m: only rows
     whose reflection (rt) is correct. ``n`` counts items; ``counts`` are verdicts per row.
 
-    Read from the item-sample rows and verdict counts migration 14 keeps (one pass over the
-    run's item-samples in SQL); ``from_scratch`` reads every score row again."""
+    Read from the run's items counted by their verdicts (migration 21: a few hundred rows,
+    where the item-sample rows of migration 14 are one per item-sample) and its verdict counts;
+    ``from_scratch`` reads every score row again."""
     if from_scratch:
         return _headline_from_scratch(store, run_id)
-    counts_rows = store.query("SELECT metric, verdict, n FROM eval_score_counts WHERE run_id = ? "
-                              "AND n != 0 ORDER BY metric, verdict", (run_id,))
-    # verdict codes of db/kept_eval.py: -1 no score, 2 not_scored, 6-8 not the model's
-    counted = "NOT IN (-1, 2, 6, 7, 8)"
-    inner = ", ".join(
-        f"AVG(CASE WHEN v_{m} {counted}{' AND v_rt = 1' if m == 'rm' else ''}"
-        # Understanding: a failed or unreadable reply (3, 4) has no score, never a 0
-        f"{' AND v_un NOT IN (3, 4)' if m == 'un' else ''} THEN "
-        f"{'un' if m == 'un' else f'v_{m} = 1'} END) AS {m}" for m in METRICS)
-    outer = ", ".join(f"AVG({m}) AS {m}_v, COUNT({m}) AS {m}_n" for m in METRICS)
-    row = store.one(f"SELECT {outer} FROM (SELECT {inner} FROM eval_pairs WHERE run_id = ? "
-                    "GROUP BY seed_id)", (run_id,)) or {}
+    import numpy as np
+
+    from qcstation.eval import metrics   # numpy: only once a headline is asked for
+
+    table = metrics.load_run_kept(store, run_id)
     out: dict[str, Headline] = {}
     for metric in METRICS:
-        counts = {str(r["verdict"]): int(r["n"]) for r in counts_rows if r["metric"] == metric}
-        n = 0 if _never_judged(metric, counts) else int(row.get(f"{metric}_n") or 0)
-        out[metric] = Headline(None if not n else float(row[f"{metric}_v"]), n, counts)
+        counts = dict(table.counts.get(metric, {}))
+        values = table.item_values(metric)
+        values = np.sort(values[values == values])     # the items that count (not NaN), as
+        # metrics.interval takes them: sorted, so the mean does not depend on their order
+        n = 0 if _never_judged(metric, counts) else int(values.shape[0])
+        out[metric] = Headline(float(values.mean()) if n else None, n, counts)
     return out
 
 
@@ -617,8 +614,8 @@ def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[Run
     """Every run, newest first, with progress and headline numbers. A ``running`` run
     whose owner lost the runner's lease (killed, or silent for a minute) is ``stopped``.
 
-    The headline numbers read every item-sample row of a run (about 0.2 s at 1M scores); with
-    ``headline_for`` only those runs get them (the others an empty dict), so a screen
+    The headline numbers are read from each run's items counted by their verdicts (a few
+    hundred rows: :func:`headline`); with ``headline_for`` only those runs get them (the others an empty dict), so a screen
     that polls while a run goes on re-reads only what can have changed."""
     runs = store.query("SELECT * FROM eval_runs ORDER BY id DESC")
     progress: dict[int, dict[str, int]] = {}

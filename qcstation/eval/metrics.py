@@ -52,6 +52,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from db.kept_eval import SIG_METRICS, headline_from_scratch_sql
 from db.store import Store
 from qcstation.common.errors import QCStationError
 from qcstation.common.stats import wilson
@@ -147,6 +148,8 @@ class RunTable:
     tasks: set[str] | None = None   # the tasks the run asked for (spec), None if unknown
     keeps: np.ndarray | None = None  # per pair: 1 the injected errors keep the answer, 0 change it
     two_step: bool = False          # the run's R&R protocol is two-step (spec.protocol)
+    #: items numbered 0..n-1, not seed ids (:func:`load_run_kept`): no pairing across runs
+    synthetic: bool = False
     _groups: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -227,10 +230,19 @@ def verdict_counts(store: Store, run_id: int, *, from_scratch: bool = False
 
 
 def load_run(store: Store, run_id: int) -> RunTable:
+    """The run's table: one row per item-sample, read from ``eval_pairs``."""
     row = run_row(store, run_id)
     rows = pair_rows(store, run_id)
     arr = np.array(rows, dtype=float).reshape(len(rows), 4 + len(STORED_METRICS))
     seed = arr[:, 0].astype(np.int64)
+    items, inverse = np.unique(seed, return_inverse=True)
+    return _run_table(store, row, arr, seed, items, inverse.reshape(-1))
+
+
+def _run_table(store: Store, row: dict[str, Any], arr: np.ndarray, seed: np.ndarray,
+               items: np.ndarray, inverse: np.ndarray, synthetic: bool = False) -> RunTable:
+    """A :class:`RunTable` of ``arr``'s rows (seed, sample, un, keeps, a code per stored metric)."""
+    run_id = int(row["id"])
     sample = arr[:, 1].astype(np.int64)
     verdict = {m: arr[:, 4 + i].astype(np.int8) for i, m in enumerate(STORED_METRICS)}
     raw: dict[str, np.ndarray] = {}
@@ -242,15 +254,67 @@ def load_run(store: Store, run_id: int) -> RunTable:
             value = np.where(np.isin(code, _UN_FAILED_CODES), _FAILED, value)
         raw[m] = np.where(counted, value, np.where(
             code == 2, _NOT_SCORED, np.where(excluded, _EXCLUDED, _MISSING)))
-    items, inverse = np.unique(seed, return_inverse=True)
     counts: dict[str, dict[str, int]] = {m: {} for m in STORED_METRICS}
     for metric, name, c in verdict_counts(store, run_id):
         counts.setdefault(metric, {})[name] = c
     spec = load_spec(row.get("spec"))
     protocol = spec.get("protocol")
-    return RunTable(int(run_id), seed, sample, raw, verdict, items, inverse.reshape(-1), counts,
+    return RunTable(run_id, seed, sample, raw, verdict, items, inverse, counts,
                     tasks=spec_tasks(spec), keeps=arr[:, 3].copy(),
-                    two_step=isinstance(protocol, dict) and protocol.get("refinement") == "two-step")
+                    two_step=isinstance(protocol, dict) and protocol.get("refinement") == "two-step",
+                    synthetic=synthetic)
+
+
+def headline_rows(store: Store, run_id: int, *, from_scratch: bool = False
+                  ) -> list[tuple[str, str, str, int]]:
+    """(source, difficulty, signature, items) of the run: how many of its items have each
+    group and set of verdicts (migration 21, ``db/kept_eval.py``); ``from_scratch`` makes them
+    again from the item-sample rows (the kept rows' oracle in tests)."""
+    cur = store.conn.cursor()
+    cur.row_factory = None
+    sql = (headline_from_scratch_sql() if from_scratch else
+           "SELECT source, difficulty, sig, n FROM eval_headline WHERE run_id = ? AND n != 0 "
+           "ORDER BY source, difficulty, sig")
+    return [(str(a), str(b), str(c), int(n)) for a, b, c, n in cur.execute(sql, (int(run_id),))]
+
+
+def load_run_kept(store: Store, run_id: int) -> RunTable:
+    """The run's table made from its items counted by group and verdicts (migration 21):
+    each item repeated as many times as it is counted, so every figure of :func:`run_metrics`
+    and :func:`breakdown` (values, intervals, counts, notes) is the one :func:`load_run`'s table
+    gives, read from a few hundred rows instead of one per item-sample (100,000 at 1M scores).
+    Its items are numbered 0..n-1 in no particular order (``synthetic``): it is no table to pair
+    two runs item by item (:func:`compare`, :func:`confusion` take :func:`load_run`'s). A run
+    whose row is gone gives the table of what is still kept of it (none: an empty table)."""
+    if set(SIG_METRICS) != set(STORED_METRICS):     # a stored metric the signatures lack
+        return load_run(store, run_id)
+    row = store.one("SELECT id, spec FROM eval_runs WHERE id = ?", (int(run_id),)) or {
+        "id": int(run_id), "spec": None}
+    where = [SIG_METRICS.index(m) + 2 for m in STORED_METRICS]
+    blocks: list[np.ndarray] = []
+    groups: list[tuple[str, str, int]] = []
+    item_samples: list[int] = []
+    for source, difficulty, sig, n in headline_rows(store, run_id):
+        pairs = [[float(x) for x in p.split(",")] for p in sig.split(";")]
+        one = np.array([[0.0, k, p[0], p[1], *(p[i] for i in where)]
+                        for k, p in enumerate(pairs)], dtype=float)
+        blocks.append(np.tile(one, (n, 1)))
+        groups.append((source, difficulty, n))
+        item_samples.append(len(pairs))
+    counts = np.array([g[2] for g in groups], dtype=np.int64)
+    k = int(counts.sum())
+    arr = (np.concatenate(blocks) if blocks else
+           np.zeros((0, 4 + len(STORED_METRICS)), dtype=float))
+    inverse = np.repeat(np.arange(k, dtype=np.int64),
+                        np.repeat(np.array(item_samples, dtype=np.int64), counts))
+    arr[:, 0] = inverse
+    table = _run_table(store, row, arr, inverse.copy(), np.arange(k, dtype=np.int64), inverse,
+                       synthetic=True)
+    for key, col in (("source", 0), ("difficulty", 1)):
+        names: dict[str, int] = {}
+        codes = [names.setdefault(str(g[col]), len(names)) for g in groups]
+        table._groups[key] = (list(names), np.repeat(np.array(codes, dtype=np.int64), counts))
+    return table
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -293,7 +357,10 @@ def interval(code: str, values: np.ndarray, *, n_boot: int, seed: int
     bootstrap, seeded by the values themselves (the same items give the same interval in
     the leaderboard, a breakdown and the report); when every item has the same score it
     is the Wilson interval of the mean on the 1..100 scale (a bounded variable's variance
-    is at most p(1-p), so this is conservative), never zero width. ``n_boot`` 0: no interval."""
+    is at most p(1-p), so this is conservative), never zero width. ``n_boot`` 0: no interval.
+    The values are taken in sorted order, so the figures do not depend on the items' order
+    (a float sum does: the same items read by :func:`load_run_kept` give the same figures)."""
+    values = np.sort(values)
     n = int(values.shape[0])
     mean = float(values.mean())
     if n_boot <= 0:
@@ -302,7 +369,7 @@ def interval(code: str, values: np.ndarray, *, n_boot: int, seed: int
         lo, hi = wilson(mean, n)
         return mean, lo, hi
     if np.unique(values).shape[0] > 1:
-        key = zlib.crc32(np.ascontiguousarray(np.sort(values)).tobytes())
+        key = zlib.crc32(np.ascontiguousarray(values).tobytes())
         return bootstrap_mean(values, n_boot=n_boot, rng=_rng(seed, "un", key))
     lo, hi = wilson((mean - 1.0) / 99.0, n)
     return mean, 1.0 + 99.0 * lo, 1.0 + 99.0 * hi
@@ -553,6 +620,8 @@ def confusion(store: Store, run_id: int, *, table: RunTable | None = None) -> di
 def _item_means(table: RunTable, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """(seed ids, per-item mean over the item's counted samples) for compare(): the values
     the leaderboard averages (``un`` as the share of samples >= 90)."""
+    if table.synthetic:
+        raise MetricsError("a table of counted items (load_run_kept) cannot pair items")
     pv = table.pair_values(metric)
     if metric == "un":
         pv = np.where(np.isnan(pv), np.nan, (pv >= ALL_PASS_UNDERSTANDING) * 1.0)

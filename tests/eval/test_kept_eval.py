@@ -1,5 +1,8 @@
-"""The figures the database keeps of each evaluation run (migrations 14 and 15: ``eval_pairs``,
-``eval_score_counts``, ``eval_run_totals``, ``eval_reply_counts``) equal a recomputation from every score and output:
+"""The figures the database keeps of each evaluation run (migrations 14, 15 and 21: ``eval_pairs``,
+``eval_score_counts``, ``eval_run_totals``, ``eval_reply_counts``, ``eval_headline``) equal a
+recomputation from every score and output (the run's items counted by group and verdicts give
+every figure of the leaderboard, a breakdown and the runs list's headline that the item-sample
+rows give, intervals included):
 after random sequences of the writes a run sees (scoring and rescoring through the scorers'
 own upsert, outputs through the runner's, hand-made updates that move or change scores,
 deleted scores, outputs and whole runs), after four processes score at once, and after a
@@ -19,7 +22,7 @@ from typing import Any
 import pytest
 
 from db import Store
-from db.kept_eval import REPLY_TRIGGERS, TRIGGERS
+from db.kept_eval import HEADLINE_TRIGGERS, REPLY_TRIGGERS, TRIGGERS
 from db.migrations import SCHEMA_VERSION
 from db.store import now
 from qcstation.eval import browse
@@ -49,7 +52,9 @@ def _first_group(rows: list[tuple[Any, ...]]) -> dict[int, tuple[Any, Any]]:
     return out
 
 
-def assert_kept_eval_right(store: Store) -> None:
+def assert_kept_eval_right(store: Store, figures: bool = False) -> None:
+    """The kept figures equal a recount (``figures``: every figure of the leaderboard and a
+    breakdown from the run's counted items too, :func:`assert_figures_from_counted_items`)."""
     runs = {int(r[0]) for r in store.conn.execute(
         "SELECT run_id FROM eval_scores UNION SELECT run_id FROM eval_outputs "
         "UNION SELECT run_id FROM eval_pairs UNION SELECT run_id FROM eval_run_totals")}
@@ -72,12 +77,33 @@ def assert_kept_eval_right(store: Store) -> None:
             assert (h.value is None) == (o.value is None), (run, metric)
             if h.value is not None:
                 assert math.isclose(h.value, must(o.value), rel_tol=1e-12), (run, metric)
+        assert M.headline_rows(store, run) == M.headline_rows(store, run, from_scratch=True), run
+        assert _items_counted(store) == _items_counted(store, from_scratch=True)
+        if figures and store.one("SELECT 1 FROM eval_runs WHERE id = ?", (run,)) is not None:
+            assert_figures_from_counted_items(store, run)
     progress = {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(
         "SELECT run_id, status, SUM(n) FROM eval_reply_counts GROUP BY 1, 2 HAVING SUM(n) != 0")}
     assert progress == {(int(r[0]), str(r[1])): int(r[2]) for r in store.conn.execute(
         "SELECT run_id, status, COUNT(*) FROM eval_outputs GROUP BY 1, 2")}
     assert store.scalar("SELECT COUNT(*) FROM eval_score_counts WHERE n < 0") == 0
     assert store.scalar("SELECT COUNT(*) FROM eval_run_totals WHERE outputs < 0 OR costed < 0") == 0
+    assert store.scalar("SELECT COUNT(*) FROM eval_headline WHERE n < 0") == 0
+
+
+def assert_figures_from_counted_items(store: Store, run: int) -> None:
+    """Every figure read from the run's counted items equals the one its item-sample rows give:
+    values, bootstrap intervals, counts and notes, overall and by source and difficulty."""
+    kept, rows = M.load_run_kept(store, run), M.load_run(store, run)
+    assert kept.synthetic and not rows.synthetic
+    assert M.run_metrics(store, run, n_boot=50, table=kept).to_dict() == \
+        M.run_metrics(store, run, n_boot=50, table=rows).to_dict(), run
+    for by in ("source", "difficulty"):
+        assert {g: {c: v.to_dict() for c, v in values.items()} for g, values in
+                M.breakdown(store, run, by, n_boot=20, table=kept).items()} == \
+            {g: {c: v.to_dict() for c, v in values.items()} for g, values in
+             M.breakdown(store, run, by, n_boot=20, table=rows).items()}, (run, by)
+    assert list(M.breakdown(store, run, "difficulty", n_boot=0, table=kept)) == list(
+        M.breakdown(store, run, "difficulty", n_boot=0, table=rows))
 
 
 # -- the writes -----------------------------------------------------------------------------
@@ -205,11 +231,11 @@ def test_kept_eval_figures_equal_a_recount_after_random_writes(store: Store, rng
         make_run(store, model=f"model-{n}")
     ops, weights = zip(*OPERATIONS)
     done: set[str] = set()
-    for _ in range(150):
+    for step in range(150):
         op = rng.choices(ops, weights)[0]
         op(store, rng)
         done.add(op.__name__)
-        assert_kept_eval_right(store)
+        assert_kept_eval_right(store, figures=step % 25 == 24)
     assert done == {op.__name__ for op in ops}
     # the figures are those of real runs: scores of several metrics and samples, costs known
     assert store.scalar("SELECT COUNT(*) FROM eval_pairs WHERE sample_idx > 0") > 0
@@ -269,7 +295,7 @@ def test_kept_eval_figures_stay_right_when_four_processes_score_at_once(tmp_path
     got = run_at_once(_score_worker, [(str(db), runs[n % 2], n) for n in range(4)])
     assert [e for errs in got for e in errs] == []
     with Store(db) as s:
-        assert_kept_eval_right(s)
+        assert_kept_eval_right(s, figures=True)
         assert s.scalar("SELECT SUM(outputs) FROM eval_run_totals") == s.scalar(
             "SELECT COUNT(*) FROM eval_outputs") > 0
 
@@ -292,7 +318,7 @@ def test_a_database_of_the_previous_version_gets_its_figures_when_migrated(db_fi
                                         "eval_reply_counts", "eval_items_role"}
     with Store(db_file) as s:
         assert s.schema_version == SCHEMA_VERSION
-        assert_kept_eval_right(s)
+        assert_kept_eval_right(s, figures=True)
         got = {run: (M.run_metrics(s, run, n_boot=100).to_dict(),
                      M.breakdown(s, run, "difficulty", n_boot=0), run_totals(s, run),
                      replies(s, run))
@@ -333,12 +359,42 @@ def _every_kind_of_write(store: Store) -> None:
 
 def test_the_sequence_keeps_the_figures_right_with_every_trigger(store: Store) -> None:
     _every_kind_of_write(store)
-    assert_kept_eval_right(store)
+    assert_kept_eval_right(store, figures=True)
 
 
-@pytest.mark.parametrize("trigger", [_trigger_name(t) for t in (*TRIGGERS, *REPLY_TRIGGERS)])
+def _item_sample_writes(store: Store) -> None:
+    """Writes made to the item-sample rows themselves (by hand): the items counted by their
+    verdicts follow them whatever writes them (a row changed, moved to another item, deleted)."""
+    run = make_run(store, model="m")
+    with store.transaction():
+        store.conn.executemany(INSERT_SCORE, score_rows(random.Random(4), run, 60))
+    for sql in ("UPDATE eval_pairs SET v_re = 1 - v_re WHERE run_id = ? AND seed_id % 2 = 0",
+                "UPDATE eval_pairs SET un = un + 1.5, source = 'x' WHERE run_id = ? "
+                "AND seed_id % 3 = 0",
+                "UPDATE eval_pairs SET seed_id = seed_id + 40 WHERE run_id = ? AND seed_id % 4 = 1",
+                "UPDATE eval_pairs SET seed_id = 4, sample_idx = sample_idx + 7 WHERE run_id = ? "
+                "AND seed_id = 6",
+                "DELETE FROM eval_pairs WHERE run_id = ? AND seed_id % 5 = 2"):
+        store.execute(sql, (run,))
+        assert M.headline_rows(store, run) == M.headline_rows(store, run, from_scratch=True), sql
+        assert _items_counted(store) == _items_counted(store, from_scratch=True), sql
+
+
+def _items_counted(store: Store, from_scratch: bool = False) -> list[tuple[int, int]]:
+    table = "eval_pairs" if from_scratch else "eval_item_sigs"
+    return [(int(r[0]), int(r[1])) for r in store.conn.execute(
+        f"SELECT DISTINCT run_id, seed_id FROM {table} ORDER BY 1, 2")]
+
+
+def test_the_counted_items_follow_any_write_of_the_item_samples(store: Store) -> None:
+    _item_sample_writes(store)
+
+
+@pytest.mark.parametrize("trigger", [_trigger_name(t) for t in (*TRIGGERS, *REPLY_TRIGGERS,
+                                                                  *HEADLINE_TRIGGERS)])
 def test_without_any_one_trigger_the_figures_go_wrong(store: Store, trigger: str) -> None:
     store.execute(f"DROP TRIGGER {trigger}")
     with pytest.raises((AssertionError, sqlite3.OperationalError)):
         _every_kind_of_write(store)
         assert_kept_eval_right(store)
+        _item_sample_writes(store)

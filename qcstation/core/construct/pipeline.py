@@ -447,7 +447,7 @@ class Pipeline:
 
                 try:
                     rule = rule_for_seed(seed)
-                    if rule.rule not in ("gsm8k-calculator", "inline-arithmetic"):
+                    if rule.rule not in ("gsm8k-calculator", "inline-arithmetic", "gsm8k-algebra"):
                         raise RuleError("key information rules need a calculator-annotated solution")
                     fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps,
                                                       givens=rule.givens)

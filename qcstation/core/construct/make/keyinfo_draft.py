@@ -609,6 +609,9 @@ def _known_fragments(known: list[str], question: str) -> list[str]:
             if (t := sentence_key(k)) and t in q and not is_question_sentence(k, whole) and not reads_as_clause(k)]
 
 
+#: a clause cut from "three and a half boxes" at its "and"
+_SPLIT_MIXED = re.compile(r"an?\s+(?:half|quarter|third)\s+(?!of\b|as\b)[a-z]", re.I)
+
 #: a computation written into an unknown's description ("$25*4"): it shows how the value is found
 _SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
 
@@ -661,6 +664,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     irrelevant = _irrelevant(context_sents, solution, used, known)
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
+    split = next((k for k in known if _SPLIT_MIXED.match(k)), None)
+    if split is not None:
+        # "Lisa sold three and a half boxes" cut at its "and" ("Lisa sold three", "A half boxes")
+        raise KeyInfoError(f"a known quantity would be half of a mixed number: {split[:80]!r}")
     scenario = _scenario(context_parts, context_sents, irrelevant, goal, known)
     # a premise restated as a fact that reads as no sentence ("Mia." of "If Mia, who is younger
     # than Emma, is 40 years old"; "He pay with a $10 bill."): no rule-made scenario, a model's
@@ -672,7 +679,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
         # "A photo frame for $5" cut from "Ellen bought a pair of leggings for $100 and a photo
         # frame for $5" (1297): no fact of its own; no rule-made key information, a model's
         raise KeyInfoError(f"a known quantity would read as a fragment: {cut[0]!r}")
-    unknown, relations = unknowns_and_relations(question, steps, givens)
+    unknown, relations = unknowns_and_relations(question, steps, givens, solution)
     for u in unknown:
         label, _, desc = u.partition(": ")
         body = desc.replace(" (the value asked for)", "")

@@ -23,12 +23,16 @@ __all__ = ["unknowns_and_relations"]
 
 
 def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[str, str]] | None,
-                           ) -> tuple[list[str], list[str]]:
+                           solution: str = "") -> tuple[list[str], list[str]]:
     """Q1, Q2, ... described by the solution's words with every step's result hidden (also
     where the question states the same value: "Michael has $6 in change" when the question
     has "six" bills), and each defined from the givens and earlier Qs."""
     from qcstation.core.reading.words import stated_with_words
 
+    # the gsm8k-algebra rule's "answer = x" only names the unknown's value: the unknown is asked for
+    if len(steps) >= 2 and getattr(steps[-1], "expr", None) is not None \
+            and getattr(steps[-1].expr, "name", None) == steps[-2].name and _equation(steps[-2]) is not None:
+        steps = steps[:-1]
     label = {st.name: f"Q{i + 1}" for i, st in enumerate(steps)}
     given_value = {g["name"]: Fraction(g["value"]) for g in (givens or [])}
     given_text = {g["name"]: g.get("text", "") for g in (givens or [])}
@@ -72,6 +76,21 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                          computed, given_at, blanks)
         desc = _one_blank_each(desc, blanks, own, st, steps[:i], label, given_value, givens or [], question,
                                said)
+        equation = _equation(st) if getattr(st, "expr", None) is None else None
+        if equation is not None:
+            # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
+            # defined by its equation ("Q1 + Q1 + 30 = 110")
+            from qcstation.core.construct.make.rules.algebra import declared_unknown
+
+            named_as = declared_unknown(solution[:20_000]) if solution else None
+            if named_as is None:
+                raise KeyInfoError(f"{label[st.name]} is an unknown whose words the solution does not name")
+            words = named_as[1].strip().rstrip(",;:")
+            desc = f"{words[:1].upper()}{words[1:]} ({named_as[0]} in the solution) is ?"
+            unknown.append(f"{label[st.name]}: {desc}")
+            relations.append(f"{_relation(equation[0], label, given_value, given_text)} = "
+                             f"{_relation(equation[1], label, given_value, given_text)}")
+            continue
         unknown.append(f"{label[st.name]}: {desc}" if desc else label[st.name])
         if own in named and own not in stated:
             before.setdefault(own, named[own])
@@ -85,6 +104,32 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
+
+
+def _equation(st: Any) -> tuple[Any, Any] | None:
+    """The two sides of the equation a step asserts (the ``gsm8k-algebra`` rule's unknown:
+    ``(= (+ x x g1) g2)``), or None."""
+    from qcstation.common.errors import QCStationError
+    from qcstation.core.construct.make.notation import _term
+    from qcstation.core.verify.smtlib import SList, Token, parse_script
+
+    sexpr = str(getattr(st, "sexpr", "") or "")
+    if not sexpr.startswith("(= ") or len(sexpr) > 4000:
+        return None
+    names = sorted(set(_SYMBOL.findall(sexpr)))
+    try:
+        script = parse_script("".join(f"(declare-const {n} Real)\n" for n in names) + f"(assert {sexpr})\n")
+        node = script.commands[-1].node.items[1]
+        if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
+                and node.items[0].text == "="):
+            return None
+        consts = {n: "Real" for n in names}
+        return _term(node.items[1], consts), _term(node.items[2], consts)
+    except (QCStationError, ValueError, IndexError, AttributeError, RecursionError):
+        return None
+
+
+_SYMBOL = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ The modules and their contract (each imports only the ones above it):
                 quantities for the literals that are no digit of the question; anything else
                 is refused.
 ``links``       which step is the answer and which written number is an earlier result.
+``worded``      computations written in words ("200 minus 174 equals 26").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after
                 "$0.25"): one more step with the named factor.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).

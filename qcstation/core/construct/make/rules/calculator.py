@@ -17,6 +17,7 @@ from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars
                                                        question_numbers)
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.finalunit import converted_answer
+from qcstation.core.construct.make.rules.worded import worded_computations
 from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
@@ -371,6 +372,14 @@ def smt_from_calculator_annotations(
     _note_unannotated(comps, n_annotations, notes)
     if gold is None:
         gold = final_answer(solution)
+    if inline and gold is not None and all(gold not in (c.value, c.written) for c in comps):
+        # no step has the answer: the solution may write its last step in words ("200 minus
+        # 174 equals 26"); read only then, so that no solution read before reads otherwise
+        worded = [Computation(start, end, solution[start:end], text, expr, value, written, "inline")
+                  for start, end, _, text, expr, value, written in worded_computations(mask_annotations(solution))]
+        if worded:
+            comps = sorted(comps + worded, key=lambda c: c.start)
+            notes.append(f"{len(worded)} computation(s) written in words used: " + "; ".join(c.raw for c in worded))
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
     converted = None

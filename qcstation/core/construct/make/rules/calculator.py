@@ -202,7 +202,7 @@ def _constant_words(name: str) -> str:
     if m:
         return f"1/{m.group(1)}"
     if name.startswith(("w_", "k_")):
-        return name[2:].removesuffix("_parts").replace("_", " ")
+        return name[2:].removesuffix("_parts").removesuffix("_numerator").replace("_", " ")
     return ""
 
 

@@ -33,6 +33,7 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(100), r"%|percent", "k_percent"),
     (Fraction(1, 100), r"%|percent", "k_percent_fraction"),
     (Fraction(100), r"\bcents?\b", "k_cents_per_dollar"),
+    (Fraction(100), r"\bpenn(?:y|ies)\b", "k_pennies_per_dollar"),
     (Fraction(60), r"\bminutes?\b|\bhours?\b|\bhourly\b|mph", "k_minutes_per_hour"),
     (Fraction(60), r"\bseconds?\b", "k_seconds_per_minute"),
     (Fraction(24), r"\bhours?\b|\bdays?\b|\bdaily\b", "k_hours_per_day"),
@@ -120,6 +121,10 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
                 out.setdefault(v, []).append(f"w_{slug}" + ("" if i == 0 else "_parts"))
+    from qcstation.core.construct.make.rules.fraction_parts import fraction_parts
+
+    for v, name in fraction_parts(q):  # "two thirds" as "/ 3" and "* 2" apart
+        out.setdefault(v, []).append(name)
     return out
 
 
@@ -139,7 +144,7 @@ def _phrase(name: str) -> str:
     m = re.fullmatch(r"w_1_(\d+)_parts", name)
     if m:
         return f"1/{m.group(1)}"
-    return name[2:].removesuffix("_parts").replace("_", " ")
+    return name[2:].removesuffix("_parts").removesuffix("_numerator").replace("_", " ")
 
 
 def declare_literals(exprs: list[Expr], question: str, taken: set[str],
@@ -239,6 +244,11 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
 
     out = [walk(e, i) for i, e in enumerate(exprs, start=1)]
     _check_word_given_roles(out, question, order, lines)
+    from qcstation.core.construct.make.rules.fraction_parts import check_parts_with_numerator
+
+    apart = check_parts_with_numerator([n for n, _, _ in order])
+    if apart is not None:
+        raise RuleError(apart, "Ambiguous binding")
     return out, order
 
 
@@ -247,6 +257,8 @@ def _role_of(name: str) -> str:
     multiplier word multiplies ("twice": * 2)."""
     if name.endswith("_parts"):
         return "divisor"
+    if name.endswith("_numerator"):
+        return "times"
     if re.fullmatch(r"w_(?:twice|doubled?|doubles|tripled?|thrice|quadrupled?)", name):
         return "times"
     return ""

@@ -1,0 +1,56 @@
+"""The two parts of a fraction the question states in words, used apart by a solution: "two
+thirds of 24" computed as "24/3 = 8" then "2*8 = 16". The 3 is the fraction's parts (what it
+divides by, ``w_two_thirds_parts``) and the 2 its numerator (how many parts it takes,
+``w_two_thirds_numerator``): word givens of the phrase the question writes, never a number the
+question does not state. Only fractions whose numerator is more than 1 ("a third" divides by 3
+already: ``w_a_third_parts``), and only where the question writes the phrase as a fraction,
+not an ordinal."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+__all__ = ["fraction_parts", "check_parts_with_numerator"]
+
+
+def fraction_parts(question_lower: str) -> list[tuple[Fraction, str]]:
+    """(value, name) of the parts and numerator of each fraction in words (numerator > 1) that
+    ``question_lower`` (the question, lower case) states."""
+    from qcstation.core.construct.make.rules.phrases import has_phrase
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    out: list[tuple[Fraction, str]] = []
+    for phrase, values in WORD_GIVENS.items():
+        if len(values) != 1 or values[0].numerator < 2 or values[0].denominator < 2:
+            continue
+        if not has_phrase(question_lower, phrase):
+            continue
+        slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
+        out.append((Fraction(values[0].denominator), f"w_{slug}_parts"))
+        out.append((Fraction(values[0].numerator), f"w_{slug}_numerator"))
+    return out
+
+
+def check_parts_with_numerator(names: list[str]) -> str | None:
+    """Why a formalization's use of a fraction's parts cannot be vouched for, or None: the parts
+    of "three-fourths" (4) used without its numerator (3) are no quantity of the question ("20
+    students do not have one ... 4 x 20": the 4 is 1 / (1 - 3/4), equal to the parts only
+    because the numerator is one less; for three-fifths it would be 5/2)."""
+    declared = set(names)
+    for name in names:
+        if name.endswith("_parts") and name.removesuffix("_parts") + "_numerator" not in declared \
+                and _is_fraction_parts(name):
+            return (f"{name} (the parts of {name[2:-6].replace('_', ' ')!r}) is used without the "
+                    "fraction's numerator: what it divides or multiplies by is another quantity")
+    return None
+
+
+def _is_fraction_parts(name: str) -> bool:
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    for phrase, values in WORD_GIVENS.items():
+        if len(values) == 1 and values[0].numerator >= 2 and values[0].denominator >= 2 \
+                and name == "w_" + re.sub(r"[^a-z]+", "_", phrase).strip("_") + "_parts":
+            return True
+    return False

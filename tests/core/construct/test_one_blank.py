@@ -43,6 +43,12 @@ def _blanks(u: str) -> int:
     ("675", 0, "Q1: Since 1 foot is equal to 12 inches, then 20 feet is equal to ? inches."),
     # "80 toys" is the given the step takes away (the solution writes "gives 80 Bonnie 80 toys")
     ("885", 1, "Q2: Argo also gives 80 Bonnie 80 toys and remains with ? toys"),
+    # "He made 3 omelets": 3 is the given "3 days" (its clause: "He ate cheese and egg omelets for
+    # breakfast 3 days in the week") and Q2's "3 slices of cheese each": the clause says which
+    ("204", 2, "Q3: He made 3 omelets, so they used ? slices of cheese."),
+    # "$10 on the aquarium" is the given "an aquarium for $10.00"; "$10 on fish" is Q3 (s3_fish)
+    ("616", 3, "Q4: All total she spent $10 on the aquarium, Q1 on the rocks, Q2 on coral, Q3 on fish and $2 on "
+               "food so ? (the value asked for)"),
 ])
 def test_each_other_number_is_named_or_written(gsm8k: dict, seed: str, index: int, text: str) -> None:
     u = _unknowns(gsm8k[seed])
@@ -51,9 +57,6 @@ def test_each_other_number_is_named_or_written(gsm8k: dict, seed: str, index: in
 
 
 @pytest.mark.parametrize(("seed", "reason"), [
-    # "He made 3 omelets": 3 is the given "3 days" and Q2's "3 slices" a step uses; no words
-    # say which
-    ("204", "more than one blank"),
     # "$12 per pair ... 12 pairs": the given $12.00 and Q2's 12 pair of legs; "pair" and "$" each
     # match one
     ("507", "more than one blank"),

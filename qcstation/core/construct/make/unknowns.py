@@ -167,6 +167,27 @@ def _words_near(text: str, end: int, dollar_before: bool) -> set[str]:
     return {stem(w) for w in words} | ({"$"} if dollar_before else set())
 
 
+def _words_before(text: str, start: int) -> set[str]:
+    """The stems of the content words of the clause right before ``start`` (up to 5 words: "found
+    an aquarium for $10.00")."""
+    from qcstation.core.construct.make.rules.givens import STOPWORDS
+    from qcstation.core.reading.words import stem
+
+    head = text[max(0, start - 80):start]
+    cut = list(_CUT_AT.finditer(head.rstrip("$ ")))
+    if cut:
+        head = head[cut[-1].end():]
+    words = [w for w in _WORD.findall(head)][-5:]
+    return {stem(w) for w in words if w.lower() not in STOPWORDS}
+
+
+def _name_words(name: str) -> set[str]:
+    """The stems of the words a step's name was made of ("s3_fish" -> {"fish"})."""
+    from qcstation.core.reading.words import stem
+
+    return {stem(w) for w in name.split("_")[1:] if w.isalpha() and len(w) > 2}
+
+
 def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, before: list[Any],
                     label: dict[str, str], given_value: dict[str, Fraction], givens: list[dict[str, Any]],
                     question: str, stated: set[Fraction]) -> str:
@@ -200,13 +221,15 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
         if n in by_name:
             ref = by_name[n]
             prose = ANNOTATION.sub(" ", str(getattr(ref, "line", "") or ""))
+            # the words after its result, and those its name was made of ("s3_fish")
             options.setdefault(Fraction(ref.result), []).append(
-                ("ref", label[n], set(result_words(prose, Fraction(ref.result)))))
+                ("ref", label[n], set(result_words(prose, Fraction(ref.result))) | _name_words(n)))
         elif n in given_value:
             span = places.get(n, {}).get("span")
             words: set[str] = set()
             if isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span):
-                words = _words_near(question, span[1], question[max(0, span[0] - 1):span[0]] == "$")
+                words = _words_near(question, span[1], question[max(0, span[0] - 1):span[0]] == "$") \
+                    | _words_before(question, span[0])
             options.setdefault(given_value[n], []).append(("given", n, words))
         elif n.startswith("k_"):
             from qcstation.core.construct.make.rules.constants import FACTOR_VALUES

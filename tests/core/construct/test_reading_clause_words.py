@@ -140,3 +140,24 @@ def test_a_rate_is_the_place_whose_clause_is_each_of_what_the_other_number_count
     # employee $15 per hour for a 40-hour workweek"): its 40 is not read as the workweek
     with pytest.raises(RuleError, match="40"):
         rule_for_seed(gsm8k["410"])
+
+
+def test_the_line_that_repeats_a_places_words_around_the_value_means_that_place(gsm8k: dict) -> None:
+    # 779 "6 pounds of peaches, 8 pounds of plums and 6 pounds of apricots": "He bought 6 pounds of
+    # apricots that are $3.00 per pound so he spent 6*3" is the apricots' 6
+    rule = rule_for_seed(gsm8k["779"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    spans = {str(g["name"]): g["span"][0] for g in rule.givens}
+    assert spans["g1_pounds"] == 176 and spans["g5_pounds"] == 219
+    assert exprs["s1"] == "(* g1_pounds g2_pound)" and exprs["s3"] == "(* g5_pounds g6_pound)"
+    # 686 "2 kilos of bananas for $2 per kilo, and 2 kilos of oranges for $3 per kilo": the
+    # oranges' 2 by its words; the bananas' "2 * 2" takes the other two places
+    rule = rule_for_seed(gsm8k["686"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert exprs["s3"] == "(* g5_kilos g6_kilo)" and rule.givens[4]["span"] == [111, 112]
+    # 145 "16 bottles of bleach * $2 per bottle of bleach": the words after "per" say what the $2
+    # is a price of, never that it counts bottles ("2 bottles of bleach"): the $2 stays the price
+    rule = rule_for_seed(gsm8k["145"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    price = next(str(g["name"]) for g in rule.givens if g["span"][0] == 357)
+    assert price in exprs["s4"]

@@ -33,7 +33,7 @@ from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leav
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
-                                                               rate_place, single_places)
+                                                               phrase_place, rate_place, single_places)
 
 
 @dataclass
@@ -264,6 +264,9 @@ class Binder:
         by_rate = self._by_rate(v, agree or occ)
         if by_rate is not None:
             return by_rate
+        by_phrase = self._by_phrase(v, agree or occ)
+        if by_phrase is not None:
+            return by_phrase
         by_clause = self._by_clause(v, agree or occ)
         if by_clause is not None:
             return by_clause
@@ -287,6 +290,28 @@ class Binder:
                           self.nums[at[0]].stems)
         return places[best] if best is not None else None
 
+    def _by_phrase(self, v: Fraction, pool: list[int]) -> int | None:
+        """A use the step writes once, whose line writes the value once with the words of one
+        place ("6 pounds of peaches ... 6*2"; :func:`.clause_words.phrase_place`)."""
+        if self.expr is None or v in (0, 1) or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return None
+        places = list({self.nums[j].start: j for j in pool}.values())
+        if len(places) < 2 or any(self.nums[j].percent for j in places):
+            return None
+        best = phrase_place(self.question, [(self.nums[j].start, self.nums[j].start + len(self.nums[j].text))
+                                            for j in places], self.line, v)
+        return self._not_a_second_role(places, best)
+
+    def _not_a_second_role(self, places: list[int], best: int | None) -> int | None:
+        """The place the words chose, unless another step took it already while another place of
+        the value is still free (one given in two roles beside an unused place of equal value:
+        799's two $0.50, the raise and Sally's extra): None, the binder's other readings decide."""
+        if best is None:
+            return None
+        if places[best] in self.chosen and any(j not in self.chosen for j in places):
+            return None
+        return places[best]
+
     def _by_clause(self, v: Fraction, pool: list[int]) -> int | None:
         """A use the step writes once, of a value stated at several places: the place whose
         clause words the line writes and no other place's clause does (:func:`.clause_words.clause_place`)."""
@@ -303,7 +328,7 @@ class Binder:
                                self.by_value, [n.start for n in self.nums])
         best = clause_place(self.question, [self.nums[j].start for j in places],
                             [self.nums[j].stems for j in places], self.line, others, other_values)
-        return places[best] if best is not None else None
+        return self._not_a_second_role(places, best)
 
     def _multiplier_by_clause(self, v: Fraction, occ: list[int], line: str) -> bool:
         """A number the line names with no words that multiplies or divides, of a value the

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.reading.words import (_CLAUSE_STOP, _PER_UNIT, _WORD, ANNOTATION, NUMBER_WORD_VALUES, _clause_stems, line_stems,
-                                         solution_stems, stem)
+from qcstation.core.reading.words import (_CLAUSE_STOP, _PER_UNIT, _STOP, _WORD, ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, _clause_stems, line_stems,
+                                         numeral_value, solution_stems, stem)
 
 #: stems that tell no quantity from another: units of every price and percent, totals
 _NO_EVIDENCE = frozenset({"$", "%", "cent", "tota", "numb"})
@@ -171,3 +171,43 @@ def rate_place(question: str, starts: list[int], other: int, other_words: frozen
             per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in _CLAUSE_STOP}
         hits.append(bool(per & words))
     return hits.index(True) if hits.count(True) == 1 else None
+
+
+#: where the words after a number stop saying what it counts: another number, an operator, a
+#: clause break, or a rate ("$2 per bottle of bleach" is a price, not a count of bottles)
+_AFTER_STOP = re.compile(r"[=+\-*/×÷<>()\d.,;:!?\n$]|\b(?:x|per|each|every|an?)\b", re.I)
+_BEFORE_WORD = re.compile(r"([A-Za-z][A-Za-z'’]*)\W{0,2}$")
+
+
+def phrase_at(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The words that say what a number at ``text[start:end]`` is: the content word right before
+    it ("lost 5") and up to four content words after it, to the next number, operator or
+    clause break ("6 pounds of peaches")."""
+    before = _BEFORE_WORD.search(text[max(0, start - 30):start])
+    word = before.group(1).lower() if before else ""
+    pre = frozenset({stem(word)}) if word and word not in _STOP and word not in _CLAUSE_STOP else frozenset()
+    tail = text[end:end + 80]
+    stop = _AFTER_STOP.search(tail)
+    words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
+    return pre, frozenset(stem(w) for w in words[:4]) - _NO_EVIDENCE
+
+
+def phrase_place(question: str, places: list[tuple[int, int]], line: str, value: Fraction) -> int | None:
+    """Of the places (start, end) of ``value`` in the question, the one whose words the line's
+    own mention of the value repeats ("He bought 6 pounds of peaches that are $2.00 per pound so
+    he spent 6*2" is "6 pounds of peaches", not "6 pounds of apricots"; "but lost 5" is "lost 5
+    right before", not "5 fewer than"): the words before and after the mention that one place
+    has and not every place. The line must write the value once with such words; None when no
+    place or more than one has the most."""
+    prose = ANNOTATION.sub(" ", line[:2000])
+    said = [phrase_at(prose, m.start(), m.end()) for m in NUMERAL.finditer(prose) if numeral_value(m) == value]
+    said = [s for s in said if s[0] or s[1]]
+    if len(said) != 1 or len(places) < 2:
+        return None
+    pre, post = said[0]
+    at = [phrase_at(question, a, b) for a, b in places]
+    common_pre = frozenset.intersection(*(p for p, _ in at))
+    common_post = frozenset.intersection(*(q for _, q in at))
+    scores = [len((pre & p) - common_pre) + len((post & q) - common_post) for p, q in at]
+    top = max(scores)
+    return scores.index(top) if top and scores.count(top) == 1 else None

@@ -161,3 +161,11 @@ def test_the_line_that_repeats_a_places_words_around_the_value_means_that_place(
     exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
     price = next(str(g["name"]) for g in rule.givens if g["span"][0] == 357)
     assert price in exprs["s4"]
+    # 877 "worth 5 points each ... 5 long answer questions": "5 questions * 60%" is the 5 long
+    # answer questions, "3 questions * 5 points/question" the 5 points each: two givens
+    rule = rule_for_seed(gsm8k["877"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    spans = {str(g["name"]): g["span"][0] for g in rule.givens}
+    questions = next(n for n, at in spans.items() if at == 388)
+    points = next(n for n, at in spans.items() if at == 270)
+    assert questions in exprs["s4"] and points in exprs["s5"] and points not in exprs["s4"]

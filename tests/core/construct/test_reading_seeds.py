@@ -18,10 +18,9 @@ from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_art
     # 4" and "on top of the 3"; the given was tied to the first
     ("495", "uses 3 as '3 layers' in the solution, but the question states 3 only as '3 stand', "
             "'3 girl shortest'"),
-    # "5 questions * 60%" and "3 questions * 5 points": the 5 long-answer questions and the 5
-    # points each were one given
-    ("877", "g5_points uses 5, which the question states under different words: '5 points', "
-            "'5 answer long questions'"),
+    # (877, "5 questions * 60%" and "3 questions * 5 points": once one given for the 5 long-answer
+    # questions and the 5 points each; now each its own place by the words its line repeats,
+    # pinned made in test_reading_clause_words.py)
     # "Three of the women ... are wearing 4 inch heels and three are wearing 2 inch heels",
     # computed 3 * 4 and 3 * 2 with one given 3: the second 3 is the other clause's
     ("1110", "g1_women uses 3, which the question states under different words: 'Three of the women at "

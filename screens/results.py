@@ -12,7 +12,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, get_current_worker
 
@@ -27,6 +26,7 @@ from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoaded
 from qcstation.widgets.eval_views import render_item, row_cells
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
 
 PAGE_SIZE = 50
@@ -109,8 +109,9 @@ class ResultsScreen(QCScreen):
         yield Input(placeholder='words in the responses ("a phrase", prefix*, OR, NOT); Enter',
                     id="results_search")
         yield DataTable(id="results_table", cursor_type="row", zebra_stripes=True)
-        with VerticalScroll(id="item_pane", classes="pane"):
-            yield Static(Text("Select a row to read the item.", style="dim"), id="item_detail")
+        # the item wraps only what comes into view (a Static wrapped all of it twice a key)
+        yield TextPane(Text("Select a row to read the item.", style="dim"), id="item_pane",
+                       classes="pane")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -379,14 +380,14 @@ class ResultsScreen(QCScreen):
 
     def _render_detail(self) -> None:
         if self.detail_key is None:
-            self.query_one("#item_detail", Static).update(Text(
+            self.query_one("#item_pane", TextPane).update(Text(
                 "No stored score matches these filters." if self.filters != Filters() else
                 "No scores stored yet: start a run from the Runs screen (v on the dashboard).",
                 style="dim"))
             return
         row = self.selected_row()
         first = TASK_OF.get(row.metric) if row is not None else None
-        self.query_one("#item_detail", Static).update(
+        self.query_one("#item_pane", TextPane).update(
             render_item(self.detail, show_prompt=self.show_prompts, first_task=first))
         # how the run measured (release, model, protocol, judges), under the item pane
         self.query_one("#item_pane").border_subtitle = Text(     # Text: never read as markup

@@ -277,7 +277,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         assert f"Item {first.item_key}" in detail and "Reasoning ACC@Re" in detail
         # the item pane: raw response with control characters shown, markup not applied
         pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
-                    .static_text(screen.query_one("#item_detail"), width=76))
+                    .static_text(screen.query_one("#item_pane"), width=76))
         assert f"So the answer is [bold]{first.seed_id}[/bold] \\x1b[2J\\a done" in pane
         assert "Model's SMT-LIB" in pane and f"(assert (= answer {first.seed_id}))" in pane
         assert "Verifier output verifier: status: wrong_value value_text:" in pane
@@ -289,7 +289,7 @@ async def test_results_filter_page_and_read_an_item(eval_db: Path) -> None:
         assert "(p shows it)" in pane
         await pilot.press("p")
         pane = flat(__import__("tests.app.conftest", fromlist=["static_text"])
-                    .static_text(screen.query_one("#item_detail"), width=76))
+                    .static_text(screen.query_one("#item_pane"), width=76))
         with Store(eval_db) as store:
             from qcstation.eval.outputs import prompt_messages
             sent = prompt_messages(store, 1, first.seed_id, "reasoning", 0)

@@ -152,18 +152,34 @@ def _fmt(v: Fraction) -> str:
 _ANN_LHS = re.compile(r"<<([^<>=]{1,400})=")
 
 
+_ONE_DIVISION = re.compile(r"(\d{1,12})\s*/\s*(\d{1,12})")
+
+
 @text_memo(set, maxsize=64)
-def _solution_numbers(solution: str) -> set[Fraction]:
+def _solution_numbers(solution: str, question: str = "") -> set[Fraction]:
     """Numbers the gold solution computes with: the left sides of its calculator
-    annotations, else the operands of its visible computations."""
-    from qcstation.core.construct.make.rules import find_inline_computations
+    annotations, else the operands of its visible computations. An annotation that is one
+    division of a larger number by a smaller ("<<400/5=80>>") divides them: it writes no
+    fraction 80 unless the question writes that fraction, and a numerator an earlier
+    annotation computed ("<<12-4=8>>", then "<<8/2=4>>") is that result, no number of its own."""
+    from qcstation.core.construct.make.rules import ExpressionError, evaluate, find_inline_computations, parse_expression
 
     solution = solution[:MAX_TEXT]
     anns = _ANN_LHS.findall(solution)
     if anns:
         out: set[Fraction] = set()
+        results: set[Fraction] = set()
         for lhs in anns:
-            out |= _question_numbers(lhs)
+            division = _ONE_DIVISION.fullmatch(lhs.strip())
+            if division and int(division[1]) > int(division[2]) > 0 \
+                    and not re.search(rf"(?<![\d.]){division[1]}\s*/\s*{division[2]}(?![\d.])", question):
+                out |= {Fraction(int(p)) for p in division.groups()} - results
+            else:
+                out |= _question_numbers(lhs)
+            try:
+                results.add(evaluate(parse_expression(lhs)))
+            except ExpressionError:
+                pass
         return out
     out = set()
     for c in find_inline_computations(solution):
@@ -275,7 +291,7 @@ def _audit_smt(dim: str, smtlib: str, question: str, solution: str) -> list[Flag
     if dim == "reasoning":
         flags += _reread_smt(defs, values, question, solution)
     if solution:
-        used = _solution_numbers(solution) & q_numbers
+        used = _solution_numbers(solution, question) & q_numbers
         missing = sorted(v for v in used - literals if v not in (0, 1) and not _named_as_result(v, question, solution))
         if missing:
             flags.append(Flag("unused-given", dim,
@@ -323,7 +339,7 @@ def _audit_notation(content: dict[str, Any], question: str, solution: str) -> li
                 shown.add(Fraction(str(v)))
             except (ValueError, ZeroDivisionError):
                 continue
-        used = _solution_numbers(solution) & _question_numbers(question)
+        used = _solution_numbers(solution, question) & _question_numbers(question)
         missing = sorted(v for v in used - shown if v not in (0, 1) and not _named_as_result(v, question, solution))
         if missing:
             flags.append(Flag("unused-given", "arithmetic",

@@ -264,7 +264,7 @@ _COMPUTED_AFTER = re.compile(r"\s*%\s*of\b|\s*%?\)?\s*(?:[A-Za-z]+/?[A-Za-z]*\s+
                              + r"|\W*(?:\w+\W+){0,2}" + _DROPPED)
 
 
-def _counted_mentions(masked: str) -> set[Fraction]:
+def _counted_mentions(masked: str, fractions: frozenset[tuple[str, str]] = frozenset()) -> set[Fraction]:
     """The numbers the solution's text writes outside its annotations, less those that name a
     thing (a label, a model number, a year, an ordinal): a number the text writes may be one it computes
     with in words the annotations miss ("takes $80/4" beside "by 25%": the 4 is 25%'s), so it
@@ -282,6 +282,14 @@ def _counted_mentions(masked: str) -> set[Fraction]:
             continue  # "after 5 years", "in the next 6 hours": a frame the prose names, not an operand
         try:
             v = Fraction(m.group(1).replace(",", ""))
+            if m.group(2) and v > int(m.group(2)) > 0 and (m.group(1), m.group(2)) not in fractions \
+                    and re.match(r"\s*=", masked[m.end():]) \
+                    and not re.search(_OPERATOR + r"\s*[$(]*\s*$", masked[max(0, m.start() - 12):m.start()]):
+                # "is 400/5 = <<400/5=80>>80": one division of a larger number by a smaller, the
+                # whole computation, that the question writes as no fraction: its two numbers,
+                # not the fraction 80 ("200 x 2/5 =" writes the question's 2/5)
+                out.update((v, Fraction(int(m.group(2)))))
+                continue
             out.add(v / int(m.group(2)) if m.group(2) and int(m.group(2)) else v)
         except (ValueError, ZeroDivisionError):
             continue
@@ -298,7 +306,8 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
     # a number of the question the solution's text works with (digits, not words)
     digits = {n.value for n in givens.numbers
               if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
-    mentioned = {v for v in _counted_mentions(mask_annotations(solution)) if v in digits}
+    mentioned = {v for v in _counted_mentions(mask_annotations(solution), frozenset(givens.fractions))
+                 if v in digits}
     used_by_solution |= mentioned - {Fraction(0), Fraction(1)} - freed
     used_kept = {v for e in kept for v in literal_values(e)}
     used_kept |= {n.value * 100 for n in givens.numbers if n.percent and n.value in used_kept}

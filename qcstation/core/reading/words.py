@@ -32,6 +32,10 @@ NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 NUMBER_WORD_VALUES.update({w: 10 * i for i, w in enumerate(
     "thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+# "forty-two" is one number, 42 (not a forty and a two)
+NUMBER_WORD_VALUES.update({f"{t}-{u}": NUMBER_WORD_VALUES[t] + NUMBER_WORD_VALUES[u]
+                           for t in "twenty thirty forty fifty sixty seventy eighty ninety".split()
+                           for u in "one two three four five six seven eight nine".split()})
 _NUMBER_WORD_RE = re.compile(r"\b(" + "|".join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True)) + r")\b",
                              re.IGNORECASE)
 

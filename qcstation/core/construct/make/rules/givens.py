@@ -49,6 +49,10 @@ _Q_WORDS = {w: i for i, w in enumerate(
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 _Q_WORDS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
 _Q_WORDS["dozen"] = 12
+# "forty-two" is one number, 42 (not a forty and a two)
+_Q_WORDS.update({f"{t}-{u}": _Q_WORDS[t] + _Q_WORDS[u]
+                 for t in "twenty thirty forty fifty sixty seventy eighty ninety".split()
+                 for u in "one two three four five six seven eight nine".split()})
 _Q_WORD_RE = re.compile(r"\b(" + "|".join(sorted(_Q_WORDS, key=len, reverse=True)) + r")\b", re.I)
 # a number word that is the numerator of a fraction in words ("Two-thirds", "three quarters")
 _NUMERATOR_RE = re.compile(r"-(?:halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\b"

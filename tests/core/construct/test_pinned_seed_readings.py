@@ -23,8 +23,9 @@ def _names(seed: dict) -> dict[str, str]:
 
 def test_684_the_two_of_a_two_speed_mower_is_not_the_half_the_solution_divides_by(gsm8k: dict) -> None:
     # "60/2" halves the lawn ("mowing half in turtle mode"): the word "half", never "two-speed"
+    # (and the 60 is the question's "1 hour" converted: test_reading_one_unit)
     rule = rule_for_seed(gsm8k["684"])
-    assert "(assert (= s1_minutes_turtle (/ k_minutes_per_hour w_half_parts)))" in rule.smtlib
+    assert "(assert (= s1_minutes_turtle (/ (* g2_hour k_minutes_per_hour) w_half_parts)))" in rule.smtlib
     assert not any(g["text"] == "two" for g in rule.givens)
 
 

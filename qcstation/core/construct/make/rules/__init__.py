@@ -39,6 +39,8 @@ The modules and their contract (each imports only the ones above it):
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.
+``one_unit``    a named factor that stands for the question's "1 hour" ("60/2" for "in 1 hour"):
+                that 1 declared a given at its place, the use written as it converted.
 ``links``       which step is the answer and which written number is an earlier result.
 ``worded``      computations written in words ("200 minus 174 equals 26").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after

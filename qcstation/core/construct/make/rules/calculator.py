@@ -343,6 +343,9 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
                  f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     consts += named
+    from qcstation.core.construct.make.rules.one_unit import one_unit_givens
+
+    exprs = one_unit_givens(givens, question, exprs, consts)
     for st, e in zip(steps, exprs):
         st.sexpr = expr_to_sexpr(e)
         st.expr = e

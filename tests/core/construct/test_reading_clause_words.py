@@ -169,3 +169,17 @@ def test_the_line_that_repeats_a_places_words_around_the_value_means_that_place(
     questions = next(n for n, at in spans.items() if at == 388)
     points = next(n for n, at in spans.items() if at == 270)
     assert questions in exprs["s4"] and points in exprs["s5"] and points not in exprs["s4"]
+
+
+def test_a_use_with_no_percent_in_its_step_or_line_is_not_the_percent_place(gsm8k: dict) -> None:
+    # 944 "He gets them for 40% off ... sells them for 40": "90-40" is the 40 he sells them for,
+    # never the digits of "40%" (one place in two roles: the percent and the dollars)
+    rule = rule_for_seed(gsm8k["944"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    spans = {str(g["name"]): g["span"][0] for g in rule.givens}
+    sold = next(n for n, at in spans.items() if at == 126)
+    assert sold in exprs["s4"] and list(spans.values()).count(60) == 1
+    # 630 "He sold 10 cars ... a 10% commission": "7500*10" is the 10 cars, the ".1" the percent
+    rule = rule_for_seed(gsm8k["630"])
+    exprs = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert exprs["s3"] == "(* s2_car g2_cars)" and exprs["s5"] == "(* s4_cars_profit g4_commission_pct)"

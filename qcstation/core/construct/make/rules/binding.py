@@ -264,6 +264,9 @@ class Binder:
         by_rate = self._by_rate(v, agree or occ)
         if by_rate is not None:
             return by_rate
+        no_percent = self._not_the_percent(v, agree or occ)
+        if no_percent is not None:
+            return no_percent
         by_phrase = self._by_phrase(v, agree or occ)
         if by_phrase is not None:
             return by_phrase
@@ -289,6 +292,19 @@ class Binder:
         best = rate_place(self.question, [self.nums[j].start for j in places], self.nums[at[0]].start,
                           self.nums[at[0]].stems)
         return places[best] if best is not None else None
+
+    def _not_the_percent(self, v: Fraction, pool: list[int]) -> int | None:
+        """"20 - 4 = 16 students" for "a dance class of 20 students, 20% enrolled in ...": of two
+        places of a value, one a percent ("20%") and one not, a use whose step takes no hundredth
+        and whose line writes no percent is the place that is no percent."""
+        places = list({self.nums[j].start: j for j in pool}.values())
+        pct = [j for j in places if "%" in self.nums[j].stems]
+        rest = [j for j in places if j not in pct]
+        if len(places) != 2 or len(pct) != 1 or self.expr is None \
+                or any(leaf.value == 100 for leaf in leaves(self.expr)) \
+                or re.search(r"%|\bpercent", self.line, re.I):
+            return None
+        return rest[0]
 
     def _by_phrase(self, v: Fraction, pool: list[int]) -> int | None:
         """A use the step writes once, whose line writes the value once with the words of one

@@ -304,7 +304,7 @@ class DashboardScreen(QCScreen):
             return
         item = items[event.option_index]
         if item.action == "review":
-            self.open_review(item.dimension)
+            self.open_review(item.dimension, item.scope)
         elif item.action == "draw_samples":
             self.action_draw_samples()
         elif item.action == "extend_samples":
@@ -326,28 +326,35 @@ class DashboardScreen(QCScreen):
     def review_dimension(self) -> str | None:
         """The dimension ``r`` opens: the first with items left to review, else the first
         with an open sample."""
+        found = self._review_sample()
+        return found[0] if found is not None else None
+
+    def _review_sample(self) -> tuple[str, str] | None:
+        """(dimension, set) of the sample ``r`` opens (:meth:`review_dimension`)."""
         for dim in self.dimensions:
             if dim.sample is not None and dim.progress is not None and dim.progress.remaining:
-                return dim.dimension
+                return dim.dimension, dim.scope
         for dim in self.dimensions:
             if dim.sample is not None:
-                return dim.dimension
+                return dim.dimension, dim.scope
         return None
 
     def action_review(self) -> None:
         if not self.loaded:
             self.open_review(None)  # not loaded yet: review whatever open sample has items
             return
-        dimension = self.review_dimension()
-        if dimension is None:
+        found = self._review_sample()
+        if found is None:
             self.notify("There is no open QC sample to review. Press s to draw samples.",
                         title="Nothing to review", severity="warning")
             return
-        self.open_review(dimension)
+        self.open_review(*found)
 
-    def open_review(self, dimension: str | None) -> None:
+    def open_review(self, dimension: str | None, set_name: str | None = None) -> None:
+        """Review ``dimension`` (any, when None) in the set ``set_name`` ('' the working
+        set, a derived set's name, or None: any set's samples)."""
         self.refresh_on_resume = True
-        self.qc_app.open_screen("review", dimension)
+        self.qc_app.open_screen("review", dimension, set_name)
 
     def action_queue(self) -> None:
         self.open_queue(None)

@@ -116,9 +116,12 @@ class ReviewScreen(QCScreen):
                         "cannot be fixed)", id="review-exclude-seed"),
     ]
 
-    def __init__(self, dimension: str | None) -> None:
+    def __init__(self, dimension: str | None, set_name: str | None = None) -> None:
         super().__init__()
         self.dimension = dimension
+        #: the samples handed out: of one set ('' the working set, else a derived set's
+        #: name), or of any (None)
+        self.set_name = set_name
         self.item: ReviewItem | None = None         # what is on screen
         self.editable = False                       # is it the item being decided?
         self.head_id: int | None = None             # the item this annotator holds
@@ -413,7 +416,7 @@ class ReviewScreen(QCScreen):
         self.post_message(ReviewStepTaken(outcome))
     def _take(self, store: Store, step: _Step) -> Step:
         """The review step (:mod:`qcstation.core.review.step`) a key asked for."""
-        who, dimension = self.qc_app.annotator, self.dimension
+        who, dimension, scope = self.qc_app.annotator, self.dimension, self.set_name
         if step.op in ("decide", "change"):
             assert step.item_id is not None and step.verdict is not None
             if step.op == "change":
@@ -421,12 +424,12 @@ class ReviewScreen(QCScreen):
                 return change_step(store, who, step.item_id, step.review_id, step.verdict,
                                    step.reason, comment=step.comment, unsure=step.unsure)
             return decide_step(store, who, dimension, step.item_id, step.verdict, step.reason,
-                               comment=step.comment, unsure=step.unsure)
+                               comment=step.comment, unsure=step.unsure, scope=scope)
         if step.op == "move_on":
             assert step.item_id is not None
-            return move_on(store, who, dimension, step.item_id)
+            return move_on(store, who, dimension, step.item_id, scope=scope)
         if step.op == "undo":
-            return undo_step(store, who, dimension)
+            return undo_step(store, who, dimension, scope=scope)
         if step.op == "show":
             assert step.item_id is not None
             return look_at(store, who, step.item_id)
@@ -434,8 +437,8 @@ class ReviewScreen(QCScreen):
             assert step.seed_id is not None and step.reason is not None
             return exclude_step(store, who, dimension, step.seed_id, step.reason,
                                 curators=self.qc_app.settings.curators, item_id=step.item_id,
-                                at_head=step.at_head)
-        return next_step(store, who, dimension)
+                                at_head=step.at_head, scope=scope)
+        return next_step(store, who, dimension, scope=scope)
 
     # -- the gate (slow on a large database: one evaluation at a time, after the item) --
     def _refresh_gate(self, dimension: str | None, scope: str | None = None) -> None:

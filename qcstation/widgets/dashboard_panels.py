@@ -58,6 +58,7 @@ class Attention:
     text: str
     action: str | None  # "review", "draw_samples", "extend_samples", "regenerate", "releases"
     dimension: str | None = None
+    scope: str | None = None   # the set it is about ('' the working set; None: not one set)
 
 
 #: a defect threshold from here up is a demonstration setting, and the dashboard says so
@@ -86,7 +87,7 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
         if dim.sample is not None and remaining > 0:
             review.append(Attention(
                 f"Review {remaining:,} {noun_in(dim.dimension, dim.scope, remaining)} — press r",
-                "review", dim.dimension))
+                "review", dim.dimension, dim.scope))
         if dim.gate is None:
             checking = True
             continue

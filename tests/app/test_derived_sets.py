@@ -144,3 +144,40 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
     assert not (folder / "data.jsonl").exists()       # one file per family: variants
     records = [json.loads(line) for line in (folder / "variants.jsonl").read_text().splitlines()]
     assert records and {r["set"] for r in records} == {"dyn"}
+
+
+async def test_a_derived_sets_line_in_needs_attention_reviews_that_set(db: Path) -> None:
+    """Enter on "Review N notation questions of set dyn" reviews dyn's sample, item after
+    item, while the working set has an item left too (it opened the working set's)."""
+    from qcstation.core.review.decisions import undo_last
+
+    with Store(db) as store:
+        assert undo_last(store, ANNOTATOR) is not None        # the working set: one left
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        sample = open_sample(store, "arithmetic", "dyn")
+        assert sample is not None
+        size = sample.size
+    assert size >= 2
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        from qcstation.widgets.dashboard_panels import AttentionList
+
+        lines = [item.text for item in app.screen.query_one("#attention", AttentionList).items]
+        assert lines[:2] == [f"Review 1 {noun_in('arithmetic', '', 1)} — press r",
+                             f"Review {size} {noun_in('arithmetic', 'dyn', size)} — press r"]
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        seen: list[int] = []
+        while screen.item is not None and screen.editable:
+            assert screen.item.scope == "dyn", seen
+            seen.append(screen.item.item_id)
+            await pilot.press("a")
+            await settle(pilot)
+        assert len(seen) == size
+    with Store(db) as store:      # the working set's item is still undecided
+        left = next_item(store, ANNOTATOR, "arithmetic", scope="")
+        assert left is not None and left.scope == ""

@@ -141,11 +141,13 @@ def decide_item(store: Store, item_id: int, annotator: str, verdict: str,
 
 def decide_step(store: Store, annotator: str, dimension: str | None, item_id: int,
                 verdict: str, reason: str | None = None, *, comment: str | None = None,
-                unsure: bool = False) -> Step:
-    """Decide the item, then claim and show the next one (also when it had moved on)."""
+                unsure: bool = False, scope: str | None = None) -> Step:
+    """Decide the item, then claim and show the next one (also when it had moved on; of
+    the set ``scope`` when given: '' the working set, else a derived set's name)."""
     decided = decide_item(store, item_id, annotator, verdict, reason, comment=comment,
                           unsure=unsure)
-    return _show(store, next_item(store, annotator, dimension), dimension, decided=decided)
+    return _show(store, next_item(store, annotator, dimension, scope=scope), dimension,
+                 decided=decided)
 
 
 def decide_named(store: Store, annotator: str, ref: str, verdict: str,
@@ -179,16 +181,20 @@ def change_step(store: Store, annotator: str, item_id: int, review_id: int, verd
                  decided=Decided(item_id, verdict, reason, review_id=new_id, changed=True))
 
 
-def move_on(store: Store, annotator: str, dimension: str | None, item_id: int) -> Step:
+def move_on(store: Store, annotator: str, dimension: str | None, item_id: int, *,
+            scope: str | None = None) -> Step:
     """Leave the held item undecided (its claim given back) for the next one."""
-    return _show(store, next_item(store, annotator, dimension, after_item_id=item_id), dimension)
+    return _show(store, next_item(store, annotator, dimension, after_item_id=item_id,
+                                  scope=scope), dimension)
 
 
-def undo_step(store: Store, annotator: str, dimension: str | None) -> Step:
+def undo_step(store: Store, annotator: str, dimension: str | None, *,
+              scope: str | None = None) -> Step:
     """Take back the annotator's last decision and show that item to decide again (the next
     item when there was nothing to undo)."""
     undone = undo_last(store, annotator)
-    item = next_item(store, annotator, dimension) if undone is None else get_item(store, undone)
+    item = (next_item(store, annotator, dimension, scope=scope) if undone is None
+            else get_item(store, undone))
     return _show(store, item, dimension, undone=Undone(undone))
 
 
@@ -199,11 +205,13 @@ def look_at(store: Store, annotator: str, item_id: int) -> Step:
 
 def exclude_step(store: Store, annotator: str, dimension: str | None, seed_id: int,
                  reason: str, *, curators: list[str] | tuple[str, ...],
-                 item_id: int | None = None, at_head: bool = True) -> Step:
+                 item_id: int | None = None, at_head: bool = True,
+                 scope: str | None = None) -> Step:
     """A curator excludes the shown item's seed; at the held item the next one is shown
     (the seed's items are skipped now), looking back the same item again."""
     result = exclude_seed(store, seed_id, actor=annotator, reason=reason,
                           curators=list(curators))
     if at_head or item_id is None:
-        return _show(store, next_item(store, annotator, dimension), dimension, excluded=result)
+        return _show(store, next_item(store, annotator, dimension, scope=scope), dimension,
+                     excluded=result)
     return _look(store, annotator, item_id, excluded=result)

@@ -114,11 +114,15 @@ def build(db: Path, n: int) -> float:
     return time.perf_counter() - t0
 
 
-def run_child(tree: Path, db: Path, n: int, dims: list[str]) -> dict:
+def run_child(tree: Path, db: Path, n: int, dims: list[str], build_only: bool = False) -> dict:
+    """This script in a fresh process with ``tree``'s code: a run of ``generate`` (or, with
+    ``build_only``, the database built by that code, whose schema it then knows)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([sys.executable, __file__, "--child", str(db), "--n", str(n),
-                          "--dims", ",".join(dims)], env=env, check=True, capture_output=True,
-                         text=True)
+                          "--dims", ",".join(dims)] + (["--build"] if build_only else []),
+                         env=env, check=False, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"generate_memory: the child failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -145,10 +149,14 @@ def main() -> None:
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--dims", help=argparse.SUPPRESS)
+    ap.add_argument("--build", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
         sys.path.insert(0, os.environ.get("PYTHONPATH", str(ROOT)).split(os.pathsep)[0])
-        child(args.child, int(args.n), args.dims.split(","))
+        if args.build:
+            print(json.dumps({"seconds": build(args.child, int(args.n))}))
+        else:
+            child(args.child, int(args.n), args.dims.split(","))
         return
     tree = args.tree.resolve()
     print(f"generate memory, code of {tree}; load {load_avg()}")
@@ -157,7 +165,7 @@ def main() -> None:
         select = _sizes(args.select)
         if select:
             db = work / "select.db"
-            secs = build(db, max(select))
+            secs = run_child(tree, db, max(select), [], build_only=True)["seconds"]
             print(f"select: {max(select):,} synthetic seeds made in {secs:.1f} s "
                   f"({db.stat().st_size / 2**20:.0f} MB database)")
             for n in sorted(select):     # arithmetic without reasoning: nothing is written
@@ -165,7 +173,7 @@ def main() -> None:
                 report("select", n, run_child(tree, db, n, ["arithmetic"]), load0)
         for n in sorted(_sizes(args.rules)):
             db = work / f"rules-{n}.db"
-            build(db, n)
+            run_child(tree, db, n, [], build_only=True)
             load0 = load_avg()
             report("rules", n, run_child(tree, db, n, ["reasoning", "arithmetic", "understanding",
                                                        "refinement"]), load0)

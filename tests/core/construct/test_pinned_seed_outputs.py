@@ -25,9 +25,9 @@ from qcstation.core.construct.check.selfcheck import audit_artifact
     # the word that multiplies the oranges; see test_reading_cover)
     # 40 employees or a 40-hour workweek: tied by order only
     ("410", "uncertain binding: the question states 40 more than once"),
-    # "18 / 3 = 6": the equation field (the last computation alone) would hard-code the 18 the
-    # solution derives; the worked solution's structure is what is ambiguous
-    ("280", "the answer step does not use the given(s) 6, 9"),
+    # (280, "18 / 3 = 6": the equation field, the last computation alone, would hard-code the 18
+    # the solution derives; since lane cover6 the algebra rule formalizes the equation its text
+    # writes, "3 * (x + 9) = (6 * x) + 9": see test_reading_algebra)
     ("1000", "the answer step does not use the given(s) 2"),
     # "7-2=5 days a week": the 2 days off ("except Sunday and Wednesday") taken from a week's
     # 7 days are days, not the question's "2 weeks" (reading of seed 61)

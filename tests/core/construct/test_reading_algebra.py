@@ -162,3 +162,25 @@ def test_only_one_unknown_in_one_linear_equation_is_solved_for_the_notation() ->
         render_notation(two + "(assert (= (+ x y) a))\n(assert (= answer x))\n(check-sat)\n(get-value (answer))\n")
     ok = render_notation(head + "(assert (= (* 3 x) a))\n(assert (= answer x))\n(check-sat)\n(get-value (answer))\n")
     assert ok.value == 2
+
+
+@pytest.mark.parametrize("sid, equation", [
+    # "Let m be ... Marilyn sold and h be the number Harald sold. We know that m + h = 80,000 and
+    # m = 10h" (the solution's own typo, 80,000): the first equation in one unknown alone is
+    # "10h + h = 88,000"; "m + h = 80,000" read for h stops at m and is no equation of h
+    ("89", "(= (+ (* g1_times x_h) x_h) g2_copies)"),
+    # "Let x be Sam's age and Y be Ruby's age ... 3 * (x + 9) = (6 * x) + 9": both 9s are "In 9 years"
+    ("280", "(= (* g1_times (+ x_age g2_years)) (+ (* g3_times x_age) g2_years))"),
+])
+def test_of_two_unknowns_the_first_equation_in_one_of_them(gsm8k: dict, z3pool, sid: str, equation: str) -> None:
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    assert rule.rule == "gsm8k-algebra" and f"(assert {equation})" in _asserts(rule.smtlib)
+    assert z3pool.verify(rule.smtlib, seed["answer_text"]).ok
+
+
+def test_a_run_of_arithmetic_that_stops_at_another_unknown_is_no_equation() -> None:
+    from qcstation.core.construct.make.rules.algebra import _chains
+
+    text = "We know that m + h = 80,000 and m = 10h.\nThe total is 10h + h = 88,000"
+    assert [c for _, _, c in _chains(text, "h")] == ["10h + h = 88,000"]

@@ -92,9 +92,14 @@ def test_a_link_settled_by_structure_is_confirmed_by_words_and_not_flagged(gsm8k
 
 def test_a_solution_whose_text_works_with_a_given_its_annotations_drop_is_not_rule_made(
         gsm8k: dict) -> None:
-    # 280: the algebra is in the text; the only annotation is 18/3 (6 and 9 would be dropped)
+    # 280: the algebra is in the text; the only annotation is 18/3 (6 and 9 would be dropped):
+    # no calculator formalization; the algebra rule formalizes the equation the text writes
+    from qcstation.core.construct.make.rules import smt_from_calculator_annotations
+
+    seed = gsm8k["280"]
     with pytest.raises(RuleError, match="does not use the given"):
-        rule_for_seed(gsm8k["280"])
+        smt_from_calculator_annotations(seed["solution"], question=seed["question"])
+    assert rule_for_seed(seed).rule == "gsm8k-algebra"
 
 
 def test_rule_made_gsm8k_references_pass_the_audit(gsm8k: dict) -> None:

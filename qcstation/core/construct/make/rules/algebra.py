@@ -45,18 +45,33 @@ _MIXED_RE = re.compile(r"(?<![\d./])(\d+)\s+(\d+)\s*/\s*(\d+)(?![\d./])")
 _MAX_CHAIN = 400
 
 
-def declared_unknown(solution: str) -> tuple[str, str, int] | None:
-    """(letter, the words it stands for, where the declaration ends) of the one unknown the
-    solution names, or None (none, or two: "Let m be ... and h be ...")."""
-    found = [(m.group(1), m.group(2), m.end()) for m in _LET_RE.finditer(solution)]
-    found += [(m.group(1), m.group(2), m.end()) for m in _WHERE_RE.finditer(solution)]
-    letters = {f[0] for f in found}
-    if len(letters) != 1:
-        return None
-    letter, words, end = min(found, key=lambda f: f[2])
-    if letter.lower() in ("a", "i") or _TWO_UNKNOWNS_RE.search(words):
-        return None
-    return letter, words.strip(), end
+def declared_unknowns(solution: str) -> list[tuple[str, str]]:
+    """(letter, the words it stands for) of each unknown the solution names ("Let m be the number
+    of copies Marilyn sold and h be the number Harald sold": m and h), first declared first;
+    empty when none, more than two, or a letter that reads as a word ("a", "I")."""
+    found: list[tuple[int, str, str]] = []
+    for rx in (_LET_RE, _WHERE_RE):
+        for m in rx.finditer(solution):
+            words = m.group(2)
+            second = _TWO_UNKNOWNS_RE.search(words)
+            if second:
+                found.append((m.start(), m.group(1), words[:second.start()]))
+                found.append((m.start() + second.start(), second.group(1), words[second.end():]))
+            else:
+                found.append((m.start(), m.group(1), words))
+    out: list[tuple[str, str]] = []
+    for _, letter, words in sorted(found):
+        if letter not in [x for x, _ in out]:
+            out.append((letter, words.strip()))
+    if not out or len(out) > 2 or any(x.lower() in ("a", "i") for x, _ in out):
+        return []
+    return out
+
+
+def declared_unknown(solution: str) -> tuple[str, str] | None:
+    """The first unknown the solution names (see :func:`declared_unknowns`), or None."""
+    found = declared_unknowns(solution)
+    return found[0] if found else None
 
 
 def _allowed(text: str, i: int, letter: str) -> bool:
@@ -88,9 +103,22 @@ def _chains(text: str, letter: str) -> list[tuple[int, int, str]]:
         while b < len(text) and _allowed(text, b, letter):
             b += 1
         chunk = text[a:b].rstrip(" .,")
-        if len(chunk) <= _MAX_CHAIN:
+        if len(chunk) <= _MAX_CHAIN and not _cut_at_a_letter(text, a, b) \
+                and chunk.lstrip()[:1] not in ("+", "*", "/", "="):
             out.append((a, a + len(chunk), chunk))
         i = max(b, eq + 1)
+
+
+def _cut_at_a_letter(text: str, a: int, b: int) -> bool:
+    """Does the run of arithmetic ``text[a:b]`` stop at a letter standing alone (another unknown:
+    "m + h = 80,000" read for h stops at m), so that it is part of a longer equation?"""
+    line_start = text.rfind("\n", 0, a) + 1
+    line_end = text.find("\n", b)
+    before = text[line_start:a].rstrip()
+    after = text[b:line_end if line_end != -1 else len(text)].lstrip()
+    alone_before = len(before) >= 1 and before[-1].isalpha() and (len(before) == 1 or not before[-2].isalpha())
+    alone_after = len(after) >= 1 and after[0].isalpha() and (len(after) == 1 or not after[1].isalpha())
+    return alone_before or alone_after
 
 
 def _parse(part: str, letter: str) -> Expr | None:
@@ -210,15 +238,18 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     from qcstation.core.construct.make.rules.constants import declare_literals
     from qcstation.core.construct.make.rules.givens import protect_fractions, question_numbers
 
-    declared = declared_unknown(solution)
-    if declared is None:
-        raise RuleError("the solution names no single unknown ('Let x be ...')", "No algebra")
-    letter, words, after = declared
+    unknowns = declared_unknowns(solution)
+    if not unknowns:
+        raise RuleError("the solution names no unknown ('Let x be ...')", "No algebra")
     if gold is None:
         raise RuleError("the seed has no gold answer to check the equation's solution against")
     text = _ANNOTATION_RE.sub("", solution)  # "= <<14/2=7>>7" reads "= 7"
+    # of two unknowns ("m = 10h"), the first equation in one of them alone ("10h + h = 88,000")
+    chains = sorted((start, end, chunk, letter, words) for letter, words in unknowns
+                    for start, end, chunk in _chains(text, letter))
     equation: tuple[Expr, Expr, str, int] | None = None
-    for start, _end, chunk in _chains(text, letter):
+    letter, words = unknowns[0]
+    for start, _end, chunk, letter, words in chains:
         parts = chunk.split("=")
         sides = [_parse(p, letter) for p in parts]
         with_x = [i for i, e in enumerate(sides) if e is not None and letter in expr_names(e)]

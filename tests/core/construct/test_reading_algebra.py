@@ -183,4 +183,4 @@ def test_a_run_of_arithmetic_that_stops_at_another_unknown_is_no_equation() -> N
     from qcstation.core.construct.make.rules.algebra import _chains
 
     text = "We know that m + h = 80,000 and m = 10h.\nThe total is 10h + h = 88,000"
-    assert [c for _, _, c in _chains(text, "h")] == ["10h + h = 88,000"]
+    assert [c.strip() for _, _, c in _chains(text, "h")] == ["10h + h = 88,000"]

@@ -249,7 +249,8 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
                     for start, end, chunk in _chains(text, letter))
     equation: tuple[Expr, Expr, str, int] | None = None
     letter, words = unknowns[0]
-    for start, _end, chunk, letter, words in chains:
+    for start, _end, chunk, cand, cand_words in chains:
+        letter, words = cand, cand_words  # the unknown this equation is read in
         parts = chunk.split("=")
         sides = [_parse(p, letter) for p in parts]
         with_x = [i for i, e in enumerate(sides) if e is not None and letter in expr_names(e)]

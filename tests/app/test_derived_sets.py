@@ -178,6 +178,9 @@ async def test_a_derived_sets_line_in_needs_attention_reviews_that_set(db: Path)
             await pilot.press("a")
             await settle(pilot)
         assert len(seen) == size
+        # done: the progress shown is dyn's sample (not the working set's, left to others)
+        assert screen.progress is not None and screen.progress.total == size
+        assert screen.progress.reviewed == size
     with Store(db) as store:      # the working set's item is still undecided
         left = next_item(store, ANNOTATOR, "arithmetic", scope="")
         assert left is not None and left.scope == ""

@@ -103,12 +103,14 @@ def decidable_by(item: ReviewItem, annotator: str) -> bool:
 
 
 def _show(store: Store, item: ReviewItem | None, dimension: str | None, *,
-          editable: bool = True, current: bool = True, **what: Any) -> Step:
-    """The step that shows ``item`` (or, with none, the open sample of ``dimension``)."""
+          editable: bool = True, current: bool = True, scope: str | None = None,
+          **what: Any) -> Step:
+    """The step that shows ``item`` (or, with none, the open sample of ``dimension`` in the
+    set ``scope``: the working set when None)."""
     if item is not None:
         return Step(item, item.dimension, progress(store, item.sample_id), editable=editable,
                     current=current, **what)
-    sample = open_sample(store, dimension) if dimension is not None else None
+    sample = open_sample(store, dimension, scope or "") if dimension is not None else None
     return Step(None, dimension, progress(store, sample.id) if sample is not None else None,
                 editable=editable, current=current, **what)
 
@@ -123,7 +125,8 @@ def _look(store: Store, annotator: str, item_id: int, **what: Any) -> Step:
 def next_step(store: Store, annotator: str, dimension: str | None = None, *,
               scope: str | None = None) -> Step:
     """Claim and show the next item of ``dimension`` (any, when None) for ``annotator``."""
-    return _show(store, next_item(store, annotator, dimension, scope=scope), dimension)
+    return _show(store, next_item(store, annotator, dimension, scope=scope), dimension,
+                 scope=scope)
 
 
 def decide_item(store: Store, item_id: int, annotator: str, verdict: str,
@@ -147,7 +150,7 @@ def decide_step(store: Store, annotator: str, dimension: str | None, item_id: in
     decided = decide_item(store, item_id, annotator, verdict, reason, comment=comment,
                           unsure=unsure)
     return _show(store, next_item(store, annotator, dimension, scope=scope), dimension,
-                 decided=decided)
+                 decided=decided, scope=scope)
 
 
 def decide_named(store: Store, annotator: str, ref: str, verdict: str,
@@ -185,7 +188,7 @@ def move_on(store: Store, annotator: str, dimension: str | None, item_id: int, *
             scope: str | None = None) -> Step:
     """Leave the held item undecided (its claim given back) for the next one."""
     return _show(store, next_item(store, annotator, dimension, after_item_id=item_id,
-                                  scope=scope), dimension)
+                                  scope=scope), dimension, scope=scope)
 
 
 def undo_step(store: Store, annotator: str, dimension: str | None, *,
@@ -195,7 +198,7 @@ def undo_step(store: Store, annotator: str, dimension: str | None, *,
     undone = undo_last(store, annotator)
     item = (next_item(store, annotator, dimension, scope=scope) if undone is None
             else get_item(store, undone))
-    return _show(store, item, dimension, undone=Undone(undone))
+    return _show(store, item, dimension, undone=Undone(undone), scope=scope)
 
 
 def look_at(store: Store, annotator: str, item_id: int) -> Step:
@@ -213,5 +216,5 @@ def exclude_step(store: Store, annotator: str, dimension: str | None, seed_id: i
                           curators=list(curators))
     if at_head or item_id is None:
         return _show(store, next_item(store, annotator, dimension, scope=scope), dimension,
-                     excluded=result)
+                     excluded=result, scope=scope)
     return _look(store, annotator, item_id, excluded=result)

@@ -9,6 +9,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 -------------------------------------------------------------------------
 ``conversions``          a unit conversion's number and a value used for two places, read
                          from the words up to the next number (called by ``bindings``).
+``repeats``              one given a step multiplies by itself (or adds to itself as many
+                         times as its value) with no words saying a square: one given in two
+                         roles (called by ``bindings``).
 ``multipliers``          what a word that multiplies ("twice the amount of apples") multiplies,
                          which ties a step's wordless number to it (called by ``bindings``).
 ``dangling``             a link to an earlier result of a value the question states, settled

@@ -37,6 +37,7 @@ from qcstation.core.construct.check.conversions import converted_by_given, two_p
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
                                                         vouched_by_multiplied)
+from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
@@ -175,7 +176,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
     return problems + _percent_over_given(defs, values, occurrences) \
         + _one_given_for_two(defs, values, occurrences, lines) + _paired_apart(defs, values, question) \
         + _two_roles(defs, values, occurrences, lines, question) + [Binding(*found) for found in converted_by_given(
-            defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))]
+            defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))] \
+        + [Binding(*found) for found in repeated_given(defs, values, question, _places(question), _is_given)]
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})

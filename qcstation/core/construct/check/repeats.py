@@ -1,0 +1,123 @@
+"""One given a step uses more than once where nothing in the words says both uses are the same
+quantity (called by :mod:`.bindings`, so the rules refuse it and the audit flags it).
+
+* :func:`repeated_given`: a given multiplied by itself ("2 x 2 = 4 boxes to her mom and
+  sister", GSM8K 973: the 2 boxes each and the two people; "3 times 3 = 9 tricycle tires",
+  152: the 3 people and the 3 wheels of a tricycle; "5 dance classes 5 days a week so 5*5",
+  71) is accepted only where the sentence that states its value says a square or a cube ("a
+  square ... 4 feet on each side", "a 4 by 4 grid"); a given added to itself as many times as
+  its own value ("3 + 3 + 3 = 9 tires" for the one "3 people" of a tricycle story) only where
+  the question states that value at another place too (the count then has its own words) or
+  says the quantity is counted again ("twice", "again", "the same", "there and back").
+  Move such a given and both of its roles move with it: every derived item that moves it has
+  a wrong answer.
+
+Read from the formalization's definitions, the question and nothing else: independent of the
+rule that bound the given (a rule that did bind it that way is wrong, whatever the solution says).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.reading.words import MAX_TEXT
+
+__all__ = ["repeated_given"]
+
+#: where the question writes each number: (value, start, end)
+Places = tuple[tuple[Fraction, int, int], ...]
+#: as :class:`.bindings.Binding` takes it: (step, value, the solution's words, the question's texts)
+Found = tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]
+
+#: words of a sentence that make a number its own other factor: a square's side, a cube's
+#: edge, a number times itself; never an area or volume unit ("For every square foot, he needs
+#: 24 mosaic tiles" is no square of side 24: GSM8K 714)
+_SQUARE_WORDS = re.compile(r"\bsquare[ds]?\b(?!\s+(?:feet|foot|ft|meters?|metres?|inch(?:es)?|yards?|miles?|units?"
+                           r"|centimet(?:er|re)s?|kilomet(?:er|re)s?|cm|km|m)\b)|\bcube[sd]?\b"
+                           r"|\b(?:each|every|per|all|both|four) sides?\b|\bitself\b", re.I)
+#: words that say a quantity is counted again ("2 miles, twice a day": 2 + 2 is the 2 miles twice,
+#: its count no given of the question)
+_REPEATED = re.compile(r"\b(?:twice|thrice|again|double[ds]?|the same|both|back|round[- ]trip|each way)\b", re.I)
+_SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
+_BY = re.compile(r"^\s*(?:[A-Za-z-]+\s+){0,2}?(?:by|x|×)\s*$", re.I)
+_DEPTH = 200
+
+
+def repeated_given(defs: Mapping[str, Any], values: Mapping[str, Fraction], question: str, places: Places,
+                   is_given: Callable[[Any], bool]) -> list[Found]:
+    """The steps that use a given twice in one product, or add it to itself as many times as
+    its value, with no words of the question saying the uses are one quantity (module
+    docstring). ``places``: the question's numbers (value, start, end); ``is_given``: whether
+    a definition is a given (a number). Named constants (``k_...``) are the words' own
+    quantities and are not read here."""
+    q = question[:MAX_TEXT]
+    out: list[Found] = []
+    for step, expr in defs.items():
+        if is_given(expr) or step not in values:
+            continue
+        for op, terms in _chains(expr):
+            counts: dict[str, int] = {}
+            for t in terms:
+                name = getattr(t, "name", None)
+                if type(t).__name__ == "Name" and isinstance(name, str) and not name.startswith("k_") \
+                        and name in defs and is_given(defs[name]) and name in values:
+                    counts[name] = counts.get(name, 0) + 1
+            for name, n in sorted(counts.items()):
+                v = values[name]
+                if n < 2 or v in (0, 1):
+                    continue
+                at = [(a, b) for pv, a, b in places if pv == v]
+                if op == "*" and not any(_says_square(q, a, b, v, places) for a, b in at):
+                    out.append((step, v, ("times", "itself"), tuple(_said(q, a, b) for a, b in at)))
+                elif op == "+" and v == n and len(at) < 2 and not _REPEATED.search(q):
+                    out.append((step, v, ("plus", "itself"), tuple(_said(q, a, b) for a, b in at)))
+    return out
+
+
+def _chains(expr: Any) -> list[tuple[str, list[Any]]]:
+    """Every maximal chain of one operator (``*`` or ``+``) in a term, with its operands."""
+    out: list[tuple[str, list[Any]]] = []
+
+    def flat(e: Any, op: str, depth: int) -> list[Any]:
+        if depth < _DEPTH and type(e).__name__ == "BinOp" and e.op == op:
+            return flat(e.left, op, depth + 1) + flat(e.right, op, depth + 1)
+        return [e]
+
+    def walk(e: Any, parent: str | None, depth: int) -> None:
+        if depth > _DEPTH:
+            return
+        kind = type(e).__name__
+        if kind == "Neg":
+            walk(e.operand, None, depth + 1)
+            return
+        if kind != "BinOp":
+            return
+        if e.op in ("*", "+") and e.op != parent:
+            out.append((e.op, flat(e, e.op, 0)))
+        walk(e.left, e.op, depth + 1)
+        walk(e.right, e.op, depth + 1)
+
+    walk(expr, None, 0)
+    return out
+
+
+def _sentence(q: str, a: int, b: int) -> str:
+    ends = [m.end() for m in _SENTENCE_END.finditer(q, 0, a)]
+    m = _SENTENCE_END.search(q, b)
+    return q[ends[-1] if ends else 0:m.end() if m else len(q)]
+
+
+def _says_square(q: str, a: int, b: int, v: Fraction, places: Places) -> bool:
+    """Does the sentence that states the value at ``q[a:b]`` say a square or a cube ("a square
+    ... 4 feet on each side"), or write it as "4 by 4"/"4 x 4" with itself?"""
+    if _SQUARE_WORDS.search(_sentence(q, a, b)):
+        return True
+    return any(pv == v and (_BY.match(q[b:a2]) or _BY.match(q[b2:a])) for pv, a2, b2 in places
+               if (a2, b2) != (a, b))
+
+
+def _said(q: str, a: int, b: int) -> str:
+    return q[max(0, a - 20):b + 25].strip().replace("\n", " ")[:60]

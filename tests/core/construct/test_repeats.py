@@ -1,0 +1,146 @@
+"""One given used twice in a step (issue 26.1): "2 x 2 = 4 boxes to her mom and sister" (GSM8K
+973), "3 times 3 = 9 tricycle tires" (152), "5 dance classes 5 days a week so 5*5" (71) bind
+two quantities to one given; the binding checks refuse them (the rules) and flag them (the
+audit) unless the question's words say a square. Real GSM8K seeds and synthetic questions,
+real Z3 through the rules."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from qcstation.core.construct.check.bindings import binding_problems
+from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_artifact
+from qcstation.core.construct.make.rules import BinOp, Name, RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.dispatch import check_independently
+from tests.conftest import dataset
+
+
+def _seed(i: int) -> dict[str, str]:
+    rows = dataset("gsm8k/test.jsonl").read_text().splitlines()
+    rec = json.loads(rows[i - 1])
+    sol, gold = rec["answer"].split("####")
+    return {"question": rec["question"], "solution": sol.strip(), "answer_text": gold.strip(), "source": "gsm8k"}
+
+
+def _smt(givens: dict[str, str], steps: list[tuple[str, str]]) -> str:
+    names = [*givens, *(n for n, _ in steps), "answer"]
+    out = ["(set-logic QF_NRA)", *(f"(declare-const {n} Real)" for n in names)]
+    out += [f"(assert (= {n} {v}))" for n, v in givens.items()]
+    out += [f"(assert (= {n} {e}))" for n, e in steps]
+    out += [f"(assert (= answer {steps[-1][0]}))", "(check-sat)", "(get-value (answer))"]
+    return "\n".join(out)
+
+
+def _problems(smt: str, question: str, solution: str) -> list[str]:
+    parsed = _smt_definitions(smt)
+    assert parsed is not None
+    defs, values, _ = parsed
+    return [b.describe() for b in binding_problems(defs, values, question, solution)]
+
+
+def _squared(problems: list[str], v: int) -> bool:
+    return any(f"'{v} times itself'" in p for p in problems)
+
+
+def test_973_two_boxes_each_times_two_people_is_flagged_by_the_audit() -> None:
+    s = _seed(973)
+    smt = _smt({"g1_boxes": "12", "g2_boxes": "2", "g3_kept": "(/ 1 4)", "g4_oranges": "20"},
+               [("s1_boxes", "(* g2_boxes g2_boxes)"), ("s2_boxes", "(- g1_boxes s1_boxes)"),
+                ("s3_boxes", "(* s2_boxes g3_kept)"), ("s4_boxes", "(- s2_boxes s3_boxes)"),
+                ("s5_oranges", "(* s4_boxes g4_oranges)")])
+    assert _squared(_problems(smt, s["question"], s["solution"]), 2)
+    flags = audit_artifact("reasoning", {"smtlib": smt}, s)
+    assert any(f.code == "given-words" and "2 times itself" in f.message for f in flags)
+    # the rules refuse the seed, now for this reason
+    with pytest.raises(RuleError, match="2 times itself"):
+        rule_for_seed(s)
+
+
+@pytest.mark.parametrize(("i", "old", "new", "v"), [
+    (71, "(* g1_dance k_weekdays_per_week)", "(* g1_dance g1_dance)", 5),  # 5 classes a day, 5 weekdays
+    (152, "(* g2_people k_wheels_per_tricycle)", "(* g2_people g2_people)", 3),  # 3 people, 3 wheels
+])
+def test_a_rule_made_formalization_bound_to_one_given_twice_is_flagged(i: int, old: str, new: str, v: int) -> None:
+    s = _seed(i)
+    made = rule_for_seed(s)  # the rules bind the second factor to a named constant: accepted
+    assert old in made.smtlib and not _squared(_problems(made.smtlib, s["question"], s["solution"]), v)
+    wrong = made.smtlib.replace(old, new)
+    assert _squared(_problems(wrong, s["question"], s["solution"]), v)
+    assert any(f.code == "given-words" for f in audit_artifact("reasoning", {"smtlib": wrong}, s))
+
+
+def test_the_rules_refuse_a_step_that_squares_a_given() -> None:
+    """check_independently (the gate of every rule-made formalization) over 152's own result with
+    the tricycle's wheels rebound to the people's given."""
+    s = _seed(152)
+    made = rule_for_seed(s)
+    check_independently(made, s["question"], s["solution"])  # as made: nothing found
+    steps = []
+    for st in made.steps:
+        expr: Any = st.expr
+        if isinstance(expr, BinOp) and expr.op == "*" and Name("k_wheels_per_tricycle") in (expr.left, expr.right):
+            expr = BinOp("*", Name("g2_people"), Name("g2_people"))
+        steps.append(dataclasses.replace(st, expr=expr))
+    with pytest.raises(RuleError, match="3 times itself"):
+        check_independently(dataclasses.replace(made, steps=steps), s["question"], s["solution"])
+
+
+@pytest.mark.parametrize("i", [279, 775, 1289, 71, 152])
+def test_seeds_whose_repeated_uses_are_one_quantity_are_still_made(i: int) -> None:
+    """150+150 "there and back" (775), 15+15 meditated "again" (1289), 10 years for each of two
+    (279): one quantity added to itself, the count no number of the question; 71 and 152 as the
+    rules make them (the weekdays and the wheels a named constant)."""
+    s = _seed(i)
+    made = rule_for_seed(s)
+    assert made.value == Fraction(s["answer_text"].replace(",", ""))
+
+
+SQUARE = ("Tom's garden is a square, 4 feet on each side. He plants 3 flowers per square foot. "
+          "How many flowers does he plant?")
+SQUARE_SOL = "The garden is 4*4 = <<4*4=16>>16 square feet.\nHe plants 16*3 = <<16*3=48>>48 flowers."
+GRID = "A checkerboard is a 6 by 6 grid. Each square holds 2 coins. How many coins are there?"
+GRID_SOL = "There are 6*6 = <<6*6=36>>36 squares.\nThere are 36*2 = <<36*2=72>>72 coins."
+NOT_SQUARE = ("Ana buys 4 cartons of eggs. For every square foot of her kitchen she spends $4. "
+              "How much do the cartons cost?")
+NOT_SQUARE_SOL = "The cartons cost 4*4 = $<<4*4=16>>16."
+
+
+@pytest.mark.parametrize(("question", "solution", "v", "flagged"), [
+    (SQUARE, SQUARE_SOL, 4, False),  # a square's side, by its words
+    (GRID, GRID_SOL, 6, False),  # "6 by 6": the one number written as its own other factor
+    (NOT_SQUARE, NOT_SQUARE_SOL, 4, True),  # "square foot" is an area unit, no square of side 4
+])
+def test_a_square_is_accepted_only_where_the_words_say_one(question: str, solution: str, v: int,
+                                                          flagged: bool) -> None:
+    other = "2" if v == 6 else "3"
+    smt = _smt({"g1": str(v), "g2": other}, [("s1", "(* g1 g1)"), ("s2", "(* s1 g2)")])
+    assert _squared(_problems(smt, question, solution), v) is flagged
+
+
+TRIKE = "3 kids rode tricycles to the park. How many wheels came to the park?"
+TRIKE_SOL = "Each tricycle has 3 wheels, so 3+3+3 = <<3+3+3=9>>9 wheels came."
+TRIP = "Jack drives to a museum 150 miles from home and back. How many miles does he drive?"
+TRIP_SOL = "He drove a total of 150+150=<<150+150=300>>300 miles"
+
+
+def test_a_given_added_to_itself_as_many_times_as_its_value_is_flagged() -> None:
+    smt = _smt({"g1_kids": "3"}, [("s1_wheels", "(+ g1_kids g1_kids g1_kids)")])
+    assert any("'3 plus itself'" in p for p in _problems(smt, TRIKE, TRIKE_SOL))
+    # "there and back": the count is no number of the question, one quantity twice
+    smt = _smt({"g1_miles": "150"}, [("s1_miles", "(+ g1_miles g1_miles)")])
+    assert _problems(smt, TRIP, TRIP_SOL) == []
+
+
+def test_a_quantity_the_words_count_again_may_be_added_to_itself() -> None:
+    """"2 miles, twice a day": 2 + 2 is the one 2 miles twice (its count, "twice", no given)."""
+    question = "Lea walks 2 miles to the lake twice a day. How far does she walk in a day?"
+    smt = _smt({"g1_miles": "2"}, [("s1_miles", "(+ g1_miles g1_miles)")])
+    assert not any("plus itself" in p for p in _problems(smt, question, "She walks 2+2=<<2+2=4>>4 miles."))
+    # the same sum where nothing says the 2 miles are walked again is one given in two roles
+    other = "Lea walks 2 miles to the lake. How far does she walk?"
+    assert any("'2 plus itself'" in p for p in _problems(smt, other, "She walks 2+2=<<2+2=4>>4 miles."))

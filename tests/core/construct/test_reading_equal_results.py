@@ -234,8 +234,9 @@ def test_an_earlier_result_used_once_beside_the_questions_number_used_elsewhere(
     # name of one day, not the week's seven days
     ("578", "given-role: g5_saw stands for 'day seven'"),
     # "2 x 2 = 4 boxes of oranges to her mom and sister": the question's "2 boxes" squared (the two
-    # people are no given): a given multiplied by itself vouches for no link
-    ("973", "equal-value-link: s4_boxes_oranges uses s3_boxes_oranges = 2"),
+    # people are no given): a given multiplied by itself vouches for no link, and is refused
+    # first as what it is, one given in two roles (check/repeats)
+    ("973", "given-words: s1_boxes_oranges uses 2 as '2 times itself'"),
 ])
 def test_what_a_forced_link_would_let_through_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=re.escape(reason)):

@@ -152,8 +152,30 @@ def check_independently(result: RuleResult, question: str, solution: str,
         from qcstation.core.construct.check.rolecheck import given_roles
 
         problems = [f"given-role: {m}" for m in given_roles(defs, values, result.givens, question, solution)]
+    if not problems:
+        problems = [f"given-place: {m}" for m in _swapped(result, values, question, solution)]
     if problems:
         raise RuleError(problems[0], "Ambiguous binding")
+
+
+def _swapped(result: RuleResult, values: dict[str, Fraction], question: str, solution: str) -> list[str]:
+    """Two givens of equal value whose steps' lines read as each other's place
+    (:func:`qcstation.core.construct.check.places.swapped_places`): each given's place is in
+    ``result.givens``, each step's line read by its result and operands."""
+    from qcstation.core.construct.check.places import swapped_places
+    from qcstation.core.reading.expr import expr_names
+    from qcstation.core.reading.words import step_line
+
+    given_names = {str(g["name"]) for g in result.givens}
+    uses: dict[str, list[int | None]] = {}
+    for st in result.steps:
+        if st.expr is None:
+            return []
+        names = expr_names(st.expr)
+        at = step_line(solution, values[st.name], [values[n] for n in names if n in values])
+        for n in set(names) & given_names:
+            uses.setdefault(n, []).append(at)
+    return swapped_places(result.givens, uses, question, solution)
 
 
 def _algebra(solution: str, question: object, gold: Fraction | None) -> RuleResult | None:

@@ -41,13 +41,13 @@ def swapped_places(givens: Sequence[Mapping[str, Any]], uses: Mapping[str, list[
     q = question[:MAX_TEXT]
     lines = solution_lines(solution)
     one: list[tuple[str, Fraction, frozenset[str], frozenset[str]]] = []
-    for g in givens:
-        name, span = str(g.get("name")), g.get("span")
+    for given in givens:
+        name, span = str(given.get("name")), given.get("span")
         at = uses.get(name) or []
         if not span or len(at) != 1 or at[0] is None or not 0 <= at[0] < len(lines):
             continue
         try:
-            value = Fraction(str(g.get("value")))
+            value = Fraction(str(given.get("value")))
         except (ValueError, ZeroDivisionError):
             continue
         one.append((name, value, line_stems(_sentence(q, int(span[0]), int(span[1]))),

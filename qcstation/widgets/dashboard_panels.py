@@ -399,10 +399,34 @@ class AttentionList(OptionList):
         self.items: list[Attention] = []
 
     def show(self, items: list[Attention]) -> None:
+        """Show ``items``, keeping the highlight on the line the user chose: the list is
+        rebuilt on every load (and every 15 s), while keys typed ahead act on the list as
+        the user saw it. Unchanged items leave the options alone; changed ones keep the
+        highlight on the same line by what it does (its action, dimension and set), not by
+        its position, which a line added above would shift to another action."""
+        if items == self.items:
+            return
         highlighted = self.highlighted
+        chosen = (self.items[highlighted] if highlighted is not None
+                  and 0 <= highlighted < len(self.items) else None)
         self.clear_options()
         self.add_options([Option(Text(printable(item.text)), id=f"attention-{n}") for n, item in
                           enumerate(items)])
         self.items = items
         if items:
-            self.highlighted = min(highlighted or 0, len(items) - 1)
+            self.highlighted = _same_line(chosen, items, highlighted or 0)
+
+
+def _same_line(chosen: Attention | None, items: list[Attention], index: int) -> int:
+    """Where ``chosen`` is in ``items``: the same line, else the line with its action,
+    dimension and set (its words changed: "Review 5" after "Review 6"), else the nearest
+    position to ``index``."""
+    if chosen is not None:
+        if chosen in items:
+            return items.index(chosen)
+        if chosen.action is not None:
+            for n, item in enumerate(items):
+                if (item.action, item.dimension, item.scope) == (
+                        chosen.action, chosen.dimension, chosen.scope):
+                    return n
+    return min(index, len(items) - 1)

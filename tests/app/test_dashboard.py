@@ -11,7 +11,7 @@ from db import Store
 from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.gate import gate as qc_gate
-from qcstation.core.review.sampling import open_sample
+from qcstation.core.review.sampling import draw_sample, open_sample
 from qcstation.common.vocab import KEYINFO_TITLES
 from screens.dashboard import DashboardScreen
 from screens.dialogs.error import ErrorModal
@@ -360,7 +360,6 @@ async def test_the_sample_and_the_bound_say_what_each_counts(tmp_path: Path) -> 
     what the difference is (real Z3 checks every fix)."""
     from qcstation.core.review.fixes import fix_in_place
     from qcstation.core.review.items import list_items
-    from qcstation.core.review.sampling import draw_sample
     from tests import factories
 
     db = tmp_path / "late.db"
@@ -388,3 +387,82 @@ async def test_the_sample_and_the_bound_say_what_each_counts(tmp_path: Path) -> 
         assert "from 3 of 10 random draws rejected (must be below 5%)" in text
         assert ("count: 4 of the 14 reviewed are fixed or regenerated versions, 1 of them "
                 "rejected; only the 10 random draws enter the bound") in text
+
+
+def _one_reject(db: Path) -> None:
+    """bob rejects one notation question: the attention list reads Review 5 / 1 rejected
+    (the queue) / Draw a key-information sample."""
+    with Store(db) as store:
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", "story words left in")
+
+
+def _type_ahead(app, *keys: str) -> None:
+    """Keys as a terminal delivers typed-ahead input (or tmux send-keys): every one queued
+    at once, nothing waited for between them (Pilot.press waits for the app to idle after
+    each key)."""
+    from textual import events
+
+    for key in keys:
+        event = events.Key(key, None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_the_highlight_stays_on_its_line_when_the_list_is_rebuilt(
+        qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28.4: the list is rebuilt on every load (return from review, F5, every 15 s),
+    and Enter must run the line the user moved to. A colleague's sample adds a line above
+    the highlighted one: the highlight follows its line (the queue), not its position (which
+    now holds the key-information review); unchanged items leave the options alone."""
+    from qcstation.widgets.dashboard_panels import AttentionList
+    from screens.queue import QueueScreen
+
+    monkeypatch.setattr(DashboardScreen, "AUTO_REFRESH_S", 0.0)
+    _one_reject(qc_db)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        attention = app.screen.query_one("#attention", AttentionList)
+        assert [i.action for i in attention.items] == ["review", "queue", "draw_samples"]
+        await pilot.press("down")
+        assert attention.highlighted == 1 and attention.items[1].action == "queue"
+        options = list(attention._options)
+        await pilot.press("f5")                     # nothing changed: nothing rebuilt
+        await settle(pilot)
+        assert attention._options == options and all(
+            a is b for a, b in zip(attention._options, options))
+        with Store(qc_db) as store:                 # a colleague draws the other sample
+            draw_sample(store, "understanding", rate=0.1, rng_seed=1, actor="bob", min_size=6)
+        await pilot.press("f5")
+        await settle(pilot)
+        assert [(i.action, i.dimension) for i in attention.items] == [
+            ("review", "arithmetic"), ("review", "understanding"), ("queue", "arithmetic")]
+        assert attention.highlighted == 2
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, QueueScreen), type(app.screen).__name__
+
+
+async def test_keys_typed_ahead_after_review_act_on_the_list_shown(
+        qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28.4's walk: Esc out of review, then Down Down Enter sent at once (tmux
+    send-keys, a user typing ahead over SSH) runs the third line, as one key at a time does;
+    the refresh on return rebuilds the list between those keys."""
+    monkeypatch.setattr(DashboardScreen, "AUTO_REFRESH_S", 0.0)
+    _one_reject(qc_db)
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")                  # the first line: review
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        with Store(qc_db) as store:
+            assert open_sample(store, "understanding") is None
+        _type_ahead(app, "escape", "down", "down", "enter")
+        await settle(pilot)
+        # the third line drew the key-information sample (nothing else draws it)
+        with Store(qc_db) as store:
+            assert open_sample(store, "understanding") is not None
+        assert isinstance(app.screen, DashboardScreen)

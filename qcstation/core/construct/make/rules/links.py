@@ -411,6 +411,87 @@ def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ..
     return kept
 
 
+#: words that give a common factor a meaning of its own (a half's 2, a dozen's 12, an hour's 60):
+#: where neither the question nor the line writes one, a written factor equal to an earlier result
+#: names nothing but that result. Ordinals ("second month") and words of counting ("each", "per")
+#: name no factor; a share or an average does, as a divisor
+_FACTOR_MEANING: dict[int, str] = {
+    2: r"half|halves|twice|double|doubles?d?|pairs?|both|twins?|round[- ]trip|weekends?",
+    3: r"thirds?|triple[sd]?|thrice|trio|triangles?",
+    4: r"quarters?|fourths?|quadruple[sd]?|weeks?|weekly|squares?",
+    7: r"weeks?|weekly|daily",
+    10: r"dimes?|decades?|tenths?|percent|%|cents?",
+    12: r"dozens?|months?|monthly|years?|yearly|annual|inch(?:es)?|feet|foot|hours?",
+    24: r"days?|daily|hours?",
+    30: r"months?|monthly|days?|minutes?|half",
+    52: r"weeks?|weekly|years?|yearly|annual",
+    60: r"minutes?|hours?|hourly|seconds|per second|mph",
+    100: r"percent|%|cents?|dollars?|\$|century|hundredths?",
+    365: r"years?|yearly|annual|days?",
+    1000: r"thousandths?|kilo\w*|grams?|met(?:er|re)s?|lit(?:er|re)s?|ml|km|kg",
+}
+_FACTOR_MEANING_RE = {Fraction(v): re.compile(rf"(?:^|(?<=[^a-z]))(?:{w})(?![a-z])", re.I)
+                      for v, w in _FACTOR_MEANING.items()}
+_SHARE_RE = re.compile(r"\b(?:average|mean|split|share[sd]?|equally|evenly|divided?|apiece)\b", re.I)
+
+
+def _decide_unworded_factors(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]],
+                             ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                             solution: str,
+                             ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """A common factor the question does not state (a 4 where no number of the question is 4),
+    that one earlier step computed, written once in a line, where neither the question nor the
+    line writes a word that gives that factor a meaning (:data:`_FACTOR_MEANING`: "a quarter",
+    "a dozen", "minutes"; a share or an average for a divisor; a list of that many names), is
+    that step's result: "80 / 20 = $4 in rewards ... coupon was worth 4 * 2 ... 43 - 4 - 8" (331).
+    Only where one reading is left; else the readings stay as they were."""
+    from qcstation.core.construct.make.rules.implied import named_lists
+
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        opts = ch.options[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        steps = [j for j in opts if j is not None]
+        if None not in opts or len(steps) != 1 or v in givens.values or v not in _FACTOR_MEANING_RE:
+            continue
+        line = _line_at(solution, comps[i].start)
+        if _term_times(line, v) != 1 or sum(1 for x in terms if x.value == v) > 1:
+            continue
+        words = _FACTOR_MEANING_RE[v]
+        if words.search(givens.question) or words.search(line):
+            continue
+        if _roles(exprs[i])[k] == "divisor" and _SHARE_RE.search(givens.question):
+            continue
+        if any(len(members) == v for _, members in named_lists(givens.question)):
+            continue
+        decided[n] = steps[0]
+    if not decided:
+        return readings
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n in decided:
+        ch.evidence[ch.keys[n]] = UNWORDED_EVIDENCE
+    return kept
+
+
+#: the evidence of a link to an earlier result where no word gives the factor a meaning of its own
+UNWORDED_EVIDENCE = ("the words: neither the question nor the line names this factor (no half, "
+                     "dozen, unit...); it is the earlier result")
+
+
+def _term_times(line: str, v: Fraction) -> int:
+    """How often a line writes ``v`` other than as a step's result ("2 teams * 1 coach per team =
+    <<2*1=2>>2 coaches" writes the 2 teams once): annotations and the number after each left out."""
+    return _written_times(_RESULT_AFTER_RE.sub(" ", line), v)
+
+
+_RESULT_AFTER_RE = re.compile(r"<<[^<>]*>>\s*\$?\s*[\d.,/]*")
+
+
 def _written_times(line: str, v: Fraction) -> int:
     """How often a line writes ``v`` (its annotations left out)."""
     from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value
@@ -481,6 +562,8 @@ def resolve_links(
                         if decided[n] is not None else "the words: the line names it as the question does"
     if len(readings) > 1 and solution and givens is not None:
         readings = _decide_by_clause(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
+        readings = _decide_unworded_factors(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -1,0 +1,44 @@
+"""A common factor the question does not state, equal to an earlier result (issue 26, point 1):
+where neither the question nor the line writes a word that gives the factor a meaning of its own
+(a half, a dozen, minutes, a share), the written number is that earlier result
+(:func:`qcstation.core.construct.make.rules.links._decide_unworded_factors`). Where such a word is
+written, both readings keep their support and the seed stays refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _steps(seed: dict) -> dict[str, str]:
+    rule = rule_for_seed(seed)
+    return {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+
+
+def test_a_factor_no_word_names_is_the_earlier_result(gsm8k: dict) -> None:
+    # 331 "$1 off ... for every $20 ... spent $80 ... twice the amount of rewards":
+    # "80 / 20 = $4 in rewards", "4 * 2", "43 - 4 - 8": both 4s are the rewards
+    steps = _steps(gsm8k["331"])
+    assert "s1_rewards" in steps["s2"] and "s1_rewards" in steps["s3"]
+    assert " 4" not in steps["s2"] + steps["s3"]
+    # 722 "5-2=3 minutes ... 3*300 ... 3*250": the minutes without arms raised, not a factor 3
+    steps = _steps(gsm8k["722"])
+    assert "s1_" in steps["s2"] and "s1_" in steps["s3"]
+    # 1198 "$600/10 = $60 each ... .5*60 ... $60+$30": the scotch's price, not an hour's 60
+    steps = _steps(gsm8k["1198"])
+    assert "s1_scotch" in steps["s3"] and "s1_scotch" in steps["s4"]
+    # 67 "2 teams * 1 coach per team = <<2*1=2>>2 coaches": the line writes its own result 2
+    # after the annotation; its term 2 is written once, the teams of step 1
+    steps = _steps(gsm8k["67"])
+    assert "s1_teams" in steps["s2"] and "s1_teams" in steps["s3"]
+
+
+@pytest.mark.parametrize("seed_id", [
+    "566",   # "a quarter of the sandwiches": 12/4 may be the quarter, not "Cody ate 4"
+    "1101",  # the question says minutes/hours: a 60 may be an hour's minutes
+    "773",   # "7 hours on Saturday": a 12 may be hours
+])
+def test_a_factor_the_words_name_stays_open(gsm8k: dict, seed_id: str) -> None:
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(gsm8k[seed_id])

@@ -42,3 +42,19 @@ def test_a_factor_no_word_names_is_the_earlier_result(gsm8k: dict) -> None:
 def test_a_factor_the_words_name_stays_open(gsm8k: dict, seed_id: str) -> None:
     with pytest.raises(RuleError, match="ambiguous solution"):
         rule_for_seed(gsm8k[seed_id])
+
+
+def test_the_line_that_writes_one_noun_decides(gsm8k: dict) -> None:
+    # 77 "1 cup ... every day for the first 180 days": "180 * 1 = <<180*1=180>>180 cups";
+    # "days left in the year is 365 - 180" writes "days" (the question's 180 days), not "cups";
+    # "the total number of cups ... 180 + 370" writes "cups", not "days": the result
+    steps = _steps(gsm8k["77"])
+    assert "g1_days" in steps["s2"] and "s1_cups" not in steps["s2"]
+    assert "s1_cups" in steps["s4"] and "g1_days" not in steps["s4"]
+
+
+def test_a_common_factor_is_left_to_its_constant(gsm8k: dict) -> None:
+    # 257 "100 pennies": "500/100" writes "cents", the result's noun, but its 100 is the cents in
+    # a dollar; a common factor is never decided by the nouns (the seed stays refused)
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["257"])

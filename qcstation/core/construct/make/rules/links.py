@@ -483,6 +483,71 @@ UNWORDED_EVIDENCE = ("the words: neither the question nor the line names this fa
                      "dozen, unit...); it is the earlier result")
 
 
+_NOUN_AFTER_RE = re.compile(r"\s*\$?\s*[\d.,/]*\s*([A-Za-z]+)")
+_NOT_A_NOUN = frozenset("""of and or the a an each per for to in on at is are was were more less than
+    as by from with every times total left""".split())
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
+def _line_words(line: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[A-Za-z]+", re.sub(r"<<[^<>]*>>", " ", line))}
+
+
+def _decide_by_line_nouns(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]],
+                          ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                          solution: str,
+                          ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """A value the question states once ("the first 180 days") and one earlier step computed with
+    another noun ("= <<180*1=180>>180 cups"), written once in a line: the line that writes the
+    question's noun and not the result's is the given ("days left in the year is 365 - 180"), the
+    line that writes the result's noun and not the question's is the result ("the total number of
+    cups ... 180 + 370"). Equal nouns, or a line with both or neither, decide nothing; only where
+    one reading is left."""
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        steps = [j for j in ch.options[n] if j is not None]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        places = [q for q in givens.numbers if q.value == v and not q.percent]
+        if None not in ch.options[n] or len(steps) != 1 or len(places) != 1 or v in (0, 1) \
+                or v in givens.factors or places[0].slug == "pct":
+            continue  # a common factor may be a constant of the line's unit (257's 100 cents a dollar)
+        line = _line_at(solution, comps[i].start)
+        earlier = _line_at(solution, comps[steps[0]].start)
+        if line == earlier or _term_times(line, v) != 1 or sum(1 for x in terms if x.value == v) > 1:
+            continue
+        rm = _NOUN_AFTER_RE.match(solution, comps[steps[0]].end)
+        if comps[steps[0]].source != "annotation" or not places[0].slug or rm is None:
+            continue
+        gnoun, rnoun = _stem(places[0].slug), _stem(rm.group(1))
+        if gnoun == rnoun or gnoun in _NOT_A_NOUN or rnoun in _NOT_A_NOUN:
+            continue
+        words = _line_words(line)
+        if gnoun in words and rnoun not in words:
+            decided[n] = None
+        elif rnoun in words and gnoun not in words:
+            decided[n] = steps[0]
+    if not decided:
+        return readings
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, j in decided.items():
+        ch.evidence[ch.keys[n]] = NOUN_EVIDENCE if j is not None else \
+            "the words: the line writes the noun of the question's number, not the earlier result's"
+    return kept
+
+
+#: the evidence of a link the nouns of a line decide (see :func:`_decide_by_line_nouns`)
+NOUN_EVIDENCE = "the words: the line writes the earlier result's noun, not the question's number's"
+
+
 def _term_times(line: str, v: Fraction) -> int:
     """How often a line writes ``v`` other than as a step's result ("2 teams * 1 coach per team =
     <<2*1=2>>2 coaches" writes the 2 teams once): annotations and the number after each left out."""
@@ -564,6 +629,8 @@ def resolve_links(
         readings = _decide_by_clause(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
         readings = _decide_unworded_factors(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
+        readings = _decide_by_line_nouns(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

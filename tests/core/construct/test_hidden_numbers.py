@@ -17,8 +17,21 @@ from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.construct.check.selfcheck import audit_artifact
 
 
+#: seeds the rules' gate refuses whose key-information text still pins a behaviour: read by
+#: the calculator rule before the gate (799: Billy's and Sally's $0.50 bound to each other's
+#: place, refused as ``given-place``; the key information's text is the same either way)
+_BEFORE_THE_GATE = frozenset({"799"})
+
+
 def _keyinfo(seed: dict) -> dict:
-    rule = rule_for_seed(seed)
+    if seed.get("id") in _BEFORE_THE_GATE:
+        from fractions import Fraction as F
+
+        from qcstation.core.construct.make.rules.calculator import smt_from_calculator_annotations
+
+        rule = smt_from_calculator_annotations(seed["solution"], F(seed["answer_text"]), question=seed["question"])
+    else:
+        rule = rule_for_seed(seed)
     fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
     assert audit_artifact("understanding", fields, seed) == []
     return fields
@@ -112,7 +125,7 @@ def test_a_number_that_opens_an_expression_is_no_result(gsm8k: dict) -> None:
     ("784", "Q2: ? white fish."),
 ])
 def test_a_given_equal_to_a_steps_value_is_shown_with_its_words(gsm8k: dict, seed: str, unknown: str) -> None:
-    assert unknown in _keyinfo(gsm8k[seed])["unknown_quantities"]
+    assert unknown in _keyinfo({**gsm8k[seed], "id": seed})["unknown_quantities"]
 
 
 def test_a_given_the_question_states_with_the_same_word_is_no_leak(gsm8k: dict) -> None:
@@ -126,7 +139,7 @@ def test_a_given_the_question_states_with_the_same_word_is_no_leak(gsm8k: dict) 
 def test_a_possessive_clause_keeps_the_clause_that_says_whose(gsm8k: dict) -> None:
     # 799: "Her starting salary is ..." lost Sally
     assert ("Sally just started working at a different business, and her starting salary is $0.50 more per hour "
-            "than Billy's starting salary was") in _keyinfo(gsm8k["799"])["known_quantities"]
+            "than Billy's starting salary was") in _keyinfo({**gsm8k["799"], "id": "799"})["known_quantities"]
 
 
 @pytest.mark.parametrize("seed", ["154", "177", "1150"])

@@ -235,9 +235,10 @@ def test_a_price_read_as_a_count_is_another_role(gsm8k: dict) -> None:
     assert given_roles(defs, values, givens, q, seed["solution"]) == []
 
 
-@pytest.mark.parametrize("seed", ["799", "853", "1262"])
+@pytest.mark.parametrize("seed", ["853", "1262"])
 def test_prices_multiplied_into_dollars_keep_their_role(gsm8k: dict, seed: str) -> None:
-    # "$10 per hour" times 20 hours = "$230" (799), "$2 off for each basket" times 3 baskets (853)
+    # "$2 off for each basket" times 3 baskets (853); 799 ("$10 per hour" times 20 hours) was
+    # pinned here too, and is refused now by the gate's place check (test_swapped_places)
     from qcstation.core.construct.check.selfcheck import hard_flags
 
     rule = rule_for_seed(gsm8k[seed])

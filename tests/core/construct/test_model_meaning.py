@@ -276,10 +276,13 @@ HONEST = {
     "A trader sold an article at a profit of 20%": (
         _d("rate", 20) + _d("hundred", 100) + _d("price", 360)
         + "(declare-const answer Real)\n(assert (= (* answer (+ 1 (/ rate hundred))) price))\n"),
-    # (GSM8K 2, "A robe takes 2 bolts", is rule-made since issue 26.1's role reading: 34 instead)
-    "Gretchen has 110 coins": (
-        _d("total", 110) + _d("more", 30) + "(declare-const silver Real)\n(declare-const answer Real)\n"
-        "(assert (= answer (+ silver more)))\n(assert (= total (+ answer silver)))\n"),
+    # (GSM8K 2, "A robe takes 2 bolts", is rule-made since issue 26.1's role reading, and 34,
+    # "Gretchen has 110 coins", since the algebra rule: 40 instead)
+    "Dana can run at a rate of speed four times faster": (
+        _d("skip", 3) + _d("half", "(/ 1 2)") + _d("four", 4) + _d("hours", 6) + _d("third", "(/ 1 3)")
+        + _d("two_thirds", "(/ 2 3)") + "(declare-const run Real)\n(declare-const walk Real)\n"
+        "(declare-const answer Real)\n(assert (= skip (* half run)))\n(assert (= run (* four walk)))\n"
+        "(assert (= answer (+ (* run hours third) (* walk hours two_thirds))))\n"),
     "Melanie is a door-to-door saleswoman": (
         _d("third", "(/ 1 3)") + _d("red", 2) + _d("half", "(/ 1 2)") + _d("left", 5)
         + "(declare-const answer Real)\n(declare-const after Real)\n"

@@ -9,6 +9,7 @@ solution with more than one reading is refused (:class:`RuleError`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Mapping
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -375,6 +376,22 @@ def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list
     return readings
 
 
+def _keep_decided(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]], ch: _Choices,
+                  decided: Mapping[int, int | None], evidence: Callable[[int | None], str],
+                  ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """The one reading that agrees with every decided choice (choice -> the step it links to,
+    None for the question's number), each decision's evidence recorded; the readings unchanged
+    when nothing was decided or not exactly one reading agrees."""
+    if not decided:
+        return readings
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, j in decided.items():
+        ch.evidence[ch.keys[n]] = evidence(j)
+    return kept
+
+
 def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]], ch: _Choices,
                       comps: list[Computation], exprs: list[Expr], givens: Givens, solution: str,
                       ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
@@ -401,14 +418,8 @@ def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ..
         found = result_or_given(givens.question, places, line, earlier, [x.value for x in terms if x.value != v])
         if found is not None:
             decided[n] = None if found < 0 else steps[found]
-    if not decided:
-        return readings
-    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
-    if len(kept) != 1:
-        return readings
-    for n, j in decided.items():
-        ch.evidence[ch.keys[n]] = CLAUSE_EVIDENCE if j is not None else "the words: the line writes the clause of the question's number"
-    return kept
+    return _keep_decided(readings, ch, decided, lambda j: CLAUSE_EVIDENCE if j is not None else
+                         "the words: the line writes the clause of the question's number")
 
 
 #: words that give a common factor a meaning of its own (a half's 2, a dozen's 12, an hour's 60):
@@ -468,14 +479,7 @@ def _decide_unworded_factors(readings: dict[tuple[str, ...], tuple[tuple[int | N
         if any(len(members) == v for _, members in named_lists(givens.question)):
             continue
         decided[n] = steps[0]
-    if not decided:
-        return readings
-    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
-    if len(kept) != 1:
-        return readings
-    for n in decided:
-        ch.evidence[ch.keys[n]] = UNWORDED_EVIDENCE
-    return kept
+    return _keep_decided(readings, ch, decided, lambda j: UNWORDED_EVIDENCE)
 
 
 #: the evidence of a link to an earlier result where no word gives the factor a meaning of its own
@@ -533,15 +537,8 @@ def _decide_by_line_nouns(readings: dict[tuple[str, ...], tuple[tuple[int | None
             decided[n] = None
         elif rnoun in words and gnoun not in words:
             decided[n] = steps[0]
-    if not decided:
-        return readings
-    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
-    if len(kept) != 1:
-        return readings
-    for n, j in decided.items():
-        ch.evidence[ch.keys[n]] = NOUN_EVIDENCE if j is not None else \
-            "the words: the line writes the noun of the question's number, not the earlier result's"
-    return kept
+    return _keep_decided(readings, ch, decided, lambda j: NOUN_EVIDENCE if j is not None else
+                         "the words: the line writes the noun of the question's number, not the earlier result's")
 
 
 #: the evidence of a link the nouns of a line decide (see :func:`_decide_by_line_nouns`)

@@ -305,8 +305,8 @@ class DashboardScreen(QCScreen):
         item = items[event.option_index]
         if item.action == "review":
             self.open_review(item.dimension, item.scope)
-        elif item.action == "draw_samples":
-            self.action_draw_samples()
+        elif item.action == "draw_samples":       # that line's sample, not every one due
+            self.draw_samples(item.dimension, item.scope)
         elif item.action == "extend_samples":
             self.action_extend_samples()
         elif item.action == "fresh_round":
@@ -377,14 +377,20 @@ class DashboardScreen(QCScreen):
 
     # -- sampling --------------------------------------------------------------------
     def action_draw_samples(self) -> None:
-        self._set_busy("Drawing QC samples…")
-        self._draw_samples()
+        self.draw_samples()
+
+    def draw_samples(self, dimension: str | None = None, scope: str | None = None) -> None:
+        """Draw every due sample, or only ``dimension``'s in the set ``scope``."""
+        self._set_busy("Drawing QC samples…" if dimension is None else
+                       f"Drawing a QC sample of {noun_in(dimension, scope or '')}…")
+        self._draw_samples(dimension, scope)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="samplers",
           description="Drawing QC samples")
-    def _draw_samples(self) -> None:
+    def _draw_samples(self, dimension: str | None = None, scope: str | None = None) -> None:
         with self.qc_app.open_store() as store:
-            rounds = draw_samples(store, self.qc_app.settings, actor=self.qc_app.annotator)
+            rounds = draw_samples(store, self.qc_app.settings, actor=self.qc_app.annotator,
+                                  dimension=dimension, scope=scope)
         skipped = [f"{noun_in(r.dimension, r.scope)}: "
                    + (r.detail if r.why_not is Why.REFUSED else r.why_not.value)
                    for r in rounds.rounds if r.why_not is not None]

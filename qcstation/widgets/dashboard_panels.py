@@ -98,7 +98,7 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
         if dim.sample is None and dim.gate.open_rejects == 0:
             draw.append(Attention(
                 f"Draw a QC sample of {noun_in(dim.dimension, dim.scope)} — press s",
-                "draw_samples", dim.dimension))
+                "draw_samples", dim.dimension, dim.scope))
         elif dim.sample is not None and remaining == 0 and dim.gate.open_rejects == 0:
             other.append(_gate_step(dim, who))
     items = review + regenerate + draw + other
@@ -420,13 +420,14 @@ class AttentionList(OptionList):
 def _same_line(chosen: Attention | None, items: list[Attention], index: int) -> int:
     """Where ``chosen`` is in ``items``: the same line, else the line with its action,
     dimension and set (its words changed: "Review 5" after "Review 6"), else the nearest
-    position to ``index``."""
-    if chosen is not None:
+    position to ``index``. A line that runs nothing ("Checking the QC gates…") is not
+    followed: while the gates load it moves down as lines come above it, and the highlight
+    must stay where the user left it (at the top, on the first thing to do)."""
+    if chosen is not None and chosen.action is not None:
         if chosen in items:
             return items.index(chosen)
-        if chosen.action is not None:
-            for n, item in enumerate(items):
-                if (item.action, item.dimension, item.scope) == (
-                        chosen.action, chosen.dimension, chosen.scope):
-                    return n
+        for n, item in enumerate(items):
+            if (item.action, item.dimension, item.scope) == (
+                    chosen.action, chosen.dimension, chosen.scope):
+                return n
     return min(index, len(items) - 1)

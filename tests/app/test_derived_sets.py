@@ -184,3 +184,30 @@ async def test_a_derived_sets_line_in_needs_attention_reviews_that_set(db: Path)
     with Store(db) as store:      # the working set's item is still undecided
         left = next_item(store, ANNOTATOR, "arithmetic", scope="")
         assert left is not None and left.scope == ""
+
+
+async def test_enter_on_a_draw_line_draws_that_sets_sample_only(db: Path) -> None:
+    """Enter on "Draw a QC sample of notation questions of set dyn" draws dyn's notation
+    sample, not every sample due (it ran s: the working set's key information too)."""
+    from qcstation.widgets.dashboard_panels import AttentionList
+
+    config = make_config(**{**CONFIG, "dimensions": ["arithmetic", "understanding"]})
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lines = [item.text for item in app.screen.query_one("#attention", AttentionList).items]
+        wanted = f"Draw a QC sample of {noun_in('arithmetic', 'dyn')} — press s"
+        others = [line for line in lines if line.startswith("Draw a QC sample")
+                  and line != wanted]
+        assert wanted in lines and others, lines      # more than one sample is due
+        # the highlight starts on the first line: it did not follow "Checking the QC
+        # gates…" down while the gates loaded (it ended on the third line)
+        assert app.screen.query_one("#attention", AttentionList).highlighted == 0
+        for _ in range(lines.index(wanted)):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+    with Store(db) as store:
+        assert open_sample(store, "arithmetic", "dyn") is not None
+        assert open_sample(store, "understanding", "") is None
+        assert open_sample(store, "understanding", "dyn") is None

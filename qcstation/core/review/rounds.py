@@ -131,12 +131,16 @@ def draw_round(store: Store, qc: QCConfig, dimension: str, scope: str = "", *, a
     return DimensionRound(dimension, scope, sample=info, plan=plan)
 
 
-def draw_samples(store: Store, qc: QCConfig, *, actor: str) -> Rounds:
+def draw_samples(store: Store, qc: QCConfig, *, actor: str, dimension: str | None = None,
+                 scope: str | None = None) -> Rounds:
     """Bring regenerated items back, then draw a sample for each dimension of each set that
-    has none open and whose gate does not pass."""
+    has none open and whose gate does not pass; only of ``dimension`` and only in the set
+    ``scope`` ('' the working set) where given."""
     requeued = requeue_replacements(store, actor)
-    return Rounds([draw_round(store, qc, dimension, scope, actor=actor, where_needed=True)
-                   for scope, dimension in _every(store, qc)], requeued)
+    return Rounds([draw_round(store, qc, dim, where, actor=actor, where_needed=True)
+                   for where, dim in _every(store, qc)
+                   if (dimension is None or dim == dimension)
+                   and (scope is None or where == scope)], requeued)
 
 
 def extend_round(store: Store, qc: QCConfig, sample: SampleInfo, *, actor: str,

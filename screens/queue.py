@@ -65,6 +65,9 @@ class QueueScreen(QCScreen):
     """Rejected, awaiting replacement, disagreed, excluded and skipped items, and the rest."""
 
     BINDING_GROUP_TITLE = "Curator queue"
+    #: the rows take the first focus (by default the filter did, the first focusable widget,
+    #: until the mount moved it: an Enter typed ahead applied the filter)
+    AUTO_FOCUS = "#queue_table"
     BINDINGS = [
         Binding("f", "cycle_state", "State", tooltip="Cycle the state filter", id="queue-state"),
         Binding("slash", "focus_filter", "Filter", tooltip="Type filters", id="queue-filter"),

@@ -105,6 +105,7 @@ class ReleasesScreen(QCScreen):
     """``a`` approve (curators), ``e`` export, ``d`` diff against the previous version."""
 
     BINDING_GROUP_TITLE = "Releases"
+    AUTO_FOCUS = "#release_table"   # the first focus (Textual's default: the first focusable widget)
     BINDINGS = [
         Binding("a", "approve", "Approve", tooltip="Approve a new release (curators only)",
                 id="release-approve"),

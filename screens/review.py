@@ -90,6 +90,7 @@ class ReviewScreen(QCScreen):
     """Review the open QC sample of one dimension (or of any, when ``dimension`` is None)."""
 
     BINDING_GROUP_TITLE = "Review"
+    AUTO_FOCUS = "#artifact_pane"   # the first focus (Textual's default: the seed pane)
     BINDINGS = [
         Binding("a", "accept", "Accept", tooltip="The artifact is right", id="review-accept"),
         Binding("x", "reject", "Reject", tooltip="Reject with a reason", id="review-reject"),

@@ -43,6 +43,7 @@ class RunsScreen(QCScreen):
     """``n`` new run · Enter resumes · ``b`` browse results · ``c`` charts · Esc cancels/back."""
 
     BINDING_GROUP_TITLE = "Runs"
+    AUTO_FOCUS = "#runs_table"   # the first focus (Textual's default: the first focusable widget)
     BINDINGS = [
         Binding("n", "new_run", "New run", tooltip="Start an evaluation run", id="runs-new"),
         Binding("enter", "resume", "Resume", tooltip="Continue the selected unfinished run",

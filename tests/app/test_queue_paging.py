@@ -69,3 +69,4 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         table.scroll_end(animate=False)
         await settle(pilot)
         assert _ids(table) == everything
+

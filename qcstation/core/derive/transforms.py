@@ -308,6 +308,10 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     draws = VariantDraws(parent, doms)
     # the draws taken, raw: one raw draw per set of values, the parent's own among them
     seen: set[tuple[int | Fraction, ...]] = set() if draws.own is None else {draws.own}
+    # the refusal of each draw refused so far (the checks and the rules are pure functions of
+    # the parent and the draw, and a later variant's RNG draws the same values again): a
+    # draw seen before is refused as before without running them again
+    refused: dict[tuple[int | Fraction, ...], tuple[bool, Refusal]] = {}
     out: list[DerivedItem | Refused] = []
     for idx in range(opts.variants):
         rng = item_rng(opts.rng_seed, key, "variant", idx)
@@ -323,15 +327,24 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
             tup = tuple(raw)
             if tup in seen:
                 continue
-            values = draws.values(raw)
-            try:
-                checked = precheck(parent, values, ordered=True)
-            except Refusal as exc:
-                last, unordered = exc, None
+            known = refused.get(tup)
+            if known is not None and not known[0]:      # refused by the cheap checks
+                last, unordered = known[1], None
                 continue
+            if known is None:
+                values = draws.values(raw)
+                try:
+                    checked = precheck(parent, values, ordered=True)
+                except Refusal as exc:
+                    last, unordered = exc, None
+                    refused[tup] = (False, exc)
+                    continue
             if costly == _COSTLY_TRIES:
                 break
             costly += 1
+            if known is not None:                       # refused by the rules or a rebuild
+                last, unordered = known[1], None
+                continue
             try:
                 drafted = draft(parent, values, checked)
                 derived = formalize(parent, drafted)
@@ -343,6 +356,7 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
                 break
             except Refusal as exc:
                 last, unordered = exc, None
+                refused[tup] = (True, exc)
         if unordered is not None:
             last = draws.refusal(unordered)
         out.append(made if made is not None else Refused(
@@ -362,11 +376,16 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
     order = list(parent.givens)
     rng.shuffle(order)
     last: Refusal = _nothing_moves(parent, "no given can change (only 0, 1, fractions, words)")
+    refused: dict[tuple[str, Fraction], Refusal] = {}   # a value drawn again is refused as before
     for g in order:
         for _ in range(max(1, opts.tries // max(1, len(order)))):
             v = same_digits(g, rng)
             if v is None:
                 break
+            known = refused.get((g.name, v))
+            if known is not None:
+                last = known
+                continue
             try:
                 drafted = draft(parent, {g.name: v})
                 derived = formalize(parent, drafted)
@@ -378,6 +397,7 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                                   params={"givens": _changes(parent, derived)})]
             except Refusal as exc:
                 last = exc
+                refused[(g.name, v)] = exc
     return [refusal("changed-numbers", last)]
 
 

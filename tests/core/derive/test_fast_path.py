@@ -243,3 +243,26 @@ def test_variant_sets_built_both_ways_are_the_same(rows: list[Any], monkeypatch:
     slow = [dump(*build_job("variants", opts, "eq", seed, arts, None)) for seed, arts in sample]
     assert fast == slow
     assert sum('"transform": "variant"' in f for f in fast) >= 20
+
+
+def test_a_refused_draw_is_not_formalized_again(rows: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later variant's RNG draws values an earlier draw was refused for: the refusal is
+    taken again without running the rules again (each derived text is formalized once per
+    parent; before, one parent formalized one text 21 times)."""
+    from collections import Counter
+
+    calls: Counter[tuple[Any, ...]] = Counter()
+    original = parent_mod.rule_of
+
+    def counted(seed: Any) -> Any:
+        calls[(seed.get("question"), seed.get("solution"))] += 1
+        return original(seed)
+
+    monkeypatch.setattr(parent_mod, "rule_of", counted)
+    made = 0
+    for seed, arts in rows[:60]:
+        calls.clear()
+        items, _, _ = build_job("variants", transforms.Options(variants=10), "once", seed, arts, None)
+        made += len(items)
+        assert not calls or max(calls.values()) == 1, calls.most_common(1)
+    assert made >= 100

@@ -33,6 +33,8 @@ The modules and their contract (each imports only the ones above it):
                 named constants a number is only where the question and its line name them.
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
+``joint``       the places of a value the question states more than once, chosen jointly over
+                all its uses by their words (the dispatcher's second reading, :func:`~.joint.forced_places`).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
                 binds a formalization's literals to named given constants (via ``binding``);
                 a price in cents the solution writes in dollars (``.4`` for "40 cents").

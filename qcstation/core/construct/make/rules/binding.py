@@ -127,8 +127,13 @@ class Binder:
     """Binds the literals of a formalization's steps to the places of the question."""
 
     def __init__(self, question: str, numbers: list[QuestionNumber], articles: list[QuestionNumber],
-                 names: dict[str, QuestionNumber], exprs: list[Expr], lines: list[str] | None) -> None:
+                 names: dict[str, QuestionNumber], exprs: list[Expr], lines: list[str] | None,
+                 forced: dict[tuple[int, Fraction, int], int] | None = None) -> None:
         self.question = question
+        #: (step, value, nth) -> place, chosen jointly by the words (:mod:`.joint`), before any other reading
+        self.forced = forced or {}
+        #: (step, value, nth, place) of every use placed, in the order walked
+        self.records: list[tuple[int, Fraction, int, int]] = []
         self.numbers = numbers
         self.articles = articles
         self.names = names  # filled: the name given to each place bound
@@ -481,9 +486,12 @@ class Binder:
                 return e  # no number of the text, or one marked as a named factor ("k_cents_per_dollar")
             nth = seen.get(e.value, 0)
             seen[e.value] = nth + 1
-            idx = self.occurrence(e.value, line, nth)
+            idx = self.forced.get((self.step, e.value, nth))
+            if idx is None:
+                idx = self.occurrence(e.value, line, nth)
             if idx is None:
                 return e
+            self.records.append((self.step, e.value, nth, idx))
             self.all_uses[e.value] = self.all_uses.get(e.value, 0) + 1
             if idx not in self.chosen:
                 n = self.nums[idx]

@@ -332,13 +332,13 @@ def _note_unannotated(comps: list[Computation], n_annotations: int, notes: list[
 
 
 def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs: list[Expr],
-                    ) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]], list[str]]:
+                    joint: bool = False) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]], list[str]]:
     """Tie the steps' numbers to the question's places (:meth:`Givens.bind`), then declare
     what is left as word givens or named factors, or refuse (:func:`declare_literals`); the
     steps' terms are updated in place. Returns the terms, the constants and what was tied
     by order only (uncertain)."""
     lines = [s.line for s in steps]
-    exprs, consts = givens.bind(exprs, lines)
+    exprs, consts = givens.bind(exprs, lines, joint)
     uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
                  f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
@@ -353,7 +353,8 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
 
 
 def smt_from_calculator_annotations(
-    solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None
+    solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None,
+    joint: bool = False,
 ) -> RuleResult:
     """Formalize a GSM8K-style solution from its ``<<expr=result>>`` annotations.
 
@@ -370,7 +371,11 @@ def smt_from_calculator_annotations(
     an earlier step's result only where that is the one structure that uses every
     step and every given (a value the question also states, or a common unit factor
     such as 60 or 100, is never linked because it is equal). An ambiguous solution
-    raises RuleError (the item goes to the model path)."""
+    raises RuleError (the item goes to the model path).
+
+    With ``joint``, the places of a value the question states more than once are chosen
+    jointly over all its uses by the words (:mod:`.joint`): the dispatcher's second reading
+    of a solution whose first binding its independent check refused."""
     notes: list[str] = []
     givens = question_numbers(question) if question is not None else None
     comps = _collect_computations(solution, inline, notes, givens)
@@ -441,7 +446,7 @@ def smt_from_calculator_annotations(
     uncertain: list[str] = []
     given_consts: list[tuple[str, Fraction, Expr]] = []
     if givens is not None:
-        kept_exprs, given_consts, uncertain = _declare_givens(givens, question or "", kept_steps, kept_exprs)
+        kept_exprs, given_consts, uncertain = _declare_givens(givens, question or "", kept_steps, kept_exprs, joint)
     smtlib = build_smtlib(kept_steps, kept_exprs, answer_step, given_consts)
     return RuleResult(
         smtlib=smtlib,

@@ -178,6 +178,21 @@ def _swapped(result: RuleResult, values: dict[str, Fraction], question: str, sol
     return swapped_places(result.givens, uses, question, solution)
 
 
+def _joint(solution: str, question: str, gold: Fraction | None) -> RuleResult | None:
+    """The worked solution read again with the places of each value the question states more
+    than once chosen jointly over all its uses by their words (:mod:`.joint`), after the first
+    reading (each use placed on its own, by order where the words did not tell) was refused:
+    taken only when the independent check finds nothing in it, else None (the first reading's
+    reason stands)."""
+    try:
+        result = smt_from_calculator_annotations(solution, gold, question=question, joint=True)
+        check_independently(result, question, solution, gold)
+    except RuleError:
+        return None
+    result.bound = True
+    return result
+
+
 def _algebra(solution: str, question: object, gold: Fraction | None) -> RuleResult | None:
     """The ``gsm8k-algebra`` rule's formalization of a solution that names an unknown and
     solves an equation for it, checked independently; None when the solution names none or
@@ -222,6 +237,9 @@ def _rule_for_seed(seed: Mapping[str, object]) -> RuleResult:
                 try:
                     check_independently(result, question, solution, gold)
                 except RuleError:
+                    joint = _joint(solution, question, gold)
+                    if joint is not None:
+                        return joint
                     algebra = _algebra(solution, question, gold)
                     if algebra is not None:
                         return algebra

@@ -167,7 +167,7 @@ class Givens:
         n = self._names.get(name)
         return n.text if n else ""
 
-    def bind(self, exprs: list[Expr], lines: list[str] | None = None,
+    def bind(self, exprs: list[Expr], lines: list[str] | None = None, joint: bool = False,
              ) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
         """Replace each literal that is a number of the question by a named constant.
 
@@ -179,8 +179,18 @@ class Givens:
         agree (also with a question's "an hour" for the solution's "1 hour") or the question
         writes 1 once in digits; otherwise it stays the literal 1 of an identity ("3 + 1
         people" counting oneself). Returns the new expressions and the constants (name,
-        value, term)."""
-        binder = Binder(self.question, self.numbers, self.articles, self._names, exprs, lines)
+        value, term).
+
+        With ``joint``, the uses of a value the question states at several places are first
+        assigned to them jointly by the words (:func:`~.joint.forced_places`, over a first walk)."""
+        forced = None
+        if joint:
+            from qcstation.core.construct.make.rules.joint import forced_places
+
+            first = Binder(self.question, self.numbers, self.articles, {}, exprs, lines)
+            first.run()
+            forced = forced_places(first)
+        binder = Binder(self.question, self.numbers, self.articles, self._names, exprs, lines, forced)
         out = binder.run()
         self.order_bound = binder.order_bound()
         return out, binder.constants()

@@ -1,0 +1,252 @@
+"""Which place of the question each use of a value it states more than once is, chosen jointly
+over every use of that value by the words: the dispatcher's second reading of a worked solution
+whose first binding (each use placed on its own by :class:`~.binding.Binder`, by order where its
+words did not tell) the independent check refused (:func:`forced_places`, over a first walk).
+
+For each value the question states at two or more places, every use the steps make of it is
+scored against every place by the words of both texts:
+
+* the words the line writes right after the number ("4 mph", "20 cards she initially had")
+  that one place has after it and not every place (weight 2);
+* the word right before the number where the line writes it once in its prose ("but lost 5")
+  that is the word right before one place and not every place ("lost 5 right before") (weight 2);
+* the words that name one place and not every place ("red cars") that the line writes before
+  its computation's result, after no other number of its step (weight 1): the result's noun
+  ("6 * 3 = 18 fries") says what the result counts, not which place an operand is;
+* the words of one place's clause that the question writes nowhere else ("luge") that the line
+  writes (weight 1), and the words of one place's sentence that no other place's sentence writes
+  that the line writes before its result ("On the second day") (weight 1).
+
+What a use does limits its places: a value divided by 100 as written is a percent the question
+states ("20 x 20/100" for "20% enrolled"), and one neither divided by 100 nor written with "%" on
+its line is no percent, where the question states the value both ways. A use whose words prefer
+some of its places can only be one of those (its own words are never overruled); one whose words
+prefer none may be any. The assignment must use every place when there are at least as many uses
+as places (elimination), and puts two uses of one step at one place only where the words of each
+chose it and every other place is chosen by the words of a use in another step (a line's words
+are the same for both uses of its step). Only when exactly one assignment is left is it taken;
+otherwise nothing is decided for that value and the binder keeps its own reading (and refusal).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from qcstation.core.construct.make.rules.binding import sentence_bounds
+from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, leaves
+from qcstation.core.reading.words import ANNOTATION, NUMERAL, line_stems, numeral_value, solution_stems
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.binding import Binder
+
+#: the most assignments enumerated for one value (more: nothing is decided)
+MAX_ASSIGNMENTS = 4096
+
+
+@dataclass(frozen=True)
+class Use:
+    """One use of a value the binder placed: step index, value, its rank among the step's
+    uses of that value (as the binder counts them), and the step's other written values."""
+
+    step: int
+    value: Fraction
+    nth: int
+    others: tuple[Fraction, ...]
+    per100: bool = False  # divided by 100 as written ("20/100", "$100 x 2/100"): a percent
+    once: bool = True  # the step writes the value once
+
+
+def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
+    """The words' evidence for each place (see the module docstring)."""
+    common = frozenset.intersection(*own) if own else frozenset()
+    after = solution_stems(line, use.value, 4, use.nth) - _NO_EVIDENCE if line else frozenset()
+    said = line_stems(line) - _NO_EVIDENCE
+    for o in use.others:
+        said -= solution_stems(line, o)
+    # the nouns the line writes before its computation's result: what the result counts is no
+    # evidence of which place an operand is ("6 * 3 = 18 fries" for a raccoon's "two thirds")
+    before = said & line_stems(ANNOTATION.sub(" ", line).split("=", 1)[0])
+    names = line_stems(" ".join(_NAME.findall(question)))
+    spans = [clause_span(question, s) for s in starts]
+    # the word right before the value where the line writes it in its prose ("but lost 5"),
+    # against the word right before each place ("lost 5 right before the comparison")
+    pre: frozenset[str] = frozenset()
+    if use.once and line:
+        prose = ANNOTATION.sub(" ", line[:2000])
+        for m in NUMERAL.finditer(prose):
+            if numeral_value(m) == use.value:
+                pre |= phrase_at(prose, m.start(), m.end())[0]
+    q_pre = [phrase_at(question, s, s + width)[0] for s, width in zip(starts, _widths(question, starts))]
+    common_pre = frozenset.intersection(*q_pre) if q_pre else frozenset()
+    out = []
+    for i, (s, sp) in enumerate(zip(starts, spans)):
+        mine = own[i] - common - _NO_EVIDENCE
+        score = 2 * len(after & mine) + len(before & mine - names) + 2 * len(pre & (q_pre[i] - common_pre))
+        if spans.count(sp) == 1:
+            a, b = sp
+            unique = (_stems_in(question, sp, s) - _NO_EVIDENCE) - line_stems(question[:a] + " . " + question[b:]) - names
+            score += len(unique & said)
+        out.append(score)
+    # the sentence of one place: its words no other place's sentence writes, on the line before
+    # its result ("On the second day, he does 100+20" for "On the second day, he does 20 more
+    # pushups"); the sentence of the step's other numbers is no evidence ("100+20" adds the
+    # first day's 100 pushups to the second day's "20 more")
+    bounds = sentence_bounds(question)
+    sent = [next(k for k, e in enumerate(bounds) if s < e) for s in starts]
+    if len(set(sent)) == len(sent):
+        words = [line_stems(question[(bounds[k - 1] if k else 0):bounds[k]]) for k in sent]
+        for i in range(len(starts)):
+            rest = frozenset().union(*(w for j, w in enumerate(words) if j != i))
+            out[i] += len((words[i] - rest - names - _NO_EVIDENCE) & before)
+    return out
+
+
+def _widths(question: str, starts: list[int]) -> list[int]:
+    """How many characters the number at each start writes (digits, or a number word)."""
+    out = []
+    for s in starts:
+        m = re.match(r"[$]?[\d,]*\.?\d+|[A-Za-z]+", question[s:s + 40])
+        out.append(len(m.group(0)) if m else 1)
+    return out
+
+
+def _percent_places(own: list[frozenset[str]]) -> list[int]:
+    return [i for i, w in enumerate(own) if "%" in w]
+
+
+def _allowed(u: Use, line: str, own: list[frozenset[str]]) -> list[int]:
+    """The places a use may be by what it does: a value divided by 100 as written is a percent
+    the question states ("20% enrolled" for "20 x 20/100"), and a use neither divided by 100 nor
+    written with "%" on its line is no percent ("20 - 4" is the 20 students), where the question
+    states the value both ways."""
+    pct = _percent_places(own)
+    every = list(range(len(own)))
+    if not pct or len(pct) == len(own):
+        return every
+    if u.per100:
+        return pct
+    if re.search(r"(?<![\d.])" + re.escape(_plain(u.value)) + r"\s*%", ANNOTATION.sub(" ", line)):
+        return every
+    return [i for i in every if i not in pct]
+
+
+def _plain(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else str(float(v))
+
+
+def _twice_worded(uses: list[Use], pick: tuple[int, ...], worded: list[bool], n: int) -> bool:
+    """One place twice in a step only where the words of each use chose it and every other place
+    is chosen by the words of a use in another step ("The total times that they ride the luge is
+    2+2" beside "roller coaster is 2+4"); the words of a line are the same for both uses of a step
+    ("Three persons eat 3 x 3": three people, three eggs), so they never tell one place twice from
+    two places otherwise."""
+    twice: dict[int, set[int]] = {}
+    seen: dict[tuple[int, int], int] = {}
+    for u, p in zip(uses, pick):
+        seen[(u.step, p)] = seen.get((u.step, p), 0) + 1
+        if seen[(u.step, p)] > 1:
+            twice.setdefault(u.step, set()).add(p)
+    for step, places in twice.items():
+        if not all(w for u, p, w in zip(uses, pick, worded) if u.step == step and p in places):
+            return False
+        elsewhere = {p for u, p, w in zip(uses, pick, worded) if u.step != step and w}
+        if not set(range(n)) - places <= elsewhere:
+            return False
+    return True
+
+
+def joint_places(question: str, starts: list[int], own: list[frozenset[str]], uses: list[Use],
+                 lines: list[str]) -> list[int] | None:
+    """The place (index into ``starts``) of each of ``uses`` (the uses of one value, whose
+    places are ``starts``, named by ``own``), when the words leave exactly one assignment;
+    else None."""
+    if len(starts) < 2 or not uses or len(set(starts)) != len(starts):
+        return None
+    options: list[list[int]] = []
+    worded: list[bool] = []  # the use's own words chose its places
+    for u in uses:
+        line = lines[u.step] if u.step < len(lines) else ""
+        allowed = _allowed(u, line, own)
+        sc = _scores(question, starts, own, line, u)
+        top = max(sc[i] for i in allowed) if allowed else 0
+        options.append([i for i in allowed if sc[i] == top] if top > 0 else allowed)
+        worded.append(top > 0)
+    total = 1
+    for o in options:
+        total *= len(o)
+        if total > MAX_ASSIGNMENTS:
+            return None
+    cover = len(uses) >= len(starts)
+    found: list[tuple[int, ...]] = []
+    for pick in itertools.product(*options):
+        if cover and len(set(pick)) != len(starts):
+            continue
+        if not _twice_worded(uses, pick, worded, len(starts)):
+            continue
+        found.append(pick)
+        if len(found) > 1:
+            return None
+    if not cover and found and not all(worded):
+        return None  # a use no words place, with a place left over: it may be any
+    return list(found[0]) if found else None
+
+
+def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
+    """The place (index into the binder's numbers) of every use a first walk of ``binder``
+    placed, for each value the question states at several places whose uses the words assign
+    jointly (:func:`joint_places`); keyed by (step, value, nth) as the binder walks."""
+    out: dict[tuple[int, Fraction, int], int] = {}
+    by_v: dict[Fraction, list[tuple[int, int]]] = {}
+    for step, v, nth, idx in binder.records:
+        if idx < len(binder.numbers) and v not in (0, 1, 100):
+            by_v.setdefault(v, []).append((step, nth))
+    for v, keys in by_v.items():
+        first: dict[int, int] = {}
+        for j in binder.by_value.get(v, []):
+            first.setdefault(binder.numbers[j].start, j)
+        if len(first) < 2:
+            continue
+        starts = sorted(first)
+        uses = [Use(step, v, nth, tuple(sorted({leaf.value for leaf in leaves(binder.exprs[step])
+                                                if leaf.text and leaf.value != v})),
+                    _over_100(binder.exprs[step], v, nth),
+                    sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1)
+                for step, nth in keys]
+        lines = binder.lines or []
+        pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
+        if pick is None:
+            continue
+        for (step, nth), p in zip(keys, pick):
+            out[(step, v, nth)] = first[starts[p]]
+    return out
+
+
+def _over_100(e: Expr, v: Fraction, nth: int) -> bool:
+    """Is the ``nth`` written use of ``v`` in ``e`` (in the binder's walk order) divided by 100
+    as written: "20/100" (the left of a division by 100) or "$100 x 2/100" (the right factor of
+    a product divided by 100)?"""
+    marked: list[bool] = []
+
+    def walk(x: Expr, mark: bool) -> None:
+        if isinstance(x, Num):
+            if x.text and not x.text.startswith("k_") and x.value == v:
+                marked.append(mark)
+        elif isinstance(x, Neg):
+            walk(x.operand, False)
+        elif isinstance(x, BinOp):
+            by100 = x.op == "/" and isinstance(x.right, Num) and x.right.value == 100
+            if by100 and isinstance(x.left, BinOp) and x.left.op == "*":
+                walk(x.left.left, False)
+                walk(x.left.right, True)
+            else:
+                walk(x.left, by100)
+            walk(x.right, False)
+
+    walk(e, False)
+    return nth < len(marked) and marked[nth]
+

@@ -1,0 +1,108 @@
+"""The places of a value the question states more than once, chosen jointly over all its uses by
+the words (issue 26, point 1; :mod:`qcstation.core.construct.make.rules.joint`): the dispatcher
+reads a solution again this way when the independent check refused its first reading (each use
+placed on its own, by order where its words did not tell), and takes it only when the check
+finds nothing. A use's own words are never overruled; a place is used twice in one step only
+where each use's words say so; every place is used; only one assignment may be left."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.joint import Use, joint_places
+
+
+def _uses(seed: dict) -> dict[str, list[str]]:
+    """Each step -> the question's words (20 characters from its span) of the givens it uses."""
+    rule = rule_for_seed(seed)
+    q = seed["question"]
+    at = {str(g["name"]): q[g["span"][0]:g["span"][0] + 20] for g in rule.givens}
+    out: dict[str, list[str]] = {}
+    for st in rule.steps:
+        names = re.findall(r"\bg\d+\w*", st.sexpr)
+        out[st.name.split("_")[0]] = [at[n] for n in names if n in at]
+    return out
+
+
+def test_one_place_used_twice_in_a_step_where_the_words_of_both_uses_say_so(gsm8k: dict) -> None:
+    # 133 "Pam rode the roller coaster 2 times ... each of them decided to ride the luge 2 times":
+    # "The total times that they ride the luge is 2+2" is the luge's 2 twice (once each), and the
+    # roller coaster's "2+4" Pam's 2; by order the luge's second 2 was Pam's
+    uses = _uses(gsm8k["133"])
+    assert uses["s1"] == ["2 times while Fred r", "4 times. After that,"]
+    assert uses["s2"] == ["2 times. If each rid", "2 times. If each rid"]
+
+def test_the_words_of_a_line_never_place_both_uses_of_its_step_at_one_place(gsm8k: dict) -> None:
+    # 312 "three people eat three eggs each day": "Three persons eat 3 x 3" writes words of the
+    # first place's clause for both uses, which says nothing of which 3 is which: never one place
+    # twice (the check refused that reading: three people times three people), and "5 - 3" names
+    # neither, so the seed stays refused
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["312"])
+    # 393 "Netflix for $10 a month ... Hulu and Disney Plus normally cost $10 a month each":
+    # "Hulu and Disney Plus normally cost 10+10" would be the second $10 twice only if a use of
+    # another step named Netflix's $10 ("16+10" names nothing): refused, not read by elimination
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(gsm8k["393"])
+
+
+def test_elimination_and_the_clause_words_place_every_use(gsm8k: dict) -> None:
+    # 243 "pen pal with 5 people. He stopped being penpals with 2 of them. They each send 2
+    # letters a week that are 5 pages long"
+    uses = _uses(gsm8k["243"])
+    assert uses["s1"] == ["5 people.  He stoppe", "2 of them.  They eac"]
+    assert uses["s2"] == ["2 letters a week tha"]
+    assert uses["s3"] == ["5 pages long.  He re"]
+    # 461 "a plastic bottle is worth three cents. She drinks three aluminum cans"
+    uses = _uses(gsm8k["461"])
+    assert uses["s1"] == ["two cents and a plas", "three aluminum cans "]
+    assert uses["s2"] == ["three cents. She dri", "five plastic bottles"]
+
+
+def test_what_the_result_counts_places_no_operand(gsm8k: dict) -> None:
+    # 154 "three pigeons ... each pigeon ate three fries ... a raccoon stole two thirds": "The
+    # raccoon left 1/3 behind, so there were 6 * 3 = 18 fries" undoes the raccoon's third; its
+    # 3 is no pigeon's "three fries" (the result's "fries" says nothing of it): refused
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["154"])
+    # 194 "18 pink plastic flamingos" on Friday and "another 18" on Sunday: "This left 18 pink -
+    # 6" names neither; refused, never placed by order
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(gsm8k["194"])
+
+
+def test_the_assignment_is_taken_only_when_one_is_left() -> None:
+    q = "Ann has 2 cats and 2 dogs. How many pets?"
+    starts = [8, 17]
+    own = [frozenset({"cat"}), frozenset({"dog"})]
+    two = Fraction(2)
+    # "2 cats + 2 dogs": each use's words
+    assert joint_places(q, starts, own, [Use(0, two, 0, ()), Use(0, two, 1, ())],
+                        ["She has 2 cats + 2 dogs = <<2+2=4>>4 pets"]) == [0, 1]
+    # one use named, the other by elimination (every place is used)
+    assert joint_places(q, starts, own, [Use(0, two, 0, ()), Use(1, two, 0, ())],
+                        ["2 dogs bark", "the others: 2 + 1 = <<2+1=3>>3"]) == [1, 0]
+    # nothing names either use: two assignments are left, none is taken
+    assert joint_places(q, starts, own, [Use(0, two, 0, ()), Use(1, two, 0, ())],
+                        ["2 + 1 = <<2+1=3>>3", "2 * 5 = <<2*5=10>>10"]) is None
+    # three uses of two places, one named: which of the other two is the second place is open
+    assert joint_places(q, starts, own, [Use(0, two, 0, ()), Use(1, two, 0, ()), Use(2, two, 0, ())],
+                        ["2 cats", "2 + 1 = <<2+1=3>>3", "2 * 5 = <<2*5=10>>10"]) is None
+    # a place twice in a step, where only one use's words say so: not taken
+    assert joint_places(q, starts, own, [Use(0, two, 0, ()), Use(0, two, 1, ())],
+                        ["2 cats + 2 = <<2+2=4>>4"]) is None
+
+
+def test_a_percent_as_written_is_the_percent_place() -> None:
+    q = "In a class of 20 students, 20% dance. How many dance?"
+    starts = [14, 27]
+    own = [frozenset({"stud"}), frozenset({"%"})]
+    twenty = Fraction(20)
+    uses = [Use(0, twenty, 0, (Fraction(100),)), Use(0, twenty, 1, (Fraction(100),), per100=True),
+            Use(1, twenty, 0, (Fraction(4),))]
+    lines = ["There are 20 x 20/100 = <<20*20/100=4>>4 students who dance.", "20 - 4 = <<20-4=16>>16"]
+    assert joint_places(q, starts, own, uses, lines) == [0, 1, 0]

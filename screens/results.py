@@ -357,7 +357,11 @@ class ResultsScreen(QCScreen):
             return
         key = (row.run_id, row.seed_id, row.sample_idx)
         if key == self.detail_key:
-            self._render_detail()   # same item, maybe another metric: its task comes first
+            # same item, maybe another metric: its task comes first; while it is still being
+            # read (a page turn highlights the row it just asked for) the pane would show the
+            # item before it under this one's title, and draw it twice
+            if not self.detail_pending:
+                self._render_detail()
             return
         self.detail_key = key
         self.query_one("#item_pane").border_title = Text(f"Item {preview(row.item_key, 30)}")

@@ -563,3 +563,88 @@ async def test_enter_p_then_two_esc_leave_the_results(eval_db: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is not screen, seen
+
+
+async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_title(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the first row's item of the next page is being read, the pane keeps what it
+    showed and is not drawn again: the highlight of that row drew the previous item (under
+    the new title) and then the new one, two renders per key."""
+    import asyncio
+    import threading
+
+    import screens.results as results_screen
+    from qcstation.eval import browse
+
+    drawn: list[Any] = []
+    render_item = results_screen.render_item
+    def counted(detail: Any, **kw: Any) -> Any:
+        drawn.append(detail)
+        return render_item(detail, **kw)
+
+    monkeypatch.setattr(results_screen, "render_item", counted)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen) and screen.detail is not None
+        before = screen.detail
+        release = threading.Event()
+        item_detail = browse.item_detail
+
+        def held(*args: Any) -> Any:           # the next item is read only once released
+            release.wait(60)
+            return item_detail(*args)
+
+        monkeypatch.setattr(browse, "item_detail", held)
+        drawn.clear()
+        await pilot.press("right_square_bracket")
+        deadline = time.monotonic() + 60
+        while not (screen.page_number == 2 and screen.detail_pending) \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        assert screen.page_number == 2 and screen.detail_pending
+        assert drawn == []                     # the old item was not drawn again
+        release.set()
+        await settle(pilot)
+        assert screen.detail is not None and screen.detail is not before
+        assert drawn == [screen.detail]        # the new one, once
+
+
+async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """m cycles the difficulty chart's metric: a metric seen before is drawn from the
+    breakdown kept (a pass over every score of the runs each time), with the same numbers."""
+    from qcstation.eval import charts as chartdata
+    from qcstation.eval.types import METRICS
+
+    read: list[str] = []
+    by_difficulty = chartdata.by_difficulty
+
+    def counted(store: Any, run_ids: Any, metric: str, **kw: Any) -> Any:
+        read.append(metric)
+        return by_difficulty(store, run_ids, metric, **kw)
+
+    monkeypatch.setattr(chartdata, "by_difficulty", counted)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await pilot.press("t")
+        await settle(pilot)
+        first = screen_text(app)
+        assert "ACC@Fi by difficulty" in first and read == ["fi"]
+        for _ in METRICS:                       # every metric once, back to fi
+            await pilot.press("m")
+            await settle(pilot)
+        assert screen.metric == "fi" and sorted(read) == sorted(METRICS)
+        assert screen_text(app) == first        # drawn from what was kept, the same chart
+        await pilot.press("t", "t")             # away and back: nothing read again
+        await settle(pilot)
+        assert sorted(read) == sorted(METRICS) and screen_text(app) == first

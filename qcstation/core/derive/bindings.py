@@ -269,7 +269,18 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "an ordinal"          # "the 3rd floor": "5rd" or "Xrd" would not read
     if _LEGS_AFTER.match(question[end:end + 12]):
         return "the legs of an animal"   # "18 5-legged animals" is no animal
+    if value == 1 and _SINGULAR_AFTER.match(question[end:end + 24]):
+        # "1 hour", "one dollar": the noun after it is singular, "2 hour" would not read
+        return "one of a unit: the noun after it is singular"
     return ""
+
+
+#: a singular noun right after a number: a word that does not end in s ("1 hour", "1 dollar",
+#: "1 large pizza"; a hyphenated "1-hour class" reads as well with 2). A word such as "each"
+#: or "more" is no noun of the number; an adjective before a singular noun is held too
+#: (holding is the safe side: the other givens may still move)
+_SINGULAR_AFTER = re.compile(r"^\s(?!(?:and|or|to|of|in|at|on|for|per|each|more|less|than|"
+                             r"times|percent|%)\b)[A-Za-z]+(?<!s)\b")
 
 
 _LEGS_AFTER = re.compile(r"^(?:-|\s)?(?:legged\b|legs?\b)", re.IGNORECASE)

@@ -25,6 +25,7 @@ __all__ = [
     "Style",
     "Unwritable",
     "read_style",
+    "fit_article",
     "render",
     "word_of",
     "written_value",
@@ -164,11 +165,51 @@ def render(style: Style, value: Fraction) -> str:
     scaled = shown * 10 ** style.places
     digits = str(int(scaled)).rjust(style.places + 1, "0")
     whole, frac = (digits[:-style.places], digits[-style.places:]) if style.places else (digits, "")
+    if frac and not frac.strip("0") and not (style.prefix.strip() and style.places == 2):
+        # a whole value where the question writes decimals: "$3" and "2 times", not "$3.0"
+        # and "2.0 times"; money with cents keeps them ("$3.00")
+        frac = ""
     if style.commas:
         whole = f"{int(whole):,}"
-    if style.lead_dot and whole == "0":
+    if style.lead_dot and whole == "0" and frac:
         whole = ""
     return style.prefix + whole + ("." + frac if frac else "") + style.suffix
+
+
+_ARTICLE_RE = re.compile(r"(?:^|(?<=[^A-Za-z]))([Aa])(n?)(\s+)$")
+
+
+def fit_article(before: str, text: str) -> str:
+    """``before`` (the text up to a number written as ``text``) with an article right before
+    the number agreeing with how the number is said: "a 5-hour shift" -> "an 8-hour shift",
+    "an 8% raise" -> "a 5% raise", "an eleven" / "a twelve". A number after a currency sign
+    (said "a $8 fee" or "an $8 fee" alike) and text with no article are left as they are."""
+    m = _ARTICLE_RE.search(before)
+    if m is None:
+        return before
+    an = _said_with_vowel(text)
+    if an is None or an == bool(m.group(2)):
+        return before
+    article = m.group(1) + ("n" if an else "")
+    return before[:m.start()] + article + m.group(3)
+
+
+def _said_with_vowel(text: str) -> bool | None:
+    """Whether ``text`` (a written number) is said starting with a vowel sound ("8", "11",
+    "18", "80", "800", "8,000", "eighteen"); None when it starts with no digit or word."""
+    t = text.strip().lower()
+    if not t:
+        return None
+    if t[0].isalpha():
+        return t.startswith(("eight", "eleven"))
+    if not t[0].isdigit():
+        return None
+    whole = re.match(r"[\d,]+", t)
+    digits = whole.group(0).replace(",", "") if whole else ""
+    if not digits:
+        return None
+    lead = digits[: len(digits) % 3 or 3]     # the group said first: 18 in 18,500
+    return lead.startswith("8") or lead in ("11", "18")
 
 
 def _plain(v: Fraction) -> str:

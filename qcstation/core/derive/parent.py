@@ -38,7 +38,7 @@ from qcstation.core.derive.bindings import (
     unused_numbers,
 )
 from qcstation.core.derive.model import fmt
-from qcstation.core.derive.numbers import Unwritable, render
+from qcstation.core.derive.numbers import Unwritable, fit_article, render
 from qcstation.core.derive.rebuild import renaming, rule_of, skeleton
 from qcstation.core.derive.solution import (
     SolutionTemplate,
@@ -315,12 +315,16 @@ def rewrite_question(parent: Parent, givens: dict[str, Fraction]) -> tuple[str, 
     shift = 0
     for g in sorted(parent.givens, key=lambda g: g.start):
         text = g.words
+        before = q[pos:g.start]
         if g.name in givens and givens[g.name] != g.value:
             try:
                 text = render(g.style, givens[g.name])
             except Unwritable as exc:
                 raise Refusal("unwritable", f"given {g.name}: {exc}") from None
-        out.append(q[pos:g.start])
+            said = fit_article(before, text)     # "a 5-hour shift" -> "an 8-hour shift"
+            shift += len(said) - len(before)
+            before = said
+        out.append(before)
         out.append(text)
         start = g.start + shift
         places[g.name] = (start, start + len(text))

@@ -110,7 +110,10 @@ def _tokens(text: str) -> tuple[Tok, ...]:
 
 
 def _skeleton(toks: list[Tok]) -> list[str]:
-    return ["#" if t.value is not None else t.text.lower() for t in toks]
+    # "a"/"an" are one word here: a rewritten number takes the article it is said with
+    # ("a 5-hour shift" -> "an 8-hour shift")
+    return ["#" if t.value is not None else "a" if t.text.lower() == "an" else t.text.lower()
+            for t in toks]
 
 
 # -- the gold solution's calculator annotations -------------------------------------------------

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.derive.bindings import Refusal, question_numbers, read_bindings
-from qcstation.core.derive.numbers import Unwritable, read_style, render, word_of
+from qcstation.core.derive.numbers import Unwritable, fit_article, read_style, render, word_of
 
 
 @pytest.mark.parametrize(("words", "value", "new", "expected"), [
@@ -126,3 +126,47 @@ def test_clock_times_and_years_stay_put() -> None:
          "kind": "number"}]}
     fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
     assert fixed == {"g1": "a clock time", "g2": "a clock time", "g3": "a calendar year", "g4": ""}
+
+
+@pytest.mark.parametrize(("words", "value", "new", "expected"), [
+    ("1.5", Fraction(3, 2), 2, "2"),              # "2 times", never "2.0 times"
+    ("3.5", Fraction(7, 2), 3, "3"),
+    ("$1.5", Fraction(3, 2), 3, "$3"),            # "$3 each", never "$3.0 each"
+    ("$1.50", Fraction(3, 2), 3, "$3.00"),        # money written with cents keeps them
+    ("2.50", Fraction(5, 2), 3, "3"),
+    (".5", Fraction(1, 2), 1, "1"),
+])
+def test_a_whole_value_where_decimals_were_written(words: str, value: int | Fraction,
+                                                  new: int | Fraction, expected: str) -> None:
+    assert render(read_style(words, Fraction(value)), Fraction(new)) == expected
+
+
+@pytest.mark.parametrize(("before", "text", "expected"), [
+    ("ate a ", "8", "ate an "),                   # "an 8-ounce steak"
+    ("solving a ", "800", "solving an "),
+    ("gets a ", "18", "gets an "),
+    ("A ", "11", "An "),
+    ("has a ", "18,500", "has an "),
+    ("offers him an ", "5", "offers him a "),     # "an 8% raise" -> "a 5% raise"
+    ("a ", "1800", "a "),
+    ("a ", "110", "a "),
+    ("costs a ", "$8", "costs a "),               # after a currency sign: left as it is
+    ("banana ", "8", "banana "),                  # no article
+    ("makes an ", "eleven", "makes an "),
+    ("makes an ", "twelve", "makes a "),
+])
+def test_the_article_before_a_rewritten_number(before: str, text: str, expected: str) -> None:
+    assert fit_article(before, text) == expected
+
+
+def test_a_one_before_a_singular_noun_stays_put() -> None:
+    # "1 hour" moved to 2 would read "2 hour"; "$1 each" reads as well with 2
+    q = "It takes 1 hour to walk 3 miles. Pens cost $1 each and he has 12 pens."
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "1", "span": _at(q, "1 hour", "1"), "words": "1", "kind": "number"},
+        {"name": "g2", "value": "3", "span": _at(q, "3 miles", "3"), "words": "3", "kind": "number"},
+        {"name": "g3", "value": "1", "span": _at(q, "1 each", "1"), "words": "1", "kind": "number"},
+        {"name": "g4", "value": "12", "span": _at(q, "12 pens", "12"), "words": "12",
+         "kind": "number"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed["g1"].startswith("one of a unit") and fixed["g2"] == fixed["g3"] == fixed["g4"] == ""

@@ -163,7 +163,7 @@ def test_parts_of_a_stated_total_and_legs_keep_their_values() -> None:
 def test_an_article_that_follows_its_number_is_no_change_of_words() -> None:
     # "A 4 foot strip" -> "An 8 foot strip": the article is said with the new number
     pairs = rc._changes("A 4 foot strip is cut off.", "An 8 foot strip is cut off.")
-    assert [(x.value, y.value) for x, y in pairs] == [(4, 8)]
+    assert [(x.value, y.value) for x, y in pairs] == [(Fraction(4), Fraction(8))]
     try:
         rc._changes("A 4 foot strip is cut off.", "The 8 foot strip is cut off.")
     except rc._Unconfirmed:

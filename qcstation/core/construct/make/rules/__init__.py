@@ -38,6 +38,8 @@ The modules and their contract (each imports only the ones above it):
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
                 binds a formalization's literals to named given constants (via ``binding``);
                 a price in cents the solution writes in dollars (``.4`` for "40 cents").
+``averaged``    the count of the values an average divides by (``240 / 3`` after ``80 + 60 + 100``):
+                the named constant ``k_<n>_values_averaged``, only where the words say average.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

@@ -12,7 +12,7 @@ from fractions import Fraction
 from qcstation.core.reading.expr import (Expr, ExpressionError, evaluate, expr_names,
                                                  expr_to_sexpr, fmt, literal_value, literal_values,
                                                  parse_expression)
-from qcstation.core.construct.make.rules.constants import declare_literals
+from qcstation.core.construct.make.rules.constants import LITERAL_IN_STEP, declare_literals
 from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars, content_words, percent_multipliers, protect_fractions,
                                                        question_numbers)
 from qcstation.core.reading.inline import find_inline_computations, visible_before
@@ -341,7 +341,17 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
     exprs, consts = givens.bind(exprs, lines, joint)
     uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
                  f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
-    exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
+    try:
+        exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
+    except RuleError as exc:
+        # a literal no word of the question names may be the count of the values an average
+        # divides by (:mod:`.averaged`); only then, so that no reading made before changes
+        from qcstation.core.construct.make.rules.averaged import mark_average_counts
+
+        marked = mark_average_counts([s.name for s in steps], exprs, lines, question)
+        if exc.title != LITERAL_IN_STEP or marked == exprs:
+            raise
+        exprs, named = declare_literals(marked, question, {n for n, _, _ in consts}, lines)
     consts += named
     from qcstation.core.construct.make.rules.one_unit import one_unit_givens
 

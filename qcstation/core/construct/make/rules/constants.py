@@ -21,12 +21,16 @@ import re
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
+from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
                                                          _month_days, implied_constant, implied_names, list_count)
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
 
-__all__ = ["FACTOR_VALUES", "declare_literals", "implied_constant"]
+__all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "implied_constant"]
+
+#: the title of the refusal of a literal that is no number or word of the question
+LITERAL_IN_STEP = "Literal in step"
 
 # (value, question words that make it this factor, name)
 _FACTORS: list[tuple[Fraction, str, str]] = [
@@ -95,6 +99,7 @@ def _gate_ok(name: str, line: str) -> bool:
 FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
 FACTOR_VALUES.update({n: v for v, _, n, _ in _IMPLIED_CONSTANTS})
 FACTOR_VALUES.update({f"k_days_in_{m}": Fraction(d) for m, d in _MONTH_DAYS.items()})
+FACTOR_VALUES.update(AVERAGED_COUNTS)
 
 
 _ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")
@@ -233,7 +238,7 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
                 raise RuleError(
                     f"step {step} writes the number {fmt(e.value)}, which the question states "
                     f"neither as a number nor in words, and which is no named unit or percent "
-                    f"factor: a hard-coded result or an unstated fact", "Literal in step")
+                    f"factor: a hard-coded result or an unstated fact", LITERAL_IN_STEP)
             return Name(name)
         if isinstance(e, Neg):
             return Neg(walk(e.operand, step))

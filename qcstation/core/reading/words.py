@@ -49,6 +49,7 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "doubles": (Fraction(2),),
     "triple": (Fraction(3),),
     "tripled": (Fraction(3),),
+    "triples": (Fraction(3),),
     "thrice": (Fraction(3),),
     "a third": (Fraction(1, 3), Fraction(3)),
     "one third": (Fraction(1, 3), Fraction(3)),

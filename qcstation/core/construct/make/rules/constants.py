@@ -264,7 +264,7 @@ def _role_of(name: str) -> str:
         return "divisor"
     if name.endswith("_numerator"):
         return "times"
-    if re.fullmatch(r"w_(?:twice|doubled?|doubles|tripled?|thrice|quadrupled?)", name):
+    if re.fullmatch(r"w_(?:twice|doubled?|doubles|tripled?|triples|thrice|quadrupled?)", name):
         return "times"
     return ""
 

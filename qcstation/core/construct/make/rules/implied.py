@@ -39,6 +39,9 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
       for coin, q, line, cents in _COINS],
     *[(Fraction(100, cents), _COIN_TALK + r"[\s\S]*" + q, f"k_{coin}s_per_dollar".replace("pennys", "pennies"), line)
       for coin, q, line, cents in _COINS],
+    # a bill's worth: "ten twenties" of money, "6*$20 ... of the twenties" (never "in her twenties")
+    (Fraction(20), _COIN_TALK + r"[\s\S]*(?<!\bher )(?<!\bhis )(?<!\bthe )(?<!\btheir )\btwenties\b",
+     "k_dollars_per_twenty", r"\btwenties\b"),
     (Fraction(5), r"\bweekends?\b", "k_weekdays_per_week", r"\bweekdays?\b"),
     (Fraction(2), r"\bsaturday and sunday\b|\bsunday and saturday\b", "k_weekend_days",
      r"\bweekends?\b|\bsaturday and sunday\b|\bsunday and saturday\b"),

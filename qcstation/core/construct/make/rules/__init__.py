@@ -40,6 +40,8 @@ The modules and their contract (each imports only the ones above it):
                 a price in cents the solution writes in dollars (``.4`` for "40 cents").
 ``averaged``    the count of the values an average divides by (``240 / 3`` after ``80 + 60 + 100``):
                 the named constant ``k_<n>_values_averaged``, only where the words say average.
+``restated``    a quantity restated in another unit with no operator ("1.25 hours = 75 minutes"):
+                a conversion by its named factor.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

@@ -321,6 +321,17 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
         )
 
 
+def _restated(solution: str, comps: list[Computation]) -> list[Computation]:
+    """The quantities the solution restates in another unit ("1.25 hours = 75 minutes"), as
+    computations by their named factor (:mod:`.restated`), less any that overlaps a computation
+    already read."""
+    from qcstation.core.construct.make.rules.restated import restated_quantities
+
+    return [Computation(start, end, raw, text, expr, value, written, "inline")
+            for start, end, raw, text, expr, value, written in restated_quantities(mask_annotations(solution))
+            if not any(c.start < end and start < c.end for c in comps)]
+
+
 def _note_unannotated(comps: list[Computation], n_annotations: int, notes: list[str]) -> None:
     if n_annotations and len(comps) > n_annotations:
         extra = [c.raw for c in comps if c.source == "inline"]
@@ -407,6 +418,10 @@ def smt_from_calculator_annotations(
         if worded:
             comps = sorted(comps + worded, key=lambda c: c.start)
             notes.append(f"{len(worded)} computation(s) written in words used: " + "; ".join(c.raw for c in worded))
+    restated = _restated(solution, comps)
+    if restated:
+        comps = sorted(comps + restated, key=lambda c: c.start)
+        notes.append(f"{len(restated)} quantity(ies) restated in another unit used: " + "; ".join(c.raw for c in restated))
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
     converted = None

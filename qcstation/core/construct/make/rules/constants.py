@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
 from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
+from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
                                                          _month_days, implied_constant, implied_names, list_count)
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
@@ -100,6 +101,7 @@ FACTOR_VALUES: dict[str, Fraction] = {n: v for v, _, n in _FACTORS}
 FACTOR_VALUES.update({n: v for v, _, n, _ in _IMPLIED_CONSTANTS})
 FACTOR_VALUES.update({f"k_days_in_{m}": Fraction(d) for m, d in _MONTH_DAYS.items()})
 FACTOR_VALUES.update(AVERAGED_COUNTS)
+FACTOR_VALUES.update(RESTATED_FACTORS)
 
 
 _ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")

@@ -2,7 +2,9 @@
 the step's line and the question call an average or mean, and that counts the terms of the sum it
 divides ("80 + 60 + 100 = 240", "240 / 3"), is the named constant ``k_<n>_values_averaged``
 (:mod:`qcstation.core.construct.make.rules.averaged`); never a given of equal value. An average
-over another count than the terms written, or a count a list of names gives, keeps its reading."""
+over another count than the terms written, or a count a list of names gives, keeps its reading.
+A list of things the question shares equally among ("equal amounts of red, white, and purple
+paint") gives the count a step divides by on a line that shares or divides."""
 
 from __future__ import annotations
 
@@ -59,3 +61,30 @@ def test_only_a_line_that_averages_a_flat_sum_is_marked() -> None:
         == divided
     two = BinOp("+", Name("a"), Name("b"))
     assert mark_average_counts(["s1", "s2"], [two, divided], ["", "The average is 80"], q)[1] == divided
+
+
+@pytest.mark.parametrize("seed_id, step, name", [
+    # "equal amounts of red, white, and purple paint" / "equal amounts of the other three colors ... 6 / 3"
+    ("1171", "s2", "w_red_white_and_purple"),
+    # "divides the bag of raisins equally among the cookies, granola, and snack mix" / "27 / 3 ... dividing"
+    ("526", "s1", "w_cookies_granola_and_snack"),
+])
+def test_a_list_shared_equally_gives_its_count(gsm8k: dict, seed_id: str, step: str, name: str) -> None:
+    rule = rule_for_seed(gsm8k[seed_id])
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert name in steps[step]
+    assert rule.value == int(gsm8k[seed_id]["answer_text"])
+    assert any(g["name"] == name and g["kind"] == "word" for g in rule.givens)
+
+
+def test_a_list_no_words_share_keeps_no_count() -> None:
+    from fractions import Fraction
+
+    from qcstation.core.construct.make.rules.implied import list_count, shared_lists
+
+    q = "There are equal amounts of red, white, and purple paint. She likes cats, dogs, and birds."
+    assert shared_lists(q, Fraction(3)) == ["red, white, and purple"]
+    assert list_count(Fraction(3), q, "equal amounts of three colors: 6 / 3", "divisor") == "red, white, and purple"
+    assert list_count(Fraction(3), q, "so 6 / 3 = 2", "divisor") is None          # the line shares nothing
+    assert list_count(Fraction(3), q, "equal: 6 * 3", "times") is None             # no division
+    assert shared_lists("She likes cats, dogs, and birds.", Fraction(3)) == []

@@ -199,4 +199,31 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
                   and sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line, re.I)) >= 2]
         if len(things) == 1:
             return things[0][0]
+        if not things and role == "divisor" and _EQUAL_SHARE_LINE.search(line):
+            shared = shared_lists(question, v)
+            if len(shared) == 1:
+                return shared[0]
     return None
+
+
+#: "equal amounts of red, white, and purple paint", "divides the bag equally among the cookies,
+#: granola, and snack mix": the words right before a list that share something among its members
+_EQUAL_SHARE_BEFORE = re.compile(r"\b(?:equal\s+(?:amounts?|parts?|shares?|numbers?)\s+of|equally\s+(?:among|between)"
+                                 r"|evenly\s+(?:among|between))\s+(?:the\s+)?$", re.I)
+_EQUAL_SHARE_LINE = re.compile(r"\b(?:equal(?:ly)?|evenly|share[sd]?|split|divid(?:e|es|ed|ing))\b", re.I)
+
+
+def shared_lists(question: str, v: Fraction) -> list[str]:
+    """The texts of the lists of ``v`` things in lower case that the question shares something
+    equally among ("equal amounts of red, white, and purple paint"): a step that divides by ``v``
+    on a line that shares or divides is that list's count (1171 "equal amounts of the other three
+    colors ... 6 / 3"; 526 "27 / 3 ... after dividing the bag")."""
+    q = question[:20_000]
+    out = []
+    for text, ms in word_lists(q):
+        if len(ms) != v:
+            continue
+        if any(_EQUAL_SHARE_BEFORE.search(q, max(0, m.start() - 40), m.start())
+               for m in re.finditer(re.escape(text), q)):
+            out.append(text)
+    return out

@@ -33,6 +33,7 @@ FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "
 STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped", "excluded")
 #: the most rows the queue lists (a filter narrows it)
 MAX_ROWS = 2000
+COLUMNS = ("id", "dimension", "state", "by", "reasons")
 #: rows read and drawn for the first frame (what fits, with a margin: twice the terminal's
 #: height, at least FIRST_PAGE); the rest, up to MAX_ROWS, is read when the cursor or the
 #: scroll comes within MORE_MARGIN rows of the end. Each row drawn costs (read, built,
@@ -131,7 +132,7 @@ class QueueScreen(QCScreen):
         self.query_one("#queue_filter").border_title = "Filter (Enter applies, ↓ to the rows)"
         table = self.query_one("#queue_table", DataTable)
         table.border_title = "Items"
-        table.add_columns("id", "dimension", "state", "by", "reasons")
+        self._set_columns(table, [])
         self.query_one("#queue_detail").border_title = "Item"
         table.focus()
         self.watch(table, "scroll_y", self._scrolled, init=False)
@@ -187,14 +188,22 @@ class QueueScreen(QCScreen):
             self.loading_more, self.more = False, more
             start = len(self.rows)
             self.rows = message.rows
-            self._add_rows(table, message.rows[start:])
+            if self._widths(message.rows) != self._widths(message.rows[:start]):
+                keep = table.cursor_row        # wider cells follow: the columns are remade
+                table.clear(columns=True)
+                self._set_columns(table, message.rows)
+                self._add_rows(table, message.rows)
+                table.move_cursor(row=keep)
+            else:
+                self._add_rows(table, message.rows[start:])
             table.border_title = f"Items: {len(message.rows)} ({shown})"
             return
         self.busy = self.loading_more = False
         self.more = more
         self.rows = message.rows
         keep = table.cursor_row
-        table.clear()
+        table.clear(columns=True)
+        self._set_columns(table, message.rows)
         self._add_rows(table, message.rows)
         table.border_title = f"Items: {len(message.rows)}{'+' if more else ''} ({shown})"
         if message.rows:
@@ -207,12 +216,29 @@ class QueueScreen(QCScreen):
                      style="dim"))
 
     @staticmethod
-    def _add_rows(table: DataTable[Any], rows: list[QueueRow]) -> None:
+    def _cells(r: QueueRow) -> tuple[Text, ...]:
+        # keys, names and reasons come from data and users: one line, controls escaped
+        return (Text(one_line(r.key, 60)), Text(r.dimension), Text(r.state),
+                Text(one_line(",".join(r.annotators), 60)),
+                Text(one_line("; ".join(r.reasons), 60)))
+
+    @classmethod
+    def _widths(cls, rows: list[QueueRow]) -> list[int]:
+        return [max([len(label), *(cls._cells(r)[i].cell_len for r in rows)])
+                for i, label in enumerate(COLUMNS)]
+
+    @classmethod
+    def _set_columns(cls, table: DataTable[Any], rows: list[QueueRow]) -> None:
+        """Columns as wide as the rows' cells. Textual's own widths (measured when the app
+        is next idle) left rows drawn before that at the labels' widths in its row cache:
+        in a terminal the ids read "gs", the states "pendi", until the row was redrawn."""
+        for label, width in zip(COLUMNS, cls._widths(rows), strict=True):
+            table.add_column(label, width=width)
+
+    @classmethod
+    def _add_rows(cls, table: DataTable[Any], rows: list[QueueRow]) -> None:
         for r in rows:
-            # keys, names and reasons come from data and users: one line, controls escaped
-            table.add_row(Text(one_line(r.key, 60)), r.dimension, r.state,
-                          Text(one_line(",".join(r.annotators), 60)),
-                          Text(one_line("; ".join(r.reasons), 60)), key=str(r.item_id))
+            table.add_row(*cls._cells(r), key=str(r.item_id))
 
     @on(Input.Submitted, "#queue_filter")
     def _filter_typed(self) -> None:

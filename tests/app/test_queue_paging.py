@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 
 from db import Store
@@ -70,3 +71,34 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         await settle(pilot)
         assert _ids(table) == everything
 
+
+
+async def test_rows_drawn_before_the_app_is_idle_are_never_cut_to_the_labels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28.2: in a terminal the queue read "gs  arithmeti  pendi": a frame painted after
+    the rows were added and before Textual measured them (when the app is next idle) was
+    kept in the table's row cache at the labels' widths. The paint is made to come first
+    here, every time: each row still reads whole once the app is idle."""
+    db = tmp_path / "qc.db"
+    with Store(db) as store:
+        populate(store, {"gsm8k": 12})
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=5, actor="carol")
+        keys = [r.key for r in qc_queue(store, limit=MAX_ROWS)]
+    add_rows = QueueScreen._add_rows
+
+    def painted_at_once(table: DataTable, rows: list) -> None:
+        add_rows(table, rows)
+        for y in range(min(table.row_count, 5) + 1):    # drawn before the idle measure
+            table.render_line(y)
+
+    monkeypatch.setattr(QueueScreen, "_add_rows", staticmethod(painted_at_once))
+    app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
+                   account="carol")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(QueueScreen())
+        await settle(pilot)
+        table = app.screen.query_one("#queue_table", DataTable)
+        lines = [table.render_line(y).text for y in range(1, 6)]
+        for key, line in zip(keys, lines):
+            assert f" {key} " in line and " arithmetic " in line and " pending " in line, lines

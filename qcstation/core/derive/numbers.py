@@ -14,6 +14,7 @@ words show p either way: ``scale`` is what the written number is times the value
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -143,9 +144,12 @@ def written_value(style: Style, value: Fraction) -> Fraction:
     return value * style.scale
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def render(style: Style, value: Fraction) -> str:
     """``value`` (a given's value) written in ``style``; :class:`Unwritable` when it cannot be
-    written that way exactly."""
+    written that way exactly. A str of a frozen style and a number, made once per pair (a
+    parent's draws and its worked solution write the same values again and again; an
+    :class:`Unwritable` is raised again each time, never kept)."""
     shown = written_value(style, value)
     if shown < 0:
         raise Unwritable(f"{shown} is negative; the question writes no sign")

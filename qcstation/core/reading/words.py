@@ -9,6 +9,7 @@ Every input is untrusted text; each reads at most :data:`MAX_TEXT` characters.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -166,7 +167,9 @@ def fmt_value(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
+@functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
+    # a str of a str: read once per word (the same words come back in every line and text)
     w = word.lower().replace("’", "'").split("'")[0]
     if w in ("$", "%"):
         return w
@@ -362,6 +365,7 @@ def words_at(text: str, start: int, end: int) -> frozenset[str]:
     return frozenset(words)
 
 
+@text_memo(maxsize=2048)
 def line_stems(line: str) -> frozenset[str]:
     """The stems of every content word of a line."""
     return frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", line[:MAX_TEXT])) if w.lower() not in _STOP)

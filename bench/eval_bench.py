@@ -86,9 +86,9 @@ class _WorkerCPU:
     def watch(self) -> None:
         import threading
 
-        from qcstation.eval import runner
+        from qcstation.eval import live as live_scoring
 
-        original = runner._LiveScoring._start_worker
+        original = live_scoring.LiveScoring._start_worker
         watcher = self
 
         def start(live: object) -> None:
@@ -96,7 +96,7 @@ class _WorkerCPU:
             pid = live._proc.pid  # type: ignore[attr-defined]
             threading.Thread(target=watcher._sample, args=(pid,), daemon=True).start()
 
-        runner._LiveScoring._start_worker = start  # type: ignore[method-assign,assignment]
+        live_scoring.LiveScoring._start_worker = start  # type: ignore[method-assign,assignment]
 
     def _sample(self, pid: int) -> None:
         tick = os.sysconf("SC_CLK_TCK")

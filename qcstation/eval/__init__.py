@@ -41,6 +41,9 @@ Modules, bottom up (a module imports only those above it in this list)
 ``twostep``     the SMART two-step Reflection & Refinement protocol (the default): a backend
                 wrapper that asks the refinement only after a reflection naming exactly the
                 injected error types; the run spec records the protocol.
+``live``        live scoring: ``LiveScoring`` starts a worker process that reads a run's
+                newly committed answer-task outputs from the database and stores their
+                scores (``LiveScorer``) while the run goes on; the scoring pass does the rest.
 ``runner``      execution only: ``execute_run`` takes the lease, asks a backend for what is
                 missing (resumable, bounded concurrency, response cache), stores the outputs.
 ``provenance``  what a run measured: release, model, refinement protocol, judges, templates,
@@ -62,7 +65,8 @@ Modules, bottom up (a module imports only those above it in this list)
 ``charts``      the numbers the terminal charts draw.
 
 ``runs`` and ``outputs`` sit below both ``runner`` and ``scorers``: the scorers read a run
-through ``RunContext``, the runner hands outputs to the scorers' ``LiveScorer``, and
+through ``RunContext``, the runner starts ``live`` (whose worker runs the scorers'
+``LiveScorer`` over what the run stored), and
 neither imports the other back (``tests/eval/test_eval_layers.py`` checks it).
 
 Storage (schema v4, ``db/migrations.py``)

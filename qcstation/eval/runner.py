@@ -10,8 +10,9 @@ stored as an error (it stays in the metric's denominator); ``retry_errors=True``
 those again. Replies are also kept in the response cache (``llm_cache``, keyed by model,
 endpoints, messages, sampling parameters and sample index), so a new run of the same model
 on the same prompts costs nothing. With ``live_score`` the answer tasks are scored as they
-are stored, in a worker process (:class:`~qcstation.eval.scorers.LiveScorer` there, so
-that checking never takes the event loop's interpreter lock); the scoring pass after a
+are stored, by a worker process that reads them from the database once committed
+(:class:`~qcstation.eval.scorers.LiveScorer` there, so that neither checking nor handing
+replies over takes the event loop's interpreter lock); the scoring pass after a
 run is :func:`~qcstation.eval.scorers.score_run` (both in sequence:
 :func:`~qcstation.eval.evaluate.run_and_score`).
 """
@@ -22,7 +23,6 @@ import asyncio
 import collections
 import hashlib
 import json
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -36,7 +36,8 @@ from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval import twostep
 from qcstation.eval.runs import EvalError, RunContext, executing, owner_id, run_totals, take_lease
-from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer, scorer_versions
+from qcstation.eval.live import LiveScoring
+from qcstation.eval.scorers import ANSWER_TASKS, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 WRITE_BATCH = 256
@@ -49,11 +50,9 @@ CANCEL_POLL_S = 0.05
 #: after a cancel, how long requests already in flight may finish (their replies are kept and
 #: not asked again on resume); what is still out then is cancelled
 CANCEL_GRACE_S = 0.5
-#: at the end of a run, how long the live scoring may finish what is queued (the scoring
+#: at the end of a run, how long the live scoring may finish what is stored (the scoring
 #: pass after the run scores the rest)
 LIVE_DRAIN_S = 30.0
-#: committed batches the live scoring may fall behind by (the rest is the scoring pass's)
-LIVE_QUEUE_BATCHES = 64
 
 
 # -- progress ------------------------------------------------------------------------------
@@ -109,12 +108,12 @@ def cache_key_for(backend_desc: Mapping[str, Any], req: EvalRequest) -> str:
 
 class _Writer(threading.Thread):
     """Stores outputs (and cache entries) in small batches from its own connection. Storing
-    never waits on scoring: committed answer-task outputs are handed to the live scoring
-    (:class:`_LiveScoring`, a worker process) afterwards. A row SQLite refuses becomes that request's error
+    never waits on scoring: the live scoring (:class:`LiveScoring`, a worker process) reads
+    committed answer-task outputs from the database. A row SQLite refuses becomes that request's error
     (:func:`~qcstation.eval.outputs.write_outputs`); only a fault of the database itself
     (locked, full, read-only) stops the writer."""
 
-    def __init__(self, db_path: Path, run_id: int, model: str, live: _LiveScoring | None = None) -> None:
+    def __init__(self, db_path: Path, run_id: int, model: str, live: LiveScoring | None = None) -> None:
         super().__init__(name=f"eval-writer-{run_id}", daemon=True)
         self.db_path, self.run_id, self.model = db_path, run_id, model
         self._cache_request = json.dumps({"eval": True, "model": model})
@@ -197,186 +196,8 @@ class _Writer(threading.Thread):
                     "INSERT OR IGNORE INTO llm_cache (key, model, request, response, created_at) "
                     "VALUES (?, ?, ?, ?, ?)", cache)
         self.written += len(rows)
-        if self.live is not None:
+        if self.live is not None and not self.live._answered:   # it reads them from the database
             self.live.put([(r[1], r[2], r[3], r[6]) for r in rows if r[4] == "ok" and r[2] in ANSWER_TASKS])
-
-
-class _LiveScoring(threading.Thread):
-    """Scores answer-task outputs after they are committed, in a worker process of its own
-    (:func:`_live_worker`: the checking and the score rows' SQLite writes, on its own
-    connection, never take the event loop's interpreter lock). This thread only hands it
-    the committed batches and waits for each to be done. The checker bounds each item's
-    time (one that cannot finish is ``unparseable``). What the worker has not scored when
-    the run ends is scored by the scoring pass after the run; if the worker cannot start or
-    dies, the scoring pass scores everything left."""
-
-    def __init__(self, db_path: Path, run_id: int, versions: Mapping[str, str]) -> None:
-        super().__init__(name=f"eval-scoring-{run_id}", daemon=True)
-        self.db_path, self.run_id, self.versions = db_path, run_id, dict(versions)
-        self.q: queue.Queue[Any] = queue.Queue()
-        self.stopping = threading.Event()
-        self.failed: str | None = None
-        self.skipped = 0              # outputs left to the scoring pass (queue full)
-        self.scored = 0               # outputs the worker scored and stored
-        self._proc: Any = None
-        self._conn: Any = None
-        self._spawned = threading.Event()
-        self._stop_lock = threading.Lock()
-
-    def put(self, outputs: list[tuple[int, str, int, str]]) -> None:
-        """Queue committed outputs; beyond :data:`LIVE_QUEUE_BATCHES` batches behind, they
-        are left to the scoring pass (memory stays bounded when scoring is slow)."""
-        if outputs and self.failed is None and not self.stopping.is_set():
-            if self.q.qsize() < LIVE_QUEUE_BATCHES:
-                self.q.put(outputs)
-            else:
-                self.skipped += len(outputs)
-
-    def worker_pid(self) -> int | None:
-        """The scoring worker's process id (None before it starts)."""
-        self._spawned.wait(10.0)
-        return None if self._proc is None else self._proc.pid
-
-    def _start_worker(self) -> None:
-        from qcstation.core.verify.isolation import mp_context, stderr_with_a_descriptor
-
-        ctx = mp_context()
-        parent, child = ctx.Pipe(duplex=True)
-        # a daemon: this process's exit ends it, whatever state the run is in (the worker
-        # lifts the flag for itself: its checker may start math-verify workers)
-        proc = ctx.Process(target=_live_worker, name=f"qcstation-scoring-{self.run_id}",
-                           args=(child, str(self.db_path), self.run_id, self.versions), daemon=True)
-        with stderr_with_a_descriptor():
-            proc.start()
-        child.close()
-        self._proc, self._conn = proc, parent
-
-    def _first_batch(self) -> Any:
-        """The first committed batch (None: the run ended before storing any answer)."""
-        while not self.stopping.is_set():
-            try:
-                return self.q.get(timeout=0.2)
-            except queue.Empty:
-                continue
-        return None
-
-    def run(self) -> None:
-        # the worker starts with the first batch: a run that stores no answer (stopped at
-        # once, every request failing) starts no process
-        first = self._first_batch()
-        if first is None:
-            return
-        try:
-            self._start_worker()
-        except Exception as exc:  # pragma: no cover - the scoring pass scores these
-            self.failed = f"{exc.__class__.__name__}: {exc}"
-            return
-        finally:
-            self._spawned.set()
-        if self.stopping.is_set():   # the run ended while the worker was starting
-            self._stop_worker()
-            return
-        conn = self._conn
-        try:
-            while not self.stopping.is_set():
-                if first is not None:
-                    outputs, first = first, None
-                else:
-                    try:
-                        outputs = self.q.get(timeout=0.2)
-                    except queue.Empty:
-                        continue
-                conn.send(outputs)
-                if outputs is None:
-                    conn.recv()          # the worker's goodbye: everything sent is stored
-                    return
-                reply = conn.recv()
-                if isinstance(reply, str):   # the worker's fault: the pass scores the rest
-                    self.failed = reply
-                    return
-                self.scored += int(reply)
-        except (EOFError, OSError) as exc:   # the worker died, or was stopped by close()
-            if not self.stopping.is_set():
-                self.failed = f"the scoring worker stopped: {exc.__class__.__name__}: {exc}"
-
-    def close(self, drain_s: float = 0.0) -> None:
-        """Score what is queued for at most ``drain_s`` seconds, then stop (what is left is
-        the scoring pass's): the outputs are stored already, nothing waits on this. A
-        worker still starting is not waited for: the thread stops it once it has started."""
-        self.q.put(None)
-        deadline = time.monotonic() + drain_s
-        while (not self._spawned.is_set() and self.is_alive()
-               and time.monotonic() < deadline):   # a worker starting shares the drain time
-            self._spawned.wait(0.05)
-        if self._spawned.is_set():
-            self.join(timeout=max(0.0, deadline - time.monotonic()))
-        self.stopping.set()
-        if not self._spawned.is_set():
-            return
-        self._stop_worker(grace_s=0.0 if self.is_alive() else 2.0)
-        self.join(timeout=2.0)
-
-    def _stop_worker(self, grace_s: float = 0.0) -> None:
-        """End the worker: after ``grace_s`` for its own goodbye, killed where it is (an
-        uncommitted batch is rolled back); its pipe closed. Safe to call twice."""
-        with self._stop_lock:
-            proc, conn = self._proc, self._conn
-            if proc is None:
-                return
-            try:
-                proc.join(timeout=grace_s)
-                if proc.is_alive():
-                    proc.kill()
-                proc.join(timeout=5.0)
-            except (OSError, ValueError):  # pragma: no cover - already gone
-                pass
-            try:
-                conn.close()
-            except OSError:  # pragma: no cover
-                pass
-
-
-def _live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str]) -> None:
-    """The scoring worker: for each batch of committed outputs it receives, the score rows
-    (:class:`~qcstation.eval.scorers.LiveScorer`, exactly those the scoring pass writes),
-    stored in one transaction; answers with the number scored (or why it cannot go on).
-    ``None`` ends it."""
-    import multiprocessing
-
-    from qcstation.core.verify.isolation import silence_output
-
-    # started as a daemon (ended with the run's process); its own children are allowed
-    multiprocessing.current_process().daemon = False
-    silence_output()
-    store: Store | None = None
-    scorer: LiveScorer | None = None
-    try:
-        store = Store(Path(db_path), migrate=False, create=False)
-        scorer = LiveScorer(run_id, versions)
-        while True:
-            outputs = conn.recv()
-            if outputs is None:
-                conn.send(0)
-                return
-            try:
-                rows = scorer.rows(store, outputs)
-                if rows:
-                    with store.transaction():
-                        store.conn.executemany(INSERT_SCORE, rows)
-            except Exception as exc:   # the scoring pass after the run scores these instead
-                conn.send(f"{exc.__class__.__name__}: {exc}")
-                return
-            conn.send(len(outputs))
-    except (EOFError, OSError, KeyboardInterrupt):
-        return     # the run's process is gone (or stopped us): nothing more to score
-    finally:
-        if scorer is not None:
-            try:
-                scorer.close()
-            except Exception:  # pragma: no cover
-                pass
-        if store is not None:
-            store.close()
 
 
 class _Heartbeat(threading.Thread):
@@ -504,7 +325,10 @@ def _execute_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[RunPr
         meter = _Meter(prog, progress)
         meter.tick(force=True)
         pending = pending_requests(store, run_id, retry_errors=retry_errors)
-        live = _LiveScoring(db_path, run_id, scorer_versions(cfg)) if live_score else None
+        # the live scoring worker reads what this session stores: outputs after the last one now
+        live = (LiveScoring(db_path, run_id, scorer_versions(cfg),
+                             after_id=int(store.scalar("SELECT MAX(id) FROM eval_outputs") or 0))
+                if live_score else None)
         writer = _Writer(db_path, run_id, str(ctx.spec.get("model", {}).get("model")), live)
         beat = _Heartbeat(db_path, run_id)
         if live is not None:

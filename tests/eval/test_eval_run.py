@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from db import Store
+from qcstation.eval import live as live_scoring
 from qcstation.eval import outputs, runner, runs, scorers
 from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import EvalError, create_run
@@ -458,3 +459,39 @@ def test_live_scoring_in_its_worker_writes_what_the_pass_writes_on_every_reply_s
     verdicts = {r[4] for r in a}
     assert {"correct", "wrong", "unparseable"} <= verdicts      # the shapes were really varied
     assert any('"method": "math-verify"' in r[7] for r in a)   # and some went to math-verify
+
+
+def test_the_live_scoring_worker_reads_what_the_session_stored_from_the_database(qs_db: Path) -> None:
+    """The scoring worker is handed no reply: it reads the run's outputs committed after the
+    last one stored before the session (another run's, and the run's earlier ones, are not
+    its), scores them in pages and says how many when told the run has ended."""
+    from qcstation.core.verify.isolation import mp_context
+
+    cfg = config()
+    with Store(qs_db) as s:
+        run_id, other = (create_run(s, cfg, model="reference", tasks=["final", "arithmetic"], shots=0,
+                                    limit=40, rng_seed=3) for _ in range(2))
+    execute_run(qs_db, run_id, cfg)      # stored, not scored
+    execute_run(qs_db, other, cfg)
+    with Store(qs_db) as s:
+        stored = [(int(i), int(sid), str(t)) for i, sid, t in s.conn.execute(
+            "SELECT id, seed_id, task FROM eval_outputs WHERE run_id = ? AND status = 'ok' ORDER BY id",
+            (run_id,))]
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores") == 0
+    after = stored[4][0]                           # the session's first output comes after this one
+    assert len([o for o in stored if o[0] > after]) > live_scoring.LIVE_PAGE      # more than one page
+    ctx = mp_context()
+    parent, child = ctx.Pipe(duplex=True)
+    proc = ctx.Process(target=live_scoring.live_worker,
+                       args=(child, str(qs_db), run_id, scorers.scorer_versions(cfg), after), daemon=True)
+    proc.start()
+    child.close()
+    parent.send(None)                             # the run has ended: score what is stored
+    assert parent.poll(120)
+    assert parent.recv() == len([o for o in stored if o[0] > after])
+    proc.join(60)
+    with Store(qs_db) as s:
+        scored = {(int(a), str(b)) for a, b in s.conn.execute(
+            "SELECT DISTINCT seed_id, task FROM eval_scores WHERE run_id = ?", (run_id,))}
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (other,)) == 0
+    assert scored == {(sid, t) for i, sid, t in stored if i > after}

@@ -26,6 +26,7 @@ from db import Store
 from qcstation.common.http_retry import MAX_BODY_BYTES, BodyDecoder
 from qcstation.core.construct.make.llm import MAX_REPLY_CHARS, LLMCallError, LLMClient
 from qcstation.eval import browse, runner
+from qcstation.eval import live as live_scoring
 from qcstation.eval.outputs import MAX_STORED_CHARS
 from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import EvalError, create_run, get_run, take_lease
@@ -272,14 +273,14 @@ def test_cause4_outputs_are_stored_while_slow_scoring_goes_on(qs_db: Path, fake_
     from qcstation.eval import scorers
 
     frozen: list[int] = []
-    start = runner._LiveScoring._start_worker
+    start = live_scoring.LiveScoring._start_worker
 
     def start_then_freeze(self: Any) -> None:      # a scorer that never gets to score
         start(self)
         os.kill(self._proc.pid, signal.SIGSTOP)
         frozen.append(self._proc.pid)
 
-    monkeypatch.setattr(runner._LiveScoring, "_start_worker", start_then_freeze)
+    monkeypatch.setattr(live_scoring.LiveScoring, "_start_worker", start_then_freeze)
     monkeypatch.setattr(runner, "LIVE_DRAIN_S", 0.5)
     fake_openai.responder = lambda req: "\\boxed{10^{10^{10}}}"
     cfg = config({"m": local_model(fake_openai.base_url)})
@@ -531,7 +532,7 @@ def test_cause4_a_run_ending_while_the_scoring_worker_starts_does_not_wait_for_i
     """Ctrl-C right at the start: the stop does not wait for the worker's start (a fork
     server's first start takes seconds on a loaded machine); the worker started after is
     stopped at once by its thread, never left behind."""
-    start = runner._LiveScoring._start_worker
+    start = live_scoring.LiveScoring._start_worker
 
     entered, release = threading.Event(), threading.Event()
 
@@ -540,8 +541,8 @@ def test_cause4_a_run_ending_while_the_scoring_worker_starts_does_not_wait_for_i
         release.wait(600)
         start(self)
 
-    monkeypatch.setattr(runner._LiveScoring, "_start_worker", slow_start)
-    live = runner._LiveScoring(qs_db, 1, {})
+    monkeypatch.setattr(live_scoring.LiveScoring, "_start_worker", slow_start)
+    live = live_scoring.LiveScoring(qs_db, 1, {})
     live.put([(1, "final", 0, "The answer is 1.")])   # a first batch: the worker starts
     live.start()
     assert entered.wait(60)

@@ -213,14 +213,26 @@ class _Heartbeat(threading.Thread):
 
     def run(self) -> None:
         me = owner_id()
-        while not self.stopping.wait(self.every_s):
-            try:
-                with Store(self.db_path, migrate=False, create=False) as store, store.transaction():
-                    store.execute("UPDATE eval_runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
-                                  (now(), self.run_id, me))
-                self.beats += 1
-            except Exception:   # locked for now: the next beat tries again
-                continue
+        # one connection for the run's beats (opening one reads the whole schema, its
+        # triggers included: a few ms each time); after a fault the next beat opens another
+        store: Store | None = None
+        try:
+            while not self.stopping.wait(self.every_s):
+                try:
+                    if store is None:
+                        store = Store(self.db_path, migrate=False, create=False)
+                    with store.transaction():
+                        store.execute("UPDATE eval_runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
+                                      (now(), self.run_id, me))
+                    self.beats += 1
+                except Exception:   # locked for now: the next beat tries again
+                    if store is not None:
+                        store.close()
+                        store = None
+                    continue
+        finally:
+            if store is not None:
+                store.close()
 
     def close(self) -> None:
         self.stopping.set()

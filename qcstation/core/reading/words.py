@@ -82,6 +82,12 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "quadruple": (Fraction(4),),
     "quadrupled": (Fraction(4),),
     "a week": (Fraction(7),),
+    # a unit and a half: "about a minute and a half to peel a potato" is 1.5 minutes
+    "a minute and a half": (Fraction(3, 2),),
+    "an hour and a half": (Fraction(3, 2),),
+    "a day and a half": (Fraction(3, 2),),
+    "a year and a half": (Fraction(3, 2),),
+    "a mile and a half": (Fraction(3, 2),),
 }
 # the other fractions in words ("four-fifths", "three eighths", "one-sixth", "an eighth")
 _ORDINAL_DENOMINATORS = {"fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "third": 3,

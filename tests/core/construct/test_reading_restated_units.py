@@ -34,3 +34,15 @@ def test_only_two_units_of_one_factor_that_convert_exactly() -> None:
     assert restated_quantities("3 apples = 12 pears") == []                # no factor
     assert restated_quantities("12*1=12 inches=1 foot") == []              # a written result, no quantity
     assert restated_quantities("2 hours = 120 minutes + 5") == []          # a computation goes on
+
+
+def test_a_unit_and_a_half_and_the_factor_the_line_names(gsm8k: dict) -> None:
+    # 175 "about a minute and a half to peel a potato, but only about 5 seconds to cut it up":
+    # "60 potatoes * 1.5 minutes" is the word given "a minute and a half"; "5 seconds * 60
+    # potatoes / 60 seconds per minute" divides by the seconds in a minute, not the minutes in an hour
+    rule = rule_for_seed(gsm8k["175"])
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert steps["s1"] == "(* g1_potatoes w_a_minute_and_a_half)"
+    assert steps["s2"] == "(/ (* g2_seconds g1_potatoes) k_seconds_per_minute)"
+    assert rule.value == 95
+    assert any(g["name"] == "w_a_minute_and_a_half" and g["words"] == "a minute and a half" for g in rule.givens)

@@ -83,6 +83,13 @@ _LINE_WORDS: dict[str, re.Pattern[str]] = {
 }
 
 
+#: the words of a line that name a unit factor ("60 seconds per minute"), where a question allows two
+_FACTOR_LINE: dict[str, re.Pattern[str]] = {
+    "k_minutes_per_hour": re.compile(r"\bminutes?\s+(?:per|an?|in\s+an?|each)\s+hour\b", re.I),
+    "k_seconds_per_minute": re.compile(r"\bseconds?\s+(?:per|an?|in\s+an?|each)\s+minute\b", re.I),
+}
+
+
 def _gate_ok(name: str, line: str) -> bool:
     """Does the step's line name what a constant that needs the line's words stands for? A
     weekend's 2 declared for one step is not the 2 of another step whose line says nothing of
@@ -196,8 +203,12 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         else:
             name = names[0] if names else None
         if name is None:
-            name = next((n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
-                         and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))), None)
+            factors = [n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
+                       and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))]
+            # of two factors of one value the question's words allow, the one the line names
+            # ("60 seconds per minute" is no 60 minutes an hour)
+            named = [n for n in factors if _FACTOR_LINE.get(n) and _FACTOR_LINE[n].search(line)]
+            name = named[0] if len(factors) > 1 and len(named) == 1 else (factors[0] if factors else None)
         if name is None:
             implied = implied_names(v, question, line, role)
             # two implied quantities of one value the line names ("4 legs" of dogs and cats on one

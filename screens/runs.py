@@ -24,6 +24,7 @@ from qcstation.widgets.eval_views import (
     SHORT,
     headline_cell,
     progress_cell,
+    progress_text,
     progress_line,
     render_run_detail,
 )
@@ -332,7 +333,7 @@ class RunsScreen(QCScreen):
                     self._show_selected()
         table = self.query_one("#runs_table", DataTable)
         try:
-            table.update_cell(str(message.run_id), "progress", Text(f"{p.done}/{p.total}"))
+            table.update_cell(str(message.run_id), "progress", Text(progress_text(int(p.done), int(p.total))))
             table.update_cell(str(message.run_id), "status", Text("running"))
         except Exception:  # the row is not listed yet (first refresh still loading)
             pass

@@ -54,9 +54,18 @@ def duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def progress_text(done: int, total: int | None) -> str:
+    """'  7/120': the answered count right-aligned to the total's width, so the runs table's
+    Done cell keeps one width through a run. A longer value given to a cell is measured
+    only when the app is next idle, and frames drawn before that cut it ('1969/236' for
+    1969/2365)."""
+    if not total:
+        return str(done)
+    return f"{done:>{len(str(total))}}/{total}"
+
+
 def progress_cell(run: RunSummary) -> str:
-    total = run.n_requests
-    return f"{run.outputs_done}/{total}" if total else str(run.outputs_done)
+    return progress_text(run.outputs_done, run.n_requests)
 
 
 def render_run_detail(run: RunSummary) -> RenderableType:

@@ -648,3 +648,15 @@ async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,
         await pilot.press("t", "t")             # away and back: nothing read again
         await settle(pilot)
         assert sorted(read) == sorted(METRICS) and screen_text(app) == first
+
+
+def test_the_done_cell_keeps_one_width_through_a_run() -> None:
+    """The runs table measures a changed cell only when the app is next idle: a Done cell
+    that grew ('999/2365' to '1969/2365') was drawn cut ('1969/236') until then. Every
+    count of a run reads at the final count's width."""
+    from qcstation.widgets.eval_views import progress_text
+
+    for total in (9, 36, 2365):
+        widths = {len(progress_text(done, total)) for done in range(total + 1)}
+        assert widths == {len(f"{total}/{total}")}
+    assert progress_text(7, 120) == "  7/120" and progress_text(5, 0) == "5"

@@ -189,8 +189,7 @@ def test_the_words_decide_a_reading(gsm8k: dict, seed: str, line: str) -> None:
 
 
 @pytest.mark.parametrize(("seed", "reason"), [
-    # "12 inches / 12 inches/foot": two 12s on one line, whose words are whose no reader can tell
-    ("474", "ambiguous solution"),
+    # (474 "12 inches / 12 inches/foot = 1 foot": the units now decide, see test_reading_link_structure.py)
     # "a pair is 2 legs" would be k_per_pair, but the 2 plane tickets of 480 stay refused (above);
     # "The other 3-1=2 hours": 653's 15*2 (twice the cost) is no pair, weekend or word given
     ("653", "ambiguous solution"),

@@ -61,10 +61,8 @@ def test_841_a_fraction_of_the_question_is_one_given_not_a_link(gsm8k: dict) -> 
     # (817, "The cows cost 2*1500": the words now tell the cows' $1500 price from the goats' total
     # 3*500 = $1500; pinned in test_reading_clause_words.py)
     ("1022", "ambiguous solution: the 60 in step"),    # the 60-item quiz or the 60% step
-    # "30+30 = 60-minute break" is the lunch and the breaks (two distinct 30s of one sum), but
-    # "60 minutes is in an hour so 300/60": the hour's 60 minutes or the 60-minute break of step 2?
-    # Both say "minutes": the words do not tell the unit factor from the earlier result
-    ("1101", "ambiguous solution: the 60 in step 3"),
+    # (1101 "60 minutes is in an hour so 300/60 = 5 hours": the units now decide that the divisor
+    # is the hour's minutes, see test_reading_link_structure.py)
 ])
 def test_an_equal_value_is_never_a_link_ambiguous_solutions_go_to_a_model(gsm8k: dict, seed: str,
                                                                           why: str) -> None:

@@ -23,6 +23,7 @@ from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.construct.make.rules.clause_words import result_or_given
+from qcstation.core.construct.make.rules.link_structure import decide_by_structure, drop_unstated_literals
 
 MAX_LINK_CHOICES = 4096
 
@@ -409,8 +410,8 @@ def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ..
             continue  # a 1 may be no given at all ("5 * 1" for a banana's $1): no clause to read
         steps = [j for j in ch.options[n] if j is not None]
         places = [q.start for q in givens.numbers if q.value == v and not q.percent] if None in ch.options[n] else []
-        if None in ch.options[n] and not places:
-            continue  # a factor the question does not state: no clause to read
+        if not places:
+            continue  # a factor the question does not state, or only earlier results: no clause to read
         line = _line_at(solution, comps[i].start)
         earlier = [_line_at(solution, comps[j].start) for j in steps]
         if line in earlier or _written_times(line, v) != 1:
@@ -595,6 +596,7 @@ def resolve_links(
             "too many readings to settle by rule", "Ambiguous solution")
     if givens is not None and solution:
         _keep_implied_constants(ch, comps, exprs, givens, solution)
+        drop_unstated_literals(ch, comps, exprs, givens, solution)
     used_givens = _occurrences(givens, {v for e in exprs for v in literal_values(e)})
     readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]] = {}
     all_assign = list(itertools.product(*ch.options)) if ch.options else [()]
@@ -628,6 +630,8 @@ def resolve_links(
         readings = _decide_unworded_factors(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
         readings = _decide_by_line_nouns(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
+        readings = decide_by_structure(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

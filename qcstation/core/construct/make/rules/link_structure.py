@@ -1,0 +1,332 @@
+"""Readings of a solution's links that the structure of the problem rules out, before the words
+are asked (used by :func:`.links.resolve_links`).
+
+A number a step writes that an earlier step computed may be read as that result or as the
+question's number of equal value. Where the question states no such number, in digits or in
+words, and no unit, percent, implied quantity or list the question and the line name has that
+value, the literal reading is no reading at all: :mod:`.constants` would refuse it as "a
+hard-coded result or an unstated fact". :func:`drop_unstated_literals` takes that option away,
+so the words decide between the earlier results alone (377: "40 - 20 = 20 pupils who like
+either green or yellow" after "40/2 = 20 pupils who like blue"; the question states no 20).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, Givens
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, canon, leaves
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.links import Computation, _Choices
+
+
+def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str) -> bool:
+    """Could a step's written number of value ``v`` stand as a literal (the question's number,
+    a word given, a named factor or implied quantity)? Conservative: True wherever any of the
+    ways :func:`.constants.declare_literals` names a literal might apply."""
+    from qcstation.core.construct.make.rules.constants import _FACTORS, FACTOR_VALUES, _word_givens
+    from qcstation.core.construct.make.rules.implied import _month_days, implied_names, list_count
+
+    if v in (0, 1) or v <= 0 or text in FACTOR_VALUES:
+        return True
+    if v in givens.values or v in givens.word_values or v in givens.factors or v in COMMON_FACTORS:
+        return True
+    if any(q.value * 100 == v or q.value == v * 100 for q in givens.numbers):
+        return True  # a percent or a price in cents written the other way
+    q = givens.question
+    if v in _word_givens(q):
+        return True
+    if any(fv == v and re.search(pat, q.lower()) for fv, pat, _ in _FACTORS):
+        return True
+    if implied_names(v, q, line, "times") or implied_names(v, q, line, "divisor"):
+        return True
+    if _month_days(q, v, line) is not None:
+        return True
+    return list_count(v, q, line, role) is not None or list_count(v, q, line, "divisor") is not None
+
+
+def drop_unstated_literals(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                           solution: str) -> None:
+    """For a number that could be the question's number or an earlier result, where the literal
+    cannot stand (:func:`can_be_literal`): its options are the earlier results alone."""
+    from qcstation.core.construct.make.rules.links import _line_at, _roles
+
+    for n, (i, k) in enumerate(ch.keys):
+        opts = ch.options[n]
+        if None not in opts or len(opts) < 2:
+            continue
+        leaf = leaves(exprs[i])[k]
+        line = _line_at(solution, comps[i].start)
+        if can_be_literal(leaf.value, leaf.text or "", givens, line, _roles(exprs[i])[k]):
+            continue
+        ch.options[n] = [j for j in opts if j is not None]
+        ch.evidence[(i, k)] = UNSTATED_EVIDENCE
+
+
+#: the evidence of a link whose literal reading the question cannot give
+UNSTATED_EVIDENCE = ("the structure: the question states no such number, in digits or words, and no "
+                     "named unit or implied quantity has it; it is an earlier result")
+
+
+Readings = dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]
+
+
+def _self_applied(e: Expr) -> bool:
+    """Does a term divide or subtract an earlier result by itself ("s3 / s3")?"""
+    if isinstance(e, BinOp):
+        if e.op in "/-" and isinstance(e.left, Name) and isinstance(e.right, Name) and e.left.name == e.right.name:
+            return True
+        return _self_applied(e.left) or _self_applied(e.right)
+    if isinstance(e, Neg):
+        return _self_applied(e.operand)
+    return False
+
+
+def drop_self_quotients(readings: Readings) -> Readings:
+    """A step that divides an earlier result by itself, or takes it from itself ("24/24" as the
+    smores one box makes over the same smores), computes nothing a reader would write: such
+    readings go, when any other is left."""
+    kept = {key: r for key, r in readings.items() if not any(_self_applied(e) for e in r[1])}
+    return kept or readings
+
+
+def _chain(e: Expr) -> tuple[Expr, list[Expr]] | None:
+    """A left-leaning chain of subtractions ``a - b - c``: (a, [b, c])."""
+    subtracted: list[Expr] = []
+    while isinstance(e, BinOp) and e.op == "-":
+        subtracted.append(e.right)
+        e = e.left
+    return (e, subtracted[::-1]) if len(subtracted) > 1 else None
+
+
+def _order_free(e: Expr) -> str:
+    """The canonical form of a step's term in which the subtracted terms of a chain ``a - b - c``
+    are one multiset (``a - b - c`` is ``a - c - b``); any other term as :func:`canon` writes it."""
+    chn = _chain(e)
+    if chn is None:
+        return canon(e)
+    head, rest = chn
+    return "(-- " + canon(head) + " " + " ".join(sorted(canon(x) for x in rest)) + ")"
+
+
+def merge_subtraction_orders(readings: Readings, ch: _Choices, exprs: list[Expr], givens: Givens) -> Readings:
+    """A chain of subtractions that takes one value away more than once ("$200 - $50 - $50"
+    after "5 * $10 = $50 on pencils", for "50 dollars on gas") takes that many quantities away:
+    each earlier result at most once, the question's number at most as often as the question
+    states it; the readings left that only swap the subtracted terms are one formalization."""
+    groups: list[tuple[Fraction, list[int]]] = []
+    for i, e in enumerate(exprs):
+        chn = _chain(e)
+        if chn is None or not all(isinstance(x, Num) for x in [chn[0], *chn[1]]):
+            continue
+        n_head = len(leaves(chn[0]))
+        by_value: dict[Fraction, list[int]] = {}
+        for n, (step, k) in enumerate(ch.keys):
+            if step == i and k >= n_head:
+                by_value.setdefault(leaves(e)[k].value, []).append(n)
+        groups += [(v, ns) for v, ns in by_value.items() if len(ns) > 1]
+    if not groups:
+        return readings
+
+    def distinct(assign: tuple[int | None, ...]) -> bool:
+        for v, ns in groups:
+            picks = [assign[n] for n in ns]
+            steps = [j for j in picks if j is not None]
+            places = len({q.start for q in givens.numbers if q.value == v and not q.percent})
+            if len(steps) != len(set(steps)) or len(picks) - len(steps) > places:
+                return False
+        return True
+
+    kept = {key: r for key, r in readings.items() if distinct(r[0])}
+    if not kept:
+        return readings
+    merged: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for key, r in kept.items():
+        merged.setdefault(tuple(_order_free(e) for e in r[1]), key)
+    if len(merged) != 1:
+        return readings
+    only = next(iter(merged.values()))
+    for n in {n for _, ns in groups for n in ns}:
+        ch.evidence[ch.keys[n]] = ORDER_EVIDENCE
+    return {only: kept[only]}
+
+
+#: the evidence of a link in a chain of subtractions whose equal terms only swap
+ORDER_EVIDENCE = ("the structure: a chain of subtractions takes each quantity of this value away once; "
+                  "the order of the subtracted terms changes nothing")
+
+
+def decide_word_lines(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                      givens: Givens, solution: str) -> Readings:
+    """A value the question states only in words ("twice", "half"), written once in a line that
+    writes that word ("Vanessa takes twice as long to run a mile, so ... 8 * 2"), is that word
+    given, not an earlier result of equal value ("Aaron ran 4 / 2 = 2 miles"). Only where the
+    question states the value in no digits and its word once (1311's "twice as fast ... twice as
+    far" is two givens the line's "twice" does not tell apart), and only where one reading is left."""
+    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at, _term_times
+    from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        if None not in ch.options[n] or v in givens.values or v not in givens.word_values:
+            continue
+        line = _line_at(solution, comps[i].start)
+        if _term_times(line, v) != 1 or sum(1 for x in terms if x.value == v) > 1:
+            continue
+        phrases = [p for p, vals in WORD_GIVENS.items() if v in vals and has_phrase(givens.question, p, ignore_case=True)]
+        if sum(len(phrase_re(p, True).findall(givens.question)) for p in phrases) != 1:
+            continue  # "twice as fast ... twice as far": which of the two the line's word is, it does not say
+        if any(has_phrase(line, p, ignore_case=True) for p in phrases):
+            decided[n] = None
+    return _keep_decided(readings, ch, decided, lambda j: WORD_LINE_EVIDENCE)
+
+
+#: the evidence of a number a line's word decides is the question's word given
+WORD_LINE_EVIDENCE = "the words: the line writes the question's word for this value"
+
+
+#: unit conversions by a common factor: (factor, the smaller unit, the larger unit, the question's words)
+_CONVERSIONS = ((Fraction(60), r"minutes?", r"hours?", r"\bminutes?\b|\bhours?\b"),
+                (Fraction(60), r"seconds?", r"minutes?", r"\bseconds?\b"),
+                (Fraction(12), r"inch(?:es)?", r"foot|feet", r"\binch(?:es)?\b|\bfoot\b|\bfeet\b"),
+                (Fraction(100), r"cents?", r"dollars?", r"\bcents?\b"))
+
+
+def _unit_after(solution: str, comp: Computation, unit: str) -> bool:
+    """Does the word right after the result a step writes name ``unit`` ("= 60 minutes")?"""
+    from qcstation.core.construct.make.rules.links import _WRITTEN_RESULT
+
+    end = comp.end
+    if comp.source == "annotation":
+        m = _WRITTEN_RESULT.match(solution, end)
+        end = m.end() if m else end
+    return re.match(rf"[ \t]*(?:{unit})\b", solution[end:end + 40], re.I) is not None
+
+
+def _names_result(solution: str, comp: Computation, other: str, unit: str) -> bool:
+    """Does a step name its result in ``unit`` (not ``other``): the word right after it ("= 5
+    hours"), or, where it writes no word there, its line writes the unit and never the other ("It
+    will take one hour because 60 / 60 = 1"; "It will take 60 minutes ... because 360 / 6 = 60")?"""
+    from qcstation.core.construct.make.rules.links import _WRITTEN_RESULT, _line_at
+
+    if _unit_after(solution, comp, unit):
+        return True
+    end = comp.end
+    if comp.source == "annotation":
+        m = _WRITTEN_RESULT.match(solution, end)
+        end = m.end() if m else end
+    if re.match(r"[ \t]*[A-Za-z]", solution[end:end + 40]):
+        return False  # it names its result with another word
+    line = re.sub(r"<<[^<>]*>>", " ", _line_at(solution, comp.start))
+    return re.search(rf"\b(?:{unit})\b", line, re.I) is not None and re.search(rf"\b(?:{other})\b", line, re.I) is None
+
+
+def decide_conversions(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                       givens: Givens, solution: str) -> Readings:
+    """A step that divides an earlier result the solution names in a smaller unit by a common
+    factor of that unit, and names its own result in the larger one ("60 minutes" ... "It will take
+    one hour because 60 / 60 = 1"; "300 minutes of break time ... 300/60 = 5 hours"), converts:
+    the divisor is the factor (minutes in an hour), not an earlier result of equal value; the
+    dividend is the result in the smaller unit. Only where one reading is left."""
+    from qcstation.core.construct.make.rules.links import _keep_decided
+
+    decided: dict[int, int | None] = {}
+    key_at = {key: n for n, key in enumerate(ch.keys)}
+    for i, e in enumerate(exprs):
+        if not (isinstance(e, BinOp) and e.op == "/" and isinstance(e.left, Num) and isinstance(e.right, Num)):
+            continue
+        v = e.right.value
+        div = key_at.get((i, 1))
+        if div is None or None not in ch.options[div]:
+            continue
+        for fv, small, large, qwords in _CONVERSIONS:
+            if fv != v or not re.search(qwords, givens.question, re.I) or not _names_result(solution, comps[i], small, large):
+                continue
+            top = key_at.get((i, 0))
+            if top is None:
+                continue  # the dividend is no earlier result
+            steps = [j for j in ch.options[top] if j is not None and _names_result(solution, comps[j], large, small)]
+            if len(steps) != 1:
+                continue  # the dividend's unit unread
+            decided[div] = None
+            decided[top] = steps[0]
+            break
+    return _keep_decided(readings, ch, decided, lambda j: CONVERSION_EVIDENCE)
+
+
+#: the evidence of a unit conversion the units decide
+CONVERSION_EVIDENCE = ("the units: a result in the smaller unit divided by the factor gives the larger "
+                       "unit the line names")
+
+
+def decide_by_structure(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                        givens: Givens, solution: str) -> Readings:
+    """Where the words after each number left more than one reading: the structure and units of
+    the steps (:func:`drop_self_quotients`, :func:`merge_subtraction_orders`,
+    :func:`decide_word_lines`, :func:`decide_conversions`, :func:`decide_rate_units`), each applied only while readings are left to
+    decide and each leaving them unchanged unless it decides."""
+    steps = (lambda r: drop_self_quotients(r),
+             lambda r: merge_subtraction_orders(r, ch, exprs, givens),
+             lambda r: decide_word_lines(r, ch, comps, exprs, givens, solution),
+             lambda r: decide_conversions(r, ch, comps, exprs, givens, solution),
+             lambda r: decide_rate_units(r, ch, comps, exprs, givens, solution))
+    for step in steps:
+        if len(readings) > 1:
+            readings = step(readings)
+    return readings
+
+
+#: a rate the question states: "4 cups per hour", "$2 a pound", "5 liters each day"
+_RATE_AFTER = re.compile(r"[ \t]*([A-Za-z]+)(?:[ \t]+of[ \t]+[A-Za-z]+)?[ \t]+(?:per|an?|each|every)[ \t]+([A-Za-z]+)\b")
+
+
+def _plural(noun: str) -> str:
+    """A noun's singular and plural as one pattern ("cups?", "inch(?:es)?")."""
+    w = noun.lower()
+    w = w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+    return re.escape(w) + r"(?:s|es)?"
+
+
+def decide_rate_units(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                      givens: Givens, solution: str) -> Readings:
+    """A step that divides by a rate the question states at one place ("She sells an average of 4
+    cups per hour"; "36 / 4 = 9 hours") divides what the rate counts (cups): of the earlier results
+    of the dividend's value, the one whose step names it in that unit ("3 * 12 = 36 cups of
+    lemonade", not "36 * $1 = $36"); one that multiplies by the rate multiplies what it is per (an
+    hour). Only where exactly one earlier result names that unit and the other unit is named by
+    none, and only where one reading is left."""
+    from qcstation.core.construct.make.rules.links import _keep_decided
+
+    decided: dict[int, int | None] = {}
+    key_at = {key: n for n, key in enumerate(ch.keys)}
+    for i, e in enumerate(exprs):
+        if not (isinstance(e, BinOp) and e.op in "*/" and isinstance(e.left, Num) and isinstance(e.right, Num)):
+            continue
+        for side, other_side in ((1, 0), (0, 1)) if e.op == "*" else ((1, 0),):
+            rate = (e.left, e.right)[side]
+            places = [q for q in givens.numbers if q.value == rate.value and not q.percent]
+            if len(places) != 1 or (i, side) in key_at and len(ch.options[key_at[(i, side)]]) > 1:
+                continue  # the rate is no single stated number, or could itself be an earlier result
+            m = _RATE_AFTER.match(givens.question, places[0].start + len(places[0].text))
+            n = key_at.get((i, other_side))
+            if m is None or n is None or m.group(1).lower() in ("times", "time", "more", "less"):
+                continue
+            counted, per = _plural(m.group(1)), _plural(m.group(2))
+            unit, other = (counted, per) if e.op == "/" else (per, counted)
+            steps = [j for j in ch.options[n] if j is not None]
+            fits = [j for j in steps if _names_result(solution, comps[j], other, unit)]
+            if len(fits) == 1 and not any(_names_result(solution, comps[j], unit, other) for j in steps):
+                decided[n] = fits[0]
+    return _keep_decided(readings, ch, decided, lambda j: RATE_EVIDENCE)
+
+
+#: the evidence of a link the unit of a stated rate decides
+RATE_EVIDENCE = "the units: the step divides by (or multiplies by) a stated rate; the earlier result counts its unit"

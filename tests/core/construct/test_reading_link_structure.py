@@ -1,0 +1,60 @@
+"""Readings of a solution's links the structure and units decide (issue 26, point 1), see
+:mod:`qcstation.core.construct.make.rules.link_structure`: a number the question cannot state is
+an earlier result; a step never divides a result by itself; the subtracted terms of a chain are
+one multiset; a line that writes the question's word ("twice") uses that word given; a result in
+minutes divided into hours divides by the hour's minutes; a step that divides by a stated rate
+("4 cups per hour") divides the result that counts cups. Where these leave two readings, the seed
+stays refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _asserts(seed: dict) -> list[str]:
+    return [ln for ln in rule_for_seed(seed).smtlib.splitlines() if ln.startswith("(assert")]
+
+
+@pytest.mark.parametrize(("seed", "lines"), [
+    # "12 inches / 12 inches/foot = 1 foot" after "6 inches/remora * 2 remoras = 12 inches": the
+    # inches are step 1, the divisor the inches in a foot (not step 1 twice, nor the other way)
+    ("474", ["(assert (= s2_foot (/ s1_inches k_inches_per_foot)))"]),
+    # "50 total students - 10 baking - 5 basketball - 10 music": the bakers and step 1's music
+    # fans, in either order one formalization
+    ("741", ["(assert (= s2_basketball_music (- g2_students g3_like g1_like s1_like_basketball)))"]),
+    # "$200 - $50 - $50" after "5 * $10 = $50 on pencils": the gas (the question's second 50)
+    # and the pencils
+    ("939", ["(assert (= s4_pens (- s2 g6_dollars s3_pencils)))"]),
+    # "60 minutes is in an hour so 300/60 = 5 hours": the 300 minutes over the hour's minutes,
+    # not over the 60-minute break of step 2
+    ("1101", ["(assert (= s4_hours_break (/ s3_minutes_break k_minutes_per_hour)))",
+              "(assert (= s3_minutes_break (* s2_minute_break g4_days)))"]),
+    # "She sells an average of 4 cups per hour": "36 / 4 = 9 hours" divides the 36 cups of step 1,
+    # not the $36 of step 2; "$36 - $18" is the $36 (no 36 is stated: an earlier result)
+    ("384", ["(assert (= s4_hours_work (/ s1_cups_lemonade g5_cups)))",
+             "(assert (= s3_selling_lemonade (- s2_lemonade g4_enough)))"]),
+])
+def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str]) -> None:
+    got = _asserts(gsm8k[seed])
+    for line in lines:
+        assert line in got
+
+
+@pytest.mark.parametrize(("seed", "why"), [
+    # "twice as fast ... twice as far": the line's "twice" does not say which of the two it is
+    ("1311", "ambiguous solution"),
+    # "Charlie got 25 x 3/5" (the remaining 25) and "gave away 25 + 15" (Brandon's 25): no word
+    # of the lines tells the two 25s apart
+    ("774", "ambiguous solution"),
+    # "24/24 = 1 box": the smores a box makes over those eaten, or the other way round
+    ("732", "ambiguous solution"),
+    # "$2 / $2": the two carrots' price over the two carrots, or the other way round
+    ("893", "ambiguous solution"),
+    # "44-10-6+6": which 6 is taken away and which added, only the order of the words says
+    ("1030", "ambiguous solution"),
+])
+def test_what_the_structure_leaves_open_stays_refused(gsm8k: dict, seed: str, why: str) -> None:
+    with pytest.raises(RuleError, match=why):
+        rule_for_seed(gsm8k[seed])

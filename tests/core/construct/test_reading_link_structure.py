@@ -3,8 +3,9 @@
 an earlier result; a step never divides a result by itself; the subtracted terms of a chain are
 one multiset; a line that writes the question's word ("twice") uses that word given; a result in
 minutes divided into hours divides by the hour's minutes; a step that divides by a stated rate
-("4 cups per hour") divides the result that counts cups. Where these leave two readings, the seed
-stays refused."""
+("4 cups per hour") divides the result that counts cups; a line whose subject is one of the
+question's names ("Trevor ate 12/4") uses the number whose words name that one. Where these leave
+two readings, the seed stays refused."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ def _asserts(seed: dict) -> list[str]:
     # not the $36 of step 2; "$36 - $18" is the $36 (no 36 is stated: an earlier result)
     ("384", ["(assert (= s4_hours_work (/ s1_cups_lemonade g5_cups)))",
              "(assert (= s3_selling_lemonade (- s2_lemonade g4_enough)))"]),
+    # "Trevor ate 12/4" is the question's "Trevor ate a quarter", not "Cody ate 12/3 = 4"
+    ("566", ["(assert (= s2_sandwiches (/ g1_sandwiches w_a_quarter_parts)))",
+             "(assert (= s3_sandwiches (+ s1_sandwiches s2_sandwiches)))"]),
 ])
 def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str]) -> None:
     got = _asserts(gsm8k[seed])
@@ -54,6 +58,11 @@ def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str
     ("893", "ambiguous solution"),
     # "44-10-6+6": which 6 is taken away and which added, only the order of the words says
     ("1030", "ambiguous solution"),
+    # "he earned $40 x 2 = $80 for the two devices he bought last Monday": Monday names the
+    # devices after the computation, not whose $40 it is (the resale price, not Monday's cost)
+    ("1157", "ambiguous solution"),
+    # "His total number of stories ... 80+40": no name says whose 40 (Braylen's or Alani's)
+    ("285", "ambiguous solution"),
 ])
 def test_what_the_structure_leaves_open_stays_refused(gsm8k: dict, seed: str, why: str) -> None:
     with pytest.raises(RuleError, match=why):

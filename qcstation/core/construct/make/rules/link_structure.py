@@ -271,13 +271,14 @@ def decide_by_structure(readings: Readings, ch: _Choices, comps: list[Computatio
                         givens: Givens, solution: str) -> Readings:
     """Where the words after each number left more than one reading: the structure and units of
     the steps (:func:`drop_self_quotients`, :func:`merge_subtraction_orders`,
-    :func:`decide_word_lines`, :func:`decide_conversions`, :func:`decide_rate_units`), each applied only while readings are left to
+    :func:`decide_word_lines`, :func:`decide_conversions`, :func:`decide_rate_units`, :func:`decide_by_owner`), each applied only while readings are left to
     decide and each leaving them unchanged unless it decides."""
     steps = (lambda r: drop_self_quotients(r),
              lambda r: merge_subtraction_orders(r, ch, exprs, givens),
              lambda r: decide_word_lines(r, ch, comps, exprs, givens, solution),
              lambda r: decide_conversions(r, ch, comps, exprs, givens, solution),
-             lambda r: decide_rate_units(r, ch, comps, exprs, givens, solution))
+             lambda r: decide_rate_units(r, ch, comps, exprs, givens, solution),
+             lambda r: decide_by_owner(r, ch, comps, exprs, givens, solution))
     for step in steps:
         if len(readings) > 1:
             readings = step(readings)
@@ -330,3 +331,93 @@ def decide_rate_units(readings: Readings, ch: _Choices, comps: list[Computation]
 
 #: the evidence of a link the unit of a stated rate decides
 RATE_EVIDENCE = "the units: the step divides by (or multiplies by) a stated rate; the earlier result counts its unit"
+
+
+_CAPITAL = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _owners(text: str, names: frozenset[str]) -> frozenset[str]:
+    """The question's names ("Elizabeth", "Monday") a text writes."""
+    return frozenset(w for w in _CAPITAL.findall(re.sub(r"<<[^<>]*>>", " ", text)) if w in names)
+
+
+def question_names(question: str, solution: str) -> frozenset[str]:
+    """The capitalized words of a question that name someone or something ("Elizabeth", "Margareth",
+    "Tuesday"): never a common opener, and a word that opens a sentence only where neither text
+    writes it in lower case or as a number word ("Cody ate a third", not "Half of the hats")."""
+    from qcstation.core.construct.make.rules.implied import _NOT_A_NAME
+    from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, NUMBER_WORD_VALUES
+
+    lower = set(re.findall(r"\b[a-z]+\b", question + " " + solution))
+    out = set()
+    for m in _CAPITAL.finditer(question):
+        w = m.group(0)
+        if w in _NOT_A_NAME:
+            continue
+        before = question[:m.start()].rstrip()
+        if before and before[-1] not in ".!?\"'":
+            out.add(w)
+        elif w.lower() not in lower and w.lower() not in NUMBER_WORD_VALUES and w.lower() not in _STOP \
+                and w.lower() not in _CLAUSE_STOP:
+            out.add(w)
+    return frozenset(out)
+
+
+def _before(text: str, pos: int) -> str:
+    """The text of the line of ``pos`` before it: where a line names whose quantity it computes."""
+    return text[text.rfind("\n", 0, pos) + 1:pos]
+
+
+def decide_by_owner(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                    givens: Givens, solution: str) -> Readings:
+    """Whose quantity a number is, by the one name its line writes before the computation (its
+    subject, not "for the two devices he bought last Monday" after it): "So Elizabeth bought 3 x 20" is
+    the 3 packs of "Elizabeth bought 1 + 2 = 3 packs", not the question's "Margareth bought 3 packs
+    of blue"; "Margareth bought 3 + 4" is the question's. The line names one of the question's names;
+    exactly one candidate names it before its number (the clause of the question's number, or an
+    earlier step's line before its computation), and every other candidate names someone else
+    there. Only where one reading is left."""
+    from qcstation.core.construct.make.rules.clause_words import clause_span
+    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at
+    from qcstation.core.construct.make.rules.phrases import phrase_re
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    names = question_names(givens.question, solution)
+    if len(names) < 2:
+        return readings
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        line = _line_at(solution, comps[i].start)
+        if sum(1 for x in terms if x.value == v) > 1:
+            continue
+        own = _owners(_before(solution, comps[i].start), names)
+        if len(own) != 1:
+            continue  # the line names no one, or two, before its computation
+        cands: dict[int | None, frozenset[str]] = {}
+        for j in ch.options[n]:
+            if j is None:
+                starts = [q.start for q in givens.numbers if q.value == v and not q.percent] or \
+                    [m.start() for p, vals in WORD_GIVENS.items() if v in vals
+                     for m in phrase_re(p, True).finditer(givens.question)]
+                if len({clause_span(givens.question, st) for st in starts}) != 1:
+                    break  # the question's number at two places (or none): whose it is, unread here
+                a, _ = clause_span(givens.question, starts[0])
+                cands[None] = _owners(givens.question[a:min(starts)], names)
+            else:
+                line_j = _line_at(solution, comps[j].start)
+                if line_j == line:
+                    break
+                cands[j] = _owners(_before(solution, comps[j].start), names)
+        else:
+            hits = [j for j, who in cands.items() if who & own]
+            if len(hits) == 1 and all(who and not who & own for j, who in cands.items() if j != hits[0]):
+                decided[n] = hits[0]
+    return _keep_decided(readings, ch, decided, lambda j: OWNER_EVIDENCE)
+
+
+#: the evidence of a link the names of the lines decide
+OWNER_EVIDENCE = "the words: the line names whose quantity it is, as only this candidate's words do"

@@ -302,9 +302,8 @@ def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> N
     # "20 - 15 = 20 white hats": step 1's "50 red hats" shares "hats", but step 2's 50 ("the
     # remaining number of hats ... 100-50 = 50") names nothing: what it counts is unread
     ("1243", "ambiguous solution"),
-    # "12*2" beside "12 months in a year": step 1's line also writes "12 months", but its result
-    # is "12 games"; the 12 is the months of a year, not step 1
-    ("602", "ambiguous solution"),
+    # (602 "12*2" beside "12 months in a year": the line states the factor as a fact, so the 12 is
+    # the months of a year, not step 1's 12 games; made since lane cover12, test_reading_link_structure.py)
     # "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a day
     # ... every 2 days": "a day" is no "each", and the next line names the "2 days"
     ("1164", "given-words"),

@@ -4,7 +4,8 @@ an earlier result; a step never divides a result by itself; the subtracted terms
 one multiset; a line that writes the question's word ("twice") uses that word given; a result in
 minutes divided into hours divides by the hour's minutes; a step that divides by a stated rate
 ("4 cups per hour") divides the result that counts cups; a line whose subject is one of the
-question's names ("Trevor ate 12/4") uses the number whose words name that one. Where these leave
+question's names ("Trevor ate 12/4") uses the number whose words name that one; a unit factor the
+line states as a fact ("12 months in a year") is that constant. Where these leave
 two readings, the seed stays refused."""
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def _asserts(seed: dict) -> list[str]:
     # "Trevor ate 12/4" is the question's "Trevor ate a quarter", not "Cody ate 12/3 = 4"
     ("566", ["(assert (= s2_sandwiches (/ g1_sandwiches w_a_quarter_parts)))",
              "(assert (= s3_sandwiches (+ s1_sandwiches s2_sandwiches)))"]),
+    # "since there are 12 months in a year that means he buys 12*2": the year's months, not the
+    # "1*12 = 12 games" of step 1, which the total "12+24+48+15" adds
+    ("602", ["(assert (= s2_games (* g2_games k_months_per_year)))",
+             "(assert (= s5_games (+ s1_games s2_games s3_games s4_games)))"]),
 ])
 def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str]) -> None:
     got = _asserts(gsm8k[seed])

@@ -278,7 +278,8 @@ def decide_by_structure(readings: Readings, ch: _Choices, comps: list[Computatio
              lambda r: decide_word_lines(r, ch, comps, exprs, givens, solution),
              lambda r: decide_conversions(r, ch, comps, exprs, givens, solution),
              lambda r: decide_rate_units(r, ch, comps, exprs, givens, solution),
-             lambda r: decide_by_owner(r, ch, comps, exprs, givens, solution))
+             lambda r: decide_by_owner(r, ch, comps, exprs, givens, solution),
+             lambda r: decide_stated_factors(r, ch, comps, exprs, givens, solution))
     for step in steps:
         if len(readings) > 1:
             readings = step(readings)
@@ -421,3 +422,52 @@ def decide_by_owner(readings: Readings, ch: _Choices, comps: list[Computation], 
 
 #: the evidence of a link the names of the lines decide
 OWNER_EVIDENCE = "the words: the line names whose quantity it is, as only this candidate's words do"
+
+
+#: the unit factors a line may state as a fact: value -> (the smaller unit, the larger unit)
+_STATED_FACTORS: dict[Fraction, tuple[tuple[str, str], ...]] = {
+    Fraction(60): (("minutes", "hour"), ("seconds", "minute")),
+    Fraction(12): (("months", "year"), ("inches", "foot")),
+    Fraction(100): (("cents", "dollar"), ("pennies", "dollar")),
+    Fraction(7): (("days", "week"),),
+    Fraction(24): (("hours", "day"),),
+    Fraction(52): (("weeks", "year"),),
+    Fraction(365): (("days", "year"),),
+}
+
+
+def _states_factor(line: str, v: Fraction) -> bool:
+    """Does a line state the unit factor ``v`` as a fact ("there are 12 months in a year", "a dollar
+    is equal to 100 cents", "60 minutes is in an hour")?"""
+    n = re.escape(str(v.numerator))
+    for small, large in _STATED_FACTORS.get(v, ()):
+        forward = rf"(?<![\d.]){n}\s+{small}\s+(?:is\s+|are\s+)?(?:in|per|to|make|makes|equal)\s+(?:an?|one|each|every|1)\s+{large}\b"
+        backward = rf"\b(?:an?|one|each|every|1)\s+{large}\s+(?:is|has|equals|is\s+equal\s+to|=)\s+{n}\s+{small}\b"
+        if re.search(forward, line, re.I) or re.search(backward, line, re.I):
+            return True
+    return False
+
+
+def decide_stated_factors(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+                          givens: Givens, solution: str) -> Readings:
+    """A unit factor the line states as a fact ("since there are 12 months in a year that means he
+    buys 12*2"; "Since a dollar is equal to 100 cents, then 500 cents is equal to 500/100"), that the
+    question's words make plausible, written once in the step's term, is that named constant, not
+    an earlier result of equal value ("1*12 = 12 games"). Only where one reading is left."""
+    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at
+
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        if None not in ch.options[n] or v not in givens.factors or sum(1 for x in terms if x.value == v) > 1:
+            continue
+        if _states_factor(re.sub(r"<<[^<>]*>>", " ", _line_at(solution, comps[i].start)), v):
+            decided[n] = None
+    return _keep_decided(readings, ch, decided, lambda j: STATED_FACTOR_EVIDENCE)
+
+
+#: the evidence of a number the line states as a unit factor
+STATED_FACTOR_EVIDENCE = "the words: the line states this unit factor as a fact (12 months in a year)"

@@ -14,13 +14,81 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, Givens
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, canon, leaves
 
-if TYPE_CHECKING:
-    from qcstation.core.construct.make.rules.links import Computation, _Choices
+
+
+Readings = dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]
+
+
+class Computation(Protocol):
+    """What this module reads of a step (:class:`.links.Computation`; not imported: links imports
+    this module)."""
+
+    start: int
+    end: int
+    source: str
+
+
+class _Choices(Protocol):
+    """What this module reads and writes of the link options (:class:`.links._Choices`)."""
+
+    keys: list[tuple[int, int]]
+    options: list[list[int | None]]
+    evidence: dict[tuple[int, int], str]
+
+
+def _line_at(solution: str, pos: int) -> str:
+    a = solution.rfind("\n", 0, pos) + 1
+    b = solution.find("\n", pos)
+    return solution[a:b if b != -1 else len(solution)]
+
+
+def _roles(e: Expr) -> list[str]:
+    """What each number of a term does: "times", "divisor", or "" (as :func:`.links._roles`)."""
+    out: list[str] = []
+
+    def walk(x: Expr, role: str) -> None:
+        if isinstance(x, Num):
+            out.append(role)
+        elif isinstance(x, Neg):
+            walk(x.operand, "")
+        elif isinstance(x, BinOp):
+            walk(x.left, "times" if x.op == "*" else "")
+            walk(x.right, "times" if x.op == "*" else "divisor" if x.op == "/" else "")
+
+    walk(e, "")
+    return out
+
+
+_WRITTEN_RESULT = re.compile(r"\s*[$€£]?\s*-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)?")
+_RESULT_AFTER_RE = re.compile(r"<<[^<>]*>>\s*\$?\s*[\d.,/]*")
+
+
+def _term_times(line: str, v: Fraction) -> int:
+    """How often a line writes ``v`` other than as a step's result (as :func:`.links._term_times`)."""
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value
+
+    return sum(1 for m in NUMERAL.finditer(ANNOTATION.sub(" ", _RESULT_AFTER_RE.sub(" ", line)))
+               if numeral_value(m) == v)
+
+
+def _keep_decided(readings: Readings, ch: _Choices, decided: Mapping[int, int | None],
+                  evidence: Callable[[int | None], str]) -> Readings:
+    """The one reading that agrees with every decided choice, each decision's evidence recorded;
+    the readings unchanged otherwise (as :func:`.links._keep_decided`)."""
+    if not decided:
+        return readings
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, j in decided.items():
+        ch.evidence[ch.keys[n]] = evidence(j)
+    return kept
 
 
 def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str) -> bool:
@@ -48,11 +116,10 @@ def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str)
     return list_count(v, q, line, role) is not None or list_count(v, q, line, "divisor") is not None
 
 
-def drop_unstated_literals(ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+def drop_unstated_literals(ch: _Choices, comps: Sequence[Computation], exprs: list[Expr], givens: Givens,
                            solution: str) -> None:
     """For a number that could be the question's number or an earlier result, where the literal
     cannot stand (:func:`can_be_literal`): its options are the earlier results alone."""
-    from qcstation.core.construct.make.rules.links import _line_at, _roles
 
     for n, (i, k) in enumerate(ch.keys):
         opts = ch.options[n]
@@ -69,9 +136,6 @@ def drop_unstated_literals(ch: _Choices, comps: list[Computation], exprs: list[E
 #: the evidence of a link whose literal reading the question cannot give
 UNSTATED_EVIDENCE = ("the structure: the question states no such number, in digits or words, and no "
                      "named unit or implied quantity has it; it is an earlier result")
-
-
-Readings = dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]
 
 
 def _self_applied(e: Expr) -> bool:
@@ -159,14 +223,13 @@ ORDER_EVIDENCE = ("the structure: a chain of subtractions takes each quantity of
                   "the order of the subtracted terms changes nothing")
 
 
-def decide_word_lines(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_word_lines(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                       givens: Givens, solution: str) -> Readings:
     """A value the question states only in words ("twice", "half"), written once in a line that
     writes that word ("Vanessa takes twice as long to run a mile, so ... 8 * 2"), is that word
     given, not an earlier result of equal value ("Aaron ran 4 / 2 = 2 miles"). Only where the
     question states the value in no digits and its word once (1311's "twice as fast ... twice as
     far" is two givens the line's "twice" does not tell apart), and only where one reading is left."""
-    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at, _term_times
     from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
     from qcstation.core.reading.words import WORD_GIVENS
 
@@ -202,7 +265,6 @@ _CONVERSIONS = ((Fraction(60), r"minutes?", r"hours?", r"\bminutes?\b|\bhours?\b
 
 def _unit_after(solution: str, comp: Computation, unit: str) -> bool:
     """Does the word right after the result a step writes name ``unit`` ("= 60 minutes")?"""
-    from qcstation.core.construct.make.rules.links import _WRITTEN_RESULT
 
     end = comp.end
     if comp.source == "annotation":
@@ -215,7 +277,6 @@ def _names_result(solution: str, comp: Computation, other: str, unit: str) -> bo
     """Does a step name its result in ``unit`` (not ``other``): the word right after it ("= 5
     hours"), or, where it writes no word there, its line writes the unit and never the other ("It
     will take one hour because 60 / 60 = 1"; "It will take 60 minutes ... because 360 / 6 = 60")?"""
-    from qcstation.core.construct.make.rules.links import _WRITTEN_RESULT, _line_at
 
     if _unit_after(solution, comp, unit):
         return True
@@ -229,14 +290,13 @@ def _names_result(solution: str, comp: Computation, other: str, unit: str) -> bo
     return re.search(rf"\b(?:{unit})\b", line, re.I) is not None and re.search(rf"\b(?:{other})\b", line, re.I) is None
 
 
-def decide_conversions(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_conversions(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                        givens: Givens, solution: str) -> Readings:
     """A step that divides an earlier result the solution names in a smaller unit by a common
     factor of that unit, and names its own result in the larger one ("60 minutes" ... "It will take
     one hour because 60 / 60 = 1"; "300 minutes of break time ... 300/60 = 5 hours"), converts:
     the divisor is the factor (minutes in an hour), not an earlier result of equal value; the
     dividend is the result in the smaller unit. Only where one reading is left."""
-    from qcstation.core.construct.make.rules.links import _keep_decided
 
     decided: dict[int, int | None] = {}
     key_at = {key: n for n, key in enumerate(ch.keys)}
@@ -267,7 +327,7 @@ CONVERSION_EVIDENCE = ("the units: a result in the smaller unit divided by the f
                        "unit the line names")
 
 
-def decide_by_structure(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_by_structure(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                         givens: Givens, solution: str) -> Readings:
     """Where the words after each number left more than one reading: the structure and units of
     the steps (:func:`drop_self_quotients`, :func:`merge_subtraction_orders`,
@@ -297,7 +357,7 @@ def _plural(noun: str) -> str:
     return re.escape(w) + r"(?:s|es)?"
 
 
-def decide_rate_units(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_rate_units(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                       givens: Givens, solution: str) -> Readings:
     """A step that divides by a rate the question states at one place ("She sells an average of 4
     cups per hour"; "36 / 4 = 9 hours") divides what the rate counts (cups): of the earlier results
@@ -305,7 +365,6 @@ def decide_rate_units(readings: Readings, ch: _Choices, comps: list[Computation]
     lemonade", not "36 * $1 = $36"); one that multiplies by the rate multiplies what it is per (an
     hour). Only where exactly one earlier result names that unit and the other unit is named by
     none, and only where one reading is left."""
-    from qcstation.core.construct.make.rules.links import _keep_decided
 
     decided: dict[int, int | None] = {}
     key_at = {key: n for n, key in enumerate(ch.keys)}
@@ -369,7 +428,7 @@ def _before(text: str, pos: int) -> str:
     return text[text.rfind("\n", 0, pos) + 1:pos]
 
 
-def decide_by_owner(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_by_owner(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                     givens: Givens, solution: str) -> Readings:
     """Whose quantity a number is, by the one name its line writes before the computation (its
     subject, not "for the two devices he bought last Monday" after it): "So Elizabeth bought 3 x 20" is
@@ -379,7 +438,6 @@ def decide_by_owner(readings: Readings, ch: _Choices, comps: list[Computation], 
     earlier step's line before its computation), and every other candidate names someone else
     there. Only where one reading is left."""
     from qcstation.core.construct.make.rules.clause_words import clause_span
-    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at
     from qcstation.core.construct.make.rules.phrases import phrase_re
     from qcstation.core.reading.words import WORD_GIVENS
 
@@ -448,13 +506,12 @@ def _states_factor(line: str, v: Fraction) -> bool:
     return False
 
 
-def decide_stated_factors(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def decide_stated_factors(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                           givens: Givens, solution: str) -> Readings:
     """A unit factor the line states as a fact ("since there are 12 months in a year that means he
     buys 12*2"; "Since a dollar is equal to 100 cents, then 500 cents is equal to 500/100"), that the
     question's words make plausible, written once in the step's term, is that named constant, not
     an earlier result of equal value ("1*12 = 12 games"). Only where one reading is left."""
-    from qcstation.core.construct.make.rules.links import _keep_decided, _line_at
 
     open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}

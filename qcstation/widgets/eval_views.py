@@ -282,10 +282,27 @@ def render_item_header(detail: ItemDetail | None) -> RenderableType:
     return head
 
 
+def keep_ends(text: object, width: int) -> str:
+    """:func:`preview` cut in the middle: a derived item's name (SEED~SET.vN) keeps its seed
+    and its variant ('gsm8k-1~vari….v1', 'gsm8k-1234~….v12'), where a cut at the end left
+    every variant of a seed reading the same ('gsm8k-1~variant…'); other names keep both ends."""
+    flat = preview(text, 10 * width)
+    if len(flat) <= width:
+        return flat
+    seed, sep, rest = flat.partition("~")
+    if sep:
+        tail = rest[rest.rfind("."):] if "." in rest else ""
+        room = width - len(seed) - len(tail) - 2          # the '~' and the '…'
+        if room >= 0:
+            return f"{seed}~{rest[:room]}…{tail}"
+    head = (width - 1) // 2
+    return flat[:head] + "…" + flat[len(flat) - (width - 1 - head):]
+
+
 def row_cells(row: Any) -> tuple[Text, ...]:
     """Cells of one results-table row (a :class:`browse.ResultRow`)."""
     return (Text(preview(row.run_label, 16)),
-            Text(preview(row.item_key, 16)),
+            Text(keep_ends(row.item_key, 16)),
             Text(str(row.sample_idx)),
             Text(SHORT.get(row.metric, row.metric)),
             verdict_text(row.verdict, row.score, row.metric),

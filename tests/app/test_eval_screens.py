@@ -660,3 +660,22 @@ def test_the_done_cell_keeps_one_width_through_a_run() -> None:
         widths = {len(progress_text(done, total)) for done in range(total + 1)}
         assert widths == {len(f"{total}/{total}")}
     assert progress_text(7, 120) == "  7/120" and progress_text(5, 0) == "5"
+
+
+def test_a_derived_items_name_keeps_its_seed_and_its_variant_in_the_rows() -> None:
+    """Issue 28.2: at 80 columns every variant of a seed read 'gsm8k-1~variant…' in the
+    results table; the cut is in the middle now, so each row names its own item."""
+    from types import SimpleNamespace
+
+    from qcstation.widgets.eval_views import row_cells
+
+    def item_cell(key: str) -> str:
+        row = SimpleNamespace(run_label="#1 reference", item_key=key, sample_idx=0,
+                              metric="ar", verdict="correct", score=None, extracted="33")
+        return row_cells(row)[1].plain
+
+    cells = [item_cell(f"gsm8k-1234~variants.v{n}") for n in (1, 2, 12)]
+    assert len(set(cells)) == 3 and all(len(c) == 16 for c in cells), cells
+    assert all(c.startswith("gsm8k-1234~") for c in cells), cells
+    assert [c.endswith(f".v{n}") for c, n in zip(cells, (1, 2, 12))] == [True] * 3
+    assert item_cell("gsm8k-54") == "gsm8k-54"          # short names are whole

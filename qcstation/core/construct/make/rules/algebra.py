@@ -13,7 +13,8 @@ What it refuses (:class:`RuleError`), so that the worked-solution rules' reasons
   neither as a number nor in words and no named constant explains (``x+2x+4x=700`` where
   the 4 is the solution's own 2·2): that number is the solution's arithmetic, not a given;
 * an unknown whose value does not give the gold, and no single computation that takes it
-  there with the question's own numbers.
+  there with the question's own numbers, nor one expression in the unknown the solution writes
+  ("b = 5s - 4", "Lily = B/2 + 7") that gives the gold at its value (two that differ: refused).
 
 The formalization is an asserted equation, not a chain of definitions: its steps have no
 ``expr`` and :func:`.dispatch.check_independently` checks it by
@@ -216,6 +217,49 @@ def _follow(e: Expr, path: list[str]) -> Expr:
     return e
 
 
+def _defining_expr(text: str, letter: str, value: Fraction, gold: Fraction, eq_a: int,
+                   eq_b: int) -> tuple[Expr, str, int] | None:
+    """The one expression in the unknown the solution writes outside its equation that gives the
+    gold at the unknown's value ("Red rope = 4 * (Y - 7)", "the number of dromedaries is
+    180 - x"), as (expression, its text, where); None when there is none, or two that differ
+    (a coincidence could pick the wrong one)."""
+    found: list[tuple[Expr, str, int]] = []
+    forms: set[tuple[Fraction, Fraction]] = set()
+    i = 0
+    while i < len(text):
+        if not _allowed(text, i, letter):
+            i += 1
+            continue
+        a = i
+        while i < len(text) and _allowed(text, i, letter):
+            i += 1
+        if a < eq_b and i > eq_a:
+            continue  # the determining equation's own sides
+        pos = a
+        for piece in text[a:i].split("="):
+            p0 = pos
+            pos += len(piece) + 1
+            t = piece.strip().rstrip(" .,")
+            if letter not in t or t == letter:
+                continue
+            e = _parse(t, letter)
+            if e is None or letter not in expr_names(e):
+                continue
+            form = _linear(e, letter)
+            if form is None or not form[0]:
+                continue
+            try:
+                if evaluate(e, {letter: value}) != gold:
+                    continue
+            except ExpressionError:
+                continue
+            forms.add(form)
+            found.append((e, t, p0 + piece.find(t[:1])))
+    if len(forms) != 1:
+        return None
+    return found[-1]
+
+
 def _line_at(text: str, pos: int) -> str:
     a = text.rfind("\n", 0, pos) + 1
     b = text.find("\n", pos)
@@ -291,13 +335,22 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
             if n == 1 and value not in givens0.values:
                 chosen = (c, replaced)
                 break
-        if chosen is None:
-            raise RuleError(f"the unknown {letter} = {fmt(value)} is not the gold {fmt(gold)}, and no one "
-                            f"computation of the solution takes {fmt(value)} to it", "No algebra")
-        answer_expr = chosen[1]
-        answer_line = _line_at(solution, chosen[0].start)
-        answer_text = chosen[0].expr_text
-        notes.append(f"answer = {chosen[0].expr_text} with {fmt(value)} read as the unknown {letter}")
+        if chosen is not None:
+            answer_expr = chosen[1]
+            answer_line = _line_at(solution, chosen[0].start)
+            answer_text = chosen[0].expr_text
+            notes.append(f"answer = {chosen[0].expr_text} with {fmt(value)} read as the unknown {letter}")
+        else:
+            defined = _defining_expr(text, letter, value, gold, eq_start, eq_start + len(eq_text))
+            if defined is None:
+                raise RuleError(f"the unknown {letter} = {fmt(value)} is not the gold {fmt(gold)}, and no one "
+                                f"computation of the solution takes {fmt(value)} to it", "No algebra")
+            d_expr, d_text, d_pos = defined
+            answer_expr = _rename(d_expr, letter, unknown)
+            answer_line = _line_at(text, d_pos)
+            answer_text = d_text
+            notes.append(f"answer = {d_text}, the solution's expression in its unknown {letter} "
+                         f"({answer_line[:60]})")
     givens = question_numbers(question)
     # "2V = 2 * 11" restates the equation's term 2V ("twice as many ... V + 2V"): its numbers are
     # that term's givens, bound where the equation binds them (one quantity, not a second use)

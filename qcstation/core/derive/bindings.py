@@ -269,10 +269,29 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "an ordinal"          # "the 3rd floor": "5rd" or "Xrd" would not read
     if _LEGS_AFTER.match(question[end:end + 12]):
         return "the legs of an animal"   # "18 5-legged animals" is no animal
+    if value.denominator == 1 and 2 <= value <= 12 and _names_listed(question, start, end) == value:
+        # "Four children are playing -- Akbar, Alessandro, Helene, and Wilfred": five would
+        # contradict the list
+        return "the count of the names its sentence lists"
     if value == 1 and _SINGULAR_AFTER.match(question[end:end + 24]):
         # "1 hour", "one dollar": the noun after it is singular, "2 hour" would not read
         return "one of a unit: the noun after it is singular"
     return ""
+
+
+#: a list of names: "Akbar, Alessandro, Helene, and Wilfred", "Tom and Jerry"
+_NAME_LIST = re.compile(r"\b[A-Z][a-z]+(?:,\s+[A-Z][a-z]+)*,?\s+(?:and|&)\s+[A-Z][a-z]+\b")
+
+
+def _names_listed(question: str, start: int, end: int) -> int:
+    """The most names one list of the given's sentence holds (0 when none)."""
+    left = max(question.rfind(". ", 0, start), question.rfind("? ", 0, start)) + 1
+    stops = [i for i in (question.find(". ", end), question.find("? ", end)) if i >= 0]
+    right = min(stops) if stops else len(question)
+    best = 0
+    for m in _NAME_LIST.finditer(question, left, right):
+        best = max(best, len(re.findall(r"[A-Z][a-z]+", m.group(0))))
+    return best
 
 
 #: a singular noun right after a number: a word that does not end in s ("1 hour", "1 dollar",

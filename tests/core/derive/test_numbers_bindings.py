@@ -170,3 +170,16 @@ def test_a_one_before_a_singular_noun_stays_put() -> None:
          "kind": "number"}]}
     fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
     assert fixed["g1"].startswith("one of a unit") and fixed["g2"] == fixed["g3"] == fixed["g4"] == ""
+
+
+def test_a_count_of_listed_names_stays_put() -> None:
+    # GSM8K 997: five children would contradict the four names the sentence lists
+    q = ("Four children are playing together, Akbar, Alessandro, Helene, and Wilfred. The total "
+         "age of the children is 20. If Akbar is 3 years old, how old is Wilfred?")
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "4", "span": _at(q, "Four children", "Four"), "words": "Four",
+         "kind": "word"},
+        {"name": "g2", "value": "20", "span": _at(q, "is 20", "20"), "words": "20", "kind": "number"},
+        {"name": "g3", "value": "3", "span": _at(q, "is 3 years", "3"), "words": "3", "kind": "number"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed == {"g1": "the count of the names its sentence lists", "g2": "", "g3": ""}

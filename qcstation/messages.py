@@ -219,17 +219,20 @@ class ResultsCounted(Message):
 
 class ResultsPageLoaded(Message):
     """One page of the results browser (``browse.Page``) for ``filters``; ``number`` counts
-    pages from 1; ``choices`` are the sources/difficulties/runs the filters can take."""
+    pages from 1; ``choices`` are the sources/difficulties/runs the filters can take;
+    ``first`` the page's first row in detail, as :class:`ItemDetailLoaded` carries it."""
 
     def __init__(self, filters: Any, page: Any, number: int,
                  choices: dict[str, Any] | None = None,
-                 counts: dict[str, Any] | None = None) -> None:
+                 counts: dict[str, Any] | None = None,
+                 first: tuple[tuple[int, int, int], Any] | None = None) -> None:
         super().__init__()
         self.filters = filters
         self.page = page
         self.number = number
         self.choices = choices
         self.counts = counts    # {"rows": (n, exact), "failed": (n, exact) | None}
+        self.first = first      # (key, browse.ItemDetail | None) or None
 
 
 class ItemDetailLoaded(Message):

@@ -567,9 +567,10 @@ async def test_enter_p_then_two_esc_leave_the_results(eval_db: Path) -> None:
 
 async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_title(
         eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """While the first row's item of the next page is being read, the pane keeps what it
-    showed and is not drawn again: the highlight of that row drew the previous item (under
-    the new title) and then the new one, two renders per key."""
+    """A page turn reads the first row's item with the page (one read, no second worker):
+    while it is being read the table and the pane keep what they showed and the pane is not
+    drawn again; then the new page and its first item come together, the item drawn once
+    under its own title."""
     import asyncio
     import threading
 
@@ -590,11 +591,14 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ResultsScreen) and screen.detail is not None
-        before = screen.detail
-        release = threading.Event()
+        before, before_key = screen.detail, screen.detail_key
+        entered, release = threading.Event(), threading.Event()
+        reads: list[tuple[Any, ...]] = []
         item_detail = browse.item_detail
 
         def held(*args: Any) -> Any:           # the next item is read only once released
+            reads.append(args[1:])
+            entered.set()
             release.wait(60)
             return item_detail(*args)
 
@@ -602,16 +606,34 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         drawn.clear()
         await pilot.press("right_square_bracket")
         deadline = time.monotonic() + 60
-        while not (screen.page_number == 2 and screen.detail_pending) \
-                and time.monotonic() < deadline:
+        while not entered.is_set() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         await pilot.pause()
-        assert screen.page_number == 2 and screen.detail_pending
-        assert drawn == []                     # the old item was not drawn again
+        assert entered.is_set()
+        # the page waits for its first item: page 1 and its item are still what is shown
+        assert screen.page_number == 1 and screen.detail is before
+        assert screen.detail_key == before_key and drawn == []
         release.set()
         await settle(pilot)
+        first = must(screen.page).rows[0]
+        assert screen.page_number == 2 and screen.selected_row() == first
+        assert screen.detail_key == (first.run_id, first.seed_id, first.sample_idx)
         assert screen.detail is not None and screen.detail is not before
+        assert not screen.detail_pending
+        assert reads == [screen.detail_key]    # read once, with the page
         assert drawn == [screen.detail]        # the new one, once
+        assert str(screen.query_one("#item_pane").border_title) == f"Item {first.item_key}"
+        # another item's row is read as before, by its own worker, and drawn once
+        rows = must(screen.page).rows
+        other = next(i for i, r in enumerate(rows)
+                     if (r.run_id, r.seed_id, r.sample_idx) != reads[0])
+        drawn.clear()
+        await pilot.press(*["down"] * other)
+        await settle(pilot)
+        row = must(screen.selected_row())
+        assert row == rows[other] and reads[-1] == (row.run_id, row.seed_id, row.sample_idx)
+        assert len(reads) == 2 and screen.detail_key == reads[-1]
+        assert drawn[-1] is screen.detail and drawn.count(screen.detail) == 1
 
 
 async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,

@@ -99,7 +99,10 @@ class ResultsScreen(QCScreen):
         self.detail: browse.ItemDetail | None = None
         self.page_pending = True      # a page is being read
         self.detail_pending = False   # the selected item is being read
-        self.drawn: tuple[Any, ...] | None = None   # what the item pane shows (_drawing)
+        # the page's first item was drawn with its page: the highlight its first row posts
+        # (one a page: DataTable highlights the first row added to an empty table) is not
+        # drawn again
+        self.first_drawn = False
 
     @property
     def busy(self) -> bool:
@@ -353,6 +356,10 @@ class ResultsScreen(QCScreen):
 
     @on(DataTable.RowHighlighted, "#results_table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.first_drawn:
+            self.first_drawn = False
+            if event.cursor_row == 0:
+                return
         self._show_row()
 
     @on(DataTable.RowSelected, "#results_table")
@@ -370,9 +377,8 @@ class ResultsScreen(QCScreen):
         if key == self.detail_key:
             # same item, maybe another metric: its task comes first; while it is still being
             # read (a page turn highlights the row it just asked for) the pane would show the
-            # item before it under this one's title, and draw it twice; drawn already as
-            # this row asks (the page's first row, drawn with its page), it is not redrawn
-            if not self.detail_pending and self.drawn != self._drawing():
+            # item before it under this one's title, and draw it twice
+            if not self.detail_pending:
                 self._render_detail()
             return
         self.detail_key = key
@@ -381,6 +387,7 @@ class ResultsScreen(QCScreen):
             self.detail_pending = False
             self.detail = loaded[1]
             self._render_detail()
+            self.first_drawn = True
             return
         self.detail_pending = True
         self._load_detail(key)
@@ -400,14 +407,7 @@ class ResultsScreen(QCScreen):
         self.detail = message.detail
         self._render_detail()
 
-    def _drawing(self) -> tuple[Any, ...]:
-        """What the item pane draws: the item, the task the row's metric puts first, prompts."""
-        row = self.selected_row()
-        return (self.detail_key, TASK_OF.get(row.metric) if row is not None else None,
-                self.show_prompts)
-
     def _render_detail(self) -> None:
-        self.drawn = self._drawing()
         if self.detail_key is None:
             self.query_one("#item_pane", TextPane).update(Text(
                 "No stored score matches these filters." if self.filters != Filters() else

@@ -623,8 +623,27 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         assert reads == [screen.detail_key]    # read once, with the page
         assert drawn == [screen.detail]        # the new one, once
         assert str(screen.query_one("#item_pane").border_title) == f"Item {first.item_key}"
-        # another item's row is read as before, by its own worker, and drawn once
         rows = must(screen.page).rows
+        # a move onto another row of the item shown, whose metric puts the same task first (a
+        # metric and its strict twin), draws the pane again from its top, as before
+        def item(r: Any) -> tuple[int, int, int]:
+            return (r.run_id, r.seed_id, r.sample_idx)
+
+        twin = next(i for i in range(1, len(rows)) if item(rows[i]) == item(rows[i - 1])
+                    and results_screen.TASK_OF.get(rows[i].metric)
+                    == results_screen.TASK_OF.get(rows[i - 1].metric))
+        await pilot.press(*["down"] * (twin - 1))
+        await settle(pilot)
+        drawn.clear()
+        reads.clear()
+        await pilot.press("down")
+        await settle(pilot)
+        assert screen.selected_row() == rows[twin] and reads == []
+        assert drawn == [screen.detail]
+        await pilot.press(*["up"] * twin)
+        await settle(pilot)
+        reads[:] = [item(rows[0])]
+        # another item's row is read as before, by its own worker, and drawn once
         other = next(i for i, r in enumerate(rows)
                      if (r.run_id, r.seed_id, r.sample_idx) != reads[0])
         drawn.clear()

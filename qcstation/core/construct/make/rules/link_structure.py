@@ -176,25 +176,28 @@ def _order_free(e: Expr) -> str:
     return "(-- " + canon(head) + " " + " ".join(sorted(canon(x) for x in rest)) + ")"
 
 
-def merge_subtraction_orders(readings: Readings, ch: _Choices, exprs: list[Expr], givens: Givens) -> Readings:
-    """A chain of subtractions that takes one value away more than once ("$200 - $50 - $50"
-    after "5 * $10 = $50 on pencils", for "50 dollars on gas") takes that many quantities away:
-    each earlier result at most once, the question's number at most as often as the question
-    states it; the readings left that only swap the subtracted terms are one formalization."""
+def equal_term_groups(exprs: list[Expr], keys: Sequence[tuple[int, int]],
+                      first: Callable[[Expr], int | None]) -> list[tuple[Fraction, list[int]]]:
+    """The links (indices into ``keys``, each a (step, term) pair) of each value a step's term
+    writes more than once, counting from term ``first(e)`` on (None: the step has none)."""
     groups: list[tuple[Fraction, list[int]]] = []
     for i, e in enumerate(exprs):
-        chn = _chain(e)
-        if chn is None or not all(isinstance(x, Num) for x in [chn[0], *chn[1]]):
+        start = first(e)
+        if start is None:
             continue
-        n_head = len(leaves(chn[0]))
+        terms = leaves(e)
         by_value: dict[Fraction, list[int]] = {}
-        for n, (step, k) in enumerate(ch.keys):
-            if step == i and k >= n_head:
-                by_value.setdefault(leaves(e)[k].value, []).append(n)
+        for n, (step, k) in enumerate(keys):
+            if step == i and k >= start:
+                by_value.setdefault(terms[k].value, []).append(n)
         groups += [(v, ns) for v, ns in by_value.items() if len(ns) > 1]
-    if not groups:
-        return readings
+    return groups
 
+
+def keep_distinct(readings: Readings, groups: list[tuple[Fraction, list[int]]], givens: Givens) -> Readings:
+    """The readings in which each group of equal terms (:func:`equal_term_groups`) takes each
+    earlier result at most once and the question's number at most as often as the question
+    states it (empty when none does)."""
     def distinct(assign: tuple[int | None, ...]) -> bool:
         for v, ns in groups:
             picks = [assign[n] for n in ns]
@@ -204,7 +207,24 @@ def merge_subtraction_orders(readings: Readings, ch: _Choices, exprs: list[Expr]
                 return False
         return True
 
-    kept = {key: r for key, r in readings.items() if distinct(r[0])}
+    return {key: r for key, r in readings.items() if distinct(r[0])}
+
+
+def merge_subtraction_orders(readings: Readings, ch: _Choices, exprs: list[Expr], givens: Givens) -> Readings:
+    """A chain of subtractions that takes one value away more than once ("$200 - $50 - $50"
+    after "5 * $10 = $50 on pencils", for "50 dollars on gas") takes that many quantities away:
+    each earlier result at most once, the question's number at most as often as the question
+    states it; the readings left that only swap the subtracted terms are one formalization."""
+    def subtracted(e: Expr) -> int | None:
+        chn = _chain(e)
+        if chn is None or not all(isinstance(x, Num) for x in [chn[0], *chn[1]]):
+            return None
+        return len(leaves(chn[0]))      # the terms after the head are the ones taken away
+
+    groups = equal_term_groups(exprs, ch.keys, subtracted)
+    if not groups:
+        return readings
+    kept = keep_distinct(readings, groups, givens)
     if not kept:
         return readings
     merged: dict[tuple[str, ...], tuple[str, ...]] = {}

@@ -23,7 +23,8 @@ from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.construct.make.rules.clause_words import result_or_given
-from qcstation.core.construct.make.rules.link_structure import decide_by_structure, drop_unstated_literals
+from qcstation.core.construct.make.rules.link_structure import (decide_by_structure, drop_unstated_literals,
+                                                                equal_term_groups, keep_distinct)
 
 MAX_LINK_CHOICES = 4096
 
@@ -303,30 +304,14 @@ def _equal_terms_distinct(readings: dict[tuple[str, ...], tuple[tuple[int | None
     to stand for the question's 15) are dropped; the readings left that only swap equal terms
     are one formalization (a sum or a product in any order). When no reading keeps its terms
     distinct, the readings are left as they were."""
-    groups: list[tuple[Fraction, list[int]]] = []
-    for i, e in enumerate(exprs):
+    def one_sum_or_product(e: Expr) -> int | None:
         ops = _ops(e)
-        if not ops or len(ops) != 1 or next(iter(ops)) not in "+*":
-            continue
-        by_value: dict[Fraction, list[int]] = {}
-        for n, (step, k) in enumerate(ch.keys):
-            if step == i:
-                by_value.setdefault(leaves(e)[k].value, []).append(n)
-        groups += [(v, ns) for v, ns in by_value.items() if len(ns) > 1]
+        return 0 if len(ops) == 1 and next(iter(ops)) in "+*" else None
+
+    groups = equal_term_groups(exprs, ch.keys, one_sum_or_product)
     if not groups:
         return readings
-
-    def distinct(assign: tuple[int | None, ...]) -> bool:
-        for v, ns in groups:
-            picks = [assign[n] for n in ns]
-            steps = [j for j in picks if j is not None]
-            places = len({q.start for q in givens.numbers if q.value == v and not q.percent})
-            if len(steps) != len(set(steps)) or len(picks) - len(steps) > places:
-                return False
-        return True
-
-    kept = {key: r for key, r in readings.items() if distinct(r[0])}
-    return kept or readings
+    return keep_distinct(readings, groups, givens) or readings
 
 
 def _ops(e: Expr) -> set[str]:

@@ -215,6 +215,11 @@ OPERATIONS = [(_attempt, 3), (_filter_reason, 1), (_drop_artifacts, 1),(_decide,
 @pytest.mark.parametrize("rng_seed", [1, 2, 3])
 def test_kept_counts_equal_a_recount_after_random_operations(store: Store, rng_seed: int) -> None:
     rng = random.Random(rng_seed)
+    # the operations pick rows with SQL's random(): drawn from the same seeded generator, so a
+    # run is the same sequence every time (SQLite's own random() made the check below that the
+    # hard cases ran fail on some runs: no late correction ever found an item to correct)
+    sql_rng = random.Random(rng_seed)
+    store.conn.create_function("random", 0, lambda: sql_rng.getrandbits(63) - 2 ** 62)
     f.populate(store, {"gsm8k": 24, "mawps": 10})
     for dim in QC_DIMS:
         draw_sample(store, dim, rate=0.4, rng_seed=rng_seed, actor="lead", overlap_rate=0.2)

@@ -25,6 +25,7 @@ from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolv
 from qcstation.core.review.items import ReviewItem, get_item
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.text_field import TextField
+from qcstation.widgets.fixed_table import FixedTable
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
@@ -122,7 +123,8 @@ class QueueScreen(QCScreen):
         yield Header()
         yield FilterField(self.initial_filter, placeholder="state:rejected dim:arithmetic "
                           "by:alice source:gsm8k search words", id="queue_filter", limit=500)
-        table: DataTable[Any] = DataTable(id="queue_table", cursor_type="row", zebra_stripes=True)
+        # fixed column widths (_set_columns): added rows are not measured (FixedTable)
+        table: DataTable[Any] = FixedTable(id="queue_table", cursor_type="row", zebra_stripes=True)
         yield table
         with VerticalScroll(id="queue_detail", classes="panel"):
             yield Static(Text("Loading…", style="dim"), id="queue_item")

@@ -24,7 +24,8 @@ from qcstation.eval.types import STORED_METRICS as METRICS
 from qcstation.eval.types import TASK_SCORES as TASK_METRICS
 from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoaded
-from qcstation.widgets.eval_views import render_item, row_cells
+from qcstation.widgets.eval_views import page_cells, render_item
+from qcstation.widgets.fixed_table import FixedTable, set_rows
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
@@ -103,6 +104,8 @@ class ResultsScreen(QCScreen):
         # (one a page: DataTable highlights the first row added to an empty table) is not
         # drawn again
         self.first_drawn = False
+        self.filter_fitted = False    # the filter line fitted on one line (see _show_filters)
+        self.rows_width = 0           # the table's width its rows were drawn for
 
     @property
     def busy(self) -> bool:
@@ -113,7 +116,8 @@ class ResultsScreen(QCScreen):
         yield Static("", id="filter_line")
         yield Input(placeholder='words in the responses ("a phrase", prefix*, OR, NOT); Enter',
                     id="results_search")
-        yield DataTable(id="results_table", cursor_type="row", zebra_stripes=True)
+        # fixed column widths: a page turn does not measure its 300 cells (FixedTable)
+        yield FixedTable(id="results_table", cursor_type="row", zebra_stripes=True)
         # the item wraps only what comes into view (a Static wrapped all of it twice a key)
         yield TextPane(Text("Select a row to read the item.", style="dim"), id="item_pane",
                        classes="pane")
@@ -132,6 +136,16 @@ class ResultsScreen(QCScreen):
 
     def on_resize(self) -> None:
         self._fit_heights()
+        self.call_after_refresh(self._fit_rows)     # once the table has its new width
+
+    def _fit_rows(self) -> None:
+        """Rows drawn for another width are drawn again: the run's name takes this width's
+        room (the cursor stays on its row)."""
+        table = self.query_one("#results_table", DataTable)
+        if self.page is not None and self.page.rows and self.rows_width != table.content_region.width:
+            row = table.cursor_row
+            self._draw_rows(table, self.page.rows)
+            table.move_cursor(row=row)
 
     def _fit_heights(self) -> None:
         """The rows take about half of the screen (at least 9 lines), the item pane the rest."""
@@ -209,7 +223,12 @@ class ResultsScreen(QCScreen):
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
         text.append("  F1: filter keys", style="dim")
-        self.query_one("#filter_line", Static).update(text)
+        line = self.query_one("#filter_line", Static)
+        # a line that fits, in place of one that fitted, keeps the line's height: no layout
+        # of the screen for it (a filter key's first frame, ~5-10 ms of CPU at 1M scores)
+        fits = text.cell_len <= line.content_region.width
+        line.update(text, layout=not (fits and self.filter_fitted))
+        self.filter_fitted = fits
 
     # -- pages -----------------------------------------------------------------------------
     def _reload(self) -> None:
@@ -301,14 +320,7 @@ class ResultsScreen(QCScreen):
         while len(self.page_starts) < message.number:
             self.page_starts.append(None)
         table = self.query_one("#results_table", DataTable)
-        cells = [row_cells(row) for row in message.page.rows]
-        # columns as wide as this page's cells: never clipped to the header's width
-        table.clear(columns=True)
-        for i, (label, key) in enumerate(COLUMNS):
-            width = max([len(label), *(c[i].cell_len for c in cells)])
-            table.add_column(label, key=key, width=width)
-        for row, row_text in zip(message.page.rows, cells):
-            table.add_row(*row_text, key="|".join(map(str, row.key)))
+        self._draw_rows(table, message.page.rows)
         first = (message.number - 1) * PAGE_SIZE + 1
         shown = len(message.page.rows)
         table.border_title = self._rows_title(first, shown, message.page.has_more,
@@ -325,6 +337,14 @@ class ResultsScreen(QCScreen):
             self.detail_pending = False
             self.query_one("#item_pane").border_title = "Item"
             self._render_detail()
+
+    def _draw_rows(self, table: DataTable[Any], rows: list[browse.ResultRow]) -> None:
+        """The page's rows, in columns as wide as their cells (never clipped to the header's
+        width); the run's name takes the room the other columns leave."""
+        self.rows_width = table.content_region.width
+        width = self.rows_width - table.styles.scrollbar_size_vertical
+        set_rows(table, COLUMNS, page_cells(rows, width, 2 * table.cell_padding),
+                 ["|".join(map(str, row.key)) for row in rows])
 
     @staticmethod
     def _rows_title(first: int, shown: int, has_more: bool,

@@ -9,6 +9,7 @@ terminal.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -295,15 +296,54 @@ def keep_ends(text: object, width: int) -> str:
         room = width - len(seed) - len(tail) - 2          # the '~' and the '…'
         if room >= 0:
             return f"{seed}~{rest[:room]}…{tail}"
+    return _cut_middle(flat, width)
+
+
+def _cut_middle(flat: str, width: int) -> str:
+    """``flat`` in ``width`` cells, cut in the middle: both ends stay."""
+    if len(flat) <= width:
+        return flat
     head = (width - 1) // 2
     return flat[:head] + "…" + flat[len(flat) - (width - 1 - head):]
 
 
-def row_cells(row: Any) -> tuple[Text, ...]:
+#: the results table's Run column when it has no more room; it takes what the row leaves
+RUN_WIDTH = 16
+
+
+def run_cell(label: object, width: int = RUN_WIDTH) -> str:
+    """A run's name in ``width`` cells: whole where it fits, else cut in the middle after its
+    number, so ``#3 baseline-2024-07-18`` and ``#4 baseline-2024-08-06`` each keep their
+    end ('#3 basel…07-18'); a cut at the end read 'baseline-2024-0…' for both."""
+    flat = preview(label, 10 * width)
+    if len(flat) <= width:
+        return flat
+    number, sep, name = flat.partition(" ")
+    if sep and number.startswith("#") and len(number) + 4 <= width:
+        return f"{number} {_cut_middle(name, width - len(number) - 1)}"
+    return _cut_middle(flat, width)
+
+
+def row_cells(row: Any, run_width: int = RUN_WIDTH) -> tuple[Text, ...]:
     """Cells of one results-table row (a :class:`browse.ResultRow`)."""
-    return (Text(preview(row.run_label, 16)),
+    return (Text(run_cell(row.run_label, run_width)),
             Text(keep_ends(row.item_key, 16)),
             Text(str(row.sample_idx)),
             Text(SHORT.get(row.metric, row.metric)),
             verdict_text(row.verdict, row.score, row.metric),
             Text(preview(row.extracted, 14) if row.extracted else "–"))
+
+
+def page_cells(rows: Sequence[Any], width: int, padding: int = 2) -> list[tuple[Text, ...]]:
+    """The results table's cells for ``rows`` in a table ``width`` cells wide (columns
+    ``padding`` apart): the Run column takes the room the other columns leave, up to the
+    longest name, so a run's name is cut only where the row has no room (issue 28.2)."""
+    cells = [row_cells(row) for row in rows]
+    if not cells:
+        return cells
+    others = sum(max(c[i].cell_len for c in cells) for i in range(1, len(cells[0])))
+    longest = max(len(preview(row.run_label, 10 * RUN_WIDTH)) for row in rows)
+    run_width = max(RUN_WIDTH, min(longest, width - others - padding * len(cells[0])))
+    if run_width == RUN_WIDTH:
+        return cells
+    return [row_cells(row, run_width) for row in rows]

@@ -405,7 +405,8 @@ def headline_triggers(metrics: tuple[str, ...]) -> list[str]:
     ]
 
 
-HEADLINE_TRIGGERS = headline_triggers(SIG_METRICS)
+#: migration 21's triggers (migration 22 keeps the first, the view's, and drops the others)
+HEADLINE_TRIGGERS_21 = headline_triggers(SIG_METRICS)
 
 #: migration 21
 STATEMENTS_21: list[str] = [
@@ -425,7 +426,7 @@ STATEMENTS_21: list[str] = [
     ) WITHOUT ROWID
     """,
     "CREATE VIEW eval_item_touch AS SELECT 0 AS run_id, 0 AS seed_id WHERE 0",
-    *HEADLINE_TRIGGERS,
+    *HEADLINE_TRIGGERS_21,
     "INSERT INTO eval_item_touch (run_id, seed_id) "
     "SELECT DISTINCT run_id, seed_id FROM eval_pairs",
 ]
@@ -445,3 +446,93 @@ def headline_from_scratch_sql(metrics: tuple[str, ...] = SIG_METRICS) -> str:
                 WHERE p.run_id = i.run_id AND p.seed_id = i.seed_id ORDER BY p.sample_idx)) AS sig
         FROM (SELECT DISTINCT run_id, seed_id FROM eval_pairs WHERE run_id = ?) i)
     GROUP BY source, difficulty, sig ORDER BY source, difficulty, sig"""
+
+
+# --- migration 22 -------------------------------------------------------------------------
+# Migration 21 recounted an item at every write of one of its item-sample rows: about 75 µs
+# per score written, four times per item of a run asking two answer tasks (each stored with
+# its strict twin), in the scoring worker beside a running evaluation. Now a write of an
+# item-sample row only marks its item (and, moved, the item it left) in ``eval_item_dirty``
+# (one small insert), and the item is recounted once per batch: the writer ends its batch
+# with :data:`RECOUNT_DIRTY` (the scorers and the live scoring worker do, in the batch's own
+# transaction: :func:`recount_dirty`), which touches each marked item through migration 21's
+# view (the same recount) and clears the marks. A write that leaves marks behind (a
+# hand-made ``UPDATE``, a writer that does not recount) is read right all the same: the
+# reader (:func:`headline_kept_sql`) takes each marked item's kept signature off its count
+# and counts the signature made from its rows now; the next batch recounts it for good. So
+# every figure is the one the item-sample rows give, whoever wrote them, as before.
+
+#: every write of an item-sample row marks its item (an update marks the item it left too)
+DIRTY_TRIGGERS: list[str] = [
+    _after("eval_item_dirty_pair_ins", "INSERT", "eval_pairs",
+           ["INSERT INTO eval_item_dirty (run_id, seed_id) VALUES (NEW.run_id, NEW.seed_id) "
+            "ON CONFLICT DO NOTHING;"]),
+    _after("eval_item_dirty_pair_del", "DELETE", "eval_pairs",
+           ["INSERT INTO eval_item_dirty (run_id, seed_id) VALUES (OLD.run_id, OLD.seed_id) "
+            "ON CONFLICT DO NOTHING;"]),
+    _after("eval_item_dirty_pair_upd", "UPDATE", "eval_pairs",
+           ["INSERT INTO eval_item_dirty (run_id, seed_id) "
+            "VALUES (NEW.run_id, NEW.seed_id), (OLD.run_id, OLD.seed_id) ON CONFLICT DO NOTHING;"]),
+]
+
+#: the triggers that keep ``eval_headline`` as of migration 22: migration 21's recount (the
+#: view's) and the marks
+HEADLINE_TRIGGERS: list[str] = [HEADLINE_TRIGGERS_21[0], *DIRTY_TRIGGERS]
+
+#: a batch's end: every marked item recounted (its old signature off, its new one on), the
+#: marks cleared; in the writer's transaction
+RECOUNT_DIRTY: tuple[str, ...] = (
+    "INSERT INTO eval_item_touch (run_id, seed_id) SELECT run_id, seed_id FROM eval_item_dirty",
+    "DELETE FROM eval_item_dirty",
+)
+
+
+def recount_dirty(conn: object) -> None:
+    """Recount the items marked since the last recount (call inside the transaction of the
+    batch that wrote them; nothing to do costs one look at an empty table)."""
+    execute = conn.execute  # type: ignore[attr-defined]
+    if execute("SELECT 1 FROM eval_item_dirty LIMIT 1").fetchone() is not None:
+        for sql in RECOUNT_DIRTY:
+            execute(sql)
+
+
+def _fresh_item(metrics: tuple[str, ...], i: str) -> str:
+    """(source, difficulty, sig) of the item ``i`` (a row with run_id and seed_id) made from
+    its item-sample rows, as :func:`headline_from_scratch_sql` makes it."""
+    key = f"p.run_id = {i}.run_id AND p.seed_id = {i}.seed_id"
+    return (f"(SELECT {_none('p.source')} FROM eval_pairs p {_BY_KEY} WHERE {key} "
+            "ORDER BY p.source, p.difficulty LIMIT 1), "
+            f"(SELECT {_none('p.difficulty')} FROM eval_pairs p {_BY_KEY} WHERE {key} "
+            "ORDER BY p.source, p.difficulty LIMIT 1), "
+            f"(SELECT group_concat(s, ';') FROM (SELECT {pair_sig(metrics)} AS s FROM eval_pairs p "
+            f"WHERE {key} ORDER BY p.sample_idx))")
+
+
+def headline_kept_sql(metrics: tuple[str, ...] = SIG_METRICS) -> str:
+    """``eval_headline``'s rows of one run (``?``, given three times) as the item-sample rows
+    give them now: the kept counts, each marked item's kept signature taken off and its
+    signature made from its rows counted (in the table's key order, counts of 0 left out)."""
+    return f"""
+    SELECT source, difficulty, sig, SUM(n) FROM (
+        SELECT source, difficulty, sig, n FROM eval_headline WHERE run_id = ?
+        UNION ALL
+        SELECT s.source, s.difficulty, s.sig, -1 FROM eval_item_dirty d
+        JOIN eval_item_sigs s ON s.run_id = d.run_id AND s.seed_id = d.seed_id WHERE d.run_id = ?
+        UNION ALL
+        SELECT {_fresh_item(metrics, 'i')}, 1 FROM eval_item_dirty i WHERE i.run_id = ?
+        AND EXISTS (SELECT 1 FROM eval_pairs p WHERE p.run_id = i.run_id AND p.seed_id = i.seed_id))
+    GROUP BY source, difficulty, sig HAVING SUM(n) != 0 ORDER BY source, difficulty, sig"""
+
+
+#: migration 22
+STATEMENTS_22: list[str] = [
+    """
+    CREATE TABLE eval_item_dirty (
+        run_id INTEGER NOT NULL, seed_id INTEGER NOT NULL,   -- an item written since its recount
+        PRIMARY KEY (run_id, seed_id)
+    ) WITHOUT ROWID
+    """,
+    *(f"DROP TRIGGER {name}" for name in ("eval_headline_pair_ins", "eval_headline_pair_del",
+                                          "eval_headline_pair_upd", "eval_headline_pair_moved")),
+    *DIRTY_TRIGGERS,
+]

@@ -21,6 +21,7 @@ from db.kept_eval import STATEMENTS as KEPT_EVAL_STATEMENTS
 from db.kept_eval import stored_metric_statements
 from db.kept_eval import STATEMENTS_15 as KEPT_REPLIES_STATEMENTS
 from db.kept_eval import STATEMENTS_21 as KEPT_HEADLINE_STATEMENTS
+from db.kept_eval import STATEMENTS_22 as KEPT_HEADLINE_BATCHED
 
 Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
 
@@ -707,6 +708,16 @@ migration(
     21,
     "a run's items counted by group and verdicts (the runs list's headline, the charts)",
     [*KEPT_HEADLINE_STATEMENTS],
+)
+
+# --- v22: a run's items recounted once per batch, not at every score written -------------
+# Migration 21's triggers recounted an item at each write of its item-sample rows (~75 µs a
+# score); now a write marks the item and the writer's batch recounts each marked item once
+# (db/kept_eval.py: RECOUNT_DIRTY); readers count what is still marked from its rows.
+migration(
+    22,
+    "a run's items recounted once per batch (marked by each write, recounted by the writer)",
+    [*KEPT_HEADLINE_BATCHED],
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

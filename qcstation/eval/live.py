@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from db.kept_eval import recount_dirty
 from db.store import Store
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer
 
@@ -196,6 +197,7 @@ def live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str
                         if rows:
                             with store.transaction():
                                 store.conn.executemany(INSERT_SCORE, rows)
+                                recount_dirty(store.conn)   # the page's items, once each
                     except Exception as exc:   # the scoring pass after the run scores these instead
                         conn.send(f"{exc.__class__.__name__}: {exc}")
                         return

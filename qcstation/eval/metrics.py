@@ -52,7 +52,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from db.kept_eval import SIG_METRICS, headline_from_scratch_sql
+from db.kept_eval import SIG_METRICS, headline_from_scratch_sql, headline_kept_sql
 from db.store import Store
 from qcstation.common.errors import QCStationError
 from qcstation.common.stats import wilson
@@ -268,14 +268,21 @@ def _run_table(store: Store, row: dict[str, Any], arr: np.ndarray, seed: np.ndar
 def headline_rows(store: Store, run_id: int, *, from_scratch: bool = False
                   ) -> list[tuple[str, str, str, int]]:
     """(source, difficulty, signature, items) of the run: how many of its items have each
-    group and set of verdicts (migration 21, ``db/kept_eval.py``); ``from_scratch`` makes them
+    group and set of verdicts (migrations 21 and 22, ``db/kept_eval.py``: an item written since
+    the last recount is counted from its rows); ``from_scratch`` makes them
     again from the item-sample rows (the kept rows' oracle in tests)."""
     cur = store.conn.cursor()
     cur.row_factory = None
-    sql = (headline_from_scratch_sql() if from_scratch else
-           "SELECT source, difficulty, sig, n FROM eval_headline WHERE run_id = ? AND n != 0 "
-           "ORDER BY source, difficulty, sig")
-    return [(str(a), str(b), str(c), int(n)) for a, b, c, n in cur.execute(sql, (int(run_id),))]
+    run = int(run_id)
+    if from_scratch:
+        rows = cur.execute(headline_from_scratch_sql(), (run,))
+    elif cur.execute("SELECT 1 FROM eval_item_dirty WHERE run_id = ? LIMIT 1", (run,)).fetchone():
+        # items written since their last recount (migration 22): counted from their rows
+        rows = cur.execute(headline_kept_sql(), (run, run, run))
+    else:
+        rows = cur.execute("SELECT source, difficulty, sig, n FROM eval_headline WHERE run_id = ? "
+                           "AND n != 0 ORDER BY source, difficulty, sig", (run,))
+    return [(str(a), str(b), str(c), int(n)) for a, b, c, n in rows]
 
 
 def load_run_kept(store: Store, run_id: int) -> RunTable:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from db.kept_eval import recount_dirty
 from db.store import Store, now
 from qcstation.eval import tasks as T
 from qcstation.eval.judging import (
@@ -554,6 +555,7 @@ def _save(store: Store, ctx: RunContext, summary: ScoreSummary, rows: list[tuple
     """The score rows, and the scorer versions and judges recorded in the run's spec."""
     with store.transaction():
         store.conn.executemany(INSERT_SCORE, rows)
+        recount_dirty(store.conn)     # each item written recounted once (migration 22)
         spec = dict(ctx.spec)
         spec["scorer_versions"] = summary.versions
         spec["judges"] = [{"name": j.name, "model": j.model} for j in getattr(cfg, "judges", []) or []]
@@ -675,7 +677,6 @@ INSERT_SCORE = (
     "extracted = excluded.extracted, detail = excluded.detail, "
     "scorer_version = excluded.scorer_version, scored_at = excluded.scored_at")
 
-
 LIVE_ITEMS_KEPT = 4096   # items whose answer fields the live scorer keeps between batches
 
 
@@ -795,6 +796,5 @@ def summarize_verdicts(store: Store, run_id: int) -> dict[str, dict[str, int]]:
     return dict(out)
 
 
-__all__ = ["EvalError", "Score", "ScoreSummary", "score_run", "extract_smtlib",
-           "parse_error_types", "flexible_error_types", "CORRECTION_FAILED", "parse_judge_score", "corrected_part", "summarize_verdicts",
-           "scorer_versions"]
+__all__ = ["EvalError", "Score", "ScoreSummary", "score_run", "extract_smtlib", "parse_error_types",
+           "flexible_error_types", "CORRECTION_FAILED", "parse_judge_score", "corrected_part", "summarize_verdicts", "scorer_versions"]

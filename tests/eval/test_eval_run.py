@@ -14,7 +14,7 @@ import pytest
 
 from db import Store
 from qcstation.eval import live as live_scoring
-from qcstation.eval import outputs, runner, runs, scorers
+from qcstation.eval import metrics, outputs, runner, runs, scorers
 from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import EvalError, create_run
 from tests.eval_helpers import (
@@ -494,4 +494,8 @@ def test_the_live_scoring_worker_reads_what_the_session_stored_from_the_database
         scored = {(int(a), str(b)) for a, b in s.conn.execute(
             "SELECT DISTINCT seed_id, task FROM eval_scores WHERE run_id = ?", (run_id,))}
         assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (other,)) == 0
+        # each page recounted its items' headline (migration 22): nothing is left marked, and
+        # the kept counts alone equal those made from the scores
+        assert s.scalar("SELECT COUNT(*) FROM eval_item_dirty") == 0
+        assert metrics.headline_rows(s, run_id) == metrics.headline_rows(s, run_id, from_scratch=True) != []
     assert scored == {(sid, t) for i, sid, t in stored if i > after}

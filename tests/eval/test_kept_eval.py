@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from db import Store
-from db.kept_eval import HEADLINE_TRIGGERS, REPLY_TRIGGERS, TRIGGERS
+from db.kept_eval import HEADLINE_TRIGGERS, REPLY_TRIGGERS, TRIGGERS, recount_dirty
 from db.migrations import SCHEMA_VERSION
 from db.store import now
 from qcstation.eval import browse
@@ -236,6 +236,8 @@ def test_kept_eval_figures_equal_a_recount_after_random_writes(store: Store, rng
         op(store, rng)
         done.add(op.__name__)
         assert_kept_eval_right(store, figures=step % 25 == 24)
+        if step % 10 == 9:    # a scorer's batch recounts what every earlier write marked
+            assert_recounted_right(store)
     assert done == {op.__name__ for op in ops}
     # the figures are those of real runs: scores of several metrics and samples, costs known
     assert store.scalar("SELECT COUNT(*) FROM eval_pairs WHERE sample_idx > 0") > 0
@@ -344,6 +346,8 @@ def _every_kind_of_write(store: Store) -> None:
     with store.transaction():
         store.conn.executemany(INSERT_SCORE, score_rows(rng, run, 40))
         store.conn.executemany(INSERT_OUTPUT, output_rows(rng, run, 30))
+        recount_dirty(store.conn)    # as a scorer's batch ends
+    assert store.scalar("SELECT COUNT(*) FROM eval_item_dirty") == 0
     assert_kept_eval_right(store)
     store.execute("UPDATE eval_scores SET verdict = 'wrong', score = 3 WHERE run_id = ? "
                   "AND seed_id % 2 = 0", (run,))
@@ -376,14 +380,38 @@ def _item_sample_writes(store: Store) -> None:
                 "AND seed_id = 6",
                 "DELETE FROM eval_pairs WHERE run_id = ? AND seed_id % 5 = 2"):
         store.execute(sql, (run,))
+        # read before any recount (the items the write marked counted from their rows), then
+        # after the recount a scorer's batch ends with
         assert M.headline_rows(store, run) == M.headline_rows(store, run, from_scratch=True), sql
         assert _items_counted(store) == _items_counted(store, from_scratch=True), sql
+        assert_recounted_right(store)
 
 
 def _items_counted(store: Store, from_scratch: bool = False) -> list[tuple[int, int]]:
-    table = "eval_pairs" if from_scratch else "eval_item_sigs"
-    return [(int(r[0]), int(r[1])) for r in store.conn.execute(
-        f"SELECT DISTINCT run_id, seed_id FROM {table} ORDER BY 1, 2")]
+    """The items counted: kept (those recounted, unless marked since, and those marked that
+    have item-samples: as a reader counts them) or from the item-sample rows."""
+    sql = ("SELECT DISTINCT run_id, seed_id FROM eval_pairs ORDER BY 1, 2" if from_scratch else
+           "SELECT run_id, seed_id FROM eval_item_sigs s WHERE NOT EXISTS (SELECT 1 FROM "
+           "eval_item_dirty d WHERE (d.run_id, d.seed_id) = (s.run_id, s.seed_id)) UNION "
+           "SELECT run_id, seed_id FROM eval_item_dirty d WHERE EXISTS (SELECT 1 FROM eval_pairs p "
+           "WHERE (p.run_id, p.seed_id) = (d.run_id, d.seed_id)) ORDER BY 1, 2")
+    return [(int(r[0]), int(r[1])) for r in store.conn.execute(sql)]
+
+
+def assert_recounted_right(store: Store) -> None:
+    """After a batch's recount (what the scorers end their batches with) nothing is marked,
+    and the kept rows alone (no item counted from its rows by the reader) equal a recount."""
+    with store.transaction():
+        recount_dirty(store.conn)
+    assert store.scalar("SELECT COUNT(*) FROM eval_item_dirty") == 0
+    runs = {int(r[0]) for r in store.conn.execute(
+        "SELECT run_id FROM eval_pairs UNION SELECT run_id FROM eval_headline")}
+    for run in sorted(runs):
+        assert M.headline_rows(store, run) == M.headline_rows(store, run, from_scratch=True), run
+    assert [(int(r[0]), int(r[1])) for r in store.conn.execute(
+        "SELECT run_id, seed_id FROM eval_item_sigs ORDER BY 1, 2")] == \
+        _items_counted(store, from_scratch=True)
+    assert store.scalar("SELECT COUNT(*) FROM eval_headline WHERE n < 0") == 0
 
 
 def test_the_counted_items_follow_any_write_of_the_item_samples(store: Store) -> None:

@@ -19,7 +19,8 @@ Prints:
   derive is for (every seed of a dataset, 10 variants each) start and drain are rounding
   errors, so the target is read on the steady state; both are printed;
 * ``z3 pool``: the same items' formulas (each item's Reasoning SMT-LIB and notation SMT-LIB,
-  the checks derive runs) verified by a bare pool with a worker on every core, items/s;
+  the checks derive runs) verified by a bare pool with a worker on every core, under derive's
+  limits (:func:`qcstation.core.derive.runner.verify_limits`), items/s;
 * the ratio of the two (target: at least 0.5), by wall clock and by CPU: on a machine the
   other helpers also load, the two phases get different shares of the cores, so the CPU
   seconds every process of each phase spent per item (this process and all its children,
@@ -59,7 +60,7 @@ from qcstation.common.config import load_config  # noqa: E402
 from qcstation.core.construct.pipeline import Pipeline  # noqa: E402
 from qcstation.core.derive.bindings import question_numbers  # noqa: E402
 from qcstation.core.derive.report import set_report  # noqa: E402
-from qcstation.core.derive.runner import run_derive  # noqa: E402
+from qcstation.core.derive.runner import run_derive, verify_limits  # noqa: E402
 from qcstation.core.derive.transforms import Options  # noqa: E402
 from qcstation.core.ingest.importer import import_file  # noqa: E402
 
@@ -218,9 +219,9 @@ def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, f
             smt = smt[0]
         if isinstance(smt, str) and smt:
             texts.append((smt, r["answer_value"]))     # as derive checks it: value and unique
-    pool = VerifierPool(workers=workers)
+    pool = VerifierPool(workers=workers, limits=verify_limits(load_config(None, env={})))
     try:
-        pool.verify_many(texts[:8])                   # warm the workers
+        list(pool.verify_many(texts[:8]))             # warm the workers
         meter = CpuMeter()
         t0 = time.perf_counter()
         list(pool.verify_many(texts))

@@ -48,6 +48,7 @@ from qcstation.core.derive.recheck import recheck
 from qcstation.core.derive.solution import format_value
 from qcstation.core.derive.stale import rules_fingerprint, stale_on_resume
 from qcstation.core.derive.store import (
+    DeriveError,
     JobOutcome,
     SetInfo,
     claim,
@@ -62,7 +63,7 @@ from qcstation.core.derive.story import NoisePool, sentences
 from qcstation.core.derive.transforms import Options, disputed
 
 __all__ = ["DeriveSummary", "build_job", "noise_rows", "plan_processes", "recipe_for", "run_derive",
-           "usable_cpus"]
+           "usable_cpus", "verify_limits"]
 
 ProgressFn = Callable[[int, int, str], None]
 BATCH = 64
@@ -318,9 +319,35 @@ def _verify_all(pool: Any, texts: list[tuple[str, str]]) -> list[Any]:
     return list(pool.verify_many(texts)) if texts else []
 
 
+def verify_limits(cfg: Any) -> Any:
+    """The limits of a derive run's Z3 checks: decided by Z3's resource count
+    (:data:`~qcstation.core.verify.outcome.STEADY_RLIMIT` units: the same items on a quiet and on
+    a loaded machine, since a derived set is part of a benchmark), with ``[verify] timeout_s``
+    (at least :data:`~qcstation.core.verify.outcome.STEADY_WALL_S`) of wall clock as a safety
+    net whose expiry stops the run (:func:`_apply`)."""
+    from qcstation.core.verify.outcome import STEADY_RLIMIT, STEADY_WALL_S, VerifyLimits
+
+    v = cfg.verify
+    return VerifyLimits(timeout_s=max(float(v.timeout_s), STEADY_WALL_S), memory_mb=v.memory_mb,
+                        rlimit=STEADY_RLIMIT)
+
+
 def _apply(outcomes: list[JobOutcome], owners: list[tuple[DerivedItem, str]], results: list[Any]
            ) -> dict[int, dict[str, dict[str, Any]]]:
-    """The Z3 results of :func:`_checks`: a failed check turns the item into a refusal."""
+    """The Z3 results of :func:`_checks`: a failed check turns the item into a refusal. A
+    check stopped by the clock (``timeout``: the wall-clock or CPU safety net ran out before
+    Z3's resource limit, :func:`verify_limits`) says how busy the machine was, not what the
+    item is: the run stops with :class:`DeriveError` before the batch is stored (its parents
+    stay pending; running the same command again resumes them), so no item is refused or
+    left out because the machine was loaded."""
+    for (item, dim), res in zip(owners, results):
+        if res.status == "timeout":
+            raise DeriveError(
+                f"Z3 could not check the {dim} of {item.transform} item {item.tag} in time: "
+                f"{res.message}. The machine is too busy for the wall-clock safety limit; the "
+                "parents of this batch were not stored: run the same derive command again to "
+                "resume (the items do not depend on the machine's load)",
+                title="Z3 timed out under load")
     verified: dict[int, dict[str, dict[str, Any]]] = {}
     failed: dict[int, tuple[DerivedItem, str, Any]] = {}
     for (item, dim), res in zip(owners, results):
@@ -390,12 +417,10 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
         rows = noise_rows(store, int(info.spec.get("max_seed_id") or 0)) if "noise" in KINDS[kind] else []
         own_pool = pool is None
         if own_pool:
-            from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+            from qcstation.core.verify.verifier import VerifierPool
 
-            v = cfg.verify
             workers, z3 = plan_processes(workers, z3_workers, usable_cpus())
-            pool = VerifierPool(workers=z3, limits=VerifyLimits(timeout_s=v.timeout_s,
-                                                                memory_mb=v.memory_mb))
+            pool = VerifierPool(workers=z3, limits=verify_limits(cfg))
         else:
             workers = plan_processes(workers, 1, usable_cpus())[0]
         executor: Executor | None = None

@@ -43,7 +43,7 @@ _RECYCLE_CONTEXT_EVERY = 2000
 
 
 def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) -> None:
-    """Worker loop: receive (job_id, text, gold, expected_text, timeout_s, cpu_s), reply."""
+    """Worker loop: receive (job_id, text, gold, expected_text, timeout_s, cpu_s, rlimit), reply."""
     worker_setup(memory_mb)   # z3 warnings must not scribble over the parent's terminal (the TUI)
     import z3
 
@@ -51,11 +51,11 @@ def _worker_main(conn: multiprocessing.connection.Connection, memory_mb: int) ->
     z3.set_param("memory_max_size", max(16, int(headroom * 0.8)))
     ctx = z3.Context()
     done = 0
-    for job_id, text, gold, expected_text, timeout_s, cpu_s in worker_jobs(conn):
+    for job_id, text, gold, expected_text, timeout_s, cpu_s, rlimit in worker_jobs(conn):
         _set_cpu_budget(cpu_s)
         t0 = time.perf_counter()
         try:
-            out = verify_core(text, gold, expected_text, timeout_s, ctx)
+            out = verify_core(text, gold, expected_text, timeout_s, ctx, rlimit)
         except MemoryError:
             out = timed_outcome("resource_limit", f"the verifier ran out of memory (limit {memory_mb} MB)",
                            t0, expected_text)
@@ -90,7 +90,8 @@ class _Worker(WorkerProcess):
         self.inflight: deque[_Job] = deque()
         self.head_since = 0.0  # when the job at the head of ``inflight`` started (parent clock)
 
-    def death_outcome(self, expected_text: str | None, elapsed_ms: float) -> VerifyOutcome:
+    def death_outcome(self, expected_text: str | None, elapsed_ms: float,
+                      rlimit: int | None = None) -> VerifyOutcome:
         self.proc.join(timeout=5)
         code = self.proc.exitcode
 
@@ -102,7 +103,8 @@ class _Worker(WorkerProcess):
             name = _signal_name(sig)
             if sig == getattr(signal, "SIGXCPU", -1):
                 return out("timeout", "the verifier exceeded its CPU time limit and was stopped; "
-                           "the formalization is too hard")
+                           + ("the formalization is too hard" if rlimit is None else
+                              "its resource limit should have stopped it first; run it again"))
             if sig == signal.SIGKILL:
                 return out("crash", "the verifier process was killed (SIGKILL), e.g. by the "
                            "system's out-of-memory killer")
@@ -116,7 +118,7 @@ class _Worker(WorkerProcess):
 @dataclass
 class _Job:
     index: int
-    msg: tuple[Any, ...]  # (index, text, gold, expected_text, timeout_s, cpu_s) for the worker
+    msg: tuple[Any, ...]  # (index, text, gold, expected_text, timeout_s, cpu_s, rlimit) for the worker
     expected_text: str | None
 
 
@@ -130,6 +132,7 @@ class _Jobs:
         self.source = enumerate(items)
         self.timeout_s = limits.timeout_s
         self.cpu_s = 1.5 * limits.timeout_s + 2.0
+        self.rlimit = limits.rlimit
         self.exhausted = False
         self.retry: deque[_Job] = deque()
         self.results: dict[int, VerifyOutcome] = {}
@@ -157,7 +160,7 @@ class _Jobs:
             if early is not None:
                 self.results[idx] = early
                 continue
-            return _Job(idx, (idx, text, gold, expected_text, self.timeout_s, self.cpu_s),
+            return _Job(idx, (idx, text, gold, expected_text, self.timeout_s, self.cpu_s, self.rlimit),
                         expected_text)
         return None
 
@@ -316,7 +319,9 @@ class VerifierPool(ClosingPool):
                 jobs.results[job.index] = VerifyOutcome(
                     "timeout", None, None, job.expected_text,
                     f"the verifier did not answer within the {wall:g} s wall-clock limit "
-                    "and was stopped; the formalization is too hard",
+                    "and was stopped; " + ("the formalization is too hard" if self.limits.rlimit is None
+                                           else "the machine was too busy to decide it before "
+                                                "its resource limit; run it again"),
                     (now - w.head_since) * 1000.0)
                 jobs.requeue(w)
                 mine[k] = self._replace(w)
@@ -346,7 +351,8 @@ class VerifierPool(ClosingPool):
                 if w.inflight:
                     job = w.inflight.popleft()
                     jobs.results[job.index] = w.death_outcome(job.expected_text,
-                                                              (now - w.head_since) * 1000.0)
+                                                              (now - w.head_since) * 1000.0,
+                                                              self.limits.rlimit)
                 jobs.requeue(w)
                 return self._replace(w)
             now = time.perf_counter()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -177,15 +176,16 @@ class _Decided(Exception):
 
 
 def verify_core(text: str, gold: ExactAnswer | None, expected_text: str | None,
-                timeout_s: float, ctx: Any = None) -> VerifyOutcome:
+                timeout_s: float, ctx: Any = None, rlimit: int | None = None) -> VerifyOutcome:
     """The whole verification of one script in the current process (shared by all modes):
-    read the script, solve for a unique ``answer``, compare it with the gold."""
+    read the script, solve for a unique ``answer``, compare it with the gold. ``rlimit``:
+    Z3 resource units per check, the limit that decides (:attr:`.VerifyLimits.rlimit`)."""
     t0 = time.perf_counter()
     try:
         script = _read_script(text)
         active = script.active_commands()
         decl = _answer_declaration(script, active)
-        value, value_text, exact = _solve(active, decl, timeout_s, t0, ctx)
+        value, value_text, exact = _solve(active, decl, _Budget(timeout_s, t0, rlimit), ctx)
     except _Decided as d:
         return timed_outcome(d.status, d.message, t0, expected_text, *d.found)
     return _compare(value, value_text, exact, gold, expected_text, list(script.notes), t0)
@@ -215,7 +215,60 @@ def _answer_declaration(script: Script, active: list[Command]) -> Command:
     return decl
 
 
-def _solve(active: list[Command], decl: Command, timeout_s: float, t0: float,
+_TOO_HARD = "avoid nonlinear integer constraints; compute with explicit numbers"
+
+
+class _Budget:
+    """What each Z3 check of one verification may spend: its wall-clock ``timeout_s`` (the
+    first check all of it; the uniqueness or unsat-core check what is left, at least
+    ``max(0.25 s, timeout_s / 5)``), and, when ``rlimit`` is set, that many of Z3's resource
+    units (a count of its own steps: the same for one script on a quiet and a loaded machine).
+    With ``rlimit`` set the count decides: a check that spends it is ``unknown``, and a check
+    the clock stops first is a ``timeout`` that says the machine was too busy (run it
+    again), never that the formalization is too hard."""
+
+    def __init__(self, timeout_s: float, t0: float, rlimit: int | None) -> None:
+        self.timeout_s, self.t0 = timeout_s, t0
+        self.rlimit = int(rlimit) if rlimit else None
+        self._before: int | None = None
+
+    def extra_ms(self) -> int:
+        left = self.timeout_s - (time.perf_counter() - self.t0)
+        return max(1, int(max(left, max(0.25, self.timeout_s / 5)) * 1000))
+
+    def arm(self, solver: Any, ms: int) -> None:
+        """Limit ``solver``'s next check to ``ms`` of wall clock (and the resource units)."""
+        solver.set("timeout", ms)
+        if self.rlimit is not None:
+            solver.set("rlimit", self.rlimit)      # Z3 counts it from the check's start
+            self._before = _resource_count(solver)
+
+    def spent(self, solver: Any) -> bool:
+        """Did the last check use up its resource units (not the clock)?"""
+        if self.rlimit is None or self._before is None:
+            return False
+        after = _resource_count(solver)
+        return after is not None and after - self._before >= self.rlimit
+
+    def spent_message(self) -> str:
+        return f"z3 did not decide within its resource limit ({self.rlimit:,} units)"
+
+    def clock_message(self) -> str:
+        return (f"z3 did not finish within the {self.timeout_s:g} s wall-clock safety limit "
+                f"before its resource limit ({self.rlimit:,} units): the machine was too busy "
+                "to decide it; run it again")
+
+
+def _resource_count(solver: Any) -> int | None:
+    """Z3's resource count of the solver's context so far (``rlimit count``), or None."""
+    st = solver.statistics()
+    for key in st.keys():
+        if key == "rlimit count":
+            return int(st.get_key_value(key))
+    return None
+
+
+def _solve(active: list[Command], decl: Command, budget: _Budget,
            ctx: Any) -> tuple[Fraction, str, bool]:
     """(value, text, exact) of the only ``answer`` the constraints allow, found by Z3; any
     other result is decided here (:class:`_Decided`)."""
@@ -235,17 +288,11 @@ def _solve(active: list[Command], decl: Command, timeout_s: float, t0: float,
 
     sort = z3.IntSort(ctx) if answer_sort(decl) == "Int" else z3.RealSort(ctx)
     ans = z3.Const(ANSWER, sort)
-    extra_min_s = max(0.25, timeout_s / 5)
-
-    def extra_ms() -> int:
-        left = timeout_s - (time.perf_counter() - t0)
-        return max(1, int(max(left, extra_min_s) * 1000))
-
     try:
         solver = z3.Solver(ctx=ctx)
-        solver.set("timeout", max(1, int(timeout_s * 1000)))
         solver.add(assertions)
-        _first_check(z3, solver, ctx, assertions, assert_lines, timeout_s, extra_ms)
+        budget.arm(solver, max(1, int(budget.timeout_s * 1000)))
+        _first_check(z3, solver, ctx, assertions, assert_lines, budget)
         v = solver.model().eval(ans, model_completion=True)
         read = value_of(v)
         if read is None:
@@ -253,7 +300,7 @@ def _solve(active: list[Command], decl: Command, timeout_s: float, t0: float,
             shown = shown if len(shown) <= 80 else shown[:77] + "..."
             raise _Decided("unknown", f"the value z3 found for answer is {shown}, which is not a "
                            "plain number; simplify the formalization")
-        _check_unique(z3, solver, ans, v, read, extra_ms())
+        _check_unique(z3, solver, ans, v, read, budget)
         return read
     except z3.Z3Exception as exc:
         msg = z3_message(exc)
@@ -263,17 +310,22 @@ def _solve(active: list[Command], decl: Command, timeout_s: float, t0: float,
 
 
 def _first_check(z3: Any, solver: Any, ctx: Any, assertions: Any, assert_lines: list[int],
-                 timeout_s: float, extra_ms: Callable[[], int]) -> None:
-    """Is there a value at all? Decides unknown (timeout, memory) and unsat (naming the
-    assertions that cannot hold together)."""
+                 budget: _Budget) -> None:
+    """Is there a value at all? Decides unknown (timeout, memory, resource units spent) and
+    unsat (naming the assertions that cannot hold together)."""
     result = solver.check()
     if result == z3.unknown:
         reason = solver.reason_unknown()
+        if budget.spent(solver):
+            raise _Decided("unknown", f"{budget.spent_message()}; the formalization is too hard "
+                           f"({_TOO_HARD})")
         if reason in ("timeout", "canceled") or "timeout" in reason:
+            if budget.rlimit is not None:
+                raise _Decided("timeout", budget.clock_message())
             raise _Decided(
                 "timeout",
-                f"z3 did not finish within {timeout_s:g} s; the formalization is too hard "
-                "(avoid nonlinear integer constraints; compute with explicit numbers)")
+                f"z3 did not finish within {budget.timeout_s:g} s; the formalization is too hard "
+                f"({_TOO_HARD})")
         if is_memory_message(reason):
             raise _Decided("resource_limit", memory_message(reason))
         raise _Decided("unknown", f"z3 could not decide the constraints (unknown: {reason}); "
@@ -282,20 +334,21 @@ def _first_check(z3: Any, solver: Any, ctx: Any, assertions: Any, assert_lines: 
         msg = ("the constraints are unsatisfiable (contradictory), so no value of answer "
                "satisfies them")
         if len(assert_lines) == len(assertions) and len(assertions) > 1:
-            core_lines = unsat_core_lines(z3, ctx, assertions, assert_lines, extra_ms())
+            core_lines = unsat_core_lines(z3, ctx, assertions, assert_lines, budget.extra_ms(),
+                                          budget)
             if core_lines:
                 msg += f"; the assertions on {fmt_lines(core_lines)} cannot all hold together"
         raise _Decided("unsat", msg)
 
 
 def _check_unique(z3: Any, solver: Any, ans: Any, v: Any, read: tuple[Fraction, str, bool],
-                  ms: int) -> None:
+                  budget: _Budget) -> None:
     """Is ``v`` the only value of ``answer``? Decides ambiguous, and unknown when that
     cannot be shown."""
     value, value_text, exact = read
     solver.push()
     solver.add(ans != v)
-    solver.set("timeout", ms)
+    budget.arm(solver, budget.extra_ms())
     second = solver.check()
     if second == z3.sat:
         other = value_of(solver.model().eval(ans, model_completion=True))
@@ -309,7 +362,12 @@ def _check_unique(z3: Any, solver: Any, ans: Any, v: Any, read: tuple[Fraction, 
         # a value nobody could show to be the only one is not verified: a formalization
         # could otherwise hide a second solution behind a hard constraint
         why = solver.reason_unknown() or "unknown"
-        why = "the check timed out" if why in ("timeout", "canceled") else f"z3: {why}"
+        if budget.spent(solver):
+            why = budget.spent_message()
+        elif budget.rlimit is not None and why in ("timeout", "canceled"):
+            raise _Decided("timeout", budget.clock_message(), value, value_text, exact)
+        else:
+            why = "the check timed out" if why in ("timeout", "canceled") else f"z3: {why}"
         raise _Decided(
             "unknown",
             f"z3 found answer = {value_text} but could not show it is the only value "
@@ -336,17 +394,28 @@ def _compare(value: Fraction, value_text: str, exact: bool, gold: ExactAnswer | 
     return timed_outcome("verified", msg + note, t0, expected_text, value, value_text, exact)
 
 
-def unsat_core_lines(z3: Any, ctx: Any, assertions: Any, lines: list[int], ms: int) -> list[int]:
+def unsat_core_lines(z3: Any, ctx: Any, assertions: Any, lines: list[int], ms: int,
+                     budget: _Budget | None = None) -> list[int]:
+    """The lines of the assertions that cannot hold together (empty: not found). With a
+    budget's ``rlimit`` set, a check the clock stops first is a ``timeout`` (:class:`_Budget`):
+    the lines named must not depend on the machine's load."""
     try:
         s = z3.Solver(ctx=ctx)
-        s.set("timeout", ms)
         s.set("core.minimize", True)
         marks = []
         for i, f in enumerate(assertions):
             m = z3.Bool(f"__qc_assert_{i}", ctx)
             marks.append(m)
             s.assert_and_track(f, m)
-        if s.check() != z3.unsat:
+        if budget is None:
+            s.set("timeout", ms)
+        else:
+            budget.arm(s, ms)
+        found = s.check()
+        if (found == z3.unknown and budget is not None and budget.rlimit is not None
+                and not budget.spent(s) and s.reason_unknown() in ("timeout", "canceled")):
+            raise _Decided("timeout", budget.clock_message())
+        if found != z3.unsat:
             return []
         index = {str(m): i for i, m in enumerate(marks)}
         return [lines[index[str(c)]] for c in s.unsat_core() if str(c) in index]
@@ -377,4 +446,4 @@ def verify_in_process(text: str, expected: str | ExactAnswer | None = None,
     early = precheck(text, expected_text)
     if early is not None:
         return early
-    return verify_core(text, gold, expected_text, limits.timeout_s, thread_context())
+    return verify_core(text, gold, expected_text, limits.timeout_s, thread_context(), limits.rlimit)

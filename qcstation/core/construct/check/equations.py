@@ -28,17 +28,25 @@ from typing import Any
 
 __all__ = ["equation_problems"]
 
-_TIMEOUT_S = 10.0
-
-
 def _z3_problems(smtlib: str, gold: Fraction | None) -> list[str]:
+    """Z3's problems with the equation: decided by its resource count
+    (:data:`~qcstation.core.verify.outcome.STEADY_RLIMIT`), so the rules read a text the same on
+    a quiet and on a loaded machine (derive re-reads every derived text with them); the wall
+    clock is only a safety net, and its expiry raises :class:`VerificationError` (the run
+    stops, to be run again) instead of refusing the text."""
+    from qcstation.common.errors import VerificationError
     from qcstation.core.reading.answers import ExactAnswer, fraction_to_str
+    from qcstation.core.verify.outcome import STEADY_RLIMIT, STEADY_WALL_S
     from qcstation.core.verify.solve import verify_core
 
     if gold is None:
         return ["no gold answer to check the equation's solution against"]
     kind = "integer" if gold.denominator == 1 else "fraction"
-    out = verify_core(smtlib, ExactAnswer(gold, kind), fraction_to_str(gold), _TIMEOUT_S)
+    out = verify_core(smtlib, ExactAnswer(gold, kind), fraction_to_str(gold), STEADY_WALL_S,
+                      rlimit=STEADY_RLIMIT)
+    if out.status == "timeout":
+        raise VerificationError(f"the rules' equation check: {out.message}",
+                                title="Z3 timed out under load")
     if out.status != "verified":
         return [f"z3: {out.status}: {out.message}"]
     return []

@@ -48,11 +48,19 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         await settle(pilot)
         assert table.row_count == FIRST_PAGE
         table.focus()
-        table.move_cursor(row=FIRST_PAGE - 10)         # near the end: the rest follows
+        table.move_cursor(row=FIRST_PAGE - 10)         # near the end: the next page follows
         await settle(pilot)
+        # one page more, read from the last row on: never the whole queue in one key
+        assert _ids(table) == [r.item_id for r in screen.rows] == everything[:2 * FIRST_PAGE]
+        assert str(table.border_title).startswith(f"Items: {2 * FIRST_PAGE}+ ")
+        assert table.cursor_row == FIRST_PAGE - 10     # where the reader was
+        while table.row_count < len(everything):       # each page near the end reads one more
+            shown = table.row_count
+            table.move_cursor(row=shown - 5)
+            await settle(pilot)
+            assert shown < table.row_count <= shown + FIRST_PAGE
         assert _ids(table) == [r.item_id for r in screen.rows] == everything
         assert str(table.border_title).startswith("Items: 220 ")
-        assert table.cursor_row == FIRST_PAGE - 10     # where the reader was
         # a new filter starts again from one page of its own rows
         screen.query_one("#queue_filter").value = "source:mawps"  # type: ignore[attr-defined]
         screen.action_reload()
@@ -67,8 +75,9 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         screen.action_reload()
         await settle(pilot)
         assert table.row_count == FIRST_PAGE
-        table.scroll_end(animate=False)
-        await settle(pilot)
+        for _ in range(len(everything) // FIRST_PAGE):
+            table.scroll_end(animate=False)
+            await settle(pilot)
         assert _ids(table) == everything
 
 

@@ -289,12 +289,17 @@ def _queue_state(item: ReviewItem, open_reject: Callable[[ReviewItem], bool]) ->
 
 def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
           annotator: str | None = None, reason: str | None = None, source: str | None = None,
-          text: str | None = None, limit: int = 1000) -> list[QueueRow]:
+          text: str | None = None, limit: int = 1000,
+          after: tuple[str, int] | None = None) -> list[QueueRow]:
     """Every sampled item, newest versions last, with the state a curator acts on, filtered
     by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
     annotator (account, case-insensitive), reason (a substring, case-insensitive), source
     and ``text``: a full-text search (:mod:`db.search`) over the seed's question and the
     active decisions' reasons and comments (a curator's reason too).
+
+    The rows are in queue order, (dimension, item id); ``after`` = the last row's
+    (dimension, item_id) continues from there: the next ``limit`` rows, the same as the
+    rows that follow it in one longer read, without reading the rows before it again.
     """
     if state is not None and state not in QUEUE_STATES:
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
@@ -320,7 +325,7 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         return open_by_seed[key] and latest_item[key] == it.item_id
 
     for it in _queue_items(store, sql, params, dimension, text, latest_item,
-                           every=state in _FEW_STATES, first=limit):
+                           every=state in _FEW_STATES, first=limit, after=after):
         st = _queue_state(it, is_open)
         if state is not None and not (st == state or (state == "rejected" and st in (
                 "rejected", "awaiting replacement"))):
@@ -370,7 +375,8 @@ _TEXT_SQL = (f" AND (si.seed_id IN ({match_sql('seeds')})"
 
 def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | None,
                  text: str | None, latest_item: dict[tuple[int, str], int], *,
-                 every: bool = False, first: int = _BUILD_CHUNK) -> Iterator[ReviewItem]:
+                 every: bool = False, first: int = _BUILD_CHUNK,
+                 after: tuple[str, int] | None = None) -> Iterator[ReviewItem]:
     """The queue's candidate items (``sql``), built, in queue order (dimension, item id).
     They are read a page at a time in item order, so the queue's first rows cost the same
     at any size, unless they are few and found from an index (``every``: a state of
@@ -378,19 +384,23 @@ def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | Non
     make it; paging in item order would read every item to find that there are none) or a
     text search finds them: then they are all read at once, and ``latest_item`` gets the
     latest candidate item of each (seed, dimension). The first page and the first chunk
-    built hold ``first`` items (the rows asked for), the later ones :data:`_BUILD_CHUNK`."""
+    built hold ``first`` items (the rows asked for), the later ones :data:`_BUILD_CHUNK`.
+    ``after`` (dimension, item id): only the items past it in that order."""
+    def past(c: Any) -> bool:
+        return after is None or (str(c["dimension"]), int(c["item_id"])) > after
+
     if every and text is None:
         candidates = store.query(sql + " ORDER BY s.dimension, si.id", params)
         for c in candidates:
             latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
-        yield from _built(store, [int(c["item_id"]) for c in candidates], first)
+        yield from _built(store, [int(c["item_id"]) for c in candidates if past(c)], first)
         return
     if text is not None:
         candidates = run_search(store, text, lambda q: store.query(
             sql + _TEXT_SQL + " ORDER BY s.dimension, si.id", [*params, q, q, q]))
         for c in candidates:
             latest_item[(int(c["seed_id"]), c["dimension"])] = int(c["item_id"])
-        yield from _built(store, [int(c["item_id"]) for c in candidates])
+        yield from _built(store, [int(c["item_id"]) for c in candidates if past(c)])
         return
     dims = [dimension] if dimension is not None else [r["dimension"] for r in store.query(
         "SELECT DISTINCT dimension FROM samples ORDER BY dimension")]
@@ -398,10 +408,12 @@ def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | Non
     paged = sql.replace("JOIN samples s", "CROSS JOIN samples s", 1)
     size = max(1, min(first, _BUILD_CHUNK))
     for dim in dims:
-        after = 0
+        if after is not None and dim < after[0]:
+            continue
+        last = after[1] if after is not None and dim == after[0] else 0
         while page := store.query(f"{paged} AND s.dimension = ? AND si.id > ? ORDER BY si.id "
-                                  f"LIMIT {size}", [*params, dim, after]):
-            after = int(page[-1]["item_id"])
+                                  f"LIMIT {size}", [*params, dim, last]):
+            last = int(page[-1]["item_id"])
             yield from _built(store, [int(c["item_id"]) for c in page])
             size = _BUILD_CHUNK
 

@@ -251,3 +251,30 @@ def test_each_state_filter_keeps_exactly_the_items_of_that_state(store: Store) -
                 if r.state == state or (state == "rejected" and r.state in (
                     "rejected", "awaiting replacement"))]
         assert [r.item_id for r in queue(store, state=state, limit=10_000)] == want, state
+
+
+def test_the_queue_continues_after_a_row_as_one_longer_read(store: Store) -> None:
+    """``after`` = the last row's (dimension, item id) gives the rows that follow it in one
+    longer read, across dimensions, for the paged states, the few-item states (read from an
+    index) and a text search: the curator queue reads its next page without the ones before."""
+    f.populate(store, {"gsm8k": 14})
+    with store.transaction():
+        store.execute("UPDATE seeds SET question = question || ' bread' WHERE id % 2 = 0")
+    for dimension in ("arithmetic", "understanding"):
+        draw_sample(store, dimension, rate=1.0, rng_seed=2, actor="lead")
+    n = 0
+    while (item := next_item(store, "ann")) is not None and n < 12:
+        decide(store, item.item_id, "ann", ("reject", "skip", "accept")[n % 3],
+               "garbled" if n % 3 == 0 else None)
+        n += 1
+    for kw in ({}, {"state": "skipped"}, {"state": "rejected"}, {"text": "bread"},
+               {"dimension": "understanding"}):
+        everything = queue(store, limit=10_000, **kw)  # type: ignore[arg-type]
+        assert len({r.dimension for r in everything}) == (1 if kw.get("dimension") else 2) \
+            or kw.get("state"), kw
+        for cut in range(len(everything)):
+            last = everything[cut]
+            rest = queue(store, limit=3, after=(last.dimension, last.item_id),
+                         **kw)  # type: ignore[arg-type]
+            assert [r.item_id for r in rest] == \
+                [r.item_id for r in everything[cut + 1:cut + 4]], (kw, cut)

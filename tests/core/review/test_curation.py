@@ -274,7 +274,6 @@ def test_the_queue_continues_after_a_row_as_one_longer_read(store: Store) -> Non
             or kw.get("state"), kw
         for cut in range(len(everything)):
             last = everything[cut]
-            rest = queue(store, limit=3, after=(last.dimension, last.item_id),
-                         **kw)  # type: ignore[arg-type]
+            rest = queue(store, limit=3, after=(last.dimension, last.item_id), **kw)
             assert [r.item_id for r in rest] == \
                 [r.item_id for r in everything[cut + 1:cut + 4]], (kw, cut)

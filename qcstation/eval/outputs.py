@@ -200,7 +200,7 @@ def pending_requests(store: Store, run_id: int, *, retry_errors: bool = False) -
     stored output is a failed request), in item order."""
     ctx = RunContext(store, run_id)
     done = done_keys(store, run_id, ok_only=retry_errors)
-    for record in ctx.items():
+    for record in ctx.items(fields=ctx.request_fields()):   # only what the requests read
         sid = int(record["seed_id"])
         for task in ctx.tasks:
             for k in range(ctx.samples):

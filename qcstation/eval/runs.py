@@ -668,22 +668,48 @@ class RunContext:
         self._prefix = {t: T.prefix_messages(tpl, self.exemplars) for t, tpl in self.templates.items()}
         # the prefix as it appears in the prompt's JSON (serialised once per task, not per request)
         self._prefix_json = {t: ",".join(_compact(m) for m in msgs) for t, msgs in self._prefix.items()}
+        # the prompt's JSON up to the item's message, hashed once per task (each request's hash
+        # goes on from a copy)
+        self._prefix_hash = {t: hashlib.sha256(("[" + head + ("," if head else "")).encode("utf-8"))
+                             for t, head in self._prefix_json.items()}
         self._values: tuple[int, Mapping[str, str]] | None = None
 
-    def items(self, page: int = 500) -> Iterator[dict[str, Any]]:
-        """The evaluated items in order, read a page at a time (no cursor left open)."""
+    def request_fields(self) -> tuple[str, ...]:
+        """The fields of an item's record its requests read (:func:`~qcstation.eval.tasks.request_fields`)."""
+        return T.request_fields(self.templates, reference=self.reference)
+
+    def items(self, page: int = 500, fields: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+        """The evaluated items in order, read a page at a time (no cursor left open).
+        ``fields``: each record cut to these (absent ones None), read by SQLite's JSON
+        functions instead of parsing the whole record in Python (a record also carries its
+        provenance, key information and formalizations: ~3 KB a quickstart item, half the
+        cost of a request); a record SQLite cannot read (NaN, which Python's JSON writes) is
+        read whole."""
         # Paged by seed id, on the primary key (run_id, seed_id): create_run numbers the
         # positions in seed order, so this is position order, without a scan and a sort of
         # the run's items per page (quadratic at a million items).
+        names = list(fields or ())
+        if any('"' in f for f in names):     # a path names its key in quotes: read whole
+            names = []
+        column = "record"
+        if names:
+            column = ("CASE WHEN json_valid(record) THEN json_extract(record, "
+                      + ", ".join("?" * len(names)) + ") END")
+        paths = [f'$."{f}"' for f in names]
         after = -(2**63)
         while True:
             rows = self._store.conn.execute(
-                "SELECT seed_id, record FROM eval_items WHERE run_id = ? AND seed_id > ? "
-                "AND role = 'eval' ORDER BY seed_id LIMIT ?", (self.run_id, after, page)).fetchall()
+                f"SELECT seed_id, {column} FROM eval_items WHERE run_id = ? AND seed_id > ? "
+                "AND role = 'eval' ORDER BY seed_id LIMIT ?", (*paths, self.run_id, after, page)).fetchall()
             if not rows:
                 return
-            for _sid, text in rows:
-                yield json.loads(text)
+            for sid, text in rows:
+                if not names:
+                    yield json.loads(text)
+                elif text is None or len(names) == 1:   # one path gives a value, not a list
+                    yield self.record(int(sid)) or {}
+                else:
+                    yield dict(zip(names, json.loads(text)))
             after = int(rows[-1][0])
 
     def record(self, seed_id: int) -> dict[str, Any] | None:
@@ -698,11 +724,14 @@ class RunContext:
             self._values = (sid, T.LazyValues(record))
         messages = T.build_messages(tpl, record, prefix=self._prefix[task], values=self._values[1])
         head = self._prefix_json[task]
-        blob = "[" + head + ("," if head else "") + _compact(messages[-1]) + "]"
+        last = _compact(messages[-1]) + "]"
+        blob = "[" + head + ("," if head else "") + last
+        digest = self._prefix_hash[task].copy()
+        digest.update(last.encode("utf-8"))
         return EvalRequest(
             run_id=self.run_id, seed_id=int(record["seed_id"]), task=task, sample_idx=sample_idx,
             messages=tuple(messages), temperature=self.temperature, max_tokens=self.max_tokens,
-            prompt_hash=hashlib.sha256(blob.encode("utf-8")).hexdigest(),   # = T.prompt_hash(messages)
+            prompt_hash=digest.hexdigest(),   # = T.prompt_hash(messages): sha256 of blob
             reference=T.reference_answer(tpl, record) if self.reference else None,
             messages_json=blob)
 

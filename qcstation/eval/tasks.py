@@ -361,6 +361,32 @@ _VALUES: dict[str, Any] = {
 }
 
 
+#: the fields of an item's record each placeholder's value reads (tests/eval/test_prompt_json.py
+#: checks them against what each function of _VALUES reads)
+PLACEHOLDER_FIELDS: dict[str, tuple[str, ...]] = {
+    "question": ("question",), "key_information": ("key_information", "background"),
+    "smtlib": ("smt-lib",), "notation": ("notation",), "working": ("notation", "gt_cot"),
+    "answer": ("answer", "gt_answer"), "solution": ("gt_cot",), "w_cot": ("w_cot",),
+    "error_types": ("errors", "wrong"), "error_type_definitions": (),
+}
+
+
+def request_fields(templates: Mapping[str, Template], *, reference: bool = False) -> tuple[str, ...]:
+    """Every field of an item's record that building the requests of ``templates`` (task ->
+    template) reads: its seed id, what :func:`task_applies` and :func:`task_ready` read, and
+    the fields of the placeholders of each user message (of the assistant's too with
+    ``reference``: the reference backend's answer fills it). A request built from a record
+    cut to these fields is the one built from the whole record."""
+    out = ["seed_id", "dimensions"]
+    for task, tpl in templates.items():
+        bodies = [tpl.user, tpl.assistant] if reference else [tpl.user]
+        names = [n for body in bodies for n in _PLACEHOLDER_RE.findall(body)]
+        for f in (*READY_FIELDS.get(task, ()), *(f for n in names for f in PLACEHOLDER_FIELDS.get(n, ()))):
+            if f not in out:
+                out.append(f)
+    return tuple(out)
+
+
 def record_values(record: Mapping[str, Any]) -> dict[str, str]:
     """Every placeholder's value for one item."""
     return {name: value(record) for name, value in _VALUES.items()}
@@ -431,11 +457,15 @@ def task_applies(task: str, record: Mapping[str, Any]) -> bool:
     return task in dims
 
 
+#: the fields an item needs, not blank, to be asked each task
+READY_FIELDS: dict[str, tuple[str, ...]] = {
+    "understanding": ("question",), "reasoning": ("question", "smt-lib"),
+    "arithmetic": ("notation",), "refinement": ("question", "w_cot"), "final": ("question",)}
+
+
 def task_ready(task: str, record: Mapping[str, Any]) -> str | None:
     """Why an item cannot be asked this task (None: it can)."""
-    need = {"understanding": ("question",), "reasoning": ("question", "smt-lib"),
-            "arithmetic": ("notation",), "refinement": ("question", "w_cot"),
-            "final": ("question",)}[task]
+    need = READY_FIELDS[task]
     missing = [k for k in need if not str(record.get(k) or "").strip()]
     if missing:
         return f"the item has no {', '.join(missing)}"

@@ -52,3 +52,96 @@ def test_every_request_of_a_run_hashes_as_its_messages(tmp_path: Path,
     for req in reqs:
         assert req.prompt_hash == T.prompt_hash(req.messages)
         assert json.loads(req.messages_json or "") == list(req.messages)
+
+
+class _Reading(dict[str, object]):
+    """A record that notes every key read from it."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.read: set[str] = set()
+
+    def get(self, key: str, default: object = None) -> object:
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> object:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.read.add(str(key))
+        return super().__contains__(key)
+
+
+def test_each_placeholder_reads_only_the_fields_it_names(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """tasks.PLACEHOLDER_FIELDS says which fields of a record each placeholder's value reads
+    (what the runner reads of each item): every value function reads no other, on items
+    with and without key information, notation working or error lists."""
+    from db import Store
+    from qcstation.eval import tasks as T
+    from tests.eval_helpers import quickstart_db
+
+    db = quickstart_db(tmp_path_factory.getbasetemp())
+    with Store(db) as s:
+        records = [json.loads(r[0]) for r in s.conn.execute("SELECT record FROM eval_items LIMIT 40")] \
+            if s.scalar("SELECT COUNT(*) FROM eval_items") else []
+    from qcstation.eval.runs import _records_for
+    with Store(db) as s:
+        records += _records_for(s, None)[0][:40]
+    records += [{}, {"notation": "Let a = 2 and b = a × 3. Compute answer = b + 1.", "gt_cot": "x\n#### 7",
+                 "errors": [{"type": "omitted step"}], "wrong": ["redundancy"], "background": "b"}]
+    assert set(T.PLACEHOLDER_FIELDS) == set(T._VALUES)
+    for rec in records:
+        for name, value in T._VALUES.items():
+            reading = _Reading(rec)
+            value(reading)
+            assert reading.read <= set(T.PLACEHOLDER_FIELDS[name]), (name, reading.read)
+
+
+def test_requests_built_from_the_fields_they_read_are_those_from_whole_records(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """pending_requests reads each item's record cut to ctx.request_fields() (SQLite's JSON
+    functions): every request of every task (exemplars, two samples; the reference backend's
+    answers too) is the one built from the whole record; a record SQLite cannot read (NaN) is
+    read whole."""
+    from db import Store
+    from qcstation.eval.outputs import pending_requests
+    from qcstation.eval.runs import RunContext, create_run
+    from qcstation.eval.types import TASKS
+    from tests.eval_helpers import config, copy_db, local_model, quickstart_db
+
+    db = copy_db(quickstart_db(tmp_path_factory.getbasetemp()), tmp_path / "eval.db")
+    cfg = config(models={"m": local_model("http://127.0.0.1:9/v1")})
+    with Store(db) as s:
+        runs = [create_run(s, cfg, model="m", tasks=list(TASKS), shots=2, limit=12, samples=2,
+                           temperature=0.5),
+                create_run(s, cfg, model="reference", tasks=list(TASKS), shots=1, limit=12)]
+        with s.transaction():   # NaN: Python's JSON reads it, SQLite's does not
+            s.execute("UPDATE eval_items SET record = replace(record, '\"seed_id\":', "
+                      "'\"odd\": NaN, \"seed_id\":') WHERE run_id = ? AND role = 'eval' AND seed_id = "
+                      "(SELECT MIN(seed_id) FROM eval_items WHERE run_id = ? AND role = 'eval')",
+                      (runs[0], runs[0]))
+        for run_id in runs:
+            ctx = RunContext(s, run_id)
+            fields = ctx.request_fields()
+            assert "seed_id" in fields and "provenance" not in fields
+            assert ("gt_cot" in fields) == ctx.reference    # the reference answer's solution
+            cut = list(ctx.items(fields=fields))
+            whole = list(ctx.items())
+            assert [r["seed_id"] for r in cut] == [r["seed_id"] for r in whole]
+            assert any(len(c) < len(w) for c, w in zip(cut, whole))
+            got = list(pending_requests(s, run_id))
+            want = [ctx.request(rec, task, k) for rec in whole for task in ctx.tasks
+                    for k in range(ctx.samples) if _askable(task, rec)]
+            assert [(r, r.messages_json, r.reference) for r in got] == \
+                [(r, r.messages_json, r.reference) for r in want]
+            assert len(got) > 20 and {r.task for r in got} == set(TASKS)
+        assert "NaN" in str(s.scalar("SELECT record FROM eval_items WHERE run_id = ? AND record LIKE '%NaN%'",
+                                     (runs[0],)))
+
+
+def _askable(task: str, record: dict[str, object]) -> bool:
+    from qcstation.eval import tasks as T
+
+    return T.task_applies(task, record) and T.task_ready(task, record) is None

@@ -50,8 +50,11 @@ RUG = {
 }
 # the same value stated again outside the given's place: rewriting one would contradict it
 TOM = {
-    "question": "Tom has 5 apples. He buys 7 more apples and eats 2 of them. Tom started with 5 "
-                "red apples. How many apples does he have?",
+    # the 5 restated by its words ("All 5 apples"), so the rules bind the use to the first place
+    # (a restatement with no such word, "Tom started with 5 red apples", is refused by the rules:
+    # the words decide no place) and derive refuses the parent for the value written again
+    "question": "Tom has 5 apples. He buys 7 more apples and eats 2 of them. All 5 apples Tom "
+                "started with were red. How many apples does he have?",
     "answer": "Tom has 5+7=<<5+7=12>>12 apples.\nHe keeps 12-2=<<12-2=10>>10 apples.\n#### 10",
     "givens": {"g1_apples": ("has 5 apples", "5", "number"),
                "g2_apples": ("buys 7 more", "7", "number"),

@@ -363,8 +363,7 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     if path is not None:
         exprs, lines = exprs[:2], lines[:2]
     exprs, consts = givens.bind(exprs, lines)
-    uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
-                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    uncertain = givens.uncertain('solution')
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     consts += named
     if path is not None:

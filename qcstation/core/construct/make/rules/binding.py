@@ -156,6 +156,8 @@ class Binder:
         self.step = 0  # the step being walked
         #: value -> (step, place) of each use tied by order (place -1: no place was free)
         self.order_picks: dict[Fraction, list[tuple[int, int]]] = {}
+        #: values one of whose uses took the first of several free places, by order only
+        self.first_of_free: set[Fraction] = set()
         self.total: dict[Fraction, int] = {}
         for e in exprs:
             for leaf in leaves(e):
@@ -278,7 +280,24 @@ class Binder:
         by_clause = self._by_clause(v, agree or occ)
         if by_clause is not None:
             return by_clause
+        defining = self._by_definition(v, agree or occ)
+        if defining is not None:
+            return defining
         return self._by_order(v, agree or occ, occ)
+
+    def _by_definition(self, v: Fraction, pool: list[int]) -> int | None:
+        """The one place of ``v`` that restates nothing, every other place of the pool a
+        restatement ("the five pies", "enough for 30 days?") or a clock time
+        (:func:`.defining.defining_place`); else None."""
+        from qcstation.core.construct.make.rules.defining import defining_place
+
+        places = sorted({self.nums[j].start: j for j in pool}.values(), key=lambda j: self.nums[j].start)
+        if len(places) < 2 or v in (0, 1):
+            return None
+        best = defining_place(self.question, [self.nums[j].start for j in places],
+                              [len(self.nums[j].text) for j in places], [self.nums[j].stems for j in places],
+                              _writes_elsewhere(self.line, v), self.total.get(v, 0))
+        return places[best] if best is not None else None
 
     def _by_rate(self, v: Fraction, pool: list[int]) -> int | None:
         """"6 x 5 = 30 liters" for "6 pails of water every afternoon. If each pail contains 5 liters":
@@ -471,6 +490,8 @@ class Binder:
             return free[0]  # as many uses as places, every other place taken by its words
         k = self.uses.get(v, 0)
         self.uses[v] = k + 1
+        if len(free) > 1:
+            self.first_of_free.add(v)
         if free:
             self.chosen_by_order[free[0]] = True
             self.order_picks.setdefault(v, []).append((self.step, free[0]))
@@ -554,6 +575,20 @@ class Binder:
         return sorted(v for v, k in self.uses.items()
                       if k > 1 and len({self.numbers[i].start for i in self.by_value[v]}) > 1
                       and not self._immaterial(v) and not self._pair_immaterial(v))
+
+    def order_unsettled(self) -> list[Fraction]:
+        """Values a use of which took the first of several free places by order only (no word
+        of either text chose it) while a place of the value is still unused at the end ("Each of
+        the other two pizzas cost 34/2" is no more the question's first "two" than its "other
+        two"), not reported by :meth:`order_bound`: no use of any place settles which it is."""
+        bound = set(self.order_bound())
+        out = []
+        for v in sorted(self.first_of_free - bound):
+            places = {self.numbers[i].start for i in self.by_value[v]}
+            used = {self.nums[j].start for j in self.chosen if j < len(self.numbers) and self.nums[j].value == v}
+            if places - used and not self._immaterial(v):
+                out.append(v)
+        return out
 
     def _pair_immaterial(self, v: Fraction) -> bool:
         """"Baldur gets 5 x 5 = 25 liters" (5 pails, 5 liters a pail), the other uses of 5 tied by

@@ -350,8 +350,7 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
     by order only (uncertain)."""
     lines = [s.line for s in steps]
     exprs, consts = givens.bind(exprs, lines, joint)
-    uncertain = [f"the question states {fmt(v)} more than once; the solution's uses of "
-                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    uncertain = givens.uncertain('solution')
     try:
         exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     except RuleError as exc:

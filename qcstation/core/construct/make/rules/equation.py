@@ -89,8 +89,7 @@ def _bind(exprs: list[Expr], question: str) -> tuple[list[Expr], list[tuple[str,
     givens = question_numbers(question)
     exprs = [protect_fractions(e, givens) for e in exprs]
     exprs, consts = givens.bind(exprs, None)
-    uncertain = [f"the question states {fmt(v)} more than once; the equation's uses of "
-                 f"{fmt(v)} were tied to those places in order" for v in givens.order_bound]
+    uncertain = givens.uncertain('equation')
     try:
         exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, None)
     except RuleError as exc:

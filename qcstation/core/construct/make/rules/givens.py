@@ -15,7 +15,7 @@ from fractions import Fraction
 from qcstation.core.reading.words import WORD_GIVENS, words_at
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
-from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, fmt
 from qcstation.core.construct.make.rules.phrases import has_phrase
 
 
@@ -151,6 +151,8 @@ class Givens:
         self.factors = _plausible_factors(question)
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
+        #: values one use of which took the first of several places by order only, a place left unused
+        self.order_unsettled: list[Fraction] = []
 
     def place_of(self, name: str) -> dict[str, object] | None:
         """Where the question states the given ``name``: ``span`` [start, end], the ``words``
@@ -193,7 +195,16 @@ class Givens:
         binder = Binder(self.question, self.numbers, self.articles, self._names, exprs, lines, forced)
         out = binder.run()
         self.order_bound = binder.order_bound()
+        self.order_unsettled = binder.order_unsettled()
         return out, binder.constants()
+
+    def uncertain(self, of: str = "solution") -> list[str]:
+        """Why the last :meth:`bind` is uncertain: the values whose uses were tied to the
+        question's places by order only (``of``: "solution" or "equation")."""
+        return [f"the question states {fmt(v)} more than once; the {of}'s uses of {fmt(v)} were tied "
+                f"to those places in order" for v in self.order_bound] + [
+                f"the question states {fmt(v)} at several places and the words decide none for the "
+                f"{of}'s use of it (the first place would be taken by order only)" for v in self.order_unsettled]
 
 
 def question_numbers(question: str | None) -> Givens:

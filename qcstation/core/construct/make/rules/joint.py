@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, leaves
-from qcstation.core.reading.words import ANNOTATION, NUMERAL, line_stems, numeral_value, solution_stems
+from qcstation.core.reading.words import ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value, solution_stems
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.binding import Binder
@@ -81,12 +81,19 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
         for m in NUMERAL.finditer(prose):
             if numeral_value(m) == use.value:
                 pre |= phrase_at(prose, m.start(), m.end())[0]
-    q_pre = [phrase_at(question, s, s + width)[0] for s, width in zip(starts, _widths(question, starts))]
+    widths = _widths(question, starts)
+    q_pre = [phrase_at(question, s, s + width)[0] for s, width in zip(starts, widths)]
     common_pre = frozenset.intersection(*q_pre) if q_pre else frozenset()
+    # the word that makes a place a complement or a restatement ("the other two pizzas"), which
+    # the stems above drop as a common word, right before the value on the line and in the question
+    said_marks = _line_marks(line, use.value) if use.once and line else frozenset()
+    q_marks = [_mark_before(question, s) for s in starts]
+    common_marks = frozenset.intersection(*q_marks) if q_marks else frozenset()
     out = []
     for i, (s, sp) in enumerate(zip(starts, spans)):
         mine = own[i] - common - _NO_EVIDENCE
         score = 2 * len(after & mine) + len(before & mine - names) + 2 * len(pre & (q_pre[i] - common_pre))
+        score += 2 * len(said_marks & (q_marks[i] - common_marks))
         if spans.count(sp) == 1:
             a, b = sp
             unique = (_stems_in(question, sp, s) - _NO_EVIDENCE) - line_stems(question[:a] + " . " + question[b:]) - names
@@ -106,6 +113,36 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
     return out
 
 
+#: a word right before a number (one word may come between: "the other two", "another 18 pink")
+#: that makes it a complement or a restatement of a quantity
+_MARK = re.compile(r"\b(other|another|remaining|rest|next|last|previous|original|initial|first|second|third"
+                   r"|final)\s+(?:[A-Za-z]+\s+)?\$?$", re.I)
+
+
+def _mark_before(text: str, start: int) -> frozenset[str]:
+    m = _MARK.search(text[max(0, start - 30):start])
+    return frozenset({m.group(1).lower()}) if m else frozenset()
+
+
+def _line_marks(line: str, value: Fraction) -> frozenset[str]:
+    """The marks (:data:`_MARK`) right before the one place the line's prose writes ``value``,
+    in digits or in words, outside a computation ("Each of the other two pizzas cost 34/2":
+    "other"); none when it writes it at more than one such place."""
+    prose = ANNOTATION.sub(" ", line[:2000])
+    at = []
+    for m in _PROSE_NUMBER.finditer(prose):
+        word = m.group(0).lower()
+        v = Fraction(NUMBER_WORD_VALUES[word]) if word in NUMBER_WORD_VALUES else Fraction(word)
+        if v == value and not re.match(r"\s*[-+*/x×÷=]", prose[m.end():m.end() + 3]) \
+                and not re.search(r"[-+*/x×÷]\s*$", prose[max(0, m.start() - 3):m.start()]):
+            at.append(m.start())
+    return _mark_before(prose, at[0]) if len(at) == 1 else frozenset()
+
+
+_PROSE_NUMBER = re.compile(r"(?<![\w.$/])\d+(?:\.\d+)?(?![\d./\w])|\b(?:" + "|".join(NUMBER_WORD_VALUES) + r")\b",
+                           re.I)
+
+
 def _widths(question: str, starts: list[int]) -> list[int]:
     """How many characters the number at each start writes (digits, or a number word)."""
     out = []
@@ -113,6 +150,14 @@ def _widths(question: str, starts: list[int]) -> list[int]:
         m = re.match(r"[$]?[\d,]*\.?\d+|[A-Za-z]+", question[s:s + 40])
         out.append(len(m.group(0)) if m else 1)
     return out
+
+
+def _after_percent(question: str, start: int) -> frozenset[str]:
+    """The words right after a percent the question states at ``start`` ("50% girls": girls)."""
+    m = re.match(r"\d[\d,]*(?:\.\d+)?\s*(?:%|percent\b)", question[start:start + 20])
+    if m is None:
+        return frozenset()
+    return phrase_at(question, start, start + m.end())[1]
 
 
 def _percent_places(own: list[frozenset[str]]) -> list[int]:
@@ -167,6 +212,8 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
     else None."""
     if len(starts) < 2 or not uses or len(set(starts)) != len(starts):
         return None
+    # a percent is named by what it is a percent of, after its "%" ("50% boys and 50% girls")
+    own = [o | _after_percent(question, s) for o, s in zip(own, starts)]
     options: list[list[int]] = []
     worded: list[bool] = []  # the use's own words chose its places
     for u in uses:

@@ -511,10 +511,15 @@ def _cache_entry(key: str, reply: EvalReply) -> tuple[str, str] | None:
     """The response-cache entry of a reply: its text cut as the stored output is."""
     if reply.status != "ok" or reply.cached:
         return None
-    return key, json.dumps({"text": bounded(reply.text), "finish_reason": reply.finish_reason,
-                            "prompt_tokens": reply.prompt_tokens,
-                            "completion_tokens": reply.completion_tokens,
-                            "cost": reply.cost, "endpoint": reply.endpoint}, ensure_ascii=False)
+    return key, _CACHE_JSON({"text": bounded(reply.text), "finish_reason": reply.finish_reason,
+                             "prompt_tokens": reply.prompt_tokens,
+                             "completion_tokens": reply.completion_tokens,
+                             "cost": reply.cost, "endpoint": reply.endpoint})
+
+
+#: json.dumps(..., ensure_ascii=False), its encoder made once (json.dumps makes one per call
+#: when given an argument): the same bytes
+_CACHE_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _chunks(it: Iterator[EvalRequest], size: int) -> Iterator[list[EvalRequest]]:

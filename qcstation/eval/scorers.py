@@ -663,11 +663,11 @@ def _not_model_verdict(res: Any) -> str | None:
 def score_row(run_id: int, seed_id: int, sample_idx: int, metric: str, task: str, s: Score,
               version: str, source: str, difficulty: str | None, at: str) -> tuple[Any, ...]:
     return (run_id, seed_id, sample_idx, metric, task, s.verdict, s.score,
-            None if s.extracted is None else str(s.extracted)[:2000],
-            json.dumps(s.detail, sort_keys=True, ensure_ascii=False, default=str),
+            None if s.extracted is None else str(s.extracted)[:2000], _DETAIL_JSON(s.detail),
             version, source, difficulty, at)
 
 
+_DETAIL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode   # json.dumps', made once
 INSERT_SCORE = (
     "INSERT INTO eval_scores (run_id, seed_id, sample_idx, metric, task, verdict, score, "
     "extracted, detail, scorer_version, source, difficulty, scored_at) "

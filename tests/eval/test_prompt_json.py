@@ -145,3 +145,26 @@ def _askable(task: str, record: dict[str, object]) -> bool:
     from qcstation.eval import tasks as T
 
     return T.task_applies(task, record) and T.task_ready(task, record) is None
+
+
+def test_score_details_and_cache_entries_are_written_as_json_dumps_writes_them() -> None:
+    """score_row's detail and a response-cache entry are written by an encoder made once: the
+    stored bytes are json.dumps' (sorted keys for details, non-JSON values as str)."""
+    from fractions import Fraction
+
+    from qcstation.eval.runner import _cache_entry
+    from qcstation.eval.scorers import Score, score_row
+    from qcstation.eval.types import EvalReply
+
+    for text in TEXTS:
+        detail = {"value": Fraction(3, 4), "gold": text, "reason": None, "keeps_answer": True,
+                  "method": "exact", "n": 3, "x": 0.1, "verifier": {"b": [1, text], "a": None}, text: 1}
+        row = score_row(1, 2, 0, "fi", "final", Score("wrong", 0.0, text, detail), "v", "s", None, "t")
+        assert row[8] == json.dumps(detail, sort_keys=True, ensure_ascii=False, default=str)
+        reply = EvalReply("c", "ok", text=text, finish_reason="stop", prompt_tokens=3,
+                          completion_tokens=None, cost=0.25, endpoint="http://e")
+        entry = _cache_entry("k", reply)
+        assert entry is not None and entry[1] == json.dumps(
+            {"text": text.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd"), "finish_reason": "stop",
+             "prompt_tokens": 3, "completion_tokens": None, "cost": 0.25, "endpoint": "http://e"},
+            ensure_ascii=False)

@@ -252,6 +252,15 @@ class SideBySideLoaded(Message):
         self.labels = labels
 
 
+class ChartBreakdownLoaded(Message):
+    """Every metric's difficulty breakdown for the charts screen (``charts.by_difficulty_all``),
+    read after the dimension scores are shown: the difficulty chart then only draws."""
+
+    def __init__(self, by_metric: dict[str, tuple[list[str], list[Any]]]) -> None:
+        super().__init__()
+        self.by_metric = by_metric
+
+
 class ChartDataLoaded(Message):
     """Numbers for the charts screen (``charts.ChartData`` and the difficulty breakdown, None
     until that chart is shown)."""

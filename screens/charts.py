@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Header, Static
@@ -16,7 +17,7 @@ from textual_plotext import PlotextPlot
 from qcstation.eval import charts as chartdata
 from qcstation.common.safe import preview
 from qcstation.eval.types import METRICS
-from qcstation.messages import ChartDataLoaded
+from qcstation.messages import ChartBreakdownLoaded, ChartDataLoaded
 from qcstation.widgets.eval_views import SHORT
 from screens._base import QCScreen
 from qcstation.widgets.footer import KeyFooter
@@ -50,10 +51,9 @@ class ChartsScreen(QCScreen):
         self.metric = "fi"
         self.data: ChartDataLoaded | None = None
         self.busy = True
-        self._tables: dict[int, Any] | None = None
-        self._scores: Any = None
-        #: each metric's difficulty breakdown, kept: m cycling back, t back and forth redraw
-        #: it without a pass over the runs' scores (40 ms of CPU a metric at 1M scores)
+        self.reading = False          # the loader runs (the breakdown may still come)
+        #: every metric's difficulty breakdown, read once after the dimension scores are
+        #: shown: t and m only draw (the first t read one metric's, 75 ms of CPU at 1M scores)
         self._by_level: dict[str, tuple[list[str], list[Any]]] = {}
 
     def compose(self) -> ComposeResult:
@@ -63,7 +63,8 @@ class ChartsScreen(QCScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self._load(self.metric)
+        self.reading = True
+        self._load()
 
     def help_notes(self) -> RenderableType:
         return Text(
@@ -76,44 +77,43 @@ class ChartsScreen(QCScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Computing the charts")
-    def _load(self, metric: str, difficulty: bool = False) -> None:
-        """The dimension scores first (the chart shown first); the difficulty breakdown when
-        that chart is asked for. Each run's scores are read once, for both charts and every
-        metric chosen later."""
+    def _load(self) -> None:
+        """The dimension scores first (the chart shown first), then every metric's difficulty
+        breakdown, kept for t and m. Each run's scores are read once, for both."""
         with self.qc_app.open_store() as store:
-            tables = self._tables or chartdata.load_tables(store, self.run_ids)
-            self._tables = tables
-            scores = self._scores or chartdata.dimension_scores(store, self.run_ids, tables=tables)
-            self._scores = scores
-            levels: list[str] | None = None
-            by_level: list[Any] | None = None
-            if difficulty:
-                levels, by_level = chartdata.by_difficulty(store, self.run_ids, metric,
-                                                           tables=tables)
-                self._by_level[metric] = (levels, by_level)
-        self.post_message(ChartDataLoaded(scores, levels or [], by_level, metric))
+            tables = chartdata.load_tables(store, self.run_ids)
+            scores = chartdata.dimension_scores(store, self.run_ids, tables=tables)
+            self.post_message(ChartDataLoaded(scores, [], None, self.metric))
+            if get_current_worker().is_cancelled:
+                return
+            by_metric = chartdata.by_difficulty_all(store, self.run_ids, tables=tables)
+        self.post_message(ChartBreakdownLoaded(by_metric))
 
     @on(ChartDataLoaded)
     def _loaded(self, message: ChartDataLoaded) -> None:
         self.data = message
-        self.busy = False
         self._draw()
+        if self.chart == "difficulty":
+            self._difficulty_wanted()
+
+    @on(ChartBreakdownLoaded)
+    def _breakdown_loaded(self, message: ChartBreakdownLoaded) -> None:
+        self._by_level = message.by_metric
+        self.busy = self.reading = False
+        if self.chart == "difficulty":
+            self._difficulty_wanted()
 
     def _difficulty_wanted(self) -> None:
-        """The difficulty chart is shown: its numbers are read unless they are there."""
+        """The difficulty chart is shown: drawn from the breakdown kept, or once it comes."""
         data = self.data
-        if data is None or data.by_level is not None and data.metric == self.metric:
-            if data is None:
-                self.busy = True
-                self._load(self.metric, difficulty=True)
+        if data is None:
             return
-        kept = self._by_level.get(self.metric)
-        if kept is not None:           # read before: drawn from what was kept
+        kept = self._by_level.get(self.metric, ([], []) if not self.reading else None)
+        if kept is None:               # still being read: drawn when it comes
+            self.data = ChartDataLoaded(data.scores, [], None, self.metric)
+        else:
             self.data = ChartDataLoaded(data.scores, kept[0], kept[1], self.metric)
-            self._draw()
-            return
-        self.busy = True
-        self._load(self.metric, difficulty=True)
+        self._draw()
 
     def action_next_chart(self) -> None:
         self.chart = CHARTS[(CHARTS.index(self.chart) + 1) % len(CHARTS)]
@@ -197,4 +197,4 @@ class ChartsScreen(QCScreen):
         self.dismiss(None)
 
     def worker_failed(self, worker: object) -> None:
-        self.busy = False
+        self.busy = self.reading = False

@@ -657,19 +657,20 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
 
 async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """m cycles the difficulty chart's metric: a metric seen before is drawn from the
-    breakdown kept (a pass over every score of the runs each time), with the same numbers."""
+    """Every metric's difficulty breakdown is read once, after the dimension scores are
+    shown: t and m cycling the metrics only draw (a pass over every score of the runs each
+    time), with the same numbers as a breakdown of that metric alone."""
     from qcstation.eval import charts as chartdata
     from qcstation.eval.types import METRICS
 
-    read: list[str] = []
-    by_difficulty = chartdata.by_difficulty
+    read: list[list[int]] = []
+    by_difficulty_all = chartdata.by_difficulty_all
 
-    def counted(store: Any, run_ids: Any, metric: str, **kw: Any) -> Any:
-        read.append(metric)
-        return by_difficulty(store, run_ids, metric, **kw)
+    def counted(store: Any, run_ids: Any, **kw: Any) -> Any:
+        read.append(list(run_ids))
+        return by_difficulty_all(store, run_ids, **kw)
 
-    monkeypatch.setattr(chartdata, "by_difficulty", counted)
+    monkeypatch.setattr(chartdata, "by_difficulty_all", counted)
     app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -677,18 +678,58 @@ async def test_a_metrics_difficulty_chart_is_read_once(eval_db: Path,
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ChartsScreen)
+        assert "Scores by dimension" in screen_text(app) and read == [[1, 2]]
         await pilot.press("t")
         await settle(pilot)
         first = screen_text(app)
-        assert "ACC@Fi by difficulty" in first and read == ["fi"]
+        assert "ACC@Fi by difficulty" in first and read == [[1, 2]]
+        with Store(eval_db) as store:
+            levels, series = by_difficulty_all(store, [1, 2])["fi"]
+        assert screen.data is not None and screen.data.levels == levels
+        assert [{lv: p.value for lv, p in r.points.items()} for r in screen.data.by_level or []] \
+            == [{lv: p.value for lv, p in r.points.items()} for r in series]
         for _ in METRICS:                       # every metric once, back to fi
             await pilot.press("m")
             await settle(pilot)
-        assert screen.metric == "fi" and sorted(read) == sorted(METRICS)
+            label = chartdata.label(screen.metric)
+            assert f"{label} by difficulty" in screen_text(app)
+        assert screen.metric == "fi" and read == [[1, 2]]
         assert screen_text(app) == first        # drawn from what was kept, the same chart
         await pilot.press("t", "t")             # away and back: nothing read again
         await settle(pilot)
-        assert sorted(read) == sorted(METRICS) and screen_text(app) == first
+        assert read == [[1, 2]] and screen_text(app) == first
+
+
+async def test_t_while_the_breakdown_is_read_draws_it_when_it_comes(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A t pressed before the breakdown is read says so, then draws the chart when it comes
+    (the read held on an Event: no timing)."""
+    import threading
+
+    from qcstation.eval import charts as chartdata
+
+    gate = threading.Event()
+    by_difficulty_all = chartdata.by_difficulty_all
+
+    def held(store: Any, run_ids: Any, **kw: Any) -> Any:
+        assert gate.wait(60)
+        return by_difficulty_all(store, run_ids, **kw)
+
+    monkeypatch.setattr(chartdata, "by_difficulty_all", held)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await _until(pilot, lambda: screen.data is not None)
+        await pilot.press("t")
+        await pilot.pause()
+        assert "Reading the scores by difficulty" in screen_text(app)
+        gate.set()
+        await settle(pilot)
+        text = screen_text(app)
+        assert "ACC@Fi by difficulty" in text and "Reading the scores" not in text
 
 
 def test_the_done_cell_keeps_one_width_through_a_run() -> None:

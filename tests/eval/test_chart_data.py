@@ -45,3 +45,27 @@ def test_no_runs_no_points(tmp_path: Path) -> None:
     with Store(tmp_path / "e.db") as store:
         assert charts.dimension_scores(store, []).runs == []
         assert charts.by_difficulty(store, [], "fi") == ([], [])
+
+
+def test_every_metrics_difficulty_bars_from_one_pass(tmp_path: Path) -> None:
+    """by_difficulty_all: each metric's bars are the breakdown's values of that metric per
+    level, for every run (what the charts screen keeps, so `t` and `m` only draw)."""
+    from qcstation.eval import metrics
+
+    with Store(tmp_path / "c.db") as store:
+        runs = [add_run(store, "m", range(12),
+                        verdict=lambda i, m, s: "wrong" if (m == "re" and i % 2) else "correct"),
+                add_run(store, "n", range(12),
+                        verdict=lambda i, m, s: "wrong" if i % 3 == 1 else "correct")]
+        every = charts.by_difficulty_all(store, runs)
+        assert set(every) == set(charts.CODES)
+        for code in charts.CODES:
+            levels, series = every[code]
+            assert levels == list(LEVELS) and [r.run_id for r in series] == runs
+            for run in series:
+                groups = metrics.breakdown(store, run.run_id, by="difficulty", n_boot=0)
+                want = {lv: charts._scale(code, groups[lv][code].value) for lv in LEVELS}
+                assert {lv: p.value for lv, p in run.points.items()} == want, (code, run)
+        re_levels, [m_run, n_run] = every["re"]
+        assert m_run.points["easy"].value == pytest.approx(50.0)   # odd items fail Re
+        assert charts.by_difficulty_all(store, []) == {}

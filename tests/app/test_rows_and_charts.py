@@ -1,0 +1,127 @@
+"""Results rows and charts at 80 columns and at 1M (issue 28.2, 28.7): a run's name is cut only
+where the row has no room; the filter line takes a second line only when it needs one; the
+difficulty chart is drawn from the breakdown read once, also when t comes before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from db import Store
+from qcstation.app import make_app
+from screens.charts import ChartsScreen
+from screens.results import ResultsScreen
+from tests.app.conftest import ANNOTATOR, build_db, flat, make_config, screen_text, settle
+from tests.app.test_eval_screens import SIZE, _until, eval_db  # noqa: F401
+from tests.eval_rows import add_real_run
+
+
+def test_a_runs_name_is_cut_only_where_the_row_has_no_room() -> None:
+    """Issue 28.2: the Run column cut every name at 16 cells, where the row had room, and at
+    its end: two runs of one model on two dates read the same. The column takes the room the
+    other columns leave; a cut keeps the run's number and the name's end."""
+    from types import SimpleNamespace
+
+    from qcstation.widgets.eval_views import page_cells, run_cell
+
+    def row(label: str) -> Any:
+        return SimpleNamespace(run_label=label, item_key="gsm8k-1234", sample_idx=0,
+                               metric="ar", verdict="correct", score=None, extracted="33")
+
+    names = ["#3 baseline-gpt-4o-mini-2024-07-18", "#14 baseline-gpt-4o-mini-2024-08-06"]
+    wide = [c[0].plain for c in page_cells([row(n) for n in names], 116)]
+    assert wide == names                                 # room: whole
+    narrow = [c[0].plain for c in page_cells([row(n) for n in names], 44)]
+    assert all(len(c) == 16 for c in narrow), narrow     # no room: cut
+    assert narrow[0].startswith("#3 ") and narrow[0].endswith("07-18"), narrow
+    assert narrow[1].startswith("#14 ") and narrow[1].endswith("08-06"), narrow
+    middle = [c[0].plain for c in page_cells([row(n) for n in names], 60)]
+    assert all(16 < len(c) < len(n) for c, n in zip(middle, names)), middle
+    assert run_cell("#2 reference") == "#2 reference"
+
+
+async def test_the_results_rows_name_each_run_whole_where_there_is_room(tmp_path: Path) -> None:
+    path = build_db(tmp_path / "eval.db")
+    names = ("baseline-gpt-4o-mini-2024-07-18", "baseline-gpt-4o-mini-2024-08-06")
+    with Store(path) as store:
+        for name in names:
+            add_real_run(store, make_config(), name, limit=4)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        rows = [line for line in screen_text(app).splitlines() if "gsm8k-" in line]
+        assert rows and all(f"│ #1 {names[0]}  gsm8k-" in line for line in rows[:3]), rows
+        await pilot.resize_terminal(80, 24)              # no room: cut, ends kept
+        await settle(pilot)
+        rows = [line for line in screen_text(app).splitlines() if "gsm8k-" in line][:3]
+        assert all(f"#1 {names[0]}" not in line and line.startswith("│ #1 ")
+                   and "…" in line.split("gsm8k-")[0] and "07-18  gsm8k-" in line
+                   for line in rows), rows
+
+
+async def test_the_filter_line_grows_and_shrinks_with_its_filters(eval_db: Path) -> None:
+    """A filter that fits on the line is drawn without a layout of the screen; one that does
+    not fit still takes a second line, and the line shrinks back when it fits again."""
+    import dataclasses
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        line = screen.query_one("#filter_line")
+        await pilot.press("m")
+        await settle(pilot)
+        assert line.size.height == 1 and "Filters: LLM@Un" in screen_text(app)
+        screen.filters = dataclasses.replace(screen.filters, verdict="unparseable",
+                                             source="a-long-source-name",
+                                             difficulty="a-long-level-name",
+                                             text="many words to find in the responses")
+        screen._show_filters()
+        await settle(pilot)
+        assert line.size.height == 2 and "F1: filter keys" in screen_text(app)
+        screen.filters = dataclasses.replace(screen.filters, source=None, difficulty=None,
+                                             text="")
+        screen._show_filters()
+        await settle(pilot)
+        assert line.size.height == 1
+        assert "Filters: LLM@Un · unparseable F1: filter keys" in flat(screen_text(app))
+
+
+
+async def test_t_while_the_breakdown_is_read_draws_it_when_it_comes(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A t pressed before the breakdown is read says so, then draws the chart when it comes
+    (the read held on an Event: no timing)."""
+    import threading
+
+    from qcstation.eval import charts as chartdata
+
+    gate = threading.Event()
+    by_difficulty_all = chartdata.by_difficulty_all
+
+    def held(store: Any, run_ids: Any, **kw: Any) -> Any:
+        assert gate.wait(60)
+        return by_difficulty_all(store, run_ids, **kw)
+
+    monkeypatch.setattr(chartdata, "by_difficulty_all", held)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await _until(pilot, lambda: screen.data is not None)
+        await pilot.press("t")
+        await pilot.pause()
+        assert "Reading the scores by difficulty" in screen_text(app)
+        gate.set()
+        await settle(pilot)
+        text = screen_text(app)
+        assert "ACC@Fi by difficulty" in text and "Reading the scores" not in text

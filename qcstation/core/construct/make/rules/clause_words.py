@@ -119,7 +119,12 @@ def _plain_stems(text: str, names: frozenset[str]) -> frozenset[str]:
     """The content words of a text (no common verb, number word, unit sign or name), as stems."""
     return frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", text[:2000]))
                      if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
-                     and w not in ("$", "%")) - names - _NO_EVIDENCE
+                     and w not in ("$", "%") and w.lower() not in _NO_WORDS) - names - _NO_EVIDENCE
+
+
+#: words of a line that say nothing of what it counts: the times sign ("25 x 3/5") and the
+#: connectives of a worked solution ("meaning", "means")
+_NO_WORDS = frozenset({"x", "meaning", "means", "mean"})
 
 
 def result_or_given(question: str, places: list[int], line: str, earlier: list[str],

@@ -617,6 +617,10 @@ def resolve_links(
         readings = _decide_by_line_nouns(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
         readings = decide_by_structure(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
+        from qcstation.core.construct.make.rules.result_lines import decide_results_by_line
+
+        readings = decide_results_by_line(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -1,0 +1,57 @@
+"""Which of two earlier results of one value a step's number is, where the question states no
+such number (issue 26, point 1), see :mod:`qcstation.core.construct.make.rules.result_lines`: the
+step's line writes words that only one candidate's line writes ("pupils like green" after "20
+pupils who like either green or yellow", not "20 pupils who like blue"). Where the lines' words
+tell the candidates apart nowhere, or a times sign is all they share, the seed stays refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.clause_words import _plain_stems
+
+
+def _asserts(seed: dict) -> list[str]:
+    return [ln for ln in rule_for_seed(seed).smtlib.splitlines() if ln.startswith("(assert")]
+
+
+@pytest.mark.parametrize(("seed", "lines"), [
+    # "Hence, 20/4 = 5 pupils like green": the 20 who like either green or yellow (step 2), not
+    # the 20 who like blue; "20 - 5 = 15 pupils like yellow" takes the green ones from the same 20
+    ("377", ["(assert (= s3_pupils_like (/ s2_pupils_like w_one_fourth_parts)))",
+             "(assert (= s4_pupils_like (- s2_pupils_like s3_pupils_like)))"]),
+    # "3/5 of the remaining hats are blue ... 3/5*50": the remaining 50 (step 2), not the 50 red
+    # hats; the words after "3/5 of" name what it is a part of, and the white ones are the rest
+    # of the remaining
+    ("1243", ["(assert (= s3_hats (* g2_remaining s2_hats_red)))",
+              "(assert (= s4_white_hats (- s2_hats_red s3_hats)))"]),
+    # "a total of 9 + 6 = 15 liters of water": the 9 liters of water from the pineapple drink
+    # (step 1), so the 9 of "9 x 2/3" is the 9 liters of orange drink left (step 2)
+    ("21", ["(assert (= s3_liters_water (* s2_liters_orange w_two_thirds)))",
+            "(assert (= s4_liters_water (+ s1_liters_water s3_liters_water)))"]),
+])
+def test_the_lines_words_decide_between_results(gsm8k: dict, seed: str, lines: list[str]) -> None:
+    got = _asserts(gsm8k[seed])
+    for line in lines:
+        assert line in got
+
+
+@pytest.mark.parametrize(("seed", "why"), [
+    # "Charlie got 25 x 3/5" and "Anthony gave away 25 + 15": only the times sign "x" is shared
+    # with "Brandon received 50 x 1/2 = 25", which is no word of what is counted
+    ("774", "ambiguous solution"),
+    # "Sally two is three years older than Granny red, meaning Sally two is 16+3": "meaning" in
+    # both lines says nothing of whose 16 it is
+    ("173", "ambiguous solution"),
+    # "The top shelf can hold 20 – 5": no word of the line is only the bottom shelf's or only the
+    # middle shelves'
+    ("1241", "ambiguous solution"),
+])
+def test_lines_that_share_no_telling_word_stay_refused(gsm8k: dict, seed: str, why: str) -> None:
+    with pytest.raises(RuleError, match=why):
+        rule_for_seed(gsm8k[seed])
+
+
+def test_a_times_sign_and_a_connective_are_no_evidence() -> None:
+    assert _plain_stems("so he got 25 x 3/5 = 15 pencils, meaning he has", frozenset()) == {"penc"}

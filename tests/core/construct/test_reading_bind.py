@@ -299,9 +299,9 @@ def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> N
 
 
 @pytest.mark.parametrize(("seed", "reason"), [
-    # "20 - 15 = 20 white hats": step 1's "50 red hats" shares "hats", but step 2's 50 ("the
-    # remaining number of hats ... 100-50 = 50") names nothing: what it counts is unread
-    ("1243", "ambiguous solution"),
+    # (1243 "3/5 of the remaining hats ... 3/5*50": the line writes "remaining", which only step 2's
+    # line ("The remaining number of hats which are not red is 100-50 = 50") writes; made since lane
+    # cover18, test_reading_result_lines.py)
     # (602 "12*2" beside "12 months in a year": the line states the factor as a fact, so the 12 is
     # the months of a year, not step 1's 12 games; made since lane cover12, test_reading_link_structure.py)
     # "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a day

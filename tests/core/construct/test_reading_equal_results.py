@@ -152,8 +152,8 @@ def test_equal_terms_of_one_sum_are_distinct_quantities(gsm8k: dict, seed: str, 
 
 
 @pytest.mark.parametrize("seed", [
-    # "Sally two is ... 16+3": Granny Red's 2*8 or the two Sallys' 8+8, both "16 years"
-    "173",
+    # (173 "Sally two is ... 16+3": the question's "three years older than Granny Red" names Granny
+    # Red's 2*8, which only step 2's line names; made since lane cover18, test_reading_result_lines.py)
     # "1/5 pound almonds and 1/3 pound walnuts cost $2 + $5": the walnuts' 15/3 or the almonds' 10/2
     "660",
     # "After Adam eats 15 slices, 30-15": the question's 15 slices or the large/small apples' 15 slices

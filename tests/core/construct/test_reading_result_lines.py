@@ -1,8 +1,10 @@
 """Which of two earlier results of one value a step's number is, where the question states no
 such number (issue 26, point 1), see :mod:`qcstation.core.construct.make.rules.result_lines`: the
 step's line writes words that only one candidate's line writes ("pupils like green" after "20
-pupils who like either green or yellow", not "20 pupils who like blue"). Where the lines' words
-tell the candidates apart nowhere, or a times sign is all they share, the seed stays refused."""
+pupils who like either green or yellow", not "20 pupils who like blue"); or the question compares
+the step's other number with what only one candidate's line names ("three years older than Granny
+Red"). Where the lines' words tell the candidates apart nowhere, or a times sign is all they
+share, the seed stays refused."""
 
 from __future__ import annotations
 
@@ -30,6 +32,10 @@ def _asserts(seed: dict) -> list[str]:
     # (step 1), so the 9 of "9 x 2/3" is the 9 liters of orange drink left (step 2)
     ("21", ["(assert (= s3_liters_water (* s2_liters_orange w_two_thirds)))",
             "(assert (= s4_liters_water (+ s1_liters_water s3_liters_water)))"]),
+    # "Sally Two is three years older than Granny Red": "16+3" is Granny red's 16 (step 2, "Granny
+    # red is 2*8 = 16 years old"), not the 16 years of Sally Thirtytwo and Sally Four together
+    ("173", ["(assert (= s4_years (+ s2_years g3_years)))",
+             "(assert (= s3_years (+ s1_years s2_years)))"]),
 ])
 def test_the_lines_words_decide_between_results(gsm8k: dict, seed: str, lines: list[str]) -> None:
     got = _asserts(gsm8k[seed])
@@ -41,12 +47,10 @@ def test_the_lines_words_decide_between_results(gsm8k: dict, seed: str, lines: l
     # "Charlie got 25 x 3/5" and "Anthony gave away 25 + 15": only the times sign "x" is shared
     # with "Brandon received 50 x 1/2 = 25", which is no word of what is counted
     ("774", "ambiguous solution"),
-    # "Sally two is three years older than Granny red, meaning Sally two is 16+3": "meaning" in
-    # both lines says nothing of whose 16 it is
-    ("173", "ambiguous solution"),
-    # "The top shelf can hold 20 – 5": no word of the line is only the bottom shelf's or only the
-    # middle shelves'
-    ("1241", "ambiguous solution"),
+    # "he earned $40 x 2 = $80 for the two devices he bought last Monday": the question's "2
+    # devices last Monday" compares nothing, and "Monday" is a name (whose cost or resale price,
+    # no word of the line says)
+    ("1157", "ambiguous solution"),
 ])
 def test_lines_that_share_no_telling_word_stay_refused(gsm8k: dict, seed: str, why: str) -> None:
     with pytest.raises(RuleError, match=why):
@@ -55,3 +59,14 @@ def test_lines_that_share_no_telling_word_stay_refused(gsm8k: dict, seed: str, w
 
 def test_a_times_sign_and_a_connective_are_no_evidence() -> None:
     assert _plain_stems("so he got 25 x 3/5 = 15 pencils, meaning he has", frozenset()) == {"penc"}
+
+
+def test_a_comparison_names_what_it_compares_with() -> None:
+    from qcstation.core.construct.make.rules.result_lines import _compared_with
+
+    q = "The top shelf can hold 5 fewer books than the bottom shelf. If she has 110 books"
+    at = q.index("5 fewer")
+    assert _compared_with(q, at, at + 1) == {"bott", "shel"}
+    q = "He bought 2 devices last Monday and 4 devices last Tuesday, how much more than he paid?"
+    at = q.index("2 devices")
+    assert _compared_with(q, at, at + 1) == frozenset()  # the comparison is in another clause

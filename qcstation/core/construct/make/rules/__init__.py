@@ -48,7 +48,8 @@ The modules and their contract (each imports only the ones above it):
 ``one_unit``    a named factor that stands for the question's "1 hour" ("60/2" for "in 1 hour"):
                 that 1 declared a given at its place, the use written as it converted.
 ``result_lines`` which of two earlier results of one value a step's number is, where the question
-                states no such number: the words only one candidate's line shares with the step's.
+                states no such number: the words only one candidate's line shares with the step's,
+                or with what the question compares the step's other number with.
 ``links``       which step is the answer and which written number is an earlier result.
 ``worded``      computations written in words ("200 minus 174 equals 26").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after

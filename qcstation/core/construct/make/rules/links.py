@@ -618,9 +618,11 @@ def resolve_links(
     if len(readings) > 1 and solution and givens is not None:
         readings = decide_by_structure(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
-        from qcstation.core.construct.make.rules.result_lines import decide_results_by_line
+        from qcstation.core.construct.make.rules.result_lines import decide_compared_results, decide_results_by_line
 
         readings = decide_results_by_line(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
+            readings = decide_compared_results(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

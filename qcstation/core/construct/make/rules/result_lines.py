@@ -58,3 +58,69 @@ def _part_of(line: str, text: str) -> bool:
 
 #: the evidence of a link the words of the lines decide between earlier results
 RESULT_LINE_EVIDENCE = "the words: the line writes words of this earlier result's line that no other candidate's writes"
+
+
+#: a comparison the question states right after a number: "5 fewer books than the bottom shelf",
+#: "three years older than Granny Red"; group 1 is what it is compared with
+_THAN = re.compile(r"^(?:(?!\b(?:and|but|while|if|when|so|because|how|what|which|who)\b)[^.?!;:,]){0,60}?"
+                   r"\bthan\s+([^.?!;:,]{1,60})", re.I)
+_THAN_END = re.compile(r"\b(?:and|but|while|if|when|so|because|how|what|which|who)\b", re.I)
+
+
+def _compared_with(question: str, start: int, end: int) -> frozenset[str]:
+    """The words of what the question compares the number at ``question[start:end]`` with ("5
+    fewer books than the bottom shelf" -> {bott, shel}); empty when it states no comparison there."""
+    from qcstation.core.reading.words import _STOP, _WORD, stem
+
+    m = _THAN.match(question[end:end + 140])
+    if m is None:
+        return frozenset()
+    base = m.group(1)
+    cut = _THAN_END.search(base)
+    base = base[:cut.start()] if cut else base
+    return frozenset(stem(w) for w in _WORD.findall(base) if w.lower() not in _STOP and w not in ("$", "%"))
+
+
+def decide_compared_results(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
+                            givens: Givens, solution: str) -> Readings:
+    """A step ``r ± n`` (or ``r × n``) whose other number ``n`` the question states once, right
+    before a comparison ("The top shelf can hold 5 fewer books than the bottom shelf"; "Sally Two
+    is three years older than Granny Red"), where ``r`` is one of two or more earlier results the
+    question cannot state: the result whose line alone writes the words of what is compared with
+    ("The bottom shelf can hold 2 * 10 = 20 books", not "The 2 middle shelves can hold ... 20
+    books"). Only where one reading is left."""
+    from qcstation.core.reading.expr import BinOp, Num
+    from qcstation.core.reading.words import line_stems
+
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        steps = ch.options[n]
+        e = exprs[i]
+        if None in steps or len(steps) < 2 or not (isinstance(e, BinOp) and e.op in "+-*"
+                                                   and isinstance(e.left, Num) and isinstance(e.right, Num)):
+            continue
+        other = (e.left, e.right)[1 - k]
+        if other.value == leaves(e)[k].value:
+            continue
+        places = [q for q in givens.numbers if q.value == other.value and not q.percent]
+        if len(places) != 1:
+            continue  # the other number is no single place of the question
+        base = _compared_with(givens.question, places[0].start, places[0].start + len(places[0].text))
+        if not base:
+            continue
+        lines = [line_stems(re.sub(r"<<[^<>]*>>", " ", _line_at(solution, comps[j].start)))  # type: ignore[index]
+                 for j in steps]
+        if _line_at(solution, comps[i].start) in [_line_at(solution, comps[j].start) for j in steps]:  # type: ignore[index]
+            continue
+        hits = [j for j, words in zip(steps, lines)
+                if base & (words - frozenset().union(*(w for w2, w in zip(steps, lines) if w2 != j)))]
+        if len(hits) == 1:
+            decided[n] = hits[0]
+    return _keep_decided(readings, ch, decided, lambda j: COMPARED_EVIDENCE)
+
+
+#: the evidence of a link the question's comparison decides
+COMPARED_EVIDENCE = ("the words: the question compares the step's other number with what only this "
+                     "earlier result's line names")

@@ -44,6 +44,10 @@ def _asserts(seed: dict) -> list[str]:
     # "1*12 = 12 games" of step 1, which the total "12+24+48+15" adds
     ("602", ["(assert (= s2_games (* g2_games k_months_per_year)))",
              "(assert (= s5_games (+ s1_games s2_games s3_games s4_games)))"]),
+    # "4 * 25 cents = 100 cents. Since 100 cents = $1": a result written in dollars converts the
+    # 100 cents of step 1 by the cents in a dollar (not the cents' factor over step 1)
+    ("359", ["(assert (= s2_since (/ s1_cents k_cents_per_dollar)))",
+             "(assert (= s3_savings_everyday (- g3_pocket s2_since)))"]),
 ])
 def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str]) -> None:
     got = _asserts(gsm8k[seed])

@@ -1,6 +1,6 @@
 """A common factor the question does not state, equal to an earlier result (issue 26, point 1):
 where neither the question nor the line writes a word that gives the factor a meaning of its own
-(a half, a dozen, minutes, a share), the written number is that earlier result
+(a half, a dozen, minutes, a share; a day's 24 only beside hours), the written number is that earlier result
 (:func:`qcstation.core.construct.make.rules.links._decide_unworded_factors`). Where such a word is
 written, both readings keep their support and the seed stays refused."""
 
@@ -32,6 +32,12 @@ def test_a_factor_no_word_names_is_the_earlier_result(gsm8k: dict) -> None:
     # after the annotation; its term 2 is written once, the teams of step 1
     steps = _steps(gsm8k["67"])
     assert "s1_teams" in steps["s2"] and "s1_teams" in steps["s3"]
+    # 1173 "Each day after that through Friday ... double": "24 x 2 = 48 puffs of clouds" is
+    # Thursday's 12 x 2 = 24 puffs; a day's 24 hours needs hours, which neither text writes
+    # (the question's "each day" and the line's "the day before" name no hours)
+    steps = _steps(gsm8k["1173"])
+    assert steps["s4"] == "(* s3_puffs_clouds w_double)"
+    assert "s3_puffs_clouds" in steps["s5"] and " 24" not in steps["s5"]
 
 
 @pytest.mark.parametrize("seed_id", [

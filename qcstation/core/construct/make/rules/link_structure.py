@@ -296,8 +296,11 @@ def _unit_after(solution: str, comp: Computation, unit: str) -> bool:
 def _names_result(solution: str, comp: Computation, other: str, unit: str) -> bool:
     """Does a step name its result in ``unit`` (not ``other``): the word right after it ("= 5
     hours"), or, where it writes no word there, its line writes the unit and never the other ("It
-    will take one hour because 60 / 60 = 1"; "It will take 60 minutes ... because 360 / 6 = 60")?"""
+    will take one hour because 60 / 60 = 1"; "It will take 60 minutes ... because 360 / 6 = 60")?
+    A result written in dollars ("100 cents = $1", "= $<<...>>") names dollars and no other unit."""
 
+    if re.search(r"dollar", unit + other) and _written_in_dollars(solution, comp):
+        return "dollar" in unit
     if _unit_after(solution, comp, unit):
         return True
     end = comp.end
@@ -308,6 +311,13 @@ def _names_result(solution: str, comp: Computation, other: str, unit: str) -> bo
         return False  # it names its result with another word
     line = re.sub(r"<<[^<>]*>>", " ", _line_at(solution, comp.start))
     return re.search(rf"\b(?:{unit})\b", line, re.I) is not None and re.search(rf"\b(?:{other})\b", line, re.I) is None
+
+
+def _written_in_dollars(solution: str, comp: Computation) -> bool:
+    """Does a step write its result with a dollar sign ("= $<<2*3=6>>6", "100 cents = $1")?"""
+    if comp.source == "annotation":
+        return solution[max(0, comp.start - 2):comp.start].strip().endswith("$")
+    return re.search(r"=\s*\$\s*\d", solution[comp.start:comp.end]) is not None
 
 
 def decide_conversions(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],

@@ -419,7 +419,7 @@ _FACTOR_MEANING: dict[int, str] = {
     7: r"weeks?|weekly|daily",
     10: r"dimes?|decades?|tenths?|percent|%|cents?",
     12: r"dozens?|months?|monthly|years?|yearly|annual|inch(?:es)?|feet|foot|hours?",
-    24: r"days?|daily|hours?",
+    24: r"hours?|hourly|around the clock|24/7",
     30: r"months?|monthly|days?|minutes?|half",
     52: r"weeks?|weekly|years?|yearly|annual",
     60: r"minutes?|hours?|hourly|seconds|per second|mph",

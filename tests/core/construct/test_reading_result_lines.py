@@ -3,8 +3,9 @@ such number (issue 26, point 1), see :mod:`qcstation.core.construct.make.rules.r
 step's line writes words that only one candidate's line writes ("pupils like green" after "20
 pupils who like either green or yellow", not "20 pupils who like blue"); or the question compares
 the step's other number with what only one candidate's line names ("three years older than Granny
-Red"). Where the lines' words tell the candidates apart nowhere, or a times sign is all they
-share, the seed stays refused."""
+Red"); or the line names a common factor with its unit ("2 hours * 7 days" for a week) where no
+earlier result of that value is named so. Where the lines' words tell the candidates apart nowhere,
+or a times sign is all they share, the seed stays refused."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ def _asserts(seed: dict) -> list[str]:
     # red is 2*8 = 16 years old"), not the 16 years of Sally Thirtytwo and Sally Four together
     ("173", ["(assert (= s4_years (+ s2_years g3_years)))",
              "(assert (= s3_years (+ s1_years s2_years)))"]),
+    # "2 hours every day for a week": "2 hours * 7 days" names the 7 with a week's unit (days),
+    # not step 2's "0.5 hours * 14 days = 7 hours"; "30 – 7 – 14" takes those 7 hours away
+    ("804", ["(assert (= s3_hours (* g2_hours w_a_week)))",
+             "(assert (= s4_hours (- g3_hours s2_hours s3_hours)))"]),
 ])
 def test_the_lines_words_decide_between_results(gsm8k: dict, seed: str, lines: list[str]) -> None:
     got = _asserts(gsm8k[seed])

@@ -49,7 +49,8 @@ The modules and their contract (each imports only the ones above it):
                 that 1 declared a given at its place, the use written as it converted.
 ``result_lines`` which of two earlier results of one value a step's number is, where the question
                 states no such number: the words only one candidate's line shares with the step's,
-                or with what the question compares the step's other number with.
+                or with what the question compares the step's other number with; a common factor
+                its line names with the factor's unit ("7 days" for a week).
 ``links``       which step is the answer and which written number is an earlier result.
 ``worded``      computations written in words ("200 minus 174 equals 26").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 
 from qcstation.core.construct.make.rules.givens import Givens
 from qcstation.core.construct.make.rules.link_structure import (Computation, Readings, _Choices, _keep_decided,
@@ -124,3 +125,65 @@ def decide_compared_results(readings: Readings, ch: _Choices, comps: Sequence[Co
 #: the evidence of a link the question's comparison decides
 COMPARED_EVIDENCE = ("the words: the question compares the step's other number with what only this "
                      "earlier result's line names")
+
+
+def decide_factor_words(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
+                        givens: Givens, solution: str) -> Readings:
+    """A common factor the question does not state ("2 hours * 7 days" in "for another week"),
+    that its line names with the factor's unit (a week's days, an hour's minutes) where the line or
+    the question writes the larger unit, is that named factor, not an earlier result of equal value
+    whose step names it with other words ("0.5 hours * 14 days = 7 hours"). Every candidate result
+    must be named, and none with the factor's unit. Only where one reading is left."""
+    from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
+    from qcstation.core.reading.words import solution_stems
+
+    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+    decided: dict[int, int | None] = {}
+    for n in open_keys:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        v = terms[k].value
+        unit = _FACTOR_STEMS.get(v, frozenset())
+        larger = _LARGER.get(v)
+        steps = [j for j in ch.options[n] if j is not None]
+        if None not in ch.options[n] or not steps or not unit or larger is None or v in givens.values \
+                or sum(1 for x in terms if x.value == v) > 1:
+            continue
+        line = _line_at(solution, comps[i].start)
+        if _term_times(line, v) != 1 or not (larger.search(line) or larger.search(givens.question)):
+            continue
+        here = {w for m in range(8) for w in solution_stems(line, v, 4, m)}
+        if not here & unit:
+            continue
+        said = [_named_result(solution, comps[j]) for j in steps]
+        if all(s and not s & unit for s in said) and all(_line_at(solution, comps[j].start) != line for j in steps):
+            decided[n] = None
+    return _keep_decided(readings, ch, decided, lambda j: FACTOR_WORD_EVIDENCE)
+
+
+def _named_result(solution: str, comp: Computation) -> frozenset[str]:
+    """The stems of the words right after the result a step writes ("= 7 hours" -> {hour})."""
+    from qcstation.core.reading.words import words_at
+
+    end = comp.end
+    if comp.source == "annotation":
+        m = _WRITTEN_RESULT.match(solution, end)
+        end = m.end() if m else end
+    return words_at(solution, end, end) - {"$"}
+
+
+_WRITTEN_RESULT = re.compile(r"\s*[$€£]?\s*-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)?")
+
+
+#: the larger unit of each common factor whose smaller unit :data:`.binding._FACTOR_STEMS` names
+_LARGER = {
+    Fraction(7): re.compile(r"\bweeks?\b|\bweekly\b", re.I),
+    Fraction(24): re.compile(r"\bdays?\b|\bdaily\b", re.I),
+    Fraction(60): re.compile(r"\bhours?\b|\bhourly\b|\bminutes?\b", re.I),
+    Fraction(52): re.compile(r"\byears?\b|\byearly\b|\bannual", re.I),
+    Fraction(365): re.compile(r"\byears?\b|\byearly\b|\bannual", re.I),
+}
+
+#: the evidence of a number its line names with a common factor's unit
+FACTOR_WORD_EVIDENCE = ("the words: the line names this number with a common factor's unit (7 days for a "
+                        "week), which no earlier result of this value is named with")

@@ -170,7 +170,9 @@ def done_keys(store: Store, run_id: int, *, ok_only: bool) -> set[tuple[int, str
 def unready_outputs(ctx: RunContext, done: set[tuple[int, str, int]]) -> list[tuple[Any, ...]]:
     """Items that cannot be asked a task (e.g. no wrong chain of thought): stored as errors."""
     rows = []
-    for record in ctx.items():
+    # only what task_applies and task_ready read of each record
+    fields = ("seed_id", "dimensions", *{f: 0 for t in ctx.tasks for f in T.READY_FIELDS.get(t, ())})
+    for record in ctx.items(fields=fields):
         sid = int(record["seed_id"])
         for task in ctx.tasks:
             if not T.task_applies(task, record):

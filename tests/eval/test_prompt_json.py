@@ -106,7 +106,8 @@ def test_requests_built_from_the_fields_they_read_are_those_from_whole_records(
     answers too) is the one built from the whole record; a record SQLite cannot read (NaN) is
     read whole."""
     from db import Store
-    from qcstation.eval.outputs import pending_requests
+    from qcstation.eval import tasks as T
+    from qcstation.eval.outputs import pending_requests, unready_outputs
     from qcstation.eval.runs import RunContext, create_run
     from qcstation.eval.types import TASKS
     from tests.eval_helpers import config, copy_db, local_model, quickstart_db
@@ -122,6 +123,9 @@ def test_requests_built_from_the_fields_they_read_are_those_from_whole_records(
                       "'\"odd\": NaN, \"seed_id\":') WHERE run_id = ? AND role = 'eval' AND seed_id = "
                       "(SELECT MIN(seed_id) FROM eval_items WHERE run_id = ? AND role = 'eval')",
                       (runs[0], runs[0]))
+            s.execute("UPDATE eval_items SET record = json_set(record, '$.w_cot', '') WHERE run_id = ? "
+                      "AND role = 'eval' AND seed_id = (SELECT MAX(seed_id) FROM eval_items WHERE "
+                      "run_id = ? AND role = 'eval')", (runs[0], runs[0]))
         for run_id in runs:
             ctx = RunContext(s, run_id)
             fields = ctx.request_fields()
@@ -137,6 +141,11 @@ def test_requests_built_from_the_fields_they_read_are_those_from_whole_records(
             assert [(r, r.messages_json, r.reference) for r in got] == \
                 [(r, r.messages_json, r.reference) for r in want]
             assert len(got) > 20 and {r.task for r in got} == set(TASKS)
+            # the requests that cannot be asked (stored as errors first) read their fields too
+            unready = [(int(r["seed_id"]), t, k) for r in whole for t in ctx.tasks for k in range(ctx.samples)
+                       if T.task_applies(t, r) and T.task_ready(t, r) is not None]
+            assert [row[1:4] for row in unready_outputs(ctx, set())] == unready
+            assert len(unready) == (2 if run_id == runs[0] else 0)   # the blank w_cot's two samples
         assert "NaN" in str(s.scalar("SELECT record FROM eval_items WHERE run_id = ? AND record LIKE '%NaN%'",
                                      (runs[0],)))
 

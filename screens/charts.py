@@ -15,10 +15,9 @@ from textual.widgets import Header, Static
 from textual_plotext import PlotextPlot
 
 from qcstation.eval import charts as chartdata
-from qcstation.common.safe import preview
 from qcstation.eval.types import METRICS
 from qcstation.messages import ChartBreakdownLoaded, ChartDataLoaded
-from qcstation.widgets.eval_views import SHORT
+from qcstation.widgets.eval_views import SHORT, run_line
 from screens._base import QCScreen
 from qcstation.widgets.footer import KeyFooter
 
@@ -139,7 +138,7 @@ class ChartsScreen(QCScreen):
             if legend:
                 legend.append("\n")
             legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
-            legend.append(preview(run.label, max(20, self.app.size.width - 6)))
+            legend.append(run_line(run.label, max(20, self.app.size.width - 6)))
             un = run.points.get("un")
             if un is not None and un.failed:     # apart from the judged score, as everywhere
                 legend.append(f"  LLM@Un: {un.failed} failed replies apart", style="magenta")

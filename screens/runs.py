@@ -16,7 +16,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
-from qcstation.common.safe import preview
 from qcstation.eval.browse import RunSummary, list_runs
 from qcstation.eval.types import METRICS
 from qcstation.messages import EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted
@@ -25,6 +24,8 @@ from qcstation.widgets.eval_views import (
     headline_cell,
     progress_cell,
     progress_text,
+    release_cell,
+    run_cell,
     progress_line,
     render_run_detail,
 )
@@ -171,8 +172,10 @@ class RunsScreen(QCScreen):
         if run.run_id == self.active_run:
             status = "running"
         # the narrow column names the run; the detail below adds its model and protocol
-        return (Text(preview(f"#{run.run_id} {run.name or run.model}", 18)),
-                Text(preview(run.release, 12)), Text(status),
+        # cut in the middle: two runs of one model keep their ends ('#3 basel…-08-06'), two
+        # versions of a release their version ('variants…@1.0.0')
+        return (Text(run_cell(f"#{run.run_id} {run.name or run.model}", 18)),
+                Text(release_cell(run.release, 15)), Text(status),
                 Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)) if run.headline else "…",
                        justify="right") for m in METRICS))

@@ -324,6 +324,34 @@ def run_cell(label: object, width: int = RUN_WIDTH) -> str:
     return _cut_middle(flat, width)
 
 
+def run_line(label: object, width: int) -> str:
+    """A run's full label (``#3 name (model) · release · protocol``, :func:`run_label`) in
+    ``width`` cells: what it measured (release, protocol) whole, the name cut in the middle
+    (:func:`run_cell`) where the line has no room; a cut at the end lost the protocol, the one
+    part that told two runs of one model on one release apart ('· 0-s…')."""
+    flat = preview(label, 10 * width)
+    if len(flat) <= width:
+        return flat
+    head, sep, rest = flat.partition(" · ")
+    room = width - len(rest) - len(sep)
+    if sep and room >= RUN_WIDTH:
+        return f"{run_cell(head, room)}{sep}{rest}"
+    return _cut_middle(flat, width)
+
+
+def release_cell(label: object, width: int) -> str:
+    """A release (``name@version``) in ``width`` cells: its version whole, the name cut at its
+    end ('variants…@1.0.0'), so two versions of a release never read the same; a cut at the
+    end read 'variants-re…' for every version."""
+    flat = preview(label, 10 * width)
+    if len(flat) <= width:
+        return flat
+    name, sep, version = flat.rpartition("@")
+    if sep and name and len(version) + 3 <= width:
+        return f"{name[:width - len(version) - 2]}…@{version}"
+    return _cut_middle(flat, width)
+
+
 def row_cells(row: Any, run_width: int = RUN_WIDTH) -> tuple[Text, ...]:
     """Cells of one results-table row (a :class:`browse.ResultRow`)."""
     return (Text(run_cell(row.run_label, run_width)),

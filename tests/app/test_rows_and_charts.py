@@ -125,3 +125,43 @@ async def test_t_while_the_breakdown_is_read_draws_it_when_it_comes(
         await settle(pilot)
         text = screen_text(app)
         assert "ACC@Fi by difficulty" in text and "Reading the scores" not in text
+
+
+def test_run_and_release_cuts_keep_what_tells_them_apart() -> None:
+    """Issue 28.2/28.5: the runs table read 'variants-re…' for every version of a release and
+    '#3 baseline-gpt-4…' for runs of one model on two dates; the chart legend lost the
+    protocol ('· 0-s…'), the part that told two runs on one release apart."""
+    from qcstation.widgets.eval_views import release_cell, run_line
+
+    assert release_cell("variants-rel@1.0.0", 15) == "variants…@1.0.0"
+    assert release_cell("variants-rel@1.10.0", 15) != release_cell("variants-rel@1.1.0", 15)
+    assert release_cell("working set", 15) == "working set"
+    label = ("#3 baseline-gpt-4o-mini-2024-08-06 (reference) · variants-rel@1.0.0 · "
+             "0-shot, t=0")
+    line = run_line(label, 74)
+    assert len(line) == 74 and line.startswith("#3 baseline")
+    assert line.endswith("-08-06 (reference) · variants-rel@1.0.0 · 0-shot, t=0"), line
+    assert run_line("#1 reference · smart@1.0.0 · 3-shot, t=0", 74) == \
+        "#1 reference · smart@1.0.0 · 3-shot, t=0"
+
+
+async def test_runs_table_and_chart_legend_tell_two_runs_of_one_model_apart(
+        tmp_path: Path) -> None:
+    path = build_db(tmp_path / "eval.db")
+    names = ("baseline-gpt-4o-mini-2024-07-18", "baseline-gpt-4o-mini-2024-08-06")
+    with Store(path) as store:
+        add_real_run(store, make_config(), names[0], limit=4)
+        add_real_run(store, make_config(), names[1], limit=4, shots=0)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        rows = [line for line in screen_text(app).splitlines() if "│ #" in line][:2]
+        assert "…4-08-06  working set " in rows[0] and "…4-07-18  working set " in rows[1], rows
+        await pilot.press("c")
+        await settle(pilot)
+        legend = [line for line in screen_text(app).splitlines() if "● #" in line]
+        assert len(legend) == 2, legend
+        assert legend[0].rstrip().endswith("3-shot, t=0") and "07-18" in legend[0], legend
+        assert legend[1].rstrip().endswith("0-shot, t=0") and "08-06" in legend[1], legend

@@ -173,8 +173,9 @@ def test_a_count_of_things_is_never_vouched_for_by_its_clause(gsm8k: dict, sid: 
     # "half as many cookies as the number of carrot sticks ... plus two extra": "3 * 2" undoes "half"
     ("473", "(assert (= s2 (* s1 w_half_parts)))", "half"),
     # "a two-speed lawn mower ... mowing half in turtle mode and half in rabbit mode": "60/2=30
-    # minutes in turtle mode" is "half", not "two-speed"
-    ("684", "(assert (= s2_minutes_rabbit (/ g1_minutes w_half_parts)))", "half"),
+    # minutes in turtle mode" is "half", not "two-speed" (the first "half"; "40/2" in rabbit mode is
+    # the second, w_half_at2_parts: test_reading_word_places.py)
+    ("684", "(assert (= s1_minutes_turtle (/ (* g2_hour k_minutes_per_hour) w_half_parts)))", "half"),
 ])
 def test_a_multiplier_word_its_clause_names(gsm8k: dict, z3pool, sid: str, step: str,
                                             word: str) -> None:

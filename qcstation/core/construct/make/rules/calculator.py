@@ -182,9 +182,13 @@ def _given_record(name: str, value: Fraction, givens: object, question: str) -> 
     """A declared given with the place the question states it (see derive.bindings)."""
     out: dict[str, object] = {"name": name, "value": fmt(value)}
     if name.startswith("w_"):
+        from qcstation.core.construct.make.rules.word_places import occurrence_of
+
         words = _constant_words(name)
-        m = phrase_re(words, True, True).search(question) or re.search(
-            r"\b" + r"[\s,]+".join(re.escape(w) for w in words.split()) + r"\b", question, re.I)
+        nth = occurrence_of(name)  # "w_half_at2": the second "half" the question writes
+        found = list(phrase_re(words, True, True).finditer(question))
+        m = found[nth] if nth < len(found) else None if nth else (found[0] if found else re.search(
+            r"\b" + r"[\s,]+".join(re.escape(w) for w in words.split()) + r"\b", question, re.I))
         out["text"] = words
         if m:
             out.update({"span": [m.start(), m.end()], "words": m.group(0), "kind": "word"})
@@ -202,7 +206,9 @@ def _constant_words(name: str) -> str:
     if m:
         return f"1/{m.group(1)}"
     if name.startswith(("w_", "k_")):
-        return name[2:].removesuffix("_parts").removesuffix("_numerator").replace("_", " ")
+        from qcstation.core.construct.make.rules.word_places import strip_occurrence
+
+        return strip_occurrence(name)[2:].removesuffix("_parts").removesuffix("_numerator").replace("_", " ")
     return ""
 
 

@@ -267,7 +267,27 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     apart = check_parts_with_numerator([n for n, _, _ in order])
     if apart is not None:
         raise RuleError(apart, "Ambiguous binding")
-    return out, order
+    return _each_occurrence(out, question, order, lines)
+
+
+def _each_occurrence(exprs: list[Expr], question: str, order: list[tuple[str, Fraction, Expr]],
+                     lines: list[str] | None) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
+    """Each written occurrence of a word given its own given, tied to its span
+    (:func:`.word_places.split_word_givens`)."""
+    from qcstation.core.construct.make.rules.word_places import split_word_givens
+    from qcstation.core.reading.words import NUMERAL, WORD_GIVENS, numeral_value
+
+    phrase_of = {n: _phrase(n) for n, _, _ in order if n.startswith("w_") and not n.startswith("w_1_")
+                 and not n.endswith("_numerator") and _phrase(n) in WORD_GIVENS}
+    if not phrase_of:
+        return exprs, order
+    at: dict[Fraction, set[int]] = {}
+    for m in NUMERAL.finditer(question):
+        v = numeral_value(m)
+        if v is not None:
+            at.setdefault(v, set()).add(m.start())
+    single = {v: next(iter(s)) for v, s in at.items() if len(s) == 1}
+    return split_word_givens(exprs, question, order, lines, phrase_of, single)
 
 
 def _role_of(name: str) -> str:

@@ -59,6 +59,8 @@ class Use:
     others: tuple[Fraction, ...]
     per100: bool = False  # divided by 100 as written ("20/100", "$100 x 2/100"): a percent
     once: bool = True  # the step writes the value once
+    #: where the question states the step's other numbers that it states at one place only
+    anchors: tuple[int, ...] = ()
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -87,18 +89,28 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
     # the word that makes a place a complement or a restatement ("the other two pizzas"), which
     # the stems above drop as a common word, right before the value on the line and in the question
     said_marks = _line_marks(line, use.value) if use.once and line else frozenset()
+    # the words after the value where the line's prose writes it once outside its computation
+    # ("= 24 movies in four weeks"), against the words that name each place
+    said_post = _line_post(line, use.value) if use.once and line else frozenset()
     q_marks = [_mark_before(question, s) for s in starts]
     common_marks = frozenset.intersection(*q_marks) if q_marks else frozenset()
     out = []
     for i, (s, sp) in enumerate(zip(starts, spans)):
         mine = own[i] - common - _NO_EVIDENCE
         score = 2 * len(after & mine) + len(before & mine - names) + 2 * len(pre & (q_pre[i] - common_pre))
-        score += 2 * len(said_marks & (q_marks[i] - common_marks))
+        score += 2 * len(said_marks & (q_marks[i] - common_marks)) + 2 * len(said_post & mine)
         if spans.count(sp) == 1:
             a, b = sp
             unique = (_stems_in(question, sp, s) - _NO_EVIDENCE) - line_stems(question[:a] + " . " + question[b:]) - names
             score += len(unique & said)
         out.append(score)
+    # the clause of one place states another number of the step ("Teddy finished half of a 500
+    # piece puzzle" for "1/2 * 500"), the clause of no other place does
+    if len(set(spans)) == len(spans):
+        for anchor in use.anchors:
+            holding = [i for i, (a, b) in enumerate(spans) if a <= anchor < b]
+            if len(holding) == 1:
+                out[holding[0]] += 1
     # the sentence of one place: its words no other place's sentence writes, on the line before
     # its result ("On the second day, he does 100+20" for "On the second day, he does 20 more
     # pushups"); the sentence of the step's other numbers is no evidence ("100+20" adds the
@@ -137,6 +149,22 @@ def _line_marks(line: str, value: Fraction) -> frozenset[str]:
                 and not re.search(r"[-+*/x×÷]\s*$", prose[max(0, m.start() - 3):m.start()]):
             at.append(m.start())
     return _mark_before(prose, at[0]) if len(at) == 1 else frozenset()
+
+
+def _line_post(line: str, value: Fraction) -> frozenset[str]:
+    """The words after the one place the line's prose writes ``value`` outside a computation
+    ("24 movies in four weeks": weeks); none when it writes it at more than one such place."""
+    prose = ANNOTATION.sub(" ", line[:2000])
+    at = []
+    for m in _PROSE_NUMBER.finditer(prose):
+        word = m.group(0).lower()
+        v = Fraction(NUMBER_WORD_VALUES[word]) if word in NUMBER_WORD_VALUES else Fraction(word)
+        if v == value and not re.match(r"\s*[-+*/x×÷=]", prose[m.end():m.end() + 3]) \
+                and not re.search(r"[-+*/x×÷=]\s*$", prose[max(0, m.start() - 3):m.start()]):
+            at.append(m)
+    if len(at) != 1:
+        return frozenset()
+    return phrase_at(prose, at[0].start(), at[0].end())[1]
 
 
 _PROSE_NUMBER = re.compile(r"(?<![\w.$/])\d+(?:\.\d+)?(?![\d./\w])|\b(?:" + "|".join(NUMBER_WORD_VALUES) + r")\b",
@@ -262,7 +290,8 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
         uses = [Use(step, v, nth, tuple(sorted({leaf.value for leaf in leaves(binder.exprs[step])
                                                 if leaf.text and leaf.value != v})),
                     _over_100(binder.exprs[step], v, nth),
-                    sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1)
+                    sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
+                    _anchors(binder, step, v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -271,6 +300,25 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
         for (step, nth), p in zip(keys, pick):
             out[(step, v, nth)] = first[starts[p]]
     return out
+
+
+def _anchors(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:
+    """Where the question states the other numbers of ``step`` that it states at one place only
+    (a digit, or a word given it writes once: "half")."""
+    from qcstation.core.construct.make.rules.phrases import phrase_re
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    out = []
+    for leaf in leaves(binder.exprs[step]):
+        if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+            continue
+        at = {binder.numbers[j].start for j in binder.by_value.get(leaf.value, [])}
+        if not at:
+            at = {m.start() for p, vals in WORD_GIVENS.items() if leaf.value in vals
+                  for m in phrase_re(p, True).finditer(binder.question)}
+        if len(at) == 1:
+            out.append(next(iter(at)))
+    return tuple(out)
 
 
 def _over_100(e: Expr, v: Fraction, nth: int) -> bool:

@@ -21,6 +21,7 @@ from textual_plotext import PlotextPlot
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import SHORT
+from qcstation.widgets.eval_views import RUN_WIDTH, release_cell, run_cell
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
@@ -159,8 +160,11 @@ class RobustnessScreen(QCScreen):
             return
         dg = data.dgs[self.run]
         tabs = data.tables[self.run]
-        head = Text(f"{preview(dg.title, 30)} on {preview(dg.release, 30)}: {dg.n_items} items",
-                    style="bold")
+        # the run named whole where the line has room, else cut in its middle (its number and
+        # its end stay: '#3 basel…08-06'); a cut at 30 cells lost the end that told runs apart
+        rest = f" on {release_cell(dg.release, 30)}: {dg.n_items} items"
+        room = max(RUN_WIDTH, self.size.width - 2 - len(rest))
+        head = Text(f"{run_cell(dg.title, room)}{rest}", style="bold")
         if len(self.run_ids) > 1:
             head.append(f"   run {self.run + 1} of {len(self.run_ids)} (r: next)", style="dim")
         table = self.query_one("#robust_table", DataTable)

@@ -165,3 +165,22 @@ async def test_runs_table_and_chart_legend_tell_two_runs_of_one_model_apart(
         assert len(legend) == 2, legend
         assert legend[0].rstrip().endswith("3-shot, t=0") and "07-18" in legend[0], legend
         assert legend[1].rstrip().endswith("0-shot, t=0") and "08-06" in legend[1], legend
+
+
+async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
+        tmp_path: Path) -> None:
+    """Issue 28.2: the robustness screen cut a run's title at 30 cells at its end ('#3
+    baseline-gpt-4o-mini-2024-…'), losing the part that told two runs apart, on a line with
+    room for all of it."""
+    from screens.robustness import RobustnessScreen
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        run = add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-08-06", limit=4)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(RobustnessScreen([run]))
+        await settle(pilot)
+        head = screen_text(app).splitlines()[1]
+        assert head.startswith(f"#{run} baseline-gpt-4o-mini-2024-08-06 on working set: 4 items"), head

@@ -229,10 +229,12 @@ class Binder:
             # of that given by its value alone (a named constant where the question's words imply
             # it, else no rule applies)
             return None
-        if not agree and occ and all(j in self.chosen for j in occ) and line_stems(line) & _AVERAGE_STEMS \
-                and v.denominator == 1 and 2 <= v <= 12 and not any(self.nums[j].stems & _AVERAGE_STEMS for j in occ):
+        if not agree and occ and self.role == "divisor" and all(j in self.chosen for j in occ) \
+                and line_stems(line) & _AVERAGE_STEMS and v.denominator == 1 and 2 <= v <= 12 \
+                and not any(self.nums[j].stems & _AVERAGE_STEMS for j in occ):
             # "On average they ate 45 because 90 / 2": the (small) count averaged over, not the
-            # given an earlier step used ("two roll-ups wide")
+            # given an earlier step used ("two roll-ups wide"); only a divisor is such a count
+            # ("On average they get in 6 pieces per minute because 4 + 2" adds the question's 4)
             return None
         same = agree if len(agree) > 1 else occ if not stems else []
         if len(same) > 1 and len({self.nums[j].stems for j in same}) == 1:

@@ -4,7 +4,10 @@ words; a refused reading stays refused where the words do not give the number.""
 
 from __future__ import annotations
 
-from qcstation.core.construct.make.rules import rule_for_seed
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.unstated import sentence_names
 
 
 def _steps(seed: dict) -> dict[str, str]:
@@ -23,3 +26,37 @@ def test_a_line_that_says_average_but_adds_uses_the_given(gsm8k: dict) -> None:
     assert rule.value == 1
     assert {g["name"]: g["words"] for g in rule.givens}["g1_pieces"] == "4"
 
+
+@pytest.mark.parametrize("seed_id, step, factor, answer", [
+    # "He walks there and back each day he works" / "He has to walk 3*2=6 miles per workday"
+    ("546", "s1", "(* g1_miles k_ways_of_a_round_trip)", 30),
+    # "Each paper is printed on both sides" / "Then there are 150*2=300 pages"
+    ("952", "s2", "(* s1_pieces_paper k_both)", 300),
+])
+def test_a_factor_the_line_names_by_its_sentence(gsm8k: dict, seed_id: str, step: str, factor: str,
+                                                 answer: int) -> None:
+    rule = rule_for_seed(gsm8k[seed_id])
+    assert _steps(gsm8k[seed_id])[step] == factor
+    assert rule.value == answer
+    assert all(not g["name"].startswith("k_") for g in rule.givens)  # a named factor, no given
+
+
+def test_a_line_of_another_sentence_does_not_take_the_factor(gsm8k: dict) -> None:
+    # 480 "it is a busy weekend" / "The plane tickets cost 5000*2": the line shares no word with
+    # the weekend's sentence (two travellers the question never counts)
+    with pytest.raises(RuleError, match="states neither as a number nor in words"):
+        rule_for_seed(gsm8k["480"])
+
+
+def test_the_sentence_gate_reads_words_not_the_phrase() -> None:
+    q = "Jeff's work is 3 miles away. He walks there and back each day he works."
+    assert sentence_names("k_ways_of_a_round_trip", q, "He has to walk 3*2=6 miles per workday")
+    assert not sentence_names("k_ways_of_a_round_trip", q, "The tickets cost 3*2 = 6")
+    assert not sentence_names("k_ways_of_a_round_trip", "He walks 3 miles.", "He has to walk 3*2")
+    assert not sentence_names("k_per_dozen", q, "He has to walk 3*2")  # not a sentence-gated factor
+
+
+@pytest.mark.parametrize("seed_id, listed", [("111", "w_marcell_and_beatrice"), ("438", "w_sitti_and_juris")])
+def test_a_list_of_names_goes_before_both(gsm8k: dict, seed_id: str, listed: str) -> None:
+    # "Marcell and Beatrice ... they both" divides by the named list's count, not by "both"
+    assert listed in rule_for_seed(gsm8k[seed_id]).smtlib

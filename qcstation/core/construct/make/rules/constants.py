@@ -27,6 +27,7 @@ from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IM
                                                          _month_days, implied_constant, implied_names, list_count)
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
+from qcstation.core.construct.make.rules.unstated import sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "implied_constant"]
 
@@ -221,6 +222,13 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             name = "w_" + _slug(listed.lower()) if listed else None
             if name is not None and listed is not None:
                 listed_names[name] = listed
+        if name is None:
+            # a factor whose words the question writes in one sentence that the line names by
+            # another of its words ("walks there and back each day" / "He has to walk 3*2"):
+            # only where nothing else names the value (:mod:`.unstated`)
+            gated = [n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q) and n in _LINE_WORDS
+                     and sentence_names(n, question, line)]
+            name = gated[0] if len(gated) == 1 else None
         if name is not None and name in declared:
             return name
         if name is None or name in taken:

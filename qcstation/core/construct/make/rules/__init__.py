@@ -42,6 +42,8 @@ The modules and their contract (each imports only the ones above it):
                 the named constant ``k_<n>_values_averaged``, only where the words say average.
 ``restated``    a quantity restated in another unit with no operator ("1.25 hours = 75 minutes"):
                 a conversion by its named factor.
+``unstated``    numbers the question's words give without writing them, tied to a step only by
+                its words (a round trip's 2 on a line naming the sentence of "there and back").
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

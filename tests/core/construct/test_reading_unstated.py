@@ -60,3 +60,52 @@ def test_the_sentence_gate_reads_words_not_the_phrase() -> None:
 def test_a_list_of_names_goes_before_both(gsm8k: dict, seed_id: str, listed: str) -> None:
     # "Marcell and Beatrice ... they both" divides by the named list's count, not by "both"
     assert listed in rule_for_seed(gsm8k[seed_id]).smtlib
+
+
+def test_a_month_of_daily_amounts_is_that_months_days(gsm8k: dict) -> None:
+    # 1150 "They each need $1 worth of food a day ... in the month of May" / "3*31=$93 a month"
+    rule = rule_for_seed(gsm8k["1150"])
+    assert _steps(gsm8k["1150"])["s2"] == "(* s1_food_day k_days_in_may)"
+    assert rule.value == 93
+
+
+def test_month_of_days_needs_a_daily_amount_and_a_month_line() -> None:
+    from fractions import Fraction
+
+    from qcstation.core.construct.make.rules.unstated import month_of_days
+
+    q = "Jen got 3 fish. They each need $1 worth of food a day. How much in the month of May?"
+    assert month_of_days(q, Fraction(31), "So he spends 3*31=$93 a month", "times") == "k_days_in_may"
+    assert month_of_days(q, Fraction(30), "So he spends 3*30=$90 a month", "times") is None   # May has 31
+    assert month_of_days(q, Fraction(31), "So he spends 3*31=$93", "times") is None           # no month
+    assert month_of_days(q, Fraction(31), "So he spends 93/31 a month", "divisor") is None
+    assert month_of_days(q.replace("a day", "a week"), Fraction(31), "3*31 a month", "times") is None
+
+
+@pytest.mark.parametrize("seed_id, step, term, answer", [
+    # "You have to be 4 feet tall ... Adam's height is 40 inches" / "Adam needs to grow 8 inches because 48 -40"
+    ("629", "s1", "(- (* g1_feet k_inches_per_foot) g2_inches)", 4),
+    # "In one day, it can produce 5000 bars ... during two weeks" / "During two weeks ... 14 * 5000"
+    ("1294", "s1", "(* g1_weeks k_days_per_week g2_bars)", 140000),
+])
+def test_a_quantity_written_converted_is_its_conversion(gsm8k: dict, seed_id: str, step: str, term: str,
+                                                        answer: int) -> None:
+    rule = rule_for_seed(gsm8k[seed_id])
+    assert _steps(gsm8k[seed_id])[step] == term
+    assert rule.value == answer
+    place = {g["name"]: g["words"] for g in rule.givens}
+    assert place.get("g1_feet", place.get("g1_weeks")) in ("4", "two")
+
+
+def test_an_unwritten_conversion_needs_its_unit_words() -> None:
+    from fractions import Fraction
+
+    from qcstation.core.construct.make.rules.givens import question_numbers
+    from qcstation.core.construct.make.rules.unstated import _converted
+
+    g = question_numbers("You have to be 4 feet tall. Adam is 40 inches and grows 2 inches a year.")
+    assert _converted(Fraction(48), g, "Adam needs to grow 8 inches because 48 - 40") is not None
+    assert _converted(Fraction(48), g, "He needs 48 - 40 = 8") is None           # the line names no unit
+    assert _converted(Fraction(49), g, "Adam needs to grow 9 inches because 49 - 40") is None
+    g2 = question_numbers("A box is 4 feet long and a shelf is 4 feet wide. A pen is 3 inches.")
+    assert _converted(Fraction(48), g2, "48 inches") is None                     # two places convert

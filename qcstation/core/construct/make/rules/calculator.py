@@ -21,6 +21,7 @@ from qcstation.core.construct.make.rules.worded import worded_computations
 from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
+from qcstation.core.construct.make.rules.unstated import unwritten_conversions
 from qcstation.core.reading.answers import parse_number
 
 
@@ -429,6 +430,7 @@ def smt_from_calculator_annotations(
         notes.append(f"{len(restated)} quantity(ies) restated in another unit used: " + "; ".join(c.raw for c in restated))
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
+    exprs_raw = unwritten_conversions(comps, exprs_raw, givens, solution)  # "48 - 40" for "4 feet"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

@@ -6,15 +6,41 @@ day", "printed on both sides") is a step's number where the step's line shares a
 a sentence that writes them ("He has to walk 3*2 = 6 miles", "150*2 = 300 pages"), though the line does not repeat
 the phrase; a line of another sentence's quantity ("The plane tickets cost 5000*2" beside "a busy
 weekend") shares none and stays refused.
+
+``line_percent``: the 100 of a line that writes "100%" ("divide the number of passing students by
+the total number of students and multiply by 100%: 700 / 1000 * 100% = 70%") is the percent factor
+where the question's words leave it unnamed ("What is the school's overall pass rate?").
+
+``month_of_days``: the days of the one month the question names, on a line of that month that
+multiplies a daily amount ("They each need $1 worth of food a day. How much does she spend on food
+in the month of May?" / "So he spends 3*31 = $93 a month"): the constant ``k_days_in_may``.
+
+``unwritten_conversions``: a number a step writes that is a quantity of the question converted to
+the smaller unit by a named factor, the conversion not written ("You have to be 4 feet tall ...
+Adam's height is 40 inches" / "Adam needs to grow 8 inches because 48 - 40"; "for selling produced
+chocolate bars during two weeks" / "During two weeks the company can produce 14 * 5000" after "In
+one day, it can produce 5000 bars"): the term ``4 * k_inches_per_foot``, its 4 bound to the
+question's "4 feet" by the binder. Only a number no reading gives otherwise (not stated, no word
+given, no earlier step's result), where exactly one number the question states with the larger unit right
+after it converts to it, the question or the line names the smaller unit and the line
+names one of the two.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
+from qcstation.core.reading.expr import BinOp, Expr, Num
 from qcstation.core.reading.words import line_stems
 
-__all__ = ["SENTENCE_GATED", "sentence_names"]
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.givens import Givens
+    from qcstation.core.construct.make.rules.links import Computation
+
+__all__ = ["SENTENCE_GATED", "line_percent", "month_of_days", "sentence_names", "unwritten_conversions"]
 
 #: the named factors a line may tie to the question by the sentence of their words
 SENTENCE_GATED: dict[str, re.Pattern[str]] = {
@@ -44,3 +70,88 @@ def sentence_names(name: str, question: str, line: str) -> bool:
         if (line_stems(rx.sub(" ", sentence)) & said) - own:
             return True
     return False
+
+
+_HUNDRED_PERCENT = re.compile(r"(?<![\d.,])100\s*%")
+
+
+def line_percent(v: object, line: str) -> str | None:
+    """``k_percent`` for a 100 the step's line writes as "100%", else None."""
+    return "k_percent" if v == 100 and _HUNDRED_PERCENT.search(line) else None
+
+
+_DAILY = re.compile(r"\b(?:a|per|each|every)\s+day\b|\bdaily\b", re.I)
+_MONTH_LINE = re.compile(r"\bmonths?\b", re.I)
+
+
+def month_of_days(question: str, v: object, line: str, role: str) -> str | None:
+    """``k_days_in_<month>`` for a number that multiplies on a line that says "month", where the
+    question names one month with ``v`` days and states a daily amount; else None (the one month
+    and its days are read by :func:`.implied._month_days`, as for a line that says "days")."""
+    from qcstation.core.construct.make.rules.implied import _month_days
+
+    if role != "times" or not isinstance(v, Fraction) or not _MONTH_LINE.search(line) or not _DAILY.search(question):
+        return None
+    return _month_days(question, v, "days")
+
+
+#: (factor name, value, the larger unit, the smaller unit), as words after a number
+_CONVERSIONS: list[tuple[str, Fraction, str, str]] = [
+    ("k_inches_per_foot", Fraction(12), r"feet|foot", r"inch(?:es)?"),
+    ("k_days_per_week", Fraction(7), r"weeks?", r"days?"),
+    ("k_minutes_per_hour", Fraction(60), r"hours?", r"minutes?"),
+    ("k_seconds_per_minute", Fraction(60), r"minutes?", r"seconds?"),
+    ("k_hours_per_day", Fraction(24), r"days?", r"hours?"),
+    ("k_months_per_year", Fraction(12), r"years?", r"months?"),
+    ("k_ounces_per_pound", Fraction(16), r"pounds?", r"ounces?"),
+    ("k_feet_per_yard", Fraction(3), r"yards?", r"feet|foot"),
+]
+
+#: the values of the factors and common unit numbers: a 7, 12 or 60 a step writes is that factor, never
+#: a quantity "converted" from a 1 ("a week")
+_FACTOR_VALUES = frozenset({v for _, v, _, _ in _CONVERSIONS} | {Fraction(x) for x in (2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000)})
+
+
+def _converted(v: Fraction, givens: Givens, line: str) -> Expr | None:
+    """The one conversion ``g * factor`` of a number ``g`` the question states once with the larger
+    unit after it that gives ``v`` (see the module docstring), else None."""
+    q = givens.question
+    once = [n for n in givens.numbers if not n.percent]
+    found: list[Expr] = []
+    for name, factor, big, small in _CONVERSIONS:
+        small_rx = re.compile(rf"\b(?:{small})\b", re.I)
+        big_rx = re.compile(rf"\b(?:{big})\b", re.I)
+        if not (small_rx.search(q) or small_rx.search(line)) or not (small_rx.search(line) or big_rx.search(line)):
+            continue
+        for n in once:
+            if n.value > 1 and n.value * factor == v and re.match(rf"\s*-?\s*(?:{big})\b", q[n.start + len(n.text):], re.I):
+                found.append(BinOp("*", Num(n.value, n.text.lstrip("$")), Num(factor, name)))
+    # one place with the larger unit after it; the binder ties its number to that place by the
+    # line's words (a second place of the value with another unit is another quantity)
+    return found[0] if len(found) == 1 else None
+
+
+def unwritten_conversions(comps: Sequence[Computation], exprs: list[Expr], givens: Givens | None,
+                          solution: str) -> list[Expr]:
+    """``exprs`` (one term per computation) with each number that is an unwritten conversion of a
+    quantity the question states (see the module docstring) replaced by that conversion."""
+    if givens is None:
+        return exprs
+    from qcstation.core.construct.make.rules.givens import _map_written_nums
+
+    out = []
+    for i, (comp, e) in enumerate(zip(comps, exprs)):
+        earlier = {c.value for c in comps[:i]} | {c.written for c in comps[:i]}
+        line_start = solution.rfind("\n", 0, comp.start) + 1
+        line_end = solution.find("\n", comp.start)
+        line = solution[line_start:line_end if line_end != -1 else len(solution)]
+
+        def convert(num: Num) -> Expr | None:
+            v = num.value
+            if v.denominator != 1 or v in (0, 1) or v in givens.values or v in givens.word_values \
+                    or v in earlier or num.text.startswith("k_") or v in _FACTOR_VALUES:
+                return None
+            return _converted(v, givens, line)
+
+        out.append(_map_written_nums(e, convert))
+    return out

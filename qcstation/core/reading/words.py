@@ -173,6 +173,12 @@ def fmt_value(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
+#: a unit's abbreviation -> the stem of the unit's name (a reader takes "cm" for "centimeters")
+_UNIT_ABBREVIATIONS = {"cm": "cent", "cms": "cent", "mm": "mill", "km": "kilo", "kms": "kilo", "kg": "kilo",
+                       "kgs": "kilo", "lb": "poun", "lbs": "poun", "oz": "ounc", "hr": "hour", "hrs": "hour",
+                       "min": "minu", "mins": "minu", "sec": "seco", "secs": "seco", "yd": "yard", "yds": "yard"}
+
+
 @functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     # a str of a str: read once per word (the same words come back in every line and text)
@@ -183,6 +189,8 @@ def stem(word: str) -> str:
         return "$" if w.startswith("d") else "cent"
     if w in ("percent",):
         return "%"
+    if w in _UNIT_ABBREVIATIONS:  # "37 cm" names the question's "37 centimeters"
+        return _UNIT_ABBREVIATIONS[w]
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
         w = w[:-1]  # "eggs" and "egg", "days" and "day" name the same thing
     return w[:4]

@@ -109,3 +109,14 @@ def test_an_unwritten_conversion_needs_its_unit_words() -> None:
     assert _converted(Fraction(49), g, "Adam needs to grow 9 inches because 49 - 40") is None
     g2 = question_numbers("A box is 4 feet long and a shelf is 4 feet wide. A pen is 3 inches.")
     assert _converted(Fraction(48), g2, "48 inches") is None                     # two places convert
+
+
+def test_a_unit_abbreviation_names_its_unit(gsm8k: dict) -> None:
+    # 1169 "a combined length of 37 centimeters" / "Y + Y - 7 + 4 (Y - 7) = 37 cm": the 37 cm is
+    # the question's 37 centimeters (the algebra rule's check read "cm" as another word)
+    from qcstation.core.reading.words import stem
+
+    assert stem("cm") == stem("centimeters") and stem("lbs") == stem("pounds") and stem("hrs") == stem("hours")
+    rule = rule_for_seed(gsm8k["1169"])
+    assert rule.rule == "gsm8k-algebra" and rule.value == 20
+    assert {g["name"]: g["words"] for g in rule.givens}["g3_centimeters"] == "37"

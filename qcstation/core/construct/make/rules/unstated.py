@@ -28,17 +28,25 @@ names one of the two.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from qcstation.core.reading.expr import BinOp, Expr, Num
 from qcstation.core.reading.words import line_stems
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
-    from qcstation.core.construct.make.rules.links import Computation
+
+
+class Computation(Protocol):
+    """What :func:`unwritten_conversions` reads of a computation (:class:`.links.Computation`)."""
+
+    start: int
+    value: Fraction
+    written: Fraction
 
 __all__ = ["SENTENCE_GATED", "line_percent", "month_of_days", "sentence_names", "unwritten_conversions"]
 
@@ -141,17 +149,17 @@ def unwritten_conversions(comps: Sequence[Computation], exprs: list[Expr], given
 
     out = []
     for i, (comp, e) in enumerate(zip(comps, exprs)):
-        earlier = {c.value for c in comps[:i]} | {c.written for c in comps[:i]}
+        earlier = frozenset({c.value for c in comps[:i]} | {c.written for c in comps[:i]})
         line_start = solution.rfind("\n", 0, comp.start) + 1
         line_end = solution.find("\n", comp.start)
         line = solution[line_start:line_end if line_end != -1 else len(solution)]
-
-        def convert(num: Num) -> Expr | None:
-            v = num.value
-            if v.denominator != 1 or v in (0, 1) or v in givens.values or v in givens.word_values \
-                    or v in earlier or num.text.startswith("k_") or v in _FACTOR_VALUES:
-                return None
-            return _converted(v, givens, line)
-
-        out.append(_map_written_nums(e, convert))
+        out.append(_map_written_nums(e, functools.partial(_convert, givens=givens, earlier=earlier, line=line)))
     return out
+
+
+def _convert(num: Num, givens: Givens, earlier: frozenset[Fraction], line: str) -> Expr | None:
+    v = num.value
+    if v.denominator != 1 or v in (0, 1) or v in givens.values or v in givens.word_values \
+            or v in earlier or num.text.startswith("k_") or v in _FACTOR_VALUES:
+        return None
+    return _converted(v, givens, line)

@@ -120,3 +120,38 @@ def test_a_unit_abbreviation_names_its_unit(gsm8k: dict) -> None:
     rule = rule_for_seed(gsm8k["1169"])
     assert rule.rule == "gsm8k-algebra" and rule.value == 20
     assert {g["name"]: g["words"] for g in rule.givens}["g3_centimeters"] == "37"
+
+
+@pytest.mark.parametrize("seed_id, step, term, pair, answer", [
+    # "$7.50 each for movie tickets for herself and her younger sister" / "the price per ticket by 2"
+    ("1300", "s1", "(* g1_movie w_herself_and_her_younger_sister)", "herself and her younger sister", 13),
+    # "5 members of the household eat rice every lunch and dinner" / "0.2 kg/meal x 2 meals/day"
+    ("297", "s1", "(* g1_kg w_lunch_and_dinner)", "lunch and dinner", 3),
+])
+def test_a_pair_the_line_names_by_its_sentence(gsm8k: dict, seed_id: str, step: str, term: str, pair: str,
+                                               answer: int) -> None:
+    rule = rule_for_seed(gsm8k[seed_id])
+    assert _steps(gsm8k[seed_id])[step] == term
+    assert rule.value == answer
+    assert any(g["words"] == pair and g["kind"] == "word" for g in rule.givens)
+
+
+def test_a_pair_needs_its_sentence_on_the_line() -> None:
+    from fractions import Fraction
+
+    from qcstation.core.construct.make.rules.unstated import sentence_list
+
+    q = "Janet spends $7.50 each for movie tickets for herself and her younger sister. She has $40."
+    assert sentence_list(Fraction(2), q, "the price per ticket by 2: 7.50 * 2", "times") \
+        == "w_herself_and_her_younger_sister"
+    assert sentence_list(Fraction(2), q, "She saves 40 * 2", "times") is None       # another sentence
+    assert sentence_list(Fraction(2), q, "per ticket: 15 / 2", "divisor") is None   # a pair multiplies
+    assert sentence_list(Fraction(3), q, "per ticket: 7.50 * 3", "times") is None
+
+
+def test_a_percent_more_written_with_its_whole(gsm8k: dict) -> None:
+    # 1027 "50% more with a steel pickaxe than with an iron pickaxe" / "24 pounds/day * 150%"
+    rule = rule_for_seed(gsm8k["1027"])
+    assert _steps(gsm8k["1027"])["s2"] == "(* s1_pounds_day (+ k_percent g2_pct) k_percent_fraction)"
+    assert rule.value == 43200
+    assert {g["name"]: g["words"] for g in rule.givens}["g2_pct"] == "50"

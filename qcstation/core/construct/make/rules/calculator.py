@@ -21,7 +21,7 @@ from qcstation.core.construct.make.rules.worded import worded_computations
 from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
-from qcstation.core.construct.make.rules.unstated import unwritten_conversions
+from qcstation.core.construct.make.rules.unstated import percent_totals, unwritten_conversions
 from qcstation.core.reading.answers import parse_number
 
 
@@ -37,6 +37,12 @@ _ARITHMETIC_TAIL_RE = re.compile(r"[\d\s.,+\-*/()=$x×÷%]+$")
 _FINAL_RE = re.compile(r"####\s*(.+?)\s*$")
 _ANNOTATION_AND_RESULT_RE = re.compile(r"<<[^<>]*>>[\d.,]*")
 
+
+
+def _line_of(solution: str, at: int) -> str:
+    start = solution.rfind("\n", 0, at) + 1
+    end = solution.find("\n", at)
+    return solution[start:end if end != -1 else len(solution)]
 
 
 def _step_label(solution: str, start: int, end: int) -> str:
@@ -431,6 +437,7 @@ def smt_from_calculator_annotations(
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
     exprs_raw = unwritten_conversions(comps, exprs_raw, givens, solution)  # "48 - 40" for "4 feet"
+    exprs_raw = percent_totals(exprs_raw, givens, [_line_of(solution, c.start) for c in comps])  # "by 150%"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

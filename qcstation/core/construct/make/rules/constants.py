@@ -27,7 +27,7 @@ from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IM
                                                          _month_days, implied_constant, implied_names, list_count)
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
-from qcstation.core.construct.make.rules.unstated import line_percent, month_of_days, sentence_names
+from qcstation.core.construct.make.rules.unstated import line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "implied_constant"]
 
@@ -229,6 +229,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             gated = [n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q) and n in _LINE_WORDS
                      and sentence_names(n, question, line)]
             name = gated[0] if len(gated) == 1 else None
+        if name is None:
+            name = sentence_list(v, question, line, role)  # "for herself and her younger sister" / "* 2"
         if name is None:
             name = line_percent(v, line)  # "multiply by 100%" where the question says no percent
         if name is None:

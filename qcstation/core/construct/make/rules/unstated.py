@@ -15,6 +15,17 @@ where the question's words leave it unnamed ("What is the school's overall pass 
 multiplies a daily amount ("They each need $1 worth of food a day. How much does she spend on food
 in the month of May?" / "So he spends 3*31 = $93 a month"): the constant ``k_days_in_may``.
 
+``sentence_list``: the two of a pair the question names ("$7.50 each for movie tickets for herself
+and her younger sister", "5 members of the household eat rice every lunch and dinner") that a step
+multiplies by, on a line that shares a content word with the pair's sentence ("the cost of the movie
+tickets by multiplying the price per ticket by 2", "Each person eats 0.2 kg/meal x 2 meals/day"): the
+word given ``w_herself_and_her_younger_sister``, tied to the pair's words. Only one such pair.
+
+``percent_totals``: the whole and a percent more written as one percent ("50% more with a steel pickaxe
+than with an iron pickaxe" / "multiply that amount by 150%: 24*150*.01"): the term ``100 + 50`` of
+the percent factor and the question's 50, where one percent the question states once, with words of
+more beside it, gives the number that way, and the line writes it as a percent.
+
 ``unwritten_conversions``: a number a step writes that is a quantity of the question converted to
 the smaller unit by a named factor, the conversion not written ("You have to be 4 feet tall ...
 Adam's height is 40 inches" / "Adam needs to grow 8 inches because 48 - 40"; "for selling produced
@@ -48,7 +59,7 @@ class Computation(Protocol):
     value: Fraction
     written: Fraction
 
-__all__ = ["SENTENCE_GATED", "line_percent", "month_of_days", "sentence_names", "unwritten_conversions"]
+__all__ = ["SENTENCE_GATED", "line_percent", "month_of_days", "sentence_list", "percent_totals", "sentence_names", "unwritten_conversions"]
 
 #: the named factors a line may tie to the question by the sentence of their words
 SENTENCE_GATED: dict[str, re.Pattern[str]] = {
@@ -163,3 +174,60 @@ def _convert(num: Num, givens: Givens, earlier: frozenset[Fraction], line: str) 
             or v in earlier or num.text.startswith("k_") or v in _FACTOR_VALUES:
         return None
     return _converted(v, givens, line)
+
+
+#: "herself and her younger sister", "himself and his wife": two people the words count
+_SELF_AND = re.compile(r"\b(?:herself|himself) and (?:her|his)(?: (?!and\b)[a-z]+){1,2}\b")
+
+
+def sentence_list(v: Fraction, question: str, line: str, role: str) -> str | None:
+    """The name ``w_<pair>`` of the one pair of the question whose count a step multiplies by (see
+    the module docstring), else None."""
+    from qcstation.core.construct.make.rules.implied import word_lists
+
+    if v != 2 or role != "times":
+        return None
+    q = question[:20_000]
+    pairs = [text for text, members in word_lists(q) if len(members) == 2]
+    pairs += [m.group(0) for m in _SELF_AND.finditer(q)]
+    said = line_stems(line) - {"$", "%"}
+    found = []
+    for text in dict.fromkeys(pairs):
+        at = q.find(text)
+        own = line_stems(text)
+        if at >= 0 and (line_stems(_sentence_at(q, at)) & said) - own:
+            found.append(text)
+    return "w_" + re.sub(r"[^a-z]+", "_", found[0].lower()).strip("_") if len(found) == 1 else None
+
+
+_MORE_NEAR = re.compile(r"\b(?:more|additional|extra|increase[ds]?|higher|faster)\b", re.I)
+
+
+def percent_totals(exprs: list[Expr], givens: Givens | None, lines: Sequence[str]) -> list[Expr]:
+    """``exprs`` with each number ``100 + p`` that a line writes as a percent ("150%") replaced by
+    ``k_percent + p`` (see the module docstring)."""
+    if givens is None:
+        return exprs
+    from qcstation.core.construct.make.rules.givens import _map_written_nums
+
+    q = givens.question
+    more: dict[Fraction, str] = {}
+    for n in givens.numbers:
+        if n.percent or not re.match(r"\s*(?:%|percent\b)", q[n.start + len(n.text):]):
+            continue
+        if sum(1 for m in givens.numbers if m.value == n.value) == 1 \
+                and _MORE_NEAR.search(q[n.start:n.start + len(n.text) + 30]):
+            more[n.value] = n.text
+    if not more:
+        return exprs
+    return [_map_written_nums(e, functools.partial(_percent_total, more=more, givens=givens, line=line))
+            for e, line in zip(exprs, lines)]
+
+
+def _percent_total(num: Num, more: dict[Fraction, str], givens: Givens, line: str) -> Expr | None:
+    v = num.value
+    p = v - 100
+    if v.denominator != 1 or p <= 0 or p not in more or v in givens.values or v in givens.word_values \
+            or not re.search(rf"(?<![\d.,]){v.numerator}\s*%", line):
+        return None
+    return BinOp("+", Num(Fraction(100), "k_percent"), Num(p, more[p]))

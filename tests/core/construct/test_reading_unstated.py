@@ -147,6 +147,9 @@ def test_a_pair_needs_its_sentence_on_the_line() -> None:
     assert sentence_list(Fraction(2), q, "She saves 40 * 2", "times") is None       # another sentence
     assert sentence_list(Fraction(2), q, "per ticket: 15 / 2", "divisor") is None   # a pair multiplies
     assert sentence_list(Fraction(3), q, "per ticket: 7.50 * 3", "times") is None
+    # a pair a relation joins counts nothing ("the one-way distance between his home and office")
+    q2 = "The one-way distance between his home and office is 5 miles. How far does he drive in a day?"
+    assert sentence_list(Fraction(2), q2, "he drives 5*2 = 10 miles", "times") is None
 
 
 def test_a_percent_more_written_with_its_whole(gsm8k: dict) -> None:

@@ -17,7 +17,8 @@ in the month of May?" / "So he spends 3*31 = $93 a month"): the constant ``k_day
 
 ``sentence_list``: the two of a pair the question names ("$7.50 each for movie tickets for herself
 and her younger sister", "5 members of the household eat rice every lunch and dinner") that a step
-multiplies by, on a line that shares a content word with the pair's sentence ("the cost of the movie
+multiplies by, where the words give each member its share ("every", "each", "for" right before the
+pair: never "between his home and office"), on a line that shares a content word with the pair's sentence ("the cost of the movie
 tickets by multiplying the price per ticket by 2", "Each person eats 0.2 kg/meal x 2 meals/day"): the
 word given ``w_herself_and_her_younger_sister``, tied to the pair's words. Only one such pair.
 
@@ -180,6 +181,9 @@ def _convert(num: Num, givens: Givens, earlier: frozenset[Fraction], line: str) 
 _SELF_AND = re.compile(r"\b(?:herself|himself) and (?:her|his)(?: (?!and\b)[a-z]+){1,2}\b")
 
 
+_PER_MEMBER = re.compile(r"\b(?:every|each|for|both)\s+$", re.I)
+
+
 def sentence_list(v: Fraction, question: str, line: str, role: str) -> str | None:
     """The name ``w_<pair>`` of the one pair of the question whose count a step multiplies by (see
     the module docstring), else None."""
@@ -195,7 +199,10 @@ def sentence_list(v: Fraction, question: str, line: str, role: str) -> str | Non
     for text in dict.fromkeys(pairs):
         at = q.find(text)
         own = line_stems(text)
-        if at >= 0 and (line_stems(_sentence_at(q, at)) & said) - own:
+        # a pair the words count by what each member gets ("every lunch and dinner", "for herself and
+        # her sister"), never one a relation joins ("between his home and office": a one-way distance)
+        if at >= 0 and _PER_MEMBER.search(q, max(0, at - 12), at) \
+                and (line_stems(_sentence_at(q, at)) & said) - own:
             found.append(text)
     return "w_" + re.sub(r"[^a-z]+", "_", found[0].lower()).strip("_") if len(found) == 1 else None
 

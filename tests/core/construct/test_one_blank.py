@@ -37,7 +37,6 @@ def _blanks(u: str) -> int:
               "(the value asked for)"),
     # the step's value said again under other words goes with its clause
     ("86", 0, "Q1: Gene has been on ? years of vacations."),
-    ("152", 0, "Q1: There were ? bike tires to fill up"),
     # "5 dinosaur children" is the given the step uses, not Q1's 5 pounds
     ("91", 2, "Q3: To feed 5 dinosaur children, he will need ? pounds of potato salad."),
     ("675", 0, "Q1: Since 1 foot is equal to 12 inches, then 20 feet is equal to ? inches."),
@@ -73,7 +72,7 @@ def test_a_blank_the_words_cannot_settle_is_refused(gsm8k: dict, seed: str, reas
 
 
 def test_every_rule_made_unknown_of_the_seeds_that_had_several_blanks_has_one(gsm8k: dict) -> None:
-    seeds = ["19", "28", "45", "86", "91", "138", "148", "152", "531", "613", "655", "675", "711", "713",
+    seeds = ["19", "28", "45", "86", "91", "138", "148", "531", "613", "655", "675", "711", "713",
              "752", "814", "885", "923", "978", "987", "1045", "1057", "1148", "1174", "1200", "1266"]
     for s in seeds:
         u = _unknowns(gsm8k[s])

@@ -88,14 +88,17 @@ def test_a_1_is_bound_to_the_words_that_state_it(gsm8k: dict, seed: str, name: s
 
 
 @pytest.mark.parametrize(("seed", "step", "sexpr"), [
-    ("358", "s4_friends_because", "(- g4 1)"),       # herself, not "one round of mini-golf"
-    ("531", "s3_weeks_accounted", "(+ g3_weeks 1)"),  # not "At one point"
-    ("681", "s1_adults", "(+ g1_adults 1)"),         # Jack, not "An adult weighs 80 kg"
+    ("358", "s4_friends_because", "(- s3_attend_because k_one_morgan)"),  # herself, not "one round of mini-golf"
+    ("531", "s3_weeks_accounted", "(+ g2_consecutive g6_week)"),  # "in one week", not "At one point"
+    ("681", "s1_adults", "(+ g1_adults k_one_jack)"),   # Jack, not "An adult weighs 80 kg"
 ])
-def test_a_1_whose_words_name_no_given_stays_the_literal_1(gsm8k: dict, seed: str, step: str,
-                                                           sexpr: str) -> None:
+def test_a_1_whose_words_name_another_place_is_not_that_place(gsm8k: dict, seed: str, step: str,
+                                                               sexpr: str) -> None:
+    # (these stayed a bare literal 1 before issue 26's bare-1 work: :mod:`.rules.ones`)
     t = _terms(gsm8k[seed])
-    assert t[step].endswith(" 1)"), t[step]
+    assert t[step] == sexpr, t[step]
+    if seed == "531":
+        assert t["g6_week"] == "one"
 
 
 def test_the_1_is_not_exempt_from_the_binding_check() -> None:

@@ -227,7 +227,9 @@ def test_a_price_read_as_a_count_is_another_role(gsm8k: dict) -> None:
     defs, values, _ = _smt_definitions(smt)  # type: ignore[misc]
     [problem] = given_roles(defs, values, givens, q, seed["solution"])
     assert "g2_mile" in problem and "s1_miles_day" in problem and "length" in problem
-    assert [f.code for f in hard_flags("reasoning", {"smtlib": smt, "givens": givens}, seed)] == ["given-role"]
+    # (and the "5 days a week" it writes as a literal 5 is a stated number no given holds)
+    assert [f.code for f in hard_flags("reasoning", {"smtlib": smt, "givens": givens}, seed)] \
+        == ["given-role", "stated-literal"]
     # the same price multiplied into dollars only ("So he pays 300*2=$600") is its own role
     only_price = smt.replace("(* g1_miles g2_mile)", "(* g1_miles 2)")
     defs, values, _ = _smt_definitions(only_price)  # type: ignore[misc]

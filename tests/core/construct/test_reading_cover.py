@@ -4,6 +4,8 @@ where it must refuse."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
@@ -224,8 +226,14 @@ def test_a_multiplier_vouched_for_by_what_it_multiplies(gsm8k: dict, z3pool, sid
 def test_756_two_uses_in_one_product_stay_the_digit_and_the_word(gsm8k: dict) -> None:
     # "2 matches on Monday ... double the number of matches he played on Monday": "2 * 2" is the
     # digit and the word, one each (the clause never makes both the word)
-    rule = rule_for_seed(gsm8k["756"])
+    # (the rules' reading; the independent check refuses 756 now that its "1 match on Friday" is a
+    # given: the line "For the whole week, Joey played 2 + 1 + 4" names "one week" too)
+    from qcstation.core.construct.make.rules import smt_from_calculator_annotations
+
+    seed = gsm8k["756"]
+    rule = smt_from_calculator_annotations(seed["solution"], Fraction(seed["answer_text"]), question=seed["question"])
     assert "(assert (= s1_matches (* g1_matches w_double)))" in _asserts(rule.smtlib)
+    assert "(assert (= s2_matches (+ g1_matches g2_match s1_matches)))" in _asserts(rule.smtlib)
 
 
 @pytest.mark.parametrize("sid, steps, count", [

@@ -6,6 +6,7 @@ the annotation's."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -44,9 +45,16 @@ def test_worded_computations_read_only_what_checks_out() -> None:
 
 
 def test_words_are_read_only_where_no_step_has_the_answer(gsm8k: dict) -> None:
-    # 152 writes "1 times 1 equals 1" beside annotations that reach the gold: read as before
-    rule = rule_for_seed(gsm8k["152"])
-    assert "(* 1 1)" not in rule.smtlib and not any("in words" in n for n in rule.notes)
+    # 152 writes "1 times 1 equals 1" beside annotations that reach the gold: not read (the rules
+    # refuse 152 for the unicycle's 1 that "10 plus 9 plus 1" writes, tied to no words, not for it)
+    with pytest.raises(RuleError, match="writes the number 1") as exc:
+        rule_for_seed(gsm8k["152"])
+    assert "(* 1 1)" not in str(exc.value)
+    from qcstation.core.construct.make.rules import smt_from_calculator_annotations
+
+    seed = gsm8k["152"]
+    with pytest.raises(RuleError, match="step 3 writes the number 1"):
+        smt_from_calculator_annotations(seed["solution"], Fraction(seed["answer_text"]), question=seed["question"])
 
 
 def test_a_false_worded_computation_is_no_step() -> None:

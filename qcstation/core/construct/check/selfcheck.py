@@ -49,6 +49,12 @@ never from the labels the rule stored with the artifact:
   question's place of that given ("5 days" for "5 dance classes", "2 people" for "two books"):
   one number in two roles. The rules refuse such a formalization, generate never marks one
   verified (:func:`hard_flags`), and derive takes no parent that carries it.
+* ``stated-literal`` (reasoning), a **hard** flag: a rule-made formalization (one that stores its
+  givens' places) writes, as a bare literal, a number the question states at a place no given
+  covers ("1 cup of dog food every day" ... ``(* g1_days 1)``), read by
+  :mod:`qcstation.core.construct.check.literals` from the stored places alone: a stated quantity
+  unbound, which a derived item would not move. Rule-made items never carry it; it keeps a stored
+  one out of ``verified`` and out of derived sets.
 * ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
   the value its new computation no longer gives ("They each get 22 chips because
   110 * 5 = 550").
@@ -72,10 +78,10 @@ __all__ = ["Flag", "FLAG_CODES", "HARD_FLAGS", "AUDIT_VERSION", "audit_artifact"
            "parse_flag_codes", "hard_flags", "hard_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 5
+AUDIT_VERSION = 6
 
 #: flags that keep an artifact out of ``verified`` (and so out of release and derived sets)
-HARD_FLAGS = frozenset({"given-role"})
+HARD_FLAGS = frozenset({"given-role", "stated-literal"})
 
 
 FLAG_CODES: dict[str, str] = {
@@ -93,6 +99,7 @@ FLAG_CODES: dict[str, str] = {
     "scenario-fragment": "a sentence of the scenario that is not the question's reads as no statement of its own",
     "stale-edit": "an edited step still states the value its computation no longer gives",
     "given-role": "a given stands for another kind of quantity on a line that uses it (hard)",
+    "stated-literal": "a step writes a number the question states where no given is tied (hard)",
 }
 
 MAX_TEXT = 200_000  # characters of any one text examined
@@ -472,7 +479,7 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
         if dimension == "reasoning":
             smt = content.get("smtlib")
             return _audit_smt("reasoning", smt, question, solution) + _roles(content, question, solution) \
-                if isinstance(smt, str) else []
+                + _stated(content, question) if isinstance(smt, str) else []
         if dimension == "arithmetic":
             return _audit_notation(content, question, solution)
         if dimension == "understanding":
@@ -499,6 +506,20 @@ def _roles(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
             for m in given_roles(defs, values, [g for g in givens if isinstance(g, dict)], question, solution)[:5]]
 
 
+def _stated(content: dict[str, Any], question: str) -> list[Flag]:
+    """``stated-literal`` flags of a formalization that stores its givens' places (rule-made)."""
+    from qcstation.core.construct.check.literals import stated_literals
+
+    smt, givens = content.get("smtlib"), content.get("givens")
+    if not isinstance(smt, str) or not isinstance(givens, list) or not question:
+        return []
+    parsed = _smt_definitions(smt)
+    if parsed is None:
+        return []
+    return [Flag("stated-literal", "reasoning", m[:300])
+            for m in stated_literals(parsed[0], [g for g in givens if isinstance(g, dict)], question)[:5]]
+
+
 def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
     """The flags of :data:`HARD_FLAGS` an artifact carries (what keeps it out of ``verified``)."""
     if dimension != "reasoning":
@@ -507,7 +528,8 @@ def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, An
     if parsed is None:
         return []
     try:
-        return _roles(parsed, str(seed.get("question") or ""), str(seed.get("solution") or ""))
+        return _roles(parsed, str(seed.get("question") or ""), str(seed.get("solution") or "")) \
+            + _stated(parsed, str(seed.get("question") or ""))
     except RecursionError:
         return []
 

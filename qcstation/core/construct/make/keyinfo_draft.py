@@ -418,7 +418,7 @@ def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None)
 
 
 def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
-           givens: list[dict[str, str]] | None) -> tuple[list[str], set[Fraction]]:
+           givens: list[dict[str, str]] | None, implied: tuple[str, ...] = ()) -> tuple[list[str], set[Fraction]]:
     """The clauses that state a used given, each given once (per place where the givens
     carry one), and the values they cover. A clause is listed only where it has a subject
     and verb of its own, else the sentence (see :func:`_units`); a given only the asking
@@ -461,13 +461,13 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
             else:
                 known.append(_known_text(clause, part in sentences))
             covered |= nums
-    for g in givens or []:
-        # a word given ("twice", "round trip") once, in the clause that states it
-        if not str(g.get("name", "")).startswith("w_") or not g.get("text"):
-            continue
+    # a word given ("twice", "round trip") once, in the clause that states it; so is a person or
+    # thing the words count once ("a coach for each team", "Henry and 3 of his friends": :mod:`.rules.ones`)
+    texts = [str(g["text"]) for g in givens or [] if str(g.get("name", "")).startswith("w_") and g.get("text")]
+    for text in [*texts, *implied]:
         # (a fraction in digits may carry an ordinal's ending: "1/3rd of the calories", 928)
-        word = re.compile(r"\b" + re.escape(str(g["text"])) + (r"(?:st|nd|rd|th)?" if str(g["text"])[-1:].isdigit()
-                                                               else "") + r"\b", re.I)
+        word = re.compile(r"\b" + r"[\s'’]+".join(re.escape(w) for w in text.split())
+                          + (r"(?:st|nd|rd|th)?" if text[-1:].isdigit() else "") + r"\b", re.I)
         if any(word.search(k) for k in known):
             continue
         def says(c: str, w: re.Pattern[str] = word) -> bool:
@@ -616,6 +616,21 @@ _SPLIT_MIXED = re.compile(r"an?\s+(?:half|quarter|third)\s+(?!of\b|as\b)[a-z]", 
 _SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
 
 
+def _implied_ones(steps: list[Any]) -> tuple[str, ...]:
+    """The words of the persons and things the formalization counts once (``k_one_his_teacher``:
+    "his teacher"), in the order its steps use them."""
+    from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
+    from qcstation.core.reading.expr import expr_names
+
+    out: list[str] = []
+    for st in steps:
+        expr = getattr(st, "expr", None)
+        for n in expr_names(expr) if expr is not None else []:
+            if n.startswith(ONE_PREFIX) and one_constant_words(n) not in out:
+                out.append(one_constant_words(n))
+    return tuple(out)
+
+
 def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
                              givens: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """A draft grounded in the seed's calculator-annotated solution, in the paper's
@@ -656,7 +671,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     # a given the opening phrase states is named by its words ('The question states "after 15
     # days"'), in the question's order
     stated = [*context_sents, *leads, *([opening] if opening else []), *tails]
-    known, covered = _known(question, stated, ask, used, givens)
+    known, covered = _known(question, stated, ask, used, givens, _implied_ones(steps))
     missing = used - covered - _numbers(ask)
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "

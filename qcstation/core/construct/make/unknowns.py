@@ -232,11 +232,11 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
                     | _words_before(question, span[0])
             options.setdefault(given_value[n], []).append(("given", n, words))
         elif n.startswith("k_"):
-            from qcstation.core.construct.make.rules.constants import FACTOR_VALUES
+            from qcstation.core.construct.make.rules.constants import factor_value
             from qcstation.core.reading.words import stem
 
-            if n in FACTOR_VALUES:
-                options.setdefault(Fraction(FACTOR_VALUES[n]), []).append(
+            if factor_value(n) is not None:
+                options.setdefault(Fraction(factor_value(n) or 0), []).append(
                     ("given", n, {stem(w) for w in n.split("_")[1:] if w not in ("per", "of", "in", "a")}))
     said_again: list[int] = []      # the places of the step's own value
     writes: dict[int, str] = {}
@@ -441,12 +441,13 @@ def _relation(expr: Any, label: dict[str, str], given_value: dict[str, Fraction]
               given_text: dict[str, str]) -> str:
     from qcstation.core.construct.make.notation import render_infix
     from qcstation.core.construct.make.rules import BinOp, Name, Neg, Num
-    from qcstation.core.construct.make.rules.constants import FACTOR_VALUES
+    from qcstation.core.construct.make.rules.constants import factor_value
 
     def walk(e: Any) -> Any:
         if isinstance(e, Name):
-            if e.name in FACTOR_VALUES and e.name not in given_value:
-                return Num(FACTOR_VALUES[e.name], "k")
+            k = factor_value(e.name)
+            if k is not None and e.name not in given_value:
+                return Num(k, "k")
             if e.name in given_value:
                 v = given_value[e.name]
                 if _FRACTION_OR_PERCENT.fullmatch(given_text.get(e.name, "")) \

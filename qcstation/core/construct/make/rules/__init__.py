@@ -53,6 +53,8 @@ The modules and their contract (each imports only the ones above it):
                 states no such number: the words only one candidate's line shares with the step's,
                 or with what the question compares the step's other number with; a common factor
                 its line names with the factor's unit ("7 days" for a week).
+``ones``        the 1s a step writes, bound by their words: a stated 1 a given at its place, a person
+                or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.
 ``worded``      computations written in words ("200 minus 174 equals 26").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after

@@ -18,6 +18,7 @@ from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.worded import worded_computations
+from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
 from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
@@ -212,6 +213,8 @@ def _constant_words(name: str) -> str:
     m = re.fullmatch(r"w_1_(\d+)_parts", name)
     if m:
         return f"1/{m.group(1)}"
+    if name.startswith(ONE_PREFIX):
+        return one_constant_words(name)  # "k_one_his_teacher": "his teacher"
     if name.startswith(("w_", "k_")):
         from qcstation.core.construct.make.rules.word_places import strip_occurrence
 
@@ -379,6 +382,9 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
     from qcstation.core.construct.make.rules.one_unit import one_unit_givens
 
     exprs = one_unit_givens(givens, question, exprs, consts)
+    from qcstation.core.construct.make.rules.ones import bind_ones
+
+    exprs = bind_ones(givens, question, exprs, consts, lines)
     for st, e in zip(steps, exprs):
         st.sexpr = expr_to_sexpr(e)
         st.expr = e

@@ -29,7 +29,7 @@ from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.unstated import line_percent, month_of_days, sentence_list, sentence_names
 
-__all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "implied_constant"]
+__all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
 
 #: the title of the refusal of a literal that is no number or word of the question
 LITERAL_IN_STEP = "Literal in step"
@@ -110,6 +110,15 @@ FACTOR_VALUES.update({n: v for v, _, n, _ in _IMPLIED_CONSTANTS})
 FACTOR_VALUES.update({f"k_days_in_{m}": Fraction(d) for m, d in _MONTH_DAYS.items()})
 FACTOR_VALUES.update(AVERAGED_COUNTS)
 FACTOR_VALUES.update(RESTATED_FACTORS)
+
+
+def factor_value(name: str) -> Fraction | None:
+    """A named constant's value by its name: a unit, percent or implied factor
+    (:data:`FACTOR_VALUES`), or a person or thing the words count once (``k_one_...``,
+    :mod:`.ones`); None for any other name."""
+    if name in FACTOR_VALUES:
+        return FACTOR_VALUES[name]
+    return Fraction(1) if name.startswith("k_one_") else None
 
 
 _ONE_OVER_RE = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,4})(?![\d./])")

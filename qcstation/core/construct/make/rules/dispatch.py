@@ -147,6 +147,9 @@ def check_independently(result: RuleResult, question: str, solution: str,
     problems += [f"step-literal: {n} writes " + ", ".join(str(v) for v in lits)
                  for n, lits in step_literals(defs).items()]
     problems += [f"equal-value-link: {m}" for m in equal_value_links(defs, values, question, solution)]
+    from qcstation.core.construct.check.literals import stated_literals
+
+    problems += [f"stated-literal: {m}" for m in stated_literals(defs, result.givens, question)]
     if not problems:
         # the independent reading of what each given measures (its own code: rolecheck)
         from qcstation.core.construct.check.rolecheck import given_roles

@@ -1,0 +1,309 @@
+"""The 1s a step writes (issue 26.1): every one is bound by its words, or the item is refused.
+
+After the question's numbers are bound (:mod:`.binding`) and the other literals declared
+(:mod:`.constants`), a step may still write a bare 1. It is one of, in this order:
+
+1. **a 1 the question states** ("1 cup of dog food every day", "One of them ... was a bead",
+   "6 hours in one week") whose place the words of the step's line pick: the words after the
+   line's 1, then the sentence the line shares words with ("each need 1 cup juice" is the
+   recipe's "1 cup of fresh lemon juice" per gallon, not the "1 cup of juice" six lemons
+   yield); that place's given (declared if no use had bound it). Two places of equal words
+   in one sum beside the other's given ("$1.00 cheese, $1.00 avocado" ... ``2+1+1+.50``): the
+   place no given holds.
+2. **a person the words count** beside a count the question states: "Henry and 3 of his friends",
+   "for himself and 3 friends", "himself, his teacher, and his 25 classmates", "Jack rides
+   the elevator with 8 other adults", "Fred and the others", "she and her friends": the named
+   constant ``k_one_<who>`` (``k_one_henry``, ``k_one_himself``, ``k_one_his_teacher``).
+3. **a thing an article counts** that the line writes as "1 <noun>" ("a coach for each team" ...
+   "2 teams * 1 coach per team", "each an ounce" ... "8 1-ounce beef tips"): ``k_one_a_coach``.
+4. **a 1 the question states once** at a place no given holds, in a sentence that shares words
+   with the line ("1 match on Friday" ... "For the whole week, Joey played 2 + 1 + 4"): that place.
+5. the unit of a ratio of a named factor ("3 feet / 1 yard": ``k_feet_per_yard`` alone).
+
+Anything else (the year after a payoff, "4 + 1 apples" for "Marin and Nancy each eat 4", a 1
+the question states at several places the words cannot tell apart) is refused
+(:class:`RuleError`): a wrong binding or an unbound stated number is worse than a refusal.
+The named constants of 2 and 3 have the value 1 and are never moved by derive."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num
+from qcstation.core.reading.words import ANNOTATION, line_stems, solution_stems, stem
+from qcstation.core.construct.make.rules.result import RuleError
+
+__all__ = ["ONE_PREFIX", "bind_ones", "one_constant_words"]
+
+#: the prefix of a named constant of value 1 the words imply (a person, a thing an article counts)
+ONE_PREFIX = "k_one_"
+#: the title of a refusal of a 1 no words tie
+UNBOUND_ONE = "Unbound 1 in step"
+
+_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|" \
+       r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)"
+_NOT_A_NAME = frozenset("""The A An If On In At When After Before Then So But And Or How What Each Every Both This
+    That These Those There Their They He She It His Her Its We You I My Our Your All Some Most Mr Mrs Ms Dr Find
+    Calculate Given Since While Today Tomorrow Yesterday Last Next First Finally Now Later Also Because During
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August
+    September October November December Christmas Halloween Easter""".split())
+_MEMBER = r"(?:himself|herself|[A-Z][a-z]+|(?:his|her|their) [a-z]+)"
+#: the people listed before a count: "for himself and 3", "Henry and 3 of", "himself, his teacher, and his 25"
+_LIST_BEFORE = re.compile(rf"(?<![\w'’])({_MEMBER}(?:,\s+{_MEMBER})*),?\s+and\s+(?:(?:his|her|their)\s+)?$")
+_WITH_BEFORE = re.compile(r"\bwith\s+(?:his\s+|her\s+)?$", re.I)
+_OTHERS_RE = re.compile(r"\b([A-Z][a-z]+) and the others\b")
+_SHE_AND_HER = re.compile(r"\b(?:she and her|he and his) (?:friends|family|guests)\b", re.I)
+_CAPITAL = re.compile(r"\b([A-Z][a-z]+)(?:['’]s)?\b")
+#: a 1 the line writes before a noun: "1 coach per team", "one tree planted", "8 1-ounce beef tips"
+_ONE_NOUN = re.compile(r"(?<![\w.$/])(?:1|one)(?:-|\s+)([A-Za-z][A-Za-z'’]*)", re.I)
+_NOUN_STOP = frozenset("""a an the of per each every for and or to in on at is are was were so x times plus
+    minus equals equal more less than by with""".split())
+
+
+def one_constant_words(name: str) -> str:
+    """The words a ``k_one_`` constant stands for ("k_one_his_teacher" -> "his teacher")."""
+    return name[len(ONE_PREFIX):].replace("_", " ") if name.startswith(ONE_PREFIX) else ""
+
+
+def _slug(words: str) -> str:
+    return re.sub(r"[^a-z]+", "_", words.lower().replace("’", "").replace("'", "")).strip("_")[:32]
+
+
+def _is_one(e: Expr) -> bool:
+    return isinstance(e, Num) and e.value == 1 and bool(e.text) and not e.text.startswith("k_")
+
+
+def _flat(e: Expr, op: str) -> list[Expr]:
+    if isinstance(e, BinOp) and e.op == op:
+        return _flat(e.left, op) + _flat(e.right, op)
+    return [e]
+
+
+def _sentence(text: str, at: int) -> tuple[int, int]:
+    a = max((m.end() for m in re.finditer(r"[.?!](?:\s|$)", text[:at])), default=0)
+    m = re.compile(r"[.?!](?:\s|$)").search(text, at)
+    return a, (m.end() if m else len(text))
+
+
+class _Ones:
+    def __init__(self, givens: Any, question: str, consts: list[tuple[str, Fraction, Expr]]) -> None:
+        self.givens = givens
+        self.q = question
+        self.consts = consts
+        self.names: dict[str, Any] = getattr(givens, "_names", {})
+        #: the places of 1 the question states (digits, "1.00", "one"), not a percent
+        self.places = [n for n in givens.numbers if n.value == 1 and not n.percent]
+
+    # -- what holds a place ---------------------------------------------------------
+    def holder(self, start: int) -> str | None:
+        taken = {n for n, _, _ in self.consts}
+        return next((name for name, n in self.names.items() if n.start == start and name in taken), None)
+
+    def given_at(self, place: Any) -> str:
+        held = self.holder(place.start)
+        if held is not None:
+            return held
+        taken = {n for n, _, _ in self.consts}
+        k = 1 + max((int(m.group(1)) for m in (re.match(r"g(\d+)", n) for n in taken) if m), default=0)
+        name = f"g{k}" + (f"_{place.slug}" if place.slug else "")
+        self.names[name] = place
+        self.consts.insert(sum(1 for n, _, _ in self.consts if not n.startswith(("k_", "w_"))),
+                           (name, Fraction(1), Num(Fraction(1), place.text)))
+        return name
+
+    def constant(self, name: str) -> str:
+        if name not in {n for n, _, _ in self.consts}:
+            self.consts.append((name, Fraction(1), Num(Fraction(1))))
+        return name
+
+    # -- 1. a stated 1 whose place the line's words pick ------------------------------
+    def by_words(self, line: str, siblings: list[Expr]) -> Any | None:
+        stems = solution_stems(line, Fraction(1))
+        if not stems or not self.places:
+            return None
+        scores = {i: len(p.stems & stems) for i, p in enumerate(self.places)}
+        top = max(scores.values())
+        agree = [self.places[i] for i, s in scores.items() if top and s == top]
+        if len(agree) > 1:
+            ls = line_stems(line)
+
+            def shared(p: Any) -> int:
+                a, b = _sentence(self.q, p.start)
+                return len((line_stems(self.q[a:b]) - p.stems) & ls)
+
+            best = max(shared(p) for p in agree)
+            by_sentence = [p for p in agree if shared(p) == best]
+            if best and len(by_sentence) == 1:
+                return by_sentence[0]
+            # two places of equal words in one sum or product beside the other's given: which
+            # is which changes nothing; the place no given holds
+            beside = {s.name for s in siblings if isinstance(s, Name)}
+            free = [p for p in agree if self.holder(p.start) is None]
+            if len(free) == 1 and all(self.holder(p.start) in beside for p in agree if p is not free[0]):
+                return free[0]
+            raise RuleError(f"a step writes 1 where the question states 1 at {len(agree)} places whose words "
+                            f"agree with its line ({', '.join(repr(self.q[p.start:p.start + 20]) for p in agree[:3])}):"
+                            " which one it means, the words do not tell", UNBOUND_ONE)
+        return agree[0] if agree else None
+
+    # -- 2. a person the words count --------------------------------------------------
+    def person(self, op: str, siblings: list[Expr], line: str) -> list[str] | None:
+        counts = [self.names[s.name] for s in siblings if isinstance(s, Name) and s.name in self.names]
+        for n in counts if op == "+" else []:
+            a, _ = _sentence(self.q, n.start)
+            before = self.q[a:n.start]
+            m = _LIST_BEFORE.search(before)
+            if m:
+                members = [w.strip() for w in re.split(r",\s+", m.group(1))]
+                if all(w not in _NOT_A_NAME for w in members):
+                    return _in_line_order(members, line)
+            if _WITH_BEFORE.search(before) or re.match(r"\s+other\b", self.q[n.start + len(n.text):]):
+                a, b = _sentence(self.q, n.start)
+                who = {c for c in _CAPITAL.findall(self.q[a:b]) if c not in _NOT_A_NAME}
+                if len(who) == 1:
+                    return [ONE_PREFIX + _slug(who.pop())]
+        m = _OTHERS_RE.search(self.q)
+        if op == "+" and counts and m and m.group(1) not in _NOT_A_NAME:
+            return [ONE_PREFIX + _slug(m.group(1))]
+        if op == "-" and _SHE_AND_HER.search(self.q) and re.search(r"\bfriends?\b|\bguests?\b|\bpeople\b", line):
+            first = [c for c in _CAPITAL.findall(self.q) if c not in _NOT_A_NAME]
+            if first:
+                return [ONE_PREFIX + _slug(first[0])]
+        return None
+
+    # -- 3. a thing an article counts -------------------------------------------------
+    def article(self, line: str, count: int) -> list[str] | None:
+        prose = ANNOTATION.sub(" ", line)
+        nouns = [m.group(1) for m in _ONE_NOUN.finditer(prose) if m.group(1).lower() not in _NOUN_STOP]
+        if not nouns or (len(nouns) != count and len({stem(w) for w in nouns}) != 1):
+            return None
+        out = []
+        for noun in (nouns if len(nouns) == count else nouns[:1] * count):
+            found = set()
+            for m in re.finditer(r"\b(an?)\s+((?:[A-Za-z'’-]+\s+){0,2}?)([A-Za-z'’-]+)", self.q):
+                if stem(m.group(3)) == stem(noun):
+                    found.add(_slug(m.group(0)))
+            if len(found) != 1:
+                return None
+            out.append(ONE_PREFIX + found.pop())
+        return out
+
+    # -- 4. a place no given holds that the line's words, or its operands' sentence, pick --
+    def free_place(self, line: str, siblings: list[Expr]) -> Any | None:
+        free = [p for p in self.places if self.holder(p.start) is None]
+        if not free:
+            return None
+        ls = line_stems(line)
+        scores = [len(p.stems & ls) for p in free]
+        top = max(scores)
+        if top and scores.count(top) == 1:
+            return free[scores.index(top)]  # "1 match on Friday" ... "Joey played ... matches"
+        at = [self.names[s.name].start for s in siblings if isinstance(s, Name) and s.name in self.names]
+        if at:
+            # the place in the sentence of the step's other operands ("180 * 1" where the
+            # question's 180 is in the sentence of "1 cup of dog food")
+            near = [p for p in free if all(_sentence(self.q, p.start) == _sentence(self.q, x) for x in at)]
+            if len(near) == 1 and (not top or len(near[0].stems & ls) == top):
+                return near[0]
+        if len(free) != 1:
+            return None
+        a, b = _sentence(self.q, free[0].start)
+        return free[0] if (line_stems(self.q[a:b]) - free[0].stems - {"one"}) & ls else None
+
+
+def _in_line_order(members: list[str], line: str) -> list[str]:
+    """The constants of the people a list names, in the order the line writes their 1s ("his 1
+    teacher + 1 himself" for "himself, his teacher"), else in the list's order."""
+    nouns = [stem(m.group(1)) for m in _ONE_NOUN.finditer(ANNOTATION.sub(" ", line))]
+    keyed = {stem(w.split()[-1]): w for w in members}
+    if len(nouns) == len(members) and set(nouns) == set(keyed):
+        members = [keyed[n] for n in nouns]
+    return [ONE_PREFIX + _slug(w) for w in members]
+
+
+def _ratio_unit(e: Expr) -> Expr:
+    """``(/ k_feet_per_yard 1)`` ("3 feet / 1 yard") is the named factor alone."""
+    if isinstance(e, BinOp):
+        left, right = _ratio_unit(e.left), _ratio_unit(e.right)
+        if e.op == "/" and _is_one(right) and isinstance(left, Name) and left.name.startswith("k_"):
+            return left
+        return BinOp(e.op, left, right)
+    if isinstance(e, Neg):
+        return Neg(_ratio_unit(e.operand))
+    return e
+
+
+def _ones_of(e: Expr, op: str = "", siblings: list[Expr] | None = None) -> list[tuple[Num, str, list[Expr]]]:
+    """Each bare 1 of ``e`` with its operator and the other operands of its sum or product."""
+    if _is_one(e):
+        return [(e, op, siblings or [])]  # type: ignore[list-item]
+    if isinstance(e, Neg):
+        return _ones_of(e.operand)
+    if isinstance(e, BinOp):
+        parts = _flat(e, e.op) if e.op in "+*" else [e.left, e.right]
+        out = []
+        for p in parts:
+            out += _ones_of(p, e.op, [x for x in parts if x is not p])
+        return out
+    return []
+
+
+def _replace(e: Expr, chosen: dict[int, str]) -> Expr:
+    if isinstance(e, Num) and id(e) in chosen:
+        return Name(chosen[id(e)])
+    if isinstance(e, Neg):
+        return Neg(_replace(e.operand, chosen))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _replace(e.left, chosen), _replace(e.right, chosen))
+    return e
+
+
+def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[str, Fraction, Expr]],
+              lines: list[str]) -> list[Expr]:
+    """The steps' terms with every bare 1 bound by its words (see the module docstring); new
+    givens and constants are added to ``consts`` (and the givens' places); RuleError for a 1 no
+    words tie."""
+    ones = _Ones(givens, question, consts)
+    out = []
+    for i, e in enumerate(exprs):
+        e = _ratio_unit(e)
+        found = _ones_of(e)
+        if not found:
+            out.append(e)
+            continue
+        line = lines[i] if i < len(lines) else ""
+        chosen: dict[int, str] = {}
+        pending = []
+        for num, op, siblings in found:
+            place = ones.by_words(line, siblings)
+            if place is not None:
+                chosen[id(num)] = ones.given_at(place)
+            else:
+                pending.append((num, op, siblings))
+        if pending:
+            ops = {op for _, op, _ in pending}
+            names = ones.person(pending[0][1], pending[0][2], line) if len(ops) == 1 and ops <= {"+", "-"} else None
+            if (names is None or len(names) != len(pending) or len(set(names)) != len(names)) \
+                    and all(op == "*" or (op == "+" and all(_is_one(x) for x in sib)) for _, op, sib in pending):
+                # a thing an article counts: a rate ("1 coach per team") or a sum of such things
+                # ("1 girls' team + 1 boys' team"), never added to a count of something else
+                names = ones.article(line, len(pending))
+            if names is not None and len(names) == len(pending):
+                for (num, _, _), name in zip(pending, names):
+                    chosen[id(num)] = ones.constant(name)
+                pending = []
+        for num, _, siblings in pending:
+            place = ones.free_place(line, siblings)
+            if place is None:
+                free = [repr(question[p.start:p.start + 16].strip()) for p in ones.places
+                        if ones.holder(p.start) is None]
+                where = (f"the question states 1 at {len(free)} place(s) no given holds ({', '.join(free[:3])}) "
+                         "and the line's words pick none of them" if free else
+                         "no place of the question states 1 for that line")
+                raise RuleError(f"step {i + 1} writes the number 1, which no words of the question tie: {where}, "
+                                "and it counts no person or thing the words name", UNBOUND_ONE)
+            chosen[id(num)] = ones.given_at(place)
+        out.append(_replace(e, chosen))
+    return out

@@ -1,0 +1,158 @@
+"""The bare 1s of rule-made formalizations (issue 26.1, 26.2): a 1 the question states is a given
+at its place, a person or thing the words count once is a named constant ``k_one_<words>``, the
+unit of a named ratio vanishes, and a 1 no words tie is refused. The independent check flags a
+stored formalization that writes a stated number where no given is tied (``stated-literal``, a
+hard flag). Real GSM8K seeds."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from qcstation.core.construct.check.selfcheck import HARD_FLAGS, audit_artifact, hard_flags
+from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _literal_ones(smtlib: str) -> list[str]:
+    return [ln for ln in smtlib.splitlines() if ln.startswith("(assert (= s") and re.search(r"[ (]1[ )]", ln)
+            and "_pct" not in ln]
+
+
+@pytest.mark.parametrize(("sid", "step", "place"), [
+    # "1 cup of dog food every day for the first 180 days" ... "180 * 1"
+    ("77", "(assert (= s1_cups (* g1_days g4_cup)))", "1 cup of dog food"),
+    # "extra cheese for $1.00, avocado for $1.00" ... "2+1+1+.50": the avocado's own price
+    ("228", "(assert (= s2_extras (+ g3 g4 g8 s1_sauce)))", "1.00 and 2 sauces"),
+    # "Another time, he spent 6 hours in one week" ... "2+1 = 3 weeks" (not "At one point")
+    ("531", "(assert (= s3_weeks_accounted (+ g2_consecutive g6_week)))", "one week"),
+    # "If she baked from 1:00 PM - 6:00 PM" ... "6 - 1 = 5 hours"
+    ("863", "(assert (= s1_hours (- g1 g5)))", "1:00 PM"),
+    # "One of them he picked up wasn't a marble, but actually a bead" ... "8-1"
+    ("1248", "(assert (= s3_marbles (- s2_marbles g3_picked)))", "One of them"),
+])
+def test_a_stated_one_is_a_given_at_its_place(gsm8k: dict, sid: str, step: str, place: str) -> None:
+    seed = gsm8k[sid]
+    rule = rule_for_seed(seed)
+    assert step in rule.smtlib.splitlines()
+    name = re.findall(r"g\d+\w*", step)[-1]
+    given = next(g for g in rule.givens if g["name"] == name)
+    assert given["value"] == "1"
+    a, _ = given["span"]
+    assert seed["question"][a:a + len(place)] == place
+    assert _literal_ones(rule.smtlib) == []
+    assert rule.bound
+
+
+def test_one_quantity_used_twice_is_its_one_given(gsm8k: dict) -> None:
+    # 1266: "For a gallon of lemonade, his recipe called for 1 cup of fresh lemon juice" is each
+    # gallon's cup in both steps; never the "1 cup of juice" six lemons yield
+    rule = rule_for_seed(gsm8k["1266"])
+    lines = rule.smtlib.splitlines()
+    assert "(assert (= s1_cups_tart (* w_twice g1_cup)))" in lines
+    assert "(assert (= s2_cups (* g2_gallons g1_cup)))" in lines
+    assert [g["name"] for g in rule.givens if g["value"] == "1"] == ["g1_cup"]
+
+
+@pytest.mark.parametrize(("sid", "step"), [
+    ("1319", "(assert (= s2_people (+ k_one_henry g3_friends)))"),      # "Henry and 3 of his friends"
+    ("702", "(assert (= s1_seats (+ k_one_aiden g1_friends g2_friends)))"),  # not its "one person" per seat
+    ("1296", "(assert (= s2_ice_creams (+ k_one_himself g3_friends)))"),  # "for himself and 3 friends"
+    # "his teacher, and his 25 classmates" ... "his 25 classmates + his 1 teacher + 1 himself"
+    ("649", "(assert (= s1_people (+ g1_classmates k_one_his_teacher k_one_himself)))"),
+    ("681", "(assert (= s1_adults (+ g1_adults k_one_jack)))"),          # "Jack rides ... with 8 other adults"
+    ("734", "(assert (= s1_people (+ g1_younger k_one_greg)))"),         # "with his 3 younger siblings, Greg"
+    ("1200", "(assert (= s4_party_goers (+ g5_people k_one_fred)))"),    # "Fred and the others"
+    ("358", "(assert (= s4_friends_because (- s3_attend_because k_one_morgan)))"),  # "she and her friends"
+    ("67", "(assert (= s1_teams (+ k_one_a_girls k_one_a_boys)))"),     # "a girls' ... team and a boys' ..."
+    ("67", "(assert (= s3_coaches (* s1_teams k_one_a_coach)))"),       # "a coach for each team"
+    ("145", "(assert (= s3_packs_cloths (* s1_clients k_one_a_pack)))"),  # "a pack of cloths"
+    ("613", "(assert (= s1_ounces (* g1_beef k_one_an_ounce)))"),       # "each an ounce in size"
+    ("802", "(assert (= s3_trees_planted (* s1_students k_one_a_tree)))"),  # "each child plants a tree"
+    ("1250", "(assert (= s2_flashlights (* k_one_a_flashlight g3_people)))"),  # "a flashlight for every person"
+    ("441", "(assert (= s1_feet (* g1_yards k_feet_per_yard)))"),       # "3 feet / 1 yard": the factor
+])
+def test_a_one_the_words_imply_is_a_named_constant(gsm8k: dict, sid: str, step: str) -> None:
+    rule = rule_for_seed(gsm8k[sid])
+    assert step in rule.smtlib.splitlines()
+    assert _literal_ones(rule.smtlib) == []
+    for name in set(re.findall(r"k_one_\w+", step)):
+        assert f"(assert (= {name} 1))" in rule.smtlib
+        assert name not in {g["name"] for g in rule.givens}  # a constant: derive never moves it
+    assert rule.bound
+
+
+def test_the_words_of_a_named_one_are_a_known_quantity(gsm8k: dict) -> None:
+    # 802: "each child plants a tree" was left out of the known quantities; relationships show 1
+    seed = gsm8k["802"]
+    rule = rule_for_seed(seed)
+    fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+    assert any("each child plants a tree" in k for k in fields["known_quantities"])
+    assert "Q3 = Q1 × 1" in fields["relationships_and_constraints"]
+
+
+@pytest.mark.parametrize(("sid", "why"), [
+    ("13", "no place of the question states 1"),        # "in year 13 because 12 + 1": the year after
+    ("152", "'one person"),                              # "one person ... on a unicycle": tires, not people
+    ("237", "no place of the question states 1"),       # "25 + 5 + 1": a pen the solution computes as 5 / 1
+    ("455", "no place of the question states 1"),       # "Marin and Nancy eat 4 + 1": no words say 1
+    ("1190", "3 place(s)"),                              # "1 slice ... 1 more ... 1 more": which is which
+])
+def test_a_one_no_words_tie_is_refused(gsm8k: dict, sid: str, why: str) -> None:
+    with pytest.raises(RuleError, match="writes the number 1") as exc:
+        rule_for_seed(gsm8k[sid])
+    assert why in str(exc.value)
+
+
+# main f9e6b9e's formalization of 77: "1 cup of dog food every day" written as a bare 1
+OLD_77 = """(set-logic QF_NRA)
+(declare-const g1_days Real)
+(declare-const g2_cups Real)
+(declare-const g3_cups Real)
+(declare-const k_days_per_year Real)
+(declare-const s1_cups Real)
+(declare-const s2_days_year Real)
+(declare-const s3_cups Real)
+(declare-const s4_cups Real)
+(declare-const s5_bags Real)
+(declare-const answer Real)
+(assert (= g1_days 180))
+(assert (= g2_cups 2))
+(assert (= g3_cups 110))
+(assert (= k_days_per_year 365))
+(assert (= s1_cups (* g1_days 1)))
+(assert (= s2_days_year (- k_days_per_year g1_days)))
+(assert (= s3_cups (* s2_days_year g2_cups)))
+(assert (= s4_cups (+ s1_cups s3_cups)))
+(assert (= s5_bags (/ s4_cups g3_cups)))
+(assert (= answer s5_bags))
+(check-sat)
+(get-value (answer))
+"""
+GIVENS_77 = [{"name": "g1_days", "value": "180", "text": "180", "span": [132, 135], "words": "180", "kind": "number"},
+             {"name": "g2_cups", "value": "2", "text": "2", "span": [173, 174], "words": "2", "kind": "number"},
+             {"name": "g3_cups", "value": "110", "text": "110", "span": [260, 263], "words": "110", "kind": "number"}]
+
+
+def test_a_stated_number_written_unbound_is_a_hard_flag(gsm8k: dict) -> None:
+    seed = gsm8k["77"]
+    content = {"smtlib": OLD_77, "givens": GIVENS_77}
+    flags = hard_flags("reasoning", content, seed)
+    assert [f.code for f in flags] == ["stated-literal"]
+    assert "s1_cups writes 1" in flags[0].message and "'1 cup of dog food" in flags[0].message
+    assert "stated-literal" in HARD_FLAGS
+    assert "stated-literal" in {f.code for f in audit_artifact("reasoning", content, seed)}
+    # a model's formalization stores no places: its literals are the soft step-literal only
+    assert hard_flags("reasoning", {"smtlib": OLD_77}, seed) == []
+    # today's rules bind it: no flag
+    rule = rule_for_seed(seed)
+    assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, seed) == []
+
+
+@pytest.mark.parametrize("sid", ["32", "370", "601"])
+def test_the_whole_of_a_percent_change_is_no_stated_one(gsm8k: dict, sid: str) -> None:
+    # "25% more than the first one" ... "80 x 1.25": (* g2 (+ 1 g3_pct)), the 1 is the whole
+    rule = rule_for_seed(gsm8k[sid])
+    assert re.search(r"\(\+ 1 g\d+_pct\)", rule.smtlib)
+    assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[sid]) == []

@@ -38,11 +38,19 @@ def test_a_factor_no_word_names_is_the_earlier_result(gsm8k: dict) -> None:
     steps = _steps(gsm8k["1173"])
     assert steps["s4"] == "(* s3_puffs_clouds w_double)"
     assert "s3_puffs_clouds" in steps["s5"] and " 24" not in steps["s5"]
+    # 773 "7 + 5 = 12 hours ... 12 - 3 = 9 ... 6 / 12 = .5": both 12s are step 1's hours (a 12
+    # means hours only beside a clock or half a day); "6 / 12 =" writes its 12 once, a division,
+    # not the fraction 1/2
+    steps = _steps(gsm8k["773"])
+    assert steps["s2"] == "(- s1_activities_because g3_hours)"
+    assert steps["s5"] == "(/ s4_soccer_because s1_activities_because)"
 
 
 @pytest.mark.parametrize("seed_id", [
     # (566 "Trevor ate 12/4": the names now decide it is Trevor's quarter, see test_reading_link_structure.py)
-    "773",   # "7 hours on Saturday": a 12 may be hours
+    # (773 "7 hours on Saturday ... 12 - 3", "6 / 12": a 12 of hours only beside a clock or half a
+    # day; both 12s are step 1's 7 + 5 hours since lane cover18, test below)
+    "862",   # "1 badge every month ... over 1 year": a 12 may be the months of a year
 ])
 def test_a_factor_the_words_name_stays_open(gsm8k: dict, seed_id: str) -> None:
     with pytest.raises(RuleError, match="ambiguous solution"):

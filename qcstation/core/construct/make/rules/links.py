@@ -418,7 +418,7 @@ _FACTOR_MEANING: dict[int, str] = {
     4: r"quarters?|fourths?|quadruple[sd]?|weeks?|weekly|squares?",
     7: r"weeks?|weekly|daily",
     10: r"dimes?|decades?|tenths?|percent|%|cents?",
-    12: r"dozens?|months?|monthly|years?|yearly|annual|inch(?:es)?|feet|foot|hours?",
+    12: r"dozens?|months?|monthly|years?|yearly|annual|inch(?:es)?|feet|foot|half[- ]days?|noon|midnight|o'clock|[ap]\.?m\b",
     24: r"hours?|hourly|around the clock|24/7",
     30: r"months?|monthly|days?|minutes?|half",
     52: r"weeks?|weekly|years?|yearly|annual",
@@ -533,8 +533,12 @@ NOUN_EVIDENCE = "the words: the line writes the earlier result's noun, not the q
 
 def _term_times(line: str, v: Fraction) -> int:
     """How often a line writes ``v`` other than as a step's result ("2 teams * 1 coach per team =
-    <<2*1=2>>2 coaches" writes the 2 teams once): annotations and the number after each left out."""
-    return _written_times(_RESULT_AFTER_RE.sub(" ", line), v)
+    <<2*1=2>>2 coaches" writes the 2 teams once): annotations and the number after each left out;
+    a division written before its result ("6 / 12 = .5") writes its two numbers, not a fraction."""
+    return _written_times(_DIVISION_RE.sub(r"\1 ÷ \2", _RESULT_AFTER_RE.sub(" ", line)), v)
+
+
+_DIVISION_RE = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?=\s*=)")
 
 
 _RESULT_AFTER_RE = re.compile(r"<<[^<>]*>>\s*\$?\s*[\d.,/]*")

@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import preview
+from qcstation.widgets.eval_views import run_line
 from qcstation.widgets.footer import KeyFooter
 
 
@@ -28,7 +29,8 @@ class PickRunModal(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pick_run_dialog", classes="dialog"):
-            yield OptionList(*[Option(Text(preview(label, 60)), id=str(run_id))
+            # what each run measured (release, protocol) whole; only a name's middle is cut
+            yield OptionList(*[Option(Text(run_line(label, 60)), id=str(run_id))
                                for run_id, label in self.runs], id="pick_run_list")
         yield KeyFooter()
 

@@ -184,3 +184,27 @@ async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
         await settle(pilot)
         head = screen_text(app).splitlines()[1]
         assert head.startswith(f"#{run} baseline-gpt-4o-mini-2024-08-06 on working set: 4 items"), head
+
+
+async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -> None:
+    """Issue 28.5: the compare picker cut a run's label at its end ('… · working se…'), losing
+    its release and protocol; they stay whole, and only a long name's middle is cut."""
+    from screens.dialogs.pick_run import PickRunModal
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        first = add_real_run(store, make_config(), "short", limit=4)
+        for name in ("baseline-gpt-4o-mini-2024-07-18", "baseline-gpt-4o-mini-2024-08-06"):
+            add_real_run(store, make_config(), name, limit=4, shots=0)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen((first,)))
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, PickRunModal)
+        lines = [line for line in screen_text(app).splitlines() if " #" in line and "·" in line]
+        assert len(lines) == 2, lines
+        for line, end in zip(lines, ("18 (reference)", "06 (reference)")):
+            assert f"{end} · working set · 0-shot, t=0" in line, lines

@@ -13,7 +13,8 @@ from textual.widgets import Header, Static
 from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.messages import SideBySideLoaded
-from qcstation.widgets.eval_views import render_item, render_item_header
+from qcstation.widgets.eval_views import (RUN_WIDTH, render_item, render_item_header, run_cell,
+                                          run_line)
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 
@@ -64,7 +65,7 @@ class SideBySideScreen(QCScreen):
             left, right = browse.side_by_side(store, self.run_a, self.run_b, self.seed_id,
                                               self.sample_idx)
             labels = {int(r["id"]): browse.run_label(r) for r in store.query(
-                "SELECT id, name, model FROM eval_runs WHERE id IN (?, ?)",
+                "SELECT id, name, model, spec FROM eval_runs WHERE id IN (?, ?)",
                 (self.run_a, self.run_b))}
         self.post_message(SideBySideLoaded(left, right, (
             labels.get(self.run_a, f"#{self.run_a}"), labels.get(self.run_b, f"#{self.run_b}"))))
@@ -80,7 +81,14 @@ class SideBySideScreen(QCScreen):
         self.query_one("#side_item", Static).update(render_item_header(self.left or self.right))
         for pane, detail, label in (("side_left", self.left, self.labels[0]),
                                     ("side_right", self.right, self.labels[1])):
-            self.query_one(f"#{pane}").border_title = Text(preview(label, 34))
+            # the run in the title (a long name cut in its middle), what it measured (release,
+            # protocol) under the pane: two runs' prompts differ by their shots
+            box = self.query_one(f"#{pane}")
+            name, _, measured = label.partition(" · ")
+            room = max(RUN_WIDTH, box.size.width - 6)
+            box.border_title = Text(run_cell(name, room))
+            box.border_subtitle = (Text(run_line(measured, max(RUN_WIDTH, box.size.width - 4)))
+                                   if measured else "")
             self.query_one(f"#{pane}_text", Static).update(render_item(
                 detail, show_prompt=self.show_prompts,
                 missing=f"{preview(label, 40)} did not evaluate this item.",

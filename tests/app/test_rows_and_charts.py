@@ -208,3 +208,25 @@ async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -
         assert len(lines) == 2, lines
         for line, end in zip(lines, ("18 (reference)", "06 (reference)")):
             assert f"{end} · working set · 0-shot, t=0" in line, lines
+
+
+async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Path) -> None:
+    """Issue 28.5: the side-by-side panes named a run cut at its end ('…2024-08-0…') and not
+    what it measured; the prompts of a 0-shot and a 3-shot run differed with no reason shown."""
+    from screens.side_by_side import SideBySideScreen
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        a = add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-08-06", limit=4,
+                         shots=0)
+        b = add_real_run(store, make_config(), "other", limit=4)
+        seed = int(store.scalar("SELECT seed_id FROM eval_items WHERE run_id = ? AND role = "
+                                "'eval' LIMIT 1", (a,)))
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(SideBySideScreen(a, b, seed))
+        await settle(pilot)
+        text = screen_text(app)
+        assert "6 (reference) ─" in text and f"#{a} baseline" in text, text
+        assert "working set · 0-shot, t=0 ─" in text and "working set · 3-shot, t=0 ─" in text

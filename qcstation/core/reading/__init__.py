@@ -22,5 +22,7 @@ Modules, bottom up (a module imports only those above it in this list)
 ``words``        the words a number is written with (question occurrences, solution lines,
                  word givens such as "half", word stems): what the rules tie a given to and
                  what the checks read again.
+``units``        the unit a number is written with, read strictly ("$60 per day" -> {$}) and
+                 the unit of a line's result: whether a factor can be a count of that unit.
 ``clauses``      what reads as a statement of its own (a subject and a finite verb).
 """

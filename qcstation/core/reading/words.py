@@ -399,7 +399,9 @@ def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None =
             for a, b in parts:
                 try:
                     if Fraction(prose[a:b].replace(",", "")) == value:
-                        places.append(set())  # what follows names the whole fraction
+                        # what follows names the whole fraction; a "$" before names the
+                        # numerator ("$3 / 2 sandwiches": the $3)
+                        places.append({"$"} if a == m.start("num") and a and prose[a - 1] == "$" else set())
                 except ValueError:
                     pass
             continue
@@ -428,6 +430,14 @@ def words_after_value(prose: str, value: Fraction) -> list[list[str]] | None:
     """The words after each place the line writes ``value`` (None: the line does not write it)."""
     found: list[list[str]] = []
     for m in NUMERAL.finditer(prose):
+        if m.group("den") and numeral_value(m) != value and m.start() and prose[m.start() - 1] == "$":
+            # "$3 / 2 sandwiches": the numerator is the dollars, what follows names the quotient
+            try:
+                if Fraction(m.group("num").replace(",", "")) == value:
+                    found.append(["$"])
+            except ValueError:
+                pass
+            continue
         if numeral_value(m) != value:
             continue
         words = _words_after(prose, m.end(), 2)

@@ -21,6 +21,11 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          given for each place of its value, every other one named by its lines
                          for one place, and this one named for the place left (called by
                          ``bindings``).
+``units``                a word given ("twice", "half") vouched for by the units (a factor of
+                         a result in its other operand's unit is a pure number; every other
+                         place of the value counts that unit), a term of a sum by the unit the
+                         sum counts, and a word that only multiplies never an added number
+                         (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

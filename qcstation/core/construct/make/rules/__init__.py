@@ -31,6 +31,9 @@ The modules and their contract (each imports only the ones above it):
                 SMT-LIB script built from steps.
 ``implied``     quantities the words imply (a coin's worth, an animal's legs, a month's days):
                 named constants a number is only where the question and its line name them.
+``dimensions``  a factor that multiplies or divides a quantity into a result of the same unit
+                is a pure number: the question's word ("twice", "half"), never a count of
+                that unit of equal value (asked by ``binding``).
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``joint``       the places of a value the question states more than once, chosen jointly over

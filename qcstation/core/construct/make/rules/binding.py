@@ -31,6 +31,8 @@ from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems
                                          number_word_stems, operand_clause_choice, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
+from qcstation.core.construct.make.rules.dimensions import unit_bars_places
+from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
                                                                phrase_place, rate_place, single_places)
@@ -152,6 +154,7 @@ class Binder:
         self.expr: Expr | None = None  # the step being walked
         self.line = ""  # its line
         self.role = ""  # what the number being bound does: "times", "divisor" or ""
+        self.leaf: Num | None = None  # the number being bound (a leaf of ``expr``)
         self.used_in: dict[Fraction, set[int]] = {}
         self.step = 0  # the step being walked
         #: value -> (step, place) of each use tied by order (place -1: no place was free)
@@ -187,6 +190,8 @@ class Binder:
             agree = self._best(occ, stems)
             if len({self.nums[j].start for j in agree}) == 1:
                 return agree[0]
+        if not agree and self._word_by_unit(v, occ, line):
+            return None
         if not stems and line and len(occ) > 1 and self.expr is not None \
                 and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1:
             # "The two adults pay $26 x 2": the line names the value in words, with the words of
@@ -372,6 +377,25 @@ class Binder:
                             [self.nums[j].stems for j in places], self.line, others, other_values)
         return self._not_a_second_role(places, best)
 
+    def _word_by_unit(self, v: Fraction, occ: list[int], line: str) -> bool:
+        """A use that multiplies or divides a quantity into a result of the same unit, where
+        every place of its value names that unit ("2 * 5 = 10 hours" for "5 hours ... twice the
+        time ... 2 hours less"): a pure factor, the question's word of that value ("twice",
+        "half"), never the count of equal value (:func:`.dimensions.unit_bars_places`);
+        :mod:`.constants` declares the word."""
+        if self.role not in ("times", "divisor") or not occ or self.leaf is None or self.expr is None:
+            return False
+        phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _MULTIPLIERS_OF.get(v, ())
+                   or (v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p])]
+        if not any(has_phrase(self.question, p, ignore_case=True) for p in phrases):
+            return False
+        def units(js: list[int]) -> list[frozenset[str]]:
+            at = {self.nums[j].start: self.nums[j] for j in js}
+            return [unit_after(self.question, n.start, n.start + len(n.text)) for n in at.values()]
+
+        return unit_bars_places(self.expr, self.leaf, line, self.lines, units(occ),
+                                lambda x: units(self.by_value.get(x, [])))
+
     def _multiplier_by_clause(self, v: Fraction, occ: list[int], line: str) -> bool:
         """A number the line names with no words that multiplies or divides, of a value the
         question states as a count ("two sleeves") and as a word that multiplies ("twice as many
@@ -509,6 +533,7 @@ class Binder:
                 return e  # no number of the text, or one marked as a named factor ("k_cents_per_dollar")
             nth = seen.get(e.value, 0)
             seen[e.value] = nth + 1
+            self.leaf = e
             idx = self.forced.get((self.step, e.value, nth))
             if idx is None:
                 idx = self.occurrence(e.value, line, nth)

@@ -1,0 +1,198 @@
+"""A word given ("twice", "half") whose step's line names nothing after its value, vouched for
+by the units (:func:`vouched_by_unit`): the step multiplies or divides a quantity of one unit into
+a result of the same unit ("2 * 5 = 10 hours" of "5 hours"; "6/2 = 3 hours" of "6 hours"), so
+the factor is a pure number; every other place of the value the question states names that very
+unit ("2 hours less"), which no such factor can be (hours times hours are no hours). Asked by
+:func:`~qcstation.core.construct.check.bindings.binding_problems` after the words, the clause,
+the operand and the roles found nothing; this module reads only the reading floor.
+
+Only a given that is the question's word (``w_twice`` for "twice") is vouched for; a digit of
+the question that stands for a count of that unit never is (GSM8K 20: "12 miles / 4 mph" bound
+to "the first 4 miles" stays a problem), and a factor whose result names another unit than the
+other operand ("$10 x 2 = $20 per hour" beside "two days") is left to the other readings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.reading.units import result_unit, unit_after, units_of_value
+from qcstation.core.reading.words import NUMERAL, WORD_GIVENS, Occurrence, operand_values, solution_lines, stem, step_line
+
+__all__ = ["vouched_by_unit"]
+
+
+def _path_to(e: Any, name: str, depth: int = 0) -> list[Any] | None:
+    """The terms from ``e`` down to the one use of ``name`` (None when it is not used)."""
+    if depth > 200:
+        return None
+    kind = type(e).__name__
+    if kind == "Name":
+        return [e] if str(e.name) == name else None
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+        if sub is not None:
+            found = _path_to(sub, name, depth + 1)
+            if found is not None:
+                return [e, *found]
+    return None
+
+
+def vouched_by_unit(given: str, v: Fraction, cands: list[Occurrence], step: str, expr: Any,
+                    defs: dict[str, Any], values: dict[str, Fraction], line: str, solution: str, question: str,
+                    occurrences: list[Occurrence], is_given: Callable[[Any], bool]) -> bool:
+    """Is the word given ``given`` (value ``v``, used once by ``step``) the only place of its value
+    a pure factor can be, by the units (see the module docstring)? ``cands``: the places of the
+    value; ``line``: the step's line (annotations blanked)."""
+    if not given.startswith("w_"):
+        return False
+    words = [o for o in cands if any(w.startswith("~") for w in o.words)]
+    digits = [o for o in cands if o not in words]
+    own = [o for o in words if given.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_"))]
+    if not own or not digits or any(o.start < 0 for o in digits):
+        return False
+    path = _path_to(expr, given)
+    if path is None or len(path) < 2:
+        return False
+    parent = path[-2]
+    if type(parent).__name__ != "BinOp" or parent.op not in "*/" or (parent.op == "/" and parent.right is not path[-1]):
+        return False
+    if any(not (type(e).__name__ == "BinOp" and e.op in "+-") for e in path[:-2]):
+        return False
+    other = parent.left if parent.right is path[-1] else parent.right
+    if type(other).__name__ != "Name" or str(other.name) not in defs or str(other.name) not in values:
+        return False
+    name = str(other.name)
+    w = values[name]
+    if w == v:
+        return False  # "2 * 2 = 4 hours": which 2 is the factor the units never tell
+    if is_given(defs[name]):
+        # a given: the unit the line writes after its value, else its one place's in the question
+        said = [u for u in units_of_value(line, w) if u]
+        unit = set(said[0]) if said else set()
+        if not unit:
+            at = {o.start for o in occurrences if o.value == w and o.start >= 0}
+            unit = set(_place_unit(question, next(iter(at)))) if len(at) == 1 else set()
+    else:
+        # an earlier step: the unit after its result on its own line
+        at_line = step_line(solution, w, operand_values(defs[name], values))
+        unit = set(result_unit(solution_lines(solution)[at_line][0], w)) if at_line is not None else set()
+    if step not in values:
+        return False
+    unit &= set(result_unit(line, values[step]))
+    unit -= {"%"}
+    digit_units = [_place_unit(question, o.start) for o in digits]
+    return bool(unit) and all(u & unit for u in digit_units)
+
+
+_NUMBER_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _place_unit(question: str, start: int) -> frozenset[str]:
+    """The unit of the number the question writes at ``start`` (digits, or a number word)."""
+    m = NUMERAL.match(question, start) or _NUMBER_WORD.match(question, start)
+    return unit_after(question, start, m.end()) if m else frozenset()
+
+
+#: word givens that only multiply or divide: "twice" (2), "triple" (3), and a fraction's parts
+#: ("half" written as "/ 2": ``w_half_parts``)
+_MULTIPLIER = re.compile(r"w_(?:twice|doubled?|doubles|tripled?|triples|thrice|quadrupled?)|w_\w+_parts")
+
+
+def added_multipliers(defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                      is_given: Callable[[Any], bool]) -> list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]]:
+    """Word givens that multiply or divide ("twice", half's two parts) added to or taken from a
+    sum: "2 + 16" for "$2 more than twice the money" written with ``w_twice`` is the "$2", a
+    number no word that multiplies ever is (one word in two roles, or a count bound to the word
+    by its value). Returns (step, value, the role's words, the question's places) per use."""
+    out: list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]] = []
+    for step, e in defs.items():
+        if is_given(e):
+            continue
+        for sub in _sums(e):
+            for side in (sub.left, sub.right):
+                name = str(getattr(side, "name", ""))
+                if type(side).__name__ == "Name" and _MULTIPLIER.fullmatch(name) and name in values \
+                        and name in defs and is_given(defs[name]):
+                    phrase = name[2:].removesuffix("_parts").replace("_", " ")
+                    out.append((step, values[name], ("added",),
+                                tuple(m.group(0) for m in re.finditer(r"\b" + re.escape(phrase) + r"\b", question,
+                                                                       re.I))[:4]))
+    return out
+
+
+def _sums(e: Any, depth: int = 0) -> list[Any]:
+    """The sums and differences of a term (every depth)."""
+    if depth > 200:
+        return []
+    out = [e] if type(e).__name__ == "BinOp" and e.op in "+-" else []
+    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
+        if sub is not None:
+            out += _sums(sub, depth + 1)
+    return out
+
+
+_MULTIPLIER_WORDS = frozenset({"twice", "double", "doubled", "doubles", "triple", "tripled", "triples", "thrice",
+                               "quadruple", "quadrupled"})
+
+
+def only_multiplies(o: Occurrence) -> bool:
+    """Is the place a word that only multiplies or divides at its value: a multiplier word
+    ("twice": 2), or a fraction word read as its parts ("one-fifth" as 5, "half" as 2)?"""
+    for w in o.words:
+        if not w.startswith("~"):
+            continue
+        phrase = w[1:]
+        if phrase in _MULTIPLIER_WORDS:
+            return True
+        if o.value.denominator == 1 and o.value > 1 and Fraction(1, o.value.numerator) in WORD_GIVENS.get(phrase, ()):
+            return True
+    return False
+
+
+def only_added(expr: Any, name: str, depth: int = 0) -> bool:
+    """Is every use of ``name`` in ``expr`` a term of a sum or difference (and is there one)?"""
+    uses: list[bool] = []
+
+    def walk(e: Any, added: bool, d: int) -> None:
+        if d > 200:
+            uses.append(False)
+            return
+        kind = type(e).__name__
+        if kind == "Name":
+            if str(e.name) == name:
+                uses.append(added)
+        elif kind == "Neg":
+            walk(e.operand, False, d + 1)
+        elif kind == "BinOp":
+            walk(e.left, e.op in "+-", d + 1)
+            walk(e.right, e.op in "+-", d + 1)
+
+    walk(expr, False, depth)
+    return bool(uses) and all(uses)
+
+
+def vouched_by_result_unit(given: str, cands: list[Occurrence], step: str, expr: Any,
+                           values: dict[str, Fraction], line: str, question: str) -> bool:
+    """Is a given the line names with no words tied to one place of its value by the unit of the
+    step's result? A term of a sum or difference counts what the sum counts ("50+10=60 boxes": the
+    "10 boxes of stuff", not the "10 people"; "6 + 3 = 9 oranges": "her only boy got 3 oranges",
+    not "three daughters"). Only where exactly one place of the value names that unit and the
+    given is named for it (``g3_boxes``: the word after it), as :mod:`.elimination` reads a given's
+    name. A factor of a product is never vouched for so: what a product counts is no unit of
+    either factor alone (503: "2*5 = 10 gifts" for "2 of her friends want 5 gifts" beside "her 5
+    friends")."""
+    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    if m is None or step not in values:
+        return False
+    slug = stem(m.group(1))
+    path = _path_to(expr, given)
+    if path is None or len(path) < 2 or any(not (type(e).__name__ == "BinOp" and e.op in "+-") for e in path[:-1]):
+        return False
+    unit = set(result_unit(line, values[step])) - {"%"}
+    if not unit:
+        return False
+    places = {o.start: _place_unit(question, o.start) for o in cands if o.start >= 0}
+    naming = [u for u in places.values() if u & unit]
+    return len(naming) == 1 and slug in naming[0] and sum(1 for u in places.values() if slug in u) == 1

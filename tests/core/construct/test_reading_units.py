@@ -1,0 +1,182 @@
+"""A factor that multiplies or divides a quantity into a result of the same unit is a pure number
+(issue 26.1; :mod:`qcstation.core.construct.make.rules.dimensions` for the binder,
+:mod:`qcstation.core.construct.check.units` for the independent check): "2 * 5 = 10 hours" of "5
+hours" is the question's "twice", never its "2 hours less" (hours times hours are no hours). The
+seeds this makes are bound to the word; the same seeds with the count of equal value in the
+word's place (the binder's old reading) or the word in the count's place are still refused, and
+a factor whose place names another unit than the result ("$60 x 2 = $120 in two days" of "$60
+per day") is never read as the word."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from qcstation.core.construct.check.selfcheck import audit_artifact
+from qcstation.core.construct.make.rules import BinOp, Name, Neg, RuleError, expr_names, rule_for_seed
+from qcstation.core.construct.make.rules.dispatch import check_independently
+from qcstation.core.reading.units import result_unit, unit_after, units_of_value
+from qcstation.core.reading.words import solution_stems, words_after_value
+
+
+def _renamed(e: Any, old: str, new: str, only: int | None = None, seen: list[int] | None = None) -> Any:
+    """``e`` with the name ``old`` written ``new`` (every use, or only its ``only``-th)."""
+    seen = [0] if seen is None else seen
+    if isinstance(e, Name):
+        if e.name != old:
+            return e
+        seen[0] += 1
+        return Name(new) if only is None or seen[0] - 1 == only else e
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _renamed(e.left, old, new, only, seen), _renamed(e.right, old, new, only, seen))
+    if isinstance(e, Neg):
+        return Neg(_renamed(e.operand, old, new, only, seen))
+    return e
+
+
+#: (seed, the step the unit decides, the word given, the count of equal value the question states)
+MADE = [
+    # "5 hours on Tuesday ... twice the time ... 2 hours less": "2 * 5 = 10 hours"
+    ("916", "(* w_twice g1_hours)", "w_twice", "g2_hours"),
+    # "6 hot dogs" / "half the amount Thomas ate" (Luke's "2 hot dogs"): "6/2 = 3 hot dogs"
+    ("338", "(/ s1_hot_dogs w_half_parts)", "w_half_parts", "g2_hot"),
+    # "$2 more than twice the money Ethel has. If Ethal has $8": "2*$8 = $16"
+    ("169", "(* w_twice g1)", "w_twice", "g2"),
+    # "2 feet longer than twice the width of the rug": "2 * 8 + 2 = 18 feet"
+    ("504", "(+ (* w_twice s2_feet) g3_feet)", "w_twice", "g3_feet"),
+    # "half as many laps as Trey ... 2 fewer laps": "14 / 2 = 7 laps"
+    ("1011", "(/ s1_laps_hour w_half_parts)", "w_half_parts", "g3_fewer"),
+]
+
+
+@pytest.mark.parametrize(("seed", "term", "word", "count"), MADE)
+def test_a_factor_of_the_results_own_unit_is_the_word(gsm8k: dict, seed: str, term: str, word: str,
+                                                      count: str) -> None:
+    rule = rule_for_seed(gsm8k[seed])
+    assert term in rule.smtlib
+    assert rule.value == Fraction(gsm8k[seed]["answer_text"].replace(",", ""))
+    spans = {g["name"]: gsm8k[seed]["question"][g["span"][0]:g["span"][1]] for g in rule.givens}
+    assert spans[word] in ("twice", "half")
+    assert spans[count][:1].isdigit()
+    flags = audit_artifact("reasoning", {"smtlib": rule.smtlib}, gsm8k[seed])
+    assert not {f.code for f in flags} & {"given-words", "given-role", "given-place"}
+
+
+@pytest.mark.parametrize(("seed", "term", "word", "count"), MADE)
+def test_the_count_in_the_words_place_is_still_refused(gsm8k: dict, seed: str, term: str, word: str,
+                                                       count: str) -> None:
+    """The binder's old reading (the count of equal value multiplied in: hours times hours) and
+    the word moved to the count's own use are both refused by the independent check (169's "2 +
+    16" written with ``w_twice``: a word that multiplies is never added)."""
+    s = gsm8k[seed]
+    base = rule_for_seed(s)
+    for old, new in ((word, count), (count, word)):
+        rule = copy.deepcopy(base)
+        for st in rule.steps:
+            st.expr = _renamed(st.expr, old, new, only=0)
+        used = {n for st in rule.steps for n in expr_names(st.expr)}
+        rule.givens = [g for g in rule.givens if g["name"] in used]  # as a binder would declare them
+        with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
+            check_independently(rule, s["question"], s["solution"])
+
+
+def test_a_count_that_moves_four_miles_is_still_refused(gsm8k: dict) -> None:
+    """20: "12 miles / 4 mph" bound to "the first 4 miles" (a count of the unit, no word given of
+    the value): the check still says so."""
+    with pytest.raises(RuleError, match="given-words: s1_hours uses 4 as '4 mph'"):
+        rule_for_seed(gsm8k["20"])
+
+
+def test_a_rate_per_day_times_two_days_is_not_twice(gsm8k: dict) -> None:
+    """679: "$60 x 2 = $120 in two days" of "$60 per day": the days of the rate cancel the two
+    days, so the units never make that 2 the question's "twice" (the seed stays refused: its
+    "$10 x 2" is "twice" by words the units do not read)."""
+    assert unit_after("$60 per day.", 0, 3) == frozenset({"$"})
+    assert result_unit("So she earns $20 x 3 = $<<20*3=60>>60 per day.") == frozenset({"$"})
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["679"])
+
+
+@pytest.mark.parametrize(("text", "start", "end", "unit"), [
+    ("works for 5 hours on Tuesday", 10, 11, {"hour"}),
+    ("Quinn can run 2 fewer laps than Shaelyn", 14, 15, {"lap"}),
+    ("Jimmy has $2 more than twice", 11, 12, {"$"}),
+    ("he has 16 more than Ethel", 7, 9, set()),
+    ("3 different shows which", 0, 1, {"diff", "show"}),
+])
+def test_unit_after_reads_only_the_words_right_after(text: str, start: int, end: int, unit: set[str]) -> None:
+    assert unit_after(text, start, end) == frozenset(unit)
+
+
+def test_units_of_a_line() -> None:
+    line = "Thus, she earns $60 x 2 = $<<60*2=120>>120 in two days."
+    assert result_unit(line) == frozenset({"$"})
+    assert result_unit("He spent 6/2=<<6/2=3>>3 hours swimming") == frozenset({"hour", "swim"})
+    assert units_of_value("12 miles / 4 mph = 3 hours", Fraction(4)) == [frozenset({"mph"})]
+
+
+def test_a_number_added_is_never_a_word_that_multiplies(gsm8k: dict) -> None:
+    """1041: "2 * 102 + 5" for "5 more than twice as many": the question's "one-fifth" (a 5 only as
+    the parts it divides into) is no place of an added 5, so the 5 is "5 more"; the same 5 put where
+    the fifth divides ("425 / 5" with the "5 more" given) is still refused."""
+    s = gsm8k["1041"]
+    rule = rule_for_seed(s)
+    assert "(+ (* w_twice s2_letters) g3)" in rule.smtlib
+    spans = {g["name"]: s["question"][g["span"][0]:g["span"][1]] for g in rule.givens}
+    g3 = next(g for g in rule.givens if g["name"] == "g3")
+    assert spans["g3"] == "5" and s["question"][g3["span"][1]:].startswith(" more than twice")
+    wrong = copy.deepcopy(rule)
+    for st in wrong.steps:
+        if st.name == "s2_letters":
+            st.expr = BinOp("+", BinOp("/", Name("g1_letters"), Name("g3")), Name("g2"))
+    wrong.givens = [g for g in wrong.givens if g["name"] != "w_one_fifth"]
+    with pytest.raises(RuleError, match="given-words"):
+        check_independently(wrong, s["question"], s["solution"])
+
+
+def test_dollars_before_a_fraction_bar_name_its_numerator(gsm8k: dict) -> None:
+    """1028: "$3 / 2 sandwiches" is the question's "$3" (the first package's price), not its "3
+    different package sizes": both the binder and the check read the "$" before the fraction bar
+    as the numerator's (a bare "3 / 2" still names nothing, and what follows names the quotient)."""
+    s = gsm8k["1028"]
+    rule = rule_for_seed(s)
+    assert "(/ g1 g2_sandwiches)" in rule.smtlib
+    g1 = next(g for g in rule.givens if g["name"] == "g1")
+    assert s["question"][g1["span"][0] - 1:g1["span"][1]] == "$3"
+    line = "So the price for 1 sandwich is $3 / 2 sandwiches = $ 1.5/sandwich"
+    assert words_after_value(line, Fraction(3)) == [["$"]]
+    assert solution_stems(line, Fraction(3), 1, 0) == frozenset({"$"})
+    assert words_after_value("So the price is 3 / 2 sandwiches", Fraction(3)) is None
+    assert solution_stems("So the price is 3 / 2 sandwiches", Fraction(3), 1, 0) == frozenset()
+
+
+#: (seed, the sum, the given the result's unit names, the given of equal value with another unit)
+SUMS = [
+    # "10 people donate 5 boxes ... They also have 10 boxes of stuff already": "50+10=60 boxes"
+    ("934", "(+ s1_donated_boxes g3_boxes)", "g3_boxes", "g1_people"),
+    # "her three daughters 2 oranges each, and her only boy got 3 oranges": "6 + 3 = 9 oranges"
+    ("861", "(+ s1_oranges g3_oranges)", "g3_oranges", "g1_daughters"),
+]
+
+
+@pytest.mark.parametrize(("seed", "term", "right", "other"), SUMS)
+def test_a_term_of_a_sum_counts_what_the_sum_counts(gsm8k: dict, seed: str, term: str, right: str,
+                                                     other: str) -> None:
+    s = gsm8k[seed]
+    rule = rule_for_seed(s)
+    assert term in rule.smtlib
+    assert rule.value == Fraction(s["answer_text"])
+    flags = audit_artifact("reasoning", {"smtlib": rule.smtlib}, s)
+    assert not {f.code for f in flags} & {"given-words", "given-role", "given-place"}
+    # the sum written with the place of equal value whose unit is another: still refused
+    wrong = copy.deepcopy(rule)
+    for st in wrong.steps:
+        if term in st.sexpr:
+            st.expr = _renamed(st.expr, right, other)
+    used = {n for st in wrong.steps for n in expr_names(st.expr)}
+    wrong.givens = [g for g in wrong.givens if g["name"] in used]
+    with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
+        check_independently(wrong, s["question"], s["solution"])

@@ -19,8 +19,14 @@ __all__ = ["unit_after", "result_unit", "units_of_value"]
 #: words that end a number's unit: rate words, articles, prepositions, conjunctions, verbs of being
 #: and comparison, and the operator "x"
 _ENDS = frozenset("""a an the of per each every in on at to for from with by as and or but so than then that
-    which who more less fewer is are was were be been it its this these those his her their he she they x
-    times""".split())
+    which who whom what when where while more less fewer is are was were be been being has have had do does did
+    will would can could should must may might it its this these those his her their our your my he she they we
+    you him them us me x times time after before during until into onto over under about around between among
+    through across behind beside within without since toward towards near off away back left right now still
+    already again there here ago later earlier instead yet also just only all some any both total altogether
+    together if because though although take takes took make makes made get gets got go goes went come comes
+    came buy buys bought sell sells sold cost costs pay pays paid spend spends spent give gives gave need needs
+    want wants keep keeps kept leave leaves leaving remain remains remaining""".split())
 _COMPARATIVES = frozenset({"more", "fewer", "less", "extra"})
 _WORD = re.compile(r"[ \t]*([A-Za-z][A-Za-z'’]*)")
 

@@ -327,8 +327,8 @@ def test_a_word_that_multiplies_is_never_the_number_a_step_adds_or_subtracts(gsm
     # read by the clause of "half" and what it multiplies, see test_reading_cover)
     # "The difference ... is twice the amount of fish in both aquariums" / "28/2" undoes "twice"
     "246",
-    # "twice the time ... 2 hours less" / "2 * 5": both may multiply
-    "916",
+    # (916 "twice the time ... 2 hours less" / "2 * 5 = 10 hours": both may multiply by their roles;
+    # the units decide it, hours times hours being no hours: test_reading_units, lane cover16)
 ])
 def test_roles_never_decide_which_of_two_places_multiplies_or_divides(gsm8k: dict, seed: str) -> None:
     with pytest.raises(RuleError):

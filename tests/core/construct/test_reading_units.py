@@ -180,3 +180,68 @@ def test_a_term_of_a_sum_counts_what_the_sum_counts(gsm8k: dict, seed: str, term
     wrong.givens = [g for g in wrong.givens if g["name"] in used]
     with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
         check_independently(wrong, s["question"], s["solution"])
+
+
+#: (seed, the product the units decide, the count, the given of equal value with the product's unit)
+PRODUCTS = [
+    # "Kate's 6 friends each eat 6 cheese pizza slices and 4 pepperoni pizza slices": "6 x 4 = 24
+    # pepperoni pizza slices" is the friends (slices times slices are no slices)
+    ("1186", "(* g1_friends g3_pepperoni)", "g1_friends", "g2_cheese"),
+    # "3 German Shepherds and 2 Bulldogs ... a bulldog consumes 3 kilograms": "2 x 3 = 6 kilograms"
+    # of "2 Bulldogs" carries the kilograms, so its 3 is "3 kilograms", not the Shepherds
+    ("1267", "(* g3_bulldogs g4_kilograms)", "g4_kilograms", "g1_german"),
+]
+
+
+@pytest.mark.parametrize(("seed", "term", "right", "other"), PRODUCTS)
+def test_the_units_of_a_product_place_its_factor(gsm8k: dict, seed: str, term: str, right: str, other: str) -> None:
+    s = gsm8k[seed]
+    rule = rule_for_seed(s)
+    assert term in rule.smtlib
+    assert rule.value == Fraction(s["answer_text"])
+    flags = audit_artifact("reasoning", {"smtlib": rule.smtlib}, s)
+    assert not {f.code for f in flags} & {"given-words", "given-role", "given-place"}
+    # the product written with the other place of equal value (the binder's old reading): refused
+    wrong = copy.deepcopy(rule)
+    for st in wrong.steps:
+        if term in st.sexpr:
+            st.expr = _renamed(st.expr, right, other)
+    used = {n for st in wrong.steps for n in expr_names(st.expr)}
+    wrong.givens = [g for g in wrong.givens if g["name"] in used]
+    with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
+        check_independently(wrong, s["question"], s["solution"])
+
+
+def test_a_product_whose_unit_no_factor_names_is_flagged(gsm8k: dict) -> None:
+    """503: "2*5 = 10 gifts" with the 5 bound to "her 5 friends" beside "2 of her friends" (the
+    question's other 5 is "2 of her friends want 5 gifts"): friends times friends are no gifts, so
+    the check says so, whatever the clauses read (the seed stays refused)."""
+    from qcstation.core.construct.check.bindings import binding_problems
+    from qcstation.core.construct.make.rules.calculator import smt_from_calculator_annotations
+    from qcstation.core.reading.expr import Num, evaluate
+
+    s = gsm8k["503"]
+    made = smt_from_calculator_annotations(s["solution"], Fraction(26), question=s["question"])
+    assert "(* g1_friends g2_friends)" in made.smtlib  # the binder's reading: "her 5 friends"
+    defs: dict[str, Any] = {str(g["name"]): Num(Fraction(str(g["value"]))) for g in made.givens}
+    values = {n: e.value for n, e in defs.items()}
+    for st in made.steps:
+        defs[st.name] = st.expr
+        values[st.name] = evaluate(st.expr, values)
+    found = [b for b in binding_problems(defs, values, s["question"], s["solution"]) if b.step == "s1_gifts"]
+    assert any(b.value == 5 and "5 gifts" in b.question_texts for b in found)
+    with pytest.raises(RuleError):
+        rule_for_seed(s)
+
+
+@pytest.mark.parametrize("seed", ["154", "754"])
+def test_words_that_name_no_unit_and_a_dozen_decide_nothing(gsm8k: dict, seed: str) -> None:
+    """154: "6 after the racoon took some", "18 fries before the raccoon": no unit is read after a
+    preposition, so the 3 of "6 * 3" (the third of the fries left) is never placed by units (the
+    seed stays refused); 754's "8*12 = 96 glasses" keeps the word "dozen" (no count of glasses)."""
+    assert unit_after("so there were 6 after the racoon took some", 14, 15) == frozenset()
+    if seed == "154":
+        with pytest.raises(RuleError):
+            rule_for_seed(gsm8k[seed])
+    else:
+        assert "(* g1_dozen w_dozen)" in rule_for_seed(gsm8k[seed]).smtlib

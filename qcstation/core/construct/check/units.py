@@ -196,3 +196,121 @@ def vouched_by_result_unit(given: str, cands: list[Occurrence], step: str, expr:
     places = {o.start: _place_unit(question, o.start) for o in cands if o.start >= 0}
     naming = [u for u in places.values() if u & unit]
     return len(naming) == 1 and slug in naming[0] and sum(1 for u in places.values() if slug in u) == 1
+
+
+def _factor_context(expr: Any, given: str) -> tuple[Any, Any] | None:
+    """The product or quotient ``given`` is a direct factor (or divisor) of, and its other
+    operand, when every term above it is a sum or difference; else None."""
+    path = _path_to(expr, given)
+    if path is None or len(path) < 2:
+        return None
+    parent = path[-2]
+    if type(parent).__name__ != "BinOp" or parent.op not in "*/" or (parent.op == "/" and parent.right is not path[-1]):
+        return None
+    if any(not (type(e).__name__ == "BinOp" and e.op in "+-") for e in path[:-2]):
+        return None
+    return parent, parent.left if parent.right is path[-1] else parent.right
+
+
+def _operand_unit(other: Any, line: str, solution: str, question: str, defs: dict[str, Any],
+                  values: dict[str, Fraction], occurrences: list[Occurrence],
+                  is_given: Callable[[Any], bool]) -> set[str]:
+    """The unit of a step's other operand: a given's as the line writes it after its value (else
+    its one place's in the question); an earlier step's after its result on its own line."""
+    name = str(getattr(other, "name", ""))
+    if type(other).__name__ != "Name" or name not in defs or name not in values:
+        return set()
+    w = values[name]
+    if is_given(defs[name]):
+        said = [u for u in units_of_value(line, w) if u]
+        if said:
+            return set(said[0])
+        at = {o.start for o in occurrences if o.value == w and o.start >= 0}
+        return set(_place_unit(question, next(iter(at)))) if len(at) == 1 else set()
+    at_line = step_line(solution, w, operand_values(defs[name], values))
+    return set(result_unit(solution_lines(solution)[at_line][0], w)) if at_line is not None else set()
+
+
+def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], step: str, expr: Any,
+                            defs: dict[str, Any], values: dict[str, Fraction], line: str, solution: str,
+                            question: str, occurrences: list[Occurrence], is_given: Callable[[Any], bool]) -> bool:
+    """Is a factor the line names with no words tied to one place of its value by the units of
+    its product (the binder's :func:`~qcstation.core.construct.make.rules.dimensions.place_by_unit`,
+    re-read here)? Beside a factor that carries the result's unit it is a count, no place of that
+    unit ("6 x 4 = 24 pepperoni pizza slices" of "4 pepperoni pizza slices" each: the "6 friends");
+    beside one that carries another unit it carries the result's ("2 x 3 = 6 kilograms" of "2
+    Bulldogs": the "3 kilograms"). Only where every place of the value names a unit, exactly one
+    place is left (a word that multiplies, "twice", is left too where the count is), and the
+    given is named for it (``g1_friends``)."""
+    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    ctx = _factor_context(expr, given)
+    if m is None or ctx is None or step not in values:
+        return False
+    slug = stem(m.group(1))
+    parent, other = ctx
+    if type(other).__name__ == "Name" and values.get(str(other.name)) == v:
+        return False
+    result = set(result_unit(line, values[step])) - {"%"}
+    unit = _operand_unit(other, line, solution, question, defs, values, occurrences, is_given) - {"%"}
+    if not result or not unit:
+        return False
+    digits = {o.start: _place_unit(question, o.start) for o in cands if o.start >= 0 and not only_multiplies(o)
+              and not any(w.startswith("~") for w in o.words)}
+    words = [o for o in cands if any(w.startswith("~") for w in o.words)]
+    if len(digits) < 2 or any(not u - {"%"} for u in digits.values()):
+        return False
+    if unit & result:
+        left = [u for u in digits.values() if not u & result]
+        if words:
+            return False  # a word of the value ("twice") is no unit either: which one, the units never tell
+    elif parent.op == "*":
+        left = [u for u in digits.values() if u & result]
+    else:
+        return False
+    return len(left) == 1 and slug in left[0] and sum(1 for u in digits.values() if slug in u) == 1
+
+
+def product_unit_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str, solution: str,
+                          occurrences: list[Occurrence], is_given: Callable[[Any], bool]
+                          ) -> list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]]:
+    """Products of two givens whose result's unit neither factor's place names, while another place
+    of one factor's value names it: 503's "2*5 = 10 gifts" with the 5 bound to "her 5 friends"
+    (``g2_friends``) beside "2 of her friends", where the question's other 5 is "5 gifts". A
+    factor is read at the one place of its value whose words its name says (``g2_friends``:
+    "friends"). Returns (step, value, the given's place's words, the place that names the unit)."""
+    out: list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]] = []
+    lines = solution_lines(solution)
+    for step, e in defs.items():
+        if is_given(e) or step not in values or getattr(e, "op", None) != "*":
+            continue
+        names = [str(getattr(x, "name", "")) for x in (e.left, e.right)]
+        if any(type(x).__name__ != "Name" for x in (e.left, e.right)) \
+                or not all(n in defs and is_given(defs[n]) and n in values for n in names):
+            continue
+        at = step_line(solution, values[step], operand_values(e, values))
+        if at is None:
+            continue
+        result = set(result_unit(lines[at][0], values[step])) - {"%", "$"}
+        if not result:
+            continue
+        placed = [_named_place(n, values[n], occurrences) for n in names]
+        if any(p is None for p in placed) or any(p.words & result for p in placed if p is not None):
+            continue
+        for (n, p) in zip(names, placed):
+            others = [o for o in occurrences if o.value == values[n] and o.start >= 0 and p is not None
+                      and o.start != p.start and o.words & result and not any(w.startswith("~") for w in o.words)]
+            if len(others) == 1 and p is not None:
+                # each factor that could be the misplaced one (503: the 2 of "2 gifts" too)
+                out.append((step, values[n], tuple(sorted(p.words)), (others[0].text,)))
+    return out
+
+
+def _named_place(name: str, value: Fraction, occurrences: list[Occurrence]) -> Occurrence | None:
+    """The one place of ``value`` whose words (read after it, as the question's places are) hold
+    the word the given's name says (``g2_friends``: "friends"), or None."""
+    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", name)
+    if m is None:
+        return None
+    slug = stem(m.group(1))
+    at = [o for o in occurrences if o.value == value and o.start >= 0 and slug in o.words]
+    return at[0] if len({o.start for o in at}) == 1 else None

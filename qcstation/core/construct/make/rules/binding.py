@@ -31,7 +31,7 @@ from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems
                                          number_word_stems, operand_clause_choice, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
-from qcstation.core.construct.make.rules.dimensions import unit_bars_places
+from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
 from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
@@ -192,6 +192,10 @@ class Binder:
                 return agree[0]
         if not agree and self._word_by_unit(v, occ, line):
             return None
+        if not stems and not agree:
+            by_unit = self._place_by_unit(occ)
+            if by_unit is not None:
+                return by_unit
         if not stems and line and len(occ) > 1 and self.expr is not None \
                 and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1:
             # "The two adults pay $26 x 2": the line names the value in words, with the words of
@@ -389,12 +393,27 @@ class Binder:
                    or (v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p])]
         if not any(has_phrase(self.question, p, ignore_case=True) for p in phrases):
             return False
-        def units(js: list[int]) -> list[frozenset[str]]:
-            at = {self.nums[j].start: self.nums[j] for j in js}
-            return [unit_after(self.question, n.start, n.start + len(n.text)) for n in at.values()]
+        return unit_bars_places(self.expr, self.leaf, line, self.lines, self._units(occ),
+                                lambda x: self._units(self.by_value.get(x, [])))
 
-        return unit_bars_places(self.expr, self.leaf, line, self.lines, units(occ),
-                                lambda x: units(self.by_value.get(x, [])))
+    def _place_by_unit(self, occ: list[int]) -> int | None:
+        """A use the line names with no words, of a value the question states at places of
+        different units, that multiplies or divides: the one place the units of the product or
+        quotient allow (:func:`.dimensions.place_by_unit`), or None."""
+        if self.role not in ("times", "divisor") or self.leaf is None or self.expr is None:
+            return None
+        places = list({self.nums[j].start: j for j in occ}.values())
+        if any(not _counted(self.nums[j].text) for j in places):
+            return None  # "8 dozen glasses": a dozen is a unit itself, no count of the glasses
+        units = self._units(places)
+        best = place_by_unit(self.expr, self.leaf, self.line, self.lines, units,
+                             lambda x: self._units(self.by_value.get(x, [])))
+        return places[best] if best is not None else None
+
+    def _units(self, js: list[int]) -> list[frozenset[str]]:
+        """The unit of each place (:func:`~qcstation.core.reading.units.unit_after`), one per place."""
+        at = {self.nums[j].start: self.nums[j] for j in js}
+        return [unit_after(self.question, n.start, n.start + len(n.text)) for n in at.values()]
 
     def _multiplier_by_clause(self, v: Fraction, occ: list[int], line: str) -> bool:
         """A number the line names with no words that multiplies or divides, of a value the
@@ -645,6 +664,12 @@ class Binder:
                 term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
             consts.append((self.chosen[idx], n.value, term))
         return consts
+
+
+def _counted(text: str) -> bool:
+    """Is a place written as a count (digits, "$4", or a number word), not as a word that is a
+    unit itself ("dozen")?"""
+    return text[:1].isdigit() or text[:1] in "$." or text.lower() in _NUMBER_WORD_VALUES
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")

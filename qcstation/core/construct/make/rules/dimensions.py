@@ -97,3 +97,34 @@ def unit_bars_places(root: Expr, leaf: Num, line: str, lines: list[str] | None,
     if not unit - {"%"}:
         return False
     return all(p & unit for p in places)
+
+
+def place_by_unit(root: Expr, leaf: Num, line: str, lines: list[str] | None, places: list[frozenset[str]],
+                  places_of: Callable[[Fraction], list[frozenset[str]]]) -> int | None:
+    """Of the places of ``leaf``'s value (``places``: their units, every one naming one), the one
+    the units of a product or quotient allow, or None: a factor beside one that carries the
+    result's unit is a count, never a place of that unit ("6 x 4 = 24 pepperoni pizza slices" of
+    "4 pepperoni pizza slices" each: the "6 friends", not the "6 cheese pizza slices"); a factor
+    beside one that carries another unit carries the result's ("2 x 3 = 6 kilograms" of "2
+    Bulldogs": the "3 kilograms", not the "3 German Shepherds"); a divisor of a quantity in the
+    result's unit is a count too. Only when exactly one place is left."""
+    if len(places) < 2 or any(not p - {"%"} for p in places):
+        return None
+    ctx = leaf_context(root, leaf)
+    if ctx is None:
+        return None
+    parent, other = ctx
+    if isinstance(other, Num) and other.value == leaf.value:
+        return None
+    result = result_unit(line) - {"%"}
+    other_places = places_of(other.value) if isinstance(other, Num) else []
+    unit = operand_unit(other, line, lines, other_places) - {"%"}
+    if not result or not unit:
+        return None
+    if unit & result:
+        left = [i for i, p in enumerate(places) if not p & result]
+    elif parent.op == "*":
+        left = [i for i, p in enumerate(places) if p & result]
+    else:
+        return None  # "60 miles / 2 hours = 30 mph": a divisor of another unit may be a rate's
+    return left[0] if len(left) == 1 else None

@@ -77,7 +77,7 @@ def test_the_count_in_the_words_place_is_still_refused(gsm8k: dict, seed: str, t
         rule = copy.deepcopy(base)
         for st in rule.steps:
             st.expr = _renamed(st.expr, old, new, only=0)
-        used = {n for st in rule.steps for n in expr_names(st.expr)}
+        used = {n for st in rule.steps if st.expr is not None for n in expr_names(st.expr)}
         rule.givens = [g for g in rule.givens if g["name"] in used]  # as a binder would declare them
         with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
             check_independently(rule, s["question"], s["solution"])
@@ -176,7 +176,7 @@ def test_a_term_of_a_sum_counts_what_the_sum_counts(gsm8k: dict, seed: str, term
     for st in wrong.steps:
         if term in st.sexpr:
             st.expr = _renamed(st.expr, right, other)
-    used = {n for st in wrong.steps for n in expr_names(st.expr)}
+    used = {n for st in wrong.steps if st.expr is not None for n in expr_names(st.expr)}
     wrong.givens = [g for g in wrong.givens if g["name"] in used]
     with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
         check_independently(wrong, s["question"], s["solution"])
@@ -206,7 +206,7 @@ def test_the_units_of_a_product_place_its_factor(gsm8k: dict, seed: str, term: s
     for st in wrong.steps:
         if term in st.sexpr:
             st.expr = _renamed(st.expr, right, other)
-    used = {n for st in wrong.steps for n in expr_names(st.expr)}
+    used = {n for st in wrong.steps if st.expr is not None for n in expr_names(st.expr)}
     wrong.givens = [g for g in wrong.givens if g["name"] in used]
     with pytest.raises(RuleError, match="given-words|given-role|given-place|equal-value"):
         check_independently(wrong, s["question"], s["solution"])
@@ -226,6 +226,7 @@ def test_a_product_whose_unit_no_factor_names_is_flagged(gsm8k: dict) -> None:
     defs: dict[str, Any] = {str(g["name"]): Num(Fraction(str(g["value"]))) for g in made.givens}
     values = {n: e.value for n, e in defs.items()}
     for st in made.steps:
+        assert st.expr is not None
         defs[st.name] = st.expr
         values[st.name] = evaluate(st.expr, values)
     found = [b for b in binding_problems(defs, values, s["question"], s["solution"]) if b.step == "s1_gifts"]

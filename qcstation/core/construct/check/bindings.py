@@ -39,8 +39,7 @@ from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
                                                         vouched_by_multiplied)
 from qcstation.core.construct.check.repeats import repeated_given
-from qcstation.core.construct.check.units import (added_multipliers, only_added, only_multiplies, product_unit_problems,
-                                                  vouched_by_product_unit, vouched_by_result_unit, vouched_by_unit)
+from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
@@ -181,9 +180,7 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
         + _two_roles(defs, values, occurrences, lines, question) + [Binding(*found) for found in converted_by_given(
             defs, values, {n for n, e in defs.items() if _is_given(e)}, question, lines, _places(question))] \
         + [Binding(*found) for found in repeated_given(defs, values, question, _places(question), _is_given)] \
-        + [Binding(*found) for found in added_multipliers(defs, values, question, _is_given)] \
-        + [Binding(*found) for found in product_unit_problems(defs, values, question, solution, occurrences,
-                                                              _is_given)]
+        + [Binding(*found) for found in unit_problems(defs, values, question, solution, occurrences, _is_given)]
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})
@@ -510,11 +507,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     cands = [o for o in occurrences if o.value == v]
     if not cands:
         return None
-    if not given.startswith("w_") and expr is not None and only_added(expr, given) \
-            and any(not only_multiplies(o) for o in cands):
-        # "2 * 102 + 5" for "5 more than twice as many": the question's "one-fifth" is no 5 that is
-        # added (a word that multiplies or divides never is: see _fits)
-        cands = [o for o in cands if not only_multiplies(o)]
+    cands = places_it_can_be(given, expr, cands)  # an added number is never "twice"
     written = words_after_value(line, v)
     named = [w for w in written or [] if w]
     if not named and len(cands) > 1 and once:
@@ -544,14 +537,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None
                          and vouched_by_elimination(given, v, cands, defs, values, solution, _is_given)) \
-                and not (defs is not None and values is not None and once
-                         and vouched_by_unit(given, v, cands, step, expr, defs, values, line, solution, question, occurrences,
-                                             _is_given)) \
-                and not (defs is not None and values is not None and once
-                         and vouched_by_result_unit(given, cands, step, expr, values, line, question)) \
-                and not (defs is not None and values is not None and once
-                         and vouched_by_product_unit(given, v, cands, step, expr, defs, values, line, solution,
-                                                     question, occurrences, _is_given)):
+                and not (defs is not None and values is not None and once and vouched_by_units(
+                    given, v, cands, step, expr, defs, values, line, solution, question, occurrences, _is_given)):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}

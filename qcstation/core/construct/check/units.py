@@ -314,3 +314,35 @@ def _named_place(name: str, value: Fraction, occurrences: list[Occurrence]) -> O
     slug = stem(m.group(1))
     at = [o for o in occurrences if o.value == value and o.start >= 0 and slug in o.words]
     return at[0] if len({o.start for o in at}) == 1 else None
+
+
+def vouched_by_units(given: str, v: Fraction, cands: list[Occurrence], step: str, expr: Any,
+                     defs: dict[str, Any], values: dict[str, Fraction], line: str, solution: str,
+                     question: str, occurrences: list[Occurrence], is_given: Callable[[Any], bool]) -> bool:
+    """Is a given the step uses once, whose line names nothing after its value, tied to one place
+    by the units: a word given as a pure factor (:func:`vouched_by_unit`), a term of a sum
+    (:func:`vouched_by_result_unit`), a factor of a product (:func:`vouched_by_product_unit`)?"""
+    return vouched_by_unit(given, v, cands, step, expr, defs, values, line, solution, question, occurrences,
+                           is_given) \
+        or vouched_by_result_unit(given, cands, step, expr, values, line, question) \
+        or vouched_by_product_unit(given, v, cands, step, expr, defs, values, line, solution, question,
+                                   occurrences, is_given)
+
+
+def places_it_can_be(given: str, expr: Any, cands: list[Occurrence]) -> list[Occurrence]:
+    """The places of a given's value it can be by its role: an added number is never a word that
+    only multiplies ("2 * 102 + 5" for "5 more than twice as many": the question's "one-fifth" is no
+    5 that is added; see ``bindings._fits``)."""
+    if given.startswith("w_") or expr is None or not only_added(expr, given) \
+            or all(only_multiplies(o) for o in cands):
+        return cands
+    return [o for o in cands if not only_multiplies(o)]
+
+
+def unit_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str, solution: str,
+                  occurrences: list[Occurrence], is_given: Callable[[Any], bool]
+                  ) -> list[tuple[str, Fraction, tuple[str, ...], tuple[str, ...]]]:
+    """A word that only multiplies added (:func:`added_multipliers`) and a product whose unit no
+    factor's place names (:func:`product_unit_problems`)."""
+    return added_multipliers(defs, values, question, is_given) \
+        + product_unit_problems(defs, values, question, solution, occurrences, is_given)

@@ -17,11 +17,9 @@ accept a formalization (``rules.dispatch.check_independently``) and the make-tim
   :mod:`~qcstation.core.construct.check.dangling`: every place of the value has its own given,
   used once, and the line's words do not name one of them).
 
-A step is read on its own line of the solution: the line with its result whose computation
-writes its operands (:func:`~qcstation.core.reading.words.step_line`), so two steps of equal
-result are never both read on the first.
-
-The words are read on the reading floor (:mod:`qcstation.core.reading.words`).
+A step is read on its own line of the solution: the line with its result whose computation writes its operands
+(:func:`~qcstation.core.reading.words.step_line`), so two steps of equal result are never both read on the first.
+The words are read on the reading floor (:mod:`qcstation.core.reading.words`); units by :mod:`.units`.
 """
 
 from __future__ import annotations
@@ -504,10 +502,9 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                  solution: str, given: str = "", question: str = "", other: Fraction | None = None,
                  once: bool = False, expr: Any = None, defs: dict[str, Any] | None = None,
                  values: dict[str, Fraction] | None = None) -> Binding | None:
-    cands = [o for o in occurrences if o.value == v]
+    cands = places_it_can_be(given, expr, [o for o in occurrences if o.value == v])  # added: never "twice"
     if not cands:
         return None
-    cands = places_it_can_be(given, expr, cands)  # an added number is never "twice"
     written = words_after_value(line, v)
     named = [w for w in written or [] if w]
     if not named and len(cands) > 1 and once:
@@ -527,18 +524,16 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
             return None
         return Binding(step, v, (), tuple(o.text for o in cands))
     if not named:
-        # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4):
-        # it is tied to one occurrence only if the question states it one way only, or if the
-        # given is a word given ("twice", "half") whose clause alone shares words with the line
-        # (see clause_choice)
+        # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4): it is tied to one
+        # occurrence only if the question states it one way only, or if the given is a word given ("twice",
+        # "half") whose clause alone shares words with the line (clause_choice), or by units or elimination
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
-                and not (defs is not None and values is not None
-                         and vouched_by_elimination(given, v, cands, defs, values, solution, _is_given)) \
-                and not (defs is not None and values is not None and once and vouched_by_units(
-                    given, v, cands, step, expr, defs, values, line, solution, question, occurrences, _is_given)):
+                and not (defs is not None and values is not None and (
+                    vouched_by_elimination(given, v, cands, defs, values, solution, _is_given) or once and vouched_by_units(
+                        given, v, cands, step, expr, defs, values, line, solution, question, occurrences, _is_given))):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}

@@ -34,6 +34,16 @@ def _memory_mb(text: str) -> int:
     return value
 
 
+def _rlimit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of Z3 resource units") from None
+    if not (1 <= value <= 10**10):
+        raise argparse.ArgumentTypeError("the resource limit must be between 1 and 10,000,000,000 units")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "check-smt",
@@ -41,14 +51,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Run an SMT-LIB formalization (which must declare a constant `answer` of sort Int or "
             "Real) through the same isolated Z3 verifier the pipeline uses, and print the "
-            "outcome. Exit code 0 when verified, 1 otherwise, 2 on a usage or I/O error."
+            "outcome. Z3's resource count decides, as in generate and derive: a script that does "
+            "not decide within --rlimit units is 'unknown' on every machine; --timeout is only a "
+            "safety net, and a 'timeout' then says the machine was too busy (run it again). "
+            "Exit code 0 when verified, 1 otherwise, 2 on a usage or I/O error."
         ),
     )
     p.add_argument("file", metavar="FILE", help="SMT-LIB file, or - to read standard input")
     p.add_argument("--expect", metavar="ANSWER",
                    help="gold answer to compare `answer` with (e.g. 18, 7/2, 0.33)")
     p.add_argument("--timeout", type=_positive_float, default=5.0, metavar="S",
-                   help="z3 timeout in seconds (default 5; the worker is killed after 1.5*S+1 s)")
+                   help="wall-clock safety limit in seconds (default 5; the worker is killed after "
+                        "1.5*S+1 s); the resource limit decides what is too hard")
+    p.add_argument("--rlimit", type=_rlimit, default=None, metavar="N",
+                   help="Z3 resource units each check may spend (default: generate's and "
+                        "derive's, 10,000,000)")
     p.add_argument("--memory-mb", type=_memory_mb, default=512, metavar="N",
                    help="address-space limit of the worker process in MB (default 512)")
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")
@@ -82,12 +99,14 @@ def _read(path: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.core.verify.outcome import STEADY_RLIMIT
     from qcstation.core.verify.verifier import VerifyLimits, verify_smtlib
 
     text = _read(args.file)
     if text is None:
         return 2
-    limits = VerifyLimits(timeout_s=args.timeout, memory_mb=args.memory_mb)
+    limits = VerifyLimits(timeout_s=args.timeout, memory_mb=args.memory_mb,
+                          rlimit=STEADY_RLIMIT if args.rlimit is None else args.rlimit)
     outcome = verify_smtlib(text, args.expect, limits)  # VerificationError -> exit 2 in cli.main
     if args.json:
         print_json(outcome.to_dict())

@@ -23,6 +23,10 @@ for the whole run was 1–2 GB at a million seeds). Model jobs are asked in wind
 :attr:`Pipeline.LLM_WINDOW`, every round of a window before the next one, and a finished job
 drops the replies it held; what a run keeps of model replies is bounded by the window, whatever
 the number of seeds (issue 30.1).
+
+Z3's verdicts do not depend on the machine's load: Z3's resource count decides and the clock
+is only a safety net whose expiry decides nothing (:mod:`.pipeline_records`, :func:`verify_limits`,
+:func:`clock_stopped`, :func:`awaits_check`).
 """
 
 from __future__ import annotations
@@ -40,14 +44,18 @@ from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct.pipeline_model import job_messages, prompt_version, reply_content
 from qcstation.core.construct.pipeline_summary import PipelineSummary
 from qcstation.core.construct.pipeline_records import (
+    PENDING_UNDER_LOAD,
     ItemTaken,
     Job,
+    awaits_check,
     checked_elsewhere,
+    clock_stopped,
     finish_attempt,
     record_needs_model,
     save_artifact,
     set_verified,
     start_attempt,
+    verify_limits,
 )
 from qcstation.core.construct.check.checks import (
     check_refinement,
@@ -95,11 +103,9 @@ class Pipeline:
     @property
     def pool(self) -> Any:
         if self._pool is None:
-            from qcstation.core.verify.verifier import VerifierPool, VerifyLimits
+            from qcstation.core.verify.verifier import VerifierPool
 
-            v = self.cfg.verify
-            self._pool = VerifierPool(workers=v.workers,
-                                      limits=VerifyLimits(timeout_s=v.timeout_s, memory_mb=v.memory_mb))
+            self._pool = VerifierPool(workers=self.cfg.verify.workers, limits=verify_limits(self.cfg))
         return self._pool
 
     @property
@@ -234,7 +240,8 @@ class Pipeline:
 
     def verify(self, *, dimensions: Iterable[str] | None = None, source: str | None = None,
                limit: int | None = None, reverify: bool = False) -> PipelineSummary:
-        """Verify artifacts left ``generated`` (or, with ``reverify``, re-check every current one)."""
+        """Verify artifacts left ``generated`` or stopped by the clock (:func:`awaits_check`), or,
+        with ``reverify``, re-check every current one."""
         dims = _ordered(dimensions)
         statuses = ("generated", "verified", "failed", "accepted") if reverify else ("generated",)
         top = self.last_seed_id()
@@ -243,7 +250,8 @@ class Pipeline:
                 arts = []
                 for seed in seeds:
                     cur = current_artifact(self.store, seed["id"], dim)
-                    if cur is not None and cur["status"] in statuses and not checked_elsewhere(self.store, cur):
+                    if (cur is not None and (cur["status"] in statuses or awaits_check(cur))
+                            and not checked_elsewhere(self.store, cur)):
                         arts.append((seed, cur))
                 self._verify_artifacts(dim, arts, keep_review_status=True)
         return self.summary
@@ -268,7 +276,7 @@ class Pipeline:
         arts = []
         for seed in seeds:
             cur = current_artifact(self.store, seed["id"], dim)
-            if cur is not None and cur["status"] == "generated" and not checked_elsewhere(self.store, cur):
+            if cur is not None and awaits_check(cur) and not checked_elsewhere(self.store, cur):
                 arts.append((seed, cur))
         if arts:
             if note:
@@ -282,6 +290,12 @@ class Pipeline:
             return
         results = self._check(dim, [(seed, json.loads(a["content"])) for seed, a in arts])
         for (_seed, art), (ok, result) in zip(arts, results):
+            if clock_stopped(result) and (art["status"] in ("verified", "accepted")
+                                          or not str(art.get("generator") or "").startswith("llm")):
+                # the machine's load decides nothing: a stored verdict stays, a rule-made
+                # artifact stays pending for the next run
+                self.summary.add(dim, PENDING_UNDER_LOAD)
+                continue
             if keep_review_status and ok and art["status"] == "accepted":
                 with self.store.transaction():
                     self.store.execute("UPDATE artifacts SET verify_result = ? WHERE id = ?",
@@ -324,6 +338,8 @@ class Pipeline:
                     result = rounded
                 if result["status"] == "verified" and i in model_made:
                     result = meaning_refusal(model_made[i], seed, result)
+                if result["status"] == "timeout":
+                    result["decided_by"] = "clock"      # the load, not the script: see clock_stopped
                 hard = hard_flags(dim, _content, seed) if result["status"] == "verified" else []
                 if hard:
                     # Z3 found the answer, but a given stands for another quantity: not verified
@@ -389,7 +405,11 @@ class Pipeline:
 
     def _record_check(self, job: Job, art_id: int, attempt_id: int, ok: bool,
                       result: dict[str, Any], generator: str, raw: str | None) -> bool:
-        """Store a check's result; True when an exact rule failed and a model should take over."""
+        """Store a check's result; True when an exact rule failed and a model should take over.
+        A rule-made artifact the clock stopped is left ``generated`` (:func:`clock_stopped`)."""
+        if clock_stopped(result) and not generator.startswith("llm"):
+            self.summary.add(job.dimension, PENDING_UNDER_LOAD)
+            return False
         set_verified(self.store, art_id, attempt_id, ok, result)
         self.summary.add(job.dimension, "verified" if ok else f"failed:{result.get('status')}")
         if not ok and self.has_model and not generator.startswith("llm"):
@@ -691,6 +711,11 @@ class Pipeline:
         set_verified(self.store, art_id, attempt_id, ok, result)
         if ok:
             self.summary.add(dim, "verified")
+            return True
+        if clock_stopped(result):
+            # the machine was too busy, the model's text is not at fault: not asked again; the
+            # next run checks the same text again (awaits_check)
+            self.summary.add(dim, "failed:timeout (the clock, under load; a rerun checks it again)")
             return True
         job.feedback = model_feedback(result, job.seed, content.get("smtlib") if dim == "reasoning" else None)
         job.previous_output, job.replaces_id = text, art_id

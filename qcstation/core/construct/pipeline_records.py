@@ -4,6 +4,19 @@ two processes off one item), the artifact written in one transaction with the at
 result (:func:`save_artifact`), the verdict (:func:`set_verified`), and the reason an item
 needs a model (:func:`record_needs_model`). :class:`ItemTaken` says another process took the
 item since it was selected.
+
+Z3's verdicts do not depend on the machine's load (:func:`verify_limits`): each check may spend
+:data:`~qcstation.core.verify.outcome.STEADY_RLIMIT` of Z3's resource units, and a check that
+spends them is ``unknown`` (refused, the same on every machine); the wall clock (``[verify]
+timeout_s``, at least :data:`~qcstation.core.verify.outcome.STEADY_WALL_S`), the per-job CPU
+limit and the pool's kill are only safety nets. A check they stop (``timeout``) says the machine
+was too busy, never what the formalization is (:func:`clock_stopped`): a rule-made artifact
+(the rules' own arithmetic, no hostile text to loop on) is left ``generated``, checked again by
+the next run; a model's (its SMT-LIB is untrusted and could burn the clock without spending
+Z3's units) is stored ``failed`` with a reason naming the clock and ``decided_by: clock``, so
+one hostile script costs one safety limit per run, and the next run checks it again
+(:func:`awaits_check`) without asking the model; a verdict already stored is never replaced by
+one.
 """
 
 from __future__ import annotations
@@ -184,3 +197,41 @@ def set_verified(store: Store, artifact_id: int, attempt_id: int | None, ok: boo
             store.execute("UPDATE attempts SET verify_status = ?, verify_detail = ? WHERE id = ?",
                           (result.get("status"), json.dumps(result, sort_keys=True, default=str),
                            attempt_id))
+
+
+#: the summary's count of checks the clock stopped, left for the next run
+PENDING_UNDER_LOAD = "timed out under load (left pending; run again)"
+
+
+def verify_limits(cfg: Any) -> Any:
+    """The limits of generate's Z3 checks: decided by Z3's resource count
+    (:data:`~qcstation.core.verify.outcome.STEADY_RLIMIT` units, so the references of a
+    benchmark do not depend on the machine's load), with ``[verify] timeout_s`` (at least
+    :data:`~qcstation.core.verify.outcome.STEADY_WALL_S`) of wall clock, and the CPU limit and
+    kill derived from it, only as the safety net against a script that burns the clock."""
+    from qcstation.core.verify.outcome import STEADY_RLIMIT, STEADY_WALL_S, VerifyLimits
+
+    v = cfg.verify
+    return VerifyLimits(timeout_s=max(float(v.timeout_s), STEADY_WALL_S), memory_mb=v.memory_mb,
+                        rlimit=STEADY_RLIMIT)
+
+
+def clock_stopped(result: dict[str, Any]) -> bool:
+    """Did the wall clock (or the CPU limit, or the pool's kill), not Z3's resource count, end
+    this check? Under :func:`verify_limits` every ``timeout`` is the clock's: it says how busy
+    the machine was, never what the formalization is."""
+    return result.get("status") == "timeout"
+
+
+def awaits_check(art: dict[str, Any]) -> bool:
+    """An artifact the next run checks: left ``generated``, or a model's stored ``failed``
+    because the clock stopped its check (``decided_by: clock``)."""
+    if art["status"] == "generated":
+        return True
+    if art["status"] != "failed":
+        return False
+    try:
+        res = json.loads(art.get("verify_result") or "null")
+    except ValueError:
+        return False
+    return isinstance(res, dict) and res.get("decided_by") == "clock"

@@ -399,6 +399,22 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["status"] == "disallowed" and data["ok"] is False and data["value"] is None
 
 
+def test_cli_is_decided_by_the_resource_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check-smt gives generate's verdict: Z3's resource count decides what is too hard (the
+    same on every machine); its clock running out first says the machine was too busy."""
+    f = tmp_path / "hard.smt2"
+    f.write_text(HARD, encoding="utf-8")
+    assert main(["check-smt", str(f), "--json", "--rlimit", "20000", "--timeout", "60"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "unknown" and "resource limit" in data["message"]
+    assert main(["check-smt", str(f), "--json", "--timeout", "0.001"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "timeout" and "too busy" in data["message"]
+    with pytest.raises(SystemExit):
+        main(["check-smt", str(f), "--rlimit", "0"])
+    assert "resource limit must be" in capsys.readouterr().err
+
+
 def test_cli_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(HALF.encode())))
     assert main(["check-smt", "-", "--expect", "3.5", "--json"]) == 0

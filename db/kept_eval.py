@@ -532,7 +532,8 @@ STATEMENTS_22: list[str] = [
         PRIMARY KEY (run_id, seed_id)
     ) WITHOUT ROWID
     """,
-    *(f"DROP TRIGGER {name}" for name in ("eval_headline_pair_ins", "eval_headline_pair_del",
-                                          "eval_headline_pair_upd", "eval_headline_pair_moved")),
+    *(f"DROP TRIGGER IF EXISTS {name}"
+      for name in ("eval_headline_pair_ins", "eval_headline_pair_del",
+                   "eval_headline_pair_upd", "eval_headline_pair_moved")),
     *DIRTY_TRIGGERS,
 ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import combinations
 from typing import Any
 
 from qcstation.core.construct.make.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
@@ -221,7 +222,9 @@ def _hold_tied(question: str, bindings: Bindings, constants: frozenset[Fraction]
 def _parts_of(question: str, givens: tuple[Given, ...], constants: frozenset[Fraction]) -> dict[str, str]:
     """Givens tied by the story to a number the formalization does not use, as the parts of
     a total or a total and a part ("ten packets ... four of the packets ... the other two":
-    6 = 4 + 2): moving either would make the story contradict itself. Name -> why."""
+    6 = 4 + 2), or of three ("10 liters of orange drink ... 15 liters of pineapple drink ...
+    I spill one liter ... the remaining 24 liters": 24 = 10 + 15 - 1): moving any would make
+    the story contradict itself. Name -> why."""
     unused = unused_numbers(question, givens, constants)
     if not unused:
         return {}
@@ -237,7 +240,28 @@ def _parts_of(question: str, givens: tuple[Given, ...], constants: frozenset[Fra
                            f"total, a new value would contradict it")
                     out.setdefault(a.name, why)
                     out.setdefault(b.name, why)
+    if len(written) <= _MAX_THREE_TERMS:
+        # a total of three parts is larger than each part ("two", "three" equal to a
+        # difference of three givens is a count of its own, by chance)
+        for trio in combinations(written, 3):
+            largest = max(w for _, w in trio)
+            for signs in ((1, 1, 1), (1, 1, -1), (1, -1, 1), (-1, 1, 1)):
+                total = sum(s * w for s, (_, w) in zip(signs, trio))
+                for n in unused:
+                    if n.value != total or total <= largest:
+                        continue
+                    terms = " ".join(f"{'+' if s > 0 else '-'} {format_value(w)}"
+                                     for s, (_, w) in zip(signs, trio)).lstrip("+ ")
+                    why = (f"the question also states {n.text!r}, which the formalization does "
+                           f"not use and which is {terms}: parts of a total, a new value would "
+                           f"contradict it")
+                    for g, _ in trio:
+                        out.setdefault(g.name, why)
     return out
+
+
+#: three-term sums are looked for only up to this many givens (C(12, 3) * 4 = 880 sums)
+_MAX_THREE_TERMS = 12
 
 
 def held_givens(parent: Parent) -> str:

@@ -156,6 +156,18 @@ def test_parts_of_a_stated_total_and_legs_keep_their_values() -> None:
     gs = (_given("g1", q, "six"), _given("g2", q, "four"), _given("g3", q, "12"))
     held = _parts_of(q, gs, frozenset())
     assert set(held) == {"g1", "g2"} and "6 - 4" in held["g1"]
+    # GSM8K 21: the asked "remaining 24 liters" is 10 + 15 - 1, three givens
+    q = ("I have 10 liters of orange drink that are two-thirds water and I wish to add it to 15 "
+         "liters of pineapple drink that is three-fifths water. But as I pour it, I spill one "
+         "liter of the orange drink. How much water is in the remaining 24 liters?")
+    gs = (_given("g1", q, "15"), _given("g2", q, "10"), _given("g3", q, "one"))
+    held = _parts_of(q, gs, frozenset())
+    assert set(held) == {"g1", "g2", "g3"} and "'24'" in held["g1"]
+    assert "15 + 10 - 1" in held["g1"] or "10 + 15 - 1" in held["g1"], held["g1"]
+    # a total no three givens make holds nothing
+    other = q.replace("24 liters", "30 liters")
+    assert _parts_of(other, (_given("g1", other, "15"), _given("g2", other, "10"),
+                             _given("g3", other, "one")), frozenset()) == {}
     legs = "A farm has 18 5-legged starfish."
     assert _fixed(legs, legs.index("5"), legs.index("5") + 1, Fraction(5)) == "the legs of an animal"
 

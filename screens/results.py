@@ -24,7 +24,7 @@ from qcstation.eval.types import STORED_METRICS as METRICS
 from qcstation.eval.types import TASK_SCORES as TASK_METRICS
 from qcstation.eval.types import VERDICTS
 from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoaded
-from qcstation.widgets.eval_views import page_cells, render_item
+from qcstation.widgets.eval_views import RUN_WIDTH, page_cells, render_item, run_fit
 from qcstation.widgets.fixed_table import FixedTable, set_rows
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.text_pane import TextPane
@@ -35,6 +35,7 @@ PAGE_SIZE = 50
 COLUMNS = (("Run", "run"), ("Item", "item"), ("S", "sample"), ("Metric", "metric"),
            ("Verdict", "verdict"), ("Extracted", "extracted"))
 SEARCH_LIMIT = 200
+FILTER_HINT = "  F1: filter keys"
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
 
@@ -137,6 +138,13 @@ class ResultsScreen(QCScreen):
     def on_resize(self) -> None:
         self._fit_heights()
         self.call_after_refresh(self._fit_rows)     # once the table has its new width
+        self.call_after_refresh(self._refit_filters)
+
+    def _refit_filters(self) -> None:
+        """A run's label takes the line's new room; the line is laid out again (the resize
+        measured the label drawn for the old width: it may have taken two lines)."""
+        self.filter_fitted = False
+        self._show_filters()
 
     def _fit_rows(self) -> None:
         """Rows drawn for another width are drawn again: the run's name takes this width's
@@ -208,9 +216,6 @@ class ResultsScreen(QCScreen):
         f = self.filters
         labels = dict(self.choices["runs"])
         active = []
-        if f.run_ids:
-            active.append(", ".join(preview(labels.get(r, f"#{r}").split(" · ")[0], 40)
-                                    for r in f.run_ids))
         if f.failed:
             active.append(f"failed {METRIC_LABELS[f.metric]}" if f.metric else "failed only")
         elif f.metric:
@@ -220,10 +225,19 @@ class ResultsScreen(QCScreen):
                 active.append(preview(value, 16))
         if f.text:
             active.append(f"/{preview(f.text, 24)}")
+        line = self.query_one("#filter_line", Static)
+        if f.run_ids:
+            # each run's label takes the room the other filters leave on the line; a label cut
+            # keeps its number and its name's end, and its release and protocol where they fit (run_fit); a cut at 40
+            # cells at its end read '#3 baseline-gpt-4o-mini-2024-08-06 (ref…' (issue 28.2)
+            width = line.content_region.width or self.app.size.width - 2
+            others = sum(len(a) + 3 for a in active) + len("Filters: ") + len(FILTER_HINT)
+            each = (width - others - 2 * (len(f.run_ids) - 1)) // len(f.run_ids)
+            active.insert(0, ", ".join(run_fit(labels.get(r, f"#{r}"), max(RUN_WIDTH, each))
+                                       for r in f.run_ids))
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
-        text.append("  F1: filter keys", style="dim")
-        line = self.query_one("#filter_line", Static)
+        text.append(FILTER_HINT, style="dim")
         # a line that fits, in place of one that fitted, keeps the line's height: no layout
         # of the screen for it (a filter key's first frame, ~5-10 ms of CPU at 1M scores)
         fits = text.cell_len <= line.content_region.width

@@ -320,6 +320,12 @@ def run_cell(label: object, width: int = RUN_WIDTH) -> str:
         return flat
     number, sep, name = flat.partition(" ")
     if sep and number.startswith("#") and len(number) + 4 <= width:
+        base, paren, model = name.rpartition(" (")
+        room = width - len(number) - 1 - len(paren) - len(model)
+        if paren and base and model.endswith(")") and room >= 8:
+            # '#3 baseline-2024-08-06 (gpt-4o-mini)': the name's end and its model stay
+            # ('#3 basel…08-06 (gpt-4o-mini)'), where a cut of the whole kept only the model
+            return f"{number} {_cut_middle(base, room)}{paren}{model}"
         return f"{number} {_cut_middle(name, width - len(number) - 1)}"
     return _cut_middle(flat, width)
 
@@ -337,6 +343,18 @@ def run_line(label: object, width: int) -> str:
     if sep and room >= RUN_WIDTH:
         return f"{run_cell(head, room)}{sep}{rest}"
     return _cut_middle(flat, width)
+
+
+def run_fit(label: object, width: int) -> str:
+    """A run's full label in ``width`` cells where :func:`run_line` keeps its name readable
+    (at least :data:`RUN_WIDTH` cells beside the release and protocol), else its name alone
+    (:func:`run_cell`): a line with little room read '#1 gpt-4o-mini (r… set · 3-shot, t=0',
+    which kept neither the model nor the release."""
+    flat = preview(label, 10 * width)
+    head, sep, rest = flat.partition(" · ")
+    if len(flat) <= width or not sep or width - len(rest) - len(sep) >= RUN_WIDTH:
+        return run_line(flat, width)
+    return run_cell(head, width)
 
 
 def release_cell(label: object, width: int) -> str:

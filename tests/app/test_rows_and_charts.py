@@ -204,7 +204,8 @@ async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
-        lines = [line for line in screen_text(app).splitlines() if " #" in line and "·" in line]
+        lines = [line for line in screen_text(app).splitlines() if " #" in line and "·" in line
+                 and "Filters:" not in line]
         assert len(lines) == 2, lines
         for line, end in zip(lines, ("18 (reference)", "06 (reference)")):
             assert f"{end} · working set · 0-shot, t=0" in line, lines
@@ -228,5 +229,44 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
         app.push_screen(SideBySideScreen(a, b, seed))
         await settle(pilot)
         text = screen_text(app)
-        assert "6 (reference) ─" in text and f"#{a} baseline" in text, text
+        assert "4-08-06 (reference) ─" in text and f"#{a} baselin" in text, text
         assert "working set · 0-shot, t=0 ─" in text and "working set · 3-shot, t=0 ─" in text
+
+
+async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path) -> None:
+    """Issue 28.2: the filter line cut the chosen run's label at 40 cells, at its end
+    ('#1 baseline-gpt-4o-mini-2024-08-06 (ref…'), on a line with room for all of it. It takes
+    the room the line has (whole at 120 columns, with its release and protocol); where there is
+    none (80 columns) only the name's middle is cut: its number, its end and its model stay."""
+    path = build_db(tmp_path / "eval.db")
+    name = "baseline-gpt-4o-mini-2024-08-06"
+    with Store(path) as store:
+        run = add_real_run(store, make_config(), name, limit=4)
+    label = f"#{run} {name} (reference) · working set · 3-shot, t=0"
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen((run,)))
+        await settle(pilot)
+        line = screen_text(app).splitlines()[1]
+        assert line.strip() == f"Filters: {label}  F1: filter keys", line
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        line = screen_text(app).splitlines()[1]
+        assert line.startswith(f" Filters: #{run} base") and "…" in line, line
+        assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0  F1: filter keys"), line
+        assert app.screen.query_one("#filter_line").size.height == 1
+
+
+def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:
+    """Where a line has no room for a run's release and protocol beside a readable name, the
+    name and model stay whole ('#1 gpt-4o-mini (r… set · 3-shot, t=0' kept neither); a long
+    name keeps its date and model ('#3 basel…08-06 (gpt-4o-mini)')."""
+    from qcstation.widgets.eval_views import run_cell, run_fit
+
+    assert run_fit("#1 gpt-4o-mini (reference) · working set · 3-shot, t=0", 35) == \
+        "#1 gpt-4o-mini (reference)"
+    assert run_fit("#1 gpt-4o-mini (reference) · working set · 3-shot, t=0", 60) == \
+        "#1 gpt-4o-mini (reference) · working set · 3-shot, t=0"
+    cut = run_cell("#3 baseline-2024-08-06 (gpt-4o-mini)", 30)
+    assert len(cut) == 30 and cut.startswith("#3 bas") and cut.endswith("08-06 (gpt-4o-mini)"), cut

@@ -141,10 +141,12 @@ class ResultsScreen(QCScreen):
         self.call_after_refresh(self._refit_filters)
 
     def _refit_filters(self) -> None:
-        """A run's label takes the line's new room; the line is laid out again (the resize
-        measured the label drawn for the old width: it may have taken two lines)."""
+        """A run's label and the provenance take the new width; the filter line is laid out
+        again (the resize measured the label drawn for the old width: it may have taken two
+        lines)."""
         self.filter_fitted = False
         self._show_filters()
+        self._show_provenance()
 
     def _fit_rows(self) -> None:
         """Rows drawn for another width are drawn again: the run's name takes this width's
@@ -452,9 +454,17 @@ class ResultsScreen(QCScreen):
         first = TASK_OF.get(row.metric) if row is not None else None
         self.query_one("#item_pane", TextPane).update(
             render_item(self.detail, show_prompt=self.show_prompts, first_task=first))
-        # how the run measured (release, model, protocol, judges), under the item pane
-        self.query_one("#item_pane").border_subtitle = Text(     # Text: never read as markup
-            preview(self.detail.provenance, 110) if self.detail is not None else "")
+        self._show_provenance()
+
+    def _show_provenance(self) -> None:
+        """How the run measured (release, model, protocol, judges), under the item pane, in
+        the pane's width: cut with a marker only where it has no room (a cut at 110 cells cut
+        it at 120 columns, where it fitted)."""
+        pane = self.query_one("#item_pane")
+        # the border's corners and a dash and a space each side ('╰─ … ─╯')
+        room = max(16, (pane.outer_size.width or self.app.size.width) - 6)
+        pane.border_subtitle = Text(     # Text: never read as markup
+            preview(self.detail.provenance, room) if self.detail is not None else "")
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

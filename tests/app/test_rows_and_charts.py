@@ -270,3 +270,28 @@ def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:
         "#1 gpt-4o-mini (reference) · working set · 3-shot, t=0"
     cut = run_cell("#3 baseline-2024-08-06 (gpt-4o-mini)", 30)
     assert len(cut) == 30 and cut.startswith("#3 bas") and cut.endswith("08-06 (gpt-4o-mini)"), cut
+
+
+async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Path) -> None:
+    """Issue 28.2: the line under the item pane (how the run measured) was cut at 110 cells,
+    also where the pane had room for it. It takes the pane's width: whole where it fits, cut
+    with a marker where it does not, and drawn again for a new width."""
+    from qcstation.eval.provenance import describe
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        run = add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-08-06", limit=4)
+        whole = describe(store, run).line()
+    assert len(whole) > 110
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(len(whole) + 6, 30)) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        bottom = screen_text(app).splitlines()[-2]
+        assert bottom == f"╰─ {whole} ─╯", bottom
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        bottom = screen_text(app).splitlines()[-2].rstrip()
+        assert len(bottom) == 80 and bottom.startswith(f"╰─ {whole[:60]}"), bottom
+        assert bottom.endswith("… ─╯"), bottom

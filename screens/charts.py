@@ -25,6 +25,9 @@ from qcstation.widgets.footer import KeyFooter
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue", "white")
 RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow",
                "magenta": "magenta", "blue": "blue", "white": "white"}
+#: One fill per run on the difficulty chart (the legend shows it): its bars are told apart
+#: without colour, where only their order did (issue 28.2)
+MARKS = ("█", "▒", "#", "x", "+", "o", "=")
 MAX_RUNS = len(COLORS)
 CHARTS = ("dimensions", "difficulty")
 
@@ -137,7 +140,8 @@ class ChartsScreen(QCScreen):
         for k, run in enumerate(runs):   # a line each: the run, its model, release, protocol
             if legend:
                 legend.append("\n")
-            legend.append("● ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
+            mark = MARKS[k % len(MARKS)] * 2 if self.chart == "difficulty" else "●"
+            legend.append(f"{mark} ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
             legend.append(run_line(run.label, max(20, self.app.size.width - 6)))
             un = run.points.get("un")
             if un is not None and un.failed:     # apart from the judged score, as everywhere
@@ -188,7 +192,8 @@ class ChartsScreen(QCScreen):
                        if run.points.get(level) is not None else 0.0 for level in levels]
                       for run in runs]
             plt.multiple_bar(levels, values,
-                             color=[COLORS[k % len(COLORS)] for k in range(len(runs))])
+                             color=[COLORS[k % len(COLORS)] for k in range(len(runs))],
+                             marker=[MARKS[k % len(MARKS)] for k in range(len(runs))])
         plt.ylim(0, 100)
         plt.title(f"{chartdata.label(data.metric)} by difficulty")
 

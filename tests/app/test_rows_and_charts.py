@@ -295,3 +295,27 @@ async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Pat
         bottom = screen_text(app).splitlines()[-2].rstrip()
         assert len(bottom) == 80 and bottom.startswith(f"╰─ {whole[:60]}"), bottom
         assert bottom.endswith("… ─╯"), bottom
+
+
+async def test_the_difficulty_bars_of_each_run_read_apart_without_colour(eval_db: Path) -> None:
+    """Issue 28.2: the difficulty chart's bars of two runs differed only by colour. Each run's
+    bars have their own fill, and the legend shows it beside the run."""
+    from screens.charts import MARKS
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await _until(pilot, lambda: screen.data is not None)
+        await pilot.press("t")
+        await _until(pilot, lambda: "Reading the scores" not in screen_text(app))
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        legend = [line for line in lines if " #" in line and "shot" in line]
+        assert len(legend) == 2, lines
+        marks = [line.split(" #")[0].strip() for line in legend]
+        assert sorted(marks) == [MARKS[0] * 2, MARKS[1] * 2], legend
+        chart = "\n".join(line for line in lines if line not in legend)
+        assert MARKS[0] * 2 in chart and MARKS[1] * 2 in chart, chart

@@ -149,7 +149,18 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         assert isinstance(modal, FixModal)
         area = modal.query_one("#fix_text", TextArea)
         original = area.text
-        wrong = re.sub(r"= (\d+)", lambda m: f"= {int(m.group(1)) + 7}", original, count=1)
+        # a number the problem does not state: refused for its meaning, before Z3
+        unstated = re.sub(r"= (\d+)", lambda m: f"= {int(m.group(1)) + 7}", original, count=1)
+        area.text = unstated
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is modal                      # refused; the edit is kept
+        assert "does not mean the seed's question" in flat(screen_text(app))
+        assert area.text == unstated
+        # the problem's own numbers with a wrong operator: Z3 refuses its answer
+        at, op = min((original.index(o), o) for o in (" + ", " − ", " × ", " ÷ ") if o in original)
+        other = {" + ": " − ", " − ": " + ", " × ": " + ", " ÷ ": " × "}[op]
+        wrong = original[:at] + other + original[at + len(op):]
         area.text = wrong
         await pilot.press("ctrl+s")
         await settle(pilot)

@@ -3,7 +3,9 @@ Reasoning, Arithmetic and Reflection & Refinement artifacts the exact rules make
 (issue 26.1's target: at least 85% for the first three), and the reasons the rules refuse the
 rest, grouped (numbers and names in a reason are masked so that one kind of refusal counts once).
 
-Run: python bench/coverage_bench.py [--top N] [--examples K]
+Run: python bench/coverage_bench.py [--top N] [--examples K] [--dimension D] [--keep DB]
+(``--dimension`` lists the refusals of another dimension than Reasoning; ``--keep`` keeps the
+generated database at DB, to read its artifacts afterwards.)
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=10, help="refusal kinds to list (default 10)")
     ap.add_argument("--examples", type=int, default=6, help="seed ids shown per kind (default 6)")
+    ap.add_argument("--dimension", choices=DIMENSIONS, default="reasoning",
+                    help="the dimension whose refusals are listed (default reasoning)")
+    ap.add_argument("--keep", type=Path, default=None, help="keep the generated database at this path")
     args = ap.parse_args()
     src = datasets_dir() / "gsm8k" / "test.jsonl"
     if not src.exists():
@@ -69,19 +74,24 @@ def main() -> None:
             print(f"{dim:<14} {n:>8} {n / active:>7.1%}")
         rows = con.execute(
             "SELECT a.seed_id, a.parse_error, a.verify_status FROM attempts a JOIN seeds s ON s.id = a.seed_id "
-            "WHERE a.dimension = 'reasoning' AND s.status = 'active' AND a.id IN "
-            "(SELECT MAX(id) FROM attempts WHERE dimension = 'reasoning' GROUP BY seed_id) "
-            "AND a.verify_status != 'verified'").fetchall()
+            "WHERE a.dimension = ? AND s.status = 'active' AND a.id IN "
+            "(SELECT MAX(id) FROM attempts WHERE dimension = ? GROUP BY seed_id) "
+            "AND a.verify_status != 'verified'", (args.dimension, args.dimension)).fetchall()
         kinds: Counter[str] = Counter()
         seeds: dict[str, list[int]] = defaultdict(list)
         for seed_id, reason, status in rows:
             kind = reason_kind(reason or "") if status == "needs_model" else f"[{status}]"
             kinds[kind] += 1
             seeds[kind].append(seed_id)
-        print(f"\nreasoning refusals: {len(rows)} seeds; top {args.top} kinds")
+        print(f"\n{args.dimension} refusals: {len(rows)} seeds; top {args.top} kinds")
         for kind, n in kinds.most_common(args.top):
             print(f"{n:>5}  {kind}")
             print(f"       e.g. seeds {', '.join(str(s) for s in sorted(seeds[kind])[:args.examples])}")
+        con.close()
+        if args.keep is not None:
+            import shutil
+            shutil.copyfile(db, args.keep)
+            print(f"\ndatabase kept at {args.keep}")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,13 @@ they are shown: they are leaves that import nothing of the screens.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import on
+from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -104,3 +107,37 @@ class QCScreen(Screen[None]):
 
     def worker_failed(self, worker: Worker[object]) -> None:
         """Hook: reset busy state after a failed worker (default: nothing)."""
+
+
+class HeldPosts:
+    """Messages a worker thread posts to ``target`` a few at a time: each is held until
+    ``within`` seconds have passed since the first one held (or :meth:`flush`), then all
+    held are posted together. The parts of a load read within that time are shown in one
+    layout of the screen, not one layout each; a slow read never hides the parts read
+    before it for longer than ``within`` (a timer thread posts them meanwhile)."""
+
+    def __init__(self, target: MessagePump, within: float) -> None:
+        self.target = target
+        self.within = within
+        self._held: list[Message] = []
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def __call__(self, message: Message) -> None:
+        with self._lock:
+            self._held.append(message)
+            if self._timer is None:
+                self._timer = threading.Timer(self.within, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self, *, post: bool = True) -> None:
+        """Post every message held, in order (``post=False``: drop them: a cancelled load's
+        parts must not arrive after a newer load's)."""
+        with self._lock:
+            held, self._held = self._held, []
+            timer, self._timer = self._timer, None
+            for message in held if post else ():
+                self.target.post_message(message)
+        if timer is not None:
+            timer.cancel()

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from rich.console import Console
+from rich.text import Text
 
 from qcstation.widgets.dashboard_panels import render_counts
 
@@ -92,3 +95,85 @@ def test_with_no_model_the_gate_never_says_regenerate_and_counts_read_with_separ
     assert said.startswith("14,637 rejected notation questions await a fix")
     counts = _text(render_counts({"seeds": {"gsm8k": {"active": 570_843}}, "artifacts": {}}))
     assert "570,843" in counts
+
+
+async def test_a_panel_measures_its_content_once_per_content_and_width() -> None:
+    """Textual forgets a widget's height on every repaint; a dashboard panel keeps it while
+    its content and width stay (measuring a table renders it whole), and measures again
+    when either changes."""
+    from textual.app import App, ComposeResult
+
+    from qcstation.widgets.dashboard_panels import Panel
+
+    class Counted:
+        def __init__(self, lines: int) -> None:
+            self.lines = lines
+            self.renders = 0
+
+        def __rich_console__(self, console: object, options: object) -> Iterator[Text]:
+            self.renders += 1
+            yield Text("\n".join(f"line {n}" for n in range(self.lines)))
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Panel(id="p")
+
+    first, second = Counted(3), Counted(5)
+    app = One()
+    async with app.run_test(size=(40, 20)) as pilot:
+        panel = app.query_one(Panel)
+        panel.update(first)
+        await pilot.pause()
+        assert panel.size.height == 3
+        measured = first.renders
+        for _ in range(3):                       # repaints: Textual drops its own cache
+            panel.refresh(layout=True)
+            await pilot.pause()
+        assert panel.size.height == 3
+        # painted again, never measured again: at most one render per repaint
+        assert first.renders - measured <= 3
+        panel.update(second)
+        await pilot.pause()
+        assert panel.size.height == 5
+        await pilot.resize_terminal(30, 20)
+        await pilot.pause()
+        assert panel.size.height == 5 and panel.size.width == 30
+
+
+def test_held_posts_arrive_together_and_never_wait_for_a_slow_read() -> None:
+    """The dashboard's loader holds what it read for a moment so the parts arrive together
+    (one layout); a part read before a slow read is posted by the timer while that read
+    still blocks, and a cancelled load's parts are dropped."""
+    import threading
+    import time
+
+    from textual.message import Message
+
+    from screens._base import HeldPosts
+
+    class Sink:
+        def __init__(self) -> None:
+            self.got: list[Message] = []
+
+        def post_message(self, message: Message) -> bool:
+            self.got.append(message)
+            return True
+
+    sink = Sink()
+    show = HeldPosts(sink, within=0.05)   # type: ignore[arg-type]
+    a, b = Message(), Message()
+    show(a)
+    show(b)
+    slow_read = threading.Event()            # never set: the read after b blocks
+    deadline = time.monotonic() + 60
+    while not sink.got and time.monotonic() < deadline:
+        slow_read.wait(0.01)
+    assert sink.got == [a, b]                # both, in order, while the read blocks
+    c = Message()
+    show(c)
+    show.flush()
+    assert sink.got == [a, b, c]
+    show(Message())
+    show.flush(post=False)                   # cancelled: dropped, and its timer stopped
+    time.sleep(0.1)
+    assert sink.got == [a, b, c]

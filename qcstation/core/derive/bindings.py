@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
-from qcstation.core.derive.numbers import WORDS, Style, Unwritable, read_style
+from qcstation.core.derive.numbers import WORDS, Style, Unwritable, money_before, read_style
 
 __all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings", "sentences",
            "unused_neighbours", "unused_numbers"]
@@ -217,7 +217,8 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
         fixed = _fixed(question, start, end, value)
         try:
             style = read_style(words, value, kind,
-                               percent=bool(_PERCENT_AFTER.match(question[end:end + 9])))
+                               percent=bool(_PERCENT_AFTER.match(question[end:end + 9])),
+                               money=money_before(question, start))
         except Unwritable:
             # "twice", "a dozen", "thrice", "a week": a quantity the words carry that no other
             # value can be written in; it keeps its value (the others may move)

@@ -27,6 +27,7 @@ __all__ = [
     "Unwritable",
     "read_style",
     "fit_article",
+    "money_before",
     "render",
     "word_of",
     "written_value",
@@ -78,7 +79,9 @@ class Style:
     ``commas`` thousands separators; ``places`` decimals written (``2.50`` -> 2);
     ``capital`` a number word starting with a capital; ``lead_dot`` ``.5`` rather than
     ``0.5``; ``percent`` the text states a percent (``45%``, ``45 percent``); ``scale`` what
-    the written number is times the given's value (100 for a percent given stored as p/100)."""
+    the written number is times the given's value (100 for a percent given stored as p/100);
+    ``money`` a sum of money (a currency sign before it, inside the words or just before
+    them): with two decimals it keeps its cents when whole ("$5.00" -> "$4.00", never "$4")."""
 
     kind: str
     prefix: str = ""
@@ -89,6 +92,7 @@ class Style:
     lead_dot: bool = False
     percent: bool = False
     scale: int = 1
+    money: bool = False
 
     @property
     def whole(self) -> bool:
@@ -105,9 +109,10 @@ def _scale(written: Fraction, value: Fraction, percent: bool, words: str) -> int
 
 
 def read_style(words: str, value: Fraction, kind: str | None = None, *,
-               percent: bool = False) -> Style:
+               percent: bool = False, money: bool = False) -> Style:
     """The style of ``words`` (a given's exact text in the question), checked against the
-    given's ``value``; ``percent``: the text goes on with a percent sign or word. Raises
+    given's ``value``; ``percent``: the text goes on with a percent sign or word; ``money``:
+    a currency sign stands just before the words (:func:`money_before`). Raises
     :class:`Unwritable` for text it does not know how to write again, or whose number is
     not the given's value."""
     text = words.strip()
@@ -120,7 +125,8 @@ def read_style(words: str, value: Fraction, kind: str | None = None, *,
         places = len(num.split(".", 1)[1]) if "." in num else 0
         return Style("percent" if percent else "number", prefix=m.group("pre") or "",
                      suffix=m.group("post") or "", commas="," in num, places=places,
-                     lead_dot=num.startswith("."), percent=percent, scale=scale)
+                     lead_dot=num.startswith("."), percent=percent, scale=scale,
+                     money=money or bool((m.group("pre") or "").strip()))
     m = _FRACTION_RE.match(text)
     if m:
         n, d = int(m.group("n")), int(m.group("d"))
@@ -169,7 +175,7 @@ def render(style: Style, value: Fraction) -> str:
     scaled = shown * 10 ** style.places
     digits = str(int(scaled)).rjust(style.places + 1, "0")
     whole, frac = (digits[:-style.places], digits[-style.places:]) if style.places else (digits, "")
-    if frac and not frac.strip("0") and not (style.prefix.strip() and style.places == 2):
+    if frac and not frac.strip("0") and not (style.money and style.places == 2):
         # a whole value where the question writes decimals: "$3" and "2 times", not "$3.0"
         # and "2.0 times"; money with cents keeps them ("$3.00")
         frac = ""
@@ -178,6 +184,15 @@ def render(style: Style, value: Fraction) -> str:
     if style.lead_dot and whole == "0" and frac:
         whole = ""
     return style.prefix + whole + ("." + frac if frac else "") + style.suffix
+
+
+_MONEY_BEFORE = re.compile(r"[$€£]\s?$")
+
+
+def money_before(text: str, start: int) -> bool:
+    """A currency sign stands just before ``text[start:]`` ("$5.00" where the words are
+    "5.00")."""
+    return _MONEY_BEFORE.search(text, max(0, start - 2), start) is not None
 
 
 _ARTICLE_RE = re.compile(r"(?:^|(?<=[^A-Za-z]))([Aa])(n?)(\s+)$")

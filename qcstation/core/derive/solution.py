@@ -34,7 +34,7 @@ from qcstation.core.construct.make.rules import (
     find_inline_computations,
 )
 from qcstation.core.derive.bindings import Refusal
-from qcstation.core.derive.numbers import Unwritable, read_style, render
+from qcstation.core.derive.numbers import Unwritable, money_before, read_style, render
 from qcstation.core.reading.answers import decimal_places
 from qcstation.core.reading.expr import atoms
 
@@ -242,9 +242,11 @@ def _by_value(tok: _Token, q: Quantities) -> _Meaning | None:
 _NO_STYLE = object()
 
 
-def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = None) -> str:
+def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = None,
+                  money: bool = False) -> str:
     """``tok`` written for its quantity's new value; ``style`` is ``read_style(tok.text,
-    tok.value)`` when the caller read it already (:data:`_NO_STYLE`: it is unwritable)."""
+    tok.value, money=money)`` when the caller read it already (:data:`_NO_STYLE`: it is
+    unwritable); ``money``: a currency sign stands just before the token."""
     name, scale, part = meaning
     if name is None:
         return tok.text
@@ -259,7 +261,7 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = No
     new = q.new[name] * scale
     if style is None:
         try:
-            style = read_style(tok.text, tok.value)
+            style = read_style(tok.text, tok.value, money=money)
         except Unwritable:
             style = _NO_STYLE
     if style is _NO_STYLE:
@@ -327,7 +329,7 @@ class SolutionTemplate:
                 if not cands and tok.value not in constants:
                     continue          # a number no quantity has: left as it is
             try:
-                style: Any = read_style(tok.text, tok.value)
+                style: Any = read_style(tok.text, tok.value, money=money_before(solution, tok.start))
             except Unwritable:
                 style = _NO_STYLE
             self.plan.append((tok, meaning, cands, tok.value in constants, style))
@@ -438,7 +440,7 @@ def slow_rewrite_solution(solution: str, steps: list[Any], q: Quantities) -> str
             if meaning is None:
                 continue
         out.append(solution[pos:tok.start])
-        out.append(_render_token(tok, meaning, q))
+        out.append(_render_token(tok, meaning, q, money=money_before(solution, tok.start)))
         pos = tok.end
     out.append(solution[pos:])
     return "".join(out)

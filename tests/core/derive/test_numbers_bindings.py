@@ -7,7 +7,8 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.derive.bindings import Refusal, question_numbers, read_bindings
-from qcstation.core.derive.numbers import Unwritable, fit_article, read_style, render, word_of
+from qcstation.core.derive.numbers import (Unwritable, fit_article, money_before, read_style, render,
+                                           word_of)
 
 
 @pytest.mark.parametrize(("words", "value", "new", "expected"), [
@@ -139,6 +140,20 @@ def test_clock_times_and_years_stay_put() -> None:
 def test_a_whole_value_where_decimals_were_written(words: str, value: int | Fraction,
                                                   new: int | Fraction, expected: str) -> None:
     assert render(read_style(words, Fraction(value)), Fraction(new)) == expected
+
+
+def test_money_whose_sign_is_outside_the_given_keeps_its_cents() -> None:
+    # GSM8K 228: the given's words are "5.00", the "$" stands before them; a whole new value
+    # is "$4.00" as the question writes money, not "$4"; a plain decimal still drops ".00"
+    q = "They are on sale at 4 yogurts for $5.00. He walks 2.50 miles."
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "5", "span": _at(q, "$5.00", "5.00"), "words": "5.00", "kind": "number"},
+        {"name": "g2", "value": "5/2", "span": _at(q, "2.50", "2.50"), "words": "2.50", "kind": "number"}]}
+    style = {g.name: g.style for g in read_bindings(q, c).givens}
+    assert render(style["g1"], Fraction(4)) == "4.00"
+    assert render(style["g1"], Fraction(9, 2)) == "4.50"
+    assert render(style["g2"], Fraction(3)) == "3"
+    assert money_before("costs $ 5.00", 8) and money_before("$5.00", 1) and not money_before("5.00", 0)
 
 
 @pytest.mark.parametrize(("before", "text", "expected"), [

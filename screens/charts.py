@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.widgets import Header, Static
 from textual_plotext import PlotextPlot
 
+from qcstation.common.safe import preview
 from qcstation.eval import charts as chartdata
 from qcstation.eval.types import METRICS
 from qcstation.messages import ChartBreakdownLoaded, ChartDataLoaded
@@ -30,6 +31,21 @@ RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow
 MARKS = ("█", "▒", "#", "x", "+", "o", "=")
 MAX_RUNS = len(COLORS)
 CHARTS = ("dimensions", "difficulty")
+
+
+def level_gaps(run: chartdata.RunSeries, levels: list[str]) -> Text:
+    """What the difficulty bars cannot show, in words beside the run: a level at 0% and a
+    level with no score both draw no bar, so they read the same without this ('0%: hard ·
+    no data: easy')."""
+    zero = [lv for lv in levels if (p := run.points.get(lv)) is not None and p.value == 0]
+    none = [lv for lv in levels if (p := run.points.get(lv)) is None or p.value is None]
+    out = Text()
+    if zero:
+        out.append(f"\n   0% (no bar): {', '.join(preview(lv, 20) for lv in zero)}")
+    if none:
+        out.append(f"\n   no data (no bar): {', '.join(preview(lv, 20) for lv in none)}",
+                   style="dim")
+    return out
 
 
 class ChartsScreen(QCScreen):
@@ -146,6 +162,8 @@ class ChartsScreen(QCScreen):
             un = run.points.get("un")
             if un is not None and un.failed:     # apart from the judged score, as everywhere
                 legend.append(f"  LLM@Un: {un.failed} failed replies apart", style="magenta")
+            if self.chart == "difficulty":
+                legend.append_text(level_gaps(run, data.levels))
         if self.chart == "difficulty" and data.by_level is None:
             legend = Text("Reading the scores by difficulty…", style="dim")
         elif not runs:

@@ -93,6 +93,10 @@ class RobustnessScreen(QCScreen):
                 id="robust-left"),
     ]
 
+    #: from this many terminal rows up the shown table's note is under its title; below, F1
+    #: shows it (at 24 rows it took 8 lines and left the table none)
+    NOTES_FROM_ROWS = 40
+
     def __init__(self, run_ids: list[int]) -> None:
         super().__init__()
         self.run_ids = sorted(set(run_ids))
@@ -118,13 +122,26 @@ class RobustnessScreen(QCScreen):
         self._load()
 
     def help_notes(self) -> RenderableType:
-        return Text(
+        note = self._table_note()
+        return Text.assemble((f"{note}\n\n" if note else ""), Text(
+
             "The same figures as `qcstation eval robustness RUN` and the report's Robustness "
             "section. A_avg: mean over seeds of the mean over its variants; A_wst: of the "
             "minimum; RR = A_wst / A_avg; RC: the share of repeated samples agreeing with the "
             "first. Drops compare each perturbed item with its parent in the same model's run "
             "on the parents (the base run). Items: Enter reads one, with its parent and what "
-            "the transformation changed.")
+            "the transformation changed."))
+
+    def _table_note(self) -> str:
+        """What the shown table's columns mean ('' when it has no note)."""
+        if self.data is None or self.mode != "tables":
+            return ""
+        tabs = self.data.tables[self.run]
+        return str(tabs[self.table % len(tabs)].note or "") if tabs else ""
+
+    def on_resize(self) -> None:
+        if self.data is not None and self.mode == "tables":   # the head's room, the note
+            self._draw()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Computing the robustness diagnosis")
@@ -160,13 +177,20 @@ class RobustnessScreen(QCScreen):
             return
         dg = data.dgs[self.run]
         tabs = data.tables[self.run]
-        # the run named whole where the line has room, else cut in its middle (its number and
-        # its end stay: '#3 basel…08-06'); a cut at 30 cells lost the end that told runs apart
-        rest = f" on {release_cell(dg.release, 30)}: {dg.n_items} items"
-        room = max(RUN_WIDTH, self.size.width - 2 - len(rest))
-        head = Text(f"{run_cell(dg.title, room)}{rest}", style="bold")
+        # the run named whole (with its model) where the line has room, else cut in its middle
+        # (its number, its end and its model stay: '#3 basel…08-06 (gpt-4o-mini)'); a cut at
+        # 30 cells lost the end that told runs apart. What it measured follows: the release
+        # and the protocol (issue 28.5)
+        protocol = f" · {preview(dg.protocol, 40)}" if dg.protocol else ""
+        rest = f" on {release_cell(dg.release, 30)}{protocol}: {dg.n_items} items"
+        room = self.size.width - 2
+        if len(dg.title) + len(rest) <= room:
+            head = Text(f"{dg.title}{rest}", style="bold")
+        else:   # the run on its line (whole where it fits), what it measured on the next
+            head = Text(f"{run_cell(dg.title, max(RUN_WIDTH, room))}\n{rest.lstrip()}",
+                        style="bold")
         if len(self.run_ids) > 1:
-            head.append(f"   run {self.run + 1} of {len(self.run_ids)} (r: next)", style="dim")
+            head.append(f"  ({self.run + 1}/{len(self.run_ids)}, r: next)", style="dim")
         table = self.query_one("#robust_table", DataTable)
         table.clear(columns=True)
         chart = self.query_one("#robust_chart", PlotextPlot)
@@ -190,8 +214,10 @@ class RobustnessScreen(QCScreen):
             self.table %= len(tabs)
             t = tabs[self.table]
             head.append(f"\n{t.title}  ({self.table + 1}/{len(tabs)}, t: next)")
-            if t.note:
+            if t.note and self.app.size.height >= self.NOTES_FROM_ROWS:
                 head.append(f"\n{t.note}", style="dim")
+            elif t.note:   # at 24 rows the note took 8 lines and left the table none
+                head.append("  F1: what the columns mean", style="dim")
             labels = [wrapped_header(str(h)) for h in t.headers]
             table.header_height = max((label.count("\n") + 1 for label in labels), default=1)
             table.add_columns(*labels)

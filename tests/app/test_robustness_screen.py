@@ -28,6 +28,12 @@ def runs(db: Path, tmp_path: Path) -> dict[str, int]:
 
 
 async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: dict[str, int]) -> None:
+    from db import Store
+
+    with Store(db) as store:       # a name that does not contain its model ('m')
+        store.conn.execute("UPDATE eval_runs SET name = 'baseline' WHERE id = ?",
+                           (runs["dyn-rel"],))
+        model = store.scalar("SELECT model FROM eval_runs WHERE id = ?", (runs["dyn-rel"],))
     app = make_app(db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -42,6 +48,13 @@ async def test_robustness_screen_tables_charts_and_drill_down(db: Path, runs: di
             await pilot.press("r")
             await settle(pilot)
         text = flat(screen_text(app))
+        # the head names the run with its model, and what it measured: release and protocol
+        # (a named run's head hid its model; issue 28.5)
+        head = screen.head.plain.splitlines()[0]
+        dg = screen.data.dgs[screen.run]
+        assert head.startswith(f"#{runs['dyn-rel']} baseline ({model}) on "), head
+        assert " on dyn-rel@1" in head and "0-shot" in head and "2 samples" in head, head
+        assert dg.protocol and dg.protocol in head, head
         # the variants table: ACC@Fi A_avg 66.7, A_wst 33.3, RR 0.500, RC 0.833 over 3 seeds (few:
         # marked), each with its Wilson interval (the script, worked out in tests/eval/robustness)
         assert "Variants (DynaMath)" in text
@@ -97,6 +110,20 @@ async def test_at_80_columns_a_wide_table_says_what_it_cut_and_scrolls(
         headers = screen.data.tables[screen.run][screen.table].headers
         text = flat(screen_text(app))
         assert f"of {len(headers)} shown · → shows the rest" in text, text
+        # the table's rows in view at 24 rows: its note (8 lines here) is behind F1, where it
+        # left the table no line (lane tui9)
+        table = screen.data.tables[screen.run][screen.table]
+        assert table.note and "F1: what the columns mean" in text, text
+        assert str(table.rows[0][0]) in screen_text(app).split("Variants (DynaMath)")[-1]
+        assert table.note.split(";")[0] not in text
+        await pilot.press("f1")
+        await settle(pilot)
+        await pilot.press("end")             # the notes follow the keys
+        await settle(pilot)
+        assert flat(table.note)[:40] in flat(screen_text(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, RobustnessScreen)
         for _ in range(len(headers)):
             await pilot.press("right")
             await settle(pilot)

@@ -182,8 +182,11 @@ async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
         await settle(pilot)
         app.push_screen(RobustnessScreen([run]))
         await settle(pilot)
-        head = screen_text(app).splitlines()[1]
-        assert head.startswith(f"#{run} baseline-gpt-4o-mini-2024-08-06 on working set: 4 items"), head
+        lines = screen_text(app).splitlines()
+        # the run whole with its model on its line, what it measured (release, protocol) on
+        # the next: together they have no room at 80 columns (issue 28.5)
+        assert lines[1].rstrip() == f"#{run} baseline-gpt-4o-mini-2024-08-06 (reference)", lines
+        assert lines[2].startswith("on working set · 3-shot, t=0: 4 items"), lines
 
 
 async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -> None:
@@ -319,3 +322,45 @@ async def test_the_difficulty_bars_of_each_run_read_apart_without_colour(eval_db
         assert sorted(marks) == [MARKS[0] * 2, MARKS[1] * 2], legend
         chart = "\n".join(line for line in lines if line not in legend)
         assert MARKS[0] * 2 in chart and MARKS[1] * 2 in chart, chart
+
+
+async def test_a_zero_bar_and_a_level_without_data_read_apart(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lane tui9 (issue 28.2): on the difficulty chart a level at 0% and a level with no score
+    both drew no bar, the same without colour. The legend says which is which, per run."""
+    import dataclasses
+
+    from qcstation.eval import charts as chartdata
+
+    by_difficulty_all = chartdata.by_difficulty_all
+    cut: dict[str, str] = {}
+
+    def one_zero_one_missing(store: Any, run_ids: Any, **kw: Any) -> Any:
+        out = by_difficulty_all(store, run_ids, **kw)
+        levels, runs = out["fi"]
+        first, last = levels[0], levels[-1]
+        runs[0].points[first] = dataclasses.replace(runs[0].points[first], value=0.0)
+        del runs[1].points[last]
+        cut.update(zero=first, none=last)
+        return out
+
+    monkeypatch.setattr(chartdata, "by_difficulty_all", one_zero_one_missing)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await _until(pilot, lambda: screen.data is not None)
+        await pilot.press("t")
+        await _until(pilot, lambda: "Reading the scores" not in screen_text(app))
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        runs = [n for n, line in enumerate(lines) if " #" in line and "shot" in line]
+        assert len(runs) == 2, lines
+        first_run = lines[runs[0] + 1:runs[1]]
+        second_run = lines[runs[1] + 1:]
+        assert any(f"0% (no bar): {cut['zero']}" in line for line in first_run), lines
+        assert not any("no data" in line for line in first_run), lines
+        assert any(f"no data (no bar): {cut['none']}" in line for line in second_run), lines
+        assert not any("0% (no bar)" in line for line in second_run), lines

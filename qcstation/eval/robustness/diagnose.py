@@ -125,6 +125,7 @@ class Diagnosis:
     refine_gain: dict[str, McNemar] = field(default_factory=dict)
     round_trip: dict[str, dict[str, tuple[float | None, int]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    protocol: str = ""          # how the run asked ('3-shot, t=0'), beside its release
 
     def most_dropped(self, transform: str) -> list[str]:
         """The dimensions that drop most under a perturbation: one, or every dimension tied
@@ -140,6 +141,7 @@ class Diagnosis:
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "title": self.title, "release": self.release,
+            "protocol": self.protocol,
             "base_run": self.base_run, "samples": self.samples, "n_items": self.n_items,
             "transforms": self.transforms,
             "rc": {d: {"rc": v, "n": n} for d, (v, n) in self.rc.items()},
@@ -338,7 +340,8 @@ def diagnose(store: Store, run_id: int, *, base: int | None = None,
     for it in data.items.values():
         transforms[it.transform or "seed"] += 1
     dg = Diagnosis(run_id=data.run_id, title=data.title, release=data.release, base_run=None,
-                   samples=data.samples, n_items=len(data.items), transforms=dict(transforms))
+                   samples=data.samples, n_items=len(data.items), transforms=dict(transforms),
+                   protocol=data.protocol)
     for d in DIMS:
         rows = [[o.answer if o.answer is not None else ("right" if o.ok else "not right")
                  for o in it.obs[d]] for it in data.items.values() if it.obs.get(d)]

@@ -21,7 +21,14 @@ from typing import Any
 
 from db.store import Store
 from qcstation.eval.robustness.measures import norm
-from qcstation.eval.runs import EvalError, load_spec, release_label, run_row
+from qcstation.eval.runs import (
+    EvalError,
+    load_spec,
+    protocol_label,
+    release_label,
+    run_label,
+    run_row,
+)
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS
 
 __all__ = ["DIMS", "VALUE_DIMS", "Item", "Obs", "RunData", "find_base", "gate_refinement",
@@ -83,7 +90,14 @@ class RunData:
 
     @property
     def title(self) -> str:
-        return f"#{self.run_id} {self.name or self.label}"
+        """``#3 gpt-4o-mini``, a named run with its model (``#3 baseline (gpt-4o-mini)``): a
+        named run's head hid the model it measured (issue 28.5)."""
+        return run_label({"id": self.run_id, "name": self.name, "model": self.label})
+
+    @property
+    def protocol(self) -> str:
+        """How the run asked (``3-shot, t=0``; '' for a run without a spec)."""
+        return protocol_label(self.spec) if self.spec else ""
 
 
 def _answer(metric: str, extracted: Any, detail_text: Any) -> str | None:

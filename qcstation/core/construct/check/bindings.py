@@ -532,7 +532,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
-                    vouched_by_elimination(given, v, cands, defs, values, solution, _is_given) or once and vouched_by_units(
+                    vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)
+                    or once and vouched_by_units(
                         given, v, cands, step, expr, defs, values, line, solution, question, occurrences, _is_given))):
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
@@ -652,7 +653,6 @@ def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
     # a word that multiplies which the formalization declares as its own given ("w_twice" for 274's
     # "the rosette takes twice as many as the collar") is that given: it is not this digit
     return not any(_multiplies(o) and not declared_word(o, own_words) for o in cands if o is not best)
-
 
 
 def _one_sum_or_product(expr: Any) -> bool:

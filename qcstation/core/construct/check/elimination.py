@@ -20,6 +20,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.construct.check.claims import vouched_by_claims
 from qcstation.core.reading.words import (Occurrence, operand_values, solution_lines, stem, step_line,
                                           words_after_value)
 
@@ -45,9 +46,13 @@ def _said(line: str, v: Fraction) -> frozenset[str]:
 
 
 def vouched_by_elimination(given: str, v: Fraction, cands: list[Occurrence], defs: dict[str, Any],
-                           values: dict[str, Fraction], solution: str, is_given: Callable[[Any], bool]) -> bool:
+                           values: dict[str, Fraction], solution: str, is_given: Callable[[Any], bool],
+                           question: str = "") -> bool:
     """Is ``given`` (of value ``v``, stated at ``cands``) the one place of ``v`` no other given of
-    the formalization takes by its words? See the module docstring."""
+    the formalization takes by its words? See the module docstring. (Or the one place the givens
+    of another value leave it, or the percent it is used as: :mod:`.claims`.)"""
+    if vouched_by_claims(given, v, cands, defs, values, question, is_given, solution):
+        return True
     places = list({o.start: o for o in cands if o.start >= 0 and o.words
                    and not any(w.startswith("~") for w in o.words)}.values())
     if len(places) < 2 or len(places) != len({o.start for o in cands}):

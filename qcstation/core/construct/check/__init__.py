@@ -17,6 +17,10 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``dangling``             a link to an earlier result of a value the question states, settled
                          by the structure: every place of the value has its own given, and the
                          result no other use (called by ``bindings``).
+``claims``               a given whose line names nothing, vouched for by the places other
+                         givens claim: a percent by its fraction's given, "one-fourth" by the
+                         1/4 given, a place another given names by its lines (called by
+                         ``elimination``).
 ``elimination``          a given whose line names nothing, vouched for by elimination: one
                          given for each place of its value, every other one named by its lines
                          for one place, and this one named for the place left (called by

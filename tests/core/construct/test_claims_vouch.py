@@ -107,10 +107,19 @@ def test_a_fraction_the_question_also_states_elsewhere_claims_nothing(gsm8k: dic
 
 
 def test_a_given_named_for_the_percent_left_at_another_place_is_refused(gsm8k: dict) -> None:
-    # 696: "50 deer ... 50 percent of them are bucks" read as 50(.50) with the deer's 50 tied to
-    # the words "50 percent" (g1_pct): the claims leave "50 deer", which the given is not named for
-    with pytest.raises(RuleError, match="given-words"):
-        rule_for_seed(gsm8k["696"])
+    # 696: "50 deer ... 50 percent of them are bucks" read as 50(.50), the deer's 50 named for
+    # (and tied to) the words "50 percent" (g1_pct): the claims leave "50 deer", which the given
+    # is not named for; named for the deer, it is vouched for
+    s = gsm8k["696"]
+    for name, refused in (("g1_pct", True), ("g1_deer", False)):
+        defs: dict[str, Any] = {name: Num(Fraction(50)), "g2_pct": Num(Fraction(1, 2)), "g3_pct": Num(Fraction(1, 5))}
+        defs["s1"] = BinOp("*", Name(name), Name("g2_pct"))
+        defs["s2_bucks"] = BinOp("*", Name("s1"), Name("g3_pct"))
+        values: dict[str, Fraction] = {}
+        for n, e in defs.items():
+            values[n] = evaluate(e, values)
+        found = [b.describe() for b in binding_problems(defs, values, s["question"], s["solution"])]
+        assert any(f.startswith("s1 uses 50") for f in found) is refused, found
 
 
 ANCHORED = [

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple, Protocol
 
 from qcstation.core.construct.make.rules.givens import COMMON_FACTORS, Givens
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, canon, leaves
@@ -77,10 +77,30 @@ def _term_times(line: str, v: Fraction) -> int:
                if numeral_value(m) == v)
 
 
+class OpenNumber(NamedTuple):
+    """A number of a step that the readings left disagree on (given or which earlier result)."""
+
+    n: int  #: its key's index into ``ch.keys``, ``ch.options`` and each reading's choices
+    i: int  #: the step that writes it
+    k: int  #: its ordinal among the step's numbers (:func:`leaves`)
+    terms: list[Num]  #: the step's numbers, left to right
+    v: Fraction  #: its value
+
+
+def open_numbers(readings: Readings, ch: _Choices, exprs: list[Expr]) -> Iterator[OpenNumber]:
+    """Each number the readings left disagree on, in key order: the loop every decider of
+    :mod:`.links`, :mod:`.link_structure` and :mod:`.result_lines` reads its numbers by."""
+    for n, (i, k) in enumerate(ch.keys):
+        if len({r[0][n] for r in readings.values()}) > 1:
+            terms = leaves(exprs[i])
+            yield OpenNumber(n, i, k, terms, terms[k].value)
+
+
 def _keep_decided(readings: Readings, ch: _Choices, decided: Mapping[int, int | None],
                   evidence: Callable[[int | None], str]) -> Readings:
-    """The one reading that agrees with every decided choice, each decision's evidence recorded;
-    the readings unchanged otherwise (as :func:`.links._keep_decided`)."""
+    """The one reading that agrees with every decided choice (choice -> the step it links to,
+    None for the question's number), each decision's evidence recorded; the readings unchanged
+    when nothing was decided or not exactly one reading agrees (every decider's ending)."""
     if not decided:
         return readings
     kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
@@ -253,12 +273,8 @@ def decide_word_lines(readings: Readings, ch: _Choices, comps: Sequence[Computat
     from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
     from qcstation.core.reading.words import WORD_GIVENS
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         if None not in ch.options[n] or v in givens.values or v not in givens.word_values:
             continue
         line = _line_at(solution, comps[i].start)
@@ -474,12 +490,8 @@ def decide_by_owner(readings: Readings, ch: _Choices, comps: Sequence[Computatio
     names = question_names(givens.question, solution)
     if len(names) < 2:
         return readings
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         line = _line_at(solution, comps[i].start)
         if sum(1 for x in terms if x.value == v) > 1:
             continue
@@ -543,12 +555,8 @@ def decide_stated_factors(readings: Readings, ch: _Choices, comps: Sequence[Comp
     question's words make plausible, written once in the step's term, is that named constant, not
     an earlier result of equal value ("1*12 = 12 games"). Only where one reading is left."""
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         if None not in ch.options[n] or v not in givens.factors or sum(1 for x in terms if x.value == v) > 1:
             continue
         if _states_factor(re.sub(r"<<[^<>]*>>", " ", _line_at(solution, comps[i].start)), v):

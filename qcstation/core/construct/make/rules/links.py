@@ -9,7 +9,6 @@ solution with more than one reading is refused (:class:`RuleError`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,8 +22,9 @@ from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.construct.make.rules.clause_words import result_or_given
-from qcstation.core.construct.make.rules.link_structure import (decide_by_structure, drop_unstated_literals,
-                                                                equal_term_groups, keep_distinct)
+from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
+                                                                drop_unstated_literals, equal_term_groups,
+                                                                keep_distinct, open_numbers)
 
 MAX_LINK_CHOICES = 4096
 
@@ -362,22 +362,6 @@ def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list
     return readings
 
 
-def _keep_decided(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]], ch: _Choices,
-                  decided: Mapping[int, int | None], evidence: Callable[[int | None], str],
-                  ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
-    """The one reading that agrees with every decided choice (choice -> the step it links to,
-    None for the question's number), each decision's evidence recorded; the readings unchanged
-    when nothing was decided or not exactly one reading agrees."""
-    if not decided:
-        return readings
-    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
-    if len(kept) != 1:
-        return readings
-    for n, j in decided.items():
-        ch.evidence[ch.keys[n]] = evidence(j)
-    return kept
-
-
 def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]], ch: _Choices,
                       comps: list[Computation], exprs: list[Expr], givens: Givens, solution: str,
                       ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
@@ -385,12 +369,8 @@ def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ..
     the clause of the question's number and the lines of the earlier steps of that value
     (:func:`.clause_words.result_or_given`). Only a number the step writes once; the reading left
     must be the one every decided number agrees with, else the readings stay as they were."""
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         if sum(1 for x in terms if x.value == v) > 1 or v in (0, 1):
             continue  # a 1 may be no given at all ("5 * 1" for a banana's $1): no clause to read
         steps = [j for j in ch.options[n] if j is not None]
@@ -444,13 +424,9 @@ def _decide_unworded_factors(readings: dict[tuple[str, ...], tuple[tuple[int | N
     Only where one reading is left; else the readings stay as they were."""
     from qcstation.core.construct.make.rules.implied import named_lists
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
+    for n, i, k, terms, v in open_numbers(readings, ch, exprs):
         opts = ch.options[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
         steps = [j for j in opts if j is not None]
         if None not in opts or len(steps) != 1 or v in givens.values or v not in _FACTOR_MEANING_RE:
             continue
@@ -497,13 +473,9 @@ def _decide_by_line_nouns(readings: dict[tuple[str, ...], tuple[tuple[int | None
     line that writes the result's noun and not the question's is the result ("the total number of
     cups ... 180 + 370"). Equal nouns, or a line with both or neither, decide nothing; only where
     one reading is left."""
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         steps = [j for j in ch.options[n] if j is not None]
-        terms = leaves(exprs[i])
-        v = terms[k].value
         places = [q for q in givens.numbers if q.value == v and not q.percent]
         if None not in ch.options[n] or len(steps) != 1 or len(places) != 1 or v in (0, 1) \
                 or v in givens.factors or places[0].slug == "pct":
@@ -603,7 +575,7 @@ def resolve_links(
         readings = _equal_terms_distinct(readings, ch, exprs, givens)
     if len(readings) > 1 and solution and givens is not None:
         # the words decide between the readings where they can (see _decide_by_words)
-        open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
+        open_keys = [o.n for o in open_numbers(readings, ch, exprs)]
         decided = _decide_by_words(ch, comps, exprs, givens, solution, open_keys)
         if decided:
             kept = {key: r for key, r in readings.items()

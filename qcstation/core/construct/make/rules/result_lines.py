@@ -17,8 +17,8 @@ from fractions import Fraction
 
 from qcstation.core.construct.make.rules.givens import Givens
 from qcstation.core.construct.make.rules.link_structure import (Computation, Readings, _Choices, _keep_decided,
-                                                                _line_at, _term_times)
-from qcstation.core.reading.expr import Expr, leaves
+                                                                _line_at, _term_times, open_numbers)
+from qcstation.core.reading.expr import Expr
 
 
 def decide_results_by_line(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
@@ -28,15 +28,11 @@ def decide_results_by_line(readings: Readings, ch: _Choices, comps: Sequence[Com
     step's line writes (:func:`.clause_words.result_or_given`). Only where one reading is left."""
     from qcstation.core.construct.make.rules.clause_words import result_or_given
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         steps = ch.options[n]
         if None in steps or len(steps) < 2:
             continue
-        terms = leaves(exprs[i])
-        v = terms[k].value
         if sum(1 for x in terms if x.value == v) > 1:
             continue
         line = _line_at(solution, comps[i].start)
@@ -93,17 +89,15 @@ def decide_compared_results(readings: Readings, ch: _Choices, comps: Sequence[Co
     from qcstation.core.reading.expr import BinOp, Num
     from qcstation.core.reading.words import line_stems
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
+    for n, i, k, _terms, v in open_numbers(readings, ch, exprs):
         steps = ch.options[n]
         e = exprs[i]
         if None in steps or len(steps) < 2 or not (isinstance(e, BinOp) and e.op in "+-*"
                                                    and isinstance(e.left, Num) and isinstance(e.right, Num)):
             continue
         other = (e.left, e.right)[1 - k]
-        if other.value == leaves(e)[k].value:
+        if other.value == v:
             continue
         places = [q for q in givens.numbers if q.value == other.value and not q.percent]
         if len(places) != 1:
@@ -137,12 +131,8 @@ def decide_factor_words(readings: Readings, ch: _Choices, comps: Sequence[Comput
     from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
     from qcstation.core.reading.words import solution_stems
 
-    open_keys = [n for n in range(len(ch.keys)) if len({r[0][n] for r in readings.values()}) > 1]
     decided: dict[int, int | None] = {}
-    for n in open_keys:
-        i, k = ch.keys[n]
-        terms = leaves(exprs[i])
-        v = terms[k].value
+    for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         unit = _FACTOR_STEMS.get(v, frozenset())
         larger = _LARGER.get(v)
         steps = [j for j in ch.options[n] if j is not None]

@@ -256,6 +256,10 @@ def _premises(text: str) -> list[str]:
     return out
 
 
+#: the number a step divides by ("/ 3", "÷3", "/(3)")
+_DIVISOR = re.compile(r"[/÷]\s*\(?\s*(\d+(?:\.\d+)?)")
+
+
 def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] | None) -> set[Fraction]:
     """The question's values the formalization uses (a percent given "45%", declared as
     45/100, counts as 45; named factors are no fact of the question; word givens are placed
@@ -267,10 +271,12 @@ def _used_values(question: str, steps: list[Any], givens: list[dict[str, str]] |
         used = set()
         for st in steps:
             used |= _numbers(str(st.expr_text))
-    # "1/3 as many" computed as "÷ 3": the fraction is a given the solution uses
-    step_numbers = set().union(*(_numbers(str(st.expr_text)) for st in steps)) if steps else set()
+    # "1/3 as many" computed as "÷ 3": the fraction is a given the solution uses (a divisor of
+    # a step: "4 quarters ... 12 x 4" multiplies by the count, "the last quarter" is no 1/4)
+    divisors = set().union(*(_numbers(" ".join(_DIVISOR.findall(str(st.expr_text)))) for st in steps)) \
+        if steps else set()
     used |= {q for q in _numbers(question) if q and q.denominator != 1 and q.numerator == 1
-             and 1 / q in step_numbers}
+             and 1 / q in divisors}
     return used
 
 
@@ -417,6 +423,21 @@ def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None)
     return None
 
 
+def _span_values(givens: list[dict[str, str]] | None) -> dict[tuple[int, int], Fraction]:
+    """The value each given states at its place in the question (a percent "45%" as 45)."""
+    out: dict[tuple[int, int], Fraction] = {}
+    for g in givens or []:
+        span = g.get("span")
+        if str(g.get("name", "")).startswith(("k_", "w_")) or not isinstance(span, list) or len(span) != 2:
+            continue
+        try:
+            value = Fraction(str(g["value"]))
+        except (KeyError, ValueError, ZeroDivisionError):
+            continue
+        out[(int(span[0]), int(span[1]))] = value * (100 if str(g.get("text", "")).endswith("%") else 1)
+    return out
+
+
 def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
            givens: list[dict[str, str]] | None, implied: tuple[str, ...] = ()) -> tuple[list[str], set[Fraction]]:
     """The clauses that state a used given, each given once (per place where the givens
@@ -430,6 +451,9 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         (int(g["span"][0]), int(g["span"][1])) for g in givens or []
         if isinstance(g.get("span"), list) and len(g["span"]) == 2
         and not str(g.get("name", "")).startswith("k_")]
+    # the value each given's span states, read from the given (as :func:`_used_values` counts
+    # it): "forty-two 75-pound bales" states 42 though the words read as 40 and 2
+    span_value = _span_values(givens)
     placed: set[tuple[int, int]] = set()
     sentences = set(_sentences(question))
 
@@ -448,7 +472,7 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
                 if not here or here <= placed or clause in known:
                     continue
                 placed |= here
-                covered |= nums
+                covered |= nums | {span_value[sp] for sp in here if sp in span_value}
                 if part is not ask:
                     known.append(_known_text(clause, part in sentences, part.lstrip().startswith(clause)))
                     continue

@@ -161,7 +161,9 @@ def test_an_omitted_step_is_one_a_later_computation_uses(gsm8k: dict, seed: str)
 
 
 @pytest.mark.parametrize(("seed", "reads"), [
-    ("170", "no blank"),             # "Q2: He walks 20 miles on the weekend": its own value shown
+    # "Q4: They have 30 pounds left" where the step computes 3 (170's "He walks 20 miles on the
+    # weekend because 2 x 10 = 20" reads "He walks ? miles ...": test_keyinfo_own_value)
+    ("988", "no blank"),
     ("350", "its computation"),      # "Madeline spends$25*4 ? on food"
 ])
 def test_an_unknown_shows_no_value_of_its_own_or_no_rule_made_key_information(gsm8k: dict, seed: str, reads: str) -> None:

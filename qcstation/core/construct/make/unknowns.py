@@ -76,6 +76,20 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                          computed, given_at, blanks)
         desc = _one_blank_each(desc, blanks, own, st, steps[:i], label, given_value, givens or [], question,
                                said)
+        if desc and "?" not in desc:
+            desc = _own_value_written(desc, own, st, steps[:i], given_value)
+        if desc and "?" not in desc and i == len(steps) - 1 and solution:
+            # "Lily = B/2 + 7" (501): the asked value's line is the formula the solution
+            # writes; its concluding sentence ("Lily found <<16=16>>16 insects.") says what it is
+            last = _concluding_line(solution, own)
+            if last is not None:
+                blanks = []
+                said_last = _describe(last, question_values, results, others, earlier, own, stated,
+                                      computed, given_at, blanks)
+                said_last = _one_blank_each(said_last, blanks, own, st, steps[:i], label, given_value,
+                                            givens or [], question, said)
+                if said_last.count("?") == 1:
+                    desc = said_last
         equation = _equation(st) if getattr(st, "expr", None) is None else None
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
@@ -104,6 +118,95 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
+
+
+#: a number as a line writes it, also a decimal without its leading zero ("$.05")
+_ANY_WRITTEN = re.compile(r"(?<![\w.,/])\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w/]|\.\d|,\d)")
+#: "half" said of a whole ("half their day", "half of the cake")
+_HALF_OF = re.compile(r"\bhalf(\s+of)?(?=\s+(?:the|their|his|her|its|my|our|your|all|of)\b)", re.I)
+
+
+#: an annotation that only writes a value ("<<16=16>>"), and an operator written in a line
+_ANNOT_ECHO = re.compile(r"\s*\$?[\d.,]+\s*=\s*\$?[\d.,]+\s*")
+_COMPUTES = re.compile(r"[=+*/×÷]|\s[-−]\s")
+
+
+def _concluding_line(solution: str, own: Fraction) -> str | None:
+    """The solution's last line, where it states the value asked for (``own``) with no
+    computation of its own ("The red rope was 20 cm long.", "Lily found <<16=16>>16 insects.")."""
+    lines = [ln.strip() for ln in solution[:20_000].split("\n") if ln.strip() and not ln.strip().startswith("####")]
+    if not lines:
+        return None
+    last = lines[-1]
+    annots = list(_ANNOT_WITH_RESULT.finditer(last))
+    bare = _ANNOT_WITH_RESULT.sub(lambda m: " " + m.group(0)[m.group(0).find(">>") + 2:] + " ", last)
+    if any(not _ANNOT_ECHO.fullmatch(m.group(0)[2:m.group(0).find(">>")]) for m in annots) \
+            or _COMPUTES.search(bare):
+        return None  # a line that computes is described by its own step
+    return last if own in _numbers(bare) else None
+
+
+def _operand_values(st: Any, before: list[Any], given_value: dict[str, Fraction]) -> set[Fraction] | None:
+    """The values a step computes with (its givens, named constants and earlier results), or
+    None where the step's expression is not known."""
+    from qcstation.core.construct.check.bindings import expr_names
+    from qcstation.core.construct.make.rules.constants import factor_value
+
+    expr = getattr(st, "expr", None)
+    if expr is None:
+        return None
+    results = {x.name: Fraction(x.result) for x in before}
+    out: set[Fraction] = set()
+    for n in expr_names(expr):
+        if n in given_value:
+            out.add(given_value[n])
+        elif n in results:
+            out.add(results[n])
+        elif factor_value(n) is not None:
+            out.add(Fraction(factor_value(n) or 0))
+        else:
+            return None  # a name of no known value: nothing can be told apart
+    from qcstation.core.reading.expr import leaves
+
+    try:
+        out |= {n.value for n in leaves(expr)}  # a number the step writes ("5 x 20": the 5 weekdays)
+    except (AttributeError, TypeError):
+        return None
+    return out
+
+
+def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
+                       given_value: dict[str, Fraction]) -> str:
+    """A description with no blank whose line states the step's result before computing it
+    ("He walks 20 miles on the weekend because 2 x 10 = <<2*10=20>>20", 170; "George got $.05 in
+    change because ...", 435; "They spend half their day cleaning classrooms because 4 / 8",
+    1240): its claim writes the step's own value, kept because the question states an equal
+    number ("20 miles a day") or because a decimal without its zero reads as no number. Where
+    the description writes the own value exactly once and the step computes with no number of
+    that value (so the written one cannot be an operand of the step), that place is the blank.
+    Anything else is left as it was (and refused by the drafting: "They have 30 pounds left"
+    where the step computes 3 writes no own value)."""
+    operands = _operand_values(st, before, given_value)
+    if operands is None or own in operands:
+        return desc
+    digits = [m for m in _ANY_WRITTEN.finditer(desc) if _value_of(m.group(0)) == own]
+    words = [m for m in _COUNT_WORD.finditer(desc) if _WORDS[word_key(m.group(0), _WORDS)] == own
+             and m.group(0).lower() not in ("half", "quarter", "twice", "double", "triple", "dozen", "hundred",
+                                            "thousand")]
+    halves = list(_HALF_OF.finditer(desc)) if own == Fraction(1, 2) else []
+    found = [(m.start(), m.end(), "?") for m in [*digits, *words]] \
+        + [(m.start(), m.end(), "? of" if not m.group(1) else "? of") for m in halves]
+    if len(found) != 1:
+        return desc
+    a, b, text = found[0]
+    return desc[:a] + text + desc[b:]
+
+
+def _value_of(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.replace("$", "").replace(",", ""))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def _equation(st: Any) -> tuple[Any, Any] | None:

@@ -45,3 +45,15 @@ def test_a_unit_fraction_counts_as_used_only_where_a_step_divides_by_it() -> Non
     assert Fraction(1, 4) not in _used_values(question, divides, None)
     multiplies = [SimpleNamespace(expr_text="12 * 3")]
     assert Fraction(1, 3) not in _used_values(question, multiplies, None)
+
+
+@pytest.mark.parametrize(("seed", "known"), [
+    # "and a photo frame for $5" has no verb of its own: cut off, "A photo frame for $5" is no
+    # fact (the known-fragment refusal); it is said by the clause before it
+    ("1297", "Ellen bought a pair of leggings for $100 and a photo frame for $5"),
+    ("608", "The directions say to use 2 pumps of shampoo and this will give you 120 washings"),
+])
+def test_a_phrase_after_and_stays_with_its_clause(gsm8k: dict, seed: str, known: str) -> None:
+    fields = _keyinfo(gsm8k[seed])
+    assert known in fields["known_quantities"]
+    assert not [k for k in fields["known_quantities"] if k != known and k in known]

@@ -79,16 +79,20 @@ def test_clause_place_refuses_what_its_words_cannot_tell() -> None:
 
 def test_a_newly_made_seed_whose_known_quantity_would_be_a_fragment_gets_no_rule_made_key_information(
         gsm8k: dict) -> None:
-    # 1297 is rule-made now (its two $100 told apart by their clauses); its key information would
-    # list "A photo frame for $5", cut from "Ellen bought a pair of leggings for $100 and a photo
-    # frame for $5": no fact of its own, so no rule-made Understanding (a model's)
-    from qcstation.core.construct.make.keyinfo import KeyInfoError
-    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+    # 1297 is rule-made now (its two $100 told apart by their clauses); its key information listed
+    # "A photo frame for $5", cut from "Ellen bought a pair of leggings for $100 and a photo
+    # frame for $5": no fact of its own, so no rule-made Understanding. Such a known quantity is
+    # still refused; 1297's phrase now stays with its clause (lane un1: the phrase after "and"
+    # is read as the known quantity would say it, without its "and")
+    from qcstation.core.construct.make.keyinfo_draft import _known_fragments, keyinfo_from_annotations
 
     seed = gsm8k["1297"]
+    assert _known_fragments(["A photo frame for $5"], seed["question"]) == ["A photo frame for $5"]
     rule = rule_for_seed(seed)
-    with pytest.raises(KeyInfoError, match="fragment"):
-        keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+    known = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps,
+                                     givens=rule.givens)["known_quantities"]
+    assert "Ellen bought a pair of leggings for $100 and a photo frame for $5" in known
+    assert _known_fragments(known, seed["question"]) == []
 
 
 def test_a_number_that_could_be_a_given_or_an_earlier_result_is_read_from_the_whole_line(gsm8k: dict) -> None:

@@ -312,7 +312,7 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
             a, pending = pending, None
         # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
         dependent = merged and _DEPENDENT.match(c)
-        if dependent or not reads_as_clause(_JOIN_END.sub("", part[a:b].strip(" ,;:"))):
+        if dependent or not reads_as_clause(_cap(_JOIN_END.sub("", part[a:b].strip(" ,;:")), False)):
             # "..., and over the next two days, he totaled only 30% ...": a phrase that opens the
             # clause after it (a comma between them) is said of that one
             opens = _OPENING.match(c) and k + 1 < len(bounds) and "," in part[b:bounds[k + 1][0]] \

@@ -48,6 +48,18 @@ def _blanks(u: str) -> int:
     # "$10 on the aquarium" is the given "an aquarium for $10.00"; "$10 on fish" is Q3 (s3_fish)
     ("616", 3, "Q4: All total she spent $10 on the aquarium, Q1 on the rocks, Q2 on coral, Q3 on fish and $2 on "
                "food so ? (the value asked for)"),
+    # "6 students are football players and 6 are part of band": Q1 and Q3 are both 6 students,
+    # told apart by the words of the lines that computed them ("football players", "band")
+    ("983", 3, "Q4: Q1 students are football players and Q3 are part of band/cheerleading so ? students "
+               "will be leaving early (the value asked for)"),
+    # "her husband eats 7": Q2's line ("Her husband eats 1 cookie a day ...") though the question
+    # states "for 7 days" too
+    ("347", 2, "Q3: There are 36 cookies in a bag and her son eats Q1 and her husband eats Q2 so Jenny "
+               "eats ? cookies (the value asked for)"),
+    # "10 are used per group": Q3's 10 minutes a group, not the 10-minute intermission (no number
+    # of this step)
+    ("847", 3, "Q4: Of the Q2 minutes of performances, Q3 are used per group, so ? groups can perform. "
+               "(the value asked for)"),
 ])
 def test_each_other_number_is_named_or_written(gsm8k: dict, seed: str, index: int, text: str) -> None:
     u = _unknowns(gsm8k[seed])
@@ -63,8 +75,6 @@ def test_each_other_number_is_named_or_written(gsm8k: dict, seed: str, index: in
     ("568", "more than one blank"),
     # "?/Q3 are to her boyfriend": a blank inside a fraction
     ("957", "blank inside a fraction"),
-    # "6 students are football players and 6 are part of band": Q1 and Q3 are both 6 students
-    ("983", "more than one blank"),
 ])
 def test_a_blank_the_words_cannot_settle_is_refused(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(KeyInfoError, match=reason):
@@ -106,3 +116,19 @@ def test_a_fraction_with_an_ordinal_ending_is_a_known_quantity(gsm8k: dict) -> N
     # 928: "If a mini pastry has 1/3rd of the calories of a normal version" is what "÷ 3" divides
     # by; the key information left it out of the known quantities
     assert "A mini pastry has 1/3rd of the calories of a normal version" in _fields(gsm8k["928"])["known_quantities"]
+
+
+def test_an_earlier_result_is_told_by_its_line_only_where_its_words_settle_it() -> None:
+    from qcstation.core.construct.make.unknowns import _by_its_line
+
+    lines = {"Q1": {"stud", "foot", "play"}, "Q3": {"stud", "band", "part"}}
+    q1, q3 = ("ref", "Q1", {"stud"}), ("ref", "Q3", {"stud"})
+    desc = "\ue000? students are football players and \ue001? are part of band"
+    at = desc.index("\ue001")
+    # the clause's words before the '?' and after it: "are part of band" is Q3's line
+    assert _by_its_line(desc, at, at + 2, {"part", "band"}, [q1, q3], lines) == q3
+    # words both lines share, or none: a tie tells nothing
+    assert _by_its_line(desc, at, at + 2, {"stud"}, [q1, q3], lines) is None
+    assert _by_its_line(desc, at, at + 2, set(), [q1, q3], lines) is None
+    # a given of the same value among the candidates: never chosen by an earlier line's words
+    assert _by_its_line(desc, at, at + 2, {"part", "band"}, [q3, ("given", "g1", {"minut"})], lines) is None

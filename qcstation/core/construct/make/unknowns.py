@@ -284,6 +284,43 @@ def _words_before(text: str, start: int) -> set[str]:
     return {stem(w) for w in words if w.lower() not in STOPWORDS}
 
 
+#: where the clause of a '?' starts, read back from it ("... players and 6 are part of band")
+_CLAUSE_BACK = re.compile(r"(?:[,.;:!?=+*/×÷()\d\ue000-\ue7ff]|\b(?:and|or|but|so|then|because|since|while|Q\d+)\b)",
+                          re.I)
+
+
+def _clause_words_before(text: str, start: int) -> set[str]:
+    """The stems of the content words between the start of the clause a '?' stands in and the
+    '?' ("and her husband eats ?" -> {husband, eat}); none past a joining word or a number."""
+    from qcstation.core.construct.make.rules.givens import STOPWORDS
+    from qcstation.core.reading.words import stem
+
+    head = text[max(0, start - 80):start]
+    cut = list(_CLAUSE_BACK.finditer(head))
+    if cut:
+        head = head[cut[-1].end():]
+    return {stem(w) for w in _WORD.findall(head)[-5:] if w.lower() not in STOPWORDS}
+
+
+def _by_its_line(desc: str, a: int, b: int, near: set[str], cands: list[tuple[str, str, set[str]]],
+                 line_words: dict[str, set[str]]) -> tuple[str, str, set[str]] | None:
+    """The earlier result a '?' names, told by the words around it in the line that computed
+    it, where the words right after the '?' tell nothing ("her husband eats ? so Jenny eats",
+    347: the line "Her husband eats 1 cookie a day ... = 7 cookies"; "6 students are football
+    players and 6 are part of band", 983: each 6 by its own line's words). Only earlier results
+    are told apart so, and only one whose line shares more of the words (those before the '?'
+    in its clause and those after it) than every other number of the value the step uses;
+    a given of that value among them, or a tie, tells nothing (None)."""
+    if any(o[0] != "ref" for o in cands):
+        return None
+    around = near - {"$"} | _clause_words_before(desc, a)
+    scores = [len(around & line_words.get(o[1], set())) for o in cands]
+    best = max(scores) if scores else 0
+    if best and scores.count(best) == 1:
+        return cands[scores.index(best)]
+    return None
+
+
 def _name_words(name: str) -> set[str]:
     """The stems of the words a step's name was made of ("s3_fish" -> {"fish"})."""
     from qcstation.core.reading.words import stem
@@ -313,13 +350,14 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
     if len(marks) <= 1 or getattr(st, "expr", None) is None:
         return _UNMARK.sub("", desc)
     from qcstation.core.construct.check.bindings import expr_names
-    from qcstation.core.reading.words import ANNOTATION, result_words
+    from qcstation.core.reading.words import ANNOTATION, line_stems, result_words
 
     names = expr_names(st.expr)
     by_name = {x.name: x for x in before}
     places = {str(g.get("name")): g for g in givens}
     # what each use of a value may be: (what is written for it, the words said after it)
     options: dict[Fraction, list[tuple[str, str, set[str]]]] = {}
+    line_words: dict[str, set[str]] = {}  # every content word of an earlier result's line
     for n in sorted(names):
         if n in by_name:
             ref = by_name[n]
@@ -327,6 +365,7 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
             # the words after its result, and those its name was made of ("s3_fish")
             options.setdefault(Fraction(ref.result), []).append(
                 ("ref", label[n], set(result_words(prose, Fraction(ref.result))) | _name_words(n)))
+            line_words[label[n]] = set(line_stems(prose))
         elif n in given_value:
             span = places.get(n, {}).get("span")
             words: set[str] = set()
@@ -365,6 +404,8 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
                 pick = cands[0]
             elif best and scores.count(best) == 1:
                 pick = cands[scores.index(best)]
+            if pick is None:
+                pick = _by_its_line(desc, a, b, near, cands, line_words)
             if pick is not None:
                 writes[k] = pick[1] if pick[0] == "ref" else blank.written
                 continue

@@ -120,3 +120,21 @@ def test_a_result_written_as_a_counting_word_is_hidden_like_its_digits(gsm8k: di
 def test_the_one_of_a_unit_is_shown(gsm8k: dict, seed: str, index: int,
                                                              text: str) -> None:
     assert _unknowns(gsm8k[seed])[index] == text
+
+
+def test_a_relative_pronoun_of_the_condition_is_no_asking_word(gsm8k: dict) -> None:
+    # 1278: "If Mia, who is younger than Emma, is 40 years old, what's the average of their
+    # ages?" was cut at ", who" (the scenario held "Mia."); the question asks "what's ..."
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import rule_for_seed
+
+    seed = gsm8k["1278"]
+    rule = rule_for_seed(seed)
+    fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+    assert fields["goal"] == "What's the average of their ages?"
+    assert "Mia, who is younger than Emma, is 40 years old" in fields["known_quantities"]
+    assert fields["problem_scenario"].endswith("Mia, who is younger than Emma, is 40 years old.")
+    # a "who" with no asking word after it is still where the question starts
+    from qcstation.core.construct.make.keyinfo_draft import _goal
+
+    assert _goal(["Tom has 3 cats.", "Of the girls, who has the most cats?"])[1] == "who has the most cats?"

@@ -196,7 +196,7 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
     goal_sentence = sentences[goal_idx]
     # the asking word starts a clause ("If ... who voted in the class was 80, calculate ...":
     # "who" there is a relative pronoun, the question is "calculate ...")
-    m = _ASK_AT.search(goal_sentence) or _WH.search(goal_sentence)
+    m = _asking_at(goal_sentence) or _WH.search(goal_sentence)
     if m is not None and m.re is _ASK_AT:
         m = re.compile(re.escape(m.group(1))).search(goal_sentence, m.start(1))
     if m and m.start() > 0:
@@ -224,6 +224,21 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
         tails = _premises(ask[cond.end():].rstrip("?. "))
         ask = ask[: cond.start()]
     return goal_idx, ask, leads, tails, opening
+
+
+#: a relative pronoun set off by a comma ("If Mia, who is younger than Emma, is 40 years old")
+_RELATIVE_AT = re.compile(r",\s+(?:who|whom|which)\b", re.I)
+
+
+def _asking_at(sentence: str) -> re.Match[str] | None:
+    """Where the asking clause starts (:data:`_ASK_AT`): "If Mia, who is younger than Emma, is
+    40 years old, what's the average of their ages?" asks "what's ...", its ", who" is a
+    relative clause of the condition (1278 was cut at it: "Mia." in the scenario); a relative
+    pronoun is the asking word only where no asking word follows it."""
+    found = list(_ASK_AT.finditer(sentence))
+    while len(found) > 1 and _RELATIVE_AT.match(sentence, found[0].start()):
+        found = found[1:]
+    return found[0] if found else None
 
 
 # "If A, and if B, then how many ...?": each condition is a premise of the question, stated as

@@ -466,6 +466,9 @@ _EMPTY_BECAUSE = re.compile(r",?\s+(?:because|since)\s+" + _M + r"\?\s*[.,;]?$")
 _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
+_GLUED_DOLLAR = re.compile(r"(?<=[A-Za-z])\$(?=\d)")
+
+
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
 _INDEX = re.compile(r"\b(?:level|day|week|month|year|round|game|test|floor|chapter|part|step|stage|lap|"
                     r"hole|station|room|grade|quarter|period|inning|set|box|bag|row|shelf|page|track|trip)"
@@ -508,7 +511,9 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     def hidden(value: Fraction | None) -> str:
         return others[value] if value is not None and value in others else blank(value, "result")
 
-    text = line
+    # "Madeline spends$25*4=$<<25*4=100>>100" (350): a word glued to the "$" of a computation
+    # is read as if spaced, so the computation goes as it does elsewhere
+    text = _GLUED_DOLLAR.sub(" $", line)
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
         had_equals = _ENDS_EQUALS.search(before) is not None

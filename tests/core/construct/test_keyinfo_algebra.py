@@ -15,7 +15,7 @@ import pytest
 from db import Store
 from qcstation.common.config import load_config
 from qcstation.core.construct.check.selfcheck import audit_artifact
-from qcstation.core.construct.make.keyinfo import KeyInfoError, validate_keyinfo
+from qcstation.core.construct.make.keyinfo import validate_keyinfo
 from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.construct.pipeline import Pipeline
@@ -51,9 +51,12 @@ def test_the_unknown_is_named_by_its_words_and_defined_by_its_equation(gsm8k: di
 
 def test_three_and_a_half_is_never_cut_into_two_known_quantities(gsm8k: dict) -> None:
     # 1003: "Lisa sold three and a half boxes" was cut at its "and" ("Lisa sold three", "A half
-    # boxes of chocolate bars")
-    with pytest.raises(KeyInfoError, match="half of a mixed number"):
-        _fields(gsm8k["1003"])
+    # boxes of chocolate bars") and refused; the mixed number is one number of its clause
+    f = _fields(gsm8k["1003"])
+    assert f["known_quantities"] == ["Lisa sold three and a half boxes of chocolate bars",
+                                     "Peter sold four and a half boxes", "They sold 64 chocolate bars together"]
+    assert f["relationships_and_constraints"] == ["(3 + 1/2) × Q1 + (4 + 1/2) × Q1 = 64"]
+    assert validate_keyinfo(f, gsm8k["1003"]["question"]) == []
 
 
 def test_generate_makes_algebra_key_information_offline(tmp_path: Path, db_file: Path, gsm8k: dict) -> None:
@@ -75,5 +78,5 @@ def test_generate_makes_algebra_key_information_offline(tmp_path: Path, db_file:
     assert kyle[0] == "verified" and kyle[1] is not None
     assert kyle[1]["relationships_and_constraints"] == ["Q1 − Q1 × (25 ÷ 100) = 19.5"]
     assert next(v for k, v in made.items() if k.startswith("Gretchen"))[0] == "verified"
-    # (refused: no artifact, or none verified)
-    assert all(v[0] != "verified" for k, v in made.items() if k.startswith("Lisa"))
+    # (its mixed numbers "three and a half" are read whole: made)
+    assert next(v for k, v in made.items() if k.startswith("Lisa"))[0] == "verified"

@@ -60,6 +60,10 @@ _CONDITION_COMMA = re.compile(r"(?:if|unless|when|whenever)\s[^,]+,\s*", re.I)
 _JOINING_WORD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also)\s+", re.I)
 
 
+#: the fraction part of a mixed number written in words ("three and a half boxes")
+_MIXED_TAIL = re.compile(r"and\s+an?\s+(?:half|quarter|third)\b", re.I)
+
+
 def _shares_clause(prev: str, c: str) -> bool:
     """Is "and ..." (``c``) part of the clause before it, not a clause of its own? "to and from
     school", "on Saturday and Sunday", "and did another 1,000 steps" (a verb that shares the
@@ -70,6 +74,8 @@ def _shares_clause(prev: str, c: str) -> bool:
     if len(words) < 2 or words[0].lower() != "and" or not prev.split():
         return False
     nxt, last = words[1].strip(",."), prev.split()[-1].strip(",.")
+    if _MIXED_TAIL.match(c) and (_numbers(last) or _WORD_RE.fullmatch(last)):
+        return True  # "three and a half boxes": one number, no clause of its own
     if _BETWEEN.search(prev) and not _BETWEEN_AND.search(prev):
         return True  # "between March 1st and April 19th"
     if nxt.lower() in _TIMES:  # "30 plant pots for the daisies, and twice as many for the roses"

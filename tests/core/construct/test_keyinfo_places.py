@@ -57,3 +57,13 @@ def test_a_phrase_after_and_stays_with_its_clause(gsm8k: dict, seed: str, known:
     fields = _keyinfo(gsm8k[seed])
     assert known in fields["known_quantities"]
     assert not [k for k in fields["known_quantities"] if k != known and k in known]
+
+
+def test_a_pronoun_clause_keeps_who_it_is_across_a_dependent_clause(gsm8k: dict) -> None:
+    # 460: "He only wants enough carrots to feed the horses while the vegetables are fresh, so he
+    # buys four 12-pound bags" was listed as "The vegetables are fresh, so he buys four 12-pound
+    # bags" (bags of what; "while" stated as a fact)
+    known = _keyinfo(gsm8k["460"])["known_quantities"]
+    assert ("He only wants enough carrots to feed the horses while the vegetables are fresh, so he buys "
+            "four 12-pound bags") in known
+    assert not any(k.startswith("The vegetables are fresh") for k in known)

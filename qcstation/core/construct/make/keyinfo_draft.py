@@ -549,9 +549,20 @@ def _pronoun_joined(part: str, units: list[str], carries: Callable[[str], bool])
             a, b = part.find(out[-1]), part.find(u)
             if 0 <= a < b:
                 out[-1] = part[a:b + len(u)]
+                # "He only wants enough carrots ... while the vegetables are fresh, so he buys four
+                # 12-pound bags" (460): a dependent clause says no one; the clause before it does
+                if len(out) > 1 and _SAYS_OF.match(units[k - 1]) and not _NUMBER.search(out[-2]) \
+                        and not _WORD_RE.search(out[-2]):
+                    a0 = part.find(out[-2])
+                    if 0 <= a0 < a:
+                        out[-2:] = [part[a0:b + len(u)]]
                 continue
         out.append(u)
     return out
+
+
+#: a clause said of the one before it ("while the vegetables are fresh")
+_SAYS_OF = re.compile(r"(?:while|when|because|since|although|though|as|until|unless|after|before)\s", re.I)
 
 
 def _locate(question: str, text: str) -> tuple[int, int]:

@@ -41,6 +41,8 @@ _SQUARE_WORDS = re.compile(r"\bsquare[ds]?\b(?!\s+(?:feet|foot|ft|meters?|metres
 #: words that say a quantity is counted again ("2 miles, twice a day": 2 + 2 is the 2 miles twice,
 #: its count no given of the question)
 _REPEATED = re.compile(r"\b(?:twice|thrice|again|double[ds]?|the same|both|back|round[- ]trip|each way)\b", re.I)
+#: words that make one stated number each one's ("each of them ... 2 times"): added once per one
+_EACH = re.compile(r"\b(?:each|every|apiece|both|per)\b", re.I)
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _BY = re.compile(r"^\s*(?:[A-Za-z-]+\s+){0,2}?(?:by|x|×)\s*$", re.I)
 _DEPTH = 200
@@ -74,7 +76,39 @@ def repeated_given(defs: Mapping[str, Any], values: Mapping[str, Fraction], ques
                     out.append((step, v, ("times", "itself"), tuple(_said(q, a, b) for a, b in at)))
                 elif op == "+" and v == n and len(at) < 2 and not _REPEATED.search(q):
                     out.append((step, v, ("plus", "itself"), tuple(_said(q, a, b) for a, b in at)))
+                elif op == "+" and len(at) >= 2 and _other_place_given(name, v, defs, values, is_given) >= len(at) - 1 \
+                        and not any(_EACH.search(_sentence(q, a, b)) for a, b in at):
+                    # "3 women + 3 women" as g1 + g1 where the question's other "three are wearing"
+                    # is a given of its own (1110): the sum adds the two places, one given stands
+                    # for both (move the other place and the total does not move); not where a
+                    # sentence of the value says it is each one's ("each of them ... the luge 2
+                    # times": 2+2 is Pam's and Fred's, 133)
+                    out.append((step, v, ("plus", "itself"), tuple(_said(q, a, b) for a, b in at)))
     return out
+
+
+def _other_place_given(name: str, v: Fraction, defs: Mapping[str, Any], values: Mapping[str, Fraction],
+                       is_given: Callable[[Any], bool]) -> int:
+    """How many givens of value ``v`` other than ``name`` (no named constant) some step uses."""
+    used: set[str] = set()
+    for e in defs.values():
+        if not is_given(e):
+            used |= _names(e)
+    return sum(1 for g, e in defs.items() if g != name and g in used and is_given(e) and values.get(g) == v
+               and not g.startswith("k_"))
+
+
+def _names(e: Any, depth: int = 0) -> set[str]:
+    if depth > _DEPTH:
+        return set()
+    kind = type(e).__name__
+    if kind == "Name":
+        return {str(e.name)}
+    if kind == "Neg":
+        return _names(e.operand, depth + 1)
+    if kind == "BinOp":
+        return _names(e.left, depth + 1) | _names(e.right, depth + 1)
+    return set()
 
 
 def _chains(expr: Any) -> list[tuple[str, list[Any]]]:

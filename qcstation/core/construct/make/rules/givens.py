@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from qcstation.core.reading.words import WORD_GIVENS, words_at
 from qcstation.core.reading.textnumbers import word_key
+from qcstation.core.construct.make.rules.elided import with_elided_nouns
 from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, fmt
 from qcstation.core.construct.make.rules.phrases import has_phrase
@@ -132,7 +133,7 @@ class Givens:
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[word_key(m.group(1), _Q_WORDS)]), m.group(0),
                                                m.start(), _slug_after(question, m.end()),
                                                stems=words_at(question, m.start(), m.end())))
-        self.numbers.sort(key=lambda n: n.start)
+        self.numbers = with_elided_nouns(sorted(self.numbers, key=lambda n: n.start), question)
         # "an hour", "a pen": a 1 stated in words, bound only where the solution names the same
         # thing after its 1 ("1 hour"); never a number of the question otherwise
         self.articles = [QuestionNumber(Fraction(1), m.group(0), m.start(), _slug_after(question, m.end(1)),

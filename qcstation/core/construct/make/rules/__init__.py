@@ -38,6 +38,8 @@ The modules and their contract (each imports only the ones above it):
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``joint``       the places of a value the question states more than once, chosen jointly over
                 all its uses by their words (the dispatcher's second reading, :func:`~.joint.forced_places`).
+``elided``      a number whose noun the question leaves out ("the other 3 have"): the words of the
+                earlier place of its value (read by ``givens``).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
                 binds a formalization's literals to named given constants (via ``binding``);
                 a price in cents the solution writes in dollars (``.4`` for "40 cents").

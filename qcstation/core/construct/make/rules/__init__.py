@@ -49,6 +49,8 @@ The modules and their contract (each imports only the ones above it):
                 a conversion by its named factor.
 ``unstated``    numbers the question's words give without writing them, tied to a step only by
                 its words (a round trip's 2 on a line naming the sentence of "there and back").
+``complements`` the rest of a share the question states, written as a number it does not ("1 - 3/4 =
+                1/4 ... 4 x 20"; "60% are women" / "men: 25 x .4"): a term of that fraction or percent.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

@@ -23,6 +23,7 @@ from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computatio
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 from qcstation.core.construct.make.rules.unstated import percent_totals, unwritten_conversions
+from qcstation.core.construct.make.rules.complements import fraction_rest, percent_rest
 from qcstation.core.reading.answers import parse_number
 
 
@@ -444,6 +445,8 @@ def smt_from_calculator_annotations(
                  for c in comps]
     exprs_raw = unwritten_conversions(comps, exprs_raw, givens, solution)  # "48 - 40" for "4 feet"
     exprs_raw = percent_totals(exprs_raw, givens, [_line_of(solution, c.start) for c in comps])  # "by 150%"
+    exprs_raw = fraction_rest([c.start for c in comps], exprs_raw, givens, solution)  # "1 - 3/4 = 1/4 ... 4 x 20"
+    exprs_raw = percent_rest([c.start for c in comps], exprs_raw, givens, solution)  # "60% are women" / "men: 25 x .4"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

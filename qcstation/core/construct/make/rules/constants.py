@@ -336,6 +336,7 @@ def _uses(e: Expr, name: str) -> bool:
 
 
 _REPEATED = re.compile(r"\b(?:each|every|per)\b", re.I)
+_SHARES = re.compile(r"\b(?:split(?:s|ting)?|equally|evenly|shared?|sharing)\b", re.I)
 
 
 def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[str, Fraction, Expr]],
@@ -354,9 +355,12 @@ def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[
         using = [i for i, e in enumerate(exprs) if _uses(e, name)]
         if not places or len(using) <= len(places):
             continue
-        if any(_REPEATED.search(_sentence_at(question, m.start())) for m in places):
-            continue
         unsaid = [i for i in using if lines is None or i >= len(lines) or not rx.search(lines[i])]
+        # a use whose line shares out equally ("Splitting these flights equally ... 22 / 2") divides by
+        # the sharers, another quantity than the word the question repeats "each day" (994)
+        shared = [i for i in unsaid if lines is not None and i < len(lines) and _SHARES.search(lines[i])]
+        if not shared and any(_REPEATED.search(_sentence_at(question, m.start())) for m in places):
+            continue
         steps = len(using)
         written = len(places)
         if unsaid:

@@ -1,0 +1,164 @@
+"""The rest of a share the question states, where a solution writes it as a number the question
+does not (issue 26.1, lane cover20): a term of the question's own fraction or percent, never the
+fraction's parts nor a number of equal value.
+
+``fraction_rest``: a number ``d`` a step writes that is ``1 / (1 - F)`` of the one fraction ``F``
+the question states ("three-fourths of students have a desktop computer ... 20 students do not" /
+"Twenty students represent 1 - 3/4 = 1/4 of the students. So, there are 4 x 20"), only where the
+solution writes that rest ``1/d`` by the step's line or before it ("1 - 3/4 = 1/4", "The raccoon
+left 1/3 behind, so there were 6 * 3") and the question states no ``1/d`` of its own. Multiplying
+by ``d`` is dividing by the rest ``1 - F`` (``20 / (1 - w_three_fourths)``), dividing by ``d`` is
+multiplying by it: for three-fifths the rest is 2/5, where the fraction's parts (5) would be wrong.
+
+``percent_rest``: a number ``1 - p`` a step writes (".4") of the one percent ``p`` the question
+states that gives it ("Of these riders, 60% are women ... how many men" / "25 x .4"), only where
+the step's line names the other part: the other member of a pair the percent's words name
+(women/men, girls/boys, female/male) or the rest ("remaining", "the rest", "not", "other").
+The term is ``1 - p`` with the question's percent.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.givens import Givens
+
+__all__ = ["fraction_rest", "percent_rest"]
+
+
+def _line_end(solution: str, at: int) -> int:
+    end = solution.find("\n", at)
+    return len(solution) if end == -1 else end
+
+
+def _stated_fractions(givens: Givens) -> list[tuple[Fraction, str]]:
+    """(value, text) of each fraction of more than one part the question states once: in words
+    ("three-fourths": text "3/4") or digits ("3/4")."""
+    from qcstation.core.construct.make.rules.phrases import phrase_re
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    q = givens.question[:20_000]
+    out: list[tuple[Fraction, str]] = []
+    for phrase, values in WORD_GIVENS.items():
+        v = values[0]
+        if len(values) != 1 or v.numerator < 2 or v.denominator < 2:
+            continue
+        if len(phrase_re(phrase, True, True).findall(q)) == 1:
+            out.append((v, f"{v.numerator}/{v.denominator}"))
+    for n in givens.numbers:
+        if "/" in n.text and not n.percent and n.value.numerator >= 2 \
+                and sum(1 for m in givens.numbers if m.value == n.value) == 1:
+            out.append((n.value, n.text))
+    return out
+
+
+def fraction_rest(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
+    """``exprs`` (one term per computation starting at ``starts``) with each number that is the
+    rest of the question's one fraction, written as its reciprocal (see the module docstring):
+    ``x / d`` becomes ``x * (1 - F)`` and ``d * x`` becomes ``x / (1 - F)``."""
+    if givens is None:
+        return exprs
+    fractions = _stated_fractions(givens)
+    if not fractions:
+        return exprs
+    return [_walk_rest(e, givens, fractions, solution[:_line_end(solution, at)]) for e, at in zip(exprs, starts)]
+
+
+def _walk_rest(e: Expr, givens: Givens, fractions: list[tuple[Fraction, str]], before: str) -> Expr:
+    if isinstance(e, Neg):
+        return Neg(_walk_rest(e.operand, givens, fractions, before))
+    if not isinstance(e, BinOp):
+        return e
+    left = _walk_rest(e.left, givens, fractions, before)
+    right = _walk_rest(e.right, givens, fractions, before)
+    if e.op == "/" and isinstance(right, Num):
+        rest = _rest_of_fraction(right, givens, fractions, before)
+        if rest is not None:
+            return BinOp("*", left, rest)
+    if e.op == "*":
+        for num, other in ((left, right), (right, left)):
+            if isinstance(num, Num):
+                rest = _rest_of_fraction(num, givens, fractions, before)
+                if rest is not None:
+                    return BinOp("/", other, rest)
+    return BinOp(e.op, left, right)
+
+
+def _rest_of_fraction(num: Num, givens: Givens, fractions: list[tuple[Fraction, str]], before: str) -> Expr | None:
+    """``1 - F`` where ``num`` writes ``d`` = 1 / (1 - F), else None."""
+    d = num.value
+    if not num.text or d.denominator != 1 or d < 2 or num.text.startswith("k_") or d in givens.values:
+        return None
+    found = {(f, text) for f, text in fractions if 1 - f == 1 / d}
+    if len(found) != 1:
+        return None
+    f, text = found.pop()
+    if _states_one_over(givens, d):
+        return None  # the question's own 1/d ("a quarter") is another quantity
+    if not re.search(rf"(?<![\d./])1\s*/\s*{d.numerator}(?![\d./])", before):
+        return None  # the solution never writes the rest
+    return BinOp("-", Num(Fraction(1), ""), Num(f, text))
+
+
+def _states_one_over(givens: Givens, d: Fraction) -> bool:
+    """Does the question state the fraction 1/d itself ("a quarter", "1/4")?"""
+    from qcstation.core.construct.make.rules.phrases import has_phrase
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    q = givens.question.lower()
+    if any(n.value == 1 / d for n in givens.numbers):
+        return True
+    return any(values[0] == 1 / d and has_phrase(q, phrase) for phrase, values in WORD_GIVENS.items())
+
+
+#: pairs of words that split a group in two: the percent names one, the line the other
+_PAIRS: list[tuple[str, str]] = [
+    (r"wom[ae]n", r"(?<!wo)m[ae]n"), (r"girls?", r"boys?"), (r"females?", r"males?"),
+    (r"ladies|lady", r"gentlemen|gentleman"),
+]
+_REST = re.compile(r"\b(?:remaining|remainder|the rest|rest of|not|don'?t|didn'?t|doesn'?t|other|others)\b", re.I)
+
+
+def percent_rest(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
+    """``exprs`` with each number ``1 - p`` of the question's one percent ``p`` that the step's
+    line says is the other part (see the module docstring) replaced by ``1 - p``."""
+    if givens is None:
+        return exprs
+    pcts = [n for n in givens.numbers if n.percent]
+    if not pcts:
+        return exprs
+    from qcstation.core.construct.make.rules.givens import _map_written_nums
+
+    out = []
+    for e, at in zip(exprs, starts):
+        line = solution[solution.rfind("\n", 0, at) + 1:_line_end(solution, at)]
+        out.append(_map_written_nums(e, functools.partial(_rest_of_percent, givens=givens, line=line)))
+    return out
+
+
+def _rest_of_percent(num: Num, givens: Givens, line: str) -> Expr | None:
+    v = num.value
+    if not 0 < v < 1 or num.text.startswith("k_") or "%" in num.text or v in givens.values \
+            or v in givens.word_values:
+        return None
+    at = [n for n in givens.numbers if n.percent and 1 - n.value == v]
+    if len(at) != 1 or sum(1 for n in givens.numbers if n.percent and n.value == at[0].value) != 1:
+        return None
+    n = at[0]
+    q = givens.question
+    around = q[n.start:n.start + len(n.text) + 40]
+    for one, other in _PAIRS:
+        for a, b in ((one, other), (other, one)):
+            if re.search(rf"\b(?:{a})\b", around, re.I) and re.search(rf"\b(?:{b})\b", line, re.I) \
+                    and not re.search(rf"\b(?:{a})\b", line, re.I):
+                return BinOp("-", Num(Fraction(1), ""), Num(n.value, n.text))
+    if _REST.search(line):
+        return BinOp("-", Num(Fraction(1), ""), Num(n.value, n.text))
+    return None

@@ -111,15 +111,33 @@ def added_multipliers(defs: dict[str, Any], values: dict[str, Fraction], questio
         if is_given(e):
             continue
         for sub in _sums(e):
-            for side in (sub.left, sub.right):
+            for side, other in ((sub.left, sub.right), (sub.right, sub.left)):
                 name = str(getattr(side, "name", ""))
                 if type(side).__name__ == "Name" and _MULTIPLIER.fullmatch(name) and name in values \
-                        and name in defs and is_given(defs[name]):
+                        and name in defs and is_given(defs[name]) \
+                        and not (sub.op == "+" and _ratio_parts(name, other, question)):
                     phrase = name[2:].removesuffix("_parts").replace("_", " ")
                     out.append((step, values[name], ("added",),
                                 tuple(m.group(0) for m in re.finditer(r"\b" + re.escape(phrase) + r"\b", question,
                                                                        re.I))[:4]))
     return out
+
+
+_SHARE_OF = re.compile(r"k_one_share_of_([a-z_]{1,24})")
+
+
+def _ratio_parts(name: str, other: Any, question: str) -> bool:
+    """Is ``name + other`` the parts of a ratio the question writes: "twice" plus the base's one
+    share, where the question says "twice as many chickens as cows" and ``other`` is the named
+    constant of the cows' share (``k_one_share_of_cows``)? Any other sum with a word that only
+    multiplies ("$2 more than twice": ``w_twice + 2``) is no such count."""
+    m = _SHARE_OF.fullmatch(str(getattr(other, "name", ""))) if type(other).__name__ == "Name" else None
+    word = re.fullmatch(r"w_(twice|thrice)", name)
+    if m is None or word is None:
+        return False
+    base = r"[\s-]+".join(re.escape(w) for w in m.group(1).split("_") if w)
+    return re.search(rf"\b{word.group(1)}\s+as\s+(?:much|many)\b[^.?!;]{{0,40}}?\s+as\s+"
+                     rf"(?:(?:the|a|an|his|her|their|each)\s+)?{base}\b", question[:20_000], re.I) is not None
 
 
 def _sums(e: Any, depth: int = 0) -> list[Any]:

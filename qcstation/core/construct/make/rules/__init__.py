@@ -51,6 +51,8 @@ The modules and their contract (each imports only the ones above it):
                 its words (a round trip's 2 on a line naming the sentence of "there and back").
 ``complements`` the rest of a share the question states, written as a number it does not ("1 - 3/4 =
                 1/4 ... 4 x 20"; "60% are women" / "men: 25 x .4"): a term of that fraction or percent.
+``ratios``      the parts of a whole "N times as much as" splits into ("Jeff gets 4 times as much as
+                Brad" / "100/5"): N plus the base's one share ``k_one_share_of_brad``.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

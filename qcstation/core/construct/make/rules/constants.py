@@ -199,8 +199,15 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         by_role = [n for n in names if _role_of(n) == role] if len(names) > 1 and not on_line else []
         if len(names) == 1 and not on_line and len(words.get(v, [])) > 1:
             by_role = names
-        if len(on_line) == 1 or len(by_role) == 1:
-            name: str | None = on_line[0] if on_line else by_role[0]
+        # a quantity the line names the words of ("The chickens have 40*2 legs": a chicken's legs)
+        # is that implied constant, never a word given ("twice as many chickens") the line does not write
+        implied_here = implied_names(v, question, line, role) if names and not on_line else set()
+        if len(implied_here) == 1:
+            name: str | None = implied_here.pop()
+            if name in declared:
+                return name
+        elif len(on_line) == 1 or len(by_role) == 1:
+            name = on_line[0] if on_line else by_role[0]
             if name in declared:
                 return name
         elif v in consts and _gate_ok(consts[v], line) and (
@@ -265,6 +272,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
 
     def walk(e: Expr, step: int, role: str = "") -> Expr:
         if isinstance(e, Num):
+            if e.value == 1 and e.text.startswith("k_one_"):
+                return Name(named_factor(e.text, e.value))  # a share the words count once (:mod:`.ratios`)
             if e.value in (0, 1):
                 return e
             if e.text in FACTOR_VALUES and FACTOR_VALUES[e.text] == e.value:

@@ -53,6 +53,8 @@ The modules and their contract (each imports only the ones above it):
                 1/4 ... 4 x 20"; "60% are women" / "men: 25 x .4"): a term of that fraction or percent.
 ``ratios``      the parts of a whole "N times as much as" splits into ("Jeff gets 4 times as much as
                 Brad" / "100/5"): N plus the base's one share ``k_one_share_of_brad``.
+``weekdays``    the days of a week the question counts by naming them ("From Sunday through Wednesday":
+                ``k_days_sunday_through_wednesday``; "the rest of the week": the week's days less those).
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

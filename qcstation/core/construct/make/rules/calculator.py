@@ -25,6 +25,7 @@ from qcstation.core.construct.make.rules.result import RuleError, RuleResult, Ru
 from qcstation.core.construct.make.rules.unstated import percent_totals, unwritten_conversions
 from qcstation.core.construct.make.rules.complements import fraction_rest, percent_rest
 from qcstation.core.construct.make.rules.ratios import ratio_parts
+from qcstation.core.construct.make.rules.weekdays import week_days
 from qcstation.core.reading.answers import parse_number
 
 
@@ -449,6 +450,7 @@ def smt_from_calculator_annotations(
     exprs_raw = fraction_rest([c.start for c in comps], exprs_raw, givens, solution)  # "1 - 3/4 = 1/4 ... 4 x 20"
     exprs_raw = percent_rest([c.start for c in comps], exprs_raw, givens, solution)  # "60% are women" / "men: 25 x .4"
     exprs_raw = ratio_parts([c.start for c in comps], exprs_raw, givens, solution)  # "4 times as much as Brad" / "100/5"
+    exprs_raw = week_days([c.start for c in comps], exprs_raw, givens, solution)  # "Sunday through Wednesday" / "4*$10"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

@@ -1,0 +1,77 @@
+"""The days of a week the question counts by naming them (issue 26.1, lane cover20): a range of
+weekdays is its named constant, the rest of the week is the week's days less each day counted
+before it; refused where the line does not say it or the days before are not read one way."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.constants import factor_value
+from qcstation.core.construct.make.rules.givens import question_numbers
+from qcstation.core.construct.make.rules.weekdays import week_days
+from qcstation.core.reading.expr import BinOp, Num, evaluate
+
+
+def _steps(seed: dict) -> dict[str, str]:
+    return {st.name.split("_")[0]: st.sexpr for st in rule_for_seed(seed).steps}
+
+
+def test_a_range_of_weekdays_and_the_rest_of_the_week(gsm8k: dict) -> None:
+    # 571 "From Sunday through Wednesday ... For the rest of the week" / "For four days (Sunday
+    # through Wednesday) he will spend 4*$10", "For the remaining 3 days he will spend 3*$10"
+    rule = rule_for_seed(gsm8k["571"])
+    steps = _steps(gsm8k["571"])
+    assert steps["s2"] == "(* k_days_sunday_through_wednesday s1_equal_day)"
+    assert "k_days_sunday_through_wednesday)" in steps["s4"] and "k_days_per_week" in steps["s4"]
+    assert rule.value == 23
+    assert factor_value("k_days_sunday_through_wednesday") == 4
+    assert factor_value("k_days_friday_through_monday") == 4  # across the week's end
+
+
+def test_the_rest_of_the_week_after_an_ordinal_day(gsm8k: dict) -> None:
+    # 1264 "on the first day. The next day ... on the third day ... each day the rest of the week" /
+    # "For the remaining days of the week ... 60 people/day * 4 days"
+    rule = rule_for_seed(gsm8k["1264"])
+    assert _steps(gsm8k["1264"])["s3"] == "(* g3_people (- k_days_per_week k_days_through_the_third_day))"
+    assert rule.value == 500
+
+
+def _days(question: str, line: str, value: int) -> object:
+    e = BinOp("*", Num(Fraction(value), str(value)), Num(Fraction(10), "10"))
+    return week_days([0], [e], question_numbers(question), line)[0]
+
+
+def test_the_rest_of_the_week_counts_what_the_question_names_before_it() -> None:
+    q = "Tom ran 3 miles on Monday and on Tuesday he ran 4 miles. For the rest of the week he ran 2 miles a day."
+    got = _days(q, "For the rest of the week he ran 5*2 = 10 miles", 5)
+    assert isinstance(got, BinOp) and evaluate(got.left) == 5            # 7 - Monday - Tuesday
+    assert "k_one_monday" in repr(got) and "k_one_tuesday" in repr(got)
+    # a line that does not say the rest: the 5 may be any quantity of that value
+    assert _days(q, "He ran 5*2 = 10 miles", 5) == BinOp("*", Num(Fraction(5), "5"), Num(Fraction(10), "10"))
+    # a value that is not the rest
+    assert _days(q, "For the rest of the week he ran 6*2 = 12 miles", 6) == \
+        BinOp("*", Num(Fraction(6), "6"), Num(Fraction(10), "10"))
+
+
+def test_a_range_needs_the_line_to_write_both_days() -> None:
+    q = "From Monday to Thursday she swims 2 laps a day. How many laps?"
+    e = BinOp("*", Num(Fraction(4), "4"), Num(Fraction(2), "2"))
+    got = week_days([0], [e], question_numbers(q), "Monday to Thursday is 4 days: 4*2 = 8 laps")[0]
+    assert got == BinOp("*", Num(Fraction(4), "k_days_monday_through_thursday"), Num(Fraction(2), "2"))
+    assert week_days([0], [e], question_numbers(q), "She swims 4*2 = 8 laps")[0] == e
+
+
+def test_days_counted_two_ways_stay_refused() -> None:
+    # "the first day" and a weekday name: which days came before the rest is not read one way
+    q = ("On the first day, Monday, she read 10 pages. On the third day she read 20 pages. "
+         "The rest of the week she read 5 pages a day. How many pages did she read in the week?")
+    sol = ("She read 10 + 20 = <<10+20=30>>30 pages.\nThe remaining 4 days she read 4*5 = <<4*5=20>>20 pages.\n"
+           "In all 30 + 20 = <<30+20=50>>50 pages.")
+    with pytest.raises(RuleError, match="writes the number 4"):
+        rule_for_seed({"question": q, "solution": sol, "answer_text": "50", "source": "gsm8k"})
+    one_way = q.replace("On the first day, Monday, she", "On the first day she")
+    made = rule_for_seed({"question": one_way, "solution": sol, "answer_text": "50", "source": "gsm8k"})
+    assert made.steps[1].sexpr == "(* (- k_days_per_week k_days_through_the_third_day) g3_pages)"

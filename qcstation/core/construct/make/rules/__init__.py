@@ -55,6 +55,8 @@ The modules and their contract (each imports only the ones above it):
                 Brad" / "100/5"): N plus the base's one share ``k_one_share_of_brad``.
 ``weekdays``    the days of a week the question counts by naming them ("From Sunday through Wednesday":
                 ``k_days_sunday_through_wednesday``; "the rest of the week": the week's days less those).
+``with_self``   a group the question names by its other members, counted with the one who has them
+                ("Jenna has 4 roommates ... divide equally" / "5 roommates"): N plus ``k_one_jenna``.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

@@ -1,0 +1,84 @@
+"""A group the question names by its other members, counted with the one who has them, where a
+solution writes the whole group's count, a number the question does not state (issue 26.1, lane
+cover20).
+
+``with_self``: "Jenna has 4 roommates ... How much will each roommate pay ... if they divide the
+share equally?" / "Since there are 5 roommates, each roommate will pay 1200/5"; "Maria invited 4 of
+her friends ... gave each person 3 more balloons" / "5 girls * 3 balloons": the 5 is the question's
+4 and the one who has them, the term ``4 + k_one_jenna`` (the person a named constant of value 1,
+never moved by derive; the 4 the question's given, so a derived item that moves it moves the
+group). Only where:
+
+* the question says "<Name> has/invited N <people>" ("roommates", "of her friends") once, with
+  N stated at that one place, and N + 1 the number the step writes;
+* the question shares among them all ("each person", "equally", "share", "split", "everyone");
+* the step's line writes that number before a word for people ("5 roommates", "5 girls").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+from qcstation.core.reading.words import NUMBER_WORD_VALUES
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.givens import Givens
+
+__all__ = ["with_self"]
+
+_N_WORDS = "|".join(w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 20 and "-" not in w)
+_PEOPLE = r"friends|roommates|siblings|brothers|sisters|cousins|classmates|teammates|guests|children|kids"
+_GROUP = re.compile(rf"\b(?P<who>[A-Z][a-z]+)\s+(?:has|had|invited|invites|brought|brings)\s+"
+                    rf"(?P<n>\d+|{_N_WORDS})\s+(?:of\s+(?:her|his|their)\s+)?(?:{_PEOPLE})\b")
+_ALL_SHARE = re.compile(r"\beach (?:person|one|of them)\b|\bequally\b|\bevenly\b|\bshare\b|\bsplit\b"
+                        r"|\beveryone\b|\beverybody\b|\bamong them\b", re.I)
+_NOT_A_NAME = frozenset("The A An If On In At When After Before Then So But And Or How What Each Every This That "
+                        "These Those There He She It They We You I My Our Your".split())
+
+
+def with_self(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
+    """``exprs`` (one term per computation starting at ``starts``) with each count of a group and
+    the one who has it (see the module docstring) replaced by ``N + k_one_<who>``."""
+    if givens is None:
+        return exprs
+    q = givens.question[:20_000]
+    if not _ALL_SHARE.search(q):
+        return exprs
+    groups = []
+    for m in _GROUP.finditer(q):
+        if m.group("who") in _NOT_A_NAME:
+            continue
+        raw = m.group("n")
+        n = Fraction(int(raw)) if raw.isdigit() else Fraction(NUMBER_WORD_VALUES[raw.lower()])
+        places = [x for x in givens.numbers if x.value == n and not x.percent]
+        if len(places) == 1 and places[0].start == m.start("n"):
+            groups.append((n, places[0].text, "k_one_" + m.group("who").lower()))
+    if len(groups) != 1:
+        return exprs
+    out = []
+    for e, at in zip(exprs, starts):
+        a = solution.rfind("\n", 0, at) + 1
+        b = solution.find("\n", at)
+        out.append(_walk(e, givens, groups[0], solution[a:b if b != -1 else len(solution)]))
+    return out
+
+
+def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str], line: str) -> Expr:
+    if isinstance(e, Num):
+        n, text, who = group
+        v = e.value
+        if e.text and not e.text.startswith("k_") and v == n + 1 and v not in givens.values \
+                and v not in givens.word_values \
+                and re.search(rf"(?<![\d.]){v.numerator}\s+(?:girls|boys|people|persons|roommates|friends|kids"
+                              r"|children|members)\b", line, re.I):
+            return BinOp("+", Num(n, text), Num(Fraction(1), who))
+        return e
+    if isinstance(e, Neg):
+        return Neg(_walk(e.operand, givens, group, line))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _walk(e.left, givens, group, line), _walk(e.right, givens, group, line))
+    return e

@@ -72,3 +72,20 @@ def test_the_check_adds_a_multiplier_only_to_its_comparisons_base() -> None:
     # a multiplier word added to any other number is still refused
     wrong = BinOp("/", Name("g1_dollars"), BinOp("+", Name("w_twice"), Num(Fraction(1))))
     assert _problems("Jeff and Brad divide 100 dollars. Jeff gets twice as much as Brad.", wrong)
+
+
+def test_a_list_the_line_names_is_no_word_given(gsm8k: dict) -> None:
+    # 735 "Cindy's math and science books weigh 2 pounds each ... twice as much as her English book" /
+    # "The math and science book weigh 2 pounds each so they weigh 2*2": the two books, not "twice"
+    rule = rule_for_seed(gsm8k["735"])
+    steps = _steps(gsm8k["735"])
+    assert steps["s1"] == "(* g1_pounds w_math_and_science)"
+    assert steps["s2"] == "(* w_twice g2_pounds)"
+    assert rule.value == 17
+
+
+def test_a_line_that_names_no_list_keeps_the_word_given() -> None:
+    q = "Cindy's math and science books weigh 2 pounds each. Her history book weighs twice as much. Total?"
+    sol = "They weigh 2*2 = <<2*2=4>>4 pounds.\nIn all 4 + 4 = <<4+4=8>>8 pounds."
+    with pytest.raises(RuleError):  # "2*2" names neither book: the 2 is "twice" or the two books
+        rule_for_seed(_seed(q, sol, "8"))

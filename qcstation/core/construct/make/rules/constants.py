@@ -204,10 +204,18 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         # a quantity the line names the words of ("The chickens have 40*2 legs": a chicken's legs)
         # is that implied constant, never a word given ("twice as many chickens") the line does not write
         implied_here = implied_names(v, question, line, role) if names and not on_line else set()
+        # so is a list the line names the members of ("The math and science book weigh 2 pounds each
+        # so they weigh 2*2": the two books, not "twice")
+        listed_here = list_count(v, question, line, role) if names and not on_line and not implied_here else None
         if len(implied_here) == 1:
             name: str | None = implied_here.pop()
             if name in declared:
                 return name
+        elif listed_here is not None:
+            name = "w_" + _slug(listed_here.lower())
+            if name in declared and listed_names.get(name) == listed_here:
+                return name
+            listed_names[name] = listed_here
         elif len(on_line) == 1 or len(by_role) == 1:
             name = on_line[0] if on_line else by_role[0]
             if name in declared:

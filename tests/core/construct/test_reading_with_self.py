@@ -51,3 +51,25 @@ def test_a_line_that_does_not_count_the_group_stays_refused() -> None:
     sol = "The bill is 100*12=<<100*12=1200>>1200 a year.\nSo 1200/5=<<1200/5=240>>240 dollars each."
     with pytest.raises(RuleError, match="writes the number 5"):
         rule_for_seed({"question": _Q, "solution": sol, "answer_text": "240", "source": "gsm8k"})
+
+
+def test_the_others_of_a_group_the_question_names_one_of(gsm8k: dict) -> None:
+    # 1259 "There are five phones on a phone plan. The main phone costs twice as much as each
+    # additional phone" / "the four additional phones cost 4 * 10": five less the main phone
+    rule = rule_for_seed(gsm8k["1259"])
+    assert _steps(gsm8k["1259"])["s2"] == "(* (- g2_phones k_one_main_phone) s1_additional_phone)"
+    assert rule.value == 60
+    assert {g["name"]: g["words"] for g in rule.givens}["g2_phones"] == "five"
+
+
+def test_the_others_need_the_line_to_say_them() -> None:
+    from qcstation.core.construct.make.rules.with_self import the_others
+
+    q = "There are five phones on a phone plan. The main phone costs twice as much as each additional phone."
+    e = BinOp("*", Num(Fraction(4), "4"), Num(Fraction(10), "10"))
+    got = the_others([0], [e], question_numbers(q), "the four additional phones cost 4 * 10 = 40")[0]
+    assert got == BinOp("*", BinOp("-", Num(Fraction(5), "five"), Num(Fraction(1), "k_one_main_phone")),
+                        Num(Fraction(10), "10"))
+    assert the_others([0], [e], question_numbers(q), "they cost 4 * 10 = 40")[0] == e          # no others said
+    assert the_others([0], [e], question_numbers(q.replace("The main phone", "Each phone")),  # no one named
+                      "the four additional phones cost 4 * 10 = 40")[0] == e

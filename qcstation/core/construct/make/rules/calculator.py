@@ -26,7 +26,7 @@ from qcstation.core.construct.make.rules.unstated import percent_totals, unwritt
 from qcstation.core.construct.make.rules.complements import fraction_rest, percent_rest
 from qcstation.core.construct.make.rules.ratios import ratio_parts
 from qcstation.core.construct.make.rules.weekdays import week_days
-from qcstation.core.construct.make.rules.with_self import with_self
+from qcstation.core.construct.make.rules.with_self import the_others, with_self
 from qcstation.core.reading.answers import parse_number
 
 
@@ -453,6 +453,7 @@ def smt_from_calculator_annotations(
     exprs_raw = ratio_parts([c.start for c in comps], exprs_raw, givens, solution)  # "4 times as much as Brad" / "100/5"
     exprs_raw = week_days([c.start for c in comps], exprs_raw, givens, solution)  # "Sunday through Wednesday" / "4*$10"
     exprs_raw = with_self([c.start for c in comps], exprs_raw, givens, solution)  # "Jenna has 4 roommates" / "5 roommates"
+    exprs_raw = the_others([c.start for c in comps], exprs_raw, givens, solution)  # "five phones ... the main phone" / "four additional"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

@@ -13,6 +13,10 @@ group). Only where:
   N stated at that one place, and N + 1 the number the step writes;
 * the question shares among them all ("each person", "equally", "share", "split", "everyone");
 * the step's line writes that number before a word for people ("5 roommates", "5 girls").
+
+``the_others``: the others of a group the question names one of ("There are five phones on a phone
+plan. The main phone costs twice as much as each additional phone" / "the four additional phones
+cost 4 * 10"): the question's N less ``k_one_main_phone``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from qcstation.core.reading.words import NUMBER_WORD_VALUES
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
 
-__all__ = ["with_self"]
+__all__ = ["the_others", "with_self"]
 
 _N_WORDS = "|".join(w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 20 and "-" not in w)
 _PEOPLE = r"friends|roommates|siblings|brothers|sisters|cousins|classmates|teammates|guests|children|kids"
@@ -81,4 +85,61 @@ def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str], line: str) 
         return Neg(_walk(e.operand, givens, group, line))
     if isinstance(e, BinOp):
         return BinOp(e.op, _walk(e.left, givens, group, line), _walk(e.right, givens, group, line))
+    return e
+
+
+_WORD_OF = {v: w for w, v in NUMBER_WORD_VALUES.items() if 1 <= v <= 20 and "-" not in w}
+_OTHER = r"(?:additional|other|remaining)"
+
+
+def the_others(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
+    """``exprs`` with each count of the others of a group of N the question names one of ("There
+    are five phones on a phone plan. The main phone costs twice as much as each additional phone" /
+    "the four additional phones cost 4 * 10") replaced by ``N - k_one_<that one>`` (the question's
+    N, a given; the one named, a constant of value 1). Only where the question states N before the
+    noun once, names "the <word> <noun>" once and "each/every/the additional/other <noun>", and the
+    step's line writes N - 1 before "additional/other/remaining <noun>"."""
+    if givens is None:
+        return exprs
+    q = givens.question[:20_000]
+    found = []
+    for n in givens.numbers:
+        if n.percent or n.value.denominator != 1 or not 2 <= n.value <= 20 \
+                or sum(1 for x in givens.numbers if x.value == n.value and not x.percent) != 1:
+            continue
+        m = re.match(r"\s+([a-z]+)s\b", q[n.start + len(n.text):])
+        if m is None:
+            continue
+        noun = m.group(1)  # "phones": phone ("boxes": boxe, then box)
+        if not re.search(rf"\b{noun}\b(?!s)", q) and noun.endswith("e"):
+            noun = noun[:-1]
+        ones = {x.group(1).lower() for x in re.finditer(rf"\b[Tt]he\s+([a-z]+)\s+{noun}\b(?!s)", q)
+                if not re.fullmatch(_OTHER + "|whole|total|same|first|last|new|old", x.group(1), re.I)}
+        if len(ones) == 1 and re.search(rf"\b(?:each|every|the)\s+{_OTHER}\s+{noun}", q, re.I):
+            found.append((n, noun, f"k_one_{ones.pop()}_{noun}"))
+    if len(found) != 1:
+        return exprs
+    n, noun, one = found[0]
+    v = n.value - 1
+    if v in givens.values or v in givens.word_values:
+        return exprs
+    out = []
+    for e, at in zip(exprs, starts):
+        a = solution.rfind("\n", 0, at) + 1
+        b = solution.find("\n", at)
+        line = solution[a:b if b != -1 else len(solution)]
+        said = re.search(rf"\b(?:{v.numerator}|{_WORD_OF.get(int(v), '_')})\s+{_OTHER}\s+{noun}", line, re.I)
+        out.append(_others(e, v, n, one) if said else e)
+    return out
+
+
+def _others(e: Expr, v: Fraction, n: object, one: str) -> Expr:
+    if isinstance(e, Num):
+        if e.text and not e.text.startswith("k_") and e.value == v:
+            return BinOp("-", Num(n.value, n.text), Num(Fraction(1), one))  # type: ignore[attr-defined]
+        return e
+    if isinstance(e, Neg):
+        return Neg(_others(e.operand, v, n, one))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _others(e.left, v, n, one), _others(e.right, v, n, one))
     return e

@@ -57,6 +57,7 @@ The modules and their contract (each imports only the ones above it):
                 ``k_days_sunday_through_wednesday``; "the rest of the week": the week's days less those).
 ``with_self``   a group the question names by its other members, counted with the one who has them
                 ("Jenna has 4 roommates ... divide equally" / "5 roommates"): N plus ``k_one_jenna``.
+``ranks``       the first place the question writes as "first", written "1st ... 1+5": ``k_one_first_place``.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; anything else
                 is refused.

@@ -1,0 +1,48 @@
+"""A rank the question writes as the ordinal "first", where a solution writes it as the number 1
+(issue 26.1, lane cover20): "She started off in first, but then fell back 5 spots" / "Finley
+started off at 1st place but then lost 5 spots, which translates to 1+5": the 1 is the first place,
+the named constant ``k_one_first_place`` (value 1, never moved by derive), not a 1 the question
+states ("jumped ahead 1 spot"). Only where the question says "in/at/from first (place)" once and
+the step's line writes "1st" or "first place"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.givens import Givens
+
+__all__ = ["first_place"]
+
+_FIRST = re.compile(r"\b(?:in|at|from|finished|finish|started)\s+(?:the\s+)?first(?:\s+place)?\b(?!\s+(?:day|time|week|"
+                    r"month|year|hour|minute|round|half|one|of)\b)", re.I)
+_LINE = re.compile(r"\b1st\b|\bfirst place\b", re.I)
+
+
+def first_place(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
+    """``exprs`` with the 1 of a line that writes the question's first place marked ``k_one_first_place``."""
+    if givens is None or len(_FIRST.findall(givens.question[:20_000])) != 1:
+        return exprs
+    out = []
+    for e, at in zip(exprs, starts):
+        a = solution.rfind("\n", 0, at) + 1
+        b = solution.find("\n", at)
+        line = solution[a:b if b != -1 else len(solution)]
+        out.append(_mark(e) if _LINE.search(line) else e)
+    return out
+
+
+def _mark(e: Expr) -> Expr:
+    """The 1 of a sum or difference (a place moved by spots)."""
+    if isinstance(e, BinOp) and e.op in "+-":
+        left, right = e.left, e.right
+        if isinstance(left, Num) and left.value == 1 and left.text and not left.text.startswith("k_"):
+            left = Num(left.value, "k_one_first_place")
+        return BinOp(e.op, _mark(left) if isinstance(left, BinOp) else left, right)
+    if isinstance(e, Neg):
+        return Neg(_mark(e.operand))
+    return e

@@ -39,3 +39,23 @@ def test_a_one_the_line_does_not_rank_stays_refused() -> None:
     with pytest.raises(RuleError, match="writes the number 1"):
         rule_for_seed({"question": q, "solution": "She is 1+5=<<1+5=6>>6th.", "answer_text": "6",
                        "source": "gsm8k"})
+
+
+def test_the_stories_up_to_a_floor_the_question_names(gsm8k: dict) -> None:
+    # 1090 "he drops it from the third-floor balcony in the mall, where each story is 24 feet high" /
+    # "24 feet/story * 3 stories = 72 feet"
+    rule = rule_for_seed(gsm8k["1090"])
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert steps["s1"] == "(* g1_feet k_stories_up_to_the_third_floor)"
+    assert rule.value == 32
+
+
+def test_a_floor_needs_stories_on_the_line() -> None:
+    from qcstation.core.construct.make.rules.ranks import floors
+
+    q = "He drops it from the third-floor balcony, where each story is 24 feet high. How high?"
+    e = BinOp("*", Num(Fraction(24), "24"), Num(Fraction(3), "3"))
+    assert floors([0], [e], question_numbers(q), "24 feet/story * 3 stories = 72 feet")[0] == \
+        BinOp("*", Num(Fraction(24), "24"), Num(Fraction(3), "k_stories_up_to_the_third_floor"))
+    assert floors([0], [e], question_numbers(q), "24 * 3 = 72 feet")[0] == e        # no stories said
+    assert floors([0], [e], question_numbers(q.replace("third-floor", "top")), "24 * 3 stories")[0] == e

@@ -27,7 +27,7 @@ from qcstation.core.construct.make.rules.complements import fraction_rest, perce
 from qcstation.core.construct.make.rules.ratios import ratio_parts
 from qcstation.core.construct.make.rules.weekdays import week_days
 from qcstation.core.construct.make.rules.with_self import the_others, with_self
-from qcstation.core.construct.make.rules.ranks import first_place
+from qcstation.core.construct.make.rules.ranks import first_place, floors
 from qcstation.core.reading.answers import parse_number
 
 
@@ -456,6 +456,7 @@ def smt_from_calculator_annotations(
     exprs_raw = with_self([c.start for c in comps], exprs_raw, givens, solution)  # "Jenna has 4 roommates" / "5 roommates"
     exprs_raw = the_others([c.start for c in comps], exprs_raw, givens, solution)  # "five phones ... the main phone" / "four additional"
     exprs_raw = first_place([c.start for c in comps], exprs_raw, givens, solution)  # "started off in first" / "1st place ... 1+5"
+    exprs_raw = floors([c.start for c in comps], exprs_raw, givens, solution)  # "the third-floor balcony" / "24 * 3 stories"
     converted = None
     try:
         answer_index = pick_answer(comps, gold, notes)

@@ -28,6 +28,7 @@ from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IM
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
+from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
 from qcstation.core.construct.make.rules.unstated import line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
@@ -112,6 +113,7 @@ FACTOR_VALUES.update({f"k_days_in_{m}": Fraction(d) for m, d in _MONTH_DAYS.item
 FACTOR_VALUES.update(AVERAGED_COUNTS)
 FACTOR_VALUES.update(RESTATED_FACTORS)
 FACTOR_VALUES.update(WEEKDAY_FACTORS)
+FACTOR_VALUES.update(FLOOR_FACTORS)
 
 
 def factor_value(name: str) -> Fraction | None:

@@ -89,3 +89,12 @@ def test_a_line_that_names_no_list_keeps_the_word_given() -> None:
     sol = "They weigh 2*2 = <<2*2=4>>4 pounds.\nIn all 4 + 4 = <<4+4=8>>8 pounds."
     with pytest.raises(RuleError):  # "2*2" names neither book: the 2 is "twice" or the two books
         rule_for_seed(_seed(q, sol, "8"))
+
+
+def test_a_fractions_parts_are_no_ratio_parts() -> None:
+    # "gives 1/4 of his apples away" / "36/4": the 4 is the quarter's parts, never Tom's 3 and Ann's 1
+    q = "Tom has 3 times as many apples as Ann. Ann has 12 apples. Tom gives 1/4 of his apples away. How many?"
+    sol = "Tom has 3*12=<<3*12=36>>36 apples.\nTom gives away 36/4=<<36/4=9>>9 apples."
+    rule = rule_for_seed(_seed(q, sol, "9"))
+    assert "k_one_share_of" not in rule.smtlib
+    assert "w_1_4_parts" in rule.smtlib

@@ -30,7 +30,16 @@ from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
 
-__all__ = ["fraction_rest", "percent_rest"]
+__all__ = ["fraction_rest", "names_other_quantity", "percent_rest"]
+
+
+def names_other_quantity(givens: Givens, v: Fraction) -> bool:
+    """Is ``v`` a number the question gives otherwise: stated, a word given's value, or the
+    denominator of a fraction it states in digits ("gives 1/4 of his apples away" / "36/4": the 4
+    is that quarter's parts, never a count these readings build)?"""
+    if v in givens.values or v in givens.word_values:
+        return True
+    return v.denominator == 1 and any(int(den) == v for _, den in givens.fractions if den.isdigit())
 
 
 def _line_end(solution: str, at: int) -> int:

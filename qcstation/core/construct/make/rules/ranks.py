@@ -72,7 +72,7 @@ def floors(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solu
     word = named.pop()
     n = Fraction(_ORDINALS[word])
     if n in givens.values or n in givens.word_values:
-        return exprs
+        return exprs  # (a fraction's parts of equal value, "2/3rds", is no story: the line says stories)
     out = []
     for e, at in zip(exprs, starts):
         a = solution.rfind("\n", 0, at) + 1

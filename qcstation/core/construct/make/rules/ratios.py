@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qcstation.core.construct.make.rules.complements import names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.reading.words import NUMBER_WORD_VALUES, line_stems
 
@@ -103,8 +104,7 @@ def _walk(e: Expr, givens: Givens, ratios: list[_Ratio], said: set[str] | frozen
 
 def _parts(num: Num, givens: Givens, ratios: list[_Ratio], said: set[str] | frozenset[str]) -> Expr | None:
     v = num.value
-    if not num.text or num.text.startswith("k_") or v.denominator != 1 or v < 3 \
-            or v in givens.values or v in givens.word_values:
+    if not num.text or num.text.startswith("k_") or v.denominator != 1 or v < 3 or names_other_quantity(givens, v):
         return None
     found = [r for r in ratios if r.n + 1 == v]
     if len(found) != 1 or len(ratios) != 1:

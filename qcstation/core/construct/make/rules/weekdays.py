@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qcstation.core.construct.make.rules.complements import names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, evaluate
 from qcstation.core.reading.words import NUMBER_WORD_VALUES
 
@@ -137,7 +138,7 @@ def _walk(e: Expr, givens: Givens, ranges: list[re.Match[str]], rest: Expr | Non
 def _days(num: Num, givens: Givens, ranges: list[re.Match[str]], rest: Expr | None, line: str) -> Expr | None:
     v = num.value
     if not num.text or num.text.startswith("k_") or v.denominator != 1 or not 1 < v < 7 \
-            or v in givens.values or v in givens.word_values:
+            or names_other_quantity(givens, v):
         return None
     named = [m for m in ranges if _span(m.group(1), m.group(2)) == v
              and re.search(rf"\b{m.group(1)}\b", line, re.I) and re.search(rf"\b{m.group(2)}\b", line, re.I)]

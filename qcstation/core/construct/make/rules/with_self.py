@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qcstation.core.construct.make.rules.complements import names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.reading.words import NUMBER_WORD_VALUES
 
@@ -75,8 +76,7 @@ def _walk(e: Expr, givens: Givens, group: tuple[Fraction, str, str], line: str) 
     if isinstance(e, Num):
         n, text, who = group
         v = e.value
-        if e.text and not e.text.startswith("k_") and v == n + 1 and v not in givens.values \
-                and v not in givens.word_values \
+        if e.text and not e.text.startswith("k_") and v == n + 1 and not names_other_quantity(givens, v) \
                 and re.search(rf"(?<![\d.]){v.numerator}\s+(?:girls|boys|people|persons|roommates|friends|kids"
                               r"|children|members)\b", line, re.I):
             return BinOp("+", Num(n, text), Num(Fraction(1), who))
@@ -121,7 +121,7 @@ def the_others(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, 
         return exprs
     n, noun, one = found[0]
     v = n.value - 1
-    if v in givens.values or v in givens.word_values:
+    if names_other_quantity(givens, v):
         return exprs
     out = []
     for e, at in zip(exprs, starts):

@@ -119,11 +119,16 @@ def test_a_number_that_could_be_a_given_or_an_earlier_result_is_read_from_the_wh
 
 def test_the_whole_line_decides_nothing_where_it_writes_the_value_twice_or_it_is_a_one(gsm8k: dict) -> None:
     # 309 "You will save $4 + $2 = $6 for 2 tubs of ice cream and 4 packets of milk": the words
-    # "packets of milk" are the second 4's; 693 "5 * 1" for a banana's $1 (a 1 the question
-    # states only as "one apple", "one banana"): both stay refused, never bound by those words
-    for seed in ("309", "693"):
-        with pytest.raises(RuleError, match="ambiguous solution"):
-            rule_for_seed(gsm8k[seed])
+    # "packets of milk" are the second 4's, never the evidence of the first (309 is read by the
+    # currency sign on the "$4" alone, :mod:`.currency`); 693 "5 * 1" for a banana's $1 (a 1 the
+    # question states only as "one apple", "one banana") stays refused, never bound by those words
+    from qcstation.core.construct.make.rules.currency import CURRENCY_EVIDENCE
+    from qcstation.core.construct.make.rules.links import CLAUSE_EVIDENCE
+
+    evidence = {lk["evidence"] for lk in rule_for_seed(gsm8k["309"]).links if lk["value"] == "4"}
+    assert evidence == {CURRENCY_EVIDENCE} and CLAUSE_EVIDENCE not in evidence
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(gsm8k["693"])
 
 
 def test_a_rate_is_the_place_whose_clause_is_each_of_what_the_other_number_counts(gsm8k: dict) -> None:

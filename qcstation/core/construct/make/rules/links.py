@@ -603,6 +603,10 @@ def resolve_links(
             from qcstation.core.construct.make.rules.result_lines import decide_factor_words
 
             readings = decide_factor_words(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
+            from qcstation.core.construct.make.rules.currency import decide_by_currency
+
+            readings = decide_by_currency(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

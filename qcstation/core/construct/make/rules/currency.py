@@ -1,0 +1,115 @@
+"""Which candidate a number is that its step writes as money ("$4"), where the others are counts
+(used by :func:`.links.resolve_links` after every other decider).
+
+"The discount for 2 tubs of ice cream is $2 x 2 = $<<2*2=4>>4. The total discount for 4 packets of
+milk is $0.5 x 4 = $<<0.5*4=2>>2. You will save $4 + $2 = $6" (309): the question's 4 is "4 packets
+of milk", a count; the first step's 4 is "$4", money. The last step writes its 4 as "$4": of the
+two candidates, only the earlier result is money, so it is that result (and the structure then
+leaves the question's 4 packets to "$0.5 x 4"). The sign is read on the number's own place in the
+written computation (its operands aligned with the step's numbers), never elsewhere on the line.
+Every other candidate must be named as something else than money; one named by nothing decides
+nothing (a bare "= 40" may be dollars too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+
+from qcstation.core.construct.make.rules.givens import Givens
+from qcstation.core.construct.make.rules.link_structure import (Computation, Readings, _Choices, _keep_decided,
+                                                                _line_at, open_numbers)
+from qcstation.core.reading.expr import Expr
+
+#: the stems of a money unit (:func:`qcstation.core.reading.words.stem` maps "dollars" to "$")
+_MONEY = frozenset({"$", "cent", "buck", "penn", "euro", "€", "£"})
+#: a number as a computation writes it, with the currency sign right before it ("$4", "$ 0.5")
+_OPERAND = re.compile(r"(?P<sign>[$€£]\s?)?(?<![\d.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+_WRITTEN_RESULT = re.compile(r"\s*[$€£]?\s*-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)?")
+
+
+def _visible(solution: str, comp: Computation) -> str | None:
+    """The computation as the solution writes it: an inline one's own text; for an annotation,
+    the ``expression =`` its line writes right before it ("$0.5 x 4 = $<<0.5*4=2>>2")."""
+    from qcstation.core.reading.inline import VISIBLE_TAIL_RE
+
+    if comp.source != "annotation":
+        raw = getattr(comp, "raw", "")
+        return raw.rsplit("=", 1)[0] if "=" in raw else None
+    line_start = solution.rfind("\n", 0, comp.start) + 1
+    m = VISIBLE_TAIL_RE.search(solution[line_start:comp.start])
+    return m.group(1) if m else None
+
+
+def _money_operands(solution: str, comp: Computation, values: list[Fraction]) -> list[bool] | None:
+    """For each number of a step (``values``, in order), is it written with a currency sign? None
+    unless the written computation's numbers are exactly the step's, in order."""
+    text = _visible(solution, comp)
+    if text is None:
+        return None
+    found = [(m.group("sign") is not None, Fraction(m.group("num").replace(",", ""))) for m in _OPERAND.finditer(text)]
+    if [v for _, v in found] != values:
+        return None
+    return [sign for sign, _ in found]
+
+
+def _result_kind(solution: str, comp: Computation) -> str:
+    """"money", "other" (named with words, none of money) or "" (named by nothing) for the result
+    a step writes: its sign and the words right after it."""
+    from qcstation.core.reading.words import words_at
+
+    end = comp.end
+    if comp.source == "annotation":
+        m = _WRITTEN_RESULT.match(solution, end)
+        end = m.end() if m else end
+        sign = solution[max(0, comp.start - 1):comp.start] == "$" or "$" in solution[comp.end:end]
+    else:
+        sign = any(c in str(getattr(comp, "raw", "")).rsplit("=", 1)[-1] for c in "$€£")
+    words = words_at(solution, end, end)
+    if sign or words & _MONEY:
+        return "money"
+    return "other" if words else ""
+
+
+def _place_kind(stems: frozenset[str], percent: bool) -> str:
+    """The same for a place of the question (its ``words_at`` stems)."""
+    if stems & _MONEY:
+        return "money"
+    return "other" if stems or percent else ""
+
+
+def decide_by_currency(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
+                       givens: Givens, solution: str) -> Readings:
+    """A number a step writes once, with a currency sign on its own place in the written
+    computation ("$4 + $2"), that could be the question's number or an earlier result: the one
+    candidate that is money (a place of the question with "$" or "dollars"; an earlier result
+    written "$4" or "4 dollars"), when every other candidate is named as something else (a count:
+    "4 packets"; "= 4 hours"). Only where one reading is left."""
+    decided: dict[int, int | None] = {}
+    for n, i, k, terms, v in open_numbers(readings, ch, exprs):
+        if sum(1 for x in terms if x.value == v) > 1:
+            continue
+        signs = _money_operands(solution, comps[i], [x.value for x in terms])
+        if signs is None or not signs[k]:
+            continue
+        line = _line_at(solution, comps[i].start)
+        kinds: dict[int | None, str] = {}
+        for j in ch.options[n]:
+            if j is None:
+                places = [q for q in givens.numbers if q.value == v]
+                found = {_place_kind(q.stems, q.percent) for q in places}
+                kinds[None] = found.pop() if len(found) == 1 else ""
+            elif _line_at(solution, comps[j].start) == line:
+                kinds[j] = ""  # the same line: its words are this step's too
+            else:
+                kinds[j] = _result_kind(solution, comps[j])
+        money = [j for j, kind in kinds.items() if kind == "money"]
+        if len(money) == 1 and all(kind == "other" for j, kind in kinds.items() if j != money[0]):
+            decided[n] = money[0]
+    return _keep_decided(readings, ch, decided, lambda j: CURRENCY_EVIDENCE)
+
+
+#: the evidence of a link the currency sign decides
+CURRENCY_EVIDENCE = ("the words: the step writes this number as money, and only this candidate is money "
+                     "(the others count things)")

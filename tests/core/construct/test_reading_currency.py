@@ -1,0 +1,55 @@
+"""A number a step writes as money ("$4 + $2") where the question's number of that value is a count
+and an earlier result is money (issue 26, point 1), see
+:mod:`qcstation.core.construct.make.rules.currency`: it is that result. Where the question writes
+the value as money too, or the earlier result is named by nothing, or the sign is not on the
+number's own place in the computation, the seed stays refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _asserts(seed: dict) -> list[str]:
+    return [ln for ln in rule_for_seed(seed).smtlib.splitlines() if ln.startswith("(assert")]
+
+
+def test_money_is_the_earlier_result_not_the_count(gsm8k: dict) -> None:
+    # 309: "You will save $4 + $2 = $6": the "$4" is the discount for 2 tubs (step 2, "= $4"), not
+    # the question's "4 packets of milk", which "$0.5 x 4" takes
+    got = _asserts(gsm8k["309"])
+    for line in ("(assert (= g5_packets 4))",
+                 "(assert (= s2_ice_cream (* g3_tubs s1_ice_cream)))",
+                 "(assert (= s3_packets_milk (* g4 g5_packets)))",
+                 "(assert (= s4_save (+ s2_ice_cream s3_packets_milk)))"):
+        assert line in got
+
+
+def _variant(gsm8k: dict, question: str | None = None, solution: str | None = None) -> dict:
+    seed = dict(gsm8k["309"])
+    if question is not None:
+        seed["question"] = question
+    if solution is not None:
+        seed["solution"] = solution
+    return seed
+
+
+def test_a_question_that_writes_the_value_as_money_too_stays_refused(gsm8k: dict) -> None:
+    # the question's 4 is "$4" at one place and "4 packets" at another: money is no longer one
+    # candidate's alone
+    q = gsm8k["309"]["question"].replace("A packet of milk was sold", "A packet of milk costing $4 was sold")
+    assert "$4" in q
+    with pytest.raises(RuleError):
+        rule_for_seed(_variant(gsm8k, question=q))
+
+
+def test_an_earlier_result_named_by_nothing_decides_nothing(gsm8k: dict) -> None:
+    # "2 x 2 = <<2*2=4>>4." writes no sign and no word after its result, and the milk's line no
+    # longer names its 4: whether the discount is money, no line says, so the "$4" of the last
+    # step is not told apart from the 4 packets
+    sol = gsm8k["309"]["solution"].replace("$2 x 2 = $<<2*2=4>>4.", "2 x 2 = <<2*2=4>>4.") \
+        .replace("The total discount for 4 packets of milk is", "The total discount for the milk is")
+    assert "2 x 2 = <<2*2=4>>4." in sol and "discount for the milk" in sol
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(_variant(gsm8k, solution=sol))

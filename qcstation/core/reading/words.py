@@ -198,9 +198,11 @@ def stem(word: str) -> str:
 
 def _words_after(text: str, end: int, limit: int) -> list[str]:
     """The content words right after a number, up to ``limit``, before any operator, digit or
-    clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> [])."""
+    clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> []); an operator written as a word
+    is one too ("3 times 4 equals 12": the 4 is named by nothing, not by "equals"), while "equal"
+    may name what is counted ("3 equal portions")."""
     tail = text[end:end + 80]
-    stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
+    stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", tail, re.I)
     if tail[:1] == "%":
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail

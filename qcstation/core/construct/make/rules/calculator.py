@@ -335,7 +335,7 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
     missing = sorted(used_by_solution - used_kept)
     if missing:
         raise RuleError(
-            "the answer step does not use the given(s) "
+            UNUSED_GIVENS + " "
             + ", ".join(fmt(v) for v in missing)
             + " that the solution uses: its structure is not clear from the annotations",
             "Ambiguous solution",
@@ -400,6 +400,31 @@ def smt_from_calculator_annotations(
     solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None,
     joint: bool = False,
 ) -> RuleResult:
+    """Formalize a GSM8K-style solution (see :func:`_smt_from_calculator`). A solution whose
+    answer step does not use numbers of the question it works with may compute them in words the
+    annotations miss ("8 times 1/2 equals 4 ... 12 plus 14 plus 4 equals 30", 738): it is read
+    again with its computations written in words (:mod:`.worded`) as steps too, and taken only if
+    that reading passes every check; else the first reading's reason stands."""
+    try:
+        return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint)
+    except RuleError as exc:
+        if not inline or not str(exc).startswith(UNUSED_GIVENS):
+            raise
+        try:
+            return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
+                                        read_worded=True)
+        except RuleError:
+            raise exc from None
+
+
+#: how the refusal of a reading whose answer step leaves numbers of the question unused begins
+UNUSED_GIVENS = "the answer step does not use the given(s)"
+
+
+def _smt_from_calculator(
+    solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None,
+    joint: bool = False, read_worded: bool = False,
+) -> RuleResult:
     """Formalize a GSM8K-style solution from its ``<<expr=result>>`` annotations.
 
     With ``inline=True`` (default) visible computations the annotator missed
@@ -433,9 +458,10 @@ def smt_from_calculator_annotations(
     _note_unannotated(comps, n_annotations, notes)
     if gold is None:
         gold = final_answer(solution)
-    if inline and gold is not None and all(gold not in (c.value, c.written) for c in comps):
+    if inline and gold is not None and (read_worded or all(gold not in (c.value, c.written) for c in comps)):
         # no step has the answer: the solution may write its last step in words ("200 minus
-        # 174 equals 26"); read only then, so that no solution read before reads otherwise
+        # 174 equals 26"); read only then (or when asked: see smt_from_calculator_annotations),
+        # so that no solution read before reads otherwise
         worded = [Computation(start, end, solution[start:end], text, expr, value, written, "inline")
                   for start, end, _, text, expr, value, written in worded_computations(mask_annotations(solution))]
         if worded:

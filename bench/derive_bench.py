@@ -24,9 +24,11 @@ Prints:
 * the ratio of the two (target: at least 0.5), by wall clock and by CPU: on a machine the
   other helpers also load, the two phases get different shares of the cores, so the CPU
   seconds every process of each phase spent per item (this process and all its children,
-  read from /proc) are printed too, with the load average; their ratio is what the wall
-  ratio is on two otherwise idle cores. The pool is timed twice (right after the derive run
-  and once more) and both rates are printed;
+  read from /proc, less the meter's own sampling and the bench's own count of the items
+  stored after each batch) are printed too, with the load average and the cores each phase
+  got (CPU seconds per wall-clock second); their ratio is what the wall ratio is on two
+  otherwise idle cores. The pool is timed twice (right after the derive run and once more)
+  and both rates are printed;
 * per source and transformation: seeds queued, seeds with at least one item, the share, and
   the leading reasons for the others.
 
@@ -70,7 +72,10 @@ SOURCES = {"gsm8k": "gsm8k/test.jsonl", "mawps": "mawps/test.jsonl", "aqua": "aq
 
 class CpuMeter:
     """CPU seconds spent by this process and all its descendants while it is open (Linux:
-    read from /proc every 50 ms; a process keeps the last figure read for it)."""
+    read from /proc every 50 ms; a process keeps the last figure read for it), less the
+    meter's own: the sampling thread's CPU (about 1.6 % of a core, for as long as the
+    meter runs: a phase that runs longer would pay more of it) and what the caller reports
+    with :meth:`exclude` (the bench's own work between batches)."""
 
     def __init__(self) -> None:
         import os
@@ -82,6 +87,8 @@ class CpuMeter:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._t0 = time.process_time()
+        self._own_overhead = 0.0      # the sampling thread's CPU so far, and what exclude() adds
+        self._excluded = 0.0
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -115,20 +122,32 @@ class CpuMeter:
                     self._seen[pid] = max(self._seen.get(pid, 0.0), c)
 
     def _run(self) -> None:
+        t0 = time.thread_time()
         while not self._stop.wait(0.05):
             self._read()
+            self._own_overhead = time.thread_time() - t0
+        self._own_overhead = time.thread_time() - t0
+
+    def exclude(self, seconds: float) -> None:
+        """Leave ``seconds`` of this process's CPU out (the caller's own measuring)."""
+        self._excluded += seconds
+
+    def _own(self) -> float:
+        return time.process_time() - self._t0 - self._own_overhead - self._excluded
 
     def so_far(self) -> float:
         """CPU seconds until now, the meter still running."""
+        t0 = time.thread_time()
         self._read()
-        own = time.process_time() - self._t0
+        self._excluded += time.thread_time() - t0
+        own = self._own()
         with self._lock:
             return own + sum(c - self._base.get(p, 0.0) for p, c in self._seen.items())
 
     def seconds(self) -> float:
         self._stop.set()
         self._thread.join()
-        own = time.process_time() - self._t0
+        own = self._own()
         return own + sum(c - self._base.get(p, 0.0) for p, c in self._seen.items())
 
 
@@ -283,7 +302,11 @@ def main() -> None:
             marks: list[tuple[float, float, int]] = []    # (time, CPU, items stored) per batch
 
             def batch_stored(done: int, total: int, msg: str) -> None:
-                marks.append((time.perf_counter(), meter.so_far(), stored_items(db, "bench-variants")))
+                # the count read here is the bench's, not derive's: its CPU is left out
+                t0 = time.thread_time()
+                items = stored_items(db, "bench-variants")
+                meter.exclude(time.thread_time() - t0)
+                marks.append((time.perf_counter(), meter.so_far(), items))
 
             from qcstation.core.derive.runner import plan_processes
 
@@ -309,7 +332,8 @@ def main() -> None:
             steady_rate = (ib - ia) / (tb - ta) if tb > ta else 0.0
             steady_cpu = 1000 * (cb - ca) / max(ib - ia, 1)
             print(f"  steady state (batches 2..{max(len(marks) - 1, 1)} of {len(marks)}: {ib - ia} items): "
-                  f"{tb - ta:.1f} s = {steady_rate:.1f} items/s, CPU {steady_cpu:.1f} ms/item; "
+                  f"{tb - ta:.1f} s = {steady_rate:.1f} items/s, CPU {steady_cpu:.1f} ms/item "
+                  f"({(cb - ca) / max(tb - ta, 1e-9):.2f} cores used); "
                   f"before it {ta - t0:.1f} s and {ca:.1f} s CPU (start, first batch), after it "
                   f"{t0 + seconds - tb:.1f} s (last batch, drain)")
             rates, cpus = [], []
@@ -320,7 +344,8 @@ def main() -> None:
                 cpus.append(1000 * z3_cpu / max(items, 1))
                 print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
                       f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.cores} "
-                      f"workers; CPU {cpus[-1]:.1f} ms/item; load {load0} -> {load_avg()}")
+                      f"workers; CPU {cpus[-1]:.1f} ms/item ({z3_cpu / z3_s:.2f} cores used); "
+                      f"load {load0} -> {load_avg()}")
             z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
             derive_cpu_item = 1000 * cpu / max(made, 1)
             print(f"ratio:    steady state {steady_rate / z3_rate:.2f} of the pool's bare rate by wall "

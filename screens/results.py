@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -99,6 +99,7 @@ class ResultsScreen(QCScreen):
         self.show_prompts = False
         self.detail_key: tuple[int, int, int] | None = None
         self.detail: browse.ItemDetail | None = None
+        self.provenance_below = False      # the provenance at the item's end (border too narrow)
         self.page_pending = True      # a page is being read
         self.detail_pending = False   # the selected item is being read
         # the page's first item was drawn with its page: the highlight its first row posts
@@ -452,19 +453,32 @@ class ResultsScreen(QCScreen):
             return
         row = self.selected_row()
         first = TASK_OF.get(row.metric) if row is not None else None
-        self.query_one("#item_pane", TextPane).update(
-            render_item(self.detail, show_prompt=self.show_prompts, first_task=first))
+        item = render_item(self.detail, show_prompt=self.show_prompts, first_task=first)
+        self.provenance_below = not self._provenance_fits()
+        if self.provenance_below and self.detail is not None and isinstance(item, Group):
+            # no room on the border: whole at the item's end, wrapped, never cut
+            item = Group(*item.renderables, Text(""), Text(
+                f"How the run measured: {preview(self.detail.provenance, 2000)}", style="dim"))
+        self.query_one("#item_pane", TextPane).update(item)
         self._show_provenance()
 
-    def _show_provenance(self) -> None:
-        """How the run measured (release, model, protocol, judges), under the item pane, in
-        the pane's width: cut with a marker only where it has no room (a cut at 110 cells cut
-        it at 120 columns, where it fitted)."""
+    def _provenance_fits(self) -> bool:
+        """Whether the provenance fits on the item pane's border (the corners, a dash and a
+        space each side: '╰─ … ─╯')."""
         pane = self.query_one("#item_pane")
-        # the border's corners and a dash and a space each side ('╰─ … ─╯')
         room = max(16, (pane.outer_size.width or self.app.size.width) - 6)
-        pane.border_subtitle = Text(     # Text: never read as markup
-            preview(self.detail.provenance, room) if self.detail is not None else "")
+        return self.detail is None or len(preview(self.detail.provenance, 2000)) <= room
+
+    def _show_provenance(self) -> None:
+        """How the run measured (release, model, protocol, judges), under the item pane: on
+        its border where it fits, else whole at the end of the item, wrapped (cut at the
+        border's width, its 118 characters lost their end at 120 columns)."""
+        fits = self._provenance_fits()
+        if self.detail is not None and fits == self.provenance_below:
+            self._render_detail()       # a new width moved it: on the border, or in the item
+            return
+        self.query_one("#item_pane").border_subtitle = Text(     # Text: never read as markup
+            preview(self.detail.provenance, 2000) if self.detail is not None and fits else "")
 
     def action_toggle_prompts(self) -> None:
         self.show_prompts = not self.show_prompts

@@ -277,8 +277,9 @@ def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:
 
 async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Path) -> None:
     """Issue 28.2: the line under the item pane (how the run measured) was cut at 110 cells,
-    also where the pane had room for it. It takes the pane's width: whole where it fits, cut
-    with a marker where it does not, and drawn again for a new width."""
+    then at the pane's width: 118 characters lost their end at 120 columns. It is whole on the
+    pane's border where it fits, else whole at the end of the item, wrapped, and moved again
+    for a new width (lane tui9)."""
     from qcstation.eval.provenance import describe
 
     path = build_db(tmp_path / "eval.db")
@@ -293,11 +294,20 @@ async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Pat
         await settle(pilot)
         bottom = screen_text(app).splitlines()[-2]
         assert bottom == f"╰─ {whole} ─╯", bottom
-        await pilot.resize_terminal(80, 24)
+        for width in (len(whole) + 5, 120, 80):
+            await pilot.resize_terminal(width, 30)
+            await settle(pilot)
+            lines = [line.rstrip() for line in screen_text(app).splitlines()]
+            assert "…" not in lines[-2] and whole[:20] not in lines[-2], lines
+            await pilot.click("#item_pane")
+            await pilot.press("end")                    # whole at the item's end, wrapped
+            await settle(pilot)
+            pane = " ".join(line.strip("│ ") for line in screen_text(app).splitlines())
+            assert f"How the run measured: {whole}" in " ".join(pane.split()), (width, pane)
+        await pilot.resize_terminal(len(whole) + 6, 30)
         await settle(pilot)
-        bottom = screen_text(app).splitlines()[-2].rstrip()
-        assert len(bottom) == 80 and bottom.startswith(f"╰─ {whole[:60]}"), bottom
-        assert bottom.endswith("… ─╯"), bottom
+        lines = screen_text(app).splitlines()
+        assert lines[-2] == f"╰─ {whole} ─╯", lines        # back on the border, no line under
 
 
 async def test_the_difficulty_bars_of_each_run_read_apart_without_colour(eval_db: Path) -> None:

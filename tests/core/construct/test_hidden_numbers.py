@@ -198,3 +198,11 @@ def test_a_computation_glued_to_its_word_is_hidden_with_it(gsm8k: dict) -> None:
     u = _keyinfo(gsm8k["350"])["unknown_quantities"]
     assert u[0] == "Q1: Madeline spends ? on food for her dog per month."
     assert all("*" not in x and x.count("?") == 1 for x in u), u
+
+
+def test_an_operator_glued_to_its_number_is_hidden_with_its_computation(gsm8k: dict) -> None:
+    # 619: "72 x1/4 = <<72*1/4=18>>18 seats were occupied by the administrators" read
+    # "Q1 x1/4 ? seats ..." (refused: "would read with its computation")
+    u = _keyinfo(gsm8k["619"])["unknown_quantities"]
+    assert u[1] == "Q2: ? seats were occupied by the administrators."
+    assert all(" x" not in x and x.count("?") == 1 for x in u), u

@@ -467,6 +467,7 @@ _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
 _GLUED_DOLLAR = re.compile(r"(?<=[A-Za-z])\$(?=\d)")
+_GLUED_TIMES = re.compile(r"(?<=\d\s)([x×*])(?=\d)")
 
 
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
@@ -513,7 +514,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
 
     # "Madeline spends$25*4=$<<25*4=100>>100" (350): a word glued to the "$" of a computation
     # is read as if spaced, so the computation goes as it does elsewhere
-    text = _GLUED_DOLLAR.sub(" $", line)
+    # (so is an operator glued to its number: "72 x1/4 = <<72*1/4=18>>18", 619)
+    text = _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line))
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
         had_equals = _ENDS_EQUALS.search(before) is not None

@@ -1,8 +1,10 @@
-"""Any OpenAI-compatible chat server (OpenAI, ``vllm serve``, llama.cpp, Ollama), over aiohttp.
+"""Any OpenAI-compatible chat server (OpenAI, ``vllm serve``, llama.cpp, Ollama), over HTTP/1.1.
 
 Evaluation sends many small requests, so the transport decides throughput: this backend
-speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (the
-``openai`` package's own aiohttp transport is ~70% as fast in ``bench/eval_bench.py``).
+speaks ``POST {base_url}/chat/completions`` on a pool of keep-alive connections
+(:class:`~qcstation.eval.backends.http1.PostPool`: aiohttp's protocol and C parser without
+its ``ClientSession``, which costs about twice the CPU per request; the ``openai``
+package's own transport is slower still, see ``bench/eval_bench.py``).
 
 * Several base URLs for one model (``base_urls``): each request goes to the server with
   the fewest requests in flight; a connection failure moves the retry to another server.
@@ -17,9 +19,9 @@ speaks ``POST {base_url}/chat/completions`` on one pooled ``aiohttp`` session (t
   (a server that echoes the key in ``model`` or ``usage`` too), and from every message this
   module writes.
 * Every reply is untrusted (:mod:`qcstation.common.http_retry`): read up to
-  ``MAX_BODY_BYTES`` *after* decompression (aiohttp's own decompression is off; gzip and
-  deflate are decoded here with a bounded output), parsed with limits on nesting and size,
-  lone surrogates made U+FFFD, finish reason printable and short, absurd token counts
+  ``MAX_BODY_BYTES`` *after* decompression (gzip and deflate are decoded by the pool with a
+  bounded output), within ``timeout_s`` for the whole exchange, parsed with limits on
+  nesting and size, lone surrogates made U+FFFD, finish reason printable and short, absurd token counts
   dropped with a note. A reply that breaks a rule is that request's error, with the reason.
 """
 
@@ -40,7 +42,6 @@ from qcstation.common.http_retry import (
     RETRY_AFTER_STATUSES,
     RETRY_STATUSES,
     BadReply,
-    BodyDecoder,
     chat_reply_parts,
     clean_text,
     clean_token,
@@ -50,6 +51,7 @@ from qcstation.common.http_retry import (
     parse_retry_after,
     token_count,
 )
+from qcstation.eval.backends.http1 import TRANSPORT_ERRORS, PostPool
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 __all__ = ["MAX_BODY_BYTES", "OpenAIBackend", "parse_chat_body"]
@@ -73,7 +75,7 @@ class OpenAIBackend(Backend):
         self._key = cfg.api_key()
         self._in_flight = {u: 0 for u in self.urls}
         self.sent = {u: 0 for u in self.urls}       # HTTP attempts per server (diagnostics)
-        self._session: Any = None
+        self._pool: PostPool | None = None
         self._model_json = json.dumps(cfg.model, ensure_ascii=False)
         self._headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                          "Authorization": f"Bearer {self._key or PLACEHOLDER_KEY}"}
@@ -95,20 +97,15 @@ class OpenAIBackend(Backend):
 
         return model_preflight(self.cfg)
 
-    async def _get_session(self) -> Any:
-        if self._session is None or self._session.closed:
-            import aiohttp
-
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30)
-            self._session = aiohttp.ClientSession(
-                connector=connector, timeout=aiohttp.ClientTimeout(total=self.cfg.timeout_s),
-                skip_auto_headers=("User-Agent",), headers=self._headers, auto_decompress=False)
-        return self._session
+    def _get_pool(self) -> PostPool:
+        if self._pool is None or self._pool.closed:
+            self._pool = PostPool(self._headers)
+        return self._pool
 
     async def aclose(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
+        if self._pool is not None:
+            self._pool.close()
+        self._pool = None
 
     def _pick(self, avoid: set[str]) -> str:
         candidates = [u for u in self.urls if u not in avoid] or self.urls
@@ -143,10 +140,11 @@ class OpenAIBackend(Backend):
         this backend's retries, limits and key, and read the reply as :meth:`complete` does:
         an error reply, never an exception. The Ray batch route sends the exported bodies
         through it (:mod:`qcstation.eval.batch_ray`)."""
-        import aiohttp
-
         t0 = time.perf_counter()
-        session = await self._get_session()
+        try:
+            pool = self._get_pool()
+        except ValueError as exc:    # a line break in the key: no request can be sent
+            return EvalReply(custom_id, "error", endpoint=self.urls[0], error=self._scrub(str(exc)))
         avoid: set[str] = set()
         last = "no attempt"
         url = self.urls[0]
@@ -155,13 +153,11 @@ class OpenAIBackend(Backend):
             self._in_flight[url] += 1
             self.sent[url] += 1
             try:
-                async with session.post(url + "/chat/completions", data=payload, allow_redirects=False) as resp:
-                    status = resp.status
-                    headers = resp.headers
-                    try:
-                        raw = await _read_limited(resp)
-                    except BadReply as exc:
-                        raise _Retryable(f"HTTP {status}: {exc}") from None
+                try:
+                    async with asyncio.timeout(self.cfg.timeout_s):
+                        status, headers, raw = await pool.post(url + "/chat/completions", payload)
+                except BadReply as exc:      # the body broke a limit: "HTTP <status>: why"
+                    raise _Retryable(str(exc)) from None
                 if status == 200:
                     return self._ok(custom_id, raw, url, t0, attempt)
                 message = _server_message(raw, status)
@@ -176,9 +172,9 @@ class OpenAIBackend(Backend):
                 wait = exc.retry_after
                 if exc.bad_server and len(self.urls) > 1:
                     avoid.add(url)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 last, wait = f"timed out after {self.cfg.timeout_s:g} s", None
-            except aiohttp.ClientError as exc:
+            except TRANSPORT_ERRORS as exc:
                 last, wait = f"connection failed: {exc.__class__.__name__}: {exc}", None
                 if len(self.urls) > 1:
                     avoid.add(url)
@@ -217,18 +213,6 @@ class OpenAIBackend(Backend):
 
     def _cost(self, pt: int | None, ct: int | None) -> float | None:
         return cost_of(pt, ct, self.cfg.price_in_per_mtok, self.cfg.price_out_per_mtok)
-
-
-async def _read_limited(resp: Any) -> bytes:
-    """The decoded body; :class:`BadReply` once it passes MAX_BODY_BYTES (counted after
-    decompression: the session does not decompress, :class:`BodyDecoder` does, bounded)."""
-    encoding = resp.headers.get("Content-Encoding")
-    if not encoding and resp.content_length is not None and resp.content_length <= MAX_BODY_BYTES:
-        return bytes(await resp.read())      # the common case: one read, no copy per chunk
-    dec = BodyDecoder(encoding)
-    async for chunk in resp.content.iter_any():
-        dec.feed(chunk)
-    return dec.finish()
 
 
 def parse_chat_body(body: Any, notes: list[str] | None = None, *, prompt_limit: int | None = None,

@@ -162,8 +162,11 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             seen.add((step, v))
             same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
-                    and _one_sum_or_product(expr):
-                continue  # "3 sprints 3 times" -> 3*3: each place once, which is which is immaterial
+                    and (_one_sum_or_product(expr) or _swap_invariant(expr, same)):
+                # "3 sprints 3 times" -> 3*3, "20 x 20/100" for "20 students, 20% enrolled":
+                # each place once, in a term that swapping them leaves the same: which is which
+                # is immaterial
+                continue
             if _constant_named_by_line(dep, v, line):
                 continue  # "10 birds * 2 legs/bird" for k_legs_per_birds: the constant, not "2 cats"
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
@@ -670,6 +673,56 @@ def _one_sum_or_product(expr: Any) -> bool:
 
     walk(expr)
     return ops in ({"*"}, {"+"})
+
+
+def _swap_invariant(expr: Any, same: list[str]) -> bool:
+    """Is ``expr`` the same function of its names whichever of ``same`` (givens of one value)
+    stands where ("(20 * 20) / 100": a product over a constant)? Evaluated exactly at two fixed
+    points, each name a distinct value, with every pair of ``same`` swapped: a term that is not
+    invariant under a swap ("20 - 20/100") differs at one of them."""
+    names = sorted(expr_names(expr))
+    if len(same) < 2 or len(names) > 40:
+        return False
+    for base in (Fraction(3, 7), Fraction(11, 5)):
+        point = {n: base + 2 * i + 1 for i, n in enumerate(names)}
+        want = _value_at(expr, point)
+        if want is None:
+            return False
+        for a, b in itertools.combinations(sorted(same), 2):
+            swapped = dict(point)
+            swapped[a], swapped[b] = point[b], point[a]
+            if _value_at(expr, swapped) != want:
+                return False
+    return True
+
+
+def _value_at(e: Any, point: dict[str, Fraction], depth: int = 0) -> Fraction | None:
+    """The exact value of a term with each name at ``point`` (None: a division by zero, or a
+    term of another kind or deeper than the checks read)."""
+    k = _kind(e)
+    if depth > 200:
+        return None
+    if k == "Num":
+        return Fraction(e.value)
+    if k == "Name":
+        return point.get(e.name)
+    if k == "Neg":
+        x = _value_at(e.operand, point, depth + 1)
+        return None if x is None else -x
+    if k != "BinOp":
+        return None
+    a, b = _value_at(e.left, point, depth + 1), _value_at(e.right, point, depth + 1)
+    if a is None or b is None:
+        return None
+    if e.op == "+":
+        return a + b
+    if e.op == "-":
+        return a - b
+    if e.op == "*":
+        return a * b
+    if e.op == "/":
+        return a / b if b else None
+    return None
 
 
 # Terms are read by shape (class name and fields: Num.value, Name.name, BinOp.op/left/right,

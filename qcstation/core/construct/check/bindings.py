@@ -32,6 +32,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
+from qcstation.core.construct.check.context import vouched_by_context
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
@@ -533,6 +534,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
+                and not (defs is not None and values is not None and vouched_by_context(
+                    given, expr, cands, occurrences, defs, values, question, _is_given)) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)

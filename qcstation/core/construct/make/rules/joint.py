@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
-from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, leaves
-from qcstation.core.reading.words import ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value, solution_stems
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
+from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value,
+                                         solution_stems, stem)
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.binding import Binder
@@ -61,6 +62,9 @@ class Use:
     once: bool = True  # the step writes the value once
     #: where the question states the step's other numbers that it states at one place only
     anchors: tuple[int, ...] = ()
+    #: the noun a rate among the step's other numbers is per ("3 dress shirts per suit" for
+    #: "3*10"): read only for a use whose own words name no place (:func:`_by_what_it_uses`)
+    rate_words: frozenset[str] = frozenset()
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -212,6 +216,41 @@ def _plain(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else str(float(v))
 
 
+def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]], use: Use,
+                     line: str = "") -> list[int]:
+    """The evidence for each place of a use whose own line names none, from what its step uses:
+
+    * the name the line opens with, where it is the first name of one place's clause and of no
+      other, every place's clause naming one ("So Jean is 21+2" for "Jean is two years older than Mark", not "Two years ago Mark
+      was 5 years older"); the words of an earlier step's line it uses are no evidence ("2 x 17",
+      17 being "the combined height of the two trees", is "twice", not "two trees");
+    * the noun a rate among the step's other numbers is per, where it names one place ("3 dress
+      shirts per suit" for "3*10": the "10 suits");
+    * the one place whose sentence states every other number of the step, two or more, where no
+      other place's sentence states any ("100+50+20" for "He does 100 pushups, 50 squats, and 20
+      dumbbell presses on the first day", not the second day's "20 more pushups"); one other
+      number is no evidence ("100+20" adds the first day's pushups to the second day's 20 more)."""
+    common = frozenset.intersection(*own) if own else frozenset()
+    out = []
+    for i in range(len(starts)):
+        mine = own[i] - common - _NO_EVIDENCE
+        out.append(len(use.rate_words & mine))
+    subject = _line_subject(question, line)
+    if subject:
+        firsts = [_clause_name(question, s) for s in starts]
+        # every clause names its subject: a clause that leaves it out ("and then started and
+        # finished another 500 piece puzzle") may be the same person's
+        if all(firsts) and firsts.count(subject) == 1:
+            out[firsts.index(subject)] += 1
+    if len(use.anchors) >= 2:
+        bounds = sentence_bounds(question)
+        sent = [next(k for k, e in enumerate(bounds) if s < e) for s in starts]
+        at = [next(k for k, e in enumerate(bounds) if a < e) for a in use.anchors]
+        if len(set(sent)) == len(sent) and len(set(at)) == 1 and at[0] in sent:
+            out[sent.index(at[0])] += 1
+    return out
+
+
 def _twice_worded(uses: list[Use], pick: tuple[int, ...], worded: list[bool], n: int) -> bool:
     """One place twice in a step only where the words of each use chose it and every other place
     is chosen by the words of a use in another step ("The total times that they ride the luge is
@@ -249,6 +288,9 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
         allowed = _allowed(u, line, own)
         sc = _scores(question, starts, own, line, u)
         top = max(sc[i] for i in allowed) if allowed else 0
+        if top == 0 and allowed:
+            sc = _by_what_it_uses(question, starts, own, u, line)
+            top = max(sc[i] for i in allowed)
         options.append([i for i in allowed if sc[i] == top] if top > 0 else allowed)
         worded.append(top > 0)
     total = 1
@@ -291,7 +333,7 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                                                 if leaf.text and leaf.value != v})),
                     _over_100(binder.exprs[step], v, nth),
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
-                    _anchors(binder, step, v))
+                    _anchors(binder, step, v), _rate_words(binder, step, v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -300,6 +342,62 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
         for (step, nth), p in zip(keys, pick):
             out[(step, v, nth)] = first[starts[p]]
     return out
+
+
+def _names(text: str, pos: int = 0, endpos: int | None = None) -> list[str]:
+    """The capitalised words of ``text[pos:endpos]`` that may be names: no number word ("Two years
+    ago") and no common word that opens a sentence ("The", "If", "So")."""
+    found = _NAME.findall(text, pos, len(text) if endpos is None else endpos)
+    return [w for w in found if w.lower() not in NUMBER_WORD_VALUES and not line_stems(w) <= frozenset()
+            and line_stems(w) and w.lower() not in _OPENERS]
+
+
+#: capitalised words that open a sentence and name no one
+_OPENERS = frozenset("""if so then thus therefore hence since when after before on in at for the a an each every
+    there this that these those what how which who she he they it his her their we you i she's he's
+    she'd he'd it's from by with over during while until first second third last next finally also
+    total altogether together""".split())
+
+
+def _line_subject(question: str, line: str) -> str:
+    """The name a line opens with ("So Jean is 21+2": Jean), before its first number, where the
+    question writes that name; else ""."""
+    head = re.split(r"\d", ANNOTATION.sub(" ", line[:300]), maxsplit=1)[0]
+    names = set(_names(question))
+    found = [w for w in _names(head) if w in names]
+    return found[0] if found else ""
+
+
+def _clause_name(question: str, start: int) -> str:
+    """The first name of the clause of the place at ``start`` (its subject: "Jean is two years
+    older", "Two years ago Mark was")."""
+    a, b = clause_span(question, start)
+    found = _names(question, a, b)
+    return found[0] if found else ""
+
+
+#: a rate's noun in the question: "3 dress shirts per suit", "$2 for each box"
+_PER_NOUN = re.compile(r"\b(?:per|each|every)\s+([A-Za-z]+)", re.I)
+
+
+def _rate_words(binder: Binder, step: int, v: Fraction) -> frozenset[str]:
+    """The nouns the other numbers of a product or quotient ``step`` are rates per, each stated
+    at one place only ("3 dress shirts per suit"): what the step's ``v`` may count."""
+    e = binder.exprs[step]
+    if not (isinstance(e, BinOp) and e.op in "*/"):
+        return frozenset()
+    out: set[str] = set()
+    for leaf in leaves(e):
+        if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+            continue
+        at = {binder.numbers[j].start for j in binder.by_value.get(leaf.value, [])}
+        if len(at) != 1:
+            continue
+        a, b = clause_span(binder.question, next(iter(at)))
+        m = _PER_NOUN.search(binder.question, next(iter(at)), b)
+        if m:
+            out.add(stem(m.group(1)))
+    return frozenset(out)
 
 
 def _anchors(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:

@@ -1,0 +1,89 @@
+"""Whether a given a step's line names with no words is the place its name says, by what the
+step uses (the independent check of :mod:`.bindings`, issue 26.2; it reads the question, the
+solution and the formalization only, never the rules' binder):
+
+* :func:`vouched_by_context`: a step that sums numbers stated in one sentence of the question
+  ("100+50+20" for "He does 100 pushups, 50 squats, and 20 dumbbell presses on the first day"),
+  two or more of them each stated once, where that sentence holds one place of the given's value
+  and no other place's sentence holds any of them. Vouched only when that place is the one the
+  given's name says (``g3_dumbbell``: the word after the place), so a wrong binding of the same
+  shape (the second day's "20 more pushups" there) is still refused. One other number is no
+  evidence ("100+20" adds the first day's pushups to the second day's "20 more"), nor is the line
+  of an earlier step the step uses ("2 x 17", 17 being "the combined height of the two trees", is
+  "twice", not "two trees").
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable
+
+from qcstation.core.reading.words import Occurrence, stem
+
+_SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
+_SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
+
+
+def _sentence(question: str, at: int) -> int:
+    """The index of the sentence of the question holding position ``at``."""
+    return sum(1 for m in _SENTENCE_END.finditer(question) if m.end() <= at)
+
+
+def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrences: list[Occurrence],
+                       defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                       is_given: Callable[[Any], bool]) -> bool:
+    """See the module docstring."""
+    m = _SLUG.fullmatch(given)
+    places = list({o.start: o for o in cands if o.start >= 0}.values())
+    if m is None or len(places) < 2 or len(places) != len(cands):
+        return False
+    slug = stem(m.group(1))
+    mine = [i for i, p in enumerate(places) if slug in p.words]
+    if len(mine) != 1:
+        return False
+    return _by_sentence(expr, given, places, occurrences, defs, values, question, is_given) == mine[0]
+
+
+def _leaves(e: Any, depth: int = 0) -> list[Any]:
+    if depth > 200:
+        return []
+    k = type(e).__name__
+    if k == "BinOp":
+        return _leaves(e.left, depth + 1) + _leaves(e.right, depth + 1)
+    if k == "Neg":
+        return _leaves(e.operand, depth + 1)
+    return [e]
+
+
+def _one_sum(e: Any, depth: int = 0) -> bool:
+    k = type(e).__name__
+    if k == "BinOp":
+        return e.op == "+" and depth < 200 and _one_sum(e.left, depth + 1) and _one_sum(e.right, depth + 1)
+    return k == "Name"
+
+
+def _by_sentence(expr: Any, given: str, places: list[Occurrence], occurrences: list[Occurrence],
+                 defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                 is_given: Callable[[Any], bool]) -> int | None:
+    if not _one_sum(expr):
+        return None
+    v = places[0].value
+    anchors = []
+    for leaf in _leaves(expr):
+        name = getattr(leaf, "name", None)
+        if name is None:
+            return None
+        if name == given or name not in defs or not is_given(defs[name]) or name.startswith(("k_", "w_")):
+            continue
+        at = {o.start for o in occurrences if o.value == values.get(name) and o.start >= 0}
+        if values.get(name) == v or len(at) != 1:
+            return None
+        anchors.append(next(iter(at)))
+    if len(anchors) < 2:
+        return None
+    sent = {_sentence(question, a) for a in anchors}
+    if len(sent) != 1:
+        return None
+    holding = [i for i, p in enumerate(places) if _sentence(question, p.start) in sent]
+    return holding[0] if len(holding) == 1 else None

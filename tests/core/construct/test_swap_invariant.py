@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from qcstation.core.construct.check.bindings import _swap_invariant, binding_problems
+from qcstation.core.construct.check.bindings import binding_problems
+from qcstation.core.construct.check.context import swap_invariant as _swap_invariant
 from qcstation.core.construct.make.rules import rule_for_seed
 from qcstation.core.reading.expr import BinOp, Name, Num
 

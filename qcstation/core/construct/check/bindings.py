@@ -32,7 +32,8 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
-from qcstation.core.construct.check.context import vouched_by_context
+from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
+                                                    swap_invariant as _swap_invariant, vouched_by_context)
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
@@ -164,10 +165,7 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             same = [d for d in set(expr_names(expr)) if d in defs and _is_given(defs[d]) and values.get(d) == v]
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and (_one_sum_or_product(expr) or _swap_invariant(expr, same)):
-                # "3 sprints 3 times" -> 3*3, "20 x 20/100" for "20 students, 20% enrolled":
-                # each place once, in a term that swapping them leaves the same: which is which
-                # is immaterial
-                continue
+                continue  # "3 sprints 3 times" -> 3*3, "20 x 20/100": each place once, which is which is immaterial
             if _constant_named_by_line(dep, v, line):
                 continue  # "10 birds * 2 legs/bird" for k_legs_per_birds: the constant, not "2 cats"
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
@@ -534,8 +532,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
-                and not (defs is not None and values is not None and vouched_by_context(
-                    given, expr, cands, occurrences, defs, values, question, _is_given)) \
+                and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)
@@ -660,72 +657,6 @@ def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
     # "the rosette takes twice as many as the collar") is that given: it is not this digit
     return not any(_multiplies(o) and not declared_word(o, own_words) for o in cands if o is not best)
 
-
-def _one_sum_or_product(expr: Any) -> bool:
-    ops: set[str] = set()
-
-    def walk(e: Any, depth: int = 0) -> None:
-        op = getattr(e, "op", None)
-        if op is None or depth > 200:
-            if e.__class__.__name__ == "Neg":
-                ops.add("neg")
-            return
-        ops.add(op)
-        walk(e.left, depth + 1)
-        walk(e.right, depth + 1)
-
-    walk(expr)
-    return ops in ({"*"}, {"+"})
-
-
-def _swap_invariant(expr: Any, same: list[str]) -> bool:
-    """Is ``expr`` the same function of its names whichever of ``same`` (givens of one value)
-    stands where ("(20 * 20) / 100": a product over a constant)? Evaluated exactly at two fixed
-    points, each name a distinct value, with every pair of ``same`` swapped: a term that is not
-    invariant under a swap ("20 - 20/100") differs at one of them."""
-    names = sorted(expr_names(expr))
-    if len(same) < 2 or len(names) > 40:
-        return False
-    for base in (Fraction(3, 7), Fraction(11, 5)):
-        point = {n: base + 2 * i + 1 for i, n in enumerate(names)}
-        want = _value_at(expr, point)
-        if want is None:
-            return False
-        for a, b in itertools.combinations(sorted(same), 2):
-            swapped = dict(point)
-            swapped[a], swapped[b] = point[b], point[a]
-            if _value_at(expr, swapped) != want:
-                return False
-    return True
-
-
-def _value_at(e: Any, point: dict[str, Fraction], depth: int = 0) -> Fraction | None:
-    """The exact value of a term with each name at ``point`` (None: a division by zero, or a
-    term of another kind or deeper than the checks read)."""
-    k = _kind(e)
-    if depth > 200:
-        return None
-    if k == "Num":
-        return Fraction(e.value)
-    if k == "Name":
-        return point.get(e.name)
-    if k == "Neg":
-        x = _value_at(e.operand, point, depth + 1)
-        return None if x is None else -x
-    if k != "BinOp":
-        return None
-    a, b = _value_at(e.left, point, depth + 1), _value_at(e.right, point, depth + 1)
-    if a is None or b is None:
-        return None
-    if e.op == "+":
-        return a + b
-    if e.op == "-":
-        return a - b
-    if e.op == "*":
-        return a * b
-    if e.op == "/":
-        return a / b if b else None
-    return None
 
 
 # Terms are read by shape (class name and fields: Num.value, Name.name, BinOp.op/left/right,

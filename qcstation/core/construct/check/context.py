@@ -11,10 +11,14 @@ solution and the formalization only, never the rules' binder):
   evidence ("100+20" adds the first day's pushups to the second day's "20 more"), nor is the line
   of an earlier step the step uses ("2 x 17", 17 being "the combined height of the two trees", is
   "twice", not "two trees").
+* :func:`swap_invariant`: is a step's term the same function whichever of two givens of one
+  value stands where ("20 x 20/100" for "20 students, 20% enrolled"): then which is which is
+  immaterial to the check, as in one bare sum or product.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from fractions import Fraction
 from typing import Any, Callable
@@ -31,9 +35,11 @@ def _sentence(question: str, at: int) -> int:
 
 
 def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrences: list[Occurrence],
-                       defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                       defs: dict[str, Any] | None, values: dict[str, Fraction] | None, question: str,
                        is_given: Callable[[Any], bool]) -> bool:
     """See the module docstring."""
+    if defs is None or values is None:
+        return False
     m = _SLUG.fullmatch(given)
     places = list({o.start: o for o in cands if o.start >= 0}.values())
     if m is None or len(places) < 2 or len(places) != len(cands):
@@ -87,3 +93,71 @@ def _by_sentence(expr: Any, given: str, places: list[Occurrence], occurrences: l
         return None
     holding = [i for i, p in enumerate(places) if _sentence(question, p.start) in sent]
     return holding[0] if len(holding) == 1 else None
+
+
+def one_sum_or_product(expr: Any) -> bool:
+    """Is ``expr`` one bare sum or one bare product ("3 * 3", "2 + 4 + 2")?"""
+    ops: set[str] = set()
+
+    def walk(e: Any, depth: int = 0) -> None:
+        op = getattr(e, "op", None)
+        if op is None or depth > 200:
+            if e.__class__.__name__ == "Neg":
+                ops.add("neg")
+            return
+        ops.add(op)
+        walk(e.left, depth + 1)
+        walk(e.right, depth + 1)
+
+    walk(expr)
+    return ops in ({"*"}, {"+"})
+
+
+def swap_invariant(expr: Any, same: list[str]) -> bool:
+    """Is ``expr`` the same function of its names whichever of ``same`` (givens of one value)
+    stands where ("(20 * 20) / 100": a product over a constant)? Evaluated exactly at two fixed
+    points, each name a distinct value, with every pair of ``same`` swapped: a term that is not
+    invariant under a swap ("20 - 20/100") differs at one of them."""
+    names = sorted({x.name for x in _leaves(expr) if hasattr(x, "name")})
+    if len(same) < 2 or len(names) > 40:
+        return False
+    for base in (Fraction(3, 7), Fraction(11, 5)):
+        point = {n: base + 2 * i + 1 for i, n in enumerate(names)}
+        want = _value_at(expr, point)
+        if want is None:
+            return False
+        for a, b in itertools.combinations(sorted(same), 2):
+            swapped = dict(point)
+            swapped[a], swapped[b] = point[b], point[a]
+            if _value_at(expr, swapped) != want:
+                return False
+    return True
+
+
+def _value_at(e: Any, point: dict[str, Fraction], depth: int = 0) -> Fraction | None:
+    """The exact value of a term with each name at ``point`` (None: a division by zero, or a
+    term of another kind or deeper than the checks read)."""
+    k = type(e).__name__
+    if depth > 200:
+        return None
+    if k == "Num":
+        return Fraction(e.value)
+    if k == "Name":
+        return point.get(e.name)
+    if k == "Neg":
+        x = _value_at(e.operand, point, depth + 1)
+        return None if x is None else -x
+    if k != "BinOp":
+        return None
+    a, b = _value_at(e.left, point, depth + 1), _value_at(e.right, point, depth + 1)
+    if a is None or b is None:
+        return None
+    if e.op == "+":
+        return a + b
+    if e.op == "-":
+        return a - b
+    if e.op == "*":
+        return a * b
+    if e.op == "/":
+        return a / b if b else None
+    return None

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
-from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, leaves
 from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value,
                                          solution_stems, stem)
 

@@ -1,0 +1,65 @@
+"""The footer is rebuilt only when the keys it shows change (lane tui9, issue 28.7): Textual
+rebuilt it on every change of focus, ten times (~25 ms of CPU each) while the review screen
+showed its first item at 1M seeds, the keys the same each time."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Button
+
+from qcstation.widgets.footer import KeyFooter
+
+
+class _Keys(App[None]):
+    BINDINGS = [Binding("x", "go", "Go"), Binding("y", "stop", "Stop")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stoppable = True
+
+    def compose(self) -> ComposeResult:
+        yield Button("one", id="one")
+        yield Button("two", id="two")
+        yield KeyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "stop" and not self.stoppable else True
+
+    def action_go(self) -> None:
+        pass
+
+    def action_stop(self) -> None:
+        pass
+
+
+def _footer_text(app: App[None]) -> str:
+    footer = app.screen.query_one(KeyFooter)
+    return " ".join(str(key.render()) for key in footer.children)
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
+    app = _Keys()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        first = list(footer.children)
+        assert "Go" in _footer_text(app) and "Stop" in _footer_text(app)
+        for target in ("#two", "#one", "#two"):     # focus moves: the same keys
+            app.screen.query_one(target).focus()
+            await pilot.pause()
+            app.refresh_bindings()
+            await pilot.pause()
+        assert list(footer.children) == first       # the same widgets: not rebuilt
+        app.stoppable = False                       # a key disabled: rebuilt, greyed
+        app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        keys = {key.action: key for key in footer.children}
+        assert list(footer.children) != first and keys["stop"].has_class("-disabled")
+        assert not keys["go"].has_class("-disabled")
+        app.stoppable = True
+        app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert not {key.action: key for key in footer.children}["stop"].has_class("-disabled")

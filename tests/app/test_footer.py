@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Button
+from textual.widgets._footer import FooterKey
 
 from qcstation.widgets.footer import KeyFooter
 
@@ -55,11 +56,11 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         app.refresh_bindings()
         await pilot.pause()
         await pilot.pause()
-        keys = {key.action: key for key in footer.children}
+        keys = {key.action: key for key in footer.query(FooterKey)}
         assert list(footer.children) != first and keys["stop"].has_class("-disabled")
         assert not keys["go"].has_class("-disabled")
         app.stoppable = True
         app.refresh_bindings()
         await pilot.pause()
         await pilot.pause()
-        assert not {key.action: key for key in footer.children}["stop"].has_class("-disabled")
+        assert not {key.action: key for key in footer.query(FooterKey)}["stop"].has_class("-disabled")

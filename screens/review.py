@@ -115,6 +115,10 @@ class ReviewScreen(QCScreen):
         Binding("X", "exclude_seed", "Exclude seed", show=False,
                 tooltip="Curators: take the shown item's seed out of the dataset (its artifact "
                         "cannot be fixed)", id="review-exclude-seed"),
+        # the menu is in help and behind the header's icon: at 80 columns the footer was cut
+        # after '^p' (its label lost), as the dashboard's was
+        Binding("ctrl+p", "app.command_palette", "Menu", show=False,
+                tooltip="Command palette: every action by name", id="review-command-palette"),
     ]
 
     def __init__(self, dimension: str | None, set_name: str | None = None) -> None:

@@ -64,3 +64,25 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         await pilot.pause()
         await pilot.pause()
         assert not {key.action: key for key in footer.query(FooterKey)}["stop"].has_class("-disabled")
+
+
+async def test_the_review_footer_fits_80_columns(tmp_path: object) -> None:
+    """At 80 columns the review footer was cut after '^p' (the Menu label lost, seen in tmux);
+    the menu is in help and the palette, as on the dashboard, and every key shown is whole."""
+    from pathlib import Path
+
+    from qcstation.app import make_app
+    from tests.app.conftest import ANNOTATOR, build_db, make_config, screen_text, settle
+
+    assert isinstance(tmp_path, Path)
+    app = make_app(build_db(tmp_path / "f.db"), config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        last = screen_text(app).splitlines()[-1].rstrip()
+        keys = list(footer.query(FooterKey))
+        assert keys and all(str(key.description) in last for key in keys), last
+        assert sum(key.outer_size.width for key in keys) <= 80, last
+        assert "^p" not in last and last.endswith("f1 Help"), last

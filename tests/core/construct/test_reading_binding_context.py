@@ -82,3 +82,38 @@ def test_the_line_of_an_earlier_step_is_no_evidence(gsm8k: dict) -> None:
     # trees" (a given of equal value, another meaning) it stays refused
     with pytest.raises(RuleError, match="two trees"):
         rule_for_seed(gsm8k["356"])
+
+
+def test_a_result_per_a_period_is_the_place_that_many_times_in_it(gsm8k: dict) -> None:
+    # 362 "A train travels between 3 different cities ... It does this trip 3 times a day":
+    # "So it goes 3*300 = 900 miles per day" is the trips a day, not the cities; 1166 "3
+    # different apartment complexes ... 3 times a week": "1040*3 = 3120 apartments every week"
+    assert _uses(gsm8k["362"])["s4"] == ["3 times a day.  The "]
+    assert rule_for_seed(gsm8k["362"]).value == 20
+    assert _uses(gsm8k["1166"])["s5"] == ["3 times a week from "]
+    assert rule_for_seed(gsm8k["1166"]).value == 1248
+
+
+def test_the_check_refuses_the_period_product_bound_to_the_count_of_things(gsm8k: dict) -> None:
+    # the same shape, wrongly bound: the trips a day's product with the "3 different cities"
+    seed = gsm8k["362"]
+    rule = rule_for_seed(seed)
+    q = seed["question"]
+    defs: dict = {}
+    for st in rule.steps:
+        assert st.expr is not None
+        defs[st.name] = st.expr
+    for g in rule.givens:
+        defs[str(g["name"])] = Num(Fraction(str(g["value"])))
+    values = {n: e.value for n, e in defs.items() if isinstance(e, Num)}
+    for name, e in defs.items():
+        if not isinstance(e, Num):
+            values[name] = evaluate(e, values)
+    assert binding_problems(defs, values, q, seed["solution"]) == []
+    wrong = dict(defs, g4_different=Num(Fraction(3)))
+    wrong["s4_miles_day"] = BinOp("*", Name("g4_different"), Name("s3_miles"))
+    del wrong["g4_times"]
+    wrong_values = {n: v for n, v in values.items() if n != "g4_times"}
+    wrong_values["g4_different"] = Fraction(3)
+    found = binding_problems(wrong, wrong_values, q, seed["solution"])
+    assert [p.step for p in found] == ["s4_miles_day"]

@@ -532,7 +532,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
-                and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given) \
+                and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)

@@ -11,6 +11,9 @@ solution and the formalization only, never the rules' binder):
   evidence ("100+20" adds the first day's pushups to the second day's "20 more"), nor is the line
   of an earlier step the step uses ("2 x 17", 17 being "the combined height of the two trees", is
   "twice", not "two trees").
+  Or a product whose result the line says is per a period ("3*300 = 900 miles per day"): the
+  one place that is a number of times in that period ("3 times a day"), where no other place is
+  ("3 different cities"), again only where the given's name is that place.
 * :func:`swap_invariant`: is a step's term the same function whichever of two givens of one
   value stands where ("20 x 20/100" for "20 students, 20% enrolled"): then which is which is
   immaterial to the check, as in one bare sum or product.
@@ -36,7 +39,7 @@ def _sentence(question: str, at: int) -> int:
 
 def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrences: list[Occurrence],
                        defs: dict[str, Any] | None, values: dict[str, Fraction] | None, question: str,
-                       is_given: Callable[[Any], bool]) -> bool:
+                       is_given: Callable[[Any], bool], line: str = "") -> bool:
     """See the module docstring."""
     if defs is None or values is None:
         return False
@@ -48,7 +51,30 @@ def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrenc
     mine = [i for i, p in enumerate(places) if slug in p.words]
     if len(mine) != 1:
         return False
+    if _by_period(places, question, line, expr) == mine[0]:
+        return True
     return _by_sentence(expr, given, places, occurrences, defs, values, question, is_given) == mine[0]
+
+
+#: the period a line's result is per, right after its result ("= 900 miles per day")
+_RESULT_PERIOD = re.compile(r"=\s*\$?[\d.,]+\s+(?:[A-Za-z]+\s+){0,2}?(?:per|every|each|a)\s+"
+                            r"(day|week|month|year|hour|minute)s?\b", re.I)
+_ANNOTATION = re.compile(r"<<[^<>]*>>")
+
+
+def _by_period(places: list[Occurrence], question: str, line: str, expr: Any) -> int | None:
+    """A product whose result the line says is per a period ("So it goes 3*300 = 900 miles per
+    day"): the one place that is a number of times in that period ("3 times a day"), where no
+    other place is ("3 different cities")."""
+    if getattr(expr, "op", None) != "*" or not line:
+        return None
+    found = {m.group(1).lower() for m in _RESULT_PERIOD.finditer(_ANNOTATION.sub(" ", line[:2000]))}
+    if len(found) != 1:
+        return None
+    period = found.pop()
+    hits = [i for i, p in enumerate(places) if re.match(
+        r"[\w$.,]+\s+times?\s+(?:a|per|every|each)\s+" + period + r"\b", question[p.start:p.start + 60], re.I)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _leaves(e: Any, depth: int = 0) -> list[Any]:

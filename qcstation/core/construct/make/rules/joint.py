@@ -224,6 +224,9 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
       other, every place's clause naming one ("So Jean is 21+2" for "Jean is two years older than Mark", not "Two years ago Mark
       was 5 years older"); the words of an earlier step's line it uses are no evidence ("2 x 17",
       17 being "the combined height of the two trees", is "twice", not "two trees");
+    * the period the line says the step's result is per ("3*300 = 900 miles per day"), where one
+      place is a number of times in that period ("3 times a day") and no other is ("3 different
+      cities");
     * the noun a rate among the step's other numbers is per, where it names one place ("3 dress
       shirts per suit" for "3*10": the "10 suits");
     * the one place whose sentence states every other number of the step, two or more, where no
@@ -235,6 +238,13 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
     for i in range(len(starts)):
         mine = own[i] - common - _NO_EVIDENCE
         out.append(len(use.rate_words & mine))
+    # the period the step's result is per ("= 900 miles per day"): the one place that is a
+    # number of times in that period ("3 times a day"), not a count of things ("3 different cities")
+    period = _result_period(line)
+    if period:
+        freq = [i for i, s in enumerate(starts) if _times_per(question, s, period)]
+        if len(freq) == 1:
+            out[freq[0]] += 1
     subject = _line_subject(question, line)
     if subject:
         firsts = [_clause_name(question, s) for s in starts]
@@ -342,6 +352,23 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
         for (step, nth), p in zip(keys, pick):
             out[(step, v, nth)] = first[starts[p]]
     return out
+
+
+#: the period a line's result is per, right after its result ("= 900 miles per day")
+_RESULT_PERIOD = re.compile(r"=\s*\$?[\d.,]+\s+(?:[A-Za-z]+\s+){0,2}?(?:per|every|each|a)\s+"
+                            r"(day|week|month|year|hour|minute)s?\b", re.I)
+
+
+def _result_period(line: str) -> str:
+    """The period the step's result is per, written right after it on the line; else ""."""
+    found = {m.group(1).lower() for m in _RESULT_PERIOD.finditer(ANNOTATION.sub(" ", line[:2000]))}
+    return found.pop() if len(found) == 1 else ""
+
+
+def _times_per(question: str, start: int, period: str) -> bool:
+    """Is the place at ``start`` a number of times in ``period`` ("3 times a day")?"""
+    return re.match(r"[\w$.,]+\s+times?\s+(?:a|per|every|each)\s+" + period + r"\b",
+                    question[start:start + 60], re.I) is not None
 
 
 def _names(text: str, pos: int = 0, endpos: int | None = None) -> list[str]:

@@ -142,6 +142,17 @@ def test_a_whole_value_where_decimals_were_written(words: str, value: int | Frac
     assert render(read_style(words, Fraction(value)), Fraction(new)) == expected
 
 
+def test_a_fraction_with_its_ordinal_ending_stays_put() -> None:
+    # GSM8K 1090: "bounces to 2/3rds of its starting height"; a variant wrote "2/5rds"
+    q = "A ball bounces to 2/3rds of its height. It falls 3/4 of the way, 24 feet."
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "2/3", "span": _at(q, "2/3rds", "2/3"), "words": "2/3", "kind": "fraction"},
+        {"name": "g2", "value": "3/4", "span": _at(q, "3/4 of", "3/4"), "words": "3/4", "kind": "fraction"},
+        {"name": "g3", "value": "24", "span": _at(q, "24 feet", "24"), "words": "24", "kind": "number"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed == {"g1": "a fraction written with its ordinal's ending", "g2": "", "g3": ""}
+
+
 def test_money_whose_sign_is_outside_the_given_keeps_its_cents() -> None:
     # GSM8K 228: the given's words are "5.00", the "$" stands before them; a whole new value
     # is "$4.00" as the question writes money, not "$4"; a plain decimal still drops ".00"

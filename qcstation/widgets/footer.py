@@ -40,6 +40,8 @@ class KeyFooter(Footer):
                      if b.show)
 
     async def recompose(self) -> None:
+        if not self.is_attached or self._pruning:
+            return                     # leaving its screen (Textual's own recompose does the same)
         if self._composed is not None and self._keys_shown() == self._composed:
             return                     # the same keys: nothing to rebuild
         await super().recompose()

@@ -149,8 +149,9 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         assert isinstance(modal, FixModal)
         area = modal.query_one("#fix_text", TextArea)
         original = area.text
-        # a number the problem does not state: refused for its meaning, before Z3
-        unstated = re.sub(r"= (\d+)", lambda m: f"= {int(m.group(1)) + 7}", original, count=1)
+        # a number the problem does not state, with the answer kept (Z3 verifies it): refused
+        # for its meaning (which rejected item comes first depends on what the rules make)
+        unstated = "Let z = 9973. " + original.replace("answer = ", "answer = z − z + ", 1)
         area.text = unstated
         await pilot.press("ctrl+s")
         await settle(pilot)

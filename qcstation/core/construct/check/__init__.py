@@ -7,6 +7,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``qcstation.core.reading``, ``qcstation.core.verify`` and what it checks in
 ``qcstation.core.construct.make``)
 -------------------------------------------------------------------------
+``terms``                the shapes of a formalization's terms: every subterm, a product's
+                         factors, the names a term uses (bounded in depth; shared below).
 ``conversions``          a unit conversion's number and a value used for two places, read
                          from the words up to the next number (called by ``bindings``).
 ``repeats``              one given a step multiplies by itself (or adds to itself as many

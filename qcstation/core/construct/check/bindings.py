@@ -31,6 +31,8 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.construct.check.terms import product_factors as _product_factors
+from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
 from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
                                                     swap_invariant as _swap_invariant, vouched_by_context)
@@ -224,21 +226,6 @@ def _percent_over_given(defs: dict[str, Any], values: dict[str, Fraction],
     return out
 
 
-def _product_factors(e: Any, depth: int = 0) -> list[Any]:
-    """The factors of a product (the term itself when it is none)."""
-    if depth < 200 and _kind(e) == "BinOp" and e.op == "*":
-        return _product_factors(e.left, depth + 1) + _product_factors(e.right, depth + 1)
-    return [e]
-
-
-def _subterms(e: Any, depth: int = 0) -> list[Any]:
-    if depth > 200:
-        return []
-    out = [e]
-    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
-        if sub is not None:
-            out += _subterms(sub, depth + 1)
-    return out
 
 
 def _name_count(expr: Any, name: str, depth: int = 0) -> int:

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.construct.check.terms import product_factors as _factors
+from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.reading.words import (WORD_GIVEN_STEMS, Occurrence, number_word_stems, operand_values,
                                           question_occurrences, result_words, solution_lines, stem, step_line,
                                           words_after_value)
@@ -40,20 +42,6 @@ def _kind(e: Any) -> str:
     return type(e).__name__
 
 
-def _subterms(e: Any, depth: int = 0) -> list[Any]:
-    if depth > 200:
-        return []
-    out = [e]
-    for sub in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
-        if sub is not None:
-            out += _subterms(sub, depth + 1)
-    return out
-
-
-def _factors(e: Any, depth: int = 0) -> list[Any]:
-    if depth < 200 and _kind(e) == "BinOp" and e.op == "*":
-        return _factors(e.left, depth + 1) + _factors(e.right, depth + 1)
-    return [e]
 
 
 def _is_name(e: Any, name: str) -> bool:

@@ -21,23 +21,12 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.check.claims import vouched_by_claims
+from qcstation.core.construct.check.terms import names as _names
 from qcstation.core.reading.words import (Occurrence, operand_values, solution_lines, stem, step_line,
                                           words_after_value)
 
 __all__ = ["vouched_by_elimination"]
 
-
-def _names(e: Any, depth: int = 0) -> set[str]:
-    kind = type(e).__name__
-    if depth > 200:
-        return set()
-    if kind == "Name":
-        return {str(e.name)}
-    if kind == "Neg":
-        return _names(e.operand, depth + 1)
-    if kind == "BinOp":
-        return _names(e.left, depth + 1) | _names(e.right, depth + 1)
-    return set()
 
 
 def _said(line: str, v: Fraction) -> frozenset[str]:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.construct.check.terms import names as _names
 from qcstation.core.reading.words import MAX_TEXT
 
 __all__ = ["repeated_given"]
@@ -97,18 +98,6 @@ def _other_place_given(name: str, v: Fraction, defs: Mapping[str, Any], values: 
     return sum(1 for g, e in defs.items() if g != name and g in used and is_given(e) and values.get(g) == v
                and not g.startswith("k_"))
 
-
-def _names(e: Any, depth: int = 0) -> set[str]:
-    if depth > _DEPTH:
-        return set()
-    kind = type(e).__name__
-    if kind == "Name":
-        return {str(e.name)}
-    if kind == "Neg":
-        return _names(e.operand, depth + 1)
-    if kind == "BinOp":
-        return _names(e.left, depth + 1) | _names(e.right, depth + 1)
-    return set()
 
 
 def _chains(expr: Any) -> list[tuple[str, list[Any]]]:

@@ -47,6 +47,11 @@ def _line_end(solution: str, at: int) -> int:
     return len(solution) if end == -1 else end
 
 
+def line_at(solution: str, at: int) -> str:
+    """The line of ``solution`` that holds position ``at``."""
+    return solution[solution.rfind("\n", 0, at) + 1:_line_end(solution, at)]
+
+
 def _stated_fractions(givens: Givens) -> list[tuple[Fraction, str]]:
     """(value, text) of each fraction of more than one part the question states once: in words
     ("three-fourths": text "3/4") or digits ("3/4")."""
@@ -147,7 +152,7 @@ def percent_rest(starts: Sequence[int], exprs: list[Expr], givens: Givens | None
 
     out = []
     for e, at in zip(exprs, starts):
-        line = solution[solution.rfind("\n", 0, at) + 1:_line_end(solution, at)]
+        line = line_at(solution, at)
         out.append(_map_written_nums(e, functools.partial(_rest_of_percent, givens=givens, line=line)))
     return out
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from qcstation.core.construct.make.rules.complements import line_at
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 
 if TYPE_CHECKING:
@@ -30,9 +31,7 @@ def first_place(starts: Sequence[int], exprs: list[Expr], givens: Givens | None,
         return exprs
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        line = solution[a:b if b != -1 else len(solution)]
+        line = line_at(solution, at)
         out.append(_mark(e) if _LINE.search(line) else e)
     return out
 
@@ -75,9 +74,7 @@ def floors(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solu
         return exprs  # (a fraction's parts of equal value, "2/3rds", is no story: the line says stories)
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        line = solution[a:b if b != -1 else len(solution)]
+        line = line_at(solution, at)
         if _STORY.search(line) and isinstance(e, BinOp) and e.op == "*":
             e = BinOp("*", *(Num(x.value, f"k_stories_up_to_the_{word}_floor")
                              if isinstance(x, Num) and x.text and not x.text.startswith("k_") and x.value == n else x

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from qcstation.core.construct.make.rules.complements import names_other_quantity
+from qcstation.core.construct.make.rules.complements import line_at, names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.reading.words import NUMBER_WORD_VALUES, line_stems
 
@@ -81,9 +81,7 @@ def ratio_parts(starts: Sequence[int], exprs: list[Expr], givens: Givens | None,
         return exprs
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        said = line_stems(solution[a:b if b != -1 else len(solution)]) - {"$", "%"}
+        said = line_stems(line_at(solution, at)) - {"$", "%"}
         out.append(_walk(e, givens, ratios, said))
     return out
 

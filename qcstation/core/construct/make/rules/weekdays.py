@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from qcstation.core.construct.make.rules.complements import names_other_quantity
+from qcstation.core.construct.make.rules.complements import line_at, names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, evaluate
 from qcstation.core.reading.words import NUMBER_WORD_VALUES
 
@@ -118,9 +118,7 @@ def week_days(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, s
             rest = _minus_each(Num(Fraction(7), "k_days_per_week"), counted)
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        line = solution[a:b if b != -1 else len(solution)]
+        line = line_at(solution, at)
         out.append(_walk(e, givens, ranges, rest, line))
     return out
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from qcstation.core.construct.make.rules.complements import names_other_quantity
+from qcstation.core.construct.make.rules.complements import line_at, names_other_quantity
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.reading.words import NUMBER_WORD_VALUES
 
@@ -66,9 +66,7 @@ def with_self(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, s
         return exprs
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        out.append(_walk(e, givens, groups[0], solution[a:b if b != -1 else len(solution)]))
+        out.append(_walk(e, givens, groups[0], line_at(solution, at)))
     return out
 
 
@@ -125,9 +123,7 @@ def the_others(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, 
         return exprs
     out = []
     for e, at in zip(exprs, starts):
-        a = solution.rfind("\n", 0, at) + 1
-        b = solution.find("\n", at)
-        line = solution[a:b if b != -1 else len(solution)]
+        line = line_at(solution, at)
         said = re.search(rf"\b(?:{v.numerator}|{_WORD_OF.get(int(v), '_')})\s+{_OTHER}\s+{noun}", line, re.I)
         out.append(_others(e, v, n, one) if said else e)
     return out

@@ -10,8 +10,9 @@ For one use of a value the question states, in this order:
    else: not a given (:mod:`.constants` names the factor);
 3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
    around each place that shares the most words with the step's line, if no other use took it;
-4. a word given the line writes ("Half of ... is 40/2"): not the digit; the word given is
-   declared by :mod:`.constants`;
+4. a word given the line writes ("Half of ... is 40/2"), or a word that multiplies stated in the
+   sentence of the step's other numbers where no count of its value is ("100 acres more than
+   twice that" / "2*200+100"): not the digit; the word given is declared by :mod:`.constants`;
 5. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 6. by order, among the places whose words agree (else all), the first no other use took; when
@@ -260,6 +261,11 @@ class Binder:
                 and any(has_phrase(self.question, phrase, ignore_case=True) for phrase in _MULTIPLIERS_OF.get(v, ())):
             # "30*2-5" for "5 years younger than twice his age" where the question's other 2 is
             # "the two now", which names nothing: the use is the word given ("twice")
+            return None
+        if not stems and not agree and self._multiplier_beside_its_operands(v, occ):
+            # "Farmer Smith has 2*200+100" for "Smith's farm is 100 acres more than twice that. How
+            # many acres do the two farms have": the word that multiplies, stated in the sentence of
+            # the step's other numbers, not the count of equal value in another sentence
             return None
         if not stems and not agree:
             # before the sentence of the other operands: the clause of the other operand names
@@ -511,6 +517,42 @@ class Binder:
         if len({self.nums[j].start for j in here}) == 1 and here[0] not in self.chosen:
             return here[0]
         return None
+
+    def _multiplier_beside_its_operands(self, v: Fraction, occ: list[int]) -> bool:
+        """A use that multiplies (or divides) and that the line names with no words, of a value the
+        question states as a count ("the two farms", "2 hours") and once as a word of that role
+        ("twice", "double"; for a divisor "half", "a quarter"): the word, when the step's other
+        numbers (each stated at one place) are all stated in the word's sentence and no place of
+        the value is ("100 acres more than twice that", "40 minutes more than double Rob"): the
+        sentence that states what the step computes says the factor in words. The word is
+        declared by :mod:`.constants`; with two word givens of the value, or the word written
+        twice, the words do not say which, and the other readings decide."""
+        if self.role not in ("times", "divisor") or not occ or self.expr is None \
+                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return False
+        written = [p for p in _PHRASES_OF.get(v, ()) if has_phrase(self.question, p, ignore_case=True)]
+        if self.role == "times":
+            fits = [p for p in written if p in _MULTIPLIERS_OF.get(v, ())]
+        else:
+            fits = [p for p in written if v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]]
+        if len(written) != 1 or len(fits) != 1:
+            return False
+        words = [m.start() for m in phrase_re(fits[0], True).finditer(self.question)]
+        if len(words) != 1:
+            return False
+        anchors = []
+        for leaf in leaves(self.expr):
+            if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+                continue
+            at = self.by_value.get(leaf.value, [])
+            if len({self.nums[j].start for j in at}) != 1:
+                return False
+            anchors.append(self.nums[at[0]].start)
+        if not anchors:
+            return False
+        bounds = sentence_bounds(self.question)
+        return all(_same_sentence(bounds, words[0], a) for a in anchors) \
+            and not any(_same_sentence(bounds, self.nums[j].start, a) for j in occ for a in anchors)
 
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
              agree: list[int]) -> int | None:

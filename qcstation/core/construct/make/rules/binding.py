@@ -306,7 +306,7 @@ class Binder:
         """The one place of ``v`` that restates nothing, every other place of the pool a
         restatement ("the five pies", "enough for 30 days?") or a clock time
         (:func:`.defining.defining_place`); else None."""
-        from qcstation.core.construct.make.rules.defining import defining_place
+        from qcstation.core.construct.make.rules.defining import defining_place, restated_counts
 
         places = sorted({self.nums[j].start: j for j in pool}.values(), key=lambda j: self.nums[j].start)
         if len(places) < 2 or v in (0, 1):
@@ -314,6 +314,14 @@ class Binder:
         best = defining_place(self.question, [self.nums[j].start for j in places],
                               [len(self.nums[j].text) for j in places], [self.nums[j].stems for j in places],
                               _writes_elsewhere(self.line, v), self.total.get(v, 0))
+        if best is not None and places[best] in self.chosen:
+            # "-3 degrees ... these 3 countries" (490): "these 3 countries" restates no place of
+            # the question but the count its story lists, a quantity of its own; a second use of
+            # the value beside that free place is not the first place's given in a second role
+            counts = restated_counts(self.question, [self.nums[j].start for j in places],
+                                     [self.nums[j].stems for j in places])
+            if any(places[i] not in self.chosen for i in counts):
+                return None
         return places[best] if best is not None else None
 
     def _by_rate(self, v: Fraction, pool: list[int]) -> int | None:

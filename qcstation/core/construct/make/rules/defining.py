@@ -70,6 +70,19 @@ def _asked(question: str, pos: int) -> bool:
     return sentence.rstrip().endswith("?") or not sentence[:ask.start()].strip()
 
 
+def restated_counts(question: str, starts: list[int], own: list[frozenset[str]]) -> list[int]:
+    """Of the places ``starts`` (sorted; ``own``: the words that name each) of one value, the
+    indices of those that restate a count the story lists and never states as this number ("these
+    3 countries" after three countries named, beside "-3 degrees"): a definite reference naming
+    no other place's noun. Such a place is a quantity of its own, never another place's."""
+    out: list[int] = []
+    for i, s in enumerate(starts):
+        if i and _DEFINITE.search(question[max(0, s - 40):s]) \
+                and not any(own[i] & own[j] for j in range(len(starts)) if j != i):
+            out.append(i)
+    return out
+
+
 def defining_place(question: str, starts: list[int], widths: list[int], own: list[frozenset[str]],
                    writes_elsewhere: bool, uses: int) -> int | None:
     """Of the places ``starts`` (sorted, distinct; ``widths``: characters each writes, ``own``:

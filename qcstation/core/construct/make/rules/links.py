@@ -75,6 +75,9 @@ class _Choices:
     keys: list[tuple[int, int]]
     options: list[list[int | None]]
     evidence: dict[tuple[int, int], str]
+    #: numbers written with their minus sign that are an earlier negative result ("-30/3" after
+    #: "... = -30"): the link stands for the signed number, sign included
+    negated: frozenset[tuple[int, int]] = frozenset()
 
 
 def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | None,
@@ -82,12 +85,19 @@ def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | N
     choices: list[list[int | None]] = []
     keys: list[tuple[int, int]] = []
     evidence: dict[tuple[int, int], str] = {}
+    negated: set[tuple[int, int]] = set()
     ambiguous_values = (givens.values | givens.factors) if givens is not None else frozenset()
     for i, e in enumerate(exprs):
+        signed = _negated_leaves(e)
         for k, leaf in enumerate(leaves(e)):
             if not leaf.text or "/" in leaf.text:
                 continue
             cands = [j for j in range(i) if written[j] == leaf.value and j not in bare]
+            if not cands and k in signed and leaf.value > 0:
+                # "-30/3" after "-48 + 21 + (-3) = -30": the signed number is that result
+                cands = [j for j in range(i) if written[j] == -leaf.value and j not in bare]
+                if cands:
+                    negated.add((i, k))
             if not cands:
                 continue
             if givens is None:
@@ -100,12 +110,34 @@ def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | N
                 choices.append([None, *cands])
                 evidence[(i, k)] = "the one structure that uses every step and given"
             keys.append((i, k))
-    return _Choices(keys, choices, evidence)
+    return _Choices(keys, choices, evidence, frozenset(negated))
+
+
+def _negated_leaves(e: Expr) -> set[int]:
+    """The ordinals (as :func:`leaves` counts them) of the numbers ``e`` writes with a minus
+    sign of their own (``Neg(Num)``)."""
+    out: set[int] = set()
+    counter = iter(range(10**9))
+
+    def walk(x: Expr, under_neg: bool) -> None:
+        if isinstance(x, Num):
+            k = next(counter)
+            if under_neg:
+                out.add(k)
+        elif isinstance(x, Neg):
+            walk(x.operand, True)
+        elif isinstance(x, BinOp):
+            walk(x.left, False)
+            walk(x.right, False)
+
+    walk(e, False)
+    return out
 
 
 def _apply(exprs: list[Expr], names: list[str], keys: list[tuple[int, int]],
-           assign: tuple[int | None, ...]) -> list[Expr]:
-    """The steps' terms with each chosen number replaced by the earlier step it is."""
+           assign: tuple[int | None, ...], negated: frozenset[tuple[int, int]] = frozenset()) -> list[Expr]:
+    """The steps' terms with each chosen number replaced by the earlier step it is (a signed
+    number of ``negated``, sign included: ``-30`` becomes the step whose result is -30)."""
     table = {key: a for key, a in zip(keys, assign)}
     out: list[Expr] = []
     for i, e in enumerate(exprs):
@@ -116,6 +148,12 @@ def _apply(exprs: list[Expr], names: list[str], keys: list[tuple[int, int]],
                 k = next(counter)  # noqa: B023 (walk runs within this iteration)
                 j = table.get((i, k))  # noqa: B023
                 return Name(names[j]) if j is not None else x
+            if isinstance(x, Neg) and isinstance(x.operand, Num):
+                k = next(counter)  # noqa: B023
+                j = table.get((i, k))  # noqa: B023
+                if j is None:
+                    return x
+                return Name(names[j]) if (i, k) in negated else Neg(Name(names[j]))  # noqa: B023
             if isinstance(x, Neg):
                 return Neg(walk(x.operand))
             if isinstance(x, BinOp):
@@ -352,7 +390,7 @@ def _readings_the_words_free(ch: _Choices, comps: list[Computation], exprs: list
     for assign in itertools.product(*ch.options):
         if any(assign[n] != j for n, j in decided.items()):
             continue
-        linked = _apply(exprs, names, ch.keys, assign)
+        linked = _apply(exprs, names, ch.keys, assign, ch.negated)
         if _uses_everything(linked, names, bare, keep, givens):
             readings.setdefault(tuple(canon(e) for e in linked), (assign, linked))
     if len(readings) == 1:
@@ -562,7 +600,7 @@ def resolve_links(
     readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]] = {}
     all_assign = list(itertools.product(*ch.options)) if ch.options else [()]
     for assign in all_assign:
-        linked = _apply(exprs, names, ch.keys, assign)
+        linked = _apply(exprs, names, ch.keys, assign, ch.negated)
         if len(all_assign) == 1 or _uses_everything(linked, names, bare, used_givens, givens):
             readings.setdefault(tuple(canon(e) for e in linked), (assign, linked))
     if not readings and solution and givens is not None:

@@ -24,10 +24,10 @@ NUM_TXT = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _UNIT_TXT = r"(?:/[A-Za-z][A-Za-z’']*|\s+(?!x(?:\s|$))[A-Za-z][A-Za-z’'\-]*(?:/[A-Za-z][A-Za-z’']*)*)"
 _OPERAND_TXT = rf"(?:\(\s*)*[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0,3}}(?:\s*\))*"
 # (a number right before a parenthesis multiplies it: "9000(.30) = 2700")
-_OPSYM_TXT = r"(?:\*\*|[-+*/×÷−^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\s?\()|(?<=\))(?=\s?\d))"
+_OPSYM_TXT = r"(?:\*\*|[-+*/×÷−–^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\s?\()|(?<=\))(?=\s?\d))"
 EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT})+"
 INLINE_RE = re.compile(
-    rf"(?<![\w.,$/^*+\-×÷−])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
+    rf"(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
 )
 
 
@@ -157,7 +157,7 @@ def find_inline_computations(text: str) -> list[InlineComputation]:
     return found
 
 
-VISIBLE_TAIL_RE = re.compile(rf"(?<![\w.,$/^*+\-×÷−])({EXPR_TXT})\s*=\s*[$€£]?\s*$")
+VISIBLE_TAIL_RE = re.compile(rf"(?<![\w.,$/^*+\-×÷−–])({EXPR_TXT})\s*=\s*[$€£]?\s*$")
 
 
 def visible_before(solution: str, start: int, rhs: str) -> tuple[str, Expr, Fraction] | None:

@@ -364,3 +364,28 @@ def test_a_later_error_never_edits_the_step_an_earlier_record_points_at(
             if e.type == "redundancy" and e.related_step is not None:
                 source = {v for _, v in numbers_in(res.steps[e.related_step])}
                 assert {v for _, v in numbers_in(e.modified)} <= source, (i, e, res.steps)
+
+
+def test_an_en_dash_subtraction_is_a_computation_an_error_carries_into() -> None:
+    """GSM8K writes minus as an en dash ("60 slices – 45 slices = 15"; 46 active test seeds). Read
+    as no computation, an error before it was carried into its operands but not its result: seed
+    725's chain read "60 slices – 45 slices = 21", a second, unrecorded error."""
+    found = find_inline_computations("so 60 slices – 45 slices = 15 slices were left")
+    assert [(c.value, c.written) for c in found] == [(Fraction(15), Fraction(15))]
+    chain = ("Each friend ate 3 x 6 = <<3*6=18>>18 slices.\n"
+             "So 60 slices – 18 slices = <<60-18=42>>42 slices were left.\n#### 42")
+    for seed in range(12):
+        res = inject_errors(chain, types=["arithmetic_inaccuracy"], rng_seed=seed)
+        (err,) = res.errors
+        first, second = res.steps[0], res.steps[1]
+        eaten_m = re.search(r"= (\d+) slices\.", first)
+        assert eaten_m is not None, first
+        eaten = Fraction(eaten_m.group(1))
+        m = re.search(r"60 slices – (\d+) slices = (\d+) slices", second)
+        assert m is not None, second
+        assert Fraction(m.group(1)) == eaten, (first, second)
+        if err.step == 0:      # the wrong 18 is carried into the subtraction, and its result follows
+            assert eaten != 18 and Fraction(m.group(2)) == 60 - eaten
+        else:                  # the subtraction's own result was falsified
+            assert eaten == 18 and Fraction(m.group(2)) != 42
+        assert res.wrong_answer == m.group(2)

@@ -22,7 +22,7 @@ from qcstation.core.reading.textnumbers import word_key
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
-           "operand_values", "stem", "step_line", "words_after_value", "words_at"]
+           "noun_after", "nouns_after_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
 
 MAX_TEXT = 200_000
 
@@ -425,6 +425,28 @@ def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None =
     if nth is not None and nth < len(places):
         return frozenset(places[nth])
     return frozenset().union(*places) if places else frozenset()
+
+
+def noun_after(text: str, end: int) -> str | None:
+    """The first content word right after a number that ends at ``text[end]``, before any
+    operator, digit or clause break ("9 inpatients at the clinic": "inpatient"; "9 * 20": None),
+    in lower case with a plural "s" dropped and nothing else: "feet" and "foot" stay two words."""
+    words = _words_after(text, end, 1)
+    if not words or words[0] in ("$", "%"):
+        return None
+    w = words[0].replace("’", "'").split("'")[0]
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def nouns_after_value(prose: str, value: Fraction) -> frozenset[str]:
+    """:func:`noun_after` at each place a line's prose (annotations blanked) writes ``value`` in digits."""
+    out = set()
+    for m in NUMERAL.finditer(prose[:MAX_TEXT]):
+        if numeral_value(m) == value:
+            w = noun_after(prose, m.end())
+            if w:
+                out.add(w)
+    return frozenset(out)
 
 
 @text_memo(lambda found: None if found is None else [list(w) for w in found], maxsize=512)

@@ -106,3 +106,35 @@ def test_a_percent_as_written_is_the_percent_place() -> None:
             Use(1, twenty, 0, (Fraction(4),))]
     lines = ["There are 20 x 20/100 = <<20*20/100=4>>4 students who dance.", "20 - 4 = <<20-4=16>>16"]
     assert joint_places(q, starts, own, uses, lines) == [0, 1, 0]
+
+
+def test_a_share_of_a_named_whole_places_its_count(gsm8k: dict) -> None:
+    # 1178 "12 boys and 12 girls. One-third of the girls and one-fourth of the boys are on
+    # varsity": "12 x 1/3" is the girls' 12 (the whole "One-third" is a share of), "12 x 1/4" the
+    # boys'; "12 + 12 = 24 students" adds both (which is which leaves the sum unchanged), and the
+    # clause words "class is composed of" name both listed counts, not the boys' alone
+    uses = _uses(gsm8k["1178"])
+    assert uses["s1"] == ["12 boys and 12 girls", "12 girls. One-third "]
+    assert uses["s2"] == ["12 girls. One-third "]
+    assert uses["s3"] == ["12 boys and 12 girls"]
+
+
+def test_a_sum_of_unnamed_places_stays_open_without_the_share_noun(gsm8k: dict) -> None:
+    # the trap: the shares name no whole ("One-third of one group and one-fourth of the other")
+    # and the lines name no result ("12 x 1/3 = 4 are on varsity"): nothing tells which 12 is
+    # multiplied by which share, and the sum's swap does not settle the products
+    seed = dict(gsm8k["1178"])
+    seed["question"] = seed["question"].replace("One-third of the girls and one-fourth of the boys",
+                                                "One-third of one group and one-fourth of the other")
+    seed["solution"] = seed["solution"].replace("4 girls are", "4 are").replace("3 boys are", "3 are")
+    with pytest.raises(RuleError, match="uncertain binding: the question states 12 more than once"):
+        rule_for_seed(seed)
+    q = "Ann has 2 cats and 2 dogs. How many pets?"
+    two = Fraction(2)
+    # "2 + 2" in one step, swappable: one term; with a place for each use, one assignment
+    assert joint_places(q, [8, 17], [frozenset({"cat"}), frozenset({"dog"})],
+                        [Use(0, two, 0, (), swappable=True), Use(0, two, 1, (), swappable=True)],
+                        ["2 + 2 = <<2+2=4>>4 pets"]) == [0, 1]
+    # not swappable ("2 - 2" or two steps): both assignments stay, none is taken
+    assert joint_places(q, [8, 17], [frozenset({"cat"}), frozenset({"dog"})],
+                        [Use(0, two, 0, ()), Use(0, two, 1, ())], ["2 - 2 = <<2-2=0>>0"]) is None

@@ -49,3 +49,34 @@ def test_gsm8k_799_billy_and_sally_swapped_is_refused(gsm8k: dict) -> None:
     # derived item moving one would move the other quantity
     with pytest.raises(RuleError, match="given-place: .*both 1/2"):
         rule_for_seed(gsm8k["799"])
+
+
+def test_gsm8k_1001_the_noun_after_the_number_keeps_each_place(gsm8k: dict) -> None:
+    # "nine hours at the clinic ... if he has 9 inpatients": "Doctor Jones has 9 inpatients, so
+    # his rounds will take 9 * 20" writes the noun of the 9 inpatients right after its 9; the
+    # lines' other words ("Doctor Jones", "clinic") share more with the nine hours' sentence,
+    # but the noun decides: the 9 inpatients times 20 minutes, the nine hours less 8
+    rule = rule_for_seed(gsm8k["1001"])
+    q = gsm8k["1001"]["question"]
+    at = {str(g["name"]): q[g["span"][0]:g["span"][0] + 12] for g in rule.givens}
+    sexpr = {st.name: st.sexpr for st in rule.steps}
+    assert at["g1_inpatients"] == "9 inpatients" and at["g5_hours"] == "nine hours a"
+    assert "g1_inpatients" in sexpr["s1_minutes"] and "g5_hours" in sexpr["s5_hour_update"]
+
+
+def test_a_line_without_the_noun_or_naming_the_other_place_decides_nothing(gsm8k: dict) -> None:
+    seed = dict(gsm8k["1001"])
+    # the trap: no noun after the 9 on either line; the words of the lines still read swapped
+    seed["solution"] = seed["solution"].replace("Doctor Jones has 9 inpatients, so his", "Doctor Jones's")
+    with pytest.raises(RuleError, match="given-place: g1_inpatients and g5_hours"):
+        rule_for_seed(seed)
+    q = gsm8k["1001"]["question"]
+    s = ("Doctor Jones has 9 hours at the clinic: 9 * 20 = <<9*20=180>>180 minutes.\n"
+         "He has 9 inpatients left: 9 - 8 = <<9-8=1>>1.")
+    givens = [{"name": "g1", "value": "9", "span": [357, 358]}, {"name": "g5", "value": "9", "span": [63, 67]}]
+    assert q[357:358] == "9" and q[63:67] == "nine"
+    # each line's noun names the other given's place: the words' swap, whatever the other words
+    found = swapped_places(givens, {"g1": [0], "g5": [1]}, q, s)
+    assert len(found) == 1 and "noun of the other's place" in found[0]
+    # the same lines with each given at the place its noun names: kept
+    assert swapped_places(givens, {"g1": [1], "g5": [0]}, q, s) == []

@@ -39,7 +39,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``rolecheck``            the role each given plays, read from the question's words (the
                          gate's second half).
 ``places``               two givens of equal value whose steps' lines read as each other's
-                         place, by the sentence that states each (the gate's last question;
+                         place, by the noun right after the value on each line, else by the
+                         sentence that states each (the gate's last question;
                          it reads each given's place, which ``bindings`` does not).
 ``reread``               key information and a wrong chain of thought re-read against the
                          question and the solution (value leaks, hidden numbers,

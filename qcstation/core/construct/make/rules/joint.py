@@ -13,6 +13,8 @@ scored against every place by the words of both texts:
 * the words that name one place and not every place ("red cars") that the line writes before
   its computation's result, after no other number of its step (weight 1): the result's noun
   ("6 * 3 = 18 fries") says what the result counts, not which place an operand is;
+* the noun of the whole another number of the step is a share of ("One-third of the girls" for
+  "12 x 1/3" beside "12 boys and 12 girls"), where that noun names one place (weight 2);
 * the words of one place's clause that the question writes nowhere else ("luge") that the line
   writes (weight 1), and the words of one place's sentence that no other place's sentence writes
   that the line writes before its result ("On the second day") (weight 1).
@@ -24,7 +26,10 @@ some of its places can only be one of those (its own words are never overruled);
 prefer none may be any. The assignment must use every place when there are at least as many uses
 as places (elimination), and puts two uses of one step at one place only where the words of each
 chose it and every other place is chosen by the words of a use in another step (a line's words
-are the same for both uses of its step). Only when exactly one assignment is left is it taken;
+are the same for both uses of its step). Assignments that differ only by which of a step's uses
+of one chain of one commutative operator ("12 + 12") is which place make one term and count once.
+A place listed right beside another ("12 boys and 12 girls") shares its clause's words with it.
+Only when exactly one assignment is left is it taken;
 otherwise nothing is decided for that value and the binder keeps its own reading (and refusal).
 """
 
@@ -65,6 +70,9 @@ class Use:
     #: the noun a rate among the step's other numbers is per ("3 dress shirts per suit" for
     #: "3*10"): read only for a use whose own words name no place (:func:`_by_what_it_uses`)
     rate_words: frozenset[str] = frozenset()
+    #: every use of the value its step writes is an operand of one chain of one commutative
+    #: operator ("12 + 12", "3 * 4 * 3"): which of them is which place leaves the term unchanged
+    swappable: bool = False
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -103,7 +111,7 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
         mine = own[i] - common - _NO_EVIDENCE
         score = 2 * len(after & mine) + len(before & mine - names) + 2 * len(pre & (q_pre[i] - common_pre))
         score += 2 * len(said_marks & (q_marks[i] - common_marks)) + 2 * len(said_post & mine)
-        if spans.count(sp) == 1:
+        if spans.count(sp) == 1 and not _listed(question, starts, i):
             a, b = sp
             unique = (_stems_in(question, sp, s) - _NO_EVIDENCE) - line_stems(question[:a] + " . " + question[b:]) - names
             score += len(unique & said)
@@ -115,6 +123,16 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
             holding = [i for i, (a, b) in enumerate(spans) if a <= anchor < b]
             if len(holding) == 1:
                 out[holding[0]] += 1
+    # a share of a named whole, stated as another number of the step ("One-third of the girls"
+    # for "12 x 1/3" beside "12 boys and 12 girls"): the one place that whole's noun names
+    for anchor in use.anchors:
+        m = _SHARE_OF.match(question, anchor)
+        if m is None:
+            continue
+        whole = stem(m.group(1))
+        naming = [i for i in range(len(starts)) if whole in own[i] - common - _NO_EVIDENCE]
+        if len(naming) == 1:
+            out[naming[0]] += 2
     # the sentence of one place: its words no other place's sentence writes, on the line before
     # its result ("On the second day, he does 100+20" for "On the second day, he does 20 more
     # pushups"); the sentence of the step's other numbers is no evidence ("100+20" adds the
@@ -127,6 +145,35 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
             rest = frozenset().union(*(w for j, w in enumerate(words) if j != i))
             out[i] += len((words[i] - rest - names - _NO_EVIDENCE) & before)
     return out
+
+
+#: what a count listed beside another count of one clause writes between them ("12 boys and 12
+#: girls", "3 pairs of shorts, 3 pairs of pants"): its noun and a comma or "and"
+_LISTED_BETWEEN = re.compile(r"\s*(?:[A-Za-z-]+\s+){0,3}?[A-Za-z-]+\s*(?:,\s*(?:and\s+)?|and\s+|or\s+)\$?$", re.I)
+
+
+def _listed(question: str, starts: list[int], i: int) -> bool:
+    """Is the place ``i`` listed right beside another place of the value ("12 boys and 12
+    girls")? Such places share their clause's words ("Miss Albert's class is composed of"):
+    the clause break before the second count is no boundary of what the words say."""
+    m = re.match(r"[\d$.,]+|[A-Za-z]+", question[starts[i]:starts[i] + 40])
+    end = starts[i] + (m.end() if m else 1)
+    for j, s in enumerate(starts):
+        if j == i:
+            continue
+        m2 = re.match(r"[\d$.,]+|[A-Za-z]+", question[s:s + 40])
+        e2 = s + (m2.end() if m2 else 1)
+        if (s > end and _LISTED_BETWEEN.fullmatch(question, end, s)) \
+                or (starts[i] > e2 and _LISTED_BETWEEN.fullmatch(question, e2, starts[i])):
+            return True
+    return False
+
+
+#: a share stated before the whole it is a share of ("One-third of the girls", "1/4 of the
+#: employees", "half of his cards"): the whole's noun
+_SHARE_OF = re.compile(r"(?:\d+\s*/\s*\d+|\d+(?:\.\d+)?\s*%|[A-Za-z]+(?:[- ](?:half|halves|thirds?|quarters?"
+                       r"|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?))?)\s+of\s+"
+                       r"(?:the\s+|his\s+|her\s+|their\s+|its\s+)?([A-Za-z]+)", re.I)
 
 
 #: a word right before a number (one word may come between: "the other two", "another 18 pink")
@@ -310,17 +357,64 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
             return None
     cover = len(uses) >= len(starts)
     found: list[tuple[int, ...]] = []
+    terms: set[tuple[object, ...]] = set()
     for pick in itertools.product(*options):
         if cover and len(set(pick)) != len(starts):
             continue
         if not _twice_worded(uses, pick, worded, len(starts)):
             continue
+        term = _term_of(uses, pick)
+        if term in terms:
+            continue  # the same term as an assignment found: the uses of one chain swapped
+        terms.add(term)
         found.append(pick)
         if len(found) > 1:
             return None
     if not cover and found and not all(worded):
         return None  # a use no words place, with a place left over: it may be any
     return list(found[0]) if found else None
+
+
+def _term_of(uses: list[Use], pick: tuple[int, ...]) -> tuple[object, ...]:
+    """What an assignment makes of the steps' terms: the place of each use, except that the
+    places of a step's swappable uses (one commutative chain) are one multiset."""
+    out: list[object] = []
+    chains: dict[int, list[int]] = {}
+    for u, p in zip(uses, pick):
+        if u.swappable:
+            chains.setdefault(u.step, []).append(p)
+        else:
+            out.append((u.step, u.nth, p))
+    out.extend((step, tuple(sorted(ps))) for step, ps in sorted(chains.items()))
+    return tuple(out)
+
+
+def _one_chain(e: Expr, v: Fraction) -> bool:
+    """Are all the written uses of ``v`` in ``e`` (two or more) operands of one flat chain of one
+    commutative operator ("12 + 12 = 24", "3*3*2")?"""
+    def flat(x: Expr, op: str) -> list[Expr]:
+        if isinstance(x, BinOp) and x.op == op:
+            return flat(x.left, op) + flat(x.right, op)
+        return [x]
+
+    total = sum(1 for leaf in leaves(e) if leaf.text and leaf.value == v)
+    if total < 2:
+        return False
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Neg):
+            stack.append(x.operand)
+        elif isinstance(x, BinOp):
+            if x.op in "+*":
+                ops = flat(x, x.op)
+                here = sum(1 for o in ops if isinstance(o, Num) and o.text and o.value == v)
+                if here == total:
+                    return True
+                stack.extend(ops)
+            else:
+                stack.extend((x.left, x.right))
+    return False
 
 
 def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
@@ -343,7 +437,7 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                                                 if leaf.text and leaf.value != v})),
                     _over_100(binder.exprs[step], v, nth),
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
-                    _anchors(binder, step, v), _rate_words(binder, step, v))
+                    _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)

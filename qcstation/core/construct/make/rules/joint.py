@@ -126,10 +126,10 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
     # a share of a named whole, stated as another number of the step ("One-third of the girls"
     # for "12 x 1/3" beside "12 boys and 12 girls"): the one place that whole's noun names
     for anchor in use.anchors:
-        m = _SHARE_OF.match(question, anchor)
-        if m is None:
+        share = _SHARE_OF.match(question, anchor)
+        if share is None:
             continue
-        whole = stem(m.group(1))
+        whole = stem(share.group(1))
         naming = [i for i in range(len(starts)) if whole in own[i] - common - _NO_EVIDENCE]
         if len(naming) == 1:
             out[naming[0]] += 2

@@ -56,3 +56,32 @@ def test_a_count_in_that_sentence_decides_nothing(gsm8k: dict) -> None:
 def test_the_word_elsewhere_is_not_taken(gsm8k: dict, seed_id: str) -> None:
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k[seed_id])
+
+
+def test_the_line_restates_the_clause_of_twice(gsm8k: dict) -> None:
+    # 995 "Chikote howls for twice as long as Tobias" / "Chikote howls for 20*2=40 seconds": the
+    # line writes the clause up to "twice" and the computation in its place; not "the other two
+    # wolves combined" (another sentence)
+    steps, places = _made(gsm8k["995"])
+    assert steps["s1"] == "(* g1_seconds w_twice)"
+    assert places["w_twice"] == "twice" and places["g1_seconds"] == "20"
+
+
+@pytest.mark.parametrize("line", [
+    "Chikote's howl lasts 20*2=<<20*2=40>>40 seconds.",  # the line restates no clause
+    "The second wolf howls for 20*2=<<20*2=40>>40 seconds.",  # not the clause's words up to "twice"
+])
+def test_a_line_that_restates_no_clause_decides_nothing(gsm8k: dict, line: str) -> None:
+    seed = dict(gsm8k["995"])
+    seed["solution"] = seed["solution"].replace("Chikote howls for 20*2=<<20*2=40>>40 seconds.", line)
+    assert seed["solution"] != gsm8k["995"]["solution"]
+    with pytest.raises(RuleError, match="given-words"):
+        rule_for_seed(seed)
+
+
+def test_a_count_in_the_sentence_of_the_clause_decides_nothing(gsm8k: dict) -> None:
+    seed = dict(gsm8k["995"])
+    seed["question"] = seed["question"].replace("Chikote howls for twice as long as Tobias.",
+                                                "Chikote howls for twice as long as Tobias, one of the two wolves.")
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

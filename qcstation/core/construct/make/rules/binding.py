@@ -12,7 +12,9 @@ For one use of a value the question states, in this order:
    around each place that shares the most words with the step's line, if no other use took it;
 4. a word given the line writes ("Half of ... is 40/2"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
-   twice that" / "2*200+100"): not the digit; the word given is declared by :mod:`.constants`;
+   twice that" / "2*200+100"), or whose clause the line restates up to it ("Chikote howls for
+   twice as long" / "Chikote howls for 20*2"): not the digit; the word given is declared by
+   :mod:`.constants`;
 5. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 6. by order, among the places whose words agree (else all), the first no other use took; when
@@ -262,7 +264,8 @@ class Binder:
             # "30*2-5" for "5 years younger than twice his age" where the question's other 2 is
             # "the two now", which names nothing: the use is the word given ("twice")
             return None
-        if not stems and not agree and self._multiplier_beside_its_operands(v, occ):
+        if not stems and not agree and (self._multiplier_beside_its_operands(v, occ)
+                                        or self._multiplier_clause_restated(v, occ, line)):
             # "Farmer Smith has 2*200+100" for "Smith's farm is 100 acres more than twice that. How
             # many acres do the two farms have": the word that multiplies, stated in the sentence of
             # the step's other numbers, not the count of equal value in another sentence
@@ -526,6 +529,43 @@ class Binder:
             return here[0]
         return None
 
+    def _multiplier_word(self, v: Fraction, occ: list[int]) -> int | None:
+        """Where the question writes ``v`` once as a word of the use's role ("twice", "double"; for
+        a divisor "half", "a quarter") and as no other word: that word's position; else None."""
+        if self.role not in ("times", "divisor") or not occ or self.expr is None \
+                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return None
+        written = [p for p in _PHRASES_OF.get(v, ()) if has_phrase(self.question, p, ignore_case=True)]
+        if self.role == "times":
+            fits = [p for p in written if p in _MULTIPLIERS_OF.get(v, ())]
+        else:
+            fits = [p for p in written if v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]]
+        if len(written) != 1 or len(fits) != 1:
+            return None
+        words = [m.start() for m in phrase_re(fits[0], True).finditer(self.question)]
+        return words[0] if len(words) == 1 else None
+
+    def _multiplier_clause_restated(self, v: Fraction, occ: list[int], line: str) -> bool:
+        """A use that multiplies or divides, the line names with no words, of a value the question
+        states as a count and once as a word of that role, whose line restates the word's clause
+        up to the word and writes the computation in its place ("Chikote howls for twice as long
+        as Tobias" / "Chikote howls for 20*2=40 seconds"), no place of the value in that sentence:
+        the word (declared by :mod:`.constants`), not the count ("the other two wolves")."""
+        at = self._multiplier_word(v, occ)
+        if at is None:
+            return False
+        bounds = sentence_bounds(self.question)
+        if any(_same_sentence(bounds, self.nums[j].start, at) for j in occ):
+            return False
+        clause = re.split(r"[.,;:!?]\s", self.question[:at])[-1]
+        prose = _ANNOTATION.sub(" ", line)
+        m = re.search(r"[$\d]", prose)
+        if m is None:
+            return False
+        before = re.split(r"[.,;:!?]\s", prose[:m.start()])[-1]
+        said = re.findall(r"[a-z']+", clause.lower())
+        return len(said) >= 2 and said == re.findall(r"[a-z']+", before.lower())
+
     def _multiplier_beside_its_operands(self, v: Fraction, occ: list[int]) -> bool:
         """A use that multiplies (or divides) and that the line names with no words, of a value the
         question states as a count ("the two farms", "2 hours") and once as a word of that role
@@ -535,31 +575,21 @@ class Binder:
         sentence that states what the step computes says the factor in words. The word is
         declared by :mod:`.constants`; with two word givens of the value, or the word written
         twice, the words do not say which, and the other readings decide."""
-        if self.role not in ("times", "divisor") or not occ or self.expr is None \
-                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
-            return False
-        written = [p for p in _PHRASES_OF.get(v, ()) if has_phrase(self.question, p, ignore_case=True)]
-        if self.role == "times":
-            fits = [p for p in written if p in _MULTIPLIERS_OF.get(v, ())]
-        else:
-            fits = [p for p in written if v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]]
-        if len(written) != 1 or len(fits) != 1:
-            return False
-        words = [m.start() for m in phrase_re(fits[0], True).finditer(self.question)]
-        if len(words) != 1:
+        at = self._multiplier_word(v, occ)
+        if at is None or self.expr is None:
             return False
         anchors = []
         for leaf in leaves(self.expr):
             if not leaf.text or leaf.value == v or leaf.value in (0, 1):
                 continue
-            at = self.by_value.get(leaf.value, [])
-            if len({self.nums[j].start for j in at}) != 1:
+            places = self.by_value.get(leaf.value, [])
+            if len({self.nums[j].start for j in places}) != 1:
                 return False
-            anchors.append(self.nums[at[0]].start)
+            anchors.append(self.nums[places[0]].start)
         if not anchors:
             return False
         bounds = sentence_bounds(self.question)
-        return all(_same_sentence(bounds, words[0], a) for a in anchors) \
+        return all(_same_sentence(bounds, at, a) for a in anchors) \
             and not any(_same_sentence(bounds, self.nums[j].start, a) for j in occ for a in anchors)
 
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],

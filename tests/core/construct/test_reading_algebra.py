@@ -66,9 +66,9 @@ def test_algebra_solutions_are_formalized_as_written(gsm8k: dict, z3pool, sid: s
 
 
 @pytest.mark.parametrize("sid, why", [
-    # "x+2x+3x=180": the 3 is "three times the smallest angle", the question also says "three
-    # angles"; the equation's line has no words to tell them apart (a binder took "three angles")
-    ("598", "states 3 at 2 places"),
+    # (598, "x+2x+3x=180" beside "three angles", was here: the 3 multiplies the unknown, and the
+    # question's one multiplier of that value, "three times the smallest angle", names what the
+    # unknown stands for: made since, see test_reading_algebra_roles)
     # "2(1/2)x=x", "250=x+x+(1/2)x": the question's "double" simplified away, so the answer x
     # stands for the third house only by arithmetic
     ("764", "'double'"),

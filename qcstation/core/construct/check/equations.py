@@ -16,6 +16,13 @@ stored SMT-LIB, the question and the solution alone (never from the rule's label
   a number the solution writes only with words that agree with none of the question's place
   for it is another quantity of the same value; a word given ("twice": 2) of a value the
   question also states as a number is refused (which one the equation means, no reader can tell).
+  A given that multiplies the unknown is singled out by its role instead: the one place of its
+  value the question writes as a multiplier ("three times the smallest angle", not "The three
+  angles") whose words name what the solution's unknown stands for ("Let x be the measure of the
+  smallest angle");
+* **no given dropped**: a number of the question the solution computes with that the
+  formalization uses nowhere is refused ("2(1/2)x=x" drops "double"); the value the solution finds
+  for its unknown ("B = 15 / 5 = 3", then "2(3) + 4") is the unknown, not the question's "three".
 
 :func:`equation_problems` returns the problems as text (empty: nothing found)."""
 
@@ -164,7 +171,59 @@ def _solution_words(solution: str, v: Fraction) -> list[frozenset[str]]:
     return out
 
 
-def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution: str) -> list[str]:
+def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[str]:
+    """The constants that multiply an unknown (a declared constant the script defines no value
+    for, other than ``answer``) in a product of two factors: ``(* g1_times x_measure)``."""
+    from qcstation.common.errors import VerificationError
+    from qcstation.core.verify.smtlib import SList, Token, parse_script, symbol_name
+
+    try:
+        script = parse_script(smtlib)
+    except VerificationError:
+        return frozenset()
+    declared = {symbol_name(c.args[0]) for c in script.active_commands() if c.name == "declare-const" and c.args}
+    unknowns = {n for n in declared if n and n != "answer" and n not in defined}
+    found: set[str] = set()
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 200 or not isinstance(node, SList):
+            return
+        items = node.items
+        if len(items) == 3 and isinstance(items[0], Token) and items[0].text == "*":
+            a, b = symbol_name(items[1]), symbol_name(items[2])
+            if a in unknowns and b is not None and b in defined:
+                found.add(b)
+            if b in unknowns and a is not None and a in defined:
+                found.add(a)
+        for item in items:
+            walk(item, depth + 1)
+
+    for cmd in script.active_commands():
+        if cmd.name == "assert" and cmd.args:
+            walk(cmd.args[0], 0)
+    return frozenset(found)
+
+
+def _multiplier_place(question: str, start: int, same: list[tuple[Fraction, int, frozenset[str]]],
+                      solution: str) -> bool:
+    """Is the place at ``start`` the one multiplier of its value ("three times the smallest
+    angle", not "The three angles"), whose words after it name what the solution's unknown
+    stands for ("Let x be the measure of the smallest angle")? A factor of the unknown in the
+    equation is then that place, by its role."""
+    from qcstation.core.construct.make.rules.algebra import declared_unknowns, multiplies_unknown
+
+    def times_end(at: int) -> int | None:
+        m = re.compile(r"[A-Za-z0-9$.,/]*\s*times\b", re.I).match(question, at)
+        return m.end() if m else None
+
+    ends = {p[1]: times_end(p[1]) for p in same}
+    if ends.get(start) is None or sum(1 for e in ends.values() if e is not None) != 1:
+        return False
+    return any(multiplies_unknown(question, ends[start] or 0, words) for _, words in declared_unknowns(solution))
+
+
+def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution: str,
+                    factors: frozenset[str] = frozenset()) -> list[str]:
     problems: list[str] = []
     places = _numeric_places(question)
     for g in givens:
@@ -192,13 +251,35 @@ def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution
         said = [w for w in _solution_words(solution, v) if w - {"$"}] if solution else []
         if len(same) > 1:
             agree = {p[1] for p in same for w in said if w & p[2]}
-            if agree != {span[0]}:
+            if agree != {span[0]} and not (name in factors and _multiplier_place(question, span[0], same, solution)):
                 problems.append(f"the question states {v} at {len(same)} places and the solution's words "
                                 f"do not single out the one given {name} is tied to")
         elif said and not any(w & mine[0][2] for w in said) and mine[0][2] - {"$"}:
             problems.append(f"the solution writes {v} only as '{v} {' '.join(sorted(said[0]))}', the question "
                             f"states it only with other words: another quantity of the same value")
     return problems
+
+
+def _unknowns_values(solution: str) -> set[Fraction]:
+    """The values the solution finds for the unknowns it names ("Let B be ..." / "B = 15 / 5 =
+    3 balls": 3): numbers it computes with afterwards ("2(3) + 4") that are the unknown, never a
+    number of the question of equal value ("the first of three sets")."""
+    from qcstation.core.construct.make.rules.algebra import declared_unknowns
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value
+
+    out: set[Fraction] = set()
+    for letter, _ in declared_unknowns(solution):
+        for line in solution.splitlines():
+            prose = ANNOTATION.sub(" ", line)
+            for m in re.finditer(rf"(?<![A-Za-z0-9]){re.escape(letter)}\s*=", prose):
+                last = prose[m.end():].split("=")[-1]  # "B = 15 / 5 = 3 balls": " 3 balls"
+                num = NUMERAL.search(last)
+                if num is None or last[:num.start()].strip(" $"):
+                    continue  # a term first ("x = 2y"), not the value found
+                v = numeral_value(num)
+                if v is not None:
+                    out.add(v)
+    return out
 
 
 def _unused_places(question: str, solution: str, used: set[Fraction]) -> list[str]:
@@ -214,6 +295,7 @@ def _unused_places(question: str, solution: str, used: set[Fraction]) -> list[st
             v = numeral_value(m)
             if v is not None:
                 written.add(v)
+    written -= _unknowns_values(solution)
     groups: list[tuple[str, set[Fraction]]] = []
     for o in question_occurrences(question):
         if o.start < 0 and groups:
@@ -235,7 +317,7 @@ def equation_problems(smtlib: str, givens: Iterable[Mapping[str, Any]], question
     givens = list(givens)
     names = {str(g.get("name")) for g in givens}
     problems, defined = _script_problems(smtlib, names)
-    problems += _given_problems(givens, question, solution)
+    problems += _given_problems(givens, question, solution, _unknown_factors(smtlib, defined))
     if solution:
         problems += _unused_places(question, solution, set(defined.values()))
     if not problems:

@@ -16,6 +16,13 @@ What it refuses (:class:`RuleError`), so that the worked-solution rules' reasons
   there with the question's own numbers, nor one expression in the unknown the solution writes
   ("b = 5s - 4", "Lily = B/2 + 7") that gives the gold at its value (two that differ: refused).
 
+Numbers are read by their role in the equation: a number that multiplies the unknown ("x+2x+3x=180")
+is the question's multiplier whose words name the unknown's quantity ("three times the smallest
+angle", :func:`coefficient_places`), never a count of equal value ("The three angles"); an answer
+that restates a term of the equation ("2V = 2 * 11"), or terms of its sum in a row ("In the first
+set, he retrieved 2B + 4" of "B + 2B + 2B + 4 = 19"), is bound where the equation binds them (one
+quantity, not a second use).
+
 The formalization is an asserted equation, not a chain of definitions: its steps have no
 ``expr`` and :func:`.dispatch.check_independently` checks it by
 :mod:`qcstation.core.construct.check.equations` (Z3 solves it to the gold and only the gold;
@@ -28,10 +35,14 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
                                          expr_to_sexpr, fmt, is_nonlinear, parse_expression)
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep
+
+if TYPE_CHECKING:
+    from qcstation.core.construct.make.rules.givens import Givens
 
 __all__ = ["smt_from_algebra", "declared_unknown"]
 
@@ -211,6 +222,31 @@ def _subterm_path(whole: Expr, part: Expr, side: int | None = None) -> tuple[int
     return None if found is None else (0, found)
 
 
+def _sum_terms(e: Expr) -> list[Expr]:
+    """The terms of a sum written left to right (``B + 2B + 2B + 4``: B, 2B, 2B, 4)."""
+    if isinstance(e, BinOp) and e.op == "+":
+        return _sum_terms(e.left) + _sum_terms(e.right)
+    return [e]
+
+
+def _terms_run(whole: Expr, part: Expr) -> tuple[int, int] | None:
+    """Where the terms of the sum ``part`` ("2B + 4") stand in a row among the terms of the sum
+    ``whole`` ("B + 2B + 2B + 4": the first set's 2B + 4), as (first term, how many); None unless
+    at exactly one such run."""
+    terms, mine = _sum_terms(whole), _sum_terms(part)
+    if len(mine) < 2 or len(mine) >= len(terms):
+        return None
+    runs = [i for i in range(len(terms) - len(mine) + 1) if terms[i:i + len(mine)] == mine]
+    return (runs[0], len(mine)) if len(runs) == 1 else None
+
+
+def _rebuilt_sum(terms: list[Expr]) -> Expr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = BinOp("+", out, t)
+    return out
+
+
 def _follow(e: Expr, path: list[str]) -> Expr:
     for attr in path:
         e = getattr(e, attr)
@@ -258,6 +294,84 @@ def _defining_expr(text: str, letter: str, value: Fraction, gold: Fraction, eq_a
     if len(forms) != 1:
         return None
     return found[-1]
+
+
+_TIMES_AFTER = re.compile(r"\s*times\b", re.I)
+#: words that name no quantity of their own ("the number of queens": the queens)
+_GENERIC = frozenset({"numb", "amou", "tota", "valu", "meas", "quan"})
+
+
+def multiplies_unknown(question: str, end: int, unknown_words: str) -> bool:
+    """Do the question's words after a multiplier ending at ``end`` ("three times| the smallest
+    angle", "twice| as old as Brooke") name the quantity the solution's unknown stands for ("the
+    measure of the smallest angle")? Every one of the first three content words up to the
+    clause's end is a word of the unknown's, by their stems ("the middle angle" is not)."""
+    from qcstation.core.construct.make.rules.givens import content_words
+    from qcstation.core.reading.words import stem
+
+    clause = re.split(r"[,.;:?!]", question[end:end + 80], maxsplit=1)[0]
+    after = {stem(w) for w in content_words(clause)[:3]} - _GENERIC
+    named = {stem(w) for w in content_words(unknown_words)} - _GENERIC
+    return bool(after) and after <= named
+
+
+def coefficient_places(exprs: list[Expr], givens: Givens, unknown: str,
+                       unknown_words: str) -> dict[tuple[int, Fraction, int], int]:
+    """The places of the numbers that multiply the unknown ("x+2x+3x=180" for "One angle is twice
+    the smallest angle, and one angle is three times the smallest angle"): a coefficient is a
+    multiplier, so its place is the one the question writes as one ("three times", "twice"),
+    never a count of equal value ("The three angles"). Keyed as :meth:`Givens.bind` takes
+    ``forced`` ((term, value, nth use) -> index into ``givens.numbers``, or ``NOT_A_PLACE`` for
+    a multiplying word such as "twice"); a coefficient whose value the question writes as a
+    multiplier at no place, or at more than one kind of place, or whose words after it name
+    another quantity than the unknown's (``unknown_words``), is left to the binder's words."""
+    from qcstation.core.construct.make.rules.binding import _MULTIPLIERS_OF, NOT_A_PLACE
+
+    q = givens.question
+    out: dict[tuple[int, Fraction, int], int] = {}
+    for i, e in enumerate(exprs):
+        for v, nth in _coefficients(e, unknown):
+            times = [(j, m.end()) for j, n in enumerate(givens.numbers) if n.value == v and not n.percent
+                     for m in [_TIMES_AFTER.match(q, n.start + len(n.text))] if m]
+            words = [m.end() for p in _MULTIPLIERS_OF.get(v, ())
+                     for m in re.finditer(rf"\b{re.escape(p)}\b", q, re.I)] if has_phrase_any(q, v) else []
+            if len(times) == 1 and not words and multiplies_unknown(q, times[0][1], unknown_words):
+                out[(i, v, nth)] = times[0][0]
+            elif words and not times and all(multiplies_unknown(q, end, unknown_words) for end in words):
+                out[(i, v, nth)] = NOT_A_PLACE
+    return out
+
+
+def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int]]:
+    """(value, nth use of that value in the term, counted as the binder counts) of each number
+    of ``e`` that multiplies the unknown alone (``3*x``)."""
+    seen: dict[Fraction, int] = {}
+    out: list[tuple[Fraction, int]] = []
+
+    def walk(x: Expr, parent: Expr | None) -> None:
+        if isinstance(x, Num):
+            if not x.text or x.text.startswith("k_"):
+                return
+            nth = seen.get(x.value, 0)
+            seen[x.value] = nth + 1
+            if isinstance(parent, BinOp) and parent.op == "*" and Name(unknown) in (parent.left, parent.right):
+                out.append((x.value, nth))
+        elif isinstance(x, Neg):
+            walk(x.operand, x)
+        elif isinstance(x, BinOp):
+            walk(x.left, x)
+            walk(x.right, x)
+
+    walk(e, None)
+    return out
+
+
+def has_phrase_any(question: str, v: Fraction) -> bool:
+    """Does the question write a word that multiplies by ``v`` ("twice", "triple")?"""
+    from qcstation.core.construct.make.rules.binding import _MULTIPLIERS_OF
+    from qcstation.core.construct.make.rules.phrases import has_phrase
+
+    return any(has_phrase(question, p, ignore_case=True) for p in _MULTIPLIERS_OF.get(v, ()))
 
 
 def _line_at(text: str, pos: int) -> str:
@@ -358,17 +472,26 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     if path is None:
         found = _subterm_path(rhs, answer_expr)
         path = None if found is None else (1, found[1])
+    # "In the first set, he retrieved 2B + 4 balls" restates the terms 2B + 4 of "B + 2B + 2B + 4
+    # = 19" in a row: bound where the equation binds them, as a term is
+    run = None if path is not None else next(
+        ((side, found_run) for side, whole in enumerate((lhs, rhs))
+         for found_run in [_terms_run(whole, answer_expr)] if found_run is not None), None)
     exprs = [protect_fractions(e, givens) for e in (lhs, rhs, answer_expr)]
     lines = [eq_line, eq_line, answer_line]
-    if path is not None:
+    if path is not None or run is not None:
         exprs, lines = exprs[:2], lines[:2]
-    exprs, consts = givens.bind(exprs, lines)
+    exprs, consts = givens.bind(exprs, lines, forced=coefficient_places(exprs, givens, unknown, words))
     uncertain = givens.uncertain('solution')
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     consts += named
     if path is not None:
         side, steps_ = path
         answer_expr = _follow(exprs[side], steps_)
+        lhs, rhs = exprs
+    elif run is not None:
+        side, (first, count) = run
+        answer_expr = _rebuilt_sum(_sum_terms(exprs[side])[first:first + count])
         lhs, rhs = exprs
     else:
         lhs, rhs, answer_expr = exprs

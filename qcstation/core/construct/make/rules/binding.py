@@ -41,6 +41,11 @@ from qcstation.core.construct.make.rules.clause_words import (annotated_results,
                                                                phrase_place, rate_place, single_places)
 
 
+#: a forced place (:class:`Binder`'s ``forced``) that is no number of the question: the use is
+#: the question's word for it ("twice"), which :mod:`.constants` declares
+NOT_A_PLACE = -1
+
+
 @dataclass
 class QuestionNumber:
     value: Fraction
@@ -634,6 +639,8 @@ class Binder:
             seen[e.value] = nth + 1
             self.leaf = e
             idx = self.forced.get((self.step, e.value, nth))
+            if idx == NOT_A_PLACE:
+                return e  # the question's word ("twice"), never a place of its digits
             if idx is None:
                 idx = self.occurrence(e.value, line, nth)
             if idx is None:

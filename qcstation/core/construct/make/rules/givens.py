@@ -171,6 +171,7 @@ class Givens:
         return n.text if n else ""
 
     def bind(self, exprs: list[Expr], lines: list[str] | None = None, joint: bool = False,
+             forced: dict[tuple[int, Fraction, int], int] | None = None,
              ) -> tuple[list[Expr], list[tuple[str, Fraction, Expr]]]:
         """Replace each literal that is a number of the question by a named constant.
 
@@ -185,8 +186,9 @@ class Givens:
         value, term).
 
         With ``joint``, the uses of a value the question states at several places are first
-        assigned to them jointly by the words (:func:`~.joint.forced_places`, over a first walk)."""
-        forced = None
+        assigned to them jointly by the words (:func:`~.joint.forced_places`, over a first walk).
+        ``forced``: places a caller's reading settled ((step, value, nth use) -> index into
+        :attr:`numbers`, or :data:`~.binding.NOT_A_PLACE` for the question's word)."""
         if joint:
             from qcstation.core.construct.make.rules.joint import forced_places
 

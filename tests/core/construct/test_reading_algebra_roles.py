@@ -1,0 +1,80 @@
+"""The ``gsm8k-algebra`` rule reads a number by its role in the equation (issue 26.1): a number
+that multiplies the unknown is the question's multiplier whose words name the unknown's quantity
+("three times the smallest angle"), never a count of equal value ("The three angles"); an answer
+that restates terms of the equation's sum in a row ("the first set: 2B + 4") is bound where the
+equation binds them; the value the solution finds for its unknown ("B = 15 / 5 = 3") is the
+unknown, never the question's "three" dropped (:mod:`qcstation.core.construct.make.rules.algebra`,
+:mod:`qcstation.core.construct.check.equations`)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.algebra import _terms_run, multiplies_unknown
+from qcstation.core.reading.expr import parse_expression
+
+
+def _words(seed: dict) -> dict[str, str]:
+    rule = rule_for_seed(seed)
+    q = seed["question"]
+    return {str(g["name"]): q[g["span"][0]:g["span"][0] + 30] for g in rule.givens}
+
+
+def test_a_coefficient_of_the_unknown_is_the_multiplier_that_names_it(gsm8k: dict) -> None:
+    # 598 "The three angles in a triangle add up to 180 degrees. One angle is twice the smallest
+    # angle, and one angle is three times the smallest angle" / "Let x be the measure of the
+    # smallest angle ... x+2x+3x=180 ... 3*30": the 3 is "three times", not "The three angles"
+    # (was refused: tied by order to the first "three")
+    rule = rule_for_seed(gsm8k["598"])
+    assert rule.rule == "gsm8k-algebra" and rule.value == 90
+    words = _words(gsm8k["598"])
+    three = [n for n, w in words.items() if w.startswith("three")]
+    assert len(three) == 1 and words[three[0]].startswith("three times the smallest angle")
+    assert rule.steps[-1].sexpr == f"(* {three[0]} x_measure_smallest)"
+    assert words["w_twice"].startswith("twice the smallest")
+
+
+def test_a_multiplier_of_another_quantity_decides_nothing(gsm8k: dict) -> None:
+    # the trap: "three times the size of the other two combined" names no quantity the unknown
+    # stands for; which "three" the 3x means, the words do not say: refused
+    seed = dict(gsm8k["598"])
+    seed["question"] = seed["question"].replace("three times the smallest angle",
+                                                "three times the size of the other two combined")
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)
+    q = "One angle is three times the middle angle."
+    assert not multiplies_unknown(q, q.index("times") + 5, "measure of the smallest angle")
+    assert multiplies_unknown(q, q.index("times") + 5, "measure of the middle angle")
+
+
+def test_an_answer_that_restates_terms_of_the_sum_is_bound_as_they_are(gsm8k: dict) -> None:
+    # 1048 "In the first of three sets, he had to retrieve four more balls than in the second set.
+    # In the third set, he retrieved half as many balls as in the second. He retrieved 19 tennis
+    # balls in all." / "B + 2B + 2B + 4 = 5B + 4 = 19 ... In the first set he retrieved 2(3) + 4
+    # balls = 10": the answer is the sum's last two terms, the second set's 2B and the four more
+    rule = rule_for_seed(gsm8k["1048"])
+    assert rule.rule == "gsm8k-algebra" and rule.value == 10
+    words = _words(gsm8k["1048"])
+    assert words["g1_balls"].startswith("four more balls")
+    assert words["g2_tennis"].startswith("19 tennis balls")
+    assert words["w_half_parts"].startswith("half as many")
+    assert rule.steps[-1].sexpr == "(+ (* w_half_parts x_tennis_balls) g1_balls)"
+
+
+def test_terms_in_a_row_only_where_they_stand_once() -> None:
+    whole = parse_expression("x + 2*x + 2*x + 4", names=True)
+    assert _terms_run(whole, parse_expression("2*x + 4", names=True)) == (2, 2)
+    # "2x" written twice in a row in the sum: which one the answer restates, no reader can tell
+    twice = parse_expression("x + 2*x + 4 + 2*x + 4", names=True)
+    assert _terms_run(twice, parse_expression("2*x + 4", names=True)) is None
+
+
+def test_a_given_the_formalization_drops_stays_refused(gsm8k: dict) -> None:
+    # 764 "the third needing double the first" / "2(1/2)x=x": the question's "double" is
+    # computed with and dropped; the unknown's own value (100) frees nothing
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["764"])
+    assert rule_for_seed(gsm8k["1048"]).value == Fraction(10)

@@ -124,6 +124,11 @@ class DashboardScreen(QCScreen):
         Binding("q", "app.quit", "Quit", id="dashboard-quit"),
     ]
 
+    #: the first focus: the attention list (Textual's default, the first focusable widget,
+    #: is the scrolling body; focusing the list after it restyled the body and every panel
+    #: twice, for the focus and the blur: ~20 ms of CPU of the first frame)
+    AUTO_FOCUS = "#attention"
+
     #: seconds between automatic refreshes while the dashboard is shown (0: never)
     AUTO_REFRESH_S = 15.0
 
@@ -140,6 +145,14 @@ class DashboardScreen(QCScreen):
         self.auto_refresh_s = self.AUTO_REFRESH_S
 
     def compose(self) -> ComposeResult:
+        if self.qc_app.config.generator is None:
+            # no model: `g` tries the rules again, which make the same text, so the footer
+            # must not offer "Regen"; the key, the palette and help still reach it (it asks
+            # first and says so), and the attention list points to the queue instead. Here,
+            # before the footer is composed, so it is built once with the right keys
+            self._bindings.key_to_bindings["g"] = [
+                dataclasses.replace(b, show=False)
+                for b in self._bindings.key_to_bindings.get("g", [])]
         yield Header()
         with VerticalScroll(id="dashboard_body"):
             yield AttentionList(id="attention")
@@ -150,14 +163,6 @@ class DashboardScreen(QCScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        if self.qc_app.config.generator is None:
-            # no model: `g` tries the rules again, which make the same text, so the footer
-            # must not offer "Regen"; the key, the palette and help still reach it (it asks
-            # first and says so), and the attention list points to the queue instead
-            self._bindings.key_to_bindings["g"] = [
-                dataclasses.replace(b, show=False)
-                for b in self._bindings.key_to_bindings.get("g", [])]
-            self.refresh_bindings()
         self.query_one("#attention").border_title = "Needs attention (Enter runs it)"
         self.query_one("#gates").border_title = "QC gates"
         self.query_one("#team").border_title = "Team"
@@ -168,7 +173,6 @@ class DashboardScreen(QCScreen):
         self.query_one("#gate_rules").border_title = "Gate rules"
         self.query_one("#attention", AttentionList).show(
             [Attention("Loading the database…", None)])
-        self.query_one("#attention").focus()
 
     def on_screen_resume(self) -> None:
         # first show, and back from review or releases; not after a dialog (closing an error

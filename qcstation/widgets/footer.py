@@ -47,6 +47,11 @@ class KeyFooter(Footer):
         await super().recompose()
 
     def compose(self) -> ComposeResult:
+        # the keys from the first compose, with the screen's own: Textual's footer composes
+        # empty and builds its keys once the screen first says its bindings changed (a
+        # second mount, styling and layout of every key after the screen's first frame);
+        # a focus that brings other keys rebuilds it then, as before
+        self.set_reactive(Footer._bindings_ready, True)
         self._composed = self._keys_shown()
         for widget in super().compose():
             if isinstance(widget, FooterKey):

@@ -86,3 +86,29 @@ async def test_the_review_footer_fits_80_columns(tmp_path: object) -> None:
         assert keys and all(str(key.description) in last for key in keys), last
         assert sum(key.outer_size.width for key in keys) <= 80, last
         assert "^p" not in last and last.endswith("f1 Help"), last
+
+
+class _CountingFooter(KeyFooter):
+    composed = 0
+
+    def compose(self) -> ComposeResult:
+        type(self).composed += 1
+        yield from super().compose()
+
+
+class _CountedKeys(_Keys):
+    def compose(self) -> ComposeResult:
+        yield Button("one", id="one")
+        yield _CountingFooter()
+
+
+async def test_the_footer_has_its_keys_from_its_first_compose() -> None:
+    """Textual's footer composes empty, then builds its keys in a second mount once the
+    screen says its bindings changed; this one is built once, with its keys (lane tui10)."""
+    _CountingFooter.composed = 0
+    app = _CountedKeys()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert "Go" in _footer_text(app) and "Stop" in _footer_text(app)
+        assert _CountingFooter.composed == 1

@@ -133,7 +133,8 @@ def test_521_is_not_bound_to_one_two(gsm8k: dict) -> None:
 
 def test_917_pairs_of_its_own_balloons_stay_the_given(gsm8k: dict) -> None:
     # "$0.5 for 2 balloons"; "12/2 = 6 pairs of balloons": the pair is the question's own 2
-    # balloons, a given, not the legs-of-a-pair kind of constant
+    # balloons, a given, not the legs-of-a-pair kind of constant ("1 dozen balloons": the dozen a
+    # unit after a number, its 12 the factor k_per_dozen)
     rule = rule_for_seed(gsm8k["917"])
-    assert "(assert (= s1_pairs_balloons (/ w_dozen g1_balloons)))" in rule.smtlib
+    assert "(assert (= s1_pairs_balloons (/ k_per_dozen g1_balloons)))" in rule.smtlib
     assert _problems(rule.smtlib, gsm8k["917"]) == []

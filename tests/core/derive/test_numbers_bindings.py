@@ -209,3 +209,14 @@ def test_a_count_of_listed_names_stays_put() -> None:
         {"name": "g3", "value": "3", "span": _at(q, "is 3 years", "3"), "words": "3", "kind": "number"}]}
     fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
     assert fixed == {"g1": "the count of the names its sentence lists", "g2": "", "g3": ""}
+
+
+def test_a_mixed_number_stays_put() -> None:
+    # GSM8K 967 (made by cover26): "1 1/2 dozen brownies were eaten", a given of 3/2 written as a
+    # mixed number: no style writes it again, so it keeps its value; the other givens still move
+    q = "Her friends had 4 dozen brownies. During the party, 1 1/2 dozen brownies were eaten."
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "4", "span": _at(q, "4 dozen", "4"), "words": "4", "kind": "number"},
+        {"name": "g2", "value": "3/2", "span": _at(q, "1 1/2", "1 1/2"), "words": "1 1/2", "kind": "fraction"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed["g1"] == "" and fixed["g2"]

@@ -170,6 +170,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
                 continue  # "3 sprints 3 times" -> 3*3, "20 x 20/100": each place once, which is which is immaterial
             if _constant_named_by_line(dep, v, line):
                 continue  # "10 birds * 2 legs/bird" for k_legs_per_birds: the constant, not "2 cats"
+            if _constant_of_every_place(dep, v, occurrences):
+                continue  # "4 dozen brownies" ... "12*3.5" for k_per_dozen: the unit every place names
             occ = occurrences + reciprocals if _divides_by(expr, dep) else occurrences
             once = sum(1 for d in expr_names(expr) if d in values and values[d] == v) == 1 and _name_count(expr, dep) == 1
             problem = _one_binding(step, v, line, occ, solution, dep, question, _other_operand(expr, dep, defs, values),
@@ -186,6 +188,18 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
 
 
 _CONSTANT_FILLER = frozenset({"k", "per", "of", "a", "an", "in", "the"})
+
+
+def _constant_of_every_place(name: str, v: Fraction, occurrences: list[Occurrence]) -> bool:
+    """Is ``name`` a named constant (``k_per_dozen``) and every place where the question states
+    ``v`` a word of that name ("one dozen", "4 dozen", "1/2 a dozen": the unit, never a count)?
+    Then no place of the question is another quantity of that value the constant could stand for."""
+    if not name.startswith("k_"):
+        return False
+    own = {stem(w) for w in name.split("_") if w and w not in _CONSTANT_FILLER}
+    places = [o for o in occurrences if o.value == v]
+    return bool(places) and all(not o.text[:1].isdigit() and {stem(w) for w in o.text.lower().split()} - {"a"} <= own
+                                for o in places)
 
 
 def _constant_named_by_line(name: str, v: Fraction, line: str) -> bool:

@@ -4,7 +4,8 @@ After :meth:`Givens.bind` has tied the question's digits to declared constants, 
 left in a step is one of:
 
 * a **word given** the question states in words ("half", "twice", "a quarter", "a dozen",
-  "round trip", "an hour"): declared as ``w_<words>`` tied to those words;
+  "round trip", "an hour"): declared as ``w_<words>`` tied to those words; a dozen the question
+  writes only after numbers ("4 dozen", "1/2 a dozen") is a unit, its 12 the factor ``k_per_dozen``;
 * a **named factor** of a unit or percent conversion (100 for a percent, 60 minutes an
   hour, 12 months a year, 7 days a week...) whose words the question uses: declared as
   ``k_<what>``, never bound to a given that merely has the same value;
@@ -143,7 +144,10 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
         # "1/3 as many" computed as "÷ 3": the fraction's parts
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
+    unit_dozen = _dozen_a_unit(q)
     for phrase, values in WORD_GIVENS.items():
+        if unit_dozen and phrase in ("dozen", "dozens", "a dozen"):
+            continue  # "4 dozen brownies": the dozen is a unit, its 12 the factor k_per_dozen
         if has_phrase(q, phrase) and not (phrase in _ORDINAL_TOO and _only_ordinal(q, phrase)):
             slug = _slug(phrase)
             for i, v in enumerate(values):
@@ -154,6 +158,19 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
     for v, name in fraction_parts(q):  # "two thirds" as "/ 3" and "* 2" apart
         out.setdefault(v, []).append(name)
     return out
+
+
+_NUMBER_BEFORE = re.compile(r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+                            r"|thirty|forty|fifty))\s+$")
+
+
+def _dozen_a_unit(q: str) -> bool:
+    """Does the question write every "dozen" after a number ("one dozen", "4 dozen", "1 1/2 dozen",
+    "1/2 a dozen": a unit, as "4 pounds"), so that a 12 its solution writes is the unit's factor
+    ``k_per_dozen``, one quantity wherever it is written? A "dozen" with no number before it ("a
+    dozen eggs", "half a dozen") states a count of 12 itself: a word given at its place."""
+    found = list(re.finditer(r"\b(?:(a)\s+)?dozens?\b", q[:20_000]))
+    return bool(found) and all(_NUMBER_BEFORE.search(q, max(0, m.start() - 24), m.start()) for m in found)
 
 
 #: word givens that are also ordinals: "A third says 25% more" is the third person, no 1/3

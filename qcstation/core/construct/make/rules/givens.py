@@ -42,7 +42,8 @@ def content_words(text: str) -> list[str]:
 # --------------------------------------------------------------------------- the question's numbers
 
 _Q_NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    # a mixed number ("1 1/2 dozen") is one number, 3/2 (never a 1 and a half)
+    r"(?<![\w.])(?:(?<![:,/])(?P<whole>[1-9]\d{0,2})\s(?=\d+/\d+(?![\d./])))?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s*/\s*(?P<den>\d+)(?![\d.]))?"
 )
 _Q_WORDS = {w: i for i, w in enumerate(
@@ -102,7 +103,8 @@ _PERCENT_AFTER_RE = re.compile(r"\s*(?:%|percent\b)")
 
 
 class Givens:
-    """The numbers a question states (digits, fractions, number words), in order."""
+    """The numbers a question states (digits, fractions, mixed numbers such as "1 1/2", number
+    words), in order."""
 
     def __init__(self, question: str) -> None:
         self.question = question
@@ -116,7 +118,10 @@ class Givens:
                     if den == 0:
                         continue
                     value = Fraction(num) / den
-                    self.fractions.add((num, m.group("den")))
+                    if m.group("whole"):
+                        value += int(m.group("whole"))
+                    else:
+                        self.fractions.add((num, m.group("den")))
                 else:
                     value = Fraction(num)
             except (ValueError, ZeroDivisionError):
@@ -249,7 +254,8 @@ def text_numbers(text: str) -> set[Fraction]:
     for m in _Q_NUMBER_RE.finditer(text):
         try:
             v = Fraction(m.group("num").replace(",", ""))
-            out.add(v / int(m.group("den")) if m.group("den") and int(m.group("den")) else v)
+            v = v / int(m.group("den")) if m.group("den") and int(m.group("den")) else v
+            out.add(v + int(m.group("whole")) if m.group("whole") and m.group("den") else v)
         except (ValueError, ZeroDivisionError):
             continue
     return out

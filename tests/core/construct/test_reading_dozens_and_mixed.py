@@ -29,7 +29,7 @@ def test_967_a_mixed_number_of_dozens_and_the_dozens_factor(gsm8k: dict) -> None
     assert steps["s1"] == "(/ k_per_dozen w_1_2_parts)"
     assert steps["s2"] == "(- g1_dozen g2_dozen)"
     assert steps["s4"] == "(* k_per_dozen s3_dozen_brownies)"
-    assert [f["name"] for f in rule.factors] == ["k_per_dozen"]
+    assert [f["name"] for f in rule.factors or []] == ["k_per_dozen"]
 
 
 def test_a_mixed_number_is_one_number_but_a_clock_is_not() -> None:

@@ -399,3 +399,29 @@ def test_a_rule_made_scenario_never_holds_a_fragment(gsm8k: dict, seed: str, fra
     with pytest.raises(KeyInfoError, match="fragment") as info:
         keyinfo_from_annotations(gsm8k[seed]["question"], gsm8k[seed]["solution"], rule.steps, givens=rule.givens)
     assert fragment in str(info.value)
+
+
+def test_a_pair_that_shares_a_total_by_its_difference_is_counted_by_one_member_s_line(gsm8k: dict) -> None:
+    """1130 "Camden and Sarah painted a total of 30 eggs, but Camden painted 12 more than Sarah" /
+    "Sarah painted (30 - 12)/2": the 2 is the pair's count (w_camden_and_sarah, tied to its
+    words), read because the line writes the sentence's total and difference (issue 26.1, cover26)."""
+    from qcstation.core.construct.make.rules.implied import list_count
+
+    rule = rule_for_seed(gsm8k["1130"])
+    assert rule.value == 8
+    assert "(assert (= s3_easter_eggs (/ (- g2_eggs g3) w_camden_and_sarah)))" in rule.smtlib
+    assert "(assert (= s2_easter_eggs (/ s1_easter_eggs w_arnold_and_madeline)))" in rule.smtlib
+    words = {g["name"]: g["words"] for g in rule.givens}
+    assert words["w_camden_and_sarah"] == "Camden and Sarah" and words["g2_eggs"] == "30" and words["g3"] == "12"
+    q = gsm8k["1130"]["question"]
+    assert list_count(Fraction(2), q, "Sarah painted (30 - 12)/2 = 18/2 = 9 easter eggs.", "divisor") \
+        == "Camden and Sarah"
+    # the trap: a line that writes one number of the pair's sentence divides for another reason
+    # (1124 "Elijah's second dog is 60 / 2" beside "how much do Elijah and Kory's dogs weigh
+    # altogether": half the weight, the word given "half", never the pair)
+    assert list_count(Fraction(2), q, "Sarah painted 30/2 = 15 easter eggs.", "divisor") is None
+    rule = rule_for_seed(gsm8k["1124"])
+    assert "(assert (= s2_pounds (/ g1_pounds w_half_parts)))" in rule.smtlib
+    # a sentence that states no total of the pair
+    q2 = "Camden and Sarah painted 30 eggs each, but Camden painted 12 more cups than Sarah."
+    assert list_count(Fraction(2), q2, "Sarah painted (30 - 12)/2 = 9", "divisor") is None

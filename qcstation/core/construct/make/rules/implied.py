@@ -184,7 +184,8 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
     "The north and south walls" (things in lower case only where the line names two of them). The
     text of that list, or None: a number no list has as many members, two such lists the line
     does not tell apart, or a line that neither names the list's members nor shares or averages
-    by dividing."""
+    by dividing. A line that names one member reads the pair that shares a total by its
+    difference (:func:`_total_of_one_member`)."""
     if v.denominator != 1 or not 2 <= v <= 12:
         return None
     cands = [(text, ms) for text, ms in named_lists(question) if len(ms) == v]
@@ -194,6 +195,10 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
         return named[0][0]
     if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line):
         return cands[0][0]
+    if not named and role == "divisor":
+        total = _total_of_one_member(cands, question, line)
+        if total is not None:
+            return total
     if not cands:
         things = [(text, ms) for text, ms in word_lists(question) if len(ms) == v
                   and sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line, re.I)) >= 2]
@@ -204,6 +209,34 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
             if len(shared) == 1:
                 return shared[0]
     return None
+
+
+_TOTAL_WORDS = re.compile(r"\b(?:a total of|in total|total|together|combined|altogether)\b", re.I)
+_LINE_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+def _total_of_one_member(cands: list[tuple[str, tuple[str, ...]]], question: str, line: str) -> str | None:
+    """The list of names whose count a divisor is where the line names one member only: "Camden
+    and Sarah painted a total of 30 eggs, but Camden painted 12 more than Sarah" / "Sarah painted
+    (30 - 12)/2" (1130): the total less the difference, shared by the two. Only the one list of
+    that many names with a member on the line, whose sentence states a total of them ("a total
+    of", "together") and two numbers the line writes (the total and the difference; "Elijah's
+    second dog is 60 / 2" beside "Elijah and Kory's dogs ... 60 pounds ... altogether" is half
+    the weight, no share of a pair); None otherwise."""
+    q = question[:20_000]
+    said = {m.group(0) for m in _LINE_NUMBER.finditer(line)}
+    found = []
+    for text, ms in cands:
+        if not any(re.search(rf"\b{re.escape(w)}\b", line) for w in ms):
+            continue
+        at = q.find(text)
+        a = max(q.rfind(c, 0, at) for c in ".?!") + 1
+        ends = [e for e in (q.find(c, at) for c in ".?!") if e != -1]
+        sentence = q[a:min(ends) if ends else len(q)]
+        stated = {m.group(0) for m in _LINE_NUMBER.finditer(sentence)}
+        if _TOTAL_WORDS.search(sentence) and len(stated & said) >= 2:
+            found.append(text)
+    return found[0] if len(found) == 1 else None
 
 
 #: "equal amounts of red, white, and purple paint", "divides the bag equally among the cookies,

@@ -235,6 +235,8 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)(?![A-Za-z])", re.IGNORECASE)
 _ORDINAL_PLURAL_AFTER = re.compile(r"^(?:st|nd|rd|th)s(?![A-Za-z])", re.IGNORECASE)
+_PARTS_WORD_AFTER = re.compile(r"^\s+(?:thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b",
+                               re.IGNORECASE)
 _CLOCK_BEFORE = re.compile(r"\d:\s*$")
 _CLOCK_AFTER = re.compile(r"^\s*(?::\d\d|\s*(?:a\.?m\.?|p\.?m\.?|o'clock)\b)", re.IGNORECASE)
 
@@ -272,6 +274,8 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
     if "/" in question[start:end] and _ORDINAL_PLURAL_AFTER.match(question[end:end + 4]):
         # "bounces to 2/3rds of its height": "2/5rds" would not read
         return "a fraction written with its ordinal's ending"
+    if _PARTS_WORD_AFTER.match(question[end:end + 12]):
+        return "the numerator of a fraction in words"  # "3 quarters of": "1 quarters" would not read
     if _LEGS_AFTER.match(question[end:end + 12]):
         return "the legs of an animal"   # "18 5-legged animals" is no animal
     if value.denominator == 1 and 2 <= value <= 12 and _names_listed(question, start, end) == value:

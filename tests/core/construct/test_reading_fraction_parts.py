@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules.fraction_parts import digit_fraction_parts, writes_the_fraction
 from qcstation.core.verify.outcome import VerifyLimits
 from qcstation.core.verify.pool import VerifierPool
 
@@ -51,3 +52,29 @@ def test_the_parts_without_the_numerator_are_refused() -> None:
             "answer_text": "80", "source": "gsm8k"}
     with pytest.raises(RuleError, match="used without the fraction's numerator"):
         rule_for_seed(seed)
+
+
+def test_a_digit_numerator_and_a_word_of_parts_on_a_line_that_writes_the_fraction(gsm8k: dict) -> None:
+    """1235 "Regina wrote 9 novels last year. If this is 3 quarters of the number of novels she has
+    written this year" / "(4/3)*9": the 4 is the parts of "quarters" (w_quarters_parts, tied to the
+    word), the 3 the question's digit (issue 26.1, cover26)."""
+    rule = rule_for_seed(gsm8k["1235"])
+    assert rule.value == 12
+    assert "(assert (= s1_novels (* (/ w_quarters_parts g1_quarters) g2_novels)))" in rule.smtlib
+    assert {g["name"]: g["words"] for g in rule.givens} == {
+        "g1_quarters": "3", "g2_novels": "9", "w_quarters_parts": "quarters"}
+
+
+def test_the_parts_of_a_digit_fraction_on_a_line_that_does_not_write_it_stay_refused() -> None:
+    # "20 students do not have one ... 20 x 4": 4 is 1 / (1 - 3/4), equal to the parts of
+    # "3 quarters" only because the numerator is one less; the line writes no 3/4 or 4/3
+    seed = {"question": "3 quarters of the students in a class have a pencil. 20 students do not have one. "
+                        "How many students are in the class?",
+            "solution": "There are 20 x 4 = <<20*4=80>>80 students in the class.", "answer_text": "80",
+            "source": "gsm8k"}
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)
+    assert digit_fraction_parts("if this is 3 quarters of the number") == {"w_quarters_parts": (3, 4)}
+    assert digit_fraction_parts("he has 3 quarters and 2 dimes") == {}  # coins, no fraction
+    assert writes_the_fraction(3, 4, "Multiplying both sides by 4/3 gives (4/3)*9")
+    assert not writes_the_fraction(3, 4, "There are 20 x 4 = 80 students")

@@ -220,3 +220,14 @@ def test_a_mixed_number_stays_put() -> None:
         {"name": "g2", "value": "3/2", "span": _at(q, "1 1/2", "1 1/2"), "words": "1 1/2", "kind": "fraction"}]}
     fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
     assert fixed["g1"] == "" and fixed["g2"]
+
+
+def test_the_digit_numerator_of_a_fraction_in_words_stays_put() -> None:
+    # GSM8K 1235 (made by cover26): "If this is 3 quarters of the number of novels": "1 quarters"
+    # or "5 quarters" would not read; the other givens still move
+    q = "Regina wrote 9 novels last year. If this is 3 quarters of the number of novels she has written."
+    c = {"bound": True, "givens": [
+        {"name": "g1", "value": "3", "span": _at(q, "3 quarters", "3"), "words": "3", "kind": "number"},
+        {"name": "g2", "value": "9", "span": _at(q, "9 novels", "9"), "words": "9", "kind": "number"}]}
+    fixed = {g.name: g.fixed for g in read_bindings(q, c).givens}
+    assert fixed == {"g1": "the numerator of a fraction in words", "g2": ""}

@@ -153,10 +153,12 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts
                 out.setdefault(v, []).append(f"w_{slug}" + ("" if i == 0 else "_parts"))
-    from qcstation.core.construct.make.rules.fraction_parts import fraction_parts
+    from qcstation.core.construct.make.rules.fraction_parts import digit_fraction_parts, fraction_parts
 
     for v, name in fraction_parts(q):  # "two thirds" as "/ 3" and "* 2" apart
         out.setdefault(v, []).append(name)
+    for name, (_, parts) in digit_fraction_parts(q).items():  # "3 quarters of" / "(4/3)*9"
+        out.setdefault(Fraction(parts), []).append(name)
     return out
 
 
@@ -197,8 +199,11 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     """Replace each literal other than 0 and 1 by a declared word given or named factor
     (see the module docstring). Returns the new expressions and the constants; raises
     RuleError naming the first literal that is neither."""
+    from qcstation.core.construct.make.rules.fraction_parts import digit_fraction_parts, writes_the_fraction
+
     words = _word_givens(question)
     q = question.lower()
+    digit_parts = digit_fraction_parts(q)
     consts: dict[Fraction, str] = {}
     order: list[tuple[str, Fraction, Expr]] = []
     declared: set[str] = set()
@@ -208,7 +213,8 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
     listed_names: dict[str, str] = {}  # a list's count -> the list's text ("Marcell and Beatrice")
 
     def name_for(v: Fraction, line: str, role: str) -> str | None:
-        names = words.get(v, [])
+        # the parts of "3 quarters" only on a line that writes the fraction ("(4/3)*9")
+        names = [n for n in words.get(v, []) if n not in digit_parts or writes_the_fraction(*digit_parts[n], line)]
         # of two word givens of one value ("half" and "twice"), the one the step's line writes,
         # else the one whose role the computation has: "8 / 2" divides by half's parts, "5 x 2"
         # multiplies by "twice"

@@ -4,14 +4,18 @@ divides by, ``w_two_thirds_parts``) and the 2 its numerator (how many parts it t
 ``w_two_thirds_numerator``): word givens of the phrase the question writes, never a number the
 question does not state. Only fractions whose numerator is more than 1 ("a third" divides by 3
 already: ``w_a_third_parts``), and only where the question writes the phrase as a fraction,
-not an ordinal."""
+not an ordinal.
+
+A fraction written with a digit numerator and a word of parts ("3 quarters of the number of
+novels" / "(4/3)*9"): its parts ``w_quarters_parts`` (the 3 is the question's digit, a given),
+only on a line that writes the fraction or its reciprocal in digits (:func:`writes_the_fraction`)."""
 
 from __future__ import annotations
 
 import re
 from fractions import Fraction
 
-__all__ = ["fraction_parts", "check_parts_with_numerator"]
+__all__ = ["fraction_parts", "check_parts_with_numerator", "digit_fraction_parts", "writes_the_fraction"]
 
 
 def fraction_parts(question_lower: str) -> list[tuple[Fraction, str]]:
@@ -54,3 +58,28 @@ def _is_fraction_parts(name: str) -> bool:
                 and name == "w_" + re.sub(r"[^a-z]+", "_", phrase).strip("_") + "_parts":
             return True
     return False
+
+
+_DENOMINATOR_WORDS = {"thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7,
+                      "eighths": 8, "ninths": 9, "tenths": 10}
+_DIGIT_FRACTION = re.compile(r"(?<![\w.,$])(\d)\s+(thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths"
+                             r"|tenths)\s+(?:of|as)\b")
+
+
+def digit_fraction_parts(question_lower: str) -> dict[str, tuple[int, int]]:
+    """name -> (numerator, parts) of each fraction the question writes with a digit numerator and a
+    word of parts ("If this is 3 quarters of the number of novels": ``w_quarters_parts``, 4 with
+    the numerator 3, itself a given of the question). One such fraction per word of parts."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for m in _DIGIT_FRACTION.finditer(question_lower[:20_000]):
+        num, den = int(m.group(1)), _DENOMINATOR_WORDS[m.group(2)]
+        if 1 < num < den:
+            found.setdefault(f"w_{m.group(2)}_parts", []).append((num, den))
+    return {name: fs[0] for name, fs in found.items() if len(set(fs)) == 1 and len(fs) == 1}
+
+
+def writes_the_fraction(numerator: int, parts: int, line: str) -> bool:
+    """Does the step's line write the fraction or its reciprocal in digits ("(4/3)*9" for "3
+    quarters")? Only then is its number of parts that fraction's: "4 x 20" for "3 quarters of the
+    students have one" is 1 / (1 - 3/4), equal to the parts only because the numerator is one less."""
+    return bool(re.search(rf"(?<![\d.])(?:{numerator}\s*/\s*{parts}|{parts}\s*/\s*{numerator})(?![\d.])", line))

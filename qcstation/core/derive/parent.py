@@ -618,9 +618,19 @@ def _check_solution_words(parent: Parent, values: dict[str, Fraction]) -> None:
     if not words:
         return
     stale = {a for k, a in parent.old.items() if values.get(k, a) != a}
-    keep = set(values.values()) | set(parent.constants)
+    # a word may still be a quantity that keeps its value (or a constant), never one that only
+    # takes that value now: the parent's "forty customers" is no "$40 tip" (860: 40 customers
+    # -> 50, a $20 tip -> $40; its variant kept "from the forty customers is 50*$40")
+    keep = {a for k, a in parent.old.items() if values.get(k, a) == a} | set(parent.constants)
+    # and the question's own words for a changed given name that given, whatever else has its
+    # value: 422's "Four boats ... carried away 4 cats each" -> "Two boats", the 4 cats kept,
+    # the solution's "When four boats carried away" is the old story
+    givens = tuple(getattr(parent, "givens", ()))
+    moved = {g.words.lower() for g in givens if values.get(g.name, g.value) != g.value}
+    kept = {g.words.lower() for g in givens if values.get(g.name, g.value) == g.value}
     for n in words:
-        if n.value in stale and n.value not in keep:
+        named = n.text.lower() in moved and n.text.lower() not in kept
+        if n.value in stale and (n.value not in keep or named):
             raise Refusal("solution-words", f"the worked solution writes {n.text!r}, the old "
                                             f"value of a quantity that changes, in words")
 

@@ -471,7 +471,25 @@ def _value_item(parent: dict[str, Any], item: dict[str, Any], answer: Fraction,
         keep |= {n.result for n in calc_annotations(str(item.get("solution") or ""))}
     except Unreadable:
         pass
-    return Verdict("ok", value=value, stale=_stale_numbers(item, set(changed), keep))
+    stale = _stale_numbers(item, set(changed), keep)
+    stale += _stale_words(str(parent["question"]), str(item["question"]),
+                          str(item.get("solution") or ""), set(changed))
+    return Verdict("ok", value=value, stale=stale)
+
+
+def _stale_words(parent_q: str, item_q: str, solution: str, changed: set[Fraction]) -> list[str]:
+    """A number the item's solution writes as a word ("from the forty customers") with the old
+    value of a changed number, where the parent's question writes that word and the item's
+    question no longer does: the old story, whatever other quantity now has that value (the
+    numbers check above keeps every value the item's question states: its "$40 tip")."""
+    def words(text: str) -> set[str]:
+        return {t.lower() for t in _TOKEN.findall(text[:_MAX_TEXT]) if t[:1].isalpha()}
+
+    gone = words(parent_q) - words(item_q)
+    for t in _TOKEN.findall(solution[:_MAX_TEXT]):
+        if t[:1].isalpha() and t.lower() in gone and _number(t) in changed:
+            return [f"solution writes {t}"]
+    return []
 
 
 @functools.lru_cache(maxsize=256)

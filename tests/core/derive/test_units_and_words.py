@@ -149,3 +149,56 @@ def test_a_given_its_words_cannot_rewrite_stays_while_the_others_move() -> None:
     by = b.by_name()
     assert by["w_twice"].fixed and domain(by["w_twice"]) is None      # "twice" keeps its 2
     assert domain(by["g2_times"]) is not None and domain(by["g1_sheep"]) is not None
+
+
+def test_an_old_value_in_words_is_stale_though_another_quantity_now_has_it() -> None:
+    """GSM8K 860: 40 customers -> 50 and a $20 tip -> $40; the variant's solution read "as tips
+    from the forty customers is 50*$40": "forty" was let through because some quantity's new
+    value is 40. And 422: "Four boats ... carried away 4 cats each" -> "Two boats", the 4 cats
+    kept; "When four boats carried away" was let through because the cats keep the value 4.
+    44 of 6,922 value-changing items of a full GSM8K derive kept such a word."""
+    from qcstation.core.derive.bindings import question_numbers
+
+    def parent(solution: str, givens: list[tuple[str, int, str]], old: dict[str, int]) -> Parent:
+        return cast(Parent, SimpleNamespace(
+            old={k: Fraction(v) for k, v in old.items()}, constants=frozenset(),
+            givens=tuple(SimpleNamespace(name=n, value=Fraction(v), words=w) for n, v, w in givens),
+            solution_words=[n for n in question_numbers(solution) if n.text[:1].isalpha()]))
+
+    tips = parent("Rafaela received as tips from the forty customers 40*$20 = $800.",
+                  [("g1_customers", 40, "forty"), ("g2_tip", 20, "20")],
+                  {"g1_customers": 40, "g2_tip": 20, "s1": 800})
+    with pytest.raises(Refusal) as exc:
+        _check_solution_words(tips, {"g1_customers": Fraction(50), "g2_tip": Fraction(40),
+                                     "s1": Fraction(2000)})
+    assert exc.value.code == "solution-words" and "'forty'" in str(exc.value)
+    # the customers kept, the tip moved: "forty" is still the customers' number
+    _check_solution_words(tips, {"g1_customers": Fraction(40), "g2_tip": Fraction(30),
+                                 "s1": Fraction(1200)})
+
+    boats = parent("When four boats carried away 4 cats each, 2*4 = 8 cats left.",
+                   [("g1_boats", 4, "Four"), ("g2_cats", 4, "4")],
+                   {"g1_boats": 4, "g2_cats": 4, "s1": 16})
+    with pytest.raises(Refusal) as exc:
+        _check_solution_words(boats, {"g1_boats": Fraction(2), "g2_cats": Fraction(4), "s1": Fraction(8)})
+    assert "'four'" in str(exc.value)
+    # the boats kept, the cats moved: the boats' "four" is right
+    _check_solution_words(boats, {"g1_boats": Fraction(4), "g2_cats": Fraction(3), "s1": Fraction(12)})
+
+
+def test_derive_check_finds_an_old_value_kept_in_words() -> None:
+    """The independent recheck (``derive check``) reads the texts alone: a number word of the
+    parent's question that the item's question no longer has, written in the item's solution
+    with an old value, is stale."""
+    from qcstation.core.derive.recheck import recheck
+
+    parent = {"question": "Each of the forty customers gave Rafaela a $20 tip. How much did she get?",
+              "solution": "From the forty customers she got 40*20=<<40*20=800>>800.\n#### 800",
+              "answer_value": "800"}
+    kept = {"transform": "variant", "answer_value": "2000", "params": "{}", "contents": {},
+            "question": "Each of the fifty customers gave Rafaela a $40 tip. How much did she get?",
+            "solution": "From the forty customers she got 50*40=<<50*40=2000>>2000.\n#### 2000"}
+    verdict = recheck(parent, kept)
+    assert verdict.status == "ok" and verdict.stale == ["solution writes forty"]
+    right = dict(kept, solution="From the fifty customers she got 50*40=<<50*40=2000>>2000.\n#### 2000")
+    assert recheck(parent, right).stale == []

@@ -43,11 +43,35 @@ def test_the_words_of_a_line_never_place_both_uses_of_its_step_at_one_place(gsm8
     # neither, so the seed stays refused
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k["312"])
-    # 393 "Netflix for $10 a month ... Hulu and Disney Plus normally cost $10 a month each":
-    # "Hulu and Disney Plus normally cost 10+10" would be the second $10 twice only if a use of
-    # another step named Netflix's $10 ("16+10" names nothing): refused, not read by elimination
+    # 393 "Netflix for $10 a month ... Hulu and Disney Plus normally cost $10 a month" with no
+    # "each": "Hulu and Disney Plus normally cost 10+10" would be the second $10 twice only if a
+    # use of another step named Netflix's $10 ("16+10" names nothing): refused, not read by
+    # elimination
+    seed = dict(gsm8k["393"])
+    seed["question"] = seed["question"].replace("$10 a month each but", "$10 a month but")
     with pytest.raises(RuleError, match="uncertain binding"):
-        rule_for_seed(gsm8k["393"])
+        rule_for_seed(seed)
+
+
+def test_a_place_each_one_s_of_the_names_it_follows_is_used_once_per_name(gsm8k: dict) -> None:
+    # 393 "He gets Netflix for $10 a month. Hulu and Disney Plus normally cost $10 a month each":
+    # "Hulu and Disney Plus normally cost 10+10" is the second $10 once for each of the two names
+    # (each use's words chose it); "16+10" names nothing and is Netflix's $10 by elimination
+    uses = _uses(gsm8k["393"])
+    assert uses["s1"] == ["10 a month each but ", "10 a month each but "]
+    assert uses["s4"] == ["10 a month.  Hulu an"]
+    # the place is each one's of two names: a step that uses it three times is not read so
+    q = "He gets Netflix for $10 a month. Hulu and Disney Plus cost $10 a month each. Total?"
+    ten = Fraction(10)
+    starts = [21, 60]
+    assert q[21:23] == "10" and q[60:62] == "10"
+    own = [frozenset({"$", "mont"}), frozenset({"$", "mont"})]
+    line = "Hulu and Disney Plus cost 10+10+10 = <<10+10+10=30>>30"
+    three = [Use(0, ten, k, (), once=False, swappable=True) for k in range(3)] + [Use(1, ten, 0, ())]
+    assert joint_places(q, starts, own, three, [line, "So 30+10 = <<30+10=40>>40"]) is None
+    two = [Use(0, ten, k, (), once=False, swappable=True) for k in range(2)] + [Use(1, ten, 0, ())]
+    assert joint_places(q, starts, own, two, ["Hulu and Disney Plus cost 10+10 = <<10+10=20>>20",
+                                              "So 20+10 = <<20+10=30>>30"]) == [1, 1, 0]
 
 
 def test_elimination_and_the_clause_words_place_every_use(gsm8k: dict) -> None:

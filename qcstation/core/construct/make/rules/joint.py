@@ -29,6 +29,9 @@ chose it and every other place is chosen by the words of a use in another step (
 are the same for both uses of its step). Assignments that differ only by which of a step's uses
 of one chain of one commutative operator ("12 + 12") is which place make one term and count once.
 A place listed right beside another ("12 boys and 12 girls") shares its clause's words with it.
+A place that is each one's of the names its sentence opens with ("Hulu and Disney Plus normally
+cost $10 a month each") may be used by one step once per name, where the words of each use chose
+it, with no other place chosen by words elsewhere (the other places are used by elimination).
 Only when exactly one assignment is left is it taken;
 otherwise nothing is decided for that value and the binder keeps its own reading (and refusal).
 """
@@ -308,7 +311,33 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
     return out
 
 
-def _twice_worded(uses: list[Use], pick: tuple[int, ...], worded: list[bool], n: int) -> bool:
+#: a sentence that opens with two or more names joined by "and" ("Hulu and Disney Plus normally
+#: cost"), up to the value
+_NAMES_OPEN = re.compile(r"\s*(?P<first>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)"
+                         r"(?P<more>(?:\s*,\s*[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)*)"
+                         r",?\s+and\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*\s+[a-z][^.?!;,]*$")
+_EACH_AFTER = re.compile(r"[^.?!;,]*?\beach\b", re.I)
+
+
+def _each_of_names(question: str, start: int) -> int:
+    """How many names the place at ``start`` is each one's: its sentence opens with the names
+    joined by "and" and its clause says "each" after the value ("Hulu and Disney Plus normally
+    cost $10 a month each": 2); 0 where it is not."""
+    bounds = sentence_bounds(question)
+    k = next(i for i, e in enumerate(bounds) if start < e)
+    head = question[bounds[k - 1] if k else 0:start].rstrip("$")
+    m = _NAMES_OPEN.fullmatch(head)
+    if m is None:
+        return 0
+    n = re.match(r"[\d$.,]+|[A-Za-z]+", question[start:start + 40])
+    end = start + (n.end() if n else 1)
+    if not _EACH_AFTER.match(question, end, bounds[k]):
+        return 0
+    return 2 + len(re.findall(r",", m.group("more")))
+
+
+def _twice_worded(uses: list[Use], pick: tuple[int, ...], worded: list[bool], n: int,
+                  each_of: list[int] | None = None) -> bool:
     """One place twice in a step only where the words of each use chose it and every other place
     is chosen by the words of a use in another step ("The total times that they ride the luge is
     2+2" beside "roller coaster is 2+4"); the words of a line are the same for both uses of a step
@@ -323,6 +352,9 @@ def _twice_worded(uses: list[Use], pick: tuple[int, ...], worded: list[bool], n:
     for step, places in twice.items():
         if not all(w for u, p, w in zip(uses, pick, worded) if u.step == step and p in places):
             return False
+        if each_of and all(each_of[p] == sum(1 for u, q in zip(uses, pick) if u.step == step and q == p)
+                           for p in places):
+            continue  # the place is each one's of the names it follows, as often as the step uses it
         elsewhere = {p for u, p, w in zip(uses, pick, worded) if u.step != step and w}
         if not set(range(n)) - places <= elsewhere:
             return False
@@ -356,12 +388,13 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
         if total > MAX_ASSIGNMENTS:
             return None
     cover = len(uses) >= len(starts)
+    each_of = [_each_of_names(question, s) for s in starts]
     found: list[tuple[int, ...]] = []
     terms: set[tuple[object, ...]] = set()
     for pick in itertools.product(*options):
         if cover and len(set(pick)) != len(starts):
             continue
-        if not _twice_worded(uses, pick, worded, len(starts)):
+        if not _twice_worded(uses, pick, worded, len(starts), each_of):
             continue
         term = _term_of(uses, pick)
         if term in terms:

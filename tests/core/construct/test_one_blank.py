@@ -132,3 +132,10 @@ def test_an_earlier_result_is_told_by_its_line_only_where_its_words_settle_it() 
     assert _by_its_line(desc, at, at + 2, set(), [q1, q3], lines) is None
     # a given of the same value among the candidates: never chosen by an earlier line's words
     assert _by_its_line(desc, at, at + 2, {"part", "band"}, [q3, ("given", "g1", {"minut"})], lines) is None
+
+
+def test_a_blank_keeps_no_space_before_the_stop_its_computation_had(gsm8k: dict) -> None:
+    """"Two pens cost 2 x $0.25 = $<<2*0.25=0.50>>0.50." read "Q2: Two pens cost ? ." (551)."""
+    u = _unknowns(gsm8k["551"])
+    assert u[1] == "Q2: Two pens cost ?."
+    assert not any(" ." in x or " ," in x for x in u), u

@@ -126,6 +126,8 @@ _ANY_WRITTEN = re.compile(r"(?<![\w.,/])\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\w/]|
 _HALF_OF = re.compile(r"\bhalf(\s+of)?(?=\s+(?:the|their|his|her|its|my|our|your|all|of)\b)", re.I)
 
 
+#: a blank the computation it stands for left spaced from the stop after it
+_BLANK_BEFORE_STOP = re.compile(r"\?\s+(?=[.,;:!](?:\s|$))")
 #: an annotation that only writes a value ("<<16=16>>"), and an operator written in a line
 _ANNOT_ECHO = re.compile(r"\s*\$?[\d.,]+\s*=\s*\$?[\d.,]+\s*")
 _COMPUTES = re.compile(r"[=+*/×÷]|\s[-−]\s")
@@ -583,6 +585,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     text = _HIDDEN_COMPUTATION.sub(lambda mm: _BLANK_TOKEN.findall(mm.group(0))[-1], text)
     text = _NAME_GLUED.sub(r"\1 ", text)  # "2500km" -> "Q2 km"
     text = _SPACES.sub(" ", text).strip()
+    text = _BLANK_BEFORE_STOP.sub("?", text)  # "Two pens cost ? ." (a "$0.50." gone): "cost ?."
     text = _VARIABLE_HIDDEN.sub(r"\1", text)  # "x = 24/3 = 8 white fish": "? white fish", not "x ?"
     text = _EMPTY_BECAUSE.sub("", text)
     return text[:300]

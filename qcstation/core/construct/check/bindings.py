@@ -707,6 +707,7 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
                     and not _percent_beside(v, e, defs, values, question) \
+                    and not _count_of_a_percent_value(name, dep, v, defs, values, question, solution) \
                     and not _forced_pair(name, dep, v, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e),
                                           operand_values(e, values), operand_values(defs[dep], values)) \
@@ -758,6 +759,57 @@ def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[s
     if not places or not all("%" in o.words for o in places):
         return False
     return any(n in defs and _is_given(defs[n]) and values.get(n) == v / 100 for n in expr_names(expr))
+
+
+def _percent_only(question: str, v: Fraction) -> bool:
+    """Does the question state ``v`` only as a percent ("20%", "20 percent")?"""
+    places = [o for o in question_occurrences(question) if o.value == v and o.start >= 0]
+    return bool(places) and all("%" in o.words for o in places)
+
+
+def _count_of_a_percent_value(name: str, dep: str, v: Fraction, defs: dict[str, Any],
+                              values: dict[str, Fraction], question: str, solution: str) -> bool:
+    """Is a step's use of an earlier result ``v`` vouched for by the question's percent? The
+    question states ``v`` only as a percent ("candidate A got 20% of the votes"), the earlier
+    step and this one name their results as no percent ("= 20 votes", "= 10 more votes"), and
+    the step does not take the earlier result for a percent: it divides it by no 100, or divides
+    a product by 100 whose other factor is a given of a value the question states only as a
+    percent ("20 x 50/100": the 50 is the percent). Then the question's ``v`` (a percent) is no
+    place of this count."""
+    if not _percent_only(question, v) or name not in values or dep not in values:
+        return False
+    e = defs[name]
+    for x in _subterms(e):
+        if getattr(x, "op", None) != "/" or _value_of(x.right, values) != 100:
+            continue
+        left = x.left
+        if _kind(left) == "Name" and left.name == dep:
+            return False
+        factors = _product_factors(left) if getattr(left, "op", None) == "*" else []
+        if any(_kind(f) == "Name" and f.name == dep for f in factors):
+            others = [f for f in factors if not (_kind(f) == "Name" and f.name == dep)]
+            if not any(_kind(f) == "Name" and f.name in defs and _is_given(defs[f.name])
+                       and values.get(f.name) != v and _percent_only(question, values[f.name]) for f in others):
+                return False
+        elif _name_count(left, dep):
+            return False
+    lines = solution_lines(solution)
+    at = step_line(solution, values[name], operand_values(e, values))
+    dep_at = step_line(solution, values[dep], operand_values(defs[dep], values))
+    if at is None or dep_at is None or at == dep_at or not expr_names(defs[dep]):
+        return False
+    own = result_words(ANNOTATION.sub(" ", lines[at][0]), values[name])
+    said = result_words(ANNOTATION.sub(" ", lines[dep_at][0]), values[dep])
+    percent = {"%", "perc", "percent"}
+    return bool(own - {"$"}) and bool(said - {"$"}) and not (own | said) & percent
+
+
+def _value_of(e: Any, values: dict[str, Fraction]) -> Fraction | None:
+    if _kind(e) == "Num":
+        return Fraction(e.value)
+    if _kind(e) == "Name":
+        return values.get(e.name)
+    return None
 
 
 def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:

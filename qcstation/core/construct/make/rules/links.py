@@ -21,6 +21,7 @@ from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
+from qcstation.core.reading.words import ANNOTATION as ANNOTATION_RE
 from qcstation.core.construct.make.rules.clause_words import result_or_given
 from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
                                                                 drop_unstated_literals, equal_term_groups,
@@ -561,6 +562,88 @@ def _written_times(line: str, v: Fraction) -> int:
     return sum(1 for m in NUMERAL.finditer(ANNOTATION.sub(" ", line)) if numeral_value(m) == v)
 
 
+def _percent_slots(e: Expr) -> list[frozenset[int]]:
+    """The numbers a term divides by 100, by their ordinals (:func:`leaves`' order): one of each
+    set is a percent ("40/100*40": {0}; "(20*50)/100": {0, 1}, the 20 or the 50)."""
+    slots: list[frozenset[int]] = []
+    counter = iter(range(10**9))
+
+    def walk(x: Expr) -> list[tuple[int, Num]]:
+        if isinstance(x, Num):
+            return [(next(counter), x)]
+        if isinstance(x, Neg):
+            return walk(x.operand)
+        if isinstance(x, BinOp):
+            left, right = walk(x.left), walk(x.right)
+            if x.op == "/" and isinstance(x.right, Num) and x.right.value == 100:
+                if isinstance(x.left, Num):
+                    slots.append(frozenset(o for o, _ in left))
+                elif isinstance(x.left, BinOp) and x.left.op == "*" and isinstance(x.left.left, Num) \
+                        and isinstance(x.left.right, Num):
+                    slots.append(frozenset(o for o, _ in left))
+                else:
+                    slots.append(frozenset(o for o, _ in left) | {-1})  # a percent somewhere inside
+            return left + right
+        return []
+
+    walk(e)
+    return slots
+
+
+_PERCENT_WORD = frozenset({"%", "perc", "percent", "pct"})
+
+
+def _names_percent(stems: frozenset[str]) -> bool:
+    return any(w.startswith("perc") or w in _PERCENT_WORD for w in stems)
+
+
+def _decide_percent_places(readings: dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]],
+                           ch: _Choices, comps: list[Computation], exprs: list[Expr], givens: Givens,
+                           solution: str,
+                           ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
+    """A value the question states only as a percent ("candidate A got 20% of the votes") that
+    one earlier step computed as a count ("100 x 20/100 = 20 votes"): where a step divides the
+    number by 100 ("40/100 * 40"), it is the question's percent; where the step writes it as no
+    percent (not divided by 100, the step's result and the earlier one named as no percent, the
+    line writing no "20%"), it is the earlier result ("20 x 50/100 = 10 more votes": the 50 is
+    the percent, the 20 the votes). A term "(20*50)/100" divides one of its two numbers by 100:
+    the 20 is the count only where the 50 is a percent the question states and no earlier
+    result. Only where one reading is left."""
+    decided: dict[int, int | None] = {}
+    for n, i, k, terms, v in open_numbers(readings, ch, exprs):
+        steps = [j for j in ch.options[n] if j is not None]
+        if None not in ch.options[n] or len(steps) != 1 or not _percent_only(givens, v) \
+                or sum(1 for x in terms if x.value == v) > 2:
+            continue
+        j = steps[0]
+        said, own = _result_stems(solution, comps[j]), _result_stems(solution, comps[i])
+        if not said or _names_percent(said) or _names_percent(own):
+            continue  # the earlier result names nothing, or is a percent itself ("100-60 = 40%")
+        line = ANNOTATION_RE.sub(" ", _line_at(solution, comps[i].start))
+        slots = _percent_slots(exprs[i])
+        mine = [sl for sl in slots if k in sl]
+        as_percent = len(re.findall(rf"(?<![\d.]){re.escape(terms[k].text or fmt(v))}\s*(?:%|percent)", line, re.I))
+        if as_percent > sum(1 for sl in slots if len(sl) == 1 and terms[next(iter(sl))].value == v):
+            continue  # the line writes this value as a percent more often than the step divides it by 100
+        if not mine:
+            decided[n] = j
+        elif len(mine) == 1 and mine[0] == {k}:
+            decided[n] = None
+        elif len(mine) == 1 and len(mine[0]) == 2:
+            (m,) = mine[0] - {k}
+            w = terms[m].value
+            fixed = (i, m) not in ch.keys or ch.options[ch.keys.index((i, m))] == [None]
+            if m >= 0 and w != v and fixed and _percent_only(givens, w):
+                decided[n] = j
+    return _keep_decided(readings, ch, decided, lambda j: PERCENT_EVIDENCE if j is not None else
+                         "the words: the question states this value as a percent and the step divides it by 100")
+
+
+#: the evidence of a link the question's percent decides (see :func:`_decide_percent_places`)
+PERCENT_EVIDENCE = ("the words: the question states this value only as a percent; the step writes it as "
+                    "no percent, and the earlier result counts what it counts")
+
+
 #: the evidence of a link the line's words make against the clause of the question's number
 CLAUSE_EVIDENCE = "the words: the line writes the earlier result's line, not the clause of the question's number"
 
@@ -645,6 +728,8 @@ def resolve_links(
             from qcstation.core.construct.make.rules.currency import decide_by_currency
 
             readings = decide_by_currency(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
+            readings = _decide_percent_places(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -67,7 +67,10 @@ def pool_ok(pool, rule, seed) -> bool:
 @pytest.mark.parametrize("sid", [
     "973",   # "2 x 2 = 4 boxes to her mom and sister": the one given 2 already in two roles
     "1055",  # "1*1 = 1 SqFt" for a square tile's side: the one given 1 used twice
-    "610",   # "1/4 pound ... 1 dozen croissants": the question's 1 (a dozen) is used by no step
+    # (610, "1/4 pound ... 1 dozen croissants", was here: the question's 1 (a dozen) is used by no
+    # step. Its "1*7 = 7 pounds of butter" now reads by the words: the product names the rate "1 pound
+    # of butter" of "4*.25", the line names the 7 "7 days", the question's 1 is "1 dozen croissants";
+    # made since lane cover24, test_reading_equal_results.test_a_rate_times_a_count_names_the_rate...)
     "765",   # "$6 + $5 + $3" for Chase's "1 x $3 = $3": "the three of them" is a 3 no step uses
 ])
 def test_a_place_free_or_a_given_in_two_roles_stays_refused(gsm8k: dict, sid: str) -> None:

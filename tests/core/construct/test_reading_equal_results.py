@@ -175,6 +175,9 @@ def test_equal_results_the_words_leave_open_stay_refused(gsm8k: dict, seed: str)
     ("624", "(assert (= s2_years (+ g3_years s1_years)))", "g3_years", "4"),
     # "12 x 12 = 144": the $12 a gallon and the 240/20 gallons
     ("1094", "(assert (= s7_because (* g6 s6_paint_because)))", "g6", "12"),
+    # "6+3+6 = 15 hours": the 6 hours boating (also halved in "6/2 = 3 hours swimming") and the
+    # 3*2 = 6 hours of shows, which no other step uses
+    ("354", "(assert (= s3_hours_activities (+ g1_hours s1_hours_swimming s2_hours_watching)))", "g1_hours", "6"),
 ])
 def test_a_sum_or_product_of_a_given_and_an_earlier_result_of_its_value(
         gsm8k: dict, seed: str, step: str, given: str, span: str) -> None:
@@ -239,3 +242,42 @@ def test_an_earlier_result_used_once_beside_the_questions_number_used_elsewhere(
 def test_what_a_forced_link_would_let_through_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=re.escape(reason)):
         rule_for_seed(gsm8k[seed])
+
+
+def test_a_forced_link_beside_a_squared_given_stays_refused(gsm8k: dict) -> None:
+    # 354's question number also used as "6 x 6" somewhere: one given in two roles, which vouches
+    # for no link beside it
+    rule = rule_for_seed(gsm8k["354"])
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    q, sol = gsm8k["354"]["question"], gsm8k["354"]["solution"]
+    assert equal_value_links(defs, values, q, sol) == []
+    from qcstation.core.reading.expr import BinOp, Name
+    defs["s1_hours_swimming"] = BinOp("/", BinOp("*", Name("g1_hours"), Name("g1_hours")), Name("w_half_parts"))
+    values["s1_hours_swimming"] = Fraction(18)
+    assert equal_value_links(defs, values, q, sol)
+
+
+def test_a_rate_times_a_count_names_the_rate_by_the_product(gsm8k: dict) -> None:
+    # 610: "for a total of 7 days so he needs 1*7 = 7 pounds of butter": the 1 is the
+    # "4*.25 = 1 pound of butter" a day (the product counts pounds of butter, the 7 counts days),
+    # not the question's "1 dozen croissants"
+    rule = rule_for_seed(gsm8k["610"])
+    assert "(assert (= s2_pounds_butter (* s1_pound_butter w_a_week)))" in _asserts(rule.smtlib)
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    assert equal_value_links(defs, values, gsm8k["610"]["question"], gsm8k["610"]["solution"]) == []
+
+
+def test_a_rate_times_a_count_whose_words_do_not_decide_is_refused_by_the_check(gsm8k: dict) -> None:
+    rule = rule_for_seed(gsm8k["610"])
+    defs, values, _ = _smt_definitions(rule.smtlib)  # type: ignore[misc]
+    q, sol = gsm8k["610"]["question"], gsm8k["610"]["solution"]
+    # the question's 1 is "1 pound of croissants": the product's words (pounds) name it too
+    q2 = q.replace("to make 1 dozen croissants", "to make 1 pound of croissants")
+    assert q2 != q
+    assert equal_value_links(defs, values, q2, sol) == ["s2_pounds_butter uses s1_pound_butter = 1, "
+                                                        "a value the question also states"]
+    # the other number is named with the product's words ("7 pounds ... 1*7"): which is the rate,
+    # the words do not say
+    sol2 = sol.replace("for a total of 7 days", "for a total of 7 pounds a week")
+    assert sol2 != sol
+    assert equal_value_links(defs, values, q, sol2)

@@ -116,9 +116,12 @@ def test_the_words_must_tell_the_result_from_the_given() -> None:
         rule_for_seed(seed)
 
 
-@pytest.mark.parametrize("sid", ["960", "610"])
+# (610, "1 pound" of butter, was here: "for a total of 7 days so he needs 1*7 = 7 pounds of butter"
+# names the rate by its product and the 7 as days, which the question's "1 dozen croissants" does
+# not; made since lane cover24, test_reading_equal_results.py)
+@pytest.mark.parametrize("sid", ["960"])
 def test_equal_values_the_words_do_not_separate_stay_refused(gsm8k: dict, sid: str) -> None:
-    # 960: "Jason carried 2 balls", "twice as many": 2*2 and 2/2; 610: "1 pound" of butter
+    # 960: "Jason carried 2 balls", "twice as many": 2*2 and 2/2
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k[sid])
 

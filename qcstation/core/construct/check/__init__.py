@@ -19,6 +19,10 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``dangling``             a link to an earlier result of a value the question states, settled
                          by the structure: every place of the value has its own given, and the
                          result no other use (called by ``bindings``).
+``worded_links``         a link to an earlier result of a value the question states, vouched
+                         for by words the line's own reading misses: the question states the
+                         value only as a percent and the step takes the count as no percent; a
+                         rate times a count named by the product (called by ``bindings``).
 ``claims``               a given whose line names nothing, vouched for by the places other
                          givens claim: a percent by its fraction's given, "one-fourth" by the
                          1/4 given, a place another given names by its lines (called by

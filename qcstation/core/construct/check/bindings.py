@@ -37,6 +37,7 @@ from qcstation.core.construct.check.conversions import converted_by_given, two_p
 from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
                                                     swap_invariant as _swap_invariant, vouched_by_context)
 from qcstation.core.construct.check.dangling import every_place_used
+from qcstation.core.construct.check.worded_links import count_of_a_percent_value, rate_named_by_product
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
                                                         vouched_by_multiplied)
@@ -433,6 +434,11 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
     there |= result_words(dep, dep_value) & {"$"}
     if additive and not here:
         here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
+    elif not here and step_operands is not None:
+        named = rate_named_by_product(line, dep, v, step_value, dep_value, step_operands)
+        if named is None:
+            return False
+        here, there = named
     elif additive:
         # what the earlier step computes is named after its result ("= $ 20.00", its annotation
         # blanked: {$}), not by the operands its line writes with the same value ("40 cookies
@@ -707,7 +713,7 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
             v = values.get(dep)
             if v is not None and v in q_numbers and name in values \
                     and not _percent_beside(v, e, defs, values, question) \
-                    and not _count_of_a_percent_value(name, dep, v, defs, values, question, solution) \
+                    and not count_of_a_percent_value(name, dep, v, defs, values, question, solution, _is_given) \
                     and not _forced_pair(name, dep, v, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e),
                                           operand_values(e, values), operand_values(defs[dep], values)) \
@@ -721,10 +727,11 @@ def _forced_pair(name: str, dep: str, v: Fraction, defs: dict[str, Any], values:
                  question: str) -> bool:
     """Is the link forced by what the formalization must use? A step that is one sum or product
     of an earlier result ``v`` and a given of the same value ("3*3 = 9 hours a week": the 3 hours
-    a night and the question's "3 times a week"), each written once in it and used by no other
-    step, where the question states ``v`` once: the two equal terms are two quantities, the
-    question's number is one of them, and the earlier result, which nothing else uses, is the
-    other (reading both as the question's number leaves a computed result unused)."""
+    a night and the question's "3 times a week"), each written once in it, the earlier result used
+    by no other step (the given may be, unless squared), where the question states ``v`` once:
+    the two equal terms are two quantities, the question's number is one of them, and the earlier
+    result, which nothing else uses, is the other (reading both as the question's number leaves a
+    computed result unused)."""
     e = defs[name]
     if _name_count(e, dep) != 1:
         return False
@@ -746,7 +753,12 @@ def _forced_pair(name: str, dep: str, v: Fraction, defs: dict[str, Any], values:
         return len(givens) == 1 and not squared and any(_name_count(x, givens[0]) for x in others)
     if len(twins) != 1 or _name_count(e, twins[0]) != 1 or not _one_sum_or_product(e):
         return False
-    return not any(_name_count(x, twins[0]) for x in others)
+    # the question's number may have other uses ("6/2 = 3 hours swimming" for "half that time",
+    # then "6+3+6" of the 6 hours boating, the 3 and the 3*2 = 6 hours of shows): the earlier
+    # result, used here only, is still one of the two equal terms; a given multiplied by itself
+    # anywhere is one given in two roles and vouches for nothing
+    return not any(getattr(x, "op", None) == "*" and _kind(x.left) == "Name" and _kind(x.right) == "Name"
+                   and x.left.name == x.right.name == twins[0] for d in defs.values() for x in _subterms(d))
 
 
 def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[str, Fraction],
@@ -759,57 +771,6 @@ def _percent_beside(v: Fraction, expr: Any, defs: dict[str, Any], values: dict[s
     if not places or not all("%" in o.words for o in places):
         return False
     return any(n in defs and _is_given(defs[n]) and values.get(n) == v / 100 for n in expr_names(expr))
-
-
-def _percent_only(question: str, v: Fraction) -> bool:
-    """Does the question state ``v`` only as a percent ("20%", "20 percent")?"""
-    places = [o for o in question_occurrences(question) if o.value == v and o.start >= 0]
-    return bool(places) and all("%" in o.words for o in places)
-
-
-def _count_of_a_percent_value(name: str, dep: str, v: Fraction, defs: dict[str, Any],
-                              values: dict[str, Fraction], question: str, solution: str) -> bool:
-    """Is a step's use of an earlier result ``v`` vouched for by the question's percent? The
-    question states ``v`` only as a percent ("candidate A got 20% of the votes"), the earlier
-    step and this one name their results as no percent ("= 20 votes", "= 10 more votes"), and
-    the step does not take the earlier result for a percent: it divides it by no 100, or divides
-    a product by 100 whose other factor is a given of a value the question states only as a
-    percent ("20 x 50/100": the 50 is the percent). Then the question's ``v`` (a percent) is no
-    place of this count."""
-    if not _percent_only(question, v) or name not in values or dep not in values:
-        return False
-    e = defs[name]
-    for x in _subterms(e):
-        if getattr(x, "op", None) != "/" or _value_of(x.right, values) != 100:
-            continue
-        left = x.left
-        if _kind(left) == "Name" and left.name == dep:
-            return False
-        factors = _product_factors(left) if getattr(left, "op", None) == "*" else []
-        if any(_kind(f) == "Name" and f.name == dep for f in factors):
-            others = [f for f in factors if not (_kind(f) == "Name" and f.name == dep)]
-            if not any(_kind(f) == "Name" and f.name in defs and _is_given(defs[f.name])
-                       and values.get(f.name) != v and _percent_only(question, values[f.name]) for f in others):
-                return False
-        elif _name_count(left, dep):
-            return False
-    lines = solution_lines(solution)
-    at = step_line(solution, values[name], operand_values(e, values))
-    dep_at = step_line(solution, values[dep], operand_values(defs[dep], values))
-    if at is None or dep_at is None or at == dep_at or not expr_names(defs[dep]):
-        return False
-    own = result_words(ANNOTATION.sub(" ", lines[at][0]), values[name])
-    said = result_words(ANNOTATION.sub(" ", lines[dep_at][0]), values[dep])
-    percent = {"%", "perc", "percent"}
-    return bool(own - {"$"}) and bool(said - {"$"}) and not (own | said) & percent
-
-
-def _value_of(e: Any, values: dict[str, Fraction]) -> Fraction | None:
-    if _kind(e) == "Num":
-        return Fraction(e.value)
-    if _kind(e) == "Name":
-        return values.get(e.name)
-    return None
 
 
 def step_literals(defs: dict[str, Any]) -> dict[str, list[Fraction]]:

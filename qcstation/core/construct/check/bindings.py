@@ -435,10 +435,8 @@ def link_by_words(v: Fraction, step_value: Fraction, dep_value: Fraction, questi
     if additive and not here:
         here, there = set(result_words(line, step_value)), set(result_words(dep, dep_value))
     elif not here and step_operands is not None:
-        named = rate_named_by_product(line, dep, v, step_value, dep_value, step_operands)
-        if named is None:
-            return False
-        here, there = named
+        # None: no product of a rate and a count the words name; nothing is shared
+        here, there = rate_named_by_product(line, dep, v, step_value, dep_value, step_operands) or (set(), set())
     elif additive:
         # what the earlier step computes is named after its result ("= $ 20.00", its annotation
         # blanked: {$}), not by the operands its line writes with the same value ("40 cookies
@@ -753,10 +751,8 @@ def _forced_pair(name: str, dep: str, v: Fraction, defs: dict[str, Any], values:
         return len(givens) == 1 and not squared and any(_name_count(x, givens[0]) for x in others)
     if len(twins) != 1 or _name_count(e, twins[0]) != 1 or not _one_sum_or_product(e):
         return False
-    # the question's number may have other uses ("6/2 = 3 hours swimming" for "half that time",
-    # then "6+3+6" of the 6 hours boating, the 3 and the 3*2 = 6 hours of shows): the earlier
-    # result, used here only, is still one of the two equal terms; a given multiplied by itself
-    # anywhere is one given in two roles and vouches for nothing
+    # the question's number may have other uses (354's "6/2", then "6+3+6"): the earlier result is still
+    # the other equal term; a given multiplied by itself is one given in two roles, vouching for nothing
     return not any(getattr(x, "op", None) == "*" and _kind(x.left) == "Name" and _kind(x.right) == "Name"
                    and x.left.name == x.right.name == twins[0] for d in defs.values() for x in _subterms(d))
 

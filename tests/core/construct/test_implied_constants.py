@@ -425,3 +425,15 @@ def test_a_pair_that_shares_a_total_by_its_difference_is_counted_by_one_member_s
     # a sentence that states no total of the pair
     q2 = "Camden and Sarah painted 30 eggs each, but Camden painted 12 more cups than Sarah."
     assert list_count(Fraction(2), q2, "Sarah painted (30 - 12)/2 = 9", "divisor") is None
+
+
+def test_sixty_is_the_seconds_in_a_minute_where_no_hour_is_said(gsm8k: dict[str, dict[str, str]]) -> None:
+    """995 ("each howl lasts for a total of 20 seconds ... in minutes" / "120/60=2 minutes"): the
+    question says seconds and minutes and no hour, and the line names no factor; the 60 was
+    declared k_minutes_per_hour ("minutes per hour"), the right value under the wrong words."""
+    howls = rule_for_seed(gsm8k["995"])
+    assert [f["name"] for f in howls.factors or []] == ["k_seconds_per_minute"]
+    assert "(/ s3_seconds k_seconds_per_minute)" in howls.smtlib and howls.value == 2
+    # an hour said: 520's "If Rob takes 2 hours, how many minutes" keeps the minutes in an hour
+    roof = rule_for_seed(gsm8k["520"])
+    assert [f["name"] for f in roof.factors or []] == ["k_minutes_per_hour"]

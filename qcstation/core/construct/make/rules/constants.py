@@ -69,6 +69,13 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
 ]
 
 
+#: the larger unit of a conversion factor that shares its value with another ("60": minutes in an
+#: hour, seconds in a minute), which the question or the line must say for that one to be meant
+_LARGER_UNIT: dict[str, re.Pattern[str]] = {
+    "k_minutes_per_hour": re.compile(r"\bhours?\b|\bhourly\b|\bmph\b|\bhrs?\b", re.I),
+    "k_seconds_per_minute": re.compile(r"\bminutes?\b|\bmins?\b", re.I),
+}
+
 #: factors a step's line must name as well: a weekend's 2 days only where the line says
 #: "weekend" (not the 2 plane tickets of a question that mentions a busy weekend)
 _LINE_WORDS: dict[str, re.Pattern[str]] = {
@@ -260,6 +267,11 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             # of two factors of one value the question's words allow, the one the line names
             # ("60 seconds per minute" is no 60 minutes an hour)
             named = [n for n in factors if _FACTOR_LINE.get(n) and _FACTOR_LINE[n].search(line)]
+            if len(factors) > 1 and not named:
+                # else the one whose larger unit the question or the line says: 120 seconds "in
+                # minutes" is 120/60 by the seconds in a minute where no hour is said (995)
+                named = [n for n in factors if n in _LARGER_UNIT
+                         and (_LARGER_UNIT[n].search(q) or _LARGER_UNIT[n].search(line))]
             name = named[0] if len(factors) > 1 and len(named) == 1 else (factors[0] if factors else None)
         if name is None:
             implied = implied_names(v, question, line, role)

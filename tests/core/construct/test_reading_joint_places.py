@@ -162,3 +162,27 @@ def test_a_sum_of_unnamed_places_stays_open_without_the_share_noun(gsm8k: dict) 
     # not swappable ("2 - 2" or two steps): both assignments stay, none is taken
     assert joint_places(q, [8, 17], [frozenset({"cat"}), frozenset({"dog"})],
                         [Use(0, two, 0, ()), Use(0, two, 1, ())], ["2 - 2 = <<2-2=0>>0"]) is None
+
+
+def test_what_a_sum_or_a_halving_counts_places_its_operand(gsm8k: dict) -> None:
+    # 1058 "4 movies every Saturday and half the number of movies on Sunday ... in 4 weeks":
+    # "4 / 2 = 2 movies every Sunday" halves ("half" multiplies, counts nothing), so its 4 counts
+    # movies; "4 + 2 = 6 movies every weekend" adds movies to movies; "6 x 4 = 24 movies in four
+    # weeks" names the weeks by its own words
+    uses = _uses(gsm8k["1058"])
+    assert uses["s1"] == ["4 movies every Satur"]
+    assert uses["s2"] == ["4 movies every Satur"]
+    assert uses["s3"] == ["4 weeks?"]
+    # 442 "Two sisters ... Elizabeth bought 1 pack of red and 2 packs of clear beads":
+    # "Elizabeth bought 1 + 2 = 3 packs" sums packs, not the two sisters
+    assert _uses(gsm8k["442"])["s1"] == ["1 pack of red and 2 ", "2 packs of clear bea"]
+
+
+def test_a_result_that_names_nothing_places_no_operand(gsm8k: dict) -> None:
+    # the trap: the same lines with no noun after their results: nothing says which 4 is halved
+    # and which added
+    seed = dict(gsm8k["1058"])
+    seed["solution"] = (seed["solution"].replace("2 movies every Sunday", "2 on Sunday")
+                        .replace("6 movies every weekend", "6 in all"))
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(seed)

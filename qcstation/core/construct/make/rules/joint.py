@@ -76,6 +76,11 @@ class Use:
     #: every use of the value its step writes is an operand of one chain of one commutative
     #: operator ("12 + 12", "3 * 4 * 3"): which of them is which place leaves the term unchanged
     swappable: bool = False
+    #: the words after the step's result on its line, where the result counts what the use
+    #: counts: a sum or difference, or the use times or over a word that multiplies ("4 / 2 = 2
+    #: movies every Sunday" for "half the number of movies"); read only where its own words name
+    #: no place (:func:`_by_what_it_uses`)
+    result_words: frozenset[str] = frozenset()
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -279,6 +284,10 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
       cities");
     * the noun a rate among the step's other numbers is per, where it names one place ("3 dress
       shirts per suit" for "3*10": the "10 suits");
+    * what the step's result counts, where the use counts the same (a sum or a difference, or the
+      use times or over a word that multiplies: "4 / 2 = 2 movies every Sunday" for "half the
+      number of movies", "4 + 2 = 6 movies every weekend"), where it names one place; a product
+      of two counts is not read so ("6 * 3 = 18 fries");
     * the one place whose sentence states every other number of the step, two or more, where no
       other place's sentence states any ("100+50+20" for "He does 100 pushups, 50 squats, and 20
       dumbbell presses on the first day", not the second day's "20 more pushups"); one other
@@ -288,6 +297,11 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
     for i in range(len(starts)):
         mine = own[i] - common - _NO_EVIDENCE
         out.append(len(use.rate_words & mine))
+    # what the result counts, where the use counts the same ("4 + 2 = 6 movies every weekend"):
+    # the one place whose own words name it
+    naming = [i for i in range(len(starts)) if use.result_words & (own[i] - common - _NO_EVIDENCE)]
+    if len(naming) == 1:
+        out[naming[0]] += 1
     # the period the step's result is per ("= 900 miles per day"): the one place that is a
     # number of times in that period ("3 times a day"), not a count of things ("3 different cities")
     period = _result_period(line)
@@ -470,7 +484,8 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                                                 if leaf.text and leaf.value != v})),
                     _over_100(binder.exprs[step], v, nth),
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
-                    _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v))
+                    _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
+                    _result_words(binder, step, v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -552,6 +567,53 @@ def _rate_words(binder: Binder, step: int, v: Fraction) -> frozenset[str]:
         if m:
             out.add(stem(m.group(1)))
     return frozenset(out)
+
+
+def _result_words(binder: Binder, step: int, v: Fraction) -> frozenset[str]:
+    """The words after the step's result on its line, where the result counts what ``v`` counts:
+    the step is a chain of sums and differences, or a product or quotient whose other numbers are
+    each a word that multiplies the question writes and states no digit of ("half", "twice")."""
+    from qcstation.core.construct.make.rules.phrases import phrase_re
+    from qcstation.core.reading.expr import evaluate
+    from qcstation.core.reading.words import WORD_GIVENS, result_words
+
+    e = binder.exprs[step]
+    lines = binder.lines or []
+    if step >= len(lines) or not isinstance(e, BinOp):
+        return frozenset()
+    ops: set[str] = set()
+    atoms: list[Expr] = []
+    stack: list[Expr] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, BinOp):
+            ops.add(x.op)
+            stack.extend((x.left, x.right))
+        elif isinstance(x, Neg):
+            stack.append(x.operand)
+        else:
+            atoms.append(x)
+    if not ops <= {"+", "-"}:
+        if not ops <= {"*", "/"}:
+            return frozenset()
+        for leaf in atoms:
+            if not isinstance(leaf, Num):
+                return frozenset()  # an earlier result: what it counts is not read here
+            if leaf.value == v or not leaf.text:
+                continue
+            if binder.by_value.get(leaf.value) or leaf.text.startswith("k_") or not any(
+                    leaf.value in vals and phrase_re(p, True).search(binder.question) for p, vals in WORD_GIVENS.items()):
+                return frozenset()
+    try:
+        result = evaluate(e, {})
+    except Exception:  # noqa: BLE001 - a term with an earlier result: the line's one annotation says it
+        found = [m for a in ANNOTATION.findall(lines[step][:2000]) if "=" in a
+                 for m in NUMERAL.finditer(a.rsplit("=", 1)[1])][:2]
+        value = numeral_value(found[0]) if len(ANNOTATION.findall(lines[step][:2000])) == 1 and found else None
+        if value is None:
+            return frozenset()
+        result = value
+    return result_words(ANNOTATION.sub(" ", lines[step][:2000]), result) - {"$"}
 
 
 def _anchors(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:

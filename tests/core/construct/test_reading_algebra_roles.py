@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.construct.make.rules.algebra import _terms_run, multiplies_unknown
+from qcstation.core.construct.make.rules.algebra import _terms_run, _unsimplified, multiplies_unknown
 from qcstation.core.reading.expr import parse_expression
 
 
@@ -78,3 +78,33 @@ def test_a_given_the_formalization_drops_stays_refused(gsm8k: dict) -> None:
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k["764"])
     assert rule_for_seed(gsm8k["1048"]).value == Fraction(10)
+
+
+def test_an_identity_the_solution_writes_unsimplifies_its_equation(gsm8k: dict) -> None:
+    # 964 "Alex has caught 5 more than Stan, and Stan has caught 13 less than 4 times as many as
+    # Adelwolfe" / "Stan: 4x-13", "Alex: 5+(4x-13)=4x-8", "Total: x+4x-13+4x-8=339": the 8 is the
+    # solution's 13 - 5; the equation reads Alex as the identity's first side (was refused: "writes
+    # the number 8")
+    rule = rule_for_seed(gsm8k["964"])
+    assert rule.rule == "gsm8k-algebra" and rule.value == 147
+    words = _words(gsm8k["964"])
+    assert words["g1_times"].startswith("4 times as many as Adelwolfe")
+    assert words["g2"].startswith("13 less") and words["g3"].startswith("5 more than Stan")
+    assert "(+ g3 (- (* g1_times x_caught) g2))" in rule.smtlib
+    assert rule.steps[-1].sexpr == "(- (* g1_times x_caught) g2)"
+
+
+def test_an_identity_of_word_givens_or_after_a_minus_unsimplifies_nothing(gsm8k: dict) -> None:
+    # 142 "twice as many worker bees as baby bees, and there are twice as many babies as queens" /
+    # "Workers:2(2x)=4x ... x+2x+4x=700": which "twice" each 2 is, the words do not say: refused
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["142"])
+    # 816 "Z + Z = 2Z ... 2Z + 2Z + 2Z = 6Z ... 6Z + 4Z = 10Z": no identity of stated numbers
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["816"])
+    ids = [("x", "4x-8", "5+(4x-13)")]
+    assert _unsimplified("x+4x-13+4x-8=339", "x", ids) == "x+4x-13+(5+(4x-13))=339"
+    # "x-4x-8" is x - 4x - 8, not x - (4x - 8): a term after a minus stays as written
+    assert _unsimplified("x-4x-8=339", "x", ids) == "x-4x-8=339"
+    # "4x-8*2": the 8 binds to the product, no whole term
+    assert _unsimplified("x+4x-8*2=339", "x", ids) == "x+4x-8*2=339"

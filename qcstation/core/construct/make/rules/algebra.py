@@ -21,7 +21,10 @@ is the question's multiplier whose words name the unknown's quantity ("three tim
 angle", :func:`coefficient_places`), never a count of equal value ("The three angles"); an answer
 that restates a term of the equation ("2V = 2 * 11"), or terms of its sum in a row ("In the first
 set, he retrieved 2B + 4" of "B + 2B + 2B + 4 = 19"), is bound where the equation binds them (one
-quantity, not a second use).
+quantity, not a second use). An identity the solution writes ("Alex: 5+(4x-13)=4x-8"), whose first
+side writes numbers the question states in digits or number words and whose last side one it does
+not, lets a later equation's whole term of that simplified side ("x+4x-13+4x-8=339") read as the
+first side; never one of word givens ("2(2x)=4x" for two "twice": which is which, no words say).
 
 The formalization is an asserted equation, not a chain of definitions: its steps have no
 ``expr`` and :func:`.dispatch.check_independently` checks it by
@@ -374,6 +377,46 @@ def has_phrase_any(question: str, v: Fraction) -> bool:
     return any(has_phrase(question, p, ignore_case=True) for p in _MULTIPLIERS_OF.get(v, ()))
 
 
+def _note_identity(parts: list[str], sides: list[Expr | None], letter: str, stated: frozenset[Fraction] | set[Fraction],
+                   identities: list[tuple[str, str, str]]) -> None:
+    """Record an identity the solution writes ("Alex: 5+(4x-13)=4x-8") whose first side writes
+    numbers, each one the question states in digits or number words, and whose last side writes one
+    it does not (the solution's own arithmetic: 8 = 13 - 5). A side of word givens ("2(2x)=4x" for
+    two "twice") is not recorded: which "twice" each 2 is, the equation's words do not say."""
+    first, last = sides[0], sides[-1]
+    if first is None or last is None or len(parts) < 2 or _linear(first, letter) != _linear(last, letter):
+        return
+    own = [v for v in (n.value for n in _nums(first)) if v not in (0, 1)]
+    simplified = [v for v in (n.value for n in _nums(last)) if v not in (0, 1)]
+    if own and all(v in stated for v in own) and any(v not in stated for v in simplified):
+        identities.append((letter, re.sub(r"\s+", "", parts[-1]).rstrip(".,"), re.sub(r"\s+", "", parts[0])))
+
+
+def _nums(e: Expr) -> list[Num]:
+    if isinstance(e, Num):
+        return [e]
+    if isinstance(e, Neg):
+        return _nums(e.operand)
+    if isinstance(e, BinOp):
+        return _nums(e.left) + _nums(e.right)
+    return []
+
+
+def _unsimplified(chunk: str, letter: str, identities: list[tuple[str, str, str]]) -> str:
+    """``chunk`` with each simplified side of an earlier identity in ``letter`` that it writes as a
+    whole term (after "+", "=", "(" or at the start; before "+", "-", "=", ")" or at the end: never
+    after a minus or beside a product) written as the side the question's numbers give:
+    "x+4x-13+4x-8=339" after "5+(4x-13)=4x-8" reads "x+4x-13+(5+(4x-13))=339". As written when it
+    writes no such term."""
+    text = re.sub(r"\s+", "", chunk)
+    for x, simplified, original in identities:
+        if x != letter or not simplified:
+            continue
+        rx = re.compile(rf"(?:(?<=^)|(?<=[+=(])){re.escape(simplified)}(?=$|[-+=)])")
+        text = rx.sub(lambda _m, o=original: f"({o})", text)
+    return text if text != re.sub(r"\s+", "", chunk) else chunk
+
+
 def _line_at(text: str, pos: int) -> str:
     a = text.rfind("\n", 0, pos) + 1
     b = text.find("\n", pos)
@@ -405,10 +448,13 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     # of two unknowns ("m = 10h"), the first equation in one of them alone ("10h + h = 88,000")
     chains = sorted((start, end, chunk, letter, words) for letter, words in unknowns
                     for start, end, chunk in _chains(text, letter))
-    equation: tuple[Expr, Expr, str, int] | None = None
+    equation: tuple[Expr, Expr, str, int, int] | None = None
     letter, words = unknowns[0]
-    for start, _end, chunk, cand, cand_words in chains:
+    stated = question_numbers(question).values
+    identities: list[tuple[str, str, str]] = []  # (letter, simplified text, the text it simplifies)
+    for start, end, chunk, cand, cand_words in chains:
         letter, words = cand, cand_words  # the unknown this equation is read in
+        chunk = _unsimplified(chunk, letter, identities)
         parts = chunk.split("=")
         sides = [_parse(p, letter) for p in parts]
         with_x = [i for i, e in enumerate(sides) if e is not None and letter in expr_names(e)]
@@ -423,12 +469,15 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
         if lf is None or rf is None:
             raise RuleError(f"the equation {chunk.strip()!r} is not linear in {letter}", "No algebra")
         if lf[0] == rf[0]:
-            continue  # an identity ("2(2x)=4x"): it determines nothing
-        equation = (left, right, chunk.strip(), start)
+            # an identity ("5+(4x-13)=4x-8"): it determines nothing, but a later equation that writes
+            # its simplified side ("x+4x-13+4x-8=339") means the side the question's numbers give
+            _note_identity(parts, sides, letter, stated, identities)
+            continue
+        equation = (left, right, chunk.strip(), start, end)
         break
     if equation is None:
         raise RuleError(f"no equation of the solution determines its unknown {letter}", "No algebra")
-    lhs, rhs, eq_text, eq_start = equation
+    lhs, rhs, eq_text, eq_start, eq_end = equation
     (la, lb), (ra, rb) = _linear(lhs, letter), _linear(rhs, letter)  # type: ignore[misc]
     value = (rb - lb) / (la - ra)
     unknown = "x_" + (_slug(words) or letter.lower())
@@ -455,7 +504,7 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
             answer_text = chosen[0].expr_text
             notes.append(f"answer = {chosen[0].expr_text} with {fmt(value)} read as the unknown {letter}")
         else:
-            defined = _defining_expr(text, letter, value, gold, eq_start, eq_start + len(eq_text))
+            defined = _defining_expr(text, letter, value, gold, eq_start, eq_end)
             if defined is None:
                 raise RuleError(f"the unknown {letter} = {fmt(value)} is not the gold {fmt(gold)}, and no one "
                                 f"computation of the solution takes {fmt(value)} to it", "No algebra")
@@ -465,6 +514,12 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
             answer_text = d_text
             notes.append(f"answer = {d_text}, the solution's expression in its unknown {letter} "
                          f"({answer_line[:60]})")
+    for x, simplified, original in identities:
+        # an answer written as an identity's simplified side is the side the question's numbers give
+        short, full = _parse(simplified, x), _parse(original, x)
+        if x == letter and short is not None and full is not None and _rename(short, x, unknown) == answer_expr:
+            answer_expr = _rename(full, x, unknown)
+            notes.append(f"answer {simplified} read as {original}, the solution's own identity")
     givens = question_numbers(question)
     # "2V = 2 * 11" restates the equation's term 2V ("twice as many ... V + 2V"): its numbers are
     # that term's givens, bound where the equation binds them (one quantity, not a second use)

@@ -413,7 +413,7 @@ def _unsimplified(chunk: str, letter: str, identities: list[tuple[str, str, str]
         if x != letter or not simplified:
             continue
         rx = re.compile(rf"(?:(?<=^)|(?<=[+=(])){re.escape(simplified)}(?=$|[-+=)])")
-        text = rx.sub(lambda _m, o=original: f"({o})", text)
+        text = rx.sub("(" + original.replace("\\", "\\\\") + ")", text)  # a template: its backslashes doubled
     return text if text != re.sub(r"\s+", "", chunk) else chunk
 
 

@@ -13,7 +13,8 @@ uses as a given of its own, so this given, which cannot be that other value, is 
   (or multiplied by its 1/100) is the percent the question states at one place: 551's "10/100 x
   $30" is "a 10% discount", not "a geometry set at $10".
 
-A place left over is this given's only if its name agrees (``g6_minutes``, the word after it;
+A place left over is this given's only if its name agrees (``g6_minutes``, the word after it or
+the word it is hyphened to, ``g1_foot`` for "an 80-foot tree";
 ``g1_pct`` a percent), as :mod:`.elimination` reads a given's name: a given named for the
 percent that the claims leave at another place (696's "50 deer" tied to the words "50 percent")
 is not vouched for. A given of the claimed value that is also used in the claimed role (one
@@ -87,7 +88,7 @@ def _name_agrees(given: str, place: Occurrence, question: str = "") -> bool:
     if m is None:
         return re.fullmatch(r"g\d+", given) is not None
     slug = "%" if m.group(1) == "pct" else stem(m.group(1))
-    if slug in place.words:
+    if slug in place.words | place.compound:  # "an 80-foot tree": the word it is hyphened to
         return True
     after = _AFTER_PERCENT.match(question[place.start:place.start + 40]) if "%" in place.words else None
     return after is not None and stem(after.group(1)) == slug

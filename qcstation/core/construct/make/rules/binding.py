@@ -529,7 +529,9 @@ class Binder:
         if not anchors:
             return None
         bounds = sentence_bounds(self.question)
-        here = [j for j in occ if all(_same_sentence(bounds, self.nums[j].start, a) for a in anchors)]
+        # a place that is an other number's own ("80*.8" for "80%": the .8's place) is not this one's
+        here = [j for j in occ if self.nums[j].start not in anchors
+                and all(_same_sentence(bounds, self.nums[j].start, a) for a in anchors)]
         if len({self.nums[j].start for j in here}) == 1 and here[0] not in self.chosen:
             return here[0]
         return None

@@ -156,9 +156,26 @@ def check_independently(result: RuleResult, question: str, solution: str,
 
         problems = [f"given-role: {m}" for m in given_roles(defs, values, result.givens, question, solution)]
     if not problems:
+        problems = [f"given-place: {m}" for m in _one_place_twice(result)]
+    if not problems:
         problems = [f"given-place: {m}" for m in _swapped(result, values, question, solution)]
     if problems:
         raise RuleError(problems[0], "Ambiguous binding")
+
+
+def _one_place_twice(result: RuleResult) -> list[str]:
+    """Two givens of the question's numbers tied to one place ("80*.8" for "80% of it", the 80 and
+    the .8 both the "80%"): one number of the question in two roles, which no words vouch for.
+    Word givens are exempt: one fraction's parts and numerator ("two thirds" as "/ 3" and "* 2")
+    are two givens of one phrase by design (:mod:`.fraction_parts`)."""
+    at: dict[tuple[int, int], list[str]] = {}
+    for g in result.givens:
+        span, name = g.get("span"), str(g.get("name"))
+        if name.startswith("w_") or not isinstance(span, (list, tuple)) or len(span) != 2:
+            continue
+        at.setdefault((int(span[0]), int(span[1])), []).append(name)
+    return [f"{' and '.join(names)} are both the question's number at {list(span)}: one place in two roles"
+            for span, names in at.items() if len(names) > 1]
 
 
 def _swapped(result: RuleResult, values: dict[str, Fraction], question: str, solution: str) -> list[str]:

@@ -13,8 +13,9 @@ For one use of a value the question states, in this order:
 4. a word given the line writes ("Half of ... is 40/2"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
    twice that" / "2*200+100"), or whose clause the line restates up to it ("Chikote howls for
-   twice as long" / "Chikote howls for 20*2"): not the digit; the word given is declared by
-   :mod:`.constants`;
+   twice as long" / "Chikote howls for 20*2"), or a unit's word beside a number of its smaller
+   unit ("an hour" for "each hour 2 * 60/15" of "every 15 minutes"): not the digit; the word given
+   is declared by :mod:`.constants`;
 5. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 6. by order, among the places whose words agree (else all), the first no other use took; when
@@ -127,6 +128,11 @@ def _writes_elsewhere(line: str, v: Fraction) -> bool:
 
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")
+#: a word given that is a unit: (the stems of the smaller unit it counts and of itself, its word on a line)
+_UNIT_WORDS: dict[str, tuple[str, str, re.Pattern[str]]] = {
+    "an hour": ("minu", "hour", re.compile(r"\bhours?\b", re.I)),
+    "a week": ("day", "week", re.compile(r"\bweeks?\b", re.I)),
+}
 _COMPUTATION = re.compile(r"[\d.,$]+(?:\s*[-+*/x×÷()]\s*[\d.,$()]+)+\s*=\s*[\d.,$]*")
 _NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -270,7 +276,8 @@ class Binder:
             # "the two now", which names nothing: the use is the word given ("twice")
             return None
         if not stems and not agree and (self._multiplier_beside_its_operands(v, occ)
-                                        or self._multiplier_clause_restated(v, occ, line)):
+                                        or self._multiplier_clause_restated(v, occ, line)
+                                        or self._unit_word_converts(v, occ, line)):
             # "Farmer Smith has 2*200+100" for "Smith's farm is 100 acres more than twice that. How
             # many acres do the two farms have": the word that multiplies, stated in the sentence of
             # the step's other numbers, not the count of equal value in another sentence
@@ -572,6 +579,30 @@ class Binder:
         before = re.split(r"[.,;:!?]\s", prose[:m.start()])[-1]
         said = re.findall(r"[a-z']+", clause.lower())
         return len(said) >= 2 and said == re.findall(r"[a-z']+", before.lower())
+
+    def _unit_word_converts(self, v: Fraction, occ: list[int], line: str) -> bool:
+        """A use that multiplies or divides, the line names with no words, of the value of a word
+        the question writes once for a unit ("an hour": 60 minutes), beside another number of the
+        step that the question states in the smaller unit ("2 melt every 15 minutes") on a line that
+        names the larger ("each hour 2 * 60/15"), where every place of the value names something
+        else ("60 snowballs"): the word (declared by :mod:`.constants`), not the count of equal value."""
+        if self.role not in ("times", "divisor") or not occ or self.expr is None \
+                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
+            return False
+        phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _UNIT_WORDS and has_phrase(self.question, p, ignore_case=True)]
+        if len(phrases) != 1 or len(list(phrase_re(phrases[0], True).finditer(self.question))) != 1:
+            return False
+        small, large, big = _UNIT_WORDS[phrases[0]]
+        if not big.search(_ANNOTATION.sub(" ", line)) \
+                or any(not self.nums[j].stems or self.nums[j].stems & {small, large} for j in occ):
+            return False
+        for leaf in leaves(self.expr):
+            if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+                continue
+            places = self.by_value.get(leaf.value, [])
+            if len({self.nums[j].start for j in places}) == 1 and small in self.nums[places[0]].stems:
+                return True
+        return False
 
     def _multiplier_beside_its_operands(self, v: Fraction, occ: list[int]) -> bool:
         """A use that multiplies (or divides) and that the line names with no words, of a value the

@@ -13,6 +13,10 @@ Each step that uses the word given is placed at the occurrence whose words its l
 * the clause of one occurrence stating another number of the step ("8 dozen glasses" for
   "8*12").
 
+The names of one phrase are read together: "half" used as 1/2 (``w_half``) by one step and as its
+2 parts (``w_half_parts``) by another is two uses of the phrase ("half as many robots as helmets and
+half as many helmets as footballs").
+
 A step whose words prefer some occurrences is one of those; one whose words prefer none may be
 any. Each step takes its own occurrence (a step using the phrase twice, or more steps than
 occurrences, is left as it was: :func:`~.constants._check_word_given_roles` reads those); when
@@ -120,20 +124,31 @@ def split_word_givens(exprs: list[Expr], question: str, order: list[tuple[str, F
     states it, for the values it states at one place."""
     out = list(exprs)
     new_order: list[tuple[str, Fraction, Expr]] = []
+    # the names of one phrase read together: "half" as 1/2 (``w_half``) in one step and as its 2
+    # parts (``w_half_parts``) in another are two uses of the phrase, each at its own occurrence
+    group: dict[str, list[tuple[str, Fraction, Expr]]] = {}
+    for name, v, term in order:
+        if name in phrase_of:
+            group.setdefault(phrase_of[name], []).append((name, v, term))
+    done: set[str] = set()
     for name, v, term in order:
         phrase = phrase_of.get(name)
         if phrase is None:
             new_order.append((name, v, term))
             continue
+        if phrase in done:
+            continue
+        done.add(phrase)
+        members = group[phrase]
         starts = [m.start() for m in phrase_re(phrase, True, True).finditer(question)]
-        using = [i for i, e in enumerate(out) if _count(e, name)]
+        using = [(i, n) for n, _, _ in members for i, e in enumerate(out) if _count(e, n)]
         if len(starts) < 2 or len(using) < 2 or len(using) > len(starts) \
-                or any(_count(out[i], name) > 1 for i in using):
-            new_order.append((name, v, term))
+                or any(_count(out[i], n) > 1 for i, n in using) or len({i for i, _ in using}) != len(using):
+            new_order.extend(members)
             continue
         options: list[list[int]] = []
         worded: list[bool] = []
-        for i in using:
+        for i, _ in using:
             line = lines[i] if lines is not None and i < len(lines) else ""
             anchors = [single_places[leaf.value] for leaf in leaves(exprs[i])
                        if leaf.text and leaf.value in single_places]
@@ -153,12 +168,14 @@ def split_word_givens(exprs: list[Expr], question: str, order: list[tuple[str, F
             raise RuleError(f"the word given {phrase!r} is written {len(starts)} times and used by {len(using)} "
                             "steps: no words tell which step uses which (one name for both would tie "
                             "each use to the first)", "Ambiguous binding")
-        names: dict[int, str] = {}
-        for i, k in zip(using, found[0]):
-            names[k] = name if k == 0 else _at(name, k + 1)
-            out[i] = _renamed(out[i], name, names[k])
-        for k in sorted(names):
-            new_order.append((names[k], v, term))
+        of = {n: (v2, t2) for n, v2, t2 in members}
+        placed: dict[tuple[int, str], str] = {}
+        for (i, n), k in zip(using, found[0]):
+            new = n if k == 0 else _at(n, k + 1)
+            out[i] = _renamed(out[i], n, new)
+            placed[(k, n)] = new
+        for k, n in sorted(placed):
+            new_order.append((placed[(k, n)], *of[n]))
     return out, new_order
 
 

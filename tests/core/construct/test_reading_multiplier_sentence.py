@@ -2,7 +2,7 @@
 multiplies (issue 26.1): the words decide which. Where every other number of the step is stated
 in the word's sentence and no count of that value is ("Farmer Smith's farm is 100 acres more than
 twice that. How many acres do the two farms have"), the use is the word given tied to "twice"
-(:meth:`~qcstation.core.construct.make.rules.binding.Binder._multiplier_beside_its_operands`), not
+(:mod:`~qcstation.core.construct.make.rules.word_factors`), not
 the count of equal value in another sentence. Where a count of the value shares that sentence, the
 words decide nothing and the seed stays refused."""
 

@@ -1,7 +1,7 @@
 """A word the question writes for a unit (issue 26.1): "He can build 20 snowballs in an hour, but 2
 melt every 15 minutes" / "each hour 2 * 60/15": the 60 beside the "15 minutes" on a line that names
 the hour is "an hour" (60 minutes, a word given tied to its span), not the "60 snowballs" of equal
-value (:meth:`~qcstation.core.construct.make.rules.binding.Binder._unit_word_converts`). Where the
+value (:func:`~qcstation.core.construct.make.rules.word_factors.unit_word_converts`). Where the
 step's other number is no count of minutes, the words say nothing of the hour and the seed stays
 refused."""
 

@@ -34,6 +34,10 @@ The modules and their contract (each imports only the ones above it):
 ``dimensions``  a factor that multiplies or divides a quantity into a result of the same unit
                 is a pure number: the question's word ("twice", "half"), never a count of
                 that unit of equal value (asked by ``binding``).
+``word_factors`` a number a step multiplies or divides by that the question states as a count and
+                as a word ("twice", "an hour"): the word where the words say so (the sentence of
+                the step's other numbers, the clause the line restates, a unit beside its smaller
+                unit); asked by ``binding``.
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``joint``       the places of a value the question states more than once, chosen jointly over

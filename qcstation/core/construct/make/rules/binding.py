@@ -36,6 +36,12 @@ from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
+from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as _MULTIPLIERS_OF,
+                                                              _PHRASES_OF as _PHRASES_OF,
+                                                              _same_sentence as _same_sentence,
+                                                              beside_its_operands, clause_restated,
+                                                              sentence_bounds as sentence_bounds,
+                                                              unit_word_converts)
 from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
@@ -78,22 +84,6 @@ _IMPLIED: dict[Fraction, re.Pattern[str]] = {
 }
 
 
-#: value -> the word givens that state it ("half": 1/2 and 2), in WORD_GIVENS' order
-_PHRASES_OF: dict[Fraction, tuple[str, ...]] = {}
-for _phrase, _vals in WORD_GIVENS.items():
-    for _v in _vals:
-        _PHRASES_OF[_v] = (*_PHRASES_OF.get(_v, ()), _phrase)
-
-
-#: value -> the word givens that multiply by it ("twice": 2), which a number that names nothing
-#: never stands for
-_MULTIPLIERS_OF: dict[Fraction, tuple[str, ...]] = {
-    Fraction(2): ("twice", "double", "doubled", "doubles"),
-    Fraction(3): ("triple", "tripled", "thrice"),
-    Fraction(4): ("quadruple", "quadrupled"),
-}
-
-
 #: divisions that convert a unit: value -> (the line's result in the new unit, the words
 #: of the conversion in a sentence of the question)
 _CONVERSIONS: dict[Fraction, tuple[re.Pattern[str], re.Pattern[str]]] = {
@@ -128,11 +118,6 @@ def _writes_elsewhere(line: str, v: Fraction) -> bool:
 
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")
-#: a word given that is a unit: (the stems of the smaller unit it counts and of itself, its word on a line)
-_UNIT_WORDS: dict[str, tuple[str, str, re.Pattern[str]]] = {
-    "an hour": ("minu", "hour", re.compile(r"\bhours?\b", re.I)),
-    "a week": ("day", "week", re.compile(r"\bweeks?\b", re.I)),
-}
 _COMPUTATION = re.compile(r"[\d.,$]+(?:\s*[-+*/x×÷()]\s*[\d.,$()]+)+\s*=\s*[\d.,$]*")
 _NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -275,9 +260,10 @@ class Binder:
             # "30*2-5" for "5 years younger than twice his age" where the question's other 2 is
             # "the two now", which names nothing: the use is the word given ("twice")
             return None
-        if not stems and not agree and (self._multiplier_beside_its_operands(v, occ)
-                                        or self._multiplier_clause_restated(v, occ, line)
-                                        or self._unit_word_converts(v, occ, line)):
+        if not stems and not agree and self.expr is not None and (
+                beside_its_operands(self.question, self.nums, self.by_value, self.expr, self.role, v, occ)
+                or clause_restated(self.question, self.nums, self.expr, self.role, v, occ, line)
+                or unit_word_converts(self.question, self.nums, self.by_value, self.expr, self.role, v, occ, line)):
             # "Farmer Smith has 2*200+100" for "Smith's farm is 100 acres more than twice that. How
             # many acres do the two farms have": the word that multiplies, stated in the sentence of
             # the step's other numbers, not the count of equal value in another sentence
@@ -543,93 +529,6 @@ class Binder:
             return here[0]
         return None
 
-    def _multiplier_word(self, v: Fraction, occ: list[int]) -> int | None:
-        """Where the question writes ``v`` once as a word of the use's role ("twice", "double"; for
-        a divisor "half", "a quarter") and as no other word: that word's position; else None."""
-        if self.role not in ("times", "divisor") or not occ or self.expr is None \
-                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
-            return None
-        written = [p for p in _PHRASES_OF.get(v, ()) if has_phrase(self.question, p, ignore_case=True)]
-        if self.role == "times":
-            fits = [p for p in written if p in _MULTIPLIERS_OF.get(v, ())]
-        else:
-            fits = [p for p in written if v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]]
-        if len(written) != 1 or len(fits) != 1:
-            return None
-        words = [m.start() for m in phrase_re(fits[0], True).finditer(self.question)]
-        return words[0] if len(words) == 1 else None
-
-    def _multiplier_clause_restated(self, v: Fraction, occ: list[int], line: str) -> bool:
-        """A use that multiplies or divides, the line names with no words, of a value the question
-        states as a count and once as a word of that role, whose line restates the word's clause
-        up to the word and writes the computation in its place ("Chikote howls for twice as long
-        as Tobias" / "Chikote howls for 20*2=40 seconds"), no place of the value in that sentence:
-        the word (declared by :mod:`.constants`), not the count ("the other two wolves")."""
-        at = self._multiplier_word(v, occ)
-        if at is None:
-            return False
-        bounds = sentence_bounds(self.question)
-        if any(_same_sentence(bounds, self.nums[j].start, at) for j in occ):
-            return False
-        clause = re.split(r"[.,;:!?]\s", self.question[:at])[-1]
-        prose = _ANNOTATION.sub(" ", line)
-        m = re.search(r"[$\d]", prose)
-        if m is None:
-            return False
-        before = re.split(r"[.,;:!?]\s", prose[:m.start()])[-1]
-        said = re.findall(r"[a-z']+", clause.lower())
-        return len(said) >= 2 and said == re.findall(r"[a-z']+", before.lower())
-
-    def _unit_word_converts(self, v: Fraction, occ: list[int], line: str) -> bool:
-        """A use that multiplies or divides, the line names with no words, of the value of a word
-        the question writes once for a unit ("an hour": 60 minutes), beside another number of the
-        step that the question states in the smaller unit ("2 melt every 15 minutes") on a line that
-        names the larger ("each hour 2 * 60/15"), where every place of the value names something
-        else ("60 snowballs"): the word (declared by :mod:`.constants`), not the count of equal value."""
-        if self.role not in ("times", "divisor") or not occ or self.expr is None \
-                or sum(1 for leaf in leaves(self.expr) if leaf.value == v) != 1:
-            return False
-        phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _UNIT_WORDS and has_phrase(self.question, p, ignore_case=True)]
-        if len(phrases) != 1 or len(list(phrase_re(phrases[0], True).finditer(self.question))) != 1:
-            return False
-        small, large, big = _UNIT_WORDS[phrases[0]]
-        if not big.search(_ANNOTATION.sub(" ", line)) \
-                or any(not self.nums[j].stems or self.nums[j].stems & {small, large} for j in occ):
-            return False
-        for leaf in leaves(self.expr):
-            if not leaf.text or leaf.value == v or leaf.value in (0, 1):
-                continue
-            places = self.by_value.get(leaf.value, [])
-            if len({self.nums[j].start for j in places}) == 1 and small in self.nums[places[0]].stems:
-                return True
-        return False
-
-    def _multiplier_beside_its_operands(self, v: Fraction, occ: list[int]) -> bool:
-        """A use that multiplies (or divides) and that the line names with no words, of a value the
-        question states as a count ("the two farms", "2 hours") and once as a word of that role
-        ("twice", "double"; for a divisor "half", "a quarter"): the word, when the step's other
-        numbers (each stated at one place) are all stated in the word's sentence and no place of
-        the value is ("100 acres more than twice that", "40 minutes more than double Rob"): the
-        sentence that states what the step computes says the factor in words. The word is
-        declared by :mod:`.constants`; with two word givens of the value, or the word written
-        twice, the words do not say which, and the other readings decide."""
-        at = self._multiplier_word(v, occ)
-        if at is None or self.expr is None:
-            return False
-        anchors = []
-        for leaf in leaves(self.expr):
-            if not leaf.text or leaf.value == v or leaf.value in (0, 1):
-                continue
-            places = self.by_value.get(leaf.value, [])
-            if len({self.nums[j].start for j in places}) != 1:
-                return False
-            anchors.append(self.nums[places[0]].start)
-        if not anchors:
-            return False
-        bounds = sentence_bounds(self.question)
-        return all(_same_sentence(bounds, at, a) for a in anchors) \
-            and not any(_same_sentence(bounds, self.nums[j].start, a) for j in occ for a in anchors)
-
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
              agree: list[int]) -> int | None:
         if not agree and v == 1:
@@ -790,19 +689,6 @@ def _counted(text: str) -> bool:
     """Is a place written as a count (digits, "$4", or a number word), not as a word that is a
     unit itself ("dozen")?"""
     return text[:1].isdigit() or text[:1] in "$." or text.lower() in _NUMBER_WORD_VALUES
-
-
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
-
-
-def sentence_bounds(question: str) -> list[int]:
-    """Where the question's sentences end (a '.', '!' or '?' before a space or the end; the '.'
-    of "$2.50" ends nothing)."""
-    return [m.end() for m in _SENTENCE_END.finditer(question)] + [len(question)]
-
-
-def _same_sentence(bounds: list[int], a: int, b: int) -> bool:
-    return next(i for i, e in enumerate(bounds) if a < e) == next(i for i, e in enumerate(bounds) if b < e)
 
 
 def best_sentence(pool: list[int], nums: list[QuestionNumber], question: str,

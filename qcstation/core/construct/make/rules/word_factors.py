@@ -1,0 +1,154 @@
+"""A number a step multiplies or divides by, of a value the question states both as a count ("the
+two farms", "60 snowballs") and as a word ("twice", "double", "half", "an hour"): whether the
+words say the use is the word (issue 26.1, lane cover23). Asked by the binder (:mod:`.binding`)
+for a use the line names with no words; a True answer leaves the number to :mod:`.constants`,
+which declares the word given tied to its span. Each reading holds only where the question writes
+the value as one word of the use's role, once:
+
+* :func:`beside_its_operands`: every other number of the step is stated in the word's sentence
+  and no count of the value is ("100 acres more than twice that" / "2*200+100");
+* :func:`clause_restated`: the line restates the word's clause up to the word and writes the
+  computation in its place ("Chikote howls for twice as long as Tobias" / "Chikote howls for
+  20*2"), no count of the value in that sentence;
+* :func:`unit_word_converts`: a unit's word ("an hour": 60 minutes) beside a number the question
+  states in the smaller unit ("every 15 minutes"), on a line that names the unit ("each hour
+  2 * 60/15"), every place of the value naming something else ("60 snowballs").
+
+Also the word givens of each value (``_PHRASES_OF``, ``_MULTIPLIERS_OF``) and where the question's
+sentences end (:func:`sentence_bounds`), which the binder reads too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+from qcstation.core.reading.expr import Expr, leaves
+from qcstation.core.reading.words import WORD_GIVENS
+
+__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts"]
+
+
+#: value -> the word givens that state it ("half": 1/2 and 2), in WORD_GIVENS' order
+_PHRASES_OF: dict[Fraction, tuple[str, ...]] = {}
+for _phrase, _vals in WORD_GIVENS.items():
+    for _v in _vals:
+        _PHRASES_OF[_v] = (*_PHRASES_OF.get(_v, ()), _phrase)
+
+
+#: value -> the word givens that multiply by it ("twice": 2), which a number that names nothing
+#: never stands for
+_MULTIPLIERS_OF: dict[Fraction, tuple[str, ...]] = {
+    Fraction(2): ("twice", "double", "doubled", "doubles"),
+    Fraction(3): ("triple", "tripled", "thrice"),
+    Fraction(4): ("quadruple", "quadrupled"),
+}
+
+#: a word given that is a unit: (the stems of the smaller unit it counts and of itself, its word on a line)
+_UNIT_WORDS: dict[str, tuple[str, str, re.Pattern[str]]] = {
+    "an hour": ("minu", "hour", re.compile(r"\bhours?\b", re.I)),
+    "a week": ("day", "week", re.compile(r"\bweeks?\b", re.I)),
+}
+
+_ANNOTATION = re.compile(r"<<[^<>]*>>")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def sentence_bounds(question: str) -> list[int]:
+    """Where the question's sentences end (a '.', '!' or '?' before a space or the end; the '.'
+    of "$2.50" ends nothing)."""
+    return [m.end() for m in _SENTENCE_END.finditer(question)] + [len(question)]
+
+
+def _same_sentence(bounds: list[int], a: int, b: int) -> bool:
+    return next(i for i, e in enumerate(bounds) if a < e) == next(i for i, e in enumerate(bounds) if b < e)
+
+
+def _written_once(expr: Expr, v: Fraction) -> bool:
+    return sum(1 for leaf in leaves(expr) if leaf.value == v) == 1
+
+
+def multiplier_word(question: str, expr: Expr, role: str, v: Fraction) -> int | None:
+    """Where the question writes ``v`` once as a word of the use's role ("twice", "double"; for a
+    divisor "half", "a quarter") and as no other word, the step writing ``v`` once: that word's
+    position; else None."""
+    if role not in ("times", "divisor") or not _written_once(expr, v):
+        return None
+    written = [p for p in _PHRASES_OF.get(v, ()) if has_phrase(question, p, ignore_case=True)]
+    if role == "times":
+        fits = [p for p in written if p in _MULTIPLIERS_OF.get(v, ())]
+    else:
+        fits = [p for p in written if v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]]
+    if len(written) != 1 or len(fits) != 1:
+        return None
+    words = [m.start() for m in phrase_re(fits[0], True).finditer(question)]
+    return words[0] if len(words) == 1 else None
+
+
+def beside_its_operands(question: str, nums: Sequence[Any], by_value: dict[Fraction, list[int]], expr: Expr,
+                        role: str, v: Fraction, occ: list[int]) -> bool:
+    """The word, when the step's other numbers (each stated at one place) are all stated in the
+    word's sentence and no place of the value is (``nums``: the question's numbers, ``occ`` the
+    indexes of the value's places, ``by_value`` each value's)."""
+    at = multiplier_word(question, expr, role, v) if occ else None
+    if at is None:
+        return False
+    anchors = []
+    for leaf in leaves(expr):
+        if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+            continue
+        places = by_value.get(leaf.value, [])
+        if len({nums[j].start for j in places}) != 1:
+            return False
+        anchors.append(nums[places[0]].start)
+    if not anchors:
+        return False
+    bounds = sentence_bounds(question)
+    return all(_same_sentence(bounds, at, a) for a in anchors) \
+        and not any(_same_sentence(bounds, nums[j].start, a) for j in occ for a in anchors)
+
+
+def clause_restated(question: str, nums: Sequence[Any], expr: Expr, role: str, v: Fraction, occ: list[int],
+                    line: str) -> bool:
+    """The word, when the line writes the words of its clause up to it (at least two) right before
+    the computation, and no place of the value is in the word's sentence."""
+    at = multiplier_word(question, expr, role, v) if occ else None
+    if at is None:
+        return False
+    bounds = sentence_bounds(question)
+    if any(_same_sentence(bounds, nums[j].start, at) for j in occ):
+        return False
+    clause = re.split(r"[.,;:!?]\s", question[:at])[-1]
+    prose = _ANNOTATION.sub(" ", line)
+    m = re.search(r"[$\d]", prose)
+    if m is None:
+        return False
+    before = re.split(r"[.,;:!?]\s", prose[:m.start()])[-1]
+    said = re.findall(r"[a-z']+", clause.lower())
+    return len(said) >= 2 and said == re.findall(r"[a-z']+", before.lower())
+
+
+def unit_word_converts(question: str, nums: Sequence[Any], by_value: dict[Fraction, list[int]], expr: Expr,
+                       role: str, v: Fraction, occ: list[int], line: str) -> bool:
+    """The unit's word, when the question writes it once, the line names the unit, every place of
+    the value names something else than the unit or the smaller one, and another number of the
+    step is stated at one place in the smaller unit."""
+    if role not in ("times", "divisor") or not occ or not _written_once(expr, v):
+        return False
+    phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _UNIT_WORDS and has_phrase(question, p, ignore_case=True)]
+    if len(phrases) != 1 or len(list(phrase_re(phrases[0], True).finditer(question))) != 1:
+        return False
+    small, large, big = _UNIT_WORDS[phrases[0]]
+    if not big.search(_ANNOTATION.sub(" ", line)) or any(not nums[j].stems or nums[j].stems & {small, large}
+                                                         for j in occ):
+        return False
+    for leaf in leaves(expr):
+        if not leaf.text or leaf.value == v or leaf.value in (0, 1):
+            continue
+        places = by_value.get(leaf.value, [])
+        if len({nums[j].start for j in places}) == 1 and small in nums[places[0]].stems:
+            return True
+    return False

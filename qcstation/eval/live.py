@@ -150,18 +150,23 @@ class LiveScoring(threading.Thread):
                 pass
 
 
-#: outputs the scoring worker reads and scores at a time (one transaction of score rows)
+#: outputs the scoring worker reads and scores at a time
 LIVE_PAGE = 64
+#: outputs whose score rows are written in one transaction at most: the pages read one after
+#: another (while a full page says more is committed) are stored together; a transaction and
+#: its headline recount cost about as much as the rows of 20 outputs
+LIVE_WRITE = 256
 #: how often the scoring worker looks for newly committed outputs when it has caught up
 LIVE_POLL_S = 0.2
 
 
 def live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str],
-                 after_id: int = 0) -> None:
+                after_id: int = 0) -> None:
     """The scoring worker: reads the run's outputs committed after ``after_id`` (in id
     order, :data:`LIVE_PAGE` at a time, the answer tasks' ok ones), makes their score rows
     (:class:`~qcstation.eval.scorers.LiveScorer`, exactly those the scoring pass writes) and
-    stores each page's in one transaction. When it has caught up it waits
+    stores them in one transaction once it has caught up with what is committed (or
+    :data:`LIVE_WRITE` outputs' rows are waiting). When it has caught up it waits
     :data:`LIVE_POLL_S` for the run's end (``None`` on ``conn``); after that it scores what
     is left, and answers with the number scored (or why it cannot go on)."""
     import multiprocessing
@@ -181,27 +186,41 @@ def live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str
                 f"FROM eval_outputs WHERE id > ? AND +run_id = ? ORDER BY id LIMIT {LIVE_PAGE}")
     scored = 0
     ending = False
+    due: list[tuple[Any, ...]] = []     # score rows not yet stored
+    n_due = 0                           # the outputs they score
     try:
         store = Store(Path(db_path), migrate=False, create=False)
         scorer = LiveScorer(run_id, versions)
         last = int(after_id)
         while True:
             page = store.conn.execute(page_sql, (*ANSWER_TASKS, *ANSWER_TASKS, last, run_id)).fetchall()
+            full = len(page) == LIVE_PAGE
             if page:
                 last = int(page[-1][0])
                 outputs = [(int(sid), str(task), int(k), resp) for _, sid, task, k, resp, ok in page if ok]
                 del page
                 if outputs:
                     try:
-                        rows = scorer.rows(store, outputs)
-                        if rows:
-                            with store.transaction():
-                                store.conn.executemany(INSERT_SCORE, rows)
-                                recount_dirty(store.conn)   # the page's items, once each
+                        due += scorer.rows(store, outputs)
                     except Exception as exc:   # the scoring pass after the run scores these instead
                         conn.send(f"{exc.__class__.__name__}: {exc}")
                         return
-                    scored += len(outputs)
+                    n_due += len(outputs)
+                    del outputs
+                if full and n_due < LIVE_WRITE:
+                    continue                   # more is committed: read it before writing
+            if n_due:
+                try:
+                    if due:
+                        with store.transaction():
+                            store.conn.executemany(INSERT_SCORE, due)
+                            recount_dirty(store.conn)   # the batch's items, once each
+                except Exception as exc:   # the scoring pass after the run scores these instead
+                    conn.send(f"{exc.__class__.__name__}: {exc}")
+                    return
+                scored += n_due
+                due, n_due = [], 0
+            if full:
                 continue
             if ending:
                 conn.send(scored)

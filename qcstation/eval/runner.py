@@ -23,6 +23,7 @@ import asyncio
 import collections
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -514,7 +515,15 @@ def _cache_entry(key: str, reply: EvalReply) -> tuple[str, str] | None:
     """The response-cache entry of a reply: its text cut as the stored output is."""
     if reply.status != "ok" or reply.cached:
         return None
-    return key, _CACHE_JSON({"text": bounded(reply.text), "finish_reason": reply.finish_reason,
+    text = bounded(reply.text)
+    parts = [_plain_json(v) for v in (text, reply.finish_reason, reply.prompt_tokens,
+                                      reply.completion_tokens, reply.cost, reply.endpoint)]
+    if None not in parts:
+        # what _CACHE_JSON writes (the common case), without making an encoder per call
+        t, finish, pt, ct, cost, endpoint = parts
+        return key, (f'{{"text": {t}, "finish_reason": {finish}, "prompt_tokens": {pt}, '
+                     f'"completion_tokens": {ct}, "cost": {cost}, "endpoint": {endpoint}}}')
+    return key, _CACHE_JSON({"text": text, "finish_reason": reply.finish_reason,
                              "prompt_tokens": reply.prompt_tokens,
                              "completion_tokens": reply.completion_tokens,
                              "cost": reply.cost, "endpoint": reply.endpoint})
@@ -523,6 +532,23 @@ def _cache_entry(key: str, reply: EvalReply) -> tuple[str, str] | None:
 #: json.dumps(..., ensure_ascii=False), its encoder made once (json.dumps makes one per call
 #: when given an argument): the same bytes
 _CACHE_JSON = json.JSONEncoder(ensure_ascii=False).encode
+#: how that encoder writes a string
+_STR_JSON = json.encoder.encode_basestring
+
+
+def _plain_json(v: object) -> str | None:
+    """``v`` as :data:`_CACHE_JSON` writes it, for None, a string, an int and a finite
+    float (None for any other value: the encoder writes it)."""
+    if v is None:
+        return "null"
+    t = type(v)
+    if t is str:
+        return _STR_JSON(v)
+    if t is int:
+        return int.__repr__(v)  # type: ignore[arg-type]
+    if t is float and math.isfinite(v):  # type: ignore[arg-type]
+        return float.__repr__(v)  # type: ignore[arg-type]
+    return None
 
 
 def _chunks(it: Iterator[EvalRequest], size: int) -> Iterator[list[EvalRequest]]:

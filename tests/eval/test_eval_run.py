@@ -499,3 +499,30 @@ def test_the_live_scoring_worker_reads_what_the_session_stored_from_the_database
         assert s.scalar("SELECT COUNT(*) FROM eval_item_dirty") == 0
         assert metrics.headline_rows(s, run_id) == metrics.headline_rows(s, run_id, from_scratch=True) != []
     assert scored == {(sid, t) for i, sid, t in stored if i > after}
+
+
+def test_a_response_cache_entry_is_what_the_json_encoder_writes() -> None:
+    """The entry written without an encoder per reply (strings, ints, finite floats, None)
+    holds the bytes ``json.dumps(..., ensure_ascii=False)`` writes; any other value (a
+    float that is not finite, a bool) goes through the encoder itself."""
+    from qcstation.eval.types import EvalReply
+
+    texts = ["The answer is 42.", 'a "quoted" \\ back\nslash\ttab\x00\x1f\x7f', "é 😀 \u2028 \ud800 lone",
+             "", "x" * (outputs.MAX_STORED_CHARS + 5)]
+    numbers: list[Any] = [None, 0, 7, -3, 10**30, 0.0, -0.0, 1.5, 1e-300, 1e300, float("nan"),
+                          float("inf"), True, False]
+    n = 0
+    for i, text in enumerate(texts):
+        for j, v in enumerate(numbers):
+            reply = EvalReply("c", "ok", text=text, finish_reason=["stop", None, 'le"n\n'][(i + j) % 3],
+                              prompt_tokens=v, completion_tokens=numbers[(j + 3) % len(numbers)],
+                              cost=numbers[(j + 7) % len(numbers)],
+                              endpoint=["http://127.0.0.1:8000/v1", None, "é\n"][j % 3])
+            entry = must(runner._cache_entry("k", reply))
+            assert entry == ("k", json.dumps(
+                {"text": outputs.bounded(text), "finish_reason": reply.finish_reason,
+                 "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                 "cost": reply.cost, "endpoint": reply.endpoint}, ensure_ascii=False))
+            n += 1
+    assert n == len(texts) * len(numbers)
+    assert runner._cache_entry("k", EvalReply("c", "error", error="x")) is None

@@ -121,6 +121,12 @@ class PostPool:
             ctx = self._tls
         _, proto = await loop.create_connection(lambda: ResponseHandler(loop), t.host, t.port,
                                                 ssl=ctx, server_hostname=t.host if ctx else None)
+        # one parser for the connection's life: llhttp reads the responses of a keep-alive
+        # connection one after another (a connection goes back to the pool only after a
+        # whole response), as aiohttp's server reads its requests; a new one per request
+        # (as ClientSession makes) costs a parser's construction each time
+        proto.set_response_params(auto_decompress=False, read_until_eof=True,
+                                  read_bufsize=self.read_bufsize)
         self.connections += 1
         return proto
 
@@ -134,8 +140,6 @@ class PostPool:
             proto = await self._connect(t)
         reuse = False
         try:
-            proto.set_response_params(auto_decompress=False, read_until_eof=True,
-                                      read_bufsize=self.read_bufsize)
             transport = proto.transport
             if transport is None:
                 raise ConnectionResetError("the connection closed before the request was sent")

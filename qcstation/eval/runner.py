@@ -541,13 +541,12 @@ def _plain_json(v: object) -> str | None:
     float (None for any other value: the encoder writes it)."""
     if v is None:
         return "null"
-    t = type(v)
-    if t is str:
+    if type(v) is str:
         return _STR_JSON(v)
-    if t is int:
-        return int.__repr__(v)  # type: ignore[arg-type]
-    if t is float and math.isfinite(v):  # type: ignore[arg-type]
-        return float.__repr__(v)  # type: ignore[arg-type]
+    if type(v) is int:
+        return int.__repr__(v)
+    if type(v) is float and math.isfinite(v):
+        return float.__repr__(v)
     return None
 
 

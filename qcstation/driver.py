@@ -15,6 +15,15 @@ typed ahead over a slow link still work), unless there are so many printable one
 (:data:`IGNORED_PASTE_FROM`) that they can only be a paste: then they are dropped with a
 notice, so a paste onto the review screen does not accept, reject and skip items.
 
+A paste comes in several reads, and not only of 4 KB: from tmux, 4,097 bytes came as reads
+of 4,095 and 2 bytes (the tail ' \r', whose CR acted as Enter and submitted the reason), 50
+KB as 4,095, 3,586, 1,538, ... bytes within 25 ms. So a read that ended in a paste hands the
+paste on to the next read, whose first keys belong to it however few they are
+(:class:`ReadChunker`), when that read was already waiting once the paste was posted, or came
+within :data:`PASTE_GAP_S` after (the writer was held up by the full terminal buffer), or is
+the keys the parser held back from the paste (an ESC at its end, given out by its timeout).
+Nobody types the next key that fast after a paste.
+
 Only the Linux (and macOS) terminal driver reads in chunks; :class:`ChunkingLinuxDriver` is
 Textual's ``LinuxDriver`` with its input loop (``run_input_thread``, Textual 8.2.8, pinned)
 handing each read's events to :func:`chunk_events`.
@@ -26,17 +35,20 @@ import os
 import selectors
 from codecs import getincrementaldecoder
 from collections.abc import Callable, Iterable
+from time import monotonic
 
 from textual import events
 from textual.message import Message
 
 __all__ = ["chunk_events", "burst_text", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
-           "IgnoredPaste", "text_has_focus"]
+           "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "text_has_focus"]
 
 #: from this many keys in one read (two of them printable) the read is a paste
 PASTE_MIN_KEYS = 3
 #: with no text field focused, a read with this many printable keys is dropped as a paste
 IGNORED_PASTE_FROM = 16
+#: a read this soon (seconds) after a paste was posted goes on with that paste
+PASTE_GAP_S = 0.1
 
 _KEY_TEXT = {"enter": "\n", "tab": "\t"}
 
@@ -78,21 +90,37 @@ def chunk_events(messages: Iterable[Message], text_focus: bool) -> list[Message]
     a paste (:data:`PASTE_MIN_KEYS`) become one ``Paste`` when a text field has the focus,
     else one :class:`IgnoredPaste` when they hold :data:`IGNORED_PASTE_FROM` printable
     keys or more; every other message is kept, in order."""
+    return _chunk(messages, text_focus, continues=False)[0]
+
+
+def _chunk(messages: Iterable[Message], text_focus: bool,
+           continues: bool) -> tuple[list[Message], bool]:
+    """:func:`chunk_events`, with the first run of keys taken as a paste whatever its size
+    when ``continues`` (it goes on with the read before: :class:`ReadChunker`). Also says
+    whether the read ended in a run taken as a paste."""
     out: list[Message] = []
     run: list[events.Key] = []
+    first_run = True
+    ended_in_paste = False
 
     def flush() -> None:
+        nonlocal first_run, ended_in_paste
         if not run:
             return
-        if _is_paste(run):
+        going_on = continues and first_run
+        first_run = False
+        ended_in_paste = False
+        if going_on or _is_paste(run):
+            printable = sum(1 for key in run if key.is_printable)
             if text_focus:
                 out.append(events.Paste(burst_text(run)))
                 run.clear()
+                ended_in_paste = True
                 return
-            printable = sum(1 for key in run if key.is_printable)
-            if printable >= IGNORED_PASTE_FROM:
+            if going_on or printable >= IGNORED_PASTE_FROM:
                 out.append(IgnoredPaste(printable))
                 run.clear()
+                ended_in_paste = True
                 return
         out.extend(run)
         run.clear()
@@ -102,9 +130,53 @@ def chunk_events(messages: Iterable[Message], text_focus: bool) -> list[Message]
             run.append(message)
         else:
             flush()
+            first_run = False
+            ended_in_paste = False
             out.append(message)
     flush()
-    return out
+    return out, ended_in_paste
+
+
+class ReadChunker:
+    """:func:`chunk_events` over the reads of one terminal, in order: a read that ended in a
+    paste hands it on to the next read (see the module's docstring). The caller says when
+    each read came and when its messages were posted (seconds of a monotonic clock) and
+    whether more input was waiting then, so the rule is tested without a clock."""
+
+    def __init__(self) -> None:
+        self._in_paste = False          # the last read ended in a paste
+        self._posted_at: float | None = None
+        self._more_waiting = False
+
+    @property
+    def in_paste(self) -> bool:
+        """Did the last read end in a paste (is more input waiting worth asking)?"""
+        return self._in_paste
+
+    def take(self, messages: Iterable[Message], text_focus: bool, at: float, *,
+             held_back: bool = False) -> list[Message]:
+        """The messages to post for one read that came at ``at``; ``held_back`` for the keys
+        the parser gives out at its timeout (held back from the last read)."""
+        messages = list(messages)
+        if held_back and not messages:
+            return []
+        posted_at = self._posted_at
+        continues = self._in_paste and (
+            held_back or self._more_waiting
+            or (posted_at is not None and at - posted_at <= PASTE_GAP_S))
+        self._posted_at, self._more_waiting = None, False
+        if not messages:
+            # the parser holds this read back (an ESC that may start a sequence): its keys,
+            # given out at the timeout, go on with the paste only if this read did
+            self._in_paste = continues
+            return []
+        out, self._in_paste = _chunk(messages, text_focus, continues)
+        return out
+
+    def posted(self, at: float, more_waiting: bool) -> None:
+        """The last read's messages were posted at ``at``; ``more_waiting``: input was
+        already waiting to be read then."""
+        self._posted_at, self._more_waiting = at, more_waiting
 
 
 def text_has_focus(focused: object) -> bool:
@@ -142,17 +214,23 @@ def chunking_driver_class() -> type:
             decode = getincrementaldecoder("utf-8")().decode
             read = os.read
             process: Callable[[Message], None] = self.process_message
+            chunker = ReadChunker()
 
             def process_selector_events(selector_events: list[tuple[selectors.SelectorKey, int]],
                                         final: bool = False) -> None:
                 for last, (_selector_key, mask) in loop_last(selector_events):
                     if mask & EVENT_READ:
                         unicode_data = decode(read(fileno, 1024 * 4), final=final and last)
+                        read_at = monotonic()
                         if not unicode_data:
                             break
-                        for event in chunk_events(feed(unicode_data), self._text_focus()):
+                        for event in chunker.take(feed(unicode_data), self._text_focus(),
+                                                  read_at):
                             process(event)
-                for event in chunk_events(tick(), self._text_focus()):
+                        if chunker.in_paste:
+                            chunker.posted(monotonic(), bool(selector.select(0)))
+                for event in chunker.take(tick(), self._text_focus(), monotonic(),
+                                          held_back=True):
                     process(event)
 
             try:

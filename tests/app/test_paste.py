@@ -10,7 +10,8 @@ from textual._xterm_parser import XTermParser
 
 from qcstation.app import make_app
 from qcstation.core.review.decisions import MAX_REASON_CHARS
-from qcstation.driver import IgnoredPaste, burst_text, chunk_events
+from qcstation.driver import (IgnoredPaste, ReadChunker, burst_text,
+                              chunk_events)
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
 from tests.app.conftest import (ANNOTATOR, curator_app, make_config, notifications, pass_the_gate,
@@ -22,14 +23,26 @@ SIZE = (80, 24)
 def _reads(text: str, focus: bool) -> list[object]:
     """What the driver posts for ``text`` arriving as a terminal sends it: reads of at most
     4 KB through Textual's own parser, then the parser's pending keys (its timeout)."""
+    return _timed_reads([(text[at:at + 4096], 0.0, True) for at in range(0, len(text), 4096)],
+                        focus)
+
+
+def _timed_reads(reads: list[tuple[str, float, bool]], focus: bool) -> list[object]:
+    """What the driver posts for reads of text, each coming at a time (seconds), and
+    whether more input was waiting once its messages were posted (at the same time), each
+    through Textual's own parser, then the parser's held-back keys (its timeout)."""
     parser = XTermParser(False)
+    chunker = ReadChunker()
     posted: list[object] = []
-    for at in range(0, len(text), 4096):
-        posted += chunk_events(parser.feed(text[at:at + 4096]), focus)
+    at = 0.0
+    for text, at, more_waiting in reads:
+        posted += chunker.take(parser.feed(text), focus, at)
+        if chunker.in_paste:
+            chunker.posted(at, more_waiting)
     # keys after an ESC wait for the parser's timeout (0.1 s): end it now, not by waiting
     if parser._timeout_time is not None:
         parser._timeout_time = 0
-    posted += chunk_events(parser.tick(), focus)
+    posted += chunker.take(parser.tick(), focus, at + 1, held_back=True)
     return posted
 
 
@@ -238,3 +251,52 @@ async def test_a_paste_into_the_approve_dialog_is_one_paste_and_approves_nothing
         assert [(r["name"], r["version"]) for r in rows] == [("smart", "1.0.0")]
         assert rows[0]["notes"] == text.strip()           # as the dialog trims it
         assert isinstance(app.screen, ReleasesScreen)
+
+
+async def test_a_paste_whose_line_end_is_read_alone_submits_nothing(qc_db: Path) -> None:
+    """A paste comes in several reads: from tmux, 4,095 letters, a space and a line end came
+    as reads of 4,095 and 2 bytes, and the lone CR acted as Enter and rejected the item by
+    itself. A read that comes right after a paste goes on with it: the reason stays open."""
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        field = app.screen.query_one("#reject_typed")
+        assert app.focused is field
+        # the tail was waiting once the paste was posted, 56 ms later (as logged in tmux)
+        for message in _timed_reads([("b" * 4095, 0.0, True), (" \r", 0.056, False)],
+                                    focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        assert reviews(qc_db) == []
+        assert field.value == "b" * MAX_REASON_CHARS
+
+
+def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
+    # with no text field, the tail of a paste is dropped with it: its last keys ('a'
+    # accept, Enter) act as no key; the tail came 12 ms after the paste was posted
+    posted = _timed_reads([("x" * 3586, 0.0, False), ("a\r", 0.012, False)], focus=False)
+    assert [type(m) for m in posted] == [IgnoredPaste, IgnoredPaste]
+    # an ESC that ends a paste is the paste's too, given out at the parser's timeout
+    posted = _timed_reads([("the reason\x1b", 0.0, False)], focus=True)
+    assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]
+    assert "".join(m.text for m in posted) == "the reason"  # type: ignore[attr-defined]
+    # keys typed after the paste, later than a paste's reads come, are keys again
+    posted = _timed_reads([("x" * 100, 0.0, False), ("a", 0.5, False), ("\r", 0.7, False)],
+                          focus=True)
+    assert [type(m).__name__ for m in posted] == ["Paste", "Key", "Key"]
+    # a read that was keys hands nothing on, however soon the next one comes
+    posted = _timed_reads([("a", 0.0, False), ("\r", 0.001, False)], focus=True)
+    assert [type(m).__name__ for m in posted] == ["Key", "Key"]
+    # nor does a lone ESC typed (the parser gives it out at its timeout), also after a
+    # paste: Esc pressed 3 s after it closes the dialog (in tmux it was taken as the paste's)
+    posted = _timed_reads([("\x1b", 0.0, False)], focus=True)
+    assert [getattr(m, "key", None) for m in posted] == ["escape"]
+    posted = _timed_reads([("x" * 100, 0.0, False), ("\x1b", 3.0, False)], focus=True)
+    assert [getattr(m, "key", None) for m in posted] == [None, "escape"]
+    # but an ESC that is the paste's last read, read alone, is the paste's
+    posted = _timed_reads([("x" * 100, 0.0, True), ("\x1b", 0.2, False)], focus=True)
+    assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]

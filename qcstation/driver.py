@@ -17,12 +17,14 @@ notice, so a paste onto the review screen does not accept, reject and skip items
 
 A paste comes in several reads, and not only of 4 KB: from tmux, 4,097 bytes came as reads
 of 4,095 and 2 bytes (the tail ' \r', whose CR acted as Enter and submitted the reason), 50
-KB as 4,095, 3,586, 1,538, ... bytes within 25 ms. So a read that ended in a paste hands the
-paste on to the next read, whose first keys belong to it however few they are
-(:class:`ReadChunker`), when that read was already waiting once the paste was posted, or came
-within :data:`PASTE_GAP_S` after (the writer was held up by the full terminal buffer), or is
-the keys the parser held back from the paste (an ESC at its end, given out by its timeout).
-Nobody types the next key that fast after a paste.
+KB as 4,095, 3,586, 1,538, ... bytes within 25 ms. So a read of :data:`SPLIT_READ_FROM`
+characters or more that ended in a paste hands the paste on to the next read, whose first
+keys belong to it however few they are (:class:`ReadChunker`), when that read was already
+waiting once the paste was posted or came within :data:`PASTE_GAP_S` after (the writer was
+held up by the full terminal buffer). Nobody types 1,000 characters, then a key that fast;
+a short burst (keys typed ahead over a slow link) hands nothing on, so the Enter typed after
+it still acts. The keys the parser held back from a paste (an ESC at its end, given out at
+its timeout) are the paste's too.
 
 Only the Linux (and macOS) terminal driver reads in chunks; :class:`ChunkingLinuxDriver` is
 Textual's ``LinuxDriver`` with its input loop (``run_input_thread``, Textual 8.2.8, pinned)
@@ -41,14 +43,16 @@ from textual import events
 from textual.message import Message
 
 __all__ = ["chunk_events", "burst_text", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
-           "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "text_has_focus"]
+           "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus"]
 
 #: from this many keys in one read (two of them printable) the read is a paste
 PASTE_MIN_KEYS = 3
 #: with no text field focused, a read with this many printable keys is dropped as a paste
 IGNORED_PASTE_FROM = 16
-#: a read this soon (seconds) after a paste was posted goes on with that paste
+#: a read this soon (seconds) after a long paste was posted goes on with that paste
 PASTE_GAP_S = 0.1
+#: a paste read this long (characters) may go on in the next read
+SPLIT_READ_FROM = 1024
 
 _KEY_TEXT = {"enter": "\n", "tab": "\t"}
 
@@ -138,13 +142,15 @@ def _chunk(messages: Iterable[Message], text_focus: bool,
 
 
 class ReadChunker:
-    """:func:`chunk_events` over the reads of one terminal, in order: a read that ended in a
-    paste hands it on to the next read (see the module's docstring). The caller says when
-    each read came and when its messages were posted (seconds of a monotonic clock) and
-    whether more input was waiting then, so the rule is tested without a clock."""
+    """:func:`chunk_events` over the reads of one terminal, in order: a long read that ended
+    in a paste hands it on to the next read (see the module's docstring). The caller says
+    how long each read was, when it came and when its messages were posted (seconds of a
+    monotonic clock) and whether more input was waiting then, so the rule is tested
+    without a clock."""
 
     def __init__(self) -> None:
         self._in_paste = False          # the last read ended in a paste
+        self._long = False              # ... and was long enough to go on in the next
         self._posted_at: float | None = None
         self._more_waiting = False
 
@@ -154,17 +160,18 @@ class ReadChunker:
         return self._in_paste
 
     def take(self, messages: Iterable[Message], text_focus: bool, at: float, *,
-             held_back: bool = False) -> list[Message]:
-        """The messages to post for one read that came at ``at``; ``held_back`` for the keys
-        the parser gives out at its timeout (held back from the last read)."""
+             size: int = 0, held_back: bool = False) -> list[Message]:
+        """The messages to post for one read of ``size`` characters that came at ``at``;
+        ``held_back`` for the keys the parser gives out at its timeout (held back from the
+        last read)."""
         messages = list(messages)
         if held_back and not messages:
             return []
         posted_at = self._posted_at
-        continues = self._in_paste and (
-            held_back or self._more_waiting
-            or (posted_at is not None and at - posted_at <= PASTE_GAP_S))
+        continues = self._in_paste and (held_back or self._long and (
+            self._more_waiting or (posted_at is not None and at - posted_at <= PASTE_GAP_S)))
         self._posted_at, self._more_waiting = None, False
+        self._long = size >= SPLIT_READ_FROM
         if not messages:
             # the parser holds this read back (an ESC that may start a sequence): its keys,
             # given out at the timeout, go on with the paste only if this read did
@@ -225,7 +232,7 @@ def chunking_driver_class() -> type:
                         if not unicode_data:
                             break
                         for event in chunker.take(feed(unicode_data), self._text_focus(),
-                                                  read_at):
+                                                  read_at, size=len(unicode_data)):
                             process(event)
                         if chunker.in_paste:
                             chunker.posted(monotonic(), bool(selector.select(0)))

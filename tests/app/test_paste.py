@@ -36,7 +36,7 @@ def _timed_reads(reads: list[tuple[str, float, bool]], focus: bool) -> list[obje
     posted: list[object] = []
     at = 0.0
     for text, at, more_waiting in reads:
-        posted += chunker.take(parser.feed(text), focus, at)
+        posted += chunker.take(parser.feed(text), focus, at, size=len(text))
         if chunker.in_paste:
             chunker.posted(at, more_waiting)
     # keys after an ESC wait for the parser's timeout (0.1 s): end it now, not by waiting
@@ -291,6 +291,10 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     # a read that was keys hands nothing on, however soon the next one comes
     posted = _timed_reads([("a", 0.0, False), ("\r", 0.001, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Key", "Key"]
+    # nor does a short burst (words typed ahead, tmux's send-keys): the Enter after it,
+    # even if it was waiting already, is Enter (a queue filter typed, then applied)
+    posted = _timed_reads([("state:rejected", 0.0, True), ("\r", 0.001, False)], focus=True)
+    assert [getattr(m, "key", None) for m in posted] == [None, "enter"]
     # nor does a lone ESC typed (the parser gives it out at its timeout), also after a
     # paste: Esc pressed 3 s after it closes the dialog (in tmux it was taken as the paste's)
     posted = _timed_reads([("\x1b", 0.0, False)], focus=True)
@@ -298,5 +302,5 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     posted = _timed_reads([("x" * 100, 0.0, False), ("\x1b", 3.0, False)], focus=True)
     assert [getattr(m, "key", None) for m in posted] == [None, "escape"]
     # but an ESC that is the paste's last read, read alone, is the paste's
-    posted = _timed_reads([("x" * 100, 0.0, True), ("\x1b", 0.2, False)], focus=True)
+    posted = _timed_reads([("x" * 4095, 0.0, True), ("\x1b", 0.2, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]

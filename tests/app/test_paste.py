@@ -268,7 +268,7 @@ async def test_a_paste_whose_line_end_is_read_alone_submits_nothing(qc_db: Path)
         # the tail was waiting once the paste was posted, 56 ms later (as logged in tmux)
         for message in _timed_reads([("b" * 4095, 0.0, True), (" \r", 0.056, False)],
                                     focus=True):
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         assert isinstance(app.screen, RejectReasonModal)
         assert reviews(qc_db) == []

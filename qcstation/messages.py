@@ -191,6 +191,17 @@ class EvalProgressed(Message):
         self.phase = phase
 
 
+class JudgesProgressed(Message):
+    """How far a judge's requests got while a run is scored (a judge that is down makes
+    every request wait for its retries): posted as the judge starts, at most a few times a
+    second, and as it ends."""
+
+    def __init__(self, run_id: int, judge: str, done: int, total: int, failed: int) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.judge, self.done, self.total, self.failed = judge, done, total, failed
+
+
 class EvalRunFinished(Message):
     """The run's worker ended: finished, or ``cancelled`` by the user (resumable)."""
 

@@ -18,7 +18,9 @@ from textual.worker import Worker, get_current_worker
 
 from qcstation.eval.browse import RunSummary, list_runs
 from qcstation.eval.types import METRICS
-from qcstation.messages import EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted
+from qcstation.eval.judging import judge_progress_line
+from qcstation.messages import (EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted,
+                                JudgesProgressed)
 from qcstation.widgets.eval_views import (
     SHORT,
     headline_cell,
@@ -300,9 +302,21 @@ class RunsScreen(QCScreen):
         def scoring(final: Any) -> None:
             self.post_message(EvalProgressed(run_id, final, phase="scoring"))
 
+        judged_at = 0.0
+
+        def judging(judge: str, done: int, total: int, failed: int) -> None:
+            nonlocal judged_at
+            if worker.is_cancelled:
+                cancel.set()
+            now = time.monotonic()
+            if 0 < done < total and now - judged_at < PROGRESS_EVERY_S:
+                return
+            judged_at = now
+            self.post_message(JudgesProgressed(run_id, judge, done, total, failed))
+
         outcome = run_and_score(
             app.db_path, run_id, app.config, progress=progress, cancel=cancel,
-            on_scoring=scoring,
+            on_scoring=scoring, judge_progress=judging,
             missing_scorer_ok=True)
         self.post_message(EvalRunFinished(run_id, outcome.progress, cancelled=cancel.is_set(),
                                           scored=outcome.scores, note=outcome.note))
@@ -341,6 +355,15 @@ class RunsScreen(QCScreen):
         except Exception:  # the row is not listed yet (first refresh still loading)
             pass
 
+    @on(JudgesProgressed)
+    def _judged(self, message: JudgesProgressed) -> None:
+        if self.cancel_event is not None and self.cancel_event.is_set():
+            return      # "Stopping…" stays until the run ends
+        line = judge_progress_line(message.judge, message.done, message.total, message.failed,
+                                   stop="Esc")
+        self._show_progress(Text(f"Scoring run #{message.run_id}: {line}", style="bold"),
+                            message.done, message.total)
+
     @on(EvalRunFinished)
     def _finished(self, message: EvalRunFinished) -> None:
         self._end_run()
@@ -349,7 +372,14 @@ class RunsScreen(QCScreen):
         errors = int(getattr(p, "errors", 0) or 0)
         if errors:
             done += f" ({errors} failed)"
-        if message.cancelled:
+        if message.cancelled and message.scored is not None:
+            # stopped while the judges were asked: the run is scored, what they did not
+            # answer is judge_error (left out, not the model's failure)
+            self.notify(f"Stopped scoring run #{message.run_id}: the items the judges did not "
+                        f"answer are judge_error; `qcstation eval score {message.run_id} "
+                        "--retry-judges` asks them again.",
+                        title="Scoring stopped", severity="warning", timeout=8)
+        elif message.cancelled:
             self.notify(f"Stopped run #{message.run_id}: {done}. Enter on it resumes.",
                         title="Run stopped", severity="warning", timeout=8)
         else:

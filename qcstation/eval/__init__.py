@@ -129,8 +129,9 @@ from qcstation.eval.types import (  # noqa: F401
 # runs.get_run(store, run_id) -> RunInfo;  runs.list_runs(store) -> [RunInfo]
 # evaluate.run_and_score(db_path, run_id, cfg, *, progress=None, cancel=None,
 #                        retry_errors=False, score=True, on_scoring=None,
-#                        missing_scorer_ok=False, figures=False)
+#                        missing_scorer_ok=False, figures=False, judge_progress=None)
 #                        -> RunOutcome(progress, scores, note, figures: RunFigures | None)
+#                        (cancel stops the asking and the judges of the scoring pass)
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
 #                    cancel=None | threading.Event, retry_errors=False, backend=None,
 #                    live_score=False, preflight=True, keep_lease=False) -> RunProgress (final)
@@ -139,8 +140,10 @@ from qcstation.eval.types import (  # noqa: F401
 # runner.RunProgress: run_id, done, total, errors, cached, asked, rate_per_s, eta_s,
 #                     prompt_tokens, completion_tokens, cost, status, message
 # scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False, verifier=None,
-#                   judges=None, retry_judges=False, judge_progress=None) -> ScoreSummary
-#                   (judge_progress: called as each judge starts, every few seconds and at its end)
+#                   judges=None, retry_judges=False, judge_progress=None, cancel=None)
+#                   -> ScoreSummary
+#                   (judge_progress: called as each judge starts and as each request ends;
+#                   cancel, a threading.Event: the judges stop, unjudged items judge_error)
 #                   (counts per metric and verdict; `flipped`: items whose verdict changed)
 # metrics.leaderboard(store, run_ids=None, *, n_boot=1000, seed=0) -> list[RunMetrics]
 #   RunMetrics: run_id, label (model name), name, status, values: dict[code -> MetricValue];

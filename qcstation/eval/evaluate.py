@@ -21,6 +21,7 @@ from typing import Any
 
 from db.store import Store
 from qcstation.eval.metric_values import RunMetrics
+from qcstation.eval.judging import JudgeProgress
 from qcstation.eval.metrics import leaderboard
 from qcstation.eval.runner import RunProgress, execute_run
 from qcstation.eval.runs import release_lease
@@ -55,9 +56,12 @@ def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
                   progress: Callable[[RunProgress], None] | None = None,
                   cancel: threading.Event | None = None, retry_errors: bool = False,
                   score: bool = True, on_scoring: Callable[[RunProgress], None] | None = None,
-                  missing_scorer_ok: bool = False, figures: bool = False) -> RunOutcome:
+                  missing_scorer_ok: bool = False, figures: bool = False,
+                  judge_progress: JudgeProgress | None = None) -> RunOutcome:
     """Ask what the run lacks, then score it. ``on_scoring`` is called with the final
-    progress as the scoring pass starts. A scorer whose package is missing ends the call
+    progress as the scoring pass starts, ``judge_progress`` as each judge request ends
+    (:func:`~qcstation.eval.judging.judge_outputs`: a judge that is down is a long wait),
+    and ``cancel`` stops the judges too (the items not judged are ``judge_error``). A scorer whose package is missing ends the call
     with that ImportError, or, with ``missing_scorer_ok`` (the workstation), leaves the
     run unscored with a note saying so. With ``figures`` a scored outcome carries the run's
     :class:`RunFigures`. Ctrl+C during the run propagates (what was
@@ -71,7 +75,8 @@ def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
     try:
         if on_scoring is not None:
             on_scoring(final)
-        summary = score_run(db_path, run_id, cfg, only_missing=not retry_errors)
+        summary = score_run(db_path, run_id, cfg, only_missing=not retry_errors,
+                            judge_progress=judge_progress, cancel=cancel)
     except ImportError as exc:
         if not missing_scorer_ok:
             raise

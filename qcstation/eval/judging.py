@@ -35,6 +35,12 @@ the replies stored with the previous verdict and asks nobody about an item that 
 (what ``eval rescore`` does: rescoring calls no model; an item never judged is asked);
 ``mode="retry"`` re-reads the usable stored replies and asks again, bypassing the cache,
 only the judges whose reply was missing or unusable.
+
+A judge that is down makes every request wait for its retries: ``progress`` is told as each
+request ends (:func:`judge_progress_line` says it in words, for the CLI and the
+workstation alike), and ``cancel`` (a ``threading.Event``) stops the asking at once: the
+requests in flight are dropped, and every item a judge did not answer is ``judge_error``
+("not asked: the scoring was stopped"), asked again by ``--retry-judges``.
 """
 
 from __future__ import annotations
@@ -42,11 +48,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from qcstation.common.safe import one_line
 from qcstation.eval import tasks as T
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING
 
@@ -211,14 +219,29 @@ def judge_messages(tpl: T.Template, record: Mapping[str, Any], response: str | N
 #: told as each judge request ends: (judge name, requests done, requests in all, failed)
 JudgeProgress = Callable[[str, int, int, int], None]
 
+#: what an item's entry says for a judge the scoring stopped before it answered
+STOPPED = "not asked: the scoring was stopped"
+
+
+class JudgeStopped(Exception):
+    """The scoring was stopped before this judge request was answered."""
+
+
+def judge_progress_line(judge: str, done: int, total: int, failed: int, *, stop: str) -> str:
+    """How far a judge's requests got, in words; ``stop`` names the key that stops them."""
+    return (f"judge {one_line(judge, 40)}: {done:,} of {total:,} requests answered"
+            + (f", {failed:,} failed" if failed else "")
+            + ("" if done == total else f" · {stop} stops (nothing scored is lost)"))
+
 
 def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequence[Mapping[str, Any]],
                   responses: Sequence[str | None], previous: Sequence[Mapping[str, Any] | None],
                   *, mode: str = "ask", progress: JudgeProgress | None = None,
+                  cancel: threading.Event | None = None,
                   ) -> list[tuple[str, float | None, str | None, dict[str, Any]]]:
     """One (verdict, score, extracted, detail) per response; see the module docstring.
     ``progress(judge, done, total, failed)`` is told as each request ends (a judge that is
-    down is a long wait: retries and backoff on every request)."""
+    down is a long wait: retries and backoff on every request); ``cancel`` stops it."""
     if mode not in JUDGE_MODES:
         raise ValueError(f"unknown judge mode {mode!r}")
     judges = list(getattr(cfg, "judges", []) or [])
@@ -247,14 +270,20 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
         if not todo:
             continue
         batch = [judge_messages(tpl, records[i], responses[i]) for i in todo]
-        answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry"),
-                                   progress=progress))
+        answers: list[Any]
+        if cancel is not None and cancel.is_set():
+            answers = [JudgeStopped(STOPPED) for _ in todo]
+        else:
+            answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry"),
+                                       progress=progress, cancel=cancel))
         dropped = sum(int(getattr(a, "dropped_counts", 0) or 0) for a in answers)
         if dropped:      # one line for the judge's requests, not one a reply
             log.warning("judge %s: %d token count(s) the server reported dropped (not a count of "
                         "tokens, or more than the request can hold)", j.name, dropped)
         for i, a in zip(todo, answers):
-            if isinstance(a, Exception):
+            if isinstance(a, JudgeStopped):
+                entries[i][j.name] = {"error": STOPPED, "model": j.model}
+            elif isinstance(a, Exception):
                 entries[i][j.name] = {"error": f"the judge request failed: {str(a)[:300]}",
                                       "model": j.model}
             else:
@@ -273,13 +302,15 @@ def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
 
 
 async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], *,
-               use_cache: bool, progress: JudgeProgress | None = None) -> list[Any]:
+               use_cache: bool, progress: JudgeProgress | None = None,
+               cancel: threading.Event | None = None) -> list[Any]:
     from qcstation.core.construct.make.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
     todo = list(batches)
+    name = str(getattr(judge, "name", "judge"))
     try:
-        if progress is None:
+        if progress is None and cancel is None:
             return await client.chat_many(todo, temperature=0.0, use_cache=use_cache)
         done = failed = 0
 
@@ -288,10 +319,32 @@ async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]
             [answer] = await client.chat_many([messages], temperature=0.0, use_cache=use_cache)
             done += 1
             failed += isinstance(answer, Exception)
-            progress(str(getattr(judge, "name", "judge")), done, len(todo), failed)
+            if progress is not None:
+                progress(name, done, len(todo), failed)
             return answer
 
-        progress(str(getattr(judge, "name", "judge")), 0, len(todo), 0)
-        return list(await asyncio.gather(*(one(m) for m in todo)))
+        if progress is not None:
+            progress(name, 0, len(todo), 0)
+        tasks = [asyncio.ensure_future(one(m)) for m in todo]
+        watch = asyncio.ensure_future(_stop_when(cancel, tasks)) if cancel is not None else None
+        try:
+            _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in pending:       # one raised (the store failed): the others stop too
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
+        finally:
+            if watch is not None:
+                watch.cancel()
+        return [JudgeStopped(STOPPED) if task.cancelled() else task.result() for task in tasks]
     finally:
         await client.aclose()
+
+
+async def _stop_when(cancel: threading.Event, tasks: Sequence[asyncio.Future[Any]]) -> None:
+    """Cancel ``tasks`` (their requests in flight, their retries' waits) once ``cancel`` is
+    set: a ``threading.Event`` set by another thread, looked at ten times a second."""
+    while not cancel.is_set():
+        await asyncio.sleep(0.1)
+    for task in tasks:
+        task.cancel()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import collections
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,7 +271,8 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
               progress: Callable[[int, int], None] | None = None,
               only_missing: bool = False, verifier: Any = None,
               judges: str | None = None, retry_judges: bool = False,
-              judge_progress: JudgeProgress | None = None) -> ScoreSummary:
+              judge_progress: JudgeProgress | None = None,
+              cancel: threading.Event | None = None) -> ScoreSummary:
     """(Re-)score every stored output of a run. With ``only_missing`` only outputs that have
     no score yet are scored (and, with ``retry_judges``, the Understanding outputs whose
     verdict is ``judge_error``). Returns counts and the items whose verdict flipped.
@@ -278,7 +280,9 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
     ``judges`` (see :mod:`qcstation.eval.judging`): ``ask`` (the default when scoring what
     has no score) asks every judge; ``reuse`` (the default of a full re-score) asks nobody
     and re-reads the stored replies; ``retry_judges`` asks again, bypassing the response
-    cache, only the judges whose reply was missing or unusable."""
+    cache, only the judges whose reply was missing or unusable. ``cancel`` stops the judges'
+    requests (:func:`qcstation.eval.judging.judge_outputs`): what is scored is saved, and the
+    items a judge did not answer are ``judge_error``."""
     db_path = Path(db_path)
     mode = "retry" if retry_judges else (judges or ("ask" if only_missing else "reuse"))
     if mode not in JUDGE_MODES:
@@ -287,12 +291,13 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
     # only once its scores are written (runs.scoring_lease)
     with scoring_lease(db_path, run_id):
         return _score_run(db_path, run_id, cfg, progress, only_missing, verifier, mode, retry_judges,
-                          judge_progress)
+                          judge_progress, cancel)
 
 
 def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, int], None] | None,
                only_missing: bool, verifier: Any, mode: str, retry_judges: bool,
-               judge_progress: JudgeProgress | None = None) -> ScoreSummary:
+               judge_progress: JudgeProgress | None = None,
+               cancel: threading.Event | None = None) -> ScoreSummary:
     store = Store(db_path, migrate=False, create=False)
     try:
         ctx = RunContext(store, run_id)
@@ -344,7 +349,7 @@ def _score_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[int, in
                 db_path, cfg, judge_tpl, [items[int(o["seed_id"])][0] for o in group],
                 [o["response"] for o in group],
                 [old.get((int(o["seed_id"]), int(o["sample_idx"]))) for o in group], mode=mode,
-                progress=judge_progress)
+                progress=judge_progress, cancel=cancel)
             for o, (verdict, score, extracted, detail) in zip(group, judged):
                 sp.emit(o, "un", Score(verdict, score, extracted, detail))
             sp.advance(len(group))

@@ -497,6 +497,38 @@ async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:
         assert "No runs to chart yet." in screen_text(app)
 
 
+async def test_esc_stops_the_judges_of_a_run_being_scored(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    """A judge that takes every request and never answers: the scoring said only "Scoring
+    run #1…" and Esc did not stop it (walked in tmux at 80x24: still "Stopping after the
+    requests in flight…" two minutes later). The judges' progress is shown, with the key that
+    stops it, and Esc stops them: the run is scored, the items not judged are judge_error."""
+    db = build_db(tmp_path / "judged.db")
+    fake_openai.default_delay = 3600          # taken, never answered (until the test ends)
+    config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
+                           "judges": [{"name": "slowjudge", "model": "j", "retries": 0,
+                                       "timeout_s": 3600, "base_url": fake_openai.base_url}]},
+                          "<test>")
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_run_form(pilot)
+        await _type_into(pilot, "#run_limit", "4")
+        await pilot.press("ctrl+s")
+        await _until(pilot, lambda: "Scoring run #1: judge slowjudge: 0 of 4 requests answered "
+                     "· Esc stops" in flat(screen_text(app)) and len(fake_openai.chat_requests) >= 4)
+        await pilot.press("escape")
+        await _until(pilot, lambda: any("Stopped scoring run #1" in n for n in notifications(app)))
+        await settle(pilot, rounds=400)
+        assert isinstance(app.screen, RunsScreen)
+        assert any("--retry-judges` asks them again" in n for n in notifications(app))
+    with Store(db) as store:
+        rows = store.query("SELECT verdict, detail FROM eval_scores WHERE metric = 'un'")
+        status = store.scalar("SELECT status FROM eval_runs")
+    assert [r["verdict"] for r in rows] == ["judge_error"] * 4
+    assert all("not asked: the scoring was stopped" in r["detail"] for r in rows)
+    assert status == "done"
+
+
 async def test_q_mid_run_asks_before_quitting(tmp_path: Path,
                                               fake_openai: FakeOpenAI) -> None:  # noqa: F811
     from screens.dialogs.confirm import ConfirmModal

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from qcstation.commands._common import db_path, print_json, print_table
@@ -60,7 +61,10 @@ def notes(rows: list[tuple[str, MetricValue]]) -> list[str]:
 
 
 class Printer:
-    """One progress line on stderr: rewritten in place on a terminal, every 5 s otherwise."""
+    """One progress line on stderr: rewritten in place on a terminal, every 5 s otherwise.
+    The codes that rewrite it go to the terminal itself, past the stream that shows control
+    characters as text (:class:`qcstation.commands._common.SafeStream`), which printed them
+    as ``\\r\\x1b[2K`` before every line; the line itself still goes through it."""
 
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
@@ -72,7 +76,8 @@ class Printer:
             return
         t = time.monotonic()
         if self.tty:
-            sys.stderr.write("\r\x1b[2K" + p.line())
+            getattr(sys.stderr, "raw_stream", sys.stderr).write("\r\x1b[2K")
+            sys.stderr.write(p.line())
             sys.stderr.flush()
         elif t - self.last >= 5.0 or p.done >= p.total:
             self.last = t
@@ -81,6 +86,25 @@ class Printer:
     def end(self) -> None:
         if self.tty and not self.quiet:
             sys.stderr.write("\n")
+
+
+def judge_progress_printer(every_s: float = 5.0) -> Callable[[str, int, int, int], None]:
+    """Progress of the judges' requests on stderr: when a judge starts, at most every
+    ``every_s`` seconds, and when it ends, with the failures so far and how to stop (a judge
+    server that is down makes every request wait for its retries)."""
+    from qcstation.eval.judging import judge_progress_line
+
+    last = [0.0]
+
+    def show(judge: str, done: int, total: int, failed: int) -> None:
+        now = time.monotonic()
+        if 0 < done < total and now - last[0] < every_s:
+            return
+        last[0] = now
+        print(judge_progress_line(judge, done, total, failed, stop="Ctrl+C"), file=sys.stderr,
+              flush=True)
+
+    return show
 
 
 def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool = False) -> int:
@@ -98,7 +122,8 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
     try:
         outcome = run_and_score(db_path(args), run_id, cfg, progress=printer,
                                 retry_errors=retry_errors, score=not args.no_score,
-                                on_scoring=start_scoring, figures=True)
+                                on_scoring=start_scoring, figures=True,
+                                judge_progress=None if args.quiet else judge_progress_printer())
     except KeyboardInterrupt:
         if scoring:
             raise

@@ -4,13 +4,10 @@ action of ``eval rescore``, which scores every response again)."""
 from __future__ import annotations
 
 import argparse
-import sys
-import time
-from collections.abc import Callable
 
-from qcstation.common.safe import one_line
 from qcstation.commands._common import db_path, print_json, print_table, store_from_args
-from qcstation.commands.eval._shared import config, print_scores, resolve
+from qcstation.commands.eval._shared import (config, judge_progress_printer, print_scores,
+                                             resolve)
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -26,25 +23,6 @@ def register(actions: argparse._SubParsersAction) -> None:
                     help="ask again the judges that failed or replied unusably (judge_error items)")
     sc.add_argument("--json", action="store_true", help="print as JSON")
     sc.set_defaults(eval_func=run, only_missing=True)
-
-
-def judge_progress_printer(every_s: float = 5.0) -> Callable[[str, int, int, int], None]:
-    """Progress of the judges' requests on stderr: when a judge starts, at most every
-    ``every_s`` seconds, and when it ends, with the failures so far and how to stop (a judge
-    server that is down makes every request wait for its retries)."""
-    last = [0.0]
-
-    def show(judge: str, done: int, total: int, failed: int) -> None:
-        now = time.monotonic()
-        if 0 < done < total and now - last[0] < every_s:
-            return
-        last[0] = now
-        line = (f"judge {one_line(judge, 40)}: {done:,} of {total:,} requests answered"
-                + (f", {failed:,} failed" if failed else "")
-                + ("" if done == total else " · Ctrl+C stops (nothing scored is lost)"))
-        print(line, file=sys.stderr, flush=True)
-
-    return show
 
 
 def run(args: argparse.Namespace) -> int:

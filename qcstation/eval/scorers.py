@@ -47,13 +47,8 @@ from typing import Any
 from db.kept_eval import recount_dirty
 from db.store import Store, now
 from qcstation.eval import tasks as T
-from qcstation.eval.judging import (
-    JUDGE_MODES,
-    JUDGE_VERSION,
-    JudgeProgress,
-    judge_outputs,
-    parse_judge_score,
-)
+from qcstation.eval.judging import (JUDGE_MODES, JUDGE_VERSION, JudgeProgress, judge_outputs,
+                                    parse_judge_score)
 from qcstation.eval.runs import EvalError, RunContext, scoring_lease
 from qcstation.eval.types import STRICT, TASK_SCORES
 
@@ -280,9 +275,8 @@ def score_run(db_path: str | Path, run_id: int, cfg: Any, *,
     ``judges`` (see :mod:`qcstation.eval.judging`): ``ask`` (the default when scoring what
     has no score) asks every judge; ``reuse`` (the default of a full re-score) asks nobody
     and re-reads the stored replies; ``retry_judges`` asks again, bypassing the response
-    cache, only the judges whose reply was missing or unusable. ``cancel`` stops the judges'
-    requests (:func:`qcstation.eval.judging.judge_outputs`): what is scored is saved, and the
-    items a judge did not answer are ``judge_error``."""
+    cache, only the judges whose reply was missing or unusable. ``cancel`` stops the judges
+    (:func:`~qcstation.eval.judging.judge_outputs`; the items not judged are judge_error)."""
     db_path = Path(db_path)
     mode = "retry" if retry_judges else (judges or ("ask" if only_missing else "reuse"))
     if mode not in JUDGE_MODES:

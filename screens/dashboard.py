@@ -614,7 +614,8 @@ class DashboardScreen(QCScreen):
                              name=req.name, actor=self.qc_app.annotator, workers=None)
         made = ", ".join(f"{t} {n}" for t, n in sorted(summary.made.items())) or "nothing"
         text = (f"Set {req.name}: made {made}. `qcstation derive status {req.name}` says why "
-                f"the rest was refused; review it with `qcstation qc sample all --set {req.name}`.")
+                "the rest was refused. s draws its QC samples; Enter on its line in 'Needs "
+                "attention' reviews them.")
         self.post_message(DeriveFinished(text))
 
     @on(DeriveFinished)

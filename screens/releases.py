@@ -123,6 +123,9 @@ class ReleasesScreen(QCScreen):
         super().__init__()
         self.releases: list[rel.ReleaseInfo] = []
         self.blockers: list[str] | None = None
+        # the release just approved: selected once the list is read again, so that `e`
+        # ("Press e to export it") exports it, not the row the cursor was on
+        self.select_next: tuple[str, str] | None = None
         #: the set a new release is of: '' the working set, else a derived set (``s`` cycles)
         self.scope = ""
         self.scopes: list[str] = [""]
@@ -190,6 +193,10 @@ class ReleasesScreen(QCScreen):
                           Text(one_line(info.approved_by, 30)), info.approved_at[:16].replace("T", " "),
                           "yes" if info.export_dir else "no",
                           key=f"{info.name}\x00{info.version}")
+        if self.select_next is not None:
+            wanted, self.select_next = self.select_next, None
+            selected = next((n for n, info in enumerate(message.releases)
+                             if (info.name, info.version) == wanted), selected)
         if message.releases:
             table.move_cursor(row=min(selected, len(message.releases) - 1))
         table.border_subtitle = "" if message.releases else "no releases yet"
@@ -321,6 +328,7 @@ class ReleasesScreen(QCScreen):
         self.notify(f"Approved {info.name}@{info.version} "
                     f"({(info.counts or {}).get('records', '?')} records). Press e to export it.",
                     title="Release approved")
+        self.select_next = (info.name, info.version)
         self.action_refresh()
 
     # -- export ----------------------------------------------------------------------

@@ -46,6 +46,8 @@ async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
     # james and janet, up to 6 shifts each (tom restates a value: refused)
     assert kind == "counterfactual" and 6 <= made <= 12
     assert any(f"Set cf1: made counterfactual {made}." in n for n in notes), notes
+    # its next step is in the app, not the shell (the notice sent the curator to `qc sample`)
+    assert any("s draws its QC samples" in n for n in notes), notes
 
 
 async def test_the_dialog_reads_without_colour_has_help_and_is_for_curators(tmp_path: Path) -> None:

@@ -146,6 +146,34 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
         assert f"Removed seeds: {gone}" in detail
 
 
+async def test_e_after_an_approval_exports_the_release_just_approved(
+        qc_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Press e to export it", said after the second approval, exported the first release
+    again (the cursor stayed on its row; walked in tmux at 80x24, dyn-rel@1.1.0): the
+    release just approved is selected."""
+    monkeypatch.chdir(tmp_path)
+    pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "l", "a")
+        await pilot.press("enter", "enter")             # 1.0.0, no notes
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("ctrl+a", "backspace", *"1.1.0", "enter", "enter")
+        await settle(pilot)
+        if not isinstance(app.screen, ReleasesScreen):  # identical data: approve it anyway
+            await pilot.press("y")
+            await settle(pilot)
+        assert [r["version"] for r in _release_rows(qc_db)] == ["1.0.0", "1.1.0"]
+        assert any("Press e to export it" in n and "@1.1.0" in n for n in notifications(app))
+        await pilot.press("e")
+        await settle(pilot)
+    out = tmp_path / "exports" / "smart"
+    assert sorted(p.name for p in out.iterdir()) == ["1.1.0"]
+
+
 async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path) -> None:
     pass_the_gate(qc_db)
     app = curator_app(qc_db)

@@ -16,9 +16,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Header, Input
 from textual.worker import Worker
 
 from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
@@ -27,6 +26,7 @@ from qcstation.common.safe import one_line, printable
 from qcstation.widgets.text_field import TextField
 from qcstation.widgets.fixed_table import FixedTable
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
@@ -87,8 +87,10 @@ class QueueScreen(QCScreen):
 
     class RowsLoaded(Message):
         def __init__(self, rows: list[QueueRow], filters: dict[str, str], limit: int = MAX_ROWS,
-                      generation: int = 0, after: tuple[str, int] | None = None) -> None:
+                      generation: int = 0, after: tuple[str, int] | None = None,
+                      first: ReviewItem | None = None) -> None:
             self.limit = limit
+            self.first = first          # the first row's item, read with the rows
             self.generation = generation
             self.after = after          # rows that follow this row (dimension, item id)
             super().__init__()
@@ -115,6 +117,7 @@ class QueueScreen(QCScreen):
         self.initial_filter = " ".join(words)
         self.rows: list[QueueRow] = []
         self.item: ReviewItem | None = None
+        self.showing: int | None = None  # the item id shown or being read for the pane
         self.busy = False
         self.more = False        # only the first page is shown; more rows may follow
         self.loading_more = False
@@ -128,8 +131,9 @@ class QueueScreen(QCScreen):
         # fixed column widths (_set_columns): added rows are not measured (FixedTable)
         table: DataTable[Any] = FixedTable(id="queue_table", cursor_type="row", zebra_stripes=True)
         yield table
-        with VerticalScroll(id="queue_detail", classes="panel"):
-            yield Static(Text("Loading…", style="dim"), id="queue_item")
+        # a pane that wraps what shows: a Static in a scroll box changed its height with each
+        # item, and the box's scroll bar with it (two or three layouts of the screen a key)
+        yield TextPane(Text("Loading…", style="dim"), id="queue_detail", classes="panel")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -183,7 +187,10 @@ class QueueScreen(QCScreen):
               after: tuple[str, int] | None = None) -> None:
         with self.qc_app.open_store() as store:
             rows = queue(store, limit=limit, after=after, **filters)
-        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after))
+            # a new list's cursor lands on its first row: its item is read with it, so the
+            # rows and the item are drawn in one pass, not a second worker and layout
+            first = get_item(store, rows[0].item_id) if rows and after is None else None
+        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, first))
 
     @on(RowsLoaded)
     def _rows_loaded(self, message: RowsLoaded) -> None:
@@ -208,6 +215,8 @@ class QueueScreen(QCScreen):
                 table.move_cursor(row=keep)
             else:
                 self._add_rows(table, message.rows)
+            if isinstance(table, FixedTable):
+                table.apply_dimensions()
             table.border_title = f"Items: {len(self.rows)}{'+' if self.more else ''} ({shown})"
             return
         more = len(message.rows) >= message.limit and message.limit < MAX_ROWS
@@ -219,12 +228,20 @@ class QueueScreen(QCScreen):
         self._set_columns(table, message.rows)
         self._add_rows(table, message.rows)
         table.border_title = f"Items: {len(message.rows)}{'+' if more else ''} ({shown})"
+        if isinstance(table, FixedTable):
+            table.apply_dimensions()
         if message.rows:
             table.move_cursor(row=min(keep, len(message.rows) - 1))
-            self._show(message.rows[table.cursor_row].item_id)
+            item_id = message.rows[table.cursor_row].item_id
+            if message.first is not None and message.first.item_id == item_id:
+                self.showing = item_id
+                self._item_shown(self.ItemShown(message.first))
+            else:
+                self._show(item_id, again=True)
         else:
             self.item = None
-            self.query_one("#queue_item", Static).update(
+            self.showing = None
+            self.query_one("#queue_detail", TextPane).update(
                 Text("No item matches. f cycles the state filter; / edits the filter.",
                      style="dim"))
 
@@ -237,7 +254,8 @@ class QueueScreen(QCScreen):
 
     @classmethod
     def _widths(cls, rows: list[QueueRow]) -> list[int]:
-        return [max([len(label), *(cls._cells(r)[i].cell_len for r in rows)])
+        cells = [cls._cells(r) for r in rows]      # each row's cells made once, not per column
+        return [max([len(label), *(c[i].cell_len for c in cells)])
                 for i, label in enumerate(COLUMNS)]
 
     @classmethod
@@ -284,7 +302,13 @@ class QueueScreen(QCScreen):
     def _selected(self) -> None:
         self.query_one("#queue_detail").focus()
 
-    def _show(self, item_id: int) -> None:
+    def _show(self, item_id: int, again: bool = False) -> None:
+        """Read the item for the pane: not again while it is shown or being read (the
+        cursor's highlight after a reload names the row whose item came with the rows),
+        unless ``again`` (a reload: it may have changed)."""
+        if item_id == self.showing and not again:
+            return
+        self.showing = item_id
         self._load_item(item_id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="items",
@@ -296,8 +320,10 @@ class QueueScreen(QCScreen):
 
     @on(ItemShown)
     def _item_shown(self, message: ItemShown) -> None:
+        if message.item.item_id != self.showing:
+            return              # the cursor moved on since: its item is being read
         self.item = message.item
-        self.query_one("#queue_item", Static).update(render_item(message.item))
+        self.query_one("#queue_detail", TextPane).update(render_item(message.item))
         self.query_one("#queue_detail").border_title = (
             f"{message.item.key} · {message.item.dimension}")
 

@@ -218,7 +218,12 @@ _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|le
 _STRANDED = re.compile(r"\s+(to|with|for|on|at|about|into|from)(?=\s+(?:in|during|each|every|per|within|over)\b|\s*$)")
 # "... spend on lemons?", "... spend taking care of dogs?", "... use to buy the seeds?": the words
 # that say what the amount is for stay with it ("They also spent $4 more." could be on anything)
-_WHAT_FOR = re.compile(r"\s+((?:on|for)\s+[a-z][a-z '-]*|[a-z]+ing\b[a-z '-]*|to\s+(?!in\b|during\b|have\b|be\b)[a-z]+\b[a-z '-]*)$")
+_WHAT_FOR = re.compile(r"\s+((?:on|for|from)\s+[a-z][a-z '-]*|[a-z]+ing\b[a-z '-]*|to\s+(?!in\b|during\b|have\b|be\b)[a-z]+\b[a-z '-]*)$")
+# "How much money did Patrick earn, in dollars, from selling lemonade for 6 hours?": the unit
+# said aside goes; a source ("from selling lemonade") the new sentence cannot carry (it writes a
+# number of the story) leaves "Patrick also earned $20 more." open to any source: refused
+_ASIDE = re.compile(r"^\s*,\s*in dollars\s*,?")
+_FROM = re.compile(r"\bfrom\b")
 _PAST = {"buy": "bought", "sell": "sold", "eat": "ate", "make": "made", "have": "had",
          "get": "got", "read": "read", "run": "ran", "spend": "spent", "give": "gave",
          "drink": "drank", "see": "saw", "find": "found", "catch": "caught", "win": "won",
@@ -269,15 +274,19 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
         return None
     subject = subj[:1].upper() + subj[1:]
     amount = "${n} more" if money else f"{{n}} more {unit}"
-    rest = m.group("rest")
+    rest = _ASIDE.sub(" ", m.group("rest"))
     stranded = _STRANDED.match(rest)
     if stranded:
         verb_tail = f" {stranded.group(1)}"
     else:
         verb_tail = ""
         what_for = _WHAT_FOR.match(rest)
+        if what_for and question_numbers(what_for.group(1)):
+            return None   # "from recycling in a four-week month": a quantity of the story said again
         if what_for:  # less a condition or a total's words ("watching the show if he watches ...")
             amount += " " + re.split(r"\s+(?:if|when|unless|in total|in all|altogether)\b", what_for.group(1))[0].strip()
+        elif _FROM.search(rest):
+            return None
     if aux in ("will", "can"):
         return f"{subject} {aux} also {verb}{verb_tail} {amount}.", unit, "$" if money else ""
     if aux == "did":

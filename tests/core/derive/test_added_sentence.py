@@ -28,6 +28,9 @@ from qcstation.core.derive.story import _added_sentence
     ("How much money will he make in a year?", "He will also make ${n} more."),
     ("How many meters does he run a week?", "He also runs {n} more meters."),
     ("How much did he pay in total in dollars?", "He also paid ${n} more."),
+    # where the amount comes from is said of it too ("Ricardo can also get 36 more fruits." is
+    # from anywhere)
+    ("How many fruits can Ricardo get from his plants?", "Ricardo can also get {n} more fruits from his plants."),
 ])
 def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: str) -> None:
     made = _added_sentence(asking)
@@ -39,6 +42,11 @@ def test_the_added_sentence_says_more_of_what_is_asked(asking: str, sentence: st
     "How many stickers did Seth have in the beginning?",
     "How many marbles did she have at first?",
     "How much money did he have initially?",
+    # 606: "Patrick also earned $20 more." before "How much money did Patrick earn, in dollars,
+    # from selling lemonade for 6 hours?" need not be from lemonade: a source that writes a number
+    # of the story cannot be said again, so no sentence is made (nor for "a four-week month")
+    "How much money did Patrick earn, in dollars, from selling lemonade for 6 hours?",
+    "How many cents does Grayson earn from recycling in a four-week month?",
 ])
 def test_an_amount_the_story_works_back_to_gets_no_added_operation(asking: str) -> None:
     assert _added_sentence(asking) is None

@@ -107,7 +107,7 @@ def test_every_stage_package_stands_on_a_floor() -> None:
 # number written where no given is tied)
 GATE = ("qcstation.core.construct.check.bindings", "qcstation.core.construct.check.rolecheck",
         "qcstation.core.construct.check.equations", "qcstation.core.construct.check.places",
-        "qcstation.core.construct.check.literals")
+        "qcstation.core.construct.check.literals", "qcstation.core.construct.check.unheld")
 
 
 def test_making_does_not_import_checking_but_for_the_rereading_gate() -> None:

@@ -46,6 +46,11 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          place, by the noun right after the value on each line, else by the
                          sentence that states each (the gate's last question;
                          it reads each given's place, which ``bindings`` does not).
+``unheld``               one given that steps apart use while the question states its value at
+                         another place no given holds and a use pairs it with a number of that
+                         place's sentence ("3 less than 6" read as 6 - 3 with the "3 scoops"
+                         given, 1141); restatements ("the 500 piece one") and "each" exempt
+                         (the gate's; it reads each given's place).
 ``reread``               key information and a wrong chain of thought re-read against the
                          question and the solution (value leaks, hidden numbers,
                          irrelevant-but-used, stale edits).

@@ -118,7 +118,9 @@ def check_independently(result: RuleResult, question: str, solution: str,
     """A formalization is rule-made only if the checks re-derived from the question and the
     solution (:mod:`qcstation.core.construct.check.bindings`, the audit's own) find nothing: each
     given tied to words that agree with its step, no step that uses an earlier result whose
-    value the question also states, no use tied to a place of the question by order only.
+    value the question also states, no use tied to a place of the question by order only, no
+    given that steps apart use while a use pairs it with a number beside another place of its
+    value no given holds (:mod:`qcstation.core.construct.check.unheld`).
     A formalization that asserts an equation (a step with no defining term: the algebra and
     equation rules) is checked by :mod:`qcstation.core.construct.check.equations` instead: Z3
     solves it to ``gold`` and only ``gold``, no bare literal, each given at the one place its
@@ -159,6 +161,12 @@ def check_independently(result: RuleResult, question: str, solution: str,
         problems = [f"given-place: {m}" for m in _one_place_twice(result)]
     if not problems:
         problems = [f"given-place: {m}" for m in _swapped(result, values, question, solution)]
+    if not problems:
+        # one given that steps apart use while another place of its value is no given's
+        from qcstation.core.construct.check.unheld import unheld_places
+
+        problems = [f"given-place: {m}" for m in unheld_places({st.name: st.expr for st in result.steps},
+                                                                result.givens, question)]
     if problems:
         raise RuleError(problems[0], "Ambiguous binding")
 

@@ -22,7 +22,7 @@ from qcstation.core.reading.textnumbers import word_key
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
-           "noun_after", "nouns_after_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
+           "noun_after", "nouns_after_value", "word_before", "words_before_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
 
 MAX_TEXT = 200_000
 
@@ -447,6 +447,32 @@ def nouns_after_value(prose: str, value: Fraction) -> frozenset[str]:
             if w:
                 out.add(w)
     return frozenset(out)
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z'’]*) +$")
+
+
+def word_before(text: str, start: int) -> str | None:
+    """The stem of the word written right before ``start`` with only spaces between ("lost 5",
+    "size five"), None when a sign, a number or a stop word stands there ("has 5", "20-5")."""
+    m = _WORD_BEFORE.search(text[max(0, start - 40):start])
+    if m is None or m.group(1).lower() in _STOP:
+        return None
+    return stem(m.group(1))
+
+
+_OPERAND_BEFORE = re.compile(r"[-+*/×÷=(\dx$] *$")
+
+
+def words_before_value(prose: str, value: Fraction) -> list[str | None]:
+    """:func:`word_before` at each place a line's prose (annotations blanked) writes ``value``,
+    in digits or as a number word, except where it is an operand of written arithmetic ("20-5",
+    "= 5", "$5"); an empty list: the prose writes it nowhere else."""
+    text = prose[:MAX_TEXT]
+    starts = [m.start() for m in NUMERAL.finditer(text) if numeral_value(m) == value]
+    starts += [m.start(1) for m in number_word_matches(text)
+               if Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]) == value]
+    return [word_before(text, s) for s in sorted(starts) if not _OPERAND_BEFORE.search(text[max(0, s - 3):s])]
 
 
 @text_memo(lambda found: None if found is None else [list(w) for w in found], maxsize=512)

@@ -8,7 +8,8 @@ accept a formalization (``rules.dispatch.check_independently``) and the make-tim
   solution's line that computes it names its numbers ("2 * 30 days"); the question's
   occurrences of the same value name theirs ("30 lbs", "half", "2 sons"). A given whose
   solution words agree with none of the question's, or whose solution line names nothing
-  while the question offers it under different words, is a binding no reader can vouch for.
+  while the question offers it under different words, is a binding no reader can vouch for
+  (unless the word before it ties it: :func:`~.context.vouched_by_word_before`).
 * :func:`step_literals`: numbers written into a step's definition instead of a declared given.
 * :func:`equal_value_links`: a step that uses an earlier result whose value the question
   also states, unless the solution's words confirm the link (:func:`link_by_words`) or the
@@ -35,7 +36,8 @@ from qcstation.core.construct.check.terms import product_factors as _product_fac
 from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
 from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
-                                                    swap_invariant as _swap_invariant, vouched_by_context)
+                                                    swap_invariant as _swap_invariant, vouched_by_context,
+                                                    vouched_by_word_before)
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import count_of_a_percent_value, rate_named_by_product
 from qcstation.core.construct.check.elimination import vouched_by_elimination
@@ -536,6 +538,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # "half") whose clause alone shares words with the line (clause_choice), or by units or elimination
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
+                and not (once and vouched_by_word_before(given, line, v, cands, question)) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \

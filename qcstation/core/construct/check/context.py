@@ -17,6 +17,9 @@ solution and the formalization only, never the rules' binder):
 * :func:`swap_invariant`: is a step's term the same function whichever of two givens of one
   value stands where ("20 x 20/100" for "20 students, 20% enrolled"): then which is which is
   immaterial to the check, as in one bare sum or product.
+* :func:`vouched_by_word_before`: a digit the line writes after the same word as exactly one
+  place of the question ("shoe size 5" and "wears size five boots", not "five times the size"),
+  the place the given's name says.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.reading.words import Occurrence, stem
+from qcstation.core.reading.words import MAX_TEXT, Occurrence, stem, word_before, words_before_value
 
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
@@ -187,3 +190,21 @@ def _value_at(e: Any, point: dict[str, Fraction], depth: int = 0) -> Fraction | 
     if e.op == "/":
         return a / b if b else None
     return None
+
+
+def vouched_by_word_before(given: str, line: str, v: Fraction, cands: list[Occurrence], question: str) -> bool:
+    """A digit the line writes after the same word as exactly one place of the question, the place
+    the given's name says it is (``g2_right``: the word after it): "but lost 5, that means ... 20-5"
+    for "If Brian has 20 video games but lost 5 right before" (136), not "has 5 fewer"; "shoe size
+    25 + shoe size 5" for "Sophie wears size five boots" (984), not "five times the size". Every
+    place the line's prose writes the value (other than as an operand: "20-5") has that word."""
+    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    if m is None or not question:
+        return False
+    before = words_before_value(line, v)
+    if not before or any(w is None for w in before) or len(set(before)) != 1:
+        return False
+    q = question[:MAX_TEXT]
+    hits = [o for o in cands if o.start >= 0 and word_before(q, o.start) == before[0]]
+    slug = stem(m.group(1))
+    return len(hits) == 1 and slug in hits[0].words and sum(1 for o in cands if slug in o.words) == 1

@@ -90,7 +90,7 @@ class QueueScreen(QCScreen):
                       generation: int = 0, after: tuple[str, int] | None = None,
                       first: ReviewItem | None = None) -> None:
             self.limit = limit
-            self.first = first          # the first row's item, read with the rows
+            self.first = first          # the cursor's row's item, read with the rows
             self.generation = generation
             self.after = after          # rows that follow this row (dimension, item id)
             super().__init__()
@@ -164,7 +164,8 @@ class QueueScreen(QCScreen):
         self.generation += 1
         self.more = self.loading_more = False
         self.filters = parse_filter(self.query_one("#queue_filter", Input).value)
-        self._load(self.filters, self._page_size(), self.generation)
+        self._load(self.filters, self._page_size(), self.generation,
+                   at=self.query_one("#queue_table", DataTable).cursor_row)
 
     def _page_size(self) -> int:
         return max(FIRST_PAGE, 2 * self.app.size.height)
@@ -184,12 +185,13 @@ class QueueScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Reading the curator queue")
     def _load(self, filters: dict[str, str], limit: int = MAX_ROWS, generation: int = 0,
-              after: tuple[str, int] | None = None) -> None:
+              after: tuple[str, int] | None = None, at: int = 0) -> None:
         with self.qc_app.open_store() as store:
             rows = queue(store, limit=limit, after=after, **filters)
-            # a new list's cursor lands on its first row: its item is read with it, so the
-            # rows and the item are drawn in one pass, not a second worker and layout
-            first = get_item(store, rows[0].item_id) if rows and after is None else None
+            # a new list's cursor stays on its row (``at``, or the last): that row's item is
+            # read with the rows, so they are drawn in one pass, not a second worker and layout
+            first = (get_item(store, rows[min(at, len(rows) - 1)].item_id)
+                     if rows and after is None else None)
         self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, first))
 
     @on(RowsLoaded)

@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.reading.words import MAX_TEXT, Occurrence, stem, word_before, words_before_value
+from qcstation.core.reading.words import MAX_TEXT, Occurrence, line_stems, stem, word_before, words_before_value
 
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
@@ -207,4 +207,10 @@ def vouched_by_word_before(given: str, line: str, v: Fraction, cands: list[Occur
     q = question[:MAX_TEXT]
     hits = [o for o in cands if o.start >= 0 and word_before(q, o.start) == before[0]]
     slug = stem(m.group(1))
-    return len(hits) == 1 and slug in hits[0].words and sum(1 for o in cands if slug in o.words) == 1
+    if not (len(hits) == 1 and slug in hits[0].words and sum(1 for o in cands if slug in o.words) == 1):
+        return False
+    # a word before a number is often a verb ("eat 6"), no evidence of what the number counts: the
+    # line must not name what another place of the value counts ("Her friends eat 6 x 4" is "Kate's
+    # 6 friends", not "each eat 6 cheese pizza slices", 1186)
+    said = line_stems(line)
+    return not any(o.words & said for o in cands if o is not hits[0])

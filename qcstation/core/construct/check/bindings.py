@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.construct.check.terms import names as expr_names  # the names a term uses (re-exported)
 from qcstation.core.construct.check.terms import product_factors as _product_factors
 from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
@@ -673,20 +674,6 @@ def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
 
 def _kind(e: Any) -> str:
     return type(e).__name__
-
-
-def expr_names(expr: Any, depth: int = 0) -> set[str]:
-    """The names a term uses."""
-    if depth > 200:
-        return set()
-    k = _kind(expr)
-    if k == "Name":
-        return {str(expr.name)}
-    if k == "Neg":
-        return expr_names(expr.operand, depth + 1)
-    if k == "BinOp":
-        return expr_names(expr.left, depth + 1) | expr_names(expr.right, depth + 1)
-    return set()
 
 
 def _is_given(expr: Any) -> bool:

@@ -38,6 +38,8 @@ The modules and their contract (each imports only the ones above it):
                 as a word ("twice", "an hour"): the word where the words say so (the sentence of
                 the step's other numbers, the clause the line restates, a unit beside its smaller
                 unit); asked by ``binding``.
+``referents``   the number a word that multiplies points back to ("three times that number",
+                "twice as many on Friday"): the question's number right before it (asked by ``binding``).
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``joint``       the places of a value the question states more than once, chosen jointly over

@@ -16,9 +16,12 @@ For one use of a value the question states, in this order:
    twice as long" / "Chikote howls for 20*2"), or a unit's word beside a number of its smaller
    unit ("an hour" for "each hour 2 * 60/15" of "every 15 minutes"): not the digit; the word given
    is declared by :mod:`.constants`;
-5. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
+5. in a step that multiplies it by one word that points back ("three times that number", "twice
+   as many on Friday"), the place that word points to (:mod:`.referents`), where the words after
+   the use chose no single place;
+6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
-6. by order, among the places whose words agree (else all), the first no other use took; when
+7. by order, among the places whose words agree (else all), the first no other use took; when
    only one place is left and there are as many uses as places, that one (not by order).
 
 Uses tied by order that decide anything are reported (:meth:`Binder.order_bound`): the rule
@@ -160,6 +163,8 @@ class Binder:
         self.order_picks: dict[Fraction, list[tuple[int, int]]] = {}
         #: values one of whose uses took the first of several free places, by order only
         self.first_of_free: set[Fraction] = set()
+        #: (step, value, nth) -> the place a word that multiplies points back to (:meth:`_pointed_to`)
+        self.pointed: dict[tuple[int, Fraction, int], int] = {}
         self.total: dict[Fraction, int] = {}
         for e in exprs:
             for leaf in leaves(e):
@@ -286,6 +291,11 @@ class Binder:
             # "he went twice for 2 hours" -> 2*2: the digit's place is this step's already; the
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
+        if len(agree) != 1:
+            pointed = self._pointed_to(v, agree or occ)
+            if pointed is not None:
+                self.pointed[(self.step, v, nth)] = pointed
+                return pointed
         by_rate = self._by_rate(v, agree or occ)
         if by_rate is not None:
             return by_rate
@@ -324,6 +334,31 @@ class Binder:
             if any(places[i] not in self.chosen for i in counts):
                 return None
         return places[best] if best is not None else None
+
+    def _pointed_to(self, v: Fraction, pool: list[int]) -> int | None:
+        """"3*20" for "Elaine initially had 20 Pokemon cards. After a month, she collected three
+        times that number": in a step that is ``v`` times one other number, that number the
+        question's only word of its value that points back ("that number", "twice as many on
+        Friday"), the place of ``v`` the word points to (:func:`.referents.pointed_place`)."""
+        from qcstation.core.construct.make.rules.referents import pointed_place
+
+        e = self.expr
+        if not (isinstance(e, BinOp) and e.op == "*" and isinstance(e.left, Num) and isinstance(e.right, Num)) \
+                or (e.left.value == v) == (e.right.value == v) or v in (0, 1):
+            return None
+        factor = e.right if e.left.value == v else e.left
+        if not factor.text or factor.value in (0, 1):
+            return None
+        places = list({self.nums[j].start: j for j in pool}.values())
+        if len(places) < 2:
+            return None
+        spans = [(self.nums[j].start, self.nums[j].start + len(self.nums[j].text))
+                 for j in self.by_value.get(factor.value, [])]
+        at = pointed_place(self.question, [n.start for n in self.numbers], [self.nums[j].start for j in places],
+                           spans, _PHRASES_OF.get(factor.value, ()))
+        if at is None:
+            return None
+        return self._not_a_second_role(places, next(i for i, j in enumerate(places) if self.nums[j].start == at))
 
     def _by_rate(self, v: Fraction, pool: list[int]) -> int | None:
         """"6 x 5 = 30 liters" for "6 pails of water every afternoon. If each pail contains 5 liters":

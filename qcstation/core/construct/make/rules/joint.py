@@ -19,6 +19,9 @@ scored against every place by the words of both texts:
   writes (weight 1), and the words of one place's sentence that no other place's sentence writes
   that the line writes before its result ("On the second day") (weight 1).
 
+A use the first walk placed by a word that points back ("three times that number": the number
+stated right before the word, :mod:`.referents`) is that place, as its own words would choose it.
+
 What a use does limits its places: a value divided by 100 as written is a percent the question
 states ("20 x 20/100" for "20% enrolled"), and one neither divided by 100 nor written with "%" on
 its line is no percent, where the question states the value both ways. A use whose words prefer
@@ -81,6 +84,9 @@ class Use:
     #: movies every Sunday" for "half the number of movies"); read only where its own words name
     #: no place (:func:`_by_what_it_uses`)
     result_words: frozenset[str] = frozenset()
+    #: where the place is that a word the step multiplies the use by points back to ("three times
+    #: that number"; :mod:`.referents`), as the first walk read it; -1: none
+    pointed: int = -1
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -389,6 +395,10 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
     for u in uses:
         line = lines[u.step] if u.step < len(lines) else ""
         allowed = _allowed(u, line, own)
+        if u.pointed in starts and starts.index(u.pointed) in allowed:
+            options.append([starts.index(u.pointed)])
+            worded.append(True)
+            continue
         sc = _scores(question, starts, own, line, u)
         top = max(sc[i] for i in allowed) if allowed else 0
         if top == 0 and allowed:
@@ -485,7 +495,8 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     _over_100(binder.exprs[step], v, nth),
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
                     _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
-                    _result_words(binder, step, v))
+                    _result_words(binder, step, v),
+                    binder.numbers[binder.pointed[(step, v, nth)]].start if (step, v, nth) in binder.pointed else -1)
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)

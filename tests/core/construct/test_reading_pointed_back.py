@@ -1,0 +1,60 @@
+"""A word that multiplies and names what it multiplies only by pointing back ("three times that
+number", "twice as many on Friday", issue 26.1): it multiplies the number the question states right
+before it (:mod:`~qcstation.core.construct.make.rules.referents`). Where the question states the
+multiplied value twice, that decides which place the step's use is, by the words, not by order.
+Where the word names its own comparison ("twice as many as on Tuesdays"), or another number stands
+between ("After 2 months"), nothing is pointed to and the seed stays refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _made(seed: dict) -> tuple[dict[str, str], dict[str, int]]:
+    rule = rule_for_seed(seed)
+    assert rule.bound and rule.value == int(seed["answer_text"])
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    starts = {str(g["name"]): int(g["span"][0]) for g in rule.givens}
+    return steps, starts
+
+
+def test_three_times_that_number(gsm8k: dict) -> None:
+    # 199 "Elaine initially had 20 Pokemon cards. After a month, she collected three times that
+    # number. In the second month, she collected 20 fewer cards": 3*20 is the first 20, 60-20 the
+    # second, "20 cards she initially had" the first again
+    q = gsm8k["199"]["question"]
+    steps, starts = _made(gsm8k["199"])
+    assert steps["s1"] == "(* g1_times g2_pokemon)" and steps["s2"] == "(- s1_pokemon_cards g3_fewer)"
+    assert q[starts["g2_pokemon"]:].startswith("20 Pokemon cards. After a month")
+    assert q[starts["g3_fewer"]:].startswith("20 fewer cards")
+    assert steps["s5"].startswith("(+ g2_pokemon")
+
+
+def test_twice_as_many_on_friday(gsm8k: dict) -> None:
+    # 886 "125 chimichangas on Tuesdays, 125 chimichangas on Wednesdays and twice as many on
+    # Friday": 125*2 is Wednesday's 125; the sum of the three days takes both
+    q = gsm8k["886"]["question"]
+    steps, starts = _made(gsm8k["886"])
+    assert steps["s1"] == "(* g1_chimichangas w_twice)"
+    assert q[starts["g1_chimichangas"]:].startswith("125 chimichangas on Wednesdays")
+    assert steps["s2"] == "(+ g2_chimichangas g1_chimichangas s1_chimichangas_friday)"
+    assert q[starts["g2_chimichangas"]:].startswith("125 chimichangas on Tuesdays")
+
+
+@pytest.mark.parametrize("seed_id, old, new", [
+    # the word names its own comparison: it points back to nothing
+    ("886", "twice as many on Friday", "twice as many as on Tuesdays on Friday"),
+    # another number stands between the word and the value's places: what "that number" is, is
+    # not a place of the value
+    ("199", "After a month, she collected three times", "After 2 months, she collected three times"),
+    # the value of the word written twice ("3 times"): which one the step multiplies by is not read
+    ("199", "twice the combined number", "three times the combined number"),
+])
+def test_nothing_pointed_to_stays_refused(gsm8k: dict, seed_id: str, old: str, new: str) -> None:
+    seed = dict(gsm8k[seed_id])
+    seed["question"] = seed["question"].replace(old, new)
+    assert seed["question"] != gsm8k[seed_id]["question"]
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(seed)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from fractions import Fraction
 
@@ -19,9 +18,8 @@ from qcstation.core.construct.make.notation import (
     render_notation,
 )
 from qcstation.core.construct.check.notation_rephrasing import check_rephrasing
-from qcstation.core.construct.make.rules import RuleError, parse_expression, rule_for_seed, smt_from_calculator_annotations
+from qcstation.core.construct.make.rules import RuleError, parse_expression, smt_from_calculator_annotations
 from qcstation.common.errors import GenerationError
-from tests.conftest import dataset
 
 JANET = (
     "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
@@ -201,12 +199,11 @@ def test_check_rephrasing() -> None:
     assert check_rephrasing(q, "  ") == ["the rephrased question is empty"]
 
 
-def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value() -> None:
-    rows = [json.loads(line) for line in dataset("gsm8k/test.jsonl").read_text().splitlines()]
+def test_every_gsm8k_rule_result_renders_and_evaluates_to_the_same_value(gsm8k: dict, gsm8k_readings) -> None:
     rendered = 0
-    for row in rows:
+    for sid in gsm8k:
         try:
-            rule = rule_for_seed(row)
+            rule = gsm8k_readings.rule(sid)
         except RuleError:
             continue
         q = render_notation(rule.smtlib)

@@ -520,7 +520,8 @@ def test_a_known_quantity_is_a_sentence_or_a_clause_with_its_own_subject(gsm8k: 
     assert [x for x in audit_artifact("understanding", f, gsm8k[seed]) if x.code == "known-fragment"] == []
 
 
-def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k: dict) -> None:
+def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k: dict,
+                                                                          gsm8k_readings) -> None:
     """Over all of GSM8K test: no known quantity is a fragment, none is listed twice, every
     given the formalization declares is in one (a given never dropped by a merge), and no
     sentence of the scenario is a fragment."""
@@ -528,10 +529,10 @@ def test_every_rule_made_known_quantity_of_gsm8k_is_a_sentence_or_a_clause(gsm8k
     from qcstation.core.construct.make.keyinfo import KeyInfoError
 
     made = 0
-    for seed in gsm8k.values():
+    for sid, seed in gsm8k.items():
         try:
-            rule = rule_for_seed(seed)
-            f = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+            rule = gsm8k_readings.rule(sid)
+            f = gsm8k_readings.keyinfo(sid)
         except (RuleError, KeyInfoError):
             continue
         made += 1

@@ -20,7 +20,7 @@ from fractions import Fraction
 from qcstation.core.construct.make.rules.givens import Givens
 from qcstation.core.construct.make.rules.link_structure import (Computation, Readings, _Choices, _keep_decided,
                                                                 _line_at, open_numbers)
-from qcstation.core.reading.expr import Expr
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, canon, leaves
 
 #: the stems of a money unit (:func:`qcstation.core.reading.words.stem` maps "dollars" to "$")
 _MONEY = frozenset({"$", "cent", "buck", "penn", "euro", "€", "£"})
@@ -88,11 +88,11 @@ def decide_by_currency(readings: Readings, ch: _Choices, comps: Sequence[Computa
     "4 packets"; "= 4 hours"). Only where one reading is left."""
     decided: dict[int, int | None] = {}
     for n, i, k, terms, v in open_numbers(readings, ch, exprs):
-        if sum(1 for x in terms if x.value == v) > 1:
-            continue
         signs = _money_operands(solution, comps[i], [x.value for x in terms])
         if signs is None or not signs[k]:
             continue
+        if sum(1 for x, sign in zip(terms, signs) if x.value == v and sign) > 1:
+            continue  # "$4 x $4": two numbers of one value both written as money, which is which is unread
         line = _line_at(solution, comps[i].start)
         kinds: dict[int | None, str] = {}
         for j in ch.options[n]:
@@ -107,7 +107,49 @@ def decide_by_currency(readings: Readings, ch: _Choices, comps: Sequence[Computa
         money = [j for j, kind in kinds.items() if kind == "money"]
         if len(money) == 1 and all(kind == "other" for j, kind in kinds.items() if j != money[0]):
             decided[n] = money[0]
-    return _keep_decided(readings, ch, decided, lambda j: CURRENCY_EVIDENCE)
+    twins = _commuted_twins(ch, exprs, decided)
+    if not twins:
+        return _keep_decided(readings, ch, decided, lambda j: CURRENCY_EVIDENCE)
+    kept = {key: r for key, r in readings.items()
+            if all(r[0][n] == c or any(r[0][m] == c for m in twins.get(n, ())) for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, j in decided.items():
+        if next(iter(kept.values()))[0][n] == j:
+            ch.evidence[ch.keys[n]] = CURRENCY_EVIDENCE
+    return kept
+
+
+def _commuted_twins(ch: _Choices, exprs: list[Expr], decided: dict[int, int | None]) -> dict[int, list[int]]:
+    """For a decided number written beside a number of equal value in one sum or product ("$10 x 10"),
+    the keys of those twins: the readings keep one formalization of a commuted pair (``10 * s3`` is
+    ``s3 * 10``), whichever of the two carries the link, so the link may stand on the twin."""
+    out: dict[int, list[int]] = {}
+    for n in decided:
+        i, k = ch.keys[n]
+        terms = leaves(exprs[i])
+        for m, (i2, k2) in enumerate(ch.keys):
+            if i2 == i and k2 != k and terms[k2].value == terms[k].value and m not in decided \
+                    and canon(_marked(exprs[i], k)) == canon(_marked(exprs[i], k2)):
+                out.setdefault(n, []).append(m)
+    return out
+
+
+def _marked(e: Expr, k: int) -> Expr:
+    """``e`` with its ``k``-th number (in :func:`leaves`' order) a name of its own."""
+    counter = iter(range(10**6))
+
+    def walk(x: Expr) -> Expr:
+        if isinstance(x, Num):
+            return Name("_x") if next(counter) == k else x
+        if isinstance(x, Neg):
+            return Neg(walk(x.operand))
+        if isinstance(x, BinOp):
+            left = walk(x.left)
+            return BinOp(x.op, left, walk(x.right))
+        return x
+
+    return walk(e)
 
 
 #: the evidence of a link the currency sign decides

@@ -53,3 +53,26 @@ def test_an_earlier_result_named_by_nothing_decides_nothing(gsm8k: dict) -> None
     assert "2 x 2 = <<2*2=4>>4." in sol and "discount for the milk" in sol
     with pytest.raises(RuleError, match="ambiguous solution"):
         rule_for_seed(_variant(gsm8k, solution=sol))
+
+
+def test_money_beside_a_twin_of_equal_value_is_the_earlier_result(gsm8k: dict) -> None:
+    # 467: "With a 10 percent discount Kelly paid ($10 x 10)/100 = $1 less": the "$10" is Kelly's
+    # price before the discount (step 3, "= $10"), the bare 10 the question's "10 percent"; the
+    # readings keep one formalization of the commuted pair, so the link stands on either 10
+    got = _asserts(gsm8k["467"])
+    for line in ("(assert (= g6_percent 10))",
+                 "(assert (= s4_discount_kelly (/ (* g6_percent s3_apples_apple) k_percent)))",
+                 "(assert (= s5_kelly (- s3_apples_apple s4_discount_kelly)))",
+                 "(assert (= s6_becky (- s5_kelly s2_discount_becky)))"):
+        assert line in got
+
+
+@pytest.mark.parametrize("written", ["($10 x $10)/100", "(10 x 10)/100"])
+def test_twins_both_or_neither_money_stay_refused(gsm8k: dict, written: str) -> None:
+    # both 10s written as money, or neither: which is the price and which the percent, the signs
+    # do not say
+    seed = dict(gsm8k["467"])
+    seed["solution"] = seed["solution"].replace("($10 x 10)/100", written)
+    assert written in seed["solution"]
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(seed)

@@ -8,7 +8,9 @@ two candidates, only the earlier result is money, so it is that result (and the 
 leaves the question's 4 packets to "$0.5 x 4"). The sign is read on the number's own place in the
 written computation (its operands aligned with the step's numbers), never elsewhere on the line.
 Every other candidate must be named as something else than money; one named by nothing decides
-nothing (a bare "= 40" may be dollars too).
+nothing (a bare "= 40" may be dollars too). A twin of equal value beside the money in one sum or
+product ("($10 x 10)/100" for "a 10 percent discount", 467) is told apart by the sign alone: the
+"$10" is the money candidate; both written as money, or neither, decide nothing.
 """
 
 from __future__ import annotations

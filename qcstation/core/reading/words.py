@@ -196,11 +196,16 @@ def stem(word: str) -> str:
     return w[:4]
 
 
+#: a noun that counts what its "of" names ("40 pieces of dollar bills": the bills are what is counted)
+_PARTITIVE = frozenset({"piece", "pieces"})
+
+
 def _words_after(text: str, end: int, limit: int) -> list[str]:
     """The content words right after a number, up to ``limit``, before any operator, digit or
     clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> []); an operator written as a word
     is one too ("3 times 4 equals 12": the 4 is named by nothing, not by "equals"), while "equal"
-    may name what is counted ("3 equal portions")."""
+    may name what is counted ("3 equal portions"); after "pieces" the words go on past "of" ("40
+    pieces of dollar bills": the bills are what is counted)."""
     tail = text[end:end + 80]
     stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", tail, re.I)
     if tail[:1] == "%":
@@ -210,7 +215,7 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     for w in _WORD.findall(chunk):
         lw = w.lower()
         if lw in _STOP:
-            if out:
+            if out and not (lw == "of" and out[-1] in _PARTITIVE):
                 break
             continue
         out.append(lw)

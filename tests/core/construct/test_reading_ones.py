@@ -98,6 +98,32 @@ def test_the_words_of_a_named_one_are_a_known_quantity(gsm8k: dict) -> None:
     assert "Q3 = Q1 × 1" in fields["relationships_and_constraints"]
 
 
+def test_a_coins_worth_of_one_cent_is_a_named_constant(gsm8k: dict) -> None:
+    # 257: "Since a penny is 1 cent, then 100 pennies is equal to 100 x 1 cent": a penny's worth
+    # (k_cents_per_penny), not a bare 1; "Since a dollar is equal to 100 cents ... 500/100" is the
+    # cents in a dollar the line names (the question counts pennies, never cents), and "$40 + $5"
+    # is the "40 pieces of dollar bills" (what "pieces of" counts), not the "40 nickels"
+    seed = gsm8k["257"]
+    rule = rule_for_seed(seed)
+    lines = rule.smtlib.splitlines()
+    assert "(assert (= s1_cents (* g1_pennies k_cents_per_penny)))" in lines
+    assert "(assert (= k_cents_per_penny 1))" in lines
+    assert "(assert (= s5_dollars (/ s4_cents k_cents_per_dollar)))" in lines
+    assert "(assert (= s6_piggy_bank (+ g4_pieces s5_dollars)))" in lines
+    a, _ = next(g["span"] for g in rule.givens if g["name"] == "g4_pieces")
+    assert seed["question"][a:].startswith("40 pieces of dollar bills")
+    assert _literal_ones(rule.smtlib) == [] and rule.value == 45 and rule.bound
+    # near misses: a 1 on a line that names no penny stays unbound; "$40" where the question's
+    # other 40 is "40 pieces of candy" names neither place
+    no_penny = dict(seed, solution=seed["solution"].replace(
+        "Since a penny is 1 cent, then 100 pennies is equal to 100 x 1 cent", "He has 100 x 1"))
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed(no_penny)
+    candy = dict(seed, question=seed["question"].replace("40 pieces of dollar bills", "40 pieces of candy"))
+    with pytest.raises(RuleError, match="given-words: s6_piggy_bank uses 40"):
+        rule_for_seed(candy)
+
+
 @pytest.mark.parametrize(("sid", "why"), [
     ("13", "no place of the question states 1"),        # "in year 13 because 12 + 1": the year after
     ("152", "'one person"),                              # "one person ... on a unicycle": tires, not people

@@ -101,6 +101,10 @@ _FACTOR_LINE: dict[str, re.Pattern[str]] = {
 }
 
 
+_CENTS = re.compile(r"\bcents?\b", re.I)
+_PENNIES = re.compile(r"\bpenn(?:y|ies)\b", re.I)
+
+
 def _gate_ok(name: str, line: str) -> bool:
     """Does the step's line name what a constant that needs the line's words stands for? A
     weekend's 2 declared for one step is not the 2 of another step whose line says nothing of
@@ -273,6 +277,10 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
                 named = [n for n in factors if n in _LARGER_UNIT
                          and (_LARGER_UNIT[n].search(q) or _LARGER_UNIT[n].search(line))]
             name = named[0] if len(factors) > 1 and len(named) == 1 else (factors[0] if factors else None)
+            if name == "k_pennies_per_dollar" and _CENTS.search(line) and not _PENNIES.search(line):
+                # "Since a dollar is equal to 100 cents, then 500 cents is ... 500/100" where the
+                # question counts pennies: the cents a dollar is, which the line names
+                name = "k_cents_per_dollar"
         if name is None:
             implied = implied_names(v, question, line, role)
             # two implied quantities of one value the line names ("4 legs" of dogs and cats on one

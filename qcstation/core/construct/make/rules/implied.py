@@ -32,9 +32,10 @@ _COINS = (("quarter", r"\bquarters?\b(?!\s+(?:of|past|to|mile|hour|pound|inch)\b
           ("penny", r"\bpenn(?:y|ies)\b", r"\bpenn(?:y|ies)\b", 1))
 _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     # a coin's worth: "5 * 25 = 125 cents" of "5 quarters", "140*$0.25" (dollars), "32/4 = 8 dollars
-    # in quarters" (how many make a dollar: only as a divisor, see _PER_DOLLAR)
+    # in quarters" (how many make a dollar: only as a divisor, see _PER_DOLLAR); a penny's 1 cent is a 1,
+    # bound by :mod:`.ones` ("100 x 1 cent" on a line that names pennies)
     *[(Fraction(cents), _COIN_TALK + r"[\s\S]*" + q, f"k_cents_per_{coin}", line)
-      for coin, q, line, cents in _COINS if cents > 1],
+      for coin, q, line, cents in _COINS],
     *[(Fraction(cents, 100), _COIN_TALK + r"[\s\S]*" + q, f"k_dollars_per_{coin}", line)
       for coin, q, line, cents in _COINS],
     *[(Fraction(100, cents), _COIN_TALK + r"[\s\S]*" + q, f"k_{coin}s_per_dollar".replace("pennys", "pennies"), line)

@@ -19,6 +19,9 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
 4. **a 1 the question states once** at a place no given holds, in a sentence that shares words
    with the line ("1 match on Friday" ... "For the whole week, Joey played 2 + 1 + 4"): that place.
 5. the unit of a ratio of a named factor ("3 feet / 1 yard": ``k_feet_per_yard`` alone).
+6. **a coin's worth of one cent** that a step multiplies by, where the question counts the coin
+   and the line names it ("100 pennies ... 100 x 1 cent": ``k_cents_per_penny``, the implied
+   quantity of :mod:`.implied`); a 1 on a line that names no penny stays unbound.
 
 Anything else (the year after a payoff, "4 + 1 apples" for "Marin and Nancy each eat 4", a 1
 the question states at several places the words cannot tell apart) is refused
@@ -33,6 +36,7 @@ from typing import Any
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num
 from qcstation.core.reading.words import ANNOTATION, line_stems, solution_stems, stem
+from qcstation.core.construct.make.rules.implied import implied_names
 from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["ONE_PREFIX", "bind_ones", "one_constant_words"]
@@ -290,6 +294,10 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 # a thing an article counts: a rate ("1 coach per team") or a sum of such things
                 # ("1 girls' team + 1 boys' team"), never added to a count of something else
                 names = ones.article(line, len(pending))
+            if names is None and len(pending) == 1 and pending[0][1] == "*":
+                # "100 pennies is equal to 100 x 1 cent": a penny's worth, a quantity the words imply
+                worth = implied_names(Fraction(1), question, line, "times")
+                names = [worth.pop()] if len(worth) == 1 else None
             if names is not None and len(names) == len(pending):
                 for (num, _, _), name in zip(pending, names):
                     chosen[id(num)] = ones.constant(name)

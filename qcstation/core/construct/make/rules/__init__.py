@@ -77,6 +77,10 @@ The modules and their contract (each imports only the ones above it):
                 or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.
 ``worded``      computations written in words ("200 minus 174 equals 26").
+``chains``      computations the inline reader leaves, read only when a first reading leaves a given
+                unused or the answer unproduced: a chain of equal terms ("5+2(3)=5+6=11") as its
+                first term, a result written as a fraction ("2/40 = 1/20") that a later fraction of
+                the same text is (``links`` links it only there).
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after
                 "$0.25"): one more step with the named factor.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).

@@ -18,8 +18,9 @@ from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.worded import worded_computations
+from qcstation.core.construct.make.rules.chains import chained_computations, protect_chain_fractions
 from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
-from qcstation.core.construct.make.rules.links import FREED_EVIDENCE, Computation, pick_answer, resolve_links
+from qcstation.core.construct.make.rules.links import CHAIN_SOURCE, FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep, build_smtlib
 from qcstation.core.construct.make.rules.unstated import percent_totals, unwritten_conversions
@@ -135,7 +136,7 @@ def _stated_fraction_before(solution: str, ann: _Annotation, value: Fraction,
 
 
 def _collect_computations(solution: str, inline: bool, notes: list[str],
-                          givens: Givens | None = None) -> list[Computation]:
+                          givens: Givens | None = None, read_chains: bool = False) -> list[Computation]:
     comps: list[Computation] = []
     for ann in _annotations(solution):
         try:
@@ -187,6 +188,13 @@ def _collect_computations(solution: str, inline: bool, notes: list[str],
             comps.append(
                 Computation(c.expr_start, c.result_end, raw, c.expr_text.strip(), c.expr, c.value, c.written, "inline")
             )
+        if read_chains:
+            chained = [Computation(start, end, raw, text, expr, value, written, CHAIN_SOURCE)
+                       for start, end, raw, text, expr, value, written in chained_computations(masked)]
+            comps = [c for c in comps if c.source == "annotation"
+                     or not any(k.start < c.end and c.start < k.end for k in chained)] + chained
+            notes.append(f"{len(chained)} chain(s) of equal terms or fraction result(s) used: "
+                         + "; ".join(c.raw for c in chained))
     comps.sort(key=lambda c: c.start)
     return comps
 
@@ -355,7 +363,7 @@ def _restated(solution: str, comps: list[Computation]) -> list[Computation]:
 
 def _note_unannotated(comps: list[Computation], n_annotations: int, notes: list[str]) -> None:
     if n_annotations and len(comps) > n_annotations:
-        extra = [c.raw for c in comps if c.source == "inline"]
+        extra = [c.raw for c in comps if c.source != "annotation"]
         notes.append(f"{len(extra)} unannotated computation(s) from the text used: " + "; ".join(extra))
     elif not n_annotations:
         notes.append(
@@ -408,22 +416,33 @@ def smt_from_calculator_annotations(
     try:
         return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint)
     except RuleError as exc:
-        if not inline or not str(exc).startswith(UNUSED_GIVENS):
+        if not inline:
             raise
-        try:
-            return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
-                                        read_worded=True)
-        except RuleError:
-            raise exc from None
+        if str(exc).startswith(UNUSED_GIVENS):
+            try:
+                return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
+                                            read_worded=True)
+            except RuleError:
+                pass
+        if str(exc).startswith(_CHAIN_READ_AFTER) and chained_computations(mask_annotations(solution)):
+            # a chain of equal terms or a fraction result the inline reader left (:mod:`.chains`)
+            try:
+                return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
+                                            read_chains=True)
+            except RuleError:
+                pass
+        raise exc from None
 
 
 #: how the refusal of a reading whose answer step leaves numbers of the question unused begins
 UNUSED_GIVENS = "the answer step does not use the given(s)"
+#: the refusals after which the solution is read again with its chains (:mod:`.chains`)
+_CHAIN_READ_AFTER = (UNUSED_GIVENS, "final answer ", "no reading of the solution uses every step")
 
 
 def _smt_from_calculator(
     solution: str, gold: Fraction | None = None, *, inline: bool = True, question: str | None = None,
-    joint: bool = False, read_worded: bool = False,
+    joint: bool = False, read_worded: bool = False, read_chains: bool = False,
 ) -> RuleResult:
     """Formalize a GSM8K-style solution from its ``<<expr=result>>`` annotations.
 
@@ -447,7 +466,7 @@ def _smt_from_calculator(
     of a solution whose first binding its independent check refused."""
     notes: list[str] = []
     givens = question_numbers(question) if question is not None else None
-    comps = _collect_computations(solution, inline, notes, givens)
+    comps = _collect_computations(solution, inline, notes, givens, read_chains)
     n_annotations = sum(1 for c in comps if c.source == "annotation")
     if not comps:
         raise RuleError(
@@ -473,6 +492,9 @@ def _smt_from_calculator(
         notes.append(f"{len(restated)} quantity(ies) restated in another unit used: " + "; ".join(c.raw for c in restated))
     exprs_raw = [percent_multipliers(cents_as_dollars(protect_fractions(c.expr, givens), givens), givens)
                  for c in comps]
+    if read_chains:  # "1 - (1/3) = 2/3 ... 100 / (2/3)": the 2/3 is one number, that result
+        exprs_raw = protect_chain_fractions([c.start for c in comps], [c.raw if c.source == CHAIN_SOURCE else None
+                                                                       for c in comps], exprs_raw)
     exprs_raw = unwritten_conversions(comps, exprs_raw, givens, solution)  # "48 - 40" for "4 feet"
     exprs_raw = percent_totals(exprs_raw, givens, [_line_of(solution, c.start) for c in comps])  # "by 150%"
     exprs_raw = fraction_rest([c.start for c in comps], exprs_raw, givens, solution)  # "1 - 3/4 = 1/4 ... 4 x 20"

@@ -41,7 +41,7 @@ class Computation:
     expr: Expr
     value: Fraction
     written: Fraction
-    source: str  # "annotation" | "inline"
+    source: str  # "annotation" | "inline" | "chain" (:data:`CHAIN_SOURCE`)
 
 
 def pick_answer(comps: list[Computation], gold: Fraction | None, notes: list[str]) -> int:
@@ -68,6 +68,11 @@ def pick_answer(comps: list[Computation], gold: Fraction | None, notes: list[str
 
 
 
+#: the source of a computation read by :mod:`.chains` (a chain of equal terms, a fraction result)
+CHAIN_SOURCE = "chain"
+_FRACTION_END = re.compile(r"\d\s*/\s*\d+\s*$")
+
+
 @dataclass
 class _Choices:
     """For every number a step writes that could be an earlier result: which earlier steps
@@ -82,7 +87,7 @@ class _Choices:
 
 
 def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | None,
-                  bare: set[int]) -> _Choices:
+                  bare: set[int], fraction_results: frozenset[int] = frozenset()) -> _Choices:
     choices: list[list[int | None]] = []
     keys: list[tuple[int, int]] = []
     evidence: dict[tuple[int, int], str] = {}
@@ -91,9 +96,10 @@ def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | N
     for i, e in enumerate(exprs):
         signed = _negated_leaves(e)
         for k, leaf in enumerate(leaves(e)):
-            if not leaf.text or "/" in leaf.text:
+            if not leaf.text or ("/" in leaf.text and not fraction_results):
                 continue
-            cands = [j for j in range(i) if written[j] == leaf.value and j not in bare]
+            cands = [j for j in range(i) if written[j] == leaf.value and j not in bare
+                     and ("/" not in leaf.text or j in fraction_results)]
             if not cands and k in signed and leaf.value > 0:
                 # "-30/3" after "-48 + 21 + (-3) = -30": the signed number is that result
                 cands = [j for j in range(i) if written[j] == -leaf.value and j not in bare]
@@ -668,7 +674,11 @@ def resolve_links(
     # a bare restatement (<<8=8>>8) computes nothing: it is never what a later step uses,
     # and nothing needs to use it
     bare = {j for j, c in enumerate(comps) if literal_value(c.expr) is not None}
-    ch = _link_choices(written, exprs, givens, bare)
+    # a fraction a step writes ("100 / (2/3)") is an earlier result only where that step's line
+    # writes it as its result ("1 - (1/3) = 2/3", read by :mod:`.chains`)
+    fraction_results = frozenset(j for j, c in enumerate(comps)
+                                 if c.source == CHAIN_SOURCE and _FRACTION_END.search(c.raw))
+    ch = _link_choices(written, exprs, givens, bare, fraction_results)
     n_combos = 1
     for c in ch.options:
         n_combos *= len(c)

@@ -1,0 +1,95 @@
+"""Computations the inline reader leaves, read only on a second reading of a solution whose
+first reading left a number of the question unused or its answer unproduced: a chain of
+equal terms the solution writes in one line ("Harry:5+2(3)=5+6=11 trees", 264), read as its
+first term (the one written with the question's numbers and the earlier results), and a
+computation whose written result is a fraction ("1 - (1/3) = 2/3", 428; the inline reader
+stops before a result's "/"). Each is kept only where every term of the chain evaluates
+exactly to the written result (:func:`~qcstation.core.reading.inline.parse_visible`); a
+chain whose terms differ ("4 x 3 = 12 + 2 = 14", a running total) is not one computation
+and is not read here."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+from qcstation.core.reading.inline import EXPR_TXT, NUM_TXT, parse_visible
+
+__all__ = ["chained_computations", "protect_chain_fractions"]
+
+_RESULT = rf"[$€£]?\s*{NUM_TXT}(?:\s*/\s*\d+(?!\d|\.\d))?(?:\s*%)?"
+_TERM = rf"(?:{EXPR_TXT}|{_RESULT})"
+_CHAIN_RE = re.compile(
+    rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{EXPR_TXT})(?P<rest>(?:\s*=\s*{_TERM})*?)\s*=\s*(?P<res>{_RESULT})"
+    rf"(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])")
+_EQ_SPLIT = re.compile(r"\s*=\s*")
+_FRACTION_RES = re.compile(r"\d\s*/\s*\d")
+
+
+def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fraction, Fraction]]:
+    """(start, end, raw, first term, parsed term, value, written result) of each chain of equal
+    terms or computation with a fraction result in ``masked`` (the solution with its
+    annotations and their results blanked, so offsets are the solution's); only a chain of two
+    or more '=' or a fraction result: a plain ``expression = number`` is the inline reader's."""
+    out = []
+    for line_m in re.finditer(r"[^\n]+", masked[:100_000]):
+        line, at = line_m.group(0), line_m.start()
+        if "=" not in line:
+            continue
+        for m in _CHAIN_RE.finditer(line):
+            rest = [t for t in _EQ_SPLIT.split(m.group("rest")) if t.strip()]
+            res = m.group("res").replace(" ", "")
+            if not rest and not _FRACTION_RES.search(res):
+                continue
+            parsed = parse_visible(m.group("expr"), res)
+            if parsed is None or any(parse_visible(t, res) is None and not _same_number(t, parsed[1])
+                                     for t in rest):
+                continue
+            expr, value, written = parsed
+            out.append((at + m.start("expr"), at + m.end("res"), m.group(0), m.group("expr").strip(),
+                        expr, value, written))
+    return out
+
+
+def _same_number(term: str, value: Fraction) -> bool:
+    """A middle term that is a number itself ("= 25 cars = ..."), equal to the chain's value."""
+    text = re.sub(r"[$€£%\s]|[A-Za-z]+", "", term).replace(",", "")
+    try:
+        return Fraction(text) == value
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+_FRACTION_AT_END = re.compile(r"(\d+)\s*/\s*(\d+)\s*$")
+
+
+def protect_chain_fractions(starts: list[int], raws: list[str | None], exprs: list[Expr]) -> list[Expr]:
+    """A fraction a later step writes ("100 / (2/3)", "2 * 1/20") that an earlier chain's line
+    wrote as its result ("1 - (1/3) = 2/3"; ``raws[j]`` that line's text, None for any other
+    computation) is one number, so that it may be that result (:mod:`.links`), as a fraction
+    the question states is one given (:func:`~.givens.protect_fractions`)."""
+    written = [(starts[j], m.group(1), m.group(2)) for j, raw in enumerate(raws)
+               if raw is not None and (m := _FRACTION_AT_END.search(raw))]
+    if not written:
+        return exprs
+
+    def frac(a: Num, b: Num, at: int) -> Num | None:
+        if b.value and any(s < at and (a.text, b.text) == (n, d) for s, n, d in written):
+            return Num(a.value / b.value, f"{a.text}/{b.text}")
+        return None
+
+    def walk(e: Expr, at: int) -> Expr:
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand, at))
+        if not isinstance(e, BinOp):
+            return e
+        if e.op == "/" and isinstance(e.right, Num):
+            if isinstance(e.left, Num) and (f := frac(e.left, e.right, at)) is not None:
+                return f
+            if isinstance(e.left, BinOp) and e.left.op == "*" and isinstance(e.left.right, Num) \
+                    and (f := frac(e.left.right, e.right, at)) is not None:
+                return BinOp("*", walk(e.left.left, at), f)  # "2 * 1/20": 2 times the 1/20
+        return BinOp(e.op, walk(e.left, at), walk(e.right, at))
+
+    return [walk(e, at) for e, at in zip(exprs, starts)]

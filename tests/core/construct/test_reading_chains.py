@@ -65,3 +65,59 @@ def test_a_remaining_share_whose_numerator_a_step_divides_by_stays_refused(gsm8k
     # line computes as a number: read again with the chain, still refused
     with pytest.raises(RuleError):
         rule_for_seed(gsm8k["385"])
+
+
+def test_the_one_less_a_stated_fraction_is_the_whole_it_is_of(gsm8k: dict) -> None:
+    # 428 "He keeps 1/3 of them" / "The cards he sold were 2/3 of his collection because
+    # 1 - (1/3) = 2/3" / "He started with 150 cards because 100 / (2/3)": the 1 is the whole
+    # collection, written as complements writes a rest; the 100 is the cards he sold (the only
+    # reading that uses the step "150 / 1.5"), not the ticket's $100
+    result = rule_for_seed(gsm8k["428"])
+    assert result.value == 150
+    got = _asserts(gsm8k["428"])
+    for line in ("(assert (= g4 (/ 1 3)))",
+                 "(assert (= s1_cards_because (+ g1 g2_spending)))",
+                 "(assert (= s2_cards_because (/ s1_cards_because g3)))",
+                 "(assert (= s3_collection_because (- 1 g4)))",
+                 "(assert (= s4_cards_because (/ s2_cards_because s3_collection_because)))"):
+        assert line in got
+    q = gsm8k["428"]["question"]
+    assert {g["name"]: q[g["span"][0] - 1:g["span"][1]] for g in result.givens} == {
+        "g1": "$100", "g2_spending": "$50", "g3": "$1.5", "g4": " 1/3"}
+
+
+def test_one_less_a_stated_fraction_where_the_question_states_a_1_stays_refused(gsm8k: dict) -> None:
+    # 428 with "He keeps 1/3 of them in 1 box": the 1 of "1 - (1/3)" is the whole collection,
+    # but the binder would tie it to the box by its value alone; no words tell, so refused
+    seed = dict(gsm8k["428"])
+    seed["question"] = seed["question"].replace("He keeps 1/3 of them", "He keeps 1/3 of them in 1 box")
+    assert "1 box" in seed["question"]
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)
+
+
+def test_an_operand_of_many_words_is_read_on_the_second_reading(gsm8k: dict) -> None:
+    # 187 "160 used pieces of straw – 70 pieces of straw for the hamsters and rabbits = 90 pieces
+    # of straws" (no annotation; past the inline reader's three words): the rats' straw, which
+    # "90 / 3 cages" then divides; 10 hamster cages * 5 + the rabbits' 20 = 70
+    result = rule_for_seed(gsm8k["187"])
+    assert result.value == 5
+    got = _asserts(gsm8k["187"])
+    for line in ("(assert (= s1_pieces_straw (* g1_cages g2_pieces)))",
+                 "(assert (= s2_pieces_straw (+ s1_pieces_straw g3_pieces)))",
+                 "(assert (= s3_pieces_straws (- g4_pieces s2_pieces_straw)))",
+                 "(assert (= s4_pieces_straw (/ s3_pieces_straws g5_cages)))",
+                 "(assert (= s5_rats (/ s4_pieces_straw g6_pieces)))"):
+        assert line in got
+    q = gsm8k["187"]["question"]
+    words = {g["name"]: q[g["span"][0]:g["span"][0] + 20] for g in result.givens}
+    assert words["g1_cages"] == "10 cages of hamsters"
+    assert words["g2_pieces"].startswith("5 pieces") and words["g5_cages"].startswith("3 cages")
+
+
+def test_words_holding_a_number_are_no_operand(gsm8k: dict) -> None:
+    # 99 "25 total cars – 20 cars that drove through in the final 15 minutes = 5 cars": the words
+    # between write the 15, so no computation is read there and the answer stays unproduced
+    assert chained_computations(mask_annotations(gsm8k["99"]["solution"])) == []
+    with pytest.raises(RuleError, match="final answer 5 is not produced"):
+        rule_for_seed(gsm8k["99"])

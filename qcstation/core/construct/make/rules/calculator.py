@@ -18,7 +18,8 @@ from qcstation.core.construct.make.rules.givens import (Givens, cents_as_dollars
 from qcstation.core.reading.inline import find_inline_computations, visible_before
 from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.worded import worded_computations
-from qcstation.core.construct.make.rules.chains import chained_computations, protect_chain_fractions
+from qcstation.core.construct.make.rules.chains import (chained_computations, protect_chain_fractions,
+                                                        whole_less_fraction)
 from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
 from qcstation.core.construct.make.rules.links import CHAIN_SOURCE, FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
@@ -495,6 +496,9 @@ def _smt_from_calculator(
     if read_chains:  # "1 - (1/3) = 2/3 ... 100 / (2/3)": the 2/3 is one number, that result
         exprs_raw = protect_chain_fractions([c.start for c in comps], [c.raw if c.source == CHAIN_SOURCE else None
                                                                        for c in comps], exprs_raw)
+        if givens is not None:  # the 1 of "1 - (1/3)": the whole the question's fraction is of
+            exprs_raw = whole_less_fraction(exprs_raw, [c.source == CHAIN_SOURCE for c in comps],
+                                            frozenset(givens.fractions), Fraction(1) in givens.values)
     exprs_raw = unwritten_conversions(comps, exprs_raw, givens, solution)  # "48 - 40" for "4 feet"
     exprs_raw = percent_totals(exprs_raw, givens, [_line_of(solution, c.start) for c in comps])  # "by 150%"
     exprs_raw = fraction_rest([c.start for c in comps], exprs_raw, givens, solution)  # "1 - 3/4 = 1/4 ... 4 x 20"

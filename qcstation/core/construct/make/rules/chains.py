@@ -3,10 +3,17 @@ first reading left a number of the question unused or its answer unproduced: a c
 equal terms the solution writes in one line ("Harry:5+2(3)=5+6=11 trees", 264), read as its
 first term (the one written with the question's numbers and the earlier results), and a
 computation whose written result is a fraction ("1 - (1/3) = 2/3", 428; the inline reader
-stops before a result's "/"). Each is kept only where every term of the chain evaluates
-exactly to the written result (:func:`~qcstation.core.reading.inline.parse_visible`); a
-chain whose terms differ ("4 x 3 = 12 + 2 = 14", a running total) is not one computation
-and is not read here."""
+stops before a result's "/"), and a computation whose operands' words run past the inline
+reader's three ("160 used pieces of straw – 70 pieces of straw for the hamsters and rabbits = 90",
+187; letters only: words that write a number are no operand's). Each is kept only where every
+term of the chain evaluates exactly to the written result
+(:func:`~qcstation.core.reading.inline.parse_visible`); a chain whose terms differ ("4 x 3 = 12
++ 2 = 14", a running total) is not one computation and is not read here.
+
+A fraction such a line writes as its result is one number where a later step writes it
+(:func:`protect_chain_fractions`), and the 1 of "1 - (1/3) = 2/3" with the question's fraction
+is the whole that fraction is of (:func:`whole_less_fraction`), refused where the question
+states a 1 of its own."""
 
 from __future__ import annotations
 
@@ -14,15 +21,22 @@ import re
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
-from qcstation.core.reading.inline import EXPR_TXT, NUM_TXT, parse_visible
+from qcstation.core.reading.inline import EXPR_TXT, NUM_TXT, find_inline_computations, parse_visible
+from qcstation.core.construct.make.rules.result import RuleError
 
-__all__ = ["chained_computations", "protect_chain_fractions"]
+__all__ = ["chained_computations", "protect_chain_fractions", "whole_less_fraction"]
 
 _RESULT = rf"[$€£]?\s*{NUM_TXT}(?:\s*/\s*\d+(?!\d|\.\d))?(?:\s*%)?"
 _TERM = rf"(?:{EXPR_TXT}|{_RESULT})"
 _CHAIN_RE = re.compile(
     rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{EXPR_TXT})(?P<rest>(?:\s*=\s*{_TERM})*?)\s*=\s*(?P<res>{_RESULT})"
     rf"(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])")
+# an operand whose words run past the inline reader's three ("160 used pieces of straw – 70 pieces
+# of straw for the hamsters and rabbits = 90", 187): letters only, so never past a sentence's end
+_LONG_OPERAND = rf"[$€£]?{NUM_TXT}(?:\s+[A-Za-z][A-Za-z’'\-]*){{0,8}}"
+_LONG_RE = re.compile(
+    rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*{_LONG_OPERAND})+)"
+    rf"\s*=\s*(?P<res>[$€£]?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)")
 _EQ_SPLIT = re.compile(r"\s*=\s*")
 _FRACTION_RES = re.compile(r"\d\s*/\s*\d")
 
@@ -49,7 +63,16 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
             expr, value, written = parsed
             out.append((at + m.start("expr"), at + m.end("res"), m.group(0), m.group("expr").strip(),
                         expr, value, written))
-    return out
+        plain = [(c.expr_start, c.result_end) for c in find_inline_computations(line)]
+        for m in _LONG_RE.finditer(line):
+            if any(s < at + m.end() and at + m.start() < e for s, e, *_ in out) \
+                    or any(s < m.end() and m.start() < e for s, e in plain) \
+                    or (parsed := parse_visible(m.group("expr"), m.group("res"))) is None:
+                continue
+            expr, value, written = parsed
+            out.append((at + m.start("expr"), at + m.end("res"), m.group(0), m.group("expr").strip(),
+                        expr, value, written))
+    return sorted(out)
 
 
 def _same_number(term: str, value: Fraction) -> bool:
@@ -93,3 +116,24 @@ def protect_chain_fractions(starts: list[int], raws: list[str | None], exprs: li
         return BinOp(e.op, walk(e.left, at), walk(e.right, at))
 
     return [walk(e, at) for e, at in zip(exprs, starts)]
+
+
+def whole_less_fraction(exprs: list[Expr], chain: list[bool], stated: frozenset[tuple[str, str]],
+                        states_one: bool) -> list[Expr]:
+    """A chain line's "1 - (1/3) = 2/3" (``chain[i]``) whose fraction is one the question states
+    (``stated``: its (numerator, denominator) texts): the 1 is the whole that fraction is of, the
+    rest of the share written as :mod:`.complements` writes it (``(- 1 w_...)``), only where the
+    question states no 1: where it does (``states_one``), the binder would tie the 1 to that
+    place by its value alone ("He keeps 1/3 of them in 1 box": the box), so the reading is
+    refused (:class:`RuleError`); any other 1 stays for :mod:`.ones` to bind by its words."""
+    def rest(e: Expr) -> Expr:
+        if isinstance(e, BinOp) and e.op == "-" and isinstance(e.left, Num) and e.left.value == 1 \
+                and e.left.text == "1" and isinstance(e.right, Num) \
+                and tuple(e.right.text.replace(" ", "").split("/")) in stated:
+            if states_one:
+                raise RuleError(f"the 1 of '1 - {e.right.text}' may be the whole {e.right.text} is of or "
+                                "the 1 the question states: no words tell", "Ambiguous binding")
+            return BinOp("-", Num(Fraction(1), ""), e.right)
+        return e
+
+    return [rest(e) if is_chain else e for e, is_chain in zip(exprs, chain)]

@@ -3,7 +3,12 @@ number", "twice as many on Friday", issue 26.1): it multiplies the number the qu
 before it (:mod:`~qcstation.core.construct.make.rules.referents`). Where the question states the
 multiplied value twice, that decides which place the step's use is, by the words, not by order.
 Where the word names its own comparison ("twice as many as on Tuesdays"), or another number stands
-between ("After 2 months"), nothing is pointed to and the seed stays refused."""
+between ("After 2 months"), nothing is pointed to and the seed stays refused.
+
+Likewise a use multiplied by an earlier result is the one place whose clause is a rate per what that
+result counts, named after it on its line ("each family calls 3 other families" for "9 x 3" after
+"3 x 3 = 9 families called"); with no such rate, or a result its line names nothing of, it stays
+refused."""
 
 from __future__ import annotations
 
@@ -56,5 +61,29 @@ def test_nothing_pointed_to_stays_refused(gsm8k: dict, seed_id: str, old: str, n
     seed = dict(gsm8k[seed_id])
     seed["question"] = seed["question"].replace(old, new)
     assert seed["question"] != gsm8k[seed_id]["question"]
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(seed)
+
+
+def test_a_rate_per_what_the_earlier_result_counts(gsm8k: dict) -> None:
+    # 548 "Ali decided to call 3 families. Then each family calls 3 other families": "9 x 3 = 27
+    # families called" after "3 x 3 = 9 families called" multiplies the families by the rate each
+    # family calls, not Ali's 3 again; the first round's 3 x 3 takes both
+    q = gsm8k["548"]["question"]
+    steps, starts = _made(gsm8k["548"])
+    assert steps["s1"] == "(* g1_families g2_families)"
+    assert steps["s2"] == "(* s1_families_called g2_families)" and steps["s3"] == "(* s2_families_called g2_families)"
+    assert q[starts["g2_families"] - len("each family calls "):].startswith("each family calls 3 other")
+
+
+@pytest.mark.parametrize("field, old, new", [
+    ("question", "Then each family calls 3 other families", "Then the families call 3 other families"),  # no rate
+    # the earlier result's line names nothing it counts
+    ("solution", "there are 3 x 3 = <<3*3=9>>9 families called", "there are 3 x 3 = <<3*3=9>>9"),
+])
+def test_no_rate_of_what_it_counts_stays_refused(gsm8k: dict, field: str, old: str, new: str) -> None:
+    seed = dict(gsm8k["548"])
+    seed[field] = seed[field].replace(old, new)
+    assert seed[field] != gsm8k["548"][field]
     with pytest.raises(RuleError, match="uncertain binding"):
         rule_for_seed(seed)

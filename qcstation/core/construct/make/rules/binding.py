@@ -18,7 +18,9 @@ For one use of a value the question states, in this order:
    is declared by :mod:`.constants`;
 5. in a step that multiplies it by one word that points back ("three times that number", "twice
    as many on Friday"), the place that word points to (:mod:`.referents`), where the words after
-   the use chose no single place;
+   the use chose no single place; in a step that multiplies it by an earlier result, the one place
+   whose clause is a rate per what that result counts ("each family calls 3 other families" for
+   "9 x 3" after "= 9 families called");
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 7. by order, among the places whose words agree (else all), the first no other use took; when
@@ -35,7 +37,7 @@ from fractions import Fraction
 from dataclasses import dataclass
 
 from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems, multiplied_stems,
-                                         number_word_stems, operand_clause_choice, solution_stems)
+                                         number_word_stems, operand_clause_choice, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
@@ -163,8 +165,11 @@ class Binder:
         self.order_picks: dict[Fraction, list[tuple[int, int]]] = {}
         #: values one of whose uses took the first of several free places, by order only
         self.first_of_free: set[Fraction] = set()
-        #: (step, value, nth) -> the place a word that multiplies points back to (:meth:`_pointed_to`)
-        self.pointed: dict[tuple[int, Fraction, int], int] = {}
+        #: (step, value, nth) -> the place the reading of the step's other operand settled: a word that
+        #: multiplies points back to it (:meth:`_pointed_to`), or it is a rate per what an earlier
+        #: result counts (:meth:`_rate_of_result`); the joint reading keeps it (:mod:`.joint`)
+        self.settled: dict[tuple[int, Fraction, int], int] = {}
+        self._nth = 0  # the rank of the use being placed among its step's uses of its value
         self.total: dict[Fraction, int] = {}
         for e in exprs:
             for leaf in leaves(e):
@@ -186,6 +191,7 @@ class Binder:
     def occurrence(self, v: Fraction, line: str, nth: int) -> int | None:
         """The place (index into ``nums``) of the ``nth`` use of ``v`` on ``line``, or None
         when it is no number of the question (see the module docstring)."""
+        self._nth = nth
         occ = self.by_value.get(v, [])
         stems: frozenset[str] = frozenset()
         agree: list[int] = []
@@ -294,7 +300,7 @@ class Binder:
         if len(agree) != 1:
             pointed = self._pointed_to(v, agree or occ)
             if pointed is not None:
-                self.pointed[(self.step, v, nth)] = pointed
+                self.settled[(self.step, v, nth)] = pointed
                 return pointed
         by_rate = self._by_rate(v, agree or occ)
         if by_rate is not None:
@@ -365,6 +371,10 @@ class Binder:
         the place of the 5 whose clause is a rate of what the other number counts
         (:func:`.clause_words.rate_place`)."""
         e = self.expr
+        if isinstance(e, BinOp) and e.op == "*" and v not in (0, 1) and sum(
+                isinstance(x, Num) and x.value == v for x in (e.left, e.right)) == 1 \
+                and any(isinstance(x, Name) for x in (e.left, e.right)):
+            return self._rate_of_result(next(x for x in (e.left, e.right) if isinstance(x, Name)), pool)
         if not (isinstance(e, BinOp) and e.op == "*" and isinstance(e.left, Num) and isinstance(e.right, Num)) \
                 or (e.left.value == v) == (e.right.value == v) or v in (0, 1):
             return None
@@ -377,6 +387,26 @@ class Binder:
         best = rate_place(self.question, [self.nums[j].start for j in places], self.nums[at[0]].start,
                           self.nums[at[0]].stems)
         return places[best] if best is not None else None
+
+    def _rate_of_result(self, earlier: Name, pool: list[int]) -> int | None:
+        """"9 x 3 = 27 families called" after "3 x 3 = 9 families called", for "Ali decided to call 3
+        families. Then each family calls 3 other families": the place whose clause is a rate per
+        what the earlier result counts, named by the words right after that result on its line
+        (:func:`.clause_words.rate_place`)."""
+        m = re.match(r"s(\d+)(?:_|$)", earlier.name)
+        if m is None or self.lines is None or not 0 < int(m.group(1)) <= min(len(self.lines), self.step):
+            return None
+        line = self.lines[int(m.group(1)) - 1]
+        results = annotated_results(line)
+        if len(results) != 1:
+            return None
+        places = list({self.nums[j].start: j for j in pool}.values())
+        best = rate_place(self.question, [self.nums[j].start for j in places], None,
+                          result_words(_ANNOTATION.sub(" ", line), next(iter(results))))
+        if best is None:
+            return None
+        self.settled[(self.step, self.nums[places[best]].value, self._nth)] = places[best]
+        return places[best]
 
     def _not_the_percent(self, v: Fraction, pool: list[int]) -> int | None:
         """"20 - 4 = 16 students" for "a dance class of 20 students, 20% enrolled in ...": of two

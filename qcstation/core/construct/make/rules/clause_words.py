@@ -156,9 +156,10 @@ def result_or_given(question: str, places: list[int], line: str, earlier: list[s
     return found[0] if len(found) == 1 else None
 
 
-def rate_place(question: str, starts: list[int], other: int, other_words: frozenset[str]) -> int | None:
+def rate_place(question: str, starts: list[int], other: int | None, other_words: frozenset[str]) -> int | None:
     """A number that multiplies or divides another stated at one place (``other``, named by
-    ``other_words``: "6 pails"), of a value the question states at ``starts``: the place whose
+    ``other_words``: "6 pails"; None: an earlier result, named by the words after it on its line),
+    of a value the question states at ``starts``: the place whose
     clause is a rate of what the other number counts ("each pail contains 5 liters", not "5
     pails of water every morning"), when exactly one place's clause says "each", "per" or
     "every" of those words; None otherwise, also when two places share a clause or the other
@@ -167,7 +168,7 @@ def rate_place(question: str, starts: list[int], other: int, other_words: frozen
     if len(starts) < 2 or not words:
         return None
     spans = [clause_span(question, s) for s in starts]
-    if len(set(spans)) != len(spans) or clause_span(question, other) in spans:
+    if len(set(spans)) != len(spans) or (other is not None and clause_span(question, other) in spans):
         return None
     hits = []
     for a, b in spans:

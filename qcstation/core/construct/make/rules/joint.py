@@ -19,8 +19,10 @@ scored against every place by the words of both texts:
   writes (weight 1), and the words of one place's sentence that no other place's sentence writes
   that the line writes before its result ("On the second day") (weight 1).
 
-A use the first walk placed by a word that points back ("three times that number": the number
-stated right before the word, :mod:`.referents`) is that place, as its own words would choose it.
+A use the first walk placed by the reading of its step's other operand is that place, as its own
+words would choose it: a word that points back ("three times that number": the number stated right
+before the word, :mod:`.referents`), or an earlier result that a rate of one place is per ("each
+family calls 3 other families" for "9 x 3" after "= 9 families called").
 
 What a use does limits its places: a value divided by 100 as written is a percent the question
 states ("20 x 20/100" for "20% enrolled"), and one neither divided by 100 nor written with "%" on
@@ -84,9 +86,10 @@ class Use:
     #: movies every Sunday" for "half the number of movies"); read only where its own words name
     #: no place (:func:`_by_what_it_uses`)
     result_words: frozenset[str] = frozenset()
-    #: where the place is that a word the step multiplies the use by points back to ("three times
-    #: that number"; :mod:`.referents`), as the first walk read it; -1: none
-    pointed: int = -1
+    #: where the place is that the reading of the step's other operand settled, as the first walk
+    #: read it (a word that points back: "three times that number", :mod:`.referents`; a rate per
+    #: what an earlier result counts: "each family calls 3 other families"); -1: none
+    settled: int = -1
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -395,8 +398,8 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
     for u in uses:
         line = lines[u.step] if u.step < len(lines) else ""
         allowed = _allowed(u, line, own)
-        if u.pointed in starts and starts.index(u.pointed) in allowed:
-            options.append([starts.index(u.pointed)])
+        if u.settled in starts and starts.index(u.settled) in allowed:
+            options.append([starts.index(u.settled)])
             worded.append(True)
             continue
         sc = _scores(question, starts, own, line, u)
@@ -496,7 +499,7 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
                     _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
                     _result_words(binder, step, v),
-                    binder.numbers[binder.pointed[(step, v, nth)]].start if (step, v, nth) in binder.pointed else -1)
+                    binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1)
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)

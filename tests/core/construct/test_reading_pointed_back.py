@@ -8,7 +8,9 @@ between ("After 2 months"), nothing is pointed to and the seed stays refused.
 Likewise a use multiplied by an earlier result is the one place whose clause is a rate per what that
 result counts, named after it on its line ("each family calls 3 other families" for "9 x 3" after
 "3 x 3 = 9 families called"); with no such rate, or a result its line names nothing of, it stays
-refused."""
+refused. And a product of a use and earlier results only is the place whose clause states a number
+those results multiply ("2 of the workers produce 6 toys an hour" for "60 toys * 2 workers", 60 =
+6*10), where each such use finds its own place so."""
 
 from __future__ import annotations
 
@@ -85,5 +87,26 @@ def test_no_rate_of_what_it_counts_stays_refused(gsm8k: dict, field: str, old: s
     seed = dict(gsm8k["548"])
     seed[field] = seed[field].replace(old, new)
     assert seed[field] != gsm8k["548"][field]
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(seed)
+
+
+def test_the_clause_of_what_the_earlier_result_multiplies(gsm8k: dict) -> None:
+    # 1123 "2 of the workers produce 6 toys an hour, and another 2 workers produce 4 toys an hour":
+    # "60 toys * 2 workers" (60 = 6*10) is the first 2, "40 toys * 2 workers" (40 = 4*10) the other
+    q = gsm8k["1123"]["question"]
+    steps, starts = _made(gsm8k["1123"])
+    assert steps["s2"] == "(* s1_toys_shift g3_workers)" and steps["s4"] == "(* s3_toys_shift g5_workers)"
+    assert q[starts["g3_workers"]:].startswith("2 of the workers produce 6 toys")
+    assert q[starts["g5_workers"]:].startswith("2 workers produce 4 toys")
+
+
+def test_earlier_numbers_in_one_clause_stay_refused(gsm8k: dict) -> None:
+    # the 6 in the second 2's clause and the 4 in no place's: which 2 produces 6 the clauses do not say
+    seed = dict(gsm8k["1123"])
+    seed["question"] = seed["question"].replace(
+        "2 of the workers produce 6 toys an hour, and another 2 workers produce 4 toys an hour",
+        "2 of the workers and another 2 workers produce 6 toys an hour and 4 toys an hour")
+    assert seed["question"] != gsm8k["1123"]["question"]
     with pytest.raises(RuleError, match="uncertain binding"):
         rule_for_seed(seed)

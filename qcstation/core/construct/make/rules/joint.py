@@ -15,6 +15,9 @@ scored against every place by the words of both texts:
   ("6 * 3 = 18 fries") says what the result counts, not which place an operand is;
 * the noun of the whole another number of the step is a share of ("One-third of the girls" for
   "12 x 1/3" beside "12 boys and 12 girls"), where that noun names one place (weight 2);
+* the clause of one place that states a number of the earlier results a product of the use and
+  those results only multiplies ("60 toys * 2 workers", 60 = "6 toys * 10 hours": "2 of the
+  workers produce 6 toys an hour"), where every such use finds its own place so (weight 1);
 * the words of one place's clause that the question writes nowhere else ("luge") that the line
   writes (weight 1), and the words of one place's sentence that no other place's sentence writes
   that the line writes before its result ("On the second day") (weight 1).
@@ -45,13 +48,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
-from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, leaves
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value,
                                          solution_stems, stem)
 
@@ -90,6 +93,10 @@ class Use:
     #: read it (a word that points back: "three times that number", :mod:`.referents`; a rate per
     #: what an earlier result counts: "each family calls 3 other families"); -1: none
     settled: int = -1
+    #: where the question states the numbers of the earlier steps a product of this use and earlier
+    #: results multiplies (each at one place), read only where the step writes no other number
+    #: ("60 toys * 2 workers", 60 being "6 toys * 10 hours": the 6 of "2 of the workers produce 6 toys")
+    through: tuple[int, ...] = ()
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -136,7 +143,7 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
     # the clause of one place states another number of the step ("Teddy finished half of a 500
     # piece puzzle" for "1/2 * 500"), the clause of no other place does
     if len(set(spans)) == len(spans):
-        for anchor in use.anchors:
+        for anchor in use.anchors or use.through:
             holding = [i for i, (a, b) in enumerate(spans) if a <= anchor < b]
             if len(holding) == 1:
                 out[holding[0]] += 1
@@ -393,6 +400,7 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
         return None
     # a percent is named by what it is a percent of, after its "%" ("50% boys and 50% girls")
     own = [o | _after_percent(question, s) for o, s in zip(own, starts)]
+    uses = _through_each_its_own(question, starts, uses)
     options: list[list[int]] = []
     worded: list[bool] = []  # the use's own words chose its places
     for u in uses:
@@ -433,6 +441,23 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
     if not cover and found and not all(worded):
         return None  # a use no words place, with a place left over: it may be any
     return list(found[0]) if found else None
+
+
+def _through_each_its_own(question: str, starts: list[int], uses: list[Use]) -> list[Use]:
+    """The numbers of earlier results (:attr:`Use.through`) are evidence only where every use that
+    reads them finds them in the clause of one place, each use another place ("2 of the workers
+    produce 6 toys an hour, and another 2 workers produce 4 toys an hour": 6 for one 2, 4 for the
+    other); else they are dropped ("2 of the workers and another 2 workers produce 6 toys an hour
+    and 4 toys an hour" puts the 6 in the second 2's clause and the 4 in none)."""
+    reading = [k for k, u in enumerate(uses) if not u.anchors and u.through]
+    if not reading:
+        return uses
+    spans = [clause_span(question, s) for s in starts]
+    held = [{i for i, (a, b) in enumerate(spans) for t in uses[k].through if a <= t < b} for k in reading]
+    if len(reading) >= 2 and len(set(spans)) == len(spans) and all(len(h) == 1 for h in held) \
+            and len({next(iter(h)) for h in held}) == len(held):
+        return uses
+    return [replace(u, through=()) if k in reading else u for k, u in enumerate(uses)]
 
 
 def _term_of(uses: list[Use], pick: tuple[int, ...]) -> tuple[object, ...]:
@@ -499,7 +524,8 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     sum(1 for leaf in leaves(binder.exprs[step]) if leaf.text and leaf.value == v) == 1,
                     _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
                     _result_words(binder, step, v),
-                    binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1)
+                    binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1,
+                    _through(binder, step, v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -646,6 +672,25 @@ def _anchors(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:
                   for m in phrase_re(p, True).finditer(binder.question)}
         if len(at) == 1:
             out.append(next(iter(at)))
+    return tuple(out)
+
+
+def _through(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:
+    """Where the question states the numbers of the earlier steps ``step`` multiplies ``v`` by, for a
+    step that is one product of ``v`` and earlier results only (:func:`_anchors` of each of those
+    steps, ``v`` written once)."""
+    e = binder.exprs[step]
+    if not (isinstance(e, BinOp) and e.op == "*"):
+        return ()
+    sides = [e.left, e.right]
+    if sum(isinstance(x, Num) and x.value == v and bool(x.text) for x in sides) != 1 \
+            or not all(isinstance(x, Name) or (isinstance(x, Num) and x.value == v) for x in sides):
+        return ()
+    out: list[int] = []
+    for x in sides:
+        m = re.match(r"s(\d+)(?:_|$)", x.name) if isinstance(x, Name) else None
+        if m and 0 < int(m.group(1)) <= step:
+            out += _anchors(binder, int(m.group(1)) - 1, v)
     return tuple(out)
 
 

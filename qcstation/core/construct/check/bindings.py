@@ -40,7 +40,8 @@ from qcstation.core.construct.check.context import (one_sum_or_product as _one_s
                                                     swap_invariant as _swap_invariant, vouched_by_context,
                                                     vouched_by_word_before)
 from qcstation.core.construct.check.dangling import every_place_used
-from qcstation.core.construct.check.worded_links import count_of_a_percent_value, rate_named_by_product
+from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
+                                                        rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
 from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
                                                         vouched_by_multiplied)
@@ -702,6 +703,7 @@ def equal_value_links(defs: dict[str, Any], values: dict[str, Fraction], questio
             if v is not None and v in q_numbers and name in values \
                     and not _percent_beside(v, e, defs, values, question) \
                     and not count_of_a_percent_value(name, dep, v, defs, values, question, solution, _is_given) \
+                    and not percent_result_of_a_count_value(name, dep, v, defs, values, question, solution, _is_given) \
                     and not _forced_pair(name, dep, v, defs, values, question) \
                     and not link_by_words(v, values[name], v, question, solution, _additive(e),
                                           operand_values(e, values), operand_values(defs[dep], values)) \

@@ -7,6 +7,9 @@ this module reads only the reading floor and :mod:`.terms`.
 * :func:`count_of_a_percent_value`: the question states the value only as a percent ("candidate A
   got 20% of the votes", GSM8K 736) and the step takes the earlier count ("100 x 20/100 = 20
   votes") as no percent ("20 x 50/100 = 10 more votes": the 50 is the percent).
+* :func:`percent_result_of_a_count_value`: the question states the value only as a count ("a
+  60-item quiz", GSM8K 1022), the earlier step writes its result as a percent ("100% - 40% = 60%")
+  and the step takes it for one ("60 questions x 60/100").
 * :func:`rate_named_by_product`: of a rate times a count the product names the rate ("for a total
   of 7 days so he needs 1*7 = 7 pounds of butter" after "4*.25 = 1 pound of butter", 610), where
   the line names the other number otherwise ("7 days")."""
@@ -22,7 +25,7 @@ from qcstation.core.construct.check.terms import names, product_factors, subterm
 from qcstation.core.reading.words import (ANNOTATION, fmt_value, operand_values, question_occurrences,
                                           result_words, solution_lines, stem, step_line, words_after_value)
 
-__all__ = ["count_of_a_percent_value", "rate_named_by_product"]
+__all__ = ["count_of_a_percent_value", "percent_result_of_a_count_value", "rate_named_by_product"]
 
 _PERCENT = frozenset({"%", "perc", "percent"})
 
@@ -94,6 +97,31 @@ def count_of_a_percent_value(name: str, dep: str, v: Fraction, defs: dict[str, A
     own = result_words(ANNOTATION.sub(" ", lines[at][0]), values[name])
     said = result_words(ANNOTATION.sub(" ", lines[dep_at][0]), values[dep])
     return bool(own - {"$"}) and bool(said - {"$"}) and not (own | said) & _PERCENT
+
+
+def percent_result_of_a_count_value(name: str, dep: str, v: Fraction, defs: dict[str, Any],
+                                    values: dict[str, Fraction], question: str, solution: str,
+                                    is_given: Callable[[Any], bool]) -> bool:
+    """Is a step's use of an earlier result ``v`` vouched for by the percent it is? The question
+    states ``v`` and never as a percent ("a 60-item quiz"), the earlier step's line writes its
+    result as a percent ("100% - 40% = 60% of the quiz"), the step takes it for a percent (divides
+    it, or a product of it, by 100: "60 questions x 60/100") and its line writes ``v`` as no
+    percent. Then the question's count is no place of this percent."""
+    places = [o for o in question_occurrences(question) if o.value == v and o.start >= 0]
+    if not places or any("%" in o.words for o in places) or name not in values or dep not in values:
+        return False
+    e = defs[name]
+    if not _taken_as_percent(e, dep, v, defs, values, question, is_given):
+        return False
+    lines = solution_lines(solution)
+    at = step_line(solution, values[name], operand_values(e, values))
+    dep_at = step_line(solution, values[dep], operand_values(defs[dep], values))
+    if at is None or dep_at is None or at == dep_at:
+        return False
+    num = re.escape(fmt_value(v))
+    written = re.search(rf"=\s*{num}\s*(?:%|percent\b)", ANNOTATION.sub(" ", lines[dep_at][0]), re.I)
+    again = re.search(rf"(?<![\d.]){num}\s*(?:%|percent\b)", ANNOTATION.sub(" ", lines[at][0]), re.I)
+    return written is not None and again is None
 
 
 def _product_at(line: str, operands: list[Fraction]) -> int:

@@ -73,6 +73,9 @@ The modules and their contract (each imports only the ones above it):
                 states no such number: the words only one candidate's line shares with the step's,
                 or with what the question compares the step's other number with; a common factor
                 its line names with the factor's unit ("7 days" for a week).
+``percent_results`` a number a step divides by 100 where an earlier result is written as a percent
+                ("= 60%") and the question states the value only as a count ("a 60-item quiz"):
+                the percent is that result, the count the question's (asked by ``links``).
 ``ones``        the 1s a step writes, bound by their words: a stated 1 a given at its place, a person
                 or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.

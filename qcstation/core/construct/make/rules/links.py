@@ -23,6 +23,8 @@ from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.reading.words import ANNOTATION as ANNOTATION_RE
 from qcstation.core.construct.make.rules.clause_words import result_or_given
+from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, percent_only as _percent_only,
+                                                                  percent_slots as _percent_slots)
 from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
                                                                 drop_unstated_literals, equal_term_groups,
                                                                 keep_distinct, open_numbers)
@@ -285,12 +287,6 @@ def _result_stems(solution: str, comp: Computation) -> frozenset[str]:
     if dollar:
         stems.add("$")
     return frozenset(stems)
-
-
-def _percent_only(givens: Givens, v: Fraction) -> bool:
-    """Does the question state ``v`` only as a percent ("10%")?"""
-    digits = [q for q in givens.numbers if q.value == v and not q.percent]
-    return bool(digits) and len(digits) == sum(1 for q in givens.numbers if q.percent and q.value * 100 == v)
 
 
 def _rate_times_count(e: Expr) -> bool:
@@ -568,34 +564,6 @@ def _written_times(line: str, v: Fraction) -> int:
     return sum(1 for m in NUMERAL.finditer(ANNOTATION.sub(" ", line)) if numeral_value(m) == v)
 
 
-def _percent_slots(e: Expr) -> list[frozenset[int]]:
-    """The numbers a term divides by 100, by their ordinals (:func:`leaves`' order): one of each
-    set is a percent ("40/100*40": {0}; "(20*50)/100": {0, 1}, the 20 or the 50)."""
-    slots: list[frozenset[int]] = []
-    counter = iter(range(10**9))
-
-    def walk(x: Expr) -> list[tuple[int, Num]]:
-        if isinstance(x, Num):
-            return [(next(counter), x)]
-        if isinstance(x, Neg):
-            return walk(x.operand)
-        if isinstance(x, BinOp):
-            left, right = walk(x.left), walk(x.right)
-            if x.op == "/" and isinstance(x.right, Num) and x.right.value == 100:
-                if isinstance(x.left, Num):
-                    slots.append(frozenset(o for o, _ in left))
-                elif isinstance(x.left, BinOp) and x.left.op == "*" and isinstance(x.left.left, Num) \
-                        and isinstance(x.left.right, Num):
-                    slots.append(frozenset(o for o, _ in left))
-                else:
-                    slots.append(frozenset(o for o, _ in left) | {-1})  # a percent somewhere inside
-            return left + right
-        return []
-
-    walk(e)
-    return slots
-
-
 _PERCENT_WORD = frozenset({"%", "perc", "percent", "pct"})
 
 
@@ -740,6 +708,8 @@ def resolve_links(
             readings = decide_by_currency(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = _decide_percent_places(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
+            readings = decide_percent_results(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

@@ -75,3 +75,51 @@ def test_days_counted_two_ways_stay_refused() -> None:
     one_way = q.replace("On the first day, Monday, she", "On the first day she")
     made = rule_for_seed({"question": one_way, "solution": sol, "answer_text": "50", "source": "gsm8k"})
     assert made.steps[1].sexpr == "(* (- k_days_per_week k_days_through_the_third_day) g3_pages)"
+
+
+def test_a_list_of_weekdays_counts_its_days(gsm8k: dict) -> None:
+    # 155 "On Mondays, Wednesdays, and Fridays, college student Kimo has three 1-hour classes each
+    # day. On Tuesdays and Thursdays, he has two 2-hour classes each day": "3 x 1 = 3 hours ... on
+    # any given Monday", then "Each week, he spends 3 x 3 = 9 hours in class on Monday, Wednesday,
+    # and Friday": the 3 days the line names, not the "three" classes a second time; "4 x 2 = 8
+    # hours in class on Tuesday and Thursday" the 2 days, not the "2" of "2-hour"
+    seed = gsm8k["155"]
+    rule = rule_for_seed(seed)
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule.steps}
+    assert steps["s1"] == "(* g1 g5_hour)"
+    assert steps["s2"] == "(* w_mondays_wednesdays_and_fridays s1_hours_class)"
+    assert steps["s4"] == "(* g3 g4_hour)"
+    assert steps["s5"] == "(* s4_hours_class w_tuesdays_and_thursdays)"
+    spans = {g["name"]: seed["question"][g["span"][0]:g["span"][1]] for g in rule.givens}
+    assert spans["g1"] == "three" and spans["g5_hour"] == "1" and spans["g3"] == "two" and spans["g4_hour"] == "2"
+    assert spans["w_mondays_wednesdays_and_fridays"] == "Mondays, Wednesdays, and Fridays"
+    assert spans["w_tuesdays_and_thursdays"] == "Tuesdays and Thursdays"
+    assert rule.value == 272 and rule.bound
+
+
+def test_a_list_count_needs_weekdays_and_words() -> None:
+    # near misses of 155: the days said by no list ("On three days of the week"), the 1 of the
+    # hour not written right after the count of classes: the words decide nothing, refused
+    q = ("On Mondays, Wednesdays, and Fridays, college student Kimo has three 1-hour  classes each day.  "
+         "On Tuesdays and Thursdays, he has two 2-hour classes each day.  In one semester, there are 16 weeks "
+         "of school.  In one semester, how many hours does Kimo spend attending classes?")
+    s = ("Kimo spends 3 x 1 = <<3*1=3>>3 hours in class on any given Monday, Wednesday or Friday.\n"
+         "Each week, he spends 3 x 3 = <<3*3=9>>9 hours in class on Monday, Wednesday, and Friday.\n"
+         "In one semester, he spends 9 x 16 = <<9*16=144>>144 hours in class for Monday, Wednesday, and Friday.\n"
+         "He spends 2 x 2 = <<2*2=4>>4 hours in class on any given Tuesday or Thursday.\n"
+         "Each week, he spends 4 x 2 = <<4*2=8>>8 hours in class on Tuesday and Thursday.\n"
+         "In one semester, he spends 8 x 16 = <<8*16=128>>128 hours in class on Tuesday and Thursday.\n"
+         "In total for one semester, Kimo spends 144 + 128 = <<144+128=272>>272 hours attending classes.")
+    assert rule_for_seed({"question": q, "solution": s, "answer_text": "272", "source": "gsm8k"}).value == 272
+    for near in (q.replace("On Mondays, Wednesdays, and Fridays", "On three days of the week"),
+                 q.replace("has three 1-hour  classes each day", "has three classes each day, each 1-hour long")):
+        with pytest.raises(RuleError):
+            rule_for_seed({"question": near, "solution": s, "answer_text": "272", "source": "gsm8k"})
+
+
+def test_a_list_of_things_is_no_count_of_days(gsm8k: dict) -> None:
+    # 204 "He ate cheese and egg omelets ... one more slice per omelet than he did per sandwich" /
+    # "so they used 2 + 1": the 2 slices per sandwich again (an earlier step's), never the two of
+    # "cheese and egg"
+    steps = {st.name.split("_")[0]: st.sexpr for st in rule_for_seed(gsm8k["204"]).steps}
+    assert steps["s2"] == "(+ g1_slices g2_slice)"

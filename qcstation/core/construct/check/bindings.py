@@ -37,8 +37,8 @@ from qcstation.core.construct.check.terms import product_factors as _product_fac
 from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
 from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
-                                                    swap_invariant as _swap_invariant, vouched_by_context,
-                                                    vouched_by_word_before)
+                                                    size_of_counted, swap_invariant as _swap_invariant,
+                                                    vouched_by_context, vouched_by_word_before)
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
@@ -540,6 +540,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # "half") whose clause alone shares words with the line (clause_choice), or by units or elimination
         if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
                 and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
+                and not (once and size_of_counted(question, cands, other, occurrences)) \
                 and not (once and vouched_by_word_before(given, line, v, cands, question)) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line) \

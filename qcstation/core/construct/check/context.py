@@ -20,6 +20,9 @@ solution and the formalization only, never the rules' binder):
 * :func:`vouched_by_word_before`: a digit the line writes after the same word as exactly one
   place of the question ("shoe size 5" and "wears size five boots", not "five times the size"),
   the place the given's name says.
+* :func:`size_of_counted`: a number written as a size right after the count of what it is the size
+  of, the step's other operand ("three 1-hour classes" for "3 x 1 = 3 hours"), that count stated
+  once.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.reading.words import MAX_TEXT, Occurrence, line_stems, stem, word_before, words_before_value
+from qcstation.core.reading.words import (MAX_TEXT, WORD_GIVEN_STEMS, Occurrence, line_stems, stem, word_before,
+                                          words_before_value)
 
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
@@ -214,3 +218,21 @@ def vouched_by_word_before(given: str, line: str, v: Fraction, cands: list[Occur
     # 6 friends", not "each eat 6 cheese pizza slices", 1186)
     said = line_stems(line)
     return not any(o.words & said for o in cands if o is not hits[0])
+
+
+_ONE_TOKEN = re.compile(r"[A-Za-z0-9$.,-]+\s+")
+
+
+def size_of_counted(question: str, cands: list[Occurrence], other: Fraction | None,
+                    occurrences: list[Occurrence]) -> bool:
+    """Is the one place of the value written as a size right after a count of the step's other
+    operand ("three 1-hour classes" for "3 x 1 = 3 hours": the hour of each of the three
+    classes), that count stated once? Then the product's words are that phrase's."""
+    if other is None:
+        return False
+    counts = [o for o in occurrences if o.value == other and o.start >= 0 and not o.words & WORD_GIVEN_STEMS]
+    if len(counts) != 1:
+        return False
+    sized = [o for o in cands if o.start >= 0 and o.compound
+             and _ONE_TOKEN.fullmatch(question, counts[0].start, o.start)]
+    return len(sized) == 1

@@ -98,6 +98,11 @@ _CONVERSIONS: dict[Fraction, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 
 
+#: a list of weekdays the question names ("Mondays, Wednesdays, and Fridays"): days it counts
+_WEEKDAY_LIST = re.compile(r"(?:(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days?(?:,\s+|,?\s+and\s+))+"
+                           r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days?")
+
+
 def _sentence_of(question: str, at: int) -> str:
     """The sentence of the question around position ``at``."""
     a = max((m.end() for m in re.finditer(r"[.?!;](?:\s|$)", question[:at])), default=0)
@@ -227,6 +232,15 @@ class Binder:
                 and list_count(v, self.question, line, self.role):
             # "On Monday, Wednesday and Friday, Mike ran 3 * 3" where the question states 3 once
             # ("3 miles"), already this step's: the other 3 is the count of the days the line names
+            return None
+        if occ and not stems and not agree and self.role == "times" and self.expr is not None \
+                and all(j in self.chosen and j not in self.here for j in occ) \
+                and sum(1 for leaf in leaves(self.expr) if leaf.text and leaf.value == v) == 1 \
+                and _WEEKDAY_LIST.fullmatch(list_count(v, self.question, line, "") or ""):
+            # "Each week, he spends 3 x 3 = 9 hours in class on Monday, Wednesday, and Friday" after
+            # "3 x 1 = 3 hours ... on any given Monday": every place of 3 ("three 1-hour classes") an
+            # earlier step's, the line names each day of "On Mondays, Wednesdays, and Fridays": the
+            # count of the days it names, not that given a second time
             return None
         implied = _IMPLIED.get(v)
         if implied is not None and not agree and implied.search(line) and implied.search(self.question) \

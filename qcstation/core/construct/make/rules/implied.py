@@ -135,13 +135,18 @@ _LIST_RE = re.compile(rf"\b({_NAME})((?:,\s+{_NAME})*),?\s+and\s+({_NAME})\b")
 _SHARE_WORDS = re.compile(r"\b(?:average|mean|each|equally|evenly|share[sd]?|split|divided?|apiece)\b", re.I)
 
 
+_WEEKDAYS_PLURAL = re.compile(r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days")
+
+
 def _member(word: str) -> str:
-    return re.sub(r"['’]s$", "", word)
+    return word[:-1] if _WEEKDAYS_PLURAL.fullmatch(word) else re.sub(r"['’]s$", "", word)
 
 
 def named_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
     """The lists of names the question writes ("Marcell and Beatrice", "Nick, Richard, Jason and
-    DJ", "Monday, Wednesday and Friday"): (the text, its members), one per set of members."""
+    DJ", "Monday, Wednesday and Friday"): (the text, its members), one per set of members. A weekday
+    written in the plural is that day ("On Mondays, Wednesdays, and Fridays": Monday, Wednesday,
+    Friday, which a line names in the singular)."""
     return _distinct_lists(((m.group(0), [_member(m.group(1)), *[_member(w) for w in re.findall(_NAME, m.group(2))],
                                           _member(m.group(3))])
                             for m in _LIST_RE.finditer(question[:20_000])), _NOT_A_NAME)

@@ -455,10 +455,9 @@ def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: s
                 "(SELECT id FROM seeds WHERE status = 'excluded')")
     elif state in ("rejected", "awaiting replacement"):
         sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('reject')}"
-    elif state == "disagreed":   # an active reject and an active accept of the same item
-        sql += (f" AND sd.status != 'excluded' AND NOT{resolved}{with_verdict('reject')}"
-                " AND EXISTS (SELECT 1 FROM reviews o WHERE o.sample_item_id = r.sample_item_id"
-                " AND o.verdict = 'accept' AND o.undone_at IS NULL))")
+    elif state == "disagreed":   # an active reject and an active accept (kept: migration 23)
+        sql += (f" AND sd.status != 'excluded' AND NOT{resolved}"
+                " AND si.id IN (SELECT sample_item_id FROM review_disagreed)")
     elif state in ("settled", "overridden"):
         sql += (" AND sd.status != 'excluded' AND si.id IN (SELECT q.sample_item_id FROM "
                 "qc_resolutions q WHERE q.undone_at IS NULL)")
@@ -467,6 +466,23 @@ def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: s
     elif state == "accepted":
         sql += f" AND sd.status != 'excluded' AND NOT{resolved}{decision('accept')}"
     return sql, params
+
+
+#: the items with an active reject and an active accept, found from every active reject (the
+#: queue's query before migration 23)
+DISAGREED_FROM_SCRATCH_SQL = (
+    "SELECT DISTINCT r.sample_item_id FROM reviews r WHERE r.verdict = 'reject' "
+    "AND r.undone_at IS NULL AND EXISTS (SELECT 1 FROM reviews o WHERE o.verdict = 'accept' "
+    "AND o.sample_item_id = r.sample_item_id AND o.undone_at IS NULL)")
+
+
+def disagreed_items(store: Store, *, from_scratch: bool = False) -> list[int]:
+    """The sample items with an active reject and an active accept, in id order: kept by
+    migration 23's triggers; ``from_scratch`` reads every active reject again (the kept
+    rows' oracle in tests)."""
+    sql = (DISAGREED_FROM_SCRATCH_SQL if from_scratch else
+           "SELECT sample_item_id FROM review_disagreed")
+    return sorted(int(r[0]) for r in store.execute(sql))
 
 
 def _queue_row(it: ReviewItem, state: str, reasons: list[str]) -> QueueRow:

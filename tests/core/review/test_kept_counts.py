@@ -21,7 +21,8 @@ from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.release.releases import candidate_counts, candidate_counts_from_scratch
 from qcstation.core.review.team import team_people, team_people_from_scratch
 from qcstation.core.review.audit import FLAG_COUNTS_SQL
-from qcstation.core.review.curation import exclude_seed, fresh_round, override
+from qcstation.core.review.curation import (disagreed_items, exclude_seed, fresh_round, override,
+                                            queue)
 from qcstation.core.review.decisions import change_decision, decide, next_item, undo_last
 from qcstation.core.review.fixes import fix_in_place
 from qcstation.core.review.gate import (gate, gate_rows, gate_rows_from_scratch, progress,
@@ -60,6 +61,8 @@ def assert_kept_counts_right(store: Store) -> None:
             assert _gate_view(kept) == _gate_view(scratch), (dim, scope)
     assert seed_count_rows(store) == seed_count_rows_from_scratch(store)
     assert team_people(store) == team_people_from_scratch(store)
+    # the items with an active reject and an active accept (migration 23)
+    assert disagreed_items(store) == disagreed_items(store, from_scratch=True)
     assert candidate_counts(store) == candidate_counts_from_scratch(store)
     for sample_id in [r["id"] for r in store.query("SELECT id FROM samples")]:
         assert progress(store, sample_id) == progress_from_scratch(store, sample_id), sample_id
@@ -236,6 +239,15 @@ def test_kept_counts_equal_a_recount_after_random_operations(store: Store, rng_s
         assert_kept_counts_right(store)
     # the sequence really exercised the hard cases
     assert {"_decide", "_regenerate", "_draw", "_late_correction"} <= set(done)
+    _assert_disagreed_queue_right(store)   # (seeds 1 and 2 decide some items both ways)
+
+
+def _assert_disagreed_queue_right(store: Store) -> None:
+    """The queue's disagreed rows (found from the kept items) are the rows of the whole queue
+    whose state is disagreed."""
+    every = queue(store, limit=10**6)
+    assert ([r.item_id for r in queue(store, state="disagreed", limit=10**6)]
+            == [r.item_id for r in every if r.state == "disagreed"])
 
 
 def test_a_fresh_round_restarts_the_kept_count(store: Store) -> None:
@@ -333,3 +345,42 @@ def test_an_old_database_gets_its_counts_when_migrated(db_file: Path) -> None:
         assert seed_count_rows(s) == kept and kept["filtered"] and kept["attempts"]
         assert progress(s, 1) == sample_progress and sample_progress.reviewed > 0
         assert candidate_counts(s) == releasable and releasable[0] > 0
+
+
+def test_an_old_database_gets_its_disagreed_items_when_migrated(db_file: Path) -> None:
+    """Migration 23 finds the items decided both ways before it; its triggers keep them."""
+    with Store(db_file) as s:
+        f.populate(s, {"gsm8k": 30})
+        draw_sample(s, "arithmetic", rate=0.5, rng_seed=1, actor="lead", overlap_rate=1.0)
+        for who, reject_every in (("ann", 3), ("bob", 2)):
+            n = 0
+            while (item := next_item(s, who, "arithmetic")) is not None:
+                verdict = "reject" if n % reject_every == 0 else "accept"
+                decide(s, item.item_id, who, verdict, "wrong" if verdict == "reject" else None)
+                n += 1
+        expected = disagreed_items(s, from_scratch=True)
+        assert sorted(f.rewind_to(s, db_file, 22)) == [
+            ("review_disagreed", "table"), ("review_disagreed_del", "trigger"),
+            ("review_disagreed_ins", "trigger"), ("review_disagreed_upd", "trigger")]
+    with Store(db_file) as s:
+        assert s.schema_version == SCHEMA_VERSION
+        assert disagreed_items(s) == expected and expected
+        _assert_disagreed_queue_right(s)
+        # a decision undone and one changed after the migration: the triggers keep them
+        first = expected[0]
+        r = s.one("SELECT id, annotator, verdict FROM reviews WHERE sample_item_id = ? AND "
+                  "undone_at IS NULL AND verdict = 'reject'", (first,))
+        change_decision(s, int(r["id"]), r["annotator"], "accept", "on second reading")
+        assert first not in disagreed_items(s)
+        assert disagreed_items(s) == disagreed_items(s, from_scratch=True)
+        # changed back: disagreed again; the last decision undone: not any more
+        r = s.one("SELECT id, annotator FROM reviews WHERE sample_item_id = ? AND "
+                  "undone_at IS NULL AND annotator = ?", (first, r["annotator"]))
+        change_decision(s, int(r["id"]), r["annotator"], "reject", "wrong after all")
+        assert first in disagreed_items(s)
+        last = s.one("SELECT annotator, sample_item_id FROM reviews WHERE undone_at IS NULL "
+                     "ORDER BY id DESC LIMIT 1")
+        undo_last(s, last["annotator"])
+        assert disagreed_items(s) == disagreed_items(s, from_scratch=True)
+        assert int(last["sample_item_id"]) not in disagreed_items(s)
+        _assert_disagreed_queue_right(s)

@@ -16,7 +16,9 @@ that order and stops after ``limit`` rows:
   unparseable or error; for Understanding a judged score under 90) is one index-ordered
   query per (metric, verdict) pair, merged here (a k-way merge of sorted streams);
 * a source filter alone uses ``eval_scores_page_sd (run_id, source, ...)``; no filter the
-  table's unique key ``(run_id, seed_id, sample_idx, metric)``.
+  table's unique key ``(run_id, seed_id, sample_idx, metric)``;
+* the filters' choices (sources, difficulties) are the runs' distinct item groups, one
+  seek of ``eval_items_groups (run_id, source, difficulty)`` each (a skip scan).
 
 Texts from outside (model output, names, SMT-LIB) are returned as stored; the screens
 render them with :func:`qcstation.common.safe.pane_text` and never as markup.
@@ -303,21 +305,60 @@ def decorate(store: Store, raw: list[tuple[Any, ...]]) -> list[ResultRow]:
             for r in raw]
 
 
-def filter_choices(store: Store, run_ids: Iterable[int] = ()) -> dict[str, list[str]]:
-    """Sources and difficulties present in the runs' items (for the filter pickers)."""
+def filter_choices(store: Store, run_ids: Iterable[int] = (), *,
+                   from_scratch: bool = False) -> dict[str, list[str]]:
+    """Sources and difficulties present in the runs' items (for the filter pickers), from
+    their distinct (run, source, difficulty) groups found by seeks of ``eval_items_groups``
+    (:func:`_item_groups`: one seek a group, where a DISTINCT read every item: 100,000 at 1M
+    scores, 0.1 s of CPU and 0.4-0.8 s of wall on a cold cache, in the results browser's
+    first frame); ``from_scratch`` reads every item (the seeks' oracle in tests)."""
     ids = [int(r) for r in run_ids]
-    where, args = "", []
-    if ids:
-        where = f" WHERE run_id IN ({','.join('?' for _ in ids)})"
-        args = ids
-    sources = [str(r[0]) for r in store.execute(
-        f"SELECT DISTINCT source FROM eval_items{where} ORDER BY source", args)]
-    levels = [str(r[0]) for r in store.execute(
-        f"SELECT DISTINCT difficulty FROM eval_items{where} ORDER BY difficulty", args)
-        if r[0] is not None]
+    if from_scratch:
+        where, args = "", []
+        if ids:
+            where = f" WHERE run_id IN ({','.join('?' for _ in ids)})"
+            args = ids
+        sources = [str(r[0]) for r in store.execute(
+            f"SELECT DISTINCT source FROM eval_items{where} ORDER BY source", args)]
+        levels = [str(r[0]) for r in store.execute(
+            f"SELECT DISTINCT difficulty FROM eval_items{where} ORDER BY difficulty", args)
+            if r[0] is not None]
+    else:
+        groups = _item_groups(store, ids)
+        sources = sorted({str(s) for s, _ in groups})
+        levels = sorted({str(d) for _, d in groups if d is not None})
     order = {"easy": 0, "medium": 1, "hard": 2}
     levels.sort(key=lambda d: (order.get(d, 9), d))
     return {"source": sources, "difficulty": levels}
+
+
+def _item_groups(store: Store, run_ids: list[int]) -> set[tuple[str, str | None]]:
+    """The distinct (source, difficulty) of the items of ``run_ids`` (every run's when
+    empty), each found by one seek of the index ``eval_items_groups`` (run_id, source,
+    difficulty) past the one before (a skip scan; NULL difficulties sort first)."""
+    def first(where: str, args: list[Any]) -> Any:
+        return store.execute(f"SELECT source, difficulty FROM eval_items WHERE run_id = ? "
+                             f"{where} ORDER BY source, difficulty LIMIT 1", args).fetchone()
+
+    def runs() -> Iterator[int]:
+        run = store.scalar("SELECT MIN(run_id) FROM eval_items")
+        while run is not None:
+            yield int(run)
+            run = store.scalar("SELECT MIN(run_id) FROM eval_items WHERE run_id > ?", (run,))
+
+    groups: set[tuple[str, str | None]] = set()
+    for run_id in sorted(set(run_ids)) if run_ids else runs():
+        row = first("", [run_id])
+        while row is not None:
+            source, difficulty = str(row[0]), row[1]
+            groups.add((source, None if difficulty is None else str(difficulty)))
+            # the source's next difficulty, else the run's next source
+            row = (first("AND source = ? AND difficulty IS NOT NULL", [run_id, source])
+                   if difficulty is None else
+                   first("AND source = ? AND difficulty > ?", [run_id, source, difficulty]))
+            if row is None:
+                row = first("AND source > ?", [run_id, source])
+    return groups
 
 
 # -- one item in detail ------------------------------------------------------------------

@@ -264,3 +264,33 @@ def test_a_run_is_named_with_its_model_release_and_protocol() -> None:
         "#4 qwen · working set · 0-shot, t=0"
     assert run_label({"id": 5, "name": "qwen-run", "model": "qwen"}) == "#5 qwen-run"
     assert run_label({"id": 6, "name": None, "model": "m", "spec": "{not json"}) == "#6 m"
+
+
+def test_filter_choices_are_the_items_distinct_groups(runs_db: tuple[Path, int, int]) -> None:
+    """The sources and difficulties found by seeks (a skip scan of eval_items_groups) are the
+    ones a DISTINCT over every item finds: for each run, several, none, all, and a run id
+    with no items; with NULL difficulties, a source with only NULL, exemplars."""
+    path, a, b = runs_db
+    with Store(path) as store:
+        c = add_run(store, "model-c", range(300, 302), scores=False)
+        extra = [(a, 1001, "zeta", None, "eval"), (a, 1002, "zeta", "hard", "exemplar"),
+                 (a, 1003, "alpha", None, "eval"), (b, 1004, "alpha", "easy", "eval"),
+                 (b, 1005, "mid", "extreme", "eval"), (c, 1006, "only-null", None, "eval"),
+                 (c, 1007, "zeta", "medium", "eval"), (c, 1008, "zeta", "medium", "eval")]
+        for n, (run, seed, source, level, role) in enumerate(extra):
+            store.insert("eval_items", {
+                "run_id": run, "seed_id": seed, "item_key": f"{source}-{seed}",
+                "source": source, "difficulty": level, "role": role, "position": 500 + n,
+                "record": "{}"})
+        for ids in [(), (a,), (b,), (c,), (a, b), (b, c, a), (c + 1,)]:
+            assert browse.filter_choices(store, ids) == browse.filter_choices(
+                store, ids, from_scratch=True), ids
+            marks = ",".join(str(i) for i in ids)
+            assert browse._item_groups(store, list(ids)) == {
+                (r[0], r[1]) for r in store.execute(
+                    "SELECT DISTINCT source, difficulty FROM eval_items"
+                    + (f" WHERE run_id IN ({marks})" if ids else ""))}, ids
+        every = browse.filter_choices(store)
+        assert {"alpha", "mid", "only-null", "zeta"} <= set(every["source"])
+        assert every["difficulty"][-1] == "extreme" and "hard" in every["difficulty"]
+        assert browse.filter_choices(store, (c + 1,)) == {"source": [], "difficulty": []}

@@ -34,6 +34,7 @@ from qcstation.core.review.sampling import (close_sample, draw_sample, extend_sa
                                             open_sample, pending_requeues,
                                             requeue_replacements)
 from tests import factories as f
+from tests.must import must
 
 CURATORS = ("lead",)
 QC_DIMS = ("arithmetic", "understanding")
@@ -368,18 +369,18 @@ def test_an_old_database_gets_its_disagreed_items_when_migrated(db_file: Path) -
         _assert_disagreed_queue_right(s)
         # a decision undone and one changed after the migration: the triggers keep them
         first = expected[0]
-        r = s.one("SELECT id, annotator, verdict FROM reviews WHERE sample_item_id = ? AND "
-                  "undone_at IS NULL AND verdict = 'reject'", (first,))
+        r = must(s.one("SELECT id, annotator, verdict FROM reviews WHERE sample_item_id = ? "
+                       "AND undone_at IS NULL AND verdict = 'reject'", (first,)))
         change_decision(s, int(r["id"]), r["annotator"], "accept", "on second reading")
         assert first not in disagreed_items(s)
         assert disagreed_items(s) == disagreed_items(s, from_scratch=True)
         # changed back: disagreed again; the last decision undone: not any more
-        r = s.one("SELECT id, annotator FROM reviews WHERE sample_item_id = ? AND "
-                  "undone_at IS NULL AND annotator = ?", (first, r["annotator"]))
+        r = must(s.one("SELECT id, annotator FROM reviews WHERE sample_item_id = ? AND "
+                       "undone_at IS NULL AND annotator = ?", (first, r["annotator"])))
         change_decision(s, int(r["id"]), r["annotator"], "reject", "wrong after all")
         assert first in disagreed_items(s)
-        last = s.one("SELECT annotator, sample_item_id FROM reviews WHERE undone_at IS NULL "
-                     "ORDER BY id DESC LIMIT 1")
+        last = must(s.one("SELECT annotator, sample_item_id FROM reviews WHERE undone_at IS "
+                          "NULL ORDER BY id DESC LIMIT 1"))
         undo_last(s, last["annotator"])
         assert disagreed_items(s) == disagreed_items(s, from_scratch=True)
         assert int(last["sample_item_id"]) not in disagreed_items(s)

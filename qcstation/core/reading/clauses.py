@@ -166,7 +166,8 @@ def _plural(subject: list[str]) -> bool:
     if cut is not None:
         # "60 mambas in a snake park": the word may close the phrase, not start a verb; "A
         # third of the jellyfish change" (a part of a whole) is the one phrase a verb follows
-        return words[cut] == "of" and words[cut - 1] in _PARTITIVES
+        # ("Both of them decide to share them", 438: the whole of a plural is plural)
+        return words[cut] == "of" and (words[cut - 1] in _PARTITIVES or words[cut - 1] in ("both", "all"))
     return "and" in words or any(w in _PLURAL_SUBJECTS or w in _PARTITIVES or w.endswith("%")
                                  or (w.endswith("s") and not w.endswith(("ss", "us", "is"))) for w in words)
 
@@ -254,6 +255,9 @@ def reads_as_clause(text: str) -> bool:
             continue  # ("$2 each can": a noun)
         if (prev[:1].isdigit() or prev[:1] == "$") and low not in _AUXILIARIES:
             continue  # "a 4 leveled sandcastle"
+        if i >= 3 and tokens[i - 3][:1].isdigit() and tokens[i - 2][:1].isdigit() and low in _BASE \
+                and low not in _AUXILIARIES:
+            continue  # "2 15 minutes break per day" (1101): a count of a measure, then its noun
         if low in _BASE and low not in _FORMS and low not in _SAME_PAST and not _plural(tokens[start:i]) \
                 and [t.lower() for t in tokens[start:i] if t.lower() not in _LEADERS] not in (["he"], ["she"]):
             # "a weekly bus pass": an uninflected verb after a singular noun is a noun (after "he"

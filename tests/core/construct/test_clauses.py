@@ -23,6 +23,9 @@ from qcstation.core.reading.clauses import is_question_sentence, reads_as_clause
     "The man who sells apples has 5 crates",               # the main verb after a relative clause
     "It rang four times",
     "Level 2 is 32 square feet",
+    "Both of them decide to share them equally with their 6 other friends",  # 438: the whole of a plural
+    "All of them share the oranges",
+    "His 2 dogs need 4 snowshoes",
 ])
 def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     assert reads_as_clause(text)
@@ -42,6 +45,8 @@ def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     "After 3 years",
     "Costing $18 per unit",
     "a 4 leveled sandcastle",
+    "2 15 minutes break per day at the office",              # 1101: a count of a measure, then its noun
+    "One of them share",                                      # one of a plural is no plural
 ])
 def test_a_fragment(text: str) -> None:
     assert not reads_as_clause(text)

@@ -8,6 +8,7 @@ numbers are read by :mod:`textnumbers`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -57,6 +58,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         owner.setdefault(r, []).append(label[st.name])
     named = {v: names[0] for v, names in owner.items() if len(names) == 1}
     stated = _numbers(question)
+    # a fraction the question states in words ("One-third of the other emails"): its givens' values
+    fractions = {v for v in given_value.values() if v.denominator != 1}
 
     def given_at(text: str, start: int, end: int, value: Fraction) -> bool:
         return stated_with_words(text, start, end, value, question)
@@ -71,9 +74,11 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         # (never a value the question states as well: "costs $4.00" is no count of 4 cartons)
         earlier = dict(before)
         earlier.pop(own, None)
+        for v in _constants_used(st, steps[:i]) & set(earlier):
+            earlier.pop(v)
         blanks: list[_Blank] = []
         desc = _describe(str(getattr(st, "line", "") or ""), question_values, results, others, earlier, own, stated,
-                         computed, given_at, blanks)
+                         computed, given_at, blanks, fractions)
         desc = _one_blank_each(desc, blanks, own, st, steps[:i], label, given_value, givens or [], question,
                                said)
         if desc and "?" not in desc:
@@ -85,11 +90,13 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             if last is not None:
                 blanks = []
                 said_last = _describe(last, question_values, results, others, earlier, own, stated,
-                                      computed, given_at, blanks)
+                                      computed, given_at, blanks, fractions)
                 said_last = _one_blank_each(said_last, blanks, own, st, steps[:i], label, given_value,
                                             givens or [], question, said)
                 if said_last.count("?") == 1:
                     desc = said_last
+        if desc and "?" not in desc:
+            desc = _expression_written(desc, st)
         equation = _equation(st) if getattr(st, "expr", None) is None else None
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
@@ -131,6 +138,26 @@ _BLANK_BEFORE_STOP = re.compile(r"\?\s+(?=[.,;:!](?:\s|$))")
 #: an annotation that only writes a value ("<<16=16>>"), and an operator written in a line
 _ANNOT_ECHO = re.compile(r"\s*\$?[\d.,]+\s*=\s*\$?[\d.,]+\s*")
 _COMPUTES = re.compile(r"[=+*/×÷]|\s[-−]\s")
+
+
+def _constants_used(st: Any, before: list[Any]) -> set[Fraction]:
+    """The values of the named constants and numbers a step computes with, less those of the
+    earlier results it uses: "60 minutes is in an hour so 300/60" (1101) writes the step's
+    minutes per hour, not the earlier 60 minutes of break it does not use."""
+    from qcstation.core.construct.make.rules.constants import factor_value
+    from qcstation.core.reading.expr import Name, Num, atoms
+
+    expr = getattr(st, "expr", None)
+    if expr is None:
+        return set()
+    out: set[Fraction] = set()
+    for a in atoms(expr):
+        if isinstance(a, Num):
+            out.add(Fraction(a.value))
+        elif isinstance(a, Name) and a.name.startswith("k_") and factor_value(a.name) is not None:
+            out.add(Fraction(factor_value(a.name) or 0))
+    used = {a.name for a in atoms(expr) if isinstance(a, Name)}
+    return out - {Fraction(x.result) for x in before if x.name in used}
 
 
 def _concluding_line(solution: str, own: Fraction) -> str | None:
@@ -202,6 +229,25 @@ def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
         return desc
     a, b, text = found[0]
     return desc[:a] + text + desc[b:]
+
+
+#: an operator of a computation the line writes with the unknown's letter ("2B + 4")
+_OPERATOR = re.compile(r"\s[-+*/×÷]\s")
+
+
+def _expression_written(desc: str, st: Any) -> str:
+    """A description with no blank whose line writes the step's own computation as it is, in the
+    letter of the solution's unknown and with no "=" ("In the first set, he retrieved 2B + 4
+    balls.", 1048): that computation is the blank ("he retrieved ? balls"). Only a computation
+    written once, with an operator between spaces and a letter in it (its numbers alone would
+    be hidden already)."""
+    written = str(getattr(st, "expr_text", "") or "").strip()
+    if not _OPERATOR.search(written) or not re.search(r"[A-Za-z]", written) or desc.count(written) != 1:
+        return desc
+    at = desc.find(written)
+    if re.match(r"[\w.]", desc[at - 1:at]) or re.match(r"[\w.]", desc[at + len(written):at + len(written) + 1]):
+        return desc
+    return desc[:at] + "?" + desc[at + len(written):]
 
 
 def _value_of(text: str) -> Fraction | None:
@@ -330,6 +376,14 @@ def _name_words(name: str) -> set[str]:
     return {stem(w) for w in name.split("_")[1:] if w.isalpha() and len(w) > 2}
 
 
+def _use_name(option: tuple[str, str, set[str]], label: dict[str, str]) -> str:
+    """The name of the step's use an option of :func:`_one_blank_each` stands for (an earlier
+    result is listed by its label, a given or constant by its name)."""
+    if option[0] != "ref":
+        return option[1]
+    return next((n for n, q in label.items() if q == option[1]), option[1])
+
+
 def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, before: list[Any],
                     label: dict[str, str], given_value: dict[str, Fraction], givens: list[dict[str, Any]],
                     question: str, stated: set[Fraction]) -> str:
@@ -384,6 +438,12 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
                     ("given", n, {stem(w) for w in n.split("_")[1:] if w not in ("per", "of", "in", "a")}))
     said_again: list[int] = []      # the places of the step's own value
     writes: dict[int, str] = {}
+    # how often the step uses each name: a use the words already chose is no option for a
+    # later '?' of its value ("cost $12 per pair ... buy 12 pairs", 507: the $12 is the price by
+    # its words, so the other 12 is the step's other use of that value, Q2's pairs)
+    from qcstation.core.reading.expr import Name, atoms
+
+    left = Counter(a.name for a in atoms(st.expr) if isinstance(a, Name))
     for k, (a, b, idx) in enumerate(marks):
         blank = blanks[idx]
         v = blank.value
@@ -394,7 +454,8 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
             # "?/Q3 are to her boyfriend": a part of a fraction, no quantity of its own
             raise KeyInfoError(f"{label[st.name]} would read with a blank inside a fraction: "
                                f"{_UNMARK.sub('', desc)[:90]!r}")
-        cands = [o for o in (options.get(v, []) if v is not None else []) if o[0] == "ref" or blank.kind == "written"]
+        cands = [o for o in (options.get(v, []) if v is not None else [])
+                 if (o[0] == "ref" or blank.kind == "written") and left[_use_name(o, label)] > 0]
         if cands:
             near = _words_near(desc, b, desc[max(0, a - 1):a] == "$" or blank.written.startswith("$"))
             scores = [len(near & o[2]) for o in cands]
@@ -410,6 +471,7 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
                 pick = _by_its_line(desc, a, b, near, cands, line_words)
             if pick is not None:
                 writes[k] = pick[1] if pick[0] == "ref" else blank.written
+                left[_use_name(pick, label)] -= 1
                 continue
         if v == own:
             said_again.append(k)
@@ -420,16 +482,25 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
             raise KeyInfoError(f"{label[st.name]} would read with more than one blank: the '?' for {what!r} in "
                                f"{_UNMARK.sub('', desc)[:90]!r} stands for no number its step uses by its words")
     cut = len(desc)
+    head = 0
     if len(said_again) > 1:
         first, second = marks[said_again[0]][1], marks[said_again[1]][0]
         starts = [m.start() for m in _CLAUSE_START.finditer(desc, first, second)]
-        if not starts:
+        main = _MAIN_AFTER_PREMISE.match(desc, first) if _PREMISE_OPENS.match(desc) else None
+        if starts:
+            cut = starts[-1]
+        elif main is not None and main.end() <= second:
+            # "Since 100 cents = $1 she spends $1 everyday" (359): the premise (a unit's
+            # conversion) goes, the main clause after it says the step's value
+            head = main.start(1)
+        else:
             raise KeyInfoError(f"{label[st.name]} would read with two blanks for its own value: "
                                f"{_UNMARK.sub('', desc)[:90]!r}")
-        cut = starts[-1]
     out = []
-    pos = 0
+    pos = head
     for k, (a, b, _) in enumerate(marks):
+        if a < head:
+            continue
         if a >= cut:
             break
         out.append(desc[pos:a])
@@ -439,7 +510,15 @@ def _one_blank_each(desc: str, blanks: list[_Blank], own: Fraction, st: Any, bef
     text = "".join(out) + tail
     if cut < len(desc):
         text = text.rstrip(" ,;:") + ("." if desc.rstrip().endswith(".") else "")
+    if head:
+        text = text[:1].upper() + text[1:]
     return _UNMARK.sub("", text)
+
+
+#: a description that opens with a premise ("Since 100 cents = $1 ..."), and the subject that
+#: starts its main clause right after the premise's last value ("... = ? she spends ...")
+_PREMISE_OPENS = re.compile(r"(?:since|because|as)\s", re.I)
+_MAIN_AFTER_PREMISE = re.compile(r",?\s+((?:he|she|they|it|we|i|you)\s+[a-z]+)", re.I)
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
@@ -470,6 +549,8 @@ _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 _GLUED_DOLLAR = re.compile(r"(?<=[A-Za-z])\$(?=\d)")
 _GLUED_TIMES = re.compile(r"(?<=\d\s)([x×*])(?=\d)")
+#: a word glued to the computation after it ("That gives him16*5=<<16*5=80>>80 planks", 1132)
+_GLUED_WORD = re.compile(r"(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)")
 
 
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
@@ -483,7 +564,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
               own: Fraction | None = None, stated: set[Fraction] | None = None,
               computed: set[Fraction] | None = None,
               given_at: Callable[[str, int, int, Fraction], bool] | None = None,
-              blanks: list[_Blank] | None = None) -> str:
+              blanks: list[_Blank] | None = None, fractions: set[Fraction] | None = None) -> str:
     """The solution's words for a step with its arithmetic and every number the question
     does not state replaced by '?' (no intermediate result leaks). A number that names which
     one ("Level 3 is 32 square feet") stays unless it is a step's result; a "because" left
@@ -498,7 +579,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     no line ``computed`` hides nothing and stays ("since 1 foot is equal to 12 inches", "for 3
     weeks", "spins 1/11 as fast"): a '?' there would read as an unknown. So does a number
     ``given_at`` says the question states with the same words ("if both work 20 hours" where the
-    answer is $20; "for 20 chickens")."""
+    answer is $20; "for 20 chickens"), and a fraction that is the value of one of the question's
+    ``fractions`` ("1/3 are to her boyfriend" for "One-third of the other emails", 957)."""
     from qcstation.core.construct.make.rules import VISIBLE_TAIL_RE, find_inline_computations
 
     others = others or {}
@@ -517,7 +599,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # "Madeline spends$25*4=$<<25*4=100>>100" (350): a word glued to the "$" of a computation
     # is read as if spaced, so the computation goes as it does elsewhere
     # (so is an operator glued to its number: "72 x1/4 = <<72*1/4=18>>18", 619)
-    text = _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line))
+    text = _GLUED_WORD.sub(" ", _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line)))
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
         had_equals = _ENDS_EQUALS.search(before) is not None
@@ -552,7 +634,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             # "spins 1/11 as fast": a fraction no line computes, of no step's results, stays;
             # "11/18" where 18 is Q1's result is "11/Q1"
             value, parts = Fraction(int(frac[1]), int(frac[2])), {Fraction(int(frac[1])), Fraction(int(frac[2]))}
-            said = stated or set()
+            said = (stated or set()) | (fractions or set())
             if (value.denominator != 1 and (value in said or (value.numerator == 1 and value.denominator in said))) \
                     or (results is not None and computed is not None and not parts & results
                         and (value in question_values or value not in computed)):

@@ -100,11 +100,12 @@ def test_a_fraction_the_question_does_not_state_is_still_read_by_its_parts() -> 
     from qcstation.core.construct.make.unknowns import _describe
 
     line = "Of the remaining 3, 1/3 are to her boyfriend, so Robyn sends him 3 * 1 / 3 = <<3*1/3=1>>1 email a day."
-    args = ({Fraction(16), Fraction(7)}, {Fraction(9), Fraction(6), Fraction(3), Fraction(1)}, {},
-            {Fraction(3): "Q3"}, Fraction(1), {Fraction(16), Fraction(7)},
-            {Fraction(9), Fraction(6), Fraction(3), Fraction(1)})
-    assert "1/3 are" in _describe(line, *args, fractions={Fraction(1, 3)})
-    assert "1/3 are" not in _describe(line, *args)
+    stated = {Fraction(16), Fraction(7)}
+    results = {Fraction(9), Fraction(6), Fraction(3), Fraction(1)}
+    earlier = {Fraction(3): "Q3"}
+    assert "1/3 are" in _describe(line, stated, results, {}, earlier, Fraction(1), stated, results,
+                                  fractions={Fraction(1, 3)})
+    assert "1/3 are" not in _describe(line, stated, results, {}, earlier, Fraction(1), stated, results)
 
 
 # ------------------------------------------------------- a computation in the unknown's letter
@@ -150,3 +151,61 @@ def test_both_of_them_is_the_subject_of_a_premise(gsm8k: dict) -> None:
     assert "Both of them decide to share them equally with their 6 other friends" in f["known_quantities"]
     assert f["relationships_and_constraints"] == ["Q1 = 34 + 22", "Q2 = 2 + 6", "Q3 = Q1 ÷ Q2"]
 
+
+
+# ------------------------------------------------- defects read in made key informations
+
+
+def test_a_computation_s_words_keep_what_the_line_says_before_it(gsm8k: dict) -> None:
+    # 1289 "so in 7 days/1 week she meditates 30*7 = <<30*7=210>>210 minutes": "7 days/1 week she
+    # meditates" was dropped as a second form of the computation ("so in ? minutes")
+    u = _fields(gsm8k["1289"])["unknown_quantities"]
+    assert u[1] == "Q2: She meditates Q1 minutes daily so in 7 days/1 week she meditates ? minutes"
+
+
+def test_a_blank_alone_after_the_sentence_that_says_what_it_is_takes_its_subject(gsm8k: dict) -> None:
+    # 515 "The cost of the house is 3/4 of the total cost, which is $120,000. 3/4 * $120,000 = ..."
+    # read "... which is $120,000. ?"
+    from qcstation.core.construct.make.unknowns import _lone_blank
+
+    assert _fields(gsm8k["515"])["unknown_quantities"] == ["Q1: The cost of the house is ? (the value asked for)"]
+    # a blank with its own words, or after a colon, is left as it is
+    for desc in ("Subtract 4 from 100 to see how many cookies are left. ? cookies",
+                 "First find the total cost of the vaccines: ?", "They have ? left."):
+        assert _lone_blank(desc) == desc
+
+
+def test_the_step_s_own_value_as_a_percent_keeps_its_sign(gsm8k: dict) -> None:
+    # 1240 "They spend half their day ..." (.5) and "They spend 50% of their day ..." (50) read the same
+    u = _fields(gsm8k["1240"])["unknown_quantities"]
+    assert u[3] == "Q4: They spend ? of their day cleaning classrooms"
+    assert u[4] == "Q5: They spend ?% of their day cleaning classrooms (the value asked for)"
+
+
+@pytest.mark.parametrize(("seed", "told"), [
+    # "3 selfie albums * 9 pictures" / "2 portrait albums * 9 pictures"
+    ("1018", ["Q2: Olivia had ? pictures (for the selfie albums).", "Q3: Olivia had ? pictures (for the portrait albums)."]),
+    # "20 private cars * 3 people" / "12 buses * 35 people"
+    ("1098", ["Q1: There were ? people (for the private cars).", "Q2: There were ? people (for the buses)."]),
+    # "2 yards of material / 4 small masks" / "2.25 yards of material / 3 large masks"
+    ("904", ["Q1: It takes ? yards of material per mask (for the small masks).",
+             "Q2: It takes ? yards of material per mask (for the large masks)."]),
+])
+def test_two_unknowns_of_the_same_words_are_told_apart_by_their_computations_words(
+        gsm8k: dict, seed: str, told: list[str]) -> None:
+    u = _fields(gsm8k[seed])["unknown_quantities"]
+    assert all(t in u for t in told), u
+    bodies = [x.partition(": ")[2].replace(" (the value asked for)", "") for x in u]
+    assert len(set(bodies)) == len(bodies)
+
+
+@pytest.mark.parametrize("seed", [
+    "621",   # "1000-356=<<...>>644 times" / "1000-135=<<...>>865 times"
+    "670",   # "5 + 3 + 0.25 = 8.25 tablespoons" / "16 * 8.25 = 132 tablespoons"
+    "854",   # "90 * 20 = 1800 minutes" / "1800/2 = 900 minutes"
+    "1051",  # "325 * 4 = 1300 km" / "1955 - 1300 = 655 km"
+    "1271",  # "9000-2700=6300" / "6300-1890=4410"
+])
+def test_two_unknowns_no_words_tell_apart_are_refused(gsm8k: dict, seed: str) -> None:
+    with pytest.raises(KeyInfoError, match="would read with the same words"):
+        _fields(gsm8k[seed])

@@ -97,6 +97,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                     desc = said_last
         if desc and "?" not in desc:
             desc = _expression_written(desc, st)
+        desc = _lone_blank(desc)
         equation = _equation(st) if getattr(st, "expr", None) is None else None
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
@@ -122,9 +123,63 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
             text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
+    unknown = _told_apart(unknown, steps)
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
+
+
+def _told_apart(unknown: list[str], steps: list[Any]) -> list[str]:
+    """Two unknowns never read with the same words ("Q2: Olivia had ? pictures." twice, 1018): each
+    takes the words its own line's computation writes after a number where the other's writes
+    others ("3 selfie albums * 9 pictures" / "2 portrait albums * 9 pictures": "(for the selfie
+    albums)", "(for the portrait albums)"). Where the lines write no such words ("1000-356=644
+    times" / "1000-135=865 times", 621) the unknowns cannot be told apart by the solution's words:
+    no rule-made key information (:class:`KeyInfoError`), never a qualifier made up."""
+    bodies = [u.partition(": ")[2] for u in unknown]
+    groups: dict[str, list[int]] = {}
+    for i, b in enumerate(bodies):
+        if b.strip(" ."):
+            groups.setdefault(b.strip(" .").lower(), []).append(i)
+    out = list(unknown)
+    for idx in (g for g in groups.values() if len(g) > 1):
+        phrases = [_operand_phrases(steps[i]) if i < len(steps) else [] for i in idx]
+        own = [[p for p in mine if not any(p in theirs for m, theirs in enumerate(phrases) if m != j)]
+               for j, mine in enumerate(phrases)]
+        if not all(len(m) == 1 for m in own):
+            labels = " and ".join(unknown[i].partition(": ")[0] for i in idx)
+            raise KeyInfoError(f"{labels} would read with the same words: {bodies[idx[0]][:90]!r} (no words "
+                               "of their lines' computations tell them apart)")
+        for i, m in zip(idx, own):
+            body = bodies[i].rstrip()
+            stop = "." if body.endswith(".") else ""
+            out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} (for the {m[0]}){stop}"
+    return out
+
+
+#: a number and the words its computation writes after it ("3 selfie albums", "2 yards of material")
+_OPERAND_PHRASE = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?\s+([a-z][a-z' -]*[a-z])", re.I)
+_OPERATOR_SPLIT = re.compile(r"\s[-+*/×x÷]\s")
+
+
+def _operand_phrases(st: Any) -> list[str]:
+    """The words the line's first computation writes after each of its numbers, in order
+    ("Olivia had 3 selfie albums * 9 pictures = <<3*9=27>>27" -> ["selfie albums", "pictures"]);
+    none for a computation of bare numbers."""
+    line = str(getattr(st, "line", "") or "")[:2000]
+    m = _ANNOT_WITH_RESULT.search(line)
+    if m is None:
+        return []
+    head = _TRAILING_EQUALS.sub("", line[:m.start()])
+    w = _WORDED_EXPR.search(head + " ")
+    if w is None:
+        return []
+    out = []
+    for term in _OPERATOR_SPLIT.split(w.group(0).strip()):
+        p = _OPERAND_PHRASE.fullmatch(term.strip())
+        if p is not None:
+            out.append(" ".join(p.group(1).lower().split()))
+    return out
 
 
 #: a number as a line writes it, also a decimal without its leading zero ("$.05")
@@ -229,6 +284,19 @@ def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
         return desc
     a, b, text = found[0]
     return desc[:a] + text + desc[b:]
+
+
+#: a sentence that says what the step's value is ("The cost of the house is 3/4 of the total
+#: cost, which is $120,000."), then the blank alone as a sentence of its own (its computation went)
+_LONE_BLANK = re.compile(r"(?P<subject>[A-Z][^.?!,;:=\d]{2,80}?\s(?:is|are|was|were))\s[^?]*?[.!]\s+\?")
+
+
+def _lone_blank(desc: str) -> str:
+    """A description whose blank stands alone after a sentence that says what it is: the
+    sentence's subject is the blank's words ("The cost of the house is ?", 515: it read "... of the
+    total cost, which is $120,000. ?"); any other description is left as it is."""
+    m = _LONE_BLANK.fullmatch(desc)
+    return f"{m.group('subject')} ?" if m else desc
 
 
 #: an operator of a computation the line writes with the unknown's letter ("2B + 4")
@@ -604,7 +672,11 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
         before = text[: m.start()]
         had_equals = _ENDS_EQUALS.search(before) is not None
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
-            for _ in range(5):
+            for j in range(5):
+                # (only a form the line ends with its "=": "so in 7 days/1 week she meditates 30*7 ="
+                # is one computation, not "7 days/1 week she meditates" too, 1289)
+                if j and not _ENDS_EQUALS.search(before):
+                    break
                 before = _TRAILING_EQUALS.sub(" ", before)
                 t = VISIBLE_TAIL_RE.search(before + "= ")
                 if not t:
@@ -654,7 +726,10 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             return mm.group(0)
         if len(shown) == 1 and next(iter(shown)) in (earlier or {}):
             return (earlier or {})[next(iter(shown))]
-        return blank(next(iter(shown)) if len(shown) == 1 else None, "written", mm.group(0))
+        one = next(iter(shown)) if len(shown) == 1 else None
+        # "They spend 50% of their day" (1240): the step's own value as a percent keeps its sign
+        # ("?%"), so it reads apart from the step before it that found the half (".5")
+        return blank(one, "written", mm.group(0)) + ("%" if one == own and mm.group(0).endswith("%") else "")
 
     text = _WRITTEN_NUMBER.sub(keep, text)
     # "Q3: Three total people can attend": the step's own result written as a counting word

@@ -121,3 +121,43 @@ def test_words_holding_a_number_are_no_operand(gsm8k: dict) -> None:
     assert chained_computations(mask_annotations(gsm8k["99"]["solution"])) == []
     with pytest.raises(RuleError, match="final answer 5 is not produced"):
         rule_for_seed(gsm8k["99"])
+
+
+def test_a_unit_glued_to_its_number_is_read_on_a_chain(gsm8k: dict) -> None:
+    # 44 "200/250 of a serving = 4/5 of a serving" ... "60g * 4/5 = 240g/5 = 48 grams": the 200
+    # calories left over the 250 of a serving, times the 60 grams of one (300g / 5 servings)
+    result = rule_for_seed(gsm8k["44"])
+    assert result.value == 48
+    got = _asserts(gsm8k["44"])
+    for line in ("(assert (= s1_calories_eat (- g1 g2_calories)))",
+                 "(assert (= s2_serving (/ s1_calories_eat g3_calories)))",
+                 "(assert (= s3_grams (/ g4_bag g5_servings)))",
+                 "(assert (= s4_serving_eat (* s3_grams s2_serving)))"):
+        assert line in got
+    q = gsm8k["44"]["question"]
+    words = {g["name"]: q[g["span"][0]:g["span"][1] + 9] for g in result.givens}
+    assert (words["g3_calories"], words["g4_bag"], words["g5_servings"]) == (
+        "250 calories", "300g bag has", "5 servings")
+
+
+def test_a_fraction_restated_in_other_numbers_on_a_line_naming_it(gsm8k: dict) -> None:
+    # 319 "1/10 as many nongendered children as they do boys" / "The classroom has 1/10
+    # nongendered children so 10/100 * 30 boys = <<10/100*30=3>>3": the line names the
+    # question's 1/10, so its 10/100 is that given
+    result = rule_for_seed(gsm8k["319"])
+    assert result.value == 123
+    got = _asserts(gsm8k["319"])
+    for line in ("(assert (= g3_nongendered (/ 1 10)))",
+                 "(assert (= s2_nongendered_children (* g3_nongendered g2_boys)))",
+                 "(assert (= s3_students (+ s1_girls g2_boys s2_nongendered_children)))"):
+        assert line in got
+
+
+def test_a_fraction_in_other_numbers_on_a_line_not_naming_it_stays_refused(gsm8k: dict) -> None:
+    # the same line without the question's "1/10": no words say the 10/100 is that share
+    seed = dict(gsm8k["319"])
+    seed["solution"] = seed["solution"].replace("The classroom has 1/10 nongendered children so",
+                                                "The classroom has")
+    assert "1/10" not in seed["solution"]
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

@@ -84,7 +84,8 @@ The modules and their contract (each imports only the ones above it):
                 unused or the answer unproduced: a chain of equal terms ("5+2(3)=5+6=11") as its
                 first term, a result written as a fraction ("2/40 = 1/20") that a later fraction of
                 the same text is (``links`` links it only there), an operand of many words; the 1
-                of "1 - (1/3) = 2/3" the whole the question's fraction is of.
+                of "1 - (1/3) = 2/3" the whole the question's fraction is of; "10/100" on a line
+                naming the question's "1/10" that fraction.
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after
                 "$0.25"): one more step with the named factor.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).

@@ -19,7 +19,7 @@ from qcstation.core.reading.inline import find_inline_computations, visible_befo
 from qcstation.core.construct.make.rules.finalunit import converted_answer
 from qcstation.core.construct.make.rules.worded import worded_computations
 from qcstation.core.construct.make.rules.chains import (chained_computations, protect_chain_fractions,
-                                                        whole_less_fraction)
+                                                        restated_fractions, whole_less_fraction)
 from qcstation.core.construct.make.rules.ones import ONE_PREFIX, one_constant_words
 from qcstation.core.construct.make.rules.links import CHAIN_SOURCE, FREED_EVIDENCE, Computation, pick_answer, resolve_links
 from qcstation.core.construct.make.rules.phrases import phrase_re
@@ -194,8 +194,9 @@ def _collect_computations(solution: str, inline: bool, notes: list[str],
                        for start, end, raw, text, expr, value, written in chained_computations(masked)]
             comps = [c for c in comps if c.source == "annotation"
                      or not any(k.start < c.end and c.start < k.end for k in chained)] + chained
-            notes.append(f"{len(chained)} chain(s) of equal terms or fraction result(s) used: "
-                         + "; ".join(c.raw for c in chained))
+            if chained:
+                notes.append(f"{len(chained)} chain(s) of equal terms or fraction result(s) used: "
+                             + "; ".join(c.raw for c in chained))
     comps.sort(key=lambda c: c.start)
     return comps
 
@@ -425,7 +426,7 @@ def smt_from_calculator_annotations(
                                             read_worded=True)
             except RuleError:
                 pass
-        if str(exc).startswith(_CHAIN_READ_AFTER) and chained_computations(mask_annotations(solution)):
+        if str(exc).startswith(_CHAIN_READ_AFTER):
             # a chain of equal terms or a fraction result the inline reader left (:mod:`.chains`)
             try:
                 return _smt_from_calculator(solution, gold, inline=inline, question=question, joint=joint,
@@ -496,6 +497,9 @@ def _smt_from_calculator(
     if read_chains:  # "1 - (1/3) = 2/3 ... 100 / (2/3)": the 2/3 is one number, that result
         exprs_raw = protect_chain_fractions([c.start for c in comps], [c.raw if c.source == CHAIN_SOURCE else None
                                                                        for c in comps], exprs_raw)
+        if givens is not None:  # "1/10 ... so 10/100 * 30": the question's 1/10, which the line names
+            exprs_raw = restated_fractions(exprs_raw, [_line_of(solution, c.start) for c in comps],
+                                           frozenset(givens.fractions))
         if givens is not None:  # the 1 of "1 - (1/3)": the whole the question's fraction is of
             exprs_raw = whole_less_fraction(exprs_raw, [c.source == CHAIN_SOURCE for c in comps],
                                             frozenset(givens.fractions), Fraction(1) in givens.values)

@@ -10,10 +10,12 @@ term of the chain evaluates exactly to the written result
 (:func:`~qcstation.core.reading.inline.parse_visible`); a chain whose terms differ ("4 x 3 = 12
 + 2 = 14", a running total) is not one computation and is not read here.
 
-A fraction such a line writes as its result is one number where a later step writes it
-(:func:`protect_chain_fractions`), and the 1 of "1 - (1/3) = 2/3" with the question's fraction
-is the whole that fraction is of (:func:`whole_less_fraction`), refused where the question
-states a 1 of its own."""
+A unit's abbreviation glued to a number ("60g * 4/5 = 240g/5", 44) is blanked there. A fraction
+such a line writes as its result is one number where a later step writes it
+(:func:`protect_chain_fractions`); the 1 of "1 - (1/3) = 2/3" with the question's fraction is the
+whole that fraction is of (:func:`whole_less_fraction`), refused where the question states a 1
+of its own; and a fraction written in other numbers on a line that names the question's fraction
+("has 1/10 nongendered children so 10/100 * 30", 319) is that fraction (:func:`restated_fractions`)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.reading.inline import EXPR_TXT, NUM_TXT, find_inline_computations, parse_visible
 from qcstation.core.construct.make.rules.result import RuleError
 
-__all__ = ["chained_computations", "protect_chain_fractions", "whole_less_fraction"]
+__all__ = ["chained_computations", "protect_chain_fractions", "restated_fractions", "whole_less_fraction"]
 
 _RESULT = rf"[$€£]?\s*{NUM_TXT}(?:\s*/\s*\d+(?!\d|\.\d))?(?:\s*%)?"
 _TERM = rf"(?:{EXPR_TXT}|{_RESULT})"
@@ -37,6 +39,8 @@ _LONG_OPERAND = rf"[$€£]?{NUM_TXT}(?:\s+[A-Za-z][A-Za-z’'\-]*){{0,8}}"
 _LONG_RE = re.compile(
     rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*{_LONG_OPERAND})+)"
     rf"\s*=\s*(?P<res>[$€£]?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)")
+# a unit's abbreviation glued to its number ("300g", "140cm"): blanked where a chain is read
+_GLUED_UNIT = re.compile(r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b")
 _EQ_SPLIT = re.compile(r"\s*=\s*")
 _FRACTION_RES = re.compile(r"\d\s*/\s*\d")
 
@@ -51,6 +55,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
         line, at = line_m.group(0), line_m.start()
         if "=" not in line:
             continue
+        shown, line = line, _GLUED_UNIT.sub(lambda u: " " * len(u.group(0)), line)  # "60g * 4/5": 60 grams
         for m in _CHAIN_RE.finditer(line):
             rest = [t for t in _EQ_SPLIT.split(m.group("rest")) if t.strip()]
             res = m.group("res").replace(" ", "")
@@ -61,7 +66,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
                                      for t in rest):
                 continue
             expr, value, written = parsed
-            out.append((at + m.start("expr"), at + m.end("res"), m.group(0), m.group("expr").strip(),
+            out.append((at + m.start("expr"), at + m.end("res"), shown[m.start():m.end()], m.group("expr").strip(),
                         expr, value, written))
         plain = [(c.expr_start, c.result_end) for c in find_inline_computations(line)]
         for m in _LONG_RE.finditer(line):
@@ -70,7 +75,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
                     or (parsed := parse_visible(m.group("expr"), m.group("res"))) is None:
                 continue
             expr, value, written = parsed
-            out.append((at + m.start("expr"), at + m.end("res"), m.group(0), m.group("expr").strip(),
+            out.append((at + m.start("expr"), at + m.end("res"), shown[m.start():m.end()], m.group("expr").strip(),
                         expr, value, written))
     return sorted(out)
 
@@ -137,3 +142,29 @@ def whole_less_fraction(exprs: list[Expr], chain: list[bool], stated: frozenset[
         return e
 
     return [rest(e) if is_chain else e for e, is_chain in zip(exprs, chain)]
+
+
+def restated_fractions(exprs: list[Expr], lines: list[str], stated: frozenset[tuple[str, str]]) -> list[Expr]:
+    """A fraction a step writes in other numbers ("10/100 * 30") equal to a fraction the question
+    states (``stated``: "1/10 as many nongendered children") that the step's own line writes too
+    ("The classroom has 1/10 nongendered children so 10/100 * 30", 319): the line says which
+    quantity it is, so it is that fraction (one given, :func:`~.givens.protect_fractions`); a
+    line that does not write the question's fraction keeps its numbers."""
+    def walk(e: Expr, named: list[tuple[str, str]]) -> Expr:
+        if isinstance(e, Neg):
+            return Neg(walk(e.operand, named))
+        if not isinstance(e, BinOp):
+            return e
+        if e.op == "/" and isinstance(e.left, Num) and isinstance(e.right, Num) and e.right.value:
+            value = e.left.value / e.right.value
+            same = [(n, d) for n, d in named if Fraction(int(n), int(d)) == value]
+            if len(same) == 1 and (e.left.text, e.right.text) != same[0]:
+                return Num(value, f"{same[0][0]}/{same[0][1]}")
+        return BinOp(e.op, walk(e.left, named), walk(e.right, named))
+
+    out = []
+    for e, line in zip(exprs, lines):
+        named = [(n, d) for n, d in stated if n.isdigit() and d.isdigit() and int(d)
+                 and re.search(rf"(?<![\d.]){n}/{d}(?![\d.])", line)]
+        out.append(walk(e, named) if named else e)
+    return out

@@ -30,6 +30,7 @@ from typing import Any
 
 from qcstation.common.memo import text_memo
 from qcstation.core.derive.numbers import WORDS, Style, Unwritable, money_before, read_style
+from qcstation.core.reading.answers import decimal_fraction
 
 __all__ = ["Bindings", "Given", "NumberAt", "Refusal", "question_numbers", "read_bindings", "sentences",
            "unused_neighbours", "unused_numbers"]
@@ -101,9 +102,9 @@ def question_numbers(text: str) -> list[NumberAt]:
                 a, b = (p.strip() for p in raw.split("/"))
                 if int(b) == 0:
                     continue
-                value = Fraction(a.replace(",", "")) / int(b)
+                value = decimal_fraction(a.replace(",", "")) / int(b)
             else:
-                value = Fraction(raw.replace(",", ""))
+                value = decimal_fraction(raw.replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
         out.append(NumberAt(m.start(), m.end(), raw, value))

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.answers import decimal_fraction, decimal_places
 
 __all__ = [
     "WORDS",
@@ -120,7 +120,7 @@ def read_style(words: str, value: Fraction, kind: str | None = None, *,
     if m:
         num = m.group("num")
         percent = percent or bool(m.group("post")) or kind == "percent"
-        written = Fraction(num.replace(",", ""))
+        written = decimal_fraction(num.replace(",", ""))
         scale = _scale(written, value, percent, words)
         places = len(num.split(".", 1)[1]) if "." in num else 0
         return Style("percent" if percent else "number", prefix=m.group("pre") or "",

@@ -35,7 +35,7 @@ from qcstation.core.construct.make.rules import (
 )
 from qcstation.core.derive.bindings import Refusal
 from qcstation.core.derive.numbers import Unwritable, money_before, read_style, render
-from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.answers import decimal_fraction, decimal_places
 from qcstation.core.reading.expr import atoms
 
 __all__ = ["Quantities", "SolutionTemplate", "format_value", "rewrite_solution", "slow_rewrite_solution",
@@ -90,7 +90,7 @@ def _tokens(text: str, offset: int = 0) -> list[_Token]:
     out = []
     for m in _TOKEN_RE.finditer(text):
         out.append(_Token(offset + m.start(), offset + m.end(), m.group(0),
-                          Fraction(m.group(0).replace(",", ""))))
+                          decimal_fraction(m.group(0).replace(",", ""))))
     return out
 
 
@@ -116,7 +116,7 @@ def _computations(solution: str) -> list[_Comp]:
         after = _WRITTEN_AFTER_RE.match(solution, m.end())
         if after:
             results.append(_Token(after.start(), after.end(), after.group(0),
-                                  Fraction(after.group(0).replace(",", ""))))
+                                  decimal_fraction(after.group(0).replace(",", ""))))
         comps.append(_Comp(m.start(), after.end() if after else m.end(), lhs, m.start(1), results,
                            solution.rfind("\n", 0, m.start()) + 1))
     masked = re.sub(r"<<[^<>]*>>[\d.,]*", lambda x: "\u00a7" * len(x.group(0)), solution)
@@ -313,7 +313,7 @@ class SolutionTemplate:
             if any(t.start <= m.start() < t.end for t in self.tokens) or m.start() in covered:
                 continue
             try:
-                self.runs.append((m.group(0), Fraction(m.group(0).replace(",", ""))))
+                self.runs.append((m.group(0), decimal_fraction(m.group(0).replace(",", ""))))
             except ValueError:
                 continue
         # per token: its meaning, or (quantities with its value, is it a constant)
@@ -456,7 +456,7 @@ def _check_hidden_numbers(solution: str, tokens: list[_Token], q: Quantities) ->
         if any(t.start <= m.start() < t.end for t in tokens) or m.start() in covered:
             continue
         try:
-            value = Fraction(m.group(0).replace(",", ""))
+            value = decimal_fraction(m.group(0).replace(",", ""))
         except ValueError:
             continue
         if value in changing:

@@ -10,7 +10,8 @@ Modules, bottom up (a module imports only those above it in this list)
 -------------------------------------------------------------------------
 ``answers``      exact answers: a gold or model answer read as an exact ``Fraction`` with
                  how it was written (``parse_number``, ``parse_answer``), compared with
-                 the stated tolerance (``matches``); ``count_numbers``.
+                 the stated tolerance (``matches``); ``count_numbers``; ``decimal_fraction``
+                 (a numeral's exact value, the parse the readers above repeat most).
 ``expr``         the bounded arithmetic expression language: ``Expr`` trees,
                  ``parse_expression`` (never ``eval``), ``evaluate`` in exact arithmetic,
                  SMT-LIB terms, ``ExpressionError`` (the rules' ``RuleError`` is making's:

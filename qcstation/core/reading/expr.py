@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Union
 
 from qcstation.common.memo import text_memo
+from qcstation.core.reading.answers import decimal_fraction
 
 
 # --------------------------------------------------------------------------- errors
@@ -217,7 +218,7 @@ class _Parser:
     def primary(self) -> Expr:
         kind, value = self.take()
         if kind == "num":
-            return Num(Fraction(value.replace(",", "")), value)
+            return Num(decimal_fraction(value.replace(",", "")), value)
         if kind == "name":
             return Name(value)
         if value == "(":

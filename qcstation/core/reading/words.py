@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.textnumbers import word_key
 
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
@@ -233,7 +234,7 @@ def _read_value(num: str, den: str | None) -> Fraction | None:
     """The value of a number :data:`NUMERAL` matched (its digits and its denominator's), read
     once per text: the checks read the same numbers of a question and a solution many times."""
     try:
-        v = Fraction(num.replace(",", ""))
+        v = decimal_fraction(num.replace(",", ""))
         if den:
             d = int(den[:30])
             return v / d if d else None

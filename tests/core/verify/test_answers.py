@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from qcstation.core.reading.answers import count_numbers, fraction_to_str, matches, parse_number
+from qcstation.core.reading.answers import count_numbers, decimal_fraction, fraction_to_str, matches, parse_number
 
 
 @pytest.mark.parametrize("text, value, kind", [
@@ -68,3 +68,19 @@ def test_a_second_number_is_never_cut_off_as_a_unit(text: str) -> None:
 def test_units_with_powers_are_still_units(text: str, value: int) -> None:
     parsed = parse_number(text)
     assert parsed is not None and parsed.value == value
+
+
+@pytest.mark.parametrize("text", ["0", "12", "007", "2.50", ".5", "0.0", "1.", "1e3", "-3", "+4", " 5", "5 ",
+                                  "\u0661\u0662", "\u00b2", "3/4", "1_000", "", ".", "12.3.4", "1.5e2", "nan",
+                                  "99999999999999999999.000001", "1" * 5000])
+def test_decimal_fraction_is_fraction(text: str) -> None:
+    """The rules' fast numeral parse gives what ``Fraction`` gives: the same value, or the same error."""
+    try:
+        want: object = Fraction(text)
+    except (ValueError, ZeroDivisionError) as exc:
+        want = type(exc)
+    try:
+        got: object = decimal_fraction(text)
+    except (ValueError, ZeroDivisionError) as exc:
+        got = type(exc)
+    assert got == want and type(got) is type(want)

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from qcstation.core.reading.answers import decimal_fraction
+
 __all__ = ["stated_literals"]
 
 MAX_TEXT = 20_000
@@ -40,7 +42,7 @@ def _places(question: str) -> list[tuple[int, int, Fraction]]:
     out = []
     for m in _DIGITS.finditer(q):
         try:
-            v = Fraction(m.group(1).replace(",", ""))
+            v = decimal_fraction(m.group(1).replace(",", ""))
             if m.group(2):
                 if not int(m.group(2)):
                     continue
@@ -117,6 +119,6 @@ def stated_literals(defs: Mapping[str, Any], givens: Sequence[Mapping[str, Any]]
 
 def _fraction_below_one(value: str) -> bool:
     try:
-        return 0 < Fraction(value) < 1
+        return 0 < decimal_fraction(value) < 1
     except (ValueError, ZeroDivisionError):
         return False

@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.common.memo import text_memo
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import operand_values
 
 __all__ = ["KINDS", "kind_of_words", "given_roles"]
@@ -124,7 +125,7 @@ def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool], ...]:
     out = []
     for m in _NUM.finditer(text):
         try:
-            v = Fraction(m.group(1).replace(",", ""))
+            v = decimal_fraction(m.group(1).replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
         result = bool(_RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()))
@@ -176,7 +177,7 @@ def _result_kinds(line: str) -> list[tuple[Fraction, str | None]]:
     out: list[tuple[Fraction, str | None]] = []
     for m in _RESULT_NUM.finditer(line[:MAX_TEXT]):
         try:
-            v = Fraction(m.group(3).replace(",", ""))
+            v = decimal_fraction(m.group(3).replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
         if m.group(1) or m.group(2):
@@ -222,13 +223,13 @@ def _results(line: str) -> set[Fraction]:
     out = set()
     for m in re.finditer(r"<<[^<>=]{0,400}=([^<>]{1,60})>>", line):
         try:
-            out.add(Fraction(m.group(1).strip().replace(",", "")))
+            out.add(decimal_fraction(m.group(1).strip().replace(",", "")))
         except (ValueError, ZeroDivisionError):
             continue
     if not out:  # a computation written in running text: "54 - 37 = 17"
         for m in re.finditer(r"=\s*\$?\s*(\d[\d,]*(?:\.\d+)?)", line):
             try:
-                out.add(Fraction(m.group(1).replace(",", "")))
+                out.add(decimal_fraction(m.group(1).replace(",", "")))
             except (ValueError, ZeroDivisionError):
                 continue
     return out
@@ -242,7 +243,7 @@ def _numbers(text: str) -> list[Fraction]:
     out = []
     for m in _NUMBER.finditer(text):
         try:
-            out.append(Fraction(m.group(0).replace(",", "")))
+            out.append(decimal_fraction(m.group(0).replace(",", "")))
         except (ValueError, ZeroDivisionError):
             continue
     return out

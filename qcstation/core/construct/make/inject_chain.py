@@ -21,6 +21,7 @@ from qcstation.core.construct.make.rules import (
     parse_expression,
 )
 from qcstation.common.errors import GenerationError
+from qcstation.core.reading.answers import decimal_fraction
 
 
 class InjectionError(GenerationError):
@@ -88,7 +89,7 @@ _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])
 
 
 def numbers_in(text: str) -> list[tuple[str, Fraction]]:
-    return [(m.group(0), Fraction(m.group(0).replace(",", ""))) for m in _NUM_RE.finditer(text)]
+    return [(m.group(0), decimal_fraction(m.group(0).replace(",", ""))) for m in _NUM_RE.finditer(text)]
 
 
 @lru_cache(maxsize=4096)
@@ -223,7 +224,7 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
             if m:
                 last = m[-1]
                 raw = last.group(1)
-                value = Fraction(raw.replace(",", ""))
+                value = decimal_fraction(raw.replace(",", ""))
                 if value in mapping:
                     text = text[: last.start(1)] + format_result(mapping[value], raw) + text[last.end(1):]
         else:
@@ -241,13 +242,13 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
                 pieces: list[str] = []
                 last_end = 0
                 hit = False
-                found = [Fraction(m.group(0).replace(",", "")) for m in _NUM_RE.finditer(seg)]
+                found = [decimal_fraction(m.group(0).replace(",", "")) for m in _NUM_RE.finditer(seg)]
                 if any(found.count(v) > 1 for v in mapping if v not in st.question_numbers):
                     # "$90 + $90" where one 90 changed: which one uses it, only the
                     # formalization's links could tell; never both by their equal value
                     raise AmbiguousChange(seg)
                 for num in _NUM_RE.finditer(seg):
-                    v = Fraction(num.group(0).replace(",", ""))
+                    v = decimal_fraction(num.group(0).replace(",", ""))
                     if v in mapping and v not in st.question_numbers:
                         pieces.append(seg[last_end : num.start()] + format_result(mapping[v], num.group(0)))
                         last_end = num.end()
@@ -284,9 +285,9 @@ def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fr
     for m in _NUM_RE.finditer(text):
         if any(a <= m.start() < b for a, b in spans):
             continue
-        if Fraction(m.group(0).replace(",", "")) in own:
+        if decimal_fraction(m.group(0).replace(",", "")) in own:
             continue  # "The vaccines are 40% of his bill because 100 - 60 = 40": it states its own result (692)
-        v = Fraction(m.group(0).replace(",", ""))
+        v = decimal_fraction(m.group(0).replace(",", ""))
         if v in mapping and v not in given:
             out.append(text[last : m.start()] + format_result(mapping[v], m.group(0)))
             last = m.end()
@@ -318,7 +319,7 @@ def restate_claim(text: str, comp_start: int, old: Fraction, new: Fraction) -> s
         return text
     m = found[-1]
     claim = text[:m.start()]
-    hits = [n for n in _NUM_RE.finditer(claim) if Fraction(n.group(0).replace(",", "")) == old]
+    hits = [n for n in _NUM_RE.finditer(claim) if decimal_fraction(n.group(0).replace(",", "")) == old]
     if not hits:
         return text
     n = hits[-1]

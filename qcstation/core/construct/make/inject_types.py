@@ -38,6 +38,7 @@ from qcstation.core.construct.make.inject_chain import (
     still_consistent,
     value_of_visible,
 )
+from qcstation.core.reading.answers import decimal_fraction
 
 
 def _other_operator_values(seg: str) -> set[Fraction]:
@@ -70,7 +71,7 @@ def _arithmetic_inaccuracy(st: ChainState) -> EditRecord:
     gold = need_final(st)
     for step, comp in candidates:
         start, end, number_text = result_number_span(step.text, comp)
-        written = Fraction(number_text.replace(",", ""))
+        written = decimal_fraction(number_text.replace(",", ""))
         unit = Fraction(1, 10 ** decimal_places(number_text))
         if written:
             magnitude = Fraction(10) ** max(0, math.floor(math.log10(abs(written))) - 1)
@@ -280,7 +281,7 @@ def _hallucinated_content(st: ChainState) -> EditRecord:
     present = st.all_numbers()
     for step, comp in candidates:
         r_start, r_end, r_text = result_number_span(step.text, comp)
-        r = Fraction(r_text.replace(",", ""))
+        r = decimal_fraction(r_text.replace(",", ""))
         if r in st.question_numbers:
             continue  # later uses of r could be the given, not this result
         unit = 10 ** max(0, math.floor(math.log10(abs(r))) - 1) if r else 1

@@ -36,6 +36,7 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems, multiplied_stems,
                                          number_word_stems, operand_clause_choice, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
@@ -119,7 +120,7 @@ def _writes_elsewhere(line: str, v: Fraction) -> bool:
         word = m.group(0).lower()
         try:
             value = Fraction(_NUMBER_WORD_VALUES[word]) if word in _NUMBER_WORD_VALUES \
-                else Fraction(word.replace(",", ""))
+                else decimal_fraction(word.replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
         if value == v:

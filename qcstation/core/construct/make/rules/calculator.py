@@ -30,7 +30,7 @@ from qcstation.core.construct.make.rules.ratios import ratio_parts
 from qcstation.core.construct.make.rules.weekdays import week_days
 from qcstation.core.construct.make.rules.with_self import the_others, with_self
 from qcstation.core.construct.make.rules.ranks import first_place, floors
-from qcstation.core.reading.answers import parse_number
+from qcstation.core.reading.answers import decimal_fraction, parse_number
 
 
 # --------------------------------------------------------------------------- calculator rule
@@ -312,7 +312,7 @@ def _counted_mentions(masked: str, fractions: frozenset[tuple[str, str]] = froze
                 and not _COMPUTED_AFTER.match(masked, m.end()):
             continue  # "after 5 years", "in the next 6 hours": a frame the prose names, not an operand
         try:
-            v = Fraction(m.group(1).replace(",", ""))
+            v = decimal_fraction(m.group(1).replace(",", ""))
             if m.group(2) and v > int(m.group(2)) > 0 and (m.group(1), m.group(2)) not in fractions \
                     and re.match(r"\s*=", masked[m.end():]) \
                     and not re.search(_OPERATOR + r"\s*[$(]*\s*$", masked[max(0, m.start() - 12):m.start()]):

@@ -52,6 +52,12 @@ def line_at(solution: str, at: int) -> str:
     return solution[solution.rfind("\n", 0, at) + 1:_line_end(solution, at)]
 
 
+@functools.lru_cache(maxsize=1024)
+def _last_word(phrase: str) -> str:
+    """The lower-case last word of a phrase ("two-thirds", "two thirds": "thirds")."""
+    return re.split(r"[ -]", phrase.lower())[-1]
+
+
 def _stated_fractions(givens: Givens) -> list[tuple[Fraction, str]]:
     """(value, text) of each fraction of more than one part the question states once: in words
     ("three-fourths": text "3/4") or digits ("3/4")."""
@@ -59,10 +65,15 @@ def _stated_fractions(givens: Givens) -> list[tuple[Fraction, str]]:
     from qcstation.core.reading.words import WORD_GIVENS
 
     q = givens.question[:20_000]
+    # a match holds the phrase's last word (case aside): in ASCII text, where ``str.lower`` and
+    # re.I agree (:mod:`.phrases`), a phrase whose last word the text lacks is not looked for
+    lowered = q.lower() if q.isascii() else None
     out: list[tuple[Fraction, str]] = []
     for phrase, values in WORD_GIVENS.items():
         v = values[0]
         if len(values) != 1 or v.numerator < 2 or v.denominator < 2:
+            continue
+        if lowered is not None and _last_word(phrase) not in lowered:
             continue
         if len(phrase_re(phrase, True, True).findall(q)) == 1:
             out.append((v, f"{v.numerator}/{v.denominator}"))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import WORD_GIVENS, words_at
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.construct.make.rules.elided import with_elided_nouns
@@ -123,7 +124,7 @@ class Givens:
                     else:
                         self.fractions.add((num, m.group("den")))
                 else:
-                    value = Fraction(num)
+                    value = decimal_fraction(num)
             except (ValueError, ZeroDivisionError):
                 continue
             self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end()),

@@ -147,6 +147,8 @@ _STOP = frozenset("""a an the of per each every in on at to for and or but so th
     into out up down about over after before more less much many total also just only now all some
     any if when which who whom what how not no old new other another same left still""".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[$%]")
+#: a word right after a number that opens the next clause: what follows names nothing of the number
+_CLAUSE_OPENERS = frozenset({"so", "because", "since", "which", "then", "but"})
 
 
 @dataclass(frozen=True)
@@ -213,8 +215,10 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail
     out: list[str] = []
-    for w in _WORD.findall(chunk):
+    for k, w in enumerate(_WORD.findall(chunk)):
         lw = w.lower()
+        if k == 0 and lw in _CLAUSE_OPENERS:
+            break  # "20% of 2400 so her car payment is": the words of the next clause name nothing of it
         if lw in _STOP:
             if out and not (lw == "of" and out[-1] in _PARTITIVE):
                 break
@@ -501,6 +505,17 @@ def words_after_value(prose: str, value: Fraction) -> list[list[str]] | None:
             words = ["$", *words]
         found.append(words)
     return found or None
+
+
+def clause_after_value(prose: str, value: Fraction) -> bool:
+    """Does the prose write ``value`` right before a word that opens the next clause ("of 2400 so
+    her car payment is")? Its words then name nothing of it (:func:`words_after_value` reads none)."""
+    for m in NUMERAL.finditer(prose[:MAX_TEXT]):
+        if numeral_value(m) == value:
+            first = _WORD.match(prose[m.end():m.end() + 20].lstrip())
+            if first is not None and first.group(0).lower() in _CLAUSE_OPENERS:
+                return True
+    return False
 
 
 _DOLLAR_BEFORE = re.compile(r"\$\s*$")

@@ -35,6 +35,7 @@ from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.terms import names as expr_names  # the names a term uses (re-exported)
 from qcstation.core.construct.check.terms import product_factors as _product_factors
 from qcstation.core.construct.check.terms import subterms as _subterms
+from qcstation.core.construct.check.categories import names_a_member
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
 from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
                                                     size_of_counted, swap_invariant as _swap_invariant,
@@ -48,7 +49,7 @@ from qcstation.core.construct.check.multipliers import (declared_word, multiplie
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -534,6 +535,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         if given.startswith("w_" + phrase):
             return None
         return Binding(step, v, (), tuple(o.text for o in cands))
+    if not named and len(cands) > 1 and _distinct(cands) and clause_after_value(ANNOTATION.sub(" ", line), v):
+        return Binding(step, v, (), tuple(o.text for o in cands))  # "of 2400 so her car ...": no word of its own
     if not named:
         # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4): it is tied to one
         # occurrence only if the question states it one way only, or if the given is a word given ("twice",
@@ -554,6 +557,10 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     stems = {stem(x) for ws in named for x in ws}
     if any(o.words & stems for o in cands) or not all(o.words for o in cands):
         return None
+    members = [o for o in cands if names_a_member(named, o.text)]
+    slug = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    if len(members) == 1 and (len(cands) == 1 or slug is not None and stem(slug.group(1)) in members[0].words):
+        return None  # "90 bugs" for "90 spiders" (399): the category of the place's noun (.categories)
     if len(cands) > 1 and _distinct(cands) and not any(o.words & WORD_GIVEN_STEMS for o in cands):
         # 495's "the bottom 3 layers": the question states 3 as "3 stand on top" and "the 3",
         # neither the solution's, so which one the given is no reader can tell

@@ -50,7 +50,7 @@ for _kind, _words in {
               "coworker nephew niece aunt uncle grandparent grandma grandpa mom dad mother father wife "
               "husband sibling relative toddler teen teenager athlete runner patient client tenant "
               "resident volunteer participant attendee spectator fan shopper buyer pupil camper "
-              "staff colleague roommate",
+              "staff colleague roommate grader",
     "length": "inch foot feet yard mile meter metre km cm mm centimeter kilometer",
     "weight": "pound lb lbs ounce oz kg kilo kilogram gram ton",
     "volume": "gallon liter litre quart pint ml milliliter",
@@ -63,7 +63,7 @@ for _kind, _words in {
 _SKIP = frozenset("""a an the of per each every in on at to for and or but so that this these those it its
     his her their our your my more less fewer extra other another new old same total all only just about
     over under than as is are was were be been has have had will would can could more most least
-    additional remaining left whole full half first second third last next""".split())
+    additional remaining left whole full half first second third fourth fifth sixth seventh eighth last next""".split())
 # a number followed by one of these names nothing itself ("8 in a row", "43 of them"): the
 # noun is elided, and what it counts is not read from the words
 _ELIDED = frozenset("in on at of per for to from with by into out off among".split())

@@ -147,6 +147,10 @@ _STOP = frozenset("""a an the of per each every in on at to for and or but so th
     into out up down about over after before more less much many total also just only now all some
     any if when which who whom what how not no old new other another same left still""".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*|[$%]")
+#: a verb of a solution's purpose after "to" ("by 2 to find the average"): the words name no quantity
+_PURPOSE_VERBS = frozenset({"find", "calculate", "determine", "figure", "get", "know", "see", "work"})
+#: a noun of kinds: the words after its "of" name what the number counts as well
+_KINDS_OF = frozenset({"type", "types", "kind", "kinds", "sort", "sorts", "variety", "varieties"})
 #: a word right after a number that opens the next clause: what follows names nothing of the number
 _CLAUSE_OPENERS = frozenset({"so", "because", "since", "which", "then", "but"})
 
@@ -215,16 +219,19 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail
     out: list[str] = []
-    for k, w in enumerate(_WORD.findall(chunk)):
+    found = _WORD.findall(chunk)
+    if len(found) > 1 and found[0].lower() == "to" and found[1].lower() in _PURPOSE_VERBS:
+        return out  # "divide by 2 to find the average": what the number is for, not what it counts
+    for k, w in enumerate(found):
         lw = w.lower()
         if k == 0 and lw in _CLAUSE_OPENERS:
             break  # "20% of 2400 so her car payment is": the words of the next clause name nothing of it
         if lw in _STOP:
-            if out and not (lw == "of" and out[-1] in _PARTITIVE):
-                break
+            if out and not (lw == "of" and (out[-1] in _PARTITIVE or out[-1] in _KINDS_OF)):
+                break  # "40 pieces of dollar bills", "4 types of vanilla scents" name the bills, the scents
             continue
         out.append(lw)
-        if len(out) >= limit:
+        if len(out) >= limit + (out[0] in _KINDS_OF):
             break
     return out
 

@@ -11,11 +11,11 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.construct.check.categories import names_a_member
-from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+from qcstation.core.construct.make.rules import RuleError, RuleResult, rule_for_seed
 from qcstation.core.reading.words import words_after_value
 
 
-def _asserts(rule) -> set[str]:  # type: ignore[no-untyped-def]
+def _asserts(rule: RuleResult) -> set[str]:
     return {ln for ln in rule.smtlib.splitlines() if ln.startswith("(assert")}
 
 

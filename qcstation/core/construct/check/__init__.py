@@ -9,9 +9,10 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 -------------------------------------------------------------------------
 ``terms``                the shapes of a formalization's terms: every subterm, a product's
                          factors, the names a term uses (bounded in depth; shared below).
-``categories``           a category noun a solution writes for the question's own noun ("90 bugs"
-                         for "90 spiders"): a small explicit lexicon, whole words (called by
-                         ``bindings``).
+``categories``           what a solution's words after a number name of a place besides its noun:
+                         a category ("90 bugs" for "90 spiders", a small explicit lexicon of whole
+                         words), a rate's unit ("10 each week" for "10 toothpicks each week")
+                         (called by ``bindings``).
 ``conversions``          a unit conversion's number and a value used for two places, read
                          from the words up to the next number (called by ``bindings``).
 ``repeats``              one given a step multiplies by itself (or adds to itself as many

@@ -35,11 +35,11 @@ from qcstation.common.memo import text_memo
 from qcstation.core.construct.check.terms import names as expr_names  # the names a term uses (re-exported)
 from qcstation.core.construct.check.terms import product_factors as _product_factors
 from qcstation.core.construct.check.terms import subterms as _subterms
-from qcstation.core.construct.check.categories import names_a_member
+from qcstation.core.construct.check.categories import named_by_kind
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
-from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product,
-                                                    size_of_counted, swap_invariant as _swap_invariant,
-                                                    vouched_by_context, vouched_by_word_before)
+from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product, size_of_counted,
+                                                    spelled_each, swap_invariant as _swap_invariant, vouched_by_context,
+                                                    vouched_by_word_before, word_by_its_sentence, earlier_result_named)
 from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
@@ -174,6 +174,8 @@ def _binding_problems(defs: dict[str, Any], values: dict[str, Fraction], questio
             if len(same) > 1 and len(same) >= sum(o.value == v for o in occurrences) \
                     and (_one_sum_or_product(expr) or _swap_invariant(expr, same)):
                 continue  # "3 sprints 3 times" -> 3*3, "20 x 20/100": each place once, which is which is immaterial
+            if spelled_each(expr, same, v, line, [o for o in occurrences if o.value == v]):
+                continue  # "Three children each have three children ... 3*3" (698)
             if _constant_named_by_line(dep, v, line):
                 continue  # "10 birds * 2 legs/bird" for k_legs_per_birds: the constant, not "2 cats"
             if _constant_of_every_place(dep, v, occurrences):
@@ -215,8 +217,8 @@ def _constant_named_by_line(name: str, v: Fraction, line: str) -> bool:
     place of it. A constant whose words the line does not write is checked as a given is."""
     if not name.startswith("k_"):
         return False
-    own = {stem(w) for w in name.split("_") if w and w not in _CONSTANT_FILLER}
-    return any({stem(w) for w in ws} & own for ws in words_after_value(line, v) or [])
+    own = {stem(w) for w in name.split("_") if w and w not in _CONSTANT_FILLER} | ({"day"} if "weekdays" in name else set())
+    return any({stem(w) for w in ws} & own for ws in words_after_value(line, v) or [])  # "5 days" of the weekdays
 
 
 def _percent_over_given(defs: dict[str, Any], values: dict[str, Fraction],
@@ -518,7 +520,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     if not cands:
         return None
     written = words_after_value(line, v)
-    named = [w for w in written or [] if w]
+    # "$3.00 x 3" (873): the words are the earlier result's ($3.00 a bottle); the bare 3 the given
+    named = [] if earlier_result_named(written, expr, v, defs, values, _is_given) else [w for w in written or [] if w]
     if not named and len(cands) > 1 and once:
         # "The two adults pay $26 x 2": the line names the value in words once, and the step
         # uses it once
@@ -547,6 +550,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not (once and vouched_by_word_before(given, line, v, cands, question)) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
                 and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line) \
+                and not word_by_its_sentence(given, expr, line, cands, occurrences, defs, values, question, _is_given) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (
                     vouched_by_elimination(given, v, cands, defs, values, solution, _is_given, question)
@@ -557,10 +561,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     stems = {stem(x) for ws in named for x in ws}
     if any(o.words & stems for o in cands) or not all(o.words for o in cands):
         return None
-    members = [o for o in cands if names_a_member(named, o.text)]
-    slug = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
-    if len(members) == 1 and (len(cands) == 1 or slug is not None and stem(slug.group(1)) in members[0].words):
-        return None  # "90 bugs" for "90 spiders" (399): the category of the place's noun (.categories)
+    if named_by_kind(named, cands, given, line, question, v):
+        return None  # "90 bugs" for "90 spiders" (399), "80 / 10 each week" for "10 toothpicks each week"
     if len(cands) > 1 and _distinct(cands) and not any(o.words & WORD_GIVEN_STEMS for o in cands):
         # 495's "the bottom 3 layers": the question states 3 as "3 stand on top" and "the 3",
         # neither the solution's, so which one the given is no reader can tell

@@ -1,14 +1,27 @@
-"""A category noun a solution writes for the question's own noun (issue 26.1): "90 spiders / 3
-... 48 bugs + 30 bugs + 90 bugs" names the question's "90 spiders" as bugs (399), "400 students"
-its "400 fifth graders" (807). Only the pairs of this small, explicit lexicon count: a category
-and the nouns that are its members, read as whole words (a plural "s" dropped), never by value
-and never by a word's first letters ("millipedes" is a bug, "millimeters" is not). Called by
-:mod:`.bindings` where the solution's words after a given agree with no place of its value.
+"""What a solution's words after a number name of the question's place other than its own noun
+(issue 26.1), asked by :mod:`.bindings` where those words agree with no place of the value
+(:func:`named_by_kind`):
+
+* a category noun: "90 spiders / 3 ... 48 bugs + 30 bugs + 90 bugs" names the question's "90
+  spiders" as bugs (399), "400 students" its "400 fifth graders" (807). Only the pairs of this
+  small, explicit lexicon count: a category and the nouns that are its members, read as whole
+  words (a plural "s" dropped), never by value and never by a word's first letters
+  ("millipedes" is a bug, "millimeters" is not);
+* the unit of a rate: "80 toothpicks / 10 each week" names the question's "10 toothpicks each
+  week" (1079) by what it is each of, "each"/"per"/"every"/"a" and the same word in both texts.
+
+Either only where one place of the value is so named, and the given's name says it is that place
+when the question states the value at several.
 """
 
 from __future__ import annotations
 
-__all__ = ["CATEGORIES", "names_a_member"]
+import re
+from fractions import Fraction
+
+from qcstation.core.reading.words import MAX_TEXT, NUMERAL, Occurrence, numeral_value, stem
+
+__all__ = ["CATEGORIES", "names_a_member", "named_by_kind", "rate_unit_after"]
 
 #: category noun -> the nouns of its members (singular, lower case)
 CATEGORIES: dict[str, frozenset[str]] = {
@@ -36,3 +49,29 @@ def names_a_member(solution_words: list[list[str]], place_text: str) -> bool:
         if head is None or not CATEGORIES.get(head, frozenset()) & place:
             return False
     return True
+
+
+_RATE = re.compile(r"\s*(?:[A-Za-z][A-Za-z'’]*\s+){0,2}?(?:each|per|every|a|an)\s+([A-Za-z]+)\b", re.I)
+
+
+def rate_unit_after(text: str, end: int) -> str | None:
+    """The stem of what a number ending at ``end`` is a rate of ("10 toothpicks each week",
+    "10 each week": "week"), at most two words after it, before any digit, sign or clause break."""
+    m = _RATE.match(text[:MAX_TEXT], end)
+    if m is None or re.search(r"[\d=+*/×÷<>()$%.,;:!?]", text[end:m.end()]):
+        return None
+    return stem(m.group(1))
+
+
+def named_by_kind(named: list[list[str]], cands: list[Occurrence], given: str, line: str, question: str,
+                  v: Fraction) -> bool:
+    """See the module docstring: ``named`` the solution's words after each place its line writes
+    ``v``, ``cands`` the places of ``v`` in the question."""
+    members = [o for o in cands if names_a_member(named, o.text)]
+    if not members:
+        rates = {rate_unit_after(line, m.end()) for m in NUMERAL.finditer(line[:MAX_TEXT]) if numeral_value(m) == v}
+        if len(rates) == 1 and None not in rates:
+            members = [o for o in cands if o.start >= 0 and (at := NUMERAL.match(question, o.start)) is not None
+                       and rate_unit_after(question, at.end()) in rates]
+    slug = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    return len(members) == 1 and (len(cands) == 1 or slug is not None and stem(slug.group(1)) in members[0].words)

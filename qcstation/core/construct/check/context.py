@@ -17,6 +17,21 @@ solution and the formalization only, never the rules' binder):
 * :func:`swap_invariant`: is a step's term the same function whichever of two givens of one
   value stands where ("20 x 20/100" for "20 students, 20% enrolled"): then which is which is
   immaterial to the check, as in one bare sum or product.
+* :func:`spelled_each`: givens of one value a bare product or sum uses once each, the line
+  spelling the value as many times, each with the words of a place ("Three children each have
+  three children, for a total of 3*3", 698: two "three children", not "three babies"), each
+  given's name one of those places: which is which is immaterial.
+* :func:`word_beside_operands`: a word given ("w_half_parts") whose phrase the question writes
+  once, in the sentence that states each of the step's other givens (each at one place), where no
+  other place of its value is ("The oldest son is 8 years old, the youngest is half as old" /
+  "8 / 2", 295: not "his 2 sons" of another sentence).
+* :func:`word_clause_restated`: a word given whose phrase the question writes once, the line
+  writing the words of its clause up to it (two or more) right before its computation ("Karen
+  earns twice what Lorie earns" / "Karen earns $10 x 2", 679), no other place of its value in
+  the word's sentence.
+* :func:`earlier_result_named`: a line that writes the value once with words and otherwise bare,
+  in a step that also uses an earlier result of that value ("$3.00 x 3", 873): the words may be
+  the earlier result's, so they name nothing of the given.
 * :func:`vouched_by_word_before`: a digit the line writes after the same word as exactly one
   place of the question ("shoe size 5" and "wears size five boots", not "five times the size"),
   the place the given's name says.
@@ -32,8 +47,8 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from qcstation.core.reading.words import (MAX_TEXT, WORD_GIVEN_STEMS, Occurrence, line_stems, stem, word_before,
-                                          words_before_value)
+from qcstation.core.reading.words import (MAX_TEXT, WORD_GIVEN_STEMS, Occurrence, line_stems, number_word_stems,
+                                          stem, word_before, words_before_value)
 
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
@@ -236,3 +251,96 @@ def size_of_counted(question: str, cands: list[Occurrence], other: Fraction | No
     sized = [o for o in cands if o.start >= 0 and o.compound
              and _ONE_TOKEN.fullmatch(question, counts[0].start, o.start)]
     return len(sized) == 1
+
+
+def spelled_each(expr: Any, same: list[str], v: Fraction, line: str, cands: list[Occurrence]) -> bool:
+    """See the module docstring: ``same`` the givens of value ``v`` the step ``expr`` uses,
+    ``cands`` the places of ``v`` in the question."""
+    if len(same) < 2 or not one_sum_or_product(expr) \
+            or any(sum(1 for x in _leaves(expr) if getattr(x, "name", None) == d) != 1 for d in same):
+        return False
+    spelled = number_word_stems(line, v)
+    if len(spelled) != len(same) or not all(spelled):
+        return False
+    named = {o.start for o in cands if o.start >= 0 and any(o.words & w for w in spelled)}
+    if len(named) < len(same) or not all(any(o.words & w for o in cands) for w in spelled):
+        return False
+    for d in same:
+        m = _SLUG.fullmatch(d)
+        if m is None or not any(stem(m.group(1)) in o.words for o in cands if o.start in named):
+            return False
+    return True
+
+
+def _word_place(given: str, cands: list[Occurrence]) -> list[Occurrence]:
+    """The places of a word given's own phrase (``w_half_parts``: "half"), when the question writes
+    it at one place; else []."""
+    words = [o for o in cands if o.start >= 0 and any(w.startswith("~") for w in o.words)
+             and given.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_"))]
+    return words if given.startswith("w_") and len({o.start for o in words}) == 1 else []
+
+
+def word_beside_operands(given: str, expr: Any, cands: list[Occurrence], occurrences: list[Occurrence],
+                         defs: dict[str, Any], values: dict[str, Fraction], question: str,
+                         is_given: Callable[[Any], bool]) -> bool:
+    """See the module docstring (``cands``: the places of the given's value)."""
+    words = _word_place(given, cands)
+    if not words:
+        return False
+    v = words[0].value
+    anchors = []
+    for leaf in _leaves(expr):
+        name = getattr(leaf, "name", None)
+        if name is None or name == given or name not in defs or not is_given(defs[name]) \
+                or name.startswith(("k_", "w_")):
+            continue
+        at = {o.start for o in occurrences if o.value == values.get(name) and o.start >= 0}
+        if values.get(name) == v or len(at) != 1:
+            return False
+        anchors.append(next(iter(at)))
+    here = _sentence(question, words[0].start)
+    return bool(anchors) and all(_sentence(question, a) == here for a in anchors) \
+        and not any(_sentence(question, o.start) == here for o in cands if o.start >= 0 and o.start != words[0].start)
+
+
+_WORDS = re.compile(r"[a-z']+")
+
+
+def word_clause_restated(given: str, line: str, cands: list[Occurrence], question: str) -> bool:
+    """See the module docstring (``cands``: the places of the given's value)."""
+    words = _word_place(given, cands)
+    if not words:
+        return False
+    at = words[0].start
+    here = _sentence(question, at)
+    if any(_sentence(question, o.start) == here for o in cands if o.start >= 0 and o.start != at):
+        return False
+    clause = _WORDS.findall(re.split(r"[.,;:!?]\s", question[:at])[-1].lower())
+    prose = _ANNOTATION.sub(" ", line[:2000])
+    first = re.search(r"[$\d]", prose)
+    if first is None:
+        return False
+    before = _WORDS.findall(re.split(r"[.,;:!?]\s", prose[:first.start()])[-1].lower())
+    return len(clause) >= 2 and clause == before
+
+
+def word_by_its_sentence(given: str, expr: Any, line: str, cands: list[Occurrence], occurrences: list[Occurrence],
+                         defs: dict[str, Any] | None, values: dict[str, Fraction] | None, question: str,
+                         is_given: Callable[[Any], bool]) -> bool:
+    """:func:`word_beside_operands` or :func:`word_clause_restated`."""
+    return (defs is not None and values is not None
+            and word_beside_operands(given, expr, cands, occurrences, defs, values, question, is_given)) \
+        or word_clause_restated(given, line, cands, question)
+
+
+def earlier_result_named(written: list[list[str]] | None, expr: Any, v: Fraction, defs: dict[str, Any] | None,
+                         values: dict[str, Fraction] | None, is_given: Callable[[Any], bool]) -> bool:
+    """Does the line write ``v`` once with words and otherwise bare (``written``: the words after
+    each place), in a step that uses an earlier result of value ``v`` ("Three bottles of soda cost
+    $3.00 x 3", 873)? Then the words may be the earlier result's ($3.00 a bottle), and the bare
+    place the given's: the words name nothing of the given."""
+    named = [w for w in written or [] if w]
+    if not (len(named) == 1 < len(written or []) and defs and values and expr is not None):
+        return False
+    names = {n for x in _leaves(expr) if isinstance(n := getattr(x, "name", None), str)}
+    return any(not is_given(defs[d]) and values.get(d) == v for d in names if d in defs)

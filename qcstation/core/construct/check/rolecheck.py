@@ -66,7 +66,7 @@ _SKIP = frozenset("""a an the of per each every in on at to for and or but so th
     additional remaining left whole full half first second third fourth fifth sixth seventh eighth last next""".split())
 # a number followed by one of these names nothing itself ("8 in a row", "43 of them"): the
 # noun is elided, and what it counts is not read from the words
-_ELIDED = frozenset("in on at of per for to from with by into out off among".split())
+_ELIDED = frozenset("in on at of per each every for to from with by into out off among".split())
 _WORD = re.compile(r"[A-Za-z]+|[$%]")
 _STOP = re.compile(r"[=+\-*/×÷<>()\d,;:!?\n]|\.\s|\bx\b")
 _NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")

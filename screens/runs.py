@@ -18,6 +18,7 @@ from textual.worker import Worker, get_current_worker
 
 from qcstation.eval.browse import RunSummary, list_runs
 from qcstation.eval.types import METRICS
+from qcstation.common.safe import one_line
 from qcstation.eval.judging import judge_progress_line
 from qcstation.messages import (EvalProgressed, EvalRunFinished, EvalRunsLoaded, EvalRunStarted,
                                 JudgesProgressed)
@@ -359,9 +360,16 @@ class RunsScreen(QCScreen):
     def _judged(self, message: JudgesProgressed) -> None:
         if self.cancel_event is not None and self.cancel_event.is_set():
             return      # "Stopping…" stays until the run ends
+        # one row at 80 columns: no note, and the judge's name cut to what the row has room for
+        prefix = f"Scoring run #{message.run_id}: "
+        width = self.query_one("#run_progress_text", Static).content_region.width or self.size.width - 4
         line = judge_progress_line(message.judge, message.done, message.total, message.failed,
-                                   stop="Esc")
-        self._show_progress(Text(f"Scoring run #{message.run_id}: {line}", style="bold"),
+                                   stop="Esc", note=False)
+        if len(prefix) + len(line) > width:
+            room = len(one_line(message.judge, 40)) - (len(prefix) + len(line) - width)
+            line = judge_progress_line(message.judge, message.done, message.total, message.failed,
+                                       stop="Esc", note=False, judge_width=max(room, 8))
+        self._show_progress(Text(prefix + line, style="bold"),
                             message.done, message.total)
 
     @on(EvalRunFinished)

@@ -227,11 +227,15 @@ class JudgeStopped(Exception):
     """The scoring was stopped before this judge request was answered."""
 
 
-def judge_progress_line(judge: str, done: int, total: int, failed: int, *, stop: str) -> str:
-    """How far a judge's requests got, in words; ``stop`` names the key that stops them."""
-    return (f"judge {one_line(judge, 40)}: {done:,} of {total:,} requests answered"
+def judge_progress_line(judge: str, done: int, total: int, failed: int, *, stop: str,
+                        judge_width: int = 40, note: bool = True) -> str:
+    """How far a judge's requests got, in words; ``stop`` names the key that stops them.
+    A line that must fit a width cuts the judge's name to ``judge_width`` and leaves out
+    the note that nothing scored is lost (``note=False``)."""
+    return (f"judge {one_line(judge, judge_width)}: {done:,} of {total:,} requests answered"
             + (f", {failed:,} failed" if failed else "")
-            + ("" if done == total else f" · {stop} stops (nothing scored is lost)"))
+            + ("" if done == total else f" · {stop} stops"
+               + (" (nothing scored is lost)" if note else "")))
 
 
 def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequence[Mapping[str, Any]],

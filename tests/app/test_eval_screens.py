@@ -516,6 +516,10 @@ async def test_esc_stops_the_judges_of_a_run_being_scored(
         await pilot.press("ctrl+s")
         await _until(pilot, lambda: "Scoring run #1: judge slowjudge: 0 of 4 requests answered "
                      "· Esc stops" in flat(screen_text(app)) and len(fake_openai.chat_requests) >= 4)
+        # the whole line on one row at 80 columns (it wrapped: "… (nothing scored is lost)")
+        frame = screen_text(app).splitlines()
+        at = next(i for i, r in enumerate(frame) if "Scoring run #1:" in r)
+        assert frame[at + 1].strip("│ ").startswith("━"), screen_text(app)   # the bar follows
         await pilot.press("escape")
         await _until(pilot, lambda: any("Stopped scoring run #1" in n for n in notifications(app)))
         await settle(pilot, rounds=400)

@@ -30,7 +30,8 @@ from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
 
 FILTER_KEYS = {"state": "state", "dim": "dimension", "dimension": "dimension", "by": "annotator",
-               "annotator": "annotator", "source": "source", "reason": "reason"}
+               "annotator": "annotator", "source": "source", "reason": "reason",
+               "set": "scope"}
 STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped", "excluded")
 #: the most rows the queue lists (a filter narrows it)
 MAX_ROWS = 2000
@@ -48,7 +49,8 @@ def parse_filter(text: str) -> dict[str, str]:
     """``state:rejected dim:arithmetic garbled`` -> filters for
     :func:`qcstation.core.review.curation.queue`. A state with a space is written with a dash
     or quotes-free underscore (awaiting-replacement). The other words are a full-text search
-    over the questions and the reasons (``reason:`` a substring of a reason)."""
+    over the questions and the reasons (``reason:`` a substring of a reason; ``set:`` a
+    derived set's name)."""
     out: dict[str, str] = {}
     free: list[str] = []
     for word in text.split():
@@ -150,7 +152,8 @@ class QueueScreen(QCScreen):
         return Text(
             "Every sampled item with its state. Type filters as key:value words — state: "
             "(rejected, awaiting-replacement, disagreed, excluded, skipped, settled, overridden, "
-            "accepted, pending), dim:, by: (an account), source: — and any other words to find "
+            "accepted, pending), dim:, by: (an account), source:, set: (a derived set's name) "
+            "— and any other words to find "
             "in the questions and the reasons (\"a phrase\", prefix*, OR, NOT); Enter applies, "
             "f cycles the state. e fixes the highlighted item in place (a new version by you, "
             "checked like a generated one, then accepted); "

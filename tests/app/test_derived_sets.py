@@ -211,3 +211,33 @@ async def test_enter_on_a_draw_line_draws_that_sets_sample_only(db: Path) -> Non
         assert open_sample(store, "arithmetic", "dyn") is not None
         assert open_sample(store, "understanding", "") is None
         assert open_sample(store, "understanding", "dyn") is None
+
+
+async def test_set_in_the_queue_filter_lists_one_derived_sets_items(db: Path) -> None:
+    """The queue's filter had no key for a derived set: ``set:dyn`` lists that set's sampled
+    items only (the working set's are left out); help names the key."""
+    from screens.queue import QueueScreen, parse_filter
+    assert parse_filter("set:dyn state:pending") == {"scope": "dyn", "state": "pending"}
+    with Store(db) as store:
+        sample = draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR,
+                             min_size=1, scope="dyn")
+        dyn_items = {int(r["id"]) for r in store.query(
+            "SELECT id FROM sample_items WHERE sample_id = ?", [sample.id])}
+    assert dyn_items
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        assert {r.item_id for r in queue.rows} > dyn_items     # the working set's too
+        assert "set:" in queue.help_notes().plain
+        await pilot.press("slash", *"set:dyn", "enter")
+        await settle(pilot)
+        assert {r.item_id for r in queue.rows} == dyn_items
+        box = queue.query_one("#queue_filter", Input)
+        box.value = "set:nosuchset"
+        await pilot.press("slash", "enter")
+        await settle(pilot)
+        assert queue.rows == []

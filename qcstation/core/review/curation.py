@@ -289,11 +289,12 @@ def _queue_state(item: ReviewItem, open_reject: Callable[[ReviewItem], bool]) ->
 
 def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
           annotator: str | None = None, reason: str | None = None, source: str | None = None,
-          text: str | None = None, limit: int = 1000,
+          text: str | None = None, scope: str | None = None, limit: int = 1000,
           after: tuple[str, int] | None = None) -> list[QueueRow]:
     """Every sampled item, newest versions last, with the state a curator acts on, filtered
     by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
-    annotator (account, case-insensitive), reason (a substring, case-insensitive), source
+    annotator (account, case-insensitive), reason (a substring, case-insensitive), source,
+    ``scope`` (the set sampled: '' the working set, else a derived set's name)
     and ``text``: a full-text search (:mod:`db.search`) over the seed's question and the
     active decisions' reasons and comments (a curator's reason too).
 
@@ -309,7 +310,7 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
     latest_item: dict[tuple[int, str], int] = {}
     rows: list[QueueRow] = []
     needle = (reason or "").casefold().strip()
-    sql, params = _queue_candidates_sql(state, dimension, annotator, source)
+    sql, params = _queue_candidates_sql(state, dimension, annotator, source, scope)
 
     def is_open(it: ReviewItem) -> bool:
         """A rejected item waits for a replacement unless its seed's current version is
@@ -419,7 +420,8 @@ def _queue_items(store: Store, sql: str, params: list[Any], dimension: str | Non
 
 
 def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: str | None,
-                          source: str | None) -> tuple[str, list[Any]]:
+                          source: str | None, scope: str | None = None
+                          ) -> tuple[str, list[Any]]:
     """SQL of the queue's candidate items (item_id, seed_id, dimension), filtered in SQL
     where the filter allows, and its parameters."""
     sql = ("SELECT si.id AS item_id, si.seed_id, s.dimension "
@@ -431,6 +433,9 @@ def _queue_candidates_sql(state: str | None, dimension: str | None, annotator: s
     if source is not None:
         sql += " AND sd.source = ?"
         params.append(source)
+    if scope is not None:
+        sql += " AND s.scope = ?"
+        params.append(scope)
     if annotator is not None:
         sql += (" AND EXISTS (SELECT 1 FROM reviews r WHERE r.sample_item_id = si.id "
                 "AND r.undone_at IS NULL AND r.annotator = ?)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from fractions import Fraction
 
 import pytest
@@ -321,3 +322,68 @@ def test_gsm8k_test_coverage_with_real_z3() -> None:
     assert no_annotations == 18
     # 1265 of 1319 (95.9%) at the time of writing; keep a margin for wording changes
     assert produced / len(rows) >= 0.95, produced
+
+
+def test_evaluate_on_pairs_equals_fraction_arithmetic() -> None:
+    """``evaluate`` works on (numerator, denominator) pairs: on random terms it gives what the
+    node-by-node ``Fraction`` arithmetic gives, the same value, type and error (a name whose
+    value is no ``Fraction`` is evaluated the plain way: 3 // 2 is no value, as before)."""
+    import random
+
+    from qcstation.core.reading.expr import MAX_VALUE_BITS, BinOp, Name, Neg, Num, bounded
+
+    def plain(e: object, env: dict[str, object] | None) -> object:
+        if isinstance(e, Num):
+            return e.value
+        if isinstance(e, Name):
+            if env is None or e.name not in env:
+                raise ExpressionError(f"unknown name {e.name!r}")
+            return env[e.name]
+        if isinstance(e, Neg):
+            return -plain(e.operand, env)  # type: ignore[operator]
+        assert isinstance(e, BinOp)
+        a, b = plain(e.left, env), plain(e.right, env)
+        if e.op == "+":
+            return bounded(a + b)  # type: ignore[operator]
+        if e.op == "-":
+            return bounded(a - b)  # type: ignore[operator]
+        if e.op == "*":
+            return bounded(a * b)  # type: ignore[operator]
+        if b == 0:
+            raise ExpressionError("division by zero")
+        return bounded(a / b)  # type: ignore[operator]
+
+    rnd = random.Random(7)
+
+    def term(depth: int) -> Any:
+        r = rnd.random()
+        if depth > 5 or r < 0.3:
+            k = rnd.random()
+            if k < 0.4:
+                return Num(Fraction(rnd.randint(-5, 20), rnd.choice([1, 1, 2, 3, 100])), "")
+            if k < 0.5:
+                return Num(Fraction(rnd.choice([0, 2 ** (MAX_VALUE_BITS // 2 + 100), 3])), "")
+            return Name(rnd.choice("abcdz"))
+        if r < 0.38:
+            return Neg(term(depth + 1))
+        return BinOp(rnd.choice("+-*/"), term(depth + 1), term(depth + 1))
+
+    def outcome(fn: object, e: object, env: object) -> tuple[object, ...]:
+        try:
+            v = fn(e, env)  # type: ignore[operator]
+        except Exception as exc:
+            return ("error", type(exc), str(exc))
+        return (type(v), v)
+
+    errors = 0
+    for _ in range(20_000):
+        e = term(0)
+        env: dict[str, object] | None = {k: Fraction(rnd.randint(-9, 9), rnd.randint(1, 4)) for k in "abcd"}
+        if rnd.random() < 0.05:
+            env["a"] = 3  # type: ignore[index]
+        if rnd.random() < 0.02:
+            env = None
+        want = outcome(plain, e, env)
+        assert outcome(evaluate, e, env) == want
+        errors += want[0] == "error"
+    assert 2_000 < errors < 18_000   # both outcomes compared many times

@@ -61,9 +61,10 @@ def render_release(info: rel.ReleaseInfo) -> RenderableType:
     if info.notes:
         lines.append(Text.assemble(("Notes: ", "bold"), printable(info.notes)))
     splits = manifest_splits(info.manifest or {})
-    if len(splits) > 1:
+    if splits:      # one split too: which file load_dataset reads, and its name
         lines.append(Text("Splits: " + ", ".join(
-            f"{one_line(s['name'], 30)} {s.get('records', '?')}" for s in splits)))
+            f"{one_line(s['name'], 30)} {s.get('records', '?')} ({one_line(s.get('path'), 40)})"
+            for s in splits)))
     lines.append(Text(f"Exported to {printable(info.export_dir)}" if info.export_dir else
                       "Not exported yet (press e)", style="dim"))
     return Group(*lines)

@@ -140,6 +140,21 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
         assert info.manifest["split_by"] == "family"
         await pilot.press("e")
         await settle(pilot)
+        # the panel lists the splits, one too (it listed them only when there were two or more)
+        detail = flat(static_text(screen.query_one("#release_detail"), width=200))
+        assert "Splits: variants " in detail and "(variants.jsonl)" in detail, detail
+        # the same data in another layout is a new version, not "Identical release"
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ApproveReleaseModal) and app.screen.splits() == "set"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        after: object = app.screen               # not a confirmation of an identical release
+        assert after is screen, flat(screen_text(app))
+        assert [r.manifest["split_by"] for r in screen.releases] in (["set", "family"],
+                                                                     ["family", "set"])
+        detail = flat(static_text(screen.query_one("#release_detail"), width=200))
+        assert "Splits: test " in detail and "(data.jsonl)" in detail, detail
     folder = tmp_path / "exports" / "dyn-rel" / info.version
     assert not (folder / "data.jsonl").exists()       # one file per family: variants
     records = [json.loads(line) for line in (folder / "variants.jsonl").read_text().splitlines()]

@@ -514,7 +514,7 @@ def approve_release(store: Store, name: str, version: str, *, actor: str, cfg: A
                                title="Release blocked")
         records, excluded = release_candidates(store, scope)
         if not allow_identical:
-            _refuse_identical(store, name, records)
+            _refuse_identical(store, name, records, splits)
         manifest = _manifest(store, policy, records, excluded, name=name, version=version,
                              actor=actor, notes=notes, scope=scope, splits=splits)
         rid = store.insert("releases", {
@@ -543,13 +543,18 @@ def _approver(policy: QCPolicy, actor: str) -> str:
     return norm(actor)
 
 
-def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]]) -> None:
+def _refuse_identical(store: Store, name: str, records: list[dict[str, Any]],
+                      splits: str = "set") -> None:
+    """The same data in the same split layout as the latest release of ``name`` is refused;
+    a new layout of the same data is a new version (the layout is part of the release)."""
     last = store.one("SELECT id, version, manifest FROM releases WHERE name = ? "
                      "ORDER BY approved_at DESC, id DESC LIMIT 1", (name,))
     if last is None:
         return
-    old = (json.loads(last["manifest"]) or {}).get("data_sha256")
-    if old == sha256_bytes(jsonl_bytes(records)):
+    manifest = json.loads(last["manifest"]) or {}
+    if (manifest.get("split_by") or "set") != splits:
+        return
+    if manifest.get("data_sha256") == sha256_bytes(jsonl_bytes(records)):
         raise IdenticalReleaseError(
             f"the data is identical to {name}@{last['version']}: nothing changed since. "
             f"Approve anyway only if you mean to (confirm in the app, or "

@@ -10,7 +10,9 @@ result counts, named after it on its line ("each family calls 3 other families" 
 "3 x 3 = 9 families called"); with no such rate, or a result its line names nothing of, it stays
 refused. And a product of a use and earlier results only is the place whose clause states a number
 those results multiply ("2 of the workers produce 6 toys an hour" for "60 toys * 2 workers", 60 =
-6*10), where each such use finds its own place so."""
+6*10), where each such use finds its own place so. A term of a sum or difference is never a place
+that multiplies by comparing ("16 - 4" for "four times as long as ... four minutes"); a count of
+times in a period ("four times a week") may be one, and decides nothing."""
 
 from __future__ import annotations
 
@@ -108,5 +110,27 @@ def test_earlier_numbers_in_one_clause_stay_refused(gsm8k: dict) -> None:
         "2 of the workers produce 6 toys an hour, and another 2 workers produce 4 toys an hour",
         "2 of the workers and another 2 workers produce 6 toys an hour and 4 toys an hour")
     assert seed["question"] != gsm8k["1123"]["question"]
+    with pytest.raises(RuleError, match="uncertain binding"):
+        rule_for_seed(seed)
+
+
+def test_a_term_is_no_word_that_multiplies(gsm8k: dict) -> None:
+    # 440 "The drive from Bernadette's apartment takes four times as long as the drive from Wayne's
+    # hotel. If it takes Wayne four minutes": "16 - 4 = 12 minutes longer" subtracts Wayne's four
+    # minutes, never "four times"; the 4 * 4 takes both
+    q = gsm8k["440"]["question"]
+    steps, starts = _made(gsm8k["440"])
+    assert steps["s1"] == "(* g1_times g2_minutes)" and steps["s2"] == "(- s1_minutes_theater g2_minutes)"
+    assert q[starts["g1_times"]:].startswith("four times as long")
+    assert q[starts["g2_minutes"]:].startswith("four minutes")
+
+
+def test_times_in_a_period_may_be_a_term_and_stays_refused(gsm8k: dict) -> None:
+    # "four times a week" counts times, which a sum may add: it decides nothing
+    seed = dict(gsm8k["440"])
+    seed["question"] = seed["question"].replace(
+        "The drive from Bernadette’s apartment takes four times as long as the drive from Wayne’s hotel.",
+        "Bernadette makes the drive four times a week.")
+    assert seed["question"] != gsm8k["440"]["question"]
     with pytest.raises(RuleError, match="uncertain binding"):
         rule_for_seed(seed)

@@ -20,7 +20,8 @@ For one use of a value the question states, in this order:
    as many on Friday"), the place that word points to (:mod:`.referents`), where the words after
    the use chose no single place; in a step that multiplies it by an earlier result, the one place
    whose clause is a rate per what that result counts ("each family calls 3 other families" for
-   "9 x 3" after "= 9 families called");
+   "9 x 3" after "= 9 families called"); a term of a sum or difference is the one place that does not
+   multiply by comparing ("16 - 4" for "four minutes", not "four times as long");
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
 7. by order, among the places whose words agree (else all), the first no other use took; when
@@ -171,9 +172,8 @@ class Binder:
         self.order_picks: dict[Fraction, list[tuple[int, int]]] = {}
         #: values one of whose uses took the first of several free places, by order only
         self.first_of_free: set[Fraction] = set()
-        #: (step, value, nth) -> the place the reading of the step's other operand settled: a word that
-        #: multiplies points back to it (:meth:`_pointed_to`), or it is a rate per what an earlier
-        #: result counts (:meth:`_rate_of_result`); the joint reading keeps it (:mod:`.joint`)
+        #: (step, value, nth) -> the place the reading of the step's other operand settled
+        #: (:meth:`_pointed_to`, :meth:`_rate_of_result`); the joint reading keeps it (:mod:`.joint`)
         self.settled: dict[tuple[int, Fraction, int], int] = {}
         self._nth = 0  # the rank of the use being placed among its step's uses of its value
         self.total: dict[Fraction, int] = {}
@@ -313,6 +313,9 @@ class Binder:
             # other 2 is the question's "twice" (a word given), not that digit a second time
             return None
         if len(agree) != 1:
+            no_factor = self._no_multiplier_term(v, agree or occ)
+            if no_factor is not None:
+                return no_factor
             pointed = self._pointed_to(v, agree or occ)
             if pointed is not None:
                 self.settled[(self.step, v, nth)] = pointed
@@ -356,30 +359,30 @@ class Binder:
                 return None
         return places[best] if best is not None else None
 
-    def _pointed_to(self, v: Fraction, pool: list[int]) -> int | None:
-        """"3*20" for "Elaine initially had 20 Pokemon cards. After a month, she collected three
-        times that number": in a step that is ``v`` times one other number, that number the
-        question's only word of its value that points back ("that number", "twice as many on
-        Friday"), the place of ``v`` the word points to (:func:`.referents.pointed_place`)."""
-        from qcstation.core.construct.make.rules.referents import pointed_place
+    def _no_multiplier_term(self, v: Fraction, pool: list[int]) -> int | None:
+        """"16 - 4" for "four minutes", not "four times as long" (:func:`.referents.term_place`)."""
+        from qcstation.core.construct.make.rules.referents import term_place
+        places = list({self.nums[j].start: j for j in pool}.values())
+        ends = [self.nums[j].start + len(self.nums[j].text) for j in places]
+        return self._not_a_second_role(places, term_place(self.question, self.expr, self.leaf, ends))
 
+    def _pointed_to(self, v: Fraction, pool: list[int]) -> int | None:
+        """"3*20" for "she collected three times that number": in a step that is ``v`` times one
+        number, the place of ``v`` that number's word points to (:func:`.referents.pointed_place`)."""
+        from qcstation.core.construct.make.rules.referents import pointed_place
         e = self.expr
         if not (isinstance(e, BinOp) and e.op == "*" and isinstance(e.left, Num) and isinstance(e.right, Num)) \
                 or (e.left.value == v) == (e.right.value == v) or v in (0, 1):
             return None
         factor = e.right if e.left.value == v else e.left
-        if not factor.text or factor.value in (0, 1):
-            return None
         places = list({self.nums[j].start: j for j in pool}.values())
-        if len(places) < 2:
+        if not factor.text or factor.value in (0, 1) or len(places) < 2:
             return None
         spans = [(self.nums[j].start, self.nums[j].start + len(self.nums[j].text))
                  for j in self.by_value.get(factor.value, [])]
         at = pointed_place(self.question, [n.start for n in self.numbers], [self.nums[j].start for j in places],
                            spans, _PHRASES_OF.get(factor.value, ()))
-        if at is None:
-            return None
-        return self._not_a_second_role(places, next(i for i, j in enumerate(places) if self.nums[j].start == at))
+        return self._not_a_second_role(places, next((i for i, j in enumerate(places) if self.nums[j].start == at), None))
 
     def _by_rate(self, v: Fraction, pool: list[int]) -> int | None:
         """"6 x 5 = 30 liters" for "6 pails of water every afternoon. If each pail contains 5 liters":
@@ -404,10 +407,9 @@ class Binder:
         return places[best] if best is not None else None
 
     def _rate_of_result(self, earlier: Name, pool: list[int]) -> int | None:
-        """"9 x 3 = 27 families called" after "3 x 3 = 9 families called", for "Ali decided to call 3
-        families. Then each family calls 3 other families": the place whose clause is a rate per
-        what the earlier result counts, named by the words right after that result on its line
-        (:func:`.clause_words.rate_place`)."""
+        """"9 x 3" after "3 x 3 = 9 families called", for "each family calls 3 other families": the
+        place whose clause is a rate per what the earlier result counts, named right after it on its
+        line (:func:`.clause_words.rate_place`)."""
         m = re.match(r"s(\d+)(?:_|$)", earlier.name)
         if m is None or self.lines is None or not 0 < int(m.group(1)) <= min(len(self.lines), self.step):
             return None

@@ -9,6 +9,10 @@ whose words tell none, in a step that multiplies that use by the word and nothin
 the word points to, where it is one of the value's places; else None (the binder's other readings
 decide). The word must be the question's only writing of its value (one place or one word given),
 so that the step's factor is that word and no other quantity of equal value.
+
+Also what a word that multiplies by comparing can never be: a term of a sum or difference ("16 - 4 =
+12 minutes longer" is Wayne's "four minutes", not "four times as long"; :func:`term_of_sum`,
+:func:`multiplies_by_comparing`, :func:`term_place`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ import re
 from collections.abc import Sequence
 
 from qcstation.core.construct.make.rules.phrases import phrase_re
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 from qcstation.core.construct.make.rules.word_factors import sentence_bounds
 
-__all__ = ["pointed_place"]
+__all__ = ["multiplies_by_comparing", "pointed_place", "term_of_sum", "term_place"]
 
 #: after a word that multiplies ("three times", "double", "twice"): what it multiplies said only by
 #: pointing back ("that number", "that amount", "as many" with no "as ..." of its own)
@@ -54,3 +59,40 @@ def pointed_place(question: str, starts: Sequence[int], value_places: Sequence[i
     if next(i for i, e in enumerate(bounds) if nearest < e) < at - 1:
         return None  # further back than the sentence before the word: no number it plainly points to
     return nearest if nearest in value_places else None
+
+
+#: a word that multiplies by comparing ("four times as long as", "three times the number of"): never a
+#: count of times in a period ("3 times a week"), which a sum may add
+_TIMES_COMPARING = re.compile(r"\s*times\s+(?:as|the|that|this|his|her|their|its|what|more|less|bigger|larger|longer"
+                              r"|greater|faster|older|higher|heavier|taller)\b", re.I)
+
+
+def term_of_sum(e: Expr, leaf: Num) -> bool:
+    """Is ``leaf`` (by identity) an operand of a sum or difference in ``e``?"""
+    stack: list[Expr] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, BinOp):
+            if x.op in "+-" and (x.left is leaf or x.right is leaf):
+                return True
+            stack.extend((x.left, x.right))
+        elif isinstance(x, Neg):
+            stack.append(x.operand)
+    return False
+
+
+def multiplies_by_comparing(question: str, end: int) -> bool:
+    """Is the number the question writes up to ``end`` a word that multiplies by comparing ("four
+    times as long as", "three times the number of"), never a count of times in a period ("3 times a
+    week", which a sum may add)?"""
+    return _TIMES_COMPARING.match(question, end) is not None
+
+
+def term_place(question: str, expr: Expr | None, leaf: Num | None, ends: Sequence[int]) -> int | None:
+    """Of the places of a value that end at ``ends``, the index of the one a term ``leaf`` of a sum
+    or difference in ``expr`` can be: the one left where every other multiplies by comparing
+    (:func:`multiplies_by_comparing`); None if ``leaf`` is no such term or not one is left."""
+    if leaf is None or expr is None or len(ends) < 2 or not term_of_sum(expr, leaf):
+        return None
+    left = [i for i, end in enumerate(ends) if not multiplies_by_comparing(question, end)]
+    return left[0] if len(left) == 1 else None

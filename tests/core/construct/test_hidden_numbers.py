@@ -205,3 +205,17 @@ def test_an_operator_glued_to_its_number_is_hidden_with_its_computation(gsm8k: d
     u = _keyinfo(gsm8k["619"])["unknown_quantities"]
     assert u[1] == "Q2: ? seats were occupied by the administrators."
     assert all(" x" not in x and x.count("?") == 1 for x in u), u
+
+
+def test_a_unit_conversion_written_with_is_shows_no_result(gsm8k: dict) -> None:
+    """'60 minutes is in an hour' states the minutes in an hour, as '60 minutes in an hour'
+    does; it shows no step's result even where a step's result is also 60 (GSM8K 1101, whose
+    30 + 30 = 60 minutes of breaks a day). The same 60 written as the day's minutes of break
+    still shows that result."""
+    seed = gsm8k["1101"]
+    q, sol = seed["question"], seed["solution"]
+    assert value_leaks(["Q4: 60 minutes is in an hour so ? hours of break time"], q, sol, Fraction(5)) == []
+    assert value_leaks(["Q4: 60 minutes in an hour so ? hours of break time"], q, sol, Fraction(5)) == []
+    leak = value_leaks(["Q3: his breaks total 60 minutes a day so he takes ? minutes of break time"],
+                       q, sol, Fraction(5))
+    assert leak and "shows 60" in leak[0]

@@ -32,7 +32,7 @@ _UNIT = (r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|inch(?:es)?|f
 #: a conversion between two units, each with its number: "12 inches in 1 foot", "7 days in a
 #: week", "12 months of the year", "1 foot is equal to 12 inches", "16 ounces to a pound"
 _CONVERSION = re.compile(
-    r"(?<![\w.])\d+\s+" + _UNIT + r"\s+(?:in|of|to|per)\s+(?:an?|one|1|the|each)\s+" + _UNIT + r"\b"
+    r"(?<![\w.])\d+\s+" + _UNIT + r"\s+(?:(?:is|are)\s+)?(?:in|of|to|per)\s+(?:an?|one|1|the|each)\s+" + _UNIT + r"\b"
     r"|(?<![\w.])(?:1|one|an?)\s+" + _UNIT + r"\s+(?:is|equals|has|makes)\s+(?:equal\s+to\s+)?\d+\s+" + _UNIT + r"\b",
     re.I)
 
@@ -51,7 +51,8 @@ def value_leaks(unknowns: list[Any], question: str, solution: str, gold: Fractio
         text = str(u)[:2000]
         # a given written with the question's words for it shows that given, whatever its value
         # and so does a unit conversion the line states ("12 inches in 1 foot", "7 days in a
-        # week", "1 foot is equal to 12 inches"): a constant of the units, no quantity of the story
+        # week", "60 minutes is in an hour", "1 foot is equal to 12 inches"): a constant of the
+        # units, no quantity of the story
         conversions = [(c.start(), c.end()) for c in _CONVERSION.finditer(text)]
         shown = {v for m in NUMERAL.finditer(text) if (v := numeral_value(m)) is not None
                  and not stated_with_words(text, m.start(), m.end(), v, question)

@@ -182,6 +182,8 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         await settle(pilot)
         assert [r.item_id for r in queue.rows] == [rejected[1]]
         # exclude its seed
+        with Store(db) as store:
+            covered_before = gate(store, "arithmetic", threshold=0.3).covered
         await pilot.press("x")
         await settle(pilot)
         await pilot.press(*"the seed itself is garbled", "enter")
@@ -190,27 +192,33 @@ async def test_a_whole_team_offline_on_the_shipped_sample(shipped_team_db: tuple
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, DashboardScreen)
-        # the excluded seed left the sample: the rate asks for more draws, and says why
+        # the excluded seed left the sample; where that leaves the rate (or the defect bound)
+        # short, the dashboard asks for more draws and says why. Whether it does depends on
+        # how many items the rules make (the population and the per-source rounding of the
+        # draw): with 100 verified items the draw's rounding leaves one to spare
         with Store(db) as store:
-            extra = gate(store, "arithmetic", threshold=0.3).extend_by
-        assert extra >= 1
-        # (why depends on how many items the rules make: the sample's rate, or the defect bound)
+            after = gate(store, "arithmetic", threshold=0.3)
+        assert after.covered == covered_before - 1
+        extra = after.extend_by
         shown = flat(screen_text(app))
-        assert f"Extend the notation question sample by {extra} — press e (" in shown
-        assert ("coverage: the sample is below the 20% rate per source" in shown
-                or "the defect bound:" in shown), shown
-        await pilot.press("e", "y")              # extending asks first
-        await settle(pilot)
-        await pilot.press("r")
-        await settle(pilot)
-        assert isinstance(app.screen, ReviewScreen) and app.screen.item is not None
-        for _ in range(40):                             # accept what the extension drew
-            if not (isinstance(app.screen, ReviewScreen) and app.screen.item is not None):
-                break
-            await pilot.press("a")
+        if extra == 0:
+            assert after.covered >= after.required and "Extend the notation question sample" not in shown
+        else:
+            assert f"Extend the notation question sample by {extra} — press e (" in shown
+            assert ("coverage: the sample is below the 20% rate per source" in shown
+                    or "the defect bound:" in shown), shown
+            await pilot.press("e", "y")              # extending asks first
             await settle(pilot)
-        await pilot.press("escape")
-        await settle(pilot)
+            await pilot.press("r")
+            await settle(pilot)
+            assert isinstance(app.screen, ReviewScreen) and app.screen.item is not None
+            for _ in range(40):                             # accept what the extension drew
+                if not (isinstance(app.screen, ReviewScreen) and app.screen.item is not None):
+                    break
+                await pilot.press("a")
+                await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
         assert "All QC gates pass" in flat(screen_text(app))
         with Store(db) as store:
             g = gate(store, "arithmetic", threshold=0.3)

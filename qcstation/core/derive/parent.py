@@ -24,11 +24,10 @@ import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
-from math import gcd
 from typing import Any
 
 from qcstation.core.construct.make.rules import BinOp, ExpressionError, Name, Neg, Num, RuleResult, evaluate
-from qcstation.core.reading.expr import MAX_VALUE_BITS, bounded
+from qcstation.core.reading.expr import pair_op
 from qcstation.core.construct.check.selfcheck import hard_codes
 from qcstation.core.derive.bindings import (
     Bindings,
@@ -430,22 +429,7 @@ def _compile(expr: Any) -> Any:
     def binop(env: dict[str, tuple[int, int]]) -> tuple[int, int]:
         an, ad = left(env)
         bn, bd = right(env)
-        if op == "+":
-            n, d = an * bd + bn * ad, ad * bd
-        elif op == "-":
-            n, d = an * bd - bn * ad, ad * bd
-        elif op == "*":
-            n, d = an * bn, ad * bd
-        else:
-            if bn == 0:
-                raise ExpressionError("division by zero")
-            n, d = (an * bd, ad * bn) if bn > 0 else (-an * bd, -ad * bn)
-        g = gcd(n, d)
-        if g != 1:
-            n, d = n // g, d // g
-        if n.bit_length() > MAX_VALUE_BITS or d.bit_length() > MAX_VALUE_BITS:
-            bounded(Fraction(n, d))          # raises, with the message evaluate gives
-        return n, d
+        return pair_op(op, an, ad, bn, bd)
     return binop
 
 

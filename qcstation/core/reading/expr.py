@@ -283,7 +283,14 @@ def _pair(expr: Expr, env: Mapping[str, Fraction] | None) -> tuple[int, int]:
         return -n, d
     an, ad = _pair(expr.left, env)
     bn, bd = _pair(expr.right, env)
-    op = expr.op
+    return pair_op(expr.op, an, ad, bn, bd)
+
+
+def pair_op(op: str, an: int, ad: int, bn: int, bd: int) -> tuple[int, int]:
+    """``an/ad op bn/bd`` on (numerator, denominator) pairs in lowest terms, denominators
+    positive, as ``Fraction`` arithmetic gives it: the same value, the same errors (division by
+    zero) and the same bound (:func:`bounded`). Shared by :func:`evaluate` and derive's
+    compiled precheck."""
     if op == "+":
         n, d = an * bd + bn * ad, ad * bd
     elif op == "-":

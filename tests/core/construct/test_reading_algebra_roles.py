@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
-from qcstation.core.construct.make.rules.algebra import _terms_run, _unsimplified, multiplies_unknown
+from qcstation.core.construct.make.rules.algebra import (_terms_run, _unsimplified, multiplies_defined_term,
+                                                        multiplies_unknown)
 from qcstation.core.reading.expr import parse_expression
 
 
@@ -108,3 +109,30 @@ def test_an_identity_of_word_givens_or_after_a_minus_unsimplifies_nothing(gsm8k:
     assert _unsimplified("x-4x-8=339", "x", ids) == "x-4x-8=339"
     # "4x-8*2": the 8 binds to the product, no whole term
     assert _unsimplified("x+4x-8*2=339", "x", ids) == "x+4x-8*2=339"
+
+
+def test_a_multiplier_of_a_term_the_solution_defines_is_that_multiplier(gsm8k: dict) -> None:
+    # 856 "I am three years younger than my brother ... My mom's age is one less than three times
+    # my brother's age" / "Let X be my age. My brother is X + 3 years old ... (X+3)*3 - 1": the 3
+    # that multiplies (X+3) is "three times" (its words name the brother's age, the term the
+    # solution writes as X + 3); the 3 of each "(X+3)" the "three years" (was refused: the
+    # brackets cut the equation, and the 3s were tied by order)
+    rule = rule_for_seed(gsm8k["856"])
+    assert rule.rule == "gsm8k-algebra" and rule.value == 13
+    words = _words(gsm8k["856"])
+    assert words["g1_years"].startswith("three years younger")
+    assert words["g3_times"].startswith("three times my brother")
+    assert "(- (* (+ x_my_age g1_years) g3_times) 1)" in rule.smtlib
+
+
+def test_a_multiplier_of_a_quantity_no_term_names_stays_refused(gsm8k: dict) -> None:
+    # the trap: "three times my father's age" names no term the solution defines; which "three"
+    # the "* 3" is, the words do not say
+    seed = dict(gsm8k["856"])
+    seed["question"] = seed["question"].replace("three times my brother's age", "three times my father's age")
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)
+    q = seed["question"]
+    end = q.index("times") + 5
+    assert not multiplies_defined_term(q, end, "X", "my age", seed["solution"])
+    assert multiplies_defined_term(gsm8k["856"]["question"], end, "X", "my age", seed["solution"])

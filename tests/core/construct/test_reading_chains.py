@@ -161,3 +161,29 @@ def test_a_fraction_in_other_numbers_on_a_line_not_naming_it_stays_refused(gsm8k
     assert "1/10" not in seed["solution"]
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+def test_a_computation_from_a_negative_result_after_its_naming_is_a_step(gsm8k: dict) -> None:
+    # 1114 "The temperature was 2 degrees Celsius. It dropped 8 degrees Celsius overnight and then
+    # increased 3 degrees Celsius" / "Drop 8 degrees = 2 - 8 = -6 degrees / Increase 3 degrees =
+    # -6 + 3 = -3 degrees": the -6 is the line before's result (the inline reader starts at no
+    # minus sign); the bare "<<2=2>>" is left out
+    result = rule_for_seed(gsm8k["1114"])
+    assert result.value == -3
+    got = _asserts(gsm8k["1114"])
+    for line in ("(assert (= s2_degrees (- g1_degrees g2_degrees)))",
+                 "(assert (= s3_degrees (+ s2_degrees g3_degrees)))"):
+        assert line in got
+    q = gsm8k["1114"]["question"]
+    assert {g["name"]: q[g["span"][0]:g["span"][0] + 12] for g in result.givens} == {
+        "g1_degrees": "2 degrees Ce", "g2_degrees": "8 degrees Ce", "g3_degrees": "3 degrees Ce"}
+
+
+def test_a_negative_number_no_earlier_line_computes_stays_refused(gsm8k: dict) -> None:
+    # the same solution with the drop not computed ("2 - 8 degrees" written with no result): the
+    # -6 is then a number no line computes and the question does not state
+    seed = dict(gsm8k["1114"])
+    seed["solution"] = seed["solution"].replace("= 2 - 8 = -6 degrees", "= 2 less 8 degrees")
+    assert "-6 degrees" not in seed["solution"]
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

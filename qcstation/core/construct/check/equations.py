@@ -19,7 +19,8 @@ stored SMT-LIB, the question and the solution alone (never from the rule's label
   A given that multiplies the unknown is singled out by its role instead: the one place of its
   value the question writes as a multiplier ("three times the smallest angle", not "The three
   angles") whose words name what the solution's unknown stands for ("Let x be the measure of the
-  smallest angle");
+  smallest angle"), or a term the solution defines in it ("three times my brother's age" for
+  "(X + 3) * 3" where "My brother is X + 3");
 * **no given dropped**: a number of the question the solution computes with that the
   formalization uses nowhere is refused ("2(1/2)x=x" drops "double"); the value the solution finds
   for its unknown ("B = 15 / 5 = 3", then "2(3) + 4") is the unknown, not the question's "three".
@@ -191,9 +192,9 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
         items = node.items
         if len(items) == 3 and isinstance(items[0], Token) and items[0].text == "*":
             a, b = symbol_name(items[1]), symbol_name(items[2])
-            if a in unknowns and b is not None and b in defined:
+            if (a in unknowns or _unknown_and_one(items[1], unknowns, defined)) and b is not None and b in defined:
                 found.add(b)
-            if b in unknowns and a is not None and a in defined:
+            if (b in unknowns or _unknown_and_one(items[2], unknowns, defined)) and a is not None and a in defined:
                 found.add(a)
         for item in items:
             walk(item, depth + 1)
@@ -204,13 +205,26 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
     return frozenset(found)
 
 
+def _unknown_and_one(node: Any, unknowns: Iterable[str | None], defined: Mapping[str, Fraction]) -> bool:
+    """Is ``node`` a sum or difference of an unknown and one constant (``(+ x_age g1_years)``)?"""
+    from qcstation.core.verify.smtlib import SList, Token, symbol_name
+
+    if not (isinstance(node, SList) and len(node.items) == 3 and isinstance(node.items[0], Token)
+            and node.items[0].text in ("+", "-")):
+        return False
+    names = [symbol_name(x) for x in node.items[1:]]
+    known = set(unknowns)
+    return any(n in known for n in names) and any(n is not None and n in defined for n in names)
+
+
 def _multiplier_place(question: str, start: int, same: list[tuple[Fraction, int, frozenset[str]]],
                       solution: str) -> bool:
     """Is the place at ``start`` the one multiplier of its value ("three times the smallest
     angle", not "The three angles"), whose words after it name what the solution's unknown
     stands for ("Let x be the measure of the smallest angle")? A factor of the unknown in the
     equation is then that place, by its role."""
-    from qcstation.core.construct.make.rules.algebra import declared_unknowns, multiplies_unknown
+    from qcstation.core.construct.make.rules.algebra import (declared_unknowns, multiplies_defined_term,
+                                                              multiplies_unknown)
 
     def times_end(at: int) -> int | None:
         m = re.compile(r"[A-Za-z0-9$.,/]*\s*times\b", re.I).match(question, at)
@@ -219,7 +233,10 @@ def _multiplier_place(question: str, start: int, same: list[tuple[Fraction, int,
     ends = {p[1]: times_end(p[1]) for p in same}
     if ends.get(start) is None or sum(1 for e in ends.values() if e is not None) != 1:
         return False
-    return any(multiplies_unknown(question, ends[start] or 0, words) for _, words in declared_unknowns(solution))
+    # "three times my brother's age" multiplies "(X + 3)" where "My brother is X + 3" (856)
+    return any(multiplies_unknown(question, ends[start] or 0, words)
+               or multiplies_defined_term(question, ends[start] or 0, letter, words, solution)
+               for letter, words in declared_unknowns(solution))
 
 
 def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution: str,

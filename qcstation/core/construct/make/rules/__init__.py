@@ -85,14 +85,16 @@ The modules and their contract (each imports only the ones above it):
                 first term, a result written as a fraction ("2/40 = 1/20") that a later fraction of
                 the same text is (``links`` links it only there), an operand of many words; the 1
                 of "1 - (1/3) = 2/3" the whole the question's fraction is of; "10/100" on a line
-                naming the question's "1/10" that fraction.
+                naming the question's "1/10" that fraction; a computation from a negative result
+                written after the "=" of its line ("Increase 3 degrees = -6 + 3 = -3").
 ``finalunit``   a final answer asked in another unit than the last step's ("in cents" after
                 "$0.25"): one more step with the named factor.
 ``calculator``  the calculator-annotation and inline-arithmetic rules (uses all above).
 ``equation``    the equation rule (uses ``result`` and the expression language).
 ``algebra``     the ``gsm8k-algebra`` rule: a solution that names an unknown ("Let x be ...") and
                 solves an equation for it, formalized as written (the unknown declared, the
-                equation asserted, givens bound as the calculator rule binds them).
+                equation asserted, givens bound as the calculator rule binds them; a multiplier
+                by the words after it: of the unknown, or of a term the solution defines in it).
 ``dispatch``    :func:`rule_for_seed`: the first rule a seed row supports, by what its
                 data holds; :func:`gold_from_seed`.
 

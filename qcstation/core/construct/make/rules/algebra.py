@@ -18,7 +18,10 @@ What it refuses (:class:`RuleError`), so that the worked-solution rules' reasons
 
 Numbers are read by their role in the equation: a number that multiplies the unknown ("x+2x+3x=180")
 is the question's multiplier whose words name the unknown's quantity ("three times the smallest
-angle", :func:`coefficient_places`), never a count of equal value ("The three angles"); an answer
+angle", :func:`coefficient_places`), never a count of equal value ("The three angles"), and a number that multiplies a term the solution defines in the unknown ("My brother is
+X + 3" / "(X + 3) * 3") is the multiplier whose words name that term's thing ("three times my
+brother's age", :func:`multiplies_defined_term`), the term's own number of equal value the
+question's other place of it; an answer
 that restates a term of the equation ("2V = 2 * 11"), or terms of its sum in a row ("In the first
 set, he retrieved 2B + 4" of "B + 2B + 2B + 4 = 19"), is bound where the equation binds them (one
 quantity, not a second use). An identity the solution writes ("Alex: 5+(4x-13)=4x-8"), whose first
@@ -91,7 +94,7 @@ def declared_unknown(solution: str) -> tuple[str, str] | None:
 
 def _allowed(text: str, i: int, letter: str) -> bool:
     c = text[i]
-    if c.isdigit() or c in " +-*/().$%×÷–−=":
+    if c.isdigit() or c in " +-*/().[]$%×÷–−=":
         return True
     if c == ",":  # a thousands comma ("88,000"), never a clause's
         return 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
@@ -137,7 +140,7 @@ def _cut_at_a_letter(text: str, a: int, b: int) -> bool:
 
 
 def _parse(part: str, letter: str) -> Expr | None:
-    t = part.strip().replace("$", "").replace("–", "-").replace("−", "-")
+    t = part.strip().replace("$", "").replace("–", "-").replace("−", "-").replace("[", "(").replace("]", ")")
     if not t:
         return None
     t = _MIXED_RE.sub(lambda m: f"({m.group(1)}+{m.group(2)}/{m.group(3)})", t)
@@ -318,8 +321,27 @@ def multiplies_unknown(question: str, end: int, unknown_words: str) -> bool:
     return bool(after) and after <= named
 
 
+def multiplies_defined_term(question: str, end: int, letter: str, unknown_words: str, solution: str) -> bool:
+    """Do the question's words after a multiplier ending at ``end`` ("three times| my brother's
+    age") name the unknown's quantity ("Let X be my age": age) of one more thing (brother) that
+    the solution writes as a term in the unknown ("My brother is X + 3 years old", 856)? Then the
+    multiplier multiplies that term ("(X + 3) * 3"), by its words."""
+    from qcstation.core.construct.make.rules.givens import content_words
+    from qcstation.core.reading.words import stem
+
+    clause = re.split(r"[,.;:?!]", question[end:end + 80], maxsplit=1)[0]
+    after = {stem(w) for w in content_words(clause)[:3]} - _GENERIC
+    named = {stem(w) for w in content_words(unknown_words)} - _GENERIC
+    extra = after - named
+    if not extra or not after & named:
+        return False
+    defines = re.compile(rf"([^.\n=]{{0,80}}?)\b(?:is|are)\s+{re.escape(letter)}\s*[-+]\s*\d+(?:\.\d+)?(?!\s*[-+*/)\d])")
+    return any(extra <= {stem(w) for w in content_words(m.group(1))} for m in defines.finditer(solution[:100_000]))
+
+
 def coefficient_places(exprs: list[Expr], givens: Givens, unknown: str,
-                       unknown_words: str) -> dict[tuple[int, Fraction, int], int]:
+                       unknown_words: str, letter: str = "", solution: str = "",
+                       ) -> dict[tuple[int, Fraction, int], int]:
     """The places of the numbers that multiply the unknown ("x+2x+3x=180" for "One angle is twice
     the smallest angle, and one angle is three times the smallest angle"): a coefficient is a
     multiplier, so its place is the one the question writes as one ("three times", "twice"),
@@ -333,11 +355,23 @@ def coefficient_places(exprs: list[Expr], givens: Givens, unknown: str,
     q = givens.question
     out: dict[tuple[int, Fraction, int], int] = {}
     for i, e in enumerate(exprs):
-        for v, nth in _coefficients(e, unknown):
+        for v, nth, of_term in _coefficients(e, unknown):
             times = [(j, m.end()) for j, n in enumerate(givens.numbers) if n.value == v and not n.percent
                      for m in [_TIMES_AFTER.match(q, n.start + len(n.text))] if m]
             words = [m.end() for p in _MULTIPLIERS_OF.get(v, ())
                      for m in re.finditer(rf"\b{re.escape(p)}\b", q, re.I)] if has_phrase_any(q, v) else []
+            if of_term is not None:  # "(X + 3) * 3": "three times my brother's age" / "My brother is X + 3"
+                if len(times) == 1 and not words and letter \
+                        and multiplies_defined_term(q, times[0][1], letter, unknown_words, solution):
+                    out[(i, v, nth)] = times[0][0]
+                    # the term's own number of this value ("+ 3", written in each "(X + 3)"): the
+                    # question's other place of it, where it states the value at two places only
+                    inside, total = _uses_in_term(e, of_term, v)
+                    others = [j for j, n in enumerate(givens.numbers) if n.value == v and not n.percent
+                              and j != times[0][0]]
+                    if inside and len(others) == 1 and sorted([*inside, nth]) == list(range(total)):
+                        out.update({(i, v, k): others[0] for k in inside})
+                continue
             if len(times) == 1 and not words and multiplies_unknown(q, times[0][1], unknown_words):
                 out[(i, v, nth)] = times[0][0]
             elif words and not times and all(multiplies_unknown(q, end, unknown_words) for end in words):
@@ -345,11 +379,16 @@ def coefficient_places(exprs: list[Expr], givens: Givens, unknown: str,
     return out
 
 
-def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int]]:
-    """(value, nth use of that value in the term, counted as the binder counts) of each number
-    of ``e`` that multiplies the unknown alone (``3*x``)."""
+def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int, Expr | None]]:
+    """(value, nth use of that value in the term, counted as the binder counts, the term it
+    multiplies or None) of each number of ``e`` that multiplies the unknown alone (``3*x``: None)
+    or a sum or difference of the unknown and one number (``(x+3)*3``: ``x+3``)."""
     seen: dict[Fraction, int] = {}
-    out: list[tuple[Fraction, int]] = []
+    out: list[tuple[Fraction, int, Expr | None]] = []
+
+    def of_term(x: Expr) -> bool:
+        return isinstance(x, BinOp) and x.op in "+-" and Name(unknown) in (x.left, x.right) \
+            and (isinstance(x.left, Num) or isinstance(x.right, Num))
 
     def walk(x: Expr, parent: Expr | None) -> None:
         if isinstance(x, Num):
@@ -358,7 +397,11 @@ def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int]]:
             nth = seen.get(x.value, 0)
             seen[x.value] = nth + 1
             if isinstance(parent, BinOp) and parent.op == "*" and Name(unknown) in (parent.left, parent.right):
-                out.append((x.value, nth))
+                out.append((x.value, nth, None))
+            elif isinstance(parent, BinOp) and parent.op == "*":
+                term = next((t for t in (parent.left, parent.right) if t is not x and of_term(t)), None)
+                if term is not None:
+                    out.append((x.value, nth, term))
         elif isinstance(x, Neg):
             walk(x.operand, x)
         elif isinstance(x, BinOp):
@@ -367,6 +410,29 @@ def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int]]:
 
     walk(e, None)
     return out
+
+
+def _uses_in_term(e: Expr, term: Expr, v: Fraction) -> tuple[list[int], int]:
+    """The nth uses of ``v`` (counted as the binder counts) that stand inside a subterm equal to
+    ``term``, and how many uses of ``v`` ``e`` has."""
+    count = [0]
+    inside: list[int] = []
+
+    def walk(x: Expr, within: bool) -> None:
+        within = within or x == term
+        if isinstance(x, Num):
+            if x.text and not x.text.startswith("k_") and x.value == v:
+                if within:
+                    inside.append(count[0])
+                count[0] += 1
+        elif isinstance(x, Neg):
+            walk(x.operand, within)
+        elif isinstance(x, BinOp):
+            walk(x.left, within)
+            walk(x.right, within)
+
+    walk(e, False)
+    return inside, count[0]
 
 
 def has_phrase_any(question: str, v: Fraction) -> bool:
@@ -536,7 +602,8 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     lines = [eq_line, eq_line, answer_line]
     if path is not None or run is not None:
         exprs, lines = exprs[:2], lines[:2]
-    exprs, consts = givens.bind(exprs, lines, forced=coefficient_places(exprs, givens, unknown, words))
+    exprs, consts = givens.bind(exprs, lines, forced=coefficient_places(exprs, givens, unknown, words, letter,
+                                                                                text))
     uncertain = givens.uncertain('solution')
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     consts += named

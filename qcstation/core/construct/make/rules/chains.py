@@ -15,7 +15,10 @@ such a line writes as its result is one number where a later step writes it
 (:func:`protect_chain_fractions`); the 1 of "1 - (1/3) = 2/3" with the question's fraction is the
 whole that fraction is of (:func:`whole_less_fraction`), refused where the question states a 1
 of its own; and a fraction written in other numbers on a line that names the question's fraction
-("has 1/10 nongendered children so 10/100 * 30", 319) is that fraction (:func:`restated_fractions`)."""
+("has 1/10 nongendered children so 10/100 * 30", 319) is that fraction (:func:`restated_fractions`).
+A computation whose first operand is a negative earlier result, written right after the "=" of the
+line's naming of it ("Increase 3 degrees = -6 + 3 = -3 degrees", 1114), is read with that operand
+one number (-6), so that it may be that result (the inline reader starts at no minus sign)."""
 
 from __future__ import annotations
 
@@ -39,6 +42,11 @@ _LONG_OPERAND = rf"[$€£]?{NUM_TXT}(?:\s+[A-Za-z][A-Za-z’'\-]*){{0,8}}"
 _LONG_RE = re.compile(
     rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*{_LONG_OPERAND})+)"
     rf"\s*=\s*(?P<res>[$€£]?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)")
+# a computation from a negative earlier result, written after the '=' of the line's naming of it
+# ("Increase 3 degrees = -6 + 3 = -3 degrees", 1114): the inline reader starts at no minus sign
+_NEGATIVE_START_RE = re.compile(
+    rf"(?<==)\s*(?P<expr>-\s*{NUM_TXT}(?:\s+[A-Za-z]+)?\s*[-+]\s*{NUM_TXT}(?:\s+[A-Za-z]+)?)"
+    rf"\s*=\s*(?P<res>-?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])")
 # a unit's abbreviation glued to its number ("300g", "140cm"): blanked where a chain is read
 _GLUED_UNIT = re.compile(r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b")
 _EQ_SPLIT = re.compile(r"\s*=\s*")
@@ -69,6 +77,17 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
             out.append((at + m.start("expr"), at + m.end("res"), shown[m.start():m.end()], m.group("expr").strip(),
                         expr, value, written))
         plain = [(c.expr_start, c.result_end) for c in find_inline_computations(line)]
+        for m in _NEGATIVE_START_RE.finditer(line):
+            if any(s < at + m.end() and at + m.start("expr") < e for s, e, *_ in out) \
+                    or (parsed := parse_visible(m.group("expr"), m.group("res").replace(" ", ""))) is None:
+                continue
+            expr, value, written = parsed
+            if isinstance(expr, BinOp) and isinstance(expr.left, Neg) and isinstance(expr.left.operand, Num):
+                # the first operand is one number, the earlier result written with its sign
+                first = expr.left.operand
+                expr = BinOp(expr.op, Num(-first.value, "-" + first.text), expr.right)
+            out.append((at + m.start("expr"), at + m.end("res"), shown[m.start("expr"):m.end()],
+                        m.group("expr").strip(), expr, value, written))
         for m in _LONG_RE.finditer(line):
             if any(s < at + m.end() and at + m.start() < e for s, e, *_ in out) \
                     or any(s < m.end() and m.start() < e for s, e in plain) \

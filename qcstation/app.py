@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import sqlite3
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -172,6 +173,7 @@ class QCStationApp(App[int]):
         self.db_path = Path(db_path)
         self.start_review = review
         self.subprocess_reads_from: int | None = SUBPROCESS_READS_FROM_ARTIFACTS
+        self._thread_stores = threading.local()     # each worker thread's Store (open_store)
         self._large_db: bool | None = None
         self.config = config
         #: the person: the OS account (claims, decisions and rights key on it)
@@ -242,8 +244,18 @@ class QCStationApp(App[int]):
         self.push_screen(getattr(importlib.import_module(module), cls)(*args, **kwargs))
 
     def open_store(self) -> Store:
-        """A new connection for the calling thread (call it inside a worker)."""
-        store = Store(self.db_path)
+        """The calling thread's connection (call it inside a worker): made on the thread's
+        first call and kept for its next ones. Thread workers run on the event loop's pool
+        of threads, so a screen's loads and keys reuse a few connections instead of opening
+        one each (~7 ms of CPU apiece: the set-up and SQLite's parse of the schema). A
+        connection is only ever used by the thread that made it (``threading.local``), one
+        task at a time; ``with`` releases it (:meth:`Store.release`) rather than closing
+        it, and it closes when its thread ends or the app is gone."""
+        store: Store | None = getattr(self._thread_stores, "store", None)
+        if store is None or store.closed:
+            store = Store(self.db_path)
+            store.kept = True
+            self._thread_stores.store = store
         store.display_name = self.display_name
         return store
 

@@ -3,9 +3,10 @@
 The contract between ``screens/`` and ``qcstation/app.py``: screens import this module
 (and ``screens.dialogs``), never the app and never one another. What they need of the app
 is :class:`Workstation`, a narrow interface the app implements: the database path and a
-store opener for worker threads, the configuration and its ``[qc]`` settings, the acting
-account and its rights, the QC gate and status counts (which the app may run in a child
-process on a very large database), error reporting, and navigation by screen name
+store opener for worker threads (each thread's connection, kept between its tasks), the
+configuration and its ``[qc]`` settings, the acting account and its rights, the QC gate and
+status counts (which the app may run in a child process on a very large database), error
+reporting, and navigation by screen name
 (:meth:`Workstation.open_screen`; each screen's name and class are one entry of
 :data:`SCREENS`). Dialogs (every ``ModalScreen``) live in ``screens/dialogs`` and are imported where
 they are shown: they are leaves that import nothing of the screens.
@@ -67,7 +68,8 @@ class Workstation(Protocol):
         """May the acting account approve releases and settle items?"""
 
     def open_store(self) -> Store:
-        """A new connection for the calling thread (call it inside a worker)."""
+        """The calling thread's connection (call it inside a worker, in a ``with`` block):
+        kept by the thread for its next tasks, used by no other thread."""
 
     def evaluate_gate(self, store: Store, dimension: str, scope: str = "") -> GateStatus:
         """The QC gate of ``dimension`` with the configured threshold, of the working set or

@@ -219,3 +219,34 @@ def test_an_upgrade_leaves_a_database_never_analyzed_without_statistics(tmp_path
     with Store(path) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert not store.db["sqlite_stat1"].exists()
+
+
+def test_a_kept_store_is_released_not_closed_and_reads_what_others_committed(db_file: Path) -> None:
+    """A store its thread keeps (the app's worker threads, ``open_store``): leaving a ``with``
+    block leaves the connection open, rolls back a transaction the block left open, and the
+    next block reads what another connection committed meanwhile (no snapshot held over)."""
+    kept = Store(db_file)
+    kept.kept = True
+    other = Store(db_file)
+    try:
+        with kept:
+            assert kept.scalar("SELECT COUNT(*) FROM events WHERE action = 'x'") == 0
+        with kept:
+            kept.execute("BEGIN IMMEDIATE")          # a task's error left it open
+            kept.execute("INSERT INTO events (at, actor, action) VALUES ('t', 'a', 'x')")
+        assert not kept.closed and not kept.conn.in_transaction
+        with kept:                                   # open, and the write rolled back
+            assert kept.scalar("SELECT COUNT(*) FROM events WHERE action = 'x'") == 0
+            cursor = kept.conn.execute("SELECT id FROM events")
+            cursor.fetchone()                        # a statement not run to its end
+        del cursor
+        with other.transaction():                    # another writer is not blocked
+            other.event("b", "x")
+        with kept:
+            assert kept.scalar("SELECT COUNT(*) FROM events WHERE action = 'x'") == 1
+    finally:
+        other.close()
+        kept.close()
+    assert kept.closed
+    with pytest.raises(sqlite3.ProgrammingError):
+        kept.conn.execute("SELECT 1")

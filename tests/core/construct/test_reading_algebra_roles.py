@@ -122,7 +122,8 @@ def test_a_multiplier_of_a_term_the_solution_defines_is_that_multiplier(gsm8k: d
     words = _words(gsm8k["856"])
     assert words["g1_years"].startswith("three years younger")
     assert words["g3_times"].startswith("three times my brother")
-    assert "(- (* (+ x_my_age g1_years) g3_times) 1)" in rule.smtlib
+    assert "(- (* (+ x_my_age g1_years) g3_times) g4)" in rule.smtlib
+    assert words["g4"].startswith("one less than three times")
 
 
 def test_a_multiplier_of_a_quantity_no_term_names_stays_refused(gsm8k: dict) -> None:

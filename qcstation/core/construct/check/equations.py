@@ -20,7 +20,9 @@ stored SMT-LIB, the question and the solution alone (never from the rule's label
   value the question writes as a multiplier ("three times the smallest angle", not "The three
   angles") whose words name what the solution's unknown stands for ("Let x be the measure of the
   smallest angle"), or a term the solution defines in it ("three times my brother's age" for
-  "(X + 3) * 3" where "My brother is X + 3");
+  "(X + 3) * 3" where "My brother is X + 3"); and the N of "N less than M times ..." that the
+  equation takes from the product of the M's given and the unknown is that place by the words'
+  structure ("2 less than three times as many brownies" / "(- (* g1_times x_c) g2)");
 * **no given dropped**: a number of the question the solution computes with that the
   formalization uses nowhere is refused ("2(1/2)x=x" drops "double"); the value the solution finds
   for its unknown ("B = 15 / 5 = 3", then "2(3) + 4") is the unknown, not the question's "three".
@@ -205,6 +207,63 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
     return frozenset(found)
 
 
+def _less_than_givens(smtlib: str, givens: list[Mapping[str, Any]], question: str,
+                      defined: Mapping[str, Fraction]) -> frozenset[str]:
+    """The givens at the N of "N less than M times ..." ("2 less than three times as many
+    brownies", 1226) that the equation takes from (or, for "more", adds to) a product of the
+    given at that M and an unknown or a term of it (``(- (* g1_times x_c) g2)``): that place by
+    the words' structure, whatever other words the solution writes after the value elsewhere."""
+    from qcstation.common.errors import VerificationError
+    from qcstation.core.construct.make.rules.algebra import LESS_THAN_TIMES
+    from qcstation.core.verify.smtlib import SList, Token, parse_script, symbol_name
+
+    at = {int(g["span"][0]): str(g.get("name")) for g in givens
+          if isinstance(g.get("span"), list) and len(g["span"]) == 2 and isinstance(g["span"][0], int)}
+    pairs = [(at[m.start(1)], at[m.start(3)], "+" if m.group(2).lower() == "more" else "-")
+             for m in LESS_THAN_TIMES.finditer(question) if m.start(1) in at and m.start(3) in at]
+    if not pairs:
+        return frozenset()
+    try:
+        script = parse_script(smtlib)
+    except VerificationError:
+        return frozenset()
+    declared = {symbol_name(c.args[0]) for c in script.active_commands() if c.name == "declare-const" and c.args}
+    unknowns = {n for n in declared if n and n != "answer" and n not in defined}
+
+    def names_in(node: Any, depth: int = 0) -> set[str]:
+        if depth > 200:
+            return set()
+        if isinstance(node, SList):
+            return {n for item in node.items for n in names_in(item, depth + 1)}
+        name = symbol_name(node) if isinstance(node, Token) else None
+        return {name} if name else set()
+
+    found: set[str] = set()
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 200 or not isinstance(node, SList):
+            return
+        items = node.items
+        if len(items) == 3 and isinstance(items[0], Token) and isinstance(items[2], Token):
+            last = symbol_name(items[2])
+            product = items[1]
+            for n_name, m_name, op in pairs:
+                if items[0].text == op and last == n_name and isinstance(product, SList) \
+                        and len(product.items) == 3 and isinstance(product.items[0], Token) \
+                        and product.items[0].text == "*":
+                    a, b = product.items[1], product.items[2]
+                    for mult, other in ((a, b), (b, a)):
+                        if isinstance(mult, Token) and symbol_name(mult) == m_name and names_in(other) & unknowns:
+                            found.add(n_name)
+        for item in items:
+            walk(item, depth + 1)
+
+    for cmd in script.active_commands():
+        if cmd.name == "assert" and cmd.args:
+            walk(cmd.args[0], 0)
+    return frozenset(found)
+
+
 def _unknown_and_one(node: Any, unknowns: Iterable[str | None], defined: Mapping[str, Fraction]) -> bool:
     """Is ``node`` a sum or difference of an unknown and one constant (``(+ x_age g1_years)``)?"""
     from qcstation.core.verify.smtlib import SList, Token, symbol_name
@@ -240,7 +299,7 @@ def _multiplier_place(question: str, start: int, same: list[tuple[Fraction, int,
 
 
 def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution: str,
-                    factors: frozenset[str] = frozenset()) -> list[str]:
+                    factors: frozenset[str] = frozenset(), structured: frozenset[str] = frozenset()) -> list[str]:
     problems: list[str] = []
     places = _numeric_places(question)
     for g in givens:
@@ -266,6 +325,8 @@ def _given_problems(givens: Iterable[Mapping[str, Any]], question: str, solution
             problems.append(f"given {name}'s place in the question holds no number {v}")
             continue
         said = [w for w in _solution_words(solution, v) if w - {"$"}] if solution else []
+        if name in structured:
+            continue  # "2 less than three times" taken from that multiple: its place by the words' structure
         if len(same) > 1:
             agree = {p[1] for p in same for w in said if w & p[2]}
             if agree != {span[0]} and not (name in factors and _multiplier_place(question, span[0], same, solution)):
@@ -334,7 +395,8 @@ def equation_problems(smtlib: str, givens: Iterable[Mapping[str, Any]], question
     givens = list(givens)
     names = {str(g.get("name")) for g in givens}
     problems, defined = _script_problems(smtlib, names)
-    problems += _given_problems(givens, question, solution, _unknown_factors(smtlib, defined))
+    problems += _given_problems(givens, question, solution, _unknown_factors(smtlib, defined),
+                                _less_than_givens(smtlib, givens, question, defined))
     if solution:
         problems += _unused_places(question, solution, set(defined.values()))
     if not problems:

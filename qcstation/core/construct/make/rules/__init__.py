@@ -94,7 +94,8 @@ The modules and their contract (each imports only the ones above it):
 ``algebra``     the ``gsm8k-algebra`` rule: a solution that names an unknown ("Let x be ...") and
                 solves an equation for it, formalized as written (the unknown declared, the
                 equation asserted, givens bound as the calculator rule binds them; a multiplier
-                by the words after it: of the unknown, or of a term the solution defines in it).
+                by the words after it: of the unknown, or of a term the solution defines in it;
+                an earlier computation's result the equation writes as that computation).
 ``dispatch``    :func:`rule_for_seed`: the first rule a seed row supports, by what its
                 data holds; :func:`gold_from_seed`.
 

@@ -12,6 +12,11 @@ What it refuses (:class:`RuleError`), so that the worked-solution rules' reasons
 * an equation (or the answer's computation) that writes a number the question states
   neither as a number nor in words and no named constant explains (``x+2x+4x=700`` where
   the 4 is the solution's own 2·2): that number is the solution's arithmetic, not a given;
+  unless it is the written result of exactly one computation the solution makes before the
+  equation ("(8 * 12) + 4 = <<8*12+4=100>>100 ... 9*x + 10 = 100", 727): the equation then
+  writes that computation, its numbers bound on its own line, and a given both it and the
+  equation use whose value the question states at several places is refused (one given in two
+  roles: "3c - 2 + c = 10" after "5 * 2 treats", where only words could tell the two 2s apart);
 * an unknown whose value does not give the gold, and no single computation that takes it
   there with the question's own numbers, nor one expression in the unknown the solution writes
   ("b = 5s - 4", "Lily = B/2 + 7") that gives the gold at its value (two that differ: refused).
@@ -21,7 +26,9 @@ is the question's multiplier whose words name the unknown's quantity ("three tim
 angle", :func:`coefficient_places`), never a count of equal value ("The three angles"), and a number that multiplies a term the solution defines in the unknown ("My brother is
 X + 3" / "(X + 3) * 3") is the multiplier whose words name that term's thing ("three times my
 brother's age", :func:`multiplies_defined_term`), the term's own number of equal value the
-question's other place of it; an answer
+question's other place of it; the N of "N less than M times ..." that the term takes from that
+multiple ("2 less than three times as many brownies as cupcakes" / "3c - 2", 1226) is that place,
+by the words' structure; an answer
 that restates a term of the equation ("2V = 2 * 11"), or terms of its sum in a row ("In the first
 set, he retrieved 2B + 4" of "B + 2B + 2B + 4 = 19"), is bound where the equation binds them (one
 quantity, not a second use). An identity the solution writes ("Alex: 5+(4x-13)=4x-8"), whose first
@@ -56,6 +63,8 @@ _LET_RE = re.compile(
     r"\b(?:[Ll]et(?:'s)?|[Ss]uppose|[Aa]ssume)\s+(?:that\s+)?([A-Za-z])\s*(?:be|represents?|stands? for|equals?|=|is)\s+"
     r"(?:the\s+|a\s+)?([^.\n=]{0,80})")
 # "where x represents Brooke's age", "x = the number of ...", "B = the number of insects"
+# "If we let the length of one of Bobby's shoes, in inches, be x." (the letter after its words)
+_LET_LAST_RE = re.compile(r"\b[Ll]et\s+(?:the\s+|a\s+)?([^.\n=]{3,80}?),?\s+be\s+([A-Za-z])\s*[.,;\n]")
 _WHERE_RE = re.compile(r"\bwhere\s+([A-Za-z])\s+(?:represents?|is|stands? for)\s+(?:the\s+)?([^.\n=]{0,80})")
 _TWO_UNKNOWNS_RE = re.compile(r"\band\s+(?:let\s+)?([A-Za-z])\s+(?:be|represents?|stands? for|is)\b")
 _ANNOTATION_RE = re.compile(r"<<[^<>]*>>")
@@ -68,6 +77,9 @@ def declared_unknowns(solution: str) -> list[tuple[str, str]]:
     of copies Marilyn sold and h be the number Harald sold": m and h), first declared first;
     empty when none, more than two, or a letter that reads as a word ("a", "I")."""
     found: list[tuple[int, str, str]] = []
+    for m in _LET_LAST_RE.finditer(solution):
+        if not _LET_RE.match(solution, m.start()):
+            found.append((m.start(), m.group(2), m.group(1)))
     for rx in (_LET_RE, _WHERE_RE):
         for m in rx.finditer(solution):
             words = m.group(2)
@@ -127,6 +139,19 @@ def _chains(text: str, letter: str) -> list[tuple[int, int, str]]:
         i = max(b, eq + 1)
 
 
+def _letter_written(text: str, letter: str, declared: list[str]) -> str:
+    """The letter the solution's equations write for the unknown it declares as ``letter``: the
+    same, or its other case where only that one stands in them ("let X be the number of fries
+    ..., then 24-5-10-2+x=27", 245) and it names no other unknown."""
+    def alone(x: str) -> bool:
+        return any(re.search(rf"(?<![A-Za-z]){x}(?![A-Za-z])", chunk) for _, _, chunk in _chains(text, x))
+
+    other = letter.swapcase()
+    if other not in declared and not alone(letter) and alone(other):
+        return other
+    return letter
+
+
 def _cut_at_a_letter(text: str, a: int, b: int) -> bool:
     """Does the run of arithmetic ``text[a:b]`` stop at a letter standing alone (another unknown:
     "m + h = 80,000" read for h stops at m), so that it is part of a longer equation?"""
@@ -179,6 +204,59 @@ def _linear(e: Expr, x: str) -> tuple[Fraction, Fraction] | None:
     if ra or not rb:
         return None
     return la / rb, lb / rb
+
+
+def _placed(e: Expr, subs: dict[str, Expr]) -> Expr:
+    """``e`` with each placeholder of an earlier computation (:func:`_earlier_results`) its term."""
+    if isinstance(e, Name):
+        return subs.get(e.name, e)
+    if isinstance(e, Neg):
+        return Neg(_placed(e.operand, subs))
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _placed(e.left, subs), _placed(e.right, subs))
+    return e
+
+
+def _earlier_results(e: Expr, solution: str, before: int, stated: frozenset[Fraction] | set[Fraction],
+                     notes: list[str], subs: list[tuple[str, Expr, str]]) -> Expr:
+    """``e`` with each number the question does not state that is the written result of exactly
+    one computation the solution writes before its equation ("(8 * 12) + 4 = <<8*12+4=100>>100
+    inches ... 9*x + 10 = 100", 727) written as that computation: the equation then holds the
+    question's numbers only, each bound as the binder binds them (a number no earlier line
+    computes stays, and is refused as unstated)."""
+    from qcstation.core.construct.make.rules.calculator import _collect_computations
+    if not any(isinstance(n, Num) and n.text and n.value not in stated and n.value not in (0, 1) for n in _nums(e)):
+        return e
+    comps = [c for c in _collect_computations(solution, True, []) if c.end <= before
+             and literal_value_of(c.expr) is None]
+
+    def walk(x: Expr) -> Expr:
+        if isinstance(x, Num):
+            if not x.text or x.value in stated or x.value in (0, 1):
+                return x
+            by = [c for c in comps if x.value in (c.written, c.value)]
+            if len(by) != 1:
+                return x
+            notes.append(f"{x.text} in the equation is the result of {by[0].expr_text}, which the solution "
+                         "computes before it")
+            subs.append((f"_earlier{len(subs)}", by[0].expr, _line_at(solution, by[0].start)))
+            return Name(subs[-1][0])
+        if isinstance(x, Neg):
+            return Neg(walk(x.operand))
+        if isinstance(x, BinOp):
+            return BinOp(x.op, walk(x.left), walk(x.right))
+        return x
+
+    return walk(e)
+
+
+def literal_value_of(e: Expr) -> Fraction | None:
+    """The value of a term that is one number (a bare restatement such as ``<<8=8>>``), else None."""
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Neg) and isinstance(e.operand, Num):
+        return -e.operand.value
+    return None
 
 
 def _rename(e: Expr, old: str, new: str) -> Expr:
@@ -355,6 +433,7 @@ def coefficient_places(exprs: list[Expr], givens: Givens, unknown: str,
     q = givens.question
     out: dict[tuple[int, Fraction, int], int] = {}
     for i, e in enumerate(exprs):
+        out.update(_less_than_places(e, i, unknown, givens))
         for v, nth, of_term in _coefficients(e, unknown):
             times = [(j, m.end()) for j, n in enumerate(givens.numbers) if n.value == v and not n.percent
                      for m in [_TIMES_AFTER.match(q, n.start + len(n.text))] if m]
@@ -410,6 +489,55 @@ def _coefficients(e: Expr, unknown: str) -> list[tuple[Fraction, int, Expr | Non
 
     walk(e, None)
     return out
+
+
+#: "2 less than three times as many brownies", "one less than three times my brother's age"
+LESS_THAN_TIMES = re.compile(r"\b([A-Za-z]+|\d+(?:\.\d+)?)\s+(less|fewer|more)\s+than\s+([A-Za-z]+|\d+(?:\.\d+)?)"
+                             r"\s+times\b", re.I)
+
+
+def _less_than_places(e: Expr, i: int, unknown: str, givens: Givens) -> dict[tuple[int, Fraction, int], int]:
+    """The number the question says a multiple is less or more than ("2 less than three times as
+    many brownies as cupcakes") where the term takes it from or adds it to that multiple of the
+    unknown ("3c - 2", 1226; "(X + 3) * 3 - 1", 856): that place, by the words' structure, never
+    another place of its value ("each person gets two treats")."""
+    q = givens.question
+    out: dict[tuple[int, Fraction, int], int] = {}
+    for m in LESS_THAN_TIMES.finditer(q):
+        at_n = [j for j, n in enumerate(givens.numbers) if n.start == m.start(1) and not n.percent]
+        at_m = [j for j, n in enumerate(givens.numbers) if n.start == m.start(3) and not n.percent]
+        if len(at_n) != 1 or len(at_m) != 1:
+            continue
+        w, times = givens.numbers[at_n[0]].value, givens.numbers[at_m[0]].value
+        op = "+" if m.group(2).lower() == "more" else "-"
+        targets = [x.right for x in _subterms(e) if isinstance(x, BinOp) and x.op == op
+                   and isinstance(x.right, Num) and x.right.value == w and x.right.text
+                   and _multiple_of_unknown(x.left, times, unknown)]
+        if len(targets) != 1:
+            continue
+        nth = [k for k, leaf in enumerate(n for n in _nums(e) if n.text and not n.text.startswith("k_")
+                                          and n.value == w) if leaf is targets[0]]
+        if len(nth) == 1:
+            out[(i, w, nth[0])] = at_n[0]
+    return out
+
+
+def _subterms(e: Expr) -> list[Expr]:
+    if isinstance(e, Neg):
+        return [e, *_subterms(e.operand)]
+    if isinstance(e, BinOp):
+        return [e, *_subterms(e.left), *_subterms(e.right)]
+    return [e]
+
+
+def _multiple_of_unknown(x: Expr, times: Fraction, unknown: str) -> bool:
+    """Is ``x`` a product of the number ``times`` and the unknown or a term of it (``3*c``, ``(X+3)*3``)?"""
+    if not (isinstance(x, BinOp) and x.op == "*"):
+        return False
+    for a, b in ((x.left, x.right), (x.right, x.left)):
+        if isinstance(a, Num) and a.value == times and unknown in expr_names(b):
+            return True
+    return False
 
 
 def _uses_in_term(e: Expr, term: Expr, v: Fraction) -> tuple[list[int], int]:
@@ -512,12 +640,14 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
         raise RuleError("the seed has no gold answer to check the equation's solution against")
     text = _ANNOTATION_RE.sub("", solution)  # "= <<14/2=7>>7" reads "= 7"
     # of two unknowns ("m = 10h"), the first equation in one of them alone ("10h + h = 88,000")
+    unknowns = [(_letter_written(text, letter, [x for x, _ in unknowns]), words) for letter, words in unknowns]
     chains = sorted((start, end, chunk, letter, words) for letter, words in unknowns
                     for start, end, chunk in _chains(text, letter))
     equation: tuple[Expr, Expr, str, int, int] | None = None
     letter, words = unknowns[0]
     stated = question_numbers(question).values
     identities: list[tuple[str, str, str]] = []  # (letter, simplified text, the text it simplifies)
+    notes_pre: list[str] = []
     for start, end, chunk, cand, cand_words in chains:
         letter, words = cand, cand_words  # the unknown this equation is read in
         chunk = _unsimplified(chunk, letter, identities)
@@ -545,12 +675,14 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
         raise RuleError(f"no equation of the solution determines its unknown {letter}", "No algebra")
     lhs, rhs, eq_text, eq_start, eq_end = equation
     (la, lb), (ra, rb) = _linear(lhs, letter), _linear(rhs, letter)  # type: ignore[misc]
+    subs: list[tuple[str, Expr, str]] = []  # (placeholder, the earlier computation, its line)
+    lhs, rhs = (_earlier_results(side, solution, eq_start, stated, notes_pre, subs) for side in (lhs, rhs))
     value = (rb - lb) / (la - ra)
     unknown = "x_" + (_slug(words) or letter.lower())
     lhs, rhs = _rename(lhs, letter, unknown), _rename(rhs, letter, unknown)
     eq_line = _line_at(text, eq_start)
     notes = [f"the solution names the unknown {letter} ({words[:60]}); its equation {eq_text} "
-             f"gives {letter} = {fmt(value)}"]
+             f"gives {letter} = {fmt(value)}", *notes_pre]
     answer_expr: Expr = Name(unknown)
     answer_line = eq_line
     answer_text = unknown
@@ -602,11 +734,27 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     lines = [eq_line, eq_line, answer_line]
     if path is not None or run is not None:
         exprs, lines = exprs[:2], lines[:2]
+    base = len(exprs)
+    # an earlier computation the equation writes as its result is bound on its own line
+    exprs += [protect_fractions(e, givens) for _, e, _ in subs]
+    lines += [line for _, _, line in subs]
     exprs, consts = givens.bind(exprs, lines, forced=coefficient_places(exprs, givens, unknown, words, letter,
                                                                                 text))
     uncertain = givens.uncertain('solution')
     exprs, named = declare_literals(exprs, question, {n for n, _, _ in consts}, lines)
     consts += named
+    if subs:
+        # one given both in the equation and in an earlier computation it takes the result of,
+        # where the question states its value at several places: which place each use is, no
+        # words say (the binder may have put both at one: one given in two roles)
+        inside = {name for e in exprs[base:] for name in expr_names(e)}
+        values = {name: v for name, v, _ in consts}
+        for shared in sorted(inside & {name for e in exprs[:base] for name in expr_names(e)}):
+            if shared in values and sum(1 for q in givens.numbers if q.value == values[shared] and not q.percent) > 1:
+                raise RuleError(f"{shared} is used in the equation and in the earlier computation of a number it "
+                                f"writes, and the question states {fmt(values[shared])} at several places",
+                                "Ambiguous binding")
+    exprs = [_placed(e, {name: bound for (name, _, _), bound in zip(subs, exprs[base:])}) for e in exprs[:base]]
     if path is not None:
         side, steps_ = path
         answer_expr = _follow(exprs[side], steps_)

@@ -37,7 +37,7 @@ The modules and their contract (each imports only the ones above it):
 ``word_factors`` a number a step multiplies or divides by that the question states as a count and
                 as a word ("twice", "an hour"): the word where the words say so (the sentence of
                 the step's other numbers, the clause the line restates, a unit beside its smaller
-                unit); asked by ``binding``.
+                unit, a word pointing back to the step's other number: "half that many"); asked by ``binding``.
 ``referents``   the number a word that multiplies points back to ("three times that number",
                 "twice as many on Friday"): the question's number right before it (asked by ``binding``).
 ``binding``     which place of the question each number a step writes is, read from the
@@ -61,6 +61,10 @@ The modules and their contract (each imports only the ones above it):
                 Brad" / "100/5"): N plus the base's one share ``k_one_share_of_brad``.
 ``weekdays``    the days of a week the question counts by naming them ("From Sunday through Wednesday":
                 ``k_days_sunday_through_wednesday``; "the rest of the week": the week's days less those).
+``noun_counts`` a count of one noun the question states in parts of one list ("two zebras ..., a zebra
+                ..., and another zebra" / "4 zebras"): the question's counts and ``k_one_a_zebra``.
+``visible_terms`` the computation the text writes where its annotation hard-codes a number the
+                question does not state ("1/2*20=<<20-10=10>>"): read only with the question's numbers.
 ``with_self``   a group the question names by its other members, counted with the one who has them
                 ("Jenna has 4 roommates ... divide equally" / "5 roommates"): N plus ``k_one_jenna``.
 ``ranks``       the first place the question writes as "first", written "1st ... 1+5": ``k_one_first_place``.

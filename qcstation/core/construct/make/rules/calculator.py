@@ -29,6 +29,8 @@ from qcstation.core.construct.make.rules.complements import fraction_rest, perce
 from qcstation.core.construct.make.rules.ratios import ratio_parts
 from qcstation.core.construct.make.rules.weekdays import week_days
 from qcstation.core.construct.make.rules.with_self import the_others, with_self
+from qcstation.core.construct.make.rules.visible_terms import stated_visible
+from qcstation.core.construct.make.rules.noun_counts import list_totals
 from qcstation.core.construct.make.rules.ranks import first_place, floors
 from qcstation.core.reading.answers import decimal_fraction, parse_number
 
@@ -179,6 +181,11 @@ def _collect_computations(solution: str, inline: bool, notes: list[str],
                     f"annotation {ann.index} {ann.raw!r} divides where the text writes the "
                     f"question's fraction: used the computation written before it: {expr_text} = {ann.rhs}"
                 )
+            elif (shown := stated_visible(solution, ann.start, ann.rhs, lhs, value, givens,
+                                          [c.value for c in comps])) is not None:
+                expr_text, lhs, value = shown
+                notes.append(f"annotation {ann.index} {ann.raw!r} writes a number the question does not "
+                             f"state: used the computation written before it: {expr_text} = {ann.rhs}")
         comps.append(
             Computation(ann.start, ann.end, ann.raw, expr_text, lhs, value, written_value, "annotation")
         )
@@ -510,6 +517,7 @@ def _smt_from_calculator(
     exprs_raw = ratio_parts([c.start for c in comps], exprs_raw, givens, solution)  # "4 times as much as Brad" / "100/5"
     exprs_raw = week_days([c.start for c in comps], exprs_raw, givens, solution)  # "Sunday through Wednesday" / "4*$10"
     exprs_raw = with_self([c.start for c in comps], exprs_raw, givens, solution)  # "Jenna has 4 roommates" / "5 roommates"
+    exprs_raw = list_totals([c.start for c in comps], exprs_raw, givens, solution, [c.value for c in comps])  # "two zebras ..., a zebra" / "4 zebras"
     exprs_raw = the_others([c.start for c in comps], exprs_raw, givens, solution)  # "five phones ... the main phone" / "four additional"
     exprs_raw = first_place([c.start for c in comps], exprs_raw, givens, solution)  # "started off in first" / "1st place ... 1+5"
     exprs_raw = floors([c.start for c in comps], exprs_raw, givens, solution)  # "the third-floor balcony" / "24 * 3 stories"

@@ -54,6 +54,10 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     (Fraction(10), r"\btoes\b", "k_toes", r"\btoes\b"),
     (Fraction(26), r"\balphabet\b", "k_letters_of_the_alphabet", r"\balphabet\b|\bletters\b"),
     (Fraction(2), r"\btwins\b", "k_twins", r"\btwins\b"),
+    # "4 more than half the number of states in the USA" / "the number of states in the USA is 50 ...
+    # 1/2*50": a fact the words name, on a line that names the states
+    (Fraction(50), r"\bstates\s+(?:in|of)\s+the\s+(?:usa|u\.s\.a?\.?|united\s+states)(?!\w)", "k_states_of_the_usa",
+     r"\bstates\b"),
     # "how many sheets every month?" / "60 x 4 = 240 sheets of paper every month" after "60 sheets
     # of paper every week": a question of weeks and months, a line of the month
     (Fraction(4), r"^(?=[\s\S]*\b(?:months?|monthly)\b)[\s\S]*\b(?:weeks?|weekly)\b", "k_weeks_per_month",

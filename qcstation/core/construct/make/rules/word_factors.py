@@ -107,8 +107,31 @@ def beside_its_operands(question: str, nums: Sequence[Any], by_value: dict[Fract
     if not anchors:
         return False
     bounds = sentence_bounds(question)
+    if len(anchors) == 1 and _points_back_to(question, nums, at, anchors[0], bounds):
+        return True
     return all(_same_sentence(bounds, at, a) for a in anchors) \
         and not any(_same_sentence(bounds, nums[j].start, a) for j in occ for a in anchors)
+
+
+#: after a word that multiplies or divides: what it applies to said only by pointing back ("half that
+#: many", "twice that amount", "half as many" with no "as"/"than" of its own)
+_POINTS_BACK = re.compile(r"\s+(?:(?:that|this)\s+(?:number|amount|many|much)\b"
+                          r"|as\s+(?:many|much)\b(?![^.?!;]*\b(?:as|than)\b))", re.I)
+
+
+def _points_back_to(question: str, nums: Sequence[Any], at: int, anchor: int, bounds: list[int]) -> bool:
+    """Does the word at ``at`` point back ("another zebra with half that many stripes") to the
+    step's one other number, the question's number right before it (``anchor``), in its sentence or
+    the one before ("a zebra with 36 stripes, and another zebra with half that many" / "36 / 2";
+    405: not "two zebras", stated earlier in that sentence)?"""
+    m = re.match(r"[A-Za-z]+(?:\s+[A-Za-z]+)?", question[at:])
+    if m is None or not _POINTS_BACK.match(question, at + len(m.group(0).split()[0])):
+        return False
+    before = [n.start for n in nums if n.start < at]
+    if not before or max(before) != anchor:
+        return False
+    sentence = next(i for i, e in enumerate(bounds) if at < e)
+    return next(i for i, e in enumerate(bounds) if anchor < e) >= sentence - 1
 
 
 def clause_restated(question: str, nums: Sequence[Any], expr: Expr, role: str, v: Fraction, occ: list[int],

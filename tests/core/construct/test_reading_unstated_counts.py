@@ -109,3 +109,55 @@ def test_a_half_that_names_its_own_comparison_is_not_pointed_back() -> None:
     sol = "The last zebra has 36 stripes / 2 = <<36/2=18>>18 stripes"
     with pytest.raises(RuleError):
         rule_for_seed(_seed(q, sol, "18"))
+
+
+def test_a_count_of_a_unit_the_question_states_in_parts(gsm8k: dict) -> None:
+    # 453 "drives 60 mph for 2 hours, and then 30 mph for 1 hour" / "S=150 miles/3 hours": 2 + 1
+    rule = rule_for_seed(gsm8k["453"])
+    assert _steps(gsm8k["453"])["s4"] == "(/ s3_miles (+ g2_hours g4_hour))"
+    assert rule.value == 50
+    q = "A car drives 60 mph for 2 hours, and then 30 mph for 1 hour."
+    e = BinOp("/", Num(Fraction(150), "150"), Num(Fraction(3), "3"))
+    assert list_totals([0], [e], question_numbers(q), "S = 150 miles/3 hours = 50 mph", [Fraction(50)])[0] != e
+    assert list_totals([0], [e], question_numbers(q), "S = 150 miles/1/3 hours", [Fraction(50)])[0] == e  # '1/3 hours'
+
+
+def test_things_the_line_names_each_counted_once_by_an_article(gsm8k: dict) -> None:
+    # 342 "A pink frog weighs the same as a blue beetle, the same as a green toad" / "Since the pink
+    # frog weighs the same as a blue beetle and a green toad ... the three animals weigh 3*50"
+    rule = rule_for_seed(gsm8k["342"])
+    assert _steps(gsm8k["342"])["s1"] == \
+        "(* (+ k_one_a_pink_frog k_one_a_blue_beetle k_one_a_green_toad) g1_pounds)"
+    assert rule.value == 260
+    line = gsm8k["342"]["solution"].splitlines()[0]
+    # the line names two of the three things, or writes no count before a noun: refused
+    for wrong in (line.replace(" and a green toad", ""), line.replace("the three animals weigh ", "")):
+        sol = gsm8k["342"]["solution"].replace(line, wrong)
+        with pytest.raises(RuleError, match="writes the number 3"):
+            rule_for_seed({**gsm8k["342"], "solution": sol})
+    # a thing the question counts twice ("a blue beetle ... a blue beetle"): which count, no words say
+    q = gsm8k["342"]["question"].replace("a red bird", "a blue beetle")
+    with pytest.raises(RuleError):
+        rule_for_seed({**gsm8k["342"], "question": q})
+
+
+def test_the_one_who_brings_a_group_and_the_one_asked_about(gsm8k: dict) -> None:
+    # 591 "each invited person says that they will also invite 2 of their friends" / "groups of 1 +2";
+    # "How many seats will Alex need?" / "Including her own seat, Alex ... 300 + 18 +1"
+    rule = rule_for_seed(gsm8k["591"])
+    steps = _steps(gsm8k["591"])
+    assert steps["s1"] == "(+ k_one_invited_person g1_friends)"
+    assert steps["s4"] == "(+ s2_people s3_people k_one_alex)"
+    assert rule.value == 319
+    sol = gsm8k["591"]["solution"]
+    for wrong in (sol.replace("Including her own seat, ", "In the end, "),   # no one's own seat said
+                  sol.replace("Each of the people that were emailed are", "They are")   # no group on the line
+                  .replace("groups of", "sets of").replace("3 people.", "3.")):
+        with pytest.raises(RuleError, match="writes the number 1"):
+            rule_for_seed({**gsm8k["591"], "solution": wrong})
+    q = gsm8k["591"]["question"].replace("2 of their friends", "2 friends")   # not "of their": no group
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed({**gsm8k["591"], "question": q})
+    q = gsm8k["591"]["question"].replace("She then calls", "Her sister Jo then calls")  # two names
+    with pytest.raises(RuleError, match="writes the number 1"):
+        rule_for_seed({**gsm8k["591"], "question": q})

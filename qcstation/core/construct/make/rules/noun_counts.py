@@ -17,6 +17,10 @@ the count; each one counted by an article a named constant of value 1). Only whe
   no article counts the noun twice with the same word;
 * the counts add up to the number the step writes.
 
+``line_things`` (where no list of the noun gives the number): the things the line names, each counted
+once by an article in the question ("the three animals weigh 3*50" on a line that names "the pink frog
+... a blue beetle and a green toad": ``k_one_a_pink_frog + k_one_a_blue_beetle + k_one_a_green_toad``).
+
 Anything else leaves the number as it is (and the step refused as a number no words give)."""
 
 from __future__ import annotations
@@ -117,9 +121,51 @@ def _total(num: Num, givens: Givens, line: str, earlier: frozenset[Fraction]) ->
     if not num.text or num.text.startswith("k_") or v.denominator != 1 or not 2 <= v <= 20 \
             or names_other_quantity(givens, v) or v in earlier:
         return None
-    words = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.,/]){v.numerator}\s+([A-Za-z]+s)\b", line)}
+    words = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.,])(?<!\d/){v.numerator}\s+([A-Za-z]+s)\b", line)}
     # "zebras": zebra; "boxes": box or boxe (a noun read both ways gives one term or none)
     nouns = {w[:-1] for w in words} | {w[:-2] for w in words if w.endswith("es")}
     found = {repr(t): t for t in (_counted(givens, noun, v) for noun in sorted(nouns) if len(noun) > 2)
              if t is not None}
-    return next(iter(found.values())) if len(found) == 1 else None
+    if len(found) == 1:
+        return next(iter(found.values()))
+    return None if found else _named_on_line(givens, line, v)
+
+
+_WORD_OF = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+#: "a blue beetle", "A pink frog": one thing an article counts, named by a word and its noun
+_ARTICLE_THING = re.compile(r"\b([Aa]n?)\s+([a-z]+)\s+([a-z]+)\b")
+_ARTICLE_STOP = frozenset("of to and or the a an is are was were with for in on at by from as than that who which"
+                          .split())
+
+
+def _named_on_line(givens: Givens, line: str, v: Fraction) -> Expr | None:
+    """``line_things``: "A pink frog weighs the same as a blue beetle, the same as a green toad" /
+    "Since the pink frog weighs the same as a blue beetle and a green toad ... the three animals weigh
+    3*50" (342): a count the line writes in words or digits before a plural noun ("the three
+    animals"), where the line's words before its computation name exactly that many of the things the
+    question counts each with an article ("a blue beetle": the word and its noun, each counted once in
+    the question; "the pink frog" names the one counted): ``k_one_a_pink_frog + k_one_a_blue_beetle + k_one_a_green_toad``; else None."""
+    n = int(v)
+    said = rf"(?:{n}|{_WORD_OF[n]})" if n in _WORD_OF else rf"{n}"
+    if not re.search(rf"(?<![\d.,/$]){said}\s+[a-z]+s\b", line, re.I):
+        return None
+    m = re.search(r"(?<![\w.])\d", line)
+    prose = line[:m.start()].lower() if m else line.lower()
+    q = givens.question[:20_000]
+    things: dict[str, str] = {}
+    for t in _ARTICLE_THING.finditer(q):
+        adj, noun = t.group(2).lower(), t.group(3).lower()
+        if adj in _ARTICLE_STOP or noun in _ARTICLE_STOP:
+            continue
+        words = rf"\b{adj}\s+{noun}\b"
+        if len(re.findall(rf"\b(?:an?|one|another)\s+{words}", q, re.I)) != 1:
+            return None  # a thing the question counts twice: which count it is in, the words do not say
+        if re.search(words, prose):
+            things[f"k_one_{t.group(1).lower()}_{adj}_{noun}"] = words
+    if len(things) != n:
+        return None
+    parts = [Num(Fraction(1), name) for name in things]
+    out: Expr = parts[0]
+    for p in parts[1:]:
+        out = BinOp("+", out, p)
+    return out

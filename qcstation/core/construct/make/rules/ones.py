@@ -12,8 +12,11 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
    place no given holds.
 2. **a person the words count** beside a count the question states: "Henry and 3 of his friends",
    "for himself and 3 friends", "himself, his teacher, and his 25 classmates", "Jack rides
-   the elevator with 8 other adults", "Fred and the others", "she and her friends": the named
-   constant ``k_one_<who>`` (``k_one_henry``, ``k_one_himself``, ``k_one_his_teacher``).
+   the elevator with 8 other adults", "Fred and the others", "she and her friends", "each invited
+   person says that they will also invite 2 of their friends" on a line of groups or people ("groups
+   of 1 + 2"), the one person the question names on a line that says her own ("Including her own
+   seat, Alex is going to need 300 + 18 + 1"): the named constant ``k_one_<who>`` (``k_one_henry``,
+   ``k_one_himself``, ``k_one_his_teacher``, ``k_one_invited_person``, ``k_one_alex``).
 3. **a thing an article counts** that the line writes as "1 <noun>" ("a coach for each team" ...
    "2 teams * 1 coach per team", "each an ounce" ... "8 1-ounce beef tips"): ``k_one_a_coach``.
 4. **a 1 the question states once** at a place no given holds, in a sentence that shares words
@@ -59,6 +62,12 @@ _LIST_BEFORE = re.compile(rf"(?<![\w'’])({_MEMBER}(?:,\s+{_MEMBER})*),?\s+and\
 _WITH_BEFORE = re.compile(r"\bwith\s+(?:his\s+|her\s+)?$", re.I)
 _OTHERS_RE = re.compile(r"\b([A-Z][a-z]+) and the others\b")
 _SHE_AND_HER = re.compile(r"\b(?:she and her|he and his) (?:friends|family|guests)\b", re.I)
+#: "each invited person ... 2 of their friends": the one each counts with them (on a line of a group)
+_EACH_ONE = re.compile(r"\beach\s+((?:[a-z]+\s+)?(?:person|guest|member|student|worker|player|visitor))\b[^.?!]*$")
+_OF_THEIR = re.compile(r"\s+of\s+(?:their|his|her)\s+(?:friends|guests|family|children|kids)\b")
+_GROUP_LINE = re.compile(r"\b(?:groups?|people|persons)\b", re.I)
+#: "Including her own seat": the one the question asks about, counted in
+_OWN_ONE = re.compile(r"\b(?:her|his|their) own\b", re.I)
 _CAPITAL = re.compile(r"\b([A-Z][a-z]+)(?:['’]s)?\b")
 #: a 1 the line writes before a noun: "1 coach per team", "one tree planted", "8 1-ounce beef tips"
 _ONE_NOUN = re.compile(r"(?<![\w.$/])(?:1|one)(?:-|\s+)([A-Za-z][A-Za-z'’]*)", re.I)
@@ -168,6 +177,20 @@ class _Ones:
                 who = {c for c in _CAPITAL.findall(self.q[a:b]) if c not in _NOT_A_NAME}
                 if len(who) == 1:
                     return [ONE_PREFIX + _slug(who.pop())]
+        if op == "+" and len(counts) == 1 and _GROUP_LINE.search(line):
+            # "each invited person says that they will also invite 2 of their friends" / "groups of
+            # 1 + 2 = 3 people": the one who brings them
+            a, _ = _sentence(self.q, counts[0].start)
+            each = _EACH_ONE.search(self.q[a:counts[0].start])
+            if each and _OF_THEIR.match(self.q, counts[0].start + len(counts[0].text)):
+                return [ONE_PREFIX + _slug(each.group(1))]
+        own = _OWN_ONE.search(line)
+        if op == "+" and own:
+            # "Including her own seat, Alex is going to need 300 + 18 + 1" of "How many seats will Alex
+            # need?": the one the question asks for, whom the line names
+            who = {c for c in _CAPITAL.findall(self.q) if c not in _NOT_A_NAME}
+            if len(who) == 1 and re.search(rf"\b{next(iter(who))}\b", line):
+                return [ONE_PREFIX + _slug(who.pop())]
         m = _OTHERS_RE.search(self.q)
         if op == "+" and counts and m and m.group(1) not in _NOT_A_NAME:
             return [ONE_PREFIX + _slug(m.group(1))]

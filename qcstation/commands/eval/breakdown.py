@@ -29,7 +29,11 @@ def run(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
         n_boot = 1000 if (args.ci or args.json) else 0
-        groups = M.breakdown(store, run_id, args.by, n_boot=n_boot)
+        # from the run's items counted by group and verdicts (load_run_kept): the figures
+        # every item-sample row gives (tests/eval/test_kept_eval.py), read from a few rows
+        # (1M scores: 0.73 -> 0.07 s of CPU)
+        groups = M.breakdown(store, run_id, args.by, n_boot=n_boot,
+                             table=M.load_run_kept(store, run_id))
     if args.json:
         print_json({"run_id": run_id, "by": args.by,
                     "groups": {g: {c: v.to_dict() for c, v in vals.items()}

@@ -757,6 +757,9 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     for u in unknown:
         label, _, desc = u.partition(": ")
         body = desc.replace(" (the value asked for)", "")
+        if not re.search(r"[A-Za-z]{2}", body):
+            # "Q1: ?" ("-48 + 21 + (-3) = <<...>>-30", 490): no words say what it is
+            raise KeyInfoError(f"{label} would read with no words: {body[:90]!r} (its line writes only its computation)")
         if desc and ("?" not in body or _SHOWN_COMPUTATION.search(body)):
             # "Q2: He walks 20 miles on the weekend" (170) shows its own value; "Q1: Madeline
             # spends$25*4 ? on food" (350) shows how it is computed

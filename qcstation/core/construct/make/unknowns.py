@@ -616,9 +616,21 @@ _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
 _GLUED_DOLLAR = re.compile(r"(?<=[A-Za-z])\$(?=\d)")
+#: a unit's abbreviation glued to its number ("300g"), and a minus sign that opens a computation
+_GLUED_UNIT = re.compile(r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b")
+_NEGATIVE_OPENS = re.compile(r"(?:^|(?<=[^\d\s)]\s)|(?<=^\s))[-−](?=\d)")
 _GLUED_TIMES = re.compile(r"(?<=\d\s)([x×*])(?=\d)")
+#: an operator glued to the number before it ("$2.00x 2 = $<<2*2=4.00>>4.00", 873)
+_GLUED_TIMES_AFTER = re.compile(r"(?<=\d)([x×])(?=\s+\$?\d)")
 #: a word glued to the computation after it ("That gives him16*5=<<16*5=80>>80 planks", 1132)
 _GLUED_WORD = re.compile(r"(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)")
+
+
+def _cut_at(before: str, at: int) -> str:
+    """``before`` up to the computation that starts at ``at``, less the sign that opens it
+    ("-48 + 21 + (-3) = <<...>>", 490: the first term is negative)."""
+    sign = at > 0 and _NEGATIVE_OPENS.match(before, at - 1) is not None
+    return before[: at - (1 if sign else 0)]
 
 
 # a number that names which one ("Level 3", "day 2", "Week 4"), not how many
@@ -650,6 +662,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     answer is $20; "for 20 chickens"), and a fraction that is the value of one of the question's
     ``fractions`` ("1/3 are to her boyfriend" for "One-third of the other emails", 957)."""
     from qcstation.core.construct.make.rules import VISIBLE_TAIL_RE, find_inline_computations
+    from qcstation.core.construct.make.rules.chains import chained_computations
 
     others = others or {}
     blanks = blanks if blanks is not None else []
@@ -667,7 +680,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # "Madeline spends$25*4=$<<25*4=100>>100" (350): a word glued to the "$" of a computation
     # is read as if spaced, so the computation goes as it does elsewhere
     # (so is an operator glued to its number: "72 x1/4 = <<72*1/4=18>>18", 619)
-    text = _GLUED_WORD.sub(" ", _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line)))
+    text = _GLUED_WORD.sub(" ", _GLUED_TIMES_AFTER.sub(r" \1", _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line))))
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
         before = text[: m.start()]
         had_equals = _ENDS_EQUALS.search(before) is not None
@@ -678,10 +691,13 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
                 if j and not _ENDS_EQUALS.search(before):
                     break
                 before = _TRAILING_EQUALS.sub(" ", before)
-                t = VISIBLE_TAIL_RE.search(before + "= ")
+                # (a unit glued to its number is read as a unit: "300g/5 = <<300/5=60>>60", 44)
+                # ("-30/3 = <<-30/3=-10>>" (490): a sign that opens the computation is read with it)
+                t = VISIBLE_TAIL_RE.search(_NEGATIVE_OPENS.sub(" ", _GLUED_UNIT.sub(
+                    lambda u: " " * len(u.group(0)), before)) + "= ")
                 if not t:
                     break
-                before = before[: t.start()]
+                before = _cut_at(before, t.start())
             if not had_equals:
                 break
             # "60 plant pots for roses + 30 plant pots for daisies = <<60+30=90>>90": a computation
@@ -691,7 +707,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             w = _WORDED_EXPR.search(before)
             if not w:
                 break
-            before = before[: w.start()]
+            before = _cut_at(before, w.start())
             if not _ENDS_EQUALS.search(before):
                 break
         written = _numbers(m.group(0).split(">>")[-1])
@@ -700,6 +716,11 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # (a computation written in the text has its "=": a text without one has none to read)
     for c in reversed(find_inline_computations(text)):
         text = text[: c.expr_start] + hidden(c.written) + text[c.result_end:]
+    # "or 2/40 = 1/20 miles per minute" (1134), "60g * 4/5 = 240g/5 = 48 grams" (44): a
+    # computation whose result is a fraction, or a chain of equal terms, the inline reader
+    # leaves (the rules' second reading reads the same, :mod:`.rules.chains`)
+    for start, end, *_, chain_written in reversed(chained_computations(text)):
+        text = text[:start] + hidden(chain_written) + text[end:]
     def keep(mm: re.Match[str]) -> str:
         frac = _FRACTION.fullmatch(mm.group(0))
         if frac and int(frac[2]):
@@ -711,6 +732,14 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
                     or (results is not None and computed is not None and not parts & results
                         and (value in question_values or value not in computed)):
                 return mm.group(0)  # ("eleven times faster": "1/11 as fast")
+            # a fraction in lowest terms whose value is a step's result ("If I can only eat 4/5 of a
+            # serving", 44: Q2's 4/5; "The cards he sold were 2/3 of his collection", 428: the
+            # step's own), never a computation of it ("2/40")
+            lowest = value.denominator != 1 and value.numerator == int(frac[1])
+            if lowest and value in (earlier or {}):
+                return (earlier or {})[value]
+            if lowest and value == own:
+                return blank(own, "written", mm.group(0))
             return "/".join(keep(_ANY.match(p)) for p in (frac[1], frac[2]))  # type: ignore[arg-type]
         shown = _numbers(mm.group(0))
         if shown <= question_values:

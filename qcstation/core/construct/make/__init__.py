@@ -18,6 +18,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``notation``          the notation-only question (Arithmetic) rendered from a verified
                       formalization, and ``question_smtlib``: the one SMT-LIB rule for a
                       notation question.
+``unknown_words``     the words that tell two unknowns apart (a line's operand words, the
+                      phrase opening the line an unknown points back to), for ``unknowns``.
 ``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
                       solution's words with every result hidden or named, defined from givens.
 ``keyinfo``           key information (Understanding): a model's JSON parsed and validated,

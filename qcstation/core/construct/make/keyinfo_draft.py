@@ -60,6 +60,10 @@ _CONDITION_COMMA = re.compile(r"(?:if|unless|when|whenever)\s[^,]+,\s*", re.I)
 _JOINING_WORD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also)\s+", re.I)
 
 
+#: a clause that says what there is ("There were 20 private cars"), and a number phrase after "and"
+_THERE_BE = re.compile(r"there\s+(?:is|are|was|were|will\s+be)\s+\$?\d", re.I)
+_AND_NUMBER = re.compile(r"and\s+\$?\d[\d,.]*\s+[a-z]", re.I)
+
 #: the fraction part of a mixed number written in words ("three and a half boxes")
 _MIXED_TAIL = re.compile(r"and\s+an?\s+(?:half|quarter|third)\b", re.I)
 
@@ -131,8 +135,11 @@ def _clauses(sentence: str) -> list[str]:
         # "Amora and Lainey got 70 each": a subject of one or two words is no clause of its own
         # "He has 64 eggs and 2 trays", "$12 for adults and $10 for children": a number phrase
         # after "and" (no verb of its own) is said by the clause before it
+        # "There were 20 private cars and 12 buses parked outside the church" (1098): a number
+        # phrase after "and" is a second subject of the "there were" before it
         if out and ((len(_CONDITION.sub("", out[-1]).split()) <= 2 and c.lower().startswith("and "))
-                    or _AND_NUMBER_PHRASE.fullmatch(c)) \
+                    or _AND_NUMBER_PHRASE.fullmatch(c)
+                    or (_THERE_BE.match(out[-1]) and _AND_NUMBER.match(c))) \
                 and f"{out[-1]} {c}" in sentence:
             out[-1] = f"{out[-1]} {c}"
         else:
@@ -427,6 +434,18 @@ def _ask_known(question: str, parts: list[str], clause: str, here: list[tuple[in
     return out
 
 
+def _ask_clauses(ask: str) -> list[str]:
+    """The asking clause's clauses, a number phrase after "and" kept with the one before it ("to
+    make 20 small and 8 large masks", 904: one phrase, not "20 small" cut from its noun)."""
+    out: list[str] = []
+    for c in _clauses(ask):
+        if out and _AND_NUMBER.match(c) and f"{out[-1]} {c}" in ask:
+            out[-1] = f"{out[-1]} {c}"
+        else:
+            out.append(c)
+    return out
+
+
 def _stated_in_context(parts: list[str], clause: str, hit: re.Match[str] | None) -> str | None:
     """The context clause that states the asking clause's given as a fact, with the same
     number and the word after it ("There would be 20 people in total watching the game" for
@@ -486,7 +505,7 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
         return bool(inside(text)) if spans else bool(_numbers(text) & used)
 
     for part in [*parts, ask]:
-        for clause in (_pronoun_joined(part, _units(part, carries), carries) if part is not ask else _clauses(part)):
+        for clause in (_pronoun_joined(part, _units(part, carries), carries) if part is not ask else _ask_clauses(part)):
             nums = _numbers(clause) & used
             if spans:
                 here = inside(clause)

@@ -2,6 +2,7 @@
 is named Q1, Q2, ..., described by the solution's own words with every intermediate value
 hidden (or named, where another step's result is written), and defined from the givens and
 earlier Qs. :mod:`keyinfo` drafts the other fields and calls :func:`unknowns_and_relations`;
+two unknowns are told apart by :mod:`.unknown_words`;
 numbers are read by :mod:`textnumbers`.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.construct.make.unknown_words import TRAILING_EQUALS, WORDED_EXPR, letters_unused, told_apart
 
 from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
@@ -123,63 +125,10 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
             text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
-    unknown = _told_apart(unknown, steps)
+    unknown = told_apart(letters_unused(unknown), steps)
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
-
-
-def _told_apart(unknown: list[str], steps: list[Any]) -> list[str]:
-    """Two unknowns never read with the same words ("Q2: Olivia had ? pictures." twice, 1018): each
-    takes the words its own line's computation writes after a number where the other's writes
-    others ("3 selfie albums * 9 pictures" / "2 portrait albums * 9 pictures": "(for the selfie
-    albums)", "(for the portrait albums)"). Where the lines write no such words ("1000-356=644
-    times" / "1000-135=865 times", 621) the unknowns cannot be told apart by the solution's words:
-    no rule-made key information (:class:`KeyInfoError`), never a qualifier made up."""
-    bodies = [u.partition(": ")[2] for u in unknown]
-    groups: dict[str, list[int]] = {}
-    for i, b in enumerate(bodies):
-        if b.strip(" ."):
-            groups.setdefault(b.strip(" .").lower(), []).append(i)
-    out = list(unknown)
-    for idx in (g for g in groups.values() if len(g) > 1):
-        phrases = [_operand_phrases(steps[i]) if i < len(steps) else [] for i in idx]
-        own = [[p for p in mine if not any(p in theirs for m, theirs in enumerate(phrases) if m != j)]
-               for j, mine in enumerate(phrases)]
-        if not all(len(m) == 1 for m in own):
-            labels = " and ".join(unknown[i].partition(": ")[0] for i in idx)
-            raise KeyInfoError(f"{labels} would read with the same words: {bodies[idx[0]][:90]!r} (no words "
-                               "of their lines' computations tell them apart)")
-        for i, m in zip(idx, own):
-            body = bodies[i].rstrip()
-            stop = "." if body.endswith(".") else ""
-            out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} (for the {m[0]}){stop}"
-    return out
-
-
-#: a number and the words its computation writes after it ("3 selfie albums", "2 yards of material")
-_OPERAND_PHRASE = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?\s+([a-z][a-z' -]*[a-z])", re.I)
-_OPERATOR_SPLIT = re.compile(r"\s[-+*/×x÷]\s")
-
-
-def _operand_phrases(st: Any) -> list[str]:
-    """The words the line's first computation writes after each of its numbers, in order
-    ("Olivia had 3 selfie albums * 9 pictures = <<3*9=27>>27" -> ["selfie albums", "pictures"]);
-    none for a computation of bare numbers."""
-    line = str(getattr(st, "line", "") or "")[:2000]
-    m = _ANNOT_WITH_RESULT.search(line)
-    if m is None:
-        return []
-    head = _TRAILING_EQUALS.sub("", line[:m.start()])
-    w = _WORDED_EXPR.search(head + " ")
-    if w is None:
-        return []
-    out = []
-    for term in _OPERATOR_SPLIT.split(w.group(0).strip()):
-        p = _OPERAND_PHRASE.fullmatch(term.strip())
-        if p is not None:
-            out.append(" ".join(p.group(1).lower().split()))
-    return out
 
 
 #: a number as a line writes it, also a decimal without its leading zero ("$.05")
@@ -589,16 +538,9 @@ _PREMISE_OPENS = re.compile(r"(?:since|because|as)\s", re.I)
 _MAIN_AFTER_PREMISE = re.compile(r",?\s+((?:he|she|they|it|we|i|you)\s+[a-z]+)", re.I)
 
 
-# a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
-# and the rest of the computation up to its "="
-_WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
-                          r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
-
-
 _RESULT_AFTER_EQUALS = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)")
 _SPACES = re.compile(r"\s+")
 _ENDS_EQUALS = re.compile(r"=\s*[$€£]?\s*$")
-_TRAILING_EQUALS = re.compile(r"[\s$€£=]+$")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _ANY = re.compile(r".+")
 _DIGITS = re.compile(r"\d+")
@@ -690,7 +632,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
                 # is one computation, not "7 days/1 week she meditates" too, 1289)
                 if j and not _ENDS_EQUALS.search(before):
                     break
-                before = _TRAILING_EQUALS.sub(" ", before)
+                before = TRAILING_EQUALS.sub(" ", before)
                 # (a unit glued to its number is read as a unit: "300g/5 = <<300/5=60>>60", 44)
                 # ("-30/3 = <<-30/3=-10>>" (490): a sign that opens the computation is read with it)
                 t = VISIBLE_TAIL_RE.search(_NEGATIVE_OPENS.sub(" ", _GLUED_UNIT.sub(
@@ -704,7 +646,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             # written with words between its numbers goes too, each form of it ("1.75 pounds/week
             # - ( -1.25 pounds/week) = 1.75 pounds/week + 1.25 pounds/week = <<...>>"); the
             # result alone is described
-            w = _WORDED_EXPR.search(before)
+            w = WORDED_EXPR.search(before)
             if not w:
                 break
             before = _cut_at(before, w.start())

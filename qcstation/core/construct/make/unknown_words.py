@@ -1,0 +1,131 @@
+"""The words that tell the unknowns of rule-made key information apart (:mod:`.unknowns` names
+each step's result Q1, Q2, ... by its line's words): two unknowns never read with the same words;
+each takes the words its own computation writes after a number, or the phrase that opens the line
+it points back to, or the draft is refused. The solution's letter for an unknown is noted only
+where another unknown's words write it. Also the written forms of a computation both read
+(:data:`WORDED_EXPR`, :data:`TRAILING_EQUALS`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
+
+__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "told_apart"]
+
+
+# a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
+# and the rest of the computation up to its "="
+WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
+                         r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
+#: what a line writes between a computation and its annotation ("... = $<<")
+TRAILING_EQUALS = re.compile(r"[\s$€£=]+$")
+
+
+#: the note that names the solution's letter for an unknown ("Number of losses (L in the solution) is ?")
+_LETTER_NOTE = re.compile(r" \(([A-Za-z]) in the solution\)")
+
+
+def letters_unused(unknown: list[str]) -> list[str]:
+    """The solution's letter is noted beside its unknown only where another unknown's words write
+    it; where none does, the note names what no reader of the key information sees ("Number of
+    tennis balls Rory retrieved in the third set (B in the solution) is ?", 1048)."""
+    out = []
+    for i, u in enumerate(unknown):
+        m = _LETTER_NOTE.search(u)
+        if m is not None and not any(re.search(rf"(?<![\w']){m.group(1)}(?![\w'])", o.partition(": ")[2])
+                                     for j, o in enumerate(unknown) if j != i):
+            u = u[:m.start()] + u[m.end():]
+        out.append(u)
+    return out
+
+
+def told_apart(unknown: list[str], steps: list[Any]) -> list[str]:
+    """Two unknowns never read with the same words ("Q2: Olivia had ? pictures." twice, 1018): each
+    takes the words its own line's computation writes after a number where the other's writes
+    others ("3 selfie albums * 9 pictures" / "2 portrait albums * 9 pictures": "(for the selfie
+    albums)", "(for the portrait albums)"). Where the lines write no such words ("1000-356=644
+    times" / "1000-135=865 times", 621) and the unknowns point back to no lines that open with
+    different phrases (:func:`_pointed_back`, 1123), they cannot be told apart by the solution's
+    words: no rule-made key information (:class:`KeyInfoError`), never a qualifier made up."""
+    bodies = [u.partition(": ")[2] for u in unknown]
+    groups: dict[str, list[int]] = {}
+    for i, b in enumerate(bodies):
+        if b.strip(" ."):
+            groups.setdefault(b.strip(" .").lower(), []).append(i)
+    out = list(unknown)
+    for idx in (g for g in groups.values() if len(g) > 1):
+        phrases = [_operand_phrases(steps[i]) if i < len(steps) else [] for i in idx]
+        own = [[p for p in mine if not any(p in theirs for m, theirs in enumerate(phrases) if m != j)]
+               for j, mine in enumerate(phrases)]
+        if not all(len(m) == 1 for m in own):
+            pointed = _pointed_back(idx, bodies, steps)
+            if pointed is not None:
+                for i, phrase in zip(idx, pointed):
+                    body = bodies[i].rstrip()
+                    stop = "." if body.endswith(".") else ""
+                    out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} ({phrase}){stop}"
+                continue
+        if not all(len(m) == 1 for m in own):
+            labels = " and ".join(unknown[i].partition(": ")[0] for i in idx)
+            raise KeyInfoError(f"{labels} would read with the same words: {bodies[idx[0]][:90]!r} (no words "
+                               "of their lines' computations tell them apart)")
+        for i, m in zip(idx, own):
+            body = bodies[i].rstrip()
+            stop = "." if body.endswith(".") else ""
+            out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} (for the {m[0]}){stop}"
+    return out
+
+
+#: a description that points back to the line before it ("This is a total of ? toys."), and the
+#: phrase that opens a line, said of what it computes ("In the first group of workers, ...")
+_POINTS_BACK = re.compile(r"(?:this|that|these|those|it)\b", re.I)
+_OPENING_PHRASE = re.compile(r"((?:in|on|for|at|during|from|after|before|with)\s[^,.;:!?=\d]{3,60}),\s", re.I)
+
+
+def _pointed_back(idx: list[int], bodies: list[str], steps: list[Any]) -> list[str] | None:
+    """Unknowns that read with the same words, each pointing back ("This is a total of ? toys.")
+    to the result of the step right before it, which it computes with: each is said of the phrase
+    that opens that step's line ("In the first group of workers, each produces 6 toys * 10 hours"
+    / "In the second group of workers, ...", 1123), where those phrases differ. None otherwise."""
+    from qcstation.core.reading.expr import expr_names
+
+    out: list[str] = []
+    for i in idx:
+        expr = getattr(steps[i], "expr", None) if 0 < i < len(steps) else None
+        if expr is None or not _POINTS_BACK.match(bodies[i]) or steps[i - 1].name not in expr_names(expr):
+            return None
+        m = _OPENING_PHRASE.match(str(getattr(steps[i - 1], "line", "") or "")[:200])
+        if m is None:
+            return None
+        phrase = " ".join(m.group(1).split())
+        out.append(phrase[:1].lower() + phrase[1:])
+    return out if len({p.lower() for p in out}) == len(out) else None
+
+
+#: a number and the words its computation writes after it ("3 selfie albums", "2 yards of material")
+_OPERAND_PHRASE = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?\s+([a-z][a-z' -]*[a-z])", re.I)
+_OPERATOR_SPLIT = re.compile(r"\s[-+*/×x÷]\s")
+
+
+def _operand_phrases(st: Any) -> list[str]:
+    """The words the line's first computation writes after each of its numbers, in order
+    ("Olivia had 3 selfie albums * 9 pictures = <<3*9=27>>27" -> ["selfie albums", "pictures"]);
+    none for a computation of bare numbers."""
+    line = str(getattr(st, "line", "") or "")[:2000]
+    m = _ANNOT_WITH_RESULT.search(line)
+    if m is None:
+        return []
+    head = TRAILING_EQUALS.sub("", line[:m.start()])
+    w = WORDED_EXPR.search(head + " ")
+    if w is None:
+        return []
+    out = []
+    for term in _OPERATOR_SPLIT.split(w.group(0).strip()):
+        p = _OPERAND_PHRASE.fullmatch(term.strip())
+        if p is not None:
+            out.append(" ".join(p.group(1).lower().split()))
+    return out

@@ -56,8 +56,8 @@ def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str
 
 
 @pytest.mark.parametrize(("seed", "why"), [
-    # "twice as fast ... twice as far": the line's "twice" does not say which of the two it is
-    ("1311", "ambiguous solution"),
+    # 1311 ("twice as fast ... twice as far") is made since the lines that write "twice" are its two
+    # uses and "16 / 2" the 2 miles (test_reading_multiplier_words)
     # "Charlie got 25 x 3/5" (the remaining 25) and "gave away 25 + 15" (Brandon's 25): no word
     # of the lines tells the two 25s apart
     ("774", "ambiguous solution"),

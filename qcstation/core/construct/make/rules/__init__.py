@@ -78,6 +78,9 @@ The modules and their contract (each imports only the ones above it):
                 states no such number: the words only one candidate's line shares with the step's,
                 or with what the question compares the step's other number with; a common factor
                 its line names with the factor's unit ("7 days" for a week).
+``multiplier_words`` which uses of a value the question states only as a word ("twice") are that
+                word and which an earlier result: a step's uses of the word as many as its line writes
+                it, where that accounts for every time the question writes it (1311's "16 / 2").
 ``percent_results`` a number a step divides by 100 where an earlier result is written as a percent
                 ("= 60%") and the question states the value only as a count ("a 60-item quiz"):
                 the percent is that result, the count the question's (asked by ``links``).

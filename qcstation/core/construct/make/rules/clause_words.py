@@ -198,15 +198,23 @@ def phrase_at(text: str, start: int, end: int) -> tuple[frozenset[str], frozense
     return pre, frozenset(stem(w) for w in words[:4]) - _NO_EVIDENCE
 
 
+#: a number written as an operand or the result of a computation on the line ("removes 3*1= 3")
+_IN_COMPUTATION = re.compile(r"[-+*/x×÷=(]\s*$")
+_OPERAND_AFTER = re.compile(r"\s*[-+*/x×÷=)]")
+
+
 def phrase_place(question: str, places: list[tuple[int, int]], line: str, value: Fraction) -> int | None:
     """Of the places (start, end) of ``value`` in the question, the one whose words the line's
     own mention of the value repeats ("He bought 6 pounds of peaches that are $2.00 per pound so
     he spent 6*2" is "6 pounds of peaches", not "6 pounds of apricots"; "but lost 5" is "lost 5
     right before", not "5 fewer than"): the words before and after the mention that one place
-    has and not every place. The line must write the value once with such words; None when no
-    place or more than one has the most."""
+    has and not every place. The line must write the value once with such words, an operand or
+    result of a computation on the line aside ("3 days on the low setting removes 3*1 = 3": the
+    "3 days"); None when no place or more than one has the most."""
     prose = ANNOTATION.sub(" ", line[:2000])
-    said = [phrase_at(prose, m.start(), m.end()) for m in NUMERAL.finditer(prose) if numeral_value(m) == value]
+    said = [phrase_at(prose, m.start(), m.end()) for m in NUMERAL.finditer(prose) if numeral_value(m) == value
+            and not _IN_COMPUTATION.search(prose[max(0, m.start() - 3):m.start()])
+            and not _OPERAND_AFTER.match(prose[m.end():m.end() + 3])]
     said = [s for s in said if s[0] or s[1]]
     if len(said) != 1 or len(places) < 2:
         return None
@@ -217,3 +225,24 @@ def phrase_place(question: str, places: list[tuple[int, int]], line: str, value:
     scores = [len((pre & p) - common_pre) + len((post & q) - common_post) for p, q in at]
     top = max(scores)
     return scores.index(top) if top and scores.count(top) == 1 else None
+
+
+def restated_before(line: str, value: Fraction) -> bool:
+    """Does a solution line write ``value`` once as an operand of its computation and once in
+    prose before it, as what it then computes with ("Jason did his laundry 1 time at $3.00 so he
+    made 1*3 = $3.00")? A result of the value written after the computation is no mention; a
+    mention after the computation ("$4 + $2 = $6 for ... 4 packets of milk") is none of these."""
+    prose = ANNOTATION.sub(" ", line[:2000])
+    operands, mentions, results = [], [], []
+    for m in NUMERAL.finditer(prose):
+        if numeral_value(m) != value:
+            continue
+        before = prose[max(0, m.start() - 6):m.start()]
+        if re.search(r"=\s*\$?\s*$", before):
+            results.append(m.start())
+        elif _IN_COMPUTATION.search(before[-3:]) or _OPERAND_AFTER.match(prose[m.end():m.end() + 3]):
+            operands.append(m.start())
+        else:
+            mentions.append(m.start())
+    return len(operands) == 1 and len(mentions) == 1 and mentions[0] < operands[0] \
+        and all(r > operands[0] for r in results)

@@ -22,7 +22,7 @@ from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.reading.words import ANNOTATION as ANNOTATION_RE
-from qcstation.core.construct.make.rules.clause_words import result_or_given
+from qcstation.core.construct.make.rules.clause_words import restated_before, result_or_given
 from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, percent_only as _percent_only,
                                                                   percent_slots as _percent_slots)
 from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
@@ -420,7 +420,7 @@ def _decide_by_clause(readings: dict[tuple[str, ...], tuple[tuple[int | None, ..
             continue  # a factor the question does not state, or only earlier results: no clause to read
         line = _line_at(solution, comps[i].start)
         earlier = [_line_at(solution, comps[j].start) for j in steps]
-        if line in earlier or _written_times(line, v) != 1:
+        if line in earlier or (_written_times(line, v) != 1 and not restated_before(line, v)):
             continue  # "$4 + $2 = $6 for ... 4 packets of milk": which words are whose, no reader can tell
         found = result_or_given(givens.question, places, line, earlier, [x.value for x in terms if x.value != v])
         if found is not None:
@@ -672,6 +672,10 @@ def resolve_links(
             "(a number could be a given or an earlier result)", "Ambiguous solution")
     if len(readings) > 1 and givens is not None:
         readings = _equal_terms_distinct(readings, ch, exprs, givens)
+    if len(readings) > 1 and solution and givens is not None:
+        from qcstation.core.construct.make.rules.multiplier_words import decide_multiplier_words
+
+        readings = decide_multiplier_words(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
         # the words decide between the readings where they can (see _decide_by_words)
         open_keys = [o.n for o in open_numbers(readings, ch, exprs)]

@@ -48,3 +48,26 @@ def test_a_question_that_states_the_value_as_a_percent_too_stays_refused(gsm8k: 
     assert "60% of the easy questions" in seed["question"]
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+def test_a_hundred_the_percent_is_taken_from_is_the_percents(gsm8k: dict) -> None:
+    # 871: "$400/4 = $100 per week", "Keenan pays for 100-60 = 40% of the groceries" (100%, not the
+    # $100 a week), "$100*(40/100) = $40 per week" (the $100 a week, over the percent's hundred)
+    seed = gsm8k["871"]
+    assert "Madeline pays 60% of the cost" in seed["question"]
+    got = _asserts(seed)
+    for line in ("(assert (= s1_week (/ g1_month g2_week)))",
+                 "(assert (= s2_groceries (- k_percent g3_pct)))",
+                 "(assert (= s3_week (/ (* s1_week s2_groceries) k_percent)))"):
+        assert line in got
+    assert rule_for_seed(seed).value == 40
+
+
+def test_a_difference_written_as_no_percent_stays_refused(gsm8k: dict) -> None:
+    # "100-60 = 40 of the groceries": whether 100 is the whole percent or the $100 a week, the
+    # result no longer says
+    seed = dict(gsm8k["871"])
+    seed["solution"] = seed["solution"].replace("<<100-60=40>>40%", "<<100-60=40>>40")
+    assert "<<100-60=40>>40 of" in seed["solution"]
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

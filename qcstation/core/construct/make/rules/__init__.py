@@ -83,7 +83,9 @@ The modules and their contract (each imports only the ones above it):
                 it, where that accounts for every time the question writes it (1311's "16 / 2").
 ``percent_results`` a number a step divides by 100 where an earlier result is written as a percent
                 ("= 60%") and the question states the value only as a count ("a 60-item quiz"):
-                the percent is that result, the count the question's (asked by ``links``).
+                the percent is that result, the count the question's; a 100 the question's percent is
+                taken from into a percent ("100-60 = 40%") or that divides a percent is the percent's
+                hundred, not an earlier $100 (asked by ``links``).
 ``ones``        the 1s a step writes, bound by their words: a stated 1 a given at its place, a person
                 or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.

@@ -23,7 +23,8 @@ from qcstation.core.construct.make.rules.implied import implied_constant
 from qcstation.core.construct.make.rules.binding import _FACTOR_STEMS
 from qcstation.core.reading.words import ANNOTATION as ANNOTATION_RE
 from qcstation.core.construct.make.rules.clause_words import restated_before, result_or_given
-from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, percent_only as _percent_only,
+from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, decide_percent_wholes,
+                                                                  percent_only as _percent_only,
                                                                   percent_slots as _percent_slots)
 from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
                                                                 drop_unstated_literals, equal_term_groups,
@@ -714,6 +715,8 @@ def resolve_links(
             readings = _decide_percent_places(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = decide_percent_results(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
+            readings = decide_percent_wholes(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

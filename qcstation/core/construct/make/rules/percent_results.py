@@ -11,6 +11,11 @@ product of two over 100 ("(60*40)/100"), where the other is a percent the questi
 the percent result and the other the question's count. Only where the question writes no percent
 of this value, the earlier result is written as one ("= 60%"), the line writes this value as no
 percent, and one reading is left.
+
+The percent's own hundred (:func:`decide_percent_wholes`): a 100 an earlier step also computed
+("$400/4 = $100 per week") that the step takes the question's percent from into a result written
+as a percent ("100-60 = 40% of the groceries"), or that divides a percent ("$100*(40/100)" after
+"= 40%"), is 100 percent, not that result (871).
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from qcstation.core.construct.make.rules.givens import Givens
-from qcstation.core.construct.make.rules.link_structure import Computation, Readings, _Choices, _line_at, open_numbers
-from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, fmt
+from qcstation.core.construct.make.rules.link_structure import (Computation, Readings, _Choices, _keep_decided, _line_at,
+                                                                open_numbers)
+from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, fmt, leaves
 
 
 def percent_slots(e: Expr) -> list[frozenset[int]]:
@@ -134,3 +140,64 @@ PERCENT_RESULT_EVIDENCE = ("the words: the earlier result is written as a percen
 #: the evidence of a given the same reading keeps
 COUNT_EVIDENCE = ("the words: the earlier result of this value is a percent, and this number is the count "
                   "the step takes a percent of")
+
+
+def _parents(e: Expr) -> list[tuple[str, str, Expr]]:
+    """For each number of a term (in :func:`leaves`' order): its parent's operator, its side
+    ("left"/"right") and its sibling (at the top: "", "" and the number itself)."""
+    out: list[tuple[str, str, Expr]] = []
+
+    def walk(x: Expr, op: str, side: str, sibling: Expr) -> None:
+        if isinstance(x, Num):
+            out.append((op, side, sibling))
+        elif isinstance(x, Neg):
+            walk(x.operand, "neg", "", x)
+        elif isinstance(x, BinOp):
+            walk(x.left, x.op, "left", x.right)
+            walk(x.right, x.op, "right", x.left)
+
+    walk(e, "", "", e)
+    return out
+
+
+def decide_percent_wholes(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
+                          givens: Givens, solution: str) -> Readings:
+    """A 100 a step writes that an earlier step also computed ("$400/4 = $100 per week"), where the
+    step takes a percent the question states from it and writes its result as a percent ("Keenan
+    pays for 100-60 = 40% of the groceries", for "Madeline pays 60% of the cost": the whole, 100%),
+    or divides by it a term holding a percent ("$100*(40/100)" after "= 40%": the percent's
+    hundred): the percent's 100, not the earlier result. Only where the question states no 100
+    as a count and one reading is left (871: the other 100 of "$100*(40/100)" is then the $100 a
+    week, the one use the earlier result has)."""
+    if any(q.value == 100 and not q.percent for q in givens.numbers):
+        return readings
+    keyed = {key: n for n, key in enumerate(ch.keys)}
+
+    def holds_percent(i: int, m: int, x: Fraction) -> bool:
+        """Is the step's m-th number a percent: the question's (a fixed literal), or an earlier
+        result written as one (its one option)?"""
+        opts = ch.options[keyed[(i, m)]] if (i, m) in keyed else [None]
+        if len(opts) != 1:
+            return False
+        if opts[0] is None:
+            return x != 100 and any(q.percent and q.value * 100 == x for q in givens.numbers)
+        return _written_as_percent(solution, comps[opts[0]])
+
+    decided: dict[int, int | None] = {}
+    for n, i, k, terms, v in open_numbers(readings, ch, exprs):
+        if v != 100 or None not in ch.options[n]:
+            continue
+        ordinal = {id(x): o for o, x in enumerate(terms)}
+        op, side, sibling = _parents(exprs[i])[k]
+        inside = [ordinal[id(x)] for x in leaves(sibling)]
+        if op == "-" and side == "left" and isinstance(sibling, Num) \
+                and holds_percent(i, inside[0], sibling.value) and _written_as_percent(solution, comps[i]):
+            decided[n] = None
+        elif op == "/" and side == "right" and any(holds_percent(i, m, terms[m].value) for m in inside):
+            decided[n] = None
+    return _keep_decided(readings, ch, decided, lambda j: PERCENT_WHOLE_EVIDENCE)
+
+
+#: the evidence of a 100 that is the percent's, not an earlier result (see :func:`decide_percent_wholes`)
+PERCENT_WHOLE_EVIDENCE = ("the words: the step takes the question's percent from this 100 into a result written "
+                          "as a percent, or divides a percent by it: the percent's hundred")

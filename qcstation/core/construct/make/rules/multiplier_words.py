@@ -19,6 +19,7 @@ a line that does not write the word where the question's sentence alone says it 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 
 from qcstation.core.construct.make.rules.givens import Givens
@@ -44,7 +45,14 @@ def _word_count(rx: re.Pattern[str], text: str, v: Fraction) -> int:
     return sum(1 for m in rx.finditer(text[:20000]) if v in WORD_GIVENS[m.group(1).lower()])
 
 
-def decide_multiplier_words(readings: Readings, ch: _Choices, comps: list[Computation], exprs: list[Expr],
+def _literal_uses(choice: tuple[int | None, ...], e: Expr, i: int, v: Fraction,
+                  keyed: dict[tuple[int, int], int]) -> int:
+    """How many of step ``i``'s numbers of value ``v`` a reading (``choice``) takes as written."""
+    return sum(1 for k, leaf in enumerate(leaves(e)) if leaf.text and leaf.value == v
+               and ((i, k) not in keyed or choice[keyed[(i, k)]] is None))
+
+
+def decide_multiplier_words(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                             givens: Givens, solution: str) -> Readings:
     """The readings in which each step's uses of a value the question states only as a word are
     as many as its line writes that word, where they agree on every use of the value (see the
@@ -73,13 +81,8 @@ def decide_multiplier_words(readings: Readings, ch: _Choices, comps: list[Comput
                 uses[i] == sum(1 for leaf in leaves(exprs[i]) if leaf.text and leaf.value == v) for i in uses):
             continue
         keyed = {key: n for n, key in enumerate(ch.keys)}
-
-        def literal_uses(choice: tuple[int | None, ...], i: int) -> int:
-            return sum(1 for k, leaf in enumerate(leaves(exprs[i])) if leaf.text and leaf.value == v
-                       and ((i, k) not in keyed or choice[keyed[(i, k)]] is None))
-
         kept = {key: r for key, r in readings.items()
-                if all(literal_uses(r[0], i) == w for i, w in uses.items())}
+                if all(_literal_uses(r[0], exprs[i], i, v, keyed) == w for i, w in uses.items())}
         if kept and all(len({r[0][n] for r in kept.values()}) == 1 for (i, k), n in keyed.items()
                         if i in uses and leaves(exprs[i])[k].value == v):
             choice = next(iter(kept.values()))[0]

@@ -154,8 +154,8 @@ def test_equal_terms_of_one_sum_are_distinct_quantities(gsm8k: dict, seed: str, 
     # Red's 2*8, which only step 2's line names; made since lane cover18, test_reading_result_lines.py)
     # "1/5 pound almonds and 1/3 pound walnuts cost $2 + $5": the walnuts' 15/3 or the almonds' 10/2
     "660",
-    # "After Adam eats 15 slices, 30-15": the question's 15 slices or the large/small apples' 15 slices
-    "839",
+    # 839 ("After Adam eats 15 slices, 30-15") is read since the line restates the question's "eats 15
+    # slices" before computing (test_reading_multiplier_words); it stays refused for its 3s
 ])
 def test_equal_results_the_words_leave_open_stay_refused(gsm8k: dict, seed: str) -> None:
     with pytest.raises(RuleError, match="ambiguous solution"):

@@ -111,3 +111,12 @@ def test_a_mention_after_the_computation_is_no_restatement() -> None:
     assert not restated_before("4 + 2 = $<<4+2=6>>6 for 2 tubs and 4 packets of milk", Fraction(4))
     # written twice in prose before it: which mention is the operand's, no reader can tell
     assert not restated_before("3 days and 3 nights, so 3*2 = <<3*2=6>>6", Fraction(3))
+
+
+def test_eats_15_slices_restated_is_the_questions_15(gsm8k: dict) -> None:
+    # 839: "After Adam eats 15 slices, there are 30-15": the question's "eats 15 slices", so
+    # "15+15" is the large and the small apples' slices; the seed stays refused, for its 3s ("3
+    # large" and "3 pieces" of a small apple, which "3*5" and "5*3" the words do not tell apart)
+    seed = gsm8k["839"]
+    with pytest.raises(RuleError, match="the question states 3 more than once"):
+        rule_for_seed(seed)

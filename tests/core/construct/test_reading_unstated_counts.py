@@ -161,3 +161,19 @@ def test_the_one_who_brings_a_group_and_the_one_asked_about(gsm8k: dict) -> None
     q = gsm8k["591"]["question"].replace("She then calls", "Her sister Jo then calls")  # two names
     with pytest.raises(RuleError, match="writes the number 1"):
         rule_for_seed({**gsm8k["591"], "question": q})
+
+
+def test_each_one_of_a_group_and_those_who_join_it(gsm8k: dict) -> None:
+    # 1285 "each child is joined by another child ... each child in the existing group is joined by
+    # another 2 children" / "the group doubles to 5 children * 2", "tripled to 10 children * 3"
+    rule = rule_for_seed(gsm8k["1285"])
+    steps = _steps(gsm8k["1285"])
+    assert steps["s1"] == "(* g1_children (+ k_one_each_child k_one_another_child))"   # never the "2 children"
+    assert steps["s2"] == "(* s1_children (+ k_one_each_child_in_the_existing_group g2_children))"
+    assert rule.value == 25
+    # the first line not restating its clause: its 2 could be the question's "2 children" by value, so
+    # no step is read so and the 3 stays refused
+    sol = gsm8k["1285"]["solution"].replace("each child is joined by another child so the group doubles",
+                                            "the group doubles")
+    with pytest.raises(RuleError, match="writes the number 3"):
+        rule_for_seed({**gsm8k["1285"], "solution": sol})

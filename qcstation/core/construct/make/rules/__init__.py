@@ -63,7 +63,8 @@ The modules and their contract (each imports only the ones above it):
                 ``k_days_sunday_through_wednesday``; "the rest of the week": the week's days less those).
 ``noun_counts`` a count of one noun the question states in parts of one list ("two zebras ..., a zebra
                 ..., and another zebra" / "4 zebras"): the question's counts and ``k_one_a_zebra``; the
-                things a line names, each counted once by an article ("the three animals": a pink frog ...).
+                things a line names, each counted once by an article ("the three animals": a pink frog ...);
+                each one of a group and the N who join it ("each child is joined by another child": 1 + 1).
 ``visible_terms`` the computation the text writes where its annotation hard-codes a number the
                 question does not state ("1/2*20=<<20-10=10>>"): read only with the question's numbers.
 ``with_self``   a group the question names by its other members, counted with the one who has them

@@ -21,6 +21,10 @@ the count; each one counted by an article a named constant of value 1). Only whe
 once by an article in the question ("the three animals weigh 3*50" on a line that names "the pink frog
 ... a blue beetle and a green toad": ``k_one_a_pink_frog + k_one_a_blue_beetle + k_one_a_green_toad``).
 
+``joined_groups`` (read first, over all steps): a group each one of which is joined by another N ("each
+child is joined by another child" / "the group doubles to 5 children * 2"): each one and the N who join
+it, ``k_one_each_child + k_one_another_child`` (:func:`joined_groups`).
+
 Anything else leaves the number as it is (and the step refused as a number no words give)."""
 
 from __future__ import annotations
@@ -95,6 +99,89 @@ def _counted(givens: Givens, noun: str, v: Fraction) -> Expr | None:
     return out
 
 
+_N_WORD = {"two": 2, "three": 3, "four": 4, "five": 5}
+#: "each child is joined by another child", "each child in the existing group is joined by another 2
+#: children": each one of a group becomes itself and N more
+_JOINED = re.compile(r"\beach\s+(?P<who>[a-z]+(?:\s+in\s+the\s+[a-z]+(?:\s+[a-z]+)?)?)\s+(?:is|was|gets|got)\s+"
+                     r"joined\s+by\s+another\s+(?:(?P<n>\d+|two|three|four|five)\s+)?(?P<noun>[a-z]+)\b", re.I)
+
+
+def _joined_terms(givens: Givens) -> list[tuple[str, Expr]]:
+    """Each clause of :data:`_JOINED` the question writes, with the term of what each one becomes;
+    none where one's N is stated elsewhere too (which place, the words there do not say)."""
+    q = givens.question[:20_000]
+    out: list[tuple[str, Expr]] = []
+    for m in _JOINED.finditer(q):
+        who = "k_one_each_" + re.sub(r"[^a-z]+", "_", m.group("who").lower()).strip("_")
+        raw = m.group("n")
+        if raw is None:
+            joined: Expr = Num(Fraction(1), f"k_one_another_{m.group('noun').lower()}")
+        else:
+            n = Fraction(int(raw)) if raw.isdigit() else Fraction(_N_WORD[raw.lower()])
+            places = [x for x in givens.numbers if x.value == n and not x.percent]
+            if len(places) != 1 or places[0].start != m.start("n"):
+                return []
+            joined = Num(n, places[0].text)
+        out.append((" ".join(m.group(0).lower().split()), BinOp("+", Num(Fraction(1), who), joined)))
+    return out
+
+
+def _factor_nums(e: Expr, v: Fraction) -> list[Num]:
+    """The numbers of value ``v`` a product of ``e`` multiplies by (its text written, no constant)."""
+    if isinstance(e, BinOp):
+        here = [x for x in (e.left, e.right) if e.op == "*" and isinstance(x, Num) and x.value == v
+                and x.text and not x.text.startswith("k_")]
+        return here + _factor_nums(e.left, v) + _factor_nums(e.right, v)
+    if isinstance(e, Neg):
+        return _factor_nums(e.operand, v)
+    return []
+
+
+def _replace(e: Expr, old: Num, new: Expr) -> Expr:
+    if e is old:
+        return new
+    if isinstance(e, BinOp):
+        return BinOp(e.op, _replace(e.left, old, new), _replace(e.right, old, new))
+    if isinstance(e, Neg):
+        return Neg(_replace(e.operand, old, new))
+    return e
+
+
+def joined_groups(lines: Sequence[str], exprs: list[Expr], givens: Givens) -> list[Expr]:
+    """``joined_groups``: "On the second street, each child is joined by another child and on the
+    third street, each child in the existing group is joined by another 2 children" / "each child is
+    joined by another child so the group doubles to 5 children * 2", "each child is joined by 2 more so
+    the group has tripled to 10 children * 3" (1285): the group times each one and those who join it,
+    ``k_one_each_child + k_one_another_child`` and ``k_one_each_child_in_the_existing_group + 2`` (the 2
+    a given). Only where every such clause the question writes is read in exactly one step, each step
+    reading one: a product by 1 + N on a line that says "joined", and where the question states 1 + N
+    itself too (the 2 of "another 2 children"), a line that writes the clause as the question does.
+    Else no step is read so (a step left to the binder may take the stated 2 by its value)."""
+    terms = _joined_terms(givens)
+    if not terms:
+        return exprs
+    found: dict[int, tuple[int, Num, Expr]] = {}
+    for c, (clause, term) in enumerate(terms):
+        v = Fraction(1) + (term.right.value if isinstance(term, BinOp) and isinstance(term.right, Num) else 0)
+        hits = []
+        for i, (e, line) in enumerate(zip(exprs, lines)):
+            said = " ".join(line.lower().split())
+            nums = _factor_nums(e, v)
+            if len(nums) != 1 or not re.search(r"\bjoined\b", said) \
+                    or (names_other_quantity(givens, v) and clause not in said):
+                continue
+            hits.append((i, nums[0], term))
+        if len(hits) != 1:
+            return exprs
+        found[c] = hits[0]
+    if len({i for i, _, _ in found.values()}) != len(found):
+        return exprs
+    out = list(exprs)
+    for i, num, term in found.values():
+        out[i] = _replace(out[i], num, term)
+    return out
+
+
 def list_totals(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str,
                 values: Sequence[Fraction]) -> list[Expr]:
     """``exprs`` (one term per computation starting at ``starts``, of the values ``values``) with each
@@ -102,8 +189,9 @@ def list_totals(starts: Sequence[int], exprs: list[Expr], givens: Givens | None,
     replaced by its term; never a number an earlier computation has (a result the step may use)."""
     if givens is None:
         return exprs
-    return [_walk(e, givens, line_at(solution, at), frozenset(values[:i]))
-            for i, (e, at) in enumerate(zip(exprs, starts))]
+    lines = [line_at(solution, at) for at in starts]
+    exprs = joined_groups(lines, exprs, givens)
+    return [_walk(e, givens, line, frozenset(values[:i])) for i, (e, line) in enumerate(zip(exprs, lines))]
 
 
 def _walk(e: Expr, givens: Givens, line: str, earlier: frozenset[Fraction]) -> Expr:
@@ -118,8 +206,9 @@ def _walk(e: Expr, givens: Givens, line: str, earlier: frozenset[Fraction]) -> E
 
 def _total(num: Num, givens: Givens, line: str, earlier: frozenset[Fraction]) -> Expr | None:
     v = num.value
-    if not num.text or num.text.startswith("k_") or v.denominator != 1 or not 2 <= v <= 20 \
-            or names_other_quantity(givens, v) or v in earlier:
+    if not num.text or num.text.startswith("k_") or v.denominator != 1 or not 2 <= v <= 20 or v in earlier:
+        return None
+    if names_other_quantity(givens, v):
         return None
     words = {m.group(1).lower() for m in re.finditer(rf"(?<![\d.,])(?<!\d/){v.numerator}\s+([A-Za-z]+s)\b", line)}
     # "zebras": zebra; "boxes": box or boxe (a noun read both ways gives one term or none)

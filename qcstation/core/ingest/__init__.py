@@ -18,6 +18,10 @@ Modules and their contract (each imports only the ones listed before it):
               or a worked solution), for the single-step filter. Pure text functions.
 ``filters``   SMART's seed filters (not a single number, single step, GCD/LCM, min/max):
               :func:`~.filters.check_seed` on a seed's texts. Pure text functions.
+``errata``    seeds whose dataset gold answer contradicts their own question, found by
+              reading (:data:`~.errata.ERRATA`, keyed by the question's content hash and
+              the gold as written): :func:`~.errata.erratum` gives their ``gold_error``
+              filter hit with the evidence. Pure data. Uses ``filters``.
 ``formats``   THE table of formats (:data:`~.formats.TABLE`): per format its converter
               (record -> :class:`~.formats.Draft`, or :class:`~.formats.RecordError`),
               the SMART level of its dataset, its reader and, for the sets read by

@@ -10,6 +10,9 @@ A seed question is left out of the benchmark when
 * ``min_max``           - its solution needs the maximum or minimum over a set
   (optimisation, "which ... is the largest", ``\\max``/``\\min``).
 
+(A fifth reason, ``gold_error``, is not SMART's: ``errata`` lists seeds whose dataset
+gold answer contradicts their question.)
+
 Filtered seeds are still stored (``status='filtered'``); ``filter_reason`` is the code
 above and ``filter_detail`` says, for a person, what matched (the phrase and where it was
 found, or the answer text), so a wrong call is easy to spot and overrule.

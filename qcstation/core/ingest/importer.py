@@ -55,6 +55,7 @@ from typing import Any
 
 from db import Store, current_actor, now
 from qcstation.common.errors import ImportFormatError
+from qcstation.core.ingest.errata import erratum
 from qcstation.core.ingest.filters import check_seed
 from qcstation.core.ingest.formats import (
     GENERIC_FIELDS,
@@ -362,13 +363,16 @@ class _Importer:
             d.steps, d.steps_rule = free_text_steps(d.question, d.solution)
         hits = [(h.reason, h.detail) for h in
                 check_seed(d.question, d.solution, d.answer_text, value, d.steps, d.steps_rule)]
+        chash = content_hash(d.question)
+        if (wrong := erratum(chash, d.answer_text)) is not None:
+            hits.append((wrong.reason, wrong.detail))
         meta = d.meta
         if d.steps_rule:
             meta["steps_rule"] = d.steps_rule
         if hits:
             meta["filters"] = [{"reason": r, "detail": t} for r, t in hits]
         return _Row(d.orig_id, d.question, d.answer_text, value, d.solution, d.equation, level,
-                    d.steps, hits, content_hash(d.question), meta, raw.line)
+                    d.steps, hits, chash, meta, raw.line)
 
     def run(self) -> ImportReport:
         t0 = time.perf_counter()

@@ -562,3 +562,39 @@ def test_gzip_files(store: Store, tmp_path: Path) -> None:
         import_file(store, trunc, batch_size=10)
     assert store.scalar("SELECT COUNT(*) FROM import_runs WHERE source = 'gsm8k'") == 0
     assert store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'gsm8k'") == 0
+
+
+# --- errata: dataset gold answers that contradict their question -------------------------
+def test_gsm8k_gold_errors_are_filtered_with_their_evidence(store: Store) -> None:
+    """The four GSM8K test seeds whose file answer the question's words contradict are
+    stored filtered (gold_error) with what the words give; every other seed keeps the
+    status the SMART filters give it."""
+    from qcstation.core.ingest.errata import ERRATA
+    rep = import_file(store, dataset("gsm8k/test.jsonl"))
+    assert rep.filtered.get("gold_error") == len(ERRATA) == 4
+    wrong = {r["orig_id"]: r for r in store.query(
+        "SELECT orig_id, status, filter_detail, answer_text FROM seeds WHERE filter_reason = 'gold_error'")}
+    assert sorted(wrong, key=int) == ["120", "455", "1039", "1043"]
+    assert all(r["status"] == "filtered" for r in wrong.values())
+    assert "30 percent higher" in wrong["120"]["filter_detail"]
+    assert "40000 / 1.3" in wrong["120"]["filter_detail"]
+    assert "240 in 30 days" in wrong["455"]["filter_detail"]
+    assert wrong["1039"]["answer_text"] == "4" and "6 years" in wrong["1039"]["filter_detail"]
+    # a seed whose solution has a typo but whose answer is right is not listed
+    assert seed(store, "gsm8k", "599")["status"] == "active"
+
+
+def test_an_erratum_applies_only_while_the_file_gives_the_listed_answer(
+        store: Store, tmp_path: Path) -> None:
+    """A corrected copy of the dataset (the right answer, 240) imports as active; the
+    listed question with its wrong answer is filtered; the match ignores spacing."""
+    q = "Marin and his neighbor Nancy each eat 4 apples a day. How many apples do they eat in 30 days?"
+    sol = "In one day they eat 4 * 2 = <<4*2=8>>8 apples.\nIn 30 days, 30 * 8 = <<30*8=240>>240."
+    for name, answer, status in (("fixed", "240", "active"), ("wrong", "150", "filtered")):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"question": q.replace(". ", ".  "),
+                                    "answer": f"{sol}\n#### {answer}"}) + "\n")
+        import_file(store, path, source=name)
+        row = store.one("SELECT status, filter_reason FROM seeds WHERE source = ?", (name,))
+        assert row is not None and row["status"] == status
+        assert row["filter_reason"] == (None if status == "active" else "gold_error")

@@ -629,6 +629,8 @@ def _clause_stems(text: str, pos: int) -> frozenset[str]:
 
 
 _PER_UNIT = re.compile(r"\b(?:each|per|every)\s+((?:[A-Za-z][A-Za-z'’]*\s*){1,3})", re.I)
+#: an operand whose clause ends right after it with "each" ("Cucumbers are $2 each.")
+_EACH_LAST = re.compile(r"[\d.,]+\s+each\s*$", re.I)
 
 
 def operand_clause_choice(question: str, places: list[frozenset[str]], other: int) -> int | None:
@@ -648,6 +650,11 @@ def operand_clause_choice(question: str, places: list[frozenset[str]], other: in
     per: set[str] = set()
     for m in _PER_UNIT.finditer(clause):
         per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in _CLAUSE_STOP}
+    if not per and _EACH_LAST.match(clause):
+        # "Cucumbers are $2 each": the clause ends with its "each", what it is each of is the
+        # clause's subject, before the operand
+        start = max((m.end() for m in _CLAUSE_BREAK.finditer(q, 0, other)), default=0)
+        per = {stem(w) for w in _WORD.findall(q[start:other]) if w.lower() not in _CLAUSE_STOP and w != "$"}
     if not per:
         return None
     scores = [len(ws & per) for ws in places]

@@ -75,9 +75,9 @@ def pool_ok(pool, rule, seed) -> bool:
 ])
 def test_a_place_free_or_a_given_in_two_roles_stays_refused(gsm8k: dict, sid: str) -> None:
     # (973's "2 x 2" is now refused first as what it is: one given times itself, check/repeats)
-    # (765's "1 x $3" now refused first as what it is: the one use of 3 left at the first of its
-    # places by order, the words deciding none)
-    match = {"973": "equal-value-link|2 times itself", "765": "the words decide none"}.get(sid, "equal-value-link")
+    # (765's "3 x $2" is the 3 cucumbers by the words since lane cover36: "Cucumbers are $2 each";
+    # its sum's "$3" stays refused as the link to Chase's "1 x $3" beside the unused "three of them")
+    match = {"973": "equal-value-link|2 times itself"}.get(sid, "equal-value-link")
     with pytest.raises(RuleError, match=match):
         rule_for_seed(gsm8k[sid])
 

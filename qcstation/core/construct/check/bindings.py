@@ -37,7 +37,7 @@ from qcstation.core.construct.check.terms import product_factors as _product_fac
 from qcstation.core.construct.check.terms import subterms as _subterms
 from qcstation.core.construct.check.categories import named_by_kind
 from qcstation.core.construct.check.conversions import converted_by_given, two_places
-from qcstation.core.construct.check.context import (one_sum_or_product as _one_sum_or_product, size_of_counted,
+from qcstation.core.construct.check.context import (counts_the_terms, times_of_no_place, one_sum_or_product as _one_sum_or_product, size_of_counted,
                                                     spelled_each, swap_invariant as _swap_invariant, vouched_by_context,
                                                     vouched_by_word_before, word_by_its_sentence, earlier_result_named)
 from qcstation.core.construct.check.dangling import every_place_used
@@ -521,11 +521,11 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         return None
     written = words_after_value(line, v)
     # "$3.00 x 3" (873): the words are the earlier result's ($3.00 a bottle); the bare 3 the given
-    named = [] if earlier_result_named(written, expr, v, defs, values, _is_given) else [w for w in written or [] if w]
+    named = [] if earlier_result_named(written, expr, v, defs, values, _is_given) else [w for w in written or [] if w and not times_of_no_place(w, cands)]
     if not named and len(cands) > 1 and once:
         # "The two adults pay $26 x 2": the line names the value in words once, and the step
         # uses it once
-        spelled = number_word_stems(line, v)
+        spelled = [] if counts_the_terms(expr, v) else number_word_stems(line, v)  # "In three days ... 3+12+6"
         if len(spelled) == 1 and spelled[0]:
             named = [sorted(spelled[0])]
     # a word given of this value that the line writes ("Half of Raymond's jewels is 40/2")
@@ -549,7 +549,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
                 and not (once and size_of_counted(question, cands, other, occurrences)) \
                 and not (once and vouched_by_word_before(given, line, v, cands, question)) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
-                and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line) \
+                and not vouched_by_context(given, expr, cands, occurrences, defs, values, question, _is_given, line, solution) \
                 and not word_by_its_sentence(given, expr, line, cands, occurrences, defs, values, question, _is_given) \
                 and not vouched_by_multiplied(given, line, v, cands, question, other, occurrences, step, values) \
                 and not (defs is not None and values is not None and (

@@ -11,6 +11,9 @@ solution and the formalization only, never the rules' binder):
   evidence ("100+20" adds the first day's pushups to the second day's "20 more"), nor is the line
   of an earlier step the step uses ("2 x 17", 17 being "the combined height of the two trees", is
   "twice", not "two trees").
+  Or a product of the given and an earlier result whose own line says it is each one's ("The
+  dress pants cost 750/5=$150 each", then "So in total they cost 150*10", 643): the one place
+  whose words that line names before its computation ("10 dress pants", not "10 suits").
   Or a product whose result the line says is per a period ("3*300 = 900 miles per day"): the
   one place that is a number of times in that period ("3 times a day"), where no other place is
   ("3 different cities"), again only where the given's name is that place.
@@ -35,6 +38,12 @@ solution and the formalization only, never the rules' binder):
 * :func:`vouched_by_word_before`: a digit the line writes after the same word as exactly one
   place of the question ("shoe size 5" and "wears size five boots", not "five times the size"),
   the place the given's name says.
+* :func:`counts_the_terms`: a value the line spells in words where the step is one sum of as many
+  terms ("In three days he has caught 3+12+6", 982): the words count the terms (a day each), they
+  name no operand of that value.
+* :func:`times_of_no_place`: "N times" a line writes where no place of N is a number of times
+  ("five people would perform the task 5 times as fast", 528): a multiplier the line derives, no
+  words of a place.
 * :func:`size_of_counted`: a number written as a size right after the count of what it is the size
   of, the step's other operand ("three 1-hour classes" for "3 x 1 = 3 hours"), that count stated
   once.
@@ -47,8 +56,10 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import (MAX_TEXT, WORD_GIVEN_STEMS, Occurrence, line_stems, number_word_stems,
-                                          stem, word_before, words_before_value)
+                                          operand_values, solution_lines, stem, step_line, word_before,
+                                          words_before_value)
 
 _SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
 _SLUG = re.compile(r"g\d+_([a-z]+)(?:_[a-z_]*)?")
@@ -61,7 +72,7 @@ def _sentence(question: str, at: int) -> int:
 
 def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrences: list[Occurrence],
                        defs: dict[str, Any] | None, values: dict[str, Fraction] | None, question: str,
-                       is_given: Callable[[Any], bool], line: str = "") -> bool:
+                       is_given: Callable[[Any], bool], line: str = "", solution: str = "") -> bool:
     """See the module docstring."""
     if defs is None or values is None:
         return False
@@ -74,6 +85,8 @@ def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrenc
     if len(mine) != 1:
         return False
     if _by_period(places, question, line, expr) == mine[0]:
+        return True
+    if solution and _by_each_of_result(places, given, expr, defs, values, is_given, solution) == mine[0]:
         return True
     return _by_sentence(expr, given, places, occurrences, defs, values, question, is_given) == mine[0]
 
@@ -96,6 +109,38 @@ def _by_period(places: list[Occurrence], question: str, line: str, expr: Any) ->
     period = found.pop()
     hits = [i for i, p in enumerate(places) if re.match(
         r"[\w$.,]+\s+times?\s+(?:a|per|every|each)\s+" + period + r"\b", question[p.start:p.start + 60], re.I)]
+    return hits[0] if len(hits) == 1 else None
+
+
+#: an earlier step's result its line says is each one's ("The dress pants cost 750/5=$ 150 each")
+_RESULT_EACH = re.compile(r"=\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s+each\b", re.I)
+
+
+def _by_each_of_result(places: list[Occurrence], given: str, expr: Any, defs: dict[str, Any],
+                       values: dict[str, Fraction], is_given: Callable[[Any], bool], solution: str) -> int | None:
+    """A product of the given and one earlier result whose own line says that result is each
+    one's ("The dress pants cost 750/5=$150 each", then "So in total they cost 150*10", 643): the
+    one place of the value whose words are what that line names before its computation ("10 dress
+    pants", not "10 suits"). A line that says no "each" names no count (356: "the combined height
+    of the two trees is 6 + 11 = 17 feet" is no "2 trees" for "2 x 17")."""
+    if getattr(expr, "op", None) != "*" or type(expr.left).__name__ != "Name" or type(expr.right).__name__ != "Name":
+        return None
+    names = [expr.left.name, expr.right.name]
+    if names.count(given) != 1:
+        return None
+    other = names[1 - names.index(given)]
+    if other not in defs or is_given(defs[other]) or other not in values:
+        return None
+    at = step_line(solution, values[other], operand_values(defs[other], values))
+    if at is None:
+        return None
+    prose = solution_lines(solution)[at][0]
+    m = _RESULT_EACH.search(prose)
+    if m is None or decimal_fraction(m.group(1).replace(",", "")) != values[other]:
+        return None
+    head = prose[:re.search(r"\d", prose).start()]  # type: ignore[union-attr]
+    named = line_stems(head)
+    hits = [i for i, p in enumerate(places) if p.words & named]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -344,3 +389,19 @@ def earlier_result_named(written: list[list[str]] | None, expr: Any, v: Fraction
         return False
     names = {n for x in _leaves(expr) if isinstance(n := getattr(x, "name", None), str)}
     return any(not is_given(defs[d]) and values.get(d) == v for d in names if d in defs)
+
+
+def counts_the_terms(expr: Any, v: Fraction) -> bool:
+    """Is ``expr`` one sum of exactly ``v`` terms ("3+12+6" for "In three days", 982)? Then a
+    number word of value ``v`` on its line counts its terms, not an operand of that value."""
+    if v.denominator != 1 or not 2 <= v <= 12 or type(expr).__name__ != "BinOp" or expr.op != "+":
+        return False
+    terms = _leaves(expr)
+    return len(terms) == v and all(type(t).__name__ == "Name" for t in terms) and _one_sum(expr)
+
+
+def times_of_no_place(words: list[str], cands: list[Occurrence]) -> bool:
+    """Are the words a line writes after a value only "times" ("five people would perform the
+    task 5 times as fast", 528), where no place of the value is a number of times? A multiplier
+    the line derives in its prose, naming no quantity of the question."""
+    return [stem(w) for w in words[:1]] == ["time"] and not any("time" in o.words for o in cands)

@@ -14,14 +14,15 @@ A use is **in another role** when the line writes the given's value only with wo
 another kind than the place's: "5 days" (time) for the question's "5 dance classes" (a count
 of classes), "2 people" for "two books", "$15" for "15 students". Where the step uses other
 names of the same value as well (a named constant: "5 days a week" for the weekdays), as many
-such words are theirs. A price is read by what a product makes of it as well: a step that
+such words are theirs; a number word that counts the terms of the step's sum ("In three days he
+has caught 3+12+6") is no use of the value (:func:`.context.counts_the_terms`). A price is read by what a product makes of it as well: a step that
 multiplies by "$2 per mile" makes dollars, so a line that names its result "60 miles per day"
 (30 miles there and back: twice) uses the price's value in another role. A given in another role is the hard flag ``given-role``: the rules
 refuse such a formalization and the generate pipeline never marks one verified, so derive
 never takes it as a parent.
 
 Pure text reading with limits (each text cut at :data:`MAX_TEXT`), each text read once
-(:func:`~qcstation.common.memo.text_memo`); no rule code imported.
+(:func:`~qcstation.common.memo.text_memo`); no rule code imported (of the checks, :mod:`.context`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import operand_values
+from qcstation.core.construct.check.context import counts_the_terms
 
 __all__ = ["KINDS", "kind_of_words", "given_roles"]
 
@@ -119,9 +121,9 @@ def kind_of_words(before: str, after: str) -> tuple[str | None, str]:
     return None, ""
 
 
-def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool], ...]:
-    """(value, kind, noun, is a result) of each number ``text`` writes in digits or as a number
-    word; a result is right after '=' ("= 8 ounces": what the line computes, not a use)."""
+def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool, bool], ...]:
+    """(value, kind, noun, is a result, is a number word) of each number ``text`` writes in digits
+    or as a number word; a result is right after '=' ("= 8 ounces": what the line computes, not a use)."""
     out = []
     for m in _NUM.finditer(text):
         try:
@@ -129,14 +131,14 @@ def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool], ...]:
         except (ValueError, ZeroDivisionError):
             continue
         result = bool(_RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()))
-        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():]), result))
+        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():]), result, False))
     for m in _NUMBER_WORD_RE.finditer(text):
-        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():]), False))
+        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():]), False, True))
     return tuple(out)
 
 
 @text_memo(maxsize=256)
-def _read_solution(solution: str) -> tuple[tuple[tuple[frozenset[Fraction], tuple[tuple[Fraction, str | None, str], ...]], ...],
+def _read_solution(solution: str) -> tuple[tuple[tuple[frozenset[Fraction], tuple[tuple[Fraction, str | None, str, bool], ...]], ...],
                                            frozenset[str]]:
     """Each line's results and the places it uses (results left out), and the nouns the
     solution counts: written right after a number, a result's too (read once per text)."""
@@ -145,7 +147,7 @@ def _read_solution(solution: str) -> tuple[tuple[tuple[frozenset[Fraction], tupl
     for ln in solution[:MAX_TEXT].splitlines():
         places = _places(_ANN.sub(" ", ln))
         counted |= {p[2] for p in places if p[2]}
-        lines.append((frozenset(_results(ln)), tuple(p[:3] for p in places if not p[3])))
+        lines.append((frozenset(_results(ln)), tuple((*p[:3], p[4]) for p in places if not p[3])))
     return tuple(lines), frozenset(counted)
 
 
@@ -353,7 +355,9 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
                 continue
             # the other names of this value the step uses (a named constant, another given)
             others = sum(1 for u in uses if u != name and values.get(u) == v)
-            here = [(k, n) for pv, k, n in places if pv == v]
+            # a number word that counts the terms of the step's sum ("In three days ... 3+12+6") is no use
+            terms = counts_the_terms(expr, v)
+            here = [(k, n) for pv, k, n, spelled in places if pv == v and not (spelled and terms)]
             differ = [p for p in here if _differ(q, p, counted)]
             agree = [p for p in here if p[1] and not _differ(q, p, counted)]
             if len(differ) > others and len(agree) < uses.count(name):

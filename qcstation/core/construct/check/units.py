@@ -244,9 +244,33 @@ def _operand_unit(other: Any, line: str, solution: str, question: str, defs: dic
         if said:
             return set(said[0])
         at = {o.start for o in occurrences if o.value == w and o.start >= 0}
+        if len(at) > 1:
+            # the one place its name says ("g1_friends": "2 of her friends", not "2 gifts"; 503), as
+            # :func:`product_unit_problems` reads a factor: its words, where no unit follows it
+            m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", name)
+            named = [o for o in occurrences if o.value == w and o.start >= 0 and m is not None
+                     and stem(m.group(1)) in o.words]
+            if len(named) != 1:
+                return set()
+            return set(_place_unit(question, named[0].start) or {x for x in named[0].words if x.isalpha()})
         return set(_place_unit(question, next(iter(at)))) if len(at) == 1 else set()
     at_line = step_line(solution, w, operand_values(defs[name], values))
     return set(result_unit(solution_lines(solution)[at_line][0], w)) if at_line is not None else set()
+
+
+_CLAUSE_EDGE = re.compile(r"[.,;:!?](?:\s|$)")
+_PER = re.compile(r"\b(?:each|per|every)\s+([A-Za-z]+)", re.I)
+
+
+def _rate_per(question: str, start: int) -> set[str]:
+    """What the clause of the place at ``start`` is a rate per ("If each pack has 5 pens": pack)."""
+    a = max((m.end() for m in _CLAUSE_EDGE.finditer(question, 0, start)), default=0)
+    b = _CLAUSE_EDGE.search(question, start)
+    return {stem(m.group(1)) for m in _PER.finditer(question, a, b.start() if b else len(question))}
+
+
+#: a word given that only multiplies or divides ("w_twice", "w_half_parts"): a pure number
+_PURE_WORD = re.compile(r"w_(?:twice|doubled?|doubles|tripled?|triples|thrice|quadrupled?|half_parts)")
 
 
 def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], step: str, expr: Any,
@@ -257,7 +281,10 @@ def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], st
     re-read here)? Beside a factor that carries the result's unit it is a count, no place of that
     unit ("6 x 4 = 24 pepperoni pizza slices" of "4 pepperoni pizza slices" each: the "6 friends");
     beside one that carries another unit it carries the result's ("2 x 3 = 6 kilograms" of "2
-    Bulldogs": the "3 kilograms"). Only where every place of the value names a unit, exactly one
+    Bulldogs": the "3 kilograms"); beside a word that only multiplies or divides ("twice": "5 x 2 =
+    10 packs of black pens", 1197) it carries the result's; beside a count of what one place's clause
+    is a rate per, where the line names no unit ("10 x 5 = 50" after "= 10 packs", for "If each pack has
+    5 pens"), it is that place. Only where every place of the value names a unit, exactly one
     place is left (a word that multiplies, "twice", is left too where the count is), and the
     given is named for it (``g1_friends``)."""
     m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
@@ -269,15 +296,26 @@ def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], st
     if type(other).__name__ == "Name" and values.get(str(other.name)) == v:
         return False
     result = set(result_unit(line, values[step])) - {"%"}
-    unit = _operand_unit(other, line, solution, question, defs, values, occurrences, is_given) - {"%"}
-    if not result or not unit:
-        return False
+    # a word that only multiplies ("twice": 5 x 2 = 10 packs of black pens, 1197) is a pure number:
+    # the given carries the result's unit
+    pure = type(other).__name__ == "Name" and _PURE_WORD.fullmatch(str(other.name)) is not None \
+        and (parent.op == "*") != str(other.name).endswith("_parts")
+    unit = set() if pure else _operand_unit(other, line, solution, question, defs, values, occurrences, is_given) - {"%"}
     digits = {o.start: _place_unit(question, o.start) for o in cands if o.start >= 0 and not only_multiplies(o)
               and not any(w.startswith("~") for w in o.words)}
     words = [o for o in cands if any(w.startswith("~") for w in o.words)]
     if len(digits) < 2 or any(not u - {"%"} for u in digits.values()):
         return False
-    if unit & result:
+    if not result and unit and parent.op == "*" and not words:
+        # "10 x 5 = 50" beside "= 10 packs" for "If each pack has 5 pens" (1197): beside a count of
+        # packs, the one place whose clause is a rate per pack
+        rates = [st for st in digits if _rate_per(question, st) & unit]
+        return len(rates) == 1 and slug in digits[rates[0]] and sum(1 for u in digits.values() if slug in u) == 1
+    if not result or not (unit or pure):
+        return False
+    if pure:
+        left = [u for u in digits.values() if u & result]
+    elif unit & result:
         left = [u for u in digits.values() if not u & result]
         if words:
             return False  # a word of the value ("twice") is no unit either: which one, the units never tell

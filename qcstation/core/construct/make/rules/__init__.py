@@ -42,13 +42,19 @@ The modules and their contract (each imports only the ones above it):
                 "twice as many on Friday"): the question's number right before it (asked by ``binding``).
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
+``joint_steps`` what a step's relation to its line or an earlier step tells the joint reading: what is
+                left of a whole after its share ("This left 18 pink - 6") is the whole's place; one
+                chain written once for each of two places ("3 x 3 = 9 eggs") takes one of each (asked
+                by ``joint``).
 ``joint``       the places of a value the question states more than once, chosen jointly over
                 all its uses by their words (the dispatcher's second reading, :func:`~.joint.forced_places`).
 ``elided``      a number whose noun the question leaves out ("the other 3 have"): the words of the
                 earlier place of its value (read by ``givens``).
 ``givens``      the numbers a question states (:class:`Givens`) and the words around them;
                 binds a formalization's literals to named given constants (via ``binding``);
-                a price in cents the solution writes in dollars (``.4`` for "40 cents").
+                a price in cents the solution writes in dollars (``.4`` for "40 cents"); places of one
+                value named alike only by the unit hyphened to each are also named by the noun it sizes
+                ("2-cup bags", "2-cup bottles").
 ``averaged``    the count of the values an average divides by (``240 / 3`` after ``80 + 60 + 100``):
                 the named constant ``k_<n>_values_averaged``, only where the words say average.
 ``restated``    a quantity restated in another unit with no operator ("1.25 hours = 75 minutes"):

@@ -156,9 +156,13 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
     unit_dozen = _dozen_a_unit(q)
+    spans = {p: [m.span() for m in phrase_re(p, True).finditer(q)] for p in WORD_GIVENS if has_phrase(q, p)}
     for phrase, values in WORD_GIVENS.items():
         if unit_dozen and phrase in ("dozen", "dozens", "a dozen"):
             continue  # "4 dozen brownies": the dozen is a unit, its 12 the factor k_per_dozen
+        if spans.get(phrase) and all(any(a <= x and y <= b and (a, b) != (x, y) for p, found in spans.items()
+                                         if p != phrase for a, b in found) for x, y in spans[phrase]):
+            continue  # "half" of "one-half" (372): the one phrase the question writes there
         if has_phrase(q, phrase) and not (phrase in _ORDINAL_TOO and _only_ordinal(q, phrase)):
             slug = _slug(phrase)
             for i, v in enumerate(values):
@@ -410,7 +414,8 @@ def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[
     month", or each step's line writes the phrase: "60/3 ... in an hour", "60/4 ... in an hour"):
     one of those uses is another quantity of the same value (386: "52/2" for "50% of which are
     girls", then "26/2" for "half the people performing"): one given in two roles, which no
-    reader can vouch for (RuleError)."""
+    reader can vouch for (RuleError). Every using line naming the value alike in its prose ("To make
+    4 brownies" on each line of a "quadruple batch", 403) says it is one quantity."""
     for name, v, _ in order:
         if not name.startswith("w_") or name.startswith("w_1_"):
             continue
@@ -425,12 +430,24 @@ def _check_word_given_roles(exprs: list[Expr], question: str, order: list[tuple[
         shared = [i for i in unsaid if lines is not None and i < len(lines) and _SHARES.search(lines[i])]
         if not shared and any(_REPEATED.search(_sentence_at(question, m.start())) for m in places):
             continue
+        if lines is not None and not shared and _named_alike(v, [lines[i] if i < len(lines) else "" for i in using]):
+            continue
         steps = len(using)
         written = len(places)
         if unsaid:
             raise RuleError(f"the word given {_phrase(name)!r} ({fmt(v)}) is used by {steps} steps but the "
                             f"question writes it {written} time(s): one use may be another quantity of "
                             "the same value", "Ambiguous binding")
+
+
+def _named_alike(v: Fraction, lines: list[str]) -> bool:
+    """Does every line write ``v`` once in its prose, outside its computation, with the same words
+    after it ("To make 4 brownies, Mark needs: 3 cups * 4", "To make 4 brownies, Mark needs: 1 cup *
+    4", 403, for "a quadruple batch")? The lines name the uses as one quantity."""
+    from qcstation.core.construct.make.rules.joint import _line_post
+
+    said = {_line_post(line, v) for line in lines}
+    return len(lines) > 1 and len(said) == 1 and bool(next(iter(said)))
 
 
 def _sentence_at(text: str, pos: int) -> str:

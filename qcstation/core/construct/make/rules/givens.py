@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 
 from qcstation.core.reading.answers import decimal_fraction
-from qcstation.core.reading.words import WORD_GIVENS, words_at
+from qcstation.core.reading.words import WORD_GIVENS, stem, words_at
 from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.construct.make.rules.elided import with_elided_nouns
 from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
@@ -139,7 +140,8 @@ class Givens:
             self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[word_key(m.group(1), _Q_WORDS)]), m.group(0),
                                                m.start(), _slug_after(question, m.end()),
                                                stems=words_at(question, m.start(), m.end())))
-        self.numbers = with_elided_nouns(sorted(self.numbers, key=lambda n: n.start), question)
+        self.numbers = _sized_nouns(with_elided_nouns(sorted(self.numbers, key=lambda n: n.start), question),
+                                    question)
         # "an hour", "a pen": a 1 stated in words, bound only where the solution names the same
         # thing after its 1 ("1 hour"); never a number of the question otherwise
         self.articles = [QuestionNumber(Fraction(1), m.group(0), m.start(), _slug_after(question, m.end(1)),
@@ -214,6 +216,21 @@ class Givens:
                 f"to those places in order" for v in self.order_bound] + [
                 f"the question states {fmt(v)} at several places and the words decide none for the "
                 f"{of}'s use of it (the first place would be taken by order only)" for v in self.order_unsettled]
+
+
+_SIZED = re.compile(r"-[A-Za-z]+\s+([A-Za-z]+)")
+
+
+def _sized_nouns(numbers: list[QuestionNumber], question: str) -> list[QuestionNumber]:
+    """Places of one value named alike only by the unit hyphened to each ("2-cup bags", "2-cup
+    bottles", 403): each is also named by the noun its unit sizes, which tells them apart."""
+    out = list(numbers)
+    for i, n in enumerate(numbers):
+        twins = [m for m in numbers if m.value == n.value and m.start != n.start and m.stems == n.stems]
+        sized = _SIZED.match(question, n.start + len(n.text))
+        if twins and sized and all(_SIZED.match(question, m.start + len(m.text)) for m in twins):
+            out[i] = replace(n, stems=n.stems | {stem(sized.group(1))})
+    return out
 
 
 def question_numbers(question: str | None) -> Givens:

@@ -20,7 +20,22 @@ scored against every place by the words of both texts:
   workers produce 6 toys an hour"), where every such use finds its own place so (weight 1);
 * the words of one place's clause that the question writes nowhere else ("luge") that the line
   writes (weight 1), and the words of one place's sentence that no other place's sentence writes
-  that the line writes before its result ("On the second day") (weight 1).
+  that the line writes before its result ("On the second day") (weight 1);
+* a mark on the line that names the first of the places ("the original 18 pink flamingos") for the
+  one place no mark makes a complement or restatement, every other place having one ("another 18")
+  (weight 2).
+
+The words of the step's other numbers are no evidence, also where the line writes one in words
+("Two of Cherries friends in total want 2*5": the 2's friends); a number of the step the question
+states at several places is where the first walk placed it by its words, not by order, and its clause
+is evidence as a number stated once is ("2 of her friends want 5 gifts": the 5 gifts).
+
+A difference that takes what is left of a whole after its share ("This left 18 pink - 6", 6 being
+"18*1/3" for "one third") is the place of the whole's use, where that use's words chose one place and
+this one's none. One commutative chain that writes the value once for each of two places with the same
+words after each ("Three persons eat 3 x 3 = 9 eggs each day") takes one of each, where the line's
+words name one place and its result's words the other ("three people", "three eggs"); a product of
+two uses of one value says nothing of either by its result's words.
 
 A use the first walk placed by the reading of its step's other operand is that place, as its own
 words would choose it: a word that points back ("three times that number": the number stated right
@@ -54,9 +69,10 @@ from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
+from qcstation.core.construct.make.rules.joint_steps import one_of_each, what_is_left, whole_of
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
-from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value,
-                                         solution_stems, stem)
+from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, number_word_stems,
+                                         numeral_value, solution_stems, stem)
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.binding import Binder
@@ -97,6 +113,9 @@ class Use:
     #: results multiplies (each at one place), read only where the step writes no other number
     #: ("60 toys * 2 workers", 60 being "6 toys * 10 hours": the 6 of "2 of the workers produce 6 toys")
     through: tuple[int, ...] = ()
+    #: the step whose use of the value this difference takes its remainder of ("This left 18 pink - 6"
+    #: after "one third of the original 18 pink flamingos ... 18*1/3 = 6"): that use's place; -1: none
+    whole_of: int = -1
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -106,6 +125,8 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
     said = line_stems(line) - _NO_EVIDENCE
     for o in use.others:
         said -= solution_stems(line, o)
+        # and the words of its number word ("Two of Cherries friends in total want 2*5", 503)
+        said -= frozenset().union(*number_word_stems(line, o)) if line else frozenset()
     # the nouns the line writes before its computation's result: what the result counts is no
     # evidence of which place an operand is ("6 * 3 = 18 fries" for a raccoon's "two thirds")
     before = said & line_stems(ANNOTATION.sub(" ", line).split("=", 1)[0])
@@ -135,9 +156,14 @@ def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: s
         mine = own[i] - common - _NO_EVIDENCE
         score = 2 * len(after & mine) + len(before & mine - names) + 2 * len(pre & (q_pre[i] - common_pre))
         score += 2 * len(said_marks & (q_marks[i] - common_marks)) + 2 * len(said_post & mine)
+        if said_marks & _FIRST_MARKS and not q_marks[i] and all(q_marks[j] for j in range(len(starts)) if j != i):
+            score += 2  # "the original 18 pink flamingos" (194): the one place no "another" marks
         if spans.count(sp) == 1 and not _listed(question, starts, i):
             a, b = sp
             unique = (_stems_in(question, sp, s) - _NO_EVIDENCE) - line_stems(question[:a] + " . " + question[b:]) - names
+            # nor the words that name another place too ("three are wearing" counts the women of
+            # "Three of the women", 1110: its noun left out)
+            unique -= frozenset().union(*(own[j] for j in range(len(starts)) if j != i))
             score += len(unique & said)
         out.append(score)
     # the clause of one place states another number of the step ("Teddy finished half of a 500
@@ -204,6 +230,11 @@ _SHARE_OF = re.compile(r"(?:\d+\s*/\s*\d+|\d+(?:\.\d+)?\s*%|[A-Za-z]+(?:[- ](?:h
 #: that makes it a complement or a restatement of a quantity
 _MARK = re.compile(r"\b(other|another|remaining|rest|next|last|previous|original|initial|first|second|third"
                    r"|final)\s+(?:[A-Za-z]+\s+)?\$?$", re.I)
+
+
+#: a mark on a line that names the first of the places ("the original 18"): the place no mark makes a
+#: complement or a restatement, where every other place has one ("another 18 pink plastic flamingos")
+_FIRST_MARKS = frozenset({"original", "initial"})
 
 
 def _mark_before(text: str, start: int) -> frozenset[str]:
@@ -417,6 +448,9 @@ def joint_places(question: str, starts: list[int], own: list[frozenset[str]], us
             top = max(sc[i] for i in allowed)
         options.append([i for i in allowed if sc[i] == top] if top > 0 else allowed)
         worded.append(top > 0)
+    one_of_each([(u.step, u.value, u.nth, u.swappable) for u in uses], options, worded, own, lines,
+                [_allowed(u, lines[u.step] if u.step < len(lines) else "", own) for u in uses])
+    what_is_left([(u.step, u.whole_of) for u in uses], options, worded)
     total = 1
     for o in options:
         total *= len(o)
@@ -525,7 +559,7 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
                     _result_words(binder, step, v),
                     binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1,
-                    _through(binder, step, v))
+                    _through(binder, step, v), whole_of(binder.exprs, binder.lines or [], binder.question, step, v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -634,8 +668,8 @@ def _result_words(binder: Binder, step: int, v: Fraction) -> frozenset[str]:
         else:
             atoms.append(x)
     if not ops <= {"+", "-"}:
-        if not ops <= {"*", "/"}:
-            return frozenset()
+        if not ops <= {"*", "/"} or sum(1 for x in atoms if isinstance(x, Num) and x.text and x.value == v) > 1:
+            return frozenset()  # "5 x 5 = 25 red pens": a product of two counts of one value (1197)
         for leaf in atoms:
             if not isinstance(leaf, Num):
                 return frozenset()  # an earlier result: what it counts is not read here
@@ -670,6 +704,13 @@ def _anchors(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:
         if not at:
             at = {m.start() for p, vals in WORD_GIVENS.items() if leaf.value in vals
                   for m in phrase_re(p, True).finditer(binder.question)}
+        if len(at) > 1:
+            # a number the question states at several places, placed in this step by its own words
+            # ("Two of Cherries friends ... 2*5": "2 of her friends want 5 gifts", 503), not by order
+            placed = {j for s, pv, _, j in binder.records if s == step and pv == leaf.value}
+            if len(placed) == 1 and next(iter(placed)) < len(binder.numbers) \
+                    and not binder.chosen_by_order.get(next(iter(placed))):
+                at = {binder.numbers[next(iter(placed))].start}
         if len(at) == 1:
             out.append(next(iter(at)))
     return tuple(out)

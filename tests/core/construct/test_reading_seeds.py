@@ -21,12 +21,11 @@ from qcstation.core.construct.check.selfcheck import _smt_definitions, audit_art
     # (877, "5 questions * 60%" and "3 questions * 5 points": once one given for the 5 long-answer
     # questions and the 5 points each; now each its own place by the words its line repeats,
     # pinned made in test_reading_clause_words.py)
-    # "Three of the women ... are wearing 4 inch heels and three are wearing 2 inch heels",
-    # computed 3 * 4 and 3 * 2 with one given 3: the second 3 is the other clause's (since lane
-    # cover21's elided nouns, 3 * 2 is the second "three"'s given, but "3 women + 3 women" is
-    # still tied by order, and jointly read as one given added to itself: refused; 561, "the
-    # other 3 have 5 guinea pigs", is rule-made, pinned in test_elided_nouns.py)
-    ("1110", "the question states 3 more than once"),
+    # (1110, "Three of the women ... are wearing 4 inch heels and three are wearing 2 inch heels":
+    # once computed 3 * 4 and 3 * 2 with one given 3, then "3 women + 3 women" read jointly as one
+    # given added to itself; since lane cover36 "women" names both clauses, so each product is the
+    # clause of its other number and the sum one of each: made, pinned in test_reading_stated_twice.py
+    # and test_elided_nouns.py; 561, "the other 3 have 5 guinea pigs", is rule-made too)
 ])
 def test_a_given_no_reader_can_tie_to_one_place_is_not_rule_made(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError) as info:

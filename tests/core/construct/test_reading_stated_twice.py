@@ -174,7 +174,8 @@ def test_a_place_whose_noun_is_left_out_shares_the_words_of_its_clause(gsm8k: di
 def test_a_word_given_inside_a_longer_one_is_that_one(gsm8k: dict) -> None:
     # 372 "sold double that number ... sold one-half the amount": "half" inside "one-half" is no word
     # given of its own, so "28/2" divides by one-half's parts (not "double" a second time); the check
-    # does not yet vouch for which word the bare 2 is, and the seed stays refused
+    # does not vouch for which word the bare 2 is (each word forwards is no reading the words make:
+    # 980's "24 x 2" undoes "half the age of his dad"), and the seed stays refused
     from qcstation.core.construct.make.rules.calculator import smt_from_calculator_annotations
 
     s = gsm8k["372"]
@@ -183,3 +184,15 @@ def test_a_word_given_inside_a_longer_one_is_that_one(gsm8k: dict) -> None:
     assert "w_half_parts" not in made.smtlib
     with pytest.raises(RuleError, match="given-words"):
         rule_for_seed(s)
+
+
+def test_an_even_split_divides_by_the_people(gsm8k: dict) -> None:
+    # 190 "Three friends spent $20.25 on 3 tickets ... If they agreed to split all the costs evenly":
+    # "So each of them paid $102/3" divides by the three friends, not the 3 tickets
+    q = gsm8k["190"]["question"]
+    steps, starts = _made(gsm8k["190"])
+    assert steps["s4"] == "(/ s3 g5_friends)" and q[starts["g5_friends"]:].startswith("Three friends")
+    # the question shares nothing out evenly: which 3 the line divides by, no words say
+    _refused(gsm8k["190"], question=("agreed to split all the costs evenly", "agreed to pay all the costs"))
+    # both places count people: refused
+    _refused(gsm8k["190"], question=("on 3 tickets", "on 3 kids' tickets"))

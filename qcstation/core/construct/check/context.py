@@ -14,6 +14,9 @@ solution and the formalization only, never the rules' binder):
   Or a product of the given and an earlier result whose own line says it is each one's ("The
   dress pants cost 750/5=$150 each", then "So in total they cost 150*10", 643): the one place
   whose words that line names before its computation ("10 dress pants", not "10 suits").
+  Or a quotient by the given on a line that says what each one pays, where the question splits
+  evenly ("So each of them paid $102/3" for "split all the costs evenly", 190): the one place that
+  counts people ("Three friends", not "3 tickets").
   Or a product whose result the line says is per a period ("3*300 = 900 miles per day"): the
   one place that is a number of times in that period ("3 times a day"), where no other place is
   ("3 different cities"), again only where the given's name is that place.
@@ -88,6 +91,8 @@ def vouched_by_context(given: str, expr: Any, cands: list[Occurrence], occurrenc
         return True
     if solution and _by_each_of_result(places, given, expr, defs, values, is_given, solution) == mine[0]:
         return True
+    if _by_even_split(places, given, expr, question, line) == mine[0]:
+        return True
     return _by_sentence(expr, given, places, occurrences, defs, values, question, is_given) == mine[0]
 
 
@@ -142,6 +147,24 @@ def _by_each_of_result(places: list[Occurrence], given: str, expr: Any, defs: di
     named = line_stems(head)
     hits = [i for i, p in enumerate(places) if p.words & named]
     return hits[0] if len(hits) == 1 else None
+
+
+_EVEN_SPLIT = re.compile(r"\b(?:split|share|divide)[a-z]*\b[^.?!]*\b(?:evenly|equally)\b", re.I)
+#: nouns that count people (a small explicit lexicon, the check's own)
+_PEOPLE = frozenset(stem(w) for w in """people persons friends kids children students members guests
+    siblings brothers sisters cousins classmates teammates roommates players workers adults boys girls""".split())
+
+
+def _by_even_split(places: list[Occurrence], given: str, expr: Any, question: str, line: str) -> int | None:
+    """A quotient by the given on a line that says what each one pays or gets ("So each of them paid
+    $102/3"), where the question splits its costs or things evenly or equally ("If they agreed to split
+    all the costs evenly", 190): the one place of the value that counts people ("Three friends", not
+    "3 tickets")."""
+    if getattr(expr, "op", None) != "/" or type(expr.right).__name__ != "Name" or expr.right.name != given \
+            or not _EVEN_SPLIT.search(question) or not re.search(r"\beach\b", _ANNOTATION.sub(" ", line), re.I):
+        return None
+    people = [i for i, p in enumerate(places) if p.words & _PEOPLE]
+    return people[0] if len(people) == 1 else None
 
 
 def _leaves(e: Any, depth: int = 0) -> list[Any]:

@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 
 from qcstation.core.construct.make.rules.binding import sentence_bounds
 from qcstation.core.construct.make.rules.clause_words import _NAME, _NO_EVIDENCE, _stems_in, clause_span, phrase_at
-from qcstation.core.construct.make.rules.joint_steps import one_of_each, what_is_left, whole_of
+from qcstation.core.construct.make.rules.joint_steps import one_of_each, sharers, what_is_left, whole_of
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.reading.words import (ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, number_word_stems,
                                          numeral_value, solution_stems, stem)
@@ -116,6 +116,8 @@ class Use:
     #: the step whose use of the value this difference takes its remainder of ("This left 18 pink - 6"
     #: after "one third of the original 18 pink flamingos ... 18*1/3 = 6"): that use's place; -1: none
     whole_of: int = -1
+    #: the use divides (the right of a "/"): an even split divides by the sharers (:func:`.joint_steps.sharers`)
+    divisor: bool = False
 
 
 def _scores(question: str, starts: list[int], own: list[frozenset[str]], line: str, use: Use) -> list[int]:
@@ -344,6 +346,9 @@ def _by_what_it_uses(question: str, starts: list[int], own: list[frozenset[str]]
     for i in range(len(starts)):
         mine = own[i] - common - _NO_EVIDENCE
         out.append(len(use.rate_words & mine))
+    sharing = sharers(question, own, line) if use.divisor else None
+    if sharing is not None:
+        out[sharing] += 1  # "So each of them paid $102/3" for "split all the costs evenly" (190)
     # what the result counts, where the use counts the same ("4 + 2 = 6 movies every weekend"):
     # the one place whose own words name it
     naming = [i for i in range(len(starts)) if use.result_words & (own[i] - common - _NO_EVIDENCE)]
@@ -559,7 +564,8 @@ def forced_places(binder: Binder) -> dict[tuple[int, Fraction, int], int]:
                     _anchors(binder, step, v), _rate_words(binder, step, v), _one_chain(binder.exprs[step], v),
                     _result_words(binder, step, v),
                     binder.numbers[binder.settled[(step, v, nth)]].start if (step, v, nth) in binder.settled else -1,
-                    _through(binder, step, v), whole_of(binder.exprs, binder.lines or [], binder.question, step, v))
+                    _through(binder, step, v), whole_of(binder.exprs, binder.lines or [], binder.question, step, v),
+                    _divides(binder.exprs[step], v))
                 for step, nth in keys]
         lines = binder.lines or []
         pick = joint_places(binder.question, starts, [binder.numbers[first[s]].stems for s in starts], uses, lines)
@@ -733,6 +739,12 @@ def _through(binder: Binder, step: int, v: Fraction) -> tuple[int, ...]:
         if m and 0 < int(m.group(1)) <= step:
             out += _anchors(binder, int(m.group(1)) - 1, v)
     return tuple(out)
+
+
+def _divides(e: Expr, v: Fraction) -> bool:
+    """Is the step one quotient whose divisor is ``v`` as written ("102/3")?"""
+    return isinstance(e, BinOp) and e.op == "/" and isinstance(e.right, Num) and e.right.value == v \
+        and bool(e.right.text)
 
 
 def _over_100(e: Expr, v: Fraction, nth: int) -> bool:

@@ -20,7 +20,7 @@ from fractions import Fraction
 from qcstation.core.construct.make.rules.clause_words import _NO_EVIDENCE
 from qcstation.core.construct.make.rules.phrases import phrase_re
 from qcstation.core.reading.expr import BinOp, Expr, Name, Num, atoms, leaves
-from qcstation.core.reading.words import ANNOTATION, WORD_GIVENS, line_stems, solution_stems
+from qcstation.core.reading.words import ANNOTATION, WORD_GIVENS, line_stems, solution_stems, stem
 
 #: a line that says its difference is what is left of a whole ("This left 18 pink - 6")
 _LEFT = re.compile(r"\b(?:left|remain(?:s|ed|ing|der)?)\b", re.I)
@@ -87,3 +87,23 @@ def one_of_each(uses: list[tuple[int, Fraction, int, bool]], options: list[list[
         for k in ks:
             options[k] = list(allowed[k])
             worded[k] = False
+
+
+#: a question that shares its costs or things out evenly among people, and a line that says what
+#: each one gets or pays
+_EVEN_SPLIT = re.compile(r"\b(?:split|share|divide)[a-z]*\b[^.?!]*\b(?:evenly|equally)\b", re.I)
+_EACH_ONE = re.compile(r"\beach\b", re.I)
+#: nouns that count people (a small explicit lexicon)
+_PEOPLE = frozenset(stem(w) for w in """people persons friends kids children students members guests
+    siblings brothers sisters cousins classmates teammates roommates players workers adults boys girls""".split())
+
+
+def sharers(question: str, own: list[frozenset[str]], line: str) -> int | None:
+    """The place a divisor of an even split is ("So each of them paid $102/3" for "Three friends ...
+    If they agreed to split all the costs evenly", 190): where the question says its costs or things
+    are split evenly or equally and the line says what each gets, the one place whose noun counts
+    people ("Three friends", not "3 tickets"); else None."""
+    if not _EVEN_SPLIT.search(question) or not _EACH_ONE.search(ANNOTATION.sub(" ", line)):
+        return None
+    people = [i for i, words in enumerate(own) if words & _PEOPLE]
+    return people[0] if len(people) == 1 else None

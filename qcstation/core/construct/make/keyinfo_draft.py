@@ -684,6 +684,7 @@ def _known_fragments(known: list[str], question: str) -> list[str]:
             if (t := sentence_key(k)) and t in q and not is_question_sentence(k, whole) and not reads_as_clause(k)]
 
 
+_UNIT_ONLY = re.compile(r"\?\s*[A-Za-z]+\.?")  #: an unknown described by its blank and unit alone ("? km")
 #: a clause cut from "three and a half boxes" at its "and"
 _SPLIT_MIXED = re.compile(r"an?\s+(?:half|quarter|third)\s+(?!of\b|as\b)[a-z]", re.I)
 
@@ -776,8 +777,11 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     for u in unknown:
         label, _, desc = u.partition(": ")
         body = desc.replace(" (the value asked for)", "")
-        if not re.search(r"[A-Za-z]{2}", body):
-            # "Q1: ?" ("-48 + 21 + (-3) = <<...>>-30", 490): no words say what it is
+        if u is not unknown[-1] and _UNIT_ONLY.fullmatch(body):  # "Q1: ? km" (1051): which km?
+            raise KeyInfoError(f"{label} would read with only its unit: {body[:90]!r}")
+        if re.search(r"\b(\w+) = \? \1\b", body):  # "Drop 8 degrees = ? degrees" (1114): the drop, or after it?
+            raise KeyInfoError(f"{label} would read as two quantities of one unit: {body[:90]!r}")
+        if not re.search(r"[A-Za-z]{2}", body):  # "Q1: ?" ("-48 + 21 + (-3) = <<...>>-30", 490)
             raise KeyInfoError(f"{label} would read with no words: {body[:90]!r} (its line writes only its computation)")
         if desc and ("?" not in body or _SHOWN_COMPUTATION.search(body)):
             # "Q2: He walks 20 miles on the weekend" (170) shows its own value; "Q1: Madeline

@@ -36,7 +36,7 @@ def letters_unused(unknown: list[str]) -> list[str]:
     out = []
     for i, u in enumerate(unknown):
         m = _LETTER_NOTE.search(u)
-        if m is not None and not any(re.search(rf"(?<![\w']){m.group(1)}(?![\w'])", o.partition(": ")[2])
+        if m is not None and not any(re.search(rf"(?<![A-Za-z']){m.group(1)}(?![A-Za-z'])", o.partition(": ")[2])
                                      for j, o in enumerate(unknown) if j != i):
             u = u[:m.start()] + u[m.end():]
         out.append(u)

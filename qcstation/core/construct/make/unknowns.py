@@ -85,7 +85,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                                said)
         if desc and "?" not in desc:
             desc = _own_value_written(desc, own, st, steps[:i], given_value)
-        if desc and "?" not in desc and i == len(steps) - 1 and solution:
+        if i == len(steps) - 1 and solution and (not desc or "?" not in desc or _terse(desc)):
             # "Lily = B/2 + 7" (501): the asked value's line is the formula the solution
             # writes; its concluding sentence ("Lily found <<16=16>>16 insects.") says what it is
             last = _concluding_line(solution, own)
@@ -99,7 +99,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                     desc = said_last
         if desc and "?" not in desc:
             desc = _expression_written(desc, st)
-        desc = _lone_blank(desc)
+        desc = _labelled(_lone_blank(desc), st, givens or [], question)
         equation = _equation(st) if getattr(st, "expr", None) is None else None
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
@@ -162,6 +162,39 @@ def _constants_used(st: Any, before: list[Any]) -> set[Fraction]:
             out.add(Fraction(factor_value(a.name) or 0))
     used = {a.name for a in atoms(expr) if isinstance(a, Name)}
     return out - {Fraction(x.result) for x in before if x.name in used}
+
+
+#: a description that is a label and its blank ("Ruins:?", "Second Bag: ?", "Sister ?")
+_LABEL_ONLY = re.compile(r"(?P<label>[A-Z][a-z&']*(?:\s[A-Z][a-z&']*){0,2})\s*[:=]?\s*\?")
+_NOUN_AFTER = re.compile(r"\s+([A-Za-z][A-Za-z&']*)")
+_NO_NOUN = frozenset("more less fewer times each per percent of a an the and or in for to at on by with is are was "
+                     "were has have had".split())
+
+
+def _labelled(desc: str, st: Any, givens: list[dict[str, Any]], question: str) -> str:
+    """A label and its blank ("Ruins:220(.40)=88", 333; "Second Bag:300+12", 271) counts what the
+    first given of the question its step computes with counts: the noun after that number
+    ("There are 220 castles": "Ruins: ? castles"). Where no given names a noun, as it is."""
+    from qcstation.core.reading.expr import expr_names
+
+    m = _LABEL_ONLY.fullmatch(desc)
+    expr = getattr(st, "expr", None)
+    if m is None or expr is None:
+        return desc
+    spans = {str(g.get("name")): g.get("span") for g in givens}
+    for n in expr_names(expr):
+        span = spans.get(n)
+        if isinstance(span, list) and len(span) == 2 and isinstance(span[1], int):
+            noun = _NOUN_AFTER.match(question, span[1])
+            if noun is not None and noun.group(1).lower() not in _NO_NOUN:
+                return f"{m.group('label')}: ? {noun.group(1)}"
+            break
+    return desc
+
+
+def _terse(desc: str) -> bool:
+    """Does a description say no more than its blank and one word ("? letters", "And ?", 430, 448)?"""
+    return len([w for w in _WORD.findall(desc) if w.lower() not in ("and", "so", "then", "thus")]) <= 1
 
 
 def _concluding_line(solution: str, own: Fraction) -> str | None:

@@ -9,6 +9,7 @@ the blank's own unit reads as two quantities."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
@@ -49,7 +50,7 @@ def test_a_label_counts_what_its_first_given_counts(gsm8k_readings, seed: str, i
 
 def test_a_label_whose_given_names_no_noun_stays_as_it_is() -> None:
     question = "Becca has 12 more cards than Smendrick."
-    step = SimpleNamespace(expr=BinOp("+", Name("g1"), Num(3, "3")))
+    step = SimpleNamespace(expr=BinOp("+", Name("g1"), Num(Fraction(3), "3")))
     givens = [{"name": "g1", "value": "12", "span": [10, 12]}]
     assert _labelled("Becca: ?", step, givens, question) == "Becca: ?"
     # a description with words of its own is no label

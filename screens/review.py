@@ -50,7 +50,8 @@ from qcstation.core.review.step import (
 from qcstation.messages import GateUpdated, ReviewStepTaken
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
 from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
-from qcstation.widgets.review_views import ArtifactView, SeedView, pane_title, render_verdicts
+from qcstation.widgets.review_views import (ArtifactView, KeyedPane, SeedView, pane_title,
+                                            render_verdicts)
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
 from screens.dialogs.comment import CommentModal
@@ -152,7 +153,7 @@ class ReviewScreen(QCScreen):
         yield Static("", id="notice_line")
         yield Static("", id="verdict_line")
         with Horizontal(id="review_body"):
-            with VerticalScroll(id="seed_pane", classes="pane"):
+            with KeyedPane("Seed problem", "Seed", id="seed_pane", classes="pane"):
                 yield SeedView(id="seed_view")
             yield GuidelinesPanel(self.dimension, id="guidelines", classes="pane")
             with VerticalScroll(id="artifact_pane", classes="pane"):
@@ -162,7 +163,6 @@ class ReviewScreen(QCScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#seed_pane").border_title = "Seed problem"
         self.query_one("#artifact_pane").border_title = sentence(noun(self.dimension, 1))
         self.query_one("#done_panel").border_title = "Sample done"
         self.query_one("#review_body").loading = True
@@ -530,7 +530,7 @@ class ReviewScreen(QCScreen):
         self.query_one("#seed_view", SeedView).show_item(item)
         self.query_one("#artifact_view", ArtifactView).show_item(item)
         self.query_one("#artifact_pane").border_title = pane_title(item)
-        self.query_one("#seed_pane").border_title = f"Seed problem · {one_line(item.key, 60)}"
+        self.query_one("#seed_pane", KeyedPane).show_key(item.key)
         self.query_one("#seed_pane", VerticalScroll).scroll_home(animate=False)
         self.query_one("#artifact_pane", VerticalScroll).scroll_home(animate=False)
         self._show_status()

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import events
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from qcstation.common.vocab import KEYINFO_FIELDS, KEYINFO_TITLES
@@ -263,11 +265,68 @@ class ArtifactView(Static):
         self.update(render_artifact(item))
 
 
+def cut_key(key: str, limit: int) -> str:
+    """An item's key (escaped, one line) in at most ``limit`` characters, cut only where there
+    is no room and never in its distinguishing part: a derived item's ``~set.tag`` (the
+    transform and index that tell one parent's items apart) stays whole and its parent's id
+    loses its middle (``gsm8k-1…9~dyn.v3``); a key without one loses its middle too."""
+    text = one_line(key)
+    if len(text) <= limit:
+        return text
+    head, sep, tail = text.rpartition("~")
+    if not sep:
+        head, tail = text, ""
+    else:
+        tail = sep + tail
+    keep = limit - len(tail) - 1          # characters of the head beside the ellipsis
+    if keep < 2:
+        return "…" + text[len(text) - max(limit - 1, 0):] if limit > 0 else ""
+    front = (keep + 1) // 2
+    return head[:front] + "…" + head[len(head) - (keep - front):] + tail
+
+
+class KeyedPane(VerticalScroll):
+    """A pane titled by a label and an item's key, cut to the pane's width (:func:`cut_key`)
+    whenever the key or the width changes: a width of 0 (not yet laid out) waits for the
+    pane's first ``Resize``. Where the label and the whole key do not fit, the label is
+    shortened before the key is cut."""
+
+    #: room the border takes beside the title (``╭─ `` and `` ─╮``)
+    BORDER_ROOM = 6
+
+    def __init__(self, label: str, short_label: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.label, self.short_label = label, short_label
+        self.key: str | None = None
+
+    def on_mount(self) -> None:
+        self._retitle()
+
+    def show_key(self, key: str | None) -> None:
+        self.key = key
+        self._retitle()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._retitle()
+
+    def _retitle(self) -> None:
+        if self.key is None:
+            self.border_title = self.label
+            return
+        room = self.outer_size.width - self.BORDER_ROOM
+        full = f"{self.label} · {one_line(self.key)}"
+        if room <= 0 or len(full) <= room:     # not laid out yet, or room for all of it
+            self.border_title = full
+            return
+        short = f"{self.short_label} · "
+        self.border_title = short + cut_key(self.key, max(room - len(short), 1))
+
+
 def pane_title(item: ReviewItem | None) -> str:
     if item is None:
         return "Artifact"
     return sentence_case(noun(item.dimension, 1))
 
 
-__all__ = ["SeedView", "ArtifactView", "render_seed", "render_artifact", "render_verdicts",
-           "pane_title", "noun"]
+__all__ = ["KeyedPane", "cut_key", "SeedView", "ArtifactView", "render_seed", "render_artifact",
+           "render_verdicts", "pane_title", "noun"]

@@ -256,3 +256,34 @@ async def test_set_in_the_queue_filter_lists_one_derived_sets_items(db: Path) ->
         await pilot.press("slash", "enter")
         await settle(pilot)
         assert queue.rows == []
+
+
+async def test_a_derived_items_name_keeps_its_transform_and_index_in_the_review_title(
+        db: Path) -> None:
+    """The seed pane's title cut a derived item's key at its end, at 80 columns to
+    'gsm8k-…', so the set, transform and index (``~dyn.v3``) that tell the items of one
+    parent apart were lost; a long parent id is cut in its middle instead."""
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.item is not None and screen.item.scope == "dyn"
+        key = screen.item.key
+        tail = key[key.rindex("~"):]
+        title = next(r for r in screen_text(app).splitlines() if "─" in r and "~" in r)
+        assert tail in title, title
+        assert key.split("~")[0][:3] in title, title
+        with Store(db) as store:
+            store.execute("UPDATE seeds SET orig_id = 'p' || substr(hex(randomblob(40)), 1, 70) "
+                          "|| '~' || substr(orig_id, instr(orig_id, '~') + 1) "
+                          "WHERE status = 'derived'")
+        await pilot.press("n")   # the next item shown has a long parent id
+        await settle(pilot)
+        assert screen.item is not None and len(screen.item.key) > 75
+        tail = screen.item.key[screen.item.key.rindex("~"):]
+        title = next(r for r in screen_text(app).splitlines() if "─" in r and "~" in r)
+        assert tail in title and "…" in title, title

@@ -8,9 +8,10 @@ and a pasted CR or ESC acted as Enter or Esc: it submitted the dialog with half 
 A person types one key per read of the terminal; a paste arrives in reads of up to 4 KB. So
 the driver looks at what one read gave (:func:`chunk_events`): three or more keys, two of
 them printable, is a paste. When a text field has the focus the keys become one ``Paste``
-event of their text (Enter a line end, Tab a tab, ESC and other control keys nothing): the
-field takes it in one step, with its own limit (:class:`qcstation.widgets.text_field.TextField`),
-and no pasted character acts as a key. Elsewhere the keys go on one by one as before (keys
+event of their text (Enter a line end, Tab a tab, ESC and other control characters shown
+escaped, ``\\x1b``, as every pane shows them; :class:`BurstParser` keeps the ESCs Textual's
+parser made ``alt+`` keys or ``^``): the field takes it in one step, with its own limit
+(:class:`qcstation.widgets.text_field.TextField`), and no pasted character acts as a key. Elsewhere the keys go on one by one as before (keys
 typed ahead over a slow link still work), unless there are so many printable ones
 (:data:`IGNORED_PASTE_FROM`) that they can only be a paste: then they are dropped with a
 notice, so a paste onto the review screen does not accept, reject and skip items.
@@ -40,9 +41,12 @@ from collections.abc import Callable, Iterable
 from time import monotonic
 
 from textual import events
+from textual._xterm_parser import XTermParser
 from textual.message import Message
 
-__all__ = ["chunk_events", "burst_text", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
+from qcstation.common.safe import printable
+
+__all__ = ["chunk_events", "burst_text", "BurstParser", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
            "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus"]
 
 #: from this many keys in one read (two of them printable) the read is a paste
@@ -65,16 +69,43 @@ class IgnoredPaste(Message):
         self.characters = characters
 
 
+#: the key :class:`BurstParser` makes of an ESC inside keys it reissues (Textual: a '^')
+ESC_IN_TEXT = "ctrl+left_square_bracket"
+
+
+class BurstParser(XTermParser):
+    """Textual's input parser (8.2.8, pinned), except that an ESC in a run of keys it could
+    not read as one sequence stays an ESC: a pasted ESC + letter was an ``alt+`` key of the
+    letter alone, an ESC the parser reissued as a key was a ``^`` (Textual's stand-in), and an
+    ESC before a key whose name is longer than one character (``[`` of an unknown CSI) was
+    lost. Here every key after such an ESC is an ``alt+`` key with its character, and the
+    reissued ESC is :data:`ESC_IN_TEXT` with the character ESC, so :func:`burst_text` gives
+    the paste back with its ESCs. A real Esc (sent whole, not reissued) is unchanged."""
+
+    def _sequence_to_key_events(self, sequence: str,
+                                alt: bool = False) -> Iterable[events.Key]:
+        if sequence == "\x1b" and not alt:   # only reached for an ESC of a reissued run
+            yield events.Key(ESC_IN_TEXT, "\x1b")
+            return
+        for key in super()._sequence_to_key_events(sequence, alt):
+            if alt and not key.key.startswith("alt+"):
+                key = events.Key(f"alt+{key.key}", key.character)
+            yield key
+
+
 def burst_text(keys: Iterable[events.Key]) -> str:
-    """The text a run of keys typed: printable characters as they are, Enter a line end,
-    Tab a tab; Esc, Backspace, arrows and ctrl+ keys nothing."""
+    """The text a run of keys typed, with every control character but the line end and the
+    tab shown escaped (:func:`qcstation.common.safe.printable`: ESC as ``\\x1b``), so that no
+    pasted character acts as a key and none is lost: Enter a line end, Tab a tab, an
+    ``alt+`` key ESC and its character, a key with a character that character (ctrl+C
+    ``\\x03``, Backspace ``\\x7f``); keys without one (arrows) nothing."""
     parts = []
     for key in keys:
-        if key.is_printable and key.character:
-            parts.append(key.character)
-        elif key.key in _KEY_TEXT:
+        if key.key in _KEY_TEXT:
             parts.append(_KEY_TEXT[key.key])
-    return "".join(parts)
+        elif key.character:
+            parts.append(("\x1b" if key.key.startswith("alt+") else "") + key.character)
+    return printable("".join(parts))
 
 
 def _is_paste(keys: list[events.Key]) -> bool:
@@ -199,7 +230,6 @@ def chunking_driver_class() -> type:
     """Textual's Linux driver reading keys in chunks (see the module's docstring)."""
     from textual._loop import loop_last
     from textual._parser import ParseError
-    from textual._xterm_parser import XTermParser
     from textual.drivers.linux_driver import LinuxDriver
 
     class ChunkingLinuxDriver(LinuxDriver):
@@ -215,7 +245,7 @@ def chunking_driver_class() -> type:
             selector.register(self.fileno, selectors.EVENT_READ)
             fileno = self.fileno
             EVENT_READ = selectors.EVENT_READ
-            parser = XTermParser(self._debug)
+            parser = BurstParser(self._debug)
             feed = parser.feed
             tick = parser.tick
             decode = getincrementaldecoder("utf-8")().decode

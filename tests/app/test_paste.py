@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import events
-from textual._xterm_parser import XTermParser
 
 from qcstation.app import make_app
 from qcstation.core.review.decisions import MAX_REASON_CHARS
-from qcstation.driver import (IgnoredPaste, ReadChunker, burst_text,
+from qcstation.driver import (BurstParser, IgnoredPaste, ReadChunker, burst_text,
                               chunk_events)
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
@@ -22,7 +21,7 @@ SIZE = (80, 24)
 
 def _reads(text: str, focus: bool) -> list[object]:
     """What the driver posts for ``text`` arriving as a terminal sends it: reads of at most
-    4 KB through Textual's own parser, then the parser's pending keys (its timeout)."""
+    4 KB through the driver's parser, then the parser's pending keys (its timeout)."""
     return _timed_reads([(text[at:at + 4096], 0.0, True) for at in range(0, len(text), 4096)],
                         focus)
 
@@ -30,8 +29,8 @@ def _reads(text: str, focus: bool) -> list[object]:
 def _timed_reads(reads: list[tuple[str, float, bool]], focus: bool) -> list[object]:
     """What the driver posts for reads of text, each coming at a time (seconds), and
     whether more input was waiting once its messages were posted (at the same time), each
-    through Textual's own parser, then the parser's held-back keys (its timeout)."""
-    parser = XTermParser(False)
+    through the driver's parser, then the parser's held-back keys (its timeout)."""
+    parser = BurstParser(False)
     chunker = ReadChunker()
     posted: list[object] = []
     at = 0.0
@@ -62,7 +61,7 @@ def test_a_paste_in_a_text_field_is_one_paste_event_with_no_key() -> None:
 
 
 def test_keys_typed_one_by_one_or_two_at_once_stay_keys() -> None:
-    parser = XTermParser(False)
+    parser = BurstParser(False)
     for typed in ("a", "x", "\r", "ab", "\x1b[B\x1b[B\x1b[B"):  # arrow keys held: not printable
         posted = chunk_events(parser.feed(typed), True)
         assert posted and all(isinstance(m, events.Key) for m in posted), typed
@@ -72,10 +71,10 @@ def test_keys_typed_one_by_one_or_two_at_once_stay_keys() -> None:
     assert [type(m) for m in posted] == [IgnoredPaste] and posted[0].characters == 18  # type: ignore[attr-defined]
 
 
-def test_burst_text_keeps_only_text() -> None:
-    parser = XTermParser(False)
+def test_burst_text_keeps_text_and_shows_control_characters_escaped() -> None:
+    parser = BurstParser(False)
     keys = list(parser.feed("a\tb\rc\x7fd\x01"))
-    assert burst_text(keys) == "a\tb\ncd"  # type: ignore[arg-type]
+    assert burst_text(keys) == "a\tb\nc\\x7fd\\x01"  # type: ignore[arg-type]
 
 
 def _review_app(db: Path):
@@ -280,10 +279,11 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     # accept, Enter) act as no key; the tail came 12 ms after the paste was posted
     posted = _timed_reads([("x" * 3586, 0.0, False), ("a\r", 0.012, False)], focus=False)
     assert [type(m) for m in posted] == [IgnoredPaste, IgnoredPaste]
-    # an ESC that ends a paste is the paste's too, given out at the parser's timeout
+    # an ESC that ends a paste is the paste's too, given out at the parser's timeout (as
+    # text, shown escaped)
     posted = _timed_reads([("the reason\x1b", 0.0, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]
-    assert "".join(m.text for m in posted) == "the reason"  # type: ignore[attr-defined]
+    assert "".join(m.text for m in posted) == "the reason\\x1b"  # type: ignore[attr-defined]
     # keys typed after the paste, later than a paste's reads come, are keys again
     posted = _timed_reads([("x" * 100, 0.0, False), ("a", 0.5, False), ("\r", 0.7, False)],
                           focus=True)
@@ -304,3 +304,34 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     # but an ESC that is the paste's last read, read alone, is the paste's
     posted = _timed_reads([("x" * 4095, 0.0, True), ("\x1b", 0.2, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]
+
+
+#: a paste with ESC + letter (Textual's parser reads alt+letter) and an ESC inside text it
+#: reissues as keys (it stored a '^'), then ctrl+C and DEL
+ESC_PASTE = "wrong \x1bx in it\x1bmore \x03 and \x7f end"
+ESC_SHOWN = "wrong \\x1bx in it\\x1bmore \\x03 and \\x7f end"
+
+
+def test_a_pasted_esc_and_control_characters_are_text_shown_escaped() -> None:
+    posted = _reads(ESC_PASTE, focus=True)
+    assert posted and all(isinstance(m, events.Paste) for m in posted), posted
+    assert "".join(m.text for m in posted) == ESC_SHOWN  # type: ignore[attr-defined]
+
+
+async def test_a_pasted_esc_and_letter_is_stored_escaped_in_the_reason(qc_db: Path) -> None:
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        await pilot.press("tab")
+        field = app.screen.query_one("#reject_typed")
+        for message in _reads(ESC_PASTE, focus=True):
+            app.post_message(message)
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        assert field.value == ESC_SHOWN  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [r["reason"] for r in reviews(qc_db)] == [ESC_SHOWN]

@@ -143,8 +143,9 @@ class ReleasesScreen(QCScreen):
     def on_mount(self) -> None:
         table = self.query_one("#release_table", DataTable)
         table.border_title = "Releases"
-        table.add_columns("Name", "Version", "Set", "Records", "Approved by", "Approved at",
-                          "Exported")
+        # short labels: at 80 columns 'Approved by', 'Approved at' and 'Exported' pushed the
+        # last column out of sight (the details pane says who approved when in full)
+        table.add_columns("Name", "Version", "Set", "Records", "By", "Approved", "Export")
         self.query_one("#blockers").border_title = "New release"
         self.query_one("#release_detail").border_title = "Details"
         table.focus()

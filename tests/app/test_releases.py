@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
 
 from db import Store
 from qcstation.app import make_app
@@ -109,6 +110,9 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
                                          "approved_by": "alice"}]
         assert screen.releases and screen.releases[0].notes == "first cut"
         assert "smart@1.0.0" in flat(screen_text(app))
+        # at 80 columns every column of the release shows whole (was cut at 'Expo')
+        table = screen.query_one("#release_table", DataTable)
+        assert table.max_scroll_x == 0, table.virtual_size
 
         await pilot.press("e")
         await settle(pilot)

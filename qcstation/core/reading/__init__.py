@@ -21,8 +21,8 @@ Modules, bottom up (a module imports only those above it in this list)
 ``textnumbers``  numbers as a question or a solution writes them (digits, fractions,
                  number words, calculator annotations), read with a bounded cache.
 ``words``        the words a number is written with (question occurrences, solution lines,
-                 word givens such as "half", word stems): what the rules tie a given to and
-                 what the checks read again.
+                 word givens such as "half", word stems; a size the solution names a thing by,
+                 "the 2 x 4s": no place): what the rules tie a given to and what the checks read again.
 ``units``        the unit a number is written with, read strictly ("$60 per day" -> {$}) and
                  the unit of a line's result: whether a factor can be a count of that unit.
 ``clauses``      what reads as a statement of its own (a subject and a finite verb).

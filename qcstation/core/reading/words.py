@@ -694,3 +694,31 @@ def clause_choice(question: str, starts: list[int], line: str) -> int | None:
     if not top or scores.count(top) != 1:
         return None
     return scores.index(top)
+
+
+_SIZE_RUN = re.compile(r"(?<![\w.])\d+(?:\s*x\s*\d+)+")
+_SIZE_NAMED = re.compile(r"(?<![\w.])(\d+(?:\s*x\s*\d+)+)['’]?s\b")
+
+
+def size_names(question: str, solution: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The sizes the question writes ("ten 2 x 4 x 10 boards") that the solution names a thing by,
+    as the plural of a name ("She bought the 2 x 4s", "six 2 x 4's"): the spans of each in the
+    question and in the solution. Such a size is the name of the thing, its numbers no quantities
+    (the 10 of "2 x 4 x 10" is neither the ten boards nor their $10); a size the solution computes
+    with ("a 10 x 12 room" / "10 x 12 = 120") is no name."""
+    q, sol = question[:MAX_TEXT], solution[:MAX_TEXT]
+    named = [(m.start(), m.end(), re.sub(r"\s+", "", m.group(1))) for m in _SIZE_NAMED.finditer(sol)]
+    if not named:
+        return [], []
+    in_q = [(m.start(), m.end(), re.sub(r"\s+", "", m.group(0))) for m in _SIZE_RUN.finditer(q)]
+    return ([(a, b) for a, b, size in in_q if any(size.startswith(n) for _, _, n in named)],
+            [(a, b) for a, b, n in named if any(size.startswith(n) for _, _, size in in_q)])
+
+
+def blank_size_names(question: str, solution: str) -> str:
+    """``question`` with each size the solution names a thing by (:func:`size_names`) blanked, at
+    the same length (every place keeps its offset)."""
+    spans = size_names(question, solution)[0]
+    for a, b in spans:
+        question = question[:a] + " " * (b - a) + question[b:]
+    return question

@@ -49,7 +49,7 @@ from qcstation.core.construct.check.multipliers import (declared_word, multiplie
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value)
+from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -84,6 +84,7 @@ def binding_problems(defs: dict[str, Any], values: dict[str, Fraction], question
     what the checks read."""
     if not question or not solution:
         return []
+    question = blank_size_names(question, solution)  # "ten 2 x 4 x 10 boards" / "the 2 x 4s": a name
     try:
         key = (_bindings_key(defs, values), question, solution)
         hit = _BINDINGS.get(key)

@@ -206,6 +206,16 @@ def _linear(e: Expr, x: str) -> tuple[Fraction, Fraction] | None:
     return la / rb, lb / rb
 
 
+def _in_solution(solution: str, pos: int) -> int:
+    """The place in ``solution`` of the place ``pos`` of its text with the annotations taken out."""
+    shift = 0
+    for m in _ANNOTATION_RE.finditer(solution):
+        if m.start() - shift > pos:
+            break
+        shift += m.end() - m.start()
+    return pos + shift
+
+
 def _placed(e: Expr, subs: dict[str, Expr]) -> Expr:
     """``e`` with each placeholder of an earlier computation (:func:`_earlier_results`) its term."""
     if isinstance(e, Name):
@@ -676,7 +686,8 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     lhs, rhs, eq_text, eq_start, eq_end = equation
     (la, lb), (ra, rb) = _linear(lhs, letter), _linear(rhs, letter)  # type: ignore[misc]
     subs: list[tuple[str, Expr, str]] = []  # (placeholder, the earlier computation, its line)
-    lhs, rhs = (_earlier_results(side, solution, eq_start, stated, notes_pre, subs) for side in (lhs, rhs))
+    at = _in_solution(solution, eq_start)  # the equation's place in the solution (annotations kept)
+    lhs, rhs = (_earlier_results(side, solution, at, stated, notes_pre, subs) for side in (lhs, rhs))
     value = (rb - lb) / (la - ra)
     unknown = "x_" + (_slug(words) or letter.lower())
     lhs, rhs = _rename(lhs, letter, unknown), _rename(rhs, letter, unknown)

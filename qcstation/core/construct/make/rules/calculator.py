@@ -33,6 +33,7 @@ from qcstation.core.construct.make.rules.visible_terms import stated_visible
 from qcstation.core.construct.make.rules.noun_counts import list_totals
 from qcstation.core.construct.make.rules.ranks import first_place, floors
 from qcstation.core.reading.answers import decimal_fraction, parse_number
+from qcstation.core.reading.words import blank_size_names, size_names
 
 
 # --------------------------------------------------------------------------- calculator rule
@@ -302,13 +303,18 @@ _COMPUTED_AFTER = re.compile(r"\s*%\s*of\b|\s*%?\)?\s*(?:[A-Za-z]+/?[A-Za-z]*\s+
                              + r"|\W*(?:\w+\W+){0,2}" + _DROPPED)
 
 
-def _counted_mentions(masked: str, fractions: frozenset[tuple[str, str]] = frozenset()) -> set[Fraction]:
+def _counted_mentions(masked: str, fractions: frozenset[tuple[str, str]] = frozenset(),
+                      question: str = "") -> set[Fraction]:
     """The numbers the solution's text writes outside its annotations, less those that name a
-    thing (a label, a model number, a year, an ordinal): a number the text writes may be one it computes
-    with in words the annotations miss ("takes $80/4" beside "by 25%": the 4 is 25%'s), so it
-    must stay used; a label never is."""
+    thing (a label, a model number, a year, an ordinal, a size the question writes that the
+    solution names a thing by: "She bought the 2 x 4s", 116): a number the text writes may be one
+    it computes with in words the annotations miss ("takes $80/4" beside "by 25%": the 4 is
+    25%'s), so it must stay used; a label never is."""
     out: set[Fraction] = set()
+    names = size_names(question, masked)[1] if question else []
     for m in _MENTION_RE.finditer(masked):
+        if any(a <= m.start() < b for a, b in names):
+            continue
         before = masked[max(0, m.start() - 14):m.start()]
         sentence_start = re.search(r"(?:^|[.!?]\s+)[A-Z][a-z]+\s$", before)
         if (_LABEL_BEFORE.search(before) and not sentence_start) or _LABEL_AFTER.match(masked, m.end()) \
@@ -344,7 +350,8 @@ def _check_every_given_used(solution: str, givens: Givens, exprs: list[Expr], ke
     # a number of the question the solution's text works with (digits, not words)
     digits = {n.value for n in givens.numbers
               if not n.percent and (n.text[:1].isdigit() or n.text[:1] in "$.")}
-    mentioned = {v for v in _counted_mentions(mask_annotations(solution), frozenset(givens.fractions))
+    mentioned = {v for v in _counted_mentions(mask_annotations(solution), frozenset(givens.fractions),
+                                              givens.question)
                  if v in digits}
     used_by_solution |= mentioned - {Fraction(0), Fraction(1)} - freed
     used_kept = {v for e in kept for v in literal_values(e)}
@@ -474,7 +481,8 @@ def _smt_from_calculator(
     jointly over all its uses by the words (:mod:`.joint`): the dispatcher's second reading
     of a solution whose first binding its independent check refused."""
     notes: list[str] = []
-    givens = question_numbers(question) if question is not None else None
+    # a size the solution names a thing by ("She bought the 2 x 4s") is no place of a quantity
+    givens = question_numbers(blank_size_names(question, solution)) if question is not None else None
     comps = _collect_computations(solution, inline, notes, givens, read_chains)
     n_annotations = sum(1 for c in comps if c.source == "annotation")
     if not comps:

@@ -104,9 +104,13 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
             # defined by its equation ("Q1 + Q1 + 30 = 110")
-            from qcstation.core.construct.make.rules.algebra import declared_unknown
+            from qcstation.core.construct.make.rules.algebra import declared_unknowns, unknown_constant
 
-            named_as = declared_unknown(solution[:20_000]) if solution else None
+            # of two unknowns ("where b is the number of brownies and c is the number of cupcakes"),
+            # the one the equation is in (1226: c), by its constant's name
+            declared = declared_unknowns(solution[:20_000]) if solution else []
+            named_as = next((u for u in declared if unknown_constant(*u) == st.name),
+                            declared[0] if declared else None)
             if named_as is None:
                 raise KeyInfoError(f"{label[st.name]} is an unknown whose words the solution does not name")
             words = named_as[1].strip().rstrip(",;:")

@@ -57,7 +57,7 @@ from qcstation.core.construct.make.rules.result import RuleError, RuleResult, Ru
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
 
-__all__ = ["smt_from_algebra", "declared_unknown"]
+__all__ = ["smt_from_algebra", "declared_unknown", "declared_unknowns", "unknown_constant"]
 
 _LET_RE = re.compile(
     r"\b(?:[Ll]et(?:'s)?|[Ss]uppose|[Aa]ssume)\s+(?:that\s+)?([A-Za-z])\s*(?:be|represents?|stands? for|equals?|=|is)\s+"
@@ -627,6 +627,11 @@ def _line_at(text: str, pos: int) -> str:
     return text[a: b if b != -1 else len(text)].strip()
 
 
+def unknown_constant(letter: str, words: str) -> str:
+    """The declared constant of the unknown ``letter`` the solution names with ``words``."""
+    return "x_" + (_slug(words) or letter.lower())
+
+
 def _slug(words: str) -> str:
     from qcstation.core.construct.make.rules.givens import content_words
 
@@ -689,7 +694,7 @@ def smt_from_algebra(solution: str, question: str, gold: Fraction | None) -> Rul
     at = _in_solution(solution, eq_start)  # the equation's place in the solution (annotations kept)
     lhs, rhs = (_earlier_results(side, solution, at, stated, notes_pre, subs) for side in (lhs, rhs))
     value = (rb - lb) / (la - ra)
-    unknown = "x_" + (_slug(words) or letter.lower())
+    unknown = unknown_constant(letter, words)
     lhs, rhs = _rename(lhs, letter, unknown), _rename(rhs, letter, unknown)
     eq_line = _line_at(text, eq_start)
     notes = [f"the solution names the unknown {letter} ({words[:60]}); its equation {eq_text} "

@@ -38,6 +38,7 @@ def test_the_number_of_sharers_is_not_a_stated_weight(gsm8k: dict) -> None:
 
 
 def test_a_second_reading_that_fails_keeps_the_first_reason(gsm8k: dict) -> None:
-    # 116 ("She bought the 2 x 4s for $100"): no computation in words, so the first reason stands
+    # 676 ("There are 36 total toys.": the sum no line computes): no computation in words, so the
+    # first reason stands (116, pinned here before, is made since its "2 x 4s" read as a name)
     with pytest.raises(RuleError, match="the answer step does not use the given"):
-        rule_for_seed(gsm8k["116"])
+        rule_for_seed(gsm8k["676"])

@@ -41,9 +41,9 @@ def _fields(seed: dict) -> dict:
      ["(Q1 + 7) × 5 = (Q1 + 25) × 3"]),
     # of two unknowns, the one the equation is in (was "Number of copies Marilyn sold (m ...)",
     # the first one named, for "10h + h = 88,000"; 1226 "Number of brownies (b ...)" for c)
-    ("89", ["Q1: The number Harald sold (h in the solution) is ? (the value asked for)"],
+    ("89", ["Q1: The number Harald sold is ? (the value asked for)"],
      ["10 × Q1 + Q1 = 88000"]),
-    ("1226", ["Q1: The number of cupcakes (c in the solution) is ? (the value asked for)"],
+    ("1226", ["Q1: The number of cupcakes is ? (the value asked for)"],
      ["3 × Q1 − 2 + Q1 = 5 × 2"]),
 ])
 def test_the_unknown_is_named_by_its_words_and_defined_by_its_equation(gsm8k: dict, sid: str, unknowns: list[str],

@@ -51,7 +51,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
-                                         expr_to_sexpr, fmt, is_nonlinear, parse_expression)
+                                         expr_to_sexpr, fmt, is_nonlinear, literal_value, parse_expression)
 from qcstation.core.construct.make.rules.result import RuleError, RuleResult, RuleStep
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ def _earlier_results(e: Expr, solution: str, before: int, stated: frozenset[Frac
     if not any(isinstance(n, Num) and n.text and n.value not in stated and n.value not in (0, 1) for n in _nums(e)):
         return e
     comps = [c for c in _collect_computations(solution, True, []) if c.end <= before
-             and literal_value_of(c.expr) is None]
+             and literal_value(c.expr) is None]
 
     def walk(x: Expr) -> Expr:
         if isinstance(x, Num):
@@ -258,15 +258,6 @@ def _earlier_results(e: Expr, solution: str, before: int, stated: frozenset[Frac
         return x
 
     return walk(e)
-
-
-def literal_value_of(e: Expr) -> Fraction | None:
-    """The value of a term that is one number (a bare restatement such as ``<<8=8>>``), else None."""
-    if isinstance(e, Num):
-        return e.value
-    if isinstance(e, Neg) and isinstance(e.operand, Num):
-        return -e.operand.value
-    return None
 
 
 def _rename(e: Expr, old: str, new: str) -> Expr:

@@ -37,6 +37,8 @@ floats: it equals a fresh ``SUM`` up to rounding in the last digits.
 
 from __future__ import annotations
 
+from typing import Any
+
 #: the metrics stored in ``eval_scores`` as of this migration (qcstation.eval.types.STORED_METRICS)
 METRICS = ("un", "re", "ar", "rt", "rm", "fi", "ar_s", "rm_s", "fi_s")
 #: verdict -> code as ``qcstation.eval.metrics`` reads it (5: any other verdict)
@@ -284,21 +286,27 @@ STATEMENTS_15: list[str] = [
 
 
 # --- a new stored metric ------------------------------------------------------------------
-def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...]) -> list[str]:
+def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...], *,
+                             batched: bool = True) -> list[str]:
     """The statements of a migration that adds stored metrics ``added`` to ``eval_pairs``,
     which holds a verdict column per metric of ``before``: a column ``v_<code>`` each (-1 for
     the rows already kept), the three pair triggers made again over ``before + added``, and
     the pairs that already have scores of an added metric recounted. A new stored metric (a
     record in ``qcstation.eval.types`` with a ``task``) is one migration in
     ``db/migrations.py``: ``migration(N, "...", stored_metric_statements(OLD, ("code",)))``,
-    and this module's ``STORED`` gets its code (``tests/eval/test_metric_record.py``)."""
+    and this module's ``STORED`` gets its code (``tests/eval/test_metric_record.py``), which
+    :func:`store_scores` makes a batch's pairs over. ``batched``: the insert trigger passes
+    over a batch's pairs (migration 24; migration 18, made before it, is not)."""
     metrics = (*before, *added)
     marks = ", ".join(f"'{m}'" for m in added)
+    touch, insert, rescore = pair_triggers(metrics)
+    if batched:
+        insert = batched_insert_triggers(metrics)[0]
     return [
         "DROP TRIGGER eval_pair_touch_recount", "DROP TRIGGER eval_pairs_score_ins",
         "DROP TRIGGER eval_pairs_rescore",
         *(f"ALTER TABLE eval_pairs ADD COLUMN v_{m} INTEGER NOT NULL DEFAULT -1" for m in added),
-        *pair_triggers(metrics),
+        touch, insert, rescore,
         "INSERT INTO eval_pair_touch (run_id, seed_id, sample_idx) SELECT DISTINCT run_id, "
         f"seed_id, sample_idx FROM eval_scores WHERE metric IN ({marks})",
     ]
@@ -537,3 +545,108 @@ STATEMENTS_22: list[str] = [
                    "eval_headline_pair_upd", "eval_headline_pair_moved")),
     *DIRTY_TRIGGERS,
 ]
+
+
+# --- migration 24 -------------------------------------------------------------------------
+# Migration 14's triggers kept a run's item-sample rows and verdict counts at every score row
+# inserted: an upsert of the pair's row (and of its item's mark, migration 22) and of a count,
+# about 30 µs per score row, two rows per output of an answer task, in the live scoring
+# worker beside a running evaluation. Now a writer of many score rows (the scorers, the live
+# scoring worker: :func:`store_scores`) names the batch's item-samples in ``eval_score_batch``
+# inside its transaction, inserts the rows (the two insert triggers pass over the rows of the
+# pairs named there), then keeps the pairs and counts with one statement each
+# (:func:`batch_statements`: each named pair's row made from its score rows, as migration 14's
+# view recounts one, and the verdicts of the rows the batch inserted counted) and empties the
+# table. SQLite has one writer at a time and the names live only inside that writer's
+# transaction (written and deleted in it), so no other writer ever sees one: every other
+# write (a single score, a hand-made ``INSERT``, an older qcstation) goes through the triggers
+# as before, and an update (a rescore through the upsert, a row moved) too.
+
+#: the insert triggers of migration 14 (pairs, verdict counts) over the pairs not in a batch
+_NOT_IN_BATCH = ("NOT EXISTS (SELECT 1 FROM eval_score_batch WHERE run_id = NEW.run_id "
+                 "AND seed_id = NEW.seed_id AND sample_idx = NEW.sample_idx)")
+
+
+def batched_insert_triggers(metrics: tuple[str, ...]) -> list[str]:
+    """Migration 14's two insert triggers of ``eval_scores`` (the pair's row with a verdict
+    column per metric of ``metrics``, the verdict count), passing over a batch's pairs."""
+    return [
+        _after("eval_pairs_score_ins", "INSERT", "eval_scores", [_pair_add(metrics)],
+               when=_NOT_IN_BATCH),
+        _after("eval_score_counts_ins", "INSERT", "eval_scores", [_score_count("NEW", 1)],
+               when=_NOT_IN_BATCH),
+    ]
+
+
+#: migration 24
+STATEMENTS_24: list[str] = [
+    """
+    CREATE TABLE eval_score_batch (
+        run_id INTEGER NOT NULL, seed_id INTEGER NOT NULL, sample_idx INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seed_id, sample_idx)   -- empty outside a writer's transaction
+    ) WITHOUT ROWID
+    """,
+    "DROP TRIGGER eval_pairs_score_ins",
+    "DROP TRIGGER eval_score_counts_ins",
+    *batched_insert_triggers(STORED),
+]
+
+_BATCH_KEY = "s.run_id = b.run_id AND s.seed_id = b.seed_id AND s.sample_idx = b.sample_idx"
+_BATCH_FIRST = ("FROM eval_scores INDEXED BY sqlite_autoindex_eval_scores_1 WHERE run_id = b.run_id "
+                "AND seed_id = b.seed_id AND sample_idx = b.sample_idx ORDER BY source, difficulty LIMIT 1")
+
+
+def batch_statements(metrics: tuple[str, ...] = STORED) -> tuple[str, str]:
+    """The two statements that end a batch (after its rows are inserted; ``?``: the largest
+    score id before them): each named pair's row made from its score rows (as migration 14's
+    view makes one; an upsert, so its item is marked as by the triggers), and the verdicts of
+    the rows the batch inserted (a row the upsert updated went through the update triggers)
+    counted."""
+    cols = ", ".join(f"v_{m}" for m in metrics)
+    sets = ", ".join(f"{c} = excluded.{c}" for c in
+                     ("n", "source", "difficulty", "un", "keeps", *(f"v_{m}" for m in metrics)))
+    pairs = (f"INSERT INTO eval_pairs (run_id, seed_id, sample_idx, n, source, difficulty, un, keeps, "
+             f"{cols}) SELECT b.run_id, b.seed_id, b.sample_idx, COUNT(*), (SELECT source {_BATCH_FIRST}), "
+             f"(SELECT difficulty {_BATCH_FIRST}), {pair_columns(metrics)} "
+             "FROM eval_score_batch b JOIN eval_scores s INDEXED BY sqlite_autoindex_eval_scores_1 "
+             f"ON {_BATCH_KEY} GROUP BY b.run_id, b.seed_id, b.sample_idx "
+             f"ON CONFLICT DO UPDATE SET {sets}")
+    counts = ("INSERT INTO eval_score_counts (run_id, metric, verdict, n) "
+              "SELECT s.run_id, s.metric, s.verdict, COUNT(*) FROM eval_scores s WHERE s.id > ? "
+              f"AND EXISTS (SELECT 1 FROM eval_score_batch b WHERE {_BATCH_KEY}) "
+              "GROUP BY 1, 2, 3 ON CONFLICT DO UPDATE SET n = n + excluded.n")
+    return pairs, counts
+
+
+_PAIRS_BATCH, _COUNTS_BATCH = batch_statements()
+#: a batch's rows are new score ids above this (SQLite takes the largest id + 1 below it)
+_LAST_ID = 2**62
+
+
+def store_scores(conn: object, insert_sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """Write score rows (``insert_sql``: the scorers' upsert; each row starts with run, seed
+    and sample) and keep the run's figures, inside the caller's transaction: the batch's
+    pairs named, the rows inserted past the pair and count triggers, each pair made from its
+    rows and the inserted rows' verdicts counted once, the names cleared, then every item
+    written recounted (:func:`recount_dirty`). The kept tables end exactly as the per-row
+    triggers leave them (``tests/eval/test_kept_eval.py``); a pair is made from its rows,
+    so one whose kept row was edited by hand is made right again."""
+    execute = conn.execute  # type: ignore[attr-defined]
+    if not rows:
+        recount_dirty(conn)
+        return
+    last = execute("SELECT COALESCE(MAX(id), 0) FROM eval_scores").fetchone()[0]
+    if last >= _LAST_ID or len({r[:4] for r in rows}) < len(rows):
+        # ids no longer one past the largest, or a row the batch itself inserted updated
+        # again (the update triggers would take off a verdict not yet counted): row by row
+        conn.executemany(insert_sql, rows)  # type: ignore[attr-defined]
+        recount_dirty(conn)
+        return
+    conn.executemany(  # type: ignore[attr-defined]
+        "INSERT INTO eval_score_batch (run_id, seed_id, sample_idx) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING", sorted({(r[0], r[1], r[2]) for r in rows}))
+    conn.executemany(insert_sql, rows)  # type: ignore[attr-defined]
+    execute(_PAIRS_BATCH)
+    execute(_COUNTS_BATCH, (last,))
+    execute("DELETE FROM eval_score_batch")
+    recount_dirty(conn)

@@ -22,6 +22,7 @@ from db.kept_eval import stored_metric_statements
 from db.kept_eval import STATEMENTS_15 as KEPT_REPLIES_STATEMENTS
 from db.kept_eval import STATEMENTS_21 as KEPT_HEADLINE_STATEMENTS
 from db.kept_eval import STATEMENTS_22 as KEPT_HEADLINE_BATCHED
+from db.kept_eval import STATEMENTS_24 as KEPT_SCORES_BATCHED
 
 Step = str | Callable[[Any], None]   # SQL, or a function of a sqlite_utils.Database
 
@@ -643,7 +644,7 @@ migration(
 migration(
     18,
     "stored metric rt_s (Reflection, strict: the asked 'Error types:' line)",
-    [*stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",))],
+    [*stored_metric_statements(KEPT_EVAL_METRICS, ("rt_s",), batched=False)],
 )
 
 # --- v19: the active decisions by verdict ----------------------------------------------------
@@ -756,6 +757,19 @@ migration(
      "FROM reviews r WHERE r.verdict = 'reject' AND r.undone_at IS NULL AND EXISTS (SELECT 1 "
      "FROM reviews o WHERE o.verdict = 'accept' AND o.sample_item_id = r.sample_item_id "
      "AND o.undone_at IS NULL)"],
+)
+
+# --- v24: a batch of score rows keeps its pairs and verdict counts with one statement each ------
+# Migration 14's insert triggers upserted the item-sample row and the verdict count at every
+# score row (about 30 µs a row, beside a running evaluation). A writer of many rows
+# (db/kept_eval.store_scores: the scorers, the live scoring worker) names its pairs in
+# eval_score_batch inside its transaction; the two insert triggers pass over them, and the
+# writer makes those pairs and counts with one statement each, then clears the names. Every
+# other write goes through the triggers as before.
+migration(
+    24,
+    "a batch of score rows keeps its item-samples and verdict counts once (not per row)",
+    [*KEPT_SCORES_BATCHED],
 )
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

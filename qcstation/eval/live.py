@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from db.kept_eval import recount_dirty
+from db.kept_eval import store_scores
 from db.store import Store
 from qcstation.eval.scorers import ANSWER_TASKS, INSERT_SCORE, LiveScorer
 
@@ -212,9 +212,8 @@ def live_worker(conn: Any, db_path: str, run_id: int, versions: Mapping[str, str
             if n_due:
                 try:
                     if due:
-                        with store.transaction():
-                            store.conn.executemany(INSERT_SCORE, due)
-                            recount_dirty(store.conn)   # the batch's items, once each
+                        with store.transaction():   # pairs, counts and items kept once a batch
+                            store_scores(store.conn, INSERT_SCORE, due)
                 except Exception as exc:   # the scoring pass after the run scores these instead
                     conn.send(f"{exc.__class__.__name__}: {exc}")
                     return

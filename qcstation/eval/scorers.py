@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from db.kept_eval import recount_dirty
+from db.kept_eval import store_scores
 from db.store import Store, now
 from qcstation.eval import tasks as T
 from qcstation.eval.judging import (JUDGE_MODES, JUDGE_VERSION, JudgeProgress, judge_outputs,
@@ -553,8 +553,7 @@ def _save(store: Store, ctx: RunContext, summary: ScoreSummary, rows: list[tuple
           cfg: Any) -> None:
     """The score rows, and the scorer versions and judges recorded in the run's spec."""
     with store.transaction():
-        store.conn.executemany(INSERT_SCORE, rows)
-        recount_dirty(store.conn)     # each item written recounted once (migration 22)
+        store_scores(store.conn, INSERT_SCORE, rows)   # figures kept once (migrations 22, 24)
         spec = dict(ctx.spec)
         spec["scorer_versions"] = summary.versions
         spec["judges"] = [{"name": j.name, "model": j.model} for j in getattr(cfg, "judges", []) or []]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from db import Store
-from db.kept_eval import HEADLINE_TRIGGERS, REPLY_TRIGGERS, TRIGGERS, recount_dirty
+from db.kept_eval import HEADLINE_TRIGGERS, REPLY_TRIGGERS, TRIGGERS, recount_dirty, store_scores
 from db.migrations import SCHEMA_VERSION
 from db.store import now
 from qcstation.eval import browse
@@ -150,6 +150,17 @@ def _score(store: Store, rng: random.Random) -> None:
                                                         rng.randint(1, 12)))
 
 
+def _score_batch(store: Store, rng: random.Random) -> None:
+    """Scoring as the scorers and the live scoring worker write it (migration 24): a batch's
+    pairs and counts kept once, a row by hand in the same transaction before it."""
+    run = rng.choice(_runs(store))
+    rows = list({r[:4]: r for r in score_rows(rng, run, rng.randint(1, 12))}.values())
+    with store.transaction():
+        if rng.random() < 0.3:
+            store.conn.executemany(INSERT_SCORE, score_rows(rng, run, 1))
+        store_scores(store.conn, INSERT_SCORE, rows)
+
+
 def _outputs(store: Store, rng: random.Random) -> None:
     """Stored responses: the runner's upsert (a failed request answered later replaces it)."""
     with store.transaction():
@@ -220,7 +231,7 @@ def _new_run(store: Store, rng: random.Random) -> None:
     make_run(store, model=f"m{rng.randrange(100)}")
 
 
-OPERATIONS = [(_score, 10), (_outputs, 5), (_hand_update, 4), (_move_run, 1), (_delete_some, 2),
+OPERATIONS = [(_score, 10), (_score_batch, 6), (_outputs, 5), (_hand_update, 4), (_move_run, 1), (_delete_some, 2),
               (_delete_run, 1), (_new_run, 1)]
 
 
@@ -426,3 +437,92 @@ def test_without_any_one_trigger_the_figures_go_wrong(store: Store, trigger: str
         _every_kind_of_write(store)
         assert_kept_eval_right(store)
         _item_sample_writes(store)
+
+
+# -- migration 24: a batch keeps its pairs and counts once ----------------------------------
+
+_KEPT_TABLES = ("eval_scores", "eval_pairs", "eval_score_counts", "eval_item_sigs", "eval_headline",
+                "eval_item_dirty", "eval_score_batch")
+
+
+def _dump(store: Store) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the score table and the tables kept from it, each value with its type."""
+    out = {}
+    for table in _KEPT_TABLES:
+        cols = [str(r[1]) for r in store.conn.execute(f"PRAGMA table_info({table})")]
+        out[table] = sorted(tuple(r) for r in store.conn.execute(
+            f"SELECT {', '.join(f'quote({c})' for c in cols)} FROM {table}"))
+    return out
+
+
+def _batches(rng: random.Random, runs: list[int]) -> list[tuple[str, int, Any]]:
+    """A fixed sequence of writes: batches of score rows (new pairs, rescores of pairs already
+    there, a pair's rows over several batches, now and then a key twice in one batch), single
+    rows written by hand in a batch's transaction, and updates and deletes between them."""
+    ops: list[tuple[str, int, Any]] = []
+    for step in range(40):
+        run = rng.choice(runs)
+        rows = score_rows(rng, run, rng.randint(1, 40))
+        if rng.random() < 0.85:
+            rows = list({r[:4]: r for r in rows}.values())
+        ops.append(("batch", run, (score_rows(rng, run, 2) if rng.random() < 0.3 else [], rows)))
+        if step % 6 == 5:
+            ops.append(("sql", run, rng.choice((
+                "UPDATE eval_scores SET verdict = 'wrong', score = 0.0 WHERE run_id = ? AND metric = 'fi'",
+                "DELETE FROM eval_scores WHERE run_id = ? AND seed_id % 5 = 2",
+                "UPDATE eval_scores SET source = 'moved', difficulty = NULL WHERE run_id = ? "
+                "AND seed_id % 3 = 0",
+                "UPDATE eval_scores SET sample_idx = sample_idx + 4 WHERE run_id = ? AND seed_id = 7"))))
+    return ops
+
+
+@pytest.mark.parametrize("rng_seed", [1, 2, 3])
+def test_a_batch_keeps_exactly_what_the_per_row_triggers_keep(tmp_path: Path, rng_seed: int) -> None:
+    """The same writes, once through the per-row triggers (each row inserted as before
+    migration 24, the batch's items recounted) and once through :func:`store_scores`: the score
+    rows and every kept table are identical, value for value and type for type, and equal a
+    recount (every figure of the leaderboard and a breakdown, the headline)."""
+    dumps = []
+    ops: list[tuple[str, int, Any]] = []
+    for batched in (False, True):
+        with Store(tmp_path / f"{batched}.db") as s:
+            runs = [make_run(s, model="a"), make_run(s, model="b", samples=2)]
+            ops = ops or _batches(random.Random(rng_seed), runs)   # the same rows both times
+            for kind, run, what in ops:
+                if kind == "sql":
+                    s.execute(what, (run,))
+                    continue
+                by_hand, rows = what
+                with s.transaction():
+                    s.conn.executemany(INSERT_SCORE, by_hand)
+                    if batched:
+                        store_scores(s.conn, INSERT_SCORE, rows)
+                    else:
+                        s.conn.executemany(INSERT_SCORE, rows)
+                        recount_dirty(s.conn)
+            assert s.scalar("SELECT COUNT(*) FROM eval_score_batch") == 0
+            assert_kept_eval_right(s, figures=True)
+            assert_recounted_right(s)
+            dumps.append(_dump(s))
+    assert dumps[0] == dumps[1]
+    assert len(dumps[1]["eval_pairs"]) > 20 and len(dumps[1]["eval_score_counts"]) > 20
+
+
+def test_a_batch_passes_over_the_insert_triggers_only_for_its_own_pairs(store: Store) -> None:
+    """Inside a batch's transaction, a row of a pair the batch does not name is kept by the
+    triggers at once; the batch's own rows are kept when it ends, and no name outlives it."""
+    run = make_run(store, model="m")
+    rng = random.Random(11)
+    rows = list({r[:4]: r for r in score_rows(rng, run, 30) if r[1] <= 6}.values())
+    other = (run, 9, 0, "fi", "final", "correct", 1.0, None, "{}", "test-1", "gsm8k", None, now())
+    with store.transaction():
+        store.conn.executemany("INSERT INTO eval_score_batch (run_id, seed_id, sample_idx) "
+                               "VALUES (?, ?, ?)", [(run, 1, 0)])
+        store.conn.execute(INSERT_SCORE, other)
+        assert store.scalar("SELECT v_fi FROM eval_pairs WHERE run_id = ? AND seed_id = 9",
+                            (run,)) == 1
+        store.conn.execute("DELETE FROM eval_score_batch")
+        store_scores(store.conn, INSERT_SCORE, rows)
+    assert store.scalar("SELECT COUNT(*) FROM eval_score_batch") == 0
+    assert_kept_eval_right(store, figures=True)
+    assert_recounted_right(store)

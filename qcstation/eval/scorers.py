@@ -592,8 +592,7 @@ def answer_scores(checker: Any, task: str, outputs: list[tuple[str | None, Mappi
     texts = [r if task != "refinement" else corrected_part(r) for r, _ in outputs]
     golds = [_gold(rec) for _, rec in outputs]
     jobs = [(t, g, v) for t, (g, v) in zip(texts, golds)]
-    results = checker.check_many(jobs)
-    strict = checker.check_many(jobs, strict=True)
+    results, strict = checker.check_both(jobs)   # the asked line read once for both readings
     keeps: list[bool | None] = [None] * len(outputs)
     if task == "refinement":
         wrong = checker.check_many([(str(rec.get("w_cot") or ""), g, v)
@@ -676,6 +675,8 @@ INSERT_SCORE = (
     "scorer_version = excluded.scorer_version, scored_at = excluded.scored_at")
 
 LIVE_ITEMS_KEPT = 4096   # items whose answer fields the live scorer keeps between batches
+_LIVE_FIELDS = ("answer", "gt_answer", "errors", "wrong", "w_cot")   # what answer_scores reads
+_LIVE_PATHS = ", ".join(f"'$.{k}'" for k in _LIVE_FIELDS)
 
 
 class LiveScorer:
@@ -701,12 +702,12 @@ class LiveScorer:
         for i in range(0, len(missing), 500):
             chunk = missing[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            for sid, rec, source, diff in store.conn.execute(
-                    f"SELECT seed_id, record, source, difficulty FROM eval_items WHERE run_id = ? "
-                    f"AND seed_id IN ({marks})", [self.run_id, *chunk]):
-                r = json.loads(rec)
-                self._items[int(sid)] = ({k: r.get(k) for k in ("answer", "gt_answer", "errors", "wrong", "w_cot")},
-                                         source, diff)
+            # only the fields scored, taken out by SQLite (one JSON array of them, null where
+            # absent: not the whole record decoded here)
+            for sid, fields, source, diff in store.conn.execute(
+                    f"SELECT seed_id, json_extract(record, {_LIVE_PATHS}), source, difficulty "
+                    f"FROM eval_items WHERE run_id = ? AND seed_id IN ({marks})", [self.run_id, *chunk]):
+                self._items[int(sid)] = (dict(zip(_LIVE_FIELDS, json.loads(fields))), source, diff)
 
     def rows(self, store: Store, outputs: list[tuple[int, str, int, str]]) -> list[tuple[Any, ...]]:
         """``outputs``: (seed_id, task, sample_idx, response) of ok answer-task outputs."""

@@ -135,3 +135,24 @@ def test_golds_read_once_are_the_same_gold() -> None:
                         ("twelve", None), ("x^2", None), ("1,000", "1000")):
         assert parse_gold(text, value) == _parse_gold(text, value)
         assert parse_gold(text, value) == parse_gold(text, value)
+
+
+def test_both_readings_at_once_are_the_two_readings_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_both`` (the reply the prompts ask for read and decided once, for the flexible
+    and the strict reading) gives what ``check_many`` gives each way, with the fast path and
+    by the rules in full, on every form against numeric, symbolic and empty golds."""
+    items = [(t, g, g.replace(",", "")) for t, g in _gsm8k_replies()[:300]]
+    items += [(t, g, v) for t in _forms()[:6000] if "\\frac" not in t and "\\sqrt" not in t
+              for g, v in (("42", "42"), ("-3.5", "-7/2"), ("0.33", "1/3"))]
+    items += [(t, g, None) for t in ("The answer is 42.", "x\nThe answer is 5.", "", None, "  ")
+              for g in ("", "twelve", "42")]
+    exact = [(t, g, v) for t, g, v in items
+             if all(decide_exact(ext, parse_gold(g, v), t) is not None
+                    for ext in (extract_answer(t), extract_strict(t)))]
+    assert len(exact) > 5000
+    with AnswerChecker(workers=1) as checker:
+        apart = (checker.check_many(exact), checker.check_many(exact, strict=True))
+        assert checker.check_both(exact) == apart
+        assert sum(r.source == "strict" and r.verdict == "correct" for r in apart[1]) > 1000
+        _by_rules(monkeypatch)
+        assert checker.check_both(exact) == apart

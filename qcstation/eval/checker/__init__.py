@@ -92,6 +92,7 @@ from qcstation.eval.checker.compare import (
     parse_gold,
     symbolic_job,
 )
+from qcstation.eval.checker import extract as _extract
 from qcstation.eval.checker.extract import MAX_SCAN_CHARS, Extraction, extract_answer, extract_strict
 
 __all__ = [
@@ -192,6 +193,38 @@ class AnswerChecker:
             for (i, ext, gold, job), res in zip(pending, outs):
                 results[i] = from_job(ext, gold, job, res)
         return [r for r in results if r is not None]
+
+    def check_both(self, items: Sequence[tuple[str | None, str | None, str | None]]
+                   ) -> tuple[list[CheckResult], list[CheckResult]]:
+        """``check_many(items)`` and ``check_many(items, strict=True)``, with the reply the
+        prompts ask for (its last line ``The answer is N.``: both readings take the same N from
+        it, ``extract._asked_number``, the fast path) read and decided once: the strict result
+        is the flexible one with the strict source. The others are read each way in full."""
+        flexible: list[CheckResult | None] = [None] * len(items)
+        strict: list[CheckResult | None] = [None] * len(items)
+        rest: list[int] = []
+        golds: dict[tuple[str | None, str | None], Gold] = {}
+        for i, (response, gold_text, gold_value) in enumerate(items):
+            asked = (_extract._asked_number(response) if isinstance(response, str) and response.strip()
+                     else None)
+            decided = None
+            if asked is not None:
+                key = (gold_text, gold_value)
+                gold = golds.get(key)
+                if gold is None:
+                    gold = golds[key] = parse_gold(gold_text, gold_value)
+                decided = decide_exact(Extraction(asked[0], "marker", asked[1]), gold, response)
+            if decided is None:
+                rest.append(i)
+                continue
+            flexible[i] = decided
+            strict[i] = CheckResult(decided.verdict, decided.extracted, decided.value, decided.method,
+                                    decided.detail, "strict", decided.gold, decided.checker_version)
+        if rest:
+            some = [items[i] for i in rest]
+            for i, f, st in zip(rest, self.check_many(some), self.check_many(some, strict=True)):
+                flexible[i], strict[i] = f, st
+        return [r for r in flexible if r is not None], [r for r in strict if r is not None]
 
     def close(self) -> None:
         with self._lock:

@@ -141,7 +141,7 @@ def test_both_readings_at_once_are_the_two_readings_apart(monkeypatch: pytest.Mo
     """``check_both`` (the reply the prompts ask for read and decided once, for the flexible
     and the strict reading) gives what ``check_many`` gives each way, with the fast path and
     by the rules in full, on every form against numeric, symbolic and empty golds."""
-    items = [(t, g, g.replace(",", "")) for t, g in _gsm8k_replies()[:300]]
+    items: list[tuple[str | None, str, str | None]] = [(t, g, g.replace(",", "")) for t, g in _gsm8k_replies()[:300]]
     items += [(t, g, v) for t in _forms()[:6000] if "\\frac" not in t and "\\sqrt" not in t
               for g, v in (("42", "42"), ("-3.5", "-7/2"), ("0.33", "1/3"))]
     items += [(t, g, None) for t in ("The answer is 42.", "x\nThe answer is 5.", "", None, "  ")

@@ -23,7 +23,7 @@ from qcstation.core.reading.textnumbers import word_key
 __all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
-           "noun_after", "nouns_after_value", "word_before", "words_before_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
+           "joined_stems", "noun_after", "nouns_after_value", "word_before", "words_before_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
 
 MAX_TEXT = 200_000
 
@@ -386,10 +386,26 @@ def step_line(solution: str, value: Fraction, operands: list[Fraction] | None = 
     return best[0] if top and len(best) == 1 else cands[0]
 
 
+def _joined(words: list[str]) -> frozenset[str]:
+    """The stems of two words that one word may write ("sea horses" for a solution's "seahorses"):
+    a short first word (whose own stem is shorter than the joined word's) and the word after it."""
+    return frozenset(stem(a + b) for a, b in zip(words, words[1:])
+                     if len(a) < 4 and a.isalpha() and b.isalpha())
+
+
+def joined_stems(question: str, start: int) -> frozenset[str]:
+    """:func:`_joined` of the words after the number the question writes at ``start`` (digits or a
+    number word): "3 fewer sea horses" -> {"seah"}, which a solution's "3 seahorses" names."""
+    q = question[:MAX_TEXT]
+    m = (NUMERAL.match(q, start) or _WORD_RUN.match(q, start)) if start >= 0 else None
+    return _joined(_words_after(q, m.end(), 3)) if m else frozenset()
+
+
 def words_at(text: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words that name a number written at ``text[start:end]`` (the words
     right after it, and ``$`` before it): what it counts or measures."""
-    words = {stem(w) for w in _words_after(text, end, 3)}
+    listed = _words_after(text, end, 3)
+    words = {stem(w) for w in listed} | _joined(listed)
     hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
     if hyphen:  # "a 7-day week", "8-ounce bottles"
         words.add(stem(hyphen.group(1)))

@@ -49,7 +49,7 @@ from qcstation.core.construct.check.multipliers import (declared_word, multiplie
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
+from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, joined_stems, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 
@@ -560,7 +560,7 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}
-    if any(o.words & stems for o in cands) or not all(o.words for o in cands):
+    if any((o.words | joined_stems(question, o.start)) & stems for o in cands) or not all(o.words for o in cands):
         return None
     if named_by_kind(named, cands, given, line, question, v):
         return None  # "90 bugs" for "90 spiders" (399), "80 / 10 each week" for "10 toothpicks each week"

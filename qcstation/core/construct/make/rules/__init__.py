@@ -40,6 +40,9 @@ The modules and their contract (each imports only the ones above it):
                 unit, a word pointing back to the step's other number: "half that many"); asked by ``binding``.
 ``referents``   the number a word that multiplies points back to ("three times that number",
                 "twice as many on Friday"): the question's number right before it (asked by ``binding``).
+``sum_terms``   a term of a sum or difference the line names with no words: the place whose noun
+                the words after the step's result name ("6 - 3 = 3 seahorses" for "3 fewer sea
+                horses", not "3 clownfish"; asked by ``binding``).
 ``binding``     which place of the question each number a step writes is, read from the
                 words (:class:`~.binding.Binder`; order only where words cannot tell).
 ``joint_steps`` what a step's relation to its line or an earlier step tells the joint reading: what is
@@ -77,8 +80,10 @@ The modules and their contract (each imports only the ones above it):
                 ("Jenna has 4 roommates ... divide equally" / "5 roommates"): N plus ``k_one_jenna``.
 ``ranks``       the first place the question writes as "first", written "1st ... 1+5": ``k_one_first_place``.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
-                quantities for the literals that are no digit of the question; anything else
-                is refused.
+                quantities for the literals that are no digit of the question; of two word givens
+                of one value, the one whose object alone the line names ("His dad will be 24 x 2"
+                for "half the age of his dad but twice as old as his brother"), else by role;
+                anything else is refused.
 ``one_unit``    a named factor that stands for the question's "1 hour" ("60/2" for "in 1 hour"):
                 that 1 declared a given at its place, the use written as it converted.
 ``result_lines`` which of two earlier results of one value a step's number is, where the question

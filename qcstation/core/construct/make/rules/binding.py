@@ -51,6 +51,7 @@ from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as
                                                               unit_word_converts)
 from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+from qcstation.core.construct.make.rules.sum_terms import term_by_result
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
                                                                phrase_place, rate_place, single_places)
 
@@ -301,6 +302,9 @@ class Binder:
             by_operand = self._by_other_operand(v, occ)
             if by_operand is not None:
                 return by_operand
+        by_sum = None if stems or agree else term_by_result(self.expr, v, line, occ, self.nums)  # "6 - 3 = 3 seahorses"
+        if by_sum is not None and self._not_a_second_role(occ, occ.index(by_sum)) is not None:
+            return by_sum
         if not stems and len(occ) > 1 and not _writes_elsewhere(line, v):
             beside = self._beside_its_operands(v, occ)
             if beside is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, fmt
@@ -238,6 +239,11 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             # a phrase the question writes once and another step's line writes is that step's
             names = [n for n in names if not (n in claimed and len(phrase_re(_phrase(n), True, True)
                                                                    .findall(question)) == 1)] or names
+        # else the one whose clause alone shares words with the line ("His dad will be 24 x 2" for
+        # "half the age of his dad but twice as old as his brother": the half, undone), then the role
+        by_clause = _clause_of(names, question, line) if len(names) > 1 and not on_line else None
+        if by_clause is not None:
+            names = [by_clause]
         by_role = [n for n in names if _role_of(n) == role] if len(names) > 1 and not on_line else []
         if len(names) == 1 and not on_line and len(words.get(v, [])) > 1:
             by_role = names
@@ -379,6 +385,42 @@ def _each_occurrence(exprs: list[Expr], question: str, order: list[tuple[str, Fr
             at.setdefault(v, set()).add(m.start())
     single = {v: next(iter(s)) for v, s in at.items() if len(s) == 1}
     return split_word_givens(exprs, question, order, lines, phrase_of, single)
+
+
+def _clause_of(names: list[str], question: str, line: str) -> str | None:
+    """Of word givens of one value, each written once in the question, the one whose object (the
+    words after it up to its clause's end or verb: "half the age of his dad", "twice as old as his
+    brother") alone names a word of the step's line, one the story writes only there ("His dad will
+    be 24 x 2"); None when a phrase is written more or less than once, an object names nothing, or
+    the line names words of two objects ("Jana has 6*3 = 18 Pomeranians" for "Two thirds of Jana's
+    puppies are Pomeranians. One third of the Pomeranians are girls": Jana and the Pomeranians)."""
+    from qcstation.core.reading.words import line_stems, stem
+
+    objects = []
+    for n in names:
+        found = list(phrase_re(_phrase(n), True, True).finditer(question))
+        if len(found) != 1:
+            return None
+        tail = question[found[0].end():found[0].end() + 200]
+        cut = _OBJECT_END.search(tail)
+        objects.append(line_stems(tail[:cut.start()] if cut else tail))
+    if not all(objects):
+        return None  # "half of what is left" names nothing its line could
+    # a word the story (its question sentence aside) writes once, in that object only
+    asked = question.rfind("?")
+    story = question[:max(question.rfind(".", 0, asked), 0)] if asked >= 0 else question
+    once = {w for w, k in Counter(stem(w) for w in _WORDS.findall(story)).items() if k == 1}
+    here = line_stems(line)
+    named = [i for i, o in enumerate(objects) if o & here & once]
+    if len(named) != 1 or any(o & here for i, o in enumerate(objects) if i != named[0]):
+        return None
+    return names[named[0]]
+
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’]*")
+#: where the object of a word that multiplies ends: its clause's end or a verb after it
+_OBJECT_END = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then|than|if|because|so|is|are|was|were"
+                         r"|has|have|had|will|does|do|did)\b", re.I)
 
 
 def _role_of(name: str) -> str:

@@ -3,13 +3,15 @@ two farms", "60 snowballs") and as a word ("twice", "double", "half", "an hour")
 words say the use is the word (issue 26.1, lane cover23). Asked by the binder (:mod:`.binding`)
 for a use the line names with no words; a True answer leaves the number to :mod:`.constants`,
 which declares the word given tied to its span. Each reading holds only where the question writes
-the value as one word of the use's role, once:
+the value as one word of the use's role, once (:func:`clause_restated` also beside other words of the value):
 
 * :func:`beside_its_operands`: every other number of the step is stated in the word's sentence
   and no count of the value is ("100 acres more than twice that" / "2*200+100");
 * :func:`clause_restated`: the line restates the word's clause up to the word and writes the
   computation in its place ("Chikote howls for twice as long as Tobias" / "Chikote howls for
-  20*2"), no count of the value in that sentence;
+  20*2"), no count of the value in that sentence; where the question writes other words of the
+  value too, the one word of the use's role whose clause the line restates ("Stacy finds twice as
+  many as Lamar ... Mei finds half as many as Charlie" / "Stacy finds 5 x 2");
 * :func:`unit_word_converts`: a unit's word ("an hour": 60 minutes) beside a number the question
   states in the smaller unit ("every 15 minutes"), on a line that names the unit ("each hour
   2 * 60/15"), every place of the value naming something else ("60 snowballs").
@@ -139,11 +141,26 @@ def clause_restated(question: str, nums: Sequence[Any], expr: Expr, role: str, v
     """The word, when the line writes the words of its clause up to it (at least two) right before
     the computation, and no place of the value is in the word's sentence."""
     at = multiplier_word(question, expr, role, v) if occ else None
+    if at is None and occ and role in ("times", "divisor") and _written_once(expr, v):
+        # the question writes other words of the value too ("Stacy finds twice as many as Lamar ...
+        # Mei finds half as many as Charlie"): the one word, written once, whose clause the line
+        # restates ("Stacy finds 5 x 2")
+        words = [m.start() for p in _PHRASES_OF.get(v, ()) if p in _MULTIPLIERS_OF.get(v, ())
+                 or (role == "divisor" and v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p])
+                 for m in phrase_re(p, True).finditer(question)]
+        restating = [w for w in words if _restates(question, w, line)]
+        at = restating[0] if len(restating) == 1 and len(set(words)) == len(words) else None
     if at is None:
         return False
     bounds = sentence_bounds(question)
     if any(_same_sentence(bounds, nums[j].start, at) for j in occ):
         return False
+    return _restates(question, at, line)
+
+
+def _restates(question: str, at: int, line: str) -> bool:
+    """Does the line write the words of the question's clause up to ``at`` (at least two) right
+    before its computation?"""
     clause = re.split(r"[.,;:!?]\s", question[:at])[-1]
     prose = _ANNOTATION.sub(" ", line)
     m = re.search(r"[$\d]", prose)

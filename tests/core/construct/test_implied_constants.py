@@ -320,9 +320,9 @@ def test_a_word_that_multiplies_is_never_the_number_a_step_adds_or_subtracts(gsm
 
 
 @pytest.mark.parametrize("seed", [
-    # "half the age of his dad but twice as old as his brother": "24 x 2" undoes "half", "24 / 2"
-    # undoes "twice"; roles cannot tell which word a factor or divisor is
-    "980",
+    # (980, "half the age of his dad but twice as old as his brother": "24 x 2" undoes "half", "24 / 2"
+    # undoes "twice"; roles cannot tell which word a factor or divisor is; since lane cover37 read by
+    # the object each line names, "His dad will be 24 x 2": see test_given_words_objects)
     # (473, "half as many cookies as ... plus two extra" / "3 * 2" undoes "half": since lane cover3
     # read by the clause of "half" and what it multiplies, see test_reading_cover)
     # "The difference ... is twice the amount of fish in both aquariums" / "28/2" undoes "twice"

@@ -2,7 +2,9 @@
 of two word givens of one value, the one whose object alone the line names ("His dad will be
 24 x 2" for "half the age of his dad", 980); a word whose clause the line restates beside other
 words of its value ("Stacy finds 5 x 2", 1165); a term of a sum or difference whose result's words
-name one place ("6 - 3 = 3 seahorses" for "3 fewer sea horses", 162; 312, 813); two short words a
+name one place ("6 - 3 = 3 seahorses" for "3 fewer sea horses", 162; 312, 813); a word given whose
+object the use's own words name ("2 towels/pillow case" for "twice as many towels", 468); a place another
+line's words claim is not a wordless use's ("every 2 days is 6 x 2" / "2 x 3", 1164); two short words a
 solution writes as one ("sea horses" / "seahorses"). Each with a near-miss that stays refused."""
 
 from __future__ import annotations
@@ -149,3 +151,41 @@ def test_813_the_petals_of_one_flower_of_each(gsm8k: dict) -> None:
     spans = _spans(rule, seed["question"], 7)
     assert [spans[n] for n in ("g2_petals", "g4_petals", "g6_petals", "g8_petals")] == \
         ["5 petals", "6 petals", "4 petals", "7 petals"]
+
+
+# -- a word given the use's own words name by its object; a place another line's words claim
+
+def test_468_two_towels_per_pillow_case_is_the_second_twice(gsm8k: dict) -> None:
+    seed = gsm8k["468"]
+    rule = rule_for_seed(seed)
+    assert rule.value == 1200
+    asserts = _asserts(rule)
+    assert "(assert (= s1_pillow_cases (* g1_sheets w_twice)))" in asserts
+    assert "(assert (= s2_towels (* s1_pillow_cases w_twice_at2)))" in asserts
+    spans = _spans(rule, seed["question"], 15)
+    assert spans["w_twice"] == "twice as many pillow" and spans["w_twice_at2"] == "twice as many towels"
+
+
+def test_468_near_miss_words_naming_no_object_stay_refused(gsm8k: dict) -> None:
+    seed = dict(gsm8k["468"])
+    seed["solution"] = seed["solution"].replace("4 pillow cases * 2 towels/pillow case", "4 pillow cases * 2 pieces")
+    with pytest.raises(RuleError, match="2 pieces"):
+        rule_for_seed(seed)
+
+
+def test_1164_two_times_each_outing_and_every_2_days(gsm8k: dict) -> None:
+    seed = gsm8k["1164"]
+    rule = rule_for_seed(seed)
+    assert rule.value == 12
+    asserts = _asserts(rule)
+    assert "(assert (= s1_face_masks (* g1_times g2_times)))" in asserts
+    assert "(assert (= s2_uses_days (* s1_face_masks g3_days)))" in asserts
+    spans = _spans(rule, seed["question"], 6)
+    assert spans["g1_times"] == "two times" and spans["g3_days"] == "2 days?"
+
+
+def test_1164_near_miss_no_line_naming_the_days_stays_refused(gsm8k: dict) -> None:
+    seed = dict(gsm8k["1164"])
+    seed["solution"] = seed["solution"].replace("face masks he uses every 2 days is 6 x 2", "face masks he uses is 6 x 2")
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

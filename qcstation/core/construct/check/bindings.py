@@ -44,8 +44,8 @@ from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
-from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, own_word_givens,
-                                                        vouched_by_multiplied)
+from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, object_of_own_word,
+                                                        own_word_givens, vouched_by_multiplied)
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
@@ -560,7 +560,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
             return Binding(step, v, (), tuple(o.text for o in cands))
         return None
     stems = {stem(x) for ws in named for x in ws}
-    if any((o.words | joined_stems(question, o.start)) & stems for o in cands) or not all(o.words for o in cands):
+    if any((o.words | joined_stems(question, o.start)) & stems for o in cands) or not all(o.words for o in cands) \
+            or object_of_own_word(given, stems, cands, question):  # "2 towels" for "twice as many towels"
         return None
     if named_by_kind(named, cands, given, line, question, v):
         return None  # "90 bugs" for "90 spiders" (399), "80 / 10 each week" for "10 toothpicks each week"

@@ -1,7 +1,9 @@
 """A reading of the checks in :mod:`.bindings`: what a word that multiplies ("twice", "half",
 "three times") multiplies, which ties a step's wordless number to that word
 (:func:`vouched_by_multiplied`: "8 / 2 = 4 oranges" is "half the number of oranges", not
-"twice the amount of apples"). Read from the question and the solution alone, like
+"twice the amount of apples"), and a word given whose own occurrence multiplies what the words
+the line writes after it name (:func:`object_of_own_word`: "2 towels/pillow case" is the second
+"twice", "twice as many towels as pillow cases"). Read from the question and the solution alone, like
 :mod:`.bindings`, which calls it with the question's occurrences of the value and the
 formalization's given names.
 """
@@ -15,7 +17,7 @@ from typing import Any
 from qcstation.core.reading.words import (ANNOTATION, WORD_GIVEN_STEMS, Occurrence, multiplied_stems,
                                          result_words, stem)
 
-__all__ = ["declared_word", "multiplies", "own_word_givens", "vouched_by_multiplied"]
+__all__ = ["declared_word", "multiplies", "object_of_own_word", "own_word_givens", "vouched_by_multiplied"]
 
 #: the words after a number that make it a multiplier ("three times that number")
 _TIMES_STEMS = frozenset({"time"})
@@ -87,3 +89,25 @@ def declared_word(o: Occurrence, own_words: frozenset[str]) -> bool:
         return False
     phrase = "w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
     return any(n == phrase or n == phrase + "_parts" for n in own_words)
+
+
+#: the marker of the k-th occurrence of a word given's phrase in its name ("w_twice_at2")
+_AT = re.compile(r"_at(\d+)(?=_parts$|_numerator$|$)")
+
+
+def object_of_own_word(given: str, named: set[str], cands: list[Occurrence], question: str) -> bool:
+    """Is a word given the line writes with words of its own that name no place of its value
+    ("4 pillow cases * 2 towels/pillow case") tied to its own occurrence by what that occurrence
+    multiplies ("twice as many towels as pillow cases", the second "twice": ``w_twice_at2``), no
+    other place of the value multiplying what the words name?"""
+    if not given.startswith("w_") or not named or not question:
+        return False
+    m = _AT.search(given)
+    base = re.sub(r"_(?:parts|numerator)$", "", _AT.sub("", given))
+    own = sorted((o for o in cands if o.start >= 0 and o.words & WORD_GIVEN_STEMS
+                  and base == "w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")), key=lambda o: o.start)
+    k = int(m.group(1)) if m else 1
+    if len(own) < k:
+        return False
+    hits = [o for o in cands if multiplies(o) and _multiplied_stems(question, o) & named]
+    return len(hits) == 1 and hits[0] is own[k - 1]

@@ -10,7 +10,8 @@ For one use of a value the question states, in this order:
    else: not a given (:mod:`.constants` names the factor);
 3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
    around each place that shares the most words with the step's line, if no other use took it;
-4. a word given the line writes ("Half of ... is 40/2"), or a word that multiplies stated in the
+4. a word given the line writes ("Half of ... is 40/2") or whose object the use's words name ("2
+   towels/pillow case" for "twice as many towels"), or a word that multiplies stated in the
    sentence of the step's other numbers where no count of its value is ("100 acres more than
    twice that" / "2*200+100"), or whose clause the line restates up to it ("Chikote howls for
    twice as long" / "Chikote howls for 20*2"), or a unit's word beside a number of its smaller
@@ -24,8 +25,9 @@ For one use of a value the question states, in this order:
    multiply by comparing ("16 - 4" for "four minutes", not "four times as long");
 6. a 1: bound only when its words agree, or the question writes one 1 that names nothing,
    is in digits, or whose words are on the line; else the literal 1 of an identity;
-7. by order, among the places whose words agree (else all), the first no other use took; when
-   only one place is left and there are as many uses as places, that one (not by order).
+7. by order, among the places whose words agree (else all), the first no other use took and no
+   other line's words name alone ("every 2 days is 6 x 2" for "2 x 3"); when only one place is left
+   and there are as many uses as places, that one (not by order).
 
 Uses tied by order that decide anything are reported (:meth:`Binder.order_bound`): the rule
 records them as uncertain and the item is not rule-made.
@@ -46,14 +48,14 @@ from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_b
 from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as _MULTIPLIERS_OF,
                                                               _PHRASES_OF as _PHRASES_OF,
                                                               _same_sentence as _same_sentence,
-                                                              beside_its_operands, clause_restated,
+                                                              beside_its_operands, clause_restated, word_object_named,
                                                               sentence_bounds as sentence_bounds,
                                                               unit_word_converts)
 from qcstation.core.reading.units import unit_after
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
-from qcstation.core.construct.make.rules.sum_terms import term_by_result
-from qcstation.core.construct.make.rules.clause_words import (annotated_results, clause_place, operand_numbers,
-                                                               phrase_place, rate_place, single_places)
+from qcstation.core.construct.make.rules.sum_terms import flat_ops, term_by_result
+from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
+                                                               operand_numbers, phrase_place, rate_place, single_places)
 
 
 #: a forced place (:class:`Binder`'s ``forced``) that is no number of the question: the use is
@@ -264,6 +266,9 @@ class Binder:
             # of that given by its value alone (a named constant where the question's words imply
             # it, else no rule applies)
             return None
+        if stems and not agree and occ and self.role in ("times", "divisor") and self.expr is not None \
+                and word_object_named(self.question, v, stems, self.expr):
+            return None  # "4 pillow cases * 2 towels/pillow case": "twice as many towels as pillow cases"
         if not agree and occ and self.role == "divisor" and all(j in self.chosen for j in occ) \
                 and line_stems(line) & _AVERAGE_STEMS and v.denominator == 1 and 2 <= v <= 12 \
                 and not any(self.nums[j].stems & _AVERAGE_STEMS for j in occ):
@@ -455,14 +460,24 @@ class Binder:
         return self._not_a_second_role(places, best)
 
     def _not_a_second_role(self, places: list[int], best: int | None) -> int | None:
-        """The place the words chose, unless another step took it already while another place of
-        the value is still free (one given in two roles beside an unused place of equal value:
-        799's two $0.50, the raise and Sally's extra): None, the binder's other readings decide."""
+        """The place the words chose, unless another step took it already, or another line names it
+        by its words ("every 2 days is 6 x 2" for "2 x 3", 1164), while another place of the value is
+        still free (one given in two roles beside an unused place of equal value: 799's two $0.50, the
+        raise and Sally's extra): None, the binder's other readings decide."""
         if best is None:
             return None
-        if places[best] in self.chosen and any(j not in self.chosen for j in places):
+        j = places[best]
+        if (j in self.chosen or self._claimed(j)) and any(k not in self.chosen and self.nums[k].start
+                                                          != self.nums[j].start for k in places):
             return None
-        return places[best]
+        return j
+
+    def _claimed(self, j: int) -> bool:
+        """Does another line write the place's value with words that name it and no other place of it?"""
+        n = self.nums[j]
+        others = [self.nums[k].stems for k in self.by_value.get(n.value, []) if self.nums[k].start != n.start]
+        return any((w := solution_stems(ln, n.value)) & n.stems and not any(w & o for o in others)
+                   for ln in self.lines or [] if ln != self.line)
 
     def _by_clause(self, v: Fraction, pool: list[int]) -> int | None:
         """A use the step writes once, of a value stated at several places: the place whose
@@ -612,7 +627,7 @@ class Binder:
         here = [j for j in occ if self.nums[j].start not in anchors
                 and all(_same_sentence(bounds, self.nums[j].start, a) for a in anchors)]
         if len({self.nums[j].start for j in here}) == 1 and here[0] not in self.chosen:
-            return here[0]
+            return self._not_a_second_role(occ, occ.index(here[0]))
         return None
 
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
@@ -633,6 +648,7 @@ class Binder:
 
     def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int:
         free = [j for j in pool if j not in self.chosen]
+        free = [j for j in free if not self._claimed(j)] or free  # not a place another line's words name
         if len(free) == 1 and len(pool) == len(occ) and self.total[v] == len({self.nums[j].start for j in occ}) \
                 and not any(j in self.chosen and self.chosen_by_order.get(j) for j in occ):
             return free[0]  # as many uses as places, every other place taken by its words
@@ -775,26 +791,3 @@ def _counted(text: str) -> bool:
     """Is a place written as a count (digits, "$4", or a number word), not as a word that is a
     unit itself ("dozen")?"""
     return text[:1].isdigit() or text[:1] in "$." or text.lower() in _NUMBER_WORD_VALUES
-
-
-def best_sentence(pool: list[int], nums: list[QuestionNumber], question: str,
-                   stems: frozenset[str]) -> list[int]:
-    """The places whose sentence in the question shares the most words with ``stems``."""
-    scores = {}
-    for j in pool:
-        start = nums[j].start
-        a = max(question.rfind(c, 0, start) for c in ".?!") + 1
-        ends = [e for e in (question.find(c, start) for c in ".?!") if e != -1]
-        sentence = question[a:min(ends) if ends else len(question)]
-        scores[j] = len((line_stems(sentence) - nums[j].stems) & stems)
-    top = max(scores.values(), default=0)
-    return [j for j in pool if top and scores[j] == top]
-
-
-def flat_ops(e: Expr) -> set[str]:
-    """The operators of a term (its leaves' parents), for "is it one sum or one product"."""
-    if isinstance(e, BinOp):
-        return {e.op} | flat_ops(e.left) | flat_ops(e.right)
-    if isinstance(e, Neg):
-        return {"neg"} | flat_ops(e.operand)
-    return set()

@@ -14,7 +14,9 @@ is, not which place this one is; nor do the words of another number's own clause
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from qcstation.core.reading.words import (_CLAUSE_STOP, _PER_UNIT, _STOP, _WORD, ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, _clause_stems, line_stems,
                                          numeral_value, solution_stems, stem)
@@ -246,3 +248,17 @@ def restated_before(line: str, value: Fraction) -> bool:
             mentions.append(m.start())
     return len(operands) == 1 and len(mentions) == 1 and mentions[0] < operands[0] \
         and all(r > operands[0] for r in results)
+
+
+def best_sentence(pool: list[int], nums: Sequence[Any], question: str,
+                   stems: frozenset[str]) -> list[int]:
+    """The places whose sentence in the question shares the most words with ``stems``."""
+    scores = {}
+    for j in pool:
+        start = nums[j].start
+        a = max(question.rfind(c, 0, start) for c in ".?!") + 1
+        ends = [e for e in (question.find(c, start) for c in ".?!") if e != -1]
+        sentence = question[a:min(ends) if ends else len(question)]
+        scores[j] = len((line_stems(sentence) - nums[j].stems) & stems)
+    top = max(scores.values(), default=0)
+    return [j for j in pool if top and scores[j] == top]

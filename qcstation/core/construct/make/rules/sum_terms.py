@@ -2,7 +2,8 @@
 at places of different nouns: the one place whose noun the words after the step's result name
 ("Locsin caught 6 - 3 = 3 seahorses" for "3 fewer sea horses", not "3 clownfish"): a sum's terms
 count what the sum counts (asked by :mod:`.binding`, before the sentence of the step's other
-numbers). Money ("$") and percents decide nothing here: every price of a story is dollars."""
+numbers). Money ("$") and percents decide nothing here: every price of a story is dollars. Also
+:func:`flat_ops`, a term's operators (is it one sum or one product), which the binder asks."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.expr import BinOp, Expr, Name, Num, leaves
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, leaves
 from qcstation.core.reading.words import ANNOTATION, result_words
 from qcstation.core.construct.make.rules.clause_words import annotated_results
 
-__all__ = ["term_by_result"]
+__all__ = ["flat_ops", "term_by_result"]
 
 
 def _additive(e: Expr, depth: int = 0) -> bool:
@@ -41,3 +42,12 @@ def term_by_result(expr: Expr | None, v: Fraction, line: str, occ: list[int], nu
     named = result_words(ANNOTATION.sub(" ", line), next(iter(results))) - {"$", "%"}
     hits = [j for j in places if nums[j].stems & named]
     return hits[0] if named and len(hits) == 1 else None
+
+
+def flat_ops(e: Expr) -> set[str]:
+    """The operators of a term (its leaves' parents), for "is it one sum or one product"."""
+    if isinstance(e, BinOp):
+        return {e.op} | flat_ops(e.left) | flat_ops(e.right)
+    if isinstance(e, Neg):
+        return {"neg"} | flat_ops(e.operand)
+    return set()

@@ -16,6 +16,10 @@ the value as one word of the use's role, once (:func:`clause_restated` also besi
   states in the smaller unit ("every 15 minutes"), on a line that names the unit ("each hour
   2 * 60/15"), every place of the value naming something else ("60 snowballs").
 
+* :func:`word_object_named`: the words the line writes after the use name no place of the value
+  but what one word that multiplies by it multiplies ("4 pillow cases * 2 towels/pillow case" for
+  "twice as many towels as pillow cases").
+
 Also the word givens of each value (``_PHRASES_OF``, ``_MULTIPLIERS_OF``) and where the question's
 sentences end (:func:`sentence_bounds`), which the binder reads too.
 """
@@ -29,9 +33,9 @@ from typing import Any
 
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.reading.expr import Expr, leaves
-from qcstation.core.reading.words import WORD_GIVENS
+from qcstation.core.reading.words import WORD_GIVENS, multiplied_stems
 
-__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts"]
+__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named"]
 
 
 #: value -> the word givens that state it ("half": 1/2 and 2), in WORD_GIVENS' order
@@ -192,3 +196,18 @@ def unit_word_converts(question: str, nums: Sequence[Any], by_value: dict[Fracti
         if len({nums[j].start for j in places}) == 1 and small in nums[places[0]].stems:
             return True
     return False
+
+
+def word_object_named(question: str, v: Fraction, stems: frozenset[str], expr: Expr) -> bool:
+    """The word, when the words the line writes after the use (``stems``, which name no place of
+    the value) name what a word that multiplies by ``v`` multiplies, and no other such word's
+    ("4 pillow cases * 2 towels/pillow case" for "twice as many towels as pillow cases"; "2
+    pine/oak * 20 oak" for "twice as many Lodgepole Pine as White Oak"), the step writing ``v`` once."""
+    if not _written_once(expr, v) or not stems:
+        return False
+    hits = 0
+    for p in _MULTIPLIERS_OF.get(v, ()):
+        for m in phrase_re(p, True).finditer(question):
+            if multiplied_stems(question, m.end()) & stems:
+                hits += 1
+    return hits == 1

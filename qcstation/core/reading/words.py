@@ -395,10 +395,19 @@ def _joined(words: list[str]) -> frozenset[str]:
 
 def joined_stems(question: str, start: int) -> frozenset[str]:
     """:func:`_joined` of the words after the number the question writes at ``start`` (digits or a
-    number word): "3 fewer sea horses" -> {"seah"}, which a solution's "3 seahorses" names."""
+    number word): "3 fewer sea horses" -> {"seah"}, which a solution's "3 seahorses" names; and the
+    words after an "of" right after its noun ("twenty trees of White Oak" -> {"whit", "oak"}, which
+    a solution's "20 oak" names)."""
     q = question[:MAX_TEXT]
     m = (NUMERAL.match(q, start) or _WORD_RUN.match(q, start)) if start >= 0 else None
-    return _joined(_words_after(q, m.end(), 3)) if m else frozenset()
+    if m is None:
+        return frozenset()
+    after = _words_after(q, m.end(), 1)
+    out = _joined(_words_after(q, m.end(), 3))
+    of = re.match(r"\s+" + re.escape(after[0]) + r"\s+of\s+((?:[A-Za-z]+\s*){1,3})", q[m.end():m.end() + 80], re.I) if after else None
+    if of:
+        out |= {stem(w) for w in _WORD.findall(of.group(1)) if w.lower() not in _STOP}
+    return out
 
 
 def words_at(text: str, start: int, end: int) -> frozenset[str]:

@@ -189,3 +189,25 @@ def test_1164_near_miss_no_line_naming_the_days_stays_refused(gsm8k: dict) -> No
     seed["solution"] = seed["solution"].replace("face masks he uses every 2 days is 6 x 2", "face masks he uses is 6 x 2")
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+def test_the_words_after_of_name_a_place() -> None:
+    q = "Mr. Julius planted twenty trees of White Oak and twice as many Lodgepole Pine as White Oak."
+    assert joined_stems(q, q.index("twenty")) == frozenset({"whit", "oak"})
+    assert joined_stems("He has 20 boxes. Of these", 7) == frozenset()  # a sentence between
+
+
+def test_1199_twice_as_many_pine_as_oak(gsm8k: dict) -> None:
+    seed = gsm8k["1199"]
+    rule = rule_for_seed(seed)
+    assert rule.value == 140
+    assert "(assert (= s1_lodgepole_pine (* w_twice g1_trees)))" in _asserts(rule)
+    spans = _spans(rule, seed["question"], 19)
+    assert spans["g1_trees"] == "twenty trees of White Oak" and spans["w_twice"].startswith("twice as many Lodgepole")
+
+
+def test_1199_near_miss_another_kind_of_tree_stays_refused(gsm8k: dict) -> None:
+    seed = dict(gsm8k["1199"])
+    seed["question"] = seed["question"].replace("twenty trees of White Oak", "twenty trees of Birch")
+    with pytest.raises(RuleError, match="20 oak"):
+        rule_for_seed(seed)

@@ -22,8 +22,10 @@ from qcstation.core.construct.check.selfcheck import audit_artifact
              "'2 hours', 'twice', 'round trip'"),
     # (122, "twice the amount of apples" or "half": since lane cover3 "8 / 2 = 4 oranges" is "half",
     # the word that multiplies the oranges; see test_reading_cover)
-    # 40 employees or a 40-hour workweek: tied by order only
-    ("410", "uncertain binding: the question states 40 more than once"),
+    # 40 employees or a 40-hour workweek: tied by order only until lane cover37; now every use is
+    # placed by words ("40-10 = 30 employees" by the words after its result) and the check cannot
+    # vouch for "$15*40 = $600 per week" as the 40-hour workweek (no word of the line names it)
+    ("410", "given-words: s1_week uses 40, which the question states under different words"),
     # (280, "18 / 3 = 6": the equation field, the last computation alone, would hard-code the 18
     # the solution derives; since lane cover6 the algebra rule formalizes the equation its text
     # writes, "3 * (x + 9) = (6 * x) + 9": see test_reading_algebra)

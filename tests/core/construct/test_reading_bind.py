@@ -306,9 +306,9 @@ def test_a_rate_binds_the_place_that_counts_what_it_is_each_of(gsm8k: dict) -> N
     # cover18, test_reading_result_lines.py)
     # (602 "12*2" beside "12 months in a year": the line states the factor as a fact, so the 12 is
     # the months of a year, not step 1's 12 games; made since lane cover12, test_reading_link_structure.py)
-    # "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a day
-    # ... every 2 days": "a day" is no "each", and the next line names the "2 days"
-    ("1164", "given-words"),
+    # (1164 "2 x 3 = 6 face masks every day" for "two times every time he goes out ... three times a
+    # day ... every 2 days": "a day" is no "each", and the next line names the "2 days"; since lane
+    # cover37 that line's claim leaves "two times" to the wordless 2: test_given_words_objects)
     # (11, "3*60" for "three times as many as the 60 downloads in the first month" and "over the
     # three months": since lane cover3 "three times", the words that multiply the 60 downloads)
 ])

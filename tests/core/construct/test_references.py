@@ -355,10 +355,15 @@ def test_the_paper_names_map_back_to_the_ids_the_evaluation_scores() -> None:
 
 
 def test_a_value_stated_twice_and_tied_by_order_only_is_refused(gsm8k: dict) -> None:
-    # 410: "40 employees" and "a 40-hour workweek": which 40 each use is, only order tells;
+    # "3 boxes on the left and 3 boxes on the right" solved "3*4", "3*6" with no words: which 3 each
+    # use is, only order tells (410's 40s were this example until lane cover37 placed them by words);
     # an uncertain binding is never released silently: not rule-made, with the reason
-    with pytest.raises(RuleError, match="uncertain binding: the question states 40 more than once"):
-        rule_for_seed(gsm8k["410"])
+    seed = {"question": "There are 3 boxes on the left and 3 boxes on the right. Each box on the left holds 4 pens "
+                        "and each box on the right holds 6 pens. How many pens are there?",
+            "solution": "3*4 = <<3*4=12>>12 pens\n3*6 = <<3*6=18>>18 pens\n12+18 = <<12+18=30>>30 pens\n#### 30",
+            "answer_text": "30", "source": "gsm8k"}
+    with pytest.raises(RuleError, match="uncertain binding: the question states 3 more than once"):
+        rule_for_seed(seed)
     # an artifact that records one (made before) is flagged
     content = {"smtlib": "(declare-const answer Real)\n(assert (= answer 1))",
                "uncertain": ["the question states 40 more than once"]}

@@ -212,7 +212,8 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> []); an operator written as a word
     is one too ("3 times 4 equals 12": the 4 is named by nothing, not by "equals"), while "equal"
     may name what is counted ("3 equal portions"); after "pieces" the words go on past "of" ("40
-    pieces of dollar bills": the bills are what is counted)."""
+    pieces of dollar bills": the bills are what is counted); an "each" right after it is a word of it
+    ("for $8 each": a price per item, its noun left out)."""
     tail = text[end:end + 80]
     stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", tail, re.I)
     if tail[:1] == "%":
@@ -226,6 +227,9 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
         lw = w.lower()
         if k == 0 and lw in _CLAUSE_OPENERS:
             break  # "20% of 2400 so her car payment is": the words of the next clause name nothing of it
+        if k == 0 and lw == "each":
+            out.append(lw)  # "for $8 each", "at 8 each earning her": a price or count per item, its noun left out
+            continue
         if lw in _STOP:
             if out and not (lw == "of" and (out[-1] in _PARTITIVE or out[-1] in _KINDS_OF)):
                 break  # "40 pieces of dollar bills", "4 types of vanilla scents" name the bills, the scents

@@ -5,7 +5,8 @@ words of its value ("Stacy finds 5 x 2", 1165); a term of a sum or difference wh
 name one place ("6 - 3 = 3 seahorses" for "3 fewer sea horses", 162; 312, 813); a word given whose
 object the use's own words name ("2 towels/pillow case" for "twice as many towels", 468); a place another
 line's words claim is not a wordless use's ("every 2 days is 6 x 2" / "2 x 3", 1164); two short words a
-solution writes as one ("sea horses" / "seahorses"). Each with a near-miss that stays refused."""
+solution writes as one ("sea horses" / "seahorses"); "each" right after a number ("at 8 each" for "$8 each",
+516). Each with a near-miss that stays refused."""
 
 from __future__ import annotations
 
@@ -210,4 +211,19 @@ def test_1199_near_miss_another_kind_of_tree_stays_refused(gsm8k: dict) -> None:
     seed = dict(gsm8k["1199"])
     seed["question"] = seed["question"].replace("twenty trees of White Oak", "twenty trees of Birch")
     with pytest.raises(RuleError, match="20 oak"):
+        rule_for_seed(seed)
+
+
+def test_516_eight_each_is_the_price_each(gsm8k: dict) -> None:
+    seed = gsm8k["516"]
+    rule = rule_for_seed(seed)
+    assert rule.value == 160
+    assert "(assert (= s3_bags_earning (* s1_bags g4)))" in _asserts(rule)
+    assert _spans(rule, seed["question"], 5)["g4"] == "8 each"
+
+
+def test_516_near_miss_a_price_with_no_each_stays_refused(gsm8k: dict) -> None:
+    seed = dict(gsm8k["516"])
+    seed["question"] = seed["question"].replace("for $8 each", "for $8")
+    with pytest.raises(RuleError, match="8 each earning"):
         rule_for_seed(seed)

@@ -59,7 +59,7 @@ def test_1079_near_miss_a_rate_of_another_unit_stays_refused(gsm8k: dict) -> Non
     # "10 toothpicks each day": the line's "10 each week" is no rate the question states
     seed = dict(gsm8k["1079"])
     seed["question"] = seed["question"].replace("10 toothpicks each week", "10 toothpicks each day")
-    with pytest.raises(RuleError, match="10 week"):
+    with pytest.raises(RuleError, match="10 each week"):
         rule_for_seed(seed)
 
 

@@ -44,8 +44,7 @@ from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
-from qcstation.core.construct.check.multipliers import (declared_word, multiplies as _multiplies, object_of_own_word,
-                                                        own_word_givens, vouched_by_multiplied)
+from qcstation.core.construct.check.multipliers import declared_word, multiplies as _multiplies, object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key

@@ -360,7 +360,9 @@ def test_an_old_database_gets_its_disagreed_items_when_migrated(db_file: Path) -
                 decide(s, item.item_id, who, verdict, "wrong" if verdict == "reject" else None)
                 n += 1
         expected = disagreed_items(s, from_scratch=True)
-        assert sorted(f.rewind_to(s, db_file, 22)) == [
+        # migration 23's objects are dropped (later migrations' objects go too: 24 made
+        # eval_score_batch, which this test does not concern)
+        assert sorted(x for x in f.rewind_to(s, db_file, 22) if x[0].startswith("review_")) == [
             ("review_disagreed", "table"), ("review_disagreed_del", "trigger"),
             ("review_disagreed_ins", "trigger"), ("review_disagreed_upd", "trigger")]
     with Store(db_file) as s:

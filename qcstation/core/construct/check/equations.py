@@ -178,7 +178,7 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
     """The constants that multiply an unknown (a declared constant the script defines no value
     for, other than ``answer``) in a product of two factors: ``(* g1_times x_measure)``."""
     from qcstation.common.errors import VerificationError
-    from qcstation.core.verify.smtlib import SList, Token, parse_script, symbol_name
+    from qcstation.core.verify.smtlib import Token, parse_script, symbol_name
 
     try:
         script = parse_script(smtlib)
@@ -187,10 +187,7 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
     declared = {symbol_name(c.args[0]) for c in script.active_commands() if c.name == "declare-const" and c.args}
     unknowns = {n for n in declared if n and n != "answer" and n not in defined}
     found: set[str] = set()
-
-    def walk(node: Any, depth: int) -> None:
-        if depth > 200 or not isinstance(node, SList):
-            return
+    for node in _asserted_lists(script):
         items = node.items
         if len(items) == 3 and isinstance(items[0], Token) and items[0].text == "*":
             a, b = symbol_name(items[1]), symbol_name(items[2])
@@ -198,13 +195,27 @@ def _unknown_factors(smtlib: str, defined: Mapping[str, Fraction]) -> frozenset[
                 found.add(b)
             if (b in unknowns or _unknown_and_one(items[2], unknowns, defined)) and a is not None and a in defined:
                 found.add(a)
-        for item in items:
+    return frozenset(found)
+
+
+def _asserted_lists(script: Any) -> list[Any]:
+    """Every list node of the script's active asserts, outer before inner (200 levels deep at
+    most): what the equation checks walk."""
+    from qcstation.core.verify.smtlib import SList
+
+    out: list[Any] = []
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 200 or not isinstance(node, SList):
+            return
+        out.append(node)
+        for item in node.items:
             walk(item, depth + 1)
 
     for cmd in script.active_commands():
         if cmd.name == "assert" and cmd.args:
             walk(cmd.args[0], 0)
-    return frozenset(found)
+    return out
 
 
 def _less_than_givens(smtlib: str, givens: list[Mapping[str, Any]], question: str,
@@ -239,10 +250,7 @@ def _less_than_givens(smtlib: str, givens: list[Mapping[str, Any]], question: st
         return {name} if name else set()
 
     found: set[str] = set()
-
-    def walk(node: Any, depth: int) -> None:
-        if depth > 200 or not isinstance(node, SList):
-            return
+    for node in _asserted_lists(script):
         items = node.items
         if len(items) == 3 and isinstance(items[0], Token) and isinstance(items[2], Token):
             last = symbol_name(items[2])
@@ -255,12 +263,6 @@ def _less_than_givens(smtlib: str, givens: list[Mapping[str, Any]], question: st
                     for mult, other in ((a, b), (b, a)):
                         if isinstance(mult, Token) and symbol_name(mult) == m_name and names_in(other) & unknowns:
                             found.add(n_name)
-        for item in items:
-            walk(item, depth + 1)
-
-    for cmd in script.active_commands():
-        if cmd.name == "assert" and cmd.args:
-            walk(cmd.args[0], 0)
     return frozenset(found)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Header, Static
 
 from qcstation.core.release import releases as rel
 from qcstation.core.release.splits import manifest_splits
-from qcstation.common.safe import one_line, printable
+from qcstation.common.safe import one_line, one_line_middle, printable
 from qcstation.messages import ReleaseApproved, ReleaseDiffed, ReleaseExported, ReleasesLoaded
 from screens._base import QCScreen
 from screens.dialogs.approve_release import ApproveReleaseModal
@@ -24,6 +24,8 @@ from screens.dialogs.confirm import ConfirmModal
 from qcstation.widgets.footer import KeyFooter
 
 DEFAULT_NAME = "smart"
+#: the fewest characters of a release's name the table shows (cut in its middle to fit)
+NAME_MIN = 12
 
 
 def release_scope(info: rel.ReleaseInfo) -> str:
@@ -187,22 +189,52 @@ class ReleasesScreen(QCScreen):
             + (" (s: another set)" if len(self.scopes) > 1 else ""))
         table = self.query_one("#release_table", DataTable)
         selected = table.cursor_row
-        table.clear()
-        for info in message.releases:
-            table.add_row(Text(one_line(info.name, 40)), Text(one_line(info.version, 20)),
-                          Text(one_line(release_scope(info) or "working set", 20)),
-                          str((info.counts or {}).get("records", "")),
-                          Text(one_line(info.approved_by, 30)), info.approved_at[:16].replace("T", " "),
-                          "yes" if info.export_dir else "no",
-                          key=f"{info.name}\x00{info.version}")
         if self.select_next is not None:
             wanted, self.select_next = self.select_next, None
             selected = next((n for n, info in enumerate(message.releases)
                              if (info.name, info.version) == wanted), selected)
-        if message.releases:
-            table.move_cursor(row=min(selected, len(message.releases) - 1))
+        self._fill_table(selected)
         table.border_subtitle = "" if message.releases else "no releases yet"
         self._show_blockers()
+
+    def _fill_table(self, selected: int) -> None:
+        """The releases' rows, each name cut in its middle to the room the other columns
+        leave at this width (a 40-character name scrolled the table sideways at 80 columns,
+        the Export column out of sight), the row ``selected`` under the cursor."""
+        table = self.query_one("#release_table", DataTable)
+        rows = [(info, [Text(one_line(info.version, 20)),
+                        Text(one_line(release_scope(info) or "working set", 20)),
+                        Text(str((info.counts or {}).get("records", ""))),
+                        Text(one_line(info.approved_by, 30)),
+                        Text(info.approved_at[:16].replace("T", " ")),
+                        Text("yes" if info.export_dir else "no")])
+                for info in self.releases]
+        room = self._name_room(table, [cells for _info, cells in rows])
+        table.clear()
+        for info, cells in rows:
+            table.add_row(Text(one_line_middle(info.name, room)), *cells,
+                          key=f"{info.name}\x00{info.version}")
+        if rows:
+            table.move_cursor(row=min(selected, len(rows) - 1))
+
+    def _name_room(self, table: DataTable[Any], rows: list[list[Text]]) -> int:
+        """The characters the Name column has at the screen's width beside the other
+        columns (their widest cell or label), the table's border and the scroll bars the
+        table and the page may show (at least :data:`NAME_MIN`)."""
+        pad = 2 * table.cell_padding
+        widths = [len(str(column.label)) for column in list(table.columns.values())[1:]]
+        for cells in rows:
+            widths = [max(known, cell.cell_len) for known, cell in zip(widths, cells)]
+        body = self.query_one("#releases_body")
+        reserve = (2 + table.styles.scrollbar_size_vertical
+                   + body.styles.scrollbar_size_vertical)
+        screen_width = self.size.width or self.app.size.width
+        others = sum(width + pad for width in widths)
+        return max(NAME_MIN, screen_width - reserve - others - pad)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.releases:
+            self._fill_table(self.query_one("#release_table", DataTable).cursor_row)
         self._show_selected()
 
     def _show_blockers(self) -> None:

@@ -18,7 +18,8 @@ space or a BOM hides in a word. One policy, in every pane, table, report and log
 The functions differ only in layout (what happens to newlines and tabs, cutting, the markup
 of their output), never in which characters are hidden or how one is shown:
 
-- :func:`printable` — newline and tab kept (multi-line text); :func:`one_line` — escaped too.
+- :func:`printable` — newline and tab kept (multi-line text); :func:`one_line` — escaped too;
+  :func:`one_line_middle` — cut in its middle (a name whose end tells it apart).
 - :func:`markdown` — one line, then Markdown and HTML specials escaped (datasheets).
 - :func:`markup` — :func:`printable`, then Rich console markup escaped (``[`` …).
 - :func:`pane_text` / :func:`preview` — model output in the evaluation screens: tabs
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable", "one_line", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
+__all__ = ["printable", "one_line", "one_line_middle", "markdown", "markup", "json_safe", "has_unsafe", "UNSAFE",
            "HIDDEN", "escape", "escape_code", "pane_text", "preview", "inline_value", "nonprintable_escaped",
            "message_text", "spaced", "display_text", "quoted"]
 
@@ -98,6 +99,19 @@ def one_line(text: object, limit: int | None = None) -> str:
     if limit is not None and len(s) > limit:
         s = s[: max(0, limit - 1)] + "…"
     return s
+
+
+def one_line_middle(text: object, limit: int) -> str:
+    """:func:`printable` on one line, cut in its middle to ``limit`` characters with an
+    ellipsis when longer: both ends stay, so names that differ only in their end (a version
+    suffix, ``…-variants-v1`` and ``…-variants-v2``) still read apart."""
+    s = printable(text, keep_newlines=False)
+    if len(s) <= limit:
+        return s
+    if limit < 2:
+        return "…"[:max(limit, 0)]
+    head = (limit - 1) // 2
+    return s[:head] + "…" + s[len(s) - (limit - 1 - head):]
 
 
 #: Characters that start emphasis, code, links or table cells anywhere in a line

@@ -192,3 +192,43 @@ async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path)
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ReleasesScreen)
+
+
+#: two releases of 40-character names that differ only in their version suffix
+LONG_NAMES = ("gsm8k-arithmetic-robustness-variantset-v1",
+              "gsm8k-arithmetic-robustness-variantset-v2")
+
+
+async def test_long_release_names_are_cut_in_the_middle_and_the_table_fits_80_columns(
+        qc_db: Path) -> None:
+    pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    with Store(qc_db) as store:
+        for name in LONG_NAMES:
+            rel.approve_release(store, name, "1.0.0", actor="alice", cfg=config)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "l")
+        screen = _releases(app)
+        table = screen.query_one("#release_table", DataTable)
+        assert table.row_count == 2
+        # no column out of sight (a 40-character name scrolled the table sideways)
+        assert table.max_scroll_x == 0, table.virtual_size
+        names = [str(table.get_row_at(row)[0]) for row in range(2)]
+        # each name is cut in its middle, marked, and keeps its start and its suffix
+        for name, shown in zip(LONG_NAMES, names):
+            assert "…" in shown and len(shown) < len(name), shown
+            head, _, tail = shown.partition("…")
+            assert name.startswith(head) and name.endswith(tail) and tail.endswith(name[-3:])
+        assert names[0] != names[1]
+        text = flat(screen_text(app))
+        assert "Export" in text and "1.0.0" in text
+        # the details pane names the selected release whole
+        assert f"{LONG_NAMES[0]}@1.0.0" in text or f"{LONG_NAMES[1]}@1.0.0" in text
+    # at 120 columns the names fit whole
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press_each(pilot, "l")
+        table = _releases(app).query_one("#release_table", DataTable)
+        assert [str(table.get_row_at(row)[0]) for row in range(2)] == list(LONG_NAMES)
+        assert table.max_scroll_x == 0, table.virtual_size

@@ -7,6 +7,11 @@ For each concurrency (1, 16, 64 by default) it measures, against the same server
   storing raw outputs, scoring them (answer extraction and checking, as `eval run` does:
   while the outputs are stored, then the pass for what is left) and storing scores.
 
+Each concurrency runs ``--pairs`` pairs (default 3), a bare run then a whole evaluation (from
+a copy of the same database), back to back, so that both of a pair meet about the same load
+on a shared machine; the verdict is the **median of the pairs' ratios**, printed under them
+with the median CPU per request of each side and the load.
+
 It prints both rates, their ratio (target: at least 0.85 at every concurrency), the CPU per
 request of the bare loop, of qcstation's process and of its live scoring worker (a child
 process; on a machine with no idle core its CPU is taken from the run), the load average
@@ -18,6 +23,7 @@ measurement, as on a shared machine (issue 13.7: at concurrency 64 on 2 cores wi
 ``--load 1``, the ratio is to stay at 0.85 or above).
 
 Run: python bench/eval_bench.py [--requests 20000] [--latency-ms 50] [--concurrency 1,16,64] [--load 1]
+[--pairs 3]
 (at concurrency 1 the request count is cut to what takes about 15 s, since one request at a
 time at 50 ms gives 20 requests per second).
 """
@@ -30,7 +36,9 @@ import json
 import multiprocessing
 import os
 import resource
+import shutil
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -169,6 +177,8 @@ def main() -> None:
     ap.add_argument("--concurrency", default="1,16,64")
     ap.add_argument("--load", type=int, default=0, metavar="N",
                     help="processes kept busy meanwhile, one core each (default 0)")
+    ap.add_argument("--pairs", type=int, default=3, metavar="K",
+                    help="bare and qcstation runs alternated K times per concurrency (default 3)")
     args = ap.parse_args()
     from qcstation.common.config import parse_config
     from qcstation.eval.outputs import pending_requests
@@ -197,20 +207,20 @@ def main() -> None:
     print(f"loopback server: {args.latency_ms:g} ms latency; tasks {', '.join(tasks)}; "
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {len(burners)} busy "
           f"process{'es' if len(burners) != 1 else ''} beside")
-    print(f"{'concurrency':>11} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
+    print(f"{'concurrency':>11} {'pair':>4} {'requests':>8} {'bare/s':>8} {'qcstation/s':>11} {'ratio':>6} "
           f"{'run s':>6} {'score s':>7} {'CPU µs/req bare':>7} {'ours':>7} {'+scorer':>7} "
-          f"{'peak RSS MB (25/50/75/100%)':>28}")
+          f"{'peak RSS MB (25/50/75/100%)':>28}  load before -> after")
     print(f"(load before: {_load()}; uptime: {_uptime()})")
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for conc in [int(c) for c in args.concurrency.split(",")]:
                 n_req = args.requests if conc > 1 else min(args.requests, int(15 * 1000 / args.latency_ms))
                 n_items = (n_req + len(tasks) - 1) // len(tasks)
-                db = Path(tmp) / f"bench-{conc}.db"
-                _make_db(db, n_items + 1)
+                template = Path(tmp) / f"bench-{conc}.db"   # each pair's run starts from a copy
+                _make_db(template, n_items + 1)
                 cfg = parse_config({"models": {"m": {"model": "bench", "base_url": base,
                                                      "concurrency": conc, "max_tokens": 64}}})
-                with Store(db) as store:
+                with Store(template) as store:
                     run_id = create_run(store, cfg, model="m", tasks=tasks, shots=1)
                     # the factory's problems repeat; make every prompt unique so that no
                     # reply comes from the response cache
@@ -224,36 +234,49 @@ def main() -> None:
                     bodies = [json.dumps({"model": "bench", "messages": list(r.messages), "temperature": 0.0,
                                           "max_tokens": 64}).encode() for r in pending_requests(store, run_id)]
                     del ctx
-                c0 = time.process_time()
-                bare = asyncio.run(_bare(base + "/chat/completions", bodies, conc))
-                bare_cpu = (time.process_time() - c0) / len(bodies) * 1e6
                 n = len(bodies)
-                del bodies
-                marks: dict[int, float] = {}
+                pairs: list[tuple[float, float, float, float]] = []
+                for k in range(args.pairs):
+                    db = Path(tmp) / f"bench-{conc}-{k}.db"
+                    for suffix in ("", "-wal"):   # (the store checkpoints as it closes)
+                        if Path(f"{template}{suffix}").exists():
+                            shutil.copyfile(f"{template}{suffix}", f"{db}{suffix}")
+                    c0 = time.process_time()
+                    l0 = _load()
+                    bare = asyncio.run(_bare(base + "/chat/completions", bodies, conc))
+                    bare_cpu = (time.process_time() - c0) / n * 1e6
+                    marks: dict[int, float] = {}
 
-                def progress(p, n=n, marks=marks) -> None:
-                    for q in (25, 50, 75):
-                        if q not in marks and p.done >= n * q / 100:
-                            marks[q] = _rss_mb()
+                    def progress(p, n=n, marks=marks) -> None:
+                        for q in (25, 50, 75):
+                            if q not in marks and p.done >= n * q / 100:
+                                marks[q] = _rss_mb()
 
-                t0 = time.perf_counter()
-                c0 = time.process_time()
-                k0 = worker.seconds
-                prog = execute_run(db, run_id, cfg, progress=progress, live_score=True)
-                t_run = time.perf_counter() - t0
-                score_run(db, run_id, cfg, only_missing=True)
-                t_all = time.perf_counter() - t0
-                our_cpu = (time.process_time() - c0) / n * 1e6
-                # the live scoring worker (a child process, ended with the run) works beside
-                # the event loop: on a machine with no idle core its CPU is time taken from it
-                worker_cpu = (worker.seconds - k0) / n * 1e6
-                marks[100] = _rss_mb()
-                assert prog.done == n and prog.errors == 0, prog
-                rate = n / t_all
-                rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
-                print(f"{conc:>11} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} {t_run:>6.1f} "
-                      f"{t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} {worker_cpu:>7.0f} {rss:>28}  load {_load()}",
-                      flush=True)
+                    t0 = time.perf_counter()
+                    c0 = time.process_time()
+                    k0 = worker.seconds
+                    prog = execute_run(db, run_id, cfg, progress=progress, live_score=True)
+                    t_run = time.perf_counter() - t0
+                    score_run(db, run_id, cfg, only_missing=True)
+                    t_all = time.perf_counter() - t0
+                    our_cpu = (time.process_time() - c0) / n * 1e6
+                    # the live scoring worker (a child process, ended with the run) works beside
+                    # the event loop: on a machine with no idle core its CPU is time taken from it
+                    worker_cpu = (worker.seconds - k0) / n * 1e6
+                    marks[100] = _rss_mb()
+                    assert prog.done == n and prog.errors == 0, prog
+                    rate = n / t_all
+                    pairs.append((rate / bare, bare_cpu, our_cpu, worker_cpu))
+                    rss = "/".join(f"{marks.get(q, 0):.0f}" for q in (25, 50, 75, 100))
+                    print(f"{conc:>11} {k + 1:>4} {n:>8} {bare:>8.0f} {rate:>11.0f} {rate / bare:>6.2f} "
+                          f"{t_run:>6.1f} {t_all - t_run:>7.1f} {bare_cpu:>7.0f} {our_cpu:>7.0f} "
+                          f"{worker_cpu:>7.0f} {rss:>28}  load {l0} -> {_load()}", flush=True)
+                    db.unlink()
+                med = [statistics.median(p[i] for p in pairs) for i in range(4)]
+                print(f"{conc:>11} median of {len(pairs)} pair{'s' if len(pairs) != 1 else ''}: ratio "
+                      f"{med[0]:.2f} (target 0.85; pairs {', '.join(f'{p[0]:.2f}' for p in pairs)}); "
+                      f"CPU µs/req: bare {med[1]:.0f}, ours {med[2]:.0f}, +scorer {med[3]:.0f}; "
+                      f"load {_load()}", flush=True)
         print(f"(load after: {_load()}; uptime: {_uptime()}; CPU µs/req: this process's CPU per request, bare loop and "
               f"qcstation; +scorer: the live scoring worker's, beside it)")
     finally:

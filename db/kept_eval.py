@@ -463,8 +463,8 @@ def headline_from_scratch_sql(metrics: tuple[str, ...] = SIG_METRICS) -> str:
 # item-sample row only marks its item (and, moved, the item it left) in ``eval_item_dirty``
 # (one small insert), and the item is recounted once per batch: the writer ends its batch
 # with :data:`RECOUNT_DIRTY` (the scorers and the live scoring worker do, in the batch's own
-# transaction: :func:`recount_dirty`), which touches each marked item through migration 21's
-# view (the same recount) and clears the marks. A write that leaves marks behind (a
+# transaction: :func:`recount_dirty`), which recounts the marked items as migration 21's view
+# recounts one (the same rows; one statement over all of them) and clears the marks. A write that leaves marks behind (a
 # hand-made ``UPDATE``, a writer that does not recount) is read right all the same: the
 # reader (:func:`headline_kept_sql`) takes each marked item's kept signature off its count
 # and counts the signature made from its rows now; the next batch recounts it for good. So
@@ -484,15 +484,9 @@ DIRTY_TRIGGERS: list[str] = [
 ]
 
 #: the triggers that keep ``eval_headline`` as of migration 22: migration 21's recount (the
-#: view's) and the marks
+#: view's: a batch's end recounts its marked items as it does, :data:`RECOUNT_DIRTY`) and the
+#: marks
 HEADLINE_TRIGGERS: list[str] = [HEADLINE_TRIGGERS_21[0], *DIRTY_TRIGGERS]
-
-#: a batch's end: every marked item recounted (its old signature off, its new one on), the
-#: marks cleared; in the writer's transaction
-RECOUNT_DIRTY: tuple[str, ...] = (
-    "INSERT INTO eval_item_touch (run_id, seed_id) SELECT run_id, seed_id FROM eval_item_dirty",
-    "DELETE FROM eval_item_dirty",
-)
 
 
 def recount_dirty(conn: object) -> None:
@@ -530,6 +524,39 @@ def headline_kept_sql(metrics: tuple[str, ...] = SIG_METRICS) -> str:
         SELECT {_fresh_item(metrics, 'i')}, 1 FROM eval_item_dirty i WHERE i.run_id = ?
         AND EXISTS (SELECT 1 FROM eval_pairs p WHERE p.run_id = i.run_id AND p.seed_id = i.seed_id))
     GROUP BY source, difficulty, sig HAVING SUM(n) != 0 ORDER BY source, difficulty, sig"""
+
+
+# (CROSS JOIN: the marked items outside, each's signature through the key; not every
+# signature of every run read)
+_DIRTY_SIGS = ("FROM eval_item_dirty d CROSS JOIN eval_item_sigs s ON s.run_id = d.run_id "
+               "AND s.seed_id = d.seed_id")
+_DIRTY_HAS_PAIRS = ("EXISTS (SELECT 1 FROM eval_pairs p WHERE p.run_id = d.run_id "
+                    "AND p.seed_id = d.seed_id)")
+#: a batch's end: every marked item recounted (its old signature off, its new one on), the
+#: marks cleared; in the writer's transaction (:func:`recount_dirty`). Set-based: each
+#: statement once over all the marked items, not migration 21's view's four statements per
+#: item (about 6 against 9 µs an item), leaving exactly the rows the view leaves: a
+#: signature's count is a sum, and goes down only where its row exists (the view's ``UPDATE``)
+RECOUNT_DIRTY: tuple[str, ...] = (
+    # the marked items' kept signatures off their counts (rows that exist only)
+    "INSERT INTO eval_headline (run_id, source, difficulty, sig, n) "
+    f"SELECT s.run_id, s.source, s.difficulty, s.sig, -COUNT(*) {_DIRTY_SIGS} "
+    "WHERE EXISTS (SELECT 1 FROM eval_headline h WHERE h.run_id = s.run_id AND "
+    "h.source = s.source AND h.difficulty = s.difficulty AND h.sig = s.sig) "
+    "GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n",
+    # each marked item with item-samples made again from them; one without, dropped
+    "INSERT INTO eval_item_sigs (run_id, seed_id, source, difficulty, sig) "
+    f"SELECT d.run_id, d.seed_id, {_fresh_item(SIG_METRICS, 'd')} FROM eval_item_dirty d "
+    f"WHERE {_DIRTY_HAS_PAIRS} ON CONFLICT DO UPDATE SET source = excluded.source, "
+    "difficulty = excluded.difficulty, sig = excluded.sig",
+    "DELETE FROM eval_item_sigs WHERE (run_id, seed_id) IN (SELECT d.run_id, d.seed_id "
+    f"FROM eval_item_dirty d WHERE NOT {_DIRTY_HAS_PAIRS})",
+    # their signatures counted
+    "INSERT INTO eval_headline (run_id, source, difficulty, sig, n) "
+    f"SELECT s.run_id, s.source, s.difficulty, s.sig, COUNT(*) {_DIRTY_SIGS} WHERE true "
+    "GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n",
+    "DELETE FROM eval_item_dirty",
+)
 
 
 #: migration 22

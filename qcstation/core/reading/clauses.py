@@ -118,6 +118,7 @@ _PLURAL_SUBJECTS = frozenset("i you we they people children men women both all".
 _PARTITIVES = frozenset("half third quarter fourth fifth sixth tenth some most many rest percent lot "
                         "number majority".split())
 _PERSONS = frozenset("he she they it i we you her his their my our its".split())
+_MODALS = frozenset("will can may must shall should would could might".split())
 # a past the same as its base: "The meat cost $7.00"
 _SAME_PAST = frozenset("cost cut put hit let set quit read bet spread hurt split".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\$?\d[\d,./]*%?|[,;:]")
@@ -274,12 +275,18 @@ def reads_as_clause(text: str) -> bool:
         # a verb where the subject should be ("Spends $5 and buys 3"), unless a name ("Mark
         # had") or a list of nouns ("Drinks and snacks cost")
         verb_first = _is_verb_form(subject[0]) if subject else False
-        if verb_first and ((len(subject) == 1 and tokens[i - 1][:1].isupper())
+        # ("Will be paid on the twelfth month", 1214: a modal before a verb's base is no name)
+        if verb_first and ((len(subject) == 1 and tokens[i - 1][:1].isupper()
+                            and not (subject[0] in _MODALS and (low in _BASE or low == "be")))
                            or (len(subject) > 1 and subject[1] in ("and", "or"))):
             verb_first = False
         # "In the second month her sales were ...": an opening phrase without its comma
         if subject and subject[0] in _PREPOSITIONS:
-            person = next((k for k, w in enumerate(subject) if k and w in _PERSONS), None)
+            # ("In the end Griffin had 27 fries", 245: a name after the phrase is its subject)
+            named = tokens[i - len(subject):i]
+            person = next((k for k, w in enumerate(subject) if k and (w in _PERSONS or (
+                k >= 2 and named[k][:1].isupper() and named[k - 1][:1].islower()
+                and subject[k - 1] not in _PREPOSITIONS))), None)
             if person is not None:
                 subject = subject[person:]
         if subject and subject[-1] in ("and", "or", "but"):

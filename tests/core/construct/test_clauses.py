@@ -26,6 +26,8 @@ from qcstation.core.reading.clauses import is_question_sentence, reads_as_clause
     "Both of them decide to share them equally with their 6 other friends",  # 438: the whole of a plural
     "All of them share the oranges",
     "His 2 dogs need 4 snowshoes",
+    "In the end Griffin had 27 fries",                     # 245: a name after an opening phrase
+    "Will has 5 apples",                                   # a modal's word as a name
 ])
 def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     assert reads_as_clause(text)
@@ -47,6 +49,8 @@ def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     "a 4 leveled sandcastle",
     "2 15 minutes break per day at the office",              # 1101: a count of a measure, then its noun
     "One of them share",                                      # one of a plural is no plural
+    "In New York City had 5 apples",                          # a name's second word is no subject
+    "Will be paid on the twelfth month",                      # 1214: a modal before a base verb
 ])
 def test_a_fragment(text: str) -> None:
     assert not reads_as_clause(text)

@@ -166,7 +166,7 @@ def test_a_computation_s_words_keep_what_the_line_says_before_it(gsm8k: dict) ->
 def test_a_blank_alone_after_the_sentence_that_says_what_it_is_takes_its_subject(gsm8k: dict) -> None:
     # 515 "The cost of the house is 3/4 of the total cost, which is $120,000. 3/4 * $120,000 = ..."
     # read "... which is $120,000. ?"
-    from qcstation.core.construct.make.unknowns import _lone_blank
+    from qcstation.core.construct.make.unknown_forms import lone_blank as _lone_blank
 
     assert _fields(gsm8k["515"])["unknown_quantities"] == ["Q1: The cost of the house is ? (the value asked for)"]
     # a blank with its own words, or after a colon, is left as it is
@@ -204,7 +204,8 @@ def test_two_unknowns_of_the_same_words_are_told_apart_by_their_computations_wor
     # (670 and 1051: the value asked for reads by the concluding sentence since lane un3, and Q1
     # alone by its unit is refused: test_keyinfo_terse)
     "670",   # "5 + 3 + 0.25 = 8.25 tablespoons" / "16 * 8.25 = 132 tablespoons"
-    "854",   # "90 * 20 = 1800 minutes" / "1800/2 = 900 minutes"
+    # (854, "90 * 20 = 1800 minutes" / "1800/2 = 900 minutes", is told apart by what each multiplies
+    # by, "90 rooms" / "one-half of the rooms", since lane un4: test_keyinfo_mended)
     "1051",  # "325 * 4 = 1300 km" / "1955 - 1300 = 655 km"
     "1271",  # "9000-2700=6300" / "6300-1890=4410"
 ])

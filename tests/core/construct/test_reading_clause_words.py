@@ -84,7 +84,8 @@ def test_a_newly_made_seed_whose_known_quantity_would_be_a_fragment_gets_no_rule
     # frame for $5": no fact of its own, so no rule-made Understanding. Such a known quantity is
     # still refused; 1297's phrase now stays with its clause (lane un1: the phrase after "and"
     # is read as the known quantity would say it, without its "and")
-    from qcstation.core.construct.make.keyinfo_draft import _known_fragments, keyinfo_from_annotations
+    from qcstation.core.construct.make.draft_reads import known_fragments as _known_fragments
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 
     seed = gsm8k["1297"]
     assert _known_fragments(["A photo frame for $5"], seed["question"]) == ["A photo frame for $5"]

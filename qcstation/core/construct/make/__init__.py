@@ -20,10 +20,16 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                       notation question.
 ``unknown_words``     the words that tell two unknowns apart (a line's operand words, the
                       phrase opening the line an unknown points back to), for ``unknowns``.
+``unknown_forms``     an unknown's description mended where its form reads as no sentence
+                      ("= shoe size <<...>>", "2V = ?", "Cho ? km"), by the solution's and the
+                      question's own words, for ``unknowns``.
 ``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
                       solution's words with every result hidden or named, defined from givens.
 ``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
                       the editable text form of a reviewer's fix;
+``draft_reads``       what the draft refuses as no annotator could read it: fragments of the
+                      scenario or the known quantities, unknowns with no words, no blank, only
+                      a unit or their computation shown.
 ``keyinfo_draft``     the rule-made draft, cut from the question's sentences and grounded in
                       the solution's computations.
 ``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;

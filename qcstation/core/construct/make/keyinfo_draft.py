@@ -12,12 +12,13 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from qcstation.common.memo import text_memo
-from qcstation.core.reading.clauses import (MAX_TEXT, SENTENCE as _SENTENCE, is_question_sentence, is_verb_form,
-                                            reads_as_clause, sentence_key, sentences as _sentences)
+from qcstation.core.reading.clauses import (SENTENCE as _SENTENCE, is_verb_form, reads_as_clause,
+                                            sentences as _sentences)
 from qcstation.core.reading.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
 )
 from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.construct.make.draft_reads import known_fragments, refuse_unread, scenario_fragments
 from qcstation.core.construct.make.unknowns import unknowns_and_relations
 
 __all__ = ["keyinfo_from_annotations"]
@@ -621,6 +622,25 @@ def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
 
 
 
+_ONE = re.compile(r"(?<![\w.$/-])1(?![\w.,/%-])")
+
+
+def _ones_said(question: str, context: list[str], known: list[str], solution: str) -> list[str]:
+    """The known quantities with each clause that states a 1 the solution counts without writing a
+    given for it ("she drops 1 of each", 813; "money for 1 child ticket and 1 adult ticket", 149;
+    "worth 1 point each", 877), in the question's order; listed nowhere, an annotator misses it."""
+    said = [_cap(k).strip(" .").lower() for k in known]
+    added = [(question.find(u), _known_text(u, True, s.lstrip().startswith(u))) for s in context
+             for u in _units(s, lambda c: bool(_ONE.search(c))) if _ONE.search(u) and reads_as_clause(_cap(u))
+             and not _LEAD.sub("", u)[:1].isdigit() and _counts_what_solution_uses(s, solution)
+             and not any(_cap(u).strip(" .").lower() in k or k in _cap(u).strip(" .").lower() for k in said)]
+    if not added:
+        return known
+    at = [question.lower().find(k.lower()[:40]) for k in known]
+    return [k for _, k in sorted([*((a if a >= 0 else len(question), k) for a, k in zip(at, known)), *added],
+                                 key=lambda x: x[0])]
+
+
 def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction], known: list[str]) -> list[str]:
     """Sentences with numbers, none of which the solution uses anywhere. Never a sentence
     whose only numbers are words ("he has one before bed" may be a fact the solution counts
@@ -665,31 +685,9 @@ _NOTE = re.compile(r"(?<=\?)\s*\(([^()]{1,300})\)\s*$")
 _INSTRUCTION = re.compile(r"\s*(?:round|express|give|answer|write|use|assume|ignore|hint|note|do not|don't)\b", re.I)
 
 
-def _scenario_fragments(scenario: str, question: str) -> list[str]:
-    """The scenario's sentences that are no sentence of the question and read as no statement
-    of their own (the reading floor's clauses; the audit's scenario-fragment flag reads the same)."""
-    whole = _sentences(question)
-    return [s.strip()[:120] for s in _sentences(scenario)
-            if not is_question_sentence(s, whole)
-            and ("?" in s.strip().rstrip(".!") or not reads_as_clause(s.strip().rstrip(".!").strip("()")))]
-
-
-def _known_fragments(known: list[str], question: str) -> list[str]:
-    """The known quantities cut from the question as written that are neither one of its
-    sentences nor a clause with its own subject and verb (the audit's known-fragment flag,
-    :func:`qcstation.core.construct.check.fragments.known_fragments`, reads the same)."""
-    q = re.sub(r"\s+", " ", question[:MAX_TEXT * 20]).lower()
-    whole = _sentences(question[:MAX_TEXT * 20])
-    return [k.strip()[:120] for k in known
-            if (t := sentence_key(k)) and t in q and not is_question_sentence(k, whole) and not reads_as_clause(k)]
-
-
-_UNIT_ONLY = re.compile(r"\?\s*[A-Za-z]+\.?")  #: an unknown described by its blank and unit alone ("? km")
 #: a clause cut from "three and a half boxes" at its "and"
 _SPLIT_MIXED = re.compile(r"an?\s+(?:half|quarter|third)\s+(?!of\b|as\b)[a-z]", re.I)
 
-#: a computation written into an unknown's description ("$25*4"): it shows how the value is found
-_SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
 
 
 def _implied_ones(steps: list[Any]) -> tuple[str, ...]:
@@ -752,6 +750,7 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     if givens is not None and missing - {Fraction(0), Fraction(1)}:
         raise KeyInfoError("the question's givens could not be placed in clauses: "
                            + ", ".join(str(v) for v in sorted(missing)))
+    known = _ones_said(question, context_sents, known, solution)
     irrelevant = _irrelevant(context_sents, solution, used, known)
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
@@ -765,29 +764,16 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     scenario = _scenario(context_parts, context_sents, irrelevant, goal, known)
     # a premise restated as a fact that reads as no sentence ("Mia." of "If Mia, who is younger
     # than Emma, is 40 years old"; "He pay with a $10 bill."): no rule-made scenario, a model's
-    bad = _scenario_fragments(scenario, question)
+    bad = scenario_fragments(scenario, question)
     if bad:
         raise KeyInfoError(f"the problem scenario would hold a fragment: {bad[0]!r}")
-    cut = _known_fragments(known, question)
+    cut = known_fragments(known, question)
     if cut:
         # "A photo frame for $5" cut from "Ellen bought a pair of leggings for $100 and a photo
         # frame for $5" (1297): no fact of its own; no rule-made key information, a model's
         raise KeyInfoError(f"a known quantity would read as a fragment: {cut[0]!r}")
     unknown, relations = unknowns_and_relations(question, steps, givens, solution)
-    for u in unknown:
-        label, _, desc = u.partition(": ")
-        body = desc.replace(" (the value asked for)", "")
-        if u is not unknown[-1] and _UNIT_ONLY.fullmatch(body):  # "Q1: ? km" (1051): which km?
-            raise KeyInfoError(f"{label} would read with only its unit: {body[:90]!r}")
-        if re.search(r"\b(\w+) = \? \1\b", body):  # "Drop 8 degrees = ? degrees" (1114): the drop, or after it?
-            raise KeyInfoError(f"{label} would read as two quantities of one unit: {body[:90]!r}")
-        if not re.search(r"[A-Za-z]{2}", body):  # "Q1: ?" ("-48 + 21 + (-3) = <<...>>-30", 490)
-            raise KeyInfoError(f"{label} would read with no words: {body[:90]!r} (its line writes only its computation)")
-        if desc and ("?" not in body or _SHOWN_COMPUTATION.search(body)):
-            # "Q2: He walks 20 miles on the weekend" (170) shows its own value; "Q1: Madeline
-            # spends$25*4 ? on food" (350) shows how it is computed
-            raise KeyInfoError(f"{label} would read with {'no blank' if '?' not in body else 'its computation'}: "
-                               f"{body[:90]!r} (its line writes the result where no blank stands for it)")
+    refuse_unread(unknown, question)
     return {
         "problem_scenario": scenario,
         "goal": goal,

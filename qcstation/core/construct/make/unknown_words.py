@@ -43,14 +43,15 @@ def letters_unused(unknown: list[str]) -> list[str]:
     return out
 
 
-def told_apart(unknown: list[str], steps: list[Any]) -> list[str]:
+def told_apart(unknown: list[str], steps: list[Any], givens: list[dict[str, Any]] | None = None,
+               question: str = "") -> list[str]:
     """Two unknowns never read with the same words ("Q2: Olivia had ? pictures." twice, 1018): each
     takes the words its own line's computation writes after a number where the other's writes
     others ("3 selfie albums * 9 pictures" / "2 portrait albums * 9 pictures": "(for the selfie
     albums)", "(for the portrait albums)"). Where the lines write no such words ("1000-356=644
     times" / "1000-135=865 times", 621) and the unknowns point back to no lines that open with
-    different phrases (:func:`_pointed_back`, 1123), they cannot be told apart by the solution's
-    words: no rule-made key information (:class:`KeyInfoError`), never a qualifier made up."""
+    different phrases (:func:`_pointed_back`, 1123), nor count different things of the question
+    (:func:`_counted_phrases`, 854), they cannot be told apart by the words: no rule-made key information (:class:`KeyInfoError`), never a qualifier made up."""
     bodies = [u.partition(": ")[2] for u in unknown]
     groups: dict[str, list[int]] = {}
     for i, b in enumerate(bodies):
@@ -69,6 +70,14 @@ def told_apart(unknown: list[str], steps: list[Any]) -> list[str]:
                     stop = "." if body.endswith(".") else ""
                     out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} ({phrase}){stop}"
                 continue
+        counted = _counted_phrases(idx, bodies, steps, givens or [], question) if not all(len(m) == 1 for m in own) \
+            else None
+        if counted is not None:
+            for i, phrase in zip(idx, counted):
+                body = bodies[i].rstrip()
+                stop = "." if body.endswith(".") else ""
+                out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} (for {phrase}){stop}"
+            continue
         if not all(len(m) == 1 for m in own):
             labels = " and ".join(unknown[i].partition(": ")[0] for i in idx)
             raise KeyInfoError(f"{labels} would read with the same words: {bodies[idx[0]][:90]!r} (no words "
@@ -129,3 +138,49 @@ def _operand_phrases(st: Any) -> list[str]:
         if p is not None:
             out.append(" ".join(p.group(1).lower().split()))
     return out
+
+
+#: the words after a number of the question that say what it counts ("90 rooms", "one-half of the
+#: rooms"): a noun, then "of" and its noun phrase; never a verb or a phrase ("20 minutes to clean")
+_COUNTED = re.compile(r"\s+(?!(?:each|per|more|less|fewer|times|of|to|a|an|the|and|or|in|at|on|for)\b)([a-z]+)"
+                      r"((?:\s+of\s+(?:the\s+|his\s+|her\s+|their\s+)?[a-z]+)?)")
+#: a word given that divides by its parts ("one-half" as / 2): the share of what it is said of
+_SHARE = re.compile(r"(?:one[- ])?(?:half|third|quarter)", re.I)
+_SHARE_OF = re.compile(r"\s+of\s+(?:(?:the|his|her|their)\s+)?([a-z]+)")
+
+
+def _counted_phrases(idx: list[int], bodies: list[str], steps: list[Any], givens: list[dict[str, Any]],
+                     question: str) -> list[str] | None:
+    """Unknowns that read with the same words ("? minutes", 854) whose steps each multiply by one
+    number of the question that counts something other than the blank's unit ("90 * 20 = 1800
+    minutes" for "90 rooms" and "20 minutes to clean each room": the 90 rooms), or divide by the
+    parts of a share the question writes ("1800/2" for "one-half of the rooms"): each is said of
+    that phrase of the question ("for 90 rooms", "for one-half of the rooms"), where every unknown
+    has exactly one and no two the same. None otherwise (a sum or a difference of givens of the
+    blank's unit, 621: "1000-356=644 times")."""
+    from qcstation.core.reading.expr import BinOp, Name
+    from qcstation.core.reading.words import stem
+
+    spans = {str(g.get("name")): g.get("span") for g in givens}
+    out: list[str] = []
+    for i in idx:
+        expr = getattr(steps[i], "expr", None) if i < len(steps) else None
+        unit = re.match(r"\?\s+([a-z]+)", bodies[i])
+        if not isinstance(expr, BinOp) or unit is None or expr.op not in "*/":
+            return None
+        terms: list[Any] = [expr.right] if expr.op == "/" else [expr.left, expr.right]
+        phrases = []
+        for t in terms:
+            span = spans.get(t.name) if isinstance(t, Name) else None
+            if not (isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)):
+                continue
+            said = question[span[0]:span[1]]
+            if expr.op == "/" and not _SHARE.fullmatch(said):
+                return None  # "300 / 5 people" is per person, never "for 5 people"
+            m = (_SHARE_OF if expr.op == "/" else _COUNTED).match(question, span[1])
+            if m is not None and stem(m.group(1)) != stem(unit.group(1)):
+                phrases.append(" ".join(f"{said}{m.group(0)}".split()))
+        if len(phrases) != 1:
+            return None
+        out.append(phrases[0])
+    return out if len({p.lower() for p in out}) == len(out) else None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
+from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
 from qcstation.core.construct.make.unknown_words import TRAILING_EQUALS, WORDED_EXPR, letters_unused, told_apart
 
 from qcstation.core.reading.textnumbers import (
@@ -69,6 +70,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     before: dict[Fraction, str] = {}  # the named results of the steps so far, in step order
     # every value the question states, in digits or in words ("three teeth")
     said = stated | {_WORDS[word_key(w, _WORDS)] for w in _COUNT_WORD.findall(question[:20_000])}
+    from qcstation.core.construct.make.rules.algebra import declared_unknowns
+    letters = [x for x, _ in declared_unknowns(solution[:20_000])] if solution else []
     for i, st in enumerate(steps):
         own = result_of[i]
         others = dict(named)
@@ -99,7 +102,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                     desc = said_last
         if desc and "?" not in desc:
             desc = _expression_written(desc, st)
-        desc = _labelled(_lone_blank(desc), st, givens or [], question)
+        desc = mended(_labelled(lone_blank(desc), st, givens or [], question), st, givens or [], question,
+                      letters, i == len(steps) - 1)
         equation = _equation(st) if getattr(st, "expr", None) is None else None
         if equation is not None:
             # the unknown the solution names ("Let x be the number of silver coins Gretchen has"),
@@ -113,7 +117,8 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
                             declared[0] if declared else None)
             if named_as is None:
                 raise KeyInfoError(f"{label[st.name]} is an unknown whose words the solution does not name")
-            words = named_as[1].strip().rstrip(",;:")
+            # ("the number of fries given to Griffin by Ginger, then 24-5-10-2+x=27", 245: its equation goes)
+            words = re.split(r",\s+(?:then|so)\b|,\s*(?=\d)", named_as[1])[0].strip().rstrip(",;:")
             desc = f"{words[:1].upper()}{words[1:]} ({named_as[0]} in the solution) is ?"
             unknown.append(f"{label[st.name]}: {desc}")
             relations.append(f"{_relation(equation[0], label, given_value, given_text)} = "
@@ -129,7 +134,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             text = str(st.expr_text).replace("*", " × ").replace("/", " ÷ ")
             text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
-    unknown = told_apart(letters_unused(unknown), steps)
+    unknown = told_apart(letters_unused(unknown), steps, givens or [], question)
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations
@@ -169,7 +174,8 @@ def _constants_used(st: Any, before: list[Any]) -> set[Fraction]:
 
 
 #: a description that is a label and its blank ("Ruins:?", "Second Bag: ?", "Sister ?")
-_LABEL_ONLY = re.compile(r"(?P<label>[A-Z][a-z&']*(?:\s[A-Z][a-z&']*){0,2})\s*[:=]?\s*\?")
+_LABEL_ONLY = re.compile(r"(?P<label>[A-Z][a-z&']*(?:\s[A-Z][a-z&']*){0,2}|[A-Z][a-z]+(?:,\s[A-Z][a-z]+){1,6})"
+                         r"\s*[:=]?\s*\?")
 _NOUN_AFTER = re.compile(r"\s+([A-Za-z][A-Za-z&']*)")
 _NO_NOUN = frozenset("more less fewer times each per percent of a an the and or in for to at on by with is are was "
                      "were has have had".split())
@@ -270,19 +276,6 @@ def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
         return desc
     a, b, text = found[0]
     return desc[:a] + text + desc[b:]
-
-
-#: a sentence that says what the step's value is ("The cost of the house is 3/4 of the total
-#: cost, which is $120,000."), then the blank alone as a sentence of its own (its computation went)
-_LONE_BLANK = re.compile(r"(?P<subject>[A-Z][^.?!,;:=\d]{2,80}?\s(?:is|are|was|were))\s[^?]*?[.!]\s+\?")
-
-
-def _lone_blank(desc: str) -> str:
-    """A description whose blank stands alone after a sentence that says what it is: the
-    sentence's subject is the blank's words ("The cost of the house is ?", 515: it read "... of the
-    total cost, which is $120,000. ?"); any other description is left as it is."""
-    m = _LONE_BLANK.fullmatch(desc)
-    return f"{m.group('subject')} ?" if m else desc
 
 
 #: an operator of a computation the line writes with the unknown's letter ("2B + 4")
@@ -661,7 +654,8 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
     # (so is an operator glued to its number: "72 x1/4 = <<72*1/4=18>>18", 619)
     text = _GLUED_WORD.sub(" ", _GLUED_TIMES_AFTER.sub(r" \1", _GLUED_TIMES.sub(r"\1 ", _GLUED_DOLLAR.sub(" $", line))))
     for m in reversed(list(_ANNOT_WITH_RESULT.finditer(text))):
-        before = text[: m.start()]
+        # ("5 * shoe size 5 = shoe size <<5*5=25>>25", 984: the words after its "=" stay with the blank)
+        before, said = words_before_result(text[: m.start()])
         had_equals = _ENDS_EQUALS.search(before) is not None
         for _ in range(5):  # "a - b = a + b = <<...>>": drop every written form of the computation
             for j in range(5):
@@ -690,7 +684,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             if not _ENDS_EQUALS.search(before):
                 break
         written = _numbers(m.group(0).split(">>")[-1])
-        text = before.rstrip() + f" {hidden(next(iter(written)) if len(written) == 1 else None)} " \
+        text = before.rstrip() + f" {restored_words(before, said)}{hidden(next(iter(written)) if len(written) == 1 else None)} " \
             + text[m.end():].lstrip()
     # (a computation written in the text has its "=": a text without one has none to read)
     for c in reversed(find_inline_computations(text)):

@@ -10,14 +10,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 
 class ConfirmModal(ModalScreen[bool]):
     """y confirms, n or Esc cancels."""
 
+    BINDING_GROUP_TITLE = "Confirm"
     BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm-yes"),
                 Binding("n", "answer(False)", "No", id="confirm-no"),
-                Binding("escape", "answer(False)", "Cancel", id="confirm-cancel")]
+                Binding("escape", "answer(False)", "Cancel", id="confirm-cancel"),
+                DIALOG_HELP]
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()

@@ -10,6 +10,7 @@ from textual.widgets import Static, TextArea
 
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 
 class ErrorModal(ModalScreen[None]):
@@ -22,6 +23,7 @@ class ErrorModal(ModalScreen[None]):
         Binding("escape", "close", "Close", priority=True, id="error-close"),
         Binding("enter", "close", "Close", show=False, id="error-close-enter"),
         Binding("c", "copy", "Copy", id="error-copy"),
+        DIALOG_HELP,
     ]
 
     def __init__(self, title: str, header: str, error: str) -> None:

@@ -17,6 +17,7 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Input
+from screens.dialogs.help import DIALOG_HELP
 
 __all__ = ["OrderedFields"]
 
@@ -30,7 +31,7 @@ class OrderedFields(ModalScreen[Result]):
 
     FIELDS: tuple[str, ...] = ()
     BINDINGS = [Binding("enter", "next_field", "Next", show=False, priority=True,
-                        id="fields-next")]
+                        id="fields-next"), DIALOG_HELP]
 
     def _inputs(self) -> list[Input]:
         return [self.query_one(f"#{name}", Input) for name in self.FIELDS]

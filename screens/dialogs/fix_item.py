@@ -24,6 +24,7 @@ from qcstation.widgets.text_field import TextField
 from qcstation.common.safe import one_line, printable
 from screens.dialogs.fields import OrderedFields
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 if TYPE_CHECKING:
     from screens._base import Workstation
@@ -93,6 +94,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         Binding("ctrl+s", "save", "Check and save", priority=True, id="fix-save"),
         Binding("ctrl+a", "select_all", "Select all", priority=True, id="fix-select-all"),
         Binding("escape", "cancel", "Cancel", id="fix-cancel"),
+        DIALOG_HELP,
     ]
     DEFAULT_CSS = """
     FixModal #fix_dialog { width: 100; }

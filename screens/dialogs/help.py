@@ -17,6 +17,10 @@ from qcstation.widgets.footer import KeyFooter
 
 _SCREEN_BASE_ACTIONS = {b.action for b in Screen.BINDINGS if isinstance(b, Binding)}
 
+#: F1 in a dialog: a modal screen stops the app's keys, so each dialog binds it itself (it was
+#: dead in every dialog but derive); one id, so a keymap moves it in every dialog at once
+DIALOG_HELP = Binding("f1", "app.help", "Help", id="dialog-help")
+
 
 def key_rows(screen: Screen[Any]) -> list[tuple[str, str, str]]:
     """(group, keys, description) for every active binding with a description,

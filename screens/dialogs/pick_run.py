@@ -14,13 +14,14 @@ from textual.widgets.option_list import Option
 from qcstation.common.safe import preview
 from qcstation.widgets.eval_views import run_line
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 
 class PickRunModal(ModalScreen[int | None]):
     """Choose the run to compare with; dismisses with its id or None."""
 
     BINDING_GROUP_TITLE = "Compare with"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="pick-run-cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="pick-run-cancel"), DIALOG_HELP]
 
     def __init__(self, runs: list[tuple[int, str]], item_key: str) -> None:
         super().__init__()

@@ -15,6 +15,7 @@ from qcstation.common.safe import one_line
 from qcstation.core.review.decisions import MAX_REASON_CHARS
 from qcstation.widgets.text_field import TextField
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 
 class ReasonField(TextField):
@@ -40,6 +41,7 @@ class RejectReasonModal(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="reject-cancel"),
         *[Binding(str(n), f"pick({n})", f"Reason {n}", show=False, id=f"reject-reason-{n}")
           for n in range(1, 10)],
+        DIALOG_HELP,
     ]
 
     def __init__(self, reasons: tuple[str, ...] | list[str], *, subject: str = "this item") -> None:

@@ -20,6 +20,7 @@ from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
 from qcstation.widgets.eval_views import TASK_TITLES
 from qcstation.widgets.footer import KeyFooter
+from screens.dialogs.help import DIALOG_HELP
 
 #: The model choice that runs the ``reference`` backend (no model, no network).
 REFERENCE = "\x00reference"
@@ -115,6 +116,7 @@ class StartRunModal(ModalScreen[RunRequest | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="start-run-cancel"),
         Binding("ctrl+s", "submit", "Start", id="start-run-submit"),
+        DIALOG_HELP,
     ]
 
     def __init__(self, models: list[tuple[str, str]], releases: list[tuple[str, str]],

@@ -30,3 +30,34 @@ async def test_the_fix_editor_shows_four_lines_or_more(qc_db: Path) -> None:
         await settle(pilot)
         assert area.content_region.height >= 6
         assert reason.region.bottom <= SIZE[1] - 1
+
+
+async def test_f1_in_a_dialog_shows_its_keys_and_esc_goes_back_to_it(qc_db: Path) -> None:
+    """F1 was dead in every dialog but derive (a modal screen stops the app's keys): in the
+    reject reason and the fix editor it did nothing, and no footer said so."""
+    from screens.dialogs.help import HelpScreen
+    from screens.dialogs.reject_reason import RejectReasonModal
+    from tests.app.conftest import flat, static_text
+
+    app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key, dialog, title, keys in (
+                ("x", RejectReasonModal, "Help: Reject reason", ("esc Cancel", "f1 Help")),
+                ("e", FixModal, "Help: Fix in place", ("^s Check and save", "esc Cancel", "f1 Help"))):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, dialog)
+            await pilot.press("f1")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen), (key, type(app.screen).__name__)
+            assert app.screen.help_title == title
+            text = flat(static_text(app.screen.query_one("#help_text")))
+            for words in keys:
+                assert words.lower() in text.lower(), (words, text)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, dialog)      # back in the dialog, not out of it
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not isinstance(app.screen, (dialog, HelpScreen))

@@ -106,7 +106,8 @@ class ResultsScreen(QCScreen):
         # (one a page: DataTable highlights the first row added to an empty table) is not
         # drawn again
         self.first_drawn = False
-        self.filter_fitted = False    # the filter line fitted on one line (see _show_filters)
+        # the filter line's width its text was last drawn on one line at (see _show_filters)
+        self.filter_fitted_at: int | None = None
         self.rows_width = 0           # the table's width its rows were drawn for
 
     @property
@@ -143,9 +144,8 @@ class ResultsScreen(QCScreen):
 
     def _refit_filters(self) -> None:
         """A run's label and the provenance take the new width; the filter line is laid out
-        again (the resize measured the label drawn for the old width: it may have taken two
-        lines)."""
-        self.filter_fitted = False
+        again if its width changed (the resize measured the label drawn for the old width: it
+        may have taken two lines)."""
         self._show_filters()
         self._show_provenance()
 
@@ -241,11 +241,14 @@ class ResultsScreen(QCScreen):
         text = Text("Filters: ", style="bold")
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
         text.append(FILTER_HINT, style="dim")
-        # a line that fits, in place of one that fitted, keeps the line's height: no layout
-        # of the screen for it (a filter key's first frame, ~5-10 ms of CPU at 1M scores)
-        fits = text.cell_len <= line.content_region.width
-        line.update(text, layout=not (fits and self.filter_fitted))
-        self.filter_fitted = fits
+        # a line that fits, in place of one that fitted at this width, keeps the line's height:
+        # no layout of the screen for it (a filter key's first frame, ~5-10 ms of CPU at 1M
+        # scores; the first frame's counts and its resize, one layout each). Before its first
+        # layout the line's width is the screen's less its padding
+        room = line.content_region.width or self.app.size.width - 2
+        fits = text.cell_len <= room
+        line.update(text, layout=not (fits and self.filter_fitted_at == room))
+        self.filter_fitted_at = room if fits else None
 
     # -- pages -----------------------------------------------------------------------------
     def _reload(self) -> None:

@@ -23,6 +23,8 @@ from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
+from qcstation.widgets.scroll_size import set_virtual_size
+
 
 class FixedTable(DataTable[Any]):
     """A ``DataTable`` that does not measure its rows when every column's width is fixed."""
@@ -37,8 +39,10 @@ class FixedTable(DataTable[Any]):
             return
         width = sum(column.get_render_width(self) for column in self.columns.values())
         header = self.header_height if self.show_header else 0
-        self.virtual_size = Size(width + self._row_label_column_width,
-                                 self._total_row_height + header)
+        # a table of fixed size: new rows repaint it, the screen is laid out only if a scroll
+        # bar comes or goes (scroll_size)
+        set_virtual_size(self, Size(width + self._row_label_column_width,
+                                    self._total_row_height + header))
 
     def apply_dimensions(self) -> None:
         """Set the table's scrollable size for the rows added now, not when the app is next

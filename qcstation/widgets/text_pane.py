@@ -24,6 +24,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from qcstation.widgets.scroll_size import set_virtual_size
+
 
 class TextPane(ScrollView, can_focus=True):
     """Rich renderables stacked in a scrolling pane, wrapped as they come into view."""
@@ -83,7 +85,10 @@ class TextPane(ScrollView, can_focus=True):
 
     def _resize_virtual(self) -> None:
         height = len(self._lines) + sum(self._estimates[self._done:])
-        self.virtual_size = Size(max(1, self._width), height)
+        # the pane's box does not depend on its lines: only its scroll bar changes (no layout
+        # of the screen for each item, or each part wrapped as it shows, unless the bar comes
+        # or goes)
+        set_virtual_size(self, Size(max(1, self._width), height))
 
     def on_resize(self) -> None:
         if self._wrap_width() != self._width:

@@ -76,3 +76,35 @@ def test_twins_both_or_neither_money_stay_refused(gsm8k: dict, written: str) -> 
     assert written in seed["solution"]
     with pytest.raises(RuleError, match="ambiguous solution"):
         rule_for_seed(seed)
+
+
+def test_a_sum_of_money_takes_the_money_and_a_price_divides_money_by_a_count(gsm8k: dict) -> None:
+    # 1140 "he has a $4.00 discount making his total 40-4 = $36.00": a difference of money takes
+    # the discount ("40*.10 = $4.00"), not the question's "4 packs"; "each bagel costs 36/36 =
+    # $1.00": the dividend is the $36.00 total, the divisor the "9*4 = 36 bagels"; "he orders 4
+    # packs so that's 9*4" is the question's 4 packs by its words (decided alone, it left the
+    # money open; together with the money's decisions one reading is left)
+    got = _asserts(gsm8k["1140"])
+    for line in ("(assert (= s3_discount_making (- s1_bagels_pack s2_discount_discount)))",
+                 "(assert (= s4_bagels (* g4_bagels g1_packs)))",
+                 "(assert (= s5_bagels_bagel (/ s3_discount_making s4_bagels)))"):
+        assert line in got
+
+
+def test_a_money_result_with_money_or_counts_on_both_sides_stays_refused(gsm8k: dict) -> None:
+    # the same seed whose discount line writes no money ("40*.10 = 4.00 off"): the 4 of "40-4" is
+    # no longer told from the 4 packs by money, nor the "36/36" dividend from the bagels
+    sol = gsm8k["1140"]["solution"].replace("40*.10 = $4.00", "40*.10 = 4.00 off") \
+        .replace("$<<40-4=36.00>>36.00", "<<40-4=36.00>>36.00 off")
+    assert "40*.10 = 4.00 off" in sol and "<<40-4=36.00>>36.00 off" in sol
+    seed = dict(gsm8k["1140"], solution=sol)
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(seed)
+
+
+def test_a_product_of_money_is_not_read_by_money(gsm8k: dict) -> None:
+    # 1218 (a known trap): "So for per year Pauline paid 3 * 5 = $15" after "2 + 3 = $5": a
+    # product may be money times a count either way round; the 3 is left open (its binding to the
+    # question's "three times a year" or "3 more years" needs a reading of roles) and it stays refused
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(gsm8k["1218"])

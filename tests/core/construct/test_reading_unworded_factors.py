@@ -46,6 +46,33 @@ def test_a_factor_no_word_names_is_the_earlier_result(gsm8k: dict) -> None:
     assert steps["s5"] == "(/ s4_soccer_because s1_activities_because)"
 
 
+def test_a_factor_only_the_question_names_is_the_earlier_result(gsm8k: dict) -> None:
+    # 46 "Last week, she wrote 5 articles on Monday and 2/5 times more articles on Tuesday ... On
+    # Wednesday, she wrote twice the number of articles she wrote on Tuesday": the question's
+    # "week" gives a 7 its days, but neither "so it was 2*7" nor "Over the three days, she wrote
+    # 5+7 +14" writes a week (a weekday is no week): both 7s are Tuesday's 5 + 2 articles
+    steps = _steps(gsm8k["46"])
+    assert steps["s3"] == "(* w_twice s2_wrote_tuesday)"
+    assert steps["s4"] == "(+ g2_articles s2_wrote_tuesday s3_articles)"
+
+
+def test_a_factor_the_line_names_stays_open(gsm8k: dict) -> None:
+    # the same seed whose Wednesday line says "a week": the 7 may be its days
+    seed = dict(gsm8k["46"])
+    seed["solution"] = seed["solution"].replace("so it was 2*7", "so that week it was 2*7")
+    assert "that week it was 2*7" in seed["solution"]
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(seed)
+
+
+def test_a_factor_the_question_states_as_a_word_stays_the_word(gsm8k: dict) -> None:
+    # 566 "Trevor ate a quarter of the sandwiches" / "Cody ate 12/3=4 ... Trevor ate 12/4": the
+    # line names no quarter, but the question states 4 as that word: it is the quarter's parts,
+    # never Cody's 4 sandwiches
+    steps = _steps(gsm8k["566"])
+    assert steps["s2"] == "(/ g1_sandwiches w_a_quarter_parts)"
+
+
 @pytest.mark.parametrize("seed_id", [
     # (566 "Trevor ate 12/4": the names now decide it is Trevor's quarter, see test_reading_link_structure.py)
     # (773 "7 hours on Saturday ... 12 - 3", "6 / 12": a 12 of hours only beside a clock or half a

@@ -98,6 +98,10 @@ The modules and their contract (each imports only the ones above it):
                 the percent is that result, the count the question's; a 100 the question's percent is
                 taken from into a percent ("100-60 = 40%") or that divides a percent is the percent's
                 hundred, not an earlier $100 (asked by ``links``).
+``currency``    a number a step writes as money ("$4 + $2") is the one money candidate; a term or
+                dividend of a step whose result is money the money one, its divisor the one that
+                counts ("40-4 = $36.00", "36/36 = $1.00 per bagel"); asked by ``links``, whose
+                partial decisions of the words and of money are read together last.
 ``ones``        the 1s a step writes, bound by their words: a stated 1 a given at its place, a person
                 or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.

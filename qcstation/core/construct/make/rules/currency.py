@@ -11,6 +11,13 @@ Every other candidate must be named as something else than money; one named by n
 nothing (a bare "= 40" may be dollars too). A twin of equal value beside the money in one sum or
 product ("($10 x 10)/100" for "a 10 percent discount", 467) is told apart by the sign alone: the
 "$10" is the money candidate; both written as money, or neither, decide nothing.
+
+A step whose result is money tells its terms apart by money too (:func:`decide_by_money_result`):
+a term of a sum or difference, or the dividend of a division, is the one money candidate ("making
+his total 40-4 = $36.00": the $4.00 discount, not "4 packs"); a divisor the one that counts ("each
+bagel costs 36/36 = $1.00": the 36 bagels). A product is not read so (money times a count either
+way round). Its decisions are kept for :func:`.link_structure.decide_together` where they alone
+leave more than one reading.
 """
 
 from __future__ import annotations
@@ -152,6 +159,64 @@ def _marked(e: Expr, k: int) -> Expr:
         return x
 
     return walk(e)
+
+
+def _role_under_money(e: Expr, k: int) -> str:
+    """What the ``k``-th number of a step whose result is money must be: "money" for a term of one
+    sum or difference ("40-4 = $36.00": both amounts of money) or the dividend of one division of
+    two numbers ("36/36 = $1.00 per bagel"), "count" for that division's divisor; "" else (a
+    product may be money times a count in either order)."""
+    def additive(x: Expr) -> bool:
+        if isinstance(x, BinOp):
+            return x.op in "+-" and additive(x.left) and additive(x.right)
+        return isinstance(x, Num)
+
+    if isinstance(e, BinOp) and e.op in "+-" and additive(e):
+        return "money"
+    if isinstance(e, BinOp) and e.op == "/" and isinstance(e.left, Num) and isinstance(e.right, Num):
+        return "money" if k == 0 else "count"
+    return ""
+
+
+def decide_by_money_result(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
+                           givens: Givens, solution: str) -> Readings:
+    """A number of a step whose result is money ("making his total 40-4 = $36.00"; "each bagel costs
+    36/36 = $1.00"), that could be the question's number or an earlier result: a term of a sum or
+    difference, or the dividend of a division, is the one candidate that is money, where every other
+    candidate counts something else ("4 packs", "= 36 bagels"); the divisor is the one candidate
+    that counts something, where every other is money ("So one carrot costs $2 / $2 = $1": the
+    question's "two carrots", not the $2 the carrots cost). Money plus a count, or a count over
+    money, is no amount of money. Only where one reading is left."""
+    decided: dict[int, int | None] = {}
+    for n, i, k, _terms, v in open_numbers(readings, ch, exprs):
+        if _result_kind(solution, comps[i]) != "money":
+            continue
+        want = _role_under_money(exprs[i], k)
+        if not want:
+            continue
+        line = _line_at(solution, comps[i].start)
+        kinds: dict[int | None, str] = {}
+        for j in ch.options[n]:
+            if j is None:
+                places = [q for q in givens.numbers if q.value == v]
+                found = {_place_kind(q.stems, q.percent) for q in places}
+                kinds[None] = found.pop() if len(found) == 1 else ""
+            elif _line_at(solution, comps[j].start) == line:
+                kinds[j] = ""  # the same line: its words are this step's too
+            else:
+                kinds[j] = _result_kind(solution, comps[j])
+        mine = "money" if want == "money" else "other"
+        rest = "other" if want == "money" else "money"
+        fit = [j for j, kind in kinds.items() if kind == mine]
+        if len(fit) == 1 and all(kind == rest for j, kind in kinds.items() if j != fit[0]):
+            decided[n] = fit[0]
+    return _keep_decided(readings, ch, decided, lambda j: MONEY_RESULT_EVIDENCE, partial=True)
+
+
+#: the evidence of a link the money of a step's result decides
+MONEY_RESULT_EVIDENCE = ("the words: the step's result is money; of the candidates only this one is what a "
+                         "sum of money or a price's dividend or divisor can be (the others are money or "
+                         "counts in the wrong place)")
 
 
 #: the evidence of a link the currency sign decides

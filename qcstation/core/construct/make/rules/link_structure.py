@@ -40,6 +40,7 @@ class _Choices(Protocol):
     keys: list[tuple[int, int]]
     options: list[list[int | None]]
     evidence: dict[tuple[int, int], str]
+    partial: dict[int, dict[int | None, str]]
 
 
 def _line_at(solution: str, pos: int) -> str:
@@ -97,17 +98,42 @@ def open_numbers(readings: Readings, ch: _Choices, exprs: list[Expr]) -> Iterato
 
 
 def _keep_decided(readings: Readings, ch: _Choices, decided: Mapping[int, int | None],
-                  evidence: Callable[[int | None], str]) -> Readings:
+                  evidence: Callable[[int | None], str], partial: bool = False) -> Readings:
     """The one reading that agrees with every decided choice (choice -> the step it links to,
     None for the question's number), each decision's evidence recorded; the readings unchanged
-    when nothing was decided or not exactly one reading agrees (every decider's ending)."""
+    when nothing was decided or not exactly one reading agrees (every decider's ending). With
+    ``partial``, decisions that leave more than one reading are kept for :func:`decide_together`."""
     if not decided:
         return readings
     kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
     if len(kept) != 1:
+        if partial:
+            for n, c in decided.items():
+                ch.partial.setdefault(n, {})[c] = evidence(c)
         return readings
     for n, j in decided.items():
         ch.evidence[ch.keys[n]] = evidence(j)
+    return kept
+
+
+def decide_together(readings: Readings, ch: _Choices) -> Readings:
+    """What the deciders that keep their partial decisions decided each on its own where that
+    alone left more than one reading (:attr:`.links._Choices.partial`: the words right after a
+    number, :func:`.links._decide_by_words`; the money of a step's result,
+    :func:`.currency.decide_by_money_result`), read together after every decider: where no number
+    was decided two ways and exactly one reading agrees with every decision, that reading, each
+    decision's evidence recorded; else the readings unchanged (1140: "he orders 4 packs so that's
+    9*4" by its words, "40-4 = $36.00" and "36/36 = $1.00" by money). The other deciders read the
+    whole line or the structure and decide only where they alone leave one reading (a templated
+    line's clause words can point to the wrong result: 1040, 976)."""
+    if not ch.partial or any(len(cs) != 1 for cs in ch.partial.values()):
+        return readings
+    decided = {n: next(iter(cs)) for n, cs in ch.partial.items()}
+    kept = {key: r for key, r in readings.items() if all(r[0][n] == c for n, c in decided.items())}
+    if len(kept) != 1:
+        return readings
+    for n, cs in ch.partial.items():
+        ch.evidence[ch.keys[n]] = next(iter(cs.values()))
     return kept
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, canon, expr_names,
@@ -26,7 +26,7 @@ from qcstation.core.construct.make.rules.clause_words import restated_before, re
 from qcstation.core.construct.make.rules.percent_results import (decide_percent_results, decide_percent_wholes,
                                                                   percent_only as _percent_only,
                                                                   percent_slots as _percent_slots)
-from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure,
+from qcstation.core.construct.make.rules.link_structure import (_keep_decided, decide_by_structure, decide_together,
                                                                 drop_unstated_literals, equal_term_groups,
                                                                 keep_distinct, open_numbers)
 
@@ -87,6 +87,9 @@ class _Choices:
     #: numbers written with their minus sign that are an earlier negative result ("-30/3" after
     #: "... = -30"): the link stands for the signed number, sign included
     negated: frozenset[tuple[int, int]] = frozenset()
+    #: what each decider decided where that alone left more than one reading (key -> choice ->
+    #: evidence), read together by :func:`.link_structure.decide_together` after every decider
+    partial: dict[int, dict[int | None, str]] = field(default_factory=dict)
 
 
 def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | None,
@@ -459,11 +462,13 @@ def _decide_unworded_factors(readings: dict[tuple[str, ...], tuple[tuple[int | N
                              solution: str,
                              ) -> dict[tuple[str, ...], tuple[tuple[int | None, ...], list[Expr]]]:
     """A common factor the question does not state (a 4 where no number of the question is 4),
-    that one earlier step computed, written once in a line, where neither the question nor the
-    line writes a word that gives that factor a meaning (:data:`_FACTOR_MEANING`: "a quarter",
-    "a dozen", "minutes"; a share or an average for a divisor; a list of that many names), is
-    that step's result: "80 / 20 = $4 in rewards ... coupon was worth 4 * 2 ... 43 - 4 - 8" (331).
-    Only where one reading is left; else the readings stay as they were."""
+    that one earlier step computed, written once in a line, where the line writes no word that
+    gives that factor a meaning (:data:`_FACTOR_MEANING`: "a quarter", "a dozen", "minutes"; a
+    share or an average for a divisor; a list of that many names) and the question none that
+    states it as a word ("a quarter" of 566's "12/4"), is that step's result: "80 / 20 = $4 in
+    rewards ... coupon was worth 4 * 2 ... 43 - 4 - 8" (331); "Last week ... so it was 2*7" after
+    "she wrote on Tuesday is 5+2 = 7" (46: the question's week, no line's). Only where one
+    reading is left; else the readings stay as they were."""
     from qcstation.core.construct.make.rules.implied import named_lists
 
     decided: dict[int, int] = {}
@@ -476,8 +481,8 @@ def _decide_unworded_factors(readings: dict[tuple[str, ...], tuple[tuple[int | N
         if _term_times(line, v) != 1 or sum(1 for x in terms if x.value == v) > 1:
             continue
         words = _FACTOR_MEANING_RE[v]
-        if words.search(givens.question) or words.search(line):
-            continue
+        if words.search(line) or (words.search(givens.question) and v in givens.word_values):
+            continue  # the line names the factor, or the question states it as a word ("a quarter")
         if _roles(exprs[i])[k] == "divisor" and _SHARE_RE.search(givens.question):
             continue
         if any(len(members) == v for _, members in named_lists(givens.question)):
@@ -686,9 +691,13 @@ def resolve_links(
                     if all(r[0][n] == choice for n, choice in decided.items())}
             if len(kept) == 1:
                 readings = kept
-                for n in decided:
-                    ch.evidence[ch.keys[n]] = "the words: the line names it as the earlier result does" \
-                        if decided[n] is not None else "the words: the line names it as the question does"
+            for n in decided:
+                said = "the words: the line names it as the earlier result does" \
+                    if decided[n] is not None else "the words: the line names it as the question does"
+                if len(kept) == 1:
+                    ch.evidence[ch.keys[n]] = said
+                else:
+                    ch.partial.setdefault(n, {})[decided[n]] = said
     if len(readings) > 1 and solution and givens is not None:
         readings = _decide_by_clause(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
@@ -712,11 +721,17 @@ def resolve_links(
 
             readings = decide_by_currency(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
+            from qcstation.core.construct.make.rules.currency import decide_by_money_result
+
+            readings = decide_by_money_result(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
             readings = _decide_percent_places(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = decide_percent_results(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = decide_percent_wholes(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
+        readings = decide_together(readings, ch)
     if len(readings) > 1:
         diffs = [(i, k) for n, (i, k) in enumerate(ch.keys)
                  if len({r[0][n] for r in readings.values()}) > 1]

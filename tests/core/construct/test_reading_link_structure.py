@@ -63,8 +63,10 @@ def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str
     ("774", "ambiguous solution"),
     # "24/24 = 1 box": the smores a box makes over those eaten, or the other way round
     ("732", "ambiguous solution"),
-    # "$2 / $2": the two carrots' price over the two carrots, or the other way round
-    ("893", "ambiguous solution"),
+    # "So one carrot costs $2 / $2 = $1": a price's dividend is money, its divisor counts (lane
+    # cover39: the $2 the carrots cost over the question's "two carrots"); the given-role check
+    # refuses the line that writes the two carrots as "$2"
+    ("893", "given-role"),
     # "44-10-6+6": which 6 is taken away and which added, only the order of the words says
     ("1030", "ambiguous solution"),
     # "he earned $40 x 2 = $80 for the two devices he bought last Monday": Monday names the

@@ -140,10 +140,33 @@ def test_unknowns_told_apart_only_by_what_each_multiplies_by() -> None:
                    question)
 
 
-@pytest.mark.parametrize("seed", ["621", "670", "1051"])
+@pytest.mark.parametrize("seed", ["621", "1271", "490"])
 def test_unknowns_no_words_of_the_question_tell_apart_stay_refused(gsm8k_readings, seed: str) -> None:
     with pytest.raises(KeyInfoError):
         gsm8k_readings.keyinfo(seed)
+
+
+@pytest.mark.parametrize(("seed", "unknown"), [
+    ("670", "Q1: ? tablespoons (for every muffin)"),   # 5 + 3 + 0.25, all of "For every muffin, ..."
+    ("1051", "Q1: ? km (for 4 days)"),                  # 325 * 4: "drove 325 kilometers for 4 days"
+])
+def test_an_unknown_of_its_unit_alone_takes_the_question_s_words(gsm8k_readings, seed: str, unknown: str) -> None:
+    assert gsm8k_readings.keyinfo(seed)["unknown_quantities"][0] == unknown
+
+
+def test_an_unknown_of_its_unit_alone_with_no_per_phrase_stays_as_it_is() -> None:
+    question = "In the kitchen, Svetlana needed 5 tablespoons of flour and 3 tablespoons of sugar."
+    givens = [_at(question, "g1", "5"), _at(question, "g2", "3")]
+    step = SimpleNamespace(name="s1", expr=BinOp("+", Name("g1"), Name("g2")), line="")
+    last = SimpleNamespace(name="s2", expr=BinOp("*", Name("s1"), Name("g1")), line="")
+    unknown = ["Q1: ? tablespoons", "Q2: Svetlana needed ? tablespoons in all."]
+    assert told_apart(unknown, [step, last], givens, question) == unknown
+    per = "For every muffin, Svetlana needed 5 tablespoons of flour and 3 tablespoons of sugar."
+    assert told_apart(unknown, [step, last], [_at(per, "g1", "5"), _at(per, "g2", "3")], per)[0] == \
+        "Q1: ? tablespoons (for every muffin)"
+    # a given of another sentence: the opening phrase is not said of it
+    apart = "For every muffin, Svetlana needed 5 tablespoons of flour. She adds 3 tablespoons of sugar."
+    assert told_apart(unknown, [step, last], [_at(apart, "g1", "5"), _at(apart, "g2", "3")], apart) == unknown
 
 
 def test_a_computation_the_question_does_not_write_is_still_shown() -> None:

@@ -201,12 +201,10 @@ def test_two_unknowns_of_the_same_words_are_told_apart_by_their_computations_wor
 
 @pytest.mark.parametrize("seed", [
     "621",   # "1000-356=<<...>>644 times" / "1000-135=<<...>>865 times"
-    # (670 and 1051: the value asked for reads by the concluding sentence since lane un3, and Q1
-    # alone by its unit is refused: test_keyinfo_terse)
-    "670",   # "5 + 3 + 0.25 = 8.25 tablespoons" / "16 * 8.25 = 132 tablespoons"
-    # (854, "90 * 20 = 1800 minutes" / "1800/2 = 900 minutes", is told apart by what each multiplies
-    # by, "90 rooms" / "one-half of the rooms", since lane un4: test_keyinfo_mended)
-    "1051",  # "325 * 4 = 1300 km" / "1955 - 1300 = 655 km"
+    # (670 and 1051: the value asked for reads by the concluding sentence since lane un3, and Q1,
+    # "5 + 3 + 0.25 = 8.25 tablespoons" / "325 * 4 = 1300 km", by the question's words since lane un4:
+    # "for every muffin", "for 4 days"; 854, "90 * 20 = 1800 minutes" / "1800/2 = 900 minutes", by what
+    # each multiplies by, "90 rooms" / "one-half of the rooms": test_keyinfo_mended)
     "1271",  # "9000-2700=6300" / "6300-1890=4410"
 ])
 def test_two_unknowns_no_words_tell_apart_are_refused(gsm8k: dict, seed: str) -> None:

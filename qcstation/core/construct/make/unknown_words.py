@@ -86,7 +86,40 @@ def told_apart(unknown: list[str], steps: list[Any], givens: list[dict[str, Any]
             body = bodies[i].rstrip()
             stop = "." if body.endswith(".") else ""
             out[i] = f"{unknown[i].partition(': ')[0]}: {body[:len(body) - len(stop)]} (for the {m[0]}){stop}"
+    for i, b in enumerate(bodies[:-1]):  # (the value asked for is named by the goal)
+        if _UNIT_ALONE.fullmatch(b.strip()) and len(groups.get(b.strip(" .").lower(), [])) == 1:
+            said = _counted_phrases([i], bodies, steps, givens or [], question) \
+                or _opened_by(steps[i] if i < len(steps) else None, givens or [], question)
+            if said:
+                out[i] = f"{unknown[i].partition(': ')[0]}: {b.rstrip(' .')} (for {said[0]})"
     return out
+
+
+#: an unknown described by its blank and unit alone ("? km", 1051; "? tablespoons", 670)
+_UNIT_ALONE = re.compile(r"\?\s+[a-z]+\.?")
+#: a sentence's opening phrase that says per what it states its numbers ("For every muffin, ...")
+_PER_OPENING = re.compile(r"\s*for\s+((?:every|each)\s+[a-z]+(?:\s[a-z]+)?)\s*,", re.I)
+
+
+def _opened_by(st: Any, givens: list[dict[str, Any]], question: str) -> list[str] | None:
+    """The phrase that opens the one sentence of the question stating every given a step computes
+    with, where it says per what ("For every muffin, Svetlana needed 5 tablespoons of flour, 3
+    tablespoons of sugar, and 0.25 of a tablespoon of salt" for 5 + 3 + 0.25, 670: "every
+    muffin"); None for a step that uses an earlier result or a constant, or givens of two sentences."""
+    from qcstation.core.reading.clauses import sentences
+    from qcstation.core.reading.expr import expr_names
+
+    expr = getattr(st, "expr", None)
+    spans = {str(g.get("name")): g.get("span") for g in givens}
+    used = [spans.get(n) for n in expr_names(expr)] if expr is not None else []
+    if not used or not all(isinstance(s, list) and len(s) == 2 and all(isinstance(x, int) for x in s) for s in used):
+        return None
+    for sentence in sentences(question[:20_000]):
+        at = question.find(sentence)
+        if at >= 0 and all(at <= s[0] and s[1] <= at + len(sentence) for s in used if isinstance(s, list)):
+            m = _PER_OPENING.match(sentence)
+            return [" ".join(m.group(1).lower().split())] if m else None
+    return None
 
 
 #: a description that points back to the line before it ("This is a total of ? toys."), and the
@@ -146,6 +179,10 @@ _COUNTED = re.compile(r"\s+(?!(?:each|per|more|less|fewer|times|of|to|a|an|the|a
                       r"((?:\s+of\s+(?:the\s+|his\s+|her\s+|their\s+)?[a-z]+)?)")
 #: a word given that divides by its parts ("one-half" as / 2): the share of what it is said of
 _SHARE = re.compile(r"(?:one[- ])?(?:half|third|quarter)", re.I)
+#: a unit's abbreviation the solution writes for the question's word ("1300 km" for "325 kilometers")
+_UNIT_NAMES = {"km": "kilometers", "mi": "miles", "hr": "hours", "hrs": "hours", "min": "minutes", "mins": "minutes",
+               "lb": "pounds", "lbs": "pounds", "oz": "ounces", "ft": "feet", "cm": "centimeters", "m": "meters",
+               "kg": "kilograms", "g": "grams"}
 _SHARE_OF = re.compile(r"\s+of\s+(?:(?:the|his|her|their)\s+)?([a-z]+)")
 
 
@@ -178,7 +215,7 @@ def _counted_phrases(idx: list[int], bodies: list[str], steps: list[Any], givens
             if expr.op == "/" and not _SHARE.fullmatch(said):
                 return None  # "300 / 5 people" is per person, never "for 5 people"
             m = (_SHARE_OF if expr.op == "/" else _COUNTED).match(question, span[1])
-            if m is not None and stem(m.group(1)) != stem(unit.group(1)):
+            if m is not None and stem(m.group(1)) not in {stem(unit.group(1)), stem(_UNIT_NAMES.get(unit.group(1), ""))}:
                 phrases.append(" ".join(f"{said}{m.group(0)}".split()))
         if len(phrases) != 1:
             return None

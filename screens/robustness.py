@@ -119,7 +119,14 @@ class RobustnessScreen(QCScreen):
     def on_mount(self) -> None:
         self.query_one("#robust_chart").styles.height = 9
         self.query_one("#robust_item").display = False
+        # the table learns its width after the refresh that follows a draw (on the first
+        # draw at 80x24 the mark came before it: a wide table was cut with no note)
+        self.watch(self.query_one("#robust_table", DataTable), "virtual_size",
+                   self._table_resized, init=False)
         self._load()
+
+    def _table_resized(self, _size: object) -> None:
+        self.call_after_refresh(self._mark_cut_columns)
 
     def help_notes(self) -> RenderableType:
         note = self._table_note()

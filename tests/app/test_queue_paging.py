@@ -28,10 +28,10 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
         tmp_path: Path) -> None:
     db = tmp_path / "qc.db"
     with Store(db) as store:
-        populate(store, {"gsm8k": 180, "mawps": 40})
+        populate(store, {"gsm8k": 180, "mawps": 25})
         draw_sample(store, "arithmetic", rate=1.0, rng_seed=5, actor="carol")
         everything = [r.item_id for r in qc_queue(store, limit=MAX_ROWS)]
-    assert len(everything) == 220 > FIRST_PAGE
+    assert len(everything) == 205 > FIRST_PAGE
     app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
                    account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -60,15 +60,15 @@ async def test_the_queue_draws_a_page_first_then_the_rest_in_the_same_order(
             await settle(pilot)
             assert shown < table.row_count <= shown + FIRST_PAGE
         assert _ids(table) == [r.item_id for r in screen.rows] == everything
-        assert str(table.border_title).startswith("Items: 220 ")
+        assert str(table.border_title).startswith("Items: 205 ")
         # a new filter starts again from one page of its own rows
         screen.query_one("#queue_filter").value = "source:mawps"  # type: ignore[attr-defined]
         screen.action_reload()
         await settle(pilot)
         with Store(db) as store:
             mawps = [r.item_id for r in qc_queue(store, source="mawps", limit=MAX_ROWS)]
-        assert len(mawps) == 40 < FIRST_PAGE
-        assert _ids(table) == mawps and str(table.border_title).startswith("Items: 40 ")
+        assert len(mawps) == 25 < FIRST_PAGE
+        assert _ids(table) == mawps and str(table.border_title).startswith("Items: 25 ")
         # scrolling to the end (the wheel, the scroll bar) reads the rest as well
         table.move_cursor(row=0)
         screen.query_one("#queue_filter").value = ""  # type: ignore[attr-defined]

@@ -225,8 +225,8 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
         return out  # "divide by 2 to find the average": what the number is for, not what it counts
     for k, w in enumerate(found):
         lw = w.lower()
-        if k == 0 and lw in _CLAUSE_OPENERS:
-            break  # "20% of 2400 so her car payment is": the words of the next clause name nothing of it
+        if k == 0 and (lw in _CLAUSE_OPENERS or lw == "and" and len(found) > 1 and found[1].lower() not in _STOP):
+            break  # "groups of 8 and put them", "eats 2 and passes 14": the next clause's words, not the number's  # "20% of 2400 so her car payment is": the words of the next clause name nothing of it
         if k == 0 and lw == "each":
             out.append(lw)  # "for $8 each", "at 8 each earning her": a price or count per item, its noun left out
             continue
@@ -272,7 +272,8 @@ def question_occurrences(question: str) -> list[Occurrence]:
         if m.start() and q[m.start() - 1] == "$":
             words.add("$")
         out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
-                              frozenset(stem(w) for w in words), _compound(q, m.end()), m.start()))
+                              frozenset(stem(w) for w in words) | _abbreviated(q, m.end()), _compound(q, m.end()),
+                              m.start()))
         if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
             out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
     for m in number_word_matches(q):
@@ -397,6 +398,15 @@ def _joined(words: list[str]) -> frozenset[str]:
                      if len(a) < 4 and a.isalpha() and b.isalpha())
 
 
+_MPH = re.compile(r"\s*miles?\s+(?:per|an|a|each)\s+hour\b", re.I)
+
+
+def _abbreviated(text: str, end: int) -> frozenset[str]:
+    """The abbreviation a solution writes for the unit after a number ending at ``end``: "4 miles
+    per hour" -> {"mph"}, which a solution's "4 mph" names (the "first 4 miles" it does not)."""
+    return frozenset({"mph"}) if _MPH.match(text, end, min(len(text), end + 40)) else frozenset()
+
+
 def joined_stems(question: str, start: int) -> frozenset[str]:
     """:func:`_joined` of the words after the number the question writes at ``start`` (digits or a
     number word): "3 fewer sea horses" -> {"seah"}, which a solution's "3 seahorses" names; and the
@@ -407,7 +417,7 @@ def joined_stems(question: str, start: int) -> frozenset[str]:
     if m is None:
         return frozenset()
     after = _words_after(q, m.end(), 1)
-    out = _joined(_words_after(q, m.end(), 3))
+    out = _joined(_words_after(q, m.end(), 3)) | _abbreviated(q, m.end())
     of = re.match(r"\s+" + re.escape(after[0]) + r"\s+of\s+((?:[A-Za-z]+\s*){1,3})", q[m.end():m.end() + 80], re.I) if after else None
     if of:
         out |= {stem(w) for w in _WORD.findall(of.group(1)) if w.lower() not in _STOP}
@@ -418,7 +428,7 @@ def words_at(text: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words that name a number written at ``text[start:end]`` (the words
     right after it, and ``$`` before it): what it counts or measures."""
     listed = _words_after(text, end, 3)
-    words = {stem(w) for w in listed} | _joined(listed)
+    words = {stem(w) for w in listed} | _joined(listed) | _abbreviated(text, end)
     hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
     if hyphen:  # "a 7-day week", "8-ounce bottles"
         words.add(stem(hyphen.group(1)))

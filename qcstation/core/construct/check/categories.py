@@ -8,7 +8,10 @@
   words (a plural "s" dropped), never by value and never by a word's first letters
   ("millipedes" is a bug, "millimeters" is not);
 * the unit of a rate: "80 toothpicks / 10 each week" names the question's "10 toothpicks each
-  week" (1079) by what it is each of, "each"/"per"/"every"/"a" and the same word in both texts.
+  week" (1079) by what it is each of, "each"/"per"/"every"/"a" and the same word in both texts;
+* a relative clause that restates the question's verb: "twice the amount of the 14 that he
+  passed out" names "He passes 14 out to his friends" (328) by the verb the question writes right
+  before its number, the same word (stem) in both texts.
 
 Either only where one place of the value is so named, and the given's name says it is that place
 when the question states the value at several.
@@ -63,6 +66,23 @@ def rate_unit_after(text: str, end: int) -> str | None:
     return stem(m.group(1))
 
 
+_RELATIVE = re.compile(r"\s+(?:that|which)\s+(?:he|she|they|we|I|you|it)\s+([A-Za-z]+)\b", re.I)
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s+$")
+
+
+def _relative_verbs(line: str, v: Fraction) -> set[str]:
+    """The stems of the verbs of the relative clauses right after each place ``line`` writes ``v``
+    ("the 14 that he passed out": {"pass"}); an empty string for a place with none."""
+    text = line[:MAX_TEXT]
+    return {stem(m.group(1)) if (m := _RELATIVE.match(text, n.end())) else ""
+            for n in NUMERAL.finditer(text) if numeral_value(n) == v}
+
+
+def _verb_before(question: str, o: Occurrence) -> str:
+    m = _WORD_BEFORE.search(question[max(0, o.start - 30):o.start]) if o.start > 0 else None
+    return stem(m.group(1)) if m else ""
+
+
 def named_by_kind(named: list[list[str]], cands: list[Occurrence], given: str, line: str, question: str,
                   v: Fraction) -> bool:
     """See the module docstring: ``named`` the solution's words after each place its line writes
@@ -73,5 +93,9 @@ def named_by_kind(named: list[list[str]], cands: list[Occurrence], given: str, l
         if len(rates) == 1 and None not in rates:
             members = [o for o in cands if o.start >= 0 and (at := NUMERAL.match(question, o.start)) is not None
                        and rate_unit_after(question, at.end()) in rates]
+    if not members:
+        verbs = _relative_verbs(line, v) - {""}  # "2*14" beside it writes the value with no words
+        if len(verbs) == 1:
+            members = [o for o in cands if o.start >= 0 and _verb_before(question, o) in verbs]
     slug = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
     return len(members) == 1 and (len(cands) == 1 or slug is not None and stem(slug.group(1)) in members[0].words)

@@ -208,7 +208,8 @@ class Binder:
             stems = solution_stems(line, v, limit, nth) if line else frozenset()
             agree = self._best(occ, stems)
             if len({self.nums[j].start for j in agree}) == 1:
-                return agree[0]
+                # a stated 1 the step already uses: "3 - 1 - 1" for "1 hour ..., then another hour" (ones)
+                return None if v == 1 and agree[0] in self.here else agree[0]
         if not agree and self._word_by_unit(v, occ, line):
             return None
         if not stems and not agree:

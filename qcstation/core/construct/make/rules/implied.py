@@ -12,7 +12,21 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-__all__ = ["implied_constant"]
+__all__ = ["another_one", "implied_constant"]
+
+
+_ANOTHER = re.compile(r"\banother\s+([A-Za-z]+)", re.I)
+
+
+def another_one(question: str, stems: frozenset[str]) -> str | None:
+    """The constant of the one "another <noun>" the question writes of the noun of a stated 1 whose
+    stems are ``stems`` ("She took 1 hour ..., then another hour": ``k_one_another_hour``): a step
+    that writes that 1 twice ("3 hours - 1 hour - 1 hour") counts the other one by it, never the
+    given "1 hour" in a second role. None where the question writes no such phrase, or several."""
+    from qcstation.core.reading.words import stem
+
+    found = [m.group(1).lower() for m in _ANOTHER.finditer(question[:20_000]) if stem(m.group(1)) in stems]
+    return f"k_one_another_{found[0]}" if len(found) == 1 and stems else None
 
 
 #: quantities the words imply that a step's line must name as well as the question: (value,

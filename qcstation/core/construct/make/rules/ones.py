@@ -9,7 +9,9 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
    recipe's "1 cup of fresh lemon juice" per gallon, not the "1 cup of juice" six lemons
    yield); that place's given (declared if no use had bound it). Two places of equal words
    in one sum beside the other's given ("$1.00 cheese, $1.00 avocado" ... ``2+1+1+.50``): the
-   place no given holds.
+   place no given holds. A second 1 of the step whose words pick the place it already uses is the
+   "another" of its noun the question writes once ("1 hour ..., then another hour" / "3 - 1 - 1"):
+   ``k_one_another_hour``; with no such phrase, refused (one given in two roles).
 2. **a person the words count** beside a count the question states: "Henry and 3 of his friends",
    "for himself and 3 friends", "himself, his teacher, and his 25 classmates", "Jack rides
    the elevator with 8 other adults", "Fred and the others", "she and her friends", "each invited
@@ -37,9 +39,9 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num
+from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
 from qcstation.core.reading.words import ANNOTATION, line_stems, solution_stems, stem
-from qcstation.core.construct.make.rules.implied import implied_names
+from qcstation.core.construct.make.rules.implied import another_one, implied_names
 from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["ONE_PREFIX", "bind_ones", "one_constant_words"]
@@ -160,6 +162,11 @@ class _Ones:
                             f"agree with its line ({', '.join(repr(self.q[p.start:p.start + 20]) for p in agree[:3])}):"
                             " which one it means, the words do not tell", UNBOUND_ONE)
         return agree[0] if agree else None
+
+    def another(self, place: Any) -> str | None:
+        """The constant of "another <noun>" (:func:`~.implied.another_one`) for a 1 whose words pick
+        the stated 1 ``place`` the step already uses ("3 hours - 1 hour - 1 hour")."""
+        return another_one(self.q, place.stems)
 
     # -- 2. a person the words count --------------------------------------------------
     def person(self, op: str, siblings: list[Expr], line: str) -> list[str] | None:
@@ -303,9 +310,19 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
         line = lines[i] if i < len(lines) else ""
         chosen: dict[int, str] = {}
         pending = []
+        picked = {ones.names[n].start for n in expr_names(e) if n in ones.names}  # the places it uses
         for num, op, siblings in found:
             place = ones.by_words(line, siblings)
-            if place is not None:
+            if place is not None and place.start in picked:
+                # "3 hours - 1 hour - 1 hour" for "1 hour ..., then another hour": the other hour
+                again = ones.another(place)
+                if again is None:
+                    raise RuleError(f"step {i + 1} writes 1 twice where the question states it once at the place its "
+                                    f"words pick ({question[place.start:place.start + 16].strip()!r}): one given in "
+                                    "two roles", UNBOUND_ONE)
+                chosen[id(num)] = ones.constant(again)
+            elif place is not None:
+                picked.add(place.start)
                 chosen[id(num)] = ones.given_at(place)
             else:
                 pending.append((num, op, siblings))

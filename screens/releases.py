@@ -24,8 +24,9 @@ from screens.dialogs.confirm import ConfirmModal
 from qcstation.widgets.footer import KeyFooter
 
 DEFAULT_NAME = "smart"
-#: the fewest characters of a release's name the table shows (cut in its middle to fit)
-NAME_MIN = 12
+#: the fewest characters of a release's name, version and set the table shows (each cut in
+#: its middle to fit)
+TEXT_MINS = (12, 8, 8)
 
 
 def release_scope(info: rel.ReleaseInfo) -> str:
@@ -198,39 +199,54 @@ class ReleasesScreen(QCScreen):
         self._show_blockers()
 
     def _fill_table(self, selected: int) -> None:
-        """The releases' rows, each name cut in its middle to the room the other columns
-        leave at this width (a 40-character name scrolled the table sideways at 80 columns,
-        the Export column out of sight), the row ``selected`` under the cursor."""
+        """The releases' rows, the names, versions and sets cut in their middle to the room
+        the other columns leave at this width (a 40-character name or version scrolled the
+        table sideways at 80 columns, the Export column out of sight), the row ``selected``
+        under the cursor."""
         table = self.query_one("#release_table", DataTable)
-        rows = [(info, [Text(one_line(info.version, 20)),
-                        Text(one_line(release_scope(info) or "working set", 20)),
-                        Text(str((info.counts or {}).get("records", ""))),
-                        Text(one_line(info.approved_by, 30)),
-                        Text(info.approved_at[:16].replace("T", " ")),
-                        Text("yes" if info.export_dir else "no")])
+        texts = [[printable(info.name, keep_newlines=False),
+                  printable(info.version, keep_newlines=False),
+                  printable(release_scope(info) or "working set", keep_newlines=False)]
+                 for info in self.releases]
+        rest = [[Text(str((info.counts or {}).get("records", ""))),
+                 Text(one_line(info.approved_by, 30)),
+                 Text(info.approved_at[:16].replace("T", " ")),
+                 Text("yes" if info.export_dir else "no")]
                 for info in self.releases]
-        room = self._name_room(table, [cells for _info, cells in rows])
+        rooms = self._text_rooms(table, texts, rest)
         table.clear()
-        for info, cells in rows:
-            table.add_row(Text(one_line_middle(info.name, room)), *cells,
+        for info, cut, cells in zip(self.releases, texts, rest):
+            name, version, scope = (one_line_middle(text, room) for text, room in zip(cut, rooms))
+            table.add_row(Text(name), Text(version), Text(scope), *cells,
                           key=f"{info.name}\x00{info.version}")
-        if rows:
-            table.move_cursor(row=min(selected, len(rows) - 1))
+        if self.releases:
+            table.move_cursor(row=min(selected, len(self.releases) - 1))
 
-    def _name_room(self, table: DataTable[Any], rows: list[list[Text]]) -> int:
-        """The characters the Name column has at the screen's width beside the other
-        columns (their widest cell or label), the table's border and the scroll bars the
-        table and the page may show (at least :data:`NAME_MIN`)."""
+    def _text_rooms(self, table: DataTable[Any], texts: list[list[str]],
+                    rest: list[list[Text]]) -> list[int]:
+        """The characters the Name, Version and Set columns have at the screen's width
+        beside the other columns (their widest cell or label), the table's border and the
+        scroll bars the table and the page may show: the one with the most room above its
+        least (:data:`TEXT_MINS`) gives up a character at a time."""
         pad = 2 * table.cell_padding
-        widths = [len(str(column.label)) for column in list(table.columns.values())[1:]]
-        for cells in rows:
+        labels = [len(str(column.label)) for column in table.columns.values()]
+        rooms = labels[:3]
+        for row in texts:
+            rooms = [max(known, len(text)) for known, text in zip(rooms, row)]
+        widths = labels[3:]
+        for cells in rest:
             widths = [max(known, cell.cell_len) for known, cell in zip(widths, cells)]
         body = self.query_one("#releases_body")
         reserve = (2 + table.styles.scrollbar_size_vertical
                    + body.styles.scrollbar_size_vertical)
         screen_width = self.size.width or self.app.size.width
-        others = sum(width + pad for width in widths)
-        return max(NAME_MIN, screen_width - reserve - others - pad)
+        room = screen_width - reserve - sum(width + pad for width in widths) - 3 * pad
+        while sum(rooms) > room:
+            wide = max(range(3), key=lambda at: rooms[at] - TEXT_MINS[at])
+            if rooms[wide] <= TEXT_MINS[wide]:
+                break                   # no room left: the table scrolls, the cuts marked
+            rooms[wide] -= 1
+        return rooms
 
     def on_resize(self, event: events.Resize) -> None:
         if self.releases:

@@ -197,6 +197,8 @@ async def test_an_invalid_version_shows_the_error_and_keeps_the_app(qc_db: Path)
 #: two releases of 40-character names that differ only in their version suffix
 LONG_NAMES = ("gsm8k-arithmetic-robustness-variantset-v1",
               "gsm8k-arithmetic-robustness-variantset-v2")
+#: a 40-character version: its end tells it apart too
+LONG_VERSION = "2026.11.30-robustness-paper-final-rc2"
 
 
 async def test_long_release_names_are_cut_in_the_middle_and_the_table_fits_80_columns(
@@ -206,15 +208,20 @@ async def test_long_release_names_are_cut_in_the_middle_and_the_table_fits_80_co
     with Store(qc_db) as store:
         for name in LONG_NAMES:
             rel.approve_release(store, name, "1.0.0", actor="alice", cfg=config)
+        rel.approve_release(store, "smart", LONG_VERSION, actor="alice", cfg=config)
     app = make_app(qc_db, config=config, account="alice")
     async with app.run_test(size=SIZE) as pilot:
         await press_each(pilot, "l")
         screen = _releases(app)
         table = screen.query_one("#release_table", DataTable)
-        assert table.row_count == 2
-        # no column out of sight (a 40-character name scrolled the table sideways)
+        assert table.row_count == 3
+        # no column out of sight (a 40-character name or version scrolled the table sideways)
         assert table.max_scroll_x == 0, table.virtual_size
-        names = [str(table.get_row_at(row)[0]) for row in range(2)]
+        rows = {str(table.get_row_at(row)[0]): table.get_row_at(row) for row in range(3)}
+        version = str(rows["smart"][1])
+        assert "…" in version and version.endswith("-rc2"), version
+        assert LONG_VERSION.startswith(version.partition("…")[0])
+        names = sorted(name for name in rows if name != "smart")
         # each name is cut in its middle, marked, and keeps its start and its suffix
         for name, shown in zip(LONG_NAMES, names):
             assert "…" in shown and len(shown) < len(name), shown
@@ -224,11 +231,14 @@ async def test_long_release_names_are_cut_in_the_middle_and_the_table_fits_80_co
         text = flat(screen_text(app))
         assert "Export" in text and "1.0.0" in text
         # the details pane names the selected release whole
-        assert f"{LONG_NAMES[0]}@1.0.0" in text or f"{LONG_NAMES[1]}@1.0.0" in text
-    # at 120 columns the names fit whole
+        assert any(whole in text for whole in (f"{LONG_NAMES[0]}@1.0.0", f"{LONG_NAMES[1]}@1.0.0",
+                                               f"smart@{LONG_VERSION}"))
+    # at 120 columns the names take the room there is (cut less), the table still fits
     app = make_app(qc_db, config=config, account="alice")
     async with app.run_test(size=(120, 40)) as pilot:
         await press_each(pilot, "l")
         table = _releases(app).query_one("#release_table", DataTable)
-        assert [str(table.get_row_at(row)[0]) for row in range(2)] == list(LONG_NAMES)
         assert table.max_scroll_x == 0, table.virtual_size
+        wider = sorted(str(table.get_row_at(row)[0]) for row in range(3))[:2]
+        for name, shown, narrow in zip(LONG_NAMES, wider, names):
+            assert len(shown) > len(narrow) and shown.endswith(name[-3:]), (shown, narrow)

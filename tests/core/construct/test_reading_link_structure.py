@@ -67,8 +67,8 @@ def test_the_structure_decides_a_reading(gsm8k: dict, seed: str, lines: list[str
     # cover39: the $2 the carrots cost over the question's "two carrots"); the given-role check
     # refuses the line that writes the two carrots as "$2"
     ("893", "given-role"),
-    # "44-10-6+6": which 6 is taken away and which added, only the order of the words says
-    ("1030", "ambiguous solution"),
+    # (1030 "44-10-6+6" is made since lane cover39: the "6 fewer yellow balloons" is taken away,
+    # test_reading_signed_terms)
     # "he earned $40 x 2 = $80 for the two devices he bought last Monday": Monday names the
     # devices after the computation, not whose $40 it is (the resale price, not Monday's cost)
     ("1157", "ambiguous solution"),

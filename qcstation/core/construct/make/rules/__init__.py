@@ -102,6 +102,9 @@ The modules and their contract (each imports only the ones above it):
                 dividend of a step whose result is money the money one, its divisor the one that
                 counts ("40-4 = $36.00", "36/36 = $1.00 per bagel"); asked by ``links``, whose
                 partial decisions of the words and of money are read together last.
+``signed_terms`` of two earlier results of one value a sum takes away one and adds the other
+                ("44-10-6+6"): the one its line names a decrease ("= 6 fewer yellow balloons") is
+                taken away (asked by ``links``).
 ``ones``        the 1s a step writes, bound by their words: a stated 1 a given at its place, a person
                 or thing the words count once the named constant ``k_one_<words>``, else refused.
 ``links``       which step is the answer and which written number is an earlier result.

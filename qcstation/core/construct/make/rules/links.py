@@ -725,6 +725,10 @@ def resolve_links(
 
             readings = decide_by_money_result(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
+            from qcstation.core.construct.make.rules.signed_terms import decide_by_decrease
+
+            readings = decide_by_decrease(readings, ch, comps, exprs, givens, solution)
+        if len(readings) > 1:
             readings = _decide_percent_places(readings, ch, comps, exprs, givens, solution)
         if len(readings) > 1:
             readings = decide_percent_results(readings, ch, comps, exprs, givens, solution)

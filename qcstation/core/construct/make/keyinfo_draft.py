@@ -49,7 +49,10 @@ _TIME_PHRASE = re.compile(r"(?:\w+\s+){1,2}(?:ago|later|earlier)", re.I)
 _BETWEEN = re.compile(r"\bbetween\b", re.I)
 _BETWEEN_AND = re.compile(r"\bbetween\b.*\band\b", re.I)
 _IF_UNLESS = re.compile(r"(?:if|unless)\s", re.I)
-_AND_NUMBER_PHRASE = re.compile(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}", re.I)
+# (also a comparison that shares the clause's verb: "He bought 3 more truck stamps than snowflake
+# stamps, and 9 fewer rose stamps than truck stamps", 633)
+_AND_NUMBER_PHRASE = re.compile(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}|and\s+\$?\d[\d,./]*%?\s+(?:more|fewer|less"
+                                r"|as\s+(?:many|much))\s[^,;:]*\b(?:than|as)\b[^,;:]*", re.I)
 _LEAD_PREP = re.compile(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", re.I)
 _ASK_CONDITION = re.compile(r"\s+(?:if|when|given that|assuming)\s+", re.I)
 _RELATIVE_TAIL = re.compile(r",\s+(?:who|which|whose)\b[^,]*$", re.I)

@@ -56,7 +56,8 @@ def restored_words(before: str, words: str) -> str:
 _LETTER_TERM = (r"(?<![\w.])(?:\d+(?:\.\d+)?\s*{letter}(?:\s*[-+*/]\s*\d+(?:\.\d+)?)?"
                 r"|{letter}\s*[-+*/]\s*\d+(?:\.\d+)?)\s*=\s*(?=\?)")
 #: a name and its blank, then a unit ("Cho ? km", 382), and the verb of a sentence opened by it
-_NAME_BLANK = re.compile(r"(?P<name>[A-Z][a-z]+)\s+\?\s+(?P<unit>[a-z]+)\.?")
+_NAME_BLANK = re.compile(r"(?!(?:And|But|Or|So|Then|Thus|Therefore|This|That|It|He|She|They|We|There)\b)"
+                         r"(?P<name>[A-Z][a-z]+(?:\s[A-Z](?![a-z]))?)\s+\?\s+(?P<unit>[a-z]+)\.?")
 #: an earlier result converted, its "=" gone with the computation ("900 minutes = <<900/60=15>>15
 #: hours", 854: "Q2 minutes ? hours")
 _CONVERSION = re.compile(r"(Q\d+) ([a-z]+) \? ([a-z]+)\.?")
@@ -65,10 +66,10 @@ _BARE = re.compile(r"(?:(?:and|so|then|thus)\s+)?\?\.?", re.I)
 _ASKS_UNIT = re.compile(r"\bhow\s+many\s+([a-z]+)\b(?![^?]*\bhow\s+many\b)[^?]*\?", re.I)
 
 
-def mended(desc: str, st: Any, givens: list[dict[str, Any]], question: str, letters: list[str],
+def mended(desc: str, st: Any, givens: list[dict[str, Any]], question: str, letters: list[tuple[str, str]],
            last: bool) -> str:
     """``desc`` mended where its form reads as no sentence (see the module's docstring)."""
-    for letter in letters:
+    for letter, _ in letters:
         desc = re.sub(_LETTER_TERM.format(letter=re.escape(letter)), "", desc)
     conversion = _CONVERSION.fullmatch(desc)
     if conversion is not None and conversion.group(2) != conversion.group(3):
@@ -76,8 +77,13 @@ def mended(desc: str, st: Any, givens: list[dict[str, Any]], question: str, lett
     m = _NAME_BLANK.fullmatch(desc)
     if m is not None:
         verb = _verb_of(m.group("name"), st, givens, question)
-        if verb:
-            return f"{m.group('name')} {verb} ? {m.group('unit')}"
+        # (no sentence says it: the name is the label of its blank, "Rug: ? feet", 504)
+        return f"{verb} ? {m.group('unit')}" if verb else f"{m.group('name')}: ? {m.group('unit')}"
+    for letter, words in letters:
+        # "This means B = 60 - 24 = <<...>>36" (1137): the letter alone is what the solution lets it be
+        if re.fullmatch(rf"(?:(?:this means|so|thus|then|therefore),?\s+)?{re.escape(letter)}\s*=?\s*\?\.?", desc,
+                        re.I) and words:
+            return f"{words[:1].upper()}{words[1:]} is ?"
     if last and _BARE.fullmatch(desc.strip()):
         asks = list(_ASKS_UNIT.finditer(question[:20_000]))
         if len(asks) == 1:
@@ -86,9 +92,10 @@ def mended(desc: str, st: Any, givens: list[dict[str, Any]], question: str, lett
 
 
 def _verb_of(name: str, st: Any, givens: list[dict[str, Any]], question: str) -> str:
-    """The verb right after ``name`` in the one sentence of the question that the name opens and
-    that states every given the step computes with ("Cho hiked 14 kilometers per hour for 8 hours."
-    for 14 * 8), if it is a verb form; "" otherwise."""
+    """The words that open the one sentence of the question opened by ``name`` (or "On/In" it), up
+    to its verb, where that sentence states a given the step computes with ("Cho hiked" of "Cho
+    hiked 14 kilometers per hour for 8 hours." for 14 * 8; "On Tuesday they delivered" of "On
+    Tuesday they delivered 17 more than one-fifth as many as Monday."); "" otherwise."""
     from qcstation.core.reading.clauses import is_verb_form, sentences
     from qcstation.core.reading.expr import expr_names
 
@@ -96,15 +103,12 @@ def _verb_of(name: str, st: Any, givens: list[dict[str, Any]], question: str) ->
     if expr is None:
         return ""
     spans = {str(g.get("name")): g.get("span") for g in givens}
-    used = [spans.get(n) for n in expr_names(expr)]
-    if not used or any(not (isinstance(s, list) and len(s) == 2) for s in used):
-        return ""  # an earlier result or a constant: no sentence of the question states it
-    opens = re.compile(rf"\s*{re.escape(name)}\s+([a-z]+)\b")
+    used = [s for s in (spans.get(n) for n in expr_names(expr))
+            if isinstance(s, list) and len(s) == 2 and all(isinstance(x, int) for x in s)]
+    opens = re.compile(rf"\s*((?:(?:On|In)\s+)?{re.escape(name)}\s+(?:(?:he|she|they|it|we)\s+)?([a-z]+))\b")
     found = [s for s in sentences(question[:20_000]) if opens.match(s)]
     at = question.find(found[0]) if len(found) == 1 else -1
-    if at < 0 or not all(at <= int(s[0]) and int(s[1]) <= at + len(found[0]) for s in used if isinstance(s, list)):
+    if at < 0 or not any(at <= int(s[0]) and int(s[1]) <= at + len(found[0]) for s in used):
         return ""
     verb = opens.match(found[0])
-    word = verb.group(1) if verb else ""
-    return word if word and is_verb_form(word) else ""
-
+    return verb.group(1) if verb and is_verb_form(verb.group(2)) else ""

@@ -71,7 +71,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
     # every value the question states, in digits or in words ("three teeth")
     said = stated | {_WORDS[word_key(w, _WORDS)] for w in _COUNT_WORD.findall(question[:20_000])}
     from qcstation.core.construct.make.rules.algebra import declared_unknowns
-    letters = [x for x, _ in declared_unknowns(solution[:20_000])] if solution else []
+    letters = declared_unknowns(solution[:20_000]) if solution else []
     for i, st in enumerate(steps):
         own = result_of[i]
         others = dict(named)

@@ -45,18 +45,20 @@ requests in flight are dropped, and every item a judge did not answer is ``judge
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qcstation.common.safe import one_line
 from qcstation.eval import tasks as T
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING
+
+if TYPE_CHECKING:
+    import asyncio
 
 JUDGE_VERSION = "judge-v3"   # 3: only the judge's own words, exactly one score line
 MAX_JUDGED_CHARS = 8_000           # the judge sees at most this much of the key information
@@ -246,6 +248,8 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
     """One (verdict, score, extracted, detail) per response; see the module docstring.
     ``progress(judge, done, total, failed)`` is told as each request ends (a judge that is
     down is a long wait: retries and backoff on every request); ``cancel`` stops it."""
+    import asyncio   # here: the live scoring worker imports this module and judges nothing
+
     if mode not in JUDGE_MODES:
         raise ValueError(f"unknown judge mode {mode!r}")
     judges = list(getattr(cfg, "judges", []) or [])
@@ -308,6 +312,8 @@ def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
 async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], *,
                use_cache: bool, progress: JudgeProgress | None = None,
                cancel: threading.Event | None = None) -> list[Any]:
+    import asyncio
+
     from qcstation.core.construct.make.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
@@ -348,6 +354,8 @@ async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]
 async def _stop_when(cancel: threading.Event, tasks: Sequence[asyncio.Future[Any]]) -> None:
     """Cancel ``tasks`` (their requests in flight, their retries' waits) once ``cancel`` is
     set: a ``threading.Event`` set by another thread, looked at ten times a second."""
+    import asyncio
+
     while not cancel.is_set():
         await asyncio.sleep(0.1)
     for task in tasks:

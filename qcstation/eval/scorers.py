@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from db.kept_eval import store_scores
-from db.store import Store, now
+from db.store import Store, now, stored_json
 from qcstation.eval import tasks as T
 from qcstation.eval.judging import (JUDGE_MODES, JUDGE_VERSION, JudgeProgress, judge_outputs,
                                     parse_judge_score)
@@ -660,11 +660,10 @@ def _not_model_verdict(res: Any) -> str | None:
 def score_row(run_id: int, seed_id: int, sample_idx: int, metric: str, task: str, s: Score,
               version: str, source: str, difficulty: str | None, at: str) -> tuple[Any, ...]:
     return (run_id, seed_id, sample_idx, metric, task, s.verdict, s.score,
-            None if s.extracted is None else str(s.extracted)[:2000], _DETAIL_JSON(s.detail),
+            None if s.extracted is None else str(s.extracted)[:2000], stored_json(s.detail),
             version, source, difficulty, at)
 
 
-_DETAIL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode   # json.dumps', made once
 INSERT_SCORE = (
     "INSERT INTO eval_scores (run_id, seed_id, sample_idx, metric, task, verdict, score, "
     "extracted, detail, scorer_version, source, difficulty, scored_at) "

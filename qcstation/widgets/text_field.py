@@ -6,6 +6,10 @@ line joined into one, control characters never kept (a pasted ESC or CR is text,
 key: it becomes a space or nothing), as much as fits, and a notice when the rest is cut.
 Every change goes through :meth:`TextField.replace`, so a typed key, a paste and a key
 burst (:mod:`qcstation.driver`) obey the same limit.
+
+:class:`SafeTextArea` is the multi-line editor's counterpart: a paste keeps its lines, and
+every other hidden character (a bracketed paste's Ctrl+C, DEL, a C1 control, a bidi
+override) is written in its visible form, never kept raw in the text or shown raw.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
-__all__ = ["TextField", "one_line_text"]
+from qcstation.common.safe import printable
+
+__all__ = ["SafeTextArea", "TextField", "multi_line_text", "one_line_text"]
 
 
 def one_line_text(text: str) -> str:
@@ -31,6 +37,27 @@ def one_line_text(text: str) -> str:
         elif ch in "\r\n\t\v\f":
             out.append(" ")
     return "".join(out)
+
+
+def multi_line_text(text: str) -> str:
+    """Pasted text for a multi-line editor: its line ends (CR LF, CR) as newlines, tabs kept,
+    every other hidden character in its visible form (``\\x03``, ``\\x7f``)."""
+    return printable(text.replace("\r\n", "\n").replace("\r", "\n"), keep_newlines=True)
+
+
+class SafeTextArea(TextArea):
+    """A ``TextArea`` whose pastes keep no hidden character raw (:func:`multi_line_text`):
+    Textual's own inserts a bracketed paste's text as it came, a Ctrl+C or DEL included,
+    which then stood raw in the text, its screen lines and what was saved from it."""
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()   # TextArea's own handler would insert the raw text too
+        event.stop()
+        if self.read_only:
+            return
+        if result := self._replace_via_keyboard(multi_line_text(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
 
 
 class TextField(Input):

@@ -20,7 +20,7 @@ from textual.widgets import Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from qcstation.common.errors import QCStationError
-from qcstation.widgets.text_field import TextField
+from qcstation.widgets.text_field import SafeTextArea, TextField
 from qcstation.common.safe import one_line, printable
 from screens.dialogs.fields import OrderedFields
 from qcstation.widgets.footer import KeyFooter
@@ -138,7 +138,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
                    " The shown version is recorded as rejected by you, with the reason below."
                    if self.needs_reason else "")), id="fix_prompt")
             yield Static("", id="fix_error")
-            yield TextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
+            yield SafeTextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
             if self.needs_reason:
                 yield TextField(placeholder="What was wrong (required)", id="fix_reason",
                                 limit=500)

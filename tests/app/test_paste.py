@@ -335,3 +335,27 @@ async def test_a_pasted_esc_and_letter_is_stored_escaped_in_the_reason(qc_db: Pa
         await pilot.press("enter")
         await settle(pilot)
         assert [r["reason"] for r in reviews(qc_db)] == [ESC_SHOWN]
+
+
+async def test_a_bracketed_paste_into_the_fix_editor_keeps_no_control_character_raw(
+        qc_db: Path) -> None:
+    """Textual's TextArea inserted a bracketed paste as it came: a pasted Ctrl+C or DEL
+    stood raw in the fix editor's text (and its screen lines) while the reason field drops
+    them. The editor keeps the paste's lines and writes the rest in their visible form."""
+    from textual.widgets import TextArea
+
+    from screens.dialogs.fix_item import FixModal
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, FixModal)
+        area = app.screen.query_one("#fix_text", TextArea)
+        area.text = ""
+        await settle(pilot)
+        area.post_message(events.Paste("Let a = 1\r\nb\x03c\x7f\td\u202eZ\rend"))
+        await settle(pilot)
+        assert area.text == "Let a = 1\nb\\x03c\\x7f\td\\u202eZ\nend"
+        assert isinstance(app.screen, FixModal)   # no pasted character acted as a key

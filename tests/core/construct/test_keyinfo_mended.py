@@ -179,9 +179,10 @@ def test_unknowns_no_words_of_the_question_tell_apart_stay_refused(gsm8k_reading
 @pytest.mark.parametrize(("seed", "unknown"), [
     ("670", "Q1: ? tablespoons (for every muffin)"),   # 5 + 3 + 0.25, all of "For every muffin, ..."
     ("1051", "Q1: ? km (for 4 days)"),                  # 325 * 4: "drove 325 kilometers for 4 days"
+    ("1131", "Q2: ? ounces (for the boxes)"),           # "25 boxes * 8 ounces per box = <<...>>200 ounces"
 ])
 def test_an_unknown_of_its_unit_alone_takes_the_question_s_words(gsm8k_readings, seed: str, unknown: str) -> None:
-    assert gsm8k_readings.keyinfo(seed)["unknown_quantities"][0] == unknown
+    assert unknown in gsm8k_readings.keyinfo(seed)["unknown_quantities"]
 
 
 def test_an_unknown_of_its_unit_alone_with_no_per_phrase_stays_as_it_is() -> None:
@@ -206,3 +207,15 @@ def test_a_computation_the_question_does_not_write_is_still_shown() -> None:
         refuse_unread(["Q1: She bought the 2 x 4s for ?"], "She has ten boards that cost her $10 each.")
     with pytest.raises(KeyInfoError, match="its computation"):
         refuse_unread(["Q1: Madeline spends $25*4 ? on food"], question)
+
+
+def test_an_unknown_of_its_unit_alone_takes_its_line_s_one_other_thing_only() -> None:
+    from qcstation.core.construct.make.unknown_words import _other_phrase
+
+    line = "25 boxes * 8 ounces per box = <<25*8=200>>200 ounces."
+    assert _other_phrase(SimpleNamespace(line=line), "? ounces.") == ["the boxes"]
+    # two things besides the unit: which one?
+    two = "25 boxes * 8 crayons = <<25*8=200>>200 ounces."
+    assert _other_phrase(SimpleNamespace(line=two), "? ounces.") is None
+    # bare numbers: nothing to say
+    assert _other_phrase(SimpleNamespace(line="25 * 8 = <<25*8=200>>200 ounces."), "? ounces.") is None

@@ -89,7 +89,8 @@ def told_apart(unknown: list[str], steps: list[Any], givens: list[dict[str, Any]
     for i, b in enumerate(bodies[:-1]):  # (the value asked for is named by the goal)
         if _UNIT_ALONE.fullmatch(b.strip()) and len(groups.get(b.strip(" .").lower(), [])) == 1:
             said = _counted_phrases([i], bodies, steps, givens or [], question) \
-                or _opened_by(steps[i] if i < len(steps) else None, givens or [], question)
+                or _opened_by(steps[i] if i < len(steps) else None, givens or [], question) \
+                or _other_phrase(steps[i] if i < len(steps) else None, b)
             if said:
                 out[i] = f"{unknown[i].partition(': ')[0]}: {b.rstrip(' .')} (for {said[0]})"
     return out
@@ -120,6 +121,19 @@ def _opened_by(st: Any, givens: list[dict[str, Any]], question: str) -> list[str
             m = _PER_OPENING.match(sentence)
             return [" ".join(m.group(1).lower().split())] if m else None
     return None
+
+
+def _other_phrase(st: Any, body: str) -> list[str] | None:
+    """The one thing the line's computation writes after its numbers that is not the blank's
+    unit ("25 boxes * 8 ounces per box = <<25*8=200>>200 ounces", 1131: "? ounces" for "the
+    boxes"); None where none or several are."""
+    from qcstation.core.reading.words import stem
+
+    unit = re.match(r"\?\s+([a-z]+)", body)
+    if st is None or unit is None:
+        return None
+    others = [p for p in _operand_phrases(st) if stem(p.split()[0]) != stem(unit.group(1))]
+    return [f"the {others[0]}"] if len(others) == 1 and len(others[0].split()) <= 3 else None
 
 
 #: a description that points back to the line before it ("This is a total of ? toys."), and the

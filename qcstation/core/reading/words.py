@@ -171,7 +171,7 @@ _FRACTION_WORD = re.compile(r"(?:hal(?:f|ves)|thirds?|quarters?|fourths?|fifths?
 def _compound(text: str, end: int) -> frozenset[str]:
     """The stem of the word a number is hyphened to ("a two-speed mower", "a 30-minute visit"),
     never a fraction's ("two-thirds")."""
-    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    hyphen = _HYPHENED.match(text[end:end + 30])
     if hyphen is None or _FRACTION_WORD.match(hyphen.group(1)):
         return frozenset()
     return frozenset({stem(hyphen.group(1))})
@@ -207,6 +207,13 @@ def stem(word: str) -> str:
 _PARTITIVE = frozenset({"piece", "pieces"})
 
 
+#: where the words after a number end (:func:`_words_after`); compiled once, as the checks' many
+#: patterns made from the texts' own words would push it out of ``re``'s cache
+_WORDS_AFTER_STOP = re.compile(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", re.I)
+_STEMS_STOP = re.compile(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b")
+_HYPHENED = re.compile(r"-([A-Za-z]+)")
+
+
 def _words_after(text: str, end: int, limit: int) -> list[str]:
     """The content words right after a number, up to ``limit``, before any operator, digit or
     clause break ("30 lbs. by" -> ["lbs"]; "2 = 4 oranges" -> []); an operator written as a word
@@ -215,7 +222,7 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     pieces of dollar bills": the bills are what is counted); an "each" right after it is a word of it
     ("for $8 each": a price per item, its noun left out)."""
     tail = text[end:end + 80]
-    stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", tail, re.I)
+    stop = _WORDS_AFTER_STOP.search(tail)
     if tail[:1] == "%":
         return ["%"]
     chunk = tail[:stop.start()] if stop else tail
@@ -407,6 +414,12 @@ def _abbreviated(text: str, end: int) -> frozenset[str]:
     return frozenset({"mph"}) if _MPH.match(text, end, min(len(text), end + 40)) else frozenset()
 
 
+@functools.lru_cache(maxsize=1024)
+def _of_after(word: str) -> re.Pattern[str]:
+    """``word of`` and up to three words after it (:func:`joined_stems`), compiled once per word."""
+    return re.compile(r"\s+" + re.escape(word) + r"\s+of\s+((?:[A-Za-z]+\s*){1,3})", re.I)
+
+
 def joined_stems(question: str, start: int) -> frozenset[str]:
     """:func:`_joined` of the words after the number the question writes at ``start`` (digits or a
     number word): "3 fewer sea horses" -> {"seah"}, which a solution's "3 seahorses" names; and the
@@ -418,7 +431,7 @@ def joined_stems(question: str, start: int) -> frozenset[str]:
         return frozenset()
     after = _words_after(q, m.end(), 1)
     out = _joined(_words_after(q, m.end(), 3)) | _abbreviated(q, m.end())
-    of = re.match(r"\s+" + re.escape(after[0]) + r"\s+of\s+((?:[A-Za-z]+\s*){1,3})", q[m.end():m.end() + 80], re.I) if after else None
+    of = _of_after(after[0]).match(q[m.end():m.end() + 80]) if after else None
     if of:
         out |= {stem(w) for w in _WORD.findall(of.group(1)) if w.lower() not in _STOP}
     return out
@@ -429,7 +442,7 @@ def words_at(text: str, start: int, end: int) -> frozenset[str]:
     right after it, and ``$`` before it): what it counts or measures."""
     listed = _words_after(text, end, 3)
     words = {stem(w) for w in listed} | _joined(listed) | _abbreviated(text, end)
-    hyphen = re.match(r"-([A-Za-z]+)", text[end:end + 30])
+    hyphen = _HYPHENED.match(text[end:end + 30])
     if hyphen:  # "a 7-day week", "8-ounce bottles"
         words.add(stem(hyphen.group(1)))
     if start and text[start - 1] == "$":
@@ -471,7 +484,7 @@ def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None =
         # up to four content words before the next operator, digit or clause break
         # ("1 skein per pair of mittens" names the pair of mittens too)
         tail = prose[m.end():m.end() + 80]
-        stop = re.search(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b", tail)
+        stop = _STEMS_STOP.search(tail)
         if tail[:1] == "%":
             here.add("%")
         else:

@@ -58,21 +58,27 @@ def _last_word(phrase: str) -> str:
     return re.split(r"[ -]", phrase.lower())[-1]
 
 
+@functools.lru_cache(maxsize=1)
+def _fractions_in_words() -> tuple[tuple[str, Fraction], ...]:
+    """(phrase, value) of each fraction in words of more than one part ("two-thirds"), in
+    ``WORD_GIVENS``' order, made once (the vocabulary is fixed)."""
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    return tuple((phrase, values[0]) for phrase, values in WORD_GIVENS.items()
+                 if len(values) == 1 and values[0].numerator >= 2 and values[0].denominator >= 2)
+
+
 def _stated_fractions(givens: Givens) -> list[tuple[Fraction, str]]:
     """(value, text) of each fraction of more than one part the question states once: in words
     ("three-fourths": text "3/4") or digits ("3/4")."""
     from qcstation.core.construct.make.rules.phrases import phrase_re
-    from qcstation.core.reading.words import WORD_GIVENS
 
     q = givens.question[:20_000]
     # a match holds the phrase's last word (case aside): in ASCII text, where ``str.lower`` and
     # re.I agree (:mod:`.phrases`), a phrase whose last word the text lacks is not looked for
     lowered = q.lower() if q.isascii() else None
     out: list[tuple[Fraction, str]] = []
-    for phrase, values in WORD_GIVENS.items():
-        v = values[0]
-        if len(values) != 1 or v.numerator < 2 or v.denominator < 2:
-            continue
+    for phrase, v in _fractions_in_words():
         if lowered is not None and _last_word(phrase) not in lowered:
             continue
         if len(phrase_re(phrase, True, True).findall(q)) == 1:

@@ -27,7 +27,7 @@ from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
                                                          _month_days, implied_constant, implied_names, list_count)
-from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
+from qcstation.core.construct.make.rules.phrases import phrase_re, stated_word_givens
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
@@ -157,14 +157,16 @@ def _word_givens(question: str) -> dict[Fraction, list[str]]:
         if int(m.group(1)) > 1:
             out.setdefault(Fraction(int(m.group(1))), []).append(f"w_1_{m.group(1)}_parts")
     unit_dozen = _dozen_a_unit(q)
-    spans = {p: [m.span() for m in phrase_re(p, True).finditer(q)] for p in WORD_GIVENS if has_phrase(q, p)}
-    for phrase, values in WORD_GIVENS.items():
+    stated = stated_word_givens(q)  # the phrases has_phrase(q, phrase) finds, in WORD_GIVENS' order
+    spans = {p: [m.span() for m in phrase_re(p, True).finditer(q)] for p in stated}
+    for phrase in stated:
+        values = WORD_GIVENS[phrase]
         if unit_dozen and phrase in ("dozen", "dozens", "a dozen"):
             continue  # "4 dozen brownies": the dozen is a unit, its 12 the factor k_per_dozen
         if spans.get(phrase) and all(any(a <= x and y <= b and (a, b) != (x, y) for p, found in spans.items()
                                          if p != phrase for a, b in found) for x, y in spans[phrase]):
             continue  # "half" of "one-half" (372): the one phrase the question writes there
-        if has_phrase(q, phrase) and not (phrase in _ORDINAL_TOO and _only_ordinal(q, phrase)):
+        if not (phrase in _ORDINAL_TOO and _only_ordinal(q, phrase)):
             slug = _slug(phrase)
             for i, v in enumerate(values):
                 # "half" is 1/2; a solution that divides by 2 for it uses its 2 parts

@@ -12,6 +12,7 @@ only on a line that writes the fraction or its reciprocal in digits (:func:`writ
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -21,14 +22,13 @@ __all__ = ["fraction_parts", "check_parts_with_numerator", "digit_fraction_parts
 def fraction_parts(question_lower: str) -> list[tuple[Fraction, str]]:
     """(value, name) of the parts and numerator of each fraction in words (numerator > 1) that
     ``question_lower`` (the question, lower case) states."""
-    from qcstation.core.construct.make.rules.phrases import has_phrase
+    from qcstation.core.construct.make.rules.phrases import stated_word_givens
     from qcstation.core.reading.words import WORD_GIVENS
 
     out: list[tuple[Fraction, str]] = []
-    for phrase, values in WORD_GIVENS.items():
+    for phrase in stated_word_givens(question_lower):  # has_phrase(question_lower, phrase), in order
+        values = WORD_GIVENS[phrase]
         if len(values) != 1 or values[0].numerator < 2 or values[0].denominator < 2:
-            continue
-        if not has_phrase(question_lower, phrase):
             continue
         slug = re.sub(r"[^a-z]+", "_", phrase).strip("_")
         out.append((Fraction(values[0].denominator), f"w_{slug}_parts"))
@@ -51,13 +51,18 @@ def check_parts_with_numerator(names: list[str]) -> str | None:
 
 
 def _is_fraction_parts(name: str) -> bool:
+    return name in _fraction_parts_names()
+
+
+@functools.lru_cache(maxsize=1)
+def _fraction_parts_names() -> frozenset[str]:
+    """The names of the parts of every fraction in words of more than one part ("w_two_thirds_parts"),
+    made once (``WORD_GIVENS`` is fixed)."""
     from qcstation.core.reading.words import WORD_GIVENS
 
-    for phrase, values in WORD_GIVENS.items():
-        if len(values) == 1 and values[0].numerator >= 2 and values[0].denominator >= 2 \
-                and name == "w_" + re.sub(r"[^a-z]+", "_", phrase).strip("_") + "_parts":
-            return True
-    return False
+    return frozenset("w_" + re.sub(r"[^a-z]+", "_", phrase).strip("_") + "_parts"
+                     for phrase, values in WORD_GIVENS.items()
+                     if len(values) == 1 and values[0].numerator >= 2 and values[0].denominator >= 2)
 
 
 _DENOMINATOR_WORDS = {"thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7,

@@ -19,7 +19,7 @@ from qcstation.core.reading.textnumbers import word_key
 from qcstation.core.construct.make.rules.elided import with_elided_nouns
 from qcstation.core.construct.make.rules.binding import Binder, QuestionNumber
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num, fmt
-from qcstation.core.construct.make.rules.phrases import has_phrase
+from qcstation.core.construct.make.rules.phrases import stated_word_givens
 
 
 STOPWORDS = frozenset(
@@ -151,7 +151,7 @@ class Givens:
         # the fractions the question states in words ("half", "a quarter", "two-thirds"):
         # a solution's 1/2 for "half" is that one given, never a 1 and a 2
         q = question.lower()
-        stated = [vals for phrase, vals in WORD_GIVENS.items() if has_phrase(q, phrase)]
+        stated = [WORD_GIVENS[phrase] for phrase in stated_word_givens(q)]
         self.word_fractions: set[tuple[Fraction, Fraction]] = {
             (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for vals in stated
             if vals[0].denominator > 1}

@@ -7,6 +7,10 @@ cases before any regular expression runs; the expression itself is compiled once
 Case-insensitive tests take that shortcut only for ASCII text (``str.lower`` and ``re.I`` agree
 there; outside ASCII, ``re.I`` also matches letters such as "ſ" or "K" that ``lower`` keeps, so
 the expression decides).
+
+:func:`stated_word_givens`: the word givens ("half", "twice", "two-thirds") a lower-cased question
+writes, in :data:`~qcstation.core.reading.words.WORD_GIVENS`' order, read once per text: the
+givens, the word constants and the fraction parts each asked it of every phrase in turn.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["has_phrase", "phrase_re"]
+from qcstation.common.memo import text_memo
+
+__all__ = ["has_phrase", "phrase_re", "stated_word_givens"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -37,3 +43,12 @@ def has_phrase(text: str, phrase: str, *, ignore_case: bool = False, lowered: st
     elif phrase not in text:
         return False
     return phrase_re(phrase, ignore_case).search(text) is not None
+
+
+@text_memo(maxsize=256)
+def stated_word_givens(lowered: str) -> tuple[str, ...]:
+    """The phrases of ``WORD_GIVENS`` that ``lowered`` writes as whole words (each one's
+    ``has_phrase(lowered, phrase)``), in that dict's order."""
+    from qcstation.core.reading.words import WORD_GIVENS
+
+    return tuple(p for p in WORD_GIVENS if p in lowered and phrase_re(p).search(lowered) is not None)

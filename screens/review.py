@@ -446,6 +446,12 @@ class ReviewScreen(QCScreen):
         return next_step(store, who, dimension, scope=scope)
 
     # -- the gate (slow on a large database: one evaluation at a time, after the item) --
+    @property
+    def _has_model(self) -> bool:
+        """Can this session regenerate (a generator is configured)? Without one, the gate's
+        "regenerate N rejected items" reads as what does help, as on the dashboard."""
+        return self.qc_app.config.generator is not None
+
     def _refresh_gate(self, dimension: str | None, scope: str | None = None) -> None:
         """Read the gate of ``dimension`` in the set of the item shown (``scope``: the set,
         default the last item's): a derived set's item is judged by its set's gate."""
@@ -568,7 +574,8 @@ class ReviewScreen(QCScreen):
         if message.gate.scope != self.scope:
             return  # the gate of the set of an item shown before
         self.gate = message.gate
-        self.query_one("#gate_line", Static).update(Text(gate_line(message.gate)))
+        self.query_one("#gate_line", Static).update(
+            Text(gate_line(message.gate, has_model=self._has_model)))
         if self.finished:
             self._show_done()
 
@@ -638,7 +645,7 @@ class ReviewScreen(QCScreen):
             text.append("There is no open sample for this dimension.\n", style="bold")
             text.append("Press Esc, then s on the dashboard to draw one.\n")
         text.append("\n")
-        text.append(gate_line(self.gate) if self.gate is not None else "Checking the gate…")
+        text.append(gate_line(self.gate, has_model=self._has_model) if self.gate is not None else "Checking the gate…")
         if self.gate is not None and not self.gate.passed:
             for blocker in self.gate.blockers:
                 text.append("\n  • " + blocker)

@@ -6,8 +6,6 @@ layout can be checked without a database.
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +18,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line, printable
-from qcstation.widgets.labels import bound_percent, noun_in, percent, sentence_case, title
+from qcstation.widgets.labels import (bound_percent, next_step_text, noun_in, percent,
+                                      sentence_case, title)
 
 if TYPE_CHECKING:
     from qcstation.core.review.gate import GateStatus
@@ -266,25 +265,6 @@ def _returned_items(dim: DimensionQC) -> str | None:
             + ("is a fixed or regenerated version" if n == 1 else
                "are fixed or regenerated versions")
             + f", {rejected:,} of them rejected; only the {g.reviewed:,} random draws enter the bound")
-
-
-_REGENERATE = re.compile(r"regenerate ([\d,]+) rejected (items?)")
-
-
-def next_step_text(next_step: str, has_model: bool) -> str:
-    """A gate's next step as this session can take it: with no model configured,
-    regenerating a rule-made item makes the same text again, so "regenerate N rejected
-    items" reads as what does help (fix in place or exclude, from the queue), as the
-    attention list says."""
-    if has_model:
-        return next_step
-
-    def instead(m: re.Match[str]) -> str:
-        them = "it" if m.group(2) == "item" else "them"
-        return (f"fix {m.group(1)} rejected {m.group(2)} in place or exclude {them} (c; no "
-                f"model is configured, so regenerating would make the same text)")
-
-    return _REGENERATE.sub(instead, next_step)
 
 
 def render_gate_summary(dimensions: list[DimensionQC], *, has_model: bool = True

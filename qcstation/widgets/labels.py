@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from qcstation.common.safe import one_line
@@ -63,8 +64,28 @@ def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def gate_line(gate: GateStatus | None) -> str:
-    """One line for the review screen: whether the gate passes, the next step, the bound."""
+_REGENERATE = re.compile(r"regenerate ([\d,]+) rejected (items?)")
+
+
+def next_step_text(next_step: str, has_model: bool) -> str:
+    """A gate's next step as this session can take it: with no model configured,
+    regenerating a rule-made item makes the same text again, so "regenerate N rejected
+    items" reads as what does help (fix in place or exclude, from the queue), as the
+    attention list says."""
+    if has_model:
+        return next_step
+
+    def instead(m: re.Match[str]) -> str:
+        them = "it" if m.group(2) == "item" else "them"
+        return (f"fix {m.group(1)} rejected {m.group(2)} in place or exclude {them} (c; no "
+                f"model is configured, so regenerating would make the same text)")
+
+    return _REGENERATE.sub(instead, next_step)
+
+
+def gate_line(gate: GateStatus | None, *, has_model: bool = True) -> str:
+    """One line for the review screen: whether the gate passes, the next step (as this
+    session can take it, :func:`next_step_text`), the bound."""
     if gate is None:
         return "Gate: checking…"
     bound = ""
@@ -74,7 +95,8 @@ def gate_line(gate: GateStatus | None) -> str:
     head = f"Gate of set {one_line(gate.scope, 30)}" if getattr(gate, "scope", "") else "Gate"
     if gate.passed:
         return f"{head}: passed{bound}"
-    steps = [s.strip().rstrip(".") for s in gate.next_step.split("; then ") if s.strip()]
+    steps = [s.strip().rstrip(".") for s in next_step_text(gate.next_step, has_model).split("; then ")
+             if s.strip()]
     words = f"{head}: not passed"
     if steps:
         words += f" — {steps[0]}"

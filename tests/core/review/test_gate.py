@@ -258,3 +258,22 @@ def test_the_unreachable_gate_names_the_ways_out_not_a_redraw(store: Store) -> N
     assert "fix rejected items" not in g.next_step and "exclude" not in g.next_step
     assert "at this size the gate cannot pass: even all 12 verified items" in g.next_step
     assert not g.plan["reachable"]
+
+
+def test_the_review_gate_line_says_what_helps_when_no_model_is_configured() -> None:
+    """The review screen said "regenerate 1 rejected item" where the dashboard, with no model
+    configured, says to fix it in place or exclude it (regenerating a rule-made item makes
+    the same text again): both read the gate's next step through ``next_step_text``."""
+    from qcstation.widgets.labels import gate_line, next_step_text
+
+    status = GateStatus(dimension="arithmetic", passed=False, rule="", reviewed=12, defects=1,
+                        upper_bound=0.3, threshold=0.05, open_rejects=1, blockers=[],
+                        next_step="regenerate 1 rejected item; then review 4 more items")
+    with_model = gate_line(status)
+    assert with_model.startswith("Gate: not passed — regenerate 1 rejected item, then 1 more step")
+    without = gate_line(status, has_model=False)
+    assert without.startswith("Gate: not passed — fix 1 rejected item in place or exclude it (c; "
+                              "no model is configured"), without
+    assert "regenerate 1" not in without and without.endswith("(needs < 5%)")
+    assert next_step_text("regenerate 3 rejected items", False).startswith(
+        "fix 3 rejected items in place or exclude them")

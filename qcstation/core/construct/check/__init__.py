@@ -11,8 +11,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          factors, the names a term uses (bounded in depth; shared below).
 ``categories``           what a solution's words after a number name of a place besides its noun:
                          a category ("90 bugs" for "90 spiders", a small explicit lexicon of whole
-                         words), a rate's unit ("10 each week" for "10 toothpicks each week")
-                         (called by ``bindings``).
+                         words), a rate's unit ("10 each week" for "10 toothpicks each week"), a
+                         relative clause restating the question's verb ("the 14 that he passed
+                         out" for "passes 14 out") (called by ``bindings``).
 ``conversions``          a unit conversion's number and a value used for two places, read
                          from the words up to the next number (called by ``bindings``).
 ``repeats``              one given a step multiplies by itself (or adds to itself as many
@@ -33,13 +34,15 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          ``elimination``).
 ``elimination``          a given whose line names nothing, vouched for by elimination: one
                          given for each place of its value, every other one named by its lines
-                         for one place, and this one named for the place left (called by
-                         ``bindings``).
+                         for one place, and this one named for the place left; a word given
+                         ("triple") where every place in digits is another given's whose lines
+                         name its noun (called by ``bindings``).
 ``units``                a word given ("twice", "half") vouched for by the units (a factor of
                          a result in its other operand's unit is a pure number; every other
                          place of the value counts that unit), a term of a sum by the unit the
-                         sum counts, and a word that only multiplies never an added number
-                         (called by ``bindings``).
+                         sum counts, a factor of a product of money beside a count of another
+                         unit by the one place that is money ("14 * 2 = $28", "about $2"), and a
+                         word that only multiplies never an added number (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

@@ -11,7 +11,12 @@ names nothing after its 10, but "After 10 years he has 8*10" names the other pla
 formalization declares two givens of value 10: the first is "10 trees", and it must be named
 for that place (``g1_trees``): the names are what the stored formalization says of the places, so
 two givens crossed (the given named for "10 years" where the trees are counted) are not vouched
-for. One given used for both places, or another given whose lines name no place, never is."""
+for. One given used for both places, or another given whose lines name no place, never is.
+
+A word given ("triple") is the place left where every place of its value in digits or a number
+word is another given's, whose steps' lines each name that place's noun (anywhere on the line),
+and no line of the word given's steps names any of them (541: "Each boy gets $18/3" for "shared
+among 3 boys"; "So, he now has $13*3" is "triple the amount he had left")."""
 
 from __future__ import annotations
 
@@ -42,6 +47,8 @@ def vouched_by_elimination(given: str, v: Fraction, cands: list[Occurrence], def
     of another value leave it, or the percent it is used as: :mod:`.claims`.)"""
     if vouched_by_claims(given, v, cands, defs, values, question, is_given, solution):
         return True
+    if given.startswith("w_"):
+        return _word_left(given, v, cands, defs, values, solution, is_given)
     places = list({o.start: o for o in cands if o.start >= 0 and o.words
                    and not any(w.startswith("~") for w in o.words)}.values())
     if len(places) < 2 or len(places) != len({o.start for o in cands}):
@@ -97,3 +104,45 @@ def vouched_by_elimination(given: str, v: Fraction, cands: list[Occurrence], def
         return False
     slug = "%" if m.group(1) == "pct" else stem(m.group(1))  # g2_pct: a percent the question states
     return slug in left.words and not any(slug in w for w in taken)
+
+
+def _word_left(given: str, v: Fraction, cands: list[Occurrence], defs: dict[str, Any], values: dict[str, Fraction],
+               solution: str, is_given: Callable[[Any], bool]) -> bool:
+    """Is the word given ``given`` ("triple", ``w_triple``) the place of ``v`` left over: the
+    formalization declares one given for each place of ``v`` written in digits or as a number word,
+    the lines of the steps that use each name its place's noun (anywhere on the line: "Each boy
+    gets $18/3" for "shared among 3 boys") and no other digit place's, a different place each, and
+    no line of a step that uses ``given`` names any of them ("So, he now has $13*3" for "triple the
+    amount he had left", 541)?"""
+    from qcstation.core.reading.words import line_stems
+
+    own = [o for o in cands if given.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_"))
+           and any(w.startswith("~") for w in o.words)]
+    digits = list({o.start: o for o in cands if o.start >= 0 and not any(w.startswith("~") for w in o.words)}.values())
+    if len(own) != 1 or not digits or any(not o.words - {"$", "%"} for o in digits) \
+            or len({o.start for o in cands}) != len(digits) + 1:
+        return False
+    same = [g for g, e in defs.items() if is_given(e) and values.get(g) == v and not g.startswith(("k_", "w_"))]
+    if len(same) != len(digits):
+        return False
+    lines = solution_lines(solution)
+
+    def named(g: str) -> set[int] | None:
+        found: set[int] = set()
+        for n, e in defs.items():
+            if is_given(e) or type(e).__name__ == "Name" or n not in values or g not in _names(e):
+                continue
+            at = step_line(solution, values[n], operand_values(e, values))
+            if at is None:
+                return None
+            said = line_stems(lines[at][0])
+            found |= {i for i, o in enumerate(digits) if (o.words - {"$", "%"}) & said}
+        return found
+    claimed = []
+    for g in same:
+        hit = named(g)
+        if hit is None or len(hit) != 1:
+            return False
+        claimed.append(hit.pop())
+    mine = named(given)
+    return len(set(claimed)) == len(digits) and mine is not None and not mine

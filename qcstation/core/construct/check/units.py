@@ -9,7 +9,12 @@ the operand and the roles found nothing; this module reads only the reading floo
 Only a given that is the question's word (``w_twice`` for "twice") is vouched for; a digit of
 the question that stands for a count of that unit never is (GSM8K 20: "12 miles / 4 mph" bound
 to "the first 4 miles" stays a problem), and a factor whose result names another unit than the
-other operand ("$10 x 2 = $20 per hour" beside "two days") is left to the other readings."""
+other operand ("$10 x 2 = $20 per hour" beside "two days") is left to the other readings.
+
+A factor of a product is vouched for by the units of its product (:func:`vouched_by_product_unit`);
+a factor the binder named by no word ("$2": ``g3``) only where the result is money, the other
+factor is not, and exactly one place of the value is money ("14 * 2 = $28" beside "14 days" of
+"about $2", not "two weeks" or "twice", 498)."""
 
 from __future__ import annotations
 
@@ -287,11 +292,11 @@ def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], st
     5 pens"), it is that place. Only where every place of the value names a unit, exactly one
     place is left (a word that multiplies, "twice", is left too where the count is), and the
     given is named for it (``g1_friends``)."""
-    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
+    m = re.fullmatch(r"g\d+(?:_([a-z]+)(?:_[a-z_]*)?)?", given)
     ctx = _factor_context(expr, given)
     if m is None or ctx is None or step not in values:
         return False
-    slug = stem(m.group(1))
+    slug = stem(m.group(1)) if m.group(1) else ""  # "" a given the binder named by no word ("$2")
     parent, other = ctx
     if type(other).__name__ == "Name" and values.get(str(other.name)) == v:
         return False
@@ -321,9 +326,13 @@ def vouched_by_product_unit(given: str, v: Fraction, cands: list[Occurrence], st
             return False  # a word of the value ("twice") is no unit either: which one, the units never tell
     elif parent.op == "*":
         left = [u for u in digits.values() if u & result]
+        if not slug:
+            # "14 * 2 = $28" beside "14 days" of "about $2": the one place of the result's unit, where
+            # that unit is money and the given is named by no word (the "$2" has none to name it by)
+            return len(left) == 1 and left[0] == {"$"} and result == {"$"}
     else:
         return False
-    return len(left) == 1 and slug in left[0] and sum(1 for u in digits.values() if slug in u) == 1
+    return len(left) == 1 and bool(slug) and slug in left[0] and sum(1 for u in digits.values() if slug in u) == 1
 
 
 def product_unit_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str, solution: str,

@@ -29,15 +29,17 @@ The modules and their contract (each imports only the ones above it):
 ``phrases``     a phrase read as whole words (``has_phrase``, ``phrase_re``).
 ``result``      :class:`RuleStep`, :class:`RuleResult` (what every rule returns) and the
                 SMT-LIB script built from steps.
-``implied``     quantities the words imply (a coin's worth, an animal's legs, a month's days):
-                named constants a number is only where the question and its line name them.
+``implied``     quantities the words imply (a coin's worth, an animal's legs, a month's days, the "another
+                hour" beside a stated "1 hour"; a list's count, "her mom and her sister" too: its word
+                given): named constants a number is only where the question and its line name them.
 ``dimensions``  a factor that multiplies or divides a quantity into a result of the same unit
                 is a pure number: the question's word ("twice", "half"), never a count of
                 that unit of equal value (asked by ``binding``).
 ``word_factors`` a number a step multiplies or divides by that the question states as a count and
                 as a word ("twice", "an hour"): the word where the words say so (the sentence of
                 the step's other numbers, the clause the line restates, a unit beside its smaller
-                unit, a word pointing back to the step's other number: "half that many"); asked by ``binding``.
+                unit, a word pointing back to the step's other number: "half that many"; every place
+                in digits another use's, the line naming none: "$13*3" for "triple"); asked by ``binding``.
 ``referents``   the number a word that multiplies points back to ("three times that number",
                 "twice as many on Friday"): the question's number right before it (asked by ``binding``).
 ``sum_terms``   a term of a sum or difference the line names with no words: the place whose noun

@@ -45,7 +45,7 @@ from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
-from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as _MULTIPLIERS_OF,
+from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as _MULTIPLIERS_OF, word_of_role,
                                                               _PHRASES_OF as _PHRASES_OF,
                                                               _same_sentence as _same_sentence,
                                                               beside_its_operands, clause_restated, word_object_named,
@@ -657,6 +657,9 @@ class Binder:
         self.uses[v] = k + 1
         if len(free) > 1:
             self.first_of_free.add(v)
+        if not free and not any(self.nums[j].stems & line_stems(self.line) for j in pool) \
+                and word_of_role(self.question, v, self.role):
+            return None  # every place taken, the line naming none: "$13*3" is "triple" (541), "40 / 4" "a quarter"
         if free:
             self.chosen_by_order[free[0]] = True
             self.order_picks.setdefault(v, []).append((self.step, free[0]))

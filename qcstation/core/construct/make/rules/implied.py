@@ -4,7 +4,12 @@ step's number is only where both the question and the step's line name it; never
 equal value, never an earlier result of equal value, never borrowed by a line that does not name
 it. :func:`implied_constant` is asked by the binder (:mod:`.binding`: not the question's number of
 equal value), by the links (:mod:`.links`: not an earlier result) and by :mod:`.constants` (which
-declares it)."""
+declares it).
+
+A list's count (:func:`list_count`): names ("Marcell and Beatrice"), things in lower case, and two
+people the question names by their relation to one person ("her mom and her sister 2 boxes of
+oranges each" / "2 x 2 = 4 boxes of oranges to her mom and sister", 973: :func:`relative_lists`),
+where the line names the members. The "another <noun>" beside a stated 1 (:func:`another_one`)."""
 
 from __future__ import annotations
 
@@ -201,6 +206,16 @@ def word_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
                             for m in _WORD_LIST_RE.finditer(question[:20_000])), _NOT_A_THING)
 
 
+_RELATIVES_RE = re.compile(r"\b(his|her|their)\s+([a-z]+)\s+and\s+(?:(?:his|her|their)\s+)?([a-z]+)\b")
+
+
+def relative_lists(question: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The pairs of people the question names by their relation to one person ("her mom and her
+    sister", "his wife and son"): (the text, its two members)."""
+    return _distinct_lists(((m.group(0), [m.group(2), m.group(3)]) for m in _RELATIVES_RE.finditer(question[:20_000])),
+                           _NOT_A_THING)
+
+
 def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
     """The list whose count a step's number is: "90 / 2" on a line that says "On average they
     ate" for the one two-name list "Marcell and Beatrice"; "26/2" on "Arnold and Madeline each
@@ -224,7 +239,7 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
         if total is not None:
             return total
     if not cands:
-        things = [(text, ms) for text, ms in word_lists(question) if len(ms) == v
+        things = [(text, ms) for text, ms in [*word_lists(question), *relative_lists(question)] if len(ms) == v
                   and sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line, re.I)) >= 2]
         if len(things) == 1:
             return things[0][0]

@@ -35,7 +35,8 @@ from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.reading.expr import Expr, leaves
 from qcstation.core.reading.words import WORD_GIVENS, multiplied_stems
 
-__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named"]
+__all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named",
+           "word_of_role"]
 
 
 #: value -> the word givens that state it ("half": 1/2 and 2), in WORD_GIVENS' order
@@ -52,6 +53,16 @@ _MULTIPLIERS_OF: dict[Fraction, tuple[str, ...]] = {
     Fraction(3): ("triple", "tripled", "thrice"),
     Fraction(4): ("quadruple", "quadrupled"),
 }
+
+def word_of_role(question: str, v: Fraction, role: str) -> bool:
+    """Does the question write a word given of ``v`` that a number of that role can be: one that
+    multiplies ("triple") for a factor, any word of the value ("a quarter", "half") for a divisor?
+    Asked by the binder for a use of ``v`` every place of it in digits already holds, whose line
+    names none of them ("So, he now has $13*3" beside "$18 is shared among 3 boys ... he was able to
+    triple the amount", 541): the word, never that given in a second role."""
+    words = _MULTIPLIERS_OF.get(v, ()) if role == "times" else _PHRASES_OF.get(v, ()) if role == "divisor" else ()
+    return any(has_phrase(question, p, ignore_case=True) for p in words)
+
 
 #: a word given that is a unit: (the stems of the smaller unit it counts and of itself, its word on a line)
 _UNIT_WORDS: dict[str, tuple[str, str, re.Pattern[str]]] = {

@@ -234,10 +234,9 @@ def test_an_earlier_result_used_once_beside_the_questions_number_used_elsewhere(
     # "280/7 = 40 birds a day" for "over the next week": the 7 is bound to "on day seven", the
     # name of one day, not the week's seven days
     ("578", "given-role: g5_saw stands for 'day seven'"),
-    # "2 x 2 = 4 boxes of oranges to her mom and sister": the question's "2 boxes" squared (the two
-    # people are no given): a given multiplied by itself vouches for no link, and is refused
-    # first as what it is, one given in two roles (check/repeats)
-    ("973", "given-words: s1_boxes_oranges uses 2 as '2 times itself'"),
+    # (973, "2 x 2 = 4 boxes of oranges to her mom and sister", was here: the question's "2 boxes"
+    # squared. Since lane cover40 the other 2 is the pair "her mom and her sister" the line names:
+    # made; a line that names no pair stays refused as one given times itself, test_given_words_left)
 ])
 def test_what_a_forced_link_would_let_through_stays_refused(gsm8k: dict, seed: str, reason: str) -> None:
     with pytest.raises(RuleError, match=re.escape(reason)):

@@ -647,7 +647,7 @@ class Binder:
             return occ[0]
         return None
 
-    def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int:
+    def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int | None:
         free = [j for j in pool if j not in self.chosen]
         free = [j for j in free if not self._claimed(j)] or free  # not a place another line's words name
         if len(free) == 1 and len(pool) == len(occ) and self.total[v] == len({self.nums[j].start for j in occ}) \

@@ -326,6 +326,19 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
     one, the clause after it); where that still leaves no clause of its own, the whole part
     is one known quantity. Every text returned is a clause with its subject and verb or the
     whole part as written."""
+    units = _joined_clauses(part)
+    if units is None:
+        return [part.strip(" ,;:")]
+    if any(carries(u) and not reads_as_clause(u) for u in units):
+        return [part.strip(" ,;:")]
+    return units
+
+
+@text_memo(lambda units: None if units is None else list(units), maxsize=512)
+def _joined_clauses(part: str) -> list[str] | None:
+    """What :func:`_units` cuts ``part`` into before it asks which clauses carry a given (a
+    function of ``part`` alone: read once per sentence, the same sentences come back in
+    every variant of a question); None when a clause is not found in ``part`` again."""
     clauses = _clauses(part)
     bounds: list[list[int]] = []
     pos = 0
@@ -334,7 +347,7 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         if at < 0:
             at = part.find(c)
         if at < 0:
-            return [part.strip(" ,;:")]
+            return None
         bounds.append([at, at + len(c)])
         pos = at + len(c)
     merged: list[list[int]] = []
@@ -367,10 +380,7 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
         else:
             merged.append([pending, len(part)])
     # a joining word the cut left at the end ("There are 26 countries in South America and")
-    units = [_JOIN_END.sub("", part[a:b].strip(" ,;:")).strip(" ,;:") for a, b in merged]
-    if any(carries(u) and not reads_as_clause(u) for u in units):
-        return [part.strip(" ,;:")]
-    return units
+    return [_JOIN_END.sub("", part[a:b].strip(" ,;:")).strip(" ,;:") for a, b in merged]
 
 
 _DANGLING = frozenset("a an the of to for in on at with by and or per".split())

@@ -289,7 +289,8 @@ def test_number_line_read_without_parsing_equals_parsed() -> None:
             continue
         fast = notation._literal_line_term(t)
         try:
-            parsed: Any = notation._term(parse_script(line).commands[0].args[0].items[2], {})
+            node: Any = parse_script(line).commands[0].args[0]
+            parsed: Any = notation._term(node.items[2], {})
         except (VerificationError, notation.NotationError):
             parsed = None
         if fast is not None:

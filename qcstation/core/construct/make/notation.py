@@ -295,59 +295,15 @@ def _read_near(smtlib: str, near: str) -> _Source | None:
         if ma is None or mb is None or ma.group(1) != mb.group(1) or mb.group(1) not in defs \
                 or _literal_term(defs[mb.group(1)]) is None:
             return None
-        term = _literal_line_term(mb.group(2))
-        if term is None:
-            try:
-                node = parse_script(b).commands[0].args[0]
-                term = _term(node.items[2], base.consts) if isinstance(node, SList) else None
-            except (VerificationError, NotationError, IndexError):
-                return None
+        try:
+            node = parse_script(b).commands[0].args[0]
+            term = _term(node.items[2], base.consts) if isinstance(node, SList) else None
+        except (VerificationError, NotationError, IndexError):
+            return None
         if term is None or _literal_term(term) is None:
             return None
         defs[mb.group(1)] = term
     return _Source(base.consts, defs, base.checks, base.target)
-
-
-_NUMERAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-_LITERAL_TERM = re.compile(r"\(([-/]) ([0-9.]+(?: [0-9.]+)*)\)")
-
-
-def _literal_number(text: str) -> Num | None:
-    """``text`` as :func:`_term` reads a numeral or decimal token, or None when it is none."""
-    if _NUMERAL.fullmatch(text) is None:
-        return None
-    return Num(Fraction(int(text)), text) if "." not in text else Num(Fraction(text), text)
-
-
-def _literal_line_term(text: str) -> Expr | None:
-    """The term of a number definition's value ``text`` (``12``, ``2.5``, ``(- 5)``,
-    ``(/ 25 100)``: numerals and decimals only, one space apart) as :func:`_term` reads it
-    from the parsed line, without parsing the line; None for anything else (the caller then
-    parses it)."""
-    if text[:1] != "(":
-        return _literal_number(text)
-    m = _LITERAL_TERM.fullmatch(text)
-    if m is None:
-        return None
-    parts: list[Expr] = []
-    for t in m.group(2).split(" "):
-        num = _literal_number(t)
-        if num is None:
-            return None
-        parts.append(num)
-    op = m.group(1)
-    if op == "-" and len(parts) == 1:
-        return Neg(parts[0])
-    if op == "/" and len(parts) == 2:
-        p, q = parts
-        if isinstance(p, Num) and isinstance(q, Num) and q.value != 0:
-            value = p.value / q.value
-            if value.denominator == q.value and value.numerator == p.value and q.value > 1:
-                return Num(value, "")
-    expr = parts[0]
-    for part in parts[1:]:
-        expr = BinOp(op, expr, part)
-    return expr
 
 
 def _literal_term(expr: Expr) -> Expr | None:

@@ -88,6 +88,23 @@ def _place_kind(stems: frozenset[str], percent: bool) -> str:
     return "other" if stems or percent else ""
 
 
+def _candidate_kinds(solution: str, comps: Sequence[Computation], givens: Givens,
+                     options: Sequence[int | None], v: Fraction, line: str) -> dict[int | None, str]:
+    """What each candidate of a number of value ``v`` on ``line`` is: the question's places of
+    that value (None; "" unless they agree) or an earlier step's result, "money", "other"
+    or "" (unread; an earlier step on the same line, whose words are this step's too)."""
+    kinds: dict[int | None, str] = {}
+    for j in options:
+        if j is None:
+            found = {_place_kind(q.stems, q.percent) for q in givens.numbers if q.value == v}
+            kinds[None] = found.pop() if len(found) == 1 else ""
+        elif _line_at(solution, comps[j].start) == line:
+            kinds[j] = ""
+        else:
+            kinds[j] = _result_kind(solution, comps[j])
+    return kinds
+
+
 def decide_by_currency(readings: Readings, ch: _Choices, comps: Sequence[Computation], exprs: list[Expr],
                        givens: Givens, solution: str) -> Readings:
     """A number a step writes once, with a currency sign on its own place in the written
@@ -103,16 +120,7 @@ def decide_by_currency(readings: Readings, ch: _Choices, comps: Sequence[Computa
         if sum(1 for x, sign in zip(terms, signs) if x.value == v and sign) > 1:
             continue  # "$4 x $4": two numbers of one value both written as money, which is which is unread
         line = _line_at(solution, comps[i].start)
-        kinds: dict[int | None, str] = {}
-        for j in ch.options[n]:
-            if j is None:
-                places = [q for q in givens.numbers if q.value == v]
-                found = {_place_kind(q.stems, q.percent) for q in places}
-                kinds[None] = found.pop() if len(found) == 1 else ""
-            elif _line_at(solution, comps[j].start) == line:
-                kinds[j] = ""  # the same line: its words are this step's too
-            else:
-                kinds[j] = _result_kind(solution, comps[j])
+        kinds = _candidate_kinds(solution, comps, givens, ch.options[n], v, line)
         money = [j for j, kind in kinds.items() if kind == "money"]
         if len(money) == 1 and all(kind == "other" for j, kind in kinds.items() if j != money[0]):
             decided[n] = money[0]
@@ -195,16 +203,7 @@ def decide_by_money_result(readings: Readings, ch: _Choices, comps: Sequence[Com
         if not want:
             continue
         line = _line_at(solution, comps[i].start)
-        kinds: dict[int | None, str] = {}
-        for j in ch.options[n]:
-            if j is None:
-                places = [q for q in givens.numbers if q.value == v]
-                found = {_place_kind(q.stems, q.percent) for q in places}
-                kinds[None] = found.pop() if len(found) == 1 else ""
-            elif _line_at(solution, comps[j].start) == line:
-                kinds[j] = ""  # the same line: its words are this step's too
-            else:
-                kinds[j] = _result_kind(solution, comps[j])
+        kinds = _candidate_kinds(solution, comps, givens, ch.options[n], v, line)
         mine = "money" if want == "money" else "other"
         rest = "other" if want == "money" else "money"
         fit = [j for j, kind in kinds.items() if kind == mine]

@@ -45,6 +45,10 @@ from qcstation.core.derive.transforms import (
 
 __all__ = ["NoisePool", "add_operation", "noise", "sentences"]
 
+#: the largest answer an added operation adds to (GSM8K's largest is 2,880,000): the added number is
+#: drawn from 2 up to half the answer
+MAX_ADDED_TO = 10**7
+
 _PRONOUNS = re.compile(r"\b(?:he|she|they|him|her|hers|his|their|theirs|them|it|its|this|that|"
                        r"these|those|we|us|our|you|your|i|me|my|one another|each other)\b", re.IGNORECASE)
 _CAPS = re.compile(r"\b[A-Z][a-z]+")
@@ -318,6 +322,11 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
     old = parent.answer
     if old.denominator != 1 or old <= 0:
         return [Refused("add-operation", "kind", "the answer is not a positive whole number")]
+    if old > MAX_ADDED_TO:
+        # the added number is drawn from 2 .. answer/2: a 30-digit answer would make that
+        # list forever (a seed of 10^30 pens held a derive worker at 100% CPU, unbounded)
+        return [Refused("add-operation", "kind", f"the answer is above {MAX_ADDED_TO:,}: too large "
+                        "to draw an added number up to half of it")]
     taken = {n.value for n in question_numbers(question + "\n" + str(parent.seed.get("solution")))}
     taken |= set(parent.old.values()) | set(parent.constants)
     rng = item_rng(opts.rng_seed, key, "add-operation")

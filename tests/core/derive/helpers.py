@@ -115,6 +115,20 @@ DIVER = {
     "givens": {"g1_times": ("down 2 times", "2", "number"), "g2_meters": ("by 3 meters", "3", "number"),
                "g3_meters": ("at -18 meters", "18", "number")},
 }
+# issue 30 (lane attack5): a 40-digit count; an added operation drew its number from 2 up to
+# half the answer, a list that would never end (the worker held at 100% CPU, derive perturb hung)
+ANN = {
+    "question": "Ann has 7777777777777777777777777777777777777777 coins. She gets 2 more coins, then "
+                "3 more coins. How many coins does she have?",
+    "answer": "7777777777777777777777777777777777777777+2=<<7777777777777777777777777777777777777777+2="
+              "7777777777777777777777777777777777777779>>7777777777777777777777777777777777777779\n"
+              "7777777777777777777777777777777777777779+3=<<7777777777777777777777777777777777777779+3="
+              "7777777777777777777777777777777777777782>>7777777777777777777777777777777777777782\n"
+              "#### 7777777777777777777777777777777777777782",
+    "givens": {"g1_coins": ("has 7777777777777777777777777777777777777777 coins",
+                            "7777777777777777777777777777777777777777", "number"),
+               "g2_coins": ("gets 2 more", "2", "number"), "g3_coins": ("then 3 more", "3", "number")},
+}
 # issue 30.6: a parent the second opinion cannot confirm a variant of: the solution's second 60
 # is the minutes in an hour ("2 hours"), the first the given "60 meters"; once the meters
 # move, the recheck cannot tell which 60 moved, so every variant is refused unconfirmed
@@ -150,7 +164,7 @@ BECKY = {
                "w_twice": ("ate twice as", "twice", "word")},
 }
 SEEDS: dict[str, dict[str, Any]] = {"becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
-         "messages": MESSAGES, "ashley": ASHLEY}
+         "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -16,6 +16,7 @@ from qcstation.common.config import load_config
 from qcstation.core.derive import runner
 from qcstation.core.derive.model import KINDS, TRANSFORMS, Transform
 from qcstation.core.derive.runner import run_derive
+from qcstation.core.derive.story import add_operation
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
 from tests.core.derive.helpers import make_db, parent_of
@@ -42,6 +43,22 @@ def test_a_signed_seed_is_refused_item_by_item_and_the_run_goes_on(db: Path, kin
     diver = next(j for j in jobs if "diver" in j["question"])
     assert "unwritable" in str(diver["detail"])
     assert any("James" in m["question"] for m in made)       # the next seed was built
+
+
+def test_a_forty_digit_answer_is_refused_an_added_operation_and_the_run_goes_on(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # the added number was drawn from range(2, answer // 2): with a 40-digit answer the list
+    # never ended and ``derive perturb`` hung on its worker (lane attack5)
+    big = make_db(tmp_path_factory.mktemp("big"), ["ann", "james"])
+    out = add_operation(parent_of(big, "ann"), Options(), "t:ann")
+    assert [(r.code, r.transform) for r in out] == [("kind", "add-operation")]   # type: ignore[union-attr]
+    assert "too large" in out[0].reason                                      # type: ignore[union-attr]
+    summary = run_derive(big, CFG, kind="perturb", name="big", workers=0, z3_workers=1)
+    assert summary.jobs == 2
+    with Store(big) as store:
+        made = store.query("SELECT p.question FROM derived_items di JOIN seeds p ON p.id = di.parent_id")
+        pending = store.scalar("SELECT COUNT(*) FROM derive_jobs WHERE status NOT IN ('done', 'refused')")
+    assert pending == 0 and any("James" in m["question"] for m in made)
 
 
 def broken(parent: Any, opts: Options, key: str) -> list[Any]:

@@ -22,7 +22,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                       phrase opening the line an unknown points back to), for ``unknowns``.
 ``unknown_forms``     an unknown's description mended where its form reads as no sentence
                       ("= shoe size <<...>>", "2V = ?", "Cho ? km"), by the solution's and the
-                      question's own words, for ``unknowns``.
+                      question's own words (a unit as the question writes it: '?" tall',
+                      "? per month"; the person the question asks about), for ``unknowns``.
 ``unknowns``          the rule-made unknowns and relationships: Q1, Q2, ... described by the
                       solution's words with every result hidden or named, defined from givens.
 ``keyinfo``           key information (Understanding): a model's JSON parsed and validated,
@@ -30,6 +31,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
 ``draft_reads``       what the draft refuses as no annotator could read it: fragments of the
                       scenario or the known quantities, unknowns with no words, no blank, only
                       a unit or their computation shown.
+``known_forms``       the forms of the question's clauses the draft lists: a number phrase with
+                      no verb of its own said by the clause before it, the unused item of a
+                      two-item list as a distractor of its own ("5 fourth-grade girls were absent").
 ``keyinfo_draft``     the rule-made draft, cut from the question's sentences and grounded in
                       the solution's computations.
 ``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;

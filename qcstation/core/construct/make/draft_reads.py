@@ -35,7 +35,8 @@ def known_fragments(known: list[str], question: str) -> list[str]:
             if (t := sentence_key(k)) and t in q and not is_question_sentence(k, whole) and not reads_as_clause(k)]
 
 
-_UNIT_ONLY = re.compile(r"\?\s*[A-Za-z]+\.?")  #: an unknown described by its blank and unit alone ("? km")
+#: an unknown described by its blank and unit alone ("? km"; "? percentage points", 329: of what?)
+_UNIT_ONLY = re.compile(r"\?\s*(?:(?:percentage|square|cubic|fluid)\s+)?[A-Za-z]+\.?")
 #: a computation written into an unknown's description ("$25*4"): it shows how the value is found
 _SHOWN_COMPUTATION = re.compile(r"\d\s*[*×x÷+]\s*\$?\d")
 

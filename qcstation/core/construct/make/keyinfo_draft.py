@@ -19,10 +19,10 @@ from qcstation.core.reading.textnumbers import (
 )
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.draft_reads import known_fragments, refuse_unread, scenario_fragments
+from qcstation.core.construct.make.known_forms import unused_list_items, verbless_number_phrase
 from qcstation.core.construct.make.unknowns import unknowns_and_relations
 
 __all__ = ["keyinfo_from_annotations"]
-
 
 
 # ("... put on sale so that Mr. Rogers bought it at 75%": "so that" joins a purpose to its clause)
@@ -357,7 +357,8 @@ def _joined_clauses(part: str) -> list[str] | None:
             a, pending = pending, None
         # "..., when a gust blew the comb out of his pocket": a dependent clause is said of the one before it
         dependent = merged and _DEPENDENT.match(c)
-        if dependent or not reads_as_clause(_cap(_JOIN_END.sub("", part[a:b].strip(" ,;:")), False)):
+        if dependent or not reads_as_clause(_cap(_JOIN_END.sub("", part[a:b].strip(" ,;:")), False)) \
+                or verbless_number_phrase(c, part[bounds[k - 1][0]:bounds[k - 1][1]] if k else ""):
             # "..., and over the next two days, he totaled only 30% ...": a phrase that opens the
             # clause after it (a comma between them) is said of that one
             opens = _OPENING.match(c) and k + 1 < len(bounds) and "," in part[b:bounds[k + 1][0]] \
@@ -634,7 +635,6 @@ def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:
     return f'The question states "{text[:1].lower() + text[1:] if text[1:2].islower() else text}"'
 
 
-
 _ONE = re.compile(r"(?<![\w.$/-])1(?![\w.,/%-])")
 
 
@@ -666,6 +666,8 @@ def _irrelevant(context_sents: list[str], solution: str, used: set[Fraction], kn
             and not _numbers(s) <= {Fraction(0), Fraction(1)} and not _counts_what_solution_uses(s, solution)
 
     out = [s for s in context_sents if unused(s)]
+    out += [i for s in context_sents if s not in out for i in unused_list_items(s, lambda t: not (
+        _numbers(t) & (used | sol_numbers)) and not _numbers(t) <= {Fraction(0), Fraction(1)})]
     # "Pat's flowers grow 12 inches wide so she needs to leave 1.5 feet between every plant": a
     # clause of its own whose numbers the solution never uses is a distractor too (listed by
     # neither known quantities nor the sentences above, an annotator would find it nowhere)
@@ -700,7 +702,6 @@ _INSTRUCTION = re.compile(r"\s*(?:round|express|give|answer|write|use|assume|ign
 
 #: a clause cut from "three and a half boxes" at its "and"
 _SPLIT_MIXED = re.compile(r"an?\s+(?:half|quarter|third)\s+(?!of\b|as\b)[a-z]", re.I)
-
 
 
 def _implied_ones(steps: list[Any]) -> tuple[str, ...]:

@@ -5,15 +5,21 @@ writes between a computation's "=" and its result ("= shoe size <<5*5=25>>25", "
 votes"), a name and its blank ("Cho ? km") said with the verb of the question's one sentence
 that states the step's givens ("Cho hiked ? km"), an earlier result's conversion ("Q2 minutes = ? hours"), the blank alone after the sentence that says
 what it is, and the value asked for said by its blank alone ("And ?") in the unit the question
-asks for ("? points"). Anything else is left as written.
+asks for ("? points"); a unit as the question writes it (an inch sign kept with its blank, "? per
+month" for a rate whose money sign went, a rate multiplied by a count of what it is per said
+without it), the blank after a sentence asking how many labelled by it; an opening phrase that
+writes a word given as a number before another noun than the question's ("To make 4 brownies"
+for "a quadruple batch") cut, and the value asked for said of the person whose age the question
+asks. Anything else is left as written.
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["lone_blank", "mended", "restored_words", "words_before_result"]
+__all__ = ["lone_blank", "mended", "restored_words", "said_by_question", "words_before_result", "written_units"]
 
 
 #: a sentence that says what the step's value is ("The cost of the house is 3/4 of the total
@@ -69,6 +75,9 @@ _ASKS_UNIT = re.compile(r"\bhow\s+many\s+([a-z]+)\b(?![^?]*\bhow\s+many\b)[^?]*\
 def mended(desc: str, st: Any, givens: list[dict[str, Any]], question: str, letters: list[tuple[str, str]],
            last: bool) -> str:
     """``desc`` mended where its form reads as no sentence (see the module's docstring)."""
+    desc = written_units(said_by_question(desc, givens, question, last), str(getattr(st, "line", "") or ""),
+                         question)
+    desc = _per_time_converted(desc, getattr(st, "expr", None))
     for letter, _ in letters:
         desc = re.sub(_LETTER_TERM.format(letter=re.escape(letter)), "", desc)
     conversion = _CONVERSION.fullmatch(desc)
@@ -112,3 +121,113 @@ def _verb_of(name: str, st: Any, givens: list[dict[str, Any]], question: str) ->
         return ""
     verb = opens.match(found[0])
     return verb.group(1) if verb and is_verb_form(verb.group(2)) else ""
+
+
+#: an inch or foot sign the blank's value was written with ('70" tall', 1293: '? " tall')
+_SIGN_AFTER_BLANK = re.compile(r"\?\s+([\"'″′])(?=\s|$|[.,;])")
+#: a sentence that asks what the blank is, then the blank and its unit as a sentence of their own
+#: ("First find how many boxes Nik needs. ? boxes.", 1131)
+_ASKED_THEN_BLANK = re.compile(r"(?P<asks>[^.?!]*\bhow\s+(?:many|much|long|far)\b[^.?!:]*)\.\s+(?P<blank>\?\s+[a-z][^.?!]*?)\.?")
+#: a unit per something whose sign of money went with the computation ("? /month", 174)
+_PER_AFTER_BLANK = re.compile(r"\?\s+/([a-z]+)\b")
+_SHORT_UNITS = {"hr": "hour", "hrs": "hour", "min": "minute", "wk": "week", "yr": "year", "mo": "month"}
+#: a unit per something after the blank ("? pounds/day")
+_RATE_AFTER_BLANK = re.compile(r"\?\s+([a-z]+)/([a-z]+)\b")
+
+
+def written_units(desc: str, line: str, question: str) -> str:
+    """A blank's unit as the question would write it: an inch sign kept with its blank ('? " tall'
+    -> '?" tall', where the question writes the sign after a number); a sentence that asks how
+    many, then its blank as a sentence of its own, the blank's label ("First find how many boxes
+    Nik needs: ? boxes", as the solution's other lines write it); a rate whose money sign went
+    ("? /month") said "per month"; a rate ("? pounds/day") whose line multiplies by a number of
+    what it is per ("1440 pounds/day * 30 days", 1027: the total is no rate) said without it."""
+    if re.search(r"\d[\"″]", question[:20_000]):
+        desc = _SIGN_AFTER_BLANK.sub(r"?\1", desc)
+    asked = _ASKED_THEN_BLANK.fullmatch(desc)
+    if asked is not None:
+        desc = f"{asked.group('asks')}: {asked.group('blank')}"
+    desc = _PER_AFTER_BLANK.sub(lambda m: f"? per {_SHORT_UNITS.get(m.group(1), m.group(1))}", desc)
+    rate = _RATE_AFTER_BLANK.search(desc)
+    if rate is not None:
+        per = rate.group(2)
+        computation = line.split("=")[0]
+        if re.search(rf"[*x×]\s*\d[\d,.]*\s+{re.escape(per)}s?\b", computation):
+            desc = desc[:rate.start()] + f"? {rate.group(1)}" + desc[rate.end():]
+    return desc
+
+
+#: an opening phrase of the solution's ("To make 4 brownies, ") before the rest of its sentence
+_OPENING_PHRASE = re.compile(r"(?P<phrase>(?:To|For|In order to)\s[^,?]{1,60}),\s+(?P<rest>[A-Za-z][^?]*\?.*)")
+#: the question asks one person's age ("How old is Jim?"), and the blank's clause says another's
+_HOW_OLD = re.compile(r"\bhow\s+old\s+(?:is|was|will)\s+([A-Z][a-z]+)\b")
+_SUBJECT_IS = re.compile(r"\b([A-Z][a-z]+)(?=\s+(?:is|was|will\s+be)\s+(?:now\s+)?\?)")
+
+
+def said_by_question(desc: str, givens: list[dict[str, Any]], question: str, last: bool) -> str:
+    """``desc`` where the solution's words say what the question does not: an opening phrase that
+    writes a number the question writes only as a word, before another noun than the word's ("To
+    make 4 brownies, Mark needs: ?" for "a quadruple batch of brownies", 403) goes ("Mark needs:
+    ?"); the value asked for said of another person than the one whose age the question asks
+    ("That means John is now ?" for "How old is Jim?", 1189: the solution's slip) names the
+    question's ("That means Jim is now ?")."""
+    opening = _OPENING_PHRASE.fullmatch(desc)
+    if opening is not None:
+        for g in givens:
+            span, name = g.get("span"), str(g.get("name", ""))
+            if not name.startswith("w_") or not isinstance(span, list) or len(span) != 2:
+                continue
+            try:
+                value = Fraction(str(g["value"]))
+            except (KeyError, ValueError, ZeroDivisionError):
+                continue
+            if value.denominator != 1 or re.search(rf"(?<![\d.,]){value}(?![\d.,])", question[:20_000]):
+                continue
+            noun = re.match(r"\s*(\w+)", question[int(span[1]):int(span[1]) + 40])
+            said = re.search(rf"(?<![\d.,]){value}\s+(\w+)", opening.group("phrase"))
+            if said is not None and noun is not None and _stem(said.group(1)) != _stem(noun.group(1)):
+                rest = opening.group("rest")
+                return rest[:1].upper() + rest[1:]
+    if last:
+        asked = _HOW_OLD.findall(question[:20_000])
+        subject = _SUBJECT_IS.search(desc)
+        if len(set(asked)) == 1 and subject is not None and subject.group(1) != asked[0] \
+                and asked[0] not in desc and re.search(rf"\b{subject.group(1)}\b", question[:20_000]):
+            return desc[:subject.start()] + asked[0] + desc[subject.end():]
+    return desc
+
+
+def _stem(word: str) -> str:
+    """A noun's singular, roughly ("batches", "batch" -> "batch"; "brownies" -> "browni")."""
+    w = word.lower()
+    return w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else w[:-1] if w.endswith("s") else w
+
+
+_TIMES_OF = ("minute", "hour", "day", "week", "month", "year")
+#: a named constant of one time unit per another ("k_days_per_week")
+_TIME_FACTOR = re.compile(r"k_(minute|hour|day|week|month|year)s_per_(minute|hour|day|week|month|year)")
+
+
+def _per_time_converted(desc: str, expr: Any) -> str:
+    """A rate the step multiplies by a named count of its time unit per a longer one ("9*7" for
+    k_days_per_week) is a rate per that longer unit: "they eat ? tomatoes a day" (235, the
+    solution's slip; the step before it said the same) is "? tomatoes a week". Only a product of
+    the rate and the one constant, only "a/per/each <unit>" right after the blank's words, and
+    only where the line names no rate per a time unit before the blank."""
+    from qcstation.core.reading.expr import BinOp, Name
+
+    if not isinstance(expr, BinOp) or expr.op != "*":
+        return desc
+    names = [e.name for e in (expr.left, expr.right) if isinstance(e, Name)]
+    factors = [m for m in (_TIME_FACTOR.fullmatch(n) for n in names) if m is not None]
+    if len(factors) != 1:
+        return desc
+    short, long = factors[0].group(1), factors[0].group(2)
+    said = re.search(rf"(\?(?:\s+[a-z]+){{0,3}}\s+)(a|per|each)\s+{short}\b", desc)
+    if said is None or _TIMES_OF.index(short) >= _TIMES_OF.index(long):
+        return desc
+    # ("With a speed of 20 kb per second, there are ? kb per minute", 627: the line's own rate is
+    # per another unit than the constant's, whose name is then no reading of it)
+    if re.search(r"\b(?:a|per|each)\s+(?:second|minute|hour|day|week|month|year)\b", desc[:said.start()]):
+        return desc
+    return desc[:said.start()] + f"{said.group(1)}{said.group(2)} {long}" + desc[said.end():]

@@ -163,7 +163,7 @@ async def test_start_a_reference_run_from_the_runs_screen(qc_db: Path) -> None:
         assert any("is finished; b browses its results" in n for n in notifications(app))
 
 
-async def _until(pilot: Pilot[Any], done: Any, timeout_s: float = 120.0) -> None:
+async def _until(pilot: Pilot[Any], done: Any, timeout_s: float = 300.0) -> None:
     """Let the app run until ``done()`` holds (a bound for a loaded machine, not a pace)."""
     deadline = time.monotonic() + timeout_s
     while not done():
@@ -414,8 +414,22 @@ async def test_hostile_names_and_keys_are_shown_as_text(tmp_path: Path) -> None:
 
 async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
                                                    fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    import itertools
+    import threading
+
+    from tests.fake_openai import default_responder
+
     db = build_db(tmp_path / "quit.db")
-    fake_openai.default_delay = 0.05
+    # the first 4 requests are answered; the rest wait until the app is left, so the run is
+    # still going when ctrl+q comes, however slow the machine is
+    gate, answered = threading.Event(), itertools.count()
+
+    def held(request: Any) -> str:
+        if next(answered) >= 4:
+            gate.wait(600)
+        return default_responder(request)
+
+    fake_openai.responder = held
     config = parse_config({"qc": {"curators": ["alice"], "min_sample": 6},
                            "models": {"slow": local_model(fake_openai.base_url, concurrency=2)}},
                           "<test>")
@@ -426,10 +440,11 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
         await pilot.press("ctrl+s")
         await _until(pilot, lambda: len(fake_openai.chat_requests) >= 4)
         await pilot.press("ctrl+q")
+        await pilot.pause()
+        gate.set()
     # leaving the app stops the run between requests instead of finishing it (the worker
     # thread writes the final status when its requests in flight come back)
-    import time
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 300
     while _runs(db)[0]["status"] == "running" and time.monotonic() < deadline:
         time.sleep(0.05)
     [run] = _runs(db)
@@ -642,7 +657,7 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         monkeypatch.setattr(browse, "item_detail", held)
         drawn.clear()
         await pilot.press("right_square_bracket")
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300
         while not entered.is_set() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         await pilot.pause()

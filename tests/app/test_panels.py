@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 
@@ -140,7 +141,7 @@ async def test_a_panel_measures_its_content_once_per_content_and_width() -> None
         assert panel.size.height == 5 and panel.size.width == 30
 
 
-def test_held_posts_arrive_together_and_never_wait_for_a_slow_read() -> None:
+def test_held_posts_arrive_together_and_never_wait_for_a_slow_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """The dashboard's loader holds what it read for a moment so the parts arrive together
     (one layout); a part read before a slow read is posted by the timer while that read
     still blocks, and a cancelled load's parts are dropped."""
@@ -149,7 +150,20 @@ def test_held_posts_arrive_together_and_never_wait_for_a_slow_read() -> None:
 
     from textual.message import Message
 
+    import screens._base
     from screens._base import HeldPosts
+
+    # The timer's clock starts only once both parts are held: on a busy machine the test's
+    # thread can be off the CPU between the two calls for longer than ``within``, and the
+    # timer would then post the first part alone (the machine's speed deciding the test).
+    both_held = threading.Event()
+
+    class HeldTimer(threading.Timer):
+        def run(self) -> None:
+            both_held.wait(60)
+            super().run()
+
+    monkeypatch.setattr(screens._base.threading, "Timer", HeldTimer)
 
     class Sink:
         def __init__(self) -> None:
@@ -164,8 +178,9 @@ def test_held_posts_arrive_together_and_never_wait_for_a_slow_read() -> None:
     a, b = Message(), Message()
     show(a)
     show(b)
+    both_held.set()
     slow_read = threading.Event()            # never set: the read after b blocks
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while not sink.got and time.monotonic() < deadline:
         slow_read.wait(0.01)
     assert sink.got == [a, b]                # both, in order, while the read blocks

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import os
 import signal
@@ -32,7 +33,7 @@ from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import EvalError, create_run, get_run, take_lease
 from qcstation.widgets.eval_views import render_item
 from tests.eval_helpers import config, copy_db, local_model, quickstart_db
-from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.fake_openai import FakeOpenAI, default_responder, fake_openai  # noqa: F401
 
 pytest.importorskip("qcstation.eval.checker")
 
@@ -307,7 +308,7 @@ def test_cause4_the_heartbeat_beats_on_its_own_timer(qs_db: Path, fake_openai: F
     beats: list[str] = []
     t = threading.Thread(target=execute_run, args=(qs_db, run_id, cfg), daemon=True)
     t.start()
-    deadline = time.monotonic() + 60          # polled, however slow the machine is
+    deadline = time.monotonic() + 300          # polled, however slow the machine is
     while len(beats) < 3 and time.monotonic() < deadline:
         time.sleep(0.1)
         with Store(qs_db) as s:
@@ -403,7 +404,7 @@ def test_cause10_ctrl_c_on_the_cli_stops_within_2s(qs_db: Path, fake_openai: Fak
                             # Ctrl-C as in a terminal, even when the test runner was started
                             # in the background by a shell (SIGINT ignored, and inherited)
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while len(fake_openai.chat_requests) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(fake_openai.chat_requests) == 4      # the 4 requests hang in flight
@@ -425,7 +426,7 @@ def test_cause10_ctrl_c_on_the_cli_stops_within_2s(qs_db: Path, fake_openai: Fak
     # command says how to resume (the interpreter's own exit after that is not timed)
     assert told.wait(60), lines                    # the requests hang for an hour; the client's
     assert time.monotonic() - t0 < 60               # timeout is 10 s and 1 retry: 20 s at least
-    assert proc.wait(timeout=60) == 130
+    assert proc.wait(timeout=300) == 130
     reader.join(10)
     err = "".join(lines)
     assert "interrupted" in err and "eval resume" in err, err
@@ -437,6 +438,12 @@ def test_cause11_a_lock_taken_mid_run_says_what_was_stored_and_leaves_it_stopped
         qs_db: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QCSTATION_BUSY_TIMEOUT", "1.5")
     fake_openai.default_delay = 0.05
+    # the first 7 requests are answered; the rest wait until the lock is taken, so the lock
+    # lands mid-run however slowly the locker polls (on a busy machine the run could
+    # otherwise end before it)
+    locked = threading.Event()
+    answered = itertools.count()
+    fake_openai.responder = lambda req: (next(answered) < 7 or locked.wait(120), default_responder(req))[1]
     cfg = config({"m": local_model(fake_openai.base_url, concurrency=2)})
     run_id = _run(qs_db, cfg, limit=40)
     locker: dict[str, Any] = {}
@@ -452,6 +459,7 @@ def test_cause11_a_lock_taken_mid_run_says_what_was_stored_and_leaves_it_stopped
         conn = sqlite3.connect(qs_db, isolation_level=None, check_same_thread=False)
         conn.execute("BEGIN EXCLUSIVE")
         locker["conn"] = conn
+        locked.set()
 
     t = threading.Thread(target=lock_when_some_are_stored, daemon=True)
     t.start()
@@ -467,7 +475,7 @@ def test_cause11_a_lock_taken_mid_run_says_what_was_stored_and_leaves_it_stopped
     # the lock gone, the run's end is written: polled, however slow the machine is, and
     # with the default busy wait (the short one above is only for the lock held forever)
     monkeypatch.delenv("QCSTATION_BUSY_TIMEOUT")
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         with Store(qs_db) as s:
             status = get_run(s, run_id).status

@@ -297,10 +297,10 @@ async def test_dead_port_is_a_clear_error(db_file: Path) -> None:
 
 
 async def test_concurrency_bound_is_respected(fake_openai: FakeOpenAI, db_file: Path) -> None:
-    # Each request is held until three are in flight at once (or 30 s pass), so reaching the bound
-    # does not depend on how fast the client sends them.
+    # Each request is held until three are in flight at once (or 300 s pass: a bound against a
+    # hang, not a pace), so reaching the bound does not depend on how fast the client sends them.
     def held(request: dict) -> str:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300
         while fake_openai.max_in_flight < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
         return default_responder(request)

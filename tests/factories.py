@@ -203,7 +203,7 @@ def review_worker(db_path: str, annotator: str, dimension: str, start: Any, resu
     errors: list[str] = []
     store = Store(db_path)
     try:
-        start.wait(timeout=60)
+        start.wait(timeout=300)
         while True:
             item = next_item(store, annotator, dimension)
             if item is None:
@@ -233,7 +233,7 @@ def race_decide_worker(db_path: str, annotator: str, item_id: int, start: Any, r
     store = Store(db_path)
     outcome = "error"
     try:
-        start.wait(timeout=60)
+        start.wait(timeout=300)
         decide(store, item_id, annotator, "accept")
         outcome = "ok"
     except ReviewError as exc:
@@ -264,7 +264,7 @@ def rewind_to(store: Store, db_file: Any, version: int) -> list[tuple[str, str]]
 
 
 def run_at_once(target: Any, arg_lists: list[tuple[Any, ...]], after: tuple[Any, ...] = (),
-                timeout: float = 120) -> list[Any]:
+                timeout: float = 300) -> list[Any]:
     """Start ``target(*args, start, results, *after)`` in one spawned process per ``args``,
     released together by a barrier; returns what each put on ``results``, after every process
     ended with exit code 0."""
@@ -278,6 +278,6 @@ def run_at_once(target: Any, arg_lists: list[tuple[Any, ...]], after: tuple[Any,
         p.start()
     got = [results.get(timeout=timeout) for _ in procs]
     for p in procs:
-        p.join(timeout=30)
+        p.join(timeout=300)
         assert p.exitcode == 0
     return got

@@ -13,7 +13,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wait_until_computing(pid: int, *, cpu_s: float = 0.3, deadline_s: float = 120.0) -> bool:
+def wait_until_computing(pid: int, *, cpu_s: float = 0.3, deadline_s: float = 300.0) -> bool:
     """Wait until ``pid`` has burnt ``cpu_s`` more CPU seconds than when called, i.e. it is busy
     with a job (an idle worker blocked on its pipe uses none), however slow the machine is.
     False if that never happened within ``deadline_s``."""

@@ -23,7 +23,7 @@ def _imported_textual(modules: list[str]) -> dict[str, object]:
         "print(json.dumps(out))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -61,7 +61,7 @@ def test_the_cli_parser_does_not_import_textual() -> None:
     code = ("import sys\nfrom qcstation.cli import build_parser\nbuild_parser()\n"
             "print(sorted(k for k in sys.modules if k.split('.')[0] == 'textual')[:3])")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
 

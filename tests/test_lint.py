@@ -40,7 +40,7 @@ def test_the_checks_would_fail_on_a_finding(tmp_path: Path) -> None:
     bad.write_text("import os\n\n\ndef f() -> int:\n    return 'x'\n", encoding="utf-8")
     ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
                            "--select", "F", str(bad)], capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=300, check=False)
     assert ruff.returncode == 1 and "F401" in ruff.stdout
     mypy = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--config-file",
                            str(ROOT / "pyproject.toml"), str(bad)], capture_output=True,

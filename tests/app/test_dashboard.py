@@ -303,7 +303,7 @@ async def test_command_palette_lists_workstation_commands(qc_db: Path) -> None:
             return "Releases" in str(found.first().get_option_at_index(index).prompt)
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 60
+        deadline = loop.time() + 300
         while not releases_highlighted() and loop.time() < deadline:
             await pilot.pause(0.05)
         assert releases_highlighted()

@@ -394,7 +394,7 @@ async def test_a_busy_database_is_waited_for_not_an_error(qc_db: Path) -> None:
         try:
             await pilot.press("a")
             loop = asyncio.get_running_loop()     # the save starts in a worker: wait for it,
-            deadline = loop.time() + 60           # however slow the machine is
+            deadline = loop.time() + 300           # however slow the machine is
             while not _screen(app).busy and loop.time() < deadline:
                 await pilot.pause(0.05)
             await pilot.pause(0.5)                # (the write meets the lock; held until ROLLBACK)

@@ -58,7 +58,7 @@ def _cli(db: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -377,7 +377,7 @@ async def test_the_dashboard_refreshes_itself(qc_db: Path, monkeypatch: pytest.M
             item = next_item(store, "bob", "arithmetic")
             assert item is not None
             decide(store, item.item_id, "bob", "accept")
-        deadline = asyncio.get_running_loop().time() + 60   # the refresh comes by itself
+        deadline = asyncio.get_running_loop().time() + 300   # the refresh comes by itself
         while "Review 5 notation questions — press r" not in flat(screen_text(app)) \
                 and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.1)

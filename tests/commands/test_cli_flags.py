@@ -22,7 +22,7 @@ def _cli(db: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_reviewer_sees_flags_and_maker_and_curator_overrides(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def _cli(db: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("QCSTATION_USER", None)
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def _cli_no_env(db: Path, cwd: Path, *args: str, stdin: str | None = None
@@ -38,7 +38,7 @@ def _cli_no_env(db: Path, cwd: Path, *args: str, stdin: str | None = None
     env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
                           input=stdin)
 
 
@@ -97,7 +97,7 @@ def test_cli_annotators_in_parallel_processes(tmp_path: Path) -> None:
              "qc", "decide", "next", "accept", "--json"],
             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for n in range(4)]
-        outs = [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
+        outs = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
         # four sessions of one OS account (one person, four terminals): the names typed
         # are display names only; a session may be refused an item its twin just decided
         for code, _out, err in outs:

@@ -44,7 +44,7 @@ def _imports(*argv: str, db: Path | None = None) -> dict[str, object]:
     if db is not None:
         env["QCSTATION_DB"] = str(db)
     proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(list(argv))], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=300)
     report: dict[str, object] = json.loads(proc.stderr.strip().splitlines()[-1])
     return report
 
@@ -116,7 +116,7 @@ def test_the_command_is_read_past_the_global_options() -> None:
     assert command_named(["--help"]) is None and command_named([]) is None
     assert command_named(["--db"]) is None                                  # the real parser says why
     proc = subprocess.run([sys.executable, "-m", "qcstation", "nosuch"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "invalid choice: 'nosuch'" in proc.stderr
 
 

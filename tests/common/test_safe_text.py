@@ -156,7 +156,7 @@ def test_json_safe_keeps_valid_json_and_data() -> None:
 def _cli(db: Path, *args: str, user: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QCSTATION_USER": user}
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
-                          cwd=db.parent, env=env, capture_output=True, text=True, timeout=120,
+                          cwd=db.parent, env=env, capture_output=True, text=True, timeout=300,
                           errors="surrogateescape")
 
 

@@ -82,7 +82,7 @@ def test_not_a_database_is_refused_and_left_untouched(tmp_path: Path, kind: str)
     before = path.read_bytes() if path.is_file() else None
     with pytest.raises(StoreError, match="not a qcstation database|0 bytes|a folder|not a regular"):
         Store(path)
-    run = _cli(path, "import", str(SAMPLE), timeout=30)    # import creates missing databases
+    run = _cli(path, "import", str(SAMPLE), timeout=300)    # import creates missing databases
     _one_line_error(run, str(path.name))
     if before is not None:
         assert path.read_bytes() == before                # not silently made a new database

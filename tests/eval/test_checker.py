@@ -381,7 +381,7 @@ def test_no_catastrophic_backtracking_on_1mb(name: str, pathological_verdicts: d
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qcstation", "check-answer", *args],
-                          input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+                          input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
 def test_cli_json() -> None:

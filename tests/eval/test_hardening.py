@@ -137,10 +137,10 @@ def test_a_key_echoed_in_any_reply_field_is_stored_logged_and_printed_nowhere(
                         'api_key_env = "QC_HARDEN_KEY"\n')
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file),
                            "eval", "import-batch", str(run2), str(out)], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "QC_HARDEN_KEY": KEY})
+                          timeout=300, env={**os.environ, "QC_HARDEN_KEY": KEY})
     assert proc.returncode == 0, proc.stderr
     show = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file),
-                           "eval", "show", str(run_id)], capture_output=True, text=True, timeout=120,
+                           "eval", "show", str(run_id)], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "QC_HARDEN_KEY": KEY})
     assert KEY not in proc.stdout + proc.stderr + show.stdout + show.stderr
     assert KEY not in caplog.text, caplog.text
@@ -256,7 +256,7 @@ def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
         for verb in (["eval", "score", str(run_id)], ["eval", "resume", str(run_id)]):
             seen[verb[1]] = subprocess.run(
                 [sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file), *verb],
-                capture_output=True, text=True, timeout=120)
+                capture_output=True, text=True, timeout=300)
         return tally(*a, **kw)
 
     monkeypatch.setattr(scorers, "_tally", while_scoring)

@@ -289,7 +289,7 @@ def _score_worker(db_path: str, run: int, seed: int, start: Any, results: Any) -
     errors: list[str] = []
     try:
         s = Store(db_path)
-        start.wait(timeout=60)
+        start.wait(timeout=300)
         for _ in range(25):
             with s.transaction():
                 s.conn.executemany(INSERT_SCORE, score_rows(rng, run, 6))

@@ -82,7 +82,7 @@ def test_report_is_byte_identical_across_processes(store: Store, db_file: Path,
     store.close()
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db_file), "eval",
                            "report", "base", "--compare", "other", "--out", str(tmp_path / "cli")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(tmp_path / "cli" / "report.md")
     for f in FILES:

@@ -79,7 +79,7 @@ def test_a_vllm_run_without_vllm_says_how_to_install(qs_db: Path, tmp_path: Path
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
                            str(cfg_file), "eval", "run", "--model", "gpu", "--working-set",
                            "--limit", "2", "--shots", "0", "--no-score", "-q"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "vLLM is not installed" in proc.stderr and "pip install '.[gpu]'" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -81,7 +81,7 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
 
     # again, through the real entry point: nothing is stored twice, and it says so
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "import-batch",
-                           str(run_id), str(out)], capture_output=True, text=True, timeout=60)
+                           str(run_id), str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "already present  20  (nothing was stored twice)" in proc.stdout
     assert "nothing new: every result was already stored" in proc.stdout
@@ -289,7 +289,7 @@ def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
             assert "is being run or scored by" in capsys.readouterr().err
             # another process: refused, through the real entry point
             proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "score",
-                                   str(run_id)], capture_output=True, text=True, timeout=120)
+                                   str(run_id)], capture_output=True, text=True, timeout=300)
             assert proc.returncode != 0 and f"run {run_id} is being run or scored by" in proc.stderr
             assert _run_row(qs_db, run_id)["scores"] == 0          # nobody scored meanwhile
             raise RuntimeError("the pass failed")

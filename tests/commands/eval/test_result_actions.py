@@ -17,7 +17,7 @@ from tests.eval_factory import add_item, make_run, row
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
 
 
 def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:

@@ -14,7 +14,7 @@ from tests.eval_factory import make_run
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "eval", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
 
 
 def test_every_run_argument_follows_the_one_rule(store: Store, db_file: Path) -> None:

@@ -96,7 +96,7 @@ def test_options_out_of_bounds_are_refused_before_anything_is_built(db: Path, ov
                                   ["variants", "--seed", "1" + "0" * 60]])
 def test_the_command_says_which_option_is_out_of_bounds(db: Path, argv: list[str]) -> None:
     out = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "derive", *argv],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         capture_output=True, text=True, cwd=ROOT, timeout=300,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 2
     assert f"argument {argv[1]}" in out.stderr and "Traceback" not in out.stderr

@@ -512,7 +512,7 @@ def test_two_processes_import_into_one_database(tmp_path: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", _CHILD, str(db), str(f), str(go), str(r)], env=env,
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for f, r in zip(files, ready, strict=True)]
-    deadline = time.monotonic() + 60   # both children started and holding the store open, however
+    deadline = time.monotonic() + 300   # both children started and holding the store open, however
     while not all(r.exists() for r in ready) and time.monotonic() < deadline:  # slow the machine
         time.sleep(0.01)
     assert all(r.exists() for r in ready), [p.poll() for p in procs]

@@ -98,7 +98,7 @@ def test_killed_export_leaves_no_release_folder_and_is_cleaned_next_time(
     out_root = tmp_path / "exports"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", _KILLED_EXPORT, str(approved.path), str(out_root)],
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == -9, proc.stderr
     assert not (out_root / "smart" / "1.0").exists()           # nothing half-written visible
     leftovers = [p.name for p in (out_root / "smart").iterdir()]

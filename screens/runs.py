@@ -3,6 +3,7 @@ live (throughput, ETA), cancel it with Esc and resume it later."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Any
@@ -70,6 +71,7 @@ class RunsScreen(QCScreen):
         self.active_run: int | None = None          # the run our worker is asking for
         self.cancel_event: threading.Event | None = None
         self.first_load_pending = True
+        self.detail_shown: RunSummary | None = None   # the run the detail pane shows
         self._last_poll = time.monotonic()
 
     @property
@@ -136,13 +138,9 @@ class RunsScreen(QCScreen):
         from qcstation.core.release import releases as rel
 
         with self.qc_app.open_store() as store:
-            if headline_for is None:
-                # the list at once, its headline numbers (a pass over each run's scores,
-                # about 0.5 s of CPU per run at 1M scores) as they are read
-                self.post_message(EvalRunsLoaded(list_runs(store, headline_for=set()),
-                                                 partial=True))
-                if get_current_worker().is_cancelled:
-                    return
+            # the list with its headline numbers in one message: each run's are read from
+            # its counted items in plain Python (a few rows; no numpy), so the table is
+            # filled and laid out once, not first with '…' and again with the numbers
             runs = list_runs(store, headline_for=headline_for)
             self.releases = [(r.name, r.version) for r in rel.list_releases(store)]
         self.post_message(EvalRunsLoaded(runs, partial=headline_for is not None))
@@ -191,6 +189,13 @@ class RunsScreen(QCScreen):
 
     def _show_selected(self) -> None:
         run = self._selected()
+        # the run drawn already (the highlight the first row added posts, a poll that read the
+        # same numbers) is not drawn again: the detail's height is its content's, so each
+        # update lays the screen out
+        shown = dataclasses.replace(run) if run is not None else None
+        if shown is not None and shown == self.detail_shown:
+            return
+        self.detail_shown = shown
         detail = self.query_one("#run_detail", Static)
         if run is None:
             detail.update(Text("No evaluation runs yet. Press n to start one: pick a model "

@@ -51,6 +51,10 @@ Modules, bottom up (a module imports only those above it in this list)
 ``metric_values``  the records the metrics give (``MetricValue``, ``RunMetrics``, ``Confusion``,
                 ``Comparison``, ``Correlation``) and how a value is written (``fmt_value``,
                 ``fmt_ci``); records only, no store.
+``item_values``  a run's items counted by their verdicts without numpy: the verdict codes,
+                the kept rows' readers (``headline_rows``, ``verdict_counts``) and each metric's
+                mean over items from the counted signatures (``headline_means``: the runs
+                list's headline numbers; ``metrics`` builds its arrays from the same codes).
 ``metrics``     leaderboard with Wilson / bootstrap CIs, breakdowns, confusion matrices, McNemar,
                 Spearman (numpy, scipy): the computations over a run's scores, giving those records.
 ``evaluate``    ``run_and_score``: the one run-then-score sequence of ``eval run`` /

@@ -52,7 +52,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from db.kept_eval import SIG_METRICS, headline_from_scratch_sql, headline_kept_sql
+from db.kept_eval import SIG_METRICS
 from db.store import Store
 from qcstation.common.errors import QCStationError
 from qcstation.common.stats import wilson
@@ -69,6 +69,18 @@ from qcstation.eval.types import (
     STRICT,
 )
 
+from qcstation.eval.item_values import (
+    CODE_OF,
+    EXCLUDED,
+    FAILED,
+    MISSING,
+    NOT_MODEL_CODES,
+    NOT_SCORED,
+    UN_FAILED_CODES,
+    VERDICT_OF,
+    headline_rows,
+    verdict_counts,
+)
 from qcstation.eval.metric_values import (
     Comparison,
     Confusion,
@@ -86,22 +98,15 @@ class MetricsError(QCStationError):
 
 
 # --- reading scores -----------------------------------------------------------------------
-_MISSING = -1.0
-_NOT_SCORED = -2.0
-
-
-# verdict codes in the pivot (and RunTable.verdict); -1 = no score row
-_CODE_OF = {"correct": 1, "wrong": 0, "not_scored": 2, "unparseable": 3, "error": 4,
-            "judge_error": 6, "invalid_item": 7, "checker_error": 8, "trivial": 9}
-_VERDICT_OF = {v: k for k, v in _CODE_OF.items()} | {5: "other"}
+# verdict codes in the pivot (and RunTable.verdict) and the sentinels of values that do not
+# count: one table with the numpy-free readers of the kept rows (item_values)
+_CODE_OF = CODE_OF
+_VERDICT_OF = VERDICT_OF
 _CODE_SQL = ("CASE verdict " + " ".join(f"WHEN '{k}' THEN {v}" for k, v in _CODE_OF.items())
              + " ELSE 5 END")
-_NOT_MODEL_CODES = tuple(_CODE_OF[v] for v in NOT_MODEL_VERDICTS)
-_EXCLUDED = -3.0          # a failure that is not the model's: left out, counted apart
-_FAILED = -4.0            # un: the model's reply failed or was unreadable: no score, counted apart
-#: the verdicts of an Understanding reply that has no judged score (the model's failure)
-UN_FAILED_VERDICTS: tuple[str, ...] = ("error", "unparseable")
-_UN_FAILED_CODES = tuple(_CODE_OF[v] for v in UN_FAILED_VERDICTS)
+_NOT_MODEL_CODES = NOT_MODEL_CODES
+_UN_FAILED_CODES = UN_FAILED_CODES
+_MISSING, _NOT_SCORED, _EXCLUDED, _FAILED = MISSING, NOT_SCORED, EXCLUDED, FAILED
 
 
 def _pivot_sql() -> str:
@@ -127,11 +132,6 @@ _PAIRS_SQL = ("SELECT seed_id, sample_idx, un, "
               "CASE WHEN typeof(keeps) IN ('integer', 'real') THEN keeps ELSE -1 END, "
               + ", ".join(f"v_{m}" for m in STORED_METRICS)
               + " FROM eval_pairs WHERE run_id = ? ORDER BY seed_id, sample_idx")
-_COUNTS_SQL = ("SELECT metric, verdict, n FROM eval_score_counts WHERE run_id = ? AND n != 0 "
-               "ORDER BY metric, verdict")
-COUNTS_FROM_SCRATCH_SQL = ("SELECT metric, verdict, COUNT(*) FROM eval_scores WHERE run_id = ? "
-                           "GROUP BY metric, verdict")
-
 
 @dataclass
 class RunTable:
@@ -219,16 +219,6 @@ def pair_rows(store: Store, run_id: int, *, from_scratch: bool = False) -> list[
                        (int(run_id),)).fetchall()
 
 
-def verdict_counts(store: Store, run_id: int, *, from_scratch: bool = False
-                   ) -> list[tuple[str, str, int]]:
-    """(metric, verdict, count) of the run's scores, by metric and verdict (kept by migration
-    14; ``from_scratch`` counts every score row)."""
-    cur = store.conn.cursor()
-    cur.row_factory = None
-    return [(str(m), str(v), int(n)) for m, v, n in cur.execute(
-        COUNTS_FROM_SCRATCH_SQL if from_scratch else _COUNTS_SQL, (int(run_id),))]
-
-
 def load_run(store: Store, run_id: int) -> RunTable:
     """The run's table: one row per item-sample, read from ``eval_pairs``."""
     row = run_row(store, run_id)
@@ -263,26 +253,6 @@ def _run_table(store: Store, row: dict[str, Any], arr: np.ndarray, seed: np.ndar
                     tasks=spec_tasks(spec), keeps=arr[:, 3].copy(),
                     two_step=isinstance(protocol, dict) and protocol.get("refinement") == "two-step",
                     synthetic=synthetic)
-
-
-def headline_rows(store: Store, run_id: int, *, from_scratch: bool = False
-                  ) -> list[tuple[str, str, str, int]]:
-    """(source, difficulty, signature, items) of the run: how many of its items have each
-    group and set of verdicts (migrations 21 and 22, ``db/kept_eval.py``: an item written since
-    the last recount is counted from its rows); ``from_scratch`` makes them
-    again from the item-sample rows (the kept rows' oracle in tests)."""
-    cur = store.conn.cursor()
-    cur.row_factory = None
-    run = int(run_id)
-    if from_scratch:
-        rows = cur.execute(headline_from_scratch_sql(), (run,))
-    elif cur.execute("SELECT 1 FROM eval_item_dirty WHERE run_id = ? LIMIT 1", (run,)).fetchone():
-        # items written since their last recount (migration 22): counted from their rows
-        rows = cur.execute(headline_kept_sql(), (run, run, run))
-    else:
-        rows = cur.execute("SELECT source, difficulty, sig, n FROM eval_headline WHERE run_id = ? "
-                           "AND n != 0 ORDER BY source, difficulty, sig", (run,))
-    return [(str(a), str(b), str(c), int(n)) for a, b, c, n in rows]
 
 
 def load_run_kept(store: Store, run_id: int) -> RunTable:

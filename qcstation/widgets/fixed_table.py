@@ -11,14 +11,29 @@ the header). Otherwise it is a ``DataTable``.
 :func:`set_rows` shows a table's rows in one step: columns as wide as their widest cell (or
 the label), so no row drawn before Textual's idle measure is cut in its row cache (a frame
 painted before that measure read 'gs  arithmeti  pendi' in a terminal until redrawn).
+
+A cell of one line that is a ``Text`` is drawn by :meth:`FixedTable._render_cell` without
+Rich's layers (``Styled(Padding(cell))`` through ``Console.render_lines``, ~0.1 ms a cell,
+0.2-0.3 ms under load: 48 cells of a new page, ~12 ms of a page turn's CPU at 1M scores):
+the cell's own line is rendered by Rich as before (``Console.render`` of the ``Text``, cut and
+padded by ``Segment.split_and_crop_lines``), kept by its content and width (the run, sample,
+metric and verdict of a results page repeat on every page), padded and styled with the
+row's styles as ``Styled`` styles it. Its segments are those of ``DataTable``'s route
+(``tests/app/test_fixed_table.py`` compares both on many tables); any other cell (a
+renderable, a taller row, a label) takes that route.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from typing import Any
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual._types import SegmentLines
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
@@ -26,8 +41,80 @@ from textual.widgets._data_table import RowKey
 from qcstation.widgets.scroll_size import set_virtual_size
 
 
+#: the lines of a cell's content kept per table (content, width: the unstyled segments)
+CELL_LINES_KEPT = 4096
+_NULL = Style.null()
+
+
 class FixedTable(DataTable[Any]):
     """A ``DataTable`` that does not measure its rows when every column's width is fixed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # a cell's padded line before the row's styles, by its content and width
+        self._cell_lines: LRUCache[tuple[Any, ...], list[Segment]] = LRUCache(CELL_LINES_KEPT)
+        #: False: every cell takes DataTable's route (the tests' reference)
+        self.fast_cells = True
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> SegmentLines:
+        """DataTable's cell, a one-line ``Text`` drawn without Rich's layers (see the module)."""
+        if not self.fast_cells or column_index < 0:
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        is_header = row_index == -1
+        row_key = self._header_row_key if is_header else self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        cache_key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor,
+                     self._update_count, self._pseudo_class_state)
+        cached = self._cell_render_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        if is_header:
+            height = self.header_height
+        else:
+            row = self.rows.get(row_key)
+            height = 0 if row is None or row.auto_height else row.height
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        padding = self.cell_padding
+        if height != 1 or not isinstance(cell, Text) or width - 2 * padding < 1:
+            return super()._render_cell(row_index, column_index, base_style, width,
+                                        cursor, hover)
+        fixed = not is_header and (row_index < self.fixed_rows
+                                   or column_index < self.fixed_columns)
+        component_style, post_style = self._get_styles_to_render_cell(
+            is_header, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        pre_style = (base_style + Style.from_meta({"row": row_index, "column": column_index})
+                     + component_style)
+        line = self._cell_line(cell, width, padding)
+        lines = [list(Segment.apply_style(line, pre_style, post_style))]
+        self._cell_render_cache[cache_key] = lines
+        return lines
+
+    def _cell_line(self, cell: Text, width: int, padding: int) -> list[Segment]:
+        """The cell's line as ``Padding(cell, (0, padding))`` renders it in ``width`` cells
+        and one line, before any style of the row: kept by the cell's content and width."""
+        options = self.app.console_options
+        key = (cell.plain, tuple(cell.spans), cell.style, cell.justify, cell.overflow,
+               cell.no_wrap, cell.end, cell.tab_size, width, padding, options.justify,
+               options.overflow)
+        line = self._cell_lines.get(key)
+        if line is None:
+            inner = width - 2 * padding
+            console = self.app.console
+            inner_options = options.update_dimensions(inner, 1).update(no_wrap=True)
+            # as Padding: the cell rendered in the inner width, cut and padded to it
+            cut = list(islice(Segment.split_and_crop_lines(
+                console.render(cell, inner_options), inner, include_new_lines=False,
+                pad=True, style=_NULL), None, 1)) or [[Segment(" " * inner, _NULL)]]
+            side = [Segment(" " * padding, _NULL)] if padding else []
+            line = [*side, *cut[0], *side]
+            self._cell_lines[key] = line
+        return line
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         new = list(new_rows)

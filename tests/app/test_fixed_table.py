@@ -78,3 +78,80 @@ async def test_a_column_sized_by_its_cells_is_still_measured() -> None:
         await pilot.pause()
         assert fixed.ordered_columns[0].content_width == len("#12 a long model name")
         assert fixed.virtual_size.width == len("#12 a long model name") + 4 + 4
+
+
+# -- the one-line cells drawn without Rich's layers: the same segments as DataTable's route --
+_WORDS = ["#1", "model-a", "gsm8k-12~3", "wrong", "correct", "87%", "–", "…", "", " ",
+          "a long run name that the column cuts", "数学", "ünïcödé", "x" * 30, "0.500"]
+_STYLES = [None, "bold", "red", "dim italic", "reverse", "on blue", "bold #ff8800 on #002244"]
+
+
+def _random_cell(rng: Any) -> Text:
+    text = Text(rng.choice(_WORDS), style=rng.choice(_STYLES) or "",
+                justify=rng.choice([None, "left", "right", "center", "full", "default"]),
+                overflow=rng.choice([None, "fold", "crop", "ellipsis", "ignore"]),
+                no_wrap=rng.choice([None, True, False]), end=rng.choice(["\n", ""]))
+    if text.plain and rng.random() < 0.5:          # a span inside the text
+        start = rng.randrange(len(text.plain))
+        text.stylize(rng.choice(_STYLES[1:]) or "bold", start, rng.randint(start, len(text.plain)))
+    if rng.random() < 0.2:
+        text.append(rng.choice(_WORDS), style=rng.choice(_STYLES) or None)
+    return text
+
+
+def _frame(table: FixedTable) -> list[list[Any]]:
+    """Every line the table draws (header, rows, the filler right of the columns), as
+    segments: text, style (colours, attributes, meta) and control."""
+    region = table.size
+    return [list(strip) for strip in table.render_lines(
+        __import__("textual.geometry", fromlist=["Region"]).Region(0, 0, region.width,
+                                                                   region.height))]
+
+
+async def test_one_line_cells_draw_the_segments_of_the_data_table_route() -> None:
+    """Many random tables (cell texts with styles, spans, every justify and overflow, wide
+    and cut texts, empty cells; cell padding 0-2; zebra stripes; row, cell and column
+    cursors; fixed rows and columns; with and without the header; the cursor moved; the
+    hover cell): the fast route's segments equal DataTable's, line by line, and with the
+    content kept from the page before (a cell seen again is not rendered again)."""
+    import random
+
+    from textual.coordinate import Coordinate
+
+    rng = random.Random(28_7)
+    app = TwoTables()
+    async with app.run_test(size=(90, 30)) as pilot:
+        table = app.query_one("#fixed", FixedTable)
+        compared = 0
+        for case in range(60):
+            n_cols, n_rows = rng.randint(1, 6), rng.randint(0, 14)
+            table.clear(columns=True)
+            table.cell_padding = rng.choice([0, 1, 1, 2])
+            table.zebra_stripes = rng.random() < 0.5
+            table.show_header = rng.random() < 0.8
+            table.cursor_type = rng.choice(["row", "cell", "column", "none"])
+            table.fixed_rows = 0
+            table.fixed_columns = rng.choice([0, 0, 1])
+            for c in range(n_cols):
+                table.add_column(_random_cell(rng) if rng.random() < 0.3 else f"C{c}",
+                                 key=f"c{c}", width=rng.choice([1, 3, 6, 12, 20]))
+            for r in range(n_rows):
+                table.add_row(*(_random_cell(rng) for _ in range(n_cols)), key=f"r{r}")
+            table.apply_dimensions()
+            table.fixed_rows = rng.choice([0, 0, 1]) if n_rows else 0
+            if n_rows:
+                table.move_cursor(row=rng.randrange(n_rows), column=rng.randrange(n_cols))
+            if rng.random() < 0.3 and n_rows:
+                table.hover_coordinate = Coordinate(rng.randrange(n_rows), rng.randrange(n_cols))
+            await pilot.pause()
+            for _ in range(2):      # then again: cells from the kept lines
+                table.fast_cells = True
+                table._clear_caches()
+                fast = _frame(table)
+                table.fast_cells = False
+                table._clear_caches()
+                slow = _frame(table)
+                assert fast == slow, case
+                compared += sum(len(line) for line in fast)
+        table.fast_cells = True
+        assert compared > 5000

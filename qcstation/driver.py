@@ -27,6 +27,12 @@ a short burst (keys typed ahead over a slow link) hands nothing on, so the Enter
 it still acts. The keys the parser held back from a paste (an ESC at its end, given out at
 its timeout) are the paste's too.
 
+A pasted ``ESC [200~`` (the start of a bracketed paste, as text in a paste that was not
+bracketed) put Textual's parser into a bracketed paste that only a ``ESC [201~`` ends: every
+key typed after it was kept as paste text, and the app took no key but Esc until then. A
+bracketed paste comes whole, so a paste still open :data:`PASTE_STALL_S` after the last read
+is ended there (:func:`end_stalled_paste`): what it held is one ``Paste``, and keys act again.
+
 Only the Linux (and macOS) terminal driver reads in chunks; :class:`ChunkingLinuxDriver` is
 Textual's ``LinuxDriver`` with its input loop (``run_input_thread``, Textual 8.2.8, pinned)
 handing each read's events to :func:`chunk_events`.
@@ -47,7 +53,8 @@ from textual.message import Message
 from qcstation.common.safe import printable
 
 __all__ = ["chunk_events", "burst_text", "BurstParser", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
-           "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus"]
+           "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus",
+           "PASTE_STALL_S", "end_stalled_paste"]
 
 #: from this many keys in one read (two of them printable) the read is a paste
 PASTE_MIN_KEYS = 3
@@ -57,6 +64,10 @@ IGNORED_PASTE_FROM = 16
 PASTE_GAP_S = 0.1
 #: a paste read this long (characters) may go on in the next read
 SPLIT_READ_FROM = 1024
+#: a bracketed paste still open this long (seconds) after the last read is ended there
+PASTE_STALL_S = 0.5
+#: what ends a bracketed paste (Textual's ``BRACKETED_PASTE_END``)
+_PASTE_END = "\x1b[201~"
 
 _KEY_TEXT = {"enter": "\n", "tab": "\t"}
 
@@ -81,6 +92,13 @@ class BurstParser(XTermParser):
     lost. Here every key after such an ESC is an ``alt+`` key with its character, and the
     reissued ESC is :data:`ESC_IN_TEXT` with the character ESC, so :func:`burst_text` gives
     the paste back with its ESCs. A real Esc (sent whole, not reissued) is unchanged."""
+
+    @property
+    def in_bracketed_paste(self) -> bool:
+        """Is the parser inside a bracketed paste (a ``ESC [200~`` came, no ``ESC [201~``
+        yet)? Read from the state of Textual's parse loop (8.2.8, pinned)."""
+        frame = self._gen.gi_frame
+        return bool(frame is not None and frame.f_locals.get("bracketed_paste"))
 
     def _sequence_to_key_events(self, sequence: str,
                                 alt: bool = False) -> Iterable[events.Key]:
@@ -217,6 +235,16 @@ class ReadChunker:
         self._posted_at, self._more_waiting = at, more_waiting
 
 
+def end_stalled_paste(parser: BurstParser, last_read_at: float, now: float) -> list[Message]:
+    """The ``Paste`` of a bracketed paste that no read has gone on with for
+    :data:`PASTE_STALL_S` (its start was pasted text: see the module's docstring), ended
+    now; nothing while the paste may still be coming or when none is open. Times are
+    seconds of a monotonic clock, given by the caller (tested without a clock)."""
+    if now - last_read_at < PASTE_STALL_S or not parser.in_bracketed_paste:
+        return []
+    return list(parser.feed(_PASTE_END))
+
+
 def text_has_focus(focused: object) -> bool:
     """Is ``focused`` a widget that takes typed text (an editable ``Input`` or ``TextArea``)?"""
     from textual.widgets import Input, TextArea
@@ -252,13 +280,15 @@ def chunking_driver_class() -> type:
             read = os.read
             process: Callable[[Message], None] = self.process_message
             chunker = ReadChunker()
+            last_read_at = monotonic()
 
             def process_selector_events(selector_events: list[tuple[selectors.SelectorKey, int]],
                                         final: bool = False) -> None:
+                nonlocal last_read_at
                 for last, (_selector_key, mask) in loop_last(selector_events):
                     if mask & EVENT_READ:
                         unicode_data = decode(read(fileno, 1024 * 4), final=final and last)
-                        read_at = monotonic()
+                        read_at = last_read_at = monotonic()
                         if not unicode_data:
                             break
                         for event in chunker.take(feed(unicode_data), self._text_focus(),
@@ -268,6 +298,8 @@ def chunking_driver_class() -> type:
                             chunker.posted(monotonic(), bool(selector.select(0)))
                 for event in chunker.take(tick(), self._text_focus(), monotonic(),
                                           held_back=True):
+                    process(event)
+                for event in end_stalled_paste(parser, last_read_at, monotonic()):
                     process(event)
 
             try:

@@ -359,3 +359,50 @@ async def test_a_bracketed_paste_into_the_fix_editor_keeps_no_control_character_
         await settle(pilot)
         assert area.text == "Let a = 1\nb\\x03c\\x7f\td\\u202eZ\nend"
         assert isinstance(app.screen, FixModal)   # no pasted character acted as a key
+
+
+async def test_a_pasted_bracketed_paste_start_does_not_swallow_the_keys_after_it(
+        qc_db: Path) -> None:
+    """A paste that was not bracketed held ``ESC [200~`` as text: Textual's parser then took
+    every later key as paste text until a ``ESC [201~`` that never came (walked in tmux: the
+    reject reason, then the review screen, took no key but Esc). A bracketed paste comes
+    whole, so one still open a while after the last read ends there: its text goes into the
+    field, and the keys typed after act again."""
+    from qcstation.driver import PASTE_STALL_S, end_stalled_paste
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        field = app.screen.query_one("#reject_typed")
+        assert app.focused is field
+        parser, chunker = BurstParser(False), ReadChunker()
+
+        def read(text: str, at: float) -> list[object]:
+            return chunker.take(parser.feed(text), True, at, size=len(text))
+
+        posted = read("short reason\x1b[200~tail\x03", 0.0) + read(" typed", 0.2)
+        assert parser.in_bracketed_paste
+        # while the paste may still be coming, nothing is ended
+        assert end_stalled_paste(parser, 0.2, 0.2 + PASTE_STALL_S / 2) == []
+        posted += end_stalled_paste(parser, 0.2, 1.0 + PASTE_STALL_S)
+        assert not parser.in_bracketed_paste
+        for message in posted:
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal) and reviews(qc_db) == []
+        assert field.value == "short reasontail typed"   # type: ignore[attr-defined]
+        # the Enter typed now is a key again: it rejects with that reason
+        keys = read("\r", 2.0)
+        assert [type(m) for m in keys] == [events.Key]
+        for message in keys:
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "short reasontail typed")]
+        # a real bracketed paste is one paste and leaves nothing open
+        assert [m.text for m in parser.feed("\x1b[200~whole\x1b[201~")] == ["whole"]  # type: ignore[attr-defined]
+        assert not parser.in_bracketed_paste
+        assert end_stalled_paste(parser, 0.0, 10.0) == []

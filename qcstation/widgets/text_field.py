@@ -9,7 +9,9 @@ burst (:mod:`qcstation.driver`) obey the same limit.
 
 :class:`SafeTextArea` is the multi-line editor's counterpart: a paste keeps its lines, and
 every other hidden character (a bracketed paste's Ctrl+C, DEL, a C1 control, a bidi
-override) is written in its visible form, never kept raw in the text or shown raw.
+override) is written in its visible form, never kept raw in the text or shown raw. Given a
+``limit``, it holds at most that many characters, a paste or a key past it cut with the same
+notice as the field's (a 50 KB paste stood whole in the fix editor, for the check to refuse).
 """
 
 from __future__ import annotations
@@ -45,10 +47,37 @@ def multi_line_text(text: str) -> str:
     return printable(text.replace("\r\n", "\n").replace("\r", "\n"), keep_newlines=True)
 
 
+def _limit_notice(widget: Widget, limit: int, what: str) -> None:
+    widget.notify(f"This {what} holds at most {limit:,} characters: the rest of the text was "
+                  "not taken.", title="Text cut", severity="warning")
+
+
 class SafeTextArea(TextArea):
     """A ``TextArea`` whose pastes keep no hidden character raw (:func:`multi_line_text`):
     Textual's own inserts a bracketed paste's text as it came, a Ctrl+C or DEL included,
-    which then stood raw in the text, its screen lines and what was saved from it."""
+    which then stood raw in the text, its screen lines and what was saved from it. With a
+    ``limit``, every edit by keyboard or paste is cut to what fits, with a notice (once,
+    until the text is shorter again)."""
+
+    def __init__(self, text: str = "", *, limit: int | None = None, **kwargs: Any) -> None:
+        self.limit = limit
+        self._limit_noted = False
+        super().__init__(text, **kwargs)
+
+    def _replace_via_keyboard(self, insert: str, start: Any, end: Any) -> Any:
+        if self.limit is not None and not self.read_only:
+            kept = len(self.text) - len(self.get_text_range(*sorted((start, end))))
+            room = self.limit - kept
+            if len(insert) > room:
+                insert = insert[:max(room, 0)]
+                if not self._limit_noted:
+                    self._limit_noted = True
+                    _limit_notice(self, self.limit, "editor")
+                if not insert and start == end:
+                    return None
+            elif kept + len(insert) < self.limit:
+                self._limit_noted = False
+        return super()._replace_via_keyboard(insert, start, end)
 
     async def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()   # TextArea's own handler would insert the raw text too
@@ -100,8 +129,7 @@ class TextField(Input):
         if self._limit_noted:
             return
         self._limit_noted = True
-        self.notify(f"This field holds at most {self.limit:,} characters: the rest of the text "
-                    "was not taken.", title="Text cut", severity="warning")
+        _limit_notice(self, self.limit, "field")
 
     def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()   # Input's own handler would insert the first line again

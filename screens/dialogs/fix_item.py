@@ -35,6 +35,18 @@ if TYPE_CHECKING:
 EDITOR_WIDTH = 94
 
 
+def fix_text_limit(dimension: str) -> int:
+    """The most characters a fix's text may hold: what the check of its dimension takes
+    (a longer notation question or key information is refused as too long)."""
+    if dimension == "arithmetic":
+        from qcstation.core.review.fixes import MAX_NOTATION_CHARS
+
+        return MAX_NOTATION_CHARS
+    from qcstation.core.construct.make.keyinfo import MAX_EDIT_CHARS
+
+    return MAX_EDIT_CHARS
+
+
 #: the editor's border takes a row above and below its text
 EDITOR_BORDER_ROWS = 2
 
@@ -138,7 +150,8 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
                    " The shown version is recorded as rejected by you, with the reason below."
                    if self.needs_reason else "")), id="fix_prompt")
             yield Static("", id="fix_error")
-            yield SafeTextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False)
+            yield SafeTextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False,
+                               limit=fix_text_limit(self.item.dimension))
             if self.needs_reason:
                 yield TextField(placeholder="What was wrong (required)", id="fix_reason",
                                 limit=500)

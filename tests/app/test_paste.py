@@ -406,3 +406,39 @@ async def test_a_pasted_bracketed_paste_start_does_not_swallow_the_keys_after_it
         assert [m.text for m in parser.feed("\x1b[200~whole\x1b[201~")] == ["whole"]  # type: ignore[attr-defined]
         assert not parser.in_bracketed_paste
         assert end_stalled_paste(parser, 0.0, 10.0) == []
+
+
+async def test_a_50_kb_paste_into_the_fix_editor_is_cut_to_what_a_fix_may_hold(
+        qc_db: Path) -> None:
+    """Walked in tmux: 50 KB pasted (not bracketed) into the fix editor stood whole in it
+    (the reason field cuts at its limit); the check would refuse the text only at Ctrl+S.
+    The editor holds what a notation fix may hold, cuts the rest with a notice, and no
+    pasted CR or ESC acts (the dialog stays, nothing is saved)."""
+    from textual.widgets import TextArea
+
+    from qcstation.core.review.fixes import MAX_NOTATION_CHARS
+    from screens.dialogs.fix_item import FixModal
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, FixModal)
+        area = app.screen.query_one("#fix_text", TextArea)
+        assert app.focused is area
+        before = area.text
+        big = (PASTE * 6)[:50_000]
+        for message in _reads(big, focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert isinstance(app.screen, FixModal) and reviews(qc_db) == []
+        assert len(area.text) == MAX_NOTATION_CHARS and area.text.endswith(before)
+        assert "\x1b" not in area.text and "\r" not in area.text
+        assert any(f"at most {MAX_NOTATION_CHARS:,} characters" in n
+                   for n in notifications(app))
+        # a key typed at the limit is not taken either; one typed after a delete is
+        await pilot.press("z")
+        assert len(area.text) == MAX_NOTATION_CHARS and "z" not in area.text[:1]
+        await pilot.press("backspace", "z")
+        assert len(area.text) == MAX_NOTATION_CHARS

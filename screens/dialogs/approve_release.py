@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Label, RadioSet, Static
@@ -35,6 +36,12 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="approve-cancel"),
         Binding("ctrl+s", "submit", "Approve", id="approve-submit"),
+        # the choice's own up/down wait in its queue, behind an Enter that runs at once: a
+        # fast "down, Enter" chose the first choice (walked in tmux: family asked, set made)
+        Binding("down", "choice(1)", "Next choice", show=False, priority=True,
+                id="approve-choice-next"),
+        Binding("up", "choice(-1)", "Previous choice", show=False, priority=True,
+                id="approve-choice-previous"),
     ]
 
     def __init__(self, name: str, version: str, *, scope: str = "") -> None:
@@ -48,8 +55,12 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
             what = (f"every verified or accepted item of the derived set "
                     f"{one_line(self.scope, 30)}" if self.scope else
                     "every seed of the working set whose four dimensions are verified or accepted")
-            yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards."),
-                         id="approve_prompt")
+            first = ("Choose the splits first (up/down, Enter); the name and version are "
+                     "suggested (Shift+Tab changes them)." if self.scope else
+                     "The version comes first: the name is suggested, the one a new version "
+                     "keeps (Shift+Tab changes it).")
+            yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards. "
+                              + first), id="approve_prompt")
             yield Label("Name")
             # a paste of any size is one paste, cut to the limit with a notice: a pasted CR
             # or ESC is text, never the key that approves or cancels
@@ -71,7 +82,24 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
         dialog.border_title = ("Approve a release of set " + one_line(self.scope, 30)
                                if self.scope else "Approve release")
         dialog.border_subtitle = "Enter on notes or ctrl+s approves · Esc cancels"
-        self.set_focus(self.query_one("#release_version", Input))
+        # the first field the curator must decide: the split layout of a derived release
+        # (name and version are suggested); the version of the working set's (the prompt
+        # says so)
+        if self.scope:
+            self.set_focus(self.query_one("#release_splits", RadioSet))
+        else:
+            self.set_focus(self.query_one("#release_version", Input))
+
+    def action_choice(self, step: int) -> None:
+        """Up/down on the split choice, at once (in order with Enter); elsewhere the key
+        goes on as usual."""
+        choice = self.focused
+        if not isinstance(choice, RadioSet):
+            raise SkipAction()
+        if step > 0:
+            choice.action_next_button()
+        else:
+            choice.action_previous_button()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -30,8 +30,21 @@ class OrderedFields(ModalScreen[Result]):
     the last calls :meth:`submit_fields`."""
 
     FIELDS: tuple[str, ...] = ()
+    # Tab and Shift+Tab move the focus at once too: as Textual's (app) bindings they acted
+    # only once the key had gone through the focused field's queue, after the keys typed
+    # behind them had been taken there, and after an Enter (a priority binding) had run
     BINDINGS = [Binding("enter", "next_field", "Next", show=False, priority=True,
-                        id="fields-next"), DIALOG_HELP]
+                        id="fields-next"),
+                Binding("tab", "focus_next_now", "Next field", show=False, priority=True,
+                        id="fields-tab"),
+                Binding("shift+tab", "focus_previous_now", "Previous field", show=False,
+                        priority=True, id="fields-shift-tab"), DIALOG_HELP]
+
+    def action_focus_next_now(self) -> None:
+        self.focus_next()
+
+    def action_focus_previous_now(self) -> None:
+        self.focus_previous()
 
     def _inputs(self) -> list[Input]:
         return [self.query_one(f"#{name}", Input) for name in self.FIELDS]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import Input
 
 from db import Store
@@ -128,7 +129,7 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
         modal = app.screen
         assert isinstance(modal, ApproveReleaseModal)
         assert modal.splits() == "set"                 # the default
-        await pilot.press("tab", "down", "enter")      # version -> the choice -> family
+        await pilot.press("down", "enter")             # the choice (focused first) -> family
         await settle(pilot)
         assert modal.splits() == "family" and modal.focused is modal.query_one("#release_notes")
         await pilot.press("ctrl+s")
@@ -287,3 +288,44 @@ async def test_a_derived_items_name_keeps_its_transform_and_index_in_the_review_
         tail = screen.item.key[screen.item.key.rindex("~"):]
         title = next(r for r in screen_text(app).splitlines() if "─" in r and "~" in r)
         assert tail in title and "…" in title, title
+
+
+async def test_the_approve_dialog_opens_on_the_split_choice_and_takes_fast_keys_in_order(
+        db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Walked in tmux: the dialog opened on the version, and Tab, Down, Enter typed at once
+    (one read of the terminal) approved one split, not one per family: Enter (a priority
+    binding) ran before Tab and Down had gone through the version field's queue. It opens on
+    the choice the curator must make (the prompt says why), and keys act in the order typed."""
+    from screens.dialogs.approve_release import ApproveReleaseModal
+    from tests.app.test_paste import _reads
+
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        while (item := next_item(store, ANNOTATOR, scope="dyn")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+    monkeypatch.chdir(tmp_path)
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("l", "s", "a"):
+            await pilot.press(key)
+            await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, ApproveReleaseModal)
+        assert modal.focused is modal.query_one("#release_splits")
+        assert "Choose the splits first" in flat(screen_text(app))
+        # down and Enter in one read: family chosen, the notes next
+        for message in _reads("\x1b[B\r", focus=False):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert modal.splits() == "family" and modal.focused is modal.query_one("#release_notes")
+        # Shift+Tab twice and a version typed at once land in the version, in order
+        modal.query_one("#release_version", Input).value = ""
+        for message in _reads("\x1b[Z\x1b[Z", focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        for key in "2.0":
+            app.post_message(events.Key(key, key))
+        await settle(pilot)
+        assert modal.query_one("#release_version", Input).value == "2.0"
+        assert modal.query_one("#release_notes", Input).value == ""

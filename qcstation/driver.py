@@ -97,7 +97,7 @@ class BurstParser(XTermParser):
     def in_bracketed_paste(self) -> bool:
         """Is the parser inside a bracketed paste (a ``ESC [200~`` came, no ``ESC [201~``
         yet)? Read from the state of Textual's parse loop (8.2.8, pinned)."""
-        frame = self._gen.gi_frame
+        frame = getattr(self._gen, "gi_frame", None)
         return bool(frame is not None and frame.f_locals.get("bracketed_paste"))
 
     def _sequence_to_key_events(self, sequence: str,

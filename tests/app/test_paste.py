@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import events
+from textual.message import Message
 
 from qcstation.app import make_app
 from qcstation.core.review.decisions import MAX_REASON_CHARS
@@ -380,7 +381,7 @@ async def test_a_pasted_bracketed_paste_start_does_not_swallow_the_keys_after_it
         assert app.focused is field
         parser, chunker = BurstParser(False), ReadChunker()
 
-        def read(text: str, at: float) -> list[object]:
+        def read(text: str, at: float) -> list[Message]:
             return chunker.take(parser.feed(text), True, at, size=len(text))
 
         posted = read("short reason\x1b[200~tail\x03", 0.0) + read(" typed", 0.2)
@@ -390,20 +391,20 @@ async def test_a_pasted_bracketed_paste_start_does_not_swallow_the_keys_after_it
         posted += end_stalled_paste(parser, 0.2, 1.0 + PASTE_STALL_S)
         assert not parser.in_bracketed_paste
         for message in posted:
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         assert isinstance(app.screen, RejectReasonModal) and reviews(qc_db) == []
-        assert field.value == "short reasontail typed"   # type: ignore[attr-defined]
+        assert field.value == "short reasontail typed"
         # the Enter typed now is a key again: it rejects with that reason
         keys = read("\r", 2.0)
         assert [type(m) for m in keys] == [events.Key]
         for message in keys:
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
             [("reject", "short reasontail typed")]
         # a real bracketed paste is one paste and leaves nothing open
-        assert [m.text for m in parser.feed("\x1b[200~whole\x1b[201~")] == ["whole"]  # type: ignore[attr-defined]
+        assert [m.text for m in parser.feed("\x1b[200~whole\x1b[201~")] == ["whole"]
         assert not parser.in_bracketed_paste
         assert end_stalled_paste(parser, 0.0, 10.0) == []
 
@@ -430,7 +431,7 @@ async def test_a_50_kb_paste_into_the_fix_editor_is_cut_to_what_a_fix_may_hold(
         before = area.text
         big = (PASTE * 6)[:50_000]
         for message in _reads(big, focus=True):
-            app.post_message(message)  # type: ignore[arg-type]
+            app.post_message(message)
         await settle(pilot)
         assert isinstance(app.screen, FixModal) and reviews(qc_db) == []
         assert len(area.text) == MAX_NOTATION_CHARS and area.text.endswith(before)

@@ -720,3 +720,27 @@ def test_key_information_from_ten_random_outputs(gsm8k: dict, seed: str, text: s
     f = _keyinfo(gsm8k[seed])
     assert text in f["known_quantities"], f["known_quantities"]
     assert fragment not in f["known_quantities"]
+
+
+def test_an_operator_swap_with_a_short_result_comes_first(gsm8k: dict) -> None:
+    # (lane un5) 562: "2 * 130 pounds" -> "2 / 130 pounds = 0.02" was rounded, a second change
+    # besides the operator, though the other steps' swaps give short results ("540 pounds * 3")
+    from qcstation.core.construct.make.inject import inject_errors
+
+    s = gsm8k["562"]
+    answer = s["solution"] + "\n#### " + s["answer_text"]
+    for rng in range(12):
+        res = inject_errors(answer, types=["operator_misuse"], rng_seed=rng, question=s["question"])
+        assert "2 / 130" not in res.errors[0].modified and "rounded" not in res.errors[0].description
+
+
+def test_a_rounded_operator_swap_says_so(gsm8k: dict) -> None:
+    # 720 ("25 x 7 = 175" its only swap that reaches the answer: "25 / 7 = 3.57"): the record
+    # says the result is rounded, never that the arithmetic is exact
+    from qcstation.core.construct.make.inject import inject_errors
+
+    s = gsm8k["720"]
+    answer = s["solution"] + "\n#### " + s["answer_text"]
+    res = inject_errors(answer, types=["operator_misuse"], rng_seed=720, question=s["question"])
+    assert "25 / 7= 3.57" in res.errors[0].modified
+    assert "(correct arithmetic for the wrong operator, rounded)" in res.errors[0].description

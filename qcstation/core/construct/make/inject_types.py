@@ -161,6 +161,9 @@ def _operator_misuse(st: ChainState) -> EditRecord:
     if not candidates:
         raise InjectionError("no operator whose swap changes a computation")
     st.rng.shuffle(candidates)
+    # a swap whose result has a short decimal first: "2 / 130 pounds = 0.02" is rounded, a second
+    # change a reader would have to find besides the operator (720's "25 / 7 = 3.57")
+    candidates.sort(key=lambda c: (c[5] * 10_000).denominator != 1)
     gold = need_final(st)
     for step, comp, pos, op, swapped, new_value in candidates:
         snap = snapshot(st)
@@ -183,9 +186,10 @@ def _operator_misuse(st: ChainState) -> EditRecord:
         st.touched.add(step.id)
         expr_old = old[comp.expr_start : comp.expr_end].strip()
         expr_new = text[comp.expr_start : comp.expr_end].strip()
+        rounded = "" if (new_value * 10_000).denominator == 1 else ", rounded"
         return EditRecord("operator_misuse", step.id, old, step.text,
                        f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {brace(expr_old)} "
-                       f"became {brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator); "
+                       f"became {brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator{rounded}); "
                        "the later steps use that value", propagated=propagated)
     raise InjectionError("no operator swap whose result reaches the final answer")
 

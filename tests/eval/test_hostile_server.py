@@ -274,23 +274,34 @@ def test_cause4_outputs_are_stored_while_slow_scoring_goes_on(qs_db: Path, fake_
     from qcstation.eval import scorers
 
     frozen: list[int] = []
+    started = threading.Event()
     start = live_scoring.LiveScoring._start_worker
 
     def start_then_freeze(self: Any) -> None:      # a scorer that never gets to score
         start(self)
         os.kill(self._proc.pid, signal.SIGSTOP)
         frozen.append(self._proc.pid)
+        started.set()
 
     monkeypatch.setattr(live_scoring.LiveScoring, "_start_worker", start_then_freeze)
     monkeypatch.setattr(runner, "LIVE_DRAIN_S", 0.5)
-    fake_openai.responder = lambda req: "\\boxed{10^{10^{10}}}"
+    # an answer only the math-verify workers decide (the frozen scorer's, then the pass's), and
+    # quickly: the scoring pass below checks all 40 (10^{10^{10}}, once needed by a scorer
+    # slowed by sleeping, made each of them run out its CPU limit: minutes under load). The
+    # first 5 are answered at once, the rest once the scorer has started (with the first stored
+    # answer) and is frozen: a run that ended first would start no scorer on a slow machine.
+    answered = itertools.count()
+    fake_openai.responder = lambda req: (next(answered) < 5 or started.wait(600), "\\boxed{\\sqrt{100}}")[1]
     cfg = config({"m": local_model(fake_openai.base_url)})
     run_id = _run(qs_db, cfg, limit=20)
-    t0 = time.monotonic()
-    prog = execute_run(qs_db, run_id, cfg, live_score=True)
-    took = time.monotonic() - t0
+    box: dict[str, Any] = {}
+    t = threading.Thread(target=lambda: box.update(p=execute_run(qs_db, run_id, cfg, live_score=True)),
+                         daemon=True)
+    t.start()
+    t.join(600)          # a guard, not a pace: waiting on the frozen scorer would never end
+    assert not t.is_alive(), "storing waited on the frozen scorer"
+    prog = box["p"]
     assert prog.status == "done" and len(_outputs(qs_db, run_id)) == 20
-    assert took < 120, took                   # storing never waited on the frozen scorer (it never answers)
     assert frozen and not os.path.exists(f"/proc/{frozen[0]}")    # stopped, not left behind
     with Store(qs_db) as s:
         assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0

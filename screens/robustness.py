@@ -61,17 +61,19 @@ def wrapped_header(header: str, width: int = 10) -> str:
 
 
 def visible_columns(table: DataTable[Any], width: int) -> tuple[list[int], bool]:
-    """The indexes of the columns wholly shown in ``width`` cells from the table's
-    horizontal scroll position, and whether columns are hidden on the left."""
-    x = 0
-    left = int(table.scroll_x)
+    """The indexes of the scrolling columns wholly shown in ``width`` cells (the fixed label
+    columns first, then the others from the table's horizontal scroll position), and whether
+    columns are hidden on the left."""
+    widths = [column.get_render_width(table) for column in table.ordered_columns]
+    fixed = min(table.fixed_columns, len(widths))
+    start = int(table.scroll_x) + sum(widths[:fixed])
     shown: list[int] = []
-    for index, column in enumerate(table.ordered_columns):
-        w = column.get_render_width(table)
-        if x >= left and x + w <= left + width:
+    x = 0
+    for index, w in enumerate(widths):
+        if index >= fixed and x >= start and x + w <= start - sum(widths[:fixed]) + width:
             shown.append(index)
         x += w
-    return (shown or [0]), left > 0
+    return (shown or [fixed]), int(table.scroll_x) > 0
 
 
 class RobustnessScreen(QCScreen):
@@ -106,12 +108,15 @@ class RobustnessScreen(QCScreen):
         self.data: DiagnosisLoaded | None = None
         self.busy = True
         self.head = Text("")
+        self._fits = 0                 # widths set to end the table at a whole column
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Computing the diagnosis…", id="robust_title")
         yield PlotextPlot(id="robust_chart")
-        yield DataTable(id="robust_table", cursor_type="row", zebra_stripes=True)
+        # the label column (dimension, item) stays in view when the others scroll
+        yield DataTable(id="robust_table", cursor_type="row", zebra_stripes=True,
+                        fixed_columns=1)
         with VerticalScroll(id="robust_item"):
             yield Static("", id="robust_item_text")
         yield KeyFooter()
@@ -126,6 +131,7 @@ class RobustnessScreen(QCScreen):
         self._load()
 
     def _table_resized(self, _size: object) -> None:
+        self._fits = 0
         self.call_after_refresh(self._mark_cut_columns)
 
     def help_notes(self) -> RenderableType:
@@ -238,18 +244,35 @@ class RobustnessScreen(QCScreen):
 
     def _mark_cut_columns(self) -> None:
         """A table wider than the screen says so, and how to see the rest: no column (a
-        memorisation count of 13 read as 1) is cut silently."""
+        memorisation count of 13 read as 1) is cut silently. The table ends at the last
+        column wholly in view (a part of the next one read '0.' for 0.75), and the note
+        counts the value columns, not the label column that stays."""
         table = self.query_one("#robust_table", DataTable)
         title = self.query_one("#robust_title", Static)
-        width = table.scrollable_content_region.width
-        total = table.virtual_size.width
-        if not table.columns or total <= width:
+        widths = [column.get_render_width(table) for column in table.ordered_columns]
+        # the table's border and scroll bar, as drawn now
+        chrome = max(0, table.outer_size.width - table.scrollable_content_region.width)
+        room = max(1, (self.size.width or self.app.size.width) - chrome)
+        if not widths or sum(widths) <= room:
+            if table.styles.width is not None:
+                table.styles.width = None
             table.border_subtitle = ""
             return
-        shown, left = visible_columns(table, width)
+        shown, left = visible_columns(table, room)
+        fixed = min(table.fixed_columns, len(widths))
+        whole = sum(widths[:fixed]) + sum(widths[at] for at in shown)
+        region = table.scrollable_content_region.width
+        if region != whole and self._fits < 3:
+            # the region the whole columns need; the border and scroll bars are what they
+            # are once laid out at that width: looked at again after the refresh
+            self._fits += 1
+            table.styles.width = table.outer_size.width + whole - region
+            self.call_after_refresh(self._mark_cut_columns)
         table.border_subtitle = ""
-        note = Text(f"\ncolumns {shown[0] + 1}-{shown[-1] + 1} of {len(table.columns)} shown"
-                    + (" · → shows the rest" if shown[-1] + 1 < len(table.columns) else "")
+        values = len(widths) - fixed
+        first, last = shown[0] - fixed + 1, shown[-1] - fixed + 1
+        note = Text(f"\ncolumns {first}-{last} of {values} shown"
+                    + (" · → shows the rest" if last < values else "")
                     + (" · ← goes back" if left else ""), style="yellow")
         title.update(Text.assemble(self.head, note))
 
@@ -298,20 +321,22 @@ class RobustnessScreen(QCScreen):
 
     def action_scroll_columns(self, step: int) -> None:
         table = self.query_one("#robust_table", DataTable)
-        # a column at a time: to the start of the next column not wholly shown (or back)
-        width = table.scrollable_content_region.width
-        starts, x = [], 0
-        for column in table.ordered_columns:
-            starts.append(x)
-            x += column.get_render_width(table)
+        # a column at a time: the first scrolling column in view moves one column on (or
+        # back), each column at its start, up to the last one wholly in view
+        widths = [column.get_render_width(table) for column in table.ordered_columns]
+        fixed = min(table.fixed_columns, len(widths))
+        starts = [sum(widths[fixed:at]) for at in range(fixed, len(widths))]
+        chrome = max(0, table.outer_size.width - table.scrollable_content_region.width)
+        room = max(1, (self.size.width or self.app.size.width) - chrome - sum(widths[:fixed]))
+        last = max(0, sum(widths[fixed:]) - room)          # the last column wholly in view
         left = int(table.scroll_x)
         if step > 0:
-            target = next((st for st, end in zip(starts, [*starts[1:], x])
-                           if end > left + width), left)
-            target = min(target, max(0, x - width))
+            target = min(next((st for st in starts if st > left), left),
+                         next((st for st in starts if st >= last), last))
         else:
             target = max((st for st in starts if st < left), default=0)
         table.scroll_to(x=target, animate=False)
+        self._fits = 0
         self.call_after_refresh(self._mark_cut_columns)
 
     def action_next_table(self) -> None:
@@ -329,6 +354,7 @@ class RobustnessScreen(QCScreen):
         self._show_table()
 
     def _show_table(self) -> None:
+        self._fits = 0
         self.query_one("#robust_item").display = False
         self.query_one("#robust_table").display = True
         self._draw()

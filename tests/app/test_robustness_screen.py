@@ -109,7 +109,7 @@ async def test_at_80_columns_a_wide_table_says_what_it_cut_and_scrolls(
             await settle(pilot)
         headers = screen.data.tables[screen.run][screen.table].headers
         text = flat(screen_text(app))
-        assert f"of {len(headers)} shown · → shows the rest" in text, text
+        assert f"of {len(headers) - 1} shown · → shows the rest" in text, text
         # the table's rows in view at 24 rows: its note (8 lines here) is behind F1, where it
         # left the table no line (lane tui9)
         table = screen.data.tables[screen.run][screen.table]
@@ -130,7 +130,7 @@ async def test_at_80_columns_a_wide_table_says_what_it_cut_and_scrolls(
             if "→ shows the rest" not in flat(screen_text(app)):
                 break
         text = flat(screen_text(app))
-        assert f"-{len(headers)} of {len(headers)} shown" in text and "← goes back" in text
+        assert f"-{len(headers) - 1} of {len(headers) - 1} shown" in text and "← goes back" in text
         assert str(headers[-1]).split()[0] in text       # the last column, wholly in view
 
 
@@ -150,3 +150,40 @@ async def test_the_first_table_shown_says_what_it_cut(db: Path, runs: dict[str, 
         table = screen.query_one("#robust_table", DataTable)
         assert table.virtual_size.width > table.scrollable_content_region.width  # cut
         assert "shown · → shows the rest" in flat(screen_text(app)), flat(screen_text(app))
+
+
+async def test_a_wide_table_shows_whole_columns_and_keeps_its_labels(
+        db: Path, runs: dict[str, int]) -> None:
+    """Walked at 80x24: the note said 'columns 1-5 of 11' counting the label column, and the
+    column cut at the right edge showed its start ('1.000 [1.00', '0.' for 0.75). The label
+    column stays when the others scroll, the table ends at the last whole column, and the
+    note counts the value columns."""
+    from textual.widgets import DataTable
+
+    from screens.robustness import visible_columns
+
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.open_screen("robustness", [runs["dyn-rel"]])     # its first table is wide
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RobustnessScreen) and screen.data is not None
+        table = screen.query_one("#robust_table", DataTable)
+        headers = screen.data.tables[screen.run][screen.table].headers
+        label = str(screen.data.tables[screen.run][screen.table].rows[0][0])
+        for step in range(len(headers)):
+            widths = [c.get_render_width(table) for c in table.ordered_columns]
+            chrome = table.outer_size.width - table.scrollable_content_region.width
+            shown, _left = visible_columns(table, 80 - chrome)
+            region = table.scrollable_content_region.width
+            # no part of a column: the table ends where its last whole column ends
+            assert region == widths[0] + sum(widths[at] for at in shown), (step, region, shown)
+            text = flat(screen_text(app))
+            assert f"columns {shown[0]}-{shown[-1]} of {len(headers) - 1} shown" in text, text
+            assert label in screen_text(app).split("shown")[-1]        # the labels stay
+            if shown[-1] == len(headers) - 1:
+                break
+            await pilot.press("right")
+            await settle(pilot)
+        assert shown[-1] == len(headers) - 1 and "← goes back" in flat(screen_text(app))

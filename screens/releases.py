@@ -152,7 +152,14 @@ class ReleasesScreen(QCScreen):
         self.query_one("#blockers").border_title = "New release"
         self.query_one("#release_detail").border_title = "Details"
         table.focus()
+        # the page's scroll bar takes room from the names only while it shows
+        self.watch(self.query_one("#releases_body"), "show_vertical_scrollbar",
+                   self._body_bar_changed, init=False)
         self.action_refresh()
+
+    def _body_bar_changed(self, _shown: bool) -> None:
+        if self.releases:
+            self._fill_table(self.query_one("#release_table", DataTable).cursor_row)
 
     def help_notes(self) -> RenderableType:
         curators = ", ".join(self.qc_app.settings.curators) or "none configured"
@@ -237,8 +244,16 @@ class ReleasesScreen(QCScreen):
         for cells in rest:
             widths = [max(known, cell.cell_len) for known, cell in zip(widths, cells)]
         body = self.query_one("#releases_body")
-        reserve = (2 + table.styles.scrollbar_size_vertical
-                   + body.styles.scrollbar_size_vertical)
+        # the border, and the scroll bars shown: the table's when its rows pass its height
+        # (max-height less the border and the header), the page's when it scrolls (both
+        # were kept, 4 columns a name could have had, with neither shown)
+        max_height = table.styles.max_height
+        rows_room = (int(max_height.value) - 2 - table.header_height
+                     if max_height is not None and max_height.is_cells else None)
+        table_bar = rows_room is not None and len(texts) > rows_room
+        reserve = (2 + (table.styles.scrollbar_size_vertical if table_bar else 0)
+                   + (body.styles.scrollbar_size_vertical if body.show_vertical_scrollbar
+                      else 0))
         screen_width = self.size.width or self.app.size.width
         room = screen_width - reserve - sum(width + pad for width in widths) - 3 * pad
         while sum(rooms) > room:

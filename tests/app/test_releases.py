@@ -242,3 +242,26 @@ async def test_long_release_names_are_cut_in_the_middle_and_the_table_fits_80_co
         wider = sorted(str(table.get_row_at(row)[0]) for row in range(3))[:2]
         for name, shown, narrow in zip(LONG_NAMES, wider, names):
             assert len(shown) > len(narrow) and shown.endswith(name[-3:]), (shown, narrow)
+
+
+async def test_the_names_take_the_room_of_scroll_bars_not_shown(qc_db: Path) -> None:
+    """The Name, Version and Set columns were cut to leave room for the table's and the
+    page's scroll bars (4 columns at 80) when neither showed: with three releases and a page
+    that fits, the columns fill the table to its border."""
+    pass_the_gate(qc_db)
+    config = make_config(curators=["alice"], dimensions=["arithmetic"], defect_threshold=0.5)
+    with Store(qc_db) as store:
+        for name in LONG_NAMES:
+            rel.approve_release(store, name, "1.0.0", actor="alice", cfg=config)
+        rel.approve_release(store, "smart", LONG_VERSION, actor="alice", cfg=config)
+    app = make_app(qc_db, config=config, account="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "l")
+        screen = _releases(app)
+        table = screen.query_one("#release_table", DataTable)
+        assert not table.show_vertical_scrollbar
+        assert not screen.query_one("#releases_body").show_vertical_scrollbar
+        used = sum(column.get_render_width(table) for column in table.ordered_columns)
+        assert table.max_scroll_x == 0
+        assert used == table.scrollable_content_region.width, \
+            (used, table.scrollable_content_region.width)

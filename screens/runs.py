@@ -45,6 +45,13 @@ POLL_RUNNING_S = 3.0
 POLL_IDLE_S = 10.0
 
 
+#: the Run and Items-from columns at most (cells); at 80 columns they give up what the
+#: figures need, down to NAME_MIN each
+RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 18, 15, 10
+#: the table's rows in view (its max-height less the border and the header)
+VISIBLE_RUN_ROWS = 7
+
+
 class RunsScreen(QCScreen):
     """``n`` new run · Enter resumes · ``b`` browse results · ``c`` charts · Esc cancels/back."""
 
@@ -157,8 +164,9 @@ class RunsScreen(QCScreen):
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
         table.clear()
+        widths = self._name_widths(self.runs)
         for run in self.runs:
-            table.add_row(*self._cells(run), key=str(run.run_id))
+            table.add_row(*self._cells(run, *widths), key=str(run.run_id))
         if self.runs:
             rows = [r.run_id for r in self.runs]
             keep = selected.run_id if selected is not None and selected.run_id in rows else None
@@ -168,18 +176,51 @@ class RunsScreen(QCScreen):
                                  + " · refreshes by itself (F5 now)")
         self._show_selected()
 
-    def _cells(self, run: RunSummary) -> tuple[Text, ...]:
-        status = run.status
-        if run.run_id == self.active_run:
-            status = "running"
+    def _cells(self, run: RunSummary, run_width: int = RUN_COLUMN,
+               release_width: int = RELEASE_COLUMN) -> tuple[Text, ...]:
         # the narrow column names the run; the detail below adds its model and protocol
         # cut in the middle: two runs of one model keep their ends ('#3 basel…-08-06'), two
         # versions of a release their version ('variants…@1.0.0')
-        return (Text(run_cell(f"#{run.run_id} {run.name or run.model}", 18)),
-                Text(release_cell(run.release, 15)), Text(status),
-                Text(progress_cell(run)),
+        return (Text(run_cell(f"#{run.run_id} {run.name or run.model}", run_width)),
+                Text(release_cell(run.release, release_width)), *self._figure_cells(run))
+
+    def _figure_cells(self, run: RunSummary) -> tuple[Text, ...]:
+        status = run.status
+        if run.run_id == self.active_run:
+            status = "running"
+        return (Text(status), Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)) if run.headline else "…",
                        justify="right") for m in METRICS))
+
+    def _name_widths(self, runs: list[RunSummary]) -> tuple[int, int]:
+        """The cells the Run and Items-from columns have: what the status, progress and
+        score columns leave at this width (whole), the table's border and its scroll bar
+        when its rows pass its height. At 80 columns names of 18 and 15 cells pushed the
+        last score out of view, '100%' reading '1'."""
+        table = self.query_one("#runs_table", DataTable)
+        pad = 2 * table.cell_padding
+        labels = [str(column.label) for column in table.ordered_columns]
+        widths = [len(label) for label in labels[2:]]
+        for run in runs:
+            widths = [max(w, cell.cell_len) for w, cell in zip(widths, self._figure_cells(run))]
+            # the progress of a run going on grows to its total ('2265/2265')
+            widths[1] = max(widths[1], len(progress_text(run.n_requests or 0, run.n_requests or 0)))
+        bar = table.styles.scrollbar_size_vertical if len(runs) > VISIBLE_RUN_ROWS else 0
+        screen_width = self.size.width or self.app.size.width
+        room = screen_width - 2 - bar - sum(w + pad for w in widths) - 2 * pad
+        names = [len(run_cell(f"#{run.run_id} {run.name or run.model}", RUN_COLUMN))
+                 for run in runs]
+        releases = [len(release_cell(run.release, RELEASE_COLUMN)) for run in runs]
+        run_width = max([len(labels[0]), *names])
+        release_width = max([len(labels[1]), *releases])
+        while run_width + release_width > room:
+            if run_width - NAME_MIN >= release_width - NAME_MIN and run_width > NAME_MIN:
+                run_width -= 1
+            elif release_width > NAME_MIN:
+                release_width -= 1
+            else:
+                break                  # no room left: the table scrolls sideways
+        return run_width, release_width
 
     def _selected(self) -> RunSummary | None:
         table = self.query_one("#runs_table", DataTable)

@@ -374,3 +374,24 @@ async def test_a_zero_bar_and_a_level_without_data_read_apart(
         assert not any("no data" in line for line in first_run), lines
         assert any(f"no data (no bar): {cut['none']}" in line for line in second_run), lines
         assert not any("0% (no bar)" in line for line in second_run), lines
+
+
+async def test_the_runs_table_shows_every_score_whole_at_80_columns(tmp_path: Path) -> None:
+    """Walked at 80x24: the runs table's last score was cut at the border ('100%' read '1'),
+    the Run and Items-from columns keeping 18 and 15 cells. They give up what the scores
+    need; every column shows whole."""
+    from textual.widgets import DataTable
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-07-18", limit=4)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        table = app.screen.query_one("#runs_table", DataTable)
+        assert table.max_scroll_x == 0, (table.virtual_size, table.scrollable_content_region)
+        row = next(line for line in screen_text(app).splitlines() if "│ #" in line)
+        assert row.rstrip().removesuffix("│").rstrip().endswith("%"), row
+        assert "…4-07-18" in row, row         # the name cut in its middle, its end kept

@@ -443,3 +443,19 @@ async def test_a_50_kb_paste_into_the_fix_editor_is_cut_to_what_a_fix_may_hold(
         assert len(area.text) == MAX_NOTATION_CHARS and "z" not in area.text[:1]
         await pilot.press("backspace", "z")
         assert len(area.text) == MAX_NOTATION_CHARS
+
+
+async def test_one_paste_ignored_in_parts_is_one_notice(qc_db: Path) -> None:
+    """Walked in tmux: 50 KB pasted onto the review screen came in many reads (and was split
+    where a sequence in it was no key); each part was dropped with its own notice, a stack of
+    'A paste of 654 / 1,249 / 158 characters was ignored'. The parts of one paste make one
+    notice with their total."""
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for characters in (654, 1249, 158):
+            app.post_message(IgnoredPaste(characters))
+        await settle(pilot)
+        shown = [n for n in notifications(app) if "was ignored" in n]
+        assert len(shown) == 1 and "A paste of 2,061 characters was ignored" in shown[0], shown
+        assert isinstance(app.screen, ReviewScreen) and reviews(qc_db) == []

@@ -643,7 +643,11 @@ def _headline_from_table(store: Store, run_id: int) -> dict[str, Headline]:
 
 def _never_judged(metric: str, counts: dict[str, int]) -> bool:
     """Understanding left unjudged (no judge configured) on every item-sample that has a
-    reply: not computed, never the 0 its failed requests alone would make."""
+    reply, or any metric whose every counted row is a failed request (no reply at all): not
+    computed, never the 0 its failed requests alone would make."""
+    if counts.get("error", 0) and not any(counts.get(v, 0) for v in ("correct", "wrong", "unparseable",
+                                                                        "trivial")):
+        return True
     return (metric == "un" and counts.get("not_scored", 0) > 0
             and not counts.get("correct", 0) and not counts.get("wrong", 0))
 

@@ -384,6 +384,14 @@ def _metric(table: RunTable, code: str, *, n_boot: int, seed: int,
         # no judge configured: the failed requests alone would make a figure of 0
         mv.n_samples, mv.note = 0, "not computed: no judge configured ([[judges]] in qcstation.toml)"
         return mv
+    if mv.n_samples and _only_failed_requests(table, code, counted):
+        # every item-sample counted is a request that failed (no reply at all): a figure of 0
+        # would be made of the server's failures alone (a batch of HTTP 500s: 'ACC@Fi 0.0%')
+        mv.n_samples, mv.note = 0, (f"not computed: every request failed ({sum(mv.counts.values()) or mv.n_samples:,} "
+                                    "item-samples, no reply); `qcstation eval resume RUN --retry-errors` "
+                                    "asks them again")
+        mv.counts = {}
+        return mv
     iv = table.item_values(code, pair_mask)
     iv = iv[~np.isnan(iv)]
     mv.n = int(iv.shape[0])
@@ -416,6 +424,15 @@ def _not_model(table: RunTable, code: str, pair_mask: np.ndarray | None) -> dict
                 out[name] = out.get(name, 0) + k
                 taken |= hit
     return out
+
+
+def _only_failed_requests(table: RunTable, code: str, counted: np.ndarray) -> bool:
+    """Whether every item-sample ``code`` counts is a failed request (verdict ``error`` in one
+    of its inputs): no reply of the model stands behind the figure."""
+    failed = np.zeros(table.n_pairs, dtype=bool)
+    for m in NEEDS[code]:
+        failed |= table.verdict[m] == _CODE_OF["error"]
+    return bool(counted.any()) and bool(failed[counted].all())      # (counted is masked already)
 
 
 def _never_judged(table: RunTable, pair_mask: np.ndarray | None) -> bool:

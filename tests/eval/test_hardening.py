@@ -206,6 +206,47 @@ def test_llm_un_without_a_judge_is_not_computed_never_0(qs_db: Path, fake_openai
     assert head.value is None and head.n == 0 and head2.value is None
 
 
+def test_an_accuracy_made_of_failed_requests_only_is_not_computed_never_0(
+        qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    # lane attack5: a batch of HTTP 500s (or a server down for a whole run) showed
+    # 'ACC@Fi 0.0% [0.0, 43.4]' on 5 items: a figure made of the server's failures alone
+    from qcstation.eval import browse, metrics
+    from qcstation.eval.scorers import score_run
+
+    cfg = config({"m": local_model(fake_openai.base_url, retries=0, concurrency=1)})
+    with Store(qs_db) as s:
+        failed_run = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=4)
+    for _ in range(4):
+        fake_openai.status(500, message="down")
+    execute_run(qs_db, failed_run, cfg)
+    fake_openai.responder = lambda req: "The answer is 1."
+    for _ in range(2):
+        fake_openai.status(500, message="down")
+    cfg2 = config({"m2": local_model(fake_openai.base_url, retries=0, concurrency=1, model="other")})
+    with Store(qs_db) as s:
+        half_run = create_run(s, cfg2, model="m2", tasks=["final"], shots=0, limit=4)
+    execute_run(qs_db, half_run, cfg2)
+    score_run(qs_db, failed_run, cfg)
+    score_run(qs_db, half_run, cfg2)
+    with Store(qs_db) as s:
+        fi = metrics.run_metrics(s, failed_run).values["fi"]
+        half = metrics.run_metrics(s, half_run).values["fi"]
+        verdicts = {r["verdict"] for r in s.query(
+            "SELECT verdict FROM eval_scores WHERE run_id = ? AND metric = 'fi'", (failed_run,))}
+    assert verdicts == {"error"}
+    assert fi.value is None and fi.n == 0 and "every request failed" in must(fi.note), fi
+    assert half.value == 0.0 and half.n == 4          # a reply stands behind it: failures count wrong
+    out = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "leaderboard",
+                          str(failed_run)], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if line.startswith(f"{failed_run} "))
+    assert "0.0" not in row and "every request failed" in out.stdout and "no scores yet" not in out.stdout
+    with Store(qs_db) as s:
+        head = browse.headline(s, failed_run).get("fi")
+    assert head is None or head.value is None, head
+
+
 def test_cost_without_token_counts_is_unknown_and_counts_are_bounded_by_the_request(
         qs_db: Path, fake_openai: FakeOpenAI) -> None:
     priced = {"price_in_per_mtok": 1.0, "price_out_per_mtok": 2.0, "retries": 0, "concurrency": 1}

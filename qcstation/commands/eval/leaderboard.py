@@ -192,7 +192,8 @@ def _print_notes(board: list[Any], prov: dict[int, Any], wide: bool) -> None:
         print("\n".join(_wrap(w) for w in warnings))
     extra = []
     for r in board:
-        if all(v.n == 0 for v in r.values.values()):
+        if all(v.n == 0 for v in r.values.values()) and not any(
+                (v.note or "").startswith("not computed: every request failed") for v in r.values.values()):
             extra.append(f"  run {r.run_id}: no scores yet (status {display_text(r.status, 20)}; "
                          f"`qcstation eval score {r.run_id}` scores what is stored)")
         else:

@@ -445,3 +445,17 @@ def test_sixty_is_the_seconds_in_a_minute_where_no_hour_is_said(gsm8k: dict[str,
     # an hour said: 520's "If Rob takes 2 hours, how many minutes" keeps the minutes in an hour
     roof = rule_for_seed(gsm8k["520"])
     assert [f["name"] for f in roof.factors or []] == ["k_minutes_per_hour"]
+
+
+def test_one_sixty_per_line_its_own_units(gsm8k: dict[str, dict[str, str]]) -> None:
+    """627 ("20kb per second ... in Mb per hour" / "20*60 = 1200 kb per minute", then "1.2*60 =
+    72Mb per hour"): the first line says seconds and minutes (the seconds in a minute), the last
+    an hour (the minutes in an hour). Both 60s were the one k_minutes_per_hour, declared for the
+    first line because the question says "hour": the right value under the wrong words."""
+    speed = rule_for_seed(gsm8k["627"])
+    assert sorted(f["name"] for f in speed.factors or []) == ["k_minutes_per_hour", "k_seconds_per_minute"]
+    assert "(* g1_kb k_seconds_per_minute)" in speed.smtlib
+    assert "(* s2_mb_minute k_minutes_per_hour)" in speed.smtlib and speed.value == 72
+    # a line with one unit keeps the factor the question decides (520: "2 hours ... minutes")
+    roof = rule_for_seed(gsm8k["520"])
+    assert [f["name"] for f in roof.factors or []] == ["k_minutes_per_hour"]

@@ -106,6 +106,38 @@ _CENTS = re.compile(r"\bcents?\b", re.I)
 _PENNIES = re.compile(r"\bpenn(?:y|ies)\b", re.I)
 
 
+#: the smaller unit of such a factor: a line that says both units of one of them names that one
+_SMALLER_UNIT: dict[str, re.Pattern[str]] = {
+    "k_minutes_per_hour": re.compile(r"\bminutes?\b|\bmins?\b", re.I),
+    "k_seconds_per_minute": re.compile(r"\bseconds?\b|\bsecs?\b", re.I),
+}
+
+
+def _unit_factor(v: Fraction, q: str, line: str) -> str | None:
+    """The unit or percent factor of value ``v`` that the question's words allow (``q`` lower
+    case) and the step's line names, or None."""
+    factors = [n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
+               and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))]
+    # of two factors of one value the question's words allow, the one the line names
+    # ("60 seconds per minute" is no 60 minutes an hour)
+    named = [n for n in factors if _FACTOR_LINE.get(n) and _FACTOR_LINE[n].search(line)]
+    if len(factors) > 1 and not named:
+        # else the one whose two units the line says ("20 kb per second ... 20*60 = 1200 kb per
+        # minute": the seconds in a minute, though the question asks per hour, 627)
+        both = [n for n in factors if n in _SMALLER_UNIT
+                and _LARGER_UNIT[n].search(line) and _SMALLER_UNIT[n].search(line)]
+        # else the one whose larger unit the question or the line says: 120 seconds "in
+        # minutes" is 120/60 by the seconds in a minute where no hour is said (995)
+        named = both if len(both) == 1 else [n for n in factors if n in _LARGER_UNIT and (
+            _LARGER_UNIT[n].search(q) or _LARGER_UNIT[n].search(line))]
+    name = named[0] if len(factors) > 1 and len(named) == 1 else (factors[0] if factors else None)
+    if name == "k_pennies_per_dollar" and _CENTS.search(line) and not _PENNIES.search(line):
+        # "Since a dollar is equal to 100 cents, then 500 cents is ... 500/100" where the
+        # question counts pennies: the cents a dollar is, which the line names
+        name = "k_cents_per_dollar"
+    return name
+
+
 def _gate_ok(name: str, line: str) -> bool:
     """Does the step's line name what a constant that needs the line's words stands for? A
     weekend's 2 declared for one step is not the 2 of another step whose line says nothing of
@@ -268,6 +300,10 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
             name = on_line[0] if on_line else by_role[0]
             if name in declared:
                 return name
+        elif v in consts and consts[v] in _LARGER_UNIT and _unit_factor(v, q, line) not in (None, consts[v]):
+            # 60 declared as the seconds in a minute for one line is not the minutes in an hour
+            # another line converts by (627: "20*60 ... kb per minute", then "1.2*60 = 72Mb per hour")
+            name = _unit_factor(v, q, line)
         elif v in consts and _gate_ok(consts[v], line) and (
                 consts[v] not in listed_names or listed_names[consts[v]] == list_count(v, question, line, role)):
             return consts[v]
@@ -278,21 +314,7 @@ def declare_literals(exprs: list[Expr], question: str, taken: set[str],
         else:
             name = names[0] if names else None
         if name is None:
-            factors = [n for fv, pat, n in _FACTORS if fv == v and re.search(pat, q)
-                       and (n not in _LINE_WORDS or _LINE_WORDS[n].search(line))]
-            # of two factors of one value the question's words allow, the one the line names
-            # ("60 seconds per minute" is no 60 minutes an hour)
-            named = [n for n in factors if _FACTOR_LINE.get(n) and _FACTOR_LINE[n].search(line)]
-            if len(factors) > 1 and not named:
-                # else the one whose larger unit the question or the line says: 120 seconds "in
-                # minutes" is 120/60 by the seconds in a minute where no hour is said (995)
-                named = [n for n in factors if n in _LARGER_UNIT
-                         and (_LARGER_UNIT[n].search(q) or _LARGER_UNIT[n].search(line))]
-            name = named[0] if len(factors) > 1 and len(named) == 1 else (factors[0] if factors else None)
-            if name == "k_pennies_per_dollar" and _CENTS.search(line) and not _PENNIES.search(line):
-                # "Since a dollar is equal to 100 cents, then 500 cents is ... 500/100" where the
-                # question counts pennies: the cents a dollar is, which the line names
-                name = "k_cents_per_dollar"
+            name = _unit_factor(v, q, line)
         if name is None:
             implied = implied_names(v, question, line, role)
             # two implied quantities of one value the line names ("4 legs" of dogs and cats on one

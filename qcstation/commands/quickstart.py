@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from qcstation.commands._common import db_path, open_app, store_from_args
 from qcstation.commands._progress import progress_bar
@@ -59,9 +60,16 @@ def demo_config_text(account: str) -> str:
         f"min_sample = {demo}\n")
 
 
-def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def write_demo_config(path: Path, account: str) -> Path:
+    """Write :func:`demo_config_text` to ``path``, writable by its owner only: the config
+    names the curators, and a team working under ``umask 002`` (as the README's team setup
+    says) got it group-writable, so any annotator could make themselves a curator."""
+    path.write_text(demo_config_text(account), encoding="utf-8")
+    path.chmod(path.stat().st_mode & ~0o022)
+    return path
 
+
+def run(args: argparse.Namespace) -> int:
     from db import current_actor
     from qcstation.common.config import DEFAULT_CONFIG_NAME, find_config_path, load_config
     from qcstation.core.ingest.importer import import_file, shipped_samples
@@ -70,8 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
     actor = current_actor()
     if find_config_path(args.config) is None:
-        written = Path.cwd() / DEFAULT_CONFIG_NAME
-        written.write_text(demo_config_text(actor), encoding="utf-8")
+        written = write_demo_config(Path.cwd() / DEFAULT_CONFIG_NAME, actor)
         print(f"wrote {written}: a demonstration QC gate the starter sample can pass "
               f"({DEMO_THRESHOLD:.0%} threshold, you as curator); a real batch needs the 5% "
               f"default (see the file)")

@@ -52,3 +52,19 @@ def test_the_starter_data_is_taken_to_a_passing_gate(tmp_path: Path) -> None:
     assert r.returncode == 0 and r.stdout.startswith("approved starter@1.0"), r.stderr
     sheet = (tmp_path / "exp" / "starter" / "1.0" / "README.md").read_text(encoding="utf-8")
     assert "The defect threshold of this release, 30%, is a demonstration setting" in sheet
+
+
+def test_the_config_quickstart_writes_is_the_owners_alone(tmp_path: Path) -> None:
+    """Walked as a team (README: the curator runs quickstart under umask 002 in the shared
+    folder): the database came out group-writable as it should, and so did qcstation.toml,
+    which names the curators, so an annotator could make themselves one. The config is
+    written writable by its owner only, whatever the umask (a real process)."""
+    code = ("import os, sys; from pathlib import Path; os.umask(0o002); "
+            "from qcstation.commands.quickstart import write_demo_config; "
+            "write_demo_config(Path(sys.argv[1]), 'carol')")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QCSTATION_")}
+    env["PYTHONPATH"] = str(ROOT)
+    path = tmp_path / "qcstation.toml"
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env, timeout=120)
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert 'curators = ["carol"]' in path.read_text(encoding="utf-8")

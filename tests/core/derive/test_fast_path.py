@@ -266,3 +266,36 @@ def test_a_refused_draw_is_not_formalized_again(rows: list[Any], monkeypatch: py
         made += len(items)
         assert not calls or max(calls.values()) == 1, calls.most_common(1)
     assert made >= 100
+
+
+def test_number_line_read_without_parsing_equals_parsed() -> None:
+    """A number definition's value read directly (:func:`notation_literals.literal_line_term`,
+    what :func:`notation._read_near` reads each differing given line with) is the term the
+    parsed line gives; anything it does not read as a number is left to the parser (None)."""
+    from qcstation.common.errors import VerificationError
+    from qcstation.core.construct.make.notation_literals import literal_line_term
+    from qcstation.core.verify.smtlib import parse_script
+
+    toks = ["0", "12", "012", "2.5", "0.75", "10.", "1.2.3", ".5", "1e5", "x", "-3", "3/4", "12a"]
+    cands = set(toks)
+    for a in toks:
+        for op in "-/*+":
+            cands.add(f"({op} {a})")
+            for b in toks[:8]:
+                cands |= {f"({op} {a} {b})", f"({op}  {a} {b})", f"({op} {a}\t{b})", f"({op} {a} {b} 3)"}
+    read = 0
+    for t in sorted(cands):
+        line = f"(assert (= x {t}))"
+        if not notation._NUMBER_DEF.match(line):
+            continue
+        fast = literal_line_term(t)
+        try:
+            node: Any = parse_script(line).commands[0].args[0]
+            parsed: Any = notation._term(node.items[2], {})
+        except (VerificationError, notation.NotationError):
+            parsed = None
+        if fast is not None:
+            read += 1
+            assert fast == parsed, t
+    assert read > 100
+    assert literal_line_term("(/ 3 2)") == notation.Num(Fraction(3, 2), "")

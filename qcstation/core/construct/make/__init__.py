@@ -15,6 +15,8 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                       contract in its ``__init__``.
 ``notation_solve``    one equation linear in one unknown solved for it (the unknown's term in
                       the other constants), for ``notation``.
+``notation_literals`` a number definition's value read without the SMT-LIB parser, for
+                      ``notation``'s near reading of a derived item's formalization.
 ``notation``          the notation-only question (Arithmetic) rendered from a verified
                       formalization, and ``question_smtlib``: the one SMT-LIB rule for a
                       notation question.

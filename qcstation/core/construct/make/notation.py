@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from qcstation.core.reading.answers import decimal_places
+from qcstation.core.construct.make.notation_literals import literal_line_term
 from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
                                          expr_to_sexpr, fraction_to_smt, is_nonlinear, parse_expression)
 from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
@@ -295,11 +296,13 @@ def _read_near(smtlib: str, near: str) -> _Source | None:
         if ma is None or mb is None or ma.group(1) != mb.group(1) or mb.group(1) not in defs \
                 or _literal_term(defs[mb.group(1)]) is None:
             return None
-        try:
-            node = parse_script(b).commands[0].args[0]
-            term = _term(node.items[2], base.consts) if isinstance(node, SList) else None
-        except (VerificationError, NotationError, IndexError):
-            return None
+        term = literal_line_term(mb.group(2))      # numbers only: read without the parser
+        if term is None:
+            try:
+                node = parse_script(b).commands[0].args[0]
+                term = _term(node.items[2], base.consts) if isinstance(node, SList) else None
+            except (VerificationError, NotationError, IndexError):
+                return None
         if term is None or _literal_term(term) is None:
             return None
         defs[mb.group(1)] = term

@@ -482,14 +482,18 @@ def _stale_words(parent_q: str, item_q: str, solution: str, changed: set[Fractio
     value of a changed number, where the parent's question writes that word and the item's
     question no longer does: the old story, whatever other quantity now has that value (the
     numbers check above keeps every value the item's question states: its "$40 tip")."""
-    def words(text: str) -> set[str]:
-        return {t.lower() for t in _TOKEN.findall(text[:_MAX_TEXT]) if t[:1].isalpha()}
-
-    gone = words(parent_q) - words(item_q)
+    gone = _words(parent_q) - _words(item_q)
     for t in _TOKEN.findall(solution[:_MAX_TEXT]):
         if t[:1].isalpha() and t.lower() in gone and _number(t) in changed:
             return [f"solution writes {t}"]
     return []
+
+
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text``, in lower case (read once per text: the parent's question is
+    asked about for every item, the item's twice)."""
+    return frozenset(t.lower() for t in _TOKEN.findall(text[:_MAX_TEXT]) if t[:1].isalpha())
 
 
 @functools.lru_cache(maxsize=256)

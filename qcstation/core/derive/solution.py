@@ -258,7 +258,7 @@ def _render_token(tok: _Token, meaning: _Meaning, q: Quantities, style: Any = No
             raise Refusal("fraction-operands", f"the solution writes {name} as a fraction that "
                                                f"is not in lowest terms")
         return str(new_value.numerator if part == "num" else new_value.denominator)
-    new = q.new[name] * scale
+    new = q.new[name] * scale if scale != 1 else q.new[name]
     if style is None:
         try:
             style = read_style(tok.text, tok.value, money=money)
@@ -300,6 +300,8 @@ class SolutionTemplate:
                  givens: frozenset[str], constants: frozenset[Fraction] = frozenset()) -> None:
         self.solution, self.old, self.givens, self.constants = solution, old, givens, constants
         self.error: tuple[str, str] | None = None
+        # each quantity's old value as the solution may write it (a given also as a percent)
+        self.written = [(n, v, (v, v * 100) if n in givens else (v,)) for n, v in old.items()]
         try:
             meanings = _meanings(solution, steps, Quantities(old, old, givens, constants))
         except Refusal as exc:
@@ -339,8 +341,7 @@ class SolutionTemplate:
         if self.error is not None:
             raise Refusal(*self.error)
         q = Quantities(self.old, new, self.givens, self.constants)
-        changing = {v * s for n, v in self.old.items() if new[n] != v
-                    for s in ((Fraction(1), Fraction(100)) if n in self.givens else (Fraction(1),))}
+        changing = {w for n, v, written in self.written if new[n] != v for w in written}
         for text, value in self.runs:
             if value in changing:
                 raise Refusal("hidden-number", f"the solution writes {text!r} inside a word "

@@ -732,8 +732,7 @@ class RunContext:
             run_id=self.run_id, seed_id=int(record["seed_id"]), task=task, sample_idx=sample_idx,
             messages=tuple(messages), temperature=self.temperature, max_tokens=self.max_tokens,
             prompt_hash=digest.hexdigest(),   # = T.prompt_hash(messages): sha256 of blob
-            reference=T.reference_answer(tpl, record) if self.reference else None,
-            messages_json=blob)
+            reference=T.reference_answer(tpl, record) if self.reference else None).with_json(blob)
 
 
 _STR_JSON = json.encoder.encode_basestring     # what json.dumps(..., ensure_ascii=False) writes a string as

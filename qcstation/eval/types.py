@@ -172,8 +172,17 @@ class EvalRequest:
     # The benchmark's own answer for this request (used only by the reference backend).
     reference: str | None = None
     # ``messages`` as compact JSON with sorted keys (what ``prompt_hash`` hashes), when the
-    # run built it: the HTTP body reuses it instead of serialising the prompt again.
-    messages_json: str | None = field(default=None, compare=False, repr=False)
+    # run built it (:meth:`with_json`): the HTTP body reuses it instead of serialising and
+    # hashing the prompt again. Not an argument of the constructor, so that a request
+    # rebuilt with other messages (``dataclasses.replace``: the two-step protocol's second
+    # step) never carries the blob of the messages it replaced.
+    messages_json: str | None = field(default=None, init=False, compare=False, repr=False)
+
+    def with_json(self, blob: str) -> EvalRequest:
+        """This request, its ``messages_json`` set to ``blob`` (the caller's word that
+        ``blob`` is its messages' JSON, the text ``prompt_hash`` hashes)."""
+        object.__setattr__(self, "messages_json", blob)
+        return self
 
     @property
     def custom_id(self) -> str:

@@ -1,7 +1,8 @@
 """The evaluation client's HTTP/1.1 pool (qcstation/eval/backends/http1.py) against real
 loopback servers that write exactly the bytes each test scripts: keep-alive reuse, servers
 that close, chunked and gzip bodies, bodies past the cap, a server dying mid-body, 1xx
-responses, timeouts and what is sent (request line, Host, headers, body)."""
+responses, timeouts (one timer for many exchanges: Deadlines) and what is sent (request
+line, Host, headers, body)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from qcstation.common.http_retry import BadReply
-from qcstation.eval.backends.http1 import TRANSPORT_ERRORS, PostPool
+from qcstation.eval.backends.http1 import TRANSPORT_ERRORS, Deadlines, PostPool
 
 Handler = Callable[[bytes, asyncio.StreamWriter], Awaitable[bool]]
 
@@ -218,6 +219,64 @@ def test_a_timeout_closes_the_connection_it_cut() -> None:
             assert pool.connections == 2      # the cut one was not reused
 
     run(main())
+
+
+def test_deadlines_bound_each_exchange_as_asyncio_timeout_does() -> None:
+    """Deadlines.run: exchanges that hang past the deadline raise TimeoutError (their
+    connections cut, never reused), those that answer return their reply, a cancel from
+    elsewhere stays a cancel (the task's cancel count as before), the queue holds about what
+    is in flight, and a new event loop (a new run) is bounded too."""
+    hang = asyncio.Event()
+
+    async def handler(req: bytes, w: asyncio.StreamWriter) -> bool:
+        if b'"hang"' in req:
+            await hang.wait()
+            return False
+        w.write(_ok(b"{}"))
+        return True
+
+    async def main() -> Deadlines:
+        async with Server(handler) as srv:
+            pool = PostPool({})
+            short, long = Deadlines(0.2), Deadlines(60.0)
+
+            async def ask(d: Deadlines, what: bytes) -> object:
+                try:
+                    return (await d.run(pool.post(srv.url, what)))[2]
+                except TimeoutError:
+                    return "timeout"
+
+            got = await asyncio.gather(*(ask(short, b'"hang"' if i % 3 == 0 else b"{}") for i in range(12)))
+            assert got == ["timeout" if i % 3 == 0 else b"{}" for i in range(12)]
+            for _ in range(200):      # answered ones leave the queue as the next one starts
+                assert await long.run(pool.post(srv.url, b"{}")) is not None
+                assert len(long._q) <= 2
+            task = asyncio.ensure_future(long.run(pool.post(srv.url, b'"hang"')))
+            while not srv.requests[-1].endswith(b'"hang"'):    # polled: it is in flight
+                assert not task.done()
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            me = asyncio.current_task()
+            assert me is not None and me.cancelling() == 0
+            hang.set()
+            assert await short.run(pool.post(srv.url, b"{}")) is not None
+            pool.close()
+            return short
+
+    short = asyncio.run(main())
+    hang = asyncio.Event()
+
+    async def again() -> None:        # the same Deadlines in another loop
+        async with Server(handler) as srv:
+            pool = PostPool({})
+            with pytest.raises(TimeoutError):
+                await short.run(pool.post(srv.url, b'"hang"'))
+            hang.set()
+            pool.close()
+
+    run(again())
 
 
 def test_a_connection_refused_is_a_transport_error() -> None:

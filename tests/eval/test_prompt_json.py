@@ -54,6 +54,40 @@ def test_every_request_of_a_run_hashes_as_its_messages(tmp_path: Path,
         assert json.loads(req.messages_json or "") == list(req.messages)
 
 
+def test_the_body_sends_the_messages_of_the_request_it_is_given(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The HTTP body reuses the prompt's JSON the run built (no second serialisation, no
+    second hash); a request rebuilt with other messages (dataclasses.replace, as the two-step
+    protocol's second step is) carries none, and its body sends its own messages."""
+    import dataclasses
+
+    from db import Store
+    from qcstation.eval import tasks as T
+    from qcstation.eval.backends.openai_compat import OpenAIBackend
+    from qcstation.eval.outputs import pending_requests
+    from qcstation.eval.runs import create_run
+    from tests.eval_helpers import config, copy_db, local_model, quickstart_db
+
+    db = copy_db(quickstart_db(tmp_path_factory.getbasetemp()), tmp_path / "eval.db")
+    cfg = config(models={"m": local_model("http://127.0.0.1:9/v1")})
+    with Store(db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final", "refinement"], shots=1, limit=4,
+                            samples=2, temperature=0.5)
+        reqs = list(pending_requests(s, run_id))
+    backend = OpenAIBackend(cfg.model("m"))
+    for req in reqs:
+        assert req.messages_json is not None
+        body = json.loads(backend._body(req))
+        assert body["messages"] == list(req.messages) and body["seed"] == req.sample_idx
+        messages = (*req.messages, {"role": "assistant", "content": "x"}, {"role": "user", "content": "y"})
+        second = dataclasses.replace(req, messages=messages, prompt_hash=T.prompt_hash(messages))
+        assert second.messages_json is None
+        assert json.loads(backend._body(second))["messages"] == list(messages)
+        same = dataclasses.replace(req, sample_idx=req.sample_idx + 1)   # no blob: rebuilt
+        assert same.messages_json is None and json.loads(backend._body(same)) == {
+            **body, "seed": req.sample_idx + 1}
+
+
 class _Reading(dict[str, object]):
     """A record that notes every key read from it."""
 

@@ -19,6 +19,8 @@ the pool's fixed headers, ``Content-Length``, body) and the pool.
 * A connection goes back to the pool only after a whole response on a connection the
   server keeps open; any failure, cancel or timeout closes it. Idle connections are
   dropped after ``keepalive_s``.
+* :class:`Deadlines` bounds the time of many exchanges of one length on one timer (what
+  ``asyncio.timeout`` does with a timer, a heap entry and a context object per request).
 * Failures are raised as the transport raises them: :class:`OSError` (connect, reset,
   TLS), ``aiohttp.ClientError`` (server disconnected, bad payload),
   ``aiohttp.http_exceptions.HttpProcessingError`` (a response the parser refuses). The
@@ -29,15 +31,16 @@ the pool's fixed headers, ``Content-Length``, body) and the pool.
 from __future__ import annotations
 
 import asyncio
+import collections
 import ssl as _ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from qcstation.common.http_retry import MAX_BODY_BYTES, BadReply, BodyDecoder
 
-__all__ = ["PostPool", "TRANSPORT_ERRORS"]
+__all__ = ["Deadlines", "PostPool", "TRANSPORT_ERRORS"]
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -176,7 +179,14 @@ async def _read_body(headers: Mapping[str, str], payload: Any, limit: int) -> by
     if not encoding:
         length = headers.get("Content-Length")
         if length is not None and length.isdigit() and len(length) < 12 and int(length) <= limit:
-            return bytes(await payload.read())     # the common case: one read, bounded
+            # the common case: one read, bounded; a body already whole (a small reply
+            # arrives with its head) is taken as it is, without a coroutine
+            if payload.is_eof():
+                raw = payload.read_nowait(-1)
+                if payload.at_eof():
+                    return bytes(raw)
+                return bytes(raw) + bytes(await payload.read())
+            return bytes(await payload.read())
     dec = BodyDecoder(encoding, limit)
     while True:
         chunk = await payload.readany()
@@ -184,3 +194,84 @@ async def _read_body(headers: Mapping[str, str], payload: Any, limit: int) -> by
             break
         dec.feed(chunk)
     return dec.finish()
+
+
+class _Bound:
+    """One awaited exchange under :class:`Deadlines`: its deadline, task and state."""
+
+    __slots__ = ("when", "task", "state", "cancelling")
+
+    def __init__(self, when: float, task: asyncio.Task[Any], cancelling: int) -> None:
+        self.when, self.task, self.state, self.cancelling = when, task, _RUNNING, cancelling
+
+
+_RUNNING, _DONE, _EXPIRED = 0, 1, 2
+
+
+class Deadlines:
+    """``await deadlines.run(aw)`` is ``aw`` bounded by ``timeout_s`` as
+    ``async with asyncio.timeout(timeout_s): await aw`` bounds it: past the deadline the task
+    is cancelled and :class:`TimeoutError` raised in its place; a cancel from elsewhere (or
+    both) stays a ``CancelledError``. Every exchange has the same length, so deadlines come
+    in the order the exchanges start: they wait in a queue, and one timer, set for the
+    earliest, cancels what has run out and is set again for the next (asyncio.timeout keeps a
+    timer, a heap entry and a context object per exchange; an evaluation makes thousands a
+    second). Finished exchanges leave the queue's front as the next one starts, so it holds
+    about what is in flight (at most what starts within ``timeout_s``). One event loop at a
+    time (a new loop starts a new queue)."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = float(timeout_s)
+        self._q: collections.deque[_Bound] = collections.deque()
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._slack = time.get_clock_info("monotonic").resolution   # as the loop fires timers
+
+    async def run(self, aw: Awaitable[Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        if task is None:   # pragma: no cover - not in a task: asyncio.timeout refuses it too
+            raise RuntimeError("Deadlines.run() must be awaited in a task")
+        if loop is not self._loop:
+            self._loop, self._handle = loop, None
+            self._q.clear()
+        b = _Bound(loop.time() + self.timeout_s, task, task.cancelling())
+        q = self._q
+        while q and q[0].state != _RUNNING:
+            q.popleft()
+        q.append(b)
+        if self._handle is None:
+            self._handle = loop.call_at(b.when, self._fire)
+        try:
+            result = await aw
+        except BaseException as exc:
+            # (as asyncio.timeout's exit: the cancel it made is taken back, and is a timeout
+            # unless the task was cancelled from elsewhere too)
+            if b.state == _EXPIRED and task.uncancel() <= b.cancelling \
+                    and isinstance(exc, asyncio.CancelledError):
+                raise TimeoutError from None
+            raise
+        else:
+            if b.state == _EXPIRED:
+                task.uncancel()
+            return result
+        finally:
+            if b.state == _RUNNING:
+                b.state = _DONE
+
+    def _fire(self) -> None:
+        self._handle = None
+        loop = self._loop
+        if loop is None:   # pragma: no cover
+            return
+        q = self._q
+        now = loop.time() + self._slack
+        while q:
+            b = q[0]
+            if b.state == _RUNNING:
+                if b.when > now:
+                    self._handle = loop.call_at(b.when, self._fire)
+                    return
+                b.state = _EXPIRED
+                b.task.cancel()
+            q.popleft()

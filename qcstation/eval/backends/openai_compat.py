@@ -28,7 +28,6 @@ package's own transport is slower still, see ``bench/eval_bench.py``).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 import time
@@ -51,7 +50,7 @@ from qcstation.common.http_retry import (
     parse_retry_after,
     token_count,
 )
-from qcstation.eval.backends.http1 import TRANSPORT_ERRORS, PostPool
+from qcstation.eval.backends.http1 import TRANSPORT_ERRORS, Deadlines, PostPool
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
 
 __all__ = ["MAX_BODY_BYTES", "OpenAIBackend", "parse_chat_body"]
@@ -76,6 +75,7 @@ class OpenAIBackend(Backend):
         self._in_flight = {u: 0 for u in self.urls}
         self.sent = {u: 0 for u in self.urls}       # HTTP attempts per server (diagnostics)
         self._pool: PostPool | None = None
+        self._deadlines = Deadlines(cfg.timeout_s)    # each attempt's time bound (timeout_s)
         self._model_json = json.dumps(cfg.model, ensure_ascii=False)
         self._headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                          "Authorization": f"Bearer {self._key or PLACEHOLDER_KEY}"}
@@ -108,6 +108,8 @@ class OpenAIBackend(Backend):
         self._pool = None
 
     def _pick(self, avoid: set[str]) -> str:
+        if len(self.urls) == 1:
+            return self.urls[0]
         candidates = [u for u in self.urls if u not in avoid] or self.urls
         return min(candidates, key=lambda u: self._in_flight[u])
 
@@ -116,10 +118,9 @@ class OpenAIBackend(Backend):
 
     def _body(self, req: EvalRequest) -> bytes:
         blob = req.messages_json
-        # the prompt serialised once, for its hash and here; a request rebuilt with other
-        # messages (dataclasses.replace, e.g. the two-step protocol's second step) keeps a
-        # stale blob, which its hash tells apart
-        if blob is not None and hashlib.sha256(blob.encode("utf-8")).hexdigest() == req.prompt_hash:
+        # the prompt serialised once, for its hash and here (a request rebuilt with other
+        # messages, dataclasses.replace, has none: types.EvalRequest.messages_json)
+        if blob is not None:
             seed = f',"seed":{int(req.sample_idx)}' if req.temperature > 0 else ""
             return (f'{{"model":{self._model_json},"messages":{blob},'
                     f'"temperature":{float(req.temperature)!r},"max_tokens":{int(req.max_tokens)}{seed}}}'
@@ -154,8 +155,7 @@ class OpenAIBackend(Backend):
             self.sent[url] += 1
             try:
                 try:
-                    async with asyncio.timeout(self.cfg.timeout_s):
-                        status, headers, raw = await pool.post(url + "/chat/completions", payload)
+                    status, headers, raw = await self._deadlines.run(pool.post(url + "/chat/completions", payload))
                 except BadReply as exc:      # the body broke a limit: "HTTP <status>: why"
                     raise _Retryable(str(exc)) from None
                 if status == 200:

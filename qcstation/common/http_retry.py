@@ -224,9 +224,11 @@ def load_json_reply(raw: bytes) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadReply(f"reply is not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r})") from None
-    if too_deep(raw):
+    # (a body shorter than 500 bytes cannot open 500 containers in a row, nor one of at most
+    # MAX_JSON_NODES bytes hold more: the usual reply is not scanned for them)
+    if len(raw) >= 500 and too_deep(raw):
         raise BadReply("reply is JSON nested too deep to read")
-    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
+    if len(raw) > MAX_JSON_NODES and raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         raise BadReply(f"reply holds more than {MAX_JSON_NODES:,} JSON objects and arrays")
     try:
         return loads_strict(text, raw)
@@ -248,6 +250,8 @@ def excerpt(text: str, limit: int) -> str:
 
 def clean_text(text: str) -> str:
     """Model text as stored: a lone surrogate (valid JSON, not storable UTF-8) becomes U+FFFD."""
+    if text.isascii():      # (no surrogate: the usual reply, told without a scan by the regex)
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 

@@ -511,11 +511,12 @@ def _cache_lookup(store: Store, keys: list[str]) -> dict[str, str]:
     return out
 
 
-def _cache_entry(key: str, reply: EvalReply) -> tuple[str, str] | None:
-    """The response-cache entry of a reply: its text cut as the stored output is."""
+def _cache_entry(key: str, reply: EvalReply, row: tuple[Any, ...] | None = None) -> tuple[str, str] | None:
+    """The response-cache entry of a reply: its text cut as the stored output is (``row``:
+    the reply's :func:`~qcstation.eval.outputs.output_row`, whose text is that already)."""
     if reply.status != "ok" or reply.cached:
         return None
-    text = bounded(reply.text)
+    text = row[6] if row is not None else bounded(reply.text)
     parts = [_plain_json(v) for v in (text, reply.finish_reason, reply.prompt_tokens,
                                       reply.completion_tokens, reply.cost, reply.endpoint)]
     if None not in parts:
@@ -600,8 +601,8 @@ async def _drive_async(backend: Backend, pending: Iterator[EvalRequest], writer:
             req, key, reply = job
             if reply is None:
                 reply = await backend.complete(req)
-            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply, req),
-                       _cache_entry(key, reply) if use_cache else None)
+            row = output_row(req.run_id, req.key, req.prompt_hash, reply, req)
+            writer.put(row, _cache_entry(key, reply, row) if use_cache else None)
             meter.add(reply)
 
     async def watch(tasks: list[asyncio.Task[None]]) -> None:
@@ -647,6 +648,6 @@ def _drive_batched(backend: Backend, pending: Iterator[EvalRequest], writer: _Wr
         for req, key, cached in jobs:
             reply = cached or answers.get(req.custom_id) or EvalReply(
                 req.custom_id, "error", error="the backend returned no output for this request")
-            writer.put(output_row(req.run_id, req.key, req.prompt_hash, reply, req),
-                       _cache_entry(key, reply) if use_cache else None)
+            row = output_row(req.run_id, req.key, req.prompt_hash, reply, req)
+            writer.put(row, _cache_entry(key, reply, row) if use_cache else None)
             meter.add(reply)

@@ -466,6 +466,12 @@ READY_FIELDS: dict[str, tuple[str, ...]] = {
 def task_ready(task: str, record: Mapping[str, Any]) -> str | None:
     """Why an item cannot be asked this task (None: it can)."""
     need = READY_FIELDS[task]
+    for k in need:     # the usual item: every field a text that does not start blank
+        v = record.get(k)
+        if type(v) is not str or not v or v[0].isspace():
+            break
+    else:
+        return None
     missing = [k for k in need if not str(record.get(k) or "").strip()]
     if missing:
         return f"the item has no {', '.join(missing)}"

@@ -24,7 +24,7 @@ the pool's fixed headers, ``Content-Length``, body) and the pool.
 * Failures are raised as the transport raises them: :class:`OSError` (connect, reset,
   TLS), ``aiohttp.ClientError`` (server disconnected, bad payload),
   ``aiohttp.http_exceptions.HttpProcessingError`` (a response the parser refuses). The
-  caller bounds the time (``asyncio.timeout``). No redirect is followed, no proxy used,
+  caller bounds the time (:class:`Deadlines`, or ``asyncio.timeout``). No redirect is followed, no proxy used,
   no cookie kept (as the session this replaces was configured).
 """
 

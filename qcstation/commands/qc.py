@@ -33,7 +33,7 @@ import sys
 from typing import Any
 
 from db.store import current_actor
-from qcstation.commands._common import dispatch, print_json, print_table, store_from_args
+from qcstation.commands._common import dispatch, int_between, print_json, print_table, store_from_args
 from qcstation.common.config import QCConfig
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.review.curation import QUEUE_STATES, exclude_seed, queue, resolve_item
@@ -44,7 +44,7 @@ from qcstation.core.review.decisions import (
     undo_last,
 )
 from qcstation.core.review.gate import GateStatus, bound_text, gate, progress
-from qcstation.core.review.items import (ReviewItem, find_item, find_seed, flag_lines, get_item,
+from qcstation.core.review.items import (ReviewItem, find_item, find_seed, flag_lines, get_item, row_number,
                                          list_items)
 from qcstation.core.review.rounds import Why, draw_round, extend_round, fresh_one
 from qcstation.core.review.sampling import (
@@ -57,6 +57,7 @@ from qcstation.core.review.sampling import (
 from qcstation.core.review.step import decide_named, next_step
 from qcstation.core.review.team import MIN_KAPPA_PAIRS, agreement, team_stats
 from qcstation.common.errors import ReviewError
+from qcstation.common.safe import one_line
 from qcstation.commands import HELP
 
 
@@ -86,7 +87,10 @@ def _dims(value: str, policy: Any, store: Any = None, scope: str = "") -> list[s
 
 def _sample_ref(store: Any, ref: str, scope: str = "") -> SampleInfo:
     if ref.isdigit():
-        return get_sample(store, int(ref))
+        number = row_number(ref)
+        if number is None:
+            raise ReviewError(f"no sample #{one_line(ref, 40)}", title="No such sample")
+        return get_sample(store, number)
     if ref not in DIMENSIONS:
         raise ReviewError(f"{ref!r} is neither a sample id nor a dimension")
     s = open_sample(store, ref, scope)
@@ -629,7 +633,7 @@ def _register_queue(sub: Any) -> None:
                    help='full-text search over the questions and the reasons and notes: words, '
                         '"a phrase", prefix*, OR, NOT')
     q.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
-    q.add_argument("--limit", type=int, default=1000, help="at most this many rows (default 1000)")
+    q.add_argument("--limit", type=int_between(1, 1_000_000), default=1000, help="at most this many rows (default 1000)")
     q.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -689,7 +693,7 @@ def _register_fresh(sub: Any) -> None:
 def _register_change_and_team(sub: Any) -> None:
     """qc change (one's own earlier decision), qc team (the team's figures)."""
     ch = sub.add_parser("change", help="change one of your earlier decisions (logged)")
-    ch.add_argument("review_id", type=int, metavar="DECISION",
+    ch.add_argument("review_id", type=int_between(1, 2**63 - 1), metavar="DECISION",
                     help="the decision's number (shown by qc show as 'Decision #N')")
     ch.add_argument("verdict", choices=["accept", "reject", "skip", "a", "r", "s"],
                     help="the new verdict")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from qcstation.commands._common import positive_int, print_json, store_from_args
+from qcstation.commands._common import int_between, positive_int, print_json, store_from_args
 from qcstation.commands.eval._shared import config, execute
 
 
@@ -74,7 +74,7 @@ def register(actions: argparse._SubParsersAction) -> None:
                    help="responses per item and task (default 1)")
     p.add_argument("--limit", type=positive_int, metavar="N",
                    help="evaluate a seeded random subset of N items")
-    p.add_argument("--max-tokens", type=positive_int, metavar="N",
+    p.add_argument("--max-tokens", type=int_between(1, 1_000_000), metavar="N",
                    help="completion budget per request (default: the model's max_tokens when "
                         "its configuration sets one, else 16384: room for reasoning models; the "
                         "share of replies cut by this limit is shown per run)")

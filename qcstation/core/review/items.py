@@ -15,7 +15,7 @@ from qcstation.common.errors import ReviewError
 from qcstation.common.vocab import FINAL_VERDICTS
 from qcstation.core.review.queries import active_resolutions, active_reviews, rejected_sql
 
-__all__ = ["ReviewItem", "item_key", "made_by_text", "flag_lines", "ITEM_SQL", "build_items", "get_item", "list_items",
+__all__ = ["ReviewItem", "row_number", "item_key", "made_by_text", "flag_lines", "ITEM_SQL", "build_items", "get_item", "list_items",
            "find_seed", "find_item"]
 
 
@@ -285,13 +285,22 @@ def list_items(store: Store, sample_id: int) -> list[ReviewItem]:
     return build_items(store, rows)
 
 
+def row_number(text: str) -> int | None:
+    """``text`` as a row's number: ASCII digits that fit SQLite's integer; None for anything
+    else ('99999999999999999999999999' and '²' name no row: they were an OverflowError and a
+    ValueError traceback)."""
+    if text.isascii() and text.isdigit() and len(text) < 19:
+        return int(text)
+    return None
+
+
 def find_seed(store: Store, ref: Any) -> int:
     """The seed named by ``ref``: its item name ``source-orig_id`` (``gsm8k-83``, as releases,
     runs and every screen name it) or its internal number; :class:`ReviewError` otherwise."""
     text = str(ref).strip()
-    if text.isdigit():
-        if store.scalar("SELECT 1 FROM seeds WHERE id = ?", (int(text),)):
-            return int(text)
+    number = row_number(text)
+    if number is not None and store.scalar("SELECT 1 FROM seeds WHERE id = ?", (number,)):
+        return number
     # the source has no '-' of its own in most sets, but may: try every split, shortest first
     for i, ch in enumerate(text):
         if ch == "-" and 0 < i < len(text) - 1:
@@ -311,8 +320,9 @@ def find_item(store: Store, ref: Any, dimension: str | None = None) -> int:
     both); ``source-orig_id`` is that seed's latest sample item (of ``dimension`` when
     given; when the seed is sampled in several dimensions, the caller must say which)."""
     text = str(ref).strip()
-    if text.isdigit() and store.scalar("SELECT 1 FROM sample_items WHERE id = ?", (int(text),)):
-        return int(text)
+    number = row_number(text)
+    if number is not None and store.scalar("SELECT 1 FROM sample_items WHERE id = ?", (number,)):
+        return number
     if text.isdigit():
         raise ReviewError(f"no review item #{text}", title="No such item")
     seed_id = find_seed(store, text)

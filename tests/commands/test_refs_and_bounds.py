@@ -1,0 +1,56 @@
+"""Every name or number a user types reaches a clear error, never a traceback (issue 30.2,
+lane attack5): an item or sample number past SQLite's integer was an OverflowError, a digit
+that is no ASCII digit ('²', which str.isdigit() takes) a ValueError; --max-tokens, qc queue
+--limit and qc change took any whole number. Real CLI in a subprocess, real SQLite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+HUGE = "9" * 26
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("refs")
+    seeds = tmp / "seeds.jsonl"
+    seeds.write_text('{"question": "Bo has 4 boxes of 5 pens and loses 2. How many pens does he have?", '
+                     '"answer": "4*5=<<4*5=20>>20\\n20-2=<<20-2=18>>18\\n#### 18"}\n', encoding="utf-8")
+    out = _cli(tmp / "q.db", "import", str(seeds))
+    assert out.returncode == 0, out.stderr
+    return tmp / "q.db"
+
+
+def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.parametrize("args", [
+    ["qc", "show", HUGE], ["qc", "show", "²"], ["qc", "items", HUGE], ["qc", "items", "²"],
+    ["qc", "decide", HUGE, "accept"], ["qc", "decide", "²", "accept"], ["qc", "edit-text", HUGE],
+    ["qc", "exclude", HUGE, "--reason", "x"]])
+def test_an_item_or_sample_number_no_row_can_have_is_no_such_item(db: Path, args: list[str]) -> None:
+    out = _cli(db, *args)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr and "Error:" not in out.stderr, out.stderr[-500:]
+    assert "qcstation: error: no " in out.stderr and "no database" not in out.stderr, out.stderr[-500:]
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["eval", "run", "--model", "m", "--working-set", "--max-tokens", "9" * 20, "--create-only"],
+     "argument --max-tokens: must be at most 1,000,000"),
+    (["qc", "queue", "--limit", "-1"], "argument --limit: must be at least 1"),
+    (["qc", "change", HUGE, "accept"], "argument DECISION: must be at most"),
+])
+def test_a_number_option_out_of_bounds_is_refused_by_name(db: Path, args: list[str], needle: str) -> None:
+    out = _cli(db, *args)
+    assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr, out.stderr[-500:]

@@ -2,7 +2,9 @@
 127.0.0.1, and a table of what held: tried / passed / failed per area.
 
 Every attack runs against real components: the loopback OpenAI-protocol server of the tests
-in its hostile modes (tests/fake_openai.py), a real SQLite file made by ``qcstation
+in its hostile modes (tests/fake_openai.py) or a raw socket that breaks HTTP itself
+(:class:`RawServer`: endless or trickling headers and bodies, the key in the status line or a
+header), a real SQLite file made by ``qcstation
 quickstart``, the real runner, the judge/generator client, the batch reader, the importer,
 the export writer and the CLI in subprocesses. An attack *held* when its check passed;
 the check says what holding means (nothing raw reached a terminal, memory stayed under the
@@ -133,7 +135,7 @@ def peak_of(fn: Callable[[], Any]) -> tuple[Any, int]:
 def llm(url: str, db: Path | None = None, **kw: Any) -> Any:
     from qcstation.core.construct.make.llm import LLMClient
 
-    return LLMClient(ModelConfig(model="fake-model", base_url=url, retries=0, timeout_s=20, **kw), db)
+    return LLMClient(ModelConfig(**{"model": "fake-model", "base_url": url, "retries": 0, "timeout_s": 20, **kw}), db)
 
 
 # -- display: every reply field, every surface -------------------------------------------------
@@ -911,6 +913,132 @@ def checker_tower(w: World) -> str | None:
     check_answer("\\boxed{10^{10^{10}}}", "18")
     took = time.monotonic() - t0
     return None if took < 15 else f"{took:.1f} s"
+
+
+# -- the wire: a raw-socket server that breaks HTTP itself (lane attack5) ---------------------------
+
+class RawServer:
+    """A loopback server that answers every POST with ``write(sock, key)`` (raw bytes, its
+    own framing): what tests/fake_openai.py cannot send (endless headers, endless chunks, a
+    body that trickles, the key in the status line or a header)."""
+
+    def __init__(self, write: Callable[[socket.socket, str], None], key: str = KEY) -> None:
+        self.write, self.key = write, key
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            while len(body) < length:
+                body += conn.recv(65536) or b"x" * length
+            if head.startswith(b"GET"):
+                conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 31\r\n\r\n{"data":[{"id":"fake-model"}]}')
+            else:
+                self.write(conn, self.key)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def __enter__(self) -> "RawServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.sock.close()
+
+
+def _forever(conn: socket.socket, first: bytes, each: bytes, pause: float = 0.0) -> None:
+    conn.sendall(first)
+    while True:
+        conn.sendall(each)
+        if pause:
+            time.sleep(pause)
+
+
+WIRE: dict[str, Callable[[socket.socket, str], None]] = {
+    "a body that trickles a byte every 0.3 s (slow loris)": lambda c, k: _forever(
+        c, b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n", b" ", 0.3),
+    "headers that trickle, never ending": lambda c, k: _forever(c, b"HTTP/1.1 200 OK\r\n", b"X-A: b\r\n", 0.3),
+    "headers that never end (1 KB lines)": lambda c, k: _forever(c, b"HTTP/1.1 200 OK\r\n", b"X-J: " + b"j" * 1000 + b"\r\n"),
+    "one header line that never ends": lambda c, k: _forever(c, b"HTTP/1.1 200 OK\r\nX-Big: ", b"h" * 65536),
+    "a chunked body that never ends": lambda c, k: _forever(
+        c, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"10000\r\n" + b"b" * 65536 + b"\r\n"),
+    "a body read until close that never closes": lambda c, k: _forever(
+        c, b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", b"c" * 65536),
+    "an SSE stream where JSON was asked": lambda c, k: c.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 44\r\n\r\n"
+        b'data: {"choices": [{"delta": {}}]}\n\n' + b"data: \n"),
+    "a short body (Content-Length 100000, then close)": lambda c, k: c.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{}"),
+    "the key in the status line, a header and an HTML 500 body": lambda c, k: c.sendall(
+        f"HTTP/1.1 500 {k}\r\nX-Echo: {k}\r\nContent-Length: {len(k) + 13}\r\n\r\n<html>{k}</html>".encode()),
+    "the key as Retry-After and X-Request-Id of a 429": lambda c, k: c.sendall(
+        f"HTTP/1.1 429 Slow\r\nRetry-After: {k}\r\nX-Request-Id: {k}\r\nContent-Length: 2\r\n\r\n{{}}".encode()),
+    "the key spelled in \\u escapes in content, model and finish_reason": lambda c, k: (lambda esc: c.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(esc) + esc))((
+            '{"model": "%s", "choices": [{"message": {"content": "18 %s"}, "finish_reason": "%s"}]}'
+            % (("".join(f"\\u{ord(ch):04x}" for ch in k),) * 3)).encode()),
+    "a 5,000-digit token count": lambda c, k: (lambda b: c.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(b) + b))(
+            b'{"choices": [{"message": {"content": "18"}}], "usage": {"prompt_tokens": 1' + b"0" * 5000 + b"}}"),
+}
+
+
+for _wire_name, _wire in WIRE.items():
+    def _mk_wire(name: str, write: Callable[[socket.socket, str], None]) -> None:
+        @attack("wire", f"eval and judge: {name}")
+        def wire(w: World) -> str | None:
+            from qcstation.core.construct.make.llm import LLMCallError
+            from qcstation.eval.runner import execute_run
+
+            os.environ["ATTACK_KEY"] = KEY
+            try:
+                db = w.db()
+                with RawServer(write) as srv:
+                    cfg = w.cfg(srv.base_url, timeout_s=3.0, api_key_env="ATTACK_KEY", concurrency=2)
+                    run_id = w.run(db, cfg, limit=2)
+                    (prog, peak) = peak_of(lambda: execute_run(db, run_id, cfg))
+                    client = llm(srv.base_url, db, timeout_s=3.0, api_key_env="ATTACK_KEY")
+                    try:
+                        client.chat_sync([{"role": "user", "content": "judge"}])
+                    except LLMCallError as exc:
+                        if KEY in str(exc) or raw_in(str(exc)):
+                            return "the judge's error holds the key or a raw control code"
+            finally:
+                os.environ.pop("ATTACK_KEY", None)
+            with Store(db) as s:
+                s.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if KEY.encode() in db.read_bytes():
+                return "the key is in the database file"
+            rows = outputs(db, run_id)
+            if prog.status != "done" or len(rows) != 2:
+                return f"run {prog.status}, {len(rows)} rows"
+            if any(r["status"] == "error" and not r["error"] for r in rows):
+                return "an error row without its reason"
+            return None if peak < 2 * PEAK_BOUND else f"peak {peak >> 20} MiB"
+    _mk_wire(_wire_name, _wire)
 
 
 def main() -> int:

@@ -9,6 +9,10 @@ changes what it got cannot change what the next caller gets. A function is memoi
 its result depends on its arguments alone (no configuration, no clock, no randomness) and is
 made of immutable parts once copied. An exception is not kept: the call runs again and
 raises again.
+
+:func:`digits_masked` is the key of a reading that the texts of one question with other numbers
+share (a derived item's question and solution are its parent's with other numbers): a reader
+that takes only the masked text cannot read any number's digits, only where numbers stand.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["text_memo"]
+__all__ = ["digits_masked", "text_memo"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,3 +44,14 @@ def text_memo(copy: Callable[[Any], Any] | None = None, maxsize: int = 128) -> C
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+_MASK = str.maketrans("23456789", "11111111")
+
+
+def digits_masked(text: str) -> str:
+    """``text`` with every digit from 2 to 9 written 1: the same length, every character at its
+    place and of its class (a digit, a word character), zeros and non-zero digits told apart (a
+    pattern may ask for ``[1-9]``). Readers of words and of where numbers stand, memoized on
+    it, read once what every text of one question with other numbers of the same lengths shares."""
+    return text.translate(_MASK)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from collections.abc import Mapping
 from typing import Any
 
-from qcstation.common.memo import text_memo
+from qcstation.common.memo import digits_masked, text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.textnumbers import word_key
 
@@ -268,33 +268,49 @@ def _read_value(num: str, den: str | None) -> Fraction | None:
 @text_memo(list)
 def question_occurrences(question: str) -> list[Occurrence]:
     """Every number the question states, with the words after it: digits, fractions (whole),
-    number words and word givens (``half``, ``twice``, ``round trip``...)."""
+    number words and word givens (``half``, ``twice``, ``round trip``...). The values are the
+    question's own, the words read once per masked text (:func:`_occurrence_words`)."""
     q = question[:MAX_TEXT]
+    digits, worded = _occurrence_words(digits_masked(q))
     out: list[Occurrence] = []
-    for m in NUMERAL.finditer(q):
-        v = numeral_value(m)
+    for a, b, num, den, words, stems, compound, percent in digits:
+        v = _read_value(q[num[0]:num[1]], q[den[0]:den[1]] if den else None)
         if v is None:
             continue
-        words = set(_words_after(q, m.end(), 3))
-        if m.start() and q[m.start() - 1] == "$":
-            words.add("$")
-        out.append(Occurrence(v, m.group(0) + (" " + " ".join(sorted(words)) if words else ""),
-                              frozenset(stem(w) for w in words) | _abbreviated(q, m.end()), _compound(q, m.end()),
-                              m.start()))
-        if q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent"):
-            out.append(Occurrence(v / 100, m.group(0) + "%", frozenset({"%"})))
+        out.append(Occurrence(v, q[a:b] + words, stems, compound, a))
+        if percent:
+            out.append(Occurrence(v / 100, q[a:b] + "%", frozenset({"%"})))
+    for occ, end in worded:  # a number word hyphened to a word it has none after: "two-speed"
+        out.append(occ if end is None else Occurrence(
+            occ.value, occ.text + q[end:end + 30].split()[0].rstrip(",.;:?!"), occ.words, occ.compound, occ.start))
+    return out
+
+
+@text_memo(maxsize=256)
+def _occurrence_words(masked: str) -> tuple[tuple[Any, ...], tuple[tuple[Occurrence, int | None], ...]]:
+    """Of a question with its digits masked (:func:`~qcstation.common.memo.digits_masked`): each
+    number in digits (its span, its numerator's and denominator's, the words after it as written
+    and as stems, its compound, a percent after it) by their class and place only, and
+    :func:`question_occurrences` of the number words and word givens (letters: the text's own)."""
+    q, digits = masked, []
+    for m in NUMERAL.finditer(q):
+        words = set(_words_after(q, m.end(), 3)) | ({"$"} if m.start() and q[m.start() - 1] == "$" else set())
+        digits.append((m.start(), m.end(), m.span("num"), m.span("den") if m.group("den") else None,
+                       " " + " ".join(sorted(words)) if words else "",
+                       frozenset(stem(w) for w in words) | _abbreviated(q, m.end()), _compound(q, m.end()),
+                       q[m.end():m.end() + 1] == "%" or q[m.end():m.end() + 8].strip().lower().startswith("percent")))
+    worded: list[tuple[Occurrence, int | None]] = []
     for m in number_word_matches(q):
-        after = _words_after(q, m.end(), 3)
-        compound = _compound(q, m.end())
-        out.append(Occurrence(Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]),
-                              m.group(0) + (" " + " ".join(after) if after else q[m.end():m.end() + 30].split()[0].rstrip(",.;:?!")
-                                            if compound else ""),
-                              frozenset(stem(w) for w in after), compound, m.start()))
+        after, compound = _words_after(q, m.end(), 3), _compound(q, m.end())
+        worded.append((Occurrence(Fraction(NUMBER_WORD_VALUES[word_key(m.group(1), NUMBER_WORD_VALUES)]),
+                                  m.group(0) + (" " + " ".join(after) if after else ""),
+                                  frozenset(stem(w) for w in after), compound, m.start()),
+                       m.end() if compound and not after else None))
     for m in _word_matches(_WORD_GIVEN_RE, _WORD_GIVEN_FIRSTS, q):
         phrase = m.group(1).lower()
-        for v in WORD_GIVENS[phrase]:
-            out.append(Occurrence(v, m.group(0), frozenset({"~" + phrase}), start=m.start()))
-    return out
+        worded += [(Occurrence(v, m.group(0), frozenset({"~" + phrase}), start=m.start()), None)
+                   for v in WORD_GIVENS[phrase]]
+    return tuple(digits), tuple(worded)
 
 
 ANNOTATION = re.compile(r"<<([^<>]{1,400})>>")
@@ -457,40 +473,47 @@ def line_stems(line: str) -> frozenset[str]:
 
 
 @text_memo(maxsize=512)
+def _stem_places(line: str) -> tuple[tuple[Any, ...], ...]:
+    """Each place a solution line writes a number (annotations left out), read once per line for
+    :func:`solution_stems`: its value, its numerator's and denominator's with a "$" before each (a
+    fraction), a "$" before it, a "%" after it, the stems of the content words after it."""
+    prose = ANNOTATION.sub(" ", line[:MAX_TEXT])
+    out = []
+    for m in NUMERAL.finditer(prose):
+        parts = None if not m.group("den") else tuple(
+            (_fraction_or_none(prose[a:b]), a == m.start("num") and bool(a) and prose[a - 1] == "$")
+            for a, b in (m.span("num"), m.span("den")))
+        tail = prose[m.end():m.end() + 80]
+        stop = _STEMS_STOP.search(tail)
+        words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
+        out.append((numeral_value(m), parts, bool(m.start()) and prose[m.start() - 1] == "$", tail[:1] == "%",
+                    tuple(stem(w) for w in words)))
+    return tuple(out)
+
+
+def _fraction_or_none(text: str) -> Fraction | None:
+    try:
+        return Fraction(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+@text_memo(maxsize=512)
 def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None = None) -> frozenset[str]:
     """The stems of the words after the places a solution line writes ``value`` (annotations
     left out): up to ``limit`` content words before the next operator, digit or clause break.
     With ``nth``, only the nth place, when the line writes the value that often."""
-    prose = ANNOTATION.sub(" ", line[:MAX_TEXT])
     places: list[set[str]] = []
-    for m in NUMERAL.finditer(prose):
-        if m.group("den") and numeral_value(m) != value:
-            # "25/100 x 100%": the numerator and the denominator are places of their own
-            parts = [(m.start("num"), m.end("num")), (m.start("den"), m.end("den"))]
-            for a, b in parts:
-                try:
-                    if Fraction(prose[a:b].replace(",", "")) == value:
-                        # what follows names the whole fraction; a "$" before names the
-                        # numerator ("$3 / 2 sandwiches": the $3)
-                        places.append({"$"} if a == m.start("num") and a and prose[a - 1] == "$" else set())
-                except ValueError:
-                    pass
+    for v, parts, dollar, percent, stems in _stem_places(line):
+        if parts is not None and v != value:  # "25/100 x 100%": its parts are places of their own
+            # (what follows names the whole fraction; a "$" before, the numerator: "$3 / 2 sandwiches")
+            places += [{"$"} if dollar_part else set() for part, dollar_part in parts if part == value]
             continue
-        if numeral_value(m) != value:
+        if v != value:
             continue
-        here: set[str] = set()
-        if m.start() and prose[m.start() - 1] == "$":
-            here.add("$")
         # up to four content words before the next operator, digit or clause break
         # ("1 skein per pair of mittens" names the pair of mittens too)
-        tail = prose[m.end():m.end() + 80]
-        stop = _STEMS_STOP.search(tail)
-        if tail[:1] == "%":
-            here.add("%")
-        else:
-            words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
-            here |= {stem(w) for w in words[:limit]}
-        places.append(here)
+        places.append(({"$"} if dollar else set()) | ({"%"} if percent else set(stems[:limit])))
     if nth is not None and nth < len(places):
         return frozenset(places[nth])
     return frozenset().union(*places) if places else frozenset()

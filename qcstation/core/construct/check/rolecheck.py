@@ -22,7 +22,8 @@ refuse such a formalization and the generate pipeline never marks one verified, 
 never takes it as a parent.
 
 Pure text reading with limits (each text cut at :data:`MAX_TEXT`), each text read once
-(:func:`~qcstation.common.memo.text_memo`); no rule code imported (of the checks, :mod:`.context`).
+(:func:`~qcstation.common.memo.text_memo`), the words around a line's numbers once for every line
+that differs from it in digits only (:func:`~qcstation.common.memo.digits_masked`); no rule code imported (of the checks, :mod:`.context`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from qcstation.common.memo import text_memo
+from qcstation.common.memo import digits_masked, text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import operand_values
 from qcstation.core.construct.check.context import counts_the_terms
@@ -123,18 +124,31 @@ def kind_of_words(before: str, after: str) -> tuple[str | None, str]:
 
 def _places(text: str) -> tuple[tuple[Fraction, str | None, str, bool, bool], ...]:
     """(value, kind, noun, is a result, is a number word) of each number ``text`` writes in digits
-    or as a number word; a result is right after '=' ("= 8 ounces": what the line computes, not a use)."""
+    or as a number word; a result is right after '=' ("= 8 ounces": what the line computes, not a use).
+    The values are the text's own, the rest is read once per masked text (:func:`_place_words`)."""
     out = []
-    for m in _NUM.finditer(text):
+    digits, worded = _place_words(digits_masked(text))
+    for (a, b), kind, noun, result in digits:
         try:
-            v = decimal_fraction(m.group(1).replace(",", ""))
+            v = decimal_fraction(text[a:b].replace(",", ""))
         except (ValueError, ZeroDivisionError):
             continue
-        result = bool(_RESULT_BEFORE.search(text, max(0, m.start() - 4), m.start()))
-        out.append((v, *kind_of_words(text[max(0, m.start() - 2):m.start()], text[m.end():]), result, False))
-    for m in _NUMBER_WORD_RE.finditer(text):
-        out.append((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", text[m.end():]), False, True))
-    return tuple(out)
+        out.append((v, kind, noun, result, False))
+    return tuple(out) + worded
+
+
+@text_memo(maxsize=1024)
+def _place_words(masked: str) -> tuple[tuple[tuple[tuple[int, int], str | None, str, bool], ...],
+                                       tuple[tuple[Fraction, str | None, str, bool, bool], ...]]:
+    """Of a text with its digits masked (:func:`~qcstation.common.memo.digits_masked`): the span,
+    kind, noun and whether it is a result of each number written in digits (read by their class
+    and place only), and :func:`_places` of each number word (letters: the text's own)."""
+    digits = tuple((m.span(1), *kind_of_words(masked[max(0, m.start() - 2):m.start()], masked[m.end():]),
+                    bool(_RESULT_BEFORE.search(masked, max(0, m.start() - 4), m.start())))
+                   for m in _NUM.finditer(masked))
+    worded = tuple((Fraction(_NUMBER_WORDS[m.group(1).lower()]), *kind_of_words("", masked[m.end():]), False, True)
+                   for m in _NUMBER_WORD_RE.finditer(masked))
+    return digits, worded
 
 
 @text_memo(maxsize=256)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 from dataclasses import replace
 from fractions import Fraction
 
+from qcstation.common.memo import digits_masked, text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import WORD_GIVENS, stem, words_at
 from qcstation.core.reading.textnumbers import word_key
@@ -104,6 +106,51 @@ _ARTICLE_RE = re.compile(
 _PERCENT_AFTER_RE = re.compile(r"\s*(?:%|percent\b)")
 
 
+class _Layout(NamedTuple):
+    """What :class:`Givens` reads of a question apart from its numbers' digits (:func:`_layout`)."""
+
+    #: (start, end, the numerator's span, the denominator's, the whole part's, slug, stems, a
+    #: percent right after it) of each number written in digits
+    numbers: tuple[tuple[int, int, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None,
+                         str, frozenset[str], bool], ...]
+    #: (start, text, key into _Q_WORDS, slug, stems) of each number word
+    words: tuple[tuple[int, str, str, str, frozenset[str]], ...]
+    #: (start, text, slug, stems) of each "an hour"
+    articles: tuple[tuple[int, str, str, frozenset[str]], ...]
+    #: the (numerator, denominator) of each fraction stated in words, in the order stated
+    word_fractions: tuple[tuple[Fraction, Fraction], ...]
+    word_values: frozenset[Fraction]
+    factors: frozenset[Fraction]
+
+
+@text_memo(maxsize=256)
+def _layout(masked: str) -> _Layout:
+    """Where a question writes its numbers and the words around them, read from its text with the
+    digits masked (:func:`~qcstation.common.memo.digits_masked`): the patterns read a digit's
+    class and place only (and whether it is 0), the words are letters, so the reading is the
+    question's own (pinned by test_givens_layout); the variants of a question share it."""
+    numbers = []
+    for m in _Q_NUMBER_RE.finditer(masked):
+        numbers.append((m.start(), m.end(), m.span("num"), m.span("den") if m.group("den") else None,
+                        m.span("whole") if m.group("whole") else None, _slug_after(masked, m.end()),
+                        words_at(masked, m.start(), m.end()), bool(_PERCENT_AFTER_RE.match(masked, m.end()))))
+    words = []
+    for m in _Q_WORD_RE.finditer(masked):
+        if _NUMERATOR_RE.match(masked, m.end()):
+            continue  # the "two" of "two-thirds" is that fraction's, never a given of its own
+        words.append((m.start(), m.group(0), word_key(m.group(1), _Q_WORDS), _slug_after(masked, m.end()),
+                      words_at(masked, m.start(), m.end())))
+    articles = tuple((m.start(), m.group(0), _slug_after(masked, m.end(1)), words_at(masked, m.start(), m.end(1)))
+                     for m in _ARTICLE_RE.finditer(masked))
+    # the fractions the question states in words ("half", "a quarter", "two-thirds"):
+    # a solution's 1/2 for "half" is that one given, never a 1 and a 2
+    stated = [WORD_GIVENS[phrase] for phrase in stated_word_givens(masked.lower())]
+    return _Layout(tuple(numbers), tuple(words), articles,
+                   tuple((Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for vals in stated
+                         if vals[0].denominator > 1),
+                   frozenset(v for vals in stated for v in vals), _plausible_factors(masked))
+
+
 class Givens:
     """The numbers a question states (digits, fractions, mixed numbers such as "1 1/2", number
     words), in order."""
@@ -112,52 +159,44 @@ class Givens:
         self.question = question
         self.numbers: list[QuestionNumber] = []
         self.fractions: set[tuple[str, str]] = set()
-        for m in _Q_NUMBER_RE.finditer(question):
-            num = m.group("num").replace(",", "")
+        # where the numbers stand and the words around them, read once per masked text
+        # (:func:`_layout`); their values are this text's own
+        layout = _layout(digits_masked(question))
+        for start, end, (num_a, num_b), den_at, whole_at, slug, stems, percent_after in layout.numbers:
+            num = question[num_a:num_b].replace(",", "")
+            den_text = question[den_at[0]:den_at[1]] if den_at else None
             try:
-                if m.group("den"):
-                    den = int(m.group("den"))
+                if den_text:
+                    den = int(den_text)
                     if den == 0:
                         continue
                     value = Fraction(num) / den
-                    if m.group("whole"):
-                        value += int(m.group("whole"))
+                    if whole_at:
+                        value += int(question[whole_at[0]:whole_at[1]])
                     else:
-                        self.fractions.add((num, m.group("den")))
+                        self.fractions.add((num, den_text))
                 else:
                     value = decimal_fraction(num)
             except (ValueError, ZeroDivisionError):
                 continue
-            self.numbers.append(QuestionNumber(value, m.group(0), m.start(), _slug_after(question, m.end()),
-                                               stems=words_at(question, m.start(), m.end())))
-            if _PERCENT_AFTER_RE.match(question, m.end()) and not m.group("den"):
+            text = question[start:end]
+            self.numbers.append(QuestionNumber(value, text, start, slug, stems=stems))
+            if percent_after and not den_text:
                 # "45%" is also the fraction 45/100 a solution may write as .45
-                self.numbers.append(QuestionNumber(value / 100, m.group(0) + "%", m.start(),
-                                                   _slug_after(question, m.end()), percent=True))
-        for m in _Q_WORD_RE.finditer(question):
-            if _NUMERATOR_RE.match(question, m.end()):
-                continue  # the "two" of "two-thirds" is that fraction's, never a given of its own
-            self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[word_key(m.group(1), _Q_WORDS)]), m.group(0),
-                                               m.start(), _slug_after(question, m.end()),
-                                               stems=words_at(question, m.start(), m.end())))
+                self.numbers.append(QuestionNumber(value / 100, text + "%", start, slug, percent=True))
+        for start, text, key, slug, stems in layout.words:
+            self.numbers.append(QuestionNumber(Fraction(_Q_WORDS[key]), text, start, slug, stems=stems))
         self.numbers = _sized_nouns(with_elided_nouns(sorted(self.numbers, key=lambda n: n.start), question),
                                     question)
         # "an hour", "a pen": a 1 stated in words, bound only where the solution names the same
         # thing after its 1 ("1 hour"); never a number of the question otherwise
-        self.articles = [QuestionNumber(Fraction(1), m.group(0), m.start(), _slug_after(question, m.end(1)),
-                                        stems=words_at(question, m.start(), m.end(1)))
-                         for m in _ARTICLE_RE.finditer(question)]
+        self.articles = [QuestionNumber(Fraction(1), text, start, slug, stems=stems)
+                         for start, text, slug, stems in layout.articles]
         self.values: set[Fraction] = {n.value for n in self.numbers}
-        # the fractions the question states in words ("half", "a quarter", "two-thirds"):
-        # a solution's 1/2 for "half" is that one given, never a 1 and a 2
-        q = question.lower()
-        stated = [WORD_GIVENS[phrase] for phrase in stated_word_givens(q)]
-        self.word_fractions: set[tuple[Fraction, Fraction]] = {
-            (Fraction(vals[0].numerator), Fraction(vals[0].denominator)) for vals in stated
-            if vals[0].denominator > 1}
+        self.word_fractions: set[tuple[Fraction, Fraction]] = set(layout.word_fractions)
         #: the values of the word givens the question states ("half": 1/2 and 2), read once
-        self.word_values: frozenset[Fraction] = frozenset(v for vals in stated for v in vals)
-        self.factors = _plausible_factors(question)
+        self.word_values: frozenset[Fraction] = layout.word_values
+        self.factors = layout.factors
         self._names: dict[str, QuestionNumber] = {}
         self.order_bound: list[Fraction] = []
         #: values one use of which took the first of several places by order only, a place left unused

@@ -113,25 +113,26 @@ _WORD_RUN = re.compile(r"\w+")
 
 
 def _word_matches(rx: re.Pattern[str], firsts: frozenset[str], text: str) -> list[re.Match[str]]:
-    """``list(rx.finditer(text))`` for a pattern ``\\b(word|phrase|...)\\b`` (re.I) whose
-    words and phrases are letters, spaces and hyphens, ``firsts`` their first words: a match
-    starts a run of word characters, that run is a first word (in ASCII, its lower case; any
-    other run is tried), and the pattern is tried there only. The same matches, without trying
-    the alternation at every place of the text (which re.I makes slow)."""
-    out: list[re.Match[str]] = []
+    """``list(rx.finditer(text))`` for a pattern ``\\b(word|phrase|...)\\b`` (re.I) of letters,
+    spaces and hyphens, ``firsts`` their first words; where they start read once per masked text."""
+    return [rx.match(text, at) for at in _word_match_starts(rx, firsts, digits_masked(text))]  # type: ignore[misc]
+
+
+@text_memo(maxsize=1024)
+def _word_match_starts(rx: re.Pattern[str], firsts: frozenset[str], text: str) -> tuple[int, ...]:
+    """A match starts a run of word characters that is a first word (in ASCII, its lower case; any
+    other run is tried): the pattern is tried there only, not at every place (re.I makes it slow)."""
+    out: list[int] = []
     end = 0
     for run in _WORD_RUN.finditer(text):
-        at = run.start()
-        if at < end:
-            continue  # inside the last match ("one-half")
-        word = run.group(0)
-        if word.isascii() and word.lower() not in firsts:
-            continue
+        at, word = run.start(), run.group(0)
+        if at < end or (word.isascii() and word.lower() not in firsts):
+            continue  # inside the last match ("one-half"), or no first word
         m = rx.match(text, at)
         if m is not None:
-            out.append(m)
+            out.append(at)
             end = m.end()
-    return out
+    return tuple(out)
 
 
 def number_word_matches(text: str) -> list[re.Match[str]]:

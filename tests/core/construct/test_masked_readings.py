@@ -76,6 +76,16 @@ def test_the_kinds_of_a_lines_numbers_are_read_alike_masked(questions: list[str]
         assert plain(digits_masked(prose)) == plain(prose), prose[:80]
 
 
+def test_number_words_and_word_givens_start_alike_masked(questions: list[str], solution_lines: list[str]) -> None:
+    plain = words._word_match_starts.__wrapped__  # type: ignore[attr-defined]
+    for text in [*questions, *solution_lines[::2]]:
+        for rx, firsts in ((words._NUMBER_WORD_RE, words._NUMBER_WORD_FIRSTS),
+                           (words._WORD_GIVEN_RE, words._WORD_GIVEN_FIRSTS)):
+            assert plain(rx, firsts, digits_masked(text)) == plain(rx, firsts, text), text[:80]
+            assert [m.span() for m in words._word_matches(rx, firsts, text)] == \
+                [m.span() for m in rx.finditer(text)], text[:80]
+
+
 def test_variants_share_one_layout_and_keep_their_own_values() -> None:
     q = "Tom buys 12 apples at $3 each and gives away a quarter of them. He also has two dogs."
     a = question_numbers(q)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from qcstation.commands._common import positive_int as _positive_int
+from qcstation.commands._common import int_between
 from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands.eval._shared import resolve
 
@@ -36,9 +36,9 @@ def register(actions: argparse._SubParsersAction) -> None:
     ex.add_argument("--retry-errors", action="store_true",
                     help="also export the requests that failed (stored as errors); a result "
                          "imported later replaces the error")
-    ex.add_argument("--max-per-file", type=_positive_int, default=MAX_REQUESTS_PER_FILE,
-                    metavar="N", help=f"requests per file (default {MAX_REQUESTS_PER_FILE}, the "
-                                      "OpenAI limit)")
+    ex.add_argument("--max-per-file", type=int_between(1, MAX_REQUESTS_PER_FILE), default=MAX_REQUESTS_PER_FILE,
+                    metavar="N", help=f"requests per file, 1 to {MAX_REQUESTS_PER_FILE} (default: "
+                                      "the OpenAI limit)")
     ex.add_argument("--json", action="store_true", help="print the result as JSON")
     ex.set_defaults(eval_func=run)
 

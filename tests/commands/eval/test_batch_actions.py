@@ -155,6 +155,15 @@ def test_export_refuses_reference_runs_and_splits_large_ones(qs_db: Path, tmp_pa
     assert {x["body"]["model"] for f in report["files"] for x in lines(Path(f))} == {"org/served-name"}
     assert main(["--db", str(qs_db), "eval", "export-batch", "999"]) == 2
     assert "no evaluation run 999" in capsys.readouterr().err
+    # the size of a file is bounded like every option a user sets (issue 30.2): past the
+    # OpenAI limit a clear error, and no file written
+    for n in ("50001", "9" * 5000):
+        with pytest.raises(SystemExit) as ex:
+            main(["--db", str(qs_db), "eval", "export-batch", str(run_id), "--out", str(tmp_path / "big.jsonl"),
+                  "--max-per-file", n])
+        assert ex.value.code == 2
+        assert "--max-per-file" in capsys.readouterr().err
+    assert not list(tmp_path.glob("big*"))
 
 
 def test_export_refuses_a_run_another_live_process_is_running(

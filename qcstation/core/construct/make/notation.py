@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from qcstation.core.reading.answers import decimal_places
-from qcstation.core.construct.make.notation_literals import literal_line_term
+from qcstation.core.construct.make.notation_literals import fold_terms, literal_line_term
 from qcstation.core.reading.expr import (BinOp, Expr, ExpressionError, Name, Neg, Num, evaluate, expr_names,
                                          expr_to_sexpr, fraction_to_smt, is_nonlinear, parse_expression)
 from qcstation.core.verify.smtlib import Node, SList, Token, parse_script, symbol_name
@@ -177,20 +177,7 @@ def _term(node: Node, consts: dict[str, str]) -> Expr:
         )
     if not args:
         raise NotationError(f"({op}) has no arguments")
-    parts = [_term(a, consts) for a in args]
-    if op == "-" and len(parts) == 1:
-        return Neg(parts[0])
-    if op == "/" and len(parts) == 2:
-        p, q = parts
-        if isinstance(p, Num) and isinstance(q, Num) and q.value != 0:
-            value = p.value / q.value
-            # an exact rational literal such as (/ 3 2) is one given number
-            if value.denominator == q.value and value.numerator == p.value and q.value > 1:
-                return Num(value, "")
-    expr = parts[0]
-    for part in parts[1:]:
-        expr = BinOp(op, expr, part)
-    return expr
+    return fold_terms(op, [_term(a, consts) for a in args])
 
 
 def _compare(op: str, values: list[Fraction]) -> bool:

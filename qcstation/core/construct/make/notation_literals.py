@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
 
-__all__ = ["literal_line_term", "literal_number"]
+__all__ = ["fold_terms", "literal_line_term", "literal_number"]
 
 _NUMERAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _LITERAL_TERM = re.compile(r"\(([-/]) ([0-9.]+(?: [0-9.]+)*)\)")
@@ -42,7 +42,14 @@ def literal_line_term(text: str) -> Expr | None:
         if num is None:
             return None
         parts.append(num)
-    op = m.group(1)
+    return fold_terms(m.group(1), parts)
+
+
+def fold_terms(op: str, parts: list[Expr]) -> Expr:
+    """The term of ``(op part...)`` (``op`` one of + - * /, ``parts`` not empty): a unary minus
+    is a negation, an exact rational literal such as ``(/ 3 2)`` one given number, else the
+    parts joined left to right. Shared by the parsed reading (:func:`.notation._term`) and the
+    direct one (:func:`literal_line_term`), so the two cannot drift apart."""
     if op == "-" and len(parts) == 1:
         return Neg(parts[0])
     if op == "/" and len(parts) == 2:

@@ -51,6 +51,10 @@ from qcstation.common.vocab import DIMENSIONS, QC_DIMENSIONS
 ENV_CONFIG = "QCSTATION_CONFIG"
 DEFAULT_CONFIG_NAME = "qcstation.toml"
 
+#: the largest configuration file read (a real one is a few KB; /dev/zero never ends)
+MAX_CONFIG_BYTES = 1 << 20
+#: the longest model server URL taken
+MAX_URL_CHARS = 2048
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SECRET_KEYS = {"api_key", "apikey", "key", "secret", "token", "password", "openai_api_key"}
 
@@ -461,10 +465,19 @@ def _check_model(where: _Where, section: str, m: ModelConfig) -> None:
 
 
 def _check_url(where: _Where, section: str, key: str, url: str) -> str:
-    parts = urlsplit(url)
+    def bad() -> ConfigError:
+        return where.err(section, key, "must be an http(s) URL such as "
+                                       f"http://localhost:8000/v1, got {url[:200]!r}")
+
+    if len(url) > MAX_URL_CHARS or any(c.isspace() or not c.isprintable() for c in url):
+        raise bad()     # urlsplit drops CR, LF and tab silently; the URL sent keeps them
+    try:
+        parts = urlsplit(url)
+        parts.port      # an out-of-range or non-numeric port raises here, not in urlsplit
+    except ValueError:  # 'http://[::1:1/v1' (an unclosed IPv6 bracket), port 99999
+        raise bad() from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise where.err(section, key,
-                        f"must be an http(s) URL such as http://localhost:8000/v1, got {url!r}")
+        raise bad()
     if parts.username or parts.password:
         raise where.err(section, key, (
             "must not contain credentials (user:password@); put the API key in an "
@@ -626,9 +639,17 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] = os.envi
         cfg = Config()
     else:
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
+            with p.open("rb") as fh:
+                raw = fh.read(MAX_CONFIG_BYTES + 1)
+            if len(raw) > MAX_CONFIG_BYTES:
+                raise ConfigError(f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes; not a "
+                                  "configuration file", title="Bad configuration")
+            data = tomllib.loads(raw.decode("utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: not valid TOML: {exc}", title="Bad configuration") from None
+        except RecursionError:     # tomllib recurses once per nested array or inline table
+            raise ConfigError(f"{p}: not valid TOML: arrays or tables nested too deeply",
+                              title="Bad configuration") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read config file {p}: {exc}", title="Bad configuration") from None
         cfg = parse_config(data, str(p))

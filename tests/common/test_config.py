@@ -412,3 +412,38 @@ def test_secrets_in_vllm_args_are_refused_without_echo(tmp_path: Path, key: str)
         load_config(p, env={})
     assert f"vllm_args.{key}" in str(ei.value) and "HF_TOKEN" in str(ei.value)
     assert "hf_secretvalue" not in str(ei.value)
+
+
+@pytest.mark.parametrize("url", [
+    "http://[::1:1/v1",                  # an unclosed IPv6 bracket: urlsplit raised ValueError
+    "http://127.0.0.1:99999/v1",         # a port past 65535: taken, failed at the first request
+    "http://127.0.0.1:8000/v1\r\nX: y",  # urlsplit drops CR LF; the URL sent kept them
+    "http://127.0.0.1:8000/v\x1b[2J1",
+    "http://127.0.0.1:8000/" + "v" * 5000,
+], ids=["ipv6-bracket", "port", "crlf", "esc", "5000-chars"])
+def test_a_hostile_url_is_a_config_error(tmp_path: Path, url: str) -> None:
+    """Found attacking (lane attack6): the first ended `qcstation config` in a traceback, the
+    others were taken as a model's server."""
+    p = tmp_path / "q.toml"
+    p.write_text(f"[models.m]\nmodel = \"m\"\nbase_url = {json.dumps(url)}\n")
+    with pytest.raises(ConfigError, match=r"\[models.m\] base_url: must be an http\(s\) URL"):
+        load_config(p, env={})
+    with pytest.raises(ConfigError, match="QCSTATION_BASE_URL"):
+        load_config(None, env={"QCSTATION_MODEL": "m", "QCSTATION_BASE_URL": url})
+
+
+@pytest.mark.parametrize("text", ["a = " + "[" * 5000 + "]" * 5000,
+                                  "a = " + "{b = " * 5000 + "}" * 5000], ids=["arrays", "tables"])
+def test_deeply_nested_toml_is_a_config_error(tmp_path: Path, text: str) -> None:
+    """tomllib recurses once per level: 5,000 levels ended in RecursionError (a traceback)."""
+    p = tmp_path / "q.toml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        load_config(p, env={})
+
+
+def test_a_config_file_past_the_bound_is_refused_unread(tmp_path: Path) -> None:
+    p = tmp_path / "q.toml"
+    p.write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
+    with pytest.raises(ConfigError, match="larger than 1,048,576 bytes"):
+        load_config(p, env={})

@@ -473,7 +473,7 @@ def _check_url(where: _Where, section: str, key: str, url: str) -> str:
         raise bad()     # urlsplit drops CR, LF and tab silently; the URL sent keeps them
     try:
         parts = urlsplit(url)
-        parts.port      # an out-of-range or non-numeric port raises here, not in urlsplit
+        _ = parts.port  # an out-of-range or non-numeric port raises here, not in urlsplit
     except ValueError:  # 'http://[::1:1/v1' (an unclosed IPv6 bracket), port 99999
         raise bad() from None
     if parts.scheme not in ("http", "https") or not parts.hostname:

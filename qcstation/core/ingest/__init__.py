@@ -11,8 +11,10 @@ Modules and their contract (each imports only the ones listed before it):
               UTF-16/32, binary; :func:`~.readers.check_decompressed`: a ``.gz``/``.bz2``/
               ``.xz`` file beyond its decompressed bytes or lines, or damaged); yields
               :class:`~.readers.Raw` records (line, number, data or error) from JSON
-              Lines, one JSON array (checked whole first), or CSV/TSV. A record with a
-              duplicate key is an error, never a silent last value. Holds every limit on
+              Lines, one JSON array (checked whole first), or CSV/TSV (an unclosed quote
+              refuses the file with its line). A record with a duplicate key, or a
+              header with two columns equal but for case, is an error, never a silent
+              last value. Holds every limit on
               untrusted files. Knows no dataset format.
 ``steps``     how many reasoning steps a seed takes (arithmetic operations in an equation
               or a worked solution), for the single-step filter. Pure text functions.

@@ -323,6 +323,10 @@ class _Importer:
             raise ImportFormatError(f"{self.path}:{head.line}: cannot read the CSV header: "
                                     f"{head.error or 'no header row'}", title="Bad CSV header")
         self._check_columns(head.line, head.data["__header__"])
+        for _ in it:  # read whole first: an unclosed quote refuses the file before anything is stored
+            pass
+        it = iter_csv(self.path)
+        next(it)
         return it
 
     def _open_json(self) -> Iterator[Raw]:

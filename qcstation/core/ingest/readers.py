@@ -9,7 +9,10 @@ object per line, blank lines skipped), one JSON array, or CSV/TSV (header row fi
 ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly, through a stream that
 counts what it inflates. Every record carries the line where it starts; a record that
 cannot be read (bad JSON, a duplicate key, not an object) carries ``data=None`` and an
-``error`` (reported as ``FILE:LINE``), so the rest of the file still imports.
+``error`` (reported as ``FILE:LINE``), so the rest of the file still imports. A CSV
+header naming a column twice, or two columns equal but for case, refuses the file; so does
+a quote that opens a CSV field and does not close where a field ends (the rows after it
+cannot be told apart), with the line where it opened.
 
 Nothing here knows a dataset format; :mod:`.formats` turns a record's fields into a seed.
 """
@@ -474,10 +477,19 @@ def _json_depth(obj: Any, limit: int = MAX_JSON_DEPTH) -> int:
 
 
 def iter_csv(path: Path) -> Iterator[Raw]:
+    """The header (``{"__header__": [...]}``) then one :class:`Raw` per data row. A row that
+    cannot be read on its own line (text after a closing quote, a field over the csv
+    module's limit) is one bad record; a quote that opens a field and does not close where a field ends, so
+    that the record runs over line ends into the rows after it, raises ImportFormatError
+    naming the line where the quote opened (the rows after it cannot be told apart). A
+    record spanning lines is bounded by :data:`MAX_LINE_BYTES` in all. Column names equal
+    but for case are refused like exact duplicates."""
     delimiter = "\t" if plain_suffix(path) == ".tsv" else ","
     bad_utf8: set[int] = set()
     too_long: set[int] = set()
     counter = [0]
+    record: list[str] = []  # the lines of the record being read (bounded: MAX_LINE_BYTES)
+    size = [0]
 
     def text_lines() -> Iterator[str]:
         with open_binary(path) as fh:
@@ -485,29 +497,54 @@ def iter_csv(path: Path) -> Iterator[Raw]:
                 counter[0] += 1
                 if isinstance(raw, _LineTooLong):
                     too_long.add(counter[0])
-                    yield "\n"
-                    continue
-                if counter[0] == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                try:
-                    yield raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    bad_utf8.add(counter[0])
-                    yield raw.decode("utf-8", errors="replace")
+                    text = "\n"
+                else:
+                    if counter[0] == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                    try:
+                        text = raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        bad_utf8.add(counter[0])
+                        text = raw.decode("utf-8", errors="replace")
+                size[0] += len(text)
+                record.append(text)
+                if size[0] > MAX_LINE_BYTES and len(record) > 1:
+                    raise _RecordTooLong
+                yield text
 
-    reader = csv.reader(text_lines(), delimiter=delimiter)
+    reader = csv.reader(text_lines(), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     number = 0
     last_line = 0
     while True:
         start = last_line + 1
+        record.clear()
+        size[0] = 0
         try:
             row = next(reader)
         except StopIteration:
             break
+        except _RecordTooLong:
+            opened = _quote_opened(record, start, delimiter)
+            raise ImportFormatError(
+                f"{path}:{start}: the record from line {start} runs over "
+                f"{MAX_LINE_BYTES // 1_000_000} MB by line {start + len(record) - 1} (its last "
+                f"quoted field opens on line {opened}): an unclosed quote? The rows after it "
+                "cannot be told apart", title="Unclosed quote") from None
         except csv.Error as exc:
             last_line = reader.line_num
-            number += 1
+            eof = "unexpected end of data" in str(exc)
+            if eof or last_line > start:
+                opened = _quote_opened(record, start, delimiter)
+                where = ("is never closed: the file ends inside it" if eof else
+                         f"runs past {csv.field_size_limit():,} characters by line {last_line} "
+                         "without closing" if "field limit" in str(exc) else
+                         f"closes on line {last_line} where no field ends ({exc})")
+                raise ImportFormatError(
+                    f"{path}:{opened}: a quote opens a field on line {opened} and {where}; the "
+                    "rows after it cannot be told apart: close or remove the quote",
+                    title="Unclosed quote") from None
+            number += 1  # one line, read to its end: one bad record ('"abc"d,1')
             yield Raw(start, number, None, f"bad CSV row: {exc}")
             continue
         last_line = reader.line_num
@@ -520,11 +557,9 @@ def iter_csv(path: Path) -> Iterator[Raw]:
             if not row or not any(c.strip() for c in row):
                 continue
             header = [c.strip() for c in row]
-            twice = sorted(c for c, n in Counter(header).items() if n > 1)
-            if twice:  # a row would keep only the last of the two values
-                named = ", ".join(_shown(c) for c in twice[:5])
-                more = f" (and {len(twice) - 5:,} more)" if len(twice) > 5 else ""
-                yield Raw(start, 0, None, f"the header names column {named} twice{more}")
+            problem = _header_problem(header)
+            if problem:  # a row would keep only the last of the two values
+                yield Raw(start, 0, None, problem)
                 return
             yield Raw(start, 0, {"__header__": header})
             continue
@@ -539,6 +574,58 @@ def iter_csv(path: Path) -> Iterator[Raw]:
                        f"bad CSV row: expected {len(header)} fields, got {len(row)}{span}")
         else:
             yield Raw(start, number, dict(zip(header, row)))
+
+
+class _RecordTooLong(Exception):
+    """A CSV record spanning lines grew over :data:`MAX_LINE_BYTES`."""
+
+
+def _header_problem(header: list[str]) -> str | None:
+    """Why a header cannot be read (a column named twice, or two names equal but for case,
+    which the column mapping reads alike), or None. Linear in the number of columns."""
+    twice = sorted(c for c, n in Counter(header).items() if n > 1)
+    if twice:
+        named = ", ".join(_shown(c) for c in twice[:5])
+        more = f" (and {len(twice) - 5:,} more)" if len(twice) > 5 else ""
+        return f"the header names column {named} twice{more}"
+    by_case: dict[str, list[str]] = {}
+    for c in header:
+        by_case.setdefault(c.lower(), []).append(c)
+    alike = [names for names in by_case.values() if len(names) > 1]
+    if not alike:
+        return None
+    named = "; ".join(" and ".join(_shown(c) for c in names[:5]) for names in alike[:5])
+    more = f" (and {len(alike) - 5:,} more)" if len(alike) > 5 else ""
+    return (f"the header names columns that differ only in case: {named}{more}; which one "
+            "a field reads is unclear: rename one")
+
+
+def _quote_opened(lines: list[str], start: int, delimiter: str) -> int:
+    """The line where the last quoted field of a CSV record (``lines``, from line ``start``)
+    opens, read as the csv module does (a quote opens a field only at its start; a doubled
+    quote inside is one quote), stopping where a closing quote is not followed by the end
+    of its field."""
+    opened = start
+    state = 0  # 0 field start, 1 unquoted field, 2 quoted field, 3 quote seen in a quoted field
+    for n, text in enumerate(lines, start):
+        for ch in text:
+            if state == 2:
+                if ch == '"':
+                    state = 3
+            elif state == 3:
+                if ch == '"':
+                    state = 2
+                elif ch in (delimiter, "\n", "\r"):
+                    state = 0
+                else:
+                    return opened
+            elif ch == delimiter or ch in "\n\r":
+                state = 0
+            elif state == 0 and ch == '"':
+                state, opened = 2, n
+            else:
+                state = 1
+    return opened
 
 
 def first_json_record(path: Path, max_lines: int = 50) -> tuple[dict[str, Any] | None, bool]:

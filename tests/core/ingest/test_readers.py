@@ -75,6 +75,88 @@ def test_duplicate_csv_columns_are_found_in_linear_time_and_named_briefly(store:
     assert nothing_stored(store)
 
 
+def test_csv_columns_equal_but_for_case_refuse_the_file(store: Store, tmp_path: Path) -> None:
+    # the mapping reads 'question' as 'Question' when only that is there: with both, which one
+    # a field read was unclear, and the file was taken silently (issue 30.4)
+    path = tmp_path / "case.csv"
+    path.write_text("Question,question,answer\nAnn has 2 bags of 3. Eats 1. Left?,Bo has 4. Left?,5\n")
+    with pytest.raises(ImportFormatError, match=r"case.csv:1: cannot read the CSV header: the header names "
+                                                r"columns that differ only in case: 'Question' and 'question';"):
+        import_file(store, path, level="easy")
+    assert nothing_stored(store)
+
+
+def test_csv_columns_equal_but_for_case_are_found_in_linear_time(store: Store, tmp_path: Path) -> None:
+    names = [f"c{i}" for i in range(100_000)] + ["C7", "ANSWER", "answer"] + [f"C{i}" for i in range(10, 20)]
+    path = tmp_path / "wide_case.csv"
+    path.write_text(",".join(names) + "\n" + ",".join("1" for _ in names) + "\n")
+    with pytest.raises(ImportFormatError) as err:
+        import_file(store, path, level="easy")
+    assert str(err.value).endswith("differ only in case: 'c7' and 'C7'; 'c10' and 'C10'; 'c11' and 'C11'; "
+                                   "'c12' and 'C12'; 'c13' and 'C13' (and 7 more); which one a field reads "
+                                   "is unclear: rename one"), str(err.value)
+    assert nothing_stored(store)
+
+
+# --- CSV quotes ------------------------------------------------------------------------------
+def _rows(n: int, start: int = 0) -> list[str]:
+    return [f"Ann has {i} bags of 3 apples and eats 1. How many are left?,{3 * i - 1}" for i in range(start, n)]
+
+
+def test_csv_quote_that_never_closes_refuses_the_file_naming_its_line(store: Store, tmp_path: Path) -> None:
+    # the rest of the file was swallowed into one field: one error, every later row lost
+    path = tmp_path / "open.csv"
+    path.write_text("\n".join(["question,answer", *_rows(4), '"Bo has 4 boxes, loses 2. How many?,2',
+                               *_rows(40, 5)]) + "\n")
+    with pytest.raises(ImportFormatError, match=r"open.csv:6: a quote opens a field on line 6 and is never "
+                                                r"closed: the file ends inside it; the rows after it"):
+        import_file(store, path, level="easy")
+    assert nothing_stored(store)
+
+
+def test_csv_quote_closed_far_away_refuses_the_file(store: Store, tmp_path: Path) -> None:
+    # 100,000 rows after a stray quote: the rows past the field limit were drafted (67k seeds
+    # made of shifted fields); a quote that closes where no field ends took rows in silently
+    rows = _rows(100_000, 4)
+    path = tmp_path / "far.csv"
+    path.write_text("\n".join(["question,answer", *_rows(4), '"Bo has 4 boxes, loses 2. How many?,2', *rows])
+                    + "\n")
+    with pytest.raises(ImportFormatError, match=r"far.csv:6: a quote opens a field on line 6 and runs past "
+                                                r"131,072 characters by line \d+ without closing"):
+        import_file(store, path, level="easy")
+    near = tmp_path / "near.csv"
+    near.write_text("\n".join(["question,answer", *_rows(2), '"Bo has 4 boxes, loses 2. How many?,2',
+                               *_rows(5, 2), 'Cy has "3" bags of 4. How many?,12', *_rows(9, 5)]) + "\n")
+    with pytest.raises(ImportFormatError, match=r"near.csv:4: a quote opens a field on line 4 and closes on "
+                                                r"line 8 where no field ends"):
+        import_file(store, near, level="easy")
+    assert nothing_stored(store)
+
+
+def test_csv_record_over_lines_is_bounded(store: Store, tmp_path: Path) -> None:
+    # fields each under the csv limit, each over two lines: one record grew without bound
+    field = '"' + "y" * 1000 + '\nz"'
+    path = tmp_path / "long_record.csv"
+    path.write_text("question,answer\n" + ",".join([field] * 2000) + "\n" + "\n".join(_rows(3)) + "\n")
+    with pytest.raises(ImportFormatError, match=r"long_record.csv:2: the record from line 2 runs over 1 MB by "
+                                                r"line \d+ \(its last quoted field opens on line \d+\)"):
+        import_file(store, path, level="easy")
+    assert nothing_stored(store)
+
+
+def test_csv_quotes_that_close_keep_their_rows(store: Store, tmp_path: Path) -> None:
+    # a quoted field over two lines is a field; text after a closing quote costs its one row
+    path = tmp_path / "quoted.csv"
+    path.write_text('question,answer\n"Ann has 2 bags of 3 apples,\nand eats 1. How many are left?",5\n'
+                    '"Bo has 4 boxes of 5 pens" and loses 2. How many?,18\n'
+                    '"Cy has 6 rows of ""7"" chairs and adds 3. How many?",45\n')
+    rep = import_file(store, path, level="easy")
+    assert (rep.added, rep.records) == (2, 3)
+    assert [(e.line, e.message) for e in rep.errors] == [(4, "bad CSV row: ',' expected after '\"'")]
+    assert store.scalar("SELECT question FROM seeds WHERE import_line = 2").startswith("Ann has 2 bags of 3 apples,")
+    assert store.scalar("SELECT COUNT(*) FROM seeds WHERE question LIKE 'Cy has 6 rows of \"7\" chairs%'") == 1
+
+
 # --- compressed files ------------------------------------------------------------------------
 def test_blank_lines_gz_is_refused_before_anything_is_stored(store: Store, tmp_path: Path) -> None:
     # 1 MB of gzip that inflates to a billion blank lines (the attack of issue 18, item 8)

@@ -67,13 +67,17 @@ JUDGE_MODES = ("ask", "reuse", "retry")
 
 log = logging.getLogger(__name__)
 
-_WHOLE_INT = re.compile(r"\s*[*_`\[]*\s*(\d{1,3})\s*[*_`\]]*\s*\.?\s*")
+# Every run of spaces, stars or dots is matched possessively (``*+``): the same lines match,
+# and a line that fails does so in linear time. With plain ``*`` the adjacent runs of
+# the tail ('Score: 5' + 4,000 spaces + 'x') were split every way before failing, cubic:
+# 5 s of CPU per reply at 1,000 spaces, minutes at 4,000 (found by lane attack6).
+_WHOLE_INT = re.compile(r"\s*+[*_`\[]*+\s*+(\d{1,3})\s*+[*_`\]]*+\s*+\.?+\s*+")
 _SCORE_LINE = re.compile(
-    r"[ \t>#*_-]*(?:(?:final|overall|similarity)[ \t]+)?(?:score|rating)[ \t*_]*[:=][ \t*_]*"
-    r"(?:\[\[[ \t]*(?P<a>\d{1,3}(?:\.\d+)?)[ \t]*\]\]|(?P<b>\d{1,3}(?:\.\d+)?))"
-    r"[ \t]*(?:/[ \t]*(?P<den>\d{1,4}))?[ \t*_]*\.?[ \t*_]*", re.I)
-_BARE_LINE = re.compile(r"[ \t>*_-]*(?:\[\[[ \t]*(?P<a>\d{1,3})[ \t]*\]\]|\*\*[ \t]*(?P<b>\d{1,3})[ \t]*\*\*)"
-                        r"[ \t]*(?:/[ \t]*(?P<den>\d{1,4}))?[ \t.]*")
+    r"[ \t>#*_-]*+(?:(?:final|overall|similarity)[ \t]+)?(?:score|rating)[ \t*_]*+[:=][ \t*_]*+"
+    r"(?:\[\[[ \t]*+(?P<a>\d{1,3}(?:\.\d+)?)[ \t]*+\]\]|(?P<b>\d{1,3}(?:\.\d+)?))"
+    r"(?:[ \t]*+/[ \t]*+(?P<den>\d{1,4}))?[ \t*_]*+(?:\.[ \t*_]*+)?", re.I)
+_BARE_LINE = re.compile(r"[ \t>*_-]*(?:\[\[[ \t]*+(?P<a>\d{1,3})[ \t]*+\]\]|\*\*[ \t]*+(?P<b>\d{1,3})[ \t]*+\*\*)"
+                        r"(?:[ \t]*+/[ \t]*+(?P<den>\d{1,4}))?[ \t.]*+")
 _BURIED = re.compile(r"(?:score|rating)[ \t*_]*[:=]", re.I)
 
 

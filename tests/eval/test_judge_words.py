@@ -101,3 +101,45 @@ def test_an_echo_without_the_fence_is_not_the_judges_words(qs_db: Path, fake_ope
     counts, _ = _run(qs_db, fake_openai, "Goal: the total", lambda p: "Score: 91\nScore: 95",
                      "judge-2")
     assert counts["un"] == {"judge_error": 2}
+
+
+#: replies whose lines the old patterns split every way before failing (cubic in the run of
+#: spaces: 5 s of CPU at 1,000 spaces, about 3 minutes at 4,000; found by lane attack6)
+SLOW_REPLIES = {
+    "score line": "Looks right.\nScore: 87" + " " * 20_000 + "x",
+    "bare score": "Looks right.\n**87**" + " " * 20_000 + "/ x",
+    "whole reply": "87" + " " * 20_000 + "x",
+    "dot between": "Score: 87" + " " * 10_000 + "." + " " * 10_000 + "*x",
+}
+_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
+from qcstation.eval.judging import read_judge_reply
+print(json.dumps([read_judge_reply(t) for t in json.load(sys.stdin)]))
+"""
+
+
+def test_a_hostile_reply_is_read_in_linear_time() -> None:
+    """Each of these replies is read, unusable, within a CPU bound a hundred times what it
+    takes (a few ms); before, the child was killed at its 30 s CPU limit on the first."""
+    import os
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(list(SLOW_REPLIES.values())),
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": root})
+    assert proc.returncode == 0, proc.stderr[-500:]
+    got = json.loads(proc.stdout)
+    assert [score for score, _ in got] == [None] * len(SLOW_REPLIES)
+    assert all(why for _, why in got)
+
+
+@pytest.mark.parametrize("reply, score", [
+    ("95", 95), (" **95** .", 95), ("[[87]]", 87), ("Looks right.\n**87**", 87),
+    ("Score: 87", 87), ("**Score:** 87", 87), ("Score = 87 / 100 **", 87), ("Rating: [[87]]", 87),
+    ("Score: 87 .", 87), ("Score: 87..", None), ("Score: 7/10", None), ("Score: 8.5", None),
+])
+def test_the_conventional_forms_still_read(reply: str, score: int | None) -> None:
+    assert read_judge_reply(reply)[0] == score

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
+from textual.geometry import Size
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
@@ -48,7 +50,14 @@ def parse_derive_form(kind: str | None, name: str) -> DeriveRequest:
 
 class KindButton(RadioButton):
     """A choice readable without colour: ``●`` the chosen kind, ``○`` the others (Textual's
-    radio button draws the same dot for both, told apart by colour only)."""
+    radio button draws the same dot for both, told apart by colour only), and ``▸`` before
+    the highlighted one, where Enter chooses (Textual shows that cursor by colour only)."""
+
+    def render(self) -> Content:
+        return Content.assemble("▸" if self.has_class("-selected") else " ", super().render())
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return 1 + super().get_content_width(container, viewport)
 
     # Textual declares BUTTON_INNER a class attribute; a property reads the button's value
     @property
@@ -66,7 +75,7 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
                 Binding("f1", "app.help", "Help", id="derive-help")]
 
     def help_notes(self) -> Text:
-        return Text("Up/down and Enter (or Space) choose what to build; ● marks the choice. "
+        return Text("Up/down moves ▸ and Enter (or Space) chooses what to build; ● marks the choice. "
                     "Tab goes to the set name. Ctrl+S starts the build in the background: "
                     "the dashboard says when it ends, what was made and what was refused.\n\n"
                     + "\n".join(f"{kind}: {what}" for kind, what in KIND_HELP.items()))

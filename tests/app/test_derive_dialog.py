@@ -94,3 +94,27 @@ async def test_derive_is_in_the_command_palette(tmp_path: Path) -> None:
         await settle(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Derive a set" in titles
+
+
+async def test_the_radio_cursor_reads_without_colour(tmp_path: Path) -> None:
+    """The highlighted choice (where Enter would choose) has a mark of its own, apart from
+    the chosen one's ●: Textual shows the cursor by colour only."""
+    from tests.app.conftest import screen_text
+
+    db = make_db(tmp_path, ["james"])
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, DeriveModal)
+        lines = screen_text(app).splitlines()
+        cursor = [line for line in lines if "▸" in line]
+        assert len(cursor) == 1 and "●▌ variants:" in cursor[0], cursor
+        await pilot.press("down", "down")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        cursor = [line for line in lines if "▸" in line]
+        # the cursor is on perturb; variants is still the chosen one
+        assert len(cursor) == 1 and "○▌ perturb:" in cursor[0], cursor
+        assert any("●▌ variants:" in line and "▸" not in line for line in lines)

@@ -29,6 +29,9 @@ RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow
 #: One fill per run on the difficulty chart (the legend shows it): its bars are told apart
 #: without colour, where only their order did (issue 28.2)
 MARKS = ("█", "▒", "#", "x", "+", "o", "=")
+#: One point mark per run on the dimension chart (the legend shows it): every run's points
+#: were ● and told apart by colour only
+POINT_MARKS = ("●", "■", "▲", "◆", "✚", "★", "○")
 MAX_RUNS = len(COLORS)
 CHARTS = ("dimensions", "difficulty")
 
@@ -156,7 +159,8 @@ class ChartsScreen(QCScreen):
         for k, run in enumerate(runs):   # a line each: the run, its model, release, protocol
             if legend:
                 legend.append("\n")
-            mark = MARKS[k % len(MARKS)] * 2 if self.chart == "difficulty" else "●"
+            mark = (MARKS[k % len(MARKS)] * 2 if self.chart == "difficulty"
+                    else POINT_MARKS[k % len(POINT_MARKS)])
             legend.append(f"{mark} ", style=RICH_COLORS[COLORS[k % len(COLORS)]])
             legend.append(run_line(run.label, max(20, self.app.size.width - 6)))
             un = run.points.get("un")
@@ -196,7 +200,7 @@ class ChartsScreen(QCScreen):
                 px.append(x + offset)
                 py.append(point.value)
             if px:
-                plt.scatter(px, py, marker="●", color=color)
+                plt.scatter(px, py, marker=POINT_MARKS[k % len(POINT_MARKS)], color=color)
         plt.xticks(xs, [SHORT.get(c, "All") for c in codes])
         plt.xlim(0.5, len(codes) + 0.5)
         plt.ylim(0, 100)

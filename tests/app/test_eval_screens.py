@@ -350,7 +350,7 @@ async def test_charts_of_the_runs(eval_db: Path) -> None:
         assert "Scores by dimension" in text
         for tick in ("Un", "Re", "Ar", "R-t", "R-m", "Fi", "All"):
             assert f" {tick} " in text
-        assert "● #1 gpt-4o-mini" in text and "● #2 qwen2.5-7b" in text
+        assert "● #1 gpt-4o-mini" in text and "■ #2 qwen2.5-7b" in text
         runs = {r.run_id: r for r in screen.data.scores.runs}
         # run 2: every metric correct exactly when the seed id % 3 != 0
         with Store(eval_db) as store:

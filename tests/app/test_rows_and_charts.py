@@ -161,7 +161,7 @@ async def test_runs_table_and_chart_legend_tell_two_runs_of_one_model_apart(
         assert "…4-08-06  working set " in rows[0] and "…4-07-18  working set " in rows[1], rows
         await pilot.press("c")
         await settle(pilot)
-        legend = [line for line in screen_text(app).splitlines() if "● #" in line]
+        legend = [line for line in screen_text(app).splitlines() if "● #" in line or "■ #" in line]
         assert len(legend) == 2, legend
         assert legend[0].rstrip().endswith("3-shot, t=0") and "07-18" in legend[0], legend
         assert legend[1].rstrip().endswith("0-shot, t=0") and "08-06" in legend[1], legend
@@ -332,6 +332,29 @@ async def test_the_difficulty_bars_of_each_run_read_apart_without_colour(eval_db
         assert sorted(marks) == [MARKS[0] * 2, MARKS[1] * 2], legend
         chart = "\n".join(line for line in lines if line not in legend)
         assert MARKS[0] * 2 in chart and MARKS[1] * 2 in chart, chart
+
+
+async def test_the_dimension_points_of_each_run_read_apart_without_colour(eval_db: Path) -> None:
+    """The dimension chart drew every run's points as ● and its legend named each run with
+    ●: two runs differed only by colour. Each run has its own point mark, in the chart and
+    beside the run in the legend."""
+    from screens.charts import POINT_MARKS
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([1, 2]))
+        screen = app.screen
+        assert isinstance(screen, ChartsScreen)
+        await _until(pilot, lambda: screen.data is not None)
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        legend = [line for line in lines if " #" in line and "shot" in line]
+        assert len(legend) == 2, lines
+        marks = [line.split(" #")[0].strip() for line in legend]
+        assert marks == [POINT_MARKS[0], POINT_MARKS[1]] and marks[0] != marks[1], legend
+        chart = "\n".join(line for line in lines if line not in legend)
+        assert POINT_MARKS[0] in chart and POINT_MARKS[1] in chart, chart
 
 
 async def test_a_zero_bar_and_a_level_without_data_read_apart(

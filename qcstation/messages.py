@@ -111,10 +111,13 @@ class GateUpdated(Message):
     """The QC gate of the dimension under review was re-evaluated (posted after the item,
     so a slow gate on a large database never delays showing the next item)."""
 
-    def __init__(self, dimension: str, gate: GateStatus) -> None:
+    def __init__(self, dimension: str, gate: GateStatus,
+                 progress: Progress | None = None) -> None:
         super().__init__()
         self.dimension = dimension
         self.gate = gate
+        #: the open sample's counts read with the gate (when the screen asked: sample done)
+        self.progress = progress
 
 
 class ReleasesLoaded(Message):

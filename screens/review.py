@@ -33,8 +33,9 @@ from textual.worker import Worker
 
 from qcstation.common.safe import one_line
 from qcstation.core.review.decisions import my_decisions, reject_reasons
-from qcstation.core.review.gate import GateStatus, Progress
+from qcstation.core.review.gate import GateStatus, Progress, progress
 from qcstation.core.review.items import ReviewItem, item_key
+from qcstation.core.review.sampling import open_sample
 from qcstation.core.review.step import (
     Decided,
     Step,
@@ -60,6 +61,12 @@ from screens.dialogs.reject_reason import RejectReasonModal
 
 if TYPE_CHECKING:
     from db import Store
+
+#: seconds between re-reads of the "Sample done" view's counts and gate
+DONE_REFRESH_S = 15.0
+#: what needs an item shown (hidden on the "Sample done" view)
+_ITEM_ACTIONS = frozenset({"accept", "reject", "skip", "fix", "exclude_seed", "comment",
+                           "toggle_unsure"})
 
 Op = Literal["next", "move_on", "decide", "undo", "show", "exclude", "change", "history"]
 
@@ -107,6 +114,8 @@ class ReviewScreen(QCScreen):
         Binding("g", "toggle_guidelines", "Guide", tooltip="Show or hide the guidelines",
                 id="review-guidelines"),
         Binding("escape", "back", "Back", tooltip="Back to the dashboard", id="review-back"),
+        Binding("f5", "refresh", "Refresh", tooltip="The sample done: read the counts and the "
+                "gate again (they also refresh themselves)", id="review-refresh"),
         Binding("e", "fix", "Fix", tooltip="Edit the item and accept your edit (a new version, "
                 "verified again)", id="review-fix"),
         Binding("c", "comment", "Note", show=False,
@@ -144,6 +153,7 @@ class ReviewScreen(QCScreen):
         self.comment: str = ""                      # goes with the next decision
         self.unsure = False
         self.keys: dict[int, str] = {}              # item number -> its name (gsm8k-83)
+        self.done_dimension: str | None = dimension  # the dimension of the sample done
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -169,6 +179,8 @@ class ReviewScreen(QCScreen):
         self.query_one("#artifact_pane").focus()
         self._run(_Step("next"))
         self._load_history()
+        # the "Sample done" view follows the others' decisions (as the dashboard does)
+        self.set_interval(DONE_REFRESH_S, self._refresh_done)
 
     @work(thread=True, exit_on_error=False, group="history",
           description="Reading your earlier decisions")
@@ -463,13 +475,41 @@ class ReviewScreen(QCScreen):
             return
         self.gate_running = True
         self.gate_stale = None
-        self._evaluate_gate(dimension, scope)
+        self._evaluate_gate(dimension, scope, counts=self.finished)
+
+    def action_refresh(self) -> None:
+        """F5 on the "Sample done" view (it also refreshes itself): the sample's counts and
+        the gate read again, as others decide the items they hold."""
+        if self.finished and not self.busy:
+            self._refresh_gate(self.dimension_shown, self.scope)
+
+    def _refresh_done(self) -> None:
+        if self.finished and not self.busy and self.app.screen is self:
+            self._refresh_gate(self.dimension_shown, self.scope)
+
+    @property
+    def dimension_shown(self) -> str | None:
+        """The dimension of the item shown, else of the screen (the sample done)."""
+        return self.item.dimension if self.item is not None else self.done_dimension
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Nothing to decide on the "Sample done" view: its footer offers no decision and
+        no fix, and F5 only there (p shows an earlier item, where they come back)."""
+        if action in _ITEM_ACTIONS and self.item is None and self.finished:
+            return False
+        if action == "refresh" and not (self.finished and self.item is None):
+            return False
+        return True
 
     @work(thread=True, exit_on_error=False, group="gates", description="Checking the QC gate")
-    def _evaluate_gate(self, dimension: str, scope: str = "") -> None:
+    def _evaluate_gate(self, dimension: str, scope: str = "", counts: bool = False) -> None:
+        """The gate, and with ``counts`` the open sample's counts read with it (the "Sample
+        done" view: both of one moment, never counts older than the gate)."""
         with self.qc_app.open_store() as store:
             gate = self.qc_app.evaluate_gate(store, dimension, scope)
-        self.post_message(GateUpdated(dimension, gate))
+            sample = open_sample(store, dimension, scope) if counts else None
+            done = progress(store, sample.id) if sample is not None else None
+        self.post_message(GateUpdated(dimension, gate, done))
 
     def worker_failed(self, worker: Worker[object]) -> None:
         if worker.group == "gates":
@@ -532,6 +572,7 @@ class ReviewScreen(QCScreen):
             self.query_one(GuidelinesPanel).set_dimension(item.dimension)
         self.query_one("#review_body").loading = False
         self.remove_class("-finished")
+        self.refresh_bindings()
         self.set_class(not step.editable, "-read-only")
         self.query_one("#seed_view", SeedView).show_item(item)
         self.query_one("#artifact_view", ArtifactView).show_item(item)
@@ -557,8 +598,10 @@ class ReviewScreen(QCScreen):
         self.cursor = None
         if step.progress is not None:
             self.progress = step.progress
+        self.done_dimension = step.dimension
         self.query_one("#review_body").loading = False
         self.add_class("-finished")
+        self.refresh_bindings()
         self.remove_class("-read-only")
         self.query_one("#done_panel").focus()
         self._show_status()
@@ -574,6 +617,9 @@ class ReviewScreen(QCScreen):
         if message.gate.scope != self.scope:
             return  # the gate of the set of an item shown before
         self.gate = message.gate
+        if message.progress is not None and self.finished and self.item is None:
+            self.progress = message.progress
+            self._show_status()
         self.query_one("#gate_line", Static).update(
             Text(gate_line(message.gate, has_model=self._has_model)))
         if self.finished:

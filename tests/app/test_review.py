@@ -301,6 +301,45 @@ async def test_sample_done_shows_the_gate(qc_db: Path) -> None:
         assert len(reviews(qc_db)) == 6
 
 
+async def test_sample_done_follows_the_others_and_offers_no_decision(qc_db: Path) -> None:
+    """The "Sample done" view kept the counts of the moment this annotator ran out of items
+    while another still held one (10 of 11 reviewed after the other had decided it), and its
+    footer still offered Accept, Reject, Skip and Fix with nothing to decide. F5 (and the
+    view's own refresh) reads the counts and the gate again, together; the footer offers
+    what the view can do."""
+    from qcstation.core.review.decisions import decide
+
+    with Store(qc_db) as store:  # another annotator holds one item, as their session would
+        held = next_item(store, "bob", "arithmetic")
+    assert held is not None
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(5):
+            await pilot.press("a")
+            await settle(pilot)
+        screen = _screen(app)
+        assert screen.finished and screen.item is None
+        text = flat(screen_text(app))
+        assert "Nothing left for you right now." in text and "5 of 6 reviewed" in text, text
+        footer = screen_text(app).splitlines()[-1]
+        for label in ("a Accept", "x Reject", "k Skip", "e Fix"):
+            assert label not in footer, footer
+        assert "p Prev" in footer and "esc Back" in footer and "f5 Refresh" in footer, footer
+        with Store(qc_db) as store:
+            decide(store, held.item_id, "bob", "accept")
+        await pilot.press("f5")
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "The sample is done." in text and "6 of 6 reviewed, 0 rejected" in text, text
+        assert "Nothing left for you" not in text and "5 of 6" not in text, text
+        # looking back at a decision of one's own offers the keys that change it
+        await pilot.press("p")
+        await settle(pilot)
+        assert screen.item is not None
+        assert "a Accept" in screen_text(app).splitlines()[-1]
+
+
 async def test_two_annotators_never_get_the_same_item(qc_db: Path) -> None:
     app = _review_app(qc_db, annotator="ann")
     async with app.run_test(size=SIZE) as pilot:

@@ -36,6 +36,18 @@ STATE_CYCLE = (None, "rejected", "awaiting replacement", "disagreed", "skipped",
 #: the most rows the queue lists (a filter narrows it)
 MAX_ROWS = 2000
 COLUMNS = ("id", "dimension", "state", "by", "reasons")
+#: the most of a row's reasons shown (the item pane below shows them whole)
+REASONS_CHARS = 60
+#: ... and the least, however little room the other columns leave (the table then scrolls)
+MIN_REASONS = 12
+#: the table's border and a vertical scroll bar: not room for cells
+QUEUE_TABLE_FRAME = 4
+
+
+class QueueTable(FixedTable):
+    """The queue's rows, with the room its reasons column has (set with its columns)."""
+
+    reasons_chars = REASONS_CHARS
 #: rows read and drawn a page at a time (what fits, with a margin: the terminal's height,
 #: more than the table can show, and MORE_MARGIN rows; at least FIRST_PAGE): the first for
 #: the first frame, the next, up to MAX_ROWS, when the cursor or the scroll comes within
@@ -133,7 +145,7 @@ class QueueScreen(QCScreen):
         yield FilterField(self.initial_filter, placeholder="state:rejected dim:arithmetic "
                           "by:alice source:gsm8k search words", id="queue_filter", limit=500)
         # fixed column widths (_set_columns): added rows are not measured (FixedTable)
-        table: DataTable[Any] = FixedTable(id="queue_table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = QueueTable(id="queue_table", cursor_type="row", zebra_stripes=True)
         yield table
         # a pane that wraps what shows: a Static in a scroll box changed its height with each
         # item, and the box's scroll bar with it (two or three layouts of the screen a key)
@@ -253,15 +265,17 @@ class QueueScreen(QCScreen):
                      style="dim"))
 
     @staticmethod
-    def _cells(r: QueueRow) -> tuple[Text, ...]:
-        # keys, names and reasons come from data and users: one line, controls escaped
+    def _cells(r: QueueRow, reasons: int = REASONS_CHARS) -> tuple[Text, ...]:
+        # keys, names and reasons come from data and users: one line, controls escaped; the
+        # reasons cut to ``reasons`` characters with '…' (the item pane has them whole)
         return (Text(one_line(r.key, 60)), Text(r.dimension), Text(r.state),
                 Text(one_line(",".join(r.annotators), 60)),
-                Text(one_line("; ".join(r.reasons), 60)))
+                Text(one_line("; ".join(r.reasons), reasons)))
 
     @classmethod
-    def _widths(cls, rows: list[QueueRow]) -> list[int]:
-        cells = [cls._cells(r) for r in rows]      # each row's cells made once, not per column
+    def _widths(cls, rows: list[QueueRow], reasons: int = REASONS_CHARS) -> list[int]:
+        # each row's cells made once, not per column
+        cells = [cls._cells(r, reasons) for r in rows]
         return [max([len(label), *(c[i].cell_len for c in cells)])
                 for i, label in enumerate(COLUMNS)]
 
@@ -269,14 +283,45 @@ class QueueScreen(QCScreen):
     def _set_columns(cls, table: DataTable[Any], rows: list[QueueRow]) -> None:
         """Columns as wide as the rows' cells. Textual's own widths (measured when the app
         is next idle) left rows drawn before that at the labels' widths in its row cache:
-        in a terminal the ids read "gs", the states "pendi", until the row was redrawn."""
-        for label, width in zip(COLUMNS, cls._widths(rows), strict=True):
+        in a terminal the ids read "gs", the states "pendi", until the row was redrawn.
+        The reasons take the room the other columns leave on the screen (at least
+        :data:`MIN_REASONS`), so a long one ends in '…' on the screen, not past its edge
+        with only a scroll bar to say so."""
+        if isinstance(table, QueueTable):
+            table.reasons_chars = cls._room(table, rows)
+        for label, width in zip(COLUMNS, cls._widths(rows, cls._reasons(table)), strict=True):
             table.add_column(label, width=width)
 
     @classmethod
+    def _room(cls, table: DataTable[Any], rows: list[QueueRow]) -> int:
+        """The reasons' width: what the terminal's width leaves after the other columns."""
+        others = cls._widths(rows)[:-1]
+        room = (table.app.size.width - QUEUE_TABLE_FRAME
+                - sum(w + 2 * table.cell_padding for w in others) - 2 * table.cell_padding)
+        return max(MIN_REASONS, min(REASONS_CHARS, room))
+
+    @staticmethod
+    def _reasons(table: DataTable[Any]) -> int:
+        return table.reasons_chars if isinstance(table, QueueTable) else REASONS_CHARS
+
+    @classmethod
     def _add_rows(cls, table: DataTable[Any], rows: list[QueueRow]) -> None:
+        reasons = cls._reasons(table)
         for r in rows:
-            table.add_row(*cls._cells(r), key=str(r.item_id))
+            table.add_row(*cls._cells(r, reasons), key=str(r.item_id))
+
+    def on_resize(self) -> None:
+        """The reasons' room follows the terminal's width: the columns are made again."""
+        table = self.query_one("#queue_table", DataTable)
+        if not self.rows or not isinstance(table, QueueTable):
+            return
+        if self._room(table, self.rows) != table.reasons_chars:
+            keep = table.cursor_row
+            table.clear(columns=True)
+            self._set_columns(table, self.rows)
+            self._add_rows(table, self.rows)
+            table.apply_dimensions()
+            table.move_cursor(row=keep)
 
     @on(Input.Submitted, "#queue_filter")
     def _filter_typed(self) -> None:

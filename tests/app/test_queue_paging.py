@@ -16,7 +16,7 @@ from qcstation.app import make_app
 from qcstation.core.review.curation import queue as qc_queue
 from qcstation.core.review.sampling import draw_sample
 from screens.queue import FIRST_PAGE, MAX_ROWS, QueueScreen
-from tests.app.conftest import make_config, settle
+from tests.app.conftest import make_config, screen_text, settle
 from tests.factories import populate
 
 
@@ -111,3 +111,39 @@ async def test_rows_drawn_before_the_app_is_idle_are_never_cut_to_the_labels(
         lines = [table.render_line(y).text for y in range(1, 6)]
         for key, line in zip(keys, lines):
             assert f" {key} " in line and " arithmetic " in line and " pending " in line, lines
+
+
+async def test_a_long_reason_is_cut_with_a_mark_at_80_columns(tmp_path: Path) -> None:
+    """The reasons column was as wide as its longest reason (60 characters): at 80 columns
+    the table ran past the screen, the reason cut at the edge with only a scroll bar to say
+    so. The column takes the room the others leave, a longer reason ends in '…' (the item
+    pane below has it whole), and the rows fit the screen; a wider terminal shows more."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    reason = "the notation question drops the second given and so " * 4
+    db = tmp_path / "qc.db"
+    with Store(db) as store:
+        populate(store, {"gsm8k": 6})
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=5, actor="carol")
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason)
+    for width in (80, 120):
+        app = make_app(db, config=make_config(curators=["carol"], dimensions=["arithmetic"]),
+                       account="carol")
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            app.push_screen(QueueScreen())
+            await settle(pilot)
+            table = app.screen.query_one("#queue_table", DataTable)
+            assert table.virtual_size.width <= table.scrollable_content_region.width, \
+                (table.virtual_size, table.scrollable_content_region)
+            lines = screen_text(app).splitlines()
+            cut = [line for line in lines if "the notation questi" in line and "│ gsm8k-" in line]
+            assert len(cut) == 1, "\n".join(lines)
+            shown = cut[0].split("the notation questi", 1)[1].rstrip(" │")
+            assert shown.endswith("…"), cut
+            if width == 80:
+                narrow = len(shown)
+            else:
+                assert len(shown) > narrow + 30, (narrow, cut)

@@ -75,7 +75,7 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
                 Binding("f1", "app.help", "Help", id="derive-help")]
 
     def help_notes(self) -> Text:
-        return Text("Up/down moves ▸ and Enter (or Space) chooses what to build; ● marks the choice. "
+        return Text("Up/down moves ▸; Enter (or Space) chooses (●) what to build. "
                     "Tab goes to the set name. Ctrl+S starts the build in the background: "
                     "the dashboard says when it ends, what was made and what was refused.\n\n"
                     + "\n".join(f"{kind}: {what}" for kind, what in KIND_HELP.items()))

@@ -389,3 +389,40 @@ def test_an_en_dash_subtraction_is_a_computation_an_error_carries_into() -> None
         else:                  # the subtraction's own result was falsified
             assert eaten == 18 and Fraction(m.group(2)) != 42
         assert res.wrong_answer == m.group(2)
+
+
+@pytest.mark.parametrize("etype", ["arithmetic_inaccuracy", "operator_misuse", "hallucinated_content"])
+def test_a_record_says_later_steps_only_where_a_later_step_changed(gsm8k: list[dict[str, str]],
+                                                                    etype: str) -> None:
+    """A changed value reaches the answer through later steps, or only through the answer
+    line ("The answer is 62." right after the step): the record says which (758's made-up
+    fact was the last step, and its record said the later steps use it)."""
+    seen = Counter()
+    for i, row in enumerate(gsm8k[:200]):
+        original = set(clean_cot(row["answer"]))
+        try:
+            res = inject_errors(row["answer"], types=[etype], rng_seed=i, question=row["question"])
+        except InjectionError:
+            continue
+        err = res.errors[0]
+        later = [s for s in res.steps[err.step + 1:-1] if s not in original]   # less "The answer is"
+        says_later = "the later steps use" in err.description
+        assert says_later == bool(later), (i, err.description, res.steps)
+        assert says_later or "the answer line states" in err.description, err.description
+        seen[says_later] += 1
+    assert seen[True] > 20 and seen[False] > 5, seen
+
+
+def test_an_omitted_last_step_is_told_as_the_answer_lines(gsm8k: list[dict[str, str]]) -> None:
+    """GSM8K 143 (test set): removing the last computation leaves "The answer is 140." as the
+    only use of its result; the record says so instead of "a later step uses its result"."""
+    row = gsm8k[142]
+    assert row["question"].startswith("Jordan")
+    res = inject_errors(row["answer"], types=["omitted_step"], rng_seed=143, question=row["question"])
+    err = res.errors[0]
+    assert "$140" in err.original and res.steps[-1] == "The answer is 140.", res.steps
+    assert "(the answer line states its result)" in err.description, err.description
+    # and a step whose result a later computation uses is told as before (JANET's first step)
+    first = inject_errors(JANET, types=["omitted_step"], rng_seed=1).errors[0]
+    assert "duck eggs" in first.original, first.original
+    assert "(a later step uses its result)" in first.description, first.description

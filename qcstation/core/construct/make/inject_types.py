@@ -63,6 +63,16 @@ def need_final(st: ChainState) -> Fraction:
     return gold
 
 
+def _carried(st: ChainState, propagated: list[int], what: str) -> str:
+    """How a changed value reaches the answer, as the record tells it: through later steps, or
+    only through the answer line ("The answer is 62." right after the changed step: no later
+    step uses it, 758's hallucinated fact and 143's omitted last step were told otherwise)."""
+    finals = {s.id for s in st.steps if s.final}
+    if any(i not in finals for i in propagated):
+        return f"the later steps use {what}"
+    return f"the answer line states {what}"
+
+
 def _arithmetic_inaccuracy(st: ChainState) -> EditRecord:
     candidates = [(s, c) for s in st.free() for c in step_computations(s.text)]
     if not candidates:
@@ -104,7 +114,8 @@ def _arithmetic_inaccuracy(st: ChainState) -> EditRecord:
         expr = seg.strip()
         return EditRecord("arithmetic_inaccuracy", step.id, old, step.text,
                        f"in step {{step}} the result of {brace(expr)} was changed from {number_text} "
-                       f"to {new_number}; the later steps use the wrong value", propagated=propagated)
+                       f"to {new_number}; {_carried(st, propagated, 'the wrong value')}",
+                       propagated=propagated)
     raise InjectionError("no computation whose wrong result reaches the final answer")
 
 
@@ -190,7 +201,7 @@ def _operator_misuse(st: ChainState) -> EditRecord:
         return EditRecord("operator_misuse", step.id, old, step.text,
                        f"in step {{step}} the operator {op!r} was replaced by {swapped!r}: {brace(expr_old)} "
                        f"became {brace(expr_new)} = {new_result} (correct arithmetic for the wrong operator{rounded}); "
-                       "the later steps use that value", propagated=propagated)
+                       f"{_carried(st, propagated, 'that value')}", propagated=propagated)
     raise InjectionError("no operator swap whose result reaches the final answer")
 
 
@@ -223,7 +234,9 @@ def _omitted_step(st: ChainState) -> EditRecord:
     del st.steps[idx]
     st.touched.add(step.id)
     st.pinned.add(successor.id)
-    used = " (a later step uses its result)" if step in later_users else ""
+    # only "The answer is 140." after it: no step uses the result, the answer line states it
+    used = (" (a later step uses its result)" if step in computing_users
+            else " (the answer line states its result)" if step in later_users else "")
     return EditRecord("omitted_step", successor.id, step.text, "",
                    f"the step before step {{step}} was removed{used}: {brace(step.text)!r}",
                    origin_id=step.id)
@@ -329,7 +342,7 @@ def _insert_fact(st: ChainState, step: ChainStep, r: Fraction, r_text: str, h: i
     st.pinned.add(step.id)
     return EditRecord("hallucinated_content", new.id, "", sentence,
                       f"step {{step}} was inserted after step {{related}}: a fact that is not in the problem, "
-                      f"with the made-up number {h_text}; the later steps use its result", step.id,
+                      f"with the made-up number {h_text}; {_carried(st, propagated, 'its result')}", step.id,
                       propagated=propagated)
 
 

@@ -397,7 +397,7 @@ def test_a_record_says_later_steps_only_where_a_later_step_changed(gsm8k: list[d
     """A changed value reaches the answer through later steps, or only through the answer
     line ("The answer is 62." right after the step): the record says which (758's made-up
     fact was the last step, and its record said the later steps use it)."""
-    seen = Counter()
+    seen: Counter[bool] = Counter()
     for i, row in enumerate(gsm8k[:200]):
         original = set(clean_cot(row["answer"]))
         try:

@@ -542,6 +542,12 @@ def inverse_smtlib(smtlib: str, hidden: str, scale: int | Fraction, answer: Frac
                       f"(assert (= answer {target}))", "(check-sat)", "(get-value (answer))"]) + "\n"
 
 
+#: the question asks for its answer rounded ("(Round to the nearest integer)", "rounded to the
+#: nearest integer", "round all his prices to the nearest dollar"): not "well-rounded", "ground"
+_ROUNDED = re.compile(r"\bround(?:ed|ing)?\b[^.?!]{0,40}?\bnearest\b|\bround(?:ed)?\s+(?:it\s+)?to\b",
+                      re.IGNORECASE)
+
+
 def _hide(g: Given) -> str:
     s = g.style
     return f"{s.prefix}X{s.suffix}"
@@ -554,6 +560,11 @@ def inverses(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     question = str(parent.seed["question"])
     if re.search(r"(?<![\w])X(?![\w])", question):
         return [Refused("inverse", "x-in-question", "the question already writes an X")]
+    if _ROUNDED.search(question):
+        # 1017 "(Round to the nearest integer)": 120 + 3 x 6 = 138 hides $120, yet any price
+        # from $119.57 to $120.43 rounds to 138; the formalization does not round, the words do
+        return [Refused("inverse", "rounded-answer", "the question asks for its answer rounded: "
+                                                     "other values of X round to the same answer")]
     out: list[DerivedItem | Refused] = []
     rng = item_rng(opts.rng_seed, key, "inverse")
     order = [g for g in parent.givens if g.value > 0 and not g.fixed]   # no "Xrd floor"

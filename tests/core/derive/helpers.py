@@ -163,7 +163,15 @@ BECKY = {
     "givens": {"g1_slices": ("Becky ate 10", "10", "number"), "g2_slices": ("ate 3 more", "3", "number"),
                "w_twice": ("ate twice as", "twice", "word")},
 }
-SEEDS: dict[str, dict[str, Any]] = {"becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
+# GSM8K test 1017: the question asks its answer rounded, so X of an inverse is not unique
+CARROTS = {
+    "question": 'Mrs. Tatiana owns a grocery store that sells different fruits and vegetables, which includes carrots. The price of carrots in the grocery store increases by 5% of the original price every year. What would be the price of carrots after three years if it was $120 initially? (Round to the nearest integer)',
+    "answer": 'In the first year, the price of carrots increases by 5/100*120 = $<<5/100*120=6>>6\nAfter 3 years, the price of carrots will increase by $6*3 = $<<6*3=18>>18\nThe total price of carrots after three years will be 120+18 = $<<120+18=138>>138\n#### 138',
+    "givens": {"g1_pct": ("by 5%", "5", "number"), "g2_initially": ("$120", "120", "number"),
+               "g3_years": ("after three years", "three", "word")},
+}
+
+SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN}
 
 

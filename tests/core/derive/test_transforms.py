@@ -154,6 +154,19 @@ def test_inverse_that_is_not_unique_fails_its_check(db) -> None:
         assert out.status == "ambiguous", out.message
 
 
+def test_no_inverse_of_a_question_that_asks_its_answer_rounded(tmp_path) -> None:
+    """GSM8K 1017 "(Round to the nearest integer)": hiding $120 as X with the answer 138 stated,
+    every price from $119.57 to $120.43 rounds to 138 (and any 2.92-3.08 years, any 4.86-5.14 %):
+    X is not unique in the question's own terms though the formalization, which does not round,
+    has one solution. The same parent's variants are still made (their answers are exact)."""
+    parent = parent_of(make_db(tmp_path, ["carrots"]), "carrots")
+    out = inverses(parent, Options(inverse_per_seed=3), "t:carrots")
+    assert [(r.transform, r.code) for r in out if isinstance(r, Refused)] == \
+        [("inverse", "rounded-answer")], out
+    assert len(out) == 1 and "rounded" in out[0].reason
+    assert _made(variants(parent, OPTS, "t:carrots"))
+
+
 def test_digits_ladder_rewrites_the_notation_question(db) -> None:
     parent = parent_of(db, "james")
     items = _made(digits(parent, Options(digit_levels=(1, 3, 5)), "t:james"))

@@ -23,7 +23,8 @@ Modules, bottom up (a module imports only those above it in this list)
                 ``resolve_run`` (every RUN argument: an id, or a name exactly one run has),
                 ``resolve_release`` (NAME[@VERSION], default the latest approved), the lease
                 (``take_lease``, ``lease_free``, ``effective_status``: a killed run reads
-                ``stopped``), and ``RunContext`` (rebuilds any request of a run).
+                ``stopped``; ``scoring_lease``: a run is ``done`` only once a scoring pass
+                of one process has scored it, ``unscored`` while answered and not scored), and ``RunContext`` (rebuilds any request of a run).
 ``outputs``     the stored raw outputs (``eval_outputs``): pending requests, the exact
                 prompt of one request, the row format, replies stored by ``custom_id``.
 ``checker/``    final-answer extraction and comparison (math-verify in worker processes,
@@ -139,8 +140,9 @@ from qcstation.eval.types import (  # noqa: F401
 # runner.execute_run(db_path, run_id, cfg, *, progress=None | Callable[[RunProgress], None],
 #                    cancel=None | threading.Event, retry_errors=False, backend=None,
 #                    live_score=False, preflight=True, keep_lease=False) -> RunProgress (final)
-#                    (keep_lease: a finished run stays `running` under this process's lease;
-#                    the scoring pass that follows marks it `done`: runs.scoring_lease)
+#                    (a run it ends with every request answered reads `unscored`; keep_lease:
+#                    it stays `running` under this process's lease instead, and the scoring
+#                    pass that follows marks it `done`: runs.scoring_lease)
 # runner.RunProgress: run_id, done, total, errors, cached, asked, rate_per_s, eta_s,
 #                     prompt_tokens, completion_tokens, cost, status, message
 # scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False, verifier=None,

@@ -586,7 +586,10 @@ class RunSummary:
 
     @property
     def resumable(self) -> bool:
-        """Not finished and nobody is running it now (a stopped, failed or killed run)."""
+        """Not finished and nobody is running it now (a stopped, failed or killed run), or
+        answered and not scored (``unscored``: resuming it scores it)."""
+        if self.status == "unscored":
+            return True
         return self.status not in ("done", "running") and \
             self.outputs_done < max(self.n_requests, 1)
 

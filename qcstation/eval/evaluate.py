@@ -24,7 +24,7 @@ from qcstation.eval.metric_values import RunMetrics
 from qcstation.eval.judging import JudgeProgress
 from qcstation.eval.metrics import leaderboard
 from qcstation.eval.runner import RunProgress, execute_run
-from qcstation.eval.runs import release_lease
+from qcstation.eval.runs import release_lease, stored_status
 from qcstation.eval.scorers import ScoreSummary, score_run, summarize_verdicts
 
 
@@ -46,7 +46,8 @@ def run_figures(db_path: str | Path, run_id: int) -> RunFigures:
 
 @dataclass
 class RunOutcome:
-    progress: RunProgress            # the run's final progress (status done | interrupted | failed)
+    progress: RunProgress            # the run's final progress (status as stored at the end:
+    # done | unscored (answered, not scored) | interrupted | stopped)
     scores: ScoreSummary | None      # None when not scored (score=False, cancelled, scorer missing)
     note: str | None = None          # why it was not scored, when a scorer's package is missing
     figures: RunFigures | None = None  # with figures=True, once scored: counts and metrics
@@ -63,7 +64,8 @@ def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
     (:func:`~qcstation.eval.judging.judge_outputs`: a judge that is down is a long wait),
     and ``cancel`` stops the judges too (the items not judged are ``judge_error``). A scorer whose package is missing ends the call
     with that ImportError, or, with ``missing_scorer_ok`` (the workstation), leaves the
-    run unscored with a note saying so. With ``figures`` a scored outcome carries the run's
+    run ``unscored`` with a note saying so; without ``score`` a run with every request
+    answered is ``unscored`` too (``done`` only once scored). With ``figures`` a scored outcome carries the run's
     :class:`RunFigures`. Ctrl+C during the run propagates (what was
     answered is stored; the run resumes later)."""
     final = execute_run(db_path, run_id, cfg, progress=progress, cancel=cancel,
@@ -84,4 +86,5 @@ def run_and_score(db_path: str | Path, run_id: int, cfg: Any, *,
                                        f"`qcstation eval score`")
     finally:
         release_lease(db_path, run_id)     # scoring did not start or failed: not `done`
+        final.status = stored_status(db_path, run_id) or final.status
     return RunOutcome(final, summary, figures=run_figures(db_path, run_id) if figures else None)

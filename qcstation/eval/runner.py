@@ -36,7 +36,8 @@ from qcstation.common import redact
 from qcstation.eval.backends import REFERENCE, make_backend
 from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
 from qcstation.eval import twostep
-from qcstation.eval.runs import EvalError, RunContext, executing, owner_id, run_totals, take_lease
+from qcstation.eval.runs import (UNSCORED, EvalError, RunContext, executing, owner_id, run_totals,
+                                take_lease)
 from qcstation.eval.live import LiveScoring
 from qcstation.eval.scorers import ANSWER_TASKS, scorer_versions
 from qcstation.eval.types import Backend, EvalReply, EvalRequest
@@ -335,6 +336,7 @@ def _execute_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[RunPr
             why = backend_preflight(backend)
             if why is not None:
                 raise EvalError(f"run {run_id} not started: {why}", title="Model not usable")
+        before = store.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
         take_lease(store, run_id)
         store_unready(store, ctx)
         prog = _progress_so_far(store, run_id, int(ctx.row["n_requests"] or 0), retry_errors)
@@ -372,7 +374,9 @@ def _execute_run(db_path: Path, run_id: int, cfg: Any, progress: Callable[[RunPr
                 beat.close()
                 if live is not None:
                     live.close(LIVE_DRAIN_S if status == "done" else 0.0)
-                recorded = _finish(store, prog, status, fault, keep_lease=keep_lease)
+                # a scored run this session added nothing to stays scored
+                recorded = _finish(store, prog, status, fault, keep_lease=keep_lease,
+                                   scored=before == "done" and writer.written == 0 and not retry_errors)
                 if not recorded:
                     _finish_later(db_path, prog, fault)
                 meter.tick(force=True)
@@ -457,12 +461,14 @@ def _drive(backend: Backend, pending: Iterator[EvalRequest], writer: _Writer, me
 
 
 def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException | None = None,
-            *, keep_lease: bool = False) -> bool:
-    """Record how the run ended and give up its lease (``done`` only with nothing missing).
-    With ``keep_lease`` a run with nothing missing stays ``running`` under this process's
-    lease: the scoring pass that follows marks it ``done`` (runs.scoring_lease). False when
-    the database would not take it (locked): the lease then lapses with this process, and
-    the run reads ``stopped``."""
+            *, keep_lease: bool = False, scored: bool = False) -> bool:
+    """Record how the run ended and give up its lease: a run with nothing missing is
+    ``unscored`` (answered; ``done`` only once a scoring pass has scored it, or when it was
+    ``done`` and this session added nothing: ``scored``), one with requests left
+    ``interrupted``. With ``keep_lease`` a run with nothing missing stays ``running`` under
+    this process's lease: the scoring pass that follows marks it ``done``
+    (runs.scoring_lease). False when the database would not take it (locked): the lease
+    then lapses with this process, and the run reads ``stopped``."""
     if fault is not None:
         cause = fault.__cause__ if isinstance(fault, EvalError) and fault.__cause__ else fault
         prog.message = f"{cause.__class__.__name__}: {cause}"[:500]
@@ -471,6 +477,8 @@ def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException |
             "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ?", (prog.run_id,))
         if status == "done" and remaining > 0:
             status = "interrupted"
+        elif remaining <= 0 and status in ("done", "interrupted") and not (status == "done" and keep_lease):
+            status = "done" if scored else UNSCORED
         prog.status = status
         if status == "done" and keep_lease:
             with store.transaction():
@@ -481,11 +489,11 @@ def _finish(store: Store, prog: RunProgress, status: str, fault: BaseException |
             store.execute(
                 "UPDATE eval_runs SET status = ?, finished_at = ?, owner = NULL, error = ? "
                 "WHERE id = ? AND (owner IS NULL OR owner = ?)",
-                (status, now() if status == "done" else None, prog.message or None, prog.run_id,
+                (status, now() if status in ("done", UNSCORED) else None, prog.message or None, prog.run_id,
                  owner_id()))
         return True
     except Exception:
-        prog.status = "stopped" if status != "done" else "interrupted"
+        prog.status = "stopped" if status not in ("done", UNSCORED) else "interrupted"
         return False
 
 

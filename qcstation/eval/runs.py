@@ -36,7 +36,13 @@ from qcstation.eval.types import TASK_METRICS, TASKS, EvalRequest
 SPEC_FORMAT = 1
 #: seconds without a heartbeat after which a run's lease may be taken over
 LEASE_S = 60.0
-#: statuses whose runs count as finished (the leaderboard's default)
+#: a run's statuses: ``created`` (nothing asked yet), ``running`` (a process holds its lease:
+#: asking, or scoring), ``interrupted`` / ``stopped`` (requests left to ask; stopped: its
+#: process died or failed), ``unscored`` (every request has an output, not all scored: ``eval
+#: score`` or ``eval resume`` scores it), ``done`` (every request has an output and a scoring
+#: pass ended well)
+UNSCORED = "unscored"
+#: statuses whose runs count as finished (the leaderboard's default): scored runs only
 FINISHED_STATUSES = ("done",)
 #: a spec larger than this is not read (specs are a few kB: templates are capped at 64 kB)
 MAX_SPEC_CHARS = 5_000_000
@@ -365,8 +371,9 @@ def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
     one (another thread) — is refused instead of scoring the same outputs beside it, as is
     a pass while this process executes the run. The lease this process's own run kept
     (``execute_run(keep_lease=True)``, ended) is taken over. At the end the run is ``done``
-    when every request has an output and the scoring pass ended well; otherwise it keeps
-    the status it had (``interrupted`` when this process was running it)."""
+    when every request has an output and the scoring pass ended well; otherwise a run with
+    every output reads ``unscored`` (unless it read ``done`` before), and one with requests
+    left keeps the status it had (``interrupted`` when this process was running it)."""
     with _EXECUTING_LOCK:
         running_here = _run_key(db_path, run_id) in _EXECUTING
     if running_here:
@@ -408,8 +415,11 @@ def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
             complete = bool(store.scalar(
                 "SELECT (SELECT COUNT(*) FROM eval_outputs WHERE run_id = r.id) >= r.n_requests "
                 "FROM eval_runs r WHERE r.id = ?", (int(run_id),)))
-            if scored and complete and before in ("running", "done", "created", "interrupted", "stopped"):
+            if scored and complete and before in ("running", "done", UNSCORED, "created", "interrupted",
+                                                  "stopped"):
                 after = "done"
+            elif complete and before != "done":
+                after = UNSCORED
             else:
                 after = "interrupted" if before == "running" else before
             store.execute("UPDATE eval_runs SET status = ?, owner = NULL, finished_at = CASE WHEN ? = 'done' "
@@ -418,11 +428,25 @@ def scoring_lease(db_path: Any, run_id: int) -> Iterator[None]:
 
 
 def release_lease(db_path: Any, run_id: int, status: str = "interrupted") -> None:
-    """Give up this process's lease on a run it still holds (``status`` then); nothing when
-    it holds none."""
+    """Give up this process's lease on a run it still holds (``status`` then, or
+    ``unscored`` when every request has an output); nothing when it holds none."""
     with Store(db_path, migrate=False, create=False) as store, store.transaction():
-        store.execute("UPDATE eval_runs SET status = ?, owner = NULL WHERE id = ? AND owner = ? "
-                      "AND status = 'running'", (status, int(run_id), owner_id()))
+        store.execute(f"UPDATE eval_runs SET status = CASE WHEN (SELECT COUNT(*) FROM eval_outputs "
+                      f"WHERE run_id = eval_runs.id) >= n_requests THEN '{UNSCORED}' ELSE ? END, "
+                      "owner = NULL WHERE id = ? AND owner = ? AND status = 'running'",
+                      (status, int(run_id), owner_id()))
+
+
+def stored_status(db_path: Any, run_id: int) -> str | None:
+    """The run's status as stored now (a killed owner's ``running`` reads ``stopped``);
+    None when it cannot be read."""
+    try:
+        with Store(db_path, migrate=False, create=False) as store:
+            row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?",
+                            (int(run_id),))
+    except Exception:
+        return None
+    return effective_status(row) if row is not None else None
 
 
 def effective_status(run: Mapping[str, Any]) -> str:

@@ -102,7 +102,10 @@ def render_run_detail(run: RunSummary) -> RenderableType:
                                             "Reading the scores…", style=DIM))
     if run.error:
         lines.append(Text.assemble(("Error: ", "bold red"), safe(run.error)))
-    if run.resumable:
+    if run.status == "unscored":
+        lines.append(Text("Answered, not scored: its figures are not a measurement yet. Enter "
+                          "scores it.", style="yellow"))
+    elif run.resumable:
         lines.append(Text("Unfinished: Enter resumes it (answered requests are kept).",
                           style="yellow"))
     return Group(*lines)
@@ -110,7 +113,8 @@ def render_run_detail(run: RunSummary) -> RenderableType:
 
 def _status_style(status: str) -> str:
     return {"done": "green", "running": "bold cyan", "failed": "red",
-            "interrupted": "yellow", "stopped": "yellow", "created": "yellow"}.get(status, "")
+            "interrupted": "yellow", "stopped": "yellow", "created": "yellow",
+            "unscored": "yellow"}.get(status, "")
 
 
 def progress_line(done: int, total: int, *, rate: float | None, eta: float | None,

@@ -231,6 +231,23 @@ def test_list_runs_progress_and_headline(tmp_path: Path) -> None:
     assert u.status == "stopped" and u.resumable  # the process that ran it died
 
 
+def test_an_unscored_run_reads_so_and_enter_scores_it(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from qcstation.widgets.eval_views import render_run_detail
+
+    with Store(tmp_path / "u.db") as store:
+        run_id = add_run(store, "m1", range(4), status="unscored", scores=False)
+        (run,) = browse.list_runs(store)
+    assert (run.run_id, run.status, run.outputs_done) == (run_id, "unscored", run.n_requests)
+    assert run.resumable                       # every request answered: Enter scores it
+    console = Console(record=True, width=100)
+    console.print(render_run_detail(run))
+    text = console.export_text()
+    assert "unscored" in text and "Answered, not scored" in text and "Enter scores it" in text
+    assert "Unfinished" not in text
+
+
 def test_headline_numbers_are_the_metrics_modules_point_estimates(
         runs_db: tuple[Path, int, int]) -> None:
     """The runs list computes its numbers in SQL (fast); they must be what the leaderboard

@@ -51,7 +51,7 @@ def test_reference_backend_scores_every_metric_at_100_percent(qs_db: Path) -> No
         run_id = create_run(s, cfg, model="reference", shots=3)
         n_items = s.scalar("SELECT COUNT(*) FROM eval_items WHERE run_id = ? AND role = 'eval'", (run_id,))
     prog = execute_run(qs_db, run_id, cfg)
-    assert prog.status == "done" and prog.done == prog.total == n_items * 5 and prog.errors == 0
+    assert prog.status == "unscored" and prog.done == prog.total == n_items * 5 and prog.errors == 0
     summary = scorers.score_run(qs_db, run_id, cfg)
     # rule-made references refuse ambiguous seeds and givens whose words cannot be vouched for
     # (issues 8 and 14): about 70 of 120 released
@@ -124,7 +124,7 @@ def test_scripted_model_gets_exactly_the_verdicts_worked_out_by_hand(qs_db: Path
 
     fake_openai.responder = scripted(ref, answer)
     prog = execute_run(qs_db, run_id, cfg)
-    assert prog.status == "done" and prog.errors == 0 and prog.done == 25
+    assert prog.status == "unscored" and prog.errors == 0 and prog.done == 25
     scorers.score_run(qs_db, run_id, cfg)
     v = _verdicts(qs_db, run_id)
     for sid, kind in plan.items():
@@ -164,7 +164,7 @@ def test_failed_requests_are_errors_in_the_denominator_and_can_be_retried(qs_db:
     fake_openai.status(400, message="bad request")          # not retried: one error
     fake_openai.status(500).status(503)                       # retried once, then gives up
     prog = execute_run(qs_db, run_id, cfg)
-    assert prog.status == "done" and prog.done == 4 and prog.errors == 2
+    assert prog.status == "unscored" and prog.done == 4 and prog.errors == 2
     assert len(fake_openai.chat_requests) == 1 + 2 + 2
     summary = scorers.score_run(qs_db, run_id, cfg)
     assert summary.counts["fi"] == {"correct": 2, "error": 2}
@@ -219,7 +219,7 @@ def test_several_base_urls_share_the_work_and_survive_a_dead_one(qs_db: Path) ->
         a.responder = b.responder = scripted(ref, lambda t, r: reference_reply(t, r))
         a.default_delay = b.default_delay = 0.02
         prog = execute_run(qs_db, run_id, cfg)
-        assert prog.status == "done" and prog.errors == 0
+        assert prog.status == "unscored" and prog.errors == 0
         assert len(a.chat_requests) >= 10 and len(b.chat_requests) >= 10
         assert len(a.chat_requests) + len(b.chat_requests) == 40
 
@@ -249,7 +249,7 @@ def test_a_run_held_by_a_live_process_is_refused(qs_db: Path) -> None:
     # a lease of a dead local process is taken over at once
     with Store(qs_db) as s:
         s.execute("UPDATE eval_runs SET owner = ? WHERE id = ?", (f"{socket.gethostname()}:999999", run_id))
-    assert execute_run(qs_db, run_id, cfg).status == "done"
+    assert execute_run(qs_db, run_id, cfg).status == "unscored"
 
 
 @pytest.mark.parametrize("in_flight", [False, True])
@@ -286,7 +286,7 @@ def test_cancel_stops_and_resume_finishes_without_asking_twice(qs_db: Path, fake
     with Store(qs_db) as s:
         assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "interrupted"
     prog2 = execute_run(qs_db, run_id, cfg)
-    assert prog2.status == "done" and prog2.done == 30
+    assert prog2.status == "unscored" and prog2.done == 30
     asked = [json.dumps(r.messages) for r in fake_openai.chat_requests]
     assert len(asked) == len(set(asked)) == 30
 
@@ -335,7 +335,7 @@ def test_two_runs_at_once_while_an_annotator_reviews(qs_db: Path, fake_openai: F
     for t in threads:
         t.join(60)
     assert decided >= 1
-    assert results[r1].status == results[r2].status == "done"
+    assert results[r1].status == results[r2].status == "unscored"
     assert results[r1].done == results[r2].done == 80 and results[r1].errors == results[r2].errors == 0
 
 
@@ -352,7 +352,7 @@ def test_hostile_model_output_is_bounded_and_scored(qs_db: Path, fake_openai: Fa
         "reasoning" if "SMT-LIB" in str(req["messages"]) else
         "refinement" if "contains one or more errors" in str(req["messages"]) else "final"]
     prog = execute_run(qs_db, run_id, cfg)
-    assert prog.status == "done" and prog.errors == 0
+    assert prog.status == "unscored" and prog.errors == 0
     summary = scorers.score_run(qs_db, run_id, cfg)
     assert summary.counts["re"] == {"unparseable": 2}
     assert set(summary.counts["fi"]) <= {"wrong", "unparseable"}

@@ -12,7 +12,7 @@ import pytest
 from db import Store
 from qcstation.eval import evaluate, scorers
 from qcstation.eval.evaluate import run_and_score
-from qcstation.eval.runs import create_run
+from qcstation.eval.runs import create_run, finished_runs
 from tests.eval_helpers import config, copy_db, quickstart_db
 
 
@@ -55,8 +55,16 @@ def test_no_score_and_cancel_leave_the_run_unscored(qs_db: Path) -> None:
         stopped = create_run(s, cfg, model="reference", shots=0, limit=4, tasks=["final"])
     outcome = run_and_score(qs_db, plain, cfg, score=False,
                             on_scoring=lambda p: pytest.fail("no scoring pass without score"))
-    assert outcome.progress.status == "done" and outcome.scores is None
+    assert outcome.progress.status == "unscored" and outcome.scores is None
     assert _scores(qs_db, plain) == {}                   # nothing scored live either
+    with Store(qs_db) as s:   # answered, not scored: not `done`, not on the default board (issue 30.5)
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (plain,)) == "unscored"
+        assert plain not in finished_runs(s)
+    again = run_and_score(qs_db, plain, cfg)             # resuming it scores it, asks nothing
+    assert again.progress.status == "done" and again.scores is not None and _scores(qs_db, plain)
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (plain,)) == "done"
+        assert plain in finished_runs(s)
     cancel = threading.Event()
     cancel.set()
     outcome = run_and_score(qs_db, stopped, cfg, cancel=cancel)
@@ -76,8 +84,11 @@ def test_a_missing_scorer_package_is_a_note_only_where_asked(qs_db: Path,
     monkeypatch.setattr(evaluate, "score_run", missing)
     with pytest.raises(ModuleNotFoundError):
         run_and_score(qs_db, run, cfg)
+    with Store(qs_db) as s:                              # answered, its scoring failed: unscored
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run,)) == "unscored"
     outcome = run_and_score(qs_db, run, cfg, missing_scorer_ok=True)
     assert outcome.scores is None and outcome.note is not None
+    assert outcome.progress.status == "unscored"
     assert "math_verify" in outcome.note and "qcstation eval score" in outcome.note
 
 

@@ -312,6 +312,52 @@ def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
     assert n_scores == 3 * len(outcome.scores.counts) or n_scores > 0
 
 
+def test_an_unscored_run_is_scored_once_by_one_process(
+        qs_db: Path, fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--no-score` marked the run `done` with no score (issue 30.5): it reads `unscored` now,
+    # and `eval score` / `eval resume` beside the pass that scores it are refused
+    from qcstation.eval import scorers
+
+    cfg = config({"m": local_model(fake_openai.base_url)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
+    cfg_file = tmp_path / "qcstation.toml"
+    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n')
+
+    def cli(*verb: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
+                               str(cfg_file), *verb], capture_output=True, text=True, timeout=300)
+
+    answered = cli("eval", "resume", str(run_id), "--no-score", "-q")
+    assert answered.returncode == 0, answered.stderr
+    assert f"run {run_id}: unscored; 3/3 responses stored" in answered.stdout
+    assert f"`qcstation eval score {run_id}` scores it" in answered.stdout
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "unscored"
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
+    seen: dict[str, Any] = {}
+    tally = scorers._tally
+
+    def while_scoring(*a: Any, **kw: Any) -> Any:     # the scoring pass is under way
+        with Store(qs_db) as s:
+            seen["status"] = s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
+        for verb in ("score", "resume"):
+            seen[verb] = cli("eval", verb, str(run_id))
+        return tally(*a, **kw)
+
+    monkeypatch.setattr(scorers, "_tally", while_scoring)
+    summary = scorers.score_run(qs_db, run_id, cfg, only_missing=True)
+    assert seen["status"] == "running"
+    for verb in ("score", "resume"):
+        assert seen[verb].returncode != 0 and "being run" in seen[verb].stderr, seen[verb].stderr
+    with Store(qs_db) as s:
+        row = must(s.one("SELECT status, owner FROM eval_runs WHERE id = ?", (run_id,)))
+        n, distinct = must(s.one("SELECT COUNT(*) AS n, COUNT(DISTINCT seed_id || '/' || sample_idx || '/' "
+                                 "|| metric) AS d FROM eval_scores WHERE run_id = ?", (run_id,))).values()
+    assert (row["status"], row["owner"]) == ("done", None)
+    assert summary.scored == n == distinct > 0       # each output scored once
+
+
 def test_import_batch_stores_slices_bounded_in_size(monkeypatch: pytest.MonkeyPatch) -> None:
     from qcstation.commands.eval import import_batch
     from qcstation.eval.types import EvalReply

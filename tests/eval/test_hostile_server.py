@@ -93,7 +93,7 @@ def test_cause1_control_sequences_in_every_reply_field_are_escaped_everywhere(
     cfg = config({"m": local_model(fake_openai.base_url)})
     run_id = _run(qs_db, cfg, limit=3)
     prog = execute_run(qs_db, run_id, cfg)
-    assert prog.status == "done"
+    assert prog.status == "unscored"
     rows = _outputs(qs_db, run_id)
     assert sum(r["status"] == "error" for r in rows) == 1 and sum(r["status"] == "ok" for r in rows) == 2
     for r in rows:   # stored: the finish reason is a short printable token, usage is a count or none
@@ -141,7 +141,7 @@ def test_cause2_gzip_bomb_is_capped_on_decompressed_bytes_for_the_eval_client(
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert prog.status == "done" and prog.errors == 2
+    assert prog.status == "unscored" and prog.errors == 2
     rows = _outputs(qs_db, run_id)
     assert all("after decompression" in r["error"] for r in rows), rows
     # two requests in flight, each held to the cap (plus one zlib step), never 256 MiB
@@ -208,7 +208,7 @@ def test_cause3_bad_replies_are_bad_rows_the_run_goes_on_and_resume_asks_nothing
                                    price_out_per_mtok=2.0)})
     run_id = _run(qs_db, cfg, limit=25, tasks=("final", "arithmetic"))
     prog = execute_run(qs_db, run_id, cfg, live_score=True)
-    assert prog.status == "done" and prog.done == prog.total == 50
+    assert prog.status == "unscored" and prog.done == prog.total == 50
     rows = _outputs(qs_db, run_id)
     assert len(rows) == 50
     text = " ".join(r["response"] or "" for r in rows)
@@ -219,7 +219,7 @@ def test_cause3_bad_replies_are_bad_rows_the_run_goes_on_and_resume_asks_nothing
     assert "nested too deep" in errors and "not UTF-8" in errors
     asked = len(fake_openai.chat_requests)
     again = execute_run(qs_db, run_id, cfg)
-    assert again.status == "done" and len(fake_openai.chat_requests) == asked   # nothing repeated
+    assert again.status == "unscored" and len(fake_openai.chat_requests) == asked   # nothing repeated
 
 
 def test_cause3_the_judge_and_generator_client_takes_the_same_replies(
@@ -301,7 +301,7 @@ def test_cause4_outputs_are_stored_while_slow_scoring_goes_on(qs_db: Path, fake_
     t.join(600)          # a guard, not a pace: waiting on the frozen scorer would never end
     assert not t.is_alive(), "storing waited on the frozen scorer"
     prog = box["p"]
-    assert prog.status == "done" and len(_outputs(qs_db, run_id)) == 20
+    assert prog.status == "unscored" and len(_outputs(qs_db, run_id)) == 20
     assert frozen and not os.path.exists(f"/proc/{frozen[0]}")    # stopped, not left behind
     with Store(qs_db) as s:
         assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
@@ -495,7 +495,7 @@ def test_cause11_a_lock_taken_mid_run_says_what_was_stored_and_leaves_it_stopped
         time.sleep(0.2)
     assert status == "stopped"
     prog = execute_run(qs_db, run_id, cfg)            # and it continues exactly
-    assert prog.status == "done" and len(_outputs(qs_db, run_id)) == 40
+    assert prog.status == "unscored" and len(_outputs(qs_db, run_id)) == 40
 
 
 # -- 6 and 14: the cache keeps replies cut; the key is scrubbed everywhere ------------------------

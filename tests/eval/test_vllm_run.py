@@ -40,7 +40,7 @@ def test_vllm_backend_runs_a_whole_evaluation(qs_db: Path, fake_vllm: ModuleType
         spec = json.loads(s.scalar("SELECT spec FROM eval_runs WHERE id = ?", (run_id,)))
     assert spec["backend"] == "vllm" and spec["model"]["vllm_args"] == {"max_model_len": 100_000}
     prog = execute_run(qs_db, run_id, cfg)
-    assert (prog.status, prog.done, prog.total, prog.errors) == ("done", 40, 40, 0)
+    assert (prog.status, prog.done, prog.total, prog.errors) == ("unscored", 40, 40, 0)
     (llm,) = fake_vllm.LLM.instances
     assert llm.engine_args.max_model_len == 100_000
     assert [len(c.messages) for c in llm.calls] == [8] * 5          # the model's batch_size

@@ -143,7 +143,10 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
         return 0
     print(f"run {run_id}: {prog.status}; {prog.done}/{prog.total} responses stored "
           f"({prog.errors} failed requests, {prog.cached} from cache)")
-    if prog.status != "done":
+    if prog.status == "unscored":
+        print(f"every request is answered, nothing scored yet: `qcstation eval score {run_id}` "
+              "scores it (the run reads done then)")
+    elif prog.status != "done":
         print(f"continue with `qcstation eval resume {run_id}`")
     if figures is not None:
         print_scores(figures.metrics)

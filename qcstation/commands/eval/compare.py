@@ -15,6 +15,13 @@ from qcstation.eval.types import COMPARABLE
 SHOWN = 50
 
 
+def _status(store: Any, run_id: int) -> str:
+    from qcstation.eval.runs import effective_status
+
+    row = store.one("SELECT status, owner, heartbeat_at FROM eval_runs WHERE id = ?", (run_id,))
+    return effective_status(row) if row is not None else "?"
+
+
 def register(actions: argparse._SubParsersAction) -> None:
     p = actions.add_parser(
         "compare", help="two runs item by item on one metric (paired, exact sign test)",
@@ -59,15 +66,23 @@ def run(args: argparse.Namespace) -> int:
 
         diffs = P.differences(store, a, b)
         prov = (P.describe(store, a), P.describe(store, b))
+        statuses = {"a": _status(store, a), "b": _status(store, b)}
+    unfinished = [f"run {run} reads {display_text(st, 20)}: "
+                  + ("answered, not scored; its items are not compared until `qcstation eval "
+                     f"score {run}`" if st == "unscored" else "not a finished measurement")
+                  for run, st in ((a, statuses["a"]), (b, statuses["b"])) if st != "done"]
     if args.json:
         d = cmp_.to_dict()
         d["item_keys"] = {str(k): v for k, v in sorted(keys.items())}
         d["differences"] = diffs
         d["provenance"] = {"a": prov[0].to_dict(), "b": prov[1].to_dict()}
+        d["status"] = statuses
         print_json(d)
         return 0
     print(f"A = {display_text(prov[0].line(), 200)}")
     print(f"B = {display_text(prov[1].line(), 200)}")
+    for line in unfinished:
+        print(f"warning: {line}")
     if diffs:
         print("warning: the two runs were not measured the same way:")
         for diff in diffs:

@@ -59,11 +59,15 @@ def run(args: argparse.Namespace) -> int:
         for name in args.files:
             _import_file(store, run_id, Path(name), totals, problems, unreadable)
         # a run is `done` only once scored (`eval score` marks it so, runs.scoring_lease):
-        # a complete import leaves it as it was, and new outputs in a scored run unscore it
+        # new outputs that complete a run leave it `unscored`, and new outputs in a scored run
+        # unscore it
         if totals["stored"] + totals["stored_error"]:
             with store.transaction():
-                store.execute("UPDATE eval_runs SET status = 'interrupted' WHERE id = ? AND status = 'done'",
-                              (run_id,))
+                store.execute(
+                    "UPDATE eval_runs SET status = CASE WHEN (SELECT COUNT(*) FROM eval_outputs "
+                    "WHERE run_id = eval_runs.id) >= n_requests THEN 'unscored' "
+                    "WHEN status = 'done' THEN 'interrupted' ELSE status END "
+                    "WHERE id = ? AND status != 'running'", (run_id,))
         info = get_run(store, run_id)
         store.event(_actor(), "eval.batch_imported", "eval_run", run_id,
                     {"files": [str(f) for f in args.files], **totals})

@@ -108,10 +108,18 @@ def run(args: argparse.Namespace) -> int:
             runs.append(d)
         print_json({"runs": runs, "spearman": corr.to_dict()} if corr is not None else runs)
         return 0
+    unscored = _unscored_runs(args) if not args.runs else []
+    waiting = (f"answered, not scored (not listed: the leaderboard counts scored runs): run "
+               f"{', '.join(map(str, unscored[:10]))}{' ...' if len(unscored) > 10 else ''}; "
+               f"`qcstation eval score RUN` scores one") if unscored else ""
     if not board:
         print("no finished evaluation runs" if not args.runs else "no runs")
+        if waiting:
+            print(waiting)
         return 0
     print_table(*_table(board, prov, args))
+    if waiting:
+        print(waiting)
     if not args.wide:
         print("values in % (Un 1..100, over judged replies; * = some replies failed, counted "
               "apart below);\nf/s = flexible/strict answer; R-m gated as in SMART; left out = "
@@ -125,6 +133,15 @@ def run(args: argparse.Namespace) -> int:
                     [[M.LABELS[c1]] + ["-" if corr.rho[c1][c2] is None else f"{corr.rho[c1][c2]:+.2f}"
                                        for c2 in corr.codes] for c1 in corr.codes])
     return 0
+
+
+def _unscored_runs(args: argparse.Namespace) -> list[int]:
+    """The runs answered and not scored (``unscored``): not on the default board."""
+    from qcstation.eval.runs import UNSCORED
+
+    with store_from_args(args) as store:
+        return [int(r["id"]) for r in store.query("SELECT id FROM eval_runs WHERE status = ? ORDER BY id",
+                                                  (UNSCORED,))]
 
 
 def _gather(args: argparse.Namespace) -> tuple[list[Any], dict[int, Any], Any]:

@@ -70,8 +70,8 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
         _, seed, task, sample = cid.split("-")
         row = stored[(int(seed[4:]), task, int(sample[1:]))]
         assert row["response"] == "echo: " + r.messages[-1]["content"]
-    with Store(qs_db) as s:    # complete, not scored: not `done` (issue 30.5)
-        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "created"
+    with Store(qs_db) as s:    # complete, not scored: `unscored`, not `done` (issue 30.5)
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "unscored"
         assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
     assert main(["--db", str(qs_db), "eval", "score", str(run_id)]) == 0
     capsys.readouterr()
@@ -98,7 +98,7 @@ def test_export_run_import_round_trip_is_idempotent(qs_db: Path, tmp_path: Path,
     assert main(["--db", str(qs_db), "eval", "import-batch", str(run_id), str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     # a new output in a scored run: no longer `done` until scored again
-    assert (report["stored"], report["pending"], report["status"]) == (1, 0, "interrupted")
+    assert (report["stored"], report["pending"], report["status"]) == (1, 0, "unscored")
     assert {o["status"] for o in outputs(qs_db, run_id).values()} == {"ok"}
     assert main(["--db", str(qs_db), "eval", "score", str(run_id)]) == 0
     with Store(qs_db) as s:

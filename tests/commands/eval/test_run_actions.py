@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -66,7 +67,7 @@ def test_kill_9_midway_then_resume_loses_nothing_and_repeats_only_in_flight(qs_d
             rows = s.query("SELECT seed_id, task, sample_idx, COUNT(*) AS n FROM eval_outputs "
                            "WHERE run_id = ? GROUP BY 1, 2, 3", (run_id,))
             status = s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
-        assert len(rows) == 120 and all(r["n"] == 1 for r in rows) and status == "done"
+        assert len(rows) == 120 and all(r["n"] == 1 for r in rows) and status == "unscored"
         prompts = [json.dumps(r.messages) for r in fake.chat_requests]
         repeated = len(prompts) - len(set(prompts))
         # only requests in flight (or received but not yet stored) at the kill are asked again
@@ -88,6 +89,48 @@ def test_cli_run_reference_self_test_and_list(qs_db: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "run",
                           "--model", "nope", "--working-set"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "no model named 'nope'" in bad.stderr
+
+
+def test_no_score_leaves_a_run_unscored_until_it_is_scored(qs_db: Path) -> None:
+    # `eval run --no-score` marked the run `done` with no score (issue 30.5)
+    def cli(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), *a],
+                              capture_output=True, text=True, timeout=300)
+
+    proc = cli("eval", "run", "--model", "reference", "--working-set", "--limit", "4", "--shots", "0",
+               "-q", "--no-score")
+    assert proc.returncode == 0, proc.stderr
+    found = re.search(r"run (\d+): unscored; 20/20 responses stored", proc.stdout)
+    assert found is not None, proc.stdout
+    run_id = found.group(1)
+    assert f"`qcstation eval score {run_id}` scores it" in proc.stdout
+
+    def listed() -> str:
+        ls = cli("eval", "list")
+        assert ls.returncode == 0, ls.stderr
+        return next(line for line in ls.stdout.splitlines() if line.split()[:1] == [run_id])
+
+    assert " unscored " in listed() and " done " not in listed()
+    show = cli("eval", "show", run_id)
+    assert show.returncode == 0 and "; unscored" in show.stdout, show.stdout
+    board = cli("eval", "leaderboard")
+    assert board.returncode == 0 and "no finished evaluation runs" in board.stdout
+    assert f"answered, not scored (not listed: the leaderboard counts scored runs): run {run_id};" in board.stdout
+    named = cli("eval", "leaderboard", run_id)
+    assert f"run {run_id}: no scores yet (status unscored;" in named.stdout, named.stdout
+    other = cli("eval", "run", "--model", "reference", "--working-set", "--limit", "4", "--shots", "0", "-q")
+    found = re.search(r"run (\d+): done;", other.stdout)
+    assert other.returncode == 0 and found is not None, other.stdout + other.stderr
+    compared = cli("eval", "compare", run_id, found.group(1), "--metric", "fi")
+    assert (f"warning: run {run_id} reads unscored: answered, not scored; its items are not compared "
+            f"until `qcstation eval score {run_id}`") in compared.stdout, compared.stdout + compared.stderr
+    assert f"run {found.group(1)} reads" not in compared.stdout
+    scored = cli("eval", "score", run_id)
+    assert scored.returncode == 0, scored.stderr
+    assert " done " in listed()
+    board = cli("eval", "leaderboard")
+    assert "no finished evaluation runs" not in board.stdout and "answered, not scored" not in board.stdout
+    assert any(line.split()[:1] == [run_id] for line in board.stdout.splitlines()), board.stdout
 
 
 def test_a_release_is_required_unless_the_working_set_is_asked_for(qs_db: Path) -> None:

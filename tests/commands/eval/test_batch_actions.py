@@ -277,7 +277,7 @@ def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
     run_id = _imported_run(qs_db, tmp_path, fake_openai)
     cfg = config()
     capsys.readouterr()
-    assert _run_row(qs_db, run_id)["status"] == "created"
+    assert _run_row(qs_db, run_id)["status"] == "unscored"
     with pytest.raises(RuntimeError, match="the pass failed"):
         with runs.scoring_lease(qs_db, run_id):
             row = _run_row(qs_db, run_id)
@@ -303,7 +303,7 @@ def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
             assert _run_row(qs_db, run_id)["scores"] == 0          # nobody scored meanwhile
             raise RuntimeError("the pass failed")
     row = _run_row(qs_db, run_id)      # a pass that failed: the run keeps its status, unowned
-    assert (row["status"], row["owner"], row["scores"]) == ("created", None, 0)
+    assert (row["status"], row["owner"], row["scores"]) == ("unscored", None, 0)
     # while this process executes the run, no pass of its own scores it beside the runner
     with runs.executing(qs_db, run_id):
         with pytest.raises(EvalError, match=f"run {run_id} is being run by this process"):

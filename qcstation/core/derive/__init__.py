@@ -22,7 +22,7 @@ Modules, lowest first; a module imports only modules above it in this list
                 through its parent's gold solution's calculator annotations, never from
                 the formalization (imports nothing of the rules nor of the other derive modules);
                 old values left in its texts; repeated questions. What it does not confirm
-                is refused: a value-changing draw before its artifacts are built
+                is refused: a value-changing draw before the rules formalize it
                 (:func:`~.transforms.second_look`), every item again by the runner;
                 ``qcstation derive check --answers``.
 ``rebuild``     the one door to the construction rules (``core/construct``): a derived seed

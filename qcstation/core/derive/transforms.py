@@ -12,6 +12,7 @@ formalization (SMART's Reasoning task and the final answer).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import re
@@ -156,9 +157,10 @@ def disputed(verdict: Verdict, transform: str, idx: int | None) -> Refused | Non
 def second_look(parent: Parent, transform: str, d: Draft, idx: int) -> Refused | None:
     """The second opinion on a drafted item's answer, before its artifacts are built: its
     verdict reads only the item's question and answer and its parent's texts, so it is the
-    verdict the built item would get (:func:`disputed`). Asked once the rules have formalized
-    the draw (one they cannot formalize gets another draw, as before): a draw it refuses is
-    refused for good, as the built item would be, without its four artifacts built."""
+    verdict the built item would get (:func:`disputed`). Asked before the rules formalize the
+    draw: a draw it refuses is refused for good, as the built item would be, without being
+    formalized or its four artifacts built (see :class:`_VariantRun` for what this order
+    changes: a draw the rules would also have refused no longer gets another draw)."""
     seed = parent.seed
     verdict = recheck({"question": seed.get("question"), "solution": seed.get("solution"),
                        "answer_value": seed.get("answer_value")},
@@ -316,19 +318,129 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
     if not doms:
         return [refusal("variant", _nothing_moves(parent, "no given can move (0, 1, fractions, "
                                                           "100% are kept as they are)"))]
-    draws = VariantDraws(parent, doms)
-    # the draws taken, raw: one raw draw per set of values, the parent's own among them
-    seen: set[tuple[int | Fraction, ...]] = set() if draws.own is None else {draws.own}
-    # the refusal of each draw refused so far (the checks and the rules are pure functions of
-    # the parent and the draw, and a later variant's RNG draws the same values again): a
-    # draw seen before is refused as before without running them again
-    refused: dict[tuple[int | Fraction, ...], tuple[bool, Refusal]] = {}
-    out: list[DerivedItem | Refused] = []
-    for idx in range(opts.variants):
-        rng = item_rng(opts.rng_seed, key, "variant", idx)
+    return _VariantRun(parent, VariantDraws(parent, doms), opts, key).run()
+
+
+class _VariantRun:
+    """One parent's variants (:func:`variants`), each draw's steps worked out once.
+
+    The checks, the rules, the second opinion and the build are pure functions of the parent
+    and the draw (a later variant's RNG draws the same values again), so what each gave for a
+    draw is kept (``tup`` -> result) and a draw met again is decided as before without running
+    them again.
+
+    Per variant, the drawn values go through the cheap checks, then up to ``_COSTLY_TRIES``
+    draws through the costly steps: drafting, the second opinion (:func:`second_look`), the
+    rules (:func:`.parent.formalize`) and the build (:func:`full_item`); a draw refused by a
+    costly step gets another draw, one the second opinion refuses refuses the variant. The
+    second opinion is asked *before* the rules (it reads only the drafted texts): a draw it
+    refuses is never formalized. Asked after them (as until 2026-11-30, ``rules_first``), a
+    draw the rules also refuse got another draw instead; so the two orders give the same
+    outcome for every variant but where a draw is refused by both, and there the new order
+    refuses the variant where the old one might have made an item of a later draw. A variant
+    made is the old order's own item, never a new one: the outcomes of later variants
+    depend on the draws taken before (a draw taken is not drawn again), so once a variant
+    ended on a draw the rules were not asked about (``doubt``), a variant about to be made
+    is checked against the old order replayed (:meth:`_old_at`, from the kept results: it
+    runs the rules only on the draws the new order did not formalize), and the old order's
+    outcome is the one given; the draws taken are then the old order's again."""
+
+    def __init__(self, parent: Parent, draws: VariantDraws, opts: Options, key: str) -> None:
+        self.parent, self.draws, self.opts, self.key = parent, draws, opts, key
+        self.own: set[tuple[int | Fraction, ...]] = set() if draws.own is None else {draws.own}
+        self.cheap: dict[tuple[Any, ...], Refusal | tuple[dict[str, Fraction], dict[str, Fraction]]] = {}
+        self.drafts: dict[tuple[Any, ...], Draft | Refusal] = {}
+        self.looks: dict[tuple[Any, ...], Refused | None] = {}
+        self.formal: dict[tuple[Any, ...], Derived | Refusal] = {}
+        self.built: dict[tuple[Any, ...], DerivedItem | Refusal] = {}
+        # the old order's replay: its draws taken, its outcomes so far, its early end
+        self._old_seen = set(self.own)
+        self._old_out: list[DerivedItem | Refused] = []
+        self._old_end: Refused | None = None
+
+    # -- each step once per draw ---------------------------------------------------------------
+
+    def _values(self, tup: tuple[Any, ...], raw: list[int | Fraction]
+                ) -> Refusal | tuple[dict[str, Fraction], dict[str, Fraction]]:
+        got = self.cheap.get(tup)
+        if got is None:
+            values = self.draws.values(raw)
+            try:
+                got = (values, precheck(self.parent, values, ordered=True))
+            except Refusal as exc:
+                got = exc
+            self.cheap[tup] = got
+        return got
+
+    def _draft(self, tup: tuple[Any, ...], values: dict[str, Fraction],
+               checked: dict[str, Fraction]) -> Draft | Refusal:
+        got = self.drafts.get(tup)
+        if got is None:
+            try:
+                got = draft(self.parent, values, checked)
+            except Refusal as exc:
+                got = exc
+            self.drafts[tup] = got
+        return got
+
+    def _look(self, tup: tuple[Any, ...], d: Draft, idx: int) -> Refused | None:
+        if tup not in self.looks:
+            self.looks[tup] = second_look(self.parent, "variant", d, idx)
+        got = self.looks[tup]
+        return got if got is None or got.idx == idx else dataclasses.replace(got, idx=idx)
+
+    def _formal(self, tup: tuple[Any, ...], d: Draft) -> Derived | Refusal:
+        got = self.formal.get(tup)
+        if got is None:
+            try:
+                got = formalize(self.parent, d)
+            except Refusal as exc:
+                got = exc
+            self.formal[tup] = got
+        return got
+
+    def _build(self, tup: tuple[Any, ...], derived: Derived, idx: int) -> DerivedItem | Refusal:
+        got = self.built.get(tup)
+        if got is None or (isinstance(got, DerivedItem) and got.idx != idx):
+            try:
+                got = full_item(self.parent, derived, self.opts, transform="variant", idx=idx,
+                                level=None, tag=f"v{idx + 1}", key=self.key,
+                                params={"givens": _changes(self.parent, derived)})
+            except Refusal as exc:
+                got = exc
+            self.built[tup] = got
+        return got
+
+    def _costly(self, tup: tuple[Any, ...], values: dict[str, Fraction], checked: dict[str, Fraction],
+                idx: int, rules_first: bool) -> DerivedItem | Refused | Refusal:
+        """The draw's end: an item, the second opinion's refusal, or why another draw is taken."""
+        d = self._draft(tup, values, checked)
+        if isinstance(d, Refusal):
+            return d
+        if not rules_first:
+            look = self._look(tup, d, idx)
+            if look is not None:
+                return look
+        derived = self._formal(tup, d)
+        if isinstance(derived, Refusal):
+            return derived
+        if rules_first:
+            look = self._look(tup, d, idx)
+            if look is not None:
+                return look
+        return self._build(tup, derived, idx)
+
+    # -- one variant ---------------------------------------------------------------------------
+
+    def _attempt(self, idx: int, seen: set[tuple[Any, ...]], rules_first: bool
+                 ) -> tuple[DerivedItem | Refused, tuple[Any, ...] | None, bool]:
+        """Variant ``idx`` given the draws taken before (``seen``, updated): its outcome, the
+        draw it ended on (None: refused, no draw), and whether every later variant is refused
+        too (no draw passed the cheap checks: more variants will not do better)."""
+        opts, draws = self.opts, self.draws
+        rng = item_rng(opts.rng_seed, self.key, "variant", idx)
         last: Refusal = Refusal("no-draw", "every draw repeated an earlier one")
         unordered = None       # the last draw refused by the order, if it is the last refused
-        made = None
         costly = 0
         for _ in range(opts.tries):
             raw = draws.draw(rng)
@@ -338,47 +450,59 @@ def variants(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refu
             tup = tuple(raw)
             if tup in seen:
                 continue
-            known = refused.get(tup)
-            if known is not None and not known[0]:      # refused by the cheap checks
-                last, unordered = known[1], None
+            cheap = self._values(tup, raw)
+            if isinstance(cheap, Refusal):              # refused by the cheap checks
+                last, unordered = cheap, None
                 continue
-            if known is None:
-                values = draws.values(raw)
-                try:
-                    checked = precheck(parent, values, ordered=True)
-                except Refusal as exc:
-                    last, unordered = exc, None
-                    refused[tup] = (False, exc)
-                    continue
             if costly == _COSTLY_TRIES:
                 break
             costly += 1
-            if known is not None:                       # refused by the rules or a rebuild
-                last, unordered = known[1], None
+            end = self._costly(tup, cheap[0], cheap[1], idx, rules_first)
+            if isinstance(end, Refusal):                # refused by the rules or a rebuild
+                last, unordered = end, None
                 continue
-            try:
-                drafted = draft(parent, values, checked)
-                derived = formalize(parent, drafted)
-                disagreed = second_look(parent, "variant", drafted, idx)
-                made = disagreed or full_item(parent, derived, opts, transform="variant", idx=idx,
-                                              level=None, tag=f"v{idx + 1}", key=key,
-                                              params={"givens": _changes(parent, derived)})
-                seen.add(tup)
-                break
-            except Refusal as exc:
-                last, unordered = exc, None
-                refused[tup] = (True, exc)
+            seen.add(tup)
+            return end, tup, False
         if unordered is not None:
             last = draws.refusal(unordered)
-        out.append(made if made is not None else Refused(
-            "variant", last.code, f"no draw of {opts.tries} kept every value's kind and the "
-                                  f"same reading; the last: {last}", idx))
-        if made is None and costly == 0 and last.code != "no-draw":
-            # the cheap checks fail for every draw: more variants will not do better
-            out.extend(Refused("variant", last.code, out[-1].reason, i)  # type: ignore[union-attr]
-                       for i in range(idx + 1, opts.variants))
-            break
-    return out
+        refused = Refused("variant", last.code, f"no draw of {opts.tries} kept every value's kind "
+                                                f"and the same reading; the last: {last}", idx)
+        return refused, None, costly == 0 and last.code != "no-draw"
+
+    def _old_at(self, idx: int) -> DerivedItem | Refused:
+        """Variant ``idx`` as the old order (rules first) makes it, replayed from variant 0
+        on (each draw's steps kept: only what the new order did not run is run)."""
+        while len(self._old_out) <= idx:
+            i = len(self._old_out)
+            if self._old_end is not None:
+                self._old_out.append(dataclasses.replace(self._old_end, idx=i))
+                continue
+            made, _, stop = self._attempt(i, self._old_seen, rules_first=True)
+            self._old_out.append(made)
+            if stop:
+                self._old_end = made  # type: ignore[assignment]
+        return self._old_out[idx]
+
+    def run(self) -> list[DerivedItem | Refused]:
+        seen = set(self.own)
+        doubt = False       # the draws taken may differ from the old order's
+        out: list[DerivedItem | Refused] = []
+        for idx in range(self.opts.variants):
+            made, tup, stop = self._attempt(idx, seen, rules_first=False)
+            if isinstance(made, Refused) and tup is not None and \
+                    not isinstance(self.formal.get(tup), Derived):
+                doubt = True    # refused on a draw the rules may refuse too (or did)
+            elif isinstance(made, DerivedItem) and doubt:
+                made = self._old_at(idx)
+                if self._old_end is None:       # the old order's draws taken, from here on
+                    seen, doubt = set(self._old_seen), False
+            out.append(made)
+            if stop:
+                assert isinstance(made, Refused)
+                out.extend(Refused("variant", made.code, made.reason, i)
+                           for i in range(idx + 1, self.opts.variants))
+                break
+        return out
 
 
 def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
@@ -399,10 +523,10 @@ def changed_numbers(parent: Parent, opts: Options, key: str) -> list[DerivedItem
                 continue
             try:
                 drafted = draft(parent, {g.name: v})
-                derived = formalize(parent, drafted)
                 disagreed = second_look(parent, "changed-numbers", drafted, 0)
-                if disagreed is not None:
+                if disagreed is not None:        # (before the rules: see _VariantRun)
                     return [disagreed]
+                derived = formalize(parent, drafted)
                 return [full_item(parent, derived, opts, transform="changed-numbers", idx=0,
                                   level=None, tag="numbers", key=key,
                                   params={"givens": _changes(parent, derived)})]
@@ -430,14 +554,18 @@ def counterfactuals(parent: Parent, opts: Options, key: str) -> list[DerivedItem
         for g, v, rounded in candidates:
             try:
                 drafted = draft(parent, {g.name: v})
-                derived = formalize(parent, drafted)
-                disagreed = second_look(parent, "counterfactual", drafted, idx)
             except Refusal as exc:
                 last = exc
                 continue
-            if disagreed is not None:
+            disagreed = second_look(parent, "counterfactual", drafted, idx)
+            if disagreed is not None:            # (before the rules: see _VariantRun)
                 made = disagreed
                 break
+            try:
+                derived = formalize(parent, drafted)
+            except Refusal as exc:
+                last = exc
+                continue
             actual = (v - g.value) / g.value * 100
             params = {"given": g.name, "shift_percent": shift, "givens": _changes(parent, derived),
                       "parent_answer": fmt(parent.answer), "rounded": rounded,

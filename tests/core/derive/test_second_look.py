@@ -78,3 +78,88 @@ def test_a_confirmed_draw_is_built_as_before(db, monkeypatch: pytest.MonkeyPatch
         old = {g.name: g.value for g in james.givens}
         v = {**old, **new}
         assert item.answer == v["g1_sprints"] * v["g2_times"] * v["g3_meters"]
+
+
+# -- the order: the second opinion before the rules -------------------------------------------
+
+def _rules_first(parent, opts: Options, key: str) -> list[DerivedItem | Refused]:
+    """The variants as made before the second opinion was asked first (its code as it was,
+    without the kept refusals, which change nothing): the rules formalize each draw first, a
+    draw they refuse gets another draw, the second opinion judges what they formalized."""
+    from qcstation.core.derive.bindings import Refusal
+    from qcstation.core.derive.draws import domain, item_rng
+    from qcstation.core.derive.parent import draft, formalize, precheck
+
+    doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+    draws = transforms.VariantDraws(parent, doms)
+    seen = set() if draws.own is None else {draws.own}
+    out: list[DerivedItem | Refused] = []
+    for idx in range(opts.variants):
+        rng = item_rng(opts.rng_seed, key, "variant", idx)
+        last = Refusal("no-draw", "every draw repeated an earlier one")
+        unordered, made, costly = None, None, 0
+        for _ in range(opts.tries):
+            raw = draws.draw(rng)
+            if not draws.in_order(raw):
+                unordered = raw
+                continue
+            tup = tuple(raw)
+            if tup in seen:
+                continue
+            try:
+                values = draws.values(raw)
+                checked = precheck(parent, values, ordered=True)
+            except Refusal as exc:
+                last, unordered = exc, None
+                continue
+            if costly == transforms._COSTLY_TRIES:
+                break
+            costly += 1
+            try:
+                drafted = draft(parent, values, checked)
+                derived = formalize(parent, drafted)
+                made = transforms.second_look(parent, "variant", drafted, idx) or transforms.full_item(
+                    parent, derived, opts, transform="variant", idx=idx, level=None,
+                    tag=f"v{idx + 1}", key=key, params={"givens": transforms._changes(parent, derived)})
+                seen.add(tup)
+                break
+            except Refusal as exc:
+                last, unordered = exc, None
+        if unordered is not None:
+            last = draws.refusal(unordered)
+        out.append(made if made is not None else Refused(
+            "variant", last.code, f"no draw of {opts.tries} kept every value's kind and the "
+                                  f"same reading; the last: {last}", idx))
+        if made is None and costly == 0 and last.code != "no-draw":
+            out.extend(Refused("variant", last.code, out[-1].reason, i)  # type: ignore[union-attr]
+                       for i in range(idx + 1, opts.variants))
+            break
+    return out
+
+
+@pytest.mark.parametrize("name", ["james", "ken", "janet", "jacket", "rug", "diver"])
+def test_a_variant_made_is_the_rules_first_order_s_own(db_all, name: str) -> None:
+    """The second opinion asked before the rules (a draw it refuses is not formalized) makes
+    no item the old order (rules first) did not make at the same index: where the two orders
+    differ (a draw both refuse: the old order took another draw), the variant is refused,
+    and a later variant is checked against the old order replayed (``_old_at``), whose
+    outcomes are the old order's, variant for variant."""
+    from qcstation.core.derive.draws import domain
+
+    parent = parent_of(db_all, name)
+    opts, key = Options(variants=10), f"t:{name}"
+    old = _outcome(_rules_first(parent, opts, key))
+    new = transforms.variants(parent, opts, key)
+    doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+    run = transforms._VariantRun(parent, transforms.VariantDraws(parent, doms), opts, key)
+    assert _outcome([run._old_at(i) for i in range(opts.variants)]) == old
+    assert len(new) == len(old)
+    for got, before in zip(new, old):
+        if isinstance(got, DerivedItem):    # (a refusal's reason may differ: see _VariantRun)
+            assert _outcome([got]) == [before]
+
+
+@pytest.fixture(scope="module")
+def db_all(tmp_path_factory: pytest.TempPathFactory):
+    return make_db(tmp_path_factory.mktemp("second-look-all"),
+                   ["james", "ken", "janet", "jacket", "rug", "diver"])

@@ -37,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary.to_dict())
         return 0
-    print(f"run {run_id}: {summary.scored} scores written")
+    from qcstation.eval.runs import stored_status
+
+    status = stored_status(db_path(args), run_id)
+    print(f"run {run_id}: {summary.scored} scores written" + (f"; the run reads {status}" if status else ""))
     judge_errors = summary.counts.get("un", {}).get("judge_error", 0)
     if judge_errors:
         print(f"{judge_errors} Understanding item(s) are judge_error (a judge failed or replied "

@@ -127,6 +127,7 @@ def test_no_score_leaves_a_run_unscored_until_it_is_scored(qs_db: Path) -> None:
     assert f"run {found.group(1)} reads" not in compared.stdout
     scored = cli("eval", "score", run_id)
     assert scored.returncode == 0, scored.stderr
+    assert re.search(rf"run {run_id}: \d+ scores written; the run reads done", scored.stdout), scored.stdout
     assert " done " in listed()
     board = cli("eval", "leaderboard")
     assert "no finished evaluation runs" not in board.stdout and "answered, not scored" not in board.stdout

@@ -11,7 +11,8 @@ the derived items themselves (schema: ``db/migrations.py``, version 8).
   item becomes a seed of status ``derived`` (source and level of its parent, ``orig_id``
   ``<parent orig_id>~<set>.<tag>``), a ``derived_items`` row and one verified artifact per
   dimension it carries; the job becomes ``done`` (at least one item) or ``refused``, with
-  the item-level refusals in ``detail``. A process killed before the commit leaves its
+  the item-level refusals in ``detail`` (an item whose question another parent's item of
+  the set already asks is one: ``repeated``). A process killed before the commit leaves its
   jobs pending under a dead lease; the next run builds them again, from the same seeded
   draws, so nothing is lost or duplicated.
 """
@@ -265,15 +266,49 @@ def _seed_meta(parent: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in meta.items() if k == "solution_format"}
 
 
+def _content_hash(item: DerivedItem) -> str:
+    return hashlib.sha256(f"{item.question}\x00{item.answer_text}".encode()).hexdigest()
+
+
+def _not_repeated(store: Store, info: SetInfo, out: JobOutcome,
+                  asked: dict[tuple[str, str], str]) -> list[DerivedItem]:
+    """The items of ``out`` whose question no other parent's item of the set asks (stored
+    before, or earlier in this batch); each other one joins ``out.refused`` as ``repeated``.
+    The runner refuses a parent's own repeats (:func:`.runner.build_job`); two parents can
+    give one question too: GSM8K 1105 and 1164 are both "a x b x c" in notation, and their
+    digits ladders drew 2, 9 and 8 at one significant digit, so a per-level curve counted one
+    question twice. An errors-ladder item asks its parent's question by design (its chain
+    differs), so it is not compared."""
+    kept = []
+    for item in out.items:
+        if item.transform == "errors":
+            kept.append(item)
+            continue
+        key = (item.transform, _content_hash(item))
+        same = asked.get(key)
+        if same is None:
+            row = store.conn.execute(
+                "SELECT s.orig_id FROM seeds s JOIN derived_items d ON d.seed_id = s.id "
+                "WHERE s.source = ? AND s.content_hash = ? AND d.set_id = ? AND d.transform = ? "
+                "LIMIT 1", (out.parent["source"], key[1], info.id, item.transform)).fetchone()
+            same = None if row is None else str(row[0])
+        if same is not None:
+            out.refused.append(Refused(item.transform, "repeated",
+                                       f"the same question as item {same} of this set", item.idx))
+            continue
+        asked[key] = _orig_id(out.parent, info.name, item.tag)
+        kept.append(item)
+    return kept
+
+
 def _seed_values(info: SetInfo, parent: dict[str, Any], kept: dict[str, Any], item: DerivedItem,
                  stamp: str) -> tuple[Any, ...]:
     """The ``seeds`` row of ``item`` (:data:`_SEED_COLUMNS`), as stored."""
     meta = {**kept, "derived": {"set": info.name, "parent": f"{parent['source']}-{parent['orig_id']}",
                                 "transform": item.transform}}
-    text = f"{item.question}\x00{item.answer_text}"
     return (_db(parent["source"]), _db(_orig_id(parent, info.name, item.tag)), _db(item.question),
             _db(item.answer_text), _db(fmt(item.answer)), _db(item.solution), None,
-            _db(parent["level"]), "derived", hashlib.sha256(text.encode()).hexdigest(),
+            _db(parent["level"]), "derived", _content_hash(item),
             _JSON.encode(meta), None, None, stamp, _db(item.ops))
 
 
@@ -339,11 +374,13 @@ def write_batch(store: Store, info: SetInfo, outcomes: list[JobOutcome],
         updates: list[Any] = []
         flag_cols: tuple[str, ...] = ()
         art_cols: tuple[str, ...] = _ART_COLUMNS
+        asked: dict[tuple[str, str], str] = {}     # (transform, content hash) -> orig_id, this batch
         for out in outcomes:
             job = jobs.pop(out.job_id, None)      # popped: a job twice in the batch is done once
             if job is None or job[0] != "pending" or (job[1] and job[1] != me):
                 continue
             parent = out.parent
+            out.items[:] = _not_repeated(store, info, out, asked)
             kept = _seed_meta(parent) if out.items else {}
             parent_id = int(parent["id"]) if out.items else 0
             for item in out.items:

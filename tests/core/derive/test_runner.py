@@ -219,6 +219,54 @@ def test_a_job_finished_elsewhere_or_twice_in_a_batch_is_stored_once(db: Path) -
         assert s.scalar("SELECT COUNT(*) FROM seeds WHERE status = 'derived'") == stored
 
 
+def test_a_question_another_parent_of_the_set_asks_is_refused_as_repeated(db: Path) -> None:
+    """Two parents can give one question (GSM8K 1105 and 1164, both "a x b x c" in notation,
+    drew 2, 9, 8 at one digit): the second is refused as repeated, in the batch that stores
+    the first and in any later batch; the jobs' counts and the summary say so."""
+    import dataclasses
+
+    from qcstation.core.derive.runner import build_job, recipe_for
+    from qcstation.core.derive.store import (JobOutcome, claim, enqueue, open_set, parent_rows,
+                                             write_batch)
+
+    opts = Options(variants=2)
+    with Store(db) as s:
+        info = open_set(s, "rep", "variants", recipe_for("variants", opts, None, None), "me")
+        enqueue(s, info)
+        jobs = claim(s, info.id, 3)
+        outs = []
+        for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
+            items, refused, reason = build_job("variants", opts, "rep", seed, arts, None)
+            assert len(items) == 2
+            outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+        first = outs[0].items[0]
+        # the second parent's first variant asks the first's question; the third's, in a later
+        # batch, the first parent's second variant
+        outs[1].items[0] = dataclasses.replace(outs[1].items[0], question=first.question,
+                                               answer_text=first.answer_text)
+        outs[2].items[1] = dataclasses.replace(outs[2].items[1], question=outs[0].items[1].question,
+                                               answer_text=outs[0].items[1].answer_text)
+        refused_before = [len(o.refused) for o in outs]
+        stored, _ = write_batch(s, info, outs[:2], {})
+        stored2, _ = write_batch(s, info, outs[2:], {})
+        assert (stored, stored2) == (3, 1)
+        for o, n in zip(outs, refused_before):
+            assert len(o.items) == (2 if o is outs[0] else 1)
+            assert len(o.refused) == n + (0 if o is outs[0] else 1)
+        rep = outs[1].refused[-1]
+        assert (rep.transform, rep.code) == ("variant", "repeated")
+        assert f"{outs[0].parent['orig_id']}~rep.v1" in rep.reason, rep.reason
+        assert "~rep.v2" in outs[2].refused[-1].reason
+        rows = s.query("SELECT made, refused, detail FROM derive_jobs WHERE id IN (?, ?, ?) "
+                       "ORDER BY id", [o.job_id for o in outs])
+        assert [r["made"] for r in rows] == [2, 1, 1]
+        assert [r["refused"] for r in rows] == [n + (i > 0) for i, n in enumerate(refused_before)]
+        assert '"repeated"' in rows[1]["detail"] and '"repeated"' in rows[2]["detail"]
+        asked = s.query("SELECT s.question, COUNT(*) AS n FROM seeds s JOIN derived_items d "
+                        "ON d.seed_id = s.id WHERE d.set_id = ? GROUP BY s.question", (info.id,))
+        assert len(asked) == 4 and all(r["n"] == 1 for r in asked)
+
+
 def test_contents_encoded_by_the_worker_are_stored_as_the_dicts_would_be(template: Path,
                                                                          tmp_path: Path) -> None:
     """A worker sends its items' contents as the JSON they are stored as (encode_contents);

@@ -2,15 +2,17 @@
 
 Textual's ``Footer`` is a container of one ``FooterKey`` widget per key: each key is styled by
 the stylesheet, measured (rendered) for its width, laid out and rendered on its own, on every
-screen shown. At 1M seeds that was about a third of the results browser's first frame (9 keys
-of its 18 widgets). :class:`KeyFooter` draws the same line itself: each key as a
+screen shown. At 1M seeds that was about a fifth of the results browser's first frame's CPU
+(9 keys of its 18 widgets). :class:`KeyFooter` draws the same line itself: each key as a
 ``FooterKey`` renders it (the key, the description, the key's styles from Textual's CSS,
 ``-disabled`` keys dim), a column of the footer's background after each key (the compact
 footer's margin), the footer's background to the end. The styles come from ``FooterKey``
 *templates*: hidden children (``display: none``; one enabled, one disabled, and once the mouse
 is over the footer, the same two hovered), styled by the stylesheet like the keys they stand
 for but never laid out or drawn. ``tests/app/test_footer.py`` compares the line with Textual's
-footer's, cell by cell, on every screen.
+footer's, cell by cell, on every screen. A key's cells are kept by what they are made of (its
+text with its styles, the template's classes and colours, the app's theme), for every footer:
+most of a screen's keys are those of the screen before (``f1 Help``, ``esc Back``).
 
 A click on a key presses it (a disabled key rings the bell), as on a ``FooterKey``; the mouse
 over a key shows its tooltip. The line is redrawn (never laid out again: its height is one)
@@ -31,12 +33,18 @@ from rich.style import Style
 from textual import events
 from textual._styles_cache import StylesCache
 from textual.app import ComposeResult
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
+
+
+#: each key's strip by what it is made of, shared by every footer (a screen's keys are mostly
+#: those of the screen before: f1 Help, esc Back)
+_KEY_STRIPS: LRUCache[tuple[Any, ...], Strip] = LRUCache(256)
 
 
 @dataclass(frozen=True)
@@ -136,17 +144,26 @@ class KeyFooter(Widget, can_focus=False):
         template.key_display = key.display
         template.description = key.description
         text = template.render()
+        app = self.app
+        # what the strip is made of: the key's text with its styles, the template's own
+        # (its classes: enabled or not, hovered or not; its colours) and the app's colours
+        made_of = (text.plain, tuple(text.spans), text.style, template.has_class("-disabled"),
+                   template.has_class("-hover"), template.visual_style,
+                   template.background_colors, app.theme, app.ansi_theme, app.native_ansi_color)
+        kept = _KEY_STRIPS.get(made_of)
+        if kept is not None:
+            return kept
         width = text.cell_len
         visual: Visual = visualize(template, text, markup=False)
         content = Visual.to_strips(template, visual, width, 1, template.visual_style)
         base_background, background = template.background_colors
-        app = self.app
         strips = StylesCache().render(
             template.styles, Size(width, 1), base_background, background,
             lambda y: content[y] if y < len(content) else Strip.blank(width), [], None, None,
             content_size=Size(width, 1), padding=template.styles.padding,
             crop=Region(0, 0, width, 1), opacity=template.opacity,
             ansi_theme=app.ansi_theme, native_ansi=app.native_ansi_color)
+        _KEY_STRIPS[made_of] = strips[0]
         return strips[0]
 
     def _render_keys(self, width: int) -> Strip:

@@ -143,3 +143,25 @@ def test_a_hostile_reply_is_read_in_linear_time() -> None:
 ])
 def test_the_conventional_forms_still_read(reply: str, score: int | None) -> None:
     assert read_judge_reply(reply)[0] == score
+
+
+def test_eval_show_counts_every_verdict_of_a_metric(qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    """A judge whose replies are unusable leaves 'un' judge_error; `eval show` listed only
+    correct/wrong/unparseable/error/not scored, so the 'un' row read 0 0 0 0 0 for a scored run
+    (found by lane attack6: 21 of 40 items gone from the table)."""
+    import os
+    import subprocess
+    import sys
+
+    counts, _ = _run(qs_db, fake_openai, "Goal: the total", lambda prompt: "no score here")
+    assert counts["un"] == {"judge_error": 2}
+    with Store(qs_db) as s:
+        run_id = s.one("SELECT max(id) AS id FROM eval_runs")["id"]
+    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "show",
+                           str(run_id)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "QCSTATION_CONFIG": ""}, cwd=qs_db.parent)
+    assert proc.returncode == 0, proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("metric"))
+    row = next(line for line in proc.stdout.splitlines() if line.split()[:1] == ["un"])
+    assert header.split()[-2:] == ["judge", "error"], header
+    assert [int(x) for x in row.split()[1:]] == [0, 0, 0, 0, 0, 2], row

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from qcstation.commands._common import print_json, print_table, store_from_args
 from qcstation.commands.eval._shared import resolve
@@ -45,7 +46,21 @@ def run(args: argparse.Namespace) -> int:
           f"{cost} (all sessions of the run; cache hits cost nothing)")
     if counts:
         print()
-        rows = [[m, *(c.get(v, 0) for v in ("correct", "wrong", "unparseable", "error", "not_scored"))]
-                for m, c in sorted(counts.items())]
-        print_table(["metric", "correct", "wrong", "unparseable", "error", "not scored"], rows)
+        print_table(*verdict_table(counts))
     return 0
+
+
+def verdict_table(counts: dict[str, dict[str, int]]) -> tuple[list[str], list[list[Any]]]:
+    """(header, rows) of the verdict counts: the five every metric can have, then every other
+    verdict some metric has (judge_error, checker_error, invalid_item, trivial, ...), so each
+    row adds up to its metric's scored item-samples (the 'un' row of a run whose judge gave
+    21 unusable replies of 40 showed 17 + 2 and nothing else; found by lane attack6)."""
+    from qcstation.eval.types import VERDICTS
+
+    base = ["correct", "wrong", "unparseable", "error", "not_scored"]
+    seen = {v for c in counts.values() for v, n in c.items() if n}
+    extra = [v for v in VERDICTS if v in seen and v not in base]
+    extra += sorted(seen - set(base) - set(extra))
+    cols = base + extra
+    rows: list[list[Any]] = [[m, *(c.get(v, 0) for v in cols)] for m, c in sorted(counts.items())]
+    return ["metric", *(v.replace("_", " ") for v in cols)], rows

@@ -17,6 +17,7 @@ from qcstation.eval.runner import execute_run
 from qcstation.eval.runs import create_run
 from tests.eval_helpers import config, copy_db, local_model, quickstart_db
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+from tests.must import must
 
 
 @pytest.fixture
@@ -156,7 +157,7 @@ def test_eval_show_counts_every_verdict_of_a_metric(qs_db: Path, fake_openai: Fa
     counts, _ = _run(qs_db, fake_openai, "Goal: the total", lambda prompt: "no score here")
     assert counts["un"] == {"judge_error": 2}
     with Store(qs_db) as s:
-        run_id = s.one("SELECT max(id) AS id FROM eval_runs")["id"]
+        run_id = must(s.one("SELECT max(id) AS id FROM eval_runs"))["id"]
     proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "show",
                            str(run_id)], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "QCSTATION_CONFIG": ""}, cwd=qs_db.parent)

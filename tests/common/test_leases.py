@@ -24,7 +24,7 @@ def _stamp(seconds_ago: float) -> str:
 
 @pytest.fixture
 def child() -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     yield proc
     if proc.poll() is None:
         proc.kill()

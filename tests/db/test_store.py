@@ -131,7 +131,7 @@ def test_two_processes_write_concurrently_nothing_lost(db_file: Path) -> None:
     for p in procs:
         p.start()
     for p in procs:
-        p.join(120)
+        p.join(600)
         assert p.exitcode == 0
     with Store(db_file) as s:
         rows = s.query("SELECT actor, detail FROM events WHERE action = 'tick' ORDER BY id")

@@ -50,7 +50,7 @@ def run_batch_over_http(inp: Path, out: Path, server_root: str) -> None:
         response: dict[str, Any] | None
         error = None
         try:
-            with urllib.request.urlopen(request, timeout=10) as r:
+            with urllib.request.urlopen(request, timeout=300) as r:
                 response = {"status_code": r.status, "request_id": f"req_{n}",
                             "body": json.loads(r.read())}
         except urllib.error.HTTPError as exc:

@@ -288,7 +288,7 @@ def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
             seen: list[BaseException] = []
             t = threading.Thread(target=lambda: _catch(seen, lambda: score_run(qs_db, run_id, cfg)))
             t.start()
-            t.join(60)
+            t.join(300)
             assert len(seen) == 1 and "is being scored by this process" in str(seen[0])
             with Store(qs_db) as s, pytest.raises(EvalError, match="is being scored by this process"):
                 runs.take_lease(s, run_id)
@@ -322,7 +322,7 @@ def test_one_scoring_pass_per_run_in_this_process_and_in_any_other(
             score_run(qs_db, run_id, cfg)
     finally:
         holder.kill()
-        holder.wait(30)
+        holder.wait(300)
     summary = score_run(qs_db, run_id, cfg)
     row = _run_row(qs_db, run_id)
     assert summary.scored > 0 and (row["status"], row["owner"]) == ("done", None)

@@ -303,9 +303,28 @@ def test_contents_encoded_by_the_worker_are_stored_as_the_dicts_would_be(templat
     assert stored[0] == stored[1] and len(stored[0]) == 4 * 4 * 2
 
 
-def _cli(db: Path, *args: str) -> subprocess.Popen:
+# The real command, whose main thread stops for good once it has stored ``hold_after`` batches
+# (each in its own transaction, as ever): the kill -9 then lands mid-run however slow the
+# machine is (a run polled for its progress could end between two looks).
+_HELD = """import sys, time
+import qcstation.core.derive.runner as runner
+from qcstation.cli import main
+real, stored = runner.write_batch, []
+def write_batch(*args, **kwargs):
+    out = real(*args, **kwargs)
+    stored.append(1)
+    if len(stored) >= {hold_after}:
+        time.sleep(3600)    # the test kills the process here
+    return out
+runner.write_batch = write_batch
+raise SystemExit(main())
+"""
+
+
+def _cli(db: Path, *args: str, hold_after: int | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(db), "derive", *args,
+    start = ["-m", "qcstation"] if hold_after is None else ["-c", _HELD.format(hold_after=hold_after)]
+    return subprocess.Popen([sys.executable, *start, "--db", str(db), "derive", *args,
                              "--quiet"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -329,7 +348,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(template: Path, tmp_pat
     shutil.copy(template, clean)
     shutil.copy(template, killed)
     run_derive(clean, CFG, kind="ladder", opts=Options(rng_seed=3))
-    proc = _cli(killed, "ladder", "--seed", "3", "--batch", "1")
+    proc = _cli(killed, "ladder", "--seed", "3", "--batch", "1", hold_after=3)
     deadline = time.monotonic() + 300
     done = 0
     while time.monotonic() < deadline and proc.poll() is None:
@@ -393,7 +412,7 @@ def test_the_process_plan_killed_mid_run_leaves_no_process_and_resumes(template:
     shutil.copy(template, killed)
     run_derive(clean, CFG, kind="variants", opts=Options(variants=3, rng_seed=4), workers=0)
     proc = _cli(killed, "variants", "--per-seed", "3", "--seed", "4", "--batch", "1",
-                "--workers", "2", "--z3-workers", "2")
+                "--workers", "2", "--z3-workers", "2", hold_after=2)
     deadline = time.monotonic() + 300
     done, tree = 0, set()
     while time.monotonic() < deadline and proc.poll() is None:

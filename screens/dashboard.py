@@ -230,11 +230,12 @@ class DashboardScreen(QCScreen):
         worker = get_current_worker()
         with self.qc_app.open_store() as store:
             dimensions = []
-            from qcstation.core.review.queries import derived_scopes
+            from qcstation.core.review.queries import derived_scopes, scope_dimensions
 
-            # the working set, then every derived set with items: each its own samples and gates
+            # the working set, then every derived set with items: each its own samples and
+            # gates, of the dimensions its release is gated on
             for scope in ["", *derived_scopes(store)]:
-                for dimension in settings.dimensions:
+                for dimension in scope_dimensions(store, scope, settings.dimensions):
                     sample = open_sample(store, dimension, scope)
                     progress = qc_progress(store, sample.id) if sample is not None else None
                     dimensions.append(DimensionQC(dimension, sample, progress, scope=scope))

@@ -329,3 +329,33 @@ async def test_the_approve_dialog_opens_on_the_split_choice_and_takes_fast_keys_
         await settle(pilot)
         assert modal.query_one("#release_version", Input).value == "2.0"
         assert modal.query_one("#release_notes", Input).value == ""
+
+
+async def test_a_set_is_sampled_and_gated_on_the_dimensions_its_release_needs(db: Path) -> None:
+    """An inverse set's items carry Reasoning and the final answer, no notation question: its
+    release is gated on Reasoning (release.derived.scope_dimensions), but the dashboard's s
+    drew (empty) samples of the configured dimensions and showed their gates for the set
+    ("0 of the 9 reviews it needs"), never the Reasoning gate the release waited for, whose
+    sample only `qcstation qc sample all --set back` drew. The dashboard samples and shows,
+    per set, the dimensions its release needs."""
+    from qcstation.common.config import load_config
+    from qcstation.core.derive.runner import run_derive
+    from qcstation.core.derive.transforms import Options
+
+    run_derive(db, load_config(None, env={}), kind="inverse", name="back",
+               opts=Options(rng_seed=4))
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM derived_items di JOIN derive_sets ds ON "
+                            "ds.id = di.set_id WHERE ds.name = 'back'")
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        with Store(db) as store:
+            assert open_sample(store, "reasoning", "back") is not None
+            assert open_sample(store, "arithmetic", "back") is None
+        gates = _gates(app)
+        assert "SMT-LIB formalisations · set back: 0 of 1 reviewed" in gates, gates
+        assert "Notation questions · set back" not in gates, gates
+        assert "Notation questions · set dyn" in gates, gates

@@ -16,12 +16,12 @@ A release name keeps one scope for all its versions.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from db.store import Store, from_json
 from qcstation.common.errors import ReleaseError
 from qcstation.common.vocab import DIMENSIONS
+from qcstation.core.review.queries import scope_dimensions
 
 __all__ = [
     "check_scope",
@@ -53,20 +53,6 @@ def required_dimensions(seed: dict[str, Any]) -> tuple[str, ...]:
     if not dims:
         return DIMENSIONS
     return tuple(d for d in DIMENSIONS if d in dims)
-
-
-def scope_dimensions(store: Store, scope: str, qc_dims: tuple[str, ...]) -> tuple[str, ...]:
-    """The dimensions whose QC gate a release of ``scope`` needs (see the module docstring)."""
-    if not scope:
-        return tuple(qc_dims)
-    carried = {tuple(json.loads(r["dimensions"])) for r in store.query(
-        "SELECT DISTINCT di.dimensions FROM derived_items di JOIN derive_sets ds "
-        "ON ds.id = di.set_id WHERE ds.name = ?", (scope,))}
-    out = [d for d in qc_dims if any(d in c for c in carried)]
-    for c in carried:
-        if not any(d in c for d in qc_dims):
-            out.extend(d for d in c if d not in out)
-    return tuple(d for d in DIMENSIONS if d in out)
 
 
 def derived_fields(seed: dict[str, Any]) -> dict[str, Any]:

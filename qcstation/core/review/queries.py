@@ -17,6 +17,7 @@ Pure SQL over :mod:`db`; no room imports another room from here.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -26,7 +27,7 @@ from qcstation.common.vocab import DIMENSIONS, FINAL_VERDICTS
 
 __all__ = [
     "CUR_SQL", "CUR_COUNTS_SQL", "INACTIVE_SEED_IDS", "ITEMS_CTE", "LIVE_SEED_STATUSES",
-    "live_status", "cur_sql", "derived_scopes",
+    "live_status", "cur_sql", "derived_scopes", "scope_dimensions",
     "TAKEN_COUNTS_SELECT", "check_dimension", "rejected_sql", "current_artifacts",
     "current_counts", "current_counts_from_scratch", "flag_count_rows", "seed_count_rows",
     "seed_count_rows_from_scratch", "NEEDS_MODEL", "active_reviews",
@@ -63,6 +64,25 @@ def derived_scopes(store: Store) -> list[str]:
     return [str(r["name"]) for r in store.query(
         "SELECT ds.name FROM derive_sets ds WHERE EXISTS "
         "(SELECT 1 FROM derived_items di WHERE di.set_id = ds.id) ORDER BY ds.id")]
+
+
+def scope_dimensions(store: Store, scope: str, qc_dims: tuple[str, ...] | list[str]
+                     ) -> tuple[str, ...]:
+    """The QC dimensions of ``scope``: for the working set ``qc_dims``; for a derived set
+    those of ``qc_dims`` its items carry (``derived_items.dimensions``), and for items that
+    carry none of them (inverse problems, refinement-ladder items) the dimensions they do
+    carry, so every item's text is sampled for review. Its samples are drawn, its gates
+    shown and its release gated on these (:mod:`qcstation.core.release.derived`)."""
+    if not scope:
+        return tuple(qc_dims)
+    carried = {tuple(json.loads(r["dimensions"])) for r in store.query(
+        "SELECT DISTINCT di.dimensions FROM derived_items di JOIN derive_sets ds "
+        "ON ds.id = di.set_id WHERE ds.name = ?", (scope,))}
+    out = [d for d in qc_dims if any(d in c for c in carried)]
+    for c in carried:
+        if not any(d in c for d in qc_dims):
+            out.extend(d for d in c if d not in out)
+    return tuple(d for d in DIMENSIONS if d in out)
 
 
 def live_status(scope: str = "") -> str:

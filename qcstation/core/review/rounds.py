@@ -36,7 +36,7 @@ from qcstation.common.config import Config, QCConfig
 from qcstation.common.errors import ReviewError
 from qcstation.core.review.curation import fresh_round
 from qcstation.core.review.gate import gate
-from qcstation.core.review.queries import derived_scopes
+from qcstation.core.review.queries import derived_scopes, scope_dimensions
 from qcstation.core.review.sampling import (
     SampleInfo,
     draw_sample,
@@ -98,9 +98,11 @@ class Regenerated:
 
 
 def _every(store: Store, qc: QCConfig) -> Iterator[tuple[str, str]]:
-    """(scope, dimension): the working set, then every derived set with items."""
+    """(scope, dimension): the working set, then every derived set with items, each with
+    the dimensions its release is gated on (:func:`scope_dimensions`: an inverse set's
+    Reasoning, not the configured dimensions its items do not carry)."""
     for scope in ["", *derived_scopes(store)]:
-        for dimension in qc.dimensions:
+        for dimension in scope_dimensions(store, scope, qc.dimensions):
             yield scope, dimension
 
 

@@ -14,10 +14,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line, printable
+from qcstation.widgets.marked_list import MarkedOptionList
 from qcstation.widgets.labels import (bound_percent, next_step_text, noun_in, percent,
                                       sentence_case, title)
 
@@ -393,8 +394,9 @@ class Panel(Static):
         return height
 
 
-class AttentionList(OptionList):
-    """The "needs attention" list: Enter runs the action of the highlighted line."""
+class AttentionList(MarkedOptionList):
+    """The "needs attention" list: Enter runs the action of the highlighted line (marked
+    ▸: :class:`~qcstation.widgets.marked_list.MarkedOptionList`)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

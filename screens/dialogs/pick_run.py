@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from qcstation.common.safe import preview
 from qcstation.widgets.eval_views import run_line
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.marked_list import MarkedOptionList
 from screens.dialogs.help import DIALOG_HELP
 
 
@@ -31,7 +32,7 @@ class PickRunModal(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="pick_run_dialog", classes="dialog"):
             # what each run measured (release, protocol) whole; only a name's middle is cut
-            yield OptionList(*[Option(Text(run_line(label, 60)), id=str(run_id))
+            yield MarkedOptionList(*[Option(Text(run_line(label, 60)), id=str(run_id))
                                for run_id, label in self.runs], id="pick_run_list")
         yield KeyFooter()
 

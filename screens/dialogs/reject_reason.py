@@ -15,6 +15,7 @@ from qcstation.common.safe import one_line
 from qcstation.core.review.decisions import MAX_REASON_CHARS
 from qcstation.widgets.text_field import TextField
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.marked_list import MarkedOptionList
 from screens.dialogs.help import DIALOG_HELP
 
 
@@ -53,7 +54,7 @@ class RejectReasonModal(ModalScreen[str | None]):
         with Vertical(id="reject_dialog", classes="dialog"):
             yield Static(Text(f"Why reject {one_line(self.subject, 80)}? Press a number, or type a reason "
                               "below and press Enter."), id="reject_prompt")
-            yield OptionList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
+            yield MarkedOptionList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
                                for n, reason in enumerate(self.reasons, start=1)],
                              id="reject_reasons")
             yield ReasonField(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed",

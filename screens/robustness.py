@@ -24,8 +24,11 @@ from qcstation.eval.types import SHORT
 from qcstation.widgets.eval_views import RUN_WIDTH, release_cell, run_cell
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
+from screens.charts import MARKS, POINT_MARKS
 
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
+# each series has a mark of its own beside its colour (the charts screen's): a ladder's
+# curves were all ● and the bars of two series told apart by colour only
 ITEM_DIMS = ("un", "re", "ar", "rt", "rm", "fi")
 
 
@@ -288,7 +291,8 @@ class RobustnessScreen(QCScreen):
         if t.key.startswith("ladder-"):
             levels: set[int] = set()
             for k, (label, (xs, ys)) in enumerate(ladder_series(dg, t.extra["ladder"]).items()):
-                plt.plot(xs, ys, marker="●", color=COLORS[k % len(COLORS)], label=label)
+                plt.plot(xs, ys, marker=POINT_MARKS[k % len(POINT_MARKS)],
+                         color=COLORS[k % len(COLORS)], label=label)
                 levels.update(xs)
             plt.xticks(sorted(levels), [str(lv) for lv in sorted(levels)])
             plt.ylim(0, 100)
@@ -304,7 +308,8 @@ class RobustnessScreen(QCScreen):
                              # plotext takes labels and a colour per series; the stub
                              # textual_plotext ships says label and one colour
                              labels=["A_avg", "A_wst"],  # type: ignore[call-arg]
-                             color=["cyan", "red"])  # type: ignore[arg-type]
+                             color=["cyan", "red"],  # type: ignore[arg-type]
+                             marker=list(MARKS[:2]))
             plt.ylim(0, 100)
         elif t.key == "counterfactual":
             dims = list(dg.counterfactual)
@@ -312,7 +317,8 @@ class RobustnessScreen(QCScreen):
                              [[100 * (dg.counterfactual[d].follow or 0) for d in dims],
                               [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
                              labels=["new gold", "parent's gold"],  # type: ignore[call-arg]
-                             color=["green", "red"])  # type: ignore[arg-type]
+                             color=["green", "red"],  # type: ignore[arg-type]
+                             marker=list(MARKS[:2]))
             plt.ylim(0, 100)
         else:
             chart.display = False

@@ -187,3 +187,56 @@ async def test_a_wide_table_shows_whole_columns_and_keeps_its_labels(
             await pilot.press("right")
             await settle(pilot)
         assert shown[-1] == len(headers) - 1 and "← goes back" in flat(screen_text(app))
+
+
+async def test_the_charts_series_read_apart_without_colour(db: Path, runs: dict[str, int]) -> None:
+    """The ladder's curves were all ● (its legend '●● ACC@Re', '●● ACC@Fi') and the bars of
+    A_avg and A_wst (new and parent's gold) were told apart by colour only, their legend
+    without a mark. Each series has a mark of its own, shown beside it in the legend."""
+    app = make_app(db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RobustnessScreen) and screen.data is not None
+        seen = set()
+        for _ in runs:                      # every run's tables and charts
+            for _ in range(6):
+                lines = screen_text(app).splitlines()
+                legend = [line.split("┤", 1)[-1].split("│", 1)[0].strip() for line in lines
+                          if "┤" in line and any(w in line for w in ("A_avg", "A_wst", "@"))]
+                if len(legend) >= 2:
+                    marks = [entry.split(" ", 1)[0] for entry in legend]
+                    assert all(marks) and len(set(marks)) == len(marks), legend
+                    seen.add("ladder" if "@" in legend[0] else "bars")
+                await pilot.press("t")
+                await settle(pilot)
+            await pilot.press("r")
+            await settle(pilot)
+        assert "bars" in seen, seen
+        # a ladder of two curves (the scripted runs' ladders have one): each its own mark
+        import types
+
+        from textual_plotext import PlotextPlot
+
+        import qcstation.eval.robustness.figures as figures
+
+        two = {"ACC@Re": ([1, 2, 3], [90.0, 60.0, 30.0]), "ACC@Fi": ([1, 2, 3], [80.0, 50.0, 40.0])}
+        real = figures.ladder_series
+        figures.ladder_series = lambda dg, ladder: two  # type: ignore[assignment]
+        try:
+            chart = screen.query_one("#robust_chart", PlotextPlot)
+            chart.display = True
+            screen._chart(chart, None, types.SimpleNamespace(
+                key="ladder-ops", extra={"ladder": "ops"}, title="A ladder"))
+            await settle(pilot)
+        finally:
+            figures.ladder_series = real  # type: ignore[assignment]
+        lines = screen_text(app).splitlines()
+        legend = [line.split("┤", 1)[-1].split("│", 1)[0].strip() for line in lines
+                  if "┤" in line and "ACC@" in line]
+        marks = [entry.split(" ", 1)[0] for entry in legend]
+        assert len(marks) == 2 and len(set(marks)) == 2, legend

@@ -309,7 +309,7 @@ class RobustnessScreen(QCScreen):
                              # textual_plotext ships says label and one colour
                              labels=["A_avg", "A_wst"],  # type: ignore[call-arg]
                              color=["cyan", "red"],  # type: ignore[arg-type]
-                             marker=list(MARKS[:2]))
+                             marker=list(MARKS[:2]))  # type: ignore[arg-type]
             plt.ylim(0, 100)
         elif t.key == "counterfactual":
             dims = list(dg.counterfactual)
@@ -318,7 +318,7 @@ class RobustnessScreen(QCScreen):
                               [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
                              labels=["new gold", "parent's gold"],  # type: ignore[call-arg]
                              color=["green", "red"],  # type: ignore[arg-type]
-                             marker=list(MARKS[:2]))
+                             marker=list(MARKS[:2]))  # type: ignore[arg-type]
             plt.ylim(0, 100)
         else:
             chart.display = False

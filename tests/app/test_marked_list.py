@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from qcstation.app import make_app
+from qcstation.widgets.dashboard_panels import AttentionList
 from qcstation.widgets.marked_list import CURSOR_MARK
 from screens.dialogs.reject_reason import RejectReasonModal
 from tests.app.conftest import ANNOTATOR, make_config, screen_text, settle
@@ -35,7 +36,7 @@ async def test_needs_attention_marks_the_line_enter_runs(qc_db: Path) -> None:
     app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        attention = app.screen.query_one("#attention")
+        attention = app.screen.query_one("#attention", AttentionList)
         assert len(attention.items) >= 2, attention.items
         attention.focus()
         attention.highlighted = 0

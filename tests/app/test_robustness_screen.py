@@ -226,7 +226,7 @@ async def test_the_charts_series_read_apart_without_colour(db: Path, runs: dict[
 
         two = {"ACC@Re": ([1, 2, 3], [90.0, 60.0, 30.0]), "ACC@Fi": ([1, 2, 3], [80.0, 50.0, 40.0])}
         real = figures.ladder_series
-        figures.ladder_series = lambda dg, ladder: two  # type: ignore[assignment]
+        figures.ladder_series = lambda dg, ladder: two
         try:
             chart = screen.query_one("#robust_chart", PlotextPlot)
             chart.display = True
@@ -234,7 +234,7 @@ async def test_the_charts_series_read_apart_without_colour(db: Path, runs: dict[
                 key="ladder-ops", extra={"ladder": "ops"}, title="A ladder"))
             await settle(pilot)
         finally:
-            figures.ladder_series = real  # type: ignore[assignment]
+            figures.ladder_series = real
         lines = screen_text(app).splitlines()
         legend = [line.split("┤", 1)[-1].split("│", 1)[0].strip() for line in lines
                   if "┤" in line and "ACC@" in line]

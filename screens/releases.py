@@ -119,6 +119,8 @@ class ReleasesScreen(QCScreen):
                 "set or a derived set (cycles)", id="release-set"),
         Binding("d", "diff", "Diff", tooltip="Compare with the previous version",
                 id="release-diff"),
+        Binding("o", "override_flags", "Flags", tooltip="Curators: let a flagged item through "
+                "the release gate, with a reason", id="release-override-flags"),
         Binding("f5", "refresh", "Refresh", show=False, id="release-refresh"),
         Binding("escape", "back", "Back", id="release-back"),
     ]
@@ -302,6 +304,70 @@ class ReleasesScreen(QCScreen):
     @on(DataTable.RowHighlighted, "#release_table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_selected()
+
+    # -- flags -----------------------------------------------------------------------
+    class FlaggedLoaded(Message):
+        """The flagged items that stop a release of ``scope`` (no override in force)."""
+
+        def __init__(self, items: list[Any], scope: str) -> None:
+            super().__init__()
+            self.items = items
+            self.scope = scope
+
+    class FlagsOverridden(Message):
+        def __init__(self, key: str, dimension: str, reason: str) -> None:
+            super().__init__()
+            self.key, self.dimension, self.reason = key, dimension, reason
+
+    def action_override_flags(self) -> None:
+        """``o``: a flagged item of the set shown is let through with a reason (curators), as
+        ``qcstation release override`` does: the blocker no longer sends the curator to the
+        shell."""
+        problem = self.curator_problem()
+        if problem is not None:
+            self.notify(problem.replace("approve a release", "override flags"),
+                        title="Not a curator", severity="warning", timeout=8)
+            return
+        self._load_flagged(self.scope)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="flags",
+          description="Reading the flagged items")
+    def _load_flagged(self, scope: str) -> None:
+        from qcstation.core.release.flag_gate import flagged_items
+
+        with self.qc_app.open_store() as store:
+            items = flagged_items(store, scope, only_blocking=True)
+        self.post_message(self.FlaggedLoaded(items, scope))
+
+    @on(FlaggedLoaded)
+    def _flagged_loaded(self, message: FlaggedLoaded) -> None:
+        if not message.items:
+            self.notify(f"No flagged item stops a release of {scope_words(message.scope)}.")
+            return
+        from screens.dialogs.override_flags import OverrideFlagsModal
+
+        def chosen(result: tuple[Any, str] | None) -> None:
+            if result is not None:
+                self._override_flags(*result)
+
+        self.app.push_screen(OverrideFlagsModal(message.items, scope_words(message.scope)),
+                             callback=chosen)
+
+    @work(thread=True, exit_on_error=False, group="flags", description="Overriding the flags")
+    def _override_flags(self, item: Any, reason: str) -> None:
+        from qcstation.core.release.flag_gate import override_flags
+
+        with self.qc_app.open_store() as store:
+            done = override_flags(store, item.seed_id, item.dimension, reason,
+                                  actor=self.qc_app.annotator,
+                                  curators=list(self.qc_app.settings.curators))
+        self.post_message(self.FlagsOverridden(item.key, item.dimension, str(done["reason"])))
+
+    @on(FlagsOverridden)
+    def _flags_overridden(self, message: FlagsOverridden) -> None:
+        self.notify(f"{message.key} {message.dimension}: its flags no longer stop the release "
+                    f"({message.reason}).", title="Flags overridden")
+        self.action_refresh()
 
     # -- approve ---------------------------------------------------------------------
     def curator_problem(self) -> str | None:

@@ -359,3 +359,56 @@ async def test_a_set_is_sampled_and_gated_on_the_dimensions_its_release_needs(db
         assert "SMT-LIB formalisations · set back: 0 of 1 reviewed" in gates, gates
         assert "Notation questions · set back" not in gates, gates
         assert "Notation questions · set dyn" in gates, gates
+
+
+async def test_a_flagged_item_is_let_through_from_the_releases_screen(
+        db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flagged derived item stopped the release with a blocker that sent the curator to the
+    shell (`qcstation release override ITEM --dimension DIM --reason TEXT`; walked at 80x24 on
+    an inverse set). o on the releases screen picks the flagged item and records the reason."""
+    from screens.dialogs.override_flags import OverrideFlagsModal
+    from screens.releases import ReleasesScreen
+
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        while (item := next_item(store, ANNOTATOR, scope="dyn")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+        art = store.scalar(
+            "SELECT a.id FROM artifacts a JOIN derived_items di ON di.seed_id = a.seed_id "
+            "WHERE a.dimension = 'reasoning' AND a.status = 'verified' ORDER BY a.id LIMIT 1")
+        store.execute("UPDATE artifacts SET flags = ?, flag_codes = 'stated-literal' WHERE id = ?",
+                      ('[{"code": "stated-literal", "message": "a value stated twice"}]', art))
+    monkeypatch.chdir(tmp_path)
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReleasesScreen)
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.scope == "dyn" and screen.blockers is not None
+        assert any("1 flagged item would be released" in b and "o on the releases screen" in b
+                   for b in screen.blockers), screen.blockers
+        assert "o Flags" in screen_text(app).splitlines()[-1]
+        await pilot.press("o")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, OverrideFlagsModal)
+        assert "reasoning: stated-literal" in flat(screen_text(app))
+        await pilot.press("enter")                    # the item -> the reason
+        await settle(pilot)
+        await pilot.press("enter")                    # no reason: refused, says why
+        await settle(pilot)
+        assert app.screen is modal and "Say why its flags do not stop it" in flat(screen_text(app))
+        modal.query_one("#override_flags_reason", Input).value = "the value is stated once only"
+        await pilot.press("enter")
+        await settle(pilot)
+        back: object = app.screen                 # the dialog closed
+        assert back is screen
+        assert screen.blockers == [], screen.blockers
+    with Store(db) as store:
+        reason = store.scalar("SELECT reason FROM flag_overrides WHERE artifact_id = ?", (art,))
+    assert reason == "the value is stated once only"

@@ -181,7 +181,8 @@ def flag_blockers(store: Store, scope: str = "") -> list[str]:
     return [f"{len(items)} flagged item{'s' if len(items) != 1 else ''} would be released: "
             f"{shown}{more}. Look at each (qcstation qc show ITEM, or qcstation release flags"
             f"{opt}), then fix, regenerate or exclude it, or override its flags with a reason: "
-            f"qcstation release override ITEM --dimension DIM --reason TEXT"]
+            f"qcstation release override ITEM --dimension DIM --reason TEXT (in the app: o on "
+            f"the releases screen)"]
 
 
 def _current(store: Store, seed_id: int, dimension: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from qcstation.common.safe import preview
 from qcstation.eval import charts as chartdata
 from qcstation.eval.types import METRICS
 from qcstation.messages import ChartBreakdownLoaded, ChartDataLoaded
-from qcstation.widgets.eval_views import SHORT, run_line
+from qcstation.widgets.eval_views import BAR_MARKS, POINT_MARKS, SHORT, run_line
 from screens._base import QCScreen
 from qcstation.widgets.footer import KeyFooter
 
@@ -28,10 +28,7 @@ RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow
                "magenta": "magenta", "blue": "blue", "white": "white"}
 #: One fill per run on the difficulty chart (the legend shows it): its bars are told apart
 #: without colour, where only their order did (issue 28.2)
-MARKS = ("█", "▒", "#", "x", "+", "o", "=")
-#: One point mark per run on the dimension chart (the legend shows it): every run's points
-#: were ● and told apart by colour only
-POINT_MARKS = ("●", "■", "▲", "◆", "✚", "★", "○")
+MARKS = BAR_MARKS
 MAX_RUNS = len(COLORS)
 CHARTS = ("dimensions", "difficulty")
 

@@ -21,10 +21,9 @@ from textual_plotext import PlotextPlot
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import SHORT
-from qcstation.widgets.eval_views import RUN_WIDTH, release_cell, run_cell
+from qcstation.widgets.eval_views import BAR_MARKS, POINT_MARKS, RUN_WIDTH, release_cell, run_cell
 from qcstation.widgets.footer import KeyFooter
 from screens._base import QCScreen
-from screens.charts import MARKS, POINT_MARKS
 
 COLORS = ("cyan", "red", "green", "yellow", "magenta", "blue")
 # each series has a mark of its own beside its colour (the charts screen's): a ladder's
@@ -309,7 +308,7 @@ class RobustnessScreen(QCScreen):
                              # textual_plotext ships says label and one colour
                              labels=["A_avg", "A_wst"],  # type: ignore[call-arg]
                              color=["cyan", "red"],  # type: ignore[arg-type]
-                             marker=list(MARKS[:2]))  # type: ignore[arg-type]
+                             marker=list(BAR_MARKS[:2]))  # type: ignore[arg-type]
             plt.ylim(0, 100)
         elif t.key == "counterfactual":
             dims = list(dg.counterfactual)
@@ -318,7 +317,7 @@ class RobustnessScreen(QCScreen):
                               [100 * (dg.counterfactual[d].repeat or 0) for d in dims]],
                              labels=["new gold", "parent's gold"],  # type: ignore[call-arg]
                              color=["green", "red"],  # type: ignore[arg-type]
-                             marker=list(MARKS[:2]))  # type: ignore[arg-type]
+                             marker=list(BAR_MARKS[:2]))  # type: ignore[arg-type]
             plt.ylim(0, 100)
         else:
             chart.display = False

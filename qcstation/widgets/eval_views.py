@@ -25,6 +25,13 @@ from qcstation.eval.browse import (
 )
 from qcstation.eval.types import METRIC_LABELS, METRICS, SHORT
 
+#: One fill per series of a bar chart, shown in its legend (the charts and robustness
+#: screens): bars of two runs or two series were told apart by colour only (issue 28.2)
+BAR_MARKS = ("█", "▒", "#", "x", "+", "o", "=")
+#: One point mark per series of a point or line chart, shown in its legend: every run's
+#: points and every ladder curve were ● and told apart by colour only
+POINT_MARKS = ("●", "■", "▲", "◆", "✚", "★", "○")
+
 DIM = "dim"
 VERDICT_STYLES = {"correct": "green", "wrong": "red", "unparseable": "yellow",
                   "error": "magenta", "not_scored": "dim"}

@@ -33,6 +33,7 @@ from textual.worker import Worker
 
 from qcstation.common.safe import one_line
 from qcstation.core.review.decisions import my_decisions, reject_reasons
+from qcstation.core.review.fixes import FIXABLE
 from qcstation.core.review.gate import GateStatus, Progress, progress
 from qcstation.core.review.items import ReviewItem, item_key
 from qcstation.core.review.sampling import open_sample
@@ -494,9 +495,12 @@ class ReviewScreen(QCScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Nothing to decide on the "Sample done" view: its footer offers no decision and
-        no fix, and F5 only there (p shows an earlier item, where they come back)."""
+        no fix, and F5 only there (p shows an earlier item, where they come back); no fix of
+        an item of a dimension that is not fixed in place (a formalisation)."""
         if action in _ITEM_ACTIONS and self.item is None and self.finished:
             return False
+        if action == "fix" and self.item is not None and self.item.dimension not in FIXABLE:
+            return False    # e only refused ("cannot be fixed in place"): not offered
         if action == "refresh" and not (self.finished and self.item is None):
             return False
         return True

@@ -359,6 +359,15 @@ async def test_a_set_is_sampled_and_gated_on_the_dimensions_its_release_needs(db
         assert "SMT-LIB formalisations · set back: 0 of 1 reviewed" in gates, gates
         assert "Notation questions · set back" not in gates, gates
         assert "Notation questions · set dyn" in gates, gates
+        # its items are reviewed under its gate; a formalisation is not fixed in place, so
+        # the footer does not offer e (it offered 'e Fix', which only refused)
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen)
+        dashboard.open_review("reasoning", "back")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.item is not None
+        footer = screen_text(app).splitlines()[-1]
+        assert "a Accept" in footer and "e Fix" not in footer, footer
 
 
 async def test_a_flagged_item_is_let_through_from_the_releases_screen(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,50 @@ def int_between(least: int, most: int) -> Any:
         return v
     parse.__name__ = "whole number"
     return parse
+
+
+def rng_seed(text: str) -> int:
+    """argparse type: an RNG seed, a whole number below 2**63 in size (what SQLite stores)."""
+    try:
+        v = int(text) if len(text) <= 40 else None
+    except ValueError:
+        v = None
+    if v is None or abs(v) >= 2**63:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number below 2**63")
+    return v
+
+
+def seconds_between(least: float, most: float) -> Any:
+    """argparse type: a number of seconds above ``least`` and at most ``most`` (nan and
+    inf refused)."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text[:40])
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+        if not (least < v <= most):      # nan fails every comparison
+            raise argparse.ArgumentTypeError(f"must be above {least:g} and at most {most:g} seconds")
+        return v
+    parse.__name__ = "seconds"
+    return parse
+
+
+def http_url(text: str) -> str:
+    """argparse type: a model server's base URL, checked as the configuration checks one."""
+    from qcstation.common.config import url_problem
+
+    problem = url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text.rstrip("/")
+
+
+def env_name(text: str) -> str:
+    """argparse type: the name of an environment variable (never its value)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,127}", text):
+        raise argparse.ArgumentTypeError("must be the NAME of an environment variable "
+                                         "(letters, digits and _), not the key itself")
+    return text
 
 
 def positive_int(text: str) -> int:

@@ -32,6 +32,7 @@ from qcstation.commands._common import (
     positive_int,
     print_json,
     print_table,
+    rng_seed,
     store_from_args,
 )
 from qcstation.commands._progress import progress_bar
@@ -81,15 +82,7 @@ def _workers(text: str) -> int:
     return v
 
 
-def _rng_seed(text: str) -> int:
-    """argparse type: an RNG seed, a whole number of at most 19 digits."""
-    try:
-        v = int(text) if len(text) <= 40 else None
-    except ValueError:
-        v = None
-    if v is None or abs(v) >= 2**63:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number below 2**63")
-    return v
+_rng_seed = rng_seed
 
 
 def _at_most(most: int) -> Any:

@@ -33,7 +33,14 @@ import sys
 from typing import Any
 
 from db.store import current_actor
-from qcstation.commands._common import dispatch, int_between, print_json, print_table, store_from_args
+from qcstation.commands._common import (
+    dispatch,
+    int_between,
+    print_json,
+    print_table,
+    rng_seed,
+    store_from_args,
+)
 from qcstation.common.config import QCConfig
 from qcstation.common.vocab import DIMENSIONS
 from qcstation.core.review.curation import QUEUE_STATES, exclude_seed, queue, resolve_item
@@ -525,8 +532,9 @@ def _register_sampling(sub: Any) -> None:
     s = sub.add_parser("sample", help="draw a seeded random sample stratified by source")
     s.add_argument("dimension", help=_DIM_HELP)
     s.add_argument("--rate", type=float, help="fraction to sample (default: [qc] sample_rate)")
-    s.add_argument("--seed", type=int, help="RNG seed (default: [qc] rng_seed)")
-    s.add_argument("--min-size", type=int, help="minimum sample size (default: [qc] min_sample)")
+    s.add_argument("--seed", type=rng_seed, help="RNG seed (default: [qc] rng_seed)")
+    s.add_argument("--min-size", type=int_between(0, 10_000_000),
+                   help="minimum sample size (default: [qc] min_sample)")
     s.add_argument("--overlap", type=float,
                    help="share of items reviewed by two annotators (default: [qc] overlap_rate)")
     s.add_argument("--redraw", action="store_true",
@@ -685,7 +693,7 @@ def _register_fresh(sub: Any) -> None:
                     "review to what the gate needs with no defect; the gate counts this round. "
                     "Refused while items are undecided or rejects open, or with no defect found.")
     fr.add_argument("dimension", choices=DIMENSIONS, help="the dimension")
-    fr.add_argument("--seed", type=int, help="RNG seed (default: [qc] rng_seed)")
+    fr.add_argument("--seed", type=rng_seed, help="RNG seed (default: [qc] rng_seed)")
     fr.add_argument("--set", metavar="NAME", help="a derived set's round")
     fr.add_argument("--json", action="store_true", help="print JSON")
 

@@ -464,26 +464,31 @@ def _check_model(where: _Where, section: str, m: ModelConfig) -> None:
                         f"must be >= backoff_s ({m.backoff_s:g}), got {m.max_backoff_s:g}")
 
 
-def _check_url(where: _Where, section: str, key: str, url: str) -> str:
-    def bad() -> ConfigError:
-        return where.err(section, key, "must be an http(s) URL such as "
-                                       f"http://localhost:8000/v1, got {url[:200]!r}")
-
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a model server's base URL, or None: an http(s) URL with a host,
+    no credentials, query or fragment, no space or control character, a valid port."""
+    bad = f"must be an http(s) URL such as http://localhost:8000/v1, got {url[:200]!r}"
     if len(url) > MAX_URL_CHARS or any(c.isspace() or not c.isprintable() for c in url):
-        raise bad()     # urlsplit drops CR, LF and tab silently; the URL sent keeps them
+        return bad      # urlsplit drops CR, LF and tab silently; the URL sent keeps them
     try:
         parts = urlsplit(url)
         _ = parts.port  # an out-of-range or non-numeric port raises here, not in urlsplit
     except ValueError:  # 'http://[::1:1/v1' (an unclosed IPv6 bracket), port 99999
-        raise bad() from None
+        return bad
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise bad()
+        return bad
     if parts.username or parts.password:
-        raise where.err(section, key, (
-            "must not contain credentials (user:password@); put the API key in an "
-            "environment variable named by api_key_env"))
+        return ("must not contain credentials (user:password@); put the API key in an "
+                "environment variable named by api_key_env")
     if parts.query or parts.fragment:
-        raise where.err(section, key, "must not contain a query string or fragment")
+        return "must not contain a query string or fragment"
+    return None
+
+
+def _check_url(where: _Where, section: str, key: str, url: str) -> str:
+    problem = url_problem(url)
+    if problem is not None:
+        raise where.err(section, key, problem)
     return url.rstrip("/")
 
 

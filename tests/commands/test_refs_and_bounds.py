@@ -50,6 +50,32 @@ def test_an_item_or_sample_number_no_row_can_have_is_no_such_item(db: Path, args
      "argument --max-tokens: must be at most 1,000,000"),
     (["qc", "queue", "--limit", "-1"], "argument --limit: must be at least 1"),
     (["qc", "change", HUGE, "accept"], "argument DECISION: must be at most"),
+    # lane attack6: 'qc sample --seed' past SQLite's integer was an OverflowError traceback;
+    # eval ray-batch took any --endpoint ('http://[::1', ftp://, port 99999, user:pass@), a
+    # --timeout of nan or inf (the inf run never ended), --in-flight and --retries of any size
+    (["qc", "sample", "reasoning", "--seed", HUGE], "argument --seed: '9999"),
+    (["qc", "fresh", "reasoning", "--seed", HUGE], "argument --seed: '9999"),
+    (["eval", "run", "--model", "m", "--working-set", "--seed", HUGE, "--create-only"],
+     "argument --seed: '9999"),
+    (["eval", "leaderboard", "--seed", HUGE], "argument --seed: '9999"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://[::1"],
+     "argument --endpoint: must be an http(s) URL"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "ftp://h/v1"],
+     "argument --endpoint: must be an http(s) URL"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h:99999/v1"],
+     "argument --endpoint: must be an http(s) URL"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://u:p@h/v1"],
+     "argument --endpoint: must not contain credentials"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--timeout", "inf"],
+     "argument --timeout: must be above 0 and at most 3600 seconds"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--timeout", "nan"],
+     "argument --timeout: must be above 0 and at most 3600 seconds"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--in-flight", HUGE],
+     "argument --in-flight: must be at most 512"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--retries", HUGE],
+     "argument --retries: must be at most 50"),
+    (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--api-key-env", "A=B"],
+     "argument --api-key-env: must be the NAME of an environment variable"),
 ])
 def test_a_number_option_out_of_bounds_is_refused_by_name(db: Path, args: list[str], needle: str) -> None:
     out = _cli(db, *args)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from qcstation.commands._common import print_json, print_table, store_from_args
+from qcstation.commands._common import print_json, print_table, rng_seed, store_from_args
 from qcstation.commands.eval._shared import add_run_help, cell, failed_line, notes, resolve
 from qcstation.common.safe import display_text
 from qcstation.eval.types import CODES, COMPACT
@@ -38,7 +38,7 @@ def register(actions: argparse._SubParsersAction) -> None:
                    help=f"sort by this metric, best first ({', '.join(CODES)})")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for LLM@Un (default 1000; 0 = no intervals)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=rng_seed, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--spearman", action="store_true",
                    help="also print Spearman's rho between the metrics across these runs (one "
                         "release only: refused across releases; under 10 runs the p-values are "

@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from qcstation.commands._common import positive_int as _positive_int
-from qcstation.commands._common import print_json
+from qcstation.commands._common import env_name, http_url, int_between, print_json, seconds_between
 
 _SHOWN_PROBLEMS = 20
 
@@ -42,38 +41,38 @@ def register(actions: argparse._SubParsersAction) -> None:
                    help="output JSONL (appended to; the requests it has a result for are not sent)")
     p.add_argument("--engine", choices=("http", "vllm"), default="http",
                    help="http: an OpenAI-compatible endpoint (default); vllm: vLLM on the cluster's GPUs")
-    p.add_argument("--endpoint", metavar="URL", action="append", default=[],
+    p.add_argument("--endpoint", metavar="URL", action="append", default=[], type=http_url,
                    help="http: base URL of an OpenAI-compatible server, ending in /v1 (repeat "
                         "for several servers of one model: requests go to the least busy)")
-    p.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
+    p.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY", type=env_name,
                    help="http: environment variable holding the API key (default OPENAI_API_KEY; "
                         "unset: no key, as for a local server). On a cluster it must be set in "
                         "the workers' environment")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    p.add_argument("--timeout", type=seconds_between(0, 3600), default=60.0, metavar="S",
                    help="http: seconds per attempt (default 60)")
-    p.add_argument("--retries", type=int, default=4, metavar="N",
+    p.add_argument("--retries", type=int_between(0, 50), default=4, metavar="N",
                    help="http: retries after the first attempt (default 4)")
-    p.add_argument("--in-flight", type=_positive_int, default=16, metavar="N",
+    p.add_argument("--in-flight", type=int_between(1, 512), default=16, metavar="N",
                    help="http: requests in flight per worker (default 16)")
-    p.add_argument("--qps", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--qps", type=int_between(1, 1_000_000), default=None, metavar="N",
                    help="http: at most N requests per second per worker (Ray's limiter)")
     p.add_argument("--model", metavar="NAME",
                    help="vllm: model to load (HF id or path; default: the requests' body.model)")
-    p.add_argument("--tensor-parallel-size", type=_positive_int, default=1, metavar="N",
+    p.add_argument("--tensor-parallel-size", type=int_between(1, 1024), default=1, metavar="N",
                    help="vllm: GPUs per replica (default 1)")
-    p.add_argument("--max-model-len", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-model-len", type=int_between(1, 100_000_000), default=None, metavar="N",
                    help="vllm: context length (default: the model's)")
-    p.add_argument("--workers", type=_positive_int, default=2, metavar="N",
+    p.add_argument("--workers", type=int_between(1, 4096), default=2, metavar="N",
                    help="HTTP worker actors, or vLLM replicas (default 2)")
-    p.add_argument("--batch-size", type=_positive_int, default=64, metavar="N",
+    p.add_argument("--batch-size", type=int_between(1, 100_000), default=64, metavar="N",
                    help="rows per Ray batch (default 64)")
     p.add_argument("--address", metavar="ADDR",
                    help="Ray cluster to use (e.g. auto, ray://head:10001); default: start a local one")
-    p.add_argument("--num-cpus", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--num-cpus", type=int_between(1, 65_536), default=None, metavar="N",
                    help="CPUs of the local cluster (default: all)")
-    p.add_argument("--object-store-mb", type=_positive_int, default=None, metavar="MB",
+    p.add_argument("--object-store-mb", type=int_between(1, 100_000_000), default=None, metavar="MB",
                    help="object store of the local cluster (default: Ray's)")
-    p.add_argument("--chunk", type=_positive_int, default=20_000, metavar="N",
+    p.add_argument("--chunk", type=int_between(1, 10_000_000), default=20_000, metavar="N",
                    help="requests per Ray Data run (bounds memory; default 20000)")
     p.add_argument("--retry-errors", action="store_true",
                    help="also send again the requests whose result in OUT is an error (the new "
@@ -89,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
     opts = RayBatchOptions(
         engine=args.engine, endpoints=list(args.endpoint), api_key_env=args.api_key_env,
-        timeout_s=args.timeout, retries=max(0, args.retries), in_flight=args.in_flight, qps=args.qps,
+        timeout_s=args.timeout, retries=args.retries, in_flight=args.in_flight, qps=args.qps,
         model=args.model, tensor_parallel_size=args.tensor_parallel_size,
         max_model_len=args.max_model_len, workers=args.workers, batch_size=args.batch_size,
         address=args.address, num_cpus=args.num_cpus, object_store_mb=args.object_store_mb,

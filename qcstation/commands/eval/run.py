@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from qcstation.commands._common import int_between, positive_int, print_json, store_from_args
+from qcstation.commands._common import int_between, positive_int, print_json, rng_seed, store_from_args
 from qcstation.commands.eval._shared import config, execute
 
 
@@ -83,7 +83,7 @@ def register(actions: argparse._SubParsersAction) -> None:
                         "the corrected solution is asked only after the error types are named "
                         "exactly) or single-prompt (both in one reply); recorded in the run")
     p.add_argument("--name", metavar="NAME", help="a name for the run (shown in lists and reports)")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
+    p.add_argument("--seed", type=rng_seed, default=0, metavar="N",
                    help="seed for choosing exemplars and the --limit subset (default 0)")
     p.add_argument("--refine-weakest", metavar="RUN",
                    help="self-refine (SMART 4.6): add the refinement prompt to the task of the "

@@ -1041,6 +1041,67 @@ for _wire_name, _wire in WIRE.items():
     _mk_wire(_wire_name, _wire)
 
 
+# -- lane attack6: a hostile judge's words, hostile configuration, options --------------------------------
+
+_SLOW_JUDGE = ["Looks right.\nScore: 87" + " " * 20_000 + "x", "87" + " " * 20_000 + "x",
+               "Looks right.\n**87**" + " " * 20_000 + "/ x"]
+
+
+@attack("attack6", "judge replies a score line trailed by 20,000 spaces: read in linear time")
+def judge_slow_line(w: World) -> str | None:
+    code = ("import json, resource, sys\nresource.setrlimit(resource.RLIMIT_CPU, (30, 30))\n"
+            "from qcstation.eval.judging import read_judge_reply\n"
+            "print(json.dumps([read_judge_reply(t)[0] for t in json.load(sys.stdin)]))\n")
+    p = subprocess.run([sys.executable, "-c", code], input=json.dumps(_SLOW_JUDGE), capture_output=True,
+                       text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return None if p.returncode == 0 and json.loads(p.stdout) == [None] * 3 else f"exit {p.returncode}"
+
+
+@attack("attack6", "hostile base_url and TOML: a config error each, never a traceback")
+def config_hostile(w: World) -> str | None:
+    db = w.db()
+    bad = ['[models.m]\nmodel = "m"\nbase_url = "http://[::1:1/v1"\n',
+           '[models.m]\nmodel = "m"\nbase_url = "http://127.0.0.1:99999/v1"\n',
+           '[models.m]\nmodel = "m"\nbase_url = "http://127.0.0.1:8000/v1\\r\\nX: y"\n',
+           "a = " + "[" * 5000 + "]" * 5000 + "\n"]
+    for i, text in enumerate(bad):
+        cfg = w.tmp / f"hostile{i}.toml"
+        cfg.write_text(text)
+        p = w.cli(db, cfg, "config")
+        if p.returncode != 2 or "Traceback" in p.stderr:
+            return f"case {i}: exit {p.returncode} {p.stderr[-200:]}"
+    return None
+
+
+@attack("attack6", "a judge with unusable replies: eval show's rows add up to the items")
+def show_judge_error(w: World) -> str | None:
+    db = w.db()
+    with FakeOpenAI(lambda req: "no score here") as fake:
+        cfg = w.tmp / "judged.toml"
+        cfg.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake.base_url}"\nretries = 0\n'
+                       f'[[judges]]\nmodel = "fake-judge"\nbase_url = "{fake.base_url}"\nretries = 0\n')
+        r = w.cli(db, cfg, "eval", "run", "--model", "m", "--working-set", "--limit", "3", "--tasks",
+                  "understanding", "--shots", "0", "-q", "--name", "judged")
+        p = w.cli(db, cfg, "eval", "show", "judged")
+    row = next((line.split() for line in p.stdout.splitlines() if line.startswith("un ")), [])
+    total = sum(int(x) for x in row[1:]) if row else -1
+    return None if r.returncode == 0 and total == 3 else f"un row {row} (exit {r.returncode})"
+
+
+@attack("attack6", "options past every bound: --seed 10^25, ray-batch --timeout inf, --endpoint ftp://")
+def options_bounds(w: World) -> str | None:
+    db = w.db()
+    cfg = w.cfg_file("http://127.0.0.1:9/v1")
+    for args in (["qc", "sample", "reasoning", "--seed", "9" * 25],
+                 ["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "ftp://h/v1"],
+                 ["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1",
+                  "--timeout", "inf"]):
+        p = w.cli(db, cfg, *args)
+        if p.returncode != 2 or "Traceback" in p.stderr or "argument --" not in p.stderr:
+            return f"{args[:2]}: exit {p.returncode} {p.stderr[-200:]}"
+    return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", metavar="AREA", help="run one area only")

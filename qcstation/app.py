@@ -160,7 +160,7 @@ class QCStationApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False, id="quit"),
-        Binding("ctrl+q", "force_quit", "Quit", show=False, priority=True, id="force-quit"),
+        Binding("ctrl+q", "quit_asking", "Quit", show=False, priority=True, id="force-quit"),
         Binding("f1", "help", "Help", id="help"),
         Binding("question_mark", "help", "Help", show=False, id="help-alt"),
         Binding("ctrl+p", "command_palette", "Menu",
@@ -384,7 +384,7 @@ class QCStationApp(App[int]):
 
     async def action_quit(self) -> None:
         """``q``: with a run, a derive or a regeneration going on, asks first (as Ctrl+C
-        says how to quit rather than quitting); ctrl+q quits at once."""
+        says how to quit rather than quitting); with nothing going on, quits."""
         going = self.work_going()
         if going is None:
             await self.action_force_quit()
@@ -395,10 +395,20 @@ class QCStationApp(App[int]):
             if yes:
                 self.call_later(self.action_force_quit)
 
-        self.push_screen(ConfirmModal(
+        question = ConfirmModal(
             "Quit?", f"{going}. Quitting stops it after the requests in flight; what is "
-                     "stored stays, and it resumes later.\n\ny: quit · n: stay"),
-            callback=answered)
+                     "stored stays, and it resumes later.\n\ny (or ctrl+q): quit · n: stay")
+        question.quit_question = True      # type: ignore[attr-defined]
+        self.push_screen(question, callback=answered)
+
+    async def action_quit_asking(self) -> None:
+        """``ctrl+q``, in any screen or dialog: as ``q`` (asks first while a run, a derive or
+        a regeneration is going on: walked mid-run, ctrl+q quit without a word); ctrl+q
+        again in that question quits at once."""
+        if self.work_going() is None or getattr(self.screen, "quit_question", False):
+            await self.action_force_quit()
+            return
+        await self.action_quit()
 
     async def action_force_quit(self) -> None:
         await self._give_back_claims()

@@ -439,6 +439,9 @@ async def test_quitting_mid_run_stops_it_resumable(tmp_path: Path,
         await _type_into(pilot, "#run_shots", "0")
         await pilot.press("ctrl+s")
         await _until(pilot, lambda: len(fake_openai.chat_requests) >= 4)
+        await pilot.press("ctrl+q")        # asks, as q does, with the run going; again: quits
+        await pilot.pause()
+        assert getattr(app.screen, "quit_question", False) and app.is_running, app.screen
         await pilot.press("ctrl+q")
         await pilot.pause()
         gate.set()

@@ -9,7 +9,10 @@ every environment variable whose name says it holds one (``*API_KEY*``, ``*TOKEN
 ``*SECRET*``, ``*PASSWORD*``), read when the first key is registered. Values shorter than
 8 characters are not treated as secrets (they would match ordinary words). A secret is
 replaced by :data:`MARK` wherever it occurs, including inside a longer text; a text is
-scrubbed *before* it is cut, so no prefix of a key survives an excerpt.
+scrubbed *before* it is cut, so no prefix of a key survives an excerpt. A secret a server
+disguises is one too when it is 16 characters or longer (an API key): in another case, or
+with spaces, line breaks or invisible characters (zero-width, bidi, soft hyphen, BOM) between
+its characters ("sk-a\u200bbc…", "SK-ABC…").
 
 Readers call :func:`scrub_json` on a parsed reply (every string, object keys included) and
 :func:`scrub` on text they make from one. Both cost a substring test per secret when
@@ -35,6 +38,42 @@ _ordered: tuple[str, ...] = ()
 _ordered_bytes: tuple[bytes, ...] = ()
 #: a secret with a character JSON escapes other than by \\u (``"`` ``\\`` ``/``)
 _escapable = False
+#: per secret, the secret with anything a reader does not see between its characters, in any
+#: case (str, and the raw UTF-8 / JSON-escaped bytes :func:`may_hold` reads)
+_disguised: tuple[re.Pattern[str], ...] = ()
+_disguised_bytes: tuple[re.Pattern[bytes], ...] = ()
+#: those secrets as they read with every space taken out, in lower case (the quick test: a
+#: text holds one disguised only if it holds a hidden character or, spaces taken out and in
+#: lower case, the secret)
+_folded: tuple[str, ...] = ()
+_folded_bytes: tuple[bytes, ...] = ()
+#: what a disguise may put between two characters: whitespace and the format characters a
+#: terminal shows as nothing (the key's own characters are never among them, so matching is
+#: linear: each run of them is taken whole)
+_HIDDEN = "\\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff"
+_FILL = f"[{_HIDDEN}]*"
+_FILL_BYTES = (rb"(?:\s|\\[nrt]|\xc2[\xa0\xad]|\xe1\xa0\x8e|\xe2\x80[\x80-\x8f\xa8-\xaf]"
+               rb"|\xe2\x81[\x9f-\xa4]|\xe3\x80\x80|\xef\xbb\xbf)*")
+_HIDDEN_CHARS = re.compile(f"[{_HIDDEN}]")
+_ASCII_SPACE = b" \t\r\n\x0b\x0c"
+_LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
+#: the hidden characters that are not ASCII whitespace
+_INVISIBLE = re.compile("[\u00a0\u00ad\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]")
+
+
+#: a secret read in any case and across hidden characters is at least this long (an API key):
+#: a short one ("password1" in an environment variable) would match ordinary words
+DISGUISED_MIN_CHARS = 16
+
+
+def _disguise(secret: str) -> tuple[re.Pattern[str], re.Pattern[bytes]] | None:
+    """The patterns of ``secret`` disguised (None when too little of it shows to tell it)."""
+    shown = _HIDDEN_CHARS.sub("", secret)
+    if len(shown) < DISGUISED_MIN_CHARS:
+        return None
+    text = _FILL.join(re.escape(c) for c in shown)
+    raw = _FILL_BYTES.join(re.escape(c.encode("utf-8", "surrogatepass")) for c in shown)
+    return re.compile(text, re.IGNORECASE), re.compile(raw, re.IGNORECASE)
 
 
 def register(value: str | None) -> None:
@@ -50,7 +89,7 @@ def register(value: str | None) -> None:
 
 
 def _add(value: str | None) -> None:
-    global _ordered, _ordered_bytes, _escapable
+    global _ordered, _ordered_bytes, _escapable, _disguised, _disguised_bytes, _folded, _folded_bytes
     if not isinstance(value, str) or len(value) < MIN_SECRET_CHARS or value in _known:
         return
     with _lock:
@@ -58,6 +97,22 @@ def _add(value: str | None) -> None:
         _ordered = tuple(sorted(_known, key=len, reverse=True))
         _ordered_bytes = tuple(s.encode("utf-8", "surrogatepass") for s in _ordered)
         _escapable = any(c in s for s in _ordered for c in '"\\/')
+        made = [(s, d) for s in _ordered if (d := _disguise(s)) is not None]
+        _disguised = tuple(d[0] for _, d in made)
+        _disguised_bytes = tuple(d[1] for _, d in made)
+        _folded = tuple("".join(_HIDDEN_CHARS.sub("", s).split()).lower() for s, _ in made)
+        _folded_bytes = tuple(f.encode("utf-8", "surrogatepass") for f in _folded)
+
+
+def _may_be_disguised(text: str) -> bool:
+    """Whether ``text`` could hold a secret disguised (False: the patterns would not match)."""
+    if not _disguised:
+        return False
+    if text.isascii():     # no invisible character: only spaces can be hidden between
+        flat = text.encode().translate(_LOWER, _ASCII_SPACE)
+        return any(f in flat for f in _folded_bytes)
+    return _INVISIBLE.search(text) is not None or any(f in "".join(text.split()).lower()
+                                                      for f in _folded)
 
 
 def secrets() -> tuple[str, ...]:
@@ -70,6 +125,10 @@ def scrub(text: str) -> str:
     for s in _ordered:
         if s in text:
             text = text.replace(s, MARK)
+    if _may_be_disguised(text):
+        for p in _disguised:
+            if p.search(text):
+                text = p.sub(MARK, text)
     return text
 
 
@@ -81,7 +140,20 @@ def may_hold(raw: bytes) -> bool:
         return False
     if b"\\u" in raw or (_escapable and b"\\" in raw):
         return True
-    return any(b in raw for b in _ordered_bytes)
+    if any(b in raw for b in _ordered_bytes):
+        return True
+    if not _disguised_bytes:
+        return False
+    if not raw.isascii() and _INVISIBLE.search(raw.decode("utf-8", "replace")) is not None:
+        return any(p.search(raw) for p in _disguised_bytes)
+    if b"\\" in raw:    # a line break or tab inside a JSON string
+        raw = raw.replace(b"\\n", b"")
+        if b"\\t" in raw:
+            raw = raw.replace(b"\\t", b"")
+        if b"\\r" in raw:
+            raw = raw.replace(b"\\r", b"")
+    flat = raw.translate(_LOWER, _ASCII_SPACE)
+    return any(f in flat for f in _folded_bytes)
 
 
 def scrub_json(obj: Any) -> Any:

@@ -9,6 +9,7 @@ import gzip
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -89,6 +90,49 @@ def test_the_scrubber_reads_every_string_of_a_reply_and_cuts_after_scrubbing() -
     # nothing to scrub: the very same objects come back
     plain = b'{"choices": [{"message": {"content": "18"}}]}'
     assert not redact.may_hold(plain)
+
+
+#: the key as a hostile server can disguise it: upper-cased, a zero-width space or a soft hyphen
+#: between characters, split by a line break, spaced out with no-break spaces
+DISGUISED = (KEY.upper(), "\u200b".join(KEY), KEY[:10] + "\u00ad" + KEY[10:], KEY[:12] + "\n" + KEY[12:],
+             "\u00a0".join(KEY), KEY[:5] + "\ufeff\u202e" + KEY[5:].swapcase())
+
+
+def _shown(text: str) -> str:
+    """What a reader sees of ``text``: no whitespace or invisible characters, in one case."""
+    return re.sub(r"[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]", "", text).casefold()
+
+
+def test_a_key_disguised_by_the_server_is_scrubbed_as_the_key(qs_db: Path,
+                                                              fake_openai: FakeOpenAI) -> None:
+    """attack6 stored the key as it came when a server upper-cased it, put a zero-width space
+    in it or split it with a line break: the scrubber matched the exact text only, and the
+    quick test on the raw body let such replies through unread."""
+    redact.register(KEY)
+    for d in DISGUISED:
+        for raw in (json.dumps({"m": f"a {d} b"}, ensure_ascii=False).encode(),
+                    json.dumps({"m": f"a {d} b"}).encode()):
+            assert redact.may_hold(raw), raw
+            body = load_json_reply(raw)
+            assert _shown(KEY) not in _shown(json.dumps(body, ensure_ascii=False)), body
+            assert body["m"] == f"a {redact.MARK} b", body
+        assert redact.scrub(f"x{d}y") == f"x{redact.MARK}y"
+    # ordinary text and a different key of the same shape are left alone
+    other = "sk-harden-SECRET-0123456789abcdeX"
+    for text in (f"18 {other}", "The answer is 18.", "sk harden secret"):
+        assert redact.scrub(text) == text
+    assert not redact.may_hold(b'{"choices": [{"message": {"content": "18"}}]}')
+    # end to end: a run whose server echoes the key disguised stores none of it
+    fake_openai.hostile(text="18 " + " | ".join(DISGUISED), model=DISGUISED[1],
+                        finish_reason=DISGUISED[3])
+    cfg = config({"m": local_model(fake_openai.base_url, retries=0)})
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=2)
+    execute_run(qs_db, run_id, cfg)
+    with Store(qs_db) as s:
+        stored = json.dumps(s.query("SELECT response, error, finish_reason FROM eval_outputs "
+                                    "WHERE run_id = ?", (run_id,)), ensure_ascii=False)
+    assert redact.MARK in stored and _shown(KEY) not in _shown(stored), stored
 
 
 def test_a_key_echoed_in_any_reply_field_is_stored_logged_and_printed_nowhere(

@@ -109,12 +109,13 @@ async def test_the_radio_cursor_reads_without_colour(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, DeriveModal)
         lines = screen_text(app).splitlines()
-        cursor = [line for line in lines if "▸" in line]
+        # the dialog's radio lines (the dashboard behind it marks its own list's line with ▸)
+        cursor = [line for line in lines if "▸▐" in line]
         assert len(cursor) == 1 and "●▌ variants:" in cursor[0], cursor
         await pilot.press("down", "down")
         await settle(pilot)
         lines = screen_text(app).splitlines()
-        cursor = [line for line in lines if "▸" in line]
+        cursor = [line for line in lines if "▸▐" in line]
         # the cursor is on perturb; variants is still the chosen one
         assert len(cursor) == 1 and "○▌ perturb:" in cursor[0], cursor
         assert any("●▌ variants:" in line and "▸" not in line for line in lines)

@@ -12,6 +12,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,23 +192,30 @@ def test_a_batch_keeps_ids_in_item_order_and_the_kept_counts_right(db: Path) -> 
         assert candidate_counts(s) == candidate_counts_from_scratch(s)
 
 
-def test_a_job_finished_elsewhere_or_twice_in_a_batch_is_stored_once(db: Path) -> None:
+def _built_variants(s: Store, name: str, n: int, **set_kw: Any) -> tuple[Any, list[Any]]:
+    """A variants set ``name`` (2 per parent) opened, ``n`` of its jobs claimed and built as a
+    rules worker builds them: the set and the jobs' outcomes, not stored yet."""
     from qcstation.core.derive.runner import build_job, recipe_for
-    from qcstation.core.derive.stale import rules_fingerprint
-    from qcstation.core.derive.store import (JobOutcome, claim, enqueue, open_set, parent_rows,
-                                             write_batch)
+    from qcstation.core.derive.store import JobOutcome, claim, enqueue, open_set, parent_rows
 
     opts = Options(variants=2)
+    info = open_set(s, name, "variants", recipe_for("variants", opts, None, None), "me", **set_kw)
+    enqueue(s, info)
+    jobs = claim(s, info.id, n)
+    outs = []
+    for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
+        items, refused, reason = build_job("variants", opts, name, seed, arts, None)
+        outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+    return info, outs
+
+
+def test_a_job_finished_elsewhere_or_twice_in_a_batch_is_stored_once(db: Path) -> None:
+    from qcstation.core.derive.stale import rules_fingerprint
+    from qcstation.core.derive.store import write_batch
+
     with Store(db) as s:
-        info = open_set(s, "v", "variants", recipe_for("variants", opts, None, None), "me",
-                        rules=rules_fingerprint())
-        enqueue(s, info)
-        jobs = claim(s, info.id, 3)
-        outs = []
-        for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
-            items, refused, reason = build_job("variants", opts, "v", seed, arts, None)
-            assert items
-            outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+        info, outs = _built_variants(s, "v", 3, rules=rules_fingerprint())
+        assert all(o.items for o in outs)
         # another process finished the second job meanwhile
         s.execute("UPDATE derive_jobs SET status = 'done', owner = NULL WHERE id = ?", (outs[1].job_id,))
         stored, finished = write_batch(s, info, [outs[0], outs[1], outs[2], outs[0]], {})
@@ -225,20 +233,11 @@ def test_a_question_another_parent_of_the_set_asks_is_refused_as_repeated(db: Pa
     the first and in any later batch; the jobs' counts and the summary say so."""
     import dataclasses
 
-    from qcstation.core.derive.runner import build_job, recipe_for
-    from qcstation.core.derive.store import (JobOutcome, claim, enqueue, open_set, parent_rows,
-                                             write_batch)
+    from qcstation.core.derive.store import write_batch
 
-    opts = Options(variants=2)
     with Store(db) as s:
-        info = open_set(s, "rep", "variants", recipe_for("variants", opts, None, None), "me")
-        enqueue(s, info)
-        jobs = claim(s, info.id, 3)
-        outs = []
-        for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
-            items, refused, reason = build_job("variants", opts, "rep", seed, arts, None)
-            assert len(items) == 2
-            outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
+        info, outs = _built_variants(s, "rep", 3)
+        assert [len(o.items) for o in outs] == [2, 2, 2]
         first = outs[0].items[0]
         # the second parent's first variant asks the first's question; the third's, in a later
         # batch, the first parent's second variant
@@ -273,29 +272,21 @@ def test_contents_encoded_by_the_worker_are_stored_as_the_dicts_would_be(templat
     what is stored is what the contents' dicts give, Arithmetic's link to Reasoning included."""
     import copy
 
-    from qcstation.core.derive.runner import build_job, recipe_for
-    from qcstation.core.derive.store import (JobOutcome, claim, encode_contents, enqueue,
-                                             open_set, parent_rows, write_batch)
+    from qcstation.core.derive.store import encode_contents, write_batch
 
-    opts = Options(variants=2)
     stored = []
     for encode in (False, True):
         db = tmp_path / f"e{encode}.db"
         shutil.copy(template, db)
         with Store(db) as s:
-            info = open_set(s, "v", "variants", recipe_for("variants", opts, None, None), "me")
-            enqueue(s, info)
-            jobs = claim(s, info.id, 4)
-            outs = []
-            for job, (seed, arts) in zip(jobs, parent_rows(s, jobs)):
-                items, refused, reason = build_job("variants", opts, "v", seed, arts, None)
-                items = copy.deepcopy(items)
+            info, outs = _built_variants(s, "v", 4)
+            for out in outs:
+                out.items[:] = copy.deepcopy(out.items)
                 if encode:
-                    for item in items:
+                    for item in out.items:
                         encode_contents(item)
                         assert set(item.stored) == {"reasoning", "understanding", "refinement"}
                         assert list(item.contents) == ["arithmetic"]
-                outs.append(JobOutcome(int(job["id"]), seed, items, refused, reason))
             write_batch(s, info, outs, {})
             stored.append(s.query("SELECT a.id, s.orig_id, a.dimension, a.content, a.flags, "
                                   "di.dimensions FROM artifacts a JOIN seeds s ON s.id = a.seed_id "

@@ -322,29 +322,46 @@ def test_cost_without_token_counts_is_unknown_and_counts_are_bounded_by_the_requ
     assert (res.prompt_tokens, res.completion_tokens) == (12, 3) and res.cost == pytest.approx(18e-6)
 
 
-def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
-        qs_db: Path, fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from qcstation.eval import scorers
-    from qcstation.eval.evaluate import run_and_score
-
-    cfg = config({"m": local_model(fake_openai.base_url)})
+def _run_and_cli(qs_db: Path, base_url: str, tmp_path: Path) -> tuple[Any, int, Any]:
+    """A 3-item run of model m on the loopback server, and the CLI on its database and a
+    config file naming the same model: (config, run id, cli(*args))."""
+    cfg = config({"m": local_model(base_url)})
     with Store(qs_db) as s:
         run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
     cfg_file = tmp_path / "qcstation.toml"
-    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n')
+    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{base_url}"\n')
+
+    def cli(*verb: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
+                               str(cfg_file), *verb], capture_output=True, text=True, timeout=300)
+    return cfg, run_id, cli
+
+
+def _while_scoring(monkeypatch: pytest.MonkeyPatch, qs_db: Path, run_id: int, cli: Any) -> dict[str, Any]:
+    """While the scoring pass is under way: the run's status, and `eval score` / `eval resume`
+    of the same run from other processes (filled in when the pass tallies)."""
+    from qcstation.eval import scorers
+
     seen: dict[str, Any] = {}
     tally = scorers._tally
 
-    def while_scoring(*a: Any, **kw: Any) -> Any:     # the scoring pass is under way
+    def while_scoring(*a: Any, **kw: Any) -> Any:
         with Store(qs_db) as s:
             seen["status"] = s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
-        for verb in (["eval", "score", str(run_id)], ["eval", "resume", str(run_id)]):
-            seen[verb[1]] = subprocess.run(
-                [sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config", str(cfg_file), *verb],
-                capture_output=True, text=True, timeout=300)
+        for verb in ("score", "resume"):
+            seen[verb] = cli("eval", verb, str(run_id))
         return tally(*a, **kw)
 
     monkeypatch.setattr(scorers, "_tally", while_scoring)
+    return seen
+
+
+def test_a_run_is_done_only_once_scored_and_nobody_scores_it_beside(
+        qs_db: Path, fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.eval.evaluate import run_and_score
+
+    cfg, run_id, cli = _run_and_cli(qs_db, fake_openai.base_url, tmp_path)
+    seen = _while_scoring(monkeypatch, qs_db, run_id, cli)
     outcome = run_and_score(qs_db, run_id, cfg)
     assert seen["status"] == "running"
     for verb in ("score", "resume"):
@@ -362,15 +379,7 @@ def test_an_unscored_run_is_scored_once_by_one_process(
     # and `eval score` / `eval resume` beside the pass that scores it are refused
     from qcstation.eval import scorers
 
-    cfg = config({"m": local_model(fake_openai.base_url)})
-    with Store(qs_db) as s:
-        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
-    cfg_file = tmp_path / "qcstation.toml"
-    cfg_file.write_text(f'[models.m]\nmodel = "fake-model"\nbase_url = "{fake_openai.base_url}"\n')
-
-    def cli(*verb: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "--config",
-                               str(cfg_file), *verb], capture_output=True, text=True, timeout=300)
+    cfg, run_id, cli = _run_and_cli(qs_db, fake_openai.base_url, tmp_path)
 
     answered = cli("eval", "resume", str(run_id), "--no-score", "-q")
     assert answered.returncode == 0, answered.stderr
@@ -379,17 +388,7 @@ def test_an_unscored_run_is_scored_once_by_one_process(
     with Store(qs_db) as s:
         assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,)) == "unscored"
         assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (run_id,)) == 0
-    seen: dict[str, Any] = {}
-    tally = scorers._tally
-
-    def while_scoring(*a: Any, **kw: Any) -> Any:     # the scoring pass is under way
-        with Store(qs_db) as s:
-            seen["status"] = s.scalar("SELECT status FROM eval_runs WHERE id = ?", (run_id,))
-        for verb in ("score", "resume"):
-            seen[verb] = cli("eval", verb, str(run_id))
-        return tally(*a, **kw)
-
-    monkeypatch.setattr(scorers, "_tally", while_scoring)
+    seen = _while_scoring(monkeypatch, qs_db, run_id, cli)
     summary = scorers.score_run(qs_db, run_id, cfg, only_missing=True)
     assert seen["status"] == "running"
     for verb in ("score", "resume"):

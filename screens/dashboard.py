@@ -88,6 +88,22 @@ class DeriveFinished(Message):
         self.text = text
 
 
+def derive_notice(name: str, summary: Any) -> str:
+    """What a derive made and refused (the leading reasons), and where its QC goes on: the
+    dashboard's own keys and panels, not the shell (it named ``qcstation derive status``)."""
+    made = ", ".join(f"{t} {n}" for t, n in sorted(summary.made.items())) or "nothing"
+    text = f"Set {name}: made {made}"
+    refused = ", ".join(f"{t} {n}" for t, n in sorted(summary.refused.items()) if n)
+    if refused:
+        why = ", ".join(f"{code} {n}" for (_t, code), n in summary.reasons.most_common(3))
+        text += f"; refused {refused}" + (f" (most: {why})" if why else "")
+    if summary.parents_refused:
+        text += "; questions left out: " + ", ".join(
+            f"{code} {n}" for code, n in summary.parents_refused.most_common(3))
+    return (text + ". s draws its QC samples; its gates then show under 'QC gates' here, and "
+            "Enter on its line in 'Needs attention' reviews them.")
+
+
 class DashboardScreen(QCScreen):
     """Where a session starts: ``r`` review, ``s`` sample, ``g`` regenerate, ``l`` releases."""
 
@@ -613,11 +629,7 @@ class DashboardScreen(QCScreen):
 
         summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
                              name=req.name, actor=self.qc_app.annotator, workers=None)
-        made = ", ".join(f"{t} {n}" for t, n in sorted(summary.made.items())) or "nothing"
-        text = (f"Set {req.name}: made {made}. `qcstation derive status {req.name}` says why "
-                "the rest was refused. s draws its QC samples; Enter on its line in 'Needs "
-                "attention' reviews them.")
-        self.post_message(DeriveFinished(text))
+        self.post_message(DeriveFinished(derive_notice(req.name, summary)))
 
     @on(DeriveFinished)
     def _derived(self, message: DeriveFinished) -> None:

@@ -45,9 +45,17 @@ async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
         kind = store.scalar("SELECT kind FROM derive_sets WHERE name = 'cf1'")
     # james and janet, up to 6 shifts each (tom restates a value: refused)
     assert kind == "counterfactual" and 6 <= made <= 12
-    assert any(f"Set cf1: made counterfactual {made}." in n for n in notes), notes
-    # its next step is in the app, not the shell (the notice sent the curator to `qc sample`)
-    assert any("s draws its QC samples" in n for n in notes), notes
+    assert any(f"Set cf1: made counterfactual {made};" in n for n in notes), notes
+    # its next step is in the app, not the shell (the notice sent the curator to `qc sample`,
+    # then to `qcstation derive status` for the refusals): what was refused, and why, is in
+    # the notice; its gate is the dashboard's
+    notice = next(n for n in notes if "Set cf1: made" in n)
+    assert "qcstation" not in notice and "`" not in notice, notice
+    with Store(db) as store:
+        refused = store.scalar("SELECT SUM(j.refused) FROM derive_jobs j JOIN derive_sets ds "
+                               "ON ds.id = j.set_id WHERE ds.name = 'cf1'")
+    assert refused and f"refused counterfactual {refused}" in notice, notice
+    assert "s draws its QC samples" in notice and "QC gates" in notice, notice
 
 
 async def test_the_dialog_reads_without_colour_has_help_and_is_for_curators(tmp_path: Path) -> None:

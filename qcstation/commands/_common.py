@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,8 +125,11 @@ def http_url(text: str) -> str:
 
 
 def env_name(text: str) -> str:
-    """argparse type: the name of an environment variable (never its value)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,127}", text):
+    """argparse type: the name of an environment variable (never its value), checked as the
+    configuration checks ``api_key_env``."""
+    from qcstation.common.config import is_env_name
+
+    if not is_env_name(text):
         raise argparse.ArgumentTypeError("must be the NAME of an environment variable "
                                          "(letters, digits and _), not the key itself")
     return text

@@ -55,7 +55,9 @@ DEFAULT_CONFIG_NAME = "qcstation.toml"
 MAX_CONFIG_BYTES = 1 << 20
 #: the longest model server URL taken
 MAX_URL_CHARS = 2048
-_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: the name of an environment variable holding a key (never the key): the one definition,
+#: used by the configuration and by every command option naming one (``--api-key-env``)
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _SECRET_KEYS = {"api_key", "apikey", "key", "secret", "token", "password", "openai_api_key"}
 
 
@@ -447,8 +449,14 @@ def _engine_args(where: _Where, section: str, args: dict[str, Any]) -> dict[str,
     return out
 
 
+def is_env_name(text: str) -> bool:
+    """Whether *text* is the name of an environment variable (letters, digits and ``_``, not
+    starting with a digit, at most 128 characters): the whole text, a trailing newline too."""
+    return _ENV_NAME_RE.fullmatch(text) is not None
+
+
 def _check_model(where: _Where, section: str, m: ModelConfig) -> None:
-    if not _ENV_NAME_RE.match(m.api_key_env):
+    if not is_env_name(m.api_key_env):
         # the value may be the key itself pasted by mistake: never echo it
         raise where.err(section, "api_key_env", (
             "must be the NAME of an environment variable holding the key (e.g. "

@@ -447,3 +447,23 @@ def test_a_config_file_past_the_bound_is_refused_unread(tmp_path: Path) -> None:
     p.write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
     with pytest.raises(ConfigError, match="larger than 1,048,576 bytes"):
         load_config(p, env={})
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY\n", "K" * 129, "1KEY", "A=B", "KEY "])
+def test_api_key_env_is_checked_as_the_command_option_checks_it(tmp_path: Path, name: str) -> None:
+    """One definition of an environment variable's name: the configuration refuses what
+    ``--api-key-env`` refuses (a trailing newline, a name over 128 characters)."""
+    import argparse
+
+    from qcstation.commands._common import env_name
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        env_name(name)
+    p = write(tmp_path, f'[generator]\nmodel = "m"\napi_key_env = {json.dumps(name)}\n')
+    with pytest.raises(ConfigError) as ei:
+        load_config(p, env={})
+    assert "api_key_env" in str(ei.value)
+    good = "K" * 128
+    assert env_name(good) == good
+    p = write(tmp_path, f'[generator]\nmodel = "m"\napi_key_env = "{good}"\n')
+    assert load_config(p, env={}).generator.api_key_env == good

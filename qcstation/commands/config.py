@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
         [(f"model {k}", m) for k, m in cfg.models.items()]
     data["api_keys"] = {label: {"variable": m.api_key_env, "set": bool(m.api_key())}
                         for label, m in models}
+    # the server(s) each model's requests go to (base_urls when given, else base_url, else
+    # the OpenAI API): the default URL is never shown for a model configured with base_urls
+    data["servers"] = {label: [] if m.backend == "vllm" else m.endpoints for label, m in models}
     failures = 0
     if args.check:
         checks = {}
@@ -59,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
                 c = data["checks"][label]
                 print(f"  check: {'ok' if c['ok'] else 'FAILED'} — {display_text(c['message'], 300)}")
             continue
-        print(f"{label}: {m.model} at {m.endpoint} (key ${key['variable']} "
+        servers = m.endpoints      # what a run asks: base_urls when given, else base_url
+        where = (servers[0] if len(servers) == 1 else
+                 f"{len(servers)} servers ({', '.join(servers)}; each request to the least busy)")
+        print(f"{label}: {m.model} at {where} (key ${key['variable']} "
               f"{'set' if key['set'] else 'not set'}; temperature {m.temperature}, "
               f"concurrency {m.concurrency}, retries {m.retries})")
         if args.check:
@@ -86,6 +92,16 @@ def _check_server(m: Any, *, strict_key: bool = True) -> dict[str, object]:
     from qcstation.common.preflight import key_problem
     from qcstation.core.construct.make.llm import list_models, ping_chat
 
+    if len(m.endpoints) > 1:
+        # a [models.*] table with several servers: a run asks each of them, so check each
+        each = {url: _check_server(_one_server(m, url), strict_key=strict_key)
+                for url in m.endpoints}
+        bad = [url for url, c in each.items() if not c["ok"]]
+        return {"ok": not bad, "endpoint": ", ".join(m.endpoints),
+                "message": "; ".join(f"{url}: {'ok' if c['ok'] else 'FAILED'} — {c['message']}"
+                                     for url, c in each.items())}
+    if m.base_urls:         # one server given as a list of one
+        m = _one_server(m, m.base_urls[0])
     why = key_problem(m)
     local = bool(getattr(m, "base_url", None) or getattr(m, "base_urls", None))
     if why is not None and (strict_key or not local):
@@ -108,6 +124,15 @@ def _check_server(m: Any, *, strict_key: bool = True) -> dict[str, object]:
                            + (f"; {why}" if why else "")}
     return {"ok": True, "endpoint": m.endpoint,
             "message": f"answers chat requests for {m.model} ({listed}){note}"}
+
+
+def _one_server(m: Any, url: str) -> Any:
+    """``m`` asking the one server ``url`` (as a run sends one request there)."""
+    import dataclasses
+
+    one = dataclasses.replace(m, base_url=url, base_urls=[])
+    one.key_named = getattr(m, "key_named", False)
+    return one
 
 
 def _check_vllm(m: object) -> dict[str, object]:

@@ -383,6 +383,12 @@ def _check_backend(where: _Where, section: str, values: dict[str, Any], evaluate
         raise where.err(section, "backend", (
             'backend = "vllm" (in-process) is only for models to evaluate ([models.NAME]); '
             "point this model at a `vllm serve` server with base_url instead"))
+    if values.get("base_urls") and not evaluated:
+        # the generator and the judges ask one server (the client takes base_url only): a
+        # list here was left unused and the requests went to the OpenAI API instead
+        raise where.err(section, "base_urls", (
+            "several servers are shared out only for models to evaluate ([models.NAME]); "
+            "this model asks one server: set base_url"))
     if backend != "vllm":
         for key in _VLLM_ONLY:
             if key in values:

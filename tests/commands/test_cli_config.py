@@ -87,3 +87,47 @@ def test_check_is_ok_for_a_keyless_local_server_without_a_models_route(
         code = main(["--config", str(cfg), "config", "--check"])
         out = capsys.readouterr().out
         assert code == 1 and "check: FAILED" in out and "a chat request for" in out and "401" in out
+
+
+def test_a_model_with_only_base_urls_shows_and_checks_the_servers_a_run_asks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``base_urls`` without ``base_url``: ``config`` names those servers (never the OpenAI
+    API's default URL) and ``--check`` asks each of them."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI(model="fake-model") as a, FakeOpenAI(model="fake-model") as b:
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(f'[models.two]\nmodel = "fake-model"\n'
+                       f'base_urls = ["{a.base_url}", "{b.base_url}"]\n'
+                       f'[models.one]\nmodel = "fake-model"\nbase_urls = ["{a.base_url}"]\n'
+                       f'[models.half]\nmodel = "fake-model"\ntimeout_s = 2\n'
+                       f'base_urls = ["{a.base_url}", "http://127.0.0.1:9/v1"]\n', encoding="utf-8")
+        code = main(["--config", str(cfg), "config", "--check"])
+        out = capsys.readouterr().out
+        assert code == 1, out        # one server of "half" cannot be reached
+        assert "api.openai.com" not in out, out
+        assert f"model two: fake-model at 2 servers ({a.base_url}, {b.base_url};" in out
+        assert f"model one: fake-model at {a.base_url} (" in out
+        assert main(["--config", str(cfg), "config", "--check", "--json"]) == 1
+        data = json.loads(capsys.readouterr().out)
+        a_url, b_url = a.base_url, b.base_url
+    assert data["servers"]["model two"] == [a_url, b_url]
+    assert data["servers"]["model one"] == [a_url]
+    assert data["checks"]["model two"]["ok"] is True and data["checks"]["model one"]["ok"] is True
+    half = data["checks"]["model half"]
+    assert half["ok"] is False and f"{a_url}: ok" in half["message"]
+    assert "http://127.0.0.1:9/v1: FAILED — " in half["message"] and "cannot reach" in half["message"]
+
+
+@pytest.mark.parametrize("section", ["[generator]", "[[judges]]"])
+def test_base_urls_on_a_model_that_asks_one_server_is_refused(tmp_path: Path, section: str) -> None:
+    """The generator and the judges ask one server: a ``base_urls`` list there was left
+    unused and their requests went to the OpenAI API; it is refused by name."""
+    from qcstation.common.config import load_config
+    from qcstation.common.errors import ConfigError
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'{section}\nmodel = "m"\nbase_urls = ["http://127.0.0.1:8000/v1"]\n',
+                   encoding="utf-8")
+    with pytest.raises(ConfigError) as ei:
+        load_config(cfg, env={})
+    assert "base_urls" in str(ei.value) and "set base_url" in str(ei.value)

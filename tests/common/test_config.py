@@ -15,6 +15,7 @@ from qcstation.common.config import (
     load_config,
 )
 from qcstation.common.errors import ConfigError
+from tests.must import must
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -466,4 +467,4 @@ def test_api_key_env_is_checked_as_the_command_option_checks_it(tmp_path: Path, 
     good = "K" * 128
     assert env_name(good) == good
     p = write(tmp_path, f'[generator]\nmodel = "m"\napi_key_env = "{good}"\n')
-    assert load_config(p, env={}).generator.api_key_env == good
+    assert must(load_config(p, env={}).generator).api_key_env == good

@@ -283,6 +283,32 @@ def test_every_record_of_a_multi_error_chain_matches_both_chains(gsm8k: list[dic
     assert made >= 60, made
 
 
+def test_an_omitted_step_is_named_by_its_place_in_the_correct_solution(
+        gsm8k: list[dict[str, str]]) -> None:
+    """"the step before step 1 was removed" read as a step that never existed (GSM8K 125 in
+    the reading of rng 20261206): the record names the removed line's place in the correct
+    chain, and where it stood in the chain shown."""
+    checked = 0
+    for i, row in enumerate(gsm8k[:150]):
+        for n in (1, 2):
+            try:
+                res = inject_errors(row["answer"], n, rng_seed=i, question=row["question"],
+                                    types=None if n == 2 else ["omitted_step"])
+            except InjectionError:
+                continue
+            gold = clean_cot(row["answer"])
+            for e in res.errors:
+                if e.type != "omitted_step":
+                    continue
+                m = re.match(r"step (\d+) of the correct solution was removed.*, just before "
+                             r"what is now step (\d+): ", e.description)
+                assert m, e.description
+                assert gold[int(m[1]) - 1] == e.original, (i, e)
+                assert int(m[2]) == e.step + 1 and e.original not in res.steps, (i, e)
+                checked += 1
+    assert checked >= 60, checked
+
+
 def test_logical_disorder_moves_a_step_only_before_the_step_it_depends_on(
         gsm8k: list[dict[str, str]]) -> None:
     """The moved step uses a number that only the step it now precedes computes: not a number

@@ -237,9 +237,13 @@ def _omitted_step(st: ChainState) -> EditRecord:
     # only "The answer is 140." after it: no step uses the result, the answer line states it
     used = (" (a later step uses its result)" if step in computing_users
             else " (the answer line states its result)" if step in later_users else "")
+    # "the step before step 1 was removed" read as a step that never existed (125, 426 and
+    # 1311 in the reading of rng 20261206): name the removed step by its place in the correct
+    # solution, then where it stood in the chain shown
+    which = "a step" if step.inserted else f"step {step.id + 1} of the correct solution"
     return EditRecord("omitted_step", successor.id, step.text, "",
-                   f"the step before step {{step}} was removed{used}: {brace(step.text)!r}",
-                   origin_id=step.id)
+                   f"{which} was removed{used}, just before what is now step {{step}}: "
+                   f"{brace(step.text)!r}", origin_id=step.id)
 
 
 # a made-up fact told as a person would tell it, never naming itself ("the problem also

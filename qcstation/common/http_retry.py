@@ -243,8 +243,8 @@ def load_json_reply(raw: bytes) -> Any:
 
 def excerpt(text: str, limit: int) -> str:
     """The start of a server's text, secrets scrubbed *before* it is cut (so no key prefix
-    survives the cut)."""
-    longest = len(redact.secrets()[0]) if redact.secrets() else 0
+    survives the cut, nor a part of one spelled seven characters a character: ``&#x6b;``)."""
+    longest = 7 * len(redact.secrets()[0]) if redact.secrets() else 0
     return redact.scrub(text[:limit + longest])[:limit]
 
 

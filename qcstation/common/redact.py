@@ -12,7 +12,12 @@ replaced by :data:`MARK` wherever it occurs, including inside a longer text; a t
 scrubbed *before* it is cut, so no prefix of a key survives an excerpt. A secret a server
 disguises is one too when it is 16 characters or longer (an API key): in another case, or
 with spaces, line breaks or invisible characters (zero-width, bidi, soft hyphen, BOM) between
-its characters ("sk-a\u200bbc…", "SK-ABC…").
+its characters ("sk-a\u200bbc…", "SK-ABC…"). Such a secret is also matched spelled another
+way (:class:`_Form`): reversed, in base64 (standard or URL-safe, at any byte offset, so also
+inside the base64 of a longer text), in hex, percent-encoded, as ``\\uXXXX`` escapes or HTML
+character references; and a part of it is matched in each of those spellings when it holds at
+least half the secret (and :data:`PART_MIN_CHARS`): a key split in two halves over two fields,
+or with its halves swapped or each reversed, is scrubbed piece by piece.
 
 Readers call :func:`scrub_json` on a parsed reply (every string, object keys included) and
 :func:`scrub` on text they make from one. Both cost a substring test per secret when
@@ -47,6 +52,8 @@ _disguised_bytes: tuple[re.Pattern[bytes], ...] = ()
 #: lower case, the secret)
 _folded: tuple[str, ...] = ()
 _folded_bytes: tuple[bytes, ...] = ()
+#: every secret's other spellings and parts (:func:`_forms`)
+_spellings: tuple["_Form", ...] = ()
 #: what a disguise may put between two characters: whitespace and the format characters a
 #: terminal shows as nothing (the key's own characters are never among them, so matching is
 #: linear: each run of them is taken whole)
@@ -90,6 +97,7 @@ def register(value: str | None) -> None:
 
 def _add(value: str | None) -> None:
     global _ordered, _ordered_bytes, _escapable, _disguised, _disguised_bytes, _folded, _folded_bytes
+    global _spellings
     if not isinstance(value, str) or len(value) < MIN_SECRET_CHARS or value in _known:
         return
     with _lock:
@@ -102,6 +110,7 @@ def _add(value: str | None) -> None:
         _disguised_bytes = tuple(d[1] for _, d in made)
         _folded = tuple("".join(_HIDDEN_CHARS.sub("", s).split()).lower() for s, _ in made)
         _folded_bytes = tuple(f.encode("utf-8", "surrogatepass") for f in _folded)
+        _spellings = tuple(f for s in _ordered for f in _forms(s))
 
 
 def _may_be_disguised(text: str) -> bool:
@@ -113,6 +122,122 @@ def _may_be_disguised(text: str) -> bool:
         return any(f in flat for f in _folded_bytes)
     return _INVISIBLE.search(text) is not None or any(f in "".join(text.split()).lower()
                                                       for f in _folded)
+
+
+#: a part of a secret (16+ characters) is matched when it holds at least this many of its
+#: characters and at least half of them
+PART_MIN_CHARS = 8
+
+
+class _Form:
+    """One spelling of a secret (the secret itself, reversed, base64, hex, ...) and the quick
+    test for any part of it at least ``least`` characters long: the form cut in chunks of
+    ``(least + 1) // 2`` characters, so any such part holds a whole chunk (then the match is
+    grown from the chunk both ways). ``marker``: a text that every spelling holds (``%``,
+    ``&#``), tested first."""
+
+    __slots__ = ("text", "least", "chunks", "chunk_bytes", "marker")
+
+    def __init__(self, text: str, least: int, marker: str | None = None, *, middle: bool = False) -> None:
+        self.text = text
+        self.least = least
+        self.marker = marker
+        size = max(1, (least + 1) // 2)
+        if middle:      # one chunk: the middle of the form, which every part of ``least`` holds
+            size = max(1, 2 * least - len(text))
+            starts = [(len(text) - size) // 2]
+        else:
+            starts = list(range(0, max(1, len(text) - size + 1), size))
+            if starts[-1] != len(text) - size and len(text) >= size:
+                starts.append(len(text) - size)
+        self.chunks = tuple((q, text[q:q + size]) for q in starts)
+        self.chunk_bytes = tuple(c.encode("utf-8", "surrogatepass") for _, c in self.chunks)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds a part of this form at least ``least`` characters long."""
+        form, found = self.text, []
+        for q, chunk in self.chunks:
+            p = text.find(chunk)
+            while p >= 0:
+                a, b = p, p + len(chunk)
+                qa, qb = q, q + len(chunk)
+                while a > 0 and qa > 0 and text[a - 1] == form[qa - 1]:
+                    a, qa = a - 1, qa - 1
+                while b < len(text) and qb < len(form) and text[b] == form[qb]:
+                    b, qb = b + 1, qb + 1
+                if b - a >= self.least:
+                    found.append((a, b))
+                p = text.find(chunk, p + 1)
+        return found
+
+
+def _b64_cores(raw: bytes) -> list[str]:
+    """The base64 characters that ``raw`` alone decides, at each of the three byte offsets it
+    may start at in a longer text (standard alphabet; URL-safe added where it differs)."""
+    import base64
+
+    out = []
+    n = len(raw)
+    for a in range(3):
+        enc = base64.b64encode(b"\0" * a + raw).decode("ascii")
+        lo, hi = -(-8 * a // 6), (8 * a + 8 * n) // 6
+        core = enc[lo:hi]
+        out.append(core)
+        safe = core.replace("+", "-").replace("/", "_")
+        if safe != core:
+            out.append(safe)
+    return out
+
+
+def _forms(secret: str) -> tuple[_Form, ...]:
+    """The spellings of ``secret`` matched besides itself (none for one too short to tell):
+    any part of at least half of it, as it is or reversed; most of it (three quarters, its
+    middle included) encoded. One to four substring tests a form on a text without it."""
+    if len(secret) < DISGUISED_MIN_CHARS:
+        return ()
+    half = max(PART_MIN_CHARS, len(secret) // 2)
+    raw = secret.encode("utf-8", "surrogatepass")
+    most = -(-3 * len(raw) // 4)          # bytes of three quarters of the secret
+    forms = [_Form(secret, half), _Form(secret[::-1], half)]
+    forms += [_Form(core, -(-most * 4 // 3), middle=True) for core in _b64_cores(raw)]
+    forms += [_Form(raw.hex(), 2 * most, middle=True), _Form(raw.hex().upper(), 2 * most, middle=True)]
+    forms += [_Form("".join(f"%{b:02X}" for b in raw), 3 * most, "%", middle=True),
+              _Form("".join(f"%{b:02x}" for b in raw), 3 * most, "%", middle=True)]
+    units = secret.encode("utf-16-be", "surrogatepass")
+    codes = [int.from_bytes(units[i:i + 2], "big") for i in range(0, len(units), 2)]
+    chars = -(-3 * len(secret) // 4)
+    forms += [_Form("".join(f"\\u{c:04x}" for c in codes), 6 * chars, "\\u", middle=True),
+              _Form("".join(f"\\u{c:04X}" for c in codes), 6 * chars, "\\u", middle=True),
+              _Form("".join(f"&#{ord(c)};" for c in secret), 4 * chars, "&#", middle=True),
+              _Form("".join(f"&#x{ord(c):x};" for c in secret), 5 * chars, "&#", middle=True)]
+    return tuple(forms)
+
+
+def _spelled(text: str) -> bool:
+    """Whether ``text`` may hold a secret spelled another way or in part (quick test)."""
+    for f in _spellings:
+        if f.marker is not None and f.marker not in text:
+            continue
+        if any(c in text for _, c in f.chunks):
+            return True
+    return False
+
+
+def _scrub_spelled(text: str) -> str:
+    spans = sorted(sp for f in _spellings if f.marker is None or f.marker in text for sp in f.spans(text))
+    if not spans:
+        return text
+    out, last = [], 0
+    for a, b in spans:
+        if a < last:            # overlaps the span before: taken into it
+            if b > last:
+                last = b
+            continue
+        out.append(text[last:a])
+        out.append(MARK)
+        last = b
+    out.append(text[last:])
+    return "".join(out)
 
 
 def secrets() -> tuple[str, ...]:
@@ -129,6 +254,8 @@ def scrub(text: str) -> str:
         for p in _disguised:
             if p.search(text):
                 text = p.sub(MARK, text)
+    if _spellings and _spelled(text):
+        text = _scrub_spelled(text)
     return text
 
 
@@ -142,6 +269,11 @@ def may_hold(raw: bytes) -> bool:
         return True
     if any(b in raw for b in _ordered_bytes):
         return True
+    for f in _spellings:
+        if f.marker is not None and f.marker.encode() not in raw:
+            continue
+        if any(c in raw for c in f.chunk_bytes):
+            return True
     if not _disguised_bytes:
         return False
     if not raw.isascii() and _INVISIBLE.search(raw.decode("utf-8", "replace")) is not None:

@@ -110,7 +110,7 @@ class ReviewScreen(QCScreen):
                 tooltip="Next item (from your current one: move on without deciding)",
                 id="review-next"),
         Binding("p", "previous", "Prev",
-                tooltip="Look back at items you saw (read-only; u changes your last decision)",
+                tooltip="Look back at your decisions (a/x/k there change one)",
                 id="review-previous"),
         Binding("g", "toggle_guidelines", "Guide", tooltip="Show or hide the guidelines",
                 id="review-guidelines"),

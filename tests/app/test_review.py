@@ -523,3 +523,28 @@ async def test_excluding_the_current_item_moves_on(qc_db: Path) -> None:
         assert screen.item is not None and screen.item.seed_id != first.seed_id
         assert screen.editable
         assert "0 of 6 reviewed, 0 rejected, 1 excluded" in flat(screen_text(app))
+
+
+async def test_help_says_what_p_does_looking_back_changes_a_decision(qc_db: Path) -> None:
+    # walk7: F1 said p was read-only ("u changes your last decision") while the look-back
+    # line and the README say a/x/k there change the decision, as they do
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = _screen(app).item
+        assert first is not None
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert _screen(app).item is not None and _screen(app).item.item_id == first.item_id
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)  # x on a looked-back item rejects it
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        help_text = flat(static_text(app.screen.query_one("#help_text")))
+        assert "read-only" not in help_text
+        assert "p Prev — Look back at your decisions (a/x/k there change one)" in help_text

@@ -129,26 +129,30 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         self.item = item
         self.text = text
         self.saving = False
+        self.message = ""       # the message shown above the editor (a refusal, 'Checking…')
         self.needs_reason = item.outcome != "reject"
         self.late = item.outcome == "accept"     # a curator's correction of an accepted item
+        self._what = "notation question" if item.dimension == "arithmetic" else "key information"
 
     @property
     def qc_app(self) -> Workstation:
         return cast("Workstation", self.app)
 
-    def compose(self) -> ComposeResult:
-        what = "notation question" if self.item.dimension == "arithmetic" else "key information"
-        with Vertical(id="fix_dialog", classes="dialog"):
-            with VerticalScroll(id="fix_context"):
-                yield Static(fix_context(self.item), id="fix_context_text")
-            yield Static(Text(
-                f"Edit the {what}. Ctrl+S checks it"
+    def _prompt_text(self) -> str:
+        """What the dialog says above the editor."""
+        return (f"Edit the {self._what}. Ctrl+S checks it"
                 + (" (Z3)" if self.item.dimension == "arithmetic" else "")
                 + ", stores it as a new version by you and accepts it."
                 + (" The accepted version is recorded as your override to reject (curators): "
                    "it counts as the defect it reveals." if self.late else
                    " The shown version is recorded as rejected by you, with the reason below."
-                   if self.needs_reason else "")), id="fix_prompt")
+                   if self.needs_reason else ""))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="fix_dialog", classes="dialog"):
+            with VerticalScroll(id="fix_context"):
+                yield Static(fix_context(self.item), id="fix_context_text")
+            yield Static(Text(self._prompt_text()), id="fix_prompt")
             yield Static("", id="fix_error")
             yield SafeTextArea(self.text, id="fix_text", soft_wrap=True, show_line_numbers=False,
                                limit=fix_text_limit(self.item.dimension))
@@ -174,9 +178,20 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         context = max(3, height // 6)           # it scrolls: the editor comes first
         self.query_one("#fix_context").styles.max_height = context
         area = self.query_one("#fix_text", TextArea)
-        # the dialog's 90 % less its border (2), the prompt (3), the reason field (3)
-        room = max(4 + EDITOR_BORDER_ROWS, int(height * 0.9) - context - 8)
+        # the dialog's 90 % of the rows above the footer, less its border (2), the prompt,
+        # the message shown and the reason field (3): a refusal took rows the editor had, so
+        # the reason field, focused and typed into, went out of the dialog at 80x24
+        inside = int((height - 1) * 0.9) - 2
+        taken = (context + self._rows(self._prompt_text())
+                 + (self._rows(self.message, at_most=4) if self.message else 0)
+                 + (3 if self.needs_reason else 0))
+        room = max(4 + EDITOR_BORDER_ROWS, inside - taken)
         area.styles.height = editor_height(area.text, at_most=room)
+
+    def _rows(self, text: str, at_most: int = 10) -> int:
+        """Rows ``text`` takes wrapped at the dialog's inner width (border 2, padding 2)."""
+        inner = max(10, min(100, max(40, self.app.size.width - 4)) - 4)
+        return min(at_most, len(Text(text).wrap(self.app.console, inner)))
 
     def on_resize(self) -> None:
         self._size_editor()
@@ -239,6 +254,8 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         error = self.query_one("#fix_error", Static)
         error.display = bool(text)
         error.update(Text(text, style=style))
+        self.message = text
+        self._size_editor()
 
 
 class ResolveModal(OrderedFields[tuple[str, str] | None]):

@@ -61,3 +61,35 @@ async def test_f1_in_a_dialog_shows_its_keys_and_esc_goes_back_to_it(qc_db: Path
             await pilot.press("escape")
             await settle(pilot)
             assert not isinstance(app.screen, (dialog, HelpScreen))
+
+
+async def test_a_refusal_in_the_fix_editor_keeps_the_reason_field_in_view(qc_db: Path) -> None:
+    """walk7: with a long edit the editor took all the room, so the refusal shown above it
+    pushed the reason field (focused, typed into) out of the dialog at 80x24."""
+    from textual.widgets import Static
+
+    app = make_app(qc_db, config=make_config(), account="ann", review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, FixModal)
+        area = app.screen.query_one("#fix_text", TextArea)
+        area.text = "\n".join(f"Let x{n} = {n}." for n in range(30))
+        await pilot.press("tab", *"typo")
+        await pilot.press("ctrl+s")
+        error = app.screen.query_one("#fix_error", Static)
+        for _ in range(200):   # the check runs in a worker: wait for its answer, not a time
+            await pilot.pause()
+            if error.display and "Checking" not in str(error.render()):
+                break
+        await settle(pilot)
+        assert error.display and "Checking" not in str(error.render())
+        dialog = app.screen.query_one("#fix_dialog")
+        reason = app.screen.query_one("#fix_reason")
+        assert app.screen.focused is reason
+        inside = dialog.content_region
+        for widget in (error, area, reason):
+            assert widget.region.y >= inside.y and widget.region.bottom <= inside.bottom, (
+                widget.id, widget.region, inside)
+        assert area.content_region.height >= 4

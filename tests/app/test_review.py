@@ -537,7 +537,8 @@ async def test_help_says_what_p_does_looking_back_changes_a_decision(qc_db: Path
         await settle(pilot)
         await pilot.press("p")
         await settle(pilot)
-        assert _screen(app).item is not None and _screen(app).item.item_id == first.item_id
+        back = _screen(app).item
+        assert back is not None and back.item_id == first.item_id
         await pilot.press("x")
         await settle(pilot)
         assert isinstance(app.screen, RejectReasonModal)  # x on a looked-back item rejects it

@@ -363,7 +363,8 @@ class ResultsScreen(QCScreen):
         width); the run's name takes the room the other columns leave."""
         self.rows_width = table.content_region.width
         width = self.rows_width - table.styles.scrollbar_size_vertical
-        set_rows(table, COLUMNS, page_cells(rows, width, 2 * table.cell_padding),
+        set_rows(table, COLUMNS, page_cells(rows, width, 2 * table.cell_padding,
+                                            [label for label, _ in COLUMNS]),
                  ["|".join(map(str, row.key)) for row in rows])
 
     @staticmethod

@@ -320,6 +320,8 @@ def _cut_middle(flat: str, width: int) -> str:
 
 #: the results table's Run column when it has no more room; it takes what the row leaves
 RUN_WIDTH = 16
+#: the Item column's width where the row has no more room (:func:`page_cells`)
+ITEM_WIDTH = 16
 
 
 def run_cell(label: object, width: int = RUN_WIDTH) -> str:
@@ -381,26 +383,37 @@ def release_cell(label: object, width: int) -> str:
     return _cut_middle(flat, width)
 
 
-def row_cells(row: Any, run_width: int = RUN_WIDTH) -> tuple[Text, ...]:
+def row_cells(row: Any, run_width: int = RUN_WIDTH,
+              item_width: int = ITEM_WIDTH) -> tuple[Text, ...]:
     """Cells of one results-table row (a :class:`browse.ResultRow`)."""
     return (Text(run_cell(row.run_label, run_width)),
-            Text(keep_ends(row.item_key, 16)),
+            Text(keep_ends(row.item_key, item_width)),
             Text(str(row.sample_idx)),
             Text(SHORT.get(row.metric, row.metric)),
             verdict_text(row.verdict, row.score, row.metric),
             Text(preview(row.extracted, 14) if row.extracted else "–"))
 
 
-def page_cells(rows: Sequence[Any], width: int, padding: int = 2) -> list[tuple[Text, ...]]:
+def page_cells(rows: Sequence[Any], width: int, padding: int = 2,
+               labels: Sequence[str] = ()) -> list[tuple[Text, ...]]:
     """The results table's cells for ``rows`` in a table ``width`` cells wide (columns
-    ``padding`` apart): the Run column takes the room the other columns leave, up to the
-    longest name, so a run's name is cut only where the row has no room (issue 28.2)."""
+    ``padding`` apart, each as wide as its widest cell or its label in ``labels``): the Run
+    column takes the room the other columns leave, up to the longest name, then the Item
+    column what is left, up to the longest item's name, so neither name is cut where the
+    row has room (issue 28.2; a derived item read 'gsm8k-1~vari….v1' beside 20 empty
+    cells)."""
     cells = [row_cells(row) for row in rows]
     if not cells:
         return cells
-    others = sum(max(c[i].cell_len for c in cells) for i in range(1, len(cells[0])))
+    heads = [*labels, *[""] * len(cells[0])]
+    free = width - padding * len(cells[0]) - sum(
+        max(len(heads[i]), *(c[i].cell_len for c in cells)) for i in range(2, len(cells[0])))
+    item_cut = max(c[1].cell_len for c in cells)
     longest = max(len(preview(row.run_label, 10 * RUN_WIDTH)) for row in rows)
-    run_width = max(RUN_WIDTH, min(longest, width - others - padding * len(cells[0])))
-    if run_width == RUN_WIDTH:
+    run_width = max(RUN_WIDTH, min(longest, free - item_cut))
+    run_used = max(len(run_cell(row.run_label, run_width)) for row in rows)
+    longest_item = max(len(preview(row.item_key, 10 * ITEM_WIDTH)) for row in rows)
+    item_width = max(ITEM_WIDTH, min(longest_item, free - run_used))
+    if run_width == RUN_WIDTH and item_width == ITEM_WIDTH:
         return cells
-    return [row_cells(row, run_width) for row in rows]
+    return [row_cells(row, run_width, item_width) for row in rows]

@@ -418,3 +418,27 @@ async def test_the_runs_table_shows_every_score_whole_at_80_columns(tmp_path: Pa
         row = next(line for line in screen_text(app).splitlines() if "│ #" in line)
         assert row.rstrip().removesuffix("│").rstrip().endswith("%"), row
         assert "…4-07-18" in row, row         # the name cut in its middle, its end kept
+
+
+async def test_a_derived_items_name_is_whole_in_the_rows_where_there_is_room(
+        eval_db: Path) -> None:
+    """walk7: at 80 columns the results rows read 'gsm8k-1~vari….v1' (the transform lost)
+    beside 20 empty cells; the Item column takes the room the other columns leave, and the
+    columns' labels are counted ('Extracted' was cut to 'Ex' when they were not)."""
+    with Store(eval_db) as store:
+        store.conn.execute("UPDATE eval_items SET item_key = 'gsm8k-' || seed_id || "
+                           "'~ladder.v' || (seed_id % 9 + 1)")
+        keys = {str(r["item_key"]) for r in store.query("SELECT item_key FROM eval_items")}
+    assert all(len(key) > 16 for key in keys), keys
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        rows = [line for line in screen_text(app).splitlines() if "gsm8k-" in line
+                and line.startswith("│ #")]
+        assert rows, screen_text(app)
+        for line in rows:
+            shown = next(word for word in line.split() if word.startswith("gsm8k-"))
+            assert shown in keys, (shown, line)
+        assert "Extracted" in screen_text(app)

@@ -33,6 +33,16 @@ key typed after it was kept as paste text, and the app took no key but Esc until
 bracketed paste comes whole, so a paste still open :data:`PASTE_STALL_S` after the last read
 is ended there (:func:`end_stalled_paste`): what it held is one ``Paste``, and keys act again.
 
+Textual's parser reads a character at a time (a generator step, a ``Key`` made and logged):
+50 KB pasted without bracketed paste took it 2.5 to 6.5 s before the first key of it was
+posted, the app frozen meanwhile. :meth:`BurstParser.feed_runs` takes a run of characters with
+no ESC in one step wherever the parser is at rest (between keys, or inside a bracketed paste):
+a :class:`KeyRun` of the keys those characters make (each character's keys found once and
+kept), which :func:`chunk_events` turns into the same ``Paste`` or keys as the ``Key`` events
+one by one would have made; an ESC and what follows it go through Textual's parser as before.
+The two routes give the same messages (``tests/app/test_paste.py`` compares them on many
+inputs, split into reads anywhere, UTF-8 split between reads included).
+
 Only the Linux (and macOS) terminal driver reads in chunks; :class:`ChunkingLinuxDriver` is
 Textual's ``LinuxDriver`` with its input loop (``run_input_thread``, Textual 8.2.8, pinned)
 handing each read's events to :func:`chunk_events`.
@@ -43,16 +53,20 @@ from __future__ import annotations
 import os
 import selectors
 from codecs import getincrementaldecoder
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from time import monotonic
+from typing import Union
 
 from textual import events
+from textual._parser import Read1
 from textual._xterm_parser import XTermParser
+from textual.keys import Keys
 from textual.message import Message
 
 from qcstation.common.safe import printable
 
-__all__ = ["chunk_events", "burst_text", "BurstParser", "PASTE_MIN_KEYS", "IGNORED_PASTE_FROM",
+__all__ = ["chunk_events", "burst_text", "BurstParser", "KeyRun", "PASTE_MIN_KEYS",
+           "IGNORED_PASTE_FROM",
            "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus",
            "PASTE_STALL_S", "end_stalled_paste"]
 
@@ -84,6 +98,28 @@ class IgnoredPaste(Message):
 ESC_IN_TEXT = "ctrl+left_square_bracket"
 
 
+class KeyRun:
+    """The keys a run of characters with no ESC makes, read in one step
+    (:meth:`BurstParser.feed_runs`): each key's name and character (as the ``Key`` events
+    would have them), how many are printable, and the text :func:`burst_text` makes of them
+    (before its escaping)."""
+
+    __slots__ = ("pairs", "printable", "text")
+
+    def __init__(self, pairs: list[tuple[str, str | None]], printable: int, text: str) -> None:
+        self.pairs = pairs
+        self.printable = printable
+        self.text = text
+
+    def keys(self) -> list[events.Key]:
+        """The run as the ``Key`` events Textual's parser makes of it, one by one."""
+        return [events.Key(key, character) for key, character in self.pairs]
+
+
+#: what one character makes: its keys (name, character), how many printable, its text
+_Made = tuple[tuple[tuple[str, Union[str, None]], ...], int, str]
+
+
 class BurstParser(XTermParser):
     """Textual's input parser (8.2.8, pinned), except that an ESC in a run of keys it could
     not read as one sequence stays an ESC: a pasted ESC + letter was an ``alt+`` key of the
@@ -100,6 +136,71 @@ class BurstParser(XTermParser):
         frame = getattr(self._gen, "gi_frame", None)
         return bool(frame is not None and frame.f_locals.get("bracketed_paste"))
 
+    def _paste_buffer(self) -> list[str] | None:
+        """The text of the bracketed paste the parse loop is in (its own list), or None."""
+        frame = getattr(self._gen, "gi_frame", None)
+        if frame is None or not frame.f_locals.get("bracketed_paste"):
+            return None
+        buffer = frame.f_locals.get("paste_buffer")
+        return buffer if isinstance(buffer, list) else None
+
+    def _at_rest(self) -> bool:
+        """Is the parse loop waiting for the next character with nothing under way (not in
+        an escape sequence, no token to give out)? Its read between keys has no timeout;
+        inside a sequence it reads with the ESC delay."""
+        awaiting = self._awaiting
+        return (not self._eof and not self._tokens and type(awaiting) is Read1
+                and awaiting.timeout is None)
+
+    def _made(self, character: str) -> _Made:
+        """The keys ``character`` makes at rest (kept: a paste repeats its characters)."""
+        made = self._made_by.get(character)
+        if made is None:
+            keys = tuple((key.key, key.character)
+                         for key in self._sequence_to_key_events(character)
+                         if key.key != Keys.Ignore)
+            made = (keys, sum(1 for _key, ch in keys if ch is not None and ch.isprintable()),
+                    "".join(_KEY_TEXT.get(key) or ch or "" for key, ch in keys))
+            self._made_by[character] = made
+        return made
+
+    def feed_runs(self, data: str) -> Iterator[Message | KeyRun]:
+        """:meth:`feed`, with each run of characters without an ESC read at rest taken in
+        one step: a :class:`KeyRun` of its keys (none when they are all ignored), or, in a
+        bracketed paste, added to the paste's text as the loop adds each character. What is
+        not at rest (an ESC and the sequence it starts) goes through :meth:`feed`."""
+        if not data or self._eof:
+            yield from self.feed(data)
+            return
+        if not hasattr(self, "_made_by"):
+            self._made_by: dict[str, _Made] = {}
+        pos, size = 0, len(data)
+        while pos < size:
+            end = data.find("\x1b", pos)
+            if end < 0:
+                end = size
+            if end == pos or not self._at_rest():
+                yield from self.feed(data[pos])
+                pos += 1
+                continue
+            run, pos = data[pos:end], end
+            self._timeout_time = None           # as reading each character at rest does
+            buffer = self._paste_buffer()
+            if buffer is not None:
+                buffer.extend(run)
+                continue
+            made = self._made
+            pairs: list[tuple[str, str | None]] = []
+            printable = 0
+            texts = []
+            for character in run:
+                keys, n, text = made(character)
+                pairs.extend(keys)
+                printable += n
+                texts.append(text)
+            if pairs:
+                yield KeyRun(pairs, printable, "".join(texts))
+
     def _sequence_to_key_events(self, sequence: str,
                                 alt: bool = False) -> Iterable[events.Key]:
         if sequence == "\x1b" and not alt:   # only reached for an ESC of a reissued run
@@ -111,7 +212,7 @@ class BurstParser(XTermParser):
             yield key
 
 
-def burst_text(keys: Iterable[events.Key]) -> str:
+def burst_text(keys: Iterable[events.Key | KeyRun]) -> str:
     """The text a run of keys typed, with every control character but the line end and the
     tab shown escaped (:func:`qcstation.common.safe.printable`: ESC as ``\\x1b``), so that no
     pasted character acts as a key and none is lost: Enter a line end, Tab a tab, an
@@ -119,26 +220,39 @@ def burst_text(keys: Iterable[events.Key]) -> str:
     ``\\x03``, Backspace ``\\x7f``); keys without one (arrows) nothing."""
     parts = []
     for key in keys:
-        if key.key in _KEY_TEXT:
+        if isinstance(key, KeyRun):
+            parts.append(key.text)
+        elif key.key in _KEY_TEXT:
             parts.append(_KEY_TEXT[key.key])
         elif key.character:
             parts.append(("\x1b" if key.key.startswith("alt+") else "") + key.character)
     return printable("".join(parts))
 
 
-def _is_paste(keys: list[events.Key]) -> bool:
-    if len(keys) < PASTE_MIN_KEYS:
-        return False
-    printable = 0
+def _key_count(keys: list[events.Key | KeyRun]) -> int:
+    return sum(len(key.pairs) if isinstance(key, KeyRun) else 1 for key in keys)
+
+
+def _printable_count(keys: list[events.Key | KeyRun]) -> int:
+    return sum(key.printable if isinstance(key, KeyRun) else int(key.is_printable)
+               for key in keys)
+
+
+def _is_paste(keys: list[events.Key | KeyRun]) -> bool:
+    return _key_count(keys) >= PASTE_MIN_KEYS and _printable_count(keys) >= 2
+
+
+def _as_keys(keys: list[events.Key | KeyRun]) -> list[events.Key]:
+    out: list[events.Key] = []
     for key in keys:
-        if key.is_printable:
-            printable += 1
-            if printable >= 2:
-                return True
-    return False
+        if isinstance(key, KeyRun):
+            out.extend(key.keys())
+        else:
+            out.append(key)
+    return out
 
 
-def chunk_events(messages: Iterable[Message], text_focus: bool) -> list[Message]:
+def chunk_events(messages: Iterable[Message | KeyRun], text_focus: bool) -> list[Message]:
     """The messages to post for what one read of the terminal gave. Runs of keys that are
     a paste (:data:`PASTE_MIN_KEYS`) become one ``Paste`` when a text field has the focus,
     else one :class:`IgnoredPaste` when they hold :data:`IGNORED_PASTE_FROM` printable
@@ -146,13 +260,13 @@ def chunk_events(messages: Iterable[Message], text_focus: bool) -> list[Message]
     return _chunk(messages, text_focus, continues=False)[0]
 
 
-def _chunk(messages: Iterable[Message], text_focus: bool,
+def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
            continues: bool) -> tuple[list[Message], bool]:
     """:func:`chunk_events`, with the first run of keys taken as a paste whatever its size
     when ``continues`` (it goes on with the read before: :class:`ReadChunker`). Also says
     whether the read ended in a run taken as a paste."""
     out: list[Message] = []
-    run: list[events.Key] = []
+    run: list[events.Key | KeyRun] = []
     first_run = True
     ended_in_paste = False
 
@@ -164,7 +278,7 @@ def _chunk(messages: Iterable[Message], text_focus: bool,
         first_run = False
         ended_in_paste = False
         if going_on or _is_paste(run):
-            printable = sum(1 for key in run if key.is_printable)
+            printable = _printable_count(run)
             if text_focus:
                 out.append(events.Paste(burst_text(run)))
                 run.clear()
@@ -175,11 +289,11 @@ def _chunk(messages: Iterable[Message], text_focus: bool,
                 run.clear()
                 ended_in_paste = True
                 return
-        out.extend(run)
+        out.extend(_as_keys(run))
         run.clear()
 
     for message in messages:
-        if isinstance(message, events.Key):
+        if isinstance(message, (events.Key, KeyRun)):
             run.append(message)
         else:
             flush()
@@ -208,7 +322,7 @@ class ReadChunker:
         """Did the last read end in a paste (is more input waiting worth asking)?"""
         return self._in_paste
 
-    def take(self, messages: Iterable[Message], text_focus: bool, at: float, *,
+    def take(self, messages: Iterable[Message | KeyRun], text_focus: bool, at: float, *,
              size: int = 0, held_back: bool = False) -> list[Message]:
         """The messages to post for one read of ``size`` characters that came at ``at``;
         ``held_back`` for the keys the parser gives out at its timeout (held back from the
@@ -274,7 +388,7 @@ def chunking_driver_class() -> type:
             fileno = self.fileno
             EVENT_READ = selectors.EVENT_READ
             parser = BurstParser(self._debug)
-            feed = parser.feed
+            feed = parser.feed_runs
             tick = parser.tick
             decode = getincrementaldecoder("utf-8")().decode
             read = os.read
@@ -310,7 +424,7 @@ def chunking_driver_class() -> type:
             finally:
                 selector.close()
                 try:
-                    for _event in feed(""):
+                    for _event in parser.feed(""):
                         pass
                 except (EOFError, ParseError):
                     pass

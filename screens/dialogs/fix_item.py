@@ -130,6 +130,7 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         self.text = text
         self.saving = False
         self.message = ""       # the message shown above the editor (a refusal, 'Checking…')
+        self.shown_text = text
         self.needs_reason = item.outcome != "reject"
         self.late = item.outcome == "accept"     # a curator's correction of an accepted item
         self._what = "notation question" if item.dimension == "arithmetic" else "key information"
@@ -167,7 +168,9 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         dialog.border_subtitle = "Ctrl+S check and save · Ctrl+A select all · Esc cancel"
         self.query_one("#fix_error", Static).display = False
         self._size_editor()
-        self.set_focus(self.query_one("#fix_text", TextArea))
+        area = self.query_one("#fix_text", TextArea)
+        self.shown_text = area.text         # as the editor holds it: Esc asks once it changes
+        self.set_focus(area)
 
     @on(TextArea.Changed, "#fix_text")
     def _size_editor(self) -> None:
@@ -203,9 +206,30 @@ class FixModal(ModalScreen[dict[str, Any] | None]):
         elif isinstance(focused, Input):
             focused.select_all()
 
+    def edited(self) -> bool:
+        """Has the user changed the text or typed a reason (what Esc would lose)?"""
+        if self.query_one("#fix_text", TextArea).text != self.shown_text:
+            return True
+        return self.needs_reason and bool(self.query_one("#fix_reason", Input).value.strip())
+
     def action_cancel(self) -> None:
-        if not self.saving:
+        """Esc: leaves at once with nothing changed; an edit is lost only when the user says
+        so (as quitting with a run going asks): one Esc took a typed fix away unasked."""
+        if self.saving:
+            return
+        if not self.edited():
             self.dismiss(None)
+            return
+        from screens.dialogs.confirm import ConfirmModal
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmModal(
+            "Discard the fix?", "What you typed is lost; nothing is stored.\n\n"
+                                "y: discard · n (or Esc): keep editing"),
+            callback=answered)
 
     def action_save(self) -> None:
         if self.saving:

@@ -1,0 +1,64 @@
+"""The fix editor (screens/dialogs/fix_item.py): Esc with an edit asks before it is lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import TextArea
+
+from qcstation.app import make_app
+from screens.dialogs.confirm import ConfirmModal
+from screens.dialogs.fix_item import FixModal
+from screens.review import ReviewScreen
+from tests.app.conftest import ANNOTATOR, flat, make_config, reviews, screen_text, settle
+
+SIZE = (80, 24)
+
+
+async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: Path) -> None:
+    """Walked at 80x24: a fix typed into the editor was gone with one Esc, unasked (quitting
+    with a run going asks first). Esc with the text or the reason changed asks; n goes back
+    to the edit as it was, y discards it; with nothing changed Esc leaves at once."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, FixModal)
+        await pilot.press("escape")                 # nothing changed: leaves at once
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("e")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, FixModal)
+        area = modal.query_one("#fix_text", TextArea)
+        before = area.text
+        await pilot.press("end", *"xyz")
+        edited = area.text
+        assert edited != before
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmModal), flat(screen_text(app))
+        assert "Discard" in flat(screen_text(app))
+        await pilot.press("n")                      # back to the edit, kept as it was
+        await settle(pilot)
+        assert app.screen is modal and area.text == edited
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("y")                      # discarded: nothing stored
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        assert reviews(qc_db) == []
+        # a reason typed alone is an edit too
+        await pilot.press("e")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, FixModal)
+        if modal.needs_reason:
+            modal.query_one("#fix_reason").value = "wrong rate"     # type: ignore[attr-defined]
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmModal)

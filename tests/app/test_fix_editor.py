@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.widgets import TextArea
 
 from qcstation.app import make_app
@@ -15,6 +17,12 @@ from tests.app.conftest import ANNOTATOR, flat, make_config, reviews, screen_tex
 SIZE = (80, 24)
 
 
+def _fix_modal(app: App[Any]) -> FixModal:
+    screen = app.screen
+    assert isinstance(screen, FixModal), type(screen).__name__
+    return screen
+
+
 async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: Path) -> None:
     """Walked at 80x24: a fix typed into the editor was gone with one Esc, unasked (quitting
     with a run going asks first). Esc with the text or the reason changed asks; n goes back
@@ -24,15 +32,13 @@ async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: P
         await settle(pilot)
         await pilot.press("e")
         await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, FixModal)
+        _fix_modal(app)
         await pilot.press("escape")                 # nothing changed: leaves at once
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)
         await pilot.press("e")
         await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, FixModal)
+        modal = _fix_modal(app)
         area = modal.query_one("#fix_text", TextArea)
         before = area.text
         await pilot.press("end", *"xyz")
@@ -44,7 +50,7 @@ async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: P
         assert "Discard" in flat(screen_text(app))
         await pilot.press("n")                      # back to the edit, kept as it was
         await settle(pilot)
-        assert app.screen is modal and area.text == edited
+        assert _fix_modal(app) is modal and area.text == edited
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmModal)
@@ -55,8 +61,7 @@ async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: P
         # a reason typed alone is an edit too
         await pilot.press("e")
         await settle(pilot)
-        modal = app.screen
-        assert isinstance(modal, FixModal)
+        modal = _fix_modal(app)
         if modal.needs_reason:
             modal.query_one("#fix_reason").value = "wrong rate"     # type: ignore[attr-defined]
             await pilot.press("escape")

@@ -201,6 +201,12 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT = _json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
+def loads_unique(text: str | bytes) -> Any:
+    """JSON text as Python, refusing an object with a key twice (:class:`DuplicateKey`), as
+    it is (nothing scrubbed: a request a user wrote, to be sent as written)."""
+    return _STRICT.decode(text.decode("utf-8") if isinstance(text, bytes) else text)
+
+
 def loads_strict(text: str | bytes, raw: bytes | None = None) -> Any:
     """JSON text as Python, refusing an object with a key twice (:class:`DuplicateKey`, a
     ``ValueError``), every secret scrubbed (:mod:`qcstation.common.redact`). ``raw``: the

@@ -57,6 +57,11 @@ def test_input_lines_give_the_exported_bodies_verbatim(tmp_path: Path) -> None:
      "no chat messages"),
     (b"[" * 600 + b"]" * 600, "nested too deeply"),
     (b"\xff\xfe", "not UTF-8"),
+    # a key twice (lane attack7: the last was taken silently, the request sent under 'b')
+    (b'{"custom_id": "a", "custom_id": "b", "url": "/v1/chat/completions", "body": {"messages": '
+     b'[{"role": "user", "content": "x"}]}}', "'custom_id' appears twice"),
+    (b'{"custom_id": "a", "url": "/v1/chat/completions", "body": {"messages": [{"role": "user", '
+     b'"content": "x"}], "messages": [{"role": "user", "content": "y"}]}}', "'messages' appears twice"),
 ])
 def test_bad_input_lines_say_why(line: bytes, why: str) -> None:
     with pytest.raises(BadRequestLine, match=why):

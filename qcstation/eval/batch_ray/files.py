@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from qcstation.common.http_retry import MAX_JSON_NODES, too_deep
+from qcstation.common.http_retry import MAX_JSON_NODES, loads_unique, too_deep
 from qcstation.eval.backends.batch import MAX_LINE_BYTES, BatchFileError, read_batch_output
 from qcstation.eval.batch_ray.rows import BadRequestLine, parse_request_line
 
@@ -168,12 +168,10 @@ class OutputFile:
 
 
 def _custom_id_of(raw: bytes) -> str | None:
-    import json
-
     if too_deep(raw) or raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         return None
     try:
-        rec = json.loads(raw)
+        rec = loads_unique(raw)          # a key twice: no custom_id (read_batch_output refuses it)
     except (ValueError, RecursionError):
         return None
     cid = rec.get("custom_id") if isinstance(rec, dict) else None

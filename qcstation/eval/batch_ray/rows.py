@@ -22,7 +22,7 @@ import json
 import uuid
 from typing import Any
 
-from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, too_deep
+from qcstation.common.http_retry import MAX_JSON_NODES, clean_text, loads_unique, too_deep
 from qcstation.common.safe import message_text
 from qcstation.eval.backends.batch import BATCH_URL, MAX_CUSTOM_ID, MAX_LINE_BYTES
 from qcstation.eval.types import EvalReply
@@ -40,7 +40,7 @@ def parse_request_line(raw: bytes) -> tuple[str, str]:
     if too_deep(raw) or raw.count(b"{") + raw.count(b"[") > MAX_JSON_NODES:
         raise BadRequestLine("JSON nested too deeply or too large")
     try:
-        rec = json.loads(raw.decode("utf-8"))
+        rec = loads_unique(raw.decode("utf-8"))     # a key twice: which one is meant is unclear
     except UnicodeDecodeError:
         raise BadRequestLine("not UTF-8 text") from None
     except (ValueError, RecursionError) as exc:

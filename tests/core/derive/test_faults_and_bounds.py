@@ -100,3 +100,21 @@ def test_the_command_says_which_option_is_out_of_bounds(db: Path, argv: list[str
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 2
     assert f"argument {argv[1]}" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_equation_seed_is_left_out_for_having_no_worked_solution_not_for_no_rule() -> None:
+    """An ASDiv seed is formalized by the equation rule; derive rebuilds a worked solution,
+    so it leaves the seed out, saying so: "no-rule" told the user the rules had failed (398
+    of 433 verified ASDiv parents in the lead's import of ASDiv)."""
+    from qcstation.core.construct.make.rules import rule_for_seed
+    from qcstation.core.derive.bindings import Refusal
+    from qcstation.core.derive.rebuild import rule_of
+
+    seed = {"source": "asdiv", "question": "Seven red apples and two green apples are in the "
+            "basket. How many apples are in the basket?", "answer_text": "9 (apples)",
+            "answer_value": "9", "equation": "7+2=9", "solution": None, "meta": "{}"}
+    assert rule_for_seed(seed).rule == "equation"        # the seed is formalized
+    with pytest.raises(Refusal) as info:
+        rule_of(seed)
+    assert info.value.code == "no-worked-solution"
+    assert "equation" in str(info.value) and "worked solution" in str(info.value)

@@ -13,6 +13,7 @@ from textual.widgets import DataTable
 from qcstation.app import make_app
 from screens.queue import QueueScreen
 from tests.app.conftest import make_config, settle
+from tests.app.test_eval_screens import eval_db  # noqa: F401
 
 
 def _cursor_line_reversed(table: DataTable) -> bool:
@@ -46,3 +47,30 @@ async def test_the_queues_cursor_is_drawn_in_reverse_without_colour(
         await settle(pilot)
         assert table.has_focus
         assert _cursor_line_reversed(table) is no_color
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+async def test_the_focused_pane_is_told_by_its_border_without_colour(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch, no_color: bool) -> None:
+    """The results' rows and item pane, focused or not, differed by their border's colour
+    alone (round either way): with NO_COLOR the focused one's border is double."""
+    from screens.results import ResultsScreen
+
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    app = make_app(eval_db, config=make_config(), account="ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        table = app.screen.query_one("#results_table")
+        pane = app.screen.query_one("#item_pane")
+        focused = "double" if no_color else "round"
+        assert table.has_focus
+        assert (table.styles.border_top[0], pane.styles.border_top[0]) == (focused, "round")
+        await pilot.press("tab")
+        await settle(pilot)
+        assert pane.has_focus or pane.has_focus_within
+        assert (table.styles.border_top[0], pane.styles.border_top[0]) == ("round", focused)

@@ -9,6 +9,22 @@ SHARED = ROOT.parent / "shared"
 DATASETS = SHARED / "datasets"
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """mypy over the whole tree starts now when its test is selected, and runs beside the other
+    tests; its test reads the finished process (tests/background.py)."""
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        if item.nodeid.endswith("test_lint.py::test_mypy_finds_nothing"):
+            item.module.start_mypy()  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests import background
+
+    background.stop_all()
+
+
 @pytest.fixture
 def db_file(tmp_path: Path) -> Path:
     return tmp_path / "qc.db"

@@ -18,8 +18,10 @@ initialises: a package whose ``__init__`` re-exports its own modules is not a lo
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -27,18 +29,43 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = ("qcstation", "db", "exports", "screens")
 
 
+class _Read(NamedTuple):
+    """What the tests read of a file's syntax tree: its absolute imports (line, module, the
+    names a ``from`` import takes; none for ``import``) and its classes (line, name, bases)."""
+    imports: tuple[tuple[int, str, tuple[str, ...] | None], ...]
+    classes: tuple[tuple[int, str, tuple[str, ...]], ...]
+
+
+@functools.lru_cache(maxsize=None)
+def _read_text(path: Path, text: str) -> _Read:
+    """The file parsed once per text for all the tests of this module (each test reads the
+    file again, so a changed file is parsed again)."""
+    imports: list[tuple[int, str, tuple[str, ...] | None]] = []
+    classes = []
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, ast.Import):
+            imports += [(node.lineno, a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imports.append((node.lineno, node.module, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ClassDef):
+            classes.append((node.lineno, node.name, tuple(ast.unparse(b) for b in node.bases)))
+    return _Read(tuple(imports), tuple(classes))
+
+
+def _read(path: Path) -> _Read:
+    return _read_text(path, path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """(line, module) of every import in a file that names one of our packages."""
     out: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            out += [(node.lineno, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            out.append((node.lineno, node.module))
+    for line, module, names in _read(path).imports:
+        out.append((line, module))
+        if names is not None:
             # "from qcstation import x" names the module qcstation.x when x is one
-            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names
-                    if (root / node.module.replace(".", "/") / a.name).exists()
-                    or (root / node.module.replace(".", "/") / f"{a.name}.py").exists()]
+            out += [(line, f"{module}.{name}") for name in names
+                    if (root / module.replace(".", "/") / name).exists()
+                    or (root / module.replace(".", "/") / f"{name}.py").exists()]
     return [(n, m) for n, m in out if m.split(".")[0] in OURS]
 
 
@@ -272,8 +299,7 @@ def test_every_dialog_lives_in_screens_dialogs() -> None:
         for path in sorted((ROOT / top).rglob("*.py")):
             if path.is_relative_to(ROOT / "screens" / "dialogs"):
                 continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.ClassDef) and any(
-                        "ModalScreen" in ast.unparse(b) for b in node.bases):
-                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+            for line, name, bases in _read(path).classes:
+                if any("ModalScreen" in b for b in bases):
+                    bad.append(f"{path.relative_to(ROOT)}:{line} {name}")
     assert bad == []

@@ -8,8 +8,9 @@ UTF-16/32 or binary text; for a compressed file, one that decompresses beyond
 object per line, blank lines skipped), one JSON array, or CSV/TSV (header row first).
 ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly, through a stream that
 counts what it inflates. Every record carries the line where it starts; a record that
-cannot be read (bad JSON, a duplicate key, not an object) carries ``data=None`` and an
-``error`` (reported as ``FILE:LINE``), so the rest of the file still imports. A CSV
+cannot be read (bad JSON, a duplicate key, two keys equal but for case, not an object)
+carries ``data=None`` and an ``error`` (reported as ``FILE:LINE``), so the rest of the
+file still imports. A CSV
 header naming a column twice, or two columns equal but for case, refuses the file; so does
 a quote that opens a CSV field and does not close where a field ends (the rows after it
 cannot be told apart), with the line where it opened.
@@ -318,9 +319,28 @@ def _checked(line: int, number: int, obj: Any, keys: _KeyCheck, in_array: bool) 
         return Raw(line, number, None, where + message, in_array)
     if not isinstance(obj, dict):
         return Raw(line, number, None, f"{where}expected a JSON object, got {type_name(obj)}", in_array)
+    if (alike := _keys_alike(obj)) is not None:
+        return Raw(line, number, None, where + alike, in_array)
     if _json_depth(obj) > MAX_JSON_DEPTH:
         return Raw(line, number, None, f"{where}JSON nested too deeply (limit {MAX_JSON_DEPTH})", in_array)
     return Raw(line, number, obj, None, in_array)
+
+
+def _keys_alike(record: dict[str, Any]) -> str | None:
+    """Why a record cannot be read when two of its keys are equal but for case ("Question"
+    and "question"), or None: the column mapping reads a key missing as named in lower case
+    (ASDiv's JSON Lines), so which one a field reads would be unclear, as with a CSV header
+    (:func:`_header_problem`). One dictionary look-up a key: linear in the number of keys."""
+    if len(record) < 2:
+        return None
+    seen: dict[str, str] = {}
+    for key in record:
+        low = key.lower()
+        other = seen.setdefault(low, key)
+        if other != key:
+            return (f"keys {_shown(other)} and {_shown(key)} differ only in case: which one a "
+                    "field reads is unclear; not imported")
+    return None
 
 
 def json_shape(head: bytes) -> str:

@@ -9,6 +9,7 @@ import gzip
 import json
 import lzma
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -237,3 +238,70 @@ def test_line_ends_and_long_lines_across_chunks(store: Store, tmp_path: Path) ->
     assert [(e.line, e.message) for e in rep.errors] == [(3001, "line is longer than 1 MB; not imported")]
     last = store.one("SELECT import_line, orig_id FROM seeds WHERE question LIKE 'Q-last%'")
     assert last == {"import_line": 3002, "orig_id": "3002"}
+
+
+# --- keys equal but for case (issue 30, leftover 2) ---------------------------------------------
+def test_json_keys_equal_but_for_case_are_file_line_errors_naming_both(store: Store, tmp_path: Path) -> None:
+    # the mapping reads a key missing as named in lower case: with "Question" and "question"
+    # in one record, which one a field read was unclear, and the record was taken silently
+    clash = {"Question": "Bo has 4 boxes of 5 pens and loses 2. How many?", "question": "Who?",
+             "answer": "18"}
+    lines = tmp_path / "case.jsonl"
+    lines.write_text("\n".join(json.dumps(r) for r in (GOOD, clash, {**GOOD, "question": "Cy has 3 bags "
+                     "of 4 and eats 2. How many?", "Answer": "10"})) + "\n")
+    rep = import_file(store, lines, level="easy")
+    assert rep.added == 1
+    assert [(e.line, e.message) for e in rep.errors] == [
+        (2, "keys 'Question' and 'question' differ only in case: which one a field reads is unclear; "
+            "not imported"),
+        (3, "keys 'answer' and 'Answer' differ only in case: which one a field reads is unclear; "
+            "not imported")]
+    array = tmp_path / "case_array.json"
+    array.write_text(json.dumps([{**GOOD, "question": "Di has 6 rows of 7 and adds 3. How many?"},
+                                 clash], indent=1))
+    rep = import_file(store, array, level="easy")
+    assert (rep.fmt, rep.added) == ("json", 1)
+    assert [e.message for e in rep.errors] == [
+        "record 2: keys 'Question' and 'question' differ only in case: which one a field reads is "
+        "unclear; not imported"]
+    # nested objects are not read through the mapping: their keys may differ in case
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text(json.dumps({**GOOD, "question": "Ed has 5 bags of 6 and eats 4. How many?",
+                                  "meta": {"A": 1, "a": 2}}) + "\n")
+    assert import_file(store, nested, level="easy").added == 1
+
+
+def test_json_keys_equal_but_for_case_are_found_with_one_lookup_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # linear in the number of keys: each key is lowered once, whatever the record holds
+    record = {f"k{i}": i for i in range(100_000)}
+    record["K99999"] = 0
+    lowered = 0
+
+    class Key(str):
+        def lower(self) -> str:
+            nonlocal lowered
+            lowered += 1
+            return str.lower(self)
+
+    counted: dict[str, Any] = {Key(k): v for k, v in record.items()}
+    assert readers._keys_alike(counted) == ("keys 'k99999' and 'K99999' differ only in case: which one "
+                                            "a field reads is unclear; not imported")
+    assert lowered == len(record)
+
+
+def test_asdiv_json_lines_with_lower_case_keys_are_detected_and_read(store: Store, tmp_path: Path) -> None:
+    # ASDiv as JSON Lines on the Hugging Face hub writes its fields in lower case
+    from qcstation.core.ingest.formats import detect_format
+    from tests.core.ingest.public_sets import ASDIV
+
+    path = tmp_path / "asdiv_lower.jsonl"
+    path.write_text("\n".join(json.dumps({k.lower(): v for k, v in r.items()}) for r in ASDIV) + "\n",
+                    encoding="utf-8")
+    assert detect_format(path) == "asdiv"
+    rep = import_file(store, path)
+    assert (rep.fmt, rep.added, rep.error_count) == ("asdiv", len(ASDIV), 0)
+    row = store.one("SELECT question, answer_value, equation FROM seeds WHERE orig_id = 'nluds-2'")
+    assert row is not None
+    first = ASDIV[1]
+    assert row["question"].startswith(first["Body"]) and row["question"].endswith(first["Question"])
+    assert (row["answer_value"], row["equation"]) == ("10", first["Formula"])

@@ -772,4 +772,23 @@ migration(
     [*KEPT_SCORES_BATCHED],
 )
 
+# --- v25: runs answered and never scored read `unscored` ---------------------------------------
+# Before the `unscored` status (issue 30.5) `eval run --no-score` stored a run `done` with its
+# outputs and no score. A scoring pass writes at least one score row for every output it reads
+# (a failed request's too: verdict `error`), so a `done` run holding outputs and no score row was
+# never scored: it reads `unscored` now, as a run made so today does (the leaderboard leaves it
+# out and names it; `eval score`/`eval resume` score it). One UPDATE over eval_runs; each run is
+# two index seeks (eval_outputs_status and eval_scores_page_sd start with run_id), whatever the
+# number of outputs; it changes nothing when run again (tests/db/test_store.py).
+UNSCORED_DONE_RUNS = (
+    "UPDATE eval_runs SET status = 'unscored' WHERE status = 'done' "
+    "AND EXISTS (SELECT 1 FROM eval_outputs o WHERE o.run_id = eval_runs.id) "
+    "AND NOT EXISTS (SELECT 1 FROM eval_scores s WHERE s.run_id = eval_runs.id)")
+
+migration(
+    25,
+    "runs stored done with outputs and no score (eval run --no-score before `unscored`) read unscored",
+    [UNSCORED_DONE_RUNS],
+)
+
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

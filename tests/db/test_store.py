@@ -250,3 +250,39 @@ def test_a_kept_store_is_released_not_closed_and_reads_what_others_committed(db_
     assert kept.closed
     with pytest.raises(sqlite3.ProgrammingError):
         kept.conn.execute("SELECT 1")
+
+
+def test_runs_stored_done_without_a_score_read_unscored_after_the_upgrade(tmp_path: Path) -> None:
+    # `eval run --no-score` before the `unscored` status stored its runs `done` with no score
+    # (issue 30 leftover 1): the upgrade reads them `unscored`, and nothing else
+    from db.migrations import UNSCORED_DONE_RUNS
+    from db.store import now
+    from tests.eval_factory import add_item, make_run
+
+    path = tmp_path / "old.db"
+    with Store(path, migrate=False) as s:
+        s.migrate(24)
+        never, scored, empty, stopped = (make_run(s, status=st) for st in ("done", "done", "done", "interrupted"))
+        add_item(s, scored, 1, scores={"fi": "c"})
+        with s.transaction():
+            for run in (never, scored, stopped):
+                s.conn.execute("INSERT INTO eval_outputs (run_id, seed_id, task, sample_idx, status, "
+                               "prompt_hash, response, created_at) VALUES (?, 1, 'final', 0, 'ok', 'h', "
+                               "'5', ?)", (run, now()))
+
+    def statuses() -> dict[int, str]:
+        with Store(path) as s:
+            assert s.schema_version == SCHEMA_VERSION
+            return {int(r["id"]): str(r["status"]) for r in s.query("SELECT id, status FROM eval_runs")}
+
+    assert statuses() == {never: "unscored", scored: "done", empty: "done", stopped: "interrupted"}
+    # idempotent: run again (an older copy of the file upgraded twice) it changes nothing
+    with Store(path) as s:
+        s.conn.execute("PRAGMA user_version = 24")
+    assert statuses() == {never: "unscored", scored: "done", empty: "done", stopped: "interrupted"}
+    # cheap on a big database: one pass over the runs, each an index seek into the outputs and
+    # the scores (never a scan of either)
+    with Store(path) as s:
+        plan = [str(r[3]) for r in s.conn.execute("EXPLAIN QUERY PLAN " + UNSCORED_DONE_RUNS)]
+    assert [p for p in plan if p.startswith("SCAN")] == ["SCAN eval_runs"], plan
+    assert sum(p.startswith("SEARCH") and "INDEX" in p and "(run_id=?)" in p for p in plan) == 2, plan

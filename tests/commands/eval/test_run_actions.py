@@ -158,3 +158,31 @@ def test_a_missing_dependency_is_one_line_not_a_traceback(qs_db: Path, tmp_path:
                           capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert proc.returncode == 2
     assert "the Python package 'scipy' is missing" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_run_stored_done_by_an_old_no_score_reads_unscored_and_resume_scores_it(qs_db: Path) -> None:
+    # before `unscored`, `eval run --no-score` stored the run `done` with no score: it was on the
+    # leaderboard with nothing in it, and `eval resume` kept it `done` unscored (a scored run it
+    # added nothing to) (issue 30 leftover 1)
+    def cli(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), *a],
+                              capture_output=True, text=True, timeout=300)
+
+    proc = cli("eval", "run", "--model", "reference", "--working-set", "--limit", "3", "--shots", "0",
+               "-q", "--no-score")
+    found = re.search(r"run (\d+): unscored;", proc.stdout)
+    assert proc.returncode == 0 and found is not None, proc.stdout + proc.stderr
+    run_id = found.group(1)
+    with Store(qs_db) as s:      # as the old version left it, in a database of schema 24
+        s.execute("UPDATE eval_runs SET status = 'done' WHERE id = ?", (int(run_id),))
+        s.conn.execute("PRAGMA user_version = 24")
+    listed = cli("eval", "list")
+    row = next(line for line in listed.stdout.splitlines() if line.split()[:1] == [run_id])
+    assert " unscored " in row and " done " not in row, listed.stdout
+    board = cli("eval", "leaderboard")
+    assert f"answered, not scored (not listed: the leaderboard counts scored runs): run {run_id};" in board.stdout
+    resumed = cli("eval", "resume", run_id, "-q")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    with Store(qs_db) as s:
+        assert s.scalar("SELECT status FROM eval_runs WHERE id = ?", (int(run_id),)) == "done"
+        assert s.scalar("SELECT COUNT(*) FROM eval_scores WHERE run_id = ?", (int(run_id),)) > 0

@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from screens.dialogs.fields import OrderedFields
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_field import TextField
 
 
 class CommentModal(OrderedFields[str | None]):
@@ -28,7 +29,7 @@ class CommentModal(OrderedFields[str | None]):
             yield Static(Text("A note that goes with your next decision on this item "
                               "(seen by the curator). Enter keeps it; an empty note clears "
                               "it; Esc cancels."))
-            yield Input(self.current, placeholder="Note", id="comment_text", max_length=2000)
+            yield TextField(self.current, placeholder="Note", id="comment_text", limit=2000)
         yield KeyFooter()
 
     def on_mount(self) -> None:

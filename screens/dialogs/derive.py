@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_field import TextField
 
 #: kind -> what it builds (the derive command's actions)
 KIND_HELP = {
@@ -25,7 +26,9 @@ KIND_HELP = {
     "counterfactual": "one given shifted by -30..+30 %, new answer from Z3",
     "inverse": "the answer stated, one given hidden as X, unique by Z3",
 }
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+#: a derived set's name: what the field holds (a paste past it is cut, with a notice)
+SET_NAME_CHARS = 40
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,%d}$" % (SET_NAME_CHARS - 1))
 
 
 class DeriveFormError(ValueError):
@@ -88,7 +91,8 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
             with RadioSet(id="derive_kind"):
                 for n, (kind, what) in enumerate(KIND_HELP.items()):
                     yield KindButton(f"{kind}: {what}", value=n == 0, name=kind)
-            yield Input(placeholder="set name (default: the kind)", id="derive_name")
+            yield TextField(placeholder="set name (default: the kind)", id="derive_name",
+                            limit=SET_NAME_CHARS)
             yield Static("", id="derive_error")
         yield KeyFooter()
 

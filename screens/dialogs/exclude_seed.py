@@ -9,8 +9,10 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from qcstation.common.safe import one_line
+from qcstation.core.review.decisions import MAX_REASON_CHARS
 from screens.dialogs.fields import OrderedFields
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_field import TextField
 
 
 class ExcludeSeedModal(OrderedFields[str | None]):
@@ -33,7 +35,8 @@ class ExcludeSeedModal(OrderedFields[str | None]):
                 "when its artifact cannot be fixed. Its rejected item then no longer blocks "
                 "the QC gate (the reject still counts as a defect) and releases leave the "
                 "seed out. Type why and press Enter; Esc cancels."), id="exclude_prompt")
-            yield Input(placeholder="Why it cannot be fixed", id="exclude_reason")
+            yield TextField(placeholder="Why it cannot be fixed", id="exclude_reason",
+                            limit=MAX_REASON_CHARS)
         yield KeyFooter()
 
     def on_mount(self) -> None:

@@ -544,3 +544,42 @@ def test_a_50_kb_paste_is_read_in_a_few_steps_not_a_key_at_a_time() -> None:
     assert sum(len(m.pairs) for m in steps if isinstance(m, KeyRun)) > 49_000
     assert _route([(big.encode(), True)], True, fast=True) == \
         _route([(big.encode(), True)], True, fast=False)
+
+
+async def test_a_large_paste_into_every_other_one_line_field_is_cut_with_a_notice(
+        qc_db: Path) -> None:
+    """walk7: the derive dialog's set name, the exclude reason and the note were plain
+    fields: a 50 KB paste stood whole in the set name (51,000 characters, for the check to
+    refuse on Ctrl+S) and no notice said a thing; each now holds what it may, with the
+    notice the reasons give."""
+    from qcstation.widgets.text_field import TextField
+    from screens.dialogs.comment import CommentModal
+    from screens.dialogs.derive import DeriveModal
+    from screens.dialogs.exclude_seed import ExcludeSeedModal
+
+    app = curator_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key, modal, field_id, limit in (
+                ("d", DeriveModal, "#derive_name", 40),
+                ("r", None, "", 0),
+                ("X", ExcludeSeedModal, "#exclude_reason", MAX_REASON_CHARS),
+                ("c", CommentModal, "#comment_text", 2000)):
+            await pilot.press(key)
+            await settle(pilot)
+            if modal is None:
+                assert isinstance(app.screen, ReviewScreen)
+                continue
+            assert isinstance(app.screen, modal), (key, app.screen)
+            field = app.screen.query_one(field_id, TextField)
+            field.focus()
+            await settle(pilot)
+            for message in _reads(PASTE, focus=True):
+                app.post_message(message)  # type: ignore[arg-type]
+            await settle(pilot)
+            assert isinstance(app.screen, modal), key         # nothing pasted submitted it
+            assert len(field.value) == limit, (key, len(field.value))
+            assert all(ch.isprintable() for ch in field.value)
+            assert any(f"at most {limit:,} characters" in n for n in notifications(app)), key
+            await pilot.press("escape")
+            await settle(pilot)

@@ -268,8 +268,10 @@ class ArtifactView(Static):
 def cut_key(key: str, limit: int) -> str:
     """An item's key (escaped, one line) in at most ``limit`` characters, cut only where there
     is no room and never in its distinguishing part: a derived item's ``~set.tag`` (the
-    transform and index that tell one parent's items apart) stays whole and its parent's id
-    loses its middle (``gsm8k-1…9~dyn.v3``); a key without one loses its middle too."""
+    transform and index that tell one parent's items apart) stays whole and so does its
+    parent's id after the source, as far as there is room (``gs…-80~ladder.errors3``,
+    ``…-80~ladder.errors3``: a cut in the middle read ``gs…0~ladder.errors3`` for the
+    ladders of gsm8k-10, -20 ... -90); a key without one loses its middle."""
     text = one_line(key)
     if len(text) <= limit:
         return text
@@ -279,9 +281,20 @@ def cut_key(key: str, limit: int) -> str:
     else:
         tail = sep + tail
     keep = limit - len(tail) - 1          # characters of the head beside the ellipsis
+    if keep < 2 and sep:
+        # no room for the whole set name: the parent's id and the tag stay, the set's
+        # name (the same for every item of the set) is cut ('…83~counterf….cf+10')
+        name, dot, tag = tail[1:].rpartition(".")
+        parent = "…" + head.rpartition("-")[2]
+        room = limit - len(parent) - 2 - len(dot) - len(tag)      # '~' and '…'
+        if name and dot and room >= 1:
+            return f"{parent}~{name[:room]}…{dot}{tag}"
     if keep < 2:
         return "…" + text[len(text) - max(limit - 1, 0):] if limit > 0 else ""
     front = (keep + 1) // 2
+    source, dash, number = head.rpartition("-")
+    if sep and source and dash and keep - front < len(number) + 1:
+        front = max(keep - len(number) - 1, 0)   # the parent's id ('-80') first
     return head[:front] + "…" + head[len(head) - (keep - front):] + tail
 
 

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
+from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.option_list import OptionDoesNotExist
+
+from qcstation.widgets.marked_list import CURSOR_MARK, GUTTER
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
@@ -93,20 +96,56 @@ def parse_run_form(*, model: str | None, release: str | None, tasks: list[str], 
 class TaskChecklist(SelectionList[str]):
     """The tasks to run, each readable without colour: ``X`` in the box of a chosen task, the
     box empty for the others (Textual's selection list draws the same ``X`` for both and
-    tells them apart by colour only)."""
+    tells them apart by colour only), and, while it has the focus, ``▸`` before the line
+    Space toggles (the cursor was its colour only)."""
+
+    def _get_left_gutter_width(self) -> int:
+        return super()._get_left_gutter_width() + len(GUTTER)
 
     def render_line(self, y: int) -> Strip:
         line = super().render_line(y)
         segments = list(line)
         if len(segments) < 3 or segments[0].text != Checkbox.BUTTON_LEFT:
             return line
+        index = self.scroll_offset.y + y
         try:
-            option = self.get_option_at_index(self.scroll_offset.y + y)
+            option = self.get_option_at_index(index)
         except OptionDoesNotExist:   # a line below the last option
             return line
         mark = Checkbox.BUTTON_INNER if option.value in self.selected else " "
         segments[1] = Segment(mark, segments[1].style)
-        return Strip(segments, line.cell_length)
+        cursor = (f"{CURSOR_MARK} " if index == self.highlighted and self.has_focus
+                  else GUTTER)
+        segments.insert(0, Segment(cursor, segments[3].style))
+        return Strip(segments, line.cell_length + len(GUTTER))
+
+
+class MarkedSelectOverlay(SelectOverlay):
+    """A ``Select``'s open list with ``▸`` before the highlighted choice (Enter takes it),
+    as :class:`qcstation.widgets.marked_list.MarkedOptionList` marks its line."""
+
+    def _get_left_gutter_width(self) -> int:
+        return len(GUTTER)
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        try:
+            index, offset = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return strip
+        mark = f"{CURSOR_MARK} " if index == self.highlighted and offset == 0 else GUTTER
+        style = next(iter(strip), Segment("")).style
+        return Strip([Segment(mark, style), *strip], strip.cell_length + len(GUTTER))
+
+
+class MarkedSelect(Select[str]):
+    """A ``Select`` whose open list marks the highlighted choice without colour
+    (:class:`MarkedSelectOverlay`; Textual's showed it by colour only)."""
+
+    def compose(self) -> ComposeResult:
+        yield SelectCurrent(self.prompt)
+        yield MarkedSelectOverlay(type_to_search=self._type_to_search).data_bind(
+            compact=Select.compact)
 
 
 class StartRunModal(ModalScreen[RunRequest | None]):
@@ -140,12 +179,12 @@ class StartRunModal(ModalScreen[RunRequest | None]):
         release_options.append((Text("working set (accepted items, no release)"), WORKING_SET))
         with Vertical(id="start_run_dialog", classes="dialog"):
             with Horizontal(classes="form_row"):
-                yield Label("Model", classes="form_label")
-                yield Select(model_options, id="run_model", allow_blank=False, compact=True,
+                yield Label("Model", classes="form_label", id="run_model_label")
+                yield MarkedSelect(model_options, id="run_model", allow_blank=False, compact=True,
                              value=model_options[0][1])
             with Horizontal(classes="form_row"):
-                yield Label("Items from", classes="form_label")
-                yield Select(release_options, id="run_release", allow_blank=False,
+                yield Label("Items from", classes="form_label", id="run_release_label")
+                yield MarkedSelect(release_options, id="run_release", allow_blank=False,
                              compact=True, value=release_options[0][1])
             yield Label("Tasks (Space toggles; X marks a chosen one)", id="start_run_tasks_label")
             yield TaskChecklist(*[(TASK_TITLES[t], t, True) for t in TASKS],
@@ -174,6 +213,18 @@ class StartRunModal(ModalScreen[RunRequest | None]):
         dialog.border_title = "Start an evaluation run"
         dialog.border_subtitle = "ctrl+s starts · Esc cancels"
         self.query_one("#run_model", Select).focus()
+
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def _mark_focused_choice(self) -> None:
+        """A closed choice list shows that it has the focus by colour only: the label of
+        the one that has it (or its open list) reads '▸ Model'."""
+        focused = self.focused
+        for select_id, text in (("run_model", "Model"), ("run_release", "Items from")):
+            select = self.query_one(f"#{select_id}", Select)
+            within = focused is not None and (focused is select or select in focused.ancestors)
+            self.query_one(f"#{select_id}_label", Label).update(
+                f"{CURSOR_MARK} {text}" if within else text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -32,6 +32,10 @@ bracketed) put Textual's parser into a bracketed paste that only a ``ESC [201~``
 key typed after it was kept as paste text, and the app took no key but Esc until then. A
 bracketed paste comes whole, so a paste still open :data:`PASTE_STALL_S` after the last read
 is ended there (:func:`end_stalled_paste`): what it held is one ``Paste``, and keys act again.
+A key typed before that (an Enter pressed right after such a paste) went into the paste's text:
+a read that comes :data:`PASTE_GAP_S` or more after the last one, when no input was waiting
+then, is typed after the paste, which is ended before it (:func:`end_paste_before_read`); the
+reads of one paste come back to back.
 
 Textual's parser reads a character at a time (a generator step, a ``Key`` made and logged):
 50 KB pasted without bracketed paste took it 2.5 to 6.5 s before the first key of it was
@@ -68,7 +72,7 @@ from qcstation.common.safe import printable
 __all__ = ["chunk_events", "burst_text", "BurstParser", "KeyRun", "PASTE_MIN_KEYS",
            "IGNORED_PASTE_FROM",
            "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus",
-           "PASTE_STALL_S", "end_stalled_paste"]
+           "PASTE_STALL_S", "end_stalled_paste", "end_paste_before_read"]
 
 #: from this many keys in one read (two of them printable) the read is a paste
 PASTE_MIN_KEYS = 3
@@ -359,6 +363,17 @@ def end_stalled_paste(parser: BurstParser, last_read_at: float, now: float) -> l
     return list(parser.feed(_PASTE_END))
 
 
+def end_paste_before_read(parser: BurstParser, last_read_at: float, now: float,
+                          waiting: bool) -> list[Message]:
+    """The ``Paste`` of a bracketed paste still open when a read comes that is typed after
+    it: :data:`PASTE_GAP_S` or more after the last read, with no input waiting once that
+    read was taken (``waiting``); nothing when none is open or the read goes on with it
+    (the module's docstring). Times are seconds of a monotonic clock, given by the caller."""
+    if waiting or now - last_read_at < PASTE_GAP_S or not parser.in_bracketed_paste:
+        return []
+    return list(parser.feed(_PASTE_END))
+
+
 def text_has_focus(focused: object) -> bool:
     """Is ``focused`` a widget that takes typed text (an editable ``Input`` or ``TextArea``)?"""
     from textual.widgets import Input, TextArea
@@ -395,21 +410,31 @@ def chunking_driver_class() -> type:
             process: Callable[[Message], None] = self.process_message
             chunker = ReadChunker()
             last_read_at = monotonic()
+            waiting = False         # input was waiting once the last read was taken
 
             def process_selector_events(selector_events: list[tuple[selectors.SelectorKey, int]],
                                         final: bool = False) -> None:
-                nonlocal last_read_at
+                nonlocal last_read_at, waiting
                 for last, (_selector_key, mask) in loop_last(selector_events):
                     if mask & EVENT_READ:
                         unicode_data = decode(read(fileno, 1024 * 4), final=final and last)
-                        read_at = last_read_at = monotonic()
+                        read_at = monotonic()
                         if not unicode_data:
+                            last_read_at = read_at
                             break
+                        # a key typed after a bracketed paste left open is not its text
+                        for event in end_paste_before_read(parser, last_read_at, read_at,
+                                                           waiting):
+                            process(event)
+                        last_read_at = read_at
                         for event in chunker.take(feed(unicode_data), self._text_focus(),
                                                   read_at, size=len(unicode_data)):
                             process(event)
-                        if chunker.in_paste:
-                            chunker.posted(monotonic(), bool(selector.select(0)))
+                        waiting = False
+                        if chunker.in_paste or parser.in_bracketed_paste:
+                            waiting = bool(selector.select(0))
+                            if chunker.in_paste:
+                                chunker.posted(monotonic(), waiting)
                 for event in chunker.take(tick(), self._text_focus(), monotonic(),
                                           held_back=True):
                     process(event)

@@ -583,3 +583,41 @@ async def test_a_large_paste_into_every_other_one_line_field_is_cut_with_a_notic
             assert any(f"at most {limit:,} characters" in n for n in notifications(app)), key
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_an_enter_typed_after_a_paste_left_in_a_bracketed_paste_acts(qc_db: Path) -> None:
+    """A paste (not bracketed) that ended inside ``ESC [200~``'s paste: the Enter pressed
+    after it went into that paste's text (ended only 0.5 s after the last read), and the
+    reject waited. A read that comes a while after the last one, nothing waiting then, is
+    typed after the paste: the paste is ended first, and the Enter rejects."""
+    from qcstation.driver import end_paste_before_read
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        field = app.screen.query_one("#reject_typed")
+        assert app.focused is field
+        parser, chunker = BurstParser(False), ReadChunker()
+        pasted = "short reason\x1b[200~tail"
+        posted: list[Message] = chunker.take(parser.feed_runs(pasted), True, 0.0,
+                                             size=len(pasted))
+        assert parser.in_bracketed_paste
+        # the Enter comes 0.3 s later, nothing was waiting after the paste's read
+        posted += end_paste_before_read(parser, 0.0, 0.3, waiting=False)
+        assert not parser.in_bracketed_paste
+        keys = chunker.take(parser.feed_runs("\r"), True, 0.3, size=1)
+        assert [getattr(m, "key", None) for m in keys] == ["enter"]
+        for message in posted + keys:
+            app.post_message(message)
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "short reasontail")]
+    # a read right after the last one, or one already waiting then, goes on with the paste
+    parser = BurstParser(False)
+    list(parser.feed_runs("a\x1b[200~b"))
+    assert end_paste_before_read(parser, 0.0, 0.05, waiting=False) == []
+    assert end_paste_before_read(parser, 0.0, 0.3, waiting=True) == []
+    assert parser.in_bracketed_paste

@@ -78,3 +78,29 @@ def test_the_parts_of_a_digit_fraction_on_a_line_that_does_not_write_it_stay_ref
     assert digit_fraction_parts("he has 3 quarters and 2 dimes") == {}  # coins, no fraction
     assert writes_the_fraction(3, 4, "Multiplying both sides by 4/3 gives (4/3)*9")
     assert not writes_the_fraction(3, 4, "There are 20 x 4 = 80 students")
+
+
+@pytest.mark.parametrize("question, solution, answer", [
+    # GSM8K train line 7176: the "/ 3" of "Two-thirds" was bound to "three times as many tadpoles"
+    ("A frog pond has five frogs living in it. Some frogs laid eggs, and now there are three times as many "
+     "tadpoles growing into more frogs as there are frogs. Two-thirds of the tadpoles will survive to maturity "
+     "as frogs. The pond can only sustain eight frogs. How many frogs will have to find a new pond when the "
+     "tadpoles grow up?",
+     "There are three times the number of tadpoles as frogs, so there are 3 * 5 = <<3*5=15>>15 tadpoles.\n"
+     "Two-thirds of the tadpoles will survive to become frogs, so 2 * 15 / 3 = <<2*15/3=10>>10 tadpoles will "
+     "grow into frogs.\nWhen the tadpoles grow up, there will be 5 + 10 = <<5+10=15>>15 frogs in the pond.\n"
+     "The pond can only sustain 8 frogs, so 15 - 8 = <<15-8=7>>7 frogs will need to find a new pond.", "7"),
+    # GSM8K train line 475: "18 x 2/3" is the rest of "One-third" (1 - 1/3), not "Two-fifths"' numerator
+    ("A club with 30 members ordered fruit juices. Two-fifths of them ordered lemon juice. One-third of the "
+     "remaining members ordered mango juice, and the rest ordered orange juice. How many members ordered "
+     "orange juice?",
+     "30 x 2/5 = <<30*2/5=12>>12 members ordered lemon juice.\nSo, 30 - 12 = <<30-12=18>>18 members did not "
+     "order lemon juice.\nSince 1/3 of the remaining ordered mango juice, then 18 x 2/3 = <<18*2/3=12>>12 "
+     "members ordered mango juice.\nTherefore, 18 - 12 = <<18-12=6>>6 members ordered orange juice.", "6"),
+])
+def test_the_numerator_without_the_parts_is_refused(question: str, solution: str, answer: str) -> None:
+    """A fraction's numerator in words used while what the step divides by is another number of equal
+    value (issue 26.1, gold7's held-out reading): the transforms would move that number with it."""
+    seed = {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+    with pytest.raises(RuleError, match="used without the fraction's parts"):
+        rule_for_seed(seed)

@@ -40,13 +40,21 @@ def check_parts_with_numerator(names: list[str]) -> str | None:
     """Why a formalization's use of a fraction's parts cannot be vouched for, or None: the parts
     of "three-fourths" (4) used without its numerator (3) are no quantity of the question ("20
     students do not have one ... 4 x 20": the 4 is 1 / (1 - 3/4), equal to the parts only
-    because the numerator is one less; for three-fifths it would be 5/2)."""
+    because the numerator is one less; for three-fifths it would be 5/2). Its numerator used
+    without its parts: the step's division by the parts was bound to another number of equal
+    value ("Two-thirds of the tadpoles ... 2 * 15 / 3" with "three times as many tadpoles":
+    GSM8K train 7176), which a transform moving that number would move with it."""
     declared = set(names)
     for name in names:
         if name.endswith("_parts") and name.removesuffix("_parts") + "_numerator" not in declared \
                 and _is_fraction_parts(name):
             return (f"{name} (the parts of {name[2:-6].replace('_', ' ')!r}) is used without the "
                     "fraction's numerator: what it divides or multiplies by is another quantity")
+        if name.endswith("_numerator") and name.removesuffix("_numerator") + "_parts" not in declared \
+                and name.removesuffix("_numerator") + "_parts" in _fraction_parts_names():
+            return (f"{name} (the numerator of {name[2:-10].replace('_', ' ')!r}) is used without the "
+                    "fraction's parts: what the step divides by is bound to another quantity of "
+                    "equal value, or the fraction is not taken whole")
     return None
 
 

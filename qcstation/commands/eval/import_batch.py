@@ -26,6 +26,38 @@ _IMPORT_CHUNK = 20_000
 #: a slice is stored once its replies' texts reach this many characters (a line may hold up to
 #: 16 MB: 20,000 such lines held at once would be 320 GB)
 _IMPORT_CHUNK_CHARS = 32 * 1024 * 1024
+#: problem lines kept (printed by --json); the others are counted only, so memory stays bounded
+#: over a file of millions of bad lines
+KEPT_PROBLEMS = 1000
+#: other runs named one by one in the summary (the rest are counted together)
+_NAMED_RUNS = 20
+
+
+class Problems(list[str]):
+    """Problem lines: the first :data:`KEPT_PROBLEMS` kept, every one counted (``total``);
+    a file's summary lines (:meth:`note`) are always kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+        self.notes: list[str] = []
+
+    def append(self, message: str) -> None:
+        self.total += 1
+        if len(self) < KEPT_PROBLEMS:
+            super().append(message)
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+    def take(self, other: Problems) -> None:
+        """Add ``other``'s problems after these: its kept lines, its count, its notes."""
+        for message in other:
+            self.append(message)
+        self.total += other.total - len(other)
+        for message in other.notes:
+            super().append(message)
+            self.total += 1
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -50,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     totals: dict[str, int] = {"read": 0, "stored": 0, "stored_error": 0, "already": 0,
                               "other_run": 0, "unknown_id": 0, "skipped": 0, "two_step": 0}
-    problems: list[str] = []
+    problems = Problems()
     unreadable: list[str] = []
     _register_keys(args)
     with store_from_args(args) as store:
@@ -71,22 +103,23 @@ def run(args: argparse.Namespace) -> int:
         info = get_run(store, run_id)
         store.event(_actor(), "eval.batch_imported", "eval_run", run_id,
                     {"files": [str(f) for f in args.files], **totals})
-    status = 2 if unreadable else (1 if problems else 0)
+    status = 2 if unreadable else (1 if problems.total else 0)
     for msg in unreadable:
         print(f"qcstation: error: {msg}", file=sys.stderr)
     for p in problems[:_SHOWN_PROBLEMS]:
         print(p, file=sys.stderr)
-    if len(problems) > _SHOWN_PROBLEMS:
-        print(f"... and {len(problems) - _SHOWN_PROBLEMS} more", file=sys.stderr)
+    if problems.total > _SHOWN_PROBLEMS:
+        print(f"... and {problems.total - _SHOWN_PROBLEMS} more", file=sys.stderr)
     pending = max(0, info.n_requests - info.n_outputs)
     if args.json:
-        print_json({"run": run_id, **totals, "problems": problems, "unreadable": unreadable,
+        print_json({"run": run_id, **totals, "problems": list(problems), "problems_total": problems.total,
+                    "unreadable": unreadable,
                     "responses": info.n_outputs, "requests": info.n_requests,
                     "pending": pending, "status": info.status})
         return status
     if len(unreadable) == len(args.files):
         return status
-    _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems), info)
+    _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems.total), info)
     return status
 
 
@@ -102,7 +135,7 @@ def _refuse_if_busy(store: Store, run_id: int) -> None:
 
 
 def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
-                 problems: list[str], unreadable: list[str]) -> None:
+                 problems: Problems, unreadable: list[str]) -> None:
     """Store one batch output file's results of ``run_id``, a slice at a time; what cannot
     be stored is added to ``problems`` (or the file to ``unreadable``)."""
     from qcstation.common.safe import message_text
@@ -112,7 +145,7 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
     from qcstation.eval.twostep import is_two_step
 
     two_step = is_two_step(get_run(store, run_id).spec)
-    file_problems: list[str] = []
+    file_problems = Problems()
     other_runs: dict[int, int] = {}
 
     def ours(replies: Iterator[EvalReply]) -> Iterator[EvalReply]:
@@ -127,7 +160,10 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
                 continue
             if parsed[0] != run_id:
                 totals["other_run"] += 1
-                other_runs[parsed[0]] = other_runs.get(parsed[0], 0) + 1
+                if parsed[0] in other_runs or len(other_runs) < _NAMED_RUNS:
+                    other_runs[parsed[0]] = other_runs.get(parsed[0], 0) + 1
+                else:
+                    other_runs[-1] = other_runs.get(-1, 0) + 1     # counted, not named
                 file_problems.append(f"{path}:{line}: {reply.custom_id} belongs to run "
                                      f"{parsed[0]}, not run {run_id}; refused")
                 continue
@@ -140,7 +176,7 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
             reply.endpoint = reply.endpoint or f"batch file {message_text(path.name, 120)}"
             yield reply
 
-    malformed: list[str] = []
+    malformed = Problems()
     counts: dict[str, int] = {}
     stream = ours(read_batch_output(path, problems=malformed))
     try:
@@ -152,19 +188,22 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
     except BatchFileError as exc:
         unreadable.append(str(exc))
         return
-    totals["skipped"] += len(malformed)
-    file_problems[:0] = malformed
+    totals["skipped"] += malformed.total
     for key, n in counts.items():
         if key == "unknown_id":   # a well-formed id of this run that names no request of it
-            file_problems.append(f"{path}: {n} result(s) name an item, task or sample "
-                                 f"that run {run_id} does not have; skipped")
+            file_problems.note(f"{path}: {n} result(s) name an item, task or sample "
+                               f"that run {run_id} does not have; skipped")
         totals[key] = totals.get(key, 0) + n
+    unnamed = other_runs.pop(-1, 0)
     for other, n in sorted(other_runs.items()):
         exists = store.one("SELECT id FROM eval_runs WHERE id = ?", (other,)) is not None
         hint = (f"; import them with `qcstation eval import-batch {other} {path}`"
                 if exists else " (no such run in this database)")
-        file_problems.append(f"{path}: {n} result(s) belong to run {other}{hint}")
-    problems.extend(file_problems)
+        file_problems.note(f"{path}: {n} result(s) belong to run {other}{hint}")
+    if unnamed:
+        file_problems.note(f"{path}: {unnamed} result(s) belong to {_NAMED_RUNS}+ other runs; refused")
+    problems.take(malformed)
+    problems.take(file_problems)
 
 
 def _chunks(replies: Iterator[EvalReply]) -> Iterator[list[EvalReply]]:

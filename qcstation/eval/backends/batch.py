@@ -59,6 +59,9 @@ MAX_FILE_BYTES = 8 * 1024 * 1024 * 1024     # one output file
 MAX_CUSTOM_ID = 200
 MAX_LINES_PER_FILE = 5_000_000              # lines read from one output file, blank lines included
 _GIVE_UP_AFTER = 20          # this many bad lines before any good one: not a batch output file
+#: custom_ids whose first line is remembered to report a repeat (memory bounded whatever the
+#: file's length: a repeat of a later id is not reported here; the store keeps its first reply)
+TRACKED_IDS = 200_000
 
 _CUSTOM_ID_RE = re.compile(r"^run([0-9]{1,12})-seed([0-9]{1,12})-([a-z]{1,32})-s([0-9]{1,6})$")
 
@@ -318,7 +321,8 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
 
     Lines that cannot be read are appended to ``problems`` as ``FILE:LINE: message`` and
     skipped; reading goes on. A ``custom_id`` seen earlier in the same file is reported
-    and its later line skipped. A missing, unreadable or oversized file raises
+    and its later line skipped (for the first :data:`TRACKED_IDS` ids; a repeat of a later
+    one is yielded, and the store keeps the reply it already has). A missing, unreadable or oversized file raises
     :class:`BatchFileError` before anything is yielded, and so does a file whose first
     20 lines are all unreadable (not a batch output file at all).
     """
@@ -359,7 +363,8 @@ def read_batch_output(path: str | Path, *, problems: list[str] | None = None,
                 sink.append(f"{path}:{lineno}: {message_text(reply.custom_id, 80)} already appeared "
                             f"on line {first_line[reply.custom_id]}; skipped")
                 continue
-            first_line[reply.custom_id] = lineno
+            if len(first_line) < TRACKED_IDS:
+                first_line[reply.custom_id] = lineno
             reply.extra["line"] = lineno
             yield reply
 

@@ -334,3 +334,44 @@ def _catch(seen: list[BaseException], fn: object) -> None:
         fn()  # type: ignore[operator]
     except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
         seen.append(exc)
+
+
+def test_millions_of_bad_lines_are_counted_not_kept(qs_db: Path, tmp_path: Path, fake_openai: FakeOpenAI,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lane attack7: import-batch kept every problem line (and every other run it met) until it
+    ended: 2,000,000 bad lines (a 150 MB file) peaked at 561 MB, growing with the file. The
+    first KEPT_PROBLEMS lines are kept, all are counted; 20 other runs are named, the rest
+    counted together; a file's repeats are tracked for its first TRACKED_IDS ids."""
+    from qcstation.commands.eval import import_batch
+    from qcstation.eval.backends import batch
+
+    monkeypatch.setattr(import_batch, "KEPT_PROBLEMS", 50)
+    run_a = _openai_run(qs_db, fake_openai, tasks=["final"])
+    inp = tmp_path / "a.jsonl"
+    assert main(["--db", str(qs_db), "eval", "export-batch", str(run_a), "--out", str(inp)]) == 0
+    out = tmp_path / "a.out.jsonl"
+    run_batch_over_http(inp, out, fake_openai.url)
+    good = out.read_text(encoding="utf-8").splitlines()
+    others = [good[0].replace(f"run{run_a}-", f"run{1000 + i}-") for i in range(30)]
+    big = tmp_path / "big.jsonl"
+    big.write_text("\n".join([good[0], *["{oops"] * 300, *[json.dumps({"custom_id": f"hi{i}"}) for i in range(300)],
+                              *others, *good[1:]]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--db", str(qs_db), "eval", "import-batch", str(run_a), str(big), "--json"]) == 1
+    cap = capsys.readouterr()
+    report = json.loads(cap.out)
+    notes = [p for p in report["problems"] if "result(s) belong to" in p]
+    assert len(report["problems"]) == 50 + len(notes) and len(notes) == 21, report["problems"][-25:]
+    assert report["problems_total"] == 300 + 300 + 30 + 21 and report["skipped"] == 300
+    assert f"{big}: 10 result(s) belong to 20+ other runs; refused" in notes
+    assert f"... and {300 + 300 + 30 + 21 - 20} more" in cap.err
+    assert report["stored"] == 5 and report["other_run"] == 30
+    # a repeat is reported for the first TRACKED_IDS ids; a later one is yielded (the store keeps
+    # the reply it has)
+    monkeypatch.setattr(batch, "TRACKED_IDS", 2)
+    rep = tmp_path / "rep.jsonl"
+    rep.write_text("\n".join([*good, good[0], good[4]]) + "\n", encoding="utf-8")
+    problems: list[str] = []
+    ids = [r.custom_id for r in batch.read_batch_output(rep, problems=problems)]
+    assert len(ids) == 6 and ids[-1] == ids[4] and len(problems) == 1 and "already appeared on line 1" in problems[0]

@@ -28,6 +28,10 @@ Per seed
 * filters (:mod:`qcstation.core.ingest.filters`): a seed failing one is stored with
   ``status='filtered'``, ``filter_reason`` (first failing filter) and ``filter_detail``;
   ``meta.filters`` lists every failing filter.
+* fractions: vulgar fraction characters in the question, answer, solution and equation are
+  stored in digits (:func:`~qcstation.core.reading.answers.plain_fractions`: "1½" -> "1 1/2",
+  "½" -> "1/2"), as every reader of a seed reads fractions; the duplicate check hashes the
+  question as written (a file imported before reads as the same seeds).
 * duplicates: a question whose normalised text (see :func:`normalize_question`) was
   already stored for the same source is stored with ``status='duplicate'``,
   ``filter_reason='duplicate'`` and ``duplicate_of`` = the first seed's id.
@@ -85,7 +89,7 @@ from qcstation.core.ingest.readers import (
     short,
 )
 from qcstation.core.ingest.steps import free_text_steps, states_a_number
-from qcstation.core.reading.answers import fraction_to_str, parse_number
+from qcstation.core.reading.answers import fraction_to_str, parse_number, plain_fractions
 
 __all__ = [
     "DATA_DIR",
@@ -352,6 +356,12 @@ class _Importer:
     def draft(self, raw: Raw) -> _Row:
         assert raw.data is not None
         d = self.format.convert(raw.data, raw, self.ctx)
+        # "1½" is read as "1 1/2" is: the rules, the filters and the checker read fractions in
+        # digits, and a question writing ½ was refused where the same with 1/2 was made
+        written = d.question      # hashed as written: a file imported before reads as the same seeds
+        d.question, d.answer_text = plain_fractions(d.question), plain_fractions(d.answer_text)
+        d.solution = plain_fractions(d.solution) if d.solution else d.solution
+        d.equation = plain_fractions(d.equation) if d.equation else d.equation
         _check_sizes(d)
         level = d.level or self.default_level
         if level is None:
@@ -367,7 +377,7 @@ class _Importer:
             d.steps, d.steps_rule = free_text_steps(d.question, d.solution)
         hits = [(h.reason, h.detail) for h in
                 check_seed(d.question, d.solution, d.answer_text, value, d.steps, d.steps_rule)]
-        chash = content_hash(d.question)
+        chash = content_hash(written)
         if (wrong := erratum(chash, d.answer_text)) is not None:
             hits.append((wrong.reason, wrong.detail))
         meta = d.meta

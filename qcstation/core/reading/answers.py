@@ -212,6 +212,37 @@ def _parse_number(text: str | float | int | None) -> ExactAnswer | None:
     return None
 
 
+#: the vulgar fraction characters ("½", "¾", "⅓"...) as digits: "1/2", "3/4", "1/3"
+_VULGAR = {ch: f"{n}/{d}" for ch, n, d in (
+    ("¼", 1, 4), ("½", 1, 2), ("¾", 3, 4), ("⅐", 1, 7), ("⅑", 1, 9), ("⅒", 1, 10), ("⅓", 1, 3),
+    ("⅔", 2, 3), ("⅕", 1, 5), ("⅖", 2, 5), ("⅗", 3, 5), ("⅘", 4, 5), ("⅙", 1, 6), ("⅚", 5, 6),
+    ("⅛", 1, 8), ("⅜", 3, 8), ("⅝", 5, 8), ("⅞", 7, 8), ("↉", 0, 3))}
+_VULGAR_CLASS = "[" + "".join(_VULGAR) + "]"
+#: a vulgar fraction with what touches it: a word character before ("1½": a mixed number when
+#: a digit; one space between a digit and it too, "1 ½"), a word character after ("½cup")
+_VULGAR_RE = re.compile(rf"(?:(?P<before>(?!{_VULGAR_CLASS})\w)(?P<space> ?))?(?P<ch>{_VULGAR_CLASS})"
+                        rf"(?P<after>(?!{_VULGAR_CLASS})\w)?")
+#: a fraction slash or division slash between digits ("3⁄4", "3∕4")
+_FRACTION_SLASH_RE = re.compile(r"(?<=\d)[\u2044\u2215](?=\d)")
+
+
+def plain_fractions(text: str) -> str:
+    """``text`` with its vulgar fraction characters written in digits, as the rest of the
+    reading reads fractions: "1½" and "1 ½" -> "1 1/2" (a mixed number), "½" -> "1/2",
+    "¾cup" -> "3/4 cup", and a fraction slash between digits ("3⁄4") -> "3/4". Text with
+    none is returned as is (ASCII text at once). One pass, linear in the text."""
+    if text.isascii():
+        return text
+    text = _FRACTION_SLASH_RE.sub("/", text)
+
+    def digits(m: re.Match[str]) -> str:
+        before, after = m.group("before"), m.group("after")
+        lead = f"{before} " if before is not None else ""
+        return lead + _VULGAR[m.group("ch")] + (f" {after}" if after is not None else "")
+
+    return _VULGAR_RE.sub(digits, text)
+
+
 def count_numbers(text: str) -> int:
     """How many separate numbers a text contains (for the single-number filter)."""
     t = _strip_wrappers(text)

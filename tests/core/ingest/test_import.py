@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from fractions import Fraction
 import json
 import os
 import subprocess
@@ -598,3 +599,48 @@ def test_an_erratum_applies_only_while_the_file_gives_the_listed_answer(
         row = store.one("SELECT status, filter_reason FROM seeds WHERE source = ?", (name,))
         assert row is not None and row["status"] == status
         assert row["filter_reason"] == (None if status == "active" else "gold_error")
+
+
+# --- vulgar fractions (issue 30 leftover 4) -------------------------------------------------
+def test_vulgar_fractions_are_read_as_the_same_numbers_in_digits(store: Store, tmp_path: Path) -> None:
+    # "1½" was no number to the filters, the rules and the checker: an answer "1½" was filtered
+    # (not a plain rational number) where "1 1/2" was kept, and the rules refused a question
+    # writing ½ where they made the same one with 1/2
+    from qcstation.core.reading.answers import plain_fractions
+
+    assert plain_fractions("1½ cups, ½ a cup, 2 ¾ m, ¾cup, x⅓ and 3⁄4; a 5-inch nail") == \
+        "1 1/2 cups, 1/2 a cup, 2 3/4 m, 3/4 cup, x 1/3 and 3/4; a 5-inch nail"
+    path = jsonl(tmp_path, "frac.jsonl", [
+        {"question": "Tom buys 3 boxes of apples. Each box weighs 1½ pounds. He eats ½ pound. "
+                     "How many pounds are left?", "answer": "4"},
+        {"question": "A jug holds 3 liters. Ann pours out ¾ liter and then 3/4 liter more. "
+                     "How many liters are left?", "answer": "1½"},
+    ])
+    rep = import_file(store, path, level="easy")
+    assert (rep.added, rep.filtered, rep.error_count) == (2, {}, 0)
+    tom, jug = seed(store, "frac", "1"), seed(store, "frac", "2")
+    assert tom["question"] == ("Tom buys 3 boxes of apples. Each box weighs 1 1/2 pounds. He eats 1/2 "
+                               "pound. How many pounds are left?")
+    assert (tom["status"], tom["answer_value"]) == ("active", "4")
+    assert (jug["status"], jug["answer_text"], jug["answer_value"]) == ("active", "1 1/2", "3/2")
+    assert jug["question"].startswith("A jug holds 3 liters. Ann pours out 3/4 liter")
+    # the same file again: the same seeds (the question is hashed as written)
+    again = import_file(store, path, level="easy")
+    assert (again.added, again.skipped_existing) == (0, 2)
+
+
+def test_a_percent_answer_is_read_as_the_questions_percents_are() -> None:
+    # decided on what the readers do: a percent is its number ("50%" is 50) in a question's
+    # givens and in a gold answer alike; a gold written with % also takes the ratio (0.5)
+    from qcstation.core.reading.textnumbers import numbers_in
+    from qcstation.eval.checker import check_answer
+
+    gold = parse_number("50%")
+    assert gold is not None and (gold.value, gold.percent) == (50, True)
+    assert exact("50%") == "50"
+    assert 50 in numbers_in("A shirt is 50% off.") and Fraction(1, 2) not in numbers_in("A shirt is 50% off.")
+    for reply in ("50", "50%", "0.5"):      # the gold as stored: "50%", answer_value 50
+        assert check_answer(reply, "50%", "50").verdict == "correct", reply
+    # a gold written without % ("What percent ... ?" answered 50) is the number 50
+    assert check_answer("50%", "50", "50").verdict == "correct"
+    assert check_answer("0.5", "50", "50").verdict == "wrong"

@@ -636,7 +636,7 @@ def test_a_percent_answer_is_read_as_the_questions_percents_are() -> None:
     from qcstation.eval.checker import check_answer
 
     gold = parse_number("50%")
-    assert gold is not None and (gold.value, gold.percent) == (50, True)
+    assert gold is not None and (gold.value, gold.percent) == (Fraction(50), True)
     assert exact("50%") == "50"
     assert 50 in numbers_in("A shirt is 50% off.") and Fraction(1, 2) not in numbers_in("A shirt is 50% off.")
     for reply in ("50", "50%", "0.5"):      # the gold as stored: "50%", answer_value 50

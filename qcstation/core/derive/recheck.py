@@ -131,9 +131,13 @@ class Unreadable(ValueError):
     pass
 
 
+#: a percent in an annotation, as /100 (from where its digits start: linear on a digit run)
+_PERCENT = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)%")
+
+
 def _parse(expr: str) -> ast.expr:
     text = expr.replace("x", "*").replace("×", "*").replace("÷", "/").replace("$", "").replace(",", "")
-    text = re.sub(r"(\d+(?:\.\d+)?)%", r"(\1/100)", text)
+    text = _PERCENT.sub(r"(\1/100)", text)
     if not re.fullmatch(r"[\d\s.+\-*/()]+", text) or len(text) > 400:
         raise Unreadable(f"the annotation {expr!r} is not plain arithmetic")
     try:

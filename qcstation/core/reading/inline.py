@@ -22,10 +22,12 @@ from qcstation.core.reading.expr import BinOp, Expr, ExpressionError, Num, evalu
 NUM_TXT = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 # a unit after a number: "/hour", " sheep", " miles per gallon" (up to three words)
 _UNIT_TXT = r"(?:/[A-Za-z][A-Za-z’']*|\s+(?!x(?:\s|$))[A-Za-z][A-Za-z’'\-]*(?:/[A-Za-z][A-Za-z’']*)*)"
-_OPERAND_TXT = rf"(?:\(\s*)*[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0,3}}(?:\s*\))*"
+# (each repetition bounded: an unbounded chain was read again from each of its operands where no
+# "=" followed it, quadratic in the text; a written computation has a few operations)
+_OPERAND_TXT = rf"(?:\(\s*){{0,16}}[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0,3}}(?:\s*\)){{0,16}}"
 # (a number right before a parenthesis multiplies it: "9000(.30) = 2700")
 _OPSYM_TXT = r"(?:\*\*|[-+*/×÷−–^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\s?\()|(?<=\))(?=\s?\d))"
-EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT})+"
+EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT}){{1,64}}"
 INLINE_RE = re.compile(
     rf"(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
 )
@@ -160,10 +162,16 @@ def find_inline_computations(text: str) -> list[InlineComputation]:
 VISIBLE_TAIL_RE = re.compile(rf"(?<![\w.,$/^*+\-×÷−–])({EXPR_TXT})\s*=\s*[$€£]?\s*$")
 
 
+#: the most of a line before an "=" that :func:`visible_before` reads (a written computation is a
+#: few dozen characters; the search is quadratic in what it is given)
+MAX_TAIL_CHARS = 400
+
+
 def visible_before(solution: str, start: int, rhs: str) -> tuple[str, Expr, Fraction] | None:
     line_start = solution.rfind("\n", 0, start) + 1
-    m = VISIBLE_TAIL_RE.search(solution[line_start:start])
-    if not m:
+    cut = max(line_start, start - MAX_TAIL_CHARS)
+    m = VISIBLE_TAIL_RE.search(solution[cut:start])
+    if not m or (cut > line_start and m.start() == 0):   # it may open before the cut: refused
         return None
     parsed = parse_visible(m.group(1), rhs)
     if parsed is None:

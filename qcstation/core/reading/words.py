@@ -773,7 +773,7 @@ def clause_choice(question: str, starts: list[int], line: str) -> int | None:
 
 
 _SIZE_RUN = re.compile(r"(?<![\w.])\d+(?:\s*x\s*\d+)+")
-_SIZE_NAMED = re.compile(r"(?<![\w.])(\d+(?:\s*x\s*\d+)+)['’]?s\b")
+_SIZE_NAMED = re.compile(r"(?<![\w.])(\d+(?:\s*x\s*\d+){1,8})['’]?s\b")   # bounded: linear
 
 
 def size_names(question: str, solution: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

@@ -145,7 +145,9 @@ _WORD_NUMBER_RE = re.compile(
     r"\b(?:(" + "|".join(_TENS) + r")(?:[\s-]+(" + "|".join(w for w in _WORDS if 0 < _WORDS[w] < 10) + r"))?"
     r"|(" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r"))\b"
     r"(?:[\s-]+(hundred|thousand|million|billion|dozen)s?\b)?", re.I)
-_DIGITS_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d{1,40})?(\.\d{1,40})?(?!\d)"
+# (a match starts at a digit or a point before one: every match without a number was skipped,
+# and one tried at each character of a run of spaces read the whole run: quadratic)
+_DIGITS_RE = re.compile(r"(?<![\w.])(?=\d|\.\d)(\d{1,3}(?:,\d{3})+|\d{1,40})?(\.\d{1,40})?(?!\d)"
                         r"(?:\s*(hundred|thousand|million|billion|dozen)s?\b)?(\s*%|\s*percent\b)?", re.I)
 _LATEX_FRAC_RE = re.compile(r"\\[dt]?frac\s*(?:\{\s*(-?\d+(?:\.\d+)?)\s*\}|(\d))\s*(?:\{\s*(-?\d+(?:\.\d+)?)\s*\}|(\d))")
 _SLASH_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w.])")

@@ -102,7 +102,7 @@ def _aligns(chunks: list[str], line: str, ok: Any, pos: int = 0, k: int = 0, dep
 
 _SPACES = re.compile(r"\s+")
 _LABEL = re.compile(r"^Q\d+:\s*")
-_ASKED_FOR = re.compile(r"\s*\(the value asked for\)$")
+_ASKED_FOR = re.compile(r"(?<!\s)\s*\(the value asked for\)$")   # (?<!\s): linear on space runs
 _GAP = re.compile(r"\?|\bQ\d+\b")
 
 

@@ -163,7 +163,9 @@ def step_results(step: ChainStep) -> list[Fraction]:
 # --------------------------------------------------------------------------- propagation
 
 
-_FINAL_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+# (a match opening with spaces opens at the first of them: one tried at each space of a long
+# run read the rest of the run each time; the number, its place and its sign are as before)
+_FINAL_NUMBER = re.compile(r"(?:(?<![\w.])(?=[-−$\d.])|(?<![\w.\s])(?=\s))[-−]?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 
 
 def final_value(st: ChainState) -> Fraction | None:

@@ -116,7 +116,9 @@ def validate_keyinfo(fields: dict[str, Any], question: str) -> list[str]:
 
 
 _CONTENT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_ASKING = re.compile(r"[^.?!]*\?|(?:^|(?<=[.!]\s))(?:find|calculate|determine|compute|what|how)\b[^.?!]*", re.I)
+# (a sentence ending in "?" is matched from where it starts, as the leftmost match always was:
+# tried at every character of a long sentence without one, it read the rest of it each time)
+_ASKING = re.compile(r"(?:^|(?<=[.?!]))[^.?!]*\?|(?:^|(?<=[.!]\s))(?:find|calculate|determine|compute|what|how)\b[^.?!]*", re.I)
 #: words too common to show that two texts speak of the same thing
 _COMMON = frozenset("""the and how what which who many much does did will was were are is has have had
 for with that this from into she her his him they them their its you your not all can could would

@@ -44,7 +44,9 @@ NOTHING_TO_READ = "No computations in the solution"
 _RESULT_PREFIX_RE = re.compile(r"^\s*[$€£]?\s*[-\d.,/]*\s*%?")
 _LABEL_END_RE = re.compile(r"[.!?;:=\d]")
 _CLAUSE_END_RE = re.compile(r"[.!?;:](?:\s|$)")
-_ARITHMETIC_TAIL_RE = re.compile(r"[\d\s.,+\-*/()=$x×÷%]+$")
+# (tried only where a run of these characters starts: tried inside a run that does not reach the
+# end, it read the rest of the run at each character)
+_ARITHMETIC_TAIL_RE = re.compile(r"(?<![\d\s.,+\-*/()=$x×÷%])[\d\s.,+\-*/()=$x×÷%]+$")
 _FINAL_RE = re.compile(r"####\s*(.+?)\s*$")
 _ANNOTATION_AND_RESULT_RE = re.compile(r"<<[^<>]*>>[\d.,]*")
 

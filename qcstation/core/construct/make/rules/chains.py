@@ -108,7 +108,7 @@ def _same_number(term: str, value: Fraction) -> bool:
         return False
 
 
-_FRACTION_AT_END = re.compile(r"(\d+)\s*/\s*(\d+)\s*$")
+_FRACTION_AT_END = re.compile(r"(?<!\d)(\d+)\s*/\s*(\d+)\s*$")   # (?<!\d): linear on digit runs
 
 
 def protect_chain_fractions(starts: list[int], raws: list[str | None], exprs: list[Expr]) -> list[Expr]:

@@ -1,0 +1,128 @@
+"""Regexes applied to untrusted text (seed questions and solutions, model replies, the rules'
+own reading of them) stay linear on hostile input (issue 30 leftover 5).
+
+Each pattern below was quadratic: tried at every character of a long run (spaces, digits, a
+sentence without its "?", a chain of operations with no "=" after it) it read the rest of the
+run each time. Each is rewritten to be tried only where a run starts (a guard at its front) or
+with bounded repetitions, and finds exactly what it found before. The tests count the work:
+how many places of a 100,000-character hostile text get past a pattern's guard (each then reads
+at most its own run, and runs do not overlap), or how much text a bounded search is given;
+never a clock."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from qcstation.core.construct.check import reread
+from qcstation.core.construct.make import inject_chain, keyinfo
+from qcstation.core.construct.make.rules import calculator, chains
+from qcstation.core.derive import recheck
+from qcstation.core.reading import inline, words
+from qcstation.core.verify import meaning
+from tests.conftest import dataset
+
+N = 100_000
+
+
+#: name -> (the pattern now, the pattern before, its guard now, a hostile unit, how it is read)
+def _cases() -> dict[str, tuple[re.Pattern[str], str, str, str, str]]:
+    return {
+        "meaning._DIGITS_RE": (
+            meaning._DIGITS_RE,
+            r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d{1,40})?(\.\d{1,40})?(?!\d)(?:\s*(hundred|thousand|million|"
+            r"billion|dozen)s?\b)?(\s*%|\s*percent\b)?",
+            r"(?<![\w.])(?=\d|\.\d)", "\n", "numbers"),
+        "recheck._PERCENT": (recheck._PERCENT, r"(\d+(?:\.\d+)?)%", r"(?<!\d)", "1", "groups"),
+        "inject_chain._FINAL_NUMBER": (
+            inject_chain._FINAL_NUMBER,
+            r"(?<![\w.])[-−]?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)",
+            r"(?:(?<![\w.])(?=[-−$\d.])|(?<![\w.\s])(?=\s))", "\n", "final"),
+        "chains._FRACTION_AT_END": (chains._FRACTION_AT_END, r"(\d+)\s*/\s*(\d+)\s*$", r"(?<!\d)", "1",
+                                    "search"),
+        "calculator._ARITHMETIC_TAIL_RE": (
+            calculator._ARITHMETIC_TAIL_RE, r"[\d\s.,+\-*/()=$x×÷%]+$", r"(?<![\d\s.,+\-*/()=$x×÷%])",
+            "1+", "sub"),
+        "keyinfo._ASKING": (
+            keyinfo._ASKING,
+            r"[^.?!]*\?|(?:^|(?<=[.!]\s))(?:find|calculate|determine|compute|what|how)\b[^.?!]*",
+            r"(?:^|(?<=[.?!]))", "5% ", "findall"),
+        "reread._ASKED_FOR": (reread._ASKED_FOR, r"\s*\(the value asked for\)$", r"(?<!\s)", "\n", "sub"),
+    }
+
+
+def _read(kind: str, p: re.Pattern[str], s: str) -> Any:
+    if kind == "numbers":
+        return [m.groups() for m in p.finditer(s) if m.group(1) is not None or m.group(2) is not None]
+    if kind == "groups":
+        return [m.groups() for m in p.finditer(s)]
+    if kind == "final":
+        return [(m.group(1), m.span(1), m.group(0).lstrip()[:1]) for m in p.finditer(s)]
+    if kind == "search":
+        m = p.search(s)
+        return m and (m.groups(), m.span())
+    if kind == "sub":
+        return p.sub("", s)
+    return " ".join(p.findall(s))
+
+
+def _texts() -> list[str]:
+    out: list[str] = []
+    for line in dataset("gsm8k/test.jsonl").read_text(encoding="utf-8").splitlines()[:400]:
+        rec = json.loads(line)
+        out += [rec["question"], rec["answer"], *rec["answer"].split("\n")]
+    out += ["Find x. What is 5% of 200?", "The answer is  $ 18.", "It is -  4", "7.5 / .5 = ", "3 (the value asked for)",
+            "  5 hundred", ". 1.5%", "a 2x4's", "1,000,000 and 2.5 million", "How much?! Find it."]
+    return out
+
+
+@pytest.mark.parametrize("name", list(_cases()))
+def test_each_rewrite_finds_what_the_pattern_found_before(name: str) -> None:
+    now, before, _guard, unit, kind = _cases()[name]
+    old = re.compile(before, now.flags)
+    hostile = [(unit * 300)[:300] + tail for tail in ("", "!", "5", "?", " (the value asked for)")]
+    for text in _texts() + hostile:
+        assert _read(kind, now, text) == _read(kind, old, text), (name, text[:80])
+
+
+@pytest.mark.parametrize("name", list(_cases()))
+def test_each_is_tried_at_a_few_places_of_a_hostile_text(name: str) -> None:
+    now, before, guard, unit, _kind = _cases()[name]
+    assert now.pattern.startswith(guard), (name, now.pattern[:80])
+    text = (unit * N)[:N] + "!"
+    tried = sum(1 for _ in re.finditer(guard, text, now.flags))
+    # before, every character of the run was a place to try (a scan of the rest of it each)
+    assert tried <= 2, (name, tried)
+
+
+def test_inline_expressions_are_read_with_bounded_repetitions() -> None:
+    # a chain of operations is read from each operand where no "=" follows it: bounded, the
+    # reading from one place is at most 64 operations and 16 parentheses around an operand
+    assert "{1,64}" in inline.EXPR_TXT and "(?:\\(\\s*){0,16}" in inline.EXPR_TXT
+    chain = " + ".join(["1"] * 30) + " = 30"
+    found = inline.find_inline_computations("He adds " + chain + ".")
+    assert [c.value for c in found] == [30]
+    assert words._SIZE_NAMED.pattern.count("{1,8}") == 1
+    assert [m.group(1) for m in words._SIZE_NAMED.finditer("two 2 x 4's and a 4x4s")] == ["2 x 4", "4x4"]
+
+
+def test_the_text_before_an_equals_sign_is_read_from_a_bounded_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+    given: list[int] = []
+    real = inline.VISIBLE_TAIL_RE
+
+    class Counting:
+        def search(self, text: str) -> re.Match[str] | None:
+            given.append(len(text))
+            return real.search(text)
+
+    monkeypatch.setattr(inline, "VISIBLE_TAIL_RE", Counting())
+    hostile = "(" * N + "3 x 4 = "
+    inline.visible_before(hostile, len(hostile), "12")
+    assert given == [inline.MAX_TAIL_CHARS]
+    opened = "1 " * N + "+ 3 x 4 = "        # an expression that may open before the cut is refused
+    assert inline.visible_before(opened, len(opened), "12") is None
+    line = "Then 3 x 4 = "
+    assert inline.visible_before("a\n" + line, 2 + len(line), "12") is not None

@@ -10,9 +10,13 @@ the driver looks at what one read gave (:func:`chunk_events`): three or more key
 them printable, is a paste. When a text field has the focus the keys become one ``Paste``
 event of their text (Enter a line end, Tab a tab, ESC and other control characters shown
 escaped, ``\\x1b``, as every pane shows them; :class:`BurstParser` keeps the ESCs Textual's
-parser made ``alt+`` keys or ``^``): the field takes it in one step, with its own limit
-(:class:`qcstation.widgets.text_field.TextField`), and no pasted character acts as a key. Elsewhere the keys go on one by one as before (keys
-typed ahead over a slow link still work), unless there are so many printable ones
+parser made ``alt+`` keys or ``^``, and the escape sequences it made an arrow key, a click or
+nothing, ``ESC[31m``): the field takes it in one step, with its own limit
+(:class:`qcstation.widgets.text_field.TextField`), and no pasted character acts as a key.
+A bracketed paste is one ``Paste`` already; inside it too an ESC is text shown escaped
+(Textual's parser dropped it and gave the keys after it as keys). Elsewhere the keys go on
+one by one as before (keys typed ahead over a slow link still work), unless there are so many
+printable ones
 (:data:`IGNORED_PASTE_FROM`) that they can only be a paste: then they are dropped with a
 notice, so a paste onto the review screen does not accept, reject and skip items.
 
@@ -100,6 +104,23 @@ class IgnoredPaste(Message):
 
 #: the key :class:`BurstParser` makes of an ESC inside keys it reissues (Textual: a '^')
 ESC_IN_TEXT = "ctrl+left_square_bracket"
+#: the key :class:`BurstParser` makes of an escape sequence Textual's parser reads as nothing
+#: (a colour code, ``ESC[31m``: a mouse code it cannot decode); a paste's text, else dropped
+UNREAD_SEQUENCE = "unread_sequence"
+#: the attribute holding the sequence a key or a mouse event was read from (``ESC[A``)
+SEQUENCE_ATTR = "qc_sequence"
+
+_BRACKETED_START = "\x1b[200~"
+
+
+def _sequence_of(message: object) -> str | None:
+    sequence = getattr(message, SEQUENCE_ATTR, None)
+    return sequence if isinstance(sequence, str) else None
+
+
+def _with_sequence(message: Message, sequence: str) -> Message:
+    setattr(message, SEQUENCE_ATTR, sequence)
+    return message
 
 
 class KeyRun:
@@ -125,13 +146,78 @@ _Made = tuple[tuple[tuple[str, Union[str, None]], ...], int, str]
 
 
 class BurstParser(XTermParser):
-    """Textual's input parser (8.2.8, pinned), except that an ESC in a run of keys it could
-    not read as one sequence stays an ESC: a pasted ESC + letter was an ``alt+`` key of the
-    letter alone, an ESC the parser reissued as a key was a ``^`` (Textual's stand-in), and an
-    ESC before a key whose name is longer than one character (``[`` of an unknown CSI) was
-    lost. Here every key after such an ESC is an ``alt+`` key with its character, and the
-    reissued ESC is :data:`ESC_IN_TEXT` with the character ESC, so :func:`burst_text` gives
-    the paste back with its ESCs. A real Esc (sent whole, not reissued) is unchanged."""
+    """Textual's input parser (8.2.8, pinned), except that no ESC of a paste is lost or acts:
+
+    - an ESC in a run of keys it could not read as one sequence stays an ESC: a pasted ESC +
+      letter was an ``alt+`` key of the letter alone, an ESC the parser reissued as a key was
+      a ``^`` (Textual's stand-in), and an ESC before a key whose name is longer than one
+      character (``[`` of an unknown CSI) was lost. Here every key after such an ESC is an
+      ``alt+`` key with its character, and the reissued ESC is :data:`ESC_IN_TEXT` with the
+      character ESC. A real Esc (sent whole, not reissued) is unchanged;
+    - a key or a mouse event read from an escape sequence keeps the sequence
+      (:data:`SEQUENCE_ATTR`), and a sequence the parser read as nothing (``ESC[31m``) is a
+      key :data:`UNREAD_SEQUENCE`: in a paste burst they are its text (:func:`burst_text`),
+      not an arrow key, a click or nothing;
+    - inside a bracketed paste, an ESC that does not end the paste reaches the parser as
+      the text ``\\x1b``: Textual's parser took the keys after it out of the paste (to give
+      them as keys after it) and dropped the ESC; an ESC right before the paste's end was the
+      Esc key. Both :meth:`feed` and :meth:`feed_runs` see each read so, once."""
+
+    def __init__(self, debug: bool = False) -> None:
+        super().__init__(debug)
+        self._in_bracketed = False
+        self._seen = ""     # outside a paste: the end of what was read (a start marker cut)
+        self._held = ""     # inside a paste: an ESC at the end of a read (its end marker cut)
+
+    def feed(self, data: str) -> Iterable[Message]:
+        text = self._bracketed_escs_shown(data)
+        if not data and text:   # the end of input gives back what was held, then ends
+            return [*super().feed(text), *super().feed("")]
+        if data and not text:
+            return []       # all held back (an empty feed is the end of input)
+        return super().feed(text)
+
+    def _bracketed_escs_shown(self, data: str) -> str:
+        """``data`` with every ESC inside a bracketed paste that does not start its end
+        marker written ``\\x1b``. An ESC that ends a read inside a paste may start the end
+        marker: it is held back until the next read (the end of input gives it back)."""
+        text, self._held = self._held + data, ""
+        out: list[str] = []
+        at = 0
+        while at < len(text):
+            if not self._in_bracketed:
+                seen = self._seen + text[at:]
+                start = seen.find(_BRACKETED_START)
+                if start < 0:
+                    out.append(text[at:])
+                    self._seen = seen[-(len(_BRACKETED_START) - 1):]
+                    break
+                after = at + start + len(_BRACKETED_START) - len(self._seen)
+                out.append(text[at:after])
+                at, self._seen, self._in_bracketed = after, "", True
+                continue
+            esc = text.find("\x1b", at)
+            if esc < 0:
+                out.append(text[at:])
+                break
+            out.append(text[at:esc])
+            if text.startswith(_PASTE_END, esc):
+                out.append(_PASTE_END)
+                at = esc + len(_PASTE_END)
+                self._in_bracketed = False
+            elif data and _PASTE_END.startswith(text[esc:]):
+                self._held = text[esc:]     # the end marker may go on in the next read
+                break
+            else:
+                out.append(printable("\x1b"))
+                at = esc + 1
+        return "".join(out)
+
+    def parse_mouse_code(self, code: str) -> Message | None:
+        event = super().parse_mouse_code(code)
+        if event is None:               # ESC[31m: a colour, not a mouse
+            return _with_sequence(events.Key(UNREAD_SEQUENCE, None), code)
+        return _with_sequence(event, code)
 
     @property
     def in_bracketed_paste(self) -> bool:
@@ -178,13 +264,15 @@ class BurstParser(XTermParser):
             return
         if not hasattr(self, "_made_by"):
             self._made_by: dict[str, _Made] = {}
+        data = self._bracketed_escs_shown(data)     # once per read, as :meth:`feed`
+        feed1 = super().feed
         pos, size = 0, len(data)
         while pos < size:
             end = data.find("\x1b", pos)
             if end < 0:
                 end = size
             if end == pos or not self._at_rest():
-                yield from self.feed(data[pos])
+                yield from feed1(data[pos])
                 pos += 1
                 continue
             run, pos = data[pos:end], end
@@ -213,19 +301,28 @@ class BurstParser(XTermParser):
         for key in super()._sequence_to_key_events(sequence, alt):
             if alt and not key.key.startswith("alt+"):
                 key = events.Key(f"alt+{key.key}", key.character)
+            if len(sequence) > 1 and sequence.startswith("\x1b"):
+                _with_sequence(key, sequence)
             yield key
 
 
-def burst_text(keys: Iterable[events.Key | KeyRun]) -> str:
+def burst_text(keys: Iterable[Message | KeyRun]) -> str:
     """The text a run of keys typed, with every control character but the line end and the
     tab shown escaped (:func:`qcstation.common.safe.printable`: ESC as ``\\x1b``), so that no
-    pasted character acts as a key and none is lost: Enter a line end, Tab a tab, an
-    ``alt+`` key ESC and its character, a key with a character that character (ctrl+C
-    ``\\x03``, Backspace ``\\x7f``); keys without one (arrows) nothing."""
+    pasted character acts as a key and none is lost: a key or a mouse event read from an
+    escape sequence that sequence (``\\x1b[A``, ``\\x1b[31m``), Enter a line end, Tab a tab,
+    an ``alt+`` key ESC and its character, a key with a character that character (ctrl+C
+    ``\\x03``, Backspace ``\\x7f``); keys without one nothing."""
     parts = []
     for key in keys:
         if isinstance(key, KeyRun):
             parts.append(key.text)
+            continue
+        sequence = _sequence_of(key)
+        if sequence is not None:
+            parts.append(sequence)
+        elif not isinstance(key, events.Key):
+            continue
         elif key.key in _KEY_TEXT:
             parts.append(_KEY_TEXT[key.key])
         elif key.character:
@@ -233,25 +330,27 @@ def burst_text(keys: Iterable[events.Key | KeyRun]) -> str:
     return printable("".join(parts))
 
 
-def _key_count(keys: list[events.Key | KeyRun]) -> int:
+def _key_count(keys: list[Message | KeyRun]) -> int:
     return sum(len(key.pairs) if isinstance(key, KeyRun) else 1 for key in keys)
 
 
-def _printable_count(keys: list[events.Key | KeyRun]) -> int:
-    return sum(key.printable if isinstance(key, KeyRun) else int(key.is_printable)
-               for key in keys)
+def _printable_count(keys: list[Message | KeyRun]) -> int:
+    return sum(key.printable if isinstance(key, KeyRun)
+               else int(isinstance(key, events.Key) and key.is_printable) for key in keys)
 
 
-def _is_paste(keys: list[events.Key | KeyRun]) -> bool:
+def _is_paste(keys: list[Message | KeyRun]) -> bool:
     return _key_count(keys) >= PASTE_MIN_KEYS and _printable_count(keys) >= 2
 
 
-def _as_keys(keys: list[events.Key | KeyRun]) -> list[events.Key]:
-    out: list[events.Key] = []
+def _as_keys(keys: list[Message | KeyRun]) -> list[Message]:
+    """The messages of a run that is no paste, one by one: a sequence read as nothing
+    (:data:`UNREAD_SEQUENCE`) stays nothing."""
+    out: list[Message] = []
     for key in keys:
         if isinstance(key, KeyRun):
             out.extend(key.keys())
-        else:
+        elif not (isinstance(key, events.Key) and key.key == UNREAD_SEQUENCE):
             out.append(key)
     return out
 
@@ -270,7 +369,7 @@ def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
     when ``continues`` (it goes on with the read before: :class:`ReadChunker`). Also says
     whether the read ended in a run taken as a paste."""
     out: list[Message] = []
-    run: list[events.Key | KeyRun] = []
+    run: list[Message | KeyRun] = []
     first_run = True
     ended_in_paste = False
 
@@ -297,7 +396,8 @@ def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
         run.clear()
 
     for message in messages:
-        if isinstance(message, (events.Key, KeyRun)):
+        # a mouse event read right after keys is in their run: pasted, it is their text
+        if isinstance(message, (events.Key, KeyRun)) or run and _sequence_of(message) is not None:
             run.append(message)
         else:
             flush()

@@ -27,6 +27,7 @@ from qcstation.messages import ItemDetailLoaded, ResultsCounted, ResultsPageLoad
 from qcstation.widgets.eval_views import RUN_WIDTH, page_cells, render_item, run_fit
 from qcstation.widgets.fixed_table import FixedTable, set_rows
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.text_field import TextField
 from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
 
@@ -35,6 +36,8 @@ PAGE_SIZE = 50
 COLUMNS = (("Run", "run"), ("Item", "item"), ("S", "sample"), ("Metric", "metric"),
            ("Verdict", "verdict"), ("Extracted", "extracted"))
 SEARCH_LIMIT = 200
+#: the characters a search may hold (db.search.MAX_QUERY_CHARS)
+SEARCH_CHARS = 500
 FILTER_HINT = "  F1: filter keys"
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
@@ -117,8 +120,10 @@ class ResultsScreen(QCScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="filter_line")
-        yield Input(placeholder='words in the responses ("a phrase", prefix*, OR, NOT); Enter',
-                    id="results_search")
+        # a search holds at most db.search.MAX_QUERY_CHARS (a paste past it is cut, with a
+        # notice: a plain field took part of a 50 KB paste for Enter to refuse)
+        yield TextField(placeholder='words in the responses ("a phrase", prefix*, OR, NOT); '
+                        'Enter', id="results_search", limit=SEARCH_CHARS)
         # fixed column widths: a page turn does not measure its 300 cells (FixedTable)
         yield FixedTable(id="results_table", cursor_type="row", zebra_stripes=True)
         # the item wraps only what comes into view (a Static wrapped all of it twice a key)

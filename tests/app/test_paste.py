@@ -14,6 +14,7 @@ from qcstation.driver import (BurstParser, IgnoredPaste, ReadChunker, burst_text
                               chunk_events)
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
+from tests.app.test_eval_screens import eval_db  # noqa: F401
 from tests.app.conftest import (ANNOTATOR, curator_app, make_config, notifications, pass_the_gate,
                                 press_each, reviews, settle)
 
@@ -737,3 +738,31 @@ async def test_an_enter_typed_after_a_paste_left_in_a_bracketed_paste_acts(qc_db
     assert end_paste_before_read(parser, 0.0, 0.05, waiting=False) == []
     assert end_paste_before_read(parser, 0.0, 0.3, waiting=True) == []
     assert parser.in_bracketed_paste
+
+
+async def test_a_large_paste_into_the_results_search_is_cut_to_what_a_search_may_hold(
+        eval_db: Path) -> None:
+    """walk7: the results' search was a plain field: a 50 KB paste stood in it (5,455
+    characters of it, the rest lost without a word), and Enter then said the search was too
+    long. It holds what a search may (db.search.MAX_QUERY_CHARS), a paste cut with a notice."""
+    from db.search import MAX_QUERY_CHARS
+    from qcstation.widgets.text_field import TextField
+    from screens.results import SEARCH_CHARS, ResultsScreen
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        field = app.screen.query_one("#results_search", TextField)
+        assert app.focused is field
+        for message in _reads(PASTE, focus=True):
+            app.post_message(message)  # type: ignore[arg-type]
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)             # nothing pasted acted
+        assert len(field.value) == MAX_QUERY_CHARS
+        assert all(ch.isprintable() for ch in field.value)
+        assert any(f"at most {MAX_QUERY_CHARS} characters" in n for n in notifications(app))
+        assert SEARCH_CHARS == MAX_QUERY_CHARS

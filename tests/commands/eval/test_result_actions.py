@@ -1,5 +1,6 @@
-"""`qcstation eval leaderboard / compare / breakdown` in a subprocess, on scores written by
-hand into a real SQLite file."""
+"""`qcstation eval leaderboard / compare / breakdown` on scores written by hand into a real
+SQLite file: each command's text output in a real subprocess (as a shell sees it), its JSON and
+a wrong argument through the CLI's entry point in this process."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from db import Store
+from qcstation.cli import main
 from tests.eval.test_metrics import HAND, hand_run
 from tests.eval_factory import add_item, make_run, row
 
@@ -20,14 +22,23 @@ def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)
 
 
-def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
+def _main(capsys: pytest.CaptureFixture[str], db: Path,
+          *args: str) -> subprocess.CompletedProcess[str]:
+    """The same command through the CLI's main in this process."""
+    code = main(["--db", str(db), "eval", *args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     a = hand_run(store, model="evil\x1b[2Jmodel", name="first")
     b = make_run(store, model="model-b", status="running")
     for seed in HAND:
         add_item(store, b, seed, scores=row(fi="w", re="c"))
     store.close()
 
-    lb = _cli(db_file, "leaderboard", "--json", "--n-boot", "200", "--spearman")
+    lb = _main(capsys, db_file, "leaderboard", "--json", "--n-boot", "200", "--spearman")
     assert lb.returncode == 0, lb.stderr
     data = json.loads(lb.stdout)["runs"]
     assert "at least 3 runs" in json.loads(lb.stdout)["spearman"]["note"]
@@ -45,7 +56,7 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
     assert "smart@1.0" in compact.stdout and "1-prompt" in compact.stdout     # release, protocol
     assert "evil\\x1b[2Jm" in compact.stdout
 
-    cmp_ = _cli(db_file, "compare", "first", str(b), "--metric", "fi", "--json")
+    cmp_ = _main(capsys, db_file, "compare", "first", str(b), "--metric", "fi", "--json")
     assert cmp_.returncode == 0, cmp_.stderr
     d = json.loads(cmp_.stdout)
     assert (d["a_only"], d["b_only"], d["a_only_ids"]) == (2, 0, [1, 3])
@@ -59,5 +70,5 @@ def test_cli_leaderboard_compare_breakdown(store: Store, db_file: Path) -> None:
     assert lines[0].startswith("difficulty") and lines[2].startswith("easy")
     assert lines[4].startswith("(none)")
 
-    bad = _cli(db_file, "compare", str(a), "nosuch")
+    bad = _main(capsys, db_file, "compare", str(a), "nosuch")
     assert bad.returncode == 2 and "no evaluation run with id or name 'nosuch'" in bad.stderr

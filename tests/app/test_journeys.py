@@ -289,23 +289,15 @@ async def test_the_fix_editor_refuses_unverifiable_edits_with_the_reason(tmp_pat
     """The two edits of issue 17 in the app: two definitions of answer, and a reworded edit
     with the wrong operator; both refused with the reason, nothing stored."""
     import shutil
-    import subprocess
-    import sys
 
     from textual.widgets import TextArea
 
     from screens.dialogs.fix_item import FixModal
     from tests.app.conftest import flat, screen_text
-    from tests.conftest import ROOT
+    from tests.eval_helpers import quickstart_db
 
-    root = tmp_path / "qs"
-    root.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(root / "qs.db"),
-                           "quickstart", "--no-app"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
-                                            "HOME": str(tmp_path)})
-    assert proc.returncode == 0, proc.stderr
-    db = shutil.copy(root / "qs.db", tmp_path / "fix.db")
+    # the quickstart database (a real `qcstation quickstart` process, made once per session)
+    db = shutil.copy(quickstart_db(tmp_path), tmp_path / "fix.db")
     app = make_app(Path(db), config=make_config(), account=ANNOTATOR, review="arithmetic")
     async with app.run_test(size=(100, 32)) as pilot:
         await settle(pilot)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from qcstation.core.construct.check import reread
-from qcstation.core.construct.make import inject_chain, keyinfo
+from qcstation.core.construct.make import inject, inject_chain, keyinfo, keyinfo_draft
 from qcstation.core.construct.make.rules import calculator, chains
 from qcstation.core.derive import recheck
 from qcstation.core.reading import inline, words
@@ -51,6 +51,15 @@ def _cases() -> dict[str, tuple[re.Pattern[str], str, str, str, str]]:
             r"[^.?!]*\?|(?:^|(?<=[.!]\s))(?:find|calculate|determine|compute|what|how)\b[^.?!]*",
             r"(?:^|(?<=[.?!]))", "5% ", "findall"),
         "reread._ASKED_FOR": (reread._ASKED_FOR, r"\s*\(the value asked for\)$", r"(?<!\s)", "\n", "sub"),
+        "inject._OPTION_TAIL": (
+            inject._OPTION_TAIL,
+            r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
+            r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?\(?[A-E]\)\s*[.!]?\s*$|"
+            r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
+            r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?[A-E]\s*[.!]?\s*$", r"(?<!\s)", "\t", "sub"),
+        "keyinfo_draft._ASK_CONDITION": (keyinfo_draft._ASK_CONDITION, r"\s+(?:if|when|given that|assuming)\s+",
+                                         r"(?<!\s)", "\n", "search"),
+        "keyinfo_draft._THEN_END": (keyinfo_draft._THEN_END, r"(?:,\s*|\s+)(?:then|so)$", r"(?<!\s)", "\t", "sub"),
     }
 
 
@@ -75,7 +84,9 @@ def _texts() -> list[str]:
         rec = json.loads(line)
         out += [rec["question"], rec["answer"], *rec["answer"].split("\n")]
     out += ["Find x. What is 5% of 200?", "The answer is  $ 18.", "It is -  4", "7.5 / .5 = ", "3 (the value asked for)",
-            "  5 hundred", ". 1.5%", "a 2x4's", "1,000,000 and 2.5 million", "How much?! Find it."]
+            "  5 hundred", ". 1.5%", "a 2x4's", "1,000,000 and 2.5 million", "How much?! Find it.",
+            "So the answer is (B).", "x  so  the correct answer is option C", "Hence, answer: D ",
+            "How many if  he  stays?", "and  then", "He left, so", "x\tthen"]
     return out
 
 
@@ -83,7 +94,8 @@ def _texts() -> list[str]:
 def test_each_rewrite_finds_what_the_pattern_found_before(name: str) -> None:
     now, before, _guard, unit, kind = _cases()[name]
     old = re.compile(before, now.flags)
-    hostile = [(unit * 300)[:300] + tail for tail in ("", "!", "5", "?", " (the value asked for)")]
+    hostile = [(unit * 300)[:300] + tail for tail in ("", "!", "5", "?", " (the value asked for)", " answer B",
+                                                      " if x ", " then")]
     for text in _texts() + hostile:
         assert _read(kind, now, text) == _read(kind, old, text), (name, text[:80])
 

@@ -174,11 +174,13 @@ _OPTION_LINE = re.compile(
     r"^(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+|right\s+)?"
     r"(?:(?:answer|ans|option|choice)\b\s*(?:is\s*)?[:\-=]?\s*(?:is\s*)?(?:option\s*)?)?"
     r"\(?[A-Ea-e]\)?\s*[.!]?\s*$", re.I)
+# ((?<!\s): tried where a run of spaces starts, never inside it, which read the rest of the
+# run at each of its characters; its leading \s* takes the whole run, so it finds the same)
 _OPTION_TAIL = re.compile(
-    r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
+    r"(?<!\s)(?:\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
     r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?\(?[A-E]\)\s*[.!]?\s*$|"
     r"\s*(?:(?:hence|so|thus|therefore)\s*,?\s*)?(?:the\s+)?(?:correct\s+)?(?:answer|option)\s*"
-    r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?[A-E]\s*[.!]?\s*$", re.I)
+    r"(?:is\s*)?[:\-=]?\s*(?:option\s*)?[A-E]\s*[.!]?\s*$)", re.I)
 
 
 _EMPTY_ANSWER_LINE = re.compile(r"^(?:the\s+)?(?:correct\s+)?answer\s*(?:is)?\s*[:\-=]?\s*[(\[]?\s*$", re.I)

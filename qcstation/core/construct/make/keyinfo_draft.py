@@ -54,7 +54,7 @@ _IF_UNLESS = re.compile(r"(?:if|unless)\s", re.I)
 _AND_NUMBER_PHRASE = re.compile(r"and\s+\$?\d[\d,.]*%?(?:\s+\S+){0,3}|and\s+\$?\d[\d,./]*%?\s+(?:more|fewer|less"
                                 r"|as\s+(?:many|much))\s[^,;:]*\b(?:than|as)\b[^,;:]*", re.I)
 _LEAD_PREP = re.compile(r"(?:^|[\s,])(for|to|in|on|at|with|by|of|from|after|before|during)$", re.I)
-_ASK_CONDITION = re.compile(r"\s+(?:if|when|given that|assuming)\s+", re.I)
+_ASK_CONDITION = re.compile(r"(?<!\s)\s+(?:if|when|given that|assuming)\s+", re.I)
 _RELATIVE_TAIL = re.compile(r",\s+(?:who|which|whose)\b[^,]*$", re.I)
 _CONDITION_CLAUSE = re.compile(r"(?:if|when|suppose|assuming)\s+(?!\w+ing\b)", re.I)
 _DEPENDENT = re.compile(r"(?:when|because|since|although|though|until|unless|as)\s", re.I)
@@ -260,7 +260,7 @@ def _asking_at(sentence: str) -> re.Match[str] | None:
 
 # "If A, and if B, then how many ...?": each condition is a premise of the question, stated as
 # a fact of its own; the "then"/"so" that leads on to the question is no part of any
-_THEN_END = re.compile(r"(?:,\s*|\s+)(?:then|so)$", re.I)
+_THEN_END = re.compile(r"(?<!\s)(?:,\s*|\s+)(?:then|so)$", re.I)   # (?<!\s): linear on space runs
 _MORE_CONDITIONS = re.compile(r",\s+(?:and\s+)?(?:if|assuming(?: that)?|given that|suppose(?: that)?)\s+", re.I)
 
 

@@ -405,6 +405,11 @@ def test_an_esc_inside_a_bracketed_paste_is_kept_shown_escaped() -> None:
     posted = _timed_reads([(BRACKETED[0][0], 0.0, False), ("\x1b", 0.5, False)], True)
     assert [type(m) for m in posted] == [events.Paste, events.Key]
     assert posted[1].key == "escape"  # type: ignore[attr-defined]
+    # the end of input after a read that ended in an ESC held inside a paste is the end
+    parser = BurstParser(False)
+    assert list(parser.feed("\x1b[200~ab\x1b")) == []
+    list(parser.feed(""))
+    assert parser.is_eof
 
 
 async def test_an_esc_ending_a_bracketed_paste_is_text_and_closes_no_dialog(

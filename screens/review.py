@@ -557,6 +557,11 @@ class ReviewScreen(QCScreen):
         key = self.keys.get(decided.item_id, "the item")
         self._notice(("Changed: " if decided.changed else "Saved: ") + f"{key} {word}"
                      + (f": {decided.reason}" if decided.reason else ""))
+        if decided.changed and self.item is not None:
+            # an earlier decision changed while looking back: the item shown stays (no
+            # current step reads the gate), so the gate is read here; it kept its old
+            # defect bound until n moved on
+            self.call_after_refresh(self._refresh_gate, self.item.dimension, self.item.scope)
 
     def _show_item(self, item: ReviewItem, step: Step) -> None:
         self.busy = False

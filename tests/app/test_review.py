@@ -549,3 +549,26 @@ async def test_help_says_what_p_does_looking_back_changes_a_decision(qc_db: Path
         help_text = flat(static_text(app.screen.query_one("#help_text")))
         assert "read-only" not in help_text
         assert "p Prev — Look back at your decisions (a/x/k there change one)" in help_text
+
+
+async def test_changing_a_looked_back_decision_reads_the_gate_again(qc_db: Path) -> None:
+    # walk7: a reject made while looking back said 'Changed: ... rejected' and the header
+    # kept the gate as it was before (its defect bound) until n moved on
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        gate = app.screen.query_one("#gate_line")
+        before = flat(static_text(gate))
+        assert "defect bound 95%" in before, before          # one accepted of 6
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, RejectReasonModal)
+        await pilot.press("1")
+        await settle(pilot)
+        assert "Changed:" in flat(screen_text(app))
+        after = flat(static_text(gate))
+        assert "defect bound 100%" in after, after           # one rejected of 6

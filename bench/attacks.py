@@ -1102,6 +1102,103 @@ def options_bounds(w: World) -> str | None:
     return None
 
 
+# -- attack7: spelled keys, duplicate keys in Ray input, parameters from the environment, full disk ------
+
+def _spellings(key: str) -> dict[str, str]:
+    import base64
+
+    raw, half = key.encode(), len(key) // 2
+    return {"base64": base64.b64encode(raw).decode(), "base64 of 'Bearer <key>'": base64.b64encode(
+        b"Bearer " + raw).decode(), "URL-safe base64": base64.urlsafe_b64encode(b"k=" + raw).decode(),
+        "hex": raw.hex(), "HEX": raw.hex().upper(), "percent-encoded": "".join(f"%{b:02X}" for b in raw),
+        "\\u escapes": "".join(f"\\u{ord(c):04x}" for c in key), "HTML references": "".join(
+            f"&#{ord(c)};" for c in key), "reversed": key[::-1], "halves swapped": key[half:] + " " + key[:half],
+        "each half reversed": key[:half][::-1] + key[half:][::-1]}
+
+
+for _name in _spellings(KEY):
+    def _make_spelled(name: str) -> None:
+        @attack("attack7", f"key spelled as {name} in content, finish_reason, model and usage: stored nowhere")
+        def spelled(w: World) -> str | None:
+            from qcstation.eval.runner import execute_run
+
+            s = _spellings(KEY)[name]
+            half = len(KEY) // 2
+            os.environ["ATTACK_KEY"] = KEY
+            try:
+                db = w.db()
+                with FakeOpenAI() as fake:
+                    fake.hostile(text=f"18 {s}", finish_reason=s, model=s, usage={"prompt_tokens": s})
+                    cfg = w.cfg(fake.base_url, api_key_env="ATTACK_KEY")
+                    execute_run(db, w.run(db, cfg, limit=2), cfg)
+                    res = llm(fake.base_url, db, api_key_env="ATTACK_KEY").chat_sync(
+                        [{"role": "user", "content": "judge"}])
+            finally:
+                os.environ.pop("ATTACK_KEY", None)
+            with Store(db) as st:
+                st.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            data = db.read_bytes().decode("latin-1") + f"{res.text} {res.model} {res.finish_reason}"
+            pieces = (s, KEY[:half], KEY[half:], KEY[:half][::-1], KEY[half:][::-1])
+            return None if not any(p in data for p in pieces) else f"{name} stored or returned"
+    _make_spelled(_name)
+
+
+@attack("attack7", "eval ray-batch input: a line with custom_id twice is refused, not sent under the last")
+def ray_duplicate_key(w: World) -> str | None:
+    from qcstation.eval.batch_ray.files import read_requests
+
+    path = w.tmp / "dup-input.jsonl"
+    path.write_text('{"custom_id": "a", "custom_id": "b", "url": "/v1/chat/completions", "body": '
+                    '{"messages": [{"role": "user", "content": "x"}]}}\n'
+                    '{"custom_id": "c", "url": "/v1/chat/completions", "body": {"messages": '
+                    '[{"role": "user", "content": "x"}]}}\n')
+    problems: list[str] = []
+    got = [c for c, _ in read_requests([path], problems)]
+    return None if got == ["c"] and "appears twice" in " ".join(problems) else f"read {got}, {problems}"
+
+
+@attack("attack7", "environment out of bounds: QCSTATION_BUSY_TIMEOUT, QCSTATION_CONFIG a folder/device")
+def env_bounds(w: World) -> str | None:
+    db = w.db()
+    for var, value, says in (("QCSTATION_BUSY_TIMEOUT", "1e999", "QCSTATION_BUSY_TIMEOUT"),
+                             ("QCSTATION_BUSY_TIMEOUT", "-5", "QCSTATION_BUSY_TIMEOUT"),
+                             ("QCSTATION_CONFIG", "/dev/zero", "not a regular file"),
+                             ("QCSTATION_CONFIG", str(w.tmp), "folder")):
+        p = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "status"], capture_output=True,
+                           text=True, timeout=180, env={**os.environ, var: value})
+        if p.returncode != 2 or says not in p.stderr or "Traceback" in p.stderr:
+            return f"{var}={value}: exit {p.returncode} {p.stderr[-200:]!r}"
+    return None
+
+
+@attack("attack7", "eval run with a file size limit (ulimit -f): stopped with a reason, resume exact, none doubled")
+def full_disk(w: World) -> str | None:
+    import resource
+
+    db = w.db()
+    size = db.stat().st_size
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 16_384, size + 16_384))
+
+    with FakeOpenAI() as fake:
+        fake.responder = lambda req: "Let me think. " * 400 + "The answer is 18."
+        cfg = w.cfg_file(fake.base_url)
+        base = [sys.executable, "-m", "qcstation", "--db", str(db), "--config", str(cfg)]
+        p = subprocess.run(base + ["eval", "run", "--model", "m", "--working-set", "--limit", "20", "-q"],
+                           capture_output=True, text=True, timeout=600, preexec_fn=cap)
+        if p.returncode == 0 or "Traceback" in p.stderr or "resume" not in p.stderr:
+            return f"limited run: exit {p.returncode} {p.stderr[-300:]!r}"
+        r = subprocess.run(base + ["eval", "resume", "1", "-q"], capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            return f"resume: exit {r.returncode} {r.stderr[-300:]!r}"
+    with Store(db) as s:
+        n, asked = s.query("SELECT count(*) AS n, count(DISTINCT prompt_hash || seed_id || task || sample_idx) "
+                           "AS d FROM eval_outputs WHERE run_id = 1")[0].values()
+        ok = s.query("PRAGMA integrity_check")[0]
+    return None if n == asked and list(ok.values()) == ["ok"] else f"{n} outputs, {asked} distinct, {ok}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", metavar="AREA", help="run one area only")

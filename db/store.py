@@ -12,6 +12,7 @@ import contextlib
 import functools
 import itertools
 import json
+import math
 import os
 import re
 import sqlite3
@@ -67,6 +68,22 @@ def busy_timeout_ms() -> int:
     if not 0.1 <= seconds <= 3600:  # also rejects nan
         seconds = BUSY_TIMEOUT_MS / 1000
     return int(seconds * 1000)
+
+
+def busy_timeout_problem() -> str | None:
+    """Why ``$QCSTATION_BUSY_TIMEOUT`` is not a number of seconds from 0.1 to 3600, or None
+    (unset or empty: the default). A command refuses to start with it."""
+    raw = os.environ.get("QCSTATION_BUSY_TIMEOUT", "")
+    if not raw.strip():
+        return None
+    try:
+        seconds = float(raw) if len(raw) <= 40 else math.nan
+    except ValueError:
+        seconds = math.nan
+    if 0.1 <= seconds <= 3600:
+        return None
+    shown = raw if len(raw) <= 40 and raw.isprintable() else repr(raw[:40]) + ("…" if len(raw) > 40 else "")
+    return f"$QCSTATION_BUSY_TIMEOUT must be seconds from 0.1 to 3600, got {shown}"
 
 
 def default_db_path() -> Path:

@@ -117,6 +117,11 @@ def _main(argv: Sequence[str] | None) -> int:
 
     import db.store
 
+    problem = db.store.busy_timeout_problem()
+    if problem is not None:
+        print(f"qcstation: error: {problem}", file=sys.stderr)
+        return 2
+
     def lock_notice(message: str) -> None:
         print(f"qcstation: {message}", file=sys.stderr, flush=True)
 

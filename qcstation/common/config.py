@@ -632,6 +632,18 @@ class _EnvWhere(_Where):
 
 # -- loading ------------------------------------------------------------------------------
 
+def _not_a_file(p: Path) -> str:
+    """Why ``p``, which is no regular file, cannot be read as the configuration."""
+    try:
+        if p.is_dir():
+            return "is a folder, not a configuration file"
+        if p.exists():
+            return "is not a regular file (a device, FIFO or socket), not a configuration file"
+    except OSError:
+        pass
+    return "does not exist"
+
+
 def find_config_path(path: str | Path | None = None,
                      env: Mapping[str, str] | None = None) -> Path | None:
     """The file :func:`load_config` would read, or ``None`` for built-in defaults."""
@@ -639,12 +651,12 @@ def find_config_path(path: str | Path | None = None,
     if path is not None and str(path) != "":
         p = Path(path).expanduser()
         if not p.is_file():
-            raise ConfigError(f"config file {p} does not exist", title="Bad configuration")
+            raise ConfigError(f"config file {p} {_not_a_file(p)}", title="Bad configuration")
         return p
     if env.get(ENV_CONFIG):
         p = Path(env[ENV_CONFIG]).expanduser()
         if not p.is_file():
-            raise ConfigError(f"${ENV_CONFIG} points to {p}, which does not exist",
+            raise ConfigError(f"${ENV_CONFIG} points to {p}, which {_not_a_file(p)}",
                               title="Bad configuration")
         return p
     p = Path.cwd() / DEFAULT_CONFIG_NAME

@@ -141,6 +141,27 @@ def test_missing_files_are_reported(tmp_path: Path) -> None:
         load_config(tmp_path / "nope.toml", env={})
     with pytest.raises(ConfigError, match=r"\$QCSTATION_CONFIG points to .*nope2.toml"):
         load_config(env={"QCSTATION_CONFIG": str(tmp_path / "nope2.toml")})
+    # lane attack7: a folder or a device was said not to exist
+    with pytest.raises(ConfigError, match="which is a folder, not a configuration file"):
+        load_config(env={"QCSTATION_CONFIG": str(tmp_path)})
+    with pytest.raises(ConfigError, match="/dev/null is not a regular file"):
+        load_config("/dev/null", env={})
+
+
+@pytest.mark.parametrize("value", ["1e999", "-5", "0", "nan", "9" * 5000, "soon", "3601"])
+def test_a_busy_timeout_out_of_bounds_is_an_error_before_the_command(tmp_path: Path, value: str) -> None:
+    """Lane attack7: $QCSTATION_BUSY_TIMEOUT out of 0.1..3600 (or not a number) was ignored
+    silently, the default taken."""
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(tmp_path / "x.db"), "status"],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "QCSTATION_BUSY_TIMEOUT": value})
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.startswith("qcstation: error: $QCSTATION_BUSY_TIMEOUT must be seconds from 0.1 to 3600")
+    assert len(p.stderr) < 200 and not (tmp_path / "x.db").exists()
 
 
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:

@@ -1176,22 +1176,26 @@ def full_disk(w: World) -> str | None:
     import resource
 
     db = w.db()
-    size = db.stat().st_size
 
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 16_384, size + 16_384))
+    def cap() -> None:     # every file the run writes (the -wal first) stops at 256 KiB
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 18, 1 << 18))
 
     with FakeOpenAI() as fake:
         fake.responder = lambda req: "Let me think. " * 400 + "The answer is 18."
         cfg = w.cfg_file(fake.base_url)
         base = [sys.executable, "-m", "qcstation", "--db", str(db), "--config", str(cfg)]
-        p = subprocess.run(base + ["eval", "run", "--model", "m", "--working-set", "--limit", "20", "-q"],
-                           capture_output=True, text=True, timeout=600, preexec_fn=cap)
-        if p.returncode == 0 or "Traceback" in p.stderr or "resume" not in p.stderr:
+        p = subprocess.run(base + ["eval", "run", "--model", "m", "--working-set", "--limit", "40", "--samples",
+                                   "2", "-q"], capture_output=True, text=True, timeout=600, preexec_fn=cap)
+        if p.returncode == 0 or "Traceback" in p.stderr or not any(
+                w in p.stderr for w in ("resume", "disk", "full")):
             return f"limited run: exit {p.returncode} {p.stderr[-300:]!r}"
-        r = subprocess.run(base + ["eval", "resume", "1", "-q"], capture_output=True, text=True, timeout=600)
+        with Store(db) as s:    # the fault may come before the run is stored: then it is asked again
+            made = s.query("SELECT id FROM eval_runs WHERE id = 1")
+        again = ["eval", "resume", "1", "-q"] if made else ["eval", "run", "--model", "m", "--working-set",
+                                                            "--limit", "40", "--samples", "2", "-q"]
+        r = subprocess.run(base + again, capture_output=True, text=True, timeout=600)
         if r.returncode != 0:
-            return f"resume: exit {r.returncode} {r.stderr[-300:]!r}"
+            return f"{again[1]} after the fault: exit {r.returncode} {r.stderr[-300:]!r}"
     with Store(db) as s:
         n, asked = s.query("SELECT count(*) AS n, count(DISTINCT prompt_hash || seed_id || task || sample_idx) "
                            "AS d FROM eval_outputs WHERE run_id = 1")[0].values()

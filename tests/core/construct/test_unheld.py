@@ -81,3 +81,20 @@ def test_a_given_of_steps_apart_is_kept_where_the_other_place_is_no_use(gsm8k: d
     at = [g for g in rule.givens if Fraction(str(g["value"])) == value]
     assert len(at) == 1 and s["question"][at[0]["span"][0]:at[0]["span"][1]] == words
     assert sum(at[0]["name"] in (st.sexpr or "") for st in rule.steps) >= 2
+
+
+def test_an_each_of_another_clause_does_not_restate_the_place() -> None:
+    """GSM8K train line 1631: "works for 8 hours each day, and on Friday, he only works from 8am to
+    11am" / "11 - 8": the "each" is the 8 hours' clause, not the 8am's, so the "8am" no given
+    holds is that use's and one given for two places is refused (issue 26.1, gold7's held-out
+    reading: it was made with the 8am bound to the 8 hours)."""
+    q = ("A cobbler can mend 3 pairs of shoes in an hour. From Monday to Thursday, the cobbler works for 8 hours "
+         "each day, and on Friday, he only works from 8am to 11am. How many pairs of shoes can the cobbler mend in "
+         "a week?")
+    sol = ("From Monday to Thursday, the cobbler can mend 3 x 8 = <<3*8=24>>24 pairs of shoes a day.\n"
+           "From Monday to Thursday, he can mend 24 x 4 = <<24*4=96>>96 pairs of shoes.\n"
+           "On Friday, he works for 11 - 8 = <<11-8=3>>3 hours.\n"
+           "On Friday, he can mend 3 x 3 = <<3*3=9>>9 pairs of shoes.\n"
+           "In a week, he can mend 96 + 9 = <<96+9=105>>105 pairs of shoes.")
+    with pytest.raises(RuleError, match="8am to 11am.*one given for two places"):
+        rule_for_seed({"question": q, "solution": sol, "answer_text": "105", "source": "gsm8k"})

@@ -16,7 +16,8 @@ alone: "Two cars ... after 2 hours" read as 60*2 and 70*2 (805) is right, the "T
 use's. Nor is it refused where the place no given holds restates the quantity by its own words:
 a definite reference before it ("*the* 500 piece one", 147; "*All* 5 apples Tom started with";
 "each of *the* 3 other people", 299; never "the other 3", a complement), or a sentence that
-states the place says it is each one's ("3 other people *each* bid once", "*both*").
+states the place says it is each one's in the place's own clause ("3 other people *each* bid once",
+"*both*"; not "8 hours *each* day, and on Friday, he only works from 8am", GSM8K train 1631).
 Read from the givens' places, the steps' terms and the question's words alone.
 """
 
@@ -96,7 +97,7 @@ def _restates(q: str, start: int) -> bool:
     before it, or a sentence that says it is each one's?"""
     if _DEFINITE.search(q[max(0, start - 30):start]):
         return True
-    return bool(_EACH.search(_sentence(q, start)))
+    return bool(_EACH.search(_clause(q, start)))
 
 
 def _sentence_bounds(q: str, start: int) -> tuple[int, int]:
@@ -105,9 +106,17 @@ def _sentence_bounds(q: str, start: int) -> tuple[int, int]:
     return s, m.end() if m else len(q)
 
 
-def _sentence(q: str, start: int) -> str:
+def _clause(q: str, start: int) -> str:
+    """The clause of the sentence the place at ``start`` stands in: between the commas, semicolons
+    or colons around it. An "each" of another clause says nothing of this place ("works for 8 hours
+    each day, and on Friday, he only works from 8am to 11am": GSM8K train 1631)."""
     a, b = _sentence_bounds(q, start)
-    return q[a:b]
+    cuts = [m.end() for m in _CLAUSE_END.finditer(q, a, start)]
+    m = _CLAUSE_END.search(q, start, b)
+    return q[max(cuts or [a]):m.start() if m else b]
+
+
+_CLAUSE_END = re.compile(r"[,;:](?:\s|$)")
 
 
 def _said(q: str, start: int) -> str:

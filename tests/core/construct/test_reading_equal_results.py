@@ -280,3 +280,18 @@ def test_a_rate_times_a_count_whose_words_do_not_decide_is_refused_by_the_check(
     sol2 = sol.replace("for a total of 7 days", "for a total of 7 pounds a week")
     assert sol2 != sol
     assert equal_value_links(defs, values, q, sol2)
+
+
+def test_a_noun_another_number_counts_decides_no_link() -> None:
+    """GSM8K train line 4295: "$20.00 a week" and the first 4 weeks' 5*4 = 20. "Over 12 weeks she
+    has saved 20+40+80": the weeks are the 12's, so the line does not say its 20 is the question's
+    "$20.00 a week" (it was made so, with "20*4" of the third 4 weeks bound to the first result:
+    a swap of the two 20s). Both readings use every step and given: refused (issue 26.1, gold7)."""
+    q = ("Sarah starts saving $5.00 a week for 4 weeks.  Then she saves $10.00 a week for the next 4 weeks.  "
+         "Then she saves $20.00 a week for the next 4 weeks.  How much money has she saved over 12 weeks?")
+    sol = ("She starts with $5.00 a week for 4 weeks so that’s 5*4 = $<<5*4=20.00>>20.00\n"
+           "Then she bumps it up to $10.00 a week for 4 weeks so that’s 10*4 = $<<10*4=40.00>>40.00\n"
+           "After that, she saves $20.00 a week for 4 weeks so that’s 20*4 = $<<20*4=80.00>>80.00\n"
+           "Over 12 weeks she has saved 20+40+80 = $<<20+40+80=140.00>>140.00")
+    with pytest.raises(RuleError, match="the 20 in step 3"):
+        rule_for_seed({"question": q, "solution": sol, "answer_text": "140", "source": "gsm8k"})

@@ -518,8 +518,9 @@ def _decide_by_line_nouns(readings: dict[tuple[str, ...], tuple[tuple[int | None
     another noun ("= <<180*1=180>>180 cups"), written once in a line: the line that writes the
     question's noun and not the result's is the given ("days left in the year is 365 - 180"), the
     line that writes the result's noun and not the question's is the result ("the total number of
-    cups ... 180 + 370"). Equal nouns, or a line with both or neither, decide nothing; only where
-    one reading is left."""
+    cups ... 180 + 370"). Equal nouns, or a line with both or neither, decide nothing, nor a noun
+    the line writes after another of its numbers ("Over 12 weeks she has saved 20+40+80": the
+    weeks are the 12's, not the "$20.00 a week"'s; GSM8K train 4295); only where one reading is left."""
     decided: dict[int, int | None] = {}
     for n, i, _k, terms, v in open_numbers(readings, ch, exprs):
         steps = [j for j in ch.options[n] if j is not None]
@@ -538,12 +539,31 @@ def _decide_by_line_nouns(readings: dict[tuple[str, ...], tuple[tuple[int | None
         if gnoun == rnoun or gnoun in _NOT_A_NOUN or rnoun in _NOT_A_NOUN:
             continue
         words = _line_words(line)
+        others = _other_numbers_nouns(line, v)
+        if gnoun in others or rnoun in others:
+            continue  # "Over 12 weeks she has saved 20+40+80": the weeks are the 12's (train 4295)
         if gnoun in words and rnoun not in words:
             decided[n] = None
         elif rnoun in words and gnoun not in words:
             decided[n] = steps[0]
     return _keep_decided(readings, ch, decided, lambda j: NOUN_EVIDENCE if j is not None else
                          "the words: the line writes the noun of the question's number, not the earlier result's")
+
+
+def _other_numbers_nouns(line: str, v: Fraction) -> set[str]:
+    """The stems of the words right after each number of the line other than ``v`` (annotations
+    left out): a noun that another number counts names that number's quantity, not ``v``'s."""
+    from qcstation.core.reading.words import ANNOTATION, NUMERAL, numeral_value
+
+    text = ANNOTATION.sub(" ", line)
+    out: set[str] = set()
+    for m in NUMERAL.finditer(text):
+        if numeral_value(m) == v:
+            continue
+        after = re.match(r"\s*([A-Za-z]+)", text[m.end():m.end() + 40])
+        if after:
+            out.add(_stem(after.group(1)))
+    return out
 
 
 #: the evidence of a link the nouns of a line decide (see :func:`_decide_by_line_nouns`)

@@ -452,3 +452,36 @@ def test_an_omitted_last_step_is_told_as_the_answer_lines(gsm8k: list[dict[str, 
     first = inject_errors(JANET, types=["omitted_step"], rng_seed=1).errors[0]
     assert "duck eggs" in first.original, first.original
     assert "(a later step uses its result)" in first.description, first.description
+
+
+def test_a_changed_result_the_problem_also_states_is_not_carried_by_its_value() -> None:
+    """GSM8K train line 2354: the 20% tip (.20*60 = $12.00) and the appetizers' $12.00 and the
+    meals' $12.0 share a value. Where an error changes the tip, the total's "60+12+5" and "the tip
+    is $12.00" may mean the tip or a price the problem states: which one, only the links could
+    tell. The change is not carried there (the chain kept "the tip is $12.00" and "63+12+5" after
+    the tip became $12.60: a second, unrecorded error; gold7's held-out reading)."""
+    question = ("Bret and a team of 3 co-workers were working late so he ordered dinner for everyone.  They decided "
+                "on Chinese.  Each main meal costs $12.0.  They also ordered 2 appetizers that were $6.00 each.  He "
+                "includes a 20% tip and an extra $5.00 to make it a rush order.  How much does Bret spend on dinner?")
+    solution = ("There are 4 co-workers and each of their meals is $12.00 so 4*12 = $<<4*12=48.00>>48.00\n"
+                "They order 2 appetizers at $6.00 each so 2*6 = $<<2*6=12.00>>12.00\n"
+                "The meals costs $48.00 and the appetizers costs $12.00 for a total of 48+12 = $<<48+12=60.00>>60.00\n"
+                "A 20% tip on the $60.00 order is .20*60 = $<<.20*60=12.00>>12.00\n"
+                "So the meal is $60.00, the tip is $12.00 and he adds a $5.00 rush for a total of 60+12+5 = "
+                "$<<60+12+5=77.00>>77.00\n#### 77")
+    made = 0
+    for seed in range(40):
+        try:
+            out = inject_errors(solution, 1, rng_seed=seed, types=["arithmetic_inaccuracy"], question=question,
+                                answer="77")
+        except InjectionError:
+            continue
+        made += 1
+        lines = out.text.splitlines()
+        tip = [ln for ln in lines if "% tip" in ln][0]
+        total = [ln for ln in lines if "the tip is" in ln][0]
+        tip_value = Fraction(must(re.search(r"= \$([\d.]+)", tip)).group(1))
+        said = Fraction(must(re.search(r"the tip is \$([\d.]+)", total)).group(1))
+        operand = Fraction(must(re.search(r"\+([\d.]+)\+5 =", total)).group(1))
+        assert said == operand == tip_value, out.text
+    assert made > 0

@@ -212,8 +212,9 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
     """Carry a changed value into the later steps: every computation after step
     ``after_id`` that uses ``old`` as an operand uses ``new`` instead and its written
     result is recomputed, which changes further steps in turn; the final line states
-    the new final value. A value the problem itself states is not replaced (it may be
-    the given, not the result). Returns the ids of the steps that changed."""
+    the new final value. A changed value the problem itself states too, written by a later
+    step, is ambiguous (the given or the result?): AmbiguousChange, the caller tries another
+    change. Returns the ids of the steps that changed."""
     mapping: dict[Fraction, Fraction] = {old: new} if old != new else {}
     changed: list[int] = []
     start = st.index(after_id) + 1
@@ -221,6 +222,7 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
         if not mapping:
             break
         text = step.text
+        carried = dict(mapping)  # the changes of earlier steps (this step's own results aside)
         if step.final:
             m = list(_FINAL_NUMBER.finditer(text))
             if m:
@@ -249,6 +251,10 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
                     # "$90 + $90" where one 90 changed: which one uses it, only the
                     # formalization's links could tell; never both by their equal value
                     raise AmbiguousChange(seg)
+                if any(v in found for v in mapping if v in st.question_numbers):
+                    # "60+12+5" after the tip 12 became 12.60, where a meal costs $12: the 12 may
+                    # be the problem's or the changed result, only the links could tell (train 2354)
+                    raise AmbiguousChange(seg)
                 for num in _NUM_RE.finditer(seg):
                     v = decimal_fraction(num.group(0).replace(",", ""))
                     if v in mapping and v not in st.question_numbers:
@@ -269,11 +275,29 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
                     mapping[c.written] = new_value
                     if c.written in st.question_numbers:
                         text = restate_claim(text, text.find(new_seg), c.written, new_value)
+            if _restates_given(text, carried, st.question_numbers):
+                raise AmbiguousChange(text)
             text = _replace_outside(text, mapping, st.question_numbers)
         if text != step.text:
             step.text = text
             changed.append(step.id)
     return changed
+
+
+def _restates_given(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> bool:
+    """Does a later step's text, outside its computations, write a value an earlier step changed
+    that the problem states too ("the tip is $12.00" where a meal costs $12 and the tip became
+    12.60)? Which of the two it means, no words here tell: the change is not carried (a stale or a
+    wrong restatement would be a second, unrecorded error). ``mapping``: the changes carried into
+    the step, not its own new results ("he gets 5 equal parts of 25 / 5 = 5 cm": the 5 parts)."""
+    spans = [(c.expr_start, c.result_end) for c in find_inline_computations(text)]
+    for m in _NUM_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        v = decimal_fraction(m.group(0).replace(",", ""))
+        if v in mapping and v in given and mapping[v] != v:
+            return True
+    return False
 
 
 def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:

@@ -312,6 +312,25 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
                         "the answer is what a stated total leaves or divides into: one more of "
                         "it would contradict the story")]
     question = str(parent.seed["question"])
+    if grows := _GROWS.search(question):
+        # "the number of cars he has increases by 50% every year ... in three years": whether
+        # "Bobby will also have 7 more toy cars" grow with them reads two ways (GSM8K train
+        # 211, lane gold7's held-out reading; the answer is a sum of yearly growths)
+        return [Refused("add-operation", "grows", f"the story grows its amount at a rate "
+                        f"({grows.group(0)!r}): whether one more grows with it reads two ways")]
+    if (last is not None and isinstance(last.expr, BinOp) and last.expr.op == "*"
+            and (fixed := _FIXED_BY.search(question))):
+        # the answer is a multiple the story fixes by a relation or a limit: "Sam read twice
+        # the amount of Pam. Sam also read 23 more pages." (GSM8K train 6362), "he still had
+        # half as many magnets as Peter. Peter also has 7 more magnets." (2829), growth
+        # compounded yearly (211): 3 of 5 add-operation items in lane gold7's held-out
+        # reading; on GSM8K test 98 ("lose half their volume": "Freda also used 6 more
+        # tomatoes"), 545 ("Jeff gets 4 times as much as Brad" of 100 dollars), 65 (a tank
+        # that holds 12 gallons), 176 (a profit), 536, 965, 1033. A product of a rate and a
+        # count the story leaves open ("3 sprints 3 times a week") takes one more
+        return [Refused("add-operation", "scaled-answer",
+                        f"the answer is a multiple the story fixes ({fixed.group(0)!r}): one "
+                        "more of it would contradict that relation or read two ways")]
     sents = sentences(question)
     made = _added_sentence(sents[-1][2]) if sents else None
     if made is None:
@@ -364,6 +383,16 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
     except Refusal as exc:
         return [refusal("add-operation", exc)]
     return [item]
+
+
+# words by which a story fixes a product the question asks for: a relation to another amount
+# ("twice as many", "4 times as much as", "the amount of", "half"), a whole shared out, a
+# capacity, a profit; and a story that grows its amount at a rate
+_FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twice|thrice|half|"
+                       r"the (?:amount|number) of|divid\w*|split|shar(?:e|es|ed|ing)|holds?|"
+                       r"fills?|profit)\b", re.IGNORECASE)
+_GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
+                    r"\b(?:double|triple)s? (?:every|each)\b", re.IGNORECASE)
 
 
 def _within_totals(parent: Parent, answer: Fraction) -> bool:

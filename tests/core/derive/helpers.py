@@ -171,8 +171,31 @@ CARROTS = {
                "g3_years": ("after three years", "three", "word")},
 }
 
+NICK = {  # GSM8K test 536: the answer is twice what George had
+    "question": "Nick had twice as many candies as George. Then George ate 5 candies. Now George "
+                "has 3 candies left. How many candies does Nick have?",
+    "answer": "George has 3 candies now but he already ate 5. So he had 5 + 3 = <<5+3=8>>8 candies "
+              "at the start.\nNick had twice as many candies as George, so he had 2 * 8 = "
+              "<<2*8=16>>16 candies originally.\n#### 16",
+    "givens": {"g1_candies": ("ate 5 candies", "5", "number"),
+               "g2_candies": ("has 3 candies", "3", "number"),
+               "w_twice": ("had twice as", "twice", "word")},
+}
+
+BOBBY = {  # GSM8K train 211 (held out): a growth compounded yearly, the answer a sum
+    "question": "Bobby has 16 toy cars, and the number of cars he has increases by 50% every "
+                "year. How many toy cars will Bobby have in three years?",
+    "answer": "In the first year, Bobby will acquire 16 * .5 = <<16*.5=8>>8 new cars.\nAfter the "
+              "first year, he will have a total of 16 + 8 = <<16+8=24>>24 cars.\nIn the second "
+              "year, Bobby will acquire 24 * .5 = <<24*.5=12>>12 new cars.\nAfter the second year, "
+              "he will have 24 + 12 = <<24+12=36>>36 cars in total.\nIn the third year, Bobby will "
+              "acquire 36 * .5 = <<36*.5=18>>18 new cars.\nAfter the third year, he will have 36 + "
+              "18 = <<36+18=54>>54 cars in total.\n#### 54",
+    "givens": {"g1_toy": ("has 16 toy", "16", "number"), "g2_pct": ("by 50%", "50", "number")},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
-         "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN}
+         "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -224,6 +224,21 @@ def test_added_operation(db) -> None:
     _checks_hold(item)
 
 
+def test_no_operation_is_added_to_a_multiple_the_story_fixes(tmp_path) -> None:
+    """"Nick had twice as many candies as George": "Nick also has 4 more candies" contradicts
+    the relation or reads two ways (GSM8K test 536; 3 of 5 add-operation items in lane gold7's
+    held-out reading were of this kind). James's 3 x 3 x 60 meters, a product the story leaves
+    open, still takes one more (test_added_operation)."""
+    db = make_db(tmp_path, ["nick", "bobby"])
+    (out,) = add_operation(parent_of(db, "nick"), OPTS, "t:nick")
+    assert isinstance(out, Refused) and out.code == "scaled-answer", out
+    assert "'twice'" in out.reason
+    # GSM8K train 211: 16 cars growing by 50% a year, the answer a sum of the growths: whether
+    # "Bobby will also have 7 more toy cars" grow too reads two ways
+    (out,) = add_operation(parent_of(db, "bobby"), OPTS, "t:bobby")
+    assert isinstance(out, Refused) and out.code == "grows", out
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

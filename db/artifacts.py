@@ -8,6 +8,8 @@
   gate, the records).
 - :func:`reject_feedback`: why reviewers (or a curator) rejected an artifact version, the
   feedback the generation loop passes when it regenerates it.
+- :func:`save_rule_result` / :func:`rule_results`: the rules' result kept with its seed
+  (``rule_results``: the text and the key it is valid for, both made by the caller).
 
 Plain SQL over the schema of :mod:`db.migrations`; imports nothing of ours outside ``db``.
 """
@@ -18,7 +20,8 @@ from typing import Any
 
 from db.store import Store
 
-__all__ = ["current_artifact", "flag_overrides", "override_in_force", "reject_feedback"]
+__all__ = ["current_artifact", "flag_overrides", "override_in_force", "reject_feedback", "rule_results",
+           "save_rule_result"]
 
 
 def current_artifact(store: Store, seed_id: int, dimension: str) -> dict[str, Any] | None:
@@ -68,3 +71,21 @@ def reject_feedback(store: Store, artifact_id: int) -> str | None:
     return "; ".join(reasons) if reasons else None
 
 
+
+
+def save_rule_result(store: Store, seed_id: int, key: str, text: str) -> None:
+    """Keep the rules' result ``text`` of ``seed_id``, valid for ``key`` (replacing any)."""
+    store.execute("INSERT OR REPLACE INTO rule_results (seed_id, key, result) VALUES (?, ?, ?)",
+                  (int(seed_id), key, text))
+
+
+def rule_results(store: Store, seed_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """seed id -> (key, text) of the rules' results kept for ``seed_ids``."""
+    out: dict[int, tuple[str, str]] = {}
+    for i in range(0, len(seed_ids), 500):
+        part = seed_ids[i:i + 500]
+        for seed_id, key, text in store.conn.execute(
+                f"SELECT seed_id, key, result FROM rule_results WHERE seed_id IN ({','.join('?' * len(part))})",
+                part):
+            out[int(seed_id)] = (str(key), str(text))
+    return out

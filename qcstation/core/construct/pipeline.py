@@ -51,6 +51,7 @@ from qcstation.core.construct.pipeline_records import (
     checked_elsewhere,
     clock_stopped,
     finish_attempt,
+    keep_rule,
     record_needs_model,
     save_artifact,
     set_verified,
@@ -450,6 +451,7 @@ class Pipeline:
                     rule = rule_for_seed(seed)
                 except RuleError as exc:
                     return self._needs_model(job, _no_rule(exc))
+                keep_rule(self.store, seed, rule)       # for derived sets (pipeline_records)
                 content = {"smtlib": rule.smtlib, "rule": rule.rule, "notes": list(rule.notes),
                            "links": list(rule.links), "givens": list(rule.givens)}
                 if rule.uncertain:

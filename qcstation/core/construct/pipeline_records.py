@@ -3,7 +3,8 @@ an attempt row before the generator runs (:func:`start_attempt`, with the lease 
 two processes off one item), the artifact written in one transaction with the attempt's
 result (:func:`save_artifact`), the verdict (:func:`set_verified`), and the reason an item
 needs a model (:func:`record_needs_model`). :class:`ItemTaken` says another process took the
-item since it was selected.
+item since it was selected. The rules' result of a seed is kept with it (:func:`keep_rule`), for
+a derived set to read instead of running them again.
 
 Z3's verdicts do not depend on the machine's load (:func:`verify_limits`): each check may spend
 :data:`~qcstation.core.verify.outcome.STEADY_RLIMIT` of Z3's resource units, and a check that
@@ -26,9 +27,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from db import Store, now
-from db.artifacts import current_artifact
+from db.artifacts import current_artifact, save_rule_result
 from qcstation.common import leases
 from qcstation.core.construct.check.selfcheck import stored_flags
+
+
+def keep_rule(store: Store, seed: dict[str, Any], rule: Any) -> None:
+    """Keep what the rules made of ``seed`` (a seed row; ``rule`` its ``RuleResult``) with it,
+    valid for today's rules and its fields (:mod:`~.make.rules.stored`); a result that cannot be
+    written exactly is not kept."""
+    from qcstation.core.construct.make.rules.stored import dump_rule, rule_key
+
+    text = dump_rule(rule)
+    if text is not None and seed.get("id") is not None:
+        save_rule_result(store, int(seed["id"]), rule_key(seed), text)
 
 
 @dataclass

@@ -159,7 +159,7 @@ def load_parent(seed: dict[str, Any], artifacts: dict[str, dict[str, Any]]) -> P
     content = rea["content"]
     content = json.loads(content) if isinstance(content, str) else dict(content)
     bindings = read_bindings(str(seed["question"]), content)
-    rule = rule_of(seed)
+    rule = rule_of(seed, rea.get("kept_rule"))
     renamed = rule.smtlib != content.get("smtlib")
     if renamed:
         content = _renamed(content, rule.smtlib)

@@ -43,6 +43,7 @@ from qcstation.core.construct.make.rules import (
     fraction_to_smt,
     rule_for_seed,
 )
+from qcstation.core.construct.make.rules.stored import load_rule, rule_key
 from qcstation.core.derive.bindings import Given, Refusal
 from qcstation.core.derive.model import Check
 
@@ -71,13 +72,18 @@ _STEP_ASSERT_RE = re.compile(r"^\(assert \(= (?P<name>s\d+\w*) (?P<term>.+)\)\)$
 KEYINFO_RULES = ("gsm8k-calculator", "inline-arithmetic")
 
 
-def rule_of(seed: Mapping[str, Any]) -> RuleResult:
+def rule_of(seed: Mapping[str, Any], kept: Any = None) -> RuleResult:
     """The calculator rule's formalization of a (derived) seed; :class:`Refusal` when no rule
-    applies or it is not the calculator rule (key information needs its steps)."""
-    try:
-        rule = rule_for_seed(seed)
-    except (RuleError, GenerationError) as exc:
-        raise Refusal("no-rule", f"the rules do not formalize it: {exc}") from None
+    applies or it is not the calculator rule (key information needs its steps). ``kept``: the
+    rules' result stored with the seed, (key, text) as generate keeps it: used instead of running
+    the rules when its key is today's (the same rules, the same fields of the seed: the rules
+    are deterministic) and it reads back; anything else is ignored and the rules run."""
+    rule = _kept(seed, kept)
+    if rule is None:
+        try:
+            rule = rule_for_seed(seed)
+        except (RuleError, GenerationError) as exc:
+            raise Refusal("no-rule", f"the rules do not formalize it: {exc}") from None
     if rule.rule not in KEYINFO_RULES:
         # an equation seed (ASDiv, SVAMP) is formalized, from its equation: "no-rule" told the
         # user the rules had failed on 398 of 433 verified ASDiv parents
@@ -87,6 +93,12 @@ def rule_of(seed: Mapping[str, Any]) -> RuleResult:
         raise Refusal("no-rule", f"made by the {rule.rule} rule, not from a worked solution "
                                  "computed step by step, which derive rebuilds")
     return rule
+
+
+def _kept(seed: Mapping[str, Any], kept: Any) -> RuleResult | None:
+    if not isinstance(kept, tuple) or len(kept) != 2 or kept[0] != rule_key(seed):
+        return None
+    return load_rule(kept[1])
 
 
 def reasoning_content(rule: RuleResult) -> dict[str, Any]:

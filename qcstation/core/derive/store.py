@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from db.artifacts import rule_results
 from db.store import MAX_VARIABLES, ROWS_PER_INSERT, Store, from_json, now, storable_text
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
@@ -196,7 +197,9 @@ def release_leases(store: Store, set_id: int) -> None:
 
 def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, dict[str, Any]]]]:
     """(seed row, dimension -> current usable artifact row: ``id``, ``status``, ``generator``,
-    ``content``, ``flag_codes``) of each job's parent, read in two queries for all of them."""
+    ``content``, ``flag_codes``; the Reasoning row also ``kept_rule``, the rules' result kept with
+    the seed, (key, text) or None: :func:`~.rebuild.rule_of`) of each job's parent, read in three
+    queries for all of them."""
     ids = [int(job["parent_id"]) for job in jobs]
     seeds: dict[int, dict[str, Any]] = {}
     latest: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}   # (seed, dim) -> (version, row)
@@ -213,6 +216,7 @@ def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str
             if known is None or version > known[0]:
                 latest[(seed_id, dim)] = (version, {"id": aid, "status": status, "generator": generator,
                                                     "content": content, "flag_codes": codes})
+    kept = rule_results(store, wanted)
     out = []
     for seed_id in ids:
         arts: dict[str, dict[str, Any]] = {}
@@ -220,6 +224,8 @@ def parent_rows(store: Store, jobs: list[dict[str, Any]]) -> list[tuple[dict[str
             found = latest.get((seed_id, dim))
             if found is not None and found[1]["status"] in USABLE_STATUSES:
                 arts[dim] = dict(found[1])
+        if "reasoning" in arts:
+            arts["reasoning"]["kept_rule"] = kept.get(seed_id)
         out.append((dict(seeds.get(seed_id) or {}), arts))
     return out
 

@@ -254,9 +254,9 @@ def test_a_refused_draw_is_not_formalized_again(rows: list[Any], monkeypatch: py
     calls: Counter[tuple[Any, ...]] = Counter()
     original = parent_mod.rule_of
 
-    def counted(seed: Any) -> Any:
+    def counted(seed: Any, *kept: Any) -> Any:
         calls[(seed.get("question"), seed.get("solution"))] += 1
-        return original(seed)
+        return original(seed, *kept)
 
     monkeypatch.setattr(parent_mod, "rule_of", counted)
     made = 0

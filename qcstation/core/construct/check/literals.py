@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from qcstation.common.memo import LastAnswers, Unkeyed, plain_key, term_shape
 from qcstation.core.reading.answers import decimal_fraction
 
 __all__ = ["stated_literals"]
@@ -90,7 +91,44 @@ def _is_given(expr: Any) -> bool:
 
 def stated_literals(defs: Mapping[str, Any], givens: Sequence[Mapping[str, Any]], question: str) -> list[str]:
     """One message per step that writes, as a literal, a number the question states at a place
-    no stored given covers (see the module docstring); [] when the givens store no places."""
+    no stored given covers (see the module docstring); [] when the givens store no places.
+
+    The rules ask this of a formalization (from its steps) and the make-time audit asks it again
+    (read back from its SMT-LIB): the answer is kept for the last formalizations by
+    :func:`_literals_key`, which keeps exactly what it reads."""
+    try:
+        key = _literals_key(defs, givens, question)
+    except (Unkeyed, TypeError):
+        return _stated_literals(defs, givens, question)
+    hit = _STATED.get(key)
+    if hit is None:
+        hit = tuple(_stated_literals(defs, givens, question))
+        _STATED.put(key, hit)
+    return list(hit)
+
+
+#: the last answers of :func:`stated_literals`
+_STATED = LastAnswers(64)
+
+
+def _literals_key(defs: Mapping[str, Any], givens: Sequence[Mapping[str, Any]], question: str) -> tuple[Any, ...]:
+    """What :func:`_stated_literals` reads, and nothing else: each given's name, place, kind and
+    value; the definitions that are no given's (in order), by shape (a number's written text is
+    never read), less those that only name another (``answer = s4``: no literal). :class:`Unkeyed`
+    for anything else."""
+    gkey, names = [], set()
+    for g in givens:
+        if type(g) is not dict:
+            raise Unkeyed
+        gkey.append((plain_key(g.get("name")), plain_key(g.get("span")), plain_key(g.get("kind")),
+                     "value" in g, plain_key(g.get("value"))))
+        names.add(str(g.get("name")))
+    steps = tuple((plain_key(name), term_shape(expr)) for name, expr in defs.items()
+                  if not _is_given(expr) and name not in names and _kind(expr) != "Name")
+    return question, tuple(gkey), steps
+
+
+def _stated_literals(defs: Mapping[str, Any], givens: Sequence[Mapping[str, Any]], question: str) -> list[str]:
     spans = []
     for g in givens:
         sp = g.get("span") if isinstance(g, Mapping) else None

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from qcstation.common.memo import digits_masked, text_memo
+from qcstation.common.memo import LastAnswers, Unkeyed, digits_masked, plain_key, term_shape, text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.words import operand_values
 from qcstation.core.construct.check.context import counts_the_terms
@@ -328,7 +328,61 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
                 question: str, solution: str) -> list[str]:
     """The uses of givens in another role (see the module docstring), described. ``defs`` and
     ``values``: the formalization's definitions and their values; ``givens``: the stored givens
-    (``name``, ``span`` in the question)."""
+    (``name``, ``span`` in the question).
+
+    The rules ask this of a formalization (from its steps) and the make-time audit asks it again
+    (read back from its SMT-LIB): the answer is kept for the last formalizations by
+    :func:`_roles_key`, which keeps exactly what it reads."""
+    givens = list(givens)
+    try:
+        key = _roles_key(defs, values, givens, question, solution)
+    except (Unkeyed, TypeError):
+        return _given_roles(defs, values, givens, question, solution)
+    hit = _ROLES.get(key)
+    if hit is None:
+        hit = tuple(_given_roles(defs, values, givens, question, solution))
+        _ROLES.put(key, hit)
+    return list(hit)
+
+
+#: the last answers of :func:`given_roles`
+_ROLES = LastAnswers(64)
+
+
+def _roles_key(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: list[Mapping[str, Any]],
+               question: str, solution: str) -> tuple[Any, ...]:
+    """What :func:`_given_roles` reads, and nothing else: each given's name, place and kind; the
+    definitions that use a given (in order: the first found is the message), by shape (a
+    number's written text is never read); the values of the givens, of those steps and of what
+    they use. A definition that uses no given (a given's own number, ``answer = s4``) is never
+    read past its uses. :class:`Unkeyed` for anything else."""
+    gkey, names = [], set()
+    for g in givens:
+        name = g.get("name")
+        gkey.append((plain_key(name), plain_key(g.get("span")), plain_key(g.get("kind"))))
+        if type(name) is str:
+            names.add(name)
+    steps, needed = [], set(names)
+    for step, expr in defs.items():
+        if step not in values:
+            continue
+        uses = _uses(expr)
+        if not names.intersection(uses):
+            continue
+        steps.append((plain_key(step), term_shape(expr)))
+        needed.add(step)
+        needed.update(uses)
+    vals = []
+    for n in sorted(needed):
+        v = values[n] if n in values else None
+        if n in values and type(v) is not Fraction:
+            raise Unkeyed
+        vals.append((n, n in values, v))
+    return question, solution, tuple(gkey), tuple(steps), tuple(vals)
+
+
+def _given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: Iterable[Mapping[str, Any]],
+                 question: str, solution: str) -> list[str]:
     question = question[:MAX_TEXT]
     lines, counted = _read_solution(solution)
     out: list[str] = []

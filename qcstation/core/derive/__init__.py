@@ -28,7 +28,9 @@ Modules, lowest first; a module imports only modules above it in this list
 ``rebuild``     the one door to the construction rules (``core/construct``): a derived seed
                 goes through the *same* rules as an imported one (calculator rule, notation
                 renderer, key-information draft, error injection) and the same checks; the
-                SMT-LIB given-assert helpers; ``operation_count``.
+                SMT-LIB given-assert helpers; ``operation_count``. A parent's formalization is
+                the rules' result generate kept with the seed (``rule_results``,
+                ``construct.make.rules.stored``) when its key is today's, else the rules run.
 ``solution``    rewriting a worked solution for new values (each number given a meaning
                 first: an operand of a step, a result, a constant, or read by value).
 ``parent``      :func:`~.parent.load_parent` (may this seed be transformed?) and
@@ -43,7 +45,8 @@ Modules, lowest first; a module imports only modules above it in this list
                 refinement (errors) ladders, inverse problems; ``Options``.
 ``story``       noise sentences (Understanding ladder, noise perturbation) and the added
                 operation.
-``store``       sets, jobs (leases, outcomes) and items in the database.
+``store``       sets, jobs (leases, outcomes) and items in the database; a job's parent rows
+                with the rules' result kept with the seed.
 ``stale``       items a set holds that no longer follow from their parent's current
                 formalization or from today's rules (a rule fixed since, a parent
                 regenerated): :func:`~.stale.check_set`, ``qcstation derive check``; what a

@@ -129,6 +129,9 @@ The modules and their contract (each imports only the ones above it):
                 an earlier computation's result the equation writes as that computation).
 ``dispatch``    :func:`rule_for_seed`: the first rule a seed row supports, by what its
                 data holds; :func:`gold_from_seed`.
+``stored``      a rule's result written as JSON text and read back exactly (:func:`~.stored.dump_rule`,
+                :func:`~.stored.load_rule`), with the key it is valid for (today's rules and the seed's
+                fields, :func:`~.stored.rule_key`): generate keeps it, derive reads it.
 
 Callers import from this package (``from qcstation.core.construct.make.rules import
 rule_for_seed``); the names below are its public interface.

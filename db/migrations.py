@@ -794,6 +794,6 @@ migration(
 # --- v26: the rules' result kept with its seed (construct.make.rules.stored), valid for its key
 # (today's rules, the seed's fields): generate writes it, derive reads it instead of the rules.
 migration(26, "the rules' result kept with its seed", [
-    "CREATE TABLE rule_results (seed_id INTEGER PRIMARY KEY, key TEXT NOT NULL, result TEXT NOT NULL)"])
+    "CREATE TABLE IF NOT EXISTS rule_results (seed_id INTEGER PRIMARY KEY, key TEXT NOT NULL, result TEXT NOT NULL)"])
 
 SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)

@@ -29,7 +29,7 @@ that differs from it in digits only (:func:`~qcstation.common.memo.digits_masked
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -349,7 +349,7 @@ def given_roles(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens:
 _ROLES = LastAnswers(64)
 
 
-def _roles_key(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: list[Mapping[str, Any]],
+def _roles_key(defs: Mapping[str, Any], values: Mapping[str, Fraction], givens: Sequence[Mapping[str, Any]],
                question: str, solution: str) -> tuple[Any, ...]:
     """What :func:`_given_roles` reads, and nothing else: each given's name, place and kind; the
     definitions that use a given (in order: the first found is the message), by shape (a

@@ -55,7 +55,7 @@ from qcstation.core.derive.rebuild import canonical, declared, rule_of, skeleton
 from qcstation.core.derive.recheck import recheck
 from qcstation.core.derive.store import SetInfo, get_set, parent_rows
 
-__all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_set", "rules_fingerprint",
+__all__ = ["StaleItem", "StaleReport", "canonical", "changed_parents", "check_set", "rule_sources", "rules_fingerprint",
            "stale_on_resume", "stale_parents"]
 
 #: transforms whose story is rewritten and formalized again by the rules (the check re-runs them)
@@ -105,13 +105,22 @@ def _parent_rows(store: Store, set_id: int, only: Collection[int] | None = None
 
 
 @functools.lru_cache(maxsize=1)
+def rule_sources() -> list[Path]:
+    """The source files a set's items are built by: the construction rules, the readings and
+    common helpers they import (a change in ``core/reading`` changes what the rules make:
+    it was left out, so such a change did not mark sets as made by other rules), and the
+    derive stage."""
+    pkg = Path(__file__).resolve().parents[2]
+    return sorted([*pkg.glob("core/construct/**/*.py"), *pkg.glob("core/reading/**/*.py"),
+                   *pkg.glob("common/**/*.py"), *pkg.glob("core/derive/*.py")])
+
+
 def rules_fingerprint() -> str:
-    """A hash of the construction rules' and the derive stage's source: the rules a set is
-    built with (any change to them counts)."""
-    core = Path(__file__).resolve().parents[1]
+    """A hash of :func:`rule_sources`: the rules a set is built with (any change counts)."""
+    pkg = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
-    for p in sorted([*core.glob("construct/**/*.py"), *core.glob("derive/*.py")]):
-        h.update(p.relative_to(core).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    for p in rule_sources():
+        h.update(p.relative_to(pkg).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 

@@ -17,7 +17,7 @@ from db import Store
 from db.store import now
 from qcstation.common.config import load_config
 from qcstation.core.derive.runner import run_derive
-from qcstation.core.derive.stale import check_set, rules_fingerprint
+from qcstation.core.derive.stale import check_set, rule_sources, rules_fingerprint
 from qcstation.core.derive.transforms import Options
 from tests.conftest import ROOT
 from tests.core.derive.helpers import SEEDS, make_db
@@ -272,3 +272,21 @@ def test_an_old_value_left_in_an_items_texts_is_stale(db: Path, where: str,
         report = check_set(s, "variants")
     assert [(x.item, x.transform) for x in report.stale] == [(f"gsm8k-{item['orig_id']}", "variant")]
     assert report.stale[0].reason == f"an old value is still written: {where} writes {old}"
+
+
+def test_the_rules_fingerprint_covers_every_module_the_rules_import() -> None:
+    """A change in the readings the rules use (qcstation/core/reading, qcstation/common) marks
+    a set as made by other rules, like a change in construct or derive (perf10 found reading
+    and common left out)."""
+    import qcstation.core.construct.make.rules  # noqa: F401 - what the rules import, loaded
+    import qcstation.core.derive.runner  # noqa: F401
+
+    hashed = {p.resolve() for p in rule_sources()}
+    pkg = ROOT / "qcstation"
+    used = {Path(f).resolve() for name, m in list(sys.modules.items())
+            if name.startswith(("qcstation.core.construct", "qcstation.core.reading",
+                                 "qcstation.common", "qcstation.core.derive"))
+            and (f := getattr(m, "__file__", None))}
+    assert used and used <= hashed, sorted(str(p.relative_to(pkg)) for p in used - hashed)
+    assert any(p.parent.name == "reading" for p in hashed)
+    assert len(rules_fingerprint()) == 16

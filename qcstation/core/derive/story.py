@@ -216,7 +216,11 @@ _SKIP_VERBS = {"be", "need", "take", "lose", "owe", "remain", "left"}
 _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|less than|fewer than|"
                            r"each|per|average|percent\w*|fraction|ratio|old|longer|faster|"
                            r"farther|further|still|start|originally|before|last year|beginning|began|"
-                           r"at first|initially)\b|%", re.IGNORECASE)
+                           r"at first|initially|"
+                           # a restriction on what is counted: "how many shirts and pants does
+                           # Teairra has which are neither plaid nor purple?" (GSM8K train 864):
+                           # whether the 7 more are plaid reads two ways
+                           r"which|neither|nor|not|except|without|only)\b|%", re.IGNORECASE)
 # "How many emails does he respond to in a 5 day work week?": a preposition the verb strands
 # is said before the amount ("responds to 86 more emails")
 _STRANDED = re.compile(r"\s+(to|with|for|on|at|about|into|from)(?=\s+(?:in|during|each|every|per|within|over)\b|\s*$)")
@@ -276,6 +280,8 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
     verb, aux, subj = m.group("verb"), m.group("aux"), m.group("subj")
     if (not money and (not unit or len(unit.split()) > 4)) or verb in _SKIP_VERBS:
         return None
+    if aux in ("does", "do", "did") and verb in ("has", "is", "was"):
+        return None   # "does Teairra has": the question's own verb is off ("Teairra also hases")
     subject = subj[:1].upper() + subj[1:]
     amount = "${n} more" if money else f"{{n}} more {unit}"
     rest = _ASIDE.sub(" ", m.group("rest"))

@@ -239,6 +239,21 @@ def test_no_operation_is_added_to_a_multiple_the_story_fixes(tmp_path) -> None:
     assert isinstance(out, Refused) and out.code == "grows", out
 
 
+def test_no_operation_is_added_to_a_count_a_clause_restricts() -> None:
+    """GSM8K train 864 (lead's reading of held-out add-operation items): "Teairra also hases 7
+    more shirts and pants" before "how many shirts and pants does Teairra has which are neither
+    plaid nor purple?": whether the 7 are plaid reads two ways, and the verb was the
+    question's own slip conjugated again."""
+    from qcstation.core.derive.story import _added_sentence
+
+    assert _added_sentence("If 3 of Teairra's shirts are plaid and 5 of Teairra's pants are "
+                           "purple, how many shirts and pants does Teairra has which are "
+                           "neither plaid nor purple?") is None
+    assert _added_sentence("How many shirts and pants does Teairra has?") is None
+    made = _added_sentence("How many pages did he buy?")
+    assert made is not None and made[0] == "He also bought {n} more pages."
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

@@ -14,10 +14,11 @@ disguises is one too when it is 16 characters or longer (an API key): in another
 with spaces, line breaks or invisible characters (zero-width, bidi, soft hyphen, BOM) between
 its characters ("sk-a\u200bbc…", "SK-ABC…"). Such a secret is also matched spelled another
 way (:class:`_Form`): reversed, in base64 (standard or URL-safe, at any byte offset, so also
-inside the base64 of a longer text), in hex, percent-encoded, as ``\\uXXXX`` escapes or HTML
-character references; and a part of it is matched in each of those spellings when it holds at
-least half the secret (and :data:`PART_MIN_CHARS`): a key split in two halves over two fields,
-or with its halves swapped or each reversed, is scrubbed piece by piece.
+inside the base64 of a longer text), in hex, percent-encoded, as ``\\u`` escapes (four hex
+digits each) or HTML character references; and a part of it is matched in each of those
+spellings when it holds at least half the secret (and :data:`PART_MIN_CHARS`): a key split in
+two halves over two fields, or with its halves swapped or each reversed, is scrubbed piece by
+piece.
 
 Readers call :func:`scrub_json` on a parsed reply (every string, object keys included) and
 :func:`scrub` on text they make from one. Both cost a substring test per secret when

@@ -22,7 +22,10 @@ GUTTER = "  "
 
 
 class MarkedOptionList(OptionList):
-    """``OptionList`` with :data:`CURSOR_MARK` before the highlighted option."""
+    """``OptionList`` with :data:`CURSOR_MARK` before the highlighted option. Another
+    subclass of ``OptionList`` that does not draw its own lines (a ``Select``'s open list)
+    gets the mark by taking this class as its second base, ``class X(SelectOverlay,
+    MarkedOptionList)``: Textual's CSS type names follow the first base only."""
 
     def _get_left_gutter_width(self) -> int:
         return len(GUTTER)

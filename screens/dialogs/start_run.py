@@ -17,7 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Stati
 from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.option_list import OptionDoesNotExist
 
-from qcstation.widgets.marked_list import CURSOR_MARK, GUTTER
+from qcstation.widgets.marked_list import CURSOR_MARK, GUTTER, MarkedOptionList
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
@@ -120,22 +120,9 @@ class TaskChecklist(SelectionList[str]):
         return Strip(segments, line.cell_length + len(GUTTER))
 
 
-class MarkedSelectOverlay(SelectOverlay):
+class MarkedSelectOverlay(SelectOverlay, MarkedOptionList):
     """A ``Select``'s open list with ``▸`` before the highlighted choice (Enter takes it),
-    as :class:`qcstation.widgets.marked_list.MarkedOptionList` marks its line."""
-
-    def _get_left_gutter_width(self) -> int:
-        return len(GUTTER)
-
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        try:
-            index, offset = self._lines[self.scroll_offset.y + y]
-        except IndexError:
-            return strip
-        mark = f"{CURSOR_MARK} " if index == self.highlighted and offset == 0 else GUTTER
-        style = next(iter(strip), Segment("")).style
-        return Strip([Segment(mark, style), *strip], strip.cell_length + len(GUTTER))
+    drawn by :class:`qcstation.widgets.marked_list.MarkedOptionList`."""
 
 
 class MarkedSelect(Select[str]):

@@ -293,7 +293,7 @@ def stored_metric_statements(before: tuple[str, ...], added: tuple[str, ...], *,
     the rows already kept), the three pair triggers made again over ``before + added``, and
     the pairs that already have scores of an added metric recounted. A new stored metric (a
     record in ``qcstation.eval.types`` with a ``task``) is one migration in
-    ``db/migrations.py``: ``migration(N, "...", stored_metric_statements(OLD, ("code",)))``,
+    ``db/migrations_recent.py``: ``migration(N, "...", stored_metric_statements(OLD, ("code",)))``,
     and this module's ``STORED`` gets its code (``tests/eval/test_metric_record.py``), which
     :func:`store_scores` makes a batch's pairs over. ``batched``: the insert trigger passes
     over a batch's pairs (migration 24; migration 18, made before it, is not)."""

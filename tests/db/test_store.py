@@ -255,7 +255,7 @@ def test_a_kept_store_is_released_not_closed_and_reads_what_others_committed(db_
 def test_runs_stored_done_without_a_score_read_unscored_after_the_upgrade(tmp_path: Path) -> None:
     # `eval run --no-score` before the `unscored` status stored its runs `done` with no score
     # (issue 30 leftover 1): the upgrade reads them `unscored`, and nothing else
-    from db.migrations import UNSCORED_DONE_RUNS
+    from db.migrations_recent import UNSCORED_DONE_RUNS
     from db.store import now
     from tests.eval_factory import add_item, make_run
 

@@ -18,7 +18,7 @@ from tests.eval_factory import make_run
 
 RECIPE = ("a stored metric (a record with a task in qcstation/eval/types.py) needs its column in "
           "eval_pairs: add `migration(N, 'stored metric CODE', kept_eval.stored_metric_statements("
-          "kept_eval.STORED, ('CODE',)))` at the end of db/migrations.py and append CODE to "
+          "kept_eval.STORED, ('CODE',)))` at the end of db/migrations_recent.py and append CODE to "
           "db/kept_eval.STORED")
 
 

@@ -572,6 +572,12 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
                     "make the folder writable (chmod u+w) or move the database")
         return (f"{path} is read-only; nothing was changed: make it writable (chmod u+w) or "
                 "copy it somewhere writable and pass --db")
+    capped = _file_size_cap(path)
+    if capped is not None and ("full" in low or "i/o" in low):
+        return (f"writing {path} failed ({text}): this process may write files of at most "
+                f"{capped:,} bytes (its file-size limit, `ulimit -f`) and the disk has room; "
+                "the interrupted step was not stored and everything stored before it is intact: "
+                "raise the limit (ulimit -f unlimited) and run it again")
     if "disk is full" in low or "database or disk is full" in low:
         return (f"the disk holding {path} is full; the interrupted step was not stored and "
                 "everything stored before it is intact: free some space and run it again")
@@ -594,6 +600,26 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
         return (f"reading or writing {path} failed ({text}); check the disk (free space, "
                 "dmesg) and run it again")
     return f"database error on {path}: {text}"
+
+
+def _file_size_cap(path: Path) -> int | None:
+    """This process's file-size limit (RLIMIT_FSIZE, ``ulimit -f``) in bytes when it is set and
+    the disk holding ``path`` has room (1 MiB or more free), else None. Python ignores SIGXFSZ,
+    so a write past the limit is cut short and SQLite reports a full disk or an I/O error that
+    would send the user to check a disk with room to spare. (The -wal that hit the limit may be
+    gone by the time this is asked: closing the store checkpoints it into a small database.)"""
+    try:
+        import resource
+    except ImportError:     # not on POSIX
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        fs = os.statvfs(path.parent)
+    except OSError:
+        return soft
+    return soft if fs.f_bavail * fs.f_frsize >= 1 << 20 else None
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -179,6 +179,34 @@ def test_full_disk_in_the_shell(tmp_path: Path) -> None:
     assert status["seeds"]["gsm8k"]["active"] > 100                 # what was stored is intact
 
 
+def _file_size_cap(limit: int):
+    def cap() -> None:
+        import resource
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return cap
+
+
+def test_file_size_limit_is_named_not_the_disk(tmp_path: Path) -> None:
+    """Under `ulimit -f` SQLite's write is cut short and it says 'disk I/O error' (or full):
+    the message names the process's limit, not a disk with room to spare."""
+    db = _seeded_db(tmp_path / "cap.db", n=2)
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as fh:
+        for i in range(3000):
+            fh.write(json.dumps({"question": f"Ann has {i} pens {'and inks ' * 40}. How many?",
+                                 "answer": f"{i}+1=<<{i}+1={i + 1}>>{i + 1}\n#### {i + 1}"}) + "\n")
+    limit = db.stat().st_size + (1 << 20)
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "import", str(big),
+                          "--source", "big"], cwd=tmp_path, env=full_env, capture_output=True, text=True,
+                         timeout=300, preexec_fn=_file_size_cap(limit))
+    _one_line_error(run, "file-size limit", f"{limit:,} bytes", "ulimit -f")
+    assert "check the disk" not in run.stderr
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM seeds WHERE source = 'gsm8k'") == 2
+        assert store.query("PRAGMA integrity_check")[0] == {"integrity_check": "ok"}
+
+
 # -- corrupt page ------------------------------------------------------------------------------
 
 def _corrupt(db: Path) -> None:

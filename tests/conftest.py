@@ -48,6 +48,19 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("QCSTATION_CACHE_DIR", str(tmp_path / "cache"))
 
 
+@pytest.fixture(autouse=True)
+def _own_secrets():
+    """Each test starts from the registry of secrets it found and leaves it so: a key one test
+    registers (a config's api_key, redact.register) would otherwise be scrubbed from the texts
+    of every later test in the process, and a test asserting a text is left alone would pass or
+    fail by the order tests ran in."""
+    from qcstation.common import redact
+
+    state = redact.saved()
+    yield
+    redact.restore(state)
+
+
 def dataset(name: str) -> Path:
     """Path to a shared seed dataset file; tests needing it skip when shared/ is absent."""
     p = DATASETS / name

@@ -96,13 +96,29 @@ def register(value: str | None) -> None:
     _add(value)
 
 
-def _add(value: str | None) -> None:
-    global _ordered, _ordered_bytes, _escapable, _disguised, _disguised_bytes, _folded, _folded_bytes
-    global _spellings
-    if not isinstance(value, str) or len(value) < MIN_SECRET_CHARS or value in _known:
+def saved() -> tuple[frozenset[str], bool]:
+    """The registry as it is now, for :func:`restore` (tests: each starts from the same one)."""
+    with _lock:
+        return frozenset(_known), _scanned
+
+
+def restore(state: tuple[frozenset[str], bool]) -> None:
+    """Put back the registry :func:`saved` returned: the secrets registered since are forgotten."""
+    global _scanned
+    known, scanned = state
+    if known == _known and scanned == _scanned:
         return
     with _lock:
-        _known.add(value)
+        _known.clear()
+        _known.update(known)
+    _scanned = scanned
+    _rebuild()
+
+
+def _rebuild() -> None:
+    global _ordered, _ordered_bytes, _escapable, _disguised, _disguised_bytes, _folded, _folded_bytes
+    global _spellings
+    with _lock:
         _ordered = tuple(sorted(_known, key=len, reverse=True))
         _ordered_bytes = tuple(s.encode("utf-8", "surrogatepass") for s in _ordered)
         _escapable = any(c in s for s in _ordered for c in '"\\/')
@@ -112,6 +128,14 @@ def _add(value: str | None) -> None:
         _folded = tuple("".join(_HIDDEN_CHARS.sub("", s).split()).lower() for s, _ in made)
         _folded_bytes = tuple(f.encode("utf-8", "surrogatepass") for f in _folded)
         _spellings = tuple(f for s in _ordered for f in _forms(s))
+
+
+def _add(value: str | None) -> None:
+    if not isinstance(value, str) or len(value) < MIN_SECRET_CHARS or value in _known:
+        return
+    with _lock:
+        _known.add(value)
+    _rebuild()
 
 
 def _may_be_disguised(text: str) -> bool:

@@ -47,24 +47,53 @@ KEY_ENV = "QCS_RAY_TEST_KEY"
 KEY = "sk-ray-route-secret-7f3a9c"
 
 
+#: Ray's node start waits a fixed 30 s for its raylet to register with the GCS
+#: (``raylet_start_wait_time_s`` in ray/_private/node.py, not configurable); under heavy load
+#: (29 on 2 cores) that wait passed twice and the module failed at setup. Each attempt starts a
+#: fresh node in a fresh temp dir after the last one is shut down; all failing is a failure.
+START_ATTEMPTS = 3
+
+
+def _start_ray() -> Path:
+    errors: list[str] = []
+    for _attempt in range(START_ATTEMPTS):
+        temp = Path(tempfile.mkdtemp(prefix="qcsray-", dir="/tmp"))
+        try:
+            ray.init(num_cpus=2, object_store_memory=96 * 2**20, include_dashboard=False,
+                     log_to_driver=False, logging_level=logging.WARNING, _temp_dir=str(temp))
+            return temp
+        except Exception as e:      # the node's fixed start wait passed, or a process of it died
+            errors.append(f"{type(e).__name__}: {e}")
+            ray.shutdown()
+            shutil.rmtree(temp, ignore_errors=True)
+    pytest.fail(f"Ray's local node did not start in {START_ATTEMPTS} attempts: " + " | ".join(errors))
+
+
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Path]:
     """A local Ray cluster on 2 CPUs; its workers inherit ``$QCS_RAY_TEST_KEY`` (set before
-    the cluster starts, as on a node whose ``ray start`` had it). Yields Ray's temp dir."""
-    temp = Path(tempfile.mkdtemp(prefix="qcsray-", dir="/tmp"))
+    the cluster starts, as on a node whose ``ray start`` had it). Yields Ray's temp dir. The
+    start is tried up to START_ATTEMPTS times (see there)."""
     old = os.environ.get(KEY_ENV)
     os.environ[KEY_ENV] = KEY
-    ray.init(num_cpus=2, object_store_memory=96 * 2**20, include_dashboard=False,
-             log_to_driver=False, logging_level=logging.WARNING, _temp_dir=str(temp))
+    try:
+        temp = _start_ray()
+    except BaseException:
+        _restore(old)
+        raise
     try:
         yield temp
     finally:
         ray.shutdown()
-        if old is None:
-            os.environ.pop(KEY_ENV, None)
-        else:
-            os.environ[KEY_ENV] = old
+        _restore(old)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _restore(old: str | None) -> None:
+    if old is None:
+        os.environ.pop(KEY_ENV, None)
+    else:
+        os.environ[KEY_ENV] = old
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets.option_list import OptionDoesNotExist
 
 from qcstation.widgets.marked_list import CURSOR_MARK, GUTTER, MarkedOptionList
+from qcstation.widgets.text_field import TextField
 
 from qcstation.common.safe import preview
 from qcstation.eval.types import TASKS
@@ -28,6 +29,11 @@ from screens.dialogs.help import DIALOG_HELP
 #: The model choice that runs the ``reference`` backend (no model, no network).
 REFERENCE = "\x00reference"
 WORKING_SET = "\x00working-set"
+#: what a number field may hold (the item limit's 10,000,000 has 8 digits; a temperature
+#: written 0.123456 has 8 characters): a paste past it is cut with a notice
+NUMBER_CHARS = 12
+#: what the run's name may hold (the name is kept to 80 characters, spaces squeezed)
+NAME_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ def parse_run_form(*, model: str | None, release: str | None, tasks: list[str], 
     if release and release != WORKING_SET:
         name_part, _, version = release.partition("\x00")
         rel = (name_part, version)
-    clean_name = " ".join(name.split())[:80] or None
+    clean_name = " ".join(name.split())[:NAME_CHARS] or None
     if model == REFERENCE:
         return RunRequest("reference", "reference", rel, tuple(chosen), n_shots, temp,
                           n_samples, n_limit, clean_name)
@@ -178,18 +184,22 @@ class StartRunModal(ModalScreen[RunRequest | None]):
                                 id="run_tasks", compact=True)
             with Horizontal(classes="form_row"):
                 yield Label("Shots", classes="form_label")
-                yield Input(str(self.default_shots), id="run_shots", compact=True, classes="form_short")
+                yield TextField(str(self.default_shots), id="run_shots", compact=True,
+                                classes="form_short", limit=NUMBER_CHARS)
                 yield Label("Temperature", classes="form_label")
-                yield Input("0", id="run_temperature", compact=True, classes="form_short")
+                yield TextField("0", id="run_temperature", compact=True, classes="form_short",
+                                limit=NUMBER_CHARS)
             with Horizontal(classes="form_row form_row_tight"):
                 yield Label("Samples", classes="form_label")
-                yield Input("1", id="run_samples", compact=True, classes="form_short")
+                yield TextField("1", id="run_samples", compact=True, classes="form_short",
+                                limit=NUMBER_CHARS)
                 yield Label("Item limit", classes="form_label")
-                yield Input("", placeholder="all", id="run_limit", compact=True,
-                            classes="form_short")
+                yield TextField("", placeholder="all", id="run_limit", compact=True,
+                                classes="form_short", limit=NUMBER_CHARS)
             with Horizontal(classes="form_row form_row_tight"):
                 yield Label("Name", classes="form_label")
-                yield Input("", placeholder="optional", id="run_name", compact=True)
+                yield TextField("", placeholder="optional", id="run_name", compact=True,
+                                limit=NAME_CHARS)
             yield Static(Text("Exemplars for the shots come from items outside the run. "
                               "An interrupted run resumes where it stopped.", style="dim"),
                          id="start_run_note")

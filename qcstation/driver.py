@@ -18,7 +18,8 @@ A bracketed paste is one ``Paste`` already; inside it too an ESC is text shown e
 one by one as before (keys typed ahead over a slow link still work), unless there are so many
 printable ones
 (:data:`IGNORED_PASTE_FROM`) that they can only be a paste: then they are dropped with a
-notice, so a paste onto the review screen does not accept, reject and skip items.
+notice (:class:`IgnoredPaste`, counting the characters pasted, not the keys), so a paste onto
+the review screen does not accept, reject and skip items.
 
 A paste comes in several reads, and not only of 4 KB: from tmux, 4,097 bytes came as reads
 of 4,095 and 2 bytes (the tail ' \r', whose CR acted as Enter and submitted the reason), 50
@@ -95,7 +96,9 @@ _KEY_TEXT = {"enter": "\n", "tab": "\t"}
 
 
 class IgnoredPaste(Message):
-    """A paste arrived while no text field had the focus; its keys were dropped."""
+    """A paste arrived while no text field had the focus; its keys were dropped.
+    ``characters``: how many characters it held (a line end one, an escape sequence its
+    length), as the user counts what they pasted."""
 
     def __init__(self, characters: int) -> None:
         super().__init__()
@@ -313,6 +316,11 @@ def burst_text(keys: Iterable[Message | KeyRun]) -> str:
     escape sequence that sequence (``\\x1b[A``, ``\\x1b[31m``), Enter a line end, Tab a tab,
     an ``alt+`` key ESC and its character, a key with a character that character (ctrl+C
     ``\\x03``, Backspace ``\\x7f``); keys without one nothing."""
+    return printable(_typed_text(keys))
+
+
+def _typed_text(keys: Iterable[Message | KeyRun]) -> str:
+    """The text of :func:`burst_text`, its control characters still raw (one each)."""
     parts = []
     for key in keys:
         if isinstance(key, KeyRun):
@@ -327,7 +335,7 @@ def burst_text(keys: Iterable[Message | KeyRun]) -> str:
             parts.append(_KEY_TEXT[key.key])
         elif key.character:
             parts.append(("\x1b" if key.key.startswith("alt+") else "") + key.character)
-    return printable("".join(parts))
+    return "".join(parts)
 
 
 def _key_count(keys: list[Message | KeyRun]) -> int:
@@ -381,14 +389,13 @@ def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
         first_run = False
         ended_in_paste = False
         if going_on or _is_paste(run):
-            printable = _printable_count(run)
             if text_focus:
                 out.append(events.Paste(burst_text(run)))
                 run.clear()
                 ended_in_paste = True
                 return
-            if going_on or printable >= IGNORED_PASTE_FROM:
-                out.append(IgnoredPaste(printable))
+            if going_on or _printable_count(run) >= IGNORED_PASTE_FROM:
+                out.append(IgnoredPaste(len(_typed_text(run))))
                 run.clear()
                 ended_in_paste = True
                 return

@@ -22,6 +22,7 @@ from screens._base import QCScreen
 from screens.dialogs.approve_release import ApproveReleaseModal
 from screens.dialogs.confirm import ConfirmModal
 from qcstation.widgets.footer import KeyFooter
+from qcstation.widgets.labels import blocker_text
 
 DEFAULT_NAME = "smart"
 #: the fewest characters of a release's name, version and set the table shows (each cut in
@@ -280,9 +281,10 @@ class ReleasesScreen(QCScreen):
                               style="green"))
             return
         text = Text("A new release cannot be approved yet:", style="bold")
+        has_model = self.qc_app.config.generator is not None
         for blocker in self.blockers:
             text.append("\n  • ")
-            text.append(blocker, style="")
+            text.append(blocker_text(blocker, has_model), style="")
         panel.update(text)
 
     def _selected(self) -> rel.ReleaseInfo | None:

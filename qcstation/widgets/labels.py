@@ -83,6 +83,20 @@ def next_step_text(next_step: str, has_model: bool) -> str:
     return _REGENERATE.sub(instead, next_step)
 
 
+_AWAITING = re.compile(r"\(([\d,]+) awaiting regeneration")
+
+
+def blocker_text(blocker: str, has_model: bool) -> str:
+    """A release blocker as this session can act on it: with no model configured, a rejected
+    item "awaiting regeneration" waits for nothing that will come (the rules make the same
+    text again), so it reads what does help, as :func:`next_step_text` says it."""
+    if has_model:
+        return blocker
+    return _AWAITING.sub(lambda m: (f"({m.group(1)} to fix in place or exclude: c, the queue, "
+                                    f"from the dashboard; no model is configured, so "
+                                    f"regenerating would make the same text"), blocker)
+
+
 def gate_line(gate: GateStatus | None, *, has_model: bool = True) -> str:
     """One line for the review screen: whether the gate passes, the next step (as this
     session can take it, :func:`next_step_text`), the bound."""

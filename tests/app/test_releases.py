@@ -265,3 +265,24 @@ async def test_the_names_take_the_room_of_scroll_bars_not_shown(qc_db: Path) -> 
         assert table.max_scroll_x == 0
         assert used == table.scrollable_content_region.width, \
             (used, table.scrollable_content_region.width)
+
+
+async def test_with_no_model_a_reject_blocks_as_a_fix_not_as_awaiting_regeneration(
+        qc_db: Path) -> None:
+    """walk8: with no model configured the releases screen said a reject was '1 awaiting
+    regeneration', which never comes (the rules make the same text): it says what to do."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(qc_db) as store:
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason="changes the answer")
+    app = curator_app(qc_db)
+    assert app.config.generator is None
+    async with app.run_test(size=SIZE) as pilot:
+        await press_each(pilot, "l")
+        blockers = flat(static_text(_releases(app).query_one("#blockers")))
+        assert "awaiting regeneration" not in blockers, blockers
+        assert ("1 rejected item without an accepted replacement (1 to fix in place or "
+                "exclude: c, the queue, from the dashboard; no model is configured" in blockers), \
+            blockers

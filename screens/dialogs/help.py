@@ -22,6 +22,13 @@ _SCREEN_BASE_ACTIONS = {b.action for b in Screen.BINDINGS if isinstance(b, Bindi
 DIALOG_HELP = Binding("f1", "app.help", "Help", id="dialog-help")
 
 
+#: what a key of Textual's own does in this app, where its label says less: Ctrl+C copies
+#: the selected text, and with nothing selected (the usual case) the app's Ctrl+C says how
+#: to quit (walk8: F1 said only 'Copy')
+_TRUE_LABELS = {"screen.copy_text": "Copy the selected text; with nothing selected, says how "
+                                    "to quit"}
+
+
 def key_rows(screen: Screen[Any]) -> list[tuple[str, str, str]]:
     """(group, keys, description) for every active binding with a description,
     keys of the same action joined (``"F1, ?"``), screen keys before app keys."""
@@ -41,8 +48,9 @@ def key_rows(screen: Screen[Any]) -> list[tuple[str, str, str]]:
             group = "Everywhere"  # tab / shift+tab / copy: the same on every screen
         ident = (group, binding.action)
         rows.setdefault(ident, []).append(app.get_key_display(binding))
-        groups[ident] = (f"{binding.description} — {binding.tooltip}" if binding.tooltip
-                         else binding.description)
+        description = _TRUE_LABELS.get(binding.action, binding.description)
+        groups[ident] = (f"{description} — {binding.tooltip}" if binding.tooltip
+                         else description)
     order = sorted(rows, key=lambda ident: (ident[0] == "Everywhere", list(rows).index(ident)))
     return [(ident[0], ", ".join(dict.fromkeys(rows[ident])), groups[ident]) for ident in order]
 

@@ -93,3 +93,29 @@ async def test_a_refusal_in_the_fix_editor_keeps_the_reason_field_in_view(qc_db:
             assert widget.region.y >= inside.y and widget.region.bottom <= inside.bottom, (
                 widget.id, widget.region, inside)
         assert area.content_region.height >= 4
+
+
+async def test_f1_says_what_ctrl_c_does_with_nothing_selected(qc_db: Path) -> None:
+    """walk8: F1 listed '^c Copy', while Ctrl+C with nothing selected (as it mostly is) gave
+    the notice saying how to quit. The help line says both."""
+    from screens.dialogs.help import HelpScreen
+    from tests.app.conftest import flat, notifications, static_text
+
+    app = make_app(qc_db, config=make_config(), account="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert any("Press q (or ctrl+q) to quit" in n for n in notifications(app))
+        for key in ("", "r"):                   # the dashboard, then the review screen
+            if key:
+                await pilot.press(key)
+                await settle(pilot)
+            await pilot.press("f1")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            text = flat(static_text(app.screen.query_one("#help_text")))
+            assert ("^c, super+c Copy the selected text; with nothing selected, says how to "
+                    "quit") in text, text
+            await pilot.press("escape")
+            await settle(pilot)

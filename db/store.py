@@ -503,7 +503,25 @@ def describe_lock_holders(path: Path) -> str:
 
 
 def _folder_writable(folder: Path) -> bool:
-    return os.access(folder, os.W_OK | os.X_OK)
+    return os.access(folder, os.W_OK | os.X_OK) and not _read_only_mount(folder)
+
+
+def _read_only_mount(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` is mounted read-only (``access`` says a
+    root process may write there; chmod cannot help)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+def _make_writable(folder: Path, what: str = "move the database") -> str:
+    """What to do about a folder that cannot be written: chmod, or for a read-only mount,
+    remount or go elsewhere."""
+    if _read_only_mount(folder):
+        return (f"the file system holding {folder} is mounted read-only (chmod cannot help): "
+                f"remount it read-write or {what}")
+    return f"make the folder writable (chmod u+w) or {what}"
 
 
 def _check_database_file(path: Path, *, create: bool) -> None:
@@ -526,7 +544,9 @@ def _check_database_file(path: Path, *, create: bool) -> None:
                              title="Cannot create the database") from None
         if not _folder_writable(path.parent):
             raise StoreError(f"cannot create {path}: the folder {path.parent} is read-only; "
-                             "pass a --db in a folder you can write (or chmod u+w it)",
+                             + (_make_writable(path.parent, "pass a --db in a folder you can write")
+                                if _read_only_mount(path.parent) else
+                                "pass a --db in a folder you can write (or chmod u+w it)"),
                              title="Cannot create the database") from None
         return
     except OSError as exc:
@@ -569,7 +589,7 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
         if not _folder_writable(folder):
             return (f"the folder {folder} is read-only, so {path.name} cannot be written "
                     "(SQLite keeps its -wal and -shm files next to it); nothing was changed: "
-                    "make the folder writable (chmod u+w) or move the database")
+                    + _make_writable(folder))
         return (f"{path} is read-only; nothing was changed: make it writable (chmod u+w) or "
                 "copy it somewhere writable and pass --db")
     capped = _file_size_cap(path)
@@ -589,8 +609,7 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
     if "unable to open" in low:
         if not _folder_writable(folder):
             return (f"cannot open {path}: the folder {folder} is read-only and SQLite must "
-                    "create its -wal and -shm files there: make the folder writable (chmod u+w) "
-                    "or move the database")
+                    "create its -wal and -shm files there: " + _make_writable(folder))
         return (f"cannot open {path} ({text}); check that the file and its folder are readable "
                 "and writable")
     if _is_busy(exc):

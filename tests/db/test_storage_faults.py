@@ -179,6 +179,30 @@ def test_full_disk_in_the_shell(tmp_path: Path) -> None:
     assert status["seeds"]["gsm8k"]["active"] > 100                 # what was stored is intact
 
 
+@pytest.mark.skipif(not _tmpfs_works(), reason="cannot mount here (needs unshare -m as root)")
+def test_read_only_mount_says_so_not_chmod(tmp_path: Path) -> None:
+    """A database on a file system mounted read-only: chmod cannot help, so the one line says
+    the mount is read-only and names the folder; nothing is changed."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = _seeded_db(folder / "q.db")
+    before = db.read_bytes()
+    py = sys.executable
+    script = (f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 9; "
+              f"{py} -m qcstation --db {db} status; echo rc=$?; "
+              f"{py} -m qcstation --db {db} import {SAMPLE} --source more; echo rc=$?; "
+              f"{py} -m qcstation --db {folder / 'new.db'} import {SAMPLE}; echo rc=$?")
+    run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.stdout.count("rc=2") == 3, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 3 and "Traceback" not in run.stderr, run.stderr
+    for line in lines:
+        assert f"{folder} is mounted read-only" in line and "chmod cannot help" in line, line
+        assert "chmod u+w" not in line, line
+    assert db.read_bytes() == before and not (folder / "new.db").exists()
+
+
 def _file_size_cap(limit: int):
     def cap() -> None:
         import resource

@@ -213,7 +213,8 @@ class QCStationApp(App[int]):
             self._unnotify(shown[0])
         notice = Notification(
             f"A paste of {total:,} characters was ignored: no text field has the focus, and "
-            "pasted characters never act as keys.", "Paste ignored", "warning",
+            "pasted characters never act as keys. Paste where you type: a reason (x, then "
+            "Tab), a fix (e), a note, a filter or a search.", "Paste ignored", "warning",
             self.NOTIFICATION_TIMEOUT, markup=False)
         self._ignored_paste_notice = (notice, total)
         self._notifications.add(notice)       # at once: the next part finds it shown

@@ -99,6 +99,17 @@ class QCScreen(Screen[None]):
     def qc_app(self) -> Workstation:
         return cast("Workstation", self.app)
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste no text field took (none has the focus: a bracketed paste comes as one
+        ``Paste``, which the screen's other widgets pass on) is told as the driver tells a
+        paste that came as keys (:class:`qcstation.driver.IgnoredPaste`): walked on the
+        review screen, a bracketed paste was dropped without a word."""
+        event.stop()
+        if event.text:
+            from qcstation.driver import IgnoredPaste
+
+            self.app.post_message(IgnoredPaste(len(event.text)))
+
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """The first show does not restyle the whole screen: each widget was styled as it
         was mounted, a moment before (Textual restyles every node of a screen on each resume,

@@ -143,6 +143,23 @@ async def test_a_paste_with_no_text_field_focused_acts_as_no_key(qc_db: Path) ->
         assert any("A paste of 20 characters was ignored" in n for n in notifications(app))
 
 
+async def test_a_bracketed_paste_with_no_text_field_focused_says_where_pasting_works(
+        qc_db: Path) -> None:
+    """walk8: a bracketed paste on the review screen (no field focused) came as one Paste
+    that no widget took: it was dropped without a word. It is told as a paste that came as
+    keys is, with where pasting works."""
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        app.post_message(events.Paste("hello world"))
+        await settle(pilot)
+        shown = [n for n in notifications(app) if "was ignored" in n]
+        assert len(shown) == 1 and "A paste of 11 characters was ignored" in shown[0], shown
+        assert "Paste where you type: a reason (x, then Tab)" in shown[0]
+        assert reviews(qc_db) == [] and isinstance(app.screen, ReviewScreen)
+
+
 async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_path: Path) -> None:
     """Fast typing that reaches the app in one read ("reject⏎story words left in") is one
     paste (qcstation/driver.py): the settle dialog takes one line per field, as Enter moves

@@ -276,6 +276,20 @@ class ReleasesScreen(QCScreen):
         if self.blockers is None:
             return
         if not self.blockers:
+            same = [r for r in self.releases if release_scope(r) == self.scope]
+            if same:
+                # walk8: right after an approval this still said "Press a to approve a
+                # release of it", as if none had been
+                latest = same[-1]
+                records = (latest.counts or {}).get("records")
+                panel.update(Text(
+                    f"Every QC gate passes ({scope_words(self.scope)}). Its newest release is "
+                    f"{one_line(latest.name, 40)}@{one_line(latest.version, 20)}"
+                    + (f" ({records:,} records)" if isinstance(records, int) else "")
+                    + ": e exports the release under the cursor. Press a only for a new "
+                      "version once the data has changed (a release of the same data asks "
+                      "first).", style="green"))
+                return
             panel.update(Text(f"Ready: every QC gate passes ({scope_words(self.scope)}) and you "
                               "are a curator. Press a to approve a release of it.",
                               style="green"))

@@ -110,6 +110,10 @@ async def test_a_curator_approves_exports_and_diffs(qc_db: Path, tmp_path: Path,
                                          "approved_by": "alice"}]
         assert screen.releases and screen.releases[0].notes == "first cut"
         assert "smart@1.0.0" in flat(screen_text(app))
+        # walk8: the panel offered "Press a to approve" again right after the approval
+        panel = flat(static_text(screen.query_one("#blockers")))
+        assert "Press a to approve" not in panel, panel
+        assert "Its newest release is smart@1.0.0 (60 records)" in panel, panel
         # at 80 columns every column of the release shows whole (was cut at 'Expo')
         table = screen.query_one("#release_table", DataTable)
         assert table.max_scroll_x == 0, table.virtual_size

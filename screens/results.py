@@ -234,16 +234,27 @@ class ResultsScreen(QCScreen):
         if f.text:
             active.append(f"/{preview(f.text, 24)}")
         line = self.query_one("#filter_line", Static)
+        text = Text("Filters: ", style="bold")
         if f.run_ids:
             # each run's label takes the room the other filters leave on the line; a label cut
-            # keeps its number and its name's end, and its release and protocol where they fit (run_fit); a cut at 40
-            # cells at its end read '#3 baseline-gpt-4o-mini-2024-08-06 (ref…' (issue 28.2)
+            # keeps its number and its name's end, and its release and protocol where they fit
+            # (run_fit); a cut at 40 cells at its end read '#3 baseline-gpt-4o-mini-2024-08-06
+            # (ref…' (issue 28.2). Where the other filters leave too little room for every
+            # label whole, the runs take a line of their own and the other filters the next
+            # (walk8: with a filter set, the release and the protocol went)
             width = line.content_region.width or self.app.size.width - 2
+            full = [preview(labels.get(r, f"#{r}"), 10 * width) for r in f.run_ids]
+            gaps = 2 * (len(f.run_ids) - 1)
             others = sum(len(a) + 3 for a in active) + len("Filters: ") + len(FILTER_HINT)
-            each = (width - others - 2 * (len(f.run_ids) - 1)) // len(f.run_ids)
-            active.insert(0, ", ".join(run_fit(labels.get(r, f"#{r}"), max(RUN_WIDTH, each))
-                                       for r in f.run_ids))
-        text = Text("Filters: ", style="bold")
+            if active and sum(len(label) for label in full) + gaps > width - others:
+                each = (width - len("Filters: ") - gaps) // len(f.run_ids)
+                text.append(", ".join(run_fit(label, max(RUN_WIDTH, each)) for label in full),
+                            style="reverse")
+                text.append("\n" + " " * len("Filters: "))
+            else:
+                each = (width - others - gaps) // len(f.run_ids)
+                active.insert(0, ", ".join(run_fit(label, max(RUN_WIDTH, each))
+                                           for label in full))
         text.append(" · ".join(active) if active else "none", style="reverse" if active else "dim")
         text.append(FILTER_HINT, style="dim")
         # a line that fits, in place of one that fitted at this width, keeps the line's height:

@@ -26,6 +26,7 @@ from qcstation.messages import (EvalProgressed, EvalRunFinished, EvalRunsLoaded,
 from qcstation.widgets.eval_views import (
     SHORT,
     headline_cell,
+    keep_ends,
     progress_cell,
     progress_text,
     release_cell,
@@ -48,7 +49,18 @@ POLL_IDLE_S = 10.0
 #: the Run and Items-from columns at most (cells); at 80 columns they give up what the
 #: figures need, down to NAME_MIN each
 RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 18, 15, 10
-#: the table's rows in view (its max-height less the border and the header)
+#: the model's line under a named run's name in the runs list starts here
+_MODEL_INDENT = "   "
+
+
+def _model_line(run: RunSummary) -> str:
+    """The model to show under a run's name: a named run's model, where the name does not
+    hold it already ('' for a run named by its model)."""
+    model = run.model or ""
+    return model if run.name and model and model not in run.name else ""
+
+
+#: the table's lines in view (its max-height less the border and the header)
 VISIBLE_RUN_ROWS = 7
 
 
@@ -166,7 +178,8 @@ class RunsScreen(QCScreen):
         table.clear()
         widths = self._name_widths(self.runs)
         for run in self.runs:
-            table.add_row(*self._cells(run, *widths), key=str(run.run_id))
+            table.add_row(*self._cells(run, *widths), key=str(run.run_id),
+                          height=2 if _model_line(run) else 1)
         if self.runs:
             rows = [r.run_id for r in self.runs]
             keep = selected.run_id if selected is not None and selected.run_id in rows else None
@@ -181,8 +194,14 @@ class RunsScreen(QCScreen):
         # the narrow column names the run; the detail below adds its model and protocol
         # cut in the middle: two runs of one model keep their ends ('#3 basel…-08-06'), two
         # versions of a release their version ('variants…@1.0.0')
-        return (Text(run_cell(f"#{run.run_id} {run.name or run.model}", run_width)),
-                Text(release_cell(run.release, release_width)), *self._figure_cells(run))
+        name = run_cell(f"#{run.run_id} {run.name or run.model}", run_width)
+        model = _model_line(run)
+        if model:
+            # walk8: a named run hid its model ('#1 probe…ghtly'); it is the line under the
+            # name, both cut in their middle where the column has no room
+            name += "\n" + _MODEL_INDENT + keep_ends(model, run_width - len(_MODEL_INDENT))
+        return (Text(name), Text(release_cell(run.release, release_width)),
+                *self._figure_cells(run))
 
     def _figure_cells(self, run: RunSummary) -> tuple[Text, ...]:
         status = run.status
@@ -205,11 +224,12 @@ class RunsScreen(QCScreen):
             widths = [max(w, cell.cell_len) for w, cell in zip(widths, self._figure_cells(run))]
             # the progress of a run going on grows to its total ('2265/2265')
             widths[1] = max(widths[1], len(progress_text(run.n_requests or 0, run.n_requests or 0)))
-        bar = table.styles.scrollbar_size_vertical if len(runs) > VISIBLE_RUN_ROWS else 0
+        lines = sum(2 if _model_line(run) else 1 for run in runs)
+        bar = table.styles.scrollbar_size_vertical if lines > VISIBLE_RUN_ROWS else 0
         screen_width = self.size.width or self.app.size.width
         room = screen_width - 2 - bar - sum(w + pad for w in widths) - 2 * pad
-        names = [len(run_cell(f"#{run.run_id} {run.name or run.model}", RUN_COLUMN))
-                 for run in runs]
+        names = [max(len(run_cell(f"#{run.run_id} {run.name or run.model}", RUN_COLUMN)),
+                     min(len(_MODEL_INDENT + _model_line(run)), RUN_COLUMN)) for run in runs]
         releases = [len(release_cell(run.release, RELEASE_COLUMN)) for run in runs]
         run_width = max([len(labels[0]), *names])
         release_width = max([len(labels[1]), *releases])

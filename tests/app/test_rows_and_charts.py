@@ -442,3 +442,29 @@ async def test_a_derived_items_name_is_whole_in_the_rows_where_there_is_room(
             shown = next(word for word in line.split() if word.startswith("gsm8k-"))
             assert shown in keys, (shown, line)
         assert "Extracted" in screen_text(app)
+
+
+async def test_a_named_run_shows_its_model_in_the_runs_list_at_80_columns(
+        eval_db: Path) -> None:
+    """walk8: the runs list named a run by its name alone ('#1 probe…ghtly'), its model
+    only in the detail of the run under the cursor. A named run's model is the line under
+    its name (issue 28.5: the curator sees the model of each run where runs are picked)."""
+    from textual.widgets import DataTable
+
+    from screens.runs import RunsScreen
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.query_one("#runs_table", DataTable)
+        lines = screen_text(app).splitlines()
+        for number, name in ((1, "gpt-4o-mini"), (2, "qwen2.5-7b")):
+            at = [n for n, line in enumerate(lines) if f"#{number} {name}" in line]
+            assert at, lines
+            assert "reference" in lines[at[0] + 1][:22], lines[at[0]:at[0] + 2]
+        # the figures keep their room: the last score whole (no column cut)
+        assert table.max_scroll_x == 0, table.virtual_size

@@ -147,3 +147,27 @@ def test_a_quantity_the_words_count_again_may_be_added_to_itself() -> None:
     # the same sum where nothing says the 2 miles are walked again is one given in two roles
     other = "Lea walks 2 miles to the lake. How far does she walk?"
     assert any("'2 plus itself'" in p for p in _problems(smt, other, "She walks 2+2=<<2+2=4>>4 miles."))
+
+
+def test_a_given_that_divides_and_multiplies_one_product_is_refused() -> None:
+    """GSM8K train line 2797 (lane gold8's held-out reading): "What percentage of Boyd's friends
+    are boys?" with "has 100 friends total", solution "36/100*100": the 100 friends divide and the
+    percent's 100 multiplies. Both were bound to the one given, ``(* (/ s3_boys g3_friends)
+    g3_friends)``: a derived item moving the 100 friends would answer the count of boys, not its
+    percentage. ``(x / g) * g`` is never one quantity: refused, and flagged by the audit."""
+    q = ("Julian has 80 Facebook friends. 60% are boys and 40% are girls. Boyd has twice as many "
+         "friends who are girls and has 100 friends total. What percentage of Boyd’s friends are boys?")
+    sol = ("Julian's number of friends who are girls is .40*80 = <<.40*80=32>>32\n"
+           "Boyd has twice as many friends as Julian who are girls, a total of 2*32 = <<2*32=64>>64\n"
+           "If Boyd has 100 friends, he has 100-64 = <<100-64=36>>36 boys\n"
+           "The percentage of boys in Boyd's Facebook friends is 36/100*100 = <<36/100*100=36>>36")
+    with pytest.raises(RuleError, match="'100 both dividing and multiplying'"):
+        rule_for_seed({"question": q, "solution": sol, "answer_text": "36", "source": "gsm8k"})
+    smt = _smt({"g1_pct": "(/ 40 100)", "g2_facebook": "80", "g3_friends": "100", "w_twice": "2"},
+               [("s1_friends_girls", "(* g1_pct g2_facebook)"), ("s2_julian_girls", "(* w_twice s1_friends_girls)"),
+                ("s3_boys", "(- g3_friends s2_julian_girls)"),
+                ("s4_facebook_friends", "(* (/ s3_boys g3_friends) g3_friends)")])
+    assert any("100 both dividing and multiplying" in p for p in _problems(smt, q, sol))
+    # a quotient of the given by another given and a product with a third stays unflagged
+    smt2 = smt.replace("(* (/ s3_boys g3_friends) g3_friends)", "(* (/ s3_boys g3_friends) g2_facebook)")
+    assert not any("dividing" in p for p in _problems(smt2, q, sol))

@@ -11,6 +11,9 @@ quantity (called by :mod:`.bindings`, so the rules refuse it and the audit flags
   says the quantity is counted again ("twice", "again", "the same", "there and back").
   Move such a given and both of its roles move with it: every derived item that moves it has
   a wrong answer.
+* a given that both divides and multiplies one product ("36/100*100" for "What percentage of
+  Boyd's friends are boys?" with "has 100 friends total", GSM8K train 2797: the 100 friends and
+  the percent's 100; ``(x / g) * g`` is ``x``): never one quantity, always refused.
 
 Read from the formalization's definitions, the question and nothing else: independent of the
 rule that bound the given (a rule that did bind it that way is wrong, whatever the solution says).
@@ -85,6 +88,49 @@ def repeated_given(defs: Mapping[str, Any], values: Mapping[str, Fraction], ques
                     # sentence of the value says it is each one's ("each of them ... the luge 2
                     # times": 2+2 is Pam's and Fred's, 133)
                     out.append((step, v, ("plus", "itself"), tuple(_said(q, a, b) for a, b in at)))
+        for name in sorted(_cancelled(expr)):
+            if name.startswith("k_") or name not in defs or not is_given(defs[name]) or name not in values:
+                continue
+            v = values[name]
+            if v in (0, 1):
+                continue
+            at = [(a, b) for pv, a, b in places if pv == v]
+            out.append((step, v, ("both", "dividing", "and", "multiplying"), tuple(_said(q, a, b) for a, b in at)))
+    return out
+
+
+def _cancelled(expr: Any) -> set[str]:
+    """The names that both multiply and divide one chain of ``*`` and ``/`` of a term
+    ("(x / g) * g"): a chain's numerator and denominator factors, read through nested products
+    and quotients; a sum or a negation starts a chain of its own."""
+    out: set[str] = set()
+
+    def factors(e: Any, depth: int) -> tuple[list[str], list[str]]:
+        kind = type(e).__name__
+        if depth < _DEPTH and kind == "BinOp" and e.op in ("*", "/"):
+            ln, ld = factors(e.left, depth + 1)
+            rn, rd = factors(e.right, depth + 1)
+            return (ln + rn, ld + rd) if e.op == "*" else (ln + rd, ld + rn)
+        name = getattr(e, "name", None)
+        if kind == "Name" and isinstance(name, str):
+            return [name], []
+        walk(e, depth + 1)
+        return [], []
+
+    def walk(e: Any, depth: int) -> None:
+        if depth > _DEPTH:
+            return
+        kind = type(e).__name__
+        if kind == "BinOp" and e.op in ("*", "/"):
+            num, den = factors(e, depth)
+            out.update(set(num) & set(den))
+        elif kind == "BinOp":
+            walk(e.left, depth + 1)
+            walk(e.right, depth + 1)
+        elif kind == "Neg":
+            walk(e.operand, depth + 1)
+
+    walk(expr, 0)
     return out
 
 

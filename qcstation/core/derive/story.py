@@ -338,12 +338,32 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
                         f"the answer is a multiple the story fixes ({fixed.group(0)!r}): one "
                         "more of it would contradict that relation or read two ways")]
     sents = sentences(question)
+    if len(sents) < 2 or sents[-1][0] == 0:
+        # "If Janet reads 80 pages a day and Belinda reads 30 pages a day, how many more pages
+        # does Janet read in 6 weeks?" (GSM8K train 1860): the new sentence would open the
+        # story, "Janet also reads 148 more pages" before anything it is more than
+        return [Refused("add-operation", "no-place", "the question is one sentence: the added "
+                        "sentence would come before the story it adds to")]
+    if run_on := _RUN_ON.search(sents[-1][2]):
+        # "In total Emma spent $58 If Elsa spent twice as much as Emma, ..." (train 4528, lane
+        # gold7): the last sentence holds facts of the story the new sentence would come before
+        return [Refused("add-operation", "no-place", f"the question's last sentence runs on from "
+                        f"another without a period ({run_on.group(0).strip()!r}): the added sentence "
+                        "would come before facts it adds to")]
     made = _added_sentence(sents[-1][2]) if sents else None
     if made is None:
         return [Refused("add-operation", "no-template", "the question's asking clause is not one "
                         "the added-operation templates fit ('How many UNIT does SUBJECT VERB ...?', "
                         "'How much money did SUBJECT VERB ...?', 'How many UNIT are there?')")]
     template, unit, money = made
+    if template.split(" also ")[0].endswith(" can") and last is not None and isinstance(last.expr, BinOp) \
+            and last.expr.op == "*":
+        # "Bob can shuck 10 oysters in 5 minutes. He can also shuck 96 more oysters. How many
+        # oysters can he shuck in 2 hours?" (train 2021), "Gunther can also type 10006 more words"
+        # of 160 words every 3 minutes (7101): what a rate allows in a time is fixed by the rate;
+        # whether the more are within that time reads two ways
+        return [Refused("add-operation", "scaled-answer", "the answer is what a rate allows: "
+                        "'can also ... more' contradicts the rate or reads two ways")]
     old = parent.answer
     if old.denominator != 1 or old <= 0:
         return [Refused("add-operation", "kind", "the answer is not a positive whole number")]
@@ -396,7 +416,16 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
 # capacity, a profit; and a story that grows its amount at a rate
 _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twice|thrice|half|"
                        r"the (?:amount|number) of|divid\w*|split|shar(?:e|es|ed|ing)|holds?|"
-                       r"fills?|profit)\b", re.IGNORECASE)
+                       r"fills?|profit|"
+                       # a whole the answer is all of or a share of: "Josh's entire bottle cap
+                       # collection weighs 18 pounds exactly. Josh also has 362 more bottle
+                       # caps." (train 7419); "The roosters outnumber the hens 2 to 1. There
+                       # are also 215 more roosters. If there are 9,000 chickens ..." (3224)
+                       r"entire|exactly|outnumber\w*|ratios?|\d+ to \d+)\b", re.IGNORECASE)
+#: a sentence that runs on into another without its period: "$58 If Elsa spent ...", "... 3 hours
+#: How many ...": a word that opens a clause, capitalized after a word or number
+_RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
+                     r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward|Later)\b")
 _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
                     r"\b(?:double|triple)s? (?:every|each)\b", re.IGNORECASE)
 

@@ -194,8 +194,33 @@ BOBBY = {  # GSM8K train 211 (held out): a growth compounded yearly, the answer 
     "givens": {"g1_toy": ("has 16 toy", "16", "number"), "g2_pct": ("by 50%", "50", "number")},
 }
 
+JOSH = {  # GSM8K train 7419 (held out, lane gold8): a whole the answer is all of: 'entire ... exactly'
+    "question": "Josh found out that 7 bottle caps weigh exactly one ounce. Josh's entire bottle cap collection weighs 18 pounds exactly. How many bottle caps does Josh have in his collection?",
+    "answer": "Josh's collections weights 18 * 16 = <<18*16=288>>288 ounces.\nJosh's collection contains 288 * 7 = <<288*7=2016>>2016 caps\n#### 2016",
+    "givens": {},
+}
+
+OYSTERS = {  # GSM8K train 2021 (held out, lane gold8): what a rate allows in a time: 'can'
+    "question": "Bob can shuck 10 oysters in 5 minutes.  How many oysters can he shuck in 2 hours?",
+    "answer": "He shucks 10 oysters in 5 minutes we need to know how many 5 minute units are in 60 minutes so 60/5 = 12 units\nHe can shuck 10 oysters in 5 minutes and there are 12 5 minute units in an hour so he can shuck 10*12 = <<10*12=120>>120 oysters in 1 hour\nIf he can shuck 120 oysters in 1 hour, so for 2 hours in can shuck 2*120 = 240 oysters\n#### 240",
+    "givens": {},
+}
+
+PAGES = {  # GSM8K train 1860 (held out, lane gold8): one sentence: no story before the asking clause
+    "question": "If Janet reads 80 pages a day and Belinda reads 30 pages a day, how many more pages does Janet read in 6 weeks?",
+    "answer": "First find the total number of days in 6 weeks: 6 weeks * 7 days/week = <<6*7=42>>42 days\nThen find the total difference in the number of pages Janet and Belinda read each day: 80 pages/day - 30 pages/day = <<80-30=50>>50 pages/day\nThen multiply the daily difference by the number of days to find the total difference in the number of pages they read: 50 pages/day * 42 days = <<50*42=2100>>2100 pages\n#### 2100",
+    "givens": {},
+}
+
+ELSA = {  # GSM8K train 4528 (held out, lane gold8): a last sentence that runs on ('$58 If')
+    "question": "Elizabeth, Emma, and Elsa went shopping on Wednesday. In total Emma spent $58 If Elsa spent twice as much as Emma, and Elizabeth spent four times as much as Elsa, how much money did they spend in total?",
+    "answer": "Elsa spent 58*2 = <<58*2=116>>116.\nElizabeth spent 116*4 = <<116*4=464>>464.\nEmma, Elsa, and Elizabeth spent 58+116+464 = <<58+116+464=638>>638 in total.\n#### 638",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
-         "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY}
+         "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
+         "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -254,6 +254,25 @@ def test_no_operation_is_added_to_a_count_a_clause_restricts() -> None:
     assert made is not None and made[0] == "He also bought {n} more pages."
 
 
+def test_no_operation_is_added_where_the_story_fixes_the_answer_or_has_no_place_for_it(tmp_path) -> None:
+    """Lane gold8's held-out reading of GSM8K train (rng 20261201): "Josh's entire bottle cap
+    collection weighs 18 pounds exactly. Josh also has 362 more bottle caps." (7419) and "Bob can
+    shuck 10 oysters in 5 minutes. He can also shuck 96 more oysters. How many oysters can he
+    shuck in 2 hours?" (2021) contradict the story or read two ways; "Janet also reads 148 more
+    pages." opened a one-sentence question (1860), and "They also spent $212 more." came before
+    "In total Emma spent $58 If Elsa spent ..." (4528, lane gold7's borderline): refused."""
+    db = make_db(tmp_path, ["josh", "oysters", "pages", "elsa"], bind=False)
+    (out,) = add_operation(parent_of(db, "josh"), OPTS, "t:josh")
+    assert isinstance(out, Refused) and out.code == "scaled-answer", out
+    assert "'exactly'" in out.reason
+    (out,) = add_operation(parent_of(db, "oysters"), OPTS, "t:oysters")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "rate allows" in out.reason, out
+    (out,) = add_operation(parent_of(db, "pages"), OPTS, "t:pages")
+    assert isinstance(out, Refused) and out.code == "no-place" and "one sentence" in out.reason, out
+    (out,) = add_operation(parent_of(db, "elsa"), OPTS, "t:elsa")
+    assert isinstance(out, Refused) and out.code == "no-place" and "'If'" in out.reason, out
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from db.migrations import MIGRATIONS, SCHEMA_VERSION
 from qcstation.common.safe import one_line, printable
-from qcstation.common.errors import StoreError
+from qcstation.common.errors import StoreError, file_size_limit
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -622,17 +622,13 @@ def storage_message(exc: BaseException, path: Path | str) -> str:
 
 
 def _file_size_cap(path: Path) -> int | None:
-    """This process's file-size limit (RLIMIT_FSIZE, ``ulimit -f``) in bytes when it is set and
-    the disk holding ``path`` has room (1 MiB or more free), else None. Python ignores SIGXFSZ,
-    so a write past the limit is cut short and SQLite reports a full disk or an I/O error that
-    would send the user to check a disk with room to spare. (The -wal that hit the limit may be
-    gone by the time this is asked: closing the store checkpoints it into a small database.)"""
-    try:
-        import resource
-    except ImportError:     # not on POSIX
-        return None
-    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-    if soft == resource.RLIM_INFINITY:
+    """This process's file-size limit (``ulimit -f``) in bytes when it is set and the disk
+    holding ``path`` has room (1 MiB or more free), else None: SQLite reports a write cut short
+    by the limit as a full disk or an I/O error that would send the user to check a disk with
+    room to spare. (The -wal that hit the limit may be gone by the time this is asked:
+    closing the store checkpoints it into a small database.)"""
+    soft = file_size_limit()
+    if soft is None:
         return None
     try:
         fs = os.statvfs(path.parent)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class QCStationError(Exception):
     """Base class: ``str(err)`` is the message a user reads; ``title`` a short heading."""
@@ -51,3 +53,27 @@ class ReleaseError(QCStationError):
 
 class SearchError(QCStationError):
     """A full-text search that cannot run (empty, or not valid FTS5 query syntax)."""
+
+
+def file_size_limit() -> int | None:
+    """This process's file-size limit in bytes (RLIMIT_FSIZE, ``ulimit -f``), None when unlimited.
+    Python ignores SIGXFSZ, so a write past it fails with EFBIG ('File too large') or, in
+    SQLite, a short write reported as a full disk or an I/O error."""
+    try:
+        import resource
+    except ImportError:     # not on POSIX
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def os_reason(exc: OSError) -> str:
+    """Why a file operation failed, as a user reads it: the system's words, and for a file
+    grown past this process's file-size limit the limit itself (the system says only
+    'File too large')."""
+    text = exc.strerror or str(exc)
+    limit = file_size_limit() if exc.errno == errno.EFBIG else None
+    if limit is not None:
+        return (f"{text}: this process may write files of at most {limit:,} bytes (its file-size "
+                "limit, `ulimit -f`; raise it with ulimit -f unlimited)")
+    return text

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from db.store import Store
+from qcstation.common.errors import os_reason
 from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from qcstation.eval.metric_values import Comparison, Confusion, MetricValue, RunMetrics, fmt_ci, fmt_value
@@ -433,7 +434,7 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise M.MetricsError(f"cannot write the report into {out}: {exc.strerror or exc}") from exc
+        raise M.MetricsError(f"cannot write the report into {out}: {os_reason(exc)}") from exc
     ids = [int(run_id)] + ([int(compare)] if compare is not None else [])
     if compare is not None and int(compare) == int(run_id):
         raise M.MetricsError("cannot compare a run with itself; give another run to --compare")
@@ -491,7 +492,7 @@ def write_report(store: Store, run_id: int, out_dir: str | Path, compare: int | 
         _fig_difficulty(runs, by_diff, out)
         path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     except OSError as exc:
-        raise M.MetricsError(f"cannot write the report into {out}: {exc.strerror or exc}") from exc
+        raise M.MetricsError(f"cannot write the report into {out}: {os_reason(exc)}") from exc
     return path
 
 

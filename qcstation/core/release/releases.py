@@ -69,7 +69,7 @@ from qcstation.core.review.sampling import DEFAULT_RATE, list_samples
 from qcstation.core.review.team import agreement
 from qcstation.core.construct.make.inject import ERROR_NAMES
 from qcstation.common.safe import printable, spaced
-from qcstation.common.errors import ReleaseError
+from qcstation.common.errors import ReleaseError, os_reason
 
 __all__ = [
     "FORMAT_VERSION",
@@ -683,7 +683,7 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
         out = write_release_dir(Path(out_root), name, version,
                                 {**datas, "README.md": readme, "manifest.json": man})
     except OSError as exc:
-        raise ReleaseError(f"cannot write the export to {out}: {exc.strerror or exc}; nothing "
+        raise ReleaseError(f"cannot write the export to {out}: {os_reason(exc)}; nothing "
                            "was left half-written", title="Export failed") from exc
     store.event(current_actor(), "release.exported", "release", int(row["id"]), {
         "name": name, "version": version, "dir": str(out.resolve()),

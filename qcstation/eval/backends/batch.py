@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from qcstation.common.errors import QCStationError
+from qcstation.common.errors import QCStationError, os_reason
 from qcstation.common.http_retry import (
     MAX_JSON_NODES,
     DuplicateKey,
@@ -186,7 +186,7 @@ def write_batch(requests: Iterable[EvalRequest], path: str | Path, *, model: str
         temps = []
         return finals
     except OSError as exc:
-        raise BatchFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise BatchFileError(f"cannot write {path}: {os_reason(exc)}") from None
     finally:
         if handle is not None:
             handle.close()

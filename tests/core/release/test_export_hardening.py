@@ -134,3 +134,22 @@ def test_failed_export_keeps_the_previous_complete_folder(approved: Store, tmp_p
         rel.export_release(approved, "smart", "1.0", out_root)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in (out_root / "smart").iterdir()) == ["1.0"]
+
+
+def test_export_past_the_file_size_limit_names_the_limit(approved: Store, tmp_path: Path) -> None:
+    """Under `ulimit -f` the system says only 'File too large': the error names the limit."""
+    import resource
+    import signal
+
+    assert signal.getsignal(signal.SIGXFSZ) == signal.SIG_IGN     # Python's default: EFBIG, no kill
+    out_root = tmp_path / "exports"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, hard))
+    try:
+        with pytest.raises(ReleaseError) as err:
+            rel.export_release(approved, "smart", "1.0", out_root)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert "File too large" in str(err.value) and "1,024 bytes" in str(err.value)
+    assert "file-size limit" in str(err.value) and "ulimit -f" in str(err.value)
+    assert not (out_root / "smart" / "1.0").exists()

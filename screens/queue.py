@@ -346,6 +346,12 @@ class QueueScreen(QCScreen):
 
     @on(DataTable.RowHighlighted, "#queue_table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        table = self.query_one("#queue_table", DataTable)
+        if event.cursor_row != table.cursor_row:
+            # the cursor moved on since (a key typed ahead, or rows drawn: the first row
+            # added highlights row 0 before the cursor is put back on its row): only its
+            # latest row's item is read (each stale one was a worker's read and a paint)
+            return
         self._more_wanted(event.cursor_row)
         if event.row_key is not None and event.row_key.value is not None:
             self._show(int(event.row_key.value))
@@ -374,6 +380,8 @@ class QueueScreen(QCScreen):
     def _item_shown(self, message: ItemShown) -> None:
         if message.item.item_id != self.showing:
             return              # the cursor moved on since: its item is being read
+        if message.item == self.item:
+            return              # read again (a reload) and unchanged: the pane stays as drawn
         self.item = message.item
         self.query_one("#queue_detail", TextPane).update(render_item(message.item))
         self.query_one("#queue_detail").border_title = (

@@ -10,6 +10,8 @@ order) is read when the cursor or the scroll nears the page's end.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.text import Text
@@ -57,6 +59,11 @@ class QueueTable(FixedTable):
 #: built 16 rows more than the 34 of this one for the 8 that show at 80x24
 FIRST_PAGE = 34
 MORE_MARGIN = 10
+#: the rows above and below the cursor's whose items are read with its own: a cursor key
+#: then shows its row's item in the key's own paint (read again behind it, painted again
+#: only if it changed), not in a second paint after a worker's read (at 1M seeds and load
+#: 15, 30-60 ms of a 10 ms key's wall clock)
+NEAR_ROWS = 1
 
 
 def parse_filter(text: str) -> dict[str, str]:
@@ -104,9 +111,11 @@ class QueueScreen(QCScreen):
     class RowsLoaded(Message):
         def __init__(self, rows: list[QueueRow], filters: dict[str, str], limit: int = MAX_ROWS,
                       generation: int = 0, after: tuple[str, int] | None = None,
-                      first: ReviewItem | None = None) -> None:
+                      first: ReviewItem | None = None,
+                      near: dict[int, ReviewItem] | None = None) -> None:
             self.limit = limit
             self.first = first          # the cursor's row's item, read with the rows
+            self.near = near or {}      # ... and the items of the rows beside it
             self.generation = generation
             self.after = after          # rows that follow this row (dimension, item id)
             super().__init__()
@@ -114,9 +123,10 @@ class QueueScreen(QCScreen):
             self.filters = filters
 
     class ItemShown(Message):
-        def __init__(self, item: ReviewItem) -> None:
+        def __init__(self, item: ReviewItem, near: dict[int, ReviewItem] | None = None) -> None:
             super().__init__()
             self.item = item
+            self.near = near or {}      # the items of the rows beside it, by item id
 
     class Done(Message):
         def __init__(self, text: str) -> None:
@@ -134,6 +144,9 @@ class QueueScreen(QCScreen):
         self.rows: list[QueueRow] = []
         self.item: ReviewItem | None = None
         self.showing: int | None = None  # the item id shown or being read for the pane
+        #: the items of the rows beside the shown one (NEAR_ROWS), read with it, by item id
+        self.near: dict[int, ReviewItem] = {}
+        self.drawing = False     # the rows are being drawn: the cursor's moves are not the user's
         self.busy = False
         self.more = False        # only the first page is shown; more rows may follow
         self.loading_more = False
@@ -160,6 +173,7 @@ class QueueScreen(QCScreen):
         self.query_one("#queue_detail").border_title = "Item"
         table.focus()
         self.watch(table, "scroll_y", self._scrolled, init=False)
+        self.watch(table, "cursor_coordinate", self._cursor_moved, init=False)
         self.action_reload()
 
     def help_notes(self) -> Text:
@@ -180,6 +194,7 @@ class QueueScreen(QCScreen):
         self.busy = True
         self.generation += 1
         self.more = self.loading_more = False
+        self.near = {}
         self.filters = parse_filter(self.query_one("#queue_filter", Input).value)
         self._load(self.filters, self._page_size(), self.generation,
                    at=self.query_one("#queue_table", DataTable).cursor_row)
@@ -207,9 +222,20 @@ class QueueScreen(QCScreen):
             rows = queue(store, limit=limit, after=after, **filters)
             # a new list's cursor stays on its row (``at``, or the last): that row's item is
             # read with the rows, so they are drawn in one pass, not a second worker and layout
-            first = (get_item(store, rows[min(at, len(rows) - 1)].item_id)
-                     if rows and after is None else None)
-        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, first))
+            first, near = None, {}
+            if rows and after is None:
+                at = min(at, len(rows) - 1)
+                first = get_item(store, rows[at].item_id)
+                near = self._read_near(store, [r.item_id for r in rows], at)
+        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, first,
+                                          near))
+
+    @staticmethod
+    def _read_near(store: Any, ids: list[int], at: int) -> dict[int, ReviewItem]:
+        """The items of the rows within NEAR_ROWS of row ``at`` (``ids``: the rows' items)."""
+        return {ids[i]: get_item(store, ids[i])
+                for i in range(max(0, at - NEAR_ROWS), min(len(ids), at + NEAR_ROWS + 1))
+                if i != at}
 
     @on(RowsLoaded)
     def _rows_loaded(self, message: RowsLoaded) -> None:
@@ -228,10 +254,11 @@ class QueueScreen(QCScreen):
             self.more = len(message.rows) >= message.limit and len(self.rows) < MAX_ROWS
             if self._widths(self.rows) != self._widths(self.rows[:start]):
                 keep = table.cursor_row        # wider cells follow: the columns are remade
-                table.clear(columns=True)
-                self._set_columns(table, self.rows)
-                self._add_rows(table, self.rows)
-                table.move_cursor(row=keep)
+                with self._drawing():
+                    table.clear(columns=True)
+                    self._set_columns(table, self.rows)
+                    self._add_rows(table, self.rows)
+                    table.move_cursor(row=keep)
             else:
                 self._add_rows(table, message.rows)
             if isinstance(table, FixedTable):
@@ -243,18 +270,20 @@ class QueueScreen(QCScreen):
         self.more = more
         self.rows = message.rows
         keep = table.cursor_row
-        table.clear(columns=True)
-        self._set_columns(table, message.rows)
-        self._add_rows(table, message.rows)
-        table.border_title = f"Items: {len(message.rows)}{'+' if more else ''} ({shown})"
-        if isinstance(table, FixedTable):
-            table.apply_dimensions()
+        with self._drawing():
+            table.clear(columns=True)
+            self._set_columns(table, message.rows)
+            self._add_rows(table, message.rows)
+            table.border_title = f"Items: {len(message.rows)}{'+' if more else ''} ({shown})"
+            if isinstance(table, FixedTable):
+                table.apply_dimensions()
+            if message.rows:
+                table.move_cursor(row=min(keep, len(message.rows) - 1))
         if message.rows:
-            table.move_cursor(row=min(keep, len(message.rows) - 1))
             item_id = message.rows[table.cursor_row].item_id
             if message.first is not None and message.first.item_id == item_id:
                 self.showing = item_id
-                self._item_shown(self.ItemShown(message.first))
+                self._item_shown(self.ItemShown(message.first, message.near))
             else:
                 self._show(item_id, again=True)
         else:
@@ -263,6 +292,16 @@ class QueueScreen(QCScreen):
             self.query_one("#queue_detail", TextPane).update(
                 Text("No item matches. f cycles the state filter; / edits the filter.",
                      style="dim"))
+
+    @contextmanager
+    def _drawing(self) -> Iterator[None]:
+        """The rows drawn again: the cursor's moves meanwhile are not the user's (see
+        :meth:`_cursor_moved`)."""
+        self.drawing = True
+        try:
+            yield
+        finally:
+            self.drawing = False
 
     @staticmethod
     def _cells(r: QueueRow, reasons: int = REASONS_CHARS) -> tuple[Text, ...]:
@@ -317,11 +356,12 @@ class QueueScreen(QCScreen):
             return
         if self._room(table, self.rows) != table.reasons_chars:
             keep = table.cursor_row
-            table.clear(columns=True)
-            self._set_columns(table, self.rows)
-            self._add_rows(table, self.rows)
-            table.apply_dimensions()
-            table.move_cursor(row=keep)
+            with self._drawing():
+                table.clear(columns=True)
+                self._set_columns(table, self.rows)
+                self._add_rows(table, self.rows)
+                table.apply_dimensions()
+                table.move_cursor(row=keep)
 
     @on(Input.Submitted, "#queue_filter")
     def _filter_typed(self) -> None:
@@ -343,6 +383,18 @@ class QueueScreen(QCScreen):
             words.insert(0, f"state:{nxt.replace(' ', '-')}")
         box.value = " ".join(words)
         self.action_reload()
+
+    def _cursor_moved(self, new: Any) -> None:
+        """The cursor's row, shown as the cursor moves (in the key's own handling): its
+        RowHighlighted message came after the table's repaint, so a key's item shown from
+        :attr:`near` was painted in a second pass."""
+        table = self.query_one("#queue_table", DataTable)
+        if self.drawing or not 0 <= new.row < table.row_count:
+            return
+        self._more_wanted(new.row)
+        key = table.coordinate_to_cell_key(new).row_key.value
+        if key is not None:
+            self._show(int(key))
 
     @on(DataTable.RowHighlighted, "#queue_table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -367,19 +419,27 @@ class QueueScreen(QCScreen):
         if item_id == self.showing and not again:
             return
         self.showing = item_id
-        self._load_item(item_id)
+        near = self.near.get(item_id)
+        if near is not None and not again:
+            # read with the row beside it: shown with the cursor's move, read again below
+            self._item_shown(self.ItemShown(near, self.near))
+        at = self.query_one("#queue_table", DataTable).cursor_row
+        ids = [r.item_id for r in self.rows]
+        self._load_item(item_id, ids, at if 0 <= at < len(ids) and ids[at] == item_id else -1)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="items",
           description="Reading the item")
-    def _load_item(self, item_id: int) -> None:
+    def _load_item(self, item_id: int, ids: list[int], at: int) -> None:
         with self.qc_app.open_store() as store:
             item = get_item(store, item_id)
-        self.post_message(self.ItemShown(item))
+            near = self._read_near(store, ids, at) if at >= 0 else {}
+        self.post_message(self.ItemShown(item, near))
 
     @on(ItemShown)
     def _item_shown(self, message: ItemShown) -> None:
         if message.item.item_id != self.showing:
             return              # the cursor moved on since: its item is being read
+        self.near = {**message.near, message.item.item_id: message.item}
         if message.item == self.item:
             return              # read again (a reload) and unchanged: the pane stays as drawn
         self.item = message.item

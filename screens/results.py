@@ -105,10 +105,12 @@ class ResultsScreen(QCScreen):
         self.provenance_below = False      # the provenance at the item's end (border too narrow)
         self.page_pending = True      # a page is being read
         self.detail_pending = False   # the selected item is being read
-        # the page's first item was drawn with its page: the highlight its first row posts
-        # (one a page: DataTable highlights the first row added to an empty table) is not
-        # drawn again
-        self.first_drawn = False
+        # the row whose item the pane shows, shown as the cursor came to it (_cursor_moved)
+        # or with its page: the highlight message that follows (and the one a page's first
+        # row posts: DataTable highlights the first row added to an empty table) does not
+        # draw it again
+        self.shown_row: int | None = None
+        self.drawing = False          # rows being drawn: the cursor's moves are not the user's
         # the filter line's width its text was last drawn on one line at (see _show_filters)
         self.filter_fitted_at: int | None = None
         self.rows_width = 0           # the table's width its rows were drawn for
@@ -139,6 +141,7 @@ class ResultsScreen(QCScreen):
         self._fit_heights()
         self.query_one("#results_search").display = False
         table.focus()
+        self.watch(table, "cursor_coordinate", self._cursor_moved, init=False)
         self._show_filters()
         self._reload()
 
@@ -356,7 +359,13 @@ class ResultsScreen(QCScreen):
         while len(self.page_starts) < message.number:
             self.page_starts.append(None)
         table = self.query_one("#results_table", DataTable)
-        self._draw_rows(table, message.page.rows)
+        self.drawing = True
+        try:
+            self._draw_rows(table, message.page.rows)
+            if message.page.rows:
+                table.move_cursor(row=0)
+        finally:
+            self.drawing = False
         first = (message.number - 1) * PAGE_SIZE + 1
         shown = len(message.page.rows)
         table.border_title = self._rows_title(first, shown, message.page.has_more,
@@ -365,8 +374,8 @@ class ResultsScreen(QCScreen):
                                  f"page {message.number}" + (" · ] next" if message.page.has_more
                                                              else ""))
         if shown:
-            table.move_cursor(row=0)
             self._show_row(loaded=message.first)
+            self.shown_row = 0
         else:
             self.detail_key = None
             self.detail = None
@@ -379,9 +388,13 @@ class ResultsScreen(QCScreen):
         width); the run's name takes the room the other columns leave."""
         self.rows_width = table.content_region.width
         width = self.rows_width - table.styles.scrollbar_size_vertical
-        set_rows(table, COLUMNS, page_cells(rows, width, 2 * table.cell_padding,
+        drawing, self.drawing = self.drawing, True
+        try:
+            set_rows(table, COLUMNS, page_cells(rows, width, 2 * table.cell_padding,
                                             [label for label, _ in COLUMNS]),
-                 ["|".join(map(str, row.key)) for row in rows])
+                     ["|".join(map(str, row.key)) for row in rows])
+        finally:
+            self.drawing = drawing
 
     @staticmethod
     def _rows_title(first: int, shown: int, has_more: bool,
@@ -411,12 +424,24 @@ class ResultsScreen(QCScreen):
             return None
         return self.page.rows[table.cursor_row]
 
+    def _cursor_moved(self, new: Any) -> None:
+        """The cursor's row shown as the cursor moves, in the key's own handling: from its
+        RowHighlighted message, which came after the table's repaint, the item pane was
+        painted in a second pass (at 1M scores and load 20, ~20-30 ms of a cursor key's
+        wall clock)."""
+        table = self.query_one("#results_table", DataTable)
+        if self.drawing or self.page is None or not 0 <= new.row < min(table.row_count,
+                                                                      len(self.page.rows)):
+            return          # the rows being drawn (a page's table cleared, then filled)
+        self.shown_row = new.row
+        self._show_row()
+
     @on(DataTable.RowHighlighted, "#results_table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self.first_drawn:
-            self.first_drawn = False
-            if event.cursor_row == 0:
-                return
+        table = self.query_one("#results_table", DataTable)
+        if event.cursor_row != table.cursor_row or event.cursor_row == self.shown_row:
+            return          # the cursor moved on since, or its row is shown already
+        self.shown_row = event.cursor_row
         self._show_row()
 
     @on(DataTable.RowSelected, "#results_table")
@@ -444,7 +469,6 @@ class ResultsScreen(QCScreen):
             self.detail_pending = False
             self.detail = loaded[1]
             self._render_detail()
-            self.first_drawn = True
             return
         self.detail_pending = True
         self._load_detail(key)

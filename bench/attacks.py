@@ -1203,6 +1203,239 @@ def full_disk(w: World) -> str | None:
     return None if n == asked and list(ok.values()) == ["ok"] else f"{n} outputs, {asked} distinct, {ok}"
 
 
+# -- attack8: file-size limit, read-only mount, people at once, kill -9, linear readers ------------
+
+def _cap_files(limit: int) -> Callable[[], None]:
+    def cap() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return cap
+
+
+def _seed_lines(n: int) -> str:
+    return "".join(json.dumps({"question": f"Ann has {i} pens {'and inks ' * 40}. How many?",
+                               "answer": f"{i}+1=<<{i}+1={i + 1}>>{i + 1}\n#### {i + 1}"}) + "\n"
+                   for i in range(n))
+
+
+@attack("attack8", "import under a file-size limit (ulimit -f): the limit named, not 'check the disk'")
+def fsize_named(w: World) -> str | None:
+    db = w.db()
+    big = w.tmp / "fsize.jsonl"
+    big.write_text(_seed_lines(3000))
+    limit = db.stat().st_size + (1 << 20)
+    p = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(db), "import", str(big), "--source", "big"],
+                       capture_output=True, text=True, timeout=600, cwd=w.tmp, preexec_fn=_cap_files(limit))
+    if p.returncode != 2 or "file-size limit" not in p.stderr or f"{limit:,}" not in p.stderr \
+            or "check the disk" in p.stderr or "Traceback" in p.stderr:
+        return f"exit {p.returncode} {p.stderr[-300:]!r}"
+    with Store(db) as s:
+        ok = s.query("PRAGMA integrity_check")[0]
+    return None if list(ok.values()) == ["ok"] else f"integrity {ok}"
+
+
+@attack("attack8", "database on a read-only mount: each command one line naming the mount, nothing changed")
+def readonly_mount(w: World) -> str | None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return None     # cannot mount here: nothing to attack
+    folder = w.tmp / "ro"
+    folder.mkdir(exist_ok=True)
+    db = folder / "q.db"
+    shutil.copy(w.db(), db)
+    before = db.read_bytes()
+    py = sys.executable
+    script = (f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 9; "
+              + "".join(f"{py} -m qcstation --db {db} {args}; echo rc=$?; " for args in (
+                  "status", "qc decide next accept", "release approve ro@1.0",
+                  f"--db {folder / 'new.db'} import {ROOT / 'qcstation/data/gsm8k_sample.jsonl'}")))
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, cwd=w.tmp,
+                       timeout=600)
+    if "rc=9" in p.stdout or p.returncode == 9:
+        return None     # no mount namespace here
+    lines = p.stderr.strip().splitlines()
+    if p.stdout.count("rc=2") != 4 or len(lines) != 4 or "Traceback" in p.stderr:
+        return f"{p.stdout!r} {p.stderr[-400:]!r}"
+    wrong = [ln for ln in lines if "mounted read-only" not in ln or "chmod u+w" in ln]
+    if wrong or db.read_bytes() != before or (folder / "new.db").exists():
+        return f"{wrong[:1]} changed={db.read_bytes() != before}"
+    return None
+
+
+@attack("attack8", "3 annotators (own accounts) and a curator as parallel qc processes: none decided twice")
+def people_at_once(w: World) -> str | None:
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-U", "--map-user=2001", "true"]).returncode:
+        return None     # no user namespaces: one account only
+    import random as _random
+
+    from tests.core.review.test_kept_counts import assert_kept_counts_right
+
+    db = w.db()
+    cfg = w.tmp / "qcstation.toml"
+    log: list[tuple[str, int, str]] = []
+
+    def one(who: int, args: list[str]) -> None:
+        pre = ["unshare", "-U", f"--map-user={2000 + who}", f"--map-group={2000 + who}"] if who else []
+        p = subprocess.run(pre + [sys.executable, "-m", "qcstation", "--db", str(db), "--config", str(cfg), *args],
+                           capture_output=True, text=True, timeout=600)
+        log.append((f"ann{who}" if who else "curator", p.returncode, p.stderr))
+
+    def annotator(who: int) -> None:
+        rng = _random.Random(who)
+        for _ in range(6):
+            r = rng.random()
+            one(who, ["qc", "decide", "next", "accept"] if r < 0.7 else ["qc", "undo"] if r < 0.8 else
+                ["qc", "decide", "next", "reject", "--reason", "a number not in the problem"])
+
+    def curator() -> None:
+        for args in (["qc", "extend", "arithmetic", "--extra", "2"], ["qc", "status"],
+                     ["qc", "extend", "understanding", "--extra", "2"], ["qc", "queue", "--json"]):
+            one(0, args)
+
+    threads = [threading.Thread(target=annotator, args=(i,)) for i in (1, 2, 3)] + [threading.Thread(target=curator)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad = [x for x in log if x[1] not in (0, 1) or "Traceback" in x[2]]
+    if bad:
+        return f"{len(bad)} commands failed: {bad[0][0]} {bad[0][2][-300:]!r}"
+    with Store(db) as s:
+        twice = s.query("SELECT si.id, COUNT(*) n, COUNT(DISTINCT r.annotator) a, si.overlap FROM reviews r "
+                        "JOIN sample_items si ON si.id = r.sample_item_id WHERE r.undone_at IS NULL AND "
+                        "r.verdict != 'skip' AND r.changes_id IS NULL GROUP BY si.id "
+                        "HAVING (si.overlap = 0 AND n > 1) OR a < n")
+        people = {r["annotator"] for r in s.query("SELECT DISTINCT annotator FROM reviews")}
+        try:
+            assert_kept_counts_right(s)
+        except AssertionError as exc:
+            return f"kept counts differ from a recount: {str(exc)[:300]}"
+    if twice:
+        return f"decided twice: {twice[:3]}"
+    return None if len(people) >= 2 else f"only {people} decided"
+
+
+def _kill_at(cmd: list[str], after: float) -> bool:
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        p.wait(timeout=after)
+        return False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        return True
+
+
+@attack("attack8", "eval run killed -9 at 4 moments, then resumed: every output once, integrity ok")
+def kill_eval(w: World) -> str | None:
+    import random as _random
+
+    rng = _random.Random(8)
+    db = w.db()
+    with FakeOpenAI() as fake:
+        fake.responder = lambda req: "Let me think. " * 50 + "The answer is 18."
+        fake.default_delay = 0.05
+        cfg = w.cfg_file(fake.base_url)
+        base = [sys.executable, "-m", "qcstation", "--db", str(db), "--config", str(cfg)]
+        run = ["eval", "run", "--model", "m", "--working-set", "--limit", "30", "-q"]
+        kills = 0
+        for _ in range(4):
+            with Store(db) as s:
+                made = s.query("SELECT id, status FROM eval_runs ORDER BY id")
+            if made and made[0]["status"] == "done":
+                break
+            kills += _kill_at(base + (["eval", "resume", str(made[0]["id"]), "-q"] if made else run),
+                              rng.uniform(2, 10))
+        with Store(db) as s:
+            made = s.query("SELECT id, status FROM eval_runs ORDER BY id")
+        again = base + (["eval", "resume", str(made[0]["id"]), "-q"] if made else run)
+        if not made or made[0]["status"] != "done":
+            p = subprocess.run(again, capture_output=True, text=True, timeout=900)
+            if p.returncode != 0:
+                return f"resume after {kills} kills: exit {p.returncode} {p.stderr[-300:]!r}"
+    with Store(db) as s:
+        r = s.query("SELECT id, status, n_requests FROM eval_runs ORDER BY id")
+        n, d = s.query("SELECT COUNT(*) AS n, COUNT(DISTINCT seed_id || '/' || task || '/' || sample_idx) AS d "
+                       "FROM eval_outputs WHERE run_id = ?", (r[0]["id"],))[0].values()
+        ok = s.query("PRAGMA integrity_check")[0]
+    if len(r) != 1 or r[0]["status"] != "done" or n != d or n != r[0]["n_requests"]:
+        return f"{kills} kills: runs {r}, {n} outputs, {d} distinct"
+    return None if list(ok.values()) == ["ok"] else f"integrity {ok}"
+
+
+def _cpu(fn: Callable[[], Any]) -> float:
+    best = float("inf")
+    for _ in range(2):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return best
+
+
+@attack("attack8", "readers of untrusted files at 1x, 10x, 100x input: CPU at most 300x (linear)")
+def readers_linear(w: World) -> str | None:
+    from qcstation.common.config import load_config
+    from qcstation.core.ingest.importer import import_file
+    from qcstation.core.verify.smtlib import parse_script
+    from qcstation.eval.backends.batch import read_batch_output
+
+    def seeds(name: str, text: str) -> Callable[[], Any]:
+        path = w.tmp / name
+        path.write_text(text, encoding="utf-8")
+
+        def go() -> None:
+            with Store(":memory:") as s:
+                try:
+                    import_file(s, path, source="x", level="easy")
+                except Exception:   # a refusal is a reading too
+                    pass
+        return go
+
+    def batch(name: str, text: str) -> Callable[[], Any]:
+        path = w.tmp / name
+        path.write_text(text)
+        return lambda: list(read_batch_output(path, problems=[]))
+
+    def config(name: str, text: str) -> Callable[[], Any]:
+        path = w.tmp / name
+        path.write_text(text)
+        return lambda: load_config(path, env={})
+
+    def smt(text: str) -> Callable[[], Any]:
+        def go() -> None:
+            try:
+                parse_script(text)
+            except Exception:
+                pass
+        return go
+
+    line = ('{"custom_id": "r1-s%d-final-0", "response": {"status_code": 200, "body": {"choices": [{"message": '
+            '{"role": "assistant", "content": "6"}, "finish_reason": "stop"}]}}}\n')
+    cases: dict[str, Callable[[int], Callable[[], Any]]] = {
+        "jsonl records": lambda k: seeds(f"r{k}.jsonl", "".join(json.dumps(
+            {"question": f"Tom has {i} apples and 1 more. How many?", "answer": f"#### {i + 1}"}) + "\n"
+            for i in range(100 * k))),
+        "csv rows": lambda k: seeds(f"r{k}.csv", "question,answer\n" + "".join(
+            f"Tom has {i} apples and 1 more. How many?,{i + 1}\n" for i in range(100 * k))),
+        "csv columns": lambda k: seeds(f"c{k}.csv", ",".join(["question", "answer"] + [f"c{i}" for i in range(
+            100 * k)]) + "\nTom has 5 apples and 1 more. How many?,6" + ",1" * (100 * k) + "\n"),
+        "question of zero-width/RTL": lambda k: seeds(f"z{k}.jsonl", json.dumps(
+            {"question": "Tom has 5" + "\u200b\u202e" * (500 * k) + " apples. How many?", "answer": "#### 5"}) + "\n"),
+        "batch lines": lambda k: batch(f"b{k}.jsonl", "".join(line % i for i in range(100 * k))),
+        "config tables": lambda k: config(f"t{k}.toml", "".join(
+            f'[models.m{i}]\nmodel = "x"\nbase_url = "http://127.0.0.1:9/v1"\n' for i in range(10 * k))),
+        "smt asserts": lambda k: smt("(set-logic QF_LIA)\n(declare-const x Int)\n" + "(assert (> x 0))\n" * (10 * k)
+                                     + "(check-sat)\n"),
+    }
+    slow = []
+    for name, make in cases.items():
+        t1, t100 = _cpu(make(1)), _cpu(make(100))
+        if t100 > max(300 * t1, 0.5):
+            slow.append(f"{name}: {t1 * 1000:.1f} -> {t100 * 1000:.1f} ms")
+    return "; ".join(slow) or None
+
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", metavar="AREA", help="run one area only")

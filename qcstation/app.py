@@ -41,7 +41,7 @@ from screens.dialogs.help import HelpScreen
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-    from qcstation.driver import IgnoredPaste
+    from qcstation.driver import IgnoredPaste, KeyHandled
     from qcstation.common.config import Config, QCConfig
     from qcstation.core.review.gate import GateStatus
 
@@ -198,6 +198,18 @@ class QCStationApp(App[int]):
 
             return chunking_driver_class()
         return driver
+
+    def on_key_handled(self, message: KeyHandled) -> None:
+        """A key typed ahead was posted before this (:class:`qcstation.driver.KeyHandled`):
+        sent on where the key went, it comes back here once the key is handled, which lets
+        the driver post the next key."""
+        if message.sent_on:
+            message.done.set()
+            return
+        message.sent_on = True
+        target = self.focused or self.screen
+        if not target.post_message(message):
+            message.done.set()
 
     def on_ignored_paste(self, message: IgnoredPaste) -> None:
         """One notice for one paste: a long paste comes in many reads (and is split where a

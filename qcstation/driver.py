@@ -5,9 +5,16 @@ if typed: Textual makes one ``Key`` event per character. 50 KB pasted into a rea
 took the app about 2.5 minutes at full CPU (50,000 key events, each re-rendering the field),
 and a pasted CR or ESC acted as Enter or Esc: it submitted the dialog with half the text.
 
-A person types one key per read of the terminal; a paste arrives in reads of up to 4 KB. So
-the driver looks at what one read gave (:func:`chunk_events`): three or more keys, two of
-them printable, is a paste. When a text field has the focus the keys become one ``Paste``
+A person types one key per read of the terminal (a few over a slow link, or from tmux's
+send-keys); a paste arrives in reads of up to 4 KB. So the driver looks at what one read gave
+(:func:`chunk_events`): :data:`PASTE_FROM` printable keys or more, which nobody types between
+two reads, is a paste; fewer are keys, each acting as typed, in a text field too (walk8: with
+three keys as the rule, a reason typed ahead with a Backspace and an Enter became the text
+'...\\x7f...' and submitted nothing). A paste shorter than that cannot be told from typing,
+unless an ESC in it was read as text (an ESC the parser gave back, an ``alt+`` key, a
+sequence read as nothing) beside two printable keys, which no typing makes: that read is a
+paste too.
+When a text field has the focus a paste becomes one ``Paste``
 event of their text (Enter a line end, Tab a tab, ESC and other control characters shown
 escaped, ``\\x1b``, as every pane shows them; :class:`BurstParser` keeps the ESCs Textual's
 parser made ``alt+`` keys or ``^``, and the escape sequences it made an arrow key, a click or
@@ -15,9 +22,8 @@ nothing, ``ESC[31m``): the field takes it in one step, with its own limit
 (:class:`qcstation.widgets.text_field.TextField`), and no pasted character acts as a key.
 A bracketed paste is one ``Paste`` already; inside it too an ESC is text shown escaped
 (Textual's parser dropped it and gave the keys after it as keys). Elsewhere the keys go on
-one by one as before (keys typed ahead over a slow link still work), unless there are so many
-printable ones
-(:data:`IGNORED_PASTE_FROM`) that they can only be a paste: then they are dropped with a
+one by one as before (keys typed ahead over a slow link still work), unless they are a paste:
+then they are dropped with a
 notice (:class:`IgnoredPaste`, counting the characters pasted, not the keys), so a paste onto
 the review screen does not accept, reject and skip items.
 
@@ -52,6 +58,12 @@ one by one would have made; an ESC and what follows it go through Textual's pars
 The two routes give the same messages (``tests/app/test_paste.py`` compares them on many
 inputs, split into reads anywhere, UTF-8 split between reads included).
 
+Keys typed ahead in one read are posted in order, each after the one before was handled
+(:func:`in_order`, :class:`KeyHandled`): Textual hands a key to the focused widget at once
+but checks the bindings (an Input's Backspace, Enter, Tab) only once the key has bubbled
+back to the app, so 'one', Backspace, 'n' posted together read 'onn' less one: the letters
+typed after a Backspace went in before it.
+
 Only the Linux (and macOS) terminal driver reads in chunks; :class:`ChunkingLinuxDriver` is
 Textual's ``LinuxDriver`` with its input loop (``run_input_thread``, Textual 8.2.8, pinned)
 handing each read's events to :func:`chunk_events`.
@@ -61,6 +73,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import threading
 from codecs import getincrementaldecoder
 from collections.abc import Callable, Iterable, Iterator
 from time import monotonic
@@ -74,15 +87,17 @@ from textual.message import Message
 
 from qcstation.common.safe import printable
 
-__all__ = ["chunk_events", "burst_text", "BurstParser", "KeyRun", "PASTE_MIN_KEYS",
-           "IGNORED_PASTE_FROM",
+__all__ = ["chunk_events", "burst_text", "BurstParser", "KeyRun", "PASTE_FROM",
+           "KeyHandled", "in_order", "KEY_WAIT_S",
            "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus",
            "PASTE_STALL_S", "end_stalled_paste", "end_paste_before_read"]
 
-#: from this many keys in one read (two of them printable) the read is a paste
-PASTE_MIN_KEYS = 3
-#: with no text field focused, a read with this many printable keys is dropped as a paste
-IGNORED_PASTE_FROM = 16
+#: a read with this many printable keys is a paste (a ``Paste`` into the focused text field,
+#: else dropped with a notice); fewer are keys
+PASTE_FROM = 16
+#: the longest the driver waits (seconds) for a key typed ahead to be handled before it posts
+#: the next one (a safety net: the key's widget may go away before the answer comes)
+KEY_WAIT_S = 1.0
 #: a read this soon (seconds) after a long paste was posted goes on with that paste
 PASTE_GAP_S = 0.1
 #: a paste read this long (characters) may go on in the next read
@@ -103,6 +118,27 @@ class IgnoredPaste(Message):
     def __init__(self, characters: int) -> None:
         super().__init__()
         self.characters = characters
+
+
+class KeyHandled(Message, bubble=True):
+    """Posted after a key typed ahead in one read (:func:`in_order`): the app sends it to
+    where it sent the key (the focused widget, else the screen); it bubbles back to the app
+    behind the key, so when it arrives there the key has been handled, bindings included,
+    and ``done`` is set: the driver then posts the next key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done = threading.Event()
+        self.sent_on = False
+
+
+def in_order(messages: Iterable[Message]) -> list[tuple[Message, KeyHandled | None]]:
+    """Each message to post for one read, with the :class:`KeyHandled` to post after it and
+    wait for when it is a key with another key after it in the read (keys typed ahead)."""
+    messages = list(messages)
+    keys = [at for at, m in enumerate(messages) if isinstance(m, events.Key)]
+    waits = set(keys[:-1])
+    return [(m, KeyHandled() if at in waits else None) for at, m in enumerate(messages)]
 
 
 #: the key :class:`BurstParser` makes of an ESC inside keys it reissues (Textual: a '^')
@@ -338,17 +374,22 @@ def _typed_text(keys: Iterable[Message | KeyRun]) -> str:
     return "".join(parts)
 
 
-def _key_count(keys: list[Message | KeyRun]) -> int:
-    return sum(len(key.pairs) if isinstance(key, KeyRun) else 1 for key in keys)
-
-
 def _printable_count(keys: list[Message | KeyRun]) -> int:
     return sum(key.printable if isinstance(key, KeyRun)
                else int(isinstance(key, events.Key) and key.is_printable) for key in keys)
 
 
 def _is_paste(keys: list[Message | KeyRun]) -> bool:
-    return _key_count(keys) >= PASTE_MIN_KEYS and _printable_count(keys) >= 2
+    printable = _printable_count(keys)
+    return printable >= PASTE_FROM or printable >= 2 and any(map(_escape_as_text, keys))
+
+
+def _escape_as_text(key: Message | KeyRun) -> bool:
+    """Is ``key`` an ESC read as text (see :class:`BurstParser`): an ESC the parser gave
+    back, an ``alt+`` key, a sequence read as nothing? Beside typed letters in one read, no
+    keyboard makes one; a pasted reason with an ESC in it does."""
+    return isinstance(key, events.Key) and (key.key in (ESC_IN_TEXT, UNREAD_SEQUENCE)
+                                            or key.key.startswith("alt+"))
 
 
 def _as_keys(keys: list[Message | KeyRun]) -> list[Message]:
@@ -365,9 +406,9 @@ def _as_keys(keys: list[Message | KeyRun]) -> list[Message]:
 
 def chunk_events(messages: Iterable[Message | KeyRun], text_focus: bool) -> list[Message]:
     """The messages to post for what one read of the terminal gave. Runs of keys that are
-    a paste (:data:`PASTE_MIN_KEYS`) become one ``Paste`` when a text field has the focus,
-    else one :class:`IgnoredPaste` when they hold :data:`IGNORED_PASTE_FROM` printable
-    keys or more; every other message is kept, in order."""
+    a paste (:data:`PASTE_FROM` printable keys or more, or two and an ESC read as text)
+    become one ``Paste`` when a text field has the focus, else one :class:`IgnoredPaste`; every other message is kept, in
+    order."""
     return _chunk(messages, text_focus, continues=False)[0]
 
 
@@ -389,16 +430,11 @@ def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
         first_run = False
         ended_in_paste = False
         if going_on or _is_paste(run):
-            if text_focus:
-                out.append(events.Paste(burst_text(run)))
-                run.clear()
-                ended_in_paste = True
-                return
-            if going_on or _printable_count(run) >= IGNORED_PASTE_FROM:
-                out.append(IgnoredPaste(len(_typed_text(run))))
-                run.clear()
-                ended_in_paste = True
-                return
+            out.append(events.Paste(burst_text(run)) if text_focus
+                       else IgnoredPaste(len(_typed_text(run))))
+            run.clear()
+            ended_in_paste = True
+            return
         out.extend(_as_keys(run))
         run.clear()
 
@@ -515,6 +551,15 @@ def chunking_driver_class() -> type:
             decode = getincrementaldecoder("utf-8")().decode
             read = os.read
             process: Callable[[Message], None] = self.process_message
+            exit_event = self.exit_event
+
+            def post(messages: Iterable[Message]) -> None:
+                # keys typed ahead in one read: each after the one before was handled
+                for message, handled in in_order(messages):
+                    process(message)
+                    if handled is not None and not exit_event.is_set():
+                        process(handled)
+                        handled.done.wait(KEY_WAIT_S)
             chunker = ReadChunker()
             last_read_at = monotonic()
             waiting = False         # input was waiting once the last read was taken
@@ -534,9 +579,8 @@ def chunking_driver_class() -> type:
                                                            waiting):
                             process(event)
                         last_read_at = read_at
-                        for event in chunker.take(feed(unicode_data), self._text_focus(),
-                                                  read_at, size=len(unicode_data)):
-                            process(event)
+                        post(chunker.take(feed(unicode_data), self._text_focus(),
+                                          read_at, size=len(unicode_data)))
                         waiting = False
                         if chunker.in_paste or parser.in_bracketed_paste:
                             waiting = bool(selector.select(0))

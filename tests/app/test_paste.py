@@ -160,6 +160,39 @@ async def test_a_bracketed_paste_with_no_text_field_focused_says_where_pasting_w
         assert reviews(qc_db) == [] and isinstance(app.screen, ReviewScreen)
 
 
+async def test_keys_typed_ahead_in_one_read_act_as_keys_in_order_in_a_text_field(
+        qc_db: Path) -> None:
+    """walk8: keys typed fast reach the app in one read of the terminal; three of them made
+    a paste, so a reason typed ahead with a correction and Enter became text with '\\x7f' in
+    it and nothing was submitted. Fewer printable keys in one read than PASTE_FROM (more than
+    anyone types between two reads) are keys, posted as the driver posts them (in_order:
+    each after the one before was handled, so a Backspace deletes before the letters after
+    it go in): Backspace deletes, Enter submits."""
+    from qcstation.driver import PASTE_FROM, in_order
+
+    typed = "off by one\x7f\x7f\x7fnone\r"
+    assert sum(ch.isprintable() for ch in typed) < PASTE_FROM
+    posted = _reads(typed, focus=True)
+    assert all(isinstance(m, events.Key) for m in posted), posted
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        assert app.focused is app.screen.query_one("#reject_typed")
+        for message, handled in in_order(posted):
+            app.post_message(message)
+            if handled is not None:
+                app.post_message(handled)
+                while not handled.done.is_set():     # the driver's thread waits so
+                    await pilot.pause()
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "off by none")]
+        assert isinstance(app.screen, ReviewScreen)
+
+
 async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_path: Path) -> None:
     """Fast typing that reaches the app in one read ("reject⏎story words left in") is one
     paste (qcstation/driver.py): the settle dialog takes one line per field, as Enter moves
@@ -302,9 +335,10 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     assert [type(m) for m in posted] == [IgnoredPaste, IgnoredPaste]
     # an ESC that ends a paste is the paste's too, given out at the parser's timeout (as
     # text, shown escaped)
-    posted = _timed_reads([("the reason\x1b", 0.0, False)], focus=True)
+    posted = _timed_reads([("the reason for it\x1b", 0.0, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]
-    assert "".join(m.text for m in posted) == "the reason\\x1b"  # type: ignore[attr-defined]
+    assert "".join(m.text for m in posted) == \
+        "the reason for it\\x1b"  # type: ignore[attr-defined]
     # keys typed after the paste, later than a paste's reads come, are keys again
     posted = _timed_reads([("x" * 100, 0.0, False), ("a", 0.5, False), ("\r", 0.7, False)],
                           focus=True)
@@ -312,10 +346,10 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     # a read that was keys hands nothing on, however soon the next one comes
     posted = _timed_reads([("a", 0.0, False), ("\r", 0.001, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Key", "Key"]
-    # nor does a short burst (words typed ahead, tmux's send-keys): the Enter after it,
-    # even if it was waiting already, is Enter (a queue filter typed, then applied)
+    # nor does a short burst (words typed ahead, tmux's send-keys), which is keys: the Enter
+    # after it, even if it was waiting already, is Enter (a queue filter typed, then applied)
     posted = _timed_reads([("state:rejected", 0.0, True), ("\r", 0.001, False)], focus=True)
-    assert [getattr(m, "key", None) for m in posted] == [None, "enter"]
+    assert [getattr(m, "key", None) for m in posted][-2:] == ["d", "enter"]
     # nor does a lone ESC typed (the parser gives it out at its timeout), also after a
     # paste: Esc pressed 3 s after it closes the dialog (in tmux it was taken as the paste's)
     posted = _timed_reads([("\x1b", 0.0, False)], focus=True)

@@ -421,3 +421,34 @@ async def test_a_flagged_item_is_let_through_from_the_releases_screen(
     with Store(db) as store:
         reason = store.scalar("SELECT reason FROM flag_overrides WHERE artifact_id = ?", (art,))
     assert reason == "the value is stated once only"
+
+
+async def test_a_derived_release_waits_for_the_gates_of_its_parent_set(db: Path) -> None:
+    """walk8: a derived release was approved while the working set's gates failed (its items
+    are made from the working set's seeds). The releases screen lists the parent set's
+    failing gate among the set's blockers, and a refuses."""
+    from screens.releases import ReleasesScreen
+
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        while (item := next_item(store, ANNOTATOR, scope="dyn")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+    # the working set's understanding gate joins (no sample drawn: it fails)
+    config = make_config(**{**CONFIG, "dimensions": ["arithmetic", "understanding"]})
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("l", "s"):
+            await pilot.press(key)
+            await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReleasesScreen) and screen.scope == "dyn"
+        panel = flat(screen_text(app))
+        assert ("understanding QC gate of the parent set (the working set): no understanding "
+                "sample has been drawn yet") in panel, panel
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ReleasesScreen)          # no approve dialog
+        with Store(db) as store:
+            assert store.query("SELECT id FROM releases") == []

@@ -361,8 +361,11 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
     """Why a release cannot be approved now, in plain words ([] means it can).
 
     With ``actor``, also says so when that person is not a curator. ``scope`` names a
-    derived set (a derived release; default: the working set). ``counts`` is
-    :func:`candidate_counts` when the caller has it already."""
+    derived set (a derived release; default: the working set): its items are made from the
+    working set's seeds (their readings and formalizations), so a failing gate of the working
+    set, their parent set, blocks it too (walk8: a derived release was approved while the
+    working set's gate failed). ``counts`` is :func:`candidate_counts` when the caller has it
+    already."""
     policy = qc_policy(cfg)
     blockers: list[str] = []
     if not policy.curators:
@@ -375,6 +378,11 @@ def release_blockers(store: Store, cfg: Any, *, actor: str | None = None,
         g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence, scope=scope)
         for b in g.blockers:
             blockers.append(f"{dim} QC gate{where}: {b}")
+    if scope:
+        for dim in _gate_dimensions(store, policy, ""):
+            g = gate(store, dim, threshold=policy.threshold, confidence=policy.confidence)
+            for b in g.blockers:
+                blockers.append(f"{dim} QC gate of the parent set (the working set): {b}")
     blockers += flag_blockers(store, scope)
     records, _ = counts if counts is not None else candidate_counts(store, scope)
     if not records:

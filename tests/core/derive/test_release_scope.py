@@ -62,6 +62,14 @@ def test_a_derived_set_is_sampled_gated_and_released_on_its_own(store: Store, tm
     # the working set's gate knows nothing of it
     ws = gate(store, "arithmetic", threshold=0.7)
     assert not ws.passed and ws.reviewed == 0 and ws.population == 3
+    # but the derived items are made from its seeds: its failing gates block the derived
+    # release too (walk8: it was approved while they failed), with the reason
+    blockers = release_blockers(store, POLICY, actor="tester", scope="dyn")
+    assert blockers and all("QC gate of the parent set (the working set): " in b
+                            for b in blockers), blockers
+    with pytest.raises(ReleaseError, match="QC gate of the parent set"):
+        approve_release(store, "dyn-rel", "1", actor="tester", cfg=POLICY, scope="dyn")
+    _review_all(store, "", POLICY.dimensions)
     assert release_blockers(store, POLICY, actor="tester", scope="dyn") == []
     info = approve_release(store, "dyn-rel", "1", actor="tester", cfg=POLICY, scope="dyn")
     assert info.counts["records"] == 9
@@ -82,6 +90,7 @@ def test_items_without_a_qc_dimension_are_reviewed_by_what_they_carry(store: Sto
     # inverse problems carry Reasoning only: their gate is the reasoning one. The set holds
     # its three items on a quiet and on a loaded machine alike (derive's Z3 checks are decided
     # by Z3's resource count, not the clock: test_load_independence)
+    _review_all(store, "", POLICY.dimensions)       # the parent set's gates pass
     blockers = release_blockers(store, POLICY, actor="tester", scope="back")
     assert blockers and all(b.startswith("reasoning QC gate of the derived set back") for b in blockers)
     _review_all(store, "back", ("reasoning",))

@@ -181,7 +181,7 @@ async def test_keys_typed_ahead_in_one_read_act_as_keys_in_order_in_a_text_field
         await settle(pilot)
         await pilot.press("tab")
         assert app.focused is app.screen.query_one("#reject_typed")
-        for message, handled in in_order(posted):
+        for message, handled in in_order(posted):  # type: ignore[arg-type]
             app.post_message(message)
             if handled is not None:
                 app.post_message(handled)
@@ -337,8 +337,8 @@ def test_a_paste_goes_on_in_the_read_right_after_it() -> None:
     # text, shown escaped)
     posted = _timed_reads([("the reason for it\x1b", 0.0, False)], focus=True)
     assert [type(m).__name__ for m in posted] == ["Paste", "Paste"]
-    assert "".join(m.text for m in posted) == \
-        "the reason for it\\x1b"  # type: ignore[attr-defined]
+    pasted = "".join(m.text for m in posted)  # type: ignore[attr-defined]
+    assert pasted == "the reason for it\\x1b"
     # keys typed after the paste, later than a paste's reads come, are keys again
     posted = _timed_reads([("x" * 100, 0.0, False), ("a", 0.5, False), ("\r", 0.7, False)],
                           focus=True)

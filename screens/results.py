@@ -99,6 +99,7 @@ class ResultsScreen(QCScreen):
         self.page_text = ""             # the search the page shown answers
         self.page_number = 1
         self.choices: dict[str, Any] = {"source": [], "difficulty": [], "runs": []}
+        self.choices_read = False      # the runs, sources and levels to cycle through
         self.show_prompts = False
         self.detail_key: tuple[int, int, int] | None = None
         self.detail: browse.ItemDetail | None = None
@@ -195,13 +196,28 @@ class ResultsScreen(QCScreen):
     def action_cycle_verdict(self) -> None:
         self._set_filters(verdict=cycle(list(VERDICTS), self.filters.verdict))
 
+    def _choices_unread(self, key: str, what: str) -> bool:
+        """Are the choices a key cycles through still being read (the screen just opened)?
+        Then it says so: walk8, r pressed as the screen opened did nothing, without a word
+        (it cycled through no runs)."""
+        if self.choices_read:
+            return False
+        self.notify(f"Still reading the {what} of the results: press {key} again in a moment.")
+        return True
+
     def action_cycle_source(self) -> None:
+        if self._choices_unread("o", "sources"):
+            return
         self._set_filters(source=cycle(self.choices["source"], self.filters.source))
 
     def action_cycle_difficulty(self) -> None:
+        if self._choices_unread("d", "levels"):
+            return
         self._set_filters(difficulty=cycle(self.choices["difficulty"], self.filters.difficulty))
 
     def action_cycle_run(self) -> None:
+        if self._choices_unread("r", "runs"):
+            return
         runs = [r for r, _ in self.choices["runs"]]
         current = self.filters.run_ids[0] if len(self.filters.run_ids) == 1 else None
         chosen = cycle(runs, current)
@@ -336,7 +352,7 @@ class ResultsScreen(QCScreen):
     @on(ResultsCounted)
     def _counted(self, message: ResultsCounted) -> None:
         if message.choices is not None:
-            self.choices = message.choices
+            self.choices, self.choices_read = message.choices, True
             self._show_filters()
         page = self.page
         if message.filters != self.filters or message.number != self.page_number or page is None:
@@ -348,7 +364,7 @@ class ResultsScreen(QCScreen):
     @on(ResultsPageLoaded)
     def _page_loaded(self, message: ResultsPageLoaded) -> None:
         if message.choices is not None:
-            self.choices = message.choices
+            self.choices, self.choices_read = message.choices, True
             self._show_filters()
         if message.filters != self.filters:
             return  # the filters changed while this page was loading

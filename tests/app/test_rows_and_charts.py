@@ -468,3 +468,37 @@ async def test_a_named_run_shows_its_model_in_the_runs_list_at_80_columns(
             assert "reference" in lines[at[0] + 1][:22], lines[at[0]:at[0] + 2]
         # the figures keep their room: the last score whole (no column cut)
         assert table.max_scroll_x == 0, table.virtual_size
+
+
+async def test_a_filter_key_pressed_before_its_choices_are_read_says_so(
+        eval_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """walk8: r pressed as the results opened did nothing and said nothing: the runs it
+    cycles through are read after the first page (0.1-0.3 s at 1M scores). Until they are,
+    r, o and d say so; once read, r filters."""
+    from qcstation.messages import ResultsCounted
+    from tests.app.conftest import notifications
+
+    async def until(done: Any) -> None:     # polled: the screen's page never comes here
+        for _ in range(2000):
+            if done():
+                return
+            await pilot.pause()
+        raise AssertionError("never got there")
+
+    # the screen's reads never run: it stays as it opens, its choices unread
+    monkeypatch.setattr(ResultsScreen, "_read_page", lambda self, *args, **kwargs: None)
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = ResultsScreen()
+        app.push_screen(screen)
+        await until(lambda: app.screen is screen and screen.is_mounted)
+        await pilot.press("r")
+        await until(lambda: any("Still reading the runs of the results: press r again" in n
+                                for n in notifications(app)))
+        assert screen.filters.run_ids == ()
+        screen.post_message(ResultsCounted(screen.filters, 1, {
+            "source": [], "difficulty": [], "runs": [(1, "#1 gpt-4o-mini")]}, None))
+        await until(lambda: screen.choices_read)
+        await pilot.press("r")
+        await until(lambda: tuple(screen.filters.run_ids) == (1,))

@@ -138,3 +138,55 @@ def test_the_text_before_an_equals_sign_is_read_from_a_bounded_tail(monkeypatch:
     assert inline.visible_before(opened, len(opened), "12") is None
     line = "Then 3 x 4 = "
     assert inline.visible_before("a\n" + line, 2 + len(line), "12") is not None
+
+
+# --- lane lin2: patterns the scanner (bench/hostile_regex_bench.py) flagged after the above ---
+
+def _all_gsm8k_fields() -> list[str]:
+    """Every GSM8K test seed's question and answer, and each line of its answer."""
+    out: list[str] = []
+    for line in dataset("gsm8k/test.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        out += [rec["question"], rec["answer"], *rec["answer"].split("\n")]
+    return out
+
+
+def _hostile(alphabet: list[str], count: int = 3000, most: int = 14, seed: int = 30) -> list[str]:
+    """``count`` strings of up to ``most`` pieces of ``alphabet`` (short: the old patterns are the
+    reference, and some of them are exponential)."""
+    import random
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, most))) for _ in range(count)]
+
+
+def test_written_computations_are_dropped_as_the_regex_did_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.core.construct.make.rules import binding
+    old = re.compile(binding.COMPUTATION_TXT)
+    pieces = ["12", "3", " + ", "+", "(", ")", " = ", "=", " ", "x", " x ", "a ", "$3.5", ",", ".", " (", "\n", "÷",
+              "-", "٣", "\u00a0"]
+    texts = _all_gsm8k_fields() + [t for t in _hostile(pieces) if t.count("(") + t.count(")") <= 12]
+    texts += ["He paid 3 x (4 + 5) = $27 and 2(3)=6.", "1 2+3=5", "1+( 2=3", "7 = 7", "3 +4 =  5 apples"]
+    for text in texts:
+        assert binding.drop_computations(text) == old.sub(" ", text), text[:80]
+    # the regex: exponential in parentheses (both operators and operand characters); the
+    # scanner: reads each character once (its kind) from the right and the left
+    calls: list[str] = []
+    real = binding._kind
+    monkeypatch.setattr(binding, "_kind", lambda c: calls.append(c) or real(c))
+    hostile = "1" + "((" * 50_000 + "=" + "1.+" * 10_000
+    assert binding.drop_computations(hostile) == " +" + "1.+" * 9_999      # "1((((...((=1." is one
+    assert len(calls) == len(hostile)
+
+
+def test_a_calculating_line_is_found_as_before_from_the_start_of_each_run() -> None:
+    from qcstation.core.ingest import steps
+    old = re.compile(r"=|(?:\d|\b[a-zA-Z]\b|\))[\d,.%)]*\s*[-+*/×x÷]\s*\$?\(?(?:\d|\b[a-zA-Z]\b)"
+                     r"|\b(?:plus|minus|times|divided\s+by|multiplied\s+by|equals)\b", re.I)
+    pieces = list("12.,%)) (+-x×ab$=\t٣K") + ["plus", " by "]
+    for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+        assert bool(steps._CALC_LINE.search(text)) == bool(old.search(text)), text[:80]
+    guard = r"(?<![\d,.%)])[,.%]*(?:\d|\))"
+    assert guard in steps._CALC_LINE.pattern
+    for unit in (")", "1.", "1,", "1.1.", "%1"):
+        # before: every digit and ")" of the run was a place to read the rest of it from
+        assert sum(1 for _ in re.finditer(guard, (unit * N)[:N] + "!", re.I)) <= 2, unit

@@ -96,9 +96,13 @@ def one_op_on_two_numbers(question: str, target: Fraction) -> str | None:
 
 _CALC = re.compile(r"<<([^<>]*)>>")
 # a solution line that calculates: an '=', an operator between numbers / one-letter
-# variables, or an operation written in words ("83 plus 91 equals 174")
+# variables, or an operation written in words ("83 plus 91 equals 174"). Only whether it
+# finds one counts: a number is read from the start of its run of digits , . % ) (its first
+# digit or ")"), never again from inside it, where it read the rest of the run each time
+# (quadratic in a line of "))))" or "1.1.1."); a later start in a run finds nothing the
+# run's start does not.
 _CALC_LINE = re.compile(
-    r"=|(?:\d|\b[a-zA-Z]\b|\))[\d,.%)]*\s*[-+*/×x÷]\s*\$?\(?(?:\d|\b[a-zA-Z]\b)"
+    r"=|(?:(?<![\d,.%)])[,.%]*(?:\d|\))|\b[a-zA-Z]\b)[\d,.%)]*\s*[-+*/×x÷]\s*\$?\(?(?:\d|\b[a-zA-Z]\b)"
     r"|\b(?:plus|minus|times|divided\s+by|multiplied\s+by|equals)\b",
     re.IGNORECASE,
 )

@@ -190,3 +190,47 @@ def test_a_calculating_line_is_found_as_before_from_the_start_of_each_run() -> N
     for unit in (")", "1.", "1,", "1.1.", "%1"):
         # before: every digit and ")" of the run was a place to read the rest of it from
         assert sum(1 for _ in re.finditer(guard, (unit * N)[:N] + "!", re.I)) <= 2, unit
+
+
+def _guarded() -> dict[str, tuple[re.Pattern[str], str, str, str, list[str], str]]:
+    """name -> (the pattern now, before, how it is read, its guard now, pieces of hostile
+    strings, a hostile unit). Each guard lets the pattern start only where the leftmost match
+    can start: where a run of spaces (or of its class) starts, or at a comma."""
+    from qcstation.core.construct.make import unknown_words, unknowns
+    from qcstation.core.construct.make.rules import worded
+    from qcstation.core.derive import story
+    join = r"(?:(?=,)|(?<![\s,]))(?<!\sand)(?<!\sor)(?<!\sbut)"
+    return {
+        "unknown_words.TRAILING_EQUALS": (unknown_words.TRAILING_EQUALS, r"[\s$€£=]+$", "sub", r"(?<![\s$€£=])",
+                                          [" ", "=", "$", "€", "a", "\n", "1", "\t"], " ="),
+        "worded._OP_WORD": (worded._OP_WORD, r"\s+(plus|minus|times|multiplied by|divided by)\s+", "sub", r"(?<!\s)",
+                            [" ", "plus", "times", "multiplied", " by", "1", "\n", "x"], "\t"),
+        "unknowns._EMPTY_BECAUSE": (unknowns._EMPTY_BECAUSE, r",?\s+(?:because|since)\s+[\ue000-\ue7ff]?\?\s*[.,;]?$",
+                                    "sub", r"(?:,|(?<![\s,]))", [" ", ",", "because", "since", "?", "\ue001", ".",
+                                                                 "\t", "a"], "\t"),
+        "keyinfo_draft._JOIN_END": (keyinfo_draft._JOIN_END, r"(?:,?\s+(?:and|or|but))+$", "sub", join,
+                                    [" ", ",", "and", "or", "but", "AND", "b", "x", "\n", "s"], " and"),
+        "story._CONDITION_OR_TOTAL": (story._CONDITION_OR_TOTAL, r"\s+(?:if|when|unless|in total|in all|altogether)\b",
+                                      "split", r"(?<!\s)", [" ", "if", "in", " total", "all", "x", "\t", "s"], "\n"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_guarded()))
+def test_each_guarded_pattern_finds_what_it_found_before(name: str) -> None:
+    now, before, kind, guard, pieces, _unit = _guarded()[name]
+    old = re.compile(before, now.flags)
+    assert now.pattern.startswith(guard), name
+    for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+        if kind == "sub":
+            assert now.sub("", text) == old.sub("", text), (name, text[:80])
+        else:
+            assert now.split(text) == old.split(text), (name, text[:80])
+
+
+@pytest.mark.parametrize("name", list(_guarded()))
+def test_each_guarded_pattern_starts_at_a_few_places_of_a_hostile_text(name: str) -> None:
+    now, _before, _kind, guard, _pieces, unit = _guarded()[name]
+    text = (unit * N)[:N] + "!"
+    # before: every character of the run was a place to read the rest of it from
+    # (the guard of _JOIN_END lets letters through, where the pattern cannot start anyway)
+    assert sum(1 for _ in re.finditer(guard + r"(?=[,\s$€£=])", text, now.flags)) <= 2, name

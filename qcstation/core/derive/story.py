@@ -226,6 +226,9 @@ _NOT_ADDITIVE = re.compile(r"\b(?:left|remain\w*|between|difference|more than|le
 _STRANDED = re.compile(r"\s+(to|with|for|on|at|about|into|from)(?=\s+(?:in|during|each|every|per|within|over)\b|\s*$)")
 # "... spend on lemons?", "... spend taking care of dogs?", "... use to buy the seeds?": the words
 # that say what the amount is for stay with it ("They also spent $4 more." could be on anything)
+#: where a condition or a total's words start (tried only where a run of spaces starts: from
+#: inside it, the rest of the run was read again each time)
+_CONDITION_OR_TOTAL = re.compile(r"(?<!\s)\s+(?:if|when|unless|in total|in all|altogether)\b")
 _WHAT_FOR = re.compile(r"\s+((?:on|for|from)\s+[a-z][a-z '-]*|[a-z]+ing\b[a-z '-]*|to\s+(?!in\b|during\b|have\b|be\b)[a-z]+\b[a-z '-]*)$")
 # "How much money did Patrick earn, in dollars, from selling lemonade for 6 hours?": the unit
 # said aside goes; a source ("from selling lemonade") the new sentence cannot carry (it writes a
@@ -294,7 +297,7 @@ def _added_sentence(last: str) -> tuple[str, str, str] | None:
         if what_for and question_numbers(what_for.group(1)):
             return None   # "from recycling in a four-week month": a quantity of the story said again
         if what_for:  # less a condition or a total's words ("watching the show if he watches ...")
-            amount += " " + re.split(r"\s+(?:if|when|unless|in total|in all|altogether)\b", what_for.group(1))[0].strip()
+            amount += " " + _CONDITION_OR_TOTAL.split(what_for.group(1))[0].strip()
         elif _FROM.search(rest):
             return None
     if aux in ("will", "can"):

@@ -22,7 +22,8 @@ __all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "told_apart"]
 WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
                          r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
 #: what a line writes between a computation and its annotation ("... = $<<")
-TRAILING_EQUALS = re.compile(r"[\s$€£=]+$")
+# read from the start of its run only (from inside it, the rest of the run again each time)
+TRAILING_EQUALS = re.compile(r"(?<![\s$€£=])[\s$€£=]+$")
 
 
 #: the note that names the solution's letter for an unknown ("Number of losses (L in the solution) is ?")

@@ -583,7 +583,8 @@ _BLANK_TOKEN = re.compile(_M + r"\?")
 _HIDDEN_COMPUTATION = re.compile(_M + r"\?(?:\s*[-+*/x×÷=]\s*" + _M + r"\?)+")
 _NAME_GLUED = re.compile(r"\b(Q\d+)(?=[^\W\d_])")
 _VARIABLE_HIDDEN = re.compile(r"^[a-z] (" + _M + r"\?)(?=\s|$)")
-_EMPTY_BECAUSE = re.compile(r",?\s+(?:because|since)\s+" + _M + r"\?\s*[.,;]?$")
+# tried at a comma or where a run of spaces starts after neither (see _JOIN_END in keyinfo_draft)
+_EMPTY_BECAUSE = re.compile(r"(?:,|(?<![\s,]))\s+(?:because|since)\s+" + _M + r"\?\s*[.,;]?$")
 _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 

@@ -19,7 +19,8 @@ _OPS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided 
 _OP = r"(?:plus|minus|times|multiplied by|divided by)"
 WORDED_RE = re.compile(
     rf"(?<![\w.$/,])(?P<expr>{_NUM}(?:\s+{_OP}\s+{_NUM})+)\s+equals\s+(?P<res>\$?-?{_NUM})(?![\d/]|\.\d|,\d)")
-_OP_WORD = re.compile(r"\s+(plus|minus|times|multiplied by|divided by)\s+")
+# tried only where a run of spaces starts (from inside it, the rest of the run again each time)
+_OP_WORD = re.compile(r"(?<!\s)\s+(plus|minus|times|multiplied by|divided by)\s+")
 
 
 def worded_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fraction, Fraction]]:

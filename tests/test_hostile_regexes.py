@@ -160,7 +160,7 @@ def _hostile(alphabet: list[str], count: int = 3000, most: int = 14, seed: int =
 
 
 def test_written_computations_are_dropped_as_the_regex_did_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    from qcstation.core.construct.make.rules import binding
+    from qcstation.core.reading import inline as binding      # binding's computations are read there
     old = re.compile(binding.COMPUTATION_TXT)
     pieces = ["12", "3", " + ", "+", "(", ")", " = ", "=", " ", "x", " x ", "a ", "$3.5", ",", ".", " (", "\n", "÷",
               "-", "٣", "\u00a0"]

@@ -17,7 +17,8 @@ Modules, bottom up (a module imports only those above it in this list)
                  SMT-LIB terms, ``ExpressionError`` (the rules' ``RuleError`` is making's:
                  ``construct/make/rules/result``).
 ``inline``       computations written in running text (``54 − 37 = 17``): what ingest counts
-                 as a solution's steps, and what key information and error injection read.
+                 as a solution's steps, and what key information and error injection read;
+                 ``drop_computations`` (a line less its written computations, one pass).
 ``textnumbers``  numbers as a question or a solution writes them (digits, fractions,
                  number words, calculator annotations), read with a bounded cache.
 ``words``        the words a number is written with (question occurrences, solution lines,

@@ -178,3 +178,74 @@ def visible_before(solution: str, start: int, rhs: str) -> tuple[str, Expr, Frac
         return None
     expr, value, _written = parsed
     return m.group(1).strip(), expr, value
+
+
+#: a written computation ("3 x (4 + 5) = 27"): COMPUTATION_TXT's matches, found by
+#: :func:`drop_computations` in one pass. The regex itself backtracks exponentially on
+#: parentheses ("(" and ")" are both operators and operand characters: 1 s for "1" and 36 of
+#: them, twice as long for each two more) and reads the rest of a line again from each number
+#: with no "=" after it; it stays as the definition the scanner is tested against.
+COMPUTATION_TXT = r"[\d.,$]+(?:\s*[-+*/x×÷()]\s*[\d.,$()]+)+\s*=\s*[\d.,$]*"
+_OPERAND = frozenset(".,$")
+_OPERATOR = frozenset("-+*/x×÷")
+# the repetition (?:\s*OP\s*ARG+)+ then \s* before "=", as states: 0 before an operator (spaces
+# may come), 1 after one (spaces, then an operand), 2 in an operand (a match may end: "="
+# next), 3 in the spaces before "=". _STEP[state][kind] -> states next; kinds: s(pace), o(nly
+# an operator), p(arenthesis: both), d(igit or . , $)
+_STEP = ({"s": (0,), "o": (1,), "p": (1,)}, {"s": (1,), "d": (2,), "p": (2,)},
+         {"d": (2,), "p": (2, 1), "o": (1,), "s": (0, 3)}, {"s": (3,)})
+
+
+def _kind(c: str) -> str:
+    if c.isdecimal() or c in _OPERAND:
+        return "d"
+    if c in "()":
+        return "p"
+    if c in _OPERATOR:
+        return "o"
+    return "s" if c.isspace() else ""
+
+
+def drop_computations(text: str, repl: str = " ") -> str:
+    """``re.sub(COMPUTATION_TXT, repl, text)`` in linear time. From the right: for each place,
+    whether what follows it up to the next "=" reads as the repetition (the set of states that
+    accept it); from the left: a computation starts at a run of digits (never inside one: a
+    later start reads the same rest) and ends after the "=", its spaces and digits."""
+    if "=" not in text:
+        return text
+    n = len(text)
+    kinds = [_kind(c) for c in text]
+    starts_ok = [False] * (n + 1)      # text[k:next "="] reads as the repetition from state 0
+    next_eq = [n] * (n + 1)
+    live: frozenset[int] = frozenset()
+    eq = n
+    for k in range(n - 1, -1, -1):
+        c = text[k]
+        if c == "=":
+            live, eq = frozenset((2, 3)), k
+        else:
+            kind = kinds[k]
+            live = frozenset(q for q in range(4) if any(r in live for r in _STEP[q].get(kind, ()))) \
+                if kind and live else frozenset()
+        starts_ok[k] = 0 in live
+        next_eq[k] = eq
+    out: list[str] = []
+    i = last = 0
+    while i < n:
+        if kinds[i] != "d":
+            i += 1
+            continue
+        k = i
+        while k < n and kinds[k] == "d":
+            k += 1
+        if k < n and starts_ok[k] and text[k] != "=":
+            end = next_eq[k] + 1
+            while end < n and text[end].isspace():
+                end += 1
+            while end < n and kinds[end] == "d":
+                end += 1
+            out += [text[last:i], repl]
+            i = last = end
+        else:
+            i = k
+    return "".join(out) + text[last:] if out else text

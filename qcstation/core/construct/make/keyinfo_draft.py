@@ -316,9 +316,7 @@ _OPENING = re.compile(r"(?:(?:and|but|so|then)\s+)?(?:in|on|over|during|after|be
                       r"through|throughout|since|until)\b", re.I)
 
 
-# tried at a comma or where a run of spaces starts after neither, and never right after a
-# joining word of its own (" and"): from there the match would have started earlier. Tried
-# at every space before, it read the rest of a line of "and and and ..." again each time
+# tried at a comma or a run of spaces' start, never right after " and" (it started earlier)
 _JOIN_END = re.compile(r"(?:(?=,)|(?<![\s,]))(?<!\sand)(?<!\sor)(?<!\sbut)(?:,?\s+(?:and|or|but))+$", re.I)
 
 

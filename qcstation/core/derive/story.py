@@ -359,14 +359,28 @@ def add_operation(parent: Parent, opts: Options, key: str) -> list[DerivedItem |
                         "the added-operation templates fit ('How many UNIT does SUBJECT VERB ...?', "
                         "'How much money did SUBJECT VERB ...?', 'How many UNIT are there?')")]
     template, unit, money = made
-    if template.split(" also ")[0].endswith(" can") and last is not None and isinstance(last.expr, BinOp) \
-            and last.expr.op == "*":
+    if template.split(" also ")[0].endswith(" can"):
         # "Bob can shuck 10 oysters in 5 minutes. He can also shuck 96 more oysters. How many
         # oysters can he shuck in 2 hours?" (train 2021), "Gunther can also type 10006 more words"
-        # of 160 words every 3 minutes (7101): what a rate allows in a time is fixed by the rate;
-        # whether the more are within that time reads two ways
+        # of 160 words every 3 minutes (7101), "Donna can watch 8 episodes each day ... She can
+        # also watch 33 more episodes. How many episodes can she watch in a week?" (1483): what
+        # a rate allows in a time is fixed by the rate; whether the more are within it reads two ways
         return [Refused("add-operation", "scaled-answer", "the answer is what a rate allows: "
                         "'can also ... more' contradicts the rate or reads two ways")]
+    if relation := _FIXED_BY.search(sents[-1][2]):
+        # "Nedy also ate 3 more crackers. If Nedy ate twice the amount on Friday, how many
+        # crackers did Nedy eat in all?" (train 5881): a relation said after the new sentence
+        # may scale its amount too
+        return [Refused("add-operation", "scaled-answer", f"the question's last sentence states a "
+                        f"relation ({relation.group(0)!r}) after the added sentence: whether it "
+                        "scales the added amount reads two ways")]
+    subject = template.split(" also ")[0].split(" ")[0]
+    if subject not in ("There", "He", "She", "They", "It") and (related := _related(subject, sents[:-1])):
+        # "Tino has 24 more jellybeans than Lee. ... Tino also has 15 more jellybeans." (train
+        # 4322): the story fixes the asked amount by a relation; whether the 15 are more than
+        # Lee's or more than that reads two ways
+        return [Refused("add-operation", "scaled-answer", f"the story fixes {subject}'s amount by a "
+                        f"relation ({related!r}): one more of it reads two ways")]
     old = parent.answer
     if old.denominator != 1 or old <= 0:
         return [Refused("add-operation", "kind", "the answer is not a positive whole number")]
@@ -430,7 +444,26 @@ _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twic
 _RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
                      r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward|Later)\b")
 _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
-                    r"\b(?:double|triple)s? (?:every|each)\b", re.IGNORECASE)
+                    r"\b(?:double|triple)s? (?:every|each)\b|"
+                    # "John invests in a bank and gets 10% simple interest. ... He also has $27
+                    # more. How much money does he have after 3 years?" (train 6294)
+                    r"\binterest\b", re.IGNORECASE)
+#: a relation that fixes an amount: "24 more ... than", "three times as many", "half as many"
+_RELATION = re.compile(r"\b(?:more|fewer|less|older|younger)\b(?:(?![.?!]).)*?\bthan\b|"
+                       r"\b(?:twice|thrice|half|times|as many|as much|double|triple)\b", re.IGNORECASE)
+
+
+def _related(subject: str, sents: list[tuple[int, int, str]]) -> str | None:
+    """The words of a sentence before the question's last in which ``subject`` is fixed by a
+    relation to another amount ("Tino has 24 more jellybeans than Lee"), or None."""
+    own = re.compile(rf"\b{re.escape(subject)}\b(?:'s)?\s+(?:\w+\s+){{0,2}}?(?:has|had|have|is|was|are|were|"
+                     rf"gets?|got|makes?|made|reads?|read|eats?|ate|buys?|bought|earns?|earned|"
+                     rf"collects?|collected|sells?|sold|spends?|spent|owns?|owned|scores?|scored)\b")
+    for _, _, text in sents:
+        m = own.search(text)
+        if m and (rel := _RELATION.search(text, m.end())):
+            return text[m.start():rel.end()]
+    return None
 
 
 def _within_totals(parent: Parent, answer: Fraction) -> bool:

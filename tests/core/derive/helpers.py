@@ -218,9 +218,34 @@ ELSA = {  # GSM8K train 4528 (held out, lane gold8): a last sentence that runs o
     "givens": {},
 }
 
+TINO = {  # GSM8K train 4322 (held out, lane gold8): the asked amount fixed by a relation: '24 more jellybeans than Lee'
+    "question": "Tino has 24 more jellybeans than Lee. Arnold has half as many jellybeans as Lee. If Arnold has 5 jellybeans, how many jellybeans does Tino have?",
+    "answer": "Lee has 5*2=<<5*2=10>>10 jellybeans.\nTino has 10+24=<<10+24=34>>34 jellybeans.\n#### 34",
+    "givens": {},
+}
+
+NEDY = {  # GSM8K train 5881 (held out, lane gold8): a relation after the added sentence: 'twice the amount on Friday'
+    "question": "Nedy can eat 8 packs of crackers from Monday to Thursday. If Nedy ate twice the amount on Friday, how many crackers did Nedy eat in all?",
+    "answer": "Nedy can eat 8 x 4 = <<8*4=32>>32 crackers from Monday to Thursday.\nHe can eat 8 x 2 = <<8*2=16>>16 packs of crackers on Friday.\nTherefore, Nedy ate 32 + 16 = <<32+16=48>>48 crackers in all.\n#### 48",
+    "givens": {},
+}
+
+DONNA = {  # GSM8K train 1483 (held out, lane gold8): what a rate allows, a sum: 'can'
+    "question": "Donna can watch 8 episodes each day during weekdays. On each weekend day, she can watch three times the number of episodes she can watch on the weekdays. How many episodes can she watch in a week?",
+    "answer": "Donna can finish a total of 8 x 5 = <<8*5=40>>40 episodes during the weekdays.\nMeanwhile, she can finish 8 x 3 = <<8*3=24>>24 episodes each day during the weekend.\nThe total number of episodes she can watch every weekend is 24 x 2 = <<24*2=48>>48\nTherefore, Donna can watch 40 + 48 = <<40+48=88>>88 episodes every week.\n#### 88",
+    "givens": {},
+}
+
+SIMPLE = {  # GSM8K train 6294 (held out, lane gold8): money growing by interest
+    "question": "John invests in a bank and gets 10% simple interest.  He invests $1000.  How much money does he have after 3 years?",
+    "answer": "He gets 1000*.1=$<<1000*.1=100>>100 a year\nSo after 3 years, he gets 100*3=$<<100*3=300>>300\nSo he has 300+1000=$<<300+1000=1300>>1300\n#### 1300",
+    "givens": {},
+}
+
 SEEDS: dict[str, dict[str, Any]] = {"carrots": CARROTS, "becky": BECKY, "richard": RICHARD, "ken": KEN, "diver": DIVER, "jeremy": JEREMY, "james": JAMES, "janet": JANET, "jacket": JACKET, "rug": RUG, "tom": TOM, "isabelle": ISABELLE,
          "messages": MESSAGES, "ashley": ASHLEY, "ann": ANN, "nick": NICK, "bobby": BOBBY,
-         "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA}
+         "josh": JOSH, "oysters": OYSTERS, "pages": PAGES, "elsa": ELSA,
+         "tino": TINO, "nedy": NEDY, "donna": DONNA, "simple": SIMPLE}
 
 
 def spans(question: str, givens: dict[str, tuple[str, str, str]]) -> dict[str, tuple[int, int, str, str]]:

@@ -273,6 +273,24 @@ def test_no_operation_is_added_where_the_story_fixes_the_answer_or_has_no_place_
     assert isinstance(out, Refused) and out.code == "no-place" and "'If'" in out.reason, out
 
 
+def test_no_operation_is_added_to_an_amount_a_relation_or_a_rate_fixes(tmp_path) -> None:
+    """Lane gold8's second reading of the held-out add-operation items: "Tino has 24 more
+    jellybeans than Lee. ... Tino also has 15 more jellybeans." (train 4322: 15 more than Lee, or
+    than that?), "Nedy also ate 3 more crackers. If Nedy ate twice the amount on Friday, ..." (5881:
+    does Friday double the 3 too?), "Donna can watch 8 episodes each day ... She can also watch 33
+    more episodes. How many episodes can she watch in a week?" (1483, a sum), "gets 10% simple
+    interest ... He also has $27 more." (6294: does the 27 earn interest?): each reads two ways."""
+    db = make_db(tmp_path, ["tino", "nedy", "donna", "simple"], bind=False)
+    (out,) = add_operation(parent_of(db, "tino"), OPTS, "t:tino")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "Tino has 24 more jellybeans than" in out.reason, out
+    (out,) = add_operation(parent_of(db, "nedy"), OPTS, "t:nedy")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "'twice'" in out.reason, out
+    (out,) = add_operation(parent_of(db, "donna"), OPTS, "t:donna")
+    assert isinstance(out, Refused) and out.code == "scaled-answer" and "rate allows" in out.reason, out
+    (out,) = add_operation(parent_of(db, "simple"), OPTS, "t:simple")
+    assert isinstance(out, Refused) and out.code == "grows" and "'interest'" in out.reason, out
+
+
 def test_no_answer_exceeds_a_total_the_story_states(tmp_path) -> None:
     # GSM8K 1061: "shared 4 pizzas. Each pizza had 8 slices" and 31 slices eaten: an added
     # "They also ate 6 more slices" (37 of 32) contradicts

@@ -17,7 +17,8 @@ bindings, a span that does not hold the words, two givens read from one place (a
 used twice), a value the question states again outside every given's place (rewriting one
 would contradict the other), or words it cannot write again.
 A given whose words carry a value no other value can be written in ("twice", "a dozen",
-"a week") is kept fixed (``Given.fixed``): the other givens may still move.
+"a week"), or that states the true size of one unit in another ("there are 8 ounces in a cup"),
+is kept fixed (``Given.fixed``): the other givens may still move.
 """
 
 from __future__ import annotations
@@ -279,6 +280,10 @@ def _fixed(question: str, start: int, end: int, value: Fraction) -> str:
         return "the numerator of a fraction in words"  # "3 quarters of": "1 quarters" would not read
     if _LEGS_AFTER.match(question[end:end + 12]):
         return "the legs of an animal"   # "18 5-legged animals" is no animal
+    if _conversion(question, start, end, value):
+        # "there are 8 ounces in a cup of water" (GSM8K train 2465, lane gold8): a variant read
+        # "there are 5 ounces in a cup", a story that states a false unit
+        return "a unit conversion the question states"
     if value.denominator == 1 and 2 <= value <= 12 and _names_listed(question, start, end) == value:
         # "Four children are playing -- Akbar, Alessandro, Helene, and Wilfred": five would
         # contradict the list
@@ -313,6 +318,53 @@ _SINGULAR_AFTER = re.compile(r"^\s(?!(?:and|or|to|of|in|at|on|for|per|each|more|
 
 
 _LEGS_AFTER = re.compile(r"^(?:-|\s)?(?:legged\b|legs?\b)", re.IGNORECASE)
+
+#: true unit conversions (smaller unit, larger unit) -> how many of the smaller make one larger
+_CONVERSIONS: dict[tuple[str, str], int] = {
+    ("ounce", "cup"): 8, ("ounce", "pound"): 16, ("ounce", "gallon"): 128, ("ounce", "pint"): 16,
+    ("ounce", "quart"): 32, ("cup", "pint"): 2, ("cup", "quart"): 4, ("cup", "gallon"): 16,
+    ("pint", "quart"): 2, ("pint", "gallon"): 8, ("quart", "gallon"): 4, ("tablespoon", "cup"): 16,
+    ("teaspoon", "tablespoon"): 3, ("inch", "foot"): 12, ("inch", "yard"): 36, ("foot", "yard"): 3,
+    ("foot", "mile"): 5280, ("yard", "mile"): 1760, ("centimeter", "meter"): 100,
+    ("millimeter", "centimeter"): 10, ("millimeter", "meter"): 1000, ("meter", "kilometer"): 1000,
+    ("milliliter", "liter"): 1000, ("gram", "kilogram"): 1000, ("pound", "ton"): 2000,
+    ("second", "minute"): 60, ("minute", "hour"): 60, ("hour", "day"): 24, ("day", "week"): 7,
+    ("month", "year"): 12, ("week", "year"): 52, ("day", "year"): 365, ("cent", "dollar"): 100,
+    ("penny", "dollar"): 100, ("nickel", "dollar"): 20, ("dime", "dollar"): 10, ("quarter", "dollar"): 4,
+    ("year", "decade"): 10, ("year", "century"): 100, ("egg", "dozen"): 12, ("item", "dozen"): 12,
+}
+_UNIT_IN_ONE = re.compile(r"^\s*([a-z]+)\s+(?:in|per|to|make|makes|make up|equals?|in one)\s+"
+                          r"(?:a|an|one|1|each|every|the)\s+([a-z]+)", re.IGNORECASE)
+_ONE_IS_UNITS = re.compile(r"\b(?:a|an|one|1|each|every)\s+([a-z]+)\s+(?:is|equals|has|contains|holds|"
+                           r"is equal to|weighs)\s+$", re.IGNORECASE)
+
+
+def _unit(word: str) -> str:
+    """The singular name of a unit word ("ounces", "oz", "feet": "ounce", "ounce", "foot")."""
+    w = word.lower()
+    if w in _UNIT_FORMS:
+        return _UNIT_FORMS[w]
+    return w[:-1] if w.endswith("s") and w[:-1] in _UNITS else w
+
+
+_UNITS = frozenset(u for pair in _CONVERSIONS for u in pair)
+_UNIT_FORMS = {"feet": "foot", "inches": "inch", "pennies": "penny", "centuries": "century",
+               "oz": "ounce", "lb": "pound", "lbs": "pound", "ml": "milliliter", "kg": "kilogram",
+               "km": "kilometer", "cm": "centimeter", "mm": "millimeter", "g": "gram", "min": "minute",
+               "mins": "minute", "hr": "hour", "hrs": "hour", "tbsp": "tablespoon", "tsp": "teaspoon"}
+
+
+def _conversion(question: str, start: int, end: int, value: Fraction) -> bool:
+    """Does the question state the given as the true size of one unit in another ("8 ounces
+    in a cup", "a foot is 12 inches")? Only a value equal to the real conversion counts."""
+    if value.denominator != 1:
+        return False
+    after = _UNIT_IN_ONE.match(question[end:end + 48])
+    if after and _CONVERSIONS.get((_unit(after.group(1)), _unit(after.group(2)))) == value:
+        return True
+    before = _ONE_IS_UNITS.search(question[max(0, start - 40):start])
+    nxt = re.match(r"^\s*([a-z]+)", question[end:end + 20], re.IGNORECASE)
+    return bool(before and nxt and _CONVERSIONS.get((_unit(nxt.group(1)), _unit(before.group(1)))) == value)
 
 
 def _check_places(question: str, givens: list[Given]) -> None:

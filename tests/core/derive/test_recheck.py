@@ -182,3 +182,30 @@ def test_an_article_that_follows_its_number_is_no_change_of_words() -> None:
         pass
     else:
         raise AssertionError("another word than the article passed as a number change")
+
+
+def test_a_unit_conversion_the_question_states_keeps_its_value() -> None:
+    """GSM8K train 2465 (lane gold8's held-out reading): "there are 8 ounces in a cup of water"
+    was moved by a variant to "there are 5 ounces in a cup", a story that states a false unit
+    (the answer followed it: 70/5*3 = 42). A given the question states as the true size of one
+    unit in another is held; the other numbers still move."""
+    q = ("A mother is making her own bubble mix out of dish soap and water for her two-year-old son.  "
+         "The recipe she is following calls for 3 tablespoons of soap for every 1 cup of water.  If the "
+         "container she hopes to store the bubble mix in can hold 40 ounces of liquid, and there are 8 "
+         "ounces in a cup of water, how many tablespoons of soap should she add to the container "
+         "(assuming that the soap itself doesn't count towards the capacity of the container)?")
+    at = q.index("8 ounces")
+    assert _fixed(q, at, at + 1, Fraction(8)) == "a unit conversion the question states"
+    forty = q.index("40")
+    assert _fixed(q, forty, forty + 2, Fraction(40)) == ""
+    three = q.index("3 tablespoons")
+    assert _fixed(q, three, three + 1, Fraction(3)) == ""
+    # the other side of the same words: "a ton is 2000 pounds" (train 1840), "16 ounces to a
+    # pound" (GSM8K test 1131); a size that is no true conversion is no unit of the story's world
+    ton = "An elephant weighs 3 tons (a ton is 2000 pounds)."
+    assert _fixed(ton, ton.index("2000"), ton.index("2000") + 4, Fraction(2000)) != ""
+    pound = "How much do the apples weigh, when there are 16 ounces to a pound?"
+    assert _fixed(pound, pound.index("16"), pound.index("16") + 2, Fraction(16)) != ""
+    wrong = q.replace("8 ounces in a cup", "5 ounces in a cup")
+    five = wrong.index("5 ounces")
+    assert _fixed(wrong, five, five + 1, Fraction(5)) == ""

@@ -22,7 +22,7 @@ import re
 from qcstation.common.memo import text_memo
 
 __all__ = ["SENTENCE", "sentences", "reads_as_clause", "is_verb_form", "is_question_sentence",
-           "sentence_key", "MAX_TEXT"]
+           "sentence_key", "shared_subject_tail", "MAX_TEXT"]
 
 MAX_TEXT = 2_000
 
@@ -208,6 +208,19 @@ def _dangles(text: str) -> bool:
         return True
     parts = [p.strip() for p in re.split(r"[,;:]", t)]
     return len(parts) > 1 and _OPEN_LAST.match(parts[-1]) is not None
+
+
+#: a verb whose subject is said before it, joined by "but"/"and" ("... loved it but was twice ...")
+_SHARED_SUBJECT = re.compile(r"\b(?:but|and|yet)\s+(?:was|were|is|are|has|had|have)\b", re.I)
+
+
+def shared_subject_tail(text: str) -> str:
+    """The words after a verb of ``text`` that shares its subject with the words before it
+    ("but was twice as expensive ..." in "Jill loved it but was twice as expensive as the first
+    one": GSM8K train 1859, where the subject is the house of the clause before), or "". A
+    known quantity cut there may give its number to the wrong subject: keep the whole part."""
+    m = _SHARED_SUBJECT.search(text[:MAX_TEXT])
+    return text[m.end():MAX_TEXT] if m else ""
 
 
 @text_memo(maxsize=512)

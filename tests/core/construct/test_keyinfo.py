@@ -131,6 +131,24 @@ def test_rule_draft_unknowns_hide_the_step_results() -> None:
     assert fields["relationships_and_constraints"] == ["Q1 = 16 − 3 − 4", "Q2 = Q1 × 2"]
 
 
+def test_a_verb_sharing_its_subject_keeps_the_whole_part() -> None:
+    """GSM8K train 1859 (lane gold8's held-out reading): "The second house was really big and Jill
+    loved it but was twice as expensive as the first one ..." was cut to the known quantity "Jill
+    loved it but was twice as expensive as the first one ...", which gives the house's price to
+    Jill. A clause whose number follows a verb that shares its subject with the words before it
+    ("but was") keeps the whole part, subject and all."""
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+    from qcstation.core.construct.make.rules import rule_for_seed
+
+    q = "Jill and Bob want to finally buy a house for themselves, so they went with a real estate agent to see some houses before making a decision. The first house was not too far from their work and the price was accessible. The second house was really big and Jill loved it but was twice as expensive as the first one and was way over their budget. They ended up buying the first one, knowing that the price of both houses altogether is $600,000. How much did Jill and Bob end up paying for their new house?"
+    sol = "Let C be the cost of the first house\nThe cost of the second house is 2C\nThe cost of the two houses together is C + 2C = $600,000\n3C=$600,000\nC=$600,000 / 3 = $<<600000/3=200000>>200,000"
+    rule = rule_for_seed({"question": q, "solution": sol, "answer_text": "200,000", "source": "gsm8k"})
+    fields = keyinfo_from_annotations(q, sol, rule.steps, givens=rule.givens)
+    assert validate_keyinfo(fields, q) == []
+    assert fields["known_quantities"][0] == ("The second house was really big and Jill loved it but was twice as "
+                                             "expensive as the first one and was way over their budget")
+
+
 def _nums(text: str) -> set:
     from qcstation.core.construct.make.keyinfo import _numbers
 

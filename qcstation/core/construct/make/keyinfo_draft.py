@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from qcstation.common.memo import text_memo
 from qcstation.core.reading.clauses import (SENTENCE as _SENTENCE, is_verb_form, reads_as_clause,
-                                            sentences as _sentences)
+                                            sentences as _sentences, shared_subject_tail)
 from qcstation.core.reading.textnumbers import (
     ANNOT_RE as _ANNOT, NUMBER_RE as _NUMBER, NUMBER_WORD_RE as _WORD_RE, numbers_in as _numbers,
 )
@@ -330,7 +330,8 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
     units = _joined_clauses(part)
     if units is None:
         return [part.strip(" ,;:")]
-    if any(carries(u) and not reads_as_clause(u) for u in units):
+    if any(carries(u) and not reads_as_clause(u) for u in units) \
+            or (len(units) > 1 and any(carries(shared_subject_tail(u)) for u in units)):
         return [part.strip(" ,;:")]
     return units
 

@@ -171,3 +171,18 @@ def test_a_given_that_divides_and_multiplies_one_product_is_refused() -> None:
     # a quotient of the given by another given and a product with a third stays unflagged
     smt2 = smt.replace("(* (/ s3_boys g3_friends) g3_friends)", "(* (/ s3_boys g3_friends) g2_facebook)")
     assert not any("dividing" in p for p in _problems(smt2, q, sol))
+
+
+def test_a_stated_number_the_solution_writes_as_two_parts_is_not_a_given_twice() -> None:
+    """GSM8K train 6760 (lane gold8's held-out reading): "She watches 35 minutes ... another 45
+    minutes ... adding 15 minutes ... the last 20 minutes", solution "20 minutes + 15 minutes + 45
+    minutes + 20 minutes": the writer split the 35 into 20 + 15 and both 20s were bound to the one
+    "last 20 minutes" (the 35 unused): a variant moving the 20 or the 15 would have a wrong answer.
+    A given added to itself whose place the question states once, beside a term that makes with it
+    a number of the question no term is, is refused. GSM8K test 1066's "100 on his first 3 tests"
+    (100 + 100 + 100 + 80) stays made."""
+    q = "Amaya is watching a movie that she finds kind of boring, so she keeps tuning out and having to rewind it to catch what she missed. She watches 35 minutes before she realizes she needs to rewind the movie to catch something she missed, a process that adds 5 minutes to her total viewing time. She watches the movie for another 45 minutes but has to rewind it again, adding 15 minutes to her total time. Finally, she watches the last 20 minutes uninterrupted. If she added up the duration of the film plus all the times she had to rewind and re-watch parts, how many minutes did it take her to watch the movie?"
+    sol = "Amaya watches the movie without rewinding for 20 minutes + 15 minutes + 45 minutes + 20 minutes = <<20+15+45+20=100>>100 minutes duration of the movie.\nHowever, Amaya also spent extra time re-watching parts she rewound, for 5 minutes + 15 minutes = <<5+15=20>>20 minutes.\nIn all, Amaya spent 100 minutes + 20 minutes = <<100+20=120>>120 minutes watching the movie."
+    with pytest.raises(RuleError, match="35 written as 20 \\+ 15"):
+        rule_for_seed({"question": q, "solution": sol, "answer_text": "120", "source": "gsm8k"})
+    assert rule_for_seed(_seed(1066)).bound

@@ -11,6 +11,10 @@ quantity (called by :mod:`.bindings`, so the rules refuse it and the audit flags
   says the quantity is counted again ("twice", "again", "the same", "there and back").
   Move such a given and both of its roles move with it: every derived item that moves it has
   a wrong answer.
+* a given added to itself whose value the question states once, beside a term of the sum
+  with which it makes a number of the question that no term is ("20 minutes + 15 minutes + 45
+  minutes + 20 minutes" for "watches 35 minutes ... the last 20 minutes", GSM8K train 6760:
+  the 35 written as 20 + 15, the second 20 no place of the question's 20).
 * a given that both divides and multiplies one product ("36/100*100" for "What percentage of
   Boyd's friends are boys?" with "has 100 friends total", GSM8K train 2797: the 100 friends and
   the percent's 100; ``(x / g) * g`` is ``x``): never one quantity, always refused.
@@ -80,6 +84,13 @@ def repeated_given(defs: Mapping[str, Any], values: Mapping[str, Fraction], ques
                     out.append((step, v, ("times", "itself"), tuple(_said(q, a, b) for a, b in at)))
                 elif op == "+" and v == n and len(at) < 2 and not _REPEATED.search(q):
                     out.append((step, v, ("plus", "itself"), tuple(_said(q, a, b) for a, b in at)))
+                elif op == "+" and len(at) == 1 and (split := _split_place(terms, name, v, values, places)):
+                    # "20 minutes + 15 minutes + 45 minutes + 20 minutes" for "She watches 35
+                    # minutes ... another 45 minutes ... adding 15 minutes ... the last 20
+                    # minutes" (GSM8K train 6760, lane gold8): the solution wrote the question's
+                    # 35, which no given holds, as 20 + 15, and both 20s were bound to the one
+                    # "last 20 minutes": the second 20 is a part of the 35, not that place
+                    out.append((step, v, ("plus", "itself"), (_said(q, at[0][0], at[0][1]), split)))
                 elif op == "+" and len(at) >= 2 and _other_place_given(name, v, defs, values, is_given) >= len(at) - 1 \
                         and not any(_EACH.search(_sentence(q, a, b)) for a, b in at):
                     # "3 women + 3 women" as g1 + g1 where the question's other "three are wearing"
@@ -132,6 +143,22 @@ def _cancelled(expr: Any) -> set[str]:
 
     walk(expr, 0)
     return out
+
+
+def _split_place(terms: list[Any], name: str, v: Fraction, values: Mapping[str, Fraction],
+                 places: Places) -> str:
+    """The words of a number of the question that no term's value is and that ``v`` plus another
+    term of the sum makes (the solution wrote that number as two parts, one of them bound to
+    ``name``'s place), or ""."""
+    held = {values[t.name] for t in terms if isinstance(getattr(t, "name", None), str) and t.name in values}
+    for t in terms:
+        other = getattr(t, "name", None)
+        if not isinstance(other, str) or other == name or other not in values:
+            continue
+        total = v + values[other]
+        if total not in held and any(pv == total for pv, _, _ in places):
+            return f"{total} written as {v} + {values[other]}"
+    return ""
 
 
 def _other_place_given(name: str, v: Fraction, defs: Mapping[str, Any], values: Mapping[str, Fraction],

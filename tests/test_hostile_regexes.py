@@ -239,3 +239,18 @@ def test_each_guarded_pattern_starts_at_a_few_places_of_a_hostile_text(name: str
     # before: every character of the run was a place to read the rest of it from
     # (the guard of _JOIN_END lets letters through, where the pattern cannot start anyway)
     assert sum(1 for _ in re.finditer(guard + r"(?=[,\s$€£=])", text, now.flags)) <= 2, name
+
+
+def test_a_unit_note_is_read_once_and_as_before() -> None:
+    from qcstation.core.ingest import formats
+    old = re.compile(r"\s*\(([^()\d]*(?:\^?[23²³])?[^()\d]*)\)")
+    pieces = [" ", "(", ")", "2", "3", "^", "²", "a", "cm", "\t", "1", "٣", "5 ", "(apples)", "x"]
+    for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+        assert formats._UNIT_NOTE.findall(text) == old.findall(text), text[:80]
+        assert formats._UNIT_NOTE.sub("", text) == old.sub("", text), text[:80]
+    assert formats._UNIT_NOTE.pattern.startswith(r"(?<!\s)\s*")
+    assert sum(1 for _ in re.finditer(r"(?<!\s)\s", "\t" * N + "!")) == 1
+    # the note is read with possessive runs (before: each split of "(aaa...a" with no ")")
+    assert "[^()\\d]*+(?:[23][^()\\d]*+)?" in formats._UNIT_NOTE.pattern
+    assert formats.answer_without_unit("3 (cm^2)") == ("3", "cm^2")
+    assert formats.answer_without_unit("(" + "a" * N) is None

@@ -474,7 +474,11 @@ def reader_of(fmt: Format, path: Path) -> str:
 
 
 # --- answers written with a unit --------------------------------------------------------
-_UNIT_NOTE = re.compile(r"\s*\(([^()\d]*(?:\^?[23²³])?[^()\d]*)\)")  # "(apples)", "(cm^2)", "(ft.)"
+# "(apples)", "(cm^2)", "(ft.)": tried only where a run of spaces starts (from inside it, the
+# rest of the run was read again each time); the note is read once: "^", "²" and "³" are of
+# [^()\d] already, so "[^()\d]*(?:\^?[23²³])?[^()\d]*" (which tried each split of "(aaa...a"
+# with no ")") is [^()\d]* with at most one 2 or 3, each run taken whole
+_UNIT_NOTE = re.compile(r"(?<!\s)\s*\(([^()\d]*+(?:[23][^()\d]*+)?)\)")
 _NOT_EXACT = re.compile(r"approx|about|around|nearly|roughly|almost|estimat|round|~|≈", re.IGNORECASE)
 
 

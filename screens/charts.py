@@ -3,13 +3,14 @@ metric's accuracy by difficulty (plotext through textual-plotext)."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.worker import get_current_worker
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding
 from textual.widgets import Header, Static
 from textual_plotext import PlotextPlot
@@ -31,6 +32,33 @@ RICH_COLORS = {"cyan": "cyan", "red": "red", "green": "green", "yellow": "yellow
 MARKS = BAR_MARKS
 MAX_RUNS = len(COLORS)
 CHARTS = ("dimensions", "difficulty")
+
+
+class ChartPlot(PlotextPlot):
+    """A PlotextPlot that keeps what plotext built for a figure at a size: a chart switch
+    lays the screen out again (the legend's height changes) and the chart, resized, is
+    painted a second time at the size it was just built for; going back to a chart shown
+    builds nothing. ``figure`` names what ``plt`` holds, its data included (None: nothing
+    is kept); whoever draws sets it with the figure."""
+
+    #: the drawings kept (a few charts and sizes)
+    KEPT = 8
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.figure: Hashable | None = None
+        self._built: dict[Hashable, RenderResult] = {}
+
+    def render(self) -> RenderResult:
+        if self.figure is None:
+            return super().render()
+        key = (self.figure, self.size, self.app.theme)
+        built = self._built.get(key)
+        if built is None:
+            if len(self._built) >= self.KEPT:
+                self._built.clear()
+            built = self._built[key] = super().render()
+        return built
 
 
 def level_gaps(run: chartdata.RunSeries, levels: list[str]) -> Text:
@@ -73,10 +101,13 @@ class ChartsScreen(QCScreen):
         #: every metric's difficulty breakdown, read once after the dimension scores are
         #: shown: t and m only draw (the first t read one metric's, 75 ms of CPU at 1M scores)
         self._by_level: dict[str, tuple[list[str], list[Any]]] = {}
+        # count the dimension scores and the breakdowns read: a chart's drawing is kept for
+        # the data it drew
+        self.scores_read = self.levels_read = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield PlotextPlot(id="chart")
+        yield ChartPlot(id="chart")
         yield Static("", id="chart_legend")
         yield KeyFooter()
 
@@ -110,6 +141,7 @@ class ChartsScreen(QCScreen):
     @on(ChartDataLoaded)
     def _loaded(self, message: ChartDataLoaded) -> None:
         self.data = message
+        self.scores_read += 1
         self._draw()
         if self.chart == "difficulty":
             self._difficulty_wanted()
@@ -117,6 +149,7 @@ class ChartsScreen(QCScreen):
     @on(ChartBreakdownLoaded)
     def _breakdown_loaded(self, message: ChartBreakdownLoaded) -> None:
         self._by_level = message.by_metric
+        self.levels_read += 1
         self.busy = self.reading = False
         if self.chart == "difficulty":
             self._difficulty_wanted()
@@ -152,6 +185,11 @@ class ChartsScreen(QCScreen):
         legend = Text()
         if data is None:
             return
+        if isinstance(plot, ChartPlot):
+            # what plt holds: the chart and the data it draws (the difficulty chart: its
+            # metric's breakdown, or none yet)
+            plot.figure = (("dimensions", self.scores_read) if self.chart == "dimensions" else
+                           ("difficulty", self.metric, data.by_level is None, self.levels_read))
         runs = data.scores.runs if self.chart == "dimensions" else (data.by_level or [])
         for k, run in enumerate(runs):   # a line each: the run, its model, release, protocol
             if legend:

@@ -31,8 +31,7 @@ _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determin
 _ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|whom|find|calculate|determine|compute)\b",
                      re.I)
 _IMPERATIVE = re.compile(r"^(?:find|calculate|determine|compute)\b", re.I)
-# a clause's joining word ("and he ...", "while Daniel read 13 pages"), never an adverbial
-# phrase that starts a sentence ("So far, they've made ...")
+# a clause's joining word ("and he ...", "while Daniel read 13 pages"), never a sentence's ("So far, ...")
 _LEAD = re.compile(r"^(?:and|but|so(?!\s+far\b)|then|also|while(?!\s+(?:on|in|at|during|\w+ing)\b)|whereas)\s+", re.I)
 
 

@@ -60,6 +60,7 @@ class Given:
     style: Style
     fixed: str = ""
     cap: Fraction | None = None   # the most its unit allows ("5 days a week": 7)
+    ratio: bool = False           # "1.2 times her rate": keeps its side of 1 (draws.domain)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,7 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
             style = Style("word")
             fixed = fixed or f"{words!r} cannot be written with another value"
         givens.append(Given(g["name"], value, start, end, words, kind, style, fixed,
-                            unit_cap(question, end)))
+                            unit_cap(question, end), bool(_TIMES_AFTER.match(question[end:end + 12]))))
     _check_places(question, givens)
     factors = tuple(str(f.get("value") if isinstance(f, dict) else f)
                     for f in content.get("factors") or [])
@@ -235,6 +236,7 @@ def read_bindings(question: str, content: dict[str, Any]) -> Bindings:
 
 
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)")
+_TIMES_AFTER = re.compile(r"\s*times\b", re.IGNORECASE)
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)(?![A-Za-z])", re.IGNORECASE)
 _ORDINAL_PLURAL_AFTER = re.compile(r"^(?:st|nd|rd|th)s(?![A-Za-z])", re.IGNORECASE)
 _PARTS_WORD_AFTER = re.compile(r"^\s+(?:thirds|quarters|fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b",

@@ -5,7 +5,9 @@
   it was at most 100, a number word of at most twenty where it was a small word), on the
   same grain (``60`` moves by tens, ``1,500`` by hundreds, ``2.5`` by tenths), between half
   and twice the original, never 0 or 1 (a given of 0 or 1 keeps its value: "1 apples"),
-  never past what its unit allows ("days a week" at most 7, "weeks a year" at most 52).
+  never past what its unit allows ("days a week" at most 7, "weeks a year" at most 52), a
+  ratio written "N times" on its side of 1 ("an overtime pay of 1.2 times her regular rate"
+  never becomes 0.7 times it: the words around it say which way it goes).
 * :func:`same_digits` — another value with as many digits (SMART's "changed numbers").
 * :func:`shifted` — the value shifted by a percentage, when its style can write it.
 * :func:`with_digits` — a value with ``d`` significant digits at the original's magnitude
@@ -110,6 +112,8 @@ def domain(g: Given) -> Domain | None:
         lo = max(lo, Fraction(2))
     if g.cap is not None:                  # "5 days a week" stays at most 7
         hi = min(hi, g.cap * g.style.scale)
+    if g.ratio:                            # "1.2 times her rate" stays more than her rate
+        lo, hi = (max(lo, 1 + _grain(w)), hi) if w > 1 else (lo, min(hi, 1 - _grain(w)))
     unit = _grain(w)
     dom = Domain(lo, hi, unit, g.style.scale)
     while dom.size() < _MIN_CHOICES and unit > 1:   # 60 moves by tens unless too few are left
@@ -143,6 +147,8 @@ def same_digits(g: Given, rng: random.Random) -> Fraction | None:
     if g.cap is not None:
         hi = min(hi, g.cap * g.style.scale)
     unit = Fraction(1, 10**places)
+    if g.ratio and w > 1:                  # "1.2 times" never "1.0 times"
+        lo = max(lo, 1 + unit)
     dom = Domain(lo, hi, unit, g.style.scale)
     if dom.size() < 2:
         return None
@@ -171,6 +177,8 @@ def shifted(g: Given, percent: int, *, rounded: bool = False) -> Fraction | None
         return None
     if g.cap is not None and new > g.cap * g.style.scale:
         return None                        # "6 days a week" + 30% is not a week
+    if g.ratio and (new - 1) * (w - 1) <= 0:
+        return None                        # "1.2 times her rate" - 30% is less than her rate
     value = new / g.style.scale
     try:
         render(g.style, value)

@@ -202,3 +202,38 @@ def test_derive_check_finds_an_old_value_kept_in_words() -> None:
     assert verdict.status == "ok" and verdict.stale == ["solution writes forty"]
     right = dict(kept, solution="From the fifty customers she got 50*40=<<50*40=2000>>2000.\n#### 2000")
     assert recheck(parent, right).stale == []
+
+
+# GSM8K test 10 (walk8 saw its variant "an overtime pay of 0.7 times her regular hourly rate")
+ELIZA = ("Eliza's rate per hour for the first 40 hours she works each week is $10. She also "
+         "receives an overtime pay of 1.2 times her regular hourly rate. If Eliza worked for 45 "
+         "hours this week, how much are her earnings for this week?")
+
+
+def _ratio(q: str, words: str) -> Given:
+    from qcstation.core.derive.bindings import _TIMES_AFTER
+
+    start = q.index(words)
+    end = start + len(words)
+    value = Fraction(words)
+    return Given("g", value, start, end, words, "number", read_style(words, value, "number"), "",
+                 unit_cap(q, end), bool(_TIMES_AFTER.match(q[end:end + 12])))
+
+
+def test_a_ratio_written_times_keeps_its_side_of_one() -> None:
+    more = _ratio(ELIZA, "1.2")
+    assert more.ratio and not _ratio(ELIZA, "40").ratio
+    dom = must(domain(more))
+    rng = random.Random(7)
+    drawn = {dom.draw(rng) for _ in range(300)}
+    assert min(drawn) > 1 and max(drawn) <= Fraction(12, 5) and len(drawn) > 5
+    assert all((v := same_digits(more, rng)) is None or v > 1 for _ in range(100))
+    assert shifted(more, -50) is None and shifted(more, 50) == Fraction(9, 5)   # 0.6 / 1.8 times
+    half_more = _ratio("Each guest eats 1.5 times as much as a child.", "1.5")
+    assert shifted(half_more, -20) == Fraction(6, 5) and shifted(half_more, -40) is None
+    less = _ratio("A pen costs 0.6 times as much as a pencil that costs $2.", "0.6")
+    dom = must(domain(less))
+    assert all(dom.draw(rng) < 1 for _ in range(300))
+    assert shifted(less, 100) is None and shifted(less, 50) == Fraction(9, 10)  # 1.2 / 0.9 times
+    plain = Given("g", Fraction(6, 5), 0, 3, "1.2", "number", read_style("1.2", Fraction(6, 5), "number"))
+    assert must(domain(plain)).lo < 1                                 # no "times": half to twice

@@ -381,9 +381,7 @@ def precheck(parent: Parent, givens: dict[str, Fraction], *, ordered: bool = Fal
     checks = parent.checks
     if not ordered:
         checks.order(givens)
-    values = checks.recompute(givens)
-    checks.kinds(values)
-    return values
+    return checks.checked(givens)
 
 
 def slow_precheck(parent: Parent, givens: dict[str, Fraction], *, ordered: bool = False) -> dict[str, Fraction]:
@@ -491,6 +489,64 @@ class FastChecks:
                 raise Refusal("undefined", f"step {name} cannot be computed: {exc}") from None
             env[name] = Fraction(num, den)
         return env
+
+    def checked(self, givens: dict[str, Fraction]) -> dict[str, Fraction]:
+        """:meth:`recompute` then :meth:`kinds` on ``(numerator, denominator)`` pairs: the
+        same values, the same first refusal and message, and each value's ``Fraction`` made
+        only for a draw that passes (most draws are refused here)."""
+        pairs = dict(self.base_pairs)
+        for n, a, _ in self.givens:
+            v = givens.get(n, a)
+            pairs[n] = (v.numerator, v.denominator)
+        for name, fn in self.steps:
+            if fn is None:
+                raise Refusal("undefined", f"step {name} has no term to compute it from")
+            try:
+                pairs[name] = fn(pairs)
+            except (ExpressionError, ZeroDivisionError) as exc:
+                raise Refusal("undefined", f"step {name} cannot be computed: {exc}") from None
+        self._kinds(pairs)
+        env = dict(self.base)                   # in recompute's order
+        for n, a, _ in self.givens:
+            env[n] = givens.get(n, a)
+        for name, _ in self.steps:
+            num, den = pairs[name]
+            env[name] = Fraction(num, den)
+        return env
+
+    def _kinds(self, pairs: dict[str, tuple[int, int]]) -> None:
+        """:meth:`kinds` on the values as ``(numerator, denominator)`` pairs in lowest terms;
+        a ``Fraction`` made only where one is read."""
+        names = self.names
+        keys = []
+        for name, a, whole, sign, pa, one in self.kind_of:
+            bn, bd = pairs[name]
+            keys.append((bn, bd))
+            if whole and bd != 1:
+                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} is not whole (it was {format_value(a)})")
+            if sign != (bn > 0) - (bn < 0):
+                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} changes sign (it was {format_value(a)})")
+            if abs(bn) > _MAX_MAGNITUDE_INT * bd:      # abs(b) > MAX_MAGNITUDE, on integers
+                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} is too large")
+            if pa is not None:
+                b = Fraction(bn, bd)
+                pb = decimal_places(b)
+                if pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1)):
+                    raise Refusal("kind", f"{name} = {format_value(b)} is not a short decimal "
+                                          f"(it was {format_value(a)})")
+            if bn == 1 and bd == 1 and not one:
+                raise Refusal("kind", f"{name} becomes 1 (singular where the text says a plural)")
+        at: dict[tuple[int, int], list[int]] = {}
+        for k, key in enumerate(keys):
+            at.setdefault(key, []).append(k)
+        for i, key in enumerate(keys):
+            for j in at[key]:
+                if j > i and self.old_keys[j] != self.old_keys[i]:
+                    raise Refusal("collision", f"{names[i]} and {names[j]} would both be "
+                                               f"{format_value(Fraction(*key))}")
+            if key in self.ckeys and not self.old_const[i]:
+                raise Refusal("collision", f"{names[i]} would be {format_value(Fraction(*key))}, "
+                                           f"a constant of the formalization")
 
     def kinds(self, new: dict[str, Fraction]) -> None:
         names = self.names

@@ -260,6 +260,7 @@ class VariantDraws:
             (0, len(d.choices), d.choices) if d.choices else
             (d.bounds()[0], d.bounds()[1] - d.bounds()[0] + 1, None) for _, d in self.doms]
         self._empty = any(n <= 0 for _, n, _ in self._grid)   # (domain() never makes one)
+        self._bits = [(lo, n, seq, n.bit_length()) for lo, n, seq in self._grid]
         self._values: list[dict[Any, Fraction]] = [{} for _ in self.doms]   # raw -> value, per given
         # the parent's own values as a draw (None: no draw gives them all): draws are compared
         # raw (a value is one raw draw's), not as tuples of Fractions
@@ -281,8 +282,19 @@ class VariantDraws:
         parent instead of once per draw (a variant draws about 24 times per item)."""
         if self._empty:         # as draw_raw raises it
             return [d.draw_raw(rng) for _, d in self.doms]
-        below = rng._randbelow  # type: ignore[attr-defined]
-        return [lo + below(n) if seq is None else seq[below(n)] for lo, n, seq in self._grid]
+        if type(rng) is not random.Random:      # a _randbelow of its own
+            below = rng._randbelow  # type: ignore[attr-defined]
+            return [lo + below(n) if seq is None else seq[below(n)] for lo, n, seq in self._grid]
+        # Random._randbelow_with_getrandbits inlined (the same bits taken, the same draws):
+        # k = n.bit_length() bits until one is below n
+        bits = rng.getrandbits
+        out: list[int | Fraction] = []
+        for lo, n, seq, k in self._bits:
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            out.append(lo + r if seq is None else seq[r])
+        return out
 
     def in_order(self, raw: list[int | Fraction]) -> bool:
         """Whether the givens keep their order for this draw (:meth:`.parent.FastChecks.order`)."""

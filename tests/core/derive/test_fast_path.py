@@ -127,6 +127,28 @@ def test_order_on_whole_numbers_equals_the_plain_order(parents: list[Any]) -> No
     assert outcomes == {"ok", "refused"}
 
 
+class _OwnBelow(random.Random):
+    """A Random whose ``_randbelow`` is not ``getrandbits``' (it overrides ``random``)."""
+
+    def random(self) -> float:
+        return super().random()
+
+
+def test_draws_take_what_domain_draw_takes(parents: list[Any]) -> None:
+    """A variant draw takes from the RNG what :meth:`Domain.draw` takes, the next draw after
+    it too: ``getrandbits`` inline for a plain Random, its own ``_randbelow`` for another."""
+    for parent in parents[:40]:
+        doms = {g.name: d for g in parent.givens if (d := domain(g)) is not None}
+        if not doms:
+            continue
+        draws = transforms.VariantDraws(parent, doms)
+        for make in (random.Random, _OwnBelow):
+            rng, plain = make(parent.id), make(parent.id)
+            for _ in range(30):
+                assert draws.values(draws.draw(rng)) == {n: d.draw(plain) for n, d in doms.items()}
+            assert rng.random() == plain.random()
+
+
 def test_solution_template_equals_reading_it_afresh(parents: list[Any]) -> None:
     rng = random.Random(8)
     seen: set[str] = set()

@@ -254,3 +254,36 @@ def test_a_unit_note_is_read_once_and_as_before() -> None:
     assert "[^()\\d]*+(?:[23][^()\\d]*+)?" in formats._UNIT_NOTE.pattern
     assert formats.answer_without_unit("3 (cm^2)") == ("3", "cm^2")
     assert formats.answer_without_unit("(" + "a" * N) is None
+
+
+def test_clauses_are_split_as_before_from_where_a_run_of_spaces_starts() -> None:
+    from qcstation.core.reading.clauses import SENTENCE
+    old = re.compile(SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so(?!\s+that\b)|then)\s)", re.I)
+    pieces = [" ", "  ", "\n", ",", ";", ".", "!", "?", "and", "so", " that", "then", "Mr.", "A", "b", "x", "5", "\t",
+              "when "]
+    for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+        assert keyinfo_draft._CLAUSE_SPLIT.split(text) == old.split(text), text[:80]
+    assert r"|(?<!\s)\s+(?=(?:and|" in keyinfo_draft._CLAUSE_SPLIT.pattern
+    assert sum(1 for _ in re.finditer(r"(?<!\s)\s", "\n" * N + "!")) == 1
+
+
+def test_the_asking_sentence_annotations_and_lets_are_read_as_before_from_few_places() -> None:
+    from qcstation.core.construct.make.rules import finalunit
+    from qcstation.core.derive import recheck
+    cases = [
+        (finalunit._ASKING, r"[^.?!]*\?", "findall", ["a", "?", ".", "!", " ", "1", "\n"], r"(?:^|(?<=[.?!]))", "1"),
+        (recheck._ANNOTATED, r"=?\s*\$?<<[^<>]{1,460}>>\s*\$?[\d,]*(?:\.\d+)?", "sub",
+         ["=", "$", "<<", ">>", " ", "\n", "1", "2*3", ",", ".5", "<", "a", "\t"], r"(?:(?!\s)|(?<![\s=]))(?=\s)", "\n"),
+        (recheck._LET, r"([A-Za-z]\w*)\s*=\s*([^,;=]+?)(?=,\s| and |\.\s|\.$|;|\?|$)", "findall",
+         ["a", "x1", "_", "1", "=", " ", ",", " and ", ".", ";", "?", "b2 = 3", "é", "٣", "s1 = 4"],
+         r"(?<!\w)[^\WA-Za-z]*+[A-Za-z]", "and"),
+    ]
+    for now, before, kind, pieces, starts, unit in cases:
+        old = re.compile(before, now.flags)
+        for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+            if kind == "sub":
+                assert now.sub(" ", text) == old.sub(" ", text), (before, text[:80])
+            else:
+                assert now.findall(text) == old.findall(text), (before, text[:80])
+        # before: every character of a hostile run was a place to read the rest of it from
+        assert sum(1 for _ in re.finditer(starts, (unit * N)[:N] + "!", now.flags)) <= 2, before

@@ -310,7 +310,9 @@ def _prose_results(solution: str) -> frozenset[Fraction]:
                      if (v := _number(m.group(1))) is not None)
 
 
-_ANNOTATED = re.compile(r"=?\s*\$?<<[^<>]{1,460}>>\s*\$?[\d,]*(?:\.\d+)?")
+# (a run of spaces is tried from its start or the "=" before it only: from inside it, the rest
+# of the run was read again each time; a match ends where a run of spaces ends)
+_ANNOTATED = re.compile(r"(?:(?!\s)|(?<![\s=]))=?\s*\$?<<[^<>]{1,460}>>\s*\$?[\d,]*(?:\.\d+)?")
 
 
 def _rerun(solution: str, means: dict[Fraction, set[Fraction]], changed: set[Fraction],
@@ -546,7 +548,9 @@ def _noise_item(parent: dict[str, Any], item: dict[str, Any], answer: Fraction,
     return Verdict("ok", value=parent_answer)
 
 
-_LET = re.compile(r"([A-Za-z]\w*)\s*=\s*([^,;=]+?)(?=,\s| and |\.\s|\.$|;|\?|$)")
+# a name is read from the start of its word (any letter of the word starts the same name's
+# match; tried at each, a long word was read again from each letter)
+_LET = re.compile(r"(?<!\w)[^\WA-Za-z]*+([A-Za-z]\w*+)\s*=\s*([^,;=]+?)(?=,\s| and |\.\s|\.$|;|\?|$)")
 
 
 def _digits_item(item: dict[str, Any], answer: Fraction) -> Verdict:

@@ -25,8 +25,8 @@ from qcstation.core.construct.make.unknowns import unknowns_and_relations
 __all__ = ["keyinfo_from_annotations"]
 
 
-# ("... put on sale so that Mr. Rogers bought it at 75%": "so that" joins a purpose to its clause)
-_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|\s+(?=(?:and|but|if|when|while|so(?!\s+that\b)|then)\s)", re.I)
+# ("so that" joins a purpose to its clause; a run of spaces is tried from its start only)
+_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|(?<!\s)\s+(?=(?:and|but|if|when|while|so(?!\s+that\b)|then)\s)", re.I)
 _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
 _ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|whom|find|calculate|determine|compute)\b",
                      re.I)

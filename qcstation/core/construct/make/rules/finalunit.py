@@ -52,7 +52,8 @@ def _decimal(v: Fraction) -> str | None:
     return None
 
 
-_ASKING = re.compile(r"[^.?!]*\?")
+# tried only where a sentence can start (from inside one, the rest of it was read again each time)
+_ASKING = re.compile(r"(?:^|(?<=[.?!]))[^.?!]*\?")
 
 
 @dataclass(frozen=True)

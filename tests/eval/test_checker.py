@@ -511,3 +511,14 @@ def test_math_verify_limit_counts_cpu_seconds_not_waiting() -> None:
     assert spins > 0
     with cpu_limit(0.3):  # the timer is cleared after each block: nothing fires later
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e"])
+def test_characters_that_draw_nothing_are_not_read(invisible: str) -> None:
+    # attack8: "The answer is 1\u200b8." read as 1, where a reader sees 18
+    reply = f"6 x 3 = 18.\nThe answer is 1{invisible}8."
+    res = check_answer(reply, "18")
+    assert (res.verdict, res.extracted) == ("correct", "18"), res.detail
+    assert check_answer(reply, "18", strict=True).verdict == "correct"
+    assert check_answer(f"\\boxed{{1{invisible}8}}", "18").verdict == "correct"
+    assert extract_answer(f"so it is 2{invisible}5 apples").text == "25"

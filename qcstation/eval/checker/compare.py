@@ -24,7 +24,7 @@ from qcstation.eval.checker.extract import (
 )
 
 #: bump when a verdict for the same (response, gold) can change
-CHECKER_VERSION = "4"   # 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
+CHECKER_VERSION = "5"   # 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
 #          2: hedged answers wrong, an unclosed last box unparseable, strict
 #: the longest expression handed to math-verify
 MAX_SYMBOLIC_CHARS = 2_000

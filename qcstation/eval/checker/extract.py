@@ -103,13 +103,17 @@ _WORDS_RE = re.compile(
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL_SPACE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# characters that draw nothing: soft hyphen, zero-width space and joiners, LRM/RLM, word
+# joiner and invisible operators, BOM ("The answer is 1\u200b8." reads as 18 on a screen)
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
 
 def _strip_terminal(text: str) -> str:
-    """Terminal escape sequences removed, other control characters turned into spaces."""
+    """Terminal escape sequences and characters that draw nothing removed, other control
+    characters turned into spaces: the answer read is the one a reader sees."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    return _CONTROL_SPACE.sub(" ", text)
+    return _CONTROL_SPACE.sub(" ", _INVISIBLE.sub("", text))
 
 
 def _balanced(text: str, open_at: int, limit: int = 4 * MAX_ANSWER_CHARS) -> int | None:
@@ -432,7 +436,7 @@ def _last_box(text: str) -> str | None:
 #: the answer line the prompts ask for, holding one plain number (``The answer is 18.``)
 _ASKED_LINE = re.compile(r"[ \t]*the[ \t]+answer[ \t]+is[ \t]+(-?[0-9]{1,60}(?:\.[0-9]{1,60})?)\.?[ \t]*",
                          re.IGNORECASE)
-_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # what _strip_terminal changes
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")   # what _strip_terminal changes
 
 
 def _asked_number(text: str) -> tuple[str, ExactAnswer] | None:

@@ -442,7 +442,7 @@ _FIXED_BY = re.compile(r"\b(?:as (?:many|much)|times (?:as|more|less|fewer)|twic
 #: a sentence that runs on into another without its period: "$58 If Elsa spent ...", "... 3 hours
 #: How many ...": a word that opens a clause, capitalized after a word or number
 _RUN_ON = re.compile(r"(?<=[a-z0-9%$)])\s+(?:If|When|How|What|Then|After|So|But|In|On|She|He|They|It|"
-                     r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward|Later)\b")
+                     r"There|This|That|Each|Every|Now|Later|Finally|Also|Afterward)\b")
 _GROWS = re.compile(r"\b(?:increase|decrease|grow|rise|drop|fall)s? by\b|"
                     r"\b(?:double|triple)s? (?:every|each)\b|"
                     # "John invests in a bank and gets 10% simple interest. ... He also has $27

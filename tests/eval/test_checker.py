@@ -522,3 +522,45 @@ def test_characters_that_draw_nothing_are_not_read(invisible: str) -> None:
     assert check_answer(reply, "18", strict=True).verdict == "correct"
     assert check_answer(f"\\boxed{{1{invisible}8}}", "18").verdict == "correct"
     assert extract_answer(f"so it is 2{invisible}5 apples").text == "25"
+
+
+# a number in scientific notation is read whole at any exponent (issue 30, attack8/attack9):
+# "1e4000" read as 1 (correct against a gold of 1), "\boxed{1e400}" went to math-verify as
+# the product 1·e·400; now read exactly up to an exponent of 1000, beyond it wrong (no gold
+# is that far from 1), and shown in scientific notation
+SCIENTIFIC = [
+    # (response, gold, verdict, value shown)
+    ("\\boxed{1e400}", "10000", "wrong", "1e400"),
+    ("\\boxed{-1.25E+400}", "10000", "wrong", "-1.25e400"),
+    ("\\boxed{1.5e-400}", "0", "wrong", "1.5e-400"),
+    ("The answer is 1e4000.", "1", "wrong", None),
+    ("so we get 1e4000", "1", "wrong", None),
+    ("\\boxed{7e99999999999}", "7", "wrong", None),
+    ("\\boxed{1e400 dollars}", "10000", "wrong", "1e400"),
+    ("\\boxed{0e4000}", "0", "correct", "0"),
+    ("\\boxed{1e4 dollars}", "10000", "correct", "10000"),
+    ("The answer is $1e4.", "10000", "correct", "10000"),
+    ("\\boxed{0.00001e9}", "10000", "correct", "10000"),
+]
+
+
+@pytest.mark.parametrize("response,gold,verdict,value", SCIENTIFIC)
+def test_scientific_notation_is_read_whole_at_any_exponent(response: str, gold: str, verdict: str,
+                                                            value: str | None) -> None:
+    with AnswerChecker(workers=1) as c:
+        res = c.check_many([(response, gold, None)])[0]
+        assert not c.started  # decided in-process, never by math-verify
+    assert (res.verdict, res.value, res.method) == (verdict, value, "exact"), res
+    assert len(res.detail) < 200
+    if value is not None:
+        from fractions import Fraction
+        assert Fraction(value) == must(extract_answer(response).value).value
+
+
+def test_scientific_notation_reaches_math_verify_as_a_power(checker: AnswerChecker) -> None:
+    # a symbolic gold (and a gold beyond the gold's exponent cap) is compared by math-verify,
+    # which reads "1e400" as 1·e·400: it gets 1 \times 10^{400}
+    assert checker.check("\\boxed{1e400}", "10^{400}").verdict == "correct"
+    assert checker.check("\\boxed{1e400}", "1e400").verdict == "correct"
+    assert checker.check("\\boxed{1e401}", "1e400").verdict == "wrong"
+    assert check_answer("The answer is 1e4000.", "1", strict=True).verdict == "wrong"

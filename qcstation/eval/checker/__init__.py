@@ -44,7 +44,11 @@ The checker never guesses:
   in both readings (boxes on lines of their own: the last one counts);
 * a correction is read after it (``The answer is not 5 but 6.``, ``not 5, it is 6``: 6); an
   answer that only says what it is not (``not 5``) is ``unparseable``, never 5;
-* scientific notation is a number: ``1.5e3`` is 1500, ``2.5E-1`` is 1/4.
+* scientific notation is a number, its exponent read whole: ``1.5e3`` is 1500, ``2.5E-1`` is
+  1/4, ``1e400`` is 10^400 (shown ``1e400``), ``1e4000`` is never 1. An exponent over
+  :data:`MAX_EXPONENT` (1000) is not computed: such a number (not 0) is ``wrong`` against a
+  numeric gold, whose exponent is at most :data:`MAX_DIGITS`; math-verify gets ``m \\times
+  10^{e}`` (it reads ``1e400`` as 1·e·400).
 
 *Strict* answers (``strict=True``, :func:`extract_strict`): only the reply's last non-empty
 line, of the form the prompts ask for (``The answer is N.``, N one number, boxed or not),

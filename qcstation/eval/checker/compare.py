@@ -11,20 +11,23 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.answers import ExactAnswer, fraction_to_str, matches
+from qcstation.core.reading.answers import ExactAnswer, decimal_places, fraction_to_str, matches
 from qcstation.core.verify.isolation import JobResult
 from qcstation.eval.checker.extract import (
     MAX_DIGITS,
+    MAX_EXPONENT,
     PROSE,
     Extraction,
+    beyond_exponent,
     clean_candidate,
     digits_ok,
     exact_value,
+    scientific_for_math_verify,
     words_value,
 )
 
 #: bump when a verdict for the same (response, gold) can change
-CHECKER_VERSION = "5"   # 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
+CHECKER_VERSION = "6"   # 6: a reply in scientific notation is read whole at any exponent ("1e4000" was 1; "1e400" went to math-verify as 1·e·400); 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
 #          2: hedged answers wrong, an unclosed last box unparseable, strict
 #: the longest expression handed to math-verify
 MAX_SYMBOLIC_CHARS = 2_000
@@ -58,7 +61,7 @@ class Gold:
             return self.text
         if self.exact.kind == "decimal" and self.exact.decimals:
             return self.text
-        return fraction_to_str(self.exact.value) + ("%" if self.exact.percent else "")
+        return number_text(self.exact.value) + ("%" if self.exact.percent else "")
 
 
 def parse_gold(gold_text: str | None, gold_value: str | None = None) -> Gold:
@@ -91,7 +94,7 @@ def _parse_gold(gold_text: str | None, gold_value: str | None = None) -> Gold:
                 stored = Fraction(raw)
             except (ValueError, ZeroDivisionError):
                 stored = None
-    from_text = exact_value(clean_candidate(text)) if text else None
+    from_text = exact_value(clean_candidate(text), max_exponent=MAX_DIGITS) if text else None
     if stored is not None:
         if from_text is not None and (from_text.value == stored or (
                 from_text.kind == "decimal" and matches(stored, from_text))):
@@ -129,8 +132,29 @@ def _compare_exact(resp: ExactAnswer, gold: ExactAnswer) -> str | None:
     return None
 
 
+#: a value longer than this is shown in scientific notation (1e400, not 401 digits)
+_LONG_VALUE = 2 * MAX_DIGITS + 1
+
+
+def number_text(value: Fraction) -> str:
+    """``value`` as ``p`` or ``p/q``; one too long to read (a reply ``1e400`` read exactly)
+    as ``m.mmme±k`` (``1e400``, ``-2.5e-400``), which ``Fraction`` reads back."""
+    text = fraction_to_str(value)
+    if len(text) <= _LONG_VALUE:
+        return text
+    places = decimal_places(value)
+    if places is None:
+        return text
+    digits, exponent = value * 10**places, -places
+    sign, mantissa = ("-", str(-digits.numerator)) if digits < 0 else ("", str(digits.numerator))
+    stripped = mantissa.rstrip("0")
+    exponent += len(mantissa) - 1
+    point = "." if len(stripped) > 1 else ""
+    return f"{sign}{stripped[0]}{point}{stripped[1:]}e{exponent}"
+
+
 def _value_text(ans: ExactAnswer) -> str:
-    return fraction_to_str(ans.value)
+    return number_text(ans.value)
 
 
 def _shorten(s: str | None, n: int = 200) -> str | None:
@@ -154,6 +178,12 @@ def decide_exact(ext: Extraction, gold: Gold, response: str | None) -> CheckResu
         return CheckResult("unparseable", _shorten(ext.text), None, "none",
                            f"the answer has a number with more than {MAX_DIGITS} digits",
                            ext.source, gold.shown)
+    if gold.exact is not None and ext.value is None and ext.text is not None \
+            and beyond_exponent(ext.text):
+        return CheckResult("wrong", _shorten(ext.text), None, "exact",
+                           f"{_shorten(ext.text, 60)} has an exponent over {MAX_EXPONENT}: "
+                           f"it is not computed, and no gold is that far from 1", ext.source,
+                           gold.shown)
     if gold.exact is not None and ext.value is not None:
         how = _compare_exact(ext.value, gold.exact)
         value = _value_text(ext.value)
@@ -174,14 +204,14 @@ def decide_exact(ext: Extraction, gold: Gold, response: str | None) -> CheckResu
 
 def symbolic_job(ext: Extraction, response: str | None, gold: Gold) -> dict[str, Any]:
     if ext.found and (ext.source != "last-number" or gold.exact is not None):
-        pred = ext.text or ""
+        pred = scientific_for_math_verify(ext.text or "")
         wrap = True
     else:
         # symbolic gold and no box/marker: let math-verify find the expression itself
         pred = (response or "")[-MAX_SYMBOLIC_CHARS:]
         wrap = False
     return {"pred": pred[:MAX_SYMBOLIC_CHARS], "wrap": wrap,
-            "gold": gold.text[:MAX_SYMBOLIC_CHARS] if gold.exact is None
+            "gold": scientific_for_math_verify(gold.text[:MAX_SYMBOLIC_CHARS]) if gold.exact is None
             else fraction_to_str(gold.exact.value)}
 
 

@@ -47,9 +47,14 @@ _SEP_LOOSE = r"(?:,|\{,\}|\\,|[\u00a0\u202f\u2009 ])"
 _FRAC_TOKEN = r"-?\\[dt]?frac\s*(?:\{\s*-?\d{1,60}(?:\.\d{1,60})?\s*\}\s*\{\s*-?\d{1,60}(?:\.\d{1,60})?\s*\}|\d\d)"
 
 
-#: scientific notation after a number: 1.5e3, 2E-1 (not 2e, a variable)
-_EXPONENT = r"[eE][+-]?\d{1,3}(?![\d.\w])"
-_SCIENTIFIC = re.compile(r"(?P<m>[-+]?(?:\d{1,60}(?:\.\d{1,60})?|\.\d{1,60}))[eE](?P<e>[+-]?\d{1,3})")
+#: scientific notation after a number: 1.5e3, 2E-1, 1e4000 (not 2e, a variable): the whole
+#: exponent is part of the number, however long (1e4000 is not 1 followed by a word)
+_EXPONENT = r"[eE][+-]?\d++(?![.\w])"
+_SCIENTIFIC = re.compile(r"(?P<m>[-+]?(?:\d{1,60}(?:\.\d{1,60})?|\.\d{1,60}))[eE](?P<e>[+-]?\d{1,60})(?![\d.])")
+#: the largest exponent of a reply read exactly (10**1000 takes microseconds to compare; its
+#: value is shown in scientific notation). A gold's exponent is at most MAX_DIGITS, so a
+#: nonzero reply beyond this one (at least 10**879 or at most 10**-879) is no gold's value.
+MAX_EXPONENT = 1000
 
 
 def _token_re(sep: str) -> re.Pattern[str]:
@@ -76,6 +81,7 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,200})\*\*")
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _OPERATOR_AFTER = re.compile(r"\s*(?:[+*^×÷=<>]|-\s*\d|/|\\(?:sqrt|cdot|times|div|pi|frac|dfrac)"
                              r"|[a-zA-Z]\s*[+\-*/^=]|\^|_|[a-zA-Z]\b(?!\w))")
+_EXPONENT_AFTER = re.compile(r"[eE][+-]?\d")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]{0,200})\}")
 _POWER = re.compile(r"\d\s*\^|\}\s*\^")
 _INSIDE_EXPR = re.compile(r"(?:\\sqrt|\^|_|\\log|\\ln)\s*[{\[]?\s*$")
@@ -179,19 +185,17 @@ def digits_ok(text: str) -> bool:
 _PLAIN_INT = re.compile(r"-?\d{1,60}")
 
 
-def exact_value(text: str) -> ExactAnswer | None:
-    """One plain number (project rules), guarded by the digit cap."""
+def exact_value(text: str, *, max_exponent: int = MAX_EXPONENT) -> ExactAnswer | None:
+    """One plain number (project rules), guarded by the digit cap; a number in scientific
+    notation whose exponent is over ``max_exponent`` is not read (:func:`beyond_exponent`)."""
     if text and _PLAIN_INT.fullmatch(text):
         # the common case, decided as parse_number would (an integer), without its rules
         return ExactAnswer(Fraction(int(text)), "integer")
     if not text or len(text) > MAX_ANSWER_CHARS or not digits_ok(text):
         return None
-    sci = _SCIENTIFIC.fullmatch(text)
+    sci = _SCIENTIFIC.search(text)
     if sci is not None:
-        if abs(int(sci.group("e"))) > MAX_DIGITS:
-            return None
-        value = Fraction(sci.group("m")) * Fraction(10) ** int(sci.group("e"))
-        return ExactAnswer(value, "integer" if value.denominator == 1 else "fraction")
+        return _scientific(text, sci, max_exponent)
     if _POWER.search(text):
         return None  # "2^{3}" is an expression (parse_number would read ^2/^3 as a unit)
     if _VARIABLE_SUFFIX.search(text):
@@ -201,6 +205,53 @@ def exact_value(text: str) -> ExactAnswer | None:
         return parse_number(t)
     except (ValueError, ArithmeticError):
         return None
+
+
+def _around_scientific(text: str, sci: re.Match[str]) -> ExactAnswer | None:
+    """What stands around a number in scientific notation, read with 1 in its place: 1 when
+    it is only what may stand around a plain number (``$``, a unit, ``%``: ``$1e4``,
+    ``1e4 dollars``), anything else when it is more (``2 \\times 1e4``, ``1e4/3``, ``1e4x``)."""
+    around = text[: sci.start()] + "1" + text[sci.end():]
+    if around == "1":
+        return ExactAnswer(Fraction(1), "integer")
+    if _POWER.search(around) or _VARIABLE_SUFFIX.search(around):
+        return None
+    try:
+        return parse_number(around)
+    except (ValueError, ArithmeticError):
+        return None
+
+
+def _scientific(text: str, sci: re.Match[str], max_exponent: int) -> ExactAnswer | None:
+    around = _around_scientific(text, sci)
+    if around is None or around.value != 1:
+        return None
+    exponent = int(sci.group("e"))  # at most 60 digits (the digit cap)
+    mantissa = Fraction(sci.group("m"))
+    if abs(exponent) > max_exponent and mantissa:
+        return None
+    value = mantissa * Fraction(10) ** exponent if mantissa else Fraction(0)
+    return ExactAnswer(value, "integer" if value.denominator == 1 else "fraction",
+                       percent=around.percent)
+
+
+def beyond_exponent(text: str) -> bool:
+    """Whether ``text`` is one nonzero number in scientific notation (``1e4000``, ``$2E+9999
+    dollars``) whose exponent is over :data:`MAX_EXPONENT`: not computed, and never equal to
+    a gold (a gold's exponent is at most :data:`MAX_DIGITS`, its digits as many)."""
+    if not text or len(text) > MAX_ANSWER_CHARS or not digits_ok(text):
+        return False
+    sci = _SCIENTIFIC.search(text)
+    if sci is None or abs(int(sci.group("e"))) <= MAX_EXPONENT or not Fraction(sci.group("m")):
+        return False
+    around = _around_scientific(text, sci)
+    return around is not None and around.value == 1
+
+
+def scientific_for_math_verify(text: str) -> str:
+    """``text`` with each number in scientific notation written ``m \\times 10^{e}``:
+    math-verify reads ``1e400`` as the product 1·e·400 (Euler's number)."""
+    return _SCIENTIFIC.sub(lambda m: f"{m.group('m')} \\times 10^{{{int(m.group('e'))}}}", text)
 
 
 def words_value(text: str) -> Fraction | None:
@@ -342,6 +393,8 @@ def _plain_token(seg: str, loose: bool = True) -> tuple[str, ExactAnswer] | None
         if m.start() > 0 and (seg[m.start() - 1].isalpha() or seg[m.start() - 1] in "_^{"):
             continue  # x2, a_1, 10^{3}: not a standalone number
         rest = seg[m.end():]
+        if _EXPONENT_AFTER.match(rest):
+            return None  # "1e4.5": not a number followed by a word
         if _OPERATOR_AFTER.match(rest) and not re.match(r"\s*[a-zA-Z]{2,}", rest):
             return None
         value = exact_value(tok)

@@ -26,7 +26,7 @@ __all__ = ["keyinfo_from_annotations"]
 
 
 # ("so that" joins a purpose to its clause; a run of spaces is tried from its start only)
-_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|(?<!\s)\s+(?=(?:and|but|if|when|while|so(?!\s+that\b)|then)\s)", re.I)
+_CLAUSE_SPLIT = re.compile(_SENTENCE.pattern + r"|[,;:]\s+|(?<!\s)\s+(?=(?:and|but|if|when|while|so(?!\s+that\b))\s)|(?<!\s)(?<!\bby)(?<!until)(?<!since)\s+(?=then\s)", re.I)  # not "by then": a time, no clause (961)
 _WH = re.compile(r"\b(how|what|which|who|whom|when|where|find|calculate|determine|compute)\b", re.I)
 _ASK_AT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|then|so)\s+)(how|what|which|who|whom|find|calculate|determine|compute)\b",
                      re.I)

@@ -4,7 +4,9 @@ name; the dashboard builds it in the background and says what was made and refus
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,7 +25,7 @@ KIND_HELP = {
     "variants": "DynaMath variants: every movable given resampled (10 per seed), re-solved",
     "ladder": "SMART A.10 ladders: k noise sentences, d-digit givens, n error types",
     "perturb": "SMART Table 3: a noise sentence, an added operation, changed numbers",
-    "counterfactual": "one given shifted by -30..+30 %, new answer from Z3",
+    "counterfactual": "one given shifted by -30%..+30%, new answer from Z3",
     "inverse": "the answer stated, one given hidden as X, unique by Z3",
 }
 #: a derived set's name: what the field holds (a paste past it is cut, with a notice)
@@ -54,13 +56,35 @@ def parse_derive_form(kind: str | None, name: str) -> DeriveRequest:
 class KindButton(RadioButton):
     """A choice readable without colour: ``●`` the chosen kind, ``○`` the others (Textual's
     radio button draws the same dot for both, told apart by colour only), and ``▸`` before
-    the highlighted one, where Enter chooses (Textual shows that cursor by colour only)."""
+    the highlighted one, where Enter chooses (Textual shows that cursor by colour only).
+    Its description wraps under its name, indented past the marks: at 80x24 each was one
+    line cut with '…' (walk9: 'SMART Table 3: a noise sentence, an added operati…')."""
+
+    #: the cells before the label: the cursor mark, the button (``▐●▌``) and a space
+    INDENT = 5
+
+    def __init__(self, kind: str, what: str, **kwargs: Any) -> None:
+        self.what = what
+        super().__init__(kind, **kwargs)
+
+    def _lines(self, width: int) -> list[str]:
+        room = max(width - self.INDENT - 1, 10)
+        return textwrap.wrap(f"{self.label}: {self.what}", room) or [str(self.label)]
 
     def render(self) -> Content:
-        return Content.assemble("▸" if self.has_class("-selected") else " ", super().render())
+        style = self.get_visual_style("toggle--label")
+        first, *rest = self._lines(self.size.width)
+        parts: list[Content | str] = ["▸" if self.has_class("-selected") else " ", self._button,
+                                      Content(f" {first} ").stylize_before(style)]
+        for line in rest:
+            parts += ["\n" + " " * self.INDENT, Content(f"{line} ").stylize_before(style)]
+        return Content.assemble(*parts)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return 1 + super().get_content_width(container, viewport)
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width))
 
     # Textual declares BUTTON_INNER a class attribute; a property reads the button's value
     @property
@@ -90,7 +114,7 @@ class DeriveModal(ModalScreen[DeriveRequest | None]):
                               "`qcstation derive`)."))
             with RadioSet(id="derive_kind"):
                 for n, (kind, what) in enumerate(KIND_HELP.items()):
-                    yield KindButton(f"{kind}: {what}", value=n == 0, name=kind)
+                    yield KindButton(kind, what, value=n == 0, name=kind)
             yield TextField(placeholder="set name (default: the kind)", id="derive_name",
                             limit=SET_NAME_CHARS)
             yield Static("", id="derive_error")

@@ -127,3 +127,32 @@ async def test_the_radio_cursor_reads_without_colour(tmp_path: Path) -> None:
         # the cursor is on perturb; variants is still the chosen one
         assert len(cursor) == 1 and "○▌ perturb:" in cursor[0], cursor
         assert any("●▌ variants:" in line and "▸" not in line for line in lines)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 24)])
+async def test_every_choice_reads_whole_at_80_columns(tmp_path: Path,
+                                                      size: tuple[int, int]) -> None:
+    """walk9: at 80x24 each kind's description was one line cut with '…' ('SMART Table 3: a
+    noise sentence, an added operati…'), the operations a curator chooses between unread.
+    Each wraps under its kind, indented past the marks, and reads whole."""
+    from screens.dialogs.derive import KIND_HELP
+    from tests.app.conftest import screen_text
+
+    db = make_db(tmp_path, ["james"])
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, DeriveModal)
+        kinds = app.screen.query_one("#derive_kind").region
+        lines = screen_text(app).splitlines()[kinds.y:kinds.bottom]
+        inside = [line[kinds.x:kinds.right] for line in lines]
+        shown = " ".join(" ".join(inside).replace("▊", " ").replace("▎", " ").split())
+        assert "…" not in shown, inside
+        for kind, what in KIND_HELP.items():
+            assert f"{kind}: {what}" in shown, (kind, inside)
+        # a description's second line starts under the kind's name, not under the marks
+        second = next(n for n, line in enumerate(inside) if "▐●▌ variants:" in line) + 1
+        assert inside[second].index(inside[second].split()[1]) == \
+            inside[second - 1].index("variants"), inside

@@ -71,7 +71,7 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
                 yield Label("Splits for datasets.load_dataset (Tab, up/down, Enter)")
                 with RadioSet(id="release_splits"):
                     for n, choice in enumerate(SPLIT_CHOICES):
-                        yield KindButton(f"{choice}: {SPLIT_HELP[choice]}", value=n == 0,
+                        yield KindButton(choice, SPLIT_HELP[choice], value=n == 0,
                                          name=choice)
             yield Label("Notes (optional)")
             yield TextField(placeholder="what changed", id="release_notes", limit=NOTES_CHARS)

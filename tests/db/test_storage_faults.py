@@ -342,3 +342,55 @@ def test_app_start_on_a_bad_file_is_one_line(tmp_path: Path, capsys: pytest.Capt
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "0 bytes" in err[0]
     assert empty.read_bytes() == b""
+
+
+_READ = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN")
+conn.execute("SELECT COUNT(*) FROM seeds").fetchone()
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_the_lock_message_names_the_writer_not_a_reader_nor_another_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """attack8/attack9 (issue 30): every process with the database open holds shared locks on
+    its -shm file, and the message named them all as holders ("held by pid R (a reader)"); a
+    write lock taken by another connection of this same process was "another process". Only
+    the writer's lock (the -shm writer byte) names a holder. No clock decides: each lock is
+    held until the test ends it, and the write fails on its own busy timeout."""
+    from db.store import describe_lock_holders, lock_notices
+
+    db = _seeded_db(tmp_path / "locked.db")
+    reader = subprocess.Popen([sys.executable, "-c", _READ, str(db), "86400"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "held"
+        holder = _hold_lock(db, 86_400)
+        try:
+            said = describe_lock_holders(db)
+            assert f"pid {holder.pid}" in said and f"pid {reader.pid}" not in said, said
+        finally:
+            holder.kill()
+            holder.wait()
+        # the writer is another connection of this process
+        mine = sqlite3.connect(str(db), isolation_level=None)
+        mine.execute("BEGIN IMMEDIATE")
+        try:
+            heard: list[str] = []
+            monkeypatch.setenv("QCSTATION_BUSY_TIMEOUT", "0.2")
+            with lock_notices(heard.append), pytest.raises(StoreError) as err:
+                with Store(db, migrate=False) as store:
+                    store.event("tester", "attempt")
+        finally:
+            mine.execute("ROLLBACK")
+            mine.close()
+        for line in [*heard, str(err.value)]:
+            assert f"this process (pid {os.getpid()}" in line and f"pid {reader.pid}" not in line, line
+            assert "another process" not in line
+    finally:
+        reader.kill()
+        reader.wait()
+    # nobody holds it: no holder is made up
+    assert "could not be identified" in describe_lock_holders(db)

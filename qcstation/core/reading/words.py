@@ -20,7 +20,7 @@ from qcstation.common.memo import digits_masked, text_memo
 from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.textnumbers import word_key
 
-__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
+__all__ = ["ANNOTATION", "MAX_TEXT", "clause_choice", "counted_noun", "multiplied_stems", "operand_clause_choice", "NUMBER_WORD_VALUES", "NUMERAL", "WORD_GIVENS", "WORD_GIVEN_STEMS", "Occurrence",
            "fmt_value", "line_stems", "number_word_matches", "number_word_stems", "numeral_value", "numeral_values",
            "question_occurrences", "result_words", "solution_lines", "solution_results", "solution_stems", "stated_with_words",
            "joined_stems", "noun_after", "nouns_after_value", "word_before", "words_before_value", "operand_values", "stem", "step_line", "words_after_value", "words_at"]
@@ -213,6 +213,7 @@ _PARTITIVE = frozenset({"piece", "pieces"})
 _WORDS_AFTER_STOP = re.compile(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b|\b(?:equals|plus|minus)\b", re.I)
 _STEMS_STOP = re.compile(r"[=+\-*/×÷<>()\d.,;:!?\n]|\bx\b")
 _HYPHENED = re.compile(r"-([A-Za-z]+)")
+_BEFORE_PRICE = re.compile(r"[ \t]+\$(?=\d)")  # "two $20 bills": a count right before a price
 
 
 def _words_after(text: str, end: int, limit: int) -> list[str]:
@@ -456,7 +457,14 @@ def joined_stems(question: str, start: int) -> frozenset[str]:
 
 def words_at(text: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words that name a number written at ``text[start:end]`` (the words
-    right after it, and ``$`` before it): what it counts or measures."""
+    right after it, and ``$`` before it): what it counts or measures. A number right before a
+    price ("two $20 bills", "3 $2 cards") counts the things priced: the words after the price,
+    not its "$" (no sum of money)."""
+    price = _BEFORE_PRICE.match(text, end, min(len(text), end + 4))
+    if price is not None:
+        priced = NUMERAL.match(text, price.end(), min(len(text), price.end() + 40))
+        if priced is not None:
+            end = priced.end()
     listed = _words_after(text, end, 3)
     words = {stem(w) for w in listed} | _joined(listed) | _abbreviated(text, end)
     hyphen = _HYPHENED.match(text[end:end + 30])
@@ -484,12 +492,39 @@ def _stem_places(line: str) -> tuple[tuple[Any, ...], ...]:
         parts = None if not m.group("den") else tuple(
             (_fraction_or_none(prose[a:b]), a == m.start("num") and bool(a) and prose[a - 1] == "$")
             for a, b in (m.span("num"), m.span("den")))
-        tail = prose[m.end():m.end() + 80]
+        end = m.end()
+        price = _BEFORE_PRICE.match(prose, end, min(len(prose), end + 4))
+        priced = NUMERAL.match(prose, price.end(), min(len(prose), price.end() + 40)) if price else None
+        if priced is not None:
+            end = priced.end()  # "2 $20 bills": the bills it counts (as :func:`words_at` reads a question)
+        tail = prose[end:end + 80]
         stop = _STEMS_STOP.search(tail)
         words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]
-        out.append((numeral_value(m), parts, bool(m.start()) and prose[m.start() - 1] == "$", tail[:1] == "%",
-                    tuple(stem(w) for w in words)))
+        dollar = bool(m.start()) and prose[m.start() - 1] == "$"
+        first = _NEXT_WORD.match(tail)
+        counts = None if dollar or priced is not None or first is None or first.group(1).lower() in _STOP \
+            or first.group(1).lower() in _MONEY_WORDS else stem(first.group(1))
+        out.append((numeral_value(m), parts, dollar, tail[:1] == "%", tuple(stem(w) for w in words), counts))
     return tuple(out)
+
+
+#: the word right after a number (one space or tab before it)
+_NEXT_WORD = re.compile(r"[ \t]([A-Za-z][A-Za-z'’]*)")
+_MONEY_WORDS = frozenset({"dollar", "dollars", "cent", "cents", "buck", "bucks", "usd"})
+
+
+@text_memo(maxsize=512)
+def counted_noun(line: str, value: Fraction, nth: int) -> str | None:
+    """The stem of the thing the ``nth`` place a solution line writes ``value`` counts, where the
+    line writes it as a count: no "$" before it and a content word right after it that is no
+    money ("$6/card * 2 cards": "card"; "2 $20 bills", "$2", "2 per card", "2 dollars": None)."""
+    places: list[str | None] = []
+    for v, parts, _dollar, _percent, _stems, counts in _stem_places(line):  # numbered as solution_stems numbers them
+        if parts is not None and v != value:
+            places += [None for part, _ in parts if part == value]
+        elif v == value:
+            places.append(counts)
+    return places[nth] if 0 <= nth < len(places) else None
 
 
 def _fraction_or_none(text: str) -> Fraction | None:
@@ -505,7 +540,7 @@ def solution_stems(line: str, value: Fraction, limit: int = 4, nth: int | None =
     left out): up to ``limit`` content words before the next operator, digit or clause break.
     With ``nth``, only the nth place, when the line writes the value that often."""
     places: list[set[str]] = []
-    for v, parts, dollar, percent, stems in _stem_places(line):
+    for v, parts, dollar, percent, stems, _counts in _stem_places(line):
         if parts is not None and v != value:  # "25/100 x 100%": its parts are places of their own
             # (what follows names the whole fraction; a "$" before, the numerator: "$3 / 2 sandwiches")
             places += [{"$"} if dollar_part else set() for part, dollar_part in parts if part == value]

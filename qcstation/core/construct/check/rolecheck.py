@@ -286,7 +286,8 @@ def _step_line(solution: str, lines: tuple[Any, ...], value: Fraction, operands:
                 if v in left:
                     left.remove(v)
                     hit += 1
-            best = max(best, 2 * hit + (hit == len(ops) == len(operands)))
+            # in the step's own order too: "3*$5 = $15" and "5*$3 = $15" are two steps' lines (4068)
+            best = max(best, 4 * hit + 2 * (hit == len(ops) == len(operands)) + (ops == operands))
         scores.append(best)
     top = max(scores)
     return cands[scores.index(top)] if top and scores.count(top) == 1 else cands[0]

@@ -40,7 +40,7 @@ from fractions import Fraction
 from dataclasses import dataclass
 
 from qcstation.core.reading.answers import decimal_fraction
-from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, line_stems, multiplied_stems,
+from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, counted_noun, line_stems, multiplied_stems,
                                          number_word_stems, operand_clause_choice, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
@@ -204,9 +204,14 @@ class Binder:
         occ = self.by_value.get(v, [])
         stems: frozenset[str] = frozenset()
         agree: list[int] = []
+        # "$6/card * 2 cards" where the question's 2 is "3 $2 cards": a count of cards is no price
+        # of a card; a place written as money agrees with no use the line writes as a count of its
+        # priced thing (another place, or no rule, reads it)
+        counted = counted_noun(line, v, nth) if line else None
+        priced = [j for j in occ if counted is not None and "$" in self.nums[j].stems and counted in self.nums[j].stems]
         for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
             stems = solution_stems(line, v, limit, nth) if line else frozenset()
-            agree = self._best(occ, stems)
+            agree = [j for j in self._best(occ, stems) if j not in priced]
             if len({self.nums[j].start for j in agree}) == 1:
                 # a stated 1 the step already uses: "3 - 1 - 1" for "1 hour ..., then another hour" (ones)
                 return None if v == 1 and agree[0] in self.here else agree[0]

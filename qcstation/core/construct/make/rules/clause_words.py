@@ -35,6 +35,7 @@ _RESTATED = re.compile(r"\b(?:the|same)\s+(?:\w+\s+)?\$?$", re.I)
 
 #: a name ("Craig", "Ellen"): the line's subject, who acts in several clauses, never which place
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_WEEKDAY = re.compile(r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days?")
 
 
 def clause_span(question: str, pos: int) -> tuple[int, int]:
@@ -141,7 +142,19 @@ def result_or_given(question: str, places: list[int], line: str, earlier: list[s
     line writes the evidence of none or of more than one."""
     if not earlier:
         return None
-    names = line_stems(" ".join(_NAME.findall(question)))
+    found = _result_or_given(question, places, line, earlier, other_values, _NAME.findall(question))
+    # a day of the week only unsettles: "two times the number sent on Wednesday" may be the result
+    # whose line says "On Wednesday" as well as the one that says "sent last week on Monday and
+    # Tuesday" (train 1710, where "sent" alone chose the latter); it decides nothing by itself ("he
+    # earned $40 x 2 for the two devices he bought last Monday" is not Monday's cost, 1157)
+    days = _result_or_given(question, places, line, earlier, other_values,
+                            [w for w in _NAME.findall(question) if not _WEEKDAY.fullmatch(w)])
+    return found if found == days else None
+
+
+def _result_or_given(question: str, places: list[int], line: str, earlier: list[str],
+                     other_values: list[Fraction], name_words: list[str]) -> int | None:
+    names = line_stems(" ".join(name_words))
     given: frozenset[str] = frozenset()
     for p in places:
         a, b = clause_span(question, p)

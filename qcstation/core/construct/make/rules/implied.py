@@ -232,7 +232,12 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
              if sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line)) >= 2]
     if len(named) == 1:
         return named[0][0]
-    if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line):
+    if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line) \
+            and not any(re.search(rf"\b{re.escape(w)}\b", line) for w in cands[0][1]):
+        # "On average they ate 90 / 2": a share among the list's members, the line naming none of
+        # them; a line naming one member alone ("divide Jason's grade by 2 to find Bob's grade" for
+        # "... less than Jenny's, and Bob's grade was equal to half of Jason's") divides for that one
+        # (a pair sharing a total by its difference is read below)
         return cands[0][0]
     if not named and role == "divisor":
         total = _total_of_one_member(cands, question, line)

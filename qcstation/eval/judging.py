@@ -49,7 +49,7 @@ import logging
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -281,26 +281,36 @@ def judge_outputs(db_path: Path, cfg: Any, tpl: T.Template | None, records: Sequ
                 or (mode == "retry" and got.get(j.name, {}).get("score") is None)]
         if not todo:
             continue
-        batch = [judge_messages(tpl, records[i], responses[i]) for i in todo]
-        answers: list[Any]
+        dropped = 0
+
+        def ask(k: int, i: list[int] = todo) -> list[dict[str, str]]:
+            return judge_messages(tpl, records[i[k]], responses[i[k]])
+
+        def keep(k: int, a: Any, judge: Any = j, i: list[int] = todo) -> None:
+            # the reply is read as it comes and only its entry is kept (its text, up to
+            # MAX_REPLY_CHARS, is not held until the last request of the run ends)
+            nonlocal dropped
+            dropped += int(getattr(a, "dropped_counts", 0) or 0)
+            entries[i[k]][judge.name] = _answer_entry(judge, a, responses[i[k]])
+
         if cancel is not None and cancel.is_set():
-            answers = [JudgeStopped(STOPPED) for _ in todo]
+            for k in range(len(todo)):
+                keep(k, JudgeStopped(STOPPED))
         else:
-            answers = asyncio.run(_ask(db_path, j, batch, use_cache=(mode != "retry"),
-                                       progress=progress, cancel=cancel))
-        dropped = sum(int(getattr(a, "dropped_counts", 0) or 0) for a in answers)
+            asyncio.run(_ask(db_path, j, len(todo), ask, keep, use_cache=(mode != "retry"),
+                             progress=progress, cancel=cancel))
         if dropped:      # one line for the judge's requests, not one a reply
             log.warning("judge %s: %d token count(s) the server reported dropped (not a count of "
                         "tokens, or more than the request can hold)", j.name, dropped)
-        for i, a in zip(todo, answers):
-            if isinstance(a, JudgeStopped):
-                entries[i][j.name] = {"error": STOPPED, "model": j.model}
-            elif isinstance(a, Exception):
-                entries[i][j.name] = {"error": f"the judge request failed: {str(a)[:300]}",
-                                      "model": j.model}
-            else:
-                entries[i][j.name] = _entry(j, a.text or "", responses[i])
     return [judge_verdict(judges, got) for got in entries]
+
+
+def _answer_entry(judge: Any, answer: Any, response: str | None) -> dict[str, Any]:
+    if isinstance(answer, JudgeStopped):
+        return {"error": STOPPED, "model": judge.model}
+    if isinstance(answer, Exception):
+        return {"error": f"the judge request failed: {str(answer)[:300]}", "model": judge.model}
+    return _entry(judge, answer.text or "", response)
 
 
 def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
@@ -313,44 +323,52 @@ def _entry(judge: Any, raw: str, response: str | None) -> dict[str, Any]:
     return e
 
 
-async def _ask(db_path: Path, judge: Any, batches: Iterable[list[dict[str, str]]], *,
-               use_cache: bool, progress: JudgeProgress | None = None,
-               cancel: threading.Event | None = None) -> list[Any]:
+async def _ask(db_path: Path, judge: Any, n: int, ask: Callable[[int], list[dict[str, str]]],
+               keep: Callable[[int, Any], None], *, use_cache: bool,
+               progress: JudgeProgress | None = None, cancel: threading.Event | None = None) -> None:
+    """Ask ``judge`` the ``n`` requests ``ask(k)`` and give each answer (or its error) to
+    ``keep(k, answer)`` as it comes. Memory is per request in flight, not per request of the
+    run: a request's messages are made when it is about to be sent (up to twice the judge's
+    concurrency at a time) and its reply is dropped once kept."""
     import asyncio
 
     from qcstation.core.construct.make.llm import LLMClient
 
     client = LLMClient(judge, db_path, purpose="eval-judge")
-    todo = list(batches)
     name = str(getattr(judge, "name", "judge"))
-    try:
-        if progress is None and cancel is None:
-            return await client.chat_many(todo, temperature=0.0, use_cache=use_cache)
-        done = failed = 0
+    window = asyncio.Semaphore(2 * max(1, int(getattr(judge, "concurrency", 1) or 1)))
+    done = failed = 0
 
-        async def one(messages: list[dict[str, str]]) -> Any:
-            nonlocal done, failed
-            [answer] = await client.chat_many([messages], temperature=0.0, use_cache=use_cache)
+    async def one(k: int) -> None:
+        nonlocal done, failed
+        async with window:
+            [answer] = await client.chat_many([ask(k)], temperature=0.0, use_cache=use_cache)
             done += 1
             failed += isinstance(answer, Exception)
-            if progress is not None:
-                progress(name, done, len(todo), failed)
-            return answer
-
+            keep(k, answer)
         if progress is not None:
-            progress(name, 0, len(todo), 0)
-        tasks = [asyncio.ensure_future(one(m)) for m in todo]
+            progress(name, done, n, failed)
+
+    try:
+        if progress is not None:
+            progress(name, 0, n, 0)
+        tasks = [asyncio.ensure_future(one(k)) for k in range(n)]
         watch = asyncio.ensure_future(_stop_when(cancel, tasks)) if cancel is not None else None
         try:
-            _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in pending:       # one raised (the store failed): the others stop too
-                task.cancel()
-            if pending:
-                await asyncio.wait(pending)
+            if tasks:
+                _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                for task in pending:       # one raised (the store failed): the others stop too
+                    task.cancel()
+                if pending:
+                    await asyncio.wait(pending)
         finally:
             if watch is not None:
                 watch.cancel()
-        return [JudgeStopped(STOPPED) if task.cancelled() else task.result() for task in tasks]
+        for k, task in enumerate(tasks):
+            if task.cancelled():
+                keep(k, JudgeStopped(STOPPED))
+            else:
+                task.result()          # the store's failure, raised here as before
     finally:
         await client.aclose()
 

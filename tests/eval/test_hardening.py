@@ -410,3 +410,40 @@ def test_import_batch_stores_slices_bounded_in_size(monkeypatch: pytest.MonkeyPa
     replies = [EvalReply(f"r{i}", "ok", text="z" * 40) for i in range(7)] + [EvalReply("e", "error", error="x" * 500)]
     sizes = [len(c) for c in import_batch._chunks(iter(replies))]
     assert sizes == [3, 3, 2] and sum(sizes) == len(replies)
+
+
+def test_judge_replies_are_not_held_until_the_run_ends(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """attack8 saw the judges' memory climb over a long hostile run (232 -> 256 MB): every
+    reply's text (up to MAX_REPLY_CHARS, 200,000 characters) was held until the judge's last
+    request ended, and every prompt was made before the first was sent. Now a reply is read as
+    it comes and only its entry (MAX_RAW_KEPT characters) is kept: the peak of 72 such replies
+    at concurrency 2 is that of 12 (before: 12 MiB more, a text a reply)."""
+    from qcstation.core.construct.make.llm import MAX_REPLY_CHARS
+    from qcstation.eval import tasks as T
+    from qcstation.eval.judging import MAX_RAW_KEPT, judge_outputs
+
+    fake_openai.responder = lambda req: "z" * (MAX_REPLY_CHARS - 20) + "\nScore: 95"
+    judge = {"model": "fake-model", "base_url": fake_openai.base_url, "retries": 0, "timeout_s": 60,
+             "concurrency": 2}
+    cfg = config(models={"m": {"model": "fake-model", "base_url": fake_openai.base_url}}, judges=[judge])
+    tpl = T.load_template("judge_understanding", cfg)
+
+    def peak(n: int, traced: bool = True) -> int:
+        db = tmp_path / f"judged{n}.db"
+        Store(db).close()
+        records = [{"seed_id": i, "question": f"How many eggs, case {i}?", "key_information": "16 eggs"}
+                   for i in range(n)]
+        if traced:
+            tracemalloc.start()
+        try:
+            out = judge_outputs(db, cfg, tpl, records, [f"answer {i}" for i in range(n)], [None] * n)
+            top = tracemalloc.get_traced_memory()[1] if traced else 0
+        finally:
+            tracemalloc.stop()
+        assert [v for v, *_ in out] == ["correct"] * n, out[:2]
+        assert all(len(d["judges"][cfg.judges[0].name]["raw"]) <= MAX_RAW_KEPT + 10 for *_, d in out)
+        return top
+
+    peak(2, traced=False)          # what is made once (imports, the client's first connection)
+    few, many = peak(12), peak(72)
+    assert many - few < 20 * MAX_REPLY_CHARS, f"{few / 2**20:.1f} MiB for 12 replies, {many / 2**20:.1f} for 72"

@@ -46,9 +46,9 @@ POLL_RUNNING_S = 3.0
 POLL_IDLE_S = 10.0
 
 
-#: the Run and Items-from columns at most (cells); at 80 columns they give up what the
-#: figures need, down to NAME_MIN each
-RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 18, 15, 10
+#: the Run and Items-from columns at most (cells): a name is whole where the screen has room
+#: for it; at 80 columns they give up what the figures need, down to NAME_MIN each
+RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 60, 40, 10
 #: the model's line under a named run's name in the runs list starts here
 _MODEL_INDENT = "   "
 
@@ -176,6 +176,11 @@ class RunsScreen(QCScreen):
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
         table.clear()
+        # an auto-width column only grows (DataTable.clear keeps its width): a run that read
+        # 'running' kept Status a cell wider than its cells once done, a cell the names'
+        # widths did not count, and the last score was cut ('64%' read '64')
+        for column in table.columns.values():
+            column.content_width = column.label.cell_len
         widths = self._name_widths(self.runs)
         for run in self.runs:
             table.add_row(*self._cells(run, *widths), key=str(run.run_id),
@@ -228,8 +233,11 @@ class RunsScreen(QCScreen):
         bar = table.styles.scrollbar_size_vertical if lines > VISIBLE_RUN_ROWS else 0
         screen_width = self.size.width or self.app.size.width
         room = screen_width - 2 - bar - sum(w + pad for w in widths) - 2 * pad
+        # whole names where there is room (walk9: '#1 probe…ghtly' was cut at 18 cells with
+        # 3 cells free), cut in their middle only as far as the figures need
         names = [max(len(run_cell(f"#{run.run_id} {run.name or run.model}", RUN_COLUMN)),
-                     min(len(_MODEL_INDENT + _model_line(run)), RUN_COLUMN)) for run in runs]
+                     min(len(_MODEL_INDENT + _model_line(run)), RUN_COLUMN))
+                 for run in runs]
         releases = [len(release_cell(run.release, RELEASE_COLUMN)) for run in runs]
         run_width = max([len(labels[0]), *names])
         release_width = max([len(labels[1]), *releases])

@@ -417,7 +417,9 @@ async def test_the_runs_table_shows_every_score_whole_at_80_columns(tmp_path: Pa
         assert table.max_scroll_x == 0, (table.virtual_size, table.scrollable_content_region)
         row = next(line for line in screen_text(app).splitlines() if "│ #" in line)
         assert row.rstrip().removesuffix("│").rstrip().endswith("%"), row
-        assert "…4-07-18" in row, row         # the name cut in its middle, its end kept
+        # the name cut in its middle, its end kept ('#1 baselin…24-07-18')
+        name = row.split("#1 ", 1)[1].split("  ", 1)[0]
+        assert "…" in name and name.endswith("4-07-18"), row
 
 
 async def test_a_derived_items_name_is_whole_in_the_rows_where_there_is_room(
@@ -468,6 +470,55 @@ async def test_a_named_run_shows_its_model_in_the_runs_list_at_80_columns(
             assert "reference" in lines[at[0] + 1][:22], lines[at[0]:at[0] + 2]
         # the figures keep their room: the last score whole (no column cut)
         assert table.max_scroll_x == 0, table.virtual_size
+
+
+async def test_a_runs_name_takes_the_room_the_figures_leave(eval_db: Path) -> None:
+    """walk9: the runs list cut a run's name at 18 cells ('#1 probe…ghtly') where the row had
+    room for more, and a run once shown 'running' kept the Status column a cell wider after
+    it ended (an auto-width column only grows), a cell the names' widths did not count: the
+    last score was cut. A name now takes every cell the figures leave, and is cut (in its
+    middle) only when it needs more; every figure stays whole."""
+    from textual.widgets import DataTable
+
+    from qcstation.messages import EvalRunsLoaded
+    from screens.runs import RunsScreen
+
+    name = "probe-nightly-large-context-window-2026"
+    with Store(eval_db) as store:
+        store.execute("UPDATE eval_runs SET name = ? WHERE id = 1", (name,))
+    for size in (SIZE, (120, 40)):
+        app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await pilot.press("v")
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            # run 2 shown going on, then ended: the Status column back to its cells' width
+            screen.active_run = 2
+            screen._show_runs(EvalRunsLoaded(list(screen.runs)))
+            table = screen.query_one("#runs_table", DataTable)
+            status = table.ordered_columns[2]
+            for _ in range(1000):          # the table measures its cells when idle
+                if status.content_width == len("running"):
+                    break
+                await pilot.pause()
+            assert status.content_width == len("running"), status
+            screen.active_run = None
+            screen._show_runs(EvalRunsLoaded(list(screen.runs)))
+            await settle(pilot)
+            table = screen.query_one("#runs_table", DataTable)
+            assert table.max_scroll_x == 0, (table.virtual_size, table.size)
+            line = next(line for line in screen_text(app).splitlines() if "#1 " in line)
+            shown = line.split("#1 ", 1)[1].split("  ", 1)[0]
+            used = sum(column.get_render_width(table) for column in table.ordered_columns)
+            if size == SIZE:
+                # cut, keeping both ends, and not a cell of the row left over
+                assert shown != name and shown.startswith("probe") and shown.endswith("2026")
+                assert used == table.scrollable_content_region.width, (used, line)
+            else:
+                assert shown == name, line
+            assert line.rstrip(" │").endswith("%"), line       # the last score whole
 
 
 async def test_a_filter_key_pressed_before_its_choices_are_read_says_so(

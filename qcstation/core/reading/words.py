@@ -222,8 +222,15 @@ def _words_after(text: str, end: int, limit: int) -> list[str]:
     is one too ("3 times 4 equals 12": the 4 is named by nothing, not by "equals"), while "equal"
     may name what is counted ("3 equal portions"); after "pieces" the words go on past "of" ("40
     pieces of dollar bills": the bills are what is counted); an "each" right after it is a word of it
-    ("for $8 each": a price per item, its noun left out)."""
-    tail = text[end:end + 80]
+    ("for $8 each": a price per item, its noun left out). Read from the 80 characters after
+    the number alone, so the same words after another number are read once
+    (:func:`_words_after_tail`: the variants of a question repeat most of its words)."""
+    return _words_after_tail(text[end:end + 80], limit)
+
+
+@text_memo(list, maxsize=4096)
+def _words_after_tail(tail: str, limit: int) -> list[str]:
+    """:func:`_words_after` of the 80 characters ``tail`` that follow a number."""
     stop = _WORDS_AFTER_STOP.search(tail)
     if tail[:1] == "%":
         return ["%"]
@@ -809,6 +816,10 @@ def clause_choice(question: str, starts: list[int], line: str) -> int | None:
 
 _SIZE_RUN = re.compile(r"(?<![\w.])\d+(?:\s*x\s*\d+)+")
 _SIZE_NAMED = re.compile(r"(?<![\w.])(\d+(?:\s*x\s*\d+){1,8})['’]?s\b")   # bounded: linear
+#: what every size name holds (a digit, spaces, an "x"): a pattern that opens with a digit is
+#: looked for only where a digit stands, while :data:`_SIZE_NAMED`, opening with a look-behind,
+#: is tried at every place of the text; a solution without it names no size
+_SIZE_HINT = re.compile(r"\d\s*x")
 
 
 def size_names(question: str, solution: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -818,6 +829,8 @@ def size_names(question: str, solution: str) -> tuple[list[tuple[int, int]], lis
     (the 10 of "2 x 4 x 10" is neither the ten boards nor their $10); a size the solution computes
     with ("a 10 x 12 room" / "10 x 12 = 120") is no name."""
     q, sol = question[:MAX_TEXT], solution[:MAX_TEXT]
+    if "x" not in sol or _SIZE_HINT.search(sol) is None:
+        return [], []
     named = [(m.start(), m.end(), re.sub(r"\s+", "", m.group(1))) for m in _SIZE_NAMED.finditer(sol)]
     if not named:
         return [], []

@@ -21,6 +21,7 @@ its answer the recomputed one, and each given read from its new place.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
@@ -627,13 +628,26 @@ def draft(parent: Parent, givens: dict[str, Fraction],
     return Draft(seed, values, places, answer)
 
 
+#: a question that asks for a share of a whole ("what percentage of his money will he spend")
+_ASKS_SHARE = re.compile(r"\b(?:what|which)\s+(?:(percent(?:age)?)|fraction|portion|proportion|part|share)\s+of\b", re.I)
+
+
 def check_stated_totals(parent: Parent, answer: Fraction) -> None:
     """An answer that the parent's stays within a total the story states but the
     formalization does not use (:attr:`Parent.stated_totals`) stays within it: "Becky, Jake,
     and Silvia shared 4 pizzas. Each pizza had 8 slices" with 31 slices eaten must not become
-    37 slices eaten. :class:`Refusal` (``implausible``) otherwise."""
+    37 slices eaten. A share the question asks for ("what percentage of his money will he
+    spend", 90 in GSM8K train 115) that is at most the whole in the parent stays at most the
+    whole: "$4 each" would make him spend 180% of his $40 (lead's held-out reading).
+    :class:`Refusal` (``implausible``) otherwise."""
     if answer <= parent.answer:
         return
+    share = _ASKS_SHARE.search(str(parent.seed.get("question") or "")[-4000:])
+    if share is not None:
+        whole = Fraction(100) if share.group(1) else Fraction(1)
+        if parent.answer <= whole < answer:
+            raise Refusal("implausible", f"the question asks {share.group(0)!r} a whole, which the "
+                                         f"answer {fmt(parent.answer)} stays within; {fmt(answer)} exceeds it")
     for total, words in parent.stated_totals:
         if parent.answer <= total < answer:
             raise Refusal("implausible", f"the question states {words} ({fmt(total)}), which the "

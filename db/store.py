@@ -156,6 +156,9 @@ class Store:
     #: kept by its thread for its next tasks: ``with`` releases it instead of closing it
     kept = False
     closed = False
+    #: opened for reading only: the file's folder cannot be written (a read-only mount, a
+    #: folder without write permission), so SQLite cannot make its -wal and -shm files there
+    read_only = False
 
     def __init__(self, path: str | Path, *, migrate: bool = True, create: bool = True) -> None:
         self.path = Path(path)
@@ -164,33 +167,16 @@ class Store:
             _check_database_file(self.path, create=create)
         new_file = not memory and not self.path.exists()
         try:
-            conn = sqlite3.connect(
-                str(path), timeout=busy_timeout_ms() / 1000, isolation_level=None,
-                check_same_thread=True,
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
-        self.conn = conn
-        self.conn.row_factory = sqlite3.Row
-        if new_file:
-            _honour_umask(self.path)
-        try:
-            self.conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
-            if not memory:
-                self._check_is_ours()  # before WAL: another program's file is left as it was
-            mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if not memory and mode.lower() != "wal":
-                raise StoreError(f"could not switch {path} to WAL mode (got {mode}); is the "
-                                 "file on a network or read-only filesystem?",
-                                 title="Cannot open the database")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            self.conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
-            self.close()
-            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
+            self._open(str(path), memory, new_file)
         except StoreError:
-            self.close()
-            raise
+            if memory or new_file or _folder_writable(self.path.parent) \
+                    or not os.access(self.path, os.R_OK):
+                raise
+            self._open_read_only()
+        else:
+            # opened through the -wal and -shm files already there (a database left open
+            # elsewhere): readable, and never writable on a read-only mount
+            self.read_only = not memory and _read_only_mount(self.path.parent)
         self._depth = 0
         self._lock = threading.RLock()
         #: the display name written beside the acting account in the event log (set by the
@@ -205,6 +191,67 @@ class Store:
             except BaseException:
                 self.close()
                 raise
+
+    def _open(self, path: str, memory: bool, new_file: bool, *, uri: bool = False) -> None:
+        try:
+            conn = sqlite3.connect(
+                path, timeout=busy_timeout_ms() / 1000, isolation_level=None,
+                check_same_thread=True, uri=uri,
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
+        self.conn = conn
+        self.conn.row_factory = sqlite3.Row
+        if new_file:
+            _honour_umask(self.path)
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+            if not memory:
+                self._check_is_ours()  # before WAL: another program's file is left as it was
+            if not self.read_only:
+                mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if not memory and mode.lower() != "wal":
+                    raise StoreError(f"could not switch {path} to WAL mode (got {mode}); is the "
+                                     "file on a network or read-only filesystem?",
+                                     title="Cannot open the database")
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            self.close()
+            raise StoreError(storage_message(exc, self.path), title=_storage_title(exc)) from None
+        except StoreError:
+            self.close()
+            raise
+
+    def _open_read_only(self) -> None:
+        """Open a database whose folder cannot be written, for reading: every read works and
+        every write fails with the reason (:func:`storage_message`: the folder or mount is
+        read-only; nothing was changed). With no -wal file beside it (the database was closed
+        cleanly: its file holds everything) SQLite is told the file cannot change
+        (``immutable``: it then needs no -shm file); with one, SQLite reads it through the
+        -shm file that must be there too, else the open fails as before."""
+        self.closed = False
+        self.read_only = True
+        wal = Path(f"{self.path}-wal")
+        try:
+            pending = wal.stat().st_size > 0
+        except OSError:
+            pending = False
+        from urllib.parse import quote
+
+        query = "mode=ro" if pending else "mode=ro&immutable=1"
+        try:
+            self._open(f"file:{quote(str(self.path.resolve()))}?{query}", False, False, uri=True)
+        except StoreError as err:
+            self.read_only = False
+            if not pending or Path(f"{self.path}-shm").exists():
+                raise
+            folder = self.path.parent
+            raise StoreError(
+                f"cannot read {self.path}: its -wal file holds changes not yet written into it, "
+                f"which SQLite reads only with the -shm file it would make beside them, and the "
+                f"folder {folder} cannot be written: {_make_writable(folder, 'copy the database and its -wal file somewhere writable')}",
+                title=err.title) from None
 
     @functools.cached_property
     def db(self) -> sqlite_utils.Database:

@@ -21,6 +21,7 @@ Only a curator may approve: the OS account, matched case-insensitively to ``[qc]
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,9 @@ def _export(args: argparse.Namespace) -> int:
     args.name, args.version = _ref(args.name, args.version)
     with store_from_args(args) as store:
         out = rel.export_release(store, args.name, args.version, Path(args.out))
+        if store.read_only:
+            print(f"qcstation: note: {store.path} is read-only here: the export is complete, "
+                  "but `release list` will not show it", file=sys.stderr)
     if args.json:
         print_json({"export_dir": str(out)})
     else:

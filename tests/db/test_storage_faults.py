@@ -112,10 +112,12 @@ def test_read_only_folder(tmp_path: Path) -> None:
     db = _seeded_db(folder / "q.db")
     os.chmod(folder, 0o555)
     try:
-        for args in (["status"], ["import", str(SAMPLE), "--source", "more"]):
-            run = _cli(db, *args, prefix=NOCAP)
-            _one_line_error(run, "folder", "read-only", "chmod u+w")
-            assert "is not a qcstation database" not in run.stderr
+        status = _cli(db, "status", "--json", prefix=NOCAP)   # reading needs no -wal/-shm file
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["seeds"]["gsm8k"]["active"] == 5
+        run = _cli(db, "import", str(SAMPLE), "--source", "more", prefix=NOCAP)
+        _one_line_error(run, "folder", "read-only", "chmod u+w")
+        assert "is not a qcstation database" not in run.stderr
         missing = _cli(folder / "new.db", "import", str(SAMPLE), prefix=NOCAP)
         _one_line_error(missing, "read-only")
     finally:
@@ -181,26 +183,74 @@ def test_full_disk_in_the_shell(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not _tmpfs_works(), reason="cannot mount here (needs unshare -m as root)")
 def test_read_only_mount_says_so_not_chmod(tmp_path: Path) -> None:
-    """A database on a file system mounted read-only: chmod cannot help, so the one line says
-    the mount is read-only and names the folder; nothing is changed."""
+    """A database on a file system mounted read-only: it is read (status, releases, an export
+    to a writable folder: attack8 found it could not even be opened, SQLite having no -shm
+    file there); a write fails with one line saying the mount is read-only (chmod cannot
+    help) and naming the folder; nothing is changed. A -wal file left with changes and no
+    -shm beside it cannot be read there: one line says so."""
+    from qcstation.common.config import load_config
+    from qcstation.core.release import releases as rel
+    from tests.core.release.test_release import TOML, _ready_store
+
     folder = tmp_path / "ro"
     folder.mkdir()
-    db = _seeded_db(folder / "q.db")
+    db = folder / "q.db"
+    (tmp_path / "qcstation.toml").write_text(TOML, encoding="utf-8")
+    cfg = load_config(tmp_path / "qcstation.toml", env={})
+    with Store(db) as store:
+        _ready_store(store, cfg)
+        rel.approve_release(store, "smart", "1.0", actor="carol", cfg=cfg)
+    shutil.copy(db, tmp_path / "rw.db")
+    with Store(tmp_path / "rw.db") as store:      # the same export from a writable copy
+        expected = rel.export_release(store, "smart", "1.0", tmp_path / "expected")
+    # a database killed with changes in its -wal, the -shm gone
+    pending = tmp_path / "pending"
+    pending.mkdir()
+    shutil.copy(db, pending / "q.db")
+    hold = subprocess.Popen([sys.executable, "-c", _HOLD_WAL, str(pending / "q.db")], stdout=subprocess.PIPE,
+                            text=True)
+    assert hold.stdout is not None and hold.stdout.readline().strip() == "written"
+    hold.kill()
+    hold.wait()
+    Path(f"{pending / 'q.db'}-shm").unlink()
     before = db.read_bytes()
     py = sys.executable
     script = (f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 9; "
-              f"{py} -m qcstation --db {db} status; echo rc=$?; "
+              f"mount --bind {pending} {pending} && mount -o remount,ro,bind {pending} || exit 9; "
+              f"{py} -m qcstation --db {db} status --json; echo rc=$?; "
+              f"{py} -m qcstation --db {db} release export smart@1.0 --out {tmp_path / 'out'} >&2; echo rc=$?; "
               f"{py} -m qcstation --db {db} import {SAMPLE} --source more; echo rc=$?; "
-              f"{py} -m qcstation --db {folder / 'new.db'} import {SAMPLE}; echo rc=$?")
+              f"{py} -m qcstation --db {folder / 'new.db'} import {SAMPLE}; echo rc=$?; "
+              f"{py} -m qcstation --db {pending / 'q.db'} status; echo rc=$?")
     run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert run.stdout.count("rc=2") == 3, run.stdout + run.stderr
+                         cwd=tmp_path, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    codes = [line for line in run.stdout.splitlines() if line.startswith("rc=")]
+    assert codes == ["rc=0", "rc=0", "rc=2", "rc=2", "rc=2"], run.stdout + run.stderr
+    assert json.loads(run.stdout.split("rc=0")[0])["seeds"]["gsm8k"]["active"] > 0
+    out = tmp_path / "out" / "smart" / "1.0"
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in expected.iterdir())
+    for p in expected.iterdir():
+        assert (out / p.name).read_bytes() == p.read_bytes(), p.name
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 3 and "Traceback" not in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    assert "the export is complete" in lines[0] and lines[1] == str(out), lines[:2]
+    assert "-wal file holds changes" in lines[-1] and "mounted read-only" in lines[-1], lines[-1]
+    lines = lines[2:-1]
+    assert len(lines) == 2, lines
     for line in lines:
         assert f"{folder} is mounted read-only" in line and "chmod cannot help" in line, line
         assert "chmod u+w" not in line, line
     assert db.read_bytes() == before and not (folder / "new.db").exists()
+
+
+_HOLD_WAL = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA wal_autocheckpoint = 0")
+conn.execute("INSERT INTO events (at, actor, action, detail) VALUES ('x', 'w', 'pending', '{}')")
+print("written", flush=True)
+time.sleep(86400)
+"""
 
 
 def _file_size_cap(limit: int):

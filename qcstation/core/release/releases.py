@@ -8,7 +8,10 @@
   file per split, as the curator chose at approval: :mod:`.splits`), ``README.md``
   (datasheet, opening with the metadata block ``datasets.load_dataset`` reads) and
   ``manifest.json`` (sha256 of the other files). Everything is derived from the frozen rows,
-  so exporting twice gives identical bytes.
+  so exporting twice gives identical bytes. The export is recorded in the event log (what
+  ``release list`` shows as "exported to"), except from a database opened read-only
+  (:attr:`db.store.Store.read_only`: its folder is on a read-only mount), which exports all
+  the same.
 * :func:`diff_releases` compares two versions of a release record by record.
 
 Which seeds go in: active seeds whose four dimensions (understanding, reasoning,
@@ -693,10 +696,11 @@ def export_release(store: Store, name: str, version: str, out_root: Path = Path(
     except OSError as exc:
         raise ReleaseError(f"cannot write the export to {out}: {os_reason(exc)}; nothing "
                            "was left half-written", title="Export failed") from exc
-    store.event(current_actor(), "release.exported", "release", int(row["id"]), {
-        "name": name, "version": version, "dir": str(out.resolve()),
-        "files": {**files, "manifest.json": {"sha256": sha256_bytes(man), "bytes": len(man)}},
-    })
+    if not store.read_only:   # a database on a read-only mount exports without recording it
+        store.event(current_actor(), "release.exported", "release", int(row["id"]), {
+            "name": name, "version": version, "dir": str(out.resolve()),
+            "files": {**files, "manifest.json": {"sha256": sha256_bytes(man), "bytes": len(man)}},
+        })
     return out
 
 

@@ -24,10 +24,13 @@ release approved, and a ``reference`` evaluation run scored — and its rows are
 SQL (ids offset, ``orig_id`` suffixed ``~k``) until there are N seeds. So row contents and shapes are
 the real ones; only their number is multiplied. Building 1M takes several minutes and ~10 GB of disk.
 
-Usage: ``python bench/scale.py [--seeds 1000000] [--db PATH] [--runs 3] [--only commands|screens]``
+Usage: ``python bench/scale.py [--seeds 1000000] [--db PATH] [--runs 3] [--only commands|screens]
+[--screens queue,results] [--load 1]``
 (``--db PATH`` keeps the database: built there when missing, reused when present. The load
 average is printed with each table: on a shared machine it says how far the wall clock
-is stretched.)
+is stretched. ``--screens`` times only the screens named, ``--load N`` keeps N other processes
+busy meanwhile, one core each: the "loaded machine" of the targets. Each key's wall clock and
+CPU are printed after the table, in the order pressed.)
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import argparse
 import functools
 import asyncio
 import json
+import multiprocessing
 import os
 import resource
 import sqlite3
@@ -305,13 +309,18 @@ def _screens(db: Path) -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
 
     out: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
         ("review", lambda: ReviewScreen(None), ("g", "g", "down", "up")),
-        ("queue", lambda: QueueScreen(), ("down", "down", "down", "up", "f", "f")),
+        # f cycles the state filter through every state and back to none; pagedown and end
+        # move past the first page (its next page is read as the cursor nears its end)
+        ("queue", lambda: QueueScreen(), ("down", "down", "down", "up", "f", "f", "f", "f",
+                                          "f", "f", "pagedown", "ctrl+end", "ctrl+home")),
         ("releases", lambda: ReleasesScreen(), ("down", "up", "down", "up")),
         ("runs", lambda: RunsScreen(), ("down", "up", "down", "up")),
     ]
     if run_id:
         out += [("results", lambda: ResultsScreen((run_id,)),
-                 ("down", "down", "down", "up", "f", "f", "right_square_bracket")),
+                 ("down", "down", "down", "up", "f", "f", "right_square_bracket",
+                  "right_square_bracket", "left_square_bracket", "m", "v", "o", "d", "r",
+                  "x", "p", "p")),
                 ("charts", lambda: ChartsScreen([run_id]), ("t", "m", "t"))]
         if seed:
             out.append(("side by side", lambda: SideBySideScreen(run_id, run_id, int(seed[0])),
@@ -417,7 +426,13 @@ def _key_note(times: list[tuple[str, float, float]]) -> str:
             f"max {wall * 1000:.0f} ms ({cpu * 1000:.0f} cpu, {key}){slow}")
 
 
-def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
+#: each screen's keys as timed: (screen, [(key, wall, CPU seconds)]), printed key by key
+KEY_TIMES: list[tuple[str, list[tuple[str, float, float]]]] = []
+
+
+def time_screens(db: Path, only: set[str] | None = None
+                 ) -> list[tuple[str, float, float, float, str]]:
+    """The dashboard's first frame and keys, then each screen's (``only``: these names)."""
     from qcstation.app import make_app
     from qcstation.common.config import load_config
 
@@ -445,12 +460,16 @@ def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
             keys = await _keys(app, pilot, ("down", "up", "down", "up"))
             return (took, cpu, first if first is not None else float("nan"), idle, keys)
 
-    took, cpu, first, inside, keys = asyncio.run(dashboard())
-    rows.append(("dashboard (app start → idle)", took, cpu, 1.0,
-                 f"{inside:.2f} s after mount, first data {first:.2f} s; " + _key_note(keys)))
+    if only is None or "dashboard" in only:
+        took, cpu, first, inside, keys = asyncio.run(dashboard())
+        rows.append(("dashboard (app start → idle)", took, cpu, 1.0,
+                     f"{inside:.2f} s after mount, first data {first:.2f} s; " + _key_note(keys)))
+        KEY_TIMES.append(("dashboard", keys))
     for label, factory, keys_to_press in _screens(db):
+        if only is not None and label not in only:
+            continue
         async def one(factory: Callable[[], Any] = factory,
-                      keys_to_press: tuple[str, ...] = keys_to_press
+                      keys_to_press: tuple[str, ...] = keys_to_press, label: str = label
                       ) -> tuple[float, float, str]:
             app = make_app(db, config=config, account="ann")
             async with app.run_test(size=(80, 24)) as pilot:
@@ -459,7 +478,9 @@ def time_screens(db: Path) -> list[tuple[str, float, float, float, str]]:
                 app.push_screen(factory())
                 await _wait_idle(app, pilot)
                 took, cpu = time.perf_counter() - t0, _cpu() - c0
-                return took, cpu, _key_note(await _keys(app, pilot, keys_to_press))
+                times = await _keys(app, pilot, keys_to_press)
+                KEY_TIMES.append((label, times))
+                return took, cpu, _key_note(times)
 
         try:
             took, cpu, note = asyncio.run(one())
@@ -510,6 +531,23 @@ def _table(title: str, rows: list[tuple[str, float, float, float, str]]) -> None
         print(f"  {label:34} {secs:7.2f}s {cpu:7.2f}s  {tgt:>7}  {verdict:4} {note}")
 
 
+def _print_keys() -> None:
+    """Every key timed, in the order pressed: wall (CPU) in ms, against 100 ms."""
+    if not KEY_TIMES:
+        return
+    print(f"\nkeys, in the order pressed: wall ms (cpu ms), * over 100 ms wall — {_load()}")
+    for screen, times in KEY_TIMES:
+        cells = [f"{key} {wall * 1000:.0f}{'*' if wall >= 0.1 else ''} ({cpu * 1000:.0f})"
+                 for key, wall, cpu in times]
+        print(f"  {screen:13} " + ", ".join(cells))
+
+
+def _burn() -> None:
+    """Keep one core busy until terminated (another user of the machine)."""
+    while True:
+        pass
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=1_000_000)
@@ -517,7 +555,23 @@ def main() -> None:
     ap.add_argument("--db", type=Path, help="reuse (or build at) this database")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", choices=("commands", "screens", "startup"))
+    ap.add_argument("--screens", help="comma-separated: time only these screens "
+                    "(dashboard, review, queue, releases, runs, results, charts, side by side)")
+    ap.add_argument("--load", type=int, default=0, metavar="N",
+                    help="processes kept busy meanwhile, one core each (default 0)")
     args = ap.parse_args()
+    burners = [multiprocessing.get_context("spawn").Process(target=_burn, daemon=True)
+               for _ in range(max(0, args.load))]
+    for b in burners:
+        b.start()
+    try:
+        _main(args)
+    finally:
+        for b in burners:
+            b.terminate()
+
+
+def _main(args: argparse.Namespace) -> None:
     db = args.db
     if db is None:
         db = Path(tempfile.mkdtemp(prefix="qcstation-scale-")) / "scale.db"
@@ -529,7 +583,8 @@ def main() -> None:
     k = conn.execute("SELECT COUNT(*) FROM eval_scores").fetchone()[0]
     conn.close()
     print(f"database {db}: {n:,} seeds, {k:,} eval scores, "
-          f"{db.stat().st_size / 2**30:.1f} GiB; {os.cpu_count()} cores; {_load()}")
+          f"{db.stat().st_size / 2**30:.1f} GiB; {os.cpu_count()} cores; {_load()}; "
+          f"{args.load} busy process{'es' if args.load != 1 else ''} beside")
     _migrate(db)
     if args.only in (None, "startup"):
         _table("CLI start-up", time_startup(args.runs))
@@ -537,7 +592,9 @@ def main() -> None:
         _table(f"read-only commands (median of {args.runs}, fresh process each)",
                time_commands(db, args.runs))
     if args.only in (None, "screens"):
-        _table("first frame of every screen (80x24, headless)", time_screens(db))
+        only = {n.strip() for n in args.screens.split(",")} if args.screens else None
+        _table("first frame of every screen (80x24, headless)", time_screens(db, only))
+        _print_keys()
     print(json.dumps({"seeds": n, "eval_scores": k}))
 
 

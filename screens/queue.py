@@ -23,7 +23,8 @@ from textual.widgets import DataTable, Header, Input
 from textual.worker import Worker
 
 from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
-from qcstation.core.review.items import ReviewItem, get_item
+from qcstation.core.review.items import ReviewItem, get_items
+from qcstation.common.errors import ReviewError
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.text_field import TextField
 from qcstation.widgets.fixed_table import FixedTable
@@ -59,10 +60,11 @@ class QueueTable(FixedTable):
 #: built 16 rows more than the 34 of this one for the 8 that show at 80x24
 FIRST_PAGE = 34
 MORE_MARGIN = 10
-#: the rows above and below the cursor's whose items are read with its own: a cursor key
-#: then shows its row's item in the key's own paint (read again behind it, painted again
-#: only if it changed), not in a second paint after a worker's read (at 1M seeds and load
-#: 15, 30-60 ms of a 10 ms key's wall clock)
+#: the rows above and below the cursor's whose items are read again with its own when it
+#: moves. Every row's item comes with the rows (the queue builds it to find its state): a
+#: cursor key, a page down or a jump to the end shows its row's item in the key's own paint
+#: (read again behind it, painted again only if it changed), not in a second paint after a
+#: worker's read (at 1M seeds and load 15, 30-60 ms of a 10 ms key's wall clock)
 NEAR_ROWS = 1
 
 
@@ -111,11 +113,10 @@ class QueueScreen(QCScreen):
     class RowsLoaded(Message):
         def __init__(self, rows: list[QueueRow], filters: dict[str, str], limit: int = MAX_ROWS,
                       generation: int = 0, after: tuple[str, int] | None = None,
-                      first: ReviewItem | None = None,
-                      near: dict[int, ReviewItem] | None = None) -> None:
+                      items: dict[int, ReviewItem] | None = None, text: str = "") -> None:
             self.limit = limit
-            self.first = first          # the cursor's row's item, read with the rows
-            self.near = near or {}      # ... and the items of the rows beside it
+            self.items = items or {}    # each row's item, read with the rows, by item id
+            self.text = text            # the filter as typed (shown in the box with the rows)
             self.generation = generation
             self.after = after          # rows that follow this row (dimension, item id)
             super().__init__()
@@ -144,8 +145,12 @@ class QueueScreen(QCScreen):
         self.rows: list[QueueRow] = []
         self.item: ReviewItem | None = None
         self.showing: int | None = None  # the item id shown or being read for the pane
-        #: the items of the rows beside the shown one (NEAR_ROWS), read with it, by item id
+        #: the items of the rows shown, by item id: read with the rows, and each again with
+        #: the rows beside it when the cursor comes to it (NEAR_ROWS)
         self.near: dict[int, ReviewItem] = {}
+        #: the filter a key set (f) that is not in the box yet: it is shown there with its
+        #: rows, in one paint (set at once, the box was painted alone, then the rows)
+        self.pending_text: str | None = None
         self.drawing = False     # the rows are being drawn: the cursor's moves are not the user's
         self.busy = False
         self.more = False        # only the first page is shown; more rows may follow
@@ -190,14 +195,17 @@ class QueueScreen(QCScreen):
             "stay in the log.")
 
     # -- loading -----------------------------------------------------------------------
-    def action_reload(self) -> None:
+    def action_reload(self, text: str | None = None) -> None:
+        """Read the rows again, with the filter in the box, or ``text`` (shown in the box
+        when its rows come)."""
         self.busy = True
         self.generation += 1
         self.more = self.loading_more = False
-        self.near = {}
-        self.filters = parse_filter(self.query_one("#queue_filter", Input).value)
-        self._load(self.filters, self._page_size(), self.generation,
-                   at=self.query_one("#queue_table", DataTable).cursor_row)
+        self.pending_text = text
+        if text is None:
+            text = self.query_one("#queue_filter", Input).value
+        self.filters = parse_filter(text)
+        self._load(self.filters, self._page_size(), self.generation, text=text)
 
     def _page_size(self) -> int:
         return max(FIRST_PAGE, self.app.size.height + MORE_MARGIN)
@@ -217,25 +225,15 @@ class QueueScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Reading the curator queue")
     def _load(self, filters: dict[str, str], limit: int = MAX_ROWS, generation: int = 0,
-              after: tuple[str, int] | None = None, at: int = 0) -> None:
+              after: tuple[str, int] | None = None, text: str = "") -> None:
+        # each row's item comes with it (the queue builds it to find its state): the
+        # cursor's row's item is drawn with the rows, in one pass, and any row the cursor
+        # moves to shows its item in the key's own paint
+        items: dict[int, ReviewItem] = {}
         with self.qc_app.open_store() as store:
-            rows = queue(store, limit=limit, after=after, **filters)
-            # a new list's cursor stays on its row (``at``, or the last): that row's item is
-            # read with the rows, so they are drawn in one pass, not a second worker and layout
-            first, near = None, {}
-            if rows and after is None:
-                at = min(at, len(rows) - 1)
-                first = get_item(store, rows[at].item_id)
-                near = self._read_near(store, [r.item_id for r in rows], at)
-        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, first,
-                                          near))
+            rows = queue(store, limit=limit, after=after, items=items, **filters)
+        self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, items, text))
 
-    @staticmethod
-    def _read_near(store: Any, ids: list[int], at: int) -> dict[int, ReviewItem]:
-        """The items of the rows within NEAR_ROWS of row ``at`` (``ids``: the rows' items)."""
-        return {ids[i]: get_item(store, ids[i])
-                for i in range(max(0, at - NEAR_ROWS), min(len(ids), at + NEAR_ROWS + 1))
-                if i != at}
 
     @on(RowsLoaded)
     def _rows_loaded(self, message: RowsLoaded) -> None:
@@ -250,6 +248,7 @@ class QueueScreen(QCScreen):
                 return
             start = len(self.rows)
             self.rows = self.rows + message.rows
+            self.near.update(message.items)
             self.loading_more = False
             self.more = len(message.rows) >= message.limit and len(self.rows) < MAX_ROWS
             if self._widths(self.rows) != self._widths(self.rows[:start]):
@@ -269,6 +268,11 @@ class QueueScreen(QCScreen):
         self.busy = self.loading_more = False
         self.more = more
         self.rows = message.rows
+        self.near = dict(message.items)
+        if self.pending_text is not None:
+            # the filter a key set, in the box with its rows (one paint)
+            self.pending_text = None
+            self.query_one("#queue_filter", Input).value = message.text
         keep = table.cursor_row
         with self._drawing():
             table.clear(columns=True)
@@ -281,9 +285,10 @@ class QueueScreen(QCScreen):
                 table.move_cursor(row=min(keep, len(message.rows) - 1))
         if message.rows:
             item_id = message.rows[table.cursor_row].item_id
-            if message.first is not None and message.first.item_id == item_id:
+            first = message.items.get(item_id)
+            if first is not None:
                 self.showing = item_id
-                self._item_shown(self.ItemShown(message.first, message.near))
+                self._item_shown(self.ItemShown(first))
             else:
                 self._show(item_id, again=True)
         else:
@@ -373,16 +378,17 @@ class QueueScreen(QCScreen):
         self.query_one("#queue_filter", Input).focus()
 
     def action_cycle_state(self) -> None:
-        box = self.query_one("#queue_filter", Input)
-        filters = parse_filter(box.value)
-        current = filters.get("state")
+        """The next state of :data:`STATE_CYCLE` in the filter; the box shows it with the
+        rows it finds (a key pressed again meanwhile cycles on from it)."""
+        text = (self.pending_text if self.pending_text is not None
+                else self.query_one("#queue_filter", Input).value)
+        current = parse_filter(text).get("state")
         nxt = STATE_CYCLE[(STATE_CYCLE.index(current) + 1) % len(STATE_CYCLE)] \
             if current in STATE_CYCLE else None
-        words = [w for w in box.value.split() if not w.lower().startswith("state:")]
+        words = [w for w in text.split() if not w.lower().startswith("state:")]
         if nxt:
             words.insert(0, f"state:{nxt.replace(' ', '-')}")
-        box.value = " ".join(words)
-        self.action_reload()
+        self.action_reload(" ".join(words))
 
     def _cursor_moved(self, new: Any) -> None:
         """The cursor's row, shown as the cursor moves (in the key's own handling): its
@@ -422,7 +428,7 @@ class QueueScreen(QCScreen):
         near = self.near.get(item_id)
         if near is not None and not again:
             # read with the row beside it: shown with the cursor's move, read again below
-            self._item_shown(self.ItemShown(near, self.near))
+            self._item_shown(self.ItemShown(near))
         at = self.query_one("#queue_table", DataTable).cursor_row
         ids = [r.item_id for r in self.rows]
         self._load_item(item_id, ids, at if 0 <= at < len(ids) and ids[at] == item_id else -1)
@@ -430,16 +436,23 @@ class QueueScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="items",
           description="Reading the item")
     def _load_item(self, item_id: int, ids: list[int], at: int) -> None:
+        # the item and those of the rows within NEAR_ROWS of its row ``at``, read together
+        near_ids = ([ids[i] for i in range(max(0, at - NEAR_ROWS),
+                                           min(len(ids), at + NEAR_ROWS + 1)) if i != at]
+                    if at >= 0 else [])
         with self.qc_app.open_store() as store:
-            item = get_item(store, item_id)
-            near = self._read_near(store, ids, at) if at >= 0 else {}
-        self.post_message(self.ItemShown(item, near))
+            read = get_items(store, [item_id, *near_ids])
+        if item_id not in read:
+            raise ReviewError(f"no review item #{item_id}", title="No such item")
+        item = read.pop(item_id)
+        self.post_message(self.ItemShown(item, read))
 
     @on(ItemShown)
     def _item_shown(self, message: ItemShown) -> None:
         if message.item.item_id != self.showing:
             return              # the cursor moved on since: its item is being read
-        self.near = {**message.near, message.item.item_id: message.item}
+        self.near.update(message.near)
+        self.near[message.item.item_id] = message.item
         if message.item == self.item:
             return              # read again (a reload) and unchanged: the pane stays as drawn
         self.item = message.item
@@ -556,6 +569,10 @@ class QueueScreen(QCScreen):
 
     def worker_failed(self, worker: Worker[object]) -> None:
         self.busy = False
+        if worker.group == "loaders" and self.pending_text is not None:
+            # the filter a key set is shown even when its rows could not be read
+            self.query_one("#queue_filter", Input).value = self.pending_text
+            self.pending_text = None
 
     def action_back(self) -> None:
         if self.focused is self.query_one("#queue_filter"):

@@ -290,7 +290,8 @@ def _queue_state(item: ReviewItem, open_reject: Callable[[ReviewItem], bool]) ->
 def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
           annotator: str | None = None, reason: str | None = None, source: str | None = None,
           text: str | None = None, scope: str | None = None, limit: int = 1000,
-          after: tuple[str, int] | None = None) -> list[QueueRow]:
+          after: tuple[str, int] | None = None,
+          items: dict[int, ReviewItem] | None = None) -> list[QueueRow]:
     """Every sampled item, newest versions last, with the state a curator acts on, filtered
     by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
     annotator (account, case-insensitive), reason (a substring, case-insensitive), source,
@@ -301,6 +302,8 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
     The rows are in queue order, (dimension, item id); ``after`` = the last row's
     (dimension, item_id) continues from there: the next ``limit`` rows, the same as the
     rows that follow it in one longer read, without reading the rows before it again.
+    ``items``, when given, gets each row's item (as :func:`get_item` reads it) by item id:
+    the workstation shows the cursor's row's item without reading it again.
     """
     if state is not None and state not in QUEUE_STATES:
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
@@ -337,6 +340,8 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         if needle and not any(needle in r.casefold() for r in reasons):
             continue
         rows.append(_queue_row(it, st, reasons))
+        if items is not None:
+            items[it.item_id] = it
         if len(rows) >= limit:
             break
     return rows

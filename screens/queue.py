@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Input
 from textual.worker import Worker
 
-from qcstation.core.review.curation import QueueRow, exclude_seed, queue, resolve_item
+from qcstation.core.review.curation import QueueRow, exclude_seed, queue_and_items, resolve_item
 from qcstation.core.review.items import ReviewItem, get_items
 from qcstation.common.errors import ReviewError
 from qcstation.common.safe import one_line, printable
@@ -229,9 +229,8 @@ class QueueScreen(QCScreen):
         # each row's item comes with it (the queue builds it to find its state): the
         # cursor's row's item is drawn with the rows, in one pass, and any row the cursor
         # moves to shows its item in the key's own paint
-        items: dict[int, ReviewItem] = {}
         with self.qc_app.open_store() as store:
-            rows = queue(store, limit=limit, after=after, items=items, **filters)
+            rows, items = queue_and_items(store, limit=limit, after=after, **filters)
         self.post_message(self.RowsLoaded(rows, filters, limit, generation, after, items, text))
 
 

@@ -111,8 +111,8 @@ async def test_the_state_key_shows_the_filter_with_its_rows(
     rows came cycles on from the state asked for."""
     import screens.queue as queue_screen
 
-    gate = Gate(queue_screen.queue)
-    monkeypatch.setattr(queue_screen, "queue", gate)
+    gate = Gate(queue_screen.queue_and_items)
+    monkeypatch.setattr(queue_screen, "queue_and_items", gate)
     app = make_app(queue_db, config=make_config(curators=["carol"]), account="carol")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -163,7 +163,7 @@ async def test_a_failed_read_still_shows_the_filter_asked_for(
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, QueueScreen)
-        monkeypatch.setattr(queue_screen, "queue", broken)
+        monkeypatch.setattr(queue_screen, "queue_and_items", broken)
         await pilot.press("f")
         await settle(pilot)
         assert screen.query_one("#queue_filter", Input).value == "state:rejected"

@@ -80,8 +80,8 @@ gate.dashboard_counts(store, *, threshold, confidence, dimensions) -> dict
 curation.exclude_seed(store, seed_id, *, actor, reason, curators) -> dict
 curation.resolve_item(store, item_id, *, kind, verdict, reason, actor, curators) -> dict
 curation.queue(store, *, state=None, dimension=None, annotator=None, reason=None,
-               source=None, text=None, scope=None, limit=1000, after=None,
-               items=None) -> list[QueueRow]    (items: a dict that gets each row's item)
+               source=None, text=None, scope=None, limit=1000, after=None) -> list[QueueRow]
+curation.queue_and_items(store, **the same) -> (rows, {item id: ReviewItem})
 team.team_stats(store, dimensions) -> {"annotators": [...], "agreement": {dim: {...}}}
 fixes.fix_in_place(store, item_id, text, *, actor, reason=None, display=None,
                    curators=None) -> dict

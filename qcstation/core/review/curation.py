@@ -33,6 +33,7 @@ from qcstation.core.review.queries import LIVE_SEED_STATUSES, check_dimension, r
 __all__ = [
     "EXCLUDED_STATUS", "EXCLUDED_REASON", "RESOLUTION_KINDS", "QUEUE_STATES", "QueueRow",
     "exclude_seed", "excluded_seeds", "resolve_item", "override", "settle", "queue",
+    "queue_and_items",
     "fresh_round",
 ]
 
@@ -290,8 +291,7 @@ def _queue_state(item: ReviewItem, open_reject: Callable[[ReviewItem], bool]) ->
 def queue(store: Store, *, state: str | None = None, dimension: str | None = None,
           annotator: str | None = None, reason: str | None = None, source: str | None = None,
           text: str | None = None, scope: str | None = None, limit: int = 1000,
-          after: tuple[str, int] | None = None,
-          items: dict[int, ReviewItem] | None = None) -> list[QueueRow]:
+          after: tuple[str, int] | None = None) -> list[QueueRow]:
     """Every sampled item, newest versions last, with the state a curator acts on, filtered
     by state (see :data:`QUEUE_STATES`; ``rejected`` matches both rejected states), dimension,
     annotator (account, case-insensitive), reason (a substring, case-insensitive), source,
@@ -302,9 +302,21 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
     The rows are in queue order, (dimension, item id); ``after`` = the last row's
     (dimension, item_id) continues from there: the next ``limit`` rows, the same as the
     rows that follow it in one longer read, without reading the rows before it again.
-    ``items``, when given, gets each row's item (as :func:`get_item` reads it) by item id:
-    the workstation shows the cursor's row's item without reading it again.
     """
+    return queue_and_items(store, state=state, dimension=dimension, annotator=annotator,
+                           reason=reason, source=source, text=text, scope=scope, limit=limit,
+                           after=after)[0]
+
+
+def queue_and_items(store: Store, *, state: str | None = None, dimension: str | None = None,
+                    annotator: str | None = None, reason: str | None = None,
+                    source: str | None = None, text: str | None = None,
+                    scope: str | None = None, limit: int = 1000,
+                    after: tuple[str, int] | None = None
+                    ) -> tuple[list[QueueRow], dict[int, ReviewItem]]:
+    """:func:`queue`'s rows, and each row's item (as :func:`get_item` reads it) by item id:
+    the queue builds them to find their states, and the workstation shows them without
+    reading them again."""
     if state is not None and state not in QUEUE_STATES:
         raise ReviewError(f"unknown state {state!r}; choose from {', '.join(QUEUE_STATES)}")
     if dimension is not None:
@@ -312,6 +324,7 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
     open_by_seed: dict[tuple[int, str], bool] = {}
     latest_item: dict[tuple[int, str], int] = {}
     rows: list[QueueRow] = []
+    items: dict[int, ReviewItem] = {}
     needle = (reason or "").casefold().strip()
     sql, params = _queue_candidates_sql(state, dimension, annotator, source, scope)
 
@@ -340,11 +353,10 @@ def queue(store: Store, *, state: str | None = None, dimension: str | None = Non
         if needle and not any(needle in r.casefold() for r in reasons):
             continue
         rows.append(_queue_row(it, st, reasons))
-        if items is not None:
-            items[it.item_id] = it
+        items[it.item_id] = it
         if len(rows) >= limit:
             break
-    return rows
+    return rows, items
 
 
 #: the states few items are in, found from the rows that make them rather than by paging

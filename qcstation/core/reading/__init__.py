@@ -21,6 +21,8 @@ Modules, bottom up (a module imports only those above it in this list)
                  ``drop_computations`` (a line less its written computations, one pass).
 ``textnumbers``  numbers as a question or a solution writes them (digits, fractions,
                  number words, calculator annotations), read with a bounded cache.
+``word_values``  the values of number words ("forty-two") and word givens ("half", "a dozen"):
+                 data, re-exported by ``words``.
 ``words``        the words a number is written with (question occurrences, solution lines,
                  word givens such as "half", word stems; a size the solution names a thing by,
                  "the 2 x 4s": no place): what the rules tie a given to and what the checks read again.

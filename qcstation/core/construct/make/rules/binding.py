@@ -6,6 +6,7 @@ For one use of a value the question states, in this order:
 
 1. the words the solution writes right after it, then the phrase after it ("$1 extra",
    "2 skeins per pair of mittens"): the place whose words share the most;
+   a money place never agrees with a use the line writes as a count of what it prices ("2 cards");
 2. a unit factor the solution names ("100%", "60 minutes") where every place names something
    else: not a given (:mod:`.constants` names the factor);
 3. the same words at two places ("depreciated 30%", "another 30%"): the question sentence
@@ -204,11 +205,8 @@ class Binder:
         occ = self.by_value.get(v, [])
         stems: frozenset[str] = frozenset()
         agree: list[int] = []
-        # "$6/card * 2 cards" where the question's 2 is "3 $2 cards": a count of cards is no price
-        # of a card; a place written as money agrees with no use the line writes as a count of its
-        # priced thing (another place, or no rule, reads it)
-        counted = counted_noun(line, v, nth) if line else None
-        priced = [j for j in occ if counted is not None and "$" in self.nums[j].stems and counted in self.nums[j].stems]
+        counted = counted_noun(line, v, nth) if line else None  # "$6/card * 2 cards": no price of "3 $2 cards"
+        priced = [j for j in occ if counted is not None and {"$", counted} <= self.nums[j].stems]
         for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
             stems = solution_stems(line, v, limit, nth) if line else frozenset()
             agree = [j for j in self._best(occ, stems) if j not in priced]

@@ -1,5 +1,5 @@
 """The values of numbers written as words: the number words ("seven", "forty-two") and the word
-givens ("half", "twice", "a dozen", "two-thirds"), with the values a solution writes
+givens ("half", "twice", "a dozen", "two-thirds", "halfway"), with the values a solution writes
 for each. Data only, read by :mod:`.words` (which re-exports both tables) and the readers above it.
 """
 
@@ -23,6 +23,7 @@ NUMBER_WORD_VALUES.update({f"{t}-{u}": NUMBER_WORD_VALUES[t] + NUMBER_WORD_VALUE
 #: (half of x is x/2 or x*1/2); each is a given of its own, tied to its words
 WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "half": (Fraction(1, 2), Fraction(2)),
+    "halfway": (Fraction(1, 2), Fraction(2)),  # "charged her phone halfway" / "26 / 2"
     "twice": (Fraction(2),),
     "double": (Fraction(2),),
     "doubled": (Fraction(2),),

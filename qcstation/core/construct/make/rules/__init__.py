@@ -29,7 +29,7 @@ The modules and their contract (each imports only the ones above it):
 ``phrases``     a phrase read as whole words (``has_phrase``, ``phrase_re``).
 ``result``      :class:`RuleStep`, :class:`RuleResult` (what every rule returns) and the
                 SMT-LIB script built from steps.
-``implied``     quantities the words imply (a coin's worth, an animal's legs, a month's days, the "another
+``implied``     quantities the words imply (a coin's worth, an animal's legs, a shape's sides, a month's days, the "another
                 hour" beside a stated "1 hour"; a list's count, "her mom and her sister" too: its word
                 given): named constants a number is only where the question and its line name them.
 ``dimensions``  a factor that multiplies or divides a quantity into a result of the same unit

@@ -53,6 +53,7 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(2), r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b", "k_ways_of_a_round_trip"),
     (Fraction(2), r"\bevery (?:second|other)\b", "k_every_second"),
     (Fraction(2), r"\bpairs?\b", "k_per_pair"),
+    (Fraction(2), r"\bcouples?\b|\bpaired\b", "k_per_couple"),
     (Fraction(2), r"\bbicycles?\b|\bbikes?\b", "k_wheels_per_bicycle"),
     (Fraction(3), r"\btricycles?\b", "k_wheels_per_tricycle"),
     (Fraction(2), r"\bboth\b", "k_both"),
@@ -88,6 +89,7 @@ _LINE_WORDS: dict[str, re.Pattern[str]] = {
                                          re.I),
     "k_every_second": re.compile(r"\bevery (?:second|other)\b", re.I),
     "k_per_pair": re.compile(r"\bpairs?\b", re.I),
+    "k_per_couple": re.compile(r"\bcouples?\b", re.I),
     "k_wheels_per_bicycle": re.compile(r"\b(?:bi(?:ke|cycle)s?|bike)\b.*\b(?:tires?|wheels?)\b"
                                        r"|\b(?:tires?|wheels?)\b.*\bbi(?:ke|cycle)s?\b", re.I),
     "k_wheels_per_tricycle": re.compile(r"\btricycles?\b", re.I),

@@ -1,5 +1,6 @@
 """Quantities the words imply (issue 26.1): a coin's worth, an animal's legs, a month's days, a
-weekend's two days, a decade, ten fingers... Each is a named constant (``k_<what>``) that a
+weekend's two days, a decade, ten fingers, a person's two eyes, a shape's sides (never "square
+feet")... Each is a named constant (``k_<what>``) that a
 step's number is only where both the question and the step's line name it; never a given of
 equal value, never an earlier result of equal value, never borrowed by a line that does not name
 it. :func:`implied_constant` is asked by the binder (:mod:`.binding`: not the question's number of
@@ -49,6 +50,8 @@ _COINS = (("quarter", r"\bquarters?\b(?!\s+(?:of|past|to|mile|hour|pound|inch)\b
           ("dime", r"\bdimes?\b", r"\bdimes?\b", 10),
           ("nickel", r"\bnickels?\b", r"\bnickels?\b", 5),
           ("penny", r"\bpenn(?:y|ies)\b", r"\bpenn(?:y|ies)\b", 1))
+#: a shape's name that is no unit of area ("square feet")
+_NO_UNIT = r"(?!\s+(?:feet|foot|meters?|metres?|inch(?:es)?|yards?|miles?|kilometers?|centimeters?|units?)\b)"
 _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     # a coin's worth: "5 * 25 = 125 cents" of "5 quarters", "140*$0.25" (dollars), "32/4 = 8 dollars
     # in quarters" (how many make a dollar: only as a divisor, see _PER_DOLLAR); a penny's 1 cent is a 1,
@@ -73,6 +76,13 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     (Fraction(10), r"\btoes\b", "k_toes", r"\btoes\b"),
     (Fraction(26), r"\balphabet\b", "k_letters_of_the_alphabet", r"\balphabet\b|\bletters\b"),
     (Fraction(2), r"\btwins\b", "k_twins", r"\btwins\b"),
+    # "How many eyes saw the airplane?" / "each student has two eyes ... 2*150": a person's two eyes
+    (Fraction(2), r"\beyes\b", "k_eyes_per_person", r"\beyes\b"),
+    # "6 cookie cutters shaped like triangles ... How many sides" / "The 6 triangles have 3 sides
+    # each, 6 * 3": a shape's sides, where both texts speak of sides and the line names the shape
+    *[(Fraction(n), rf"^(?=[\s\S]*\bsides?\b)[\s\S]*\b{shape}s?\b{_NO_UNIT}", f"k_sides_per_{shape}",
+       rf"\bsides?\b.*\b{shape}s?\b{_NO_UNIT}|\b{shape}s?\b{_NO_UNIT}.*\bsides?\b")
+      for n, shape in ((3, "triangle"), (4, "square"), (5, "pentagon"), (6, "hexagon"), (8, "octagon"))],
     # "4 more than half the number of states in the USA" / "the number of states in the USA is 50 ...
     # 1/2*50": a fact the words name, on a line that names the states
     (Fraction(50), r"\bstates\s+(?:in|of)\s+the\s+(?:usa|u\.s\.a?\.?|united\s+states)(?!\w)", "k_states_of_the_usa",

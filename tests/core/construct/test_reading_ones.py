@@ -188,3 +188,44 @@ def test_the_whole_of_a_percent_change_is_no_stated_one(gsm8k: dict, sid: str) -
     rule = rule_for_seed(gsm8k[sid])
     assert re.search(r"\(\+ 1 g\d+_pct\)", rule.smtlib)
     assert hard_flags("reasoning", {"smtlib": rule.smtlib, "givens": rule.givens}, gsm8k[sid]) == []
+
+
+@pytest.mark.parametrize(("question", "solution", "answer", "step"), [
+    # GSM8K train 975 (lane gold9's held-out seeds): "herself and her friends" in another sentence
+    ("Jessie invited 4 friends over to play. They made muffins for a snack and Jesse wants to divide them equally "
+     "between herself and her friends. If they made 20 muffins in total, how many will each person have?",
+     "There will be a total of 1 + 4 = <<1+4=5>>5 people who will share the muffins.\n"
+     "Each of them will have 20/5 = <<20/5=4>>4 muffins.", "4",
+     "(assert (= s1_people_share (+ k_one_herself g1_friends)))"),
+    # GSM8K train 3369: "three of Lilibeth's friends" beside "Lilibeth and her friends"
+    ("Lilibeth and her friends go strawberry picking. Lilibeth fills 6 baskets where each basket holds 50 "
+     "strawberries. If three of Lilibeth's friends pick the same amount as her, how many strawberries do Lilibeth "
+     "and her friends pick in all?",
+     "Lilibeth picks 6 x 50 = <<6*50=300>>300 strawberries.\nThere are 1 + 3 = <<1+3=4>>4 of them who are picking "
+     "strawberries.\nTherefore, they pick a total of 300 x 4 = <<300*4=1200>>1200 strawberries.", "1200",
+     "(assert (= s2_picking_strawberries (+ k_one_lilibeth g3_lilibeth)))"),
+    # GSM8K train 4251: the line says "Kingsley and her four friends"
+    ("Kingsley's teacher instructed her to find four friends to help her carry some chairs to the school hall to be "
+     "used for an upcoming event. If each student carried 5 chairs per trip and made 10 trips in total, what's the "
+     "total number of chairs taken to the hall?",
+     "Kingsley and her four friends sum up to 4+1 = <<4+1=5>>5 students carrying chairs.\nThe number of chairs "
+     "carried by each student after all the trips is 10*5 = <<10*5=50>>50\nSince each student carried 50 chairs, "
+     "the total number in the hall is 50*5 = <<50*5=250>>250", "250",
+     "(assert (= s1_students_carrying (+ g1_friends k_one_kingsley)))"),
+])
+def test_the_one_whose_friends_are_counted(question: str, solution: str, answer: str, step: str) -> None:
+    """"1 + 4 = 5 people" where the question counts "4 friends" and says whose they are ("herself and
+    her friends", "Lilibeth and her friends", or the line's "Kingsley and her four friends"): the one
+    who has them, ``k_one_<who>``, never moved by derive (these were refused: no words tied the 1)."""
+    seed = {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+    assert step in rule_for_seed(seed).smtlib.splitlines()
+
+
+def test_a_count_of_friends_whose_owner_no_words_name_leaves_its_1_refused() -> None:
+    """The same sum where nothing says whose the friends are (two names, no "and her friends")."""
+    seed = {"question": "Jessie and Mia invited 4 friends over to play. They want to divide 20 muffins equally. "
+                        "How many will each person have?",
+            "solution": "There will be a total of 1 + 4 = <<1+4=5>>5 people.\nEach of them will have 20/5 = "
+                        "<<20/5=4>>4 muffins.", "answer_text": "4", "source": "gsm8k"}
+    with pytest.raises(RuleError):
+        rule_for_seed(seed)

@@ -147,3 +147,43 @@ def test_two_lines_of_one_result_are_told_apart_by_their_order() -> None:
     steps = _asserts(seed)
     assert f"(assert (= s1_wheel_reach (* {daring} {ferris})))" in steps
     assert f"(assert (= s2_merry_round (* {children} {merry})))" in steps
+
+
+def test_a_common_verb_tells_no_two_sentences_apart() -> None:
+    """GSM8K train 4240 (lane gold9's reading): "didn't need to cook for 1 of his friends ... 10-1" where
+    the question says "1 of his friends didn't eat meat" and "Another one of his friends didn't eat
+    bread and would not need the buns": the second was chosen by the verb "need" alone, so a variant
+    moving the friend who eats no meat left the count of those cooked for unmoved. A common verb is no
+    word of a sentence's own; the words left tell the two 1s apart nowhere, and the seed is refused."""
+    seed = _seed(
+        "Alex was having a cookout Friday night and planned to serve burgers to his guests.  He planned to cook 3 "
+        "burgers for each guest and had invited 10 friends over.  1 of his friends didn't eat meat and said they "
+        "would bring their own food.  Another one of his friends didn't eat bread and would not need the buns.  The "
+        "burger buns came 8 to a pack.  How many packs of buns did Alex need to buy?",
+        "He invited 10 friends but he didn't need to cook for 1 of his friends so that left 10-1 = <<10-1=9>>9 friends "
+        "to cook for.\nHe was cooking 3 burgers per 9 guests so 3*9 = <<3*9=27>>27 burgers\nHe needed 27 burger buns "
+        "but 1 guest wouldn't eat the buns so now he needs 27-3 = <<27-3=24>>24\nHe will need to buy 24 buns and they "
+        "come 8 to a pack so he needs 24/8 = <<24/8=3>>3 packs of buns", "3")
+    try:
+        rule_for_seed(seed)
+    except RuleError as e:
+        assert "1 of his friends" in str(e)
+        return
+    assert _given_at(seed, "1 of his friends") in " ".join(_asserts(seed))
+
+
+def test_hours_of_class_and_of_homework_by_their_own_words() -> None:
+    """GSM8K train 6667: "3 hours + 3 hours + 4 hours = 10 hours in class" is the "four-hour class", "his 4
+    hours of small group work" the homework's "4 hours each week"; the verbs both sentences share
+    ("spend") had swapped them in the reading the place check refused."""
+    seed = _seed(
+        "David is taking a data analytics course that lasts for 24 weeks. The course consists of 2 three-hour classes "
+        "and 1 four-hour class each week. In addition, David must spend 4 hours each week working on small group "
+        "homework assignments. How many hours will he spend on this course?",
+        "Each week, David will spend 3 hours + 3 hours + 4 hours = <<3+3+4=10>>10 hours in class.\nAdd to that his 4 "
+        "hours of small group work, 4 + 10 = <<4+10=14>>14 hours a week.\nHe will spend 14 hours x 24 weeks = "
+        "<<14*24=336>>336 hours on the course.", "336")
+    cls, work = _given_at(seed, "four-hour"), _given_at(seed, "4 hours each")
+    steps = _asserts(seed)
+    assert any(s.startswith("(assert (= s1_") and f" {cls})" in s for s in steps), steps
+    assert any(s.startswith("(assert (= s2_") and f"(+ {work} " in s for s in steps), steps

@@ -263,9 +263,16 @@ def restated_before(line: str, value: Fraction) -> bool:
         and all(r > operands[0] for r in results)
 
 
+#: the stems of common verbs and quantity words (``_CLAUSE_STOP`` less ``_STOP``)
+_COMMON_VERBS = frozenset(stem(w) for w in _CLAUSE_STOP - _STOP)
+
+
 def best_sentence(pool: list[int], nums: Sequence[Any], question: str,
                    stems: frozenset[str]) -> list[int]:
-    """The places whose sentence in the question shares the most words with ``stems``."""
+    """The places whose sentence in the question shares the most words with ``stems``; a common
+    verb ("need", "buy", "get") is no such word ("didn't need to cook for 1 of his friends" names
+    neither "1 of his friends didn't eat meat" nor "Another one ... would not need the buns")."""
+    stems = stems - _COMMON_VERBS
     scores = {}
     for j in pool:
         start = nums[j].start

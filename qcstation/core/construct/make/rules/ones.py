@@ -17,7 +17,9 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
    the elevator with 8 other adults", "Fred and the others", "she and her friends", "each invited
    person says that they will also invite 2 of their friends" on a line of groups or people ("groups
    of 1 + 2"), the one person the question names on a line that says her own ("Including her own
-   seat, Alex is going to need 300 + 18 + 1"): the named constant ``k_one_<who>`` (``k_one_henry``,
+   seat, Alex is going to need 300 + 18 + 1"), the one whose counted friends they are where the question
+   or the line says so ("Jessie invited 4 friends ... between herself and her friends" / "1 + 4 = 5
+   people"): the named constant ``k_one_<who>`` (``k_one_henry``,
    ``k_one_himself``, ``k_one_his_teacher``, ``k_one_invited_person``, ``k_one_alex``).
 3. **a thing an article counts** that the line writes as "1 <noun>" ("a coach for each team" ...
    "2 teams * 1 coach per team", "each an ounce" ... "8 1-ounce beef tips"): ``k_one_a_coach``.
@@ -40,7 +42,7 @@ from fractions import Fraction
 from typing import Any
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
-from qcstation.core.reading.words import ANNOTATION, line_stems, solution_stems, stem
+from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, ANNOTATION, line_stems, solution_stems, stem
 from qcstation.core.construct.make.rules.implied import another_one, implied_names
 from qcstation.core.construct.make.rules.result import RuleError
 
@@ -68,6 +70,10 @@ _SHE_AND_HER = re.compile(r"\b(?:she and her|he and his) (?:friends|family|guest
 _EACH_ONE = re.compile(r"\beach\s+((?:[a-z]+\s+)?(?:person|guest|member|student|worker|player|visitor))\b[^.?!]*$")
 _OF_THEIR = re.compile(r"\s+of\s+(?:their|his|her)\s+(?:friends|guests|family|children|kids)\b")
 _GROUP_LINE = re.compile(r"\b(?:groups?|people|persons)\b", re.I)
+#: the stems of common verbs ("need", "buy"): no word that tells two sentences apart
+_COMMON_VERBS = frozenset(stem(w) for w in _CLAUSE_STOP - _STOP)
+#: the people a count names right after it ("4 friends", "three of Lilibeth's friends")
+_PEOPLE_AFTER = re.compile(r"\s+(?:of\s+[A-Z][a-z]+['’]s\s+)?(friends|classmates|cousins|siblings|teammates|roommates)\b")
 #: "Including her own seat": the one the question asks about, counted in
 _OWN_ONE = re.compile(r"\b(?:her|his|their) own\b", re.I)
 _CAPITAL = re.compile(r"\b([A-Z][a-z]+)(?:['’]s)?\b")
@@ -142,7 +148,7 @@ class _Ones:
         top = max(scores.values())
         agree = [self.places[i] for i, s in scores.items() if top and s == top]
         if len(agree) > 1:
-            ls = line_stems(line)
+            ls = line_stems(line) - _COMMON_VERBS  # "didn't need to cook for 1 of his friends": no "need" of a sentence
 
             def shared(p: Any) -> int:
                 a, b = _sentence(self.q, p.start)
@@ -198,6 +204,10 @@ class _Ones:
             who = {c for c in _CAPITAL.findall(self.q) if c not in _NOT_A_NAME}
             if len(who) == 1 and re.search(rf"\b{next(iter(who))}\b", line):
                 return [ONE_PREFIX + _slug(who.pop())]
+        if op == "+" and len(counts) == 1:
+            owner = self._one_with_own(counts[0], line)
+            if owner is not None:
+                return [ONE_PREFIX + _slug(owner)]
         m = _OTHERS_RE.search(self.q)
         if op == "+" and counts and m and m.group(1) not in _NOT_A_NAME:
             return [ONE_PREFIX + _slug(m.group(1))]
@@ -206,6 +216,22 @@ class _Ones:
             if first:
                 return [ONE_PREFIX + _slug(first[0])]
         return None
+
+    def _one_with_own(self, n: Any, line: str) -> str | None:
+        """"Jessie invited 4 friends ... between herself and her friends" / "1 + 4 = 5 people", "three
+        of Lilibeth's friends" beside "Lilibeth and her friends" / "1 + 3 = 4 of them", "find four
+        friends" / "Kingsley and her four friends 4+1": the one whose own the counted people are, where
+        the question or the line says "<who> and her <people>" of the noun the count names; her name
+        (or "herself"), when one such phrase is written."""
+        after = _PEOPLE_AFTER.match(self.q, n.start + len(n.text))
+        if after is None:
+            return None
+        noun = after.group(1).lower()
+        found = {m.group(1).lower() for text in (self.q, ANNOTATION.sub(" ", line))
+                 for m in re.finditer(rf"\b([A-Z][a-z]+|herself|himself)\s+and\s+(?:her|his|their)\s+(?:{_NUM}\s+)?"
+                                      rf"{noun}\b", text)
+                 if m.group(1) not in _NOT_A_NAME}
+        return found.pop() if len(found) == 1 else None
 
     # -- 3. a thing an article counts -------------------------------------------------
     def article(self, line: str, count: int) -> list[str] | None:

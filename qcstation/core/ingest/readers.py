@@ -28,6 +28,7 @@ import json
 import lzma
 import os
 import re
+import sys
 from collections import Counter
 import stat
 import zlib
@@ -103,11 +104,20 @@ def check_readable(path: Path) -> None:
         raise ImportFormatError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}{done}",
                                 title="File not readable") from exc
     encoding = foreign_encoding(head)
+    if encoding == BINARY:
+        raise ImportFormatError(
+            f"{path} is not text: a third or more of its first bytes are NUL (0x00); qcstation "
+            "reads UTF-8 text (JSON Lines, JSON, CSV): is this the right file? Nothing was imported",
+            title="Not text")
     if encoding:
         raise ImportFormatError(
             f"{path} is {encoding} text; qcstation reads UTF-8 (with or without BOM): convert it, "
             f"e.g. `iconv -f {encoding.split()[0]} -t UTF-8 {path} > converted{plain_suffix(path) or '.txt'}`",
             title="Not UTF-8")
+
+
+#: what :func:`foreign_encoding` says of a head that is neither UTF-16/32 nor text
+BINARY = "binary (not text)"
 
 
 def foreign_encoding(head: bytes) -> str | None:
@@ -124,7 +134,7 @@ def foreign_encoding(head: bytes) -> str | None:
             return "UTF-16LE"
         if sample[0::2].count(0) > len(sample) // 4 and sample[1::2].count(0) == 0:
             return "UTF-16BE"
-        return "binary (not text)"
+        return BINARY
     return None
 
 
@@ -404,6 +414,8 @@ def _json_error(exc: ValueError, line: bytes) -> str:
             pass
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON: {exc.msg}: column {exc.colno}"
+    if "integer string conversion" in str(exc):   # Python's own advice is not for the user
+        return f"invalid JSON: a number with more than {sys.get_int_max_str_digits():,} digits"
     return f"invalid JSON: {exc}"
 
 

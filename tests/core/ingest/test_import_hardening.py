@@ -125,3 +125,20 @@ def test_check_smt_reads_a_bounded_amount(tmp_path: Path) -> None:
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 2 and "larger than" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_binary_files_and_huge_integers_are_refused_in_words_of_their_own(store: Store, tmp_path: Path) -> None:
+    """attack9: a file whose head is mostly NUL bytes was "binary (not text) text", to be
+    converted with `iconv -f binary`; a 100,001-digit JSON integer's error told the user to
+    call sys.set_int_max_str_digits(). The integer costs its own row only."""
+    nul = tmp_path / "nul.jsonl"
+    nul.write_bytes((json.dumps(_gsm(0)) + "\n").encode() + b"\x00" * 1000 + b"\n")
+    with pytest.raises(ImportFormatError) as err:
+        import_file(store, nul, "gsm8k", source="nul")
+    assert "is not text" in str(err.value) and "iconv" not in str(err.value) and "text text" not in str(err.value)
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"question": "Tom has 3 apples and 4 more. How many?", "answer": 1' + "0" * 100_000
+                   + "}\n" + json.dumps(_gsm(1)) + "\n")
+    report = import_file(store, big, "gsm8k", source="big")
+    assert report.added == 1 and len(report.errors) == 1, report.errors
+    assert "more than 4,300 digits" in str(report.errors[0]) and "sys." not in str(report.errors[0])

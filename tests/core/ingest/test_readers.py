@@ -185,7 +185,7 @@ def test_gzip_bomb_is_refused_on_decompressed_bytes(store: Store, tmp_path: Path
     # zeros are not text: refused from the first 4 KB
     zeros = tmp_path / "zeros.jsonl.gz"
     zeros.write_bytes(gzip.compress(b"\0" * (10 << 20), 9) * 100)
-    with pytest.raises(ImportFormatError, match=r"zeros.jsonl.gz is binary \(not text\)"):
+    with pytest.raises(ImportFormatError, match=r"zeros.jsonl.gz is not text"):
         import_file(store, zeros, level="easy")
     assert nothing_stored(store)
 

@@ -289,3 +289,166 @@ def test_the_asking_sentence_annotations_and_lets_are_read_as_before_from_few_pl
                 assert now.findall(text) == old.findall(text), (before, text[:80])
         # before: every character of a hostile run was a place to read the rest of it from
         assert sum(1 for _ in re.finditer(starts, (unit * N)[:N] + "!", now.flags)) <= 2, before
+
+
+# --- lane lin3: the rest the scanner flagged (issue 30.4) ---
+
+class _Given:
+    """A compiled pattern that notes how much text each call may read: from ``pos`` to
+    ``endpos`` (the places it is tried at, each reading no further than ``endpos``)."""
+
+    def __init__(self, real: re.Pattern[str]) -> None:
+        self.real = real
+        self.given: list[int] = []
+        self.flags, self.pattern = real.flags, real.pattern
+
+    def _note(self, text: str, pos: int = 0, endpos: int | None = None) -> None:
+        self.given.append((len(text) if endpos is None else min(endpos, len(text))) - pos)
+
+    def search(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> re.Match[str] | None:
+        self._note(text, pos, endpos)
+        return self.real.search(text, pos, endpos)
+
+    def match(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> re.Match[str] | None:
+        self._note(text, pos, endpos)
+        return self.real.match(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> Any:
+        self._note(text, pos, endpos)
+        return self.real.finditer(text, pos, endpos)
+
+    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+        self._note(text)
+        return self.real.sub(repl, text, count)
+
+
+_OLD_RESULT = rf"[$€£]?\s*{inline.NUM_TXT}(?:\s*/\s*\d+(?!\d|\.\d))?(?:\s*%)?"
+_OLD_CHAIN = (rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{inline.EXPR_TXT})(?P<rest>(?:\s*=\s*(?:{inline.EXPR_TXT}|{_OLD_RESULT}))*?)"
+              rf"\s*=\s*(?P<res>{_OLD_RESULT})(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])")
+_OLD_LONG_OPERAND = rf"[$€£]?{inline.NUM_TXT}(?:\s+[A-Za-z][A-Za-z’'\-]*){{0,8}}"
+_OLD_LONG = (rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{_OLD_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*"
+             rf"{_OLD_LONG_OPERAND})+)\s*=\s*(?P<res>[$€£]?\s*{inline.NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)")
+
+
+def test_chains_are_found_as_the_regexes_found_them() -> None:
+    old_chain, old_long = re.compile(_OLD_CHAIN), re.compile(_OLD_LONG)
+    pieces = ["1", "12", " ", "=", " = ", "+", " + ", " x ", "x", "(", ")", "$", "/", " / ", "%", ".", ",", "5.5",
+              " apples", " a", "-", "−", "*", "1,000", "½", "٣"]
+    texts = _all_gsm8k_fields() + _hostile(pieces, count=6000, most=20)
+    found = 0
+    for text in texts:
+        for old, new, head, ends in ((old_chain, chains._CHAIN_RE, chains._CHAIN_HEAD, chains._chain_ends),
+                                     (old_long, chains._LONG_RE, chains._LONG_HEAD, chains._long_ends)):
+            before = [(m.span(), m.groupdict()) for m in old.finditer(text)]
+            assert [(m.span(), m.groupdict()) for m in chains._matches_before_an_end(text, new, head, ends(text))] \
+                == before, text[:80]
+            found += bool(before)
+    assert found > 1000        # (both patterns find chains in these texts)
+
+
+def test_a_chain_is_read_once_from_each_equals_sign(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a line of operations with "="s and no end ("1 + 1 = 1 + 1 = ... !"): before, the chain
+    # regex was tried from each operand and read the rest of the line each time
+    counted: dict[str, _Given] = {}
+    for name in ("_CHAIN_RE", "_CHAIN_HEAD", "_CHAIN_STEP", "_CHAIN_ENDS_AT", "_LONG_RE", "_LONG_HEAD", "_LONG_ENDS_AT"):
+        if hasattr(chains, name):
+            counted[name] = _Given(getattr(chains, name))
+            monkeypatch.setattr(chains, name, counted[name])
+    no_end = ("1 + 1 = " * N)[:N] + "1 + 1!"
+    assert chains.chained_computations(no_end) == []
+    eqs = no_end.count("=")
+    assert counted["_CHAIN_RE"].given == [] and counted["_CHAIN_HEAD"].given == []
+    assert len(counted["_CHAIN_STEP"].given) <= eqs and len(counted["_CHAIN_ENDS_AT"].given) == eqs
+    # a chain that ends ("... + 1 = 5") is searched for once, in the text before its "=", with
+    # at most 64 operations read from each place (as the inline reader)
+    ends = ("((1 + " * N)[:N] + "1 = 5"
+    for c in counted.values():
+        c.given.clear()
+    chains.chained_computations(ends)
+    assert sum(counted["_CHAIN_HEAD"].given) <= len(ends) and len(counted["_CHAIN_RE"].given) <= 1
+    assert sum(counted["_LONG_HEAD"].given) <= len(ends) and len(counted["_LONG_RE"].given) <= 1
+    assert "{1,64}" in chains._LONG_EXPR and "{1,64}" in inline.EXPR_TXT
+
+
+def test_a_unit_is_stripped_from_an_answer_as_before_from_its_last_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.core.reading import answers
+    old = re.compile(r"\s*(?:\^\{?[23]\}?|\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
+                     r"[a-zA-Z](?:[a-zA-Z./ ²³]|\^[23])*)$")
+    pieces = ["a", "B", "cm", " ", ".", "/", "²", "³", "^", "2", "3", "^2", "\t", "\n", "{", "}", "\\text{", "\\mbox{",
+              "%", "\\%", "percent", "°", "\\circ", "^\\circ", "5", "1.5", "$", "\u00a0", "^{3}", "\\"]
+    texts = _all_gsm8k_fields() + _hostile(pieces, count=20000)
+    texts += [json.loads(line)["answer"] for line in dataset("math500/test.jsonl").read_text(encoding="utf-8").splitlines()]
+    stripped = 0
+    for text in texts:
+        assert answers._strip_unit_suffix(text) == old.sub("", text), text[:80]
+        stripped += old.sub("", text) != text
+    assert stripped > 5000
+    # the pattern, anchored at the end, read the rest of an answer again from each letter of a
+    # long tail of letters and each space of a run: it is now given the last few characters
+    counting = _Given(answers._UNIT_SUFFIX)
+    monkeypatch.setattr(answers, "_UNIT_SUFFIX", counting)
+    for unit in ("a", "a.", "a a ", "cm ", "^2a"):
+        counting.given.clear()
+        assert answers.parse_answer("5 " + (unit * N)[:N] + "!") is None
+        assert max(counting.given) <= 10, unit
+    for unit in ("\t", " "):     # a run of spaces: given whole, tried at its start only
+        text = "5" + (unit * N)[:N] + "!"
+        counting.given.clear()
+        answers.parse_answer(text)
+        start = len(text) - max(counting.given)
+        assert sum(1 for _ in re.finditer(r"(?<!\s)", text[start:])) <= 3, unit
+
+
+_LIN3_GUARDED = ["unknowns._CLAUSE_START", "reread._LEFT_OF_EQUALS"]
+
+
+def _lin3_guarded(name: str) -> tuple[re.Pattern[str], str, str, str]:
+    """(the pattern now, before, its guard now, a hostile unit) of one of :data:`_LIN3_GUARDED`."""
+    from qcstation.core.construct.make import unknowns
+    if name == "unknowns._CLAUSE_START":
+        return (unknowns._CLAUSE_START, r",?\s+(?:so|because|since|and|which|then|thus|meaning)\b|[,;:]\s",
+                r"(?:(?=,)|(?<![\s,])|(?<=[,;:]\s))", "\t")
+    return reread._LEFT_OF_EQUALS, r"([^=\n]+)=", r"(?<![^=\n])", "a"
+
+
+@pytest.mark.parametrize("name", _LIN3_GUARDED)
+def test_each_lin3_guarded_pattern_finds_what_it_found_before(name: str) -> None:
+    now, before, guard, _unit = _lin3_guarded(name)
+    old = re.compile(before, now.flags)
+    assert now.pattern.startswith(guard), name
+    pieces = [" ", "  ", "\t", "\n", ",", ";", ":", "so", "and", "because", "then", "meaning", "x", "1", "=", "==",
+              "\ue001?", "٣"]
+    for text in _all_gsm8k_fields() + _hostile(pieces, most=16):
+        assert [m.span() for m in now.finditer(text)] == [m.span() for m in old.finditer(text)], (name, text[:80])
+        assert now.findall(text) == old.findall(text), (name, text[:80])
+
+
+@pytest.mark.parametrize("name", _LIN3_GUARDED)
+def test_each_lin3_guarded_pattern_starts_at_a_few_places_of_a_hostile_text(name: str) -> None:
+    now, _before, guard, unit = _lin3_guarded(name)
+    assert now.pattern.startswith(guard), name
+    # before: every character of the run was a place to read the rest of it from
+    assert sum(1 for _ in re.finditer(guard, (unit * N)[:N] + "!")) <= 2, name
+
+
+def test_a_worded_computation_is_found_as_before_from_after_the_last_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qcstation.core.construct.make import unknown_words
+    pieces = [" ", "  ", "\t", "\n", ",", ", ", ".", "5", "12", "1,000", "2.5", "$", "%", "-x", "apples", "per", "/h",
+              "+", " + ", " x ", " * ", " / ", "−", "=", "?", ";", ":", "!", "٣", "²", ".5"]
+    texts = _all_gsm8k_fields() + _hostile(pieces, count=20000, most=16)
+    texts += [t[:t.find("<<")] + " " for t in _all_gsm8k_fields() if "<<" in t]
+    found = 0
+    for text in texts:
+        m, before = unknown_words.worded_expr(text), unknown_words.WORDED_EXPR.search(text)
+        assert (m and m.span()) == (before and before.span()), text[:80]
+        found += before is not None
+    assert found > 500
+    # its tail runs to the end: from each number of a line with a stop near its end, it read the
+    # rest of the line again; through the line's reader it is given the text after the last stop
+    counting = _Given(unknown_words.WORDED_EXPR)
+    monkeypatch.setattr(unknown_words, "WORDED_EXPR", counting)
+
+    class Step:
+        line = ("1 + " * 500)[:1900] + "! = <<2+2=4>>4"
+    unknown_words._operand_phrases(Step())
+    assert counting.given and max(counting.given) <= 20

@@ -53,10 +53,45 @@ _FRAC_LATEX_SHORT = re.compile(r"^(-?)\\[dt]?frac(\d)(\d)$")
 _SLASH = re.compile(rf"^({_NUM})\s*/\s*({_NUM})$")
 _MIXED = re.compile(r"^(-?\d+)\s+(\d+)\s*/\s*(\d+)$")
 _CURRENCY_PREFIX = re.compile(r"^(?:\\?\$|rs\.?|inr|usd|€|£|¥)\s*", re.IGNORECASE)
+# (tried only from :func:`_unit_suffix_from` on, and only where a run of spaces starts: from each
+# letter of a long tail of letters and each space of a run, anchored at the end, it read the rest of
+# the text again, quadratic in an answer's length; see :func:`_strip_unit_suffix`)
 _UNIT_SUFFIX = re.compile(
-    r"\s*(?:\^\{?[23]\}?|\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
+    r"(?<!\s)\s*+(?:\^\{?[23]\}?|\\?%|percent|\\text\{[^{}]*\}|\\mbox\{[^{}]*\}|\^\\circ|°|\\circ|"
     r"[a-zA-Z](?:[a-zA-Z./ ²³]|\^[23])*)$"
 )
+_UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ./ ²³")
+
+
+def _unit_suffix_from(t: str) -> int:
+    """A place of ``t`` before which no match of :data:`_UNIT_SUFFIX` starts: a unit's letters
+    start at most one character before the longest tail written in a unit's characters (a "^"
+    only before a 2 or 3); a \\text{...} or \\mbox{...} at the last "{"; its other forms in the
+    last 8 characters. Taken back to the start of a run of spaces (the pattern's own ``\\s*``)."""
+    end = len(t) - 1 if t.endswith("\n") else len(t)      # ("$" matches before a last line end too)
+    m, k, here, after = end, end, True, True           # here, after: t[k:end], t[k+1:end] are unit tails
+    while k > 0 and (here or after):
+        k -= 1
+        ok = (t[k] in _UNIT_CHARS and here) or (t[k] == "^" and k + 1 < end and t[k + 1] in "23" and after)
+        here, after = ok, here
+        if ok:
+            m = k
+    start = min(m - 1, end - 8)
+    if t.endswith("}", 0, end):
+        brace = t.rfind("{", 0, end)
+        if brace >= 5 and t[brace - 5:brace] in ("\\text", "\\mbox") and t.find("}", brace, end - 1) == -1:
+            start = min(start, brace - 5)
+    start = max(start, 0)
+    while start and t[start - 1].isspace():
+        start -= 1
+    return start
+
+
+def _strip_unit_suffix(t: str) -> str:
+    """``t`` less the unit, percent sign, degree or \\text{...} it ends with, as
+    ``_UNIT_SUFFIX.sub("", t)`` (it matches once at most, at the end), in time linear in ``t``."""
+    m = _UNIT_SUFFIX.search(t, _unit_suffix_from(t))
+    return t if m is None else t[:m.start()] + t[m.end():]
 
 
 def fraction_to_str(value: Fraction) -> str:
@@ -173,7 +208,7 @@ def _parse_number(text: str | float | int | None) -> ExactAnswer | None:
     t = _CURRENCY_PREFIX.sub("", t).strip()
     # strip trailing units / \text{...} / degrees, repeatedly
     for _ in range(3):
-        stripped = _UNIT_SUFFIX.sub("", t).strip()
+        stripped = _strip_unit_suffix(t).strip()
         if stripped == t or not stripped:
             break
         t = stripped

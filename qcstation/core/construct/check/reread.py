@@ -104,6 +104,9 @@ _SPACES = re.compile(r"\s+")
 _LABEL = re.compile(r"^Q\d+:\s*")
 _ASKED_FOR = re.compile(r"(?<!\s)\s*\(the value asked for\)$")   # (?<!\s): linear on space runs
 _GAP = re.compile(r"\?|\bQ\d+\b")
+#: each text before an "=" (from the start of its run only: from inside a run with no "=" after
+#: it, the rest of the run was read again from each character, quadratic in a line's length)
+_LEFT_OF_EQUALS = re.compile(r"(?<![^=\n])([^=\n]+)=")
 
 
 @text_memo(maxsize=1024)
@@ -144,7 +147,7 @@ def _used_givens(question: str, solution: str) -> set[Fraction]:
     for line in solution[:MAX_TEXT].splitlines():
         anns = ANNOTATION.findall(line)
         lefts = [a.rsplit("=", 1)[0] for a in anns if "=" in a] or \
-            [part for part in re.findall(r"([^=\n]+)=", ANNOTATION.sub(" ", line))]
+            [part for part in _LEFT_OF_EQUALS.findall(ANNOTATION.sub(" ", line))]
         for left in lefts:
             used |= numeral_values(left)
     return used & {o.value for o in question_occurrences(question)}

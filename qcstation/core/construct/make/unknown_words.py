@@ -14,13 +14,28 @@ from typing import Any
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
-__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "told_apart"]
+__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "told_apart", "worded_expr"]
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
 # and the rest of the computation up to its "="
 WORDED_EXPR = re.compile(r"(?<![\w.,])\$?\d[\d,]*(?:\.\d+)?%?(?:-[a-z]+)?(?:\s+[^\s\d.;:=?!,+\-–−×*/]+(?:/[a-z]+)?){0,6}"
                          r"\s+[-+–−×x*/]\s(?:(?!, )(?:[^.;:=?!]|(?<=\d)\.(?=\d)))*$")
+# a place its tail cannot pass: ", " or one of .;:=?! (a "." only between digits); the last one
+_TAIL_STOP = re.compile(r"(?s).*(, |[;:=?!]|\.(?<!\d\.)|\.(?!\d))")
+
+
+def worded_expr(text: str) -> re.Match[str] | None:
+    """``WORDED_EXPR.search(text)`` in time linear in ``text``. Its tail runs to the text's end
+    past no ", " and no [.;:=?!] (but a decimal point), and its number and words before the
+    operator hold such a place only inside the number it opens with: so it starts after the
+    last such place, or in the run of digits, ",", "." and "$" that holds it. Searched from
+    there (before, from every number of a text it read the rest of the text again)."""
+    stop = _TAIL_STOP.match(text)
+    start = 0 if stop is None else stop.start(1)
+    while start and (text[start - 1].isdigit() or text[start - 1] in ",.$"):
+        start -= 1
+    return WORDED_EXPR.search(text, start)
 #: what a line writes between a computation and its annotation ("... = $<<")
 # read from the start of its run only (from inside it, the rest of the run again each time)
 TRAILING_EQUALS = re.compile(r"(?<![\s$€£=])[\s$€£=]+$")
@@ -177,7 +192,7 @@ def _operand_phrases(st: Any) -> list[str]:
     if m is None:
         return []
     head = TRAILING_EQUALS.sub("", line[:m.start()])
-    w = WORDED_EXPR.search(head + " ")
+    w = worded_expr(head + " ")
     if w is None:
         return []
     out = []

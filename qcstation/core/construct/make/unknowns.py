@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
-from qcstation.core.construct.make.unknown_words import TRAILING_EQUALS, WORDED_EXPR, letters_unused, told_apart
+from qcstation.core.construct.make.unknown_words import TRAILING_EQUALS, letters_unused, told_apart, worded_expr
 
 from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
@@ -345,7 +345,10 @@ _MARKED = re.compile(r"([\ue000-\ue7ff])\?")
 _UNMARK = re.compile(r"[\ue000-\ue7ff]")
 #: where a clause that says the step's value again under other words starts ("11 years of
 #: vacations, so he has 11 rows of blocks"; "10 bike tires ... because 2 times 5 equals 10")
-_CLAUSE_START = re.compile(r",?\s+(?:so|because|since|and|which|then|thus|meaning)\b|[,;:]\s")
+#: (its joining word is tried only where a run of spaces starts, at a comma, or after the "[,;:] "
+#: it also matches: from inside a run it read the rest of it again, quadratic in a run's length)
+_CLAUSE_START = re.compile(r"(?:(?=,)|(?<![\s,])|(?<=[,;:]\s)),?\s++(?:so|because|since|and|which|then|thus|meaning)\b"
+                           r"|[,;:]\s")
 _WORD = re.compile(r"[A-Za-z]+")
 _CUT_AT = re.compile(r"[,.;:!?=+*/×÷()\d\ue000-\ue7ff]|\s-\s|\bx\b")
 #: a unit a "1" counts in a conversion the line states ("12 inches in 1 foot", "1 dozen is 12")
@@ -678,7 +681,7 @@ def _describe(line: str, question_values: set[Fraction], results: set[Fraction] 
             # written with words between its numbers goes too, each form of it ("1.75 pounds/week
             # - ( -1.25 pounds/week) = 1.75 pounds/week + 1.25 pounds/week = <<...>>"); the
             # result alone is described
-            w = WORDED_EXPR.search(before)
+            w = worded_expr(before)
             if not w:
                 break
             before = _cut_at(before, w.start())

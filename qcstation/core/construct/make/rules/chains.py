@@ -33,15 +33,25 @@ __all__ = ["chained_computations", "protect_chain_fractions", "restated_fraction
 
 _RESULT = rf"[$€£]?\s*{NUM_TXT}(?:\s*/\s*\d+(?!\d|\.\d))?(?:\s*%)?"
 _TERM = rf"(?:{EXPR_TXT}|{_RESULT})"
-_CHAIN_RE = re.compile(
-    rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{EXPR_TXT})(?P<rest>(?:\s*=\s*{_TERM})*?)\s*=\s*(?P<res>{_RESULT})"
-    rf"(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])")
+_START = r"(?<![\w.,$/^*+\-×÷−–=])"
+# a chain's last "=": its result, followed by no more of a number and no operation
+_CHAIN_END = rf"\s*=\s*(?P<res>{_RESULT})(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])"
+_CHAIN_RE = re.compile(rf"{_START}(?P<expr>{EXPR_TXT})(?P<rest>(?:\s*=\s*{_TERM})*?){_CHAIN_END}")
+# (tried only where it can match, :func:`_matches_before_an_end`: from each operand of a chain
+# with no end the regex read the rest of the chain again, quadratic in the line)
+_CHAIN_HEAD = re.compile(rf"{_START}{EXPR_TXT}(?=\s*=)")
+_CHAIN_ENDS_AT = re.compile(_CHAIN_END)
+_CHAIN_STEP = re.compile(rf"\s*=\s*{_TERM}(?=\s*=)")
 # an operand whose words run past the inline reader's three ("160 used pieces of straw – 70 pieces
 # of straw for the hamsters and rabbits = 90", 187): letters only, so never past a sentence's end
+# (at most 64 operations, as the inline reader's: read from each operand, an unbounded chain with
+# no "=" after it was read again from each, quadratic in the line)
 _LONG_OPERAND = rf"[$€£]?{NUM_TXT}(?:\s+[A-Za-z][A-Za-z’'\-]*){{0,8}}"
-_LONG_RE = re.compile(
-    rf"(?<![\w.,$/^*+\-×÷−–=])(?P<expr>{_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*{_LONG_OPERAND})+)"
-    rf"\s*=\s*(?P<res>[$€£]?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)")
+_LONG_EXPR = rf"{_LONG_OPERAND}(?:\s*(?:[-+*/×÷−–]|(?<=\s)x(?=\s))\s*{_LONG_OPERAND}){{1,64}}"
+_LONG_END = rf"\s*=\s*(?P<res>[$€£]?\s*{NUM_TXT})(?![\d.,]*\d|\s*/\s*\d)"
+_LONG_RE = re.compile(rf"{_START}(?P<expr>{_LONG_EXPR}){_LONG_END}")
+_LONG_HEAD = re.compile(rf"{_START}{_LONG_EXPR}(?=\s*=)")
+_LONG_ENDS_AT = re.compile(_LONG_END)
 # a computation from a negative earlier result, written after the '=' of the line's naming of it
 # ("Increase 3 degrees = -6 + 3 = -3 degrees", 1114): the inline reader starts at no minus sign
 _NEGATIVE_START_RE = re.compile(
@@ -64,7 +74,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
         if "=" not in line:
             continue
         shown, line = line, _GLUED_UNIT.sub(lambda u: " " * len(u.group(0)), line)  # "60g * 4/5": 60 grams
-        for m in _CHAIN_RE.finditer(line):
+        for m in _matches_before_an_end(line, _CHAIN_RE, _CHAIN_HEAD, _chain_ends(line)):
             rest = [t for t in _EQ_SPLIT.split(m.group("rest")) if t.strip()]
             res = m.group("res").replace(" ", "")
             if not rest and not _FRACTION_RES.search(res):
@@ -88,7 +98,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
                 expr = BinOp(expr.op, Num(-first.value, "-" + first.text), expr.right)
             out.append((at + m.start("expr"), at + m.end("res"), shown[m.start("expr"):m.end()],
                         m.group("expr").strip(), expr, value, written))
-        for m in _LONG_RE.finditer(line):
+        for m in _matches_before_an_end(line, _LONG_RE, _LONG_HEAD, _long_ends(line)):
             if any(s < at + m.end() and at + m.start() < e for s, e, *_ in out) \
                     or any(s < m.end() and m.start() < e for s, e in plain) \
                     or (parsed := parse_visible(m.group("expr"), m.group("res"))) is None:
@@ -97,6 +107,48 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
             out.append((at + m.start("expr"), at + m.end("res"), shown[m.start():m.end()], m.group("expr").strip(),
                         expr, value, written))
     return sorted(out)
+
+
+def _equals_signs(line: str) -> list[int]:
+    return [i for i, c in enumerate(line) if c == "="]
+
+
+def _chain_ends(line: str) -> set[int]:
+    """The "="s of ``line`` from which :data:`_CHAIN_RE`'s rest goes on to its end: one whose
+    result ends the chain, or that a term follows up to the next such "=" (its lazy rest, read
+    once from the right for every "=" instead of again from each operand before it)."""
+    eqs = _equals_signs(line)
+    ok: set[int] = set()
+    for j in range(len(eqs) - 1, -1, -1):
+        e = eqs[j]
+        if _CHAIN_ENDS_AT.match(line, e) or (j + 1 < len(eqs) and eqs[j + 1] in ok and _CHAIN_STEP.match(line, e)):
+            ok.add(e)
+    return ok
+
+
+def _long_ends(line: str) -> set[int]:
+    return {e for e in _equals_signs(line) if _LONG_ENDS_AT.match(line, e)}
+
+
+def _matches_before_an_end(line: str, full: re.Pattern[str], head: re.Pattern[str], ends: set[int]) -> list[re.Match[str]]:
+    """``full.finditer(line)``, tried only before an "=" of ``ends``. A match's expression holds
+    no "=" and is followed by one, so it starts between the "=" before and that one, and it
+    matches exactly where ``head`` (its expression up to the "=") does and that "=" goes on to
+    an end. Each place is tried once: before, a line of operations with no end after them was
+    read again from each operand (quadratic)."""
+    out: list[re.Match[str]] = []
+    pos, prev = 0, -1
+    for e in _equals_signs(line):
+        lo, prev = max(pos, prev + 1), e
+        while lo <= e and e in ends and (h := head.search(line, lo, e + 1)) is not None:
+            m = full.match(line, h.start())
+            if m is None:       # (not expected: ``head`` and the end are the whole pattern)
+                lo = h.start() + 1
+                continue
+            out.append(m)
+            pos = m.end()
+            break
+    return out
 
 
 def _same_number(term: str, value: Fraction) -> bool:

@@ -84,7 +84,9 @@ class NumberAt:
     value: Fraction
 
 
-_NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
+_NUM_RE = re.compile(r"(?=[\d.])(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
                      r"(?:\s*/\s*\d+(?![\d.]))?(?![\d])")
 # (the lookahead on the words' first letters only spares trying every word at every word start)
 _WORDS_RE = re.compile(r"\b(?=[" + "".join(sorted({w[0] for w in WORDS})) + r"])(?:"

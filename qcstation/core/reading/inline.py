@@ -28,8 +28,10 @@ _OPERAND_TXT = rf"(?:\(\s*){{0,16}}[$€£]?{NUM_TXT}(?:\s*%)?(?:{_UNIT_TXT}){{0
 # (a number right before a parenthesis multiplies it: "9000(.30) = 2700")
 _OPSYM_TXT = r"(?:\*\*|[-+*/×÷−–^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)])(?=\s?\()|(?<=\))(?=\s?\d))"
 EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT}){{1,64}}"
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
 INLINE_RE = re.compile(
-    rf"(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
+    rf"(?=[($€£\d.])(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
 )
 
 

@@ -92,3 +92,62 @@ def test_words_after_gives_each_caller_its_own_list() -> None:
     assert words._words_after(text, text.index("12") + 2, 3) == ["red", "apples"]
     # another text with the same 80 characters after its number reads the same words
     assert words._words_after("Then 7" + text[text.index("12") + 2:], 6, 3) == ["red", "apples"]
+
+
+# patterns that open with a lookahead for the characters a match starts with, and the same
+# patterns without it (as they were written before): the lookahead only spares trying the rest
+# where no match can start, so every match, its place and its groups must be the same
+_GUARDED = {
+    "qcstation.core.construct.check.bindings._CLAUSE_BOUND": (r"[.;,]\s|\band\b", 0),
+    "qcstation.core.construct.make.rules.calculator._MENTION_RE":
+        (r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?", 0),
+    "qcstation.core.construct.make.unknowns._WRITTEN_NUMBER":
+        (r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?", 0),
+    "qcstation.core.construct.make.unknowns._GLUED_DOLLAR": (r"(?<=[A-Za-z])\$(?=\d)", 0),
+    "qcstation.core.construct.make.unknowns._GLUED_UNIT": (r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b", 0),
+    "qcstation.core.construct.make.unknowns._GLUED_TIMES": (r"(?<=\d\s)([x×*])(?=\d)", 0),
+    "qcstation.core.construct.make.unknowns._GLUED_TIMES_AFTER": (r"(?<=\d)([x×])(?=\s+\$?\d)", 0),
+    "qcstation.core.construct.make.unknowns._GLUED_WORD":
+        (r"(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)", 0),
+    "qcstation.core.derive.bindings._NUM_RE":
+        (r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+(?![\d.]))?(?![\d])", 0),
+}
+
+
+def _unguarded(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    guarded = getattr(importlib.import_module(module), attr)
+    text, flags = _GUARDED[name]
+    return guarded, re.compile(text, flags)
+
+
+def _long_patterns() -> list[tuple[str, re.Pattern[str], re.Pattern[str]]]:
+    """INLINE_RE and _RESTATED_RE, built from parts: the guarded pattern less its lookahead."""
+    from qcstation.core.construct.make.rules import restated
+    from qcstation.core.reading import inline
+
+    out = []
+    for name, pat, guard in (("INLINE_RE", inline.INLINE_RE, "(?=[($€£\\d.])"),
+                             ("_RESTATED_RE", restated._RESTATED_RE, "(?=[$\\d.])")):
+        assert pat.pattern.startswith(guard + "(?<!")
+        out.append((name, pat, re.compile(pat.pattern[len(guard):], pat.flags)))
+    return out
+
+
+def test_guarded_patterns_match_as_without_the_guard(rows: list[dict[str, str]]) -> None:
+    rng = random.Random(5)
+    texts = [r["question"] for r in rows] + [r["answer"] for r in rows]
+    texts += ["".join(rng.choice("0123456789 .,$-−x×*()/%aAbgkz=€\n") for _ in range(rng.randint(0, 120)))
+              for _ in range(3000)]
+    texts += ["Madeline spends$25*4=$<<25*4=100>>100", "That gives him16*5=<<16*5=80>>80 planks",
+              "300g/5 = <<300/5=60>>60", "72 x1/4 = <<72*1/4=18>>18", "$2.00x 2 = $4.00", "1.25 hours = 75 minutes"]
+    pairs = [(name, *_unguarded(name)) for name in _GUARDED] + _long_patterns()
+    found = 0
+    for name, guarded, plain in pairs:
+        for t in texts:
+            got = [(m.span(), m.groups()) for m in guarded.finditer(t)]
+            assert got == [(m.span(), m.groups()) for m in plain.finditer(t)], (name, t)
+            found += len(got)
+    assert found > 50_000

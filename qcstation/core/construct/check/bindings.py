@@ -309,7 +309,7 @@ def _places(question: str) -> tuple[tuple[Fraction, int, int], ...]:
     return tuple(out)
 
 
-_CLAUSE_BOUND = re.compile(r"[.;,]\s|\band\b")
+_CLAUSE_BOUND = re.compile(r"(?=[.;,a])(?:[.;,]\s|\band\b)")  # (tried only where a match can start)
 
 
 @text_memo(maxsize=512)

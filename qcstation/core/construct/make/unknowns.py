@@ -577,7 +577,9 @@ _ENDS_EQUALS = re.compile(r"=\s*[$€£]?\s*$")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _ANY = re.compile(r".+")
 _DIGITS = re.compile(r"\d+")
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?")
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
+_WRITTEN_NUMBER = re.compile(r"(?=[-−$\d])(?<![\w.])[-−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:/\d+(?![\d.]))?%?")
 #: a '?' a description writes, with its private mark (:func:`_describe`'s ``blank``)
 _MARK0 = 0xE000
 _MAX_BLANKS = 0x800
@@ -591,15 +593,17 @@ _EMPTY_BECAUSE = re.compile(r"(?:,|(?<![\s,]))\s+(?:because|since)\s+" + _M + r"
 _FRACTION_OR_PERCENT = re.compile(r"\d+/\d+|\d+(?:\.\d+)?%")
 
 
-_GLUED_DOLLAR = re.compile(r"(?<=[A-Za-z])\$(?=\d)")
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
+_GLUED_DOLLAR = re.compile(r"(?=\$)(?<=[A-Za-z])\$(?=\d)")
 #: a unit's abbreviation glued to its number ("300g"), and a minus sign that opens a computation
-_GLUED_UNIT = re.compile(r"(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b")
+_GLUED_UNIT = re.compile(r"(?=[gkmclof])(?<=\d)(?:g|kg|mg|cm|mm|km|ml|lbs?|oz|ft)\b")
 _NEGATIVE_OPENS = re.compile(r"(?:^|(?<=[^\d\s)]\s)|(?<=^\s))[-−](?=\d)")
-_GLUED_TIMES = re.compile(r"(?<=\d\s)([x×*])(?=\d)")
+_GLUED_TIMES = re.compile(r"(?=[x×*])(?<=\d\s)([x×*])(?=\d)")
 #: an operator glued to the number before it ("$2.00x 2 = $<<2*2=4.00>>4.00", 873)
-_GLUED_TIMES_AFTER = re.compile(r"(?<=\d)([x×])(?=\s+\$?\d)")
+_GLUED_TIMES_AFTER = re.compile(r"(?=[x×])(?<=\d)([x×])(?=\s+\$?\d)")
 #: a word glued to the computation after it ("That gives him16*5=<<16*5=80>>80 planks", 1132)
-_GLUED_WORD = re.compile(r"(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)")
+_GLUED_WORD = re.compile(r"(?=\d)(?<=[a-z]{2})(?=\d[\d,]*(?:\.\d+)?\s*[*×x/+]\s*\$?\.?\d)")
 
 
 def _cut_at(before: str, at: int) -> str:

@@ -286,7 +286,9 @@ def _needed(steps: list[RuleStep], answer: str) -> set[str]:
     return needed
 
 
-_MENTION_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
+_MENTION_RE = re.compile(r"(?=[\d.])(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(\d+)(?![\d.]))?")
 # a number that names a thing instead of counting it: "horse #2", "the Widgeteer 3000", "Grade
 # 5", "the 400-meter hurdles", "a 1959 penny"
 _LABEL_BEFORE = re.compile(r"(?:#|\b[A-Z][a-z]+\s)$")

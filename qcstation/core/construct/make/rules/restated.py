@@ -37,8 +37,10 @@ RESTATED_FACTORS: dict[str, Fraction] = {n: v for n, v, _, _ in _UNITS}
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _UNIT = r"[A-Za-z]+\b"
 # "1.25 hours = 75 minutes", "100 cents = $1" (a dollar sign for the unit "dollars")
+# (each pattern opening with a look-behind opens with a lookahead for the characters a match
+# starts with: the same matches, found without trying the look-behind at every place)
 _RESTATED_RE = re.compile(
-    rf"(?<![\w.,$/=*+\-×÷−])(?P<ds_a>\$)?(?P<a>{_NUM})(?:\s*(?P<ua>{_UNIT}))?\s*=\s*"
+    rf"(?=[$\d.])(?<![\w.,$/=*+\-×÷−])(?P<ds_a>\$)?(?P<a>{_NUM})(?:\s*(?P<ua>{_UNIT}))?\s*=\s*"
     rf"(?P<ds_b>\$)?\s*(?P<b>{_NUM})(?:\s*(?P<ub>{_UNIT}))?(?![\d.,/]|\s*[-+*/×÷=])")
 
 

@@ -223,10 +223,13 @@ class QCStationApp(App[int]):
         if shown is not None and shown[0] in self._notifications:
             total += shown[1]
             self._unnotify(shown[0])
+        # where this screen takes a paste (a dialog: its text fields, reached with Tab)
+        hint = getattr(self.screen, "PASTE_HINT", None)
+        if not isinstance(hint, str):
+            hint = "Paste where you type: Tab moves to this dialog's text field."
         notice = Notification(
             f"A paste of {total:,} characters was ignored: no text field has the focus, and "
-            "pasted characters never act as keys. Paste where you type: a reason (x, then "
-            "Tab), a fix (e), a note, a filter or a search.", "Paste ignored", "warning",
+            f"pasted characters never act as keys. {hint}", "Paste ignored", "warning",
             self.NOTIFICATION_TIMEOUT, markup=False)
         self._ignored_paste_notice = (notice, total)
         self._notifications.add(notice)       # at once: the next part finds it shown

@@ -94,6 +94,9 @@ class QCScreen(Screen[None]):
     own store (``self.qc_app.open_store()``) and post messages; errors end up here."""
 
     _shown_before = False
+    #: where a paste is taken on this screen, said when one is ignored (no text field has the
+    #: focus): walk9, the notice named the review screen's fields on every screen
+    PASTE_HINT = "Nothing on this screen takes text."
 
     @property
     def qc_app(self) -> Workstation:

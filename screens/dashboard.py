@@ -108,6 +108,8 @@ class DashboardScreen(QCScreen):
     """Where a session starts: ``r`` review, ``s`` sample, ``g`` regenerate, ``l`` releases."""
 
     BINDING_GROUP_TITLE = "Dashboard"
+    PASTE_HINT = ('The dashboard has no text field: a reason is typed in review (r, then x and '
+                  'Tab), a filter in the curator queue (c, then /).')
     BINDINGS = [
         Binding("r", "review", "Review", tooltip="Review the next QC sample item", id="review"),
         Binding("s", "draw_samples", "Sample",

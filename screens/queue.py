@@ -93,6 +93,8 @@ class QueueScreen(QCScreen):
     """Rejected, awaiting replacement, disagreed, excluded and skipped items, and the rest."""
 
     BINDING_GROUP_TITLE = "Curator queue"
+    PASTE_HINT = ('Paste where you type: the filter (/), or the dialog of a fix (e), an exclusion '
+                  '(x), an override (o) or a settlement (s).')
     #: the rows take the first focus (by default the filter did, the first focusable widget,
     #: until the mount moved it: an Enter typed ahead applied the filter)
     AUTO_FOCUS = "#queue_table"

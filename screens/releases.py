@@ -110,6 +110,8 @@ class ReleasesScreen(QCScreen):
     """``a`` approve (curators), ``e`` export, ``d`` diff against the previous version."""
 
     BINDING_GROUP_TITLE = "Releases"
+    PASTE_HINT = ("Paste where you type: the approve dialog's fields (a) or a flag override's "
+                  'reason (o).')
     AUTO_FOCUS = "#release_table"   # the first focus (Textual's default: the first focusable widget)
     BINDINGS = [
         Binding("a", "approve", "Approve", tooltip="Approve a new release (curators only)",

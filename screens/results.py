@@ -55,6 +55,7 @@ class ResultsScreen(QCScreen):
     """Filters on single keys, ``]``/``[`` pages, Enter reads the item, ``s`` side by side."""
 
     BINDING_GROUP_TITLE = "Results"
+    PASTE_HINT = 'Paste where you type: the search of the responses (/).'
     AUTO_FOCUS = "#results_table"   # the first focus (Textual's default: the first focusable widget)
     BINDINGS = [
         Binding("f", "toggle_failed", "Failed", tooltip="Only rows whose metric failed",

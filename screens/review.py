@@ -99,6 +99,7 @@ class ReviewScreen(QCScreen):
     """Review the open QC sample of one dimension (or of any, when ``dimension`` is None)."""
 
     BINDING_GROUP_TITLE = "Review"
+    PASTE_HINT = 'Paste where you type: a reason (x, then Tab), a fix (e) or a note (c).'
     AUTO_FOCUS = "#artifact_pane"   # the first focus (Textual's default: the seed pane)
     BINDINGS = [
         Binding("a", "accept", "Accept", tooltip="The artifact is right", id="review-accept"),

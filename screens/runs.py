@@ -68,6 +68,7 @@ class RunsScreen(QCScreen):
     """``n`` new run · Enter resumes · ``b`` browse results · ``c`` charts · Esc cancels/back."""
 
     BINDING_GROUP_TITLE = "Runs"
+    PASTE_HINT = "Paste where you type: the new run form's fields (n)."
     AUTO_FOCUS = "#runs_table"   # the first focus (Textual's default: the first focusable widget)
     BINDINGS = [
         Binding("n", "new_run", "New run", tooltip="Start an evaluation run", id="runs-new"),

@@ -21,12 +21,13 @@ from typing import Any
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.notifications import Notification
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from qcstation.common.safe import printable
 
-__all__ = ["SafeTextArea", "TextField", "multi_line_text", "one_line_text"]
+__all__ = ["SafeTextArea", "TextField", "cut_message", "multi_line_text", "one_line_text"]
 
 
 def one_line_text(text: str) -> str:
@@ -47,9 +48,52 @@ def multi_line_text(text: str) -> str:
     return printable(text.replace("\r\n", "\n").replace("\r", "\n"), keep_newlines=True)
 
 
-def _limit_notice(widget: Widget, limit: int, what: str) -> None:
-    widget.notify(f"This {what} holds at most {limit:,} characters: the rest of the text was "
-                  "not taken.", title="Text cut", severity="warning")
+def cut_message(what: str, limit: int, offered: int, kept: int, pasted: bool) -> str:
+    """What a notice says of text cut at a field's limit: for a paste, how much of it was
+    kept (its first characters) and how much was not, and the limit; for a typed key, the
+    limit. walk9: 'the rest of the text was not taken' said neither what stood in the field
+    nor how much was lost."""
+    if not pasted:
+        return f"This {what} holds at most {limit:,} characters: the key was not taken."
+    if not kept:
+        return (f"None of the {offered:,} characters pasted was kept: this {what} holds at "
+                f"most {limit:,} characters and is full.")
+    return (f"Kept the first {kept:,} of the {offered:,} characters pasted: this {what} holds "
+            f"at most {limit:,} characters, so the other {offered - kept:,} were not taken.")
+
+
+class _CutNotice:
+    """The notice of one widget's text cut at its limit. A long paste comes in parts (one per
+    terminal read), each cut on its own: while the notice shows, each part adds to it (what
+    was pasted and what was kept, in total), where each made a notice of its own. A typed
+    key past the limit is told once, until the text is shorter again."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.notice: Notification | None = None
+        self.offered = self.kept = 0
+        self.noted = False             # told since the text was last under its limit
+
+    def cut(self, widget: Widget, limit: int, offered: int, kept: int, pasted: bool) -> None:
+        app = widget.app
+        showing = self.notice is not None and self.notice in app._notifications
+        if pasted and showing and self.offered:
+            self.offered += offered
+            self.kept += kept
+        elif pasted:
+            self.offered, self.kept = offered, kept
+        elif self.noted or showing:
+            return                     # a key past the limit, told already
+        else:
+            self.offered = self.kept = 0
+        if showing and self.notice is not None:
+            app._unnotify(self.notice, refresh=False)
+        self.noted = True
+        self.notice = Notification(
+            cut_message(self.what, limit, self.offered, self.kept, bool(self.offered)),
+            "Text cut", "warning", app.NOTIFICATION_TIMEOUT, markup=False)
+        app._notifications.add(self.notice)          # at once: the next part finds it shown
+        app._refresh_notifications()
 
 
 class SafeTextArea(TextArea):
@@ -61,7 +105,8 @@ class SafeTextArea(TextArea):
 
     def __init__(self, text: str = "", *, limit: int | None = None, **kwargs: Any) -> None:
         self.limit = limit
-        self._limit_noted = False
+        self._cut = _CutNotice("editor")
+        self._pasting = False
         super().__init__(text, **kwargs)
 
     def _replace_via_keyboard(self, insert: str, start: Any, end: Any) -> Any:
@@ -69,14 +114,12 @@ class SafeTextArea(TextArea):
             kept = len(self.text) - len(self.get_text_range(*sorted((start, end))))
             room = self.limit - kept
             if len(insert) > room:
-                insert = insert[:max(room, 0)]
-                if not self._limit_noted:
-                    self._limit_noted = True
-                    _limit_notice(self, self.limit, "editor")
+                offered, insert = len(insert), insert[:max(room, 0)]
+                self._cut.cut(self, self.limit, offered, len(insert), self._pasting)
                 if not insert and start == end:
                     return None
             elif kept + len(insert) < self.limit:
-                self._limit_noted = False
+                self._cut.noted = False
         return super()._replace_via_keyboard(insert, start, end)
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -84,7 +127,12 @@ class SafeTextArea(TextArea):
         event.stop()
         if self.read_only:
             return
-        if result := self._replace_via_keyboard(multi_line_text(event.text), *self.selection):
+        self._pasting = True
+        try:
+            result = self._replace_via_keyboard(multi_line_text(event.text), *self.selection)
+        finally:
+            self._pasting = False
+        if result:
             self.move_cursor(result.end_location)
             self.focus()
 
@@ -100,7 +148,8 @@ class TextField(Input):
 
     def __init__(self, value: str | None = None, *, limit: int = 500, **kwargs: Any) -> None:
         self.limit = limit
-        self._limit_noted = False
+        self._cut = _CutNotice("field")
+        self._pasting = False
         super().__init__(value, **kwargs)
 
     def replace(self, text: str, start: int, end: int) -> None:
@@ -108,10 +157,10 @@ class TextField(Input):
         start, end = sorted((max(0, start), min(len(self.value), end)))
         room = self.limit - (len(self.value) - (end - start))
         if len(text) > room:
-            text = text[:max(room, 0)]
-            self._note_limit()
+            offered, text = len(text), text[:max(room, 0)]
+            self._cut.cut(self, self.limit, offered, len(text), self._pasting)
         elif len(self.value) - (end - start) + len(text) < self.limit:
-            self._limit_noted = False
+            self._cut.noted = False
         super().replace(text, start, end)
 
     def _watch_value(self, value: str) -> None:
@@ -124,12 +173,6 @@ class TextField(Input):
         laid out (Input's watcher does so)."""
         self.set_reactive(Widget.virtual_size, Size(self.content_width, 1))
         super()._watch_value(value)       # the same size again: no layout asked
-
-    def _note_limit(self) -> None:
-        if self._limit_noted:
-            return
-        self._limit_noted = True
-        _limit_notice(self, self.limit, "field")
 
     def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()   # Input's own handler would insert the first line again
@@ -148,8 +191,12 @@ class TextField(Input):
             return
         if event.text:
             selection = self.selection
-            if selection.is_empty:
-                self.insert_text_at_cursor(event.text)
-            else:
-                self.replace(event.text, *selection)
+            self._pasting = True
+            try:
+                if selection.is_empty:
+                    self.insert_text_at_cursor(event.text)
+                else:
+                    self.replace(event.text, *selection)
+            finally:
+                self._pasting = False
         event.stop()

@@ -128,6 +128,39 @@ async def test_tab_typed_in_a_reason_keeps_the_focus_there(qc_db: Path) -> None:
             [("reject", "off by one step")]
 
 
+async def test_the_cut_notice_says_what_was_kept_of_a_paste_in_parts(qc_db: Path) -> None:
+    """walk9: 50 KB pasted into the reject reason (not bracketed, so in parts of up to 4 KB)
+    was cut with 'This field holds at most 500 characters: the rest of the text was not
+    taken': not what was kept, nor how much was lost. One notice for the whole paste says
+    how many of the characters pasted were kept (the first 500) and how many were not; a
+    key typed past the limit then makes no second notice."""
+    import re
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab")
+        field = app.screen.query_one("#reject_typed")
+        big = ("step two multiplies where it should divide " * 1200)[:50_000]
+        reads = _reads(big, focus=True)
+        assert sum(isinstance(m, events.Paste) for m in reads) > 1      # in parts
+        for message in reads:
+            app.post_message(message)
+        await settle(pilot)
+        assert field.value == big[:MAX_REASON_CHARS]
+        await pilot.press("z")
+        shown = [n for n in notifications(app) if "characters" in n and "most" in n]
+        assert len(shown) == 1, shown
+        said = re.search(r"Kept the first ([\d,]+) of the ([\d,]+) characters pasted: this "
+                         r"field holds at most ([\d,]+) characters, so the other ([\d,]+) were "
+                         r"not taken", shown[0])
+        assert said, shown
+        assert [int(g.replace(",", "")) for g in said.groups()] == \
+            [MAX_REASON_CHARS, 50_000, MAX_REASON_CHARS, 50_000 - MAX_REASON_CHARS]
+
+
 async def test_a_paste_with_no_text_field_focused_acts_as_no_key(qc_db: Path) -> None:
     app = _review_app(qc_db)
     async with app.run_test(size=SIZE) as pilot:
@@ -158,6 +191,30 @@ async def test_a_bracketed_paste_with_no_text_field_focused_says_where_pasting_w
         assert len(shown) == 1 and "A paste of 11 characters was ignored" in shown[0], shown
         assert "Paste where you type: a reason (x, then Tab)" in shown[0]
         assert reviews(qc_db) == [] and isinstance(app.screen, ReviewScreen)
+
+
+async def test_an_ignored_paste_says_where_this_screen_takes_one(eval_db: Path) -> None:
+    """walk9: a paste no field took said 'Paste where you type: a reason (x, then Tab), a fix
+    (e), a note, a filter or a search' on every screen: on the dashboard x is no key and on
+    the results screen only the search takes text. Each screen names its own fields."""
+    from screens.results import ResultsScreen
+
+    app = make_app(eval_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.post_message(events.Paste("hello world"))
+        await settle(pilot)
+        shown = [n for n in notifications(app) if "was ignored" in n]
+        assert len(shown) == 1 and "The dashboard has no text field" in shown[0], shown
+        assert "a reason (x, then Tab)" not in shown[0], shown
+        app.clear_notifications()
+        app.push_screen(ResultsScreen())
+        await settle(pilot)
+        app.post_message(events.Paste("hello world"))
+        await settle(pilot)
+        shown = [n for n in notifications(app) if "was ignored" in n]
+        assert len(shown) == 1 and shown[0].endswith(
+            "Paste where you type: the search of the responses (/)."), shown
 
 
 async def test_keys_typed_ahead_in_one_read_fill_the_settle_dialogs_fields(tmp_path: Path) -> None:

@@ -177,14 +177,17 @@ class RunsScreen(QCScreen):
         self.runs = message.runs
         table = self.query_one("#runs_table", DataTable)
         table.clear()
-        # an auto-width column only grows (DataTable.clear keeps its width): a run that read
-        # 'running' kept Status a cell wider than its cells once done, a cell the names'
-        # widths did not count, and the last score was cut ('64%' read '64')
-        for column in table.columns.values():
-            column.content_width = column.label.cell_len
-        widths = self._name_widths(self.runs)
+        # each column exactly as wide as its widest cell, set before the rows are added: an
+        # auto-width column only grows (DataTable.clear keeps its width), so a run that read
+        # 'running' kept Status a cell wider than the names' widths counted once done and the
+        # last score was cut ('64%' read '64'); and DataTable measures new rows only when
+        # idle, so widths reset to the labels' drew the table squeezed until then (walk9:
+        # '480/' over '480' under the quit dialog, which keeps the screen from idling)
+        widths = self._column_widths(self.runs)
+        for column, width in zip(table.ordered_columns, widths):
+            column.content_width = width
         for run in self.runs:
-            table.add_row(*self._cells(run, *widths), key=str(run.run_id),
+            table.add_row(*self._cells(run, widths[0], widths[1]), key=str(run.run_id),
                           height=2 if _model_line(run) else 1)
         if self.runs:
             rows = [r.run_id for r in self.runs]
@@ -217,11 +220,11 @@ class RunsScreen(QCScreen):
                 *(Text(headline_cell(m, run.headline.get(m)) if run.headline else "…",
                        justify="right") for m in METRICS))
 
-    def _name_widths(self, runs: list[RunSummary]) -> tuple[int, int]:
-        """The cells the Run and Items-from columns have: what the status, progress and
-        score columns leave at this width (whole), the table's border and its scroll bar
-        when its rows pass its height. At 80 columns names of 18 and 15 cells pushed the
-        last score out of view, '100%' reading '1'."""
+    def _column_widths(self, runs: list[RunSummary]) -> list[int]:
+        """Each column's cells: the status, progress and score columns their widest cell
+        (whole), the Run and Items-from columns what those leave at this width, the table's
+        border and its scroll bar when its rows pass its height. At 80 columns names of 18
+        and 15 cells pushed the last score out of view, '100%' reading '1'."""
         table = self.query_one("#runs_table", DataTable)
         pad = 2 * table.cell_padding
         labels = [str(column.label) for column in table.ordered_columns]
@@ -249,7 +252,7 @@ class RunsScreen(QCScreen):
                 release_width -= 1
             else:
                 break                  # no room left: the table scrolls sideways
-        return run_width, release_width
+        return [run_width, release_width, *widths]
 
     def _selected(self) -> RunSummary | None:
         table = self.query_one("#runs_table", DataTable)

@@ -93,7 +93,9 @@ class SideBySideScreen(QCScreen):
                                    if measured else "")
             self.query_one(f"#{pane}", TextPane).update(render_item(
                 detail, show_prompt=self.show_prompts,
-                missing=f"{preview(label, 40)} did not evaluate this item.",
+                # the run's whole label (the pane wraps it): cut at 40 it lost its protocol
+                # where the pane had lines to spare (walk9: '· 3-shot… did not evaluate')
+                missing=f"{preview(label, 300)} did not evaluate this item.",
                 first_task=self.first_task, header=False))
 
     def action_toggle_prompts(self) -> None:

@@ -339,6 +339,14 @@ def run_cell(label: object, width: int = RUN_WIDTH) -> str:
             # '#3 baseline-2024-08-06 (gpt-4o-mini)': the name's end and its model stay
             # ('#3 basel…08-06 (gpt-4o-mini)'), where a cut of the whole kept only the model
             return f"{number} {_cut_middle(base, room)}{paren}{model}"
+        both = width - len(number) - 1 - len(paren) - 1      # the name and the model, no ')'
+        if paren and base and model.endswith(")") and both >= 12:
+            # no room for the whole model: each cut in its middle, the parentheses kept
+            # ('#2 probe-…ontext (probe-…xt-2026)'); a cut of the whole read as one name
+            # (walk9: '#2 probe-nightly-…-context-2026)', the model's '(' cut out)
+            inner = model[:-1]
+            keep = max(both - len(inner), min(len(base), both // 2))
+            return f"{number} {_cut_middle(base, keep)}{paren}{_cut_middle(inner, both - keep)})"
         return f"{number} {_cut_middle(name, width - len(number) - 1)}"
     return _cut_middle(flat, width)
 

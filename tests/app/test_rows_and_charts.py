@@ -234,6 +234,23 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
         text = screen_text(app)
         assert "4-08-06 (reference) ─" in text and f"#{a} baselin" in text, text
         assert "working set · 0-shot, t=0 ─" in text and "working set · 3-shot, t=0 ─" in text
+    # a run that did not evaluate the item says so with its whole label, wrapped in its pane
+    # (walk9: cut at 40 cells, '#1 probe-nightly · smart@1.0.0 · 3-shot… did not evaluate')
+    with Store(path) as store:
+        c = add_real_run(store, make_config(), "baseline-gpt-4o-mini-2024-09-30", limit=1)
+        other = int(store.scalar("SELECT seed_id FROM eval_items WHERE run_id = ? AND role = "
+                                 "'eval' AND seed_id NOT IN (SELECT seed_id FROM eval_items "
+                                 "WHERE run_id = ?) LIMIT 1", (a, c)))
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(SideBySideScreen(a, c, other))
+        await settle(pilot)
+        pane = app.screen.query_one("#side_right").region
+        text = flat("\n".join(line[pane.x:pane.right] for line in
+                              screen_text(app).splitlines()[pane.y:pane.bottom]))
+        assert (f"#{c} baseline-gpt-4o-mini-2024-09-30 (reference) · working set · 3-shot, "
+                "t=0 did not evaluate this item.") in text, text
 
 
 async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path) -> None:
@@ -273,6 +290,13 @@ def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:
         "#1 gpt-4o-mini (reference) · working set · 3-shot, t=0"
     cut = run_cell("#3 baseline-2024-08-06 (gpt-4o-mini)", 30)
     assert len(cut) == 30 and cut.startswith("#3 bas") and cut.endswith("08-06 (gpt-4o-mini)"), cut
+    # walk9: with no room for the whole model, the whole was cut as one name and read as one
+    # ('#2 probe-nightly-…-context-2026)', the model's '(' cut out); each is cut on its own
+    cut = run_cell("#2 probe-nightly-large-context (probe-large-context-2026)", 32)
+    assert len(cut) == 32 and cut.count("(") == 1 and cut.endswith(")"), cut
+    name, _, model = cut.partition(" (")
+    assert name.startswith("#2 probe-") and name.endswith("ontext") and "…" in name, cut
+    assert model.startswith("probe-") and model.endswith("2026)") and "…" in model, cut
 
 
 async def test_the_provenance_under_the_item_takes_the_panes_width(tmp_path: Path) -> None:
@@ -478,6 +502,7 @@ async def test_a_runs_name_takes_the_room_the_figures_leave(eval_db: Path) -> No
     it ended (an auto-width column only grows), a cell the names' widths did not count: the
     last score was cut. A name now takes every cell the figures leave, and is cut (in its
     middle) only when it needs more; every figure stays whole."""
+    from textual.coordinate import Coordinate
     from textual.widgets import DataTable
 
     from qcstation.messages import EvalRunsLoaded
@@ -506,6 +531,14 @@ async def test_a_runs_name_takes_the_room_the_figures_leave(eval_db: Path) -> No
             assert status.content_width == len("running"), status
             screen.active_run = None
             screen._show_runs(EvalRunsLoaded(list(screen.runs)))
+            # as the rows are added, before the table measures them (when idle; never under a
+            # dialog): each column as wide as its widest cell, not squeezed to its label
+            # (walk9: 'Done' read '480/' over '480' under the quit dialog)
+            for n, column in enumerate(table.ordered_columns):
+                cells = [table.get_cell_at(Coordinate(row, n)) for row in range(table.row_count)]
+                widest = max([column.label.cell_len,
+                              *(max(len(line) for line in cell.plain.split("\n")) for cell in cells)])
+                assert column.content_width == widest, (str(column.label), column.content_width)
             await settle(pilot)
             table = screen.query_one("#runs_table", DataTable)
             assert table.max_scroll_x == 0, (table.virtual_size, table.size)

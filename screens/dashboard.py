@@ -73,11 +73,14 @@ def describe_summary(result: Any) -> str:
 
 
 class ReleaseLoaded(Message):
-    """The latest approved release of the working set (NAME@VERSION), or None."""
+    """The latest approved release of the working set (NAME@VERSION), or None; and of each
+    derived set with items (by set name)."""
 
-    def __init__(self, released: str | None) -> None:
+    def __init__(self, released: str | None,
+                 released_sets: dict[str, str | None] | None = None) -> None:
         super().__init__()
         self.released = released
+        self.released_sets = released_sets or {}
 
 
 class DeriveFinished(Message):
@@ -160,6 +163,7 @@ class DashboardScreen(QCScreen):
         self.refresh_on_resume = True
         self.team: dict[str, Any] | None = None
         self.released: str | None = None   # latest approved release of the working set
+        self.released_sets: dict[str, str | None] = {}   # and of each derived set
         self.auto_refresh_s = self.AUTO_REFRESH_S
 
     def compose(self) -> ComposeResult:
@@ -265,7 +269,9 @@ class DashboardScreen(QCScreen):
                 return
             from qcstation.core.release.latest import latest_release
 
-            show(ReleaseLoaded(latest_release(store)))
+            scopes = sorted({dim.scope for dim in dimensions if dim.scope})
+            show(ReleaseLoaded(latest_release(store),
+                               {scope: latest_release(store, scope) for scope in scopes}))
             for dim in dimensions:
                 if worker.is_cancelled:
                     return
@@ -307,6 +313,7 @@ class DashboardScreen(QCScreen):
     @on(ReleaseLoaded)
     def _release_loaded(self, message: ReleaseLoaded) -> None:
         self.released = message.released
+        self.released_sets = message.released_sets
         self._show_attention()
 
     @on(GateLoaded)
@@ -323,7 +330,8 @@ class DashboardScreen(QCScreen):
         self.query_one("#gates", Static).update(render_gate_summary(
             self.dimensions, has_model=self.qc_app.config.generator is not None))
         self.query_one("#team", Static).update(render_team(self.team, self.dimensions))
-        self.query_one("#gate_rules", Static).update(render_gate_rules(self.dimensions))
+        self.query_one("#gate_rules", Static).update(render_gate_rules(
+            self.dimensions, has_model=self.qc_app.config.generator is not None))
 
     def _show_attention(self) -> None:
         disagreements = {dim: int(a.get("disagreed") or 0)
@@ -334,7 +342,7 @@ class DashboardScreen(QCScreen):
                             disagreements=disagreements, curator=self.qc_app.is_curator,
                             curators_configured=bool(self.qc_app.settings.curators),
                             threshold=self.qc_app.settings.defect_threshold,
-                            released=self.released))
+                            released=self.released, released_sets=self.released_sets))
 
     @on(OptionList.OptionSelected, "#attention")
     def _run_attention(self, event: OptionList.OptionSelected) -> None:

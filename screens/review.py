@@ -51,7 +51,7 @@ from qcstation.core.review.step import (
 )
 from qcstation.messages import GateUpdated, ReviewStepTaken
 from qcstation.widgets.guidelines import GuidelinesPanel, guidelines_text
-from qcstation.widgets.labels import VERDICT_WORDS, gate_line, noun, title
+from qcstation.widgets.labels import VERDICT_WORDS, blocker_text, gate_line, noun, title
 from qcstation.widgets.review_views import (ArtifactView, KeyedPane, SeedView, pane_title,
                                             render_verdicts)
 from qcstation.widgets.footer import KeyFooter
@@ -704,7 +704,9 @@ class ReviewScreen(QCScreen):
         text.append(gate_line(self.gate, has_model=self._has_model) if self.gate is not None else "Checking the gate…")
         if self.gate is not None and not self.gate.passed:
             for blocker in self.gate.blockers:
-                text.append("\n  • " + blocker)
+                # as this session can act on it (walk9: '1 awaiting regeneration' with no
+                # model configured, where the line above said to fix or exclude it)
+                text.append("\n  • " + blocker_text(blocker, self._has_model))
             if self.gate.open_rejects:
                 text.append("\n\nRejected items wait for a fix: Esc, then c opens the curator "
                             "queue (e there fixes an item in place).")

@@ -19,8 +19,8 @@ from textual.widgets.option_list import Option
 
 from qcstation.common.safe import one_line, printable
 from qcstation.widgets.marked_list import MarkedOptionList
-from qcstation.widgets.labels import (bound_percent, next_step_text, noun_in, percent,
-                                      sentence_case, title)
+from qcstation.widgets.labels import (blocker_text, bound_percent, next_step_text, noun_in,
+                                      percent, sentence_case, title)
 
 if TYPE_CHECKING:
     from qcstation.core.review.gate import GateStatus
@@ -70,13 +70,14 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
                     has_model: bool = True, disagreements: dict[str, int] | None = None,
                     curator: bool = False, curators_configured: bool = True,
                     threshold: float | None = None,
-                    released: str | None = None) -> list[Attention]:
+                    released: str | None = None,
+                    released_sets: dict[str, str | None] | None = None) -> list[Attention]:
     """What to do next, most useful first, in plain words with the key that does it.
     Never a key whose action would fail: without a model, rejects are sent to the curator
     queue (fix in place, exclude), not to regeneration (the rules make the same text);
     curators' keys are offered to curators, and to others with who may act (or, with no
     curator configured, how to configure one). ``released``: the latest approved release of
-    the working set (NAME@VERSION), if any."""
+    the working set (NAME@VERSION), if any; ``released_sets``: of each derived set."""
     who = _Who(curator, curators_configured)
     review: list[Attention] = []
     regenerate: list[Attention] = []
@@ -108,7 +109,7 @@ def attention_items(dimensions: list[DimensionQC], *, busy: str | None = None,
     if checking:
         items.append(Attention("Checking the QC gates…", None))
     elif not items and dimensions:
-        items.append(_all_pass(released, who))
+        items.append(_all_pass(released, who, released_sets or {}))
     if not items:
         items.append(Attention("Nothing to review yet — import seeds and generate artifacts "
                                "(qcstation --help)", None))
@@ -204,10 +205,24 @@ def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attentio
     return Attention(short, "fresh_round" if fresh and who.curator else None, dim.dimension)
 
 
-def _all_pass(released: str | None, who: _Who) -> Attention:
-    """Every gate passes: approve a release, or (one is approved) evaluate models on it."""
+def _all_pass(released: str | None, who: _Who,
+              released_sets: dict[str, str | None]) -> Attention:
+    """Every gate passes: approve a release, or (one is approved) evaluate models on it. A
+    derived set whose gates pass with no release of its own is named, with the keys that
+    approve one (walk9: once the working set had a release the dashboard said to evaluate
+    models, with a sampled, reviewed, passing derived set never released)."""
+    waiting = [one_line(scope, 30) for scope, rel in sorted(released_sets.items()) if rel is None]
+    sets = (f"set{'s' if len(waiting) > 1 else ''} {', '.join(waiting[:3])}"
+            f"{' and more' if len(waiting) > 3 else ''}")
     if released is None:
-        return Attention("All QC gates pass — press l to approve a release", "releases")
+        return Attention("All QC gates pass — press l to approve a release"
+                         + (f" (s there chooses the {sets})" if waiting else ""), "releases")
+    if waiting:
+        return Attention(f"All QC gates pass — the working set is approved as "
+                         f"{printable(released)}; the derived {sets} "
+                         f"{'has' if len(waiting) == 1 else 'have'} no release yet — "
+                         + ("press l, then s to choose it and a to approve" if who.curator
+                            else who.key("l")), "releases")
     return Attention(f"All QC gates pass — approved as {printable(released)}. Next: evaluate "
                      f"models on it — press v (a new version after the data changes: "
                      f"{who.key('l')})", "eval_runs")
@@ -352,8 +367,9 @@ def render_team(stats: dict[str, Any] | None, gates: list[DimensionQC] | None = 
     return Group(*parts)
 
 
-def render_gate_rules(dimensions: list[DimensionQC]) -> RenderableType:
-    """Each gate's rule in plain words and what still blocks it."""
+def render_gate_rules(dimensions: list[DimensionQC], *, has_model: bool = True) -> RenderableType:
+    """Each gate's rule in plain words and what still blocks it, as this session can act on
+    it (:func:`blocker_text`: with no model, nothing awaits regeneration)."""
     parts: list[RenderableType] = []
     for n, dim in enumerate(dimensions):
         gate = dim.gate
@@ -367,7 +383,7 @@ def render_gate_rules(dimensions: list[DimensionQC]) -> RenderableType:
             continue
         parts.append(Text(gate.rule))
         for blocker in gate.blockers:
-            parts.append(Text.assemble(("  • ", "yellow"), blocker))
+            parts.append(Text.assemble(("  • ", "yellow"), blocker_text(blocker, has_model)))
     if not parts:
         parts.append(Text("No QC dimensions configured.", style="dim"))
     return Group(*parts)

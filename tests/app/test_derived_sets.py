@@ -162,6 +162,42 @@ async def test_a_derived_release_is_approved_and_exported_from_the_app(
     assert records and {r["set"] for r in records} == {"dyn"}
 
 
+async def test_all_gates_pass_names_a_derived_set_with_no_release(db: Path) -> None:
+    """walk9: with the working set released and a derived set sampled, reviewed and passing,
+    the dashboard said 'All QC gates pass — approved as smart@1.0.0. Next: evaluate models on
+    it', the derived set never named: approving its release was found only by trying s on
+    the releases screen. The line names the set and the keys; Enter opens the releases; once
+    the set has a release the line is as before."""
+    from qcstation.core.release import releases as rel
+    from screens.releases import ReleasesScreen
+
+    config = make_config(**CONFIG)
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        while (item := next_item(store, ANNOTATOR, scope="dyn")) is not None:
+            decide(store, item.item_id, ANNOTATOR, "accept")
+        rel.approve_release(store, "smart", "1.0.0", actor=ANNOTATOR, cfg=config)
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert ("All QC gates pass — the working set is approved as smart@1.0.0; the derived "
+                "set dyn has no release yet — press l, then s to choose it and a to approve"
+                in text), text
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReleasesScreen)
+    with Store(db) as store:
+        rel.approve_release(store, "dyn-rel", "1.0.0", actor=ANNOTATOR, cfg=config, scope="dyn")
+    app = make_app(db, config=config, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "All QC gates pass — approved as smart@1.0.0. Next: evaluate models" in text
+        assert "no release yet" not in text
+
+
 async def test_a_derived_sets_line_in_needs_attention_reviews_that_set(db: Path) -> None:
     """Enter on "Review N notation questions of set dyn" reviews dyn's sample, item after
     item, while the working set has an item left too (it opened the working set's)."""

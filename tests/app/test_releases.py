@@ -271,6 +271,31 @@ async def test_the_names_take_the_room_of_scroll_bars_not_shown(qc_db: Path) -> 
             (used, table.scrollable_content_region.width)
 
 
+async def test_with_no_model_review_and_dashboard_never_say_awaiting_regeneration(
+        qc_db: Path) -> None:
+    """walk9: with no model configured, the review screen's 'Sample done' said a reject was
+    '1 awaiting regeneration' under a gate line that said to fix or exclude it, and the
+    dashboard's gate rules said the same: the releases screen alone said what to do."""
+    from qcstation.core.review.decisions import decide, next_item
+
+    with Store(qc_db) as store:
+        item = next_item(store, "bob", "arithmetic")
+        assert item is not None
+        decide(store, item.item_id, "bob", "reject", reason="changes the answer")
+    pass_the_gate(qc_db)
+    app = curator_app(qc_db)
+    assert app.config.generator is None
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rules = flat(static_text(app.screen.query_one("#gate_rules")))
+        assert "rejected item without an accepted replacement" in rules, rules
+        assert "awaiting regeneration" not in rules and "to fix in place or exclude" in rules
+        await press_each(pilot, "r")
+        done = flat(static_text(app.screen.query_one("#done_text")))
+        assert "The sample is done" in done, done
+        assert "awaiting regeneration" not in done and "to fix in place or exclude" in done
+
+
 async def test_with_no_model_a_reject_blocks_as_a_fix_not_as_awaiting_regeneration(
         qc_db: Path) -> None:
     """walk8: with no model configured the releases screen said a reject was '1 awaiting

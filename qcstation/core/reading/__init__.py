@@ -26,6 +26,9 @@ Modules, bottom up (a module imports only those above it in this list)
 ``words``        the words a number is written with (question occurrences, solution lines,
                  word givens such as "half", word stems; a size the solution names a thing by,
                  "the 2 x 4s": no place): what the rules tie a given to and what the checks read again.
+``clause_places`` which place of a value stated several times a solution means, by the words
+                 of each place's clause (``clause_choice``, ``operand_clause_choice``,
+                 ``multiplied_stems``): what the rules bind by and the checks read again.
 ``units``        the unit a number is written with, read strictly ("$60 per day" -> {$}) and
                  the unit of a line's result: whether a factor can be a count of that unit.
 ``clauses``      what reads as a statement of its own (a subject and a finite verb).

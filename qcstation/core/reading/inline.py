@@ -3,7 +3,8 @@
 :func:`find_inline_computations` finds every ``expression = number`` whose arithmetic
 checks out; :func:`normalize_visible` turns written arithmetic into parser input
 (currency and unit words dropped, a standalone ``x`` read as ×); :data:`VISIBLE_TAIL_RE`
-matches such an expression at the end of a text (``... 7.5 / .5 = ``).
+matches such an expression at the end of a text (``... 7.5 / .5 = ``);
+:func:`written_outside_computations`: a value a line writes in its words, not only in a computation.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from qcstation.common.memo import text_memo
+from qcstation.core.reading.answers import decimal_fraction
 from qcstation.core.reading.expr import BinOp, Expr, ExpressionError, Num, evaluate, parse_expression
 
 
@@ -251,3 +253,26 @@ def drop_computations(text: str, repl: str = " ") -> str:
         else:
             i = k
     return "".join(out) + text[last:] if out else text
+
+
+_ANNOTATION_RE = re.compile(r"<<[^<>]*>>")
+_SMALL_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_LINE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|\b(?:" + "|".join(_SMALL_NUMBER_WORDS) + r")\b", re.I)
+
+
+def written_outside_computations(line: str, v: Fraction) -> bool:
+    """Does a solution line write ``v`` outside its computations too ("Eight years ago, Duncan
+    was 60-8"): words there may tie it to a place of the question (the rules' binder reads
+    this before it lets the sentence of the other operands decide)."""
+    prose = drop_computations(_ANNOTATION_RE.sub(" ", line))
+    for m in _LINE_NUMBER.finditer(prose):
+        word = m.group(0).lower()
+        try:
+            value = Fraction(_SMALL_NUMBER_WORDS[word]) if word in _SMALL_NUMBER_WORDS \
+                else decimal_fraction(word.replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if value == v:
+            return True
+    return False

@@ -48,7 +48,8 @@ from qcstation.core.construct.check.multipliers import declared_word, multiplies
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, clause_choice, number_word_stems, operand_clause_choice, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, joined_stems, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
+from qcstation.core.reading.clause_places import clause_choice, operand_clause_choice
+from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, number_word_stems, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, joined_stems, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
 

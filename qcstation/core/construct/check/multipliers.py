@@ -14,8 +14,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.words import (ANNOTATION, WORD_GIVEN_STEMS, Occurrence, multiplied_stems,
-                                         result_words, stem)
+from qcstation.core.reading.clause_places import multiplied_stems
+from qcstation.core.reading.words import (ANNOTATION, WORD_GIVEN_STEMS, Occurrence, result_words, stem)
 
 __all__ = ["declared_word", "multiplies", "object_of_own_word", "own_word_givens", "vouched_by_multiplied"]
 

@@ -40,9 +40,8 @@ import re
 from fractions import Fraction
 from dataclasses import dataclass
 
-from qcstation.core.reading.answers import decimal_fraction
-from qcstation.core.reading.words import (WORD_GIVENS, clause_choice, counted_noun, line_stems, multiplied_stems,
-                                         number_word_stems, operand_clause_choice, result_words, solution_stems)
+from qcstation.core.reading.clause_places import clause_choice, multiplied_stems, operand_clause_choice
+from qcstation.core.reading.words import (WORD_GIVENS, counted_noun, line_stems, number_word_stems, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
@@ -57,7 +56,7 @@ from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.construct.make.rules.sum_terms import flat_ops, term_by_result
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
                                                                operand_numbers, phrase_place, rate_place, single_places)
-from qcstation.core.reading.inline import drop_computations
+from qcstation.core.reading.inline import written_outside_computations
 
 
 #: a forced place (:class:`Binder`'s ``forced``) that is no number of the question: the use is
@@ -115,23 +114,6 @@ def _sentence_of(question: str, at: int) -> str:
     a = max((m.end() for m in re.finditer(r"[.?!;](?:\s|$)", question[:at])), default=0)
     m = re.compile(r"[.?!;](?:\s|$)").search(question, at)
     return question[a:m.end() if m else len(question)]
-
-
-def _writes_elsewhere(line: str, v: Fraction) -> bool:
-    """Does the line write ``v`` outside its computations too ("Eight years ago, Duncan was
-    60-8"): words there may tie it to a place, so the sentence of the other operands does not
-    decide."""
-    prose = drop_computations(_ANNOTATION.sub(" ", line))
-    for m in _LINE_NUMBER.finditer(prose):
-        word = m.group(0).lower()
-        try:
-            value = Fraction(_NUMBER_WORD_VALUES[word]) if word in _NUMBER_WORD_VALUES \
-                else decimal_fraction(word.replace(",", ""))
-        except (ValueError, ZeroDivisionError):
-            continue
-        if value == v:
-            return True
-    return False
 
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")
@@ -314,7 +296,7 @@ class Binder:
         by_sum = None if stems or agree else term_by_result(self.expr, v, line, occ, self.nums)  # "6 - 3 = 3 seahorses"
         if by_sum is not None and self._not_a_second_role(occ, occ.index(by_sum)) is not None:
             return by_sum
-        if not stems and len(occ) > 1 and not _writes_elsewhere(line, v):
+        if not stems and len(occ) > 1 and not written_outside_computations(line, v):
             beside = self._beside_its_operands(v, occ)
             if beside is not None:
                 return beside
@@ -361,7 +343,7 @@ class Binder:
             return None
         best = defining_place(self.question, [self.nums[j].start for j in places],
                               [len(self.nums[j].text) for j in places], [self.nums[j].stems for j in places],
-                              _writes_elsewhere(self.line, v), self.total.get(v, 0))
+                              written_outside_computations(self.line, v), self.total.get(v, 0))
         if best is not None and places[best] in self.chosen:
             # "-3 degrees ... these 3 countries" (490): "these 3 countries" restates no place of
             # the question but the count its story lists, a quantity of its own; a second use of

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.words import (_CLAUSE_STOP, _PER_UNIT, _STOP, _WORD, ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, _clause_stems, line_stems,
-                                         numeral_value, solution_stems, stem)
+from qcstation.core.reading.clause_places import CLAUSE_STOP, PER_UNIT, clause_stems
+from qcstation.core.reading.words import (_STOP, _WORD, ANNOTATION, NUMERAL, NUMBER_WORD_VALUES, line_stems, numeral_value, solution_stems, stem)
 
 #: stems that tell no quantity from another: units of every price and percent, totals
 _NO_EVIDENCE = frozenset({"$", "%", "cent", "tota", "numb"})
@@ -50,7 +50,7 @@ def clause_span(question: str, pos: int) -> tuple[int, int]:
 def _stems_in(question: str, span: tuple[int, int], pos: int) -> frozenset[str]:
     """The clause words of ``span`` (the reading floor's clause stems, cut to the span)."""
     a, b = span
-    return _clause_stems(question[a:b], pos - a)
+    return clause_stems(question[a:b], pos - a)
 
 
 def clause_place(question: str, starts: list[int], own: list[frozenset[str]], line: str,
@@ -121,7 +121,7 @@ def annotated_results(line: str) -> set[Fraction]:
 def _plain_stems(text: str, names: frozenset[str]) -> frozenset[str]:
     """The content words of a text (no common verb, number word, unit sign or name), as stems."""
     return frozenset(stem(w) for w in _WORD.findall(ANNOTATION.sub(" ", text[:2000]))
-                     if w.lower() not in _CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
+                     if w.lower() not in CLAUSE_STOP and w.lower() not in NUMBER_WORD_VALUES
                      and w not in ("$", "%") and w.lower() not in _NO_WORDS) - names - _NO_EVIDENCE
 
 
@@ -188,8 +188,8 @@ def rate_place(question: str, starts: list[int], other: int | None, other_words:
     hits = []
     for a, b in spans:
         per: set[str] = set()
-        for m in _PER_UNIT.finditer(question[a:b]):
-            per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in _CLAUSE_STOP}
+        for m in PER_UNIT.finditer(question[a:b]):
+            per |= {stem(w) for w in _WORD.findall(m.group(1)) if w.lower() not in CLAUSE_STOP}
         hits.append(bool(per & words))
     return hits.index(True) if hits.count(True) == 1 else None
 
@@ -206,7 +206,7 @@ def phrase_at(text: str, start: int, end: int) -> tuple[frozenset[str], frozense
     clause break ("6 pounds of peaches")."""
     before = _BEFORE_WORD.search(text[max(0, start - 30):start])
     word = before.group(1).lower() if before else ""
-    pre = frozenset({stem(word)}) if word and word not in _STOP and word not in _CLAUSE_STOP else frozenset()
+    pre = frozenset({stem(word)}) if word and word not in _STOP and word not in CLAUSE_STOP else frozenset()
     tail = text[end:end + 80]
     stop = _AFTER_STOP.search(tail)
     words = [w for w in _WORD.findall(tail[:stop.start()] if stop else tail) if w.lower() not in _STOP]

@@ -478,7 +478,8 @@ def question_names(question: str, solution: str) -> frozenset[str]:
     "Tuesday"): never a common opener, and a word that opens a sentence only where neither text
     writes it in lower case or as a number word ("Cody ate a third", not "Half of the hats")."""
     from qcstation.core.construct.make.rules.implied import _NOT_A_NAME
-    from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, NUMBER_WORD_VALUES
+    from qcstation.core.reading.clause_places import CLAUSE_STOP
+    from qcstation.core.reading.words import _STOP, NUMBER_WORD_VALUES
 
     lower = set(re.findall(r"\b[a-z]+\b", question + " " + solution))
     out = set()
@@ -490,7 +491,7 @@ def question_names(question: str, solution: str) -> frozenset[str]:
         if before and before[-1] not in ".!?\"'":
             out.add(w)
         elif w.lower() not in lower and w.lower() not in NUMBER_WORD_VALUES and w.lower() not in _STOP \
-                and w.lower() not in _CLAUSE_STOP:
+                and w.lower() not in CLAUSE_STOP:
             out.add(w)
     return frozenset(out)
 

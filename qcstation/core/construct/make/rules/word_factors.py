@@ -33,7 +33,8 @@ from typing import Any
 
 from qcstation.core.construct.make.rules.phrases import has_phrase, phrase_re
 from qcstation.core.reading.expr import Expr, leaves
-from qcstation.core.reading.words import WORD_GIVENS, multiplied_stems
+from qcstation.core.reading.clause_places import multiplied_stems
+from qcstation.core.reading.words import WORD_GIVENS
 
 __all__ = ["beside_its_operands", "clause_restated", "sentence_bounds", "unit_word_converts", "word_object_named",
            "word_of_role"]

@@ -25,7 +25,8 @@ import pytest
 from qcstation.core.construct.check.context import counts_the_terms, times_of_no_place
 from qcstation.core.construct.make.rules import RuleError, rule_for_seed
 from qcstation.core.reading.expr import BinOp, Name
-from qcstation.core.reading.words import operand_clause_choice, question_occurrences
+from qcstation.core.reading.clause_places import operand_clause_choice
+from qcstation.core.reading.words import question_occurrences
 
 
 def _made(seed: dict) -> tuple[dict[str, str], dict[str, int]]:

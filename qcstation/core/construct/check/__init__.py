@@ -43,6 +43,10 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                          sum counts, a factor of a product of money beside a count of another
                          unit by the one place that is money ("14 * 2 = $28", "about $2"), and a
                          word that only multiplies never an added number (called by ``bindings``).
+``clause_vouch``         a given whose line names it with no words, vouched for by the clause
+                         words of the question: the other operand's clause names what it is a
+                         rate of, or one place's clause alone shares words with the line
+                         (called by ``bindings``).
 ``bindings``             which words each given a formalization uses is tied to, literals in
                          steps, links to results the question also states: re-derived from
                          the question and the gold solution alone; the audit's, and the gate

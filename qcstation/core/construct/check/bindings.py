@@ -44,11 +44,11 @@ from qcstation.core.construct.check.dangling import every_place_used
 from qcstation.core.construct.check.worded_links import (count_of_a_percent_value, percent_result_of_a_count_value,
                                                         rate_named_by_product)
 from qcstation.core.construct.check.elimination import vouched_by_elimination
-from qcstation.core.construct.check.multipliers import declared_word, multiplies as _multiplies, object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
+from qcstation.core.construct.check.multipliers import object_of_own_word, own_word_givens, vouched_by_multiplied  # noqa: E501
 from qcstation.core.construct.check.repeats import repeated_given
 from qcstation.core.construct.check.units import places_it_can_be, unit_problems, vouched_by_units
+from qcstation.core.construct.check.clause_vouch import vouched_by_clause, vouched_by_operand
 from qcstation.core.reading.textnumbers import word_key
-from qcstation.core.reading.clause_places import clause_choice, operand_clause_choice
 from qcstation.core.reading.words import (MAX_TEXT, clause_after_value, number_word_stems, result_words, ANNOTATION, NUMBER_WORD_VALUES, NUMERAL, WORD_GIVEN_STEMS, Occurrence, fmt_value, joined_stems, number_word_matches, numeral_value, numeral_values, question_occurrences, solution_lines, stem, step_line, operand_values, words_after_value, blank_size_names)
 
 __all__ = ["Binding", "binding_problems", "equal_value_links", "expr_names", "link_by_words", "step_literals"]
@@ -487,32 +487,6 @@ def _other_operand(expr: Any, dep: str, defs: dict[str, Any], values: dict[str, 
     return values[other]
 
 
-def _vouched_by_operand(question: str, cands: list[Occurrence], other: Fraction | None,
-                        occurrences: list[Occurrence], line: str, solution: str) -> bool:
-    """Is a given the line names with no words tied to one place of its value by the clause of
-    the step's other operand, stated at one place (see
-    :func:`~qcstation.core.reading.words.operand_clause_choice`)?"""
-    if other is None or not question or cands[0].value in (0, 1):
-        return False
-    at = {o.start: o for o in occurrences if o.value == other and o.start >= 0 and not o.words & WORD_GIVEN_STEMS}
-    places = list({o.start: o for o in cands}.values())
-    if len(at) != 1 or len(places) < 2 or any(o.start < 0 or o.words & WORD_GIVEN_STEMS for o in places):
-        return False
-    o = next(iter(at.values()))
-    best = operand_clause_choice(question, [p.words for p in places], o.start)
-    if best is None:
-        return False
-    # another line that names the chosen place with its words ("every 2 days is 6 x 2"): this
-    # use, which names nothing, may be another place of the value ("two times")
-    v = cands[0].value
-    for prose, _ in solution_lines(solution):
-        if prose.strip() == ANNOTATION.sub(" ", line).strip():
-            continue
-        if any({stem(w) for w in ws} & places[best].words for ws in words_after_value(prose, v) or []):
-            return False
-    return True
-
-
 def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence],
                  solution: str, given: str = "", question: str = "", other: Fraction | None = None,
                  once: bool = False, expr: Any = None, defs: dict[str, Any] | None = None,
@@ -545,8 +519,8 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
         # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4): it is tied to one
         # occurrence only if the question states it one way only, or if the given is a word given ("twice",
         # "half") whose clause alone shares words with the line (clause_choice), or by units or elimination
-        if _distinct(cands) and not _vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
-                and not _vouched_by_operand(question, cands, other, occurrences, line, solution) \
+        if _distinct(cands) and not vouched_by_clause(given, line, cands, question, own_word_givens(defs, v)) \
+                and not vouched_by_operand(question, cands, other, occurrences, line, solution) \
                 and not (once and size_of_counted(question, cands, other, occurrences)) \
                 and not (once and vouched_by_word_before(given, line, v, cands, question)) \
                 and not _decided_by_roles(expr, v, cands, defs, values) \
@@ -640,45 +614,6 @@ def _decided_by_roles(expr: Any, v: Fraction, cands: list[Occurrence], defs: dic
         if d.startswith("w_") and not d.startswith("w_" + re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")):
             return False
     return True
-
-
-def _vouched_by_clause(given: str, line: str, cands: list[Occurrence], question: str,
-                       own_words: frozenset[str] = frozenset()) -> bool:
-    """Is a word given the line names with no words tied to its phrase by the clause around it
-    (see :func:`~qcstation.core.reading.words.clause_choice`)?"""
-    if not question or not given:
-        return False
-    best = clause_choice(question, [o.start for o in cands], line)
-    if best is None:
-        return False
-    o = cands[best]
-    # a word given only ("twice", "half"): a count of things ("two pairs of high heels", "2
-    # sons") may multiply or divide as well, so the clause never vouches for a digit (30:
-    # "The second pair of heels costs 33 * 2" is "twice as much", not "two pairs")
-    if not o.words & WORD_GIVEN_STEMS:
-        return _digit_by_clause(given, o, cands, own_words)
-    phrase = re.sub(r"[^a-z]+", "_", o.text.lower()).strip("_")
-    return given.startswith("w_" + phrase)
-
-
-def _digit_by_clause(given: str, best: Occurrence, cands: list[Occurrence],
-                     own_words: frozenset[str] = frozenset()) -> bool:
-    """A digit or number word the clause chose (209: "On Tuesday she bought 4*3" and "Tuesday ...
-    bought three times that number of cakes", not "after all three days"), where the given's name
-    says it is that place (``g2_times``: the word after it) and no other place of the value is a
-    word that multiplies ("twice", "three times"): a count of things may multiply as well, so the
-    clause never decides against such a word (30: "33 * 2" is "twice as much", not "two pairs";
-    855: "12 * 3" is "three times this many", not "three years")."""
-    m = re.fullmatch(r"g\d+_([a-z]+)(?:_[a-z_]*)?", given)
-    if m is None or not best.words:
-        return False
-    slug = stem(m.group(1))
-    if slug not in best.words or sum(1 for o in cands if slug in o.words) != 1:
-        return False
-    # a word that multiplies which the formalization declares as its own given ("w_twice" for 274's
-    # "the rosette takes twice as many as the collar") is that given: it is not this digit
-    return not any(_multiplies(o) and not declared_word(o, own_words) for o in cands if o is not best)
-
 
 
 # Terms are read by shape (class name and fields: Num.value, Name.name, BinOp.op/left/right,

@@ -263,8 +263,8 @@ def restated_before(line: str, value: Fraction) -> bool:
         and all(r > operands[0] for r in results)
 
 
-#: the stems of common verbs and quantity words (``_CLAUSE_STOP`` less ``_STOP``)
-_COMMON_VERBS = frozenset(stem(w) for w in _CLAUSE_STOP - _STOP)
+#: the stems of common verbs and quantity words (``CLAUSE_STOP`` less ``_STOP``)
+_COMMON_VERBS = frozenset(stem(w) for w in CLAUSE_STOP - _STOP)
 
 
 def best_sentence(pool: list[int], nums: Sequence[Any], question: str,

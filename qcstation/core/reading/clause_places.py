@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import re
 
-from qcstation.core.reading.words import (_STOP, _WORD, _WORD_GIVEN_RE, ANNOTATION, MAX_TEXT, NUMBER_WORD_VALUES,
+from qcstation.core.reading.words import (_CLAUSE_STOP, _WORD, _WORD_GIVEN_RE, ANNOTATION, MAX_TEXT, NUMBER_WORD_VALUES,
                                           stem)
 
 __all__ = ["CLAUSE_STOP", "PER_UNIT", "clause_choice", "clause_stems", "multiplied_stems", "operand_clause_choice"]
 
 
 _CLAUSE_BREAK = re.compile(r"[.,;:!?](?:\s|$)|\b(?:and|while|but|whereas|then)\b", re.I)
-CLAUSE_STOP = _STOP | frozenset("""take takes took make makes made get gets got go goes went come comes came
-    buy buys bought sell sells sold cost costs pay pays paid spend spends spent give gives gave need needs
-    want wants many much number amount times time as than""".split())
+#: stop words of a clause's content words (kept in :mod:`.words`, which other readers import it from)
+CLAUSE_STOP = _CLAUSE_STOP
 
 
 def clause_stems(text: str, pos: int) -> frozenset[str]:

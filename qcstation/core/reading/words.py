@@ -655,6 +655,11 @@ def _stated_words(question: str) -> frozenset[tuple[Fraction, str]]:
     return frozenset(out)
 
 
+_CLAUSE_STOP = _STOP | frozenset("""take takes took make makes made get gets got go goes went come comes came
+    buy buys bought sell sells sold cost costs pay pays paid spend spends spent give gives gave need needs
+    want wants many much number amount times time as than""".split())
+
+
 _SIZE_RUN = re.compile(r"(?<![\w.])\d+(?:\s*x\s*\d+)+")
 _SIZE_NAMED = re.compile(r"(?<![\w.])(\d+(?:\s*x\s*\d+){1,8})['’]?s\b")   # bounded: linear
 #: what every size name holds (a digit, spaces, an "x"): a pattern that opens with a digit is

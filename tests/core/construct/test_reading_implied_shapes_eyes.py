@@ -94,3 +94,17 @@ def test_a_couple_is_two() -> None:
 ])
 def test_halfway_is_a_half(question: str, solution: str, answer: str, step: str) -> None:
     assert step in _asserts(_seed(question, solution, answer))
+
+
+def test_eyes_of_a_colour_are_no_count_of_eyes() -> None:
+    """GSM8K train 3597: "Half of the students with brown eyes have black hair" / "6 * 2 = 12 students
+    with brown eyes": the 2 is the question's "half", never a person's two eyes (the line counts no
+    eyes: "two eyes" is what names them). The seed stays refused for its own reason (one "half" for
+    two steps), not read with the eyes' 2."""
+    seed = _seed("Two-thirds of the class have brown eyes. Half of the students with brown eyes have black hair. If "
+                 "there are 6 students in the class with brown eyes and black hair, how many students are there in "
+                 "total?",
+                 "There are 6 * 2 = <<6*2=12>>12 students with brown eyes and hair of any color.\n"
+                 "There are 12 * 3/2 = <<12*3/2=18>>18 students in total.", "18")
+    with pytest.raises(RuleError, match="'half'"):
+        rule_for_seed(seed)

@@ -77,7 +77,8 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     (Fraction(26), r"\balphabet\b", "k_letters_of_the_alphabet", r"\balphabet\b|\bletters\b"),
     (Fraction(2), r"\btwins\b", "k_twins", r"\btwins\b"),
     # "How many eyes saw the airplane?" / "each student has two eyes ... 2*150": a person's two eyes
-    (Fraction(2), r"\beyes\b", "k_eyes_per_person", r"\beyes\b"),
+    # (a line that counts them: "two eyes", not the "6 * 2 ... students with brown eyes" of a colour)
+    (Fraction(2), r"\beyes\b", "k_eyes_per_person", r"\b(?:two|2)\s+eyes\b"),
     # "6 cookie cutters shaped like triangles ... How many sides" / "The 6 triangles have 3 sides
     # each, 6 * 3": a shape's sides, where both texts speak of sides and the line names the shape
     *[(Fraction(n), rf"^(?=[\s\S]*\bsides?\b)[\s\S]*\b{shape}s?\b{_NO_UNIT}", f"k_sides_per_{shape}",

@@ -340,7 +340,7 @@ def test_chains_are_found_as_the_regexes_found_them() -> None:
         for old, new, head, ends in ((old_chain, chains._CHAIN_RE, chains._CHAIN_HEAD, chains._chain_ends),
                                      (old_long, chains._LONG_RE, chains._LONG_HEAD, chains._long_ends)):
             before = [(m.span(), m.groupdict()) for m in old.finditer(text)]
-            assert [(m.span(), m.groupdict()) for m in chains._matches_before_an_end(text, new, head, ends(text))] \
+            assert [(m.span(), m.groupdict()) for m in inline.matches_before_an_end(text, new, head, ends(text))] \
                 == before, text[:80]
             found += bool(before)
     assert found > 1000        # (both patterns find chains in these texts)
@@ -452,3 +452,27 @@ def test_a_worded_computation_is_found_as_before_from_after_the_last_stop(monkey
         line = ("1 + " * 500)[:1900] + "! = <<2+2=4>>4"
     unknown_words._operand_phrases(Step())
     assert counting.given and max(counting.given) <= 20
+
+
+def test_inline_computations_are_found_as_before_where_a_result_follows_an_equals_sign(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    old = re.compile(rf"(?<![\w.,$/^*+\-×÷−–])(?P<expr>{inline.EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{inline.NUM_TXT}"
+                     r"(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)")
+    pieces = ["1", "12", " ", "=", " = ", "+", " + ", " x ", "x", "(", ")", "$", "/", "%", ".", ",", "5.5", " apples",
+              "-", "−", "*", "\n", "1,000", "٣", "2(3)", ") 4"]
+    ends = 0
+    for text in _all_gsm8k_fields() + _hostile(pieces, count=6000, most=20):
+        ends_at = {e for e in inline.equals_signs(text) if inline._INLINE_ENDS_AT.match(text, e)}
+        before = [(m.span(), m.groupdict()) for m in old.finditer(text)]
+        assert [(m.span(), m.groupdict()) for m in inline.matches_before_an_end(
+            text, inline.INLINE_RE, inline._INLINE_HEAD, ends_at)] == before, text[:80]
+        ends += bool(before)
+    assert ends > 1000
+    # a chain of operations after the last "=" a result follows is not read: before, up to 64
+    # operations were read again from each of its operands
+    counted = {name: _Given(getattr(inline, name)) for name in ("INLINE_RE", "_INLINE_HEAD")}
+    for name, c in counted.items():
+        monkeypatch.setattr(inline, name, c)
+    text = "3 + 4 = 7 and " + ("1 + " * N)[:N] + "!"
+    assert [c.value for c in inline.find_inline_computations(text)] == [7]
+    assert sum(counted["_INLINE_HEAD"].given) <= 8 and len(counted["INLINE_RE"].given) == 1

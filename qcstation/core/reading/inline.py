@@ -5,6 +5,8 @@ checks out; :func:`normalize_visible` turns written arithmetic into parser input
 (currency and unit words dropped, a standalone ``x`` read as ×); :data:`VISIBLE_TAIL_RE`
 matches such an expression at the end of a text (``... 7.5 / .5 = ``);
 :func:`written_outside_computations`: a value a line writes in its words, not only in a computation.
+Such a pattern is tried only before an ``=`` that ends it (:func:`matches_before_an_end`, also
+the rules' chains'), so that a hostile chain with no end is not read again from each operand.
 """
 
 from __future__ import annotations
@@ -32,9 +34,38 @@ _OPSYM_TXT = r"(?:\*\*|[-+*/×÷−–^]|(?<=\s)x(?=\s)|(?<=\d)x(?=\d)|(?<=[\d)]
 EXPR_TXT = rf"{_OPERAND_TXT}(?:\s*{_OPSYM_TXT}\s*{_OPERAND_TXT}){{1,64}}"
 # (each pattern opening with a look-behind opens with a lookahead for the characters a match
 # starts with: the same matches, found without trying the look-behind at every place)
-INLINE_RE = re.compile(
-    rf"(?=[($€£\d.])(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{NUM_TXT}(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
-)
+_INLINE_END = r"\s*=\s*(?P<res>[$€£]?\s*-?" + NUM_TXT + r"(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)"
+INLINE_RE = re.compile(rf"(?=[($€£\d.])(?<![\w.,$/^*+\-×÷−–])(?P<expr>{EXPR_TXT}){_INLINE_END}")
+# (tried only before an "=" that a result follows, :func:`matches_before_an_end`: from each operand
+# of a chain with no such "=" after it, it read up to 64 operations again)
+_INLINE_HEAD = re.compile(rf"(?=[($€£\d.])(?<![\w.,$/^*+\-×÷−–]){EXPR_TXT}(?=\s*=)")
+_INLINE_ENDS_AT = re.compile(_INLINE_END)
+
+
+def equals_signs(text: str) -> list[int]:
+    """The offsets of the "="s of ``text``."""
+    return [i for i, c in enumerate(text) if c == "="]
+
+
+def matches_before_an_end(text: str, full: re.Pattern[str], head: re.Pattern[str], ends: set[int]) -> list[re.Match[str]]:
+    """``full.finditer(text)`` for a pattern whose expression holds no "=" and is followed by
+    one, tried only before an "=" of ``ends`` (those from which ``full`` goes on to its end). A
+    match starts between the "=" before and that one, exactly where ``head`` (its expression up
+    to the "=") matches; each place is tried once (a chain of operations with no end after it
+    was read again from each operand)."""
+    out: list[re.Match[str]] = []
+    pos, prev = 0, -1
+    for e in equals_signs(text):
+        lo, prev = max(pos, prev + 1), e
+        while lo <= e and e in ends and (h := head.search(text, lo, e + 1)) is not None:
+            m = full.match(text, h.start())
+            if m is None:       # (not expected: ``head`` and the end are the whole pattern)
+                lo = h.start() + 1
+                continue
+            out.append(m)
+            pos = m.end()
+            break
+    return out
 
 
 @dataclass
@@ -143,7 +174,8 @@ def find_inline_computations(text: str) -> list[InlineComputation]:
     found: list[InlineComputation] = []
     if "=" not in text:          # every match writes one (a line of prose: no search)
         return found
-    for m in INLINE_RE.finditer(text):
+    ends = {e for e in equals_signs(text) if _INLINE_ENDS_AT.match(text, e)}
+    for m in matches_before_an_end(text, INLINE_RE, _INLINE_HEAD, ends):
         expr_text = m.group("expr")
         lead, trail = _balance(expr_text)
         expr_start = m.start("expr") + lead

@@ -26,7 +26,8 @@ import re
 from fractions import Fraction
 
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
-from qcstation.core.reading.inline import EXPR_TXT, NUM_TXT, find_inline_computations, parse_visible
+from qcstation.core.reading.inline import (EXPR_TXT, NUM_TXT, equals_signs, find_inline_computations,
+                                          matches_before_an_end, parse_visible)
 from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["chained_computations", "protect_chain_fractions", "restated_fractions", "whole_less_fraction"]
@@ -37,8 +38,8 @@ _START = r"(?<![\w.,$/^*+\-×÷−–=])"
 # a chain's last "=": its result, followed by no more of a number and no operation
 _CHAIN_END = rf"\s*=\s*(?P<res>{_RESULT})(?![\d.,]*\d|\s*/\s*\d|\s*[-+*/×÷−–]\s*[\d(.$])"
 _CHAIN_RE = re.compile(rf"{_START}(?P<expr>{EXPR_TXT})(?P<rest>(?:\s*=\s*{_TERM})*?){_CHAIN_END}")
-# (tried only where it can match, :func:`_matches_before_an_end`: from each operand of a chain
-# with no end the regex read the rest of the chain again, quadratic in the line)
+# (tried only where it can match, :func:`~qcstation.core.reading.inline.matches_before_an_end`:
+# from each operand of a chain with no end the regex read the rest of the chain again, quadratic)
 _CHAIN_HEAD = re.compile(rf"{_START}{EXPR_TXT}(?=\s*=)")
 _CHAIN_ENDS_AT = re.compile(_CHAIN_END)
 _CHAIN_STEP = re.compile(rf"\s*=\s*{_TERM}(?=\s*=)")
@@ -74,7 +75,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
         if "=" not in line:
             continue
         shown, line = line, _GLUED_UNIT.sub(lambda u: " " * len(u.group(0)), line)  # "60g * 4/5": 60 grams
-        for m in _matches_before_an_end(line, _CHAIN_RE, _CHAIN_HEAD, _chain_ends(line)):
+        for m in matches_before_an_end(line, _CHAIN_RE, _CHAIN_HEAD, _chain_ends(line)):
             rest = [t for t in _EQ_SPLIT.split(m.group("rest")) if t.strip()]
             res = m.group("res").replace(" ", "")
             if not rest and not _FRACTION_RES.search(res):
@@ -98,7 +99,7 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
                 expr = BinOp(expr.op, Num(-first.value, "-" + first.text), expr.right)
             out.append((at + m.start("expr"), at + m.end("res"), shown[m.start("expr"):m.end()],
                         m.group("expr").strip(), expr, value, written))
-        for m in _matches_before_an_end(line, _LONG_RE, _LONG_HEAD, _long_ends(line)):
+        for m in matches_before_an_end(line, _LONG_RE, _LONG_HEAD, _long_ends(line)):
             if any(s < at + m.end() and at + m.start() < e for s, e, *_ in out) \
                     or any(s < m.end() and m.start() < e for s, e in plain) \
                     or (parsed := parse_visible(m.group("expr"), m.group("res"))) is None:
@@ -109,15 +110,11 @@ def chained_computations(masked: str) -> list[tuple[int, int, str, str, Expr, Fr
     return sorted(out)
 
 
-def _equals_signs(line: str) -> list[int]:
-    return [i for i, c in enumerate(line) if c == "="]
-
-
 def _chain_ends(line: str) -> set[int]:
     """The "="s of ``line`` from which :data:`_CHAIN_RE`'s rest goes on to its end: one whose
     result ends the chain, or that a term follows up to the next such "=" (its lazy rest, read
     once from the right for every "=" instead of again from each operand before it)."""
-    eqs = _equals_signs(line)
+    eqs = equals_signs(line)
     ok: set[int] = set()
     for j in range(len(eqs) - 1, -1, -1):
         e = eqs[j]
@@ -127,28 +124,7 @@ def _chain_ends(line: str) -> set[int]:
 
 
 def _long_ends(line: str) -> set[int]:
-    return {e for e in _equals_signs(line) if _LONG_ENDS_AT.match(line, e)}
-
-
-def _matches_before_an_end(line: str, full: re.Pattern[str], head: re.Pattern[str], ends: set[int]) -> list[re.Match[str]]:
-    """``full.finditer(line)``, tried only before an "=" of ``ends``. A match's expression holds
-    no "=" and is followed by one, so it starts between the "=" before and that one, and it
-    matches exactly where ``head`` (its expression up to the "=") does and that "=" goes on to
-    an end. Each place is tried once: before, a line of operations with no end after them was
-    read again from each operand (quadratic)."""
-    out: list[re.Match[str]] = []
-    pos, prev = 0, -1
-    for e in _equals_signs(line):
-        lo, prev = max(pos, prev + 1), e
-        while lo <= e and e in ends and (h := head.search(line, lo, e + 1)) is not None:
-            m = full.match(line, h.start())
-            if m is None:       # (not expected: ``head`` and the end are the whole pattern)
-                lo = h.start() + 1
-                continue
-            out.append(m)
-            pos = m.end()
-            break
-    return out
+    return {e for e in equals_signs(line) if _LONG_ENDS_AT.match(line, e)}
 
 
 def _same_number(term: str, value: Fraction) -> bool:

@@ -223,12 +223,13 @@ class ResultsCounted(Message):
     page itself was shown (counting 1M rows takes longer than a page)."""
 
     def __init__(self, filters: Any, number: int, choices: dict[str, Any] | None,
-                 counts: dict[str, Any] | None) -> None:
+                 counts: dict[str, Any] | None, version: Any = None) -> None:
         super().__init__()
         self.filters = filters
         self.number = number
         self.choices = choices
         self.counts = counts
+        self.version = version  # browse.counts_version of the data counted (None: unknown)
 
 
 class ResultsPageLoaded(Message):
@@ -239,23 +240,30 @@ class ResultsPageLoaded(Message):
     def __init__(self, filters: Any, page: Any, number: int,
                  choices: dict[str, Any] | None = None,
                  counts: dict[str, Any] | None = None,
-                 first: tuple[tuple[int, int, int], Any] | None = None) -> None:
+                 first: tuple[tuple[int, int, int], Any] | None = None,
+                 near: dict[tuple[int, int, int], Any] | None = None,
+                 runs: list[tuple[int, str]] | None = None) -> None:
         super().__init__()
+        self.runs = runs        # every run's (id, label), read with the first page
         self.filters = filters
         self.page = page
         self.number = number
         self.choices = choices
         self.counts = counts    # {"rows": (n, exact), "failed": (n, exact) | None}
         self.first = first      # (key, browse.ItemDetail | None) or None
+        self.near = near or {}  # items of the page read with it (the first's, the next's)
 
 
 class ItemDetailLoaded(Message):
-    """One (run, item, sample) in detail (``browse.ItemDetail`` or None)."""
+    """One (run, item, sample) in detail (``browse.ItemDetail`` or None); ``key`` None: only
+    ``near``, items read ahead (the rows beside the cursor's), by key."""
 
-    def __init__(self, key: tuple[int, int, int], detail: Any) -> None:
+    def __init__(self, key: tuple[int, int, int] | None, detail: Any,
+                 near: dict[tuple[int, int, int], Any] | None = None) -> None:
         super().__init__()
         self.key = key
         self.detail = detail
+        self.near = near or {}
 
 
 class SideBySideLoaded(Message):

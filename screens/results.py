@@ -5,6 +5,7 @@ extracted, verdict, gold, and for Reasoning the model's SMT-LIB with the verifie
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -39,7 +40,23 @@ SEARCH_LIMIT = 200
 #: the characters a search may hold (db.search.MAX_QUERY_CHARS)
 SEARCH_CHARS = 500
 FILTER_HINT = "  F1: filter keys"
+#: the room the run filters leave on the filter line for one other filter ("failed LLM@Un",
+#: "unparseable", "gsm8k"): runs that leave less take a line of their own, whatever else is
+#: set, so a filter key does not change the line's height (each change laid the screen out
+#: again, twice: at 80 columns a run's whole label leaves no room for any filter)
+FILTER_ROOM = 16
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
+
+
+def _run_labels(store: Any) -> list[tuple[int, str]]:
+    """Every run's id and label, in id order (the run filter cycles through them)."""
+    return [(int(r["id"]), browse.run_label(r)) for r in store.query(
+        "SELECT id, name, model, spec FROM eval_runs ORDER BY id")]
+
+
+def _item_keys(rows: list[browse.ResultRow]) -> list[tuple[int, int, int]]:
+    """The (run, seed, sample) of each item on a page, in the rows' order, once each."""
+    return list(dict.fromkeys((r.run_id, r.seed_id, r.sample_idx) for r in rows))
 
 
 def cycle(options: list[Any], current: Any) -> Any:
@@ -113,9 +130,22 @@ class ResultsScreen(QCScreen):
         # draw it again
         self.shown_row: int | None = None
         self.drawing = False          # rows being drawn: the cursor's moves are not the user's
-        # the filter line's width its text was last drawn on one line at (see _show_filters)
-        self.filter_fitted_at: int | None = None
+        # the filter line's width and lines its text was last drawn at, each line whole (see
+        # _show_filters)
+        self.filter_fitted_at: tuple[int, int] | None = None
+        self.filter_text: Text | None = None     # the filter line as last drawn
         self.rows_width = 0           # the table's width its rows were drawn for
+        #: the runs' prompt contexts, kept between items (the workers read them: building
+        #: one renders every exemplar, 80% of an item's read)
+        self.contexts: dict[int, Any] = {}
+        #: the items of the page shown read so far, by (run, seed, sample): the item of the
+        #: cursor's row and those of the rows beside it, read ahead, so a cursor key shows
+        #: its row's item in its own paint (not after a worker's read, in a second one)
+        self.details: dict[tuple[int, int, int], browse.ItemDetail | None] = {}
+        #: the rows counted, by filters: (counts_version, counts). A page turn, or filters
+        #: counted before (f twice), shows its counts with its rows when nothing was written
+        #: since (a count is a pass over a run's rows, and its title a second paint)
+        self.counts_kept: dict[Filters, tuple[Any, dict[str, Any]]] = {}
 
     @property
     def busy(self) -> bool:
@@ -184,8 +214,9 @@ class ResultsScreen(QCScreen):
 
     # -- filters ---------------------------------------------------------------------------
     def _set_filters(self, **changes: Any) -> None:
+        """New filters: the line shows them with their first page (one paint, not the line
+        first and the rows in a second)."""
         self.filters = dataclasses.replace(self.filters, **changes)
-        self._show_filters()
         self._reload()
 
     def action_toggle_failed(self) -> None:
@@ -262,11 +293,17 @@ class ResultsScreen(QCScreen):
             # (ref…' (issue 28.2). Where the other filters leave too little room for every
             # label whole, the runs take a line of their own and the other filters the next
             # (walk8: with a filter set, the release and the protocol went)
+            # The runs take their own line where they leave the others less than FILTER_ROOM,
+            # whether or not another filter is set: a filter key keeps the line's height
             width = line.content_region.width or self.app.size.width - 2
             full = [preview(labels.get(r, f"#{r}"), 10 * width) for r in f.run_ids]
             gaps = 2 * (len(f.run_ids) - 1)
             others = sum(len(a) + 3 for a in active) + len("Filters: ") + len(FILTER_HINT)
-            if active and sum(len(label) for label in full) + gaps > width - others:
+            runs = sum(len(label) for label in full) + gaps
+            # (and before the labels are read, as they most often do: the first page, which
+            # brings them, then keeps the line's height)
+            if not labels or runs > width - len("Filters: ") - len(FILTER_HINT) - FILTER_ROOM \
+                    or (active and runs > width - others):
                 each = (width - len("Filters: ") - gaps) // len(f.run_ids)
                 text.append(", ".join(run_fit(label, max(RUN_WIDTH, each)) for label in full),
                             style="reverse")
@@ -282,9 +319,14 @@ class ResultsScreen(QCScreen):
         # scores; the first frame's counts and its resize, one layout each). Before its first
         # layout the line's width is the screen's less its padding
         room = line.content_region.width or self.app.size.width - 2
-        fits = text.cell_len <= room
-        line.update(text, layout=not (fits and self.filter_fitted_at == room))
-        self.filter_fitted_at = room if fits else None
+        if text == self.filter_text and self.filter_fitted_at is not None \
+                and self.filter_fitted_at[0] == room:
+            return                      # drawn as it is (the sources and levels read later)
+        self.filter_text = text
+        lines = text.split("\n")
+        fits = all(part.cell_len <= room for part in lines)
+        line.update(text, layout=not (fits and self.filter_fitted_at == (room, len(lines))))
+        self.filter_fitted_at = (room, len(lines)) if fits else None
 
     # -- pages -----------------------------------------------------------------------------
     def _reload(self) -> None:
@@ -314,47 +356,58 @@ class ResultsScreen(QCScreen):
     def _load_page(self, filters: Filters, after: browse.Key | None, number: int,
                    with_choices: bool = False) -> None:
         self.page_pending = True
-        self._read_page(filters, after, number, with_choices)
+        self._read_page(filters, after, number, with_choices, self.counts_kept.get(filters))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loaders",
           description="Loading results")
     def _read_page(self, filters: Filters, after: browse.Key | None, number: int,
-                   with_choices: bool = False) -> None:
+                   with_choices: bool = False,
+                   kept: tuple[Any, dict[str, Any]] | None = None) -> None:
         with self.qc_app.open_store() as store:
             # the page first; its counts and the filters' choices (each a pass over the
-            # run's rows: 0.1-0.3 s at 1M scores) follow it
+            # run's rows: 0.1-0.3 s at 1M scores) follow it, unless counted before
+            # (``kept``) and nothing was written since
             page = (search_results(store, filters, limit=SEARCH_LIMIT) if filters.text
                     else browse.page(store, filters, after=after, limit=PAGE_SIZE))
+            version = None if filters.text else browse.counts_version(store, filters)
+            # the runs' labels with the first page (the filter line names them: drawn with
+            # the rows, its height is set once); the sources and levels follow
+            runs = _run_labels(store) if with_choices else None
+            known = kept[1] if kept is not None and kept[0] == version else None
             # the first row's item with it (the cursor lands there): the table and the item
             # pane are drawn in one pass, not a second worker and a second layout (~40 ms
-            # of a page turn's CPU at 1M scores)
+            # of a page turn's CPU at 1M scores); and the next row's item, read ahead
             first = None
+            near: dict[tuple[int, int, int], Any] = {}
             if page.rows:
-                row = page.rows[0]
-                key = (row.run_id, row.seed_id, row.sample_idx)
-                first = (key, browse.item_detail(store, *key))
-            self.post_message(ResultsPageLoaded(filters, page, number, first=first))
+                keys = _item_keys(page.rows)
+                for key in keys[:2]:
+                    near[key] = browse.item_detail(store, *key, contexts=self.contexts)
+                first = (keys[0], near[keys[0]])
+            self.post_message(ResultsPageLoaded(filters, page, number, counts=known,
+                                                first=first, near=near, runs=runs))
             if get_current_worker().is_cancelled:
                 return
             choices: dict[str, Any] | None = None
             if with_choices:
                 choices = dict(browse.filter_choices(store))
-                choices["runs"] = [(int(r["id"]), browse.run_label(r)) for r in store.query(
-                    "SELECT id, name, model, spec FROM eval_runs ORDER BY id")]
+                choices["runs"] = runs
             counts: dict[str, Any] | None = None
-            if not filters.text:
+            if not filters.text and known is None:
                 counts = {"rows": browse.count(store, filters), "failed": None}
                 if not filters.failed and filters.verdict is None:
                     counts["failed"] = browse.count(store, dataclasses.replace(filters,
                                                                                failed=True))
         if choices is not None or counts is not None:
-            self.post_message(ResultsCounted(filters, number, choices, counts))
+            self.post_message(ResultsCounted(filters, number, choices, counts, version))
 
     @on(ResultsCounted)
     def _counted(self, message: ResultsCounted) -> None:
         if message.choices is not None:
             self.choices, self.choices_read = message.choices, True
             self._show_filters()
+        if message.counts is not None and message.version is not None:
+            self._keep_counts(message.filters, message.version, message.counts)
         page = self.page
         if message.filters != self.filters or message.number != self.page_number or page is None:
             return
@@ -362,15 +415,26 @@ class ResultsScreen(QCScreen):
         self.query_one("#results_table", DataTable).border_title = self._rows_title(
             (message.number - 1) * PAGE_SIZE + 1, shown, page.has_more, message.counts)
 
+    def _keep_counts(self, filters: Filters, version: Any, counts: dict[str, Any]) -> None:
+        """Keep ``counts`` of ``filters`` for its next page or its next visit; the failed rows
+        counted with them are the rows of the same filters with ``failed`` on (f)."""
+        self.counts_kept[filters] = (version, counts)
+        if counts.get("failed") is not None:
+            self.counts_kept[dataclasses.replace(filters, failed=True)] = (
+                version, {"rows": counts["failed"], "failed": None})
+
     @on(ResultsPageLoaded)
     def _page_loaded(self, message: ResultsPageLoaded) -> None:
         if message.choices is not None:
             self.choices, self.choices_read = message.choices, True
-            self._show_filters()
+        if message.runs is not None:
+            self.choices["runs"] = message.runs
         if message.filters != self.filters:
             return  # the filters changed while this page was loading
+        self._show_filters()            # the filters with their rows, in one paint
         self.page_pending = False
         self.page = message.page
+        self.details = dict(message.near)
         self.page_text = message.filters.text
         self.page_number = message.number
         while len(self.page_starts) < message.number:
@@ -483,24 +547,64 @@ class ResultsScreen(QCScreen):
         self.detail_key = key
         self.query_one("#item_pane").border_title = Text(f"Item {preview(row.item_key, 30)}")
         if loaded is not None and loaded[0] == key:
+            self.details[key] = loaded[1]
+        if key in self.details:
+            # read with the page or ahead of the cursor: shown in this key's own paint
             self.detail_pending = False
-            self.detail = loaded[1]
+            self.detail = self.details[key]
             self._render_detail()
+            ahead = self._ahead()
+            if ahead:
+                self._load_detail(None, ahead)
             return
         self.detail_pending = True
-        self._load_detail(key)
+        self._load_detail(key, self._ahead())
+
+    def _ahead(self) -> list[tuple[int, int, int]]:
+        """The items of the rows beside the cursor's (the nearest other item above and below
+        it on the page) not read yet."""
+        table = self.query_one("#results_table", DataTable)
+        rows = self.page.rows if self.page is not None else []
+        at = table.cursor_row
+        if not 0 <= at < len(rows):
+            return []
+        here = rows[at].key[:3]
+        wanted: list[tuple[int, int, int]] = []
+        for span in (range(at - 1, -1, -1), range(at + 1, len(rows))):
+            for i in span:
+                key = (rows[i].run_id, rows[i].seed_id, rows[i].sample_idx)
+                if key != here:
+                    if key not in self.details:
+                        wanted.append(key)
+                    break
+        return wanted
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="details",
           description="Loading the item")
-    def _load_detail(self, key: tuple[int, int, int]) -> None:
+    def _load_detail(self, key: tuple[int, int, int] | None,
+                     ahead: Sequence[tuple[int, int, int]] = ()) -> None:
+        """Read the item ``key`` (None: none) and show it, then the items ``ahead`` (those
+        of the rows beside it), kept for the cursor's next move."""
         with self.qc_app.open_store() as store:
-            detail = browse.item_detail(store, *key)
-        self.post_message(ItemDetailLoaded(key, detail))
+            if key is not None:
+                detail = browse.item_detail(store, *key, contexts=self.contexts)
+                self.post_message(ItemDetailLoaded(key, detail))
+            near = {k: browse.item_detail(store, *k, contexts=self.contexts) for k in ahead
+                    if not get_current_worker().is_cancelled}
+        if near:
+            self.post_message(ItemDetailLoaded(None, None, near))
 
     @on(ItemDetailLoaded)
     def _detail_loaded(self, message: ItemDetailLoaded) -> None:
-        if message.key != self.detail_key:
+        on_page = ({(r.run_id, r.seed_id, r.sample_idx) for r in self.page.rows}
+                   if self.page is not None else set())
+        for key, detail in message.near.items():
+            if key in on_page:
+                self.details[key] = detail
+        if message.key is None or message.key != self.detail_key:
             return
+        if message.key in on_page:
+            self.details[message.key] = message.detail
         self.detail_pending = False
         self.detail = message.detail
         self._render_detail()
@@ -582,7 +686,7 @@ class ResultsScreen(QCScreen):
             shown = self.page_text if self.page is not None else ""
             if self.filters.text != shown:    # a search that failed: back to what is shown
                 self.filters = dataclasses.replace(self.filters, text=shown)
-                self._show_filters()
+            self._show_filters()              # the filters asked for, their page or not
         elif worker.group == "details":
             self.detail_pending = False
 

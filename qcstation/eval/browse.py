@@ -261,6 +261,21 @@ def count(store: Store, filters: Filters, cap: int = COUNT_CAP) -> tuple[int, bo
     return total, True
 
 
+def counts_version(store: Store, filters: Filters) -> tuple[Any, ...]:
+    """What :func:`count` of ``filters`` reads, as far as a few index lookups can tell: equal
+    versions, equal counts. The runs' kept verdict counts (any score added, deleted or given
+    another verdict, by any writer: triggers), the last score row and the last event (a
+    rescore that keeps every verdict logs one: ``eval.scored``). A count takes a pass over a
+    run's rows where these take microseconds: a reader keeps counts by filters and version."""
+    run_ids = _run_ids(store, filters)
+    marks = ",".join("?" * len(run_ids))
+    kept = tuple(tuple(r) for r in store.execute(
+        f"SELECT run_id, metric, verdict, n FROM eval_score_counts WHERE run_id IN ({marks}) "
+        "ORDER BY run_id, metric, verdict", run_ids)) if run_ids else ()
+    return (tuple(run_ids), kept, store.scalar("SELECT MAX(id) FROM eval_scores"),
+            store.scalar("SELECT MAX(id) FROM events"))
+
+
 #: the branch conditions whose rows the kept verdict counts hold (``eval_score_counts``:
 #: db/kept_eval.py), as (metric, verdict) equalities
 _KEPT_CONDITIONS = {"": (), "metric = ?": ("metric",),
@@ -478,10 +493,13 @@ def _prompt(store: Store, run_id: int, seed_id: int, task: str, sample_idx: int,
             for m in messages], None
 
 
-def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) -> ItemDetail | None:
+def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0, *,
+                contexts: dict[int, RunContext] | None = None) -> ItemDetail | None:
     """Everything stored about one (run, item, sample): per task the prompt, the raw
     response (or the request's error), and per metric the verdict, score, what was
-    extracted, the gold and the scorer's detail. None when the run has no such item."""
+    extracted, the gold and the scorer's detail. None when the run has no such item.
+    ``contexts``: the runs' contexts a caller keeps between items, by run id (taken from it
+    and added to it): building one renders every task's exemplars, 80% of an item's read."""
     run = store.one("SELECT id, name, model FROM eval_runs WHERE id = ?", (run_id,))
     item = store.one("SELECT * FROM eval_items WHERE run_id = ? AND seed_id = ?",
                      (run_id, seed_id))
@@ -501,10 +519,16 @@ def item_detail(store: Store, run_id: int, seed_id: int, sample_idx: int = 0) ->
     tasks = [t for t in TASK_METRICS if not isinstance(run_tasks, list) or t in run_tasks
              or t in outputs]
     details: list[TaskDetail] = []
-    try:        # one context for every task's prompt (each one renders the exemplars)
-        ctx: RunContext | None = RunContext(store, run_id)
-    except QCStationError:
-        ctx = None                      # each prompt then says why it cannot be rebuilt
+    kept = contexts.get(run_id) if contexts is not None else None
+    ctx: RunContext | None = kept.bound(store) if kept is not None else None
+    if ctx is None:
+        try:    # one context for every task's prompt (each one renders the exemplars)
+            ctx = RunContext(store, run_id)
+        except QCStationError:
+            ctx = None                  # each prompt then says why it cannot be rebuilt
+        if ctx is not None and contexts is not None:
+            contexts[run_id] = ctx      # kept as built; this read uses a copy of it
+            ctx = ctx.bound(store)
     for task in tasks:
         out = outputs.get(task)
         prompt, note = _prompt(store, run_id, seed_id, task, sample_idx, ctx)

@@ -208,7 +208,7 @@ async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -
         await settle(pilot)
         assert isinstance(app.screen, PickRunModal)
         lines = [line for line in screen_text(app).splitlines() if " #" in line and "·" in line
-                 and "Filters:" not in line]
+                 and "working set" in line and "Filters:" not in line]
         assert len(lines) == 2, lines
         for line, end in zip(lines, ("18 (reference)", "06 (reference)")):
             assert f"{end} · working set · 0-shot, t=0" in line, lines
@@ -257,7 +257,10 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
     """Issue 28.2: the filter line cut the chosen run's label at 40 cells, at its end
     ('#1 baseline-gpt-4o-mini-2024-08-06 (ref…'), on a line with room for all of it. It takes
     the room the line has (whole at 120 columns, with its release and protocol); where there is
-    none (80 columns) only the name's middle is cut: its number, its end and its model stay."""
+    none (80 columns) only the name's middle is cut: its number, its end and its model stay.
+    At 80 columns the run leaves no room for another filter, so it has a line of its own and
+    the other filters the next, with or without one set: a filter key (f) does not change the
+    line's height (issue 28, at 1M seeds: each change laid the screen out twice more)."""
     path = build_db(tmp_path / "eval.db")
     name = "baseline-gpt-4o-mini-2024-08-06"
     with Store(path) as store:
@@ -272,10 +275,16 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
         assert line.strip() == f"Filters: {label}  F1: filter keys", line
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
-        line = screen_text(app).splitlines()[1]
+        line, below = screen_text(app).splitlines()[1:3]
         assert line.startswith(f" Filters: #{run} base") and "…" in line, line
-        assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0  F1: filter keys"), line
-        assert app.screen.query_one("#filter_line").size.height == 1
+        assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0"), line
+        assert below.strip() == "none  F1: filter keys", below
+        assert app.screen.query_one("#filter_line").size.height == 2
+        await pilot.press("f")
+        await settle(pilot)
+        assert screen_text(app).splitlines()[1] == line
+        assert screen_text(app).splitlines()[2].strip() == "failed only  F1: filter keys"
+        assert app.screen.query_one("#filter_line").size.height == 2
 
 
 def test_a_run_on_a_short_line_keeps_its_name_and_model() -> None:

@@ -151,12 +151,24 @@ class QCScreen(Screen[None]):
         """Hook: reset busy state after a failed worker (default: nothing)."""
 
 
+class HeldMessages(Message):
+    """Messages :class:`HeldPosts` held, posted as one: the target handles them in one
+    handler call, so they are shown in one layout and paint (posted one by one, the screen's
+    refresh could come between two of them: two layouts of the screen, on a loaded machine
+    often three)."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        super().__init__()
+        self.messages = messages
+
+
 class HeldPosts:
     """Messages a worker thread posts to ``target`` a few at a time: each is held until
     ``within`` seconds have passed since the first one held (or :meth:`flush`), then all
-    held are posted together. The parts of a load read within that time are shown in one
-    layout of the screen, not one layout each; a slow read never hides the parts read
-    before it for longer than ``within`` (a timer thread posts them meanwhile)."""
+    held are posted together, as one :class:`HeldMessages` (a single one as itself). The
+    parts of a load read within that time are shown in one layout of the screen, not one
+    layout each; a slow read never hides the parts read before it for longer than
+    ``within`` (a timer thread posts them meanwhile)."""
 
     def __init__(self, target: MessagePump, within: float) -> None:
         self.target = target
@@ -179,7 +191,7 @@ class HeldPosts:
         with self._lock:
             held, self._held = self._held, []
             timer, self._timer = self._timer, None
-            for message in held if post else ():
-                self.target.post_message(message)
+            if post and held:
+                self.target.post_message(held[0] if len(held) == 1 else HeldMessages(held))
         if timer is not None:
             timer.cancel()

@@ -51,7 +51,7 @@ from qcstation.widgets.dashboard_panels import (
 )
 from qcstation.widgets.labels import noun, noun_in, percent, sentence_case
 from qcstation.widgets.footer import KeyFooter
-from screens._base import HeldPosts, QCScreen
+from screens._base import HeldMessages, HeldPosts, QCScreen
 
 
 def describe_summary(result: Any) -> str:
@@ -165,6 +165,8 @@ class DashboardScreen(QCScreen):
         self.released: str | None = None   # latest approved release of the working set
         self.released_sets: dict[str, str | None] = {}   # and of each derived set
         self.auto_refresh_s = self.AUTO_REFRESH_S
+        self.qc_held = False      # held parts of a load are being handled (_held)
+        self.qc_changed = False   # ... and the QC panels are to be drawn after them
 
     def compose(self) -> ComposeResult:
         if self.qc_app.config.generator is None:
@@ -291,6 +293,28 @@ class DashboardScreen(QCScreen):
             self.workers.cancel_group(self, "loaders")
             self.refresh_on_resume = True
 
+    @on(HeldMessages)
+    def _held(self, batch: HeldMessages) -> None:
+        """The parts of a load read together, shown together: each handled in turn, the QC
+        panels drawn once at the end (for each part they were drawn again: the gates, the
+        team and the rules rendered four times, the screen laid out twice)."""
+        handlers: dict[type, Any] = {
+            SamplesLoaded: self._samples_loaded, CountsLoaded: self._counts_loaded,
+            TeamLoaded: self._team_loaded, ReleaseLoaded: self._release_loaded,
+            GateLoaded: self._gate_loaded}
+        self.qc_held = True
+        try:
+            for message in batch.messages:
+                handler = handlers.get(type(message))
+                if handler is not None:
+                    handler(message)
+                else:
+                    self.post_message(message)
+        finally:
+            self.qc_held = False
+        if self.qc_changed:
+            self._show_qc()
+
     @on(SamplesLoaded)
     def _samples_loaded(self, message: SamplesLoaded) -> None:
         known = {(d.scope, d.dimension): d.gate for d in self.dimensions}
@@ -298,7 +322,7 @@ class DashboardScreen(QCScreen):
             dim.gate = known.get((dim.scope, dim.dimension))
         self.dimensions = message.dimensions
         self.loaded = True
-        self._show_qc()
+        self._qc_shown_later()
 
     @on(CountsLoaded)
     def _counts_loaded(self, message: CountsLoaded) -> None:
@@ -308,13 +332,16 @@ class DashboardScreen(QCScreen):
     @on(TeamLoaded)
     def _team_loaded(self, message: TeamLoaded) -> None:
         self.team = message.stats
-        self._show_qc()
+        self._qc_shown_later()
 
     @on(ReleaseLoaded)
     def _release_loaded(self, message: ReleaseLoaded) -> None:
         self.released = message.released
         self.released_sets = message.released_sets
-        self._show_attention()
+        if self.qc_held:
+            self.qc_changed = True      # the attention list is drawn with the QC panels
+        else:
+            self._show_attention()
 
     @on(GateLoaded)
     def _gate_loaded(self, message: GateLoaded) -> None:
@@ -323,9 +350,17 @@ class DashboardScreen(QCScreen):
                 dim.gate = message.gate
         self.gates_checked.add(f"{message.scope}/{message.dimension}" if message.scope
                                else message.dimension)
-        self._show_qc()
+        self._qc_shown_later()
+
+    def _qc_shown_later(self) -> None:
+        """The QC panels drawn now, or once the held parts being handled are (_held)."""
+        if self.qc_held:
+            self.qc_changed = True
+        else:
+            self._show_qc()
 
     def _show_qc(self) -> None:
+        self.qc_changed = False
         self._show_attention()
         self.query_one("#gates", Static).update(render_gate_summary(
             self.dimensions, has_model=self.qc_app.config.generator is not None))

@@ -22,7 +22,7 @@ from qcstation.app import make_app
 from qcstation.core.review.decisions import decide, next_item
 from qcstation.core.review.sampling import draw_sample
 from screens.queue import FIRST_PAGE, QueueScreen
-from tests.app.conftest import make_config, settle
+from tests.app.conftest import flat, make_config, settle, static_text
 from tests.factories import populate
 
 
@@ -168,3 +168,36 @@ async def test_a_failed_read_still_shows_the_filter_asked_for(
         await settle(pilot)
         assert screen.query_one("#queue_filter", Input).value == "state:rejected"
         assert not screen.busy
+
+
+async def test_the_dashboards_parts_read_together_are_drawn_once(
+        qc_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's load (samples, counts, the latest release, each gate, the team) is
+    posted as one message when it is read together: its QC panels are drawn once, with every
+    part, not once for the samples, once for each gate and once for the team (four renders
+    of the gates, the team and the rules, and the screen's refresh between two parts laid it
+    out twice). What is shown is the same as before."""
+    import screens.dashboard as dashboard_screen
+
+    drawn: list[int] = []
+    render = dashboard_screen.render_gate_summary
+
+    def counted(dimensions: Any, **kw: Any) -> Any:
+        drawn.append(sum(d.gate is not None for d in dimensions))
+        return render(dimensions, **kw)
+
+    monkeypatch.setattr(dashboard_screen, "render_gate_summary", counted)
+    monkeypatch.setattr(dashboard_screen.DashboardScreen, "SHOW_WITHIN_S", 60.0)
+    app = make_app(qc_db, config=make_config(), account="ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, dashboard_screen.DashboardScreen)
+        # drawn once, with both gates (arithmetic and understanding) and the team
+        assert drawn == [2] and screen.team is not None
+        text = flat(static_text(screen.query_one("#gates")))
+        assert "Notation questions: 0 of 6 reviewed, 0 rejected" in text
+        drawn.clear()
+        screen.action_refresh()                 # read again: drawn once again
+        await settle(pilot)
+        assert drawn == [2]

@@ -630,9 +630,8 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
     """A page turn reads the first row's item with the page (one read, no second worker):
     while it is being read the table and the pane keep what they showed and the pane is not
     drawn again; then the new page and its first item come together, the item drawn once
-    under its own title. The next item's is read with them, so the cursor's move onto it
-    shows it in the key's own paint (issue 28, at 1M seeds: a worker's read and a second
-    paint), and the one after it is read ahead in its turn."""
+    under its own title. The next item's is read with them: the cursor's move onto it shows
+    it in the key's own paint (issue 28), and the one after it is read ahead in its turn."""
     import asyncio
     import threading
 
@@ -686,7 +685,6 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
 
         def item(r: Any) -> tuple[int, int, int]:
             return (r.run_id, r.seed_id, r.sample_idx)
-
         items = list(dict.fromkeys(item(r) for r in rows))
         assert len(items) >= 3
         # read once, with the page, and the next item's with it (read ahead)
@@ -708,8 +706,7 @@ async def test_a_page_turn_draws_the_new_item_once_never_the_old_one_under_its_t
         assert drawn == [screen.detail]
         await pilot.press(*["up"] * twin)
         await settle(pilot)
-        # the next item's row shows the item read with the page (no read of it: the item is
-        # drawn as the key is handled), drawn once; the item after it is read ahead
+        # the next item's row shows the item read with the page (no read of it), once
         other = next(i for i, r in enumerate(rows) if item(r) == items[1])
         await pilot.press(*["down"] * (other - 1))
         await settle(pilot)

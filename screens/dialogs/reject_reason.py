@@ -22,7 +22,8 @@ from screens.dialogs.help import DIALOG_HELP
 class ReasonField(TextField):
     """The typed reason. Tab in it, once something is typed, moves nowhere: a tab typed
     (or pasted) while writing must not send the focus to the list, where the next Enter
-    would store reason 1 instead of the words typed."""
+    would store reason 1 instead of the words typed. It is a space between words, as a
+    pasted tab is (walk9: 'goal', Tab, 'misses the unit' stored 'goalmisses the unit')."""
 
     BINDINGS = [Binding("tab", "stay", "Stay", show=False, id="reject-typed-tab")]
 
@@ -30,6 +31,9 @@ class ReasonField(TextField):
         if not self.value.strip():
             self.screen.focus_next()
             return
+        at = self.cursor_position
+        if 0 < at and not self.value[at - 1].isspace():
+            self.insert_text_at_cursor(" ")      # runs of spaces are one when saved
         self.notify("Enter saves the reason typed; shift+tab goes back to the list.",
                     title="Reason")
 

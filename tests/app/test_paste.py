@@ -128,6 +128,21 @@ async def test_tab_typed_in_a_reason_keeps_the_focus_there(qc_db: Path) -> None:
             [("reject", "off by one step")]
 
 
+async def test_a_tab_between_words_of_a_reason_is_a_space(qc_db: Path) -> None:
+    """walk9: 'goal', Tab, 'misses the unit' (typed, or a short paste that came as keys)
+    stored 'goalmisses the unit': the tab kept the focus but joined the words. It is a
+    space, as in a paste."""
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("tab", *"goal", "tab", *"misses the unit", "enter")
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "goal misses the unit")]
+
+
 async def test_the_cut_notice_says_what_was_kept_of_a_paste_in_parts(qc_db: Path) -> None:
     """walk9: 50 KB pasted into the reject reason (not bracketed, so in parts of up to 4 KB)
     was cut with 'This field holds at most 500 characters: the rest of the text was not

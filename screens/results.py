@@ -68,6 +68,14 @@ def cycle(options: list[Any], current: Any) -> Any:
         return None
 
 
+class ItemPane(TextPane):
+    """The results' item pane: Esc there goes back to the rows, and the footer says so (walk9:
+    it read 'esc Back' in the pane, where the first Esc only left the pane)."""
+
+    BINDINGS = [Binding("escape", "screen.back", "Rows", id="results-pane-rows",
+                        tooltip="Back to the rows (Esc there goes back)")]
+
+
 class ResultsScreen(QCScreen):
     """Filters on single keys, ``]``/``[`` pages, Enter reads the item, ``s`` side by side."""
 
@@ -161,7 +169,7 @@ class ResultsScreen(QCScreen):
         # fixed column widths: a page turn does not measure its 300 cells (FixedTable)
         yield FixedTable(id="results_table", cursor_type="row", zebra_stripes=True)
         # the item wraps only what comes into view (a Static wrapped all of it twice a key)
-        yield TextPane(Text("Select a row to read the item.", style="dim"), id="item_pane",
+        yield ItemPane(Text("Select a row to read the item.", style="dim"), id="item_pane",
                        classes="pane")
         yield KeyFooter()
 

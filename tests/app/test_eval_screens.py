@@ -616,10 +616,16 @@ async def test_enter_p_then_two_esc_leave_the_results(eval_db: Path) -> None:
         await pilot.press("p")
         await settle(pilot)
         seen = [app.focused.id if app.focused else None]
+        # the footer says what Esc does where the focus is (walk9: 'esc Back' in the pane,
+        # where Esc only went back to the rows)
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc Rows" in footer and "esc Back" not in footer, footer
         await pilot.press("escape")
         await settle(pilot)
         seen.append(app.focused.id if app.focused else None)
         assert app.screen is screen and app.focused is screen.query_one("#results_table"), seen
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc Back" in footer and "esc Rows" not in footer, footer
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is not screen, seen

@@ -2,8 +2,8 @@
 
 Imports the seed sample shipped inside the package, generates and verifies the four
 dimension artifacts with exact rules (no network, no API key), draws the QC samples
-and opens the workstation on the review queue. Safe to run again: every step is
-idempotent and resumes where it stopped.
+and opens the workstation on its dashboard, whose first line reviews the sample (Enter or
+r). Safe to run again: every step is idempotent and resumes where it stopped.
 
 With no configuration in force it writes ./qcstation.toml with a demonstration QC gate
 the starter sample can pass in minutes (a 30% threshold, nine clean reviews per dimension,

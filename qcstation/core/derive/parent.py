@@ -98,6 +98,15 @@ class Parent:
         return self._made["words"]
 
     @property
+    def asked_share(self) -> tuple[Fraction, str] | None:
+        """The whole of a share the question asks for ("what percentage of his money": 100,
+        "what fraction of": 1) and its words, read once per parent (:func:`check_stated_totals`)."""
+        if "share" not in self._made:
+            m = _ASKS_SHARE.search(str(self.seed.get("question") or "")[-4000:])
+            self._made["share"] = None if m is None else (Fraction(100) if m.group(1) else Fraction(1), m.group(0))
+        return self._made["share"]
+
+    @property
     def stated_totals(self) -> tuple[tuple[Fraction, str], ...]:
         """Totals the story states that the formalization does not use, which its answer may
         not exceed (:func:`check_stated_totals`): each whole number above 1 the question
@@ -642,11 +651,11 @@ def check_stated_totals(parent: Parent, answer: Fraction) -> None:
     :class:`Refusal` (``implausible``) otherwise."""
     if answer <= parent.answer:
         return
-    share = _ASKS_SHARE.search(str(parent.seed.get("question") or "")[-4000:])
+    share = parent.asked_share
     if share is not None:
-        whole = Fraction(100) if share.group(1) else Fraction(1)
+        whole, words = share
         if parent.answer <= whole < answer:
-            raise Refusal("implausible", f"the question asks {share.group(0)!r} a whole, which the "
+            raise Refusal("implausible", f"the question asks {words!r} a whole, which the "
                                          f"answer {fmt(parent.answer)} stays within; {fmt(answer)} exceeds it")
     for total, words in parent.stated_totals:
         if parent.answer <= total < answer:

@@ -580,14 +580,15 @@ def detect_format(path: Path | str) -> str:
         named = format_from_keys(dict.fromkeys(header or (), ""), hint)
         return named if named in TABLE and TABLE[named].reader is None else "csv"
     try:
-        first, nonempty = first_json_record(p)
+        first, nonempty, first_error = first_json_record(p)
     except (OSError, EOFError) as exc:  # e.g. a .gz file that is not gzip
         raise ImportFormatError(f"cannot read {p}: {exc}", title="File not readable") from exc
     if first is None:
         if not nonempty:
             raise ImportFormatError(f"{p} is empty: nothing to import", title="Empty file")
+        why = f" (line {first_error})" if first_error else ""
         raise ImportFormatError(
-            f"cannot detect the format of {p}: no JSON record found near the start; "
+            f"cannot detect the format of {p}: no JSON record found near the start{why}; "
             f"pass --format ({', '.join(FORMATS)})", title="Unknown format")
     named = format_from_keys(first, hint)
     if named == "jsonl" and json_file_shape(p) == "array":

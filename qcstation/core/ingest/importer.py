@@ -221,6 +221,22 @@ def _exact_value(answer_text: str) -> str | None:
     return fraction_to_str(pn.value) if pn is not None else None
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _check_text(d: Draft) -> None:
+    """A NUL character or a lone surrogate (half of a UTF-16 pair, ``\\ud800`` in JSON) in a
+    field is not importable: a NUL cuts the text short for many readers of the database and
+    its exports, and a lone surrogate cannot be written as UTF-8 at all. Named with the field
+    and its place, in the user's terms (Python's codec message is not)."""
+    for what, value in (("id", d.orig_id), ("question", d.question), ("answer", d.answer_text),
+                        ("solution", d.solution), ("equation", d.equation), ("level", d.level)):
+        if value is not None and (m := _UNSTORABLE.search(value)) is not None:
+            ch = m.group()
+            name = "a NUL character (U+0000)" if ch == "\x00" else f"a lone surrogate (U+{ord(ch):04X})"
+            raise RecordError(f"the {what} holds {name} at character {m.start() + 1:,}; not importable")
+
+
 def _check_sizes(d: Draft) -> None:
     """A record beyond a size limit is not importable (reported with its FILE:LINE)."""
     for what, value, limit in (("question", d.question, MAX_QUESTION_CHARS),
@@ -356,6 +372,7 @@ class _Importer:
     def draft(self, raw: Raw) -> _Row:
         assert raw.data is not None
         d = self.format.convert(raw.data, raw, self.ctx)
+        _check_text(d)
         # "1½" is read as "1 1/2" is: the rules, the filters and the checker read fractions in
         # digits, and a question writing ½ was refused where the same with 1/2 was made
         written = d.question      # hashed as written: a file imported before reads as the same seeds

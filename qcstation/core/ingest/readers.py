@@ -434,8 +434,11 @@ def _array_records(path: Path, data: bytes, whole: bool) -> Iterator[Raw]:
     an element with a duplicate key, or not an object, is one bad record."""
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(f"{path}: not a valid JSON array: {short(exc)}") from None
+    except UnicodeDecodeError as exc:  # where, in the user's terms: Python's codec words are not
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ImportFormatError(f"{path}:{line}: not a valid JSON array: the bytes at column {column} "
+                                "are not UTF-8; save the file as UTF-8") from None
     keys = _KeyCheck()
     for _ in _array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys)) if whole else ():
         keys.duplicate = None
@@ -660,17 +663,21 @@ def _quote_opened(lines: list[str], start: int, delimiter: str) -> int:
     return opened
 
 
-def first_json_record(path: Path, max_lines: int = 50) -> tuple[dict[str, Any] | None, bool]:
-    """(first parseable object, file has any non-blank content); ImportFormatError when a
-    JSON array cannot be read up to its first object."""
+def first_json_record(path: Path, max_lines: int = 50) -> tuple[dict[str, Any] | None, bool, str | None]:
+    """(first parseable object, file has any non-blank content, why the first record that
+    could not be read was refused as ``LINE: reason``, or None); ImportFormatError when a JSON
+    array cannot be read up to its first object."""
     seen = False
+    first_error: str | None = None
     for i, raw in enumerate(iter_json(path, whole=False)):
         seen = True
         if raw.data is not None:
-            return raw.data, True
+            return raw.data, True, first_error
+        if first_error is None:
+            first_error = f"{raw.line}: {raw.error or 'unreadable record'}"
         if i >= max_lines:
             break
-    return None, seen
+    return None, seen, first_error
 
 
 def csv_header(path: Path) -> list[str] | None:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from dataclasses import dataclass
 
 from qcstation.core.reading.clause_places import clause_choice, multiplied_stems, operand_clause_choice
 from qcstation.core.reading.words import (WORD_GIVENS, counted_noun, line_stems, number_word_stems, result_words, solution_stems)
@@ -57,69 +56,15 @@ from qcstation.core.construct.make.rules.sum_terms import flat_ops, term_by_resu
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
                                                                operand_numbers, phrase_place, rate_place, single_places)
 from qcstation.core.reading.inline import written_outside_computations
+from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, _AVERAGE_STEMS, _CONVERSIONS,
+                                                               _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
+                                                               _WEEKDAY_LIST, QuestionNumber as QuestionNumber,
+                                                               _counted, _sentence_of)
 
 
 #: a forced place (:class:`Binder`'s ``forced``) that is no number of the question: the use is
 #: the question's word for it ("twice"), which :mod:`.constants` declares
 NOT_A_PLACE = -1
-
-
-@dataclass
-class QuestionNumber:
-    value: Fraction
-    text: str  # as written: "12", "$1,500", "1/2", "three"
-    start: int
-    slug: str  # the word after it ("millimeters")
-    percent: bool = False  # the fraction p/100 of a "p%" the question states
-    stems: frozenset[str] = frozenset()  # the words that name it ("lbs", "$"), as stems
-
-
-# the words after a factor's value that make it that factor in a solution's line
-# a line that averages divides by how many things there are, which the question may never state
-_AVERAGE_STEMS = frozenset({"aver"})
-_FACTOR_STEMS: dict[Fraction, frozenset[str]] = {
-    Fraction(100): frozenset({"%", "cent"}), Fraction(60): frozenset({"minu", "seco"}),
-    Fraction(24): frozenset({"hour"}), Fraction(7): frozenset({"day"}), Fraction(12): frozenset({"mont", "inch"}),
-    Fraction(52): frozenset({"week"}), Fraction(365): frozenset({"day"}),
-    Fraction(5): frozenset({"day", "week"}),  # "5 days a week" for the question's "weekdays"
-}
-
-
-#: quantities the words imply: a value the step's line names with these words where the question
-#: writes them too ("During the weekends, a total of 100 x 2": the two days of a weekend, not the
-#: question's "two 4-week months"; "5 days a week" for its "weekdays") is that named constant
-#: (:mod:`.constants`), never a given of equal value with other words
-_IMPLIED: dict[Fraction, re.Pattern[str]] = {
-    Fraction(2): re.compile(r"\bweekends?\b", re.I),
-    Fraction(5): re.compile(r"\bweekdays?\b", re.I),
-}
-
-
-#: divisions that convert a unit: value -> (the line's result in the new unit, the words
-#: of the conversion in a sentence of the question)
-_CONVERSIONS: dict[Fraction, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    Fraction(2): (re.compile(r"=\s*\$?[\d.,]+\s+pairs?\b", re.I), re.compile(r"\bpairs?\b", re.I)),
-    Fraction(60): (re.compile(r"=\s*[\d.,]+\s+hours?\b", re.I),
-                   re.compile(r"\bhours?\b|\bhourly\b|\bminutes?\b|\bmph\b", re.I)),
-}
-
-
-#: a list of weekdays the question names ("Mondays, Wednesdays, and Fridays"): days it counts
-_WEEKDAY_LIST = re.compile(r"(?:(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days?(?:,\s+|,?\s+and\s+))+"
-                           r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days?")
-
-
-def _sentence_of(question: str, at: int) -> str:
-    """The sentence of the question around position ``at``."""
-    a = max((m.end() for m in re.finditer(r"[.?!;](?:\s|$)", question[:at])), default=0)
-    m = re.compile(r"[.?!;](?:\s|$)").search(question, at)
-    return question[a:m.end() if m else len(question)]
-
-
-_ANNOTATION = re.compile(r"<<[^<>]*>>")
-_NUMBER_WORD_VALUES = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
-_LINE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|\b(?:" + "|".join(_NUMBER_WORD_VALUES) + r")\b", re.I)
 
 
 class Binder:
@@ -774,9 +719,3 @@ class Binder:
                 term = BinOp("/", Num(Fraction(n.value.numerator)), Num(Fraction(n.value.denominator)))
             consts.append((self.chosen[idx], n.value, term))
         return consts
-
-
-def _counted(text: str) -> bool:
-    """Is a place written as a count (digits, "$4", or a number word), not as a word that is a
-    unit itself ("dozen")?"""
-    return text[:1].isdigit() or text[:1] in "$." or text.lower() in _NUMBER_WORD_VALUES

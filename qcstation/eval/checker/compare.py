@@ -22,12 +22,13 @@ from qcstation.eval.checker.extract import (
     clean_candidate,
     digits_ok,
     exact_value,
+    malformed_scientific,
     scientific_for_math_verify,
     words_value,
 )
 
 #: bump when a verdict for the same (response, gold) can change
-CHECKER_VERSION = "6"   # 6: a reply in scientific notation is read whole at any exponent ("1e4000" was 1; "1e400" went to math-verify as 1·e·400); 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
+CHECKER_VERSION = "7"   # 7: a number in scientific notation with a fractional or second exponent ("1E+4.5", "1e4e5") is malformed, never handed to math-verify ("1E+4.5" read as 10000.0*0.5 matched a gold 5000); 6: a reply in scientific notation is read whole at any exponent ("1e4000" was 1; "1e400" went to math-verify as 1·e·400); 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
 #          2: hedged answers wrong, an unclosed last box unparseable, strict
 #: the longest expression handed to math-verify
 MAX_SYMBOLIC_CHARS = 2_000
@@ -177,6 +178,14 @@ def decide_exact(ext: Extraction, gold: Gold, response: str | None) -> CheckResu
     if ext.text is not None and not digits_ok(ext.text):
         return CheckResult("unparseable", _shorten(ext.text), None, "none",
                            f"the answer has a number with more than {MAX_DIGITS} digits",
+                           ext.source, gold.shown)
+    if gold.exact is None and (bad := malformed_scientific(gold.text)):
+        return CheckResult("unparseable", _shorten(ext.text), None, "gold",
+                           f"the gold answer {_shorten(bad, 60)} is not a number: an exponent is a "
+                           "whole number", ext.source, gold.shown)
+    if ext.value is None and ext.text is not None and (bad := malformed_scientific(ext.text)):
+        return CheckResult("unparseable", _shorten(ext.text), None, "none",
+                           f"{_shorten(bad, 60)} is not a number: an exponent is a whole number",
                            ext.source, gold.shown)
     if gold.exact is not None and ext.value is None and ext.text is not None \
             and beyond_exponent(ext.text):

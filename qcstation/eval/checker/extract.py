@@ -248,6 +248,18 @@ def beyond_exponent(text: str) -> bool:
     return around is not None and around.value == 1
 
 
+#: a number in scientific notation whose exponent is not a whole number, or that has a
+#: second exponent: "1E+4.5", "2e-1.5", "1e4e5" (math-verify reads "1E+4.5" as 10000.0*0.5)
+_MALFORMED_SCIENTIFIC = re.compile(r"(?<![A-Za-z\\])(?:\d{1,60}(?:\.\d{1,60})?|\.\d{1,60})[eE][+-]?\d{1,60}"
+                                   r"(?:\.\d|[eE][+-]?\d)")
+
+
+def malformed_scientific(text: str) -> str | None:
+    """The malformed number in scientific notation in ``text`` (see :data:`_MALFORMED_SCIENTIFIC`), or None."""
+    m = _MALFORMED_SCIENTIFIC.search(text[:MAX_ANSWER_CHARS])
+    return m.group() if m else None
+
+
 def scientific_for_math_verify(text: str) -> str:
     """``text`` with each number in scientific notation written ``m \\times 10^{e}``:
     math-verify reads ``1e400`` as the product 1·e·400 (Euler's number)."""

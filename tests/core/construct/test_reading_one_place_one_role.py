@@ -49,3 +49,21 @@ def test_one_place_in_two_roles_is_refused(gsm8k: dict, seed_id: str, stated: st
     assert seed["question"] != gsm8k[seed_id]["question"]
     with pytest.raises(RuleError, match="one place in two roles"):
         rule_for_seed(seed)
+
+
+def test_a_term_used_again_is_the_place_its_line_names_not_the_free_one_of_equal_value() -> None:
+    # more uses of 6 than places: "6+3=9 hours" after "6*.5" took "6 hours straight" is that place
+    # again (the line says hours), not "her speed of 6 mph", the one place order alone would give it
+    q = ("Lena trains for long hikes.  She starts only able to hike 6 hours straight but eventually "
+         "increases that by 50%.  She also increases her speed of 6 mph by 2 mph.  How far can she hike now?")
+    seed = {"question": q, "answer_text": "72", "source": "gsm8k",
+            "solution": "She increases the time she can hike by 6*.5=<<6*.5=3>>3 hours\n"
+                        "So she can now hike 6+3=<<6+3=9>>9 hours\n"
+                        "Her speed is now 6+2=<<6+2=8>>8 mph\n"
+                        "So she can hike 9*8=<<9*8=72>>72 miles"}
+    steps, spans = _made(seed)
+    assert q[spans["g1_hours"][0]:spans["g1_hours"][1] + 6] == "6 hours"
+    assert q[spans["g3_mph"][0]:spans["g3_mph"][1] + 4] == "6 mph"
+    assert steps["s1"] == "(* g1_hours g2_pct)"
+    assert steps["s2"] == "(+ g1_hours s1_hours)"  # the hours again, not the speed
+    assert steps["s3"] == "(+ g3_mph g4_mph)"

@@ -580,6 +580,16 @@ class Binder:
     def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int | None:
         free = [j for j in pool if j not in self.chosen]
         free = [j for j in free if not self._claimed(j)] or free  # not a place another line's words name
+        if free and self.role == "" and self.total[v] > len({self.nums[j].start for j in occ}):
+            # more uses than places: some place is used twice, and order alone would give this
+            # term of a sum or difference the free one ("So he can now run 8+6=14 hours" after
+            # "8*.75" took "8 hours straight", beside "his speed of 8 mph"): where the line's words
+            # name one place only, and another step took it, that place (a term shares the
+            # result's unit)
+            by_words = self._best(occ, line_stems(self.line))
+            if len({self.nums[j].start for j in by_words}) == 1 and by_words[0] in self.chosen \
+                    and by_words[0] not in self.here:
+                return by_words[0]
         if len(free) == 1 and len(pool) == len(occ) and self.total[v] == len({self.nums[j].start for j in occ}) \
                 and not any(j in self.chosen and self.chosen_by_order.get(j) for j in occ):
             return free[0]  # as many uses as places, every other place taken by its words

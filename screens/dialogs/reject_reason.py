@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -38,6 +38,30 @@ class ReasonField(TextField):
                     title="Reason")
 
 
+class ReasonList(MarkedOptionList):
+    """The numbered reasons. A letter (or a space, or any other printable key but a
+    digit, which picks) typed here is the start of a typed reason: it goes to the reason
+    field, which takes the focus, so nothing typed is lost (walk: 'goal', Tab, 'misses the
+    unit' stored 'misses the unit' -- the list had dropped 'goal' silently)."""
+
+    def on_key(self, event: events.Key) -> None:
+        character = event.character
+        if not event.is_printable or character is None or character.isdigit():
+            return
+        event.stop()
+        event.prevent_default()
+        field = self.screen.query_one("#reject_typed", ReasonField)
+        field.insert_text_at_cursor(character)
+        field.focus()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A (bracketed) paste here is a typed reason too: the field takes it, within its limit."""
+        event.stop()
+        field = self.screen.query_one("#reject_typed", ReasonField)
+        field.focus()
+        field._on_paste(event)
+
+
 class RejectReasonModal(ModalScreen[str | None]):
     """Dismisses with the reason (a picked one or the typed text), or None on Esc."""
 
@@ -57,18 +81,19 @@ class RejectReasonModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="reject_dialog", classes="dialog"):
             yield Static(Text(f"Why reject {one_line(self.subject, 80)}? Press a number, or type a reason "
-                              "below and press Enter."), id="reject_prompt")
-            yield MarkedOptionList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
+                              "and press Enter."), id="reject_prompt")
+            yield ReasonList(*[Option(Text(f"{n}  {one_line(reason, 200)}"), id=f"reason-{n}")
                                for n, reason in enumerate(self.reasons, start=1)],
                              id="reject_reasons")
-            yield ReasonField(placeholder="Other reason (Tab here, type, Enter)", id="reject_typed",
+            yield ReasonField(placeholder="Other reason (type it, Enter saves)", id="reject_typed",
+                              select_on_focus=False,
                               limit=MAX_REASON_CHARS)
         yield KeyFooter()
 
     def on_mount(self) -> None:
         dialog = self.query_one("#reject_dialog")
         dialog.border_title = "Reject"
-        dialog.border_subtitle = "1-9 pick · Tab types · Esc cancels"
+        dialog.border_subtitle = "1-9 pick · letters type · Esc cancels"
         self.query_one("#reject_reasons", OptionList).focus()
 
     def action_pick(self, number: int) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual import events
+
 from db import Store
 from qcstation.app import make_app
 from qcstation.core.review.decisions import next_item, reject_reasons
@@ -130,6 +132,33 @@ async def test_reject_with_a_typed_reason(qc_db: Path) -> None:
         assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
             [("reject", "uses 7 [not 9] as the second number")]
         assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_reject_letters_typed_on_the_reason_list_start_the_typed_reason(qc_db: Path) -> None:
+    """A user typed 'goal', Tab, 'misses the unit' with the list focused: 'goal' was dropped
+    silently and 'misses the unit' stored. Letters on the list go to the reason field."""
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert app.focused is app.screen.query_one("#reject_reasons")
+        await pilot.press(*"goal", "tab", *"misses the unit")
+        await settle(pilot)
+        assert app.screen.query_one("#reject_typed").value == "goal misses the unit"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
+            [("reject", "goal misses the unit")]
+        assert isinstance(app.screen, ReviewScreen)
+        # a paste onto the list goes to the reason field too
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        app.screen.query_one("#reject_reasons").post_message(events.Paste("wrong unit"))
+        await settle(pilot)
+        assert app.screen.query_one("#reject_typed").value == "wrong unit"
 
 
 async def test_reject_cancelled_records_nothing(qc_db: Path) -> None:

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from textual import events
+from textual.widgets import Input
 
 from db import Store
 from qcstation.app import make_app
@@ -145,7 +146,7 @@ async def test_reject_letters_typed_on_the_reason_list_start_the_typed_reason(qc
         assert app.focused is app.screen.query_one("#reject_reasons")
         await pilot.press(*"goal", "tab", *"misses the unit")
         await settle(pilot)
-        assert app.screen.query_one("#reject_typed").value == "goal misses the unit"
+        assert app.screen.query_one("#reject_typed", Input).value == "goal misses the unit"
         await pilot.press("enter")
         await settle(pilot)
         assert [(r["verdict"], r["reason"]) for r in reviews(qc_db)] == \
@@ -158,7 +159,7 @@ async def test_reject_letters_typed_on_the_reason_list_start_the_typed_reason(qc
         await settle(pilot)
         app.screen.query_one("#reject_reasons").post_message(events.Paste("wrong unit"))
         await settle(pilot)
-        assert app.screen.query_one("#reject_typed").value == "wrong unit"
+        assert app.screen.query_one("#reject_typed", Input).value == "wrong unit"
 
 
 async def test_reject_cancelled_records_nothing(qc_db: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from typing import Any
 
 from rich.console import RenderableType
@@ -17,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Header, OptionList, Static
 from textual.worker import Worker, get_current_worker
 
+from qcstation.core.derive.refusals import refusal_words
 from qcstation.core.review.gate import progress as qc_progress
 from qcstation.core.review.rounds import (
     Why,
@@ -98,11 +100,14 @@ def derive_notice(name: str, summary: Any) -> str:
     text = f"Set {name}: made {made}"
     refused = ", ".join(f"{t} {n}" for t, n in sorted(summary.refused.items()) if n)
     if refused:
-        why = ", ".join(f"{code} {n}" for (_t, code), n in summary.reasons.most_common(3))
-        text += f"; refused {refused}" + (f" (most: {why})" if why else "")
+        codes: Counter[str] = Counter()
+        for (_t, code), n in summary.reasons.items():
+            codes[code] += n
+        why = "; ".join(f"{refusal_words(code)} ({n})" for code, n in codes.most_common(3))
+        text += f"; refused {refused}" + (f". Most often: {why}" if why else "")
     if summary.parents_refused:
-        text += "; questions left out: " + ", ".join(
-            f"{code} {n}" for code, n in summary.parents_refused.most_common(3))
+        text += ". Questions left out: " + "; ".join(
+            f"{refusal_words(code)} ({n})" for code, n in summary.parents_refused.most_common(3))
     return (text + ". s draws its QC samples; its gates then show under 'QC gates' here, and "
             "Enter on its line in 'Needs attention' reviews them.")
 
@@ -111,8 +116,8 @@ class DashboardScreen(QCScreen):
     """Where a session starts: ``r`` review, ``s`` sample, ``g`` regenerate, ``l`` releases."""
 
     BINDING_GROUP_TITLE = "Dashboard"
-    PASTE_HINT = ('The dashboard has no text field: a reason is typed in review (r, then x and '
-                  'Tab), a filter in the curator queue (c, then /).')
+    PASTE_HINT = ('The dashboard has no text field: a reason is typed in review (r, then x), '
+                  'a filter in the curator queue (c, then /).')
     BINDINGS = [
         Binding("r", "review", "Review", tooltip="Review the next QC sample item", id="review"),
         Binding("s", "draw_samples", "Sample",

@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from db import Store
 from qcstation.app import make_app
+from qcstation.core.derive.refusals import REFUSAL_WORDS
 from screens.dialogs.derive import DeriveFormError, DeriveModal, parse_derive_form
 from tests.app.conftest import ANNOTATOR, make_config, settle
 from tests.core.derive.helpers import make_db
@@ -56,6 +57,10 @@ async def test_d_builds_a_derived_set(tmp_path: Path) -> None:
                                "ON ds.id = j.set_id WHERE ds.name = 'cf1'")
     assert refused and f"refused counterfactual {refused}" in notice, notice
     assert "s draws its QC samples" in notice and "QC gates" in notice, notice
+    # the refusals in words, not derive's internal codes ('most: restated-value 3')
+    assert not [code for code in REFUSAL_WORDS if "-" in code and code in notice], notice
+    assert "Most often: " in notice, notice
+    assert any(f"{words} (" in notice for words in REFUSAL_WORDS.values()), notice
 
 
 async def test_the_dialog_reads_without_colour_has_help_and_is_for_curators(tmp_path: Path) -> None:

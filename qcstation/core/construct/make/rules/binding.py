@@ -56,7 +56,7 @@ from qcstation.core.construct.make.rules.sum_terms import flat_ops, term_by_resu
 from qcstation.core.construct.make.rules.clause_words import (annotated_results, best_sentence, clause_place,
                                                                operand_numbers, phrase_place, rate_place, single_places)
 from qcstation.core.reading.inline import written_outside_computations
-from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, _AVERAGE_STEMS, _CONVERSIONS,
+from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_article, _AVERAGE_STEMS, _CONVERSIONS,
                                                                _FACTOR_STEMS as _FACTOR_STEMS, _IMPLIED,
                                                                _WEEKDAY_LIST, QuestionNumber as QuestionNumber,
                                                                _counted, _sentence_of)
@@ -120,6 +120,19 @@ class Binder:
         top = max(scores.values(), default=0)
         return [j for j in pool if top and scores[j] == top]
 
+    def _phrase_disputes(self, v: Fraction, line: str, nth: int, occ: list[int], first: int) -> bool:
+        """Does the phrase after the use ("1 slice of pepperoni fell off") share as many words with
+        another place of ``v`` ("1 of them falls off the slice") as with the one its first word
+        chose ("one of the slices"), by words other than that first one? Then the first word alone
+        does not tell the two apart (the phrase decides, or no single place is chosen)."""
+        head = solution_stems(line, v, 1, nth)
+        phrase = solution_stems(line, v, 4, nth) - head - {"$", "%"}  # "1 pod costs $0.10": the price's "$"
+        if not phrase:
+            return False
+        mine = len(self.nums[first].stems & phrase)
+        return any(self.nums[j].start != self.nums[first].start and self.nums[j].stems & phrase
+                   and len(self.nums[j].stems & phrase) >= mine for j in occ)
+
     def _said_in_words(self, v: Fraction, line: str) -> bool:
         return any(has_phrase(line, phrase, ignore_case=True)
                    and has_phrase(self.question, phrase, ignore_case=True)
@@ -137,6 +150,8 @@ class Binder:
         for limit in (1, 4):  # the word right after it first ("$1 extra"), then the phrase
             stems = solution_stems(line, v, limit, nth) if line else frozenset()
             agree = [j for j in self._best(occ, stems) if j not in priced]
+            if limit == 1 and len({self.nums[j].start for j in agree}) == 1 and self._phrase_disputes(v, line, nth, occ, agree[0]):
+                continue
             if len({self.nums[j].start for j in agree}) == 1:
                 # a stated 1 the step already uses: "3 - 1 - 1" for "1 hour ..., then another hour" (ones)
                 return None if v == 1 and agree[0] in self.here else agree[0]
@@ -564,7 +579,8 @@ class Binder:
     def _one(self, v: Fraction, line: str, occ: list[int], stems: frozenset[str],
              agree: list[int]) -> int | None:
         if not agree and v == 1:
-            said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems]
+            said = [len(self.numbers) + j for j, a in enumerate(self.articles) if a.stems & stems
+                    and not (self._a_term() and per_article(self.question, a.start))]
             if len(said) == 1:
                 return said[0]
         if len(occ) != 1 or stems:
@@ -576,6 +592,16 @@ class Binder:
         if not n.stems or n.text[:1].isdigit() or n.text[:1] in "$." or n.stems <= line_stems(line):
             return occ[0]
         return None
+
+    def _a_term(self) -> bool:
+        """Is the number being bound a term of a sum or difference ("26 days - 1 day")?"""
+        def parent(e: Expr) -> str | None:
+            if isinstance(e, BinOp):
+                if e.left is self.leaf or e.right is self.leaf:
+                    return e.op
+                return parent(e.left) or parent(e.right)
+            return parent(e.operand) if isinstance(e, Neg) else None
+        return self.expr is not None and parent(self.expr) in ("+", "-")
 
     def _by_order(self, v: Fraction, pool: list[int], occ: list[int]) -> int | None:
         free = [j for j in pool if j not in self.chosen]

@@ -8,6 +8,7 @@ is chosen for it (the tables and helpers :mod:`.binding` reads; no binding happe
 - :data:`_IMPLIED`: quantities the words imply ("weekends", "weekdays"), named constants;
 - :data:`_CONVERSIONS`: divisions that convert a unit ("= 2 hours", "= 40 pairs");
 - :data:`_WEEKDAY_LIST`: a list of weekdays the question names (days it counts);
+- :func:`per_article`: an article that is a rate's "per" ("pages a day", "$5 an hour"), no count;
 - :func:`_sentence_of`, :func:`_counted`: the sentence around a place, and whether a place is
   written as a count.
 """
@@ -80,3 +81,18 @@ def _counted(text: str) -> bool:
     """Is a place written as a count (digits, "$4", or a number word), not as a word that is a
     unit itself ("dozen")?"""
     return text[:1].isdigit() or text[:1] in "$." or text.lower() in _NUMBER_WORD_VALUES
+
+
+#: what comes before a rate's article: a number or "how many", then at most two words of what it
+#: counts ("20 pages a day", "how many pages a day", "$5 an hour", "3 times a week", "twice a week")
+_BEFORE_PER = re.compile(r"(?:\d[\d,.]*%?|\bhow\s+(?:many|much)|\bonce|\btwice|\bthrice|\b(?:one|two|three|four|five|six"
+                         r"|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred))\s+"
+                         r"(?:[A-Za-z'’-]+\s+){0,2}\Z", re.I)
+
+
+def per_article(question: str, start: int) -> bool:
+    """Is the article at ``start`` ("a day") the "per" of a rate the question states ("how many
+    pages a day", "60 miles an hour", "twice a week"), not one thing it counts ("takes a day
+    off")? A rate's unit is never a term of a sum or difference ("26 days - 1 day" for "the one
+    day" of "100 pages on the 23rd" is no "pages a day")."""
+    return bool(_BEFORE_PER.search(question[max(0, start - 40):start]))

@@ -418,6 +418,9 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
     from qcstation.core.construct.make.rules.ones import bind_ones
 
     exprs = bind_ones(givens, question, exprs, consts, lines)
+    from qcstation.core.construct.make.rules.restated_each import check_each_sums
+
+    check_each_sums(question, givens.numbers, givens._names, exprs)
     for st, e in zip(steps, exprs):
         st.sexpr = expr_to_sexpr(e)
         st.expr = e

@@ -251,14 +251,18 @@ class _Ones:
         return out
 
     # -- 4. a place no given holds that the line's words, or its operands' sentence, pick --
-    def free_place(self, line: str, siblings: list[Expr]) -> Any | None:
+    def free_place(self, line: str, siblings: list[Expr], op: str = "+") -> Any | None:
+        """A place no given holds: the one whose words the line writes, or the one in the sentence
+        of the step's other operands. A factor ("1*2 = 2 slices after the pizza was cut in half")
+        only by the sentence of its operands: a word the line shares with the place ("one of the
+        slices") names what the product counts, not what its 1 is (a whole pizza)."""
         free = [p for p in self.places if self.holder(p.start) is None]
         if not free:
             return None
         ls = line_stems(line)
         scores = [len(p.stems & ls) for p in free]
         top = max(scores)
-        if top and scores.count(top) == 1:
+        if top and scores.count(top) == 1 and op != "*":
             return free[scores.index(top)]  # "1 match on Friday" ... "Joey played ... matches"
         at = [self.names[s.name].start for s in siblings if isinstance(s, Name) and s.name in self.names]
         if at:
@@ -267,7 +271,7 @@ class _Ones:
             near = [p for p in free if all(_sentence(self.q, p.start) == _sentence(self.q, x) for x in at)]
             if len(near) == 1 and (not top or len(near[0].stems & ls) == top):
                 return near[0]
-        if len(free) != 1:
+        if len(free) != 1 or op == "*":
             return None
         a, b = _sentence(self.q, free[0].start)
         return free[0] if (line_stems(self.q[a:b]) - free[0].stems - {"one"}) & ls else None
@@ -368,8 +372,8 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 for (num, _, _), name in zip(pending, names):
                     chosen[id(num)] = ones.constant(name)
                 pending = []
-        for num, _, siblings in pending:
-            place = ones.free_place(line, siblings)
+        for num, op, siblings in pending:
+            place = ones.free_place(line, siblings, op)
             if place is None:
                 free = [repr(question[p.start:p.start + 16].strip()) for p in ones.places
                         if ones.holder(p.start) is None]

@@ -31,12 +31,23 @@ from qcstation.core.construct.make.rules.phrases import phrase_re, stated_word_g
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
-from qcstation.core.construct.make.rules.unstated import line_percent, month_of_days, sentence_list, sentence_names
+from qcstation.core.construct.make.rules.unstated import ROUND_TRIP_WORDS, line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
 
 #: the title of the refusal of a literal that is no number or word of the question
 LITERAL_IN_STEP = "Literal in step"
+
+#: (value, the larger unit, the smaller unit, name) of conversions the question must say both units of
+_UNIT_PAIRS: tuple[tuple[int, str, str, str], ...] = (
+    (32, r"quarts?", r"(?:fluid\s+)?ounces?|oz", "k_ounces_per_quart"),
+    (128, r"gallons?", r"(?:fluid\s+)?ounces?|oz", "k_ounces_per_gallon"),
+    (8, r"gallons?", r"pints?", "k_pints_per_gallon"),
+    (4, r"gallons?", r"quarts?", "k_quarts_per_gallon"),
+    (2, r"quarts?", r"pints?", "k_pints_per_quart"),
+    (16, r"gallons?", r"cups?", "k_cups_per_gallon"),
+    (100, r"meters?|metres?", r"centimeters?|centimetres?|cm", "k_centimeters_per_meter"),
+)
 
 # (value, question words that make it this factor, name)
 _FACTORS: list[tuple[Fraction, str, str]] = [
@@ -50,14 +61,15 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(7), r"\bweeks?\b|\bweekly\b", "k_days_per_week"),
     (Fraction(2), r"\bweekends?\b", "k_weekend_days"),
     (Fraction(4), r"\bmonths?\b|\bmonthly\b", "k_weeks_per_month"),
-    (Fraction(2), r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b", "k_ways_of_a_round_trip"),
+    (Fraction(2), ROUND_TRIP_WORDS, "k_ways_of_a_round_trip"),
     (Fraction(2), r"\bevery (?:second|other)\b", "k_every_second"),
     (Fraction(2), r"\bpairs?\b", "k_per_pair"),
     (Fraction(2), r"\bcouples?\b|\bpaired\b", "k_per_couple"),
     (Fraction(2), r"\bbicycles?\b|\bbikes?\b", "k_wheels_per_bicycle"),
     (Fraction(3), r"\btricycles?\b", "k_wheels_per_tricycle"),
     (Fraction(2), r"\bboth\b", "k_both"),
-    (Fraction(5), r"\bweekdays?\b|\bwork ?weeks?\b|\bmonday (?:through|to) friday\b", "k_weekdays_per_week"),
+    (Fraction(5), r"\bweekdays?\b|\b(?:work|school) ?weeks?\b|\bschool ?days\b|\bmonday\s*(?:through|to|[-–])\s*friday\b",
+     "k_weekdays_per_week"),
     (Fraction(12), r"\bmonths?\b|\bmonthly\b|\byears?\b", "k_months_per_year"),
     (Fraction(12), r"\binch(?:es)?\b|\bfoot\b|\bfeet\b", "k_inches_per_foot"),
     (Fraction(12), r"\bdozens?\b", "k_per_dozen"),
@@ -68,6 +80,12 @@ _FACTORS: list[tuple[Fraction, str, str]] = [
     (Fraction(1000), r"\bkilo|\bgrams?\b|\bmeters?\b|\bliters?\b|\bml\b|\bkm\b|\bkg\b|thousand",
      "k_per_thousand"),
     (Fraction(5280), r"\bmiles?\b|\bfeet\b", "k_feet_per_mile"),
+    # a unit of volume or length in a smaller one, where the question says both units ("a 1.5-quart
+    # bottle ... How many ounces" / "1.5*32 = 48 ounces"), on a line that names one of them
+    *[(Fraction(n), rf"^(?=[\s\S]*\b(?:{big})\b)[\s\S]*\b(?:{small})\b", name)
+      for n, big, small, name in _UNIT_PAIRS],
+    # "pays her insurance quarterly" / "three months in a quarter ... 12/3"
+    (Fraction(3), r"\bquarterly\b|\bquarters?\s+of\s+(?:a|the)\s+year\b", "k_months_per_quarter"),
 ]
 
 
@@ -82,11 +100,10 @@ _LARGER_UNIT: dict[str, re.Pattern[str]] = {
 #: "weekend" (not the 2 plane tickets of a question that mentions a busy weekend)
 _LINE_WORDS: dict[str, re.Pattern[str]] = {
     "k_weekend_days": re.compile(r"\bweekends?\b", re.I),
-    "k_weekdays_per_week": re.compile(r"\bweekdays?\b|\bdays?\b", re.I),
+    "k_weekdays_per_week": re.compile(r"\bweekdays?\b|\bdays?\b|\b(?:work|school) ?weeks?\b", re.I),
     "k_weeks_per_month": re.compile(r"\bweeks?\b.*\b(?:months?|{m})\b|\b(?:months?|{m})\b.*\bweeks?\b".format(
         m="January|February|March|April|June|July|August|September|October|November|December"), re.I),
-    "k_ways_of_a_round_trip": re.compile(r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b|\bboth ways\b",
-                                         re.I),
+    "k_ways_of_a_round_trip": re.compile(ROUND_TRIP_WORDS, re.I),
     "k_every_second": re.compile(r"\bevery (?:second|other)\b", re.I),
     "k_per_pair": re.compile(r"\bpairs?\b", re.I),
     "k_per_couple": re.compile(r"\bcouples?\b", re.I),
@@ -94,6 +111,8 @@ _LINE_WORDS: dict[str, re.Pattern[str]] = {
                                        r"|\b(?:tires?|wheels?)\b.*\bbi(?:ke|cycle)s?\b", re.I),
     "k_wheels_per_tricycle": re.compile(r"\btricycles?\b", re.I),
     "k_both": re.compile(r"\bboth\b", re.I),
+    **{name: re.compile(rf"\b(?:{big}|{small})\b", re.I) for _, big, small, name in _UNIT_PAIRS},
+    "k_months_per_quarter": re.compile(r"\bmonths?\b.*\bquarter(?:s|ly)?\b|\bquarter(?:s|ly)?\b.*\bmonths?\b", re.I),
 }
 
 

@@ -97,6 +97,27 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     # "rectangular bedroom ... perimeter is 2(40+9)"
     (Fraction(2), r"\brectang(?:le|les|ular)\b", "k_sides_of_each_length_of_a_rectangle",
      r"\bperimeter\b|\bsides\b"),
+    # "each bird has 2 wings ... 10*2 = 20 wings": a bird's two wings, where both texts say wings
+    *[(Fraction(2), r"\bwings?\b", f"k_wings_per_{re.sub(r's?[^a-z].*', '', birds)}",
+       rf"\bwings?\b.*\b(?:{birds})\b|\b(?:{birds})\b.*\bwings?\b") for birds in _LEGS[2].split("|")],
+    # "all the tires on 12 motorcycles and all the tires on 10 cars" / "12*2 = 24 motorcycle tires":
+    # a vehicle's wheels, where both texts say tires or wheels and the line names the vehicle
+    *[(Fraction(n), rf"^(?=[\s\S]*\b(?:tires?|wheels?)\b)[\s\S]*\b(?:{vehicle})\b", f"k_wheels_per_{name}",
+       rf"\b(?:tires?|wheels?)\b.*\b(?:{vehicle})\b|\b(?:{vehicle})\b.*\b(?:tires?|wheels?)\b")
+      for n, vehicle, name in ((2, r"motorcycles?|motorbikes?", "motorcycle"), (4, r"cars?", "car"))],
+    # "a circle has a radius of 14 feet ... across the diameter" / "a diameter of 2*14": the radii a
+    # diameter is, where the question says both and the line the diameter
+    (Fraction(2), r"^(?=[\s\S]*\bradius\b)[\s\S]*\bdiameter\b|^(?=[\s\S]*\bdiameter\b)[\s\S]*\bradius\b",
+     "k_radii_per_diameter", r"\bdiameter\b"),
+    # "each of her parents received gifts" / "each parent's gift cost $60 ... / 2": one person's two
+    # parents ("her parents", never "the parents" of a class), on a line that counts them ("each
+    # parent", "two parents"; never "doubled by his parents", whose 2 is the doubling)
+    (Fraction(2), r"\b(?:her|his|my|your)\s+parents\b", "k_parents_of_one_person",
+     r"\b(?:each|per|both|two|2)\s+parents?\b|\bparents\s+each\b"),
+    # "they have built 6 chairs" / "6 chairs * 4 legs": a chair's or a table's four legs, where both
+    # texts say legs and the line names the furniture (a stool's are not said)
+    *[(Fraction(4), r"\blegs?\b", f"k_legs_per_{thing}", rf"\blegs?\b.*\b{thing}s?\b|\b{thing}s?\b.*\blegs?\b")
+      for thing in ("chair", "table")],
     *[(Fraction(n), r"\blegs?\b", f"k_legs_per_{re.sub(r'[^a-z].*', '', animals)}",
        rf"\blegs?\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\blegs?\b")
       for n, group in _LEGS.items() for animals in group.split("|")],
@@ -116,8 +137,9 @@ _MONTH_RE = re.compile(r"\b(January|February|March|April|May|June|July|August|Se
 def _month_days(question: str, v: Fraction, line: str) -> str | None:
     """``k_days_in_<month>`` for the days of the one calendar month the question names, where
     that month has ``v`` days and the step's line says "days": "March has 31 days, so ... 31 days
-    * 3000 posts/day". None when the question names no month, or two (or
-    February), or the month has another number of days. "May" counts only capitalized after a
+    * 3000 posts/day"; of several months the question names, the one the line names alone. None
+    when the question names no month, or two the line does not tell apart (or February), or the
+    month has another number of days. "May" counts only capitalized after a
     sentence's first word ("You may", "May I" are no month)."""
     months = set()
     for m in _MONTH_RE.finditer(question):
@@ -125,6 +147,10 @@ def _month_days(question: str, v: Fraction, line: str) -> str | None:
                                                  question[max(0, m.start() - 12):m.start()], re.I):
             continue
         months.add(m.group(1).lower())
+    if len(months) > 1:
+        # of two months the question names, the one the line names alone ("In January, he takes 2
+        # photos every day ... The rest ... in February" / "2 photos/day * 31 days = 62 photos in January")
+        months &= {m.lower() for m in _MONTH_RE.findall(line)}
     if len(months) != 1:
         return None
     month = next(iter(months))
@@ -169,6 +195,7 @@ _LIST_RE = re.compile(rf"\b({_NAME})((?:,\s+{_NAME})*),?\s+and\s+({_NAME})\b")
 _SHARE_WORDS = re.compile(r"\b(?:average|mean|each|equally|evenly|share[sd]?|split|divided?|apiece)\b", re.I)
 
 
+_WEEKDAY = re.compile(r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)day")
 _WEEKDAYS_PLURAL = re.compile(r"(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)days")
 
 
@@ -243,6 +270,12 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
              if sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line)) >= 2]
     if len(named) == 1:
         return named[0][0]
+    days = [text for text, ms in cands if all(_WEEKDAY.fullmatch(w) for w in ms)]
+    if not named and len(days) == 1 and role == "times" \
+            and re.search(rf"(?<![\d.,]){v.numerator}\s+days\b", line, re.I):
+        # "She passes out flyers on Monday, Wednesday, and Saturday each week" / "$8/day * 3 days":
+        # the one list of that many weekdays, its count written before "days" on the line
+        return days[0]
     if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line) \
             and not any(re.search(rf"\b{re.escape(w)}\b", line) for w in cands[0][1]):
         # "On average they ate 90 / 2": a share among the list's members, the line naming none of

@@ -62,9 +62,15 @@ class Computation(Protocol):
 
 __all__ = ["SENTENCE_GATED", "line_percent", "month_of_days", "sentence_list", "percent_totals", "sentence_names", "unwritten_conversions"]
 
+#: the words of a trip made both ways: "back and forth", "a round trip", "there and back", "to and
+#: from school", "forth and back", "20 miles to work each way", "walk to school and back" (never "front
+#: and back", two sides; never "came back": the "to" of the way out is written before it)
+ROUND_TRIP_WORDS = (r"\bback and forth\b|\bforth and back\b|\bround[- ]trips?\b|\bthere and back\b|\bto and from\b"
+                    r"|\beach way\b|\bboth ways\b|\bto\s(?:(?!\band\b)[^.?!,;]){1,40}?\band back\b")
+
 #: the named factors a line may tie to the question by the sentence of their words
 SENTENCE_GATED: dict[str, re.Pattern[str]] = {
-    "k_ways_of_a_round_trip": re.compile(r"\bback and forth\b|\bround[- ]trips?\b|\bthere and back\b", re.I),
+    "k_ways_of_a_round_trip": re.compile(ROUND_TRIP_WORDS, re.I),
     "k_both": re.compile(r"\bboth\b", re.I),
 }
 
@@ -101,7 +107,9 @@ def line_percent(v: object, line: str) -> str | None:
 
 
 _DAILY = re.compile(r"\b(?:a|per|each|every)\s+day\b|\bdaily\b", re.I)
-_MONTH_LINE = re.compile(r"\bmonths?\b", re.I)
+#: a line of the month: "a month", or the month's name ("until the end of May, she paid 31*$0.50")
+_MONTH_LINE = re.compile(r"\b(?i:months?)\b|\b(?:January|March|April|May|June|July|August|September|October|November"
+                         r"|December)\b")
 
 
 def month_of_days(question: str, v: object, line: str, role: str) -> str | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,9 @@ def _answer_text(rec: dict[str, Any], key: str) -> str:
         if v != v or v in (float("inf"), float("-inf")):
             raise RecordError(f"field {key!r} is not a finite number: {v}")
         text = str(int(v)) if v.is_integer() else repr(v)
+        written = getattr(v, "written", None)  # the digits as the file wrote them
+        if written is not None and Decimal(written) != Decimal(text):
+            text = written  # "1.0000000000000000000000001" is not 1; "123456789012345678.5" not ...68
     else:
         text = str(v).strip()
     if not text:

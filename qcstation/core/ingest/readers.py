@@ -295,6 +295,19 @@ def plain_suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
+class WrittenFloat(float):
+    """A JSON number with a fraction or an exponent, as Python reads it (a float), keeping the
+    text the file wrote: ``1.0000000000000000000000001`` is not the float 1.0, and an answer
+    read from it must keep every digit (:func:`.formats._answer_text`)."""
+
+    written: str
+
+    def __new__(cls, text: str) -> WrittenFloat:
+        obj = super().__new__(cls, text)
+        obj.written = text
+        return obj
+
+
 class _KeyCheck:
     """``object_pairs_hook`` that builds each object and notes the first key an object
     repeats (JSON allows it; Python would keep the last value silently)."""
@@ -377,7 +390,7 @@ def iter_json(path: Path, *, whole: bool = True) -> Iterator[Raw]:
 
 def _json_lines(fh: _ByteSource) -> Iterator[Raw]:
     keys = _KeyCheck()
-    decode = json.JSONDecoder(object_pairs_hook=keys).decode
+    decode = json.JSONDecoder(object_pairs_hook=keys, parse_float=WrittenFloat).decode
     lineno = 0
     for line in _lines(fh):
         lineno += 1
@@ -440,9 +453,9 @@ def _array_records(path: Path, data: bytes, whole: bool) -> Iterator[Raw]:
         raise ImportFormatError(f"{path}:{line}: not a valid JSON array: the bytes at column {column} "
                                 "are not UTF-8; save the file as UTF-8") from None
     keys = _KeyCheck()
-    for _ in _array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys)) if whole else ():
+    for _ in _array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys, parse_float=WrittenFloat)) if whole else ():
         keys.duplicate = None
-    for number, (line, obj) in enumerate(_array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys)), 1):
+    for number, (line, obj) in enumerate(_array_elements(path, text, json.JSONDecoder(object_pairs_hook=keys, parse_float=WrittenFloat)), 1):
         yield _checked(line, number, obj, keys, True)
 
 

@@ -74,3 +74,18 @@ def test_a_first_record_with_a_duplicate_key_is_named_when_detecting(store: Stor
                           str(tmp_path / "dup.json"), "--level", "easy"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "duplicate key 'answer'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_json_number_answer_keeps_every_digit_it_was_written_with(store: Store, tmp_path: Path) -> None:
+    """Python reads 1.0000000000000000000000001 as the float 1.0: the gold was stored as 1,
+    and 123456789012345678.5 as 123456789012345680."""
+    path = tmp_path / "digits.jsonl"
+    path.write_text('{"question": "Tom has 9 apples and buys 4 more. How many apples?", "answer": 1.0000000000000000000000001}\n'
+                    '{"question": "Tom has 9 pears and buys 4 more. How many pears?", "answer": 123456789012345678.5}\n'
+                    '{"question": "Tom has 9 figs and buys 4 more. How many figs?", "answer": 2.50}\n'
+                    '{"question": "Tom has 9 nuts and buys 4 more. How many nuts?", "answer": 1e3}\n')
+    import_file(store, path, "jsonl", source="digits", level="easy")
+    got = [(r["answer_text"], r["answer_value"]) for r in
+           store.query("SELECT answer_text, answer_value FROM seeds WHERE source = 'digits' ORDER BY id")]
+    assert got == [("1.0000000000000000000000001", "10000000000000000000000001/10000000000000000000000000"),
+                   ("123456789012345678.5", "246913578024691357/2"), ("2.5", "5/2"), ("1000", "1000")]

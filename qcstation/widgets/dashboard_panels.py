@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
@@ -62,6 +64,9 @@ class Attention:
     scope: str | None = None   # the set it is about ('' the working set; None: not one set)
 
 
+#: the cells before the text of a gate's 'count:', 'next:' and 'plan:' lines (the labels
+#: right-aligned in them), where its wrapped lines start too
+HANGING_INDENT = 18
 #: a defect threshold from here up is a demonstration setting, and the dashboard says so
 DEMO_AT = 0.1
 
@@ -283,6 +288,28 @@ def _returned_items(dim: DimensionQC) -> str | None:
             + f", {rejected:,} of them rejected; only the {g.reviewed:,} random draws enter the bound")
 
 
+class Hanging:
+    """``label`` (dim, right-aligned in :data:`HANGING_INDENT` cells) then ``text``, whose
+    wrapped lines start under its first character: at 80 columns the text under 'next:' and
+    'plan:' went on at column 0, under the labels, and read as lines of their own."""
+
+    def __init__(self, label: str, text: str | Text) -> None:
+        self.label = label.rjust(HANGING_INDENT)
+        self.text = text if isinstance(text, Text) else Text(text)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = cell_len(self.label)
+        lines = self.text.wrap(console, max(options.max_width - indent, 8))
+        for n, line in enumerate(lines):
+            line.rstrip()
+            yield Text.assemble((self.label, "dim") if n == 0 else " " * indent, line)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        indent = cell_len(self.label)
+        return Measurement(indent + 8, indent + self.text.cell_len).clamp(
+            max_width=options.max_width)
+
+
 def render_gate_summary(dimensions: list[DimensionQC], *, has_model: bool = True
                         ) -> RenderableType:
     """Per QC dimension: passed or not, where the sample stands, the next step (as this
@@ -310,13 +337,12 @@ def render_gate_summary(dimensions: list[DimensionQC], *, has_model: bool = True
         parts.append(line)
         returned = _returned_items(dim)
         if returned is not None:
-            parts.append(Text.assemble(("            count: ", "dim"), returned))
+            parts.append(Hanging("count: ", returned))
         if gate is not None and not gate.passed and gate.next_step:
-            parts.append(Text.assemble(("            next: ", "dim"), sentence_case(
-                next_step_text(gate.next_step, has_model))))
+            parts.append(Hanging("next: ", sentence_case(next_step_text(gate.next_step, has_model))))
         plan = getattr(gate, "plan", None) if gate is not None else None
         if plan and not gate.passed:  # type: ignore[union-attr]
-            parts.append(Text.assemble(("            plan: ", "dim"), plan["sentence"]))
+            parts.append(Hanging("plan: ", plan["sentence"]))
     return Group(*parts)
 
 

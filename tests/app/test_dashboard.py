@@ -466,3 +466,24 @@ async def test_keys_typed_ahead_after_review_act_on_the_list_shown(
         with Store(qc_db) as store:
             assert open_sample(store, "understanding") is not None
         assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_the_text_under_next_and_plan_wraps_under_itself_at_80_columns(qc_db: Path) -> None:
+    """At 80 columns the words of a gate's 'plan:' went on at column 0, under the labels, and
+    read as lines of their own: its wrapped lines start under its first word."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gates = _dashboard(app).query_one("#gates")
+        lines = static_text(gates, width=gates.content_region.width).rstrip().splitlines()
+    labelled = [n for n, line in enumerate(lines) if line.lstrip().startswith("plan: ")]
+    assert labelled, lines
+    wrapped = 0
+    for n in labelled:
+        indent = lines[n].index("plan: ") + len("plan: ")
+        for after in lines[n + 1:]:
+            if after.lstrip().startswith(("next: ", "plan: ", "count: ", "NOT PASSED", "PASSED")):
+                break
+            assert after.startswith(" " * indent) and after.strip(), lines
+            wrapped += 1
+    assert wrapped, lines                     # a plan long enough to wrap at 80 columns

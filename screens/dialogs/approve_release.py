@@ -55,24 +55,27 @@ class ApproveReleaseModal(OrderedFields[tuple[str, str, str, str] | None]):
             what = (f"every verified or accepted item of the derived set "
                     f"{one_line(self.scope, 30)}" if self.scope else
                     "every seed of the working set whose four dimensions are verified or accepted")
-            first = ("Choose the splits first (up/down, Enter); the name and version are "
-                     "suggested (Shift+Tab changes them)." if self.scope else
+            first = ("Choose the splits first (up/down; Enter takes them and goes on to the "
+                     "notes); the name and version below are suggested (Tab changes them)."
+                     if self.scope else
                      "The version comes first: the name is suggested, the one a new version "
                      "keeps (Shift+Tab changes it).")
             yield Static(Text(f"The release freezes {what}. It cannot be changed afterwards. "
                               + first), id="approve_prompt")
+            if self.scope:
+                # first on the screen and in the focus order, as the prompt says (walk: it
+                # said "first" of a choice that came after the name and version)
+                yield Label("Splits for datasets.load_dataset (up/down, Enter)")
+                with RadioSet(id="release_splits"):
+                    for n, choice in enumerate(SPLIT_CHOICES):
+                        yield KindButton(choice, SPLIT_HELP[choice], value=n == 0,
+                                         name=choice)
             yield Label("Name")
             # a paste of any size is one paste, cut to the limit with a notice: a pasted CR
             # or ESC is text, never the key that approves or cancels
             yield TextField(self.default_name, id="release_name", limit=NAME_CHARS)
             yield Label("Version")
             yield TextField(self.default_version, id="release_version", limit=NAME_CHARS)
-            if self.scope:
-                yield Label("Splits for datasets.load_dataset (Tab, up/down, Enter)")
-                with RadioSet(id="release_splits"):
-                    for n, choice in enumerate(SPLIT_CHOICES):
-                        yield KindButton(choice, SPLIT_HELP[choice], value=n == 0,
-                                         name=choice)
             yield Label("Notes (optional)")
             yield TextField(placeholder="what changed", id="release_notes", limit=NOTES_CHARS)
         yield KeyFooter()

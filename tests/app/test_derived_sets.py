@@ -351,14 +351,19 @@ async def test_the_approve_dialog_opens_on_the_split_choice_and_takes_fast_keys_
         assert isinstance(modal, ApproveReleaseModal)
         assert modal.focused is modal.query_one("#release_splits")
         assert "Choose the splits first" in flat(screen_text(app))
+        # first as the prompt says: on the screen and in the focus order (it came after the
+        # name and version: Tab from the choice went to the notes)
+        splits, name = modal.query_one("#release_splits"), modal.query_one("#release_name")
+        assert splits.region.y < name.region.y
+        assert modal.focus_chain.index(splits) < modal.focus_chain.index(name)
         # down and Enter in one read: family chosen, the notes next
         for message in _reads("\x1b[B\r", focus=False):
             app.post_message(message)  # type: ignore[arg-type]
         await settle(pilot)
         assert modal.splits() == "family" and modal.focused is modal.query_one("#release_notes")
-        # Shift+Tab twice and a version typed at once land in the version, in order
+        # Shift+Tab twice, Tab and a version typed at once land in the version, in order
         modal.query_one("#release_version", Input).value = ""
-        for message in _reads("\x1b[Z\x1b[Z", focus=True):
+        for message in _reads("\x1b[Z\x1b[Z\t", focus=True):
             app.post_message(message)  # type: ignore[arg-type]
         for key in "2.0":
             app.post_message(events.Key(key, key))

@@ -35,6 +35,10 @@ def another_one(question: str, stems: frozenset[str]) -> str | None:
     return f"k_one_another_{found[0]}" if len(found) == 1 and stems else None
 
 
+_ORDINAL_WORD = {2: "second", 3: "third"}
+_NEXT_ORDINAL = {2: "third", 3: "fourth"}
+_ORDINAL_COUNT = {2: "two", 3: "three"}
+
 #: quantities the words imply that a step's line must name as well as the question: (value,
 #: question words, name, line words). "5 x 20 ... during the weekdays" of "except on weekends"
 #: is the 5 weekdays of a week; "30 * 2 ... The Smith twins" the two twins; "5 dogs * 4 legs/dog"
@@ -79,6 +83,8 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     # "How many eyes saw the airplane?" / "each student has two eyes ... 2*150": a person's two eyes
     # (a line that counts them: "two eyes", not the "6 * 2 ... students with brown eyes" of a colour)
     (Fraction(2), r"\beyes\b", "k_eyes_per_person", r"\b(?:two|2)\s+eyes\b"),
+    # "8 red tulips for each eye ... a smiley face" / "2 eyes * 8 tulips/eye": a face's two eyes
+    (Fraction(2), r"^(?=[\s\S]*\bfaces?\b)[\s\S]*\beach\s+eye\b", "k_eyes_per_face", r"\b(?:two|2)\s+eyes\b"),
     # "6 cookie cutters shaped like triangles ... How many sides" / "The 6 triangles have 3 sides
     # each, 6 * 3": a shape's sides, where both texts speak of sides and the line names the shape
     *[(Fraction(n), rf"^(?=[\s\S]*\bsides?\b)[\s\S]*\b{shape}s?\b{_NO_UNIT}", f"k_sides_per_{shape}",
@@ -118,6 +124,12 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
     # texts say legs and the line names the furniture (a stool's are not said)
     *[(Fraction(4), r"\blegs?\b", f"k_legs_per_{thing}", rf"\blegs?\b.*\b{thing}s?\b|\b{thing}s?\b.*\blegs?\b")
       for thing in ("chair", "table")],
+    # "44 hours in the first week and 48 hours in the second week" / "40 hours/week x 2 weeks": the
+    # weeks up to the last ordinal the question writes of them (no later one), on a line that counts them
+    *[(Fraction(n), rf"^(?![\s\S]*\b{_NEXT_ORDINAL[n]}\s+{unit}\b)(?=[\s\S]*\bfirst\s+{unit}\b)"
+       + (rf"(?=[\s\S]*\bsecond\s+{unit}\b)" if n == 3 else "") + rf"[\s\S]*\b{_ORDINAL_WORD[n]}\s+{unit}\b",
+       f"k_{unit}s_first_to_{_ORDINAL_WORD[n]}", rf"(?<![\d.,])(?:{n}|{_ORDINAL_COUNT[n]})\s+{unit}s\b")
+      for n in (2, 3) for unit in ("day", "week", "month", "year", "hour")],
     *[(Fraction(n), r"\blegs?\b", f"k_legs_per_{re.sub(r'[^a-z].*', '', animals)}",
        rf"\blegs?\b.*\b(?:{animals})\b|\b(?:{animals})\b.*\blegs?\b")
       for n, group in _LEGS.items() for animals in group.split("|")],
@@ -270,12 +282,9 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
              if sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line)) >= 2]
     if len(named) == 1:
         return named[0][0]
-    days = [text for text, ms in cands if all(_WEEKDAY.fullmatch(w) for w in ms)]
-    if not named and len(days) == 1 and role == "times" \
-            and re.search(rf"(?<![\d.,]){v.numerator}\s+days\b", line, re.I):
-        # "She passes out flyers on Monday, Wednesday, and Saturday each week" / "$8/day * 3 days":
-        # the one list of that many weekdays, its count written before "days" on the line
-        return days[0]
+    counted = _counted_calendar_list(cands, v, line) if not named and role == "times" else None
+    if counted is not None:
+        return counted
     if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line) \
             and not any(re.search(rf"\b{re.escape(w)}\b", line) for w in cands[0][1]):
         # "On average they ate 90 / 2": a share among the list's members, the line naming none of
@@ -296,6 +305,21 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
             shared = shared_lists(question, v)
             if len(shared) == 1:
                 return shared[0]
+    return None
+
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
+def _counted_calendar_list(cands: list[tuple[str, tuple[str, ...]]], v: Fraction, line: str) -> str | None:
+    """The one list of ``v`` weekdays or months whose count the line writes before "days" or
+    "months" ("on Monday, Wednesday, and Saturday each week" / "$8/day * 3 days"; "in September
+    and October" / "for two months ... $124 * 2"), else None."""
+    for members_re, unit in ((_WEEKDAY, "days"), (_MONTH_RE, "months")):
+        lists = [text for text, ms in cands if all(members_re.fullmatch(w) for w in ms)]
+        count = rf"(?:{v.numerator}|{_COUNT_WORDS.get(v.numerator, '-')})"
+        if len(lists) == 1 and re.search(rf"(?<![\d.,]){count}\s+{unit}\b", line, re.I):
+            return lists[0]
     return None
 
 

@@ -250,6 +250,32 @@ class _Ones:
             out.append(ONE_PREFIX + found.pop())
         return out
 
+    def named_one(self, line: str, count: int) -> list[str] | None:
+        """The ones of a sum that the line writes as "1 <noun>" ("2 parents and 1 sister ... 2+1", "5
+        teddies + 15 bunnies + 1 koala"), each a noun the question writes once, in the singular, after
+        "a/an" or "his/her/their" ("his sister", "a koala bear"), and nowhere else in any form; or "1
+        for herself" where the question counts "and herself" once. None where any is not so."""
+        prose = ANNOTATION.sub(" ", line)
+        out = []
+        selves = re.findall(r"(?<![\w.$/])(?:1|one)\s+(?:for\s+)?(herself|himself)\b", prose, re.I)
+        for who in selves:
+            if len(re.findall(rf"\band\s+{who}\b", self.q, re.I)) != 1:
+                return None
+            out.append(ONE_PREFIX + who.lower())
+        nouns = [m.group(1) for m in _ONE_NOUN.finditer(prose) if m.group(1).lower() not in _NOUN_STOP
+                 and m.group(1).lower() not in ("herself", "himself")]
+        if len(nouns) + len(out) != count:
+            return None
+        words = [stem(w) for w in re.findall(r"[A-Za-z'’]+", self.q)]
+        for noun in nouns:
+            found = {_slug(m.group(0)) for m in re.finditer(
+                r"\b(an?|his|her|their)\s+((?:[A-Za-z'’-]+\s+){0,2}?)([A-Za-z'’-]+)", self.q)
+                if m.group(3).lower() == noun.lower()}
+            if len(found) != 1 or words.count(stem(noun)) != 1:
+                return None
+            out.append(ONE_PREFIX + found.pop())
+        return out
+
     # -- 4. a place no given holds that the line's words, or its operands' sentence, pick --
     def free_place(self, line: str, siblings: list[Expr], op: str = "+") -> Any | None:
         """A place no given holds: the one whose words the line writes, or the one in the sentence
@@ -364,6 +390,10 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 # a thing an article counts: a rate ("1 coach per team") or a sum of such things
                 # ("1 girls' team + 1 boys' team"), never added to a count of something else
                 names = ones.article(line, len(pending))
+            if (names is None or len(names) != len(pending)) and all(op == "+" for _, op, _ in pending):
+                # a thing or a person the question names once, added to other counts ("2 parents and 1
+                # sister", "+ 1 for herself")
+                names = ones.named_one(line, len(pending))
             if names is None and len(pending) == 1 and pending[0][1] == "*":
                 # "100 pennies is equal to 100 x 1 cent": a penny's worth, a quantity the words imply
                 worth = implied_names(Fraction(1), question, line, "times")

@@ -1,0 +1,103 @@
+"""Counts the words imply that the question never writes (issue 26.1, lane gold10a), each bound by
+its words: a thing or a person the question names once, added to other counts ("his two parents and
+his sister" / "2 parents and 1 sister"; "and herself" / "+ 1 for herself"), a list of months counted
+where the line writes "two months", a face's two eyes. Each with a near-miss the rules refuse or read
+otherwise. The problems are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+
+
+def _seed(question: str, solution: str, answer: str) -> dict[str, str]:
+    return {"question": question, "solution": solution, "answer_text": answer, "source": "gsm8k"}
+
+
+def _asserts(seed: dict[str, str]) -> list[str]:
+    return [ln for ln in rule_for_seed(seed).smtlib.splitlines() if ln.startswith("(assert")]
+
+
+def _refused_or_without(seed: dict[str, str], name: str) -> None:
+    try:
+        steps = _asserts(seed)
+    except RuleError:
+        return
+    assert not any(name in s for s in steps), steps
+
+
+FAMILY = _seed("Omar invited 12 classmates to his party. He also invited his grandparents and his uncle. "
+               "How many guests did Omar invite?",
+               "He invited 2 grandparents and 1 uncle, so 2 + 1 = <<2+1=3>>3 family members.\n"
+               "In all he invited 12 + 3 = <<12+3=15>>15 guests.", "15")
+
+
+def test_a_person_the_question_names_once_is_one() -> None:
+    """'his uncle' is one uncle; the 2 grandparents stay refused here (no words give 2), so the one
+    read alone: a sum of named people."""
+    seed = _seed("Omar invited 12 classmates and 2 cousins to his party. He also invited his uncle. "
+                 "How many guests did Omar invite?",
+                 "He invited 2 cousins and 1 uncle, so 2 + 1 = <<2+1=3>>3 relatives.\n"
+                 "In all he invited 12 + 3 = <<12+3=15>>15 guests.", "15")
+    steps = _asserts(seed)
+    assert "(assert (= k_one_his_uncle 1))" in steps
+    assert any("(+ g1_cousins k_one_his_uncle)" in s for s in steps)
+    # near-miss: a noun the question writes twice ("his uncle ... the uncle's dog") tells no one
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(seed, question=seed["question"].replace("How many", "His uncle brings a cake. How many")))
+    # near-miss: a noun written in the plural counts no one ("his uncles")
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(seed, question=seed["question"].replace("his uncle", "his uncles")))
+    _refused_or_without(FAMILY, "k_one_his_grandparents")
+
+
+LUNCHES = _seed("A teacher orders lunch for 24 students, 3 helpers and herself. Each lunch costs $6. "
+                "How much do the lunches cost?",
+                "She needs 24 + 3 + 1 for herself = <<24+3+1=28>>28 lunches.\n"
+                "They cost 28 * $6 = $<<28*6=168>>168.", "168")
+
+
+def test_herself_counted_once() -> None:
+    steps = _asserts(LUNCHES)
+    assert any("k_one_herself" in s and s.startswith("(assert (= s1") for s in steps)
+    # near-miss: a line that says no one ("24 + 3 + 1") ties the 1 to nothing
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(LUNCHES, solution=LUNCHES["solution"].replace(" for herself", "")))
+
+
+MONTHS = _seed("Ivy earns $15 an hour and worked 20 hours in March. If she works the same hours in April, how "
+               "much does she earn in March and April?",
+               "In March she earns 20 * $15 = $<<20*15=300>>300.\nFor the two months she earns $300 * 2 = "
+               "$<<300*2=600>>600.", "600")
+
+
+def test_a_list_of_months_counted_as_months() -> None:
+    assert "(assert (= w_march_and_april 2))" in _asserts(MONTHS)
+    # near-miss: a line that writes no months
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(MONTHS, solution=MONTHS["solution"].replace("For the two months she earns", "So")))
+
+
+FACE = _seed("Mia draws a face with 6 dots for each eye and 14 dots for the mouth. How many dots does she draw?",
+             "The eyes take 2 eyes * 6 dots = <<2*6=12>>12 dots.\nIn all she draws 12 + 14 = <<12+14=26>>26 dots.",
+             "26")
+
+
+def test_a_faces_two_eyes() -> None:
+    assert "(assert (= k_eyes_per_face 2))" in _asserts(FACE)
+    # near-miss: no face is said ("each eye" of a needle)
+    _refused_or_without(dict(FACE, question=FACE["question"].replace("a face", "some needles")), "k_eyes_per_face")
+
+
+WEEKS = _seed("Lou is paid $10 an hour. He worked 30 hours a week in the first week and in the second week. "
+              "How much was he paid?",
+              "He worked 30 hours/week x 2 weeks = <<30*2=60>>60 hours.\nHe was paid 60 x $10 = $<<60*10=600>>600.",
+              "600")
+
+
+def test_the_weeks_up_to_the_last_ordinal() -> None:
+    assert "(assert (= k_weeks_first_to_second 2))" in _asserts(WEEKS)
+    # near-miss: a third week is said, so the first and second are not all the weeks the words count
+    _refused_or_without(dict(WEEKS, question=WEEKS["question"].replace(
+        "in the second week.", "in the second week, and rested in the third week.")), "k_weeks_first_to_second")

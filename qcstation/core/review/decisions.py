@@ -235,8 +235,9 @@ def clean_text(text: str | None, limit: int, *, lines: bool = False) -> str | No
     whitespace collapsed, at most ``limit`` characters; None when empty."""
     if text is None:
         return None
-    if len(text) > limit * 4:
-        text = text[:limit * 4]
+    given = len(text)
+    if given > limit * 4:  # far too long whatever cleaning takes out: cleaned no further
+        raise ReviewError(f"the text is too long ({given:,} characters; at most {limit})", title="Too long")
     cleaned = spaced(text, keep_newlines=lines)
     if lines:
         cleaned = "\n".join(" ".join(part.split()) for part in cleaned.split("\n")).strip()

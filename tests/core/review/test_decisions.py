@@ -105,6 +105,19 @@ def test_reject_requires_a_reason(store: Store) -> None:
     assert reject_feedback(store, item.artifact_id + 1000) is None
 
 
+def test_a_reason_far_too_long_says_how_long_it_was(store: Store) -> None:
+    """attack10: a 120,000-character reason was refused as '2000 characters' (the length
+    after a cut the user never made); what it holds past the cut is not silently dropped."""
+    f.populate(store, {"gsm8k": 10})
+    draw_sample(store, "understanding", rate=0.5, rng_seed=2, actor="lead")
+    item = must(next_item(store, "ann1"))
+    with pytest.raises(ReviewError, match=r"120,000 characters; at most 500"):
+        decide(store, item.item_id, "ann1", "reject", "a" * 120_000)
+    with pytest.raises(ReviewError, match=r"2,500 characters"):
+        decide(store, item.item_id, "ann1", "reject", "\x1b" * 2400 + "b" * 100)
+    assert store.scalar("SELECT COUNT(*) FROM reviews") == 0
+
+
 def test_expired_claim_can_be_taken_over(store: Store) -> None:
     f.populate(store, {"gsm8k": 10})
     draw_sample(store, "arithmetic", rate=0.1, rng_seed=4, actor="lead", min_size=1)

@@ -206,11 +206,24 @@ def _drop_option_letters(lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- public API
 
 
+#: the longest chain of thought errors are injected into: far above a worked solution (GSM8K:
+#: 1,228 characters and 11 lines at most) or a model's, and low enough that one costs bounded
+#: time (each type weighs every step against the others: 1,600 steps took 16 s of CPU)
+MAX_COT_CHARS = 20_000
+MAX_COT_STEPS = 200
+
+
 def _initial_state(solution: str, rng_seed: int, question: str | None = None,
                    answer: str | None = None) -> ChainState:
+    if len(solution) > MAX_COT_CHARS:
+        raise InjectionError(f"the solution has {len(solution):,} characters; errors are injected into at most "
+                             f"{MAX_COT_CHARS:,}")
     steps_text = clean_cot(solution, answer)
     if not steps_text:
         raise InjectionError("the solution is empty")
+    if len(steps_text) > MAX_COT_STEPS:
+        raise InjectionError(f"the solution has {len(steps_text):,} steps; errors are injected into at most "
+                             f"{MAX_COT_STEPS}")
     steps = [ChainStep(i, t) for i, t in enumerate(steps_text)]
     steps[-1].final = True
     given = {v for _, v in numbers_in(question)} if question else set()

@@ -127,12 +127,32 @@ def _verb_of(name: str, st: Any, givens: list[dict[str, Any]], question: str) ->
 _SIGN_AFTER_BLANK = re.compile(r"\?\s+([\"'″′])(?=\s|$|[.,;])")
 #: a sentence that asks what the blank is, then the blank and its unit as a sentence of their own
 #: ("First find how many boxes Nik needs. ? boxes.", 1131)
+#: (read as :func:`_asked_then_blank`: the regex, tried whole, took each "how many" of a long
+#: sentence as its own and read the rest again from there, quadratic)
 _ASKED_THEN_BLANK = re.compile(r"(?P<asks>[^.?!]*\bhow\s+(?:many|much|long|far)\b[^.?!:]*)\.\s+(?P<blank>\?\s+[a-z][^.?!]*?)\.?")
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long|far)\b")
+_THEN_BLANK = re.compile(r"\.\s+(?P<blank>\?\s+[a-z][^.?!]*?)\.?")
+_STOP = re.compile(r"[.?!]")
 #: a unit per something whose sign of money went with the computation ("? /month", 174)
 _PER_AFTER_BLANK = re.compile(r"\?\s+/([a-z]+)\b")
 _SHORT_UNITS = {"hr": "hour", "hrs": "hour", "min": "minute", "wk": "week", "yr": "year", "mo": "month"}
 #: a unit per something after the blank ("? pounds/day")
 _RATE_AFTER_BLANK = re.compile(r"\?\s+([a-z]+)/([a-z]+)\b")
+
+
+def _asked_then_blank(desc: str) -> tuple[str, str] | None:
+    """The groups ``asks`` and ``blank`` of ``_ASKED_THEN_BLANK.fullmatch(desc)``, in one pass:
+    ``asks`` holds no stop, so it runs to the first one, which must be the "." before the blank;
+    it must write "how many" (much, long, far) with no ":" after it, and its last one has the
+    last end."""
+    stop = _STOP.search(desc)
+    if stop is None or stop.group() != ".":
+        return None
+    asks = desc[:stop.start()]
+    if _HOW_MANY.search(desc, asks.rfind(":") + 1, stop.start()) is None:
+        return None
+    then = _THEN_BLANK.fullmatch(desc, stop.start())
+    return (asks, then.group("blank")) if then is not None else None
 
 
 def written_units(desc: str, line: str, question: str) -> str:
@@ -144,9 +164,9 @@ def written_units(desc: str, line: str, question: str) -> str:
     what it is per ("1440 pounds/day * 30 days", 1027: the total is no rate) said without it."""
     if re.search(r"\d[\"″]", question[:20_000]):
         desc = _SIGN_AFTER_BLANK.sub(r"?\1", desc)
-    asked = _ASKED_THEN_BLANK.fullmatch(desc)
+    asked = _asked_then_blank(desc)
     if asked is not None:
-        desc = f"{asked.group('asks')}: {asked.group('blank')}"
+        desc = f"{asked[0]}: {asked[1]}"
     desc = _PER_AFTER_BLANK.sub(lambda m: f"? per {_SHORT_UNITS.get(m.group(1), m.group(1))}", desc)
     rate = _RATE_AFTER_BLANK.search(desc)
     if rate is not None:

@@ -86,6 +86,19 @@ def test_the_phrase_after_a_one_decides_over_its_first_word() -> None:
     assert not any(g["text"] == "one" for g in rule.givens)
 
 
+def test_a_rate_unit_after_a_one_is_not_its_phrase() -> None:
+    # near miss: "1 apple a day": the first word ("apple") picks "1 small green apple"; the rate's
+    # unit after it ("a day") is no word of the 1 that could name the question's "1 day"
+    q = ('Max feeds his rabbit 1 small green apple over the course of 1 day.  There are 5 apples in '
+         'a 1 pound bag and each bag costs $3.00.  In one year, how much will Max spend on apples?')
+    s = ('His rabbit gets 1 apple a day and there are 365 days in a year, so his rabbit eats 1*365 = <<1*365=3'
+         "65>>365 apples\nThere are 5 apples per bag and he will need 365 apples, so that's 365/5 = 73 bags of "
+         "apples\nThe bags cost $3.00 and he will need 73 bags so that's $3*73 = $<<3*73=219.00>>219.00 worth of apples")
+    rule = rule_for_seed(_seed(q, s, "219"))
+    apple = _given_at(rule, q, "1 small")
+    assert any(ln.startswith("(assert (= s1_") and f"(* {apple} " in ln for ln in rule.smtlib.splitlines())
+
+
 # -- a list that spells out one number per category -----------------------------------------
 _TOPPING_Q = ("Rosa builds a sandwich. She has 2 bread, 3 meat and 4 sauce options, one of which is mustard. "
               "She may choose only one item from each category (one bread, one meat and one sauce). If ham "
@@ -106,3 +119,4 @@ def test_each_lists() -> None:
     # near miss: a list with no "from each" before it states quantities of its own
     q = "Leo bought three toys (one car, one ball and one kite) for $12. How much was each toy?"
     assert each_lists(q, Givens(q).numbers) == []
+

@@ -40,7 +40,7 @@ import re
 from fractions import Fraction
 
 from qcstation.core.reading.clause_places import clause_choice, multiplied_stems, operand_clause_choice
-from qcstation.core.reading.words import (WORD_GIVENS, counted_noun, line_stems, number_word_stems, result_words, solution_stems)
+from qcstation.core.reading.words import (ANNOTATION, NUMERAL, numeral_value, WORD_GIVENS, counted_noun, line_stems, number_word_stems, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
 from qcstation.core.construct.make.rules.implied import implied_constant, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
@@ -65,6 +65,10 @@ from qcstation.core.construct.make.rules.binding_words import (_ANNOTATION, per_
 #: a forced place (:class:`Binder`'s ``forced``) that is no number of the question: the use is
 #: the question's word for it ("twice"), which :mod:`.constants` declares
 NOT_A_PLACE = -1
+
+
+#: where a rate's unit starts after a number ("1 carrot a day", "$4 for a gallon of gas")
+_RATE_UNIT = re.compile(r"\b(?:an?|per|each|every)\b", re.I)
 
 
 class Binder:
@@ -124,9 +128,21 @@ class Binder:
         """Does the phrase after the use ("1 slice of pepperoni fell off") share as many words with
         another place of ``v`` ("1 of them falls off the slice") as with the one its first word
         chose ("one of the slices"), by words other than that first one? Then the first word alone
-        does not tell the two apart (the phrase decides, or no single place is chosen)."""
+        does not tell the two apart (the phrase decides, or no single place is chosen). A money
+        sign decides ("$4 for a gallon of gas" is the price "$4", not "4 different gas stations"),
+        and the phrase ends before a rate's unit ("1 carrot a day": "a day" is the rate's, not the
+        carrot's words)."""
         head = solution_stems(line, v, 1, nth)
-        phrase = solution_stems(line, v, 4, nth) - head - {"$", "%"}  # "1 pod costs $0.10": the price's "$"
+        if head & {"$", "%"}:
+            return False
+        prose = ANNOTATION.sub(" ", line)
+        at = [m for m in NUMERAL.finditer(prose) if numeral_value(m) == v]
+        if nth >= len(at):
+            return False
+        after = prose[at[nth].end():]
+        cut = _RATE_UNIT.search(after)
+        phrase = solution_stems(prose[:at[nth].end()] + after[:cut.start() if cut else len(after)], v, 4, nth) \
+            - head - {"$", "%"}  # "1 pod costs $0.10": the price's "$"
         if not phrase:
             return False
         mine = len(self.nums[first].stems & phrase)

@@ -280,15 +280,22 @@ class _Ones:
     def free_place(self, line: str, siblings: list[Expr], op: str = "+") -> Any | None:
         """A place no given holds: the one whose words the line writes, or the one in the sentence
         of the step's other operands. A factor ("1*2 = 2 slices after the pizza was cut in half")
-        only by the sentence of its operands: a word the line shares with the place ("one of the
-        slices") names what the product counts, not what its 1 is (a whole pizza)."""
+        that names nothing of its own only by the sentence of its operands: a word the line shares
+        with the place ("one of the slices") names what the product counts, not what its 1 is (a
+        whole pizza)."""
         free = [p for p in self.places if self.holder(p.start) is None]
         if not free:
             return None
         ls = line_stems(line)
+        own = solution_stems(line, Fraction(1))
         scores = [len(p.stems & ls) for p in free]
         top = max(scores)
-        if top and scores.count(top) == 1 and op != "*":
+        # a factor is tied by the line's words only where it names something of its own that the
+        # place's sentence names ("1 bucket per Jill trip" / "two buckets ..., but Jill can only
+        # manage one"); a bare factor ("1*2 = 2 slices") is not
+        worded = op != "*" or bool(own) and all(own & line_stems(self.q[slice(*_sentence(self.q, p.start))])
+                                                 for p in free if len(p.stems & ls) == top)
+        if top and scores.count(top) == 1 and worded:
             return free[scores.index(top)]  # "1 match on Friday" ... "Joey played ... matches"
         at = [self.names[s.name].start for s in siblings if isinstance(s, Name) and s.name in self.names]
         if at:
@@ -297,7 +304,7 @@ class _Ones:
             near = [p for p in free if all(_sentence(self.q, p.start) == _sentence(self.q, x) for x in at)]
             if len(near) == 1 and (not top or len(near[0].stems & ls) == top):
                 return near[0]
-        if len(free) != 1 or op == "*":
+        if len(free) != 1 or not worded:
             return None
         a, b = _sentence(self.q, free[0].start)
         return free[0] if (line_stems(self.q[a:b]) - free[0].stems - {"one"}) & ls else None

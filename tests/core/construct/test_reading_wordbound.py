@@ -120,3 +120,27 @@ def test_each_lists() -> None:
     q = "Leo bought three toys (one car, one ball and one kite) for $12. How much was each toy?"
     assert each_lists(q, Givens(q).numbers) == []
 
+
+# -- a result carried to the next line by "So" ------------------------------------------------
+_MILK_Q = ('There are three children in one family. Each child drinks 2 cups of milk at breakfast and 4 cups of milk at di'
+           'nner. A carton of milk holds 9 cups. How many days will six cartons of milk last this family?')
+_MILK_S = ('A total of 2 + 4 = <<2+4=6>>6 cups of milk are drunk by each child every day.\nSo'
+           ' the family drinks a total of 6 x 3 = <<6*3=18>>18 cups of milk every day.\nSix cartons of '
+           'milk hold 6 x 9 = <<6*9=54>>54 cups of milk.\nThus, the 6 cartons of milk last for 54/18 = <<54/18=3>>3 days.')
+
+
+def test_so_carries_the_result_of_the_line_before() -> None:
+    # "So the family drinks 6 x 3": the 6 cups each child drinks, the line before's result; the
+    # question's "six cartons" is the next line's (one reading only)
+    rule = rule_for_seed(_seed(_MILK_Q, _MILK_S, "3"))
+    lines = rule.smtlib.splitlines()
+    cartons = _given_at(rule, _MILK_Q, "six cartons")
+    children = _given_at(rule, _MILK_Q, "three children")
+    assert f"(assert (= s2_cups_milk (* s1_cups_milk {children})))" in lines
+    assert any(ln.startswith("(assert (= s3_cups_milk (* " + cartons) for ln in lines)
+
+
+def test_then_carries_nothing() -> None:
+    # near miss: "Then the family drinks 6 x 3" may start from the question's six: refused
+    with pytest.raises(RuleError, match="ambiguous solution"):
+        rule_for_seed(_seed(_MILK_Q, _MILK_S.replace("So the family", "Then the family"), "3"))

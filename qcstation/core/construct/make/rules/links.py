@@ -727,6 +727,10 @@ def resolve_links(
     if len(readings) > 1 and solution and givens is not None:
         readings = decide_by_structure(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
+        from qcstation.core.construct.make.rules.carried import decide_carried
+
+        readings = decide_carried(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
         from qcstation.core.construct.make.rules.result_lines import decide_compared_results, decide_results_by_line
 
         readings = decide_results_by_line(readings, ch, comps, exprs, givens, solution)

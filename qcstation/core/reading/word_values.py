@@ -61,6 +61,7 @@ WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "a pair": (Fraction(2),),
     "quadruple": (Fraction(4),),
     "quadrupled": (Fraction(4),),
+    "quadruples": (Fraction(4),),
     "a week": (Fraction(7),),
     # a unit and a half: "about a minute and a half to peel a potato" is 1.5 minutes
     "a minute and a half": (Fraction(3, 2),),

@@ -112,7 +112,9 @@ def fmt_value(v: Fraction) -> str:
 #: a unit's abbreviation -> the stem of the unit's name (a reader takes "cm" for "centimeters")
 _UNIT_ABBREVIATIONS = {"cm": "cent", "cms": "cent", "mm": "mill", "km": "kilo", "kms": "kilo", "kg": "kilo",
                        "kgs": "kilo", "lb": "poun", "lbs": "poun", "oz": "ounc", "hr": "hour", "hrs": "hour",
-                       "min": "minu", "mins": "minu", "sec": "seco", "secs": "seco", "yd": "yard", "yds": "yard"}
+                       "min": "minu", "mins": "minu", "sec": "seco", "secs": "seco", "yd": "yard", "yds": "yard",
+                       "tbs": "tabl", "tbsp": "tabl", "tbsps": "tabl", "tsp": "teas", "tsps": "teas", "gal": "gall",
+                       "gals": "gall"}
 
 
 @functools.lru_cache(maxsize=16384)

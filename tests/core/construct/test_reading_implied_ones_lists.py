@@ -101,3 +101,59 @@ def test_the_weeks_up_to_the_last_ordinal() -> None:
     # near-miss: a third week is said, so the first and second are not all the weeks the words count
     _refused_or_without(dict(WEEKS, question=WEEKS["question"].replace(
         "in the second week.", "in the second week, and rested in the third week.")), "k_weeks_first_to_second")
+
+
+COLOURS = _seed("A gardener plants red, white, and pink roses, 40 seeds of each color. 25 seeds do not grow. "
+                "How many roses grow?",
+                "He plants 40 seeds for each of the 3 colors, 40 * 3 = <<40*3=120>>120 seeds.\n"
+                "Then 120 - 25 = <<120-25=95>>95 roses grow.", "95")
+
+
+def test_a_list_of_colours_counted_as_colors() -> None:
+    assert "(assert (= w_red_white_and_pink 3))" in _asserts(COLOURS)
+    # near-miss: a line that counts no colors
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(COLOURS, solution=COLOURS["solution"].replace(" for each of the 3 colors", "")))
+
+
+def test_an_abbreviated_unit_names_its_place() -> None:
+    """'2 tbs' on the line is the question's '2 tablespoons' (as '37 cm' is '37 centimeters'), not its
+    '2 cups' (before: refused, the words deciding neither place)."""
+    seed = _seed("A jug holds 30 tablespoons of water. Ana adds 2 tablespoons of syrup and 2 cups of ice. How many "
+                 "tablespoons of liquid are in the jug?", "The jug has 30 tbs + 2 tbs = <<30+2=32>>32 tbs of liquid.",
+                 "32")
+    steps = _asserts(seed)
+    assert "(assert (= g2_tablespoons 2))" in steps
+    assert any("(+ g1_tablespoons g2_tablespoons)" in s for s in steps)
+    # near-miss: an abbreviation of no unit the question writes ("2 pts") decides nothing
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(seed, solution=seed["solution"].replace("2 tbs", "2 pts")))
+
+
+SHARED = _seed("A team scored 90 points. The coach's son scored 30 points. Ann, Bea, and Cal equally scored the rest. "
+               "How many points did Bea score?",
+               "90 - 30 = <<90-30=60>>60\n60/3 = <<60/3=20>>20", "20")
+
+
+def test_a_list_that_shares_equally_divides() -> None:
+    """'Ann, Bea, and Cal equally scored the rest' / a bare '60/3': the list's words say the division."""
+    assert "(assert (= w_ann_bea_and_cal 3))" in _asserts(SHARED)
+    # near-miss: the list scores the rest with no word of sharing it equally
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(SHARED, question=SHARED["question"].replace(" equally", "")))
+
+
+def test_quadruples_is_a_word_given_never_a_count_of_equal_value() -> None:
+    """'Then he quadruples the water' / '6 cups * 4': the 4 is the quadrupling. Before, 'quadruples'
+    was no word given ('doubles', 'triples' were) and the 4 was bound to the '4 cups of water' that
+    boil away, one given in two roles (a derived item moving the boiled water would move the
+    factor); now the words leave two readings and the item is refused."""
+    seed = _seed("Leo puts 3 cups of rice and 10 cups of water in a pot. He lets 4 cups of water boil away. Then he "
+                 "quadruples the water in the pot. How many cups of water are in the pot?",
+                 "After boiling, 10 cups - 4 cups = <<10-4=6>>6 cups of water are left.\n"
+                 "Then he has 6 cups * 4 = <<6*4=24>>24 cups of water.", "24")
+    try:
+        steps = _asserts(seed)
+    except RuleError:
+        return
+    assert not any(s.startswith("(assert (= s2") and "g2_cups" in s for s in steps), steps

@@ -282,10 +282,12 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
              if sum(1 for w in ms if re.search(rf"\b{re.escape(w)}\b", line)) >= 2]
     if len(named) == 1:
         return named[0][0]
-    counted = _counted_calendar_list(cands, v, line) if not named and role == "times" else None
+    colours = [(text, ms) for text, ms in word_lists(question) if len(ms) == v and all(w in _COLOURS for w in ms)]
+    counted = _counted_calendar_list(cands + colours, v, line) if not named and role == "times" else None
     if counted is not None:
         return counted
-    if not named and len(cands) == 1 and role == "divisor" and _SHARE_WORDS.search(line) \
+    if not named and len(cands) == 1 and role == "divisor" \
+            and (_SHARE_WORDS.search(line) or _shared_by_list(question, cands[0][0])) \
             and not any(re.search(rf"\b{re.escape(w)}\b", line) for w in cands[0][1]):
         # "On average they ate 90 / 2": a share among the list's members, the line naming none of
         # them; a line naming one member alone ("divide Jason's grade by 2 to find Bob's grade" for
@@ -308,14 +310,29 @@ def list_count(v: Fraction, question: str, line: str, role: str) -> str | None:
     return None
 
 
+_SHARED_RIGHT_AFTER = re.compile(r"\s+(?:equally|evenly)\s+(?:split|shared?|divided?|scored|earned|got|ate|took)\b"
+                                 r"|\s+(?:split|shared?)\b[^.?!]*\b(?:equally|evenly)\b", re.I)
+
+
+def _shared_by_list(question: str, text: str) -> bool:
+    """Does the question write that the list ``text`` shares equally, right after it ("Lisa, Jessie,
+    and Devin equally scored the rest" / "123/3 = 41")? The list's own words then say the division,
+    where the line says none."""
+    at = question.find(text)
+    return at >= 0 and question.count(text) == 1 and bool(_SHARED_RIGHT_AFTER.match(question, at + len(text)))
+
+
+_COLOURS = frozenset("red orange yellow green blue purple pink white black brown gray grey violet".split())
+_COLOUR_RE = re.compile("|".join(sorted(_COLOURS)))
 _COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 def _counted_calendar_list(cands: list[tuple[str, tuple[str, ...]]], v: Fraction, line: str) -> str | None:
-    """The one list of ``v`` weekdays or months whose count the line writes before "days" or
-    "months" ("on Monday, Wednesday, and Saturday each week" / "$8/day * 3 days"; "in September
-    and October" / "for two months ... $124 * 2"), else None."""
-    for members_re, unit in ((_WEEKDAY, "days"), (_MONTH_RE, "months")):
+    """The one list of ``v`` weekdays, months or colours whose count the line writes before "days",
+    "months" or "colors" ("on Monday, Wednesday, and Saturday each week" / "$8/day * 3 days"; "in
+    September and October" / "for two months ... $124 * 2"; "red, yellow, orange, and purple flowers"
+    / "for each of the 4 colors"), else None."""
+    for members_re, unit in ((_WEEKDAY, "days"), (_MONTH_RE, "months"), (_COLOUR_RE, "colou?rs")):
         lists = [text for text, ms in cands if all(members_re.fullmatch(w) for w in ms)]
         count = rf"(?:{v.numerator}|{_COUNT_WORDS.get(v.numerator, '-')})"
         if len(lists) == 1 and re.search(rf"(?<![\d.,]){count}\s+{unit}\b", line, re.I):

@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from db.locks import describe_lock_holders, lock_holders  # noqa: F401 (lock_holders: part of db.store's interface)
 from db.migrations import MIGRATIONS, SCHEMA_VERSION
-from qcstation.common.safe import one_line, printable
+from qcstation.common.safe import printable
 from qcstation.common.errors import StoreError, file_size_limit
 
 if TYPE_CHECKING:
@@ -159,6 +160,22 @@ class Store:
     #: opened for reading only: the file's folder cannot be written (a read-only mount, a
     #: folder without write permission), so SQLite cannot make its -wal and -shm files there
     read_only = False
+    #: opened ``immutable`` (read-only, no -wal beside it): the database file's state then,
+    #: (:meth:`_file_state`); see :meth:`_fresh`
+    _frozen: tuple[int, int, int, int] | None = None
+    _conn: sqlite3.Connection
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection; on a database opened ``immutable``, first reopened if its file has
+        changed since (:meth:`_fresh`)."""
+        if self._frozen is not None and not self.closed and self._depth == 0:
+            self._fresh()
+        return self._conn
+
+    @conn.setter
+    def conn(self, value: sqlite3.Connection) -> None:
+        self._conn = value
 
     def __init__(self, path: str | Path, *, migrate: bool = True, create: bool = True) -> None:
         self.path = Path(path)
@@ -228,10 +245,12 @@ class Store:
         every write fails with the reason (:func:`storage_message`: the folder or mount is
         read-only; nothing was changed). With no -wal file beside it (the database was closed
         cleanly: its file holds everything) SQLite is told the file cannot change
-        (``immutable``: it then needs no -shm file); with one, SQLite reads it through the
+        (``immutable``: it then needs no -shm file; a writer beside it is caught by :meth:`_fresh`); with one, SQLite reads it through the
         -shm file that must be there too, else the open fails as before."""
         self.closed = False
         self.read_only = True
+        self._frozen = None
+        self._depth = 0
         wal = Path(f"{self.path}-wal")
         try:
             pending = wal.stat().st_size > 0
@@ -240,8 +259,10 @@ class Store:
         from urllib.parse import quote
 
         query = "mode=ro" if pending else "mode=ro&immutable=1"
+        state = None if pending else self._file_state()
         try:
             self._open(f"file:{quote(str(self.path.resolve()))}?{query}", False, False, uri=True)
+            self._frozen = state
         except StoreError as err:
             self.read_only = False
             if not pending or Path(f"{self.path}-shm").exists():
@@ -252,6 +273,37 @@ class Store:
                 f"which SQLite reads only with the -shm file it would make beside them, and the "
                 f"folder {folder} cannot be written: {_make_writable(folder, 'copy the database and its -wal file somewhere writable')}",
                 title=err.title) from None
+
+    def _file_state(self) -> tuple[int, int, int, int] | None:
+        """(inode, size, mtime) of the database file and the size of its -wal file (-1: none)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        try:
+            wal = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            wal = -1
+        return st.st_ino, st.st_size, st.st_mtime_ns, wal
+
+    def _fresh(self) -> None:
+        """``immutable`` tells SQLite the file never changes: it takes no lock and keeps what
+        it read. A database whose folder this process cannot write may still be written by
+        another (its owner beside a reader who may only read; the same folder mounted
+        read-write elsewhere): read so, it showed the counts of when it was opened and then
+        read as corrupt once the writer's checkpoints reached the file (attack10). So the
+        file is looked at before each use outside a transaction, and a change reopens it:
+        through the writer's -wal and -shm files while they are there (as SQLite reads a
+        database that is being written), else ``immutable`` again."""
+        state = self._file_state()
+        if state == self._frozen:
+            return
+        self.__dict__.pop("db", None)  # sqlite-utils on the connection replaced
+        try:
+            self._open_read_only()  # the connection replaced is closed when its last cursor is done
+        except StoreError:
+            self._frozen = state  # as before: the old connection stays, and the next change is tried again
+            raise
 
     @functools.cached_property
     def db(self) -> sqlite_utils.Database:
@@ -506,64 +558,6 @@ class Store:
 def _is_busy(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
-
-
-#: the byte of the -shm file a WAL writer locks (SQLite's WAL_WRITE_LOCK: 120), and the main
-#: file's RESERVED byte a rollback-journal writer locks (PENDING_BYTE 0x40000000 + 1)
-_WAL_WRITE_BYTE = 120
-_RESERVED_BYTE = 0x40000001
-
-
-def lock_holders(path: Path) -> list[tuple[int, str]]:
-    """The processes holding the write lock of the database (Linux ``/proc/locks``: a write
-    lock on the ``-shm`` file's writer byte, or on the main file's RESERVED byte), as
-    ``(pid, command line)``; this process is included (another of its connections may hold
-    it). Processes that only read (each holds shared locks on the ``-shm`` file) are not
-    holders. Empty where that cannot be known, or when nobody holds it any more."""
-    wanted: dict[int, int] = {}
-    for suffix, byte in (("-shm", _WAL_WRITE_BYTE), ("", _RESERVED_BYTE)):
-        with contextlib.suppress(OSError):
-            wanted[os.stat(f"{path}{suffix}").st_ino] = byte
-    holders: dict[int, str] = {}
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
-            lines = fh.read(1_000_000).splitlines()
-    except OSError:
-        return []
-    for line in lines:
-        parts = line.split()
-        if "->" in parts or len(parts) < 8 or parts[3] != "WRITE":  # a waiter, or a shared lock
-            continue
-        try:
-            pid = int(parts[4])
-            inode = int(parts[5].rsplit(":", 1)[1])
-            start = int(parts[6])
-            end = None if parts[7] == "EOF" else int(parts[7])
-        except (IndexError, ValueError):
-            continue
-        locked = wanted.get(inode)
-        if locked is None or pid <= 0 or pid in holders or start > locked or (end is not None and end < locked):
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                raw = fh.read(400)
-            cmd = raw.replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except OSError:
-            cmd = ""
-        holders[pid] = one_line(cmd, 120)
-    return sorted(holders.items())
-
-
-def describe_lock_holders(path: Path) -> str:
-    """Who holds the write lock, in words: its process (this one: another of its tasks), or,
-    when no holder can be seen (it let go as this looked, or /proc is not there), that."""
-    holders = lock_holders(path)
-    if not holders:
-        return ("a process that could not be identified (it may have let go just now; "
-                "another qcstation run or an sqlite3 shell)")
-    return ", ".join(
-        f"this process (pid {pid}: another of its tasks, such as a background job)" if pid == os.getpid()
-        else f"pid {pid} ({cmd or 'unknown command'})" for pid, cmd in holders[:3])
 
 
 def _folder_writable(folder: Path) -> bool:

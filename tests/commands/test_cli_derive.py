@@ -109,3 +109,16 @@ def test_help(action: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["derive", *([action] if action else []), "--help"])
     assert exc.value.code == 0 and "usage: qcstation derive" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["x\x1b[2Jy", "n" * 5000, "../up", "two words"])
+def test_a_set_name_is_what_the_apps_form_takes(db: str, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """attack10: the shell took any --name, the app's form 1-40 letters, digits, '.', '_',
+    '-': an escape sequence or 5,000 characters went into every item's id (``1~NAME.v3``),
+    exported in releases."""
+    assert main(["--db", db, "derive", "counterfactual", "--name", name, "--shifts", "20", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "a set name is 1-40 letters" in err and "\x1b" not in err and len(err) < 400
+    with Store(db) as store:
+        assert store.scalar("SELECT COUNT(*) FROM derive_sets") == 0
+        assert store.scalar("SELECT COUNT(*) FROM seeds WHERE orig_id LIKE '%~%'") == 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from db.artifacts import rule_results
 from db.store import MAX_VARIABLES, ROWS_PER_INSERT, Store, from_json, now, storable_text
 from qcstation.common.errors import QCStationError
 from qcstation.common.leases import Owner, held_by_another
+from qcstation.common.safe import printable
 from qcstation.common.vocab import DIMENSIONS, USABLE_STATUSES
 from qcstation.core.construct.check.selfcheck import stored_flags
 from qcstation.core.derive.model import DerivedItem, Refused, fmt
@@ -38,6 +40,7 @@ __all__ = [
     "DeriveError",
     "JobOutcome",
     "SetInfo",
+    "check_set_name",
     "claim",
     "encode_contents",
     "enqueue",
@@ -55,6 +58,22 @@ LEASE_SECONDS = 30 * 60
 
 class DeriveError(QCStationError):
     """A derive request that cannot be carried out (unknown set, another recipe...)."""
+
+
+#: a derived set's name, as the app's form takes it: it becomes part of each item's id
+#: (``1~NAME.v3``), exported in releases and shown on every screen
+SET_NAME_CHARS = 40
+_SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,%d}" % (SET_NAME_CHARS - 1))
+
+
+def check_set_name(name: str) -> str:
+    """``name`` when it can name a set, else DeriveError saying what a name is (a name with
+    control characters or 5,000 characters was taken from the shell, into every item's id)."""
+    if not _SET_NAME.fullmatch(name):
+        raise DeriveError(f"a set name is 1-{SET_NAME_CHARS} letters, digits, '.', '_' or '-', starting with "
+                          f"a letter or digit; got {printable(name[:60])!r}{'…' if len(name) > 60 else ''}",
+                          title="Set name")
+    return name
 
 
 @dataclass
@@ -110,6 +129,7 @@ def open_set(store: Store, name: str, kind: str, recipe: dict[str, Any], actor: 
     """The set ``name``: created with ``recipe`` (what to build, from which seeds; the newest
     seed id is added, so seeds imported later do not join it, and ``rules``, the fingerprint
     of the rules it is built with), or reopened when its recipe is the same."""
+    check_set_name(name)
     with store.transaction():
         row = store.one("SELECT * FROM derive_sets WHERE name = ?", (name,))
         if row is not None:

@@ -31,6 +31,8 @@ def _memory_mb(text: str) -> int:
     if value < 256:
         raise argparse.ArgumentTypeError("the memory limit must be at least 256 MB "
                                          "(Python and z3 alone need about 200 MB)")
+    if value > 1_048_576:  # the bound of [verify] memory_mb in the configuration
+        raise argparse.ArgumentTypeError("the memory limit must be at most 1,048,576 MB (1 TiB)")
     return value
 
 

@@ -285,8 +285,8 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="derive_action", metavar="ACTION")
     for kind, what in _KIND_HELP.items():
         k = sub.add_parser(kind, help=what, description=what[:1].upper() + what[1:] + ".")
-        k.add_argument("--name", help=f"the set's name (default: {kind}); it is the QC and "
-                                      f"release scope")
+        k.add_argument("--name", help=f"the set's name, 1-40 letters, digits, '.', '_' or '-' "
+                                      f"(default: {kind}); it is the QC and release scope")
         k.add_argument("--source", action="append", help="only seeds of this source (repeatable)")
         k.add_argument("--limit", type=positive_int, metavar="N", help="only the first N seeds")
         k.add_argument("--seed", type=_rng_seed, help="RNG seed (default: generation.rng_seed)")

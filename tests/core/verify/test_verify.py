@@ -413,6 +413,9 @@ def test_cli_is_decided_by_the_resource_count(tmp_path: Path, capsys: pytest.Cap
     with pytest.raises(SystemExit):
         main(["check-smt", str(f), "--rlimit", "0"])
     assert "resource limit must be" in capsys.readouterr().err
+    with pytest.raises(SystemExit):   # attack10: 99999999999 MB was taken (no limit at all)
+        main(["check-smt", str(f), "--memory-mb", "99999999999"])
+    assert "memory limit must be at most 1,048,576 MB" in capsys.readouterr().err
 
 
 def test_cli_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -99,6 +99,19 @@ def test_a_rate_unit_after_a_one_is_not_its_phrase() -> None:
     assert any(ln.startswith("(assert (= s1_") and f"(* {apple} " in ln for ln in rule.smtlib.splitlines())
 
 
+_SAND_Q = 'Tom and Eva carry sand to fill a 300 pound pit. Each sack holds ten pounds. Tom is stronger and carries two sacks at a time, but Eva can only carry one. Also, Tom can make three trips to the pile in the time it takes Eva to make two trips. How many trips will Eva make before the pit is filled?'
+_SAND_S = 'Tom carries two 10-pound sacks per trip, or 2 * 10 = 20 pounds. Eva carries one sack per trip, or 10 pounds.\nTom makes 3 trips for every 2 trips Eva makes, so in that time they carry 3 Tom trips * 2 sacks per Tom trip * 10 pounds per sack + 2 Eva trips * 1 sack per Eva trip * 10 pounds per sack = 60 pounds + 20 pounds = <<3*2*10+2*1*10=80>>80 pounds of sand.\nTaking these as a single "group" of trips, it takes 300 pounds / 80 pounds per group = <<300/80=3.75>>3.75 groups of trips.\nAs each group of trips has two Eva trips, Eva will make 3.75 * 2 = <<3.75*2=7.5>>7.5 trips before the pit is filled.'
+
+
+def test_a_number_the_line_writes_in_words_is_the_place_of_those_words() -> None:
+    # "As each group of trips has two Eva trips, Eva will make 3.75 * 2": the line names the 2 in
+    # words ("two Eva trips"), the words of "Eva to make two trips", not the "two sacks" the
+    # product's units would also allow
+    rule = rule_for_seed(_seed(_SAND_Q, _SAND_S, "7.5"))
+    trips = _given_at(rule, _SAND_Q, "two trips")
+    assert f"(assert (= s4_trips_pit (* s3_groups_trips {trips})))" in rule.smtlib.splitlines()
+
+
 # -- a list that spells out one number per category -----------------------------------------
 _TOPPING_Q = ("Rosa builds a sandwich. She has 2 bread, 3 meat and 4 sauce options, one of which is mustard. "
               "She may choose only one item from each category (one bread, one meat and one sauce). If ham "

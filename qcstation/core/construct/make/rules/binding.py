@@ -173,10 +173,6 @@ class Binder:
                 return None if v == 1 and agree[0] in self.here else agree[0]
         if not agree and self._word_by_unit(v, occ, line):
             return None
-        if not stems and not agree:
-            by_unit = self._place_by_unit(occ)
-            if by_unit is not None:
-                return by_unit
         if not stems and line and len(occ) > 1 and self.expr is not None \
                 and sum(1 for leaf in leaves(self.expr) if leaf.value == v) == 1:
             # "The two adults pay $26 x 2": the line names the value in words, with the words of
@@ -187,6 +183,10 @@ class Binder:
                 by_word = self._best(occ, said[0])
                 if len({self.nums[j].start for j in by_word}) == 1:
                     return by_word[0]
+        if not stems and not agree:
+            by_unit = self._place_by_unit(occ)
+            if by_unit is not None:
+                return by_unit
         if stems & _FACTOR_STEMS.get(v, frozenset()) and not agree and all(self.nums[j].stems for j in occ):
             return None
         if not agree and stems and occ and self.role in ("times", "divisor") \

@@ -476,3 +476,37 @@ def test_inline_computations_are_found_as_before_where_a_result_follows_an_equal
     text = "3 + 4 = 7 and " + ("1 + " * N)[:N] + "!"
     assert [c.value for c in inline.find_inline_computations(text)] == [7]
     assert sum(counted["_INLINE_HEAD"].given) <= 8 and len(counted["INLINE_RE"].given) == 1
+
+
+# --- lane lin4: a chain of thousands of operations that ends ("... + 1 = 5") ---
+
+def test_a_long_chain_that_ends_is_searched_from_its_last_64_operations(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+    old = re.compile(rf"(?<![\w.,$/^*+\-×÷−–])(?P<expr>{inline.EXPR_TXT})\s*=\s*(?P<res>[$€£]?\s*-?{inline.NUM_TXT}"
+                     r"(?:\s*%)?)(?!\d|/\s*\d|\.\d|,\d)")
+    pieces = ["1", "12", " ", "+", " + ", " x ", "x", "(", ")", "$", "/", "/h", "%", ".", ",", "5.5", " apples", " a-b",
+              "-", "a-", "−", "*", "**", "^", "\n", "٣", "2(3)", ") 4", "3x4", "÷", "–", "’-"]
+    rng = random.Random(304)
+    texts = _all_gsm8k_fields()
+    for _ in range(400):   # chains of 40 to 140 operations, some pieces between, then "= n"
+        unit = rng.choice(["1 + ", "1+", "(1) ", "2 x ", "$1 apples + ", "1 - ", "1 a-b - ", "1/2/", "1 ** 2 * "])
+        body = "".join(unit if rng.random() < 0.9 else rng.choice(pieces) for _ in range(rng.randint(40, 140)))
+        texts.append(body + "1" + rng.choice([" = 5", "= 80", " = $7 ", " =5%"]) + rng.choice(["", " and 2 + 3 = 5"]))
+    cut = 0
+    for text in texts:
+        ends_at = {e for e in inline.equals_signs(text) if inline._INLINE_ENDS_AT.match(text, e)}
+        earliest = inline._earliest_starts(text, ends_at)
+        assert [(m.span(), m.groupdict()) for m in inline.matches_before_an_end(
+            text, inline.INLINE_RE, inline._INLINE_HEAD, ends_at, earliest)] == \
+            [(m.span(), m.groupdict()) for m in old.finditer(text)], text[:80]
+        cut += bool(earliest)
+    assert cut > 200  # (285: the others have fewer operations or pieces that break the chain)
+    # 25,000 operations and "= 5": the head is given the last 64 of them (before: tried from
+    # each operand, reading up to 64 operations each time: 1-2.3 s at 100,000 characters)
+    counted = _Given(inline._INLINE_HEAD)
+    monkeypatch.setattr(inline, "_INLINE_HEAD", counted)
+    for unit in ("1 + ", "((1 + ", "1 x "):
+        counted.given.clear()
+        text = (unit * (N // len(unit) + 1))[:N] + "1 = 5"
+        assert inline.find_inline_computations(text) == []
+        assert sum(counted.given) <= 65 * len(unit) + 8, unit

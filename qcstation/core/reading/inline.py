@@ -11,6 +11,7 @@ the rules' chains'), so that a hostile chain with no end is not read again from 
 
 from __future__ import annotations
 
+import bisect
 import copy
 import re
 from dataclasses import dataclass
@@ -47,16 +48,18 @@ def equals_signs(text: str) -> list[int]:
     return [i for i, c in enumerate(text) if c == "="]
 
 
-def matches_before_an_end(text: str, full: re.Pattern[str], head: re.Pattern[str], ends: set[int]) -> list[re.Match[str]]:
+def matches_before_an_end(text: str, full: re.Pattern[str], head: re.Pattern[str], ends: set[int],
+                          earliest: dict[int, int] | None = None) -> list[re.Match[str]]:
     """``full.finditer(text)`` for a pattern whose expression holds no "=" and is followed by
     one, tried only before an "=" of ``ends`` (those from which ``full`` goes on to its end). A
     match starts between the "=" before and that one, exactly where ``head`` (its expression up
     to the "=") matches; each place is tried once (a chain of operations with no end after it
-    was read again from each operand)."""
+    was read again from each operand). ``earliest``: an "=" -> the first place a match before it
+    can start (:func:`_earliest_starts`), where one is known."""
     out: list[re.Match[str]] = []
     pos, prev = 0, -1
     for e in equals_signs(text):
-        lo, prev = max(pos, prev + 1), e
+        lo, prev = max(pos, prev + 1, earliest.get(e, 0) if earliest else 0), e
         while lo <= e and e in ends and (h := head.search(text, lo, e + 1)) is not None:
             m = full.match(text, h.start())
             if m is None:       # (not expected: ``head`` and the end are the whole pattern)
@@ -65,6 +68,53 @@ def matches_before_an_end(text: str, full: re.Pattern[str], head: re.Pattern[str
             out.append(m)
             pos = m.end()
             break
+    return out
+
+
+#: characters that are an operation wherever EXPR_TXT holds them (no number, unit or space of it
+#: holds one)
+_ALWAYS_OPERATOR = frozenset("+×÷−–^")
+_UNIT_WORD_CHARS = frozenset("’'-")
+
+
+def _operators(text: str) -> list[int]:
+    """The places of ``text`` that a match of EXPR_TXT covering them reads as an operation, in
+    order (some operations are left out: a "-" after a letter may be a unit's, "1(2)"'s is
+    unwritten): "+", "×", "÷", "−", "–", "^", the first "*" of a run, a "-" after no letter of a
+    word, a "/" before no letter, an "x" between spaces or digits."""
+    out: list[int] = []
+    n = len(text)
+    for i, c in enumerate(text):
+        if c in _ALWAYS_OPERATOR:
+            out.append(i)
+        elif c == "*":
+            if not (i and text[i - 1] == "*"):
+                out.append(i)
+        elif c == "-":
+            b = text[i - 1] if i else ""
+            if not (b.isascii() and b.isalpha()) and b not in _UNIT_WORD_CHARS:
+                out.append(i)
+        elif c == "/":
+            if not (i + 1 < n and text[i + 1].isascii() and text[i + 1].isalpha()):
+                out.append(i)
+        elif c == "x" and 0 < i < n - 1:
+            b, a = text[i - 1], text[i + 1]
+            if (b.isspace() and a.isspace()) or (b.isdecimal() and a.isdecimal()):
+                out.append(i)
+    return out
+
+
+def _earliest_starts(text: str, ends: set[int]) -> dict[int, int]:
+    """For each "=" of ``ends``, the first place an expression of INLINE_RE before it can start:
+    EXPR_TXT holds at most 64 operations, so none starts at or before the 65th operation back
+    from the "=". Before, a chain of thousands of operations
+    ended by "= n" was read again from each operand, 64 operations each time."""
+    ops = _operators(text)
+    out: dict[int, int] = {}
+    for e in ends:
+        k = bisect.bisect_left(ops, e)
+        if k > 64:
+            out[e] = ops[k - 65] + 1
     return out
 
 
@@ -175,7 +225,7 @@ def find_inline_computations(text: str) -> list[InlineComputation]:
     if "=" not in text:          # every match writes one (a line of prose: no search)
         return found
     ends = {e for e in equals_signs(text) if _INLINE_ENDS_AT.match(text, e)}
-    for m in matches_before_an_end(text, INLINE_RE, _INLINE_HEAD, ends):
+    for m in matches_before_an_end(text, INLINE_RE, _INLINE_HEAD, ends, _earliest_starts(text, ends)):
         expr_text = m.group("expr")
         lead, trail = _balance(expr_text)
         expr_start = m.start("expr") + lead

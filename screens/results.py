@@ -48,12 +48,6 @@ FILTER_ROOM = 16
 TASK_OF = {metric: task for task, metrics in TASK_METRICS.items() for metric in metrics}
 
 
-def _run_labels(store: Any) -> list[tuple[int, str]]:
-    """Every run's id and label, in id order (the run filter cycles through them)."""
-    return [(int(r["id"]), browse.run_label(r)) for r in store.query(
-        "SELECT id, name, model, spec FROM eval_runs ORDER BY id")]
-
-
 def _item_keys(rows: list[browse.ResultRow]) -> list[tuple[int, int, int]]:
     """The (run, seed, sample) of each item on a page, in the rows' order, once each."""
     return list(dict.fromkeys((r.run_id, r.seed_id, r.sample_idx) for r in rows))
@@ -380,7 +374,7 @@ class ResultsScreen(QCScreen):
             version = None if filters.text else browse.counts_version(store, filters)
             # the runs' labels with the first page (the filter line names them: drawn with
             # the rows, its height is set once); the sources and levels follow
-            runs = _run_labels(store) if with_choices else None
+            runs = browse.run_labels(store) if with_choices else None
             known = kept[1] if kept is not None and kept[0] == version else None
             # the first row's item with it (the cursor lands there): the table and the item
             # pane are drawn in one pass, not a second worker and a second layout (~40 ms

@@ -407,7 +407,7 @@ class RobustnessScreen(QCScreen):
 def item_text(store: Any, run_id: int, seed_id: int) -> Text:
     """One item of a run: its question and gold, the model's verdicts and answers, its
     parent's question and answer, and the transformation with its parameters."""
-    from qcstation.eval.robustness.load import load_run_data
+    from qcstation.eval.robustness.load import load_run_data, seed_text
 
     data = load_run_data(store, run_id)
     it = data.items.get(seed_id)
@@ -428,12 +428,11 @@ def item_text(store: Any, run_id: int, seed_id: int) -> Text:
         answers = ", ".join(("✓ " if o.ok else "✗ ") + preview(o.answer or "(none)", 20) for o in obs)
         out.append(f"  {SHORT[d]:4} {answers}\n")
     if it.parent_seed_id:
-        parent = store.one("SELECT question, answer_value FROM seeds WHERE id = ?",
-                           (int(it.parent_seed_id),))
+        parent = seed_text(store, int(it.parent_seed_id))
         out.append(f"\nParent {preview(it.parent, 40)}\n", style="bold")
         if parent is not None:
-            out.append(preview(parent["question"], 2000) + "\n")
-            out.append(f"answer {preview(parent['answer_value'], 40)}\n")
+            out.append(preview(parent[0], 2000) + "\n")
+            out.append(f"answer {preview(parent[1], 40)}\n")
     if it.params:
         out.append("\nThe transformation\n", style="bold")
         for line in params_lines(it.params):

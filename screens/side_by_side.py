@@ -66,9 +66,7 @@ class SideBySideScreen(QCScreen):
         with self.qc_app.open_store() as store:
             left, right = browse.side_by_side(store, self.run_a, self.run_b, self.seed_id,
                                               self.sample_idx)
-            labels = {int(r["id"]): browse.run_label(r) for r in store.query(
-                "SELECT id, name, model, spec FROM eval_runs WHERE id IN (?, ?)",
-                (self.run_a, self.run_b))}
+            labels = dict(browse.run_labels(store, (self.run_a, self.run_b)))
         self.post_message(SideBySideLoaded(left, right, (
             labels.get(self.run_a, f"#{self.run_a}"), labels.get(self.run_b, f"#{self.run_b}"))))
 

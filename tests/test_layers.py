@@ -303,3 +303,22 @@ def test_every_dialog_lives_in_screens_dialogs() -> None:
                 if any("ModalScreen" in b for b in bases):
                     bad.append(f"{path.relative_to(ROOT)}:{line} {name}")
     assert bad == []
+
+
+_SQL = __import__("re").compile(r"\b(SELECT|INSERT INTO|DELETE FROM|UPDATE \w+ SET)\b")
+
+
+def test_screens_and_widgets_run_no_sql_of_their_own() -> None:
+    """Screens stay thin: what they show is read by the domain modules (qcstation/eval/browse,
+    robustness/load, ...), never by a query written in a screen (screens/results.py ran its
+    own 'SELECT ... FROM eval_runs'). Every string constant of screens/ and
+    qcstation/widgets/ is checked, docstrings too."""
+    found = []
+    for folder in (ROOT / "screens", ROOT / "qcstation" / "widgets"):
+        for path in sorted(folder.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                        and _SQL.search(node.value):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []

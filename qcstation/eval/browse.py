@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -731,3 +731,16 @@ def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[Run
             headline=(headline(store, int(run["id"]))
                       if headline_for is None or int(run["id"]) in headline_for else {})))
     return out
+
+
+def run_labels(store: Store, run_ids: Sequence[int] | None = None) -> list[tuple[int, str]]:
+    """Each run's id and label (:func:`~qcstation.eval.runs.run_label`: with what it
+    measured), in id order: every run's, or those of ``run_ids``."""
+    sql = "SELECT id, name, model, spec FROM eval_runs"
+    params: tuple[int, ...] = ()
+    if run_ids is not None:
+        params = tuple(int(r) for r in run_ids)
+        if not params:
+            return []
+        sql += f" WHERE id IN ({', '.join('?' * len(params))})"
+    return [(int(r["id"]), run_label(r)) for r in store.query(sql + " ORDER BY id", params)]

@@ -185,6 +185,19 @@ def test_item_detail_has_every_task_with_gold_and_verifier_output(tmp_path: Path
     assert "refinement" in d.provenance and "R-m gated" in d.provenance
 
 
+def test_run_labels_name_every_run_or_those_asked(runs_db: tuple[Path, int, int]) -> None:
+    """The results' run filter and the side-by-side titles read the labels here (the
+    screens ran their own SELECT on eval_runs)."""
+    path, a, b = runs_db
+    with Store(path) as store:
+        every = browse.run_labels(store)
+        assert [run_id for run_id, _ in every] == sorted((a, b))
+        assert dict(every)[b].startswith(f"#{b} b-run (model-b)")
+        assert dict(every)[a].startswith(f"#{a} model-a")
+        assert browse.run_labels(store, (b, 999)) == [(b, dict(every)[b])]
+        assert browse.run_labels(store, ()) == []
+
+
 def test_side_by_side_and_missing_items(runs_db: tuple[Path, int, int]) -> None:
     path, a, b = runs_db
     with Store(path) as store:

@@ -32,7 +32,7 @@ from qcstation.eval.runs import (
 from qcstation.eval.types import ALL_PASS_UNDERSTANDING, METRICS, NOT_MODEL_VERDICTS
 
 __all__ = ["DIMS", "VALUE_DIMS", "Item", "Obs", "RunData", "find_base", "gate_refinement",
-           "load_run_data"]
+           "load_run_data", "seed_text"]
 
 DIMS: tuple[str, ...] = METRICS
 #: dimensions whose answer is a number (an answer can agree with a gold or a parent's)
@@ -211,3 +211,13 @@ def find_base(store: Store, data: RunData, base: int | None = None) -> int | Non
         raise EvalError(f"run {base} holds none of the parents of run {data.run_id}'s items",
                         title="Not a base run")
     return int(rows[0]["id"]) if rows else None
+
+
+def seed_text(store: Store, seed_id: int) -> tuple[str, str] | None:
+    """A seed's question and answer (an item's parent, as the robustness item pane shows
+    it), or None when there is no such seed."""
+    row = store.one("SELECT question, answer_value FROM seeds WHERE id = ?", (int(seed_id),))
+    if row is None:
+        return None
+    return str(row["question"] or ""), str(row["answer_value"] if row["answer_value"] is not None
+                                           else "")

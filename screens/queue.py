@@ -252,7 +252,9 @@ class QueueScreen(QCScreen):
             self.near.update(message.items)
             self.loading_more = False
             self.more = len(message.rows) >= message.limit and len(self.rows) < MAX_ROWS
-            if self._widths(self.rows) != self._widths(self.rows[:start]):
+            # the new rows' widths against the shown ones' (not every row's measured again)
+            shown_widths = self._widths(self.rows[:start])
+            if any(new > old for new, old in zip(self._widths(message.rows), shown_widths)):
                 keep = table.cursor_row        # wider cells follow: the columns are remade
                 with self._drawing():
                     table.clear(columns=True)
@@ -352,6 +354,9 @@ class QueueScreen(QCScreen):
     @classmethod
     def _add_rows(cls, table: DataTable[Any], rows: list[QueueRow]) -> None:
         reasons = cls._reasons(table)
+        if isinstance(table, FixedTable):
+            table.add_many((cls._cells(r, reasons), str(r.item_id)) for r in rows)
+            return
         for r in rows:
             table.add_row(*cls._cells(r, reasons), key=str(r.item_id))
 

@@ -60,6 +60,7 @@ class FixedTable(DataTable[Any]):
         self._paint_style: Style | None = None
         self._paint_row_styles: dict[str, Style] = {}
         self._paint_columns: list[Any] | None = None
+        self._adding_columns: list[Any] | None = None
         super().__init__(*args, **kwargs)
         # a cell's padded line before the row's styles, by its content and width
         self._cell_lines: LRUCache[tuple[Any, ...], list[Segment]] = LRUCache(CELL_LINES_KEPT)
@@ -94,9 +95,23 @@ class FixedTable(DataTable[Any]):
             y += scroll_y
         return self._render_line(y, scroll_x, scroll_x + self.size.width, style)
 
+    def add_many(self, rows: Iterable[tuple[Sequence[Any], str]]) -> None:
+        """``(cells, key)`` rows added, the ordered columns read once: DataTable's
+        ``add_row`` reads (and orders) them again for every row (~12 ms of the queue's
+        Ctrl+End at 1M seeds, a page of 2,000 rows)."""
+        self._adding_columns = super().ordered_columns
+        try:
+            for cells, key in rows:
+                self.add_row(*cells, key=key)
+        finally:
+            self._adding_columns = None
+
     @property
     def ordered_columns(self) -> list[Any]:
-        """DataTable's, kept while a paint runs (no column changes during one)."""
+        """DataTable's, kept while a paint runs (no column changes during one) and while
+        :meth:`add_many` adds rows."""
+        if self._adding_columns is not None:
+            return self._adding_columns
         if self._paint_style is None:
             return super().ordered_columns
         if self._paint_columns is None:

@@ -231,3 +231,15 @@ def test_spaced_and_quoted_take_the_one_class_and_form() -> None:
     assert quoted("a\\b\x1b\u200b") == "'a\\b\\x1b\\u200b'"
     assert quoted("x" * 50, 10) == "'" + "x" * 9 + "…'"
     assert not has_unsafe(quoted(EVIL))
+
+
+def test_the_printable_ascii_shortcut_escapes_as_the_patterns_do() -> None:
+    """escape() returns printable ASCII as it is, without the regular expression: for every
+    ASCII character, alone and in a word, the result is the pattern's own."""
+    from qcstation.common import safe
+
+    for pattern in safe._HIDDEN_ONLY:
+        for code in range(128):
+            for text in (chr(code), f"ab{chr(code)}cd"):
+                expected = pattern.sub(lambda m: safe.escape_code(m.group(0)), text)
+                assert safe.escape(text, pattern) == expected, (pattern.pattern, text)

@@ -595,3 +595,29 @@ async def test_a_filter_key_pressed_before_its_choices_are_read_says_so(
         await until(lambda: screen.choices_read)
         await pilot.press("r")
         await until(lambda: tuple(screen.filters.run_ids) == (1,))
+
+
+async def test_the_compare_picker_uses_the_room_at_120_columns(tmp_path: Path) -> None:
+    """The compare picker stayed 60 cells wide at 120 columns: a run's line that fitted the
+    terminal was cut in its name ('#2 baseline…24-07-18 (reference) · …'). It is as wide as
+    its longest line where there is room, and such a line reads whole."""
+    from screens.dialogs.pick_run import PickRunModal
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        first = add_real_run(store, make_config(), "short", limit=4)
+        runs = [add_real_run(store, make_config(), name, limit=4, shots=0)
+                for name in ("baseline-gpt-4o-mini-2024-07-18", "baseline-gpt-4o-mini-2024-08-06")]
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.push_screen(ResultsScreen((first,)))
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, PickRunModal)
+        text = screen_text(app)
+        for run, name in zip(runs, ("baseline-gpt-4o-mini-2024-07-18",
+                                    "baseline-gpt-4o-mini-2024-08-06")):
+            whole = f"#{run} {name} (reference) · working set · 0-shot, t=0"
+            assert len(whole) > 60 and whole in text, text

@@ -9,7 +9,7 @@ a derive ends), the code alone read as jargon: ``(most: restated-value 3, kind 2
 
 from __future__ import annotations
 
-__all__ = ["REFUSAL_WORDS", "refusal_words"]
+__all__ = ["PREFIXES", "REFUSAL_WORDS", "refusal_words"]
 
 REFUSAL_WORDS: dict[str, str] = {
     "ambiguous-number": "a number of the solution could be more than one quantity",
@@ -53,9 +53,37 @@ REFUSAL_WORDS: dict[str, str] = {
     "undefined": "a step could not be computed",
     "unwritable": "a new value cannot be written in the question",
     "unwritable-number": "a number of the solution cannot be rewritten",
+    # an item's refusals (not raised, returned: transforms, story, runner)
+    "constrained-answer": "the answer is what a stated total leaves",
+    "grows": "the story grows its amount at a rate",
+    "internal-error": "an internal error",
+    "no-noise": "too few noise sentences fit",
+    "no-place": "the question has no place for an added sentence",
+    "no-template": "no added-operation template fits the question",
+    "not-unique": "the new question has more than one answer",
+    "recheck-unconfirmed": "a second derivation could not confirm the answer",
+    "recheck-wrong": "a second derivation finds the answer wrong",
+    "repeated": "the same question as another item",
+    "rounded-answer": "the question asks for a rounded answer",
+    "scaled-answer": "the answer is a multiple the story fixes",
+    "stale-value": "an old value is still written",
+    "x-in-question": "the question already writes an X",
+}
+
+#: codes made of a prefix and a status: the verifier's (``z3-unsat``) and the recheck's
+PREFIXES: dict[str, str] = {
+    "z3-": "Z3 does not confirm the answer",
+    "recheck-": "a second derivation does not confirm the answer",
 }
 
 
 def refusal_words(code: str) -> str:
-    """``code`` in words: :data:`REFUSAL_WORDS`, else the code with spaces for hyphens."""
-    return REFUSAL_WORDS.get(code) or code.replace("-", " ").replace("_", " ")
+    """``code`` in words: :data:`REFUSAL_WORDS`, a code of :data:`PREFIXES` by its prefix
+    (with its status), else the code with spaces for hyphens."""
+    words = REFUSAL_WORDS.get(code)
+    if words:
+        return words
+    for prefix, said in PREFIXES.items():
+        if code.startswith(prefix):
+            return f"{said} ({code[len(prefix):].replace('-', ' ')})"
+    return code.replace("-", " ").replace("_", " ")

@@ -24,6 +24,7 @@ NUMBER_WORD_VALUES.update({f"{t}-{u}": NUMBER_WORD_VALUES[t] + NUMBER_WORD_VALUE
 WORD_GIVENS: dict[str, tuple[Fraction, ...]] = {
     "half": (Fraction(1, 2), Fraction(2)),
     "halfway": (Fraction(1, 2), Fraction(2)),  # "charged her phone halfway" / "26 / 2"
+    "halved": (Fraction(1, 2), Fraction(2)),
     "twice": (Fraction(2),),
     "double": (Fraction(2),),
     "doubled": (Fraction(2),),

@@ -157,3 +157,27 @@ def test_quadruples_is_a_word_given_never_a_count_of_equal_value() -> None:
     except RuleError:
         return
     assert not any(s.startswith("(assert (= s2") and "g2_cups" in s for s in steps), steps
+
+
+FLOORS = _seed("Ada starts cleaning on the first floor of a tower. She goes up 6 floors, then down 2 floors. "
+               "Which floor is she on now?",
+               "She is on the 1 + 6 = <<1+6=7>>7th floor after going up.\nThen she is on the 7 - 2 = <<7-2=5>>5th "
+               "floor.", "5")
+
+
+def test_the_first_floor_a_sum_starts_from() -> None:
+    assert "(assert (= s1_th_floor (+ k_one_first_floor g1_floors)))" in _asserts(FLOORS)
+    # near-miss: a question that says 'first' twice ('the first floor ... her first break') tells no floor
+    _refused_or_without(dict(FLOORS, question=FLOORS["question"].replace(
+        "then down 2 floors.", "then down 2 floors for her first break.")), "k_one_first_floor")
+
+
+def test_halved_is_a_word_given() -> None:
+    """'the number of birds is halved' / '14 * 2': the halving undone, a word given tied to 'halved'."""
+    seed = _seed("A flock of birds is halved when a storm comes. After the storm there are 14 birds. "
+                 "How many birds were there before the storm?",
+                 "Before the storm there were 14 * 2 = <<14*2=28>>28 birds.", "28")
+    assert "(assert (= w_halved_parts 2))" in _asserts(seed)
+    # near-miss: no word of halving
+    with pytest.raises(RuleError):
+        rule_for_seed(dict(seed, question=seed["question"].replace("is halved", "shrinks")))

@@ -25,24 +25,38 @@ _FIRST = re.compile(r"\b(?:in|at|from|finished|finish|started)\s+(?:the\s+)?firs
 _LINE = re.compile(r"\b1st\b|\bfirst place\b", re.I)
 
 
+#: "started delivering newspapers on the first floor" / "Earl was on the 1 + 5 = 6th floor": the floor's number
+_FIRST_FLOOR = re.compile(r"\b(?:on|from|at)\s+the\s+first\s+floor\b", re.I)
+_FLOOR_LINE = re.compile(r"\bfloors?\b", re.I)
+
+
 def first_place(starts: Sequence[int], exprs: list[Expr], givens: Givens | None, solution: str) -> list[Expr]:
-    """``exprs`` with the 1 of a line that writes the question's first place marked ``k_one_first_place``."""
-    if givens is None or len(_FIRST.findall(givens.question[:20_000])) != 1:
+    """``exprs`` with the 1 of a line that writes the question's first place marked ``k_one_first_place``;
+    the 1 a sum starts from on a line of floors, where the question says once that it starts "on the first
+    floor" (and never "first" else), marked ``k_one_first_floor``."""
+    if givens is None:
+        return exprs
+    q = givens.question[:20_000]
+    if len(_FIRST_FLOOR.findall(q)) == 1 and len(re.findall(r"\bfirst\b", q, re.I)) == 1:
+        mark, line_re = "k_one_first_floor", _FLOOR_LINE
+    elif len(_FIRST.findall(q)) == 1:
+        mark, line_re = "k_one_first_place", _LINE
+    else:
         return exprs
     out = []
     for e, at in zip(exprs, starts):
         line = line_at(solution, at)
-        out.append(_mark(e) if _LINE.search(line) else e)
+        out.append(_mark(e, mark) if line_re.search(line) else e)
     return out
 
 
-def _mark(e: Expr) -> Expr:
-    """The 1 of a sum or difference (a place moved by spots)."""
+def _mark(e: Expr, mark: str = "k_one_first_place") -> Expr:
+    """The 1 of a sum or difference (a place moved by spots, a floor moved up or down)."""
     if isinstance(e, BinOp) and e.op in "+-":
         left, right = e.left, e.right
         if isinstance(left, Num) and left.value == 1 and left.text and not left.text.startswith("k_"):
-            left = Num(left.value, "k_one_first_place")
-        return BinOp(e.op, _mark(left) if isinstance(left, BinOp) else left, right)
+            left = Num(left.value, mark)
+        return BinOp(e.op, _mark(left, mark) if isinstance(left, BinOp) else left, right)
     if isinstance(e, Neg):
         return Neg(_mark(e.operand))
     return e

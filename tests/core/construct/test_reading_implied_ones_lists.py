@@ -181,3 +181,19 @@ def test_halved_is_a_word_given() -> None:
     # near-miss: no word of halving
     with pytest.raises(RuleError):
         rule_for_seed(dict(seed, question=seed["question"].replace("is halved", "shrinks")))
+
+
+def test_a_particle_before_the_comma_stays_with_its_clause() -> None:
+    """"Before the family moved in, how many people lived on the street?": the 'in' of 'moved in' is
+    no preposition of the asking clause (the goal read "In how many people lived ...", the scenario
+    ended "Before the family moved."); a preposition right before the asking word still opens it."""
+    from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
+
+    seed = _seed("A family of 4 moved onto a street and then 3 people moved away. Now 25 people live on the street. "
+                 "Before the family moved in, how many people lived on the street?",
+                 "Before the 3 moved away there were 25 + 3 = <<25+3=28>>28 people.\n"
+                 "Before the family moved in there were 28 - 4 = <<28-4=24>>24 people.", "24")
+    rule = rule_for_seed(seed)
+    fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
+    assert fields["goal"] == "Before the family moved in, how many people lived on the street?", fields["goal"]
+    assert not fields["problem_scenario"].endswith("Before the family moved.")

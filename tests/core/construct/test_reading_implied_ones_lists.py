@@ -197,3 +197,18 @@ def test_a_particle_before_the_comma_stays_with_its_clause() -> None:
     fields = keyinfo_from_annotations(seed["question"], seed["solution"], rule.steps, givens=rule.givens)
     assert fields["goal"] == "Before the family moved in, how many people lived on the street?", fields["goal"]
     assert not fields["problem_scenario"].endswith("Before the family moved.")
+
+
+def test_a_clause_of_its_own_after_an_opening_phrase_stays_context() -> None:
+    """Near-miss of the rule above: 'After all the gifts, Ann now has 2 more dolls than Ben, how many
+    ...?' states a fact after its opening phrase: context, not the goal's opening; 'moved in,' gives
+    no preposition to the asking clause, 'a car, for how much' still does."""
+    from qcstation.core.construct.make.keyinfo_draft import _goal
+
+    _, ask, leads, _, opening = _goal(["After all the gifts, Ann now has 2 more dolls than Ben, how many dolls does "
+                                       "Ann have?"])
+    assert (ask, leads, opening) == ("how many dolls does Ann have?",
+                                     ["After all the gifts, Ann now has 2 more dolls than Ben"], "")
+    _, ask, leads, _, opening = _goal(["Before the family moved in, how many people lived there?"])
+    assert (ask, leads, opening) == ("how many people lived there?", [], "Before the family moved in")
+    assert _goal(["He bought a car, for how much money did he buy it?"])[1] == "for how much money did he buy it?"

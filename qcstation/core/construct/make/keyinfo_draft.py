@@ -228,7 +228,7 @@ def _goal(sentences: list[str]) -> tuple[int, str, list[str], list[str], str]:
     leads = _premises(lead) if lead else []
     # "If 6 potatoes makes 36 hash browns": a condition is a clause even where its grammar is
     # off; "If holding the gemstone" is a phrase
-    if leads and (not all(_premise_reads(p) for p in leads) or re.match(r"(?:before|after|until)\s", lead, re.I)):
+    if leads and (not all(_premise_reads(p) for p in leads) or re.match(r"(?i:before|after|until)\s[^,;]*$", lead)):
         opening, leads = lead, []
     cond = _ASK_CONDITION.search(ask)
     # "How old will John's youngest son, who was born when John was 32, be in 3 years?": a "when"

@@ -84,14 +84,19 @@ def _declare(question: str, exprs: list[str], lines: list[str]) -> list[str]:
 def test_a_month_is_read_only_where_the_question_names_one_month_of_that_length() -> None:
     q = "Jen spends $3 a day on food. How much does she spend in the month of May?"
     assert "k_days_in_may" in _declare(q, ["3*31"], ["May has 31 days, so he spends 3*31=93"])
-    # a 30 on a line of June that is no count of days (410: "in June is 30*$2400", 30 employees)
+    # a line of June that multiplies a daily amount: June's 30 days
+    assert _declare("Jen spends $3 a day on food. How much does she spend in June?", ["3*30"],
+                    ["In June she spends 3*30 = 90"]) == ["k_days_in_june"]
+    # a 30 on a line of June where the question states no daily amount is no count of days (410:
+    # "in June is 30*$2400", 30 employees)
     with pytest.raises(RuleError):
-        _declare("Jen spends $3 a day on food. How much does she spend in June?", ["3*30"],
-                 ["In June she spends 3*30 = 90"])
-    # two months named: which one the 31 is, no reader can tell
+        _declare("Jen pays each worker $2400 a month. How much does she pay in June?", ["30*2400"],
+                 ["Her pay in June is 30*$2400 = 72000"])
+    # two months named: the one the line names alone; where it names neither, no reader can tell
     q2 = "Jen spends $3 a day on food in March and in May. How much does she spend in May?"
+    assert _declare(q2, ["3*31"], ["May has 31 days, so he spends 3*31=93"]) == ["k_days_in_may"]
     with pytest.raises(RuleError):
-        _declare(q2, ["3*31"], ["May has 31 days, so he spends 3*31=93"])
+        _declare(q2, ["3*31"], ["The month has 31 days, so he spends 3*31=93"])
     # June has 30 days, not 31; February's days depend on the year
     q3 = "Jen spends $3 a day on food. How much does she spend in June?"
     with pytest.raises(RuleError):

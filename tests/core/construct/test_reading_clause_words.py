@@ -123,12 +123,13 @@ def test_the_whole_line_decides_nothing_where_it_writes_the_value_twice_or_it_is
     # "packets of milk" are the second 4's, never the evidence of the first (309 is read by the
     # currency sign on the "$4" alone, :mod:`.currency`); 693 "5 * 1" for a banana's $1 (a 1 the
     # question states only as "one apple", "one banana") stays refused, never bound by those words
+    # (its 1 is the banana's price of the line before, which the rules do not yet tie)
     from qcstation.core.construct.make.rules.currency import CURRENCY_EVIDENCE
     from qcstation.core.construct.make.rules.links import CLAUSE_EVIDENCE
 
     evidence = {lk["evidence"] for lk in rule_for_seed(gsm8k["309"]).links if lk["value"] == "4"}
     assert evidence == {CURRENCY_EVIDENCE} and CLAUSE_EVIDENCE not in evidence
-    with pytest.raises(RuleError, match="ambiguous solution"):
+    with pytest.raises(RuleError, match="writes the number 1, which no words of the question tie"):
         rule_for_seed(gsm8k["693"])
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
-__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "told_apart", "worded_expr"]
+__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "own_sentences", "told_apart", "worded_expr"]
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
@@ -56,6 +56,40 @@ def letters_unused(unknown: list[str]) -> list[str]:
                                      for j, o in enumerate(unknown) if j != i):
             u = u[:m.start()] + u[m.end():]
         out.append(u)
+    return out
+
+
+#: a label of another step's result, as the unknowns write it where its value stands
+_Q_LABEL = re.compile(r"(?<![\w.])Q(\d+)(?![\w])")
+
+
+def own_sentences(unknown: list[str]) -> list[str]:
+    """Each unknown cut to the sentences that hold its own blank: a line that computes two steps in
+    two sentences ("24/3 = 8. On Wednesday there was 2*8 = 16 feet of water", 161) describes each
+    by its own sentence, never as a run-on with the other's label ("Q2: ?. On Wednesday there was
+    Q3 feet ..."). A sentence that writes another step's label and no blank is dropped; one
+    with neither stays. Refused (:class:`KeyInfoError`) where what is left still names a later
+    step ("the second runner will take ? seconds, then the third will take Q3 seconds", 184: its
+    blank and the next are one sentence) or has no words of its own."""
+    from qcstation.core.reading.clauses import sentences
+
+    out = []
+    for i, u in enumerate(unknown):
+        label, sep, desc = u.partition(": ")
+        if not sep or not _Q_LABEL.search(desc):
+            out.append(u)
+            continue
+        # (a blank is no end of a sentence: "? more people are infected")
+        parts = sentences(desc[:4000].replace("?", "\x00"))
+        kept = " ".join(p for p in parts if "\x00" in p or not _Q_LABEL.search(p)).replace("\x00", "?")
+        later = [m.group(0) for m in _Q_LABEL.finditer(kept) if int(m.group(1)) > i + 1]
+        if later:
+            raise KeyInfoError(f"{label} would read as a run-on: {kept[:90]!r} (its sentence also holds "
+                               f"{later[0]}, a later step's result)")
+        if not re.search(r"[A-Za-z]{2}", _Q_LABEL.sub("", kept)):
+            raise KeyInfoError(f"{label} would read with no words: {kept[:90]!r} (its sentence writes only "
+                               f"its computation)")
+        out.append(f"{label}: {kept}")
     return out
 
 

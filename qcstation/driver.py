@@ -259,6 +259,13 @@ class BurstParser(XTermParser):
         return _with_sequence(event, code)
 
     @property
+    def holding(self) -> bool:
+        """Does the parser hold keys back (after an ESC it could not yet read as a sequence,
+        given out with what follows it at its timeout or in the next read)? Not inside a
+        bracketed paste, which gives out nothing until its end anyway."""
+        return not self._at_rest() and not self._eof and not self.in_bracketed_paste
+
+    @property
     def in_bracketed_paste(self) -> bool:
         """Is the parser inside a bracketed paste (a ``ESC [200~`` came, no ``ESC [201~``
         yet)? Read from the state of Textual's parse loop (8.2.8, pinned)."""
@@ -463,6 +470,9 @@ class ReadChunker:
         self._long = False              # ... and was long enough to go on in the next
         self._posted_at: float | None = None
         self._more_waiting = False
+        # a read whose keys wait for those the parser held back after them: its messages,
+        # whether it went on with a paste, and its size
+        self._waiting_read: tuple[list[Message | KeyRun], bool, int] | None = None
 
     @property
     def in_paste(self) -> bool:
@@ -470,17 +480,36 @@ class ReadChunker:
         return self._in_paste
 
     def take(self, messages: Iterable[Message | KeyRun], text_focus: bool, at: float, *,
-             size: int = 0, held_back: bool = False) -> list[Message]:
+             size: int = 0, held_back: bool = False, holding: bool = False) -> list[Message]:
         """The messages to post for one read of ``size`` characters that came at ``at``;
         ``held_back`` for the keys the parser gives out at its timeout (held back from the
-        last read)."""
+        last read). ``holding``: the parser holds keys back after these
+        (:attr:`BurstParser.holding`, read once ``messages`` were read): then they wait
+        for those, and are one read with them. 'bad reason\\rmore\\x1bx tab...' pasted in
+        one read was posted as the keys 'bad reason', Enter (the reject submitted) and
+        'more' ('e' opened the fix editor), the rest a paste ignored at the timeout: 15
+        keys and no ESC are too few for a paste, the ESC after them came too late."""
         messages = list(messages)
-        if held_back and not messages:
-            return []
-        posted_at = self._posted_at
-        continues = self._in_paste and (held_back or self._long and (
-            self._more_waiting or (posted_at is not None and at - posted_at <= PASTE_GAP_S)))
+        waiting_read = self._waiting_read
+        if waiting_read is not None:
+            if held_back and not messages and holding:
+                return []
+            self._waiting_read = None
+            earlier, continues, earlier_size = waiting_read
+            messages = earlier + messages
+            size += earlier_size
+        else:
+            if held_back and not messages:
+                return []
+            posted_at = self._posted_at
+            continues = self._in_paste and (held_back or self._long and (
+                self._more_waiting or (posted_at is not None
+                                       and at - posted_at <= PASTE_GAP_S)))
         self._posted_at, self._more_waiting = None, False
+        if holding and messages:
+            self._waiting_read = (messages, continues, size)
+            self._in_paste = self._long = False
+            return []
         self._long = size >= SPLIT_READ_FROM
         if not messages:
             # the parser holds this read back (an ESC that may start a sequence): its keys,
@@ -579,15 +608,17 @@ def chunking_driver_class() -> type:
                                                            waiting):
                             process(event)
                         last_read_at = read_at
-                        post(chunker.take(feed(unicode_data), self._text_focus(),
-                                          read_at, size=len(unicode_data)))
+                        read_messages = list(feed(unicode_data))
+                        post(chunker.take(read_messages, self._text_focus(), read_at,
+                                          size=len(unicode_data), holding=parser.holding))
                         waiting = False
                         if chunker.in_paste or parser.in_bracketed_paste:
                             waiting = bool(selector.select(0))
                             if chunker.in_paste:
                                 chunker.posted(monotonic(), waiting)
-                for event in chunker.take(tick(), self._text_focus(), monotonic(),
-                                          held_back=True):
+                given_out = list(tick())
+                for event in chunker.take(given_out, self._text_focus(), monotonic(),
+                                          held_back=True, holding=parser.holding):
                     process(event)
                 for event in end_stalled_paste(parser, last_read_at, monotonic()):
                     process(event)

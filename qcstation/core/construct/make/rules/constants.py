@@ -27,7 +27,7 @@ from qcstation.core.construct.make.rules.averaged import AVERAGED_COUNTS
 from qcstation.core.construct.make.rules.restated import RESTATED_FACTORS
 from qcstation.core.construct.make.rules.implied import (_IMPLIED_CONSTANTS, _IMPLIED_LINE_RE, _MONTH_DAYS,
                                                          _month_days, implied_constant, implied_names, list_count)
-from qcstation.core.construct.make.rules.phrases import phrase_re, stated_word_givens
+from qcstation.core.construct.make.rules.phrases import InOrder, phrase_re, stated_word_givens
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
@@ -97,22 +97,23 @@ _LARGER_UNIT: dict[str, re.Pattern[str]] = {
 }
 
 #: factors a step's line must name as well: a weekend's 2 days only where the line says
-#: "weekend" (not the 2 plane tickets of a question that mentions a busy weekend)
-_LINE_WORDS: dict[str, re.Pattern[str]] = {
-    "k_weekend_days": re.compile(r"\bweekends?\b", re.I),
-    "k_weekdays_per_week": re.compile(r"\bweekdays?\b|\bdays?\b|\b(?:work|school) ?weeks?\b", re.I),
-    "k_weeks_per_month": re.compile(r"\bweeks?\b.*\b(?:months?|{m})\b|\b(?:months?|{m})\b.*\bweeks?\b".format(
+#: "weekend" (not the 2 plane tickets of a question that mentions a busy weekend); words in order on
+#: one line are searched in linear time (:class:`~.phrases.InOrder`)
+_LINE_WORDS: dict[str, InOrder] = {
+    "k_weekend_days": InOrder(r"\bweekends?\b", re.I),
+    "k_weekdays_per_week": InOrder(r"\bweekdays?\b|\bdays?\b|\b(?:work|school) ?weeks?\b", re.I),
+    "k_weeks_per_month": InOrder(r"\bweeks?\b.*\b(?:months?|{m})\b|\b(?:months?|{m})\b.*\bweeks?\b".format(
         m="January|February|March|April|June|July|August|September|October|November|December"), re.I),
-    "k_ways_of_a_round_trip": re.compile(ROUND_TRIP_WORDS, re.I),
-    "k_every_second": re.compile(r"\bevery (?:second|other)\b", re.I),
-    "k_per_pair": re.compile(r"\bpairs?\b", re.I),
-    "k_per_couple": re.compile(r"\bcouples?\b", re.I),
-    "k_wheels_per_bicycle": re.compile(r"\b(?:bi(?:ke|cycle)s?|bike)\b.*\b(?:tires?|wheels?)\b"
+    "k_ways_of_a_round_trip": InOrder(ROUND_TRIP_WORDS, re.I),
+    "k_every_second": InOrder(r"\bevery (?:second|other)\b", re.I),
+    "k_per_pair": InOrder(r"\bpairs?\b", re.I),
+    "k_per_couple": InOrder(r"\bcouples?\b", re.I),
+    "k_wheels_per_bicycle": InOrder(r"\b(?:bi(?:ke|cycle)s?|bike)\b.*\b(?:tires?|wheels?)\b"
                                        r"|\b(?:tires?|wheels?)\b.*\bbi(?:ke|cycle)s?\b", re.I),
-    "k_wheels_per_tricycle": re.compile(r"\btricycles?\b", re.I),
-    "k_both": re.compile(r"\bboth\b", re.I),
-    **{name: re.compile(rf"\b(?:{big}|{small})\b", re.I) for _, big, small, name in _UNIT_PAIRS},
-    "k_months_per_quarter": re.compile(r"\bmonths?\b.*\bquarter(?:s|ly)?\b|\bquarter(?:s|ly)?\b.*\bmonths?\b", re.I),
+    "k_wheels_per_tricycle": InOrder(r"\btricycles?\b", re.I),
+    "k_both": InOrder(r"\bboth\b", re.I),
+    **{name: InOrder(rf"\b(?:{big}|{small})\b", re.I) for _, big, small, name in _UNIT_PAIRS},
+    "k_months_per_quarter": InOrder(r"\bmonths?\b.*\bquarter(?:s|ly)?\b|\bquarter(?:s|ly)?\b.*\bmonths?\b", re.I),
 }
 
 

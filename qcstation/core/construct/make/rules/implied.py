@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
+from qcstation.core.construct.make.rules.phrases import InOrder
+
 __all__ = ["another_one", "implied_constant"]
 
 
@@ -137,7 +139,8 @@ _IMPLIED_CONSTANTS: list[tuple[Fraction, str, str, str]] = [
 _COIN_NAMES = tuple(f"k_{p}_{coin}" for coin, *_ in _COINS for p in ("cents_per", "dollars_per")) \
     + tuple(f"k_{coin}" for coin, *_ in _COINS)
 #: each implied constant's line words, by its name
-_IMPLIED_LINE_RE: dict[str, re.Pattern[str]] = {n: re.compile(line, re.I) for _, _, n, line in _IMPLIED_CONSTANTS}
+#: (words in order on one line, searched in linear time: :class:`~.phrases.InOrder`)
+_IMPLIED_LINE_RE: dict[str, InOrder] = {n: InOrder(line, re.I) for _, _, n, line in _IMPLIED_CONSTANTS}
 
 #: the months a question may name, with their days (February's depends on the year: never)
 _MONTH_DAYS = {"january": 31, "march": 31, "april": 30, "may": 31, "june": 30, "july": 31, "august": 31,

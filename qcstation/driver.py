@@ -87,7 +87,7 @@ from textual.message import Message
 
 from qcstation.common.safe import printable
 
-__all__ = ["chunk_events", "burst_text", "BurstParser", "KeyRun", "PASTE_FROM",
+__all__ = ["chunk_events", "GOES_ON_ATTR", "burst_text", "BurstParser", "KeyRun", "PASTE_FROM",
            "KeyHandled", "in_order", "KEY_WAIT_S",
            "IgnoredPaste", "ReadChunker", "PASTE_GAP_S", "SPLIT_READ_FROM", "text_has_focus",
            "PASTE_STALL_S", "end_stalled_paste", "end_paste_before_read"]
@@ -146,6 +146,9 @@ ESC_IN_TEXT = "ctrl+left_square_bracket"
 #: the key :class:`BurstParser` makes of an escape sequence Textual's parser reads as nothing
 #: (a colour code, ``ESC[31m``: a mouse code it cannot decode); a paste's text, else dropped
 UNREAD_SEQUENCE = "unread_sequence"
+#: the attribute of a ``Paste`` made of keys that is True when it goes on with the paste of
+#: the read before (a part of one paste: a field's cut notice counts the whole paste)
+GOES_ON_ATTR = "qc_goes_on"
 #: the attribute holding the sequence a key or a mouse event was read from (``ESC[A``)
 SEQUENCE_ATTR = "qc_sequence"
 
@@ -437,8 +440,12 @@ def _chunk(messages: Iterable[Message | KeyRun], text_focus: bool,
         first_run = False
         ended_in_paste = False
         if going_on or _is_paste(run):
-            out.append(events.Paste(burst_text(run)) if text_focus
-                       else IgnoredPaste(len(_typed_text(run))))
+            if text_focus:
+                paste = events.Paste(burst_text(run))
+                setattr(paste, GOES_ON_ATTR, going_on)
+                out.append(paste)
+            else:
+                out.append(IgnoredPaste(len(_typed_text(run))))
             run.clear()
             ended_in_paste = True
             return

@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from qcstation.common.safe import printable
+from qcstation.driver import GOES_ON_ATTR
 
 __all__ = ["SafeTextArea", "TextField", "cut_message", "multi_line_text", "one_line_text"]
 
@@ -73,11 +74,30 @@ class _CutNotice:
         self.notice: Notification | None = None
         self.offered = self.kept = 0
         self.noted = False             # told since the text was last under its limit
+        self.taken_whole = 0           # characters of this paste its earlier parts gave whole
+        self.goes_on: bool | None = None   # the last part went on with a paste (None: unsaid)
+
+    def paste_part(self, event: events.Paste) -> None:
+        """A part of a paste arrives: one that does not go on with the paste before it
+        (:data:`qcstation.driver.GOES_ON_ATTR`) starts the count of what was taken whole."""
+        self.goes_on = getattr(event, GOES_ON_ATTR, None)
+        if not self.goes_on:
+            self.taken_whole = 0
+
+    def took(self, characters: int) -> None:
+        """A part of a paste was taken whole (no notice): a later part's cut counts it.
+        walk28a: 49,069 characters pasted into the fix editor (24,000 at most) said 'Kept
+        the first 2,819 of the 28,675 characters pasted': the first 20,394 came in parts
+        taken whole."""
+        self.taken_whole += characters
 
     def cut(self, widget: Widget, limit: int, offered: int, kept: int, pasted: bool) -> None:
         app = widget.app
         showing = self.notice is not None and self.notice in app._notifications
-        if pasted and showing and self.offered:
+        if pasted and self.taken_whole:
+            offered, kept = offered + self.taken_whole, kept + self.taken_whole
+            self.taken_whole = 0
+        if pasted and showing and self.offered and self.goes_on is not False:
             self.offered += offered
             self.kept += kept
         elif pasted:
@@ -118,8 +138,11 @@ class SafeTextArea(TextArea):
                 self._cut.cut(self, self.limit, offered, len(insert), self._pasting)
                 if not insert and start == end:
                     return None
-            elif kept + len(insert) < self.limit:
-                self._cut.noted = False
+            else:
+                if kept + len(insert) < self.limit:
+                    self._cut.noted = False
+                if self._pasting:
+                    self._cut.took(len(insert))
         return super()._replace_via_keyboard(insert, start, end)
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -128,6 +151,7 @@ class SafeTextArea(TextArea):
         if self.read_only:
             return
         self._pasting = True
+        self._cut.paste_part(event)
         try:
             result = self._replace_via_keyboard(multi_line_text(event.text), *self.selection)
         finally:
@@ -159,8 +183,11 @@ class TextField(Input):
         if len(text) > room:
             offered, text = len(text), text[:max(room, 0)]
             self._cut.cut(self, self.limit, offered, len(text), self._pasting)
-        elif len(self.value) - (end - start) + len(text) < self.limit:
-            self._cut.noted = False
+        else:
+            if len(self.value) - (end - start) + len(text) < self.limit:
+                self._cut.noted = False
+            if self._pasting:
+                self._cut.took(len(text))
         super().replace(text, start, end)
 
     def _watch_value(self, value: str) -> None:
@@ -192,6 +219,7 @@ class TextField(Input):
         if event.text:
             selection = self.selection
             self._pasting = True
+            self._cut.paste_part(event)
             try:
                 if selection.is_empty:
                     self.insert_text_at_cursor(event.text)

@@ -12,6 +12,7 @@ from qcstation.app import make_app
 from qcstation.core.review.decisions import MAX_REASON_CHARS
 from qcstation.driver import (BurstParser, IgnoredPaste, ReadChunker, burst_text,
                               chunk_events)
+from qcstation.widgets.text_field import multi_line_text
 from screens.dialogs.reject_reason import RejectReasonModal
 from screens.review import ReviewScreen
 from tests.app.test_eval_screens import eval_db  # noqa: F401
@@ -651,19 +652,60 @@ async def test_a_50_kb_paste_into_the_fix_editor_is_cut_to_what_a_fix_may_hold(
         assert app.focused is area
         before = area.text
         big = (PASTE * 6)[:50_000]
-        for message in _reads(big, focus=True):
+        parts = _reads(big, focus=True)
+        for message in parts:
             app.post_message(message)
         await settle(pilot)
         assert isinstance(app.screen, FixModal) and reviews(qc_db) == []
         assert len(area.text) == MAX_NOTATION_CHARS and area.text.endswith(before)
         assert "\x1b" not in area.text and "\r" not in area.text
-        assert any(f"at most {MAX_NOTATION_CHARS:,} characters" in n
-                   for n in notifications(app))
+        pasted = sum(len(multi_line_text(m.text)) for m in parts)  # type: ignore[attr-defined,misc]
+        kept = MAX_NOTATION_CHARS - len(before)
+        shown = [n for n in notifications(app) if "Kept the first" in n]
+        assert len(shown) == 1 and f"Kept the first {kept:,} of the {pasted:,} characters " \
+            f"pasted: this editor holds at most {MAX_NOTATION_CHARS:,} characters" in shown[0], \
+            shown
         # a key typed at the limit is not taken either; one typed after a delete is
         await pilot.press("z")
         assert len(area.text) == MAX_NOTATION_CHARS and "z" not in area.text[:1]
         await pilot.press("backspace", "z")
         assert len(area.text) == MAX_NOTATION_CHARS
+
+
+async def test_the_cut_notice_counts_the_parts_of_a_paste_taken_whole(qc_db: Path) -> None:
+    """walk28a: 49,069 characters pasted (not bracketed) into the key-information fix editor
+    (24,000 at most) said 'Kept the first 2,819 of the 28,675 characters pasted': the parts
+    before the first cut were taken whole and made no notice, so the notice counted from
+    there. Here a paste of 2,000 then 3,000 characters into the notation editor (4,000)."""
+    from textual.widgets import TextArea
+
+    from qcstation.core.review.fixes import MAX_NOTATION_CHARS
+
+    app = _review_app(qc_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        area = app.screen.query_one("#fix_text", TextArea)
+        assert app.focused is area
+        kept = MAX_NOTATION_CHARS - len(area.text)
+        parts = _timed_reads([("a" * 2000, 0.0, True), ("b" * 3000, 0.01, False)], focus=True)
+        assert [len(m.text) for m in parts] == [2000, 3000]  # type: ignore[attr-defined]
+        for message in parts:
+            app.post_message(message)
+        await settle(pilot)
+        assert len(area.text) == MAX_NOTATION_CHARS
+        shown = [n for n in notifications(app) if "Kept the first" in n]
+        assert len(shown) == 1 and f"Kept the first {kept:,} of the 5,000 characters " \
+            f"pasted: this editor holds at most {MAX_NOTATION_CHARS:,} characters, so the " \
+            f"other {5000 - kept:,} were not taken" in shown[0], shown
+        # a paste of its own after it counts from its own start
+        await pilot.press("ctrl+a", "backspace")
+        for message in _timed_reads([("c" * 4100, 5.0, False)], focus=True):
+            app.post_message(message)
+        await settle(pilot)
+        assert any(f"Kept the first {MAX_NOTATION_CHARS:,} of the 4,100 characters" in n
+                   for n in notifications(app)), notifications(app)
 
 
 async def test_one_paste_ignored_in_parts_is_one_notice(qc_db: Path) -> None:

@@ -404,8 +404,8 @@ class DashboardScreen(QCScreen):
             self.action_releases()
         elif item.action == "eval_runs":
             self.action_eval_runs()
-        elif item.action == "queue":
-            self.open_queue(item.dimension)
+        elif item.action == "queue":        # that line's items: its state, in its set
+            self.open_queue(item.dimension, item.state, item.scope)
         else:
             self.notify(item.text)
 
@@ -446,9 +446,12 @@ class DashboardScreen(QCScreen):
     def action_queue(self) -> None:
         self.open_queue(None)
 
-    def open_queue(self, dimension: str | None) -> None:
+    def open_queue(self, dimension: str | None, state: str | None = None,
+                   set_name: str | None = None) -> None:
+        """The queue filtered to ``dimension``, ``state`` and the derived set ``set_name``
+        (the working set's items cannot be told apart by a filter: '' or None lists all)."""
         self.refresh_on_resume = True
-        self.qc_app.open_screen("queue", dimension)
+        self.qc_app.open_screen("queue", dimension, state, set_name or None)
 
     def action_releases(self) -> None:
         self.refresh_on_resume = True

@@ -136,13 +136,16 @@ class QueueScreen(QCScreen):
             super().__init__()
             self.text = text
 
-    def __init__(self, dimension: str | None = None, state: str | None = None) -> None:
+    def __init__(self, dimension: str | None = None, state: str | None = None,
+                 set_name: str | None = None) -> None:
         super().__init__()
         words = []
         if state:
             words.append(f"state:{state.replace(' ', '-')}")
         if dimension:
             words.append(f"dim:{dimension}")
+        if set_name:
+            words.append(f"set:{set_name}")
         self.initial_filter = " ".join(words)
         self.rows: list[QueueRow] = []
         self.item: ReviewItem | None = None

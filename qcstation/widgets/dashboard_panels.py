@@ -62,6 +62,7 @@ class Attention:
     action: str | None  # "review", "draw_samples", "extend_samples", "regenerate", "releases"
     dimension: str | None = None
     scope: str | None = None   # the set it is about ('' the working set; None: not one set)
+    state: str | None = None   # the queue's state filter its Enter opens (action "queue")
 
 
 #: the cells before the text of a gate's 'count:', 'next:' and 'plan:' lines (the labels
@@ -161,12 +162,13 @@ def _reject_items(dim: DimensionQC, has_model: bool, who: _Who,
                 f"{n:,} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} a fix — press c to fix "
                 f"in place{', exclude or override' if who.curator else ''} (no model is "
                 f"configured, so regenerating would make the same text)", "queue",
-                dim.dimension))
+                dim.dimension, dim.scope, "rejected"))
     if settle_n:
         out.append(Attention(
             f"{settle_n:,} disagreement{'s' if settle_n != 1 else ''} on "
             f"{noun_in(dim.dimension, dim.scope)} to settle — press c"
-            + ("" if who.curator else " (a curator settles)"), "queue", dim.dimension))
+            + ("" if who.curator else " (a curator settles)"), "queue", dim.dimension,
+            dim.scope, "disagreed"))
     return out
 
 

@@ -493,3 +493,34 @@ async def test_a_derived_release_waits_for_the_gates_of_its_parent_set(db: Path)
         assert isinstance(app.screen, ReleasesScreen)          # no approve dialog
         with Store(db) as store:
             assert store.query("SELECT id FROM releases") == []
+
+
+async def test_enter_on_a_sets_awaits_a_fix_line_lists_that_sets_rejected_items(
+        db: Path) -> None:
+    """walk28a: Enter on "1 rejected key-information extraction of set cf1 awaits a fix —
+    press c" opened the queue filtered on the dimension alone: 32 rows, the working set's
+    pending items first, the rejected cf1 item not on screen. It lists that set's rejected
+    items (state:rejected set:NAME); a line of the working set lists rejects of every set."""
+    from screens.queue import QueueScreen
+    from qcstation.widgets.dashboard_panels import AttentionList
+
+    with Store(db) as store:
+        draw_sample(store, "arithmetic", rate=1.0, rng_seed=1, actor=ANNOTATOR, min_size=1,
+                    scope="dyn")
+        item = next_item(store, ANNOTATOR, "arithmetic", scope="dyn")
+        assert item is not None
+        decide(store, item.item_id, ANNOTATOR, "reject", "a number not in the problem")
+    app = make_app(db, config=make_config(**CONFIG), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        attention = app.screen.query_one("#attention", AttentionList)
+        lines = [i.text for i in attention.items]
+        at = next(n for n, i in enumerate(attention.items) if i.action == "queue")
+        assert "of set dyn awaits a fix" in lines[at], lines
+        await pilot.press(*["down"] * (at - (attention.highlighted or 0)), "enter")
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen), type(queue).__name__
+        assert queue.query_one("#queue_filter", Input).value == \
+            "state:rejected dim:arithmetic set:dyn"
+        assert [r.item_id for r in queue.rows] == [item.item_id]

@@ -17,6 +17,8 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Input
+
+from qcstation.widgets.text_field import TextField
 from screens.dialogs.help import DIALOG_HELP
 
 __all__ = ["OrderedFields"]
@@ -90,6 +92,9 @@ class OrderedFields(ModalScreen[Result]):
         for n, line in enumerate(per_field):
             target = inputs[at + n]
             self.set_focus(target)
+            if isinstance(target, TextField):
+                target.insert_pasted(line)      # cut with a paste's notice, not a key's
+                continue
             selection = target.selection
             if selection.is_empty:
                 target.insert_text_at_cursor(line)

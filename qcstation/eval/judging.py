@@ -233,13 +233,23 @@ class JudgeStopped(Exception):
     """The scoring was stopped before this judge request was answered."""
 
 
+#: while no judge request ends, the progress is told again this often (seconds): a judge
+#: server that hangs holds each request for its timeout and retries (walk28a: one line,
+#: '0 of 10 requests answered', for minutes)
+HEARTBEAT_S = 10.0
+
+
 def judge_progress_line(judge: str, done: int, total: int, failed: int, *, stop: str,
-                        judge_width: int = 40, note: bool = True) -> str:
-    """How far a judge's requests got, in words; ``stop`` names the key that stops them.
-    A line that must fit a width cuts the judge's name to ``judge_width`` and leaves out
-    the note that nothing scored is lost (``note=False``)."""
+                        judge_width: int = 40, note: bool = True,
+                        waiting_s: float | None = None) -> str:
+    """How far a judge's requests got, in words; ``stop`` names the key that stops them;
+    ``waiting_s``: how long no request has ended (said from a heartbeat on). A line that
+    must fit a width cuts the judge's name to ``judge_width`` and leaves out the note that
+    nothing scored is lost (``note=False``)."""
     return (f"judge {one_line(judge, judge_width)}: {done:,} of {total:,} requests answered"
             + (f", {failed:,} failed" if failed else "")
+            + (f" · no reply for {waiting_s:,.0f} s" if waiting_s is not None
+               and waiting_s >= HEARTBEAT_S and done < total else "")
             + ("" if done == total else f" · {stop} stops"
                + (" (nothing scored is lost)" if note else "")))
 
@@ -349,9 +359,16 @@ async def _ask(db_path: Path, judge: Any, n: int, ask: Callable[[int], list[dict
         if progress is not None:
             progress(name, done, n, failed)
 
+    async def heartbeat(tell: JudgeProgress) -> None:
+        while True:                 # told again while nothing ends (the judge may hang)
+            await asyncio.sleep(HEARTBEAT_S)
+            tell(name, done, n, failed)
+
+    beat: asyncio.Future[None] | None = None
     try:
         if progress is not None:
             progress(name, 0, n, 0)
+            beat = asyncio.ensure_future(heartbeat(progress))
         tasks = [asyncio.ensure_future(one(k)) for k in range(n)]
         watch = asyncio.ensure_future(_stop_when(cancel, tasks)) if cancel is not None else None
         try:
@@ -364,6 +381,17 @@ async def _ask(db_path: Path, judge: Any, n: int, ask: Callable[[int], list[dict
         finally:
             if watch is not None:
                 watch.cancel()
+            if beat is not None:
+                beat.cancel()
+            # stopped from outside (Ctrl+C cancels asyncio.run's task): the requests stop
+            # before the client closes. They went on, and each retry then raised 'Cannot
+            # send a request, as the client has been closed' at asyncio.run's shutdown:
+            # walk28a, a traceback per request on Ctrl+C with the judge server hanging
+            left = [task for task in tasks if not task.done()]
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.gather(*left, return_exceptions=True)
         for k, task in enumerate(tasks):
             if task.cancelled():
                 keep(k, JudgeStopped(STOPPED))

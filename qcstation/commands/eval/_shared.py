@@ -95,14 +95,20 @@ def judge_progress_printer(every_s: float = 5.0) -> Callable[[str, int, int, int
     from qcstation.eval.judging import judge_progress_line
 
     last = [0.0]
+    seen: list[object] = [None, 0.0]      # the last figures told, and since when
 
     def show(judge: str, done: int, total: int, failed: int) -> None:
         now = time.monotonic()
+        figures = (judge, done, total, failed)
+        if figures != seen[0]:
+            seen[0], seen[1] = figures, now
         if 0 < done < total and now - last[0] < every_s:
             return
         last[0] = now
-        print(judge_progress_line(judge, done, total, failed, stop="Ctrl+C"), file=sys.stderr,
-              flush=True)
+        # told again with the same figures (the heartbeat): how long nothing has ended
+        waiting = now - float(seen[1])  # type: ignore[arg-type]
+        print(judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
+                                  waiting_s=waiting or None), file=sys.stderr, flush=True)
 
     return show
 

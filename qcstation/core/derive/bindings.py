@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -44,6 +45,25 @@ class Refusal(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class LazyRefusal(Refusal):
+    """A :class:`Refusal` whose reason is written only when it is read (``str()``): the draws'
+    cheap checks refuse most draws (about 17 per variant item) and report only the last one's
+    reason, so writing every reason (values formatted, a ``Fraction`` made for each) was a
+    tenth of a variant's cheap checks. ``message()`` gives the same text a :class:`Refusal`
+    would be built with (``args`` stays empty: read its reason with ``str()``)."""
+
+    def __init__(self, code: str, message: Callable[[], str]) -> None:
+        Exception.__init__(self)
+        self.code = code
+        self._message: Callable[[], str] | None = message
+        self._text = ""
+
+    def __str__(self) -> str:
+        if self._message is not None:
+            self._text, self._message = self._message(), None
+        return self._text
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -33,6 +34,7 @@ from qcstation.core.construct.check.selfcheck import hard_codes
 from qcstation.core.derive.bindings import (
     Bindings,
     Given,
+    LazyRefusal,
     Refusal,
     question_numbers,
     read_bindings,
@@ -55,6 +57,25 @@ __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_k
 MAX_MAGNITUDE = Fraction(10**9)
 _MAX_MAGNITUDE_INT = 10**9
 _MAX_PLACES = 4
+
+
+def _places(den: int) -> int | None:
+    """:func:`decimal_places` of a value in lowest terms with denominator ``den``."""
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    return max(twos, fives) if den == 1 else None
+
+
+def _say(template: str, key: tuple[int, int], n: str, a: Fraction | None = None, m: str = "") -> str:
+    """A cheap check's reason (:meth:`FastChecks._kinds`): ``template`` with the quantity's
+    name ``n`` (and ``m``), its new value ``key`` and its old value ``a`` written."""
+    return template.format(n=n, m=m, v=format_value(Fraction(*key)),
+                           a="" if a is None else format_value(a))
 
 
 @dataclass
@@ -526,24 +547,25 @@ class FastChecks:
 
     def _kinds(self, pairs: dict[str, tuple[int, int]]) -> None:
         """:meth:`kinds` on the values as ``(numerator, denominator)`` pairs in lowest terms;
-        a ``Fraction`` made only where one is read."""
+        a refusal's reason written only when read (:class:`~.bindings.LazyRefusal`: most draws
+        are refused here, and only the last one's reason is reported)."""
         names = self.names
         keys = []
         for name, a, whole, sign, pa, one in self.kind_of:
-            bn, bd = pairs[name]
-            keys.append((bn, bd))
+            key = pairs[name]
+            bn, bd = key
+            keys.append(key)
             if whole and bd != 1:
-                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} is not whole (it was {format_value(a)})")
+                raise LazyRefusal("kind", partial(_say, "{n} = {v} is not whole (it was {a})", key, name, a))
             if sign != (bn > 0) - (bn < 0):
-                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} changes sign (it was {format_value(a)})")
+                raise LazyRefusal("kind", partial(_say, "{n} = {v} changes sign (it was {a})", key, name, a))
             if abs(bn) > _MAX_MAGNITUDE_INT * bd:      # abs(b) > MAX_MAGNITUDE, on integers
-                raise Refusal("kind", f"{name} = {format_value(Fraction(bn, bd))} is too large")
+                raise LazyRefusal("kind", partial(_say, "{n} = {v} is too large", key, name))
             if pa is not None:
-                b = Fraction(bn, bd)
-                pb = decimal_places(b)
+                pb = _places(bd)                       # decimal_places reads the denominator only
                 if pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1)):
-                    raise Refusal("kind", f"{name} = {format_value(b)} is not a short decimal "
-                                          f"(it was {format_value(a)})")
+                    raise LazyRefusal("kind", partial(_say, "{n} = {v} is not a short decimal (it was {a})",
+                                                      key, name, a))
             if bn == 1 and bd == 1 and not one:
                 raise Refusal("kind", f"{name} becomes 1 (singular where the text says a plural)")
         at: dict[tuple[int, int], list[int]] = {}
@@ -552,11 +574,11 @@ class FastChecks:
         for i, key in enumerate(keys):
             for j in at[key]:
                 if j > i and self.old_keys[j] != self.old_keys[i]:
-                    raise Refusal("collision", f"{names[i]} and {names[j]} would both be "
-                                               f"{format_value(Fraction(*key))}")
+                    raise LazyRefusal("collision", partial(_say, "{n} and {m} would both be {v}", key,
+                                                           names[i], m=names[j]))
             if key in self.ckeys and not self.old_const[i]:
-                raise Refusal("collision", f"{names[i]} would be {format_value(Fraction(*key))}, "
-                                           f"a constant of the formalization")
+                raise LazyRefusal("collision", partial(_say, "{n} would be {v}, a constant of the "
+                                                       "formalization", key, names[i]))
 
     def kinds(self, new: dict[str, Fraction]) -> None:
         names = self.names

@@ -100,6 +100,45 @@ def test_compiled_checks_equal_the_plain_ones(parents: list[Any]) -> None:
     assert {"ok", "order", "kind", "collision"} <= kinds      # every branch was exercised
 
 
+def test_a_cheap_refusal_writes_its_reason_only_when_read(parents: list[Any],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most variant draws are refused by the cheap checks and only the last one's reason is
+    reported: a refusal of the kind and collision checks formats no value until its reason is
+    read, and then reads as the plain check's refusal, word for word."""
+    written: list[Fraction] = []
+    plain_format = parent_mod.format_value
+
+    def counting(value: Fraction) -> str:
+        written.append(value)
+        return plain_format(value)
+
+    rng = random.Random(26)
+    refused = 0
+    for parent in parents:
+        for values in _draws(parent, rng, 20):
+            try:
+                parent.checks.order(values)
+            except Refusal:
+                continue
+            monkeypatch.setattr(parent_mod, "format_value", counting)
+            try:
+                precheck(parent, values, ordered=True)
+            except Refusal as exc:
+                unread = list(written)
+                if exc.code not in ("kind", "collision"):
+                    continue
+                assert not unread, "a refusal's reason was written before it was read"
+                reason = str(exc)
+                assert written or "becomes 1" in reason       # written when read
+                monkeypatch.setattr(parent_mod, "format_value", plain_format)
+                assert ("refused", exc.code, reason) == _outcome(slow_precheck, parent, values)
+                refused += 1
+            finally:
+                monkeypatch.setattr(parent_mod, "format_value", plain_format)
+                written.clear()
+    assert refused > 200
+
+
 def test_order_on_whole_numbers_equals_the_plain_order(parents: list[Any]) -> None:
     """A variant draw kept raw and checked for the givens' order on whole numbers
     (:class:`~qcstation.core.derive.transforms.VariantDraws`) is kept or refused as the plain

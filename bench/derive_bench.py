@@ -18,6 +18,10 @@ Prints:
   last batch's checks after the last rules); the bare pool is timed warm. At the scale
   derive is for (every seed of a dataset, 10 variants each) start and drain are rounding
   errors, so the target is read on the steady state; both are printed;
+* per process in the steady state, CPU ms per item: derive's rules workers (with the fork
+  server that starts them), its Z3 workers and its main process (leasing, storing, feeding
+  Z3). Derive reaches 0.5 of the pool by CPU when rules + main take no more than twice the
+  pool's Z3 per item less derive's own Z3;
 * ``z3 pool``: the same items' formulas (each item's Reasoning SMT-LIB and notation SMT-LIB,
   the checks derive runs) verified by a bare pool with a worker on every core, under derive's
   limits (:func:`qcstation.core.derive.runner.verify_limits`), items/s;
@@ -149,6 +153,19 @@ class CpuMeter:
         self._thread.join()
         own = self._own()
         return own + sum(c - self._base.get(p, 0.0) for p, c in self._seen.items())
+
+    def split(self, z3_pids: set[int]) -> tuple[float, float, float]:
+        """CPU seconds so far of (this process, the processes in ``z3_pids``, every other
+        descendant): derive's main process, its Z3 workers, its rules workers (and the fork
+        server that starts them)."""
+        t0 = time.thread_time()
+        self._read()
+        self._excluded += time.thread_time() - t0
+        own = self._own()
+        with self._lock:
+            deltas = [(p, c - self._base.get(p, 0.0)) for p, c in self._seen.items()]
+        z3 = sum(d for p, d in deltas if p in z3_pids)
+        return own, z3, sum(d for p, d in deltas if p not in z3_pids)
 
 
 def load_avg() -> str:
@@ -328,22 +345,33 @@ def main() -> None:
 
         if not args.skip_variants:
             marks: list[tuple[float, float, int]] = []    # (time, CPU, items stored) per batch
+            roles: list[tuple[float, float, float]] = []  # (main, Z3, rules) CPU per batch
 
             def batch_stored(done: int, total: int, msg: str) -> None:
                 # the count read here is the bench's, not derive's: its CPU is left out
                 t0 = time.thread_time()
                 items = stored_items(db, "bench-variants")
                 meter.exclude(time.thread_time() - t0)
-                marks.append((time.perf_counter(), meter.so_far(), items))
+                z3_pids.update(z3_pool.worker_pids())
+                roles.append(meter.split(z3_pids))
+                marks.append((time.perf_counter(), sum(roles[-1]), items))
 
             from qcstation.core.derive.runner import plan_processes
+            from qcstation.core.verify.verifier import VerifierPool
 
             rules_procs, z3_procs = plan_processes(None, None, args.cores)
             load0, meter, t0 = load_avg(), CpuMeter(), time.perf_counter()
-            summary = run_derive(db, cfg, kind="variants", name="bench-variants", sources=["gsm8k"],
-                                 opts=Options(variants=args.variants), workers=rules_procs,
-                                 z3_workers=z3_procs,
-                                 progress=batch_stored)
+            # the pool run_derive would start (z3_procs workers, derive's limits), started
+            # here so that its workers' CPU can be told from the rules workers'
+            z3_pool = VerifierPool(workers=z3_procs, limits=verify_limits(cfg))
+            z3_pids = set(z3_pool.worker_pids())
+            try:
+                summary = run_derive(db, cfg, kind="variants", name="bench-variants",
+                                     sources=["gsm8k"], opts=Options(variants=args.variants),
+                                     workers=rules_procs, pool=z3_pool, progress=batch_stored)
+            finally:
+                z3_pids.update(z3_pool.worker_pids())
+                z3_pool.close()
             seconds = time.perf_counter() - t0
             cpu = meter.seconds()
             made = sum(summary.made.values())
@@ -364,6 +392,12 @@ def main() -> None:
                   f"({(cb - ca) / max(tb - ta, 1e-9):.2f} cores used); "
                   f"before it {ta - t0:.1f} s and {ca:.1f} s CPU (start, first batch), after it "
                   f"{t0 + seconds - tb:.1f} s (last batch, drain)")
+            if len(roles) >= 3:
+                n = max(ib - ia, 1)
+                (ma, za, ra), (mb, zb, rb) = roles[0], roles[-2]
+                print(f"  steady state per process, CPU ms/item: rules workers {1000 * (rb - ra) / n:.1f}, "
+                      f"Z3 workers {1000 * (zb - za) / n:.1f}, main process {1000 * (mb - ma) / n:.1f} "
+                      f"(0.5 of the pool asks rules + main <= 2 x pool - Z3)")
             rates, cpus = [], []
             for _ in range(2):
                 load0 = load_avg()

@@ -76,7 +76,7 @@ skate smile snack snap snow solve spare speed spill spoil sponsor sprinkle squas
 subtract succeed suggest supply support suppose surround survive suspect swap sweat tan tear text
 thank tick tire toast top touch tour tow transfer transport treat trick trust tumble tweet twist
 unload unpack update upgrade vacuum value vote wander warm water wave weed welcome whisper wipe
-wonder wrap yell zip cool alight warm chill freeze sting
+wonder wrap yell zip cool alight warm chill freeze sting flip
 """.split())
 
 # forms that are no regular inflection of a base above (irregular pasts, auxiliaries, modals)
@@ -168,7 +168,10 @@ def _plural(subject: list[str]) -> bool:
         # "60 mambas in a snake park": the word may close the phrase, not start a verb; "A
         # third of the jellyfish change" (a part of a whole) is the one phrase a verb follows
         # ("Both of them decide to share them", 438: the whole of a plural is plural)
-        return words[cut] == "of" and (words[cut - 1] in _PARTITIVES or words[cut - 1] in ("both", "all"))
+        # ("4 of the guests eat", "10% of his classmates want", "Ten of them go": a count or a
+        # percent of a plural is plural; "One of them share" is not)
+        return words[cut] == "of" and (words[cut - 1] in _PARTITIVES or words[cut - 1] in ("both", "all")
+                                       or _many(words[cut - 1:cut]) or words[cut - 1].endswith("%"))
     return "and" in words or any(w in _PLURAL_SUBJECTS or w in _PARTITIVES or w.endswith("%")
                                  or (w.endswith("s") and not w.endswith(("ss", "us", "is"))) for w in words)
 
@@ -186,6 +189,12 @@ def _many(subject: list[str]) -> bool:
 
 _MANY_WORDS = frozenset("two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
                         "forty fifty hundred many several".split())
+
+
+#: the nouns of a time "last" opens ("Last year", "Last week's winner")
+_TIME_NOUNS = frozenset("year week month night time summer winter spring fall autumn season weekend "
+                        "semester term day evening morning afternoon decade century".split())
+_TIME_NOUN = re.compile(r"^(?:" + "|".join(sorted(_TIME_NOUNS)) + r")(?:'s|’s)?$")
 
 
 # words that never make a subject on their own ("only came up with 3")
@@ -265,8 +274,10 @@ def reads_as_clause(text: str) -> bool:
         if prev in ("this", "that") and i - 1 == start and low.endswith("s") and low not in _BASE \
                 and _forms(low) & _BASE and i == len(tokens) - 1:
             return True  # "This continues": the demonstrative is the subject, a verb ends it
-        if prev in _NOT_BEFORE_VERB or prev in (",", ";", ":") or (low == "can" and prev in ("each", "one", "per")):
-            continue  # ("$2 each can": a noun)
+        if prev in _NOT_BEFORE_VERB or prev in (",", ";", ":") or (
+                low == "can" and prev in ("each", "one", "per")
+                and not (i + 1 < len(tokens) and tokens[i + 1].lower() in _BASE | {"be"})):
+            continue  # ("$2 each can": a noun; "The blue one can travel": a modal before a verb's base)
         if (prev[:1].isdigit() or prev[:1] == "$") and low not in _AUXILIARIES:
             continue  # "a 4 leveled sandcastle"
         if i >= 3 and tokens[i - 3][:1].isdigit() and tokens[i - 2][:1].isdigit() and low in _BASE \
@@ -293,6 +304,11 @@ def reads_as_clause(text: str) -> bool:
                             and not (subject[0] in _MODALS and (low in _BASE or low == "be")))
                            or (len(subject) > 1 and subject[1] in ("and", "or"))):
             verb_first = False
+        # "Last year Andrew worked ...", "Last year's winner collected ...": "last" before a time's
+        # noun opens a phrase of time, no verb where the subject should be
+        if len(subject) > 1 and subject[0] == "last" and _TIME_NOUN.match(subject[1]):
+            subject = subject[2:] if subject[1] in _TIME_NOUNS else subject[1:]
+            verb_first = bool(subject) and _is_verb_form(subject[0]) and not tokens[i - len(subject)][:1].isupper()
         # "In the second month her sales were ...": an opening phrase without its comma
         if subject and subject[0] in _PREPOSITIONS:
             # ("In the end Griffin had 27 fries", 245: a name after the phrase is its subject)

@@ -28,6 +28,13 @@ from qcstation.core.reading.clauses import is_question_sentence, reads_as_clause
     "His 2 dogs need 4 snowshoes",
     "In the end Griffin had 27 fries",                     # 245: a name after an opening phrase
     "Will has 5 apples",                                   # a modal's word as a name
+    "The blue one can travel at a speed of 80 miles per hour",  # "one can" before a verb's base: a modal
+    "A boy flips a coin 30 times",
+    "4 of the guests eat the cake",                        # a count of a plural is plural
+    "Ten of the children want juice",
+    "10% of his classmates want apple pie",
+    "Last year Tom worked 200 days",                       # "last" opens a phrase of time
+    "Last week's winner collected $30",
 ])
 def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     assert reads_as_clause(text)
@@ -51,6 +58,11 @@ def test_a_clause_with_its_own_subject_and_verb(text: str) -> None:
     "One of them share",                                      # one of a plural is no plural
     "In New York City had 5 apples",                          # a name's second word is no subject
     "Will be paid on the twelfth month",                      # 1214: a modal before a base verb
+    "$2 each can of soda",                                    # a can, no verb after it
+    "1 of the guests want",                                   # one of a plural is no plural
+    "4 of the guests",                                        # no verb
+    "Last week spends $5",                                    # after the phrase of time, no subject
+    "Last year in the town",
 ])
 def test_a_fragment(text: str) -> None:
     assert not reads_as_clause(text)

@@ -70,3 +70,50 @@ def test_the_rest_of_a_percent_needs_the_line_to_name_it() -> None:
     assert percent_rest([0], [e], givens, "100 x .4 = <<100*.4=40>>40 men") != [e]
     assert percent_rest([0], [e], givens, "100 x .4 = <<100*.4=40>>40 women") == [e]   # the same part
     assert percent_rest([0], [e], givens, "100 x .4 = <<100*.4=40>>40 riders") == [e]  # no part named
+
+
+def test_the_rest_of_a_percent_the_line_names_as_the_question_says_the_rest_are() -> None:
+    # held-out GSM8K train seeds (issue 26.1, lane gold11a): "40% are adults. The rest are
+    # children." / "There are 72 children because 120 x .6"; "25% of goldfish are at the surface and
+    # the rest are too deep below the surface" / "45 goldfish below the surface because 60 x .75"
+    q = "A club has 80 members. 30% are boys. The rest are girls. How many girls are there?"
+    seed = {"question": q, "solution": "There are 56 girls because 80 x .7 = <<80*.7=56>>56\n#### 56",
+            "answer_text": "56", "answer_value": "56"}
+    assert _steps(seed)["s1"] == "(* g1_members (- 1 g2_pct))"
+    q = "A club has 80 members. 30% are adults. The rest are kids who play chess. How many play chess?"
+    seed = {"question": q, "solution": "56 members play chess because 80 x .7 = <<80*.7=56>>56\n#### 56",
+            "answer_text": "56", "answer_value": "56"}
+    assert _steps(seed)["s1"] == "(* g1_members (- 1 g2_pct))"
+    # near-misses: a line that names only what the percent's own words name, or a rest the
+    # question says two sentences later, is no rest of this percent
+    near = dict(seed, solution="56 members because 80 x .7 = <<80*.7=56>>56\n#### 56")
+    with pytest.raises(RuleError):
+        rule_for_seed(near)
+    far = dict(seed, question="A club has 80 members. 30% are adults. Some sing. The rest are kids who play chess. "
+                              "How many play chess?")
+    with pytest.raises(RuleError):
+        rule_for_seed(far)
+
+
+def test_a_percent_result_written_as_a_decimal_is_that_result_over_100() -> None:
+    # held-out GSM8K train seed (issue 26.1, lane gold11a): "20% are Brown and 20% are Green. The rest
+    # are yellow." / "60% of them are yellow because 100 - 20 - 20 = 60" / "25 x .6": the .6 is that
+    # result over 100, and the two 20s taken away in one difference are each place once, in any order
+    q = "Tom picks 30 apples. 10% are red and 10% are green. The rest are yellow. How many yellow apples does he pick?"
+    s = ("80% of them are yellow because 100 - 10 - 10 = <<100-10-10=80>>80\n"
+         "He picks 24 yellow apples because 30 x .8 = <<30*.8=24>>24\n#### 24")
+    seed = {"question": q, "solution": s, "answer_text": "24", "answer_value": "24"}
+    assert _steps(seed) == {"s1": "(- k_percent g1_pct g2_pct)", "s2": "(* g3_apples (/ s1_yellow_because k_percent))"}
+    # near-miss: the earlier line does not name its result as a percent: the .8 stays an unstated number
+    near = dict(seed, solution=s.replace("80% of them are yellow because", "They are yellow because"))
+    with pytest.raises(RuleError):
+        rule_for_seed(near)
+
+
+def test_a_percent_result_is_never_the_percent_factor_nor_read_beside_a_stated_percent(gsm8k: dict) -> None:
+    # 414 "0.05% * 50000 = <<0.05*.01*50000=25>>": the .01 is the percent factor, not the "1%" of
+    # "100% - 99% = 1%"; 1031 "100% - 50% = 50%" beside "a 50% chance": its ".6 * .5" would take the
+    # question's 50% by value alone, so no decimal of it is read as a result (refused, as before)
+    assert "(* s2 k_percent_fraction g3_candles)" in rule_for_seed(gsm8k["414"]).smtlib
+    with pytest.raises(RuleError):
+        rule_for_seed(gsm8k["1031"])

@@ -158,3 +158,17 @@ def test_a_percent_more_written_with_its_whole(gsm8k: dict) -> None:
     assert _steps(gsm8k["1027"])["s2"] == "(* s1_pounds_day (+ k_percent g2_pct) k_percent_fraction)"
     assert rule.value == 43200
     assert {g["name"]: g["words"] for g in rule.givens}["g2_pct"] == "50"
+
+
+def test_a_raise_is_a_percent_more_written_with_its_whole_or_over_100() -> None:
+    # held-out GSM8K train seeds (issue 26.1, lane gold11a): "received a 10% raise" / "$1000 * (110/100)"
+    q = "Tom earned $2000 last month. This month, he received a 5% raise. How much will he earn this month?"
+    seed = {"question": q, "solution": "He will earn $2000 * (105/100) = $<<2000*(105/100)=2100>>2100.\n#### 2100",
+            "answer_text": "2100", "answer_value": "2100"}
+    rule = rule_for_seed(seed)
+    assert _steps(seed)["s1"] == "(* g1_month (/ (+ k_percent g2_raise) k_percent))"
+    assert {g["name"]: g["text"] for g in rule.givens}["g2_raise"] == "5"
+    # near-miss: a 5% tax beside it has no words of more: its 105 stays an unstated number
+    near = dict(seed, question=q.replace("he received a 5% raise", "he paid a 5% tax"))
+    with pytest.raises(RuleError, match="states neither as a number nor in words"):
+        rule_for_seed(near)

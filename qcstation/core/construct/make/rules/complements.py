@@ -13,7 +13,9 @@ multiplying by it: for three-fifths the rest is 2/5, where the fraction's parts 
 ``percent_rest``: a number ``1 - p`` a step writes (".4") of the one percent ``p`` the question
 states that gives it ("Of these riders, 60% are women ... how many men" / "25 x .4"), only where
 the step's line names the other part: the other member of a pair the percent's words name
-(women/men, girls/boys, female/male) or the rest ("remaining", "the rest", "not", "other").
+(women/men, girls/boys, female/male), the rest ("remaining", "the rest", "not", "other"), or what
+the question says the rest are, right after the percent ("40% are adults. The rest are children."
+/ "There are 72 children because 120 x .6"), by a word the percent's own words do not write.
 The term is ``1 - p`` with the question's percent.
 """
 
@@ -26,6 +28,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from qcstation.core.reading.expr import BinOp, Expr, Neg, Num
+
+_ANNOTATION = re.compile(r"<<[^<>]{0,400}>>")
 
 if TYPE_CHECKING:
     from qcstation.core.construct.make.rules.givens import Givens
@@ -190,6 +194,63 @@ def _rest_of_percent(num: Num, givens: Givens, line: str) -> Expr | None:
             if re.search(rf"\b(?:{a})\b", around, re.I) and re.search(rf"\b(?:{b})\b", line, re.I) \
                     and not re.search(rf"\b(?:{a})\b", line, re.I):
                 return BinOp("-", Num(Fraction(1), ""), Num(n.value, n.text))
-    if _REST.search(line):
+    if _REST.search(line) or _names_the_rest(q, n.start, line):
         return BinOp("-", Num(Fraction(1), ""), Num(n.value, n.text))
     return None
+
+
+#: what the question says the rest are, right after its percent ("40% are adults. The rest are
+#: children."; "25% of goldfish are at the surface and the rest are too deep below the surface")
+_REST_ARE = re.compile(r"\bthe\s+rest\s+(?:of\s+(?:them|the\s+\w+)\s+)?(?:are|is|were|was)\s+([^.?!;]{1,80})", re.I)
+
+
+def _names_the_rest(q: str, start: int, line: str) -> bool:
+    """Does the line name what the question says the rest of its percent at ``start`` are, by a
+    word that the percent's own words (up to "the rest") do not write ("There are 72 children
+    because 120 x .6" for "40% are adults. The rest are children.")?"""
+    from qcstation.core.reading.words import line_stems
+
+    m = _REST_ARE.search(q, start, min(len(q), start + 160))
+    if m is None or len(re.findall(r"[.?!](?:\s|$)", q[start:m.start()])) > 1:
+        return False  # the rest of the percent's sentence or of the next one only
+    rest = line_stems(m.group(1)) - line_stems(q[start:m.start()])
+    return bool(rest & line_stems(_ANNOTATION.sub(" ", line)))
+
+
+def percent_results(starts: Sequence[int], values: Sequence[Fraction], exprs: list[Expr], givens: Givens | None,
+                    solution: str) -> list[Expr]:
+    """``exprs`` with each decimal ``p/100`` a step writes (".6") that is an earlier step's result
+    ``p`` its own line names as a percent ("60% of them are yellow because 100 - 20 - 20 = 60")
+    written ``p / k_percent``: the ``p`` is then that result (:func:`.links.resolve_links` links a
+    value the question does not state to the one step that has it). Only where the question states
+    neither ``p/100`` nor ``p``, exactly one earlier step has the value ``p`` and writes "p%", ``p``
+    is not 1 (".01" is the percent factor), and no step's percent result is a percent the question
+    also states ("100% - 50% = 50%" beside "a 50% chance": its ".5" would be the question's by value
+    alone, GSM8K test 1031)."""
+    if givens is None:
+        return exprs
+    from qcstation.core.construct.make.rules.givens import _map_written_nums
+
+    lines = [line_at(solution, at) for at in starts]
+    for value, line in zip(values, lines):
+        if (value / 100 in givens.values or value in givens.values) and value.denominator == 1 \
+                and re.search(rf"(?<![\d.]){value.numerator}\s*%", _ANNOTATION.sub(" ", line)):
+            # a percent result the question also states ("100% - 50% = 50%" beside "a 50% chance"):
+            # which decimal is which is no longer told by the words; none is read so
+            return exprs
+    return [_map_written_nums(e, functools.partial(_percent_of_result, givens=givens,
+                                                   earlier=[(values[j], lines[j]) for j in range(i)]))
+            for i, e in enumerate(exprs)]
+
+
+def _percent_of_result(num: Num, givens: Givens, earlier: list[tuple[Fraction, str]]) -> Expr | None:
+    v = num.value
+    if not 0 < v < 1 or not re.fullmatch(r"0?\.\d+", num.text or "") or v in givens.values or v in givens.word_values:
+        return None
+    p = v * 100
+    if p.denominator != 1 or p == 1 or p in givens.values or p in givens.word_values:
+        return None  # (".01" is the percent factor: "0.05% * 50000 = 0.05*.01*50000", never a 1% result)
+    named = [line for value, line in earlier if value == p]
+    if len(named) != 1 or not re.search(rf"(?<![\d.]){p.numerator}\s*%", _ANNOTATION.sub(" ", named[0])):
+        return None
+    return BinOp("/", Num(p, str(p.numerator)), Num(Fraction(100), "k_percent"))

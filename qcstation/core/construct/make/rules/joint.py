@@ -515,7 +515,7 @@ def _term_of(uses: list[Use], pick: tuple[int, ...]) -> tuple[object, ...]:
 
 def _one_chain(e: Expr, v: Fraction) -> bool:
     """Are all the written uses of ``v`` in ``e`` (two or more) operands of one flat chain of one
-    commutative operator ("12 + 12 = 24", "3*3*2")?"""
+    commutative operator ("12 + 12 = 24", "3*3*2"), or terms one difference takes away ("100 - 20 - 20")?"""
     def flat(x: Expr, op: str) -> list[Expr]:
         if isinstance(x, BinOp) and x.op == op:
             return flat(x.left, op) + flat(x.right, op)
@@ -536,6 +536,15 @@ def _one_chain(e: Expr, v: Fraction) -> bool:
                 if here == total:
                     return True
                 stack.extend(ops)
+            elif x.op == "-":  # "100 - 20 - 20": the terms taken away, in any order
+                taken: list[Expr] = []
+                head: Expr = x
+                while isinstance(head, BinOp) and head.op == "-":
+                    taken.append(head.right)
+                    head = head.left
+                if sum(1 for o in taken if isinstance(o, Num) and o.text and o.value == v) == total:
+                    return True
+                stack.extend([head, *taken])
             else:
                 stack.extend((x.left, x.right))
     return False

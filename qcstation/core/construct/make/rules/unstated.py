@@ -25,7 +25,8 @@ word given ``w_herself_and_her_younger_sister``, tied to the pair's words. Only 
 ``percent_totals``: the whole and a percent more written as one percent ("50% more with a steel pickaxe
 than with an iron pickaxe" / "multiply that amount by 150%: 24*150*.01"): the term ``100 + 50`` of
 the percent factor and the question's 50, where one percent the question states once, with words of
-more beside it, gives the number that way, and the line writes it as a percent.
+more beside it ("a 10% raise" too), gives the number that way, and the line writes it as a percent
+("150%") or over 100 ("$1000 * (110/100)").
 
 ``unwritten_conversions``: a number a step writes that is a quantity of the question converted to
 the smaller unit by a named factor, the conversion not written ("You have to be 4 feet tall ...
@@ -215,7 +216,7 @@ def sentence_list(v: Fraction, question: str, line: str, role: str) -> str | Non
     return "w_" + re.sub(r"[^a-z]+", "_", found[0].lower()).strip("_") if len(found) == 1 else None
 
 
-_MORE_NEAR = re.compile(r"\b(?:more|additional|extra|increase[ds]?|higher|faster)\b", re.I)
+_MORE_NEAR = re.compile(r"\b(?:more|additional|extra|increase[ds]?|higher|faster|raise[ds]?)\b", re.I)
 
 
 def percent_totals(exprs: list[Expr], givens: Givens | None, lines: Sequence[str]) -> list[Expr]:
@@ -243,6 +244,6 @@ def _percent_total(num: Num, more: dict[Fraction, str], givens: Givens, line: st
     v = num.value
     p = v - 100
     if v.denominator != 1 or p <= 0 or p not in more or v in givens.values or v in givens.word_values \
-            or not re.search(rf"(?<![\d.,]){v.numerator}\s*%", line):
+            or not re.search(rf"(?<![\d.,]){v.numerator}\s*(?:%|/\s*100(?![\d.]))", line):
         return None
     return BinOp("+", Num(Fraction(100), "k_percent"), Num(p, more[p]))

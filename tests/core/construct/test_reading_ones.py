@@ -229,3 +229,27 @@ def test_a_count_of_friends_whose_owner_no_words_name_leaves_its_1_refused() -> 
                         "<<20/5=4>>4 muffins.", "answer_text": "4", "source": "gsm8k"}
     with pytest.raises(RuleError):
         rule_for_seed(seed)
+
+
+def test_a_thing_an_article_counts_that_the_line_names_as_its_subject_or_its_results_noun() -> None:
+    # held-out GSM8K train seeds (issue 26.1, lane gold11a): "4 quarters, 3 dimes, and a nickel" /
+    # "The nickel was 5*1=5 cents"; "eats a bag of chips for dinner and then eats twice as many" /
+    # "2 * 1 = 2 bags", "2 + 1 = 3 bags of chips"
+    q = "Ann drinks a cup of tea in the morning and then drinks three times as many at night. How many cups does she drink?"
+    s = "She drinks 3 * 1 = <<3*1=3>>3 cups at night.\nShe drinks 3 + 1 = <<3+1=4>>4 cups in all.\n#### 4"
+    rule = rule_for_seed({"question": q, "solution": s, "answer_text": "4", "answer_value": "4"})
+    assert [st.sexpr for st in rule.steps][:2] == ["(* g1_times k_one_a_cup)", "(+ s1_cups_night k_one_a_cup)"]
+    # near-misses: a thing the line names only after its result's noun ("in the basket"), an amount
+    # ("a total of 20 heads"), a noun the question also counts with a number: no 1 of theirs
+    for q2, s2 in [
+        ("If a basket holds 40 fruit, and there are 3 times as many apples as oranges, how many oranges are there?",
+         "The groups are 3+1=<<3+1=4>>4 fruit.\nThere are 40/4=<<40/4=10>>10 groups.\n"
+         "There are 10*1=<<10*1=10>>10 oranges in the basket.\n#### 10"),
+        ("The beast has three legs. In a herd there is a total of 20 heads and legs. How many beasts are in the herd?",
+         "Each beast has 1+3=<<1+3=4>>4 total heads and legs.\nThen there are 20/4=<<20/4=5>>5 in the herd.\n#### 5"),
+        ("Ann drinks a cup of tea in the morning and 2 cups at noon, then three times as many at night. How many?",
+         "She drinks 3 * 1 = <<3*1=3>>3 cups at night.\nShe drinks 3 + 1 + 2 = <<3+1+2=6>>6 cups in all.\n#### 6"),
+    ]:
+        ans = s2.rsplit("#### ", 1)[1]
+        with pytest.raises(RuleError, match="writes the number 1"):
+            rule_for_seed({"question": q2, "solution": s2, "answer_text": ans, "answer_value": ans})

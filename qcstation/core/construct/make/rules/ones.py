@@ -22,7 +22,11 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
    people"): the named constant ``k_one_<who>`` (``k_one_henry``,
    ``k_one_himself``, ``k_one_his_teacher``, ``k_one_invited_person``, ``k_one_alex``).
 3. **a thing an article counts** that the line writes as "1 <noun>" ("a coach for each team" ...
-   "2 teams * 1 coach per team", "each an ounce" ... "8 1-ounce beef tips"): ``k_one_a_coach``.
+   "2 teams * 1 coach per team", "each an ounce" ... "8 1-ounce beef tips"): ``k_one_a_coach``; or,
+   for a step's one unbound 1, that the line names before its computation or as what its result
+   counts, the question writing the noun once after "a"/"an" and never after a number ("and a
+   nickel" ... "The nickel was 5*1 = 5 cents"; "eats a bag of chips ... twice as many" ... "2 + 1 = 3
+   bags"), never an amount ("a total of 20 heads").
 4. **a 1 the question states once** at a place no given holds, in a sentence that shares words
    with the line ("1 match on Friday" ... "For the whole week, Joey played 2 + 1 + 4"): that place.
 5. the unit of a ratio of a named factor ("3 feet / 1 yard": ``k_feet_per_yard`` alone).
@@ -86,6 +90,11 @@ _NOUN_STOP = frozenset("""a an the of per each every for and or to in on at is a
 def one_constant_words(name: str) -> str:
     """The words a ``k_one_`` constant stands for ("k_one_his_teacher" -> "his teacher")."""
     return name[len(ONE_PREFIX):].replace("_", " ") if name.startswith(ONE_PREFIX) else ""
+
+
+#: nouns an article makes no thing of ("a total of 20 heads", "a lot of", "a number of")
+_AMOUNT_NOUNS = frozenset(stem(w) for w in """total lot number couple few bit sum amount quantity average
+    minimum maximum rate ratio share half third quarter dozen pair score""".split())
 
 
 def _slug(words: str) -> str:
@@ -250,6 +259,32 @@ class _Ones:
             out.append(ONE_PREFIX + found.pop())
         return out
 
+    def counted_by_line(self, line: str) -> str | None:
+        """The one thing an article counts ("and a nickel", "eats a bag of chips") that the line names
+        before its computation ("The nickel was 5*1") or right after its result ("2 + 1 = 3 bags of
+        chips"): the noun the question writes once after "a"/"an" and never after a number; one such
+        noun only. None otherwise ("10*1 = 10 oranges in the basket" names the basket after its
+        result's noun, not as what it counts)."""
+        prose = line[:2000]
+        first = re.search(r"\d", prose)
+        if first is None:
+            return None
+        results = list(re.finditer(r"(?:>>|=)\s*\$?\s*[\d.,]+\s*([A-Za-z][A-Za-z'’]*)", prose))
+        words = re.findall(r"[A-Za-z][A-Za-z'’]*", prose[:first.start()]) + ([results[-1].group(1)] if results else [])
+        q_words = re.findall(r"[A-Za-z'’]+", self.q)
+        counted = {stem(m.group(1)) for m in re.finditer(rf"(?:\d+|\b{_NUM})\s+([A-Za-z'’]+)", self.q, re.I)}
+        found = set()
+        for w in {stem(x) for x in words if x.lower() not in _NOUN_STOP and len(x) > 2}:
+            if w in counted or w in _AMOUNT_NOUNS:
+                continue
+            at = {_slug(m.group(0)) for m in re.finditer(
+                r"\b(an?)\s+((?:[A-Za-z'’-]+\s+){0,2}?)([A-Za-z'’-]+)", self.q) if stem(m.group(3)) == w}
+            if len(at) == 1 and sum(1 for x in q_words if stem(x) == w and x[:1].islower()) \
+                    <= 1 + sum(1 for x in re.finditer(r"\bhow\s+many\s+([A-Za-z'’]+)", self.q, re.I)
+                               if stem(x.group(1)) == w):
+                found.add(ONE_PREFIX + at.pop())
+        return found.pop() if len(found) == 1 else None
+
     def named_one(self, line: str, count: int) -> list[str] | None:
         """The ones of a sum that the line writes as "1 <noun>" ("2 parents and 1 sister ... 2+1", "5
         teddies + 15 bunnies + 1 koala"), each a noun the question writes once, in the singular, after
@@ -401,6 +436,11 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 # a thing or a person the question names once, added to other counts ("2 parents and 1
                 # sister", "+ 1 for herself")
                 names = ones.named_one(line, len(pending))
+            if (names is None or len(names) != len(pending)) and len(pending) == 1 and pending[0][1] in "+*":
+                # "The nickel was 5*1 = 5 cents" for "and a nickel": the one thing an article counts that
+                # the line names as its subject or as what its result counts
+                one = ones.counted_by_line(line)
+                names = [one] if one is not None else None
             if names is None and len(pending) == 1 and pending[0][1] == "*":
                 # "100 pennies is equal to 100 x 1 cent": a penny's worth, a quantity the words imply
                 worth = implied_names(Fraction(1), question, line, "times")

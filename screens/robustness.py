@@ -196,9 +196,13 @@ class RobustnessScreen(QCScreen):
         # (its number, its end and its model stay: '#3 basel…08-06 (gpt-4o-mini)'); a cut at
         # 30 cells lost the end that told runs apart. What it measured follows: the release
         # and the protocol (issue 28.5)
-        protocol = f" · {preview(dg.protocol, 40)}" if dg.protocol else ""
-        rest = f" on {release_cell(dg.release, 30)}{protocol}: {dg.n_items} items"
+        protocol = f" · {preview(dg.protocol, 80)}" if dg.protocol else ""
         room = self.size.width - 2
+        # the release takes the room the line leaves (whole at 120 columns; a cut at 30 read
+        # 'dyn-relational-long-rel…@1.0.0' with 30 cells free), its version always kept
+        count = f": {dg.n_items} items"
+        release = release_cell(dg.release, max(16, room - 4 - len(protocol) - len(count)))
+        rest = f" on {release}{protocol}{count}"
         if len(dg.title) + len(rest) <= room:
             head = Text(f"{dg.title}{rest}", style="bold")
         else:   # the run on its line (whole where it fits), what it measured on the next

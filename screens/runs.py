@@ -47,8 +47,9 @@ POLL_IDLE_S = 10.0
 
 
 #: the Run and Items-from columns at most (cells): a name is whole where the screen has room
-#: for it; at 80 columns they give up what the figures need, down to NAME_MIN each
-RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 60, 40, 10
+#: for it; at 80 columns they give up what the figures need, down to NAME_MIN each (walk28b:
+#: at 120 columns a release of 50 cells was cut at 40 with 12 cells free)
+RUN_COLUMN, RELEASE_COLUMN, NAME_MIN = 120, 100, 10
 #: the model's line under a named run's name in the runs list starts here
 _MODEL_INDENT = "   "
 
@@ -197,6 +198,16 @@ class RunsScreen(QCScreen):
                                   if self.runs else "no runs yet: n starts one")
                                  + " · refreshes by itself (F5 now)")
         self._show_selected()
+
+    def on_resize(self) -> None:
+        """The names take the room of the new width: the columns are measured again (walk28b:
+        grown from 80 to 120 columns, the names stayed cut beside 40 free cells until the
+        next poll; shrunk, the last scores went out of view)."""
+        if not self.runs:
+            return
+        table = self.query_one("#runs_table", DataTable)
+        if [c.content_width for c in table.ordered_columns] != self._column_widths(self.runs):
+            self.post_message(EvalRunsLoaded(list(self.runs), partial=False))
 
     def _cells(self, run: RunSummary, run_width: int = RUN_COLUMN,
                release_width: int = RELEASE_COLUMN) -> tuple[Text, ...]:

@@ -13,8 +13,8 @@ from textual.widgets import Header, Static
 from qcstation.eval import browse
 from qcstation.common.safe import preview
 from qcstation.messages import SideBySideLoaded
-from qcstation.widgets.eval_views import (RUN_WIDTH, render_item, render_item_header, run_cell,
-                                          run_line)
+from qcstation.widgets.eval_views import (RUN_WIDTH, measured_cell, render_item,
+                                          render_item_header, run_cell)
 from qcstation.widgets.footer import KeyFooter
 from qcstation.widgets.text_pane import TextPane
 from screens._base import QCScreen
@@ -87,7 +87,7 @@ class SideBySideScreen(QCScreen):
             name, _, measured = label.partition(" · ")
             room = max(RUN_WIDTH, box.size.width - 6)
             box.border_title = Text(run_cell(name, room))
-            box.border_subtitle = (Text(run_line(measured, max(RUN_WIDTH, box.size.width - 4)))
+            box.border_subtitle = (Text(measured_cell(measured, max(RUN_WIDTH, box.size.width - 4)))
                                    if measured else "")
             self.query_one(f"#{pane}", TextPane).update(render_item(
                 detail, show_prompt=self.show_prompts,

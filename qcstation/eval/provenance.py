@@ -15,13 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from db.store import Store
+from qcstation.eval.protocols import PROTOCOL_SHORT, refinement_protocol
 from qcstation.eval.runs import load_spec, release_label, run_row
 
-#: refinement protocols: the paper's (reflect, then refine only after a correct reflection)
-#: and the older single prompt (error types and the corrected solution in one reply)
-TWO_STEP = "two-step"
-SINGLE = "single-prompt"
-PROTOCOLS = (TWO_STEP, SINGLE)
 #: share of replies stopped by the length limit above which a run is flagged
 LENGTH_WARN = 0.01
 #: share of Understanding items with judge_error above which a run is flagged
@@ -48,7 +44,7 @@ class Provenance:
     @property
     def short(self) -> str:
         """``2-step`` / ``1-prompt`` for a narrow column."""
-        return {TWO_STEP: "2-step", SINGLE: "1-prompt"}.get(self.protocol, self.protocol)
+        return PROTOCOL_SHORT.get(self.protocol, self.protocol)
 
     def line(self) -> str:
         """One line (about 100 characters): everything that decides how the numbers were made."""
@@ -68,13 +64,7 @@ class Provenance:
 def protocol_of(spec: Mapping[str, Any]) -> str:
     """``two-step`` / ``single-prompt``; ``n/a`` when the run did not ask refinement (runs
     made before the protocol was recorded were single-prompt)."""
-    tasks = spec.get("tasks")
-    if isinstance(tasks, list) and "refinement" not in tasks:
-        return "n/a"
-    p = spec.get("protocol")
-    if isinstance(p, Mapping):
-        p = p.get("refinement")
-    return p if p in PROTOCOLS else SINGLE
+    return refinement_protocol(spec)
 
 
 def release_of(spec: Mapping[str, Any]) -> str:

@@ -28,8 +28,15 @@ from qcstation.common.safe import display_text
 from qcstation.eval import metrics as M
 from qcstation.eval.metric_values import Comparison, Confusion, MetricValue, RunMetrics, fmt_ci, fmt_value
 from qcstation.eval import provenance as P
+from qcstation.eval.protocols import SINGLE, TWO_STEP
 from qcstation.eval.runs import load_spec, run_row
 from qcstation.eval.types import DESCRIPTIONS, METRICS, REPORT_CODES
+
+#: what each refinement protocol asks (a run with no refinement task reads n/a: it was
+#: described as asking error types and correction in one reply)
+_PROTOCOL_WORDS = {TWO_STEP: " (reflect, then refine only after a correct reflection)",
+                   SINGLE: " (error types and correction in one reply)",
+                   "n/a": " (the run asked no Reflection & Refinement)"}
 
 FIGURE_CODES = REPORT_CODES["figure"]
 TABLE_CODES = M.CODES
@@ -113,9 +120,7 @@ def _details(store: Store, rm: RunMetrics) -> list[str]:
         ("status", rm.status), ("backend", spec.get("backend") if not isinstance(
             spec.get("backend"), dict) else spec["backend"].get("kind", spec["backend"])),
         ("release", release or "—"),
-        ("refinement protocol", prov.protocol + (" (reflect, then refine only after a correct "
-                                                 "reflection)" if prov.protocol == P.TWO_STEP
-                                                 else " (error types and correction in one reply)")),
+        ("refinement protocol", prov.protocol + _PROTOCOL_WORDS.get(prov.protocol, "")),
         ("R-m", "gated as in SMART (refinement counts only where reflection named every "
                 "error); the ungated figure is ACC@R-m ungated"),
         ("answers", "flexible (the final answer anywhere) and strict (the asked last line "

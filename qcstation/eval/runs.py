@@ -32,6 +32,7 @@ from qcstation.common.leases import Owner
 from qcstation.common.safe import display_text
 from qcstation.eval import tasks as T
 from qcstation.eval.backends import REFERENCE, backend_kind
+from qcstation.eval.protocols import protocol_label as protocol_label
 from qcstation.eval.types import TASK_METRICS, TASKS, EvalRequest
 
 SPEC_FORMAT = 1
@@ -130,20 +131,6 @@ def run_short_label(row: Mapping[str, Any]) -> str:
     """``#3 baseline`` / ``#3 gpt-4o-mini``: a run in a table's narrow column (its model,
     release and protocol are beside it, or in :func:`run_label`)."""
     return f"#{row['id']} {row.get('name') or row.get('model') or '?'}"
-
-
-def protocol_label(spec: Mapping[str, Any]) -> str:
-    """``3-shot, 2 samples, t=0.7``: how a run asked (from its spec)."""
-    parts = []
-    if isinstance(spec.get("shots"), int):
-        parts.append(f"{spec['shots']}-shot")
-    samples = spec.get("samples")
-    if isinstance(samples, int) and samples > 1:
-        parts.append(f"{samples} samples")
-    temperature = spec.get("temperature")
-    if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
-        parts.append(f"t={temperature:g}")
-    return ", ".join(parts) or "protocol not recorded"
 
 
 def item_key(record: Mapping[str, Any]) -> str:

@@ -375,6 +375,13 @@ def run_fit(label: object, width: int) -> str:
     head, sep, rest = flat.partition(" · ")
     if len(flat) <= width or not sep or width - len(rest) - len(sep) >= RUN_WIDTH:
         return run_line(flat, width)
+    # the name whole and what it measured with its release cut, where the protocol stays
+    # whole beside a release of 8 cells (walk28b: a release of 50 cells left the results'
+    # filter line at 80 columns '#3 reference' alone, with 50 cells free)
+    _, _, protocol = rest.partition(" · ")
+    room = width - len(head) - len(sep)
+    if protocol and room >= len(protocol.replace(" R&R", "")) + len(sep) + 8:
+        return f"{head}{sep}{measured_cell(rest, room)}"
     return run_cell(head, width)
 
 
@@ -388,6 +395,29 @@ def release_cell(label: object, width: int) -> str:
     name, sep, version = flat.rpartition("@")
     if sep and name and len(version) + 3 <= width:
         return f"{name[:width - len(version) - 2]}…@{version}"
+    return _cut_middle(flat, width)
+
+
+def measured_cell(measured: object, width: int) -> str:
+    """What a run measured (``release · protocol``, the end of :func:`run_label`) in ``width``
+    cells: the protocol whole and the release cut (:func:`release_cell`, its version kept)
+    where the line has no room; a cut in the middle of both read 'working set · 3…=0, 2-step
+    R&R', which lost the shots and the temperature."""
+    flat = preview(measured, 10 * width)
+    if len(flat) <= width:
+        return flat
+    release, sep, protocol = flat.partition(" · ")
+    if not sep:
+        return _cut_middle(flat, width)
+    # a narrow pane (side by side at 80 columns) drops the protocol's ' R&R' before it cuts
+    # the release, and cuts the release no shorter than its version and a letter
+    short = protocol.replace(" R&R", "")
+    if len(release) + len(sep) + len(short) <= width:
+        return f"{release}{sep}{short}"
+    for asked in (protocol, short):
+        room = width - len(sep) - len(asked)
+        if room >= 8:
+            return f"{release_cell(release, room)}{sep}{asked}"
     return _cut_middle(flat, width)
 
 

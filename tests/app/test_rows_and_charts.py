@@ -163,8 +163,11 @@ async def test_runs_table_and_chart_legend_tell_two_runs_of_one_model_apart(
         await settle(pilot)
         legend = [line for line in screen_text(app).splitlines() if "● #" in line or "■ #" in line]
         assert len(legend) == 2, legend
-        assert legend[0].rstrip().endswith("3-shot, t=0") and "07-18" in legend[0], legend
-        assert legend[1].rstrip().endswith("0-shot, t=0") and "08-06" in legend[1], legend
+        # each with its refinement protocol (walk28b: a single-prompt run read as a two-step one)
+        assert legend[0].rstrip().endswith("3-shot, t=0, 2-step R&R") and "07-18" in legend[0], \
+            legend
+        assert legend[1].rstrip().endswith("0-shot, t=0, 2-step R&R") and "08-06" in legend[1], \
+            legend
 
 
 async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
@@ -186,7 +189,7 @@ async def test_the_robustness_head_names_the_run_whole_where_there_is_room(
         # the run whole with its model on its line, what it measured (release, protocol) on
         # the next: together they have no room at 80 columns (issue 28.5)
         assert lines[1].rstrip() == f"#{run} baseline-gpt-4o-mini-2024-08-06 (reference)", lines
-        assert lines[2].startswith("on working set · 3-shot, t=0: 4 items"), lines
+        assert lines[2].startswith("on working set · 3-shot, t=0, 2-step R&R: 4 items"), lines
 
 
 async def test_the_compare_picker_keeps_what_each_run_measured(tmp_path: Path) -> None:
@@ -233,7 +236,10 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
         await settle(pilot)
         text = screen_text(app)
         assert "4-08-06 (reference) ─" in text and f"#{a} baselin" in text, text
-        assert "working set · 0-shot, t=0 ─" in text and "working set · 3-shot, t=0 ─" in text
+        # at 80 columns each pane's 32 cells keep the shots, temperature and refinement
+        # protocol whole and cut the release's middle (walk28b)
+        assert "work…g set · 0-shot, t=0, 2-step ─" in text, text
+        assert "work…g set · 3-shot, t=0, 2-step ─" in text, text
     # a run that did not evaluate the item says so with its whole label, wrapped in its pane
     # (walk9: cut at 40 cells, '#1 probe-nightly · smart@1.0.0 · 3-shot… did not evaluate')
     with Store(path) as store:
@@ -250,7 +256,7 @@ async def test_side_by_side_names_both_runs_and_what_each_measured(tmp_path: Pat
         text = flat("\n".join(line[pane.x:pane.right] for line in
                               screen_text(app).splitlines()[pane.y:pane.bottom]))
         assert (f"#{c} baseline-gpt-4o-mini-2024-09-30 (reference) · working set · 3-shot, "
-                "t=0 did not evaluate this item.") in text, text
+                "t=0, 2-step R&R did not evaluate this item.") in text, text
 
 
 async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path) -> None:
@@ -265,19 +271,22 @@ async def test_the_filter_line_names_the_run_with_the_room_it_has(tmp_path: Path
     name = "baseline-gpt-4o-mini-2024-08-06"
     with Store(path) as store:
         run = add_real_run(store, make_config(), name, limit=4)
-    label = f"#{run} {name} (reference) · working set · 3-shot, t=0"
+    label = f"#{run} {name} (reference) · working set · 3-shot, t=0, 2-step R&R"
     app = make_app(path, config=make_config(), account=ANNOTATOR)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         app.push_screen(ResultsScreen((run,)))
         await settle(pilot)
-        line = screen_text(app).splitlines()[1]
-        assert line.strip() == f"Filters: {label}  F1: filter keys", line
+        # whole, on a line of its own beside F1 (with its refinement protocol, walk28b)
+        line, below = screen_text(app).splitlines()[1:3]
+        assert line.strip() == f"Filters: {label}", line
+        assert below.strip() == "none  F1: filter keys", below
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
         line, below = screen_text(app).splitlines()[1:3]
         assert line.startswith(f" Filters: #{run} base") and "…" in line, line
-        assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0"), line
+        assert line.rstrip().endswith("8-06 (reference) · working set · 3-shot, t=0, 2-step R&R"), \
+            line
         assert below.strip() == "none  F1: filter keys", below
         assert app.screen.query_one("#filter_line").size.height == 2
         await pilot.press("f")

@@ -260,3 +260,18 @@ def test_words_that_name_no_unit_and_a_dozen_decide_nothing(gsm8k: dict, seed: s
     else:
         smt = rule_for_seed(gsm8k[seed]).smtlib
         assert "(* g1_dozen k_per_dozen)" in smt and "(* g2_dozen k_per_dozen)" in smt
+
+
+def test_a_difference_and_a_count_of_equal_value_are_not_told_apart_by_role_alone() -> None:
+    # held-out GSM8K train seed (lane gold11a): "the 4th graders planted a total of 30 trees while 5th
+    # graders planted twice as many. The 6th graders planted 30 fewer than thrice ...": "30 x 2" and
+    # "180 - 30" name neither 30. A check that let a factor be no "30 fewer than" place vouched the
+    # binder's swapped reading (the difference times twice, the trees taken away): refused
+    q = ("A school does a yearly tree planting activity. This year, the 4th graders planted a total of 30 trees "
+         "while 5th graders planted twice as many. The 6th graders planted 30 fewer than thrice the number of "
+         "trees planted by the 5th graders. How many trees did they plant altogether?")
+    s = ("The 5th graders planted 30 x 2 = <<30*2=60>>60 trees.\nThrice the number of trees planted by the 5th "
+         "graders is 60 x 3 = <<60*3=180>>180.\nSo, the 6th graders planted 180 - 30 = <<180-30=150>>150 trees.\n"
+         "Therefore, they planted a total of 30 + 60 + 150 = <<30+60+150=240>>240 trees.\n#### 240")
+    with pytest.raises(RuleError):
+        rule_for_seed({"question": q, "solution": s, "answer_text": "240", "answer_value": "240"})

@@ -516,11 +516,6 @@ def _one_binding(step: str, v: Fraction, line: str, occurrences: list[Occurrence
     if not named and len(cands) > 1 and _distinct(cands) and clause_after_value(ANNOTATION.sub(" ", line), v):
         return Binding(step, v, (), tuple(o.text for o in cands))  # "of 2400 so her car ...": no word of its own
     if not named:
-        # a use the line names nothing of is read by what it does too ("24 / 6": never "six more ... than"),
-        # where every place of the value has its own given
-        if defs is not None and values is not None \
-                and sum(1 for d, e in defs.items() if _is_given(e) and values.get(d) == v) == len(cands):
-            cands = places_it_can_be(given, expr, cands, question)
         # the line names nothing after it (or does not write it: "64 cars * 1/4" for a 4): it is tied to one
         # occurrence only if the question states it one way only, or if the given is a word given ("twice",
         # "half") whose clause alone shares words with the line (clause_choice), or by units or elimination

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from qcstation.core.reading.number_roles import compares_by
 from qcstation.core.reading.units import result_unit, unit_after, units_of_value
 from qcstation.core.reading.words import NUMERAL, WORD_GIVENS, Occurrence, operand_values, solution_lines, stem, step_line
 
@@ -395,51 +394,14 @@ def vouched_by_units(given: str, v: Fraction, cands: list[Occurrence], step: str
                                    occurrences, is_given)
 
 
-def places_it_can_be(given: str, expr: Any, cands: list[Occurrence], question: str = "") -> list[Occurrence]:
+def places_it_can_be(given: str, expr: Any, cands: list[Occurrence]) -> list[Occurrence]:
     """The places of a given's value it can be by its role: an added number is never a word that
     only multiplies ("2 * 102 + 5" for "5 more than twice as many": the question's "one-fifth" is no
-    5 that is added; see ``bindings._fits``); a factor or divisor is never a difference the question
-    compares by ("24 / 6" for "six more digits than Carlos" beside "six times as many":
-    :mod:`qcstation.core.reading.number_roles`). ``question`` (the places' text) is given only where
-    the line names nothing of the use and every place of the value has its own given: a line that
-    names a difference it multiplies ("5 more cards * $2") is read by its words, and a given bound
-    to the wrong one of two places is the given-place check's (each line then reads as the other's)."""
-    if given.startswith("w_") or expr is None:
+    5 that is added; see ``bindings._fits``)."""
+    if given.startswith("w_") or expr is None or not only_added(expr, given) \
+            or all(only_multiplies(o) for o in cands):
         return cands
-    if only_added(expr, given):
-        kept = [o for o in cands if not only_multiplies(o)]
-    elif question and never_added(expr, given):
-        kept = [o for o in cands if not compares_by(question, o.start)]
-        if any(w.startswith("~") for o in kept for w in o.words):
-            # a given in digits or a number word is no word given's place: "2 hours less" dropped
-            # would leave "twice" alone for a digit given (916's "2 * 5" written with the 2 hours):
-            # both stay, and the words must tell
-            return cands
-    else:
-        return cands
-    return kept or cands
-
-
-def never_added(expr: Any, name: str, depth: int = 0) -> bool:
-    """Is every use of ``name`` in ``expr`` a factor of a product or a part of a quotient (and is there one)?"""
-    uses: list[bool] = []
-
-    def walk(e: Any, factor: bool, d: int) -> None:
-        if d > 200:
-            uses.append(False)
-            return
-        kind = type(e).__name__
-        if kind == "Name":
-            if str(e.name) == name:
-                uses.append(factor)
-        elif kind == "Neg":
-            walk(e.operand, False, d + 1)
-        elif kind == "BinOp":
-            walk(e.left, e.op in "*/", d + 1)
-            walk(e.right, e.op in "*/", d + 1)
-
-    walk(expr, False, depth)
-    return bool(uses) and all(uses)
+    return [o for o in cands if not only_multiplies(o)]
 
 
 def unit_problems(defs: dict[str, Any], values: dict[str, Fraction], question: str, solution: str,

@@ -86,6 +86,8 @@ def test_cli_run_reference_self_test_and_list(qs_db: Path) -> None:
     ls = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "list"],
                         capture_output=True, text=True, timeout=300)
     assert ls.returncode == 0 and "reference" in ls.stdout and "done" in ls.stdout
+    # how it asked, as the app names it (walk28b: a single-prompt run read as a two-step one)
+    assert "working set" in ls.stdout and "  1-shot, t=0, 2-step R&R  " in ls.stdout, ls.stdout
     bad = subprocess.run([sys.executable, "-m", "qcstation", "--db", str(qs_db), "eval", "run",
                           "--model", "nope", "--working-set"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "no model named 'nope'" in bad.stderr

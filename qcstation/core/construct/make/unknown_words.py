@@ -2,19 +2,22 @@
 each step's result Q1, Q2, ... by its line's words): two unknowns never read with the same words;
 each takes the words its own computation writes after a number, or the phrase that opens the line
 it points back to, or the draft is refused. The solution's letter for an unknown is noted only
-where another unknown's words write it. Also the written forms of a computation both read
-(:data:`WORDED_EXPR`, :data:`TRAILING_EQUALS`).
+where another unknown's words write it; an unknown never keeps a percent the question says
+otherwise (:func:`no_percent_the_question_contradicts`). Also the written forms of a computation
+both read (:data:`WORDED_EXPR`, :data:`TRAILING_EQUALS`).
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
-__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "own_sentences", "told_apart", "worded_expr"]
+__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "no_percent_the_question_contradicts", "own_sentences",
+           "told_apart", "worded_expr"]
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,
@@ -285,3 +288,31 @@ def _counted_phrases(idx: list[int], bodies: list[str], steps: list[Any], givens
             return None
         out.append(phrases[0])
     return out if len({p.lower() for p in out}) == len(out) else None
+
+
+#: a percent as a text writes it ("30%", "12.5 percent"), never a step's label ("Q1%"), with the two
+#: words after it ("30% cheaper than")
+_PERCENT_WRITTEN = re.compile(r"(?<![\w.,])(\d{1,6}(?:\.\d{1,6})?)\s*(?:%|percent\b)((?:\s+[A-Za-z]+){0,2})", re.I)
+
+
+def no_percent_the_question_contradicts(unknown: list[str], question: str, said: set[Fraction]) -> None:
+    """Refuse (:class:`KeyInfoError`) an unknown that keeps a percent the question does not state,
+    said with the words the question says another percent with: the solution's slip ("One
+    cheesecake was 30% cheaper than the apple pie" for the question's "25% cheaper than the apple
+    pie", GSM8K train) would be shipped as key information that contradicts the question. A
+    percent said with other words ("150% of what he mines" beside "50% more", "1% of the
+    students", "100%") is the solution's own and stays; one the line computes is a blank already."""
+    stated: dict[str, set[Fraction]] = {}
+    for m in _PERCENT_WRITTEN.finditer(question[:20_000]):
+        if m.group(2).strip():
+            stated.setdefault(m.group(2).strip().lower(), set()).add(Fraction(m.group(1)))
+    if not stated:
+        return
+    for u in unknown:
+        for m in _PERCENT_WRITTEN.finditer(u):
+            theirs = stated.get(m.group(2).strip().lower(), set())
+            if theirs and Fraction(m.group(1)) not in theirs | said:
+                label = u.partition(":")[0]
+                raise KeyInfoError(f"{label} would read {m.group(0).strip()!r}, where the question says "
+                                   f"{', '.join(f'{float(v):g}%' for v in sorted(theirs))}{m.group(2)}: "
+                                   "the solution's words contradict the question's")

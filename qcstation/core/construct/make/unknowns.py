@@ -16,8 +16,9 @@ from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
-from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, letters_unused, own_sentences, told_apart,
-                                                         worded_expr)
+from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, letters_unused,
+                                                         no_percent_the_question_contradicts, own_sentences,
+                                                         told_apart, worded_expr)
 
 from qcstation.core.reading.textnumbers import (
     ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT, NUMBER_WORDS as _WORDS, numbers_in as _numbers,
@@ -136,6 +137,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
     unknown = told_apart(letters_unused(own_sentences(unknown)), steps, givens or [], question)
+    no_percent_the_question_contradicts(unknown, question, said)
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations

@@ -98,14 +98,18 @@ def test_killed_generate_leaves_nothing_in_the_system_temp_folder(tmp_path: Path
     runtime.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(system_tmp),
            "XDG_RUNTIME_DIR": str(runtime)}
+    err = (tmp_path / "generate.err").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "qcstation", "--db", str(db), "generate"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env=env, stdout=subprocess.DEVNULL, stderr=err)
     mine = runtime / "qcstation" / str(proc.pid)
     # (no deadline: under load the rules' first page can take minutes before the pool starts;
     # the run of 1,500 seeds is far from done when it has, and a run that ended without it fails)
     while not (mine.is_dir() and any(mine.iterdir())) and proc.poll() is None:
         time.sleep(0.1)
-    assert mine.is_dir() and proc.poll() is None, "the verifier pool never started"
+    err.close()
+    assert mine.is_dir() and proc.poll() is None, \
+        (f"the verifier pool never started (exit {proc.poll()}, {sorted(p.name for p in runtime.rglob('*'))}): "
+         + (tmp_path / "generate.err").read_text()[-1500:])
     proc.send_signal(signal.SIGKILL)                 # (the poll above saw its files: no extra sleep)
     proc.wait(timeout=300)
     assert list(system_tmp.iterdir()) == []          # nothing in the system temp folder

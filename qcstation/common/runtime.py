@@ -8,7 +8,7 @@ at ``<runtime base>/<pid>`` instead, and every start removes the folders of runs
 longer exist. The runtime base is ``$XDG_RUNTIME_DIR/qcstation`` (a per-user tmpfs,
 emptied at logout), else ``$XDG_CACHE_HOME/qcstation/run`` (default ``~/.cache``). Unix
 socket paths are short (about 100 bytes): a base too long for them falls back to the
-system temp folder.
+system temp folder, and where that is too long as well (a deep ``$TMPDIR``), to ``/tmp``.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ def runtime_base() -> Path:
     else:
         cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         base = Path(cache) / "qcstation" / "run"
-    if len(str(base)) > _MAX_BASE_LEN:
-        base = Path(tempfile.gettempdir()) / f"qcstation-{os.getuid()}"
+    # (a long system temp folder too: "/tmp" itself, which every Unix has and is short)
+    for fallback in (tempfile.gettempdir(), "/tmp"):
+        if len(str(base)) <= _MAX_BASE_LEN:
+            break
+        base = Path(fallback) / f"qcstation-{os.getuid()}"
     return base
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -86,16 +88,18 @@ def test_hostile_seeds_get_a_reason_and_the_others_their_artifacts(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_killed_generate_leaves_nothing_in_the_system_temp_folder(tmp_path: Path) -> None:
+def test_killed_generate_leaves_nothing_in_the_system_temp_folder(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     db = tmp_path / "k.db"
     path = tmp_path / "seeds.jsonl"
     path.write_text("".join(json.dumps(_two_step(i)) + "\n" for i in range(1500)))
     with Store(db) as store:
         import_file(store, path, "gsm8k", source="k")
     system_tmp = tmp_path / "systmp"
-    runtime = tmp_path / "run"
     system_tmp.mkdir()
-    runtime.mkdir()
+    # a short runtime folder: under pytest-xdist tmp_path is too deep for the pool's socket
+    # (the run then falls back to /tmp, tests/common/test_runtime.py)
+    runtime = Path(tempfile.mkdtemp(prefix="qcs-run-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(runtime, ignore_errors=True))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(system_tmp),
            "XDG_RUNTIME_DIR": str(runtime)}
     err = (tmp_path / "generate.err").open("w")

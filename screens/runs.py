@@ -429,7 +429,7 @@ class RunsScreen(QCScreen):
         line = progress_line(int(p.done), int(p.total), rate=getattr(p, "rate_per_s", None),
                              eta=getattr(p, "eta_s", None), errors=int(getattr(p, "errors", 0)),
                              cached=int(getattr(p, "cached", 0)), tokens=tokens,
-                             cost=getattr(p, "cost", None))
+                             cost=getattr(p, "cost", None), uncounted=int(getattr(p, "uncounted", 0) or 0))
         self._show_progress(line, int(p.done), int(p.total))
         for run in self.runs:       # the listed numbers follow the live ones
             if run.run_id == message.run_id:

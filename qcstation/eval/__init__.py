@@ -144,7 +144,7 @@ from qcstation.eval.types import (  # noqa: F401
 #                    it stays `running` under this process's lease instead, and the scoring
 #                    pass that follows marks it `done`: runs.scoring_lease)
 # runner.RunProgress: run_id, done, total, errors, cached, asked, rate_per_s, eta_s,
-#                     prompt_tokens, completion_tokens, cost, status, message
+#                     prompt_tokens, completion_tokens, cost, uncounted, status, message
 # scorers.score_run(db_path, run_id, cfg, *, progress=None, only_missing=False, verifier=None,
 #                   judges=None, retry_judges=False, judge_progress=None, cancel=None)
 #                   -> ScoreSummary

@@ -48,6 +48,8 @@ _OUTPUT_UPSERT = (
     "WHERE eval_outputs.status = 'error'"
 )
 INSERT_OUTPUT = _OUTPUT_HEAD + _OUTPUT_MARK + _OUTPUT_UPSERT
+#: places in an :func:`output_row` (the columns of ``_OUTPUT_HEAD``)
+ROW_FINISH, ROW_PROMPT_TOKENS, ROW_COMPLETION_TOKENS, ROW_COST = 7, 11, 12, 13
 #: rows per multi-row INSERT (one statement per chunk: the full-text index's trigger takes
 #: a chunk at once, ~4 µs a row instead of ~20 one statement a row)
 ROWS_PER_INSERT = 128

@@ -34,7 +34,18 @@ from typing import Any
 from db.store import Store, now
 from qcstation.common import redact
 from qcstation.eval.backends import REFERENCE, make_backend
-from qcstation.eval.outputs import bounded, done_keys, output_row, pending_requests, store_unready, write_outputs
+from qcstation.eval.outputs import (
+    ROW_COMPLETION_TOKENS,
+    ROW_COST,
+    ROW_FINISH,
+    ROW_PROMPT_TOKENS,
+    bounded,
+    done_keys,
+    output_row,
+    pending_requests,
+    store_unready,
+    write_outputs,
+)
 from qcstation.eval import twostep
 from qcstation.eval.runs import (UNSCORED, EvalError, RunContext, executing, owner_id, run_totals,
                                 take_lease)
@@ -75,6 +86,7 @@ class RunProgress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    uncounted: int = 0          # replies this session whose token counts are not known (cost unknown)
     status: str = "running"     # running | done | interrupted | failed
     message: str = ""
 
@@ -85,9 +97,10 @@ class RunProgress:
         pct = 100.0 * self.done / self.total if self.total else 100.0
         eta = "" if self.eta_s is None else f", ETA {_fmt_s(self.eta_s)}"
         cost = f", ${self.cost:.4f}" if self.cost else ""
+        unknown = f" ({self.uncounted} replies with no token count: cost not known)" if self.uncounted else ""
         return (f"run {self.run_id}: {self.done}/{self.total} ({pct:.1f}%), {self.rate_per_s:.1f}/s"
                 f"{eta}, {self.errors} errors, {self.cached} cached, "
-                f"{self.prompt_tokens + self.completion_tokens} tokens{cost}")
+                f"{self.prompt_tokens + self.completion_tokens} tokens{cost}{unknown}")
 
 
 def _fmt_s(s: float) -> str:
@@ -269,7 +282,10 @@ class _Meter:
         self.t0 = time.monotonic()
         self.last_emit = 0.0
 
-    def add(self, reply: EvalReply) -> None:
+    def add(self, reply: EvalReply, row: tuple[Any, ...]) -> None:
+        """Count a reply by its stored ``row`` (:func:`~qcstation.eval.outputs.output_row`):
+        token counts and cost as bounded there, never as the server claimed them (a claim of
+        2^53 tokens a reply showed '72057611217797120 tokens, $108086416826.6957')."""
         p = self.p
         p.done += 1
         p.asked += 1
@@ -278,9 +294,12 @@ class _Meter:
         if reply.cached:
             p.cached += 1
         else:
-            p.prompt_tokens += reply.prompt_tokens or 0
-            p.completion_tokens += reply.completion_tokens or 0
-            p.cost += reply.cost or 0.0
+            pt, ct, cost = row[ROW_PROMPT_TOKENS], row[ROW_COMPLETION_TOKENS], row[ROW_COST]
+            p.prompt_tokens += pt or 0
+            p.completion_tokens += ct or 0
+            p.cost += cost or 0.0
+            if reply.status == "ok" and (pt is None or ct is None):
+                p.uncounted += 1
         self.tick()
 
     def tick(self, force: bool = False) -> None:
@@ -524,18 +543,20 @@ def _cache_entry(key: str, reply: EvalReply, row: tuple[Any, ...] | None = None)
     the reply's :func:`~qcstation.eval.outputs.output_row`, whose text is that already)."""
     if reply.status != "ok" or reply.cached:
         return None
-    text = row[6] if row is not None else bounded(reply.text)
-    parts = [_plain_json(v) for v in (text, reply.finish_reason, reply.prompt_tokens,
-                                      reply.completion_tokens, reply.cost, reply.endpoint)]
+    if row is not None:     # the stored row's fields: token counts and cost bounded, finish reason cleaned
+        text, finish, n_in, n_out, price = (row[6], row[ROW_FINISH], row[ROW_PROMPT_TOKENS],
+                                            row[ROW_COMPLETION_TOKENS], row[ROW_COST])
+    else:
+        text, finish, n_in, n_out, price = (bounded(reply.text), reply.finish_reason, reply.prompt_tokens,
+                                            reply.completion_tokens, reply.cost)
+    parts = [_plain_json(v) for v in (text, finish, n_in, n_out, price, reply.endpoint)]
     if None not in parts:
         # what _CACHE_JSON writes (the common case), without making an encoder per call
-        t, finish, pt, ct, cost, endpoint = parts
-        return key, (f'{{"text": {t}, "finish_reason": {finish}, "prompt_tokens": {pt}, '
+        t, finish_j, pt, ct, cost, endpoint = parts
+        return key, (f'{{"text": {t}, "finish_reason": {finish_j}, "prompt_tokens": {pt}, '
                      f'"completion_tokens": {ct}, "cost": {cost}, "endpoint": {endpoint}}}')
-    return key, _CACHE_JSON({"text": text, "finish_reason": reply.finish_reason,
-                             "prompt_tokens": reply.prompt_tokens,
-                             "completion_tokens": reply.completion_tokens,
-                             "cost": reply.cost, "endpoint": reply.endpoint})
+    return key, _CACHE_JSON({"text": text, "finish_reason": finish, "prompt_tokens": n_in,
+                             "completion_tokens": n_out, "cost": price, "endpoint": reply.endpoint})
 
 
 #: json.dumps(..., ensure_ascii=False), its encoder made once (json.dumps makes one per call
@@ -611,7 +632,7 @@ async def _drive_async(backend: Backend, pending: Iterator[EvalRequest], writer:
                 reply = await backend.complete(req)
             row = output_row(req.run_id, req.key, req.prompt_hash, reply, req)
             writer.put(row, _cache_entry(key, reply, row) if use_cache else None)
-            meter.add(reply)
+            meter.add(reply, row)
 
     async def watch(tasks: list[asyncio.Task[None]]) -> None:
         """Cancel: no new request starts; those in flight get CANCEL_GRACE_S to come back (a
@@ -658,4 +679,4 @@ def _drive_batched(backend: Backend, pending: Iterator[EvalRequest], writer: _Wr
                 req.custom_id, "error", error="the backend returned no output for this request")
             row = output_row(req.run_id, req.key, req.prompt_hash, reply, req)
             writer.put(row, _cache_entry(key, reply, row) if use_cache else None)
-            meter.add(reply)
+            meter.add(reply, row)

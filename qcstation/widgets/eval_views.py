@@ -126,7 +126,7 @@ def _status_style(status: str) -> str:
 
 def progress_line(done: int, total: int, *, rate: float | None, eta: float | None,
                   errors: int, cached: int, tokens: int | None = None,
-                  cost: float | None = None) -> Text:
+                  cost: float | None = None, uncounted: int = 0) -> Text:
     text = Text(f"{done} of {total} requests", style="bold")
     if rate is not None:
         text.append(f" · {rate:.1f}/s")
@@ -139,6 +139,8 @@ def progress_line(done: int, total: int, *, rate: float | None, eta: float | Non
         text.append(f" · {tokens:,} tokens", style=DIM)
     if cost:
         text.append(f" · ${cost:.4f}", style=DIM)
+    if uncounted:       # a server that sent no token count: what those replies cost is not known
+        text.append(f" · {uncounted:,} with no token count (cost not known)", style=DIM)
     text.append(" · Esc cancels", style=DIM)
     return text
 

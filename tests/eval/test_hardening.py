@@ -447,3 +447,35 @@ def test_judge_replies_are_not_held_until_the_run_ends(tmp_path: Path, fake_open
     peak(2, traced=False)          # what is made once (imports, the client's first connection)
     few, many = peak(12), peak(72)
     assert many - few < 20 * MAX_REPLY_CHARS, f"{few / 2**20:.1f} MiB for 12 replies, {many / 2**20:.1f} for 72"
+
+
+def test_the_live_progress_and_the_response_cache_hold_token_counts_as_stored(
+        qs_db: Path, fake_openai: FakeOpenAI) -> None:
+    """A claim of 2^53 tokens a reply is dropped from the stored row; the progress line and
+    the response cache took it as claimed ('72057611217797120 tokens, $108086416826.6957' on
+    the terminal, a cache entry of cost 2.7e10). Both now count what the row holds."""
+    priced = {"price_in_per_mtok": 1.0, "price_out_per_mtok": 2.0, "retries": 0, "concurrency": 1}
+    cfg = config({"m": local_model(fake_openai.base_url, max_tokens=64, **priced)})
+    fake_openai.hostile(text="18", usage={"prompt_tokens": 2**53, "completion_tokens": 2**53},
+                        finish_reason="\x1b]2;owned\x07stop")
+    with Store(qs_db) as s:
+        run_id = create_run(s, cfg, model="m", tasks=["final"], shots=0, limit=3)
+    seen: list[Any] = []
+    final = execute_run(qs_db, run_id, cfg, progress=lambda p: seen.append(p.line()))
+    assert (final.prompt_tokens, final.completion_tokens, final.cost, final.uncounted) == (0, 0, 0.0, 3), final
+    assert "9007199254740992" not in "".join(seen) and "$" not in final.line(), final.line()
+    assert "3 replies with no token count: cost not known" in final.line(), final.line()
+    with Store(qs_db) as s:
+        cached = [json.loads(r["response"]) for r in s.query("SELECT response FROM llm_cache")]
+    assert len(cached) == 3 and all(
+        (c["prompt_tokens"], c["completion_tokens"], c["cost"]) == (None, None, None) for c in cached), cached
+    assert all("\x1b" not in c["finish_reason"] for c in cached), cached
+    # a truthful count is counted and cached as sent
+    fake_openai.hostile(text="18", usage={"prompt_tokens": 12, "completion_tokens": 3})
+    with Store(qs_db) as s:
+        run2 = create_run(s, config({"m2": local_model(fake_openai.base_url, max_tokens=64, model="other",
+                                                       **priced)}), model="m2", tasks=["final"], shots=0, limit=3)
+    cfg2 = config({"m2": local_model(fake_openai.base_url, max_tokens=64, model="other", **priced)})
+    final = execute_run(qs_db, run2, cfg2)
+    assert (final.prompt_tokens, final.completion_tokens, final.uncounted) == (36, 9, 0), final
+    assert final.cost == pytest.approx(3 * 18e-6)

@@ -66,13 +66,20 @@ def dispatch(args: argparse.Namespace, actions: dict[str, Any], dest: str) -> in
     return int(actions[action](args))
 
 
-def _whole_number(text: str, least: int) -> int:
+#: the largest whole number an option takes: what SQLite stores (a --limit past it was an
+#: OverflowError traceback: 'Python int too large to convert to SQLite INTEGER')
+MAX_WHOLE = 2**63 - 1
+
+
+def _whole_number(text: str, least: int, most: int = MAX_WHOLE) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
     if v < least:
         raise argparse.ArgumentTypeError(f"must be at least {least}")
+    if v > most:
+        raise argparse.ArgumentTypeError(f"must be at most {most:,}")
     return v
 
 
@@ -80,10 +87,7 @@ def int_between(least: int, most: int) -> Any:
     """argparse type: a whole number from ``least`` to ``most`` (a bound every option a user
     sets has, with a clear error: issue 30.2)."""
     def parse(text: str) -> int:
-        v = _whole_number(text[:40], least)
-        if v > most:
-            raise argparse.ArgumentTypeError(f"must be at most {most:,}")
-        return v
+        return _whole_number(text[:40], least, most)
     parse.__name__ = "whole number"
     return parse
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from qcstation.common.vocab import DIMENSIONS
-from qcstation.commands._common import db_path, print_json
+from qcstation.commands._common import db_path, int_between, positive_int, print_json
 from qcstation.commands._progress import progress_bar
 from qcstation.commands import HELP
 
@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="try again items whose attempts were exhausted in an earlier run")
     p.add_argument("--rejected", action="store_true",
                    help="only regenerate artifacts rejected in QC review, with the reviewer's reason")
-    p.add_argument("--max-attempts", type=_positive, metavar="N",
-                   help="attempts per item before it is marked failed (default: generation.max_attempts)")
+    p.add_argument("--max-attempts", type=int_between(1, 20), metavar="N",
+                   help="attempts per item before it is marked failed, 1-20 (default: generation.max_attempts)")
     p.add_argument("--errors-per-cot", type=_error_count, metavar="N",
                    help="errors injected into each R&R chain of thought, 1-6 (R&R difficulty; "
                         "default: generation.errors_per_cot)")
@@ -39,13 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.set_defaults(func=run_verify)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _error_count(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 6:
@@ -57,7 +50,7 @@ def _common_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dimension", "-d", action="append", choices=DIMENSIONS,
                    help="only this dimension (repeatable; default: all four)")
     p.add_argument("--source", help="only seeds of this source (e.g. gsm8k)")
-    p.add_argument("--limit", type=_positive, metavar="N", help="only the first N active seeds")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="only the first N active seeds")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 

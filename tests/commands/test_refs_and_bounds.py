@@ -76,6 +76,16 @@ def test_an_item_or_sample_number_no_row_can_have_is_no_such_item(db: Path, args
      "argument --retries: must be at most 50"),
     (["eval", "ray-batch", "x.jsonl", "--out", "o.jsonl", "--endpoint", "http://h/v1", "--api-key-env", "A=B"],
      "argument --api-key-env: must be the NAME of an environment variable"),
+    # lane attack30: derive's --limit past SQLite's integer was an OverflowError traceback (the
+    # build and 'derive show'); generate --max-attempts took any number ([generation]
+    # max_attempts is 1-20: 1,000 attempts a seed against a useless generator ran for hours)
+    (["derive", "variants", "--limit", HUGE], "argument --limit: must be at most 9,223,372,036,854,775,807"),
+    (["derive", "show", "variants", "--limit", HUGE], "argument --limit: must be at most 9,223,"),
+    (["generate", "--limit", HUGE], "argument --limit: must be at most 9,223,"),
+    (["generate", "--max-attempts", "1000"], "argument --max-attempts: must be at most 20"),
+    (["generate", "--max-attempts", "0"], "argument --max-attempts: must be at least 1"),
+    (["eval", "run", "--model", "m", "--working-set", "--limit", "x" * 5000, "--create-only"],
+     "argument --limit: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' is not a whole number\n"),
 ])
 def test_a_number_option_out_of_bounds_is_refused_by_name(db: Path, args: list[str], needle: str) -> None:
     out = _cli(db, *args)

@@ -9,6 +9,8 @@ Modules, bottom up (a module imports only those above it in this list)
 ``types``       the vocabulary (tasks, verdicts; one record per metric, ``METRIC_RECORDS``,
                 from which every table of metric codes is derived) and the one
                 interface every backend speaks: EvalRequest / EvalReply / Backend.
+``protocols``   how a run asked, in the words its labels use (``protocol_label``); reads a
+                run's spec only.
 ``templates/``  prompt templates, one versioned file per task (users may override them).
 ``tasks``       item records + exemplars -> chat messages, per task.
 ``backends/``   ``openai`` (any OpenAI-compatible server, several base URLs), ``vllm``

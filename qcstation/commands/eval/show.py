@@ -26,8 +26,10 @@ def run(args: argparse.Namespace) -> int:
     with store_from_args(args) as store:
         info = get_run(store, resolve(store, [args.run])[0])
         counts = summarize_verdicts(store, info.id)
+        uncounted = _replies_without_token_count(store, info.id)
     if args.json:
-        print_json({**info.to_dict(), "spec": info.spec, "verdicts": counts})
+        print_json({**info.to_dict(), "spec": info.spec, "verdicts": counts,
+                    "replies_without_token_count": uncounted})
         return 0
     spec = info.spec
     print(f"run {info.id}{' (' + info.name + ')' if info.name else ''}: {info.model} "
@@ -42,8 +44,13 @@ def run(args: argparse.Namespace) -> int:
         print("  scorers: " + ", ".join(f"{k}={v}" for k, v in sorted(spec["scorer_versions"].items())))
     print(f"  responses {info.n_outputs}/{info.n_requests} ({info.n_errors} failed requests)")
     cost = "" if info.cost is None else f", ${info.cost:.4f}"
-    print(f"  spent {info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens"
-          f"{cost} (all sessions of the run; cache hits cost nothing)")
+    if uncounted:       # a count the server did not send (or sent wrong) is not known, never 0
+        print(f"  spent {info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens{cost} "
+              f"over the replies with a token count; {uncounted:,} replies came with none: their tokens "
+              "and cost are not known (all sessions of the run; cache hits cost nothing)")
+    else:
+        print(f"  spent {info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens"
+              f"{cost} (all sessions of the run; cache hits cost nothing)")
     if counts:
         print()
         print_table(*verdict_table(counts))
@@ -64,3 +71,13 @@ def verdict_table(counts: dict[str, dict[str, int]]) -> tuple[list[str], list[li
     cols = base + extra
     rows: list[list[Any]] = [[m, *(c.get(v, 0) for v in cols)] for m, c in sorted(counts.items())]
     return ["metric", *(v.replace("_", " ") for v in cols)], rows
+
+
+def _replies_without_token_count(store: Any, run_id: int) -> int:
+    """Replies of the run asked of the server (not the cache) whose token counts are not
+    known: the server sent none, or counts output_row dropped (not a count, or more than the
+    request can hold). Their tokens are in no total: 'spent 0 prompt + 0 completion tokens'
+    was shown for a run of 30 replies that came with no usage."""
+    return int(store.scalar(
+        "SELECT COUNT(*) FROM eval_outputs WHERE run_id = ? AND status = 'ok' AND cached = 0 "
+        "AND (prompt_tokens IS NULL OR completion_tokens IS NULL)", (run_id,)) or 0)

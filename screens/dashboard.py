@@ -678,10 +678,14 @@ class DashboardScreen(QCScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="derivers",
           description="Building a derived set")
     def _derive(self, req: Any) -> None:
+        from textual.worker import get_current_worker
+
         from qcstation.core.derive.runner import run_derive
 
+        worker = get_current_worker()   # quitting cancels it: the derive stops between batches
         summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
-                             name=req.name, actor=self.qc_app.annotator, workers=None)
+                             name=req.name, actor=self.qc_app.annotator, workers=None,
+                             cancel=lambda: worker.is_cancelled)
         self.post_message(DeriveFinished(derive_notice(req.name, summary)))
 
     @on(DeriveFinished)

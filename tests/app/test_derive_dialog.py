@@ -161,3 +161,46 @@ async def test_every_choice_reads_whole_at_80_columns(tmp_path: Path,
         second = next(n for n, line in enumerate(inside) if "▐●▌ variants:" in line) + 1
         assert inside[second].index(inside[second].split()[1]) == \
             inside[second - 1].index("variants"), inside
+
+
+async def test_quitting_with_a_derive_going_stops_it(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """walk28a: q, then y in "Deriving v2 is going on. Quitting stops it ..." left a blank
+    terminal for minutes: the app waited for the whole set (its worker's cancel reached no
+    one). The derive is given the worker's cancel and stops between batches."""
+    import asyncio
+    import threading
+    import time
+
+    from qcstation.core.derive import runner
+
+    started = threading.Event()
+    seen: dict[str, object] = {}
+
+    def derive(_db: object, _cfg: object, **kw: object) -> runner.DeriveSummary:
+        cancel = kw.get("cancel")
+        seen["cancel"] = cancel
+        started.set()
+        while callable(cancel) and not cancel():   # a batch after another until told to stop
+            time.sleep(0.01)
+        seen["stopped"] = callable(cancel)
+        return runner.DeriveSummary(str(kw.get("name")))
+
+    monkeypatch.setattr(runner, "run_derive", derive)
+    db = make_db(tmp_path, ["james", "janet", "tom"])
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await asyncio.to_thread(started.wait)
+        from screens.dialogs.confirm import ConfirmModal
+
+        await pilot.press("q")                      # asks: a derive is going on
+        while app.is_running and not isinstance(app.screen, ConfirmModal):  # not settle:
+            # it waits for every worker, the derive too
+            await pilot.pause()
+        if app.is_running:
+            await pilot.press("y")
+    assert callable(seen["cancel"]) and seen["stopped"] is True

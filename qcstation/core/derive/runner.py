@@ -89,6 +89,7 @@ class DeriveSummary:
     checks: int = 0
     seconds: float = 0.0
     stale_parents: int | None = None   # a resumed set: parents whose earlier items are stale
+    stopped: bool = False              # stopped before its end (``cancel``): resumable
 
     def to_dict(self) -> dict[str, Any]:
         return {"set": self.set_name, "jobs": self.jobs, "made": dict(self.made),
@@ -96,7 +97,8 @@ class DeriveSummary:
                 "parents_refused": dict(self.parents_refused),
                 "reasons": [{"transform": t, "code": c, "n": n}
                             for (t, c), n in self.reasons.most_common(20)],
-                "stale_parents": self.stale_parents, "seconds": round(self.seconds, 3)}
+                "stale_parents": self.stale_parents, "seconds": round(self.seconds, 3),
+                "stopped": self.stopped}
 
 
 def recipe_for(kind: str, opts: Options, sources: list[str] | None, limit: int | None) -> dict[str, Any]:
@@ -384,14 +386,18 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
                opts: Options | None = None, sources: list[str] | None = None,
                limit: int | None = None, workers: int | None = 0, z3_workers: int | None = None,
                actor: str | None = None, progress: ProgressFn | None = None, pool: Any = None,
-               batch: int = BATCH) -> DeriveSummary:
+               batch: int = BATCH, cancel: Callable[[], bool] | None = None) -> DeriveSummary:
     """Build (or resume) the derived set ``name`` (default: ``kind``); see the module docstring.
     With ``[qc] curators`` configured only a curator (``actor``, default the OS account) may
     build or resume a set: :class:`ReviewError` otherwise, before anything is stored (the
     app's derive and ``qcstation derive`` both come here).
     ``workers``: processes running the rules (0: this one; None: one per usable core);
     ``z3_workers``: the size of the run's verifier pool when ``pool`` is None (None: one per
-    usable core), :func:`plan_processes`."""
+    usable core), :func:`plan_processes`.
+    ``cancel``: asked between batches; once true no batch is started or stored, the jobs
+    left stay pending (a later run resumes them) and the summary says ``stopped``. The app
+    passes its worker's cancel: quitting it with a derive going waited for the whole set,
+    a blank terminal for minutes (walk28a), though the dialog said it stops."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     opts = opts or Options(errors_per_cot=int(cfg.generation.errors_per_cot),
@@ -434,7 +440,7 @@ def run_derive(db_path: str | Path, cfg: Any, *, kind: str, name: str | None = N
             else:
                 _init_worker(kind, opts, info.name, rows)
             _loop(store, info, pool, executor, summary, total, progress, max(1, batch),
-                  max(1, workers))
+                  max(1, workers), cancel)
         finally:
             release_leases(store, info.id)
             if executor is not None:
@@ -498,7 +504,7 @@ def _start(store: Store, info: SetInfo, executor: Executor | None, batch: int,
 
 def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
           summary: DeriveSummary, total: int, progress: ProgressFn, batch: int,
-          workers: int = 1) -> None:
+          workers: int = 1, cancel: Callable[[], bool] | None = None) -> None:
     """Batch by batch, three stages at once: while Z3 checks batch i (in the verifier pool,
     fed from a thread), the rules build batches i + 1 .. i + :data:`AHEAD` (in the worker
     processes, which take the next batch's parents as soon as they finish one; or here, one
@@ -533,6 +539,9 @@ def _loop(store: Store, info: SetInfo, pool: Any, executor: Executor | None,
         ahead: deque[Any] = deque()
         more = True
         while True:
+            if cancel is not None and cancel():
+                summary.stopped = True
+                break
             while more and len(ahead) < (AHEAD if executor is not None else 1):
                 started = _start(store, info, executor, next(sizes), workers)    # its rules start now
                 more = started is not None

@@ -229,8 +229,9 @@ _MODEL_FIELDS: dict[str, tuple[str, Check | None]] = {
     "concurrency": ("int", _rng(1, 512)),
     "timeout_s": ("float", _rng(0, 3600, lo_open=True)),
     "retries": ("int", _rng(0, 50)),
-    "price_in_per_mtok": ("optfloat", _rng(0)),
-    "price_out_per_mtok": ("optfloat", _rng(0)),
+    # (a price past a million dollars per million tokens is a typo, and summed over a run an overflow)
+    "price_in_per_mtok": ("optfloat", _rng(0, 1_000_000)),
+    "price_out_per_mtok": ("optfloat", _rng(0, 1_000_000)),
     "name": ("str", None),
     "backoff_s": ("float", _rng(0, 600)),
     "max_backoff_s": ("float", _rng(0, 3600)),
@@ -246,7 +247,7 @@ _EVAL_FIELDS: dict[str, tuple[str, Check | None]] = {
 _GENERATION_FIELDS: dict[str, tuple[str, Check | None]] = {
     "max_attempts": ("int", _rng(1, 20)),
     "errors_per_cot": ("int", _rng(1, 6)),
-    "rng_seed": ("int", None),
+    "rng_seed": ("int", _rng(-(2**63), 2**63 - 1)),  # (stored with what it drew: SQLite's integer)
     "rephrase_notation": ("bool", None),
 }
 _VERIFY_FIELDS: dict[str, tuple[str, Check | None]] = {
@@ -256,11 +257,11 @@ _VERIFY_FIELDS: dict[str, tuple[str, Check | None]] = {
 }
 _QC_FIELDS: dict[str, tuple[str, Check | None]] = {
     "sample_rate": ("float", _rng(0, 1, lo_open=True)),
-    "rng_seed": ("int", None),
+    "rng_seed": ("int", _rng(-(2**63), 2**63 - 1)),  # (stored with what it drew: SQLite's integer)
     "defect_threshold": ("float", _rng(0, 1, hi_open=True)),
     "confidence": ("float", _rng(0, 1, lo_open=True, hi_open=True)),
     "overlap_rate": ("float", _rng(0, 1)),
-    "min_sample": ("int", _rng(0)),
+    "min_sample": ("int", _rng(0, 1_000_000_000)),
     "curators": ("strlist", None),
     "dimensions": ("strlist", None),
     "sample_model_reasoning": ("bool", None),

@@ -189,7 +189,12 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
         ('[[judges]]\nmodel = "a"\n[[judges]]\nmodel = "a"\n', ["[judges] name", "duplicate"]),
         ('[judges]\nmodel = "a"\n', ["[judges]", "[[judges]]"]),
         ('[[judges]]\nmodel = "a"\nmax_tokens = -1\n', ["[judges #1] max_tokens"]),
-        ('[models.x]\nmodel = "a"\nprice_in_per_mtok = -1\n', ["[models.x] price_in_per_mtok", "must be in [0, inf]"]),
+        ('[models.x]\nmodel = "a"\nprice_in_per_mtok = -1\n', ["[models.x] price_in_per_mtok", "must be in [0, 1000000]"]),
+        # (issue 30.2: a price, a seed or a sample size past any use is refused, not summed into an overflow)
+        ('[models.x]\nmodel = "a"\nprice_out_per_mtok = 1e308\n', ["[models.x] price_out_per_mtok", "[0, 1000000]"]),
+        ('[generation]\nrng_seed = 100000000000000000000000\n', ["[generation] rng_seed", "must be in"]),
+        ('[qc]\nrng_seed = 9223372036854775808\n', ["[qc] rng_seed", "9223372036854775807"]),
+        ('[qc]\nmin_sample = 100000000000000000000000\n', ["[qc] min_sample", "[0, 1000000000]"]),
         ('[models]\nx = "gpt"\n', ["[models] x", "must be a table"]),
         ('[generation]\nerrors_per_cot = 7\n', ["[generation] errors_per_cot", "[1, 6]"]),
         ('[generation]\nerrors_per_cot = 0\n', ["[generation] errors_per_cot"]),

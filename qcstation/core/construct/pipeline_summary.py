@@ -20,8 +20,8 @@ class PipelineSummary:
 
     counts: dict[str, Counter[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    # model calls of this run: calls, cached, failed, prompt_tokens, completion_tokens; and
-    # their cost in USD (None: no price configured)
+    # model calls of this run: calls, cached, failed, prompt_tokens, completion_tokens, uncounted
+    # (calls that came with no token count); and their cost in USD (None: no price configured)
     usage: Counter[str] = field(default_factory=Counter)
     cost: float | None = None
 
@@ -33,7 +33,11 @@ class PipelineSummary:
             return
         if getattr(result, "cached", False):
             self.usage["cached"] += 1
-        self.usage["dropped_token_counts"] += int(getattr(result, "dropped_counts", 0) or 0)
+        dropped = int(getattr(result, "dropped_counts", 0) or 0)
+        self.usage["dropped_token_counts"] += dropped
+        if not getattr(result, "cached", False) and (dropped or (getattr(result, "prompt_tokens", None) is None
+                                                                 and getattr(result, "completion_tokens", None) is None)):
+            self.usage["uncounted"] += 1  # a call that spent tokens no one counted: its cost is not known
         self.usage["prompt_tokens"] += int(getattr(result, "prompt_tokens", 0) or 0)
         self.usage["completion_tokens"] += int(getattr(result, "completion_tokens", 0) or 0)
         cost = getattr(result, "cost", None)
@@ -54,8 +58,16 @@ class PipelineSummary:
         u = self.usage
         if not u["calls"]:
             return None
-        spent = "cost not known (set price_in_per_mtok / price_out_per_mtok)" if self.cost is None \
-            else f"cost ${self.cost:.4f}"
+        n = int(u["uncounted"])
+        if n:  # (never "$0" nor the advice to set prices, which may be set: the server sent no counts)
+            spent = (f"{n:,} call{'s' if n != 1 else ''} came with no token count: "
+                     f"{'their' if n != 1 else 'its'} cost is not known"
+                     + (f" (the others cost ${self.cost:.4f})" if self.cost is not None and n < u["calls"] - u["failed"]
+                        else ""))
+        elif self.cost is None:
+            spent = "cost not known (set price_in_per_mtok / price_out_per_mtok)"
+        else:
+            spent = f"cost ${self.cost:.4f}"
         return (f"model calls {u['calls']} ({u['cached']} from the cache, {u['failed']} failed), "
                 f"tokens {u['prompt_tokens']:,} in + {u['completion_tokens']:,} out, {spent}")
 
@@ -70,7 +82,7 @@ class PipelineSummary:
                 "notes": self.notes,
                 "usage": {**{k: int(self.usage[k]) for k in ("calls", "cached", "failed",
                                                               "prompt_tokens", "completion_tokens",
-                                                              "dropped_token_counts")},
+                                                              "dropped_token_counts", "uncounted")},
                           "cost": self.cost}}
 
     def lines(self) -> list[str]:

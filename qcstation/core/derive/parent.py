@@ -48,7 +48,7 @@ from qcstation.core.derive.solution import (
     SolutionTemplate,
     format_value,
 )
-from qcstation.core.reading.answers import decimal_places
+from qcstation.core.reading.answers import decimal_places, denominator_places
 from qcstation.core.reading.expr import atoms
 
 __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_kinds", "check_order", "held_givens", "load_parent",
@@ -57,18 +57,6 @@ __all__ = ["MAX_MAGNITUDE", "Derived", "Draft", "FastChecks", "Parent", "check_k
 MAX_MAGNITUDE = Fraction(10**9)
 _MAX_MAGNITUDE_INT = 10**9
 _MAX_PLACES = 4
-
-
-def _places(den: int) -> int | None:
-    """:func:`decimal_places` of a value in lowest terms with denominator ``den``."""
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    return max(twos, fives) if den == 1 else None
 
 
 def _say(template: str, key: tuple[int, int], n: str, a: Fraction | None = None, m: str = "") -> str:
@@ -562,7 +550,7 @@ class FastChecks:
             if abs(bn) > _MAX_MAGNITUDE_INT * bd:      # abs(b) > MAX_MAGNITUDE, on integers
                 raise LazyRefusal("kind", partial(_say, "{n} = {v} is too large", key, name))
             if pa is not None:
-                pb = _places(bd)                       # decimal_places reads the denominator only
+                pb = denominator_places(bd)            # decimal_places reads the denominator only
                 if pb is None or pb > max(pa, 2, min(_MAX_PLACES, pa + 1)):
                     raise LazyRefusal("kind", partial(_say, "{n} = {v} is not a short decimal (it was {a})",
                                                       key, name, a))

@@ -19,6 +19,7 @@ from qcstation.common.memo import text_memo
 __all__ = [
     "ExactAnswer",
     "decimal_places",
+    "denominator_places",
     "parse_answer",
     "parse_number",
     "fraction_to_str",
@@ -118,7 +119,12 @@ def decimal_fraction(text: str) -> Fraction:
 
 def decimal_places(value: Fraction) -> int | None:
     """Decimal places needed to write ``value`` exactly (None: not a finite decimal)."""
-    d = value.denominator
+    return denominator_places(value.denominator)
+
+
+def denominator_places(d: int) -> int | None:
+    """:func:`decimal_places` of a value in lowest terms with denominator ``d`` (read from the
+    denominator alone, where a caller has it without the value)."""
     twos = fives = 0
     while d % 2 == 0:
         d //= 2

@@ -75,6 +75,7 @@ class ModelConfig:
     retries: int = 4                     # retries after the first attempt
     price_in_per_mtok: float | None = None    # USD per million prompt tokens
     price_out_per_mtok: float | None = None   # USD per million completion tokens
+    batch_price_factor: float = 1.0      # share of those prices a batch result costs (OpenAI Batch API: 0.5)
     name: str = ""                       # label; defaults to ``model``
     backoff_s: float = 1.0               # first retry wait; doubles each retry (+ jitter)
     max_backoff_s: float = 60.0          # cap on any single wait, including Retry-After
@@ -232,6 +233,7 @@ _MODEL_FIELDS: dict[str, tuple[str, Check | None]] = {
     # (a price past a million dollars per million tokens is a typo, and summed over a run an overflow)
     "price_in_per_mtok": ("optfloat", _rng(0, 1_000_000)),
     "price_out_per_mtok": ("optfloat", _rng(0, 1_000_000)),
+    "batch_price_factor": ("float", _rng(0, 1)),
     "name": ("str", None),
     "backoff_s": ("float", _rng(0, 600)),
     "max_backoff_s": ("float", _rng(0, 3600)),

@@ -229,9 +229,11 @@ def prompt_messages(store: Store, run_id: int, seed_id: int, task: str,
     return list(ctx.request(record, task, sample_idx).messages)
 
 
-def store_replies(store: Store, run_id: int, replies: Iterable[EvalReply]) -> dict[str, int]:
+def store_replies(store: Store, run_id: int, replies: Iterable[EvalReply],
+                  spent: list[tuple[Any, Any, Any]] | None = None) -> dict[str, int]:
     """Store replies by ``custom_id`` (batch import). Idempotent: an output already stored is
-    kept (counted ``already``), except that an ok reply replaces a stored error."""
+    kept (counted ``already``), except that an ok reply replaces a stored error. ``spent``
+    gets the (prompt tokens, completion tokens, cost) of every row written, as stored."""
     ctx = RunContext(store, run_id)
     counts = collections.Counter[str]()
     have = {k: s for k, s in (((int(a), str(b), int(c)), s) for a, b, c, s in store.conn.execute(
@@ -266,6 +268,8 @@ def store_replies(store: Store, run_id: int, replies: Iterable[EvalReply]) -> di
         counts["stored_error" if reply.status != "ok" else "stored"] += 1
     with store.transaction():
         bad = write_outputs(store.conn, rows)
+    if spent is not None:
+        spent.extend((r[ROW_PROMPT_TOKENS], r[ROW_COMPLETION_TOKENS], r[ROW_COST]) for r in rows)
     if bad:
         counts["stored_error"] += bad
         counts["stored"] -= bad

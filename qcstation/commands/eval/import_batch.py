@@ -11,13 +11,16 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qcstation.commands._common import print_json, store_from_args
 from qcstation.commands.eval._shared import config, resolve
 
+from qcstation.common.safe import message_text
+
 if TYPE_CHECKING:
     from db import Store
+    from qcstation.common.config import ModelConfig
     from qcstation.eval.runs import RunInfo
     from qcstation.eval.types import EvalReply
 
@@ -77,6 +80,67 @@ def register(actions: argparse._SubParsersAction) -> None:
     im.set_defaults(eval_func=run)
 
 
+class Pricing:
+    """What the stored results cost: the run's model's configured prices (``[models.NAME]``
+    ``price_in_per_mtok`` / ``price_out_per_mtok``) times its ``batch_price_factor``, summed
+    over the results this import stores; ``why_unknown`` says why there is no figure."""
+
+    def __init__(self, model: ModelConfig | None, why_unknown: str | None) -> None:
+        self.model = model
+        self.why_unknown = why_unknown
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost = 0.0
+        self.costed = 0          # stored results with a cost
+        self.uncounted = 0       # stored results with no token count: their cost is not known
+
+    @classmethod
+    def of(cls, models: dict[str, ModelConfig] | None, source: str, label: str) -> Pricing:
+        if models is None:
+            return cls(None, f"{source}, so no prices")
+        m = models.get(label)
+        if m is None:
+            return cls(None, f"no model named {message_text(label, 80)!r} in {message_text(source, 200)}, "
+                             f"so no prices")
+        if m.price_in_per_mtok is None and m.price_out_per_mtok is None:
+            return cls(None, f"model {message_text(label, 80)!r} has no price_in_per_mtok / price_out_per_mtok")
+        return cls(m, None)
+
+    def price(self, reply: EvalReply) -> None:
+        """Set ``reply.cost`` (None: not known) from its token counts."""
+        from qcstation.common.http_retry import cost_of
+
+        m = self.model
+        if m is None:
+            reply.cost = None
+            return
+        f = m.batch_price_factor
+        reply.cost = cost_of(reply.prompt_tokens, reply.completion_tokens,
+                             None if m.price_in_per_mtok is None else m.price_in_per_mtok * f,
+                             None if m.price_out_per_mtok is None else m.price_out_per_mtok * f)
+
+    def add(self, rows: list[tuple[Any, ...]]) -> None:
+        """Count the stored rows' tokens and cost (as bounded by the store, never as claimed)."""
+        for pt, ct, cost in rows:
+            self.prompt_tokens += pt or 0
+            self.completion_tokens += ct or 0
+            if cost is not None:
+                self.cost += cost
+                self.costed += 1
+            elif pt is None and ct is None:
+                self.uncounted += 1
+
+    def summary(self) -> str:
+        tokens = f"{self.prompt_tokens} tokens in, {self.completion_tokens} out"
+        if self.model is None:
+            return f"{tokens}; cost not known: {self.why_unknown}"
+        factor = self.model.batch_price_factor
+        at = "the configured prices" + (f" x {factor:g} (batch_price_factor)" if factor != 1 else "")
+        unknown = (f"; {self.uncounted} result(s) with no token count: their cost is not known"
+                   if self.uncounted else "")
+        return f"{tokens}, ${self.cost:.4f} at {at}{unknown}"
+
+
 def run(args: argparse.Namespace) -> int:
     from qcstation.eval.runs import get_run
 
@@ -84,12 +148,13 @@ def run(args: argparse.Namespace) -> int:
                               "other_run": 0, "unknown_id": 0, "skipped": 0, "two_step": 0}
     problems = Problems()
     unreadable: list[str] = []
-    _register_keys(args)
+    models, source = _register_keys(args)
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
         _refuse_if_busy(store, run_id)
+        pricing = Pricing.of(models, source, get_run(store, run_id).model)
         for name in args.files:
-            _import_file(store, run_id, Path(name), totals, problems, unreadable)
+            _import_file(store, run_id, Path(name), totals, problems, unreadable, pricing)
         # a run is `done` only once scored (`eval score` marks it so, runs.scoring_lease):
         # new outputs that complete a run leave it `unscored`, and new outputs in a scored run
         # unscore it
@@ -102,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
                     "WHERE id = ? AND status != 'running'", (run_id,))
         info = get_run(store, run_id)
         store.event(_actor(), "eval.batch_imported", "eval_run", run_id,
-                    {"files": [str(f) for f in args.files], **totals})
+                    {"files": [str(f) for f in args.files], **totals,
+                     "cost": pricing.cost if pricing.model is not None else None})
     status = 2 if unreadable else (1 if problems.total else 0)
     for msg in unreadable:
         print(f"qcstation: error: {msg}", file=sys.stderr)
@@ -115,11 +181,14 @@ def run(args: argparse.Namespace) -> int:
         print_json({"run": run_id, **totals, "problems": list(problems), "problems_total": problems.total,
                     "unreadable": unreadable,
                     "responses": info.n_outputs, "requests": info.n_requests,
-                    "pending": pending, "status": info.status})
+                    "pending": pending, "status": info.status,
+                    "prompt_tokens": pricing.prompt_tokens, "completion_tokens": pricing.completion_tokens,
+                    "cost": pricing.cost if pricing.model is not None else None,
+                    "cost_note": pricing.why_unknown})
         return status
     if len(unreadable) == len(args.files):
         return status
-    _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems.total), info)
+    _print_summary(run_id, len(args.files) - len(unreadable), totals, bool(problems.total), info, pricing)
     return status
 
 
@@ -135,10 +204,9 @@ def _refuse_if_busy(store: Store, run_id: int) -> None:
 
 
 def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
-                 problems: Problems, unreadable: list[str]) -> None:
+                 problems: Problems, unreadable: list[str], pricing: Pricing) -> None:
     """Store one batch output file's results of ``run_id``, a slice at a time; what cannot
     be stored is added to ``problems`` (or the file to ``unreadable``)."""
-    from qcstation.common.safe import message_text
     from qcstation.eval.backends.batch import BatchFileError, parse_custom_id, read_batch_output
     from qcstation.eval.outputs import store_replies
     from qcstation.eval.runs import get_run
@@ -174,6 +242,7 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
                                      f"run, asked by `qcstation eval resume {run_id}`, not by batch; refused")
                 continue
             reply.endpoint = reply.endpoint or f"batch file {message_text(path.name, 120)}"
+            pricing.price(reply)
             yield reply
 
     malformed = Problems()
@@ -183,8 +252,10 @@ def _import_file(store: Store, run_id: int, path: Path, totals: dict[str, int],
         # stored a slice at a time: memory stays bounded on large files, and a re-run
         # after an interruption skips what was stored
         for chunk in _chunks(stream):
-            for key, n in store_replies(store, run_id, chunk).items():
+            spent: list[tuple[Any, Any, Any]] = []
+            for key, n in store_replies(store, run_id, chunk, spent).items():
                 counts[key] = counts.get(key, 0) + n
+            pricing.add(spent)
     except BatchFileError as exc:
         unreadable.append(str(exc))
         return
@@ -222,11 +293,13 @@ def _chunks(replies: Iterator[EvalReply]) -> Iterator[list[EvalReply]]:
 
 
 def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: bool,
-                   info: RunInfo) -> None:
+                   info: RunInfo, pricing: Pricing) -> None:
     pending = max(0, info.n_requests - info.n_outputs)
     new = totals["stored"] + totals["stored_error"]
     print(f"run {run_id}: {totals['read']} results read from {n_files} file(s)")
     print(f"  stored           {totals['stored']} responses, {totals['stored_error']} failed requests")
+    if new:
+        print(f"  spent            {pricing.summary()}")
     print(f"  already present  {totals['already']}" +
           ("  (nothing was stored twice)" if totals["already"] else ""))
     if totals["other_run"]:
@@ -248,10 +321,11 @@ def _print_summary(run_id: int, n_files: int, totals: dict[str, int], problems: 
     print(f"next: qcstation eval score {run_id}")
 
 
-def _register_keys(args: argparse.Namespace) -> None:
+def _register_keys(args: argparse.Namespace) -> tuple[dict[str, ModelConfig] | None, str]:
     """Every configured model's key becomes a secret the reader scrubs (a batch file
     written by a server that echoed it); without a configuration, the environment's
-    secret-named variables are."""
+    secret-named variables are. Returns the configured models by the label a run names
+    them by (None: no configuration could be read) and where they were read from."""
     from qcstation.common import redact
     from qcstation.common.errors import QCStationError
 
@@ -259,10 +333,15 @@ def _register_keys(args: argparse.Namespace) -> None:
     try:
         cfg = config(args)
     except (QCStationError, OSError):
-        return      # no configuration: import needs none
+        return None, "no configuration could be read"     # import needs none
+    models: dict[str, ModelConfig] = {}
     for m in [cfg.generator, *cfg.judges, *cfg.models.values()]:
         if m is not None:
             m.api_key()
+            models.setdefault(m.name, m)
+    for name, m in cfg.models.items():
+        models[name] = m
+    return models, cfg.describe_source()
 
 
 def _actor() -> str:

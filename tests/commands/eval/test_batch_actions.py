@@ -196,9 +196,9 @@ def test_large_imports_are_stored_a_slice_at_a_time(qs_db: Path, tmp_path: Path,
     sizes: list[int] = []
     real_store_replies = stored.store_replies
 
-    def spy(store: object, run: int, replies: list[object]) -> dict[str, int]:
+    def spy(store: object, run: int, replies: list[object], spent: object = None) -> dict[str, int]:
         sizes.append(len(replies))
-        return real_store_replies(store, run, replies)  # type: ignore[arg-type]
+        return real_store_replies(store, run, replies, spent)  # type: ignore[arg-type]
 
     monkeypatch.setattr(stored, "store_replies", spy)
     run_id = _openai_run(qs_db, fake_openai, tasks=["final"], limit=5)

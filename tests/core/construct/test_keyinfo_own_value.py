@@ -57,16 +57,16 @@ def test_a_written_value_the_step_may_compute_with_is_no_blank() -> None:
     given = {"g1": Fraction(20), "g2": Fraction(10)}
     # the step computes 20 from 2 and 10: the written 20 is its result
     assert _own_value_written("He walks 20 miles on the weekend", Fraction(20),
-                              _step(BinOp("*", Num(Fraction(2), "2"), Name("g2")), 20), [], given) \
+                              _step(BinOp("*", Num(Fraction(2), "2"), Name("g2")), 20), [], given, "") \
         == "He walks ? miles on the weekend"
     # the step computes with a 20 of its own (20 x 1): the written 20 may be that one
     step = _step(BinOp("*", Name("g1"), Num(Fraction(1), "1")), 20)
-    assert _own_value_written("He walks 20 miles on the weekend", Fraction(20), step, [], given) \
+    assert _own_value_written("He walks 20 miles on the weekend", Fraction(20), step, [], given, "") \
         == "He walks 20 miles on the weekend"
     # written twice: which one is the result is not told
     step = _step(BinOp("*", Num(Fraction(2), "2"), Name("g2")), 20)
-    assert _own_value_written("He walks 20 miles, 20 in all", Fraction(20), step, [], given) \
+    assert _own_value_written("He walks 20 miles, 20 in all", Fraction(20), step, [], given, "") \
         == "He walks 20 miles, 20 in all"
     # a name of no known value: nothing is told apart
     step = _step(BinOp("*", Name("x_unknown"), Name("g2")), 20)
-    assert _own_value_written("He walks 20 miles", Fraction(20), step, [], given) == "He walks 20 miles"
+    assert _own_value_written("He walks 20 miles", Fraction(20), step, [], given, "") == "He walks 20 miles"

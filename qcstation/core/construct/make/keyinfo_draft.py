@@ -769,10 +769,10 @@ def keyinfo_from_annotations(question: str, solution: str, steps: list[Any],
     irrelevant = _irrelevant(context_sents, solution, used, known)
     if not known:
         raise KeyInfoError("no clause of the question states a number the solution uses")
-    # (only where the question writes "and" right before it: "A third says 25% more" is the
-    # third person, a clause of its own)
-    split = next((k for k in known if _SPLIT_MIXED.match(k)
-                  and re.search(r"\band\s+" + re.escape(k[:16]), question, re.I)), None)
+    # (only where the question writes a number and "and" right before it: "A third says 25% more",
+    # "..., and a third bidder adds" (1276) are the third person, a clause of its own)
+    split = next((k for k in known if _SPLIT_MIXED.match(k) and re.search(
+        r"(?:\d|\b" + _WORD_RE.pattern + r")\s+and\s+" + re.escape(k[:16]), question, re.I)), None)
     if split is not None:
         # "Lisa sold three and a half boxes" cut at its "and" ("Lisa sold three", "A half boxes")
         raise KeyInfoError(f"a known quantity would be half of a mixed number: {split[:80]!r}")

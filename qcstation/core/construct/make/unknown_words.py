@@ -4,7 +4,8 @@ each takes the words its own computation writes after a number, or the phrase th
 it points back to, or the draft is refused. The solution's letter for an unknown is noted only
 where another unknown's words write it; an unknown never keeps a percent the question says
 otherwise (:func:`no_percent_the_question_contradicts`). Also the written forms of a computation
-both read (:data:`WORDED_EXPR`, :data:`TRAILING_EQUALS`).
+both read (:data:`WORDED_EXPR`, :data:`TRAILING_EQUALS`), and whether a claim its line justifies
+writes the step's result though an operand has the same value (:func:`claim_states_result`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,27 @@ from typing import Any
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.reading.textnumbers import ANNOT_WITH_RESULT_RE as _ANNOT_WITH_RESULT
 
-__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "letters_unused", "no_percent_the_question_contradicts", "own_sentences",
+__all__ = ["TRAILING_EQUALS", "WORDED_EXPR", "claim_states_result", "letters_unused", "no_percent_the_question_contradicts", "own_sentences",
            "told_apart", "worded_expr"]
+
+
+#: a claim the line justifies after it ("He removed 5 vampires from town because 25 / 5 = ...")
+_CLAIM_BECAUSE = re.compile(r"\s*,?\s+(?:because|since)\s+(?:\$?\d|\.\d|\()")
+
+
+def claim_states_result(line: str, desc: str, start: int, end: int, value: Fraction, question: str) -> bool:
+    """Is the number at ``desc[start:end]`` (of ``value``, the step's result) the result, though the
+    step computes with an operand of the same value? Only where the description is the claim its
+    line states before justifying it ("He removed 5 vampires from town because 25 / 5 = <<25/5=5>>5":
+    the claim says what the computation gives, 817) and the words after the number are not the
+    words the question states that value with ("5 vampires", the question's "$5 per vampire"; "Each
+    of the 5 friends gets cookies because 25 / 5" writes the question's "5 friends": the operand)."""
+    from qcstation.core.reading.words import stated_with_words
+
+    at = line.find(desc)
+    if at < 0 or not _CLAIM_BECAUSE.match(line, at + len(desc)):
+        return False
+    return not stated_with_words(desc, start, end, value, question)
 
 
 # a number phrase ("24 books", "$2 per bottle of bleach", "65-minute concert"), an operator,

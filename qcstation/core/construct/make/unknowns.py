@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
-from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, letters_unused,
+from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, claim_states_result, letters_unused,
                                                          no_percent_the_question_contradicts, own_sentences,
                                                          told_apart, worded_expr)
 
@@ -89,7 +89,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
         desc = _one_blank_each(desc, blanks, own, st, steps[:i], label, given_value, givens or [], question,
                                said)
         if desc and "?" not in desc:
-            desc = _own_value_written(desc, own, st, steps[:i], given_value)
+            desc = _own_value_written(desc, own, st, steps[:i], given_value, question)
         if i == len(steps) - 1 and solution and (not desc or "?" not in desc or _terse(desc)):
             # "Lily = B/2 + 7" (501): the asked value's line is the formula the solution
             # writes; its concluding sentence ("Lily found <<16=16>>16 insects.") says what it is
@@ -255,18 +255,18 @@ def _operand_values(st: Any, before: list[Any], given_value: dict[str, Fraction]
 
 
 def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
-                       given_value: dict[str, Fraction]) -> str:
+                       given_value: dict[str, Fraction], question: str) -> str:
     """A description with no blank whose line states the step's result before computing it
     ("He walks 20 miles on the weekend because 2 x 10 = <<2*10=20>>20", 170; "George got $.05 in
     change because ...", 435; "They spend half their day cleaning classrooms because 4 / 8",
     1240): its claim writes the step's own value, kept because the question states an equal
     number ("20 miles a day") or because a decimal without its zero reads as no number. Where
     the description writes the own value exactly once and the step computes with no number of
-    that value (so the written one cannot be an operand of the step), that place is the blank.
+    that value (else: :func:`.unknown_words.claim_states_result`, 817), that place is the blank.
     Anything else is left as it was (and refused by the drafting: "They have 30 pounds left"
     where the step computes 3 writes no own value)."""
     operands = _operand_values(st, before, given_value)
-    if operands is None or own in operands:
+    if operands is None:
         return desc
     digits = [m for m in _ANY_WRITTEN.finditer(desc) if _value_of(m.group(0)) == own]
     words = [m for m in _COUNT_WORD.finditer(desc) if _WORDS[word_key(m.group(0), _WORDS)] == own
@@ -275,7 +275,8 @@ def _own_value_written(desc: str, own: Fraction, st: Any, before: list[Any],
     halves = list(_HALF_OF.finditer(desc)) if own == Fraction(1, 2) else []
     found = [(m.start(), m.end(), "?") for m in [*digits, *words]] \
         + [(m.start(), m.end(), "? of" if not m.group(1) else "? of") for m in halves]
-    if len(found) != 1:
+    if len(found) != 1 or (own in operands and not claim_states_result(  # an operand of equal value
+            str(getattr(st, "line", "") or ""), desc, found[0][0], found[0][1], own, question)):
         return desc
     a, b, text = found[0]
     return desc[:a] + text + desc[b:]

@@ -21,11 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from qcstation.common.config import load_config
     from qcstation.core.review.status import status_counts
 
+    cfg = load_config(args.config)   # a broken configuration is said first: it must be fixed whatever the database
     with store_from_args(args) as store:
         data = status_counts(store)
-        gates = _gates(store, args)
+        gates = _gates(store, cfg)
     if args.no_audit:
         data.pop("audit", None)
     if gates is not None:
@@ -86,13 +88,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gates(store, args):
-    from qcstation.common.config import load_config
+def _gates(store, cfg):
     from qcstation.core.review.gate import gate
-
     from qcstation.core.review.queries import qc_dimensions
 
-    cfg = load_config(args.config)
     out = {}
     for dim in qc_dimensions(store, cfg.qc.dimensions, cfg.qc.sample_model_reasoning):
         g = gate(store, dim, threshold=cfg.qc.defect_threshold, confidence=cfg.qc.confidence)

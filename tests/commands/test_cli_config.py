@@ -131,3 +131,15 @@ def test_base_urls_on_a_model_that_asks_one_server_is_refused(tmp_path: Path, se
     with pytest.raises(ConfigError) as ei:
         load_config(cfg, env={})
     assert "base_urls" in str(ei.value) and "set base_url" in str(ei.value)
+
+
+@pytest.mark.parametrize("argv", [["status"], ["qc", "status"]])
+def test_a_broken_configuration_is_said_before_a_missing_database(
+        tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "qcstation.toml"           # to be fixed whatever the database: said first
+    cfg.write_text('[generator]\nmodel = "m"\ntemprature = 0.1\n', encoding="utf-8")
+    missing = tmp_path / "typo" / "qc.db"
+    assert main(["--db", str(missing), "--config", str(cfg), *argv]) == 2
+    err = capsys.readouterr().err
+    assert "[generator] temprature: unknown key" in err and "no database at" not in err
+    assert not missing.parent.exists()

@@ -76,6 +76,21 @@ def level_gaps(run: chartdata.RunSeries, levels: list[str]) -> Text:
     return out
 
 
+def no_data_words(run_ids: list[int], runs: list[Any]) -> tuple[str, str] | None:
+    """(the chart's words, the legend's) when ``runs`` have no score to draw, else None: no
+    run picked, or runs not scored yet."""
+    if any(p.value is not None for run in runs for p in run.points.values()):
+        return None
+    if not run_ids:
+        return ("No data: no evaluation run yet",
+                "No evaluation runs yet, so no scores to chart. An evaluation run makes them: "
+                "Esc, then n on the runs screen starts one (or `qcstation eval run`).")
+    return ("No data: these runs have no scores yet",
+            "No scores yet: the runs drawn have no scored replies. A run is scored as it "
+            "finishes; one answered and not scored (status 'unscored') is scored by Enter on "
+            "the runs screen (or `qcstation eval score RUN`).")
+
+
 class ChartsScreen(QCScreen):
     """``t`` switches chart, ``m`` the metric of the difficulty chart, Esc goes back."""
 
@@ -203,14 +218,23 @@ class ChartsScreen(QCScreen):
                 legend.append(f"  LLM@Un: {un.failed} failed replies apart", style="magenta")
             if self.chart == "difficulty":
                 legend.append_text(level_gaps(run, data.levels))
-        if self.chart == "difficulty" and data.by_level is None:
+        reading = self.chart == "difficulty" and data.by_level is None
+        empty = None if reading else no_data_words(self.run_ids, runs)
+        if reading:
             legend = Text("Reading the scores by difficulty…", style="dim")
-        elif not runs:
-            legend = Text("No runs to chart yet.", style="dim")
+        elif empty is not None and not runs:
+            legend = Text(empty[1], style="dim")
+        elif empty is not None:
+            legend.append(f"\n{empty[1]}", style="dim")
         if self.chart == "dimensions":
             self._draw_dimensions(plt, data)
         else:
             self._draw_difficulty(plt, data)
+        if empty is not None:
+            # an empty frame said nothing (issue 28): the chart says there is no data, and
+            # the legend below it what makes some
+            plt.text(empty[0], x=len(chartdata.CODES) / 2 + 0.5
+                     if self.chart == "dimensions" else 0.5, y=50, alignment="center")
         if self.dropped:
             legend.append(f"\n{self.dropped} older run(s) not drawn.", style="dim")
         self.query_one("#chart_legend", Static).update(legend)
@@ -251,6 +275,9 @@ class ChartsScreen(QCScreen):
             plt.multiple_bar(levels, values,
                              color=[COLORS[k % len(COLORS)] for k in range(len(runs))],
                              marker=[MARKS[k % len(MARKS)] for k in range(len(runs))])
+        else:
+            plt.xlim(0, 1)          # the frame "no data" is written in (its middle: x 0.5)
+            plt.xticks([], [])
         plt.ylim(0, 100)
         plt.title(f"{chartdata.label(data.metric)} by difficulty")
 

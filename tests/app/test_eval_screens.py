@@ -517,7 +517,7 @@ async def test_an_empty_database_says_how_to_start(qc_db: Path) -> None:
         await pilot.press("c")
         await settle(pilot)
         assert isinstance(app.screen, ChartsScreen)
-        assert "No runs to chart yet." in screen_text(app)
+        assert "No data: no evaluation run yet" in flat(screen_text(app))
 
 
 async def test_esc_stops_the_judges_of_a_run_being_scored(

@@ -630,3 +630,46 @@ async def test_the_compare_picker_uses_the_room_at_120_columns(tmp_path: Path) -
                                     "baseline-gpt-4o-mini-2024-08-06")):
             whole = f"#{run} {name} (reference) · working set · 0-shot, t=0"
             assert len(whole) > 60 and whole in text, text
+
+
+async def test_an_empty_chart_says_there_is_no_data_and_what_makes_some(tmp_path: Path) -> None:
+    """Issue 28: the charts with no run (c on an empty runs screen), or with runs not scored
+    yet, drew an empty frame: no axes, no words. Each chart now says there is no data, in the
+    frame, and its legend what makes some; once a run is scored, neither is said."""
+    import asyncio
+
+    from qcstation.eval.evaluate import run_and_score
+    from qcstation.eval.runs import create_run
+
+    path = build_db(tmp_path / "eval.db")
+    cfg = make_config()
+    app = make_app(path, config=cfg, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([]))
+        await settle(pilot)
+        for chart in ("dimensions", "difficulty"):
+            text = flat(screen_text(app))
+            assert "No data: no evaluation run yet" in text, (chart, text)
+            assert "An evaluation run makes them: Esc, then n on the runs screen" in text, text
+            await pilot.press("t")
+            await settle(pilot)
+    with Store(path) as store:
+        run_id = create_run(store, cfg, model="reference", tasks=["final"], shots=0, limit=4)
+    await asyncio.to_thread(run_and_score, path, run_id, cfg, score=False)
+    app = make_app(path, config=cfg, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([run_id]))
+        await settle(pilot)
+        text = flat(screen_text(app))
+        assert "No data: these runs have no scores yet" in text, text
+        assert "scored by Enter on the runs screen" in text, text
+    await asyncio.to_thread(run_and_score, path, run_id, cfg)
+    app = make_app(path, config=cfg, account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(ChartsScreen([run_id]))
+        await settle(pilot)
+        assert "No data" not in flat(screen_text(app))
+        assert "No scores yet" not in flat(screen_text(app))

@@ -156,7 +156,7 @@ def _reject_items(dim: DimensionQC, has_model: bool, who: _Who,
         if has_model:
             out.append(Attention(
                 f"{n:,} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} regeneration — press g "
-                f"(or c to fix one in place)", "regenerate", dim.dimension))
+                f"(or c to fix one in place)", "regenerate", dim.dimension, dim.scope))
         else:
             out.append(Attention(
                 f"{n:,} rejected {noun_in(dim.dimension, dim.scope, n)} {verb} a fix — press c to fix "
@@ -187,11 +187,11 @@ def _gate_step(dim: DimensionQC, who: _Who) -> Attention:
         return Attention(
             f"Extend the {noun_in(dim.dimension, dim.scope, 1)} sample by {extra:,} — "
             f"{who.key('e')} ({why})", "extend_samples" if who.curator else None,
-            dim.dimension)
+            dim.dimension, dim.scope)
     if plan and not plan.get("reachable", True):
         return _out_of_reach(dim, plan, who)
     return Attention(f"{dim_title(dim)}: {step}" if step else
-                     f"{dim_title(dim)}: gate not passed", None, dim.dimension)
+                     f"{dim_title(dim)}: gate not passed", None, dim.dimension, dim.scope)
 
 
 def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attention:
@@ -209,7 +209,8 @@ def _out_of_reach(dim: DimensionQC, plan: dict[str, Any], who: _Who) -> Attentio
                   f"corrected data; {plan.get('clean')} clean reviews pass).")
     elif ways:
         short += f" {ways[0][:1].upper()}{ways[0][1:]}."
-    return Attention(short, "fresh_round" if fresh and who.curator else None, dim.dimension)
+    return Attention(short, "fresh_round" if fresh and who.curator else None, dim.dimension,
+                     dim.scope)
 
 
 def _all_pass(released: str | None, who: _Who,
@@ -467,7 +468,10 @@ class AttentionList(MarkedOptionList):
 
 def _same_line(chosen: Attention | None, items: list[Attention], index: int) -> int:
     """Where ``chosen`` is in ``items``: the same line, else the line with its action,
-    dimension and set (its words changed: "Review 5" after "Review 6"), else the nearest
+    dimension, set and queue state (its words changed: "Review 5" after "Review 6"; the
+    state tells the rejects' line from the disagreements' of one dimension, both opening the
+    queue: found by the first three, Esc back from settling one disagreement highlighted the
+    rejects, issue 28), else the nearest
     position to ``index``. A line that runs nothing ("Checking the QC gates…") is not
     followed: while the gates load it moves down as lines come above it, and the highlight
     must stay where the user left it (at the top, on the first thing to do)."""
@@ -475,7 +479,7 @@ def _same_line(chosen: Attention | None, items: list[Attention], index: int) -> 
         if chosen in items:
             return items.index(chosen)
         for n, item in enumerate(items):
-            if (item.action, item.dimension, item.scope) == (
-                    chosen.action, chosen.dimension, chosen.scope):
+            if (item.action, item.dimension, item.scope, item.state) == (
+                    chosen.action, chosen.dimension, chosen.scope, chosen.state):
                 return n
     return min(index, len(items) - 1)

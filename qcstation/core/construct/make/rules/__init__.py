@@ -104,6 +104,10 @@ The modules and their contract (each imports only the ones above it):
                 dividend of a step whose result is money the money one, its divisor the one that
                 counts ("40-4 = $36.00", "36/36 = $1.00 per bagel"); asked by ``links``, whose
                 partial decisions of the words and of money are read together last.
+``sum_nouns``   a term of a sum or difference that is a given or one earlier result of one value: the
+                one whose noun the sum's other, settled terms count ("50-15-20 = 15 cat owners": the 20
+                families, not step 2's 20 dogs); never where that leaves the given to another sum that
+                counts something else (asked by ``links``).
 ``signed_terms`` of two earlier results of one value a sum takes away one and adds the other
                 ("44-10-6+6"): the one its line names a decrease ("= 6 fewer yellow balloons") is
                 taken away (asked by ``links``).

@@ -725,6 +725,10 @@ def resolve_links(
     if len(readings) > 1 and solution and givens is not None:
         readings = _decide_by_line_nouns(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
+        from qcstation.core.construct.make.rules.sum_nouns import decide_by_sum_nouns
+
+        readings = decide_by_sum_nouns(readings, ch, comps, exprs, givens, solution)
+    if len(readings) > 1 and solution and givens is not None:
         readings = decide_by_structure(readings, ch, comps, exprs, givens, solution)
     if len(readings) > 1 and solution and givens is not None:
         from qcstation.core.construct.make.rules.carried import decide_carried

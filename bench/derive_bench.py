@@ -22,6 +22,11 @@ Prints:
   server that starts them), its Z3 workers and its main process (leasing, storing, feeding
   Z3). Derive reaches 0.5 of the pool by CPU when rules + main take no more than twice the
   pool's Z3 per item less derive's own Z3;
+* derive's Z3 workers over the whole run, and the bare pool's workers (beside each ``z3 pool``
+  line), per formula: CPU ms, waits for work (voluntary context switches: a worker whose queue
+  ran dry) and preemptions (involuntary ones). Both check the same formulas with the same
+  code and limits (derive's count of checks is printed: it equals the pool's formulas when
+  Z3 refused no item); a difference in CPU per formula with no waits is the cores' sharing;
 * ``z3 pool``: the same items' formulas (each item's Reasoning SMT-LIB and notation SMT-LIB,
   the checks derive runs) verified by a bare pool with a worker on every core, under derive's
   limits (:func:`qcstation.core.derive.runner.verify_limits`), items/s;
@@ -168,6 +173,39 @@ class CpuMeter:
         return own, z3, sum(d for p, d in deltas if p not in z3_pids)
 
 
+def worker_stats(pids: set[int] | list[int]) -> dict[int, tuple[float, int, int]]:
+    """Per live process of ``pids``: (CPU seconds, voluntary and involuntary context switches),
+    from /proc (a process that has ended is left out)."""
+    import os
+
+    tick, out = os.sysconf("SC_CLK_TCK"), {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/status") as f:
+                sw = {k: int(v) for k, _, v in (line.partition(":") for line in f)
+                      if k in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")}
+        except (OSError, IndexError, ValueError):
+            continue
+        out[pid] = ((int(fields[11]) + int(fields[12])) / tick, sw.get("voluntary_ctxt_switches", 0),
+                    sw.get("nonvoluntary_ctxt_switches", 0))
+    return out
+
+
+def per_formula(before: dict[int, tuple[float, int, int]], after: dict[int, tuple[float, int, int]],
+                formulas: int) -> str:
+    """The Z3 workers' CPU ms and context switches per formula between two :func:`worker_stats`
+    readings (a worker started in between counts from 0)."""
+    cpu = vol = inv = 0.0
+    for pid, (c, v, i) in after.items():
+        c0, v0, i0 = before.get(pid, (0.0, 0, 0))
+        cpu, vol, inv = cpu + c - c0, vol + v - v0, inv + i - i0
+    n = max(formulas, 1)
+    return (f"{1000 * cpu / n:.2f} ms of CPU, {vol / n:.2f} waits for work and {inv / n:.1f} "
+            f"preemptions per formula")
+
+
 def load_avg() -> str:
     """The 1-, 5- and 15-minute load averages, as ``uptime`` prints them."""
     import os
@@ -257,9 +295,9 @@ def stored_items(db: Path, set_name: str) -> int:
         con.close()
 
 
-def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, float]:
-    """(items, formulas, seconds, CPU seconds) of a bare verifier pool on the set's stored
-    formulas."""
+def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, float, str]:
+    """(items, formulas, seconds, CPU seconds, the workers' own figures per formula:
+    :func:`per_formula`) of a bare verifier pool on the set's stored formulas."""
     from qcstation.core.verify.verifier import VerifierPool
 
     with Store(db) as store:
@@ -283,13 +321,15 @@ def pool_rate(db: Path, set_name: str, workers: int) -> tuple[int, int, float, f
     try:
         list(pool.verify_many(texts[:8]))             # warm the workers
         meter = CpuMeter()
+        before = worker_stats(pool.worker_pids())
         t0 = time.perf_counter()
         list(pool.verify_many(texts))
         seconds = time.perf_counter() - t0
+        own = per_formula(before, worker_stats(pool.worker_pids()), len(texts))
         cpu = meter.seconds()
     finally:
         pool.close()
-    return items, len(texts), seconds, cpu
+    return items, len(texts), seconds, cpu, own
 
 
 def main() -> None:
@@ -365,10 +405,13 @@ def main() -> None:
             # here so that its workers' CPU can be told from the rules workers'
             z3_pool = VerifierPool(workers=z3_procs, limits=verify_limits(cfg))
             z3_pids = set(z3_pool.worker_pids())
+            z3_before = worker_stats(z3_pids)
             try:
                 summary = run_derive(db, cfg, kind="variants", name="bench-variants",
                                      sources=["gsm8k"], opts=Options(variants=args.variants),
                                      workers=rules_procs, pool=z3_pool, progress=batch_stored)
+                z3_own = per_formula(z3_before, worker_stats(z3_pids | set(z3_pool.worker_pids())),
+                                     summary.checks)
             finally:
                 z3_pids.update(z3_pool.worker_pids())
                 z3_pool.close()
@@ -398,16 +441,17 @@ def main() -> None:
                 print(f"  steady state per process, CPU ms/item: rules workers {1000 * (rb - ra) / n:.1f}, "
                       f"Z3 workers {1000 * (zb - za) / n:.1f}, main process {1000 * (mb - ma) / n:.1f} "
                       f"(0.5 of the pool asks rules + main <= 2 x pool - Z3)")
+            print(f"  derive's Z3 workers, whole run: {summary.checks} formulas checked, {z3_own}")
             rates, cpus = [], []
             for _ in range(2):
                 load0 = load_avg()
-                items, formulas, z3_s, z3_cpu = pool_rate(db, "bench-variants", args.cores)
+                items, formulas, z3_s, z3_cpu, pool_own = pool_rate(db, "bench-variants", args.cores)
                 rates.append(items / z3_s if z3_s else 0.0)
                 cpus.append(1000 * z3_cpu / max(items, 1))
                 print(f"z3 pool:  the same {items} items' {formulas} formulas in {z3_s:.1f} s = "
                       f"{rates[-1]:.1f} items/s ({formulas / z3_s:.1f} formulas/s) at {args.cores} "
                       f"workers; CPU {cpus[-1]:.1f} ms/item ({z3_cpu / z3_s:.2f} cores used); "
-                      f"load {load0} -> {load_avg()}")
+                      f"load {load0} -> {load_avg()}; its workers: {pool_own}")
             z3_rate, z3_cpu_item = sum(rates) / len(rates), sum(cpus) / len(cpus)
             derive_cpu_item = 1000 * cpu / max(made, 1)
             print(f"ratio:    steady state {steady_rate / z3_rate:.2f} of the pool's bare rate by wall "

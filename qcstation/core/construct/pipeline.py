@@ -464,19 +464,14 @@ class Pipeline:
             if dim == "arithmetic":
                 return self._arithmetic_rule(job)
             if dim == "understanding":
-                from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
-                from qcstation.core.construct.make.rules import RuleError, rule_for_seed
+                from qcstation.core.construct.make.keyinfo_reading import keyinfo_for_seed
 
                 try:
-                    rule = rule_for_seed(seed)
-                    if rule.rule not in ("gsm8k-calculator", "inline-arithmetic", "gsm8k-algebra"):
-                        raise RuleError("key information rules need a calculator-annotated solution")
-                    fields = keyinfo_from_annotations(seed["question"], seed.get("solution") or "", rule.steps,
-                                                      givens=rule.givens)
+                    # the verified formalization's reading, or one refused only for places tied by order
+                    fields, reading = keyinfo_for_seed(seed)
                 except GenerationError as exc:
                     return self._needs_model(job, _no_rule(exc))
-                return self._store_and_check(job, fields, "rule:keyinfo", raw=None,
-                                             inputs={"rule": "keyinfo-from-annotations"})
+                return self._store_and_check(job, fields, "rule:keyinfo", raw=None, inputs={"rule": reading})
             if dim == "refinement":
                 if not seed.get("solution"):
                     return self._needs_model(job, "the seed has no gold chain of thought to inject errors into")

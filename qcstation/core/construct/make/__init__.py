@@ -38,6 +38,9 @@ Modules, bottom up (a module imports only those above it in this list, the readi
                       two-item list as a distractor of its own ("5 fourth-grade girls were absent").
 ``keyinfo_draft``     the rule-made draft, cut from the question's sentences and grounded in
                       the solution's computations.
+``keyinfo_reading``   the reading a draft is made from: the rules' formalization, or one refused
+                      only for places of equal values tied by order where every such place is a
+                      listed known quantity (the key information is the same whichever it is).
 ``inject_chain``      the chain of thought being edited (R&R): steps, numbers, propagation;
 ``inject_types``      the six error injectors; ``inject`` the public interface.
 ``prompts``, ``llm``  the model path: versioned prompts; the client with retries and cache.

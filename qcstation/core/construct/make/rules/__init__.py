@@ -81,6 +81,8 @@ The modules and their contract (each imports only the ones above it):
 ``with_self``   a group the question names by its other members, counted with the one who has them
                 ("Jenna has 4 roommates ... divide equally" / "5 roommates"): N plus ``k_one_jenna``.
 ``ranks``       the first place the question writes as "first", written "1st ... 1+5": ``k_one_first_place``.
+``scaled``      a number the question writes with a scale word ("1 million tokens") that a step writes in
+                full ("1000000 / 2"): the question's number times ``k_per_million``, bound to its place.
 ``constants``   word givens ("half", "an hour"), named unit/percent factors and implied
                 quantities for the literals that are no digit of the question; of two word givens
                 of one value, the one whose object alone the line names ("His dad will be 24 x 2"

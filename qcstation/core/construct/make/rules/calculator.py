@@ -398,6 +398,9 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
     steps' terms are updated in place. Returns the terms, the constants and what was tied
     by order only (uncertain)."""
     lines = [s.line for s in steps]
+    from qcstation.core.construct.make.rules.scaled import scaled_literals
+
+    exprs, scales = scaled_literals(question, givens, exprs)
     exprs, consts = givens.bind(exprs, lines, joint)
     uncertain = givens.uncertain('solution')
     try:
@@ -411,7 +414,7 @@ def _declare_givens(givens: Givens, question: str, steps: list[RuleStep], exprs:
         if exc.title != LITERAL_IN_STEP or marked == exprs:
             raise
         exprs, named = declare_literals(marked, question, {n for n, _, _ in consts}, lines)
-    consts += named
+    consts += named + scales
     from qcstation.core.construct.make.rules.one_unit import one_unit_givens
 
     exprs = one_unit_givens(givens, question, exprs, consts)

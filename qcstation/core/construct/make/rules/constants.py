@@ -31,6 +31,7 @@ from qcstation.core.construct.make.rules.phrases import InOrder, phrase_re, stat
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.weekdays import WEEKDAY_FACTORS
 from qcstation.core.construct.make.rules.ranks import FLOOR_FACTORS
+from qcstation.core.construct.make.rules.scaled import SCALED_FACTORS
 from qcstation.core.construct.make.rules.unstated import ROUND_TRIP_WORDS, line_percent, month_of_days, sentence_list, sentence_names
 
 __all__ = ["FACTOR_VALUES", "LITERAL_IN_STEP", "declare_literals", "factor_value", "implied_constant"]
@@ -181,6 +182,7 @@ FACTOR_VALUES.update(AVERAGED_COUNTS)
 FACTOR_VALUES.update(RESTATED_FACTORS)
 FACTOR_VALUES.update(WEEKDAY_FACTORS)
 FACTOR_VALUES.update(FLOOR_FACTORS)
+FACTOR_VALUES.update(SCALED_FACTORS)
 
 
 def factor_value(name: str) -> Fraction | None:

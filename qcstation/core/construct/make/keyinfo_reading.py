@@ -3,10 +3,12 @@
 value at several places and the solution's uses of it were tied to those places by order (no
 words told which is which), the same reading when its key information is the same whichever
 place each use is: every other check of the formalization passes
-(:func:`~.rules.dispatch.check_independently`), the relationships are written by value (a use
-names no place), and every place of each such value stands in a listed known quantity (so the
-known quantities hold the place a use means, whichever it is; a place listed nowhere is
-refused, it could be the one used or a distractor). Held-out GSM8K train 96 ("Ken gave ten
+(:func:`~.rules.dispatch.check_independently`, but for the words of a tied value's uses: the
+relationships write its value, whichever place it is), the relationships are written by value (a
+use names no place), and every place of each such value, in digits or as a word that says it
+("twice", "half"), stands in a listed known quantity (so the known quantities hold the place a
+use means, whichever it is; a place listed nowhere is refused, it could be the one used or a
+distractor: train 1163's "twice as many bell peppers"). Held-out GSM8K train 96 ("Ken gave ten
 pencils to Manny and ten more pencils to Nilo than he gave to Manny"; "Nilo received 10 + 10")
 ties its two tens by order: no Reasoning formalization, but its key information lists both
 clauses and "Q1 = 10 + 10" whichever ten each is.
@@ -22,6 +24,7 @@ from typing import Any, Mapping
 from qcstation.core.construct.make.keyinfo_draft import keyinfo_from_annotations
 from qcstation.core.construct.make.rules import Givens, RuleError, rule_for_seed
 from qcstation.core.construct.make.rules.calculator import smt_from_calculator_annotations
+from qcstation.core.reading.textnumbers import NUMBER_WORD_RE, numbers_in
 from qcstation.core.construct.make.rules.dispatch import (check_independently, gold_from_seed, solution_of,
                                                           too_large_for_rules)
 
@@ -69,12 +72,12 @@ def _order_tied(seed: Mapping[str, Any]) -> dict[str, Any] | None:
         tied = [_TIED.match(u) for u in result.uncertain]
         if not all(tied):
             return None
-        check_independently(dataclasses.replace(result, uncertain=[]), question, solution, gold)
+        values = {Fraction(m.group(1)) for m in tied if m is not None}
+        check_independently(dataclasses.replace(result, uncertain=[]), question, solution, gold, frozenset(values))
         fields = keyinfo_from_annotations(question, str(seed.get("solution") or ""), result.steps,
                                           givens=result.givens)
     except (RuleError, RecursionError, ValueError, ArithmeticError):
         return None
-    values = {Fraction(m.group(1)) for m in tied if m is not None}
     return fields if _every_place_listed(question, fields["known_quantities"], values) else None
 
 
@@ -91,4 +94,7 @@ def _every_place_listed(question: str, known: list[str], values: set[Fraction]) 
             spans.append((at, at + len(text)))
             at = lower.find(text, at + 1)
     places = [n.start for n in Givens(question).numbers if n.value in values and not n.percent]
+    # a word that says a tied value ("twice": 2; "half": 1/2 or 2): a step may mean it
+    places += [m.start() for m in NUMBER_WORD_RE.finditer(question)
+               if any(v in values or (v and 1 / v in values) for v in numbers_in(m.group(0)))]
     return bool(places) and all(any(a <= p < b for a, b in spans) for p in places)

@@ -153,7 +153,7 @@ def _worked_solution(seed: Mapping[str, object], solution: str) -> bool:
 
 
 def check_independently(result: RuleResult, question: str, solution: str,
-                        gold: Fraction | None = None) -> None:
+                        gold: Fraction | None = None, tied: frozenset[Fraction] = frozenset()) -> None:
     """A formalization is rule-made only if the checks re-derived from the question and the
     solution (:mod:`qcstation.core.construct.check.bindings`, the audit's own) find nothing: each
     given tied to words that agree with its step, no step that uses an earlier result whose
@@ -163,7 +163,9 @@ def check_independently(result: RuleResult, question: str, solution: str,
     A formalization that asserts an equation (a step with no defining term: the algebra and
     equation rules) is checked by :mod:`qcstation.core.construct.check.equations` instead: Z3
     solves it to ``gold`` and only ``gold``, no bare literal, each given at the one place its
-    words say. Otherwise RuleError with the reason (the item goes to the model path)."""
+    words say. Otherwise RuleError with the reason (the item goes to the model path). ``tied``:
+    values whose places the reading tied by order, whose uses' words are not asked (only for key
+    information, which writes them by value: ``make.keyinfo_reading``; never a formalization)."""
     from qcstation.core.construct.check.bindings import binding_problems, equal_value_links, step_literals
     from qcstation.core.reading.expr import Num, evaluate
 
@@ -184,7 +186,8 @@ def check_independently(result: RuleResult, question: str, solution: str,
             return
         defs[st.name] = st.expr
         values[st.name] = evaluate(st.expr, values)
-    problems = [f"given-words: {b.describe()}" for b in binding_problems(defs, values, question, solution)]
+    problems = [f"given-words: {b.describe()}" for b in binding_problems(defs, values, question, solution)
+                if b.value not in tied]
     problems += [f"step-literal: {n} writes " + ", ".join(str(v) for v in lits)
                  for n, lits in step_literals(defs).items()]
     problems += [f"equal-value-link: {m}" for m in equal_value_links(defs, values, question, solution)]

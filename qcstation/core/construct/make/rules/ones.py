@@ -33,11 +33,14 @@ After the question's numbers are bound (:mod:`.binding`) and the other literals 
 6. **a coin's worth of one cent** that a step multiplies by, where the question counts the coin
    and the line names it ("100 pennies ... 100 x 1 cent": ``k_cents_per_penny``, the implied
    quantity of :mod:`.implied`); a 1 on a line that names no penny stays unbound.
+7. **the one year** between now and the year the question says ("Last year Dallas was ...", "a
+   year ago", "next year"), added or taken away on a line that names that year or "a year older"
+   ("Last year Darcy was 16 - 1"): ``k_one_year_last_year``; never where the line's 1 counts a noun.
 
 Anything else (the year after a payoff, "4 + 1 apples" for "Marin and Nancy each eat 4", a 1
 the question states at several places the words cannot tell apart) is refused
 (:class:`RuleError`): a wrong binding or an unbound stated number is worse than a refusal.
-The named constants of 2 and 3 have the value 1 and are never moved by derive."""
+The named constants of 2, 3 and 7 have the value 1 and are never moved by derive."""
 
 from __future__ import annotations
 
@@ -99,6 +102,29 @@ _AMOUNT_NOUNS = frozenset(stem(w) for w in """total lot number couple few bit su
 
 def _slug(words: str) -> str:
     return re.sub(r"[^a-z]+", "_", words.lower().replace("’", "").replace("'", "")).strip("_")[:32]
+
+
+#: a question's words that put a time one year from now ("Last year Dallas was ...")
+_YEAR_GAP_Q = re.compile(r"\b(last|next|previous)\s+year\b|\b(?:a|one)\s+year\s+(ago|from\s+now|later|earlier)\b|"
+                         r"\bin\s+(a|one)\s+year\b", re.I)
+#: a line's words of that year: the question's, or "a year older" / "a year younger"
+_YEAR_GAP_LINE = re.compile(_YEAR_GAP_Q.pattern + r"|\b(?:a|one)\s+year\s+(?:older|younger)\b", re.I)
+#: a 1 the line writes before a word: what it counts
+_ONE_BEFORE_WORD = re.compile(r"(?<![\d.,/$])1(?![\d.,/])\s*([A-Za-z]+)")
+
+
+def _year_gap(question: str, line: str, n: int) -> list[str] | None:
+    """The one year between now and the year the question says ("last year", "a year ago", "next
+    year"), for the ``n`` 1s a step adds or takes away on a line that names that year ("Last year
+    Darcy was 16 - 1", "Dallas is a year older now = 45 + 1"): ``k_one_year_<words>``. None where the
+    question or the line says no such year, the question says two different ones, or the line
+    writes a 1 that counts something else ("1 apple")."""
+    found = {re.sub(r"\s+", " ", m.group(0).lower()) for m in _YEAR_GAP_Q.finditer(question[:20000])}
+    if len(found) != 1 or not _YEAR_GAP_LINE.search(line):
+        return None
+    if any(w.lower() not in ("year", "years") for w in _ONE_BEFORE_WORD.findall(ANNOTATION.sub(" ", line))):
+        return None
+    return [ONE_PREFIX + "year_" + _slug(found.pop())] * n
 
 
 def _is_one(e: Expr) -> bool:
@@ -445,6 +471,10 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
                 # "100 pennies is equal to 100 x 1 cent": a penny's worth, a quantity the words imply
                 worth = implied_names(Fraction(1), question, line, "times")
                 names = [worth.pop()] if len(worth) == 1 else None
+            if names is None and all(op in "+-" for _, op, _ in pending):
+                # "Last year Dallas was 3 times the age of his sister" / "Last year Darcy was 16 - 1":
+                # the one year between last year and now, a quantity the words imply
+                names = _year_gap(question, line, len(pending))
             if names is not None and len(names) == len(pending):
                 for (num, _, _), name in zip(pending, names):
                     chosen[id(num)] = ones.constant(name)

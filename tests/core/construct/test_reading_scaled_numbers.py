@@ -70,3 +70,37 @@ def test_a_full_number_no_scaled_phrase_makes_stays_refused() -> None:
                 .replace("1000000 / 2", "2000000 / 4"))
     with pytest.raises(RuleError, match="2000000"):
         rule_for_seed(seed)
+
+
+TREES = {  # written for the attack (issue 30): the planted "2 million" equals step 1's result
+    "question": "A town had 3 million trees. A storm knocked down 1 million trees. Then 2 million new trees were "
+                "planted, and half of the trees standing were cut down. How many trees are left?",
+    "solution": "After the storm 3000000 - 1000000 = <<3000000-1000000=2000000>>2000000 trees.\n"
+                "After planting 2000000 + 2000000 = <<2000000+2000000=4000000>>4000000 trees.\n"
+                "Half cut: 4000000 / 2 = <<4000000/2=2000000>>2000000 trees left.",
+    "answer_text": "2000000",
+}
+
+CLUB = {  # its "2 thousand" is another club's: step 2's 2000 is step 1's result
+    "question": "A club has 6 thousand members. A third of them are children. Another club has 2 thousand "
+                "members. How many adult members does the first club have?",
+    "solution": "Children: 6000 / 3 = <<6000/3=2000>>2000.\nAdults: 6000 - 2000 = <<6000-2000=4000>>4000.",
+    "answer_text": "4000",
+}
+
+
+def test_a_full_number_a_scaled_phrase_states_is_no_earlier_result_by_value_alone() -> None:
+    # it was read 's2 = s1 + s1' (verified: the values agree), dropping the 2 million trees
+    # planted; a variant would keep '2 million' in its words and double the storm's result
+    try:
+        got = _asserts(TREES)
+    except RuleError as exc:
+        assert "2000000" in str(exc)
+        return
+    assert "(assert (= s2_trees (+ s1_trees s1_trees)))" not in got
+    assert any("g3_million" in line for line in got if line.startswith("(assert (= s2"))
+
+
+def test_a_scaled_phrase_of_something_else_leaves_the_earlier_result() -> None:
+    got = _asserts(CLUB)
+    assert "(assert (= s2 (- (* g1_thousand k_per_thousand) s1)))" in got

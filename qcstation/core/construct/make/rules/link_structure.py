@@ -148,6 +148,10 @@ def can_be_literal(v: Fraction, text: str, givens: Givens, line: str, role: str)
         return True
     if v in givens.values or v in givens.word_values or v in givens.factors or v in COMMON_FACTORS:
         return True
+    from qcstation.core.construct.make.rules.scaled import scaled_values
+
+    if v in scaled_values(givens):
+        return True  # "2 million" written in full as 2000000 (rules/scaled.py)
     if any(q.value * 100 == v or q.value == v * 100 for q in givens.numbers):
         return True  # a percent or a price in cents written the other way
     q = givens.question

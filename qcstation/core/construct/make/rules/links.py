@@ -17,6 +17,7 @@ from qcstation.core.reading.expr import (Expr, leaves, Name, Neg, Num, BinOp, ca
                                                  fmt, literal_value, literal_values)
 from qcstation.core.construct.make.rules.givens import Givens
 from qcstation.core.construct.make.rules.phrases import has_phrase
+from qcstation.core.construct.make.rules.scaled import scaled_values
 from qcstation.core.reading.words import WORD_GIVENS
 from qcstation.core.construct.make.rules.result import RuleError
 from qcstation.core.construct.make.rules.implied import implied_constant
@@ -98,7 +99,8 @@ def _link_choices(written: list[Fraction], exprs: list[Expr], givens: Givens | N
     keys: list[tuple[int, int]] = []
     evidence: dict[tuple[int, int], str] = {}
     negated: set[tuple[int, int]] = set()
-    ambiguous_values = (givens.values | givens.factors) if givens is not None else frozenset()
+    ambiguous_values = (givens.values | givens.factors | set(scaled_values(givens))) if givens is not None \
+        else frozenset()
     for i, e in enumerate(exprs):
         signed = _negated_leaves(e)
         for k, leaf in enumerate(leaves(e)):

@@ -15,7 +15,7 @@ from typing import Any
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num
 
-__all__ = ["SCALED_FACTORS", "scaled_literals"]
+__all__ = ["SCALED_FACTORS", "scaled_literals", "scaled_values"]
 
 #: each scale word's named factor and its value
 SCALED_FACTORS: dict[str, Fraction] = {"k_per_thousand": Fraction(1000), "k_per_million": Fraction(10**6),
@@ -36,6 +36,16 @@ def _scaled_places(question: str, givens: Any) -> dict[Fraction, tuple[Fraction,
         found.setdefault(n * SCALED_FACTORS[name], []).append((n, m.group(1), name))
     stated = {q.value for q in givens.numbers}
     return {v: ps[0] for v, ps in found.items() if len(ps) == 1 and v not in stated}
+
+
+def scaled_values(givens: Any) -> frozenset[Fraction]:
+    """The full values the question states with a scale word ("2 million": 2000000), as
+    :func:`scaled_literals` reads them: a step's literal of such a value may be the question's
+    number, so it is never an earlier result by its value alone (rules/links.py)."""
+    question = getattr(givens, "question", None)
+    if not question or not _SCALE_RE.search(question[:20000]):
+        return frozenset()
+    return frozenset(_scaled_places(question, givens))
 
 
 def _rewrite(e: Expr, places: dict[Fraction, tuple[Fraction, str, str]], used: set[str], depth: int = 0) -> Expr:

@@ -253,3 +253,33 @@ def test_a_thing_an_article_counts_that_the_line_names_as_its_subject_or_its_res
         ans = s2.rsplit("#### ", 1)[1]
         with pytest.raises(RuleError, match="writes the number 1"):
             rule_for_seed({"question": q2, "solution": s2, "answer_text": ans, "answer_value": ans})
+
+
+ASHLEY = {"source": "gsm8k", "orig_id": "train-ashley", "question": (
+    "Ashley had a birthday party and invited 20 of her friends, telling them to each invite one more person "
+    "to attend the party. If half the number of the invited guests each came with one more person, what's "
+    "the total number of people at the party, including Ashley?"), "answer": (
+    "If she invited 20 friends, then the number of friends who came with one more person is 1/2*20 = "
+    "<<20*1/2=10>>10.\nIf the 10 friends came with 10 more people, the total number of guests becomes 20+10 = "
+    "30 guests.\nIf you add Ashley, the total number of people in the party is 30+1 = <<30+1=31>>31 people\n"
+    "#### 31")}
+
+
+def test_the_person_the_question_counts_in_by_name_is_a_named_one() -> None:
+    # held-out GSM8K train (read by the lead, rng 20261315 seed 36): "including Ashley" ... "If you
+    # add Ashley ... 30+1": Ashley herself, never the "one more person" the same sentence states
+    rule = rule_for_seed(ASHLEY)
+    lines = rule.smtlib.splitlines()
+    assert "(assert (= s3_people (+ s2_guests k_one_ashley)))" in lines, rule.smtlib
+    assert all(g["value"] != "1" for g in rule.givens)
+
+
+def test_a_name_the_question_does_not_count_in_is_not_taken_for_a_person() -> None:
+    # the same line where the question asks for the guests only: the line's "add Ashley" is not the
+    # question's, so no k_one_ashley is made from the line's words alone
+    seed = dict(ASHLEY, question=ASHLEY["question"].replace(", including Ashley", ""))
+    try:
+        rule = rule_for_seed(seed)
+    except RuleError:
+        return
+    assert "k_one_ashley" not in rule.smtlib

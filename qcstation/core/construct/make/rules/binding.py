@@ -42,7 +42,7 @@ from fractions import Fraction
 from qcstation.core.reading.clause_places import clause_choice, multiplied_stems, operand_clause_choice
 from qcstation.core.reading.words import (ANNOTATION, NUMERAL, numeral_value, WORD_GIVENS, counted_noun, line_stems, number_word_stems, result_words, solution_stems)
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, atoms, leaves
-from qcstation.core.construct.make.rules.implied import implied_constant, list_count
+from qcstation.core.construct.make.rules.implied import implied_constant, included_person, list_count
 from qcstation.core.construct.make.rules.dimensions import place_by_unit, unit_bars_places
 from qcstation.core.construct.make.rules.word_factors import (_MULTIPLIERS_OF as _MULTIPLIERS_OF, word_of_role,
                                                               _PHRASES_OF as _PHRASES_OF,
@@ -158,6 +158,9 @@ class Binder:
         """The place (index into ``nums``) of the ``nth`` use of ``v`` on ``line``, or None
         when it is no number of the question (see the module docstring)."""
         self._nth = nth
+        if v == 1 and line and included_person(line, self.question) is not None:
+            # "If you add Ashley ... 30+1" of "including Ashley": Ashley herself, a named one (ones)
+            return None
         occ = self.by_value.get(v, [])
         stems: frozenset[str] = frozenset()
         agree: list[int] = []

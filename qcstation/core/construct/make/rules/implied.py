@@ -20,7 +20,25 @@ from fractions import Fraction
 
 from qcstation.core.construct.make.rules.phrases import InOrder
 
-__all__ = ["another_one", "implied_constant"]
+__all__ = ["another_one", "implied_constant", "included_person"]
+
+#: "including Ashley" / "Ashley included": a person the question counts in by name
+_INCLUDED_Q = r"\b(?:including|counting|plus)\s+{who}\b|\b{who}\s+included\b"
+#: "If you add Ashley" / "plus Ashley" / "including Ashley" / "Ashley herself": the line adds that person
+_ADDS_PERSON = re.compile(r"\b(?:add(?:s|ing)?|plus|including|counting)\s+([A-Z][a-z]+)\b"
+                          r"|\b([A-Z][a-z]+)\s+(?:herself|himself)\b")
+
+
+def included_person(line: str, question: str) -> str | None:
+    """The one person a solution line adds by name ("If you add Ashley, ... 30+1") whom the
+    question counts in by that name ("the total number of people at the party, including
+    Ashley?"): a 1 the words imply, never a stated "one more person" of equal value. None where
+    the line names no such person, or two."""
+    who = {m.group(1) or m.group(2) for m in _ADDS_PERSON.finditer(line)}
+    if len(who) != 1:
+        return None
+    name = who.pop()
+    return name if re.search(_INCLUDED_Q.format(who=re.escape(name)), question) else None
 
 
 _ANOTHER = re.compile(r"\banother\s+([A-Za-z]+)", re.I)

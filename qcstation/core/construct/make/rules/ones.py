@@ -3,6 +3,11 @@
 After the question's numbers are bound (:mod:`.binding`) and the other literals declared
 (:mod:`.constants`), a step may still write a bare 1. It is one of, in this order:
 
+0. **the one person the question counts in by name** ("what's the total number of people at the party,
+   including Ashley?" ... "If you add Ashley, the total number of people in the party is 30+1"): the
+   line adds that person by the name the question includes ("add Ashley", "plus Ashley", "including
+   Ashley", "Ashley herself"), so the 1 is ``k_one_ashley``, never a stated "one more person" of
+   equal value that the same sentence holds.
 1. **a 1 the question states** ("1 cup of dog food every day", "One of them ... was a bead",
    "6 hours in one week") whose place the words of the step's line pick: the words after the
    line's 1, then the sentence the line shares words with ("each need 1 cup juice" is the
@@ -50,7 +55,7 @@ from typing import Any
 
 from qcstation.core.reading.expr import BinOp, Expr, Name, Neg, Num, expr_names
 from qcstation.core.reading.words import _CLAUSE_STOP, _STOP, ANNOTATION, line_stems, solution_stems, stem
-from qcstation.core.construct.make.rules.implied import another_one, implied_names
+from qcstation.core.construct.make.rules.implied import another_one, implied_names, included_person
 from qcstation.core.construct.make.rules.result import RuleError
 
 __all__ = ["ONE_PREFIX", "bind_ones", "one_constant_words"]
@@ -173,6 +178,13 @@ class _Ones:
         if name not in {n for n, _, _ in self.consts}:
             self.consts.append((name, Fraction(1), Num(Fraction(1))))
         return name
+
+    # -- 0. the person the question counts in by name --------------------------------
+    def included(self, line: str) -> str | None:
+        """``k_one_<who>`` where the line adds one person by name ("If you add Ashley") whom the
+        question counts in by that name ("including Ashley"; :func:`~.implied.included_person`)."""
+        name = included_person(line, self.q)
+        return None if name is None or name in _NOT_A_NAME else ONE_PREFIX + _slug(name)
 
     # -- 1. a stated 1 whose place the line's words pick ------------------------------
     def by_words(self, line: str, siblings: list[Expr]) -> Any | None:
@@ -435,6 +447,10 @@ def bind_ones(givens: Any, question: str, exprs: list[Expr], consts: list[tuple[
         chosen: dict[int, str] = {}
         pending = []
         picked = {ones.names[n].start for n in expr_names(e) if n in ones.names}  # the places it uses
+        included = ones.included(line) if len(found) == 1 and found[0][1] == "+" else None
+        if included is not None:
+            out.append(_replace(e, {id(found[0][0]): ones.constant(included)}))
+            continue
         for num, op, siblings in found:
             place = ones.by_words(line, siblings)
             if place is not None and place.start in picked:

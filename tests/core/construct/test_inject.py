@@ -485,3 +485,39 @@ def test_a_changed_result_the_problem_also_states_is_not_carried_by_its_value() 
         operand = Fraction(must(re.search(r"\+([\d.]+)\+5 =", total)).group(1))
         assert said == operand == tip_value, out.text
     assert made > 0
+
+
+def test_a_result_of_the_value_a_change_carries_leaves_the_words_alone() -> None:
+    """Held-out GSM8K train line 854 (the lead's reading, rng 20261315 seed 32): "450/75 = 6" cards a
+    box serves became 9, and the next line "Since one box has enough toothpicks for 6 cards, then for
+    36 cards he would need 36/6 = 6 boxes" has a result whose old value is the carried 6 too. Its
+    words' "6 cards" was rewritten with the result's new value ("for 4 cards ... 36/9 = 4"): a second,
+    unrecorded error; so was "for 6 cards" when the 36 cards became 37 ("for 6.17 cards ... 37/6 =
+6.17") or when the last result itself was made wrong ("for 7 cards ... 36/6 = 7"). Which 6 the
+words mean, no words tell: such a change is not made."""
+    question = ("Eugene built a model house out of toothpicks and a deck of playing cards.  For every card, he "
+                "used 75 toothpicks.  The deck of playing cards had 52 cards, and Eugene used all but 16 of the "
+                "cards to build his house.  If a box of toothpicks contains 450 toothpicks, how many boxes of "
+                "toothpicks did Eugene use to create his model house?")
+    solution = ("If Eugene used all but 16 of the 52 cards, then he used 52-16=<<52-16=36>>36 cards.\n"
+                "If for every card he used 75 toothpicks, then a box of toothpicks would have enough toothpicks "
+                "for 450/75=<<450/75=6>>6 cards.\n"
+                "Since one box has enough toothpicks for 6 cards, then for 36 cards he would need "
+                "36/6=<<36/6=6>>6 boxes of toothpicks.\n#### 6")
+    made = 0
+    for seed in range(60):
+        try:
+            out = inject_errors(solution, 1, rng_seed=seed, types=["arithmetic_inaccuracy"], question=question,
+                                answer="6")
+        except InjectionError:
+            continue
+        made += 1
+        per_box = must(re.search(r"450/75=(\d+)", out.text)).group(1)
+        said, divisor = must(re.search(r"enough toothpicks for (\d+) cards, then for \d+ cards he would need "
+                                       r"\d+/(\d+)=", out.text)).groups()
+        assert said == divisor == per_box, out.text
+    # every such change is refused here (each one meets a 6 of the words that may be either); the
+    # chain still gets an error of another type
+    assert made == 0
+    other = inject_errors(solution, 1, rng_seed=0, question=question, answer="6")
+    assert other.errors and other.errors[0].type != "arithmetic_inaccuracy"

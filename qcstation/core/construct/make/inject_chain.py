@@ -272,12 +272,17 @@ def propagate(st: ChainState, after_id: int, old: Fraction, new: Fraction) -> li
                 text = (text[: c.expr_start] + new_seg + text[c.expr_end : r_start] + new_result
                         + text[r_end:])
                 if new_value != c.written:
+                    if mapping.get(c.written, new_value) != new_value:
+                        # "for 6 cards, ... 36/6 = 6 boxes" after the 6 cards became 9: the result's
+                        # old 6 is the carried 6 too, so which new value a 6 of the words is (9 or
+                        # 36/9 = 4), no words here tell (train 32 of the held-out reading)
+                        raise AmbiguousChange(text)
                     mapping[c.written] = new_value
                     if c.written in st.question_numbers:
                         text = restate_claim(text, text.find(new_seg), c.written, new_value)
             if _restates_given(text, carried, st.question_numbers):
                 raise AmbiguousChange(text)
-            text = _replace_outside(text, mapping, st.question_numbers)
+            text = _replace_outside(text, mapping, st.question_numbers, _operands(text))
         if text != step.text:
             step.text = text
             changed.append(step.id)
@@ -300,9 +305,19 @@ def _restates_given(text: str, mapping: dict[Fraction, Fraction], given: set[Fra
     return False
 
 
-def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
+def _operands(text: str) -> set[Fraction]:
+    """The numbers a text's computations take as operands."""
+    return {decimal_fraction(m.group(0).replace(",", "")) for c in find_inline_computations(text)
+            for m in _NUM_RE.finditer(text[c.expr_start:c.expr_end])}
+
+
+def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fraction],
+                     operands: set[Fraction] | frozenset[Fraction] = frozenset()) -> str:
     """Numbers outside the step's computations that restate a changed value
-    ("the pyramid is 252 tall") are changed too, unless the problem states them."""
+    ("the pyramid is 252 tall") are changed too, unless the problem states them. A changed
+    value that the step's computation also takes, unchanged, as an operand ``operands`` ("for 6
+    cards, ... 36/6 = 6 boxes" where the 6 boxes changed): which of the two the words mean,
+    no words tell: AmbiguousChange (never a second, unrecorded error)."""
     comps = find_inline_computations(text)
     spans = [(c.expr_start, c.result_end) for c in comps]
     own = {c.written for c in comps}
@@ -315,6 +330,8 @@ def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fr
             continue  # "The vaccines are 40% of his bill because 100 - 60 = 40": it states its own result (692)
         v = decimal_fraction(m.group(0).replace(",", ""))
         if v in mapping and v not in given:
+            if v in operands and mapping[v] != v:
+                raise AmbiguousChange(text)
             out.append(text[last : m.start()] + format_result(mapping[v], m.group(0)))
             last = m.end()
     return "".join(out) + text[last:] if out else text
@@ -323,8 +340,10 @@ def _replace_outside(text: str, mapping: dict[Fraction, Fraction], given: set[Fr
 def restate_line(text: str, lo: int, hi: int, mapping: dict[Fraction, Fraction], given: set[Fraction]) -> str:
     """The edited step's words outside its computation (``text[lo:hi]``) that restate the old
     result take the new one, so no "because" clause keeps a stale value."""
-    out = (_replace_outside(text[:lo], mapping, given) + text[lo:hi]
-           + _replace_outside(text[hi:], mapping, given))
+    # (the edited computation's numbers: its operands, which a wrong result keeps)
+    operands = {decimal_fraction(m.group(0).replace(",", "")) for m in _NUM_RE.finditer(text[lo:hi])}
+    out = (_replace_outside(text[:lo], mapping, given, operands) + text[lo:hi]
+           + _replace_outside(text[hi:], mapping, given, operands))
     for old, new in mapping.items():
         if old in given:
             out = restate_claim(out, lo, old, new)

@@ -98,10 +98,10 @@ def _arithmetic_inaccuracy(st: ChainState) -> EditRecord:
         new_number = format_like(wrong, number_text)
         old = step.text
         step.text = step.text[:start] + new_number + step.text[end:]
-        # the step's own words agree with its new result ("They each get 23 chips because ...")
-        step.text = restate_line(step.text, comp.expr_start, start + len(new_number), {written: wrong},
-                             st.question_numbers)
         try:
+            # the step's own words agree with its new result ("They each get 23 chips because ...")
+            step.text = restate_line(step.text, comp.expr_start, start + len(new_number), {written: wrong},
+                                     st.question_numbers)
             propagated = propagate(st, step.id, written, wrong)
         except AmbiguousChange:
             restore(st, snap)
@@ -183,9 +183,9 @@ def _operator_misuse(st: ChainState) -> EditRecord:
         r_start, r_end, r_text = result_number_span(text, comp)
         new_result = format_result(new_value, r_text)
         step.text = text[:r_start] + new_result + text[r_end:]
-        step.text = restate_line(step.text, comp.expr_start, r_start + len(new_result),
-                             {comp.written: new_value}, st.question_numbers)
         try:
+            step.text = restate_line(step.text, comp.expr_start, r_start + len(new_result),
+                                     {comp.written: new_value}, st.question_numbers)
             propagated = propagate(st, step.id, comp.written, new_value)
         except AmbiguousChange:
             restore(st, snap)

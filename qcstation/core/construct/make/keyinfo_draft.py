@@ -19,7 +19,7 @@ from qcstation.core.reading.textnumbers import (
 )
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.draft_reads import known_fragments, refuse_unread, scenario_fragments
-from qcstation.core.construct.make.known_forms import unused_list_items, verbless_number_phrase
+from qcstation.core.construct.make.known_forms import locate, unused_list_items, verbless_number_phrase
 from qcstation.core.construct.make.unknowns import unknowns_and_relations
 
 __all__ = ["keyinfo_from_annotations"]
@@ -335,6 +335,11 @@ def _units(part: str, carries: Callable[[str], bool]) -> list[str]:
     return units
 
 
+#: a unit that ends on a subject pronoun ("a project that they"): its clause goes on after the cut
+#: ("a quarter of that" ends on an object: a full clause; "more than she", "as tall as he" too)
+_DANGLING_END = re.compile(r"(?<!\bthan )(?<!\bas )\b(?:they|he|she|we|I)$")
+
+
 @text_memo(lambda units: None if units is None else list(units), maxsize=512)
 def _joined_clauses(part: str) -> list[str] | None:
     """What :func:`_units` cuts ``part`` into before it asks which clauses carry a given (a
@@ -373,6 +378,11 @@ def _joined_clauses(part: str) -> list[str] | None:
                 and "," in part[merged[-1][1]:a] and not _AND_OR_BUT.match(c):
             # "If he eats donuts every day for breakfast, he'll gain 1.75 pounds/week": the
             # condition is said of the clause after it, which is no fact without it
+            merged[-1][1] = b
+            continue
+        if merged and _DANGLING_END.search(part[merged[-1][0]:merged[-1][1]].rstrip(" ,;:")):
+            # "... to finance a big science project that they and their society would benefit
+            # greatly from": a unit that ends on its next clause's subject is not cut there
             merged[-1][1] = b
             continue
         merged.append([a, b])
@@ -514,7 +524,7 @@ def _known(question: str, parts: list[str], ask: str, used: set[Fraction],
     sentences = set(_sentences(question))
 
     def inside(text: str) -> set[tuple[int, int]]:
-        at, end = _locate(question, text)
+        at, end = locate(question, text)
         return {sp for sp in spans if at >= 0 and at <= sp[0] < end}
 
     def carries(text: str) -> bool:
@@ -598,22 +608,6 @@ def _pronoun_joined(part: str, units: list[str], carries: Callable[[str], bool])
 
 #: a clause said of the one before it ("while the vegetables are fresh")
 _SAYS_OF = re.compile(r"(?:while|when|because|since|although|though|as|until|unless|after|before)\s", re.I)
-
-
-def _locate(question: str, text: str) -> tuple[int, int]:
-    """Where ``text`` stands in the question: as written, or from its first comma-separated
-    piece to its last (a premise whose "if" went: "At the end of the 8 weeks, she has ...");
-    (-1, -1) if not there."""
-    at = question.find(text)
-    if at >= 0:
-        return at, at + len(text)
-    pieces = [p for p in text.split(", ") if p]
-    if len(pieces) > 1:
-        a = question.find(pieces[0])
-        b = question.find(pieces[-1], a + len(pieces[0])) if a >= 0 else -1
-        if b >= 0 and b - a < len(text) + 40:
-            return a, b + len(pieces[-1])
-    return -1, -1
 
 
 def _known_text(unit: str, whole_sentence: bool, starts: bool = False) -> str:

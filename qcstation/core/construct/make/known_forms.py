@@ -14,7 +14,7 @@ from typing import Callable
 
 from qcstation.core.reading.clauses import is_verb_form
 
-__all__ = ["unused_list_items", "verbless_number_phrase"]
+__all__ = ["locate", "unused_list_items", "verbless_number_phrase"]
 
 #: what ends a number phrase: the clause said of it ("that can hold", "than truck stamps",
 #: "before he has to eat", "as they do boys")
@@ -74,3 +74,19 @@ def unused_list_items(sentence: str, unused: Callable[[str], bool]) -> list[str]
     if re.match(r"1\s", item):
         return []  # ("1 girl were absent": the verb says many)
     return [f"{m.group('lead')}{item} {verb}"]
+
+
+def locate(question: str, text: str) -> tuple[int, int]:
+    """Where ``text`` stands in the question: as written, or from its first comma-separated
+    piece to its last (a premise whose "if" went: "At the end of the 8 weeks, she has ...");
+    (-1, -1) if not there."""
+    at = question.find(text)
+    if at >= 0:
+        return at, at + len(text)
+    pieces = [p for p in text.split(", ") if p]
+    if len(pieces) > 1:
+        a = question.find(pieces[0])
+        b = question.find(pieces[-1], a + len(pieces[0])) if a >= 0 else -1
+        if b >= 0 and b - a < len(text) + 40:
+            return a, b + len(pieces[-1])
+    return -1, -1

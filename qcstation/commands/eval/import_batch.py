@@ -93,6 +93,7 @@ class Pricing:
         self.cost = 0.0
         self.costed = 0          # stored results with a cost
         self.uncounted = 0       # stored results with no token count: their cost is not known
+        self.partial = 0         # with one count missing or dropped (past what the request holds): not known
 
     @classmethod
     def of(cls, models: dict[str, ModelConfig] | None, source: str, label: str) -> Pricing:
@@ -129,6 +130,8 @@ class Pricing:
                 self.costed += 1
             elif pt is None and ct is None:
                 self.uncounted += 1
+            elif self.model is not None:
+                self.partial += 1
 
     def summary(self) -> str:
         tokens = f"{self.prompt_tokens} tokens in, {self.completion_tokens} out"
@@ -138,6 +141,9 @@ class Pricing:
         at = "the configured prices" + (f" x {factor:g} (batch_price_factor)" if factor != 1 else "")
         unknown = (f"; {self.uncounted} result(s) with no token count: their cost is not known"
                    if self.uncounted else "")
+        if self.partial:
+            unknown += (f"; {self.partial} result(s) with one token count missing or dropped: "
+                        "their cost is not known")
         return f"{tokens}, ${self.cost:.4f} at {at}{unknown}"
 
 
@@ -184,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
                     "pending": pending, "status": info.status,
                     "prompt_tokens": pricing.prompt_tokens, "completion_tokens": pricing.completion_tokens,
                     "cost": pricing.cost if pricing.model is not None else None,
-                    "cost_note": pricing.why_unknown})
+                    "cost_note": pricing.why_unknown,
+                    "results_cost_not_known": pricing.uncounted + pricing.partial
+                    if pricing.model is not None else None})
         return status
     if len(unreadable) == len(args.files):
         return status

@@ -115,3 +115,27 @@ def test_with_no_configuration_the_cost_is_unknown_and_the_import_goes_on(
 def test_batch_price_factor_is_bounded(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"batch_price_factor.*must be in \[0, 1\]"):
         load_config(_conf(tmp_path, "batch_price_factor = 2\n"))
+
+
+def test_a_result_with_one_count_missing_or_dropped_is_said_not_known(
+        qs_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 30.5 (lane attack30): a result whose server sent the prompt count only, or a completion
+    # count past what the request could hold (dropped), has no cost; the summary said
+    # '$0.0011 at the configured prices' as if the whole import had been priced
+    conf = _conf(tmp_path, "price_in_per_mtok = 2.0\nprice_out_per_mtok = 8.0\n")
+    run_id, ids = _exported(qs_db, conf, tmp_path, capsys)
+    both: dict[str, int] = {"prompt_tokens": 100, "completion_tokens": 10}
+    usage: list[dict[str, int] | None] = [both, both, both, both, {"prompt_tokens": 100},
+                                          {"prompt_tokens": 100, "completion_tokens": 2**40}]
+    out = _results(tmp_path / "out.jsonl", ids, usage)
+    assert main(["--db", str(qs_db), "--config", str(conf), "eval", "import-batch", str(run_id), str(out),
+                 "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert _costs(qs_db, run_id).count(None) == 2
+    assert said["cost"] == pytest.approx(4 * (100 * 2.0 + 10 * 8.0) / 1e6)
+    assert said["results_cost_not_known"] == 2
+    run_id2, ids2 = _exported(qs_db, conf, tmp_path, capsys)
+    out2 = _results(tmp_path / "out2.jsonl", ids2, usage)
+    assert main(["--db", str(qs_db), "--config", str(conf), "eval", "import-batch", str(run_id2), str(out2)]) == 0
+    assert ("600 tokens in, 40 out, $0.0011 at the configured prices; 2 result(s) with one token count missing or dropped: "
+            "their cost is not known") in capsys.readouterr().out

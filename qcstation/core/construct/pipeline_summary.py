@@ -38,6 +38,9 @@ class PipelineSummary:
         if not getattr(result, "cached", False) and (dropped or (getattr(result, "prompt_tokens", None) is None
                                                                  and getattr(result, "completion_tokens", None) is None)):
             self.usage["uncounted"] += 1  # a call that spent tokens no one counted: its cost is not known
+        elif not getattr(result, "cached", False) and getattr(result, "cost", None) is None \
+                and (getattr(result, "prompt_tokens", None) is None or getattr(result, "completion_tokens", None) is None):
+            self.usage["one_count"] += 1  # one count only: priced, its cost is not known either
         self.usage["prompt_tokens"] += int(getattr(result, "prompt_tokens", 0) or 0)
         self.usage["completion_tokens"] += int(getattr(result, "completion_tokens", 0) or 0)
         cost = getattr(result, "cost", None)
@@ -59,7 +62,14 @@ class PipelineSummary:
         if not u["calls"]:
             return None
         n = int(u["uncounted"])
-        if n:  # (never "$0" nor the advice to set prices, which may be set: the server sent no counts)
+        one = int(u["one_count"])
+        if one:  # never a cost of the counted calls said as the run's, nor advice to set prices that may be set
+            n += one
+            spent = (f"{n:,} call{'s' if n != 1 else ''} came with no token count or one only: "
+                     f"{'their' if n != 1 else 'its'} cost is not known"
+                     + (f" (the others cost ${self.cost:.4f})" if self.cost is not None and n < u["calls"] - u["failed"]
+                        else ""))
+        elif n:  # (never "$0" nor the advice to set prices, which may be set: the server sent no counts)
             spent = (f"{n:,} call{'s' if n != 1 else ''} came with no token count: "
                      f"{'their' if n != 1 else 'its'} cost is not known"
                      + (f" (the others cost ${self.cost:.4f})" if self.cost is not None and n < u["calls"] - u["failed"]
@@ -82,7 +92,8 @@ class PipelineSummary:
                 "notes": self.notes,
                 "usage": {**{k: int(self.usage[k]) for k in ("calls", "cached", "failed",
                                                               "prompt_tokens", "completion_tokens",
-                                                              "dropped_token_counts", "uncounted")},
+                                                              "dropped_token_counts", "uncounted",
+                                                              "one_count")},
                           "cost": self.cost}}
 
     def lines(self) -> list[str]:

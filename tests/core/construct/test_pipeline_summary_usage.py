@@ -42,3 +42,19 @@ def test_counted_calls_read_as_before() -> None:
     s = PipelineSummary()
     s.add_call(_result(1000, 500, None))
     assert (s.usage_line() or "").endswith("cost not known (set price_in_per_mtok / price_out_per_mtok)")
+
+
+def test_a_call_with_one_count_only_is_no_part_of_a_known_cost() -> None:
+    # issue 30.5 (lane attack30): a generator that sends prompt_tokens only has no cost at the
+    # configured prices (the client's cost_of: None); the line said 'cost $0.2500', the one priced
+    # call's cost, as the run's
+    s = PipelineSummary()
+    s.add_call(_result(1000, 500, 0.25))
+    s.add_call(_result(1000, None, None))
+    line = s.usage_line() or ""
+    assert line.endswith("1 call came with no token count or one only: its cost is not known "
+                         "(the others cost $0.2500)")
+    assert s.to_dict()["usage"]["one_count"] == 1
+    s = PipelineSummary()                       # every call so: no advice to set prices (they may be set)
+    s.add_call(_result(1000, None, None))
+    assert (s.usage_line() or "").endswith("1 call came with no token count or one only: its cost is not known")

@@ -318,7 +318,10 @@ class QueueScreen(QCScreen):
     def _cells(r: QueueRow, reasons: int = REASONS_CHARS) -> tuple[Text, ...]:
         # keys, names and reasons come from data and users: one line, controls escaped; the
         # reasons cut to ``reasons`` characters with '…' (the item pane has them whole)
-        return (Text(one_line(r.key, 60)), Text(r.dimension), Text(r.state),
+        # a rejected item replaced since says what it is now ('rejected → v2 accepted'):
+        # 'rejected' alone read as if the fix had not been taken (issue 28)
+        state = f"{r.state} → {r.now}" if r.now else r.state
+        return (Text(one_line(r.key, 60)), Text(r.dimension), Text(one_line(state, 40)),
                 Text(one_line(",".join(r.annotators), 60)),
                 Text(one_line("; ".join(r.reasons), reasons)))
 

@@ -378,7 +378,8 @@ def _queue(args: argparse.Namespace) -> int:
     from qcstation.common.identity import clean_display
 
     print_table(["id", "dimension", "state", "by", "reasons / note", "item"],
-                [[r.key, r.dimension, r.state, ",".join(r.annotators),
+                [[r.key, r.dimension, f"{r.state} (now {r.now})" if r.now else r.state,
+                  ",".join(r.annotators),
                   clean_display("; ".join(r.reasons) + (f" [{r.note}]" if r.note else ""))[:60],
                   r.item_id] for r in rows])
     if len(rows) >= args.limit:

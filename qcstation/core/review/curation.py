@@ -267,6 +267,9 @@ class QueueRow:
     version: int
     artifact_status: str
     note: str = ""           # the curator's resolution, the exclusion reason...
+    #: a rejected item replaced since (state ``rejected``, not awaiting): its seed's current
+    #: version now, ``v2 accepted`` (a fix in place), ``v2 verified`` (regenerated, in review)
+    now: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -322,6 +325,7 @@ def queue_and_items(store: Store, *, state: str | None = None, dimension: str | 
     if dimension is not None:
         check_dimension(dimension)
     open_by_seed: dict[tuple[int, str], bool] = {}
+    current: dict[tuple[int, str], dict[str, Any] | None] = {}
     latest_item: dict[tuple[int, str], int] = {}
     rows: list[QueueRow] = []
     items: dict[int, ReviewItem] = {}
@@ -333,7 +337,7 @@ def queue_and_items(store: Store, *, state: str | None = None, dimension: str | 
         accepted or a later candidate item of the seed holds it (then it is history)."""
         key = (it.seed_id, it.dimension)
         if key not in open_by_seed:
-            cur = current_artifact(store, it.seed_id, it.dimension)
+            cur = current[key] = current_artifact(store, it.seed_id, it.dimension)
             open_by_seed[key] = cur is None or cur["status"] != "accepted"
         if key not in latest_item:
             latest_item[key] = int(store.scalar(
@@ -352,7 +356,12 @@ def queue_and_items(store: Store, *, state: str | None = None, dimension: str | 
             reasons.append(str(it.resolution["reason"]))
         if needle and not any(needle in r.casefold() for r in reasons):
             continue
-        rows.append(_queue_row(it, st, reasons))
+        row = _queue_row(it, st, reasons)
+        cur = current.get((it.seed_id, it.dimension)) if st == "rejected" else None
+        if cur is not None and int(cur["version"]) != it.artifact_version:
+            # replaced: what the item is now, not only what it was
+            row.now = f"v{cur['version']} {cur['status']}"
+        rows.append(row)
         items[it.item_id] = it
         if len(rows) >= limit:
             break

@@ -180,6 +180,8 @@ class QCStationApp(App[int]):
         self.annotator = account
         #: the name shown beside the account (``--annotator``); grants nothing
         self.display_name = display_name
+        #: quitting waits for work to stop (a derive's batch): action_force_quit
+        self.stopping = False
         from qcstation.common.identity import Identity
 
         who = Identity(account, display_name).label()
@@ -420,13 +422,43 @@ class QCStationApp(App[int]):
     async def action_quit_asking(self) -> None:
         """``ctrl+q``, in any screen or dialog: as ``q`` (asks first while a run, a derive or
         a regeneration is going on: walked mid-run, ctrl+q quit without a word); ctrl+q
-        again in that question quits at once."""
+        again in that question, or while a derive is being stopped, quits at once."""
+        if self.stopping:
+            await self._give_back_claims()
+            self.exit()
+            return
         if self.work_going() is None or getattr(self.screen, "quit_question", False):
             await self.action_force_quit()
             return
         await self.action_quit()
 
     async def action_force_quit(self) -> None:
+        """Quit; work that stops between batches (a derive) is told to stop first, and the
+        screen says so until it has: the app waited for its thread with the terminal already
+        closed, 10-17 s of a blank screen (issue 28)."""
+        if self.stopping:
+            return
+        waits = [found for screen in self.screen_stack
+                 if callable(stop := getattr(screen, "stop_for_quit", None))
+                 and (found := stop()) is not None]
+        if waits:
+            from screens.dialogs.confirm import WaitModal
+
+            self.stopping = True
+            self.push_screen(WaitModal("Quitting", "\n".join(
+                [words for words, _ in waits]
+                + ["", "The app quits when it has stopped. What is made is stored; the same "
+                   "derive again resumes it.", "", "ctrl+q: quit now (the app then waits for "
+                   "the batch with the terminal closed)"])))
+            self.run_worker(self._quit_when_stopped([ended for _, ended in waits]),
+                            group="quitting", exit_on_error=False)
+            return
+        await self._give_back_claims()
+        self.exit()
+
+    async def _quit_when_stopped(self, ended: list[threading.Event]) -> None:
+        for event in ended:
+            await asyncio.to_thread(event.wait)
         await self._give_back_claims()
         self.exit()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections import Counter
 from typing import Any
@@ -172,6 +173,10 @@ class DashboardScreen(QCScreen):
         self.auto_refresh_s = self.AUTO_REFRESH_S
         self.qc_held = False      # held parts of a load are being handled (_held)
         self.qc_changed = False   # ... and the QC panels are to be drawn after them
+        #: set while no derive of this screen's runs (cleared as one starts, set as its
+        #: thread ends): quitting waits on it, with a word on the screen (stop_for_quit)
+        self.derive_ended = threading.Event()
+        self.derive_ended.set()
 
     def compose(self) -> ComposeResult:
         if self.qc_app.config.generator is None:
@@ -671,6 +676,7 @@ class DashboardScreen(QCScreen):
         def chosen(req: object) -> None:
             if req is not None:
                 self._set_busy(f"Deriving {getattr(req, 'name', '')}… (runs in the background)")
+                self.derive_ended.clear()
                 self._derive(req)
 
         self.app.push_screen(DeriveModal(), callback=chosen)
@@ -683,10 +689,25 @@ class DashboardScreen(QCScreen):
         from qcstation.core.derive.runner import run_derive
 
         worker = get_current_worker()   # quitting cancels it: the derive stops between batches
-        summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
-                             name=req.name, actor=self.qc_app.annotator, workers=None,
-                             cancel=lambda: worker.is_cancelled)
+        try:
+            summary = run_derive(self.qc_app.db_path, self.qc_app.config, kind=req.kind,
+                                 name=req.name, actor=self.qc_app.annotator, workers=None,
+                                 cancel=lambda: worker.is_cancelled)
+        finally:
+            self.derive_ended.set()
         self.post_message(DeriveFinished(derive_notice(req.name, summary)))
+
+    def stop_for_quit(self) -> tuple[str, threading.Event] | None:
+        """Quitting: a derive going on is told to stop after its current batch; returns
+        what to say meanwhile and the event set when its thread has ended (None: no derive
+        goes on). The app waited for the thread with the terminal closed: 10-17 s of a
+        blank screen after y (issue 28)."""
+        if self.derive_ended.is_set():
+            return None
+        self.workers.cancel_group(self, "derivers")    # the derive's cancel() turns true
+        what = (self.busy_note or "Deriving").split("…")[0].replace("Deriving", "", 1).strip()
+        return (f"Stopping derive {what} after its current batch…".replace("  ", " "),
+                self.derive_ended)
 
     @on(DeriveFinished)
     def _derived(self, message: DeriveFinished) -> None:

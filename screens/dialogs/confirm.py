@@ -37,3 +37,24 @@ class ConfirmModal(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class WaitModal(ModalScreen[None]):
+    """What the app is waiting for, with no answer to give (quitting while a derive stops
+    after its batch): keys do nothing here but the app's own (ctrl+q, F1)."""
+
+    BINDING_GROUP_TITLE = "Waiting"
+    BINDINGS = [DIALOG_HELP]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="wait_dialog", classes="dialog"):
+            yield Static(Text(self.text))
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#wait_dialog").border_title = self.title_text

@@ -204,3 +204,55 @@ async def test_quitting_with_a_derive_going_stops_it(tmp_path: Path,
         if app.is_running:
             await pilot.press("y")
     assert callable(seen["cancel"]) and seen["stopped"] is True
+
+
+async def test_quitting_mid_derive_says_so_until_the_batch_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: after y in 'Quit?', the app waited 10-17 s for the derive's batch with the
+    terminal already closed (blank or frozen). The screen now says the derive is being
+    stopped after its current batch, and the app quits once the batch has ended, not
+    before (the batch is held on an Event: no timing)."""
+    import asyncio
+    import threading
+
+    from qcstation.core.derive import runner
+    from screens.dialogs.confirm import ConfirmModal, WaitModal
+    from tests.app.conftest import flat, screen_text
+
+    started, told, batch_over = threading.Event(), threading.Event(), threading.Event()
+
+    def derive(_db: object, _cfg: object, **kw: object) -> runner.DeriveSummary:
+        cancel = kw.get("cancel")
+        started.set()
+        while callable(cancel) and not cancel():
+            batch_over.wait(0.01)                   # batches, until told to stop
+        told.set()
+        assert batch_over.wait(600)                 # the batch in hand ends when the test says
+        return runner.DeriveSummary(str(kw.get("name")))
+
+    monkeypatch.setattr(runner, "run_derive", derive)
+    db = make_db(tmp_path, ["james", "janet", "tom"])
+    app = make_app(db, config=make_config(curators=[ANNOTATOR]), account=ANNOTATOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        app.screen.query_one("#derive_name", Input).value = "v2"
+        await pilot.press("ctrl+s")
+        await asyncio.to_thread(started.wait)
+        await pilot.press("q")
+        while not isinstance(app.screen, ConfirmModal):
+            await pilot.pause()
+        await pilot.press("y")
+        await asyncio.to_thread(told.wait)          # the derive was told to stop
+        while not isinstance(app.screen, WaitModal):
+            await pilot.pause()
+        await pilot.pause()
+        assert app.is_running                       # still there, saying why
+        text = flat(screen_text(app))
+        assert "Stopping derive v2 after its current batch…" in text, text
+        assert "The app quits when it has stopped" in text, text
+        batch_over.set()
+        while app.is_running:
+            await pilot.pause()
+    assert not app.is_running

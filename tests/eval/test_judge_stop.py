@@ -94,3 +94,90 @@ def test_the_cli_says_how_long_no_judge_reply_came(monkeypatch: pytest.MonkeyPat
         "(nothing scored is lost)",
         "judge judge-x: 1 of 10 requests answered, 1 failed · Ctrl+C stops (nothing scored "
         "is lost)"]
+
+
+class _Terminal:
+    """A stderr that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        self.text += s
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_on_a_terminal_the_judges_progress_is_one_line_rewritten_in_place(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: with the judges down, `eval score --retry-judges` printed a line every 10 s
+    (the heartbeat), on a terminal too: they piled up. On a terminal the line is rewritten in
+    place (\\r, erase line), fitted to the width, and ended by a newline only when the judge
+    is done or the scoring stops (Ctrl+C); in a file, plain lines as before (the test above)."""
+    from qcstation.commands.eval import _shared
+
+    clock = [100.0]
+    monkeypatch.setattr(_shared.time, "monotonic", lambda: clock[0])
+    term = _Terminal()
+    monkeypatch.setattr(_shared.sys, "stderr", term)
+    show = _shared.JudgeLine(tty=True, width=80)
+    show("judge-with-a-rather-long-name-x", 0, 10, 0)
+    for _ in range(60):                             # ten minutes of heartbeats, nothing ends
+        clock[0] += 10
+        show("judge-with-a-rather-long-name-x", 0, 10, 0)
+    assert "\n" not in term.text                    # one line, rewritten 61 times
+    shown = term.text.split("\r\x1b[2K")
+    assert shown[0] == "" and len(shown) == 62
+    assert all(0 < len(line) < 80 for line in shown[1:]), [len(x) for x in shown]
+    assert "no reply for 600 s" in shown[-1] and "Ctrl+C stops" in shown[-1], shown[-1]
+    show("judge-with-a-rather-long-name-x", 4, 10, 4)
+    show.end()                                      # Ctrl+C: the line is ended, once
+    show.end()
+    assert term.text.endswith("4 of 10 requests answered, 4 failed · Ctrl+C stops\n"), \
+        term.text[-80:]
+    term.text = ""
+    show("j", 10, 10, 0)                            # the last request ends the line itself
+    assert term.text == "\r\x1b[2Kjudge j: 10 of 10 requests answered\n"
+
+
+def test_ctrl_c_in_eval_score_ends_the_judges_line_first(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Interrupted mid-line, the CLI's 'interrupted' message starts a line of its own."""
+    import argparse
+
+    from qcstation.commands.eval import _shared, score
+    from qcstation.eval import scorers
+
+    term = _Terminal()
+    monkeypatch.setattr(_shared.sys, "stderr", term)
+
+    def interrupted(*_a: object, judge_progress: object = None, **_kw: object) -> None:
+        assert callable(judge_progress)
+        judge_progress("judge-x", 0, 10, 0)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scorers, "score_run", interrupted)
+    monkeypatch.setattr(score, "resolve", lambda _store, refs: [1])
+    monkeypatch.setattr(score, "store_from_args", lambda _args: _Nothing())
+    monkeypatch.setattr(score, "config", lambda _args: None)
+    args = argparse.Namespace(run="1", only_missing=True, retry_judges=True, json=False,
+                              db=str(tmp_path / "x.db"), config=None)
+    with pytest.raises(KeyboardInterrupt):
+        score.run(args)
+    assert term.text.startswith("\r\x1b[2Kjudge judge-x: 0 of 10") and term.text.endswith("\n")
+
+
+
+class _Nothing:
+    """A store context that opens nothing (the run is resolved by the test)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_exc: object) -> None:
+        return None

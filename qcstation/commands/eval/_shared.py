@@ -5,6 +5,7 @@ command helpers); the evaluation packages are imported by the functions that use
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -88,29 +89,74 @@ class Printer:
             sys.stderr.write("\n")
 
 
-def judge_progress_printer(every_s: float = 5.0) -> Callable[[str, int, int, int], None]:
-    """Progress of the judges' requests on stderr: when a judge starts, at most every
-    ``every_s`` seconds, and when it ends, with the failures so far and how to stop (a judge
-    server that is down makes every request wait for its retries)."""
-    from qcstation.eval.judging import judge_progress_line
+class JudgeLine:
+    """Progress of the judges' requests on stderr, said when a judge starts, as requests end
+    and again every :data:`~qcstation.eval.judging.HEARTBEAT_S` while none does (a judge
+    server that is down makes every request wait for its retries). On a terminal it is one
+    line rewritten in place, fitted to the terminal's width (a longer line wraps, and the
+    rewrite then leaves its first rows behind); it ends with a newline when the judge's last
+    request ends and at :meth:`end` (Ctrl+C, an error). Elsewhere (a file, a pipe) a plain
+    line at most every ``every_s`` seconds, and when a judge starts and ends. The heartbeats
+    of a judge that was down printed a line each on a terminal too: in ten minutes, 60."""
 
-    last = [0.0]
-    seen: list[object] = [None, 0.0]      # the last figures told, and since when
+    def __init__(self, every_s: float = 5.0, *, tty: bool | None = None,
+                 width: int | None = None) -> None:
+        self.every_s = every_s
+        self.tty = sys.stderr.isatty() if tty is None else tty
+        self.width = width
+        self.last = 0.0
+        self.seen: tuple[object, float] = (None, 0.0)   # the last figures told, and since when
+        self.open = False                               # a line in place, not ended yet
 
-    def show(judge: str, done: int, total: int, failed: int) -> None:
+    def __call__(self, judge: str, done: int, total: int, failed: int) -> None:
+        from qcstation.eval.judging import judge_progress_line
+
         now = time.monotonic()
         figures = (judge, done, total, failed)
-        if figures != seen[0]:
-            seen[0], seen[1] = figures, now
-        if 0 < done < total and now - last[0] < every_s:
-            return
-        last[0] = now
+        if figures != self.seen[0]:
+            self.seen = (figures, now)
         # told again with the same figures (the heartbeat): how long nothing has ended
-        waiting = now - float(seen[1])  # type: ignore[arg-type]
-        print(judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
-                                  waiting_s=waiting or None), file=sys.stderr, flush=True)
+        waiting = (now - self.seen[1]) or None
+        if not self.tty:
+            if 0 < done < total and now - self.last < self.every_s:
+                return
+            self.last = now
+            print(judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
+                                      waiting_s=waiting), file=sys.stderr, flush=True)
+            return
+        width = self.width or shutil.get_terminal_size((80, 24)).columns
+        line = judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
+                                   waiting_s=waiting)
+        if len(line) >= width:          # the note goes first, then the judge's name is cut
+            line = judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
+                                       waiting_s=waiting, note=False)
+        if len(line) >= width:
+            line = judge_progress_line(judge, done, total, failed, stop="Ctrl+C",
+                                       waiting_s=waiting, note=False,
+                                       judge_width=max(8, len(judge) - (len(line) - width + 1)))
+        if len(line) >= width:          # a terminal narrower than the figures: cut, marked
+            line = line[:max(1, width - 2)] + "…"
+        # the codes that rewrite the line go to the terminal itself, past the stream that
+        # shows control characters as text (as Printer's)
+        getattr(sys.stderr, "raw_stream", sys.stderr).write("\r\x1b[2K")
+        sys.stderr.write(line)
+        self.open = True
+        if done >= total:
+            self.end()
+        sys.stderr.flush()
 
-    return show
+    def end(self) -> None:
+        """End the line in place (its last figures stay on the screen)."""
+        if self.open:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.open = False
+
+
+def judge_progress_printer(every_s: float = 5.0) -> JudgeLine:
+    """The judges' progress on stderr (:class:`JudgeLine`); call its ``end()`` when scoring
+    stops."""
+    return JudgeLine(every_s)
 
 
 def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool = False) -> int:
@@ -125,18 +171,24 @@ def execute(args: argparse.Namespace, run_id: int, cfg: Any, retry_errors: bool 
         scoring = True
         printer.end()
 
+    judges = None if args.quiet else judge_progress_printer()
     try:
         outcome = run_and_score(db_path(args), run_id, cfg, progress=printer,
                                 retry_errors=retry_errors, score=not args.no_score,
                                 on_scoring=start_scoring, figures=True,
-                                judge_progress=None if args.quiet else judge_progress_printer())
+                                judge_progress=judges)
     except KeyboardInterrupt:
+        if judges is not None:
+            judges.end()
         if scoring:
             raise
         printer.end()
         print(f"qcstation: run {run_id} interrupted; what was answered is stored. "
               f"Continue with `qcstation eval resume {run_id}`", file=sys.stderr)
         return 130
+    finally:
+        if judges is not None:
+            judges.end()          # an error mid-line: its message starts a line of its own
     if not scoring:
         printer.end()
     prog = outcome.progress

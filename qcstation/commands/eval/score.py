@@ -31,9 +31,13 @@ def run(args: argparse.Namespace) -> int:
     cfg = config(args)
     with store_from_args(args) as store:
         (run_id,) = resolve(store, [args.run])
-    summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing,
-                        retry_judges=getattr(args, "retry_judges", False),
-                        judge_progress=judge_progress_printer())
+    judges = judge_progress_printer()
+    try:
+        summary = score_run(db_path(args), run_id, cfg, only_missing=args.only_missing,
+                            retry_judges=getattr(args, "retry_judges", False),
+                            judge_progress=judges)
+    finally:
+        judges.end()          # Ctrl+C mid-line: what follows starts on a line of its own
     if args.json:
         print_json(summary.to_dict())
         return 0

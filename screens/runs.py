@@ -65,6 +65,37 @@ def _model_line(run: RunSummary) -> str:
 VISIBLE_RUN_ROWS = 7
 
 
+def protocol_marks(runs: list[RunSummary]) -> dict[str, str]:
+    """A short mark for each protocol the runs asked with (``A``, ``B``, ... ``Z``, ``A1``...),
+    by the first run that used it (run ids ascending: a new run never changes the marks the
+    curator has read). The runs table shows the mark in its P column and the legend under it
+    says each whole: at 80 columns the protocol had no room, and two runs of one model on
+    one release, 0-shot and 3-shot, read alike (issue 28.5)."""
+    marks: dict[str, str] = {}
+    for run in sorted(runs, key=lambda r: r.run_id):
+        if run.protocol and run.protocol not in marks:
+            n = len(marks)
+            marks[run.protocol] = chr(ord("A") + n % 26) + (str(n // 26) if n >= 26 else "")
+    return marks
+
+
+def protocol_legend(marks: dict[str, str], runs: list[RunSummary]) -> Text:
+    """The protocol under the table, in full (wrapped, never cut): every run's when they
+    share one (the table has no P column then: at 80 columns its 3 cells cut a name of 12,
+    '#1 ref…ence'), else each mark's."""
+    if len({run.protocol for run in runs}) == 1:
+        legend = Text("Protocol of every run: ", style="bold")
+        legend.append(one_line(runs[0].protocol, 200) or "not recorded (runs made before "
+                      "protocols were)")
+        return legend
+    legend = Text("P, protocol: ", style="bold")
+    parts = [f"{mark} {one_line(protocol, 200)}" for protocol, mark in marks.items()]
+    if any(not run.protocol for run in runs):
+        parts.append("– not recorded (a run made before protocols were)")
+    legend.append(" · ".join(parts))
+    return legend
+
+
 class RunsScreen(QCScreen):
     """``n`` new run · Enter resumes · ``b`` browse results · ``c`` charts · Esc cancels/back."""
 
@@ -93,6 +124,9 @@ class RunsScreen(QCScreen):
         self.cancel_event: threading.Event | None = None
         self.first_load_pending = True
         self.detail_shown: RunSummary | None = None   # the run the detail pane shows
+        self.marks: dict[str, str] = {}                 # each protocol's mark (P column)
+        self.legend_shown: str | None = None            # the P column's legend, as shown
+        self.marks_column = False       # the P column is shown (the runs' protocols differ)
         self._last_poll = time.monotonic()
 
     @property
@@ -104,6 +138,7 @@ class RunsScreen(QCScreen):
         yield Header()
         with VerticalScroll(id="runs_body"):
             yield DataTable(id="runs_table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="runs_protocols")
             with Vertical(id="run_progress", classes="panel"):
                 yield Static("", id="run_progress_text")
                 yield ProgressBar(id="run_progress_bar", show_eta=False)
@@ -113,17 +148,25 @@ class RunsScreen(QCScreen):
     def on_mount(self) -> None:
         table = self.query_one("#runs_table", DataTable)
         table.border_title = "Evaluation runs"
-        table.add_column("Run", key="run")
-        table.add_column("Items from", key="release")
-        table.add_column("Status", key="status")
-        table.add_column("Done", key="progress")
-        for metric in METRICS:
-            table.add_column(SHORT[metric], key=metric)
+        self._add_columns(table, marks=False)
         self.query_one("#run_progress").border_title = "Running"
         self.query_one("#run_detail").border_title = "Run"
         table.focus()
         self.set_interval(POLL_RUNNING_S, self._poll)
         self.action_refresh()
+
+    def _add_columns(self, table: DataTable[Any], marks: bool) -> None:
+        """The table's columns, the P column (each run's protocol mark) with ``marks``."""
+        table.clear(columns=True)
+        self.marks_column = marks
+        table.add_column("Run", key="run")
+        table.add_column("Items from", key="release")
+        if marks:
+            table.add_column("P", key="protocol")
+        table.add_column("Status", key="status")
+        table.add_column("Done", key="progress")
+        for metric in METRICS:
+            table.add_column(SHORT[metric], key=metric)
 
     def help_notes(self) -> RenderableType:
         return Text(
@@ -176,7 +219,17 @@ class RunsScreen(QCScreen):
                     run.headline = known[run.run_id]
         selected = self._selected()        # the run shown, kept by its id (not its row)
         self.runs = message.runs
+        self.marks = protocol_marks(self.runs)
+        legend = self.query_one("#runs_protocols", Static)
+        words = protocol_legend(self.marks, self.runs) if self.runs else Text("")
+        if words.plain != self.legend_shown:    # a poll with the same runs lays out nothing
+            self.legend_shown = words.plain
+            legend.display = bool(self.runs)
+            legend.update(words)
         table = self.query_one("#runs_table", DataTable)
+        marks_wanted = len({run.protocol for run in self.runs}) > 1
+        if marks_wanted != self.marks_column:
+            self._add_columns(table, marks_wanted)
         table.clear()
         # each column exactly as wide as its widest cell, set before the rows are added: an
         # auto-width column only grows (DataTable.clear keeps its width), so a run that read
@@ -227,7 +280,8 @@ class RunsScreen(QCScreen):
         status = run.status
         if run.run_id == self.active_run:
             status = "running"
-        return (Text(status), Text(progress_cell(run)),
+        mark = (Text(self.marks.get(run.protocol, "–")),) if self.marks_column else ()
+        return (*mark, Text(status), Text(progress_cell(run)),
                 *(Text(headline_cell(m, run.headline.get(m)) if run.headline else "…",
                        justify="right") for m in METRICS))
 
@@ -243,7 +297,9 @@ class RunsScreen(QCScreen):
         for run in runs:
             widths = [max(w, cell.cell_len) for w, cell in zip(widths, self._figure_cells(run))]
             # the progress of a run going on grows to its total ('2265/2265')
-            widths[1] = max(widths[1], len(progress_text(run.n_requests or 0, run.n_requests or 0)))
+            done = 2 if self.marks_column else 1
+            widths[done] = max(widths[done], len(progress_text(run.n_requests or 0,
+                                                               run.n_requests or 0)))
         lines = sum(2 if _model_line(run) else 1 for run in runs)
         bar = table.styles.scrollbar_size_vertical if lines > VISIBLE_RUN_ROWS else 0
         screen_width = self.size.width or self.app.size.width

@@ -37,6 +37,7 @@ from db import Store
 from qcstation.common.errors import QCStationError
 from qcstation.eval import item_values
 from qcstation.eval.outputs import prompt_messages
+from qcstation.eval.protocols import protocol_label
 from qcstation.eval.provenance import describe
 from qcstation.eval.runs import (RunContext, effective_status, load_spec, release_label, run_label,
                                  run_short_label)
@@ -603,6 +604,9 @@ class RunSummary:
     heartbeat_at: str | None
     error: str | None
     headline: dict[str, Headline]
+    #: how it asked (``3-shot, t=0, 2-step R&R``: :func:`~qcstation.eval.protocols.protocol_label`);
+    #: '' for a run made before its spec was recorded
+    protocol: str = ""
 
     @property
     def outputs_done(self) -> int:
@@ -729,7 +733,8 @@ def list_runs(store: Store, *, headline_for: set[int] | None = None) -> list[Run
             finished_at=run.get("finished_at"), heartbeat_at=run.get("heartbeat_at"),
             error=run.get("error"),
             headline=(headline(store, int(run["id"]))
-                      if headline_for is None or int(run["id"]) in headline_for else {})))
+                      if headline_for is None or int(run["id"]) in headline_for else {}),
+            protocol=protocol_label(spec) if spec else ""))
     return out
 
 

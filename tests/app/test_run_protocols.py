@@ -163,3 +163,39 @@ def test_a_report_of_a_run_without_refinement_says_it_asked_none(tmp_path: Path)
         text = write_report(store, run, tmp_path / "rep", n_boot=20).read_text()
     # (markdown-escaped as the report writes every cell)
     assert r"| refinement protocol | n/a \(the run asked no Reflection &amp; Refinement\) |" in text
+
+
+async def test_the_runs_table_at_80_columns_says_each_runs_protocol(tmp_path: Path) -> None:
+    """Issue 28.5: at 80 columns the runs table showed each run's name and release, and its
+    protocol only in the detail of the highlighted run: two runs of one model on one set,
+    0-shot and 3-shot, read '#2 reference  working set  done' and '#1 reference  working
+    set  done'. Each row now has its protocol's mark (P) and the legend under the table says
+    each mark's protocol whole; the figures stay whole."""
+    from screens.runs import RunsScreen
+
+    path = build_db(tmp_path / "eval.db")
+    with Store(path) as store:
+        a = _run(store, None, "two-step", shots=0)
+        b = _run(store, None, "single-prompt", shots=3)
+        c = _run(store, "baseline-probe-2026-12-02", "two-step", shots=0)
+    app = make_app(path, config=make_config(), account=ANNOTATOR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(RunsScreen())
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen) and len(screen.runs) == 3
+        text = screen_text(app)
+        lines = text.splitlines()
+        marks = {}
+        for run_id in (a, b, c):
+            row = next(line for line in lines if re.search(rf"│ #{run_id} ", line))
+            cells = row.strip("│ ").split()
+            mark = next(cell for cell in cells if re.fullmatch(r"[A-Z]", cell))
+            marks[run_id] = mark
+            assert re.search(r" \d+% │$", row.rstrip()), row         # the last figure whole
+        assert marks[a] == marks[c] != marks[b], marks
+        legend = " ".join(text[text.index("P, protocol:"):].split())
+        for run_id, protocol in ((a, "0-shot, t=0, 2-step R&R"),
+                                 (b, "3-shot, t=0, 1-prompt R&R")):
+            assert f"{marks[run_id]} {protocol}" in legend, legend

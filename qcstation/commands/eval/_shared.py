@@ -8,7 +8,6 @@ import argparse
 import shutil
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from qcstation.commands._common import db_path, print_json, print_table

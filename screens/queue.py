@@ -98,6 +98,10 @@ class QueueScreen(QCScreen):
     #: the rows take the first focus (by default the filter did, the first focusable widget,
     #: until the mount moved it: an Enter typed ahead applied the filter)
     AUTO_FOCUS = "#queue_table"
+    #: seconds between re-reads while the queue is shown and idle (0: never): colleagues
+    #: decide, fix and regenerate in their own sessions (or through the menu over this
+    #: screen), and a row read once kept its old state until F5 (issue 28)
+    AUTO_REFRESH_S = 15.0
     BINDINGS = [
         Binding("f", "cycle_state", "State", tooltip="Cycle the state filter", id="queue-state"),
         Binding("slash", "focus_filter", "Filter", tooltip="Type filters", id="queue-filter"),
@@ -161,6 +165,7 @@ class QueueScreen(QCScreen):
         self.more = False        # only the first page is shown; more rows may follow
         self.loading_more = False
         self.generation = 0      # a reload makes every earlier read stale
+        self.reload_on_resume = False   # a full screen was pushed over this one
         self.filters: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
@@ -184,7 +189,32 @@ class QueueScreen(QCScreen):
         table.focus()
         self.watch(table, "scroll_y", self._scrolled, init=False)
         self.watch(table, "cursor_coordinate", self._cursor_moved, init=False)
+        if self.AUTO_REFRESH_S > 0:
+            self.set_interval(self.AUTO_REFRESH_S, self._refresh_by_itself,
+                              name="queue-refresh-by-itself")
         self.action_reload()
+
+    def _refresh_by_itself(self) -> None:
+        """Read the rows shown again, while shown and idle, and not while a filter is being
+        typed (a reload reads the box)."""
+        if (self.app.screen is not self or self.busy or self.loading_more
+                or self.pending_text is not None
+                or self.focused is self.query_one("#queue_filter")):
+            return
+        self.action_reload(keep_rows=True)
+
+    def on_screen_suspend(self) -> None:
+        from textual.screen import ModalScreen
+
+        if not isinstance(self.app.screen, ModalScreen):
+            self.reload_on_resume = True
+
+    def on_screen_resume(self) -> None:
+        # back from a full screen pushed over this one (review, the menu's screens): what
+        # was done there shows here (a dialog of this screen reloads by itself when it acts)
+        if self.reload_on_resume and self.app.screen is self:
+            self.reload_on_resume = False
+            self._refresh_by_itself()
 
     def help_notes(self) -> Text:
         return Text(
@@ -200,9 +230,10 @@ class QueueScreen(QCScreen):
             "stay in the log.")
 
     # -- loading -----------------------------------------------------------------------
-    def action_reload(self, text: str | None = None) -> None:
+    def action_reload(self, text: str | None = None, keep_rows: bool = False) -> None:
         """Read the rows again, with the filter in the box, or ``text`` (shown in the box
-        when its rows come)."""
+        when its rows come); ``keep_rows``: as many rows as are shown (a refresh)."""
+        shown = len(self.rows) if keep_rows else 0
         self.busy = True
         self.generation += 1
         self.more = self.loading_more = False
@@ -210,7 +241,8 @@ class QueueScreen(QCScreen):
         if text is None:
             text = self.query_one("#queue_filter", Input).value
         self.filters = parse_filter(text)
-        self._load(self.filters, self._page_size(), self.generation, text=text)
+        self._load(self.filters, max(self._page_size(), min(shown, MAX_ROWS)), self.generation,
+                   text=text)
 
     def _page_size(self) -> int:
         return max(FIRST_PAGE, self.app.size.height + MORE_MARGIN)
@@ -273,6 +305,18 @@ class QueueScreen(QCScreen):
         more = len(message.rows) >= message.limit and message.limit < MAX_ROWS
         self.busy = self.loading_more = False
         self.more = more
+        if message.rows and message.rows == self.rows and self.pending_text is None:
+            # read again unchanged (a refresh): the rows stay as drawn; the item shown is
+            # drawn again only if it changed
+            self.near = dict(message.items)
+            current = message.items.get(self.showing) if self.showing is not None else None
+            if current is not None:
+                self._item_shown(self.ItemShown(current))
+            return
+        # the cursor stays on its item where the item is still listed (a row added or gone
+        # above it moved it to another item)
+        before = self.rows[table.cursor_row].item_id \
+            if self.rows and 0 <= table.cursor_row < len(self.rows) else None
         self.rows = message.rows
         self.near = dict(message.items)
         if self.pending_text is not None:
@@ -288,7 +332,9 @@ class QueueScreen(QCScreen):
             if isinstance(table, FixedTable):
                 table.apply_dimensions()
             if message.rows:
-                table.move_cursor(row=min(keep, len(message.rows) - 1))
+                ids = [r.item_id for r in message.rows]
+                table.move_cursor(row=ids.index(before) if before in ids
+                                  else min(keep, len(message.rows) - 1))
         if message.rows:
             item_id = message.rows[table.cursor_row].item_id
             first = message.items.get(item_id)

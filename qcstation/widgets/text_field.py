@@ -121,7 +121,23 @@ class SafeTextArea(TextArea):
     Textual's own inserts a bracketed paste's text as it came, a Ctrl+C or DEL included,
     which then stood raw in the text, its screen lines and what was saved from it. With a
     ``limit``, every edit by keyboard or paste is cut to what fits, with a notice (once,
-    until the text is shorter again)."""
+    until the text is shorter again). Ctrl+Home and Ctrl+End go to the start and the end
+    of the text (Textual's editor has no key for them: in the fix editor, Ctrl+End and
+    Enter put a new line above the text, not below it), with Shift selecting."""
+
+    BINDINGS = [
+        Binding("ctrl+home", "text_end(False)", "Start of the text", show=False,
+                id="editor-text-start"),
+        Binding("ctrl+end", "text_end(True)", "End of the text", show=False,
+                id="editor-text-end"),
+        Binding("ctrl+shift+home", "text_end(False, True)", "Select to the start",
+                show=False, id="editor-select-start"),
+        Binding("ctrl+shift+end", "text_end(True, True)", "Select to the end", show=False,
+                id="editor-select-end"),
+    ]
+
+    def action_text_end(self, end: bool, select: bool = False) -> None:
+        self.move_cursor(self.document.end if end else self.document.start, select=select)
 
     def __init__(self, text: str = "", *, limit: int | None = None, **kwargs: Any) -> None:
         self.limit = limit

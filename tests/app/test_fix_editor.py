@@ -67,3 +67,26 @@ async def test_esc_with_an_edited_fix_asks_and_unchanged_leaves_at_once(qc_db: P
             await pilot.press("escape")
             await settle(pilot)
             assert isinstance(app.screen, ConfirmModal)
+
+
+async def test_ctrl_end_and_ctrl_home_go_to_the_ends_of_the_text(qc_db: Path) -> None:
+    """Walked in tmux at 80x24: in the fix editor, Ctrl+End then Enter and a new line put
+    the line above the whole text (the cursor stayed at its start: Textual's editor binds no
+    key to the ends of the text), and Ctrl+S refused it. Ctrl+End goes to the end of the
+    text, Ctrl+Home to its start, with Shift they select."""
+    app = make_app(qc_db, config=make_config(), account=ANNOTATOR, review="arithmetic")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        area = _fix_modal(app).query_one("#fix_text", TextArea)
+        area.text = "first line\nsecond line\nthird line"
+        area.move_cursor((0, 0))
+        await pilot.press("ctrl+end")
+        assert area.cursor_location == (2, len("third line"))
+        await pilot.press("enter", *"- more")
+        assert area.text == "first line\nsecond line\nthird line\n- more"
+        await pilot.press("ctrl+home")
+        assert area.cursor_location == (0, 0)
+        await pilot.press("ctrl+shift+end")
+        assert area.selected_text == area.text

@@ -28,7 +28,7 @@ from qcstation.eval.checker.extract import (
 )
 
 #: bump when a verdict for the same (response, gold) can change
-CHECKER_VERSION = "7"   # 7: a number in scientific notation with a fractional or second exponent ("1E+4.5", "1e4e5") is malformed, never handed to math-verify ("1E+4.5" read as 10000.0*0.5 matched a gold 5000); 6: a reply in scientific notation is read whole at any exponent ("1e4000" was 1; "1e400" went to math-verify as 1·e·400); 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
+CHECKER_VERSION = "8"   # 8: a number right before a vulgar fraction, superscript, per mille or fraction slash ("12½", "12²", "12‰", "1⁄2") is not read as its digits ("12½" was correct against a gold 12); 7: a number in scientific notation with a fractional or second exponent ("1E+4.5", "1e4e5") is malformed, never handed to math-verify ("1E+4.5" read as 10000.0*0.5 matched a gold 5000); 6: a reply in scientific notation is read whole at any exponent ("1e4000" was 1; "1e400" went to math-verify as 1·e·400); 5: characters that draw nothing (zero-width, BOM, soft hyphen) are not read ("1\u200b8" is 18, not 1); 4: math-verify limited in CPU seconds, not wall-clock (a verdict never depends on load); 3: corrections ("not 5 but 6"), scientific notation, boxed hedges, strict format failures unparseable
 #          2: hedged answers wrong, an unclosed last box unparseable, strict
 #: the longest expression handed to math-verify
 MAX_SYMBOLIC_CHARS = 2_000

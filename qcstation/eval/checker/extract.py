@@ -82,6 +82,11 @@ _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _OPERATOR_AFTER = re.compile(r"\s*(?:[+*^×÷=<>]|-\s*\d|/|\\(?:sqrt|cdot|times|div|pi|frac|dfrac)"
                              r"|[a-zA-Z]\s*[+\-*/^=]|\^|_|[a-zA-Z]\b(?!\w))")
 _EXPONENT_AFTER = re.compile(r"[eE][+-]?\d")
+#: a character right after a number that makes it another number: a vulgar fraction ("12½" is
+#: 12.5), a superscript ("12²" is 144), per mille ("12‰"), a fraction slash ("1⁄2"); such a number
+#: is never read as its digits alone
+_UNICODE_NUMBER_AFTER = re.compile("\\s?[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2150-\u215f"
+                                   "\u2030\u2031\u2044\u2215]")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]{0,200})\}")
 _POWER = re.compile(r"\d\s*\^|\}\s*\^")
 _INSIDE_EXPR = re.compile(r"(?:\\sqrt|\^|_|\\log|\\ln)\s*[{\[]?\s*$")
@@ -405,8 +410,8 @@ def _plain_token(seg: str, loose: bool = True) -> tuple[str, ExactAnswer] | None
         if m.start() > 0 and (seg[m.start() - 1].isalpha() or seg[m.start() - 1] in "_^{"):
             continue  # x2, a_1, 10^{3}: not a standalone number
         rest = seg[m.end():]
-        if _EXPONENT_AFTER.match(rest):
-            return None  # "1e4.5": not a number followed by a word
+        if _EXPONENT_AFTER.match(rest) or _UNICODE_NUMBER_AFTER.match(rest):
+            return None  # "1e4.5": not a number followed by a word; "12½": not 12
         if _OPERATOR_AFTER.match(rest) and not re.match(r"\s*[a-zA-Z]{2,}", rest):
             return None
         value = exact_value(tok)
@@ -605,6 +610,9 @@ def _from_last_number(tail: str) -> Extraction:
             continue
         last_any = m
         if m.start() > 0 and (tail[m.start() - 1].isalpha() or tail[m.start() - 1] in "_^"):
+            continue
+        if _UNICODE_NUMBER_AFTER.match(tail, m.end()):
+            last_plain = None   # "12½ apples": the last number is no 12, and no number before it
             continue
         if _INSIDE_EXPR.search(tail, max(0, m.start() - 12), m.start()):
             continue  # the 2 of \sqrt{2} or x^{2} is not an answer

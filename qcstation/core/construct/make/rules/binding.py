@@ -152,7 +152,18 @@ class Binder:
     def _said_in_words(self, v: Fraction, line: str) -> bool:
         return any(has_phrase(line, phrase, ignore_case=True)
                    and has_phrase(self.question, phrase, ignore_case=True)
+                   and not self._fraction_written_too(phrase, v)
                    for phrase in _PHRASES_OF.get(v, ()))
+
+    def _fraction_written_too(self, phrase: str, v: Fraction) -> bool:
+        """Is ``v`` the parts of a fraction in words ("one-tenth": 1/10, in 10 parts) on a step
+        that also writes the fraction's own value? Then the fraction is the word's and ``v`` is
+        another number ("1/10*10" for "one-tenth its length ... 10 feet long": the length, never
+        the word's parts a second time, which made the head 1 foot whatever the length)."""
+        values = WORD_GIVENS.get(phrase, ())
+        if len(values) != 2 or v != values[1] or self.expr is None:
+            return False
+        return any(leaf.value == values[0] for leaf in leaves(self.expr))
 
     def occurrence(self, v: Fraction, line: str, nth: int) -> int | None:
         """The place (index into ``nums``) of the ``nth`` use of ``v`` on ``line``, or None
@@ -507,8 +518,9 @@ class Binder:
             return False  # "2 * 2" for "2 matches ... double that": the word and the digit, read by order
         if any("time" in self.nums[j].stems for j in occ):
             return False  # "four times" and "a quarter": two words that multiply, which the clause never tells
-        phrases = [p for p in _PHRASES_OF.get(v, ()) if p in _MULTIPLIERS_OF.get(v, ())
-                   or (v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p])]
+        phrases = [p for p in _PHRASES_OF.get(v, ()) if (p in _MULTIPLIERS_OF.get(v, ())
+                   or (v.denominator == 1 and Fraction(1, v.numerator) in WORD_GIVENS[p]))
+                   and not self._fraction_written_too(p, v)]
         words = [m.start() for p in phrases for m in phrase_re(p, True).finditer(self.question)]
         if not words:
             return False

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from qcstation.core.construct.make.keyinfo import KeyInfoError
 from qcstation.core.construct.make.unknown_forms import lone_blank, mended, restored_words, words_before_result
 from qcstation.core.construct.make.unknown_words import (TRAILING_EQUALS, claim_states_result, letters_unused,
-                                                         no_percent_the_question_contradicts, own_sentences,
+                                                         descriptions_true_to_question, own_sentences,
                                                          told_apart, worded_expr)
 
 from qcstation.core.reading.textnumbers import (
@@ -137,7 +137,7 @@ def unknowns_and_relations(question: str, steps: list[Any], givens: list[dict[st
             text = _SPACES.sub(" ", text.replace("+", " + ").replace("-", " − ")).strip()
             relations.append(f"{label[st.name]} = {text}")
     unknown = told_apart(letters_unused(own_sentences(unknown)), steps, givens or [], question)
-    no_percent_the_question_contradicts(unknown, question, said)
+    descriptions_true_to_question(unknown, question, said, computed | constants | question_values, result_of)
     if unknown:
         unknown[-1] = unknown[-1] + " (the value asked for)"
     return unknown, relations

@@ -55,6 +55,12 @@ never from the labels the rule stored with the artifact:
   :mod:`qcstation.core.construct.check.literals` from the stored places alone: a stated quantity
   unbound, which a derived item would not move. Rule-made items never carry it; it keeps a stored
   one out of ``verified`` and out of derived sets.
+* ``pure-factor`` (reasoning), a **hard** flag: read by
+  :mod:`qcstation.core.construct.check.purefactor` from the units of each step's line alone (no rule
+  code), a given that a step uses as a pure number (it divides "10 rocks" into "5 rocks") is also
+  a term of that noun on another line ("5 + 2 = 7 rocks"), or divides as a unit fraction the
+  question writes ("half", "1/6 of") while it is bound to another place ("6 minutes"): a number
+  bound to a place of equal value and another meaning. Kept out of ``verified`` and derived sets.
 * ``stale-edit`` (refinement): an edited line of the wrong chain of thought still states
   the value its new computation no longer gives ("They each get 22 chips because
   110 * 5 = 550").
@@ -78,10 +84,10 @@ __all__ = ["Flag", "FLAG_CODES", "HARD_FLAGS", "AUDIT_VERSION", "audit_artifact"
            "parse_flag_codes", "hard_flags", "hard_codes"]
 
 #: the version of the flag rules; stored flags of an older version count as not audited
-AUDIT_VERSION = 6
+AUDIT_VERSION = 7
 
 #: flags that keep an artifact out of ``verified`` (and so out of release and derived sets)
-HARD_FLAGS = frozenset({"given-role", "stated-literal"})
+HARD_FLAGS = frozenset({"given-role", "stated-literal", "pure-factor"})
 
 
 FLAG_CODES: dict[str, str] = {
@@ -100,6 +106,7 @@ FLAG_CODES: dict[str, str] = {
     "stale-edit": "an edited step still states the value its computation no longer gives",
     "given-role": "a given stands for another kind of quantity on a line that uses it (hard)",
     "stated-literal": "a step writes a number the question states where no given is tied (hard)",
+    "pure-factor": "a given a step uses as a pure number is bound to a place of another meaning (hard)",
 }
 
 MAX_TEXT = 200_000  # characters of any one text examined
@@ -479,7 +486,7 @@ def _audit_dimension(dimension: str, content: dict[str, Any], seed: dict[str, An
         if dimension == "reasoning":
             smt = content.get("smtlib")
             return _audit_smt("reasoning", smt, question, solution) + _roles(content, question, solution) \
-                + _stated(content, question) if isinstance(smt, str) else []
+                + _stated(content, question) + _pure(content, question, solution) if isinstance(smt, str) else []
         if dimension == "arithmetic":
             return _audit_notation(content, question, solution)
         if dimension == "understanding":
@@ -520,6 +527,22 @@ def _stated(content: dict[str, Any], question: str) -> list[Flag]:
             for m in stated_literals(parsed[0], [g for g in givens if isinstance(g, dict)], question)[:5]]
 
 
+def _pure(content: dict[str, Any], question: str, solution: str) -> list[Flag]:
+    """``pure-factor`` flags of a formalization that stores its givens' places (rule-made)."""
+    from qcstation.core.construct.check.purefactor import pure_factor_problems
+
+    smt, givens = content.get("smtlib"), content.get("givens")
+    if not isinstance(smt, str) or not isinstance(givens, list) or not question or not solution:
+        return []
+    parsed = _smt_definitions(smt)
+    if parsed is None:
+        return []
+    defs, values, _ = parsed
+    return [Flag("pure-factor", "reasoning", m[:300])
+            for m in pure_factor_problems(defs, values, [g for g in givens if isinstance(g, dict)],
+                                          question, solution)[:5]]
+
+
 def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, Any]) -> list[Flag]:
     """The flags of :data:`HARD_FLAGS` an artifact carries (what keeps it out of ``verified``)."""
     if dimension != "reasoning":
@@ -529,7 +552,8 @@ def hard_flags(dimension: str, content: dict[str, Any] | str, seed: dict[str, An
         return []
     try:
         return _roles(parsed, str(seed.get("question") or ""), str(seed.get("solution") or "")) \
-            + _stated(parsed, str(seed.get("question") or ""))
+            + _stated(parsed, str(seed.get("question") or "")) \
+            + _pure(parsed, str(seed.get("question") or ""), str(seed.get("solution") or ""))
     except RecursionError:
         return []
 

@@ -159,7 +159,9 @@ def check_independently(result: RuleResult, question: str, solution: str,
     given tied to words that agree with its step, no step that uses an earlier result whose
     value the question also states, no use tied to a place of the question by order only, no
     given that steps apart use while a use pairs it with a number beside another place of its
-    value no given holds (:mod:`qcstation.core.construct.check.unheld`).
+    value no given holds (:mod:`qcstation.core.construct.check.unheld`), no given that a step uses
+    as a pure number bound to a place of another meaning, read from the units of the lines alone
+    (:mod:`qcstation.core.construct.check.purefactor`).
     A formalization that asserts an equation (a step with no defining term: the algebra and
     equation rules) is checked by :mod:`qcstation.core.construct.check.equations` instead: Z3
     solves it to ``gold`` and only ``gold``, no bare literal, each given at the one place its
@@ -199,6 +201,11 @@ def check_independently(result: RuleResult, question: str, solution: str,
         from qcstation.core.construct.check.rolecheck import given_roles
 
         problems = [f"given-role: {m}" for m in given_roles(defs, values, result.givens, question, solution)]
+    if not problems:
+        # a given a step uses as a pure number, read from the units of the lines alone (check.purefactor)
+        from qcstation.core.construct.check.purefactor import pure_factor_problems
+
+        problems = [f"pure-factor: {m}" for m in pure_factor_problems(defs, values, result.givens, question, solution)]
     if not problems:
         problems = [f"given-place: {m}" for m in _one_place_twice(result)]
     if not problems:

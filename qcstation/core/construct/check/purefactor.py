@@ -1,0 +1,259 @@
+"""A given that a step uses as a pure number, read from the units of the step alone (issue 26.2).
+
+A factor or divisor that turns a quantity of one noun into a result of the same noun, with no
+rate named ("Dennis had 10/2 = 5 rocks left" of "10 rocks"; "24 kids / 6 = 4 kids"), is a pure
+number there: how many times, or into how many parts. Such a given cannot also be
+
+* a place of the question that measures time, money, length, weight or volume ("less than 6
+  minutes"): kids divided by minutes are no kids (GSM8K train 1909, whose "/ 6" is the
+  question's "1/6 of the remaining kids");
+* a term of a sum or difference of that very noun on another line ("5 + 2 = 7 rocks" for "spit
+  two out"): one quantity cannot be both a number of rocks and a pure ratio of rocks to rocks
+  (train 1796, whose "/ 2" is the question's "half").
+
+The reading shares nothing with the binder (:mod:`qcstation.core.construct.make.rules.binding`):
+only the formalization's terms, each given's place (its span, stored with it), the step lines and
+the kind of words :func:`qcstation.core.construct.check.rolecheck.kind_of_words` reads before and
+after a number. A step is read only when every word it needs is there (the other operand's noun,
+the result's noun): where the words are missing nothing is said. A rate named at the result or at
+the other operand ("= 5 pages per minute", "$40 an hour", "4 kids in each group") makes the given
+no pure number and the step is not read.
+
+Pure text reading: each line is cut at :data:`MAX_LINE`, the terms walked to :data:`MAX_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from qcstation.core.reading.answers import decimal_fraction
+from qcstation.core.reading.words import operand_values, solution_lines
+from qcstation.core.construct.check.rolecheck import kind_of_words
+
+__all__ = ["pure_factor_problems"]
+
+MAX_LINE = 2_000
+MAX_TEXT = 20_000
+MAX_DEPTH = 60
+#: kinds of quantity that are measured, never a pure number
+MEASURED = frozenset({"time", "money", "length", "weight", "volume"})
+_ANN = re.compile(r"<<[^<>]{0,400}>>")
+_NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")
+#: a rate named right after a number's noun: "per minute", "each", "an hour", "a day", "/hr"
+_RATE = re.compile(r"^[^.;:=!?\n]{0,40}?(?:\b(?:per|each|every|apiece)\b|\ban?\s+[a-z]+\b|/)", re.I)
+#: a clause break: what comes after names no rate of this number
+_BREAK = re.compile(r"[.;:,!?\n]|\b(?:and|so|then|which|to|because|if|after|before|that)\b")
+
+
+def _flat(e: Any, op: str, depth: int = 0) -> list[tuple[Any, bool]] | None:
+    """The factors (``op`` '*') or terms ('+') of ``e`` with their side (True: divided by /
+    subtracted), through nested operators of the same family; None when too deep."""
+    if depth > MAX_DEPTH:
+        return None
+    kind = type(e).__name__
+    ops = ("*", "/") if op == "*" else ("+", "-")
+    if kind == "BinOp" and e.op in ops:
+        left = _flat(e.left, op, depth + 1)
+        right = _flat(e.right, op, depth + 1)
+        if left is None or right is None:
+            return None
+        return left + [(sub, not inv) if e.op == ops[1] else (sub, inv) for sub, inv in right]
+    return [(e, False)]
+
+
+def _rate_after(tail: str) -> bool:
+    """Does ``tail`` (the text right after a number) name a rate before its clause ends?"""
+    stop = _BREAK.search(tail, 1)
+    m = _RATE.match(tail[: stop.start()] if stop else tail[:40])
+    return m is not None
+
+
+def _words_of(text: str, start: int, end: int) -> tuple[str | None, str, bool]:
+    """(kind, noun, names a rate) of the number at ``text[start:end]``."""
+    kind, noun = kind_of_words(text[max(0, start - 3):start].rstrip(), text[end:end + 80])
+    return kind, noun, _rate_after(text[end:end + 80])
+
+
+def _result_words(line: str, value: Fraction) -> tuple[str | None, str, bool] | None:
+    """The words of the last result ``line`` writes after '=' with ``value``; None if none."""
+    prose = _ANN.sub(" ", line[:MAX_LINE])
+    found = None
+    for m in _NUM.finditer(prose):
+        before = prose[max(0, m.start() - 4):m.start()].replace(" ", "")
+        if not before.endswith(("=", "=$")):
+            continue
+        try:
+            v = decimal_fraction(m.group(1).replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if v == value:
+            found = _words_of(prose, m.start(), m.end())
+    return found
+
+
+def _written_words(line: str, value: Fraction) -> tuple[str | None, str, bool] | None:
+    """The words of ``value`` as the line writes it outside its results and annotations, when it
+    writes it once with a noun; None otherwise."""
+    prose = _ANN.sub(" ", line[:MAX_LINE])
+    out = []
+    for m in _NUM.finditer(prose):
+        before = prose[max(0, m.start() - 4):m.start()].replace(" ", "")
+        if before.endswith(("=", "=$")):
+            continue
+        try:
+            if decimal_fraction(m.group(1).replace(",", "")) != value:
+                continue
+        except (ValueError, ZeroDivisionError):
+            continue
+        out.append(_words_of(prose, m.start(), m.end()))
+    named = {w for w in out if w[1]}
+    return named.pop() if len(named) == 1 else None
+
+
+def pure_factor_problems(defs: Mapping[str, Any], values: Mapping[str, Fraction],
+                         givens: Iterable[Mapping[str, Any]], question: str, solution: str) -> list[str]:
+    """Why a given that a step uses as a pure number (see the module docstring) is bound to a
+    place it cannot be; [] when nothing is found. ``defs``: every name's term (givens and named
+    constants as numbers, steps as terms of earlier names), ``values``: every name's value,
+    ``givens``: name, value and span of each. Each step is read on the solution line that
+    computes its value from its operands (:func:`~qcstation.core.reading.words.step_line`), not
+    on any line a rule chose."""
+    givens = list(givens)
+    given_names = {str(g.get("name")) for g in givens}
+    read = solution_lines(solution)
+    raw = solution[:MAX_TEXT].splitlines()
+    lines = [prose for prose, _results in read]
+    steps: list[tuple[str, Any, str]] = []
+    for name, expr in defs.items():
+        if name in given_names or name == "answer" or type(expr).__name__ not in ("BinOp", "Neg") \
+                or name not in values:
+            continue
+        at = _line_of(read, raw, values[name], operand_values(expr, values))
+        steps.append((name, expr, lines[at] if at is not None and at < len(lines) else ""))
+    return _problems(steps, values, givens, question)
+
+
+def _line_of(read: list[tuple[str, list[Fraction]]], raw: list[str], value: Fraction,
+             operands: list[Fraction]) -> int | None:
+    """The line that computes ``value`` from ``operands``: of the lines whose results hold the
+    value, the one whose computations write the most of the operands as plain numbers ("24/6" is
+    24 and 6 here, not the fraction 4); the first where none tells them apart."""
+    cands = [i for i, (_prose, results) in enumerate(read) if value in results]
+    if len(cands) <= 1:
+        return cands[0] if cands else None
+
+    def score(i: int) -> int:
+        left = list(operands)
+        hit = 0
+        for ann in _ANN.findall(raw[i] if i < len(raw) else ""):
+            for m in _NUM.finditer(ann.rsplit("=", 1)[0]):
+                try:
+                    v = decimal_fraction(m.group(1).replace(",", ""))
+                except (ValueError, ZeroDivisionError):
+                    continue
+                if v in left:
+                    left.remove(v)
+                    hit += 1
+        return hit
+
+    scores = [score(i) for i in cands]
+    best = [i for i, sc in zip(cands, scores) if sc == max(scores)]
+    return best[0] if len(best) == 1 else cands[0]
+
+
+def _problems(steps: list[tuple[str, Any, str]], values: Mapping[str, Fraction],
+              givens: list[Mapping[str, Any]], question: str) -> list[str]:
+    places: dict[str, tuple[str | None, str, bool]] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    for given in givens:
+        span = given.get("span")
+        if isinstance(span, (list, tuple)) and len(span) == 2 and all(isinstance(x, int) for x in span) \
+                and 0 <= span[0] <= span[1] <= len(question):
+            places[str(given["name"])] = _words_of(question, span[0], span[1])
+            spans[str(given["name"])] = (span[0], span[1])
+    results: dict[str, tuple[str | None, str, bool] | None] = {
+        name: _result_words(line, values[name]) for name, _e, line in steps}
+
+    def words(name_or_num: Any, line: str) -> tuple[str | None, str, bool] | None:
+        kind = type(name_or_num).__name__
+        if kind != "Name":
+            return None
+        name = str(name_or_num.name)
+        if name in places:
+            return places[name]
+        if name in results:
+            return results[name] or (_written_words(line, values[name]) if name in values else None)
+        return None
+
+    #: given -> (step, noun kept, is the divisor) where it is a pure number
+    pure: dict[str, list[tuple[str, str, bool]]] = {}
+    terms: dict[str, list[tuple[str, str]]] = {}  # given -> (step, noun of the sum) where it is a term
+    for step, expr, line in steps:
+        res = results.get(step)
+        if res is None or not res[1] or res[2]:
+            continue
+        factors = _flat(expr, "*")
+        if factors is not None and len(factors) > 1:
+            named = [(f, inv) for f, inv in factors if type(f).__name__ == "Name"]
+            for f, inv in named:
+                g = str(f.name)
+                if g not in places or _constant(g) or places[g][1] == res[1]:
+                    continue
+                others = [(o, w, i) for o, i in named if o is not f for w in [words(o, line)]]
+                # the other factors: one quantity of the result's noun, the rest named constants
+                carriers = [(w, i) for o, w, i in others if w is not None and w[1] and not _constant(str(o.name))]
+                unread = [o for o, w, _i in others if (w is None or not w[1]) and not _constant(str(o.name))]
+                if len(carriers) != 1 or unread or carriers[0][0][2] or carriers[0][0][1] != res[1] \
+                        or carriers[0][1]:
+                    continue
+                written = _written_words(line, values[g]) if g in values else None
+                if written is not None and written[1] == places[g][1] and places[g][0] in MEASURED:
+                    continue  # the line names the unit it divides by, as the place does: a rate ("/ 2 hours")
+                pure.setdefault(g, []).append((step, res[1], inv))
+            continue
+        terms_of = _flat(expr, "+")
+        if terms_of is not None and len(terms_of) > 1 and res[0] != "percent":
+            for t, _neg in terms_of:
+                if type(t).__name__ == "Name" and str(t.name) in places:
+                    terms.setdefault(str(t.name), []).append((step, res[1]))
+    parts = _unit_fractions(question)
+    out: list[str] = []
+    for g, uses in pure.items():
+        kind, noun, rate = places[g]
+        for at, kept, divisor in uses:
+            fractions = parts.get(values[g], []) if g in values else []
+            if divisor and fractions and not rate and not any(a < spans[g][1] and spans[g][0] < b for _w, a, b in fractions):
+                out.append(f"{g} divides {kept} into {kept} in {at}, as the question's {fractions[0][0]!r} does, "
+                           f"but it is bound to another place ({noun or 'no noun'!r})")
+                break
+            clash = [t for t, n in terms.get(g, []) if n == kept]
+            if clash:
+                out.append(f"{g} is a pure number in {at} ({kept} into {kept}) and a number of {kept} in "
+                           f"{clash[0]}: one given in two roles")
+                break
+    return out
+
+
+_ORDINALS = {w: i for i, w in enumerate("half third fourth fifth sixth seventh eighth ninth tenth".split(), 2)}
+_ORDINALS["quarter"] = 4
+#: a unit fraction the question writes: "1/6 of", "half", "a third", "one-fifth"
+_UNIT_FRACTION = re.compile(r"(?<![\d./])1\s*/\s*(\d{1,3})(?![\d./])|\bhalf\b|\b(?:a|one)[\s-]+(" +
+                            "|".join(_ORDINALS) + r")\b", re.I)
+
+
+def _unit_fractions(question: str) -> dict[Fraction, list[tuple[str, int, int]]]:
+    """The denominator of each unit fraction ``question`` writes: its words and span, each time."""
+    out: dict[Fraction, list[tuple[str, int, int]]] = {}
+    for m in _UNIT_FRACTION.finditer(question[:MAX_TEXT]):
+        den = int(m.group(1)) if m.group(1) else _ORDINALS[(m.group(2) or "half").lower()]
+        if den > 1:
+            out.setdefault(Fraction(den), []).append((m.group(0), m.start(), m.end()))
+    return out
+
+
+def _constant(name: str) -> bool:
+    """A named constant or word given (k_..., w_...): a pure number of the question's words."""
+    return name.startswith(("k_", "w_"))
